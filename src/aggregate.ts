@@ -1,0 +1,131 @@
+// Streaming accumulation of kernel rows into fine groups. Memory grows with the number of distinct
+// (name, type, core, shapes) combinations and steps, never with the number of rows.
+
+import {
+  addToCell,
+  emptyCell,
+  mergeCell,
+  type Cell,
+  type Fields,
+  type FineGroup,
+  type RankData,
+  type RowWarning,
+  type SourceFile,
+  type SnapshotInfo,
+} from './model.js';
+
+/** How many warnings are kept with their text; the rest are counted. */
+export const MAX_WARNINGS_KEPT = 50;
+
+const SEP = '\u001f';
+
+export function fineKey(name: string | null, type: string | null, core: string | null, shapes: string | null): string {
+  return `${name ?? ''}${SEP}${type ?? ''}${SEP}${core ?? ''}${SEP}${shapes ?? ''}`;
+}
+
+export class Accumulator {
+  readonly groups = new Map<string, FineGroup>();
+  rowsRead = 0;
+  rowsSkipped = 0;
+  kernels = 0;
+  rowsWithoutStep = 0;
+  readonly stepIds = new Set<number>();
+  private lastStep = Number.NaN;
+  firstStartUs: number | null = null;
+  lastEndUs: number | null = null;
+  readonly warnings: RowWarning[] = [];
+  warningCount = 0;
+
+  constructor(readonly fields: Fields) {}
+
+  /** The fine group for these fields, created on first use. */
+  group(name: string | null, type: string | null, core: string | null, shapes: string | null): FineGroup {
+    const key = fineKey(name, type, core, shapes);
+    let g = this.groups.get(key);
+    if (!g) {
+      g = { name, type, core, shapes, total: emptyCell(), steps: new Map() };
+      this.groups.set(key, g);
+    }
+    return g;
+  }
+
+  /** Count one kernel. */
+  add(g: FineGroup, step: number | null, ticks: number): void {
+    addToCell(g.total, ticks);
+    this.kernels++;
+    if (step === null) {
+      this.rowsWithoutStep++;
+      return;
+    }
+    if (step !== this.lastStep) {
+      this.stepIds.add(step);
+      this.lastStep = step;
+    }
+    let c = g.steps.get(step);
+    if (!c) {
+      c = emptyCell();
+      g.steps.set(step, c);
+    }
+    addToCell(c, ticks);
+  }
+
+  /** Count an already aggregated cell (op_statistic rows). */
+  addCell(g: FineGroup, cell: Cell): void {
+    mergeCell(g.total, cell);
+    this.kernels += cell.count;
+  }
+
+  span(startUs: number, durationUs: number): void {
+    if (!(startUs > 0)) return;
+    if (this.firstStartUs === null || startUs < this.firstStartUs) this.firstStartUs = startUs;
+    const end = startUs + durationUs;
+    if (this.lastEndUs === null || end > this.lastEndUs) this.lastEndUs = end;
+  }
+
+  /** A row that cannot be read: counted, and its warning kept while there are few. */
+  skip(file: string, line: number, message: string): void {
+    this.rowsSkipped++;
+    this.warn(file, line, message);
+  }
+
+  warn(file: string, line: number, message: string): void {
+    this.warningCount++;
+    if (this.warnings.length < MAX_WARNINGS_KEPT) this.warnings.push({ file, line, message });
+  }
+
+  toRankData(rank: string, files: SourceFile[], snapshot: SnapshotInfo | null = null): RankData {
+    return {
+      rank,
+      files,
+      fields: this.fields,
+      groups: this.groups,
+      rowsRead: this.rowsRead,
+      rowsSkipped: this.rowsSkipped,
+      kernels: this.kernels,
+      rowsWithoutStep: this.rowsWithoutStep,
+      stepIds: [...this.stepIds].sort((a, b) => a - b),
+      firstStartUs: this.firstStartUs,
+      lastEndUs: this.lastEndUs,
+      warnings: this.warnings,
+      warningCount: this.warningCount,
+      snapshot,
+    };
+  }
+}
+
+/** Merge one rank's fine groups into another map (for reading one rank from several files in parallel). */
+export function mergeGroups(into: Map<string, FineGroup>, from: Map<string, FineGroup>): void {
+  for (const [key, g] of from) {
+    const t = into.get(key);
+    if (!t) {
+      into.set(key, g);
+      continue;
+    }
+    mergeCell(t.total, g.total);
+    for (const [step, c] of g.steps) {
+      const tc = t.steps.get(step);
+      if (tc) mergeCell(tc, c);
+      else t.steps.set(step, { ...c });
+    }
+  }
+}

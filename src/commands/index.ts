@@ -1,0 +1,18 @@
+// Commands registered beside summary and inspect: diff, check, rules.
+
+import type { Command } from 'commander';
+import type { Io } from '../io.js';
+import type { Progress } from '../progress.js';
+import type { RunHooks } from '../run.js';
+
+export function registerExtraCommands(
+  program: Command,
+  io: Io,
+  hooks: RunHooks,
+  progressFor: (opts: { quiet?: boolean }) => Progress,
+): void {
+  void program;
+  void io;
+  void hooks;
+  void progressFor;
+}

@@ -1,0 +1,86 @@
+// `kprof inspect <profile>`: what was found and how it will be read.
+
+import { emit, type Io } from '../io.js';
+import type { Profile, RankData } from '../model.js';
+import { parseRanks } from '../options.js';
+import type { Progress } from '../progress.js';
+import { readProfile } from '../read.js';
+import { fmtCount, fmtUs } from '../reporters/format.js';
+import { relPath } from '../paths.js';
+import { warningLines } from '../warnings.js';
+
+export const INSPECT_FORMATS = ['text', 'json'] as const;
+
+export interface InspectFlags {
+  format: (typeof INSPECT_FORMATS)[number];
+  rank?: string;
+  out?: string;
+}
+
+export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
+  const data = await readProfile(profile, { withShapes: false, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
+  progress.done();
+  const warnings = data.ranks.flatMap((r) => r.warnings);
+  const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);
+  const skipped = data.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
+  io.stderr(warningLines(warnings, count, skipped));
+  emit(io, flags.out, flags.format === 'json' ? inspectJson(data) : inspectText(data));
+  return 0;
+}
+
+function stepText(r: RankData): string {
+  if (!r.fields.steps) return 'none (no Step Id column)';
+  if (r.stepIds.length === 0) return 'column present, every cell empty';
+  const ids = r.stepIds;
+  const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;
+  const range = contiguous ? `${ids[0]}-${ids[ids.length - 1]}` : ids.length <= 12 ? ids.join(', ') : `${ids[0]}…${ids[ids.length - 1]} (with gaps)`;
+  const empty = r.rowsWithoutStep > 0 ? `; ${fmtCount(r.rowsWithoutStep)} rows with an empty Step Id` : '';
+  return `${ids.length} (${range})${empty}`;
+}
+
+export function inspectText(p: Profile): string {
+  const out: string[] = [];
+  const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
+  out.push(`${relPath(p.input)}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => r.rank).join(', ')}), ${fmtCount(total)} kernels`);
+  for (const r of p.ranks) {
+    out.push('');
+    out.push(`rank ${r.rank}`);
+    for (const f of r.files) {
+      out.push(`  file     ${relPath(f.path)} (${fmtCount(f.bytes)} bytes)`);
+      out.push(`  format   ${f.format}: ${f.traits.join(', ')}`);
+      if (f.columns.length > 0) out.push(`  columns  ${f.columns.length}: ${f.columns.slice(0, 14).join(', ')}${f.columns.length > 14 ? ', …' : ''}`);
+      if (f.missing.length > 0) out.push(`  missing  ${f.missing.join(', ')}`);
+      out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
+    }
+    out.push(`  kernels  ${fmtCount(r.kernels)} in ${fmtCount(r.groups.size)} distinct (name, type, core) combinations`);
+    out.push(`  steps    ${stepText(r)}`);
+    if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
+    const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
+    if (na > 0) out.push(`  note     Type is N/A for ${fmtCount(na)} of ${fmtCount(r.kernels)} kernels (a Level0 / task-time l0 export): group by name for detail`);
+    if (r.warningCount > 0) out.push(`  warnings ${fmtCount(r.warningCount)} (first: ${relPath(r.warnings[0]!.file)}:${r.warnings[0]!.line}: ${r.warnings[0]!.message})`);
+  }
+  for (const n of p.notes) out.push(`note: ${n}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function inspectJson(p: Profile): string {
+  const obj = {
+    schemaVersion: 1,
+    kind: 'inspect',
+    input: relPath(p.input),
+    ranks: p.ranks.map((r) => ({
+      rank: r.rank,
+      files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
+      kernels: r.kernels,
+      distinctKernels: r.groups.size,
+      fields: r.fields,
+      steps: r.fields.steps ? r.stepIds : null,
+      rowsWithoutStep: r.rowsWithoutStep,
+      spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
+      warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
+      warningCount: r.warningCount,
+    })),
+    notes: p.notes,
+  };
+  return `${JSON.stringify(obj, null, 2)}\n`;
+}

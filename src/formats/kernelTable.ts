@@ -1,0 +1,129 @@
+// Rows of a kernel table (torch_npu / MindSpore kernel_details.csv, msprof op_summary_*.csv) → fine groups.
+// This is the hot loop: per row it parses the duration and step from bytes and looks the group up by the raw
+// bytes of its key cells, decoding strings only the first time a combination is seen.
+
+import type { Accumulator } from '../aggregate.js';
+import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
+import type { RowView } from '../csv/scan.js';
+import type { FineGroup } from '../model.js';
+import type { KernelTableHeader } from './detect.js';
+import { normaliseName } from './names.js';
+
+/** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
+const CACHE_LIMIT = 200_000;
+
+/** The communication kernels' type and core cells are sometimes N/A; those values are kept as they are. */
+export class KernelTableReader {
+  private readonly cache = new Map<string, FineGroup>();
+  private readonly width: number;
+  private readonly nameI: number;
+  private readonly typeI: number;
+  private readonly coreI: number;
+  private readonly durI: number;
+  private readonly stepI: number;
+  private readonly startI: number;
+  private readonly shapesI: number;
+  private readonly keyLo: number;
+  private readonly keyHi: number;
+  private readonly durName: string;
+  private readonly stepName: string;
+
+  constructor(
+    readonly header: KernelTableHeader,
+    private readonly file: string,
+    private readonly acc: Accumulator,
+    /** Read Input Shapes into the group key (only when grouping by shapes: it multiplies the groups). */
+    withShapes: boolean,
+  ) {
+    const c = header.columns;
+    this.width = header.header.length;
+    this.nameI = c.name;
+    this.typeI = c.type;
+    this.coreI = c.core;
+    this.durI = c.duration;
+    this.stepI = c.step;
+    this.startI = c.start;
+    this.shapesI = withShapes ? c.shapes : -1;
+    const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
+    this.keyLo = Math.min(...keyCols);
+    this.keyHi = Math.max(...keyCols);
+    this.durName = header.header[c.duration]!;
+    this.stepName = c.step >= 0 ? header.header[c.step]! : '';
+  }
+
+  row(v: RowView): void {
+    const acc = this.acc;
+    acc.rowsRead++;
+    if (v.problem !== 'none') {
+      acc.skip(
+        this.file,
+        v.line,
+        v.problem === 'unclosed-quote'
+          ? 'a quote opened on this line is never closed; line skipped'
+          : 'text after a closing quote; row skipped',
+      );
+      return;
+    }
+    if (v.n !== this.width) {
+      acc.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
+      return;
+    }
+    const b = v.buf;
+    const ticks = parseTicks(b, v.starts[this.durI]!, v.ends[this.durI]!);
+    if (!(ticks >= 0)) {
+      const text = v.text(this.durI);
+      if (text === this.durName && v.text(this.nameI) === this.header.header[this.nameI]) {
+        acc.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
+      } else if (ticks < 0) {
+        acc.skip(this.file, v.line, `${this.durName} is negative (${clip(text)}); row skipped`);
+      } else {
+        acc.skip(this.file, v.line, `${this.durName} is "${clip(text)}", expected a number of µs; row skipped`);
+      }
+      return;
+    }
+    let step: number | null = null;
+    if (this.stepI >= 0) {
+      step = parseIntCell(b, v.starts[this.stepI]!, v.ends[this.stepI]!);
+      if (step !== null && !Number.isFinite(step)) {
+        acc.skip(this.file, v.line, `${this.stepName} is "${clip(v.text(this.stepI))}", expected an integer; row skipped`);
+        return;
+      }
+    }
+    let key = v.span(this.keyLo, this.keyHi);
+    if (this.shapesI >= 0) key += '\u001e' + v.span(this.shapesI, this.shapesI);
+    let g = this.cache.get(key);
+    if (g === undefined) {
+      g = this.lookup(v);
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(key, g);
+    }
+    acc.add(g, step, ticks);
+    if (this.startI >= 0) {
+      const start = parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!);
+      if (start > 0) acc.span(start, ticks / 10_000);
+    }
+  }
+
+  private lookup(v: RowView): FineGroup {
+    const name = normaliseName(v.text(this.nameI).trim());
+    const type = v.text(this.typeI).trim();
+    const core = this.coreI >= 0 ? v.text(this.coreI).trim() : null;
+    const shapes = this.shapesI >= 0 ? cleanShapes(v.text(this.shapesI)) : null;
+    return this.acc.group(name, type, core, shapes);
+  }
+}
+
+/**
+ * Shapes cells hold a value wrapped in literal quotes (`"""1,4096;8"""` in the file is `"1,4096;8"` after CSV
+ * unquoting): strip them. `N/A` stays as it is.
+ */
+export function cleanShapes(text: string): string {
+  let t = text.trim();
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) t = t.slice(1, -1);
+  return t;
+}
+
+function clip(s: string): string {
+  const t = s.replace(/[\t\r\n]/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
+}

@@ -1,0 +1,53 @@
+// Rows of op_statistic*.csv: already aggregated per OP Type + Core Type (FORMATS.md §4). Each row becomes one
+// fine group with no name, shapes or steps.
+
+import type { Accumulator } from '../aggregate.js';
+import { parseIntCell, parseTicks } from '../csv/numbers.js';
+import type { RowView } from '../csv/scan.js';
+import type { StatisticHeader } from './detect.js';
+
+export class OpStatisticReader {
+  private readonly width: number;
+
+  constructor(
+    readonly header: StatisticHeader,
+    private readonly file: string,
+    private readonly acc: Accumulator,
+  ) {
+    this.width = header.header.length;
+  }
+
+  row(v: RowView): void {
+    const acc = this.acc;
+    const h = this.header;
+    acc.rowsRead++;
+    if (v.problem !== 'none' || v.n !== this.width) {
+      acc.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
+      return;
+    }
+    const b = v.buf;
+    const count = parseIntCell(b, v.starts[h.count]!, v.ends[h.count]!);
+    const total = parseTicks(b, v.starts[h.total]!, v.ends[h.total]!);
+    if (count === null || !Number.isFinite(count) || count < 0) {
+      if (v.text(h.count) === 'Count') {
+        acc.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
+      } else {
+        acc.skip(this.file, v.line, `Count is "${v.text(h.count)}", expected a whole number; row skipped`);
+      }
+      return;
+    }
+    if (!(total >= 0)) {
+      acc.skip(this.file, v.line, `Total Time(us) is "${v.text(h.total)}", expected a number of µs; row skipped`);
+      return;
+    }
+    const min = h.min >= 0 ? parseTicks(b, v.starts[h.min]!, v.ends[h.min]!) : Number.NaN;
+    const max = h.max >= 0 ? parseTicks(b, v.starts[h.max]!, v.ends[h.max]!) : Number.NaN;
+    const g = acc.group(null, v.text(h.type).trim(), v.text(h.core).trim(), null);
+    acc.addCell(g, {
+      count,
+      ticks: total,
+      minTicks: Number.isFinite(min) ? min : Number.POSITIVE_INFINITY,
+      maxTicks: Number.isFinite(max) ? max : Number.NEGATIVE_INFINITY,
+    });
+  }
+}

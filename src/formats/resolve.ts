@@ -1,0 +1,282 @@
+// Paths → which files to read, per rank. The layouts are those of FORMATS.md §1: torch_npu/MindSpore
+// `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), and a parent folder
+// holding one such folder per rank.
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { inputError } from '../errors.js';
+import { fsError } from './readTable.js';
+
+export type PlanKind = 'table' | 'statistic' | 'snapshot';
+
+/** The files of one rank. */
+export interface RankPlan {
+  rank: string;
+  kind: PlanKind;
+  files: string[];
+  /** Where the rank id came from, for inspect. */
+  rankSource: string;
+  /** The folder this rank was found in (or the file). */
+  root: string;
+}
+
+export interface ResolvedInput {
+  input: string;
+  ranks: RankPlan[];
+  /** Things found and not used, for inspect (e.g. a rank folder with no kernel data). */
+  notes: string[];
+}
+
+const KERNEL_DETAILS = /^kernel_details\.csv(\.gz)?$/;
+const OP_SUMMARY = /^op_summary_.*\.csv(\.gz)?$/;
+const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
+const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch (e) {
+    throw fsError(dir, e);
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Order slices by their number, other files by name. */
+function sortFiles(files: string[]): string[] {
+  return [...files].sort((a, b) => {
+    const ma = SLICE.exec(basename(a));
+    const mb = SLICE.exec(basename(b));
+    if (ma && mb && ma[3] === mb[3]) return Number(ma[2]) - Number(mb[2]);
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/** The rank id from `profiler_info_{rank}.json` (its `rank_id`), else from the folder name. */
+export function rankOf(folder: string): { rank: string; source: string } {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    /* not a folder */
+  }
+  const info = entries.filter((f) => /^profiler_info(_\d+)?\.json$/.test(f)).sort();
+  for (const f of info) {
+    try {
+      const json = JSON.parse(readFileSync(join(folder, f), 'utf8')) as { rank_id?: unknown };
+      if (json.rank_id !== undefined && json.rank_id !== null && String(json.rank_id) !== '' && Number(json.rank_id) >= 0) {
+        return { rank: String(json.rank_id), source: `${f} rank_id` };
+      }
+    } catch {
+      /* fall through to the name */
+    }
+    const m = /^profiler_info_(\d+)\.json$/.exec(f);
+    if (m) return { rank: m[1]!, source: `${f} file name` };
+  }
+  const name = basename(folder);
+  const m = /(?:^|[_-])rank[_-]?(\d+)(?:$|[_-])/i.exec(name) ?? /^(\d+)$/.exec(name);
+  if (m) return { rank: m[1]!, source: `folder name ${name}` };
+  const dev = /^device_(\d+)$/.exec(name);
+  if (dev) return { rank: dev[1]!, source: `folder name ${name}` };
+  return { rank: '-', source: 'not found' };
+}
+
+/** msprof output folder (`mindstudio_profiler_output` or old `device_N/summary`) → table or statistic files. */
+function msprofFiles(dir: string): { kind: PlanKind; files: string[] } | null {
+  const entries = listDir(dir);
+  const summary = entries.filter((f) => OP_SUMMARY.test(f)).map((f) => join(dir, f));
+  if (summary.length > 0) return { kind: 'table', files: sortFiles(summary) };
+  const stat = entries.filter((f) => OP_STATISTIC.test(f)).map((f) => join(dir, f));
+  if (stat.length > 0) return { kind: 'statistic', files: sortFiles(stat) };
+  return null;
+}
+
+/** A `PROF_*` folder → one plan per device (old layout) or one plan (new layout). */
+function resolveProf(dir: string, rankHint: { rank: string; source: string } | null): RankPlan[] {
+  const out = join(dir, 'mindstudio_profiler_output');
+  if (isDir(out)) {
+    const f = msprofFiles(out);
+    if (f) {
+      const r = rankHint ?? rankOf(dir);
+      return [{ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: dir }];
+    }
+  }
+  const plans: RankPlan[] = [];
+  for (const d of listDir(dir).filter((n) => /^device_\d+$/.test(n))) {
+    const summaryDir = join(dir, d, 'summary');
+    if (!isDir(summaryDir)) continue;
+    const f = msprofFiles(summaryDir);
+    if (!f) continue;
+    const r = rankHint && plans.length === 0 ? rankHint : { rank: d.slice('device_'.length), source: `folder name ${d}` };
+    plans.push({ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: join(dir, d) });
+  }
+  return plans;
+}
+
+/** A torch_npu/MindSpore profile folder (or its ASCEND_PROFILER_OUTPUT) → one plan, or null. */
+function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null {
+  const out = join(dir, 'ASCEND_PROFILER_OUTPUT');
+  const hasOut = isDir(out);
+  const prof = listDir(dir).filter((n) => n.startsWith('PROF_') && isDir(join(dir, n)));
+  if (!hasOut && prof.length === 0) return null;
+  const r = rankOf(dir);
+  if (hasOut) {
+    const entries = listDir(out);
+    const kd = entries.filter((f) => KERNEL_DETAILS.test(f));
+    if (kd.length > 0) {
+      return [{ rank: r.rank, rankSource: r.source, kind: 'table', files: [join(out, kd[0]!)], root: dir }];
+    }
+  }
+  for (const p of prof) {
+    const plans = resolveProf(join(dir, p), r);
+    if (plans.length > 0) return plans;
+  }
+  if (hasOut) {
+    const stat = listDir(out).filter((f) => OP_STATISTIC.test(f));
+    if (stat.length > 0) {
+      notes.push(`${dir}: no kernel_details.csv; using op_statistic (per-type totals only)`);
+      return [{ rank: r.rank, rankSource: r.source, kind: 'statistic', files: sortFiles(stat.map((f) => join(out, f))), root: dir }];
+    }
+  }
+  notes.push(`${dir}: no kernel data (no kernel_details.csv, op_summary or op_statistic); rank ${r.rank} left out`);
+  return [];
+}
+
+/** Resolve one folder; returns null when it is not a profile folder itself. */
+function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
+  const name = basename(dir);
+  if (name === 'ASCEND_PROFILER_OUTPUT') {
+    const entries = listDir(dir);
+    const kd = entries.find((f) => KERNEL_DETAILS.test(f));
+    const parent = join(dir, '..');
+    const r = rankOf(parent);
+    if (kd) return [{ rank: r.rank, rankSource: r.source, kind: 'table', files: [join(dir, kd)], root: parent }];
+    const stat = entries.filter((f) => OP_STATISTIC.test(f));
+    if (stat.length > 0) return [{ rank: r.rank, rankSource: r.source, kind: 'statistic', files: sortFiles(stat.map((f) => join(dir, f))), root: parent }];
+    return null;
+  }
+  if (name === 'mindstudio_profiler_output' || name === 'summary') {
+    const f = msprofFiles(dir);
+    if (!f) return null;
+    const r = rankOf(join(dir, '..'));
+    return [{ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: dir }];
+  }
+  if (name.startsWith('PROF_')) {
+    const plans = resolveProf(dir, null);
+    return plans.length > 0 ? plans : null;
+  }
+  return resolveFrameworkFolder(dir, notes);
+}
+
+/** Find profile folders below a parent folder (at most `depth` levels down). */
+function findRankFolders(dir: string, depth: number, notes: string[], out: RankPlan[]): void {
+  for (const entry of listDir(dir)) {
+    const p = join(dir, entry);
+    if (!isDir(p)) continue;
+    const plans = resolveFolder(p, notes);
+    if (plans !== null) {
+      out.push(...plans);
+      continue;
+    }
+    if (depth > 1) findRankFolders(p, depth - 1, notes, out);
+  }
+}
+
+/** Resolve a `<profile>` argument into the files to read per rank. */
+export function resolveInput(input: string): ResolvedInput {
+  if (!existsSync(input)) throw inputError(`${input}: no such file or folder. Check the path.`);
+  const notes: string[] = [];
+  let st;
+  try {
+    st = statSync(input);
+  } catch (e) {
+    throw fsError(input, e);
+  }
+  if (st.isFile()) {
+    return { input, ranks: [resolveFile(input, notes)], notes };
+  }
+  let ranks = resolveFolder(input, notes);
+  if (ranks === null || ranks.length === 0) {
+    const found: RankPlan[] = [];
+    findRankFolders(input, 3, notes, found);
+    ranks = found;
+  }
+  if (ranks.length === 0) {
+    const listing = listDir(input).slice(0, 10);
+    throw inputError(
+      `${input}: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, ` +
+        `PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and ` +
+        `op_statistic*.csv, up to 3 levels down); found: ${listing.length ? listing.join(', ') : '(empty folder)'}` +
+        `${notes.length ? `; ${notes.join('; ')}` : ''}. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, or a CSV file.`,
+    );
+  }
+  checkDistinctRanks(input, ranks);
+  return { input, ranks, notes };
+}
+
+function resolveFile(path: string, notes: string[]): RankPlan {
+  const name = basename(path);
+  const lower = name.toLowerCase();
+  const dir = join(path, '..');
+  // A file inside ASCEND_PROFILER_OUTPUT takes its rank from the profile folder above.
+  const rankFolder = basename(dir) === 'ASCEND_PROFILER_OUTPUT' ? join(dir, '..') : dir;
+  const r = rankOf(rankFolder);
+  if (lower.endsWith('.json') || lower.endsWith('.json.gz')) {
+    return { rank: '-', rankSource: 'summary JSON', kind: 'snapshot', files: [path], root: dir };
+  }
+  const slice = SLICE.exec(name);
+  if (slice) {
+    // One slice of a sliced msprof export: read all slices of the same export as one.
+    const siblings = listDir(dir).filter((f) => {
+      const m = SLICE.exec(f);
+      return m !== null && m[1] === slice[1] && m[3] === slice[3];
+    });
+    if (siblings.length > 1) notes.push(`${path}: one of ${siblings.length} slices; all of them are read as one file`);
+    const kind: PlanKind = slice[1] === 'op_statistic' ? 'statistic' : 'table';
+    return { rank: r.rank, rankSource: r.source, kind, files: sortFiles(siblings.map((f) => join(dir, f))), root: dir };
+  }
+  const kind: PlanKind = OP_STATISTIC.test(name) ? 'statistic' : 'table';
+  return { rank: r.rank, rankSource: r.source, kind, files: [path], root: dir };
+}
+
+function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
+  const seen = new Map<string, RankPlan>();
+  let unknown = 0;
+  for (const p of ranks) {
+    if (p.rank === '-') {
+      unknown++;
+      continue;
+    }
+    const prev = seen.get(p.rank);
+    if (prev) {
+      throw inputError(
+        `${input}: rank ${p.rank} found twice: ${rel(prev.root)} and ${rel(p.root)}. ` +
+          `Expected one profile folder per rank; pass the folder of one run.`,
+      );
+    }
+    seen.set(p.rank, p);
+  }
+  if (unknown > 1) {
+    // Several folders with no rank id: number them in the order found, and say so.
+    let i = 0;
+    for (const p of ranks) {
+      if (p.rank === '-') {
+        while (seen.has(String(i))) i++;
+        p.rank = String(i);
+        p.rankSource = 'position (no profiler_info or rank in the folder name)';
+        seen.set(p.rank, p);
+      }
+    }
+  }
+}
+
+function rel(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r === '' ? '.' : r;
+}

@@ -1,0 +1,286 @@
+// Fine groups → the groups the user asked for (--by, --groups), after the filters (--rank, --steps, --core,
+// --match, --exclude). Pure: Profile in, Summary out.
+
+import { inputError, usageError } from './errors.js';
+import {
+  GROUP_BY_FIELDS,
+  cloneCell,
+  emptyCell,
+  mergeCell,
+  type Cell,
+  type Fields,
+  type FineGroup,
+  type Group,
+  type GroupBy,
+  type Profile,
+  type RankData,
+  type RankSummary,
+  type Selection,
+  type Summary,
+} from './model.js';
+
+export const SUMMARY_SORTS = ['time', 'count', 'name'] as const;
+export type SummarySort = (typeof SUMMARY_SORTS)[number];
+
+export interface GroupOptions {
+  by: GroupBy;
+  selection: Selection;
+}
+
+/** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
+export function selectionText(sel: Selection): string {
+  const parts: string[] = [];
+  if (sel.steps) parts.push(`steps=${sel.steps.from}-${sel.steps.to}`);
+  if (sel.cores) parts.push(`core=${[...sel.cores].sort().join(',')}`);
+  if (sel.match) parts.push(`match=/${sel.match.source}/`);
+  if (sel.exclude) parts.push(`exclude=/${sel.exclude.source}/`);
+  for (const g of sel.groups) {
+    const members = [...[...g.exact].sort(), ...g.patterns.map((p) => `/${p.source}/`)];
+    parts.push(`group ${g.name}=[${members.join(',')}]`);
+  }
+  return parts.join('; ');
+}
+
+const FIELD_LABEL = {
+  name: 'kernel names',
+  type: 'kernel types',
+  core: 'core types (Accelerator Core / Task Type)',
+  shapes: 'input shapes',
+  steps: 'Step Id',
+} as const satisfies Record<keyof Fields, string>;
+
+/** Why a rank cannot answer a question about `field`, naming its files. */
+function missingField(rank: RankData, field: keyof Fields, asked: string): never {
+  const f = rank.files[0];
+  const path = f?.path ?? '(input)';
+  if (f?.format === 'op_statistic') {
+    throw inputError(
+      `${path}: ${asked} needs ${FIELD_LABEL[field]}, but op_statistic is already aggregated per OP Type + Core Type ` +
+        `and has none. Use the same run's kernel_details.csv (torch_npu) or op_summary_*.csv (msprof), or group by type, core or type+core.`,
+    );
+  }
+  if (f?.format === 'summary_json') {
+    throw inputError(
+      `${path}: ${asked} needs ${FIELD_LABEL[field]}, which this summary JSON did not keep. ` +
+        `Regenerate it with the same options, or pass the profile itself.`,
+    );
+  }
+  throw inputError(
+    `${path}: ${asked} needs ${FIELD_LABEL[field]}, but the file has no such column (columns: ${(f?.columns ?? []).slice(0, 12).join(', ')}). ` +
+      `Drop that option, or profile with a level that records it.`,
+  );
+}
+
+function checkFields(profile: Profile, opts: GroupOptions): void {
+  const sel = opts.selection;
+  for (const rank of profile.ranks) {
+    if (rank.snapshot) {
+      checkSnapshot(rank, opts);
+      continue;
+    }
+    for (const field of GROUP_BY_FIELDS[opts.by]) {
+      if (!rank.fields[field]) missingField(rank, field, `--by ${opts.by}`);
+    }
+    if (sel.steps && !rank.fields.steps) missingField(rank, 'steps', '--steps');
+    if (sel.cores && !rank.fields.core) missingField(rank, 'core', '--core');
+  }
+}
+
+function checkSnapshot(rank: RankData, opts: GroupOptions): void {
+  const snap = rank.snapshot!;
+  const want = selectionText(opts.selection);
+  if (snap.groupBy !== opts.by || snap.selection !== want) {
+    const made = `--by ${snap.groupBy}${snap.selection ? ` and ${snap.selection}` : ''}`;
+    const asked = `--by ${opts.by}${want ? ` and ${want}` : ''}`;
+    throw inputError(
+      `${snap.path}: this summary JSON was made with ${made}, but this run asks for ${asked}. ` +
+        `Regenerate it with the same options (kprof summary <profile> ${formatOptions(opts.by, opts.selection)} --format json), ` +
+        `or pass the options it was made with.`,
+    );
+  }
+}
+
+function formatOptions(by: GroupBy, sel: Selection): string {
+  const o = [`--by ${by}`];
+  if (sel.steps) o.push(`--steps ${sel.steps.from}-${sel.steps.to}`);
+  if (sel.cores) o.push(`--core ${sel.cores.join(',')}`);
+  if (sel.match) o.push(`--match '${sel.match.source}'`);
+  if (sel.exclude) o.push(`--exclude '${sel.exclude.source}'`);
+  if (sel.groups.length) o.push('--groups <file>');
+  return o.join(' ');
+}
+
+/** Does the fine group pass the kernel filters (--core, --match, --exclude)? */
+export function keepGroup(g: FineGroup, sel: Selection): boolean {
+  if (sel.cores && !(g.core !== null && sel.cores.includes(g.core))) return false;
+  if (sel.match && !(test(sel.match, g.name) || test(sel.match, g.type))) return false;
+  if (sel.exclude && (test(sel.exclude, g.name) || test(sel.exclude, g.type))) return false;
+  return true;
+}
+
+function test(re: RegExp, s: string | null): boolean {
+  if (s === null) return false;
+  re.lastIndex = 0;
+  return re.test(s);
+}
+
+/** The user group a fine group belongs to (first match in file order), or null. */
+export function userGroupOf(g: FineGroup, sel: Selection): string | null {
+  for (const ug of sel.groups) {
+    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name))) return ug.name;
+    for (const p of ug.patterns) if (test(p, g.name) || test(p, g.type)) return ug.name;
+  }
+  return null;
+}
+
+/** The group key and the single-valued fields of a fine group under a grouping. */
+export function keyOf(g: FineGroup, by: GroupBy, sel: Selection): { key: string; fields: Partial<Group> } {
+  if (g.savedKey !== undefined) {
+    const fields: Partial<Group> = {};
+    if (g.savedUserGroup !== undefined) fields.userGroup = g.savedUserGroup;
+    else copyFields(g, by, fields);
+    return { key: g.savedKey, fields };
+  }
+  const ug = userGroupOf(g, sel);
+  if (ug !== null) return { key: ug, fields: { userGroup: ug } };
+  const fields: Partial<Group> = {};
+  copyFields(g, by, fields);
+  return { key: groupKey(by, g), fields };
+}
+
+function copyFields(g: FineGroup, by: GroupBy, out: Partial<Group>): void {
+  for (const f of GROUP_BY_FIELDS[by]) {
+    const v = g[f as 'type' | 'name' | 'core' | 'shapes'];
+    if (v !== null) out[f as 'type' | 'name' | 'core' | 'shapes'] = v;
+  }
+}
+
+/**
+ * The display key of a group. `type+core` is `Type @ CORE`, `type+shapes` is `Type [shapes]`.
+ * Documented in the README ("Grouping").
+ */
+export function groupKey(by: GroupBy, g: { name: string | null; type: string | null; core: string | null; shapes: string | null }): string {
+  switch (by) {
+    case 'type':
+      return g.type ?? '';
+    case 'name':
+      return g.name ?? '';
+    case 'core':
+      return g.core ?? '';
+    case 'type+core':
+      return `${g.type ?? ''} @ ${g.core ?? ''}`;
+    case 'type+shapes':
+      return `${g.type ?? ''} [${g.shapes ?? ''}]`;
+  }
+}
+
+/** The cell of a fine group within the step range (or its total). */
+function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: Map<number, Cell> } {
+  if (!sel.steps) return { cell: g.total, steps: g.steps };
+  const cell = emptyCell();
+  const steps = new Map<number, Cell>();
+  for (const [step, c] of g.steps) {
+    if (step >= sel.steps.from && step <= sel.steps.to) {
+      mergeCell(cell, c);
+      steps.set(step, c);
+    }
+  }
+  return { cell, steps };
+}
+
+function addGroup(into: Map<string, Group>, key: string, fields: Partial<Group>, cell: Cell, steps: Map<number, Cell>): void {
+  let t = into.get(key);
+  if (!t) {
+    t = { key, ...fields, total: emptyCell(), steps: new Map() };
+    into.set(key, t);
+  } else {
+    // A field that differs between merged fine groups is not single-valued any more.
+    for (const f of ['type', 'name', 'core', 'shapes'] as const) {
+      if (t[f] !== undefined && t[f] !== fields[f]) delete t[f];
+    }
+  }
+  mergeCell(t.total, cell);
+  for (const [s, c] of steps) {
+    const tc = t.steps.get(s);
+    if (tc) mergeCell(tc, c);
+    else t.steps.set(s, cloneCell(c));
+  }
+}
+
+/** Sort groups: time (default) or count descending, or name ascending; ties by key. */
+export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
+  const byKey = (a: Group, b: Group): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const cmp =
+    sort === 'count'
+      ? (a: Group, b: Group) => b.total.count - a.total.count || b.total.ticks - a.total.ticks || byKey(a, b)
+      : sort === 'time'
+        ? (a: Group, b: Group) => b.total.ticks - a.total.ticks || b.total.count - a.total.count || byKey(a, b)
+        : byKey;
+  return [...groups].sort(cmp);
+}
+
+function stepsIn(rank: RankData, sel: Selection): number[] {
+  if (!sel.steps) return rank.stepIds;
+  return rank.stepIds.filter((s) => s >= sel.steps!.from && s <= sel.steps!.to);
+}
+
+/** Group one profile. Groups come sorted by time (descending), ties by key. */
+export function summarize(profile: Profile, opts: GroupOptions): Summary {
+  checkFields(profile, opts);
+  const sel = opts.selection;
+  const all = new Map<string, Group>();
+  const perRank: RankSummary[] = [];
+  const totals = emptyCell();
+  let filtered = 0;
+  const stepSet = new Set<number>();
+  for (const rank of profile.ranks) {
+    const groups = new Map<string, Group>();
+    const rankTotals = emptyCell();
+    for (const g of rank.groups.values()) {
+      if (!rank.snapshot && !keepGroup(g, sel)) {
+        filtered += g.total.count;
+        continue;
+      }
+      const { cell, steps } = rank.snapshot ? { cell: g.total, steps: g.steps } : cellIn(g, sel);
+      filtered += g.total.count - cell.count;
+      if (cell.count === 0) continue;
+      const { key, fields } = keyOf(g, opts.by, sel);
+      addGroup(groups, key, fields, cell, steps);
+      addGroup(all, key, fields, cell, steps);
+      mergeCell(rankTotals, cell);
+    }
+    const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
+    for (const s of rankSteps) stepSet.add(s);
+    mergeCell(totals, rankTotals);
+    perRank.push({ rank: rank.rank, totals: rankTotals, groups: sortGroups([...groups.values()], 'time'), steps: rankSteps });
+  }
+  const files = profile.ranks.flatMap((r) => r.files);
+  const warnings = profile.ranks.flatMap((r) => r.warnings);
+  return {
+    input: profile.input,
+    groupBy: opts.by,
+    selection: selectionText(sel),
+    ranks: profile.ranks.map((r) => r.rank),
+    stepIds: [...stepSet].sort((a, b) => a - b),
+    hasSteps: profile.ranks.every((r) => r.fields.steps),
+    files,
+    rowsRead: profile.ranks.reduce((n, r) => n + r.rowsRead, 0),
+    skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0),
+    filteredKernels: filtered,
+    totals,
+    groups: sortGroups([...all.values()], 'time'),
+    perRank,
+    warnings,
+    warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),
+  };
+}
+
+/** Parse `--steps 5-20` / `--steps 7`. */
+export function parseStepRange(text: string): { from: number; to: number } {
+  const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(text);
+  if (!m) throw usageError(`--steps: expected a Step Id or a range such as 5-20; found "${text}".`);
+  const from = Number(m[1]);
+  const to = m[2] !== undefined ? Number(m[2]) : from;
+  if (to < from) throw usageError(`--steps: the range ${text} ends before it starts; write it as ${to}-${from}.`);
+  return { from, to };
+}

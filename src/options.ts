@@ -1,0 +1,64 @@
+// Command-line option values → the typed options the stages take. Validation errors are usage errors.
+
+import { usageError } from './errors.js';
+import { parseStepRange } from './group.js';
+import { GROUP_BYS, type GroupBy, type Selection } from './model.js';
+import { readGroupsFile } from './userGroups.js';
+
+/** Options shared by summary, diff, check and rules. */
+export interface CommonFlags {
+  by: string;
+  groups?: string;
+  rank?: string;
+  steps?: string;
+  core?: string;
+  match?: string;
+  exclude?: string;
+}
+
+export interface Common {
+  by: GroupBy;
+  selection: Selection;
+  withShapes: boolean;
+}
+
+export function parseRegex(flag: string, text: string): RegExp {
+  try {
+    return new RegExp(text);
+  } catch (e) {
+    throw usageError(`${flag}: bad regular expression "${text}": ${e instanceof Error ? e.message : String(e)}.`);
+  }
+}
+
+/** `--rank 0`, `--rank 0,3`, `--rank all` → rank ids or null (all). */
+export function parseRanks(text: string | undefined): string[] | null {
+  if (text === undefined || text.trim() === '' || text.trim() === 'all') return null;
+  const ranks = text.split(',').map((r) => r.trim());
+  for (const r of ranks) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(r)) throw usageError(`--rank: expected a rank id, a comma-separated list (0,3) or "all"; found "${text}".`);
+  }
+  return ranks;
+}
+
+export function parseCommon(flags: CommonFlags): Common {
+  if (!(GROUP_BYS as readonly string[]).includes(flags.by)) {
+    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${flags.by}".`);
+  }
+  const by = flags.by as GroupBy;
+  const selection: Selection = {
+    ranks: parseRanks(flags.rank),
+    steps: flags.steps !== undefined ? parseStepRange(flags.steps) : null,
+    cores: flags.core !== undefined ? flags.core.split(',').map((c) => c.trim()).filter(Boolean) : null,
+    match: flags.match !== undefined ? parseRegex('--match', flags.match) : null,
+    exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,
+    groups: flags.groups !== undefined ? readGroupsFile(flags.groups) : [],
+  };
+  return { by, selection, withShapes: by === 'type+shapes' };
+}
+
+/** `--top N`. */
+export function parseTop(text: string | undefined): number | null {
+  if (text === undefined) return null;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${text}".`);
+  return Number(text);
+}

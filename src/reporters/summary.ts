@@ -1,0 +1,183 @@
+// `kprof summary` in every output format. Pure: Summary (+ options) in, string out.
+
+import { sortGroups, type SummarySort } from '../group.js';
+import { emptyCell, mergeCell, type Cell, type Group, type GroupBy, type Summary } from '../model.js';
+import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
+import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
+import { csvLines, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
+
+export interface SummaryView {
+  sort: SummarySort;
+  /** Show the first N groups; the rest are folded into one "others" row so totals still add up. */
+  top: number | null;
+}
+
+export const GROUP_HEADINGS = {
+  type: 'type',
+  name: 'name',
+  core: 'core',
+  'type+core': 'type @ core',
+  'type+shapes': 'type [input shapes]',
+} as const satisfies Record<GroupBy, string>;
+
+interface Row {
+  group: Group | null;
+  label: string;
+  cell: Cell;
+}
+
+function rows(s: Summary, view: SummaryView): Row[] {
+  const sorted = sortGroups(s.groups, view.sort);
+  const shown = view.top !== null ? sorted.slice(0, view.top) : sorted;
+  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total }));
+  const rest = sorted.slice(shown.length);
+  if (rest.length > 0) {
+    const cell = emptyCell();
+    for (const g of rest) mergeCell(cell, g.total);
+    out.push({ group: null, label: `(${fmtCount(rest.length)} more groups)`, cell });
+  }
+  return out;
+}
+
+function perStep(s: Summary, count: number): number | null {
+  return s.hasSteps && s.stepIds.length > 0 ? count / s.stepIds.length : null;
+}
+
+function share(s: Summary, c: Cell): number | null {
+  return s.totals.ticks > 0 ? (100 * c.ticks) / s.totals.ticks : null;
+}
+
+/** One line that says what was counted: kernels, time, steps, ranks, skipped rows. */
+export function totalsLine(s: Summary): string {
+  const parts = [
+    `${fmtCount(s.totals.count)} kernels`,
+    `${fmtUs(ticksToUs(s.totals.ticks))} kernel time`,
+    s.hasSteps ? `${fmtCount(s.stepIds.length)} step${s.stepIds.length === 1 ? '' : 's'}` : 'no steps',
+    `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.join(', ')})`,
+    `${fmtCount(s.skippedRows)} row${s.skippedRows === 1 ? '' : 's'} skipped`,
+  ];
+  if (s.filteredKernels > 0) parts.push(`${fmtCount(s.filteredKernels)} kernels filtered out`);
+  return parts.join(', ');
+}
+
+export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext): string {
+  const withSteps = s.hasSteps && s.stepIds.length > 0;
+  const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'min', 'max', 'share'];
+  if (withSteps) head.push('per step');
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
+  const body = rows(s, view).map((r) => {
+    const c = r.cell;
+    const line = [
+      r.group ? r.label : paint(ctx, 'dim', r.label),
+      fmtCount(c.count),
+      fmtUs(ticksToUs(c.ticks)),
+      c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
+      Number.isFinite(c.minTicks) ? fmtUs(ticksToUs(c.minTicks)) : '-',
+      Number.isFinite(c.maxTicks) ? fmtUs(ticksToUs(c.maxTicks)) : '-',
+      fmtShare(share(s, c)),
+    ];
+    if (withSteps) line.push(fmtCount(perStep(s, c.count)!));
+    return line;
+  });
+  const t = s.totals;
+  const footer = ['total', fmtCount(t.count), fmtUs(ticksToUs(t.ticks)), t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '', '', t.count > 0 ? '100.0%' : '-'];
+  if (withSteps) footer.push(fmtCount(perStep(s, t.count)!));
+  return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n`;
+}
+
+function fmtShare(p: number | null): string {
+  return p === null ? '-' : fmtPct(p);
+}
+
+export function summaryMarkdown(s: Summary, view: SummaryView): string {
+  const withSteps = s.hasSteps && s.stepIds.length > 0;
+  const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'share'];
+  if (withSteps) head.push('per step');
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
+  const body = rows(s, view).map((r) => {
+    const c = r.cell;
+    const line = [
+      r.group ? `\`${r.label}\`` : r.label,
+      fmtCount(c.count),
+      fmtUs(ticksToUs(c.ticks)),
+      c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
+      fmtShare(share(s, c)),
+    ];
+    if (withSteps) line.push(fmtCount(perStep(s, c.count)!));
+    return line;
+  });
+  const t = s.totals;
+  const total = ['**total**', `**${fmtCount(t.count)}**`, `**${fmtUs(ticksToUs(t.ticks))}**`, t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '100.0%'];
+  if (withSteps) total.push(fmtCount(perStep(s, t.count)!));
+  body.push(total);
+  return `${markdownTable(head, body, align)}\n\n${totalsLine(s)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${s.selection}` : ''}.\n`;
+}
+
+function cellJson(c: Cell): CellJson {
+  return { count: c.count, totalUs: exactUs(c.ticks) };
+}
+
+function groupJson(s: Summary, g: Group, steps: number): SummaryGroupJson {
+  const c = g.total;
+  return {
+    key: g.key,
+    ...(g.type !== undefined ? { type: g.type } : {}),
+    ...(g.name !== undefined ? { name: g.name } : {}),
+    ...(g.core !== undefined ? { core: g.core } : {}),
+    ...(g.shapes !== undefined ? { shapes: g.shapes } : {}),
+    ...(g.userGroup !== undefined ? { userGroup: g.userGroup } : {}),
+    count: c.count,
+    totalUs: exactUs(c.ticks),
+    avgUs: c.count > 0 ? round4(ticksToUs(c.ticks) / c.count) : null,
+    minUs: Number.isFinite(c.minTicks) ? exactUs(c.minTicks) : null,
+    maxUs: Number.isFinite(c.maxTicks) ? exactUs(c.maxTicks) : null,
+    sharePct: s.totals.ticks > 0 ? round4((100 * c.ticks) / s.totals.ticks) : null,
+    countPerStep: s.hasSteps && steps > 0 ? round4(c.count / steps) : null,
+    byStep: [...g.steps.entries()].sort((a, b) => a[0] - b[0]).map(([step, sc]) => ({ step, ...cellJson(sc) })),
+  };
+}
+
+function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+/** The declared summary schema (see schema.ts). All groups are written: --top applies to text formats only. */
+export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
+  const groups = sortGroups(s.groups, view.sort);
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'summary',
+    groupBy: s.groupBy,
+    selection: s.selection,
+    inputs: [s.input],
+    steps: s.hasSteps ? s.stepIds.length : null,
+    stepIds: s.stepIds,
+    ranks: s.ranks,
+    rowsRead: s.rowsRead,
+    skippedRows: s.skippedRows,
+    filteredKernels: s.filteredKernels,
+    totals: cellJson(s.totals),
+    groups: groups.map((g) => groupJson(s, g, s.stepIds.length)),
+    perRank: s.perRank.map((r) => ({
+      rank: r.rank,
+      steps: r.steps,
+      totals: cellJson(r.totals),
+      groups: sortGroups(r.groups, view.sort).map((g) => groupJson(s, g, r.steps.length)),
+    })),
+  };
+}
+
+export function summaryJson(s: Summary, view: SummaryView): string {
+  return `${JSON.stringify(summaryJsonObject(s, view), null, 2)}\n`;
+}
+
+export function summaryCsv(s: Summary, view: SummaryView): string {
+  const head = ['key', 'type', 'name', 'core', 'shapes', 'userGroup', 'count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep'];
+  const body = sortGroups(s.groups, view.sort)
+    .slice(0, view.top ?? undefined)
+    .map((g) => {
+      const j = groupJson(s, g, s.stepIds.length);
+      return [j.key, j.type, j.name, j.core, j.shapes, j.userGroup, j.count, j.totalUs, j.avgUs, j.minUs, j.maxUs, j.sharePct, j.countPerStep];
+    });
+  return csvLines(head, body);
+}

@@ -1,0 +1,111 @@
+// The commander program: every flag in one place, actions that call the commands. `run(argv, io)` returns the
+// exit code and never touches `process`, so tests run the whole CLI in-process.
+
+import { Command, CommanderError, Option } from 'commander';
+import { inspectCommand, INSPECT_FORMATS } from './commands/inspect.js';
+import { summaryCommand, OUTPUT_FORMATS } from './commands/summary.js';
+import { EXIT, isKprofError } from './errors.js';
+import { SUMMARY_SORTS } from './group.js';
+import type { Io } from './io.js';
+import { GROUP_BYS } from './model.js';
+import { makeProgress } from './progressBar.js';
+import { registerExtraCommands } from './commands/index.js';
+
+export const VERSION = '0.1.0';
+
+export interface RunHooks {
+  /** Set by an action: the exit code it returns. */
+  code: number;
+}
+
+/** Options every reading command takes. */
+export function addCommonOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
+    .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/')
+    .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all (all ranks aggregated)', 'all')
+    .option('--steps <range>', 'only these Step Ids, e.g. 5-20')
+    .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
+    .option('--match <regex>', 'only kernels whose name or type matches')
+    .option('--exclude <regex>', 'leave out kernels whose name or type matches');
+}
+
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .option('--strict', 'treat any unreadable row as an error (exit 2)')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors');
+}
+
+export function buildProgram(io: Io, hooks: RunHooks): Command {
+  const program = new Command();
+  const progressFor = (opts: { quiet?: boolean }) => makeProgress(io, opts.quiet === true);
+  program
+    .name('kprof')
+    .description('Kernel-trace profiler for Ascend NPU runs: summarize, diff and gate torch_npu / msprof kernel exports.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+    })
+    .exitOverride();
+
+  addRunOptions(
+    addCommonOptions(
+      program
+        .command('summary')
+        .description('count and time the kernels of one profile, grouped')
+        .argument('<profile>', 'kernel_details.csv, op_summary_*.csv, op_statistic*.csv (.gz too), a profile folder, a folder of ranks, or a summary JSON'),
+    )
+      .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
+      .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
+      .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+  ).action(async (profile: string, opts, cmd: Command) => {
+    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
+  });
+
+  program
+    .command('inspect')
+    .description('show what a profile holds and how kprof will read it: files, formats, ranks, steps, columns, warnings')
+    .argument('<profile>', 'a file or folder, as for summary')
+    .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
+    .addOption(new Option('--format <format>', 'output format').choices(INSPECT_FORMATS).default('text'))
+    .option('-o, --out <file>', 'write the report to a file instead of stdout')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (profile: string, opts) => {
+      hooks.code = await inspectCommand(profile, opts, io, progressFor(opts));
+    });
+
+  registerExtraCommands(program, io, hooks, progressFor);
+  return program;
+}
+
+/** Run the CLI; returns the exit code. */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const hooks: RunHooks = { code: EXIT.ok };
+  const program = buildProgram(io, hooks);
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return hooks.code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      // Commander already printed its message; usage errors are exit 2, never 1.
+      return EXIT.badInput;
+    }
+    if (isKprofError(e)) {
+      io.stderr(`kprof: ${e.message}\n`);
+      if (debug && e.stack) io.stderr(`${e.stack}\n`);
+      return EXIT.badInput;
+    }
+    const msg = e instanceof Error ? e.message : String(e);
+    io.stderr(`kprof: internal error: ${msg}${debug ? '' : ' (run with --debug for the stack trace)'}\n`);
+    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
+    return EXIT.badInput;
+  }
+}
