@@ -49,7 +49,8 @@ const NOT_KERNEL_TABLES: { test: (h: Set<string>) => boolean; what: string }[] =
   { test: (h) => h.has('Step') && h.has('Computing'), what: 'a step_trace_time.csv (time per step, no kernels)' },
   { test: (h) => h.has('API Name'), what: 'an api_statistic.csv (host API calls, no kernels)' },
   { test: (h) => h.has('kernel_name') && h.has('task_time(us)'), what: 'a task_time_*.csv (raw tasks with compiled kernel ids)' },
-  { test: (h) => h.has('Hit Rate') && h.has('Victim Rate'), what: 'an l2_cache.csv' },
+  { test: (h) => h.has('Hit Rate') && h.has('Victim Rate'), what: 'an l2_cache.csv (cache hit rates, no durations)' },
+  { test: (h) => h.has('Graph ID') && h.has('Size(KB)'), what: 'a static_op_mem.csv (static memory, no kernels)' },
   { test: (h) => h.has('Call Stack'), what: 'an operator_details.csv (framework operators, not kernels)' },
   { test: (h) => h.has('Total Allocated(MB)') || h.has('Total Reserved(MB)') || h.has('Size(KB)'), what: 'a memory export' },
 ];
@@ -101,9 +102,10 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
   const columns = {} as KernelColumns;
   for (const k of Object.keys(SYNONYMS) as KernelColumn[]) columns[k] = indexOfAny(header, SYNONYMS[k]);
 
+  const complete = columns.name >= 0 && columns.type >= 0 && columns.duration >= 0;
+  const known = complete ? undefined : NOT_KERNEL_TABLES.find((k) => k.test(set));
   const looksKernel = columns.name >= 0 || columns.duration >= 0 || (columns.type >= 0 && columns.core >= 0);
-  if (!looksKernel) {
-    const known = NOT_KERNEL_TABLES.find((k) => k.test(set));
+  if (!looksKernel || known) {
     const found = header.length > 12 ? `${header.slice(0, 12).join(', ')}, … (${header.length} columns)` : header.join(', ');
     if (known) {
       throw inputError(

@@ -3,7 +3,7 @@
 // holding one such folder per rank.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { inputError } from '../errors.js';
 import { fsError } from './readTable.js';
 
@@ -263,13 +263,13 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
     seen.set(p.rank, p);
   }
   if (unknown > 1) {
-    // Several folders with no rank id: number them in the order found, and say so.
-    let i = 0;
+    // Several folders with no rank id: name each by its folder below the input rather than invent a number.
     for (const p of ranks) {
       if (p.rank === '-') {
-        while (seen.has(String(i))) i++;
-        p.rank = String(i);
-        p.rankSource = 'position (no profiler_info or rank in the folder name)';
+        let label = relative(input, p.root).split(sep).join('/') || basename(p.root);
+        while (seen.has(label)) label += "'";
+        p.rank = label;
+        p.rankSource = 'folder path (no profiler_info or rank in the folder name)';
         seen.set(p.rank, p);
       }
     }

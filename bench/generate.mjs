@@ -1,0 +1,112 @@
+// Make a large kernel_details.csv by replicating the steps of a real (or fixture) export: each copy gets new
+// Step Ids (after the last one so far) and start times shifted past the end of the previous copy, so the result
+// reads like a long run of the same model. Used by bench/run.mjs; also runnable alone:
+//   node bench/generate.mjs SOURCE.csv OUT.csv SIZE_MB
+
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+
+const CSV_OPTIONS = { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] };
+
+/** Split the source into a header line and data lines kept byte-exact, with the step and start cells located. */
+function template(source) {
+  let text = readFileSync(source, 'utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const records = parse(text, { ...CSV_OPTIONS, info: true, raw: true });
+  const header = records[0].record;
+  const stepI = header.findIndex((h) => h.trim() === 'Step Id');
+  const startI = header.findIndex((h) => /^(Task )?Start Time/.test(h.trim()));
+  const rows = [];
+  for (const r of records.slice(1)) {
+    const raw = r.raw.replace(/\r?\n$/, '');
+    // Rebuild the line from its cells only when they are plain (no quotes), else keep the raw text.
+    const cells = splitRaw(raw);
+    if (cells.length !== header.length) continue;
+    rows.push({ cells, step: stepI >= 0 ? Number(cells[stepI]) : null, start: startI >= 0 ? cells[startI] : null });
+  }
+  return { headerLine: records[0].raw.replace(/\r?\n$/, ''), header, stepI, startI, rows };
+}
+
+/** Split one raw CSV line into raw cell texts (quotes kept), quote-aware. */
+function splitRaw(line) {
+  const out = [];
+  let i = 0;
+  let cur = '';
+  let inQ = false;
+  for (; i < line.length; i++) {
+    const c = line[i];
+    if (inQ) {
+      if (c === '"') {
+        if (line[i + 1] === '"') {
+          cur += '""';
+          i++;
+        } else {
+          inQ = false;
+          cur += c;
+        }
+      } else cur += c;
+    } else if (c === '"') {
+      inQ = true;
+      cur += c;
+    } else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+/** Add whole microseconds to a start-time cell, keeping its decimals and any trailing TAB. */
+function shiftStart(cell, deltaUs) {
+  const m = /^(\d+)(\.\d*)?(\s*)$/.exec(cell);
+  if (!m) return cell;
+  return `${BigInt(m[1]) + BigInt(deltaUs)}${m[2] ?? ''}${m[3]}`;
+}
+
+/** Write `out` of about `sizeMb` MB; returns { bytes, rows }. */
+export function generate(source, out, sizeMb) {
+  const t = template(source);
+  const steps = t.rows.map((r) => r.step).filter((s) => Number.isFinite(s));
+  const minStep = steps.length ? Math.min(...steps) : 0;
+  const maxStep = steps.length ? Math.max(...steps) : 0;
+  const starts = t.rows.map((r) => (r.start === null ? NaN : Number.parseFloat(r.start))).filter((x) => x > 0);
+  const span = starts.length ? Math.ceil(Math.max(...starts) - Math.min(...starts)) + 1_000_000 : 0;
+  const target = sizeMb * 1e6;
+  const fd = openSync(out, 'w');
+  let bytes = 0;
+  let rows = 0;
+  try {
+    const head = `${t.headerLine}\n`;
+    writeSync(fd, head);
+    bytes += Buffer.byteLength(head);
+    for (let copy = 0; bytes < target; copy++) {
+      const stepDelta = copy * (maxStep - minStep + 1);
+      const startDelta = copy * span;
+      const lines = [];
+      for (const r of t.rows) {
+        const cells = r.cells.slice();
+        if (t.stepI >= 0 && r.step !== null && Number.isFinite(r.step)) cells[t.stepI] = String(r.step + stepDelta);
+        if (t.startI >= 0 && r.start !== null) cells[t.startI] = shiftStart(r.start, startDelta);
+        lines.push(cells.join(','));
+      }
+      const chunk = `${lines.join('\n')}\n`;
+      writeSync(fd, chunk);
+      bytes += Buffer.byteLength(chunk);
+      rows += t.rows.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, rows };
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) {
+  const [source, out, size] = process.argv.slice(2);
+  if (!source || !out) {
+    process.stderr.write('usage: node bench/generate.mjs SOURCE.csv OUT.csv [SIZE_MB]\n');
+    process.exit(2);
+  }
+  const r = generate(source, out, Number(size ?? 250));
+  process.stdout.write(`${out}: ${r.bytes} bytes, ${r.rows} rows\n`);
+}
