@@ -113,8 +113,12 @@ function resolveProf(dir: string, rankHint: { rank: string; source: string } | n
     if (!isDir(summaryDir)) continue;
     const f = msprofFiles(summaryDir);
     if (!f) continue;
-    const r = rankHint && plans.length === 0 ? rankHint : { rank: d.slice('device_'.length), source: `folder name ${d}` };
-    plans.push({ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: join(dir, d) });
+    plans.push({ rank: d.slice('device_'.length), rankSource: `folder name ${d}`, kind: f.kind, files: f.files, root: join(dir, d) });
+  }
+  // One device under a framework folder that knows its rank: that rank.
+  if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
+    plans[0]!.rank = rankHint.rank;
+    plans[0]!.rankSource = rankHint.source;
   }
   return plans;
 }
@@ -171,7 +175,20 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
     const plans = resolveProf(dir, null);
     return plans.length > 0 ? plans : null;
   }
-  return resolveFrameworkFolder(dir, notes);
+  const framework = resolveFrameworkFolder(dir, notes);
+  if (framework !== null) return framework;
+  return loosefiles(dir);
+}
+
+/** A plain folder that holds export files itself (copied out of a profile): one rank. */
+function loosefiles(dir: string): RankPlan[] | null {
+  const entries = listDir(dir);
+  const r = rankOf(dir);
+  const kd = entries.filter((f) => KERNEL_DETAILS.test(f));
+  if (kd.length > 0) return [{ rank: r.rank, rankSource: r.source, kind: 'table', files: [join(dir, kd[0]!)], root: dir }];
+  const f = msprofFiles(dir);
+  if (f) return [{ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: dir }];
+  return null;
 }
 
 /** Find profile folders below a parent folder (at most `depth` levels down). */
