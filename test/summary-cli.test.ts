@@ -1,0 +1,101 @@
+// Transcripts of `kprof summary` and `kprof inspect`: args, stdout, stderr and exit code, as golden files.
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectTranscript, kprof } from './helpers.js';
+
+const MULTI = 'fixtures/formats/multi-rank';
+const STAT = 'fixtures/formats/op-statistic-no-device/op_statistic.csv';
+
+describe('kprof summary', () => {
+  const cases: [string, string[]][] = [
+    ['summary-table', ['summary', MULTI]],
+    ['summary-markdown', ['summary', MULTI, '--format', 'markdown']],
+    ['summary-json', ['summary', 'fixtures/formats/torch-271-device', '--format', 'json']],
+    ['summary-csv', ['summary', MULTI, '--by', 'name', '--format', 'csv']],
+    ['summary-by-name-top', ['summary', MULTI, '--by', 'name', '--top', '3', '--sort', 'count']],
+    ['summary-type-core-rank', ['summary', MULTI, '--by', 'type+core', '--rank', '1']],
+    ['summary-type-shapes', ['summary', 'fixtures/formats/torch-271-device', '--by', 'type+shapes']],
+    ['summary-filters', ['summary', MULTI, '--steps', '8', '--core', 'AI_CORE,AI_VECTOR_CORE', '--exclude', 'RmsNorm']],
+    ['summary-match', ['summary', MULTI, '--match', '^aclnnCast', '--by', 'name']],
+    ['summary-groups', ['summary', MULTI, '--groups', 'fixtures/groups/attention.yaml']],
+    ['summary-sort-name', ['summary', 'fixtures/formats/msprof-current', '--sort', 'name']],
+    ['summary-op-statistic', ['summary', STAT, '--by', 'type+core']],
+    ['summary-gzip', ['summary', 'fixtures/formats/gzip/kernel_details.csv.gz', '--by', 'core']],
+    ['summary-error-statistic-by-name', ['summary', STAT, '--by', 'name']],
+    ['summary-error-unknown-rank', ['summary', MULTI, '--rank', '7']],
+    ['summary-error-steps-without-steps', ['summary', 'fixtures/formats/torch-no-step-reduced', '--steps', '1-3']],
+    ['summary-error-bad-by', ['summary', MULTI, '--by', 'shape']],
+    ['summary-error-bad-regex', ['summary', MULTI, '--match', '(']],
+    ['summary-error-missing', ['summary', 'fixtures/does-not-exist']],
+    ['summary-error-no-args', ['summary']],
+  ];
+  for (const [name, args] of cases) {
+    it(name, async () => {
+      const r = await expectTranscript(name, args);
+      expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
+      expect([0, 2]).toContain(r.code);
+    });
+  }
+
+  it('exit codes: 0 for a report, 2 for usage and input errors', async () => {
+    expect((await kprof(['summary', MULTI])).code).toBe(0);
+    expect((await kprof(['summary', STAT, '--by', 'name'])).code).toBe(2);
+    expect((await kprof(['summary', MULTI, '--by', 'shape'])).code).toBe(2);
+    expect((await kprof(['bogus'])).code).toBe(2);
+  });
+
+  it('no colour without a TTY, and none with NO_COLOR even when forced', async () => {
+    expect((await kprof(['summary', MULTI])).stdout).not.toMatch(/\u001b\[/);
+    expect((await kprof(['summary', MULTI], { NO_COLOR: '1', FORCE_COLOR: '1' })).stdout).not.toMatch(/\u001b\[/);
+    expect((await kprof(['summary', MULTI], { NO_COLOR: undefined, FORCE_COLOR: '1' })).stdout).toMatch(/\u001b\[1m/);
+  });
+
+  it('the totals row adds up, and --top folds the rest into one row that keeps the totals', async () => {
+    const json = JSON.parse((await kprof(['summary', MULTI, '--by', 'name', '--format', 'json'])).stdout);
+    const sum = json.groups.reduce((n: number, g: { count: number }) => n + g.count, 0);
+    expect(sum).toBe(json.totals.count);
+    expect(json.rowsRead).toBe(json.totals.count + json.skippedRows + json.filteredKernels);
+    const top = (await kprof(['summary', MULTI, '--by', 'name', '--top', '2'])).stdout;
+    expect(top).toMatch(/\(\d+ more groups\)/);
+  });
+
+  it('a summary JSON is itself a profile and gives the same summary back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      const snap = join(dir, 'snap.json');
+      const first = await kprof(['summary', MULTI, '--by', 'type+core', '--steps', '7-8', '--out', snap, '--format', 'json']);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toBe('');
+      const again = await kprof(['summary', snap, '--by', 'type+core', '--steps', '7-8', '--format', 'json']);
+      expect(again.code).toBe(0);
+      const a = JSON.parse(readFileSync(snap, 'utf8'));
+      const b = JSON.parse(again.stdout);
+      expect({ ...b, inputs: [], rowsRead: 0 }).toEqual({ ...a, inputs: [], rowsRead: 0 });
+      const other = await kprof(['summary', snap, '--by', 'type']);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(/this summary JSON was made with --by type\+core and steps=7-8, but this run asks for --by type/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kprof inspect', () => {
+  const cases: [string, string[]][] = [
+    ['inspect-multi-rank', ['inspect', MULTI]],
+    ['inspect-level0', ['inspect', 'fixtures/formats/torch-level0']],
+    ['inspect-msprof-sliced', ['inspect', 'fixtures/formats/msprof-sliced']],
+    ['inspect-cann5', ['inspect', 'fixtures/formats/msprof-cann5']],
+    ['inspect-empty-steps-json', ['inspect', 'fixtures/formats/empty-steps', '--format', 'json']],
+    ['inspect-statistic', ['inspect', STAT]],
+  ];
+  for (const [name, args] of cases) {
+    it(name, async () => {
+      const r = await expectTranscript(name, args);
+      expect(r.code).toBe(0);
+    });
+  }
+});
