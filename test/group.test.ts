@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { groupKey, keepGroup, parseStepRange, selectionText, sortGroups, summarize, userGroupOf } from '../src/group.js';
+import { emptyCell, type FineGroup, type Group, type Profile, type RankData, type Selection } from '../src/model.js';
+
+const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+
+function fine(name: string, type: string, core: string, steps: [number, number, number][]): FineGroup {
+  const total = emptyCell();
+  const map = new Map();
+  for (const [step, count, ticks] of steps) {
+    map.set(step, { count, ticks, minTicks: ticks / count, maxTicks: ticks / count });
+    total.count += count;
+    total.ticks += ticks;
+    total.minTicks = Math.min(total.minTicks, ticks / count);
+    total.maxTicks = Math.max(total.maxTicks, ticks / count);
+  }
+  return { name, type, core, shapes: null, total, steps: map };
+}
+
+function rank(id: string, groups: FineGroup[], stepIds: number[]): RankData {
+  return {
+    rank: id,
+    files: [],
+    fields: { name: true, type: true, core: true, shapes: false, steps: true },
+    groups: new Map(groups.map((g, i) => [String(i), g])),
+    rowsRead: groups.reduce((n, g) => n + g.total.count, 0),
+    rowsSkipped: 0,
+    kernels: groups.reduce((n, g) => n + g.total.count, 0),
+    rowsWithoutStep: 0,
+    stepIds,
+    firstStartUs: null,
+    lastEndUs: null,
+    warnings: [],
+    warningCount: 0,
+    snapshot: null,
+  };
+}
+
+const profile: Profile = {
+  input: 'p',
+  notes: [],
+  ranks: [
+    rank('0', [fine('aclnnCast_Cast_Cast', 'Cast', 'AI_VECTOR_CORE', [[1, 2, 100], [2, 2, 120]]), fine('mm', 'MatMulV3', 'AI_CORE', [[1, 1, 1000], [2, 1, 1000]])], [1, 2]),
+    rank('1', [fine('aclnnCast_Cast_Cast', 'Cast', 'AI_VECTOR_CORE', [[1, 2, 90], [2, 2, 110]]), fine('mm2', 'MatMulV3', 'MIX_AIC', [[1, 1, 900], [2, 1, 900]])], [1, 2]),
+  ],
+};
+
+describe('summarize', () => {
+  it('groups across ranks, totals add up, sorted by time then key', () => {
+    const s = summarize(profile, { by: 'type', selection: NONE });
+    expect(s.groups.map((g) => [g.key, g.total.count, g.total.ticks])).toEqual([
+      ['MatMulV3', 4, 3800],
+      ['Cast', 8, 420],
+    ]);
+    expect(s.totals.count).toBe(12);
+    expect(s.perRank.map((r) => r.totals.count)).toEqual([6, 6]);
+    expect(s.stepIds).toEqual([1, 2]);
+  });
+
+  it('drops a field that differs inside a group', () => {
+    const s = summarize(profile, { by: 'type', selection: NONE });
+    const mm = s.groups.find((g) => g.key === 'MatMulV3')!;
+    expect(mm.type).toBe('MatMulV3');
+    expect(mm.core).toBeUndefined();
+  });
+
+  it('step filter keeps only those steps and counts the rest as filtered', () => {
+    const s = summarize(profile, { by: 'type', selection: { ...NONE, steps: { from: 2, to: 2 } } });
+    expect(s.totals.count).toBe(6);
+    expect(s.filteredKernels).toBe(6);
+    expect(s.stepIds).toEqual([2]);
+    expect(s.groups.find((g) => g.key === 'Cast')!.total.ticks).toBe(230);
+  });
+
+  it('core, match and exclude filters', () => {
+    expect(summarize(profile, { by: 'name', selection: { ...NONE, cores: ['MIX_AIC'] } }).groups.map((g) => g.key)).toEqual(['mm2']);
+    expect(summarize(profile, { by: 'name', selection: { ...NONE, match: /^mm/ } }).totals.count).toBe(4);
+    expect(summarize(profile, { by: 'name', selection: { ...NONE, exclude: /Cast/ } }).totals.count).toBe(4);
+  });
+});
+
+describe('helpers', () => {
+  it('parseStepRange', () => {
+    expect(parseStepRange('5-20')).toEqual({ from: 5, to: 20 });
+    expect(parseStepRange('7')).toEqual({ from: 7, to: 7 });
+    expect(() => parseStepRange('20-5')).toThrow(/ends before it starts/);
+    expect(() => parseStepRange('a-b')).toThrow(/expected a Step Id or a range/);
+  });
+
+  it('groupKey for every grouping', () => {
+    const g = { name: 'n', type: 'T', core: 'C', shapes: '1,2' };
+    expect(['type', 'name', 'core', 'type+core', 'type+shapes'].map((by) => groupKey(by as never, g))).toEqual(['T', 'n', 'C', 'T @ C', 'T [1,2]']);
+  });
+
+  it('user groups: exact type or name, or regex; first match wins', () => {
+    const sel: Selection = {
+      ...NONE,
+      groups: [
+        { name: 'rope', exact: new Set(['InterleaveRope']), patterns: [] },
+        { name: 'quant', exact: new Set(), patterns: [/Quant/] },
+        { name: 'late', exact: new Set(['InterleaveRope']), patterns: [] },
+      ],
+    };
+    const f = (name: string, type: string): FineGroup => fine(name, type, 'AI_CORE', [[1, 1, 1]]);
+    expect(userGroupOf(f('x', 'InterleaveRope'), sel)).toBe('rope');
+    expect(userGroupOf(f('aclnnDynamicBlockQuant', 'DynamicBlockQuant'), sel)).toBe('quant');
+    expect(userGroupOf(f('x', 'Cast'), sel)).toBeNull();
+    expect(keepGroup(f('x', 'Cast'), { ...NONE, cores: ['AI_CORE'] })).toBe(true);
+    expect(selectionText(sel)).toBe('group rope=[InterleaveRope]; group quant=[/Quant/]; group late=[InterleaveRope]');
+  });
+
+  it('sortGroups: ties broken by key', () => {
+    const g = (key: string, count: number, ticks: number): Group => ({ key, total: { count, ticks, minTicks: 0, maxTicks: 0 }, steps: new Map() });
+    const gs = [g('b', 1, 5), g('a', 1, 5), g('c', 3, 1)];
+    expect(sortGroups(gs, 'time').map((x) => x.key)).toEqual(['a', 'b', 'c']);
+    expect(sortGroups(gs, 'count').map((x) => x.key)).toEqual(['c', 'a', 'b']);
+    expect(sortGroups(gs, 'name').map((x) => x.key)).toEqual(['a', 'b', 'c']);
+  });
+});
