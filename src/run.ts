@@ -93,7 +93,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return hooks.code;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      // --help and --version exit 0; help shown because no command was given is a usage error.
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
+      if (e.code === 'commander.help') return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
       if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
       // Commander already printed its message; usage errors are exit 2, never 1.
       return EXIT.badInput;
