@@ -1,6 +1,9 @@
 // Base vs PR: a pure function of two summaries. Every group present on either side gets a row; the totals row
-// is the sum of the rows (checked); a percentage against zero is null, never Infinity.
+// is the sum of the rows (checked); a percentage against zero is null, never Infinity. Sorting, --only and
+// --top are a view over the rows (viewDiff) that folds what it hides into one row, so what is shown still adds
+// up to the totals.
 
+import { inputError } from './errors.js';
 import { compareRanks } from './read.js';
 import type { Group, GroupBy, RankSummary, Summary } from './model.js';
 import { TICKS_PER_US } from './model.js';
@@ -8,7 +11,18 @@ import { TICKS_PER_US } from './model.js';
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
 
-export type Normalization = 'none' | 'per-step';
+export const NORMALIZATIONS = ['none', 'per-step'] as const;
+export type Normalization = (typeof NORMALIZATIONS)[number];
+
+/** Row orders for --sort. Documented in the README ("kprof diff"). */
+export const DIFF_SORTS = ['delta-count', 'delta-time', 'name', 'base-time', 'pr-time'] as const;
+export type DiffSort = (typeof DIFF_SORTS)[number];
+
+/** Row filters for --only. */
+export const DIFF_ONLY = ['changed', 'removed', 'added'] as const;
+export type DiffOnly = (typeof DIFF_ONLY)[number];
+
+export const DEFAULT_TIME_TOLERANCE_PCT = 2;
 
 /** One side of a row: a count and a time, per step when normalised (then the count may be fractional). */
 export interface Side {
@@ -34,13 +48,21 @@ export interface DiffRow {
   deltaUsPct: number | null;
   /** The time change is within --time-tolerance: shown as `~`. */
   timeNoise: boolean;
-  /** Ranks on which this row changed differently from the row as a whole (with several ranks). */
+  /**
+   * With several paired ranks: the status most ranks show (more than half of the ranks that have the group on
+   * either side), or null when no status has a majority.
+   */
+  rankStatus: DiffStatus | null;
+  /** How many paired ranks have the group on either side (0 with fewer than two paired ranks). */
+  ranksCompared: number;
+  /** Ranks whose own change has a status other than rankStatus (all compared ranks when rankStatus is null). */
   disagreeingRanks: RankDisagreement[];
 }
 
 export interface RankDisagreement {
   rank: string;
   status: DiffStatus;
+  /** The rank's count on each side (per step of that rank when normalised). */
   base: number;
   pr: number;
 }
@@ -74,12 +96,14 @@ export interface Diff {
   timeTolerancePct: number;
   base: DiffSideInfo;
   pr: DiffSideInfo;
-  /** Step counts differ and the diff is not normalised: raw counts mislead. */
+  /** Step counts differ (or one side has none) and the diff is not normalised: raw counts mislead. */
   stepMismatch: boolean;
-  /** Rows in the default order (see sortDiffRows). */
+  /** Rows in the default order (delta-count, see sortDiffRows). */
   rows: DiffRow[];
   totals: DiffTotals;
-  /** Ranks present on one side only (with several ranks). */
+  /** Ranks present on both sides; the per-rank agreement check runs when there are at least two. */
+  pairedRanks: string[];
+  /** Ranks present on one side only. */
   unpairedRanks: { base: string[]; pr: string[] };
 }
 
@@ -93,12 +117,21 @@ function pct(delta: number, base: number): number | null {
   return base === 0 ? null : (100 * delta) / base;
 }
 
+/** The status of a change from `base` to `pr` (counts, possibly normalised). */
 export function statusOf(base: number, pr: number): DiffStatus {
   if (base === 0 && pr > 0) return 'added';
   if (base > 0 && pr === 0) return 'removed';
   if (pr < base) return 'fewer';
   if (pr > base) return 'more';
   return 'same';
+}
+
+/**
+ * The status of `bc / bd` → `pc / pd` compared exactly: counts and step numbers are integers, so the
+ * cross-multiplied comparison has no rounding (10 of 4 steps vs 15 of 6 steps is `same`).
+ */
+function scaledStatus(bc: number, bd: number, pc: number, pd: number): DiffStatus {
+  return statusOf(bc * pd, pc * bd);
 }
 
 function groupFields(g: Group | undefined): Partial<DiffRow> {
@@ -112,14 +145,19 @@ function groupFields(g: Group | undefined): Partial<DiffRow> {
   return f;
 }
 
-function side(g: Group | undefined, divisor: number): Side {
-  if (!g) return { count: 0, us: 0 };
-  return { count: g.total.count / divisor, us: g.total.ticks / TICKS_PER_US / divisor };
+function side(count: number, ticks: number, divisor: number): Side {
+  return { count: count / divisor, us: ticks / TICKS_PER_US / divisor };
+}
+
+function isNoise(base: Side, pr: Side, deltaUsPct: number | null, tol: number): boolean {
+  return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol;
 }
 
 function makeRow(key: string, b: Group | undefined, p: Group | undefined, bd: number, pd: number, tol: number): DiffRow {
-  const base = side(b, bd);
-  const pr = side(p, pd);
+  const bc = b?.total.count ?? 0;
+  const pc = p?.total.count ?? 0;
+  const base = side(bc, b?.total.ticks ?? 0, bd);
+  const pr = side(pc, p?.total.ticks ?? 0, pd);
   const deltaCount = pr.count - base.count;
   const deltaUs = pr.us - base.us;
   const deltaUsPct = pct(deltaUs, base.us);
@@ -127,28 +165,41 @@ function makeRow(key: string, b: Group | undefined, p: Group | undefined, bd: nu
     key,
     ...groupFields(b),
     ...groupFields(p),
-    status: statusOf(b?.total.count ?? 0, p?.total.count ?? 0),
+    status: scaledStatus(bc, bd, pc, pd),
     base,
     pr,
     deltaCount,
     deltaCountPct: pct(deltaCount, base.count),
     deltaUs,
     deltaUsPct,
-    timeNoise: base.us > 0 && pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol,
+    timeNoise: isNoise(base, pr, deltaUsPct, tol),
+    rankStatus: null,
+    ranksCompared: 0,
     disagreeingRanks: [],
   };
 }
 
-/** Changed rows first, by |Δ count| then |Δ time| (descending), ties by key. */
-export function sortDiffRows(rows: DiffRow[]): DiffRow[] {
-  const changed = (r: DiffRow): number => (r.status === 'same' ? 1 : 0);
-  return [...rows].sort(
-    (a, b) =>
-      changed(a) - changed(b) ||
-      Math.abs(b.deltaCount) - Math.abs(a.deltaCount) ||
-      Math.abs(b.deltaUs) - Math.abs(a.deltaUs) ||
-      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-  );
+const byKey = (a: DiffRow, b: DiffRow): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const changedFirst = (a: DiffRow, b: DiffRow): number => (a.status === 'same' ? 1 : 0) - (b.status === 'same' ? 1 : 0);
+const absCount = (a: DiffRow, b: DiffRow): number => Math.abs(b.deltaCount) - Math.abs(a.deltaCount);
+const absTime = (a: DiffRow, b: DiffRow): number => Math.abs(b.deltaUs) - Math.abs(a.deltaUs);
+
+const SORTS = {
+  /** Changed rows first, then |Δ count|, then |Δ time| (descending), ties by key. The default. */
+  'delta-count': (a, b) => changedFirst(a, b) || absCount(a, b) || absTime(a, b) || byKey(a, b),
+  /** |Δ time| then |Δ count| (descending), ties by key. */
+  'delta-time': (a, b) => absTime(a, b) || absCount(a, b) || byKey(a, b),
+  /** Key ascending. */
+  name: byKey,
+  /** Base time, then PR time (descending), ties by key. */
+  'base-time': (a, b) => b.base.us - a.base.us || b.pr.us - a.pr.us || byKey(a, b),
+  /** PR time, then base time (descending), ties by key. */
+  'pr-time': (a, b) => b.pr.us - a.pr.us || b.base.us - a.base.us || byKey(a, b),
+} as const satisfies Record<DiffSort, (a: DiffRow, b: DiffRow) => number>;
+
+/** Sort rows (a copy); the default is delta-count. */
+export function sortDiffRows(rows: DiffRow[], sort: DiffSort = 'delta-count'): DiffRow[] {
+  return [...rows].sort(SORTS[sort]);
 }
 
 function sideInfo(s: Summary): DiffSideInfo {
@@ -163,28 +214,62 @@ function sideInfo(s: Summary): DiffSideInfo {
   };
 }
 
-/** Per-rank check: for each changed row, the ranks whose own change has a different status. */
-function rankDisagreements(base: Summary, pr: Summary, rows: DiffRow[]): { base: string[]; pr: string[] } {
+/**
+ * Per-rank check: on every pair of ranks, the status of each row's own change. A rank where the group is
+ * absent on both sides is not compared (pipeline stages run different kernels). The status shown by more than
+ * half of the compared ranks is the row's rankStatus; ranks with another status disagree. Without a majority,
+ * every compared rank is listed.
+ */
+function checkRanks(base: Summary, pr: Summary, rows: DiffRow[], perStep: boolean): { paired: string[]; unpaired: { base: string[]; pr: string[] } } {
   const baseRanks = new Map(base.perRank.map((r) => [r.rank, r]));
   const prRanks = new Map(pr.perRank.map((r) => [r.rank, r]));
+  // One rank against one rank (rank 0 of one run vs rank 1 of another) is a pair whatever the ids.
+  if (base.perRank.length === 1 && pr.perRank.length === 1) {
+    const same = base.perRank[0]!.rank === pr.perRank[0]!.rank;
+    return { paired: same ? [base.perRank[0]!.rank] : [], unpaired: { base: [], pr: [] } };
+  }
   const paired = [...baseRanks.keys()].filter((r) => prRanks.has(r)).sort(compareRanks);
   const unpaired = {
     base: [...baseRanks.keys()].filter((r) => !prRanks.has(r)).sort(compareRanks),
     pr: [...prRanks.keys()].filter((r) => !baseRanks.has(r)).sort(compareRanks),
   };
-  if (paired.length < 2) return unpaired;
+  if (paired.length < 2) return { paired, unpaired };
   const index = (r: RankSummary): Map<string, number> => new Map(r.groups.map((g) => [g.key, g.total.count]));
-  const pairs = paired.map((rank) => ({ rank, b: index(baseRanks.get(rank)!), p: index(prRanks.get(rank)!) }));
+  const divisor = (r: RankSummary): number => (perStep ? Math.max(1, r.steps.length) : 1);
+  const pairs = paired.map((rank) => {
+    const b = baseRanks.get(rank)!;
+    const p = prRanks.get(rank)!;
+    return { rank, b: index(b), p: index(p), bd: divisor(b), pd: divisor(p) };
+  });
   for (const row of rows) {
-    if (row.status === 'same') continue;
-    for (const { rank, b, p } of pairs) {
+    const seen: RankDisagreement[] = [];
+    for (const { rank, b, p, bd, pd } of pairs) {
       const bc = b.get(row.key) ?? 0;
       const pc = p.get(row.key) ?? 0;
-      const st = statusOf(bc, pc);
-      if (st !== row.status) row.disagreeingRanks.push({ rank, status: st, base: bc, pr: pc });
+      if (bc === 0 && pc === 0) continue;
+      seen.push({ rank, status: scaledStatus(bc, bd, pc, pd), base: bc / bd, pr: pc / pd });
     }
+    if (seen.length === 0) continue;
+    const tally = new Map<DiffStatus, number>();
+    for (const s of seen) tally.set(s.status, (tally.get(s.status) ?? 0) + 1);
+    let majority: DiffStatus | null = null;
+    for (const [status, n] of tally) if (2 * n > seen.length) majority = status;
+    row.rankStatus = majority;
+    row.ranksCompared = seen.length;
+    if (tally.size > 1) row.disagreeingRanks = seen.filter((s) => s.status !== majority);
   }
-  return unpaired;
+  return { paired, unpaired };
+}
+
+/** Why --per-step cannot be used on one side. */
+function noSteps(which: 'base' | 'PR', s: Summary): never {
+  const file = s.files[0]?.path ?? s.input;
+  const why = s.hasSteps ? 'its Step Id cells are all empty (or --steps kept none)' : 'it has no Step Id column';
+  const input = file === s.input ? '' : ` (${s.input})`;
+  throw inputError(
+    `${file}: --per-step needs the number of steps of both sides, but the ${which}${input} cannot give it: ${why}. ` +
+      `Drop --per-step, or profile both runs with a torch_npu schedule so that kernel_details.csv has a Step Id column.`,
+  );
 }
 
 /**
@@ -196,14 +281,19 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     throw new Error('diffSummaries: both sides must be grouped and filtered alike');
   }
   const perStep = opts.normalization === 'per-step';
-  const bd = perStep ? Math.max(1, base.stepIds.length) : 1;
-  const pd = perStep ? Math.max(1, pr.stepIds.length) : 1;
+  if (perStep) {
+    if (!base.hasSteps || base.stepIds.length === 0) noSteps('base', base);
+    if (!pr.hasSteps || pr.stepIds.length === 0) noSteps('PR', pr);
+  }
+  const bd = perStep ? base.stepIds.length : 1;
+  const pd = perStep ? pr.stepIds.length : 1;
+  const tol = opts.timeTolerancePct;
   const b = new Map(base.groups.map((g) => [g.key, g]));
   const p = new Map(pr.groups.map((g) => [g.key, g]));
   const keys = [...new Set([...b.keys(), ...p.keys()])];
-  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), bd, pd, opts.timeTolerancePct)));
+  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), bd, pd, tol)));
 
-  // Totals are the sum of the rows, in ticks so that no rounding creeps in.
+  // Totals are the sum of the rows, in whole counts and ticks so that no rounding creeps in.
   let bc = 0;
   let pc = 0;
   let bt = 0;
@@ -217,8 +307,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   if (bc !== base.totals.count || pc !== pr.totals.count || bt !== base.totals.ticks || pt !== pr.totals.ticks) {
     throw new Error('diff totals do not add up to the sum of the rows (a bug in kprof)');
   }
-  const bs: Side = { count: bc / bd, us: bt / TICKS_PER_US / bd };
-  const ps: Side = { count: pc / pd, us: pt / TICKS_PER_US / pd };
+  const bs = side(bc, bt, bd);
+  const ps = side(pc, pt, pd);
   const deltaUsPct = pct(ps.us - bs.us, bs.us);
   const totals: DiffTotals = {
     base: bs,
@@ -227,21 +317,97 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     deltaCountPct: pct(ps.count - bs.count, bs.count),
     deltaUs: ps.us - bs.us,
     deltaUsPct,
-    timeNoise: deltaUsPct !== null && Math.abs(deltaUsPct) <= opts.timeTolerancePct,
+    timeNoise: isNoise(bs, ps, deltaUsPct, tol),
   };
-  const unpairedRanks = rankDisagreements(base, pr, rows);
+  const { paired, unpaired } = checkRanks(base, pr, rows, perStep);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;
   return {
     groupBy: base.groupBy,
     selection: base.selection,
     normalization: opts.normalization,
-    timeTolerancePct: opts.timeTolerancePct,
+    timeTolerancePct: tol,
     base: sideInfo(base),
     pr: sideInfo(pr),
     stepMismatch: !perStep && baseSteps !== prSteps,
     rows,
     totals,
-    unpairedRanks,
+    pairedRanks: paired,
+    unpairedRanks: unpaired,
   };
+}
+
+/** How rows are shown: order, filter, how many. */
+export interface DiffView {
+  sort: DiffSort;
+  only: DiffOnly | null;
+  top: number | null;
+}
+
+export const DEFAULT_DIFF_VIEW: DiffView = { sort: 'delta-count', only: null, top: null };
+
+/** The rows a view leaves out, summed, so that shown rows + others = totals. */
+export interface DiffOthers {
+  groups: number;
+  base: Side;
+  pr: Side;
+  deltaCount: number;
+  deltaUs: number;
+}
+
+export interface DiffViewRows {
+  rows: DiffRow[];
+  others: DiffOthers | null;
+}
+
+function keeps(only: DiffOnly | null, r: DiffRow): boolean {
+  if (only === null) return true;
+  if (only === 'changed') return r.status !== 'same';
+  return r.status === only;
+}
+
+/** Apply --sort, --only and --top; the rows left out are folded into `others`. */
+export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
+  const kept = sortDiffRows(d.rows.filter((r) => keeps(view.only, r)), view.sort);
+  const rows = view.top !== null ? kept.slice(0, view.top) : kept;
+  const shown = new Set(rows);
+  const hidden = d.rows.filter((r) => !shown.has(r));
+  if (hidden.length === 0) return { rows, others: null };
+  const sum = (f: (r: DiffRow) => number): number => hidden.reduce((n, r) => n + f(r), 0);
+  const base = { count: sum((r) => r.base.count), us: sum((r) => r.base.us) };
+  const pr = { count: sum((r) => r.pr.count), us: sum((r) => r.pr.us) };
+  return { rows, others: { groups: hidden.length, base, pr, deltaCount: pr.count - base.count, deltaUs: pr.us - base.us } };
+}
+
+/** What the headline tells: the changed rows by kind, biggest count change first, and how many more. */
+export interface Headline {
+  added: DiffRow[];
+  removed: DiffRow[];
+  fewer: DiffRow[];
+  more: DiffRow[];
+  /** Changed rows not named above. */
+  unnamed: number;
+}
+
+/**
+ * Pick the rows the headline names, up to `perKind` of each status: added and removed groups by the size of
+ * the count change; cut (fewer) groups deepest cut first and grown (more) groups biggest growth first, as a
+ * fusion shows as the kernels it absorbs losing most of their calls; ties as the default sort.
+ */
+export function headline(d: Diff, perKind = 4): Headline {
+  const sorted = sortDiffRows(d.rows);
+  const pick = (s: DiffStatus, cmp?: (a: DiffRow, b: DiffRow) => number): DiffRow[] => {
+    const rows = sorted.filter((r) => r.status === s);
+    return (cmp ? [...rows].sort(cmp) : rows).slice(0, perKind);
+  };
+  // For fewer/more rows the base count is > 0, so the percentage is never null.
+  const h = {
+    added: pick('added'),
+    removed: pick('removed'),
+    fewer: pick('fewer', (a, b) => (a.deltaCountPct ?? 0) - (b.deltaCountPct ?? 0)),
+    more: pick('more', (a, b) => (b.deltaCountPct ?? 0) - (a.deltaCountPct ?? 0)),
+  };
+  const changed = d.rows.filter((r) => r.status !== 'same').length;
+  const named = h.added.length + h.removed.length + h.fewer.length + h.more.length;
+  return { ...h, unnamed: changed - named };
 }

@@ -54,3 +54,91 @@ export interface SummaryJson {
   groups: SummaryGroupJson[];
   perRank: SummaryRankJson[];
 }
+
+/** One side of a diff row or of the diff totals: per step when `normalization` is "per-step". */
+export interface DiffCellJson {
+  count: number;
+  totalUs: number;
+}
+
+export interface DiffInputJson {
+  /** The argument as given (relative paths). */
+  input: string;
+  files: string[];
+  ranks: string[];
+  /** Number of distinct steps; null when the input has no Step Id. */
+  steps: number | null;
+  skippedRows: number;
+  /** Raw totals, never normalised. */
+  totals: CellJson;
+}
+
+export interface DiffRankJson {
+  rank: string;
+  status: 'removed' | 'added' | 'fewer' | 'more' | 'same';
+  /** The rank's own count on each side (per step of that rank when normalised). */
+  base: number;
+  pr: number;
+}
+
+export interface DiffRowJson {
+  key: string;
+  type?: string;
+  name?: string;
+  core?: string;
+  shapes?: string;
+  userGroup?: string;
+  status: 'removed' | 'added' | 'fewer' | 'more' | 'same';
+  base: DiffCellJson;
+  pr: DiffCellJson;
+  deltaCount: number;
+  /** null when the base count is zero. */
+  deltaCountPct: number | null;
+  deltaUs: number;
+  /** null when the base time is zero. */
+  deltaUsPct: number | null;
+  /** The time change is within the time tolerance (shown as `~`). */
+  timeWithinTolerance: boolean;
+  /** The status most paired ranks show (null: no majority, or fewer than two paired ranks). */
+  rankStatus: 'removed' | 'added' | 'fewer' | 'more' | 'same' | null;
+  /** Ranks whose own change differs from rankStatus. */
+  disagreeingRanks: DiffRankJson[];
+}
+
+export interface DiffTotalsJson {
+  base: DiffCellJson;
+  pr: DiffCellJson;
+  deltaCount: number;
+  deltaCountPct: number | null;
+  deltaUs: number;
+  deltaUsPct: number | null;
+  timeWithinTolerance: boolean;
+}
+
+/** Rows left out by --only/--top, summed: rows + others add up to totals. */
+export interface DiffOthersJson {
+  groups: number;
+  base: DiffCellJson;
+  pr: DiffCellJson;
+  deltaCount: number;
+  deltaUs: number;
+}
+
+export interface DiffJson {
+  schemaVersion: 1;
+  kind: 'diff';
+  groupBy: string;
+  /** Canonical text of the filters and user groups both sides were read with. */
+  selection: string;
+  normalization: 'none' | 'per-step';
+  timeTolerancePct: number;
+  base: DiffInputJson;
+  pr: DiffInputJson;
+  /** The two sides have different step counts and the diff is not per step. */
+  stepMismatch: boolean;
+  pairedRanks: string[];
+  unpairedRanks: { base: string[]; pr: string[] };
+  totals: DiffTotalsJson;
+  rows: DiffRowJson[];
+  others: DiffOthersJson | null;
+}

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Io } from '../io.js';
 import type { Progress } from '../progress.js';
 import type { RunHooks } from '../run.js';
+import { registerDiff } from './diff.js';
 
 export function registerExtraCommands(
   program: Command,
@@ -11,8 +12,5 @@ export function registerExtraCommands(
   hooks: RunHooks,
   progressFor: (opts: { quiet?: boolean }) => Progress,
 ): void {
-  void program;
-  void io;
-  void hooks;
-  void progressFor;
+  registerDiff(program, io, hooks, progressFor);
 }

@@ -1,0 +1,93 @@
+// `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
+
+import { Option, type Command } from 'commander';
+import {
+  DEFAULT_TIME_TOLERANCE_PCT,
+  DIFF_ONLY,
+  DIFF_SORTS,
+  diffSummaries,
+  type DiffOnly,
+  type DiffSort,
+  type DiffView,
+} from '../diff.js';
+import { usageError } from '../errors.js';
+import { summarize } from '../group.js';
+import { colorEnabled, emit, type Io } from '../io.js';
+import { parseCommon, parseTop, type CommonFlags } from '../options.js';
+import type { Progress } from '../progress.js';
+import { readProfile } from '../read.js';
+import { diffCsv, diffJson, diffMarkdown, diffTable, diffWarnings } from '../reporters/diff.js';
+import { addCommonOptions, addRunOptions, type RunHooks } from '../run.js';
+import { warningLines } from '../warnings.js';
+import { OUTPUT_FORMATS, strictCheck, type OutputFormat } from './summary.js';
+
+export interface DiffFlags extends CommonFlags {
+  format: OutputFormat;
+  sort: DiffSort;
+  only?: DiffOnly;
+  top?: string;
+  out?: string;
+  strict?: boolean;
+  perStep?: boolean;
+  timeTolerance: string;
+}
+
+/** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
+export function parseTolerance(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
+  if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${text}".`);
+  return Number(m[1]);
+}
+
+export async function diffCommand(base: string, pr: string, flags: DiffFlags, io: Io, progress: Progress): Promise<number> {
+  const common = parseCommon(flags);
+  const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
+  const timeTolerancePct = parseTolerance(flags.timeTolerance);
+  const read = (input: string) =>
+    readProfile(input, { withShapes: common.withShapes, ranks: common.selection.ranks, onBytes: progress.tracker(input) });
+  const [b, p] = await Promise.all([read(base), read(pr)]);
+  progress.done();
+  // Both sides go through summarize with the same options: a summary JSON made with other grouping or
+  // filters is refused there, with the command that regenerates it.
+  const opts = { by: common.by, selection: common.selection };
+  const sb = summarize(b, opts);
+  const sp = summarize(p, opts);
+  io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));
+  io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows));
+  strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
+  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
+  io.stderr(diffWarnings(d));
+  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
+  const text =
+    flags.format === 'json'
+      ? diffJson(d, view)
+      : flags.format === 'csv'
+        ? diffCsv(d, view)
+        : flags.format === 'markdown'
+          ? diffMarkdown(d, view)
+          : diffTable(d, view, ctx);
+  emit(io, flags.out, text);
+  return 0;
+}
+
+/** The `diff` command and its flags. */
+export function registerDiff(program: Command, io: Io, hooks: RunHooks, progressFor: (opts: { quiet?: boolean }) => Progress): void {
+  addRunOptions(
+    addCommonOptions(
+      program
+        .command('diff')
+        .description('compare a base profile with a PR profile: which kernel groups appeared, went away or changed, and the time it made')
+        .argument('<base>', 'the base: any input summary accepts (profile file or folder, folder of ranks, summary JSON)')
+        .argument('<pr>', 'the PR: same kinds of input as the base'),
+    )
+      .addOption(new Option('--sort <key>', 'row order (changed rows first by default)').choices(DIFF_SORTS).default('delta-count'))
+      .addOption(new Option('--only <which>', 'show only these rows (the others are summed in one row)').choices(DIFF_ONLY))
+      .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
+      .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
+      .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
+      .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+  ).action(async (base: string, pr: string, opts, cmd: Command) => {
+    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
+  });
+}

@@ -1,0 +1,381 @@
+// `kprof diff` in every output format. Pure: Diff (+ view) in, string out.
+
+import { isAbsolute, relative, sep } from 'node:path';
+import { headline, viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffSideInfo, type DiffView, type Side } from '../diff.js';
+import { relPath } from '../paths.js';
+import {
+  SCHEMA_VERSION,
+  type DiffCellJson,
+  type DiffInputJson,
+  type DiffJson,
+  type DiffRowJson,
+} from '../schema.js';
+import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
+import { csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
+import { GROUP_HEADINGS } from './summary.js';
+
+/** The label of a row: its key, or a placeholder when the source had no value. */
+function label(r: DiffRow): string {
+  return r.key === '' ? '(empty)' : r.key;
+}
+
+/** A percentage change; against a zero base it is `new` (or `-` when both are zero), never a number. */
+function pctText(p: number | null, pr: number): string {
+  if (p !== null) return fmtSignedPct(p);
+  return pr > 0 ? 'new' : '-';
+}
+
+function timePctText(p: number | null, pr: number, noise: boolean): string {
+  return noise ? '~' : pctText(p, pr);
+}
+
+/** A compact signed duration for PR tables: "+674 µs", "-1.2 ms", "0". */
+function signedShort(us: number): string {
+  if (us === 0) return '0';
+  return us > 0 ? `+${fmtUsShort(us)}` : fmtUsShort(us);
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${fmtCount(n)} ${n === 1 ? one : many}`;
+}
+
+function perStep(d: Diff): boolean {
+  return d.normalization === 'per-step';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Sentences shared by the text formats.
+
+/** The fusion story in two lines: what appeared, went away or was cut; then the net change. */
+export function headlineLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+  const h = headline(d);
+  const items: string[] = [
+    ...h.added.map((r) => `${code(label(r))} appears (${fmtSignedCount(r.deltaCount)})`),
+    ...h.removed.map((r) => `${code(label(r))} removed (${fmtSignedCount(r.deltaCount)})`),
+    ...[...h.fewer, ...h.more].map((r) => `${code(label(r))} ${pctText(r.deltaCountPct, r.pr.count)} (${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)})`),
+  ];
+  if (h.unnamed > 0) items.push(`${plural(h.unnamed, 'more changed group')}`);
+  const first = items.length > 0 ? `${items.join(', ')}.` : 'No group changed its kernel count.';
+  const t = d.totals;
+  const what = perStep(d) ? ['Kernels per step', 'kernel time per step'] : ['Total kernels', 'kernel time'];
+  const timeChange = t.timeNoise ? `${pctText(t.deltaUsPct, t.pr.us)}, within ±${d.timeTolerancePct}%` : pctText(t.deltaUsPct, t.pr.us);
+  const second =
+    `${what[0]} ${fmtCount(t.base.count)} → ${fmtCount(t.pr.count)} (${pctText(t.deltaCountPct, t.pr.count)}); ` +
+    `${what[1]} ${fmtUs(t.base.us)} → ${fmtUs(t.pr.us)} (${timeChange}).`;
+  return [first, second];
+}
+
+function stepsText(s: DiffSideInfo): string {
+  return s.steps === null ? 'no Step Id' : plural(s.steps, 'step');
+}
+
+/** Warnings that belong in the report itself (and on stderr): unequal steps, ranks on one side only. */
+export function reportWarnings(d: Diff): string[] {
+  const out: string[] = [];
+  if (d.stepMismatch) {
+    out.push(
+      `Step counts differ: the base has ${stepsText(d.base)}, the PR has ${stepsText(d.pr)}. Raw counts compare ` +
+        `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
+    );
+  }
+  const u = d.unpairedRanks;
+  if (u.base.length > 0 || u.pr.length > 0) {
+    const list = (r: string[]): string => (r.length > 0 ? r.join(', ') : 'none');
+    out.push(
+      `Ranks on one side only: base ${list(u.base)}; PR ${list(u.pr)}. Their kernels are in the counts, but they ` +
+        `were not checked for a change that differs between ranks.`,
+    );
+  }
+  return out;
+}
+
+function disagreeing(d: Diff): DiffRow[] {
+  return d.rows.filter((r) => r.disagreeingRanks.length > 0);
+}
+
+/** One line per row whose change is not the same on every rank. */
+export function disagreementLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+  return disagreeing(d).map((r) => {
+    const agree = r.ranksCompared - r.disagreeingRanks.length;
+    const most = r.rankStatus !== null ? `${r.rankStatus} on ${agree} of ${r.ranksCompared} ranks` : 'ranks disagree';
+    const ranks = r.disagreeingRanks.map((x) => `rank ${x.rank} ${x.status} (${fmtCount(x.base)} → ${fmtCount(x.pr)})`).join(', ');
+    return `${code(label(r))}: ${most}; ${ranks}`;
+  });
+}
+
+const DISAGREE_TITLE = 'Changed differently across ranks (a change that did not take effect on every rank):';
+
+/** Paths as shown: relative to the input folder when inside it, else relative to the working directory. */
+function fileNames(s: DiffSideInfo): string[] {
+  return s.files.map((f) => {
+    const r = relative(s.input, f);
+    return r !== '' && !r.startsWith('..') && !isAbsolute(r) ? r.split(sep).join('/') : relPath(f);
+  });
+}
+
+function sideText(s: DiffSideInfo, code: (s: string) => string, listFiles: boolean): string {
+  const files = fileNames(s);
+  const fileText = listFiles && files.length > 0 && files.length <= 4 ? files.map(code).join(', ') : plural(files.length, 'file');
+  const ranks = s.ranks.length === 1 ? `rank ${s.ranks[0]}` : `ranks ${s.ranks.join(', ')}`;
+  const skipped = s.skippedRows > 0 ? `; ${plural(s.skippedRows, 'row')} skipped` : '';
+  return `${code(relPath(s.input))} (${fileText}; ${ranks}; ${stepsText(s)}${skipped})`;
+}
+
+/** Which inputs, files, ranks, steps, grouping and normalisation were compared. */
+export function comparedLine(d: Diff, code: (s: string) => string = (s) => s, listFiles = false): string {
+  const norm = perStep(d)
+    ? 'counts and times per step (each side divided by its own number of steps)'
+    : 'counts and times summed over all steps and ranks (not normalised)';
+  const sel = d.selection ? ` (${d.selection.split('; ').join(', ')})` : '';
+  return (
+    `Compared base ${sideText(d.base, code, listFiles)} with PR ${sideText(d.pr, code, listFiles)}. ` +
+    `Grouped by ${d.groupBy}${sel}; ${norm}; time changes within ±${d.timeTolerancePct}% shown as ~.`
+  );
+}
+
+/** The stderr warnings of a diff (the report carries the same facts). */
+export function diffWarnings(d: Diff): string {
+  const lines = reportWarnings(d).map((w) => `kprof: warning: ${w}`);
+  const dis = disagreeing(d);
+  if (dis.length > 0) {
+    const names = dis.slice(0, 5).map(label).join(', ');
+    lines.push(
+      `kprof: warning: ${plural(dis.length, 'group')} changed differently across ranks (${names}${dis.length > 5 ? ', …' : ''}); see the report.`,
+    );
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Terminal table.
+
+const STATUS_PAINT = {
+  removed: 'green',
+  fewer: 'green',
+  added: 'yellow',
+  more: 'yellow',
+  same: 'dim',
+} as const satisfies Record<DiffRow['status'], Paint>;
+
+function timePaint(ctx: RenderContext, text: string, delta: number, noise: boolean): string {
+  if (noise || delta === 0) return text;
+  return paint(ctx, delta < 0 ? 'green' : 'red', text);
+}
+
+interface Line {
+  label: string;
+  base: Side;
+  pr: Side;
+  deltaCount: number;
+  deltaCountPct: number | null;
+  deltaUs: number;
+  deltaUsPct: number | null;
+  timeNoise: boolean;
+  status: string;
+}
+
+function othersLine(o: DiffOthers, tol: number): Line {
+  const deltaUsPct = o.base.us === 0 ? null : (100 * o.deltaUs) / o.base.us;
+  return {
+    label: `(${plural(o.groups, 'more group')})`,
+    base: o.base,
+    pr: o.pr,
+    deltaCount: o.deltaCount,
+    deltaCountPct: o.base.count === 0 ? null : (100 * o.deltaCount) / o.base.count,
+    deltaUs: o.deltaUs,
+    deltaUsPct,
+    timeNoise: o.base.us > 0 && o.pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol,
+    status: '',
+  };
+}
+
+function rowLine(r: DiffRow): Line {
+  return { ...r, label: label(r), status: r.disagreeingRanks.length > 0 ? `${r.status}*` : r.status };
+}
+
+export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
+  const v = viewDiff(d, view);
+  const ps = perStep(d) ? ' /step' : '';
+  const head = [GROUP_HEADINGS[d.groupBy], `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
+  const cells = (l: Line, others: boolean): string[] => [
+    others ? paint(ctx, 'dim', l.label) : l.label,
+    fmtCount(l.base.count),
+    fmtCount(l.pr.count),
+    fmtSignedCount(l.deltaCount),
+    pctText(l.deltaCountPct, l.pr.count),
+    fmtUs(l.base.us),
+    fmtUs(l.pr.us),
+    fmtSignedUs(l.deltaUs),
+    timePaint(ctx, timePctText(l.deltaUsPct, l.pr.us, l.timeNoise), l.deltaUs, l.timeNoise),
+    l.status === '' ? '' : paint(ctx, STATUS_PAINT[l.status.replace('*', '') as DiffRow['status']], l.status),
+  ];
+  const body = v.rows.map((r) => cells(rowLine(r), false));
+  if (v.others) body.push(cells(othersLine(v.others, d.timeTolerancePct), true));
+  const t = d.totals;
+  const footer = cells({ ...t, label: 'total', status: '' }, false);
+  const out: string[] = [...headlineLines(d).map((l, i) => (i === 0 ? paint(ctx, 'bold', l) : l)), ''];
+  const warnings = reportWarnings(d);
+  if (warnings.length > 0) out.push(...warnings.map((w) => paint(ctx, 'yellow', `Warning: ${w}`)), '');
+  out.push(textTable(ctx, head, body, align, footer), '');
+  const dis = disagreementLines(d);
+  if (dis.length > 0) out.push(paint(ctx, 'yellow', `* ${DISAGREE_TITLE}`), ...dis.map((l) => `  ${l}`), '');
+  out.push(comparedLine(d));
+  return `${out.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Markdown, ready to paste into a pull request.
+
+const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
+
+/** `73,652 (1,629 ms)`; the totals row keeps two decimals of time (`832 (22.27 ms)`). */
+function mdSide(s: Side, exact = false): string {
+  if (s.count === 0 && s.us === 0) return '0';
+  return `${fmtCount(s.count)} (${exact ? fmtUs(s.us) : fmtUsShort(s.us)})`;
+}
+
+function mdDelta(l: Line, exact = false): string {
+  const time = l.timeNoise ? '~' : exact ? fmtSignedUs(l.deltaUs) : signedShort(l.deltaUs);
+  return `${fmtSignedCount(l.deltaCount)} (${time})`;
+}
+
+function mdNote(l: Line, status: string, differs: boolean): string {
+  const time = l.timeNoise ? 'time ~' : `${pctText(l.deltaUsPct, l.pr.us)} time`;
+  let note: string;
+  if (status === 'removed' || status === 'added') note = status;
+  else if (status === 'same') note = l.timeNoise ? 'same' : `same count, ${time}`;
+  else note = `${pctText(l.deltaCountPct, l.pr.count)} count, ${time}`;
+  return differs ? `${note}; ranks differ` : note;
+}
+
+export function diffMarkdown(d: Diff, view: DiffView): string {
+  const v = viewDiff(d, view);
+  const ps = perStep(d) ? ' per step' : '';
+  const head = [GROUP_HEADINGS[d.groupBy], `base${ps}`, `PR${ps}`, 'Δ', 'note'];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
+  const body = v.rows.map((r) => {
+    const l = rowLine(r);
+    return [code(l.label), mdSide(l.base), mdSide(l.pr), mdDelta(l), mdNote(l, r.status, r.disagreeingRanks.length > 0)];
+  });
+  if (v.others) {
+    const l = othersLine(v.others, d.timeTolerancePct);
+    body.push([l.label, mdSide(l.base), mdSide(l.pr), mdDelta(l), '']);
+  }
+  const t: Line = { ...d.totals, label: 'total', status: '' };
+  body.push(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', false)]);
+
+  const [first, second] = headlineLines(d, code);
+  const out: string[] = [`**Kernel diff:** ${first}`, `${second}`, ''];
+  for (const w of reportWarnings(d)) out.push(`> **Warning:** ${w}`, '');
+  out.push(markdownTable(head, body, align), '');
+  const dis = disagreementLines(d, code);
+  if (dis.length > 0) out.push(`**${DISAGREE_TITLE}**`, '', ...dis.map((l) => `- ${l}`), '');
+  out.push(comparedLine(d, code, true));
+  return `${out.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON and CSV: numbers rounded to 4 decimals (0.1 ns for times), percentages null against a zero base.
+
+function round4(x: number): number {
+  const r = Math.round(x * 10_000) / 10_000;
+  return r === 0 ? 0 : r; // no -0 in the output
+}
+
+function round4OrNull(x: number | null): number | null {
+  return x === null ? null : round4(x);
+}
+
+function cellJson(s: Side): DiffCellJson {
+  return { count: round4(s.count), totalUs: round4(s.us) };
+}
+
+function inputJson(s: DiffSideInfo): DiffInputJson {
+  return {
+    input: relPath(s.input),
+    files: s.files.map(relPath),
+    ranks: s.ranks,
+    steps: s.steps,
+    skippedRows: s.skippedRows,
+    totals: { count: s.count, totalUs: round4(s.us) },
+  };
+}
+
+function rowJson(r: DiffRow): DiffRowJson {
+  return {
+    key: r.key,
+    ...(r.type !== undefined ? { type: r.type } : {}),
+    ...(r.name !== undefined ? { name: r.name } : {}),
+    ...(r.core !== undefined ? { core: r.core } : {}),
+    ...(r.shapes !== undefined ? { shapes: r.shapes } : {}),
+    ...(r.userGroup !== undefined ? { userGroup: r.userGroup } : {}),
+    status: r.status,
+    base: cellJson(r.base),
+    pr: cellJson(r.pr),
+    deltaCount: round4(r.deltaCount),
+    deltaCountPct: round4OrNull(r.deltaCountPct),
+    deltaUs: round4(r.deltaUs),
+    deltaUsPct: round4OrNull(r.deltaUsPct),
+    timeWithinTolerance: r.timeNoise,
+    rankStatus: r.rankStatus,
+    disagreeingRanks: r.disagreeingRanks.map((x) => ({ rank: x.rank, status: x.status, base: round4(x.base), pr: round4(x.pr) })),
+  };
+}
+
+/** The declared diff schema (see schema.ts). Rows follow --sort/--only/--top; what they leave out is `others`. */
+export function diffJsonObject(d: Diff, view: DiffView): DiffJson {
+  const v = viewDiff(d, view);
+  const t = d.totals;
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'diff',
+    groupBy: d.groupBy,
+    selection: d.selection,
+    normalization: d.normalization,
+    timeTolerancePct: d.timeTolerancePct,
+    base: inputJson(d.base),
+    pr: inputJson(d.pr),
+    stepMismatch: d.stepMismatch,
+    pairedRanks: d.pairedRanks,
+    unpairedRanks: d.unpairedRanks,
+    totals: {
+      base: cellJson(t.base),
+      pr: cellJson(t.pr),
+      deltaCount: round4(t.deltaCount),
+      deltaCountPct: round4OrNull(t.deltaCountPct),
+      deltaUs: round4(t.deltaUs),
+      deltaUsPct: round4OrNull(t.deltaUsPct),
+      timeWithinTolerance: t.timeNoise,
+    },
+    rows: v.rows.map(rowJson),
+    others: v.others
+      ? { groups: v.others.groups, base: cellJson(v.others.base), pr: cellJson(v.others.pr), deltaCount: round4(v.others.deltaCount), deltaUs: round4(v.others.deltaUs) }
+      : null,
+  };
+}
+
+export function diffJson(d: Diff, view: DiffView): string {
+  return `${JSON.stringify(diffJsonObject(d, view), null, 2)}\n`;
+}
+
+/** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */
+export function diffCsv(d: Diff, view: DiffView): string {
+  const j = diffJsonObject(d, view);
+  const head = [
+    'key', 'type', 'name', 'core', 'shapes', 'userGroup', 'status', 'baseCount', 'prCount', 'deltaCount', 'deltaCountPct',
+    'baseUs', 'prUs', 'deltaUs', 'deltaUsPct', 'timeWithinTolerance', 'rankStatus', 'disagreeingRanks',
+  ];
+  const body: (string | number | boolean | null | undefined)[][] = j.rows.map((r) => [
+    r.key, r.type, r.name, r.core, r.shapes, r.userGroup, r.status, r.base.count, r.pr.count, r.deltaCount, r.deltaCountPct,
+    r.base.totalUs, r.pr.totalUs, r.deltaUs, r.deltaUsPct, r.timeWithinTolerance, r.rankStatus,
+    r.disagreeingRanks.map((x) => `${x.rank}:${x.status}`).join(' '),
+  ]);
+  if (j.others) {
+    const o = j.others;
+    body.push([`(${plural(o.groups, 'more group')})`, null, null, null, null, null, 'others', o.base.count, o.pr.count, o.deltaCount, null, o.base.totalUs, o.pr.totalUs, o.deltaUs, null, null, null, null]);
+  }
+  const t = j.totals;
+  body.push(['(total)', null, null, null, null, null, 'total', t.base.count, t.pr.count, t.deltaCount, t.deltaCountPct, t.base.totalUs, t.pr.totalUs, t.deltaUs, t.deltaUsPct, t.timeWithinTolerance, null, null]);
+  return csvLines(head, body);
+}
