@@ -23,6 +23,7 @@ describe('kprof summary', () => {
     ['summary-groups', ['summary', MULTI, '--groups', 'fixtures/groups/attention.yaml']],
     ['summary-sort-name', ['summary', 'fixtures/formats/msprof-current', '--sort', 'name']],
     ['summary-op-statistic', ['summary', STAT, '--by', 'type+core']],
+    ['summary-empty-steps', ['summary', 'fixtures/formats/empty-steps']],
     ['summary-gzip', ['summary', 'fixtures/formats/gzip/kernel_details.csv.gz', '--by', 'core']],
     ['summary-error-statistic-by-name', ['summary', STAT, '--by', 'name']],
     ['summary-error-unknown-rank', ['summary', MULTI, '--rank', '7']],

@@ -24,23 +24,36 @@ interface Row {
   group: Group | null;
   label: string;
   cell: Cell;
+  /** Kernels that have a Step Id (rows with an empty Step Id are in no step, so not in per-step figures). */
+  stepped: number;
+}
+
+/** Kernels of a group that belong to a step. */
+function stepped(g: Group): number {
+  let n = 0;
+  for (const c of g.steps.values()) n += c.count;
+  return n;
 }
 
 function rows(s: Summary, view: SummaryView): Row[] {
   const sorted = sortGroups(s.groups, view.sort);
   const shown = view.top !== null ? sorted.slice(0, view.top) : sorted;
-  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total }));
+  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total, stepped: stepped(g) }));
   const rest = sorted.slice(shown.length);
   if (rest.length > 0) {
     const cell = emptyCell();
     for (const g of rest) mergeCell(cell, g.total);
-    out.push({ group: null, label: `(${fmtCount(rest.length)} more groups)`, cell });
+    out.push({ group: null, label: `(${fmtCount(rest.length)} more groups)`, cell, stepped: rest.reduce((n, g) => n + stepped(g), 0) });
   }
   return out;
 }
 
 function perStep(s: Summary, count: number): number | null {
   return s.hasSteps && s.stepIds.length > 0 ? count / s.stepIds.length : null;
+}
+
+function totalStepped(s: Summary): number {
+  return s.groups.reduce((n, g) => n + stepped(g), 0);
 }
 
 function share(s: Summary, c: Cell): number | null {
@@ -57,6 +70,8 @@ export function totalsLine(s: Summary): string {
     `${fmtCount(s.skippedRows)} row${s.skippedRows === 1 ? '' : 's'} skipped`,
   ];
   if (s.filteredKernels > 0) parts.push(`${fmtCount(s.filteredKernels)} kernels filtered out`);
+  const noStep = s.hasSteps ? s.totals.count - totalStepped(s) : 0;
+  if (noStep > 0) parts.push(`${fmtCount(noStep)} with an empty Step Id (in the totals, not per step)`);
   return parts.join(', ');
 }
 
@@ -76,12 +91,12 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
       Number.isFinite(c.maxTicks) ? fmtUs(ticksToUs(c.maxTicks)) : '-',
       fmtShare(share(s, c)),
     ];
-    if (withSteps) line.push(fmtCount(perStep(s, c.count)!));
+    if (withSteps) line.push(fmtCount(perStep(s, r.stepped)!));
     return line;
   });
   const t = s.totals;
   const footer = ['total', fmtCount(t.count), fmtUs(ticksToUs(t.ticks)), t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '', '', t.count > 0 ? '100.0%' : '-'];
-  if (withSteps) footer.push(fmtCount(perStep(s, t.count)!));
+  if (withSteps) footer.push(fmtCount(perStep(s, totalStepped(s))!));
   return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n`;
 }
 
@@ -103,12 +118,12 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
       fmtShare(share(s, c)),
     ];
-    if (withSteps) line.push(fmtCount(perStep(s, c.count)!));
+    if (withSteps) line.push(fmtCount(perStep(s, r.stepped)!));
     return line;
   });
   const t = s.totals;
   const total = ['**total**', `**${fmtCount(t.count)}**`, `**${fmtUs(ticksToUs(t.ticks))}**`, t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '100.0%'];
-  if (withSteps) total.push(fmtCount(perStep(s, t.count)!));
+  if (withSteps) total.push(fmtCount(perStep(s, totalStepped(s))!));
   body.push(total);
   return `${markdownTable(head, body, align)}\n\n${totalsLine(s)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${s.selection}` : ''}.\n`;
 }
@@ -132,7 +147,7 @@ function groupJson(s: Summary, g: Group, steps: number): SummaryGroupJson {
     minUs: Number.isFinite(c.minTicks) ? exactUs(c.minTicks) : null,
     maxUs: Number.isFinite(c.maxTicks) ? exactUs(c.maxTicks) : null,
     sharePct: s.totals.ticks > 0 ? round4((100 * c.ticks) / s.totals.ticks) : null,
-    countPerStep: s.hasSteps && steps > 0 ? round4(c.count / steps) : null,
+    countPerStep: s.hasSteps && steps > 0 ? round4(stepped(g) / steps) : null,
     byStep: [...g.steps.entries()].sort((a, b) => a[0] - b[0]).map(([step, sc]) => ({ step, ...cellJson(sc) })),
   };
 }
