@@ -142,3 +142,41 @@ export interface DiffJson {
   rows: DiffRowJson[];
   others: DiffOthersJson | null;
 }
+
+/** One rule's outcome in `kprof check --format json`. Results come in the order of the rules file. */
+export interface CheckResultJson {
+  /** The rule's `rule:` label, or its selector and bound in words. */
+  rule: string;
+  /** The rules file as given, and the line of the rule in it. */
+  file: string;
+  line: number;
+  severity: 'error' | 'warn';
+  passed: boolean;
+  /**
+   * The decisive value, in `unit`: where the rule broke, the worst breaking value; where it held, the value
+   * closest to the bound. null when there is no number (a change against a base of zero).
+   */
+  observed: number | null;
+  /** The bound the decisive value was held to: `observed op value`. */
+  bound: { op: '<=' | '>='; value: number };
+  /** kernels (a count), us (kernel time in µs), percent (a change against the base), types (new kernel types). */
+  unit: 'kernels' | 'us' | 'percent' | 'types';
+  /** step: each step on its own (against a base: the mean per step); total: the whole run. */
+  per: 'total' | 'step';
+  /** Where the rule broke; null when it held. */
+  rank: string | null;
+  step: number | null;
+  message: string;
+  why: string | null;
+}
+
+export interface CheckJson {
+  schemaVersion: 1;
+  kind: 'check';
+  /** No error-level rule broke (the exit code is 0). */
+  passed: boolean;
+  profile: string;
+  base: string | null;
+  rules: string;
+  results: CheckResultJson[];
+}

@@ -1,0 +1,82 @@
+// `kprof check <profile> --rules FILE [--base B]`: the CI gate. The rules are read and validated first, so a
+// bad rules file fails fast (exit 2) before hundreds of MB of profile are read; then the profile and the base
+// are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
+// mapped to the exit code.
+
+import { Option, type Command } from 'commander';
+import { usageError } from '../errors.js';
+import { emit, colorEnabled, type Io } from '../io.js';
+import type { Profile } from '../model.js';
+import { relPath } from '../paths.js';
+import type { Progress } from '../progress.js';
+import { readProfile } from '../read.js';
+import { CHECK_FORMATS, renderCheck, verdictLine, type CheckFormat } from '../reporters/check.js';
+import { evaluate, exitCodeOf, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
+import { readRulesFile } from '../rules/parse.js';
+import type { RunHooks } from '../run.js';
+import { warningLines } from '../warnings.js';
+import { strictCheck } from './summary.js';
+
+export interface CheckFlags {
+  rules: string;
+  base?: string;
+  format: CheckFormat;
+  out?: string;
+  strict?: boolean;
+}
+
+/** Warnings of one input on stderr; --strict turns skipped rows into an error. */
+function report(io: Io, p: Profile, strict: boolean | undefined): void {
+  const warnings = p.ranks.flatMap((r) => r.warnings);
+  const count = p.ranks.reduce((n, r) => n + r.warningCount, 0);
+  const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
+  io.stderr(warningLines(warnings, count, skipped));
+  strictCheck(strict, skipped);
+  // A summary JSON made with filters holds only the kernels that passed them; say so once per file.
+  const seen = new Set<string>();
+  for (const r of p.ranks) {
+    const snap = r.snapshot;
+    if (!snap || snap.selection === '' || seen.has(snap.path)) continue;
+    seen.add(snap.path);
+    io.stderr(`kprof: note: ${relPath(snap.path)} was made with ${snap.selection}; the rules see only those kernels.\n`);
+  }
+}
+
+export async function checkCommand(profile: string, flags: CheckFlags, io: Io, progress: Progress): Promise<number> {
+  const rules = readRulesFile(flags.rules, relPath(flags.rules));
+  const needing = rulesNeedingBase(rules);
+  if (needing.length > 0 && flags.base === undefined) {
+    throw usageError(
+      `${ruleAt(needing[0]!)}: ${needing.length === 1 ? 'this rule compares' : `this rule and ${needing.length - 1} more compare`} against a base; ` +
+        `pass --base <profile or summary.json>.`,
+    );
+  }
+  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: null, onBytes: progress.tracker(input) });
+  const [data, base] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
+  progress.done();
+  report(io, data, flags.strict);
+  if (base) report(io, base, flags.strict);
+  const verdict = evaluate(data, base, rules);
+  const ctx = { profile: relPath(profile), base: flags.base !== undefined ? relPath(flags.base) : null, rules: relPath(flags.rules) };
+  const rc = { color: flags.out === undefined && flags.format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
+  emit(io, flags.out, renderCheck(flags.format, verdict, ctx, rc));
+  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${relPath(flags.out)}.\n`);
+  return exitCodeOf(verdict);
+}
+
+export function registerCheck(program: Command, io: Io, hooks: RunHooks, progressFor: (opts: { quiet?: boolean }) => Progress): void {
+  program
+    .command('check')
+    .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
+    .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
+    .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
+    .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types')
+    .addOption(new Option('--format <format>', 'output format').choices(CHECK_FORMATS).default('text'))
+    .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
+    .option('--strict', 'treat any unreadable row as an error (exit 2)')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
+      hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
+    });
+}

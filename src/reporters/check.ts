@@ -1,0 +1,315 @@
+// `kprof check` in every output format: text, json, junit, github, markdown. Pure: Verdict in, string out.
+// Results are listed in the order of the rules file.
+
+import type { Check, RuleResult, Verdict } from '../rules/model.js';
+import { SCHEMA_VERSION, type CheckJson, type CheckResultJson } from '../schema.js';
+import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from './format.js';
+import { markdownTable, mdCell, paint, xmlEscape, type RenderContext } from './render.js';
+
+export const CHECK_FORMATS = ['text', 'json', 'junit', 'github', 'markdown'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+/** What was checked, as shown to the user (paths relative to the working directory). */
+export interface CheckContext {
+  profile: string;
+  base: string | null;
+  rules: string;
+}
+
+type Rule = RuleResult['rule'];
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${fmtCount(n)} ${n === 1 ? one : many}`;
+}
+
+function selectorText(rule: Rule): string {
+  const s = rule.selector;
+  if (s === null) return 'kernel types';
+  switch (s.kind) {
+    case 'all':
+      return 'all kernels';
+    case 'type':
+      return `type ${s.values.join(', ')}`;
+    case 'name':
+      return `name ${s.values.join(', ')}`;
+    case 'group':
+      return `group ${s.group.name}`;
+    case 'match':
+      return `/${s.re.source}/${s.re.flags}`;
+  }
+}
+
+function amount(check: Check, v: number): string {
+  return check.kind === 'time' ? fmtUs(v) : fmtCount(v);
+}
+
+function perText(check: Check): string {
+  if (!('per' in check)) return '';
+  return check.per === 'step' ? ' per step' : ' in total';
+}
+
+/** The bound of a rule in words: "exactly 1 per step", "fell by at least 20% against the base". */
+export function boundText(rule: Rule): string {
+  return `${assertionText(rule.check)}${scopeText(rule)}`;
+}
+
+function assertionText(c: Check): string {
+  switch (c.kind) {
+    case 'absent':
+      return 'absent';
+    case 'present':
+      return 'present';
+    case 'count':
+    case 'time': {
+      const { min, max } = c.bounds;
+      const what = c.kind === 'time' ? 'time ' : '';
+      const b =
+        min !== null && max !== null
+          ? min === max
+            ? `exactly ${amount(c, min)}`
+            : `between ${amount(c, min)} and ${amount(c, max)}`
+          : min !== null
+            ? `at least ${amount(c, min)}`
+            : `at most ${amount(c, max!)}`;
+      return `${what}${b}${perText(c)}`;
+    }
+    case 'count-vs-base':
+    case 'time-vs-base': {
+      const what = c.kind === 'time-vs-base' ? 'time' : 'count';
+      const parts: string[] = [];
+      if (c.change.fellByAtLeastPct !== null) parts.push(`fell by at least ${fmtPct(c.change.fellByAtLeastPct)}`);
+      if (c.change.roseByAtMostPct !== null) parts.push(`rose by at most ${fmtPct(c.change.roseByAtMostPct)}`);
+      return `${c.per === 'step' ? `mean ${what} per step` : what} ${parts.join(' and ')} against the base`;
+    }
+    case 'no-new-types': {
+      const allow = c.allow.map((a) => (typeof a === 'string' ? a : `/${a.source}/${a.flags}`));
+      return `no kernel type that the base lacks${allow.length ? ` (allowed: ${allow.join(', ')})` : ''}`;
+    }
+  }
+}
+
+/** The steps and ranks a rule is limited to: " in steps 2-9 on ranks 0, 1". */
+function scopeText(rule: Rule): string {
+  const parts: string[] = [];
+  if (rule.steps !== null) parts.push(rule.steps.from === rule.steps.to ? ` in step ${rule.steps.from}` : ` in steps ${rule.steps.from}-${rule.steps.to}`);
+  if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.join(', ')}`);
+  return parts.join('');
+}
+
+/** The rule's label, or its selector and bound (a name that tells two rules on one kernel apart). */
+export function ruleTitle(rule: Rule): string {
+  return rule.label ?? `${selectorText(rule)}: ${boundText(rule)}`;
+}
+
+/** The rule's label, or its selector: for reports that show the bound beside it. */
+export function ruleName(rule: Rule): string {
+  return rule.label ?? (rule.selector === null ? 'new kernel types' : selectorText(rule));
+}
+
+function valueText(r: RuleResult, v: number | null): string {
+  const c = r.rule.check;
+  if (v === null) return 'n/a';
+  switch (r.unit) {
+    case 'kernels':
+      return plural(v, 'kernel');
+    case 'us':
+      return fmtUs(v);
+    case 'percent':
+      return fmtSignedPct(v);
+    case 'types':
+      return c.kind === 'no-new-types' && r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.join(', ')}` : plural(v, 'new type');
+  }
+}
+
+function where(rank: string | null, step: number | null): string {
+  const parts: string[] = [];
+  if (rank !== null && rank !== '-') parts.push(`rank ${rank}`);
+  if (step !== null) parts.push(`step ${step}`);
+  return parts.join(', ');
+}
+
+/** The base and profile values of a rule against the base: "count 122 → 0 (-100.0%)". */
+function comparedText(r: RuleResult): string {
+  if (!r.compared) return '';
+  const c = r.rule.check;
+  const f = (v: number): string => (c.kind === 'time-vs-base' ? fmtUs(v) : fmtCount(v));
+  const pct = r.observed === null ? (r.compared.base === 0 ? 'not in the base' : 'n/a') : fmtSignedPct(r.observed);
+  return `${f(r.compared.base)} → ${f(r.compared.profile)} (${pct})`;
+}
+
+function observedText(r: RuleResult): string {
+  return r.compared ? comparedText(r) : valueText(r, r.observed);
+}
+
+/** What was observed: where it held, the value closest to the bound; where it broke, the worst value and where. */
+export function observedPart(r: RuleResult): string {
+  const ranks = r.ranksChecked.length;
+  if (r.passed) {
+    if (r.rule.check.kind === 'absent') return ranks > 1 ? `none on any of ${fmtCount(ranks)} ranks` : 'none';
+    if (r.rule.check.kind === 'no-new-types') return ranks > 1 ? `no new type on any of ${fmtCount(ranks)} ranks` : 'no new type';
+    if (r.compared) return `${ranks > 1 ? `closest of ${fmtCount(ranks)} ranks: ` : ''}${comparedText(r)}`;
+    const closest = r.per === 'step' || ranks > 1 ? (r.bound.op === '<=' ? 'highest ' : 'lowest ') : '';
+    const scope = ranks > 1 ? ` on each of ${fmtCount(ranks)} ranks` : '';
+    return `${closest}${valueText(r, r.observed)}${r.per === 'step' ? ' per step' : ''}${scope}`;
+  }
+  const at = where(r.rank, r.step);
+  return `${at ? `${at}: ` : ''}${observedText(r)}`;
+}
+
+/** Where else the rule broke, for a broken rule. */
+function spreadPart(r: RuleResult): string {
+  if (r.passed) return '';
+  const parts: string[] = [];
+  if (r.step !== null && r.stepsChecked > 0) {
+    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${r.rank}` : ''}`);
+  }
+  if (r.ranksChecked.length > 1) parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.join(', ')})`);
+  return parts.join('; ');
+}
+
+/** One sentence on what was observed, against the bound. */
+export function resultMessage(r: RuleResult): string {
+  const spread = spreadPart(r);
+  return `${observedPart(r)}; bound: ${boundText(r.rule)}${spread ? `; ${spread}` : ''}`;
+}
+
+function location(r: RuleResult): string {
+  return `${r.rule.file}:${r.rule.line}`;
+}
+
+function statusWord(r: RuleResult): 'pass' | 'FAIL' | 'warn' {
+  return r.passed ? 'pass' : r.rule.severity === 'warn' ? 'warn' : 'FAIL';
+}
+
+/** The one-line verdict. */
+export function verdictLine(v: Verdict): string {
+  const n = v.results.length;
+  const held = v.results.filter((r) => r.passed).length;
+  const warn = v.failedWarnings > 0 ? `; ${plural(v.failedWarnings, 'warning')}` : '';
+  if (v.passed) return `check passed: ${fmtCount(held)} of ${plural(n, 'rule')} held${warn}.`;
+  return `check failed: ${fmtCount(v.failedErrors)} of ${plural(n, 'rule')} broken${warn}; ${fmtCount(held)} held.`;
+}
+
+function headerLine(ctx: CheckContext): string {
+  return `kprof check ${ctx.profile}${ctx.base !== null ? ` against base ${ctx.base}` : ''} with ${ctx.rules}`;
+}
+
+export function checkText(v: Verdict, ctx: CheckContext, rc: RenderContext): string {
+  const out = [headerLine(ctx), ''];
+  const width = Math.max(...v.results.map((r) => location(r).length));
+  for (const r of v.results) {
+    const word = statusWord(r);
+    const painted = paint(rc, word === 'pass' ? 'green' : word === 'warn' ? 'yellow' : 'red', word);
+    out.push(`${painted}  ${location(r).padEnd(width)}  ${ruleName(r.rule)}: ${resultMessage(r)}`);
+    if (!r.passed && r.rule.why !== null) out.push(`      ${' '.repeat(width)}why: ${r.rule.why}`);
+  }
+  out.push('');
+  out.push(paint(rc, 'bold', verdictLine(v)));
+  return `${out.join('\n')}\n`;
+}
+
+function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
+  const results: CheckResultJson[] = v.results.map((r) => ({
+    rule: ruleTitle(r.rule),
+    file: r.rule.file,
+    line: r.rule.line,
+    severity: r.rule.severity,
+    passed: r.passed,
+    observed: r.observed === null ? null : round4(r.observed),
+    bound: { op: r.bound.op, value: round4(r.bound.value) },
+    unit: r.unit,
+    per: r.per,
+    rank: r.rank,
+    step: r.step,
+    message: resultMessage(r),
+    why: r.rule.why,
+  }));
+  return { schemaVersion: SCHEMA_VERSION, kind: 'check', passed: v.passed, profile: ctx.profile, base: ctx.base, rules: ctx.rules, results };
+}
+
+export function checkJson(v: Verdict, ctx: CheckContext): string {
+  return `${JSON.stringify(checkJsonObject(v, ctx), null, 2)}\n`;
+}
+
+/**
+ * JUnit XML: one test case per rule. A broken error-level rule is a <failure>; a broken warn-level rule passes
+ * with its message in <system-out>, so that dashboards do not turn red for a warning.
+ */
+export function checkJunit(v: Verdict, ctx: CheckContext): string {
+  const n = v.results.length;
+  const attrs = `name="kprof check" tests="${n}" failures="${v.failedErrors}" errors="0" skipped="0"`;
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${attrs}>`, `  <testsuite ${attrs.replace('kprof check', xmlEscape(ctx.rules))}>`];
+  for (const r of v.results) {
+    const head = `    <testcase name="${xmlEscape(ruleTitle(r.rule))}" classname="${xmlEscape(ctx.rules)}" file="${xmlEscape(r.rule.file)}" line="${r.rule.line}"`;
+    const msg = resultMessage(r);
+    const body = `${msg}\n${location(r)}${r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
+    if (r.passed) {
+      lines.push(`${head} />`);
+    } else if (r.rule.severity === 'warn') {
+      lines.push(`${head}>`, `      <system-out>${xmlEscape(`warning: ${body}`)}</system-out>`, '    </testcase>');
+    } else {
+      lines.push(`${head}>`, `      <failure message="${xmlEscape(msg)}" type="kprof.rule">${xmlEscape(body)}</failure>`, '    </testcase>');
+    }
+  }
+  lines.push('  </testsuite>', '</testsuites>');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Escape workflow-command data (https://docs.github.com/actions/reference/workflow-commands-for-github-actions). */
+function ghData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function ghProperty(s: string): string {
+  return ghData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/** GitHub Actions annotations on the rules file: ::error for broken error-level rules, ::warning for warn-level. */
+export function checkGithub(v: Verdict): string {
+  const out: string[] = [];
+  for (const r of v.results) {
+    if (r.passed) continue;
+    const cmd = r.rule.severity === 'warn' ? 'warning' : 'error';
+    const props = `file=${ghProperty(r.rule.file)},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;
+    const text = `${resultMessage(r)}${r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
+    out.push(`::${cmd} ${props}::${ghData(text)}`);
+  }
+  out.push(verdictLine(v));
+  return `${out.join('\n')}\n`;
+}
+
+export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
+  const icon = (r: RuleResult): string => (r.passed ? '✅' : r.rule.severity === 'warn' ? '⚠️' : '❌');
+  const rows = v.results.map((r) => [
+    icon(r),
+    ruleName(r.rule),
+    [observedPart(r), spreadPart(r)].filter(Boolean).join('; '),
+    boundText(r.rule),
+    `\`${location(r)}\``,
+    r.passed ? '' : (r.rule.why ?? ''),
+  ]);
+  const table = markdownTable(['', 'rule', 'observed', 'bound', 'rule file', 'why'], rows, ['left', 'left', 'left', 'left', 'left', 'left']);
+  const head = `### kprof check: ${v.passed ? 'passed' : 'failed'}`;
+  const what = `\`${mdCell(ctx.profile)}\`${ctx.base !== null ? ` against base \`${mdCell(ctx.base)}\`` : ''}, rules \`${mdCell(ctx.rules)}\``;
+  return `${head}\n\n${what}\n\n${table}\n\n**${verdictLine(v)}**\n`;
+}
+
+/** Render a verdict in one of the formats. */
+export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, rc: RenderContext): string {
+  switch (format) {
+    case 'text':
+      return checkText(v, ctx, rc);
+    case 'json':
+      return checkJson(v, ctx);
+    case 'junit':
+      return checkJunit(v, ctx);
+    case 'github':
+      return checkGithub(v);
+    case 'markdown':
+      return checkMarkdown(v, ctx);
+  }
+}

@@ -1,0 +1,331 @@
+// Rules × profile (× base) → Verdict. Pure: no I/O. Every rule is evaluated on every rank it applies to (by
+// default all of them) and must hold on each; `per: step` rules must hold in each step on its own. A rule that
+// cannot be answered from the input (names asked of a summary JSON grouped by type, steps asked of a source
+// without Step Id, a rank the profile does not have) is an input error, never a silent pass.
+
+import { inputError } from '../errors.js';
+import { keepGroup, userGroupOf } from '../group.js';
+import { emptyCell, mergeCell, TICKS_PER_US, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model.js';
+import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
+
+/** The gate: 1 when an error-level rule failed, else 0. */
+export function exitCodeOf(verdict: Verdict): 0 | 1 {
+  return verdict.passed ? 0 : 1;
+}
+
+/** Where a rule is in the rules file, for messages: `kprof.rules.yaml:12`. */
+export function ruleAt(rule: Rule): string {
+  return `${rule.file}:${rule.line}`;
+}
+
+/** Rules that compare against a base; the command requires --base when there is one. */
+export function rulesNeedingBase(set: RuleSet): Rule[] {
+  return set.rules.filter((r) => NEEDS_BASE[r.check.kind]);
+}
+
+const EMPTY_SELECTION: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+
+/** Why a rank cannot say which kernels a rule selects. */
+function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: string): never {
+  const file = rank.files[0];
+  const path = file?.path ?? rank.rank;
+  const head = `${ruleAt(rule)}: the rule selects kernels by ${asked}, but ${path}`;
+  if (rank.snapshot && g.savedUserGroup !== undefined) {
+    throw inputError(
+      `${head} holds "${g.savedUserGroup}" as a user group, so the kernels in it are unknown. ` +
+        `Regenerate the summary JSON without --groups, or pass the profile itself.`,
+    );
+  }
+  if (rank.snapshot) {
+    throw inputError(
+      `${head} is a summary JSON grouped by ${rank.snapshot.groupBy}, which keeps no kernel ${asked === 'type' ? 'types' : 'names'}. ` +
+        `Regenerate it with kprof summary <profile> --by ${asked === 'type' ? 'type' : 'name'} --format json, or pass the profile itself.`,
+    );
+  }
+  throw inputError(
+    `${head} is ${file?.format ?? 'an export'} with no kernel ${asked === 'type' ? 'types' : 'names'} (aggregated per OP Type). ` +
+      `Pass the same run's kernel_details.csv or op_summary_*.csv, or select by type.`,
+  );
+}
+
+function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup): boolean {
+  switch (sel.kind) {
+    case 'all':
+      return true;
+    case 'type':
+      if (g.type === null) unanswerable(rule, rank, g, 'type');
+      return sel.values.includes(g.type);
+    case 'name':
+      if (g.name === null) unanswerable(rule, rank, g, 'name');
+      return sel.values.includes(g.name);
+    case 'match':
+      if (g.name === null && g.type === null) unanswerable(rule, rank, g, 'name or type');
+      return keepGroup(g, { ...EMPTY_SELECTION, match: sel.re });
+    case 'group':
+      if (g.savedUserGroup === sel.group.name) return true;
+      if (g.name === null && g.type === null) unanswerable(rule, rank, g, `group "${sel.group.name}"`);
+      return userGroupOf(g, { ...EMPTY_SELECTION, groups: [sel.group] }) !== null;
+  }
+}
+
+/** The kernels a rule selects on one rank, in the rule's step range. */
+interface Slice {
+  total: Cell;
+  steps: Map<number, Cell>;
+  /** The rank's steps in the rule's range (a step counts even where the selected kernels are absent). */
+  stepIds: number[];
+}
+
+function inRange(rule: Rule, step: number): boolean {
+  return rule.steps === null || (step >= rule.steps.from && step <= rule.steps.to);
+}
+
+function slice(rule: Rule, rank: RankData, sel: Selector | null, keep: (g: FineGroup) => boolean = () => true): Slice {
+  const total = emptyCell();
+  const steps = new Map<number, Cell>();
+  for (const g of rank.groups.values()) {
+    if (sel !== null && !matches(rule, sel, rank, g)) continue;
+    if (!keep(g)) continue;
+    if (rule.steps === null) mergeCell(total, g.total);
+    for (const [s, c] of g.steps) {
+      if (!inRange(rule, s)) continue;
+      if (rule.steps !== null) mergeCell(total, c);
+      let t = steps.get(s);
+      if (!t) {
+        t = emptyCell();
+        steps.set(s, t);
+      }
+      mergeCell(t, c);
+    }
+  }
+  return { total, steps, stepIds: rank.stepIds.filter((s) => inRange(rule, s)) };
+}
+
+/** A per-step rule (or a step range) needs a Step Id. */
+function requireSteps(rule: Rule, rank: RankData, why: string): void {
+  const path = rank.files[0]?.path ?? `rank ${rank.rank}`;
+  if (!rank.fields.steps) {
+    throw inputError(`${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`);
+  }
+  if (rank.stepIds.filter((s) => inRange(rule, s)).length === 0) {
+    const range = rule.steps ? ` in ${rule.steps.from}-${rule.steps.to}` : '';
+    throw inputError(
+      `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no steps${range}` +
+        `${rank.stepIds.length ? ` (it has Step Id ${rank.stepIds[0]}-${rank.stepIds[rank.stepIds.length - 1]})` : ' (every Step Id cell is empty)'}. ` +
+        `Fix steps: or use per: total.`,
+    );
+  }
+}
+
+function needsSteps(rule: Rule): string | null {
+  const per = 'per' in rule.check ? rule.check.per : 'total';
+  if (per === 'step') return 'checks each step';
+  if (rule.steps !== null) return `is limited to steps ${rule.steps.from}-${rule.steps.to}`;
+  return null;
+}
+
+/** The ranks a rule applies to. */
+function ranksOf(rule: Rule, profile: Profile): RankData[] {
+  if (rule.ranks === null) return profile.ranks;
+  const missing = rule.ranks.filter((r) => !profile.ranks.some((x) => x.rank === r));
+  if (missing.length > 0) {
+    throw inputError(
+      `${ruleAt(rule)}: the rule applies to rank ${missing.join(', ')}, but ${profile.input} has rank${profile.ranks.length === 1 ? '' : 's'} ` +
+        `${profile.ranks.map((r) => r.rank).join(', ')}. Fix ranks: in the rule, or pass the profile of every rank.`,
+    );
+  }
+  return profile.ranks.filter((r) => rule.ranks!.includes(r.rank));
+}
+
+/** The base rank compared with a profile rank: the same id, or the only rank when both sides have one. */
+function baseRankOf(rule: Rule, rank: RankData, profile: Profile, base: Profile): RankData {
+  if (profile.ranks.length === 1 && base.ranks.length === 1) return base.ranks[0]!;
+  const b = base.ranks.find((r) => r.rank === rank.rank);
+  if (!b) {
+    throw inputError(
+      `${ruleAt(rule)}: the base ${base.input} has no rank ${rank.rank} to compare with (it has ${base.ranks.map((r) => r.rank).join(', ')}). ` +
+        `Compare profiles of the same ranks, or limit the rule with ranks:.`,
+    );
+  }
+  return b;
+}
+
+/** One value the rule looked at, and how far it is inside (positive) or outside (negative) a bound. */
+interface Sample {
+  rank: string;
+  step: number | null;
+  value: number | null;
+  bound: Bound;
+  slack: number;
+  compared: { base: number; profile: number } | null;
+}
+
+function sampleOf(rank: string, step: number | null, value: number, bound: Bound): Sample {
+  const slack = bound.op === '<=' ? bound.value - value : value - bound.value;
+  return { rank, step, value, bound, slack, compared: null };
+}
+
+function boundsOf(check: Check): Bound[] {
+  switch (check.kind) {
+    case 'absent':
+      return [{ op: '<=', value: 0 }];
+    case 'present':
+      return [{ op: '>=', value: 1 }];
+    case 'count':
+    case 'time': {
+      const out: Bound[] = [];
+      if (check.bounds.max !== null) out.push({ op: '<=', value: check.bounds.max });
+      if (check.bounds.min !== null) out.push({ op: '>=', value: check.bounds.min });
+      return out;
+    }
+    default:
+      return [];
+  }
+}
+
+function metric(check: Check, c: Cell | undefined): number {
+  if (!c) return 0;
+  return check.kind === 'time' || check.kind === 'time-vs-base' ? c.ticks / TICKS_PER_US : c.count;
+}
+
+function unitOf(check: Check): Unit {
+  switch (check.kind) {
+    case 'time':
+      return 'us';
+    case 'count-vs-base':
+    case 'time-vs-base':
+      return 'percent';
+    case 'no-new-types':
+      return 'types';
+    default:
+      return 'kernels';
+  }
+}
+
+function perOf(check: Check): Per {
+  return 'per' in check ? check.per : 'total';
+}
+
+/** Samples of a bounds rule (absent, present, count, time) on one rank. */
+function boundSamples(rule: Rule, rank: RankData): { samples: Sample[]; steps: number } {
+  const s = slice(rule, rank, rule.selector);
+  const bounds = boundsOf(rule.check);
+  if (perOf(rule.check) === 'total') {
+    return { samples: bounds.map((b) => sampleOf(rank.rank, null, metric(rule.check, s.total), b)), steps: 0 };
+  }
+  const samples: Sample[] = [];
+  for (const step of s.stepIds) {
+    const v = metric(rule.check, s.steps.get(step));
+    for (const b of bounds) samples.push(sampleOf(rank.rank, step, v, b));
+  }
+  return { samples, steps: s.stepIds.length };
+}
+
+/** The value compared against the base: the total, or the total divided by the number of steps (like diff --per-step). */
+function comparable(rule: Rule, s: Slice): number {
+  const v = metric(rule.check, s.total);
+  return perOf(rule.check) === 'step' ? v / s.stepIds.length : v;
+}
+
+function changeSamples(rule: Rule, rank: RankData, baseRank: RankData): Sample[] {
+  const check = rule.check;
+  if (check.kind !== 'count-vs-base' && check.kind !== 'time-vs-base') return [];
+  const p = comparable(rule, slice(rule, rank, rule.selector));
+  const b = comparable(rule, slice(rule, baseRank, rule.selector));
+  // Against a base of zero there is no percentage: no kernels at all is no rise (0%), any kernel is an unbounded
+  // rise, and nothing can fall.
+  const pct = b === 0 ? (p === 0 ? 0 : null) : (100 * (p - b)) / b;
+  const compared = { base: b, profile: p };
+  const out: Sample[] = [];
+  if (check.change.roseByAtMostPct !== null) {
+    const bound: Bound = { op: '<=', value: check.change.roseByAtMostPct };
+    out.push({ rank: rank.rank, step: null, value: pct, bound, slack: pct === null ? Number.NEGATIVE_INFINITY : bound.value - pct, compared });
+  }
+  if (check.change.fellByAtLeastPct !== null) {
+    const bound: Bound = { op: '<=', value: -check.change.fellByAtLeastPct };
+    const value = b === 0 ? null : pct;
+    out.push({ rank: rank.rank, step: null, value, bound, slack: value === null ? Number.NEGATIVE_INFINITY : bound.value - value, compared });
+  }
+  return out;
+}
+
+function typesOf(rule: Rule, rank: RankData): Set<string> {
+  const out = new Set<string>();
+  for (const g of rank.groups.values()) {
+    if (g.type === null) unanswerable(rule, rank, g, 'type');
+    const count = rule.steps === null ? g.total.count : [...g.steps].filter(([st]) => inRange(rule, st)).reduce((n, [, c]) => n + c.count, 0);
+    if (count > 0) out.add(g.type);
+  }
+  return out;
+}
+
+function allowed(type: string, allow: (string | RegExp)[]): boolean {
+  return allow.some((a) => (typeof a === 'string' ? a === type : (a.lastIndex = 0, a.test(type))));
+}
+
+function newTypes(rule: Rule, rank: RankData, baseRank: RankData): string[] {
+  if (rule.check.kind !== 'no-new-types') return [];
+  const allow = rule.check.allow;
+  const before = typesOf(rule, baseRank);
+  return [...typesOf(rule, rank)].filter((t) => !before.has(t) && !allowed(t, allow)).sort();
+}
+
+function evaluateRule(rule: Rule, profile: Profile, base: Profile | null): RuleResult {
+  const ranks = ranksOf(rule, profile);
+  const why = needsSteps(rule);
+  const samples: Sample[] = [];
+  const stepsOn = new Map<string, number>();
+  const typesOn = new Map<string, string[]>();
+  for (const rank of ranks) {
+    if (why) requireSteps(rule, rank, why);
+    if (NEEDS_BASE[rule.check.kind]) {
+      if (base === null) throw inputError(`${ruleAt(rule)}: the rule compares against a base; pass --base <profile or summary.json>.`);
+      const baseRank = baseRankOf(rule, rank, profile, base);
+      if (why) requireSteps(rule, baseRank, why);
+      if (rule.check.kind === 'no-new-types') {
+        const added = newTypes(rule, rank, baseRank);
+        typesOn.set(rank.rank, added);
+        samples.push(sampleOf(rank.rank, null, added.length, { op: '<=', value: 0 }));
+      } else {
+        samples.push(...changeSamples(rule, rank, baseRank));
+      }
+    } else {
+      const r = boundSamples(rule, rank);
+      stepsOn.set(rank.rank, r.steps);
+      samples.push(...r.samples);
+    }
+  }
+  // The decisive sample: the smallest slack (the worst break, or the closest call); ties go to the first
+  // rank, then the first step, in file order of the bounds.
+  let decisive = samples[0];
+  if (decisive === undefined) throw new Error(`${ruleAt(rule)}: no rank to evaluate the rule on (a bug in kprof)`);
+  for (const s of samples) if (s.slack < decisive.slack) decisive = s;
+  const broken = samples.filter((s) => s.slack < 0);
+  const passed = broken.length === 0;
+  const ranksBroken = [...new Set(broken.map((s) => s.rank))];
+  const brokenSteps = new Set(broken.filter((s) => s.rank === decisive.rank && s.step !== null).map((s) => s.step));
+  return {
+    rule,
+    passed,
+    observed: decisive.value,
+    bound: decisive.bound,
+    unit: unitOf(rule.check),
+    per: perOf(rule.check),
+    rank: passed ? null : decisive.rank,
+    step: passed ? null : decisive.step,
+    ranksChecked: ranks.map((r) => r.rank),
+    ranksBroken,
+    stepsChecked: stepsOn.get(decisive.rank) ?? 0,
+    stepsBroken: brokenSteps.size,
+    compared: decisive.compared,
+    newTypes: typesOn.get(decisive.rank) ?? [],
+  };
+}
+
+/** Evaluate every rule, in file order. */
+export function evaluate(profile: Profile, base: Profile | null, set: RuleSet): Verdict {
+  const results = set.rules.map((r) => evaluateRule(r, profile, base));
+  const failedErrors = results.filter((r) => !r.passed && r.rule.severity === 'error').length;
+  const failedWarnings = results.filter((r) => !r.passed && r.rule.severity === 'warn').length;
+  return { results, passed: failedErrors === 0, failedErrors, failedWarnings };
+}

@@ -1,0 +1,128 @@
+// Plain data of the rules gate: a rule as read from a rules file, and the verdict of evaluating the rules.
+
+import type { UserGroup } from '../model.js';
+
+export const SEVERITIES = ['error', 'warn'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** `per: total` looks at a rank's whole run; `per: step` at each step on its own (or, against a base, the mean per step). */
+export const PERS = ['total', 'step'] as const;
+export type Per = (typeof PERS)[number];
+
+/** Which kernels a rule is about. */
+export type Selector =
+  | { kind: 'all' }
+  | { kind: 'type'; values: string[] }
+  | { kind: 'name'; values: string[] }
+  | { kind: 'group'; group: UserGroup }
+  | { kind: 'match'; re: RegExp };
+
+/** A lower and/or upper bound; at least one is set. */
+export interface Bounds {
+  min: number | null;
+  max: number | null;
+}
+
+/** A change against the base, in percent of the base value. */
+export interface ChangeBounds {
+  /** The value must have fallen by at least this many percent. */
+  fellByAtLeastPct: number | null;
+  /** The value may have risen by at most this many percent (negative: it must have fallen). */
+  roseByAtMostPct: number | null;
+}
+
+/** What a rule asserts. Exactly one per rule, so that each rule is one line of the report. */
+export type Check =
+  | { kind: 'absent' }
+  | { kind: 'present' }
+  | { kind: 'count'; per: Per; bounds: Bounds }
+  /** Bounds in µs. */
+  | { kind: 'time'; per: Per; bounds: Bounds }
+  | { kind: 'count-vs-base'; per: Per; change: ChangeBounds }
+  | { kind: 'time-vs-base'; per: Per; change: ChangeBounds }
+  /** No kernel type absent from the base may appear, except these (exact types or regular expressions). */
+  | { kind: 'no-new-types'; allow: (string | RegExp)[] };
+
+export type CheckKind = Check['kind'];
+
+/** Does the check compare against `--base`? */
+export const NEEDS_BASE = {
+  absent: false,
+  present: false,
+  count: false,
+  time: false,
+  'count-vs-base': true,
+  'time-vs-base': true,
+  'no-new-types': true,
+} as const satisfies Record<CheckKind, boolean>;
+
+/** One rule of a rules file. */
+export interface Rule {
+  /** The `rule:` label; null when the file gives none (reporters then describe the selector and the check). */
+  label: string | null;
+  /** The rules file as given on the command line. */
+  file: string;
+  /** 1-based position of the rule in the file. */
+  line: number;
+  col: number;
+  /** null only for no-new-types, which looks at every kernel type. */
+  selector: Selector | null;
+  check: Check;
+  /** Ranks the rule applies to; null: every rank. */
+  ranks: string[] | null;
+  /** Inclusive Step Id range; null: the whole run (rows without a Step Id included). */
+  steps: { from: number; to: number } | null;
+  severity: Severity;
+  why: string | null;
+}
+
+/** A rules file: its groups and its rules, in file order. */
+export interface RuleSet {
+  file: string;
+  groups: UserGroup[];
+  rules: Rule[];
+}
+
+/** The unit of an observed value and its bound. */
+export type Unit = 'kernels' | 'us' | 'percent' | 'types';
+
+/** `observed op value`, e.g. `<= 1`. */
+export interface Bound {
+  op: '<=' | '>=';
+  value: number;
+}
+
+/** The outcome of one rule. */
+export interface RuleResult {
+  rule: Rule;
+  passed: boolean;
+  /**
+   * The decisive value: where the rule failed, the worst breaking value; where it held, the value closest to the
+   * bound. null when there is no number to show (a change against a base of zero).
+   */
+  observed: number | null;
+  bound: Bound;
+  unit: Unit;
+  per: Per;
+  /** Where the decisive value was seen. */
+  rank: string | null;
+  step: number | null;
+  /** Ranks the rule was evaluated on, and those where it broke. */
+  ranksChecked: string[];
+  ranksBroken: string[];
+  /** With per: step, the steps checked and broken on the decisive rank. */
+  stepsChecked: number;
+  stepsBroken: number;
+  /** For rules against the base: the values compared at the decisive point (kernels or µs, per step or in total). */
+  compared: { base: number; profile: number } | null;
+  /** Kernel types that appeared and are not in the base (no-new-types), on the decisive rank. */
+  newTypes: string[];
+}
+
+export interface Verdict {
+  results: RuleResult[];
+  /** No error-level rule failed. */
+  passed: boolean;
+  failedErrors: number;
+  failedWarnings: number;
+}

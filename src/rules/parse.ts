@@ -1,0 +1,381 @@
+// A rules file (YAML or JSON) → a typed RuleSet. Everything is validated before any profile is read: an unknown
+// key, a wrong type, a bad regular expression or an unknown group is an input error naming file:line:col, what
+// was expected and what was found. The syntax is documented in the README ("kprof check").
+
+import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from 'yaml';
+import { inputError } from '../errors.js';
+import type { UserGroup } from '../model.js';
+import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../userGroups.js';
+import {
+  PERS,
+  SEVERITIES,
+  type Bounds,
+  type ChangeBounds,
+  type Check,
+  type Per,
+  type Rule,
+  type RuleSet,
+  type Selector,
+  type Severity,
+} from './model.js';
+
+export const TOP_KEYS = ['version', 'groups', 'rules'] as const;
+export const SELECTOR_KEYS = ['type', 'name', 'group', 'match', 'kernels'] as const;
+export const CHECK_KEYS = ['absent', 'present', 'count', 'time', 'count-vs-base', 'time-vs-base', 'no-new-types'] as const;
+export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'ranks', 'steps', 'severity', 'why'] as const;
+
+const BOUND_KEYS = ['per', 'min', 'max', 'exactly'] as const;
+const CHANGE_KEYS = ['per', 'fell-by-at-least', 'rose-by-at-most'] as const;
+
+/** Read and validate a rules file; `shown` is the path used in messages and reports. */
+export function readRulesFile(path: string, shown: string = path): RuleSet {
+  return parseRules(shown, readText(path));
+}
+
+/** Parse and validate rules text; `path` is used in messages and kept on each rule. */
+export function parseRules(path: string, text: string): RuleSet {
+  const { doc, lc } = parseYaml(path, text);
+  return new RulesReader(path, lc).file(doc.contents as Node | null);
+}
+
+/** Edit distance, for "did you mean" (keys are short, so the quadratic table is cheap). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** Keys that belong one level down, written beside the check instead of inside it. */
+const NESTED_HINTS: Record<string, string> = {
+  min: ' It belongs inside count: or time:, e.g. count: { per: step, min: 1 }.',
+  max: ' It belongs inside count: or time:, e.g. count: { per: step, max: 1 }.',
+  exactly: ' It belongs inside count: or time:, e.g. count: { per: step, exactly: 1 }.',
+  per: ' It belongs inside the check, e.g. count: { per: step, max: 1 }.',
+  'fell-by-at-least': ' It belongs inside count-vs-base: or time-vs-base:, e.g. count-vs-base: { fell-by-at-least: 20% }.',
+  'rose-by-at-most': ' It belongs inside count-vs-base: or time-vs-base:, e.g. time-vs-base: { rose-by-at-most: 5% }.',
+  allow: ' It belongs inside no-new-types:, e.g. no-new-types: { allow: [MlaPrologV3] }.',
+};
+
+function suggestion(key: string, allowed: readonly string[]): string {
+  if (allowed === RULE_KEYS && NESTED_HINTS[key] !== undefined) return NESTED_HINTS[key];
+  const best = allowed
+    .map((k) => ({ k, d: distance(key.toLowerCase(), k) }))
+    .filter((x) => x.d <= 2)
+    .sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : 1))[0];
+  return best ? ` Did you mean "${best.k}"?` : '';
+}
+
+class RulesReader {
+  private groups: UserGroup[] = [];
+
+  constructor(
+    private readonly path: string,
+    private readonly lc: LineCounter,
+  ) {}
+
+  private at(node: Node | null | undefined): string {
+    const p = positionOf(node, this.lc);
+    return `${this.path}:${p.line}:${p.col}`;
+  }
+
+  private fail(node: Node | null | undefined, message: string): never {
+    throw inputError(`${this.at(node)}: ${message}`);
+  }
+
+  /** The pairs of a mapping, with unknown keys rejected. */
+  private entries(node: Node, allowed: readonly string[], what: string): Map<string, { key: Node; value: Node | null }> {
+    if (!isMap(node)) this.fail(node, `${what} should be a mapping (key: value); found ${describe(node)}.`);
+    const out = new Map<string, { key: Node; value: Node | null }>();
+    for (const pair of node.items as Pair<Node, Node | null>[]) {
+      const key = pair.key;
+      const name = isScalar(key) ? String(key.value) : '';
+      if (!allowed.includes(name)) {
+        this.fail(key, `unknown key "${name}" in ${what}; expected one of: ${allowed.join(', ')}.${suggestion(name, allowed)}`);
+      }
+      out.set(name, { key, value: pair.value ?? null });
+    }
+    return out;
+  }
+
+  file(root: Node | null): RuleSet {
+    if (root === null || root === undefined) {
+      throw inputError(`${this.path}:1:1: the rules file is empty; expected a mapping with a "rules:" list, such as: rules: [{ type: InterleaveRope, absent: true }].`);
+    }
+    const top = this.entries(root, TOP_KEYS, 'the rules file');
+    const version = top.get('version');
+    if (version) {
+      const v = version.value;
+      if (!isScalar(v) || v.value !== 1) this.fail(v ?? version.key, `version: expected 1; found ${describe(v)}.`);
+    }
+    const groups = top.get('groups');
+    if (groups) this.groups = groupsFromNode(this.path, groups.value ?? groups.key, this.lc);
+    const rules = top.get('rules');
+    if (!rules) this.fail(root, 'no "rules:" list; expected a list of rules, each with a kernel selector and a check.');
+    const list = rules.value;
+    if (!isSeq(list)) this.fail(list ?? rules.key, `rules: expected a list of rules (each item starting with "- "); found ${describe(list)}.`);
+    if (list.items.length === 0) this.fail(list, 'rules: the list is empty; a gate with no rules cannot fail. Add at least one rule.');
+    return { file: this.path, groups: this.groups, rules: (list.items as Node[]).map((item) => this.rule(item)) };
+  }
+
+  private rule(node: Node): Rule {
+    const e = this.entries(node, RULE_KEYS, 'a rule');
+    const pos = positionOf(node, this.lc);
+    const selectors = SELECTOR_KEYS.filter((k) => e.has(k));
+    const checks = CHECK_KEYS.filter((k) => e.has(k));
+    if (checks.length === 0) {
+      this.fail(node, `the rule has no check; expected one of: ${CHECK_KEYS.join(', ')}.`);
+    }
+    if (checks.length > 1) {
+      this.fail(e.get(checks[1]!)!.key, `one check per rule, found ${checks.join(' and ')}; split them into two rules.`);
+    }
+    const checkKey = checks[0]!;
+    let selector: Selector | null = null;
+    if (checkKey === 'no-new-types') {
+      if (selectors.length > 0) {
+        this.fail(e.get(selectors[0]!)!.key, `no-new-types looks at every kernel type; drop "${selectors[0]}:" (use allow: to permit new types).`);
+      }
+    } else {
+      if (selectors.length === 0) {
+        this.fail(node, `the rule does not say which kernels it is about; expected one of: ${SELECTOR_KEYS.join(', ')} (kernels: all for every kernel).`);
+      }
+      if (selectors.length > 1) {
+        this.fail(e.get(selectors[1]!)!.key, `one kernel selector per rule, found ${selectors.join(' and ')}; use a group for several kernels.`);
+      }
+      const k = selectors[0]!;
+      selector = this.selector(k, e.get(k)!);
+    }
+    const { key: ck, value: cv } = e.get(checkKey)!;
+    const check = this.check(checkKey, ck, cv);
+    const label = e.get('rule');
+    const why = e.get('why');
+    const sev = e.get('severity');
+    const ranks = e.get('ranks');
+    const steps = e.get('steps');
+    return {
+      label: label ? this.text(label.value ?? label.key, 'rule') : null,
+      file: this.path,
+      line: pos.line,
+      col: pos.col,
+      selector,
+      check,
+      ranks: ranks ? this.ranks(ranks.value ?? ranks.key) : null,
+      steps: steps ? this.steps(steps.value ?? steps.key) : null,
+      severity: sev ? this.severity(sev.value ?? sev.key) : 'error',
+      why: why ? this.text(why.value ?? why.key, 'why') : null,
+    };
+  }
+
+  private text(node: Node, key: string): string {
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '') {
+      this.fail(node, `${key}: expected a text; found ${describe(node)}.`);
+    }
+    return node.value.trim();
+  }
+
+  private strings(node: Node, key: string): string[] {
+    const items: Node[] = isSeq(node) ? (node.items as Node[]) : [node];
+    if (items.length === 0) this.fail(node, `${key}: the list is empty; expected at least one kernel ${key}.`);
+    return items.map((item) => {
+      if (!isScalar(item) || (typeof item.value !== 'string' && typeof item.value !== 'number') || String(item.value) === '') {
+        this.fail(item, `${key}: expected a kernel ${key} or a list of them; found ${describe(item)}.`);
+      }
+      return String(item.value);
+    });
+  }
+
+  private regex(node: Node, key: string): RegExp {
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value === '') {
+      this.fail(node, `${key}: expected a regular expression (a string such as "Rope" or "/rope/i"); found ${describe(node)}.`);
+    }
+    const text = node.value;
+    try {
+      const m = parseMember(text);
+      return typeof m === 'string' ? new RegExp(m) : m;
+    } catch (e) {
+      this.fail(node, `${key}: bad regular expression ${text}: ${e instanceof Error ? e.message : String(e)}.`);
+    }
+  }
+
+  private selector(key: (typeof SELECTOR_KEYS)[number], entry: { key: Node; value: Node | null }): Selector {
+    const node = entry.value ?? entry.key;
+    switch (key) {
+      case 'type':
+        return { kind: 'type', values: this.strings(node, 'type') };
+      case 'name':
+        return { kind: 'name', values: this.strings(node, 'name') };
+      case 'match':
+        return { kind: 'match', re: this.regex(node, 'match') };
+      case 'group': {
+        if (!isScalar(node) || typeof node.value !== 'string') this.fail(node, `group: expected the name of a group from "groups:"; found ${describe(node)}.`);
+        const name = node.value;
+        const g = this.groups.find((x) => x.name === name);
+        if (!g) {
+          const known = this.groups.map((x) => x.name);
+          this.fail(
+            node,
+            `group "${name}" is not defined; ${known.length ? `the groups: section defines ${known.join(', ')}.` : 'the file has no groups: section.'}` +
+              suggestion(name, known),
+          );
+        }
+        return { kind: 'group', group: g };
+      }
+      case 'kernels':
+        if (!isScalar(node) || node.value !== 'all') this.fail(node, `kernels: expected "all" (every kernel); found ${describe(node)}.`);
+        return { kind: 'all' };
+    }
+  }
+
+  private check(key: (typeof CHECK_KEYS)[number], keyNode: Node, value: Node | null): Check {
+    const node = value ?? keyNode;
+    switch (key) {
+      case 'absent':
+      case 'present':
+        if (!isScalar(node) || node.value !== true) {
+          this.fail(node, `${key}: expected true; found ${describe(node)}.${key === 'absent' ? ' For "must run", write present: true.' : ' For "must not run", write absent: true.'}`);
+        }
+        return { kind: key };
+      case 'count':
+        return this.bounds(node, 'count');
+      case 'time':
+        return this.bounds(node, 'time');
+      case 'count-vs-base':
+      case 'time-vs-base':
+        return { kind: key, ...this.change(node, key) };
+      case 'no-new-types': {
+        if (isScalar(node) && node.value === true) return { kind: 'no-new-types', allow: [] };
+        const e = this.entries(node, ['allow'], 'no-new-types (true, or a mapping with allow:)');
+        const allow = e.get('allow');
+        if (!allow) return { kind: 'no-new-types', allow: [] };
+        const list = allow.value ?? allow.key;
+        const items: Node[] = isSeq(list) ? (list.items as Node[]) : [list];
+        return {
+          kind: 'no-new-types',
+          allow: items.map((item) => {
+            if (!isScalar(item) || typeof item.value !== 'string' || item.value === '') {
+              this.fail(item, `allow: expected kernel types or /regular expressions/; found ${describe(item)}.`);
+            }
+            try {
+              return parseMember(item.value);
+            } catch (err) {
+              this.fail(item, `allow: bad regular expression ${item.value}: ${err instanceof Error ? err.message : String(err)}.`);
+            }
+          }),
+        };
+      }
+    }
+  }
+
+  private per(e: Map<string, { key: Node; value: Node | null }>, what: string): Per {
+    const p = e.get('per');
+    if (!p) return 'total';
+    const v = p.value ?? p.key;
+    if (!isScalar(v) || !(PERS as readonly unknown[]).includes(v.value)) {
+      this.fail(v, `${what}: per: expected ${PERS.join(' or ')}; found ${describe(v)}.`);
+    }
+    return v.value as Per;
+  }
+
+  private bounds(node: Node, kind: 'count' | 'time'): Check {
+    const e = this.entries(node, BOUND_KEYS, `${kind} (a mapping with min:, max: or exactly:, and per:)`);
+    const per = this.per(e, kind);
+    const read = (k: 'min' | 'max' | 'exactly'): number | null => {
+      const x = e.get(k);
+      if (!x) return null;
+      const v = x.value ?? x.key;
+      return kind === 'count' ? this.count(v, `${kind}: ${k}`) : this.duration(v, `${kind}: ${k}`);
+    };
+    const exactly = read('exactly');
+    let bounds: Bounds = { min: read('min'), max: read('max') };
+    if (exactly !== null) {
+      if (bounds.min !== null || bounds.max !== null) this.fail(e.get('exactly')!.key, `${kind}: exactly: cannot be combined with min: or max:.`);
+      bounds = { min: exactly, max: exactly };
+    }
+    if (bounds.min === null && bounds.max === null) this.fail(node, `${kind}: expected min:, max: or exactly:.`);
+    if (bounds.min !== null && bounds.max !== null && bounds.min > bounds.max) {
+      this.fail(e.get('min')!.value, `${kind}: min is larger than max; no run can pass.`);
+    }
+    return { kind, per, bounds };
+  }
+
+  private change(node: Node, kind: 'count-vs-base' | 'time-vs-base'): { per: Per; change: ChangeBounds } {
+    const e = this.entries(node, CHANGE_KEYS, `${kind} (a mapping with fell-by-at-least: or rose-by-at-most:, and per:)`);
+    const per = this.per(e, kind);
+    const read = (k: 'fell-by-at-least' | 'rose-by-at-most'): number | null => {
+      const x = e.get(k);
+      if (!x) return null;
+      const v = x.value ?? x.key;
+      const pct = this.percent(v, `${kind}: ${k}`);
+      if (k === 'fell-by-at-least' && (pct <= 0 || pct > 100)) {
+        this.fail(v, `${kind}: ${k}: expected a percentage above 0% and at most 100%; found ${describe(v)}.`);
+      }
+      return pct;
+    };
+    const change: ChangeBounds = { fellByAtLeastPct: read('fell-by-at-least'), roseByAtMostPct: read('rose-by-at-most') };
+    if (change.fellByAtLeastPct === null && change.roseByAtMostPct === null) {
+      this.fail(node, `${kind}: expected fell-by-at-least: or rose-by-at-most: (a percentage such as 20%).`);
+    }
+    return { per, change };
+  }
+
+  private count(node: Node, what: string): number {
+    if (!isScalar(node) || typeof node.value !== 'number' || !Number.isInteger(node.value) || node.value < 0) {
+      this.fail(node, `${what}: expected a whole number of kernels (0 or more); found ${describe(node)}.`);
+    }
+    return node.value;
+  }
+
+  /** A duration: a number of µs, or a string with a unit: 150us, 150µs, 1.5ms, 2s. */
+  private duration(node: Node, what: string): number {
+    if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
+    const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$/.exec(node.value) : null;
+    if (!m) this.fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
+    const n = Number(m[1]);
+    return m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
+  }
+
+  /** A percentage: 20% or 20. */
+  private percent(node: Node, what: string): number {
+    if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
+    const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(node.value) : null;
+    if (!m) this.fail(node, `${what}: expected a percentage such as 20%; found ${describe(node)}.`);
+    return Number(m[1]);
+  }
+
+  private ranks(node: Node): string[] | null {
+    if (isScalar(node) && node.value === 'all') return null;
+    const items: Node[] = isSeq(node) ? (node.items as Node[]) : [node];
+    if (items.length === 0) this.fail(node, 'ranks: the list is empty; expected rank ids such as [0, 1], or all.');
+    return items.map((item) => {
+      const v = isScalar(item) ? item.value : undefined;
+      const s = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
+      if (!/^[A-Za-z0-9_.-]+$/.test(s) || s === 'all') {
+        this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
+      }
+      return s;
+    });
+  }
+
+  private steps(node: Node): { from: number; to: number } {
+    const v = isScalar(node) ? node.value : undefined;
+    const text = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(text);
+    if (!m) this.fail(node, `steps: expected a Step Id or a range such as 5-20; found ${describe(node)}.`);
+    const from = Number(m[1]);
+    const to = m[2] !== undefined ? Number(m[2]) : from;
+    if (to < from) this.fail(node, `steps: the range ${text} ends before it starts; write it as ${to}-${from}.`);
+    return { from, to };
+  }
+
+  private severity(node: Node): Severity {
+    if (!isScalar(node) || !(SEVERITIES as readonly unknown[]).includes(node.value)) {
+      this.fail(node, `severity: expected ${SEVERITIES.join(' or ')}; found ${describe(node)}.`);
+    }
+    return node.value as Severity;
+  }
+}

@@ -1,0 +1,214 @@
+// kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CheckJson } from '../src/schema.js';
+import { expectTranscript, kprof, ROOT } from './helpers.js';
+
+const R = 'fixtures/rules';
+const EVERY = [`${R}/one-rank/regressed`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`];
+const MULTI = [`${R}/multi-rank-one-breaks/profile`, '--rules', `${R}/multi-rank-one-breaks/kprof.rules.yaml`];
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-check-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('kprof check: output formats', () => {
+  it('text: every rule holds → exit 0', async () => {
+    const r = await expectTranscript('check-pass', ['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\ncheck passed: 13 of 13 rules held\.\n$/);
+    expect(r.stdout).not.toContain('FAIL');
+    expect(r.stderr).toBe('');
+  });
+
+  it('text: broken rules → exit 1, with the value, the bound, the step, the rule line and its why', async () => {
+    const r = await expectTranscript('check-fail-text', ['check', ...EVERY]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      'FAIL  fixtures/rules/one-rank/every-kind.rules.yaml:21  exactly one Cast per step: step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps\n' +
+        '                                                      why: the other Casts were folded into MlaPrologV3\n',
+    );
+    expect(r.stdout).toContain('warn  fixtures/rules/one-rank/every-kind.rules.yaml:45  norm time per step: step 1: 7.00 µs');
+    expect(r.stdout).toMatch(/\ncheck failed: 12 of 13 rules broken; 1 warning; 0 held\.\n$/);
+  });
+
+  it('text: several ranks, one of which breaks a rule', async () => {
+    const r = await expectTranscript('check-multi-rank', ['check', ...MULTI]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('exactly one Cast per step: rank 1, step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1)');
+    expect(r.stdout).toContain('pass  fixtures/rules/multi-rank-one-breaks/kprof.rules.yaml:7   exactly one Cast per step on rank 0:');
+  });
+
+  it('json: the declared schema, results in file order', async () => {
+    const r = await expectTranscript('check-json', ['check', ...MULTI, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout) as CheckJson;
+    expect(j).toMatchObject({ schemaVersion: 1, kind: 'check', passed: false, rules: `${R}/multi-rank-one-breaks/kprof.rules.yaml` });
+    expect(j.results.map((x) => [x.line, x.passed, x.rank, x.step, x.observed])).toEqual([
+      [3, false, '1', 2, 2],
+      [7, true, null, null, 1],
+      [11, true, null, null, 1],
+    ]);
+    expect(j.results[0]).toEqual({
+      rule: 'exactly one Cast per step',
+      file: `${R}/multi-rank-one-breaks/kprof.rules.yaml`,
+      line: 3,
+      severity: 'error',
+      passed: false,
+      observed: 2,
+      bound: { op: '<=', value: 1 },
+      unit: 'kernels',
+      per: 'step',
+      rank: '1',
+      step: 2,
+      message: 'rank 1, step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1)',
+      why: 'the other Casts were folded into MlaPrologV3',
+    });
+  });
+
+  it('junit: one test case per rule; warn-level breaks are not failures', async () => {
+    const r = await expectTranscript('check-junit', ['check', ...EVERY, '--format', 'junit']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="kprof check" tests="13" failures="12" errors="0" skipped="0">/);
+    expect(r.stdout.match(/<testcase /g)).toHaveLength(13);
+    expect(r.stdout.match(/<failure /g)).toHaveLength(12);
+    expect(r.stdout).toContain('<system-out>warning: step 1: 7.00 µs; bound: time at most 5.00 µs per step');
+  });
+
+  it('github: ::error and ::warning annotations on the rules file', async () => {
+    const r = await expectTranscript('check-github', ['check', ...EVERY, '--format', 'github']);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('::error '))).toHaveLength(12);
+    expect(lines.filter((l) => l.startsWith('::warning '))).toHaveLength(1);
+    expect(lines).toContain(
+      '::error file=fixtures/rules/one-rank/every-kind.rules.yaml,line=21,col=5,title=kprof check%3A exactly one Cast per step::' +
+        'step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps%0Awhy: the other Casts were folded into MlaPrologV3',
+    );
+    expect(lines.at(-1)).toBe('check failed: 12 of 13 rules broken; 1 warning; 0 held.');
+  });
+
+  it('github: nothing to annotate when every rule holds', async () => {
+    const r = await kprof(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`, '--format', 'github']);
+    expect(r).toEqual({ code: 0, stdout: 'check passed: 13 of 13 rules held.\n', stderr: '' });
+  });
+
+  it('markdown: a table for a job summary', async () => {
+    const r = await expectTranscript('check-markdown', ['check', ...MULTI, '--format', 'markdown']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^### kprof check: failed\n/);
+    expect(r.stdout).toContain('| ❌ | exactly one Cast per step | rank 1, step 2: 2 kernels; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1) | exactly 1 per step |');
+  });
+
+  it('--out writes the report also when the check fails, and says the verdict on stderr', async () => {
+    const out = join(tmp, 'check.xml');
+    const r = await kprof(['check', ...MULTI, '--format', 'junit', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^kprof: check failed: 1 of 3 rules broken; 2 held\. Report written to .*check\.xml\.\n$/);
+    expect(readFileSync(out, 'utf8')).toMatch(/<failure message="rank 1, step 2: 2 kernels;/);
+  });
+
+  it('a summary JSON stands in for the profile and the base', async () => {
+    const S = `${R}/snapshot-by-type`;
+    const r = await expectTranscript('check-snapshot', ['check', `${S}/pr.summary.json`, '--rules', `${S}/by-type.rules.yaml`, '--base', `${S}/base.summary.json`]);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('kprof check: bad rules or input exit 2', () => {
+  it('an unknown key, with file:line:col and what was expected', async () => {
+    const r = await expectTranscript('check-error-unknown-key', ['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/unknown-key.yaml`]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^kprof: fixtures\/rules\/bad-rules\/unknown-key\.yaml:9:5: unknown key "max" in a rule; /);
+  });
+
+  it('a wrong type', async () => {
+    const r = await expectTranscript('check-error-wrong-type', ['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/wrong-type.yaml`]);
+    expect(r.code).toBe(2);
+  });
+
+  it('a bad regular expression', async () => {
+    const r = await kprof(['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/bad-regex.yaml`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kprof: fixtures\/rules\/bad-rules\/bad-regex\.yaml:4:12: match: bad regular expression Rope\(: Invalid regular expression: .+\.\n$/);
+  });
+
+  it('an unknown group', async () => {
+    const r = await expectTranscript('check-error-unknown-group', ['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/unknown-group.yaml`]);
+    expect(r.code).toBe(2);
+  });
+
+  it('the rules are validated before the profile is read', async () => {
+    const r = await kprof(['check', 'fixtures/does-not-exist', '--rules', `${R}/bad-rules/unknown-group.yaml`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kprof: fixtures\/rules\/bad-rules\/unknown-group\.yaml:/);
+  });
+
+  it('a rule against the base without --base', async () => {
+    const r = await expectTranscript('check-error-no-base', ['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'kprof: fixtures/rules/one-rank/every-kind.rules.yaml:37: this rule and 2 more compare against a base; pass --base <profile or summary.json>.\n',
+    });
+  });
+
+  it('a rule by name on a summary JSON grouped by type', async () => {
+    const r = await expectTranscript('check-error-names-on-type-snapshot', [
+      'check',
+      `${R}/snapshot-by-type/pr.summary.json`,
+      '--rules',
+      `${R}/one-rank/every-kind.rules.yaml`,
+      '--base',
+      `${R}/snapshot-by-type/base.summary.json`,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('every-kind.rules.yaml:14: the rule selects kernels by name, but fixtures/rules/snapshot-by-type/pr.summary.json is a summary JSON grouped by type');
+  });
+
+  it('--rules is required; an unknown --format is a usage error', async () => {
+    expect((await kprof(['check', `${R}/one-rank/pr`])).code).toBe(2);
+    expect((await kprof(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--format', 'xml'])).code).toBe(2);
+  });
+});
+
+describe('the fusion example of the README', () => {
+  const FE = 'fixtures/fusion-example';
+  const has = existsSync(resolve(ROOT, `${FE}/pr`));
+
+  it.skipIf(!has)('its rules hold on the PR and break on the base', async () => {
+    const pass = await expectTranscript('check-fusion-example', ['check', `${FE}/pr`, '--rules', `${FE}/kprof.rules.yaml`, '--base', `${FE}/base`]);
+    expect(pass.code).toBe(0);
+    const fail = await expectTranscript('check-fusion-example-reverted', ['check', `${FE}/base`, '--rules', `${FE}/kprof.rules.yaml`, '--base', `${FE}/base`]);
+    expect(fail.code).toBe(1);
+    expect(fail.stdout).toMatch(/\ncheck failed: 6 of 8 rules broken; 2 held\.\n$/);
+  });
+
+  it.skipIf(!has)('the README shows the checked-in rules file and the output kprof prints', async () => {
+    const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('<!-- section:check -->'), readme.indexOf('<!-- /section:check -->'));
+    const rulesFile = readFileSync(resolve(ROOT, `${FE}/kprof.rules.yaml`), 'utf8');
+    const yamlBlock = /```yaml\n(version: 1\ngroups:[\s\S]*?)```/.exec(section)![1]!;
+    expect(rulesFile.endsWith(yamlBlock)).toBe(true);
+    const blocks = [...section.matchAll(/```console\n\$ kprof (check [^\n]*)\n([\s\S]*?)```/g)];
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (const [, command, shown] of blocks) {
+      const r = await kprof(command!.split(' '));
+      expect(r.stdout + r.stderr).toBe(shown);
+    }
+  });
+});
+
+describe('bin/kprof.js check', () => {
+  it.skipIf(!existsSync(resolve(ROOT, 'dist/cli.js')))('the process exits 1 when a rule breaks and 0 when all hold', () => {
+    const bin = (args: string[]) => spawnSync(process.execPath, ['bin/kprof.js', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(bin(['check', ...MULTI]).status).toBe(1);
+    expect(bin(['check', ...MULTI.slice(0, 2), `${R}/multi-rank-one-breaks/kprof.rules.yaml`, '--format', 'json']).status).toBe(1);
+    expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`]).status).toBe(0);
+    expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/unknown-group.yaml`]).status).toBe(2);
+  });
+});

@@ -1,0 +1,118 @@
+// kprof rules: the generated rules lock in what a change achieved, so they hold on the PR they were made from
+// and break on its base.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readProfile } from '../src/read.js';
+import { evaluate, exitCodeOf } from '../src/rules/evaluate.js';
+import { yamlString } from '../src/rules/generate.js';
+import { parseRules } from '../src/rules/parse.js';
+import { expectTranscript, HAS_REAL, kprof, REAL_REL, ROOT } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-rules-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Generate rules from base → pr, then check both sides with them. */
+async function roundTrip(base: string, pr: string, extra: string[] = []) {
+  const out = join(tmp, `${base.replace(/\W+/g, '_')}${extra.join('_')}.rules.yaml`);
+  const gen = await kprof(['rules', base, pr, '--out', out, ...extra]);
+  expect(gen).toEqual({ code: 0, stdout: '', stderr: '' });
+  const set = parseRules('generated.rules.yaml', readFileSync(out, 'utf8'));
+  const read = (p: string) => readProfile(resolve(ROOT, p), { withShapes: false, ranks: null });
+  const [b, p] = await Promise.all([read(base), read(pr)]);
+  return { set, onPr: evaluate(p, null, set), onBase: evaluate(b, null, set), file: out };
+}
+
+describe('kprof rules round-trips', () => {
+  it('one rank: the rules hold on the PR and break on the base', async () => {
+    const { set, onPr, onBase } = await roundTrip('fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr');
+    expect(set.rules.map((r) => r.label)).toEqual([
+      'InterleaveRope stays removed',
+      'DynamicBlockQuant stays removed',
+      'ScatterNdUpdate stays removed',
+      'MlaPrologV3 runs at least 1 time per step',
+      'Cast stays at most 2 per step',
+      'total kernels stay at most 6 per step',
+    ]);
+    expect(onPr.results.filter((r) => !r.passed)).toEqual([]);
+    expect(exitCodeOf(onPr)).toBe(0);
+    expect(onBase.results.map((r) => r.passed)).toEqual([false, false, false, false, false, false]);
+    expect(exitCodeOf(onBase)).toBe(1);
+  });
+
+  it('grouped by name: rules select kernels by name', async () => {
+    const { set, onPr, onBase } = await roundTrip('fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', ['--by', 'name']);
+    expect(set.rules[0]!.selector).toEqual({ kind: 'name', values: ['aclnnInterleaveRope_InterleaveRope_InterleaveRope'] });
+    expect(onPr.passed).toBe(true);
+    expect(onBase.passed).toBe(false);
+  });
+
+  it('a larger --cut-threshold leaves out smaller cuts; --margin widens the maximum', async () => {
+    const strict = await roundTrip('fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', ['--cut-threshold', '70%', '--margin', '50']);
+    expect(strict.set.rules.map((r) => r.label)).not.toContain('Cast stays at most 2 per step');
+    expect(strict.set.rules.at(-1)!.check).toEqual({ kind: 'count', per: 'step', bounds: { min: null, max: 8 } });
+    expect(strict.onPr.passed).toBe(true);
+  });
+
+  it.skipIf(!existsSync(resolve(ROOT, 'fixtures/fusion-example/pr')))('the fusion example (two ranks): hold on the PR, break on the base', async () => {
+    const { onPr, onBase } = await roundTrip('fixtures/fusion-example/base', 'fixtures/fusion-example/pr');
+    expect(onPr.results.filter((r) => !r.passed)).toEqual([]);
+    expect(onPr.results.every((r) => r.ranksChecked.length === 2)).toBe(true);
+    expect(onBase.results.every((r) => !r.passed)).toBe(true);
+  });
+
+  it('a source without steps gets per: total bounds', async () => {
+    const gen = await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/no-steps/kernel_details.csv']);
+    const set = parseRules('g.yaml', gen.stdout);
+    expect(set.rules.every((r) => !('per' in r.check) || r.check.per === 'total')).toBe(true);
+    const noSteps = await readProfile(resolve(ROOT, 'fixtures/rules/no-steps/kernel_details.csv'), { withShapes: false, ranks: null });
+    expect(evaluate(noSteps, null, set).passed).toBe(true);
+  });
+});
+
+describe('kprof rules: transcripts', () => {
+  it('prints a commented starter rules file', async () => {
+    const r = await expectTranscript('rules-one-rank', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr']);
+    expect(r.code).toBe(0);
+    // Each rule carries a comment with the numbers it came from.
+    expect(r.stdout).toContain('  # Cast: base 3 in every step, PR 1 in every step (-60.0% per step); max = 1 + 10%, rounded up.\n  - rule: Cast stays at most 2 per step\n');
+  });
+
+  it.skipIf(!existsSync(resolve(ROOT, 'fixtures/fusion-example/pr')))('the fusion example', async () => {
+    const r = await expectTranscript('rules-fusion-example', ['rules', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr']);
+    expect(r.code).toBe(0);
+  });
+
+  it('bad options are usage errors', async () => {
+    const r = await expectTranscript('rules-error-threshold', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--cut-threshold', 'half']);
+    expect(r).toEqual({ code: 2, stdout: '', stderr: 'kprof: --cut-threshold: expected a percentage such as 20 or 20%; found "half".\n' });
+    expect((await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--by', 'core'])).code).toBe(2);
+    expect((await kprof(['rules', 'fixtures/rules/one-rank/base'])).code).toBe(2);
+  });
+});
+
+describe('yamlString', () => {
+  it('quotes what YAML would read differently, and the text reads back unchanged', () => {
+    const cases = ['Cast', 'Cast stays removed', 'a: b', '#x', 'x #y', '7up', 'true', 'No', '-lead', 'trail ', 'q"uote', "it's", 'µs', '[x]', 'a,b', '*ref', ''];
+    for (const s of cases) expect(parse(`k: ${yamlString(s)}`)).toEqual({ k: s });
+    expect(yamlString('Cast stays removed')).toBe('Cast stays removed');
+    expect(yamlString('true')).toBe('"true"');
+    expect(yamlString('a: b')).toBe('"a: b"');
+  });
+});
+
+describe.skipIf(!HAS_REAL)('kprof rules on real exports', () => {
+  it('rules from two real torch_npu runs hold on the PR run', async () => {
+    const base = `${REAL_REL}/msinsight-torchnpu/level1`;
+    const pr = `${REAL_REL}/msinsight-torchnpu/level2`;
+    const gen = await kprof(['rules', base, pr]);
+    expect(gen.code).toBe(0);
+    const set = parseRules('generated.rules.yaml', gen.stdout);
+    const profile = await readProfile(resolve(ROOT, pr), { withShapes: false, ranks: null });
+    expect(evaluate(profile, null, set).passed).toBe(true);
+  });
+});
+if (!HAS_REAL) console.warn('kprof rules: real exports not found in ../shared/data/real; the real-export test is skipped.');
