@@ -1,23 +1,43 @@
 // `<profile>` argument → Profile: resolve the paths, then read each rank's files into fine groups.
+//
+// A large input is read in worker threads (one per core at most, see pool.ts): each rank plan is one task, so
+// the ranks of a cluster run, or the two sides of a diff (two readProfile calls under Promise.all), are read in
+// parallel, and the main thread stays free to draw the progress bar. Each worker runs the same readRank as the
+// main thread would and hands back its RankData, so the result is the same whichever thread read it: counts are
+// integers and durations integer ticks, so merging is exact. A small input is read in this thread: starting a
+// worker costs more than reading it.
 
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Accumulator, mergeGroups } from './aggregate.js';
-import { inputError } from './errors.js';
+import { inputError, KprofError, type ErrorKind } from './errors.js';
 import { readTable } from './formats/readTable.js';
 import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { readSnapshot } from './formats/snapshot.js';
 import type { Profile, RankData, SourceFile } from './model.js';
+import { WorkerPool, type WorkerFailure } from './pool.js';
+import type { ByteCounter } from './progress.js';
+import { unpackRanks, type PackedRanks } from './workers/pack.js';
 
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
   withShapes: boolean;
   /** Ranks to read; null for all. */
   ranks: string[] | null;
-  /** Progress: called with bytes read since the last call. */
-  onBytes?: (n: number) => void;
+  /** Progress: called with bytes read since the last call (and told the total, when it listens for it). */
+  onBytes?: ByteCounter;
+  /**
+   * Worker threads: 'auto' (the default) reads in workers when the input holds at least PARALLEL_MIN_BYTES,
+   * 'off' always in this thread, 'on' in workers whatever the size (tests).
+   */
+  threads?: 'auto' | 'on' | 'off';
 }
 
+/** Below this many bytes in all, an input is read in this thread. */
+export const PARALLEL_MIN_BYTES = 8 << 20;
+
 /** Read every file of one rank plan. */
-export async function readRank(plan: RankPlan, options: Pick<ReadOptions, 'withShapes' | 'onBytes'>): Promise<RankData[]> {
+export async function readRank(plan: RankPlan, options: { withShapes: boolean; onBytes?: ((n: number) => void) | undefined }): Promise<RankData[]> {
   if (plan.kind === 'snapshot') return readSnapshot(plan.files[0]!);
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
   const files: SourceFile[] = [];
@@ -53,9 +73,90 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
 export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
   const resolved = resolveInput(input);
   const plans = selectPlans(resolved, options.ranks);
+  const counter = options.onBytes;
+  try {
+    const total = plans.reduce((n, p) => n + planBytes(p), 0);
+    counter?.total?.(total);
+    const mode = options.threads ?? 'auto';
+    const pool = mode === 'on' || (mode === 'auto' && total >= PARALLEL_MIN_BYTES) ? sharedPool() : null;
+    const ranks = pool ? await readInWorkers(pool, plans, options) : await readInThread(plans, options);
+    return finishProfile(input, resolved, ranks, options.ranks);
+  } finally {
+    counter?.end?.();
+  }
+}
+
+async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
   const ranks: RankData[] = [];
   for (const plan of plans) ranks.push(...(await readRank(plan, options)));
-  return finishProfile(input, resolved, ranks, options.ranks);
+  return ranks;
+}
+
+/**
+ * One task per rank plan; results are taken in plan order and the first failure in plan order is thrown, as the
+ * in-thread loop would.
+ */
+async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
+  const settled = await Promise.allSettled(
+    plans.map((plan) =>
+      plan.kind === 'snapshot'
+        ? readRank(plan, options)
+        : pool.run<PackedRanks>({ plan, withShapes: options.withShapes }, options.onBytes).then(unpackRanks, (f: WorkerFailure) => {
+            throw workerError(f);
+          }),
+    ),
+  );
+  const ranks: RankData[] = [];
+  for (const s of settled) {
+    if (s.status === 'rejected') throw s.reason;
+    ranks.push(...s.value);
+  }
+  return ranks;
+}
+
+/** The error a worker reported, rebuilt in this thread: the same KprofError kind and message. */
+function workerError(f: WorkerFailure): Error {
+  if (f.kind !== null) return new KprofError(f.kind as ErrorKind, f.message);
+  const e = new Error(f.message);
+  if (f.stack !== undefined) e.stack = f.stack;
+  return e;
+}
+
+/** Bytes of a plan's files (as stored: a .gz counts compressed, as progress does). */
+function planBytes(plan: RankPlan): number {
+  let n = 0;
+  for (const f of plan.files) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // unreadable: the read reports it
+    }
+  }
+  return n;
+}
+
+/**
+ * The worker script: next to this module when running from dist/. Under vitest the sources are .ts and cannot
+ * be loaded by a worker, so the built copy in dist/ is used (npm test builds first); null when there is none,
+ * and reading then stays in this thread.
+ */
+export function workerScript(): URL | null {
+  const here = new URL('./workers/readWorker.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const built = new URL('../dist/workers/readWorker.js', import.meta.url);
+  if (existsSync(fileURLToPath(built))) return built;
+  return null;
+}
+
+let pool: WorkerPool | null | undefined;
+
+/** The process-wide pool (null when there is no worker script). */
+export function sharedPool(): WorkerPool | null {
+  if (pool === undefined) {
+    const script = workerScript();
+    pool = script ? new WorkerPool(script) : null;
+  }
+  return pool;
 }
 
 /** Merge ranks that share an id (several `PROF_*` folders of one device), filter snapshot ranks, check. */

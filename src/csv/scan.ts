@@ -34,6 +34,13 @@ export class RowView {
   buf: Buffer = Buffer.alloc(0);
   /** Number of cells. */
   n = 0;
+  /**
+   * Cells located (0..located-1 have starts/ends/flags); the rest of the record was only counted. The consumer
+   * sets `locate` during a callback to say how many cells it needs of the following records (at least 1):
+   * skipping the others is most of the speed on wide tables.
+   */
+  located = 0;
+  locate = Number.POSITIVE_INFINITY;
   starts: Int32Array = new Int32Array(64);
   ends: Int32Array = new Int32Array(64);
   flags: Uint8Array = new Uint8Array(64);
@@ -44,6 +51,7 @@ export class RowView {
   /** The cell's value, unquoted and unescaped. */
   text(i: number): string {
     if (i >= this.n) return '';
+    if (i >= this.located) throw new Error(`cell ${i} was not located (locate = ${this.locate})`);
     const s = this.starts[i]!;
     const e = this.ends[i]!;
     const str = this.buf.toString('utf8', s, e);
@@ -83,7 +91,7 @@ export interface ScanOptions {
   maxRecordBytes?: number;
 }
 
-export const DEFAULT_BUFFER_SIZE = 4 << 20;
+export const DEFAULT_BUFFER_SIZE = 1 << 20;
 export const DEFAULT_MAX_RECORD = 64 << 20;
 
 /**
@@ -106,7 +114,7 @@ export class CsvScanner {
     private readonly onRow: (row: RowView) => void,
     options: ScanOptions = {},
   ) {
-    this.buf = Buffer.allocUnsafe(options.bufferSize ?? DEFAULT_BUFFER_SIZE);
+    this.buf = Buffer.allocUnsafe(Math.max(2, options.bufferSize ?? DEFAULT_BUFFER_SIZE));
     this.maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD;
   }
 
@@ -118,12 +126,13 @@ export class CsvScanner {
       this.end -= this.pos;
       this.pos = 0;
     }
-    if (this.end === this.buf.length) {
+    // One byte stays free past the data for parse()'s sentinel.
+    if (this.end >= this.buf.length - 1) {
       const bigger = Buffer.allocUnsafe(this.buf.length * 2);
       this.buf.copy(bigger, 0, 0, this.end);
       this.buf = bigger;
     }
-    return { buf: this.buf, offset: this.end, length: this.buf.length - this.end };
+    return { buf: this.buf, offset: this.end, length: this.buf.length - this.end - 1 };
   }
 
   /** `n` bytes were written at the offset `space()` returned. */
@@ -168,125 +177,83 @@ export class CsvScanner {
     const eof = this.eof;
     const v = this.view;
     v.buf = b;
+    // Sentinel: a line feed just past the data lets the hot loops test one byte instead of also the position.
+    // space() keeps one byte free for it.
+    b[end] = LF;
     let p = this.pos;
     let line = this.line;
     for (;;) {
+      if (p >= end) break;
       const rowStart = p;
       const rowLine = line;
+      const limit = v.locate;
       let n = 0;
       let problem: RowProblem = 'none';
       let complete = false;
-      if (p >= end) {
-        if (eof) break;
-        break;
-      }
-      // Scan one record.
+      let emitted = false;
+      // Scan one record: cells below `limit` are located, the rest only counted.
       for (;;) {
-        if (n === v.starts.length) v.grow();
-        if (p < end && b[p] === QUOTE) {
-          // Quoted cell.
-          let q = p + 1;
-          let flags = CELL_QUOTED;
-          let nl = 0;
-          let closed = false;
-          while (q < end) {
-            const c = b[q]!;
-            if (c === QUOTE) {
-              if (q + 1 < end) {
-                if (b[q + 1] === QUOTE) {
-                  flags |= CELL_ESCAPED;
-                  q += 2;
-                  continue;
-                }
-                closed = true;
-                break;
-              }
-              if (eof) {
-                closed = true;
-                break;
-              }
-              break; // need the next byte to decide
-            }
-            if (c === LF) nl++;
-            q++;
-          }
-          if (!closed) {
-            if (!eof && end - rowStart < this.maxRecord) {
-              complete = false;
-              break; // need more data
-            }
-            // Never closed: report the record and resume after the line the quote opened on.
-            const lf = b.indexOf(LF, p);
-            const stop = lf < 0 || lf >= end ? end : lf + 1;
-            v.starts[0] = rowStart;
-            v.ends[0] = lf < 0 || lf >= end ? end : lf;
-            v.flags[0] = 0;
-            v.n = 1;
-            v.line = rowLine;
-            v.problem = 'unclosed-quote';
-            // Lines already passed inside this record before the quote opened.
-            line = rowLine + countLf(b, rowStart, stop);
-            p = stop;
-            this.onRow(v);
+        if (n >= limit) {
+          // Tail: count the remaining cells up to the end of the record.
+          const r = this.tail(p, end, eof, rowStart);
+          if (r === NEED_MORE) break;
+          if (r === UNCLOSED) {
+            // Unclosed quote: resume after the line the quote opened on.
+            p = this.emitUnclosed(rowStart, rowLine, this.closeAt, end);
+            line = this.line;
+            emitted = true;
             complete = true;
-            n = -1; // record already emitted
+            break;
+          }
+          n += this.count;
+          line += this.nl;
+          if (this.junk) problem = 'text-after-quote';
+          p = r;
+          complete = true;
+          break;
+        }
+        if (n === v.starts.length) v.grow();
+        if (b[p] === QUOTE && p < end) {
+          const r = this.quoted(p, end, eof, rowStart);
+          if (r < 0) {
+            if (r === NEED_MORE) break;
+            p = this.emitUnclosed(rowStart, rowLine, p, end);
+            line = this.line;
+            emitted = true;
+            complete = true;
             break;
           }
           v.starts[n] = p + 1;
-          v.ends[n] = q;
-          line += nl;
-          p = q + 1; // after the closing quote
-          // What follows the closing quote must be a separator or the end of the record.
-          if (p < end && b[p] !== COMMA && b[p] !== LF && !(b[p] === CR && (p + 1 >= end || b[p + 1] === LF))) {
+          v.ends[n] = this.closeAt;
+          v.flags[n] = this.junk ? CELL_QUOTED : this.qflags;
+          if (this.junk) {
             problem = 'text-after-quote';
-            while (p < end && b[p] !== COMMA && b[p] !== LF) p++;
-            if (p >= end && !eof) {
-              complete = false;
-              break;
-            }
-            v.ends[n] = b[p - 1] === CR && b[p] === LF ? p - 1 : p;
-            flags = CELL_QUOTED;
-          } else if (p < end && b[p] === CR) {
-            if (p + 1 >= end && !eof) {
-              complete = false;
-              break;
-            }
-            p++;
+            v.ends[n] = r < end && b[r - 1] === CR && b[r] === LF ? r - 1 : r;
           }
-          v.flags[n] = flags;
+          line += this.nl;
+          p = r;
           n++;
           if (p >= end) {
-            if (!eof) {
-              complete = false;
-              break;
-            }
-            complete = true;
+            complete = true; // quoted() only returns the end of the data at eof
             break;
           }
           if (b[p] === COMMA) {
             p++;
             continue;
           }
-          // LF
+          // LF (a CR before it was stepped over by quoted())
           p++;
           line++;
           complete = true;
           break;
         }
-        // Unquoted cell.
+        // Unquoted cell: stop at a comma or a line feed (the sentinel stops the loop at the end of the data).
         const s = p;
-        while (p < end) {
-          const c = b[p];
-          if (c === COMMA || c === LF) break;
-          p++;
-        }
-        if (p >= end && !eof) {
-          complete = false;
-          break;
-        }
+        let c = b[p]!;
+        while (c > COMMA || (c !== COMMA && c !== LF)) c = b[++p]!;
+        if (p >= end && !eof) break;
         let e = p;
-        if (p < end && b[p] === LF && e > s && b[e - 1] === CR) e--;
-        else if (p >= end && e > s && b[e - 1] === CR) e--;
+        if (e > s && b[e - 1] === CR && (p >= end || c === LF)) e--;
         v.starts[n] = s;
         v.ends[n] = e;
         v.flags[n] = 0;
@@ -295,14 +262,16 @@ export class CsvScanner {
           complete = true;
           break;
         }
-        if (b[p] === COMMA) {
+        if (c === COMMA) {
           p++;
           if (p >= end && eof) {
             // trailing comma at end of input: one more empty cell
-            if (n === v.starts.length) v.grow();
-            v.starts[n] = p;
-            v.ends[n] = p;
-            v.flags[n] = 0;
+            if (n < limit) {
+              if (n === v.starts.length) v.grow();
+              v.starts[n] = p;
+              v.ends[n] = p;
+              v.flags[n] = 0;
+            }
             n++;
             complete = true;
             break;
@@ -319,10 +288,11 @@ export class CsvScanner {
         line = rowLine;
         break;
       }
-      if (n < 0) continue; // emitted by the unclosed-quote path
+      if (emitted) continue;
       // An empty line is not a record.
       if (n === 1 && v.flags[0] === 0 && v.starts[0] === v.ends[0]) continue;
       v.n = n;
+      v.located = n < limit ? n : limit;
       v.line = rowLine;
       v.problem = problem;
       this.onRow(v);
@@ -330,7 +300,159 @@ export class CsvScanner {
     this.pos = p;
     this.line = line;
   }
+
+  /** Cells counted by tail(). */
+  private count = 0;
+
+  /**
+   * The cells of a record from `p` (the start of a cell) to its end, counted, not located. Returns the position
+   * after the record's line feed (or the end of the data at eof), NEED_MORE, or UNCLOSED (closeAt = where the
+   * quote opened). Sets count, nl and junk. Kept small so that V8 optimises its loop well: this is where most
+   * bytes of a wide table go.
+   */
+  private tail(p: number, end: number, eof: boolean, rowStart: number): number {
+    const b = this.buf;
+    let n = 1;
+    let nl = 0;
+    let junk = false;
+    let c = b[p]!;
+    for (;;) {
+      if (c === QUOTE) {
+        // A quoted cell (c is the first byte of a cell here: a quote inside an unquoted cell is data).
+        const r = this.quoted(p, end, eof, rowStart);
+        if (r < 0) {
+          if (r === UNCLOSED) this.closeAt = p;
+          return r;
+        }
+        nl += this.nl;
+        if (this.junk) junk = true;
+        p = r;
+        c = b[p]!;
+      }
+      // Unquoted bytes: only a comma or a line feed (the sentinel at the end of the data) stops here. Most bytes
+      // of a row are digits and letters (above the comma), so they are skipped four at a time; the sentinel
+      // stops the unrolled loop before it can read past the data.
+      while (c > COMMA || (c !== COMMA && c !== LF)) {
+        if (b[p + 1]! <= COMMA) {
+          c = b[++p]!;
+          continue;
+        }
+        if (b[p + 2]! <= COMMA) {
+          p += 2;
+          c = b[p]!;
+          continue;
+        }
+        if (b[p + 3]! <= COMMA) {
+          p += 3;
+          c = b[p]!;
+          continue;
+        }
+        p += 4;
+        c = b[p]!;
+      }
+      if (c === COMMA) {
+        n++;
+        c = b[++p]!;
+        continue;
+      }
+      if (p >= end) {
+        if (!eof) return NEED_MORE;
+        break;
+      }
+      p++;
+      nl++;
+      break;
+    }
+    this.count = n;
+    this.nl = nl;
+    this.junk = junk;
+    return p;
+  }
+
+  // Results of quoted(), kept in fields so the hot loop allocates nothing.
+  private closeAt = 0;
+  private nl = 0;
+  private qflags = 0;
+  private junk = false;
+
+  /**
+   * A quoted cell opening at `p`. Returns the position after it (at the comma, the line feed — past a CR
+   * before it — or the end of the data at eof), NEED_MORE, or UNCLOSED. Sets closeAt (the closing quote),
+   * nl (line feeds inside), qflags, and junk (text after the closing quote, skipped up to the next comma or
+   * line feed).
+   */
+  private quoted(p: number, end: number, eof: boolean, rowStart: number): number {
+    const b = this.buf;
+    let q = p + 1;
+    let flags = CELL_QUOTED;
+    let nl = 0;
+    let closed = false;
+    while (q < end) {
+      const c = b[q]!;
+      if (c === QUOTE) {
+        if (q + 1 < end) {
+          if (b[q + 1] === QUOTE) {
+            flags |= CELL_ESCAPED;
+            q += 2;
+            continue;
+          }
+          closed = true;
+          break;
+        }
+        if (eof) {
+          closed = true;
+          break;
+        }
+        break; // need the next byte to decide
+      }
+      if (c === LF) nl++;
+      q++;
+    }
+    if (!closed) {
+      if (!eof && end - rowStart < this.maxRecord) return NEED_MORE;
+      return UNCLOSED;
+    }
+    this.closeAt = q;
+    this.nl = nl;
+    this.qflags = flags;
+    this.junk = false;
+    let r = q + 1;
+    if (r >= end) return eof ? r : NEED_MORE;
+    const c = b[r];
+    if (c === COMMA || c === LF) return r;
+    if (c === CR) {
+      if (r + 1 >= end) return eof ? r + 1 : NEED_MORE;
+      if (b[r + 1] === LF) return r + 1;
+    }
+    // Text after the closing quote.
+    this.junk = true;
+    while (r < end && b[r] !== COMMA && b[r] !== LF) r++;
+    if (r >= end && !eof) return NEED_MORE;
+    return r;
+  }
+
+  /** Report a record whose quote (opened at `p`) is never closed; returns where scanning resumes. */
+  private emitUnclosed(rowStart: number, rowLine: number, p: number, end: number): number {
+    const b = this.buf;
+    const v = this.view;
+    const lf = b.indexOf(LF, p);
+    const stop = lf < 0 || lf >= end ? end : lf + 1;
+    v.starts[0] = rowStart;
+    v.ends[0] = lf < 0 || lf >= end ? end : lf;
+    v.flags[0] = 0;
+    v.n = 1;
+    v.located = 1;
+    v.line = rowLine;
+    v.problem = 'unclosed-quote';
+    // Lines already passed inside this record before the quote opened.
+    this.line = rowLine + countLf(b, rowStart, stop);
+    this.onRow(v);
+    return stop;
+  }
 }
+
+const NEED_MORE = -1;
+const UNCLOSED = -2;
 
 function countLf(b: Buffer, s: number, e: number): number {
   let n = 0;

@@ -4,6 +4,7 @@
 
 import type { Accumulator } from '../aggregate.js';
 import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
+import { BytesMap } from '../csv/bytesMap.js';
 import type { RowView } from '../csv/scan.js';
 import type { FineGroup } from '../model.js';
 import type { KernelTableHeader } from './detect.js';
@@ -14,7 +15,7 @@ const CACHE_LIMIT = 200_000;
 
 /** The communication kernels' type and core cells are sometimes N/A; those values are kept as they are. */
 export class KernelTableReader {
-  private readonly cache = new Map<string, FineGroup>();
+  private readonly cache = new BytesMap<FineGroup>();
   private readonly width: number;
   private readonly nameI: number;
   private readonly typeI: number;
@@ -25,6 +26,8 @@ export class KernelTableReader {
   private readonly shapesI: number;
   private readonly keyLo: number;
   private readonly keyHi: number;
+  /** Cells the scanner must locate: up to the last one read here; the rest of a row is only counted. */
+  private readonly locate: number;
   private readonly durName: string;
   private readonly stepName: string;
 
@@ -47,11 +50,13 @@ export class KernelTableReader {
     const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
     this.keyLo = Math.min(...keyCols);
     this.keyHi = Math.max(...keyCols);
+    this.locate = Math.max(this.keyHi, c.duration, c.step, c.start, this.shapesI) + 1;
     this.durName = header.header[c.duration]!;
     this.stepName = c.step >= 0 ? header.header[c.step]! : '';
   }
 
   row(v: RowView): void {
+    v.locate = this.locate;
     const acc = this.acc;
     acc.rowsRead++;
     if (v.problem !== 'none') {
@@ -89,13 +94,18 @@ export class KernelTableReader {
         return;
       }
     }
-    let key = v.span(this.keyLo, this.keyHi);
-    if (this.shapesI >= 0) key += '\u001e' + v.span(this.shapesI, this.shapesI);
-    let g = this.cache.get(key);
+    // The group is looked up by the raw bytes of its key cells; strings are decoded only for a new one.
+    const s1 = v.starts[this.keyLo]!;
+    const e1 = v.ends[this.keyHi]!;
+    const s2 = this.shapesI >= 0 ? v.starts[this.shapesI]! : -1;
+    const e2 = this.shapesI >= 0 ? v.ends[this.shapesI]! : -1;
+    const cache = this.cache;
+    const h = cache.hash(b, s1, e1, s2, e2);
+    let g = cache.get(h, b, s1, e1, s2, e2);
     if (g === undefined) {
       g = this.lookup(v);
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(key, g);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(h, b, s1, e1, s2, e2, g);
     }
     acc.add(g, step, ticks);
     if (this.startI >= 0) {
@@ -124,6 +134,8 @@ export function cleanShapes(text: string): string {
 }
 
 function clip(s: string): string {
-  const t = s.replace(/[\t\r\n]/g, ' ');
+  // Control characters (line breaks, terminal escapes) from a damaged file must not reach the terminal.
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
   return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }

@@ -1,0 +1,208 @@
+// Reading in worker threads gives exactly what reading in this thread gives: the same groups, counts, tick
+// totals, steps, warnings and errors. Merging partial results is exact (integer ticks), whatever the split.
+
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: the benchmark's generator is plain JavaScript
+import { generate } from '../bench/generate.mjs';
+import { Accumulator, mergeGroups } from '../src/aggregate.js';
+import { KprofError } from '../src/errors.js';
+import { readTable } from '../src/formats/readTable.js';
+import type { Profile } from '../src/model.js';
+import { TICKS_PER_US } from '../src/model.js';
+import { PARALLEL_MIN_BYTES, readProfile, sharedPool, workerScript, type ReadOptions } from '../src/read.js';
+import { packRanks, unpackRanks } from '../src/workers/pack.js';
+import { HAS_REAL, REAL, ROOT } from './helpers.js';
+
+const base: ReadOptions = { withShapes: false, ranks: null };
+
+async function both(input: string, options: Partial<ReadOptions> = {}): Promise<{ off: Profile; on: Profile }> {
+  const before = sharedPool()!.completed;
+  const off = await readProfile(input, { ...base, ...options, threads: 'off' });
+  const on = await readProfile(input, { ...base, ...options, threads: 'on' });
+  // At least one task really ran in a worker (a snapshot input is read in this thread).
+  expect(sharedPool()!.completed).toBeGreaterThan(before);
+  return { off, on };
+}
+
+async function errorOf(p: Promise<unknown>): Promise<{ kind: string; message: string } | null> {
+  try {
+    await p;
+    return null;
+  } catch (e) {
+    expect(e).toBeInstanceOf(KprofError);
+    const k = e as KprofError;
+    return { kind: k.kind, message: k.message };
+  }
+}
+
+describe('worker threads', () => {
+  it('have a worker script to run (npm test builds dist/ first)', () => {
+    expect(workerScript()).not.toBeNull();
+    expect(sharedPool()).not.toBeNull();
+  });
+
+  const fixtures = [
+    'fixtures/formats/multi-rank',
+    'fixtures/formats/msprof-sliced',
+    'fixtures/formats/msprof-cann5',
+    'fixtures/formats/gzip/kernel_details.csv.gz',
+    'fixtures/formats/torch-level0-shapes/kernel_details.csv',
+    'fixtures/formats/op-statistic-no-device/op_statistic.csv',
+    'fixtures/bad-empty-step-id/kernel_details.csv',
+    'fixtures/bad-ragged-rows/kernel_details.csv',
+    'fixtures/bad-truncated-last-row/kernel_details.csv',
+  ];
+  for (const f of fixtures) {
+    it(`read the same profile as this thread: ${f}`, async () => {
+      const { off, on } = await both(join(ROOT, f));
+      expect(on).toEqual(off);
+      const shapes = await both(join(ROOT, f), { withShapes: true });
+      expect(shapes.on).toEqual(shapes.off);
+    });
+  }
+
+  it('read the same profile with a rank selection', async () => {
+    const { off, on } = await both(join(ROOT, 'fixtures/formats/multi-rank'), { ranks: ['1'] });
+    expect(on).toEqual(off);
+    expect(on.ranks.map((r) => r.rank)).toEqual(['1']);
+  });
+
+  it.skipIf(!HAS_REAL)('read the same profile from every real multi-rank folder', async () => {
+    for (const dir of ['msinsight-torchnpu/level0', 'msinsight-torchnpu/level2', 'msinsight-st-level2', 'msinsight-server']) {
+      const { off, on } = await both(join(REAL, dir));
+      expect(on).toEqual(off);
+    }
+  });
+
+  const bad = ['fixtures/bad-empty-file/kernel_details.csv', 'fixtures/bad-binary/kernel_details.csv', 'fixtures/bad-corrupt-gz'];
+  for (const f of bad) {
+    it(`throw the same error as this thread: ${f}`, async () => {
+      const input = join(ROOT, f);
+      const off = await errorOf(readProfile(input, { ...base, threads: 'off' }));
+      const on = await errorOf(readProfile(input, { ...base, threads: 'on' }));
+      expect(off).not.toBeNull();
+      expect(on).toEqual(off);
+    });
+  }
+});
+
+describe('results cross threads packed', () => {
+  it('per-step cells come back the same, large step ids and tick sums included', async () => {
+    const p = await readProfile(join(ROOT, 'fixtures/formats/multi-rank'), { ...base, threads: 'off' });
+    const g = p.ranks[0]!.groups.values().next().value!;
+    g.steps.set(2 ** 40, { count: 3, ticks: 2 ** 52 + 1, minTicks: 1, maxTicks: 2 ** 52 - 1 });
+    g.steps.set(-7, { count: 1, ticks: 5, minTicks: 5, maxTicks: 5 });
+    const want = structuredClone(p.ranks);
+    const packed = packRanks(structuredClone(p.ranks));
+    expect(packed.cells.length).toBeGreaterThan(0);
+    expect(unpackRanks(structuredClone(packed))).toEqual(want);
+  });
+});
+
+describe('a large input', () => {
+  let dir = '';
+  let big = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-parallel-'));
+    big = join(dir, 'kernel_details.csv');
+    const src = HAS_REAL
+      ? join(REAL, 'msinsight-st-level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv')
+      : join(ROOT, 'fixtures/formats/torch-2025-pipe/kernel_details.csv');
+    generate(src, big, (PARALLEL_MIN_BYTES * 1.2) / 1e6);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('goes to a worker by default and reads the same as this thread, with progress adding up', async () => {
+    const size = statSync(big).size;
+    expect(size).toBeGreaterThanOrEqual(PARALLEL_MIN_BYTES);
+    let total = -1;
+    let seen = 0;
+    let ended = 0;
+    const counter = Object.assign((n: number) => void (seen += n), {
+      total: (b: number) => void (total = b),
+      end: () => void ended++,
+    });
+    const before = sharedPool()!.completed;
+    const auto = await readProfile(big, { ...base, onBytes: counter });
+    expect(sharedPool()!.completed).toBe(before + 1);
+    expect(total).toBe(size);
+    expect(seen).toBe(size);
+    expect(ended).toBe(1);
+    const off = await readProfile(big, { ...base, threads: 'off' });
+    expect(auto).toEqual(off);
+    expect(auto.ranks[0]!.kernels).toBeGreaterThan(20_000);
+  });
+
+  it('two inputs read at once (as diff does) give what each gives alone', async () => {
+    const [a, b] = await Promise.all([readProfile(big, base), readProfile(big, { ...base, withShapes: true })]);
+    expect(a).toEqual(await readProfile(big, { ...base, threads: 'off' }));
+    expect(b).toEqual(await readProfile(big, { ...base, withShapes: true, threads: 'off' }));
+  });
+});
+
+describe('merging partial results is exact', () => {
+  const HEADER = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+  const row = fc.record({
+    step: fc.integer({ min: 1, max: 4 }),
+    type: fc.constantFrom('MatMulV3', 'Add', 'hcom_allReduce_'),
+    core: fc.constantFrom('AI_CORE', 'AI_VECTOR_CORE'),
+    us: fc.integer({ min: 0, max: 5_000_000 }),
+    frac: fc.integer({ min: 0, max: 9999 }),
+    decimals: fc.integer({ min: 0, max: 4 }),
+  });
+  const text = (r: { us: number; frac: number; decimals: number }): string =>
+    r.decimals === 0 ? String(r.us) : `${r.us}.${String(r.frac).padStart(4, '0').slice(0, r.decimals)}`;
+  const csv = (rows: (typeof row extends fc.Arbitrary<infer T> ? T : never)[]): string =>
+    [HEADER, ...rows.map((r, i) => `${r.step},k_${r.type},${r.type},${r.core},${1_000_000 + i}.5,${text(r)}`)].join('\n') + '\n';
+
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-merge-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function read(path: string): Promise<Accumulator> {
+    const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+    await readTable(path, acc, { withShapes: false });
+    return acc;
+  }
+
+  it('any split of the rows, merged, equals the whole; totals are the exact decimal sums', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { minLength: 2, maxLength: 60 }), fc.array(fc.nat(), { maxLength: 4 }), async (rows, cuts) => {
+        const d = join(dir, String(run++));
+        mkdirSync(d);
+        const whole = join(d, 'whole.csv');
+        writeFileSync(whole, csv(rows));
+        const points = [...new Set(cuts.map((c) => c % rows.length))].sort((a, b) => a - b);
+        const parts: (typeof rows)[] = [];
+        let from = 0;
+        for (const p of [...points, rows.length]) {
+          if (p > from) parts.push(rows.slice(from, p));
+          from = p;
+        }
+        const one = await read(whole);
+        const merged = new Accumulator(one.fields).groups;
+        // Merge in reverse order: the order partial results arrive in must not matter.
+        for (const [i, part] of parts.entries()) {
+          const f = join(d, `part${i}.csv`);
+          writeFileSync(f, csv(part));
+        }
+        for (let i = parts.length - 1; i >= 0; i--) mergeGroups(merged, (await read(join(d, `part${i}.csv`))).groups);
+        const norm = (m: Map<string, { total: unknown; steps: Map<number, unknown> }>) =>
+          [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, g]) => [k, g.total, [...g.steps.entries()].sort((x, y) => x[0] - y[0])]);
+        expect(norm(merged)).toEqual(norm(one.groups));
+        // Exact: the total in ticks is the decimal sum, computed with integers.
+        const want = rows.reduce((s, r) => s + BigInt(r.us) * BigInt(TICKS_PER_US) + BigInt(r.decimals === 0 ? 0 : Number(String(r.frac).padStart(4, '0').slice(0, r.decimals).padEnd(4, '0'))), 0n);
+        const got = [...merged.values()].reduce((s, g) => s + BigInt(g.total.ticks), 0n);
+        expect(got).toBe(want);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
