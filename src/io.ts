@@ -2,7 +2,7 @@
 
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { inputError } from './errors.js';
+import { inputError, type KprofError } from './errors.js';
 
 export interface Io {
   stdout(text: string): void;
@@ -32,9 +32,24 @@ export function writeFileAtomic(path: string, text: string): void {
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
-    const code = e instanceof Error && 'code' in e ? String(e.code) : '';
-    throw inputError(`${path}: cannot write the report (${code || (e instanceof Error ? e.message : String(e))}). Check that the folder exists and is writable.`);
+    throw writeError(path, e);
   }
+}
+
+/** Why --out could not be written, and what to do. */
+function writeError(path: string, e: unknown): KprofError {
+  const code = e instanceof Error && 'code' in e ? String(e.code) : '';
+  const why =
+    code === 'ENOENT' || code === 'ENOTDIR'
+      ? `the folder ${dirname(path)} does not exist`
+      : code === 'EISDIR'
+        ? 'it is a folder'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'permission denied'
+          : code === 'ENOSPC'
+            ? 'the disk is full'
+            : code || (e instanceof Error ? e.message : String(e));
+  return inputError(`${path}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`);
 }
 
 /** Write a report to --out or stdout. */

@@ -105,8 +105,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
       if (debug && e.stack) io.stderr(`${e.stack}\n`);
       return EXIT.badInput;
     }
+    // Anything else is a bug of kprof: say so, so that it is reported rather than taken for bad input.
     const msg = e instanceof Error ? e.message : String(e);
-    io.stderr(`kprof: internal error: ${msg}${debug ? '' : ' (run with --debug for the stack trace)'}\n`);
+    io.stderr(`kprof: internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.\n`);
     if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
     return EXIT.badInput;
   }

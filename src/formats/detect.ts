@@ -81,7 +81,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
     const missing = ['Core Type', 'Min Time(us)', 'Max Time(us)'].filter((n) => !set.has(n));
     if (!set.has('Core Type')) {
       throw inputError(
-        `${file}: op_statistic header has no "Core Type" column; found: ${header.join(', ')}. ` +
+        `${file}: op_statistic header has no "Core Type" column; found: ${shownColumns(header)}. ` +
           `Expected "OP Type,Core Type,Count,Total Time(us),…" as msprof and torch_npu write it.`,
       );
     }
@@ -104,9 +104,10 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
 
   const complete = columns.name >= 0 && columns.type >= 0 && columns.duration >= 0;
   const known = complete ? undefined : NOT_KERNEL_TABLES.find((k) => k.test(set));
-  const looksKernel = columns.name >= 0 || columns.duration >= 0 || (columns.type >= 0 && columns.core >= 0);
+  // A lone "Name" column is too common to call a file a kernel export with columns missing.
+  const looksKernel = columns.duration >= 0 || (columns.name >= 0 && columns.type >= 0) || (columns.type >= 0 && columns.core >= 0);
   if (!looksKernel || known) {
-    const found = header.length > 12 ? `${header.slice(0, 12).join(', ')}, … (${header.length} columns)` : header.join(', ');
+    const found = shownColumns(header);
     if (known) {
       throw inputError(
         `${file}: this is ${known.what}, not a kernel export; found columns: ${found}. ` +
@@ -116,7 +117,8 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
     throw inputError(
       `${file}: unknown CSV format; found columns: ${found || '(none)'}. ` +
         `Expected a torch_npu kernel_details.csv ("Name,Type,…,Duration(us)"), an msprof op_summary_*.csv ` +
-        `("Op Name,OP Type,…,Task Duration(us)") or an op_statistic*.csv ("OP Type,Core Type,Count,Total Time(us),…").`,
+        `("Op Name,OP Type,…,Task Duration(us)") or an op_statistic*.csv ("OP Type,Core Type,Count,Total Time(us),…"); ` +
+        `pass one of those, or the profile folder that holds them.`,
     );
   }
   const need: [KernelColumn, string][] = [
@@ -127,7 +129,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
   for (const [col, expected] of need) {
     if (columns[col] < 0) {
       throw inputError(
-        `${file}: no ${col} column; found: ${header.join(', ')}. Expected ${expected}. ` +
+        `${file}: no ${col} column; found: ${shownColumns(header)}. Expected ${expected}. ` +
           `Is the file cut or edited? Re-export it from the profiler.`,
       );
     }
@@ -167,6 +169,20 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
   if (columns.device < 0) missing.push('Device_id');
 
   return { format, columns, header, traits, missing };
+}
+
+/**
+ * Header cells as quoted in an error message: the first 12, each cut to 40 characters, control characters
+ * blanked (a damaged or binary-looking header must not flood or garble the terminal).
+ */
+export function shownColumns(header: string[]): string {
+  const clip = (c: string): string => {
+    // eslint-disable-next-line no-control-regex
+    const t = c.replace(/[\u0000-\u001f\u007f]/g, ' ');
+    return t.length > 40 ? `${t.slice(0, 40)}…` : t;
+  };
+  const shown = header.slice(0, 12).map(clip).join(', ');
+  return header.length > 12 ? `${shown}, … (${header.length} columns)` : shown;
 }
 
 /** Name the aic_metrics set from its distinctive columns (FORMATS.md §3.3). */

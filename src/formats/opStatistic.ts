@@ -21,7 +21,15 @@ export class OpStatisticReader {
     const acc = this.acc;
     const h = this.header;
     acc.rowsRead++;
-    if (v.problem !== 'none' || v.n !== this.width) {
+    if (v.problem !== 'none') {
+      acc.skip(
+        this.file,
+        v.line,
+        v.problem === 'unclosed-quote' ? 'a quote opened on this line is never closed; line skipped' : 'text after a closing quote; row skipped',
+      );
+      return;
+    }
+    if (v.n !== this.width) {
       acc.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
       return;
     }
@@ -32,12 +40,17 @@ export class OpStatisticReader {
       if (v.text(h.count) === 'Count') {
         acc.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
       } else {
-        acc.skip(this.file, v.line, `Count is "${v.text(h.count)}", expected a whole number; row skipped`);
+        acc.skip(this.file, v.line, `Count is "${clip(v.text(h.count))}", expected a whole number; row skipped`);
       }
       return;
     }
     if (!(total >= 0)) {
-      acc.skip(this.file, v.line, `Total Time(us) is "${v.text(h.total)}", expected a number of µs; row skipped`);
+      const text = v.text(h.total);
+      acc.skip(
+        this.file,
+        v.line,
+        total < 0 ? `Total Time(us) is negative (${clip(text)}); row skipped` : `Total Time(us) is "${clip(text)}", expected a number of µs; row skipped`,
+      );
       return;
     }
     const min = h.min >= 0 ? parseTicks(b, v.starts[h.min]!, v.ends[h.min]!) : Number.NaN;
@@ -50,4 +63,10 @@ export class OpStatisticReader {
       maxTicks: Number.isFinite(max) ? max : Number.NEGATIVE_INFINITY,
     });
   }
+}
+
+/** A cell as quoted in a warning: one line, at most 40 characters. */
+function clip(s: string): string {
+  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }

@@ -1,12 +1,12 @@
 // Read one CSV export (plain or gzip) into an accumulator. The only place that opens export files.
 
-import { closeSync, fstatSync, openSync, readSync, createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Accumulator } from '../aggregate.js';
 import { CsvScanner, type RowView } from '../csv/scan.js';
-import { inputError } from '../errors.js';
+import { inputError, isKprofError, type KprofError } from '../errors.js';
 import type { SourceFile } from '../model.js';
-import { detectHeader, type DetectedHeader } from './detect.js';
+import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
 import { KernelTableReader } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
@@ -19,24 +19,67 @@ export interface ReadTableOptions {
 }
 
 const GZIP = [0x1f, 0x8b];
+const LF = 0x0a;
+/** How many bytes are sniffed to tell CSV from JSON, ZIP or binary data. */
+const SNIFF_BYTES = 65536;
+
+export type ByteKind = 'gzip' | 'zip' | 'json' | 'binary' | 'text';
 
 /** What the first bytes say the file is. */
-export function sniffBytes(head: Uint8Array): 'gzip' | 'zip' | 'json' | 'binary' | 'text' {
+export function sniffBytes(head: Uint8Array): ByteKind {
   if (head[0] === GZIP[0] && head[1] === GZIP[1]) return 'gzip';
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'zip';
   let i = 0;
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3;
   while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
   if (head[i] === 0x7b || head[i] === 0x5b) return 'json';
-  const n = Math.min(head.length, 65536);
+  return binaryAt(head) === null ? 'text' : 'binary';
+}
+
+/** Where the first bytes stop looking like text: the offset of a NUL byte, or of the first control byte when
+ * more than 5% are control bytes; null for text. */
+function binaryAt(head: Uint8Array): { offset: number; what: string } | null {
+  const n = Math.min(head.length, SNIFF_BYTES);
   let bad = 0;
+  let first = -1;
   for (let k = 0; k < n; k++) {
     const c = head[k]!;
-    if (c === 0) return 'binary';
-    if (c < 9 || (c > 13 && c < 32)) bad++;
+    if (c === 0) return { offset: k, what: 'a NUL byte' };
+    if (c < 9 || (c > 13 && c < 32)) {
+      bad++;
+      if (first < 0) first = k;
+    }
   }
-  if (n > 0 && bad / n > 0.05) return 'binary';
-  return 'text';
+  if (n > 0 && bad / n > 0.05) return { offset: first, what: `${bad} control bytes in the first ${n}` };
+  return null;
+}
+
+/** The error for a file whose first bytes say it is not CSV text, or null. */
+function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean): KprofError | null {
+  const it = inGzip ? 'the file inside this gzip' : 'the file';
+  switch (kind) {
+    case 'gzip':
+      return inGzip ? inputError(`${path}: a gzip inside a gzip; expected one gzip holding a CSV export. Unpack it once (gunzip) and pass the result.`) : null;
+    case 'zip':
+      return inputError(
+        `${path}: ${it} is a ZIP archive or an XLSX workbook, not a CSV export. ` +
+          `Save the sheet as CSV (or unzip the archive), or pass the profiler's own kernel_details.csv.`,
+      );
+    case 'json':
+      return inputError(
+        `${path}: ${it} is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). ` +
+          `Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON (*.json), or the profile folder.`,
+      );
+    case 'binary': {
+      const at = binaryAt(head);
+      return inputError(
+        `${path}: ${it} holds binary data, not CSV text (found ${at?.what ?? 'control bytes'} at byte ${at?.offset ?? 0}). ` +
+          `Expected a CSV export with a header row; is the file damaged? Copy it again or export the profile again.`,
+      );
+    }
+    case 'text':
+      return null;
+  }
 }
 
 /**
@@ -52,33 +95,45 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
   }
   let size = 0;
   try {
-    size = fstatSync(fd).size;
-    const head = Buffer.alloc(Math.min(size, 65536));
-    readSync(fd, head, 0, head.length, 0);
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    size = st.size;
+    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    readFully(fd, head);
     const kind = sniffBytes(head);
-    if (size === 0) throw inputError(`${path}: the file is empty (0 bytes). Expected a CSV export with a header row; was the profiler stopped before it wrote its output?`);
-    if (kind === 'zip') throw inputError(`${path}: this is a ZIP/XLSX workbook, not CSV. Export the sheet as CSV, or pass the profiler's own kernel_details.csv.`);
-    if (kind === 'json') throw inputError(`${path}: this is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON, or the profile folder.`);
-    if (kind === 'binary') throw inputError(`${path}: binary data, not a CSV export (found NUL or control bytes in the first ${head.length} bytes). Is the file damaged?`);
+    if (size === 0) {
+      throw inputError(
+        `${path}: the file is empty (0 bytes); expected a CSV export that starts with a header row. ` +
+          `Was the profiler stopped before it wrote its output? Export the profile again.`,
+      );
+    }
+    const bad = notCsv(path, kind, head, false);
+    if (bad) throw bad;
 
     const state = new TableState(path, acc, options.withShapes);
     const scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize });
     if (kind === 'gzip') {
       closeSync(fd);
       fd = -1;
-      await readGzip(path, scanner, options.onBytes);
+      await readGzip(path, scanner, state, options.onBytes);
     } else {
+      let last = -1;
       for (;;) {
         const sp = scanner.space();
         const n = readSync(fd, sp.buf, sp.offset, sp.length, null);
         if (n === 0) break;
+        last = sp.buf[sp.offset + n - 1]!;
         options.onBytes?.(n);
         scanner.commit(n);
       }
       scanner.finish();
+      state.finish(last);
     }
     if (!state.detected) {
-      throw inputError(`${path}: no header row (the file holds only blank lines). Expected a CSV export with a header row.`);
+      throw inputError(
+        `${path}: no header row; the file holds only ${kind === 'gzip' ? 'an empty CSV once unpacked' : 'blank lines'}. ` +
+          `Expected a CSV export that starts with a header row; export the profile again.`,
+      );
     }
     const d = state.detected;
     if (state.rows === 0) {
@@ -94,14 +149,38 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
       rowsRead: state.rows,
       rowsSkipped: acc.rowsSkipped - state.skippedBefore,
     };
+  } catch (e) {
+    // An I/O error while reading (EISDIR, EIO …) is a property of the input, not a crash.
+    if (!isKprofError(e) && isSystemError(e)) throw fsError(path, e);
+    throw e;
   } finally {
     if (fd >= 0) closeSync(fd);
   }
 }
 
+function readFully(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) {
+    const n = readSync(fd, buf, off, buf.length - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+}
+
+/** Names a header cell of another export can have in the duration column (files joined together). */
+const DURATION_NAMES: ReadonlySet<string> = new Set(SYNONYMS.duration);
+
+/**
+ * Routes rows to the reader of the format the header names. Rows with fewer cells than the header are
+ * handled here, one row late, so that the last row of a file cut short can be said to be cut short.
+ */
 class TableState {
   detected: DetectedHeader | null = null;
   private reader: KernelTableReader | OpStatisticReader | null = null;
+  private width = 0;
+  /** A short row waiting to be reported: its line and number of cells. */
+  private shortLine = 0;
+  private shortCells = 0;
   rows = 0;
   readonly skippedBefore: number;
 
@@ -116,11 +195,37 @@ class TableState {
   row(v: RowView): void {
     if (this.reader) {
       this.rows++;
+      if (this.shortLine > 0) this.flushShort(false);
+      if (v.n !== this.width && v.problem === 'none') {
+        if (this.isOtherHeader(v)) {
+          this.acc.rowsRead++;
+          this.acc.skip(
+            this.path,
+            v.line,
+            `a different header (${v.n} columns) starts here: files of two exports joined together? Row skipped; ` +
+              `the rows below it are read only where they match the first header (${this.width} columns)`,
+          );
+          return;
+        }
+        if (v.n < this.width) {
+          this.acc.rowsRead++;
+          this.shortLine = v.line;
+          this.shortCells = v.n;
+          return;
+        }
+      }
       this.reader.row(v);
       return;
     }
+    if (v.problem === 'unclosed-quote') {
+      throw inputError(
+        `${this.path}:${v.line}: the header row has a quote that is never closed; expected a header such as ` +
+          `"Step Id,Name,Type,…,Duration(us),…". Is the file damaged? Export it again.`,
+      );
+    }
     const d = detectHeader(this.path, v.cells());
     this.detected = d;
+    this.width = d.header.length;
     const f = this.acc.fields;
     if (d.format === 'op_statistic') {
       f.name = false;
@@ -134,27 +239,90 @@ class TableState {
       this.reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0);
     }
   }
+
+  /** The input has ended; `lastByte` is its last byte (-1 when empty). */
+  finish(lastByte: number): void {
+    if (this.shortLine > 0) this.flushShort(lastByte !== LF);
+  }
+
+  private flushShort(cutAtEnd: boolean): void {
+    const message = cutAtEnd
+      ? `the file ends in the middle of this row (${this.shortCells} of ${this.width} cells): it was cut short, e.g. by a profiler stopped while writing or a partial copy; row skipped`
+      : `row has ${this.shortCells} cells, the header has ${this.width}; row skipped`;
+    this.acc.skip(this.path, this.shortLine, message);
+    this.shortLine = 0;
+  }
+
+  /** A row with a duration-column name among its located cells is the header of another export. */
+  private isOtherHeader(v: RowView): boolean {
+    const located = Math.min(v.n, v.located);
+    for (let i = 0; i < located; i++) if (DURATION_NAMES.has(v.text(i).trim())) return true;
+    return false;
+  }
 }
 
-async function readGzip(path: string, scanner: CsvScanner, onBytes?: (n: number) => void): Promise<void> {
+async function readGzip(path: string, scanner: CsvScanner, state: TableState, onBytes?: (n: number) => void): Promise<void> {
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
   file.on('data', (chunk) => onBytes?.(chunk.length));
   const gunzip = createGunzip({ chunkSize: 1 << 20 });
+  let first = true;
+  let last = -1;
   try {
-    for await (const chunk of file.pipe(gunzip)) scanner.write(chunk as Buffer);
+    for await (const chunk of file.pipe(gunzip)) {
+      const buf = chunk as Buffer;
+      if (first && buf.length > 0) {
+        first = false;
+        const bad = notCsv(path, sniffBytes(buf.subarray(0, SNIFF_BYTES)), buf.subarray(0, SNIFF_BYTES), true);
+        if (bad) throw bad;
+      }
+      if (buf.length > 0) last = buf[buf.length - 1]!;
+      scanner.write(buf);
+    }
   } catch (e) {
+    file.destroy();
     if (e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      throw inputError(`${path}: the gzip data is damaged or cut short (${e.message}); ${scanner.bytesIn} bytes were unpacked before the damage. Copy the file again or re-export it.`);
+      throw inputError(
+        `${path}: the gzip data is damaged or cut short (${e.message}) after ${scanner.bytesIn} unpacked bytes; ` +
+          `expected a complete gzip file. Copy the file again or export the profile again.`,
+      );
     }
     throw e;
   }
   scanner.finish();
+  state.finish(last);
 }
 
-export function fsError(path: string, e: unknown): Error {
+function isSystemError(e: unknown): e is Error & { code: string } {
+  return e instanceof Error && 'code' in e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code);
+}
+
+/** A path that does not exist; a dangling symbolic link is named as one. */
+export function missingPathError(path: string): KprofError {
+  try {
+    if (lstatSync(path).isSymbolicLink()) {
+      return inputError(
+        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` +
+          `Fix the link, or pass the file or folder it should point to.`,
+      );
+    }
+  } catch {
+    /* not there at all */
+  }
+  return inputError(`${path}: no such file or folder. Check the path.`);
+}
+
+/** A file-system error as a message for the user. */
+export function fsError(path: string, e: unknown): KprofError {
   const code = e instanceof Error && 'code' in e ? String(e.code) : '';
-  if (code === 'ENOENT') return inputError(`${path}: no such file or folder. Check the path.`);
-  if (code === 'EACCES' || code === 'EPERM') return inputError(`${path}: permission denied. Make the file readable (chmod +r) or run as a user who can read it.`);
-  if (code === 'EISDIR') return inputError(`${path}: is a folder where a file was expected.`);
-  return inputError(`${path}: cannot be read (${code || (e instanceof Error ? e.message : String(e))}).`);
+  if (code === 'ENOENT') return missingPathError(path);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return inputError(`${path}: permission denied. Make it readable (chmod +r) or run as a user who can read it.`);
+  }
+  if (code === 'EISDIR') {
+    return inputError(`${path}: is a folder, expected a file. Pass the export file itself, or the profile folder that holds it.`);
+  }
+  if (code === 'ENOTDIR') {
+    return inputError(`${path}: a part of this path is a file, not a folder. Check the path.`);
+  }
+  return inputError(`${path}: cannot be read (${code || (e instanceof Error ? e.message : String(e))}). Check the file and its disk.`);
 }

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { inputError } from '../errors.js';
-import { fsError } from './readTable.js';
+import { fsError, missingPathError } from './readTable.js';
 
 export type PlanKind = 'table' | 'statistic' | 'snapshot';
 
@@ -207,7 +207,7 @@ function findRankFolders(dir: string, depth: number, notes: string[], out: RankP
 
 /** Resolve a `<profile>` argument into the files to read per rank. */
 export function resolveInput(input: string): ResolvedInput {
-  if (!existsSync(input)) throw inputError(`${input}: no such file or folder. Check the path.`);
+  if (!existsSync(input)) throw missingPathError(input);
   const notes: string[] = [];
   let st;
   try {

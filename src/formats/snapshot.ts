@@ -9,12 +9,35 @@ import { inputError } from '../errors.js';
 import { GROUP_BYS, type GroupBy, type RankData, type SourceFile } from '../model.js';
 import { SCHEMA_VERSION, type SummaryGroupJson, type SummaryJson } from '../schema.js';
 import { usToTicks } from '../csv/numbers.js';
-import { fsError } from './readTable.js';
+import { fsError, sniffBytes } from './readTable.js';
 
-function fail(path: string, what: string): never {
-  throw inputError(
-    `${path}: not a kprof summary JSON: ${what}. Expected the output of \`kprof summary <profile> --format json\`.`,
-  );
+const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
+
+function fail(path: string, what: string, todo = REGENERATE): never {
+  throw inputError(`${path}: not a kprof summary JSON: ${what}. ${todo}`);
+}
+
+const TRACE_TODO =
+  'kprof reads kernel exports, not timelines: pass the kernel_details.csv beside it (ASCEND_PROFILER_OUTPUT/kernel_details.csv) or the profile folder.';
+
+/** Text quoted from a file in a message: one line, at most 40 characters, no control characters. */
+function quoteText(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t);
+}
+
+/** 1-based line and column of a character offset. */
+function lineCol(text: string, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return `${line}:${offset - start + 1}`;
 }
 
 /** Read a summary JSON into one RankData per rank it holds. */
@@ -29,27 +52,62 @@ export function readSnapshot(path: string): RankData[] {
     try {
       bytes = gunzipSync(bytes);
     } catch (e) {
-      throw inputError(`${path}: the gzip data is damaged (${e instanceof Error ? e.message : String(e)}).`);
+      throw inputError(
+        `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
+          'Copy the file again or regenerate it.',
+      );
     }
   }
-  if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). Expected a kprof summary JSON.`);
+  if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). ${REGENERATE}`);
+  const kind = sniffBytes(bytes.subarray(0, 65536));
+  if (kind === 'zip') fail(path, 'this is a ZIP archive or an XLSX workbook');
+  if (kind === 'binary') fail(path, 'the file holds binary data', 'Is the file damaged? Copy it again or regenerate it.');
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (kind !== 'json') {
+    fail(path, `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`, `${REGENERATE} A CSV export must be named *.csv.`);
+  }
   let json: unknown;
   try {
-    json = JSON.parse(bytes.toString('utf8'));
+    json = JSON.parse(text);
   } catch (e) {
+    // V8 says "… at position N", "Unexpected end of JSON input" or "Unexpected token 'x', "…" is not valid JSON"
+    // (quoting raw bytes, so its text is not shown as is).
     const msg = e instanceof Error ? e.message : String(e);
-    throw inputError(`${path}: invalid JSON (${msg}). Expected a kprof summary JSON; was the file cut short?`);
+    const m = /position (\d+)/.exec(msg);
+    const token = /^Unexpected token '(.)'/u.exec(msg);
+    const end = text.trimEnd().length;
+    const at = m ? Math.min(Number(m[1]), end) : end;
+    const where = m || !token ? `${path}:${lineCol(text, at)}` : path;
+    const found = token ? `unexpected ${quoteText(token[1]!)}` : at >= end ? 'the file ends too early' : `found ${quoteText(text.slice(at, at + 20))}`;
+    throw inputError(
+      `${where}: invalid JSON (${found}). ` +
+        `Expected a kprof summary JSON; was the file cut short or edited? Regenerate it with \`kprof summary <profile> --format json\`.`,
+    );
   }
   return parseSnapshot(path, json, bytes.length);
 }
 
+function isCount(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0;
+}
+
+function isUs(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x) && x >= 0;
+}
+
+function isOptionalUs(x: unknown): boolean {
+  return x === undefined || x === null || isUs(x);
+}
+
+function isOptionalText(x: unknown): boolean {
+  return x === undefined || typeof x === 'string';
+}
+
 export function parseSnapshot(path: string, json: unknown, size: number): RankData[] {
-  if (Array.isArray(json)) {
-    fail(path, 'found a JSON array (a Chrome trace such as trace_view.json?); kprof reads kernel exports, not timelines');
-  }
-  if (typeof json !== 'object' || json === null) fail(path, 'the top level is not an object');
+  if (Array.isArray(json)) fail(path, 'found a JSON array (the trace events of a timeline such as trace_view.json?)', TRACE_TODO);
+  if (typeof json !== 'object' || json === null) fail(path, `the top level is ${json === null ? 'null' : typeof json}, expected an object`);
   const o = json as Partial<SummaryJson> & Record<string, unknown>;
-  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto trace); kprof reads Ascend kernel exports');
+  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto timeline)', TRACE_TODO);
   if (o.kind !== 'summary') {
     fail(path, o.kind === undefined ? 'no "kind" field' : `"kind" is ${JSON.stringify(o.kind)}; only "summary" files are profiles`);
   }
@@ -68,11 +126,20 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   const out: RankData[] = [];
   for (const r of o.perRank) {
     if (typeof r !== 'object' || r === null || !Array.isArray(r.groups)) fail(path, 'a "perRank" entry has no "groups"');
+    if (typeof r.rank !== 'string' && typeof r.rank !== 'number') fail(path, 'a "perRank" entry has no "rank"');
     const hasSteps = typeof o.steps === 'number';
     const acc = new Accumulator({ name: true, type: true, core: true, shapes: true, steps: hasSteps });
     for (const g of r.groups as SummaryGroupJson[]) {
-      if (typeof g?.key !== 'string' || typeof g.count !== 'number' || typeof g.totalUs !== 'number') {
-        fail(path, `a group in rank ${String(r.rank)} lacks key, count or totalUs`);
+      if (typeof g !== 'object' || g === null || typeof g.key !== 'string' || !isCount(g.count) || !isUs(g.totalUs)) {
+        fail(path, `a group in rank ${String(r.rank)} lacks "key", a whole "count" or a "totalUs" of at least 0`);
+      }
+      if (!isOptionalUs(g.minUs) || !isOptionalUs(g.maxUs)) fail(path, `group ${quoteText(g.key)} in rank ${String(r.rank)} has a bad "minUs" or "maxUs"`);
+      if (![g.name, g.type, g.core, g.shapes, g.userGroup].every(isOptionalText)) {
+        fail(path, `group ${quoteText(g.key)} in rank ${String(r.rank)} has a name, type, core, shapes or userGroup that is not text`);
+      }
+      const bySteps: unknown = g.byStep;
+      if (bySteps !== undefined && (!Array.isArray(bySteps) || !bySteps.every((s) => typeof s === 'object' && s !== null && Number.isInteger(s.step) && isCount(s.count) && isUs(s.totalUs)))) {
+        fail(path, `group ${quoteText(g.key)} in rank ${String(r.rank)} has a "byStep" entry without a whole "step", "count" and a "totalUs"`);
       }
       const fg = acc.group(g.name ?? null, g.type ?? null, g.core ?? null, g.shapes ?? null);
       fg.savedKey = g.key;
