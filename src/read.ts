@@ -22,6 +22,8 @@ import { unpackRanks, type PackedRanks } from './workers/pack.js';
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
   withShapes: boolean;
+  /** Parse start times for the time span (inspect only: it costs a float parse per row). */
+  withSpan?: boolean;
   /** Ranks to read; null for all. */
   ranks: string[] | null;
   /** Progress: called with bytes read since the last call (and told the total, when it listens for it). */
@@ -37,12 +39,15 @@ export interface ReadOptions {
 export const PARALLEL_MIN_BYTES = 8 << 20;
 
 /** Read every file of one rank plan. */
-export async function readRank(plan: RankPlan, options: { withShapes: boolean; onBytes?: ((n: number) => void) | undefined }): Promise<RankData[]> {
+export async function readRank(
+  plan: RankPlan,
+  options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined },
+): Promise<RankData[]> {
   if (plan.kind === 'snapshot') return readSnapshot(plan.files[0]!);
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
   const files: SourceFile[] = [];
   for (const f of plan.files) {
-    const file = await readTable(f, acc, { withShapes: options.withShapes, onBytes: options.onBytes });
+    const file = await readTable(f, acc, { withShapes: options.withShapes, withSpan: options.withSpan === true, onBytes: options.onBytes });
     if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
       throw inputError(
         `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +
@@ -101,7 +106,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
     plans.map((plan) =>
       plan.kind === 'snapshot'
         ? readRank(plan, options)
-        : pool.run<PackedRanks>({ plan, withShapes: options.withShapes }, options.onBytes).then(unpackRanks, (f: WorkerFailure) => {
+        : pool.run<PackedRanks>({ plan, withShapes: options.withShapes, withSpan: options.withSpan === true }, options.onBytes).then(unpackRanks, (f: WorkerFailure) => {
             throw workerError(f);
           }),
     ),

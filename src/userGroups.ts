@@ -5,7 +5,7 @@
 //   quant: ["/Quant/"]
 
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from './yamlLib.js';
 import { inputError } from './errors.js';
 import { fsError } from './formats/readTable.js';
 import type { UserGroup } from './model.js';
@@ -78,8 +78,8 @@ export function describe(node: unknown): string {
 
 /** Parse YAML (JSON is YAML) text, turning syntax errors into file:line:col messages. */
 export function parseYaml(path: string, text: string): { doc: ReturnType<typeof parseDocument>; lc: LineCounter } {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const lc = newLineCounter();
+  const doc = parseDocument(text, lc);
   const err = doc.errors[0];
   if (err) {
     const p = lc.linePos(err.pos[0]);

@@ -18,7 +18,7 @@ const TOTAL = kernels.reduce((n, k) => n + ticks(k[5]), 0);
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 
 async function read(p: string, withShapes = false): Promise<Profile> {
-  return readProfile(F(p), { withShapes, ranks: null });
+  return readProfile(F(p), { withShapes, withSpan: true, ranks: null });
 }
 
 function byType(p: Profile): Record<string, number> {

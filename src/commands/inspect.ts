@@ -18,7 +18,7 @@ export interface InspectFlags {
 }
 
 export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
-  const data = await readProfile(profile, { withShapes: false, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
+  const data = await readProfile(profile, { withShapes: false, withSpan: true, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
   progress.done();
   const warnings = data.ranks.flatMap((r) => r.warnings);
   const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);

@@ -100,6 +100,8 @@ export const DEFAULT_MAX_RECORD = 64 << 20;
  */
 export class CsvScanner {
   private buf: Buffer;
+  /** The same bytes as 32-bit words, for skipping plain runs four bytes at a time (see tail). */
+  private words: Int32Array;
   private pos = 0; // start of the first unparsed record
   private end = 0; // end of valid data
   private eof = false;
@@ -114,7 +116,8 @@ export class CsvScanner {
     private readonly onRow: (row: RowView) => void,
     options: ScanOptions = {},
   ) {
-    this.buf = Buffer.allocUnsafe(Math.max(2, options.bufferSize ?? DEFAULT_BUFFER_SIZE));
+    this.buf = alignedBuffer(Math.max(8, options.bufferSize ?? DEFAULT_BUFFER_SIZE));
+    this.words = wordsOf(this.buf);
     this.maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD;
   }
 
@@ -128,9 +131,10 @@ export class CsvScanner {
     }
     // One byte stays free past the data for parse()'s sentinel.
     if (this.end >= this.buf.length - 1) {
-      const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+      const bigger = alignedBuffer(this.buf.length * 2);
       this.buf.copy(bigger, 0, 0, this.end);
       this.buf = bigger;
+      this.words = wordsOf(bigger);
     }
     return { buf: this.buf, offset: this.end, length: this.buf.length - this.end - 1 };
   }
@@ -312,13 +316,14 @@ export class CsvScanner {
    */
   private tail(p: number, end: number, eof: boolean, rowStart: number): number {
     const b = this.buf;
+    const w = this.words;
     let n = 1;
     let nl = 0;
     let junk = false;
     let c = b[p]!;
-    for (;;) {
+    cells: for (;;) {
+      // p is at the start of a cell.
       if (c === QUOTE) {
-        // A quoted cell (c is the first byte of a cell here: a quote inside an unquoted cell is data).
         const r = this.quoted(p, end, eof, rowStart);
         if (r < 0) {
           if (r === UNCLOSED) this.closeAt = p;
@@ -328,27 +333,27 @@ export class CsvScanner {
         if (this.junk) junk = true;
         p = r;
         c = b[p]!;
-      }
-      // Unquoted bytes: only a comma or a line feed (the sentinel at the end of the data) stops here. Most bytes
-      // of a row are digits and letters (above the comma), so they are skipped four at a time; the sentinel
-      // stops the unrolled loop before it can read past the data.
-      while (c > COMMA || (c !== COMMA && c !== LF)) {
-        if (b[p + 1]! <= COMMA) {
+      } else {
+        // An unquoted cell: a quote inside it is data; only a comma or a line feed ends it. Once p is on a word
+        // boundary, whole 4-byte words that hold no quote and no line feed are skipped at once, their commas
+        // counted (the sentinel line feed at the end of the data stops the word loop).
+        while (c !== COMMA && c !== LF) {
+          if ((p & 3) === 0) {
+            let i = p >> 2;
+            let x = w[i]!;
+            while (!hasByte(x, 0x0a0a0a0a) && !hasByte(x, 0x22222222)) {
+              n += commas(x);
+              x = w[++i]!;
+            }
+            if (i !== p >> 2) {
+              p = i << 2;
+              c = b[p]!;
+              if (b[p - 1] === COMMA) continue cells; // the skipped words ended a cell: p starts the next one
+              continue;
+            }
+          }
           c = b[++p]!;
-          continue;
         }
-        if (b[p + 2]! <= COMMA) {
-          p += 2;
-          c = b[p]!;
-          continue;
-        }
-        if (b[p + 3]! <= COMMA) {
-          p += 3;
-          c = b[p]!;
-          continue;
-        }
-        p += 4;
-        c = b[p]!;
       }
       if (c === COMMA) {
         n++;
@@ -453,6 +458,28 @@ export class CsvScanner {
 
 const NEED_MORE = -1;
 const UNCLOSED = -2;
+
+/** A buffer whose bytes start on a 4-byte boundary, its length a multiple of 4, so wordsOf can view it. */
+function alignedBuffer(size: number): Buffer {
+  return Buffer.from(new ArrayBuffer((size + 3) & ~3));
+}
+
+function wordsOf(b: Buffer): Int32Array {
+  return new Int32Array(b.buffer, b.byteOffset, b.length >> 2);
+}
+
+/** Does the word hold a byte equal to `rep`'s byte (`rep` is that byte repeated four times)? Exact. */
+function hasByte(x: number, rep: number): boolean {
+  const v = x ^ rep;
+  return ((v - 0x01010101) & ~v & 0x80808080) !== 0;
+}
+
+/** How many bytes of the word are commas. Exact: no borrow crosses bytes. */
+function commas(x: number): number {
+  const y = x ^ 0x2c2c2c2c;
+  const nonzero = (((y & 0x7f7f7f7f) + 0x7f7f7f7f) | y) & 0x80808080;
+  return Math.imul((~nonzero & 0x80808080) >>> 7, 0x01010101) >>> 24;
+}
 
 function countLf(b: Buffer, s: number, e: number): number {
   let n = 0;

@@ -2,7 +2,7 @@
 // This is the hot loop: per row it parses the duration and step from bytes and looks the group up by the raw
 // bytes of its key cells, decoding strings only the first time a combination is seen.
 
-import type { Accumulator } from '../aggregate.js';
+import type { Accumulator, GroupCursor } from '../aggregate.js';
 import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
 import type { RowView } from '../csv/scan.js';
@@ -15,7 +15,7 @@ const CACHE_LIMIT = 200_000;
 
 /** The communication kernels' type and core cells are sometimes N/A; those values are kept as they are. */
 export class KernelTableReader {
-  private readonly cache = new BytesMap<FineGroup>();
+  private readonly cache = new BytesMap<GroupCursor>();
   private readonly width: number;
   private readonly nameI: number;
   private readonly typeI: number;
@@ -37,6 +37,8 @@ export class KernelTableReader {
     private readonly acc: Accumulator,
     /** Read Input Shapes into the group key (only when grouping by shapes: it multiplies the groups). */
     withShapes: boolean,
+    /** Parse start times for the time span (only inspect shows it; it costs a float parse per row). */
+    withSpan = false,
   ) {
     const c = header.columns;
     this.width = header.header.length;
@@ -45,12 +47,12 @@ export class KernelTableReader {
     this.coreI = c.core;
     this.durI = c.duration;
     this.stepI = c.step;
-    this.startI = c.start;
+    this.startI = withSpan ? c.start : -1;
     this.shapesI = withShapes ? c.shapes : -1;
     const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
     this.keyLo = Math.min(...keyCols);
     this.keyHi = Math.max(...keyCols);
-    this.locate = Math.max(this.keyHi, c.duration, c.step, c.start, this.shapesI) + 1;
+    this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.shapesI) + 1;
     this.durName = header.header[c.duration]!;
     this.stepName = c.step >= 0 ? header.header[c.step]! : '';
   }
@@ -101,13 +103,13 @@ export class KernelTableReader {
     const e2 = this.shapesI >= 0 ? v.ends[this.shapesI]! : -1;
     const cache = this.cache;
     const h = cache.hash(b, s1, e1, s2, e2);
-    let g = cache.get(h, b, s1, e1, s2, e2);
-    if (g === undefined) {
-      g = this.lookup(v);
+    let k = cache.get(h, b, s1, e1, s2, e2);
+    if (k === undefined) {
+      k = { group: this.lookup(v), step: Number.NaN, cell: null };
       if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(h, b, s1, e1, s2, e2, g);
+      cache.set(h, b, s1, e1, s2, e2, k);
     }
-    acc.add(g, step, ticks);
+    acc.addVia(k, step, ticks);
     if (this.startI >= 0) {
       const start = parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!);
       if (start > 0) acc.span(start, ticks / 10_000);

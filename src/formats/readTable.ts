@@ -13,6 +13,8 @@ import { OpStatisticReader } from './opStatistic.js';
 export interface ReadTableOptions {
   /** Read Input Shapes into the group key. */
   withShapes: boolean;
+  /** Parse start times for the time span (inspect). */
+  withSpan?: boolean;
   /** Called with the number of (compressed) bytes read since the last call. */
   onBytes?: (n: number) => void;
   bufferSize?: number;
@@ -110,7 +112,7 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     const bad = notCsv(path, kind, head, false);
     if (bad) throw bad;
 
-    const state = new TableState(path, acc, options.withShapes);
+    const state = new TableState(path, acc, options.withShapes, options.withSpan === true);
     const scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize });
     if (kind === 'gzip') {
       closeSync(fd);
@@ -188,6 +190,7 @@ class TableState {
     private readonly path: string,
     private readonly acc: Accumulator,
     private readonly withShapes: boolean,
+    private readonly withSpan: boolean,
   ) {
     this.skippedBefore = acc.rowsSkipped;
   }
@@ -236,7 +239,7 @@ class TableState {
       if (d.columns.core < 0) f.core = false;
       if (d.columns.step < 0) f.steps = false;
       if (!this.withShapes || d.columns.shapes < 0) f.shapes = false;
-      this.reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0);
+      this.reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan);
     }
   }
 

@@ -1,6 +1,14 @@
 // Shared building blocks for reporters: terminal tables, Markdown tables, CSV lines, colour. Pure functions.
 
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
+
+// Loaded on first use: JSON, CSV and Markdown output never need it.
+let TableClass: typeof TableType | null = null;
+function Table(): typeof TableType {
+  TableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  return TableClass;
+}
 
 export type Align = 'left' | 'right';
 
@@ -28,7 +36,7 @@ export function paint(ctx: RenderContext, style: Paint, text: string): string {
 
 /** A borderless terminal table: a header, a rule under it, right-aligned numbers. */
 export function textTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
-  const table = new Table({
+  const table = new (Table())({
     head: head.map((h) => paint(ctx, 'bold', h)),
     colAligns: align,
     style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },

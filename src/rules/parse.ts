@@ -2,7 +2,8 @@
 // key, a wrong type, a bad regular expression or an unknown group is an input error naming file:line:col, what
 // was expected and what was found. The syntax is documented in the README ("kprof check").
 
-import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from 'yaml';
+import type { Pair } from 'yaml';
+import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../yamlLib.js';
 import { inputError } from '../errors.js';
 import type { UserGroup } from '../model.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../userGroups.js';

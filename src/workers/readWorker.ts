@@ -11,6 +11,7 @@ import { packRanks } from './pack.js';
 export interface ReadTask {
   plan: RankPlan;
   withShapes: boolean;
+  withSpan: boolean;
 }
 
 /** Progress is posted in steps of this many bytes (a message per 4 MiB read buffer is cheap, fewer is fine). */
@@ -30,7 +31,7 @@ if (port) {
           }
         }
       : undefined;
-    readRank(m.payload.plan, { withShapes: m.payload.withShapes, onBytes }).then(
+    readRank(m.payload.plan, { withShapes: m.payload.withShapes, withSpan: m.payload.withSpan, onBytes }).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
         const packed = packRanks(ranks);
