@@ -233,6 +233,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   const totals = emptyCell();
   let filtered = 0;
   const stepSet = new Set<number>();
+  const single = profile.ranks.length === 1;
   for (const rank of profile.ranks) {
     const groups = new Map<string, Group>();
     const rankTotals = emptyCell();
@@ -246,13 +247,15 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       if (cell.count === 0) continue;
       const { key, fields } = keyOf(g, opts.by, sel);
       addGroup(groups, key, fields, cell, steps);
-      addGroup(all, key, fields, cell, steps);
+      // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.
+      if (!single) addGroup(all, key, fields, cell, steps);
       mergeCell(rankTotals, cell);
     }
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
     for (const s of rankSteps) stepSet.add(s);
     mergeCell(totals, rankTotals);
     perRank.push({ rank: rank.rank, totals: rankTotals, groups: sortGroups([...groups.values()], 'time'), steps: rankSteps });
+    if (single) for (const [k, g] of groups) all.set(k, g);
   }
   const files = profile.ranks.flatMap((r) => r.files);
   const warnings = profile.ranks.flatMap((r) => r.warnings);
