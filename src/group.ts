@@ -257,7 +257,8 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     perRank.push({ rank: rank.rank, totals: rankTotals, groups: sortGroups([...groups.values()], 'time'), steps: rankSteps });
     if (single) for (const [k, g] of groups) all.set(k, g);
   }
-  const files = profile.ranks.flatMap((r) => r.files);
+  // One file can hold several ranks (msprof devices): list it once.
+  const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
   const warnings = profile.ranks.flatMap((r) => r.warnings);
   return {
     input: profile.input,

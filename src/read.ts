@@ -45,9 +45,25 @@ export async function readRank(
 ): Promise<RankData[]> {
   if (plan.kind === 'snapshot') return readSnapshot(plan.files[0]!);
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
+  // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
+  // rank, any other gets an accumulator (a rank) of its own.
+  const devices = new Map<number, Accumulator>();
+  const split = {
+    accumulatorFor(device: number): Accumulator {
+      let a = devices.get(device);
+      if (!a) {
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields);
+        devices.set(device, a);
+      }
+      return a;
+    },
+  };
+  const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
   const files: SourceFile[] = [];
   for (const f of plan.files) {
-    const file = await readTable(f, acc, { withShapes: options.withShapes, withSpan: options.withSpan === true, onBytes: options.onBytes });
+    const before = skipped();
+    const file = await readTable(f, acc, { withShapes: options.withShapes, withSpan: options.withSpan === true, onBytes: options.onBytes, split });
+    file.rowsSkipped = skipped() - before;
     if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
       throw inputError(
         `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +
@@ -56,7 +72,10 @@ export async function readRank(
     }
     files.push(file);
   }
-  return [acc.toRankData(plan.rank, files)];
+  if (devices.size <= 1) return [acc.toRankData(plan.rank, files)];
+  const ids = [...devices.keys()].sort((a, b) => a - b);
+  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
+  return ids.map((d) => devices.get(d)!.toRankData(String(d), files));
 }
 
 /** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
@@ -65,6 +84,8 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
   if (resolved.ranks.some((p) => p.kind === 'snapshot')) return resolved.ranks; // filtered after reading
   const have = new Set(resolved.ranks.map((p) => p.rank));
   const missing = ranks.filter((r) => !have.has(r));
+  // An msprof op_summary may hold several devices, each a rank known only once read: read, then filter.
+  if (missing.length > 0 && resolved.ranks.some((p) => p.files.some((f) => /op_summary_[^/\\]*$/.test(f)))) return resolved.ranks;
   if (missing.length > 0) {
     throw inputError(
       `${resolved.input}: rank ${missing.join(', ')} not found; the input has rank${have.size === 1 ? '' : 's'} ` +

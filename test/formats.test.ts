@@ -96,6 +96,21 @@ describe('header variants', () => {
     expect(p.ranks[0]!.kernels).toBe(12);
   });
 
+  it('msprof rows of several devices in one op_summary: one rank per Device_id', async () => {
+    const p = await read('msprof-multi-device');
+    expect(p.ranks.map((r) => [r.rank, r.kernels, r.rowsRead])).toEqual([
+      ['0', 12, 12],
+      ['1', 10, 10],
+    ]);
+    expect(p.ranks[0]!.files[0]!.traits).toContain('rows of 2 devices (0, 1): one rank per Device_id');
+    expect(byType({ ...p, ranks: [p.ranks[1]!] })).toEqual({ ...EXPECTED_TYPES, Cast: 2 });
+    const one = await readProfile(F('msprof-multi-device'), { withShapes: false, ranks: null, threads: 'on' });
+    expect(one.ranks.map((r) => [r.rank, r.kernels])).toEqual([
+      ['0', 12],
+      ['1', 10],
+    ]);
+  });
+
   it('CANN 5.x: old device_*/summary layout, unit-less time columns, one rank per device', async () => {
     const p = await read('msprof-cann5');
     expect(p.ranks.map((r) => r.rank)).toEqual(['0', '1']);

@@ -71,6 +71,8 @@ export function inspectJson(p: Profile): string {
     ranks: p.ranks.map((r) => ({
       rank: r.rank,
       files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
+      rowsRead: r.rowsRead,
+      rowsSkipped: r.rowsSkipped,
       kernels: r.kernels,
       distinctKernels: r.groups.size,
       fields: r.fields,

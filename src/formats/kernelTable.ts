@@ -13,9 +13,21 @@ import { normaliseName } from './names.js';
 /** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
 const CACHE_LIMIT = 200_000;
 
+/**
+ * Where the rows of each device go. msprof writes one op_summary for every device of a collection, told apart
+ * by its Device_id column (FORMATS.md §1.4): each device is then a rank of its own.
+ */
+export interface DeviceSplit {
+  /** The accumulator for a Device_id. */
+  accumulatorFor(device: number): Accumulator;
+}
+
 /** The communication kernels' type and core cells are sometimes N/A; those values are kept as they are. */
 export class KernelTableReader {
-  private readonly cache = new BytesMap<GroupCursor>();
+  private cache = new BytesMap<GroupCursor>();
+  private readonly deviceI: number;
+  private device = Number.NaN;
+  private readonly caches = new Map<number, BytesMap<GroupCursor>>();
   private readonly width: number;
   private readonly nameI: number;
   private readonly typeI: number;
@@ -34,13 +46,16 @@ export class KernelTableReader {
   constructor(
     readonly header: KernelTableHeader,
     private readonly file: string,
-    private readonly acc: Accumulator,
+    private acc: Accumulator,
     /** Read Input Shapes into the group key (only when grouping by shapes: it multiplies the groups). */
     withShapes: boolean,
     /** Parse start times for the time span (only inspect shows it; it costs a float parse per row). */
     withSpan = false,
+    /** Split msprof rows by Device_id (torch_npu's kernel_details holds one device: its rank's). */
+    private readonly split: DeviceSplit | null = null,
   ) {
     const c = header.columns;
+    this.deviceI = split !== null && header.format === 'op_summary' ? c.device : -1;
     this.width = header.header.length;
     this.nameI = c.name;
     this.typeI = c.type;
@@ -52,13 +67,14 @@ export class KernelTableReader {
     const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
     this.keyLo = Math.min(...keyCols);
     this.keyHi = Math.max(...keyCols);
-    this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.shapesI) + 1;
+    this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.shapesI, this.deviceI) + 1;
     this.durName = header.header[c.duration]!;
     this.stepName = c.step >= 0 ? header.header[c.step]! : '';
   }
 
   row(v: RowView): void {
     v.locate = this.locate;
+    if (this.deviceI >= 0 && v.n === this.width && v.problem === 'none') this.toDevice(v);
     const acc = this.acc;
     acc.rowsRead++;
     if (v.problem !== 'none') {
@@ -114,6 +130,20 @@ export class KernelTableReader {
       const start = parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!);
       if (start > 0) acc.span(start, ticks / 10_000);
     }
+  }
+
+  /** Switch to the accumulator (and group cache) of this row's Device_id; a row without one stays put. */
+  private toDevice(v: RowView): void {
+    const d = parseIntCell(v.buf, v.starts[this.deviceI]!, v.ends[this.deviceI]!);
+    if (d === null || !Number.isFinite(d) || d === this.device) return;
+    this.device = d;
+    this.acc = this.split!.accumulatorFor(d);
+    let cache = this.caches.get(d);
+    if (!cache) {
+      cache = this.caches.size === 0 ? this.cache : new BytesMap<GroupCursor>();
+      this.caches.set(d, cache);
+    }
+    this.cache = cache;
   }
 
   private lookup(v: RowView): FineGroup {

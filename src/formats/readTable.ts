@@ -7,7 +7,7 @@ import { CsvScanner, type RowView } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../errors.js';
 import type { SourceFile } from '../model.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
-import { KernelTableReader } from './kernelTable.js';
+import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
 export interface ReadTableOptions {
@@ -15,6 +15,8 @@ export interface ReadTableOptions {
   withShapes: boolean;
   /** Parse start times for the time span (inspect). */
   withSpan?: boolean;
+  /** Route msprof rows to one accumulator per Device_id. */
+  split?: DeviceSplit;
   /** Called with the number of (compressed) bytes read since the last call. */
   onBytes?: (n: number) => void;
   bufferSize?: number;
@@ -112,7 +114,7 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     const bad = notCsv(path, kind, head, false);
     if (bad) throw bad;
 
-    const state = new TableState(path, acc, options.withShapes, options.withSpan === true);
+    const state = new TableState(path, acc, options.withShapes, options.withSpan === true, options.split ?? null);
     const scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize });
     if (kind === 'gzip') {
       closeSync(fd);
@@ -191,6 +193,7 @@ class TableState {
     private readonly acc: Accumulator,
     private readonly withShapes: boolean,
     private readonly withSpan: boolean,
+    private readonly split: DeviceSplit | null,
   ) {
     this.skippedBefore = acc.rowsSkipped;
   }
@@ -239,7 +242,7 @@ class TableState {
       if (d.columns.core < 0) f.core = false;
       if (d.columns.step < 0) f.steps = false;
       if (!this.withShapes || d.columns.shapes < 0) f.shapes = false;
-      this.reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan);
+      this.reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan, this.split);
     }
   }
 
