@@ -59,27 +59,7 @@ export class Accumulator {
     return g;
   }
 
-  /** Count one kernel. */
-  add(g: FineGroup, step: number | null, ticks: number): void {
-    addToCell(g.total, ticks);
-    this.kernels++;
-    if (step === null) {
-      this.rowsWithoutStep++;
-      return;
-    }
-    if (step !== this.lastStep) {
-      this.stepIds.add(step);
-      this.lastStep = step;
-    }
-    let c = g.steps.get(step);
-    if (!c) {
-      c = emptyCell();
-      g.steps.set(step, c);
-    }
-    addToCell(c, ticks);
-  }
-
-  /** Count one kernel through a cursor (same result as add). */
+  /** Count one kernel of the cursor's group. */
   addVia(k: GroupCursor, step: number | null, ticks: number): void {
     const g = k.group;
     addToCell(g.total, ticks);

@@ -4,9 +4,7 @@
 // up to the totals.
 
 import { inputError } from './errors.js';
-import { compareRanks } from './read.js';
-import type { Group, GroupBy, RankSummary, Summary } from './model.js';
-import { TICKS_PER_US } from './model.js';
+import { compareRanks, TICKS_PER_US, type Group, type GroupBy, type RankSummary, type Summary } from './model.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];

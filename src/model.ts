@@ -208,3 +208,15 @@ export interface Summary {
   warnings: RowWarning[];
   warningCount: number;
 }
+
+/** Numeric ranks in numeric order, then others by name. */
+export function compareRanks(a: string, b: string): number {
+  const na = Number(a);
+  const nb = Number(b);
+  const ia = a !== '' && Number.isInteger(na);
+  const ib = b !== '' && Number.isInteger(nb);
+  if (ia && ib) return na - nb;
+  if (ia) return -1;
+  if (ib) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -14,7 +14,7 @@ import { inputError, KprofError, type ErrorKind } from './errors.js';
 import { readTable } from './formats/readTable.js';
 import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { readSnapshot } from './formats/snapshot.js';
-import type { Profile, RankData, SourceFile } from './model.js';
+import { compareRanks, type Profile, type RankData, type SourceFile } from './model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from './progress.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
@@ -225,16 +225,4 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     );
   }
   return { input, ranks: out, notes: resolved.notes };
-}
-
-/** Numeric ranks in numeric order, then others by name. */
-export function compareRanks(a: string, b: string): number {
-  const na = Number(a);
-  const nb = Number(b);
-  const ia = a !== '' && Number.isInteger(na);
-  const ib = b !== '' && Number.isInteger(nb);
-  if (ia && ib) return na - nb;
-  if (ia) return -1;
-  if (ib) return 1;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
