@@ -1,9 +1,15 @@
-// A small pool of worker threads: one worker per core at most, started on demand, reused while tasks are queued
+// A small pool of worker threads: one thread per core at most, started on demand, reused while tasks are queued
 // and stopped when there is none left. A worker is ref'd only while it runs a task, so it never keeps the process
 // alive by itself.
+//
+// The main thread is one of the pool's threads when a task allows it (no progress bar to draw): the last task
+// that would need a new worker runs here instead, so a single input starts no worker at all and the two inputs
+// of a diff use one worker and this thread. Tasks submitted together are dispatched together (on the next turn
+// of the event loop), so the pool sees them all before it chooses.
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { isKprofError } from './errors.js';
 
 /** What a worker posts back: progress while it works, then exactly one `done` or `error`. */
 export type WorkerReply =
@@ -20,6 +26,8 @@ const YOUNG_GENERATION_MB = 2;
 interface Task {
   id: number;
   payload: unknown;
+  /** May run in the main thread. */
+  inline: boolean;
   onBytes: ((n: number) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (reason: WorkerFailure) => void;
@@ -43,17 +51,31 @@ export class WorkerPool {
   private nextId = 1;
   /** Tasks finished (done or failed) in a worker: tests check that work really went to a worker. */
   completed = 0;
+  /** A task is running in the main thread. */
+  private inlineBusy = false;
+  private scheduled = false;
 
   constructor(
     private readonly script: URL,
     readonly size: number = Math.max(1, availableParallelism()),
+    /** Runs a task's payload in the main thread (the same work a worker does), or null: workers only. */
+    private readonly inline: ((payload: unknown) => Promise<unknown>) | null = null,
   ) {}
 
-  /** Run one task; `onBytes` receives the worker's progress messages. */
-  run<T>(payload: unknown, onBytes?: (n: number) => void): Promise<T> {
+  /**
+   * Run one task; `onBytes` receives the worker's progress messages. With `inline`, the task may run in the main
+   * thread (which then does not answer the event loop while it reads: no progress bar can be drawn).
+   */
+  run<T>(payload: unknown, onBytes?: (n: number) => void, inline = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, payload, onBytes, resolve: resolve as (v: unknown) => void, reject });
-      this.dispatch();
+      this.queue.push({ id: this.nextId++, payload, inline: inline && this.inline !== null, onBytes, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.dispatch();
+        });
+      }
     });
   }
 
@@ -67,7 +89,13 @@ export class WorkerPool {
     while (this.queue.length > 0) {
       let slot = this.slots.find((s) => s.task === null);
       if (!slot) {
-        if (this.slots.length >= this.size) return;
+        const threads = this.slots.length + (this.inlineBusy ? 1 : 0);
+        if (threads >= this.size) return;
+        // The last thread the pool may use, or the only task: the main thread, when the task allows it.
+        if (!this.inlineBusy && this.queue[0]!.inline && (threads === this.size - 1 || this.queue.length === 1)) {
+          this.runInline(this.queue.shift()!);
+          continue;
+        }
         slot = this.start();
       }
       const task = this.queue.shift()!;
@@ -75,6 +103,26 @@ export class WorkerPool {
       slot.worker.ref();
       slot.worker.postMessage({ id: task.id, payload: task.payload, progress: task.onBytes !== undefined });
     }
+  }
+
+  /** Run a task in the main thread, after the workers were given theirs (they start while this one reads). */
+  private runInline(task: Task): void {
+    this.inlineBusy = true;
+    setImmediate(() => {
+      this.inline!(task.payload).then(
+        (result) => {
+          this.inlineBusy = false;
+          task.resolve(result);
+          this.dispatch();
+        },
+        (e: unknown) => {
+          this.inlineBusy = false;
+          const err = e instanceof Error ? e : new Error(String(e));
+          task.reject({ kind: isKprofError(e) ? e.kind : null, message: err.message, stack: err.stack });
+          this.dispatch();
+        },
+      );
+    });
   }
 
   /**

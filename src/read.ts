@@ -18,6 +18,7 @@ import { compareRanks, type Profile, type RankData, type SourceFile } from './mo
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from './progress.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
+import type { ReadTask } from './workers/readWorker.js';
 
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
@@ -127,9 +128,20 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
     plans.map((plan) =>
       plan.kind === 'snapshot'
         ? readRank(plan, options)
-        : pool.run<PackedRanks>({ plan, withShapes: options.withShapes, withSpan: options.withSpan === true }, options.onBytes).then(unpackRanks, (f: WorkerFailure) => {
-            throw workerError(f);
-          }),
+        : pool
+            .run<PackedRanks | InlineRanks>(
+              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true } satisfies ReadTask,
+              options.onBytes,
+              // The main thread may take a task only when it has no progress bar to keep drawing, and not when
+              // the caller asked for workers (threads: 'on').
+              options.onBytes === undefined && (options.threads ?? 'auto') === 'auto',
+            )
+            .then(
+              (r) => ('inline' in r ? r.ranks : unpackRanks(r)),
+              (f: WorkerFailure) => {
+                throw workerError(f);
+              },
+            ),
     ),
   );
   const ranks: RankData[] = [];
@@ -176,11 +188,22 @@ export function workerScript(): URL | null {
 
 let pool: WorkerPool | null | undefined;
 
+/** A task's result when it ran in the main thread: no need to pack it for a transfer. */
+interface InlineRanks {
+  inline: true;
+  ranks: RankData[];
+}
+
 /** The process-wide pool (null when there is no worker script). */
 export function sharedPool(): WorkerPool | null {
   if (pool === undefined) {
     const script = workerScript();
-    pool = script ? new WorkerPool(script) : null;
+    pool = script
+      ? new WorkerPool(script, undefined, async (payload) => {
+          const task = payload as ReadTask;
+          return { inline: true, ranks: await readRank(task.plan, task) } satisfies InlineRanks;
+        })
+      : null;
   }
   return pool;
 }

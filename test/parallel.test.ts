@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark's generator is plain JavaScript
 import { generate } from '../bench/generate.mjs';
 import { Accumulator, mergeGroups } from '../src/aggregate.js';
-import { KprofError } from '../src/errors.js';
+import { inputError, KprofError } from '../src/errors.js';
+import { WorkerPool } from '../src/pool.js';
 import { readTable } from '../src/formats/readTable.js';
 import type { Profile } from '../src/model.js';
 import { TICKS_PER_US } from '../src/model.js';
@@ -137,10 +138,35 @@ describe('a large input', () => {
     expect(auto.ranks[0]!.kernels).toBeGreaterThan(20_000);
   });
 
-  it('two inputs read at once (as diff does) give what each gives alone', async () => {
+  it('with no progress bar to draw, one input is read in this thread: no worker is started', async () => {
+    const before = sharedPool()!.completed;
+    const auto = await readProfile(big, base);
+    expect(sharedPool()!.completed).toBe(before);
+    expect(auto).toEqual(await readProfile(big, { ...base, threads: 'off' }));
+  });
+
+  it('two inputs read at once (as diff does) give what each gives alone: one in a worker, one in this thread', async () => {
+    const before = sharedPool()!.completed;
     const [a, b] = await Promise.all([readProfile(big, base), readProfile(big, { ...base, withShapes: true })]);
+    expect(sharedPool()!.completed).toBe(before + 1);
     expect(a).toEqual(await readProfile(big, { ...base, threads: 'off' }));
     expect(b).toEqual(await readProfile(big, { ...base, withShapes: true, threads: 'off' }));
+  });
+});
+
+describe('the main thread as one of the pool', () => {
+  it('runs the one task of a batch inline, and reports its failure as a worker would', async () => {
+    let ran = 0;
+    const pool = new WorkerPool(workerScript()!, 2, async (payload) => {
+      ran++;
+      if (payload === 'bad') throw inputError('x.csv: bad input');
+      return payload;
+    });
+    await expect(pool.run<string>('good', undefined, true)).resolves.toBe('good');
+    await expect(pool.run('bad', undefined, true)).rejects.toEqual(expect.objectContaining({ kind: 'input', message: 'x.csv: bad input' }));
+    expect(ran).toBe(2);
+    expect(pool.completed).toBe(0);
+    await pool.close();
   });
 });
 
