@@ -15,6 +15,7 @@ export class BytesMap<T> {
   private len1: Int32Array = new Int32Array(256);
   private len2: Int32Array = new Int32Array(256);
   private arena: Buffer = Buffer.allocUnsafe(16384);
+  private arenaView: DataView = new DataView(this.arena.buffer, this.arena.byteOffset, this.arena.byteLength);
   private used = 0;
   private values: T[] = [];
 
@@ -22,15 +23,35 @@ export class BytesMap<T> {
     return this.values.length;
   }
 
-  /** The hash of a key (pass it to get and set). */
+  /** The hash of a key (pass it to get and set). Four bytes at a time: keys are some 60 bytes long. */
   hash(b: Uint8Array, s1: number, e1: number, s2: number, e2: number): number {
+    const dv = this.viewOf(b);
     let h = 0x811c9dc5 | 0;
-    for (let i = s1; i < e1; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+    let i = s1;
+    for (; i + 4 <= e1; i += 4) h = Math.imul(h ^ dv.getInt32(i, true), 0x01000193);
+    for (; i < e1; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
     if (s2 >= 0) {
       h = Math.imul(h ^ 0x1e, 0x01000193);
-      for (let i = s2; i < e2; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+      for (i = s2; i + 4 <= e2; i += 4) h = Math.imul(h ^ dv.getInt32(i, true), 0x01000193);
+      for (; i < e2; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
     }
+    // Spread the bits of the last words over the whole hash (the slot is taken from the low bits).
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
     return h;
+  }
+
+  private lastBuf: Uint8Array | null = null;
+  private lastView: DataView = new DataView(new ArrayBuffer(0));
+
+  /** A DataView of the buffer the scanner reads into (it changes only when the buffer grows). */
+  private viewOf(b: Uint8Array): DataView {
+    if (b !== this.lastBuf) {
+      this.lastBuf = b;
+      this.lastView = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    }
+    return this.lastView;
   }
 
   get(h: number, b: Uint8Array, s1: number, e1: number, s2: number, e2: number): T | undefined {
@@ -54,6 +75,7 @@ export class BytesMap<T> {
       const bigger = Buffer.allocUnsafe(this.arena.length * 2);
       this.arena.copy(bigger, 0, 0, this.used);
       this.arena = bigger;
+      this.arenaView = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
     }
     const a = this.arena;
     a.set(b.subarray(s1, e1), this.used);
@@ -80,9 +102,13 @@ export class BytesMap<T> {
     const l2 = this.len2[k]!;
     if (s2 >= 0 ? l2 !== e2 - s2 : l2 !== -1) return false;
     const a = this.arena;
+    const av = this.arenaView;
+    const dv = this.viewOf(b);
     let o = this.offs[k]!;
-    for (let i = s1; i < e1; i++, o++) if (a[o] !== b[i]) return false;
-    for (let i = s2; i < e2; i++, o++) if (a[o] !== b[i]) return false;
+    let i = s1;
+    for (; i + 4 <= e1; i += 4, o += 4) if (av.getInt32(o, true) !== dv.getInt32(i, true)) return false;
+    for (; i < e1; i++, o++) if (a[o] !== b[i]) return false;
+    for (i = s2; i < e2; i++, o++) if (a[o] !== b[i]) return false;
     return true;
   }
 
