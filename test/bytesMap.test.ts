@@ -12,15 +12,15 @@ describe('BytesMap', () => {
         fc.array(fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 70 }), fc.option(fc.uint8Array({ maxLength: 12 }), { nil: null })), { minLength: 1, maxLength: 60 }),
         fc.nat(7),
         (keys, pad) => {
-          // Similar keys: each key also appears with one byte changed.
-          const all = keys.flatMap(([k, s]) => {
-            const changed = Uint8Array.from(k);
-            if (changed.length > 0) changed[changed.length >> 1] = (changed[changed.length >> 1]! + 1) & 255;
-            return [
-              [k, s],
-              [changed, s],
-            ] as [Uint8Array, Uint8Array | null][];
-          });
+          const change = (k: Uint8Array, at: number): Uint8Array => {
+            const c = Uint8Array.from(k);
+            if (c.length > 0) c[at] = (c[at]! + 1) & 255;
+            return c;
+          };
+          // Similar keys: each key also appears with its first, middle or last byte changed.
+          const all = keys.flatMap(([k, s]) =>
+            [k, change(k, 0), change(k, k.length >> 1), change(k, k.length - 1)].map((x) => [x, s] as [Uint8Array, Uint8Array | null]),
+          );
           const map = new BytesMap<number>();
           const ref = new Map<string, number>();
           all.forEach(([k, s], i) => {
