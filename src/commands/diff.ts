@@ -16,7 +16,7 @@ import { colorEnabled, emit, type Io } from '../io.js';
 import { parseCommon, parseTop, type CommonFlags } from '../options.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
-import { diffCsv, diffJson, diffMarkdown, diffTable, diffWarnings } from '../reporters/diff.js';
+import { DIFF_REPORTERS, diffWarnings } from '../reporters/diff.js';
 import { addCommonOptions, addRunOptions, type RunHooks } from '../run.js';
 import { warningLines } from '../warnings.js';
 import { OUTPUT_FORMATS, strictCheck, type OutputFormat } from './summary.js';
@@ -58,15 +58,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  const text =
-    flags.format === 'json'
-      ? diffJson(d, view)
-      : flags.format === 'csv'
-        ? diffCsv(d, view)
-        : flags.format === 'markdown'
-          ? diffMarkdown(d, view)
-          : diffTable(d, view, ctx);
-  emit(io, flags.out, text);
+  emit(io, flags.out, DIFF_REPORTERS[flags.format](d, view, ctx));
   return 0;
 }
 

@@ -4,13 +4,12 @@ import { summarize, type SummarySort } from '../group.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import { parseCommon, parseTop, type CommonFlags } from '../options.js';
 import { readProfile } from '../read.js';
-import { summaryCsv, summaryJson, summaryMarkdown, summaryTable } from '../reporters/summary.js';
+import { SUMMARY_REPORTERS, type OutputFormat } from '../reporters/summary.js';
 import { warningLines } from '../warnings.js';
 import { KprofError } from '../errors.js';
 import type { Progress } from '../progress.js';
 
-export const OUTPUT_FORMATS = ['table', 'markdown', 'json', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export { OUTPUT_FORMATS, type OutputFormat } from '../reporters/summary.js';
 
 export interface SummaryFlags extends CommonFlags {
   format: OutputFormat;
@@ -30,15 +29,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   strictCheck(flags.strict, s.skippedRows);
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  const text =
-    flags.format === 'json'
-      ? summaryJson(s, view)
-      : flags.format === 'csv'
-        ? summaryCsv(s, view)
-        : flags.format === 'markdown'
-          ? summaryMarkdown(s, view)
-          : summaryTable(s, view, ctx);
-  emit(io, flags.out, text);
+  emit(io, flags.out, SUMMARY_REPORTERS[flags.format](s, view, ctx));
   return 0;
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../schema.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
 import { csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
-import { GROUP_HEADINGS } from './summary.js';
+import { GROUP_HEADINGS, type OutputFormat } from './summary.js';
 
 /** The label of a row: its key, or a placeholder when the source had no value. */
 function label(r: DiffRow): string {
@@ -379,3 +379,11 @@ export function diffCsv(d: Diff, view: DiffView): string {
   body.push(['(total)', null, null, null, null, null, 'total', t.base.count, t.pr.count, t.deltaCount, t.deltaCountPct, t.base.totalUs, t.pr.totalUs, t.deltaUs, t.deltaUsPct, t.timeWithinTolerance, null, null]);
   return csvLines(head, body);
 }
+
+/** The diff reporters by output format (the same formats as summary's). */
+export const DIFF_REPORTERS = {
+  table: diffTable,
+  markdown: (d: Diff, view: DiffView) => diffMarkdown(d, view),
+  json: (d: Diff, view: DiffView) => diffJson(d, view),
+  csv: (d: Diff, view: DiffView) => diffCsv(d, view),
+} as const satisfies Record<OutputFormat, (d: Diff, view: DiffView, ctx: RenderContext) => string>;

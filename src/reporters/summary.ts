@@ -196,3 +196,14 @@ export function summaryCsv(s: Summary, view: SummaryView): string {
     });
   return csvLines(head, body);
 }
+
+/** The summary reporters by output format; the keys are the `--format` choices of summary and diff. */
+export const SUMMARY_REPORTERS = {
+  table: summaryTable,
+  markdown: (s: Summary, view: SummaryView) => summaryMarkdown(s, view),
+  json: (s: Summary, view: SummaryView) => summaryJson(s, view),
+  csv: (s: Summary, view: SummaryView) => summaryCsv(s, view),
+} as const satisfies Record<string, (s: Summary, view: SummaryView, ctx: RenderContext) => string>;
+
+export type OutputFormat = keyof typeof SUMMARY_REPORTERS;
+export const OUTPUT_FORMATS = Object.keys(SUMMARY_REPORTERS) as OutputFormat[];
