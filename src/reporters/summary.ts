@@ -52,6 +52,11 @@ function perStep(s: Summary, count: number): number | null {
   return s.hasSteps && s.stepIds.length > 0 ? count / s.stepIds.length : null;
 }
 
+/** With several ranks aggregated, a step's count is that of all of them: the heading says so. */
+function perStepHeading(s: Summary): string {
+  return s.ranks.length > 1 ? 'per step (all ranks)' : 'per step';
+}
+
 function totalStepped(s: Summary): number {
   return s.groups.reduce((n, g) => n + stepped(g), 0);
 }
@@ -78,7 +83,7 @@ export function totalsLine(s: Summary): string {
 export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext): string {
   const withSteps = s.hasSteps && s.stepIds.length > 0;
   const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'min', 'max', 'share'];
-  if (withSteps) head.push('per step');
+  if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
   const body = rows(s, view).map((r) => {
     const c = r.cell;
@@ -107,7 +112,7 @@ function fmtShare(p: number | null): string {
 export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const withSteps = s.hasSteps && s.stepIds.length > 0;
   const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'share'];
-  if (withSteps) head.push('per step');
+  if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
   const body = rows(s, view).map((r) => {
     const c = r.cell;
