@@ -63,6 +63,14 @@ describe('kprof summary', () => {
     expect(top).toMatch(/\(\d+ more groups\)/);
   });
 
+  it('user groups read from JSON give what the same groups in YAML give', async () => {
+    const yaml = await kprof(['summary', MULTI, '--groups', 'fixtures/groups/attention.yaml', '--format', 'json']);
+    const json = await kprof(['summary', MULTI, '--groups', 'fixtures/groups/attention.json', '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).groups).toEqual(JSON.parse(yaml.stdout).groups);
+    expect(JSON.parse(json.stdout).groups.map((g: { key: string }) => g.key)).toContain('communication');
+  });
+
   it('a summary JSON is itself a profile and gives the same summary back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
     try {
