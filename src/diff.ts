@@ -28,14 +28,8 @@ export interface Side {
   us: number;
 }
 
-export interface DiffRow {
-  key: string;
-  type?: string;
-  name?: string;
-  core?: string;
-  shapes?: string;
-  userGroup?: string;
-  status: DiffStatus;
+/** Both sides of a row or of the totals, and how they differ. */
+export interface DiffFigures {
   base: Side;
   pr: Side;
   deltaCount: number;
@@ -46,6 +40,16 @@ export interface DiffRow {
   deltaUsPct: number | null;
   /** The time change is within --time-tolerance: shown as `~`. */
   timeNoise: boolean;
+}
+
+export interface DiffRow extends DiffFigures {
+  key: string;
+  type?: string;
+  name?: string;
+  core?: string;
+  shapes?: string;
+  userGroup?: string;
+  status: DiffStatus;
   /**
    * With several paired ranks: the status most ranks show (more than half of the ranks that have the group on
    * either side), or null when no status has a majority.
@@ -77,15 +81,7 @@ export interface DiffSideInfo {
   us: number;
 }
 
-export interface DiffTotals {
-  base: Side;
-  pr: Side;
-  deltaCount: number;
-  deltaCountPct: number | null;
-  deltaUs: number;
-  deltaUsPct: number | null;
-  timeNoise: boolean;
-}
+export type DiffTotals = DiffFigures;
 
 export interface Diff {
   groupBy: GroupBy;

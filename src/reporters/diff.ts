@@ -1,7 +1,7 @@
 // `kprof diff` in every output format. Pure: Diff (+ view) in, string out.
 
 import { isAbsolute, relative, sep } from 'node:path';
-import { headline, viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffSideInfo, type DiffView, type Side } from '../diff.js';
+import { headline, viewDiff, type Diff, type DiffFigures, type DiffOthers, type DiffRow, type DiffSideInfo, type DiffView, type Side } from '../diff.js';
 import { relPath } from '../paths.js';
 import {
   SCHEMA_VERSION,
@@ -162,15 +162,9 @@ function timePaint(ctx: RenderContext, text: string, delta: number, noise: boole
   return paint(ctx, delta < 0 ? 'green' : 'red', text);
 }
 
-interface Line {
+/** A printed row: a group, the folded others, or the totals. */
+interface Line extends DiffFigures {
   label: string;
-  base: Side;
-  pr: Side;
-  deltaCount: number;
-  deltaCountPct: number | null;
-  deltaUs: number;
-  deltaUsPct: number | null;
-  timeNoise: boolean;
   status: string;
 }
 
