@@ -4,7 +4,7 @@
 // up to the totals.
 
 import { inputError } from './errors.js';
-import { compareRanks, TICKS_PER_US, type Group, type GroupBy, type RankSummary, type Summary } from './model.js';
+import { compareRanks, TICKS_PER_US, type Group, type GroupBy, type GroupFields, type RankSummary, type Summary } from './model.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
@@ -42,13 +42,7 @@ export interface DiffFigures {
   timeNoise: boolean;
 }
 
-export interface DiffRow extends DiffFigures {
-  key: string;
-  type?: string;
-  name?: string;
-  core?: string;
-  shapes?: string;
-  userGroup?: string;
+export interface DiffRow extends DiffFigures, GroupFields {
   status: DiffStatus;
   /**
    * With several paired ranks: the status most ranks show (more than half of the ranks that have the group on

@@ -164,16 +164,19 @@ export interface Selection {
   groups: UserGroup[];
 }
 
-/** One row of a summary: a group of kernels. */
-export interface Group {
+/** A group's key and the fields it was formed by, where they are single-valued. */
+export interface GroupFields {
   key: string;
-  /** The fields the group was formed by, where they are single-valued. */
   type?: string;
   name?: string;
   core?: string;
   shapes?: string;
   /** Set when the group is a user-defined group. */
   userGroup?: string;
+}
+
+/** One row of a summary: a group of kernels. */
+export interface Group extends GroupFields {
   total: Cell;
   steps: Map<number, Cell>;
 }

@@ -12,13 +12,17 @@ export interface StepJson extends CellJson {
   step: number;
 }
 
-export interface SummaryGroupJson {
+/** A group's key and the fields it was formed by (those that are single-valued). */
+export interface GroupFieldsJson {
   key: string;
   type?: string;
   name?: string;
   core?: string;
   shapes?: string;
   userGroup?: string;
+}
+
+export interface SummaryGroupJson extends GroupFieldsJson {
   count: number;
   totalUs: number;
   avgUs: number | null;
@@ -81,14 +85,16 @@ export interface DiffRankJson {
   pr: number;
 }
 
-export interface DiffRowJson {
-  key: string;
-  type?: string;
-  name?: string;
-  core?: string;
-  shapes?: string;
-  userGroup?: string;
+export interface DiffRowJson extends GroupFieldsJson, DiffTotalsJson {
   status: 'removed' | 'added' | 'fewer' | 'more' | 'same';
+  /** The status most paired ranks show (null: no majority, or fewer than two paired ranks). */
+  rankStatus: 'removed' | 'added' | 'fewer' | 'more' | 'same' | null;
+  /** Ranks whose own change differs from rankStatus. */
+  disagreeingRanks: DiffRankJson[];
+}
+
+/** Both sides of a row or of the totals, and how they differ. */
+export interface DiffTotalsJson {
   base: DiffCellJson;
   pr: DiffCellJson;
   deltaCount: number;
@@ -98,20 +104,6 @@ export interface DiffRowJson {
   /** null when the base time is zero. */
   deltaUsPct: number | null;
   /** The time change is within the time tolerance (shown as `~`). */
-  timeWithinTolerance: boolean;
-  /** The status most paired ranks show (null: no majority, or fewer than two paired ranks). */
-  rankStatus: 'removed' | 'added' | 'fewer' | 'more' | 'same' | null;
-  /** Ranks whose own change differs from rankStatus. */
-  disagreeingRanks: DiffRankJson[];
-}
-
-export interface DiffTotalsJson {
-  base: DiffCellJson;
-  pr: DiffCellJson;
-  deltaCount: number;
-  deltaCountPct: number | null;
-  deltaUs: number;
-  deltaUsPct: number | null;
   timeWithinTolerance: boolean;
 }
 

@@ -20,10 +20,8 @@ function reference(input: string | Buffer): string[][] | null {
   }
 }
 
-/** Feed `bytes` through a scanner with a tiny buffer in the given chunk sizes (cycled). */
-function chunked(bytes: Uint8Array, sizes: number[], bufferSize = 8): string[][] {
-  const out: string[][] = [];
-  const s = new CsvScanner((r: RowView) => out.push(r.cells()), { bufferSize });
+/** Write `bytes` into the scanner in the given chunk sizes (cycled), then finish. */
+function feed(s: CsvScanner, bytes: Uint8Array, sizes: number[]): void {
   let i = 0;
   let k = 0;
   while (i < bytes.length) {
@@ -32,6 +30,12 @@ function chunked(bytes: Uint8Array, sizes: number[], bufferSize = 8): string[][]
     i += n;
   }
   s.finish();
+}
+
+/** Feed `bytes` through a scanner with a tiny buffer in the given chunk sizes (cycled). */
+function chunked(bytes: Uint8Array, sizes: number[], bufferSize = 8): string[][] {
+  const out: string[][] = [];
+  feed(new CsvScanner((r: RowView) => out.push(r.cells()), { bufferSize }), bytes, sizes);
   return out;
 }
 
@@ -48,14 +52,7 @@ function located(bytes: Uint8Array, limit: number, sizes: number[]): (string | n
     },
     { bufferSize: 8 },
   );
-  let i = 0;
-  let k = 0;
-  while (i < bytes.length) {
-    const n = Math.max(1, sizes[k++ % sizes.length]!);
-    s.write(bytes.subarray(i, i + n));
-    i += n;
-  }
-  s.finish();
+  feed(s, bytes, sizes);
   return out;
 }
 
