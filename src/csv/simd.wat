@@ -1,0 +1,177 @@
+;; The record scanner's inner loop in WebAssembly SIMD (see scan.ts, which owns the semantics and calls this).
+;;
+;; One call scans one CSV record that starts at `p`: it locates the first `limit` cells (start, end, flags, as
+;; scan.ts's RowView holds them) and only counts the rest, sixteen bytes at a time. It handles the records a
+;; profile is made of: plain cells, quoted cells with `""` escapes, commas and line feeds inside quotes, CRLF.
+;; Anything else it leaves to the JavaScript scanner, which then scans that one record itself:
+;;   -1  the record does not end before `end` (more data is needed, or it is the last record of the input);
+;;   -2  the record is irregular (text after a closing quote, a CR after one not followed by LF, more than
+;;       CAP cells to locate).
+;; So the two scanners agree on every input: this one is only a faster path through the common records.
+;;
+;; Memory: page 0 holds the results, the data buffer starts at 65536 (DATA in scan.ts).
+;;   0     i32  cells in the record
+;;   4     i32  line feeds in the record (inside quoted cells, and the one that ends it)
+;;   1024  i32  starts of the located cells (CAP = 1024 of them)
+;;   5120  i32  ends
+;;   9216  u8   flags (1 quoted, 3 quoted with "" escapes)
+;; The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past
+;; it, since searches load sixteen bytes at a time.
+
+(module
+  (memory (export "memory") 2)
+
+  ;; Set by $quoted: where the closing quote is, the cell's flags, line feeds seen inside.
+  (global $close (mut i32) (i32.const 0))
+  (global $qflags (mut i32) (i32.const 0))
+  (global $nl (mut i32) (i32.const 0))
+
+  ;; A quoted cell opening at p. Returns the position after it: at the comma or line feed that follows the
+  ;; closing quote (past a CR before that line feed); -1 if the data ends first; -2 for text after the quote.
+  (func $quoted (param $p i32) (param $end i32) (result i32)
+    (local $q i32) (local $v v128) (local $m i32) (local $x i32) (local $c i32) (local $flags i32)
+    (local.set $flags (i32.const 1))
+    (local.set $q (i32.add (local.get $p) (i32.const 1)))
+    (loop $search
+      (local.set $v (v128.load align=1 (local.get $q)))
+      (local.set $m
+        (i32.or
+          (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))
+          (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
+      (if (i32.eqz (local.get $m))
+        (then
+          (local.set $q (i32.add (local.get $q) (i32.const 16)))
+          (br $search)))
+      (local.set $x (i32.add (local.get $q) (i32.ctz (local.get $m))))
+      (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
+      (if (i32.eq (i32.load8_u (local.get $x)) (i32.const 10))
+        (then
+          (global.set $nl (i32.add (global.get $nl) (i32.const 1)))
+          (local.set $q (i32.add (local.get $x) (i32.const 1)))
+          (br $search)))
+      ;; A quote at x: the byte after it decides.
+      (if (i32.ge_u (i32.add (local.get $x) (i32.const 1)) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u offset=1 (local.get $x)))
+      (if (i32.eq (local.get $c) (i32.const 34))
+        (then
+          (local.set $flags (i32.const 3))
+          (local.set $q (i32.add (local.get $x) (i32.const 2)))
+          (br $search))))
+    (global.set $close (local.get $x))
+    (global.set $qflags (local.get $flags))
+    (if (i32.or (i32.eq (local.get $c) (i32.const 44)) (i32.eq (local.get $c) (i32.const 10)))
+      (then (return (i32.add (local.get $x) (i32.const 1)))))
+    (if (i32.eq (local.get $c) (i32.const 13))
+      (then
+        (if (i32.ge_u (i32.add (local.get $x) (i32.const 2)) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.eq (i32.load8_u offset=2 (local.get $x)) (i32.const 10))
+          (then (return (i32.add (local.get $x) (i32.const 2)))))))
+    (i32.const -2))
+
+  ;; One record from p (p < end). Returns the position after its line feed, -1 or -2 (see the top).
+  (func (export "record") (param $p i32) (param $end i32) (param $limit i32) (result i32)
+    (local $n i32) (local $s i32) (local $v v128) (local $m i32) (local $c i32) (local $y i32) (local $e i32)
+    (local $r i32) (local $k i32) (local $x i32) (local $sp i32)
+    (global.set $nl (i32.const 0))
+    ;; Located cells.
+    (block $tail
+      (loop $cell
+        (br_if $tail (i32.ge_u (local.get $n) (local.get $limit)))
+        (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -2))))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34))
+          (then
+            (local.set $r (call $quoted (local.get $p) (local.get $end)))
+            (if (i32.lt_s (local.get $r) (i32.const 0)) (then (return (local.get $r))))
+            (local.set $k (i32.shl (local.get $n) (i32.const 2)))
+            (i32.store offset=1024 (local.get $k) (i32.add (local.get $p) (i32.const 1)))
+            (i32.store offset=5120 (local.get $k) (global.get $close))
+            (i32.store8 offset=9216 (local.get $n) (global.get $qflags))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))
+            (if (i32.eq (i32.load8_u (local.get $r)) (i32.const 44))
+              (then
+                (local.set $p (i32.add (local.get $r) (i32.const 1)))
+                (br $cell)))
+            (i32.store (i32.const 0) (local.get $n))
+            (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+            (return (i32.add (local.get $r) (i32.const 1)))))
+        ;; An unquoted cell: it ends at the first comma or line feed (a quote inside it is data).
+        (local.set $s (local.get $p))
+        (loop $find
+          (local.set $v (v128.load align=1 (local.get $p)))
+          (local.set $m
+            (i32.or
+              (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))
+              (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
+          (if (i32.eqz (local.get $m))
+            (then
+              (local.set $p (i32.add (local.get $p) (i32.const 16)))
+              (br $find))))
+        (local.set $y (i32.add (local.get $p) (i32.ctz (local.get $m))))
+        (if (i32.ge_u (local.get $y) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $y)))
+        (local.set $e (local.get $y))
+        (if (i32.and
+              (i32.eq (local.get $c) (i32.const 10))
+              (i32.gt_u (local.get $e) (local.get $s)))
+          (then
+            (if (i32.eq (i32.load8_u (i32.sub (local.get $e) (i32.const 1))) (i32.const 13))
+              (then (local.set $e (i32.sub (local.get $e) (i32.const 1)))))))
+        (local.set $k (i32.shl (local.get $n) (i32.const 2)))
+        (i32.store offset=1024 (local.get $k) (local.get $s))
+        (i32.store offset=5120 (local.get $k) (local.get $e))
+        (i32.store8 offset=9216 (local.get $n) (i32.const 0))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (if (i32.eq (local.get $c) (i32.const 10))
+          (then
+            (i32.store (i32.const 0) (local.get $n))
+            (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+            (return (i32.add (local.get $y) (i32.const 1)))))
+        (local.set $p (i32.add (local.get $y) (i32.const 1)))
+        (br $cell)))
+    ;; The rest of the record, counted sixteen bytes at a time: p starts a cell (the n-th, counted now); sp is
+    ;; the start of the cell being scanned, so that a quote there opens a quoted cell and one elsewhere is data.
+    (local.set $n (i32.add (local.get $n) (i32.const 1)))
+    (local.set $sp (local.get $p))
+    (loop $block
+      (local.set $v (v128.load align=1 (local.get $p)))
+      (local.set $c (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44))))
+      (local.set $m
+        (i32.or
+          (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))
+          (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
+      (if (i32.eqz (local.get $m))
+        (then
+          (local.set $n (i32.add (local.get $n) (i32.popcnt (local.get $c))))
+          (local.set $p (i32.add (local.get $p) (i32.const 16)))
+          (br $block)))
+      (local.set $k (i32.ctz (local.get $m)))
+      (local.set $n
+        (i32.add (local.get $n)
+          (i32.popcnt (i32.and (local.get $c) (i32.sub (i32.shl (i32.const 1) (local.get $k)) (i32.const 1))))))
+      (local.set $x (i32.add (local.get $p) (local.get $k)))
+      (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
+      (if (i32.eq (i32.load8_u (local.get $x)) (i32.const 10))
+        (then
+          (i32.store (i32.const 0) (local.get $n))
+          (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+          (return (i32.add (local.get $x) (i32.const 1)))))
+      ;; A quote: it opens a quoted cell only at the start of a cell.
+      (if (i32.or
+            (i32.eq (local.get $x) (local.get $sp))
+            (i32.eq (i32.load8_u (i32.sub (local.get $x) (i32.const 1))) (i32.const 44)))
+        (then
+          (local.set $r (call $quoted (local.get $x) (local.get $end)))
+          (if (i32.lt_s (local.get $r) (i32.const 0)) (then (return (local.get $r))))
+          (if (i32.eq (i32.load8_u (local.get $r)) (i32.const 10))
+            (then
+              (i32.store (i32.const 0) (local.get $n))
+              (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+              (return (i32.add (local.get $r) (i32.const 1)))))
+          (local.set $n (i32.add (local.get $n) (i32.const 1)))
+          (local.set $p (i32.add (local.get $r) (i32.const 1)))
+          (local.set $sp (local.get $p))
+          (br $block)))
+      (local.set $p (i32.add (local.get $x) (i32.const 1)))
+      (br $block))
+    (unreachable))
+)
