@@ -100,12 +100,50 @@ export interface ScanOptions {
 
 /** Bytes kept readable past the data: the sentinel line feed, and sixteen-byte loads that start before it. */
 const SLACK = 32;
-/** Where the data starts in the WebAssembly memory (page 0 holds simd.wat's results). */
-const DATA = 65536;
+/** Where the data starts in the WebAssembly memory (after simd.wat's results and key table). */
+const DATA = 6 << 20;
 /** Cells simd.wat locates at most (the JavaScript scanner takes records with more). */
 const CAP = 1024;
 
 type RecordFn = (p: number, end: number, limit: number) => number;
+type RowsFn = (p: number, end: number) => number;
+type KeyIdFn = (s1: number, e1: number, s2: number, e2: number) => number;
+type ConfigureFn = (width: number, duration: number, step: number, keyLo: number, keyHi: number, shapes: number, locate: number) => void;
+
+/** Rows simd.wat reads in one batch at most. */
+const MAX_BATCH = 2048;
+/** The step of a row whose Step Id cell is empty, in a batch. */
+export const NO_STEP = -2147483648;
+
+/**
+ * The cells of a kernel table that simd.wat reads in batches (see rows() there): column indices, -1 for a
+ * column the table does not have (step, shapes). The key is the raw bytes from the start of cell keyLo to the
+ * end of cell keyHi, and those of the shapes cell.
+ */
+export interface KernelBatch {
+  width: number;
+  duration: number;
+  step: number;
+  keyLo: number;
+  keyHi: number;
+  shapes: number;
+  /** Cells to locate: up to the last of the above. */
+  locate: number;
+}
+
+/**
+ * Receives a batch of plain kernel rows: per row, the id keyId() gave its key, its Step Id (NO_STEP: none) and
+ * its duration in ticks (as small integers, which V8 keeps unboxed). The arrays are reused by the next batch.
+ */
+export type BatchSink = (ids: Int32Array, steps: Int32Array, ticks: Int32Array, n: number) => void;
+
+/** What a kernel table reader needs of the scanner to be fed batches (CsvScanner implements it). */
+export interface RowBatcher {
+  /** Feed the plain rows of this table to `sink` in batches from now on; false when the scanner cannot. */
+  batch(spec: KernelBatch, sink: BatchSink): boolean;
+  /** The id of the key in these byte ranges of the current row (s2 = -1: one range), given one if new. */
+  keyId(s1: number, e1: number, s2: number, e2: number): number;
+}
 
 let simdModule: WebAssembly.Module | null | undefined;
 
@@ -133,7 +171,7 @@ export const DEFAULT_MAX_RECORD = 64 << 20;
  * Push-based scanner: the caller fills `space()` with bytes, calls `commit(n)`, and `finish()` at the end.
  * Each complete record is handed to `onRow`.
  */
-export class CsvScanner {
+export class CsvScanner implements RowBatcher {
   private buf: Buffer;
   /** The same bytes as 32-bit words, for skipping plain runs four bytes at a time (see tail). */
   private words: Int32Array;
@@ -146,10 +184,17 @@ export class CsvScanner {
   // The SIMD scanner, when used: its record function, memory, and views of its results.
   private readonly record: RecordFn | null = null;
   private readonly memory: WebAssembly.Memory | null = null;
-  private meta = new Int32Array(2);
+  private readonly exports: Record<string, unknown> = {};
+  private meta = new Int32Array(4);
   private wStarts = new Int32Array(0);
   private wEnds = new Int32Array(0);
   private wFlags = new Uint8Array(0);
+  // Batches of kernel rows (see batch()): the sink, simd.wat's rows(), and views of a batch.
+  private sink: BatchSink | null = null;
+  private rows: RowsFn | null = null;
+  private bIds = new Int32Array(0);
+  private bSteps = new Int32Array(0);
+  private bTicks = new Int32Array(0);
   private eof = false;
   private atStart = true;
   private line = 1;
@@ -167,6 +212,7 @@ export class CsvScanner {
     const mod = options.engine === 'js' ? null : simd();
     if (mod !== null) {
       const instance = new WebAssembly.Instance(mod, {});
+      this.exports = instance.exports;
       this.memory = instance.exports.memory as WebAssembly.Memory;
       this.record = instance.exports.record as RecordFn;
       this.base = DATA;
@@ -192,11 +238,33 @@ export class CsvScanner {
     const viewed = v.starts === this.wStarts;
     this.buf = Buffer.from(ab, 0, need);
     this.words = new Int32Array(ab, 0, need >> 2);
-    this.meta = new Int32Array(ab, 0, 2);
+    this.meta = new Int32Array(ab, 0, 4);
+    this.bIds = new Int32Array(ab, 16384, MAX_BATCH);
+    this.bSteps = new Int32Array(ab, 24576, MAX_BATCH);
+    this.bTicks = new Int32Array(ab, 32768, MAX_BATCH);
     this.wStarts = new Int32Array(ab, 1024, CAP);
     this.wEnds = new Int32Array(ab, 5120, CAP);
     this.wFlags = new Uint8Array(ab, 9216, CAP);
     if (viewed) this.viewResults();
+  }
+
+  batch(spec: KernelBatch, sink: BatchSink): boolean {
+    if (this.memory === null) return false;
+    (this.exports.configure as ConfigureFn)(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.locate);
+    this.rows = this.exports.rows as RowsFn;
+    this.sink = sink;
+    return true;
+  }
+
+  keyId(s1: number, e1: number, s2: number, e2: number): number {
+    const keyId = this.exports.keyId as KeyIdFn;
+    let id = keyId(s1, e1, s2, e2);
+    if (id < 0) {
+      // The key table is full (it is bounded, as the groups are not): start it again; ids are given anew.
+      (this.exports.resetKeys as () => void)();
+      id = keyId(s1, e1, s2, e2);
+    }
+    return id;
   }
 
   /** Point the row view at simd.wat's results (after the JavaScript scanner grew its own arrays). */
@@ -281,6 +349,18 @@ export class CsvScanner {
     const record = this.record;
     for (;;) {
       if (p >= end) break;
+      const rows = this.rows;
+      if (rows !== null) {
+        // Plain kernel rows go by the batch; the first other record (or an incomplete one) is read below.
+        const q = rows(p, end);
+        const k = this.meta[2]!;
+        if (k > 0) {
+          line += this.meta[3]!;
+          p = q;
+          this.sink!(this.bIds, this.bSteps, this.bTicks, k);
+          if (k === MAX_BATCH || p >= end) continue;
+        }
+      }
       if (record !== null) {
         // The SIMD scanner takes the record when it can; else (-1, -2) the code below does.
         const limit = v.locate;

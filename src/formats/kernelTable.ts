@@ -5,7 +5,7 @@
 import type { Accumulator, GroupCursor } from '../aggregate.js';
 import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
-import type { RowView } from '../csv/scan.js';
+import { NO_STEP, type KernelBatch, type RowBatcher, type RowView } from '../csv/scan.js';
 import type { FineGroup } from '../model.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
@@ -25,6 +25,9 @@ export interface DeviceSplit {
 /** The communication kernels' type and core cells are sometimes N/A; those values are kept as they are. */
 export class KernelTableReader {
   private cache = new BytesMap<GroupCursor>();
+  /** With batches (useBatches): the group cursor of each key id the scanner gave. */
+  private readonly cursors: GroupCursor[] = [];
+  private batcher: RowBatcher | null = null;
   private readonly deviceI: number;
   private device = Number.NaN;
   private readonly caches = new Map<number, BytesMap<GroupCursor>>();
@@ -70,6 +73,39 @@ export class KernelTableReader {
     this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.shapesI, this.deviceI) + 1;
     this.durName = header.header[c.duration]!;
     this.stepName = c.step >= 0 ? header.header[c.step]! : '';
+  }
+
+  /**
+   * The cells the scanner needs to read this table's plain rows in batches (see CsvScanner.batch); null when
+   * rows must go one by one: an msprof file of several devices, or start times to parse.
+   */
+  batchSpec(): KernelBatch | null {
+    if (this.deviceI >= 0 || this.startI >= 0) return null;
+    return {
+      width: this.width,
+      duration: this.durI,
+      step: this.stepI,
+      keyLo: this.keyLo,
+      keyHi: this.keyHi,
+      shapes: this.shapesI,
+      locate: this.locate,
+    };
+  }
+
+  /** Plain rows come by the batch (addBatch) from now on; the others still come to row(). */
+  useBatches(batcher: RowBatcher): void {
+    this.batcher = batcher;
+  }
+
+  /** A batch of plain rows: each is counted as row() would count it. */
+  addBatch(ids: Int32Array, steps: Int32Array, ticks: Int32Array, n: number): void {
+    const acc = this.acc;
+    const cursors = this.cursors;
+    acc.rowsRead += n;
+    for (let i = 0; i < n; i++) {
+      const step = steps[i]!;
+      acc.addVia(cursors[ids[i]!]!, step === NO_STEP ? null : step, ticks[i]!);
+    }
   }
 
   row(v: RowView): void {
@@ -125,6 +161,8 @@ export class KernelTableReader {
       if (cache.size >= CACHE_LIMIT) cache.clear();
       cache.set(h, b, s1, e1, s2, e2, k);
     }
+    // The scanner's batches know this key from now on.
+    if (this.batcher !== null) this.cursors[this.batcher.keyId(s1, e1, s2, e2)] = k;
     acc.addVia(k, step, ticks);
     if (this.startI >= 0) {
       const start = parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!);

@@ -3,7 +3,7 @@
 import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Accumulator } from '../aggregate.js';
-import { CsvScanner, type RowView } from '../csv/scan.js';
+import { CsvScanner, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../errors.js';
 import type { SourceFile } from '../model.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
@@ -20,6 +20,8 @@ export interface ReadTableOptions {
   /** Called with the number of (compressed) bytes read since the last call. */
   onBytes?: (n: number) => void;
   bufferSize?: number;
+  /** The scanner's engine (tests compare the two; see ScanOptions). */
+  engine?: ScanOptions['engine'];
 }
 
 const GZIP = [0x1f, 0x8b];
@@ -115,7 +117,8 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     if (bad) throw bad;
 
     const state = new TableState(path, acc, options.withShapes, options.withSpan === true, options.split ?? null);
-    const scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize });
+    const scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
+    state.batcher = scanner;
     if (kind === 'gzip') {
       closeSync(fd);
       fd = -1;
@@ -187,6 +190,8 @@ class TableState {
   private shortCells = 0;
   rows = 0;
   readonly skippedBefore: number;
+  /** The scanner, to be asked for batches of plain kernel rows. */
+  batcher: RowBatcher | null = null;
 
   constructor(
     private readonly path: string,
@@ -242,7 +247,18 @@ class TableState {
       if (d.columns.core < 0) f.core = false;
       if (d.columns.step < 0) f.steps = false;
       if (!this.withShapes || d.columns.shapes < 0) f.shapes = false;
-      this.reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan, this.split);
+      const reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan, this.split);
+      this.reader = reader;
+      const spec = reader.batchSpec();
+      if (spec !== null && this.batcher !== null) {
+        const batched = this.batcher.batch(spec, (ids, steps, ticks, n) => {
+          // As row() does for each row: a short row held back is reported before the rows after it.
+          this.rows += n;
+          if (this.shortLine > 0) this.flushShort(false);
+          reader.addBatch(ids, steps, ticks, n);
+        });
+        if (batched) reader.useBatches(this.batcher);
+      }
     }
   }
 
