@@ -2,9 +2,67 @@
 
 import { TICKS_PER_US } from '../model.js';
 
-const INT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const FIX2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const FIX1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+// These reproduce, character for character, what
+// `new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })`
+// prints (test/format.test.ts compares the two). Intl itself is not used because
+// constructing the first NumberFormat starts ICU, about 20 ms of every run.
+//
+// What has to be matched: Intl rounds the SHORTEST decimal that round-trips to the
+// double (what String(n) shows), half away from zero, not the double's exact binary
+// value. So 1.005 prints "1.01" although toFixed(2) gives "1.00" (1.005 is stored as
+// 1.00499999…). A negative number, -0 included, keeps its minus sign even when it
+// rounds to zero ("-0.00"). Numbers of any size are written out in full, the digits
+// past the shortest representation as zeros (1e23 → "100,000,…,000"). NaN prints
+// "NaN" and the infinities "∞" and "-∞".
+export function formatFixed(n: number, digits: 0 | 1 | 2): string {
+  if (n !== n) return 'NaN';
+  const sign = n < 0 || Object.is(n, -0) ? '-' : '';
+  const a = Math.abs(n);
+  if (a === Infinity) return `${sign}∞`;
+
+  // toExponential() with no argument gives the shortest round-trip digits: "d.ddde±x".
+  const e = a.toExponential();
+  const ePos = e.indexOf('e');
+  const mant = e.slice(0, ePos);
+  const sig = mant.length > 1 ? mant[0]! + mant.slice(2) : mant;
+  // Number of significant digits that lie at or above the last kept decimal place.
+  const keep = Number(e.slice(ePos + 1)) + 1 + digits;
+
+  let scaled: string; // a · 10^digits, rounded, as a decimal integer
+  if (keep >= sig.length) {
+    scaled = sig + '0'.repeat(keep - sig.length);
+  } else if (keep <= 0) {
+    scaled = keep === 0 && sig.charCodeAt(0) >= 53 /* '5' */ ? '1' : '0';
+  } else {
+    scaled = sig.slice(0, keep);
+    if (sig.charCodeAt(keep) >= 53 /* '5' */) scaled = incrementDecimal(scaled);
+  }
+
+  if (scaled.length <= digits) scaled = '0'.repeat(digits + 1 - scaled.length) + scaled;
+  const intLen = scaled.length - digits;
+  const int = groupThousands(scaled.slice(0, intLen));
+  return digits === 0 ? sign + int : `${sign}${int}.${scaled.slice(intLen)}`;
+}
+
+/** "1299" → "1300", "999" → "1000". */
+function incrementDecimal(s: string): string {
+  let i = s.length - 1;
+  while (i >= 0 && s[i] === '9') i--;
+  if (i < 0) return '1' + '0'.repeat(s.length);
+  return s.slice(0, i) + String.fromCharCode(s.charCodeAt(i) + 1) + '0'.repeat(s.length - 1 - i);
+}
+
+/** "1234567" → "1,234,567". */
+function groupThousands(s: string): string {
+  if (s.length <= 3) return s;
+  let out = s.slice(0, s.length % 3 || 3);
+  for (let i = out.length; i < s.length; i += 3) out += ',' + s.slice(i, i + 3);
+  return out;
+}
+
+const INT = { format: (n: number): string => formatFixed(n, 0) };
+const FIX2 = { format: (n: number): string => formatFixed(n, 2) };
+const FIX1 = { format: (n: number): string => formatFixed(n, 1) };
 
 /** 711070 → "711,070"; non-integers (per-step means) keep two decimals. */
 export function fmtCount(n: number): string {
