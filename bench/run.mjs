@@ -8,17 +8,24 @@
 //   kprof    `kprof diff BASE PR --by type` (reads the two inputs in parallel worker threads)
 //   node     Node reading the same bytes and nothing else (readSync into a 4 MiB buffer): the floor
 //   python   Python's csv module grouping by Type (count and sum of Duration(us)), both files
-//   pandas   pandas.read_csv(usecols) + groupby, when pandas is importable
-//   duckdb   DuckDB's read_csv + GROUP BY, when the duckdb module or CLI is there
+//   pandas   pandas.read_csv(usecols) + groupby, with the first Python that can import pandas: python3 on PATH,
+//            else /usr/bin/python3 (Debian's `apt-get install python3-pandas` installs there)
+//   duckdb   DuckDB's read_csv + GROUP BY on one thread per core: with DuckDB for Node when `@duckdb/node-api`
+//            can be imported from the project (`npm install --no-save @duckdb/node-api`; not a dependency),
+//            else with the first Python that can import duckdb
 // and prints the median wall time, MB/s, rows/s and peak RSS of each, and the ratios the project aims for.
+// The group-by contenders print their counts and sums per Type for each file; after the first run they are
+// checked against `kprof diff --format json` (same groups, same row counts, sums within 1e-6), so that all of
+// them count the same rows.
 // Peak RSS comes from GNU time (/usr/bin/time -v) when present, else from the child's own report.
 // The temporary folder is removed at the end.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generate } from './generate.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -103,7 +110,7 @@ process.stderr.write('MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n');
 `;
 
 const PY_CSV = `
-import csv, sys, resource
+import csv, json, sys, resource
 out = []
 for path in sys.argv[1:]:
     groups = {}
@@ -123,30 +130,60 @@ for path in sys.argv[1:]:
                 g[0] += 1
                 g[1] += d
     out.append(groups)
-base, pr = out
-for t in sorted(set(base) | set(pr)):
-    b = base.get(t, [0, 0.0]); p = pr.get(t, [0, 0.0])
-    print(t, b[0], p[0], p[0] - b[0], round(p[1] - b[1], 3))
+print(json.dumps(out))
 print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 `;
 
+// size counts every row (count would skip empty durations); a Duration column read as text (cells with a
+// trailing TAB that the parser did not take as numbers) is stripped and converted.
 const PY_PANDAS = `
-import sys, resource
+import json, sys, resource
 import pandas as pd
-res = []
+out = []
 for path in sys.argv[1:]:
     df = pd.read_csv(path, usecols=['Type', 'Duration(us)'])
-    res.append(df.groupby('Type')['Duration(us)'].agg(['count', 'sum']))
-d = res[1].sub(res[0], fill_value=0)
-print(d.to_string())
+    if df['Duration(us)'].dtype == object:
+        df['Duration(us)'] = pd.to_numeric(df['Duration(us)'].str.strip(), errors='coerce')
+    g = df.groupby('Type', dropna=False)['Duration(us)'].agg(['size', 'sum'])
+    out.append({str(t): [int(n), float(s)] for t, n, s in zip(g.index, g['size'], g['sum'])})
+print(json.dumps(out))
 print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 `;
 
+/**
+ * DuckDB's query: one over both files, grouped by file and Type. Every cell is read as text (all_varchar: no
+ * type sniffing to trip on a late odd cell), and Duration(us) is cast to DOUBLE after trimming a trailing TAB
+ * or space, as some exports write one; count(*) counts every row.
+ */
+const DUCKDB_SQL = (files) => `
+SELECT filename, "Type", count(*) AS n, sum(TRY_CAST(trim("Duration(us)", chr(9) || ' ') AS DOUBLE)) AS us
+FROM read_csv([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ')}],
+  header = true, delim = ',', quote = '"', escape = '"', all_varchar = true, filename = true)
+GROUP BY ALL`;
+
+// DuckDB for Node; argv: module URL of @duckdb/node-api, sql, threads, files.
+const NODE_DUCKDB = `
+const [url, sql, threads, ...files] = process.argv.slice(2);
+const { DuckDBInstance } = await import(url);
+const instance = await DuckDBInstance.create(':memory:', { threads });
+const con = await instance.connect();
+const reader = await con.runAndReadAll(sql);
+const out = files.map(() => ({}));
+for (const [f, t, n, us] of reader.getRows()) out[files.indexOf(f)][t ?? ''] = [Number(n), us ?? 0];
+process.stdout.write(JSON.stringify(out) + '\\n');
+process.stderr.write('MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n');
+`;
+
+// DuckDB's Python module, the same query; argv: sql, threads, files.
 const PY_DUCKDB = `
-import sys, resource
+import json, sys, resource
 import duckdb
-for path in sys.argv[1:]:
-    print(duckdb.sql(f"select \\"Type\\", count(*), sum(\\"Duration(us)\\") from read_csv('{path}') group by 1").fetchall()[:1])
+sql, threads, files = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+con = duckdb.connect(config={'threads': threads})
+out = [{} for _ in files]
+for f, t, n, us in con.sql(sql).fetchall():
+    out[files.index(f)]['' if t is None else t] = [n, us or 0.0]
+print(json.dumps(out))
 print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 `;
 
@@ -156,6 +193,59 @@ function has(cmd, argv) {
   } catch {
     return false;
   }
+}
+
+/** The first Python (python3 on PATH, then Debian's /usr/bin/python3) that can import `module`, or null. */
+function pythonWith(module) {
+  return ['python3', '/usr/bin/python3'].find((py) => has(py, ['-c', `import ${module}`])) ?? null;
+}
+
+/** `@duckdb/node-api` as the project resolves it, when it loads here: { url, version }, else null. */
+function duckdbForNode() {
+  let main;
+  try {
+    main = createRequire(join(ROOT, 'package.json')).resolve('@duckdb/node-api');
+  } catch {
+    return null;
+  }
+  const url = pathToFileURL(main).href;
+  if (!has(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(url)})`])) return null;
+  let version = '?';
+  try {
+    version = JSON.parse(readFileSync(join(dirname(main), '..', 'package.json'), 'utf8')).version;
+  } catch {}
+  return { url, version };
+}
+
+/** kprof's groups by type for each side: [{ type: [count, us] }, { … }], from `kprof diff --format json`. */
+function kprofGroups(base, pr) {
+  const r = spawnSync(process.execPath, [KPROF, 'diff', base, pr, '--by', 'type', '--format', 'json', '-q'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  if (r.status !== 0) throw new Error(`kprof diff --format json exited ${r.status}:\n${r.stderr}`);
+  const j = JSON.parse(r.stdout);
+  const sides = [{}, {}];
+  for (const row of j.rows) {
+    if (row.base.count) sides[0][row.type ?? row.key] = [row.base.count, row.base.totalUs];
+    if (row.pr.count) sides[1][row.type ?? row.key] = [row.pr.count, row.pr.totalUs];
+  }
+  return sides;
+}
+
+/** Compare a contender's groups with kprof's: null when they agree, else what differs (first few). */
+function disagreement(ref, got) {
+  const diffs = [];
+  ref.forEach((want, side) => {
+    const have = got[side] ?? {};
+    for (const t of new Set([...Object.keys(want), ...Object.keys(have)])) {
+      const [wn, wu] = want[t] ?? [0, 0];
+      const [hn, hu] = have[t] ?? [0, 0];
+      if (wn !== hn) diffs.push(`${side ? 'pr' : 'base'} ${t}: ${hn} rows, kprof ${wn}`);
+      else if (Math.abs(hu - wu) > 0.01 + 1e-6 * Math.abs(wu)) diffs.push(`${side ? 'pr' : 'base'} ${t}: ${hu} us, kprof ${wu}`);
+    }
+  });
+  return diffs.length ? `${diffs.length} differences: ${diffs.slice(0, 3).join('; ')}${diffs.length > 3 ? ' …' : ''}` : null;
 }
 
 function median(xs) {
@@ -188,9 +278,11 @@ function main() {
     const gp = generate(src.pr, pr, opt.sizeMb);
     const bytes = gb.bytes + gp.bytes;
     const rows = gb.rows + gp.rows;
-    const py = has('python3', ['-c', 'import csv']) ? 'python3' : null;
-    const pandas = py && has(py, ['-c', 'import pandas']);
-    const duckdb = py && has(py, ['-c', 'import duckdb']);
+    const py = pythonWith('csv');
+    const pandasPy = want('pandas') ? pythonWith('pandas') : null;
+    const duckdbNode = want('duckdb') ? duckdbForNode() : null;
+    const duckdbPy = want('duckdb') && !duckdbNode ? pythonWith('duckdb') : null;
+    const cores = availableParallelism();
     const hasDiff = has(process.execPath, [KPROF, 'diff', '--help']);
 
     const contenders = [];
@@ -210,24 +302,49 @@ function main() {
     }
     if (want('node')) contenders.push({ name: 'node read only', run: () => measure(process.execPath, ['-e', NODE_READ, base, pr]) });
     const notes = [];
-    const pyScript = (name, text) => {
+    const versions = [];
+    const pyVersion = (p) => execFileSync(p, ['--version'], { encoding: 'utf8' }).trim();
+    const writeScript = (name, text) => {
       const p = join(dir, name);
       writeFileSync(p, text);
       return p;
     };
+    // `groups` marks the contenders whose stdout is JSON groups, checked against kprof's after the first run.
     if (want('python')) {
-      if (py) contenders.push({ name: 'python csv', run: () => measure(py, [pyScript('csv_group.py', PY_CSV), base, pr]) });
-      else notes.push('python csv: python3 not found, not measured');
+      if (py) {
+        contenders.push({ name: 'python csv', groups: true, run: () => measure(py, [writeScript('csv_group.py', PY_CSV), base, pr]) });
+      } else notes.push('python csv: python3 not found, not measured');
     }
     if (want('pandas')) {
-      if (pandas) contenders.push({ name: 'pandas', run: () => measure(py, [pyScript('pandas_group.py', PY_PANDAS), base, pr]) });
-      else notes.push('pandas: not installed here, not measured (the project does not install it)');
+      if (pandasPy) {
+        const v = execFileSync(pandasPy, ['-c', 'import pandas; print(pandas.__version__)'], { encoding: 'utf8' }).trim();
+        versions.push(`pandas ${v} (${pyVersion(pandasPy)}, ${pandasPy})`);
+        contenders.push({ name: 'pandas', groups: true, run: () => measure(pandasPy, [writeScript('pandas_group.py', PY_PANDAS), base, pr]) });
+      } else {
+        notes.push(
+          'pandas: not installed; `apt-get install python3-pandas` (Debian, for /usr/bin/python3) or `pip install pandas` to measure it',
+        );
+      }
     }
     if (want('duckdb')) {
-      if (duckdb) contenders.push({ name: 'duckdb', run: () => measure(py, [pyScript('duckdb_group.py', PY_DUCKDB), base, pr]) });
-      else notes.push('duckdb: not installed here, not measured (the project does not install it)');
+      if (duckdbNode) {
+        versions.push(`DuckDB @duckdb/node-api ${duckdbNode.version}, ${cores} threads`);
+        const script = writeScript('duckdb_group.mjs', NODE_DUCKDB);
+        const argv = [script, duckdbNode.url, DUCKDB_SQL([base, pr]), String(cores), base, pr];
+        contenders.push({ name: 'duckdb', groups: true, run: () => measure(process.execPath, argv) });
+      } else if (duckdbPy) {
+        const v = execFileSync(duckdbPy, ['-c', 'import duckdb; print(duckdb.__version__)'], { encoding: 'utf8' }).trim();
+        versions.push(`DuckDB ${v} (Python module, ${duckdbPy}), ${cores} threads`);
+        const script = writeScript('duckdb_group.py', PY_DUCKDB);
+        const argv = [script, DUCKDB_SQL([base, pr]), String(cores), base, pr];
+        contenders.push({ name: 'duckdb', groups: true, run: () => measure(duckdbPy, argv) });
+      } else notes.push('duckdb: not installed; `npm install --no-save @duckdb/node-api` to measure it');
     }
+    // kprof's own groups, untimed, to check the others against.
+    const ref = hasDiff && contenders.some((c) => c.groups) ? kprofGroups(base, pr) : null;
+    if (!ref && contenders.some((c) => c.groups)) notes.push('results not checked: this kprof has no diff command');
 
+    const checks = [];
     const times = new Map(contenders.map((c) => [c.name, []]));
     const rss = new Map(contenders.map((c) => [c.name, 0]));
     for (let i = 0; i < opt.runs; i++) {
@@ -236,13 +353,26 @@ function main() {
         times.get(c.name).push(r.ms);
         rss.set(c.name, Math.max(rss.get(c.name), r.rssKb ?? 0));
         process.stdout.write(`  run ${i + 1}/${opt.runs} ${c.name}: ${(r.ms / 1000).toFixed(2)} s\n`);
+        if (i === 0 && c.groups && ref) {
+          let why;
+          try {
+            why = disagreement(ref, JSON.parse(r.stdout));
+          } catch (e) {
+            why = `unreadable output (${e.message})`;
+          }
+          const rowsIn = ref.reduce((a, g) => a + Object.values(g).reduce((b, [n]) => b + n, 0), 0);
+          checks.push(
+            why === null
+              ? `${c.name}: same groups, row counts and sums as kprof (${rowsIn.toLocaleString('en-US')} rows)`
+              : `${c.name}: DISAGREES with kprof, ${why}`,
+          );
+        }
       }
     }
 
-    const cores = availableParallelism();
     process.stdout.write(
       `\nmachine: ${cores} cores (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}` +
-        `${py ? `, ${execFileSync(py, ['--version'], { encoding: 'utf8' }).trim()}` : ''}\n` +
+        `${py ? `, ${pyVersion(py)}` : ''}${versions.length ? `; ${versions.join('; ')}` : ''}\n` +
         `input: 2 files, ${(bytes / 1e6).toFixed(0)} MB, ${rows.toLocaleString('en-US')} rows in all (${src.note}); ` +
         `median of ${opt.runs} run${opt.runs === 1 ? '' : 's'}, taken in alternation\n` +
         `peak RSS: ${HAS_GNU_TIME ? 'GNU time -v' : "the child's own maxRSS"}\n\n`,
@@ -261,6 +391,7 @@ function main() {
       );
     }
     for (const n of notes) process.stdout.write(`${n}\n`);
+    if (checks.length) process.stdout.write(`\nresults checked against kprof's (first run):\n${checks.map((c) => `  ${c}\n`).join('')}`);
 
     const k = med.get('kprof diff') ?? med.get('kprof summary ×2');
     if (k !== undefined) {
