@@ -20,12 +20,22 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-run(process.argv.slice(2), io).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`kprof: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 2;
-  },
-);
+/**
+ * Exit once stdout and stderr have taken everything written to them (a pipe may still hold some), rather than
+ * when the event loop runs dry: a natural exit first frees the heap page by page, which after a large input
+ * takes longer than grouping, diffing and rendering it (30 ms, and over 100 ms on a busy machine).
+ */
+function exitWhenWritten(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const written = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', written);
+  process.stderr.write('', written);
+}
+
+run(process.argv.slice(2), io).then(exitWhenWritten, (e: unknown) => {
+  process.stderr.write(`kprof: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+  exitWhenWritten(2);
+});

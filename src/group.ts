@@ -6,6 +6,7 @@ import {
   GROUP_BY_FIELDS,
   cloneCell,
   emptyCell,
+  lazyProperty,
   mergeCell,
   type Cell,
   type Fields,
@@ -174,9 +175,20 @@ export function groupKey(by: GroupBy, g: { name: string | null; type: string | n
   }
 }
 
-/** The cell of a fine group within the step range (or its total). */
-function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: Map<number, Cell> } {
-  if (!sel.steps) return { cell: g.total, steps: g.steps };
+/** Where a group's per-step cells come from: a fine group, or its cells within --steps. */
+interface StepSource {
+  readonly steps: Map<number, Cell>;
+}
+
+/** A group being formed, and the step cells it gathers. */
+interface Forming {
+  group: Group;
+  sources: StepSource[];
+}
+
+/** The cell of a fine group within the step range (or its total), and its step cells there. */
+function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource } {
+  if (!sel.steps) return { cell: g.total, steps: g };
   const cell = emptyCell();
   const steps = new Map<number, Cell>();
   for (const [step, c] of g.steps) {
@@ -185,26 +197,40 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: Map<number, 
       steps.set(step, c);
     }
   }
-  return { cell, steps };
+  return { cell, steps: { steps } };
 }
 
-function addGroup(into: Map<string, Group>, key: string, fields: Partial<Group>, cell: Cell, steps: Map<number, Cell>): void {
+function addGroup(into: Map<string, Forming>, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
   let t = into.get(key);
   if (!t) {
-    t = { key, ...fields, total: emptyCell(), steps: new Map() };
+    const sources: StepSource[] = [];
+    // The per-step cells are merged when first read: a diff reads only totals, and merging the tens of thousands
+    // of step cells of a large profile would be most of what grouping it costs.
+    const group: Group = lazyProperty({ key, ...fields, total: emptyCell() }, 'steps', () => mergeSteps(sources));
+    t = { group, sources };
     into.set(key, t);
   } else {
     // A field that differs between merged fine groups is not single-valued any more.
     for (const f of ['type', 'name', 'core', 'shapes'] as const) {
-      if (t[f] !== undefined && t[f] !== fields[f]) delete t[f];
+      if (t.group[f] !== undefined && t.group[f] !== fields[f]) delete t.group[f];
     }
   }
-  mergeCell(t.total, cell);
-  for (const [s, c] of steps) {
-    const tc = t.steps.get(s);
-    if (tc) mergeCell(tc, c);
-    else t.steps.set(s, cloneCell(c));
+  mergeCell(t.group.total, cell);
+  t.sources.push(steps);
+}
+
+/** The step cells of a group. From one fine group, its own Map: shared, not copied (nothing writes to it). */
+function mergeSteps(sources: StepSource[]): Map<number, Cell> {
+  if (sources.length === 1) return sources[0]!.steps;
+  const out = new Map<number, Cell>();
+  for (const src of sources) {
+    src.steps.forEach((c, s) => {
+      const t = out.get(s);
+      if (t) mergeCell(t, c);
+      else out.set(s, cloneCell(c));
+    });
   }
+  return out;
 }
 
 /** Sort groups: time (default) or count descending, or name ascending; ties by key. */
@@ -219,6 +245,10 @@ export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
   return [...groups].sort(cmp);
 }
 
+function groupsOf(formed: Map<string, Forming>): Group[] {
+  return [...formed.values()].map((f) => f.group);
+}
+
 function stepsIn(rank: RankData, sel: Selection): number[] {
   if (!sel.steps) return rank.stepIds;
   return rank.stepIds.filter((s) => s >= sel.steps!.from && s <= sel.steps!.to);
@@ -228,21 +258,21 @@ function stepsIn(rank: RankData, sel: Selection): number[] {
 export function summarize(profile: Profile, opts: GroupOptions): Summary {
   checkFields(profile, opts);
   const sel = opts.selection;
-  const all = new Map<string, Group>();
+  const all = new Map<string, Forming>();
   const perRank: RankSummary[] = [];
   const totals = emptyCell();
   let filtered = 0;
   const stepSet = new Set<number>();
   const single = profile.ranks.length === 1;
   for (const rank of profile.ranks) {
-    const groups = new Map<string, Group>();
+    const groups = new Map<string, Forming>();
     const rankTotals = emptyCell();
     for (const g of rank.groups.values()) {
       if (!rank.snapshot && !keepGroup(g, sel)) {
         filtered += g.total.count;
         continue;
       }
-      const { cell, steps } = rank.snapshot ? { cell: g.total, steps: g.steps } : cellIn(g, sel);
+      const { cell, steps } = rank.snapshot ? { cell: g.total, steps: g } : cellIn(g, sel);
       filtered += g.total.count - cell.count;
       if (cell.count === 0) continue;
       const { key, fields } = keyOf(g, opts.by, sel);
@@ -254,7 +284,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
     for (const s of rankSteps) stepSet.add(s);
     mergeCell(totals, rankTotals);
-    perRank.push({ rank: rank.rank, totals: rankTotals, groups: sortGroups([...groups.values()], 'time'), steps: rankSteps });
+    perRank.push({ rank: rank.rank, totals: rankTotals, groups: sortGroups(groupsOf(groups), 'time'), steps: rankSteps });
     if (single) for (const [k, g] of groups) all.set(k, g);
   }
   // One file can hold several ranks (msprof devices): list it once.
@@ -272,7 +302,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0),
     filteredKernels: filtered,
     totals,
-    groups: sortGroups([...all.values()], 'time'),
+    groups: sortGroups(groupsOf(all), 'time'),
     perRank,
     warnings,
     warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),

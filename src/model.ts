@@ -38,6 +38,20 @@ export function cloneCell(c: Cell): Cell {
   return { count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks };
 }
 
+/**
+ * `obj` with a property `key` that `compute` gives when it is first read, and that is a plain property from then
+ * on (as it is when written first). For per-step cells, which many commands never read: nothing that reads the
+ * property can tell it from one set at once, provided what `compute` reads does not change in between.
+ */
+export function lazyProperty<T extends object, K extends string, V>(obj: T, key: K, compute: () => V): T & Record<K, V> {
+  const settle = (value: V): V => {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(obj, key, { get: () => settle(compute()), set: settle, enumerable: true, configurable: true });
+  return obj as T & Record<K, V>;
+}
+
 /** The finest unit kprof keeps: one (name, type, core, shapes) combination of one rank. */
 export interface FineGroup {
   /** Kernel name, with communication instance counters normalised; null when the source has none. */
@@ -47,7 +61,7 @@ export interface FineGroup {
   /** Input shapes (`;`-joined tensors of `,`-joined dims), null when not read. */
   shapes: string | null;
   total: Cell;
-  /** Per Step Id. Rows with an empty Step Id are in `total` only. */
+  /** Per Step Id. Rows with an empty Step Id are in `total` only. Made when first read after a worker read it. */
   steps: Map<number, Cell>;
   /** Set for groups read back from a summary JSON: the group key it was saved with. */
   savedKey?: string;
@@ -178,6 +192,10 @@ export interface GroupFields {
 /** One row of a summary: a group of kernels. */
 export interface Group extends GroupFields {
   total: Cell;
+  /**
+   * Per Step Id, merged when first read. Of a group of one fine group it is that group's own Map: read it, never
+   * write to it.
+   */
   steps: Map<number, Cell>;
 }
 

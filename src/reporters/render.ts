@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
 
-// Loaded on first use: JSON, CSV and Markdown output never need it.
+// Loaded on first use: only a terminal table with a cell that is not plain (see isPlain) needs it.
 let TableClass: typeof TableType | null = null;
 function Table(): typeof TableType {
   TableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
@@ -36,10 +36,67 @@ export function paint(ctx: RenderContext, style: Paint, text: string): string {
 
 /** A borderless terminal table: a header, a rule under it, right-aligned numbers. */
 export function textTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
+  const all = tableRows(ctx, head, rows, footer);
+  const plain = head.length > 0 && all.every((r) => r.length === head.length && r.every(isPlain));
+  return trimLines(plain ? padTable(all, align) : cliTable(all, align));
+}
+
+/** The same table as textTable, always drawn by cli-table3 (for tests). */
+export function cliTextTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
+  return trimLines(cliTable(tableRows(ctx, head, rows, footer), align));
+}
+
+/** The header (painted), a rule, the rows, and a rule and the footer when there is one. */
+function tableRows(ctx: RenderContext, head: string[], rows: string[][], footer: string[] | undefined): string[][] {
+  const widths = head.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? '')), ...(footer ? [visible(footer[i] ?? '')] : [])));
+  const rule = widths.map((w) => '─'.repeat(w));
+  return [head.map((h) => paint(ctx, 'bold', h)), rule, ...rows, ...(footer ? [rule, footer] : [])];
+}
+
+function trimLines(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
+}
+
+/** Space after every column (cli-table3's right padding). */
+const GAP = '  ';
+
+/**
+ * What cli-table3 draws with the options of cliTable when every cell is plain (see isPlain): each cell padded to
+ * its column's width, then GAP. Loading cli-table3 (and its width measuring) and its layout were most of the
+ * time of rendering a report.
+ */
+function padTable(rows: string[][], align: Align[]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i]!))));
+  const cell = (c: string, i: number): string => {
+    const width = widths[i]! + c.length - visible(c);
+    return (align[i] === 'right' ? c.padStart(width) : c.padEnd(width)) + GAP;
+  };
+  return rows.map((r) => r.map(cell).join('')).join('\n');
+}
+
+/** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide. */
+const NARROW = /^[\x20-\x7eΔµ─…→±·∞]*$/;
+/** A text as paint() makes it: one style, closed again at the end (cli-table3 then adds no codes of its own). */
+// eslint-disable-next-line no-control-regex
+const PAINTED = /^\u001b\[(?:[12]m(.*)\u001b\[22m|3\dm(.*)\u001b\[39m)$/;
+
+/**
+ * A cell as wide as its length, as cli-table3 measures it: one line of narrow characters, painted at most once
+ * as a whole. Any other (wide or combining characters, emoji, line breaks) leaves the table to cli-table3.
+ */
+function isPlain(cell: string): boolean {
+  const m = PAINTED.exec(cell);
+  return NARROW.test(m ? (m[1] ?? m[2]!) : cell);
+}
+
+function cliTable(rows: string[][], align: Align[]): string {
   const table = new (Table())({
-    head: head.map((h) => paint(ctx, 'bold', h)),
+    head: rows[0]!,
     colAligns: align,
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP.length },
     chars: {
       top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
       bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
@@ -47,18 +104,8 @@ export function textTable(ctx: RenderContext, head: string[], rows: string[][], 
       right: '', 'right-mid': '', middle: '',
     },
   });
-  const widths = head.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? '')), ...(footer ? [visible(footer[i] ?? '')] : [])));
-  table.push(widths.map((w) => '─'.repeat(w)));
-  for (const r of rows) table.push(r);
-  if (footer) {
-    table.push(widths.map((w) => '─'.repeat(w)));
-    table.push(footer);
-  }
-  return table
-    .toString()
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .join('\n');
+  for (const r of rows.slice(1)) table.push(r);
+  return table.toString();
 }
 
 function visible(s: string): number {

@@ -3,7 +3,7 @@
 // that is a few hundred thousand small objects, which cost memory twice (the serialized copy and the objects)
 // and time. Everything else in RankData goes as a structured clone.
 
-import type { Cell, FineGroup, RankData } from '../model.js';
+import { lazyProperty, type Cell, type RankData } from '../model.js';
 
 /** The fields of a Cell, in packed order. The check below fails to compile if Cell gains a field. */
 const FIELDS = ['count', 'ticks', 'minTicks', 'maxTicks'] as const;
@@ -22,47 +22,63 @@ export interface PackedRanks {
 }
 
 export function packRanks(ranks: RankData[]): PackedRanks {
-  const groups: FineGroup[] = [];
+  let groups = 0;
   let n = 0;
   for (const r of ranks) {
     for (const g of r.groups.values()) {
-      groups.push(g);
+      groups++;
       n += g.steps.size;
     }
   }
-  const sizes = new Int32Array(groups.length);
+  const sizes = new Int32Array(groups);
   const cells = new Float64Array(n * STRIDE);
+  let i = 0;
   let o = 0;
-  groups.forEach((g, i) => {
-    sizes[i] = g.steps.size;
-    for (const [step, c] of g.steps) {
-      cells[o++] = step;
-      cells[o++] = c.count;
-      cells[o++] = c.ticks;
-      cells[o++] = c.minTicks;
-      cells[o++] = c.maxTicks;
+  // forEach rather than for-of: this runs once, mostly before it is optimised, where each [step, cell] entry of
+  // an iterator would be an allocation.
+  const put = (c: Cell, step: number): void => {
+    cells[o] = step;
+    cells[o + 1] = c.count;
+    cells[o + 2] = c.ticks;
+    cells[o + 3] = c.minTicks;
+    cells[o + 4] = c.maxTicks;
+    o += STRIDE;
+  };
+  for (const r of ranks) {
+    for (const g of r.groups.values()) {
+      sizes[i++] = g.steps.size;
+      g.steps.forEach(put);
+      g.steps = new Map();
     }
-    g.steps = new Map();
-  });
+  }
   return { ranks, sizes, cells };
 }
 
+/**
+ * The ranks with each group's `steps` back, made into a Map of cells when first read: a diff reads only totals,
+ * and making tens of thousands of cells would be most of the time between the worker's answer and the report.
+ */
 export function unpackRanks(p: PackedRanks): RankData[] {
+  const { sizes, cells } = p;
   let i = 0;
   let o = 0;
-  const { sizes, cells } = p;
   for (const r of p.ranks) {
     for (const g of r.groups.values()) {
-      const steps = new Map<number, Cell>();
+      const from = o;
       const size = sizes[i++]!;
-      for (let k = 0; k < size; k++) {
-        steps.set(small(cells[o]!), { count: small(cells[o + 1]!), ticks: cells[o + 2]!, minTicks: cells[o + 3]!, maxTicks: cells[o + 4]! });
-        o += STRIDE;
-      }
-      g.steps = steps;
+      o += size * STRIDE;
+      lazyProperty(g, 'steps', () => stepsAt(cells, from, size));
     }
   }
   return p.ranks;
+}
+
+function stepsAt(cells: Float64Array, o: number, size: number): Map<number, Cell> {
+  const steps = new Map<number, Cell>();
+  for (let k = 0; k < size; k++, o += STRIDE) {
+    steps.set(small(cells[o]!), { count: small(cells[o + 1]!), ticks: cells[o + 2]!, minTicks: cells[o + 3]!, maxTicks: cells[o + 4]! });
+  }
+  return steps;
 }
 
 /** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */

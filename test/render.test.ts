@@ -1,0 +1,57 @@
+// Terminal tables are laid out without cli-table3 when every cell is one line of narrow characters; the text
+// must stay byte-identical to what cli-table3 draws, and anything else must still go to cli-table3.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cliTextTable, paint, textTable, type Align, type Paint } from '../src/reporters/render.js';
+
+const STYLES: Paint[] = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'];
+
+/** Cells as reports make them, and some that only cli-table3 can measure (wide, combining, emoji, breaks). */
+const text = (odd: boolean): fc.Arbitrary<string> =>
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom('a', 'Z', '0', ' ', '-', '+', '%', '~', '*', '(', ')', ',', '.', '|', '\\', 'Δ', 'µ', '─', '…', '→', '±', '·', '∞'),
+        ...(odd ? [fc.constantFrom('中', '✅', '⚠️', 'é', 'e\u0301', '\n', '\t', '\u001b[31m', 'Ａ', '😀', '\u00a0')] : []),
+      ),
+      { maxLength: 12 },
+    )
+    .map((cs) => cs.join(''));
+
+const cell = (odd: boolean): fc.Arbitrary<{ text: string; style: Paint | null }> =>
+  fc.record({ text: text(odd), style: fc.option(fc.constantFrom(...STYLES), { freq: 3 }) });
+
+const table = (odd: boolean) =>
+  fc.integer({ min: 1, max: 5 }).chain((cols) =>
+    fc.record({
+      color: fc.boolean(),
+      head: fc.array(text(odd), { minLength: cols, maxLength: cols }),
+      rows: fc.array(fc.array(cell(odd), { minLength: cols, maxLength: cols }), { maxLength: 6 }),
+      footer: fc.option(fc.array(cell(odd), { minLength: cols, maxLength: cols })),
+      align: fc.array(fc.constantFrom<Align>('left', 'right'), { minLength: cols, maxLength: cols }),
+    }),
+  );
+
+function draw(t: fc.Arbitrary<ReturnType<typeof table> extends fc.Arbitrary<infer T> ? T : never>): void {
+  fc.assert(
+    fc.property(t, ({ color, head, rows, footer, align }) => {
+      const ctx = { color };
+      const cells = (r: { text: string; style: Paint | null }[]): string[] => r.map((c) => (c.style ? paint(ctx, c.style, c.text) : c.text));
+      const body = rows.map(cells);
+      const foot = footer ? cells(footer) : undefined;
+      expect(textTable(ctx, head, body, align, foot)).toBe(cliTextTable(ctx, head, body, align, foot));
+    }),
+    { numRuns: 500 },
+  );
+}
+
+describe('textTable', () => {
+  it('draws what cli-table3 draws, for cells of narrow characters, painted or not', () => draw(table(false)));
+  it('draws what cli-table3 draws whatever the cells hold', () => draw(table(true)));
+
+  it('lays out a report table: columns padded, numbers right-aligned, two spaces between', () => {
+    const out = textTable({ color: false }, ['type', 'count', 'Δ'], [['MatMulV3', '1,234', '+5'], ['Add', '7', '-1']], ['left', 'right', 'right'], ['total', '1,241', '+4']);
+    expect(out).toBe(['type      count   Δ', '────────  ─────  ──', 'MatMulV3  1,234  +5', 'Add           7  -1', '────────  ─────  ──', 'total     1,241  +4'].join('\n'));
+  });
+});
