@@ -1,15 +1,23 @@
 // The commander program: every flag in one place, actions that call the commands. `run(argv, io)` returns the
 // exit code and never touches `process`, so tests run the whole CLI in-process.
+//
+// Only what declaring the flags needs is imported here; each action imports its command when it runs. A command
+// pulls in the readers, the reporters and what they use, and loading all of them for every run (--version,
+// --help, a small diff) took most of kprof's start-up.
 
 import { Command, CommanderError, Option } from 'commander';
-import { inspectCommand, INSPECT_FORMATS } from './commands/inspect.js';
-import { summaryCommand, OUTPUT_FORMATS } from './commands/summary.js';
+import { CHECK_FORMATS, INSPECT_FORMATS, OUTPUT_FORMATS, RULES_BYS } from './choices.js';
+import type { CheckFlags } from './commands/check.js';
+import type { DiffFlags } from './commands/diff.js';
+import type { InspectFlags } from './commands/inspect.js';
+import type { RulesFlags } from './commands/rules.js';
+import type { SummaryFlags } from './commands/summary.js';
+import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from './diff.js';
 import { EXIT, isKprofError } from './errors.js';
 import { SUMMARY_SORTS } from './group.js';
 import type { Io } from './io.js';
 import { GROUP_BYS } from './model.js';
 import { makeProgress } from './progressBar.js';
-import { registerExtraCommands } from './commands/index.js';
 
 export const VERSION = '0.1.0';
 
@@ -19,7 +27,7 @@ export interface RunHooks {
 }
 
 /** Options every reading command takes. */
-export function addCommonOptions(cmd: Command): Command {
+function addCommonOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
     .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/')
@@ -30,7 +38,7 @@ export function addCommonOptions(cmd: Command): Command {
     .option('--exclude <regex>', 'leave out kernels whose name or type matches');
 }
 
-export function addRunOptions(cmd: Command): Command {
+function addRunOptions(cmd: Command): Command {
   return cmd
     .option('--strict', 'treat any unreadable row as an error (exit 2)')
     .option('-q, --quiet', 'no progress bar')
@@ -62,7 +70,8 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
       .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
-  ).action(async (profile: string, opts, cmd: Command) => {
+  ).action(async (profile: string, opts: SummaryFlags & { quiet?: boolean }, cmd: Command) => {
+    const { summaryCommand } = await import('./commands/summary.js');
     hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
   });
 
@@ -75,11 +84,64 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
-    .action(async (profile: string, opts) => {
+    .action(async (profile: string, opts: InspectFlags & { quiet?: boolean }) => {
+      const { inspectCommand } = await import('./commands/inspect.js');
       hooks.code = await inspectCommand(profile, opts, io, progressFor(opts));
     });
 
-  registerExtraCommands(program, io, hooks, progressFor);
+  addRunOptions(
+    addCommonOptions(
+      program
+        .command('diff')
+        .description('compare a base profile with a PR profile: which kernel groups appeared, went away or changed, and the time it made')
+        .argument('<base>', 'the base: any input summary accepts (profile file or folder, folder of ranks, summary JSON)')
+        .argument('<pr>', 'the PR: same kinds of input as the base'),
+    )
+      .addOption(new Option('--sort <key>', 'row order (changed rows first by default)').choices(DIFF_SORTS).default('delta-count'))
+      .addOption(new Option('--only <which>', 'show only these rows (the others are summed in one row)').choices(DIFF_ONLY))
+      .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
+      .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
+      .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
+      .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+  ).action(async (base: string, pr: string, opts: DiffFlags & { quiet?: boolean }, cmd: Command) => {
+    const { diffCommand } = await import('./commands/diff.js');
+    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
+  });
+
+  program
+    .command('check')
+    .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
+    .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
+    .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
+    .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types')
+    .addOption(new Option('--format <format>', 'output format').choices(CHECK_FORMATS).default('text'))
+    .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
+    .option('--strict', 'treat any unreadable row as an error (exit 2)')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
+      const { checkCommand } = await import('./commands/check.js');
+      hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
+    });
+
+  program
+    .command('rules')
+    .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
+    .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
+    .argument('<pr>', 'the PR profile')
+    .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
+    .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')
+    .option('--margin <percent>', "headroom above the PR's level in each maximum", '10')
+    .option('-o, --out <file>', 'write the rules to a file instead of stdout')
+    .option('--strict', 'treat any unreadable row as an error (exit 2)')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (base: string, pr: string, opts: RulesFlags & { quiet?: boolean }) => {
+      const { rulesCommand } = await import('./commands/rules.js');
+      hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
+    });
+
   return program;
 }
 

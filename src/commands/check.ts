@@ -3,17 +3,16 @@
 // are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
 // mapped to the exit code.
 
-import { Option, type Command } from 'commander';
+import type { CheckFormat } from '../choices.js';
 import { usageError } from '../errors.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import type { Profile } from '../model.js';
 import { relPath } from '../paths.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
-import { CHECK_FORMATS, renderCheck, verdictLine, type CheckFormat } from '../reporters/check.js';
+import { renderCheck, verdictLine } from '../reporters/check.js';
 import { evaluate, exitCodeOf, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
-import type { RunHooks } from '../run.js';
 import { warningLines } from '../warnings.js';
 import { strictCheck } from './summary.js';
 
@@ -62,21 +61,4 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   emit(io, flags.out, renderCheck(flags.format, verdict, ctx, rc));
   if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${relPath(flags.out)}.\n`);
   return exitCodeOf(verdict);
-}
-
-export function registerCheck(program: Command, io: Io, hooks: RunHooks, progressFor: (opts: { quiet?: boolean }) => Progress): void {
-  program
-    .command('check')
-    .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
-    .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
-    .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
-    .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types')
-    .addOption(new Option('--format <format>', 'output format').choices(CHECK_FORMATS).default('text'))
-    .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
-    .option('--strict', 'treat any unreadable row as an error (exit 2)')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--debug', 'print stack traces of errors')
-    .action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
-      hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
-    });
 }

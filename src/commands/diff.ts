@@ -1,15 +1,7 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
-import { Option, type Command } from 'commander';
-import {
-  DEFAULT_TIME_TOLERANCE_PCT,
-  DIFF_ONLY,
-  DIFF_SORTS,
-  diffSummaries,
-  type DiffOnly,
-  type DiffSort,
-  type DiffView,
-} from '../diff.js';
+import type { OutputFormat } from '../choices.js';
+import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../diff.js';
 import { usageError } from '../errors.js';
 import { summarize } from '../group.js';
 import { colorEnabled, emit, type Io } from '../io.js';
@@ -17,9 +9,8 @@ import { parseCommon, parseTop, type CommonFlags } from '../options.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { DIFF_REPORTERS, diffWarnings } from '../reporters/diff.js';
-import { addCommonOptions, addRunOptions, type RunHooks } from '../run.js';
 import { warningLines } from '../warnings.js';
-import { OUTPUT_FORMATS, strictCheck, type OutputFormat } from './summary.js';
+import { strictCheck } from './summary.js';
 
 export interface DiffFlags extends CommonFlags {
   format: OutputFormat;
@@ -60,26 +51,4 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   emit(io, flags.out, DIFF_REPORTERS[flags.format](d, view, ctx));
   return 0;
-}
-
-/** The `diff` command and its flags. */
-export function registerDiff(program: Command, io: Io, hooks: RunHooks, progressFor: (opts: { quiet?: boolean }) => Progress): void {
-  addRunOptions(
-    addCommonOptions(
-      program
-        .command('diff')
-        .description('compare a base profile with a PR profile: which kernel groups appeared, went away or changed, and the time it made')
-        .argument('<base>', 'the base: any input summary accepts (profile file or folder, folder of ranks, summary JSON)')
-        .argument('<pr>', 'the PR: same kinds of input as the base'),
-    )
-      .addOption(new Option('--sort <key>', 'row order (changed rows first by default)').choices(DIFF_SORTS).default('delta-count'))
-      .addOption(new Option('--only <which>', 'show only these rows (the others are summed in one row)').choices(DIFF_ONLY))
-      .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
-      .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
-      .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
-      .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
-  ).action(async (base: string, pr: string, opts, cmd: Command) => {
-    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
-  });
 }

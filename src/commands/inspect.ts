@@ -1,5 +1,6 @@
 // `kprof inspect <profile>`: what was found and how it will be read.
 
+import type { InspectFormat } from '../choices.js';
 import { emit, type Io } from '../io.js';
 import type { Profile, RankData } from '../model.js';
 import { parseRanks } from '../options.js';
@@ -9,10 +10,8 @@ import { fmtCount, fmtUs } from '../reporters/format.js';
 import { relPath } from '../paths.js';
 import { warningLines } from '../warnings.js';
 
-export const INSPECT_FORMATS = ['text', 'json'] as const;
-
 export interface InspectFlags {
-  format: (typeof INSPECT_FORMATS)[number];
+  format: InspectFormat;
   rank?: string;
   out?: string;
 }

@@ -1,6 +1,6 @@
 // `kprof rules <base> <pr>`: a starter rules file that locks in what a change achieved (see rules/generate.ts).
 
-import { Option, type Command } from 'commander';
+import type { RulesBy } from '../choices.js';
 import { diffSummaries } from '../diff.js';
 import { usageError } from '../errors.js';
 import { summarize } from '../group.js';
@@ -10,15 +10,11 @@ import { relPath } from '../paths.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { generateRules } from '../rules/generate.js';
-import type { RunHooks } from '../run.js';
 import { warningLines } from '../warnings.js';
 import { strictCheck } from './summary.js';
 
-/** Rules select kernels by type or by name; the other groupings have no rule selector. */
-export const RULES_BYS = ['type', 'name'] as const;
-
 export interface RulesFlags {
-  by: (typeof RULES_BYS)[number];
+  by: RulesBy;
   cutThreshold: string;
   margin: string;
   out?: string;
@@ -57,22 +53,4 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   const text = generateRules(diff, bs, ps, { cutThresholdPct, marginPct, basePath: relPath(basePath), prPath: relPath(prPath) });
   emit(io, flags.out, text);
   return 0;
-}
-
-export function registerRules(program: Command, io: Io, hooks: RunHooks, progressFor: (opts: { quiet?: boolean }) => Progress): void {
-  program
-    .command('rules')
-    .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
-    .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
-    .argument('<pr>', 'the PR profile')
-    .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
-    .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')
-    .option('--margin <percent>', "headroom above the PR's level in each maximum", '10')
-    .option('-o, --out <file>', 'write the rules to a file instead of stdout')
-    .option('--strict', 'treat any unreadable row as an error (exit 2)')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--debug', 'print stack traces of errors')
-    .action(async (base: string, pr: string, opts: RulesFlags & { quiet?: boolean }) => {
-      hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
-    });
 }

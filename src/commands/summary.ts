@@ -3,13 +3,12 @@
 import { summarize, type SummarySort } from '../group.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import { parseCommon, parseTop, type CommonFlags } from '../options.js';
+import type { OutputFormat } from '../choices.js';
 import { readProfile } from '../read.js';
-import { SUMMARY_REPORTERS, type OutputFormat } from '../reporters/summary.js';
+import { SUMMARY_REPORTERS } from '../reporters/summary.js';
 import { warningLines } from '../warnings.js';
 import { KprofError } from '../errors.js';
 import type { Progress } from '../progress.js';
-
-export { OUTPUT_FORMATS, type OutputFormat } from '../reporters/summary.js';
 
 export interface SummaryFlags extends CommonFlags {
   format: OutputFormat;

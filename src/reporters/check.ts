@@ -1,13 +1,11 @@
 // `kprof check` in every output format: text, json, junit, github, markdown. Pure: Verdict in, string out.
 // Results are listed in the order of the rules file.
 
+import type { CheckFormat } from '../choices.js';
 import type { Check, RuleResult, Verdict } from '../rules/model.js';
 import { SCHEMA_VERSION, type CheckJson, type CheckResultJson } from '../schema.js';
 import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from './format.js';
 import { markdownTable, mdCell, paint, xmlEscape, type RenderContext } from './render.js';
-
-export const CHECK_FORMATS = ['text', 'json', 'junit', 'github', 'markdown'] as const;
-export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
 /** What was checked, as shown to the user (paths relative to the working directory). */
 export interface CheckContext {

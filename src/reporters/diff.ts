@@ -1,6 +1,7 @@
 // `kprof diff` in every output format. Pure: Diff (+ view) in, string out.
 
 import { isAbsolute, relative, sep } from 'node:path';
+import type { OutputFormat } from '../choices.js';
 import { headline, viewDiff, type Diff, type DiffFigures, type DiffOthers, type DiffRow, type DiffSideInfo, type DiffView, type Side } from '../diff.js';
 import { relPath } from '../paths.js';
 import {
@@ -12,7 +13,7 @@ import {
 } from '../schema.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
 import { csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
-import { GROUP_HEADINGS, type OutputFormat } from './summary.js';
+import { GROUP_HEADINGS } from './summary.js';
 
 /** The label of a row: its key, or a placeholder when the source had no value. */
 function label(r: DiffRow): string {

@@ -1,5 +1,6 @@
 // `kprof summary` in every output format. Pure: Summary (+ options) in, string out.
 
+import type { OutputFormat } from '../choices.js';
 import { sortGroups, type SummarySort } from '../group.js';
 import { emptyCell, mergeCell, type Cell, type Group, type GroupBy, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
@@ -202,13 +203,10 @@ export function summaryCsv(s: Summary, view: SummaryView): string {
   return csvLines(head, body);
 }
 
-/** The summary reporters by output format; the keys are the `--format` choices of summary and diff. */
+/** The summary reporters by output format: one for each `--format` choice of summary and diff (OUTPUT_FORMATS). */
 export const SUMMARY_REPORTERS = {
   table: summaryTable,
   markdown: (s: Summary, view: SummaryView) => summaryMarkdown(s, view),
   json: (s: Summary, view: SummaryView) => summaryJson(s, view),
   csv: (s: Summary, view: SummaryView) => summaryCsv(s, view),
-} as const satisfies Record<string, (s: Summary, view: SummaryView, ctx: RenderContext) => string>;
-
-export type OutputFormat = keyof typeof SUMMARY_REPORTERS;
-export const OUTPUT_FORMATS = Object.keys(SUMMARY_REPORTERS) as OutputFormat[];
+} as const satisfies Record<OutputFormat, (s: Summary, view: SummaryView, ctx: RenderContext) => string>;

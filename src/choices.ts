@@ -1,0 +1,19 @@
+// The fixed choices of the flags whose owners are heavy modules (reporters, commands). They live here so that
+// run.ts can declare every flag, and print --help, without loading those modules: each command's code is loaded
+// only when that command runs (start-up time is part of every run).
+
+/** summary's and diff's --format; the keys of SUMMARY_REPORTERS and DIFF_REPORTERS, in the order --help lists. */
+export const OUTPUT_FORMATS = ['table', 'markdown', 'json', 'csv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** inspect's --format. */
+export const INSPECT_FORMATS = ['text', 'json'] as const;
+export type InspectFormat = (typeof INSPECT_FORMATS)[number];
+
+/** check's --format. */
+export const CHECK_FORMATS = ['text', 'json', 'junit', 'github', 'markdown'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+/** rules' --by: rules select kernels by type or by name; the other groupings have no rule selector. */
+export const RULES_BYS = ['type', 'name'] as const;
+export type RulesBy = (typeof RULES_BYS)[number];
