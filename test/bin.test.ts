@@ -1,7 +1,14 @@
-// The real executable, spawned as a user runs it (npm test builds dist/ first).
+// The real executable, spawned as a user runs it (npm test builds dist/ first): the bundle of dist/ (see
+// scripts/bundle.mjs), and the read worker bundled beside it.
 
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { resolveInput } from '../src/formats/resolve.js';
+import { WorkerPool } from '../src/pool.js';
+import { unpackRanks, type PackedRanks } from '../src/workers/pack.js';
+import type { ReadTask } from '../src/workers/readWorker.js';
 import { ROOT } from './helpers.js';
 
 function kprofBin(args: string[], env: Record<string, string> = {}) {
@@ -32,5 +39,24 @@ describe('bin/kprof.js', () => {
     expect(kprofBin(['summary', '--by', 'nope', 'x']).code).toBe(2);
     expect(kprofBin(['--help']).code).toBe(0);
     expect(kprofBin(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('reads in the bundled worker what the worker tsc built reads', async () => {
+    // Small inputs never reach a worker through the CLI: run the bundled worker script directly.
+    const plans = resolveInput(join(ROOT, 'fixtures/formats/multi-rank')).ranks;
+    const read = async (script: string) => {
+      const pool = new WorkerPool(pathToFileURL(join(ROOT, script)));
+      try {
+        const tasks = plans.map((plan) => pool.run<PackedRanks>({ plan, withShapes: false, withSpan: false } satisfies ReadTask));
+        const ranks = (await Promise.all(tasks)).flatMap(unpackRanks);
+        expect(pool.completed).toBe(plans.length);
+        return ranks;
+      } finally {
+        await pool.close();
+      }
+    };
+    const bundled = await read('dist/bundle/workers/readWorker.js');
+    expect(bundled.map((r) => r.rank)).toEqual(['0', '1']);
+    expect(bundled).toEqual(await read('dist/workers/readWorker.js'));
   });
 });
