@@ -109,38 +109,34 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
   });
 
-  program
-    .command('check')
-    .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
-    .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
-    .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
-    .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types')
-    .addOption(new Option('--format <format>', 'output format').choices(CHECK_FORMATS).default('text'))
-    .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
-    .option('--strict', 'treat any unreadable row as an error (exit 2)')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--debug', 'print stack traces of errors')
-    .action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
-      const { checkCommand } = await import('./commands/check.js');
-      hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
-    });
+  addRunOptions(
+    program
+      .command('check')
+      .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
+      .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
+      .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
+      .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types')
+      .addOption(new Option('--format <format>', 'output format').choices(CHECK_FORMATS).default('text'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)'),
+  ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
+    const { checkCommand } = await import('./commands/check.js');
+    hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
+  });
 
-  program
-    .command('rules')
-    .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
-    .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
-    .argument('<pr>', 'the PR profile')
-    .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
-    .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')
-    .option('--margin <percent>', "headroom above the PR's level in each maximum", '10')
-    .option('-o, --out <file>', 'write the rules to a file instead of stdout')
-    .option('--strict', 'treat any unreadable row as an error (exit 2)')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--debug', 'print stack traces of errors')
-    .action(async (base: string, pr: string, opts: RulesFlags & { quiet?: boolean }) => {
-      const { rulesCommand } = await import('./commands/rules.js');
-      hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
-    });
+  addRunOptions(
+    program
+      .command('rules')
+      .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
+      .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
+      .argument('<pr>', 'the PR profile')
+      .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
+      .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')
+      .option('--margin <percent>', "headroom above the PR's level in each maximum", '10')
+      .option('-o, --out <file>', 'write the rules to a file instead of stdout'),
+  ).action(async (base: string, pr: string, opts: RulesFlags & { quiet?: boolean }) => {
+    const { rulesCommand } = await import('./commands/rules.js');
+    hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
+  });
 
   return program;
 }

@@ -87,44 +87,34 @@ it('the SIMD engine runs here', () => {
   expect(simdAvailable()).toBe(true);
 });
 
-for (const engine of ENGINES) {
-  describe.skipIf(!HAS_REAL)(`${engine}: fast reader = csv-parse on every real export`, () => {
-    const files = HAS_REAL ? csvFiles(REAL) : [];
-    it('finds the real exports', () => {
-      expect(files.length).toBeGreaterThan(10);
-    });
-    for (const f of files) {
-      it(relative(REAL, f), () => {
-        const bytes = readFileSync(f);
-        const want = reference(bytes);
-        if (want === null) return; // csv-parse itself refuses the file
-        expect(parseRecords(bytes, { engine })).toEqual(want);
-        expect(chunked(engine, bytes, [4093, 1, 17, 65536])).toEqual(want);
-        expectLocated(located(engine, bytes, 11, [8191, 3]), want, 11);
+/**
+ * Every CSV file under `dir` that csv-parse can parse reads the same with each engine: whole, fed in chunks of
+ * `sizes` through a tiny buffer, and with only the first `limit` cells located.
+ */
+function describeFiles(what: string, dir: string, sizes: number[], limit: number): void {
+  for (const engine of ENGINES) {
+    describe(`${engine}: fast reader = csv-parse on every ${what}`, () => {
+      const files = csvFiles(dir);
+      it(`finds the ${what}s`, () => {
+        expect(files.length).toBeGreaterThan(0);
       });
-    }
-  });
+      for (const f of files) {
+        it(relative(ROOT, f), () => {
+          const bytes = readFileSync(f);
+          const want = reference(bytes);
+          if (want === null) return; // csv-parse itself refuses the file
+          expect(parseRecords(bytes, { engine })).toEqual(want);
+          expect(chunked(engine, bytes, sizes)).toEqual(want);
+          expectLocated(located(engine, bytes, limit, sizes), want, limit);
+        });
+      }
+    });
+  }
 }
-if (!HAS_REAL) console.warn('differential.test.ts: ../shared/data/real is absent; the real-export comparison is skipped');
 
-for (const engine of ENGINES) {
-  describe(`${engine}: fast reader = csv-parse on every fixture csv-parse can parse`, () => {
-    const files = csvFiles(join(ROOT, 'fixtures'));
-    it('finds fixtures', () => {
-      expect(files.length).toBeGreaterThan(0);
-    });
-    for (const f of files) {
-      it(relative(ROOT, f), () => {
-        const bytes = readFileSync(f);
-        const want = reference(bytes);
-        if (want === null) return;
-        expect(parseRecords(bytes, { engine })).toEqual(want);
-        expect(chunked(engine, bytes, [1, 2, 3, 5, 7, 11])).toEqual(want);
-        expectLocated(located(engine, bytes, 3, [13, 1]), want, 3);
-      });
-    }
-  });
-}
+if (HAS_REAL) describeFiles('real export', REAL, [4093, 1, 17, 65536], 11);
+else console.warn('differential.test.ts: ../shared/data/real is absent; the real-export comparison is skipped');
+describeFiles('fixture', join(ROOT, 'fixtures'), [1, 2, 3, 5, 7, 11, 13], 3);
 
 // Random CSV: cells with quotes, commas, line breaks (LF and CRLF), non-ASCII; LF or CRLF records; a BOM;
 // empty lines; with or without a final line break.
