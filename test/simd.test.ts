@@ -51,4 +51,20 @@ describe('SIMD engine', () => {
       [long, '3'],
     ]);
   });
+
+  it('a closed scanner scans nothing more, and the next scanner (on the same instance) reads as new', () => {
+    const first: string[][] = [];
+    const a = new CsvScanner((r: RowView) => first.push(r.cells()), { engine: 'simd' });
+    a.write(Buffer.from('x,y\n1,2\n'));
+    a.close();
+    a.write(Buffer.from('3,4\n'));
+    a.finish();
+    expect(first).toEqual([['x', 'y'], ['1', '2']]);
+    const second: string[][] = [];
+    const b = new CsvScanner((r: RowView) => second.push(r.cells()), { engine: 'simd' });
+    b.write(Buffer.from('p,q\n5,6'));
+    b.finish();
+    b.close();
+    expect(second).toEqual([['p', 'q'], ['5', '6']]);
+  });
 });

@@ -100,6 +100,7 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     throw fsError(path, e);
   }
   let size = 0;
+  let scanner: CsvScanner | null = null;
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
@@ -117,7 +118,7 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     if (bad) throw bad;
 
     const state = new TableState(path, acc, options.withShapes, options.withSpan === true, options.split ?? null);
-    const scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
+    scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
     state.batcher = scanner;
     if (kind === 'gzip') {
       closeSync(fd);
@@ -161,6 +162,7 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     if (!isKprofError(e) && isSystemError(e)) throw fsError(path, e);
     throw e;
   } finally {
+    scanner?.close();
     if (fd >= 0) closeSync(fd);
   }
 }
