@@ -3,7 +3,12 @@
 // Why hand-written: csv-parse reads ~30 MB/s here and a decode profile of one rank is ~250 MB. This scanner
 // never builds a string for a cell it is not asked for: it records where each cell starts and ends in a
 // reused buffer, and the format adapter decodes only the few cells it needs. csv-parse stays in the project
-// as the reference this scanner is tested against (test/csv-scan.test.ts).
+// as the reference this scanner is tested against (test/csv-scan.test.ts, test/differential.test.ts).
+//
+// Two engines: simd.wat (WebAssembly SIMD, the default) reads the records it can, sixteen bytes at a time, and
+// for kernel tables whole batches of plain rows (see batch()); the JavaScript code below reads every other
+// record (damaged ones, the end of the input). `engine: 'js'` uses the JavaScript code alone; both give the same
+// records, which the tests check.
 //
 // Semantics (matching csv-parse with `bom: true, skip_empty_lines: true, relax_column_count: true`):
 // - cells are separated by `,`, records by LF or CRLF (both may be mixed in one file);
@@ -371,7 +376,7 @@ export class CsvScanner implements RowBatcher {
     const v = this.view;
     v.buf = b;
     // Sentinel: a line feed just past the data lets the hot loops test one byte instead of also the position.
-    // space() keeps one byte free for it.
+    // space() keeps SLACK bytes free for it.
     b[end] = LF;
     let p = this.pos;
     let line = this.line;
