@@ -2,6 +2,7 @@
 // looking their keys up) against the JavaScript engine (every row through the JavaScript parsers): the same
 // groups, per-step cells, totals, skipped rows and warnings, on every kernel export in the fixtures and in
 // ../shared/data/real, on damaged copies of them, and on rows made to hit each way out of a batch.
+// KPROF_FUZZ_SEED and KPROF_FUZZ_RUNS explore more damaged copies, as in fuzz.test.ts.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -149,7 +150,7 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
         writeFileSync(path, b);
         await expectSameEngines(path);
       }),
-      { seed: 20_261_130, numRuns: 150 },
+      { seed: Number(process.env.KPROF_FUZZ_SEED ?? 20_261_130), numRuns: Number(process.env.KPROF_FUZZ_RUNS ?? 150) },
     );
   });
 });
