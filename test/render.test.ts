@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cliTextTable, paint, textTable, type Align, type Paint } from '../src/reporters/render.js';
+import { cliTextTable, codeSpan, paint, textTable, type Align, type Paint } from '../src/reporters/render.js';
 
 const STYLES: Paint[] = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'];
 
@@ -53,5 +53,15 @@ describe('textTable', () => {
   it('lays out a report table: columns padded, numbers right-aligned, two spaces between', () => {
     const out = textTable({ color: false }, ['type', 'count', 'Δ'], [['MatMulV3', '1,234', '+5'], ['Add', '7', '-1']], ['left', 'right', 'right'], ['total', '1,241', '+4']);
     expect(out).toBe(['type      count   Δ', '────────  ─────  ──', 'MatMulV3  1,234  +5', 'Add           7  -1', '────────  ─────  ──', 'total     1,241  +4'].join('\n'));
+  });
+});
+
+describe('codeSpan', () => {
+  it('keeps every backtick of a name: the fence is longer than any run inside', () => {
+    expect(codeSpan('MatMul')).toBe('`MatMul`');
+    expect(codeSpan('a`b')).toBe('``a`b``');
+    expect(codeSpan('a``b`c')).toBe('```a``b`c```');
+    expect(codeSpan('`x')).toBe('`` `x ``');
+    expect(codeSpan('x`')).toBe('`` x` ``');
   });
 });

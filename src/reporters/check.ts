@@ -5,7 +5,7 @@ import type { CheckFormat } from '../choices.js';
 import type { Check, RuleResult, Verdict } from '../rules/model.js';
 import { SCHEMA_VERSION, type CheckJson, type CheckResultJson } from '../schema.js';
 import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from './format.js';
-import { markdownTable, mdCell, paint, xmlEscape, type RenderContext } from './render.js';
+import { codeSpan, markdownTable, mdCell, paint, xmlEscape, type RenderContext } from './render.js';
 
 /** What was checked, as shown to the user (paths relative to the working directory). */
 export interface CheckContext {
@@ -287,12 +287,12 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
     ruleName(r.rule),
     [observedPart(r), spreadPart(r)].filter(Boolean).join('; '),
     boundText(r.rule),
-    `\`${location(r)}\``,
+    codeSpan(location(r)),
     r.passed ? '' : (r.rule.why ?? ''),
   ]);
   const table = markdownTable(['', 'rule', 'observed', 'bound', 'rule file', 'why'], rows, ['left', 'left', 'left', 'left', 'left', 'left']);
   const head = `### kprof check: ${v.passed ? 'passed' : 'failed'}`;
-  const what = `\`${mdCell(ctx.profile)}\`${ctx.base !== null ? ` against base \`${mdCell(ctx.base)}\`` : ''}, rules \`${mdCell(ctx.rules)}\``;
+  const what = `${codeSpan(mdCell(ctx.profile))}${ctx.base !== null ? ` against base ${codeSpan(mdCell(ctx.base))}` : ''}, rules ${codeSpan(mdCell(ctx.rules))}`;
   return `${head}\n\n${what}\n\n${table}\n\n**${verdictLine(v)}**\n`;
 }
 

@@ -12,7 +12,7 @@ import {
   type DiffRowJson,
 } from '../schema.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
-import { csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
+import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
 import { GROUP_HEADINGS } from './summary.js';
 
 /** The label of a row: its key, or a placeholder when the source had no value. */
@@ -222,7 +222,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
 // ---------------------------------------------------------------------------------------------------------
 // Markdown, ready to paste into a pull request.
 
-const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
+const code = codeSpan;
 
 /** `73,652 (1,629 ms)`; the totals row keeps two decimals of time (`832 (22.27 ms)`). */
 function mdSide(s: Side, exact = false): string {

@@ -113,6 +113,18 @@ function visible(s: string): number {
   return s.replace(/\u001b\[[0-9;]*m/g, '').length;
 }
 
+/**
+ * A Markdown code span for any text, kernel names with backticks included: its fence is one backtick longer
+ * than the longest run of backticks in the text, with a space inside it when the text starts or ends with one
+ * (CommonMark strips that space again).
+ */
+export function codeSpan(s: string): string {
+  const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = s.startsWith('`') || s.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${s}${pad}${fence}`;
+}
+
 /** Escape a Markdown table cell: `|` and line breaks would break the table. */
 export function mdCell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');

@@ -5,7 +5,7 @@ import { sortGroups, type SummarySort } from '../group.js';
 import { emptyCell, mergeCell, type Cell, type Group, type GroupBy, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
-import { csvLines, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
+import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 
 export interface SummaryView {
   sort: SummarySort;
@@ -118,7 +118,7 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const body = rows(s, view).map((r) => {
     const c = r.cell;
     const line = [
-      r.group ? `\`${r.label}\`` : r.label,
+      r.group ? codeSpan(r.label) : r.label,
       fmtCount(c.count),
       fmtUs(ticksToUs(c.ticks)),
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
