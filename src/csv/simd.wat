@@ -185,8 +185,8 @@
 
   ;; ---------------------------------------------------------------------------------------------------------
   ;; Kernel rows in batches. After configure(), rows() reads records one after the other as long as each is a
-  ;; plain kernel row: as many cells as the header, a duration that is a plain non-negative decimal, a Step Id
-  ;; that is empty or a plain non-negative integer, and a group key (the raw bytes of its cells) already known
+  ;; plain kernel row: as many cells as the header, a duration that is a plain non-negative decimal below 2^31
+  ;; ticks (214 ms), a Step Id that is empty or a plain non-negative integer, and a group key (the raw bytes of its cells) already known
   ;; to the key table. For each it writes the key's id, the step and the duration in ticks of 1e-4 us. It stops
   ;; before the first record that is anything else, which the JavaScript reader then reads the slow way (and
   ;; gives a new key its id with keyId()). So every number a batch yields is what the JavaScript parsers give.
