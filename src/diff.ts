@@ -4,7 +4,26 @@
 // up to the totals.
 
 import { inputError } from './errors.js';
-import { compareRanks, TICKS_PER_US, type Group, type GroupBy, type GroupFields, type RankSummary, type Summary } from './model.js';
+import { ranksWithoutSteps, summaryPerStep, totalStepped } from './group.js';
+import {
+  comparePerStepCount,
+  compareRanks,
+  fractionKey,
+  perStepCount,
+  perStepUs,
+  rankPerStep,
+  samePerStep,
+  steppedCell,
+  addPerStep,
+  TICKS_PER_US,
+  ZERO_PER_STEP,
+  type Group,
+  type GroupBy,
+  type GroupFields,
+  type PerStep,
+  type RankSummary,
+  type Summary,
+} from './model.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
@@ -51,8 +70,18 @@ export interface DiffRow extends DiffFigures, GroupFields {
   rankStatus: DiffStatus | null;
   /** How many paired ranks have the group on either side (0 with fewer than two paired ranks). */
   ranksCompared: number;
-  /** Ranks whose own change has a status other than rankStatus (all compared ranks when rankStatus is null). */
+  /**
+   * The change most compared ranks show, by its size (the factor PR ÷ base, or `added`): one of those ranks, and
+   * how many show it. null when no change has a majority (or fewer than two paired ranks).
+   */
+  rankMajority: { change: RankDisagreement; ranks: number } | null;
+  /**
+   * Ranks whose own change differs from the one most ranks show, in status or in size (all compared ranks when
+   * no change has a majority).
+   */
   disagreeingRanks: RankDisagreement[];
+  /** Per rank, the steps whose change differs from the one most of that rank's steps show (see checkSteps). */
+  unevenSteps: UnevenSteps[];
 }
 
 export interface RankDisagreement {
@@ -61,6 +90,31 @@ export interface RankDisagreement {
   /** The rank's count on each side (per step of that rank when normalised). */
   base: number;
   pr: number;
+  /** pr − base. */
+  deltaCount: number;
+  /** The change in percent of the base; null when the base is zero. */
+  deltaCountPct: number | null;
+}
+
+/** A step of the PR on one rank, against the base. */
+export interface StepChange {
+  /** The PR's Step Id. */
+  step: number;
+  /** The base step it is compared with (same position), or null when compared with the base's mean per step. */
+  baseStep: number | null;
+  base: number;
+  pr: number;
+  deltaCount: number;
+}
+
+/** A group whose change on one rank was not the same in every step (a fusion that took effect in some only). */
+export interface UnevenSteps {
+  rank: string;
+  stepsCompared: number;
+  /** The change most steps show, and in how many steps; null when no change has a majority. */
+  majority: { deltaCount: number; steps: number } | null;
+  /** Steps whose change differs from the majority (all steps when there is none), in step order. */
+  steps: StepChange[];
 }
 
 export interface DiffSideInfo {
@@ -86,6 +140,10 @@ export interface Diff {
   pr: DiffSideInfo;
   /** Step counts differ (or one side has none) and the diff is not normalised: raw counts mislead. */
   stepMismatch: boolean;
+  /** Paired ranks whose step counts differ (the diff not normalised). */
+  stepMismatchRanks: { rank: string; base: number; pr: number }[];
+  /** With --per-step: kernels of each side with an empty Step Id, in no step and so in no per-step figure. */
+  withoutStep: { base: number; pr: number };
   /** Rows in the default order (delta-count, see sortDiffRows). */
   rows: DiffRow[];
   totals: DiffTotals;
@@ -114,14 +172,6 @@ export function statusOf(base: number, pr: number): DiffStatus {
   return 'same';
 }
 
-/**
- * The status of `bc / bd` → `pc / pd` compared exactly: counts and step numbers are integers, so the
- * cross-multiplied comparison has no rounding (10 of 4 steps vs 15 of 6 steps is `same`).
- */
-function scaledStatus(bc: number, bd: number, pc: number, pd: number): DiffStatus {
-  return statusOf(bc * pd, pc * bd);
-}
-
 function groupFields(g: Group | undefined): Partial<DiffRow> {
   if (!g) return {};
   const f: Partial<DiffRow> = {};
@@ -133,19 +183,41 @@ function groupFields(g: Group | undefined): Partial<DiffRow> {
   return f;
 }
 
-function side(count: number, ticks: number, divisor: number): Side {
-  return { count: count / divisor, us: ticks / TICKS_PER_US / divisor };
+function side(count: number, ticks: number): Side {
+  return { count, us: ticks / TICKS_PER_US };
+}
+
+function perStepSide(p: PerStep): Side {
+  return { count: perStepCount(p), us: perStepUs(p) };
 }
 
 function isNoise(base: Side, pr: Side, deltaUsPct: number | null, tol: number): boolean {
   return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol;
 }
 
-function makeRow(key: string, b: Group | undefined, p: Group | undefined, bd: number, pd: number, tol: number): DiffRow {
-  const bc = b?.total.count ?? 0;
-  const pc = p?.total.count ?? 0;
-  const base = side(bc, b?.total.ticks ?? 0, bd);
-  const pr = side(pc, p?.total.ticks ?? 0, pd);
+/** The per-step figures of both sides, when the diff is per step. */
+interface PerStepSides {
+  base: Map<string, PerStep>;
+  pr: Map<string, PerStep>;
+}
+
+function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null, tol: number): DiffRow {
+  let base: Side;
+  let pr: Side;
+  let status: DiffStatus;
+  if (ps) {
+    const bf = ps.base.get(key) ?? ZERO_PER_STEP;
+    const pf = ps.pr.get(key) ?? ZERO_PER_STEP;
+    base = perStepSide(bf);
+    pr = perStepSide(pf);
+    status = perStepStatus(bf, pf);
+  } else {
+    const bc = b?.total.count ?? 0;
+    const pc = p?.total.count ?? 0;
+    base = side(bc, b?.total.ticks ?? 0);
+    pr = side(pc, p?.total.ticks ?? 0);
+    status = statusOf(bc, pc);
+  }
   const deltaCount = pr.count - base.count;
   const deltaUs = pr.us - base.us;
   const deltaUsPct = pct(deltaUs, base.us);
@@ -153,7 +225,7 @@ function makeRow(key: string, b: Group | undefined, p: Group | undefined, bd: nu
     key,
     ...groupFields(b),
     ...groupFields(p),
-    status: scaledStatus(bc, bd, pc, pd),
+    status,
     base,
     pr,
     deltaCount,
@@ -163,8 +235,18 @@ function makeRow(key: string, b: Group | undefined, p: Group | undefined, bd: nu
     timeNoise: isNoise(base, pr, deltaUsPct, tol),
     rankStatus: null,
     ranksCompared: 0,
+    rankMajority: null,
     disagreeingRanks: [],
+    unevenSteps: [],
   };
+}
+
+/** The status of a change between two exact figures per step. */
+function perStepStatus(b: PerStep, p: PerStep): DiffStatus {
+  if (b.count === 0n && p.count > 0n) return 'added';
+  if (b.count > 0n && p.count === 0n) return 'removed';
+  const c = comparePerStepCount(p, b);
+  return c < 0 ? 'fewer' : c > 0 ? 'more' : 'same';
 }
 
 const byKey = (a: DiffRow, b: DiffRow): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
@@ -202,51 +284,132 @@ function sideInfo(s: Summary): DiffSideInfo {
   };
 }
 
+/** A figure of one rank for the cross-rank check: its total (not normalised) or its figure per step. */
+type RankFigure = PerStep;
+
+function rawFigure(count: number, ticks: number): RankFigure {
+  return { count: BigInt(count), ticks: BigInt(Math.round(ticks)), den: 1n };
+}
+
 /**
- * Per-rank check: on every pair of ranks, the status of each row's own change. A rank where the group is
- * absent on both sides is not compared (pipeline stages run different kernels). The status shown by more than
- * half of the compared ranks is the row's rankStatus; ranks with another status disagree. Without a majority,
- * every compared rank is listed.
+ * The size of a rank's change, exactly: the factor PR ÷ base as a reduced fraction, or `added` against a base of
+ * zero (an added group has no base to scale by: its size is not compared). Ranks with the same key changed the
+ * same way, also where they run different numbers of layers (pipeline stages).
  */
-function checkRanks(base: Summary, pr: Summary, rows: DiffRow[], perStep: boolean): { paired: string[]; unpaired: { base: string[]; pr: string[] } } {
+function changeKey(b: RankFigure, p: RankFigure): string {
+  if (b.count === 0n) return p.count === 0n ? 'none' : 'added';
+  return fractionKey(p.count * b.den, b.count * p.den);
+}
+
+function rankChange(rank: string, b: RankFigure, p: RankFigure): RankDisagreement {
+  const base = perStepCount(b);
+  const pr = perStepCount(p);
+  return { rank, status: perStepStatus(b, p), base, pr, deltaCount: pr - base, deltaCountPct: pct(pr - base, base) };
+}
+
+/** The value most items of a list show (more than half), or null. */
+function majorityOf<T>(items: T[], key: (t: T) => string): { key: string; n: number } | null {
+  const tally = new Map<string, number>();
+  for (const t of items) {
+    const k = key(t);
+    tally.set(k, (tally.get(k) ?? 0) + 1);
+  }
+  for (const [k, n] of tally) if (2 * n > items.length) return { key: k, n };
+  return null;
+}
+
+/** The ranks compared with each other (and step by step): those on both sides, or one against one. */
+function pairRanks(base: Summary, pr: Summary): { pairs: { rank: string; b: RankSummary; p: RankSummary }[]; paired: string[]; unpaired: { base: string[]; pr: string[] } } {
   const baseRanks = new Map(base.perRank.map((r) => [r.rank, r]));
   const prRanks = new Map(pr.perRank.map((r) => [r.rank, r]));
   // One rank against one rank (rank 0 of one run vs rank 1 of another) is a pair whatever the ids.
   if (base.perRank.length === 1 && pr.perRank.length === 1) {
-    const same = base.perRank[0]!.rank === pr.perRank[0]!.rank;
-    return { paired: same ? [base.perRank[0]!.rank] : [], unpaired: { base: [], pr: [] } };
+    const b = base.perRank[0]!;
+    const p = pr.perRank[0]!;
+    return { pairs: [{ rank: p.rank, b, p }], paired: b.rank === p.rank ? [b.rank] : [], unpaired: { base: [], pr: [] } };
   }
   const paired = [...baseRanks.keys()].filter((r) => prRanks.has(r)).sort(compareRanks);
   const unpaired = {
     base: [...baseRanks.keys()].filter((r) => !prRanks.has(r)).sort(compareRanks),
     pr: [...prRanks.keys()].filter((r) => !baseRanks.has(r)).sort(compareRanks),
   };
-  if (paired.length < 2) return { paired, unpaired };
-  const index = (r: RankSummary): Map<string, number> => new Map(r.groups.map((g) => [g.key, g.total.count]));
-  const divisor = (r: RankSummary): number => (perStep ? Math.max(1, r.steps.length) : 1);
-  const pairs = paired.map((rank) => {
-    const b = baseRanks.get(rank)!;
-    const p = prRanks.get(rank)!;
-    return { rank, b: index(b), p: index(p), bd: divisor(b), pd: divisor(p) };
-  });
+  return { pairs: paired.map((rank) => ({ rank, b: baseRanks.get(rank)!, p: prRanks.get(rank)! })), paired, unpaired };
+}
+
+/**
+ * Per-rank check: on every pair of ranks, each row's own change, per step of that rank when normalised. A rank
+ * where the group is absent on both sides is not compared (pipeline stages run different kernels). The status
+ * shown by more than half of the compared ranks is the row's rankStatus. Ranks whose change differs from the one
+ * most ranks show, in status or in size (the factor PR ÷ base), disagree; without a majority, every compared rank
+ * is listed.
+ */
+function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[], perStep: boolean): void {
+  if (pairs.length < 2) return;
+  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const figure = (r: RankSummary, g: Group | undefined): RankFigure => {
+    if (!g) return ZERO_PER_STEP;
+    return perStep ? rankPerStep(steppedCell(g.steps), r.steps.length) : rawFigure(g.total.count, g.total.ticks);
+  };
+  const indexed = pairs.map(({ rank, b, p }) => ({ rank, b, p, bi: index(b), pi: index(p) }));
   for (const row of rows) {
-    const seen: RankDisagreement[] = [];
-    for (const { rank, b, p, bd, pd } of pairs) {
-      const bc = b.get(row.key) ?? 0;
-      const pc = p.get(row.key) ?? 0;
-      if (bc === 0 && pc === 0) continue;
-      seen.push({ rank, status: scaledStatus(bc, bd, pc, pd), base: bc / bd, pr: pc / pd });
+    const seen: { change: RankDisagreement; key: string }[] = [];
+    for (const { rank, b, p, bi, pi } of indexed) {
+      const bg = bi.get(row.key);
+      const pg = pi.get(row.key);
+      if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
+      const bf = figure(b, bg);
+      const pf = figure(p, pg);
+      seen.push({ change: rankChange(rank, bf, pf), key: changeKey(bf, pf) });
     }
     if (seen.length === 0) continue;
-    const tally = new Map<DiffStatus, number>();
-    for (const s of seen) tally.set(s.status, (tally.get(s.status) ?? 0) + 1);
-    let majority: DiffStatus | null = null;
-    for (const [status, n] of tally) if (2 * n > seen.length) majority = status;
-    row.rankStatus = majority;
+    const status = majorityOf(seen, (x) => x.change.status);
+    row.rankStatus = status === null ? null : (status.key as DiffStatus);
     row.ranksCompared = seen.length;
-    if (tally.size > 1) row.disagreeingRanks = seen.filter((s) => s.status !== majority);
+    const size = majorityOf(seen, (x) => x.key);
+    if (size !== null) row.rankMajority = { change: seen.find((x) => x.key === size.key)!.change, ranks: size.n };
+    if (new Set(seen.map((x) => x.key)).size > 1) row.disagreeingRanks = seen.filter((x) => x.key !== size?.key).map((x) => x.change);
   }
-  return { paired, unpaired };
+}
+
+/**
+ * Per-step check, on every pair of ranks that both have steps: the count of each PR step against the base step
+ * in the same position (both sides have as many steps on that rank), or against the base's mean per step (they
+ * have not). The change most steps show is the majority; the steps with another change are listed, so a fusion
+ * that took effect in 2 steps of 4 is seen. A rank where the group is absent on both sides is not compared.
+ */
+function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): void {
+  const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
+  if (withSteps.length === 0) return;
+  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p) }));
+  for (const row of rows) {
+    for (const { rank, b, p, bi, pi } of indexed) {
+      const bg = bi.get(row.key);
+      const pg = pi.get(row.key);
+      if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
+      const countIn = (g: Group | undefined, step: number): number => g?.steps.get(step)?.count ?? 0;
+      const bv = b.steps.map((st) => countIn(bg, st));
+      const pv = p.steps.map((st) => countIn(pg, st));
+      const aligned = bv.length === pv.length;
+      const bSum = bv.reduce((n, c) => n + c, 0);
+      const nb = BigInt(bv.length);
+      const changes = pv.map((c, i) => {
+        // Exact: against the mean, pr − Σbase/n = (n·pr − Σbase)/n.
+        const key = aligned ? String(c - bv[i]!) : fractionKey(BigInt(c) * nb - BigInt(bSum), nb);
+        const base = aligned ? bv[i]! : bSum / bv.length;
+        const change: StepChange = { step: p.steps[i]!, baseStep: aligned ? b.steps[i]! : null, base, pr: c, deltaCount: c - base };
+        return { key, change };
+      });
+      if (new Set(changes.map((x) => x.key)).size <= 1) continue;
+      const m = majorityOf(changes, (x) => x.key);
+      row.unevenSteps.push({
+        rank,
+        stepsCompared: changes.length,
+        majority: m === null ? null : { deltaCount: changes.find((x) => x.key === m.key)!.change.deltaCount, steps: m.n },
+        steps: changes.filter((x) => x.key !== m?.key).map((x) => x.change),
+      });
+    }
+  }
 }
 
 /** Why --per-step cannot be used on one side. */
@@ -260,28 +423,50 @@ function noSteps(which: 'base' | 'PR', s: Summary): never {
   );
 }
 
+/** Why --per-step cannot be used on one rank of a side. */
+function rankWithoutSteps(which: 'base' | 'PR', s: Summary, ranks: string[]): never {
+  const list = ranks.join(', ');
+  throw inputError(
+    `${s.input}: --per-step divides each rank by its own number of steps, but rank${ranks.length === 1 ? '' : 's'} ${list} of the ${which} ` +
+      `${ranks.length === 1 ? 'has' : 'have'} no Step Id in any row${s.selection.includes('steps=') ? ' within --steps' : ''}. ` +
+      `Leave ${ranks.length === 1 ? 'it' : 'them'} out with --rank, or drop --per-step.`,
+  );
+}
+
 /**
- * Diff two summaries made with the same grouping and selection. With `per-step`, both sides need steps; each
- * side's counts and times are divided by its own number of steps.
+ * Diff two summaries made with the same grouping and selection. With `per-step`, every rank of both sides needs
+ * steps; each rank's kernels with a Step Id are divided by its own number of steps, and the ranks are added up
+ * (see "Per step" in model.ts), on each side.
  */
 export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Diff {
   if (base.groupBy !== pr.groupBy || base.selection !== pr.selection) {
     throw new Error('diffSummaries: both sides must be grouped and filtered alike');
   }
   const perStep = opts.normalization === 'per-step';
+  let ps: PerStepSides | null = null;
+  let bps: PerStep = ZERO_PER_STEP;
+  let pps: PerStep = ZERO_PER_STEP;
   if (perStep) {
-    if (!base.hasSteps || base.stepIds.length === 0) noSteps('base', base);
-    if (!pr.hasSteps || pr.stepIds.length === 0) noSteps('PR', pr);
+    const bs = summaryPerStep(base);
+    const prs = summaryPerStep(pr);
+    if (bs === null) noSteps('base', base);
+    if (prs === null) noSteps('PR', pr);
+    const bNone = ranksWithoutSteps(base);
+    if (bNone.length > 0) rankWithoutSteps('base', base, bNone);
+    const pNone = ranksWithoutSteps(pr);
+    if (pNone.length > 0) rankWithoutSteps('PR', pr, pNone);
+    ps = { base: bs.groups, pr: prs.groups };
+    bps = bs.total;
+    pps = prs.total;
   }
-  const bd = perStep ? base.stepIds.length : 1;
-  const pd = perStep ? pr.stepIds.length : 1;
   const tol = opts.timeTolerancePct;
   const b = new Map(base.groups.map((g) => [g.key, g]));
   const p = new Map(pr.groups.map((g) => [g.key, g]));
   const keys = [...new Set([...b.keys(), ...p.keys()])];
-  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), bd, pd, tol)));
+  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps, tol)));
 
-  // Totals are the sum of the rows, in whole counts and ticks so that no rounding creeps in.
+  // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
+  // creeps in.
   let bc = 0;
   let pc = 0;
   let bt = 0;
@@ -295,21 +480,34 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   if (bc !== base.totals.count || pc !== pr.totals.count || bt !== base.totals.ticks || pt !== pr.totals.ticks) {
     throw new Error('diff totals do not add up to the sum of the rows (a bug in kprof)');
   }
-  const bs = side(bc, bt, bd);
-  const ps = side(pc, pt, pd);
-  const deltaUsPct = pct(ps.us - bs.us, bs.us);
+  let bs = side(bc, bt);
+  let prs = side(pc, pt);
+  if (ps) {
+    const sum = (m: Map<string, PerStep>): PerStep => keys.reduce((n, k) => addPerStep(n, m.get(k) ?? ZERO_PER_STEP), ZERO_PER_STEP);
+    if (!samePerStep(sum(ps.base), bps) || !samePerStep(sum(ps.pr), pps)) {
+      throw new Error('diff totals per step do not add up to the sum of the rows (a bug in kprof)');
+    }
+    bs = perStepSide(bps);
+    prs = perStepSide(pps);
+  }
+  const deltaUsPct = pct(prs.us - bs.us, bs.us);
   const totals: DiffTotals = {
     base: bs,
-    pr: ps,
-    deltaCount: ps.count - bs.count,
-    deltaCountPct: pct(ps.count - bs.count, bs.count),
-    deltaUs: ps.us - bs.us,
+    pr: prs,
+    deltaCount: prs.count - bs.count,
+    deltaCountPct: pct(prs.count - bs.count, bs.count),
+    deltaUs: prs.us - bs.us,
     deltaUsPct,
-    timeNoise: isNoise(bs, ps, deltaUsPct, tol),
+    timeNoise: isNoise(bs, prs, deltaUsPct, tol),
   };
-  const { paired, unpaired } = checkRanks(base, pr, rows, perStep);
+  const { pairs, paired, unpaired } = pairRanks(base, pr);
+  checkRanks(paired.length >= 2 ? pairs : [], rows, perStep);
+  checkSteps(pairs, rows);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;
+  // Steps are compared rank by rank, as check compares a rank with its base rank.
+  const mismatchRanks =
+    base.hasSteps && pr.hasSteps ? pairs.filter(({ b, p }) => b.steps.length !== p.steps.length).map(({ rank, b, p }) => ({ rank, base: b.steps.length, pr: p.steps.length })) : [];
   return {
     groupBy: base.groupBy,
     selection: base.selection,
@@ -317,7 +515,9 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     timeTolerancePct: tol,
     base: sideInfo(base),
     pr: sideInfo(pr),
-    stepMismatch: !perStep && baseSteps !== prSteps,
+    stepMismatch: !perStep && (baseSteps !== prSteps || mismatchRanks.length > 0),
+    stepMismatchRanks: perStep ? [] : mismatchRanks,
+    withoutStep: perStep ? { base: base.totals.count - totalStepped(base), pr: pr.totals.count - totalStepped(pr) } : { base: 0, pr: 0 },
     rows,
     totals,
     pairedRanks: paired,

@@ -6,13 +6,17 @@ import {
   GROUP_BY_FIELDS,
   cloneCell,
   emptyCell,
+  addPerStep,
   lazyProperty,
   mergeCell,
+  rankPerStep,
+  steppedCell,
   type Cell,
   type Fields,
   type FineGroup,
   type Group,
   type GroupBy,
+  type PerStep,
   type Profile,
   type RankData,
   type RankSummary,
@@ -307,6 +311,55 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     warnings,
     warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),
   };
+}
+
+/** A summary's figures per step (see "Per step" in model.ts): of each group, and of all of them. */
+export interface SummaryPerStep {
+  groups: Map<string, PerStep>;
+  total: PerStep;
+}
+
+const perStepCache = new WeakMap<Summary, SummaryPerStep | null>();
+
+/**
+ * The figures per step of a summary: each rank's kernels with a Step Id over its own steps, summed over the
+ * ranks. null when the summary has no Step Id, or no rank has a step.
+ */
+export function summaryPerStep(s: Summary): SummaryPerStep | null {
+  const cached = perStepCache.get(s);
+  if (cached !== undefined) return cached;
+  let out: SummaryPerStep | null = null;
+  if (s.hasSteps && s.perRank.some((r) => r.steps.length > 0)) {
+    const groups = new Map<string, PerStep>();
+    let total = rankPerStep({ count: 0, ticks: 0 }, 0);
+    for (const r of s.perRank) {
+      const rankTotal = { count: 0, ticks: 0 };
+      for (const g of r.groups) {
+        const c = steppedCell(g.steps);
+        rankTotal.count += c.count;
+        rankTotal.ticks += c.ticks;
+        const f = rankPerStep(c, r.steps.length);
+        const had = groups.get(g.key);
+        groups.set(g.key, had ? addPerStep(had, f) : f);
+      }
+      total = addPerStep(total, rankPerStep(rankTotal, r.steps.length));
+    }
+    out = { groups, total };
+  }
+  perStepCache.set(s, out);
+  return out;
+}
+
+/** Kernels of a summary that have a Step Id (the rest are in no step). */
+export function totalStepped(s: Summary): number {
+  let n = 0;
+  for (const r of s.perRank) for (const g of r.groups) n += steppedCell(g.steps).count;
+  return n;
+}
+
+/** Ranks of a summary that have no step (their kernels are in no per-step figure). */
+export function ranksWithoutSteps(s: Summary): string[] {
+  return s.perRank.filter((r) => r.steps.length === 0).map((r) => r.rank);
 }
 
 /** Parse `--steps 5-20` / `--steps 7`. */

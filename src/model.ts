@@ -241,3 +241,90 @@ export function compareRanks(a: string, b: string): number {
   if (ib) return 1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// "Per step": one definition for summary, diff --per-step, check `per: step` and `count-vs-base per: step`.
+//
+// - A rank's steps are the distinct Step Ids of all its rows read (within --steps or a rule's `steps:`); a step
+//   counts even where the kernels in question do not run (they count 0 there).
+// - Rows with an empty Step Id are in no step: they are in every total, and in no per-step figure.
+// - A rank's figure per step is its kernels with a Step Id ÷ its own number of steps (the mean over its steps).
+// - Several ranks: the sum of each rank's own figure per step (what one step costs all ranks together). Ranks
+//   with different step sets (one lost a step, offset Step Ids) are each divided by their own steps, never by
+//   the steps of the profile as a whole. A rank with no step at all has no kernel in a step: it adds nothing.
+//
+// Figures are kept exact, as integer numerators over a common denominator (the least common multiple of the
+// ranks' step counts), so that sums of rows equal totals and statuses compare without rounding.
+
+/** An exact count and time per step: `count / den` kernels, `ticks / den` ticks. */
+export interface PerStep {
+  count: bigint;
+  ticks: bigint;
+  den: bigint;
+}
+
+export const ZERO_PER_STEP: PerStep = { count: 0n, ticks: 0n, den: 1n };
+
+/** The kernels of a set of step cells (those with a Step Id), summed. */
+export function steppedCell(steps: Map<number, Cell>): Cell {
+  const out = emptyCell();
+  for (const c of steps.values()) mergeCell(out, c);
+  return out;
+}
+
+/** One rank's figure per step: its kernels with a Step Id over its number of steps (none without steps). */
+export function rankPerStep(stepped: { count: number; ticks: number }, steps: number): PerStep {
+  if (steps <= 0) return ZERO_PER_STEP;
+  return { count: BigInt(stepped.count), ticks: BigInt(Math.round(stepped.ticks)), den: BigInt(steps) };
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  let x = a < 0n ? -a : a;
+  let y = b < 0n ? -b : b;
+  while (y !== 0n) [x, y] = [y, x % y];
+  return x;
+}
+
+/** The sum of two figures per step (ranks combined), exact. */
+export function addPerStep(a: PerStep, b: PerStep): PerStep {
+  if (a.den === b.den) return { count: a.count + b.count, ticks: a.ticks + b.ticks, den: a.den };
+  const den = (a.den / gcd(a.den, b.den)) * b.den;
+  const fa = den / a.den;
+  const fb = den / b.den;
+  return { count: a.count * fa + b.count * fb, ticks: a.ticks * fa + b.ticks * fb, den };
+}
+
+/** Kernels per step, as a number (may be fractional). */
+export function perStepCount(p: PerStep): number {
+  return ratio(p.count, p.den);
+}
+
+/** Kernel time per step in µs. */
+export function perStepUs(p: PerStep): number {
+  return ratio(p.ticks, p.den) / TICKS_PER_US;
+}
+
+/** a / b for big integers, as close as a double allows. */
+function ratio(a: bigint, b: bigint): number {
+  const q = a / b;
+  return Number(q) + Number(a - q * b) / Number(b);
+}
+
+/** The sign of `a.count/a.den − b.count/b.den`, exact. */
+export function comparePerStepCount(a: PerStep, b: PerStep): -1 | 0 | 1 {
+  const x = a.count * b.den;
+  const y = b.count * a.den;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Two figures are exactly equal (count and time). */
+export function samePerStep(a: PerStep, b: PerStep): boolean {
+  return a.count * b.den === b.count * a.den && a.ticks * b.den === b.ticks * a.den;
+}
+
+/** A reduced fraction `n/d` as a text key, to tell equal ratios apart from unequal ones exactly. */
+export function fractionKey(n: bigint, d: bigint): string {
+  if (d < 0n) [n, d] = [-n, -d];
+  const g = gcd(n, d) || 1n;
+  return `${n / g}/${d / g}`;
+}

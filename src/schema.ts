@@ -83,14 +83,29 @@ export interface DiffRankJson {
   /** The rank's own count on each side (per step of that rank when normalised). */
   base: number;
   pr: number;
+  deltaCount: number;
+  /** null when the rank's base count is zero. */
+  deltaCountPct: number | null;
+}
+
+/** One rank of a row whose change was not the same in every step. */
+export interface DiffUnevenStepsJson {
+  rank: string;
+  stepsCompared: number;
+  /** The change (PR − base count) most steps show, and in how many; null when none has a majority. */
+  majority: { deltaCount: number; steps: number } | null;
+  /** The steps whose change differs from the majority (all of them without one). */
+  steps: { step: number; baseStep: number | null; base: number; pr: number; deltaCount: number }[];
 }
 
 export interface DiffRowJson extends GroupFieldsJson, DiffTotalsJson {
   status: 'removed' | 'added' | 'fewer' | 'more' | 'same';
   /** The status most paired ranks show (null: no majority, or fewer than two paired ranks). */
   rankStatus: 'removed' | 'added' | 'fewer' | 'more' | 'same' | null;
-  /** Ranks whose own change differs from rankStatus. */
+  /** Ranks whose own change differs from the one most ranks show, in status or in size. */
   disagreeingRanks: DiffRankJson[];
+  /** Per rank, the steps whose change differs from the one most steps show. */
+  unevenSteps: DiffUnevenStepsJson[];
 }
 
 /** Both sides of a row or of the totals, and how they differ. */
@@ -158,6 +173,9 @@ export interface CheckResultJson {
   /** Where the rule broke; null when it held. */
   rank: string | null;
   step: number | null;
+  /** Every rank where the rule broke, and the steps where it broke on `rank` (empty when it held). */
+  ranksBroken: string[];
+  stepsBroken: number[];
   message: string;
   why: string | null;
 }

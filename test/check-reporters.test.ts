@@ -21,12 +21,13 @@ function verdictOf(file: string, text: string, passed: boolean[]): Verdict {
     ranksBroken: passed[i] ? [] : ['0'],
     stepsChecked: 0,
     stepsBroken: 0,
+    brokenSteps: [],
     compared: null,
     newTypes: [],
   }));
   const failedErrors = results.filter((r) => !r.passed && r.rule.severity === 'error').length;
   const failedWarnings = results.filter((r) => !r.passed && r.rule.severity === 'warn').length;
-  return { results, passed: failedErrors === 0, failedErrors, failedWarnings };
+  return { results, passed: failedErrors === 0, failedErrors, failedWarnings, warnings: [] };
 }
 
 const CTX = { profile: 'p', base: null, rules: 'ci/rules, v1: main.yaml' };

@@ -171,14 +171,14 @@ describe('kprof diff: awkward cases', () => {
     const t = await tmpTranscript('diff-partial-fusion', ['diff', BASE, '<tmp>/partial']);
     expect(t.code).toBe(0);
     expect(t.stderr).toMatch(/changed differently across ranks \(/);
-    expect(t.stdout).toMatch(/^ {2}InterleaveRope: ranks disagree; rank 0 fewer \(24 → 8\), rank 1 same \(24 → 24\)$/m);
+    expect(t.stdout).toMatch(/^ {2}InterleaveRope: ranks differ; rank 0 -16 \(-66\.7%\): 24 → 8, rank 1 same: 24 → 24$/m);
     const md = await tmpTranscript('diff-partial-fusion-markdown', ['diff', BASE, '<tmp>/partial', '--format', 'markdown']);
-    expect(md.stdout).toMatch(/; ranks differ \|/);
+    expect(md.stdout).toMatch(/; ranks differ \(0, 1\) \|/);
     const j = json(await kprof(['diff', BASE, join(dir, 'partial'), '--format', 'json']));
     const rope = j.rows.find((r) => r.key === 'InterleaveRope')!;
     expect(rope.disagreeingRanks.map((x) => `${x.rank}:${x.status}`)).toEqual(['0:fewer', '1:same']);
     const csv = (await kprof(['diff', BASE, join(dir, 'partial'), '--format', 'csv'])).stdout;
-    expect(csv).toMatch(/^InterleaveRope,.*,0:fewer 1:same$/m);
+    expect(csv).toMatch(/^InterleaveRope,.*,0:fewer 1:same,$/m);
     // Reading one rank only, there is nothing to disagree with.
     const one = json(await kprof(['diff', BASE, join(dir, 'partial'), '--format', 'json', '--rank', '1']));
     expect(one.rows.every((r) => r.status === 'same')).toBe(true);

@@ -25,8 +25,18 @@ function cell(count: number, us: number): Cell {
   return { count, ticks, minTicks: count > 0 ? 0 : Infinity, maxTicks: count > 0 ? ticks : -Infinity };
 }
 
-function group(key: string, count: number, us: number): Group {
-  return { key, type: key, total: cell(count, us), steps: new Map() };
+/** A group whose kernels are spread over steps 1..steps (as evenly as counts allow), all in a step. */
+function group(key: string, count: number, us: number, steps = 0): Group {
+  const total = cell(count, us);
+  const byStep = new Map<number, Cell>();
+  let ticksLeft = total.ticks;
+  for (let i = 1; i <= steps; i++) {
+    const c = Math.floor(count / steps) + (i <= count % steps ? 1 : 0);
+    const t = i === steps ? ticksLeft : Math.round((total.ticks * c) / count);
+    ticksLeft -= t;
+    if (c > 0) byStep.set(i, { count: c, ticks: t, minTicks: 0, maxTicks: t });
+  }
+  return { key, type: key, total, steps: byStep };
 }
 
 /** A summary of one input: ranks → groups, with `steps` Step Ids (null: no Step Id column). */
@@ -35,7 +45,7 @@ function summary(ranks: Record<string, RankSpec>, steps: number | null = 4, inpu
   const perRank = Object.entries(ranks).map(([rank, spec]) => {
     const groups = Object.entries(spec)
       .filter(([, [c]]) => c > 0)
-      .map(([k, [c, us]]) => group(k, c, us));
+      .map(([k, [c, us]]) => group(k, c, us, steps ?? 0));
     const totals = cell(0, 0);
     for (const g of groups) {
       totals.count += g.total.count;
@@ -142,7 +152,7 @@ describe('a zero base', () => {
     expect(table).not.toMatch(/Infinity|NaN|inf/);
     expect(diffMarkdown(d, VIEW)).toMatch(/\| `MlaPrologV3` \| 0 \| 16 \(544 µs\) \| \+16 \(\+544 µs\) \| added \|/);
     const csv = diffCsv(d, VIEW).split('\n').find((l) => l.startsWith('MlaPrologV3'))!;
-    expect(csv).toBe('MlaPrologV3,MlaPrologV3,,,,,added,0,16,16,,0,544,544,,false,,');
+    expect(csv).toBe('MlaPrologV3,MlaPrologV3,,,,,added,0,16,16,,0,544,544,,false,,,');
   });
 
   it('a base with no kernels at all: totals percentages are null too', () => {
@@ -348,7 +358,8 @@ describe('ranks', () => {
     const rope = row(d, 'InterleaveRope');
     expect(rope.rankStatus).toBe('fewer');
     expect(rope.ranksCompared).toBe(4);
-    expect(rope.disagreeingRanks).toEqual([{ rank: '2', status: 'same', base: 12, pr: 12 }]);
+    expect(rope.disagreeingRanks).toEqual([{ rank: '2', status: 'same', base: 12, pr: 12, deltaCount: 0, deltaCountPct: 0 }]);
+    expect(rope.rankMajority).toEqual({ change: { rank: '0', status: 'fewer', base: 12, pr: 4, deltaCount: -8, deltaCountPct: (-8 * 100) / 12 }, ranks: 3 });
     // Rank 2 has no MlaPrologV3 on either side: not compared (pipeline stages run different kernels).
     expect(row(d, 'MlaPrologV3').disagreeingRanks).toEqual([]);
     expect(row(d, 'MlaPrologV3').ranksCompared).toBe(3);
@@ -356,14 +367,14 @@ describe('ranks', () => {
 
     const table = diffTable(d, VIEW, { color: false });
     expect(table).toMatch(/^InterleaveRope .*fewer\*$/m);
-    expect(table).toMatch(/^ {2}InterleaveRope: fewer on 3 of 4 ranks; rank 2 same \(12 → 12\)$/m);
-    expect(diffMarkdown(d, VIEW)).toMatch(/^- `InterleaveRope`: fewer on 3 of 4 ranks; rank 2 same \(12 → 12\)$/m);
-    expect(diffMarkdown(d, VIEW)).toMatch(/\| -50\.0% count, -50\.0% time; ranks differ \|/);
+    expect(table).toMatch(/^ {2}InterleaveRope: -66\.7% on 3 of 4 ranks; rank 2 same: 12 → 12$/m);
+    expect(diffMarkdown(d, VIEW)).toMatch(/^- `InterleaveRope`: -66\.7% on 3 of 4 ranks; rank 2 same: 12 → 12$/m);
+    expect(diffMarkdown(d, VIEW)).toMatch(/\| -50\.0% count, -50\.0% time; ranks differ \(2\) \|/);
     expect(diffWarnings(d)).toMatch(/1 group changed differently across ranks \(InterleaveRope\)/);
     const j = diffJsonObject(d, VIEW).rows.find((r) => r.key === 'InterleaveRope')!;
     expect(j.rankStatus).toBe('fewer');
-    expect(j.disagreeingRanks).toEqual([{ rank: '2', status: 'same', base: 12, pr: 12 }]);
-    expect(diffCsv(d, VIEW)).toMatch(/^InterleaveRope,.*,fewer,2:same$/m);
+    expect(j.disagreeingRanks).toEqual([{ rank: '2', status: 'same', base: 12, pr: 12, deltaCount: 0, deltaCountPct: 0 }]);
+    expect(diffCsv(d, VIEW)).toMatch(/^InterleaveRope,.*,fewer,2:same,$/m);
   });
 
   it('without a majority, every compared rank is listed', () => {
@@ -372,7 +383,7 @@ describe('ranks', () => {
     expect(a.status).toBe('fewer');
     expect(a.rankStatus).toBeNull();
     expect(a.disagreeingRanks.map((x) => `${x.rank}:${x.status}`)).toEqual(['0:removed', '1:same']);
-    expect(diffTable(d, VIEW, { color: false })).toMatch(/A: ranks disagree; rank 0 removed \(4 → 0\), rank 1 same \(4 → 4\)/);
+    expect(diffTable(d, VIEW, { color: false })).toMatch(/A: ranks differ; rank 0 removed \(-4\): 4 → 0, rank 1 same: 4 → 4/);
   });
 
   it('a change the same way on every rank is not flagged, also per step with unequal steps per rank', () => {
@@ -434,13 +445,14 @@ describe('reporters', () => {
       timeWithinTolerance: false,
       rankStatus: null,
       disagreeingRanks: [],
+      unevenSteps: [],
     });
   });
 
   it('CSV ends with the totals line; cells are neutralised', () => {
     const csv = diffCsv(d, VIEW).trimEnd().split('\n');
-    expect(csv[0]).toBe('key,type,name,core,shapes,userGroup,status,baseCount,prCount,deltaCount,deltaCountPct,baseUs,prUs,deltaUs,deltaUsPct,timeWithinTolerance,rankStatus,disagreeingRanks');
-    expect(csv.at(-1)).toBe('(total),,,,,,total,224,176,-48,-21.4286,10749,11392,643,5.982,false,,');
+    expect(csv[0]).toBe('key,type,name,core,shapes,userGroup,status,baseCount,prCount,deltaCount,deltaCountPct,baseUs,prUs,deltaUs,deltaUsPct,timeWithinTolerance,rankStatus,disagreeingRanks,unevenSteps');
+    expect(csv.at(-1)).toBe('(total),,,,,,total,224,176,-48,-21.4286,10749,11392,643,5.982,false,,,');
     const evil = diffSummaries(summary({ '0': { '=HYPERLINK("x")': [1, 1] } }), summary({ '0': {} }), RAW);
     expect(diffCsv(evil, VIEW)).toMatch(/^"'=HYPERLINK\(""x""\)"/m);
     expect(diffMarkdown(summaryPipe(), VIEW)).toMatch(/`a\\\|b`/);

@@ -56,6 +56,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   report(io, data, flags.strict);
   if (base) report(io, base, flags.strict);
   const verdict = evaluate(data, base, rules);
+  for (const w of verdict.warnings) io.stderr(`kprof: warning: ${w}\n`);
   const ctx = { profile: relPath(profile), base: flags.base !== undefined ? relPath(flags.base) : null, rules: relPath(flags.rules) };
   const rc = { color: flags.out === undefined && flags.format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
   emit(io, flags.out, renderCheck(flags.format, verdict, ctx, rc));

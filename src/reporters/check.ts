@@ -159,7 +159,10 @@ function spreadPart(r: RuleResult): string {
   if (r.passed) return '';
   const parts: string[] = [];
   if (r.step !== null && r.stepsChecked > 0) {
-    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${r.rank}` : ''}`);
+    // Which steps, when it is neither the one step named already nor every step.
+    const ids = r.brokenSteps.length > 8 ? `${r.brokenSteps.slice(0, 8).join(', ')}, …` : r.brokenSteps.join(', ');
+    const which = r.stepsBroken > 1 && r.stepsBroken < r.stepsChecked ? ` (steps ${ids})` : '';
+    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${r.rank}` : ''}${which}`);
   }
   if (r.ranksChecked.length > 1) parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.join(', ')})`);
   return parts.join('; ');
@@ -223,6 +226,8 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
     per: r.per,
     rank: r.rank,
     step: r.step,
+    ranksBroken: r.ranksBroken,
+    stepsBroken: r.brokenSteps,
     message: resultMessage(r),
     why: r.rule.why,
   }));

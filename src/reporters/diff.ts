@@ -2,7 +2,20 @@
 
 import { isAbsolute, relative, sep } from 'node:path';
 import type { OutputFormat } from '../choices.js';
-import { headline, viewDiff, type Diff, type DiffFigures, type DiffOthers, type DiffRow, type DiffSideInfo, type DiffView, type Side } from '../diff.js';
+import {
+  headline,
+  viewDiff,
+  type Diff,
+  type DiffFigures,
+  type DiffOthers,
+  type DiffRow,
+  type DiffSideInfo,
+  type DiffView,
+  type RankDisagreement,
+  type Side,
+  type StepChange,
+  type UnevenSteps,
+} from '../diff.js';
 import { relPath } from '../paths.js';
 import {
   SCHEMA_VERSION,
@@ -74,9 +87,21 @@ function stepsText(s: DiffSideInfo): string {
 export function reportWarnings(d: Diff): string[] {
   const out: string[] = [];
   if (d.stepMismatch) {
+    const ranks = d.stepMismatchRanks;
+    const byRank =
+      ranks.length > 0 && (d.base.steps === d.pr.steps || ranks.length < d.base.ranks.length)
+        ? ` (${listed(ranks.map((r) => `rank ${r.rank}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})`
+        : '';
     out.push(
-      `Step counts differ: the base has ${stepsText(d.base)}, the PR has ${stepsText(d.pr)}. Raw counts compare ` +
+      `Step counts differ: the base has ${stepsText(d.base)}, the PR has ${stepsText(d.pr)}${byRank}. Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
+    );
+  }
+  const ws = d.withoutStep;
+  if (ws.base > 0 || ws.pr > 0) {
+    out.push(
+      `Kernels with an empty Step Id are in no step, so not in the figures per step: ${plural(ws.base, 'kernel')} of the base, ` +
+        `${plural(ws.pr, 'kernel')} of the PR (they are in the inputs' totals).`,
     );
   }
   const u = d.unpairedRanks;
@@ -94,17 +119,68 @@ function disagreeing(d: Diff): DiffRow[] {
   return d.rows.filter((r) => r.disagreeingRanks.length > 0);
 }
 
-/** One line per row whose change is not the same on every rank. */
+function uneven(d: Diff): DiffRow[] {
+  return d.rows.filter((r) => r.unevenSteps.length > 0);
+}
+
+/** The first `max` items, then `…`. */
+function listed(items: string[], max: number): string {
+  return items.length > max ? `${items.slice(0, max).join(', ')}, …` : items.join(', ');
+}
+
+/** A rank's change in words: `removed (-4)`, `same`, `-112 per step (-50.0%)`. */
+function changeText(x: RankDisagreement, ps: string): string {
+  if (x.status === 'added' || x.status === 'removed') return `${x.status} (${fmtSignedCount(x.deltaCount)}${ps})`;
+  if (x.status === 'same') return 'same';
+  return `${fmtSignedCount(x.deltaCount)}${ps} (${pctText(x.deltaCountPct, x.pr)})`;
+}
+
+/** The change most ranks show: its factor, which ranks of different sizes share (`-50.0%`). */
+function majorityText(x: RankDisagreement): string {
+  if (x.status === 'fewer' || x.status === 'more') return pctText(x.deltaCountPct, x.pr);
+  return x.status;
+}
+
+/** One line per row whose change is not the same on every rank: in status or in size. */
 export function disagreementLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+  const ps = perStep(d) ? ' per step' : '';
   return disagreeing(d).map((r) => {
-    const agree = r.ranksCompared - r.disagreeingRanks.length;
-    const most = r.rankStatus !== null ? `${r.rankStatus} on ${agree} of ${r.ranksCompared} ranks` : 'ranks disagree';
-    const ranks = r.disagreeingRanks.map((x) => `rank ${x.rank} ${x.status} (${fmtCount(x.base)} → ${fmtCount(x.pr)})`).join(', ');
+    const m = r.rankMajority;
+    const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
+    const ranks = r.disagreeingRanks.map((x) => `rank ${x.rank} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`).join(', ');
     return `${code(label(r))}: ${most}; ${ranks}`;
   });
 }
 
-const DISAGREE_TITLE = 'Changed differently across ranks (a change that did not take effect on every rank):';
+/** Steps that show the same change, in words: `-56 in 2 of 4 steps (52, 53: 224 → 168)`. */
+function stepGroupText(changes: StepChange[], of: number): string {
+  const ids = listed(changes.map((c) => String(c.step)), 8);
+  const first = changes[0]!;
+  const alike = changes.every((c) => c.base === first.base && c.pr === first.pr);
+  const figures = alike ? `: ${fmtCount(first.base)} → ${fmtCount(first.pr)}` : '';
+  const what = changes.length === 1 ? `step ${ids}${figures}` : `${changes.length} of ${of} steps (${ids}${figures})`;
+  return `${fmtSignedCount(first.deltaCount)} in ${what}`;
+}
+
+function unevenText(u: UnevenSteps): string {
+  const groups = new Map<number, StepChange[]>();
+  for (const c of u.steps) groups.set(c.deltaCount, [...(groups.get(c.deltaCount) ?? []), c]);
+  const parts = [...groups.values()].map((g) => stepGroupText(g, u.stepsCompared));
+  if (u.majority !== null) parts.unshift(`${fmtSignedCount(u.majority.deltaCount)} in ${u.majority.steps} of ${u.stepsCompared} steps`);
+  return `${u.rank === '-' ? 'steps differ' : `rank ${u.rank} steps differ`}: ${parts.join('; ')}`;
+}
+
+/** One line per row and rank whose change is not the same in every step (counts of each step, PR vs base). */
+export function unevenStepLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+  return uneven(d).flatMap((r) => {
+    const shown = r.unevenSteps.slice(0, 8).map((u) => `${code(label(r))}: ${unevenText(u)}`);
+    const more = r.unevenSteps.length - shown.length;
+    return more > 0 ? [...shown, `${code(label(r))}: and ${plural(more, 'more rank')}`] : shown;
+  });
+}
+
+const DISAGREE_TITLE = 'Changed differently across ranks (a change that did not take effect on every rank, or not by as much):';
+const UNEVEN_TITLE = 'Changed differently across steps (count of each step against the base; a change that did not take effect in every step):';
 
 /** Paths as shown: relative to the input folder when inside it, else relative to the working directory. */
 function fileNames(s: DiffSideInfo): string[] {
@@ -125,7 +201,7 @@ function sideText(s: DiffSideInfo, code: (s: string) => string, listFiles: boole
 /** Which inputs, files, ranks, steps, grouping and normalisation were compared. */
 export function comparedLine(d: Diff, code: (s: string) => string = (s) => s, listFiles = false): string {
   const norm = perStep(d)
-    ? 'counts and times per step (each side divided by its own number of steps)'
+    ? 'counts and times per step (each rank divided by its own number of steps, ranks added up)'
     : 'counts and times summed over all steps and ranks (not normalised)';
   const sel = d.selection ? ` (${d.selection.split('; ').join(', ')})` : '';
   return (
@@ -142,6 +218,13 @@ export function diffWarnings(d: Diff): string {
     const names = dis.slice(0, 5).map(label).join(', ');
     lines.push(
       `kprof: warning: ${plural(dis.length, 'group')} changed differently across ranks (${names}${dis.length > 5 ? ', …' : ''}); see the report.`,
+    );
+  }
+  const un = uneven(d);
+  if (un.length > 0) {
+    const names = un.slice(0, 5).map(label).join(', ');
+    lines.push(
+      `kprof: warning: ${plural(un.length, 'group')} changed differently across steps (${names}${un.length > 5 ? ', …' : ''}); see the report.`,
     );
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
@@ -185,7 +268,12 @@ function othersLine(o: DiffOthers, tol: number): Line {
 }
 
 function rowLine(r: DiffRow): Line {
-  return { ...r, label: label(r), status: r.disagreeingRanks.length > 0 ? `${r.status}*` : r.status };
+  return { ...r, label: label(r), status: differs(r) ? `${r.status}*` : r.status };
+}
+
+/** The row's change was not the same on every rank or in every step. */
+function differs(r: DiffRow): boolean {
+  return r.disagreeingRanks.length > 0 || r.unevenSteps.length > 0;
 }
 
 export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
@@ -215,6 +303,8 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   out.push(textTable(ctx, head, body, align, footer), '');
   const dis = disagreementLines(d);
   if (dis.length > 0) out.push(paint(ctx, 'yellow', `* ${DISAGREE_TITLE}`), ...dis.map((l) => `  ${l}`), '');
+  const un = unevenStepLines(d);
+  if (un.length > 0) out.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`), ...un.map((l) => `  ${l}`), '');
   out.push(comparedLine(d));
   return `${out.join('\n')}\n`;
 }
@@ -235,13 +325,21 @@ function mdDelta(l: Line, exact = false): string {
   return `${fmtSignedCount(l.deltaCount)} (${time})`;
 }
 
-function mdNote(l: Line, status: string, differs: boolean): string {
+function mdNote(l: Line, status: string, r: DiffRow | null): string {
   const time = l.timeNoise ? 'time ~' : `${pctText(l.deltaUsPct, l.pr.us)} time`;
   let note: string;
   if (status === 'removed' || status === 'added') note = status;
   else if (status === 'same') note = l.timeNoise ? 'same' : `same count, ${time}`;
   else note = `${pctText(l.deltaCountPct, l.pr.count)} count, ${time}`;
-  return differs ? `${note}; ranks differ` : note;
+  const ranks = r !== null && r.disagreeingRanks.length > 0 ? `; ranks differ (${listed(r.disagreeingRanks.map((x) => x.rank), 6)})` : '';
+  const steps = r !== null && r.unevenSteps.length > 0 ? `; steps differ (${listed(r.unevenSteps.map(stepsNote), 4)})` : '';
+  return `${note}${ranks}${steps}`;
+}
+
+/** `rank 1: 52, 53` */
+function stepsNote(u: UnevenSteps): string {
+  const ids = listed(u.steps.map((c) => String(c.step)), 6);
+  return u.rank === '-' ? ids : `rank ${u.rank}: ${ids}`;
 }
 
 export function diffMarkdown(d: Diff, view: DiffView): string {
@@ -251,14 +349,14 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
   const body = v.rows.map((r) => {
     const l = rowLine(r);
-    return [code(l.label), mdSide(l.base), mdSide(l.pr), mdDelta(l), mdNote(l, r.status, r.disagreeingRanks.length > 0)];
+    return [code(l.label), mdSide(l.base), mdSide(l.pr), mdDelta(l), mdNote(l, r.status, r)];
   });
   if (v.others) {
     const l = othersLine(v.others, d.timeTolerancePct);
     body.push([l.label, mdSide(l.base), mdSide(l.pr), mdDelta(l), '']);
   }
   const t: Line = { ...d.totals, label: 'total', status: '' };
-  body.push(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', false)]);
+  body.push(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', null)]);
 
   const [first, second] = headlineLines(d, code);
   const out: string[] = [`**Kernel diff:** ${first}`, `${second}`, ''];
@@ -266,6 +364,8 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   out.push(markdownTable(head, body, align), '');
   const dis = disagreementLines(d, code);
   if (dis.length > 0) out.push(`**${DISAGREE_TITLE}**`, '', ...dis.map((l) => `- ${l}`), '');
+  const un = unevenStepLines(d, code);
+  if (un.length > 0) out.push(`**${UNEVEN_TITLE}**`, '', ...un.map((l) => `- ${l}`), '');
   out.push(comparedLine(d, code, true));
   return `${out.join('\n')}\n`;
 }
@@ -314,7 +414,20 @@ function rowJson(r: DiffRow): DiffRowJson {
     deltaUsPct: round4OrNull(r.deltaUsPct),
     timeWithinTolerance: r.timeNoise,
     rankStatus: r.rankStatus,
-    disagreeingRanks: r.disagreeingRanks.map((x) => ({ rank: x.rank, status: x.status, base: round4(x.base), pr: round4(x.pr) })),
+    disagreeingRanks: r.disagreeingRanks.map((x) => ({
+      rank: x.rank,
+      status: x.status,
+      base: round4(x.base),
+      pr: round4(x.pr),
+      deltaCount: round4(x.deltaCount),
+      deltaCountPct: round4OrNull(x.deltaCountPct),
+    })),
+    unevenSteps: r.unevenSteps.map((u) => ({
+      rank: u.rank,
+      stepsCompared: u.stepsCompared,
+      majority: u.majority === null ? null : { deltaCount: round4(u.majority.deltaCount), steps: u.majority.steps },
+      steps: u.steps.map((c) => ({ step: c.step, baseStep: c.baseStep, base: round4(c.base), pr: round4(c.pr), deltaCount: round4(c.deltaCount) })),
+    })),
   };
 }
 
@@ -359,19 +472,20 @@ export function diffCsv(d: Diff, view: DiffView): string {
   const j = diffJsonObject(d, view);
   const head = [
     'key', 'type', 'name', 'core', 'shapes', 'userGroup', 'status', 'baseCount', 'prCount', 'deltaCount', 'deltaCountPct',
-    'baseUs', 'prUs', 'deltaUs', 'deltaUsPct', 'timeWithinTolerance', 'rankStatus', 'disagreeingRanks',
+    'baseUs', 'prUs', 'deltaUs', 'deltaUsPct', 'timeWithinTolerance', 'rankStatus', 'disagreeingRanks', 'unevenSteps',
   ];
   const body: (string | number | boolean | null | undefined)[][] = j.rows.map((r) => [
     r.key, r.type, r.name, r.core, r.shapes, r.userGroup, r.status, r.base.count, r.pr.count, r.deltaCount, r.deltaCountPct,
     r.base.totalUs, r.pr.totalUs, r.deltaUs, r.deltaUsPct, r.timeWithinTolerance, r.rankStatus,
     r.disagreeingRanks.map((x) => `${x.rank}:${x.status}`).join(' '),
+    r.unevenSteps.map((u) => `${u.rank}:${u.steps.map((c) => c.step).join(',')}`).join(' '),
   ]);
   if (j.others) {
     const o = j.others;
-    body.push([`(${plural(o.groups, 'more group')})`, null, null, null, null, null, 'others', o.base.count, o.pr.count, o.deltaCount, null, o.base.totalUs, o.pr.totalUs, o.deltaUs, null, null, null, null]);
+    body.push([`(${plural(o.groups, 'more group')})`, null, null, null, null, null, 'others', o.base.count, o.pr.count, o.deltaCount, null, o.base.totalUs, o.pr.totalUs, o.deltaUs, null, null, null, null, null]);
   }
   const t = j.totals;
-  body.push(['(total)', null, null, null, null, null, 'total', t.base.count, t.pr.count, t.deltaCount, t.deltaCountPct, t.base.totalUs, t.pr.totalUs, t.deltaUs, t.deltaUsPct, t.timeWithinTolerance, null, null]);
+  body.push(['(total)', null, null, null, null, null, 'total', t.base.count, t.pr.count, t.deltaCount, t.deltaCountPct, t.base.totalUs, t.pr.totalUs, t.deltaUs, t.deltaUsPct, t.timeWithinTolerance, null, null, null]);
   return csvLines(head, body);
 }
 

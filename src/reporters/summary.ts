@@ -1,8 +1,8 @@
 // `kprof summary` in every output format. Pure: Summary (+ options) in, string out.
 
 import type { OutputFormat } from '../choices.js';
-import { sortGroups, type SummarySort } from '../group.js';
-import { emptyCell, mergeCell, type Cell, type Group, type GroupBy, type Summary } from '../model.js';
+import { sortGroups, summaryPerStep, type SummarySort } from '../group.js';
+import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type PerStep, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
 import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
@@ -25,8 +25,8 @@ interface Row {
   group: Group | null;
   label: string;
   cell: Cell;
-  /** Kernels that have a Step Id (rows with an empty Step Id are in no step, so not in per-step figures). */
-  stepped: number;
+  /** Kernels per step, as defined in model.ts ("Per step"); null without steps. */
+  perStep: PerStep | null;
 }
 
 /** Kernels of a group that belong to a step. */
@@ -39,18 +39,27 @@ function stepped(g: Group): number {
 function rows(s: Summary, view: SummaryView): Row[] {
   const sorted = sortGroups(s.groups, view.sort);
   const shown = view.top !== null ? sorted.slice(0, view.top) : sorted;
-  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total, stepped: stepped(g) }));
+  const ps = summaryPerStep(s);
+  const of = (g: Group): PerStep | null => (ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null);
+  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total, perStep: of(g) }));
   const rest = sorted.slice(shown.length);
   if (rest.length > 0) {
     const cell = emptyCell();
     for (const g of rest) mergeCell(cell, g.total);
-    out.push({ group: null, label: `(${fmtCount(rest.length)} more groups)`, cell, stepped: rest.reduce((n, g) => n + stepped(g), 0) });
+    const perStep = ps ? rest.reduce((n, g) => addPerStep(n, of(g)!), ZERO_PER_STEP) : null;
+    out.push({ group: null, label: `(${fmtCount(rest.length)} more groups)`, cell, perStep });
   }
   return out;
 }
 
-function perStep(s: Summary, count: number): number | null {
-  return s.hasSteps && s.stepIds.length > 0 ? count / s.stepIds.length : null;
+/** Kernels per step of a row or of the totals, as shown. */
+function perStepText(p: PerStep | null | undefined): string {
+  return p ? fmtCount(perStepCount(p)) : '-';
+}
+
+/** The per-step column is shown when some rank has steps. */
+function hasPerStep(s: Summary): boolean {
+  return summaryPerStep(s) !== null;
 }
 
 /** With several ranks aggregated, a step's count is that of all of them: the heading says so. */
@@ -82,7 +91,7 @@ export function totalsLine(s: Summary): string {
 }
 
 export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext): string {
-  const withSteps = s.hasSteps && s.stepIds.length > 0;
+  const withSteps = hasPerStep(s);
   const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'min', 'max', 'share'];
   if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
@@ -97,12 +106,12 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
       Number.isFinite(c.maxTicks) ? fmtUs(ticksToUs(c.maxTicks)) : '-',
       fmtShare(share(s, c)),
     ];
-    if (withSteps) line.push(fmtCount(perStep(s, r.stepped)!));
+    if (withSteps) line.push(perStepText(r.perStep));
     return line;
   });
   const t = s.totals;
   const footer = ['total', fmtCount(t.count), fmtUs(ticksToUs(t.ticks)), t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '', '', t.count > 0 ? '100.0%' : '-'];
-  if (withSteps) footer.push(fmtCount(perStep(s, totalStepped(s))!));
+  if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
   return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n`;
 }
 
@@ -111,7 +120,7 @@ function fmtShare(p: number | null): string {
 }
 
 export function summaryMarkdown(s: Summary, view: SummaryView): string {
-  const withSteps = s.hasSteps && s.stepIds.length > 0;
+  const withSteps = hasPerStep(s);
   const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'share'];
   if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
@@ -124,12 +133,12 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
       fmtShare(share(s, c)),
     ];
-    if (withSteps) line.push(fmtCount(perStep(s, r.stepped)!));
+    if (withSteps) line.push(perStepText(r.perStep));
     return line;
   });
   const t = s.totals;
   const total = ['**total**', `**${fmtCount(t.count)}**`, `**${fmtUs(ticksToUs(t.ticks))}**`, t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '100.0%'];
-  if (withSteps) total.push(fmtCount(perStep(s, totalStepped(s))!));
+  if (withSteps) total.push(perStepText(summaryPerStep(s)?.total));
   body.push(total);
   return `${markdownTable(head, body, align)}\n\n${totalsLine(s)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${s.selection}` : ''}.\n`;
 }
@@ -138,7 +147,7 @@ function cellJson(c: Cell): CellJson {
   return { count: c.count, totalUs: exactUs(c.ticks) };
 }
 
-function groupJson(s: Summary, g: Group, steps: number): SummaryGroupJson {
+function groupJson(s: Summary, g: Group, perStep: PerStep | null): SummaryGroupJson {
   const c = g.total;
   return {
     key: g.key,
@@ -153,9 +162,15 @@ function groupJson(s: Summary, g: Group, steps: number): SummaryGroupJson {
     minUs: Number.isFinite(c.minTicks) ? exactUs(c.minTicks) : null,
     maxUs: Number.isFinite(c.maxTicks) ? exactUs(c.maxTicks) : null,
     sharePct: s.totals.ticks > 0 ? round4((100 * c.ticks) / s.totals.ticks) : null,
-    countPerStep: s.hasSteps && steps > 0 ? round4(stepped(g) / steps) : null,
+    countPerStep: perStep ? round4(perStepCount(perStep)) : null,
     byStep: [...g.steps.entries()].sort((a, b) => a[0] - b[0]).map(([step, sc]) => ({ step, ...cellJson(sc) })),
   };
+}
+
+/** A group's kernels per step in the whole profile (ranks combined), null without steps. */
+function profilePerStep(s: Summary, g: Group): PerStep | null {
+  const ps = summaryPerStep(s);
+  return ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null;
 }
 
 function round4(x: number): number {
@@ -178,12 +193,12 @@ export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
     skippedRows: s.skippedRows,
     filteredKernels: s.filteredKernels,
     totals: cellJson(s.totals),
-    groups: groups.map((g) => groupJson(s, g, s.stepIds.length)),
+    groups: groups.map((g) => groupJson(s, g, profilePerStep(s, g))),
     perRank: s.perRank.map((r) => ({
       rank: r.rank,
       steps: r.steps,
       totals: cellJson(r.totals),
-      groups: sortGroups(r.groups, view.sort).map((g) => groupJson(s, g, r.steps.length)),
+      groups: sortGroups(r.groups, view.sort).map((g) => groupJson(s, g, s.hasSteps && r.steps.length > 0 ? rankPerStep(steppedCell(g.steps), r.steps.length) : null)),
     })),
   };
 }
@@ -197,7 +212,7 @@ export function summaryCsv(s: Summary, view: SummaryView): string {
   const body = sortGroups(s.groups, view.sort)
     .slice(0, view.top ?? undefined)
     .map((g) => {
-      const j = groupJson(s, g, s.stepIds.length);
+      const j = groupJson(s, g, profilePerStep(s, g));
       return [j.key, j.type, j.name, j.core, j.shapes, j.userGroup, j.count, j.totalUs, j.avgUs, j.minUs, j.maxUs, j.sharePct, j.countPerStep];
     });
   return csvLines(head, body);

@@ -5,7 +5,20 @@
 
 import { inputError } from '../errors.js';
 import { keepGroup, userGroupOf } from '../group.js';
-import { emptyCell, mergeCell, TICKS_PER_US, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model.js';
+import {
+  emptyCell,
+  mergeCell,
+  perStepCount,
+  perStepUs,
+  rankPerStep,
+  steppedCell,
+  TICKS_PER_US,
+  type Cell,
+  type FineGroup,
+  type Profile,
+  type RankData,
+  type Selection,
+} from '../model.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 
 /** The gate: 1 when an error-level rule failed, else 0. */
@@ -221,10 +234,32 @@ function boundSamples(rule: Rule, rank: RankData): { samples: Sample[]; steps: n
   return { samples, steps: s.stepIds.length };
 }
 
-/** The value compared against the base: the total, or the total divided by the number of steps (like diff --per-step). */
+/**
+ * The value compared against the base: the total, or the rank's figure per step as defined in model.ts ("Per
+ * step", as diff --per-step): its kernels with a Step Id over its own number of steps.
+ */
 function comparable(rule: Rule, s: Slice): number {
-  const v = metric(rule.check, s.total);
-  return perOf(rule.check) === 'step' ? v / s.stepIds.length : v;
+  if (perOf(rule.check) === 'total') return metric(rule.check, s.total);
+  const f = rankPerStep(steppedCell(s.steps), s.stepIds.length);
+  return rule.check.kind === 'time-vs-base' ? perStepUs(f) : perStepCount(f);
+}
+
+/**
+ * A rule that compares totals with the base, on ranks with different numbers of steps, compares different
+ * amounts of work: said as diff says it (the verdict still stands).
+ */
+function stepMismatch(rule: Rule, rank: RankData, baseRank: RankData): string | null {
+  if (perOf(rule.check) === 'step') return null;
+  const steps = (r: RankData): number | null => (r.fields.steps ? r.stepIds.filter((s) => inRange(rule, s)).length : null);
+  const p = steps(rank);
+  const b = steps(baseRank);
+  if (p === b) return null;
+  const text = (n: number | null): string => (n === null ? 'no Step Id' : `${n} step${n === 1 ? '' : 's'}`);
+  const on = rank.rank === baseRank.rank ? `rank ${rank.rank}` : `rank ${rank.rank} (base rank ${baseRank.rank})`;
+  return (
+    `${ruleAt(rule)}: step counts differ on ${on}: the base has ${text(b)}, the profile has ${text(p)}. The rule compares totals, ` +
+    `so different amounts of work; ${p !== null && b !== null ? 'use per: step.' : 'compare runs profiled alike.'}`
+  );
 }
 
 function changeSamples(rule: Rule, rank: RankData, baseRank: RankData): Sample[] {
@@ -270,7 +305,7 @@ function newTypes(rule: Rule, rank: RankData, baseRank: RankData): string[] {
   return [...typesOf(rule, rank)].filter((t) => !before.has(t) && !allowed(t, allow)).sort();
 }
 
-function evaluateRule(rule: Rule, profile: Profile, base: Profile | null): RuleResult {
+function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnings: string[]): RuleResult {
   const ranks = ranksOf(rule, profile);
   const why = needsSteps(rule);
   const samples: Sample[] = [];
@@ -288,6 +323,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null): RuleR
         samples.push(sampleOf(rank.rank, null, added.length, { op: '<=', value: 0 }));
       } else {
         samples.push(...changeSamples(rule, rank, baseRank));
+        const w = stepMismatch(rule, rank, baseRank);
+        if (w !== null) warnings.push(w);
       }
     } else {
       const r = boundSamples(rule, rank);
@@ -303,7 +340,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null): RuleR
   const broken = samples.filter((s) => s.slack < 0);
   const passed = broken.length === 0;
   const ranksBroken = [...new Set(broken.map((s) => s.rank))];
-  const brokenSteps = new Set(broken.filter((s) => s.rank === decisive.rank && s.step !== null).map((s) => s.step));
+  const brokenSteps = new Set(broken.filter((s) => s.rank === decisive.rank && s.step !== null).map((s) => s.step!));
   return {
     rule,
     passed,
@@ -317,6 +354,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null): RuleR
     ranksBroken,
     stepsChecked: stepsOn.get(decisive.rank) ?? 0,
     stepsBroken: brokenSteps.size,
+    brokenSteps: [...brokenSteps].sort((a, b) => a - b),
     compared: decisive.compared,
     newTypes: typesOn.get(decisive.rank) ?? [],
   };
@@ -324,8 +362,9 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null): RuleR
 
 /** Evaluate every rule, in file order. */
 export function evaluate(profile: Profile, base: Profile | null, set: RuleSet): Verdict {
-  const results = set.rules.map((r) => evaluateRule(r, profile, base));
+  const warnings: string[] = [];
+  const results = set.rules.map((r) => evaluateRule(r, profile, base, warnings));
   const failedErrors = results.filter((r) => !r.passed && r.rule.severity === 'error').length;
   const failedWarnings = results.filter((r) => !r.passed && r.rule.severity === 'warn').length;
-  return { results, passed: failedErrors === 0, failedErrors, failedWarnings };
+  return { results, passed: failedErrors === 0, failedErrors, failedWarnings, warnings };
 }

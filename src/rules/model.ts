@@ -113,6 +113,8 @@ export interface RuleResult {
   /** With per: step, the steps checked and broken on the decisive rank. */
   stepsChecked: number;
   stepsBroken: number;
+  /** The Step Ids where it broke on the decisive rank, in order. */
+  brokenSteps: number[];
   /** For rules against the base: the values compared at the decisive point (kernels or µs, per step or in total). */
   compared: { base: number; profile: number } | null;
   /** Kernel types that appeared and are not in the base (no-new-types), on the decisive rank. */
@@ -125,4 +127,6 @@ export interface Verdict {
   passed: boolean;
   failedErrors: number;
   failedWarnings: number;
+  /** What the verdict should be read with (rules that compare totals of unequal step counts), for stderr. */
+  warnings: string[];
 }

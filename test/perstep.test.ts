@@ -1,0 +1,355 @@
+// "Per step" has one definition (model.ts): each rank's kernels with a Step Id over its own number of steps,
+// ranks added up; rows with an empty Step Id are in no step. summary, diff --per-step, check `per: step` and
+// `count-vs-base per: step` must give the same figures on the same input, and the totals must agree with the
+// rows and with the cross-rank check.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Accumulator } from '../src/aggregate.js';
+import { diffSummaries, type Diff, type DiffRow } from '../src/diff.js';
+import { summarize } from '../src/group.js';
+import { TICKS_PER_US, type Profile, type RankData, type Selection, type Summary } from '../src/model.js';
+import { diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/reporters/diff.js';
+import { summaryJsonObject, summaryTable } from '../src/reporters/summary.js';
+import { evaluate } from '../src/rules/evaluate.js';
+import type { RuleResult } from '../src/rules/model.js';
+import { parseRules } from '../src/rules/parse.js';
+
+const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+const VIEW = { sort: 'name' as const, only: null, top: null };
+const PER_STEP = { normalization: 'per-step' as const, timeTolerancePct: 2 };
+const RAW = { normalization: 'none' as const, timeTolerancePct: 2 };
+
+/** One rank: kernel type → Step Id (null: an empty Step Id cell) → how many kernels (each 10 µs). */
+type RankSpec = Record<string, Record<string, number>>;
+const NO_STEP = 'none';
+
+function rankData(rank: string, spec: RankSpec): RankData {
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+  for (const [type, bySteps] of Object.entries(spec)) {
+    const g = acc.group(type, type, 'AI_CORE', null);
+    const cursor = { group: g, step: Number.NaN, cell: null };
+    for (const [step, n] of Object.entries(bySteps)) {
+      for (let i = 0; i < n; i++) {
+        acc.rowsRead++;
+        acc.addVia(cursor, step === NO_STEP ? null : Number(step), 10 * TICKS_PER_US);
+      }
+    }
+  }
+  const file = { path: `rank${rank}.csv`, format: 'kernel_details' as const, traits: [], columns: [], missing: [], bytes: 0, rowsRead: acc.rowsRead, rowsSkipped: 0 };
+  return acc.toRankData(rank, [file]);
+}
+
+function profile(input: string, ranks: Record<string, RankSpec>): Profile {
+  return { input, ranks: Object.entries(ranks).map(([r, spec]) => rankData(r, spec)), notes: [] };
+}
+
+const sum = (p: Profile): Summary => summarize(p, { by: 'type', selection: NONE });
+
+function row(d: Diff, key: string): DiffRow {
+  const r = d.rows.find((x) => x.key === key);
+  if (!r) throw new Error(`no row ${key}`);
+  return r;
+}
+
+/** `n` kernels in each of the steps. */
+function each(steps: number[], n: number): Record<string, number> {
+  return Object.fromEntries(steps.map((s) => [String(s), n]));
+}
+
+const S1_4 = [1, 2, 3, 4];
+
+describe('--per-step normalises per rank', () => {
+  it('a rank that lost a step: no change is invented, and the row agrees with its ranks', () => {
+    // 2 Cast per step on every rank, on both sides; rank 1 of the PR profiled one step less.
+    const base = profile('base', { '0': { Cast: each(S1_4, 2) }, '1': { Cast: each(S1_4, 2) } });
+    const pr = profile('pr', { '0': { Cast: each(S1_4, 2) }, '1': { Cast: each([1, 2, 3], 2) } });
+    const d = diffSummaries(sum(base), sum(pr), PER_STEP);
+    const cast = row(d, 'Cast');
+    expect(cast.base.count).toBe(4); // 2 per step on each of 2 ranks
+    expect(cast.pr.count).toBe(4);
+    expect(cast.status).toBe('same');
+    expect(cast.rankStatus).toBe('same');
+    expect(cast.disagreeingRanks).toEqual([]);
+    expect(d.totals.pr.count).toBe(4);
+  });
+
+  it('ranks with offset Step Ids are each divided by their own steps', () => {
+    const base = profile('base', { '0': { Cast: each(S1_4, 3) }, '1': { Cast: each(S1_4, 3) } });
+    const pr = profile('pr', { '0': { Cast: each(S1_4, 3) }, '1': { Cast: each([5, 6, 7, 8], 3) } });
+    const d = diffSummaries(sum(base), sum(pr), PER_STEP);
+    expect(row(d, 'Cast')).toMatchObject({ status: 'same', rankStatus: 'same', base: { count: 6 }, pr: { count: 6 } });
+    expect(d.totals.pr.us).toBeCloseTo(60, 9);
+    // summary agrees: 3 per step on each rank, 6 for both.
+    const j = summaryJsonObject(sum(pr), { sort: 'name', top: null });
+    expect(j.groups[0]!.countPerStep).toBe(6);
+    expect(j.perRank.map((r) => r.groups[0]!.countPerStep)).toEqual([3, 3]);
+    expect(summaryTable(sum(pr), { sort: 'name', top: null }, { color: false })).toMatch(/^Cast .* 6$/m);
+  });
+
+  it('a rank without any step cannot be normalised: an input error that names it', () => {
+    const base = profile('base', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: each(S1_4, 1) } });
+    const pr = profile('pr', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: { [NO_STEP]: 4 } } });
+    expect(() => diffSummaries(sum(base), sum(pr), PER_STEP)).toThrow(/rank 1 of the PR has no Step Id in any row/);
+  });
+});
+
+describe('"per step" means one thing everywhere (rows with an empty Step Id are in no step)', () => {
+  // Rank 0: 3 steps, 2 Cast in each, and 3 more Cast with an empty Step Id; rank 1: 2 steps, 1 Cast in each.
+  const base = profile('base', { '0': { Cast: { ...each([1, 2, 3], 2), [NO_STEP]: 3 } }, '1': { Cast: each([1, 2], 1) } });
+  const pr = profile('pr', { '0': { Cast: { ...each([1, 2, 3], 1), [NO_STEP]: 3 } }, '1': { Cast: each([1, 2], 1) } });
+
+  it('summary, diff --per-step, check per: step and count-vs-base per: step agree', () => {
+    const sb = summaryJsonObject(sum(base), { sort: 'name', top: null });
+    expect(sb.perRank.map((r) => r.groups[0]!.countPerStep)).toEqual([2, 1]);
+    expect(sb.groups[0]!.countPerStep).toBe(3);
+
+    const d = diffSummaries(sum(base), sum(pr), PER_STEP);
+    expect(row(d, 'Cast')).toMatchObject({ base: { count: 3 }, pr: { count: 2 } });
+    expect(diffWarnings(d)).toMatch(/empty Step Id are in no step.*3 kernels of the base, 3 kernels of the PR/);
+
+    const rules = parseRules(
+      'r.yaml',
+      'rules:\n' +
+        '  - type: Cast\n    ranks: [0]\n    count: { per: step, min: 2, max: 2 }\n' +
+        '  - type: Cast\n    ranks: [0]\n    count-vs-base: { per: step, fell-by-at-least: 50 }\n' +
+        '  - type: Cast\n    ranks: [1]\n    count-vs-base: { per: step, rose-by-at-most: 0 }\n',
+    );
+    const v = evaluate(base, pr, rules);
+    // On the base itself (profile = base), each step of rank 0 has exactly 2: the 3 unstepped ones are in none.
+    expect(evaluate(base, base, rules).results[0]!.passed).toBe(true);
+    const [, fell, rose] = v.results as [RuleResult, RuleResult, RuleResult];
+    // count-vs-base compares the PR (base) with the base (pr) here: 2 → 1 per step on rank 0, 1 → 1 on rank 1.
+    expect(fell.compared).toEqual({ base: 1, profile: 2 });
+    expect(evaluate(pr, base, rules).results[1]!.compared).toEqual({ base: 2, profile: 1 });
+    expect(evaluate(pr, base, rules).results[1]!.passed).toBe(true);
+    expect(rose.compared).toEqual({ base: 1, profile: 1 });
+  });
+});
+
+describe('check and diff agree on steps', () => {
+  it('a rule against the base that compares totals warns when the step counts differ, as diff does', () => {
+    const base = profile('base', { '0': { Cast: each(S1_4, 1) } });
+    const pr = profile('pr', { '0': { Cast: each([1, 2, 3], 1) } });
+    const total = parseRules('r.yaml', 'rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: 0 }\n');
+    const v = evaluate(pr, base, total);
+    expect(v.warnings).toEqual([
+      'r.yaml:2: step counts differ on rank 0: the base has 4 steps, the profile has 3 steps. The rule compares totals, so different amounts of work; use per: step.',
+    ]);
+    const perStep = parseRules('r.yaml', 'rules:\n  - type: Cast\n    count-vs-base: { per: step, rose-by-at-most: 0 }\n');
+    expect(evaluate(pr, base, perStep).warnings).toEqual([]);
+    expect(evaluate(base, base, total).warnings).toEqual([]);
+    expect(diffSummaries(sum(base), sum(pr), RAW).stepMismatch).toBe(true);
+  });
+
+  it('diff compares step counts rank by rank (equal numbers of distinct Step Ids overall are not enough)', () => {
+    const base = profile('base', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: each(S1_4, 1) } });
+    const pr = profile('pr', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: each([1, 2], 1) } });
+    const d = diffSummaries(sum(base), sum(pr), RAW);
+    expect(d.stepMismatch).toBe(true);
+    expect(d.stepMismatchRanks).toEqual([{ rank: '1', base: 4, pr: 2 }]);
+    expect(diffWarnings(d)).toMatch(/the base has 4 steps, the PR has 4 steps \(rank 1: 4 → 2\)/);
+    const rules = parseRules('r.yaml', 'rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: 0 }\n');
+    expect(evaluate(pr, base, rules).warnings).toEqual([expect.stringMatching(/on rank 1: the base has 4 steps, the profile has 2 steps/)]);
+  });
+});
+
+describe('a fusion that took effect unevenly is seen', () => {
+  // 224 InterleaveRope per step on both ranks; the PR fuses all layers on rank 0 (112 left), half on rank 1.
+  const base = profile('base', { '0': { InterleaveRope: each(S1_4, 224) }, '1': { InterleaveRope: each(S1_4, 224) } });
+  const pr = profile('pr', { '0': { InterleaveRope: each(S1_4, 112) }, '1': { InterleaveRope: each(S1_4, 168) } });
+
+  it('across ranks: the same status by a different amount', () => {
+    const d = diffSummaries(sum(base), sum(pr), PER_STEP);
+    const r = row(d, 'InterleaveRope');
+    expect(r.rankStatus).toBe('fewer');
+    expect(r.disagreeingRanks).toEqual([
+      { rank: '0', status: 'fewer', base: 224, pr: 112, deltaCount: -112, deltaCountPct: -50 },
+      { rank: '1', status: 'fewer', base: 224, pr: 168, deltaCount: -56, deltaCountPct: -25 },
+    ]);
+    const table = diffTable(d, VIEW, { color: false });
+    expect(table).toMatch(/^InterleaveRope .* fewer\*$/m);
+    expect(table).toContain(
+      '  InterleaveRope: ranks differ; rank 0 -112 per step (-50.0%): 224 → 112, rank 1 -56 per step (-25.0%): 224 → 168',
+    );
+    expect(diffMarkdown(d, VIEW)).toMatch(/; ranks differ \(0, 1\) \|/);
+    const j = diffJsonObject(d, VIEW).rows[0]!;
+    expect(j.disagreeingRanks.map((x) => [x.rank, x.deltaCount])).toEqual([['0', -112], ['1', -56]]);
+    expect(diffWarnings(d)).toMatch(/1 group changed differently across ranks \(InterleaveRope\)/);
+  });
+
+  it('across ranks: the majority is named with its factor, pipeline stages of different sizes agree', () => {
+    // Ranks 0-2 halve InterleaveRope (rank 2 runs fewer layers: 112 → 56 is the same factor); rank 3 does not.
+    const b = profile('b', { '0': { R: each(S1_4, 224) }, '1': { R: each(S1_4, 224) }, '2': { R: each(S1_4, 112) }, '3': { R: each(S1_4, 224) } });
+    const p = profile('p', { '0': { R: each(S1_4, 112) }, '1': { R: each(S1_4, 112) }, '2': { R: each(S1_4, 56) }, '3': { R: each(S1_4, 168) } });
+    const d = diffSummaries(sum(b), sum(p), PER_STEP);
+    expect(row(d, 'R').disagreeingRanks.map((x) => x.rank)).toEqual(['3']);
+    expect(diffTable(d, VIEW, { color: false })).toContain('  R: -50.0% on 3 of 4 ranks; rank 3 -56 per step (-25.0%): 224 → 168');
+  });
+
+  it('across steps: fused in 2 of 4 steps', () => {
+    const p = profile('pr', { '0': { InterleaveRope: each(S1_4, 112) }, '1': { InterleaveRope: { ...each([1, 2], 112), ...each([3, 4], 224) } } });
+    const d = diffSummaries(sum(base), sum(p), RAW);
+    const r = row(d, 'InterleaveRope');
+    expect(r.unevenSteps).toEqual([
+      {
+        rank: '1',
+        stepsCompared: 4,
+        majority: null,
+        steps: [1, 2, 3, 4].map((s) => ({ step: s, baseStep: s, base: 224, pr: s <= 2 ? 112 : 224, deltaCount: s <= 2 ? -112 : 0 })),
+      },
+    ]);
+    const table = diffTable(d, VIEW, { color: false });
+    expect(table).toContain('  InterleaveRope: rank 1 steps differ: -112 in 2 of 4 steps (1, 2: 224 → 112); 0 in 2 of 4 steps (3, 4: 224 → 224)');
+    expect(diffMarkdown(d, VIEW)).toContain('steps differ (rank 1: 1, 2, 3, 4)');
+    expect(diffWarnings(d)).toMatch(/1 group changed differently across steps \(InterleaveRope\)/);
+  });
+
+  it('across steps: with a majority, only the steps that differ are listed', () => {
+    const p = profile('pr', { '0': { R: { ...each([1, 2, 3], 112), 4: 224 } } });
+    const d = diffSummaries(sum(profile('b', { '0': { R: each(S1_4, 224) } })), sum(p), PER_STEP);
+    expect(row(d, 'R').unevenSteps).toEqual([{ rank: '0', stepsCompared: 4, majority: { deltaCount: -112, steps: 3 }, steps: [{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }] }]);
+    expect(diffTable(d, VIEW, { color: false })).toContain('  R: rank 0 steps differ: -112 in 3 of 4 steps; 0 in step 4: 224 → 224');
+    expect(diffJsonObject(d, VIEW).rows[0]!.unevenSteps[0]!.steps).toEqual([{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }]);
+  });
+
+  it('an even change is not flagged, also with offset Step Ids or unequal step counts', () => {
+    const p = profile('pr', { '0': { InterleaveRope: each([5, 6, 7, 8], 112) }, '1': { InterleaveRope: each([1, 2, 3], 112) } });
+    const d = diffSummaries(sum(base), sum(p), PER_STEP);
+    const r = row(d, 'InterleaveRope');
+    expect(r.disagreeingRanks).toEqual([]);
+    expect(r.unevenSteps).toEqual([]);
+    expect(diffTable(d, VIEW, { color: false })).not.toMatch(/differ/);
+  });
+});
+
+describe('check failures name the rank and the steps', () => {
+  it('lists the broken steps of the decisive rank, in the message and the JSON', async () => {
+    const { checkJsonObject } = await import('../src/reporters/check.js');
+    const p = profile('p', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: { ...each([1, 3], 1), ...each([2, 4], 2) } } });
+    const v = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Cast\n    count: { per: step, max: 1 }\n'));
+    const r = v.results[0]!;
+    expect(r).toMatchObject({ passed: false, rank: '1', step: 2, ranksBroken: ['1'], brokenSteps: [2, 4] });
+    const j = checkJsonObject(v, { profile: 'p', base: null, rules: 'r.yaml' }).results[0]!;
+    expect(j).toMatchObject({ rank: '1', step: 2, ranksBroken: ['1'], stepsBroken: [2, 4] });
+    expect(j.message).toContain('broken in 2 of 4 steps of rank 1 (steps 2, 4)');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Properties over generated multi-rank profiles: ranks with different (and offset) steps, empty Step Ids.
+
+const TYPES = ['A', 'B', 'C'];
+
+/** A rank: its steps, and per type the kernels in each step and with an empty Step Id. */
+const rankArb = fc
+  .record({
+    offset: fc.integer({ min: 0, max: 3 }),
+    steps: fc.integer({ min: 1, max: 4 }),
+    counts: fc.array(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 4 }), { minLength: 3, maxLength: 3 }),
+    unstepped: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 3, maxLength: 3 }),
+  })
+  .map(({ offset, steps, counts, unstepped }) => {
+    const ids = Array.from({ length: steps }, (_, i) => offset + i + 1);
+    const spec: RankSpec = {};
+    TYPES.forEach((t, ti) => {
+      const by: Record<string, number> = {};
+      // A runs in every step (so every step exists) and every type in the first one (no rule selects nothing).
+      ids.forEach((s, si) => (by[String(s)] = counts[ti]![si]! + (si === 0 || ti === 0 ? 1 : 0)));
+      if (unstepped[ti]! > 0) by[NO_STEP] = unstepped[ti]!;
+      spec[t] = by;
+    });
+    return { ids, spec };
+  });
+
+const profileArb = fc.integer({ min: 1, max: 3 }).chain((n) => fc.array(rankArb, { minLength: n, maxLength: n }));
+
+type Gen = { ids: number[]; spec: RankSpec }[];
+
+const toProfile = (input: string, g: Gen): Profile => profile(input, Object.fromEntries(g.map((r, i) => [String(i), r.spec])));
+
+/** The definition, computed from the generated data directly: kernels with a Step Id ÷ the rank's steps. */
+function expected(r: { ids: number[]; spec: RankSpec }, type: string): number {
+  const by = r.spec[type]!;
+  return r.ids.reduce((n, s) => n + (by[String(s)] ?? 0), 0) / r.ids.length;
+}
+
+// JSON figures are rounded to 4 decimals.
+const close = (a: number, b: number): boolean => Math.abs(a - b) <= 5e-5 + 1e-9;
+
+describe('properties: per-step figures agree everywhere', () => {
+  it('summary, diff --per-step, check per: step and count-vs-base per: step give the same figures', () => {
+    fc.assert(
+      fc.property(profileArb, profileArb, (gb, gp) => {
+        const n = Math.min(gb.length, gp.length);
+        const bgen = gb.slice(0, n);
+        const pgen = gp.slice(0, n);
+        const base = toProfile('base', bgen);
+        const pr = toProfile('pr', pgen);
+        const sj = summaryJsonObject(sum(pr), { sort: 'name', top: null });
+        const d = diffSummaries(sum(base), sum(pr), PER_STEP);
+        for (const t of TYPES) {
+          const perRank = pgen.map((r) => expected(r, t));
+          const all = perRank.reduce((a, b) => a + b, 0);
+          // summary: per rank and all ranks together.
+          sj.perRank.forEach((r, i) => expect(close(r.groups.find((g) => g.key === t)!.countPerStep!, perRank[i]!)).toBe(true));
+          expect(close(sj.groups.find((g) => g.key === t)!.countPerStep!, all)).toBe(true);
+          // diff --per-step: the row is the sum of the ranks' own figures; each rank's figure as the definition.
+          const r = row(d, t);
+          expect(close(r.pr.count, all)).toBe(true);
+          expect(close(r.base.count, bgen.map((x) => expected(x, t)).reduce((a, b) => a + b, 0))).toBe(true);
+          for (const x of [...r.disagreeingRanks, ...(r.rankMajority ? [r.rankMajority.change] : [])]) {
+            expect(close(x.pr, perRank[Number(x.rank)]!)).toBe(true);
+            expect(close(x.base, expected(bgen[Number(x.rank)]!, t))).toBe(true);
+          }
+          // A row whose ranks all changed the same way has that status: it never contradicts its ranks.
+          if (n >= 2 && r.rankMajority && r.rankMajority.ranks === r.ranksCompared) expect(r.status).toBe(r.rankStatus);
+          for (let i = 0; i < n; i++) {
+            const rules = parseRules(
+              'r.yaml',
+              `rules:\n  - type: ${t}\n    ranks: [${i}]\n    count-vs-base: { per: step, rose-by-at-most: 0 }\n` +
+                `  - type: ${t}\n    ranks: [${i}]\n    count: { per: step, max: 0 }\n` +
+                `  - type: ${t}\n    ranks: [${i}]\n    count: { per: step, min: 1000 }\n`,
+            );
+            const [vsBase, max, min] = evaluate(pr, base, rules).results as [RuleResult, RuleResult, RuleResult];
+            // count-vs-base per: step: the rank's figure per step on each side.
+            expect(close(vsBase.compared!.profile, perRank[i]!)).toBe(true);
+            expect(close(vsBase.compared!.base, expected(bgen[i]!, t))).toBe(true);
+            // check per: step sees each step of the rank, with the unstepped kernels in none of them.
+            const steps = pgen[i]!.ids.map((s) => pgen[i]!.spec[t]![String(s)] ?? 0);
+            expect(max.observed).toBe(Math.max(...steps));
+            expect(min.observed).toBe(Math.min(...steps));
+            expect(max.stepsChecked).toBe(steps.length);
+            expect(close(steps.reduce((a, b) => a + b, 0) / steps.length, perRank[i]!)).toBe(true);
+          }
+        }
+        // Totals are the sum of the rows, and the sum of the ranks' own totals per step.
+        const rowsSum = d.rows.reduce((a, r) => a + r.pr.count, 0);
+        expect(close(d.totals.pr.count, rowsSum)).toBe(true);
+        const byRank = pgen.reduce((a, r) => a + TYPES.reduce((m, t) => m + expected(r, t), 0), 0);
+        expect(close(d.totals.pr.count, byRank)).toBe(true);
+        // (each group's figure rounded to 4 decimals)
+        expect(Math.abs(sj.groups.reduce((a, g) => a + g.countPerStep!, 0) - byRank)).toBeLessThanOrEqual(TYPES.length * 5e-5 + 1e-9);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a diff of a profile with itself has no change, whatever the steps of its ranks', () => {
+    fc.assert(
+      fc.property(profileArb, (g) => {
+        const p = toProfile('p', g);
+        for (const norm of [RAW, PER_STEP]) {
+          const d = diffSummaries(sum(p), sum(p), norm);
+          for (const r of d.rows) {
+            expect(r.status).toBe('same');
+            expect(r.disagreeingRanks).toEqual([]);
+            expect(r.unevenSteps).toEqual([]);
+          }
+          expect(d.stepMismatch).toBe(false);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
