@@ -111,9 +111,12 @@ export interface StepChange {
 export interface UnevenSteps {
   rank: string;
   stepsCompared: number;
-  /** The change most steps show, and in how many steps; null when no change has a majority. */
-  majority: { deltaCount: number; steps: number } | null;
-  /** Steps whose change differs from the majority (all steps when there is none), in step order. */
+  /**
+   * The change the steps are held to, and in how many steps it was seen: the one most steps show, or without
+   * a majority no change at all (when some steps did not change); null when neither.
+   */
+  reference: { deltaCount: number; steps: number } | null;
+  /** Steps whose change differs from the reference (all steps without one), in step order. */
   steps: StepChange[];
 }
 
@@ -374,8 +377,8 @@ function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
 /**
  * Per-step check, on every pair of ranks that both have steps: the count of each PR step against the base step
  * in the same position (both sides have as many steps on that rank), or against the base's mean per step (they
- * have not). The change most steps show is the majority; the steps with another change are listed, so a fusion
- * that took effect in 2 steps of 4 is seen. A rank where the group is absent on both sides is not compared.
+ * have not). The change most steps show is the reference (without a majority: no change); the steps with
+ * another change are listed, so a fusion that took effect in 2 steps of 4 is seen. A rank where the group is absent on both sides is not compared.
  */
 function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): void {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
@@ -401,11 +404,14 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
         return { key, change };
       });
       if (new Set(changes.map((x) => x.key)).size <= 1) continue;
-      const m = majorityOf(changes, (x) => x.key);
+      // Without a majority, the steps that did not change are the reference: a fusion that took effect in 2
+      // steps of 4 lists those 2.
+      const unchanged = changes.filter((x) => x.change.deltaCount === 0).length;
+      const m = majorityOf(changes, (x) => x.key) ?? (unchanged > 0 ? { key: changes.find((x) => x.change.deltaCount === 0)!.key, n: unchanged } : null);
       row.unevenSteps.push({
         rank,
         stepsCompared: changes.length,
-        majority: m === null ? null : { deltaCount: changes.find((x) => x.key === m.key)!.change.deltaCount, steps: m.n },
+        reference: m === null ? null : { deltaCount: changes.find((x) => x.key === m.key)!.change.deltaCount, steps: m.n },
         steps: changes.filter((x) => x.key !== m?.key).map((x) => x.change),
       });
     }

@@ -92,9 +92,12 @@ export interface DiffRankJson {
 export interface DiffUnevenStepsJson {
   rank: string;
   stepsCompared: number;
-  /** The change (PR − base count) most steps show, and in how many; null when none has a majority. */
-  majority: { deltaCount: number; steps: number } | null;
-  /** The steps whose change differs from the majority (all of them without one). */
+  /**
+   * The change (PR − base count) the steps are held to, and in how many steps: the one most steps show, or
+   * without a majority no change; null when neither.
+   */
+  reference: { deltaCount: number; steps: number } | null;
+  /** The steps whose change differs from the reference (all of them without one). */
   steps: { step: number; baseStep: number | null; base: number; pr: number; deltaCount: number }[];
 }
 

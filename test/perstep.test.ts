@@ -3,8 +3,11 @@
 // `count-vs-base per: step` must give the same figures on the same input, and the totals must agree with the
 // rows and with the cross-rank check.
 
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/aggregate.js';
 import { diffSummaries, type Diff, type DiffRow } from '../src/diff.js';
 import { summarize } from '../src/group.js';
@@ -14,6 +17,7 @@ import { summaryJsonObject, summaryTable } from '../src/reporters/summary.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import type { RuleResult } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
+import { HAS_REAL, kprof, REAL } from './helpers.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 const VIEW = { sort: 'name' as const, only: null, top: null };
@@ -151,6 +155,12 @@ describe('check and diff agree on steps', () => {
     expect(diffWarnings(d)).toMatch(/the base has 4 steps, the PR has 4 steps \(rank 1: 4 → 2\)/);
     const rules = parseRules('r.yaml', 'rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: 0 }\n');
     expect(evaluate(pr, base, rules).warnings).toEqual([expect.stringMatching(/on rank 1: the base has 4 steps, the profile has 2 steps/)]);
+    // One warning per rule, naming every rank.
+    const both = profile('pr', { '0': { Cast: each([1, 2, 3], 1) }, '1': { Cast: each([1, 2], 1) } });
+    expect(evaluate(both, base, rules).warnings).toEqual([
+      'r.yaml:2: step counts differ on ranks 0, 1: rank 0: 4 steps in the base, 3 steps in the profile; rank 1: 4 steps in the base, 2 steps in the profile. ' +
+        'The rule compares totals, so different amounts of work; use per: step.',
+    ]);
   });
 });
 
@@ -195,20 +205,21 @@ describe('a fusion that took effect unevenly is seen', () => {
       {
         rank: '1',
         stepsCompared: 4,
-        majority: null,
-        steps: [1, 2, 3, 4].map((s) => ({ step: s, baseStep: s, base: 224, pr: s <= 2 ? 112 : 224, deltaCount: s <= 2 ? -112 : 0 })),
+        // No change has a majority (2 steps each): the unchanged steps are the reference, the fused ones listed.
+        reference: { deltaCount: 0, steps: 2 },
+        steps: [1, 2].map((s) => ({ step: s, baseStep: s, base: 224, pr: 112, deltaCount: -112 })),
       },
     ]);
     const table = diffTable(d, VIEW, { color: false });
-    expect(table).toContain('  InterleaveRope: rank 1 steps differ: -112 in 2 of 4 steps (1, 2: 224 → 112); 0 in 2 of 4 steps (3, 4: 224 → 224)');
-    expect(diffMarkdown(d, VIEW)).toContain('steps differ (rank 1: 1, 2, 3, 4)');
+    expect(table).toContain('  InterleaveRope: rank 1 steps differ: 0 in 2 of 4 steps; -112 in 2 of 4 steps (1, 2: 224 → 112)');
+    expect(diffMarkdown(d, VIEW)).toContain('steps differ (rank 1: 1, 2)');
     expect(diffWarnings(d)).toMatch(/1 group changed differently across steps \(InterleaveRope\)/);
   });
 
   it('across steps: with a majority, only the steps that differ are listed', () => {
     const p = profile('pr', { '0': { R: { ...each([1, 2, 3], 112), 4: 224 } } });
     const d = diffSummaries(sum(profile('b', { '0': { R: each(S1_4, 224) } })), sum(p), PER_STEP);
-    expect(row(d, 'R').unevenSteps).toEqual([{ rank: '0', stepsCompared: 4, majority: { deltaCount: -112, steps: 3 }, steps: [{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }] }]);
+    expect(row(d, 'R').unevenSteps).toEqual([{ rank: '0', stepsCompared: 4, reference: { deltaCount: -112, steps: 3 }, steps: [{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }] }]);
     expect(diffTable(d, VIEW, { color: false })).toContain('  R: rank 0 steps differ: -112 in 3 of 4 steps; 0 in step 4: 224 → 224');
     expect(diffJsonObject(d, VIEW).rows[0]!.unevenSteps[0]!.steps).toEqual([{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }]);
   });
@@ -351,5 +362,107 @@ describe('properties: per-step figures agree everywhere', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// A partial fusion built at test time from a real two-rank export (msinsight-torchnpu level1, one step of 191
+// kernels per rank): the step is repeated as Step Id 50-53, and in the PR 10 of the 20 Mul kernels of a step
+// are fused into 5 MulFused kernels, on rank 0 in every step, on rank 1 in steps 52 and 53 only.
+
+describe.skipIf(!HAS_REAL)('a partial fusion on a real export: diff names the uneven rank and steps', () => {
+  const SRC = join(REAL, 'msinsight-torchnpu/level1');
+  let dir = '';
+  const STEPS = [50, 51, 52, 53];
+
+  /** The rank's kernel_details rows (one line each, CRLF), with the header. */
+  function rows(rank: number): { head: string; body: string[] } {
+    const lines = readFileSync(join(SRC, `rank${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`), 'utf8').split('\r\n');
+    const body = lines.slice(1).filter((l) => l !== '');
+    expect(body.every((l) => l.startsWith('50,'))).toBe(true);
+    return { head: lines[0]!, body };
+  }
+
+  function write(side: string, rank: number, lines: string[]): void {
+    const folder = join(dir, side, `rank${rank}_ascend_pt`);
+    mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    copyFileSync(join(SRC, `rank${rank}_ascend_pt/profiler_info_${rank}.json`), join(folder, `profiler_info_${rank}.json`));
+    writeFileSync(join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'), `${lines.join('\r\n')}\r\n`);
+  }
+
+  /** One step of a rank, as Step Id `step`; fused: 10 Mul → 5 MulFused (renamed), 5 dropped. */
+  function step(body: string[], stepId: number, fused: boolean): string[] {
+    let mul = 0;
+    const out: string[] = [];
+    for (const l of body) {
+      const f = l.split(',');
+      let line = `${stepId},${l.slice(3)}`;
+      if (fused && f[5] === 'Mul' && mul < 10) {
+        mul++;
+        if (mul > 5) continue;
+        expect(f.slice(0, 6).join(',')).not.toContain('"');
+        line = [String(stepId), ...f.slice(1, 4), `MulFused_${f[4]}`, 'MulFused', ...f.slice(6)].join(',');
+      }
+      out.push(line);
+    }
+    return out;
+  }
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-perstep-'));
+    for (const rank of [0, 1]) {
+      const { head, body } = rows(rank);
+      expect(body.filter((l) => l.split(',')[5] === 'Mul')).toHaveLength(20);
+      write('base', rank, [head, ...STEPS.flatMap((s) => step(body, s, false))]);
+      write('pr', rank, [head, ...STEPS.flatMap((s) => step(body, s, rank === 0 || s >= 52))]);
+    }
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const args = (...more: string[]): string[] => ['diff', join(dir, 'base'), join(dir, 'pr'), ...more];
+
+  it('table: the ranks with their figures, and the steps of rank 1', async () => {
+    const r = await kprof(args('--per-step'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Mul .* fewer\*$/m);
+    expect(r.stdout).toContain('  Mul: ranks differ; rank 0 -10 per step (-50.0%): 20 → 10, rank 1 -5 per step (-25.0%): 20 → 15');
+    expect(r.stdout).toContain('  Mul: rank 1 steps differ: 0 in 2 of 4 steps; -10 in 2 of 4 steps (52, 53: 20 → 10)');
+    expect(r.stdout).toContain('  MulFused: rank 1 steps differ: 0 in 2 of 4 steps; +5 in 2 of 4 steps (52, 53: 0 → 5)');
+    // Rank 0 fused evenly: no line for its steps; the rest of the profile did not change.
+    expect(r.stdout).not.toMatch(/rank 0 steps differ/);
+    expect(r.stdout.match(/steps differ/g)).toHaveLength(2);
+    expect(r.stderr).toMatch(/1 group changed differently across ranks \(Mul\)/);
+    expect(r.stderr).toMatch(/2 groups changed differently across steps \(Mul, MulFused\)/);
+  });
+
+  it('Markdown: the note names the ranks and steps, the lines give the figures', async () => {
+    const md = (await kprof(args('--per-step', '--format', 'markdown'))).stdout;
+    expect(md).toMatch(/^\| `Mul` \| .* ranks differ \(0, 1\); steps differ \(rank 1: 52, 53\) \|$/m);
+    expect(md).toContain('- `Mul`: ranks differ; rank 0 -10 per step (-50.0%): 20 → 10, rank 1 -5 per step (-25.0%): 20 → 15');
+    expect(md).toContain('- `Mul`: rank 1 steps differ: 0 in 2 of 4 steps; -10 in 2 of 4 steps (52, 53: 20 → 10)');
+  });
+
+  it('JSON: disagreeingRanks with the figures, and unevenSteps', async () => {
+    const j = JSON.parse((await kprof(args('--format', 'json'))).stdout) as { rows: Record<string, unknown>[] };
+    const mul = j.rows.find((r) => r.key === 'Mul')!;
+    expect(mul).toMatchObject({ status: 'fewer', base: { count: 160 }, pr: { count: 100 } });
+    expect(mul.disagreeingRanks).toEqual([
+      { rank: '0', status: 'fewer', base: 80, pr: 40, deltaCount: -40, deltaCountPct: -50 },
+      { rank: '1', status: 'fewer', base: 80, pr: 60, deltaCount: -20, deltaCountPct: -25 },
+    ]);
+    expect(mul.unevenSteps).toEqual([
+      {
+        rank: '1',
+        stepsCompared: 4,
+        reference: { deltaCount: 0, steps: 2 },
+        steps: [52, 53].map((s) => ({ step: s, baseStep: s, base: 20, pr: 10, deltaCount: -10 })),
+      },
+    ]);
+    // Every other group is unchanged, on every rank and in every step.
+    for (const r of j.rows.filter((x) => x.key !== 'Mul' && x.key !== 'MulFused')) {
+      expect(r).toMatchObject({ status: 'same', disagreeingRanks: [], unevenSteps: [] });
+    }
   });
 });

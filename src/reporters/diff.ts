@@ -166,7 +166,7 @@ function unevenText(u: UnevenSteps): string {
   const groups = new Map<number, StepChange[]>();
   for (const c of u.steps) groups.set(c.deltaCount, [...(groups.get(c.deltaCount) ?? []), c]);
   const parts = [...groups.values()].map((g) => stepGroupText(g, u.stepsCompared));
-  if (u.majority !== null) parts.unshift(`${fmtSignedCount(u.majority.deltaCount)} in ${u.majority.steps} of ${u.stepsCompared} steps`);
+  if (u.reference !== null) parts.unshift(`${fmtSignedCount(u.reference.deltaCount)} in ${u.reference.steps} of ${u.stepsCompared} steps`);
   return `${u.rank === '-' ? 'steps differ' : `rank ${u.rank} steps differ`}: ${parts.join('; ')}`;
 }
 
@@ -425,7 +425,7 @@ function rowJson(r: DiffRow): DiffRowJson {
     unevenSteps: r.unevenSteps.map((u) => ({
       rank: u.rank,
       stepsCompared: u.stepsCompared,
-      majority: u.majority === null ? null : { deltaCount: round4(u.majority.deltaCount), steps: u.majority.steps },
+      reference: u.reference === null ? null : { deltaCount: round4(u.reference.deltaCount), steps: u.reference.steps },
       steps: u.steps.map((c) => ({ step: c.step, baseStep: c.baseStep, base: round4(c.base), pr: round4(c.pr), deltaCount: round4(c.deltaCount) })),
     })),
   };

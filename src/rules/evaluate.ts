@@ -244,22 +244,37 @@ function comparable(rule: Rule, s: Slice): number {
   return rule.check.kind === 'time-vs-base' ? perStepUs(f) : perStepCount(f);
 }
 
-/**
- * A rule that compares totals with the base, on ranks with different numbers of steps, compares different
- * amounts of work: said as diff says it (the verdict still stands).
- */
-function stepMismatch(rule: Rule, rank: RankData, baseRank: RankData): string | null {
+/** A rank whose number of steps differs from its base rank's (null: no Step Id). */
+interface StepMismatch {
+  rank: string;
+  base: number | null;
+  profile: number | null;
+}
+
+/** The step counts of a rank and its base rank, when they differ and the rule compares totals. */
+function stepMismatch(rule: Rule, rank: RankData, baseRank: RankData): StepMismatch | null {
   if (perOf(rule.check) === 'step') return null;
   const steps = (r: RankData): number | null => (r.fields.steps ? r.stepIds.filter((s) => inRange(rule, s)).length : null);
   const p = steps(rank);
   const b = steps(baseRank);
-  if (p === b) return null;
+  return p === b ? null : { rank: rank.rank, base: b, profile: p };
+}
+
+/**
+ * A rule that compares totals with the base, on ranks with different numbers of steps, compares different
+ * amounts of work: said as diff says it (the verdict still stands).
+ */
+function stepMismatchWarning(rule: Rule, m: StepMismatch[]): string {
   const text = (n: number | null): string => (n === null ? 'no Step Id' : `${n} step${n === 1 ? '' : 's'}`);
-  const on = rank.rank === baseRank.rank ? `rank ${rank.rank}` : `rank ${rank.rank} (base rank ${baseRank.rank})`;
-  return (
-    `${ruleAt(rule)}: step counts differ on ${on}: the base has ${text(b)}, the profile has ${text(p)}. The rule compares totals, ` +
-    `so different amounts of work; ${p !== null && b !== null ? 'use per: step.' : 'compare runs profiled alike.'}`
-  );
+  const first = m[0]!;
+  const alike = m.every((x) => x.base === first.base && x.profile === first.profile);
+  const ranks = m.map((x) => x.rank);
+  const where = ranks.length === 1 && ranks[0] === '-' ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.slice(0, 8).join(', ')}${ranks.length > 8 ? ', …' : ''}`;
+  const what = alike
+    ? `the base has ${text(first.base)}, the profile has ${text(first.profile)}`
+    : m.slice(0, 8).map((x) => `rank ${x.rank}: ${text(x.base)} in the base, ${text(x.profile)} in the profile`).join('; ');
+  const fix = m.every((x) => x.base !== null && x.profile !== null) ? 'use per: step.' : 'compare runs profiled alike.';
+  return `${ruleAt(rule)}: step counts differ${where}: ${what}. The rule compares totals, so different amounts of work; ${fix}`;
 }
 
 function changeSamples(rule: Rule, rank: RankData, baseRank: RankData): Sample[] {
@@ -311,6 +326,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
   const samples: Sample[] = [];
   const stepsOn = new Map<string, number>();
   const typesOn = new Map<string, string[]>();
+  const mismatched: StepMismatch[] = [];
   for (const rank of ranks) {
     if (why) requireSteps(rule, rank, why);
     if (NEEDS_BASE[rule.check.kind]) {
@@ -323,8 +339,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
         samples.push(sampleOf(rank.rank, null, added.length, { op: '<=', value: 0 }));
       } else {
         samples.push(...changeSamples(rule, rank, baseRank));
-        const w = stepMismatch(rule, rank, baseRank);
-        if (w !== null) warnings.push(w);
+        const m = stepMismatch(rule, rank, baseRank);
+        if (m !== null) mismatched.push(m);
       }
     } else {
       const r = boundSamples(rule, rank);
@@ -332,6 +348,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
       samples.push(...r.samples);
     }
   }
+  if (mismatched.length > 0) warnings.push(stepMismatchWarning(rule, mismatched));
   // The decisive sample: the smallest slack (the worst break, or the closest call); ties go to the first
   // rank, then the first step, in file order of the bounds.
   let decisive = samples[0];
