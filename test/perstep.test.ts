@@ -3,7 +3,7 @@
 // `count-vs-base per: step` must give the same figures on the same input, and the totals must agree with the
 // rows and with the cross-rank check.
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -17,7 +17,7 @@ import { summaryJsonObject, summaryTable } from '../src/reporters/summary.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import type { RuleResult } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
-import { HAS_REAL, kprof, REAL } from './helpers.js';
+import { HAS_REAL, kprof, REAL, ROOT } from './helpers.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 const VIEW = { sort: 'name' as const, only: null, top: null };
@@ -463,6 +463,27 @@ describe.skipIf(!HAS_REAL)('a partial fusion on a real export: diff names the un
     // Every other group is unchanged, on every rank and in every step.
     for (const r of j.rows.filter((x) => x.key !== 'Mul' && x.key !== 'MulFused')) {
       expect(r).toMatchObject({ status: 'same', disagreeingRanks: [], unevenSteps: [] });
+    }
+  });
+});
+
+describe('kprof rules on a rank without steps', () => {
+  it('compares totals instead of stopping on a per-step diff it did not ask for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-perstep-rules-'));
+    try {
+      const base = join(ROOT, 'fixtures/fusion-example/base');
+      cpSync(base, join(dir, 'base'), { recursive: true });
+      // Rank 1 of the base: every Step Id cell emptied.
+      const rank1 = readdirSync(join(dir, 'base')).sort()[1]!;
+      const f = join(dir, 'base', rank1, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv');
+      const lines = readFileSync(f, 'utf8').split('\r\n');
+      writeFileSync(f, [lines[0], ...lines.slice(1).map((l) => (l === '' ? l : l.slice(l.indexOf(','))))].join('\r\n'));
+      const r = await kprof(['rules', join(dir, 'base'), join(ROOT, 'fixtures/fusion-example/pr')]);
+      expect(r.stderr).not.toMatch(/--per-step/);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/in total/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -48,7 +48,8 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   const opts = { by: flags.by, selection: NO_SELECTION };
   const bs = summarize(base, opts);
   const ps = summarize(pr, opts);
-  const perStep = bs.hasSteps && ps.hasSteps && bs.stepIds.length > 0 && ps.stepIds.length > 0;
+  // Per step when every rank of both sides has steps (what diff --per-step needs).
+  const perStep = [bs, ps].every((x) => x.hasSteps && x.perRank.every((r) => r.steps.length > 0));
   const diff = diffSummaries(bs, ps, { normalization: perStep ? 'per-step' : 'none', timeTolerancePct: 2 });
   const text = generateRules(diff, bs, ps, { cutThresholdPct, marginPct, basePath: relPath(basePath), prPath: relPath(prPath) });
   emit(io, flags.out, text);
