@@ -487,3 +487,17 @@ describe('kprof rules on a rank without steps', () => {
     }
   });
 });
+
+describe('uneven steps in the text formats', () => {
+  it('lists the first 20 groups and says how many more there are', () => {
+    const types = Array.from({ length: 25 }, (_, i) => `K${String(i).padStart(2, '0')}`);
+    const b = profile('b', { '0': Object.fromEntries(types.map((t) => [t, each(S1_4, 2)])) });
+    const p = profile('p', { '0': Object.fromEntries(types.map((t) => [t, { ...each([1, 2, 3], 2), 4: 1 }])) });
+    const d = diffSummaries(sum(b), sum(p), RAW);
+    expect(d.rows.filter((r) => r.unevenSteps.length > 0)).toHaveLength(25);
+    const table = diffTable(d, VIEW, { color: false });
+    expect(table.match(/^ {2}K\d\d: steps differ|^ {2}K\d\d: rank 0 steps differ/gm)).toHaveLength(20);
+    expect(table).toContain('  and 5 more groups (all of them in --format json)');
+    expect(diffJsonObject(d, VIEW).rows.filter((r) => r.unevenSteps.length > 0)).toHaveLength(25);
+  });
+});

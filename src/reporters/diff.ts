@@ -170,13 +170,22 @@ function unevenText(u: UnevenSteps): string {
   return `${u.rank === '-' ? 'steps differ' : `rank ${u.rank} steps differ`}: ${parts.join('; ')}`;
 }
 
-/** One line per row and rank whose change is not the same in every step (counts of each step, PR vs base). */
+/** How many groups the text formats list under "Changed differently across steps"; JSON has them all. */
+const MAX_UNEVEN_GROUPS = 20;
+
+/**
+ * One line per row and rank whose change is not the same in every step (counts of each step, PR vs base), for
+ * the first groups in row order; then how many more there are.
+ */
 export function unevenStepLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
-  return uneven(d).flatMap((r) => {
+  const rows = uneven(d);
+  const lines = rows.slice(0, MAX_UNEVEN_GROUPS).flatMap((r) => {
     const shown = r.unevenSteps.slice(0, 8).map((u) => `${code(label(r))}: ${unevenText(u)}`);
     const more = r.unevenSteps.length - shown.length;
     return more > 0 ? [...shown, `${code(label(r))}: and ${plural(more, 'more rank')}`] : shown;
   });
+  const more = rows.length - MAX_UNEVEN_GROUPS;
+  return more > 0 ? [...lines, `and ${plural(more, 'more group')} (all of them in --format json)`] : lines;
 }
 
 const DISAGREE_TITLE = 'Changed differently across ranks (a change that did not take effect on every rank, or not by as much):';
