@@ -308,6 +308,7 @@ describe('properties: per-step figures agree everywhere', () => {
           // diff --per-step: the row is the sum of the ranks' own figures; each rank's figure as the definition.
           const r = row(d, t);
           expect(close(r.pr.count, all)).toBe(true);
+          expect(close(r.pr.us, 10 * all)).toBe(true); // every kernel takes 10 µs
           expect(close(r.base.count, bgen.map((x) => expected(x, t)).reduce((a, b) => a + b, 0))).toBe(true);
           for (const x of [...r.disagreeingRanks, ...(r.rankMajority ? [r.rankMajority.change] : [])]) {
             expect(close(x.pr, perRank[Number(x.rank)]!)).toBe(true);
@@ -320,9 +321,11 @@ describe('properties: per-step figures agree everywhere', () => {
               'r.yaml',
               `rules:\n  - type: ${t}\n    ranks: [${i}]\n    count-vs-base: { per: step, rose-by-at-most: 0 }\n` +
                 `  - type: ${t}\n    ranks: [${i}]\n    count: { per: step, max: 0 }\n` +
-                `  - type: ${t}\n    ranks: [${i}]\n    count: { per: step, min: 1000 }\n`,
+                `  - type: ${t}\n    ranks: [${i}]\n    count: { per: step, min: 1000 }\n` +
+                `  - type: ${t}\n    ranks: [${i}]\n    time-vs-base: { per: step, rose-by-at-most: 0 }\n`,
             );
-            const [vsBase, max, min] = evaluate(pr, base, rules).results as [RuleResult, RuleResult, RuleResult];
+            const [vsBase, max, min, time] = evaluate(pr, base, rules).results as [RuleResult, RuleResult, RuleResult, RuleResult];
+            expect(close(time.compared!.profile, 10 * perRank[i]!)).toBe(true);
             // count-vs-base per: step: the rank's figure per step on each side.
             expect(close(vsBase.compared!.profile, perRank[i]!)).toBe(true);
             expect(close(vsBase.compared!.base, expected(bgen[i]!, t))).toBe(true);
