@@ -78,7 +78,7 @@ describe('kprof rules: transcripts', () => {
     const r = await expectTranscript('rules-one-rank', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr']);
     expect(r.code).toBe(0);
     // Each rule carries a comment with the numbers it came from.
-    expect(r.stdout).toContain('  # Cast: base 3 in every step, PR 1 in every step (-60.0% per step); max = 1 + 10%, rounded up.\n  - rule: Cast stays at most 2 per step\n');
+    expect(r.stdout).toContain('  # Cast: base 3 in every step, PR 1 in every step (-66.7% per step); max = 1 + 10%, rounded up.\n  - rule: Cast stays at most 2 per step\n');
   });
 
   it.skipIf(!existsSync(resolve(ROOT, 'fixtures/fusion-example/pr')))('the fusion example', async () => {
