@@ -357,11 +357,10 @@ function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
   for (const row of rows) {
     const seen: { change: RankDisagreement; key: string }[] = [];
     for (const { rank, b, p, bi, pi } of indexed) {
-      const bg = bi.get(row.key);
-      const pg = pi.get(row.key);
-      if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
-      const bf = figure(b, bg);
-      const pf = figure(p, pg);
+      const bf = figure(b, bi.get(row.key));
+      const pf = figure(p, pi.get(row.key));
+      // Absent on both sides (per step: in no step on either side): not compared.
+      if (bf.count === 0n && pf.count === 0n) continue;
       seen.push({ change: rankChange(rank, bf, pf), key: changeKey(bf, pf) });
     }
     if (seen.length === 0) continue;
@@ -511,9 +510,11 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   checkSteps(pairs, rows);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;
-  // Steps are compared rank by rank, as check compares a rank with its base rank.
+  // Steps are compared rank by rank, as check compares a rank with its base rank (ranks with offset Step Ids
+  // have as many steps as before); without paired ranks, side by side.
   const mismatchRanks =
     base.hasSteps && pr.hasSteps ? pairs.filter(({ b, p }) => b.steps.length !== p.steps.length).map(({ rank, b, p }) => ({ rank, base: b.steps.length, pr: p.steps.length })) : [];
+  const stepsDiffer = base.hasSteps !== pr.hasSteps || (pairs.length > 0 ? mismatchRanks.length > 0 : baseSteps !== prSteps);
   return {
     groupBy: base.groupBy,
     selection: base.selection,
@@ -521,7 +522,7 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     timeTolerancePct: tol,
     base: sideInfo(base),
     pr: sideInfo(pr),
-    stepMismatch: !perStep && (baseSteps !== prSteps || mismatchRanks.length > 0),
+    stepMismatch: !perStep && stepsDiffer,
     stepMismatchRanks: perStep ? [] : mismatchRanks,
     withoutStep: perStep ? { base: base.totals.count - totalStepped(base), pr: pr.totals.count - totalStepped(pr) } : { base: 0, pr: 0 },
     rows,

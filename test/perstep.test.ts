@@ -504,3 +504,20 @@ describe('uneven steps in the text formats', () => {
     expect(diffJsonObject(d, VIEW).rows.filter((r) => r.unevenSteps.length > 0)).toHaveLength(25);
   });
 });
+
+describe('step counts compared rank by rank', () => {
+  it('offset Step Ids on one rank are as many steps as before: no warning', () => {
+    const b = profile('b', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: each(S1_4, 1) } });
+    const p = profile('p', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: each([5, 6, 7, 8], 1) } });
+    const d = diffSummaries(sum(b), sum(p), RAW);
+    expect(d.stepMismatch).toBe(false);
+    expect(row(d, 'Cast')).toMatchObject({ status: 'same', disagreeingRanks: [], unevenSteps: [] });
+  });
+
+  it('a group that is in no step on a rank is not compared on that rank per step', () => {
+    const b = profile('b', { '0': { Add: { [NO_STEP]: 2 }, Cast: each(S1_4, 1) }, '1': { Add: each(S1_4, 2) } });
+    const p = profile('p', { '0': { Add: { [NO_STEP]: 2 }, Cast: each(S1_4, 1) }, '1': { Add: each(S1_4, 1) } });
+    const add = row(diffSummaries(sum(b), sum(p), PER_STEP), 'Add');
+    expect(add).toMatchObject({ status: 'fewer', rankStatus: 'fewer', ranksCompared: 1, disagreeingRanks: [] });
+  });
+});

@@ -88,10 +88,9 @@ export function reportWarnings(d: Diff): string[] {
   const out: string[] = [];
   if (d.stepMismatch) {
     const ranks = d.stepMismatchRanks;
-    const byRank =
-      ranks.length > 0 && (d.base.steps === d.pr.steps || ranks.length < d.base.ranks.length)
-        ? ` (${listed(ranks.map((r) => `rank ${r.rank}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})`
-        : '';
+    // Per rank, unless every rank shows the same difference as the sides do.
+    const sides = ranks.length === d.pairedRanks.length && ranks.every((r) => r.base === d.base.steps && r.pr === d.pr.steps);
+    const byRank = ranks.length > 0 && !sides ? ` (${listed(ranks.map((r) => `rank ${r.rank}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})` : '';
     out.push(
       `Step counts differ: the base has ${stepsText(d.base)}, the PR has ${stepsText(d.pr)}${byRank}. Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
