@@ -377,7 +377,8 @@ function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
  * Per-step check, on every pair of ranks that both have steps: the count of each PR step against the base step
  * in the same position (both sides have as many steps on that rank), or against the base's mean per step (they
  * have not). The change most steps show is the reference (without a majority: no change); the steps with
- * another change are listed, so a fusion that took effect in 2 steps of 4 is seen. A rank where the group is absent on both sides is not compared.
+ * another change are listed, so a fusion that took effect in 2 steps of 4 is seen. A rank where the group is
+ * absent on both sides is not compared.
  */
 function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): void {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
@@ -430,7 +431,7 @@ function noSteps(which: 'base' | 'PR', s: Summary): never {
 
 /** Why --per-step cannot be used on one rank of a side. */
 function rankWithoutSteps(which: 'base' | 'PR', s: Summary, ranks: string[]): never {
-  const list = ranks.join(', ');
+  const list = ranks.length > 8 ? `${ranks.slice(0, 8).join(', ')}, … (${ranks.length} in all)` : ranks.join(', ');
   throw inputError(
     `${s.input}: --per-step divides each rank by its own number of steps, but rank${ranks.length === 1 ? '' : 's'} ${list} of the ${which} ` +
       `${ranks.length === 1 ? 'has' : 'have'} no Step Id in any row${s.selection.includes('steps=') ? ' within --steps' : ''}. ` +
