@@ -521,3 +521,12 @@ describe('step counts compared rank by rank', () => {
     expect(add).toMatchObject({ status: 'fewer', rankStatus: 'fewer', ranksCompared: 1, disagreeingRanks: [] });
   });
 });
+
+describe('the Markdown note with uneven steps on several ranks', () => {
+  it('keeps each rank with its steps', () => {
+    const b = profile('b', { '0': { R: each(S1_4, 4) }, '1': { R: each(S1_4, 4) }, '2': { R: each(S1_4, 4) } });
+    const p = profile('p', { '0': { R: { ...each([1, 2, 3], 2), 4: 4 } }, '1': { R: { 1: 4, ...each([2, 3, 4], 2) } }, '2': { R: each(S1_4, 2) } });
+    const md = diffMarkdown(diffSummaries(sum(b), sum(p), RAW), VIEW);
+    expect(md).toMatch(/; steps differ \(rank 0: 4; rank 1: 1\) \|$/m);
+  });
+});

@@ -340,7 +340,8 @@ function mdNote(l: Line, status: string, r: DiffRow | null): string {
   else if (status === 'same') note = l.timeNoise ? 'same' : `same count, ${time}`;
   else note = `${pctText(l.deltaCountPct, l.pr.count)} count, ${time}`;
   const ranks = r !== null && r.disagreeingRanks.length > 0 ? `; ranks differ (${listed(r.disagreeingRanks.map((x) => x.rank), 6)})` : '';
-  const steps = r !== null && r.unevenSteps.length > 0 ? `; steps differ (${listed(r.unevenSteps.map(stepsNote), 4)})` : '';
+  const perRank = r === null ? [] : r.unevenSteps.map(stepsNote);
+  const steps = perRank.length > 0 ? `; steps differ (${perRank.slice(0, 4).join('; ')}${perRank.length > 4 ? '; …' : ''})` : '';
   return `${note}${ranks}${steps}`;
 }
 
