@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP_BYS, type GroupBy } from '../src/model.js';
+import { readProfile } from '../src/read.js';
 import { kprof, type Result } from './helpers.js';
 
 const RUNS = Number(process.env.KPROF_FUZZ_RUNS ?? 12);
@@ -232,5 +233,166 @@ describe('a summary JSON made with --groups', () => {
     const a = JSON.parse((await kprof(['check', `${EX}/pr`, '--rules', r, '--base', `${EX}/base`, '--format', 'json'])).stdout);
     const b = JSON.parse((await kprof(['check', join(dir, 'pr.json'), '--rules', r, '--base', join(dir, 'base.json'), '--format', 'json'])).stdout);
     expect(b.results).toEqual(a.results);
+  });
+});
+
+/** The warnings kept when reading a profile, as `line: message`. */
+async function warningsOf(path: string): Promise<string[]> {
+  const p = await readProfile(path, { withShapes: false, ranks: null, threads: 'off' });
+  return p.ranks.flatMap((r) => r.warnings.map((w) => `${w.line}: ${w.message}`));
+}
+
+describe('values that are not finite or not exact', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-exact-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  function table(name: string, rows: string[]): string {
+    const d = join(dir, name);
+    mkdirSync(d, { recursive: true });
+    writeFileSync(join(d, 'kernel_details.csv'), ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'));
+    return d;
+  }
+
+  it('a duration or Step Id that is not finite or not exact is an unreadable row, never an Infinity', async () => {
+    const p = table('huge', [
+      '1,a,Add,AI_CORE,1,2.5',
+      '1,b,Add,AI_CORE,2,1e400',
+      '1,c,Add,AI_CORE,3,1e308',
+      '1,c,Add,AI_CORE,4,1e308',
+      '1,d,Add,AI_CORE,5,225179981368.5248',
+      '1,e,Add,AI_CORE,6,99999999999999999999999',
+      '99999999999999999999,f,Add,AI_CORE,7,1.0',
+      '2,g,Add,AI_CORE,8,225179981368.5247',
+    ]);
+    // (the largest duration read, alone: with any other kernel the sum would pass the limit)
+    const r = await kprof(['summary', p, '--format', 'json', '--steps', '2']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.totals).toEqual({ count: 1, totalUs: 225179981368.5247 });
+    expect(j.filteredKernels).toBe(1);
+    expect(j.skippedRows).toBe(6);
+    expect(j.rowsRead).toBe(8);
+    expect(r.stderr).toMatch(/kernel_details\.csv:3: Duration\(us\) is 1e400, more than kprof sums exactly \(2\^51 ticks of 0\.1 ns \(225,179,981,368 µs, about 62 hours\)\); row skipped/);
+    expect(await warningsOf(p)).toContain('8: Step Id is 99999999999999999999, past 2^53 (Step Ids that large are not exact); row skipped');
+    // and it reads back
+    const snap = join(dir, 'huge.json');
+    ok(await kprof(['summary', p, '--format', 'json', '--steps', '2', '-o', snap]));
+    expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json', '--steps', '2'])).stdout), inputs: null }).toEqual({ ...j, inputs: null });
+    // all steps: past the limit
+    expect((await kprof(['summary', p])).code).toBe(2);
+  });
+
+  it('kernels that add up to 2^51 ticks are refused, not summed inexactly', async () => {
+    const one = ['1,a,Add,AI_CORE,1,200000000000', '1,b,Add,AI_CORE,2,25179981368.5248'];
+    const p = table('sum', one);
+    const r = await kprof(['summary', p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the kernels kept add up to 225179981368\.5248 µs, at or past 2\^51 ticks .* Read fewer ranks or steps/);
+    expect(r.stdout).toBe('');
+    // just below: read, and exact
+    const q = table('below', ['1,a,Add,AI_CORE,1,200000000000', '1,b,Add,AI_CORE,2,25179981368.5247']);
+    expect(JSON.parse(ok(await kprof(['summary', q, '--format', 'json'])).stdout).totals.totalUs).toBe(225179981368.5247);
+  });
+
+  it('op_statistic rows whose figures cannot be true are skipped with a warning', async () => {
+    const d = join(dir, 'stat');
+    mkdirSync(d, { recursive: true });
+    writeFileSync(
+      join(d, 'op_statistic.csv'),
+      [
+        'OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)',
+        'MatMul,AI_CORE,2,10,4,5,6,50',
+        'Cast,AI_CORE,2,10,6,5,4,50',
+        'Add,AI_CORE,99999999999999999999,10,1,1,1,1',
+        'Mul,AI_CORE,1,1e400,1,1,1,1',
+        'Sub,AI_CORE,0,5,,,,1',
+        'Div,AI_CORE,1,5,-1,5,5,1',
+        'Exp,AI_CORE,1,5,5,5,9,1',
+        'Log,AI_CORE,3,3,N/A,1,N/A,1',
+      ].join('\n'),
+    );
+    const r = await kprof(['summary', join(d, 'op_statistic.csv'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.groups.map((g: { key: string }) => g.key).sort()).toEqual(['Log', 'MatMul']);
+    expect(j.skippedRows).toBe(6);
+    expect(r.stderr).toContain('op_statistic.csv:3: Min Time(us) (6) is more than Max Time(us) (4); row skipped');
+    expect(r.stderr).toContain('op_statistic.csv:4: Count is 99999999999999999999, past 2^53 (not an exact count); row skipped');
+    expect(r.stderr).toContain('op_statistic.csv:5: Total Time(us) is 1e400, more than kprof sums exactly');
+    expect(r.stderr).toContain('op_statistic.csv:6: Count is 0 but Total Time(us) is 5; row skipped');
+    expect(r.stderr).toContain('op_statistic.csv:7: Min Time(us) is -1, negative; row skipped');
+    expect(await warningsOf(join(d, 'op_statistic.csv'))).toContain('8: Max Time(us) is 9, more than Total Time(us) (5); row skipped');
+    const snap = join(d, 's.json');
+    ok(await kprof(['summary', join(d, 'op_statistic.csv'), '--by', 'type', '--format', 'json', '-o', snap]));
+    expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json'])).stdout), inputs: null }).toEqual({ ...j, inputs: null });
+  });
+});
+
+describe('a summary JSON that kprof could not have written is refused', () => {
+  let dir: string;
+  let good: Record<string, unknown>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-badsnap-'));
+    writeFileSync(join(dir, 'g.yaml'), 'rope: [InterleaveRope, DynamicBlockQuant]\n');
+    const r = ok(await kprof(['summary', 'fixtures/fusion-example/base', '--groups', join(dir, 'g.yaml'), '--format', 'json']));
+    good = JSON.parse(r.stdout);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  type J = { perRank: { rank: string; groups: Record<string, unknown>[]; totals: Record<string, number> }[]; totals: Record<string, number> } & Record<string, unknown>;
+  async function refused(edit: (j: J) => void, text = ''): Promise<string> {
+    const j = structuredClone(good) as J;
+    edit(j);
+    const f = join(dir, `bad${n++}.json`);
+    writeFileSync(f, text || JSON.stringify(j));
+    const r = await kprof(['summary', f, '--groups', join(dir, 'g.yaml')]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/not a kprof summary JSON: .*\. Expected the output of `kprof summary <profile> --format json`; regenerate it/);
+    expect(r.stderr).not.toMatch(/\n./); // one line
+    return r.stderr;
+  }
+  const g0 = (j: J): Record<string, unknown> => j.perRank[0]!.groups[0]!;
+
+  it('reads back as it is', async () => {
+    const f = join(dir, 'good.json');
+    writeFileSync(f, JSON.stringify(good));
+    expect({ ...summaryOf(await kprof(['summary', f, '--groups', join(dir, 'g.yaml'), '--format', 'json'])) }).toEqual({ ...good, inputs: null });
+  });
+
+  it('counts and times that are not whole, finite or exact', async () => {
+    expect(await refused((j) => (g0(j).count = 1e300))).toMatch(/has a "count" of 1e\+300, expected a whole number from 0 to 2\^53 - 1/);
+    expect(await refused((j) => (g0(j).count = 2.5))).toMatch(/"count" of 2\.5/);
+    expect(await refused(() => {}, JSON.stringify(good).replace(/"totalUs":[0-9.]+/, '"totalUs":1e400'))).toMatch(/"totalUs" of null|"totalUs" of Infinity|expected a number of µs/);
+    expect(await refused((j) => (g0(j).totalUs = 1.23456))).toMatch(/"totalUs" of 1\.23456, expected a number of µs of at most 4 decimals/);
+    expect(await refused((j) => (g0(j).totalUs = 3e11))).toMatch(/"totalUs" of 300000000000/);
+    expect(await refused((j) => (g0(j).minUs = 1e9))).toMatch(/"minUs" 1000000000 above "maxUs"/);
+    expect(await refused((j) => (g0(j).maxUs = -1))).toMatch(/"minUs" or "maxUs" that is not a number of µs/);
+  });
+
+  it('per-step cells or totals that contradict the counts', async () => {
+    expect(
+      await refused((j) => {
+        const s = (g0(j).byStep as { count: number }[])[0]!;
+        s.count += Number(g0(j).count);
+      }),
+    ).toMatch(/the "byStep" cells of group "\w+" in rank "0" add up to \d+ kernels and [0-9.]+ µs, which contradicts its "count"/);
+    expect(
+      await refused((j) => {
+        const b = g0(j).byStep as { step: number }[];
+        b.push({ ...b[0]! });
+      }),
+    ).toMatch(/is in its "byStep" twice/);
+    expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = 999))).toMatch(/step 999 of group .* is not one of the rank's "steps"/);
+    expect(await refused((j) => (j.perRank[0]!.totals.count += 1))).toMatch(/the "totals" of rank "0" .* are not the sum of its groups/);
+    expect(await refused((j) => (j.totals.count += 1))).toMatch(/the top-level "totals" .* are not the sum of the ranks' groups/);
+    expect(await refused((j) => (j.rowsRead = Number(j.rowsRead) + 1))).toMatch(/the top-level "rowsRead" \d+ is not the sum of the ranks'/);
+  });
+
+  it('a rank or a group twice', async () => {
+    expect(await refused((j) => j.perRank.push(structuredClone(j.perRank[0]!)))).toMatch(/rank "0" is in "perRank" twice/);
+    expect(await refused((j) => j.perRank[1]!.groups.push(structuredClone(j.perRank[1]!.groups[0]!)))).toMatch(/group "\w+" in rank "1" is in that rank twice/);
   });
 });
