@@ -396,3 +396,20 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect(await refused((j) => j.perRank[1]!.groups.push(structuredClone(j.perRank[1]!.groups[0]!)))).toMatch(/group "\w+" in rank "1" is in that rank twice/);
   });
 });
+
+describe('a summary JSON written before ranks kept their own row figures', () => {
+  it('reads back with the saved top-level figures', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-old-'));
+    try {
+      const j = JSON.parse(ok(await kprof(['summary', 'fixtures/fusion-example/base', '--steps', '22-23', '--format', 'json'])).stdout);
+      for (const r of j.perRank) for (const f of ['rowsRead', 'skippedRows', 'filteredKernels']) delete r[f];
+      const f = join(dir, 'old.json');
+      writeFileSync(f, JSON.stringify(j));
+      const back = JSON.parse(ok(await kprof(['summary', f, '--steps', '22-23', '--format', 'json'])).stdout);
+      for (const k of ['rowsRead', 'skippedRows', 'filteredKernels', 'totals']) expect(back[k]).toEqual(j[k]);
+      expect(back.rowsRead).toBe(back.totals.count + back.filteredKernels + back.skippedRows);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

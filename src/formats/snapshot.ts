@@ -285,11 +285,15 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (v !== null && v !== sum[f]) fail(path, `the top-level "${f}" ${v} is not the sum of the ranks' (${sum[f]})`);
     }
   } else {
-    // An older snapshot keeps these figures for the whole profile only: they go with its first rank.
-    const first = out[0]!;
-    first.rowsRead = optionalCount(path, 'the top level', top, 'rowsRead') ?? first.rowsRead;
-    first.rowsSkipped = optionalCount(path, 'the top level', top, 'skippedRows') ?? 0;
-    first.snapshot!.filteredKernels = optionalCount(path, 'the top level', top, 'filteredKernels') ?? 0;
+    // An older snapshot keeps these figures for the whole profile only: each other rank is taken to have read its
+    // kernels, and the first rank the rest, so that the profile's figures are the saved ones.
+    const [first, ...others] = out;
+    for (const r of others) r.rowsRead = r.kernels;
+    const rowsRead = optionalCount(path, 'the top level', top, 'rowsRead');
+    const rest = rowsRead === null ? null : rowsRead - others.reduce((k, r) => k + r.rowsRead, 0);
+    first!.rowsRead = rest !== null && rest >= 0 ? rest : (rowsRead ?? first!.kernels);
+    first!.rowsSkipped = optionalCount(path, 'the top level', top, 'skippedRows') ?? 0;
+    first!.snapshot!.filteredKernels = optionalCount(path, 'the top level', top, 'filteredKernels') ?? 0;
   }
   return out;
 }
