@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Accumulator } from '../src/aggregate.js';
+import { readTable } from '../src/formats/readTable.js';
 import { GROUP_BYS, type GroupBy } from '../src/model.js';
 import { readProfile } from '../src/read.js';
 import { kprof, type Result } from './helpers.js';
@@ -54,6 +56,7 @@ const groupsArb = fc.option(
 const filterArb = fc.record({
   steps: fc.option(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 3 })).map(([a, n]) => `${a}-${a + n}`)),
   exclude: fc.option(fc.constantFrom('^hcom_', 'Cast', 'k_b')),
+  match: fc.option(fc.constantFrom('Mat|Rope', 'k_[ab]')),
   core: fc.option(fc.constantFrom('AI_CORE', 'AI_CORE,MIX_AIC')),
 });
 
@@ -110,8 +113,9 @@ function setUp(base: Record<string, Row[]>, pr: Record<string, Row[]>, by: Group
   return { dir, p: join(dir, 'base-prof'), pr: join(dir, 'pr-prof'), opts };
 }
 
-function filterArgs(f: { steps: string | null; exclude: string | null; core: string | null }): string[] {
+function filterArgs(f: { steps: string | null; exclude: string | null; match: string | null; core: string | null }): string[] {
   const out: string[] = [];
+  if (f.match !== null) out.push('--match', f.match);
   if (f.steps !== null) out.push('--steps', f.steps);
   if (f.exclude !== null) out.push('--exclude', f.exclude);
   if (f.core !== null) out.push('--core', f.core);
@@ -283,6 +287,28 @@ describe('values that are not finite or not exact', () => {
     expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json', '--steps', '2'])).stdout), inputs: null }).toEqual({ ...j, inputs: null });
     // all steps: past the limit
     expect((await kprof(['summary', p])).code).toBe(2);
+  });
+
+  it('both scanning engines skip the same rows for the same reasons', async () => {
+    const p = table('engines', [
+      ...Array.from({ length: 40 }, (_, i) => `${i % 3},k${i % 4},Add,AI_CORE,${i},${i * 1.5}`),
+      '1,b,Add,AI_CORE,1,1e400',
+      '1,c,Add,AI_CORE,2,225179981368.5248',
+      '1,c,Add,AI_CORE,2,225179981368.5247',
+      '1,c,Add,AI_CORE,2,214748.3648',
+      '1234567890,f,Add,AI_CORE,7,1.0',
+      '9007199254740993,f,Add,AI_CORE,7,1.0',
+      '99999999999999999999,f,Add,AI_CORE,7,1.0',
+    ]);
+    const read = async (engine: 'simd' | 'js'): Promise<unknown> => {
+      const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+      await readTable(join(p, 'kernel_details.csv'), acc, { withShapes: false, engine });
+      const r = acc.toRankData('0', []);
+      return { groups: [...r.groups.entries()].map(([k, g]) => [k, g.total, [...g.steps.entries()]]).sort(), warnings: r.warnings, steps: r.stepIds };
+    };
+    const simd = await read('simd');
+    expect(simd).toEqual(await read('js'));
+    expect((simd as { warnings: unknown[] }).warnings).toHaveLength(4);
   });
 
   it('kernels that add up to 2^51 ticks are refused, not summed inexactly', async () => {
