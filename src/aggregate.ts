@@ -123,7 +123,8 @@ export class Accumulator {
   }
 
   span(startUs: number, durationUs: number): void {
-    if (!(startUs > 0)) return;
+    // A start that is not a finite time (`1e400`) says nothing about the span.
+    if (!(startUs > 0) || !Number.isFinite(startUs)) return;
     if (this.firstStartUs === null || startUs < this.firstStartUs) this.firstStartUs = startUs;
     const end = startUs + durationUs;
     if (this.lastEndUs === null || end > this.lastEndUs) this.lastEndUs = end;

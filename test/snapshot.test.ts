@@ -311,6 +311,13 @@ describe('values that are not finite or not exact', () => {
     expect((simd as { warnings: unknown[] }).warnings).toHaveLength(4);
   });
 
+  it('a start time that is not finite leaves the span as the other rows make it', async () => {
+    const p = table('span', ['1,a,Add,AI_CORE,1e400,2.5', '1,a,Add,AI_CORE,100,2.5', '1,a,Add,AI_CORE,110,5']);
+    const r = await kprof(['inspect', p, '--format', 'json']);
+    expect(JSON.parse(ok(r).stdout).ranks[0].spanUs).toBe(15);
+    expect((await kprof(['inspect', p])).stdout).not.toContain('∞');
+  });
+
   it('kernels that add up to 2^51 ticks are refused, not summed inexactly', async () => {
     const one = ['1,a,Add,AI_CORE,1,200000000000', '1,b,Add,AI_CORE,2,25179981368.5248'];
     const p = table('sum', one);
