@@ -147,21 +147,34 @@ describe('a summary JSON reads back exactly', () => {
         ok(await kprof(['summary', snap, ...c.opts, '--format', 'json', '-o', snap2]));
         expect({ ...JSON.parse(readFileSync(snap2, 'utf8')), inputs: null }).toEqual({ ...saved, inputs: null });
 
-        for (const perStep of [[], ['--per-step']]) {
+        // Both sides snapshots, one rank of several, per step or not.
+        const prSnap = join(c.dir, 'pr.json');
+        const bothSnaps = (await kprof(['summary', c.pr, ...c.opts, '--format', 'json', '-o', prSnap])).code === 0;
+        const oneRank = ['--rank', Object.keys(base)[0]!];
+        for (const [extra, prSide] of [
+          [[], c.pr],
+          [['--per-step'], c.pr],
+          [oneRank, c.pr],
+          [['--per-step'], bothSnaps ? prSnap : c.pr],
+        ] as const) {
+          const perStep = [...extra];
           const fromProfile = await kprof(['diff', c.p, c.pr, ...c.opts, ...perStep, '--format', 'json']);
-          const fromSnap = await kprof(['diff', snap, c.pr, ...c.opts, ...perStep, '--format', 'json']);
+          const fromSnap = await kprof(['diff', snap, prSide, ...c.opts, ...perStep, '--format', 'json']);
           expect(fromSnap.code).toBe(fromProfile.code);
           if (fromProfile.code !== 0) continue; // e.g. --per-step where every Step Id is empty: refused on both
           const a = JSON.parse(fromProfile.stdout);
           const b = JSON.parse(fromSnap.stdout);
-          for (const d of [a, b]) d.base = { ...d.base, input: null, files: null };
+          for (const d of [a, b]) {
+            d.base = { ...d.base, input: null, files: null };
+            d.pr = { ...d.pr, input: null, files: null };
+          }
           expect(b).toEqual(a);
-          // The table a user reads, too.
+          // The table a user reads, too (but for the number of files read: a snapshot is one).
           const ta = await kprof(['diff', c.p, c.pr, ...c.opts, ...perStep]);
-          const tb = await kprof(['diff', snap, c.pr, ...c.opts, ...perStep]);
-          // (but for the number of files read: a snapshot is one)
-          const text = (t: string, p: string): string => t.split(p).join('<P>').replace(/<P> \(\d+ files?;/, '<P> (files;');
-          expect(text(tb.stdout, snap)).toBe(text(ta.stdout, c.p));
+          const tb = await kprof(['diff', snap, prSide, ...c.opts, ...perStep]);
+          const text = (t: string, p: string, q: string): string =>
+            t.split(p).join('<P>').split(q).join('<Q>').replace(/<P> \(\d+ files?;/, '<P> (files;').replace(/<Q> \(\d+ files?;/, '<Q> (files;');
+          expect(text(tb.stdout, snap, prSide)).toBe(text(ta.stdout, c.p, c.pr));
         }
       }),
       { numRuns: RUNS, seed: SEED },
