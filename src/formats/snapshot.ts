@@ -119,8 +119,10 @@ function readCell(path: string, where: string, c: unknown, what: string): { coun
 /** A JSON value quoted in a message (short, one line). */
 function quoteJson(x: unknown): string {
   if (x === undefined) return 'nothing';
-  const t = typeof x === 'string' ? quoteText(x) : JSON.stringify(x) ?? String(x);
-  return t.length > 44 ? `${t.slice(0, 44)}…` : t;
+  if (typeof x === 'string') return quoteText(x);
+  if (typeof x === 'number') return Number.isFinite(x) ? String(x) : 'a number too large to read (past 1.8e308)';
+  if (Array.isArray(x)) return 'a list';
+  return typeof x === 'object' && x !== null ? 'an object' : String(x);
 }
 
 /** An optional saved figure (older snapshots lack the per-rank ones). */
