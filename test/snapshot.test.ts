@@ -141,6 +141,9 @@ describe('a summary JSON reads back exactly', () => {
           return;
         }
         const saved = JSON.parse(readFileSync(snap, 'utf8')) as Record<string, unknown>;
+        // The rows add up, for the profile and for each rank.
+        type Figures = { rowsRead: number; skippedRows: number; filteredKernels: number; totals: { count: number } };
+        for (const f of [saved as unknown as Figures, ...(saved.perRank as Figures[])]) expect(f.rowsRead).toBe(f.totals.count + f.filteredKernels + f.skippedRows);
         expect(summaryOf(await kprof(['summary', snap, ...c.opts, '--format', 'json']))).toEqual({ ...saved, inputs: null });
         // And again from the copy: a fixed point.
         const snap2 = join(c.dir, 's2.json');
