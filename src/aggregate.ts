@@ -1,6 +1,7 @@
 // Streaming accumulation of kernel rows into fine groups. Memory grows with the number of distinct
 // (name, type, core, shapes) combinations and steps, never with the number of rows.
 
+import { inputError } from './errors.js';
 import {
   addToCell,
   emptyCell,
@@ -22,6 +23,36 @@ export interface GroupCursor {
   group: FineGroup;
   step: number;
   cell: Cell | null;
+}
+
+/**
+ * Kernel time is summed exactly below 2^51 ticks of 0.1 ns (225,179,981,368.5248 µs, about 62.5 hours): there a sum
+ * of integer ticks in a double is exact whatever the order, and a summary JSON's µs (ticks / 10^4, the nearest
+ * double) reads back to the same ticks. A duration at or past it is an unreadable row; a profile whose kept
+ * kernels add up to it is refused (exactTotals) rather than shown with figures that are no longer exact.
+ */
+export const MAX_EXACT_TICKS = 2 ** 51;
+
+/** The limit in words, for messages. */
+export const MAX_EXACT_TEXT = '2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)';
+
+/**
+ * Refuse totals that are not exact any more: kernel time at or past MAX_EXACT_TICKS, or a count past 2^53. Every
+ * group and rank figure is a part of the totals (times and counts are never negative), so they are exact too.
+ */
+export function exactTotals(input: string, totals: Cell, filteredKernels: number): void {
+  if (totals.ticks >= MAX_EXACT_TICKS || !Number.isFinite(totals.ticks)) {
+    throw inputError(
+      `${input}: the kernels kept add up to ${totals.ticks / 10_000} µs, at or past ${MAX_EXACT_TEXT}, beyond which ` +
+        'kprof cannot sum and save kernel time exactly. Read fewer ranks or steps (--rank, --steps).',
+    );
+  }
+  if (!Number.isSafeInteger(totals.count + filteredKernels)) {
+    throw inputError(
+      `${input}: the kernels add up to ${totals.count + filteredKernels}, past 2^53, beyond which kprof cannot count exactly. ` +
+        'Read fewer ranks (--rank), or check the Count column of the op_statistic files.',
+    );
+  }
 }
 
 /** How many warnings are kept with their text; the rest are counted. */
@@ -92,7 +123,8 @@ export class Accumulator {
   }
 
   span(startUs: number, durationUs: number): void {
-    if (!(startUs > 0)) return;
+    // A start that is not a finite time (`1e400`) says nothing about the span.
+    if (!(startUs > 0) || !Number.isFinite(startUs)) return;
     if (this.firstStartUs === null || startUs < this.firstStartUs) this.firstStartUs = startUs;
     const end = startUs + durationUs;
     if (this.lastEndUs === null || end > this.lastEndUs) this.lastEndUs = end;

@@ -1,6 +1,7 @@
 // Fine groups → the groups the user asked for (--by, --groups), after the filters (--rank, --steps, --core,
 // --match, --exclude). Pure: Profile in, Summary out.
 
+import { exactTotals } from './aggregate.js';
 import { inputError, usageError } from './errors.js';
 import {
   GROUP_BY_FIELDS,
@@ -142,8 +143,9 @@ export function userGroupOf(g: FineGroup, sel: Selection): string | null {
 export function keyOf(g: FineGroup, by: GroupBy, sel: Selection): { key: string; fields: Partial<Group> } {
   if (g.savedKey !== undefined) {
     const fields: Partial<Group> = {};
+    // The fields as saved: a user group has none of type/name/core/shapes, unless it shared its key with a group.
     if (g.savedUserGroup !== undefined) fields.userGroup = g.savedUserGroup;
-    else copyFields(g, by, fields);
+    copyFields(g, by, fields);
     return { key: g.savedKey, fields };
   }
   const ug = userGroupOf(g, sel);
@@ -271,13 +273,14 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   for (const rank of profile.ranks) {
     const groups = new Map<string, Forming>();
     const rankTotals = emptyCell();
+    let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
     for (const g of rank.groups.values()) {
       if (!rank.snapshot && !keepGroup(g, sel)) {
-        filtered += g.total.count;
+        rankFiltered += g.total.count;
         continue;
       }
       const { cell, steps } = rank.snapshot ? { cell: g.total, steps: g } : cellIn(g, sel);
-      filtered += g.total.count - cell.count;
+      rankFiltered += g.total.count - cell.count;
       if (cell.count === 0) continue;
       const { key, fields } = keyOf(g, opts.by, sel);
       addGroup(groups, key, fields, cell, steps);
@@ -288,12 +291,22 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
     for (const s of rankSteps) stepSet.add(s);
     mergeCell(totals, rankTotals);
-    perRank.push({ rank: rank.rank, totals: rankTotals, groups: sortGroups(groupsOf(groups), 'time'), steps: rankSteps });
+    filtered += rankFiltered;
+    perRank.push({
+      rank: rank.rank,
+      totals: rankTotals,
+      groups: sortGroups(groupsOf(groups), 'time'),
+      steps: rankSteps,
+      rowsRead: rank.rowsRead,
+      skippedRows: rank.rowsSkipped,
+      filteredKernels: rankFiltered,
+    });
     if (single) for (const [k, g] of groups) all.set(k, g);
   }
   // One file can hold several ranks (msprof devices): list it once.
   const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
   const warnings = profile.ranks.flatMap((r) => r.warnings);
+  exactTotals(profile.input, totals, filtered);
   return {
     input: profile.input,
     groupBy: opts.by,

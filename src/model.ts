@@ -134,6 +134,8 @@ export interface SnapshotInfo {
   groupBy: GroupBy;
   /** Canonical text of the filters and user groups the snapshot was made with. */
   selection: string;
+  /** Kernels the snapshot's filters left out, in this rank. */
+  filteredKernels: number;
 }
 
 /** The ranks read from one `<profile>` argument. */
@@ -205,6 +207,10 @@ export interface RankSummary {
   totals: Cell;
   groups: Group[];
   steps: number[];
+  /** The rank's own rows read, rows skipped and kernels filtered out (they add up to the profile's). */
+  rowsRead: number;
+  skippedRows: number;
+  filteredKernels: number;
 }
 
 /** The result of grouping one profile. */

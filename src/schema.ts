@@ -37,6 +37,10 @@ export interface SummaryGroupJson extends GroupFieldsJson {
 export interface SummaryRankJson {
   rank: string;
   steps: number[];
+  /** The rank's share of the top-level rowsRead, skippedRows and filteredKernels (so one rank reads back alone). */
+  rowsRead: number;
+  skippedRows: number;
+  filteredKernels: number;
   totals: CellJson;
   groups: SummaryGroupJson[];
 }

@@ -2,7 +2,7 @@
 // This is the hot loop: per row it parses the duration and step from bytes and looks the group up by the raw
 // bytes of its key cells, decoding strings only the first time a combination is seen.
 
-import type { Accumulator, GroupCursor } from '../aggregate.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, type Accumulator, type GroupCursor } from '../aggregate.js';
 import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
 import { NO_STEP, type KernelBatch, type RowBatcher, type RowView } from '../csv/scan.js';
@@ -140,11 +140,21 @@ export class KernelTableReader {
       }
       return;
     }
+    // Durations of 2^31 ticks and more come here from either engine (a batch holds ticks as i32).
+    if (!(ticks < MAX_EXACT_TICKS)) {
+      acc.skip(this.file, v.line, `${this.durName} is ${clip(v.text(this.durI).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      return;
+    }
     let step: number | null = null;
     if (this.stepI >= 0) {
       step = parseIntCell(b, v.starts[this.stepI]!, v.ends[this.stepI]!);
       if (step !== null && !Number.isFinite(step)) {
         acc.skip(this.file, v.line, `${this.stepName} is "${clip(v.text(this.stepI))}", expected an integer; row skipped`);
+        return;
+      }
+      // Step Ids of 10 digits and more come here from either engine.
+      if (step !== null && !Number.isSafeInteger(step)) {
+        acc.skip(this.file, v.line, `${this.stepName} is ${clip(v.text(this.stepI).trim())}, past 2^53 (Step Ids that large are not exact); row skipped`);
         return;
       }
     }

@@ -1,7 +1,7 @@
 // Rows of op_statistic*.csv: already aggregated per OP Type + Core Type (FORMATS.md §4). Each row becomes one
 // fine group with no name, shapes or steps.
 
-import type { Accumulator } from '../aggregate.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, type Accumulator } from '../aggregate.js';
 import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import type { RowView } from '../csv/scan.js';
 import type { StatisticHeader } from './detect.js';
@@ -53,8 +53,36 @@ export class OpStatisticReader {
       );
       return;
     }
+    // What a summary JSON of these rows must hold to read back: whole counts and exact times that agree.
+    const head = h.header;
+    if (!Number.isSafeInteger(count)) {
+      acc.skip(this.file, v.line, `Count is ${clip(v.text(h.count).trim())}, past 2^53 (not an exact count); row skipped`);
+      return;
+    }
+    if (!(total < MAX_EXACT_TICKS)) {
+      acc.skip(this.file, v.line, `${head[h.total]} is ${clip(v.text(h.total).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      return;
+    }
+    if (count === 0 && total > 0) {
+      acc.skip(this.file, v.line, `Count is 0 but ${head[h.total]} is ${clip(v.text(h.total).trim())}; row skipped`);
+      return;
+    }
+    // An unreadable Min or Max (N/A, empty) is unknown; a negative or huge one is damage.
     const min = h.min >= 0 ? parseTicks(b, v.starts[h.min]!, v.ends[h.min]!) : Number.NaN;
     const max = h.max >= 0 ? parseTicks(b, v.starts[h.max]!, v.ends[h.max]!) : Number.NaN;
+    for (const [i, t] of [
+      [h.min, min],
+      [h.max, max],
+    ] as const) {
+      if (t < 0 || t > total) {
+        acc.skip(this.file, v.line, `${head[i]} is ${clip(v.text(i).trim())}, ${t < 0 ? 'negative' : `more than ${head[h.total]} (${clip(v.text(h.total).trim())})`}; row skipped`);
+        return;
+      }
+    }
+    if (min > max) {
+      acc.skip(this.file, v.line, `${head[h.min]} (${clip(v.text(h.min).trim())}) is more than ${head[h.max]} (${clip(v.text(h.max).trim())}); row skipped`);
+      return;
+    }
     const g = acc.group(null, v.text(h.type).trim(), v.text(h.core).trim(), null);
     acc.addCell(g, {
       count,

@@ -2,8 +2,8 @@
 // `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), and a parent folder
 // holding one such folder per rank.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../errors.js';
 import { fsError, missingPathError } from './readTable.js';
 
@@ -191,18 +191,87 @@ function loosefiles(dir: string): RankPlan[] | null {
   return null;
 }
 
+/** The real path of a folder (symbolic links resolved), or the path itself when it cannot be resolved. */
+function realPath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+/** A path with no symbolic link in it: the one to keep when a folder is reached by two paths. */
+function isDirect(p: string): boolean {
+  return realPath(p) === resolve(p);
+}
+
+/**
+ * The walk below a parent folder. A folder is visited once, by its real path: one reached again through a
+ * symbolic link is not read twice (as two ranks), and a link back to a folder above it (a loop) is not followed.
+ * Where a folder is reached both through a link and directly, the direct path is the one read (its name may
+ * carry the rank id). Each folder's plans go in a slot of their own, so that the direct path can take over.
+ */
+interface Walk {
+  notes: string[];
+  /** Real path → the path it was first read by and its slot in `slots`. */
+  seen: Map<string, { path: string; slot: number }>;
+  slots: RankPlan[][];
+  /** Real paths of the folders being walked (the input and the folders down to here). */
+  stack: string[];
+}
+
 /** Find profile folders below a parent folder (at most `depth` levels down). */
-function findRankFolders(dir: string, depth: number, notes: string[], out: RankPlan[]): void {
+function findRankFolders(dir: string, depth: number, walk: Walk): void {
   for (const entry of listDir(dir)) {
     const p = join(dir, entry);
     if (!isDir(p)) continue;
-    const plans = resolveFolder(p, notes);
-    if (plans !== null) {
-      out.push(...plans);
+    const real = realPath(p);
+    if (walk.stack.includes(real)) {
+      walk.notes.push(`${p}: a symbolic link back to ${rel(real)}, a folder it is in (a loop); not followed`);
       continue;
     }
-    if (depth > 1) findRankFolders(p, depth - 1, notes, out);
+    const prev = walk.seen.get(real);
+    let slot: number;
+    if (prev === undefined) {
+      slot = walk.slots.push([]) - 1;
+      walk.seen.set(real, { path: p, slot });
+    } else if (!isDirect(prev.path) && isDirect(p)) {
+      walk.notes.push(`${prev.path}: the same folder as ${p} (a symbolic link); read once, as ${p}`);
+      slot = prev.slot;
+      walk.slots[slot] = [];
+      prev.path = p;
+    } else {
+      walk.notes.push(`${p}: the same folder as ${prev.path} (a symbolic link); read once, as ${prev.path}`);
+      continue;
+    }
+    const plans = resolveFolder(p, walk.notes);
+    if (plans !== null) {
+      walk.slots[slot] = plans;
+      continue;
+    }
+    if (depth > 1) {
+      walk.stack.push(real);
+      findRankFolders(p, depth - 1, walk);
+      walk.stack.pop();
+    }
   }
+}
+
+/** Plans that read the same files (through symbolic links): the first is kept. */
+function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
+  const seen = new Map<string, RankPlan>();
+  const out: RankPlan[] = [];
+  for (const p of plans) {
+    const key = p.files.map(realPath).join('\u0000');
+    const prev = seen.get(key);
+    if (prev) {
+      notes.push(`${p.files[0]}: the same file as ${prev.files[0]} (a symbolic link); read once, as rank ${prev.rank}`);
+      continue;
+    }
+    seen.set(key, p);
+    out.push(p);
+  }
+  return out;
 }
 
 /** Resolve a `<profile>` argument into the files to read per rank. */
@@ -220,10 +289,11 @@ export function resolveInput(input: string): ResolvedInput {
   }
   let ranks = resolveFolder(input, notes);
   if (ranks === null || ranks.length === 0) {
-    const found: RankPlan[] = [];
-    findRankFolders(input, 3, notes, found);
-    ranks = found;
+    const walk: Walk = { notes, seen: new Map(), slots: [], stack: [realPath(input)] };
+    findRankFolders(input, 3, walk);
+    ranks = walk.slots.flat();
   }
+  ranks = readOnce(ranks, notes);
   if (ranks.length === 0) {
     const listing = listDir(input).slice(0, 10);
     throw inputError(

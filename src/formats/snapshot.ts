@@ -1,13 +1,14 @@
 // A summary JSON written by `kprof summary --format json` read back as a profile, so CI can keep a small
-// snapshot instead of a 300 MB export. Groups come back exactly as saved: a snapshot can be compared only
-// with the grouping and filters it was made with.
+// snapshot instead of a 300 MB export. Groups come back exactly as saved, one fine group per saved group key (user
+// groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
+// it was made with.
 
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { Accumulator } from '../aggregate.js';
+import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../aggregate.js';
 import { inputError } from '../errors.js';
-import { GROUP_BYS, type GroupBy, type RankData, type SourceFile } from '../model.js';
-import { SCHEMA_VERSION, type SummaryGroupJson, type SummaryJson } from '../schema.js';
+import { emptyCell, GROUP_BYS, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type SourceFile } from '../model.js';
+import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../schema.js';
 import { usToTicks } from '../csv/numbers.js';
 import { fsError, sniffBytes } from './readTable.js';
 
@@ -87,22 +88,56 @@ export function readSnapshot(path: string): RankData[] {
   return parseSnapshot(path, json, bytes.length);
 }
 
+/** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
 function isCount(x: unknown): x is number {
-  return typeof x === 'number' && Number.isInteger(x) && x >= 0;
+  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 }
 
-function isUs(x: unknown): x is number {
-  return typeof x === 'number' && Number.isFinite(x) && x >= 0;
-}
-
-function isOptionalUs(x: unknown): boolean {
-  return x === undefined || x === null || isUs(x);
+/** µs as kprof writes them: a whole number of ticks below MAX_EXACT_TICKS, written as ticks / 10^4. */
+function exactTicks(x: unknown): number | null {
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) return null;
+  const t = usToTicks(x);
+  return t < MAX_EXACT_TICKS && t / TICKS_PER_US === x ? t : null;
 }
 
 function isOptionalText(x: unknown): boolean {
   return x === undefined || typeof x === 'string';
 }
 
+const US_RULE = `a number of µs of at most 4 decimals (whole ticks of 0.1 ns) below ${MAX_EXACT_TEXT}`;
+
+/** The figures of one saved cell, checked: a whole count and exact µs. */
+function readCell(path: string, where: string, c: unknown, what: string): { count: number; ticks: number } {
+  if (typeof c !== 'object' || c === null) fail(path, `${where} has no ${what}`);
+  const o = c as Record<string, unknown>;
+  if (!isCount(o.count)) fail(path, `${where} has a "count" of ${quoteJson(o.count)}, expected a whole number from 0 to 2^53 - 1`);
+  const ticks = exactTicks(o.totalUs);
+  if (ticks === null) fail(path, `${where} has a "totalUs" of ${quoteJson(o.totalUs)}, expected ${US_RULE}`);
+  return { count: o.count, ticks };
+}
+
+/** A JSON value quoted in a message (short, one line). */
+function quoteJson(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  if (typeof x === 'string') return quoteText(x);
+  if (typeof x === 'number') return Number.isFinite(x) ? String(x) : 'a number too large to read (past 1.8e308)';
+  if (Array.isArray(x)) return 'a list';
+  return typeof x === 'object' && x !== null ? 'an object' : String(x);
+}
+
+/** An optional saved figure (older snapshots lack the per-rank ones). */
+function optionalCount(path: string, where: string, o: Record<string, unknown>, field: string): number | null {
+  const x = o[field];
+  if (x === undefined) return null;
+  if (!isCount(x)) fail(path, `${where} has a "${field}" of ${quoteJson(x)}, expected a whole number from 0 to 2^53 - 1`);
+  return x;
+}
+
+/**
+ * What a summary JSON holds is checked as strictly as kprof writes it, so that what reads back is exactly what
+ * was saved: whole counts and exact µs, no duplicate rank or group, per-step cells and totals that add up to
+ * what they are parts of. A file that fails any check is refused, naming what is wrong.
+ */
 export function parseSnapshot(path: string, json: unknown, size: number): RankData[] {
   if (Array.isArray(json)) fail(path, 'found a JSON array (the trace events of a timeline such as trace_view.json?)', TRACE_TODO);
   if (typeof json !== 'object' || json === null) fail(path, `the top level is ${json === null ? 'null' : typeof json}, expected an object`);
@@ -123,43 +158,97 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   if (!Array.isArray(o.perRank)) fail(path, 'no "perRank" array');
   const groupBy = o.groupBy as GroupBy;
   const selection = typeof o.selection === 'string' ? o.selection : '';
+  const hasSteps = typeof o.steps === 'number';
   const out: RankData[] = [];
-  for (const r of o.perRank) {
-    if (typeof r !== 'object' || r === null || !Array.isArray(r.groups)) fail(path, 'a "perRank" entry has no "groups"');
-    if (typeof r.rank !== 'string' && typeof r.rank !== 'number') fail(path, 'a "perRank" entry has no "rank"');
-    const hasSteps = typeof o.steps === 'number';
+  const seenRanks = new Set<string>();
+  const sum = { count: 0, ticks: 0, rowsRead: 0, skippedRows: 0, filteredKernels: 0 };
+  let perRankFigures = 0;
+  for (const r of o.perRank as unknown[]) {
+    if (typeof r !== 'object' || r === null || !Array.isArray((r as SummaryRankJson).groups)) fail(path, 'a "perRank" entry has no "groups"');
+    const rj = r as SummaryRankJson & Record<string, unknown>;
+    if (typeof rj.rank !== 'string' && typeof rj.rank !== 'number') fail(path, 'a "perRank" entry has no "rank"');
+    const rankId = String(rj.rank);
+    const inRank = `rank ${quoteText(rankId)}`;
+    if (seenRanks.has(rankId)) fail(path, `${inRank} is in "perRank" twice`);
+    seenRanks.add(rankId);
+    const rankSteps = readSteps(path, inRank, rj.steps);
+    const stepSet = new Set(rankSteps);
     const acc = new Accumulator({ name: true, type: true, core: true, shapes: true, steps: hasSteps });
-    for (const g of r.groups as SummaryGroupJson[]) {
-      if (typeof g !== 'object' || g === null || typeof g.key !== 'string' || !isCount(g.count) || !isUs(g.totalUs)) {
-        fail(path, `a group in rank ${String(r.rank)} lacks "key", a whole "count" or a "totalUs" of at least 0`);
-      }
-      if (!isOptionalUs(g.minUs) || !isOptionalUs(g.maxUs)) fail(path, `group ${quoteText(g.key)} in rank ${String(r.rank)} has a bad "minUs" or "maxUs"`);
+    const rankTotals = { count: 0, ticks: 0 };
+    let withoutStep = 0;
+    for (const gu of rj.groups as unknown[]) {
+      if (typeof gu !== 'object' || gu === null || typeof (gu as SummaryGroupJson).key !== 'string') fail(path, `a group in ${inRank} has no "key"`);
+      const g = gu as SummaryGroupJson & Record<string, unknown>;
+      const where = `group ${quoteText(g.key)} in ${inRank}`;
+      const { count, ticks } = readCell(path, where, g, 'count');
       if (![g.name, g.type, g.core, g.shapes, g.userGroup].every(isOptionalText)) {
-        fail(path, `group ${quoteText(g.key)} in rank ${String(r.rank)} has a name, type, core, shapes or userGroup that is not text`);
+        fail(path, `${where} has a name, type, core, shapes or userGroup that is not text`);
       }
-      const bySteps: unknown = g.byStep;
-      if (bySteps !== undefined && (!Array.isArray(bySteps) || !bySteps.every((s) => typeof s === 'object' && s !== null && Number.isInteger(s.step) && isCount(s.count) && isUs(s.totalUs)))) {
-        fail(path, `group ${quoteText(g.key)} in rank ${String(r.rank)} has a "byStep" entry without a whole "step", "count" and a "totalUs"`);
+      const minTicks = g.minUs === undefined || g.minUs === null ? null : exactTicks(g.minUs);
+      const maxTicks = g.maxUs === undefined || g.maxUs === null ? null : exactTicks(g.maxUs);
+      if ((minTicks === null) !== (g.minUs === undefined || g.minUs === null) || (maxTicks === null) !== (g.maxUs === undefined || g.maxUs === null)) {
+        fail(path, `${where} has a "minUs" or "maxUs" that is not ${US_RULE}`);
       }
-      const fg = acc.group(g.name ?? null, g.type ?? null, g.core ?? null, g.shapes ?? null);
-      fg.savedKey = g.key;
+      if (minTicks !== null && maxTicks !== null && minTicks > maxTicks) fail(path, `${where} has "minUs" ${g.minUs} above "maxUs" ${g.maxUs}`);
+      if (count === 0 && (ticks > 0 || minTicks !== null || maxTicks !== null)) fail(path, `${where} has a "count" of 0 but a time`);
+      if (minTicks !== null && minTicks > ticks) fail(path, `${where} has "minUs" ${g.minUs} above its "totalUs" ${g.totalUs}`);
+      if (maxTicks !== null && maxTicks > ticks) fail(path, `${where} has "maxUs" ${g.maxUs} above its "totalUs" ${g.totalUs}`);
+      const internal = `\u001e${g.key}`;
+      if (acc.groups.has(internal)) fail(path, `${where} is in that rank twice`);
+      const fg: FineGroup = {
+        name: g.name ?? null,
+        type: g.type ?? null,
+        core: g.core ?? null,
+        shapes: g.shapes ?? null,
+        total: emptyCell(),
+        steps: new Map(),
+        savedKey: g.key,
+      };
       if (g.userGroup !== undefined) fg.savedUserGroup = g.userGroup;
+      acc.groups.set(internal, fg);
       acc.addCell(fg, {
-        count: g.count,
-        ticks: usToTicks(g.totalUs),
-        minTicks: typeof g.minUs === 'number' ? usToTicks(g.minUs) : Number.POSITIVE_INFINITY,
-        maxTicks: typeof g.maxUs === 'number' ? usToTicks(g.maxUs) : Number.NEGATIVE_INFINITY,
+        count,
+        ticks,
+        minTicks: minTicks ?? Number.POSITIVE_INFINITY,
+        maxTicks: maxTicks ?? Number.NEGATIVE_INFINITY,
       });
-      for (const s of Array.isArray(g.byStep) ? g.byStep : []) {
-        fg.steps.set(s.step, {
-          count: s.count,
-          ticks: usToTicks(s.totalUs),
-          minTicks: Number.POSITIVE_INFINITY,
-          maxTicks: Number.NEGATIVE_INFINITY,
-        });
+      const bySteps: unknown = g.byStep ?? [];
+      if (!Array.isArray(bySteps)) fail(path, `${where} has a "byStep" that is not a list`);
+      let stepped = 0;
+      let steppedTicks = 0;
+      for (const su of bySteps as unknown[]) {
+        const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
+        if (!Number.isSafeInteger(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a whole number`);
+        const at = `step ${step} of ${where}`;
+        const cell = readCell(path, at, su, 'count');
+        if (fg.steps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
+        if (rj.steps !== undefined && !stepSet.has(step!)) fail(path, `${at} is not one of the rank's "steps"`);
+        fg.steps.set(step!, { count: cell.count, ticks: cell.ticks, minTicks: Number.POSITIVE_INFINITY, maxTicks: Number.NEGATIVE_INFINITY });
+        stepped += cell.count;
+        steppedTicks += cell.ticks;
+      }
+      // Rows with an empty Step Id are in the total only: the steps hold at most the total, and all of it when
+      // they hold every kernel.
+      if (stepped > count || steppedTicks > ticks || (stepped === count && steppedTicks !== ticks)) {
+        fail(path, `the "byStep" cells of ${where} add up to ${stepped} kernels and ${steppedTicks / TICKS_PER_US} µs, which contradicts its "count" ${count} and "totalUs" ${g.totalUs}`);
+      }
+      if (hasSteps) withoutStep += count - stepped;
+      rankTotals.count += count;
+      rankTotals.ticks += ticks;
+    }
+    if (rankTotals.ticks >= MAX_EXACT_TICKS || !Number.isSafeInteger(rankTotals.count)) {
+      fail(path, `the groups of ${inRank} add up to more than kprof sums exactly (${MAX_EXACT_TEXT}, or 2^53 kernels)`);
+    }
+    if (rj.totals !== undefined) {
+      const t = readCell(path, `the "totals" of ${inRank}`, rj.totals, 'count');
+      if (t.count !== rankTotals.count || t.ticks !== rankTotals.ticks) {
+        fail(path, `the "totals" of ${inRank} (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of its groups (${rankTotals.count} kernels, ${rankTotals.ticks / TICKS_PER_US} µs)`);
       }
     }
-    acc.rowsRead = (r.groups as unknown[]).length;
+    const rowsRead = optionalCount(path, inRank, rj, 'rowsRead');
+    const skippedRows = optionalCount(path, inRank, rj, 'skippedRows');
+    const filteredKernels = optionalCount(path, inRank, rj, 'filteredKernels');
+    if (rowsRead !== null || skippedRows !== null || filteredKernels !== null) perRankFigures++;
     const file: SourceFile = {
       path,
       format: 'summary_json',
@@ -167,14 +256,56 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       columns: [],
       missing: [],
       bytes: size,
-      rowsRead: acc.rowsRead,
+      rowsRead: (rj.groups as unknown[]).length,
       rowsSkipped: 0,
     };
-    const rank = acc.toRankData(String(r.rank ?? '-'), [file], { path, groupBy, selection });
+    acc.rowsRead = rowsRead ?? (rj.groups as unknown[]).length;
+    acc.rowsSkipped = skippedRows ?? 0;
+    acc.rowsWithoutStep = withoutStep;
+    const rank = acc.toRankData(rankId, [file], { path, groupBy, selection, filteredKernels: filteredKernels ?? 0 });
     // Steps with no data in any kept group still count as steps of the run.
-    rank.stepIds = Array.isArray(r.steps) ? r.steps.filter((s): s is number => typeof s === 'number') : [];
+    rank.stepIds = rankSteps;
     out.push(rank);
+    sum.count += rankTotals.count;
+    sum.ticks += rankTotals.ticks;
+    sum.rowsRead += rank.rowsRead;
+    sum.skippedRows += rank.rowsSkipped;
+    sum.filteredKernels += filteredKernels ?? 0;
   }
   if (out.length === 0) fail(path, '"perRank" is empty');
+  if (perRankFigures > 0 && perRankFigures < out.length) fail(path, 'some "perRank" entries have "rowsRead", "skippedRows" and "filteredKernels" and others do not');
+  if (o.totals !== undefined) {
+    const t = readCell(path, 'the top level', o.totals, '"totals"');
+    if (t.count !== sum.count || t.ticks !== sum.ticks) {
+      fail(path, `the top-level "totals" (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of the ranks' groups (${sum.count} kernels, ${sum.ticks / TICKS_PER_US} µs)`);
+    }
+  }
+  const top = o as Record<string, unknown>;
+  if (perRankFigures > 0) {
+    for (const f of ['rowsRead', 'skippedRows', 'filteredKernels'] as const) {
+      const v = optionalCount(path, 'the top level', top, f);
+      if (v !== null && v !== sum[f]) fail(path, `the top-level "${f}" ${v} is not the sum of the ranks' (${sum[f]})`);
+    }
+  } else {
+    // An older snapshot keeps these figures for the whole profile only: each other rank is taken to have read its
+    // kernels, and the first rank the rest, so that the profile's figures are the saved ones.
+    const [first, ...others] = out;
+    for (const r of others) r.rowsRead = r.kernels;
+    const rowsRead = optionalCount(path, 'the top level', top, 'rowsRead');
+    const rest = rowsRead === null ? null : rowsRead - others.reduce((k, r) => k + r.rowsRead, 0);
+    first!.rowsRead = rest !== null && rest >= 0 ? rest : (rowsRead ?? first!.kernels);
+    first!.rowsSkipped = optionalCount(path, 'the top level', top, 'skippedRows') ?? 0;
+    first!.snapshot!.filteredKernels = optionalCount(path, 'the top level', top, 'filteredKernels') ?? 0;
+  }
   return out;
+}
+
+/** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */
+function readSteps(path: string, inRank: string, steps: unknown): number[] {
+  if (steps === undefined || steps === null) return [];
+  if (!Array.isArray(steps) || !steps.every((s) => Number.isSafeInteger(s))) fail(path, `the "steps" of ${inRank} are not a list of whole numbers`);
+  for (let i = 1; i < steps.length; i++) {
+    if (!((steps[i] as number) > (steps[i - 1] as number))) fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
+  }
+  return steps as number[];
 }

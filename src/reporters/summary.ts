@@ -197,6 +197,9 @@ export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
     perRank: s.perRank.map((r) => ({
       rank: r.rank,
       steps: r.steps,
+      rowsRead: r.rowsRead,
+      skippedRows: r.skippedRows,
+      filteredKernels: r.filteredKernels,
       totals: cellJson(r.totals),
       groups: sortGroups(r.groups, view.sort).map((g) => groupJson(s, g, s.hasSteps && r.steps.length > 0 ? rankPerStep(steppedCell(g.steps), r.steps.length) : null)),
     })),

@@ -1,0 +1,465 @@
+// Summary JSON snapshots read back exactly. Properties over generated multi-rank profiles (ranks with different
+// steps, empty Step Ids, user groups), written as CSV files in a temporary folder: for every --by, with and
+// without --groups and filters, summary → JSON → summary gives the same JSON, and diff and check on the snapshot
+// give what they give on the profile. Then the values a snapshot may not hold, which are refused.
+
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Accumulator } from '../src/aggregate.js';
+import { readTable } from '../src/formats/readTable.js';
+import { GROUP_BYS, type GroupBy } from '../src/model.js';
+import { readProfile } from '../src/read.js';
+import { kprof, type Result } from './helpers.js';
+
+const RUNS = Number(process.env.KPROF_FUZZ_RUNS ?? 12);
+const SEED = process.env.KPROF_FUZZ_SEED !== undefined ? Number(process.env.KPROF_FUZZ_SEED) : undefined;
+
+interface Row {
+  step: number | null;
+  name: string;
+  type: string;
+  core: string;
+  ticks: number;
+  shapes: string;
+}
+
+const TYPES = ['MatMulV3', 'Cast', 'InterleaveRope', 'RmsNorm', 'hcom_allReduce'];
+const CORES = ['AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC'];
+const SHAPES = ['"1,4096;8"', '"2,16"', 'N/A'];
+
+const rowArb: fc.Arbitrary<Row> = fc.record({
+  step: fc.option(fc.integer({ min: 1, max: 6 }), { freq: 4 }),
+  name: fc.constantFrom('k_a', 'k_b', 'k_c'),
+  type: fc.constantFrom(...TYPES),
+  core: fc.constantFrom(...CORES),
+  ticks: fc.oneof(fc.integer({ min: 0, max: 5_000_000 }), fc.integer({ min: 2 ** 31 - 2, max: 2 ** 31 + 5 })),
+  shapes: fc.constantFrom(...SHAPES),
+});
+
+/** A profile: rank id → rows (ranks have their own steps and kernels). */
+const profileArb = fc.dictionary(fc.constantFrom('0', '1', '2', '5'), fc.array(rowArb, { minLength: 1, maxLength: 25 }), { minKeys: 1, maxKeys: 3 });
+
+/** User groups with disjoint exact members (a kernel's group is then the same under every reading of a rule). */
+const groupsArb = fc.option(
+  fc.shuffledSubarray(TYPES, { minLength: 1, maxLength: 4 }).chain((types) =>
+    fc.integer({ min: 1, max: Math.min(2, types.length) }).map((n) => {
+      const out: Record<string, string[]> = {};
+      types.forEach((t, i) => (out[`g${i % n}`] ??= []).push(t));
+      return out;
+    }),
+  ),
+);
+
+const filterArb = fc.record({
+  steps: fc.option(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 3 })).map(([a, n]) => `${a}-${a + n}`)),
+  exclude: fc.option(fc.constantFrom('^hcom_', 'Cast', 'k_b')),
+  match: fc.option(fc.constantFrom('Mat|Rope', 'k_[ab]')),
+  core: fc.option(fc.constantFrom('AI_CORE', 'AI_CORE,MIX_AIC')),
+});
+
+function us(ticks: number): string {
+  return `${Math.floor(ticks / 10_000)}.${String(ticks % 10_000).padStart(4, '0')}`;
+}
+
+function writeProfile(dir: string, profile: Record<string, Row[]>): void {
+  for (const [rank, rows] of Object.entries(profile)) {
+    const out = join(dir, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    const lines = ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes'];
+    rows.forEach((r, i) => lines.push(`${r.step ?? ''},${r.name},${r.type},${r.core},${1000 + i},${us(r.ticks)},"${r.shapes.replace(/"/g, '""')}"`));
+    writeFileSync(join(out, 'kernel_details.csv'), `${lines.join('\n')}\n`);
+  }
+}
+
+function groupsYaml(groups: Record<string, string[]>): string {
+  return Object.entries(groups)
+    .map(([g, m]) => `${g}: [${m.join(', ')}]`)
+    .join('\n');
+}
+
+let tmp: string;
+let n = 0;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'kprof-snap-'));
+});
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function ok(r: Result): Result {
+  if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.stderr}`);
+  return r;
+}
+
+interface Case {
+  dir: string;
+  p: string;
+  pr: string;
+  opts: string[];
+}
+
+function setUp(base: Record<string, Row[]>, pr: Record<string, Row[]>, by: GroupBy, groups: Record<string, string[]> | null, filters: string[]): Case {
+  const dir = join(tmp, `c${n++}`);
+  writeProfile(join(dir, 'base-prof'), base);
+  writeProfile(join(dir, 'pr-prof'), pr);
+  const opts = ['--by', by, ...filters];
+  if (groups) {
+    writeFileSync(join(dir, 'g.yaml'), `${groupsYaml(groups)}\n`);
+    opts.push('--groups', join(dir, 'g.yaml'));
+  }
+  return { dir, p: join(dir, 'base-prof'), pr: join(dir, 'pr-prof'), opts };
+}
+
+function filterArgs(f: { steps: string | null; exclude: string | null; match: string | null; core: string | null }): string[] {
+  const out: string[] = [];
+  if (f.match !== null) out.push('--match', f.match);
+  if (f.steps !== null) out.push('--steps', f.steps);
+  if (f.exclude !== null) out.push('--exclude', f.exclude);
+  if (f.core !== null) out.push('--core', f.core);
+  return out;
+}
+
+/** Summary JSON without the argument it was given. */
+function summaryOf(r: Result): Record<string, unknown> {
+  const j = JSON.parse(ok(r).stdout) as Record<string, unknown>;
+  return { ...j, inputs: null };
+}
+
+describe('a summary JSON reads back exactly', () => {
+  it('summary → JSON → summary is the same, and diff on the snapshot is diff on the profile', async () => {
+    await fc.assert(
+      fc.asyncProperty(profileArb, profileArb, fc.constantFrom(...GROUP_BYS), groupsArb, filterArb, async (base, pr, by, groups, f) => {
+        const c = setUp(base, pr, by, groups, filterArgs(f));
+        const snap = join(c.dir, 's.json');
+        const first = await kprof(['summary', c.p, ...c.opts, '--format', 'json', '-o', snap]);
+        // Every filter may leave nothing: that is an error on both sides alike.
+        if (first.code !== 0) {
+          expect(first.code).toBe(2);
+          return;
+        }
+        const saved = JSON.parse(readFileSync(snap, 'utf8')) as Record<string, unknown>;
+        // The rows add up, for the profile and for each rank.
+        type Figures = { rowsRead: number; skippedRows: number; filteredKernels: number; totals: { count: number } };
+        for (const f of [saved as unknown as Figures, ...(saved.perRank as Figures[])]) expect(f.rowsRead).toBe(f.totals.count + f.filteredKernels + f.skippedRows);
+        expect(summaryOf(await kprof(['summary', snap, ...c.opts, '--format', 'json']))).toEqual({ ...saved, inputs: null });
+        // And again from the copy: a fixed point.
+        const snap2 = join(c.dir, 's2.json');
+        ok(await kprof(['summary', snap, ...c.opts, '--format', 'json', '-o', snap2]));
+        expect({ ...JSON.parse(readFileSync(snap2, 'utf8')), inputs: null }).toEqual({ ...saved, inputs: null });
+
+        // Both sides snapshots, one rank of several, per step or not.
+        const prSnap = join(c.dir, 'pr.json');
+        const bothSnaps = (await kprof(['summary', c.pr, ...c.opts, '--format', 'json', '-o', prSnap])).code === 0;
+        const oneRank = ['--rank', Object.keys(base)[0]!];
+        for (const [extra, prSide] of [
+          [[], c.pr],
+          [['--per-step'], c.pr],
+          [oneRank, c.pr],
+          [['--per-step'], bothSnaps ? prSnap : c.pr],
+        ] as const) {
+          const perStep = [...extra];
+          const fromProfile = await kprof(['diff', c.p, c.pr, ...c.opts, ...perStep, '--format', 'json']);
+          const fromSnap = await kprof(['diff', snap, prSide, ...c.opts, ...perStep, '--format', 'json']);
+          expect(fromSnap.code).toBe(fromProfile.code);
+          if (fromProfile.code !== 0) continue; // e.g. --per-step where every Step Id is empty: refused on both
+          const a = JSON.parse(fromProfile.stdout);
+          const b = JSON.parse(fromSnap.stdout);
+          for (const d of [a, b]) {
+            d.base = { ...d.base, input: null, files: null };
+            d.pr = { ...d.pr, input: null, files: null };
+          }
+          expect(b).toEqual(a);
+          // The table a user reads, too (but for the number of files read: a snapshot is one).
+          const ta = await kprof(['diff', c.p, c.pr, ...c.opts, ...perStep]);
+          const tb = await kprof(['diff', snap, prSide, ...c.opts, ...perStep]);
+          const text = (t: string, p: string, q: string): string =>
+            t.split(p).join('<P>').split(q).join('<Q>').replace(/<P> \(\d+ files?;/, '<P> (files;').replace(/<Q> \(\d+ files?;/, '<Q> (files;');
+          expect(text(tb.stdout, snap, prSide)).toBe(text(ta.stdout, c.p, c.pr));
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it('check on snapshots gives the verdicts and figures check gives on the profiles', async () => {
+    await fc.assert(
+      fc.asyncProperty(profileArb, profileArb, groupsArb, fc.integer({ min: 0, max: 6 }), async (base, pr, groups, max) => {
+        const c = setUp(base, pr, 'type', groups, []);
+        const rules = [
+          'version: 1',
+          ...(groups ? ['groups:', ...groupsYaml(groups).split('\n').map((l) => `  ${l}`)] : []),
+          'rules:',
+          '  - kernels: all',
+          `    count: { per: step, max: ${max * 3} }`,
+          '  - kernels: all',
+          '    count-vs-base: { per: step, fell-by-at-least: 10% }',
+          '  - kernels: all',
+          '    time-vs-base: { per: total, rose-by-at-most: 5% }',
+          // Rules on a user group only with one: a snapshot answers them for the user groups it holds, and a kernel
+          // saved in one user group may (as far as the snapshot can tell) match another's members too.
+          ...(groups && Object.keys(groups).length > 1 ? [] : Object.keys(groups ?? {})).flatMap((g) => [`  - group: ${g}`, `    count: { per: step, max: ${max} }`, `  - group: ${g}`, '    count-vs-base: { per: total, rose-by-at-most: 0% }']),
+          ...(groups ? [] : ['  - type: Cast', `    count: { per: step, max: ${max} }`]),
+        ];
+        const rulesFile = join(c.dir, 'r.yaml');
+        writeFileSync(rulesFile, `${rules.join('\n')}\n`);
+        const sp = join(c.dir, 'p.json');
+        const sb = join(c.dir, 'b.json');
+        ok(await kprof(['summary', c.pr, ...c.opts, '--format', 'json', '-o', sp]));
+        ok(await kprof(['summary', c.p, ...c.opts, '--format', 'json', '-o', sb]));
+        const fromProfile = await kprof(['check', c.pr, '--rules', rulesFile, '--base', c.p, '--format', 'json']);
+        const fromSnap = await kprof(['check', sp, '--rules', rulesFile, '--base', sb, '--format', 'json']);
+        expect([fromSnap.code, fromSnap.stderr]).toEqual([fromProfile.code, expect.any(String)]);
+        if (fromProfile.code === 2) return; // e.g. a per-step rule on a rank whose Step Ids are all empty
+        const norm = (s: string, p: string, b: string): unknown => {
+          const j = JSON.parse(s.split(p).join('<P>').split(b).join('<B>'));
+          return { ...j, profile: null, base: null };
+        };
+        expect(norm(fromSnap.stdout, sp, sb)).toEqual(norm(fromProfile.stdout, c.pr, c.p));
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+});
+
+describe('a summary JSON made with --groups', () => {
+  const EX = 'fixtures/fusion-example';
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-snapg-'));
+    writeFileSync(join(dir, 'g.yaml'), 'rope: [InterleaveRope, DynamicBlockQuant, ScatterNdUpdate]\nattention: [FlashAttentionScore, RmsNorm]\n');
+    writeFileSync(
+      join(dir, 'r.yaml'),
+      ['version: 1', 'rules:', '  - kernels: all', '    count: { per: step, max: 100 }', '  - kernels: all', '    count-vs-base: { per: step, fell-by-at-least: 10% }', ''].join('\n'),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps each user group of a rank apart, with its own steps', async () => {
+    const g = join(dir, 'g.yaml');
+    ok(await kprof(['summary', `${EX}/base`, '--groups', g, '--format', 'json', '-o', join(dir, 'base.json')]));
+    ok(await kprof(['summary', `${EX}/pr`, '--groups', g, '--format', 'json', '-o', join(dir, 'pr.json')]));
+    const fromProfile = JSON.parse(ok(await kprof(['diff', `${EX}/base`, `${EX}/pr`, '--groups', g, '--format', 'json'])).stdout);
+    const fromSnap = JSON.parse(ok(await kprof(['diff', join(dir, 'base.json'), `${EX}/pr`, '--groups', g, '--format', 'json'])).stdout);
+    const rope = (d: { rows: { key: string; deltaCountPct: number }[] }): number | undefined => d.rows.find((r) => r.key === 'rope')?.deltaCountPct;
+    expect(rope(fromProfile)).toBeCloseTo(-76.9, 1);
+    expect(rope(fromSnap)).toBe(rope(fromProfile));
+    for (const d of [fromProfile, fromSnap]) d.base = { ...d.base, input: null, files: null };
+    expect(fromSnap).toEqual(fromProfile);
+    // check's per-step figures on the snapshots are those of the profiles
+    const r = join(dir, 'r.yaml');
+    const a = JSON.parse((await kprof(['check', `${EX}/pr`, '--rules', r, '--base', `${EX}/base`, '--format', 'json'])).stdout);
+    const b = JSON.parse((await kprof(['check', join(dir, 'pr.json'), '--rules', r, '--base', join(dir, 'base.json'), '--format', 'json'])).stdout);
+    expect(b.results).toEqual(a.results);
+  });
+});
+
+/** The warnings kept when reading a profile, as `line: message`. */
+async function warningsOf(path: string): Promise<string[]> {
+  const p = await readProfile(path, { withShapes: false, ranks: null, threads: 'off' });
+  return p.ranks.flatMap((r) => r.warnings.map((w) => `${w.line}: ${w.message}`));
+}
+
+describe('values that are not finite or not exact', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-exact-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  function table(name: string, rows: string[]): string {
+    const d = join(dir, name);
+    mkdirSync(d, { recursive: true });
+    writeFileSync(join(d, 'kernel_details.csv'), ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'));
+    return d;
+  }
+
+  it('a duration or Step Id that is not finite or not exact is an unreadable row, never an Infinity', async () => {
+    const p = table('huge', [
+      '1,a,Add,AI_CORE,1,2.5',
+      '1,b,Add,AI_CORE,2,1e400',
+      '1,c,Add,AI_CORE,3,1e308',
+      '1,c,Add,AI_CORE,4,1e308',
+      '1,d,Add,AI_CORE,5,225179981368.5248',
+      '1,e,Add,AI_CORE,6,99999999999999999999999',
+      '99999999999999999999,f,Add,AI_CORE,7,1.0',
+      '2,g,Add,AI_CORE,8,225179981368.5247',
+    ]);
+    // (the largest duration read, alone: with any other kernel the sum would pass the limit)
+    const r = await kprof(['summary', p, '--format', 'json', '--steps', '2']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.totals).toEqual({ count: 1, totalUs: 225179981368.5247 });
+    expect(j.filteredKernels).toBe(1);
+    expect(j.skippedRows).toBe(6);
+    expect(j.rowsRead).toBe(8);
+    expect(r.stderr).toMatch(/kernel_details\.csv:3: Duration\(us\) is 1e400, more than kprof sums exactly \(2\^51 ticks of 0\.1 ns \(225,179,981,368 µs, about 62 hours\)\); row skipped/);
+    expect(await warningsOf(p)).toContain('8: Step Id is 99999999999999999999, past 2^53 (Step Ids that large are not exact); row skipped');
+    // and it reads back
+    const snap = join(dir, 'huge.json');
+    ok(await kprof(['summary', p, '--format', 'json', '--steps', '2', '-o', snap]));
+    expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json', '--steps', '2'])).stdout), inputs: null }).toEqual({ ...j, inputs: null });
+    // all steps: past the limit
+    expect((await kprof(['summary', p])).code).toBe(2);
+  });
+
+  it('both scanning engines skip the same rows for the same reasons', async () => {
+    const p = table('engines', [
+      ...Array.from({ length: 40 }, (_, i) => `${i % 3},k${i % 4},Add,AI_CORE,${i},${i * 1.5}`),
+      '1,b,Add,AI_CORE,1,1e400',
+      '1,c,Add,AI_CORE,2,225179981368.5248',
+      '1,c,Add,AI_CORE,2,225179981368.5247',
+      '1,c,Add,AI_CORE,2,214748.3648',
+      '1234567890,f,Add,AI_CORE,7,1.0',
+      '9007199254740993,f,Add,AI_CORE,7,1.0',
+      '99999999999999999999,f,Add,AI_CORE,7,1.0',
+    ]);
+    const read = async (engine: 'simd' | 'js'): Promise<unknown> => {
+      const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+      await readTable(join(p, 'kernel_details.csv'), acc, { withShapes: false, engine });
+      const r = acc.toRankData('0', []);
+      return { groups: [...r.groups.entries()].map(([k, g]) => [k, g.total, [...g.steps.entries()]]).sort(), warnings: r.warnings, steps: r.stepIds };
+    };
+    const simd = await read('simd');
+    expect(simd).toEqual(await read('js'));
+    expect((simd as { warnings: unknown[] }).warnings).toHaveLength(4);
+  });
+
+  it('a start time that is not finite leaves the span as the other rows make it', async () => {
+    const p = table('span', ['1,a,Add,AI_CORE,1e400,2.5', '1,a,Add,AI_CORE,100,2.5', '1,a,Add,AI_CORE,110,5']);
+    const r = await kprof(['inspect', p, '--format', 'json']);
+    expect(JSON.parse(ok(r).stdout).ranks[0].spanUs).toBe(15);
+    expect((await kprof(['inspect', p])).stdout).not.toContain('∞');
+  });
+
+  it('kernels that add up to 2^51 ticks are refused, not summed inexactly', async () => {
+    const one = ['1,a,Add,AI_CORE,1,200000000000', '1,b,Add,AI_CORE,2,25179981368.5248'];
+    const p = table('sum', one);
+    const r = await kprof(['summary', p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the kernels kept add up to 225179981368\.5248 µs, at or past 2\^51 ticks .* Read fewer ranks or steps/);
+    expect(r.stdout).toBe('');
+    // just below: read, and exact
+    const q = table('below', ['1,a,Add,AI_CORE,1,200000000000', '1,b,Add,AI_CORE,2,25179981368.5247']);
+    expect(JSON.parse(ok(await kprof(['summary', q, '--format', 'json'])).stdout).totals.totalUs).toBe(225179981368.5247);
+  });
+
+  it('op_statistic rows whose figures cannot be true are skipped with a warning', async () => {
+    const d = join(dir, 'stat');
+    mkdirSync(d, { recursive: true });
+    writeFileSync(
+      join(d, 'op_statistic.csv'),
+      [
+        'OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)',
+        'MatMul,AI_CORE,2,10,4,5,6,50',
+        'Cast,AI_CORE,2,10,6,5,4,50',
+        'Add,AI_CORE,99999999999999999999,10,1,1,1,1',
+        'Mul,AI_CORE,1,1e400,1,1,1,1',
+        'Sub,AI_CORE,0,5,,,,1',
+        'Div,AI_CORE,1,5,-1,5,5,1',
+        'Exp,AI_CORE,1,5,5,5,9,1',
+        'Log,AI_CORE,3,3,N/A,1,N/A,1',
+      ].join('\n'),
+    );
+    const r = await kprof(['summary', join(d, 'op_statistic.csv'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.groups.map((g: { key: string }) => g.key).sort()).toEqual(['Log', 'MatMul']);
+    expect(j.skippedRows).toBe(6);
+    expect(r.stderr).toContain('op_statistic.csv:3: Min Time(us) (6) is more than Max Time(us) (4); row skipped');
+    expect(r.stderr).toContain('op_statistic.csv:4: Count is 99999999999999999999, past 2^53 (not an exact count); row skipped');
+    expect(r.stderr).toContain('op_statistic.csv:5: Total Time(us) is 1e400, more than kprof sums exactly');
+    expect(r.stderr).toContain('op_statistic.csv:6: Count is 0 but Total Time(us) is 5; row skipped');
+    expect(r.stderr).toContain('op_statistic.csv:7: Min Time(us) is -1, negative; row skipped');
+    expect(await warningsOf(join(d, 'op_statistic.csv'))).toContain('8: Max Time(us) is 9, more than Total Time(us) (5); row skipped');
+    const snap = join(d, 's.json');
+    ok(await kprof(['summary', join(d, 'op_statistic.csv'), '--by', 'type', '--format', 'json', '-o', snap]));
+    expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json'])).stdout), inputs: null }).toEqual({ ...j, inputs: null });
+  });
+});
+
+describe('a summary JSON that kprof could not have written is refused', () => {
+  let dir: string;
+  let good: Record<string, unknown>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-badsnap-'));
+    writeFileSync(join(dir, 'g.yaml'), 'rope: [InterleaveRope, DynamicBlockQuant]\n');
+    const r = ok(await kprof(['summary', 'fixtures/fusion-example/base', '--groups', join(dir, 'g.yaml'), '--format', 'json']));
+    good = JSON.parse(r.stdout);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  type J = { perRank: { rank: string; groups: Record<string, unknown>[]; totals: Record<string, number> }[]; totals: Record<string, number> } & Record<string, unknown>;
+  async function refused(edit: (j: J) => void, text = ''): Promise<string> {
+    const j = structuredClone(good) as J;
+    edit(j);
+    const f = join(dir, `bad${n++}.json`);
+    writeFileSync(f, text || JSON.stringify(j));
+    const r = await kprof(['summary', f, '--groups', join(dir, 'g.yaml')]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/not a kprof summary JSON: .*\. Expected the output of `kprof summary <profile> --format json`; regenerate it/);
+    expect(r.stderr).not.toMatch(/\n./); // one line
+    return r.stderr;
+  }
+  const g0 = (j: J): Record<string, unknown> => j.perRank[0]!.groups[0]!;
+
+  it('reads back as it is', async () => {
+    const f = join(dir, 'good.json');
+    writeFileSync(f, JSON.stringify(good));
+    expect({ ...summaryOf(await kprof(['summary', f, '--groups', join(dir, 'g.yaml'), '--format', 'json'])) }).toEqual({ ...good, inputs: null });
+  });
+
+  it('counts and times that are not whole, finite or exact', async () => {
+    expect(await refused((j) => (g0(j).count = 1e300))).toMatch(/has a "count" of 1e\+300, expected a whole number from 0 to 2\^53 - 1/);
+    expect(await refused((j) => (g0(j).count = 2.5))).toMatch(/"count" of 2\.5/);
+    expect(await refused(() => {}, JSON.stringify(good).replace(/"totalUs":[0-9.]+/, '"totalUs":1e400'))).toMatch(/has a "totalUs" of a number too large to read \(past 1\.8e308\), expected a number of µs/);
+    expect(await refused((j) => (g0(j).count = { deep: [1, 2] } as unknown as number))).toMatch(/has a "count" of an object, expected/);
+    expect(await refused((j) => (g0(j).totalUs = 1.23456))).toMatch(/"totalUs" of 1\.23456, expected a number of µs of at most 4 decimals/);
+    expect(await refused((j) => (g0(j).totalUs = 3e11))).toMatch(/"totalUs" of 300000000000/);
+    expect(await refused((j) => (g0(j).minUs = 1e9))).toMatch(/"minUs" 1000000000 above "maxUs"/);
+    expect(await refused((j) => (g0(j).maxUs = -1))).toMatch(/"minUs" or "maxUs" that is not a number of µs/);
+  });
+
+  it('per-step cells or totals that contradict the counts', async () => {
+    expect(
+      await refused((j) => {
+        const s = (g0(j).byStep as { count: number }[])[0]!;
+        s.count += Number(g0(j).count);
+      }),
+    ).toMatch(/the "byStep" cells of group "\w+" in rank "0" add up to \d+ kernels and [0-9.]+ µs, which contradicts its "count"/);
+    expect(
+      await refused((j) => {
+        const b = g0(j).byStep as { step: number }[];
+        b.push({ ...b[0]! });
+      }),
+    ).toMatch(/is in its "byStep" twice/);
+    expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = 999))).toMatch(/step 999 of group .* is not one of the rank's "steps"/);
+    expect(await refused((j) => (j.perRank[0]!.totals.count += 1))).toMatch(/the "totals" of rank "0" .* are not the sum of its groups/);
+    expect(await refused((j) => (j.totals.count += 1))).toMatch(/the top-level "totals" .* are not the sum of the ranks' groups/);
+    expect(await refused((j) => (j.rowsRead = Number(j.rowsRead) + 1))).toMatch(/the top-level "rowsRead" \d+ is not the sum of the ranks'/);
+  });
+
+  it('a rank or a group twice', async () => {
+    expect(await refused((j) => j.perRank.push(structuredClone(j.perRank[0]!)))).toMatch(/rank "0" is in "perRank" twice/);
+    expect(await refused((j) => j.perRank[1]!.groups.push(structuredClone(j.perRank[1]!.groups[0]!)))).toMatch(/group "\w+" in rank "1" is in that rank twice/);
+  });
+});
+
+describe('a summary JSON written before ranks kept their own row figures', () => {
+  it('reads back with the saved top-level figures', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-old-'));
+    try {
+      const j = JSON.parse(ok(await kprof(['summary', 'fixtures/fusion-example/base', '--steps', '22-23', '--format', 'json'])).stdout);
+      for (const r of j.perRank) for (const f of ['rowsRead', 'skippedRows', 'filteredKernels']) delete r[f];
+      const f = join(dir, 'old.json');
+      writeFileSync(f, JSON.stringify(j));
+      const back = JSON.parse(ok(await kprof(['summary', f, '--steps', '22-23', '--format', 'json'])).stdout);
+      for (const k of ['rowsRead', 'skippedRows', 'filteredKernels', 'totals']) expect(back[k]).toEqual(j[k]);
+      expect(back.rowsRead).toBe(back.totals.count + back.filteredKernels + back.skippedRows);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
