@@ -17,6 +17,7 @@ import {
   type RankData,
   type RankSummary,
   type Selection,
+  type StepRange,
   type Summary,
 } from './model.js';
 
@@ -31,7 +32,7 @@ export interface GroupOptions {
 /** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
 export function selectionText(sel: Selection): string {
   const parts: string[] = [];
-  if (sel.steps) parts.push(`steps=${sel.steps.from}-${sel.steps.to}`);
+  if (sel.steps) parts.push(`steps=${stepsText(sel.steps)}`);
   if (sel.cores) parts.push(`core=${[...sel.cores].sort().join(',')}`);
   if (sel.match) parts.push(`match=/${sel.match.source}/`);
   if (sel.exclude) parts.push(`exclude=/${sel.exclude.source}/`);
@@ -103,7 +104,7 @@ function checkSnapshot(rank: RankData, opts: GroupOptions): void {
 
 function formatOptions(by: GroupBy, sel: Selection): string {
   const o = [`--by ${by}`];
-  if (sel.steps) o.push(`--steps ${sel.steps.from}-${sel.steps.to}`);
+  if (sel.steps) o.push(`--steps ${stepsText(sel.steps)}`);
   if (sel.cores) o.push(`--core ${sel.cores.join(',')}`);
   if (sel.match) o.push(`--match '${sel.match.source}'`);
   if (sel.exclude) o.push(`--exclude '${sel.exclude.source}'`);
@@ -192,7 +193,7 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource }
   const cell = emptyCell();
   const steps = new Map<number, Cell>();
   for (const [step, c] of g.steps) {
-    if (step >= sel.steps.from && step <= sel.steps.to) {
+    if (inSteps(sel.steps, step)) {
       mergeCell(cell, c);
       steps.set(step, c);
     }
@@ -251,7 +252,7 @@ function groupsOf(formed: Map<string, Forming>): Group[] {
 
 function stepsIn(rank: RankData, sel: Selection): number[] {
   if (!sel.steps) return rank.stepIds;
-  return rank.stepIds.filter((s) => s >= sel.steps!.from && s <= sel.steps!.to);
+  return rank.stepIds.filter((s) => inSteps(sel.steps!, s));
 }
 
 /** Group one profile. Groups come sorted by time (descending), ties by key. */
@@ -309,12 +310,50 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   };
 }
 
-/** Parse `--steps 5-20` / `--steps 7`. */
-export function parseStepRange(text: string): { from: number; to: number } {
-  const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(text);
-  if (!m) throw usageError(`--steps: expected a Step Id or a range such as 5-20; found "${text}".`);
-  const from = Number(m[1]);
-  const to = m[2] !== undefined ? Number(m[2]) : from;
-  if (to < from) throw usageError(`--steps: the range ${text} ends before it starts; write it as ${to}-${from}.`);
-  return { from, to };
+/** Is a Step Id within the selected ranges? */
+export function inSteps(ranges: readonly StepRange[], step: number): boolean {
+  for (const r of ranges) if (step >= r.from && step <= r.to) return true;
+  return false;
+}
+
+/**
+ * The canonical text of step ranges, as saved in summary JSON and as `--steps` takes it back: ranges sorted and
+ * merged, each `from-to` (`7-7` for one step, `14-` for an open end), joined by commas. A single range keeps the
+ * text it always had (`5-20`).
+ */
+export function stepsText(ranges: readonly StepRange[]): string {
+  return ranges.map((r) => `${r.from}-${r.to === Number.POSITIVE_INFINITY ? '' : r.to}`).join(',');
+}
+
+const STEP_PART = /^(\d{1,15})?\s*(-)?\s*(\d{1,15})?$/;
+
+/**
+ * Parse `--steps`: a Step Id (`7`), a range (`5-20`), an open range (`14-`: from 14 on; `-8`: up to 8), or a
+ * comma-separated list of those (`13,15,20-30`). Returns the ranges sorted, with overlapping and adjacent ones
+ * merged, so that one selection has one canonical text however it was written.
+ */
+export function parseSteps(text: string): StepRange[] {
+  const bad = (why: string): never => {
+    throw usageError(`--steps: ${why}; found "${text}". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`);
+  };
+  const ranges: StepRange[] = [];
+  for (const raw of text.split(',')) {
+    const part = raw.trim();
+    const m = STEP_PART.exec(part);
+    if (part === '' || !m || (m[1] === undefined && m[3] === undefined)) bad(part === '' ? 'an empty item in the list' : `"${part}" is not a Step Id or a range`);
+    const [, a, dash, b] = m!;
+    if (dash === undefined && b !== undefined) bad(`"${part}" is not a Step Id or a range`);
+    const from = a !== undefined ? Number(a) : 0;
+    const to = dash === undefined ? from : b !== undefined ? Number(b) : Number.POSITIVE_INFINITY;
+    if (to < from) bad(`the range ${part} ends before it starts (write it as ${to}-${from})`);
+    ranges.push({ from, to });
+  }
+  ranges.sort((x, y) => x.from - y.from || x.to - y.to);
+  const merged: StepRange[] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r.from <= last.to + 1) last.to = Math.max(last.to, r.to);
+    else merged.push({ ...r });
+  }
+  return merged;
 }

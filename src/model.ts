@@ -166,12 +166,18 @@ export interface UserGroup {
   patterns: RegExp[];
 }
 
+/** An inclusive range of Step Ids; `to` is Infinity for an open range (`--steps 14-`). */
+export interface StepRange {
+  from: number;
+  to: number;
+}
+
 /** Which rows and ranks to keep. */
 export interface Selection {
   /** null: all ranks. */
   ranks: string[] | null;
-  /** Inclusive Step Id range; null: all rows (with or without a step). */
-  steps: { from: number; to: number } | null;
+  /** Inclusive Step Id ranges (sorted, disjoint; `to` may be Infinity); null: all rows (with or without a step). */
+  steps: StepRange[] | null;
   cores: string[] | null;
   match: RegExp | null;
   exclude: RegExp | null;

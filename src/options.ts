@@ -1,7 +1,7 @@
 // Command-line option values → the typed options the stages take. Validation errors are usage errors.
 
 import { usageError } from './errors.js';
-import { parseStepRange } from './group.js';
+import { parseSteps } from './group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from './model.js';
 import { readGroupsFile } from './userGroups.js';
 
@@ -47,7 +47,7 @@ export function parseCommon(flags: CommonFlags): Common {
   const by = flags.by as GroupBy;
   const selection: Selection = {
     ranks: parseRanks(flags.rank),
-    steps: flags.steps !== undefined ? parseStepRange(flags.steps) : null,
+    steps: flags.steps !== undefined ? parseSteps(flags.steps) : null,
     cores: flags.core !== undefined ? flags.core.split(',').map((c) => c.trim()).filter(Boolean) : null,
     match: flags.match !== undefined ? parseRegex('--match', flags.match) : null,
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,

@@ -32,7 +32,7 @@ function addCommonOptions(cmd: Command): Command {
     .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
     .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all (all ranks aggregated)', 'all')
-    .option('--steps <range>', 'only these Step Ids, e.g. 5-20')
+    .option('--steps <range>', 'only these Step Ids, e.g. 5-20, 14- (from 14 on), -8 (up to 8) or 13,15,20-30')
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
     .option('--match <regex>', 'only kernels whose name or type matches')
     .option('--exclude <regex>', 'leave out kernels whose name or type matches');
