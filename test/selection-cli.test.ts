@@ -1,7 +1,7 @@
 // The selection options from the command line: --steps lists and open ranges, --rank by folder path, filters
 // that select nothing, --match/--exclude on raw communication names.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,5 +48,50 @@ describe('--steps lists and open ranges', () => {
     const r = await kprof(['summary', MULTI, '--steps', '7,,8']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--steps: an empty item in the list; found "7,,8"\. Expected a Step Id \(7\), a range \(5-20\), an open range \(14- or -8\)/);
+  });
+});
+
+describe('--rank by folder path', () => {
+  const KD = `${MULTI}/localhost.localdomain_140830_20251120093000123_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`;
+
+  /** Two rank folders with no profiler_info and no rank in their names: kprof names them by their paths. */
+  function unnamedRanks(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    for (const job of ['job-a', 'job-b']) {
+      mkdirSync(join(dir, job, 'node', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      copyFileSync(KD, join(dir, job, 'node', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'));
+    }
+    return dir;
+  }
+
+  it('selects a rank named by its folder path, as the listing and the error show it', async () => {
+    const dir = unnamedRanks();
+    try {
+      const all = await kprof(['summary', dir, '--format', 'json']);
+      expect(JSON.parse(all.stdout).ranks).toEqual(['job-a/node', 'job-b/node']);
+      const missing = await kprof(['summary', dir, '--rank', '7']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/the input has ranks job-a\/node, job-b\/node\. Use --rank with one of those/);
+      for (const spelling of ['job-b/node', './job-b/node/', 'job-b\\node']) {
+        const one = await kprof(['summary', dir, '--rank', spelling, '--format', 'json']);
+        expect(one.code, spelling).toBe(0);
+        expect(JSON.parse(one.stdout).ranks).toEqual(['job-b/node']);
+        expect(JSON.parse(one.stdout).totals.count).toBe(12);
+      }
+      const both = await kprof(['inspect', dir, '--rank', 'job-a/node,job-b/node']);
+      expect(both.code).toBe(0);
+      expect(both.stdout).toMatch(/^.*: 2 ranks \(job-a\/node, job-b\/node\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an empty item or a control character is still a usage error', async () => {
+    for (const bad of ['0,,1', '0,\u001b[2J']) {
+      const r = await kprof(['summary', MULTI, '--rank', bad]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--rank: expected a rank id, a rank's folder path/);
+      expect(r.stderr).not.toMatch(/\u001b/);
+    }
   });
 });
