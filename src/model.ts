@@ -126,6 +126,8 @@ export interface RankData {
   warningCount: number;
   /** Where the data came from when it was a saved summary JSON. */
   snapshot: SnapshotInfo | null;
+  /** Where the rank id came from (profiler_info, folder name, folder path, Device_id …), for inspect. */
+  rankSource?: string;
 }
 
 /** Grouping and filters a saved summary JSON was made with. */

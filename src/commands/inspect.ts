@@ -44,6 +44,7 @@ export function inspectText(p: Profile): string {
   for (const r of p.ranks) {
     out.push('');
     out.push(`rank ${r.rank}`);
+    if (r.rankSource !== undefined) out.push(`  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${r.rankSource}`}`);
     for (const f of r.files) {
       out.push(`  file     ${relPath(f.path)} (${fmtCount(f.bytes)} bytes)`);
       out.push(`  format   ${f.format}: ${f.traits.join(', ')}`);
@@ -51,6 +52,7 @@ export function inspectText(p: Profile): string {
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.join(', ')}`);
       out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
+    if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${fmtCount(r.groups.size)} distinct (name, type, core) combinations`);
     out.push(`  steps    ${stepText(r)}`);
     if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
@@ -62,6 +64,17 @@ export function inspectText(p: Profile): string {
   return `${out.join('\n')}\n`;
 }
 
+/** A rank read from a file that holds the rows of several devices (an msprof op_summary split by Device_id). */
+function sharedFile(r: RankData): boolean {
+  return r.files.length > 0 && !r.snapshot && r.files.reduce((n, f) => n + f.rowsRead, 0) !== r.rowsRead;
+}
+
+/** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
+function fieldsHeld(r: RankData): RankData['fields'] {
+  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every((f) => f.format !== 'op_statistic' && f.format !== 'summary_json' && f.columns.includes('Input Shapes')));
+  return { ...r.fields, shapes };
+}
+
 export function inspectJson(p: Profile): string {
   const obj = {
     schemaVersion: 1,
@@ -69,12 +82,13 @@ export function inspectJson(p: Profile): string {
     input: relPath(p.input),
     ranks: p.ranks.map((r) => ({
       rank: r.rank,
+      rankSource: r.rankSource ?? null,
       files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
       rowsRead: r.rowsRead,
       rowsSkipped: r.rowsSkipped,
       kernels: r.kernels,
       distinctKernels: r.groups.size,
-      fields: r.fields,
+      fields: fieldsHeld(r),
       steps: r.fields.steps ? r.stepIds : null,
       rowsWithoutStep: r.rowsWithoutStep,
       spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
