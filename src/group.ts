@@ -88,6 +88,33 @@ function checkFields(profile: Profile, opts: GroupOptions): void {
   }
 }
 
+/**
+ * A user group may not be named like a kernel type, name or group key of the profile: its row could not be told
+ * from that kernel's (and a kernel that matched no group, keeping its own key, would be merged into it).
+ */
+function checkUserGroupNames(profile: Profile, opts: GroupOptions): void {
+  const groups = opts.selection.groups;
+  if (groups.length === 0) return;
+  const names = new Map(groups.map((g) => [g.name, g]));
+  for (const rank of profile.ranks) {
+    if (rank.snapshot) continue;
+    for (const g of rank.groups.values()) {
+      for (const [what, v] of [
+        ['kernel type', g.type],
+        ['kernel name', g.name],
+        [`--by ${opts.by} key`, groupKey(opts.by, g)],
+      ] as const) {
+        const ug = v !== null ? names.get(v) : undefined;
+        if (ug === undefined) continue;
+        throw inputError(
+          `${ug.at ?? 'groups'}: group "${ug.name}" is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
+            `${rank.rank !== '-' ? ` (rank ${rank.rank})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. "${ug.name} (group)").`,
+        );
+      }
+    }
+  }
+}
+
 function checkSnapshot(rank: RankData, opts: GroupOptions): void {
   const snap = rank.snapshot!;
   const want = selectionText(opts.selection);
@@ -258,6 +285,7 @@ function stepsIn(rank: RankData, sel: Selection): number[] {
 /** Group one profile. Groups come sorted by time (descending), ties by key. */
 export function summarize(profile: Profile, opts: GroupOptions): Summary {
   checkFields(profile, opts);
+  checkUserGroupNames(profile, opts);
   const sel = opts.selection;
   const all = new Map<string, Forming>();
   const perRank: RankSummary[] = [];

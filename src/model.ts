@@ -166,6 +166,8 @@ export interface UserGroup {
   exact: Set<string>;
   /** Regular expressions tested on name and type. */
   patterns: RegExp[];
+  /** Where the group was defined (`file:line:col`), for errors about it. */
+  at?: string;
 }
 
 /** An inclusive range of Step Ids; `to` is Infinity for an open range (`--steps 14-`). */
