@@ -142,9 +142,23 @@ function formatOptions(by: GroupBy, sel: Selection): string {
 /** Does the fine group pass the kernel filters (--core, --match, --exclude)? */
 export function keepGroup(g: FineGroup, sel: Selection): boolean {
   if (sel.cores && !(g.core !== null && sel.cores.includes(g.core))) return false;
-  if (sel.match && !(test(sel.match, g.name) || test(sel.match, g.type))) return false;
-  if (sel.exclude && (test(sel.exclude, g.name) || test(sel.exclude, g.type))) return false;
+  if (sel.match && !kernelMatches(sel.match, g)) return false;
+  if (sel.exclude && kernelMatches(sel.exclude, g)) return false;
   return true;
+}
+
+/**
+ * Does a regular expression match the kernel's type, its name, or its name as the file wrote it (a communication
+ * kernel's `hcom_allReduce__586_0_1` as well as its normalised `hcom_allReduce__*_0_1`)? For --match, --exclude,
+ * user-group patterns and rule `match:` selectors.
+ */
+export function kernelMatches(re: RegExp, g: FineGroup): boolean {
+  return test(re, g.name) || (g.rawName !== undefined && test(re, g.rawName)) || test(re, g.type);
+}
+
+/** Is the kernel named `text`: its name, normalised or as the file wrote it? For rule `name:` selectors. */
+export function kernelNamed(g: FineGroup, names: readonly string[]): boolean {
+  return (g.name !== null && names.includes(g.name)) || (g.rawName !== undefined && names.includes(g.rawName));
 }
 
 function test(re: RegExp, s: string | null): boolean {
@@ -156,8 +170,8 @@ function test(re: RegExp, s: string | null): boolean {
 /** The user group a fine group belongs to (first match in file order), or null. */
 export function userGroupOf(g: FineGroup, sel: Selection): string | null {
   for (const ug of sel.groups) {
-    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name))) return ug.name;
-    for (const p of ug.patterns) if (test(p, g.name) || test(p, g.type)) return ug.name;
+    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name)) || (g.rawName !== undefined && ug.exact.has(g.rawName))) return ug.name;
+    for (const p of ug.patterns) if (kernelMatches(p, g)) return ug.name;
   }
   return null;
 }

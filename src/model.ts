@@ -56,6 +56,11 @@ export function lazyProperty<T extends object, K extends string, V>(obj: T, key:
 export interface FineGroup {
   /** Kernel name, with communication instance counters normalised; null when the source has none. */
   name: string | null;
+  /**
+   * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`). Fine groups are kept
+   * per raw name, so that --match and --exclude can select by it; grouping merges them under `name`.
+   */
+  rawName?: string;
   type: string | null;
   core: string | null;
   /** Input shapes (`;`-joined tensors of `,`-joined dims), null when not read. */

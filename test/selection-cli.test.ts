@@ -1,7 +1,7 @@
 // The selection options from the command line: --steps lists and open ranges, --rank by folder path, filters
 // that select nothing, --match/--exclude on raw communication names.
 
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,72 @@ describe('--rank by folder path', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--rank: expected a rank id, a rank's folder path/);
       expect(r.stderr).not.toMatch(/\u001b/);
+    }
+  });
+});
+
+describe('--match, --exclude and rules on raw communication names', () => {
+  const HEAD = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+  const ROWS = [
+    '1,hcom_allGather__097_7_1,hcom_allGather_,COMMUNICATION,1000.0,10.0',
+    '1,hcom_allGather__612_7_1,hcom_allGather_,COMMUNICATION,1100.0,20.0',
+    '1,hcom_allReduce__586_0_1,hcom_allReduce_,COMMUNICATION,1200.0,30.0',
+    '1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1300.0,5.0',
+    '2,hcom_allGather__097_7_1,hcom_allGather_,COMMUNICATION,2000.0,10.0',
+  ];
+
+  function profileDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    writeFileSync(join(dir, 'kernel_details.csv'), `${[HEAD, ...ROWS].join('\n')}\n`);
+    return dir;
+  }
+
+  async function groups(dir: string, args: string[]): Promise<Record<string, number>> {
+    const r = await kprof(['summary', join(dir, 'kernel_details.csv'), '--by', 'name', '--format', 'json', ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    return Object.fromEntries(JSON.parse(r.stdout).groups.map((g: { key: string; count: number }) => [g.key, g.count]));
+  }
+
+  it('selects by the raw name and by the normalised one; grouping still merges the raw names', async () => {
+    const dir = profileDir();
+    try {
+      expect(await groups(dir, [])).toEqual({ 'hcom_allGather__*_7_1': 3, 'hcom_allReduce__*_0_1': 1, aclnnCast_Cast_Cast: 1 });
+      expect(await groups(dir, ['--match', '^hcom_allGather__612_7_1$'])).toEqual({ 'hcom_allGather__*_7_1': 1 });
+      expect(await groups(dir, ['--match', '__097_'])).toEqual({ 'hcom_allGather__*_7_1': 2 });
+      expect(await groups(dir, ['--match', 'hcom_allGather__\\*_7_1'])).toEqual({ 'hcom_allGather__*_7_1': 3 });
+      expect(await groups(dir, ['--exclude', '__612_'])).toEqual({ 'hcom_allGather__*_7_1': 2, 'hcom_allReduce__*_0_1': 1, aclnnCast_Cast_Cast: 1 });
+      expect(await groups(dir, ['--exclude', '^hcom_allReduce__586_0_1$'])).toEqual({ 'hcom_allGather__*_7_1': 3, aclnnCast_Cast_Cast: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rule name: and match: select by the raw name too', async () => {
+    const dir = profileDir();
+    try {
+      const rules = join(dir, 'r.yaml');
+      writeFileSync(
+        rules,
+        [
+          'version: 1',
+          'rules:',
+          '  - rule: one 612 gather',
+          '    name: hcom_allGather__612_7_1',
+          '    count: { exactly: 1 }',
+          '  - rule: normalised name too',
+          '    name: hcom_allGather__*_7_1',
+          '    count: { exactly: 3 }',
+          '  - rule: raw counter by regex',
+          '    match: __586_',
+          '    count: { exactly: 1 }',
+          '',
+        ].join('\n'),
+      );
+      const r = await kprof(['check', join(dir, 'kernel_details.csv'), '--rules', rules]);
+      expect(r.stderr).toBe('');
+      expect(r.code, r.stdout).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
