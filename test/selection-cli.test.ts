@@ -161,3 +161,44 @@ describe('--match, --exclude and rules on raw communication names', () => {
     }
   });
 });
+
+describe('filters that select nothing', () => {
+  it('summary warns which filter kept nothing and what the profile has instead (exit 0, report still written)', async () => {
+    const core = await kprof(['summary', MULTI, '--core', 'ai_core']);
+    expect(core.code).toBe(0);
+    expect(core.stdout).toMatch(/^0 kernels/m);
+    expect(core.stderr).toBe(
+      'kprof: warning: --core ai_core selects no kernel: no kernel of the profile ran on that core (did you mean AI_CORE? core names are case-sensitive); its cores are AI_CORE, AI_VECTOR_CORE, COMMUNICATION, MIX_AIC.\n',
+    );
+    const steps = await kprof(['summary', MULTI, '--steps', '99-100']);
+    expect(steps.code).toBe(0);
+    expect(steps.stderr).toBe('kprof: warning: --steps 99-100 selects no kernel: the profile has no such step; its steps are 7-8.\n');
+    const part = await kprof(['summary', MULTI, '--steps', '7,99-', '--match', 'zzz']);
+    expect(part.stderr).toMatch(/--steps 99- selects no kernel/);
+    expect(part.stderr).toMatch(/--match zzz selects no kernel: it matches no kernel name or type/);
+    expect(part.stderr).not.toMatch(/--steps 7/);
+  });
+
+  it('filters that each keep kernels but together none are named together', async () => {
+    const r = await kprof(['summary', MULTI, '--match', 'Flash', '--exclude', 'Score']);
+    expect(r.stderr).toBe('kprof: warning: the filters (--match Flash, --exclude Score) keep none of the 24 kernels read.\n');
+    const all = await kprof(['summary', MULTI, '--exclude', '.']);
+    expect(all.stderr).toBe('kprof: warning: --exclude . leaves out every kernel of the profile.\n');
+  });
+
+  it('a filter that selects something gives no warning', async () => {
+    for (const args of [['--core', 'AI_CORE'], ['--steps', '8'], ['--match', 'Cast'], ['--exclude', 'Cast']]) {
+      expect((await kprof(['summary', MULTI, ...args])).stderr, args.join(' ')).toBe('');
+    }
+  });
+
+  it('diff warns per side, once for both when both sides miss alike', async () => {
+    const both = await kprof(['diff', MULTI, MULTI, '--core', 'ai_core']);
+    expect(both.code).toBe(0);
+    expect(both.stderr).toMatch(/^kprof: warning: base and PR: --core ai_core selects no kernel/);
+    expect(both.stderr.match(/ai_core/g)).toHaveLength(1);
+    const one = await kprof(['diff', MULTI, 'fixtures/fusion-example/pr', '--steps', '8']);
+    expect(one.stderr).toMatch(/^kprof: warning: PR: --steps 8-8 selects no kernel: the profile has no such step; its steps are 21-24\.$/m);
+    expect(one.stderr).not.toMatch(/base: --steps/);
+  });
+});

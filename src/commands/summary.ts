@@ -1,5 +1,6 @@
 // `kprof summary <profile>`: read, group, render.
 
+import { emptySelectionMessages, emptySelectionWarnings } from '../emptySelection.js';
 import { summarize, type SummarySort } from '../group.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import { parseCommon, parseTop, type CommonFlags } from '../options.js';
@@ -25,6 +26,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   progress.done();
   const s = summarize(data, { by: common.by, selection: common.selection });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
+  io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
   strictCheck(flags.strict, s.skippedRows);
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
