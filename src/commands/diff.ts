@@ -1,6 +1,7 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
 import type { OutputFormat } from '../choices.js';
+import { incomparableMessages } from '../comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../emptySelection.js';
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../diff.js';
 import { usageError } from '../errors.js';
@@ -57,6 +58,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));
   io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows));
   io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
+  io.stderr(emptySelectionWarnings(incomparableMessages(b, p, common.by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   io.stderr(diffWarnings(d));
