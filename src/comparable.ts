@@ -63,7 +63,8 @@ export function incomparableMessages(base: Profile, pr: Profile, by: GroupBy, se
   ] as const) {
     const stat = sides[i]!;
     const table = sides[j]!;
-    if (!isStatistic(stat.p) || !isKernelTable(table.p) || tallies[j]!.comm === 0) continue;
+    // Some msprof versions do count them (as COMMUNICATION rows): then there is nothing to warn about.
+    if (!isStatistic(stat.p) || !isKernelTable(table.p) || tallies[j]!.comm === 0 || tallies[i]!.comm > 0) continue;
     const t = tallies[j]!;
     out.push(
       `the ${stat.label} is op_statistic, which counts no communication kernels, and the ${table.label} is a kernel table with ` +

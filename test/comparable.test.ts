@@ -1,11 +1,24 @@
 // diff warns when its two inputs cannot be compared alike: op_statistic against a kernel table, a Level0 export
 // against one with types grouped by type.
 
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { kprof } from './helpers.js';
 
 const MULTI = 'fixtures/formats/multi-rank';
-const STAT = 'fixtures/formats/op-statistic-no-device/op_statistic.csv';
+/** An op_statistic as torch_npu writes it (early 2025): without the communication rows. */
+const DIR = mkdtempSync(join(tmpdir(), 'kprof-'));
+const STAT = join(DIR, 'op_statistic.csv');
+writeFileSync(
+  STAT,
+  readFileSync('fixtures/formats/op-statistic-no-device/op_statistic.csv', 'utf8')
+    .split('\n')
+    .filter((l) => !l.startsWith('hcom_'))
+    .join('\n'),
+);
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 const LEVEL0 = 'fixtures/formats/torch-level0';
 
 describe('inputs that cannot be compared alike', () => {
@@ -31,5 +44,14 @@ describe('inputs that cannot be compared alike', () => {
     expect((await kprof(['diff', MULTI, LEVEL0, '--by', 'type+core'])).stderr).toMatch(/the PR is a Level0 export .* grouped by type\+core/);
     expect((await kprof(['diff', LEVEL0, MULTI, '--by', 'name'])).stderr).not.toMatch(/Level0/);
     expect((await kprof(['diff', LEVEL0, LEVEL0])).stderr).not.toMatch(/Level0/);
+  });
+});
+
+describe('op_statistic that counts communication kernels', () => {
+  it('gives no warning against a kernel table (msprof writes COMMUNICATION rows)', async () => {
+    const stat = 'fixtures/formats/msprof-current/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output/op_statistic_20260605155140.csv';
+    const r = await kprof(['diff', stat, MULTI, '--by', 'type+core']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/counts no communication/);
   });
 });
