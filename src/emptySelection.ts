@@ -4,13 +4,7 @@
 import { inSteps, keepGroup, kernelMatches, stepsText } from './group.js';
 import type { Profile, Selection, Summary } from './model.js';
 import { fmtCount } from './reporters/format.js';
-
-/** Input text shown in a message: one line, no control characters, at most 60 characters. */
-function shown(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return t.length > 60 ? `${t.slice(0, 60)}…` : t;
-}
+import { shown } from './inputText.js';
 
 function list(values: Iterable<string>, max = 8): string {
   const all = [...values];

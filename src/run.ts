@@ -68,6 +68,7 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
+      .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
       .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (profile: string, opts: SummaryFlags & { quiet?: boolean }, cmd: Command) => {

@@ -9,6 +9,11 @@ import { readProfile } from '../read.js';
 import { fmtCount, fmtUs } from '../reporters/format.js';
 import { relPath } from '../paths.js';
 import { warningLines } from '../warnings.js';
+import { witnessJson, witnessLines } from '../reporters/witness.js';
+import { witnessProfile, type WitnessResult } from '../witness.js';
+
+type Witnessed = { results: WitnessResult[]; withoutStatistic: string[] };
+const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
 export interface InspectFlags {
   format: InspectFormat;
@@ -19,11 +24,12 @@ export interface InspectFlags {
 export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
   const data = await readProfile(profile, { withShapes: false, withSpan: true, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
   progress.done();
+  const witness = await witnessProfile(data);
   const warnings = data.ranks.flatMap((r) => r.warnings);
   const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);
   const skipped = data.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
   io.stderr(warningLines(warnings, count, skipped));
-  emit(io, flags.out, flags.format === 'json' ? inspectJson(data) : inspectText(data));
+  emit(io, flags.out, flags.format === 'json' ? inspectJson(data, witness) : inspectText(data, witness));
   return 0;
 }
 
@@ -37,7 +43,12 @@ function stepText(r: RankData): string {
   return `${ids.length} (${range})${empty}`;
 }
 
-export function inspectText(p: Profile): string {
+/** Witness lines in a rank's block: `witness  ` then the verdict, disagreements below it. */
+function witnessBlock(lines: string[]): string[] {
+  return lines.map((l, i) => (i === 0 ? `  witness  ${l}` : `           ${l}`));
+}
+
+export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string {
   const out: string[] = [];
   const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
   out.push(`${relPath(p.input)}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => r.rank).join(', ')}), ${fmtCount(total)} kernels`);
@@ -58,7 +69,14 @@ export function inspectText(p: Profile): string {
     if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
     if (na > 0) out.push(`  note     Type is N/A for ${fmtCount(na)} of ${fmtCount(r.kernels)} kernels (a Level0 / task-time l0 export): group by name for detail`);
+    const own = witness.results.filter((w) => w.ranks.length === 1 && w.ranks[0] === r.rank);
+    for (const w of own) out.push(...witnessBlock(witnessLines(w, '')));
+    if (witness.withoutStatistic.includes(r.rank)) out.push('  witness  none: no op_statistic beside the kernel table');
     if (r.warningCount > 0) out.push(`  warnings ${fmtCount(r.warningCount)} (first: ${relPath(r.warnings[0]!.file)}:${r.warnings[0]!.line}: ${r.warnings[0]!.message})`);
+  }
+  for (const w of witness.results.filter((x) => x.ranks.length > 1)) {
+    out.push('');
+    out.push(...witnessLines(w, '').map((l, i) => (i === 0 ? `witness: ${l}` : `  ${l}`)));
   }
   for (const n of p.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;
@@ -75,7 +93,7 @@ function fieldsHeld(r: RankData): RankData['fields'] {
   return { ...r.fields, shapes };
 }
 
-export function inspectJson(p: Profile): string {
+export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): string {
   const obj = {
     schemaVersion: 1,
     kind: 'inspect',
@@ -95,6 +113,7 @@ export function inspectJson(p: Profile): string {
       warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
       warningCount: r.warningCount,
     })),
+    witness: witness.results.map(witnessJson),
     notes: p.notes,
   };
   return `${JSON.stringify(obj, null, 2)}\n`;
