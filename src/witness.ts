@@ -154,7 +154,9 @@ export async function witnessProfile(p: Profile): Promise<{ results: WitnessResu
     const tables = r.files.filter((f) => f.format === 'kernel_details' || f.format === 'op_summary');
     if (r.snapshot || tables.length === 0 || tables.length !== r.files.length) continue;
     const dirs = [...new Set(tables.map((f) => dirname(f.path)))];
-    if (dirs.length !== 1 || statisticBeside(tables[0]!.path).length === 0) {
+    // A rank merged from several folders (PROF_* of one device) cannot be split back per folder: not witnessed.
+    if (dirs.length !== 1) continue;
+    if (statisticBeside(tables[0]!.path).length === 0) {
       withoutStatistic.push(r.rank);
       continue;
     }
