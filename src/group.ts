@@ -2,6 +2,7 @@
 // --match, --exclude). Pure: Profile in, Summary out.
 
 import { inputError, usageError } from './errors.js';
+import { shown } from './inputText.js';
 import {
   GROUP_BY_FIELDS,
   cloneCell,
@@ -107,8 +108,8 @@ function checkUserGroupNames(profile: Profile, opts: GroupOptions): void {
         const ug = v !== null ? names.get(v) : undefined;
         if (ug === undefined) continue;
         throw inputError(
-          `${ug.at ?? 'groups'}: group "${ug.name}" is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
-            `${rank.rank !== '-' ? ` (rank ${rank.rank})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. "${ug.name} (group)").`,
+          `${ug.at ?? 'groups'}: group "${shown(ug.name)}" is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
+            `${rank.rank !== '-' ? ` (rank ${shown(rank.rank)})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. "${shown(ug.name)} (group)").`,
         );
       }
     }

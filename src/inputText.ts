@@ -6,3 +6,9 @@ export function shown(s: string): string {
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
   return t.length > 60 ? `${t.slice(0, 60)}…` : t;
 }
+
+/** A message from elsewhere (an error, a warning) on one line, with no control characters; not clipped. */
+export function oneLine(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}

@@ -56,6 +56,9 @@ export interface WitnessResult {
   notCounted: { kernels: number; groups: number };
   /** Rows of the kernel table that could not be read (a reason for a disagreement). */
   rowsSkipped: number;
+  /** Rows of op_statistic that could not be read, and the first one's warning: it then witnesses only the rest. */
+  statisticRowsSkipped: number;
+  statisticWarning?: string;
   disagreements: WitnessGroup[];
 }
 
@@ -83,6 +86,8 @@ function byTypeCore(ranks: RankData[]): Map<string, Tally & { type: string; core
 
 /** Compare kernel-table ranks with op_statistic ranks of the same run. */
 export function compareWithStatistic(table: RankData[], statistic: RankData[]): Omit<WitnessResult, 'ranks' | 'tableFiles' | 'statisticFiles'> {
+  const statisticRowsSkipped = statistic.reduce((n, r) => n + r.rowsSkipped, 0);
+  const firstWarning = statistic.flatMap((r) => r.warnings)[0];
   const ours = byTypeCore(table);
   const theirs = byTypeCore(statistic);
   const disagreements: WitnessGroup[] = [];
@@ -114,7 +119,9 @@ export function compareWithStatistic(table: RankData[], statistic: RankData[]): 
   }
   disagreements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return {
-    agrees: disagreements.length === 0,
+    agrees: disagreements.length === 0 && statisticRowsSkipped === 0,
+    ...(firstWarning !== undefined ? { statisticWarning: `line ${firstWarning.line}: ${firstWarning.message}` } : {}),
+    statisticRowsSkipped,
     groups,
     kernels,
     notCounted,
@@ -183,6 +190,7 @@ export async function witnessProfile(p: Profile): Promise<{ results: WitnessResu
         kernels: 0,
         notCounted: { kernels: 0, groups: 0 },
         rowsSkipped: 0,
+        statisticRowsSkipped: 0,
         disagreements: [],
       });
       continue;

@@ -127,6 +127,29 @@ describe('kprof inspect: the witness', () => {
     expect(r.stdout).toMatch(/ {2}witness {2}op_statistic\.csv could not be read to witness the kernel table: .*op_statistic\.csv/);
   });
 
+  it('names from the files reach the verdict with no control characters', async () => {
+    const dir = copyWith((l) => l);
+    const stat = join(dir, RANK0, 'ASCEND_PROFILER_OUTPUT', 'op_statistic.csv');
+    writeFileSync(stat, `${readFileSync(stat, 'utf8').trimEnd()}\n0,"Evil\u001b[2J\nType",AI_CORE,1,1.000,1.000,1.000,1.000,0.0\n`);
+    const r = await kprof(['inspect', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {13}Evil\?\[2J\?Type @ AI_CORE: kernel table none, op_statistic 1 \(1\.00 µs\): not in the kernel table$/m);
+    expect(r.stdout).not.toMatch(/\u001b/);
+  });
+
+  it('rows of op_statistic that cannot be read: it witnesses only the rest, and says so', async () => {
+    const dir = copyWith((l) => l);
+    const stat = join(dir, RANK0, 'ASCEND_PROFILER_OUTPUT', 'op_statistic.csv');
+    const lines = readFileSync(stat, 'utf8').trimEnd().split('\n');
+    writeFileSync(stat, `${[...lines, '0,Cast,AI_VECTOR_CORE,lots,1,1,1,1,1'].join('\n')}\n`);
+    const r = await kprof(['inspect', dir]);
+    expect(r.stdout).toMatch(
+      new RegExp(`witness {2}op_statistic\\.csv agrees with the kernel table on the rows it could read: .*\\n {13}1 row of op_statistic\\.csv could not be read \\(first: line ${lines.length + 1}: Count is "lots", expected a whole number; row skipped\\): it witnesses only the rest`),
+    );
+    const json = JSON.parse((await kprof(['inspect', dir, '--format', 'json'])).stdout);
+    expect(json.witness[0]).toMatchObject({ agrees: false, statisticRowsSkipped: 1, disagreements: [] });
+  });
+
   it('an op_summary holding several devices is witnessed as a whole, as op_statistic sums them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
     tmp.push(dir);
