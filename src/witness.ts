@@ -143,18 +143,26 @@ function statisticBeside(file: string): string[] {
   }
 }
 
-/** The ranks of a kernel table that holds several devices (msprof op_summary), all of them: read again if some were left out. */
+/** All ranks of a kernel table that holds several devices (msprof op_summary): read again if --rank left some out. */
 async function allDevices(ranks: RankData[], files: string[]): Promise<RankData[]> {
   const trait = ranks[0]!.files[0]!.traits.map((t) => /^rows of (\d+) devices/.exec(t)).find((m) => m !== null);
   if (!trait || ranks.length >= Number(trait[1])) return ranks;
   return readRank({ rank: ranks[0]!.rank, kind: 'table', files, rankSource: '', root: dirname(files[0]!) }, { withShapes: false });
 }
 
+/** The verdicts for a profile, and the ranks whose kernel table has no op_statistic beside it. */
+export interface Witnessed {
+  results: WitnessResult[];
+  withoutStatistic: string[];
+}
+
 /**
  * For every kernel table of the profile with an op_statistic beside it, compare the two. Ranks read from one
- * file (an op_summary with several devices) are summed, as op_statistic sums them. Ranks with no op_statistic beside them are left out (`withoutStatistic` lists them).
+ * file (an op_summary with several devices) are summed, as op_statistic sums them. Ranks with no op_statistic
+ * beside them are left out (`withoutStatistic` lists them).
  */
-export async function witnessProfile(p: Profile): Promise<{ results: WitnessResult[]; withoutStatistic: string[] }> {
+
+export async function witnessProfile(p: Profile): Promise<Witnessed> {
   const byDir = new Map<string, RankData[]>();
   const withoutStatistic: string[] = [];
   for (const r of p.ranks) {

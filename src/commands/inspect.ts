@@ -10,9 +10,8 @@ import { fmtCount, fmtUs } from '../reporters/format.js';
 import { relPath } from '../paths.js';
 import { warningLines } from '../warnings.js';
 import { witnessJson, witnessLines } from '../reporters/witness.js';
-import { witnessProfile, type WitnessResult } from '../witness.js';
+import { witnessProfile, type Witnessed } from '../witness.js';
 
-type Witnessed = { results: WitnessResult[]; withoutStatistic: string[] };
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
 export interface InspectFlags {

@@ -12,7 +12,7 @@ import { KprofError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import type { Profile } from '../model.js';
 import { witnessLines } from '../reporters/witness.js';
-import { witnessProfile } from '../witness.js';
+import { witnessProfile, type Witnessed } from '../witness.js';
 
 export interface SummaryFlags extends CommonFlags {
   format: OutputFormat;
@@ -40,7 +40,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
 }
 
 /** --witness on stderr: one verdict per kernel table with an op_statistic beside it, or why there is none. */
-function witnessReport(data: Profile, w: Awaited<ReturnType<typeof witnessProfile>>): string {
+function witnessReport(data: Profile, w: Witnessed): string {
   const lines: string[] = [];
   for (const r of w.results) {
     const where = data.ranks.length > 1 && r.ranks.length === 1 ? `rank ${r.ranks[0]}: ` : '';
