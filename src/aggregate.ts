@@ -79,12 +79,14 @@ export class Accumulator {
 
   constructor(readonly fields: Fields) {}
 
-  /** The fine group for these fields, created on first use. */
-  group(name: string | null, type: string | null, core: string | null, shapes: string | null): FineGroup {
-    const key = fineKey(name, type, core, shapes);
+  /** The fine group for these fields, created on first use; `rawName`: the name before normalisation, if other. */
+  group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
+    const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
+    const key = fineKey(raw ?? name, type, core, shapes);
     let g = this.groups.get(key);
     if (!g) {
       g = { name, type, core, shapes, total: emptyCell(), steps: new Map() };
+      if (raw !== undefined) g.rawName = raw;
       this.groups.set(key, g);
     }
     return g;

@@ -3,6 +3,7 @@
 
 import { exactTotals } from './aggregate.js';
 import { inputError, usageError } from './errors.js';
+import { shown } from './inputText.js';
 import {
   GROUP_BY_FIELDS,
   cloneCell,
@@ -22,6 +23,7 @@ import {
   type RankData,
   type RankSummary,
   type Selection,
+  type StepRange,
   type Summary,
 } from './model.js';
 
@@ -36,7 +38,7 @@ export interface GroupOptions {
 /** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
 export function selectionText(sel: Selection): string {
   const parts: string[] = [];
-  if (sel.steps) parts.push(`steps=${sel.steps.from}-${sel.steps.to}`);
+  if (sel.steps) parts.push(`steps=${stepsText(sel.steps)}`);
   if (sel.cores) parts.push(`core=${[...sel.cores].sort().join(',')}`);
   if (sel.match) parts.push(`match=/${sel.match.source}/`);
   if (sel.exclude) parts.push(`exclude=/${sel.exclude.source}/`);
@@ -92,6 +94,33 @@ function checkFields(profile: Profile, opts: GroupOptions): void {
   }
 }
 
+/**
+ * A user group may not be named like a kernel type, name or group key of the profile: its row could not be told
+ * from that kernel's (and a kernel that matched no group, keeping its own key, would be merged into it).
+ */
+function checkUserGroupNames(profile: Profile, opts: GroupOptions): void {
+  const groups = opts.selection.groups;
+  if (groups.length === 0) return;
+  const names = new Map(groups.map((g) => [g.name, g]));
+  for (const rank of profile.ranks) {
+    if (rank.snapshot) continue;
+    for (const g of rank.groups.values()) {
+      for (const [what, v] of [
+        ['kernel type', g.type],
+        ['kernel name', g.name],
+        [`--by ${opts.by} key`, groupKey(opts.by, g)],
+      ] as const) {
+        const ug = v !== null ? names.get(v) : undefined;
+        if (ug === undefined) continue;
+        throw inputError(
+          `${ug.at ?? 'groups'}: group "${shown(ug.name)}" is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
+            `${rank.rank !== '-' ? ` (rank ${shown(rank.rank)})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. "${shown(ug.name)} (group)").`,
+        );
+      }
+    }
+  }
+}
+
 function checkSnapshot(rank: RankData, opts: GroupOptions): void {
   const snap = rank.snapshot!;
   const want = selectionText(opts.selection);
@@ -108,7 +137,7 @@ function checkSnapshot(rank: RankData, opts: GroupOptions): void {
 
 function formatOptions(by: GroupBy, sel: Selection): string {
   const o = [`--by ${by}`];
-  if (sel.steps) o.push(`--steps ${sel.steps.from}-${sel.steps.to}`);
+  if (sel.steps) o.push(`--steps ${stepsText(sel.steps)}`);
   if (sel.cores) o.push(`--core ${sel.cores.join(',')}`);
   if (sel.match) o.push(`--match '${sel.match.source}'`);
   if (sel.exclude) o.push(`--exclude '${sel.exclude.source}'`);
@@ -119,9 +148,23 @@ function formatOptions(by: GroupBy, sel: Selection): string {
 /** Does the fine group pass the kernel filters (--core, --match, --exclude)? */
 export function keepGroup(g: FineGroup, sel: Selection): boolean {
   if (sel.cores && !(g.core !== null && sel.cores.includes(g.core))) return false;
-  if (sel.match && !(test(sel.match, g.name) || test(sel.match, g.type))) return false;
-  if (sel.exclude && (test(sel.exclude, g.name) || test(sel.exclude, g.type))) return false;
+  if (sel.match && !kernelMatches(sel.match, g)) return false;
+  if (sel.exclude && kernelMatches(sel.exclude, g)) return false;
   return true;
+}
+
+/**
+ * Does a regular expression match the kernel's type, its name, or its name as the file wrote it (a communication
+ * kernel's `hcom_allReduce__586_0_1` as well as its normalised `hcom_allReduce__*_0_1`)? For --match, --exclude,
+ * user-group patterns and rule `match:` selectors.
+ */
+export function kernelMatches(re: RegExp, g: FineGroup): boolean {
+  return test(re, g.name) || (g.rawName !== undefined && test(re, g.rawName)) || test(re, g.type);
+}
+
+/** Is the kernel named `text`: its name, normalised or as the file wrote it? For rule `name:` selectors. */
+export function kernelNamed(g: FineGroup, names: readonly string[]): boolean {
+  return (g.name !== null && names.includes(g.name)) || (g.rawName !== undefined && names.includes(g.rawName));
 }
 
 function test(re: RegExp, s: string | null): boolean {
@@ -133,8 +176,8 @@ function test(re: RegExp, s: string | null): boolean {
 /** The user group a fine group belongs to (first match in file order), or null. */
 export function userGroupOf(g: FineGroup, sel: Selection): string | null {
   for (const ug of sel.groups) {
-    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name))) return ug.name;
-    for (const p of ug.patterns) if (test(p, g.name) || test(p, g.type)) return ug.name;
+    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name)) || (g.rawName !== undefined && ug.exact.has(g.rawName))) return ug.name;
+    for (const p of ug.patterns) if (kernelMatches(p, g)) return ug.name;
   }
   return null;
 }
@@ -198,7 +241,7 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource }
   const cell = emptyCell();
   const steps = new Map<number, Cell>();
   for (const [step, c] of g.steps) {
-    if (step >= sel.steps.from && step <= sel.steps.to) {
+    if (inSteps(sel.steps, step)) {
       mergeCell(cell, c);
       steps.set(step, c);
     }
@@ -257,12 +300,13 @@ function groupsOf(formed: Map<string, Forming>): Group[] {
 
 function stepsIn(rank: RankData, sel: Selection): number[] {
   if (!sel.steps) return rank.stepIds;
-  return rank.stepIds.filter((s) => s >= sel.steps!.from && s <= sel.steps!.to);
+  return rank.stepIds.filter((s) => inSteps(sel.steps!, s));
 }
 
 /** Group one profile. Groups come sorted by time (descending), ties by key. */
 export function summarize(profile: Profile, opts: GroupOptions): Summary {
   checkFields(profile, opts);
+  checkUserGroupNames(profile, opts);
   const sel = opts.selection;
   const all = new Map<string, Forming>();
   const perRank: RankSummary[] = [];
@@ -375,12 +419,50 @@ export function ranksWithoutSteps(s: Summary): string[] {
   return s.perRank.filter((r) => r.steps.length === 0).map((r) => r.rank);
 }
 
-/** Parse `--steps 5-20` / `--steps 7`. */
-export function parseStepRange(text: string): { from: number; to: number } {
-  const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(text);
-  if (!m) throw usageError(`--steps: expected a Step Id or a range such as 5-20; found "${text}".`);
-  const from = Number(m[1]);
-  const to = m[2] !== undefined ? Number(m[2]) : from;
-  if (to < from) throw usageError(`--steps: the range ${text} ends before it starts; write it as ${to}-${from}.`);
-  return { from, to };
+/** Is a Step Id within the selected ranges? */
+export function inSteps(ranges: readonly StepRange[], step: number): boolean {
+  for (const r of ranges) if (step >= r.from && step <= r.to) return true;
+  return false;
+}
+
+/**
+ * The canonical text of step ranges, as saved in summary JSON and as `--steps` takes it back: ranges sorted and
+ * merged, each `from-to` (`7-7` for one step, `14-` for an open end), joined by commas. A single range keeps the
+ * text it always had (`5-20`).
+ */
+export function stepsText(ranges: readonly StepRange[]): string {
+  return ranges.map((r) => `${r.from}-${r.to === Number.POSITIVE_INFINITY ? '' : r.to}`).join(',');
+}
+
+const STEP_PART = /^(\d{1,15})?\s*(-)?\s*(\d{1,15})?$/;
+
+/**
+ * Parse `--steps`: a Step Id (`7`), a range (`5-20`), an open range (`14-`: from 14 on; `-8`: up to 8), or a
+ * comma-separated list of those (`13,15,20-30`). Returns the ranges sorted, with overlapping and adjacent ones
+ * merged, so that one selection has one canonical text however it was written.
+ */
+export function parseSteps(text: string): StepRange[] {
+  const bad = (why: string): never => {
+    throw usageError(`--steps: ${why}; found "${text}". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`);
+  };
+  const ranges: StepRange[] = [];
+  for (const raw of text.split(',')) {
+    const part = raw.trim();
+    const m = STEP_PART.exec(part);
+    if (part === '' || !m || (m[1] === undefined && m[3] === undefined)) bad(part === '' ? 'an empty item in the list' : `"${part}" is not a Step Id or a range`);
+    const [, a, dash, b] = m!;
+    if (dash === undefined && b !== undefined) bad(`"${part}" is not a Step Id or a range`);
+    const from = a !== undefined ? Number(a) : 0;
+    const to = dash === undefined ? from : b !== undefined ? Number(b) : Number.POSITIVE_INFINITY;
+    if (to < from) bad(`the range ${part} ends before it starts (write it as ${to}-${from})`);
+    ranges.push({ from, to });
+  }
+  ranges.sort((x, y) => x.from - y.from || x.to - y.to);
+  const merged: StepRange[] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r.from <= last.to + 1) last.to = Math.max(last.to, r.to);
+    else merged.push({ ...r });
+  }
+  return merged;
 }

@@ -56,6 +56,11 @@ export function lazyProperty<T extends object, K extends string, V>(obj: T, key:
 export interface FineGroup {
   /** Kernel name, with communication instance counters normalised; null when the source has none. */
   name: string | null;
+  /**
+   * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`). Fine groups are kept
+   * per raw name, so that --match and --exclude can select by it; grouping merges them under `name`.
+   */
+  rawName?: string;
   type: string | null;
   core: string | null;
   /** Input shapes (`;`-joined tensors of `,`-joined dims), null when not read. */
@@ -126,6 +131,8 @@ export interface RankData {
   warningCount: number;
   /** Where the data came from when it was a saved summary JSON. */
   snapshot: SnapshotInfo | null;
+  /** Where the rank id came from (profiler_info, folder name, folder path, Device_id …), for inspect. */
+  rankSource?: string;
 }
 
 /** Grouping and filters a saved summary JSON was made with. */
@@ -166,14 +173,22 @@ export interface UserGroup {
   exact: Set<string>;
   /** Regular expressions tested on name and type. */
   patterns: RegExp[];
+  /** Where the group was defined (`file:line:col`), for errors about it. */
+  at?: string;
+}
+
+/** An inclusive range of Step Ids; `to` is Infinity for an open range (`--steps 14-`). */
+export interface StepRange {
+  from: number;
+  to: number;
 }
 
 /** Which rows and ranks to keep. */
 export interface Selection {
   /** null: all ranks. */
   ranks: string[] | null;
-  /** Inclusive Step Id range; null: all rows (with or without a step). */
-  steps: { from: number; to: number } | null;
+  /** Inclusive Step Id ranges (sorted, disjoint; `to` may be Infinity); null: all rows (with or without a step). */
+  steps: StepRange[] | null;
   cores: string[] | null;
   match: RegExp | null;
   exclude: RegExp | null;

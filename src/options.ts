@@ -1,7 +1,7 @@
 // Command-line option values → the typed options the stages take. Validation errors are usage errors.
 
 import { usageError } from './errors.js';
-import { parseStepRange } from './group.js';
+import { parseSteps } from './group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from './model.js';
 import { readGroupsFile } from './userGroups.js';
 
@@ -30,14 +30,33 @@ export function parseRegex(flag: string, text: string): RegExp {
   }
 }
 
-/** `--rank 0`, `--rank 0,3`, `--rank all` → rank ids or null (all). */
+/**
+ * `--rank 0`, `--rank 0,3`, `--rank all` → rank ids or null (all). A rank with no id of its own is named by its
+ * folder below the input (`run-a/node3`), and that name is taken as it is printed (`./run-a/node3/` and
+ * `run-a\node3` name it too).
+ */
 export function parseRanks(text: string | undefined): string[] | null {
   if (text === undefined || text.trim() === '' || text.trim() === 'all') return null;
-  const ranks = text.split(',').map((r) => r.trim());
+  const ranks = text.split(',').map((r) => normaliseRankPath(r.trim()));
   for (const r of ranks) {
-    if (!/^[A-Za-z0-9_.-]+$/.test(r)) throw usageError(`--rank: expected a rank id, a comma-separated list (0,3) or "all"; found "${text}".`);
+    // eslint-disable-next-line no-control-regex
+    if (r === '' || /[\u0000-\u001f\u007f]/.test(r)) {
+      throw usageError(
+        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found "${text.replace(/[\u0000-\u001f\u007f]/g, '?')}".`,
+      );
+    }
   }
   return ranks;
+}
+
+/** A folder path written the way a shell completes it (`./a/b/`, `a\b`) → the way ranks are named (`a/b`). */
+function normaliseRankPath(r: string): string {
+  if (!/[/\\]/.test(r)) return r;
+  return r
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\/{2,}/g, '/');
 }
 
 export function parseCommon(flags: CommonFlags): Common {
@@ -47,7 +66,7 @@ export function parseCommon(flags: CommonFlags): Common {
   const by = flags.by as GroupBy;
   const selection: Selection = {
     ranks: parseRanks(flags.rank),
-    steps: flags.steps !== undefined ? parseStepRange(flags.steps) : null,
+    steps: flags.steps !== undefined ? parseSteps(flags.steps) : null,
     cores: flags.core !== undefined ? flags.core.split(',').map((c) => c.trim()).filter(Boolean) : null,
     match: flags.match !== undefined ? parseRegex('--match', flags.match) : null,
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,

@@ -44,7 +44,7 @@ export async function readRank(
   plan: RankPlan,
   options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined },
 ): Promise<RankData[]> {
-  if (plan.kind === 'snapshot') return readSnapshot(plan.files[0]!);
+  if (plan.kind === 'snapshot') return readSnapshot(plan.files[0]!).map((r) => ({ ...r, rankSource: 'summary JSON (its perRank entry)' }));
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
   // rank, any other gets an accumulator (a rank) of its own.
@@ -73,10 +73,10 @@ export async function readRank(
     }
     files.push(file);
   }
-  if (devices.size <= 1) return [acc.toRankData(plan.rank, files)];
+  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource }];
   const ids = [...devices.keys()].sort((a, b) => a - b);
   for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
-  return ids.map((d) => devices.get(d)!.toRankData(String(d), files));
+  return ids.map((d) => ({ ...devices.get(d)!.toRankData(String(d), files), rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)` }));
 }
 
 /** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */

@@ -32,7 +32,7 @@ function addCommonOptions(cmd: Command): Command {
     .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
     .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all (all ranks aggregated)', 'all')
-    .option('--steps <range>', 'only these Step Ids, e.g. 5-20')
+    .option('--steps <range>', 'only these Step Ids, e.g. 5-20, 14- (from 14 on), -8 (up to 8) or 13,15,20-30')
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
     .option('--match <regex>', 'only kernels whose name or type matches')
     .option('--exclude <regex>', 'leave out kernels whose name or type matches');
@@ -68,6 +68,7 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
+      .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
       .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (profile: string, opts: SummaryFlags & { quiet?: boolean }, cmd: Command) => {

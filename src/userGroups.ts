@@ -44,11 +44,15 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
     const name = isScalar(keyNode) ? String(keyNode.value) : '';
     if (!name) throw inputError(`${at(keyNode)}: a group needs a name.`);
     const value = pair.value as Node | null;
-    const items: Node[] = isSeq(value) ? (value.items as Node[]) : isScalar(value) ? [value] : [];
-    if (!isSeq(value) && !isScalar(value)) {
+    const blank = isScalar(value) && (value.value === null || value.value === '');
+    const items: Node[] = isSeq(value) ? (value.items as Node[]) : isScalar(value) && !blank ? [value] : [];
+    if (value !== null && !isSeq(value) && !isScalar(value)) {
       throw inputError(`${at(value ?? keyNode)}: group "${name}" should list kernel types, names or /regular expressions/; found ${describe(value)}.`);
     }
-    const g: UserGroup = { name, exact: new Set(), patterns: [] };
+    const g: UserGroup = { name, exact: new Set(), patterns: [], at: at(keyNode) };
+    if (items.length === 0) {
+      throw inputError(`${at(value ?? keyNode)}: group "${name}" is empty; list at least one kernel type, name or /regular expression/, or remove the group.`);
+    }
     for (const item of items) {
       if (!isScalar(item) || typeof item.value !== 'string' || item.value === '') {
         throw inputError(`${at(item)}: group "${name}": expected a kernel type, name or /regular expression/ (a string); found ${describe(item)}.`);

@@ -75,7 +75,7 @@ describe('header variants', () => {
     const cast = s.groups.find((g) => g.key === 'Cast')!;
     expect(cast.total.count).toBe(4);
     expect([...cast.steps.values()].reduce((n, c) => n + c.count, 0)).toBe(2);
-    const stepped = summarize(await read('empty-steps'), { by: 'type', selection: { ...NONE, steps: { from: 7, to: 8 } } });
+    const stepped = summarize(await read('empty-steps'), { by: 'type', selection: { ...NONE, steps: [{ from: 7, to: 8 }] } });
     expect(stepped.totals.count).toBe(10);
     expect(stepped.filteredKernels).toBe(2);
   });
@@ -132,7 +132,7 @@ describe('header variants', () => {
   it('op_statistic cannot answer per-name, per-shape or per-step questions', async () => {
     const p = await read('op-statistic-no-device');
     expect(() => summarize(p, { by: 'name', selection: NONE })).toThrow(/op_statistic is already aggregated per OP Type \+ Core Type/);
-    expect(() => summarize(p, { by: 'type', selection: { ...NONE, steps: { from: 1, to: 2 } } })).toThrow(/--steps needs Step Id/);
+    expect(() => summarize(p, { by: 'type', selection: { ...NONE, steps: [{ from: 1, to: 2 }] } })).toThrow(/--steps needs Step Id/);
   });
 
   it('multi-rank parent folder: rank_id as int and as string', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupKey, keepGroup, parseStepRange, selectionText, sortGroups, summarize, userGroupOf } from '../src/group.js';
+import { groupKey, keepGroup, parseSteps, selectionText, sortGroups, summarize, userGroupOf } from '../src/group.js';
 import { emptyCell, type FineGroup, type Group, type Profile, type RankData, type Selection } from '../src/model.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
@@ -65,7 +65,7 @@ describe('summarize', () => {
   });
 
   it('step filter keeps only those steps and counts the rest as filtered', () => {
-    const s = summarize(profile, { by: 'type', selection: { ...NONE, steps: { from: 2, to: 2 } } });
+    const s = summarize(profile, { by: 'type', selection: { ...NONE, steps: [{ from: 2, to: 2 }] } });
     expect(s.totals.count).toBe(6);
     expect(s.filteredKernels).toBe(6);
     expect(s.stepIds).toEqual([2]);
@@ -80,11 +80,35 @@ describe('summarize', () => {
 });
 
 describe('helpers', () => {
-  it('parseStepRange', () => {
-    expect(parseStepRange('5-20')).toEqual({ from: 5, to: 20 });
-    expect(parseStepRange('7')).toEqual({ from: 7, to: 7 });
-    expect(() => parseStepRange('20-5')).toThrow(/ends before it starts/);
-    expect(() => parseStepRange('a-b')).toThrow(/expected a Step Id or a range/);
+  it('parseSteps: a step, a range, open ranges and lists, sorted and merged', () => {
+    expect(parseSteps('5-20')).toEqual([{ from: 5, to: 20 }]);
+    expect(parseSteps('7')).toEqual([{ from: 7, to: 7 }]);
+    expect(parseSteps('14-')).toEqual([{ from: 14, to: Infinity }]);
+    expect(parseSteps('-8')).toEqual([{ from: 0, to: 8 }]);
+    expect(parseSteps('20-30, 13,15')).toEqual([{ from: 13, to: 13 }, { from: 15, to: 15 }, { from: 20, to: 30 }]);
+    expect(parseSteps('3-5,4-9,10,12-')).toEqual([{ from: 3, to: 10 }, { from: 12, to: Infinity }]);
+    expect(() => parseSteps('20-5')).toThrow(/ends before it starts \(write it as 5-20\)/);
+    for (const bad of ['a-b', '', '-', '1,,2', '1-2-3', '1 2', '5-x']) expect(() => parseSteps(bad), bad).toThrow(/--steps: .*Expected a Step Id/);
+  });
+
+  it('the canonical step text: old single ranges keep their text, equal selections have equal text', () => {
+    const text = (t: string) => selectionText({ ...NONE, steps: parseSteps(t) });
+    expect(text('5-20')).toBe('steps=5-20');
+    expect(text('7')).toBe('steps=7-7');
+    expect(text('14-')).toBe('steps=14-');
+    expect(text('-8')).toBe(text('0-8'));
+    expect(text('13,15,20-30')).toBe('steps=13-13,15-15,20-30');
+    expect(text('20-30,15,13')).toBe(text('13,15,20-30'));
+    expect(text('3,4,5')).toBe('steps=3-5');
+  });
+
+  it('a step list and an open range select the rows of those steps only', () => {
+    const count = (t: string) => summarize(profile, { by: 'type', selection: { ...NONE, steps: parseSteps(t) } });
+    expect(count('2-').totals.count).toBe(6);
+    expect(count('2-').stepIds).toEqual([2]);
+    expect(count('-1').totals.count).toBe(6);
+    expect(count('1,2').totals.count).toBe(12);
+    expect(count('3-').totals.count).toBe(0);
   });
 
   it('groupKey for every grouping', () => {

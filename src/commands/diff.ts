@@ -1,6 +1,8 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
 import type { OutputFormat } from '../choices.js';
+import { incomparableMessages } from '../comparable.js';
+import { emptySelectionMessages, emptySelectionWarnings } from '../emptySelection.js';
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../diff.js';
 import { usageError } from '../errors.js';
 import { summarize } from '../group.js';
@@ -30,6 +32,16 @@ export function parseTolerance(text: string): number {
   return Number(m[1]);
 }
 
+/** Warnings about each side: said once for both when they are the same. */
+function sideWarnings(base: string[], pr: string[]): string {
+  const both = base.filter((m) => pr.includes(m));
+  return (
+    emptySelectionWarnings(both, 'base and PR: ') +
+    emptySelectionWarnings(base.filter((m) => !both.includes(m)), 'base: ') +
+    emptySelectionWarnings(pr.filter((m) => !both.includes(m)), 'PR: ')
+  );
+}
+
 export async function diffCommand(base: string, pr: string, flags: DiffFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
@@ -45,6 +57,8 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const sp = summarize(p, opts);
   io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));
   io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows));
+  io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
+  io.stderr(emptySelectionWarnings(incomparableMessages(b, p, common.by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   io.stderr(diffWarnings(d));

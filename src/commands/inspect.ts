@@ -9,6 +9,10 @@ import { readProfile } from '../read.js';
 import { fmtCount, fmtUs } from '../reporters/format.js';
 import { relPath } from '../paths.js';
 import { warningLines } from '../warnings.js';
+import { witnessJson, witnessLines } from '../reporters/witness.js';
+import { witnessProfile, type Witnessed } from '../witness.js';
+
+const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
 export interface InspectFlags {
   format: InspectFormat;
@@ -19,11 +23,12 @@ export interface InspectFlags {
 export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
   const data = await readProfile(profile, { withShapes: false, withSpan: true, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
   progress.done();
+  const witness = await witnessProfile(data);
   const warnings = data.ranks.flatMap((r) => r.warnings);
   const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);
   const skipped = data.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
   io.stderr(warningLines(warnings, count, skipped));
-  emit(io, flags.out, flags.format === 'json' ? inspectJson(data) : inspectText(data));
+  emit(io, flags.out, flags.format === 'json' ? inspectJson(data, witness) : inspectText(data, witness));
   return 0;
 }
 
@@ -37,13 +42,19 @@ function stepText(r: RankData): string {
   return `${ids.length} (${range})${empty}`;
 }
 
-export function inspectText(p: Profile): string {
+/** Witness lines in a rank's block: `witness  ` then the verdict, disagreements below it. */
+function witnessBlock(lines: string[]): string[] {
+  return lines.map((l, i) => (i === 0 ? `  witness  ${l}` : `           ${l}`));
+}
+
+export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string {
   const out: string[] = [];
   const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
   out.push(`${relPath(p.input)}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => r.rank).join(', ')}), ${fmtCount(total)} kernels`);
   for (const r of p.ranks) {
     out.push('');
     out.push(`rank ${r.rank}`);
+    if (r.rankSource !== undefined) out.push(`  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${r.rankSource}`}`);
     for (const f of r.files) {
       out.push(`  file     ${relPath(f.path)} (${fmtCount(f.bytes)} bytes)`);
       out.push(`  format   ${f.format}: ${f.traits.join(', ')}`);
@@ -51,36 +62,57 @@ export function inspectText(p: Profile): string {
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.join(', ')}`);
       out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
+    if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${fmtCount(r.groups.size)} distinct (name, type, core) combinations`);
     out.push(`  steps    ${stepText(r)}`);
     if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
     if (na > 0) out.push(`  note     Type is N/A for ${fmtCount(na)} of ${fmtCount(r.kernels)} kernels (a Level0 / task-time l0 export): group by name for detail`);
+    const own = witness.results.filter((w) => w.ranks.length === 1 && w.ranks[0] === r.rank);
+    for (const w of own) out.push(...witnessBlock(witnessLines(w, '')));
+    if (witness.withoutStatistic.includes(r.rank)) out.push('  witness  none: no op_statistic beside the kernel table');
     if (r.warningCount > 0) out.push(`  warnings ${fmtCount(r.warningCount)} (first: ${relPath(r.warnings[0]!.file)}:${r.warnings[0]!.line}: ${r.warnings[0]!.message})`);
+  }
+  for (const w of witness.results.filter((x) => x.ranks.length > 1)) {
+    out.push('');
+    out.push(...witnessLines(w, '').map((l, i) => (i === 0 ? `witness: ${l}` : `  ${l}`)));
   }
   for (const n of p.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;
 }
 
-export function inspectJson(p: Profile): string {
+/** A rank read from a file that holds the rows of several devices (an msprof op_summary split by Device_id). */
+function sharedFile(r: RankData): boolean {
+  return r.files.length > 0 && !r.snapshot && r.files.reduce((n, f) => n + f.rowsRead, 0) !== r.rowsRead;
+}
+
+/** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
+function fieldsHeld(r: RankData): RankData['fields'] {
+  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every((f) => f.format !== 'op_statistic' && f.format !== 'summary_json' && f.columns.includes('Input Shapes')));
+  return { ...r.fields, shapes };
+}
+
+export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): string {
   const obj = {
     schemaVersion: 1,
     kind: 'inspect',
     input: relPath(p.input),
     ranks: p.ranks.map((r) => ({
       rank: r.rank,
+      rankSource: r.rankSource ?? null,
       files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
       rowsRead: r.rowsRead,
       rowsSkipped: r.rowsSkipped,
       kernels: r.kernels,
       distinctKernels: r.groups.size,
-      fields: r.fields,
+      fields: fieldsHeld(r),
       steps: r.fields.steps ? r.stepIds : null,
       rowsWithoutStep: r.rowsWithoutStep,
       spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
       warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
       warningCount: r.warningCount,
     })),
+    witness: witness.results.map(witnessJson),
     notes: p.notes,
   };
   return `${JSON.stringify(obj, null, 2)}\n`;

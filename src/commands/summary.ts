@@ -1,5 +1,6 @@
 // `kprof summary <profile>`: read, group, render.
 
+import { emptySelectionMessages, emptySelectionWarnings } from '../emptySelection.js';
 import { summarize, type SummarySort } from '../group.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import { parseCommon, parseTop, type CommonFlags } from '../options.js';
@@ -9,6 +10,9 @@ import { SUMMARY_REPORTERS } from '../reporters/summary.js';
 import { warningLines } from '../warnings.js';
 import { KprofError } from '../errors.js';
 import type { Progress } from '../progress.js';
+import type { Profile } from '../model.js';
+import { witnessLines } from '../reporters/witness.js';
+import { witnessProfile, type Witnessed } from '../witness.js';
 
 export interface SummaryFlags extends CommonFlags {
   format: OutputFormat;
@@ -16,6 +20,7 @@ export interface SummaryFlags extends CommonFlags {
   top?: string;
   out?: string;
   strict?: boolean;
+  witness?: boolean;
 }
 
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
@@ -25,11 +30,30 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   progress.done();
   const s = summarize(data, { by: common.by, selection: common.selection });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
+  io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
   strictCheck(flags.strict, s.skippedRows);
+  if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   emit(io, flags.out, SUMMARY_REPORTERS[flags.format](s, view, ctx));
   return 0;
+}
+
+/** --witness on stderr: one verdict per kernel table with an op_statistic beside it, or why there is none. */
+function witnessReport(data: Profile, w: Witnessed): string {
+  const lines: string[] = [];
+  for (const r of w.results) {
+    const where = data.ranks.length > 1 && r.ranks.length === 1 ? `rank ${r.ranks[0]}: ` : '';
+    lines.push(...witnessLines(r, '').map((l, i) => (i === 0 ? `kprof: witness: ${where}${l}` : `kprof: witness: ${l}`)));
+  }
+  if (w.withoutStatistic.length > 0) {
+    const ranks = w.withoutStatistic;
+    lines.push(`kprof: witness: rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}: no op_statistic beside the kernel table, nothing to cross-check against.`);
+  }
+  if (lines.length === 0) {
+    lines.push('kprof: witness: nothing to cross-check: --witness compares a kernel table (kernel_details.csv, op_summary) with the op_statistic beside it, and this input has no kernel table.');
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** --strict: any skipped row makes the input unusable. */

@@ -195,11 +195,12 @@ export class KernelTableReader {
   }
 
   private lookup(v: RowView): FineGroup {
-    const name = normaliseName(v.text(this.nameI).trim());
+    const raw = v.text(this.nameI).trim();
+    const name = normaliseName(raw);
     const type = v.text(this.typeI).trim();
     const core = this.coreI >= 0 ? v.text(this.coreI).trim() : null;
     const shapes = this.shapesI >= 0 ? cleanShapes(v.text(this.shapesI)) : null;
-    return this.acc.group(name, type, core, shapes);
+    return this.acc.group(name, type, core, shapes, raw);
   }
 }
 

@@ -26,7 +26,7 @@ import {
 } from '../schema.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
 import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
-import { GROUP_HEADINGS } from './summary.js';
+import { groupHeading } from './summary.js';
 
 /** The label of a row: its key, or a placeholder when the source had no value. */
 function label(r: DiffRow): string {
@@ -287,7 +287,7 @@ function differs(r: DiffRow): boolean {
 export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   const v = viewDiff(d, view);
   const ps = perStep(d) ? ' /step' : '';
-  const head = [GROUP_HEADINGS[d.groupBy], `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
+  const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
   const cells = (l: Line, others: boolean): string[] => [
     others ? paint(ctx, 'dim', l.label) : l.label,
@@ -354,7 +354,7 @@ function stepsNote(u: UnevenSteps): string {
 export function diffMarkdown(d: Diff, view: DiffView): string {
   const v = viewDiff(d, view);
   const ps = perStep(d) ? ' per step' : '';
-  const head = [GROUP_HEADINGS[d.groupBy], `base${ps}`, `PR${ps}`, 'Δ', 'note'];
+  const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'note'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
   const body = v.rows.map((r) => {
     const l = rowLine(r);

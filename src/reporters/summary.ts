@@ -2,7 +2,7 @@
 
 import type { OutputFormat } from '../choices.js';
 import { sortGroups, summaryPerStep, type SummarySort } from '../group.js';
-import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type PerStep, type Summary } from '../model.js';
+import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
 import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
@@ -20,6 +20,16 @@ export const GROUP_HEADINGS = {
   'type+core': 'type @ core',
   'type+shapes': 'type [input shapes]',
 } as const satisfies Record<GroupBy, string>;
+
+/**
+ * The heading of the key column: the grouping's name, or `group` when the rows are user-defined groups (`group /
+ * type` when some rows are user groups and the others kernels that matched none and kept their own key).
+ */
+export function groupHeading(by: GroupBy, rows: readonly GroupFields[]): string {
+  const users = rows.filter((r) => r.userGroup !== undefined).length;
+  if (users === 0) return GROUP_HEADINGS[by];
+  return users === rows.length ? 'group' : `group / ${GROUP_HEADINGS[by]}`;
+}
 
 interface Row {
   group: Group | null;
@@ -92,7 +102,7 @@ export function totalsLine(s: Summary): string {
 
 export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext): string {
   const withSteps = hasPerStep(s);
-  const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'min', 'max', 'share'];
+  const head = [groupHeading(s.groupBy, s.groups), 'count', 'total', 'avg', 'min', 'max', 'share'];
   if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
   const body = rows(s, view).map((r) => {
@@ -121,7 +131,7 @@ function fmtShare(p: number | null): string {
 
 export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const withSteps = hasPerStep(s);
-  const head = [GROUP_HEADINGS[s.groupBy], 'count', 'total', 'avg', 'share'];
+  const head = [groupHeading(s.groupBy, s.groups), 'count', 'total', 'avg', 'share'];
   if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
   const body = rows(s, view).map((r) => {
@@ -210,15 +220,35 @@ export function summaryJson(s: Summary, view: SummaryView): string {
   return `${JSON.stringify(summaryJsonObject(s, view), null, 2)}\n`;
 }
 
+/**
+ * One row per group, in the --sort order; with --top the groups after the first N are folded into one
+ * `(K more groups)` row; then a `(total)` row. The last column, `row`, says which is which (`group`, `others`,
+ * `total`), so a kernel named like a label cannot pass for one.
+ */
 export function summaryCsv(s: Summary, view: SummaryView): string {
-  const head = ['key', 'type', 'name', 'core', 'shapes', 'userGroup', 'count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep'];
-  const body = sortGroups(s.groups, view.sort)
-    .slice(0, view.top ?? undefined)
-    .map((g) => {
-      const j = groupJson(s, g, profilePerStep(s, g));
-      return [j.key, j.type, j.name, j.core, j.shapes, j.userGroup, j.count, j.totalUs, j.avgUs, j.minUs, j.maxUs, j.sharePct, j.countPerStep];
-    });
+  const head = ['key', 'type', 'name', 'core', 'shapes', 'userGroup', 'count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep', 'row'];
+  const body: (string | number | null | undefined)[][] = rows(s, view).map((r) => {
+    if (r.group !== null) {
+      const j = groupJson(s, r.group, r.perStep);
+      return [j.key, j.type, j.name, j.core, j.shapes, j.userGroup, j.count, j.totalUs, j.avgUs, j.minUs, j.maxUs, j.sharePct, j.countPerStep, 'group'];
+    }
+    return [r.label, null, null, null, null, null, ...cellCsv(s, r.cell, r.perStep), 'others'];
+  });
+  body.push(['(total)', null, null, null, null, null, ...cellCsv(s, s.totals, summaryPerStep(s)?.total ?? null), 'total']);
   return csvLines(head, body);
+}
+
+/** count, totalUs, avgUs, minUs, maxUs, sharePct, countPerStep of a folded or total row, as groupJson gives them. */
+function cellCsv(s: Summary, c: Cell, perStep: PerStep | null): (number | null)[] {
+  return [
+    c.count,
+    exactUs(c.ticks),
+    c.count > 0 ? round4(ticksToUs(c.ticks) / c.count) : null,
+    Number.isFinite(c.minTicks) ? exactUs(c.minTicks) : null,
+    Number.isFinite(c.maxTicks) ? exactUs(c.maxTicks) : null,
+    s.totals.ticks > 0 ? round4((100 * c.ticks) / s.totals.ticks) : null,
+    perStep ? round4(perStepCount(perStep)) : null,
+  ];
 }
 
 /** The summary reporters by output format: one for each `--format` choice of summary and diff (OUTPUT_FORMATS). */

@@ -4,7 +4,7 @@
 // without Step Id, a rank the profile does not have) is an input error, never a silent pass.
 
 import { inputError } from '../errors.js';
-import { keepGroup, userGroupOf } from '../group.js';
+import { kernelNamed, keepGroup, userGroupOf } from '../group.js';
 import {
   emptyCell,
   mergeCell,
@@ -70,7 +70,7 @@ function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup): boole
       return sel.values.includes(g.type);
     case 'name':
       if (g.name === null) unanswerable(rule, rank, g, 'name');
-      return sel.values.includes(g.name);
+      return kernelNamed(g, sel.values);
     case 'match':
       if (g.name === null && g.type === null) unanswerable(rule, rank, g, 'name or type');
       return keepGroup(g, { ...EMPTY_SELECTION, match: sel.re });

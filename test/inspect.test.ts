@@ -1,0 +1,42 @@
+// kprof inspect: where rank ids came from, the fields the files hold, rows per device of a shared file.
+
+import { describe, expect, it } from 'vitest';
+import { kprof } from './helpers.js';
+
+interface InspectRank {
+  rank: string;
+  rankSource: string | null;
+  rowsRead: number;
+  fields: { shapes: boolean; steps: boolean };
+}
+
+async function inspectJson(input: string): Promise<InspectRank[]> {
+  const r = await kprof(['inspect', input, '--format', 'json']);
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout).ranks;
+}
+
+describe('kprof inspect', () => {
+  it('says where each rank id came from: profiler_info, folder name, Device_id', async () => {
+    expect((await inspectJson('fixtures/formats/multi-rank')).map((r) => r.rankSource)).toEqual(['profiler_info_0.json rank_id', 'profiler_info_1.json rank_id']);
+    const text = (await kprof(['inspect', 'fixtures/formats/multi-rank'])).stdout;
+    expect(text).toMatch(/^rank 0\n {2}rank id {2}from profiler_info_0\.json rank_id$/m);
+    const devices = await inspectJson('fixtures/formats/msprof-multi-device');
+    expect(devices.map((r) => r.rankSource)).toEqual(['Device_id 0 (the file holds the rows of 2 devices)', 'Device_id 1 (the file holds the rows of 2 devices)']);
+  });
+
+  it('fields.shapes is true when the file has Input Shapes, though inspect does not group by them', async () => {
+    expect((await inspectJson('fixtures/formats/torch-271-device'))[0]!.fields.shapes).toBe(true);
+    expect((await inspectJson('fixtures/formats/torch-level0'))[0]!.fields.shapes).toBe(false);
+    expect((await inspectJson('fixtures/formats/op-statistic-no-device/op_statistic.csv'))[0]!.fields.shapes).toBe(false);
+  });
+
+  it('an op_summary split by Device_id: the rows of each device, which add up to the file', async () => {
+    const ranks = await inspectJson('fixtures/formats/msprof-multi-device');
+    expect(ranks.map((r) => r.rowsRead)).toEqual([12, 10]);
+    const text = (await kprof(['inspect', 'fixtures/formats/msprof-multi-device'])).stdout;
+    expect(text).toMatch(/rows {5}22 read, 0 skipped\n {2}device {3}12 of those rows are this rank's, 0 of them skipped/);
+    expect(text).toMatch(/device {3}10 of those rows are this rank's/);
+    expect((await kprof(['inspect', 'fixtures/formats/multi-rank'])).stdout).not.toMatch(/device {3}/);
+  });
+});

@@ -1,0 +1,204 @@
+// The selection options from the command line: --steps lists and open ranges, --rank by folder path, filters
+// that select nothing, --match/--exclude on raw communication names.
+
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kprof } from './helpers.js';
+
+const MULTI = 'fixtures/formats/multi-rank';
+
+function json(stdout: string): { selection: string; stepIds: number[]; totals: { count: number }; filteredKernels: number } {
+  return JSON.parse(stdout);
+}
+
+describe('--steps lists and open ranges', () => {
+  it('an open range, a list and a range select the same rows when they name the same steps', async () => {
+    const range = await kprof(['summary', MULTI, '--steps', '7-8', '--format', 'json']);
+    const list = await kprof(['summary', MULTI, '--steps', '8,7', '--format', 'json']);
+    const open = await kprof(['summary', MULTI, '--steps', '7-', '--format', 'json']);
+    expect([range.code, list.code, open.code]).toEqual([0, 0, 0]);
+    expect(json(list.stdout)).toEqual(json(range.stdout));
+    expect(json(list.stdout).selection).toBe('steps=7-8');
+    expect(json(open.stdout).stepIds).toEqual([7, 8]);
+    expect(json(open.stdout).selection).toBe('steps=7-');
+    const upTo = json((await kprof(['summary', MULTI, '--steps=-7', '--format', 'json'])).stdout);
+    expect(upTo.stepIds).toEqual([7]);
+    expect(upTo.selection).toBe('steps=0-7');
+  });
+
+  it('a snapshot made with a list is read back with the same list written another way', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      const snap = join(dir, 's.json');
+      expect((await kprof(['summary', MULTI, '--steps', '8,10-', '--format', 'json', '-o', snap])).code).toBe(0);
+      const again = await kprof(['summary', snap, '--steps', '10-, 8', '--format', 'json']);
+      expect(again.code).toBe(0);
+      expect(json(again.stdout).totals.count).toBe(12);
+      const other = await kprof(['summary', snap, '--steps', '8']);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(/made with --by type and steps=8-8,10-, .*--steps 8-8/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad list is a usage error that shows what is accepted', async () => {
+    const r = await kprof(['summary', MULTI, '--steps', '7,,8']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--steps: an empty item in the list; found "7,,8"\. Expected a Step Id \(7\), a range \(5-20\), an open range \(14- or -8\)/);
+  });
+});
+
+describe('--rank by folder path', () => {
+  const KD = `${MULTI}/localhost.localdomain_140830_20251120093000123_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`;
+
+  /** Two rank folders with no profiler_info and no rank in their names: kprof names them by their paths. */
+  function unnamedRanks(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    for (const job of ['job-a', 'job-b']) {
+      mkdirSync(join(dir, job, 'node', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      copyFileSync(KD, join(dir, job, 'node', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'));
+    }
+    return dir;
+  }
+
+  it('selects a rank named by its folder path, as the listing and the error show it', async () => {
+    const dir = unnamedRanks();
+    try {
+      const all = await kprof(['summary', dir, '--format', 'json']);
+      expect(JSON.parse(all.stdout).ranks).toEqual(['job-a/node', 'job-b/node']);
+      const missing = await kprof(['summary', dir, '--rank', '7']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/the input has ranks job-a\/node, job-b\/node\. Use --rank with one of those/);
+      for (const spelling of ['job-b/node', './job-b/node/', 'job-b\\node']) {
+        const one = await kprof(['summary', dir, '--rank', spelling, '--format', 'json']);
+        expect(one.code, spelling).toBe(0);
+        expect(JSON.parse(one.stdout).ranks).toEqual(['job-b/node']);
+        expect(JSON.parse(one.stdout).totals.count).toBe(12);
+      }
+      const both = await kprof(['inspect', dir, '--rank', 'job-a/node,job-b/node']);
+      expect(both.code).toBe(0);
+      expect(both.stdout).toMatch(/^.*: 2 ranks \(job-a\/node, job-b\/node\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an empty item or a control character is still a usage error', async () => {
+    for (const bad of ['0,,1', '0,\u001b[2J']) {
+      const r = await kprof(['summary', MULTI, '--rank', bad]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--rank: expected a rank id, a rank's folder path/);
+      expect(r.stderr).not.toMatch(/\u001b/);
+    }
+  });
+});
+
+describe('--match, --exclude and rules on raw communication names', () => {
+  const HEAD = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+  const ROWS = [
+    '1,hcom_allGather__097_7_1,hcom_allGather_,COMMUNICATION,1000.0,10.0',
+    '1,hcom_allGather__612_7_1,hcom_allGather_,COMMUNICATION,1100.0,20.0',
+    '1,hcom_allReduce__586_0_1,hcom_allReduce_,COMMUNICATION,1200.0,30.0',
+    '1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1300.0,5.0',
+    '2,hcom_allGather__097_7_1,hcom_allGather_,COMMUNICATION,2000.0,10.0',
+  ];
+
+  function profileDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    writeFileSync(join(dir, 'kernel_details.csv'), `${[HEAD, ...ROWS].join('\n')}\n`);
+    return dir;
+  }
+
+  async function groups(dir: string, args: string[]): Promise<Record<string, number>> {
+    const r = await kprof(['summary', join(dir, 'kernel_details.csv'), '--by', 'name', '--format', 'json', ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    return Object.fromEntries(JSON.parse(r.stdout).groups.map((g: { key: string; count: number }) => [g.key, g.count]));
+  }
+
+  it('selects by the raw name and by the normalised one; grouping still merges the raw names', async () => {
+    const dir = profileDir();
+    try {
+      expect(await groups(dir, [])).toEqual({ 'hcom_allGather__*_7_1': 3, 'hcom_allReduce__*_0_1': 1, aclnnCast_Cast_Cast: 1 });
+      expect(await groups(dir, ['--match', '^hcom_allGather__612_7_1$'])).toEqual({ 'hcom_allGather__*_7_1': 1 });
+      expect(await groups(dir, ['--match', '__097_'])).toEqual({ 'hcom_allGather__*_7_1': 2 });
+      expect(await groups(dir, ['--match', 'hcom_allGather__\\*_7_1'])).toEqual({ 'hcom_allGather__*_7_1': 3 });
+      expect(await groups(dir, ['--exclude', '__612_'])).toEqual({ 'hcom_allGather__*_7_1': 2, 'hcom_allReduce__*_0_1': 1, aclnnCast_Cast_Cast: 1 });
+      expect(await groups(dir, ['--exclude', '^hcom_allReduce__586_0_1$'])).toEqual({ 'hcom_allGather__*_7_1': 3, aclnnCast_Cast_Cast: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rule name: and match: select by the raw name too', async () => {
+    const dir = profileDir();
+    try {
+      const rules = join(dir, 'r.yaml');
+      writeFileSync(
+        rules,
+        [
+          'version: 1',
+          'rules:',
+          '  - rule: one 612 gather',
+          '    name: hcom_allGather__612_7_1',
+          '    count: { exactly: 1 }',
+          '  - rule: normalised name too',
+          '    name: hcom_allGather__*_7_1',
+          '    count: { exactly: 3 }',
+          '  - rule: raw counter by regex',
+          '    match: __586_',
+          '    count: { exactly: 1 }',
+          '',
+        ].join('\n'),
+      );
+      const r = await kprof(['check', join(dir, 'kernel_details.csv'), '--rules', rules]);
+      expect(r.stderr).toBe('');
+      expect(r.code, r.stdout).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('filters that select nothing', () => {
+  it('summary warns which filter kept nothing and what the profile has instead (exit 0, report still written)', async () => {
+    const core = await kprof(['summary', MULTI, '--core', 'ai_core']);
+    expect(core.code).toBe(0);
+    expect(core.stdout).toMatch(/^0 kernels/m);
+    expect(core.stderr).toBe(
+      'kprof: warning: --core ai_core selects no kernel: no kernel of the profile ran on that core (did you mean AI_CORE? core names are case-sensitive); its cores are AI_CORE, AI_VECTOR_CORE, COMMUNICATION, MIX_AIC.\n',
+    );
+    const steps = await kprof(['summary', MULTI, '--steps', '99-100']);
+    expect(steps.code).toBe(0);
+    expect(steps.stderr).toBe('kprof: warning: --steps 99-100 selects no kernel: the profile has no such step; its steps are 7-8.\n');
+    const part = await kprof(['summary', MULTI, '--steps', '7,99-', '--match', 'zzz']);
+    expect(part.stderr).toMatch(/--steps 99- selects no kernel/);
+    expect(part.stderr).toMatch(/--match zzz selects no kernel: it matches no kernel name or type/);
+    expect(part.stderr).not.toMatch(/--steps 7/);
+  });
+
+  it('filters that each keep kernels but together none are named together', async () => {
+    const r = await kprof(['summary', MULTI, '--match', 'Flash', '--exclude', 'Score']);
+    expect(r.stderr).toBe('kprof: warning: the filters (--match Flash, --exclude Score) keep none of the 24 kernels read.\n');
+    const all = await kprof(['summary', MULTI, '--exclude', '.']);
+    expect(all.stderr).toBe('kprof: warning: --exclude . leaves out every kernel of the profile.\n');
+  });
+
+  it('a filter that selects something gives no warning', async () => {
+    for (const args of [['--core', 'AI_CORE'], ['--steps', '8'], ['--match', 'Cast'], ['--exclude', 'Cast']]) {
+      expect((await kprof(['summary', MULTI, ...args])).stderr, args.join(' ')).toBe('');
+    }
+  });
+
+  it('diff warns per side, once for both when both sides miss alike', async () => {
+    const both = await kprof(['diff', MULTI, MULTI, '--core', 'ai_core']);
+    expect(both.code).toBe(0);
+    expect(both.stderr).toMatch(/^kprof: warning: base and PR: --core ai_core selects no kernel/);
+    expect(both.stderr.match(/ai_core/g)).toHaveLength(1);
+    const one = await kprof(['diff', MULTI, 'fixtures/fusion-example/pr', '--steps', '8']);
+    expect(one.stderr).toMatch(/^kprof: warning: PR: --steps 8-8 selects no kernel: the profile has no such step; its steps are 21-24\.$/m);
+    expect(one.stderr).not.toMatch(/base: --steps/);
+  });
+});
