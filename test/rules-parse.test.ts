@@ -72,7 +72,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'rules:\n  - type: Cast\n    cuont: { max: 1 }\n',
       'r.yaml:3:5: unknown key "cuont" in a rule; expected one of: rule, type, name, group, match, kernels, absent, present, count, time, count-vs-base, time-vs-base, no-new-types, ranks, steps, severity, why. Did you mean "count"?',
     ],
-    ['an unknown top-level key', 'rule:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:1: unknown key "rule" in the rules file; expected one of: version, groups, rules. Did you mean "rules"?'],
+    ['an unknown top-level key', 'rule:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:1: unknown key "rule" in the rules file; expected one of: version, groups, steps, rules. Did you mean "rules"?'],
     [
       'an unknown key in JSON',
       '{\n  "rules": [\n    { "type": "Cast", "count": { "maxx": 1 } }\n  ]\n}\n',

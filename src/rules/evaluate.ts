@@ -19,6 +19,7 @@ import {
   type RankData,
   type Selection,
 } from '../model.js';
+import { unmatchedOf } from './unmatched.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 
 /** The gate: 1 when an error-level rule failed, else 0. */
@@ -374,6 +375,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     brokenSteps: [...brokenSteps].sort((a, b) => a - b),
     compared: decisive.compared,
     newTypes: typesOn.get(decisive.rank) ?? [],
+    unmatched: unmatchedOf(rule, profile, base),
   };
 }
 
@@ -383,5 +385,6 @@ export function evaluate(profile: Profile, base: Profile | null, set: RuleSet): 
   const results = set.rules.map((r) => evaluateRule(r, profile, base, warnings));
   const failedErrors = results.filter((r) => !r.passed && r.rule.severity === 'error').length;
   const failedWarnings = results.filter((r) => !r.passed && r.rule.severity === 'warn').length;
-  return { results, passed: failedErrors === 0, failedErrors, failedWarnings, warnings };
+  const unmatched = results.filter((r) => r.unmatched.length > 0).length;
+  return { results, passed: failedErrors === 0, failedErrors, failedWarnings, warnings, unmatched };
 }

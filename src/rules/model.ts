@@ -119,6 +119,11 @@ export interface RuleResult {
   compared: { base: number; profile: number } | null;
   /** Kernel types that appeared and are not in the base (no-new-types), on the decisive rank. */
   newTypes: string[];
+  /**
+   * What the selector names that matches no kernel in the profile nor in the base: type or name values, the
+   * group's name, or the regular expression (`/re/flags`). Empty when it matched (or selects every kernel).
+   */
+  unmatched: string[];
 }
 
 export interface Verdict {
@@ -129,4 +134,6 @@ export interface Verdict {
   failedWarnings: number;
   /** What the verdict should be read with (rules that compare totals of unequal step counts), for stderr. */
   warnings: string[];
+  /** Rules whose selector matched no kernel (they are evaluated as written, and say so). */
+  unmatched: number;
 }
