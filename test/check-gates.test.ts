@@ -44,12 +44,18 @@ describe('a selector that matches nothing', () => {
   });
 
   it('a misspelt member of a group: exit 2', async () => {
-    const r = await kprof(['check', PR, '--rules', rules('groups:\n  g: [MatMulV2, AddRmsNrom]\nrules:\n  - group: g\n    count: { max: 99 }\n')]);
+    const r = await kprof(['check', PR, '--rules', rules('groups:\n  g: [MatMulV2, AddRmsNorn]\nrules:\n  - group: g\n    count: { max: 99 }\n')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('group g: "AddRmsNrom" matches no kernel in fixtures/rules/one-rank/pr; did you mean "AddRmsNorm"?');
+    expect(r.stderr).toContain('group g: "AddRmsNorn" matches no kernel in fixtures/rules/one-rank/pr; did you mean "AddRmsNorm"?');
   });
 
-  it('another version of a kernel that exists is not a typo: the rule is evaluated and says it matched nothing', async () => {
+  it('another kernel of the same family is not a typo: the rule is evaluated and says it matched nothing', async () => {
+    // MatMulV3 (digits), MatMulV2s / Casts / AddRmsNormD (variant suffixes), Mla (too short to guess at).
+    const family = rules('rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n');
+    const fr = await kprof(['check', PR, '--rules', family]);
+    expect(fr.stderr).toBe('');
+    expect(fr.code).toBe(0);
+    expect(fr.stdout).toContain('type MatMulV2s, Casts, AddRmsNormD, MatMul, Mla match no kernel in the profile');
     const f = rules('rules:\n  - type: MatMulV3\n    absent: true\n  - type: Cast\n    present: true\n');
     const r = await kprof(['check', PR, '--rules', f]);
     expect(r.code).toBe(0);

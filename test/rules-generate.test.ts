@@ -90,6 +90,26 @@ describe('kprof rules round-trips', () => {
   });
 });
 
+describe('kprof rules: what kprof check would take for a typo', () => {
+  it('a removed kernel whose name is close to one that runs is written as an anchored match', async () => {
+    const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+    const row = (step: number, type: string) => `${step},aclnn${type}_${type}_${type},${type},AI_VECTOR_CORE,${step}.0,2.0,0,8`;
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    for (const [side, types] of [['base', ['SoftmaxGrad', 'SoftMaxGrad']], ['pr', ['SoftmaxGrad']]] as const) {
+      mkdirSync(join(tmp, 'case', side), { recursive: true });
+      writeFileSync(join(tmp, 'case', side, 'kernel_details.csv'), [header, ...[1, 2].flatMap((st) => types.map((t) => row(st, t)))].join('\n') + '\n');
+    }
+    const base = join(tmp, 'case', 'base');
+    const pr = join(tmp, 'case', 'pr');
+    const out = join(tmp, 'case.rules.yaml');
+    expect((await kprof(['rules', base, pr, '-o', out])).code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('  - rule: SoftMaxGrad stays removed\n    match: "/^SoftMaxGrad$/"\n    absent: true\n');
+    // A type: SoftMaxGrad would be "did you mean SoftmaxGrad" on the PR; the match holds there and breaks on the base.
+    expect((await kprof(['check', pr, '--rules', out])).code).toBe(0);
+    expect((await kprof(['check', base, '--rules', out])).code).toBe(1);
+  });
+});
+
 describe('kprof rules: transcripts', () => {
   it('prints a commented starter rules file', async () => {
     const r = await expectTranscript('rules-one-rank', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr']);

@@ -93,16 +93,21 @@ export function unmatchedOf(rule: Rule, profile: Profile, base: Profile | null):
 
 /** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
 function allowedEdits(length: number): number {
-  return length < 4 ? 0 : length < 8 ? 1 : 2;
+  return length < 5 ? 0 : length < 12 ? 1 : 2;
 }
 
 /** Values longer than this are not compared letter by letter (kernel names are far shorter). */
 const MAX_COMPARED = 256;
 
-/** Two values that differ only in their digits name different versions (MatMulV2, MatMulV3), not a typo. */
-function differOnlyInDigits(a: string, b: string): boolean {
+/**
+ * Two kernels of one family, not a typo: names that differ only in their digits (MatMulV2, MatMulV3), or where
+ * one is the other with a variant suffix (Mul and Muls, ReduceSum and ReduceSumD, BatchMatMul and BatchMatMulV2).
+ */
+function variants(a: string, b: string): boolean {
   const strip = (s: string): string => s.toLowerCase().replace(/[0-9]+/g, '0');
-  return a.length === b.length && strip(a) === strip(b);
+  if (a.length === b.length && strip(a) === strip(b)) return true;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return long.startsWith(short) && /^(?:s|D|V?[0-9]+)$/.test(long.slice(short.length));
 }
 
 /** The kernel in `pool` that `value` most likely meant, or null. */
@@ -114,7 +119,7 @@ export function closest(value: string, pool: Iterable<string>): string | null {
   for (const c of pool) {
     if (c === value || Math.abs(c.length - value.length) > limit || c.length > MAX_COMPARED) continue;
     const d = c.toLowerCase() === lower ? 0 : distance(lower, c.toLowerCase());
-    if (d > limit || (d > 0 && differOnlyInDigits(value, c))) continue;
+    if (d > limit || (d > 0 && variants(value, c))) continue;
     if (best === null || d < best.d || (d === best.d && c < best.c)) best = { c, d };
   }
   return best?.c ?? null;
