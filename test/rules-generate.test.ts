@@ -90,6 +90,22 @@ describe('kprof rules round-trips', () => {
   });
 });
 
+describe('kprof rules takes the selection and grouping options of summary and diff', () => {
+  it('--rank, --steps, --match and --groups: the file and its check line carry them, and check agrees', async () => {
+    const FE = 'fixtures/fusion-example';
+    const out = join(tmp, 'selected.rules.yaml');
+    const flags = ['--rank', '1', '--steps', '21-22', '--match', 'Rope|Quant|Cast|RmsNorm|Attention', '--groups', 'fixtures/groups/attention.yaml'];
+    expect(await kprof(['rules', `${FE}/base`, `${FE}/pr`, ...flags, '-o', out])).toEqual({ code: 0, stdout: '', stderr: '' });
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain("#   kprof check <profile> --rules <this file> --rank 1 --match 'Rope|Quant|Cast|RmsNorm|Attention'\n");
+    expect(text).toContain('groups:\n  attention: [FlashAttentionScore, RmsNorm]\n  communication: ["/^hcom_/"]\nsteps: 21-22\nrules:\n');
+    expect(text).toMatch(/\n {4}group: attention\n/);
+    const check = ['--rules', out, '--rank', '1', '--match', 'Rope|Quant|Cast|RmsNorm|Attention'];
+    expect((await kprof(['check', `${FE}/pr`, ...check])).code).toBe(0);
+    expect((await kprof(['check', `${FE}/base`, ...check])).code).toBe(1);
+  });
+});
+
 describe('kprof rules: what kprof check would take for a typo', () => {
   it('a removed kernel whose name is close to one that runs is written as an anchored match', async () => {
     const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
