@@ -44,9 +44,12 @@ const PR = join(tmp, 'pr');
 
 beforeAll(() => {
   if (!HAS_REAL) return;
-  for (const rank of [0, 1]) write(BASE, rank, (l) => [l]);
+  // The base's rank 1 runs every Relu twice.
+  write(BASE, 0, (l) => [l]);
+  write(BASE, 1, (l) => (typeOf(l) === 'Relu' ? [l, l] : [l]));
   // Rank 0: in steps 3 and 4 only, every Mul is fused with its neighbour into a FusedMulAdd (one kernel for two).
   let pending = false;
+  let reluStep = 0;
   write(PR, 0, (l, step) => {
     if (step < 3 || typeOf(l) !== 'Mul') return [l];
     pending = !pending;
@@ -56,8 +59,15 @@ beforeAll(() => {
     cols[5] = 'FusedMulAdd';
     return [cols.join(',')];
   });
-  // Rank 1: DropOutDoMask is fused away in every step; the rest runs as before.
-  write(PR, 1, (l) => (typeOf(l) === 'DropOutDoMask' ? [] : [l]));
+  // Rank 1: DropOutDoMask is fused away in every step, and only 3 of its (base: 14) Relu per step are left.
+  let relu = 0;
+  write(PR, 1, (l, step) => {
+    if (typeOf(l) === 'DropOutDoMask') return [];
+    if (typeOf(l) !== 'Relu') return [l];
+    relu = step === reluStep ? relu + 1 : 1;
+    reluStep = step;
+    return relu <= 3 ? [l] : [];
+  });
 });
 
 describe.skipIf(!HAS_REAL)('kprof rules on a partial fusion (real level1 export, rebuilt as 4 steps)', () => {
@@ -81,6 +91,9 @@ describe.skipIf(!HAS_REAL)('kprof rules on a partial fusion (real level1 export,
     expect(text).toContain('  # Not written: a maximum on DropOutDoMask on rank 0; no count of it in a step or in the run is lower there than in the base.\n');
     // Fused in some steps only: steps 1-2 of rank 0 still run 20 Mul, as in the base, so the bound is on the run.
     expect(text).toContain('  - rule: Mul stays at most 40 in total on rank 0\n    type: Mul\n    count: { per: total, max: 40 }\n    ranks: [0]\n');
+    // Relu fell on rank 1 only (14 → 3 per step); rank 0 runs its 7 as in the base and gets no limit at that level.
+    expect(text).toContain('  - rule: Relu stays at most 3 per step on rank 1\n    type: Relu\n    count: { per: step, max: 3 }\n    ranks: [1]\n');
+    expect(text).toContain('  # Not written: a maximum on Relu on rank 0; no count of it in a step or in the run is lower there than in the base.\n');
     // Added on one rank in some steps: present there, not on every rank.
     expect(text).toContain('  - rule: FusedMulAdd runs on rank 0\n    type: FusedMulAdd\n    present: true\n    ranks: [0]\n');
     // Counts are exact: no count bound with a margin.

@@ -325,50 +325,47 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
         lines: [`  - rule: ${yamlString(`${r.key} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`, `    ${field(r)}`, '    absent: true', ...ranksLine(gone, prRanks)],
       });
     }
+    // Each rank that still runs it is held to its own level, so that no limit sits at or above the base's level
+    // on a rank it applies to: a per-step maximum where the rank's highest step fell, else (fused in some steps
+    // or layers only: no step has fewer at the most, but the run has) a maximum on the run, when both sides
+    // have as many steps.
     const rest = paired.filter((x) => x.l.total > 0);
-    const max = Math.max(0, ...rest.map((x) => x.l.max));
-    const maxRule = (ranks: string[], m: number): Candidate => ({
-      notes: first(),
-      lines: [
-        `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(m)}${perStep ? ' per step' : ''}${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}`)}`,
-        `    ${field(r)}`,
-        `    count: { per: ${per}, max: ${m} }`,
-        ...ranksLine(ranks, prRanks),
-      ],
-    });
-    if (rest.length > 0 && rest.some((x) => x.b !== null && x.b.max > max)) {
-      // One maximum for the ranks that still run it breaks on the base.
-      candidates.push(maxRule(rest.map((x) => x.l.rank), max));
-    } else if (rest.some((x) => x.b !== null && x.b.max > x.l.max)) {
-      // Fused on some ranks only: a maximum on each rank that fell, at that rank's level.
-      for (const { value, ranks } of byValue(rest.filter((x) => x.b !== null && x.b.max > x.l.max).map((x) => x.l), (l) => l.max)) {
-        candidates.push(maxRule(ranks, value));
-      }
-    } else {
-      // Fused in some steps (layers) only: no step has fewer at the most, but the run has. A total over the same
-      // number of steps on both sides.
-      const fell = rest.filter((x) => x.b !== null && x.b.steps === x.l.steps && x.b.total > x.l.total);
-      for (const { value, ranks } of byValue(fell.map((x) => x.l), (l) => l.total)) {
+    const stepFell = rest.filter((x) => x.b !== null && x.b.max > x.l.max).map((x) => x.l);
+    const runFell = rest.filter((x) => x.b !== null && x.b.max <= x.l.max && x.b.steps === x.l.steps && x.b.total > x.l.total).map((x) => x.l);
+    const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '');
+    for (const { value, ranks } of byValue(stepFell, (l) => l.max)) {
+      candidates.push({
+        notes: first(),
+        lines: [
+          `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)}${perStep ? ' per step' : ''}${onRanks(ranks)}`)}`,
+          `    ${field(r)}`,
+          `    count: { per: ${per}, max: ${value} }`,
+          ...ranksLine(ranks, prRanks),
+        ],
+      });
+    }
+    if (perStep) {
+      for (const { value, ranks } of byValue(runFell, (l) => l.total)) {
         candidates.push({
           notes: first(),
           lines: [
-            `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)} in total${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}`)}`,
+            `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)} in total${onRanks(ranks)}`)}`,
             `    ${field(r)}`,
             `    count: { per: total, max: ${value} }`,
             ...ranksLine(ranks, prRanks),
           ],
         });
       }
-      if (rest.length > 0 && fell.length === 0) {
-        const ranks = rest.map((x) => x.l.rank);
-        after = [
-          ...(candidates.length === 0 ? notes : []),
-          comment(
-            `Not written: a maximum on ${r.key}${gone.length > 0 ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}; ` +
-              `no count of it in a step or in the run is lower there than in the base.`,
-          ),
-        ];
-      }
+    }
+    const unchanged = rest.map((x) => x.l.rank).filter((rank) => !stepFell.some((l) => l.rank === rank) && !(perStep && runFell.some((l) => l.rank === rank)));
+    if (unchanged.length > 0) {
+      after = [
+        ...(candidates.length === 0 ? notes : []),
+        comment(
+          `Not written: a maximum on ${r.key}${unchanged.length < prRanks.length ? ` on rank${unchanged.length === 1 ? '' : 's'} ${unchanged.join(', ')}` : ''}; ` +
+            `no count of it in a step or in the run is lower there than in the base.`,
+        ),
+      ];
     }
     emit(candidates, `a maximum on ${r.key}`);
     body.push(...after);
