@@ -51,7 +51,7 @@ describe('a selector that matches nothing', () => {
 
   it('another kernel of the same family is not a typo: the rule is evaluated and says it matched nothing', async () => {
     // MatMulV3 (digits), MatMulV2s / Casts / AddRmsNormD (variant suffixes), Mla (too short to guess at).
-    const family = rules('rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n');
+    const family = rules('rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n  - kernels: all\n    present: true\n');
     const fr = await kprof(['check', PR, '--rules', family]);
     expect(fr.stderr).toBe('');
     expect(fr.code).toBe(0);
@@ -65,10 +65,10 @@ describe('a selector that matches nothing', () => {
   });
 
   it('is said in every format', async () => {
-    const f = rules('rules:\n  - rule: FooBar stays away\n    type: FooBar\n    absent: true\n  - match: /^nothing$/\n    count: { max: 1 }\n');
+    const f = rules('rules:\n  - rule: FooBar stays away\n    type: FooBar\n    absent: true\n  - match: /^nothing$/\n    count: { max: 1 }\n  - type: Cast\n    present: true\n');
     const json = JSON.parse((await kprof(['check', PR, '--rules', f, '--base', BASE, '--format', 'json'])).stdout) as CheckJson;
     expect(json.passed).toBe(true);
-    expect(json.results.map((x) => x.unmatched)).toEqual([['FooBar'], ['/^nothing$/']]);
+    expect(json.results.map((x) => x.unmatched)).toEqual([['FooBar'], ['/^nothing$/'], []]);
     expect(json.results[0]!.message).toBe('none; bound: absent; type FooBar matches no kernel in the profile or the base');
     const junit = (await kprof(['check', PR, '--rules', f, '--format', 'junit'])).stdout;
     expect(junit).toContain('<system-out>note: none; bound: absent; type FooBar matches no kernel in the profile');
@@ -77,7 +77,7 @@ describe('a selector that matches nothing', () => {
     expect(gh).toContain('match /^nothing$/ matches no kernel in the profile');
     const md = (await kprof(['check', PR, '--rules', f, '--format', 'markdown'])).stdout;
     expect(md).toContain('none; type FooBar matches no kernel in the profile');
-    expect(md).toContain('**check passed: 2 of 2 rules held; 2 matched no kernel.**');
+    expect(md).toContain('**check passed: 3 of 3 rules held; 2 matched no kernel.**');
   });
 
   it.skipIf(!HAS_REAL)('a communication kernel written with its per-run counter: exit 2 with the name kprof uses', async () => {
@@ -89,6 +89,17 @@ describe('a selector that matches nothing', () => {
 });
 
 describe('nothing read, nothing passed', () => {
+  it('a rules file none of whose rules matches a kernel: exit 2', async () => {
+    const f = rules('rules:\n  - type: FooBar\n    absent: true\n  - match: ^nothing$\n    count: { max: 1 }\n');
+    const r = await kprof(['check', PR, '--rules', f]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/r\d+\.yaml: no rule matches a kernel of fixtures\/rules\/one-rank\/pr \(its 2 rules select FooBar, …\)\. A gate that matched nothing cannot pass/);
+    // One rule that matches is enough: the others are reported as matching nothing.
+    const g = rules('rules:\n  - type: FooBar\n    absent: true\n  - type: Cast\n    present: true\n');
+    expect((await kprof(['check', PR, '--rules', g])).code).toBe(0);
+  });
+
   it('every row skipped: exit 2, never "check passed"', async () => {
     const csv = join(tmp, 'all-skipped.csv');
     writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,fast,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,-1,0,8\n`);

@@ -4,7 +4,7 @@
 // mapped to the exit code.
 
 import { canonicalCheckFormat, type CheckFormatName } from '../choices.js';
-import { usageError } from '../errors.js';
+import { inputError, usageError } from '../errors.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import type { Profile } from '../model.js';
 import { parseCommon, type CommonFlags } from '../options.js';
@@ -73,6 +73,15 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   rejectMisspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
   for (const w of verdict.warnings) io.stderr(`kprof: warning: ${w}\n`);
+  if (verdict.results.every((r) => r.unmatched.length > 0)) {
+    // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
+    // rules file for another model, or a profile of another run.
+    throw inputError(
+      `${relPath(flags.rules)}: no rule matches a kernel of ${relPath(profile)}${flags.base !== undefined ? ` or of the base ${relPath(flags.base)}` : ''} ` +
+        `(${rules.rules.length === 1 ? 'its one rule selects' : `its ${rules.rules.length} rules select`} ${verdict.results[0]!.unmatched.join(', ')}${rules.rules.length > 1 ? ', …' : ''}). ` +
+        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : ''}.`,
+    );
+  }
   const ctx = {
     profile: relPath(profile),
     base: flags.base !== undefined ? relPath(flags.base) : null,
