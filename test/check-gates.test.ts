@@ -95,6 +95,10 @@ describe('nothing read, nothing passed', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/r\d+\.yaml: no rule matches a kernel of fixtures\/rules\/one-rank\/pr \(its 2 rules select FooBar, …\)\. A gate that matched nothing cannot pass/);
+    // A rule that breaks on nothing (a kernel that should run and does not) is a broken gate: exit 1, not 2.
+    const broke = await kprof(['check', PR, '--rules', rules('rules:\n  - type: FooBar\n    present: true\n')]);
+    expect(broke.code).toBe(1);
+    expect(broke.stdout).toContain('check failed: 1 of 1 rule broken; 0 held; 1 matched no kernel.');
     // One rule that matches is enough: the others are reported as matching nothing.
     const g = rules('rules:\n  - type: FooBar\n    absent: true\n  - type: Cast\n    present: true\n');
     expect((await kprof(['check', PR, '--rules', g])).code).toBe(0);

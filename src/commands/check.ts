@@ -73,9 +73,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   rejectMisspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
   for (const w of verdict.warnings) io.stderr(`kprof: warning: ${w}\n`);
-  if (verdict.results.every((r) => r.unmatched.length > 0)) {
+  if (verdict.passed && verdict.results.every((r) => r.unmatched.length > 0)) {
     // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
-    // rules file for another model, or a profile of another run.
+    // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.)
     throw inputError(
       `${relPath(flags.rules)}: no rule matches a kernel of ${relPath(profile)}${flags.base !== undefined ? ` or of the base ${relPath(flags.base)}` : ''} ` +
         `(${rules.rules.length === 1 ? 'its one rule selects' : `its ${rules.rules.length} rules select`} ${verdict.results[0]!.unmatched.join(', ')}${rules.rules.length > 1 ? ', …' : ''}). ` +
