@@ -14,6 +14,28 @@ export type InspectFormat = (typeof INSPECT_FORMATS)[number];
 export const CHECK_FORMATS = ['text', 'json', 'junit', 'github', 'markdown'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
+// The plain-text format is `table` for summary and diff and `text` for inspect and check; every command takes
+// both names, so that one name works everywhere. The choices below are what commander accepts and --help lists.
+
+export const OUTPUT_FORMAT_NAMES = ['table', 'text', 'markdown', 'json', 'csv'] as const;
+export type OutputFormatName = (typeof OUTPUT_FORMAT_NAMES)[number];
+export const INSPECT_FORMAT_NAMES = ['text', 'table', 'json'] as const;
+export type InspectFormatName = (typeof INSPECT_FORMAT_NAMES)[number];
+export const CHECK_FORMAT_NAMES = ['text', 'table', 'json', 'junit', 'github', 'markdown'] as const;
+export type CheckFormatName = (typeof CHECK_FORMAT_NAMES)[number];
+
+export function canonicalOutputFormat(f: OutputFormatName): OutputFormat {
+  return f === 'text' ? 'table' : f;
+}
+
+export function canonicalInspectFormat(f: InspectFormatName): InspectFormat {
+  return f === 'table' ? 'text' : f;
+}
+
+export function canonicalCheckFormat(f: CheckFormatName): CheckFormat {
+  return f === 'table' ? 'text' : f;
+}
+
 /** rules' --by: rules select kernels by type or by name; the other groupings have no rule selector. */
 export const RULES_BYS = ['type', 'name'] as const;
 export type RulesBy = (typeof RULES_BYS)[number];

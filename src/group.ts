@@ -434,6 +434,11 @@ export function stepsText(ranges: readonly StepRange[]): string {
   return ranges.map((r) => `${r.from}-${r.to === Number.POSITIVE_INFINITY ? '' : r.to}`).join(',');
 }
 
+/** Step ranges as a person reads them: `13`, `5-20`, `14-`, joined by commas (`13,15,20-30`). */
+export function stepsLabel(ranges: readonly StepRange[]): string {
+  return ranges.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to === Number.POSITIVE_INFINITY ? '' : r.to}`)).join(',');
+}
+
 const STEP_PART = /^(\d{1,15})?\s*(-)?\s*(\d{1,15})?$/;
 
 /**

@@ -6,7 +6,16 @@
 // --help, a small diff) took most of kprof's start-up.
 
 import { Command, CommanderError, Option } from 'commander';
-import { CHECK_FORMATS, INSPECT_FORMATS, OUTPUT_FORMATS, RULES_BYS } from './choices.js';
+import {
+  canonicalInspectFormat,
+  canonicalOutputFormat,
+  CHECK_FORMAT_NAMES,
+  INSPECT_FORMAT_NAMES,
+  OUTPUT_FORMAT_NAMES,
+  RULES_BYS,
+  type InspectFormatName,
+  type OutputFormatName,
+} from './choices.js';
 import type { CheckFlags } from './commands/check.js';
 import type { DiffFlags } from './commands/diff.js';
 import type { InspectFlags } from './commands/inspect.js';
@@ -28,9 +37,16 @@ export interface RunHooks {
 
 /** Options every reading command takes. */
 function addCommonOptions(cmd: Command): Command {
+  return addSelectionOptions(
+    cmd
+      .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
+      .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/'),
+  );
+}
+
+/** Which ranks, steps and kernels to read (summary, diff, check, rules). */
+function addSelectionOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
-    .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all (all ranks aggregated)', 'all')
     .option('--steps <range>', 'only these Step Ids, e.g. 5-20, 14- (from 14 on), -8 (up to 8) or 13,15,20-30')
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
@@ -45,6 +61,9 @@ function addRunOptions(cmd: Command): Command {
     .option('--debug', 'print stack traces of errors');
 }
 
+/** A command's flags as commander hands them over: --format may be either name of the text format. */
+type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format: F };
+
 export function buildProgram(io: Io, hooks: RunHooks): Command {
   const program = new Command();
   const progressFor = (opts: { quiet?: boolean }) => makeProgress(io, opts.quiet === true);
@@ -56,6 +75,8 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
+      // Commander's own messages ("error: unknown option '--x'") start like every other kprof error.
+      outputError: (s, write) => write(s.replace(/^error: /, 'kprof: ')),
     })
     .exitOverride();
 
@@ -69,11 +90,11 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
       .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
-      .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(OUTPUT_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
-  ).action(async (profile: string, opts: SummaryFlags & { quiet?: boolean }, cmd: Command) => {
+  ).action(async (profile: string, opts: Formatted<SummaryFlags, OutputFormatName> & { quiet?: boolean }, cmd: Command) => {
     const { summaryCommand } = await import('./commands/summary.js');
-    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
+    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts, format: canonicalOutputFormat(opts.format) }, io, progressFor(opts));
   });
 
   program
@@ -81,13 +102,13 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     .description('show what a profile holds and how kprof will read it: files, formats, ranks, steps, columns, warnings')
     .argument('<profile>', 'a file or folder, as for summary')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
-    .addOption(new Option('--format <format>', 'output format').choices(INSPECT_FORMATS).default('text'))
+    .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
-    .action(async (profile: string, opts: InspectFlags & { quiet?: boolean }) => {
+    .action(async (profile: string, opts: Formatted<InspectFlags, InspectFormatName> & { quiet?: boolean }) => {
       const { inspectCommand } = await import('./commands/inspect.js');
-      hooks.code = await inspectCommand(profile, opts, io, progressFor(opts));
+      hooks.code = await inspectCommand(profile, { ...opts, format: canonicalInspectFormat(opts.format) }, io, progressFor(opts));
     });
 
   addRunOptions(
@@ -103,21 +124,23 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
       .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
       .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
       .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
-      .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(OUTPUT_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
-  ).action(async (base: string, pr: string, opts: DiffFlags & { quiet?: boolean }, cmd: Command) => {
+  ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, OutputFormatName> & { quiet?: boolean }, cmd: Command) => {
     const { diffCommand } = await import('./commands/diff.js');
-    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts }, io, progressFor(opts));
+    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts, format: canonicalOutputFormat(opts.format) }, io, progressFor(opts));
   });
 
   addRunOptions(
-    program
-      .command('check')
-      .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
-      .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
-      .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
-      .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types')
-      .addOption(new Option('--format <format>', 'output format').choices(CHECK_FORMATS).default('text'))
+    addSelectionOptions(
+      program
+        .command('check')
+        .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
+        .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
+        .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
+        .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types'),
+    )
+      .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)'),
   ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
     const { checkCommand } = await import('./commands/check.js');
@@ -125,14 +148,17 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
   });
 
   addRunOptions(
-    program
-      .command('rules')
-      .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
-      .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
-      .argument('<pr>', 'the PR profile')
-      .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
+    addSelectionOptions(
+      program
+        .command('rules')
+        .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
+        .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
+        .argument('<pr>', 'the PR profile')
+        .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
+        .option('--groups <file>', 'user-defined groups (YAML or JSON): rules select these groups; the file is copied into the rules'),
+    )
       .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')
-      .option('--margin <percent>', "headroom above the PR's level in each maximum", '10')
+      .option('--margin <percent>', "headroom above the PR's kernel time per step in the time maximum (counts are exact and get none)", '10')
       .option('-o, --out <file>', 'write the rules to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: RulesFlags & { quiet?: boolean }) => {
     const { rulesCommand } = await import('./commands/rules.js');

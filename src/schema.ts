@@ -185,6 +185,18 @@ export interface CheckResultJson {
   stepsBroken: number[];
   message: string;
   why: string | null;
+  /**
+   * What the selector names that matched no kernel in the profile nor in the base (type or name values, the
+   * group's name, or `/regex/flags`); empty when it matched something.
+   */
+  unmatched: string[];
+}
+
+/** What one input of a check held, after --rank, --steps and the filters. */
+export interface CheckReadJson {
+  kernels: number;
+  /** Rows that could not be read (see the warnings on stderr); they are in no figure. */
+  skippedRows: number;
 }
 
 export interface CheckJson {
@@ -195,5 +207,8 @@ export interface CheckJson {
   profile: string;
   base: string | null;
   rules: string;
+  read: CheckReadJson;
+  /** null without --base. */
+  baseRead: CheckReadJson | null;
   results: CheckResultJson[];
 }

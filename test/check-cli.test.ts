@@ -68,6 +68,7 @@ describe('kprof check: output formats', () => {
       stepsBroken: [2],
       message: 'rank 1, step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1)',
       why: 'the other Casts were folded into MlaPrologV3',
+      unmatched: [],
     });
   });
 
@@ -95,7 +96,7 @@ describe('kprof check: output formats', () => {
 
   it('github: nothing to annotate when every rule holds', async () => {
     const r = await kprof(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`, '--format', 'github']);
-    expect(r).toEqual({ code: 0, stdout: 'check passed: 13 of 13 rules held.\n', stderr: '' });
+    expect(r).toEqual({ code: 0, stdout: 'read: 16 kernels, 0 rows skipped; base: 31 kernels, 0 rows skipped\ncheck passed: 13 of 13 rules held.\n', stderr: '' });
   });
 
   it('markdown: a table for a job summary', async () => {
@@ -187,7 +188,7 @@ describe('the fusion example of the README', () => {
     expect(pass.code).toBe(0);
     const fail = await expectTranscript('check-fusion-example-reverted', ['check', `${FE}/base`, '--rules', `${FE}/kprof.rules.yaml`, '--base', `${FE}/base`]);
     expect(fail.code).toBe(1);
-    expect(fail.stdout).toMatch(/\ncheck failed: 6 of 8 rules broken; 2 held\.\n$/);
+    expect(fail.stdout).toMatch(/\ncheck failed: 6 of 8 rules broken; 2 held; 1 matched no kernel\.\n$/);
   });
 
   it.skipIf(!has)('the README shows the checked-in rules file and the output kprof prints', async () => {

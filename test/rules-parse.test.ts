@@ -47,7 +47,7 @@ describe('parseRules: a valid file', () => {
     expect(set.groups.map((g) => g.name)).toEqual(['rope-chain']);
     const [r0, r1, r2, r3, r4, r5, r6, r7] = set.rules;
     expect(r0).toMatchObject({ label: 'InterleaveRope stays removed', file: 'kprof.rules.yaml', line: 5, col: 5, selector: { kind: 'type', values: ['InterleaveRope'] }, check: { kind: 'absent' }, ranks: null, steps: null, severity: 'error', why: 'fused into MlaPrologV3' });
-    expect(r1).toMatchObject({ line: 9, label: null, selector: { kind: 'name', values: ['a', 'b'] }, check: { kind: 'present' }, ranks: ['0', '3'], steps: { from: 5, to: 20 } });
+    expect(r1).toMatchObject({ line: 9, label: null, selector: { kind: 'name', values: ['a', 'b'] }, check: { kind: 'present' }, ranks: ['0', '3'], steps: [{ from: 5, to: 20 }] });
     expect(r2).toMatchObject({ selector: { kind: 'group' }, check: { kind: 'count', per: 'step', bounds: { min: 1, max: 1 } }, severity: 'warn' });
     expect(r3!.selector).toMatchObject({ kind: 'match' });
     expect(r3!.selector!.kind === 'match' && r3!.selector!.re.flags).toBe('i');
@@ -56,7 +56,7 @@ describe('parseRules: a valid file', () => {
     expect(r5!.check).toEqual({ kind: 'time-vs-base', per: 'total', change: { fellByAtLeastPct: null, roseByAtMostPct: 5 } });
     expect(r6!.selector).toBeNull();
     expect(r6!.check.kind === 'no-new-types' && r6!.check.allow.map(String)).toEqual(['MlaPrologV3', '/^Mla/']);
-    expect(r7).toMatchObject({ check: { kind: 'no-new-types', allow: [] }, ranks: ['1'], steps: { from: 7, to: 7 } });
+    expect(r7).toMatchObject({ check: { kind: 'no-new-types', allow: [] }, ranks: ['1'], steps: [{ from: 7, to: 7 }] });
   });
 
   it('reads the same rules written as JSON', () => {
@@ -72,7 +72,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'rules:\n  - type: Cast\n    cuont: { max: 1 }\n',
       'r.yaml:3:5: unknown key "cuont" in a rule; expected one of: rule, type, name, group, match, kernels, absent, present, count, time, count-vs-base, time-vs-base, no-new-types, ranks, steps, severity, why. Did you mean "count"?',
     ],
-    ['an unknown top-level key', 'rule:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:1: unknown key "rule" in the rules file; expected one of: version, groups, rules. Did you mean "rules"?'],
+    ['an unknown top-level key', 'rule:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:1: unknown key "rule" in the rules file; expected one of: version, groups, steps, rules. Did you mean "rules"?'],
     [
       'an unknown key in JSON',
       '{\n  "rules": [\n    { "type": "Cast", "count": { "maxx": 1 } }\n  ]\n}\n',
@@ -101,7 +101,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
     ['rules not a list', 'rules:\n  type: Cast\n', 'r.yaml:2:3: rules: expected a list of rules (each item starting with "- "); found a mapping.'],
     ['an empty file', '', 'r.yaml:1:1: the rules file is empty; expected a mapping with a "rules:" list, such as: rules: [{ type: InterleaveRope, absent: true }].'],
     ['a bad rank', 'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, "a b"]\n', 'r.yaml:4:16: ranks: expected a rank id, a list of them ([0, 1]) or all; found "a b".'],
-    ['a reversed step range', 'rules:\n  - type: Cast\n    absent: true\n    steps: 9-3\n', 'r.yaml:4:12: steps: the range 9-3 ends before it starts; write it as 3-9.'],
+    ['a reversed step range', 'rules:\n  - type: Cast\n    absent: true\n    steps: 9-3\n', 'r.yaml:4:12: steps: the range 9-3 ends before it starts (write it as 3-9); found "9-3". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).'],
     ['an unknown version', 'version: 2\nrules:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:10: version: expected 1; found 2.'],
     ['kernels: other than all', 'rules:\n  - kernels: some\n    absent: true\n', 'r.yaml:2:14: kernels: expected "all" (every kernel); found "some".'],
   ];
@@ -120,5 +120,13 @@ describe('parseRules: validation errors name file:line:col and what was expected
   });
   it('a bad regular expression in a group', () => {
     expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(/^r\.yaml:2:7: group "g": bad regular expression \/\[\/: .+\.$/);
+  });
+});
+
+describe('parseRules: steps: takes what --steps takes', () => {
+  it('open ranges and lists, sorted and merged', () => {
+    const set = parseRules('r.yaml', 'steps: "20-30,13,15"\nrules:\n  - type: Cast\n    absent: true\n  - type: Mul\n    absent: true\n    steps: 14-\n');
+    expect(set.rules[0]!.steps).toEqual([{ from: 13, to: 13 }, { from: 15, to: 15 }, { from: 20, to: 30 }]);
+    expect(set.rules[1]!.steps).toEqual([{ from: 14, to: Number.POSITIVE_INFINITY }]);
   });
 });

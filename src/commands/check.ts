@@ -3,23 +3,27 @@
 // are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
 // mapped to the exit code.
 
-import type { CheckFormat } from '../choices.js';
-import { usageError } from '../errors.js';
+import { canonicalCheckFormat, type CheckFormatName } from '../choices.js';
+import { inputError, usageError } from '../errors.js';
 import { emit, colorEnabled, type Io } from '../io.js';
 import type { Profile } from '../model.js';
+import { parseCommon, type CommonFlags } from '../options.js';
 import { relPath } from '../paths.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { renderCheck, verdictLine } from '../reporters/check.js';
 import { evaluate, exitCodeOf, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
+import { scopeProfile } from '../rules/scope.js';
+import { rejectMisspelt } from '../rules/unmatched.js';
 import { warningLines } from '../warnings.js';
 import { strictCheck } from './summary.js';
 
-export interface CheckFlags {
+/** check takes the selection options of summary (not --by or --groups: rules select their own kernels). */
+export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
   rules: string;
   base?: string;
-  format: CheckFormat;
+  format: CheckFormatName;
   out?: string;
   strict?: boolean;
 }
@@ -41,6 +45,13 @@ function report(io: Io, p: Profile, strict: boolean | undefined): void {
   }
 }
 
+/** Kernels the rules looked at, and rows that could not be read, for the report. */
+function readCounts(p: Profile): { kernels: number; skippedRows: number } {
+  let kernels = 0;
+  for (const r of p.ranks) for (const g of r.groups.values()) kernels += g.total.count;
+  return { kernels, skippedRows: p.ranks.reduce((n, r) => n + r.rowsSkipped, 0) };
+}
+
 export async function checkCommand(profile: string, flags: CheckFlags, io: Io, progress: Progress): Promise<number> {
   const rules = readRulesFile(flags.rules, relPath(flags.rules));
   const needing = rulesNeedingBase(rules);
@@ -50,16 +61,36 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
         `pass --base <profile or summary.json>.`,
     );
   }
-  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: null, onBytes: progress.tracker(input) });
-  const [data, base] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
+  const format = canonicalCheckFormat(flags.format);
+  const { selection } = parseCommon({ ...flags, by: 'type' });
+  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, onBytes: progress.tracker(input) });
+  const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();
-  report(io, data, flags.strict);
-  if (base) report(io, base, flags.strict);
+  report(io, read0, flags.strict);
+  if (base0) report(io, base0, flags.strict);
+  const data = scopeProfile(read0, selection, 'the profile');
+  const base = base0 && scopeProfile(base0, selection, 'the base');
+  rejectMisspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
   for (const w of verdict.warnings) io.stderr(`kprof: warning: ${w}\n`);
-  const ctx = { profile: relPath(profile), base: flags.base !== undefined ? relPath(flags.base) : null, rules: relPath(flags.rules) };
-  const rc = { color: flags.out === undefined && flags.format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
-  emit(io, flags.out, renderCheck(flags.format, verdict, ctx, rc));
+  if (verdict.passed && verdict.results.every((r) => r.unmatched.length > 0)) {
+    // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
+    // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.)
+    throw inputError(
+      `${relPath(flags.rules)}: no rule matches a kernel of ${relPath(profile)}${flags.base !== undefined ? ` or of the base ${relPath(flags.base)}` : ''} ` +
+        `(${rules.rules.length === 1 ? 'its one rule selects' : `its ${rules.rules.length} rules select`} ${verdict.results[0]!.unmatched.join(', ')}${rules.rules.length > 1 ? ', …' : ''}). ` +
+        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : ''}.`,
+    );
+  }
+  const ctx = {
+    profile: relPath(profile),
+    base: flags.base !== undefined ? relPath(flags.base) : null,
+    rules: relPath(flags.rules),
+    read: readCounts(data),
+    baseRead: base ? readCounts(base) : null,
+  };
+  const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
+  emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
   if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${relPath(flags.out)}.\n`);
   return exitCodeOf(verdict);
 }

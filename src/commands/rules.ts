@@ -6,14 +6,16 @@ import { usageError } from '../errors.js';
 import { summarize } from '../group.js';
 import { emit, type Io } from '../io.js';
 import type { Profile, Selection } from '../model.js';
+import { parseCommon, type CommonFlags } from '../options.js';
 import { relPath } from '../paths.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { generateRules } from '../rules/generate.js';
+import { scopeProfile } from '../rules/scope.js';
 import { warningLines } from '../warnings.js';
 import { strictCheck } from './summary.js';
 
-export interface RulesFlags {
+export interface RulesFlags extends CommonFlags {
   by: RulesBy;
   cutThreshold: string;
   margin: string;
@@ -28,7 +30,20 @@ export function parsePercent(flag: string, text: string): number {
   return Number(m[1]);
 }
 
-const NO_SELECTION: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+/** A word for a shell command line: quoted unless it is plain. */
+function shellWord(s: string): string {
+  return /^[\w./@:=,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The options `kprof check` needs to see the kernels the rules were made from (--steps is in the file). */
+function checkOptions(sel: Selection): string {
+  const o: string[] = [];
+  if (sel.ranks) o.push(`--rank ${shellWord(sel.ranks.join(','))}`);
+  if (sel.cores) o.push(`--core ${shellWord(sel.cores.join(','))}`);
+  if (sel.match) o.push(`--match ${shellWord(sel.match.source)}`);
+  if (sel.exclude) o.push(`--exclude ${shellWord(sel.exclude.source)}`);
+  return o.join(' ');
+}
 
 function report(io: Io, p: Profile, strict: boolean | undefined): void {
   const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
@@ -40,18 +55,29 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);
   if (cutThresholdPct <= 0 || cutThresholdPct > 100) throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
-  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: null, onBytes: progress.tracker(input) });
+  const { selection } = parseCommon(flags);
+  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, onBytes: progress.tracker(input) });
   const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
   progress.done();
   report(io, base, flags.strict);
   report(io, pr, flags.strict);
-  const opts = { by: flags.by, selection: NO_SELECTION };
+  const opts = { by: flags.by, selection };
   const bs = summarize(base, opts);
   const ps = summarize(pr, opts);
+  // The rules are verified on what they will be checked on: the same ranks, steps and kernels.
+  const profiles = { base: scopeProfile(base, selection, 'the base'), pr: scopeProfile(pr, selection, 'the PR') };
   // Per step when every rank of both sides has steps (what diff --per-step needs).
   const perStep = [bs, ps].every((x) => x.hasSteps && x.perRank.every((r) => r.steps.length > 0));
   const diff = diffSummaries(bs, ps, { normalization: perStep ? 'per-step' : 'none', timeTolerancePct: 2 });
-  const text = generateRules(diff, bs, ps, { cutThresholdPct, marginPct, basePath: relPath(basePath), prPath: relPath(prPath) });
+  const text = generateRules(diff, bs, ps, profiles, {
+    cutThresholdPct,
+    marginPct,
+    basePath: relPath(basePath),
+    prPath: relPath(prPath),
+    checkOptions: checkOptions(selection),
+    steps: selection.steps,
+    groups: selection.groups,
+  });
   emit(io, flags.out, text);
   return 0;
 }

@@ -2,6 +2,7 @@
 // Results are listed in the order of the rules file.
 
 import type { CheckFormat } from '../choices.js';
+import { stepsLabel } from '../group.js';
 import type { Check, RuleResult, Verdict } from '../rules/model.js';
 import { SCHEMA_VERSION, type CheckJson, type CheckResultJson } from '../schema.js';
 import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from './format.js';
@@ -12,6 +13,14 @@ export interface CheckContext {
   profile: string;
   base: string | null;
   rules: string;
+  /** Kernels the rules looked at (after --rank/--steps and the filters) and rows that could not be read. */
+  read: ReadCounts;
+  baseRead: ReadCounts | null;
+}
+
+export interface ReadCounts {
+  kernels: number;
+  skippedRows: number;
 }
 
 type Rule = RuleResult['rule'];
@@ -89,7 +98,7 @@ function assertionText(c: Check): string {
 /** The steps and ranks a rule is limited to: " in steps 2-9 on ranks 0, 1". */
 function scopeText(rule: Rule): string {
   const parts: string[] = [];
-  if (rule.steps !== null) parts.push(rule.steps.from === rule.steps.to ? ` in step ${rule.steps.from}` : ` in steps ${rule.steps.from}-${rule.steps.to}`);
+  if (rule.steps !== null) parts.push(rule.steps.length === 1 && rule.steps[0]!.from === rule.steps[0]!.to ? ` in step ${rule.steps[0]!.from}` : ` in steps ${stepsLabel(rule.steps)}`);
   if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.join(', ')}`);
   return parts.join('');
 }
@@ -168,10 +177,28 @@ function spreadPart(r: RuleResult): string {
   return parts.join('; ');
 }
 
-/** One sentence on what was observed, against the bound. */
-export function resultMessage(r: RuleResult): string {
+/**
+ * What the selector names that matched no kernel: "type InterleaveRop matches no kernel in the profile or the
+ * base". Empty when it matched.
+ */
+export function unmatchedPart(r: RuleResult, hasBase: boolean): string {
+  if (r.unmatched.length === 0) return '';
+  const s = r.rule.selector;
+  const what =
+    s?.kind === 'type' || s?.kind === 'name'
+      ? `${s.kind} ${r.unmatched.join(', ')}`
+      : s?.kind === 'group'
+        ? `group ${s.group.name}`
+        : `match ${r.unmatched.join(', ')}`;
+  const verb = r.unmatched.length > 1 ? 'match' : 'matches';
+  return `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}`;
+}
+
+/** One sentence on what was observed, against the bound, and whether the selector matched anything. */
+export function resultMessage(r: RuleResult, hasBase = false): string {
   const spread = spreadPart(r);
-  return `${observedPart(r)}; bound: ${boundText(r.rule)}${spread ? `; ${spread}` : ''}`;
+  const unmatched = unmatchedPart(r, hasBase);
+  return `${observedPart(r)}; bound: ${boundText(r.rule)}${spread ? `; ${spread}` : ''}${unmatched ? `; ${unmatched}` : ''}`;
 }
 
 function location(r: RuleResult): string {
@@ -187,21 +214,31 @@ export function verdictLine(v: Verdict): string {
   const n = v.results.length;
   const held = v.results.filter((r) => r.passed).length;
   const warn = v.failedWarnings > 0 ? `; ${plural(v.failedWarnings, 'warning')}` : '';
-  if (v.passed) return `check passed: ${fmtCount(held)} of ${plural(n, 'rule')} held${warn}.`;
-  return `check failed: ${fmtCount(v.failedErrors)} of ${plural(n, 'rule')} broken${warn}; ${fmtCount(held)} held.`;
+  const unmatched = v.unmatched > 0 ? `; ${fmtCount(v.unmatched)} matched no kernel` : '';
+  if (v.passed) return `check passed: ${fmtCount(held)} of ${plural(n, 'rule')} held${warn}${unmatched}.`;
+  return `check failed: ${fmtCount(v.failedErrors)} of ${plural(n, 'rule')} broken${warn}; ${fmtCount(held)} held${unmatched}.`;
 }
 
 function headerLine(ctx: CheckContext): string {
   return `kprof check ${ctx.profile}${ctx.base !== null ? ` against base ${ctx.base}` : ''} with ${ctx.rules}`;
 }
 
+function readText(c: ReadCounts): string {
+  return `${plural(c.kernels, 'kernel')}, ${plural(c.skippedRows, 'row')} skipped`;
+}
+
+/** What the rules looked at: "read: 18 kernels, 0 rows skipped; base: 20 kernels, 0 rows skipped". */
+export function readLine(ctx: CheckContext): string {
+  return `read: ${readText(ctx.read)}${ctx.baseRead !== null ? `; base: ${readText(ctx.baseRead)}` : ''}`;
+}
+
 export function checkText(v: Verdict, ctx: CheckContext, rc: RenderContext): string {
-  const out = [headerLine(ctx), ''];
+  const out = [headerLine(ctx), readLine(ctx), ''];
   const width = Math.max(...v.results.map((r) => location(r).length));
   for (const r of v.results) {
     const word = statusWord(r);
     const painted = paint(rc, word === 'pass' ? 'green' : word === 'warn' ? 'yellow' : 'red', word);
-    out.push(`${painted}  ${location(r).padEnd(width)}  ${ruleName(r.rule)}: ${resultMessage(r)}`);
+    out.push(`${painted}  ${location(r).padEnd(width)}  ${ruleName(r.rule)}: ${resultMessage(r, ctx.base !== null)}`);
     if (!r.passed && r.rule.why !== null) out.push(`      ${' '.repeat(width)}why: ${r.rule.why}`);
   }
   out.push('');
@@ -228,10 +265,21 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
     step: r.step,
     ranksBroken: r.ranksBroken,
     stepsBroken: r.brokenSteps,
-    message: resultMessage(r),
+    message: resultMessage(r, ctx.base !== null),
     why: r.rule.why,
+    unmatched: r.unmatched,
   }));
-  return { schemaVersion: SCHEMA_VERSION, kind: 'check', passed: v.passed, profile: ctx.profile, base: ctx.base, rules: ctx.rules, results };
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'check',
+    passed: v.passed,
+    profile: ctx.profile,
+    base: ctx.base,
+    rules: ctx.rules,
+    read: ctx.read,
+    baseRead: ctx.baseRead,
+    results,
+  };
 }
 
 export function checkJson(v: Verdict, ctx: CheckContext): string {
@@ -246,11 +294,19 @@ export function checkJunit(v: Verdict, ctx: CheckContext): string {
   const n = v.results.length;
   const attrs = `name="kprof check" tests="${n}" failures="${v.failedErrors}" errors="0" skipped="0"`;
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${attrs}>`, `  <testsuite ${attrs.replace('kprof check', xmlEscape(ctx.rules))}>`];
+  const props: [string, number][] = [
+    ['kernels', ctx.read.kernels],
+    ['skippedRows', ctx.read.skippedRows],
+  ];
+  if (ctx.baseRead !== null) props.push(['baseKernels', ctx.baseRead.kernels], ['baseSkippedRows', ctx.baseRead.skippedRows]);
+  lines.push('    <properties>', ...props.map(([k, n]) => `      <property name="${k}" value="${n}" />`), '    </properties>');
   for (const r of v.results) {
     const head = `    <testcase name="${xmlEscape(ruleTitle(r.rule))}" classname="${xmlEscape(ctx.rules)}" file="${xmlEscape(r.rule.file)}" line="${r.rule.line}"`;
-    const msg = resultMessage(r);
+    const msg = resultMessage(r, ctx.base !== null);
     const body = `${msg}\n${location(r)}${r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
-    if (r.passed) {
+    if (r.passed && r.unmatched.length > 0) {
+      lines.push(`${head}>`, `      <system-out>${xmlEscape(`note: ${body}`)}</system-out>`, '    </testcase>');
+    } else if (r.passed) {
       lines.push(`${head} />`);
     } else if (r.rule.severity === 'warn') {
       lines.push(`${head}>`, `      <system-out>${xmlEscape(`warning: ${body}`)}</system-out>`, '    </testcase>');
@@ -272,15 +328,19 @@ function ghProperty(s: string): string {
 }
 
 /** GitHub Actions annotations on the rules file: ::error for broken error-level rules, ::warning for warn-level. */
-export function checkGithub(v: Verdict): string {
+export function checkGithub(v: Verdict, ctx: CheckContext): string {
   const out: string[] = [];
   for (const r of v.results) {
-    if (r.passed) continue;
-    const cmd = r.rule.severity === 'warn' ? 'warning' : 'error';
+    // A rule that held but matched nothing is marked too: it may be a selector that no longer names anything.
+    if (r.passed && r.unmatched.length === 0) continue;
+    const cmd = r.passed ? 'warning' : r.rule.severity === 'warn' ? 'warning' : 'error';
     const props = `file=${ghProperty(r.rule.file)},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;
-    const text = `${resultMessage(r)}${r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
+    const text = `${resultMessage(r, ctx.base !== null)}${!r.passed && r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
     out.push(`::${cmd} ${props}::${ghData(text)}`);
   }
+  const skipped = ctx.read.skippedRows + (ctx.baseRead?.skippedRows ?? 0);
+  if (skipped > 0) out.push(`::warning title=${ghProperty('kprof check: skipped rows')}::${ghData(`${readLine(ctx)} (rows that could not be read are not in the figures)`)}`);
+  out.push(readLine(ctx));
   out.push(verdictLine(v));
   return `${out.join('\n')}\n`;
 }
@@ -290,7 +350,7 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
   const rows = v.results.map((r) => [
     icon(r),
     ruleName(r.rule),
-    [observedPart(r), spreadPart(r)].filter(Boolean).join('; '),
+    [observedPart(r), spreadPart(r), unmatchedPart(r, ctx.base !== null)].filter(Boolean).join('; '),
     boundText(r.rule),
     codeSpan(location(r)),
     r.passed ? '' : (r.rule.why ?? ''),
@@ -298,7 +358,7 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
   const table = markdownTable(['', 'rule', 'observed', 'bound', 'rule file', 'why'], rows, ['left', 'left', 'left', 'left', 'left', 'left']);
   const head = `### kprof check: ${v.passed ? 'passed' : 'failed'}`;
   const what = `${codeSpan(mdCell(ctx.profile))}${ctx.base !== null ? ` against base ${codeSpan(mdCell(ctx.base))}` : ''}, rules ${codeSpan(mdCell(ctx.rules))}`;
-  return `${head}\n\n${what}\n\n${table}\n\n**${verdictLine(v)}**\n`;
+  return `${head}\n\n${what}\n\n${mdCell(readLine(ctx))}\n\n${table}\n\n**${verdictLine(v)}**\n`;
 }
 
 /** Render a verdict in one of the formats. */
@@ -311,7 +371,7 @@ export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, 
     case 'junit':
       return checkJunit(v, ctx);
     case 'github':
-      return checkGithub(v);
+      return checkGithub(v, ctx);
     case 'markdown':
       return checkMarkdown(v, ctx);
   }

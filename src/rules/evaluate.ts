@@ -4,7 +4,7 @@
 // without Step Id, a rank the profile does not have) is an input error, never a silent pass.
 
 import { inputError } from '../errors.js';
-import { kernelNamed, keepGroup, userGroupOf } from '../group.js';
+import { inSteps, kernelNamed, keepGroup, stepsLabel, userGroupOf } from '../group.js';
 import {
   emptyCell,
   mergeCell,
@@ -19,6 +19,7 @@ import {
   type RankData,
   type Selection,
 } from '../model.js';
+import { unmatchedOf } from './unmatched.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 
 /** The gate: 1 when an error-level rule failed, else 0. */
@@ -90,7 +91,7 @@ interface Slice {
 }
 
 function inRange(rule: Rule, step: number): boolean {
-  return rule.steps === null || (step >= rule.steps.from && step <= rule.steps.to);
+  return rule.steps === null || inSteps(rule.steps, step);
 }
 
 function slice(rule: Rule, rank: RankData, sel: Selector | null, keep: (g: FineGroup) => boolean = () => true): Slice {
@@ -121,7 +122,7 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
     throw inputError(`${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`);
   }
   if (rank.stepIds.filter((s) => inRange(rule, s)).length === 0) {
-    const range = rule.steps ? ` in ${rule.steps.from}-${rule.steps.to}` : '';
+    const range = rule.steps ? ` in ${stepsLabel(rule.steps)}` : '';
     throw inputError(
       `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no steps${range}` +
         `${rank.stepIds.length ? ` (it has Step Id ${rank.stepIds[0]}-${rank.stepIds[rank.stepIds.length - 1]})` : ' (every Step Id cell is empty)'}. ` +
@@ -133,7 +134,7 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
 function needsSteps(rule: Rule): string | null {
   const per = 'per' in rule.check ? rule.check.per : 'total';
   if (per === 'step') return 'checks each step';
-  if (rule.steps !== null) return `is limited to steps ${rule.steps.from}-${rule.steps.to}`;
+  if (rule.steps !== null) return `is limited to steps ${stepsLabel(rule.steps)}`;
   return null;
 }
 
@@ -374,6 +375,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     brokenSteps: [...brokenSteps].sort((a, b) => a - b),
     compared: decisive.compared,
     newTypes: typesOn.get(decisive.rank) ?? [],
+    unmatched: unmatchedOf(rule, profile, base),
   };
 }
 
@@ -383,5 +385,6 @@ export function evaluate(profile: Profile, base: Profile | null, set: RuleSet): 
   const results = set.rules.map((r) => evaluateRule(r, profile, base, warnings));
   const failedErrors = results.filter((r) => !r.passed && r.rule.severity === 'error').length;
   const failedWarnings = results.filter((r) => !r.passed && r.rule.severity === 'warn').length;
-  return { results, passed: failedErrors === 0, failedErrors, failedWarnings, warnings };
+  const unmatched = results.filter((r) => r.unmatched.length > 0).length;
+  return { results, passed: failedErrors === 0, failedErrors, failedWarnings, warnings, unmatched };
 }

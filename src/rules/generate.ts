@@ -1,55 +1,91 @@
 // A base → PR diff → a starter rules file that locks in what the change achieved. Pure: text out.
 //
-//   removed kernel             → absent
-//   added kernel               → at least its lowest per-step count in the PR (present, when some step lacks it)
-//   kernel cut by ≥ threshold  → at most the PR's highest per-step count plus a margin
-//   all kernels                → at most the PR's highest per-step total plus a margin
+//   removed kernel               → absent
+//   kernel gone from some ranks  → absent on those ranks
+//   added kernel                 → at least its lowest per-step count in the PR (present, where some step lacks it),
+//                                  per rank where the ranks differ
+//   kernel cut by ≥ threshold    → at most the PR's highest per-step count (per rank, or in total, where only that
+//                                  breaks on the base)
+//   all kernels                  → at most the PR's highest per-step count, and a time maximum with --margin
 //
-// Bounds come from every rank and every step of the PR, so the rules hold on the PR they were made from.
-// Each rule carries a comment with the numbers it came from.
+// Counts are exact, so a count bound is the PR's own level, never "+10% rounded up"; the margin is for time only.
+//
+// Every candidate rule is evaluated, before it is written, on the PR and on the base (as `kprof check` would):
+// a rule is written only when it holds on the PR and breaks on the base, except the cap on all kernels, which is
+// kept with a comment that says why. A rule left out is named in a comment with the reason. The header states
+// what was verified. Each rule carries a comment with the numbers it came from.
 
 import type { Diff, DiffRow } from '../diff.js';
-import type { Summary } from '../model.js';
-import { fmtCount, fmtSignedPct } from '../reporters/format.js';
+import { stepsLabel } from '../group.js';
+import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model.js';
+import { fmtCount, fmtSignedPct, fmtUs } from '../reporters/format.js';
+import { evaluate } from './evaluate.js';
+import { parseRules } from './parse.js';
+import { rejectMisspelt } from './unmatched.js';
 
 export interface GenerateOptions {
   /** A kernel whose count fell by at least this many percent gets a maximum. */
   cutThresholdPct: number;
-  /** Headroom added to the PR's level in a maximum, in percent. */
+  /** Headroom added to the PR's kernel time in the time maximum, in percent. */
   marginPct: number;
   /** The inputs, as shown to the user. */
   basePath: string;
   prPath: string;
+  /** The selection options `kprof check` must be given to see what these rules were made from ("--rank 0"). */
+  checkOptions: string;
+  /** --steps: written as the file's top-level steps:. */
+  steps: StepRange[] | null;
+  /** --groups: copied into the file's groups: section. */
+  groups: UserGroup[];
 }
 
-/** Lowest and highest count of a group (or of all kernels) over every step of every rank, or per rank when there are no steps. */
-interface Level {
+/** The inputs as the rules see them (after --rank, --steps and the filters), to verify each rule on. */
+export interface GenerateProfiles {
+  base: Profile;
+  pr: Profile;
+}
+
+/** One rank's level of a group (or of all kernels): per step, or its total when there are no steps. */
+interface RankLevel {
+  rank: string;
+  /** Lowest and highest count in a step (the total, twice, without steps). */
   min: number;
   max: number;
-  perStep: boolean;
+  total: number;
+  /** Highest kernel time in a step (or the total), in µs. */
+  maxUs: number;
+  steps: number;
 }
 
-function level(s: Summary, key: string | null): Level {
-  const perStep = s.hasSteps && s.perRank.every((r) => r.steps.length > 0);
+function rankLevel(r: RankSummary, key: string | null, perStep: boolean): RankLevel {
+  const g = key === null ? null : r.groups.find((x) => x.key === key);
+  const total = key === null ? r.totals.count : (g?.total.count ?? 0);
+  const totalUs = (key === null ? r.totals.ticks : (g?.total.ticks ?? 0)) / TICKS_PER_US;
+  if (!perStep) return { rank: r.rank, min: total, max: total, total, maxUs: totalUs, steps: r.steps.length };
   let min = Number.POSITIVE_INFINITY;
   let max = 0;
-  for (const r of s.perRank) {
-    const g = key === null ? null : r.groups.find((x) => x.key === key);
-    const values: number[] = [];
-    if (perStep) {
-      for (const step of r.steps) {
-        if (key === null) values.push(r.groups.reduce((n, x) => n + (x.steps.get(step)?.count ?? 0), 0));
-        else values.push(g?.steps.get(step)?.count ?? 0);
+  let maxUs = 0;
+  for (const step of r.steps) {
+    let count = 0;
+    let ticks = 0;
+    if (key === null) {
+      for (const x of r.groups) {
+        const c = x.steps.get(step);
+        if (c) {
+          count += c.count;
+          ticks += c.ticks;
+        }
       }
     } else {
-      values.push(key === null ? r.totals.count : (g?.total.count ?? 0));
+      const c = g?.steps.get(step);
+      count = c?.count ?? 0;
+      ticks = c?.ticks ?? 0;
     }
-    for (const v of values) {
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
+    if (count < min) min = count;
+    if (count > max) max = count;
+    if (ticks / TICKS_PER_US > maxUs) maxUs = ticks / TICKS_PER_US;
   }
-  return { min: Number.isFinite(min) ? min : 0, max, perStep };
+  return { rank: r.rank, min: Number.isFinite(min) ? min : 0, max, total, maxUs, steps: r.steps.length };
 }
 
 // Letters, digits, `_ . -` and inner spaces: never a YAML indicator, never `: ` or ` #`.
@@ -65,23 +101,23 @@ function comment(text: string): string {
   return `  # ${text.replace(/[\r\n]+/g, ' ')}`;
 }
 
-function withMargin(n: number, marginPct: number): number {
-  // Rounded to 1e-9 first so that 10 × 1.1 is 11, not 12.
-  return Math.ceil(Math.round(n * (1 + marginPct / 100) * 1e9) / 1e9);
+function plural(n: number, one: string): string {
+  return `${fmtCount(n)} ${one}${n === 1 ? '' : 's'}`;
 }
 
-function perStepText(n: number, l: Level): string {
-  return `${fmtCount(n)}${l.perStep ? ' per step' : ''}`;
-}
-
-/** "4 in every step of every rank", "2 to 3 in a step of a rank", "61 on each rank". */
-function rangeText(l: Level, ranks: number): string {
+/** "4 in every step", "2 to 3 in a step", "61 in total", "none". */
+function levelText(l: { min: number; max: number }, perStep: boolean): string {
   if (l.min === 0 && l.max === 0) return 'none';
-  const many = ranks > 1;
-  if (l.min === l.max) {
-    return `${fmtCount(l.min)} ${l.perStep ? `in every step${many ? ' of every rank' : ''}` : many ? 'on every rank' : 'in total'}`;
-  }
-  return `${fmtCount(l.min)} to ${fmtCount(l.max)} ${l.perStep ? `in a step${many ? ' of a rank' : ''}` : many ? 'on a rank' : 'in total'}`;
+  if (l.min === l.max) return `${fmtCount(l.min)} ${perStep ? 'in every step' : 'in total'}`;
+  return `${fmtCount(l.min)} to ${fmtCount(l.max)} ${perStep ? 'in a step' : 'in total'}`;
+}
+
+/** The levels of all ranks: one text when they agree, else rank by rank. */
+function levelsText(levels: RankLevel[], perStep: boolean): string {
+  if (levels.length === 0) return 'none';
+  const texts = levels.map((l) => levelText(l, perStep));
+  if (texts.every((t) => t === texts[0])) return levels.length > 1 ? `${texts[0]} of every rank` : texts[0]!;
+  return levels.map((l, i) => `rank ${l.rank} ${texts[i]}`).join(', ');
 }
 
 /** The change of a row as the diff saw it: "-50.0% per step" (all ranks together). */
@@ -90,85 +126,305 @@ function changeText(d: Diff, row: DiffRow): string {
   return `${fmtSignedPct(row.deltaCountPct!)} ${how}${d.pr.ranks.length > 1 ? ` over ${fmtCount(d.pr.ranks.length)} ranks` : ''}`;
 }
 
+/** A rule as it will be written, before it is verified. */
+interface Candidate {
+  /** The comment lines above it (the numbers it came from). */
+  notes: string[];
+  lines: string[];
+  /** Why the rule is written even when the base holds it too; undefined: only when it breaks on the base. */
+  keepAnyway?: string;
+}
+
+interface Verified {
+  holdsOnPr: boolean;
+  breaksOnBase: boolean;
+  /** Why the base could not answer the rule (a rank or a step it lacks), when it could not. */
+  baseError: string | null;
+  /** kprof check on the PR alone would take the selector for a misspelling of a kernel that runs there. */
+  misspelt: boolean;
+}
+
+/** `type: Muls` → `match: "/^Muls$/"`: the same kernels, and no "did you mean Mul" from kprof check. */
+function asMatch(lines: string[]): string[] {
+  return lines.map((l) => {
+    const m = /^ {4}(?:type|name): (.*)$/.exec(l);
+    if (!m) return l;
+    const raw = m[1]!;
+    const value = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+    return `    match: ${yamlString(`/^${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$/`)}`;
+  });
+}
+
+/** `ranks: [0, 1]` when the rule is for some ranks only. */
+function ranksLine(ranks: string[], all: string[]): string[] {
+  if (ranks.length === all.length) return [];
+  return [`    ranks: [${ranks.map((r) => (/^\d+$/.test(r) ? r : yamlString(r))).join(', ')}]`];
+}
+
+/** Ranks grouped by a value, in rank order of their first member: rule by rule, ranks of one level together. */
+function byValue<T extends number>(levels: RankLevel[], value: (l: RankLevel) => T): { value: T; ranks: string[] }[] {
+  const out = new Map<T, string[]>();
+  for (const l of levels) {
+    const v = value(l);
+    const list = out.get(v);
+    if (list) list.push(l.rank);
+    else out.set(v, [l.rank]);
+  }
+  return [...out].map(([v, ranks]) => ({ value: v, ranks }));
+}
+
 /** The rules YAML for a diff. `base` and `pr` are the summaries the diff was made from. */
-export function generateRules(d: Diff, base: Summary, pr: Summary, opts: GenerateOptions): string {
-  const field = d.groupBy === 'name' ? 'name' : 'type';
-  const per = (l: Level): string => (l.perStep ? 'step' : 'total');
-  const out: string[] = [
-    `# kprof rules generated from the diff of ${opts.basePath} (base) and ${opts.prPath} (PR), kernels grouped by ${d.groupBy}.`,
-    `# Base: ${plural(d.base.ranks.length, 'rank')}, ${d.base.steps === null ? 'no steps' : plural(d.base.steps, 'step')}; ` +
-      `PR: ${plural(d.pr.ranks.length, 'rank')}, ${d.pr.steps === null ? 'no steps' : plural(d.pr.steps, 'step')}. ` +
-      `Counts compared ${d.normalization === 'per-step' ? 'per step' : 'in total'}.`,
-    `# Every rule holds on every rank of the PR. Review the rules, say in why: what each protects, and check the file in:`,
-    `#   kprof check <profile> --rules <this file>`,
-    'version: 1',
-    'rules:',
-  ];
+export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: GenerateProfiles, opts: GenerateOptions): string {
+  const field = (row: DiffRow): string =>
+    row.userGroup !== undefined ? `group: ${yamlString(row.userGroup)}` : `${d.groupBy === 'name' ? 'name' : 'type'}: ${yamlString(row.key)}`;
+  // Per step only when every rank of both sides has steps: a per-step rule cannot be checked on the other side.
+  const perStep = [base, pr].every((s) => s.hasSteps && s.perRank.every((r) => r.steps.length > 0));
+  const per = perStep ? 'step' : 'total';
+  const prRanks = pr.perRank.map((r) => r.rank).sort(compareRanks);
+  const prLevels = (key: string | null): RankLevel[] => pr.perRank.map((r) => rankLevel(r, key, perStep));
+  // The base rank compared with a PR rank: the same id, or the only rank when both sides have one.
+  const baseRankOf = (rank: string): RankSummary | undefined =>
+    pr.perRank.length === 1 && base.perRank.length === 1 ? base.perRank[0] : base.perRank.find((r) => r.rank === rank);
+  const baseLevel = (rank: string, key: string | null): RankLevel | null => {
+    const b = baseRankOf(rank);
+    return b ? rankLevel(b, key, perStep) : null;
+  };
+  const baseLevels = (key: string | null): RankLevel[] => base.perRank.map((r) => rankLevel(r, key, perStep));
+
+  const preamble: string[] = ['version: 1'];
+  if (opts.groups.length > 0) {
+    preamble.push('groups:');
+    for (const g of opts.groups) {
+      const members = [...[...g.exact].sort(), ...g.patterns.map((p) => `/${p.source}/${p.flags}`)];
+      preamble.push(`  ${yamlString(g.name)}: [${members.map(yamlString).join(', ')}]`);
+    }
+  }
+  if (opts.steps) preamble.push(`steps: ${stepsLabel(opts.steps)}`);
+
+  const verify = (c: Candidate): Verified => {
+    const set = parseRules('generated rules', [...preamble, 'rules:', ...c.lines, ''].join('\n'));
+    let misspelt = false;
+    try {
+      rejectMisspelt(set, profiles.pr, null);
+    } catch {
+      misspelt = true;
+    }
+    let holdsOnPr = false;
+    try {
+      holdsOnPr = evaluate(profiles.pr, null, set).results.every((r) => r.passed);
+    } catch {
+      holdsOnPr = false;
+    }
+    try {
+      return { holdsOnPr, breaksOnBase: !evaluate(profiles.base, null, set).results.every((r) => r.passed), baseError: null, misspelt };
+    } catch (e) {
+      return { holdsOnPr, breaksOnBase: false, baseError: e instanceof Error ? e.message : String(e), misspelt };
+    }
+  };
+
+  const body: string[] = [];
+  let written = 0;
+  let breaking = 0;
+  let keptAnyway = 0;
+  /** Verify the candidates of one kernel group and write those that discriminate; say why the others are left out. */
+  const emit = (candidates: Candidate[], what: string): void => {
+    for (const c0 of candidates) {
+      let c = c0;
+      let v = verify(c);
+      if (v.misspelt) {
+        // Checked without the base, the kernel's name is one letter or two from a kernel that runs in the PR, and
+        // kprof check would stop at it as a typo: select it by an anchored regular expression instead.
+        c = { ...c, lines: asMatch(c.lines), notes: [...c.notes, comment('Written as match: kprof check, run on the PR without --base, would take the name for a misspelling of a kernel that runs there.')] };
+        v = verify(c);
+      }
+      if (!v.holdsOnPr) {
+        body.push(...c.notes, comment(`Not written: ${what}; it would not hold on the PR.`));
+        continue;
+      }
+      if (!v.breaksOnBase && c.keepAnyway === undefined) {
+        const why = v.baseError !== null ? 'the base cannot answer it (see kprof check on the base)' : 'the base holds it too, so it would not catch the change coming undone';
+        body.push(...c.notes, comment(`Not written: ${what}; ${why}.`));
+        continue;
+      }
+      body.push(...c.notes);
+      if (!v.breaksOnBase) {
+        body.push(comment(`Kept although the base holds it too: ${c.keepAnyway}`));
+        keptAnyway++;
+      } else {
+        breaking++;
+      }
+      body.push(...c.lines);
+      written++;
+    }
+  };
+
   const rows = d.rows.filter((r) => r.key !== '');
   const removed = rows.filter((r) => r.status === 'removed');
   const added = rows.filter((r) => r.status === 'added');
   const cut = rows.filter((r) => r.status === 'fewer' && r.deltaCountPct !== null && r.deltaCountPct <= -opts.cutThresholdPct);
 
-  if (removed.length > 0) out.push('', comment('Removed by the change: they must not come back.'));
+  if (removed.length > 0) body.push('', comment('Removed by the change: they must not come back.'));
   for (const r of removed) {
-    const b = level(base, r.key);
-    out.push(
-      comment(`${r.key}: base ${rangeText(b, base.perRank.length)}, PR none.`),
-      `  - rule: ${yamlString(`${r.key} stays removed`)}`,
-      `    ${field}: ${yamlString(r.key)}`,
-      '    absent: true',
+    emit(
+      [
+        {
+          notes: [comment(`${r.key}: base ${levelsText(baseLevels(r.key), perStep)}, PR none.`)],
+          lines: [`  - rule: ${yamlString(`${r.key} stays removed`)}`, `    ${field(r)}`, '    absent: true'],
+        },
+      ],
+      `"${r.key} stays removed"`,
     );
   }
 
-  if (added.length > 0) out.push('', comment('Added by the change: they must keep running.'));
+  if (added.length > 0) body.push('', comment('Added by the change: they must keep running.'));
   for (const r of added) {
-    const p = level(pr, r.key);
-    out.push(comment(`${r.key}: base none, PR ${rangeText(p, pr.perRank.length)}.`));
-    if (p.min > 0) {
-      out.push(
-        `  - rule: ${yamlString(`${r.key} runs at least ${p.min} time${p.min === 1 ? '' : 's'}${p.perStep ? ' per step' : ''}`)}`,
-        `    ${field}: ${yamlString(r.key)}`,
-        `    count: { per: ${per(p)}, min: ${p.min} }`,
-      );
-    } else {
-      out.push(`  - rule: ${yamlString(`${r.key} runs`)}`, `    ${field}: ${yamlString(r.key)}`, '    present: true');
+    const levels = prLevels(r.key);
+    const notes = [comment(`${r.key}: base none, PR ${levelsText(levels, perStep)}.`)];
+    const candidates: Candidate[] = [];
+    // Where the ranks run it alike, one rule; else a rule per level, on the ranks of that level.
+    const running = levels.filter((l) => l.min > 0);
+    for (const { value: min, ranks } of byValue(running, (l) => l.min)) {
+      candidates.push({
+        notes: candidates.length === 0 ? notes : [],
+        lines: [
+          `  - rule: ${yamlString(`${r.key} runs at least ${plural(min, 'time')}${perStep ? ' per step' : ''}${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}`)}`,
+          `    ${field(r)}`,
+          `    count: { per: ${per}, min: ${min} }`,
+          ...ranksLine(ranks, prRanks),
+        ],
+      });
     }
+    // Ranks where some step lacks it: it runs, somewhere in the run.
+    const sometimes = levels.filter((l) => l.min === 0 && l.total > 0).map((l) => l.rank);
+    if (sometimes.length > 0) {
+      candidates.push({
+        notes: candidates.length === 0 ? notes : [],
+        lines: [
+          `  - rule: ${yamlString(`${r.key} runs${sometimes.length < prRanks.length ? ` on rank${sometimes.length === 1 ? '' : 's'} ${sometimes.join(', ')}` : ''}`)}`,
+          `    ${field(r)}`,
+          '    present: true',
+          ...ranksLine(sometimes, prRanks),
+        ],
+      });
+    }
+    emit(candidates, `a rule on ${r.key}`);
   }
 
-  if (cut.length > 0) out.push('', comment(`Cut by ${opts.cutThresholdPct}% or more: they must stay at the PR's level (+${opts.marginPct}% margin).`));
+  if (cut.length > 0) body.push('', comment(`Cut by ${opts.cutThresholdPct}% or more: they must stay at the PR's level.`));
   for (const r of cut) {
-    const p = level(pr, r.key);
-    const max = withMargin(p.max, opts.marginPct);
-    out.push(
-      comment(
-        `${r.key}: base ${rangeText(level(base, r.key), base.perRank.length)}, PR ${rangeText(p, pr.perRank.length)} ` +
-          `(${changeText(d, r)}); max = ${fmtCount(p.max)} + ${opts.marginPct}%, rounded up.`,
-      ),
-      `  - rule: ${yamlString(`${r.key} stays at most ${perStepText(max, p)}`)}`,
-      `    ${field}: ${yamlString(r.key)}`,
-      `    count: { per: ${per(p)}, max: ${max} }`,
-    );
+    const levels = prLevels(r.key);
+    const paired = levels.map((l) => ({ l, b: baseLevel(l.rank, r.key) }));
+    const notes = [comment(`${r.key}: base ${levelsText(baseLevels(r.key), perStep)}, PR ${levelsText(levels, perStep)} (${changeText(d, r)}).`)];
+    const candidates: Candidate[] = [];
+    const first = (): string[] => (candidates.length === 0 ? notes : []);
+    let after: string[] = [];
+    // Ranks where the change removed it altogether.
+    const gone = paired.filter((x) => x.l.total === 0 && (x.b?.total ?? 0) > 0).map((x) => x.l.rank);
+    if (gone.length > 0) {
+      candidates.push({
+        notes: first(),
+        lines: [`  - rule: ${yamlString(`${r.key} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`, `    ${field(r)}`, '    absent: true', ...ranksLine(gone, prRanks)],
+      });
+    }
+    // Each rank that still runs it is held to its own level, so that no limit sits at or above the base's level
+    // on a rank it applies to: a per-step maximum where the rank's highest step fell, else (fused in some steps
+    // or layers only: no step has fewer at the most, but the run has) a maximum on the run, when both sides
+    // have as many steps.
+    const rest = paired.filter((x) => x.l.total > 0);
+    const stepFell = rest.filter((x) => x.b !== null && x.b.max > x.l.max).map((x) => x.l);
+    const runFell = rest.filter((x) => x.b !== null && x.b.max <= x.l.max && x.b.steps === x.l.steps && x.b.total > x.l.total).map((x) => x.l);
+    const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '');
+    for (const { value, ranks } of byValue(stepFell, (l) => l.max)) {
+      candidates.push({
+        notes: first(),
+        lines: [
+          `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)}${perStep ? ' per step' : ''}${onRanks(ranks)}`)}`,
+          `    ${field(r)}`,
+          `    count: { per: ${per}, max: ${value} }`,
+          ...ranksLine(ranks, prRanks),
+        ],
+      });
+    }
+    if (perStep) {
+      for (const { value, ranks } of byValue(runFell, (l) => l.total)) {
+        candidates.push({
+          notes: first(),
+          lines: [
+            `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)} in total${onRanks(ranks)}`)}`,
+            `    ${field(r)}`,
+            `    count: { per: total, max: ${value} }`,
+            ...ranksLine(ranks, prRanks),
+          ],
+        });
+      }
+    }
+    const unchanged = rest.map((x) => x.l.rank).filter((rank) => !stepFell.some((l) => l.rank === rank) && !(perStep && runFell.some((l) => l.rank === rank)));
+    if (unchanged.length > 0) {
+      after = [
+        ...(candidates.length === 0 ? notes : []),
+        comment(
+          `Not written: a maximum on ${r.key}${unchanged.length < prRanks.length ? ` on rank${unchanged.length === 1 ? '' : 's'} ${unchanged.join(', ')}` : ''}; ` +
+            `no count of it in a step or in the run is lower there than in the base.`,
+        ),
+      ];
+    }
+    emit(candidates, `a maximum on ${r.key}`);
+    body.push(...after);
   }
 
   if (removed.length + added.length + cut.length === 0) {
-    out.push('', comment(`The diff found no kernel ${field} removed, added or cut by ${opts.cutThresholdPct}% or more.`));
+    body.push('', comment(`The diff found no kernel ${d.groupBy === 'name' ? 'name' : 'type'} removed, added or cut by ${opts.cutThresholdPct}% or more.`));
   }
-  const all = level(pr, null);
-  const allBase = level(base, null);
-  const maxAll = withMargin(all.max, opts.marginPct);
-  out.push(
-    '',
-    comment('All kernels.'),
-    comment(
-      `base ${rangeText(allBase, base.perRank.length)}, PR ${rangeText(all, pr.perRank.length)}; max = ${fmtCount(all.max)} + ${opts.marginPct}%, rounded up.`,
-    ),
-    `  - rule: ${yamlString(`total kernels stay at most ${perStepText(maxAll, all)}`)}`,
-    '    kernels: all',
-    `    count: { per: ${per(all)}, max: ${maxAll} }`,
-  );
-  return `${out.join('\n')}\n`;
-}
 
-function plural(n: number, one: string): string {
-  return `${fmtCount(n)} ${one}${n === 1 ? '' : 's'}`;
+  const all = prLevels(null);
+  const allMax = Math.max(0, ...all.map((l) => l.max));
+  const allBase = baseLevels(null);
+  body.push('', comment('All kernels.'));
+  emit(
+    [
+      {
+        notes: [comment(`base ${levelsText(allBase, perStep)}, PR ${levelsText(all, perStep)}; max = the PR's highest.`)],
+        lines: [`  - rule: ${yamlString(`total kernels stay at most ${fmtCount(allMax)}${perStep ? ' per step' : ''}`)}`, '    kernels: all', `    count: { per: ${per}, max: ${allMax} }`],
+        keepAnyway: 'a cap on all kernels catches kernels that a later change adds.',
+      },
+    ],
+    'the cap on all kernels',
+  );
+  // Time: the PR's highest, plus the margin (kernel time varies from run to run; counts do not).
+  const usMax = Math.max(0, ...all.map((l) => l.maxUs));
+  const usBase = Math.max(0, ...allBase.map((l) => l.maxUs));
+  const limit = Math.ceil(Math.round(usMax * (1 + opts.marginPct / 100) * 100 * 1e6) / 1e6) / 100;
+  emit(
+    [
+      {
+        notes: [comment(`kernel time${perStep ? ' per step' : ''}: base at most ${fmtUs(usBase)}, PR at most ${fmtUs(usMax)}; max = ${fmtUs(usMax)} + ${opts.marginPct}%, rounded up.`)],
+        lines: [
+          `  - rule: ${yamlString(`kernel time stays at most ${fmtUs(limit)}${perStep ? ' per step' : ''}`)}`,
+          '    kernels: all',
+          `    time: { per: ${per}, max: ${limit}us }`,
+          '    severity: warn',
+          '    why: kernel time varies between runs; a warning, not a gate',
+        ],
+      },
+    ],
+    `a time maximum of ${fmtUs(limit)}${perStep ? ' per step' : ''} (the PR's highest + ${opts.marginPct}%)`,
+  );
+
+  const header = [
+    `# kprof rules generated from the diff of ${opts.basePath} (base) and ${opts.prPath} (PR), kernels grouped by ${d.groupBy}.`,
+    `# Base: ${plural(d.base.ranks.length, 'rank')}, ${d.base.steps === null ? 'no steps' : plural(d.base.steps, 'step')}; ` +
+      `PR: ${plural(d.pr.ranks.length, 'rank')}, ${d.pr.steps === null ? 'no steps' : plural(d.pr.steps, 'step')}. ` +
+      `Counts compared ${d.normalization === 'per-step' ? 'per step' : 'in total'}.`,
+    `# Verified before writing: ${written === 1 ? 'the 1 rule holds' : `all ${fmtCount(written)} rules hold`} on the PR and ${breaking === 0 ? 'none' : fmtCount(breaking)} of them ${breaking === 1 && written === 1 ? 'breaks' : 'break'} on the base` +
+      `${keptAnyway > 0 ? ` (${fmtCount(keptAnyway)} kept anyway, as ${keptAnyway === 1 ? 'its comment says' : 'their comments say'})` : ''}.`,
+    `# Review the rules, say in why: what each protects, and check the file in:`,
+    `#   kprof check <profile> --rules <this file>${opts.checkOptions ? ` ${opts.checkOptions}` : ''}`,
+  ];
+  const text = `${[...header, ...preamble, 'rules:', ...body].join('\n')}\n`;
+  // What is written reads back as the rules that were verified, and every one of them holds on the PR.
+  const final = evaluate(profiles.pr, null, parseRules('generated rules', text));
+  if (!final.results.every((r) => r.passed) || final.results.length !== written) {
+    throw new Error(`the generated rules do not all hold on the PR ${opts.prPath}`);
+  }
+  return text;
 }

@@ -1,6 +1,6 @@
 // Plain data of the rules gate: a rule as read from a rules file, and the verdict of evaluating the rules.
 
-import type { UserGroup } from '../model.js';
+import type { StepRange, UserGroup } from '../model.js';
 
 export const SEVERITIES = ['error', 'warn'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -71,7 +71,8 @@ export interface Rule {
   /** Ranks the rule applies to; null: every rank. */
   ranks: string[] | null;
   /** Inclusive Step Id range; null: the whole run (rows without a Step Id included). */
-  steps: { from: number; to: number } | null;
+  /** Step ranges the rule looks at (as --steps takes them); null: all steps. */
+  steps: StepRange[] | null;
   severity: Severity;
   why: string | null;
 }
@@ -119,6 +120,11 @@ export interface RuleResult {
   compared: { base: number; profile: number } | null;
   /** Kernel types that appeared and are not in the base (no-new-types), on the decisive rank. */
   newTypes: string[];
+  /**
+   * What the selector names that matches no kernel in the profile nor in the base: type or name values, the
+   * group's name, or the regular expression (`/re/flags`). Empty when it matched (or selects every kernel).
+   */
+  unmatched: string[];
 }
 
 export interface Verdict {
@@ -129,4 +135,6 @@ export interface Verdict {
   failedWarnings: number;
   /** What the verdict should be read with (rules that compare totals of unequal step counts), for stderr. */
   warnings: string[];
+  /** Rules whose selector matched no kernel (they are evaluated as written, and say so). */
+  unmatched: number;
 }

@@ -5,7 +5,8 @@
 import type { Pair } from 'yaml';
 import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../yamlLib.js';
 import { inputError } from '../errors.js';
-import type { UserGroup } from '../model.js';
+import { parseSteps } from '../group.js';
+import type { StepRange, UserGroup } from '../model.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../userGroups.js';
 import {
   PERS,
@@ -20,7 +21,7 @@ import {
   type Severity,
 } from './model.js';
 
-export const TOP_KEYS = ['version', 'groups', 'rules'] as const;
+export const TOP_KEYS = ['version', 'groups', 'steps', 'rules'] as const;
 export const SELECTOR_KEYS = ['type', 'name', 'group', 'match', 'kernels'] as const;
 export const CHECK_KEYS = ['absent', 'present', 'count', 'time', 'count-vs-base', 'time-vs-base', 'no-new-types'] as const;
 export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'ranks', 'steps', 'severity', 'why'] as const;
@@ -39,8 +40,8 @@ export function parseRules(path: string, text: string): RuleSet {
   return new RulesReader(path, lc).file(doc.contents as Node | null);
 }
 
-/** Edit distance, for "did you mean" (keys are short, so the quadratic table is cheap). */
-function distance(a: string, b: string): number {
+/** Edit distance, for "did you mean" (keys and kernel names are short, so the quadratic table is cheap). */
+export function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
@@ -121,7 +122,11 @@ class RulesReader {
     const list = rules.value;
     if (!isSeq(list)) this.fail(list ?? rules.key, `rules: expected a list of rules (each item starting with "- "); found ${describe(list)}.`);
     if (list.items.length === 0) this.fail(list, 'rules: the list is empty; a gate with no rules cannot fail. Add at least one rule.');
-    return { file: this.path, groups: this.groups, rules: (list.items as Node[]).map((item) => this.rule(item)) };
+    // A top-level steps: applies to every rule that does not set its own.
+    const steps = top.get('steps');
+    const allSteps = steps ? this.steps(steps.value ?? steps.key) : null;
+    const read = (list.items as Node[]).map((item) => this.rule(item));
+    return { file: this.path, groups: this.groups, rules: read.map((r) => (r.steps === null && allSteps !== null ? { ...r, steps: allSteps } : r)) };
   }
 
   private rule(node: Node): Rule {
@@ -362,15 +367,17 @@ class RulesReader {
     });
   }
 
-  private steps(node: Node): { from: number; to: number } {
+  /** `steps:` takes what --steps takes: `7`, `5-20`, `14-`, `-8` or a list `13,15,20-30`. */
+  private steps(node: Node): StepRange[] {
     const v = isScalar(node) ? node.value : undefined;
     const text = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
-    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(text);
-    if (!m) this.fail(node, `steps: expected a Step Id or a range such as 5-20; found ${describe(node)}.`);
-    const from = Number(m[1]);
-    const to = m[2] !== undefined ? Number(m[2]) : from;
-    if (to < from) this.fail(node, `steps: the range ${text} ends before it starts; write it as ${to}-${from}.`);
-    return { from, to };
+    if (text === '') this.fail(node, `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${describe(node)}.`);
+    try {
+      return parseSteps(text);
+    } catch (e) {
+      const why = (e instanceof Error ? e.message : String(e)).replace(/^--steps: /, '').replace(/; found .*$/s, '');
+      this.fail(node, `steps: ${why}; found ${describe(node)}. Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`);
+    }
   }
 
   private severity(node: Node): Severity {

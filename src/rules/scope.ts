@@ -1,0 +1,102 @@
+// The part of a profile the rules look at: `check` and `rules` take --rank, --steps, --core, --match and
+// --exclude as summary and diff do, and the rules are evaluated on what those leave. Pure: Profile in, Profile out.
+//
+// Nothing read, nothing passed: a profile where every row was skipped, or where the selection leaves no kernel,
+// is an input error, never a gate that holds.
+
+import { inputError } from '../errors.js';
+import { inSteps, keepGroup, stepsLabel } from '../group.js';
+import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model.js';
+
+/** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
+function filters(sel: Selection): boolean {
+  return sel.steps !== null || sel.cores !== null || sel.match !== null || sel.exclude !== null;
+}
+
+function scopeRank(rank: RankData, sel: Selection): RankData {
+  const steps = sel.steps;
+  if (steps && !rank.fields.steps) {
+    throw inputError(`${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input (rank ${rank.rank}) has not. Drop --steps.`);
+  }
+  if (sel.cores && !rank.fields.core) {
+    throw inputError(`${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input (rank ${rank.rank}) has not. Drop --core.`);
+  }
+  const groups = new Map<string, FineGroup>();
+  let kernels = 0;
+  for (const [key, g] of rank.groups) {
+    if (!keepGroup(g, sel)) continue;
+    let kept: FineGroup = g;
+    if (steps) {
+      const total: Cell = emptyCell();
+      const cells = new Map<number, Cell>();
+      for (const [s, c] of g.steps) {
+        if (!inSteps(steps, s)) continue;
+        cells.set(s, c);
+        mergeCell(total, c);
+      }
+      kept = { ...g, total, steps: cells };
+    }
+    if (kept.total.count === 0) continue;
+    groups.set(key, kept);
+    kernels += kept.total.count;
+  }
+  const stepIds = steps ? rank.stepIds.filter((s) => inSteps(steps, s)) : rank.stepIds;
+  return { ...rank, groups, kernels, stepIds, rowsWithoutStep: steps ? 0 : rank.rowsWithoutStep };
+}
+
+function kernelsOf(p: Profile): number {
+  return p.ranks.reduce((n, r) => n + [...r.groups.values()].reduce((m, g) => m + g.total.count, 0), 0);
+}
+
+/** The selection's options as the user wrote them, for messages. */
+function selectionFlags(sel: Selection): string {
+  const o: string[] = [];
+  if (sel.ranks) o.push(`--rank ${sel.ranks.join(',')}`);
+  if (sel.steps) o.push(`--steps ${stepsLabel(sel.steps)}`);
+  if (sel.cores) o.push(`--core ${sel.cores.join(',')}`);
+  if (sel.match) o.push(`--match ${sel.match.source}`);
+  if (sel.exclude) o.push(`--exclude ${sel.exclude.source}`);
+  return o.join(' ');
+}
+
+/** What a profile holds, for the message that the selection left nothing: "steps 50-50 on ranks 0, 1". */
+function holds(p: Profile): string {
+  const steps = [...new Set(p.ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
+  const ranks = p.ranks.map((r) => r.rank);
+  const s = steps.length > 0 ? `Step Id ${steps[0]}-${steps[steps.length - 1]}` : 'no Step Id';
+  return `${s} on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`;
+}
+
+/**
+ * The profile as the rules see it, after the selection. `what` names the input in messages ("the profile",
+ * "the base"). Throws when nothing was read or nothing is left.
+ */
+export function scopeProfile(p: Profile, sel: Selection, what: string): Profile {
+  if (kernelsOf(p) === 0) {
+    const read = p.ranks.reduce((n, r) => n + r.rowsRead, 0);
+    const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
+    const why =
+      skipped > 0
+        ? `every one of its ${skipped} row${skipped === 1 ? '' : 's'} could not be read (see the warnings above)`
+        : read > 0
+          ? `its ${read} row${read === 1 ? '' : 's'} hold no kernel`
+          : 'it has no kernel rows';
+    throw inputError(`${what} ${p.input}: no kernel was read: ${why}. A gate on nothing cannot pass; check the input.`);
+  }
+  if (!filters(sel)) return p;
+  const scoped: Profile = { ...p, ranks: p.ranks.map((r) => scopeRank(r, sel)) };
+  if (kernelsOf(scoped) === 0) {
+    throw inputError(
+      `${what} ${p.input}: the selection ${selectionFlags(sel)} leaves no kernel (it has ${holds(p)}). ` +
+        `A gate on nothing cannot pass; widen the selection.`,
+    );
+  }
+  const stepless = sel.steps ? scoped.ranks.find((r) => r.stepIds.length === 0) : undefined;
+  if (stepless) {
+    throw inputError(
+      `${what} ${p.input}: rank ${stepless.rank} has no step in the selection ${selectionFlags(sel)} ` +
+        `(it has ${holds({ ...p, ranks: p.ranks.filter((r) => r.rank === stepless.rank) })}). A gate on nothing cannot pass; widen the selection.`,
+    );
+  }
+  return scoped;
+}

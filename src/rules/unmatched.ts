@@ -1,0 +1,169 @@
+// Selectors that match no kernel. A rule about a kernel that is not there holds for `absent: true` and for a
+// maximum, so a misspelt `type: InterleaveRop` would pass forever. Two answers:
+//
+//   - the value is close to a kernel that does exist (the same but for case, an edit or two, or a communication
+//     name written with its per-run counter, `hcom_allReduce__586_0_1`): a mistake in the rules file, reported
+//     as an input error with "did you mean";
+//   - otherwise the rule is evaluated as written and its report says that the selector matched nothing.
+//
+// "Exists" means: has at least one kernel in the profile or in the base, on any rank, in any step.
+
+import { inputError } from '../errors.js';
+import { normaliseName } from '../formats/names.js';
+import { kernelMatches } from '../group.js';
+import type { FineGroup, Profile, UserGroup } from '../model.js';
+import type { Rule, RuleSet } from './model.js';
+import { distance } from './parse.js';
+
+/** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
+interface Known {
+  types: Set<string>;
+  names: Set<string>;
+  /** Some group has no type (or no name): selectors by that field cannot be answered here (evaluate says why). */
+  typeless: boolean;
+  nameless: boolean;
+  groups: FineGroup[];
+}
+
+const cache = new WeakMap<Profile, WeakMap<Profile | typeof NO_BASE, Known>>();
+const NO_BASE = {};
+
+/** The kernels of a profile and its base, gathered once for all the rules of a file. */
+function knownOf(profile: Profile, base: Profile | null): Known {
+  let byBase = cache.get(profile);
+  if (!byBase) cache.set(profile, (byBase = new WeakMap()));
+  let k = byBase.get(base ?? NO_BASE);
+  if (!k) byBase.set(base ?? NO_BASE, (k = known([profile, base])));
+  return k;
+}
+
+function known(profiles: (Profile | null)[]): Known {
+  const k: Known = { types: new Set(), names: new Set(), typeless: false, nameless: false, groups: [] };
+  for (const p of profiles) {
+    if (p === null) continue;
+    for (const rank of p.ranks) {
+      for (const g of rank.groups.values()) {
+        if (g.total.count === 0) continue;
+        k.groups.push(g);
+        if (g.type === null) k.typeless = true;
+        else k.types.add(g.type);
+        if (g.name === null) k.nameless = true;
+        else k.names.add(g.name);
+        // A communication kernel answers to its raw name too (hcom_allGather__612_7_1), as selectors match it.
+        if (g.rawName !== undefined) k.names.add(g.rawName);
+      }
+    }
+  }
+  return k;
+}
+
+function inGroup(g: FineGroup, ug: UserGroup): boolean {
+  if (g.savedUserGroup !== undefined) return g.savedUserGroup === ug.name;
+  if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name))) return true;
+  if (g.rawName !== undefined && ug.exact.has(g.rawName)) return true;
+  return ug.patterns.some((p) => kernelMatches(p, g));
+}
+
+function unmatchedIn(rule: Rule, k: Known): string[] {
+  const s = rule.selector;
+  if (s === null) return [];
+  switch (s.kind) {
+    case 'all':
+      return [];
+    case 'type':
+      return k.typeless ? [] : s.values.filter((v) => !k.types.has(v));
+    case 'name':
+      return k.nameless ? [] : s.values.filter((v) => !k.names.has(v));
+    case 'match':
+      return k.groups.some((g) => kernelMatches(s.re, g)) ? [] : [`/${s.re.source}/${s.re.flags}`];
+    case 'group':
+      return k.groups.some((g) => inGroup(g, s.group)) ? [] : [s.group.name];
+  }
+}
+
+/**
+ * The selector values of a rule that match no kernel in the profile nor in the base: type or name values, the
+ * group's name, or the regular expression. Empty when the selector matched something (or selects every kernel).
+ */
+export function unmatchedOf(rule: Rule, profile: Profile, base: Profile | null): string[] {
+  return unmatchedIn(rule, knownOf(profile, base));
+}
+
+/** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
+function allowedEdits(length: number): number {
+  return length < 5 ? 0 : length < 12 ? 1 : 2;
+}
+
+/** Values longer than this are not compared letter by letter (kernel names are far shorter). */
+const MAX_COMPARED = 256;
+
+/**
+ * Two kernels of one family, not a typo: names that differ only in their digits (MatMulV2, MatMulV3), or where
+ * one is the other with a variant suffix (Mul and Muls, ReduceSum and ReduceSumD, BatchMatMul and BatchMatMulV2).
+ */
+function variants(a: string, b: string): boolean {
+  const strip = (s: string): string => s.toLowerCase().replace(/[0-9]+/g, '0');
+  if (a.length === b.length && strip(a) === strip(b)) return true;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return long.startsWith(short) && /^(?:s|D|V?[0-9]+)$/.test(long.slice(short.length));
+}
+
+/** The kernel in `pool` that `value` most likely meant, or null. */
+export function closest(value: string, pool: Iterable<string>): string | null {
+  if (value.length > MAX_COMPARED) return null;
+  const lower = value.toLowerCase();
+  const limit = allowedEdits(value.length);
+  let best: { c: string; d: number } | null = null;
+  for (const c of pool) {
+    if (c === value || Math.abs(c.length - value.length) > limit || c.length > MAX_COMPARED) continue;
+    const d = c.toLowerCase() === lower ? 0 : distance(lower, c.toLowerCase());
+    if (d > limit || (d > 0 && variants(value, c))) continue;
+    if (best === null || d < best.d || (d === best.d && c < best.c)) best = { c, d };
+  }
+  return best?.c ?? null;
+}
+
+/** What an unmatched value of a rule was most likely meant to be, as the end of a sentence, or null. */
+function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): string | null {
+  const q = JSON.stringify;
+  if (kind === 'type' && k.names.has(value)) return `${q(value)} is a kernel name; did you mean name: ${q(value)}?`;
+  if (kind === 'name' && k.types.has(value)) return `${q(value)} is a kernel type; did you mean type: ${q(value)}?`;
+  const pools = kind === 'type' ? [k.types] : kind === 'name' ? [k.names] : [k.types, k.names];
+  const normal = normaliseName(value);
+  if (normal !== value && pools.some((p) => p.has(normal))) {
+    return `communication kernels are named without their per-run counter; did you mean ${q(normal)}?`;
+  }
+  for (const pool of pools) {
+    const c = closest(value, pool);
+    if (c !== null) return `did you mean ${q(c)}?`;
+  }
+  return null;
+}
+
+/**
+ * Stop (exit 2) at the first rule whose selector names a kernel that is not in the profile nor in the base but
+ * is close to one that is: a misspelt selector.
+ */
+export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | null): void {
+  const k = knownOf(profile, base);
+  const where = `${profile.input}${base !== null ? ` nor in the base ${base.input}` : ''}`;
+  for (const rule of set.rules) {
+    const s = rule.selector;
+    if (s === null) continue;
+    const values: { kind: 'type' | 'name' | 'member'; value: string }[] =
+      s.kind === 'type' || s.kind === 'name'
+        ? unmatchedIn(rule, k).map((value) => ({ kind: s.kind, value }))
+        : s.kind === 'group' && !k.groups.some((g) => g.savedUserGroup === s.group.name)
+          ? [...s.group.exact].filter((m) => !k.types.has(m) && !k.names.has(m)).map((value) => ({ kind: 'member' as const, value }))
+          : [];
+    for (const { kind, value } of values) {
+      const hint = meant(kind, value, k);
+      if (hint === null) continue;
+      const what = kind === 'member' ? `group ${s.kind === 'group' ? s.group.name : ''}: ${JSON.stringify(value)}` : `${kind} ${JSON.stringify(value)}`;
+      throw inputError(
+        `${rule.file}:${rule.line}: ${what} matches no kernel in ${where}; ${hint} ` +
+          `A misspelt selector matches nothing, so absent: and max: would hold whatever runs. Fix the rules file.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,226 @@
+// kprof check can be trusted: a selector that matches nothing says so (or, when it is close to a kernel that
+// exists, stops as a mistake), nothing read or nothing selected never passes, skipped rows are in every format,
+// and the options agree with summary and diff (--rank, --steps and the filters; table and text).
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CheckJson } from '../src/schema.js';
+import { HAS_REAL, kprof, REAL_REL } from './helpers.js';
+
+const R = 'fixtures/rules';
+const PR = `${R}/one-rank/pr`;
+const BASE = `${R}/one-rank/base`;
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-gates-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let n = 0;
+/** A rules file in the temp folder. */
+function rules(text: string): string {
+  const p = join(tmp, `r${n++}.yaml`);
+  writeFileSync(p, text);
+  return p;
+}
+
+const HEADER = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+
+describe('a selector that matches nothing', () => {
+  it('close to a kernel of the base: exit 2 with file:line and did you mean', async () => {
+    const f = rules('rules:\n  - rule: InterleaveRope stays removed\n    type: InterleaveRop\n    absent: true\n');
+    const r = await kprof(['check', PR, '--rules', f, '--base', BASE]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/r\d+\.yaml:2: type "InterleaveRop" matches no kernel in fixtures\/rules\/one-rank\/pr nor in the base fixtures\/rules\/one-rank\/base; did you mean "InterleaveRope"\?/);
+  });
+
+  it('the same but for case, and a name given as a type: exit 2', async () => {
+    const lower = await kprof(['check', PR, '--rules', rules('rules:\n  - type: cast\n    count: { max: 9 }\n')]);
+    expect(lower.code).toBe(2);
+    expect(lower.stderr).toContain('type "cast" matches no kernel in fixtures/rules/one-rank/pr; did you mean "Cast"?');
+    const asType = await kprof(['check', PR, '--rules', rules('rules:\n  - type: aclnnCast_Cast_Cast\n    absent: true\n')]);
+    expect(asType.code).toBe(2);
+    expect(asType.stderr).toContain('"aclnnCast_Cast_Cast" is a kernel name; did you mean name: "aclnnCast_Cast_Cast"?');
+  });
+
+  it('a misspelt member of a group: exit 2', async () => {
+    const r = await kprof(['check', PR, '--rules', rules('groups:\n  g: [MatMulV2, AddRmsNorn]\nrules:\n  - group: g\n    count: { max: 99 }\n')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('group g: "AddRmsNorn" matches no kernel in fixtures/rules/one-rank/pr; did you mean "AddRmsNorm"?');
+  });
+
+  it('another kernel of the same family is not a typo: the rule is evaluated and says it matched nothing', async () => {
+    // MatMulV3 (digits), MatMulV2s / Casts / AddRmsNormD (variant suffixes), Mla (too short to guess at).
+    const family = rules('rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n  - kernels: all\n    present: true\n');
+    const fr = await kprof(['check', PR, '--rules', family]);
+    expect(fr.stderr).toBe('');
+    expect(fr.code).toBe(0);
+    expect(fr.stdout).toContain('type MatMulV2s, Casts, AddRmsNormD, MatMul, Mla match no kernel in the profile');
+    const f = rules('rules:\n  - type: MatMulV3\n    absent: true\n  - type: Cast\n    present: true\n');
+    const r = await kprof(['check', PR, '--rules', f]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(':2  type MatMulV3: none; bound: absent; type MatMulV3 matches no kernel in the profile\n');
+    expect(r.stdout).toMatch(/:4 {2}type Cast: 4 kernels; bound: present\n/);
+    expect(r.stdout).toContain('check passed: 2 of 2 rules held; 1 matched no kernel.');
+  });
+
+  it('is said in every format', async () => {
+    const f = rules('rules:\n  - rule: FooBar stays away\n    type: FooBar\n    absent: true\n  - match: /^nothing$/\n    count: { max: 1 }\n  - type: Cast\n    present: true\n');
+    const json = JSON.parse((await kprof(['check', PR, '--rules', f, '--base', BASE, '--format', 'json'])).stdout) as CheckJson;
+    expect(json.passed).toBe(true);
+    expect(json.results.map((x) => x.unmatched)).toEqual([['FooBar'], ['/^nothing$/'], []]);
+    expect(json.results[0]!.message).toBe('none; bound: absent; type FooBar matches no kernel in the profile or the base');
+    const junit = (await kprof(['check', PR, '--rules', f, '--format', 'junit'])).stdout;
+    expect(junit).toContain('<system-out>note: none; bound: absent; type FooBar matches no kernel in the profile');
+    const gh = (await kprof(['check', PR, '--rules', f, '--format', 'github'])).stdout;
+    expect(gh).toMatch(/^::warning file=.*r\d+\.yaml,line=2,col=5,title=kprof check%3A FooBar stays away::none; bound: absent; type FooBar matches no kernel in the profile\n/);
+    expect(gh).toContain('match /^nothing$/ matches no kernel in the profile');
+    const md = (await kprof(['check', PR, '--rules', f, '--format', 'markdown'])).stdout;
+    expect(md).toContain('none; type FooBar matches no kernel in the profile');
+    expect(md).toContain('**check passed: 3 of 3 rules held; 2 matched no kernel.**');
+  });
+
+  it.skipIf(!HAS_REAL)('a communication kernel written with a per-run counter that never ran: exit 2 with the name kprof uses', async () => {
+    const f = rules('rules:\n  - name: hcom_allReduce__587_0_1\n    count: { max: 1 }\n');
+    const r = await kprof(['check', `${REAL_REL}/msinsight-torchnpu/level1`, '--rules', f]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named without their per-run counter; did you mean "hcom_allReduce__*_0_1"?');
+  });
+
+  it.skipIf(!HAS_REAL)('a communication kernel written with the raw name the file has is that kernel, not a typo', async () => {
+    const f = rules('rules:\n  - name: hcom_allReduce__586_0_1\n    count: { max: 1 }\n');
+    const r = await kprof(['check', `${REAL_REL}/msinsight-torchnpu/level1`, '--rules', f]);
+    expect(r.stderr).not.toContain('did you mean');
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('nothing read, nothing passed', () => {
+  it('a rules file none of whose rules matches a kernel: exit 2', async () => {
+    const f = rules('rules:\n  - type: FooBar\n    absent: true\n  - match: ^nothing$\n    count: { max: 1 }\n');
+    const r = await kprof(['check', PR, '--rules', f]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/r\d+\.yaml: no rule matches a kernel of fixtures\/rules\/one-rank\/pr \(its 2 rules select FooBar, …\)\. A gate that matched nothing cannot pass/);
+    // A rule that breaks on nothing (a kernel that should run and does not) is a broken gate: exit 1, not 2.
+    const broke = await kprof(['check', PR, '--rules', rules('rules:\n  - type: FooBar\n    present: true\n')]);
+    expect(broke.code).toBe(1);
+    expect(broke.stdout).toContain('check failed: 1 of 1 rule broken; 0 held; 1 matched no kernel.');
+    // One rule that matches is enough: the others are reported as matching nothing.
+    const g = rules('rules:\n  - type: FooBar\n    absent: true\n  - type: Cast\n    present: true\n');
+    expect((await kprof(['check', PR, '--rules', g])).code).toBe(0);
+  });
+
+  it('every row skipped: exit 2, never "check passed"', async () => {
+    const csv = join(tmp, 'all-skipped.csv');
+    writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,fast,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,-1,0,8\n`);
+    const r = await kprof(['check', csv, '--rules', rules('rules:\n  - type: Cast\n    absent: true\n')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toContain('check passed');
+    expect(r.stderr).toMatch(/the profile .*all-skipped\.csv: no kernel was read: every one of its 2 rows could not be read/);
+  });
+
+  it('a selection that leaves no kernel: exit 2 with the reason', async () => {
+    const f = rules('rules:\n  - type: Cast\n    absent: true\n');
+    const steps = await kprof(['check', PR, '--rules', f, '--steps', '99']);
+    expect(steps.code).toBe(2);
+    expect(steps.stderr).toContain('the profile fixtures/rules/one-rank/pr: the selection --steps 99 leaves no kernel (it has Step Id 1-3 on rank -).');
+    const match = await kprof(['check', PR, '--rules', f, '--match', 'NoSuchKernel']);
+    expect(match.code).toBe(2);
+    expect(match.stderr).toContain('the selection --match NoSuchKernel leaves no kernel');
+    const base = await kprof(['check', PR, '--rules', f, '--base', BASE, '--exclude', 'MatMul|Mla|Cast|Norm|Rope|Quant|Scatter']);
+    expect(base.code).toBe(2);
+    expect(base.stdout).toBe('');
+  });
+
+  it('a rank without a step in --steps: exit 2', async () => {
+    const csv = join(tmp, 'two-ranks');
+    for (const [rank, step] of [['0', 1], ['1', 5]] as const) {
+      mkdirSync(join(csv, `rank${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT`), { recursive: true });
+      writeFileSync(join(csv, `rank${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`), `${HEADER}\n${step},aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n`);
+    }
+    const r = await kprof(['check', csv, '--rules', rules('rules:\n  - type: Cast\n    count: { max: 1 }\n'), '--steps', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('rank 1 has no step in the selection --steps 1 (it has Step Id 5-5 on rank 1)');
+  });
+});
+
+describe('check takes --rank, --steps and the filters', () => {
+  const MULTI = [`${R}/multi-rank-one-breaks/profile`, '--rules', `${R}/multi-rank-one-breaks/kprof.rules.yaml`];
+
+  it('--rank: only those ranks are checked', async () => {
+    expect((await kprof(['check', ...MULTI])).code).toBe(1);
+    const r = await kprof(['check', ...MULTI, '--rank', '0']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('check passed: 3 of 3 rules held.');
+  });
+
+  it('--steps: only those steps are checked', async () => {
+    const f = rules('rules:\n  - type: Cast\n    count: { per: step, exactly: 1 }\n');
+    expect((await kprof(['check', `${R}/one-rank/regressed`, '--rules', f])).code).toBe(1);
+    const r = await kprof(['check', `${R}/one-rank/regressed`, '--rules', f, '--steps', '3']);
+    expect(r.stdout).toContain('highest 1 kernel per step');
+    expect(r.code).toBe(0);
+  });
+
+  it('--match / --exclude / --core narrow the kernels the rules see', async () => {
+    const f = rules('rules:\n  - kernels: all\n    count: { per: step, max: 2 }\n');
+    expect((await kprof(['check', PR, '--rules', f])).code).toBe(1);
+    expect((await kprof(['check', PR, '--rules', f, '--match', 'MatMul'])).code).toBe(0);
+    expect((await kprof(['check', PR, '--rules', f, '--exclude', 'MatMul|Mla|Norm'])).code).toBe(0);
+    expect((await kprof(['check', PR, '--rules', f, '--core', 'AI_CORE'])).code).toBe(0);
+  });
+
+  it('a rules file may set steps: for every rule; a rule of its own wins', async () => {
+    const f = rules('steps: 3\nrules:\n  - type: Cast\n    count: { per: step, exactly: 1 }\n  - type: Cast\n    count: { per: step, exactly: 1 }\n    steps: 1-3\n');
+    const r = await kprof(['check', `${R}/one-rank/regressed`, '--rules', f, '--format', 'json']);
+    const j = JSON.parse(r.stdout) as CheckJson;
+    expect(j.results.map((x) => x.passed)).toEqual([true, false]);
+    expect(j.results[0]!.rule).toBe('type Cast: exactly 1 per step in step 3');
+  });
+});
+
+describe('check reports skipped rows in every format', () => {
+  const csv = join(tmp, 'one-bad-row.csv');
+  writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,fast,0,8\n`);
+  const f = () => rules('rules:\n  - type: Cast\n    count: { max: 1 }\n');
+
+  it('text, json, junit, github, markdown', async () => {
+    const rf = f();
+    const text = await kprof(['check', csv, '--rules', rf]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('\nread: 1 kernel, 1 row skipped\n');
+    const json = JSON.parse((await kprof(['check', csv, '--rules', rf, '--format', 'json', '--base', BASE])).stdout) as CheckJson;
+    expect(json.read).toEqual({ kernels: 1, skippedRows: 1 });
+    expect(json.baseRead).toEqual({ kernels: 31, skippedRows: 0 });
+    const junit = (await kprof(['check', csv, '--rules', rf, '--format', 'junit'])).stdout;
+    expect(junit).toContain('<property name="skippedRows" value="1" />');
+    const gh = (await kprof(['check', csv, '--rules', rf, '--format', 'github'])).stdout;
+    expect(gh).toContain('::warning title=kprof check%3A skipped rows::read: 1 kernel, 1 row skipped');
+    const md = (await kprof(['check', csv, '--rules', rf, '--format', 'markdown'])).stdout;
+    expect(md).toContain('read: 1 kernel, 1 row skipped');
+  });
+
+  it('--strict still makes a skipped row an error', async () => {
+    expect((await kprof(['check', csv, '--rules', f(), '--strict'])).code).toBe(2);
+  });
+});
+
+describe('options agree across commands', () => {
+  it('table and text name the text format everywhere', async () => {
+    const f = rules('rules:\n  - type: Cast\n    count: { max: 9 }\n');
+    expect(await kprof(['check', PR, '--rules', f, '--format', 'table'])).toEqual(await kprof(['check', PR, '--rules', f, '--format', 'text']));
+    expect(await kprof(['summary', PR, '--format', 'text'])).toEqual(await kprof(['summary', PR, '--format', 'table']));
+    expect(await kprof(['diff', BASE, PR, '--format', 'text'])).toEqual(await kprof(['diff', BASE, PR]));
+    expect(await kprof(['inspect', PR, '--format', 'table'])).toEqual(await kprof(['inspect', PR]));
+  });
+
+  it("commander's own usage errors start with kprof: and exit 2", async () => {
+    for (const args of [['check', PR], ['summary', PR, '--nope'], ['rules', BASE], ['summary', PR, '--format', 'xml'], ['nope']]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^kprof: /);
+    }
+  });
+});
