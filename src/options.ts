@@ -3,6 +3,7 @@
 import { usageError } from './errors.js';
 import { parseSteps } from './group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from './model.js';
+import { compilePattern, quotePattern } from './regex.js';
 import { readGroupsFile } from './userGroups.js';
 
 /** Options shared by summary, diff, check and rules. */
@@ -24,9 +25,9 @@ export interface Common {
 
 export function parseRegex(flag: string, text: string): RegExp {
   try {
-    return new RegExp(text);
+    return compilePattern(text);
   } catch (e) {
-    throw usageError(`${flag}: bad regular expression "${text}": ${e instanceof Error ? e.message : String(e)}.`);
+    throw usageError(`${flag}: bad regular expression "${quotePattern(text)}": ${e instanceof Error ? e.message : String(e)}.`);
   }
 }
 

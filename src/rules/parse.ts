@@ -7,6 +7,7 @@ import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../yamlLib.
 import { inputError } from '../errors.js';
 import { parseSteps } from '../group.js';
 import type { StepRange, UserGroup } from '../model.js';
+import { compilePattern, quotePattern } from '../regex.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../userGroups.js';
 import {
   PERS,
@@ -202,9 +203,9 @@ class RulesReader {
     const text = node.value;
     try {
       const m = parseMember(text);
-      return typeof m === 'string' ? new RegExp(m) : m;
+      return typeof m === 'string' ? compilePattern(m) : m;
     } catch (e) {
-      this.fail(node, `${key}: bad regular expression ${text}: ${e instanceof Error ? e.message : String(e)}.`);
+      this.fail(node, `${key}: bad regular expression ${quotePattern(text)}: ${e instanceof Error ? e.message : String(e)}.`);
     }
   }
 
@@ -269,7 +270,7 @@ class RulesReader {
             try {
               return parseMember(item.value);
             } catch (err) {
-              this.fail(item, `allow: bad regular expression ${item.value}: ${err instanceof Error ? err.message : String(err)}.`);
+              this.fail(item, `allow: bad regular expression ${quotePattern(item.value)}: ${err instanceof Error ? err.message : String(err)}.`);
             }
           }),
         };
