@@ -1,5 +1,6 @@
 // The only module that touches `process`.
 
+import { EXIT } from './errors.js';
 import { run } from './run.js';
 
 const io = {
@@ -14,11 +15,20 @@ const io = {
   stderrIsTTY: process.stderr.isTTY === true,
 };
 
-// EPIPE (e.g. `kprof summary … | head`) is not an error of ours.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code === 'EPIPE') process.exit(0);
-  throw e;
-});
+// EPIPE (e.g. `kprof summary … | head`) is not an error of ours: the reader took what it wanted. Any other
+// failure to write the report (a full disk, /dev/full, an I/O error) is exit 2 with a message: a run whose report
+// was lost must not pass for one that wrote it. (A stdout closed before the start is /dev/null to Node.)
+function stdoutFailed(e: NodeJS.ErrnoException): void {
+  if (e.code === 'EPIPE') process.exit(EXIT.ok);
+  const why = e.code === 'ENOSPC' ? 'the disk is full' : e.code === 'EBADF' ? 'standard output is closed' : (e.code ?? e.message);
+  process.stderr.write(
+    `kprof: cannot write the report to standard output (${why}); the report is incomplete or missing. ` +
+      'Free some space, or write it to a file with --out.\n',
+  );
+  process.exit(EXIT.badInput);
+}
+
+process.stdout.on('error', stdoutFailed);
 
 /**
  * Exit once stdout and stderr have taken everything written to them (a pipe may still hold some), rather than
@@ -31,11 +41,12 @@ function exitWhenWritten(code: number): void {
   const written = (): void => {
     if (--pending === 0) process.exit(code);
   };
-  process.stdout.write('', written);
+  // A write that failed earlier fails this one too: its callback is the first to know.
+  process.stdout.write('', (e) => (e ? stdoutFailed(e) : written()));
   process.stderr.write('', written);
 }
 
 run(process.argv.slice(2), io).then(exitWhenWritten, (e: unknown) => {
   process.stderr.write(`kprof: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
-  exitWhenWritten(2);
+  exitWhenWritten(EXIT.internal);
 });

@@ -6,6 +6,8 @@ export const EXIT = {
   checkFailed: 1,
   /** Bad input or usage. */
   badInput: 2,
+  /** An internal error: a bug of kprof (not of the input), to be reported. */
+  internal: 3,
 } as const;
 
 export type ErrorKind = 'usage' | 'input';

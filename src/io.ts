@@ -1,8 +1,21 @@
 // The process boundary, injected so the whole CLI runs in-process in tests.
 
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { inputError, type KprofError } from './errors.js';
+import { inputError, usageError, type KprofError } from './errors.js';
 
 export interface Io {
   stdout(text: string): void;
@@ -21,24 +34,128 @@ export function colorEnabled(io: Io, tty: boolean): boolean {
   return tty;
 }
 
+/** The files and folders this run reads (real identities), so that --out never replaces one of them. */
+const inputs = new Map<string, { dev: number; ino: number }>();
+
+/** Note a file this run reads: --out refuses to replace it (by device and inode, so any path to it counts). */
+export function noteInput(path: string): void {
+  try {
+    const st = statSync(path);
+    inputs.set(path, { dev: st.dev, ino: st.ino });
+  } catch {
+    // unreadable: the read reports it, and a file that is not there cannot be replaced
+  }
+}
+
+/** Forget the inputs of the last run (run() starts each run with none). */
+export function clearInputs(): void {
+  inputs.clear();
+}
+
+/** Temporary files being written, removed by the signal handler when SIGINT or SIGTERM arrives meanwhile. */
+const pending = new Set<string>();
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const tmp of pending) rmSync(tmp, { force: true });
+  pending.clear();
+  // Die of the signal as the default action would, now that nothing is left behind.
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+  process.kill(process.pid, signal);
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 /**
  * Write a report file atomically: to a temporary file beside it, then rename, so a failed run never leaves a
- * half-written file where the report should be.
+ * half-written file where the report should be. The temporary file has a random name and is created
+ * exclusively (O_EXCL, which also refuses to follow a symbolic link planted under that name), and is removed
+ * when the write fails or the run is interrupted (SIGINT, SIGTERM) meanwhile: the handler is installed only
+ * for the write, so Ctrl-C during a long read stops kprof at once.
+ *
+ * What the path names decides how it is written: a symbolic link is followed (the file it points to is
+ * replaced, the link stays); a character device or a FIFO (/dev/null, /dev/stdout, a named pipe) is written
+ * directly, as a shell redirection would; a folder, a block device, a dangling link and an input of this run
+ * are refused with a message.
  */
 export function writeFileAtomic(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
+  let target = path;
+  let st: Stats | null = null;
   try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
+    st = lstatSync(path);
+    if (st.isSymbolicLink()) {
+      target = realpathSync(path);
+      st = statSync(target);
+    }
   } catch (e) {
-    rmSync(tmp, { force: true });
-    throw writeError(path, e);
+    const code = errorCode(e);
+    if (code === 'ENOENT' && st?.isSymbolicLink()) {
+      throw inputError(
+        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist; nothing was written. ` +
+          'kprof does not create the file a dangling link points to: remove the link, or pass the path of the file to write.',
+      );
+    }
+    if (code !== 'ENOENT') throw writeError(path, e);
+    st = null;
   }
+  if (st !== null) {
+    if (st.isDirectory()) throw writeError(path, Object.assign(new Error('is a folder'), { code: 'EISDIR' }));
+    if (st.isBlockDevice()) {
+      throw inputError(`${path}: a block device (a disk or partition); nothing was written. Pass --out a file path.`);
+    }
+    if (!st.isFile()) {
+      // A character device or a FIFO: the reader at the other end takes the report as it is written.
+      try {
+        writeFileSync(target, text, { flag: 'w' });
+      } catch (e) {
+        throw writeError(path, e);
+      }
+      return;
+    }
+    for (const [input, id] of inputs) {
+      if (id.dev === st.dev && id.ino === st.ino) {
+        throw inputError(
+          `${path}: this is ${input === path ? 'an input' : `the same file as ${input}, an input`} of this run; ` +
+            'writing the report there would destroy it, so nothing was written. Pass --out another path.',
+        );
+      }
+    }
+  }
+  const tmp = join(dirname(target), `.kprof-${randomBytes(8).toString('hex')}.tmp`);
+  let fd = -1;
+  for (const s of SIGNALS) process.on(s, onSignal);
+  try {
+    fd = openSync(tmp, 'wx', st !== null ? st.mode & 0o777 : 0o666);
+    pending.add(tmp);
+    writeAll(fd, text);
+    closeSync(fd);
+    fd = -1;
+    renameSync(tmp, target);
+  } catch (e) {
+    if (fd >= 0) closeSync(fd);
+    if (pending.has(tmp)) rmSync(tmp, { force: true });
+    throw writeError(path, e);
+  } finally {
+    pending.delete(tmp);
+    for (const s of SIGNALS) process.removeListener(s, onSignal);
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text);
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+function errorCode(e: unknown): string {
+  return e instanceof Error && 'code' in e ? String(e.code) : '';
 }
 
 /** Why --out could not be written, and what to do. */
 function writeError(path: string, e: unknown): KprofError {
-  const code = e instanceof Error && 'code' in e ? String(e.code) : '';
+  const code = errorCode(e);
+  const name = basename(path);
   const why =
     code === 'ENOENT' || code === 'ENOTDIR'
       ? `the folder ${dirname(path)} does not exist`
@@ -48,7 +165,11 @@ function writeError(path: string, e: unknown): KprofError {
           ? 'permission denied'
           : code === 'ENOSPC'
             ? 'the disk is full'
-            : code || (e instanceof Error ? e.message : String(e));
+            : code === 'ENAMETOOLONG'
+              ? `the name is too long: ${Buffer.byteLength(name)} bytes in the file name, ${Buffer.byteLength(path)} in the path; most file systems take at most 255 bytes in a name`
+              : code === 'ELOOP'
+                ? 'the path goes through a loop of symbolic links'
+                : code || (e instanceof Error ? e.message : String(e));
   return inputError(`${path}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`);
 }
 

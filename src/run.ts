@@ -24,7 +24,7 @@ import type { SummaryFlags } from './commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from './diff.js';
 import { EXIT, isKprofError } from './errors.js';
 import { SUMMARY_SORTS } from './group.js';
-import type { Io } from './io.js';
+import { clearInputs, type Io } from './io.js';
 import { GROUP_BYS } from './model.js';
 import { makeProgress } from './progressBar.js';
 
@@ -173,6 +173,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const hooks: RunHooks = { code: EXIT.ok };
   const program = buildProgram(io, hooks);
   const debug = argv.includes('--debug');
+  clearInputs();
   try {
     await program.parseAsync(argv, { from: 'user' });
     return hooks.code;
@@ -194,6 +195,6 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const msg = e instanceof Error ? e.message : String(e);
     io.stderr(`kprof: internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.\n`);
     if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
-    return EXIT.badInput;
+    return EXIT.internal;
   }
 }

@@ -8,13 +8,15 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from './yamlLib.js';
 import { inputError } from './errors.js';
 import { fsError } from './formats/readTable.js';
+import { noteInput } from './io.js';
+import { compilePattern, quotePattern } from './regex.js';
 import type { UserGroup } from './model.js';
 
 /** `/…/` or `/…/flags` → RegExp; anything else is an exact name. Throws a message on a bad expression. */
 export function parseMember(text: string): RegExp | string {
   const m = /^\/(.*)\/([imsu]*)$/s.exec(text);
   if (!m) return text;
-  return new RegExp(m[1]!, m[2]);
+  return compilePattern(m[1]!, m[2]);
 }
 
 export interface Located {
@@ -61,7 +63,7 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
       try {
         member = parseMember(item.value);
       } catch (e) {
-        throw inputError(`${at(item)}: group "${name}": bad regular expression ${item.value}: ${e instanceof Error ? e.message : String(e)}.`);
+        throw inputError(`${at(item)}: group "${name}": bad regular expression ${quotePattern(item.value)}: ${e instanceof Error ? e.message : String(e)}.`);
       }
       if (typeof member === 'string') g.exact.add(member);
       else g.patterns.push(member);
@@ -94,6 +96,7 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
 }
 
 export function readText(path: string): string {
+  noteInput(path);
   try {
     const buf = readFileSync(path);
     if (buf.includes(0)) throw inputError(`${path}: binary data, expected a YAML or JSON text file.`);

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../errors.js';
+import { noteInput } from '../io.js';
 import { fsError, missingPathError } from './readTable.js';
 
 export type PlanKind = 'table' | 'statistic' | 'snapshot';
@@ -68,6 +69,7 @@ export function rankOf(folder: string): { rank: string; source: string } {
   }
   const info = entries.filter((f) => /^profiler_info(_\d+)?\.json$/.test(f)).sort();
   for (const f of info) {
+    noteInput(join(folder, f));
     try {
       const json = JSON.parse(readFileSync(join(folder, f), 'utf8')) as { rank_id?: unknown };
       if (json.rank_id !== undefined && json.rank_id !== null && String(json.rank_id) !== '' && Number(json.rank_id) >= 0) {
@@ -285,7 +287,9 @@ export function resolveInput(input: string): ResolvedInput {
     throw fsError(input, e);
   }
   if (st.isFile()) {
-    return { input, ranks: [resolveFile(input, notes)], notes };
+    const plan = resolveFile(input, notes);
+    for (const f of plan.files) noteInput(f);
+    return { input, ranks: [plan], notes };
   }
   let ranks = resolveFolder(input, notes);
   if (ranks === null || ranks.length === 0) {
@@ -304,6 +308,7 @@ export function resolveInput(input: string): ResolvedInput {
     );
   }
   checkDistinctRanks(input, ranks);
+  for (const r of ranks) for (const f of r.files) noteInput(f);
   return { input, ranks, notes };
 }
 
