@@ -4,10 +4,9 @@
 //   rope-chain: [InterleaveRope, RotaryMul]
 //   quant: ["/Quant/"]
 
-import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from './yamlLib.js';
+import { firstAliasOrMerge, isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from './yamlLib.js';
 import { inputError } from './errors.js';
-import { fsError } from './formats/readTable.js';
+import { readRegularFile, textEncoding } from './formats/readTable.js';
 import { noteInput } from './io.js';
 import { compilePattern, quotePattern } from './regex.js';
 import type { UserGroup } from './model.js';
@@ -92,19 +91,31 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
     const msg = err.message.split('\n')[0];
     throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg}.`);
   }
+  const alias = firstAliasOrMerge(doc);
+  if (alias !== null) {
+    const p = positionOf(alias.node, lc);
+    throw inputError(
+      alias.what === 'alias'
+        ? `${path}:${p.line}:${p.col}: a YAML alias (*name); kprof does not expand anchors and aliases in its files. Write the value out in full here.`
+        : `${path}:${p.line}:${p.col}: a YAML merge key (<<); kprof does not merge mappings in its files. Write the keys out in full here.`,
+    );
+  }
   return { doc, lc };
 }
 
+/** The largest rules or groups file read: thousands of rules fit in far less. */
+export const MAX_TEXT_FILE_BYTES = 4 << 20;
+
+/** Read a rules or groups file as text: a regular file of at most 4 MiB. */
 export function readText(path: string): string {
   noteInput(path);
-  try {
-    const buf = readFileSync(path);
-    if (buf.includes(0)) throw inputError(`${path}: binary data, expected a YAML or JSON text file.`);
-    return buf.toString('utf8').replace(/^\uFEFF/, '');
-  } catch (e) {
-    if (e instanceof Error && e.name === 'KprofError') throw e;
-    throw fsError(path, e);
+  const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, 'a rules or groups file');
+  const encoding = textEncoding(buf);
+  if (encoding !== null) {
+    throw inputError(`${path}: the file is ${encoding} text, expected UTF-8 (YAML or JSON). Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW, and pass the new file.`);
   }
+  if (buf.includes(0)) throw inputError(`${path}: binary data, expected a YAML or JSON text file.`);
+  return buf.toString('utf8').replace(/^\uFEFF/, '');
 }
 
 /** Read a `--groups` file. */

@@ -2,7 +2,7 @@
 // run some 30 ms. The same functions as 'yaml', with their type guards.
 
 import { createRequire } from 'node:module';
-import type { LineCounter, Node, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import type { Alias, LineCounter, Node, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 
 type Yaml = typeof import('yaml');
 
@@ -23,6 +23,34 @@ export function isSeq(n: unknown): n is YAMLSeq<unknown> {
 
 export function isScalar(n: unknown): n is Scalar<unknown> {
   return yaml().isScalar(n);
+}
+
+export function isAlias(n: unknown): n is Alias {
+  return yaml().isAlias(n);
+}
+
+/**
+ * The first alias (`*name`) or merge key (`<<`) in a document, or null. kprof's files are read node by node,
+ * without expanding aliases, so a "billion laughs" document costs nothing; but an alias would be read as
+ * something it is not, so it is refused, with its position, rather than half understood.
+ */
+export function firstAliasOrMerge(doc: ReturnType<Yaml['parseDocument']>): { node: Node; what: 'alias' | 'merge' } | null {
+  let found: { node: Node; what: 'alias' | 'merge' } | null = null;
+  yaml().visit(doc, {
+    Alias(_, node) {
+      found = { node: node as Node, what: 'alias' };
+      return yaml().visit.BREAK;
+    },
+    Pair(_, pair) {
+      const key = pair.key;
+      if (yaml().isScalar(key) && key.value === '<<') {
+        found = { node: key as Node, what: 'merge' };
+        return yaml().visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 export function newLineCounter(): LineCounter {

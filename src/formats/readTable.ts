@@ -1,9 +1,10 @@
 // Read one CSV export (plain or gzip) into an accumulator. The only place that opens export files.
 
-import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import type { Accumulator } from '../aggregate.js';
-import { CsvScanner, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
+import { CsvScanner, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../errors.js';
 import type { SourceFile } from '../model.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
@@ -26,6 +27,7 @@ export interface ReadTableOptions {
 
 const GZIP = [0x1f, 0x8b];
 const LF = 0x0a;
+const CR = 0x0d;
 /** How many bytes are sniffed to tell CSV from JSON, ZIP or binary data. */
 const SNIFF_BYTES = 65536;
 
@@ -40,6 +42,34 @@ export function sniffBytes(head: Uint8Array): ByteKind {
   while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
   if (head[i] === 0x7b || head[i] === 0x5b) return 'json';
   return binaryAt(head) === null ? 'text' : 'binary';
+}
+
+/**
+ * The encoding of text that is not UTF-8 but UTF-16 or UTF-32 (a byte order mark, or the zero bytes of ASCII
+ * text in those encodings), or null. Such a file would otherwise look like binary data full of NUL bytes.
+ */
+export function textEncoding(head: Uint8Array): string | null {
+  const b = (i: number): number => head[i] ?? -1;
+  if (b(0) === 0xff && b(1) === 0xfe && b(2) === 0 && b(3) === 0) return 'UTF-32LE';
+  if (b(0) === 0 && b(1) === 0 && b(2) === 0xfe && b(3) === 0xff) return 'UTF-32BE';
+  if (b(0) === 0xff && b(1) === 0xfe) return 'UTF-16LE';
+  if (b(0) === 0xfe && b(1) === 0xff) return 'UTF-16BE';
+  // No mark: ASCII characters in the first 16 code units, each with its zero bytes where the encoding puts them.
+  const units = (size: number, at: number): boolean => {
+    if (head.length < size * 16) return false;
+    for (let k = 0; k < 16; k++) {
+      for (let j = 0; j < size; j++) {
+        const c = head[k * size + j]!;
+        if (j === at ? c === 0 || c > 0x7f : c !== 0) return false;
+      }
+    }
+    return true;
+  };
+  if (units(4, 0)) return 'UTF-32LE';
+  if (units(4, 3)) return 'UTF-32BE';
+  if (units(2, 0)) return 'UTF-16LE';
+  if (units(2, 1)) return 'UTF-16BE';
+  return null;
 }
 
 /** Where the first bytes stop looking like text: the offset of a NUL byte, or of the first control byte when
@@ -77,6 +107,13 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
           `Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON (*.json), or the profile folder.`,
       );
     case 'binary': {
+      const encoding = textEncoding(head);
+      if (encoding !== null) {
+        return inputError(
+          `${path}: ${it} is ${encoding} text, not UTF-8 (a spreadsheet's "Unicode text" export?); expected a CSV export in UTF-8. ` +
+            `Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW.csv, and pass the new file.`,
+        );
+      }
       const at = binaryAt(head);
       return inputError(
         `${path}: ${it} holds binary data, not CSV text (found ${at?.what ?? 'control bytes'} at byte ${at?.offset ?? 0}). ` +
@@ -93,18 +130,9 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
  * (unreadable, empty, binary, not a kernel export).
  */
 export async function readTable(path: string, acc: Accumulator, options: ReadTableOptions): Promise<SourceFile> {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw fsError(path, e);
-  }
-  let size = 0;
+  let { fd, size } = openRegular(path);
   let scanner: CsvScanner | null = null;
   try {
-    const st = fstatSync(fd);
-    if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
-    size = st.size;
     const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
     readFully(fd, head);
     const kind = sniffBytes(head);
@@ -114,16 +142,18 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
           `Was the profiler stopped before it wrote its output? Export the profile again.`,
       );
     }
-    const bad = notCsv(path, kind, head, false);
+    const bad = notCsv(path, kind, head, false) ?? crOnly(path, kind, head, size, false);
     if (bad) throw bad;
+    const audit = new ByteAudit(kind === 'gzip');
 
     const state = new TableState(path, acc, options.withShapes, options.withSpan === true, options.split ?? null);
     scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
     state.batcher = scanner;
     if (kind === 'gzip') {
-      closeSync(fd);
+      const gzFd = fd;
       fd = -1;
-      await readGzip(path, scanner, state, options.onBytes);
+      await readGzip(path, gzFd, scanner, state, audit, options.onBytes);
+      audit.report(path, acc, null);
     } else {
       let last = -1;
       for (;;) {
@@ -132,10 +162,12 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
         if (n === 0) break;
         last = sp.buf[sp.offset + n - 1]!;
         options.onBytes?.(n);
+        audit.chunk(sp.buf, sp.offset, sp.offset + n);
         scanner.commit(n);
       }
       scanner.finish();
       state.finish(last);
+      audit.report(path, acc, (offset) => lineAt(fd, offset));
     }
     if (!state.detected) {
       throw inputError(
@@ -167,6 +199,81 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
   }
 }
 
+/** What a path that is not a regular file is, in words. */
+function specialKind(st: Stats): string | null {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device (such as /dev/zero or a terminal)';
+  if (st.isBlockDevice()) return 'a block device (a disk)';
+  if (st.isSocket()) return 'a socket';
+  return null;
+}
+
+/**
+ * Open a file kprof reads, refusing anything but a regular file: a FIFO may never be written to or never end,
+ * and a device such as /dev/zero never ends. The open does not block (O_NONBLOCK, which changes nothing for a
+ * regular file), so a FIFO with no writer is refused at once instead of hanging; the check is made on the open
+ * file, so the path cannot be swapped between the check and the read.
+ */
+export function openRegular(path: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw fsError(path, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    const special = specialKind(st);
+    if (special !== null) {
+      throw inputError(
+        `${path}: ${special}, not a regular file; kprof reads only regular files, since a pipe or a device can block or never end. ` +
+          'Copy the data into a file and pass that.',
+      );
+    }
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/**
+ * Read a small side file (a rules or groups file, profiler_info_*.json, a summary JSON) whole, refusing a
+ * special file and anything over `limit` bytes, counted as read (a size from stat can be 0 for /proc files).
+ */
+export function readRegularFile(path: string, limit: number, what: string): Buffer {
+  const { fd } = openRegular(path);
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.alloc(Math.min(1 << 20, limit + 1 - total));
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        throw fsError(path, e);
+      }
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (total > limit) {
+        throw inputError(
+          `${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`,
+        );
+      }
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function formatLimit(bytes: number): string {
+  return bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes / 1024} KiB`;
+}
+
 function readFully(fd: number, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) {
@@ -174,6 +281,138 @@ function readFully(fd: number, buf: Buffer): void {
     if (n === 0) break;
     off += n;
   }
+}
+
+/**
+ * Lines that end with CR alone (classic Mac OS, some spreadsheet exports): the whole file would be one line.
+ * Said rather than read, since such a file has been through a tool that may have changed more.
+ */
+function crOnly(path: string, kind: ByteKind, head: Uint8Array, size: number, inGzip: boolean): KprofError | null {
+  if (kind !== 'text' || head.includes(LF) || !head.includes(CR)) return null;
+  // A first line longer than the sniffed bytes may still end with LF further on.
+  if (size > head.length) return null;
+  return inputError(
+    `${path}: ${inGzip ? 'the file inside this gzip has' : 'the file has'} lines that end with CR alone (old Mac OS line endings), no LF; ` +
+      "expected a CSV export with LF or CRLF line endings. Convert it: tr '\\r' '\\n' < FILE > NEW.csv, and pass the new file.",
+  );
+}
+
+/**
+ * Checks of the bytes of a whole file that cost nothing per row: once per chunk, a search for a NUL byte
+ * (memchr) and a UTF-8 validation (Node's native one). Each finding is one warning with the line of its first
+ * byte, counted only when there is one (a plain file is read again up to that byte; a gzip's lines are counted
+ * as it streams, which costs little beside unpacking it).
+ */
+class ByteAudit {
+  private offset = 0;
+  private lines = 1;
+  private nul: { offset: number; line: number } | null = null;
+  private utf8: { offset: number; line: number } | null = null;
+
+  constructor(private readonly countLines: boolean) {}
+
+  chunk(buf: Buffer, start: number, end: number): void {
+    if (this.nul === null) {
+      const j = buf.subarray(start, end).indexOf(0);
+      if (j >= 0) this.nul = { offset: this.offset + j, line: this.countLines ? this.lines + countLf(buf, start, start + j) : 0 };
+    }
+    if (this.utf8 === null) {
+      // A character split between two chunks is passed over at both ends.
+      let s = start;
+      while (s < end && s < start + 3 && (buf[s]! & 0xc0) === 0x80) s++;
+      const e = completeEnd(buf, s, end);
+      if (!isUtf8(buf.subarray(s, e))) {
+        const i = firstInvalidUtf8(buf, s, e);
+        this.utf8 = { offset: this.offset + i - start, line: this.countLines ? this.lines + countLf(buf, start, i) : 0 };
+      }
+    }
+    if (this.countLines && (this.nul === null || this.utf8 === null)) this.lines += countLf(buf, start, end);
+    this.offset += end - start;
+  }
+
+  /** Warn of what was found; `lineOf` gives the line of a byte offset when lines were not counted. */
+  report(path: string, acc: Accumulator, lineOf: ((offset: number) => number) | null): void {
+    if (this.nul !== null) {
+      acc.warn(
+        path,
+        lineOf ? lineOf(this.nul.offset) : this.nul.line,
+        `NUL bytes (0x00) in the file, the first at byte ${this.nul.offset}: a damaged copy, or a file written over? ` +
+          'Cells that hold them are read as they are; check the file',
+      );
+    }
+    if (this.utf8 !== null) {
+      acc.warn(
+        path,
+        lineOf ? lineOf(this.utf8.offset) : this.utf8.line,
+        `bytes that are not UTF-8, the first at byte ${this.utf8.offset}: the file is in another encoding (GBK? Latin-1?) or damaged. ` +
+          'Names with such bytes show each of them as \\xNN, so names that differ there stay apart; convert the file with iconv for readable names',
+      );
+    }
+  }
+}
+
+function countLf(buf: Buffer, start: number, end: number): number {
+  const b = buf.subarray(start, end);
+  let n = 0;
+  for (let i = b.indexOf(LF); i >= 0; i = b.indexOf(LF, i + 1)) n++;
+  return n;
+}
+
+/** `end`, or the start of a UTF-8 sequence cut off by it. */
+function completeEnd(buf: Buffer, start: number, end: number): number {
+  for (let k = 1; k <= 3 && end - k >= start; k++) {
+    const c = buf[end - k]!;
+    if ((c & 0xc0) === 0x80) continue;
+    const len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return len > k ? end - k : end;
+  }
+  return end;
+}
+
+/** The offset of the first byte of [start, end) that is not part of a valid UTF-8 sequence. */
+export function firstInvalidUtf8(buf: Uint8Array, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const len = utf8SequenceLength(buf, i, end);
+    if (len === 0) return i;
+    i += len;
+  }
+  return end;
+}
+
+/** The 1-based line of a byte offset of a plain file, counted by reading the file again up to it. */
+function lineAt(fd: number, offset: number): number {
+  const buf = Buffer.alloc(1 << 20);
+  let line = 1;
+  for (let pos = 0; pos < offset; ) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
+    if (n === 0) break;
+    line += countLf(buf, 0, n);
+    pos += n;
+  }
+  return line;
+}
+
+/** A warning for header cells that name the same column twice (the first of them is read), or null. */
+export function duplicateColumns(header: string[]): string | null {
+  const first = new Map<string, number>();
+  const twice: string[] = [];
+  header.forEach((cell, i) => {
+    const name = cell.trim();
+    if (name === '') return;
+    const at = first.get(name);
+    if (at === undefined) first.set(name, i);
+    else twice.push(`"${clipCell(name)}" (columns ${at + 1} and ${i + 1})`);
+  });
+  if (twice.length === 0) return null;
+  const shown = twice.slice(0, 3).join(', ') + (twice.length > 3 ? ` and ${twice.length - 3} more` : '');
+  return `the header names a column twice: ${shown}; the first of each is read. Two exports pasted side by side?`;
+}
+
+function clipCell(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }
 
 /** Names a header cell of another export can have in the duration column (files joined together). */
@@ -238,6 +477,8 @@ class TableState {
     }
     const d = detectHeader(this.path, v.cells());
     this.detected = d;
+    const twice = duplicateColumns(d.header);
+    if (twice !== null) this.acc.warn(this.path, v.line, twice);
     this.width = d.header.length;
     const f = this.acc.fields;
     if (d.format === 'op_statistic') {
@@ -285,30 +526,33 @@ class TableState {
   }
 }
 
-async function readGzip(path: string, scanner: CsvScanner, state: TableState, onBytes?: (n: number) => void): Promise<void> {
-  const file = createReadStream(path, { highWaterMark: 1 << 20 });
+/** Unpack and scan a gzip file; takes over `fd` (the regular file that was opened and checked) and closes it. */
+async function readGzip(path: string, fd: number, scanner: CsvScanner, state: TableState, audit: ByteAudit, onBytes?: (n: number) => void): Promise<void> {
+  const file = createReadStream(path, { fd, start: 0, highWaterMark: 1 << 20 });
   file.on('data', (chunk) => onBytes?.(chunk.length));
   const gunzip = createGunzip({ chunkSize: 1 << 20 });
   let first = true;
   let last = -1;
+  let unpacked = 0;
   try {
     for await (const chunk of file.pipe(gunzip)) {
       const buf = chunk as Buffer;
       if (first && buf.length > 0) {
         first = false;
-        const bad = notCsv(path, sniffBytes(buf.subarray(0, SNIFF_BYTES)), buf.subarray(0, SNIFF_BYTES), true);
+        const head = buf.subarray(0, SNIFF_BYTES);
+        const kind = sniffBytes(head);
+        const bad = notCsv(path, kind, head, true) ?? crOnly(path, kind, head, head.length < SNIFF_BYTES ? head.length : Infinity, true);
         if (bad) throw bad;
       }
       if (buf.length > 0) last = buf[buf.length - 1]!;
+      audit.chunk(buf, 0, buf.length);
+      unpacked += buf.length;
       scanner.write(buf);
     }
   } catch (e) {
     file.destroy();
     if (e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      throw inputError(
-        `${path}: the gzip data is damaged or cut short (${e.message}) after ${scanner.bytesIn} unpacked bytes; ` +
-          `expected a complete gzip file. Copy the file again or export the profile again.`,
-      );
+      throw gzipError(path, e.code, e.message, unpacked);
     }
     throw e;
   }
@@ -316,14 +560,31 @@ async function readGzip(path: string, scanner: CsvScanner, state: TableState, on
   state.finish(last);
 }
 
+/** What zlib's error means for the user: a checksum that does not match, data cut short, or damage. */
+export function gzipError(path: string, code: string, message: string, unpacked: number): KprofError {
+  const where = unpacked > 0 ? `after ${unpacked} unpacked bytes` : 'before any data could be unpacked';
+  const fix = 'Copy the file again or export the profile again.';
+  if (/incorrect (data|length) check/.test(message)) {
+    return inputError(
+      `${path}: the gzip checksum at the end of the file does not match the data (${message}): the file is damaged, ` +
+        `e.g. bytes changed in a copy, so none of its rows can be trusted. ${fix}`,
+    );
+  }
+  if (code === 'Z_BUF_ERROR' || /unexpected end/.test(message)) {
+    return inputError(`${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`);
+  }
+  return inputError(`${path}: the gzip data is damaged (${message}) ${where}; expected a complete gzip file. ${fix}`);
+}
+
 function isSystemError(e: unknown): e is Error & { code: string } {
   return e instanceof Error && 'code' in e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code);
 }
 
-/** A path that does not exist; a dangling symbolic link is named as one. */
+/** A path that does not exist; a dangling symbolic link, or a loop of them, is named as one. */
 export function missingPathError(path: string): KprofError {
   try {
     if (lstatSync(path).isSymbolicLink()) {
+      if (loops(path)) return loopError(path);
       return inputError(
         `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` +
           `Fix the link, or pass the file or folder it should point to.`,
@@ -335,10 +596,28 @@ export function missingPathError(path: string): KprofError {
   return inputError(`${path}: no such file or folder. Check the path.`);
 }
 
+function loops(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (e) {
+    return e instanceof Error && 'code' in e && e.code === 'ELOOP';
+  }
+}
+
+function loopError(path: string): KprofError {
+  return inputError(
+    `${path}: a loop of symbolic links (following them leads back where they started, or more than 40 deep). ` +
+      'Fix the links, or pass the file or folder they should point to.',
+  );
+}
+
 /** A file-system error as a message for the user. */
 export function fsError(path: string, e: unknown): KprofError {
   const code = e instanceof Error && 'code' in e ? String(e.code) : '';
   if (code === 'ENOENT') return missingPathError(path);
+  if (code === 'ELOOP') return loopError(path);
+  if (code === 'ENAMETOOLONG') return inputError(`${path}: the path or a name in it is too long for the file system. Check the path.`);
   if (code === 'EACCES' || code === 'EPERM') {
     return inputError(`${path}: permission denied. Make it readable (chmod +r) or run as a user who can read it.`);
   }

@@ -2,11 +2,12 @@
 // `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), and a parent folder
 // holding one such folder per rank.
 
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../errors.js';
 import { noteInput } from '../io.js';
-import { fsError, missingPathError } from './readTable.js';
+import type { RowWarning } from '../model.js';
+import { fsError, missingPathError, openRegular, readRegularFile } from './readTable.js';
 
 export type PlanKind = 'table' | 'statistic' | 'snapshot';
 
@@ -19,6 +20,8 @@ export interface RankPlan {
   rankSource: string;
   /** The folder this rank was found in (or the file). */
   root: string;
+  /** Said while resolving (a rank_id that is not a plain id, a missing slice): given to the rank's warnings. */
+  warnings?: RowWarning[];
 }
 
 export interface ResolvedInput {
@@ -59,34 +62,73 @@ function sortFiles(files: string[]): string[] {
   });
 }
 
-/** The rank id from `profiler_info_{rank}.json` (its `rank_id`), else from the folder name. */
-export function rankOf(folder: string): { rank: string; source: string } {
+/** profiler_info_*.json is a few KB; anything larger is not one. */
+const MAX_INFO_BYTES = 1 << 20;
+
+/** A rank id and where it came from, with a warning when the id in the file was not a plain one. */
+export interface RankId {
+  rank: string;
+  source: string;
+  warnings: RowWarning[];
+}
+
+/**
+ * The rank id from `profiler_info_{rank}.json` (its `rank_id`), else from the folder name. A rank_id must be a
+ * whole number (or a string of digits, read as that number: "00" is rank 0, so it collides with a "0" beside it
+ * instead of passing for another rank); anything else (true, 1.5, "a") is said in a warning and the rank is
+ * taken from the file or folder name. -1 is the profiler's "no rank" and is passed over silently.
+ */
+export function rankOf(folder: string): RankId {
   let entries: string[] = [];
   try {
     entries = readdirSync(folder);
   } catch {
     /* not a folder */
   }
+  const warnings: RowWarning[] = [];
   const info = entries.filter((f) => /^profiler_info(_\d+)?\.json$/.test(f)).sort();
   for (const f of info) {
-    noteInput(join(folder, f));
+    const path = join(folder, f);
+    noteInput(path);
+    // A FIFO, a device or an oversized file here is refused (the error propagates); JSON that does not parse
+    // falls back to the file name.
+    const bytes = readRegularFile(path, MAX_INFO_BYTES, 'a profiler_info file');
+    let id: unknown;
     try {
-      const json = JSON.parse(readFileSync(join(folder, f), 'utf8')) as { rank_id?: unknown };
-      if (json.rank_id !== undefined && json.rank_id !== null && String(json.rank_id) !== '' && Number(json.rank_id) >= 0) {
-        return { rank: String(json.rank_id), source: `${f} rank_id` };
-      }
+      id = (JSON.parse(bytes.toString('utf8')) as { rank_id?: unknown } | null)?.rank_id;
     } catch {
-      /* fall through to the name */
+      id = undefined;
+    }
+    if (typeof id === 'number' && Number.isInteger(id) && id >= 0) return { rank: String(id), source: `${f} rank_id`, warnings };
+    if (typeof id === 'string' && /^\d+$/.test(id)) {
+      const rank = id.replace(/^0+(?=\d)/, '');
+      if (rank !== id) warnings.push({ file: path, line: 1, message: `rank_id is "${id}", read as rank ${rank}` });
+      return { rank, source: `${f} rank_id`, warnings };
     }
     const m = /^profiler_info_(\d+)\.json$/.exec(f);
-    if (m) return { rank: m[1]!, source: `${f} file name` };
+    if (id !== undefined && id !== null && id !== -1) {
+      const shown = clipId(JSON.stringify(id) ?? String(id));
+      warnings.push({
+        file: path,
+        line: 1,
+        message: `rank_id is ${shown}, not a whole number; the rank is taken from the ${m ? 'file name' : 'folder name'} instead`,
+      });
+    }
+    if (m) return { rank: m[1]!, source: `${f} file name`, warnings };
   }
   const name = basename(folder);
   const m = /(?:^|[_-])rank[_-]?(\d+)(?:$|[_-])/i.exec(name) ?? /^(\d+)$/.exec(name);
-  if (m) return { rank: m[1]!, source: `folder name ${name}` };
+  if (m) return { rank: m[1]!, source: `folder name ${name}`, warnings };
   const dev = /^device_(\d+)$/.exec(name);
-  if (dev) return { rank: dev[1]!, source: `folder name ${name}` };
-  return { rank: '-', source: 'not found' };
+  if (dev) return { rank: dev[1]!, source: `folder name ${name}`, warnings };
+  return { rank: '-', source: 'not found', warnings };
+}
+
+/** At most 40 characters of a value from a file, control characters blanked. */
+function clipId(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }
 
 /** msprof output folder (`mindstudio_profiler_output` or old `device_N/summary`) → table or statistic files. */
@@ -100,13 +142,13 @@ function msprofFiles(dir: string): { kind: PlanKind; files: string[] } | null {
 }
 
 /** A `PROF_*` folder → one plan per device (old layout) or one plan (new layout). */
-function resolveProf(dir: string, rankHint: { rank: string; source: string } | null): RankPlan[] {
+function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
   const out = join(dir, 'mindstudio_profiler_output');
   if (isDir(out)) {
     const f = msprofFiles(out);
     if (f) {
       const r = rankHint ?? rankOf(dir);
-      return [{ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: dir }];
+      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: f.kind, files: f.files, root: dir }];
     }
   }
   const plans: RankPlan[] = [];
@@ -121,6 +163,7 @@ function resolveProf(dir: string, rankHint: { rank: string; source: string } | n
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
     plans[0]!.rank = rankHint.rank;
     plans[0]!.rankSource = rankHint.source;
+    plans[0]!.warnings = rankHint.warnings;
   }
   return plans;
 }
@@ -136,7 +179,7 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     const entries = listDir(out);
     const kd = entries.filter((f) => KERNEL_DETAILS.test(f));
     if (kd.length > 0) {
-      return [{ rank: r.rank, rankSource: r.source, kind: 'table', files: [join(out, kd[0]!)], root: dir }];
+      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'table', files: [join(out, kd[0]!)], root: dir }];
     }
   }
   for (const p of prof) {
@@ -147,7 +190,7 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     const stat = listDir(out).filter((f) => OP_STATISTIC.test(f));
     if (stat.length > 0) {
       notes.push(`${dir}: no kernel_details.csv; using op_statistic (per-type totals only)`);
-      return [{ rank: r.rank, rankSource: r.source, kind: 'statistic', files: sortFiles(stat.map((f) => join(out, f))), root: dir }];
+      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'statistic', files: sortFiles(stat.map((f) => join(out, f))), root: dir }];
     }
   }
   notes.push(`${dir}: no kernel data (no kernel_details.csv, op_summary or op_statistic); rank ${r.rank} left out`);
@@ -162,16 +205,16 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
     const kd = entries.find((f) => KERNEL_DETAILS.test(f));
     const parent = join(dir, '..');
     const r = rankOf(parent);
-    if (kd) return [{ rank: r.rank, rankSource: r.source, kind: 'table', files: [join(dir, kd)], root: parent }];
+    if (kd) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'table', files: [join(dir, kd)], root: parent }];
     const stat = entries.filter((f) => OP_STATISTIC.test(f));
-    if (stat.length > 0) return [{ rank: r.rank, rankSource: r.source, kind: 'statistic', files: sortFiles(stat.map((f) => join(dir, f))), root: parent }];
+    if (stat.length > 0) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'statistic', files: sortFiles(stat.map((f) => join(dir, f))), root: parent }];
     return null;
   }
   if (name === 'mindstudio_profiler_output' || name === 'summary') {
     const f = msprofFiles(dir);
     if (!f) return null;
     const r = rankOf(join(dir, '..'));
-    return [{ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: dir }];
+    return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: f.kind, files: f.files, root: dir }];
   }
   if (name.startsWith('PROF_')) {
     const plans = resolveProf(dir, null);
@@ -187,9 +230,9 @@ function loosefiles(dir: string): RankPlan[] | null {
   const entries = listDir(dir);
   const r = rankOf(dir);
   const kd = entries.filter((f) => KERNEL_DETAILS.test(f));
-  if (kd.length > 0) return [{ rank: r.rank, rankSource: r.source, kind: 'table', files: [join(dir, kd[0]!)], root: dir }];
+  if (kd.length > 0) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'table', files: [join(dir, kd[0]!)], root: dir }];
   const f = msprofFiles(dir);
-  if (f) return [{ rank: r.rank, rankSource: r.source, kind: f.kind, files: f.files, root: dir }];
+  if (f) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: f.kind, files: f.files, root: dir }];
   return null;
 }
 
@@ -286,9 +329,11 @@ export function resolveInput(input: string): ResolvedInput {
   } catch (e) {
     throw fsError(input, e);
   }
+  // A FIFO, a device or a socket: refused with what it is (openRegular says it) instead of read as a folder.
+  if (!st.isFile() && !st.isDirectory()) closeSync(openRegular(input).fd);
   if (st.isFile()) {
     const plan = resolveFile(input, notes);
-    for (const f of plan.files) noteInput(f);
+    finishPlan(plan);
     return { input, ranks: [plan], notes };
   }
   let ranks = resolveFolder(input, notes);
@@ -299,17 +344,66 @@ export function resolveInput(input: string): ResolvedInput {
   }
   ranks = readOnce(ranks, notes);
   if (ranks.length === 0) {
-    const listing = listDir(input).slice(0, 10);
+    const entries = listDir(input);
+    const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
       `${input}: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, ` +
         `PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and ` +
-        `op_statistic*.csv, up to 3 levels down); found: ${listing.length ? listing.join(', ') : '(empty folder)'}` +
-        `${notes.length ? `; ${notes.join('; ')}` : ''}. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, or a CSV file.`,
+        `op_statistic*.csv, up to 3 levels down); found: ${entries.length ? listing : '(empty folder)'}` +
+        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, or a CSV file.`,
     );
   }
   checkDistinctRanks(input, ranks);
-  for (const r of ranks) for (const f of r.files) noteInput(f);
+  for (const r of ranks) finishPlan(r);
   return { input, ranks, notes };
+}
+
+/** Note a plan's files as inputs, and warn of slices missing from a sliced export. */
+function finishPlan(plan: RankPlan): void {
+  for (const f of plan.files) noteInput(f);
+  const gaps = sliceGaps(plan.files);
+  if (gaps.length > 0) plan.warnings = [...(plan.warnings ?? []), ...gaps];
+}
+
+/**
+ * msprof numbers the slices of one export 0, 1, 2 …: a number missing (0, 1, 3) is a slice that was not copied,
+ * and its rows are not in the figures.
+ */
+export function sliceGaps(files: string[]): RowWarning[] {
+  const byExport = new Map<string, { file: string; n: number }[]>();
+  for (const f of files) {
+    const m = SLICE.exec(basename(f));
+    if (!m) continue;
+    const key = `${m[1]}\u0000${m[3]}`;
+    const list = byExport.get(key) ?? [];
+    list.push({ file: f, n: Number(m[2]) });
+    byExport.set(key, list);
+  }
+  const out: RowWarning[] = [];
+  for (const list of byExport.values()) {
+    const have = new Set(list.map((s) => s.n));
+    const last = Math.max(...have);
+    const missing: number[] = [];
+    for (let n = 0; n <= last && missing.length <= 10; n++) if (!have.has(n)) missing.push(n);
+    if (missing.length === 0) continue;
+    const shown = missing.length > 10 ? `${missing.slice(0, 10).join(', ')} …` : missing.join(', ');
+    out.push({
+      file: list[0]!.file,
+      line: 1,
+      message:
+        `slice${missing.length === 1 ? '' : 's'} ${shown} of this sliced export ${missing.length === 1 ? 'is' : 'are'} missing ` +
+        `(found ${list.length} of ${last + 1}): ${missing.length === 1 ? 'its' : 'their'} rows are not in the figures. Copy the whole export folder`,
+    });
+  }
+  return out;
+}
+
+/** The first notes and how many more: a folder of 10,000 empty rank folders gives one line, not a megabyte. */
+const NOTES_SHOWN = 3;
+
+function summarizeNotes(notes: string[]): string {
+  const shown = notes.slice(0, NOTES_SHOWN).join('; ');
+  return notes.length > NOTES_SHOWN ? `${shown}; and ${notes.length - NOTES_SHOWN} more folders like these` : shown;
 }
 
 function resolveFile(path: string, notes: string[]): RankPlan {
@@ -331,10 +425,10 @@ function resolveFile(path: string, notes: string[]): RankPlan {
     });
     if (siblings.length > 1) notes.push(`${path}: one of ${siblings.length} slices; all of them are read as one file`);
     const kind: PlanKind = slice[1] === 'op_statistic' ? 'statistic' : 'table';
-    return { rank: r.rank, rankSource: r.source, kind, files: sortFiles(siblings.map((f) => join(dir, f))), root: dir };
+    return { rank: r.rank, rankSource: r.source, warnings: r.warnings, kind, files: sortFiles(siblings.map((f) => join(dir, f))), root: dir };
   }
   const kind: PlanKind = OP_STATISTIC.test(name) ? 'statistic' : 'table';
-  return { rank: r.rank, rankSource: r.source, kind, files: [path], root: dir };
+  return { rank: r.rank, rankSource: r.source, warnings: r.warnings, kind, files: [path], root: dir };
 }
 
 function checkDistinctRanks(input: string, ranks: RankPlan[]): void {

@@ -3,14 +3,13 @@
 // groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
 // it was made with.
 
-import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../aggregate.js';
 import { inputError } from '../errors.js';
 import { emptyCell, GROUP_BYS, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type SourceFile } from '../model.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../schema.js';
 import { usToTicks } from '../csv/numbers.js';
-import { fsError, sniffBytes } from './readTable.js';
+import { readRegularFile, sniffBytes } from './readTable.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -41,18 +40,19 @@ function lineCol(text: string, offset: number): string {
   return `${line}:${offset - start + 1}`;
 }
 
+/** The largest summary JSON read (unpacked), below the longest string JavaScript can parse. */
+const MAX_SNAPSHOT_BYTES = 256 << 20;
+
 /** Read a summary JSON into one RankData per rank it holds. */
 export function readSnapshot(path: string): RankData[] {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw fsError(path, e);
-  }
+  let bytes = readRegularFile(path, MAX_SNAPSHOT_BYTES, 'a summary JSON');
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      bytes = gunzipSync(bytes);
+      bytes = gunzipSync(bytes, { maxOutputLength: MAX_SNAPSHOT_BYTES });
     } catch (e) {
+      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) {
+        throw inputError(`${path}: unpacks to more than ${MAX_SNAPSHOT_BYTES >> 20} MiB; a summary JSON is at most that. Is this the right file?`);
+      }
       throw inputError(
         `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
           'Copy the file again or regenerate it.',
