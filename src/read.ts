@@ -59,6 +59,7 @@ export async function readRank(
       return a;
     },
   };
+  for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
   const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
   const files: SourceFile[] = [];
   for (const f of plan.files) {

@@ -26,6 +26,43 @@ const LF = 10;
 const CR = 13;
 const QUOTE = 34;
 
+/**
+ * UTF-8 text in which each byte that is not part of a valid sequence is written \xNN (a real U+FFFD stays one):
+ * names from a file in another encoding stay distinct and readable as bytes.
+ */
+export function decodeKeepingBytes(buf: Uint8Array, start: number, end: number): string {
+  let out = '';
+  let run = start;
+  let i = start;
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  while (i < end) {
+    const len = utf8SequenceLength(buf, i, end);
+    if (len > 0) {
+      i += len;
+      continue;
+    }
+    out += b.toString('utf8', run, i) + `\\x${buf[i]!.toString(16).toUpperCase().padStart(2, '0')}`;
+    i++;
+    run = i;
+  }
+  return out + b.toString('utf8', run, end);
+}
+
+/** The length of the valid UTF-8 sequence at `i` (1 to 4), or 0 when the byte there does not start one. */
+export function utf8SequenceLength(buf: Uint8Array, i: number, end: number): number {
+  const c = buf[i]!;
+  if (c < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < end && buf[i + k]! >= lo && buf[i + k]! <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
+  if ((c >= 0xe1 && c <= 0xec) || c === 0xee || c === 0xef) return cont(1) && cont(2) ? 3 : 0;
+  if (c === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
+  if (c === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
 /** Node's undocumented-in-types but stable fast path for latin1 decoding (Buffer#toString calls it). */
 type LatinBuffer = Buffer & { latin1Slice(start: number, end: number): string };
 
@@ -63,6 +100,17 @@ export class RowView {
     const e = this.ends[i]!;
     const str = this.buf.toString('utf8', s, e);
     return (this.flags[i]! & CELL_ESCAPED) !== 0 ? str.replaceAll('""', '"') : str;
+  }
+
+  /**
+   * The cell as a name to group by: text(), except that each byte that is not UTF-8 is written \xNN rather than
+   * U+FFFD, so that two names that differ only in such bytes stay two groups.
+   */
+  key(i: number): string {
+    const str = this.text(i);
+    if (!str.includes('\uFFFD')) return str;
+    const kept = decodeKeepingBytes(this.buf, this.starts[i]!, this.ends[i]!);
+    return (this.flags[i]! & CELL_ESCAPED) !== 0 ? kept.replaceAll('""', '"') : kept;
   }
 
   /** Raw bytes of cells i..j (inclusive) as latin1, for use as a cheap cache key. */

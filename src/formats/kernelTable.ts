@@ -195,11 +195,11 @@ export class KernelTableReader {
   }
 
   private lookup(v: RowView): FineGroup {
-    const raw = v.text(this.nameI).trim();
+    const raw = v.key(this.nameI).trim();
     const name = normaliseName(raw);
-    const type = v.text(this.typeI).trim();
-    const core = this.coreI >= 0 ? v.text(this.coreI).trim() : null;
-    const shapes = this.shapesI >= 0 ? cleanShapes(v.text(this.shapesI)) : null;
+    const type = v.key(this.typeI).trim();
+    const core = this.coreI >= 0 ? v.key(this.coreI).trim() : null;
+    const shapes = this.shapesI >= 0 ? cleanShapes(v.key(this.shapesI)) : null;
     return this.acc.group(name, type, core, shapes, raw);
   }
 }

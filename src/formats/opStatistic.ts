@@ -83,7 +83,7 @@ export class OpStatisticReader {
       acc.skip(this.file, v.line, `${head[h.min]} (${clip(v.text(h.min).trim())}) is more than ${head[h.max]} (${clip(v.text(h.max).trim())}); row skipped`);
       return;
     }
-    const g = acc.group(null, v.text(h.type).trim(), v.text(h.core).trim(), null);
+    const g = acc.group(null, v.key(h.type).trim(), v.key(h.core).trim(), null);
     acc.addCell(g, {
       count,
       ticks: total,
