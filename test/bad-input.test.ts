@@ -304,7 +304,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-corrupt-gz',
       ['summary', F('bad-corrupt-gz/kernel_details.csv.gz')],
-      'fixtures/bad-corrupt-gz/kernel_details.csv.gz: the gzip data is damaged or cut short (unexpected end of file) after 91 unpacked bytes; expected a complete gzip file. Copy the file again or export the profile again.',
+      'fixtures/bad-corrupt-gz/kernel_details.csv.gz: the gzip data ends early (cut short, e.g. a partial copy or a full disk) after 91 unpacked bytes; expected a complete gzip file. Copy the file again or export the profile again.',
     ],
     [
       'bad-no-profile',

@@ -37,7 +37,7 @@ function tmp(): string {
 }
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+}, 120_000);
 
 /** A folder holding one small kernel_details.csv. */
 function profile(text = CSV): { dir: string; csv: string } {
@@ -104,10 +104,22 @@ describe('-o / --out', () => {
 
   it('writes a device or a FIFO directly instead of replacing it', async () => {
     const { csv } = profile();
-    const r = await kprof(['summary', csv, '-o', '/dev/null']);
-    expect(r.code).toBe(0);
-    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
     const d = tmp();
+    // A null device of the test's own (mknod needs root, as CI has): a kprof that replaced devices would replace
+    // this one, never the machine's /dev/null.
+    const dev = join(d, 'null');
+    let made = true;
+    try {
+      execFileSync('mknod', ['-m', '666', dev, 'c', '1', '3'], { stdio: 'ignore' });
+    } catch {
+      made = false;
+    }
+    if (made) {
+      const r = await kprof(['summary', csv, '-o', dev]);
+      expect(r.code).toBe(0);
+      expect(statSync(dev).isCharacterDevice()).toBe(true);
+      rmSync(dev);
+    }
     const fifo = join(d, 'pipe');
     execFileSync('mkfifo', [fifo]);
     const reader = spawn('cat', [fifo]);
@@ -298,5 +310,235 @@ describe('regular expressions run in linear time', () => {
     const g = await kprof(['summary', dir, '--groups', groups, '--format', 'csv']);
     expect(g.code).toBe(0);
     expect(g.stdout).toMatch(/^mm,,,,,mm,1,/m);
+  });
+});
+
+describe('special files: refused with what they are, never read until they end', () => {
+  const special = /: a (FIFO \(named pipe\)|character device \(such as \/dev\/zero or a terminal\)), not a regular file; kprof reads only regular files/;
+
+  it('a FIFO or /dev/zero as the profile, inside a profile folder, as profiler_info, --rules or --groups', async () => {
+    const d = tmp();
+    const fifo = join(d, 'fifo.csv');
+    execFileSync('mkfifo', [fifo]);
+    const zeroProfile = join(d, 'zero_ascend_pt');
+    mkdirSync(join(zeroProfile, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    symlinkSync('/dev/zero', join(zeroProfile, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'));
+    const infoProfile = join(d, 'info_ascend_pt');
+    mkdirSync(join(infoProfile, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(infoProfile, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), CSV);
+    execFileSync('mkfifo', [join(infoProfile, 'profiler_info_0.json')]);
+    const { csv } = profile();
+    const zeroLink = join(d, 'zero.yaml');
+    symlinkSync('/dev/zero', zeroLink);
+    const cases: [string[], string][] = [
+      [['summary', fifo], fifo],
+      [['summary', '/dev/zero'], '/dev/zero'],
+      [['summary', zeroProfile], join(zeroProfile, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv')],
+      [['summary', infoProfile], join(infoProfile, 'profiler_info_0.json')],
+      [['summary', csv, '--groups', '/dev/zero'], '/dev/zero'],
+      [['summary', csv, '--groups', zeroLink], zeroLink],
+      [['check', csv, '--rules', fifo], fifo],
+      [['diff', csv, '/dev/zero'], '/dev/zero'],
+    ];
+    for (const [args, named] of cases) {
+      const r = bin(args);
+      expect(r.signal, args.join(' ')).toBeNull();
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(special);
+      expect(r.stderr).toContain(`kprof: ${named}: `);
+    }
+  }, 60_000);
+
+  it('side files have a size limit; a summary JSON too, also once unpacked', async () => {
+    const { csv } = profile();
+    const d = tmp();
+    const big = join(d, 'groups.yaml');
+    writeFileSync(big, `g: [${'"x", '.repeat(1_100_000)}"y"]\n`);
+    const r = await kprof(['summary', csv, '--groups', big]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/groups\.yaml: more than 4 MiB; a rules or groups file is at most 4 MiB/);
+    const info = join(d, 'rank_ascend_pt');
+    mkdirSync(join(info, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(info, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), CSV);
+    writeFileSync(join(info, 'profiler_info_0.json'), `{"rank_id": 0, "pad": "${'x'.repeat(2 << 20)}"}`);
+    const i = await kprof(['summary', info]);
+    expect(i.code).toBe(2);
+    expect(i.stderr).toMatch(/profiler_info_0\.json: more than 1 MiB; a profiler_info file is at most 1 MiB/);
+    // A gzip that unpacks to 300 MB of zeros, as a summary JSON.
+    const bomb = join(d, 'bomb.json.gz');
+    const { gzipSync } = await import('node:zlib');
+    // Gzip members one after another are one gzip stream: 300 copies of 1 MiB of zeros, 300 MiB once unpacked.
+    const member = gzipSync(Buffer.alloc(1 << 20), { level: 9 });
+    writeFileSync(bomb, Buffer.concat(Array<Buffer>(300).fill(member)));
+    const b = await kprof(['summary', bomb]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/bomb\.json\.gz: unpacks to more than 256 MiB; a summary JSON is at most that/);
+  }, 60_000);
+
+  it('a loop of symbolic links is named as one, as the profile, inside a folder and as -o', async () => {
+    const d = tmp();
+    symlinkSync(join(d, 'b'), join(d, 'a'));
+    symlinkSync(join(d, 'a'), join(d, 'b'));
+    const r = await kprof(['summary', join(d, 'a')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/a: a loop of symbolic links/);
+    const p = join(d, 'p');
+    mkdirSync(p);
+    symlinkSync(join(d, 'a'), join(p, 'kernel_details.csv'));
+    const f = await kprof(['summary', p]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/kernel_details\.csv: a loop of symbolic links/);
+    const { csv } = profile();
+    const o = await kprof(['summary', csv, '-o', join(d, 'a')]);
+    expect(o.code).toBe(2);
+    expect(o.stderr).toMatch(/cannot write the report \(the path goes through a loop of symbolic links\)/);
+  });
+});
+
+describe('messages for files in the wrong shape', () => {
+  it('UTF-16 and UTF-32 files say their encoding, CSV and rules alike', async () => {
+    const d = tmp();
+    const text = CSV;
+    const cases: [string, Buffer][] = [
+      ['UTF-16LE', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])],
+      ['UTF-16LE', Buffer.from(text, 'utf16le')],
+      ['UTF-16BE', Buffer.from(text, 'utf16le').swap16()],
+      ['UTF-32LE', Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), ...[...text].map((c) => Buffer.from([c.charCodeAt(0), 0, 0, 0]))])],
+    ];
+    for (const [encoding, bytes] of cases) {
+      const f = join(d, 'kernel_details.csv');
+      writeFileSync(f, bytes);
+      const r = await kprof(['summary', f]);
+      expect(r.code, encoding).toBe(2);
+      expect(r.stderr, encoding).toMatch(new RegExp(`the file is ${encoding} text, not UTF-8 .*iconv -f ${encoding} -t UTF-8`));
+    }
+    const rules = join(d, 'rules.yaml');
+    writeFileSync(rules, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('rules: []\n', 'utf16le')]));
+    const { csv } = profile();
+    const c = await kprof(['check', csv, '--rules', rules]);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/rules\.yaml: the file is UTF-16LE text, expected UTF-8/);
+  });
+
+  it('CR-only line endings are said, not read as one line', async () => {
+    const { csv } = profile(CSV.replace(/\n/g, '\r'));
+    const r = await kprof(['summary', csv]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/lines that end with CR alone \(old Mac OS line endings\), no LF/);
+  });
+
+  it('a gzip whose checksum does not match says so, not "after 0 unpacked bytes"', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const d = tmp();
+    const gz = gzipSync(Buffer.from(CSV));
+    gz[gz.length - 8] ^= 0xff; // the CRC-32 in the trailer
+    const f = join(d, 'kernel_details.csv.gz');
+    writeFileSync(f, gz);
+    const r = await kprof(['summary', f]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the gzip checksum at the end of the file does not match the data \(incorrect data check\): the file is damaged/);
+    expect(r.stderr).not.toMatch(/after 0 unpacked bytes/);
+  });
+
+  it('YAML aliases and merge keys are refused where they stand', async () => {
+    const { csv } = profile();
+    const d = tmp();
+    const groups = join(d, 'g.yaml');
+    // A "billion laughs": each alias would stand for ten of the one before.
+    const lines = ['a: &a ["x"]'];
+    for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(i === 1 ? '*a' : `*a${i - 1}`).join(', ')}]`);
+    writeFileSync(groups, `${lines.join('\n')}\n`);
+    const r = await kprof(['summary', csv, '--groups', groups]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/g\.yaml:2:\d+: a YAML alias \(\*name\); kprof does not expand anchors and aliases/);
+    const rules = join(d, 'r.yaml');
+    writeFileSync(rules, 'rules:\n  - <<: {type: Cast}\n    present: true\n');
+    const m = await kprof(['check', csv, '--rules', rules]);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/r\.yaml:2:5: a YAML merge key \(<<\); kprof does not merge mappings/);
+  });
+
+  it('10,000 empty rank folders give a message of a few lines, not one line per folder', async () => {
+    const d = tmp();
+    for (let i = 0; i < 10_000; i++) mkdirSync(join(d, `rank_${i}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    const r = await kprof(['summary', d]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.length).toBeLessThan(2000);
+    expect(r.stderr).toMatch(/… \(10000 entries\)/);
+    expect(r.stderr).toMatch(/and 9997 more folders like these/);
+    rmSync(d, { recursive: true, force: true });
+  }, 120_000);
+});
+
+describe('warnings instead of silence', () => {
+  it('NUL bytes past the first 64 KB, with their line (plain and gzip)', async () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => `1,k${i},T,AI_CORE,${i}.0,1.0,0,0`);
+    rows.push('1,bad\0name,T,AI_CORE,1.0,1.0,0,0');
+    const text = `${HEADER}\n${rows.join('\n')}\n`;
+    const { csv, dir } = profile(text);
+    const { gzipSync } = await import('node:zlib');
+    writeFileSync(join(dir, 'copy.csv.gz'), gzipSync(Buffer.from(text)));
+    for (const f of [csv, join(dir, 'copy.csv.gz')]) {
+      const r = await kprof(['summary', f]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/:5002: NUL bytes \(0x00\) in the file, the first at byte \d+/);
+    }
+  });
+
+  it('names that are not UTF-8 are said and kept apart (both engines)', async () => {
+    const d = tmp();
+    const f = join(d, 'kernel_details.csv');
+    writeFileSync(f, Buffer.concat([Buffer.from(`${HEADER}\n`), Buffer.from('1,op\xe9,T,AI_CORE,1,2,0,0\n1,op\xe8,T,AI_CORE,1,2,0,0\n', 'latin1')]));
+    const r = await kprof(['summary', f, '--by', 'name', '--format', 'csv']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^op\\xE9,/m);
+    expect(r.stdout).toMatch(/^op\\xE8,/m);
+    expect(r.stderr).toMatch(/kernel_details\.csv:2: bytes that are not UTF-8, the first at byte \d+/);
+  });
+
+  it('a header that names a column twice', async () => {
+    const { csv } = profile(`${HEADER},Duration(us)\n1,a,A,AI_CORE,1.0,2.0,0,0,9\n`);
+    const r = await kprof(['summary', csv, '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).totals.totalUs).toBe(2);
+    expect(r.stderr).toMatch(/:1: the header names a column twice: "Duration\(us\)" \(columns 6 and 9\); the first of each is read/);
+  });
+
+  it('a slice missing from a sliced op_summary', async () => {
+    const src = join(ROOT, 'fixtures/formats');
+    const sliced = readdirSync(src, { recursive: true, withFileTypes: true }).find((e) => /^op_summary_slice_0_/.test(e.name));
+    expect(sliced, 'a sliced fixture').toBeDefined();
+    const from = join(sliced!.parentPath, sliced!.name);
+    const d = tmp();
+    const rest = sliced!.name.replace(/^op_summary_slice_0_/, '');
+    writeFileSync(join(d, `op_summary_slice_0_${rest}`), readFileSync(from));
+    writeFileSync(join(d, `op_summary_slice_1_${rest}`), readFileSync(from.replace('_slice_0_', '_slice_1_')));
+    writeFileSync(join(d, `op_summary_slice_3_${rest}`), readFileSync(from.replace('_slice_0_', '_slice_1_')));
+    const r = await kprof(['summary', d]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/op_summary_slice_0_.*:1: slice 2 of this sliced export is missing \(found 3 of 4\)/);
+  });
+
+  it('rank ids that are not plain ids: true, and "00" beside "0"', async () => {
+    const d = tmp();
+    const rank = (name: string, info: string) => {
+      mkdirSync(join(d, name, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      writeFileSync(join(d, name, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), CSV);
+      writeFileSync(join(d, name, 'profiler_info_7.json'), info);
+    };
+    rank('a_ascend_pt', '{"rank_id": true}');
+    const r = await kprof(['summary', join(d, 'a_ascend_pt'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/profiler_info_7\.json:1: rank_id is true, not a whole number; the rank is taken from the file name instead/);
+    expect(JSON.parse(r.stdout).ranks).toEqual(['7']);
+    const e = tmp();
+    for (const [name, id] of [['r0_ascend_pt', '"0"'], ['r00_ascend_pt', '"00"']] as const) {
+      mkdirSync(join(e, name, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      writeFileSync(join(e, name, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), CSV);
+      writeFileSync(join(e, name, 'profiler_info.json'), `{"rank_id": ${id}}`);
+    }
+    const two = await kprof(['summary', e]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/rank 0 found twice/);
   });
 });
