@@ -82,8 +82,11 @@ export function writeFileAtomic(path: string, text: string): void {
   if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
   let target = path;
   let st: Stats | null = null;
+  // A path in /dev or /proc (/dev/stdout, /dev/fd/3) names an open file of this process, reached through
+  // links that may lead to no path at all (a pipe): taken as it is, and written to directly below.
+  const own = /^\/(dev|proc)\//.test(path);
   try {
-    st = lstatSync(path);
+    st = own ? statSync(path) : lstatSync(path);
     if (st.isSymbolicLink()) {
       target = realpathSync(path);
       st = statSync(target);
@@ -104,15 +107,6 @@ export function writeFileAtomic(path: string, text: string): void {
     if (st.isBlockDevice()) {
       throw inputError(`${path}: a block device (a disk or partition); nothing was written. Pass --out a file path.`);
     }
-    if (!st.isFile()) {
-      // A character device or a FIFO: the reader at the other end takes the report as it is written.
-      try {
-        writeFileSync(target, text, { flag: 'w' });
-      } catch (e) {
-        throw writeError(path, e);
-      }
-      return;
-    }
     for (const [input, id] of inputs) {
       if (id.dev === st.dev && id.ino === st.ino) {
         throw inputError(
@@ -120,6 +114,17 @@ export function writeFileAtomic(path: string, text: string): void {
             'writing the report there would destroy it, so nothing was written. Pass --out another path.',
         );
       }
+    }
+    // A character device or a FIFO: the reader at the other end takes the report as it is written. A file
+    // reached through /dev or /proc is appended to, as a shell redirection does, never replaced (that would
+    // cut a log that stdout appends to).
+    if (!st.isFile() || own) {
+      try {
+        writeFileSync(path, text, { flag: st.isFile() ? 'a' : 'w' });
+      } catch (e) {
+        throw writeError(path, e);
+      }
+      return;
     }
   }
   const tmp = join(dirname(target), `.kprof-${randomBytes(8).toString('hex')}.tmp`);

@@ -134,6 +134,20 @@ describe('-o / --out', () => {
     expect(readdirSync(d)).toEqual(['pipe']);
   });
 
+  it('-o /dev/stdout appends to the log stdout goes to, and reaches a pipe', () => {
+    const { csv } = profile();
+    const d = tmp();
+    const log = join(d, 'log.txt');
+    writeFileSync(log, 'earlier lines\n');
+    const r = bin(['summary', csv, '-o', '/dev/stdout'], { stdout: openSync(log, 'a') });
+    expect(r.code).toBe(0);
+    const text = readFileSync(log, 'utf8');
+    expect(text.startsWith('earlier lines\ntype')).toBe(true);
+    const p = bin(['summary', csv, '-o', '/dev/stdout']);
+    expect(p.code).toBe(0);
+    expect(p.stdout).toMatch(/MatMulV3/);
+  });
+
   it('creates its temporary file exclusively under a random name, so a planted link cannot redirect the write', async () => {
     const { csv } = profile();
     const d = tmp();
