@@ -178,8 +178,13 @@ function writeError(path: string, e: unknown): KprofError {
   return inputError(`${path}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`);
 }
 
+const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
+const STDERR_PATHS: ReadonlySet<string> = new Set(['/dev/stderr', '/dev/fd/2', '/proc/self/fd/2']);
+
 /** Write a report to --out or stdout. */
 export function emit(io: Io, out: string | undefined, text: string): void {
-  if (out !== undefined) writeFileAtomic(out, text);
-  else io.stdout(text);
+  // -o /dev/stdout is stdout itself, whatever it is (a file appended to, a pipe, a socket, a terminal).
+  if (out === undefined || STDOUT_PATHS.has(out)) io.stdout(text);
+  else if (STDERR_PATHS.has(out)) io.stderr(text);
+  else writeFileAtomic(out, text);
 }
