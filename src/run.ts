@@ -24,9 +24,11 @@ import type { SummaryFlags } from './commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from './diff.js';
 import { EXIT, isKprofError } from './errors.js';
 import { SUMMARY_SORTS } from './group.js';
-import { clearInputs, type Io } from './io.js';
+import { clearInputs, emit, type Io } from './io.js';
 import { GROUP_BYS } from './model.js';
 import { makeProgress } from './progressBar.js';
+import { failureFormat, githubError, junitError } from './reporters/failure.js';
+import { shown } from './reporters/render.js';
 
 export const VERSION = '0.1.0';
 
@@ -64,7 +66,19 @@ function addRunOptions(cmd: Command): Command {
 /** A command's flags as commander hands them over: --format may be either name of the text format. */
 type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format: F };
 
-export function buildProgram(io: Io, hooks: RunHooks): Command {
+/**
+ * Commander's own error message (a usage error), started like every other kprof error, with the text of the
+ * command line in it escaped, and under `--format github` an annotation. Its "(Did you mean …?)" line is
+ * commander's own and stays a line.
+ */
+function commanderError(str: string, github: boolean, io: Io): string {
+  const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
+  const message = m[1]!.replace(/^error: /, '');
+  if (github) return githubError(`${message}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
+  return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
+}
+
+export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
   const program = new Command();
   const progressFor = (opts: { quiet?: boolean }) => makeProgress(io, opts.quiet === true);
   program
@@ -75,8 +89,7 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
-      // Commander's own messages ("error: unknown option '--x'") start like every other kprof error.
-      outputError: (s, write) => write(s.replace(/^error: /, 'kprof: ')),
+      outputError: (s, write) => write(commanderError(s, github, io)),
     })
     .exitOverride();
 
@@ -171,9 +184,26 @@ export function buildProgram(io: Io, hooks: RunHooks): Command {
 /** Run the CLI; returns the exit code. */
 export async function run(argv: string[], io: Io): Promise<number> {
   const hooks: RunHooks = { code: EXIT.ok };
-  const program = buildProgram(io, hooks);
+  const failure = failureFormat(argv);
+  const program = buildProgram(io, hooks, failure?.format === 'github');
   const debug = argv.includes('--debug');
   clearInputs();
+  /** An error message (exit 2 or 3): on stderr, as an annotation under --format github, as a JUnit report under junit. */
+  const fail = (message: string, title: string): void => {
+    io.stderr(failure?.format === 'github' ? githubError(message, title, io.env.GITHUB_WORKSPACE) : `kprof: ${shown(message)}\n`);
+    junit(message, title);
+  };
+  const junit = (message: string, title: string): void => {
+    if (failure?.format !== 'junit') return;
+    try {
+      emit(io, failure.out, junitError(message, title));
+    } catch (w) {
+      io.stderr(`kprof: ${shown(w instanceof Error ? w.message : String(w))}\n`);
+    }
+  };
+  const stack = (e: unknown): void => {
+    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(shown).join('\n')}\n`);
+  };
   try {
     await program.parseAsync(argv, { from: 'user' });
     return hooks.code;
@@ -184,17 +214,18 @@ export async function run(argv: string[], io: Io): Promise<number> {
       if (e.code === 'commander.help') return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
       if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
       // Commander already printed its message; usage errors are exit 2, never 1.
+      junit(e.message.replace(/^error: /, ''), 'usage error');
       return EXIT.badInput;
     }
     if (isKprofError(e)) {
-      io.stderr(`kprof: ${e.message}\n`);
-      if (debug && e.stack) io.stderr(`${e.stack}\n`);
+      fail(e.message, e.kind === 'usage' ? 'usage error' : 'input error');
+      stack(e);
       return EXIT.badInput;
     }
     // Anything else is a bug of kprof: say so, so that it is reported rather than taken for bad input.
     const msg = e instanceof Error ? e.message : String(e);
-    io.stderr(`kprof: internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.\n`);
-    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
+    fail(`internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.`, 'internal error');
+    stack(e);
     return EXIT.internal;
   }
 }

@@ -441,7 +441,7 @@ describe('outputs are safe to open', () => {
     const seps = (l: string): number => (l.replace(/\\\\/g, '').match(/(?<!\\)\|/g) ?? []).length;
     for (const line of table) expect(seps(line)).toBe(seps(table[0]!));
     expect(r.stdout).toContain('`a\\|b`');
-    expect(r.stdout).toContain('`line one line two\\|x`');
+    expect(r.stdout).toContain('`line one\\x0aline two\\|x`');
   });
 
   it('--format junit: markup in kernel types and rule titles is escaped', async () => {

@@ -103,7 +103,7 @@ describe('kprof check: output formats', () => {
     const r = await expectTranscript('check-markdown', ['check', ...MULTI, '--format', 'markdown']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^### kprof check: failed\n/);
-    expect(r.stdout).toContain('| ❌ | exactly one Cast per step | rank 1, step 2: 2 kernels; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1) | exactly 1 per step |');
+    expect(r.stdout).toContain('| ❌ | `exactly one Cast per step` | rank `1`, step 2: 2 kernels; broken in 1 of 3 steps of rank `1`; broken on 1 of 2 ranks (`1`) | exactly 1 per step |');
   });
 
   it('--out writes the report also when the check fails, and says the verdict on stderr', async () => {

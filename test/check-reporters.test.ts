@@ -34,11 +34,11 @@ function verdictOf(file: string, text: string, passed: boolean[]): Verdict {
 const CTX = { profile: 'p', base: null, rules: 'ci/rules, v1: main.yaml', read: { kernels: 3, skippedRows: 0 }, baseRead: null };
 
 describe('check reporters', () => {
-  it('github: escapes %, line breaks, and : and , in properties', () => {
+  it('github: escapes %, line breaks, and : and , in properties; a line break from the rules file is shown as \\x0a', () => {
     const v = verdictOf('ci/rules, v1: main.yaml', 'rules:\n  - rule: "100% fused: no Cast, ever"\n    type: Cast\n    count: { max: 1 }\n    why: "line one\\nline two"\n', [false]);
     expect(checkGithub(v, CTX)).toBe(
       '::error file=ci/rules%2C v1%3A main.yaml,line=2,col=5,title=kprof check%3A 100%25 fused%3A no Cast%2C ever::' +
-        'rank 0: 3 kernels; bound: at most 1 in total%0Awhy: line one%0Aline two\n' +
+        'rank 0: 3 kernels; bound: at most 1 in total%0Awhy: line one\\x0aline two\n' +
         'read: 3 kernels, 0 rows skipped\n' +
         'check failed: 1 of 1 rule broken; 0 held.\n',
     );

@@ -175,7 +175,7 @@ describe('time tolerance', () => {
     const table = diffTable(d, VIEW, { color: false });
     expect(table).toMatch(/^A .*\+19\.00 µs\s+~\s+same$/m);
     expect(table).toMatch(/^B .*\+21\.00 µs\s+\+2\.1%\s+same$/m);
-    expect(diffMarkdown(d, VIEW)).toMatch(/\| `A` \| 10 \(1\.0 ms\) \| 10 \(1\.0 ms\) \| 0 \(~\) \| same \|/);
+    expect(diffMarkdown(d, VIEW)).toMatch(/\| `A` \| 10 \(1\.00 ms\) \| 10 \(1\.02 ms\) \| 0 \(~\) \| same \|/);
   });
 
   it('the tolerance is an option, and 0 marks only unchanged times', () => {
@@ -402,7 +402,7 @@ describe('ranks', () => {
     expect(d.pairedRanks).toEqual(['0', '1']);
     expect(d.totals.base.count).toBe(6);
     expect(diffWarnings(d)).toMatch(/Ranks on one side only: base 2; PR 5\./);
-    expect(diffMarkdown(d, VIEW)).toMatch(/> \*\*Warning:\*\* Ranks on one side only: base 2; PR 5\./);
+    expect(diffMarkdown(d, VIEW)).toMatch(/> \*\*Warning:\*\* Ranks on one side only: base `2`; PR `5`\./);
     expect(diffJsonObject(d, VIEW).unpairedRanks).toEqual({ base: ['2'], pr: ['5'] });
   });
 

@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fmtCount, fmtPct, fmtSignedPct, fmtUs, fmtUsShort, formatFixed } from '../src/reporters/format.js';
+import { fmtCount, fmtPct, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtSteps, fmtUs, fmtUsShort, formatFixed } from '../src/reporters/format.js';
 
 const intl = {
   0: new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }),
@@ -89,18 +89,26 @@ describe('formatFixed matches Intl.NumberFormat en-US', () => {
   });
 });
 
-describe('exported formatters print what they printed with Intl', () => {
+describe('exported formatters print what Intl prints, under the rules of format.ts', () => {
   const [INT, FIX1, FIX2] = [intl[0], intl[1], intl[2]];
-  const oldFmtCount = (n: number) => (Number.isInteger(n) ? INT.format(n) : FIX2.format(n));
-  const oldFmtUs = (us: number) => (Math.abs(us) < 1000 ? `${FIX2.format(us)} µs` : `${FIX2.format(us / 1000)} ms`);
-  const oldFmtUsShort = (us: number) => {
+  const unsignedZero = (s: string) => (/^-0(\.0+)?$/.test(s) ? s.slice(1) : s);
+  const refFmtCount = (n: number) => unsignedZero(Number.isInteger(n) ? INT.format(n) : FIX2.format(n));
+  const refFmtUs = (us: number) => {
     const a = Math.abs(us);
-    if (a >= 10_000) return `${INT.format(us / 1000)} ms`;
-    if (a >= 1000) return `${FIX1.format(us / 1000)} ms`;
-    if (a >= 10) return `${INT.format(us)} µs`;
-    return `${FIX2.format(us)} µs`;
+    if (FIX2.format(a) === '0.00') return '0 µs';
+    if (FIX2.format(a) !== '1,000.00' && a < 1000) return `${FIX2.format(us)} µs`;
+    if (FIX2.format(a / 1000) !== '1,000.00' && a < 1e6) return `${FIX2.format(us / 1000)} ms`;
+    return `${FIX2.format(us / 1e6)} s`;
   };
-  const oldFmtSignedPct = (p: number) => {
+  const refFmtUsShort = (us: number) => {
+    const a = Math.abs(us);
+    if (FIX2.format(a) === '0.00') return '0 µs';
+    const [k, unit] = INT.format(a) !== '1,000' && a < 1000 ? [1, 'µs'] : INT.format(a / 1000) !== '1,000' && a < 1e6 ? [1000, 'ms'] : [1e6, 's'];
+    const b = a / k;
+    const f = FIX2.format(b) !== '10.00' && b < 10 ? FIX2 : FIX1.format(b) !== '100.0' && b < 100 ? FIX1 : INT;
+    return `${f.format(us / k)} ${unit}`;
+  };
+  const refFmtSignedPct = (p: number) => {
     const s = FIX1.format(Math.abs(p));
     if (s === '0.0') return '0.0%';
     return p > 0 ? `+${s}%` : `-${s}%`;
@@ -108,14 +116,57 @@ describe('exported formatters print what they printed with Intl', () => {
 
   it('on arbitrary doubles', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double(), fc.double({ min: -1e6, max: 1e6 }), fc.integer()), (n) => {
-        expect(fmtCount(n)).toBe(oldFmtCount(n));
-        expect(fmtUs(n)).toBe(oldFmtUs(n));
-        expect(fmtUsShort(n)).toBe(oldFmtUsShort(n));
-        expect(fmtPct(n)).toBe(`${FIX1.format(n)}%`);
-        expect(fmtSignedPct(n)).toBe(oldFmtSignedPct(n));
+      fc.property(fc.oneof(fc.double(), fc.double({ min: -1e6, max: 1e6 }), fc.double({ min: -1e9, max: 1e9 }), fc.integer()), (n) => {
+        expect(fmtCount(n)).toBe(refFmtCount(n));
+        expect(fmtUs(n)).toBe(refFmtUs(n));
+        expect(fmtUsShort(n)).toBe(refFmtUsShort(n));
+        expect(fmtPct(n)).toBe(`${unsignedZero(FIX1.format(n))}%`);
+        expect(fmtSignedPct(n)).toBe(refFmtSignedPct(n));
       }),
       { numRuns: 10_000 },
     );
+  });
+});
+
+describe('numbers are printed one way', () => {
+  it('zero: "0" for counts, "0 µs" for times, "0.0%" for shares, whatever rounds to zero and -0 included', () => {
+    for (const z of [0, -0, 0.004, -0.004, 1e-9]) {
+      expect(fmtUs(z)).toBe('0 µs');
+      expect(fmtSignedUs(z)).toBe('0 µs');
+      expect(fmtUsShort(z)).toBe('0 µs');
+      expect(fmtSignedCount(z)).toBe('0');
+      expect(fmtPct(z / 100)).toBe('0.0%');
+      expect(fmtSignedPct(z)).toBe('0.0%');
+    }
+    expect(fmtCount(-0)).toBe('0');
+    expect(fmtCount(-0.001)).toBe('0.00');
+    expect(fmtPct(-0.01)).toBe('0.0%');
+  });
+
+  it('durations of 1 s and more are in s; the unit is that of the rounded value', () => {
+    expect(fmtUs(999.99)).toBe('999.99 µs');
+    expect(fmtUs(999.996)).toBe('1.00 ms');
+    expect(fmtUs(1_629_400)).toBe('1.63 s');
+    expect(fmtUs(-2_500_000)).toBe('-2.50 s');
+    expect(fmtUs(999_996)).toBe('1.00 s');
+    expect(fmtSignedUs(1_200_000)).toBe('+1.20 s');
+    expect(fmtUsShort(1_629_400)).toBe('1.63 s');
+    expect(fmtUsShort(1_629_400_000)).toBe('1,629 s');
+    expect(fmtUsShort(999_700)).toBe('1.00 s');
+  });
+
+  it('short durations keep three significant digits, so times of 1 µs or more that are over 1% apart never print alike', () => {
+    expect([8.3, 83, 830, 8300, 83_000, 830_000].map(fmtUsShort)).toEqual(['8.30 µs', '83.0 µs', '830 µs', '8.30 ms', '83.0 ms', '830 ms']);
+    fc.assert(
+      fc.property(fc.double({ min: 1, max: 1e9, noNaN: true }), (a) => {
+        expect(fmtUsShort(a * 1.0101)).not.toBe(fmtUsShort(a));
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it('one step is "13", a range "5-20"', () => {
+    expect(fmtSteps(13, 13)).toBe('13');
+    expect(fmtSteps(5, 20)).toBe('5-20');
   });
 });

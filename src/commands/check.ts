@@ -12,6 +12,7 @@ import { relPath } from '../paths.js';
 import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { renderCheck, verdictLine } from '../reporters/check.js';
+import { shown } from '../reporters/render.js';
 import { evaluate, exitCodeOf, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
 import { scopeProfile } from '../rules/scope.js';
@@ -41,7 +42,7 @@ function report(io: Io, p: Profile, strict: boolean | undefined): void {
     const snap = r.snapshot;
     if (!snap || snap.selection === '' || seen.has(snap.path)) continue;
     seen.add(snap.path);
-    io.stderr(`kprof: note: ${relPath(snap.path)} was made with ${snap.selection}; the rules see only those kernels.\n`);
+    io.stderr(`kprof: note: ${shown(relPath(snap.path))} was made with ${shown(snap.selection)}; the rules see only those kernels.\n`);
   }
 }
 
@@ -72,7 +73,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const base = base0 && scopeProfile(base0, selection, 'the base');
   rejectMisspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
-  for (const w of verdict.warnings) io.stderr(`kprof: warning: ${w}\n`);
+  for (const w of verdict.warnings) io.stderr(`kprof: warning: ${shown(w)}\n`);
   if (verdict.passed && verdict.results.every((r) => r.unmatched.length > 0)) {
     // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
     // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.)
@@ -88,9 +89,10 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     rules: relPath(flags.rules),
     read: readCounts(data),
     baseRead: base ? readCounts(base) : null,
+    workspace: io.env.GITHUB_WORKSPACE,
   };
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
   emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
-  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${relPath(flags.out)}.\n`);
+  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${shown(relPath(flags.out))}.\n`);
   return exitCodeOf(verdict);
 }

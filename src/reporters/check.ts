@@ -6,7 +6,9 @@ import { stepsLabel } from '../group.js';
 import type { Check, RuleResult, Verdict } from '../rules/model.js';
 import { SCHEMA_VERSION, type CheckJson, type CheckResultJson } from '../schema.js';
 import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from './format.js';
-import { codeSpan, markdownTable, mdCell, paint, xmlEscape, type RenderContext } from './render.js';
+import { workspacePath } from '../paths.js';
+import { ghData, ghProperty } from './failure.js';
+import { WHOLE, clipped, mdCode, shown, jsonSafe, markdownTable, paint, xmlEscape, type RenderContext } from './render.js';
 
 /** What was checked, as shown to the user (paths relative to the working directory). */
 export interface CheckContext {
@@ -16,6 +18,8 @@ export interface CheckContext {
   /** Kernels the rules looked at (after --rank/--steps and the filters) and rows that could not be read. */
   read: ReadCounts;
   baseRead: ReadCounts | null;
+  /** GITHUB_WORKSPACE, when set: --format github names files relative to it. */
+  workspace?: string | undefined;
 }
 
 export interface ReadCounts {
@@ -25,24 +29,38 @@ export interface ReadCounts {
 
 type Rule = RuleResult['rule'];
 
+/**
+ * How a report shows a text from input (rule names, `why`, kernel names, ranks, patterns): clipped() in the
+ * terminal, JUnit and GitHub formats, a code span in Markdown, as it is in JSON (which jsonSafe escapes).
+ */
+export type Quote = (text: string, max?: number) => string;
+
+const exact: Quote = (s) => s;
+const md: Quote = mdCode;
+
+/** A rule's `why`, whole, without the line break a YAML block scalar ends with (JSON keeps it exactly). */
+function whyText(why: string, q: Quote): string {
+  return q(why.replace(/\s+$/, ''), WHOLE);
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${fmtCount(n)} ${n === 1 ? one : many}`;
 }
 
-function selectorText(rule: Rule): string {
+function selectorText(rule: Rule, q: Quote): string {
   const s = rule.selector;
   if (s === null) return 'kernel types';
   switch (s.kind) {
     case 'all':
       return 'all kernels';
     case 'type':
-      return `type ${s.values.join(', ')}`;
+      return `type ${s.values.map((x) => q(x)).join(', ')}`;
     case 'name':
-      return `name ${s.values.join(', ')}`;
+      return `name ${s.values.map((x) => q(x)).join(', ')}`;
     case 'group':
-      return `group ${s.group.name}`;
+      return `group ${q(s.group.name)}`;
     case 'match':
-      return `/${s.re.source}/${s.re.flags}`;
+      return q(`/${s.re.source}/${s.re.flags}`);
   }
 }
 
@@ -56,11 +74,11 @@ function perText(check: Check): string {
 }
 
 /** The bound of a rule in words: "exactly 1 per step", "fell by at least 20% against the base". */
-export function boundText(rule: Rule): string {
-  return `${assertionText(rule.check)}${scopeText(rule)}`;
+export function boundText(rule: Rule, q: Quote = clipped): string {
+  return `${assertionText(rule.check, q)}${scopeText(rule, q)}`;
 }
 
-function assertionText(c: Check): string {
+function assertionText(c: Check, q: Quote): string {
   switch (c.kind) {
     case 'absent':
       return 'absent';
@@ -89,31 +107,31 @@ function assertionText(c: Check): string {
       return `${c.per === 'step' ? `mean ${what} per step` : what} ${parts.join(' and ')} against the base`;
     }
     case 'no-new-types': {
-      const allow = c.allow.map((a) => (typeof a === 'string' ? a : `/${a.source}/${a.flags}`));
+      const allow = c.allow.map((a) => q(typeof a === 'string' ? a : `/${a.source}/${a.flags}`));
       return `no kernel type that the base lacks${allow.length ? ` (allowed: ${allow.join(', ')})` : ''}`;
     }
   }
 }
 
 /** The steps and ranks a rule is limited to: " in steps 2-9 on ranks 0, 1". */
-function scopeText(rule: Rule): string {
+function scopeText(rule: Rule, q: Quote): string {
   const parts: string[] = [];
   if (rule.steps !== null) parts.push(rule.steps.length === 1 && rule.steps[0]!.from === rule.steps[0]!.to ? ` in step ${rule.steps[0]!.from}` : ` in steps ${stepsLabel(rule.steps)}`);
-  if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.join(', ')}`);
+  if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.map((x) => q(x)).join(', ')}`);
   return parts.join('');
 }
 
 /** The rule's label, or its selector and bound (a name that tells two rules on one kernel apart). */
-export function ruleTitle(rule: Rule): string {
-  return rule.label ?? `${selectorText(rule)}: ${boundText(rule)}`;
+export function ruleTitle(rule: Rule, q: Quote = clipped): string {
+  return rule.label !== null ? q(rule.label) : `${selectorText(rule, q)}: ${boundText(rule, q)}`;
 }
 
 /** The rule's label, or its selector: for reports that show the bound beside it. */
-export function ruleName(rule: Rule): string {
-  return rule.label ?? (rule.selector === null ? 'new kernel types' : selectorText(rule));
+export function ruleName(rule: Rule, q: Quote = clipped): string {
+  return rule.label !== null ? q(rule.label) : rule.selector === null ? 'new kernel types' : selectorText(rule, q);
 }
 
-function valueText(r: RuleResult, v: number | null): string {
+function valueText(r: RuleResult, v: number | null, q: Quote): string {
   const c = r.rule.check;
   if (v === null) return 'n/a';
   switch (r.unit) {
@@ -124,13 +142,13 @@ function valueText(r: RuleResult, v: number | null): string {
     case 'percent':
       return fmtSignedPct(v);
     case 'types':
-      return c.kind === 'no-new-types' && r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.join(', ')}` : plural(v, 'new type');
+      return c.kind === 'no-new-types' && r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
   }
 }
 
-function where(rank: string | null, step: number | null): string {
+function where(rank: string | null, step: number | null, q: Quote): string {
   const parts: string[] = [];
-  if (rank !== null && rank !== '-') parts.push(`rank ${rank}`);
+  if (rank !== null && rank !== '-') parts.push(`rank ${q(rank)}`);
   if (step !== null) parts.push(`step ${step}`);
   return parts.join(', ');
 }
@@ -144,12 +162,12 @@ function comparedText(r: RuleResult): string {
   return `${f(r.compared.base)} → ${f(r.compared.profile)} (${pct})`;
 }
 
-function observedText(r: RuleResult): string {
-  return r.compared ? comparedText(r) : valueText(r, r.observed);
+function observedText(r: RuleResult, q: Quote): string {
+  return r.compared ? comparedText(r) : valueText(r, r.observed, q);
 }
 
 /** What was observed: where it held, the value closest to the bound; where it broke, the worst value and where. */
-export function observedPart(r: RuleResult): string {
+export function observedPart(r: RuleResult, q: Quote = clipped): string {
   const ranks = r.ranksChecked.length;
   if (r.passed) {
     if (r.rule.check.kind === 'absent') return ranks > 1 ? `none on any of ${fmtCount(ranks)} ranks` : 'none';
@@ -157,23 +175,23 @@ export function observedPart(r: RuleResult): string {
     if (r.compared) return `${ranks > 1 ? `closest of ${fmtCount(ranks)} ranks: ` : ''}${comparedText(r)}`;
     const closest = r.per === 'step' || ranks > 1 ? (r.bound.op === '<=' ? 'highest ' : 'lowest ') : '';
     const scope = ranks > 1 ? ` on each of ${fmtCount(ranks)} ranks` : '';
-    return `${closest}${valueText(r, r.observed)}${r.per === 'step' ? ' per step' : ''}${scope}`;
+    return `${closest}${valueText(r, r.observed, q)}${r.per === 'step' ? ' per step' : ''}${scope}`;
   }
-  const at = where(r.rank, r.step);
-  return `${at ? `${at}: ` : ''}${observedText(r)}`;
+  const at = where(r.rank, r.step, q);
+  return `${at ? `${at}: ` : ''}${observedText(r, q)}`;
 }
 
 /** Where else the rule broke, for a broken rule. */
-function spreadPart(r: RuleResult): string {
+function spreadPart(r: RuleResult, q: Quote): string {
   if (r.passed) return '';
   const parts: string[] = [];
   if (r.step !== null && r.stepsChecked > 0) {
     // Which steps, when it is neither the one step named already nor every step.
     const ids = r.brokenSteps.length > 8 ? `${r.brokenSteps.slice(0, 8).join(', ')}, …` : r.brokenSteps.join(', ');
     const which = r.stepsBroken > 1 && r.stepsBroken < r.stepsChecked ? ` (steps ${ids})` : '';
-    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${r.rank}` : ''}${which}`);
+    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${q(r.rank)}` : ''}${which}`);
   }
-  if (r.ranksChecked.length > 1) parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.join(', ')})`);
+  if (r.ranksChecked.length > 1) parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.map((x) => q(x)).join(', ')})`);
   return parts.join('; ');
 }
 
@@ -181,28 +199,28 @@ function spreadPart(r: RuleResult): string {
  * What the selector names that matched no kernel: "type InterleaveRop matches no kernel in the profile or the
  * base". Empty when it matched.
  */
-export function unmatchedPart(r: RuleResult, hasBase: boolean): string {
+export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clipped): string {
   if (r.unmatched.length === 0) return '';
   const s = r.rule.selector;
   const what =
     s?.kind === 'type' || s?.kind === 'name'
-      ? `${s.kind} ${r.unmatched.join(', ')}`
+      ? `${s.kind} ${r.unmatched.map((x) => q(x)).join(', ')}`
       : s?.kind === 'group'
-        ? `group ${s.group.name}`
-        : `match ${r.unmatched.join(', ')}`;
+        ? `group ${q(s.group.name)}`
+        : `match ${r.unmatched.map((x) => q(x)).join(', ')}`;
   const verb = r.unmatched.length > 1 ? 'match' : 'matches';
   return `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}`;
 }
 
 /** One sentence on what was observed, against the bound, and whether the selector matched anything. */
-export function resultMessage(r: RuleResult, hasBase = false): string {
-  const spread = spreadPart(r);
-  const unmatched = unmatchedPart(r, hasBase);
-  return `${observedPart(r)}; bound: ${boundText(r.rule)}${spread ? `; ${spread}` : ''}${unmatched ? `; ${unmatched}` : ''}`;
+export function resultMessage(r: RuleResult, hasBase = false, q: Quote = clipped): string {
+  const spread = spreadPart(r, q);
+  const unmatched = unmatchedPart(r, hasBase, q);
+  return `${observedPart(r, q)}; bound: ${boundText(r.rule, q)}${spread ? `; ${spread}` : ''}${unmatched ? `; ${unmatched}` : ''}`;
 }
 
-function location(r: RuleResult): string {
-  return `${r.rule.file}:${r.rule.line}`;
+function location(r: RuleResult, q: Quote = clipped): string {
+  return `${q(r.rule.file, WHOLE)}:${r.rule.line}`;
 }
 
 function statusWord(r: RuleResult): 'pass' | 'FAIL' | 'warn' {
@@ -220,7 +238,7 @@ export function verdictLine(v: Verdict): string {
 }
 
 function headerLine(ctx: CheckContext): string {
-  return `kprof check ${ctx.profile}${ctx.base !== null ? ` against base ${ctx.base}` : ''} with ${ctx.rules}`;
+  return `kprof check ${shown(ctx.profile)}${ctx.base !== null ? ` against base ${shown(ctx.base)}` : ''} with ${shown(ctx.rules)}`;
 }
 
 function readText(c: ReadCounts): string {
@@ -239,7 +257,7 @@ export function checkText(v: Verdict, ctx: CheckContext, rc: RenderContext): str
     const word = statusWord(r);
     const painted = paint(rc, word === 'pass' ? 'green' : word === 'warn' ? 'yellow' : 'red', word);
     out.push(`${painted}  ${location(r).padEnd(width)}  ${ruleName(r.rule)}: ${resultMessage(r, ctx.base !== null)}`);
-    if (!r.passed && r.rule.why !== null) out.push(`      ${' '.repeat(width)}why: ${r.rule.why}`);
+    if (!r.passed && r.rule.why !== null) out.push(`      ${' '.repeat(width)}why: ${whyText(r.rule.why, clipped)}`);
   }
   out.push('');
   out.push(paint(rc, 'bold', verdictLine(v)));
@@ -252,7 +270,7 @@ function round4(x: number): number {
 
 export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
   const results: CheckResultJson[] = v.results.map((r) => ({
-    rule: ruleTitle(r.rule),
+    rule: ruleTitle(r.rule, exact),
     file: r.rule.file,
     line: r.rule.line,
     severity: r.rule.severity,
@@ -265,7 +283,7 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
     step: r.step,
     ranksBroken: r.ranksBroken,
     stepsBroken: r.brokenSteps,
-    message: resultMessage(r, ctx.base !== null),
+    message: resultMessage(r, ctx.base !== null, exact),
     why: r.rule.why,
     unmatched: r.unmatched,
   }));
@@ -283,7 +301,7 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
 }
 
 export function checkJson(v: Verdict, ctx: CheckContext): string {
-  return `${JSON.stringify(checkJsonObject(v, ctx), null, 2)}\n`;
+  return `${jsonSafe(JSON.stringify(checkJsonObject(v, ctx), null, 2))}\n`;
 }
 
 /**
@@ -293,7 +311,8 @@ export function checkJson(v: Verdict, ctx: CheckContext): string {
 export function checkJunit(v: Verdict, ctx: CheckContext): string {
   const n = v.results.length;
   const attrs = `name="kprof check" tests="${n}" failures="${v.failedErrors}" errors="0" skipped="0"`;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${attrs}>`, `  <testsuite ${attrs.replace('kprof check', xmlEscape(ctx.rules))}>`];
+  const rules = xmlEscape(shown(ctx.rules));
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${attrs}>`, `  <testsuite ${attrs.replace('kprof check', rules)}>`];
   const props: [string, number][] = [
     ['kernels', ctx.read.kernels],
     ['skippedRows', ctx.read.skippedRows],
@@ -301,9 +320,9 @@ export function checkJunit(v: Verdict, ctx: CheckContext): string {
   if (ctx.baseRead !== null) props.push(['baseKernels', ctx.baseRead.kernels], ['baseSkippedRows', ctx.baseRead.skippedRows]);
   lines.push('    <properties>', ...props.map(([k, n]) => `      <property name="${k}" value="${n}" />`), '    </properties>');
   for (const r of v.results) {
-    const head = `    <testcase name="${xmlEscape(ruleTitle(r.rule))}" classname="${xmlEscape(ctx.rules)}" file="${xmlEscape(r.rule.file)}" line="${r.rule.line}"`;
+    const head = `    <testcase name="${xmlEscape(ruleTitle(r.rule))}" classname="${rules}" file="${xmlEscape(shown(r.rule.file))}" line="${r.rule.line}"`;
     const msg = resultMessage(r, ctx.base !== null);
-    const body = `${msg}\n${location(r)}${r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
+    const body = `${msg}\n${location(r)}${r.rule.why !== null ? `\nwhy: ${whyText(r.rule.why, clipped)}` : ''}`;
     if (r.passed && r.unmatched.length > 0) {
       lines.push(`${head}>`, `      <system-out>${xmlEscape(`note: ${body}`)}</system-out>`, '    </testcase>');
     } else if (r.passed) {
@@ -318,15 +337,6 @@ export function checkJunit(v: Verdict, ctx: CheckContext): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Escape workflow-command data (https://docs.github.com/actions/reference/workflow-commands-for-github-actions). */
-function ghData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
-function ghProperty(s: string): string {
-  return ghData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
 /** GitHub Actions annotations on the rules file: ::error for broken error-level rules, ::warning for warn-level. */
 export function checkGithub(v: Verdict, ctx: CheckContext): string {
   const out: string[] = [];
@@ -334,8 +344,9 @@ export function checkGithub(v: Verdict, ctx: CheckContext): string {
     // A rule that held but matched nothing is marked too: it may be a selector that no longer names anything.
     if (r.passed && r.unmatched.length === 0) continue;
     const cmd = r.passed ? 'warning' : r.rule.severity === 'warn' ? 'warning' : 'error';
-    const props = `file=${ghProperty(r.rule.file)},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;
-    const text = `${resultMessage(r, ctx.base !== null)}${!r.passed && r.rule.why !== null ? `\nwhy: ${r.rule.why}` : ''}`;
+    const file = shown(workspacePath(r.rule.file, ctx.workspace));
+    const props = `file=${ghProperty(file)},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;
+    const text = `${resultMessage(r, ctx.base !== null)}${!r.passed && r.rule.why !== null ? `\nwhy: ${whyText(r.rule.why, clipped)}` : ''}`;
     out.push(`::${cmd} ${props}::${ghData(text)}`);
   }
   const skipped = ctx.read.skippedRows + (ctx.baseRead?.skippedRows ?? 0);
@@ -349,16 +360,16 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
   const icon = (r: RuleResult): string => (r.passed ? '✅' : r.rule.severity === 'warn' ? '⚠️' : '❌');
   const rows = v.results.map((r) => [
     icon(r),
-    ruleName(r.rule),
-    [observedPart(r), spreadPart(r), unmatchedPart(r, ctx.base !== null)].filter(Boolean).join('; '),
-    boundText(r.rule),
-    codeSpan(location(r)),
-    r.passed ? '' : (r.rule.why ?? ''),
+    ruleName(r.rule, md),
+    [observedPart(r, md), spreadPart(r, md), unmatchedPart(r, ctx.base !== null, md)].filter(Boolean).join('; '),
+    boundText(r.rule, md),
+    md(location(r, exact)),
+    r.passed || r.rule.why === null ? '' : whyText(r.rule.why, md),
   ]);
   const table = markdownTable(['', 'rule', 'observed', 'bound', 'rule file', 'why'], rows, ['left', 'left', 'left', 'left', 'left', 'left']);
   const head = `### kprof check: ${v.passed ? 'passed' : 'failed'}`;
-  const what = `${codeSpan(mdCell(ctx.profile))}${ctx.base !== null ? ` against base ${codeSpan(mdCell(ctx.base))}` : ''}, rules ${codeSpan(mdCell(ctx.rules))}`;
-  return `${head}\n\n${what}\n\n${mdCell(readLine(ctx))}\n\n${table}\n\n**${verdictLine(v)}**\n`;
+  const what = `${md(ctx.profile, WHOLE)}${ctx.base !== null ? ` against base ${md(ctx.base, WHOLE)}` : ''}, rules ${md(ctx.rules, WHOLE)}`;
+  return `${head}\n\n${what}\n\n${readLine(ctx)}\n\n${table}\n\n**${verdictLine(v)}**\n`;
 }
 
 /** Render a verdict in one of the formats. */

@@ -25,7 +25,7 @@ import {
   type DiffRowJson,
 } from '../schema.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
-import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
+import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
 import { groupHeading } from './summary.js';
 
 /** The label of a row: its key, or a placeholder when the source had no value. */
@@ -43,10 +43,11 @@ function timePctText(p: number | null, pr: number, noise: boolean): string {
   return noise ? '~' : pctText(p, pr);
 }
 
-/** A compact signed duration for PR tables: "+674 µs", "-1.2 ms", "0". */
+/** A compact signed duration for PR tables: "+674 µs", "-1.20 ms", "0 µs". */
 function signedShort(us: number): string {
-  if (us === 0) return '0';
-  return us > 0 ? `+${fmtUsShort(us)}` : fmtUsShort(us);
+  const s = fmtUsShort(Math.abs(us));
+  if (s === fmtUsShort(0)) return s;
+  return us > 0 ? `+${s}` : `-${s}`;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -58,10 +59,11 @@ function perStep(d: Diff): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Sentences shared by the text formats.
+// Sentences shared by the text formats. Text from input goes through `code`: clipped() for the terminal, a code
+// span for Markdown.
 
 /** The fusion story in two lines: what appeared, went away or was cut; then the net change. */
-export function headlineLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+export function headlineLines(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
   const h = headline(d);
   const items: string[] = [
     ...h.added.map((r) => `${code(label(r))} appears (${fmtSignedCount(r.deltaCount)})`),
@@ -84,13 +86,13 @@ function stepsText(s: DiffSideInfo): string {
 }
 
 /** Warnings that belong in the report itself (and on stderr): unequal steps, ranks on one side only. */
-export function reportWarnings(d: Diff): string[] {
+export function reportWarnings(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
   const out: string[] = [];
   if (d.stepMismatch) {
     const ranks = d.stepMismatchRanks;
     // Per rank, unless every rank shows the same difference as the sides do.
     const sides = ranks.length === d.pairedRanks.length && ranks.every((r) => r.base === d.base.steps && r.pr === d.pr.steps);
-    const byRank = ranks.length > 0 && !sides ? ` (${listed(ranks.map((r) => `rank ${r.rank}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})` : '';
+    const byRank = ranks.length > 0 && !sides ? ` (${listed(ranks.map((r) => `rank ${code(r.rank)}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})` : '';
     out.push(
       `Step counts differ: the base has ${stepsText(d.base)}, the PR has ${stepsText(d.pr)}${byRank}. Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
@@ -105,7 +107,7 @@ export function reportWarnings(d: Diff): string[] {
   }
   const u = d.unpairedRanks;
   if (u.base.length > 0 || u.pr.length > 0) {
-    const list = (r: string[]): string => (r.length > 0 ? r.join(', ') : 'none');
+    const list = (r: string[]): string => (r.length > 0 ? r.map((x) => code(x)).join(', ') : 'none');
     out.push(
       `Ranks on one side only: base ${list(u.base)}; PR ${list(u.pr)}. Their kernels are in the counts, but they ` +
         `were not checked for a change that differs between ranks.`,
@@ -141,12 +143,12 @@ function majorityText(x: RankDisagreement): string {
 }
 
 /** One line per row whose change is not the same on every rank: in status or in size. */
-export function disagreementLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+export function disagreementLines(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
   const ps = perStep(d) ? ' per step' : '';
   return disagreeing(d).map((r) => {
     const m = r.rankMajority;
     const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
-    const ranks = r.disagreeingRanks.map((x) => `rank ${x.rank} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`).join(', ');
+    const ranks = r.disagreeingRanks.map((x) => `rank ${code(x.rank)} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`).join(', ');
     return `${code(label(r))}: ${most}; ${ranks}`;
   });
 }
@@ -161,12 +163,12 @@ function stepGroupText(changes: StepChange[], of: number): string {
   return `${fmtSignedCount(first.deltaCount)} in ${what}`;
 }
 
-function unevenText(u: UnevenSteps): string {
+function unevenText(u: UnevenSteps, code: (s: string) => string): string {
   const groups = new Map<number, StepChange[]>();
   for (const c of u.steps) groups.set(c.deltaCount, [...(groups.get(c.deltaCount) ?? []), c]);
   const parts = [...groups.values()].map((g) => stepGroupText(g, u.stepsCompared));
   if (u.reference !== null) parts.unshift(`${fmtSignedCount(u.reference.deltaCount)} in ${u.reference.steps} of ${u.stepsCompared} steps`);
-  return `${u.rank === '-' ? 'steps differ' : `rank ${u.rank} steps differ`}: ${parts.join('; ')}`;
+  return `${u.rank === '-' ? 'steps differ' : `rank ${code(u.rank)} steps differ`}: ${parts.join('; ')}`;
 }
 
 /** How many groups the text formats list under "Changed differently across steps"; JSON has them all. */
@@ -176,10 +178,10 @@ const MAX_UNEVEN_GROUPS = 20;
  * One line per row and rank whose change is not the same in every step (counts of each step, PR vs base), for
  * the first groups in row order; then how many more there are.
  */
-export function unevenStepLines(d: Diff, code: (s: string) => string = (s) => s): string[] {
+export function unevenStepLines(d: Diff, code: (s: string) => string = clipped): string[] {
   const rows = uneven(d);
   const lines = rows.slice(0, MAX_UNEVEN_GROUPS).flatMap((r) => {
-    const shown = r.unevenSteps.slice(0, 8).map((u) => `${code(label(r))}: ${unevenText(u)}`);
+    const shown = r.unevenSteps.slice(0, 8).map((u) => `${code(label(r))}: ${unevenText(u, code)}`);
     const more = r.unevenSteps.length - shown.length;
     return more > 0 ? [...shown, `${code(label(r))}: and ${plural(more, 'more rank')}`] : shown;
   });
@@ -198,20 +200,20 @@ function fileNames(s: DiffSideInfo): string[] {
   });
 }
 
-function sideText(s: DiffSideInfo, code: (s: string) => string, listFiles: boolean): string {
+function sideText(s: DiffSideInfo, code: (s: string, max?: number) => string, listFiles: boolean): string {
   const files = fileNames(s);
-  const fileText = listFiles && files.length > 0 && files.length <= 4 ? files.map(code).join(', ') : plural(files.length, 'file');
-  const ranks = s.ranks.length === 1 ? `rank ${s.ranks[0]}` : `ranks ${s.ranks.join(', ')}`;
+  const fileText = listFiles && files.length > 0 && files.length <= 4 ? files.map((f) => code(f, WHOLE)).join(', ') : plural(files.length, 'file');
+  const ranks = s.ranks.length === 1 ? `rank ${code(s.ranks[0]!)}` : `ranks ${s.ranks.map((x) => code(x)).join(', ')}`;
   const skipped = s.skippedRows > 0 ? `; ${plural(s.skippedRows, 'row')} skipped` : '';
-  return `${code(relPath(s.input))} (${fileText}; ${ranks}; ${stepsText(s)}${skipped})`;
+  return `${code(relPath(s.input), WHOLE)} (${fileText}; ${ranks}; ${stepsText(s)}${skipped})`;
 }
 
 /** Which inputs, files, ranks, steps, grouping and normalisation were compared. */
-export function comparedLine(d: Diff, code: (s: string) => string = (s) => s, listFiles = false): string {
+export function comparedLine(d: Diff, code: (s: string, max?: number) => string = clipped, listFiles = false): string {
   const norm = perStep(d)
     ? 'counts and times per step (each rank divided by its own number of steps, ranks added up)'
     : 'counts and times summed over all steps and ranks (not normalised)';
-  const sel = d.selection ? ` (${d.selection.split('; ').join(', ')})` : '';
+  const sel = d.selection ? ` (${d.selection.split('; ').map((x) => code(x, WHOLE)).join(', ')})` : '';
   return (
     `Compared base ${sideText(d.base, code, listFiles)} with PR ${sideText(d.pr, code, listFiles)}. ` +
     `Grouped by ${d.groupBy}${sel}; ${norm}; time changes within ±${d.timeTolerancePct}% shown as ~.`
@@ -223,14 +225,14 @@ export function diffWarnings(d: Diff): string {
   const lines = reportWarnings(d).map((w) => `kprof: warning: ${w}`);
   const dis = disagreeing(d);
   if (dis.length > 0) {
-    const names = dis.slice(0, 5).map(label).join(', ');
+    const names = dis.slice(0, 5).map((r) => clipped(label(r))).join(', ');
     lines.push(
       `kprof: warning: ${plural(dis.length, 'group')} changed differently across ranks (${names}${dis.length > 5 ? ', …' : ''}); see the report.`,
     );
   }
   const un = uneven(d);
   if (un.length > 0) {
-    const names = un.slice(0, 5).map(label).join(', ');
+    const names = un.slice(0, 5).map((r) => clipped(label(r))).join(', ');
     lines.push(
       `kprof: warning: ${plural(un.length, 'group')} changed differently across steps (${names}${un.length > 5 ? ', …' : ''}); see the report.`,
     );
@@ -290,7 +292,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
   const cells = (l: Line, others: boolean): string[] => [
-    others ? paint(ctx, 'dim', l.label) : l.label,
+    others ? paint(ctx, 'dim', l.label) : clipped(l.label),
     fmtCount(l.base.count),
     fmtCount(l.pr.count),
     fmtSignedCount(l.deltaCount),
@@ -320,12 +322,20 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
 // ---------------------------------------------------------------------------------------------------------
 // Markdown, ready to paste into a pull request.
 
-const code = codeSpan;
+const code = mdCode;
 
-/** `73,652 (1,629 ms)`; the totals row keeps two decimals of time (`832 (22.27 ms)`). */
+/** `73,652 (1.63 s)`; the totals row keeps two decimals of time (`832 (22.27 ms)`). */
 function mdSide(s: Side, exact = false): string {
   if (s.count === 0 && s.us === 0) return '0';
   return `${fmtCount(s.count)} (${exact ? fmtUs(s.us) : fmtUsShort(s.us)})`;
+}
+
+/**
+ * Whether a row's times need two decimals: a time change that is not `~` is never shown as two equal times
+ * (three significant digits can round two times under 1% apart alike).
+ */
+function mdExact(l: Line): boolean {
+  return !l.timeNoise && l.base.us !== l.pr.us && fmtUsShort(l.base.us) === fmtUsShort(l.pr.us);
 }
 
 function mdDelta(l: Line, exact = false): string {
@@ -339,7 +349,7 @@ function mdNote(l: Line, status: string, r: DiffRow | null): string {
   if (status === 'removed' || status === 'added') note = status;
   else if (status === 'same') note = l.timeNoise ? 'same' : `same count, ${time}`;
   else note = `${pctText(l.deltaCountPct, l.pr.count)} count, ${time}`;
-  const ranks = r !== null && r.disagreeingRanks.length > 0 ? `; ranks differ (${listed(r.disagreeingRanks.map((x) => x.rank), 6)})` : '';
+  const ranks = r !== null && r.disagreeingRanks.length > 0 ? `; ranks differ (${listed(r.disagreeingRanks.map((x) => code(x.rank)), 6)})` : '';
   const perRank = r === null ? [] : r.unevenSteps.map(stepsNote);
   const steps = perRank.length > 0 ? `; steps differ (${perRank.slice(0, 4).join('; ')}${perRank.length > 4 ? '; …' : ''})` : '';
   return `${note}${ranks}${steps}`;
@@ -348,7 +358,7 @@ function mdNote(l: Line, status: string, r: DiffRow | null): string {
 /** `rank 1: 52, 53` */
 function stepsNote(u: UnevenSteps): string {
   const ids = listed(u.steps.map((c) => String(c.step)), 6);
-  return u.rank === '-' ? ids : `rank ${u.rank}: ${ids}`;
+  return u.rank === '-' ? ids : `rank ${code(u.rank)}: ${ids}`;
 }
 
 export function diffMarkdown(d: Diff, view: DiffView): string {
@@ -358,7 +368,8 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
   const body = v.rows.map((r) => {
     const l = rowLine(r);
-    return [code(l.label), mdSide(l.base), mdSide(l.pr), mdDelta(l), mdNote(l, r.status, r)];
+    const exact = mdExact(l);
+    return [code(l.label), mdSide(l.base, exact), mdSide(l.pr, exact), mdDelta(l, exact), mdNote(l, r.status, r)];
   });
   if (v.others) {
     const l = othersLine(v.others, d.timeTolerancePct);
@@ -368,8 +379,8 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   body.push(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', null)]);
 
   const [first, second] = headlineLines(d, code);
-  const out: string[] = [`**Kernel diff:** ${first}`, `${second}`, ''];
-  for (const w of reportWarnings(d)) out.push(`> **Warning:** ${w}`, '');
+  const out: string[] = [`**Kernel diff:** ${first}`, '', `${second}`, ''];
+  for (const w of reportWarnings(d, code)) out.push(`> **Warning:** ${w}`, '');
   out.push(markdownTable(head, body, align), '');
   const dis = disagreementLines(d, code);
   if (dis.length > 0) out.push(`**${DISAGREE_TITLE}**`, '', ...dis.map((l) => `- ${l}`), '');
@@ -473,7 +484,7 @@ export function diffJsonObject(d: Diff, view: DiffView): DiffJson {
 }
 
 export function diffJson(d: Diff, view: DiffView): string {
-  return `${JSON.stringify(diffJsonObject(d, view), null, 2)}\n`;
+  return `${jsonSafe(JSON.stringify(diffJsonObject(d, view), null, 2))}\n`;
 }
 
 /** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */

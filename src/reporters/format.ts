@@ -64,41 +64,62 @@ const INT = { format: (n: number): string => formatFixed(n, 0) };
 const FIX2 = { format: (n: number): string => formatFixed(n, 2) };
 const FIX1 = { format: (n: number): string => formatFixed(n, 1) };
 
+/** A figure that rounds to zero prints as zero, without a sign: "-0.00" → "0.00", "-0" → "0". */
+function unsignedZero(s: string): string {
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+}
+
+/** Zero, as every duration prints it (also one that rounds to zero, and -0). */
+const ZERO_US = '0 µs';
+
 /** 711070 → "711,070"; non-integers (per-step means) keep two decimals. */
 export function fmtCount(n: number): string {
-  return Number.isInteger(n) ? INT.format(n) : FIX2.format(n);
+  return unsignedZero(Number.isInteger(n) ? INT.format(n) : FIX2.format(n));
 }
 
-/** Signed count: "+13,369", "-27,824", "0". */
+/** Signed count: "+13,369", "-27,824", "0" (also for a mean that rounds to zero). */
 export function fmtSignedCount(n: number): string {
-  return n > 0 ? `+${fmtCount(n)}` : n < 0 ? `-${fmtCount(-n)}` : '0';
+  const s = fmtCount(Math.abs(n));
+  if (/^0(\.0+)?$/.test(s)) return '0';
+  return n > 0 ? `+${s}` : `-${s}`;
 }
 
-/** A duration in µs, shown in µs below 1 ms and in ms above: "812.30 µs", "1,629.40 ms". */
+/**
+ * A duration in µs, in µs below 1 ms, in ms below 1 s and in s above, two decimals: "812.30 µs", "629.40 ms",
+ * "1.63 s". The unit is that of the rounded value (999.999 µs is "1.00 ms"); zero is "0 µs".
+ */
 export function fmtUs(us: number): string {
   const a = Math.abs(us);
-  if (a < 1000) return `${FIX2.format(us)} µs`;
-  return `${FIX2.format(us / 1000)} ms`;
+  if (FIX2.format(a) === '0.00') return ZERO_US;
+  if (a < 999.995) return `${FIX2.format(us)} µs`;
+  if (a / 1000 < 999.995) return `${FIX2.format(us / 1000)} ms`;
+  return `${FIX2.format(us / 1_000_000)} s`;
 }
 
-/** A signed duration: "+1.20 ms", "-794.00 ms". */
+/** A signed duration: "+1.20 ms", "-794.00 ms", "0 µs". */
 export function fmtSignedUs(us: number): string {
-  if (us === 0) return '0 µs';
-  return us > 0 ? `+${fmtUs(us)}` : `-${fmtUs(-us)}`;
+  const s = fmtUs(Math.abs(us));
+  if (s === ZERO_US) return ZERO_US;
+  return us > 0 ? `+${s}` : `-${s}`;
 }
 
-/** A compact duration for PR tables: "1,629 ms", "12.4 ms", "830 µs". */
+/**
+ * A compact duration for PR tables, three significant digits in µs, ms or s: "8.30 µs", "830 µs", "12.4 ms",
+ * "1.63 s", "1,629 s". Three digits tell apart any two times of 1 µs or more that are over 1% apart; zero is "0 µs".
+ */
 export function fmtUsShort(us: number): string {
   const a = Math.abs(us);
-  if (a >= 10_000) return `${INT.format(us / 1000)} ms`;
-  if (a >= 1000) return `${FIX1.format(us / 1000)} ms`;
-  if (a >= 10) return `${INT.format(us)} µs`;
-  return `${FIX2.format(us)} µs`;
+  if (FIX2.format(a) === '0.00') return ZERO_US;
+  const [scale, unit] = a < 999.5 ? [1, 'µs'] : a / 1000 < 999.5 ? [1000, 'ms'] : [1_000_000, 's'];
+  const v = us / scale;
+  const b = a / scale;
+  const text = b < 9.995 ? FIX2.format(v) : b < 99.95 ? FIX1.format(v) : INT.format(v);
+  return `${text} ${unit}`;
 }
 
 /** A percentage: "12.3%". */
 export function fmtPct(p: number): string {
-  return `${FIX1.format(p)}%`;
+  return `${unsignedZero(FIX1.format(p))}%`;
 }
 
 /** A signed percentage: "+4.0%", "-96.0%". */
@@ -106,6 +127,11 @@ export function fmtSignedPct(p: number): string {
   const s = FIX1.format(Math.abs(p));
   if (s === '0.0') return '0.0%';
   return p > 0 ? `+${s}%` : `-${s}%`;
+}
+
+/** A range of Step Ids: "5-20", and one step as "13", not "13-13". */
+export function fmtSteps(from: number, to: number): string {
+  return from === to ? `${from}` : `${from}-${to}`;
 }
 
 export function ticksToUs(ticks: number): number {

@@ -113,6 +113,70 @@ function visible(s: string): number {
   return s.replace(/\u001b\[[0-9;]*m/g, '').length;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Text from input (kernel names and types, folder and file names, rank ids, rules files, summary JSON strings)
+// is untrusted: CI runners and terminals read kprof's output. Every text format shows it through shown().
+
+/**
+ * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
+ * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
+ * and `::` at the start (after spaces): GitHub runners read those as workflow commands.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^ *::/g;
+
+function hex(c: number): string {
+  return c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
+}
+
+function escapeUnsafe(m: string): string {
+  if (m === '##[') return `${hex(0x23)}#[`;
+  if (m.endsWith('::')) return `${m.slice(0, -2)}${hex(0x3a)}:`;
+  return hex(m.charCodeAt(0));
+}
+
+/**
+ * Text from input as every text format shows it: each unsafe character (see UNSAFE) is written as `\xHH` (up
+ * to U+00FF) or `\uHHHH`, so a line break becomes `\x0a` and ESC `\x1b`; `##[` becomes `\x23#[` and a leading
+ * `::` becomes `\x3a:`. Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe).
+ */
+export function shown(s: string): string {
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(s) ? s.replace(UNSAFE, escapeUnsafe) : s;
+}
+
+/** The most characters of one text from input (a name, a rank) that a table cell, a headline or a message shows. */
+export const CELL_WIDTH = 120;
+
+/** The width that shows a text whole: for paths, which the file system keeps short. */
+export const WHOLE = Number.POSITIVE_INFINITY;
+
+/**
+ * shown(s), cut to at most `max` characters (code points) with `…` as the last one. Only the start of a long
+ * text is looked at, so a name of any size costs what its first characters cost.
+ */
+export function clipped(s: string, max = CELL_WIDTH): string {
+  // A code point is at most 2 code units: a longer text has more than max + 1 characters, and is cut.
+  const head = s.length > 2 * max + 2 ? s.slice(0, 2 * max + 2) : s;
+  const text = shown(head);
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
+ * JSON.stringify leaves raw (DEL, C1 controls, U+2028/U+2029, bidirectional controls, U+FFFE/U+FFFF) are
+ * written as `\uHHHH` escapes, and `##[` as `\u0023#[`. JSON.stringify already escapes C0 controls and lone
+ * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
+ */
+export function jsonSafe(json: string): string {
+  return json.replace(JSON_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;
+
 /**
  * A Markdown code span for any text, kernel names with backticks included: its fence is one backtick longer
  * than the longest run of backticks in the text, with a space inside it when the text starts or ends with one
@@ -125,9 +189,22 @@ export function codeSpan(s: string): string {
   return `${fence}${pad}${s}${pad}${fence}`;
 }
 
-/** Escape a Markdown table cell: `|` and line breaks would break the table. */
+/**
+ * Text from input in Markdown: clipped(), in a code span, where nothing opens HTML, a link, a mention or a
+ * comment. A backslash just before a `|` is written `\x5c`, so that `\|` (see mdCell) is never read as an
+ * escaped backslash and a pipe that ends the cell.
+ */
+export function mdCode(s: string, max = CELL_WIDTH): string {
+  return codeSpan(clipped(s, max).replace(/\\(?=\|)/g, '\\x5c'));
+}
+
+/**
+ * Escape a Markdown table cell: `|` would end the cell and a line break the table. GFM reads `\|` as a pipe
+ * inside the cell, code spans included; text from input is in code spans (where a backslash is plain text), so
+ * nothing else is escaped.
+ */
 export function mdCell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+  return s.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
 }
 
 export function markdownTable(head: string[], rows: string[][], align: Align[]): string {
@@ -137,15 +214,16 @@ export function markdownTable(head: string[], rows: string[][], align: Align[]):
 }
 
 /**
- * One CSV cell: quoted when needed; a text cell starting with = + - @ (or TAB/CR) is prefixed with `'` so a
- * spreadsheet does not run it as a formula. Numbers are passed as numbers and never prefixed.
+ * One CSV cell: quoted when needed; a text cell starting with = + - @ is prefixed with `'` so a spreadsheet does
+ * not run it as a formula. Numbers are passed as numbers and never prefixed.
  */
 export function csvCell(v: string | number | boolean | null | undefined): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  let s = v;
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  if (/[",\r\n]/.test(s)) s = `"${s.replace(/"/g, '""')}"`;
+  // One record per line: line breaks and other unsafe characters are escaped as everywhere (see shown).
+  let s = shown(v);
+  if (/^[=+\-@]/.test(s)) s = `'${s}`;
+  if (/[",]/.test(s)) s = `"${s.replace(/"/g, '""')}"`;
   return s;
 }
 
@@ -153,7 +231,11 @@ export function csvLines(head: string[], rows: (string | number | boolean | null
   return [head.map(csvCell).join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
 }
 
-/** Escape text for XML (JUnit). */
+/**
+ * Escape text for XML (JUnit). Markup characters become entities; characters XML 1.0 cannot hold at all (C0
+ * controls other than TAB, LF and CR, U+FFFE/U+FFFF, lone surrogates) are written as shown() writes them, so the
+ * document is well-formed whatever the text. Text from input goes through shown() before it gets here.
+ */
 export function xmlEscape(s: string): string {
   return s
     .replace(/&/g, '&amp;')
@@ -161,6 +243,8 @@ export function xmlEscape(s: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+    .replace(XML_ILLEGAL, (m) => hex(m.charCodeAt(0)));
 }
+
+// eslint-disable-next-line no-control-regex
+const XML_ILLEGAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -5,7 +5,9 @@ import { sortGroups, summaryPerStep, type SummarySort } from '../group.js';
 import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
-import { codeSpan, csvLines, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
+import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
+
+const md = mdCode;
 
 export interface SummaryView {
   sort: SummarySort;
@@ -57,7 +59,7 @@ function rows(s: Summary, view: SummaryView): Row[] {
     const cell = emptyCell();
     for (const g of rest) mergeCell(cell, g.total);
     const perStep = ps ? rest.reduce((n, g) => addPerStep(n, of(g)!), ZERO_PER_STEP) : null;
-    out.push({ group: null, label: `(${fmtCount(rest.length)} more groups)`, cell, perStep });
+    out.push({ group: null, label: `(${fmtCount(rest.length)} more group${rest.length === 1 ? '' : 's'})`, cell, perStep });
   }
   return out;
 }
@@ -85,16 +87,20 @@ function share(s: Summary, c: Cell): number | null {
   return s.totals.ticks > 0 ? (100 * c.ticks) / s.totals.ticks : null;
 }
 
-/** One line that says what was counted: kernels, time, steps, ranks, skipped rows. */
-export function totalsLine(s: Summary): string {
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${fmtCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** One line that says what was counted: kernels, time, steps, ranks (shown by `q`), skipped rows. */
+export function totalsLine(s: Summary, q: (text: string) => string = clipped): string {
   const parts = [
-    `${fmtCount(s.totals.count)} kernels`,
+    plural(s.totals.count, 'kernel'),
     `${fmtUs(ticksToUs(s.totals.ticks))} kernel time`,
     s.hasSteps ? `${fmtCount(s.stepIds.length)} step${s.stepIds.length === 1 ? '' : 's'}` : 'no steps',
-    `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.join(', ')})`,
+    `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.map((x) => q(x)).join(', ')})`,
     `${fmtCount(s.skippedRows)} row${s.skippedRows === 1 ? '' : 's'} skipped`,
   ];
-  if (s.filteredKernels > 0) parts.push(`${fmtCount(s.filteredKernels)} kernels filtered out`);
+  if (s.filteredKernels > 0) parts.push(`${plural(s.filteredKernels, 'kernel')} filtered out`);
   const noStep = s.hasSteps ? s.totals.count - totalStepped(s) : 0;
   if (noStep > 0) parts.push(`${fmtCount(noStep)} with an empty Step Id (in the totals, not per step)`);
   return parts.join(', ');
@@ -108,7 +114,7 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
   const body = rows(s, view).map((r) => {
     const c = r.cell;
     const line = [
-      r.group ? r.label : paint(ctx, 'dim', r.label),
+      r.group ? clipped(r.label) : paint(ctx, 'dim', r.label),
       fmtCount(c.count),
       fmtUs(ticksToUs(c.ticks)),
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
@@ -137,7 +143,7 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const body = rows(s, view).map((r) => {
     const c = r.cell;
     const line = [
-      r.group ? codeSpan(r.label) : r.label,
+      r.group ? md(r.label) : r.label,
       fmtCount(c.count),
       fmtUs(ticksToUs(c.ticks)),
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
@@ -150,7 +156,7 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const total = ['**total**', `**${fmtCount(t.count)}**`, `**${fmtUs(ticksToUs(t.ticks))}**`, t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '100.0%'];
   if (withSteps) total.push(perStepText(summaryPerStep(s)?.total));
   body.push(total);
-  return `${markdownTable(head, body, align)}\n\n${totalsLine(s)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${s.selection}` : ''}.\n`;
+  return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n`;
 }
 
 function cellJson(c: Cell): CellJson {
@@ -217,7 +223,7 @@ export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
 }
 
 export function summaryJson(s: Summary, view: SummaryView): string {
-  return `${JSON.stringify(summaryJsonObject(s, view), null, 2)}\n`;
+  return `${jsonSafe(JSON.stringify(summaryJsonObject(s, view), null, 2))}\n`;
 }
 
 /**

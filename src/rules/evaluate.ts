@@ -19,6 +19,7 @@ import {
   type RankData,
   type Selection,
 } from '../model.js';
+import { fmtSteps } from '../reporters/format.js';
 import { unmatchedOf } from './unmatched.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 
@@ -125,7 +126,7 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
     const range = rule.steps ? ` in ${stepsLabel(rule.steps)}` : '';
     throw inputError(
       `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no steps${range}` +
-        `${rank.stepIds.length ? ` (it has Step Id ${rank.stepIds[0]}-${rank.stepIds[rank.stepIds.length - 1]})` : ' (every Step Id cell is empty)'}. ` +
+        `${rank.stepIds.length ? ` (it has Step Id ${fmtSteps(rank.stepIds[0]!, rank.stepIds[rank.stepIds.length - 1]!)})` : ' (every Step Id cell is empty)'}. ` +
         `Fix steps: or use per: total.`,
     );
   }
