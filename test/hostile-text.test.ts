@@ -259,6 +259,16 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
     });
   }
 
+  for (const by of ['type', 'name']) {
+    it(`rules --by ${by}: the YAML it writes is safe, and check reads it back`, async () => {
+      const r = await kprof(['rules', at('base'), at('pr'), '--by', by]);
+      expectAll('rules', r, 'text', [0]);
+      const file = join(tmp, `generated-${by}.yaml`);
+      writeFileSync(file, r.stdout);
+      expectAll('check with the generated rules', await kprof(['check', at('pr'), '--rules', relative(ROOT, file)]), 'text', [0]);
+    });
+  }
+
   it('summary JSON keeps every name exactly, and reads back', async () => {
     const r = await kprof(['summary', at('base'), '--by', 'name', '--format', 'json']);
     const keys = (JSON.parse(r.stdout) as { groups: { key: string }[] }).groups.map((g) => g.key);

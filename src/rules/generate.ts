@@ -19,6 +19,7 @@ import type { Diff, DiffRow } from '../diff.js';
 import { stepsLabel } from '../group.js';
 import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model.js';
 import { fmtCount, fmtSignedPct, fmtUs } from '../reporters/format.js';
+import { jsonSafe, shown } from '../reporters/render.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
 import { rejectMisspelt } from './unmatched.js';
@@ -92,13 +93,17 @@ function rankLevel(r: RankSummary, key: string | null, perStep: boolean): RankLe
 const PLAIN = /^[A-Za-z_](?:[A-Za-z0-9_. -]*[A-Za-z0-9_.])?$/;
 const RESERVED = /^(true|false|null|yes|no|on|off|y|n)$/i;
 
-/** A YAML scalar: plain when that is unambiguous, else double-quoted (JSON string syntax is valid YAML). */
+/**
+ * A YAML scalar: plain when that is unambiguous, else double-quoted (JSON string syntax is valid YAML, and so
+ * are the \u escapes of jsonSafe, which keep control characters out of the file).
+ */
 export function yamlString(s: string): string {
-  return PLAIN.test(s) && !RESERVED.test(s) ? s : JSON.stringify(s);
+  return PLAIN.test(s) && !RESERVED.test(s) ? s : jsonSafe(JSON.stringify(s));
 }
 
+/** A comment line; names in it are shown as every text format shows them (no line break, no control). */
 function comment(text: string): string {
-  return `  # ${text.replace(/[\r\n]+/g, ' ')}`;
+  return `  # ${shown(text)}`;
 }
 
 function plural(n: number, one: string): string {
@@ -411,7 +416,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   );
 
   const header = [
-    `# kprof rules generated from the diff of ${opts.basePath} (base) and ${opts.prPath} (PR), kernels grouped by ${d.groupBy}.`,
+    `# kprof rules generated from the diff of ${shown(opts.basePath)} (base) and ${shown(opts.prPath)} (PR), kernels grouped by ${d.groupBy}.`,
     `# Base: ${plural(d.base.ranks.length, 'rank')}, ${d.base.steps === null ? 'no steps' : plural(d.base.steps, 'step')}; ` +
       `PR: ${plural(d.pr.ranks.length, 'rank')}, ${d.pr.steps === null ? 'no steps' : plural(d.pr.steps, 'step')}. ` +
       `Counts compared ${d.normalization === 'per-step' ? 'per step' : 'in total'}.`,
