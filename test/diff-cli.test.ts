@@ -173,7 +173,7 @@ describe('kprof diff: awkward cases', () => {
     expect(t.stderr).toMatch(/changed differently across ranks \(/);
     expect(t.stdout).toMatch(/^ {2}InterleaveRope: ranks differ; rank 0 -16 \(-66\.7%\): 24 → 8, rank 1 same: 24 → 24$/m);
     const md = await tmpTranscript('diff-partial-fusion-markdown', ['diff', BASE, '<tmp>/partial', '--format', 'markdown']);
-    expect(md.stdout).toMatch(/; ranks differ \(0, 1\) \|/);
+    expect(md.stdout).toMatch(/; ranks differ \(`0`, `1`\) \|/);
     const j = json(await kprof(['diff', BASE, join(dir, 'partial'), '--format', 'json']));
     const rope = j.rows.find((r) => r.key === 'InterleaveRope')!;
     expect(rope.disagreeingRanks.map((x) => `${x.rank}:${x.status}`)).toEqual(['0:fewer', '1:same']);

@@ -368,8 +368,8 @@ describe('ranks', () => {
     const table = diffTable(d, VIEW, { color: false });
     expect(table).toMatch(/^InterleaveRope .*fewer\*$/m);
     expect(table).toMatch(/^ {2}InterleaveRope: -66\.7% on 3 of 4 ranks; rank 2 same: 12 → 12$/m);
-    expect(diffMarkdown(d, VIEW)).toMatch(/^- `InterleaveRope`: -66\.7% on 3 of 4 ranks; rank 2 same: 12 → 12$/m);
-    expect(diffMarkdown(d, VIEW)).toMatch(/\| -50\.0% count, -50\.0% time; ranks differ \(2\) \|/);
+    expect(diffMarkdown(d, VIEW)).toMatch(/^- `InterleaveRope`: -66\.7% on 3 of 4 ranks; rank `2` same: 12 → 12$/m);
+    expect(diffMarkdown(d, VIEW)).toMatch(/\| -50\.0% count, -50\.0% time; ranks differ \(`2`\) \|/);
     expect(diffWarnings(d)).toMatch(/1 group changed differently across ranks \(InterleaveRope\)/);
     const j = diffJsonObject(d, VIEW).rows.find((r) => r.key === 'InterleaveRope')!;
     expect(j.rankStatus).toBe('fewer');

@@ -52,11 +52,11 @@ function csvQuote(s: string): string {
 const HEADER = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes';
 
 /** A kernel_details.csv whose names and types are the hostile texts; invalid UTF-8 bytes in two cells. */
-function kernelTable(names: string[], steps: number[]): Buffer {
+function kernelTable(names: string[], steps: number[], lastStepOnly: string[] = []): Buffer {
   const parts: Buffer[] = [Buffer.from(`${HEADER}\n`)];
   let t = 1000;
   for (const step of steps) {
-    names.forEach((n, i) => {
+    [...names, ...(step === steps[steps.length - 1] ? lastStepOnly : [])].forEach((n, i) => {
       parts.push(Buffer.from(`${step},${csvQuote(n)},${csvQuote(`T ${n}`)},AI_CORE,${(t += 100)},${10 + i},${csvQuote(`1,${i}`)}\n`));
     });
     // A cell of invalid UTF-8: an encoded lone surrogate (ED A0 80) and a byte that never starts a character.
@@ -71,20 +71,21 @@ const DIR = 'run\n::error::INJ dir \u001b[31m<!-- @user ](http:x)';
 let tmp = '';
 const at = (...p: string[]): string => relative(ROOT, join(tmp, ...p));
 
-function writeRank(side: string, folder: string, rank: number, names: string[]): void {
+function writeRank(side: string, folder: string, rank: number, names: string[], lastStepOnly: string[] = []): void {
   const dir = join(tmp, side, folder);
   mkdirSync(join(dir, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
   writeFileSync(join(dir, `profiler_info_${rank}.json`), JSON.stringify({ rank_id: rank }));
-  writeFileSync(join(dir, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), kernelTable(names, [1, 2]));
+  writeFileSync(join(dir, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), kernelTable(names, [1, 2], lastStepOnly));
 }
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'kprof-hostile-'));
-  // base: every hostile name on two ranks, one of them in a hostile folder; pr: some gone, one new.
+  // base: every hostile name on two ranks, one of them in a hostile folder; pr: some gone, one new, and more of
+  // some in the last step only (a change that differs across steps, and on rank 0 only across ranks).
   writeRank('base', `${DIR} 0_ascend_pt`, 0, HOSTILE);
   writeRank('base', 'node_1_ascend_pt', 1, HOSTILE);
   const pr = [...HOSTILE.slice(3), 'new\n::error::INJ added'];
-  writeRank('pr', `${DIR} 0_ascend_pt`, 0, pr);
+  writeRank('pr', `${DIR} 0_ascend_pt`, 0, pr, HOSTILE.slice(4, 12));
   writeRank('pr', 'node_1_ascend_pt', 1, pr);
   mkdirSync(join(tmp, DIR));
   writeFileSync(join(tmp, DIR, 'kernel_details.csv'), kernelTable(HOSTILE, [1]));
@@ -229,6 +230,9 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
       for (const extra of [[], ['--by', 'name'], ['--per-step'], ['--by', 'name', '--top', '3']]) {
         expectAll(`diff ${extra.join(' ')}`, await kprof(['diff', at('base'), at('pr'), ...extra, '--format', format]), KIND[format], [0]);
       }
+      const plain = await kprof(['diff', at('base'), at('pr'), '--format', format]);
+      // The pair has changes that differ across ranks and across steps: those lists name the groups and ranks.
+      if (format === 'table' || format === 'markdown') expect(plain.stdout).toMatch(/Changed differently across ranks[\s\S]*Changed differently across steps/);
       expectAll('diff of snapshots', await kprof(['diff', at('base.json'), at('pr.json'), '--by', 'name', '--format', format]), KIND[format], [0]);
       expectAll('diff rank against folder', await kprof(['diff', at('base.json'), at('pr'), '--by', 'name', '--format', format]), KIND[format], [0]);
     });
