@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import type { Io } from './io.js';
 import { noProgress, type ByteCounter, type Progress } from './progress.js';
+import { shown } from './reporters/render.js';
 
 /** Inputs smaller than this get no bar. */
 export const MIN_BYTES = 8 << 20;
@@ -34,7 +35,7 @@ class BarProgress implements Progress {
   constructor(private readonly io: Io) {}
 
   tracker(label: string): ByteCounter {
-    const t: Track = { bar: null, label: shorten(label, 32), read: 0, totalBytes: 0, started: Date.now(), ended: false };
+    const t: Track = { bar: null, label: shorten(shown(label), 32), read: 0, totalBytes: 0, started: Date.now(), ended: false };
     this.tracks.push(t);
     const counter: ByteCounter = (n: number) => {
       t.read += n;

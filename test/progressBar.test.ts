@@ -54,6 +54,21 @@ describe('makeProgress', () => {
     expect(o.err.length).toBe(after);
   });
 
+  it('shows a path with a line break or an escape sequence escaped', async () => {
+    const o = io(true);
+    const p = makeProgress(o, false);
+    const a = p.tracker('x\n::error::y\u001b]8;;\u0007.csv')!;
+    a.total!(4 * MIN_BYTES);
+    a(MIN_BYTES);
+    await new Promise((r) => setTimeout(r, 250));
+    a.end!();
+    p.done();
+    const drawn = o.err.join('');
+    expect(drawn).toContain('x\\x0a::error::y\\x1b]8;;\\x07.csv');
+    expect(drawn).not.toContain('\n::error');
+    expect(drawn).not.toContain('\u0007');
+  });
+
   it('draws nothing for a small input', () => {
     const o = io(true);
     const p = makeProgress(o, false);
