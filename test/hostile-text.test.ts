@@ -27,6 +27,7 @@ const HOSTILE = [
   'ls\u2028INJ\u2029INJ',
   '::error::INJ at start',
   '  ::warning::INJ after spaces',
+  '\u00a0\u3000::error::INJ after Unicode spaces',
   'v1 ##[error]INJ',
   'md\n\n<!-- INJ',
   'link](http://x) INJ',
@@ -373,6 +374,7 @@ describe('the escaping scheme', () => {
     expect(shown('\ufffe\uffff \ud800 \udfff \ud83d\ude00')).toBe('\\ufffe\\uffff \\ud800 \\udfff \ud83d\ude00');
     expect(shown('::error::x')).toBe('\\x3a:error::x');
     expect(shown('  ::x')).toBe('  \\x3a:x');
+    expect(shown('\u00a0\u2028\t::x')).toBe('\u00a0\\u2028\\x09\\x3a:x');
     expect(shown('a::b ##[c] #[d]')).toBe('a::b \\x23#[c] #[d]');
     expect(shown('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>')).toBe('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>');
   });

@@ -182,7 +182,7 @@ describe('a fusion that took effect unevenly is seen', () => {
     expect(table).toContain(
       '  InterleaveRope: ranks differ; rank 0 -112 per step (-50.0%): 224 → 112, rank 1 -56 per step (-25.0%): 224 → 168',
     );
-    expect(diffMarkdown(d, VIEW)).toMatch(/; ranks differ \(0, 1\) \|/);
+    expect(diffMarkdown(d, VIEW)).toMatch(/; ranks differ \(`0`, `1`\) \|/);
     const j = diffJsonObject(d, VIEW).rows[0]!;
     expect(j.disagreeingRanks.map((x) => [x.rank, x.deltaCount])).toEqual([['0', -112], ['1', -56]]);
     expect(diffWarnings(d)).toMatch(/1 group changed differently across ranks \(InterleaveRope\)/);
@@ -212,7 +212,7 @@ describe('a fusion that took effect unevenly is seen', () => {
     ]);
     const table = diffTable(d, VIEW, { color: false });
     expect(table).toContain('  InterleaveRope: rank 1 steps differ: 0 in 2 of 4 steps; -112 in 2 of 4 steps (1, 2: 224 → 112)');
-    expect(diffMarkdown(d, VIEW)).toContain('steps differ (rank 1: 1, 2)');
+    expect(diffMarkdown(d, VIEW)).toContain('steps differ (rank `1`: 1, 2)');
     expect(diffWarnings(d)).toMatch(/1 group changed differently across steps \(InterleaveRope\)/);
   });
 
@@ -442,9 +442,9 @@ describe.skipIf(!HAS_REAL)('a partial fusion on a real export: diff names the un
 
   it('Markdown: the note names the ranks and steps, the lines give the figures', async () => {
     const md = (await kprof(args('--per-step', '--format', 'markdown'))).stdout;
-    expect(md).toMatch(/^\| `Mul` \| .* ranks differ \(0, 1\); steps differ \(rank 1: 52, 53\) \|$/m);
-    expect(md).toContain('- `Mul`: ranks differ; rank 0 -10 per step (-50.0%): 20 → 10, rank 1 -5 per step (-25.0%): 20 → 15');
-    expect(md).toContain('- `Mul`: rank 1 steps differ: 0 in 2 of 4 steps; -10 in 2 of 4 steps (52, 53: 20 → 10)');
+    expect(md).toMatch(/^\| `Mul` \| .* ranks differ \(`0`, `1`\); steps differ \(rank `1`: 52, 53\) \|$/m);
+    expect(md).toContain('- `Mul`: ranks differ; rank `0` -10 per step (-50.0%): 20 → 10, rank `1` -5 per step (-25.0%): 20 → 15');
+    expect(md).toContain('- `Mul`: rank `1` steps differ: 0 in 2 of 4 steps; -10 in 2 of 4 steps (52, 53: 20 → 10)');
   });
 
   it('JSON: disagreeingRanks with the figures, and unevenSteps', async () => {
@@ -527,6 +527,6 @@ describe('the Markdown note with uneven steps on several ranks', () => {
     const b = profile('b', { '0': { R: each(S1_4, 4) }, '1': { R: each(S1_4, 4) }, '2': { R: each(S1_4, 4) } });
     const p = profile('p', { '0': { R: { ...each([1, 2, 3], 2), 4: 4 } }, '1': { R: { 1: 4, ...each([2, 3, 4], 2) } }, '2': { R: each(S1_4, 2) } });
     const md = diffMarkdown(diffSummaries(sum(b), sum(p), RAW), VIEW);
-    expect(md).toMatch(/; steps differ \(rank 0: 4; rank 1: 1\) \|$/m);
+    expect(md).toMatch(/; steps differ \(rank `0`: 4; rank `1`: 1\) \|$/m);
   });
 });

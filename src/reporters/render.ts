@@ -121,18 +121,23 @@ function visible(s: string): number {
  * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
  * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
  * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
- * and `::` at the start (after spaces): GitHub runners read those as workflow commands.
+ * and `::` at the start (after any white space, which a GitHub runner trims): runners read those as workflow commands.
  */
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^ *::/g;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^\s*::/g;
 
 function hex(c: number): string {
   return c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
 }
 
+/** One unsafe character (the first alternatives of UNSAFE). */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+
 function escapeUnsafe(m: string): string {
   if (m === '##[') return `${hex(0x23)}#[`;
-  if (m.endsWith('::')) return `${m.slice(0, -2)}${hex(0x3a)}:`;
+  // White space then `::`: the white space kept (escaped where it is unsafe itself), the first colon escaped.
+  if (m.endsWith('::')) return `${m.slice(0, -2).replace(UNSAFE_CHAR, (c) => hex(c.charCodeAt(0)))}${hex(0x3a)}:`;
   return hex(m.charCodeAt(0));
 }
 
