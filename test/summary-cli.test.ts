@@ -41,6 +41,11 @@ describe('kprof summary', () => {
     });
   }
 
+  it('markdown: when no kernel is left, the total row has no share (as in the table)', async () => {
+    const r = await kprof(['summary', MULTI, '--match', '^nothing-matches$', '--format', 'markdown']);
+    expect(r.stdout).toContain('| **total** | **0** | **0 µs** | - | - |');
+  });
+
   it('exit codes: 0 for a report, 2 for usage and input errors', async () => {
     expect((await kprof(['summary', MULTI])).code).toBe(0);
     expect((await kprof(['summary', STAT, '--by', 'name'])).code).toBe(2);
