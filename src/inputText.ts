@@ -1,14 +1,68 @@
-// Text from the input (kernel names, core names, patterns) as a message shows it.
+// Text from input (kernel names and types, core names, patterns, folder and file names, rank ids, rules files,
+// summary JSON strings) is untrusted: CI runners and terminals read kprof's output. Every report, warning and
+// message shows it through the one scheme here (README "Safety").
 
-/** Input text shown in a message: one line, no control characters, at most 60 characters. */
-export function shown(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return t.length > 60 ? `${t.slice(0, 60)}…` : t;
+/**
+ * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
+ * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
+ * and `::` at the start (after any white space, which a GitHub runner trims): runners read those as workflow commands.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^\s*::/g;
+
+/** `\xHH` up to U+00FF, else `\uHHHH`. */
+export function hexEscape(c: number): string {
+  return c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
 }
 
-/** A message from elsewhere (an error, a warning) on one line, with no control characters; not clipped. */
+/** One unsafe character (the first alternatives of UNSAFE). */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+
+function escapeUnsafe(m: string): string {
+  if (m === '##[') return `${hexEscape(0x23)}#[`;
+  // White space then `::`: the white space kept (escaped where it is unsafe itself), the first colon escaped.
+  if (m.endsWith('::')) return `${m.slice(0, -2).replace(UNSAFE_CHAR, (c) => hexEscape(c.charCodeAt(0)))}${hexEscape(0x3a)}:`;
+  return hexEscape(m.charCodeAt(0));
+}
+
+/**
+ * Text from input as every text format shows it: each unsafe character (see UNSAFE) is written as `\xHH` (up
+ * to U+00FF) or `\uHHHH`, so a line break becomes `\x0a` and ESC `\x1b`; `##[` becomes `\x23#[` and a leading
+ * `::` becomes `\x3a:`. Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe in
+ * reporters/render.ts).
+ */
+export function escaped(s: string): string {
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(s) ? s.replace(UNSAFE, escapeUnsafe) : s;
+}
+
+/** The most characters of one text from input (a name, a rank) that a table cell, a headline or a message shows. */
+export const CELL_WIDTH = 120;
+
+/** The width that shows a text whole: for paths, which the file system keeps short. */
+export const WHOLE = Number.POSITIVE_INFINITY;
+
+/**
+ * escaped(s), cut to at most `max` characters (code points) with `…` as the last one. Only the start of a long
+ * text is looked at, so a name of any size costs what its first characters cost.
+ */
+export function clipped(s: string, max = CELL_WIDTH): string {
+  // A code point is at most 2 code units: a longer text has more than max + 1 characters, and is cut.
+  const head = s.length > 2 * max + 2 ? s.slice(0, 2 * max + 2) : s;
+  const text = escaped(head);
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/** Input text shown in a message: escaped, at most 60 characters. */
+export function shown(s: string): string {
+  return clipped(s, 60);
+}
+
+/** A message from elsewhere (an error, a warning) on one line, escaped; not clipped. */
 export function oneLine(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return escaped(s);
 }

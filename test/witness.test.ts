@@ -133,7 +133,7 @@ describe('kprof inspect: the witness', () => {
     writeFileSync(stat, `${readFileSync(stat, 'utf8').trimEnd()}\n0,"Evil\u001b[2J\nType",AI_CORE,1,1.000,1.000,1.000,1.000,0.0\n`);
     const r = await kprof(['inspect', dir]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ {13}Evil\?\[2J\?Type @ AI_CORE: kernel table none, op_statistic 1 \(1\.00 µs\): not in the kernel table$/m);
+    expect(r.stdout).toMatch(/^ {13}Evil\\x1b\[2J\\x0aType @ AI_CORE: kernel table none, op_statistic 1 \(1\.00 µs\): not in the kernel table$/m);
     expect(r.stdout).not.toMatch(/\u001b/);
   });
 

@@ -2,6 +2,7 @@
 
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
+import { CELL_WIDTH, clipped, escaped, hexEscape } from '../inputText.js';
 
 // Loaded on first use: only a terminal table with a cell that is not plain (see isPlain) needs it.
 let TableClass: typeof TableType | null = null;
@@ -114,61 +115,9 @@ function visible(s: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Text from input (kernel names and types, folder and file names, rank ids, rules files, summary JSON strings)
-// is untrusted: CI runners and terminals read kprof's output. Every text format shows it through shown().
+// Text from input is shown through the one scheme of inputText.ts (re-exported here for the reporters).
 
-/**
- * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
- * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
- * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
- * and `::` at the start (after any white space, which a GitHub runner trims): runners read those as workflow commands.
- */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^\s*::/g;
-
-function hex(c: number): string {
-  return c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
-}
-
-/** One unsafe character (the first alternatives of UNSAFE). */
-// eslint-disable-next-line no-control-regex
-const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
-
-function escapeUnsafe(m: string): string {
-  if (m === '##[') return `${hex(0x23)}#[`;
-  // White space then `::`: the white space kept (escaped where it is unsafe itself), the first colon escaped.
-  if (m.endsWith('::')) return `${m.slice(0, -2).replace(UNSAFE_CHAR, (c) => hex(c.charCodeAt(0)))}${hex(0x3a)}:`;
-  return hex(m.charCodeAt(0));
-}
-
-/**
- * Text from input as every text format shows it: each unsafe character (see UNSAFE) is written as `\xHH` (up
- * to U+00FF) or `\uHHHH`, so a line break becomes `\x0a` and ESC `\x1b`; `##[` becomes `\x23#[` and a leading
- * `::` becomes `\x3a:`. Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe).
- */
-export function shown(s: string): string {
-  UNSAFE.lastIndex = 0;
-  return UNSAFE.test(s) ? s.replace(UNSAFE, escapeUnsafe) : s;
-}
-
-/** The most characters of one text from input (a name, a rank) that a table cell, a headline or a message shows. */
-export const CELL_WIDTH = 120;
-
-/** The width that shows a text whole: for paths, which the file system keeps short. */
-export const WHOLE = Number.POSITIVE_INFINITY;
-
-/**
- * shown(s), cut to at most `max` characters (code points) with `…` as the last one. Only the start of a long
- * text is looked at, so a name of any size costs what its first characters cost.
- */
-export function clipped(s: string, max = CELL_WIDTH): string {
-  // A code point is at most 2 code units: a longer text has more than max + 1 characters, and is cut.
-  const head = s.length > 2 * max + 2 ? s.slice(0, 2 * max + 2) : s;
-  const text = shown(head);
-  if (text.length <= max) return text;
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
-}
+export { CELL_WIDTH, WHOLE, clipped, escaped as shown } from '../inputText.js';
 
 /**
  * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
@@ -226,7 +175,7 @@ export function csvCell(v: string | number | boolean | null | undefined): string
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   // One record per line: line breaks and other unsafe characters are escaped as everywhere (see shown).
-  let s = shown(v);
+  let s = escaped(v);
   if (/^[=+\-@]/.test(s)) s = `'${s}`;
   if (/[",]/.test(s)) s = `"${s.replace(/"/g, '""')}"`;
   return s;
@@ -238,7 +187,7 @@ export function csvLines(head: string[], rows: (string | number | boolean | null
 
 /**
  * Escape text for XML (JUnit). Markup characters become entities; characters XML 1.0 cannot hold at all (C0
- * controls other than TAB, LF and CR, U+FFFE/U+FFFF, lone surrogates) are written as shown() writes them, so the
+ * controls other than TAB, LF and CR, U+FFFE/U+FFFF, lone surrogates) are written as escaped() writes them, so the
  * document is well-formed whatever the text. Text from input goes through shown() before it gets here.
  */
 export function xmlEscape(s: string): string {
@@ -248,7 +197,7 @@ export function xmlEscape(s: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;')
-    .replace(XML_ILLEGAL, (m) => hex(m.charCodeAt(0)));
+    .replace(XML_ILLEGAL, (m) => hexEscape(m.charCodeAt(0)));
 }
 
 // eslint-disable-next-line no-control-regex
