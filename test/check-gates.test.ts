@@ -76,7 +76,7 @@ describe('a selector that matches nothing', () => {
     expect(gh).toMatch(/^::warning file=.*r\d+\.yaml,line=2,col=5,title=kprof check%3A FooBar stays away::none; bound: absent; type FooBar matches no kernel in the profile\n/);
     expect(gh).toContain('match /^nothing$/ matches no kernel in the profile');
     const md = (await kprof(['check', PR, '--rules', f, '--format', 'markdown'])).stdout;
-    expect(md).toContain('none; type FooBar matches no kernel in the profile');
+    expect(md).toContain('none; type `FooBar` matches no kernel in the profile');
     expect(md).toContain('**check passed: 3 of 3 rules held; 2 matched no kernel.**');
   });
 
