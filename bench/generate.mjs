@@ -67,11 +67,24 @@ function shiftStart(cell, deltaUs) {
 /** Write `out` of about `sizeMb` MB; returns { bytes, rows }. */
 export function generate(source, out, sizeMb) {
   const t = template(source);
-  const steps = t.rows.map((r) => r.step).filter((s) => Number.isFinite(s));
-  const minStep = steps.length ? Math.min(...steps) : 0;
-  const maxStep = steps.length ? Math.max(...steps) : 0;
-  const starts = t.rows.map((r) => (r.start === null ? NaN : Number.parseFloat(r.start))).filter((x) => x > 0);
-  const span = starts.length ? Math.ceil(Math.max(...starts) - Math.min(...starts)) + 1_000_000 : 0;
+  // Loops, not Math.min(...xs): a source of more than ~120k rows would overflow the stack.
+  let minStep = Infinity;
+  let maxStep = -Infinity;
+  let minStart = Infinity;
+  let maxStart = -Infinity;
+  for (const r of t.rows) {
+    if (Number.isFinite(r.step)) {
+      minStep = Math.min(minStep, r.step);
+      maxStep = Math.max(maxStep, r.step);
+    }
+    const start = r.start === null ? NaN : Number.parseFloat(r.start);
+    if (start > 0) {
+      minStart = Math.min(minStart, start);
+      maxStart = Math.max(maxStart, start);
+    }
+  }
+  if (minStep > maxStep) minStep = maxStep = 0;
+  const span = minStart <= maxStart ? Math.ceil(maxStart - minStart) + 1_000_000 : 0;
   const target = sizeMb * 1e6;
   const fd = openSync(out, 'w');
   let bytes = 0;

@@ -116,7 +116,7 @@ export async function readProfile(input: string, options: ReadOptions): Promise<
 
 async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
   const ranks: RankData[] = [];
-  for (const plan of plans) ranks.push(...(await readRank(plan, options)));
+  for (const plan of plans) for (const r of await readRank(plan, options)) ranks.push(r);
   return ranks;
 }
 
@@ -148,7 +148,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
   const ranks: RankData[] = [];
   for (const s of settled) {
     if (s.status === 'rejected') throw s.reason;
-    ranks.push(...s.value);
+    for (const r of s.value) ranks.push(r);
   }
   return ranks;
 }
@@ -219,13 +219,13 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
       continue;
     }
     mergeGroups(prev.groups, r.groups);
-    prev.files.push(...r.files);
+    for (const f of r.files) prev.files.push(f);
     prev.rowsRead += r.rowsRead;
     prev.rowsSkipped += r.rowsSkipped;
     prev.kernels += r.kernels;
     prev.rowsWithoutStep += r.rowsWithoutStep;
     prev.stepIds = [...new Set([...prev.stepIds, ...r.stepIds])].sort((a, b) => a - b);
-    prev.warnings.push(...r.warnings);
+    for (const w of r.warnings) prev.warnings.push(w);
     prev.warningCount += r.warningCount;
   }
   let out = [...byRank.values()];

@@ -252,7 +252,8 @@ export function readLine(ctx: CheckContext): string {
 
 export function checkText(v: Verdict, ctx: CheckContext, rc: RenderContext): string {
   const out = [headerLine(ctx), readLine(ctx), ''];
-  const width = Math.max(...v.results.map((r) => location(r).length));
+  let width = 0;
+  for (const r of v.results) width = Math.max(width, location(r).length);
   for (const r of v.results) {
     const word = statusWord(r);
     const painted = paint(rc, word === 'pass' ? 'green' : word === 'warn' ? 'yellow' : 'red', word);

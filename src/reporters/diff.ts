@@ -309,12 +309,24 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   const footer = cells({ ...t, label: 'total', status: '' }, false);
   const out: string[] = [...headlineLines(d).map((l, i) => (i === 0 ? paint(ctx, 'bold', l) : l)), ''];
   const warnings = reportWarnings(d);
-  if (warnings.length > 0) out.push(...warnings.map((w) => paint(ctx, 'yellow', `Warning: ${w}`)), '');
+  if (warnings.length > 0) {
+    for (const w of warnings) out.push(paint(ctx, 'yellow', `Warning: ${w}`));
+    out.push('');
+  }
   out.push(textTable(ctx, head, body, align, footer), '');
   const dis = disagreementLines(d);
-  if (dis.length > 0) out.push(paint(ctx, 'yellow', `* ${DISAGREE_TITLE}`), ...dis.map((l) => `  ${l}`), '');
+  // Loops, not push(...dis): one line per row that ranks disagree on would overflow the stack at ~125k.
+  if (dis.length > 0) {
+    out.push(paint(ctx, 'yellow', `* ${DISAGREE_TITLE}`));
+    for (const l of dis) out.push(`  ${l}`);
+    out.push('');
+  }
   const un = unevenStepLines(d);
-  if (un.length > 0) out.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`), ...un.map((l) => `  ${l}`), '');
+  if (un.length > 0) {
+    out.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`));
+    for (const l of un) out.push(`  ${l}`);
+    out.push('');
+  }
   out.push(comparedLine(d));
   return `${out.join('\n')}\n`;
 }
@@ -383,9 +395,17 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   for (const w of reportWarnings(d, code)) out.push(`> **Warning:** ${w}`, '');
   out.push(markdownTable(head, body, align), '');
   const dis = disagreementLines(d, code);
-  if (dis.length > 0) out.push(`**${DISAGREE_TITLE}**`, '', ...dis.map((l) => `- ${l}`), '');
+  if (dis.length > 0) {
+    out.push(`**${DISAGREE_TITLE}**`, '');
+    for (const l of dis) out.push(`- ${l}`);
+    out.push('');
+  }
   const un = unevenStepLines(d, code);
-  if (un.length > 0) out.push(`**${UNEVEN_TITLE}**`, '', ...un.map((l) => `- ${l}`), '');
+  if (un.length > 0) {
+    out.push(`**${UNEVEN_TITLE}**`, '');
+    for (const l of un) out.push(`- ${l}`);
+    out.push('');
+  }
   out.push(comparedLine(d, code, true));
   return `${out.join('\n')}\n`;
 }

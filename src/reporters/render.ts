@@ -42,16 +42,24 @@ export function textTable(ctx: RenderContext, head: string[], rows: string[][], 
   return trimLines(plain ? padTable(all, align) : cliTable(all, align));
 }
 
-/** The same table as textTable, always drawn by cli-table3 (for tests). */
-export function cliTextTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
-  return trimLines(cliTable(tableRows(ctx, head, rows, footer), align));
+/** The same table as textTable, always drawn by cli-table3 (for tests), `block` rows per cli-table3 table. */
+export function cliTextTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[], block = CLI_BLOCK_ROWS): string {
+  return trimLines(cliTable(tableRows(ctx, head, rows, footer), align, block));
 }
 
 /** The header (painted), a rule, the rows, and a rule and the footer when there is one. */
 function tableRows(ctx: RenderContext, head: string[], rows: string[][], footer: string[] | undefined): string[][] {
-  const widths = head.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? '')), ...(footer ? [visible(footer[i] ?? '')] : [])));
+  // Loops, not Math.max(...) or push(...): a spread of one argument per row overflows the stack at ~125k rows.
+  const widths = head.map((h, i) => {
+    let w = visible(h);
+    for (const r of rows) w = Math.max(w, visible(r[i] ?? ''));
+    return footer ? Math.max(w, visible(footer[i] ?? '')) : w;
+  });
   const rule = widths.map((w) => '─'.repeat(w));
-  return [head.map((h) => paint(ctx, 'bold', h)), rule, ...rows, ...(footer ? [rule, footer] : [])];
+  const out = [head.map((h) => paint(ctx, 'bold', h)), rule];
+  for (const r of rows) out.push(r);
+  if (footer) out.push(rule, footer);
+  return out;
 }
 
 function trimLines(text: string): string {
@@ -70,7 +78,11 @@ const GAP = '  ';
  * time of rendering a report.
  */
 function padTable(rows: string[][], align: Align[]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i]!))));
+  const widths = rows[0]!.map((_, i) => {
+    let w = 0;
+    for (const r of rows) w = Math.max(w, visible(r[i]!));
+    return w;
+  });
   const cell = (c: string, i: number): string => {
     const width = widths[i]! + c.length - visible(c);
     return (align[i] === 'right' ? c.padStart(width) : c.padEnd(width)) + GAP;
@@ -93,9 +105,28 @@ function isPlain(cell: string): boolean {
   return NARROW.test(m ? (m[1] ?? m[2]!) : cell);
 }
 
-function cliTable(rows: string[][], align: Align[]): string {
+/**
+ * Rows cli-table3 draws in one table at most: its toString() spreads every row into one call (push.apply),
+ * which overflows the stack at ~125k rows. Larger tables are drawn in blocks of this many rows with the column
+ * widths of the whole table, which draws the same lines.
+ */
+const CLI_BLOCK_ROWS = 10_000;
+
+function cliTable(rows: string[][], align: Align[], block = CLI_BLOCK_ROWS): string {
+  if (rows.length <= block) return cliBlock(rows, align, undefined);
+  const { strlen } = createRequire(import.meta.url)('cli-table3/src/utils.js') as { strlen(s: string): number };
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 1, strlen(c) + GAP.length)));
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; i += block) out.push(cliBlock(rows.slice(i, i + block), align, widths, i > 0));
+  return out.join('\n');
+}
+
+/** One cli-table3 table: rows[0] is its head unless `headless`; `widths` fixes the column widths. */
+function cliBlock(rows: string[][], align: Align[], widths: number[] | undefined, headless = false): string {
   const table = new (Table())({
-    head: rows[0]!,
+    head: headless ? [] : rows[0]!,
+    ...(widths ? { colWidths: widths } : {}),
     colAligns: align,
     style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP.length },
     chars: {
@@ -105,7 +136,7 @@ function cliTable(rows: string[][], align: Align[]): string {
       right: '', 'right-mid': '', middle: '',
     },
   });
-  for (const r of rows.slice(1)) table.push(r);
+  for (const r of headless ? rows : rows.slice(1)) table.push(r);
   return table.toString();
 }
 
@@ -137,7 +168,8 @@ const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u
  * (CommonMark strips that space again).
  */
 export function codeSpan(s: string): string {
-  const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
+  let longest = 0;
+  for (const run of s.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   const fence = '`'.repeat(longest + 1);
   const pad = s.startsWith('`') || s.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${s}${pad}${fence}`;

@@ -340,14 +340,15 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
         typesOn.set(rank.rank, added);
         samples.push(sampleOf(rank.rank, null, added.length, { op: '<=', value: 0 }));
       } else {
-        samples.push(...changeSamples(rule, rank, baseRank));
+        for (const s of changeSamples(rule, rank, baseRank)) samples.push(s);
         const m = stepMismatch(rule, rank, baseRank);
         if (m !== null) mismatched.push(m);
       }
     } else {
       const r = boundSamples(rule, rank);
       stepsOn.set(rank.rank, r.steps);
-      samples.push(...r.samples);
+      // A loop, not push(...r.samples): one sample per step overflows the stack at ~65k steps.
+      for (const s of r.samples) samples.push(s);
     }
   }
   if (mismatched.length > 0) warnings.push(stepMismatchWarning(rule, mismatched));

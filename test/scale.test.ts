@@ -1,0 +1,138 @@
+// Sizes at which spreading a data-sized array into a call (Math.max(...xs), push(...xs)) overflows V8's stack:
+// every report and gate is run at such a size, built at test time. Each case stays under 8 MB of input so that
+// it is read in this thread, and takes a few seconds at most.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHECK_FORMATS } from '../src/choices.js';
+import { renderCheck } from '../src/reporters/check.js';
+import { cliTextTable, codeSpan, textTable } from '../src/reporters/render.js';
+import type { RuleResult, Verdict } from '../src/rules/model.js';
+import { parseRules } from '../src/rules/parse.js';
+import { kprof } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-scale-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const HEADER = 'Step Id,Name,Type,Accelerator Core,Duration(us)\n';
+
+/** A kernel_details.csv of `names` distinct kernel names, one row each, in step 1. */
+function manyNames(file: string, names: number): string {
+  const lines = [HEADER];
+  for (let i = 0; i < names; i++) lines.push(`1,k${i},T${i % 7},AI_CORE,${(i % 50) + 1}.5\n`);
+  const p = join(tmp, file);
+  writeFileSync(p, lines.join(''));
+  return p;
+}
+
+/** A kernel_details.csv of `steps` steps of two kernels each. */
+function manySteps(file: string, steps: number): string {
+  const lines = [HEADER];
+  for (let s = 1; s <= steps; s++) lines.push(`${s},cast,Cast,AI_CORE,1.5\n${s},add,Add,AI_VECTOR_CORE,2\n`);
+  const p = join(tmp, file);
+  writeFileSync(p, lines.join(''));
+  return p;
+}
+
+const NAMES = 130_000;
+
+describe('reports of 130k groups', () => {
+  const a = manyNames('a.csv', NAMES);
+  const b = manyNames('b.csv', NAMES + 10);
+
+  it('summary --by name: every row padded to the widest cell', async () => {
+    const r = await kprof(['summary', a, '--by', 'name', '-q']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    // Header, rule, NAMES rows, rule, footer, then a blank line, the totals line and the final line break.
+    expect(lines.length).toBe(NAMES + 4 + 3);
+    expect(lines[1]!.startsWith(`${'─'.repeat('k129999'.length)}  `)).toBe(true);
+    expect(lines.filter((l) => /^k129999 +1 /.test(l))).toHaveLength(1);
+  });
+
+  it('summary --by name --format json', async () => {
+    const r = await kprof(['summary', a, '--by', 'name', '--format', 'json', '-q']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).groups).toHaveLength(NAMES);
+  });
+
+  for (const format of ['table', 'json']) {
+    it(`diff --by name --format ${format}`, async () => {
+      const r = await kprof(['diff', a, b, '--by', 'name', '--format', format, '-q']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('k130009');
+    });
+  }
+});
+
+describe('gates at scale', () => {
+  it('a per-step rule over 80k steps', async () => {
+    const p = manySteps('steps.csv', 80_000);
+    const rules = join(tmp, 'steps.rules.yaml');
+    writeFileSync(rules, 'version: 1\nrules:\n  - rule: one cast per step\n    type: Cast\n    count: { per: step, exactly: 1 }\n  - rule: add time per step\n    type: Add\n    time: { per: step, max: 1us }\n');
+    for (const format of ['text', 'json']) {
+      const r = await kprof(['check', p, '--rules', rules, '--format', format, '-q']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(format === 'text' ? /broken in 80,000 of 80,000 steps/ : /"passed": false/);
+    }
+  });
+
+  it('150k rules, in every format', () => {
+    const [rule] = parseRules('many.rules.yaml', 'rules:\n  - rule: at most four casts\n    type: Cast\n    count: { max: 4 }\n').rules;
+    const result: RuleResult = {
+      rule: rule!,
+      passed: true,
+      observed: 2,
+      bound: { op: '<=', value: 4 },
+      unit: 'kernels',
+      per: 'total',
+      rank: null,
+      step: null,
+      ranksChecked: ['0'],
+      ranksBroken: [],
+      stepsChecked: 0,
+      stepsBroken: 0,
+      compared: null,
+      newTypes: [],
+    };
+    const v: Verdict = { results: Array.from({ length: 150_000 }, () => result), passed: true, failedErrors: 0, failedWarnings: 0 };
+    const ctx = { profile: 'p', base: null, rules: 'many.rules.yaml' };
+    for (const format of CHECK_FORMATS) {
+      const out = renderCheck(format, v, ctx, { color: false });
+      // GitHub annotations are for broken rules only; every other format lists each rule.
+      expect(out.split('at most four casts').length - 1).toBe(format === 'github' ? 0 : 150_000);
+    }
+  });
+});
+
+describe('tables drawn by cli-table3 (cells that are not plain ASCII)', () => {
+  const rows = (n: number): string[][] => Array.from({ length: n }, (_, i) => [i % 3 ? `ké${i}` : `名前${i}`, String(i * 7), i % 5 ? 'a\nb' : 'c']);
+
+  it('130k rows', () => {
+    // One short column: cli-table3 takes ~0.1 ms a row.
+    const many = Array.from({ length: 130_000 }, (_, i) => [`é${i}`]);
+    const out = textTable({ color: false }, ['name'], many, ['left']);
+    expect(out.split('\n')).toHaveLength(130_002);
+    expect(out.endsWith('\né129999')).toBe(true);
+  }, 120_000);
+
+  it('drawn in blocks, the same lines as one table', () => {
+    const one = cliTextTable({ color: false }, ['name', 'n', 'm'], rows(2500), ['left', 'right', 'left'], ['total', '1', ''], Infinity);
+    const blocks = cliTextTable({ color: false }, ['name', 'n', 'm'], rows(2500), ['left', 'right', 'left'], ['total', '1', ''], 7);
+    expect(blocks).toBe(one);
+  });
+});
+
+describe('text-sized spreads', () => {
+  it('a code span around a name of 200k backtick runs', () => {
+    const name = '`a'.repeat(200_000);
+    const s = codeSpan(name);
+    expect(s).toBe(`\`\` ${name} \`\``);
+  });
+});
