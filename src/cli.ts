@@ -4,9 +4,8 @@ import { EXIT } from './errors.js';
 import { run } from './run.js';
 
 const io = {
-  stdout: (s: string) => {
-    process.stdout.write(s);
-  },
+  // Backpressure: when the pipe is full, the next chunk of a report waits for it to drain.
+  stdout: (s: string) => (process.stdout.write(s) ? undefined : new Promise<void>((resolve) => process.stdout.once('drain', resolve))),
   stderr: (s: string) => {
     process.stderr.write(s);
   },

@@ -10,7 +10,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
   writeSync,
   type Stats,
 } from 'node:fs';
@@ -18,7 +17,8 @@ import { basename, dirname, join } from 'node:path';
 import { inputError, usageError, type KprofError } from './errors.js';
 
 export interface Io {
-  stdout(text: string): void;
+  /** Write to stdout; a promise means: wait for it before writing more (the pipe is full). */
+  stdout(text: string): void | Promise<void>;
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   stdoutIsTTY: boolean;
@@ -78,7 +78,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * directly, as a shell redirection would; a folder, a block device, a dangling link and an input of this run
  * are refused with a message.
  */
-export function writeFileAtomic(path: string, text: string): void {
+export function writeFileAtomic(path: string, text: Report): void {
   if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
   let target = path;
   let st: Stats | null = null;
@@ -119,10 +119,14 @@ export function writeFileAtomic(path: string, text: string): void {
     // reached through /dev or /proc is appended to, as a shell redirection does, never replaced (that would
     // cut a log that stdout appends to).
     if (!st.isFile() || own) {
+      let fd = -1;
       try {
-        writeFileSync(path, text, { flag: st.isFile() ? 'a' : 'w' });
+        fd = openSync(path, st.isFile() ? 'a' : 'w');
+        writeAll(fd, text);
       } catch (e) {
         throw writeError(path, e);
+      } finally {
+        if (fd >= 0) closeSync(fd);
       }
       return;
     }
@@ -147,10 +151,13 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text);
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+/** Write a report, chunk by chunk (see Report). */
+function writeAll(fd: number, text: Report): void {
+  for (const chunk of typeof text === 'string' ? [text] : text) {
+    const buf = Buffer.from(chunk);
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  }
 }
 
 function errorCode(e: unknown): string {
@@ -181,10 +188,14 @@ function writeError(path: string, e: unknown): KprofError {
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
 const STDERR_PATHS: ReadonlySet<string> = new Set(['/dev/stderr', '/dev/fd/2', '/proc/self/fd/2']);
 
-/** Write a report to --out or stdout. */
-export function emit(io: Io, out: string | undefined, text: string): void {
+/** A report: one string, or chunks of it (JSON reports, which can be larger than a string can be). */
+export type Report = string | Iterable<string>;
+
+/** Write a report to --out or stdout; chunks are written one at a time, waiting while stdout is full. */
+export async function emit(io: Io, out: string | undefined, report: Report): Promise<void> {
+  const chunks = typeof report === 'string' ? [report] : report;
   // -o /dev/stdout is stdout itself, whatever it is (a file appended to, a pipe, a socket, a terminal).
-  if (out === undefined || STDOUT_PATHS.has(out)) io.stdout(text);
-  else if (STDERR_PATHS.has(out)) io.stderr(text);
-  else writeFileAtomic(out, text);
+  if (out === undefined || STDOUT_PATHS.has(out)) for (const chunk of chunks) await io.stdout(chunk);
+  else if (STDERR_PATHS.has(out)) for (const chunk of chunks) io.stderr(chunk);
+  else writeFileAtomic(out, report);
 }

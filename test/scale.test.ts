@@ -2,7 +2,7 @@
 // every report and gate is run at such a size, built at test time. Each case stays under 8 MB of input so that
 // it is read in this thread, and takes a few seconds at most.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import { renderCheck } from '../src/reporters/check.js';
 import { cliTextTable, codeSpan, textTable } from '../src/reporters/render.js';
 import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
+import { CHUNK_CHARS } from '../src/reporters/json.js';
+import { run } from '../src/run.js';
 import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-scale-'));
@@ -53,14 +55,7 @@ describe('reports of 130k groups', () => {
     expect(lines.filter((l) => /^k129999 +1 /.test(l))).toHaveLength(1);
   });
 
-  it('summary --by name --format json', async () => {
-    const r = await kprof(['summary', a, '--by', 'name', '--format', 'json', '-q']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).groups).toHaveLength(NAMES);
-  });
-
-  for (const format of ['table', 'json']) {
+  for (const format of ['table']) {
     it(`diff --by name --format ${format}`, async () => {
       const r = await kprof(['diff', a, b, '--by', 'name', '--format', format, '-q']);
       expect(r.stderr).toBe('');
@@ -68,6 +63,44 @@ describe('reports of 130k groups', () => {
       expect(r.stdout).toContain('k130009');
     });
   }
+});
+
+describe('JSON as a stream', () => {
+  it('summary --by name --format json: written in chunks, each after the one before has drained', async () => {
+    const small = manyNames('small.csv', 20_000);
+    const chunks: string[] = [];
+    let pending = false;
+    let waits = 0;
+    let stderr = '';
+    const io = {
+      stdout: (s: string): void | Promise<void> => {
+        expect(pending).toBe(false);
+        chunks.push(s);
+        // A full pipe every third write: the next one must wait for this promise.
+        if (chunks.length % 3 !== 0) return;
+        pending = true;
+        waits++;
+        return new Promise<void>((resolve) => setTimeout(() => ((pending = false), resolve()), 0));
+      },
+      stderr: (s: string): void => {
+        stderr += s;
+      },
+      env: { NO_COLOR: '1' },
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+    };
+    expect(await run(['summary', small, '--by', 'name', '--format', 'json', '-q'], io)).toBe(0);
+    expect(stderr).toBe('');
+    expect(chunks.length).toBeGreaterThan(100);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(2 * CHUNK_CHARS);
+    expect(waits).toBe(Math.floor(chunks.length / 3));
+    const text = chunks.join('');
+    expect(JSON.parse(text).groups).toHaveLength(20_000);
+    // -o writes the same bytes.
+    const out = join(tmp, 'summary.json');
+    expect((await kprof(['summary', small, '--by', 'name', '--format', 'json', '-q', '-o', out])).code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(text);
+  });
 });
 
 describe('gates at scale', () => {
@@ -104,7 +137,8 @@ describe('gates at scale', () => {
     const v: Verdict = { results: Array.from({ length: 150_000 }, () => result), passed: true, failedErrors: 0, failedWarnings: 0 };
     const ctx = { profile: 'p', base: null, rules: 'many.rules.yaml' };
     for (const format of CHECK_FORMATS) {
-      const out = renderCheck(format, v, ctx, { color: false });
+      const report = renderCheck(format, v, ctx, { color: false });
+      const out = typeof report === 'string' ? report : [...report].join('');
       // GitHub annotations are for broken rules only; every other format lists each rule.
       expect(out.split('at most four casts').length - 1).toBe(format === 'github' ? 0 : 150_000);
     }

@@ -92,7 +92,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     workspace: io.env.GITHUB_WORKSPACE,
   };
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
-  emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
+  await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
   if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${shown(relPath(flags.out))}.\n`);
   return exitCodeOf(verdict);
 }

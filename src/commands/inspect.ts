@@ -8,6 +8,7 @@ import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { fmtCount, fmtUs } from '../reporters/format.js';
 import { clipped, jsonSafe, shown } from '../reporters/render.js';
+import { JsonList, jsonChunks, mapped } from '../reporters/json.js';
 import { relPath } from '../paths.js';
 import { warningLines } from '../warnings.js';
 import { witnessJson, witnessLines } from '../reporters/witness.js';
@@ -29,7 +30,7 @@ export async function inspectCommand(profile: string, flags: InspectFlags, io: I
   const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);
   const skipped = data.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
   io.stderr(warningLines(warnings, count, skipped));
-  emit(io, flags.out, flags.format === 'json' ? inspectJson(data, witness) : inspectText(data, witness));
+  await emit(io, flags.out, flags.format === 'json' ? inspectJson(data, witness) : inspectText(data, witness));
   return 0;
 }
 
@@ -95,12 +96,13 @@ function fieldsHeld(r: RankData): RankData['fields'] {
   return { ...r.fields, shapes };
 }
 
-export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): string {
+/** The JSON report, in chunks (see reporters/json.ts). */
+export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterable<string> {
   const obj = {
     schemaVersion: 1,
     kind: 'inspect',
     input: relPath(p.input),
-    ranks: p.ranks.map((r) => ({
+    ranks: new JsonList(mapped(p.ranks, (r) => ({
       rank: r.rank,
       rankSource: r.rankSource ?? null,
       files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
@@ -114,9 +116,9 @@ export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): string
       spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
       warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
       warningCount: r.warningCount,
-    })),
+    }))),
     witness: witness.results.map(witnessJson),
     notes: p.notes,
   };
-  return `${jsonSafe(JSON.stringify(obj, null, 2))}\n`;
+  return mapped(jsonChunks(obj), jsonSafe);
 }

@@ -78,6 +78,6 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
     steps: selection.steps,
     groups: selection.groups,
   });
-  emit(io, flags.out, text);
+  await emit(io, flags.out, text);
   return 0;
 }

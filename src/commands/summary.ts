@@ -35,7 +35,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  emit(io, flags.out, SUMMARY_REPORTERS[flags.format](s, view, ctx));
+  await emit(io, flags.out, SUMMARY_REPORTERS[flags.format](s, view, ctx));
   return 0;
 }
 

@@ -9,6 +9,7 @@ import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from './format.js';
 import { workspacePath } from '../paths.js';
 import { ghData, ghProperty } from './failure.js';
 import { WHOLE, clipped, mdCode, shown, jsonSafe, markdownTable, paint, xmlEscape, type RenderContext } from './render.js';
+import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 
 /** What was checked, as shown to the user (paths relative to the working directory). */
 export interface CheckContext {
@@ -270,7 +271,12 @@ function round4(x: number): number {
 }
 
 export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
-  const results: CheckResultJson[] = v.results.map((r) => ({
+  return checkJsonWith(v, ctx, arrays);
+}
+
+/** The check's JSON, its results made by `list` (see ListOf). */
+function checkJsonWith(v: Verdict, ctx: CheckContext, list: ListOf): CheckJson {
+  const results: CheckResultJson[] = list(mapped(v.results, (r) => ({
     rule: ruleTitle(r.rule, exact),
     file: r.rule.file,
     line: r.rule.line,
@@ -287,7 +293,7 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
     message: resultMessage(r, ctx.base !== null, exact),
     why: r.rule.why,
     unmatched: r.unmatched,
-  }));
+  })));
   return {
     schemaVersion: SCHEMA_VERSION,
     kind: 'check',
@@ -301,8 +307,9 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
   };
 }
 
-export function checkJson(v: Verdict, ctx: CheckContext): string {
-  return `${jsonSafe(JSON.stringify(checkJsonObject(v, ctx), null, 2))}\n`;
+/** The JSON report, in chunks: each result is made as it is written (see json.ts). */
+export function checkJson(v: Verdict, ctx: CheckContext): Iterable<string> {
+  return mapped(jsonChunks(checkJsonWith(v, ctx, lazyLists)), jsonSafe);
 }
 
 /**
@@ -374,7 +381,7 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
 }
 
 /** Render a verdict in one of the formats. */
-export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, rc: RenderContext): string {
+export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, rc: RenderContext): string | Iterable<string> {
   switch (format) {
     case 'text':
       return checkText(v, ctx, rc);

@@ -25,6 +25,7 @@ import {
   type DiffRowJson,
 } from '../schema.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
+import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
 import { groupHeading } from './summary.js';
 
@@ -473,6 +474,11 @@ function rowJson(r: DiffRow): DiffRowJson {
 
 /** The declared diff schema (see schema.ts). Rows follow --sort/--only/--top; what they leave out is `others`. */
 export function diffJsonObject(d: Diff, view: DiffView): DiffJson {
+  return diffJsonWith(d, view, arrays);
+}
+
+/** The diff's JSON, its rows made by `list` (see ListOf). */
+function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
   const v = viewDiff(d, view);
   const t = d.totals;
   return {
@@ -496,15 +502,16 @@ export function diffJsonObject(d: Diff, view: DiffView): DiffJson {
       deltaUsPct: round4OrNull(t.deltaUsPct),
       timeWithinTolerance: t.timeNoise,
     },
-    rows: v.rows.map(rowJson),
+    rows: list(mapped(v.rows, rowJson)),
     others: v.others
       ? { groups: v.others.groups, base: cellJson(v.others.base), pr: cellJson(v.others.pr), deltaCount: round4(v.others.deltaCount), deltaUs: round4(v.others.deltaUs) }
       : null,
   };
 }
 
-export function diffJson(d: Diff, view: DiffView): string {
-  return `${jsonSafe(JSON.stringify(diffJsonObject(d, view), null, 2))}\n`;
+/** The JSON report, in chunks: each row is made as it is written (see json.ts). */
+export function diffJson(d: Diff, view: DiffView): Iterable<string> {
+  return mapped(jsonChunks(diffJsonWith(d, view, lazyLists)), jsonSafe);
 }
 
 /** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */
@@ -535,4 +542,4 @@ export const DIFF_REPORTERS = {
   markdown: (d: Diff, view: DiffView) => diffMarkdown(d, view),
   json: (d: Diff, view: DiffView) => diffJson(d, view),
   csv: (d: Diff, view: DiffView) => diffCsv(d, view),
-} as const satisfies Record<OutputFormat, (d: Diff, view: DiffView, ctx: RenderContext) => string>;
+} as const satisfies Record<OutputFormat, (d: Diff, view: DiffView, ctx: RenderContext) => string | Iterable<string>>;

@@ -5,6 +5,7 @@ import { sortGroups, summaryPerStep, type SummarySort } from '../group.js';
 import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
+import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 
 const md = mdCode;
@@ -195,6 +196,11 @@ function round4(x: number): number {
 
 /** The declared summary schema (see schema.ts). All groups are written: --top applies to text formats only. */
 export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
+  return summaryJsonWith(s, view, arrays);
+}
+
+/** The summary's JSON, its groups made by `list` (see ListOf). */
+function summaryJsonWith(s: Summary, view: SummaryView, list: ListOf): SummaryJson {
   const groups = sortGroups(s.groups, view.sort);
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -209,21 +215,28 @@ export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
     skippedRows: s.skippedRows,
     filteredKernels: s.filteredKernels,
     totals: cellJson(s.totals),
-    groups: groups.map((g) => groupJson(s, g, profilePerStep(s, g))),
-    perRank: s.perRank.map((r) => ({
-      rank: r.rank,
-      steps: r.steps,
-      rowsRead: r.rowsRead,
-      skippedRows: r.skippedRows,
-      filteredKernels: r.filteredKernels,
-      totals: cellJson(r.totals),
-      groups: sortGroups(r.groups, view.sort).map((g) => groupJson(s, g, s.hasSteps && r.steps.length > 0 ? rankPerStep(steppedCell(g.steps), r.steps.length) : null)),
-    })),
+    groups: list(mapped(groups, (g) => groupJson(s, g, profilePerStep(s, g)))),
+    perRank: list(
+      mapped(s.perRank, (r) => ({
+        rank: r.rank,
+        steps: r.steps,
+        rowsRead: r.rowsRead,
+        skippedRows: r.skippedRows,
+        filteredKernels: r.filteredKernels,
+        totals: cellJson(r.totals),
+        groups: list(
+          mapped(sortGroups(r.groups, view.sort), (g) =>
+            groupJson(s, g, s.hasSteps && r.steps.length > 0 ? rankPerStep(steppedCell(g.steps), r.steps.length) : null),
+          ),
+        ),
+      })),
+    ),
   };
 }
 
-export function summaryJson(s: Summary, view: SummaryView): string {
-  return `${jsonSafe(JSON.stringify(summaryJsonObject(s, view), null, 2))}\n`;
+/** The JSON report, in chunks: each group is made as it is written (see json.ts). */
+export function summaryJson(s: Summary, view: SummaryView): Iterable<string> {
+  return mapped(jsonChunks(summaryJsonWith(s, view, lazyLists)), jsonSafe);
 }
 
 /**
@@ -263,4 +276,4 @@ export const SUMMARY_REPORTERS = {
   markdown: (s: Summary, view: SummaryView) => summaryMarkdown(s, view),
   json: (s: Summary, view: SummaryView) => summaryJson(s, view),
   csv: (s: Summary, view: SummaryView) => summaryCsv(s, view),
-} as const satisfies Record<OutputFormat, (s: Summary, view: SummaryView, ctx: RenderContext) => string>;
+} as const satisfies Record<OutputFormat, (s: Summary, view: SummaryView, ctx: RenderContext) => string | Iterable<string>>;

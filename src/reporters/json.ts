@@ -1,0 +1,130 @@
+// JSON reports as a stream of chunks. A report of a million groups, or of thousands of groups with hundreds of
+// steps each, is more text than a V8 string can hold (512 MB), and as one object tree it is most of the memory
+// of the run: the reporters hand their long arrays over as JsonLists, whose items are made one at a time while
+// the report is written, and jsonChunks writes the text in chunks, byte for byte what
+// `${JSON.stringify(value, null, 2)}\n` would write. Pure: nothing here writes anywhere.
+
+/** An array written item by item: its items are made (and can be freed) only as the report is written. */
+export class JsonList<T = unknown> {
+  constructor(readonly items: Iterable<T>) {}
+
+  /** JSON.stringify met a list inside the value it writes: jsonChunks then writes that value member by member. */
+  toJSON(): never {
+    throw NESTED;
+  }
+}
+
+const NESTED = new Error('a JsonList is written by jsonChunks only');
+
+/** `items` mapped by `f`, lazily. */
+export function* mapped<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
+  for (const item of items) yield f(item);
+}
+
+/** How the reporters make a long array of their JSON objects: a plain array (to read) or a JsonList (to write). */
+export type ListOf = <T>(items: Iterable<T>) => T[];
+
+/** Lists as plain arrays: the JSON object of a report, to read in code. */
+export const arrays: ListOf = (items) => Array.from(items);
+
+/** Lists as JsonLists: the object jsonChunks writes. Its arrays are typed as arrays, so pass it nowhere else. */
+export const lazyLists: ListOf = <T>(items: Iterable<T>) => new JsonList(items) as unknown as T[];
+
+/** Characters per chunk, about: large enough that writing costs little per chunk, small beside any limit. */
+export const CHUNK_CHARS = 1 << 16;
+
+type Frame =
+  | { kind: 'array'; items: Iterator<unknown>; n: number; depth: number }
+  | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; i: number; n: number; depth: number };
+
+/**
+ * `${JSON.stringify(value, null, 2)}\n` in chunks of about `chunkChars` characters. JsonLists are written as
+ * arrays; a plain object or array that holds a JsonList (at any depth) is written member by member, and every
+ * other value by JSON.stringify itself, indented to its depth (the text JSON.stringify makes of a value holds
+ * no line break but those between members, so indenting it is adding spaces after each one). An explicit stack,
+ * not recursion. A chunk ends only where a piece that JSON.stringify made whole ends: no JSON string (a key or
+ * a value) is ever split between two chunks, so a rewrite of strings (jsonSafe) can be made chunk by chunk.
+ */
+export function* jsonChunks(value: unknown, chunkChars = CHUNK_CHARS): Generator<string> {
+  let buf = '';
+  const stack: Frame[] = [];
+  const pads = ['\n'];
+  const pad = (depth: number): string => {
+    while (pads.length <= depth) pads.push(`${pads[pads.length - 1]!}  `);
+    return pads[depth]!;
+  };
+  /** Write a value at `depth`: open a frame for it, or write it whole. */
+  const put = (v: unknown, depth: number): void => {
+    if (v instanceof JsonList) {
+      stack.push({ kind: 'array', items: v.items[Symbol.iterator](), n: 0, depth });
+      return;
+    }
+    let s: string | undefined;
+    try {
+      s = JSON.stringify(v, null, 2) as string | undefined;
+    } catch (e) {
+      if (e !== NESTED) throw e;
+      // A list inside: the text so far is thrown away, and the value is written member by member.
+      if (Array.isArray(v)) stack.push({ kind: 'array', items: v[Symbol.iterator](), n: 0, depth });
+      else if (isPlainObject(v)) stack.push({ kind: 'object', obj: v, keys: Object.keys(v), i: 0, n: 0, depth });
+      else throw new Error('jsonChunks: a JsonList inside an object that is not a plain object or array');
+      return;
+    }
+    // Undefined, functions and symbols are null in an array (object members that are are left out before put()).
+    if (s === undefined) buf += 'null';
+    else buf += depth === 0 ? s : s.replaceAll('\n', pad(depth));
+  };
+  put(value, 0);
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    if (f.kind === 'array') {
+      const next = f.items.next();
+      if (next.done === true) {
+        buf += f.n === 0 ? '[]' : `${pad(f.depth)}]`;
+        stack.pop();
+      } else {
+        buf += (f.n++ === 0 ? '[' : ',') + pad(f.depth + 1);
+        put(next.value, f.depth + 1);
+      }
+    } else {
+      let key: string | undefined;
+      while (f.i < f.keys.length) {
+        const k = f.keys[f.i++]!;
+        if (written(f.obj[k])) {
+          key = k;
+          break;
+        }
+      }
+      if (key === undefined) {
+        buf += f.n === 0 ? '{}' : `${pad(f.depth)}}`;
+        stack.pop();
+      } else {
+        buf += `${f.n++ === 0 ? '{' : ','}${pad(f.depth + 1)}${JSON.stringify(key)}: `;
+        put(f.obj[key], f.depth + 1);
+      }
+    }
+    if (buf.length >= chunkChars) {
+      yield buf;
+      buf = '';
+    }
+  }
+  yield `${buf}\n`;
+}
+
+/** All the chunks as one string (small reports, tests). */
+export function jsonText(value: unknown): string {
+  let s = '';
+  for (const chunk of jsonChunks(value)) s += chunk;
+  return s;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/** Does JSON.stringify write an object member of this value (it leaves out undefined, functions and symbols)? */
+function written(v: unknown): boolean {
+  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+}

@@ -1,0 +1,91 @@
+// The JSON writer: the same bytes as JSON.stringify(value, null, 2), in chunks, with lists made while writing.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonList, jsonChunks, jsonText, mapped } from '../src/reporters/json.js';
+import { jsonSafe } from '../src/reporters/render.js';
+
+/** A copy of `v` with some arrays (those `pick` chooses) turned into JsonLists, at any depth. */
+function listify(v: unknown, pick: () => boolean): unknown {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => listify(x, pick));
+    return pick() ? new JsonList(items) : items;
+  }
+  if (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = listify(x, pick);
+    return out;
+  }
+  return v;
+}
+
+/** JSON values, and values JSON.stringify treats specially: undefined and functions, NaN, -0, toJSON. */
+const value = fc.letrec((tie) => ({
+  leaf: fc.oneof(
+    fc.constantFrom(null, true, false, undefined, Number.NaN, Number.POSITIVE_INFINITY, -0, 1e21, 5e-324, () => 1, '##[x', '\u2028#'),
+    fc.double(),
+    fc.integer(),
+    fc.string({ unit: 'binary' }),
+    fc.date({ noInvalidDate: true }),
+  ),
+  node: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('array'), tie('object')),
+  array: fc.array(tie('node'), { maxLength: 5 }),
+  object: fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('node'), { maxKeys: 5 }),
+})).node;
+
+describe('jsonChunks', () => {
+  it('writes what JSON.stringify(value, null, 2) writes, whichever arrays are lists and whatever the chunk size', () => {
+    fc.assert(
+      fc.property(value, fc.array(fc.boolean(), { minLength: 1 }), fc.integer({ min: 1, max: 200 }), (v, picks, size) => {
+        let i = 0;
+        const lazy = listify(v, () => picks[i++ % picks.length]!);
+        const want = JSON.stringify(v, null, 2);
+        if (want === undefined) return; // a top-level undefined or function: no report is that
+        const chunks = [...jsonChunks(lazy, size)];
+        expect(chunks.join('')).toBe(`${want}\n`);
+        // No string is split between chunks: a rewrite of strings made chunk by chunk is made on the whole.
+        expect(chunks.map(jsonSafe).join('')).toBe(jsonSafe(`${want}\n`));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('empty lists, lists in lists, a list at the top', () => {
+    const v = { a: new JsonList([]), b: new JsonList([new JsonList([]), new JsonList([1, [2, {}]])]), c: [new JsonList(['x'])] };
+    expect(jsonText(v)).toBe(`${JSON.stringify({ a: [], b: [[], [1, [2, {}]]], c: [['x']] }, null, 2)}\n`);
+    expect(jsonText(new JsonList([{ k: 1 }]))).toBe(`${JSON.stringify([{ k: 1 }], null, 2)}\n`);
+  });
+
+  it('makes the items of a list one at a time, while writing, and writes in bounded chunks', () => {
+    let made = 0;
+    const items = mapped(Array.from({ length: 10_000 }, (_, i) => i), (i) => {
+      made++;
+      return { i, name: `k${i}` };
+    });
+    const chunks = jsonChunks({ groups: new JsonList(items) }, 1000);
+    expect(made).toBe(0);
+    const first = chunks.next();
+    expect(first.done).toBe(false);
+    expect(made).toBeLessThan(100);
+    let n = 1;
+    let text = first.value as string;
+    for (const c of chunks) {
+      expect(c.length).toBeLessThan(1100);
+      text += c;
+      n++;
+    }
+    expect(made).toBe(10_000);
+    expect(n).toBeGreaterThan(100);
+    expect(JSON.parse(text).groups).toHaveLength(10_000);
+  });
+
+  it('lists nested a thousand deep', () => {
+    let lazy: unknown = 0;
+    let plain: unknown = 0;
+    for (let i = 0; i < 1000; i++) {
+      lazy = { a: new JsonList([lazy]) };
+      plain = { a: [plain] };
+    }
+    expect(jsonText(lazy)).toBe(`${JSON.stringify(plain, null, 2)}\n`);
+  });
+});
