@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvScanner, parseRecords, type RowView } from '../src/csv/scan.js';
 
@@ -76,5 +77,65 @@ describe('CsvScanner', () => {
     const big = 'x'.repeat(100_000);
     const out = chunked(`a,b\n${big},1\n`, 4096);
     expect(out[1]![0]!.length).toBe(100_000);
+  });
+});
+
+describe('CsvScanner: very long records', () => {
+  interface Seen {
+    line: number;
+    problem: string;
+    cells: string[];
+  }
+  function scan(input: Buffer, chunk: number, options: { bufferSize?: number; maxRecordBytes?: number; engine?: 'js' | 'simd' }): { rows: Seen[]; scanned: number } {
+    const rows: Seen[] = [];
+    const s = new CsvScanner((r) => rows.push({ line: r.line, problem: r.problem, cells: r.problem === 'too-long' ? [] : r.cells() }), options);
+    for (let i = 0; i < input.length; i += chunk) s.write(input.subarray(i, i + chunk));
+    s.finish();
+    s.close();
+    return { rows, scanned: s.bytesScanned };
+  }
+
+  it('a record written in many small chunks is scanned a few times over, not once per chunk', () => {
+    const input = Buffer.from(`a,b\n${'x'.repeat(2_000_000)},1\nc,2\n`);
+    for (const engine of ['js', 'simd'] as const) {
+      const { rows, scanned } = scan(input, 1024, { bufferSize: 1024, engine });
+      expect(rows.map((r) => r.cells[0]!.length)).toEqual([1, 2_000_000, 1]);
+      // Once per chunk would be ~2 GB.
+      expect(scanned).toBeLessThan(4 * input.length);
+    }
+  });
+
+  it('a record longer than maxRecordBytes is reported and skipped to its line break, in bounded memory', () => {
+    const input = Buffer.from(`a,b\n1,2\n${'x'.repeat(10_000)},3\n4,5\n"q\n${'y'.repeat(10_000)}\n6,7\n`);
+    for (const engine of ['js', 'simd'] as const) {
+      const { rows } = scan(input, 100, { bufferSize: 16, maxRecordBytes: 1000, engine });
+      expect(rows).toEqual([
+        { line: 1, problem: 'none', cells: ['a', 'b'] },
+        { line: 2, problem: 'none', cells: ['1', '2'] },
+        { line: 3, problem: 'too-long', cells: [] },
+        { line: 4, problem: 'none', cells: ['4', '5'] },
+        // A quote not closed within the limit: cut at the line break after it, as at the end of the input.
+        { line: 5, problem: 'unclosed-quote', cells: ['"q'] },
+        { line: 6, problem: 'too-long', cells: [] },
+        { line: 7, problem: 'none', cells: ['6', '7'] },
+      ]);
+    }
+  });
+
+  it('the records do not depend on how the input is cut, how large the buffer starts, or the engine', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom('a', ',', '\n', '"', '\r\n', 'x'.repeat(40), '\n'.repeat(3)), fc.string({ maxLength: 5 })), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 8, max: 64 }),
+        fc.constantFrom('js' as const, 'simd' as const),
+        (parts, chunk, bufferSize, engine) => {
+          const input = Buffer.from(parts.join(''));
+          const want = scan(input, input.length || 1, { bufferSize: 64, maxRecordBytes: 64, engine: 'js' }).rows;
+          expect(scan(input, chunk, { bufferSize, maxRecordBytes: 64, engine }).rows).toEqual(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

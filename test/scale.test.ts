@@ -4,6 +4,7 @@
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_FORMATS } from '../src/choices.js';
@@ -143,6 +144,27 @@ describe('gates at scale', () => {
       expect(out.split('at most four casts').length - 1).toBe(format === 'github' ? 0 : 150_000);
     }
   });
+});
+
+describe('a cell of 70 MB', () => {
+  /** A kernel table whose second row has a 70 MB Name. */
+  function longCell(): Buffer {
+    return Buffer.concat([Buffer.from(`${HEADER}1,a,A,AI_CORE,1.5\n1,`), Buffer.alloc(70 << 20, 'x'), Buffer.from(',B,AI_CORE,2\n1,c,C,AI_CORE,3\n')]);
+  }
+
+  for (const gz of [false, true]) {
+    it(`${gz ? 'in a .csv.gz' : 'in a plain file'}: the row is skipped with a warning, the rows after it are read`, async () => {
+      const p = join(tmp, gz ? 'long.csv.gz' : 'long.csv');
+      writeFileSync(p, gz ? gzipSync(longCell(), { level: 1 }) : longCell());
+      const r = await kprof(['summary', p, '--by', 'name', '--format', 'json', '-q']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(`long.csv${gz ? '.gz' : ''}:3: the row is longer than 64 MiB`);
+      const j = JSON.parse(r.stdout);
+      expect(j.groups.map((g: { key: string }) => g.key).sort()).toEqual(['a', 'c']);
+      expect(j.skippedRows).toBe(1);
+      rmSync(p);
+    });
+  }
 });
 
 describe('tables drawn by cli-table3 (cells that are not plain ASCII)', () => {

@@ -71,7 +71,19 @@ export const CELL_QUOTED = 1;
 export const CELL_ESCAPED = 2;
 
 /** What is wrong with a record, when something is. */
-export type RowProblem = 'none' | 'text-after-quote' | 'unclosed-quote';
+export type RowProblem = 'none' | 'text-after-quote' | 'unclosed-quote' | 'too-long';
+
+/** The warning for a row that has a problem (the readers skip it). */
+export function problemMessage(problem: Exclude<RowProblem, 'none'>, maxRecordBytes = DEFAULT_MAX_RECORD): string {
+  switch (problem) {
+    case 'unclosed-quote':
+      return 'a quote opened on this line is never closed; line skipped';
+    case 'text-after-quote':
+      return 'text after a closing quote; row skipped';
+    case 'too-long':
+      return `the row is longer than ${maxRecordBytes / (1 << 20)} MiB (no real export has a cell that long); skipped up to the next line break`;
+  }
+}
 
 /** One record, valid only during the `row` callback: cells are offsets into a reused buffer. */
 export class RowView {
@@ -142,7 +154,11 @@ export class RowView {
 export interface ScanOptions {
   /** Initial buffer size in bytes. */
   bufferSize?: number;
-  /** A record longer than this is cut at its first line break and reported. */
+  /**
+   * The buffer grows up to this size and no further: a record longer than this is reported (problem
+   * 'too-long', or 'unclosed-quote' when a quote is open) and skipped up to a line break, so that a damaged
+   * or hostile file cannot take memory without bound.
+   */
   maxRecordBytes?: number;
   /**
    * 'simd' (the default where WebAssembly SIMD runs) scans common records in simd.wat and leaves the rest to
@@ -270,8 +286,8 @@ export class CsvScanner implements RowBatcher {
     private readonly onRow: (row: RowView) => void,
     options: ScanOptions = {},
   ) {
-    this.cap = Math.max(8, options.bufferSize ?? DEFAULT_BUFFER_SIZE);
-    this.maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD;
+    this.maxRecord = Math.max(8, options.maxRecordBytes ?? DEFAULT_MAX_RECORD);
+    this.cap = Math.min(this.maxRecord, Math.max(8, options.bufferSize ?? DEFAULT_BUFFER_SIZE));
     const mod = options.engine === 'js' ? null : simd();
     if (mod !== null) {
       const instance = idle.pop() ?? new WebAssembly.Instance(mod, {});
@@ -348,9 +364,10 @@ export class CsvScanner implements RowBatcher {
       this.end -= this.pos - base;
       this.pos = base;
     }
-    // SLACK bytes stay free past the data for parse()'s sentinel and simd.wat's sixteen-byte loads.
+    // SLACK bytes stay free past the data for parse()'s sentinel and simd.wat's sixteen-byte loads. The buffer is
+    // full only below maxRecord: commit() drops a record that fills all of it.
     if (this.end >= base + this.cap) {
-      this.cap *= 2;
+      this.cap = Math.min(this.cap * 2, this.maxRecord);
       if (this.memory !== null) {
         this.mapMemory();
       } else {
@@ -378,13 +395,57 @@ export class CsvScanner implements RowBatcher {
     }
   }
 
-  /** `n` bytes were written at the offset `space()` returned. */
+  /**
+   * `n` bytes were written at the offset `space()` returned. A record that is still incomplete after a parse is
+   * parsed again only once the bytes waiting have doubled (or fill the buffer): a record that spans many small
+   * chunks (zlib gives 1 MiB at a time) is then scanned a few times in all, not once per chunk, so the time
+   * stays linear in its length.
+   */
   commit(n: number): void {
     if (this.closed) return;
     this.end += n;
     this.bytesIn += n;
+    if (this.skipping) this.skipLine();
     if (this.atStart && this.end - this.pos >= 3) this.skipBom();
+    const waiting = this.end - this.pos;
+    if (waiting < 2 * this.left && this.end < this.base + this.cap) return;
     this.parse();
+    this.left = this.end - this.pos;
+    // A record that fills the whole buffer, which cannot grow any more, is too long: dropped.
+    if (this.pos === this.base && this.end >= this.base + this.maxRecord) this.dropLong();
+  }
+
+  /** Bytes left unparsed by the last parse (an incomplete record); see commit(). */
+  private left = 0;
+  /** Bytes parse() has looked at, in all: how the tests tell that scanning is linear. */
+  bytesScanned = 0;
+  /** Skipping the rest of a too-long record, up to and including its next line feed. */
+  private skipping = false;
+
+  /** Report the record that fills the buffer as too long, and skip the rest of it (see skipLine). */
+  private dropLong(): void {
+    const v = this.view;
+    v.n = 0;
+    v.located = 0;
+    v.line = this.line;
+    v.problem = 'too-long';
+    this.onRow(v);
+    this.line += countLf(this.buf, this.pos, this.end);
+    this.pos = this.end;
+    this.left = 0;
+    this.skipping = true;
+  }
+
+  /** Drop bytes up to and including the next line feed (the end of a record being skipped), if it has come. */
+  private skipLine(): void {
+    const lf = this.buf.indexOf(LF, this.pos);
+    if (lf < 0 || lf >= this.end) {
+      this.pos = this.end;
+      return;
+    }
+    this.pos = lf + 1;
+    this.line++;
+    this.skipping = false;
   }
 
   /** Copy a chunk in (for streams whose chunks we do not own, e.g. zlib). */
@@ -404,6 +465,7 @@ export class CsvScanner implements RowBatcher {
   finish(): void {
     if (this.closed) return;
     this.eof = true;
+    if (this.skipping) return;
     if (this.atStart) this.skipBom();
     this.parse();
   }
@@ -418,8 +480,10 @@ export class CsvScanner implements RowBatcher {
 
   private parse(): void {
     if (this.atStart && !this.eof) return; // wait for 3 bytes to decide about a BOM
+    if (this.skipping) return;
     const b = this.buf;
     const end = this.end;
+    this.bytesScanned += end - this.pos;
     const eof = this.eof;
     const v = this.view;
     v.buf = b;
@@ -717,6 +781,8 @@ export class CsvScanner implements RowBatcher {
     const v = this.view;
     const lf = b.indexOf(LF, p);
     const stop = lf < 0 || lf >= end ? end : lf + 1;
+    // The line goes on past the data: its rest is skipped as it comes.
+    if (stop === end && !this.eof) this.skipping = true;
     v.starts[0] = rowStart;
     v.ends[0] = lf < 0 || lf >= end ? end : lf;
     v.flags[0] = 0;

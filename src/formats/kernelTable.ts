@@ -5,7 +5,7 @@
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, type Accumulator, type GroupCursor } from '../aggregate.js';
 import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
-import { NO_STEP, type KernelBatch, type RowBatcher, type RowView } from '../csv/scan.js';
+import { NO_STEP, problemMessage, type KernelBatch, type RowBatcher, type RowView } from '../csv/scan.js';
 import type { FineGroup } from '../model.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
@@ -114,13 +114,7 @@ export class KernelTableReader {
     const acc = this.acc;
     acc.rowsRead++;
     if (v.problem !== 'none') {
-      acc.skip(
-        this.file,
-        v.line,
-        v.problem === 'unclosed-quote'
-          ? 'a quote opened on this line is never closed; line skipped'
-          : 'text after a closing quote; row skipped',
-      );
+      acc.skip(this.file, v.line, problemMessage(v.problem));
       return;
     }
     if (v.n !== this.width) {

@@ -3,7 +3,7 @@
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, type Accumulator } from '../aggregate.js';
 import { parseIntCell, parseTicks } from '../csv/numbers.js';
-import type { RowView } from '../csv/scan.js';
+import { problemMessage, type RowView } from '../csv/scan.js';
 import type { StatisticHeader } from './detect.js';
 
 export class OpStatisticReader {
@@ -22,11 +22,7 @@ export class OpStatisticReader {
     const h = this.header;
     acc.rowsRead++;
     if (v.problem !== 'none') {
-      acc.skip(
-        this.file,
-        v.line,
-        v.problem === 'unclosed-quote' ? 'a quote opened on this line is never closed; line skipped' : 'text after a closing quote; row skipped',
-      );
+      acc.skip(this.file, v.line, problemMessage(v.problem));
       return;
     }
     if (v.n !== this.width) {

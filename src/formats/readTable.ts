@@ -4,7 +4,7 @@ import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync,
 import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import type { Accumulator } from '../aggregate.js';
-import { CsvScanner, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
+import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../errors.js';
 import type { SourceFile } from '../model.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
@@ -468,6 +468,9 @@ class TableState {
       }
       this.reader.row(v);
       return;
+    }
+    if (v.problem === 'too-long') {
+      throw inputError(`${this.path}:${v.line}: the first line is longer than ${DEFAULT_MAX_RECORD >> 20} MiB; expected a CSV export's header row. Is it a CSV file?`);
     }
     if (v.problem === 'unclosed-quote') {
       throw inputError(
