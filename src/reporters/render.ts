@@ -39,7 +39,7 @@ export function paint(ctx: RenderContext, style: Paint, text: string): string {
 export function textTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
   const all = tableRows(ctx, head, rows, footer);
   const plain = head.length > 0 && all.every((r) => r.length === head.length && r.every(isPlain));
-  return trimLines(plain ? padTable(all, align) : cliTable(all, align));
+  return plain ? padTable(all, align) : trimLines(cliTable(all, align));
 }
 
 /** The same table as textTable, always drawn by cli-table3 (for tests), `block` rows per cli-table3 table. */
@@ -73,8 +73,8 @@ function trimLines(text: string): string {
 const GAP = '  ';
 
 /**
- * What cli-table3 draws with the options of cliTable when every cell is plain (see isPlain): each cell padded to
- * its column's width, then GAP. Loading cli-table3 (and its width measuring) and its layout were most of the
+ * What cli-table3 draws with the options of cliTable when every cell is plain (see isPlain), trimmed as
+ * trimLines trims it: each cell padded to its column's width, then GAP. Loading cli-table3 (and its width measuring) and its layout were most of the
  * time of rendering a report.
  */
 function padTable(rows: string[][], align: Align[]): string {
@@ -87,7 +87,8 @@ function padTable(rows: string[][], align: Align[]): string {
     const width = widths[i]! + c.length - visible(c);
     return (align[i] === 'right' ? c.padStart(width) : c.padEnd(width)) + GAP;
   };
-  return rows.map((r) => r.map(cell).join('')).join('\n');
+  // Each line trimmed as it is made (trimLines on the whole table would hold it twice more, split and joined).
+  return rows.map((r) => r.map(cell).join('').trimEnd()).join('\n');
 }
 
 /** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide. */
