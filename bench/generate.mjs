@@ -114,6 +114,48 @@ export function generate(source, out, sizeMb) {
   return { bytes, rows };
 }
 
+/** Write `lines()`'s lines (each ending in a line break) to `out` in 1 MiB writes; returns { bytes, rows }. */
+function writeLines(out, header, lines) {
+  const fd = openSync(out, 'w');
+  let bytes = 0;
+  let rows = 0;
+  let buf = header;
+  try {
+    for (const line of lines) {
+      buf += line;
+      rows++;
+      if (buf.length >= 1 << 20) {
+        bytes += writeSync(fd, buf);
+        buf = '';
+      }
+    }
+    bytes += writeSync(fd, buf);
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, rows };
+}
+
+const SMALL_HEADER = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n';
+
+/**
+ * A kernel table for the scale cases of bench/run.mjs --scale: `names` distinct kernel names (of 40 types),
+ * each run once in each of `steps` steps (rows step by step, as a profiler writes them).
+ */
+export function generateGrid(out, names, steps) {
+  function* lines() {
+    let t = 1_764_246_877_000_000;
+    for (let s = 1; s <= steps; s++) {
+      for (let n = 0; n < names; n++) {
+        const us = 1 + ((n * 7 + s) % 97) / 4;
+        yield `${s},aclnnKernel${n}_Op${n % 40},Op${n % 40},${n % 3 ? 'AI_CORE' : 'AI_VECTOR_CORE'},${t.toFixed(3)},${us.toFixed(3)}\n`;
+        t += us + 1;
+      }
+    }
+  }
+  return writeLines(out, SMALL_HEADER, lines());
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) {
   const [source, out, size] = process.argv.slice(2);
   if (!source || !out) {

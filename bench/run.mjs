@@ -1,6 +1,7 @@
 // `npm run bench`: kprof against the tools people compare it with, on a generated profile pair of real size.
 //
 //   node bench/run.mjs [--size-mb 250] [--runs 3] [--only kprof,node,python,pandas,duckdb]
+//   node bench/run.mjs --scale [--only names,grid,steps,ranks,2gb]   (the scale cases: see bench/scale.mjs)
 //
 // It writes two large kernel_details.csv (base and PR) into a temporary folder by replicating the steps of a
 // real export (../shared/data/real, else a fixture), then runs, in alternation, each contender as a child
@@ -34,13 +35,14 @@ const KPROF = join(ROOT, 'bin/kprof.js');
 
 function args() {
   const a = process.argv.slice(2);
-  const opt = { sizeMb: 250, runs: 3, only: null };
+  const opt = { sizeMb: 250, runs: 3, only: null, scale: false };
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--size-mb') opt.sizeMb = Number(a[++i]);
     else if (a[i] === '--runs') opt.runs = Number(a[++i]);
     else if (a[i] === '--only') opt.only = new Set(a[++i].split(','));
+    else if (a[i] === '--scale') opt.scale = true;
     else {
-      process.stderr.write(`bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,python,pandas,duckdb]\n`);
+      process.stderr.write(`bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only names,grid,steps,ranks,2gb]\n`);
       process.exit(2);
     }
   }
@@ -259,8 +261,13 @@ function pad(s, n, right = false) {
   return right ? s.padStart(n) : s.padEnd(n);
 }
 
-function main() {
+async function main() {
   const opt = args();
+  if (opt.scale) {
+    const { runScale } = await import('./scale.mjs');
+    runScale(opt.only);
+    return;
+  }
   const want = (name) => opt.only === null || opt.only.has(name);
   const dir = mkdtempSync(join(tmpdir(), 'kprof-bench-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
@@ -409,4 +416,4 @@ function main() {
   }
 }
 
-main();
+await main();
