@@ -20,12 +20,13 @@ import { generate, generateGrid } from './generate.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const KPROF = join(ROOT, 'bin/kprof.js');
 const REAL = resolve(ROOT, '../shared/data/real/msinsight-st-level2');
-const FIXTURE = join(ROOT, 'fixtures/fusion-example/base/kernel_details.csv');
+const FIXTURE = join(ROOT, 'fixtures/formats/empty-steps/kernel_details.csv');
 
 const HAS_GNU_TIME = spawnSync('/usr/bin/time', ['-v', 'true'], { encoding: 'utf8' }).stderr?.includes('Maximum resident set size') ?? false;
 
-function source(rank) {
-  const p = join(REAL, `rank_${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`);
+/** A real rank to replicate (the run has kernel tables for ranks 0 and 2), else a fixture. */
+function source(i) {
+  const p = join(REAL, `rank_${i % 2 === 0 ? 0 : 2}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`);
   return existsSync(p) ? p : FIXTURE;
 }
 
@@ -115,13 +116,13 @@ export function runScale(only) {
       let bytes = 0;
       for (const [root, offset] of [
         [base, 0],
-        [pr, 2],
+        [pr, 1],
       ]) {
         for (let r = 0; r < 64; r++) {
           const d = join(root, `rank_${r}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
           mkdirSync(d, { recursive: true });
           const p = join(d, 'kernel_details.csv');
-          bytes += generate(source(((r + offset) % 4)), p, 4).bytes;
+          bytes += generate(source(r + offset), p, 4).bytes;
         }
       }
       const input = `2 × 64 ranks, ${fmtMb(bytes)} in all`;
