@@ -382,7 +382,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   }
 
   const all = prLevels(null);
-  const allMax = Math.max(0, ...all.map((l) => l.max));
+  const allMax = all.reduce((m, l) => Math.max(m, l.max), 0);
   const allBase = baseLevels(null);
   body.push('', comment('All kernels.'));
   emit(
@@ -396,8 +396,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     'the cap on all kernels',
   );
   // Time: the PR's highest, plus the margin (kernel time varies from run to run; counts do not).
-  const usMax = Math.max(0, ...all.map((l) => l.maxUs));
-  const usBase = Math.max(0, ...allBase.map((l) => l.maxUs));
+  const usMax = all.reduce((m, l) => Math.max(m, l.maxUs), 0);
+  const usBase = allBase.reduce((m, l) => Math.max(m, l.maxUs), 0);
   const limit = Math.ceil(Math.round(usMax * (1 + opts.marginPct / 100) * 100 * 1e6) / 1e6) / 100;
   emit(
     [
