@@ -134,9 +134,10 @@ describe('gates at scale', () => {
       stepsBroken: 0,
       compared: null,
       newTypes: [],
+      unmatched: [],
     };
-    const v: Verdict = { results: Array.from({ length: 150_000 }, () => result), passed: true, failedErrors: 0, failedWarnings: 0 };
-    const ctx = { profile: 'p', base: null, rules: 'many.rules.yaml' };
+    const v: Verdict = { results: Array.from({ length: 150_000 }, () => result), passed: true, failedErrors: 0, failedWarnings: 0, warnings: [], unmatched: 0 };
+    const ctx = { profile: 'p', base: null, rules: 'many.rules.yaml', read: { kernels: 4, skippedRows: 0 }, baseRead: null };
     for (const format of CHECK_FORMATS) {
       const report = renderCheck(format, v, ctx, { color: false });
       const out = typeof report === 'string' ? report : [...report].join('');
