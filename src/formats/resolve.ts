@@ -382,7 +382,8 @@ export function sliceGaps(files: string[]): RowWarning[] {
   const out: RowWarning[] = [];
   for (const list of byExport.values()) {
     const have = new Set(list.map((s) => s.n));
-    const last = Math.max(...have);
+    let last = Number.NEGATIVE_INFINITY;
+    for (const n of have) last = Math.max(last, n);
     const missing: number[] = [];
     for (let n = 0; n <= last && missing.length <= 10; n++) if (!have.has(n)) missing.push(n);
     if (missing.length === 0) continue;
