@@ -10,23 +10,39 @@
 //   and load from node_modules when needed. Commander is CommonJS: its require() of node builtins needs a
 //   `require` in the ESM bundle, which the banner makes.
 // - The source maps go back through tsc's to src/*.ts (node --enable-source-maps bin/kprof.js … --debug).
+// - `kprof --version` is package.json's version, written into the bundle here (KPROF_VERSION in src/run.ts):
+//   package.json is its one source, and the installed package need not read it at run time.
 
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 
-await build({
-  entryPoints: [join(DIST, 'cli.js'), join(DIST, 'workers/readWorker.js')],
-  outbase: DIST,
-  outdir: join(DIST, 'bundle'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  banner: { js: "import { createRequire as __kprofRequire } from 'node:module'; const require = __kprofRequire(import.meta.url);" },
-  logLevel: 'warning',
-});
+/** The version in package.json. */
+export function packageVersion() {
+  return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+}
+
+/** esbuild's options for the bundle of `entries` (paths below dist/) into `outdir`, with `version` written in. */
+export function bundleOptions({ entries = ['cli.js', 'workers/readWorker.js'], outdir = join(DIST, 'bundle'), version = packageVersion() } = {}) {
+  return {
+    entryPoints: entries.map((e) => join(DIST, e)),
+    outbase: DIST,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    define: { KPROF_VERSION: JSON.stringify(version) },
+    banner: { js: "import { createRequire as __kprofRequire } from 'node:module'; const require = __kprofRequire(import.meta.url);" },
+    logLevel: 'warning',
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  await build(bundleOptions());
+}

@@ -6,6 +6,7 @@
 // --help, a small diff) took most of kprof's start-up.
 
 import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
 import {
   canonicalInspectFormat,
   canonicalOutputFormat,
@@ -30,7 +31,15 @@ import { makeProgress } from './progressBar.js';
 import { failureFormat, githubError, junitError } from './reporters/failure.js';
 import { shown } from './reporters/render.js';
 
-export const VERSION = '0.1.0';
+/** package.json's version, which scripts/bundle.mjs writes into the bundle. */
+declare const KPROF_VERSION: string | undefined;
+
+/**
+ * `kprof --version`: package.json's, its one source. The bundle (what bin/kprof.js runs) has it written in; the
+ * modules tsc builds and the sources under vitest read it from package.json, one folder up from both.
+ */
+export const VERSION: string =
+  typeof KPROF_VERSION === 'string' ? KPROF_VERSION : (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export interface RunHooks {
   /** Set by an action: the exit code it returns. */
