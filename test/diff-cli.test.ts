@@ -97,6 +97,18 @@ describe('kprof diff on the example pair', () => {
     expect(rope.pr.count).toBe(4);
   });
 
+  it('--format markdown starts with a fixed marker line, for a sticky pull request comment to find', async () => {
+    // The marker is an HTML comment: invisible where the Markdown is shown; it is the same for every diff.
+    for (const args of [[BASE, PR], [PR, BASE], [BASE, BASE, '--only', 'removed']]) {
+      const md = (await kprof(['diff', ...args, '--format', 'markdown'])).stdout;
+      expect(md.split('\n')[0]).toBe('<!-- kprof:diff -->');
+      expect(md.split('<!-- kprof:diff -->').length).toBe(2);
+    }
+    for (const format of ['text', 'csv', 'json']) {
+      expect((await kprof(['diff', BASE, PR, '--format', format])).stdout).not.toContain('kprof:diff');
+    }
+  });
+
   it('--out writes the report atomically and leaves stdout empty', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-diff-'));
     try {

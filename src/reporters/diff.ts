@@ -374,6 +374,12 @@ function stepsNote(u: UnevenSteps): string {
   return u.rank === '-' ? ids : `rank ${code(u.rank)}: ${ids}`;
 }
 
+/**
+ * The first line of every Markdown diff: an HTML comment (not shown where the Markdown is rendered) by which a CI
+ * job finds its earlier pull request comment to update it. Never changes; no input text can start a line.
+ */
+export const DIFF_MARKDOWN_MARKER = '<!-- kprof:diff -->';
+
 export function diffMarkdown(d: Diff, view: DiffView): string {
   const v = viewDiff(d, view);
   const ps = perStep(d) ? ' per step' : '';
@@ -392,7 +398,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   body.push(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', null)]);
 
   const [first, second] = headlineLines(d, code);
-  const out: string[] = [`**Kernel diff:** ${first}`, '', `${second}`, ''];
+  const out: string[] = [DIFF_MARKDOWN_MARKER, `**Kernel diff:** ${first}`, '', `${second}`, ''];
   for (const w of reportWarnings(d, code)) out.push(`> **Warning:** ${w}`, '');
   out.push(markdownTable(head, body, align), '');
   const dis = disagreementLines(d, code);
