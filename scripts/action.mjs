@@ -1,0 +1,158 @@
+// The GitHub Action's step (action.yml): run `kprof check` with annotations on the rules file, write the Markdown
+// check report (and a diff report) to the job summary, set the outputs, and fail exactly when the check does.
+//
+// Inputs come in the environment (INPUT_PROFILE, INPUT_RULES, INPUT_BASE, INPUT_DIFF_BASE, INPUT_VERSION), never
+// pasted into a shell: action.yml maps `${{ inputs.* }}` to these, and kprof runs with an argument list, no shell.
+// The reports hold kernel names from the profile, untrusted: they go to files (summary, report) as kprof wrote
+// them, and only kprof's own `--format github` lines reach the log as workflow commands.
+//
+// Exit code: the check's (0 passed, 1 a rule broke, 2 bad rules, input or action inputs, 3 an internal error).
+// A diff report that cannot be made is a warning: the step's verdict is the check's.
+
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const env = process.env;
+const input = (name) => (env[`INPUT_${name}`] ?? '').trim();
+
+/** A workflow command's message: %, CR and LF escaped as GitHub's runner reads them. */
+function commandData(s) {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function annotate(level, title, message) {
+  process.stdout.write(`::${level} title=${commandData(title).replace(/:/g, '%3A').replace(/,/g, '%2C')}::${commandData(message)}\n`);
+}
+
+/** Text from kprof's stderr, shown in the job summary: in a fenced block no line of it can close. */
+function fenced(text) {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, '?').trimEnd();
+  const longest = Math.max(2, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${clean}\n${fence}\n`;
+}
+
+function summary(markdown) {
+  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, markdown.endsWith('\n') ? `${markdown}\n` : `${markdown}\n\n`);
+}
+
+const outputs = {};
+function writeOutputs() {
+  if (!env.GITHUB_OUTPUT) return;
+  let text = '';
+  for (const [name, value] of Object.entries(outputs)) {
+    // The multi-line form, with a delimiter no value can contain, as @actions/core writes it.
+    let delimiter;
+    do delimiter = `kprof_${randomBytes(12).toString('hex')}`;
+    while (value.includes(delimiter));
+    text += `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+  }
+  appendFileSync(env.GITHUB_OUTPUT, text);
+}
+
+/** Stop before the check: bad action inputs (or kprof not installable) are bad input, exit code 2. */
+function badInput(message) {
+  annotate('error', 'kprof action', message);
+  summary(`### kprof check: not run\n\n${fenced(message)}`);
+  Object.assign(outputs, { passed: 'false', 'report-path': '', 'diff-report-path': '', 'exit-code': '2' });
+  writeOutputs();
+  process.exit(2);
+}
+
+/** The kprof to run: [command, ...leading args]. */
+function kprofCommand(version, work) {
+  if (version === '') {
+    // The copy of kprof at the ref the workflow's `uses:` names; a clone holds no bundle until it is built.
+    const root = resolve(env.GITHUB_ACTION_PATH ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+    if (!existsSync(join(root, 'dist/bundle/cli.js'))) {
+      process.stdout.write('::group::Building kprof (npm ci)\n');
+      const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: ['ignore', 2, 2] });
+      process.stdout.write('::endgroup::\n');
+      if (r.status !== 0) badInput(`could not build kprof in ${root} (npm ci exited ${r.status ?? r.signal}).`);
+    }
+    return [process.execPath, join(root, 'bin/kprof.js')];
+  }
+  // A version or range of the npm registry's kprof, installed into a folder of its own.
+  if (!/^[0-9A-Za-z.+^~<>=| *-]+$/.test(version) || version.length > 64) {
+    badInput(`version: expected a kprof version or range from npm (0.1.0, ^0.1) or nothing for this action's own copy; found "${version}".`);
+  }
+  const prefix = join(work, 'kprof');
+  mkdirSync(prefix, { recursive: true });
+  process.stdout.write(`::group::Installing kprof@${commandData(version)}\n`);
+  const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `kprof@${version}`], { stdio: ['ignore', 2, 2] });
+  process.stdout.write('::endgroup::\n');
+  const bin = join(prefix, 'node_modules/kprof/bin/kprof.js');
+  if (r.status !== 0 || !existsSync(bin)) badInput(`could not install kprof@${version} from npm (npm install exited ${r.status ?? r.signal}).`);
+  return [process.execPath, bin];
+}
+
+/** Run kprof with `args`; stdout to the log (`log`) or kept; stderr passed on to the log and kept. */
+function kprof(cmd, args, log) {
+  const r = spawnSync(cmd[0], [...cmd.slice(1), ...args], {
+    stdio: ['ignore', log ? 'inherit' : 'pipe', 'pipe'],
+    env: { ...env, NO_COLOR: '1' },
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const stderr = r.stderr?.toString('utf8') ?? '';
+  process.stderr.write(stderr);
+  // A kprof that did not start or was killed is not a verdict: an internal error.
+  const code = r.status ?? 3;
+  if (r.error) return { code: 3, stderr: `${stderr}kprof did not run: ${r.error.message}\n` };
+  return { code, stderr };
+}
+
+function main() {
+  const profile = input('PROFILE');
+  const rules = input('RULES');
+  const base = input('BASE');
+  const diffBase = input('DIFF_BASE');
+  const version = input('VERSION');
+  if (profile === '') badInput('profile: required; the profile to check (a profile folder, an export or a summary JSON).');
+  if (rules === '') badInput('rules: required; the rules file (kprof rules writes a starter one).');
+
+  const work = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'kprof-'));
+  const cmd = kprofCommand(version, work);
+  const checkArgs = ['check', profile, '--rules', rules, ...(base === '' ? [] : ['--base', base])];
+
+  // 1. Annotations on the rules file's lines, in the log.
+  const gate = kprof(cmd, [...checkArgs, '--format', 'github'], true);
+  const code = gate.code;
+  const reportPath = join(work, 'kprof-check.md');
+  let report = '';
+  if (code === 0 || code === 1) {
+    // 2. The same check as Markdown, for the job summary and the report-path output.
+    const md = kprof(cmd, [...checkArgs, '--format', 'markdown', '-q', '-o', reportPath], false);
+    if (existsSync(reportPath)) report = reportPath;
+    if (md.code !== code || report === '') annotate('warning', 'kprof action', `the Markdown check report exited ${md.code} where the check exited ${code}.`);
+    if (report !== '') summary(readFileSync(report, 'utf8'));
+  } else {
+    const what = code === 2 ? 'bad rules or input (exit code 2)' : `an internal error of kprof (exit code ${code})`;
+    annotate('error', 'kprof check', gate.stderr.trim() || what);
+    summary(`### kprof check: ${what}\n\n${fenced(gate.stderr || what)}`);
+  }
+
+  // 3. A diff report against diff-base, when asked for.
+  let diffReport = '';
+  if (diffBase !== '') {
+    const diffPath = join(work, 'kprof-diff.md');
+    const d = kprof(cmd, ['diff', diffBase, profile, '--format', 'markdown', '-q', '-o', diffPath], false);
+    if (d.code === 0 && existsSync(diffPath)) {
+      diffReport = diffPath;
+      summary(`### kprof diff\n\n${readFileSync(diffPath, 'utf8')}`);
+    } else {
+      annotate('warning', 'kprof diff', d.stderr.trim() || `kprof diff exited ${d.code}`);
+      summary(`### kprof diff: not made (exit code ${d.code})\n\n${fenced(d.stderr || `kprof diff exited ${d.code}`)}`);
+    }
+  }
+
+  Object.assign(outputs, { passed: String(code === 0), 'report-path': report, 'diff-report-path': diffReport, 'exit-code': String(code) });
+  writeOutputs();
+  process.exitCode = code;
+}
+
+main();
