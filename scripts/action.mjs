@@ -91,10 +91,13 @@ function kprofCommand(version, work) {
   return [process.execPath, bin];
 }
 
-/** Run kprof with `args`; stdout to the log (`log`) or kept; stderr passed on to the log and kept. */
+/**
+ * Run kprof with `args`. With `log`, its stdout and stderr go to the log as they are (workflow commands of
+ * `--format github` on both); else stdout is not shown and stderr goes to the log and is kept.
+ */
 function kprof(cmd, args, log) {
   const r = spawnSync(cmd[0], [...cmd.slice(1), ...args], {
-    stdio: ['ignore', log ? 'inherit' : 'pipe', 'pipe'],
+    stdio: ['ignore', log ? 'inherit' : 'pipe', log ? 'inherit' : 'pipe'],
     env: { ...env, NO_COLOR: '1' },
     maxBuffer: 256 * 1024 * 1024,
   });
@@ -119,21 +122,20 @@ function main() {
   const cmd = kprofCommand(version, work);
   const checkArgs = ['check', profile, '--rules', rules, ...(base === '' ? [] : ['--base', base])];
 
-  // 1. Annotations on the rules file's lines, in the log.
-  const gate = kprof(cmd, [...checkArgs, '--format', 'github'], true);
-  const code = gate.code;
+  // 1. The check as Markdown, for the job summary and the report-path output; its errors are plain text.
   const reportPath = join(work, 'kprof-check.md');
+  const md = kprof(cmd, [...checkArgs, '--format', 'markdown', '-q', '-o', reportPath], false);
+  // 2. The same check with annotations: broken rules on their lines of the rules file, and (with
+  //    --format github) kprof's own error messages, in the log. Its exit code is the step's.
+  const code = kprof(cmd, [...checkArgs, '--format', 'github'], true).code;
   let report = '';
   if (code === 0 || code === 1) {
-    // 2. The same check as Markdown, for the job summary and the report-path output.
-    const md = kprof(cmd, [...checkArgs, '--format', 'markdown', '-q', '-o', reportPath], false);
-    if (existsSync(reportPath)) report = reportPath;
-    if (md.code !== code || report === '') annotate('warning', 'kprof action', `the Markdown check report exited ${md.code} where the check exited ${code}.`);
+    if (md.code === code && existsSync(reportPath)) report = reportPath;
+    else annotate('warning', 'kprof action', `the Markdown check report exited ${md.code} where the check exited ${code}.`);
     if (report !== '') summary(readFileSync(report, 'utf8'));
   } else {
     const what = code === 2 ? 'bad rules or input (exit code 2)' : `an internal error of kprof (exit code ${code})`;
-    annotate('error', 'kprof check', gate.stderr.trim() || what);
-    summary(`### kprof check: ${what}\n\n${fenced(gate.stderr || what)}`);
+    summary(`### kprof check: ${what}\n\n${fenced(md.stderr || what)}`);
   }
 
   // 3. A diff report against diff-base, when asked for.

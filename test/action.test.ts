@@ -120,7 +120,9 @@ describe('the action: bad input (exit code 2)', () => {
     const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/no-such.rules.yaml` });
     expect(r.code).toBe(2);
     const message = `kprof: ${EX}/no-such.rules.yaml: no such file or folder. Check the path.`;
-    expect(commands(r.stdout)).toEqual([`::error title=kprof check::${message}`]);
+    // kprof's own annotation of its error (--format github), on stderr; the runner reads both streams.
+    expect(commands(r.stdout)).toEqual([]);
+    expect(commands(r.stderr)).toEqual([`::error title=kprof%3A input error::${EX}/no-such.rules.yaml: no such file or folder. Check the path.`]);
     expect(r.stderr).toContain(message);
     expect(r.summary).toBe(`### kprof check: bad rules or input (exit code 2)\n\n\`\`\`text\n${message}\n\`\`\`\n\n`);
     expect(r.outputs).toEqual({ passed: 'false', 'report-path': '', 'diff-report-path': '', 'exit-code': '2' });
@@ -129,7 +131,8 @@ describe('the action: bad input (exit code 2)', () => {
   it('exits 2 when rules that compare have no base', () => {
     const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml` });
     expect(r.code).toBe(2);
-    expect(commands(r.stdout)[0]).toMatch(/^::error title=kprof check::kprof: fixtures\/fusion-example\/kprof\.rules\.yaml:26: .*pass --base/);
+    expect(commands(r.stderr)).toEqual([expect.stringMatching(/^::error file=fixtures\/fusion-example\/kprof\.rules\.yaml,line=26,title=kprof%3A usage error::.*pass --base/)]);
+    expect(r.summary).toMatch(/^### kprof check: bad rules or input \(exit code 2\)\n\n```text\nkprof: fixtures\/fusion-example\/kprof\.rules\.yaml:26: .*pass --base/);
     expect(r.outputs.passed).toBe('false');
   });
 
@@ -162,12 +165,12 @@ describe('the action: inputs are data, never code', () => {
   it('a message that carries line breaks cannot start a workflow command of its own', () => {
     const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/x\n::error::injected\r\n::add-mask::x\n\`\`\`\n# heading.yaml` });
     expect(r.code).toBe(2);
-    const lines = commands(r.stdout);
+    const lines = commands(`${r.stdout}${r.stderr}`);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^::error title=kprof check::/);
-    expect(r.stdout).not.toMatch(/^::(error::injected|add-mask)/m);
-    // In the summary the message sits in a fenced block that no line of it closes.
-    expect(r.summary).toMatch(/\n````text\nkprof: [^]*\n```\n# heading\.yaml[^]*\n````\n/);
+    expect(lines[0]).toMatch(/^::error title=kprof%3A input error::/);
+    expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/^::(error::injected|add-mask)/m);
+    // In the summary the message sits in a fenced block longer than any run of backticks in it.
+    expect(r.summary).toMatch(/\n````text\nkprof: fixtures\/fusion-example\/x\\x0a::error::injected[^\n]*```[^\n]*# heading\.yaml: no such file[^\n]*\n````\n/);
   });
 
   it('a version that is not a version or range is refused (exit 2) before npm runs', () => {
