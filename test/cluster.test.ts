@@ -119,6 +119,16 @@ describe('kprof merge', () => {
     expect(withoutInputs(again.stdout)).toEqual(withoutInputs(readFileSync(a, 'utf8')));
     const once = await kprof(['merge', a]);
     expect(once.stdout).toBe(readFileSync(a, 'utf8'));
+    // Byte for byte what kprof summary writes (the inputs are the same here).
+    const one = `${C}/base/rank0.summary.json`;
+    expect((await kprof(['merge', one])).stdout).toBe(readFileSync(join(ROOT, one), 'utf8'));
+    const viaFile = join(tmp, 'one.json');
+    expect((await kprof(['merge', one, '-o', viaFile])).code).toBe(0);
+    expect(readFileSync(viaFile, 'utf8')).toBe(readFileSync(join(ROOT, one), 'utf8'));
+    // -o never replaces an input.
+    const over = await kprof(['merge', a, '-o', a]);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain('an input of this run');
   });
 
   it('refuses a rank in two inputs, mixed grouping, and an input that is not a summary JSON', async () => {

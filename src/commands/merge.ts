@@ -11,7 +11,7 @@ import { emit, type Io } from '../io.js';
 import type { Profile, RankData, Selection } from '../model.js';
 import { resolveInput, type RankPlan } from '../formats/resolve.js';
 import { finishProfile, readRank } from '../read.js';
-import { summaryJsonObject } from '../reporters/summary.js';
+import { summaryJson } from '../reporters/summary.js';
 import { shown } from '../inputText.js';
 
 export interface MergeFlags {
@@ -24,9 +24,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io):
   const profile = await readSnapshots(inputs);
   const first = profile.ranks[0]!.snapshot!;
   const s = summarize(profile, { by: first.groupBy, selection: NO_SELECTION, savedSelection: first.selection });
-  const json = summaryJsonObject(s, { sort: 'time', top: null });
-  json.inputs = mergedInputs(profile.ranks);
-  emit(io, flags.out, `${JSON.stringify(json, null, 2)}\n`);
+  await emit(io, flags.out, summaryJson(s, { sort: 'time', top: null, inputs: mergedInputs(profile.ranks) }));
   return 0;
 }
 
