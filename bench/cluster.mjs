@@ -107,7 +107,8 @@ function main() {
     const merged = join(dir, 'cluster.json');
     const cases = [
       { name: `kprof merge (${opt.ranks} snapshots)`, argv: [KPROF, 'merge', join(dir, 'base'), '-o', merged] },
-      { name: `kprof diff (two folders of ${opt.ranks})`, argv: [KPROF, 'diff', join(dir, 'base'), join(dir, 'pr'), '--format', 'json'] },
+      { name: `kprof diff (two folders of ${opt.ranks}), table`, argv: [KPROF, 'diff', join(dir, 'base'), join(dir, 'pr')] },
+      { name: `kprof diff (two folders of ${opt.ranks}), JSON`, argv: [KPROF, 'diff', join(dir, 'base'), join(dir, 'pr'), '--format', 'json'] },
     ];
     const results = [];
     for (const c of cases) {
@@ -120,7 +121,7 @@ function main() {
     const m = JSON.parse(readFileSync(merged, 'utf8'));
     const want = sides.base.totals;
     const ok = m.perRank.length === opt.ranks && m.totals.count === want.count * opt.ranks && ticks(m.totals.totalUs) === ticks(want.totalUs) * BigInt(opt.ranks);
-    const d = JSON.parse(results[1].out);
+    const d = JSON.parse(results[2].out);
     const okDiff = d.totals.base.count === want.count * opt.ranks && d.totals.pr.count === sides.pr.totals.count * opt.ranks;
     process.stdout.write(`\nmerged: ${(readFileSync(merged).length / 1e6).toFixed(1)} MB, ${m.perRank.length} ranks, totals ${ok ? 'exact' : 'WRONG'}; diff totals ${okDiff ? 'exact' : 'WRONG'}\n\n`);
     process.stdout.write(`| case | wall (median of ${opt.runs}) | peak RSS |\n| --- | ---: | ---: |\n`);
