@@ -64,8 +64,12 @@ function shiftStart(cell, deltaUs) {
   return `${BigInt(m[1]) + BigInt(deltaUs)}${m[2] ?? ''}${m[3]}`;
 }
 
-/** Write `out` of about `sizeMb` MB; returns { bytes, rows }. */
-export function generate(source, out, sizeMb) {
+/**
+ * Write `out` of about `sizeMb` MB; returns { bytes, rows }. With `options.steps`, the copies are spread over that
+ * many steps (copy i goes into step i mod steps) instead of each getting steps of its own: a rank of the same size
+ * and kernels, profiled over fewer steps.
+ */
+export function generate(source, out, sizeMb, options = {}) {
   const t = template(source);
   // Loops, not Math.min(...xs): a source of more than ~120k rows would overflow the stack.
   let minStep = Infinity;
@@ -94,7 +98,7 @@ export function generate(source, out, sizeMb) {
     writeSync(fd, head);
     bytes += Buffer.byteLength(head);
     for (let copy = 0; bytes < target; copy++) {
-      const stepDelta = copy * (maxStep - minStep + 1);
+      const stepDelta = (options.steps > 0 ? copy % options.steps : copy) * (maxStep - minStep + 1);
       const startDelta = copy * span;
       const lines = [];
       for (const r of t.rows) {

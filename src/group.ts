@@ -33,6 +33,11 @@ export type SummarySort = (typeof SUMMARY_SORTS)[number];
 export interface GroupOptions {
   by: GroupBy;
   selection: Selection;
+  /**
+   * The selection text summary JSONs were made with, taken as this run's (kprof merge: the ranks are saved
+   * groups, already filtered, and `selection` is empty).
+   */
+  savedSelection?: string;
 }
 
 /** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
@@ -123,7 +128,7 @@ function checkUserGroupNames(profile: Profile, opts: GroupOptions): void {
 
 function checkSnapshot(rank: RankData, opts: GroupOptions): void {
   const snap = rank.snapshot!;
-  const want = selectionText(opts.selection);
+  const want = opts.savedSelection ?? selectionText(opts.selection);
   if (snap.groupBy !== opts.by || snap.selection !== want) {
     const made = `--by ${snap.groupBy}${snap.selection ? ` and ${snap.selection}` : ''}`;
     const asked = `--by ${opts.by}${want ? ` and ${want}` : ''}`;
@@ -354,7 +359,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   return {
     input: profile.input,
     groupBy: opts.by,
-    selection: selectionText(sel),
+    selection: opts.savedSelection ?? selectionText(sel),
     ranks: profile.ranks.map((r) => r.rank),
     stepIds: [...stepSet].sort((a, b) => a - b),
     hasSteps: profile.ranks.every((r) => r.fields.steps),

@@ -143,6 +143,8 @@ export interface SnapshotInfo {
   selection: string;
   /** Kernels the snapshot's filters left out, in this rank. */
   filteredKernels: number;
+  /** The profiles the snapshot was made from (its "inputs"), as saved. */
+  inputs: string[];
 }
 
 /** The ranks read from one `<profile>` argument. */

@@ -12,8 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { Accumulator, mergeGroups } from './aggregate.js';
 import { inputError, KprofError, type ErrorKind } from './errors.js';
 import { readTable } from './formats/readTable.js';
-import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { readSnapshot } from './formats/snapshot.js';
+import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+import { readSnapshot, savedOptions } from './formats/snapshot.js';
+import { shown } from './inputText.js';
 import { compareRanks, type Profile, type RankData, type SourceFile } from './model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from './progress.js';
@@ -44,7 +45,14 @@ export async function readRank(
   plan: RankPlan,
   options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined },
 ): Promise<RankData[]> {
-  if (plan.kind === 'snapshot') return readSnapshot(plan.files[0]!).map((r) => ({ ...r, rankSource: 'summary JSON (its perRank entry)' }));
+  if (plan.kind === 'snapshot') {
+    try {
+      return readSnapshot(plan.files[0]!).map((r) => ({ ...r, rankSource: 'summary JSON (its perRank entry)' }));
+    } catch (e) {
+      if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
+      throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
+    }
+  }
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
   // rank, any other gets an accumulator (a rank) of its own.
@@ -211,6 +219,7 @@ export function sharedPool(): WorkerPool | null {
 
 /** Merge ranks that share an id (several `PROF_*` folders of one device), filter snapshot ranks, check. */
 export function finishProfile(input: string, resolved: ResolvedInput, read: RankData[], ranks: string[] | null): Profile {
+  sameMaking(read);
   const byRank = new Map<string, RankData>();
   for (const r of read) {
     const prev = byRank.get(r.rank);
@@ -218,6 +227,7 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
       byRank.set(r.rank, r);
       continue;
     }
+    if (prev.snapshot || r.snapshot) duplicateRank(prev, r);
     mergeGroups(prev.groups, r.groups);
     for (const f of r.files) prev.files.push(f);
     prev.rowsRead += r.rowsRead;
@@ -249,4 +259,35 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     );
   }
   return { input, ranks: out, notes: resolved.notes };
+}
+
+/**
+ * A rank read twice, once from a summary JSON: two snapshots (or a snapshot and an export) of one rank would be
+ * counted twice, so they are refused rather than added.
+ */
+function duplicateRank(a: RankData, b: RankData): never {
+  const where = (r: RankData): string => r.snapshot?.path ?? r.files[0]?.path ?? '(input)';
+  if (where(a) === where(b)) {
+    throw inputError(`${where(a)}: given twice (rank ${shown(a.rank)} would be counted twice). Pass each summary JSON once, alone or in one folder.`);
+  }
+  const unknown = a.rank === '-' ? ' (a rank of unknown id: the profile it was made from had no profiler_info or rank in its folder name)' : '';
+  throw inputError(
+    `rank ${shown(a.rank)} is in both ${where(a)} and ${where(b)}${unknown}. Expected each rank in one summary JSON only: ` +
+      `leave one of the files out (a copy, or the summary of a node made twice), or summarise each node's own ranks with --rank.`,
+  );
+}
+
+/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
+function sameMaking(read: RankData[]): void {
+  const first = read.find((r) => r.snapshot !== null)?.snapshot;
+  if (!first) return;
+  for (const r of read) {
+    const s = r.snapshot;
+    if (s === null || (s.groupBy === first.groupBy && s.selection === first.selection)) continue;
+    const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
+    throw inputError(
+      `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
+        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
+    );
+  }
 }

@@ -20,6 +20,7 @@ import {
 import type { CheckFlags } from './commands/check.js';
 import type { DiffFlags } from './commands/diff.js';
 import type { InspectFlags } from './commands/inspect.js';
+import type { MergeFlags } from './commands/merge.js';
 import type { RulesFlags } from './commands/rules.js';
 import type { SummaryFlags } from './commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from './diff.js';
@@ -186,6 +187,17 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     const { rulesCommand } = await import('./commands/rules.js');
     hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
   });
+
+  program
+    .command('merge')
+    .description('combine summary JSONs (one per rank or per node) into one summary JSON, exactly; merged files merge again')
+    .argument('<summary...>', 'summary JSONs (kprof summary --format json), or folders of them')
+    .option('-o, --out <file>', 'write the merged summary JSON to a file instead of stdout')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (inputs: string[], opts: MergeFlags) => {
+      const { mergeCommand } = await import('./commands/merge.js');
+      hooks.code = await mergeCommand(inputs, opts, io);
+    });
 
   return program;
 }

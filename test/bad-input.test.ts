@@ -309,7 +309,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-no-profile',
       ['summary', F('bad-no-profile')],
-      'fixtures/bad-no-profile: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and op_statistic*.csv, up to 3 levels down); found: run1. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, or a CSV file.',
+      'fixtures/bad-no-profile: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and op_statistic*.csv, up to 3 levels down, and for summary JSONs (*.json) in the folder itself); found: run1. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, or a file.',
     ],
     [
       'bad-folder-as-file',

@@ -337,10 +337,18 @@ export function resolveInput(input: string): ResolvedInput {
     return { input, ranks: [plan], notes };
   }
   let ranks = resolveFolder(input, notes);
+  // A profile folder itself (even one with no kernel data) holds the profiler's own JSON files, not snapshots.
+  const profileFolder = ranks !== null;
   if (ranks === null || ranks.length === 0) {
     const walk: Walk = { notes, seen: new Map(), slots: [], stack: [realPath(input)] };
     findRankFolders(input, 3, walk);
     ranks = walk.slots.flat();
+  }
+  const snapshots = profileFolder ? [] : snapshotFiles(input);
+  if (ranks.length === 0) {
+    ranks = snapshots.map((f) => ({ rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, kind: 'snapshot' as const, files: [f], root: input }));
+  } else {
+    for (const f of snapshots) notes.push(`${f}: not read (this folder holds profile folders; a folder of summary JSONs is read when it holds no profile folder)`);
   }
   ranks = readOnce(ranks, notes);
   if (ranks.length === 0) {
@@ -349,8 +357,8 @@ export function resolveInput(input: string): ResolvedInput {
     throw inputError(
       `${input}: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, ` +
         `PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and ` +
-        `op_statistic*.csv, up to 3 levels down); found: ${entries.length ? listing : '(empty folder)'}` +
-        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, or a CSV file.`,
+        `op_statistic*.csv, up to 3 levels down, and for summary JSONs (*.json) in the folder itself); found: ${entries.length ? listing : '(empty folder)'}` +
+        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, or a file.`,
     );
   }
   checkDistinctRanks(input, ranks);
@@ -407,6 +415,22 @@ function summarizeNotes(notes: string[]): string {
   return notes.length > NOTES_SHOWN ? `${shown}; and ${notes.length - NOTES_SHOWN} more folders like these` : shown;
 }
 
+/** The rankSource of a plan that is one file of a folder of summary JSONs. */
+export const FOLDER_OF_SNAPSHOTS = 'summary JSON in a folder of them';
+
+const SNAPSHOT_FILE = /\.json(\.gz)?$/i;
+
+/**
+ * The summary JSONs a folder holds itself (`*.json`, `*.json.gz`, by name; hidden files such as a report being
+ * written are left out): a folder of per-rank or per-node snapshots is one multi-rank profile.
+ */
+function snapshotFiles(dir: string): string[] {
+  return listDir(dir)
+    .filter((f) => SNAPSHOT_FILE.test(f) && !f.startsWith('.'))
+    .map((f) => join(dir, f))
+    .filter((p) => !isDir(p));
+}
+
 function resolveFile(path: string, notes: string[]): RankPlan {
   const name = basename(path);
   const lower = name.toLowerCase();
@@ -436,6 +460,7 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
   const seen = new Map<string, RankPlan>();
   let unknown = 0;
   for (const p of ranks) {
+    if (p.kind === 'snapshot') continue; // its ranks are known once read (read.ts checks them)
     if (p.rank === '-') {
       unknown++;
       continue;
@@ -452,7 +477,7 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
   if (unknown > 1) {
     // Several folders with no rank id: name each by its folder below the input rather than invent a number.
     for (const p of ranks) {
-      if (p.rank === '-') {
+      if (p.rank === '-' && p.kind !== 'snapshot') {
         let label = relative(input, p.root).split(sep).join('/') || basename(p.root);
         while (seen.has(label)) label += "'";
         p.rank = label;

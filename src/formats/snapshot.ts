@@ -159,6 +159,8 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   const groupBy = o.groupBy as GroupBy;
   const selection = typeof o.selection === 'string' ? o.selection : '';
   const hasSteps = typeof o.steps === 'number';
+  if (o.inputs !== undefined && !(Array.isArray(o.inputs) && o.inputs.every((x) => typeof x === 'string'))) fail(path, '"inputs" is not a list of text');
+  const inputs = [...new Set((o.inputs ?? []) as string[])].sort();
   const out: RankData[] = [];
   const seenRanks = new Set<string>();
   const sum = { count: 0, ticks: 0, rowsRead: 0, skippedRows: 0, filteredKernels: 0 };
@@ -262,7 +264,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     acc.rowsRead = rowsRead ?? (rj.groups as unknown[]).length;
     acc.rowsSkipped = skippedRows ?? 0;
     acc.rowsWithoutStep = withoutStep;
-    const rank = acc.toRankData(rankId, [file], { path, groupBy, selection, filteredKernels: filteredKernels ?? 0 });
+    const rank = acc.toRankData(rankId, [file], { path, groupBy, selection, filteredKernels: filteredKernels ?? 0, inputs });
     // Steps with no data in any kept group still count as steps of the run.
     rank.stepIds = rankSteps;
     out.push(rank);
@@ -308,4 +310,30 @@ function readSteps(path: string, inRank: string, steps: unknown): number[] {
     if (!((steps[i] as number) > (steps[i - 1] as number))) fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
   }
   return steps as number[];
+}
+
+const SAVED_PART = /; (?=steps=|core=|match=\/|exclude=\/|group )/;
+
+/**
+ * The `kprof summary` options that make a snapshot with this grouping and selection text (as group.ts writes it:
+ * `steps=…; core=…; match=/…/; exclude=/…/; group NAME=[…]`), for messages that say how to regenerate one.
+ */
+export function savedOptions(groupBy: string, selection: string): string {
+  const out = [`--by ${groupBy}`];
+  let groups = false;
+  for (const part of selection === '' ? [] : selection.split(SAVED_PART)) {
+    const m = /^(steps|core)=(.*)$/s.exec(part) ?? /^(match|exclude)=\/(.*)\/$/s.exec(part);
+    if (m) out.push(`--${m[1]} ${shellWord(m[2]!)}`);
+    else if (part.startsWith('group ')) groups = true;
+    else out.push(shellWord(part));
+  }
+  if (groups) out.push('--groups <the groups file it was made with>');
+  return out.join(' ');
+}
+
+/** A word as a POSIX shell reads it back: bare when plain, else single-quoted; control characters shown as ?. */
+function shellWord(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
 }

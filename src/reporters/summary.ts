@@ -14,6 +14,8 @@ export interface SummaryView {
   sort: SummarySort;
   /** Show the first N groups; the rest are folded into one "others" row so totals still add up. */
   top: number | null;
+  /** The JSON's "inputs" when they are not the summary's own input (kprof merge: those of the merged snapshots). */
+  inputs?: readonly string[];
 }
 
 export const GROUP_HEADINGS = {
@@ -207,7 +209,7 @@ function summaryJsonWith(s: Summary, view: SummaryView, list: ListOf): SummaryJs
     kind: 'summary',
     groupBy: s.groupBy,
     selection: s.selection,
-    inputs: [s.input],
+    inputs: view.inputs ? [...view.inputs] : [s.input],
     steps: s.hasSteps ? s.stepIds.length : null,
     stepIds: s.stepIds,
     ranks: s.ranks,

@@ -1,0 +1,57 @@
+// `kprof merge <summary...>`: many summary JSONs (per rank, per node, or merged ones) → one summary JSON.
+//
+// The ranks of every input are read as saved and written again by the summary JSON writer, so the output reads
+// back exactly like any summary JSON. Counts and times are whole numbers added exactly, and each rank is kept as
+// its own perRank entry (a rank in two inputs is refused), so merging is associative and does not depend on the
+// order of the inputs: a cluster can be merged in a tree (per node, then per rack, then all).
+
+import { inputError } from '../errors.js';
+import { summarize } from '../group.js';
+import { emit, type Io } from '../io.js';
+import type { Profile, RankData, Selection } from '../model.js';
+import { resolveInput, type RankPlan } from '../formats/resolve.js';
+import { finishProfile, readRank } from '../read.js';
+import { summaryJson } from '../reporters/summary.js';
+import { shown } from '../inputText.js';
+
+export interface MergeFlags {
+  out?: string;
+}
+
+const NO_SELECTION: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+
+export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io): Promise<number> {
+  const profile = await readSnapshots(inputs);
+  const first = profile.ranks[0]!.snapshot!;
+  const s = summarize(profile, { by: first.groupBy, selection: NO_SELECTION, savedSelection: first.selection });
+  await emit(io, flags.out, summaryJson(s, { sort: 'time', top: null, inputs: mergedInputs(profile.ranks) }));
+  return 0;
+}
+
+/** Every argument (a summary JSON or a folder of them) read into one profile, by the rules of a folder of them. */
+export async function readSnapshots(inputs: string[]): Promise<Profile> {
+  const plans: RankPlan[] = [];
+  const notes: string[] = [];
+  for (const input of inputs) {
+    const resolved = resolveInput(input);
+    notes.push(...resolved.notes);
+    for (const p of resolved.ranks) {
+      if (p.kind !== 'snapshot') {
+        throw inputError(
+          `${p.files[0] ?? input}: not a summary JSON (it is a ${p.kind === 'statistic' ? 'op_statistic' : 'kernel'} export); kprof merge combines ` +
+            `the output of \`kprof summary <profile> --format json\`. Summarise it first (kprof summary ${shown(input)} --format json -o <file>), then merge that file.`,
+        );
+      }
+      plans.push(p);
+    }
+  }
+  const read: RankData[] = [];
+  for (const p of plans) read.push(...(await readRank(p, { withShapes: false })));
+  const label = inputs.length === 1 ? inputs[0]! : `${inputs.length} inputs`;
+  return finishProfile(label, { input: label, ranks: plans, notes }, read, null);
+}
+
+/** The profiles the merged snapshots were made from: each once, sorted (so the order of merging does not show). */
+function mergedInputs(ranks: RankData[]): string[] {
+  return [...new Set(ranks.flatMap((r) => r.snapshot?.inputs ?? []))].sort();
+}
