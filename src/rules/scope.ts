@@ -48,6 +48,15 @@ function kernelsOf(p: Profile): number {
   return p.ranks.reduce((n, r) => n + [...r.groups.values()].reduce((m, g) => m + g.total.count, 0), 0);
 }
 
+/** Why rows gave no kernel, as the end of a sentence. */
+function whyNothing(read: number, skipped: number): string {
+  return skipped > 0
+    ? `every one of its ${skipped} row${skipped === 1 ? '' : 's'} could not be read (see the warnings above)`
+    : read > 0
+      ? `its ${read} row${read === 1 ? '' : 's'} hold no kernel`
+      : 'it has no kernel rows';
+}
+
 /** The selection's options as the user wrote them, for messages. */
 function selectionFlags(sel: Selection): string {
   const o: string[] = [];
@@ -75,13 +84,17 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
   if (kernelsOf(p) === 0) {
     const read = p.ranks.reduce((n, r) => n + r.rowsRead, 0);
     const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
-    const why =
-      skipped > 0
-        ? `every one of its ${skipped} row${skipped === 1 ? '' : 's'} could not be read (see the warnings above)`
-        : read > 0
-          ? `its ${read} row${read === 1 ? '' : 's'} hold no kernel`
-          : 'it has no kernel rows';
-    throw inputError(`${what} ${p.input}: no kernel was read: ${why}. A gate on nothing cannot pass; check the input.`);
+    throw inputError(`${what} ${p.input}: no kernel was read: ${whyNothing(read, skipped)}. A gate on nothing cannot pass; check the input.`);
+  }
+  // A rank where nothing was read is not a clean rank: every rule would hold on it. (A summary JSON rank whose
+  // own filters left nothing was read; it is a selection, as --match leaving a rank empty is.)
+  const dead = p.ranks.find((r) => kernelsOf({ ...p, ranks: [r] }) === 0 && (r.snapshot?.filteredKernels ?? 0) === 0);
+  if (dead) {
+    const path = dead.files[0]?.path ?? p.input;
+    throw inputError(
+      `${what} ${p.input}: no kernel was read on rank ${dead.rank} (${path}): ${whyNothing(dead.rowsRead, dead.rowsSkipped)}. ` +
+        `A rank where nothing was read cannot pass a gate; check that rank's export, or leave it out with --rank.`,
+    );
   }
   if (!filters(sel)) return p;
   const scoped: Profile = { ...p, ranks: p.ranks.map((r) => scopeRank(r, sel)) };
