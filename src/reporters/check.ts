@@ -198,7 +198,7 @@ function spreadPart(r: RuleResult, q: Quote): string {
 
 /**
  * What the selector names that matched no kernel: "type InterleaveRop matches no kernel in the profile or the
- * base". Empty when it matched.
+ * base" ("… no kernel in the profile in step 3 on rank 1" for a rule limited to those). Empty when it matched.
  */
 export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clipped): string {
   if (r.unmatched.length === 0) return '';
@@ -210,7 +210,8 @@ export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clippe
         ? `group ${q(s.group.name)}`
         : `match ${r.unmatched.map((x) => q(x)).join(', ')}`;
   const verb = r.unmatched.length > 1 ? 'match' : 'matches';
-  return `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}`;
+  // Limited to steps or ranks, the rule sees only those (a kernel that runs elsewhere is not there for it).
+  return `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
 }
 
 /** One sentence on what was observed, against the bound, and whether the selector matched anything. */

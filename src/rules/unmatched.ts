@@ -10,8 +10,8 @@
 
 import { inputError } from '../errors.js';
 import { normaliseName } from '../formats/names.js';
-import { kernelMatches } from '../group.js';
-import type { FineGroup, Profile, UserGroup } from '../model.js';
+import { inSteps, kernelMatches } from '../group.js';
+import type { FineGroup, Profile, RankData, UserGroup } from '../model.js';
 import type { Rule, RuleSet } from './model.js';
 import { distance } from './parse.js';
 
@@ -37,13 +37,40 @@ function knownOf(profile: Profile, base: Profile | null): Known {
   return k;
 }
 
-function known(profiles: (Profile | null)[]): Known {
+/** The kernel types and names (raw names too) of a profile and its base. */
+export interface KnownValues {
+  types: ReadonlySet<string>;
+  names: ReadonlySet<string>;
+}
+
+export function knownValues(profile: Profile, base: Profile | null): KnownValues {
+  return knownOf(profile, base);
+}
+
+/** The kernels a group has in a rule's steps (all of them without steps:). */
+function countIn(rule: Rule | null, g: FineGroup): number {
+  if (rule === null || rule.steps === null) return g.total.count;
+  let n = 0;
+  for (const [s, c] of g.steps) if (inSteps(rule.steps, s)) n += c.count;
+  return n;
+}
+
+/** The ranks of a profile (or of its base) that a rule looks at. */
+function ranksFor(rule: Rule | null, p: Profile, profile: Profile): RankData[] {
+  if (rule === null || rule.ranks === null) return p.ranks;
+  // One rank against one rank is a pair whatever their ids (as evaluate pairs them).
+  if (p !== profile && p.ranks.length === 1 && profile.ranks.length === 1) return p.ranks;
+  return p.ranks.filter((r) => rule.ranks!.includes(r.rank));
+}
+
+function known(profiles: (Profile | null)[], rule: Rule | null = null): Known {
   const k: Known = { types: new Set(), names: new Set(), typeless: false, nameless: false, groups: [] };
+  const profile = profiles[0]!;
   for (const p of profiles) {
     if (p === null) continue;
-    for (const rank of p.ranks) {
+    for (const rank of ranksFor(rule, p, profile)) {
       for (const g of rank.groups.values()) {
-        if (g.total.count === 0) continue;
+        if (countIn(rule, g) === 0) continue;
         k.groups.push(g);
         if (g.type === null) k.typeless = true;
         else k.types.add(g.type);
@@ -86,7 +113,9 @@ function unmatchedIn(rule: Rule, k: Known): string[] {
  * group's name, or the regular expression. Empty when the selector matched something (or selects every kernel).
  */
 export function unmatchedOf(rule: Rule, profile: Profile, base: Profile | null): string[] {
-  return unmatchedIn(rule, knownOf(profile, base));
+  // What the rule's ranks: and steps: leave, as --rank and --steps leave it: a kernel that runs only outside
+  // them is not there for the rule.
+  return unmatchedIn(rule, rule.ranks === null && rule.steps === null ? knownOf(profile, base) : known([profile, base], rule));
 }
 
 /** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
