@@ -25,6 +25,7 @@ import {
   type Selection,
   type StepRange,
   type Summary,
+  type UserGroup,
 } from './model.js';
 
 export const SUMMARY_SORTS = ['time', 'count', 'name'] as const;
@@ -47,11 +48,14 @@ export function selectionText(sel: Selection): string {
   if (sel.cores) parts.push(`core=${[...sel.cores].sort().join(',')}`);
   if (sel.match) parts.push(`match=/${sel.match.source}/`);
   if (sel.exclude) parts.push(`exclude=/${sel.exclude.source}/`);
-  for (const g of sel.groups) {
-    const members = [...[...g.exact].sort(), ...g.patterns.map((p) => `/${p.source}/`)];
-    parts.push(`group ${g.name}=[${members.join(',')}]`);
-  }
+  for (const g of sel.groups) parts.push(groupText(g));
   return parts.join('; ');
+}
+
+/** The canonical text of one user group, as in selectionText. */
+export function groupText(g: UserGroup): string {
+  const members = [...[...g.exact].sort(), ...g.patterns.map((p) => `/${p.source}/`)];
+  return `group ${g.name}=[${members.join(',')}]`;
 }
 
 const FIELD_LABEL = {

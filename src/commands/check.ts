@@ -13,7 +13,7 @@ import type { Progress } from '../progress.js';
 import { readProfile } from '../read.js';
 import { renderCheck, verdictLine } from '../reporters/check.js';
 import { shown } from '../reporters/render.js';
-import { evaluate, exitCodeOf, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
+import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
 import { scopeProfile } from '../rules/scope.js';
 import { rejectMisspelt } from '../rules/unmatched.js';
@@ -71,15 +71,21 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   if (base0) report(io, base0, flags.strict);
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
+  if (base) rejectUnpairedBase(data, base);
   rejectMisspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
   for (const w of verdict.warnings) io.stderr(`kprof: warning: ${shown(w)}\n`);
-  if (verdict.passed && verdict.results.every((r) => r.unmatched.length > 0)) {
+  // The rules that gate: the error-level ones (warn-level rules when the file has no other).
+  const gating = verdict.results.some((r) => r.rule.severity === 'error') ? verdict.results.filter((r) => r.rule.severity === 'error') : verdict.results;
+  if (verdict.passed && gating.every((r) => r.unmatched.length > 0)) {
     // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
-    // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.)
+    // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.) A
+    // warn-level rule that matched cannot carry error-level rules that matched nothing: it never fails the gate.
+    const warnOnly = gating.length < verdict.results.length && verdict.results.some((r) => r.unmatched.length === 0);
     throw inputError(
-      `${relPath(flags.rules)}: no rule matches a kernel of ${relPath(profile)}${flags.base !== undefined ? ` or of the base ${relPath(flags.base)}` : ''} ` +
-        `(${rules.rules.length === 1 ? 'its one rule selects' : `its ${rules.rules.length} rules select`} ${verdict.results[0]!.unmatched.join(', ')}${rules.rules.length > 1 ? ', …' : ''}). ` +
+      `${relPath(flags.rules)}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${relPath(profile)}${flags.base !== undefined ? ` or of the base ${relPath(flags.base)}` : ''} ` +
+        `(${gating.length === 1 ? `its one ${warnOnly ? 'such ' : ''}rule selects` : `its ${gating.length} ${warnOnly ? 'such ' : ''}rules select`} ${gating[0]!.unmatched.join(', ')}${gating.length > 1 ? ', …' : ''}` +
+        `${warnOnly ? '; only warn-level rules matched, and they never fail the gate' : ''}). ` +
         `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : ''}.`,
     );
   }

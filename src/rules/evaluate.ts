@@ -4,7 +4,7 @@
 // without Step Id, a rank the profile does not have) is an input error, never a silent pass.
 
 import { inputError } from '../errors.js';
-import { inSteps, kernelNamed, keepGroup, stepsLabel, userGroupOf } from '../group.js';
+import { groupText, inSteps, kernelMatches, kernelNamed, stepsLabel, userGroupOf } from '../group.js';
 import {
   emptyCell,
   mergeCell,
@@ -18,9 +18,10 @@ import {
   type Profile,
   type RankData,
   type Selection,
+  type UserGroup,
 } from '../model.js';
 import { fmtSteps } from '../reporters/format.js';
-import { unmatchedOf } from './unmatched.js';
+import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 
 /** The gate: 1 when an error-level rule failed, else 0. */
@@ -40,11 +41,17 @@ export function rulesNeedingBase(set: RuleSet): Rule[] {
 
 const EMPTY_SELECTION: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 
-/** Why a rank cannot say which kernels a rule selects. */
-function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: string): never {
+/** Why a rank cannot say which kernels a rule selects: the source keeps no kernel `missing` (types or names). */
+function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: string, missing: 'type' | 'name'): never {
   const file = rank.files[0];
   const path = file?.path ?? rank.rank;
   const head = `${ruleAt(rule)}: the rule selects kernels by ${asked}, but ${path}`;
+  const fields = missing === 'type' ? 'types' : 'names';
+  // A selector tested on name and type (match:, a group) cannot be answered by the one field the source kept:
+  // a kernel the kept field does not select may be selected by the other.
+  const both = asked !== 'type' && asked !== 'name';
+  const kept = missing === 'type' ? 'name' : 'type';
+  const unsure = both ? `: a kernel whose ${kept} is not selected may be selected by its ${missing}` : '';
   if (rank.snapshot && g.savedUserGroup !== undefined) {
     throw inputError(
       `${head} holds "${g.savedUserGroup}" as a user group, so the kernels in it are unknown. ` +
@@ -52,34 +59,81 @@ function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: string): 
     );
   }
   if (rank.snapshot) {
-    throw inputError(
-      `${head} is a summary JSON grouped by ${rank.snapshot.groupBy}, which keeps no kernel ${asked === 'type' ? 'types' : 'names'}. ` +
-        `Regenerate it with kprof summary <profile> --by ${asked === 'type' ? 'type' : 'name'} --format json, or pass the profile itself.`,
-    );
+    const fix = both
+      ? `Select by ${kept} (${kept}: or a group of the ${kept}s it keeps), or pass the profile itself.`
+      : `Regenerate it with kprof summary <profile> --by ${missing} --format json, or pass the profile itself.`;
+    throw inputError(`${head} is a summary JSON grouped by ${rank.snapshot.groupBy}, which keeps no kernel ${fields}${unsure}. ${fix}`);
   }
   throw inputError(
-    `${head} is ${file?.format ?? 'an export'} with no kernel ${asked === 'type' ? 'types' : 'names'} (aggregated per OP Type). ` +
+    `${head} is ${file?.format ?? 'an export'} with no kernel ${fields} (aggregated per OP Type)${unsure}. ` +
       `Pass the same run's kernel_details.csv or op_summary_*.csv, or select by type.`,
   );
 }
 
-function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup): boolean {
+/**
+ * Is every member of the group a value of the field the source kept (a kernel type of the profile or the base,
+ * where names are missing)? Then the group is answered by that field; a pattern, or a member that is no such
+ * value, might select kernels by the field the source lacks.
+ */
+function decidedBy(group: UserGroup, kept: ReadonlySet<string>): boolean {
+  return group.patterns.length === 0 && [...group.exact].every((m) => kept.has(m));
+}
+
+/** Does a summary JSON hold the rule's group as it was saved: the same name and members, and no other group? */
+function savedAsIs(rank: RankData, group: UserGroup): boolean {
+  const saved = rank.snapshot?.selection.split('; ').filter((p) => p.startsWith('group ')) ?? [];
+  return saved.length === 1 && saved[0] === groupText(group);
+}
+
+const savedGroups = new WeakMap<RankData, Set<string>>();
+
+/** The user groups a summary JSON rank was saved with. */
+function savedGroupsOf(rank: RankData): Set<string> {
+  let out = savedGroups.get(rank);
+  if (!out) {
+    out = new Set();
+    for (const g of rank.groups.values()) if (g.savedUserGroup !== undefined) out.add(g.savedUserGroup);
+    savedGroups.set(rank, out);
+  }
+  return out;
+}
+
+function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup, known: KnownValues): boolean {
   switch (sel.kind) {
     case 'all':
       return true;
     case 'type':
-      if (g.type === null) unanswerable(rule, rank, g, 'type');
+      if (g.type === null) unanswerable(rule, rank, g, 'type', 'type');
       return sel.values.includes(g.type);
     case 'name':
-      if (g.name === null) unanswerable(rule, rank, g, 'name');
+      if (g.name === null) unanswerable(rule, rank, g, 'name', 'name');
       return kernelNamed(g, sel.values);
-    case 'match':
-      if (g.name === null && g.type === null) unanswerable(rule, rank, g, 'name or type');
-      return keepGroup(g, { ...EMPTY_SELECTION, match: sel.re });
-    case 'group':
-      if (g.savedUserGroup === sel.group.name) return true;
-      if (g.name === null && g.type === null) unanswerable(rule, rank, g, `group "${sel.group.name}"`);
-      return userGroupOf(g, { ...EMPTY_SELECTION, groups: [sel.group] }) !== null;
+    case 'match': {
+      if (kernelMatches(sel.re, g)) return true;
+      if (g.name !== null && g.type !== null) return false;
+      return unanswerable(rule, rank, g, `a regular expression (/${sel.re.source}/), tested on name and type`, g.name === null ? 'name' : 'type');
+    }
+    case 'group': {
+      const asked = `group "${sel.group.name}" (matched on type or name)`;
+      if (rank.snapshot) {
+        // Saved with user groups: answered when the snapshot holds this group as the rules file defines it, and
+        // no other (a kernel saved in another group could match this one's members too; the kernels saved under
+        // their own key matched none).
+        if (savedAsIs(rank, sel.group)) return g.savedUserGroup === sel.group.name;
+        if (savedGroupsOf(rank).has(sel.group.name)) {
+          throw inputError(
+            `${ruleAt(rule)}: the rule selects kernels by group "${sel.group.name}", but ${rank.snapshot.path} holds a user group of that name made with other members or beside other groups (${rank.snapshot.selection}), so which of its kernels are in the rules file's group is unknown. ` +
+              `Regenerate the summary JSON with the rules file's groups only, or pass the profile itself.`,
+          );
+        }
+      }
+      if (g.savedUserGroup !== undefined) unanswerable(rule, rank, g, asked, 'name');
+      if (userGroupOf(g, { ...EMPTY_SELECTION, groups: [sel.group] }) !== null) return true;
+      if (g.name !== null && g.type !== null) return false;
+      const missing = g.name === null ? 'name' : 'type';
+      if (decidedBy(sel.group, missing === 'name' ? known.types : known.names)) return false;
+      return unanswerable(rule, rank, g, asked, missing);
+    }
   }
 }
 
@@ -95,12 +149,11 @@ function inRange(rule: Rule, step: number): boolean {
   return rule.steps === null || inSteps(rule.steps, step);
 }
 
-function slice(rule: Rule, rank: RankData, sel: Selector | null, keep: (g: FineGroup) => boolean = () => true): Slice {
+function slice(rule: Rule, rank: RankData, sel: Selector | null, known: KnownValues): Slice {
   const total = emptyCell();
   const steps = new Map<number, Cell>();
   for (const g of rank.groups.values()) {
-    if (sel !== null && !matches(rule, sel, rank, g)) continue;
-    if (!keep(g)) continue;
+    if (sel !== null && !matches(rule, sel, rank, g, known)) continue;
     if (rule.steps === null) mergeCell(total, g.total);
     for (const [s, c] of g.steps) {
       if (!inRange(rule, s)) continue;
@@ -126,10 +179,17 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
     const range = rule.steps ? ` in ${stepsLabel(rule.steps)}` : '';
     throw inputError(
       `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no steps${range}` +
-        `${rank.stepIds.length ? ` (it has Step Id ${fmtSteps(rank.stepIds[0]!, rank.stepIds[rank.stepIds.length - 1]!)})` : ' (every Step Id cell is empty)'}. ` +
+        ` (${rank.stepIds.length ? `it has Step Id ${fmtSteps(rank.stepIds[0]!, rank.stepIds[rank.stepIds.length - 1]!)}` : noStepWhy(rank)}). ` +
         `Fix steps: or use per: total.`,
     );
   }
+}
+
+/** Why a rank with a Step Id column has no step: its rows had none, or those that had one were skipped. */
+function noStepWhy(rank: RankData): string {
+  if (rank.rowsSkipped === 0) return 'every Step Id cell is empty';
+  const kept = rank.rowsWithoutStep;
+  return `no row with a Step Id was read: ${rank.rowsSkipped} row${rank.rowsSkipped === 1 ? '' : 's'} could not be read` + (kept > 0 ? ` and the ${kept} read have an empty Step Id` : '');
 }
 
 function needsSteps(rule: Rule): string | null {
@@ -163,6 +223,24 @@ function baseRankOf(rule: Rule, rank: RankData, profile: Profile, base: Profile)
     );
   }
   return b;
+}
+
+/**
+ * Stop (exit 2) when the base has ranks the profile lacks: the rules would be checked on the ranks left and the
+ * lost ranks pass unseen (diff says "Ranks on one side only"). One rank against one rank is a pair whatever
+ * their ids, as in diff.
+ */
+export function rejectUnpairedBase(profile: Profile, base: Profile): void {
+  if (profile.ranks.length === 1 && base.ranks.length === 1) return;
+  const have = new Set(profile.ranks.map((r) => r.rank));
+  const lost = base.ranks.map((r) => r.rank).filter((r) => !have.has(r));
+  if (lost.length === 0) return;
+  const list = (ids: string[]): string => `${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`;
+  throw inputError(
+    `the base ${base.input} has rank${lost.length === 1 ? '' : 's'} ${list(lost)}, which the profile ${profile.input} lacks ` +
+      `(it has ${list([...have])}): a rank that was not profiled cannot be checked. ` +
+      `Pass the profile of every rank, or --rank ${[...have].join(',')} to check only the ranks it has.`,
+  );
 }
 
 /** One value the rule looked at, and how far it is inside (positive) or outside (negative) a bound. */
@@ -222,8 +300,8 @@ function perOf(check: Check): Per {
 }
 
 /** Samples of a bounds rule (absent, present, count, time) on one rank. */
-function boundSamples(rule: Rule, rank: RankData): { samples: Sample[]; steps: number } {
-  const s = slice(rule, rank, rule.selector);
+function boundSamples(rule: Rule, rank: RankData, known: KnownValues): { samples: Sample[]; steps: number } {
+  const s = slice(rule, rank, rule.selector, known);
   const bounds = boundsOf(rule.check);
   if (perOf(rule.check) === 'total') {
     return { samples: bounds.map((b) => sampleOf(rank.rank, null, metric(rule.check, s.total), b)), steps: 0 };
@@ -279,11 +357,11 @@ function stepMismatchWarning(rule: Rule, m: StepMismatch[]): string {
   return `${ruleAt(rule)}: step counts differ${where}: ${what}. The rule compares totals, so different amounts of work; ${fix}`;
 }
 
-function changeSamples(rule: Rule, rank: RankData, baseRank: RankData): Sample[] {
+function changeSamples(rule: Rule, rank: RankData, baseRank: RankData, known: KnownValues): Sample[] {
   const check = rule.check;
   if (check.kind !== 'count-vs-base' && check.kind !== 'time-vs-base') return [];
-  const p = comparable(rule, slice(rule, rank, rule.selector));
-  const b = comparable(rule, slice(rule, baseRank, rule.selector));
+  const p = comparable(rule, slice(rule, rank, rule.selector, known));
+  const b = comparable(rule, slice(rule, baseRank, rule.selector, known));
   // Against a base of zero there is no percentage: no kernels at all is no rise (0%), any kernel is an unbounded
   // rise, and nothing can fall.
   const pct = b === 0 ? (p === 0 ? 0 : null) : (100 * (p - b)) / b;
@@ -304,7 +382,7 @@ function changeSamples(rule: Rule, rank: RankData, baseRank: RankData): Sample[]
 function typesOf(rule: Rule, rank: RankData): Set<string> {
   const out = new Set<string>();
   for (const g of rank.groups.values()) {
-    if (g.type === null) unanswerable(rule, rank, g, 'type');
+    if (g.type === null) unanswerable(rule, rank, g, 'type', 'type');
     const count = rule.steps === null ? g.total.count : [...g.steps].filter(([st]) => inRange(rule, st)).reduce((n, [, c]) => n + c.count, 0);
     if (count > 0) out.add(g.type);
   }
@@ -324,6 +402,7 @@ function newTypes(rule: Rule, rank: RankData, baseRank: RankData): string[] {
 
 function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnings: string[]): RuleResult {
   const ranks = ranksOf(rule, profile);
+  const known = knownValues(profile, base);
   const why = needsSteps(rule);
   const samples: Sample[] = [];
   const stepsOn = new Map<string, number>();
@@ -340,12 +419,12 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
         typesOn.set(rank.rank, added);
         samples.push(sampleOf(rank.rank, null, added.length, { op: '<=', value: 0 }));
       } else {
-        for (const s of changeSamples(rule, rank, baseRank)) samples.push(s);
+        for (const s of changeSamples(rule, rank, baseRank, known)) samples.push(s);
         const m = stepMismatch(rule, rank, baseRank);
         if (m !== null) mismatched.push(m);
       }
     } else {
-      const r = boundSamples(rule, rank);
+      const r = boundSamples(rule, rank, known);
       stepsOn.set(rank.rank, r.steps);
       // A loop, not push(...r.samples): one sample per step overflows the stack at ~65k steps.
       for (const s of r.samples) samples.push(s);
