@@ -32,7 +32,7 @@ describe('kprof check: output formats', () => {
         '                                                      why: the other Casts were folded into MlaPrologV3\n',
     );
     expect(r.stdout).toContain('warn  fixtures/rules/one-rank/every-kind.rules.yaml:45  norm time per step: step 1: 7.00 µs');
-    expect(r.stdout).toMatch(/\ncheck failed: 12 of 13 rules broken; 1 warning; 0 held\.\n$/);
+    expect(r.stdout).toMatch(/\ncheck failed: 12 of 13 rules broken; 1 warning; 0 held; 1 matched no kernel\.\n$/);
   });
 
   it('text: several ranks, one of which breaks a rule', async () => {
@@ -91,7 +91,7 @@ describe('kprof check: output formats', () => {
       '::error file=fixtures/rules/one-rank/every-kind.rules.yaml,line=21,col=5,title=kprof check%3A exactly one Cast per step::' +
         'step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps%0Awhy: the other Casts were folded into MlaPrologV3',
     );
-    expect(lines.at(-1)).toBe('check failed: 12 of 13 rules broken; 1 warning; 0 held.');
+    expect(lines.at(-1)).toBe('check failed: 12 of 13 rules broken; 1 warning; 0 held; 1 matched no kernel.');
   });
 
   it('github: nothing to annotate when every rule holds', async () => {
