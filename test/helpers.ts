@@ -1,7 +1,7 @@
 // Shared test helpers: run the CLI in-process, write transcripts, find the real exports.
 
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/run.js';
 
@@ -59,4 +59,14 @@ export async function expectTranscript(name: string, args: string[], env?: Recor
   const { expect } = await import('vitest');
   await expect(transcript(args, r)).toMatchFileSnapshot(resolve(ROOT, 'test/transcripts', `${name}.md`));
   return r;
+}
+
+/** Every file below `dir`, in sorted order (folders followed, depth first). */
+export function walk(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((e) => {
+      const p = join(dir, e);
+      return statSync(p).isDirectory() ? walk(p) : [p];
+    });
 }

@@ -9,18 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { summarize } from '../src/group.js';
 import type { Selection } from '../src/model.js';
 import { readProfile } from '../src/read.js';
-import { HAS_REAL, REAL } from './helpers.js';
+import { HAS_REAL, REAL, walk } from './helpers.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
-
-function walk(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((e) => {
-      const p = join(dir, e);
-      return statSync(p).isDirectory() ? walk(p) : [p];
-    });
-}
 
 const KERNEL_FILE = /(kernel_details\.csv|op_summary_.*\.csv|op_statistic.*\.csv|resource\/test\.csv)$/;
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyCell, type FineGroup, type RankData } from '../src/model.js';
 import { readProfile } from '../src/read.js';
 import { compareWithStatistic, timeTolerance, witnessProfile } from '../src/witness.js';
-import { HAS_REAL, REAL, kprof } from './helpers.js';
+import { HAS_REAL, REAL, kprof, walk } from './helpers.js';
 
 const BASE = 'fixtures/fusion-example/base';
 const RANK0 = 'node-07_2841907_20260311093512417_ascend_pt';
@@ -200,15 +200,6 @@ describe('kprof summary --witness', () => {
     expect(r.stderr).toMatch(/^kprof: witness: rank 0: op_statistic\.csv disagrees with the kernel table on \d+ of 22 \(type, core\) groups.*:\nkprof: witness: {3}\S+ @ \S+: kernel table/);
   });
 });
-
-function walk(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((e) => {
-      const p = join(dir, e);
-      return statSync(p).isDirectory() ? walk(p) : [p];
-    });
-}
 
 describe.skipIf(!HAS_REAL)('the witness on every real export with both files', () => {
   const tables = HAS_REAL
