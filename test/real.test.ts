@@ -2,7 +2,7 @@
 // rows except the rows SOURCES.md says were hand-edited, and kernel_details grouped by type and core
 // reproduces the same run's op_statistic.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
