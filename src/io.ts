@@ -13,7 +13,7 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { inputError, usageError, type KprofError } from './errors.js';
 
 export interface Io {
@@ -82,14 +82,16 @@ export function writeFileAtomic(path: string, text: Report): void {
   if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
   let target = path;
   let st: Stats | null = null;
-  // A path in /dev or /proc (/dev/stdout, /dev/fd/3) names an open file of this process, reached through
-  // links that may lead to no path at all (a pipe): taken as it is, and written to directly below.
-  const own = /^\/(dev|proc)\//.test(path);
+  // A path in /dev or /proc (/dev/stdout, /dev/fd/3), or a link that leads there, names an open file of this
+  // process, reached through links that may lead to no path at all (a pipe): taken as it is, and written to
+  // directly below, never replaced.
+  let own = linkChain(path).some(isOwn);
   try {
     st = own ? statSync(path) : lstatSync(path);
     if (st.isSymbolicLink()) {
       target = realpathSync(path);
-      st = statSync(target);
+      own = isOwn(target);
+      st = statSync(own ? path : target);
     }
   } catch (e) {
     const code = errorCode(e);
@@ -151,6 +153,30 @@ export function writeFileAtomic(path: string, text: Report): void {
   }
 }
 
+/** A path in /dev or /proc: a device or an open file of this process, never replaced by a rename. */
+function isOwn(path: string): boolean {
+  return /^\/(dev|proc)\//.test(path);
+}
+
+/**
+ * The paths a link leads through, `path` first, each hop read with readlink (at most 40, as the kernel follows):
+ * so a link to /dev/stdout is known as one even where the chain ends in no path at all (a pipe, a socket).
+ */
+function linkChain(path: string): string[] {
+  const chain = [path];
+  let p = path;
+  for (let i = 0; i < 40; i++) {
+    try {
+      if (!lstatSync(p).isSymbolicLink()) break;
+      p = resolve(dirname(p), readlinkSync(p));
+    } catch {
+      break;
+    }
+    chain.push(p);
+  }
+  return chain;
+}
+
 /** Write a report, chunk by chunk (see Report). */
 function writeAll(fd: number, text: Report): void {
   for (const chunk of typeof text === 'string' ? [text] : text) {
@@ -194,8 +220,10 @@ export type Report = string | Iterable<string>;
 /** Write a report to --out or stdout; chunks are written one at a time, waiting while stdout is full. */
 export async function emit(io: Io, out: string | undefined, report: Report): Promise<void> {
   const chunks = typeof report === 'string' ? [report] : report;
-  // -o /dev/stdout is stdout itself, whatever it is (a file appended to, a pipe, a socket, a terminal).
-  if (out === undefined || STDOUT_PATHS.has(out)) for (const chunk of chunks) await io.stdout(chunk);
-  else if (STDERR_PATHS.has(out)) for (const chunk of chunks) io.stderr(chunk);
+  // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket,
+  // a terminal).
+  const chain = out === undefined ? [] : linkChain(out);
+  if (out === undefined || chain.some((p) => STDOUT_PATHS.has(p))) for (const chunk of chunks) await io.stdout(chunk);
+  else if (chain.some((p) => STDERR_PATHS.has(p))) for (const chunk of chunks) io.stderr(chunk);
   else writeFileAtomic(out, report);
 }

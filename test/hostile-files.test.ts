@@ -148,6 +148,27 @@ describe('-o / --out', () => {
     expect(p.stdout).toMatch(/MatMulV3/);
   });
 
+  it('-o through a link to /dev/stdout or /proc/self/fd/1 reaches the log or the pipe stdout goes to', () => {
+    const { csv } = profile();
+    const d = tmp();
+    symlinkSync('/dev/stdout', join(d, 'so'));
+    symlinkSync('/proc/self/fd/1', join(d, 'sp'));
+    symlinkSync('so', join(d, 'so2'));
+    for (const link of ['so', 'sp', 'so2']) {
+      const log = join(d, `log-${link}.txt`);
+      writeFileSync(log, 'earlier lines\n');
+      const r = bin(['summary', csv, '-o', link], { stdout: openSync(log, 'a'), cwd: d });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(log, 'utf8')).toMatch(/^earlier lines\ntype[^]*MatMulV3/);
+      const p = bin(['summary', csv, '-o', link], { cwd: d });
+      expect(p.code, p.stderr).toBe(0);
+      expect(p.stdout).toMatch(/MatMulV3/);
+      expect(p.stderr).toBe('');
+      expect(lstatSync(join(d, link)).isSymbolicLink()).toBe(true);
+    }
+    expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
+  });
+
   it('creates its temporary file exclusively under a random name, so a planted link cannot redirect the write', async () => {
     const { csv } = profile();
     const d = tmp();
