@@ -129,6 +129,9 @@ describe('nothing read, nothing passed', () => {
     const match = await kprof(['check', PR, '--rules', f, '--match', 'NoSuchKernel']);
     expect(match.code).toBe(2);
     expect(match.stderr).toContain('the selection --match NoSuchKernel leaves no kernel');
+    const core = await kprof(['check', PR, '--rules', f, '--core', 'AIC']);
+    expect(core.code).toBe(2);
+    expect(core.stderr).toContain('the selection --core AIC leaves no kernel (it has cores AI_CORE, AI_VECTOR_CORE, MIX_AIC and Step Id 1-3 on rank -).');
     const base = await kprof(['check', PR, '--rules', f, '--base', BASE, '--exclude', 'MatMul|Mla|Cast|Norm|Rope|Quant|Scatter']);
     expect(base.code).toBe(2);
     expect(base.stdout).toBe('');

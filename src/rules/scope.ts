@@ -6,6 +6,7 @@
 
 import { inputError } from '../errors.js';
 import { inSteps, keepGroup, stepsLabel } from '../group.js';
+import { shown } from '../inputText.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
@@ -68,12 +69,21 @@ function selectionFlags(sel: Selection): string {
   return o.join(' ');
 }
 
-/** What a profile holds, for the message that the selection left nothing: "steps 50-50 on ranks 0, 1". */
-function holds(p: Profile): string {
+/**
+ * What a profile holds, for the message that the selection left nothing: "Step Id 50-50 on ranks 0, 1", and
+ * under --core its cores: "cores AI_CORE, AI_VECTOR_CORE and Step Id 1-4 on rank 0".
+ */
+function holds(p: Profile, sel?: Selection): string {
   const steps = [...new Set(p.ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
   const ranks = p.ranks.map((r) => r.rank);
-  const s = steps.length > 0 ? `Step Id ${steps[0]}-${steps[steps.length - 1]}` : 'no Step Id';
-  return `${s} on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`;
+  const parts: string[] = [];
+  if (sel?.cores) {
+    const cores = [...new Set(p.ranks.flatMap((r) => [...r.groups.values()].flatMap((g) => (g.core === null ? [] : [g.core]))))].sort();
+    const head = cores.slice(0, 8).map(shown).join(', ');
+    parts.push(cores.length === 0 ? 'no core' : `core${cores.length === 1 ? '' : 's'} ${head}${cores.length > 8 ? ` and ${cores.length - 8} more` : ''}`);
+  }
+  parts.push(steps.length > 0 ? `Step Id ${steps[0]}-${steps[steps.length - 1]}` : 'no Step Id');
+  return `${parts.join(' and ')} on rank${ranks.length === 1 ? '' : 's'} ${ranks.map(shown).join(', ')}`;
 }
 
 /**
@@ -100,7 +110,7 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
   const scoped: Profile = { ...p, ranks: p.ranks.map((r) => scopeRank(r, sel)) };
   if (kernelsOf(scoped) === 0) {
     throw inputError(
-      `${what} ${p.input}: the selection ${selectionFlags(sel)} leaves no kernel (it has ${holds(p)}). ` +
+      `${what} ${p.input}: the selection ${selectionFlags(sel)} leaves no kernel (it has ${holds(p, sel)}). ` +
         `A gate on nothing cannot pass; widen the selection.`,
     );
   }
