@@ -37,7 +37,12 @@ export function parseRegex(flag: string, text: string): RegExp {
  * `run-a\node3` name it too).
  */
 export function parseRanks(text: string | undefined): string[] | null {
-  if (text === undefined || text.trim() === '' || text.trim() === 'all') return null;
+  if (text === undefined || text.trim() === 'all') return null;
+  // An empty value is most often an unset variable (`--rank "$RANK"`): taking it as every rank would gate ranks
+  // the run meant to leave out.
+  if (text.trim() === '') {
+    throw usageError('--rank: expected a rank id, a comma-separated list (0,3) or "all"; found an empty value (an unset variable?). Pass --rank all for every rank, or leave --rank out.');
+  }
   const ranks = text.split(',').map((r) => normaliseRankPath(r.trim()));
   for (const r of ranks) {
     // eslint-disable-next-line no-control-regex

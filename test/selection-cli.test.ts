@@ -96,6 +96,23 @@ describe('--rank by folder path', () => {
   });
 });
 
+describe('an empty --rank', () => {
+  it('is a usage error on every command, never every rank (an unset $RANK)', async () => {
+    for (const value of ['', ' ']) {
+      for (const args of [
+        ['summary', MULTI],
+        ['check', MULTI, '--rules', 'fixtures/rules/one-rank/every-kind.rules.yaml', '--base', MULTI],
+        ['inspect', MULTI],
+      ]) {
+        const r = await kprof([...args, '--rank', value]);
+        expect(r.code, `${args[0]} --rank '${value}'`).toBe(2);
+        expect(r.stderr).toContain('--rank: expected a rank id, a comma-separated list (0,3) or "all"; found an empty value');
+        expect(r.stdout).toBe('');
+      }
+    }
+  });
+});
+
 describe('--match, --exclude and rules on raw communication names', () => {
   const HEAD = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
   const ROWS = [
