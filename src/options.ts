@@ -27,7 +27,7 @@ export function parseRegex(flag: string, text: string): RegExp {
   try {
     return compilePattern(text);
   } catch (e) {
-    throw usageError(`${flag}: bad regular expression "${quotePattern(text)}": ${e instanceof Error ? e.message : String(e)}.`);
+    throw usageError(`${flag}: bad regular expression ${quotePattern(text, '"')}: ${e instanceof Error ? e.message : String(e)}.`);
   }
 }
 

@@ -13,6 +13,7 @@
 
 import { createRequire } from 'node:module';
 import type { RE2JS as RE2JSClass } from 're2js';
+import { escaped } from './inputText.js';
 
 /** The longest pattern accepted, in characters: a kernel name pattern is a few dozen; longer ones are refused unread. */
 export const MAX_PATTERN_LENGTH = 4096;
@@ -136,9 +137,12 @@ function clip(s: string): string {
   return clean.length > 120 ? `${clean.slice(0, 120)}…` : clean;
 }
 
-/** A pattern as quoted in a message: the first 40 characters, control characters blanked. */
-export function quotePattern(source: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = source.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return clean.length > 40 ? `${clean.slice(0, 40)}… (${source.length} characters)` : clean;
+/**
+ * A pattern as quoted in a message (between `quote`s): the first 40 characters, escaped as all input text is. A
+ * pattern over MAX_PATTERN_LENGTH is refused unread, so none of it is quoted: only its length is given.
+ */
+export function quotePattern(source: string, quote = ''): string {
+  if (source.length > MAX_PATTERN_LENGTH) return `of ${source.length} characters (not quoted)`;
+  const text = source.length > 40 ? `${escaped(source.slice(0, 40))}… (${source.length} characters)` : escaped(source);
+  return `${quote}${text}${quote}`;
 }

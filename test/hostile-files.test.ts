@@ -333,6 +333,18 @@ describe('regular expressions run in linear time', () => {
     const g = await kprof(['summary', dir, '--groups', groups]);
     expect(g.code).toBe(2);
     expect(g.stderr.length).toBeLessThan(400);
+    const rulesFile = join(dir, 'rules.yaml');
+    writeFileSync(rulesFile, `rules:\n  - match: "${huge}"\n    absent: true\n`);
+    const rl = await kprof(['check', dir, '--rules', rulesFile]);
+    expect(rl.code).toBe(2);
+    // Refused unread: not even its first characters are quoted, only its length.
+    for (const out of [r.stderr, g.stderr, rl.stderr]) {
+      expect(out).not.toMatch(/aaa/);
+      expect(out).toMatch(/ of 104857[68] characters \(not quoted\)/);
+    }
+    const just = await kprof(['summary', dir, '--match', 'b'.repeat(4097)]);
+    expect(just.code).toBe(2);
+    expect(just.stderr).toContain('--match: bad regular expression of 4097 characters (not quoted): the regular expression is 4097 characters long');
   });
 
   it('keeps the JavaScript syntax users write: flags, named groups, classes', async () => {
