@@ -22,15 +22,20 @@ const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
 
 function escapeUnsafe(m: string): string {
   if (m === '##[') return `${hexEscape(0x23)}#[`;
+  // A byte that was not UTF-8, kept by the readers as U+DC80–U+DCFF (csv/scan.ts decodeKeepingBytes): `\xNN`
+  // with upper-case digits, as the byte it was.
+  const c = m.charCodeAt(0);
+  if (m.length === 1 && c >= 0xdc80 && c <= 0xdcff) return `\\x${(c - 0xdc00).toString(16).toUpperCase()}`;
   // White space then `::`: the white space kept (escaped where it is unsafe itself), the first colon escaped.
   if (m.endsWith('::')) return `${m.slice(0, -2).replace(UNSAFE_CHAR, (c) => hexEscape(c.charCodeAt(0)))}${hexEscape(0x3a)}:`;
-  return hexEscape(m.charCodeAt(0));
+  return hexEscape(c);
 }
 
 /**
  * Text from input as every text format shows it: each unsafe character (see UNSAFE) is written as `\xHH` (up
  * to U+00FF) or `\uHHHH`, so a line break becomes `\x0a` and ESC `\x1b`; `##[` becomes `\x23#[` and a leading
- * `::` becomes `\x3a:`. Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe in
+ * `::` becomes `\x3a:`. A byte of a file that was not UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with
+ * upper-case digits (`\x85`, `\xC3`). Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe in
  * reporters/render.ts).
  */
 export function escaped(s: string): string {

@@ -543,6 +543,31 @@ describe('warnings instead of silence', () => {
     expect(r.stderr).toMatch(/kernel_details\.csv:2: bytes that are not UTF-8, the first at byte \d+/);
   });
 
+  it('a literal \\x85 and the byte 0x85 are two names: the decoding is injective, and JSON keeps them apart', async () => {
+    const d = tmp();
+    const f = join(d, 'kernel_details.csv');
+    writeFileSync(f, Buffer.concat([Buffer.from(`${HEADER}\n1,a,T\\x85,AI_CORE,1,2,0,0\n1,b,T`), Buffer.from([0x85]), Buffer.from(',AI_CORE,1,3,0,0\n')]));
+    const r = await kprof(['summary', f, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const keys = (JSON.parse(r.stdout) as { groups: { key: string; count: number }[] }).groups.map((g) => g.key).sort();
+    expect(keys).toEqual(['T\\x85', 'T\udc85']);
+    // A snapshot of it reads back with the two groups, and a rule names the byte as \uDCNN.
+    const snap = join(d, 'nu.json');
+    writeFileSync(snap, r.stdout);
+    const back = await kprof(['summary', snap, '--format', 'json']);
+    expect(back.code).toBe(0);
+    expect(JSON.parse(back.stdout).groups).toEqual(JSON.parse(r.stdout).groups);
+    const rules = join(d, 'r.yaml');
+    writeFileSync(rules, 'rules:\n  - type: "T\\uDC85"\n    count: { max: 1 }\n  - type: "T\\\\x85"\n    count: { max: 1 }\n');
+    const c = await kprof(['check', f, '--rules', rules]);
+    expect(c.code, c.stdout + c.stderr).toBe(0);
+    expect(c.stdout).toMatch(/type T\\x85: 1 kernel;[^]*type T\\x85: 1 kernel;/);
+    // Text shows the byte as \x85 (upper-case digits, as the warning says), never the raw byte or U+FFFD.
+    const t = await kprof(['summary', f]);
+    expect(t.stdout.match(/^T\\x85 +1 /gm)).toHaveLength(2);
+    expect(t.stdout).not.toMatch(/[\u0085\ufffd\udc85]/);
+  });
+
   it('a header that names a column twice', async () => {
     const { csv } = profile(`${HEADER},Duration(us)\n1,a,A,AI_CORE,1.0,2.0,0,0,9\n`);
     const r = await kprof(['summary', csv, '--format', 'json']);

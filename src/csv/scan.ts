@@ -27,8 +27,10 @@ const CR = 13;
 const QUOTE = 34;
 
 /**
- * UTF-8 text in which each byte that is not part of a valid sequence is written \xNN (a real U+FFFD stays one):
- * names from a file in another encoding stay distinct and readable as bytes.
+ * UTF-8 text in which each byte that is not part of a valid sequence is kept as the lone surrogate U+DC00 + byte
+ * (U+DC80–U+DCFF, as Python's surrogateescape does; a real U+FFFD stays one). Valid UTF-8 never decodes to a lone
+ * surrogate, so the decoding is injective: names that differ in any byte stay apart, and a literal `\x85` in
+ * the file is not the byte 0x85. Text output shows such a byte as `\xNN` (inputText.ts), JSON as `\udcNN`.
  */
 export function decodeKeepingBytes(buf: Uint8Array, start: number, end: number): string {
   let out = '';
@@ -41,7 +43,7 @@ export function decodeKeepingBytes(buf: Uint8Array, start: number, end: number):
       i += len;
       continue;
     }
-    out += b.toString('utf8', run, i) + `\\x${buf[i]!.toString(16).toUpperCase().padStart(2, '0')}`;
+    out += b.toString('utf8', run, i) + String.fromCharCode(0xdc00 + buf[i]!);
     i++;
     run = i;
   }
@@ -115,8 +117,8 @@ export class RowView {
   }
 
   /**
-   * The cell as a name to group by: text(), except that each byte that is not UTF-8 is written \xNN rather than
-   * U+FFFD, so that two names that differ only in such bytes stay two groups.
+   * The cell as a name to group by: text(), except that each byte that is not UTF-8 is kept as U+DC00 + byte
+   * (see decodeKeepingBytes) rather than U+FFFD, so that two names that differ only in such bytes stay two groups.
    */
   key(i: number): string {
     const str = this.text(i);
