@@ -441,6 +441,34 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect(await refused((j) => (j.rowsRead = Number(j.rowsRead) + 1))).toMatch(/the top-level "rowsRead" \d+ is not the sum of the ranks'/);
   });
 
+  it('top-level figures that contradict "perRank", and derived figures that contradict the counts', async () => {
+    type G = Record<string, unknown> & { key: string; count: number };
+    const top = (j: J): G => (j.groups as G[]).find((g) => g.key === g0(j).key)!;
+    expect(await refused((j) => (top(j).count += 1))).toMatch(/the top-level group "\w+": its "count" \d+ is not what its ranks in "perRank" add up to/);
+    for (const bad of [1e300, -1, '18', null]) {
+      expect(await refused((j) => ((top(j) as Record<string, unknown>).count = bad))).toMatch(/the top-level group "\w+": its "count" /);
+    }
+    expect(await refused((j) => ((top(j) as Record<string, unknown>).countPerStep = 99))).toMatch(/its "countPerStep" 99 is not what/);
+    expect(await refused((j) => (top(j).type = 'Z'))).toMatch(/its "type" is not what/);
+    expect(await refused((j) => (j.groups as G[]).pop())).toMatch(/the top-level "groups" lack the group/);
+    expect(await refused((j) => (j.groups as G[]).push({ ...top(j), key: 'Nowhere' }))).toMatch(/the top-level group "Nowhere" is in no rank/);
+    expect(await refused((j) => (j.ranks = ['0', '1', '2']))).toMatch(/the top-level "ranks" are not the ranks of "perRank" \("0", "1"\)/);
+    expect(await refused((j) => (j.steps = Number(j.steps) + 1))).toMatch(/the top-level "steps" \d+ is not the number of the ranks' distinct steps/);
+    expect(await refused((j) => (j.stepIds = [...(j.stepIds as number[])].reverse()))).toMatch(/the top-level "stepIds" are not the steps of the ranks/);
+    expect(await refused((j) => (g0(j).avgUs = 12345))).toMatch(/group "\w+" in rank "0": its "avgUs" 12345 contradicts its other figures/);
+    expect(await refused((j) => (g0(j).sharePct = 99.5))).toMatch(/in rank "0": its "sharePct" 99\.5 contradicts/);
+  });
+
+  it('a key that does not fit its fields, a field the grouping does not keep, a rank that is not text', async () => {
+    const plain = (j: J): Record<string, unknown> => j.perRank[0]!.groups.find((g) => g.userGroup === undefined)!;
+    expect(await refused((j) => (plain(j).type = 'Z'))).toMatch(/group "\w+" in rank "0" has the fields of the group "Z" under --by type; its "key" and its fields disagree/);
+    expect(await refused((j) => (plain(j).name = 'aclnnX'))).toMatch(/in rank "0" has a "name", which a summary grouped by type does not keep/);
+    const ug = (j: J): Record<string, unknown> => j.perRank[0]!.groups.find((g) => g.userGroup !== undefined)!;
+    expect(await refused((j) => (ug(j).userGroup = 'other'))).toMatch(/holds the user group "other", whose key is its name/);
+    expect(await refused((j) => ((j.perRank[0] as unknown as Record<string, unknown>).rank = 0))).toMatch(/a "perRank" entry has a "rank" of 0, expected a rank id as text/);
+    expect(await refused((j) => (j.perRank[0]!.rank = ''))).toMatch(/a "perRank" entry has a "rank" of "", expected a rank id as text/);
+  });
+
   it('a rank or a group twice', async () => {
     expect(await refused((j) => j.perRank.push(structuredClone(j.perRank[0]!)))).toMatch(/rank "0" is in "perRank" twice/);
     expect(await refused((j) => j.perRank[1]!.groups.push(structuredClone(j.perRank[1]!.groups[0]!)))).toMatch(/group "\w+" in rank "1" is in that rank twice/);

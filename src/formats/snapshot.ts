@@ -6,7 +6,9 @@
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../aggregate.js';
 import { inputError } from '../errors.js';
-import { emptyCell, GROUP_BYS, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type SourceFile } from '../model.js';
+import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../model.js';
+import { groupKey, summarize } from '../group.js';
+import { summaryJsonObject } from '../reporters/summary.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../schema.js';
 import { usToTicks } from '../csv/numbers.js';
 import { readRegularFile, sniffBytes } from './readTable.js';
@@ -168,7 +170,9 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   for (const r of o.perRank as unknown[]) {
     if (typeof r !== 'object' || r === null || !Array.isArray((r as SummaryRankJson).groups)) fail(path, 'a "perRank" entry has no "groups"');
     const rj = r as SummaryRankJson & Record<string, unknown>;
-    if (typeof rj.rank !== 'string' && typeof rj.rank !== 'number') fail(path, 'a "perRank" entry has no "rank"');
+    if (typeof rj.rank !== 'string' || rj.rank === '') {
+      fail(path, `a "perRank" entry has a "rank" of ${quoteJson(rj.rank)}, expected a rank id as text (kprof writes "0", or "-" for a profile with no rank id)`);
+    }
     const rankId = String(rj.rank);
     const inRank = `rank ${quoteText(rankId)}`;
     if (seenRanks.has(rankId)) fail(path, `${inRank} is in "perRank" twice`);
@@ -195,6 +199,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (count === 0 && (ticks > 0 || minTicks !== null || maxTicks !== null)) fail(path, `${where} has a "count" of 0 but a time`);
       if (minTicks !== null && minTicks > ticks) fail(path, `${where} has "minUs" ${g.minUs} above its "totalUs" ${g.totalUs}`);
       if (maxTicks !== null && maxTicks > ticks) fail(path, `${where} has "maxUs" ${g.maxUs} above its "totalUs" ${g.totalUs}`);
+      checkKeyFits(path, where, groupBy, g);
       const internal = `\u001e${g.key}`;
       if (acc.groups.has(internal)) fail(path, `${where} is in that rank twice`);
       const fg: FineGroup = {
@@ -299,7 +304,82 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     first!.rowsSkipped = optionalCount(path, 'the top level', top, 'skippedRows') ?? 0;
     first!.snapshot!.filteredKernels = optionalCount(path, 'the top level', top, 'filteredKernels') ?? 0;
   }
+  checkTopLevel(path, o, out, groupBy);
   return out;
+}
+
+const GROUP_TEXT_FIELDS = ['type', 'name', 'core', 'shapes'] as const;
+
+/**
+ * A group's key is made of its fields under the grouping (groupKey), or is the name of the user group it holds;
+ * a field the grouping does not keep is never written. A group that says otherwise (key A with type Z under
+ * --by type) would be one group to summary and another to check's selectors.
+ */
+function checkKeyFits(path: string, where: string, groupBy: GroupBy, g: SummaryGroupJson): void {
+  const kept: readonly string[] = GROUP_BY_FIELDS[groupBy];
+  for (const f of GROUP_TEXT_FIELDS) {
+    if (g[f] !== undefined && !kept.includes(f)) fail(path, `${where} has a "${f}", which a summary grouped by ${groupBy} does not keep`);
+  }
+  const present = kept.some((f) => g[f as (typeof GROUP_TEXT_FIELDS)[number]] !== undefined);
+  if (g.userGroup !== undefined && g.key !== g.userGroup) fail(path, `${where} holds the user group ${quoteText(g.userGroup)}, whose key is its name`);
+  if (g.userGroup !== undefined && !present) return;
+  const want = groupKey(groupBy, { type: g.type ?? null, name: g.name ?? null, core: g.core ?? null, shapes: g.shapes ?? null });
+  if (g.key !== want) fail(path, `${where} has the fields of the group ${quoteText(want)} under --by ${groupBy}; its "key" and its fields disagree`);
+}
+
+/** The figures of a saved group that must be what kprof computes from the ranks (those the file has). */
+const GROUP_FIGURES = ['count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep', 'byStep'] as const;
+
+/** Two saved values as JSON text, to compare numbers, lists and absence exactly. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Does a saved group (its fields, and the figures it has) say what kprof writes for that key? */
+function groupDiffers(saved: Record<string, unknown>, want: SummaryGroupJson): string | null {
+  for (const f of ['key', ...GROUP_TEXT_FIELDS, 'userGroup'] as const) if (!sameJson(saved[f], want[f])) return `"${f}"`;
+  for (const f of GROUP_FIGURES) if (saved[f] !== undefined && !sameJson(saved[f], want[f])) return `"${f}" ${quoteJson(saved[f])}`;
+  return null;
+}
+
+/**
+ * The top level (ranks, steps, stepIds, groups) and the derived figures of the ranks' groups (avgUs, sharePct,
+ * countPerStep) are what kprof computes from the "perRank" entries, which are what is read: a file where they
+ * disagree was edited, and its figures cannot all be right, so it is refused rather than silently recomputed.
+ */
+function checkTopLevel(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
+  const asRead = ranks.map((r) => ({ ...r, snapshot: { ...r.snapshot!, selection: '' } }));
+  const noSelection: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection }), { sort: 'time', top: null });
+  const top = 'the top-level';
+  if (o.ranks !== undefined && !sameJson(o.ranks, want.ranks)) fail(path, `${top} "ranks" are not the ranks of "perRank" (${want.ranks.map(quoteText).slice(0, 8).join(', ')})`);
+  if (o.stepIds !== undefined && !sameJson(o.stepIds, want.stepIds)) fail(path, `${top} "stepIds" are not the steps of the ranks in "perRank", in order`);
+  if (o.steps !== undefined && !sameJson(o.steps, want.steps)) fail(path, `${top} "steps" ${quoteJson(o.steps)} is not the number of the ranks' distinct steps (${want.steps})`);
+  if (o.groups !== undefined) {
+    if (!Array.isArray(o.groups)) fail(path, `${top} "groups" is not a list`);
+    const byKey = new Map(want.groups.map((g) => [g.key, g]));
+    const seen = new Set<string>();
+    for (const gu of o.groups as unknown[]) {
+      const g = (typeof gu === 'object' && gu !== null ? gu : {}) as Record<string, unknown>;
+      const key = typeof g.key === 'string' ? g.key : undefined;
+      const w = key === undefined ? undefined : byKey.get(key);
+      if (key === undefined || w === undefined) fail(path, `${top} group ${quoteJson(g.key)} is in no rank of "perRank"`);
+      if (seen.has(key)) fail(path, `${top} group ${quoteText(key)} is in "groups" twice`);
+      seen.add(key);
+      const bad = groupDiffers(g, w);
+      if (bad !== null) fail(path, `${top} group ${quoteText(key)}: its ${bad} is not what its ranks in "perRank" add up to`);
+    }
+    const lost = want.groups.find((g) => !seen.has(g.key));
+    if (lost) fail(path, `${top} "groups" lack the group ${quoteText(lost.key)} of "perRank"`);
+  }
+  (o.perRank as Record<string, unknown>[]).forEach((r, i) => {
+    const wr = want.perRank[i]!;
+    const byKey = new Map(wr.groups.map((g) => [g.key, g]));
+    for (const g of r.groups as Record<string, unknown>[]) {
+      const bad = groupDiffers(g, byKey.get(g.key as string)!);
+      if (bad !== null) fail(path, `group ${quoteText(g.key as string)} in rank ${quoteText(wr.rank)}: its ${bad} contradicts its other figures`);
+    }
+  });
 }
 
 /** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */
