@@ -202,7 +202,7 @@ function snapshotText(ranks: GenRank[], input: string): string {
     groupBy: 'type',
     selection: '',
     inputs: [input],
-    steps: 0,
+    steps: new Set(ranks.flatMap((r) => r.steps)).size,
     perRank: ranks.map((r) => ({
       rank: r.rank,
       steps: r.steps,
