@@ -415,14 +415,13 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
   if (withSteps.length === 0) return [];
   const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
-  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p), same: sameIds(x.b.steps, x.p.steps), varying: [] as string[], notCompared: [] as string[] }));
+  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p), same: sameIds(x.b.steps, x.p.steps), baseIds: new Set(x.b.steps), varying: [] as string[], notCompared: [] as string[] }));
   for (const row of rows) {
-    for (const { rank, b, p, bi, pi, same, varying, notCompared } of indexed) {
+    for (const { rank, b, p, bi, pi, same, baseIds, varying, notCompared } of indexed) {
       const bg = bi.get(row.key);
       const pg = pi.get(row.key);
       if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
       const countIn = (g: Group | undefined, step: number): number => g?.steps.get(step)?.count ?? 0;
-      const baseIds = new Set(b.steps);
       const bv = b.steps.map((st) => countIn(bg, st));
       const uniform = bv.every((c) => c === bv[0]);
       if (!same && !(uniform && p.steps.every((st) => countIn(pg, st) === countIn(pg, p.steps[0]!)))) varying.push(row.key);

@@ -745,3 +745,16 @@ describe('kprof rules: the header counts each rank’s own steps', () => {
     }
   });
 });
+
+describe('the Step Id warning quotes names from input safely', () => {
+  it('a group name with a line break and a workflow command stays on one line', () => {
+    const evil = 'C\n::error::x';
+    const spec = (ids: number[]): RankSpec => ({ B: each(ids, 1), [evil]: Object.fromEntries(ids.map((s) => [String(s), s % 2 === 0 ? 2 : 0])) });
+    const d = diffSummaries(sum(profile('b', { '0': spec(S1_4) })), sum(profile('p', { '0': spec([11, 12, 13, 14]) })), RAW);
+    const w = diffWarnings(d);
+    expect(d.unpairedSteps).toHaveLength(1);
+    expect(w).toMatch(/Step Ids differ where groups run a different number of times/);
+    expect(w.split('\n').filter((l) => l !== '').every((l) => l.startsWith('kprof: warning: '))).toBe(true);
+    expect(diffMarkdown(d, VIEW)).not.toMatch(/^::error::/m);
+  });
+});
