@@ -386,7 +386,7 @@ function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
   }
 }
 
-/** A paired rank whose Step Ids are not the same on both sides, and the groups not compared step by step there. */
+/** A paired rank whose Step Ids are not the same on both sides, and the groups there that vary from step to step. */
 export interface UnpairedSteps {
   rank: string;
   /** The rank's Step Ids on each side. */
@@ -405,11 +405,11 @@ export interface UnpairedSteps {
  * Per-step check, on every pair of ranks that both have steps. Each PR step is compared with the base step of
  * the same Step Id; a PR step whose Step Id the base lacks (offset Step Ids, a lost or extra step) is compared
  * with the base's count per step only when the base ran the group alike in every step (otherwise it is not
- * compared, and the rank and group are listed in `unpaired`). A step where the group is absent on both sides is
- * not compared (a kernel that runs in even steps only). The change most steps show is the reference (without a
- * majority: no change); the steps with another change are listed, so a fusion that took effect in 2 steps of 4
- * is seen. Steps are never paired by position: a workload whose steps differ from one another would show
- * changes that never happened.
+ * compared). A step where the group is absent on both sides is not compared (a kernel of even steps only). The
+ * change most steps show is the reference (without a majority: no change); the steps with another change are
+ * listed, so a fusion that took effect in 2 steps of 4 is seen. Steps are never paired by position: a workload
+ * whose steps differ from one another would show changes that never happened. Returns the ranks whose Step
+ * Ids differ, with the groups that vary from step to step there.
  */
 function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
