@@ -758,3 +758,12 @@ describe('the Step Id warning quotes names from input safely', () => {
     expect(diffMarkdown(d, VIEW)).not.toMatch(/^::error::/m);
   });
 });
+
+describe('summary: the last line counts each rank’s own steps', () => {
+  it('offset Step Ids are 4 steps on each rank, not 8', () => {
+    const s = sum(profile('p', { '0': { A: each(S1_4, 1) }, '1': { A: each([12, 13, 14, 15], 1) } }));
+    expect(summaryTable(s, { sort: 'name', top: null }, { color: false })).toMatch(/, 4 steps on each rank, 2 ranks \(0, 1\),/);
+    const lost = sum(profile('p', { '0': { A: each(S1_4, 1) }, '1': { A: each([2, 3, 4], 1) } }));
+    expect(summaryTable(lost, { sort: 'name', top: null }, { color: false })).toMatch(/, 4 steps on rank 0, 3 steps on rank 1, 2 ranks \(0, 1\),/);
+  });
+});
