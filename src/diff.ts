@@ -100,7 +100,10 @@ export interface RankDisagreement {
 export interface StepChange {
   /** The PR's Step Id. */
   step: number;
-  /** The base step it is compared with (same position), or null when compared with the base's mean per step. */
+  /**
+   * The base step it is compared with (the same Step Id), or null when the base has no step of that Step Id and
+   * ran the group alike in every step: then compared with that count.
+   */
   baseStep: number | null;
   base: number;
   pr: number;
@@ -123,8 +126,10 @@ export interface UnevenSteps {
 export interface DiffSideInfo {
   input: string;
   ranks: string[];
-  /** Number of distinct steps; null when the side has no Step Id. */
+  /** Number of distinct Step Ids across the ranks; null when the side has no Step Id. */
   steps: number | null;
+  /** Each rank's own number of steps (0 for a rank without any), in rank order. */
+  rankSteps: { rank: string; steps: number }[];
   files: string[];
   skippedRows: number;
   /** Raw totals (never normalised). */
@@ -150,6 +155,13 @@ export interface Diff {
   /** Rows in the default order (delta-count, see sortDiffRows). */
   rows: DiffRow[];
   totals: DiffTotals;
+  /**
+   * The per-rank check compared each rank's figure per step: with --per-step, or when a paired rank's step
+   * counts differ (its raw counts would show the lost step as a change).
+   */
+  ranksPerStep: boolean;
+  /** Paired ranks whose Step Ids differ between the sides, with the groups that vary from step to step there. */
+  unpairedSteps: UnpairedSteps[];
   /** Ranks present on both sides; the per-rank agreement check runs when there are at least two. */
   pairedRanks: string[];
   /** Ranks present on one side only. */
@@ -280,6 +292,7 @@ function sideInfo(s: Summary): DiffSideInfo {
     input: s.input,
     ranks: s.ranks,
     steps: s.hasSteps ? s.stepIds.length : null,
+    rankSteps: s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })),
     files: s.files.map((f) => f.path),
     skippedRows: s.skippedRows,
     count: s.totals.count,
@@ -373,49 +386,80 @@ function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
   }
 }
 
+/** A paired rank whose Step Ids are not the same on both sides, and the groups there that vary from step to step. */
+export interface UnpairedSteps {
+  rank: string;
+  /** The rank's Step Ids on each side. */
+  base: number[];
+  pr: number[];
+  /**
+   * Groups whose count is not the same in every step of the rank (on either side): their figures depend on
+   * which steps each side profiled.
+   */
+  varying: string[];
+  /** Of those, the groups with PR steps that were not compared one by one (no base step of the same Step Id). */
+  notCompared: string[];
+}
+
 /**
- * Per-step check, on every pair of ranks that both have steps: the count of each PR step against the base step
- * in the same position (both sides have as many steps on that rank), or against the base's mean per step (they
- * have not). The change most steps show is the reference (without a majority: no change); the steps with
- * another change are listed, so a fusion that took effect in 2 steps of 4 is seen. A rank where the group is
- * absent on both sides is not compared.
+ * Per-step check, on every pair of ranks that both have steps. Each PR step is compared with the base step of
+ * the same Step Id; a PR step whose Step Id the base lacks (offset Step Ids, a lost or extra step) is compared
+ * with the base's count per step only when the base ran the group alike in every step (otherwise it is not
+ * compared). A step where the group is absent on both sides is not compared (a kernel of even steps only). The
+ * change most steps show is the reference (without a majority: no change); the steps with another change are
+ * listed, so a fusion that took effect in 2 steps of 4 is seen. Steps are never paired by position: a workload
+ * whose steps differ from one another would show changes that never happened. Returns the ranks whose Step
+ * Ids differ, with the groups that vary from step to step there.
  */
-function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): void {
+function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
-  if (withSteps.length === 0) return;
+  if (withSteps.length === 0) return [];
   const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
-  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p) }));
+  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p), same: sameIds(x.b.steps, x.p.steps), baseIds: new Set(x.b.steps), varying: [] as string[], notCompared: [] as string[] }));
   for (const row of rows) {
-    for (const { rank, b, p, bi, pi } of indexed) {
+    for (const { rank, b, p, bi, pi, same, baseIds, varying, notCompared } of indexed) {
       const bg = bi.get(row.key);
       const pg = pi.get(row.key);
       if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
       const countIn = (g: Group | undefined, step: number): number => g?.steps.get(step)?.count ?? 0;
       const bv = b.steps.map((st) => countIn(bg, st));
-      const pv = p.steps.map((st) => countIn(pg, st));
-      const aligned = bv.length === pv.length;
-      const bSum = bv.reduce((n, c) => n + c, 0);
-      const nb = BigInt(bv.length);
-      const changes = pv.map((c, i) => {
-        // Exact: against the mean, pr − Σbase/n = (n·pr − Σbase)/n.
-        const key = aligned ? String(c - bv[i]!) : fractionKey(BigInt(c) * nb - BigInt(bSum), nb);
-        const base = aligned ? bv[i]! : bSum / bv.length;
-        const change: StepChange = { step: p.steps[i]!, baseStep: aligned ? b.steps[i]! : null, base, pr: c, deltaCount: c - base };
-        return { key, change };
-      });
-      if (new Set(changes.map((x) => x.key)).size <= 1) continue;
+      const uniform = bv.every((c) => c === bv[0]);
+      if (!same && !(uniform && p.steps.every((st) => countIn(pg, st) === countIn(pg, p.steps[0]!)))) varying.push(row.key);
+      const changes: StepChange[] = [];
+      let missed = false;
+      for (const st of p.steps) {
+        const pc = countIn(pg, st);
+        let base: number;
+        let baseStep: number | null;
+        if (baseIds.has(st)) [base, baseStep] = [countIn(bg, st), st];
+        else if (uniform) [base, baseStep] = [bv[0]!, null];
+        else {
+          missed = true;
+          continue;
+        }
+        // Absent on both sides in this step: not compared.
+        if (base === 0 && pc === 0) continue;
+        changes.push({ step: st, baseStep, base, pr: pc, deltaCount: pc - base });
+      }
+      if (missed) notCompared.push(row.key);
+      if (new Set(changes.map((c) => c.deltaCount)).size <= 1) continue;
       // Without a majority, the steps that did not change are the reference: a fusion that took effect in 2
       // steps of 4 lists those 2.
-      const unchanged = changes.filter((x) => x.change.deltaCount === 0).length;
-      const m = majorityOf(changes, (x) => x.key) ?? (unchanged > 0 ? { key: changes.find((x) => x.change.deltaCount === 0)!.key, n: unchanged } : null);
+      const unchanged = changes.filter((c) => c.deltaCount === 0).length;
+      const m = majorityOf(changes, (c) => String(c.deltaCount)) ?? (unchanged > 0 ? { key: '0', n: unchanged } : null);
       row.unevenSteps.push({
         rank,
         stepsCompared: changes.length,
-        reference: m === null ? null : { deltaCount: changes.find((x) => x.key === m.key)!.change.deltaCount, steps: m.n },
-        steps: changes.filter((x) => x.key !== m?.key).map((x) => x.change),
+        reference: m === null ? null : { deltaCount: Number(m.key), steps: m.n },
+        steps: changes.filter((c) => String(c.deltaCount) !== m?.key),
       });
     }
   }
+  return indexed.filter((x) => x.varying.length > 0).map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
+}
+
+function sameIds(a: number[], b: number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Why --per-step cannot be used on one side. */
@@ -507,8 +551,6 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     timeNoise: isNoise(bs, prs, deltaUsPct, tol),
   };
   const { pairs, paired, unpaired } = pairRanks(base, pr);
-  checkRanks(paired.length >= 2 ? pairs : [], rows, perStep);
-  checkSteps(pairs, rows);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;
   // Steps are compared rank by rank, as check compares a rank with its base rank (ranks with offset Step Ids
@@ -516,6 +558,11 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   const mismatchRanks =
     base.hasSteps && pr.hasSteps ? pairs.filter(({ b, p }) => b.steps.length !== p.steps.length).map(({ rank, b, p }) => ({ rank, base: b.steps.length, pr: p.steps.length })) : [];
   const stepsDiffer = base.hasSteps !== pr.hasSteps || (pairs.length > 0 ? mismatchRanks.length > 0 : baseSteps !== prSteps);
+  // Raw counts of a rank that lost a step show the lost step as a change: then ranks are compared per step of
+  // each rank, when every paired rank has steps on both sides.
+  const ranksPerStep = perStep || (mismatchRanks.length > 0 && pairs.every(({ b, p }) => b.steps.length > 0 && p.steps.length > 0));
+  checkRanks(paired.length >= 2 ? pairs : [], rows, ranksPerStep);
+  const unpairedSteps = checkSteps(pairs, rows);
   return {
     groupBy: base.groupBy,
     selection: base.selection,
@@ -528,6 +575,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     withoutStep: perStep ? { base: base.totals.count - totalStepped(base), pr: pr.totals.count - totalStepped(pr) } : { base: 0, pr: 0 },
     rows,
     totals,
+    ranksPerStep: ranksPerStep && paired.length >= 2,
+    unpairedSteps,
     pairedRanks: paired,
     unpairedRanks: unpaired,
   };

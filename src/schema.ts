@@ -136,6 +136,11 @@ export interface DiffOthersJson {
   pr: DiffCellJson;
   deltaCount: number;
   deltaUs: number;
+  /**
+   * The rows left out whose change differs across ranks or steps (non-empty disagreeingRanks or unevenSteps),
+   * whole, in the default order: --only and --top never hide that detail.
+   */
+  changedDifferently: DiffRowJson[];
 }
 
 export interface DiffJson {
@@ -150,6 +155,11 @@ export interface DiffJson {
   pr: DiffInputJson;
   /** The two sides have different step counts and the diff is not per step. */
   stepMismatch: boolean;
+  /**
+   * The per-rank check compared each rank's figure per step (disagreeingRanks hold figures per step of that
+   * rank): with --per-step, or when a paired rank's step counts differ.
+   */
+  ranksComparedPerStep: boolean;
   pairedRanks: string[];
   unpairedRanks: { base: string[]; pr: string[] };
   totals: DiffTotalsJson;

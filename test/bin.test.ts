@@ -21,7 +21,7 @@ describe('bin/kprof.js', () => {
     const r = kprofBin(['summary', 'fixtures/formats/multi-rank']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^type\s+count\s+total/);
-    expect(r.stdout).toMatch(/24 kernels, 10\.56 ms kernel time, 2 steps, 2 ranks \(0, 1\), 0 rows skipped/);
+    expect(r.stdout).toMatch(/24 kernels, 10\.56 ms kernel time, 2 steps on each rank, 2 ranks \(0, 1\), 0 rows skipped/);
     expect(r.stderr).toBe('');
   });
 

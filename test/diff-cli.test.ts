@@ -198,7 +198,7 @@ describe('kprof diff: awkward cases', () => {
 
   it('unequal step counts: a warning on stderr and in the report; --per-step compares like with like', async () => {
     const t = await tmpTranscript('diff-step-mismatch', ['diff', BASE, '<tmp>/three-steps']);
-    expect(t.stderr).toMatch(/^kprof: warning: Step counts differ: the base has 4 steps, the PR has 3 steps/m);
+    expect(t.stderr).toMatch(/^kprof: warning: Step counts differ: the base has 4 steps on each rank, the PR has 3 steps on each rank/m);
     expect(t.stdout).toMatch(/^Warning: Step counts differ/m);
     const j = json(await kprof(['diff', BASE, join(dir, 'three-steps'), '--format', 'json']));
     expect(j.stepMismatch).toBe(true);
@@ -216,7 +216,7 @@ describe('kprof diff: awkward cases', () => {
     expect(t.stderr).toMatch(/--per-step needs the number of steps of both sides, but the PR .* no Step Id column/);
     const raw = await kprof(['diff', BASE, join(dir, 'no-steps')]);
     expect(raw.code).toBe(0);
-    expect(raw.stderr).toMatch(/the base has 4 steps, the PR has no Step Id/);
+    expect(raw.stderr).toMatch(/the base has 4 steps on each rank, the PR has no Step Id/);
   });
 
   it('summary JSON inputs: alike to the profile when grouped alike, refused with the fix otherwise', async () => {

@@ -420,7 +420,7 @@ describe('reporters', () => {
     const j = diffJsonObject(d, VIEW);
     expect(Object.keys(j)).toEqual([
       'schemaVersion', 'kind', 'groupBy', 'selection', 'normalization', 'timeTolerancePct', 'base', 'pr', 'stepMismatch',
-      'pairedRanks', 'unpairedRanks', 'totals', 'rows', 'others',
+      'ranksComparedPerStep', 'pairedRanks', 'unpairedRanks', 'totals', 'rows', 'others',
     ]);
     expect(j).toMatchObject({ schemaVersion: 1, kind: 'diff', groupBy: 'type', normalization: 'none', others: null });
     expect(j.totals).toEqual({

@@ -152,7 +152,7 @@ describe('check and diff agree on steps', () => {
     const d = diffSummaries(sum(base), sum(pr), RAW);
     expect(d.stepMismatch).toBe(true);
     expect(d.stepMismatchRanks).toEqual([{ rank: '1', base: 4, pr: 2 }]);
-    expect(diffWarnings(d)).toMatch(/the base has 4 steps, the PR has 4 steps \(rank 1: 4 → 2\)/);
+    expect(diffWarnings(d)).toMatch(/the base has 4 steps on each rank, the PR has 4 steps on rank 0, 2 steps on rank 1 \(rank 1: 4 → 2\)/);
     const rules = parseRules('r.yaml', 'rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: 0 }\n');
     expect(evaluate(pr, base, rules).warnings).toEqual([expect.stringMatching(/on rank 1: the base has 4 steps, the profile has 2 steps/)]);
     // One warning per rule, naming every rank.
@@ -432,12 +432,14 @@ describe.skipIf(!HAS_REAL)('a partial fusion on a real export: diff names the un
     expect(r.stdout).toMatch(/^Mul .* fewer\*$/m);
     expect(r.stdout).toContain('  Mul: ranks differ; rank 0 -10 per step (-50.0%): 20 → 10, rank 1 -5 per step (-25.0%): 20 → 15');
     expect(r.stdout).toContain('  Mul: rank 1 steps differ: 0 in 2 of 4 steps; -10 in 2 of 4 steps (52, 53: 20 → 10)');
-    expect(r.stdout).toContain('  MulFused: rank 1 steps differ: 0 in 2 of 4 steps; +5 in 2 of 4 steps (52, 53: 0 → 5)');
+    // MulFused is in no step of the base: the steps without it on both sides are not compared (as a kernel of
+    // even steps only), so it is +5 in every step compared; Mul shows where the fusion did not take effect.
+    expect(r.stdout).not.toMatch(/MulFused: rank 1 steps differ/);
     // Rank 0 fused evenly: no line for its steps; the rest of the profile did not change.
     expect(r.stdout).not.toMatch(/rank 0 steps differ/);
-    expect(r.stdout.match(/steps differ/g)).toHaveLength(2);
+    expect(r.stdout.match(/steps differ/g)).toHaveLength(1);
     expect(r.stderr).toMatch(/1 group changed differently across ranks \(Mul\)/);
-    expect(r.stderr).toMatch(/2 groups changed differently across steps \(Mul, MulFused\)/);
+    expect(r.stderr).toMatch(/1 group changed differently across steps \(Mul\)/);
   });
 
   it('Markdown: the note names the ranks and steps, the lines give the figures', async () => {
@@ -528,5 +530,240 @@ describe('the Markdown note with uneven steps on several ranks', () => {
     const p = profile('p', { '0': { R: { ...each([1, 2, 3], 2), 4: 4 } }, '1': { R: { 1: 4, ...each([2, 3, 4], 2) } }, '2': { R: each(S1_4, 2) } });
     const md = diffMarkdown(diffSummaries(sum(b), sum(p), RAW), VIEW);
     expect(md).toMatch(/; steps differ \(rank `0`: 4; rank `1`: 1\) \|$/m);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Workloads whose steps differ from one another (a kernel of even steps only, a warm-up step) with offset or
+// lost steps: steps are paired by Step Id, never by position, so nothing that did not change is flagged.
+
+/** Kernel C runs twice in even steps only; B once in every step. */
+const alternating = (ids: number[]): RankSpec => ({ B: each(ids, 1), C: Object.fromEntries(ids.map((s) => [String(s), s % 2 === 0 ? 2 : 0])) });
+
+describe('steps are paired by Step Id, not by position', () => {
+  const base = profile('base', { '0': alternating(S1_4), '1': alternating(S1_4) });
+
+  it('offset Step Ids on a rank: no uneven steps are invented, and a warning says why C was not compared', () => {
+    const pr = profile('pr', { '0': alternating(S1_4), '1': alternating([12, 13, 14, 15]) });
+    for (const norm of [RAW, PER_STEP]) {
+      const d = diffSummaries(sum(base), sum(pr), norm);
+      for (const k of ['B', 'C']) expect(row(d, k)).toMatchObject({ status: 'same', disagreeingRanks: [], unevenSteps: [] });
+      expect(d.unpairedSteps).toEqual([{ rank: '1', base: S1_4, pr: [12, 13, 14, 15], varying: ['C'], notCompared: ['C'] }]);
+      expect(diffWarnings(d)).toContain(
+        'Step Ids differ where groups run a different number of times from step to step: rank 1 (base steps 1-4, PR steps 12-15: C). ' +
+          'Their figures depend on which steps each side profiled, and their steps are compared one by one under the same Step Id only ' +
+          '(PR steps without one are not compared: 1 group on 1 rank).',
+      );
+      expect(diffTable(d, VIEW, { color: false })).not.toMatch(/same\*|steps differ/);
+    }
+  });
+
+  it('a rank that lost a step: its other steps are compared with the base steps of the same Step Id', () => {
+    const pr = profile('pr', { '0': alternating(S1_4), '1': alternating([2, 3, 4]) });
+    const d = diffSummaries(sum(base), sum(pr), PER_STEP);
+    expect(row(d, 'C').unevenSteps).toEqual([]);
+    expect(row(d, 'B')).toMatchObject({ status: 'same', disagreeingRanks: [], unevenSteps: [] });
+    // C's true figure per step on rank 1 is 4/3 (steps 2-4) against 1 (steps 1-4): real, and explained.
+    expect(row(d, 'C').pr.count).toBeCloseTo(1 + 4 / 3, 9);
+    expect(diffWarnings(d)).toMatch(/rank 1 \(base steps 1-4, PR steps 2-4: C\)\. Their figures depend on which steps each side profiled/);
+    expect(d.unpairedSteps[0]!.notCompared).toEqual([]);
+  });
+
+  it('a fusion in 2 of 4 steps is still seen with offset Step Ids when the base ran the kernel alike in every step', () => {
+    const b = profile('b', { '0': { R: each(S1_4, 4) } });
+    const p = profile('p', { '0': { R: { ...each([11, 12], 2), ...each([13, 14], 4) } } });
+    const r = row(diffSummaries(sum(b), sum(p), RAW), 'R');
+    expect(r.unevenSteps).toEqual([
+      { rank: '0', stepsCompared: 4, reference: { deltaCount: 0, steps: 2 }, steps: [11, 12].map((s) => ({ step: s, baseStep: null, base: 4, pr: 2, deltaCount: -2 })) },
+    ]);
+  });
+
+  it('a kernel of even steps only, fused alike in every step it runs in, is not uneven (steps without it on both sides are not compared)', () => {
+    const fused = (ids: number[]): RankSpec => ({ B: each(ids, 1), C: Object.fromEntries(ids.map((s) => [String(s), s % 2 === 0 ? 1 : 0])) });
+    const d = diffSummaries(sum(base), sum(profile('pr', { '0': fused(S1_4), '1': fused(S1_4) })), RAW);
+    expect(row(d, 'C')).toMatchObject({ status: 'fewer', disagreeingRanks: [], unevenSteps: [] });
+  });
+
+  it('raw counts: a rank that lost a step is compared with the other ranks per step, not flagged for the lost step', () => {
+    const b = profile('b', { '0': { A: each(S1_4, 2) }, '1': { A: each(S1_4, 2) } });
+    const p = profile('p', { '0': { A: each(S1_4, 2) }, '1': { A: each([1, 2, 3], 2) } });
+    const d = diffSummaries(sum(b), sum(p), RAW);
+    expect(d.ranksPerStep).toBe(true);
+    expect(row(d, 'A')).toMatchObject({ status: 'fewer', rankStatus: 'same', disagreeingRanks: [], unevenSteps: [] });
+    // A real difference between ranks is still seen, with figures per step of each rank.
+    const q = profile('q', { '0': { A: each(S1_4, 1) }, '1': { A: each([1, 2, 3], 2) } });
+    const dq = diffSummaries(sum(b), sum(q), RAW);
+    expect(row(dq, 'A').disagreeingRanks.map((x) => [x.rank, x.base, x.pr])).toEqual([['0', 2, 1], ['1', 2, 2]]);
+    expect(diffTable(dq, VIEW, { color: false })).toContain('each rank per step, as step counts differ:');
+    expect(diffJsonObject(dq, VIEW).ranksComparedPerStep).toBe(true);
+    expect(diffJsonObject(diffSummaries(sum(b), sum(b), RAW), VIEW).ranksComparedPerStep).toBe(false);
+  });
+});
+
+/** A rank's workload as a function of the Step Id: warm-up kernels in step 1, kernels of even steps, others every step. */
+const workloadArb = fc.record({
+  every: fc.integer({ min: 0, max: 3 }),
+  even: fc.integer({ min: 0, max: 3 }),
+  warmup: fc.integer({ min: 0, max: 3 }),
+});
+type Workload = { every: number; even: number; warmup: number };
+const WTYPES = ['Every', 'Even', 'Warm', 'Mixed'] as const;
+
+function workload(w: Workload, ids: number[]): RankSpec {
+  const at = (f: (s: number) => number): Record<string, number> => Object.fromEntries(ids.map((s) => [String(s), f(s)]));
+  return {
+    Every: at(() => w.every + 1),
+    Even: at((s) => (s % 2 === 0 ? w.even + 1 : 0)),
+    Warm: at((s) => (s === 1 ? w.warmup + 1 : 0) + 1),
+    Mixed: at((s) => w.every + (s % 2 === 0 ? w.even : 0) + (s === 1 ? w.warmup : 0)),
+  };
+}
+
+/** The PR's steps of a rank: the base's (1..n), offset and/or with a lost first or last step. */
+const prStepsArb = fc.record({ offset: fc.constantFrom(0, 1, 2, 11), lose: fc.constantFrom('none', 'first', 'last') });
+
+describe('property: nothing changed ⇒ no uneven steps, no uneven ranks, status same', () => {
+  it('holds for workloads whose steps differ, with offset or lost steps', () => {
+    const rankArb2 = fc.record({ w: workloadArb, n: fc.integer({ min: 2, max: 5 }), pr: prStepsArb });
+    fc.assert(
+      fc.property(fc.array(rankArb2, { minLength: 1, maxLength: 3 }), (ranks) => {
+        const baseSpec: Record<string, RankSpec> = {};
+        const prSpec: Record<string, RankSpec> = {};
+        const lost: boolean[] = [];
+        ranks.forEach(({ w, n, pr }, i) => {
+          const ids = Array.from({ length: n }, (_, k) => k + 1);
+          let prIds = ids.map((s) => s + pr.offset);
+          if (pr.lose === 'first') prIds = prIds.slice(1);
+          if (pr.lose === 'last') prIds = prIds.slice(0, -1);
+          baseSpec[String(i)] = workload(w, ids);
+          prSpec[String(i)] = workload(w, prIds);
+          lost.push(pr.lose !== 'none');
+        });
+        // What the rule cannot know: a base whose steps look alike for a kernel whose PR steps of other Step Ids
+        // differ (steps 1-2 of Mixed at 2 and 2, step 3 at 0) would be compared with that count.
+        const looksAlike = (by: Record<string, number>): boolean => new Set(Object.values(by)).size <= 1;
+        fc.pre(Object.keys(baseSpec).every((r) => WTYPES.every((t) => !looksAlike(baseSpec[r]![t]!) || looksAlike({ ...baseSpec[r]![t]!, ...prSpec[r]![t]! }))));
+        const b = sum(profile('b', baseSpec));
+        const p = sum(profile('p', prSpec));
+        for (const norm of [RAW, PER_STEP]) {
+          const d = diffSummaries(b, p, norm);
+          for (const r of d.rows) {
+            expect(r.unevenSteps).toEqual([]);
+            // A kernel that runs alike in every step did not change, per step and across ranks.
+            if (r.key === 'Every') {
+              expect(r.disagreeingRanks).toEqual([]);
+              if (norm === PER_STEP || !lost.some(Boolean)) expect(r.status).toBe('same');
+            }
+          }
+          // The same steps on both sides: nothing at all changed.
+          if (ranks.every((x) => x.pr.offset === 0 && x.pr.lose === 'none')) {
+            for (const r of d.rows) expect(r).toMatchObject({ status: 'same', disagreeingRanks: [] });
+            expect(d.unpairedSteps).toEqual([]);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('--only and --top never hide a change that differs across ranks or steps', () => {
+  // A fused on rank 0 in every step and on rank 1 in steps 3-4 only, into the new kernel F.
+  const unf = { A: 2, B: 1 };
+  const stepSpec = (ids: number[], f: (s: number) => Record<string, number>): RankSpec => {
+    const spec: RankSpec = {};
+    for (const s of ids) for (const [t, n] of Object.entries(f(s))) (spec[t] ??= {})[String(s)] = n;
+    return spec;
+  };
+  const base = profile('base', { '0': stepSpec(S1_4, () => unf), '1': stepSpec(S1_4, () => unf) });
+  const pr = profile('pr', { '0': stepSpec(S1_4, () => ({ F: 1, B: 1 })), '1': stepSpec(S1_4, (s) => (s < 3 ? unf : { F: 1, B: 1 })) });
+  const d = diffSummaries(sum(base), sum(pr), RAW);
+  const view = { sort: 'delta-count' as const, only: 'added' as const, top: null };
+
+  it('JSON: the folded rows with that detail are kept whole under others.changedDifferently', () => {
+    const j = diffJsonObject(d, view);
+    expect(j.rows.map((r) => r.key)).toEqual(['F']);
+    expect(j.others!.changedDifferently.map((r) => r.key)).toEqual(['A']);
+    const a = j.others!.changedDifferently[0]!;
+    expect(a.disagreeingRanks.map((x) => [x.rank, x.status])).toEqual([['0', 'removed'], ['1', 'fewer']]);
+    expect(a.unevenSteps).toEqual([
+      { rank: '1', stepsCompared: 4, reference: { deltaCount: 0, steps: 2 }, steps: [3, 4].map((s) => ({ step: s, baseStep: s, base: 2, pr: 0, deltaCount: -2 })) },
+    ]);
+    // Nothing folded: nothing to keep.
+    expect(diffJsonObject(d, VIEW).others).toBeNull();
+    // B changed alike everywhere: folded without detail.
+    expect(diffJsonObject(d, { ...view, only: 'removed' }).others!.changedDifferently.map((r) => r.key)).toEqual(['A']);
+  });
+
+  it('CSV: the others line carries the folded rows’ ranks and steps, by key', async () => {
+    const { diffCsv } = await import('../src/reporters/diff.js');
+    const lines = diffCsv(d, view).trim().split(/\r?\n/);
+    const others = lines.find((l) => l.includes(',others,'))!;
+    expect(others.endsWith(',A=0:removed 1:fewer,"A=1:3,4"')).toBe(true);
+    // The table and Markdown already list it.
+    expect(diffTable(d, view, { color: false })).toContain('  A: rank 1 steps differ');
+  });
+});
+
+describe('step counts in messages are each rank’s own', () => {
+  it('offset Step Ids: 4 steps on each rank, not 8 distinct Step Ids', async () => {
+    const base = profile('base', { '0': alternating(S1_4), '1': alternating(S1_4) });
+    const off = profile('pr', { '0': alternating(S1_4), '1': alternating([12, 13, 14, 15]) });
+    const table = diffTable(diffSummaries(sum(base), sum(off), PER_STEP), VIEW, { color: false });
+    expect(table).toContain('with PR pr (2 files; ranks 0, 1; 4 steps on each rank)');
+    const lost = profile('pr', { '0': { A: each(S1_4, 1) }, '1': { A: each([11, 12, 13], 1) } });
+    const d = diffSummaries(sum(profile('base', { '0': { A: each(S1_4, 1) }, '1': { A: each(S1_4, 1) } })), sum(lost), RAW);
+    expect(diffWarnings(d)).toContain('Step counts differ: the base has 4 steps on each rank, the PR has 4 steps on rank 0, 3 steps on rank 1 (rank 1: 4 → 3).');
+    const { stepCountsText } = await import('../src/reporters/format.js');
+    expect(stepCountsText([{ rank: '0', steps: 4 }])).toBe('4 steps');
+    expect(stepCountsText([{ rank: '0', steps: 4 }, { rank: '1', steps: 0 }, { rank: '2', steps: 4 }])).toBe('4 steps on ranks 0, 2, no Step Id on rank 1');
+  });
+});
+
+describe('kprof rules: the header counts each rank’s own steps', () => {
+  it('offset Step Ids on one rank are 4 steps on each rank, not 8', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-perstep-header-'));
+    try {
+      const write = (side: string, rank: number, ids: number[]): void => {
+        const folder = join(dir, side, `rank${rank}_ascend_pt`);
+        mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+        writeFileSync(join(folder, `profiler_info_${rank}.json`), `{"rank_id": ${rank}}`);
+        let t = 1000;
+        const rows = ids.flatMap((s) => (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${(t += 100).toFixed(3)},2.0`));
+        writeFileSync(join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'), ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'));
+      };
+      for (const r of [0, 1]) write('base', r, S1_4);
+      write('pr', 0, S1_4);
+      write('pr', 1, [12, 13, 14, 15]);
+      const r = await kprof(['rules', join(dir, 'base'), join(dir, 'pr')]);
+      expect(r.stdout).toContain('# Base: 2 ranks, 4 steps on each rank; PR: 2 ranks, 4 steps on each rank.');
+      const d = await kprof(['diff', join(dir, 'base'), join(dir, 'pr'), '--per-step']);
+      expect(d.stdout).not.toMatch(/same\*|steps differ|8 steps/);
+      expect(d.stderr).toContain('rank 1 (base steps 1-4, PR steps 12-15: C)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the Step Id warning quotes names from input safely', () => {
+  it('a group name with a line break and a workflow command stays on one line', () => {
+    const evil = 'C\n::error::x';
+    const spec = (ids: number[]): RankSpec => ({ B: each(ids, 1), [evil]: Object.fromEntries(ids.map((s) => [String(s), s % 2 === 0 ? 2 : 0])) });
+    const d = diffSummaries(sum(profile('b', { '0': spec(S1_4) })), sum(profile('p', { '0': spec([11, 12, 13, 14]) })), RAW);
+    const w = diffWarnings(d);
+    expect(d.unpairedSteps).toHaveLength(1);
+    expect(w).toMatch(/Step Ids differ where groups run a different number of times/);
+    expect(w.split('\n').filter((l) => l !== '').every((l) => l.startsWith('kprof: warning: '))).toBe(true);
+    expect(diffMarkdown(d, VIEW)).not.toMatch(/^::error::/m);
+  });
+});
+
+describe('summary: the last line counts each rank’s own steps', () => {
+  it('offset Step Ids are 4 steps on each rank, not 8', () => {
+    const s = sum(profile('p', { '0': { A: each(S1_4, 1) }, '1': { A: each([12, 13, 14, 15], 1) } }));
+    expect(summaryTable(s, { sort: 'name', top: null }, { color: false })).toMatch(/, 4 steps on each rank, 2 ranks \(0, 1\),/);
+    const lost = sum(profile('p', { '0': { A: each(S1_4, 1) }, '1': { A: each([2, 3, 4], 1) } }));
+    expect(summaryTable(lost, { sort: 'name', top: null }, { color: false })).toMatch(/, 4 steps on rank 0, 3 steps on rank 1, 2 ranks \(0, 1\),/);
   });
 });

@@ -24,7 +24,7 @@ import {
   type DiffJson,
   type DiffRowJson,
 } from '../schema.js';
-import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort } from './format.js';
+import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, fmtUsShort, stepCountsText } from './format.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext, type Paint } from './render.js';
 import { groupHeading } from './summary.js';
@@ -82,8 +82,21 @@ export function headlineLines(d: Diff, code: (s: string, max?: number) => string
   return [first, second];
 }
 
-function stepsText(s: DiffSideInfo): string {
-  return s.steps === null ? 'no Step Id' : plural(s.steps, 'step');
+/** Each rank's own steps (never the distinct Step Ids across ranks, which offset or lost steps inflate). */
+function stepsText(s: DiffSideInfo, code: (s: string) => string): string {
+  return s.steps === null ? 'no Step Id' : stepCountsText(s.rankSteps, code);
+}
+
+/** Step Ids in short: `1-4`, `2, 4-6`. */
+function idsText(ids: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    parts.push(j > i ? `${ids[i]}-${ids[j]}` : String(ids[i]));
+    i = j + 1;
+  }
+  return listed(parts, 6);
 }
 
 /** Warnings that belong in the report itself (and on stderr): unequal steps, ranks on one side only. */
@@ -91,11 +104,12 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
   const out: string[] = [];
   if (d.stepMismatch) {
     const ranks = d.stepMismatchRanks;
-    // Per rank, unless every rank shows the same difference as the sides do.
-    const sides = ranks.length === d.pairedRanks.length && ranks.every((r) => r.base === d.base.steps && r.pr === d.pr.steps);
+    // Per rank, unless every rank shows the same difference as the sides do (each side's ranks alike).
+    const alike = (x: DiffSideInfo): number | null => (x.rankSteps.every((r) => r.steps === x.rankSteps[0]?.steps) ? (x.rankSteps[0]?.steps ?? null) : null);
+    const sides = ranks.length === d.pairedRanks.length && ranks.every((r) => r.base === alike(d.base) && r.pr === alike(d.pr));
     const byRank = ranks.length > 0 && !sides ? ` (${listed(ranks.map((r) => `rank ${code(r.rank)}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})` : '';
     out.push(
-      `Step counts differ: the base has ${stepsText(d.base)}, the PR has ${stepsText(d.pr)}${byRank}. Raw counts compare ` +
+      `Step counts differ: the base has ${stepsText(d.base, code)}, the PR has ${stepsText(d.pr, code)}${byRank}. Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
     );
   }
@@ -104,6 +118,20 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
     out.push(
       `Kernels with an empty Step Id are in no step, so not in the figures per step: ${plural(ws.base, 'kernel')} of the base, ` +
         `${plural(ws.pr, 'kernel')} of the PR (they are in the inputs' totals).`,
+    );
+  }
+  const us = d.unpairedSteps;
+  if (us.length > 0) {
+    const ranks = us.slice(0, 4).map((x) => {
+      const names = listed(x.varying.map((k) => code(k === '' ? '(empty)' : k)), 4);
+      return `${x.rank === '-' ? 'the rank' : `rank ${code(x.rank)}`} (base steps ${idsText(x.base)}, PR steps ${idsText(x.pr)}: ${names})`;
+    });
+    const notCompared = us.reduce((n, x) => n + x.notCompared.length, 0);
+    out.push(
+      `Step Ids differ where groups run a different number of times from step to step: ${ranks.join('; ')}` +
+        `${us.length > 4 ? `; and ${plural(us.length - 4, 'more rank')}` : ''}. Their figures depend on which steps each side profiled, ` +
+        `and their steps are compared one by one under the same Step Id only` +
+        `${notCompared > 0 ? ` (PR steps without one are not compared: ${plural(notCompared, 'group')} on ${plural(us.filter((x) => x.notCompared.length > 0).length, 'rank')})` : ''}.`,
     );
   }
   const u = d.unpairedRanks;
@@ -145,7 +173,7 @@ function majorityText(x: RankDisagreement): string {
 
 /** One line per row whose change is not the same on every rank: in status or in size. */
 export function disagreementLines(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
-  const ps = perStep(d) ? ' per step' : '';
+  const ps = perStep(d) || d.ranksPerStep ? ' per step' : '';
   return disagreeing(d).map((r) => {
     const m = r.rankMajority;
     const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
@@ -191,6 +219,10 @@ export function unevenStepLines(d: Diff, code: (s: string) => string = clipped):
 }
 
 const DISAGREE_TITLE = 'Changed differently across ranks (a change that did not take effect on every rank, or not by as much):';
+/** The ranks' title; raw counts with ranks compared per step say why. */
+function disagreeTitle(d: Diff): string {
+  return d.ranksPerStep && !perStep(d) ? DISAGREE_TITLE.replace(/:$/, '; each rank per step, as step counts differ:') : DISAGREE_TITLE;
+}
 const UNEVEN_TITLE = 'Changed differently across steps (count of each step against the base; a change that did not take effect in every step):';
 
 /** Paths as shown: relative to the input folder when inside it, else relative to the working directory. */
@@ -206,7 +238,7 @@ function sideText(s: DiffSideInfo, code: (s: string, max?: number) => string, li
   const fileText = listFiles && files.length > 0 && files.length <= 4 ? files.map((f) => code(f, WHOLE)).join(', ') : plural(files.length, 'file');
   const ranks = s.ranks.length === 1 ? `rank ${code(s.ranks[0]!)}` : `ranks ${s.ranks.map((x) => code(x)).join(', ')}`;
   const skipped = s.skippedRows > 0 ? `; ${plural(s.skippedRows, 'row')} skipped` : '';
-  return `${code(relPath(s.input), WHOLE)} (${fileText}; ${ranks}; ${stepsText(s)}${skipped})`;
+  return `${code(relPath(s.input), WHOLE)} (${fileText}; ${ranks}; ${stepsText(s, code)}${skipped})`;
 }
 
 /** Which inputs, files, ranks, steps, grouping and normalisation were compared. */
@@ -318,7 +350,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   const dis = disagreementLines(d);
   // Loops, not push(...dis): one line per row that ranks disagree on would overflow the stack at ~125k.
   if (dis.length > 0) {
-    out.push(paint(ctx, 'yellow', `* ${DISAGREE_TITLE}`));
+    out.push(paint(ctx, 'yellow', `* ${disagreeTitle(d)}`));
     for (const l of dis) out.push(`  ${l}`);
     out.push('');
   }
@@ -403,7 +435,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   out.push(markdownTable(head, body, align), '');
   const dis = disagreementLines(d, code);
   if (dis.length > 0) {
-    out.push(`**${DISAGREE_TITLE}**`, '');
+    out.push(`**${disagreeTitle(d)}**`, '');
     for (const l of dis) out.push(`- ${l}`);
     out.push('');
   }
@@ -478,6 +510,12 @@ function rowJson(r: DiffRow): DiffRowJson {
   };
 }
 
+/** Rows a view folds into `others` whose change differs across ranks or steps, in the default order. */
+function foldedDiffering(d: Diff, shown: DiffRow[]): DiffRow[] {
+  const kept = new Set(shown);
+  return d.rows.filter((r) => !kept.has(r) && differs(r));
+}
+
 /** The declared diff schema (see schema.ts). Rows follow --sort/--only/--top; what they leave out is `others`. */
 export function diffJsonObject(d: Diff, view: DiffView): DiffJson {
   return diffJsonWith(d, view, arrays);
@@ -497,6 +535,7 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
     base: inputJson(d.base),
     pr: inputJson(d.pr),
     stepMismatch: d.stepMismatch,
+    ranksComparedPerStep: d.ranksPerStep,
     pairedRanks: d.pairedRanks,
     unpairedRanks: d.unpairedRanks,
     totals: {
@@ -510,7 +549,14 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
     },
     rows: list(mapped(v.rows, rowJson)),
     others: v.others
-      ? { groups: v.others.groups, base: cellJson(v.others.base), pr: cellJson(v.others.pr), deltaCount: round4(v.others.deltaCount), deltaUs: round4(v.others.deltaUs) }
+      ? {
+          groups: v.others.groups,
+          base: cellJson(v.others.base),
+          pr: cellJson(v.others.pr),
+          deltaCount: round4(v.others.deltaCount),
+          deltaUs: round4(v.others.deltaUs),
+          changedDifferently: list(mapped(foldedDiffering(d, v.rows), rowJson)),
+        }
       : null,
   };
 }
@@ -519,6 +565,9 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
 export function diffJson(d: Diff, view: DiffView): Iterable<string> {
   return mapped(jsonChunks(diffJsonWith(d, view, lazyLists)), jsonSafe);
 }
+
+const ranksCell = (r: DiffRowJson): string => r.disagreeingRanks.map((x) => `${x.rank}:${x.status}`).join(' ');
+const stepsCell = (r: DiffRowJson): string => r.unevenSteps.map((u) => `${u.rank}:${u.steps.map((c) => c.step).join(',')}`).join(' ');
 
 /** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */
 export function diffCsv(d: Diff, view: DiffView): string {
@@ -530,12 +579,20 @@ export function diffCsv(d: Diff, view: DiffView): string {
   const body: (string | number | boolean | null | undefined)[][] = j.rows.map((r) => [
     r.key, r.type, r.name, r.core, r.shapes, r.userGroup, r.status, r.base.count, r.pr.count, r.deltaCount, r.deltaCountPct,
     r.base.totalUs, r.pr.totalUs, r.deltaUs, r.deltaUsPct, r.timeWithinTolerance, r.rankStatus,
-    r.disagreeingRanks.map((x) => `${x.rank}:${x.status}`).join(' '),
-    r.unevenSteps.map((u) => `${u.rank}:${u.steps.map((c) => c.step).join(',')}`).join(' '),
+    ranksCell(r),
+    stepsCell(r),
   ]);
   if (j.others) {
     const o = j.others;
-    body.push([`(${plural(o.groups, 'more group')})`, null, null, null, null, null, 'others', o.base.count, o.pr.count, o.deltaCount, null, o.base.totalUs, o.pr.totalUs, o.deltaUs, null, null, null, null, null]);
+    // The folded rows whose change differs across ranks or steps keep their detail, by key: `A=0:fewer 1:more | B=…`.
+    const detail = (f: (r: DiffRowJson) => string): string | null => {
+      const parts = o.changedDifferently.map((r) => [r.key, f(r)] as const).filter(([, x]) => x !== '');
+      return parts.length > 0 ? parts.map(([k, x]) => `${k}=${x}`).join(' | ') : null;
+    };
+    body.push([
+      `(${plural(o.groups, 'more group')})`, null, null, null, null, null, 'others', o.base.count, o.pr.count, o.deltaCount, null, o.base.totalUs, o.pr.totalUs, o.deltaUs, null, null, null,
+      detail(ranksCell), detail(stepsCell),
+    ]);
   }
   const t = j.totals;
   body.push(['(total)', null, null, null, null, null, 'total', t.base.count, t.pr.count, t.deltaCount, t.deltaCountPct, t.base.totalUs, t.pr.totalUs, t.deltaUs, t.deltaUsPct, t.timeWithinTolerance, null, null, null]);

@@ -142,3 +142,22 @@ export function ticksToUs(ticks: number): number {
 export function exactUs(ticks: number): number {
   return Math.round(ticks) / TICKS_PER_US;
 }
+
+/**
+ * Each rank's own number of steps in words: `4 steps` (one rank), `4 steps on each rank`, or by rank when they
+ * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`). Never the
+ * number of distinct Step Ids across ranks, which offset or lost steps inflate.
+ */
+export function stepCountsText(ranks: { rank: string; steps: number }[], code: (s: string) => string = (s) => s): string {
+  const steps = (n: number): string => (n === 0 ? 'no Step Id' : `${fmtCount(n)} ${n === 1 ? 'step' : 'steps'}`);
+  if (ranks.length === 0 || ranks.every((r) => r.steps === 0)) return 'no Step Id';
+  if (ranks.length === 1) return steps(ranks[0]!.steps);
+  if (ranks.every((r) => r.steps === ranks[0]!.steps)) return `${steps(ranks[0]!.steps)} on each rank`;
+  const byCount = new Map<number, string[]>();
+  for (const r of ranks) byCount.set(r.steps, [...(byCount.get(r.steps) ?? []), r.rank]);
+  const parts = [...byCount].map(([n, rs]) => {
+    const list = rs.length > 6 ? `${rs.slice(0, 6).map((r) => code(r)).join(', ')}, … (${fmtCount(rs.length)} ranks)` : rs.map((r) => code(r)).join(', ');
+    return `${steps(n)} on rank${rs.length === 1 ? '' : 's'} ${list}`;
+  });
+  return parts.length > 4 ? `${parts.slice(0, 4).join(', ')}, …` : parts.join(', ');
+}

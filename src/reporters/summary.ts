@@ -4,7 +4,7 @@ import type { OutputFormat } from '../choices.js';
 import { sortGroups, summaryPerStep, type SummarySort } from '../group.js';
 import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../schema.js';
-import { exactUs, fmtCount, fmtPct, fmtUs, ticksToUs } from './format.js';
+import { exactUs, fmtCount, fmtPct, fmtUs, stepCountsText, ticksToUs } from './format.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 
@@ -99,7 +99,8 @@ export function totalsLine(s: Summary, q: (text: string) => string = clipped): s
   const parts = [
     plural(s.totals.count, 'kernel'),
     `${fmtUs(ticksToUs(s.totals.ticks))} kernel time`,
-    s.hasSteps ? `${fmtCount(s.stepIds.length)} step${s.stepIds.length === 1 ? '' : 's'}` : 'no steps',
+    // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them).
+    s.hasSteps ? stepCountsText(s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })), q) : 'no steps',
     `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.map((x) => q(x)).join(', ')})`,
     `${fmtCount(s.skippedRows)} row${s.skippedRows === 1 ? '' : 's'} skipped`,
   ];

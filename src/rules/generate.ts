@@ -18,7 +18,7 @@
 import type { Diff, DiffRow } from '../diff.js';
 import { stepsLabel } from '../group.js';
 import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model.js';
-import { fmtCount, fmtSignedPct, fmtUs } from '../reporters/format.js';
+import { fmtCount, fmtSignedPct, fmtUs, stepCountsText } from '../reporters/format.js';
 import { jsonSafe, shown } from '../reporters/render.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
@@ -417,8 +417,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
 
   const header = [
     `# kprof rules generated from the diff of ${shown(opts.basePath)} (base) and ${shown(opts.prPath)} (PR), kernels grouped by ${d.groupBy}.`,
-    `# Base: ${plural(d.base.ranks.length, 'rank')}, ${d.base.steps === null ? 'no steps' : plural(d.base.steps, 'step')}; ` +
-      `PR: ${plural(d.pr.ranks.length, 'rank')}, ${d.pr.steps === null ? 'no steps' : plural(d.pr.steps, 'step')}. ` +
+    `# Base: ${plural(d.base.ranks.length, 'rank')}, ${d.base.steps === null ? 'no steps' : stepCountsText(d.base.rankSteps, shown)}; ` +
+      `PR: ${plural(d.pr.ranks.length, 'rank')}, ${d.pr.steps === null ? 'no steps' : stepCountsText(d.pr.rankSteps, shown)}. ` +
       `Counts compared ${d.normalization === 'per-step' ? 'per step' : 'in total'}.`,
     `# Verified before writing: ${written === 1 ? 'the 1 rule holds' : `all ${fmtCount(written)} rules hold`} on the PR and ${breaking === 0 ? 'none' : fmtCount(breaking)} of them ${breaking === 1 && written === 1 ? 'breaks' : 'break'} on the base` +
       `${keptAnyway > 0 ? ` (${fmtCount(keptAnyway)} kept anyway, as ${keptAnyway === 1 ? 'its comment says' : 'their comments say'})` : ''}.`,
