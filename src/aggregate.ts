@@ -4,6 +4,7 @@
 import { inputError } from './errors.js';
 import {
   addToCell,
+  cloneCell,
   emptyCell,
   mergeCell,
   type Cell,
@@ -175,7 +176,7 @@ export function mergeGroups(into: Map<string, FineGroup>, from: Map<string, Fine
     for (const [step, c] of g.steps) {
       const tc = t.steps.get(step);
       if (tc) mergeCell(tc, c);
-      else t.steps.set(step, { ...c });
+      else t.steps.set(step, cloneCell(c));
     }
   }
 }

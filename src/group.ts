@@ -261,13 +261,17 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource }
 function addGroup(into: Map<string, Forming>, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
   let t = into.get(key);
   if (!t) {
-    const sources: StepSource[] = [];
-    // The per-step cells are merged when first read: a diff reads only totals, and merging the tens of thousands
-    // of step cells of a large profile would be most of what grouping it costs.
-    const group: Group = lazyProperty({ key, ...fields, total: emptyCell() }, 'steps', () => mergeSteps(sources));
-    t = { group, sources };
+    // A group of one fine group shares its step cells (a plain property: most groups of a rank, and every group
+    // of a snapshot rank, are of one fine group, and an accessor on each of them would cost more than the cells).
+    t = { group: { key, ...fields, total: emptyCell(), steps: steps.steps }, sources: [] };
     into.set(key, t);
   } else {
+    if (t.sources.length === 1) {
+      // The per-step cells of several fine groups are merged when first read: a diff reads only totals, and
+      // merging the tens of thousands of step cells of a large profile would be most of what grouping it costs.
+      const sources = t.sources;
+      lazyProperty(t.group, 'steps', () => mergeSteps(sources));
+    }
     // A field that differs between merged fine groups is not single-valued any more.
     for (const f of ['type', 'name', 'core', 'shapes'] as const) {
       if (t.group[f] !== undefined && t.group[f] !== fields[f]) delete t.group[f];

@@ -39,6 +39,29 @@ export function cloneCell(c: Cell): Cell {
 }
 
 /**
+ * A per-step cell read from a summary JSON, which keeps no min or max per step: those two are the empty cell's,
+ * held once by the class rather than twice by each of the hundreds of thousands of step cells of a large cluster
+ * (each would be a boxed number). Writing them (merging into the cell) gives the cell its own.
+ */
+class SavedStepCell {
+  declare minTicks: number;
+  declare maxTicks: number;
+  constructor(
+    public count: number,
+    public ticks: number,
+  ) {}
+}
+Object.defineProperties(SavedStepCell.prototype, {
+  minTicks: { value: Number.POSITIVE_INFINITY, writable: true },
+  maxTicks: { value: Number.NEGATIVE_INFINITY, writable: true },
+});
+
+/** A step cell of `count` kernels and `ticks`, without min or max (see SavedStepCell). */
+export function savedStepCell(count: number, ticks: number): Cell {
+  return new SavedStepCell(count, ticks);
+}
+
+/**
  * `obj` with a property `key` that `compute` gives when it is first read, and that is a plain property from then
  * on (as it is when written first). For per-step cells, which many commands never read: nothing that reads the
  * property can tell it from one set at once, provided what `compute` reads does not change in between.

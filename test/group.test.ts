@@ -57,6 +57,22 @@ describe('summarize', () => {
     expect(s.stepIds).toEqual([1, 2]);
   });
 
+  it('a group of one fine group holds its step cells as a plain property; one of several merges them when read', () => {
+    // An accessor on each of the thousands of per-rank groups of a large cluster costs more memory than the cells.
+    const s = summarize(profile, { by: 'type', selection: NONE });
+    const own = (g: Group) => Object.getOwnPropertyDescriptor(g, 'steps')!;
+    for (const r of s.perRank) {
+      for (const g of r.groups) {
+        expect(own(g).get).toBeUndefined();
+        expect(g.steps).toBe([...profile.ranks[Number(r.rank)]!.groups.values()].find((f) => f.type === g.key)!.steps);
+      }
+    }
+    const cast = s.groups.find((g) => g.key === 'Cast')!;
+    expect(own(cast).get).toBeTypeOf('function');
+    expect([...cast.steps].map(([step, c]) => [step, c.count, c.ticks])).toEqual([[1, 4, 190], [2, 4, 230]]);
+    expect(Object.keys(cast)).toEqual(['key', 'type', 'total', 'steps']);
+  });
+
   it('drops a field that differs inside a group', () => {
     const s = summarize(profile, { by: 'type', selection: NONE });
     const mm = s.groups.find((g) => g.key === 'MatMulV3')!;

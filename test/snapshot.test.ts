@@ -491,3 +491,28 @@ describe('a summary JSON written before ranks kept their own row figures', () =>
     }
   });
 });
+
+describe('per-step cells read back', () => {
+  it('hold no min or max of their own (a summary JSON keeps none per step), read as the empty cell, and take their own when merged into', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-stepcells-'));
+    try {
+      const snap = {
+        schemaVersion: 1,
+        kind: 'summary',
+        groupBy: 'type',
+        steps: 2,
+        perRank: [{ rank: '0', steps: [1, 2], groups: [{ key: 'Cast', type: 'Cast', count: 3, totalUs: 3.5, minUs: 1, maxUs: 1.5, byStep: [{ step: 1, count: 1, totalUs: 1 }, { step: 2, count: 2, totalUs: 2.5 }] }] }],
+      };
+      writeFileSync(join(dir, 's.json'), JSON.stringify(snap));
+      const p = await readProfile(join(dir, 's.json'), { withShapes: false, ranks: null, threads: 'off' });
+      const cell = [...p.ranks[0]!.groups.values()][0]!.steps.get(2)!;
+      expect(Object.keys(cell)).toEqual(['count', 'ticks']);
+      expect([cell.count, cell.ticks, cell.minTicks, cell.maxTicks]).toEqual([2, 25_000, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+      const other = [...p.ranks[0]!.groups.values()][0]!.steps.get(1)!;
+      cell.minTicks = 7;
+      expect([cell.minTicks, other.minTicks]).toEqual([7, Number.POSITIVE_INFINITY]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../aggregate.js';
 import { inputError } from '../errors.js';
-import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../model.js';
+import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, savedStepCell, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../model.js';
 import { groupKey, summarize } from '../group.js';
 import { summaryJsonObject } from '../reporters/summary.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../schema.js';
@@ -230,7 +230,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
         const cell = readCell(path, at, su, 'count');
         if (fg.steps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
         if (rj.steps !== undefined && !stepSet.has(step!)) fail(path, `${at} is not one of the rank's "steps"`);
-        fg.steps.set(step!, { count: cell.count, ticks: cell.ticks, minTicks: Number.POSITIVE_INFINITY, maxTicks: Number.NEGATIVE_INFINITY });
+        fg.steps.set(step!, savedStepCell(cell.count, cell.ticks));
         stepped += cell.count;
         steppedTicks += cell.ticks;
       }
