@@ -3,14 +3,15 @@
 // CJS files through the ESM loader) cost every run tens of milliseconds, in the main thread and again in the
 // worker of a diff; one file of each costs a fraction of it.
 //
-// - The bundle of a module keeps its place relative to the others: dist/bundle/cli.js starts the worker as
-//   ./workers/readWorker.js beside it (src/read.ts), so that entry is bundled to dist/bundle/workers/.
-// - A command's `await import()` (src/run.ts) stays lazy inside the bundle: its modules run only when it does.
+// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module: in dist/
+//   that is dist/input/workers/, and in the bundle, whose CLI file is dist/bundle/cli.js, the worker's entry is
+//   bundled to dist/bundle/workers/readWorker.js (ENTRY_SOURCES).
+// - A command's `await import()` (src/cli/run.ts) stays lazy inside the bundle: its modules run only when it does.
 // - Dependencies loaded on first use with createRequire (cli-table3, yaml, cli-progress) stay out of the bundle
 //   and load from node_modules when needed. Commander is CommonJS: its require() of node builtins needs a
 //   `require` in the ESM bundle, which the banner makes.
 // - The source maps go back through tsc's to src/*.ts (node --enable-source-maps bin/kprof.js … --debug).
-// - `kprof --version` is package.json's version, written into the bundle here (KPROF_VERSION in src/run.ts):
+// - `kprof --version` is package.json's version, written into the bundle here (KPROF_VERSION in src/cli/run.ts):
 //   package.json is its one source, and the installed package need not read it at run time.
 
 import { build } from 'esbuild';
@@ -26,11 +27,14 @@ export function packageVersion() {
   return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 }
 
-/** esbuild's options for the bundle of `entries` (paths below dist/) into `outdir`, with `version` written in. */
-export function bundleOptions({ entries = ['cli.js', 'workers/readWorker.js'], outdir = join(DIST, 'bundle'), version = packageVersion() } = {}) {
+/** The bundle's files (below dist/bundle/) and the module of dist/ each one bundles. */
+const ENTRY_SOURCES = { 'cli.js': 'cli/cli.js', 'workers/readWorker.js': 'input/workers/readWorker.js' };
+const ENTRIES = Object.keys(ENTRY_SOURCES);
+
+/** esbuild's options for the bundle of `entries` (names below dist/bundle/) into `outdir`, with `version` written in. */
+export function bundleOptions({ entries = ENTRIES, outdir = join(DIST, 'bundle'), version = packageVersion() } = {}) {
   return {
-    entryPoints: entries.map((e) => join(DIST, e)),
-    outbase: DIST,
+    entryPoints: entries.map((e) => ({ in: join(DIST, ENTRY_SOURCES[e]), out: e.replace(/\.js$/, '') })),
     outdir,
     bundle: true,
     platform: 'node',

@@ -1,7 +1,7 @@
-// Assemble src/csv/simd.wat into src/csv/simdWasm.ts (the module's bytes, base64), which is committed so that
+// Assemble src/input/csv/simd.wat into src/input/csv/simdWasm.ts (the module's bytes, base64), which is committed so that
 // building and running kprof need no assembler. Run it after editing the .wat:
-//   node scripts/wasm.mjs          write src/csv/simdWasm.ts
-//   node scripts/wasm.mjs --check  exit 1 when src/csv/simdWasm.ts is not the assembly of the .wat (a test runs it)
+//   node scripts/wasm.mjs          write src/input/csv/simdWasm.ts
+//   node scripts/wasm.mjs --check  exit 1 when src/input/csv/simdWasm.ts is not the assembly of the .wat (a test runs it)
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import wabtInit from 'wabt';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const WAT = join(ROOT, 'src/csv/simd.wat');
-const OUT = join(ROOT, 'src/csv/simdWasm.ts');
+const WAT = join(ROOT, 'src/input/csv/simd.wat');
+const OUT = join(ROOT, 'src/input/csv/simdWasm.ts');
 
 export async function assemble() {
   const wabt = await wabtInit();
@@ -35,7 +35,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = await assemble();
   if (process.argv.includes('--check')) {
     const same = readFileSync(OUT, 'utf8') === text;
-    if (!same) process.stderr.write('src/csv/simdWasm.ts is not the assembly of src/csv/simd.wat: run node scripts/wasm.mjs\n');
+    if (!same) process.stderr.write('src/input/csv/simdWasm.ts is not the assembly of src/input/csv/simd.wat: run node scripts/wasm.mjs\n');
     process.exit(same ? 0 : 1);
   }
   writeFileSync(OUT, text);

@@ -9,9 +9,9 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strictCheck } from '../src/commands/summary.js';
-import { isKprofError } from '../src/errors.js';
-import { writeFileAtomic } from '../src/io.js';
-import { readProfile } from '../src/read.js';
+import { isKprofError } from '../src/util/errors.js';
+import { writeFileAtomic } from '../src/util/io.js';
+import { readProfile } from '../src/input/read.js';
 import { expectTranscript, kprof, ROOT, type Result } from './helpers.js';
 
 const F = (path: string): string => `fixtures/${path}`;

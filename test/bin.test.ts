@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { resolveInput } from '../src/formats/resolve.js';
-import { WorkerPool } from '../src/pool.js';
-import { unpackRanks, type PackedRanks } from '../src/workers/pack.js';
-import type { ReadTask } from '../src/workers/readWorker.js';
+import { resolveInput } from '../src/input/formats/resolve.js';
+import { WorkerPool } from '../src/input/pool.js';
+import { unpackRanks, type PackedRanks } from '../src/input/workers/pack.js';
+import type { ReadTask } from '../src/input/workers/readWorker.js';
 import { ROOT } from './helpers.js';
 
 function kprofBin(args: string[], env: Record<string, string> = {}) {
@@ -57,6 +57,6 @@ describe('bin/kprof.js', () => {
     };
     const bundled = await read('dist/bundle/workers/readWorker.js');
     expect(bundled.map((r) => r.rank)).toEqual(['0', '1']);
-    expect(bundled).toEqual(await read('dist/workers/readWorker.js'));
+    expect(bundled).toEqual(await read('dist/input/workers/readWorker.js'));
   });
 });

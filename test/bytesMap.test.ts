@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BytesMap } from '../src/csv/bytesMap.js';
+import { BytesMap } from '../src/input/csv/bytesMap.js';
 
 describe('BytesMap', () => {
   it('agrees with a Map on keys that differ in one byte anywhere, at any offset in the buffer', () => {

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CheckJson } from '../src/schema.js';
+import type { CheckJson } from '../src/model/schema.js';
 import { HAS_REAL, kprof, REAL_REL } from './helpers.js';
 
 const R = 'fixtures/rules';

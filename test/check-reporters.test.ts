@@ -1,7 +1,7 @@
 // The check reporters are pure: a verdict in, a string out.
 
 import { describe, expect, it } from 'vitest';
-import { checkGithub, checkJunit, checkText, ruleTitle, verdictLine } from '../src/reporters/check.js';
+import { checkGithub, checkJunit, checkText, ruleTitle, verdictLine } from '../src/report/check.js';
 import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
 import { kprof } from './helpers.js';

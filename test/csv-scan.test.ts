@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CsvScanner, parseRecords, type RowView } from '../src/csv/scan.js';
+import { CsvScanner, parseRecords, type RowView } from '../src/input/csv/scan.js';
 
 function reference(input: string): string[][] {
   return parse(input, { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] }) as string[][];

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiffJson } from '../src/schema.js';
+import type { DiffJson } from '../src/model/schema.js';
 import { expectTranscript, HAS_REAL, kprof, REAL_REL, ROOT, transcript, type Result } from './helpers.js';
 
 const EX = 'fixtures/fusion-example';

@@ -12,10 +12,10 @@ import {
   type Diff,
   type DiffOptions,
   type DiffRow,
-} from '../src/diff.js';
-import { KprofError } from '../src/errors.js';
-import { TICKS_PER_US, type Cell, type Group, type Summary } from '../src/model.js';
-import { diffCsv, diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/reporters/diff.js';
+} from '../src/analysis/diff.js';
+import { KprofError } from '../src/util/errors.js';
+import { TICKS_PER_US, type Cell, type Group, type Summary } from '../src/model/model.js';
+import { diffCsv, diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/report/diff.js';
 
 /** Per rank: group key → [count, total µs]. */
 type RankSpec = Record<string, [number, number]>;

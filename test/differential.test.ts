@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CsvScanner, parseRecords, simdAvailable, type RowView } from '../src/csv/scan.js';
+import { CsvScanner, parseRecords, simdAvailable, type RowView } from '../src/input/csv/scan.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';
 
 const OPTIONS = { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] };

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate.js';
-import { readTable } from '../src/formats/readTable.js';
+import { Accumulator } from '../src/aggregate/accumulator.js';
+import { readTable } from '../src/input/formats/readTable.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-engines-'));

@@ -1,9 +1,9 @@
-// The number formatters in src/reporters/format.ts stand in for Intl.NumberFormat
+// The number formatters in src/util/format.ts stand in for Intl.NumberFormat
 // (which costs ICU start-up on every run); their output must stay byte-identical to it.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fmtCount, fmtPct, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtSteps, fmtUs, fmtUsShort, formatFixed } from '../src/reporters/format.js';
+import { fmtCount, fmtPct, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtSteps, fmtUs, fmtUsShort, formatFixed } from '../src/util/format.js';
 
 const intl = {
   0: new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }),

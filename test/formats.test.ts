@@ -5,9 +5,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain .mjs generator without types
 import { KERNELS } from '../fixtures/formats/generate.mjs';
-import { summarize } from '../src/group.js';
-import type { Profile, Selection } from '../src/model.js';
-import { readProfile } from '../src/read.js';
+import { summarize } from '../src/aggregate/group.js';
+import type { Profile, Selection } from '../src/model/model.js';
+import { readProfile } from '../src/input/read.js';
 import { ROOT } from './helpers.js';
 
 type Kernel = [number, string, string, string, string, string];

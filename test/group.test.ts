@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { groupKey, keepGroup, parseSteps, selectionText, sortGroups, summarize, userGroupOf } from '../src/group.js';
-import { emptyCell, type FineGroup, type Group, type Profile, type RankData, type Selection } from '../src/model.js';
+import { groupKey, keepGroup, parseSteps, selectionText, sortGroups, summarize, userGroupOf } from '../src/aggregate/group.js';
+import { emptyCell, type FineGroup, type Group, type Profile, type RankData, type Selection } from '../src/model/model.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 

@@ -2,8 +2,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonList, jsonChunks, jsonText, mapped } from '../src/reporters/json.js';
-import { jsonSafe } from '../src/reporters/render.js';
+import { JsonList, jsonChunks, jsonText, mapped } from '../src/report/json.js';
+import { jsonSafe } from '../src/report/render.js';
 
 /** A copy of `v` with some arrays (those `pick` chooses) turned into JsonLists, at any depth. */
 function listify(v: unknown, pick: () => boolean): unknown {

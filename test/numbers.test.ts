@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseFloatCell, parseIntCell, parseTicks } from '../src/csv/numbers.js';
-import { normaliseName } from '../src/formats/names.js';
-import { fmtCount, fmtSignedPct, fmtUs, fmtUsShort } from '../src/reporters/format.js';
+import { parseFloatCell, parseIntCell, parseTicks } from '../src/input/csv/numbers.js';
+import { normaliseName } from '../src/input/formats/names.js';
+import { fmtCount, fmtSignedPct, fmtUs, fmtUsShort } from '../src/util/format.js';
 
 const b = (s: string): [Buffer, number, number] => {
   const buf = Buffer.from(`xx${s}yy`, 'latin1');

@@ -83,11 +83,11 @@ describe('kprof --version', () => {
       packageVersion: () => string;
     };
     expect(packageVersion()).toBe(pkg.version);
-    expect(existsSync(join(ROOT, 'dist/cli.js'))).toBe(true);
+    expect(existsSync(join(ROOT, 'dist/cli/cli.js'))).toBe(true);
     await build({ ...bundleOptions({ entries: ['cli.js'], outdir: tmp, version: '9.8.7-test.1' }), logLevel: 'silent' });
     const r = spawnSync(process.execPath, [join(tmp, 'cli.js'), '--version'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.stdout).toBe('9.8.7-test.1\n');
     // No version literal left in the sources to drift from package.json.
-    expect(readFileSync(join(ROOT, 'src/run.ts'), 'utf8')).not.toContain(`'${pkg.version}'`);
+    expect(readFileSync(join(ROOT, 'src/cli/run.ts'), 'utf8')).not.toContain(`'${pkg.version}'`);
   });
 });

@@ -8,14 +8,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark's generator is plain JavaScript
 import { generate } from '../bench/generate.mjs';
-import { Accumulator, mergeGroups } from '../src/aggregate.js';
-import { inputError, KprofError } from '../src/errors.js';
-import { WorkerPool } from '../src/pool.js';
-import { readTable } from '../src/formats/readTable.js';
-import type { Profile } from '../src/model.js';
-import { TICKS_PER_US } from '../src/model.js';
-import { PARALLEL_MIN_BYTES, readProfile, sharedPool, workerScript, type ReadOptions } from '../src/read.js';
-import { packRanks, unpackRanks } from '../src/workers/pack.js';
+import { Accumulator, mergeGroups } from '../src/aggregate/accumulator.js';
+import { inputError, KprofError } from '../src/util/errors.js';
+import { WorkerPool } from '../src/input/pool.js';
+import { readTable } from '../src/input/formats/readTable.js';
+import type { Profile } from '../src/model/model.js';
+import { TICKS_PER_US } from '../src/model/model.js';
+import { PARALLEL_MIN_BYTES, readProfile, sharedPool, workerScript, type ReadOptions } from '../src/input/read.js';
+import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';
 
 const base: ReadOptions = { withShapes: false, ranks: null };

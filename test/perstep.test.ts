@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate.js';
-import { diffSummaries, type Diff, type DiffRow } from '../src/diff.js';
-import { summarize } from '../src/group.js';
-import { TICKS_PER_US, type Profile, type RankData, type Selection, type Summary } from '../src/model.js';
-import { diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/reporters/diff.js';
-import { summaryJsonObject, summaryTable } from '../src/reporters/summary.js';
+import { Accumulator } from '../src/aggregate/accumulator.js';
+import { diffSummaries, type Diff, type DiffRow } from '../src/analysis/diff.js';
+import { summarize } from '../src/aggregate/group.js';
+import { TICKS_PER_US, type Profile, type RankData, type Selection, type Summary } from '../src/model/model.js';
+import { diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/report/diff.js';
+import { summaryJsonObject, summaryTable } from '../src/report/summary.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import type { RuleResult } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
@@ -236,7 +236,7 @@ describe('a fusion that took effect unevenly is seen', () => {
 
 describe('check failures name the rank and the steps', () => {
   it('lists the broken steps of the decisive rank, in the message and the JSON', async () => {
-    const { checkJsonObject } = await import('../src/reporters/check.js');
+    const { checkJsonObject } = await import('../src/report/check.js');
     const p = profile('p', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: { ...each([1, 3], 1), ...each([2, 4], 2) } } });
     const v = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Cast\n    count: { per: step, max: 1 }\n'));
     const r = v.results[0]!;
@@ -696,7 +696,7 @@ describe('--only and --top never hide a change that differs across ranks or step
   });
 
   it('CSV: the others line carries the folded rows’ ranks and steps, by key', async () => {
-    const { diffCsv } = await import('../src/reporters/diff.js');
+    const { diffCsv } = await import('../src/report/diff.js');
     const lines = diffCsv(d, view).trim().split(/\r?\n/);
     const others = lines.find((l) => l.includes(',others,'))!;
     expect(others.endsWith(',A=0:removed 1:fewer,"A=1:3,4"')).toBe(true);
@@ -714,7 +714,7 @@ describe('step counts in messages are each rank’s own', () => {
     const lost = profile('pr', { '0': { A: each(S1_4, 1) }, '1': { A: each([11, 12, 13], 1) } });
     const d = diffSummaries(sum(profile('base', { '0': { A: each(S1_4, 1) }, '1': { A: each(S1_4, 1) } })), sum(lost), RAW);
     expect(diffWarnings(d)).toContain('Step counts differ: the base has 4 steps on each rank, the PR has 4 steps on rank 0, 3 steps on rank 1 (rank 1: 4 → 3).');
-    const { stepCountsText } = await import('../src/reporters/format.js');
+    const { stepCountsText } = await import('../src/util/format.js');
     expect(stepCountsText([{ rank: '0', steps: 4 }])).toBe('4 steps');
     expect(stepCountsText([{ rank: '0', steps: 4 }, { rank: '1', steps: 0 }, { rank: '2', steps: 4 }])).toBe('4 steps on ranks 0, 2, no Step Id on rank 1');
   });

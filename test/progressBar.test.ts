@@ -1,8 +1,8 @@
 // The progress bar: on stderr only when it is a TTY and not --quiet, only for a large input, erased at the end.
 
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../src/io.js';
-import { MIN_BYTES, makeProgress } from '../src/progressBar.js';
+import type { Io } from '../src/util/io.js';
+import { MIN_BYTES, makeProgress } from '../src/cli/progressBar.js';
 
 function io(tty: boolean): Io & { err: string[] } {
   const err: string[] = [];

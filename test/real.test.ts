@@ -6,9 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../src/group.js';
-import type { Selection } from '../src/model.js';
-import { readProfile } from '../src/read.js';
+import { summarize } from '../src/aggregate/group.js';
+import type { Selection } from '../src/model/model.js';
+import { readProfile } from '../src/input/read.js';
 import { HAS_REAL, REAL, walk } from './helpers.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };

@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cliTextTable, codeSpan, paint, textTable, type Align, type Paint } from '../src/reporters/render.js';
+import { cliTextTable, codeSpan, paint, textTable, type Align, type Paint } from '../src/report/render.js';
 
 const STYLES: Paint[] = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'];
 

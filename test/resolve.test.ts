@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveInput } from '../src/formats/resolve.js';
+import { resolveInput } from '../src/input/formats/resolve.js';
 import { kprof } from './helpers.js';
 
 let tmp: string;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Profile } from '../src/model.js';
-import { readProfile } from '../src/read.js';
+import type { Profile } from '../src/model/model.js';
+import { readProfile } from '../src/input/read.js';
 import { evaluate, exitCodeOf } from '../src/rules/evaluate.js';
 import type { RuleResult } from '../src/rules/model.js';
 import { parseRules, readRulesFile } from '../src/rules/parse.js';

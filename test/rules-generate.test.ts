@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readProfile } from '../src/read.js';
+import { readProfile } from '../src/input/read.js';
 import { evaluate, exitCodeOf } from '../src/rules/evaluate.js';
 import { yamlString } from '../src/rules/generate.js';
 import { parseRules } from '../src/rules/parse.js';

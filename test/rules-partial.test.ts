@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProfile } from '../src/read.js';
+import { readProfile } from '../src/input/read.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import { parseRules } from '../src/rules/parse.js';
 import { HAS_REAL, kprof, REAL } from './helpers.js';

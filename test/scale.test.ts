@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHECK_FORMATS } from '../src/choices.js';
-import { renderCheck } from '../src/reporters/check.js';
-import { cliTextTable, codeSpan, textTable } from '../src/reporters/render.js';
+import { CHECK_FORMATS } from '../src/report/choices.js';
+import { renderCheck } from '../src/report/check.js';
+import { cliTextTable, codeSpan, textTable } from '../src/report/render.js';
 import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
-import { CHUNK_CHARS } from '../src/reporters/json.js';
-import { run } from '../src/run.js';
+import { CHUNK_CHARS } from '../src/report/json.js';
+import { run } from '../src/cli/run.js';
 import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-scale-'));

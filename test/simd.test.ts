@@ -4,13 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CsvScanner, parseRecords, type RowView } from '../src/csv/scan.js';
+import { CsvScanner, parseRecords, type RowView } from '../src/input/csv/scan.js';
 import { ROOT } from './helpers.js';
 
 describe('SIMD engine', () => {
-  it('src/csv/simdWasm.ts is the assembly of src/csv/simd.wat', async () => {
+  it('src/input/csv/simdWasm.ts is the assembly of src/input/csv/simd.wat', async () => {
     const { assemble } = (await import('../scripts/wasm.mjs')) as { assemble: () => Promise<string> };
-    expect(await assemble()).toBe(readFileSync(join(ROOT, 'src/csv/simdWasm.ts'), 'utf8'));
+    expect(await assemble()).toBe(readFileSync(join(ROOT, 'src/input/csv/simdWasm.ts'), 'utf8'));
   });
 
   it('reads records wider than the 1024 cells it locates, with every cell located or a few', () => {

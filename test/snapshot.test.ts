@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate.js';
-import { readTable } from '../src/formats/readTable.js';
-import { GROUP_BYS, type GroupBy } from '../src/model.js';
-import { readProfile } from '../src/read.js';
+import { Accumulator } from '../src/aggregate/accumulator.js';
+import { readTable } from '../src/input/formats/readTable.js';
+import { GROUP_BYS, type GroupBy } from '../src/model/model.js';
+import { readProfile } from '../src/input/read.js';
 import { kprof, type Result } from './helpers.js';
 
 const RUNS = Number(process.env.KPROF_FUZZ_RUNS ?? 12);

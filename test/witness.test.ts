@@ -4,9 +4,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyCell, type FineGroup, type RankData } from '../src/model.js';
-import { readProfile } from '../src/read.js';
-import { compareWithStatistic, timeTolerance, witnessProfile } from '../src/witness.js';
+import { emptyCell, type FineGroup, type RankData } from '../src/model/model.js';
+import { readProfile } from '../src/input/read.js';
+import { compareWithStatistic, timeTolerance, witnessProfile } from '../src/analysis/witness.js';
 import { HAS_REAL, REAL, kprof, walk } from './helpers.js';
 
 const BASE = 'fixtures/fusion-example/base';

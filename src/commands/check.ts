@@ -3,21 +3,21 @@
 // are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
 // mapped to the exit code.
 
-import { canonicalCheckFormat, type CheckFormatName } from '../choices.js';
-import { inputError, usageError } from '../errors.js';
-import { emit, colorEnabled, type Io } from '../io.js';
-import type { Profile } from '../model.js';
-import { parseCommon, type CommonFlags } from '../options.js';
-import { relPath } from '../paths.js';
-import type { Progress } from '../progress.js';
-import { readProfile } from '../read.js';
-import { renderCheck, verdictLine } from '../reporters/check.js';
-import { shown } from '../reporters/render.js';
+import { canonicalCheckFormat, type CheckFormatName } from '../report/choices.js';
+import { inputError, usageError } from '../util/errors.js';
+import { emit, colorEnabled, type Io } from '../util/io.js';
+import type { Profile } from '../model/model.js';
+import { parseCommon, type CommonFlags } from '../cli/options.js';
+import { relPath } from '../util/paths.js';
+import type { Progress } from '../model/progress.js';
+import { readProfile } from '../input/read.js';
+import { renderCheck, verdictLine } from '../report/check.js';
+import { shown } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
 import { scopeProfile } from '../rules/scope.js';
 import { rejectMisspelt } from '../rules/unmatched.js';
-import { warningLines } from '../warnings.js';
+import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
 /** check takes the selection options of summary (not --by or --groups: rules select their own kernels). */

@@ -1,17 +1,17 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
-import type { OutputFormat } from '../choices.js';
-import { incomparableMessages } from '../comparable.js';
-import { emptySelectionMessages, emptySelectionWarnings } from '../emptySelection.js';
-import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../diff.js';
-import { usageError } from '../errors.js';
-import { summarize } from '../group.js';
-import { colorEnabled, emit, type Io } from '../io.js';
-import { parseCommon, parseTop, type CommonFlags } from '../options.js';
-import type { Progress } from '../progress.js';
-import { readProfile } from '../read.js';
-import { DIFF_REPORTERS, diffWarnings } from '../reporters/diff.js';
-import { warningLines } from '../warnings.js';
+import type { OutputFormat } from '../report/choices.js';
+import { incomparableMessages } from '../analysis/comparable.js';
+import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
+import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { usageError } from '../util/errors.js';
+import { summarize } from '../aggregate/group.js';
+import { colorEnabled, emit, type Io } from '../util/io.js';
+import { parseCommon, parseTop, type CommonFlags } from '../cli/options.js';
+import type { Progress } from '../model/progress.js';
+import { readProfile } from '../input/read.js';
+import { DIFF_REPORTERS, diffWarnings } from '../report/diff.js';
+import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
 export interface DiffFlags extends CommonFlags {

@@ -1,18 +1,18 @@
 // `kprof inspect <profile>`: what was found and how it will be read.
 
-import type { InspectFormat } from '../choices.js';
-import { emit, type Io } from '../io.js';
-import type { Profile, RankData } from '../model.js';
-import { parseRanks } from '../options.js';
-import type { Progress } from '../progress.js';
-import { readProfile } from '../read.js';
-import { fmtCount, fmtUs } from '../reporters/format.js';
-import { clipped, jsonSafe, shown } from '../reporters/render.js';
-import { JsonList, jsonChunks, mapped } from '../reporters/json.js';
-import { relPath } from '../paths.js';
-import { warningLines } from '../warnings.js';
-import { witnessJson, witnessLines } from '../reporters/witness.js';
-import { witnessProfile, type Witnessed } from '../witness.js';
+import type { InspectFormat } from '../report/choices.js';
+import { emit, type Io } from '../util/io.js';
+import type { Profile, RankData } from '../model/model.js';
+import { parseRanks } from '../cli/options.js';
+import type { Progress } from '../model/progress.js';
+import { readProfile } from '../input/read.js';
+import { fmtCount, fmtUs } from '../util/format.js';
+import { clipped, jsonSafe, shown } from '../report/render.js';
+import { JsonList, jsonChunks, mapped } from '../report/json.js';
+import { relPath } from '../util/paths.js';
+import { warningLines } from '../report/warnings.js';
+import { witnessJson, witnessLines } from '../report/witness.js';
+import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 

@@ -5,14 +5,14 @@
 // its own perRank entry (a rank in two inputs is refused), so merging is associative and does not depend on the
 // order of the inputs: a cluster can be merged in a tree (per node, then per rack, then all).
 
-import { inputError } from '../errors.js';
-import { summarize } from '../group.js';
-import { emit, type Io } from '../io.js';
-import type { Profile, RankData, Selection } from '../model.js';
-import { resolveInput, type RankPlan } from '../formats/resolve.js';
-import { finishProfile, readRank } from '../read.js';
-import { summaryJson } from '../reporters/summary.js';
-import { shown } from '../inputText.js';
+import { inputError } from '../util/errors.js';
+import { summarize } from '../aggregate/group.js';
+import { emit, type Io } from '../util/io.js';
+import type { Profile, RankData, Selection } from '../model/model.js';
+import { resolveInput, type RankPlan } from '../input/formats/resolve.js';
+import { finishProfile, readRank } from '../input/read.js';
+import { summaryJson } from '../report/summary.js';
+import { shown } from '../util/inputText.js';
 
 export interface MergeFlags {
   out?: string;

@@ -1,18 +1,18 @@
 // `kprof rules <base> <pr>`: a starter rules file that locks in what a change achieved (see rules/generate.ts).
 
-import type { RulesBy } from '../choices.js';
-import { diffSummaries } from '../diff.js';
-import { usageError } from '../errors.js';
-import { summarize } from '../group.js';
-import { emit, type Io } from '../io.js';
-import type { Profile, Selection } from '../model.js';
-import { parseCommon, type CommonFlags } from '../options.js';
-import { relPath } from '../paths.js';
-import type { Progress } from '../progress.js';
-import { readProfile } from '../read.js';
+import type { RulesBy } from '../report/choices.js';
+import { diffSummaries } from '../analysis/diff.js';
+import { usageError } from '../util/errors.js';
+import { summarize } from '../aggregate/group.js';
+import { emit, type Io } from '../util/io.js';
+import type { Profile, Selection } from '../model/model.js';
+import { parseCommon, type CommonFlags } from '../cli/options.js';
+import { relPath } from '../util/paths.js';
+import type { Progress } from '../model/progress.js';
+import { readProfile } from '../input/read.js';
 import { generateRules } from '../rules/generate.js';
 import { scopeProfile } from '../rules/scope.js';
-import { warningLines } from '../warnings.js';
+import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
 export interface RulesFlags extends CommonFlags {

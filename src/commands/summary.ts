@@ -1,18 +1,18 @@
 // `kprof summary <profile>`: read, group, render.
 
-import { emptySelectionMessages, emptySelectionWarnings } from '../emptySelection.js';
-import { summarize, type SummarySort } from '../group.js';
-import { emit, colorEnabled, type Io } from '../io.js';
-import { parseCommon, parseTop, type CommonFlags } from '../options.js';
-import type { OutputFormat } from '../choices.js';
-import { readProfile } from '../read.js';
-import { SUMMARY_REPORTERS } from '../reporters/summary.js';
-import { warningLines } from '../warnings.js';
-import { KprofError } from '../errors.js';
-import type { Progress } from '../progress.js';
-import type { Profile } from '../model.js';
-import { witnessLines } from '../reporters/witness.js';
-import { witnessProfile, type Witnessed } from '../witness.js';
+import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
+import { summarize, type SummarySort } from '../aggregate/group.js';
+import { emit, colorEnabled, type Io } from '../util/io.js';
+import { parseCommon, parseTop, type CommonFlags } from '../cli/options.js';
+import type { OutputFormat } from '../report/choices.js';
+import { readProfile } from '../input/read.js';
+import { SUMMARY_REPORTERS } from '../report/summary.js';
+import { warningLines } from '../report/warnings.js';
+import { KprofError } from '../util/errors.js';
+import type { Progress } from '../model/progress.js';
+import type { Profile } from '../model/model.js';
+import { witnessLines } from '../report/witness.js';
+import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
 export interface SummaryFlags extends CommonFlags {
   format: OutputFormat;

@@ -3,8 +3,8 @@
 // cannot be answered from the input (names asked of a summary JSON grouped by type, steps asked of a source
 // without Step Id, a rank the profile does not have) is an input error, never a silent pass.
 
-import { inputError } from '../errors.js';
-import { groupText, inSteps, kernelMatches, kernelNamed, stepsLabel, userGroupOf } from '../group.js';
+import { inputError } from '../util/errors.js';
+import { groupText, inSteps, kernelMatches, kernelNamed, stepsLabel, userGroupOf } from '../aggregate/group.js';
 import {
   emptyCell,
   mergeCell,
@@ -19,8 +19,8 @@ import {
   type RankData,
   type Selection,
   type UserGroup,
-} from '../model.js';
-import { fmtSteps } from '../reporters/format.js';
+} from '../model/model.js';
+import { fmtSteps } from '../util/format.js';
 import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 

@@ -15,11 +15,11 @@
 // kept with a comment that says why. A rule left out is named in a comment with the reason. The header states
 // what was verified. Each rule carries a comment with the numbers it came from.
 
-import type { Diff, DiffRow } from '../diff.js';
-import { stepsLabel } from '../group.js';
-import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model.js';
-import { fmtCount, fmtSignedPct, fmtUs, stepCountsText } from '../reporters/format.js';
-import { jsonSafe, shown } from '../reporters/render.js';
+import type { Diff, DiffRow } from '../analysis/diff.js';
+import { stepsLabel } from '../aggregate/group.js';
+import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model/model.js';
+import { fmtCount, fmtSignedPct, fmtUs, stepCountsText } from '../util/format.js';
+import { jsonSafe, shown } from '../report/render.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
 import { rejectMisspelt } from './unmatched.js';

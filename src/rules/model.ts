@@ -1,6 +1,6 @@
 // Plain data of the rules gate: a rule as read from a rules file, and the verdict of evaluating the rules.
 
-import type { StepRange, UserGroup } from '../model.js';
+import type { StepRange, UserGroup } from '../model/model.js';
 
 export const SEVERITIES = ['error', 'warn'] as const;
 export type Severity = (typeof SEVERITIES)[number];

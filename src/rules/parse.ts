@@ -3,12 +3,12 @@
 // was expected and what was found. The syntax is documented in the README ("kprof check").
 
 import type { Pair } from 'yaml';
-import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../yamlLib.js';
-import { inputError } from '../errors.js';
-import { parseSteps } from '../group.js';
-import type { StepRange, UserGroup } from '../model.js';
-import { compilePattern, quotePattern } from '../regex.js';
-import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../userGroups.js';
+import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../util/yamlLib.js';
+import { inputError } from '../util/errors.js';
+import { parseSteps } from '../aggregate/group.js';
+import type { StepRange, UserGroup } from '../model/model.js';
+import { compilePattern, quotePattern } from '../util/regex.js';
+import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
 import {
   PERS,
   SEVERITIES,

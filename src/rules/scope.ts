@@ -4,10 +4,10 @@
 // Nothing read, nothing passed: a profile where every row was skipped, or where the selection leaves no kernel,
 // is an input error, never a gate that holds.
 
-import { inputError } from '../errors.js';
-import { inSteps, keepGroup, stepsLabel } from '../group.js';
-import { shown } from '../inputText.js';
-import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model.js';
+import { inputError } from '../util/errors.js';
+import { inSteps, keepGroup, stepsLabel } from '../aggregate/group.js';
+import { shown } from '../util/inputText.js';
+import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model/model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
 function filters(sel: Selection): boolean {

@@ -8,10 +8,10 @@
 //
 // "Exists" means: has at least one kernel in the profile or in the base, on any rank, in any step.
 
-import { inputError } from '../errors.js';
-import { normaliseName } from '../formats/names.js';
-import { inSteps, kernelMatches } from '../group.js';
-import type { FineGroup, Profile, RankData, UserGroup } from '../model.js';
+import { inputError } from '../util/errors.js';
+import { normaliseName } from '../input/formats/names.js';
+import { inSteps, kernelMatches } from '../aggregate/group.js';
+import type { FineGroup, Profile, RankData, UserGroup } from '../model/model.js';
 import type { Rule, RuleSet } from './model.js';
 import { distance } from './parse.js';
 

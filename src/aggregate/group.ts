@@ -1,0 +1,486 @@
+// Fine groups → the groups the user asked for (--by, --groups), after the filters (--rank, --steps, --core,
+// --match, --exclude). Pure: Profile in, Summary out.
+
+import { exactTotals } from './accumulator.js';
+import { inputError, usageError } from '../util/errors.js';
+import { shown } from '../util/inputText.js';
+import {
+  GROUP_BY_FIELDS,
+  cloneCell,
+  emptyCell,
+  addPerStep,
+  lazyProperty,
+  mergeCell,
+  rankPerStep,
+  steppedCell,
+  type Cell,
+  type Fields,
+  type FineGroup,
+  type Group,
+  type GroupBy,
+  type PerStep,
+  type Profile,
+  type RankData,
+  type RankSummary,
+  type Selection,
+  type StepRange,
+  type Summary,
+  type UserGroup,
+} from '../model/model.js';
+
+export const SUMMARY_SORTS = ['time', 'count', 'name'] as const;
+export type SummarySort = (typeof SUMMARY_SORTS)[number];
+
+export interface GroupOptions {
+  by: GroupBy;
+  selection: Selection;
+  /**
+   * The selection text summary JSONs were made with, taken as this run's (kprof merge: the ranks are saved
+   * groups, already filtered, and `selection` is empty).
+   */
+  savedSelection?: string;
+}
+
+/** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
+export function selectionText(sel: Selection): string {
+  const parts: string[] = [];
+  if (sel.steps) parts.push(`steps=${stepsText(sel.steps)}`);
+  if (sel.cores) parts.push(`core=${[...sel.cores].sort().join(',')}`);
+  if (sel.match) parts.push(`match=/${sel.match.source}/`);
+  if (sel.exclude) parts.push(`exclude=/${sel.exclude.source}/`);
+  for (const g of sel.groups) parts.push(groupText(g));
+  return parts.join('; ');
+}
+
+/** The canonical text of one user group, as in selectionText. */
+export function groupText(g: UserGroup): string {
+  const members = [...[...g.exact].sort(), ...g.patterns.map((p) => `/${p.source}/`)];
+  return `group ${g.name}=[${members.join(',')}]`;
+}
+
+const FIELD_LABEL = {
+  name: 'kernel names',
+  type: 'kernel types',
+  core: 'core types (Accelerator Core / Task Type)',
+  shapes: 'input shapes',
+  steps: 'Step Id',
+} as const satisfies Record<keyof Fields, string>;
+
+/** Why a rank cannot answer a question about `field`, naming its files. */
+function missingField(rank: RankData, field: keyof Fields, asked: string): never {
+  const f = rank.files[0];
+  const path = f?.path ?? '(input)';
+  if (f?.format === 'op_statistic') {
+    throw inputError(
+      `${path}: ${asked} needs ${FIELD_LABEL[field]}, but op_statistic is already aggregated per OP Type + Core Type ` +
+        `and has none. Use the same run's kernel_details.csv (torch_npu) or op_summary_*.csv (msprof), or group by type, core or type+core.`,
+    );
+  }
+  if (f?.format === 'summary_json') {
+    throw inputError(
+      `${path}: ${asked} needs ${FIELD_LABEL[field]}, which this summary JSON did not keep. ` +
+        `Regenerate it with the same options, or pass the profile itself.`,
+    );
+  }
+  throw inputError(
+    `${path}: ${asked} needs ${FIELD_LABEL[field]}, but the file has no such column (columns: ${(f?.columns ?? []).slice(0, 12).join(', ')}). ` +
+      `Drop that option, or profile with a level that records it.`,
+  );
+}
+
+function checkFields(profile: Profile, opts: GroupOptions): void {
+  const sel = opts.selection;
+  for (const rank of profile.ranks) {
+    if (rank.snapshot) {
+      checkSnapshot(rank, opts);
+      continue;
+    }
+    for (const field of GROUP_BY_FIELDS[opts.by]) {
+      if (!rank.fields[field]) missingField(rank, field, `--by ${opts.by}`);
+    }
+    if (sel.steps && !rank.fields.steps) missingField(rank, 'steps', '--steps');
+    if (sel.cores && !rank.fields.core) missingField(rank, 'core', '--core');
+  }
+}
+
+/**
+ * A user group may not be named like a kernel type, name or group key of the profile: its row could not be told
+ * from that kernel's (and a kernel that matched no group, keeping its own key, would be merged into it).
+ */
+function checkUserGroupNames(profile: Profile, opts: GroupOptions): void {
+  const groups = opts.selection.groups;
+  if (groups.length === 0) return;
+  const names = new Map(groups.map((g) => [g.name, g]));
+  for (const rank of profile.ranks) {
+    if (rank.snapshot) continue;
+    for (const g of rank.groups.values()) {
+      for (const [what, v] of [
+        ['kernel type', g.type],
+        ['kernel name', g.name],
+        [`--by ${opts.by} key`, groupKey(opts.by, g)],
+      ] as const) {
+        const ug = v !== null ? names.get(v) : undefined;
+        if (ug === undefined) continue;
+        throw inputError(
+          `${ug.at ?? 'groups'}: group "${shown(ug.name)}" is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
+            `${rank.rank !== '-' ? ` (rank ${shown(rank.rank)})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. "${shown(ug.name)} (group)").`,
+        );
+      }
+    }
+  }
+}
+
+function checkSnapshot(rank: RankData, opts: GroupOptions): void {
+  const snap = rank.snapshot!;
+  const want = opts.savedSelection ?? selectionText(opts.selection);
+  if (snap.groupBy !== opts.by || snap.selection !== want) {
+    const made = `--by ${snap.groupBy}${snap.selection ? ` and ${snap.selection}` : ''}`;
+    const asked = `--by ${opts.by}${want ? ` and ${want}` : ''}`;
+    throw inputError(
+      `${snap.path}: this summary JSON was made with ${made}, but this run asks for ${asked}. ` +
+        `Regenerate it with the same options (kprof summary <profile> ${formatOptions(opts.by, opts.selection)} --format json), ` +
+        `or pass the options it was made with.`,
+    );
+  }
+}
+
+function formatOptions(by: GroupBy, sel: Selection): string {
+  const o = [`--by ${by}`];
+  if (sel.steps) o.push(`--steps ${stepsText(sel.steps)}`);
+  if (sel.cores) o.push(`--core ${sel.cores.join(',')}`);
+  if (sel.match) o.push(`--match '${sel.match.source}'`);
+  if (sel.exclude) o.push(`--exclude '${sel.exclude.source}'`);
+  if (sel.groups.length) o.push('--groups <file>');
+  return o.join(' ');
+}
+
+/** Does the fine group pass the kernel filters (--core, --match, --exclude)? */
+export function keepGroup(g: FineGroup, sel: Selection): boolean {
+  if (sel.cores && !(g.core !== null && sel.cores.includes(g.core))) return false;
+  if (sel.match && !kernelMatches(sel.match, g)) return false;
+  if (sel.exclude && kernelMatches(sel.exclude, g)) return false;
+  return true;
+}
+
+/**
+ * Does a regular expression match the kernel's type, its name, or its name as the file wrote it (a communication
+ * kernel's `hcom_allReduce__586_0_1` as well as its normalised `hcom_allReduce__*_0_1`)? For --match, --exclude,
+ * user-group patterns and rule `match:` selectors.
+ */
+export function kernelMatches(re: RegExp, g: FineGroup): boolean {
+  return test(re, g.name) || (g.rawName !== undefined && test(re, g.rawName)) || test(re, g.type);
+}
+
+/** Is the kernel named `text`: its name, normalised or as the file wrote it? For rule `name:` selectors. */
+export function kernelNamed(g: FineGroup, names: readonly string[]): boolean {
+  return (g.name !== null && names.includes(g.name)) || (g.rawName !== undefined && names.includes(g.rawName));
+}
+
+function test(re: RegExp, s: string | null): boolean {
+  if (s === null) return false;
+  re.lastIndex = 0;
+  return re.test(s);
+}
+
+/** The user group a fine group belongs to (first match in file order), or null. */
+export function userGroupOf(g: FineGroup, sel: Selection): string | null {
+  for (const ug of sel.groups) {
+    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name)) || (g.rawName !== undefined && ug.exact.has(g.rawName))) return ug.name;
+    for (const p of ug.patterns) if (kernelMatches(p, g)) return ug.name;
+  }
+  return null;
+}
+
+/** The group key and the single-valued fields of a fine group under a grouping. */
+export function keyOf(g: FineGroup, by: GroupBy, sel: Selection): { key: string; fields: Partial<Group> } {
+  if (g.savedKey !== undefined) {
+    const fields: Partial<Group> = {};
+    // The fields as saved: a user group has none of type/name/core/shapes, unless it shared its key with a group.
+    if (g.savedUserGroup !== undefined) fields.userGroup = g.savedUserGroup;
+    copyFields(g, by, fields);
+    return { key: g.savedKey, fields };
+  }
+  const ug = userGroupOf(g, sel);
+  if (ug !== null) return { key: ug, fields: { userGroup: ug } };
+  const fields: Partial<Group> = {};
+  copyFields(g, by, fields);
+  return { key: groupKey(by, g), fields };
+}
+
+function copyFields(g: FineGroup, by: GroupBy, out: Partial<Group>): void {
+  for (const f of GROUP_BY_FIELDS[by]) {
+    const v = g[f as 'type' | 'name' | 'core' | 'shapes'];
+    if (v !== null) out[f as 'type' | 'name' | 'core' | 'shapes'] = v;
+  }
+}
+
+/**
+ * The display key of a group. `type+core` is `Type @ CORE`, `type+shapes` is `Type [shapes]`.
+ * Documented in the README ("Grouping").
+ */
+export function groupKey(by: GroupBy, g: { name: string | null; type: string | null; core: string | null; shapes: string | null }): string {
+  switch (by) {
+    case 'type':
+      return g.type ?? '';
+    case 'name':
+      return g.name ?? '';
+    case 'core':
+      return g.core ?? '';
+    case 'type+core':
+      return `${g.type ?? ''} @ ${g.core ?? ''}`;
+    case 'type+shapes':
+      return `${g.type ?? ''} [${g.shapes ?? ''}]`;
+  }
+}
+
+/** Where a group's per-step cells come from: a fine group, or its cells within --steps. */
+interface StepSource {
+  readonly steps: Map<number, Cell>;
+}
+
+/** A group being formed, and the step cells it gathers. */
+interface Forming {
+  group: Group;
+  sources: StepSource[];
+}
+
+/** The cell of a fine group within the step range (or its total), and its step cells there. */
+function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource } {
+  if (!sel.steps) return { cell: g.total, steps: g };
+  const cell = emptyCell();
+  const steps = new Map<number, Cell>();
+  for (const [step, c] of g.steps) {
+    if (inSteps(sel.steps, step)) {
+      mergeCell(cell, c);
+      steps.set(step, c);
+    }
+  }
+  return { cell, steps: { steps } };
+}
+
+function addGroup(into: Map<string, Forming>, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
+  let t = into.get(key);
+  if (!t) {
+    // A group of one fine group shares its step cells (a plain property: most groups of a rank, and every group
+    // of a snapshot rank, are of one fine group, and an accessor on each of them would cost more than the cells).
+    t = { group: { key, ...fields, total: emptyCell(), steps: steps.steps }, sources: [] };
+    into.set(key, t);
+  } else {
+    if (t.sources.length === 1) {
+      // The per-step cells of several fine groups are merged when first read: a diff reads only totals, and
+      // merging the tens of thousands of step cells of a large profile would be most of what grouping it costs.
+      const sources = t.sources;
+      lazyProperty(t.group, 'steps', () => mergeSteps(sources));
+    }
+    // A field that differs between merged fine groups is not single-valued any more.
+    for (const f of ['type', 'name', 'core', 'shapes'] as const) {
+      if (t.group[f] !== undefined && t.group[f] !== fields[f]) delete t.group[f];
+    }
+  }
+  mergeCell(t.group.total, cell);
+  t.sources.push(steps);
+}
+
+/** The step cells of a group. From one fine group, its own Map: shared, not copied (nothing writes to it). */
+function mergeSteps(sources: StepSource[]): Map<number, Cell> {
+  if (sources.length === 1) return sources[0]!.steps;
+  const out = new Map<number, Cell>();
+  for (const src of sources) {
+    src.steps.forEach((c, s) => {
+      const t = out.get(s);
+      if (t) mergeCell(t, c);
+      else out.set(s, cloneCell(c));
+    });
+  }
+  return out;
+}
+
+/** Sort groups: time (default) or count descending, or name ascending; ties by key. */
+export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
+  const byKey = (a: Group, b: Group): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const cmp =
+    sort === 'count'
+      ? (a: Group, b: Group) => b.total.count - a.total.count || b.total.ticks - a.total.ticks || byKey(a, b)
+      : sort === 'time'
+        ? (a: Group, b: Group) => b.total.ticks - a.total.ticks || b.total.count - a.total.count || byKey(a, b)
+        : byKey;
+  return [...groups].sort(cmp);
+}
+
+function groupsOf(formed: Map<string, Forming>): Group[] {
+  return [...formed.values()].map((f) => f.group);
+}
+
+function stepsIn(rank: RankData, sel: Selection): number[] {
+  if (!sel.steps) return rank.stepIds;
+  return rank.stepIds.filter((s) => inSteps(sel.steps!, s));
+}
+
+/** Group one profile. Groups come sorted by time (descending), ties by key. */
+export function summarize(profile: Profile, opts: GroupOptions): Summary {
+  checkFields(profile, opts);
+  checkUserGroupNames(profile, opts);
+  const sel = opts.selection;
+  const all = new Map<string, Forming>();
+  const perRank: RankSummary[] = [];
+  const totals = emptyCell();
+  let filtered = 0;
+  const stepSet = new Set<number>();
+  const single = profile.ranks.length === 1;
+  for (const rank of profile.ranks) {
+    const groups = new Map<string, Forming>();
+    const rankTotals = emptyCell();
+    let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
+    for (const g of rank.groups.values()) {
+      if (!rank.snapshot && !keepGroup(g, sel)) {
+        rankFiltered += g.total.count;
+        continue;
+      }
+      const { cell, steps } = rank.snapshot ? { cell: g.total, steps: g } : cellIn(g, sel);
+      rankFiltered += g.total.count - cell.count;
+      if (cell.count === 0) continue;
+      const { key, fields } = keyOf(g, opts.by, sel);
+      addGroup(groups, key, fields, cell, steps);
+      // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.
+      if (!single) addGroup(all, key, fields, cell, steps);
+      mergeCell(rankTotals, cell);
+    }
+    const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
+    for (const s of rankSteps) stepSet.add(s);
+    mergeCell(totals, rankTotals);
+    filtered += rankFiltered;
+    perRank.push({
+      rank: rank.rank,
+      totals: rankTotals,
+      groups: sortGroups(groupsOf(groups), 'time'),
+      steps: rankSteps,
+      rowsRead: rank.rowsRead,
+      skippedRows: rank.rowsSkipped,
+      filteredKernels: rankFiltered,
+    });
+    if (single) for (const [k, g] of groups) all.set(k, g);
+  }
+  // One file can hold several ranks (msprof devices): list it once.
+  const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
+  const warnings = profile.ranks.flatMap((r) => r.warnings);
+  exactTotals(profile.input, totals, filtered);
+  return {
+    input: profile.input,
+    groupBy: opts.by,
+    selection: opts.savedSelection ?? selectionText(sel),
+    ranks: profile.ranks.map((r) => r.rank),
+    stepIds: [...stepSet].sort((a, b) => a - b),
+    hasSteps: profile.ranks.every((r) => r.fields.steps),
+    files,
+    rowsRead: profile.ranks.reduce((n, r) => n + r.rowsRead, 0),
+    skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0),
+    filteredKernels: filtered,
+    totals,
+    groups: sortGroups(groupsOf(all), 'time'),
+    perRank,
+    warnings,
+    warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),
+  };
+}
+
+/** A summary's figures per step (see "Per step" in model.ts): of each group, and of all of them. */
+export interface SummaryPerStep {
+  groups: Map<string, PerStep>;
+  total: PerStep;
+}
+
+const perStepCache = new WeakMap<Summary, SummaryPerStep | null>();
+
+/**
+ * The figures per step of a summary: each rank's kernels with a Step Id over its own steps, summed over the
+ * ranks. null when the summary has no Step Id, or no rank has a step.
+ */
+export function summaryPerStep(s: Summary): SummaryPerStep | null {
+  const cached = perStepCache.get(s);
+  if (cached !== undefined) return cached;
+  let out: SummaryPerStep | null = null;
+  if (s.hasSteps && s.perRank.some((r) => r.steps.length > 0)) {
+    const groups = new Map<string, PerStep>();
+    let total = rankPerStep({ count: 0, ticks: 0 }, 0);
+    for (const r of s.perRank) {
+      const rankTotal = { count: 0, ticks: 0 };
+      for (const g of r.groups) {
+        const c = steppedCell(g.steps);
+        rankTotal.count += c.count;
+        rankTotal.ticks += c.ticks;
+        const f = rankPerStep(c, r.steps.length);
+        const had = groups.get(g.key);
+        groups.set(g.key, had ? addPerStep(had, f) : f);
+      }
+      total = addPerStep(total, rankPerStep(rankTotal, r.steps.length));
+    }
+    out = { groups, total };
+  }
+  perStepCache.set(s, out);
+  return out;
+}
+
+/** Kernels of a summary that have a Step Id (the rest are in no step). */
+export function totalStepped(s: Summary): number {
+  let n = 0;
+  for (const r of s.perRank) for (const g of r.groups) n += steppedCell(g.steps).count;
+  return n;
+}
+
+/** Ranks of a summary that have no step (their kernels are in no per-step figure). */
+export function ranksWithoutSteps(s: Summary): string[] {
+  return s.perRank.filter((r) => r.steps.length === 0).map((r) => r.rank);
+}
+
+/** Is a Step Id within the selected ranges? */
+export function inSteps(ranges: readonly StepRange[], step: number): boolean {
+  for (const r of ranges) if (step >= r.from && step <= r.to) return true;
+  return false;
+}
+
+/**
+ * The canonical text of step ranges, as saved in summary JSON and as `--steps` takes it back: ranges sorted and
+ * merged, each `from-to` (`7-7` for one step, `14-` for an open end), joined by commas. A single range keeps the
+ * text it always had (`5-20`).
+ */
+export function stepsText(ranges: readonly StepRange[]): string {
+  return ranges.map((r) => `${r.from}-${r.to === Number.POSITIVE_INFINITY ? '' : r.to}`).join(',');
+}
+
+/** Step ranges as a person reads them: `13`, `5-20`, `14-`, joined by commas (`13,15,20-30`). */
+export function stepsLabel(ranges: readonly StepRange[]): string {
+  return ranges.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to === Number.POSITIVE_INFINITY ? '' : r.to}`)).join(',');
+}
+
+const STEP_PART = /^(\d{1,15})?\s*(-)?\s*(\d{1,15})?$/;
+
+/**
+ * Parse `--steps`: a Step Id (`7`), a range (`5-20`), an open range (`14-`: from 14 on; `-8`: up to 8), or a
+ * comma-separated list of those (`13,15,20-30`). Returns the ranges sorted, with overlapping and adjacent ones
+ * merged, so that one selection has one canonical text however it was written.
+ */
+export function parseSteps(text: string): StepRange[] {
+  const bad = (why: string): never => {
+    throw usageError(`--steps: ${why}; found "${text}". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`);
+  };
+  const ranges: StepRange[] = [];
+  for (const raw of text.split(',')) {
+    const part = raw.trim();
+    const m = STEP_PART.exec(part);
+    if (part === '' || !m || (m[1] === undefined && m[3] === undefined)) bad(part === '' ? 'an empty item in the list' : `"${part}" is not a Step Id or a range`);
+    const [, a, dash, b] = m!;
+    if (dash === undefined && b !== undefined) bad(`"${part}" is not a Step Id or a range`);
+    const from = a !== undefined ? Number(a) : 0;
+    const to = dash === undefined ? from : b !== undefined ? Number(b) : Number.POSITIVE_INFINITY;
+    if (to < from) bad(`the range ${part} ends before it starts (write it as ${to}-${from})`);
+    ranges.push({ from, to });
+  }
+  ranges.sort((x, y) => x.from - y.from || x.to - y.to);
+  const merged: StepRange[] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r.from <= last.to + 1) last.to = Math.max(last.to, r.to);
+    else merged.push({ ...r });
+  }
+  return merged;
+}

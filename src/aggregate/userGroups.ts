@@ -1,0 +1,126 @@
+// User-defined groups (`--groups FILE`, and the `groups:` section of a rules file): a YAML or JSON mapping
+// of a group name to a list of kernel types or names (exact) and regular expressions (written /like this/).
+//
+//   rope-chain: [InterleaveRope, RotaryMul]
+//   quant: ["/Quant/"]
+
+import { firstAliasOrMerge, isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from '../util/yamlLib.js';
+import { inputError } from '../util/errors.js';
+import { readRegularFile, textEncoding } from '../input/formats/readTable.js';
+import { noteInput } from '../util/io.js';
+import { compilePattern, quotePattern } from '../util/regex.js';
+import type { UserGroup } from '../model/model.js';
+
+/** `/…/` or `/…/flags` → RegExp; anything else is an exact name. Throws a message on a bad expression. */
+export function parseMember(text: string): RegExp | string {
+  const m = /^\/(.*)\/([imsu]*)$/s.exec(text);
+  if (!m) return text;
+  return compilePattern(m[1]!, m[2]);
+}
+
+export interface Located {
+  line: number;
+  col: number;
+}
+
+/** Position of a YAML node, 1-based. */
+export function positionOf(node: Node | null | undefined, lc: LineCounter): Located {
+  const off = node?.range?.[0] ?? 0;
+  const p = lc.linePos(off);
+  return { line: p.line, col: p.col };
+}
+
+/** Build user groups from a parsed YAML mapping node; errors name file:line:col. */
+export function groupsFromNode(path: string, node: Node | null | undefined, lc: LineCounter): UserGroup[] {
+  const at = (n: Node | null | undefined): string => {
+    const p = positionOf(n, lc);
+    return `${path}:${p.line}:${p.col}`;
+  };
+  if (!isMap(node)) {
+    throw inputError(`${at(node)}: expected a mapping of group name to a list of kernel types, names or /regular expressions/; found ${describe(node)}.`);
+  }
+  const out: UserGroup[] = [];
+  for (const pair of node.items) {
+    const keyNode = pair.key as Node;
+    const name = isScalar(keyNode) ? String(keyNode.value) : '';
+    if (!name) throw inputError(`${at(keyNode)}: a group needs a name.`);
+    const value = pair.value as Node | null;
+    const blank = isScalar(value) && (value.value === null || value.value === '');
+    const items: Node[] = isSeq(value) ? (value.items as Node[]) : isScalar(value) && !blank ? [value] : [];
+    if (value !== null && !isSeq(value) && !isScalar(value)) {
+      throw inputError(`${at(value ?? keyNode)}: group "${name}" should list kernel types, names or /regular expressions/; found ${describe(value)}.`);
+    }
+    const g: UserGroup = { name, exact: new Set(), patterns: [], at: at(keyNode) };
+    if (items.length === 0) {
+      throw inputError(`${at(value ?? keyNode)}: group "${name}" is empty; list at least one kernel type, name or /regular expression/, or remove the group.`);
+    }
+    for (const item of items) {
+      if (!isScalar(item) || typeof item.value !== 'string' || item.value === '') {
+        throw inputError(`${at(item)}: group "${name}": expected a kernel type, name or /regular expression/ (a string); found ${describe(item)}.`);
+      }
+      let member: RegExp | string;
+      try {
+        member = parseMember(item.value);
+      } catch (e) {
+        throw inputError(`${at(item)}: group "${name}": bad regular expression ${quotePattern(item.value)}: ${e instanceof Error ? e.message : String(e)}.`);
+      }
+      if (typeof member === 'string') g.exact.add(member);
+      else g.patterns.push(member);
+    }
+    if (out.some((o) => o.name === name)) throw inputError(`${at(keyNode)}: group "${name}" is defined twice.`);
+    out.push(g);
+  }
+  return out;
+}
+
+export function describe(node: unknown): string {
+  if (node === null || node === undefined) return 'nothing';
+  if (isMap(node)) return 'a mapping';
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) return typeof node.value === 'string' ? `"${node.value}"` : String(node.value);
+  return typeof node;
+}
+
+/** Parse YAML (JSON is YAML) text, turning syntax errors into file:line:col messages. */
+export function parseYaml(path: string, text: string): { doc: ReturnType<typeof parseDocument>; lc: LineCounter } {
+  const lc = newLineCounter();
+  const doc = parseDocument(text, lc);
+  const err = doc.errors[0];
+  if (err) {
+    const p = lc.linePos(err.pos[0]);
+    const msg = err.message.split('\n')[0];
+    throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg}.`);
+  }
+  const alias = firstAliasOrMerge(doc);
+  if (alias !== null) {
+    const p = positionOf(alias.node, lc);
+    throw inputError(
+      alias.what === 'alias'
+        ? `${path}:${p.line}:${p.col}: a YAML alias (*name); kprof does not expand anchors and aliases in its files. Write the value out in full here.`
+        : `${path}:${p.line}:${p.col}: a YAML merge key (<<); kprof does not merge mappings in its files. Write the keys out in full here.`,
+    );
+  }
+  return { doc, lc };
+}
+
+/** The largest rules or groups file read: thousands of rules fit in far less. */
+export const MAX_TEXT_FILE_BYTES = 4 << 20;
+
+/** Read a rules or groups file as text: a regular file of at most 4 MiB. */
+export function readText(path: string): string {
+  noteInput(path);
+  const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, 'a rules or groups file');
+  const encoding = textEncoding(buf);
+  if (encoding !== null) {
+    throw inputError(`${path}: the file is ${encoding} text, expected UTF-8 (YAML or JSON). Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW, and pass the new file.`);
+  }
+  if (buf.includes(0)) throw inputError(`${path}: binary data, expected a YAML or JSON text file.`);
+  return buf.toString('utf8').replace(/^\uFEFF/, '');
+}
+
+/** Read a `--groups` file. */
+export function readGroupsFile(path: string): UserGroup[] {
+  const text = readText(path);
+  const { doc, lc } = parseYaml(path, text);
+  return groupsFromNode(path, doc.contents as Node | null, lc);
+}

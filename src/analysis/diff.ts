@@ -1,0 +1,658 @@
+// Base vs PR: a pure function of two summaries. Every group present on either side gets a row; the totals row
+// is the sum of the rows (checked); a percentage against zero is null, never Infinity. Sorting, --only and
+// --top are a view over the rows (viewDiff) that folds what it hides into one row, so what is shown still adds
+// up to the totals.
+
+import { inputError } from '../util/errors.js';
+import { ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
+import {
+  comparePerStepCount,
+  compareRanks,
+  fractionKey,
+  perStepCount,
+  perStepUs,
+  rankPerStep,
+  samePerStep,
+  steppedCell,
+  addPerStep,
+  TICKS_PER_US,
+  ZERO_PER_STEP,
+  type Group,
+  type GroupBy,
+  type GroupFields,
+  type PerStep,
+  type RankSummary,
+  type Summary,
+} from '../model/model.js';
+
+export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
+export type DiffStatus = (typeof DIFF_STATUSES)[number];
+
+export const NORMALIZATIONS = ['none', 'per-step'] as const;
+export type Normalization = (typeof NORMALIZATIONS)[number];
+
+/** Row orders for --sort. Documented in the README ("kprof diff"). */
+export const DIFF_SORTS = ['delta-count', 'delta-time', 'name', 'base-time', 'pr-time'] as const;
+export type DiffSort = (typeof DIFF_SORTS)[number];
+
+/** Row filters for --only. */
+export const DIFF_ONLY = ['changed', 'removed', 'added'] as const;
+export type DiffOnly = (typeof DIFF_ONLY)[number];
+
+export const DEFAULT_TIME_TOLERANCE_PCT = 2;
+
+/** One side of a row: a count and a time, per step when normalised (then the count may be fractional). */
+export interface Side {
+  count: number;
+  us: number;
+}
+
+/** Both sides of a row or of the totals, and how they differ. */
+export interface DiffFigures {
+  base: Side;
+  pr: Side;
+  deltaCount: number;
+  /** null when the base count is zero. */
+  deltaCountPct: number | null;
+  deltaUs: number;
+  /** null when the base time is zero. */
+  deltaUsPct: number | null;
+  /** The time change is within --time-tolerance: shown as `~`. */
+  timeNoise: boolean;
+}
+
+export interface DiffRow extends DiffFigures, GroupFields {
+  status: DiffStatus;
+  /**
+   * With several paired ranks: the status most ranks show (more than half of the ranks that have the group on
+   * either side), or null when no status has a majority.
+   */
+  rankStatus: DiffStatus | null;
+  /** How many paired ranks have the group on either side (0 with fewer than two paired ranks). */
+  ranksCompared: number;
+  /**
+   * The change most compared ranks show, by its size (the factor PR ÷ base, or `added`): one of those ranks, and
+   * how many show it. null when no change has a majority (or fewer than two paired ranks).
+   */
+  rankMajority: { change: RankDisagreement; ranks: number } | null;
+  /**
+   * Ranks whose own change differs from the one most ranks show, in status or in size (all compared ranks when
+   * no change has a majority).
+   */
+  disagreeingRanks: RankDisagreement[];
+  /** Per rank, the steps whose change differs from the one most of that rank's steps show (see checkSteps). */
+  unevenSteps: UnevenSteps[];
+}
+
+export interface RankDisagreement {
+  rank: string;
+  status: DiffStatus;
+  /** The rank's count on each side (per step of that rank when normalised). */
+  base: number;
+  pr: number;
+  /** pr − base. */
+  deltaCount: number;
+  /** The change in percent of the base; null when the base is zero. */
+  deltaCountPct: number | null;
+}
+
+/** A step of the PR on one rank, against the base. */
+export interface StepChange {
+  /** The PR's Step Id. */
+  step: number;
+  /**
+   * The base step it is compared with (the same Step Id), or null when the base has no step of that Step Id and
+   * ran the group alike in every step: then compared with that count.
+   */
+  baseStep: number | null;
+  base: number;
+  pr: number;
+  deltaCount: number;
+}
+
+/** A group whose change on one rank was not the same in every step (a fusion that took effect in some only). */
+export interface UnevenSteps {
+  rank: string;
+  stepsCompared: number;
+  /**
+   * The change the steps are held to, and in how many steps it was seen: the one most steps show, or without
+   * a majority no change at all (when some steps did not change); null when neither.
+   */
+  reference: { deltaCount: number; steps: number } | null;
+  /** Steps whose change differs from the reference (all steps without one), in step order. */
+  steps: StepChange[];
+}
+
+export interface DiffSideInfo {
+  input: string;
+  ranks: string[];
+  /** Number of distinct Step Ids across the ranks; null when the side has no Step Id. */
+  steps: number | null;
+  /** Each rank's own number of steps (0 for a rank without any), in rank order. */
+  rankSteps: { rank: string; steps: number }[];
+  files: string[];
+  skippedRows: number;
+  /** Raw totals (never normalised). */
+  count: number;
+  us: number;
+}
+
+export type DiffTotals = DiffFigures;
+
+export interface Diff {
+  groupBy: GroupBy;
+  selection: string;
+  normalization: Normalization;
+  timeTolerancePct: number;
+  base: DiffSideInfo;
+  pr: DiffSideInfo;
+  /** Step counts differ (or one side has none) and the diff is not normalised: raw counts mislead. */
+  stepMismatch: boolean;
+  /** Paired ranks whose step counts differ (the diff not normalised). */
+  stepMismatchRanks: { rank: string; base: number; pr: number }[];
+  /** With --per-step: kernels of each side with an empty Step Id, in no step and so in no per-step figure. */
+  withoutStep: { base: number; pr: number };
+  /** Rows in the default order (delta-count, see sortDiffRows). */
+  rows: DiffRow[];
+  totals: DiffTotals;
+  /**
+   * The per-rank check compared each rank's figure per step: with --per-step, or when a paired rank's step
+   * counts differ (its raw counts would show the lost step as a change).
+   */
+  ranksPerStep: boolean;
+  /** Paired ranks whose Step Ids differ between the sides, with the groups that vary from step to step there. */
+  unpairedSteps: UnpairedSteps[];
+  /** Ranks present on both sides; the per-rank agreement check runs when there are at least two. */
+  pairedRanks: string[];
+  /** Ranks present on one side only. */
+  unpairedRanks: { base: string[]; pr: string[] };
+}
+
+export interface DiffOptions {
+  normalization: Normalization;
+  /** Time changes within ±this percentage are noise. Default 2. */
+  timeTolerancePct: number;
+}
+
+function pct(delta: number, base: number): number | null {
+  return base === 0 ? null : (100 * delta) / base;
+}
+
+/** The status of a change from `base` to `pr` (counts, possibly normalised). */
+export function statusOf(base: number, pr: number): DiffStatus {
+  if (base === 0 && pr > 0) return 'added';
+  if (base > 0 && pr === 0) return 'removed';
+  if (pr < base) return 'fewer';
+  if (pr > base) return 'more';
+  return 'same';
+}
+
+function groupFields(g: Group | undefined): Partial<DiffRow> {
+  if (!g) return {};
+  const f: Partial<DiffRow> = {};
+  if (g.type !== undefined) f.type = g.type;
+  if (g.name !== undefined) f.name = g.name;
+  if (g.core !== undefined) f.core = g.core;
+  if (g.shapes !== undefined) f.shapes = g.shapes;
+  if (g.userGroup !== undefined) f.userGroup = g.userGroup;
+  return f;
+}
+
+function side(count: number, ticks: number): Side {
+  return { count, us: ticks / TICKS_PER_US };
+}
+
+function perStepSide(p: PerStep): Side {
+  return { count: perStepCount(p), us: perStepUs(p) };
+}
+
+function isNoise(base: Side, pr: Side, deltaUsPct: number | null, tol: number): boolean {
+  return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol;
+}
+
+/** The per-step figures of both sides, when the diff is per step. */
+interface PerStepSides {
+  base: Map<string, PerStep>;
+  pr: Map<string, PerStep>;
+}
+
+function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null, tol: number): DiffRow {
+  let base: Side;
+  let pr: Side;
+  let status: DiffStatus;
+  if (ps) {
+    const bf = ps.base.get(key) ?? ZERO_PER_STEP;
+    const pf = ps.pr.get(key) ?? ZERO_PER_STEP;
+    base = perStepSide(bf);
+    pr = perStepSide(pf);
+    status = perStepStatus(bf, pf);
+  } else {
+    const bc = b?.total.count ?? 0;
+    const pc = p?.total.count ?? 0;
+    base = side(bc, b?.total.ticks ?? 0);
+    pr = side(pc, p?.total.ticks ?? 0);
+    status = statusOf(bc, pc);
+  }
+  const deltaCount = pr.count - base.count;
+  const deltaUs = pr.us - base.us;
+  const deltaUsPct = pct(deltaUs, base.us);
+  return {
+    key,
+    ...groupFields(b),
+    ...groupFields(p),
+    status,
+    base,
+    pr,
+    deltaCount,
+    deltaCountPct: pct(deltaCount, base.count),
+    deltaUs,
+    deltaUsPct,
+    timeNoise: isNoise(base, pr, deltaUsPct, tol),
+    rankStatus: null,
+    ranksCompared: 0,
+    rankMajority: null,
+    disagreeingRanks: [],
+    unevenSteps: [],
+  };
+}
+
+/** The status of a change between two exact figures per step. */
+function perStepStatus(b: PerStep, p: PerStep): DiffStatus {
+  if (b.count === 0n && p.count > 0n) return 'added';
+  if (b.count > 0n && p.count === 0n) return 'removed';
+  const c = comparePerStepCount(p, b);
+  return c < 0 ? 'fewer' : c > 0 ? 'more' : 'same';
+}
+
+const byKey = (a: DiffRow, b: DiffRow): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const changedFirst = (a: DiffRow, b: DiffRow): number => (a.status === 'same' ? 1 : 0) - (b.status === 'same' ? 1 : 0);
+const absCount = (a: DiffRow, b: DiffRow): number => Math.abs(b.deltaCount) - Math.abs(a.deltaCount);
+const absTime = (a: DiffRow, b: DiffRow): number => Math.abs(b.deltaUs) - Math.abs(a.deltaUs);
+
+const SORTS = {
+  /** Changed rows first, then |Δ count|, then |Δ time| (descending), ties by key. The default. */
+  'delta-count': (a, b) => changedFirst(a, b) || absCount(a, b) || absTime(a, b) || byKey(a, b),
+  /** |Δ time| then |Δ count| (descending), ties by key. */
+  'delta-time': (a, b) => absTime(a, b) || absCount(a, b) || byKey(a, b),
+  /** Key ascending. */
+  name: byKey,
+  /** Base time, then PR time (descending), ties by key. */
+  'base-time': (a, b) => b.base.us - a.base.us || b.pr.us - a.pr.us || byKey(a, b),
+  /** PR time, then base time (descending), ties by key. */
+  'pr-time': (a, b) => b.pr.us - a.pr.us || b.base.us - a.base.us || byKey(a, b),
+} as const satisfies Record<DiffSort, (a: DiffRow, b: DiffRow) => number>;
+
+/** Sort rows (a copy); the default is delta-count. */
+export function sortDiffRows(rows: DiffRow[], sort: DiffSort = 'delta-count'): DiffRow[] {
+  return [...rows].sort(SORTS[sort]);
+}
+
+function sideInfo(s: Summary): DiffSideInfo {
+  return {
+    input: s.input,
+    ranks: s.ranks,
+    steps: s.hasSteps ? s.stepIds.length : null,
+    rankSteps: s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })),
+    files: s.files.map((f) => f.path),
+    skippedRows: s.skippedRows,
+    count: s.totals.count,
+    us: s.totals.ticks / TICKS_PER_US,
+  };
+}
+
+/** A figure of one rank for the cross-rank check: its total (not normalised) or its figure per step. */
+type RankFigure = PerStep;
+
+function rawFigure(count: number, ticks: number): RankFigure {
+  return { count: BigInt(count), ticks: BigInt(Math.round(ticks)), den: 1n };
+}
+
+/**
+ * The size of a rank's change, exactly: the factor PR ÷ base as a reduced fraction, or `added` against a base of
+ * zero (an added group has no base to scale by: its size is not compared). Ranks with the same key changed the
+ * same way, also where they run different numbers of layers (pipeline stages).
+ */
+function changeKey(b: RankFigure, p: RankFigure): string {
+  if (b.count === 0n) return p.count === 0n ? 'none' : 'added';
+  return fractionKey(p.count * b.den, b.count * p.den);
+}
+
+function rankChange(rank: string, b: RankFigure, p: RankFigure): RankDisagreement {
+  const base = perStepCount(b);
+  const pr = perStepCount(p);
+  return { rank, status: perStepStatus(b, p), base, pr, deltaCount: pr - base, deltaCountPct: pct(pr - base, base) };
+}
+
+/** The value most items of a list show (more than half), or null. */
+function majorityOf<T>(items: T[], key: (t: T) => string): { key: string; n: number } | null {
+  const tally = new Map<string, number>();
+  for (const t of items) {
+    const k = key(t);
+    tally.set(k, (tally.get(k) ?? 0) + 1);
+  }
+  for (const [k, n] of tally) if (2 * n > items.length) return { key: k, n };
+  return null;
+}
+
+/** The ranks compared with each other (and step by step): those on both sides, or one against one. */
+function pairRanks(base: Summary, pr: Summary): { pairs: { rank: string; b: RankSummary; p: RankSummary }[]; paired: string[]; unpaired: { base: string[]; pr: string[] } } {
+  const baseRanks = new Map(base.perRank.map((r) => [r.rank, r]));
+  const prRanks = new Map(pr.perRank.map((r) => [r.rank, r]));
+  // One rank against one rank (rank 0 of one run vs rank 1 of another) is a pair whatever the ids.
+  if (base.perRank.length === 1 && pr.perRank.length === 1) {
+    const b = base.perRank[0]!;
+    const p = pr.perRank[0]!;
+    return { pairs: [{ rank: p.rank, b, p }], paired: b.rank === p.rank ? [b.rank] : [], unpaired: { base: [], pr: [] } };
+  }
+  const paired = [...baseRanks.keys()].filter((r) => prRanks.has(r)).sort(compareRanks);
+  const unpaired = {
+    base: [...baseRanks.keys()].filter((r) => !prRanks.has(r)).sort(compareRanks),
+    pr: [...prRanks.keys()].filter((r) => !baseRanks.has(r)).sort(compareRanks),
+  };
+  return { pairs: paired.map((rank) => ({ rank, b: baseRanks.get(rank)!, p: prRanks.get(rank)! })), paired, unpaired };
+}
+
+/**
+ * Per-rank check: on every pair of ranks, each row's own change, per step of that rank when normalised. A rank
+ * where the group is absent on both sides is not compared (pipeline stages run different kernels). The status
+ * shown by more than half of the compared ranks is the row's rankStatus. Ranks whose change differs from the one
+ * most ranks show, in status or in size (the factor PR ÷ base), disagree; without a majority, every compared rank
+ * is listed.
+ */
+function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[], perStep: boolean): void {
+  if (pairs.length < 2) return;
+  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const figure = (r: RankSummary, g: Group | undefined): RankFigure => {
+    if (!g) return ZERO_PER_STEP;
+    return perStep ? rankPerStep(steppedCell(g.steps), r.steps.length) : rawFigure(g.total.count, g.total.ticks);
+  };
+  const indexed = pairs.map(({ rank, b, p }) => ({ rank, b, p, bi: index(b), pi: index(p) }));
+  for (const row of rows) {
+    const seen: { change: RankDisagreement; key: string }[] = [];
+    for (const { rank, b, p, bi, pi } of indexed) {
+      const bf = figure(b, bi.get(row.key));
+      const pf = figure(p, pi.get(row.key));
+      // Absent on both sides (per step: in no step on either side): not compared.
+      if (bf.count === 0n && pf.count === 0n) continue;
+      seen.push({ change: rankChange(rank, bf, pf), key: changeKey(bf, pf) });
+    }
+    if (seen.length === 0) continue;
+    const status = majorityOf(seen, (x) => x.change.status);
+    row.rankStatus = status === null ? null : (status.key as DiffStatus);
+    row.ranksCompared = seen.length;
+    const size = majorityOf(seen, (x) => x.key);
+    if (size !== null) row.rankMajority = { change: seen.find((x) => x.key === size.key)!.change, ranks: size.n };
+    if (new Set(seen.map((x) => x.key)).size > 1) row.disagreeingRanks = seen.filter((x) => x.key !== size?.key).map((x) => x.change);
+  }
+}
+
+/** A paired rank whose Step Ids are not the same on both sides, and the groups there that vary from step to step. */
+export interface UnpairedSteps {
+  rank: string;
+  /** The rank's Step Ids on each side. */
+  base: number[];
+  pr: number[];
+  /**
+   * Groups whose count is not the same in every step of the rank (on either side): their figures depend on
+   * which steps each side profiled.
+   */
+  varying: string[];
+  /** Of those, the groups with PR steps that were not compared one by one (no base step of the same Step Id). */
+  notCompared: string[];
+}
+
+/**
+ * Per-step check, on every pair of ranks that both have steps. Each PR step is compared with the base step of
+ * the same Step Id; a PR step whose Step Id the base lacks (offset Step Ids, a lost or extra step) is compared
+ * with the base's count per step only when the base ran the group alike in every step (otherwise it is not
+ * compared). A step where the group is absent on both sides is not compared (a kernel of even steps only). The
+ * change most steps show is the reference (without a majority: no change); the steps with another change are
+ * listed, so a fusion that took effect in 2 steps of 4 is seen. Steps are never paired by position: a workload
+ * whose steps differ from one another would show changes that never happened. Returns the ranks whose Step
+ * Ids differ, with the groups that vary from step to step there.
+ */
+function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
+  const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
+  if (withSteps.length === 0) return [];
+  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p), same: sameIds(x.b.steps, x.p.steps), baseIds: new Set(x.b.steps), varying: [] as string[], notCompared: [] as string[] }));
+  for (const row of rows) {
+    for (const { rank, b, p, bi, pi, same, baseIds, varying, notCompared } of indexed) {
+      const bg = bi.get(row.key);
+      const pg = pi.get(row.key);
+      if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
+      const countIn = (g: Group | undefined, step: number): number => g?.steps.get(step)?.count ?? 0;
+      const bv = b.steps.map((st) => countIn(bg, st));
+      const uniform = bv.every((c) => c === bv[0]);
+      if (!same && !(uniform && p.steps.every((st) => countIn(pg, st) === countIn(pg, p.steps[0]!)))) varying.push(row.key);
+      const changes: StepChange[] = [];
+      let missed = false;
+      for (const st of p.steps) {
+        const pc = countIn(pg, st);
+        let base: number;
+        let baseStep: number | null;
+        if (baseIds.has(st)) [base, baseStep] = [countIn(bg, st), st];
+        else if (uniform) [base, baseStep] = [bv[0]!, null];
+        else {
+          missed = true;
+          continue;
+        }
+        // Absent on both sides in this step: not compared.
+        if (base === 0 && pc === 0) continue;
+        changes.push({ step: st, baseStep, base, pr: pc, deltaCount: pc - base });
+      }
+      if (missed) notCompared.push(row.key);
+      if (new Set(changes.map((c) => c.deltaCount)).size <= 1) continue;
+      // Without a majority, the steps that did not change are the reference: a fusion that took effect in 2
+      // steps of 4 lists those 2.
+      const unchanged = changes.filter((c) => c.deltaCount === 0).length;
+      const m = majorityOf(changes, (c) => String(c.deltaCount)) ?? (unchanged > 0 ? { key: '0', n: unchanged } : null);
+      row.unevenSteps.push({
+        rank,
+        stepsCompared: changes.length,
+        reference: m === null ? null : { deltaCount: Number(m.key), steps: m.n },
+        steps: changes.filter((c) => String(c.deltaCount) !== m?.key),
+      });
+    }
+  }
+  return indexed.filter((x) => x.varying.length > 0).map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
+}
+
+function sameIds(a: number[], b: number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Why --per-step cannot be used on one side. */
+function noSteps(which: 'base' | 'PR', s: Summary): never {
+  const file = s.files[0]?.path ?? s.input;
+  const why = s.hasSteps ? 'its Step Id cells are all empty (or --steps kept none)' : 'it has no Step Id column';
+  const input = file === s.input ? '' : ` (${s.input})`;
+  throw inputError(
+    `${file}: --per-step needs the number of steps of both sides, but the ${which}${input} cannot give it: ${why}. ` +
+      `Drop --per-step, or profile both runs with a torch_npu schedule so that kernel_details.csv has a Step Id column.`,
+  );
+}
+
+/** Why --per-step cannot be used on one rank of a side. */
+function rankWithoutSteps(which: 'base' | 'PR', s: Summary, ranks: string[]): never {
+  const list = ranks.length > 8 ? `${ranks.slice(0, 8).join(', ')}, … (${ranks.length} in all)` : ranks.join(', ');
+  throw inputError(
+    `${s.input}: --per-step divides each rank by its own number of steps, but rank${ranks.length === 1 ? '' : 's'} ${list} of the ${which} ` +
+      `${ranks.length === 1 ? 'has' : 'have'} no Step Id in any row${s.selection.includes('steps=') ? ' within --steps' : ''}. ` +
+      `Leave ${ranks.length === 1 ? 'it' : 'them'} out with --rank, or drop --per-step.`,
+  );
+}
+
+/**
+ * Diff two summaries made with the same grouping and selection. With `per-step`, every rank of both sides needs
+ * steps; each rank's kernels with a Step Id are divided by its own number of steps, and the ranks are added up
+ * (see "Per step" in model.ts), on each side.
+ */
+export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Diff {
+  if (base.groupBy !== pr.groupBy || base.selection !== pr.selection) {
+    throw new Error('diffSummaries: both sides must be grouped and filtered alike');
+  }
+  const perStep = opts.normalization === 'per-step';
+  let ps: PerStepSides | null = null;
+  let bps: PerStep = ZERO_PER_STEP;
+  let pps: PerStep = ZERO_PER_STEP;
+  if (perStep) {
+    const bs = summaryPerStep(base);
+    const prs = summaryPerStep(pr);
+    if (bs === null) noSteps('base', base);
+    if (prs === null) noSteps('PR', pr);
+    const bNone = ranksWithoutSteps(base);
+    if (bNone.length > 0) rankWithoutSteps('base', base, bNone);
+    const pNone = ranksWithoutSteps(pr);
+    if (pNone.length > 0) rankWithoutSteps('PR', pr, pNone);
+    ps = { base: bs.groups, pr: prs.groups };
+    bps = bs.total;
+    pps = prs.total;
+  }
+  const tol = opts.timeTolerancePct;
+  const b = new Map(base.groups.map((g) => [g.key, g]));
+  const p = new Map(pr.groups.map((g) => [g.key, g]));
+  const keys = [...new Set([...b.keys(), ...p.keys()])];
+  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps, tol)));
+
+  // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
+  // creeps in.
+  let bc = 0;
+  let pc = 0;
+  let bt = 0;
+  let pt = 0;
+  for (const k of keys) {
+    bc += b.get(k)?.total.count ?? 0;
+    pc += p.get(k)?.total.count ?? 0;
+    bt += b.get(k)?.total.ticks ?? 0;
+    pt += p.get(k)?.total.ticks ?? 0;
+  }
+  if (bc !== base.totals.count || pc !== pr.totals.count || bt !== base.totals.ticks || pt !== pr.totals.ticks) {
+    throw new Error('diff totals do not add up to the sum of the rows (a bug in kprof)');
+  }
+  let bs = side(bc, bt);
+  let prs = side(pc, pt);
+  if (ps) {
+    const sum = (m: Map<string, PerStep>): PerStep => keys.reduce((n, k) => addPerStep(n, m.get(k) ?? ZERO_PER_STEP), ZERO_PER_STEP);
+    if (!samePerStep(sum(ps.base), bps) || !samePerStep(sum(ps.pr), pps)) {
+      throw new Error('diff totals per step do not add up to the sum of the rows (a bug in kprof)');
+    }
+    bs = perStepSide(bps);
+    prs = perStepSide(pps);
+  }
+  const deltaUsPct = pct(prs.us - bs.us, bs.us);
+  const totals: DiffTotals = {
+    base: bs,
+    pr: prs,
+    deltaCount: prs.count - bs.count,
+    deltaCountPct: pct(prs.count - bs.count, bs.count),
+    deltaUs: prs.us - bs.us,
+    deltaUsPct,
+    timeNoise: isNoise(bs, prs, deltaUsPct, tol),
+  };
+  const { pairs, paired, unpaired } = pairRanks(base, pr);
+  const baseSteps = base.hasSteps ? base.stepIds.length : null;
+  const prSteps = pr.hasSteps ? pr.stepIds.length : null;
+  // Steps are compared rank by rank, as check compares a rank with its base rank (ranks with offset Step Ids
+  // have as many steps as before); without paired ranks, side by side.
+  const mismatchRanks =
+    base.hasSteps && pr.hasSteps ? pairs.filter(({ b, p }) => b.steps.length !== p.steps.length).map(({ rank, b, p }) => ({ rank, base: b.steps.length, pr: p.steps.length })) : [];
+  const stepsDiffer = base.hasSteps !== pr.hasSteps || (pairs.length > 0 ? mismatchRanks.length > 0 : baseSteps !== prSteps);
+  // Raw counts of a rank that lost a step show the lost step as a change: then ranks are compared per step of
+  // each rank, when every paired rank has steps on both sides.
+  const ranksPerStep = perStep || (mismatchRanks.length > 0 && pairs.every(({ b, p }) => b.steps.length > 0 && p.steps.length > 0));
+  checkRanks(paired.length >= 2 ? pairs : [], rows, ranksPerStep);
+  const unpairedSteps = checkSteps(pairs, rows);
+  return {
+    groupBy: base.groupBy,
+    selection: base.selection,
+    normalization: opts.normalization,
+    timeTolerancePct: tol,
+    base: sideInfo(base),
+    pr: sideInfo(pr),
+    stepMismatch: !perStep && stepsDiffer,
+    stepMismatchRanks: perStep ? [] : mismatchRanks,
+    withoutStep: perStep ? { base: base.totals.count - totalStepped(base), pr: pr.totals.count - totalStepped(pr) } : { base: 0, pr: 0 },
+    rows,
+    totals,
+    ranksPerStep: ranksPerStep && paired.length >= 2,
+    unpairedSteps,
+    pairedRanks: paired,
+    unpairedRanks: unpaired,
+  };
+}
+
+/** How rows are shown: order, filter, how many. */
+export interface DiffView {
+  sort: DiffSort;
+  only: DiffOnly | null;
+  top: number | null;
+}
+
+export const DEFAULT_DIFF_VIEW: DiffView = { sort: 'delta-count', only: null, top: null };
+
+/** The rows a view leaves out, summed, so that shown rows + others = totals. */
+export interface DiffOthers {
+  groups: number;
+  base: Side;
+  pr: Side;
+  deltaCount: number;
+  deltaUs: number;
+}
+
+export interface DiffViewRows {
+  rows: DiffRow[];
+  others: DiffOthers | null;
+}
+
+function keeps(only: DiffOnly | null, r: DiffRow): boolean {
+  if (only === null) return true;
+  if (only === 'changed') return r.status !== 'same';
+  return r.status === only;
+}
+
+/** Apply --sort, --only and --top; the rows left out are folded into `others`. */
+export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
+  const kept = sortDiffRows(d.rows.filter((r) => keeps(view.only, r)), view.sort);
+  const rows = view.top !== null ? kept.slice(0, view.top) : kept;
+  const shown = new Set(rows);
+  const hidden = d.rows.filter((r) => !shown.has(r));
+  if (hidden.length === 0) return { rows, others: null };
+  const sum = (f: (r: DiffRow) => number): number => hidden.reduce((n, r) => n + f(r), 0);
+  const base = { count: sum((r) => r.base.count), us: sum((r) => r.base.us) };
+  const pr = { count: sum((r) => r.pr.count), us: sum((r) => r.pr.us) };
+  return { rows, others: { groups: hidden.length, base, pr, deltaCount: pr.count - base.count, deltaUs: pr.us - base.us } };
+}
+
+/** What the headline tells: the changed rows by kind, biggest count change first, and how many more. */
+export interface Headline {
+  added: DiffRow[];
+  removed: DiffRow[];
+  fewer: DiffRow[];
+  more: DiffRow[];
+  /** Changed rows not named above. */
+  unnamed: number;
+}
+
+/**
+ * Pick the rows the headline names, up to `perKind` of each status: added and removed groups by the size of
+ * the count change; cut (fewer) groups deepest cut first and grown (more) groups biggest growth first, as a
+ * fusion shows as the kernels it absorbs losing most of their calls; ties as the default sort.
+ */
+export function headline(d: Diff, perKind = 4): Headline {
+  const sorted = sortDiffRows(d.rows);
+  const pick = (s: DiffStatus, cmp?: (a: DiffRow, b: DiffRow) => number): DiffRow[] => {
+    const rows = sorted.filter((r) => r.status === s);
+    return (cmp ? [...rows].sort(cmp) : rows).slice(0, perKind);
+  };
+  // For fewer/more rows the base count is > 0, so the percentage is never null.
+  const h = {
+    added: pick('added'),
+    removed: pick('removed'),
+    fewer: pick('fewer', (a, b) => (a.deltaCountPct ?? 0) - (b.deltaCountPct ?? 0)),
+    more: pick('more', (a, b) => (b.deltaCountPct ?? 0) - (a.deltaCountPct ?? 0)),
+  };
+  const changed = d.rows.filter((r) => r.status !== 'same').length;
+  const named = h.added.length + h.removed.length + h.fewer.length + h.more.length;
+  return { ...h, unnamed: changed - named };
+}

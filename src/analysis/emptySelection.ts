@@ -1,0 +1,87 @@
+// Filters that select nothing. `--core ai_core` or `--steps 99-100` would otherwise give an empty report that
+// looks like a profile with no such kernels: say which filter kept nothing and what the profile has instead.
+
+import { inSteps, keepGroup, kernelMatches, stepsText } from '../aggregate/group.js';
+import type { Profile, Selection, Summary } from '../model/model.js';
+import { fmtCount } from '../util/format.js';
+import { shown } from '../util/inputText.js';
+
+function list(values: Iterable<string>, max = 8): string {
+  const all = [...values];
+  const head = all.slice(0, max).map(shown).join(', ');
+  return all.length > max ? `${head} and ${all.length - max} more` : head;
+}
+
+/** Step Ids as ranges: 1-4, 7, 9-12. */
+function stepRanges(ids: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    out.push(i === j ? `${ids[i]}` : `${ids[i]}-${ids[j]}`);
+    i = j + 1;
+  }
+  return out.length > 8 ? `${out.slice(0, 8).join(', ')}, …` : out.join(', ');
+}
+
+/**
+ * What in the selection kept no kernel, as one message per filter; and, when the filters together keep nothing
+ * though each alone keeps something, one message saying so. Empty when the summary holds kernels and every filter
+ * matched one. Ranks read from a summary JSON are left out (their filters were applied when it was made).
+ */
+export function emptySelectionMessages(profile: Profile, sel: Selection, summary: Summary): string[] {
+  const ranks = profile.ranks.filter((r) => !r.snapshot);
+  if (ranks.length === 0) return [];
+  const read = ranks.reduce((n, r) => n + r.kernels, 0);
+  const out: string[] = [];
+  if (sel.cores) {
+    const have = new Map<string, number>();
+    for (const r of ranks) for (const g of r.groups.values()) if (g.core !== null) have.set(g.core, (have.get(g.core) ?? 0) + g.total.count);
+    for (const c of sel.cores) {
+      if (have.has(c)) continue;
+      const like = [...have.keys()].find((h) => h.toLowerCase() === c.toLowerCase());
+      out.push(
+        `--core ${shown(c)} selects no kernel: no kernel of the profile ran on that core` +
+          `${like !== undefined ? ` (did you mean ${shown(like)}? core names are case-sensitive)` : ''}; its cores are ${have.size > 0 ? list([...have.keys()].sort()) : 'none'}.`,
+      );
+    }
+  }
+  if (sel.steps) {
+    const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
+    for (const range of sel.steps) {
+      if (ids.some((s) => inSteps([range], s))) continue;
+      out.push(`--steps ${stepsText([range])} selects no kernel: the profile has no such step; its steps are ${ids.length > 0 ? stepRanges(ids) : 'none (every Step Id is empty)'}.`);
+    }
+  }
+  for (const [flag, re] of [
+    ['--match', sel.match],
+    ['--exclude', sel.exclude],
+  ] as const) {
+    if (re === null) continue;
+    let hits = 0;
+    for (const r of ranks) for (const g of r.groups.values()) if (kernelMatches(re, g)) hits += g.total.count;
+    if (flag === '--match' && hits === 0) out.push(`--match ${shown(re.source)} selects no kernel: it matches no kernel name or type of the profile.`);
+    if (flag === '--exclude' && hits === read && read > 0) out.push(`--exclude ${shown(re.source)} leaves out every kernel of the profile.`);
+  }
+  if (out.length === 0 && summary.totals.count === 0 && read > 0) {
+    const kept = ranks.some((r) => [...r.groups.values()].some((g) => keepGroup(g, sel)));
+    out.push(
+      `the filters (${filterText(sel)}) keep none of the ${fmtCount(read)} kernels read${kept ? ' (some kernels pass --core, --match and --exclude, but none of them in the selected steps)' : ''}.`,
+    );
+  }
+  return out;
+}
+
+function filterText(sel: Selection): string {
+  const o: string[] = [];
+  if (sel.steps) o.push(`--steps ${stepsText(sel.steps)}`);
+  if (sel.cores) o.push(`--core ${list(sel.cores)}`);
+  if (sel.match) o.push(`--match ${shown(sel.match.source)}`);
+  if (sel.exclude) o.push(`--exclude ${shown(sel.exclude.source)}`);
+  return o.join(', ');
+}
+
+/** The messages as warning lines for stderr, each with a prefix (the side of a diff), or ''. */
+export function emptySelectionWarnings(messages: string[], prefix = ''): string {
+  return messages.map((m) => `kprof: warning: ${prefix}${m}\n`).join('');
+}

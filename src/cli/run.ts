@@ -1,0 +1,252 @@
+// The commander program: every flag in one place, actions that call the commands. `run(argv, io)` returns the
+// exit code and never touches `process`, so tests run the whole CLI in-process.
+//
+// Only what declaring the flags needs is imported here; each action imports its command when it runs. A command
+// pulls in the readers, the reporters and what they use, and loading all of them for every run (--version,
+// --help, a small diff) took most of kprof's start-up.
+
+import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import {
+  canonicalInspectFormat,
+  canonicalOutputFormat,
+  CHECK_FORMAT_NAMES,
+  INSPECT_FORMAT_NAMES,
+  OUTPUT_FORMAT_NAMES,
+  RULES_BYS,
+  type InspectFormatName,
+  type OutputFormatName,
+} from '../report/choices.js';
+import type { CheckFlags } from '../commands/check.js';
+import type { DiffFlags } from '../commands/diff.js';
+import type { InspectFlags } from '../commands/inspect.js';
+import type { MergeFlags } from '../commands/merge.js';
+import type { RulesFlags } from '../commands/rules.js';
+import type { SummaryFlags } from '../commands/summary.js';
+import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
+import { EXIT, isKprofError } from '../util/errors.js';
+import { SUMMARY_SORTS } from '../aggregate/group.js';
+import { clearInputs, emit, type Io } from '../util/io.js';
+import { GROUP_BYS } from '../model/model.js';
+import { makeProgress } from './progressBar.js';
+import { failureFormat, githubError, junitError } from '../report/failure.js';
+import { shown } from '../report/render.js';
+
+/** package.json's version, which scripts/bundle.mjs writes into the bundle. */
+declare const KPROF_VERSION: string | undefined;
+
+/**
+ * `kprof --version`: package.json's, its one source. The bundle (what bin/kprof.js runs) has it written in; the
+ * modules tsc builds and the sources under vitest read it from package.json, one folder up from both.
+ */
+export const VERSION: string =
+  typeof KPROF_VERSION === 'string' ? KPROF_VERSION : (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+export interface RunHooks {
+  /** Set by an action: the exit code it returns. */
+  code: number;
+}
+
+/** Options every reading command takes. */
+function addCommonOptions(cmd: Command): Command {
+  return addSelectionOptions(
+    cmd
+      .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
+      .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/'),
+  );
+}
+
+/** Which ranks, steps and kernels to read (summary, diff, check, rules). */
+function addSelectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all (all ranks aggregated)', 'all')
+    .option('--steps <range>', 'only these Step Ids, e.g. 5-20, 14- (from 14 on), -8 (up to 8) or 13,15,20-30')
+    .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
+    .option('--match <regex>', 'only kernels whose name or type matches')
+    .option('--exclude <regex>', 'leave out kernels whose name or type matches');
+}
+
+function addRunOptions(cmd: Command): Command {
+  return cmd
+    .option('--strict', 'treat any unreadable row as an error (exit 2)')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors');
+}
+
+/** A command's flags as commander hands them over: --format may be either name of the text format. */
+type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format: F };
+
+/**
+ * Commander's own error message (a usage error), started like every other kprof error, with the text of the
+ * command line in it escaped, and under `--format github` an annotation. Its "(Did you mean …?)" line is
+ * commander's own and stays a line.
+ */
+function commanderError(str: string, github: boolean, io: Io): string {
+  const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
+  const message = m[1]!.replace(/^error: /, '');
+  if (github) return githubError(`${message}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
+  return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
+}
+
+export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
+  const program = new Command();
+  const progressFor = (opts: { quiet?: boolean }) => makeProgress(io, opts.quiet === true);
+  program
+    .name('kprof')
+    .description('Kernel-trace profiler for Ascend NPU runs: summarize, diff and gate torch_npu / msprof kernel exports.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(commanderError(s, github, io)),
+    })
+    .exitOverride();
+
+  addRunOptions(
+    addCommonOptions(
+      program
+        .command('summary')
+        .description('count and time the kernels of one profile, grouped')
+        .argument('<profile>', 'kernel_details.csv, op_summary_*.csv, op_statistic*.csv (.gz too), a profile folder, a folder of ranks, or a summary JSON'),
+    )
+      .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
+      .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
+      .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(OUTPUT_FORMAT_NAMES).default('table'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+  ).action(async (profile: string, opts: Formatted<SummaryFlags, OutputFormatName> & { quiet?: boolean }, cmd: Command) => {
+    const { summaryCommand } = await import('../commands/summary.js');
+    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts, format: canonicalOutputFormat(opts.format) }, io, progressFor(opts));
+  });
+
+  program
+    .command('inspect')
+    .description('show what a profile holds and how kprof will read it: files, formats, ranks, steps, columns, warnings')
+    .argument('<profile>', 'a file or folder, as for summary')
+    .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
+    .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
+    .option('-o, --out <file>', 'write the report to a file instead of stdout')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (profile: string, opts: Formatted<InspectFlags, InspectFormatName> & { quiet?: boolean }) => {
+      const { inspectCommand } = await import('../commands/inspect.js');
+      hooks.code = await inspectCommand(profile, { ...opts, format: canonicalInspectFormat(opts.format) }, io, progressFor(opts));
+    });
+
+  addRunOptions(
+    addCommonOptions(
+      program
+        .command('diff')
+        .description('compare a base profile with a PR profile: which kernel groups appeared, went away or changed, and the time it made')
+        .argument('<base>', 'the base: any input summary accepts (profile file or folder, folder of ranks, summary JSON)')
+        .argument('<pr>', 'the PR: same kinds of input as the base'),
+    )
+      .addOption(new Option('--sort <key>', 'row order (changed rows first by default)').choices(DIFF_SORTS).default('delta-count'))
+      .addOption(new Option('--only <which>', 'show only these rows (the others are summed in one row)').choices(DIFF_ONLY))
+      .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
+      .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
+      .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(OUTPUT_FORMAT_NAMES).default('table'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+  ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, OutputFormatName> & { quiet?: boolean }, cmd: Command) => {
+    const { diffCommand } = await import('../commands/diff.js');
+    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts, format: canonicalOutputFormat(opts.format) }, io, progressFor(opts));
+  });
+
+  addRunOptions(
+    addSelectionOptions(
+      program
+        .command('check')
+        .description('gate CI on a rules file: exit 0 when every error-level rule holds, 1 when one breaks, 2 for bad rules or input')
+        .argument('<profile>', 'the profile to check: a file or folder as for summary, or a summary JSON')
+        .requiredOption('--rules <file>', 'the rules file (YAML or JSON), e.g. kprof.rules.yaml')
+        .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types'),
+    )
+      .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)'),
+  ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
+    const { checkCommand } = await import('../commands/check.js');
+    hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
+  });
+
+  addRunOptions(
+    addSelectionOptions(
+      program
+        .command('rules')
+        .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
+        .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
+        .argument('<pr>', 'the PR profile')
+        .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
+        .option('--groups <file>', 'user-defined groups (YAML or JSON): rules select these groups; the file is copied into the rules'),
+    )
+      .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')
+      .option('--margin <percent>', "headroom above the PR's kernel time per step in the time maximum (counts are exact and get none)", '10')
+      .option('-o, --out <file>', 'write the rules to a file instead of stdout'),
+  ).action(async (base: string, pr: string, opts: RulesFlags & { quiet?: boolean }) => {
+    const { rulesCommand } = await import('../commands/rules.js');
+    hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
+  });
+
+  program
+    .command('merge')
+    .description('combine summary JSONs (one per rank or per node) into one summary JSON, exactly; merged files merge again')
+    .argument('<summary...>', 'summary JSONs (kprof summary --format json), or folders of them')
+    .option('-o, --out <file>', 'write the merged summary JSON to a file instead of stdout')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (inputs: string[], opts: MergeFlags) => {
+      const { mergeCommand } = await import('../commands/merge.js');
+      hooks.code = await mergeCommand(inputs, opts, io);
+    });
+
+  return program;
+}
+
+/** Run the CLI; returns the exit code. */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const hooks: RunHooks = { code: EXIT.ok };
+  const failure = failureFormat(argv);
+  const program = buildProgram(io, hooks, failure?.format === 'github');
+  const debug = argv.includes('--debug');
+  clearInputs();
+  /** An error message (exit 2 or 3): on stderr, as an annotation under --format github, as a JUnit report under junit. */
+  const fail = (message: string, title: string): void => {
+    io.stderr(failure?.format === 'github' ? githubError(message, title, io.env.GITHUB_WORKSPACE) : `kprof: ${shown(message)}\n`);
+    junit(message, title);
+  };
+  const junit = (message: string, title: string): void => {
+    if (failure?.format !== 'junit') return;
+    try {
+      emit(io, failure.out, junitError(message, title));
+    } catch (w) {
+      io.stderr(`kprof: ${shown(w instanceof Error ? w.message : String(w))}\n`);
+    }
+  };
+  const stack = (e: unknown): void => {
+    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(shown).join('\n')}\n`);
+  };
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return hooks.code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version exit 0; help shown because no command was given is a usage error.
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
+      if (e.code === 'commander.help') return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+      if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      // Commander already printed its message; usage errors are exit 2, never 1.
+      junit(e.message.replace(/^error: /, ''), 'usage error');
+      return EXIT.badInput;
+    }
+    if (isKprofError(e)) {
+      fail(e.message, e.kind === 'usage' ? 'usage error' : 'input error');
+      stack(e);
+      return EXIT.badInput;
+    }
+    // Anything else is a bug of kprof: say so, so that it is reported rather than taken for bad input.
+    const msg = e instanceof Error ? e.message : String(e);
+    fail(`internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.`, 'internal error');
+    stack(e);
+    return EXIT.internal;
+  }
+}

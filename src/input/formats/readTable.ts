@@ -1,0 +1,634 @@
+// Read one CSV export (plain or gzip) into an accumulator. The only place that opens export files.
+
+import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { createGunzip } from 'node:zlib';
+import type { Accumulator } from '../../aggregate/accumulator.js';
+import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
+import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
+import type { SourceFile } from '../../model/model.js';
+import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
+import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
+import { OpStatisticReader } from './opStatistic.js';
+
+export interface ReadTableOptions {
+  /** Read Input Shapes into the group key. */
+  withShapes: boolean;
+  /** Parse start times for the time span (inspect). */
+  withSpan?: boolean;
+  /** Route msprof rows to one accumulator per Device_id. */
+  split?: DeviceSplit;
+  /** Called with the number of (compressed) bytes read since the last call. */
+  onBytes?: (n: number) => void;
+  bufferSize?: number;
+  /** The scanner's engine (tests compare the two; see ScanOptions). */
+  engine?: ScanOptions['engine'];
+}
+
+const GZIP = [0x1f, 0x8b];
+const LF = 0x0a;
+const CR = 0x0d;
+/** How many bytes are sniffed to tell CSV from JSON, ZIP or binary data. */
+const SNIFF_BYTES = 65536;
+
+export type ByteKind = 'gzip' | 'zip' | 'json' | 'binary' | 'text';
+
+/** What the first bytes say the file is. */
+export function sniffBytes(head: Uint8Array): ByteKind {
+  if (head[0] === GZIP[0] && head[1] === GZIP[1]) return 'gzip';
+  if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'zip';
+  let i = 0;
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3;
+  while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
+  if (head[i] === 0x7b || head[i] === 0x5b) return 'json';
+  return binaryAt(head) === null ? 'text' : 'binary';
+}
+
+/**
+ * The encoding of text that is not UTF-8 but UTF-16 or UTF-32 (a byte order mark, or the zero bytes of ASCII
+ * text in those encodings), or null. Such a file would otherwise look like binary data full of NUL bytes.
+ */
+export function textEncoding(head: Uint8Array): string | null {
+  const b = (i: number): number => head[i] ?? -1;
+  if (b(0) === 0xff && b(1) === 0xfe && b(2) === 0 && b(3) === 0) return 'UTF-32LE';
+  if (b(0) === 0 && b(1) === 0 && b(2) === 0xfe && b(3) === 0xff) return 'UTF-32BE';
+  if (b(0) === 0xff && b(1) === 0xfe) return 'UTF-16LE';
+  if (b(0) === 0xfe && b(1) === 0xff) return 'UTF-16BE';
+  // No mark: ASCII characters in the first 16 code units, each with its zero bytes where the encoding puts them.
+  const units = (size: number, at: number): boolean => {
+    if (head.length < size * 16) return false;
+    for (let k = 0; k < 16; k++) {
+      for (let j = 0; j < size; j++) {
+        const c = head[k * size + j]!;
+        if (j === at ? c === 0 || c > 0x7f : c !== 0) return false;
+      }
+    }
+    return true;
+  };
+  if (units(4, 0)) return 'UTF-32LE';
+  if (units(4, 3)) return 'UTF-32BE';
+  if (units(2, 0)) return 'UTF-16LE';
+  if (units(2, 1)) return 'UTF-16BE';
+  return null;
+}
+
+/** Where the first bytes stop looking like text: the offset of a NUL byte, or of the first control byte when
+ * more than 5% are control bytes; null for text. */
+function binaryAt(head: Uint8Array): { offset: number; what: string } | null {
+  const n = Math.min(head.length, SNIFF_BYTES);
+  let bad = 0;
+  let first = -1;
+  for (let k = 0; k < n; k++) {
+    const c = head[k]!;
+    if (c === 0) return { offset: k, what: 'a NUL byte' };
+    if (c < 9 || (c > 13 && c < 32)) {
+      bad++;
+      if (first < 0) first = k;
+    }
+  }
+  if (n > 0 && bad / n > 0.05) return { offset: first, what: `${bad} control bytes in the first ${n}` };
+  return null;
+}
+
+/** The error for a file whose first bytes say it is not CSV text, or null. */
+function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean): KprofError | null {
+  const it = inGzip ? 'the file inside this gzip' : 'the file';
+  switch (kind) {
+    case 'gzip':
+      return inGzip ? inputError(`${path}: a gzip inside a gzip; expected one gzip holding a CSV export. Unpack it once (gunzip) and pass the result.`) : null;
+    case 'zip':
+      return inputError(
+        `${path}: ${it} is a ZIP archive or an XLSX workbook, not a CSV export. ` +
+          `Save the sheet as CSV (or unzip the archive), or pass the profiler's own kernel_details.csv.`,
+      );
+    case 'json':
+      return inputError(
+        `${path}: ${it} is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). ` +
+          `Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON (*.json), or the profile folder.`,
+      );
+    case 'binary': {
+      const encoding = textEncoding(head);
+      if (encoding !== null) {
+        return inputError(
+          `${path}: ${it} is ${encoding} text, not UTF-8 (a spreadsheet's "Unicode text" export?); expected a CSV export in UTF-8. ` +
+            `Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW.csv, and pass the new file.`,
+        );
+      }
+      const at = binaryAt(head);
+      return inputError(
+        `${path}: ${it} holds binary data, not CSV text (found ${at?.what ?? 'control bytes'} at byte ${at?.offset ?? 0}). ` +
+          `Expected a CSV export with a header row; is the file damaged? Copy it again or export the profile again.`,
+      );
+    }
+    case 'text':
+      return null;
+  }
+}
+
+/**
+ * Read one export file into `acc`. Returns what was found. Throws an input error for an unusable file
+ * (unreadable, empty, binary, not a kernel export).
+ */
+export async function readTable(path: string, acc: Accumulator, options: ReadTableOptions): Promise<SourceFile> {
+  let { fd, size } = openRegular(path);
+  let scanner: CsvScanner | null = null;
+  try {
+    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    readFully(fd, head);
+    const kind = sniffBytes(head);
+    if (size === 0) {
+      throw inputError(
+        `${path}: the file is empty (0 bytes); expected a CSV export that starts with a header row. ` +
+          `Was the profiler stopped before it wrote its output? Export the profile again.`,
+      );
+    }
+    const bad = notCsv(path, kind, head, false) ?? crOnly(path, kind, head, size, false);
+    if (bad) throw bad;
+    const audit = new ByteAudit(kind === 'gzip');
+
+    const state = new TableState(path, acc, options.withShapes, options.withSpan === true, options.split ?? null);
+    scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
+    state.batcher = scanner;
+    if (kind === 'gzip') {
+      const gzFd = fd;
+      fd = -1;
+      await readGzip(path, gzFd, scanner, state, audit, options.onBytes);
+      audit.report(path, acc, null);
+    } else {
+      let last = -1;
+      for (;;) {
+        const sp = scanner.space();
+        const n = readSync(fd, sp.buf, sp.offset, sp.length, null);
+        if (n === 0) break;
+        last = sp.buf[sp.offset + n - 1]!;
+        options.onBytes?.(n);
+        audit.chunk(sp.buf, sp.offset, sp.offset + n);
+        scanner.commit(n);
+      }
+      scanner.finish();
+      state.finish(last);
+      audit.report(path, acc, (offset) => lineAt(fd, offset));
+    }
+    if (!state.detected) {
+      throw inputError(
+        `${path}: no header row; the file holds only ${kind === 'gzip' ? 'an empty CSV once unpacked' : 'blank lines'}. ` +
+          `Expected a CSV export that starts with a header row; export the profile again.`,
+      );
+    }
+    const d = state.detected;
+    if (state.rows === 0) {
+      acc.warn(path, 1, 'header only: the file has no data rows');
+    }
+    return {
+      path,
+      format: d.format,
+      traits: d.traits,
+      columns: d.header,
+      missing: d.missing,
+      bytes: size,
+      rowsRead: state.rows,
+      rowsSkipped: acc.rowsSkipped - state.skippedBefore,
+    };
+  } catch (e) {
+    // An I/O error while reading (EISDIR, EIO …) is a property of the input, not a crash.
+    if (!isKprofError(e) && isSystemError(e)) throw fsError(path, e);
+    throw e;
+  } finally {
+    scanner?.close();
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** What a path that is not a regular file is, in words. */
+function specialKind(st: Stats): string | null {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device (such as /dev/zero or a terminal)';
+  if (st.isBlockDevice()) return 'a block device (a disk)';
+  if (st.isSocket()) return 'a socket';
+  return null;
+}
+
+/**
+ * Open a file kprof reads, refusing anything but a regular file: a FIFO may never be written to or never end,
+ * and a device such as /dev/zero never ends. The open does not block (O_NONBLOCK, which changes nothing for a
+ * regular file), so a FIFO with no writer is refused at once instead of hanging; the check is made on the open
+ * file, so the path cannot be swapped between the check and the read.
+ */
+export function openRegular(path: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw fsError(path, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    const special = specialKind(st);
+    if (special !== null) {
+      throw inputError(
+        `${path}: ${special}, not a regular file; kprof reads only regular files, since a pipe or a device can block or never end. ` +
+          'Copy the data into a file and pass that.',
+      );
+    }
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/**
+ * Read a small side file (a rules or groups file, profiler_info_*.json, a summary JSON) whole, refusing a
+ * special file and anything over `limit` bytes, counted as read (a size from stat can be 0 for /proc files).
+ */
+export function readRegularFile(path: string, limit: number, what: string): Buffer {
+  const { fd } = openRegular(path);
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.alloc(Math.min(1 << 20, limit + 1 - total));
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        throw fsError(path, e);
+      }
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (total > limit) {
+        throw inputError(
+          `${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`,
+        );
+      }
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function formatLimit(bytes: number): string {
+  return bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes / 1024} KiB`;
+}
+
+function readFully(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) {
+    const n = readSync(fd, buf, off, buf.length - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+}
+
+/**
+ * Lines that end with CR alone (classic Mac OS, some spreadsheet exports): the whole file would be one line.
+ * Said rather than read, since such a file has been through a tool that may have changed more.
+ */
+function crOnly(path: string, kind: ByteKind, head: Uint8Array, size: number, inGzip: boolean): KprofError | null {
+  if (kind !== 'text' || head.includes(LF) || !head.includes(CR)) return null;
+  // A first line longer than the sniffed bytes may still end with LF further on.
+  if (size > head.length) return null;
+  return inputError(
+    `${path}: ${inGzip ? 'the file inside this gzip has' : 'the file has'} lines that end with CR alone (old Mac OS line endings), no LF; ` +
+      "expected a CSV export with LF or CRLF line endings. Convert it: tr '\\r' '\\n' < FILE > NEW.csv, and pass the new file.",
+  );
+}
+
+/**
+ * Checks of the bytes of a whole file that cost nothing per row: once per chunk, a search for a NUL byte
+ * (memchr) and a UTF-8 validation (Node's native one). Each finding is one warning with the line of its first
+ * byte, counted only when there is one (a plain file is read again up to that byte; a gzip's lines are counted
+ * as it streams, which costs little beside unpacking it).
+ */
+class ByteAudit {
+  private offset = 0;
+  private lines = 1;
+  private nul: { offset: number; line: number } | null = null;
+  private utf8: { offset: number; line: number } | null = null;
+
+  constructor(private readonly countLines: boolean) {}
+
+  chunk(buf: Buffer, start: number, end: number): void {
+    if (this.nul === null) {
+      const j = buf.subarray(start, end).indexOf(0);
+      if (j >= 0) this.nul = { offset: this.offset + j, line: this.countLines ? this.lines + countLf(buf, start, start + j) : 0 };
+    }
+    if (this.utf8 === null) {
+      // A character split between two chunks is passed over at both ends.
+      let s = start;
+      while (s < end && s < start + 3 && (buf[s]! & 0xc0) === 0x80) s++;
+      const e = completeEnd(buf, s, end);
+      if (!isUtf8(buf.subarray(s, e))) {
+        const i = firstInvalidUtf8(buf, s, e);
+        this.utf8 = { offset: this.offset + i - start, line: this.countLines ? this.lines + countLf(buf, start, i) : 0 };
+      }
+    }
+    if (this.countLines && (this.nul === null || this.utf8 === null)) this.lines += countLf(buf, start, end);
+    this.offset += end - start;
+  }
+
+  /** Warn of what was found; `lineOf` gives the line of a byte offset when lines were not counted. */
+  report(path: string, acc: Accumulator, lineOf: ((offset: number) => number) | null): void {
+    if (this.nul !== null) {
+      acc.warn(
+        path,
+        lineOf ? lineOf(this.nul.offset) : this.nul.line,
+        `NUL bytes (0x00) in the file, the first at byte ${this.nul.offset}: a damaged copy, or a file written over? ` +
+          'Cells that hold them are read as they are; check the file',
+      );
+    }
+    if (this.utf8 !== null) {
+      acc.warn(
+        path,
+        lineOf ? lineOf(this.utf8.offset) : this.utf8.line,
+        `bytes that are not UTF-8, the first at byte ${this.utf8.offset}: the file is in another encoding (GBK? Latin-1?) or damaged. ` +
+          'Names with such bytes show each of them as \\xNN, so names that differ there stay apart; convert the file with iconv for readable names',
+      );
+    }
+  }
+}
+
+function countLf(buf: Buffer, start: number, end: number): number {
+  const b = buf.subarray(start, end);
+  let n = 0;
+  for (let i = b.indexOf(LF); i >= 0; i = b.indexOf(LF, i + 1)) n++;
+  return n;
+}
+
+/** `end`, or the start of a UTF-8 sequence cut off by it. */
+function completeEnd(buf: Buffer, start: number, end: number): number {
+  for (let k = 1; k <= 3 && end - k >= start; k++) {
+    const c = buf[end - k]!;
+    if ((c & 0xc0) === 0x80) continue;
+    const len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return len > k ? end - k : end;
+  }
+  return end;
+}
+
+/** The offset of the first byte of [start, end) that is not part of a valid UTF-8 sequence. */
+export function firstInvalidUtf8(buf: Uint8Array, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const len = utf8SequenceLength(buf, i, end);
+    if (len === 0) return i;
+    i += len;
+  }
+  return end;
+}
+
+/** The 1-based line of a byte offset of a plain file, counted by reading the file again up to it. */
+function lineAt(fd: number, offset: number): number {
+  const buf = Buffer.alloc(1 << 20);
+  let line = 1;
+  for (let pos = 0; pos < offset; ) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
+    if (n === 0) break;
+    line += countLf(buf, 0, n);
+    pos += n;
+  }
+  return line;
+}
+
+/** A warning for header cells that name the same column twice (the first of them is read), or null. */
+export function duplicateColumns(header: string[]): string | null {
+  const first = new Map<string, number>();
+  const twice: string[] = [];
+  header.forEach((cell, i) => {
+    const name = cell.trim();
+    if (name === '') return;
+    const at = first.get(name);
+    if (at === undefined) first.set(name, i);
+    else twice.push(`"${clipCell(name)}" (columns ${at + 1} and ${i + 1})`);
+  });
+  if (twice.length === 0) return null;
+  const shown = twice.slice(0, 3).join(', ') + (twice.length > 3 ? ` and ${twice.length - 3} more` : '');
+  return `the header names a column twice: ${shown}; the first of each is read. Two exports pasted side by side?`;
+}
+
+function clipCell(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
+}
+
+/** Names a header cell of another export can have in the duration column (files joined together). */
+const DURATION_NAMES: ReadonlySet<string> = new Set(SYNONYMS.duration);
+
+/**
+ * Routes rows to the reader of the format the header names. Rows with fewer cells than the header are
+ * handled here, one row late, so that the last row of a file cut short can be said to be cut short.
+ */
+class TableState {
+  detected: DetectedHeader | null = null;
+  private reader: KernelTableReader | OpStatisticReader | null = null;
+  private width = 0;
+  /** A short row waiting to be reported: its line and number of cells. */
+  private shortLine = 0;
+  private shortCells = 0;
+  rows = 0;
+  readonly skippedBefore: number;
+  /** The scanner, to be asked for batches of plain kernel rows. */
+  batcher: RowBatcher | null = null;
+
+  constructor(
+    private readonly path: string,
+    private readonly acc: Accumulator,
+    private readonly withShapes: boolean,
+    private readonly withSpan: boolean,
+    private readonly split: DeviceSplit | null,
+  ) {
+    this.skippedBefore = acc.rowsSkipped;
+  }
+
+  row(v: RowView): void {
+    if (this.reader) {
+      this.rows++;
+      if (this.shortLine > 0) this.flushShort(false);
+      if (v.n !== this.width && v.problem === 'none') {
+        if (this.isOtherHeader(v)) {
+          this.acc.rowsRead++;
+          this.acc.skip(
+            this.path,
+            v.line,
+            `a different header (${v.n} columns) starts here: files of two exports joined together? Row skipped; ` +
+              `the rows below it are read only where they match the first header (${this.width} columns)`,
+          );
+          return;
+        }
+        if (v.n < this.width) {
+          this.acc.rowsRead++;
+          this.shortLine = v.line;
+          this.shortCells = v.n;
+          return;
+        }
+      }
+      this.reader.row(v);
+      return;
+    }
+    if (v.problem === 'too-long') {
+      throw inputError(`${this.path}:${v.line}: the first line is longer than ${DEFAULT_MAX_RECORD >> 20} MiB; expected a CSV export's header row. Is it a CSV file?`);
+    }
+    if (v.problem === 'unclosed-quote') {
+      throw inputError(
+        `${this.path}:${v.line}: the header row has a quote that is never closed; expected a header such as ` +
+          `"Step Id,Name,Type,…,Duration(us),…". Is the file damaged? Export it again.`,
+      );
+    }
+    const d = detectHeader(this.path, v.cells());
+    this.detected = d;
+    const twice = duplicateColumns(d.header);
+    if (twice !== null) this.acc.warn(this.path, v.line, twice);
+    this.width = d.header.length;
+    const f = this.acc.fields;
+    if (d.format === 'op_statistic') {
+      f.name = false;
+      f.shapes = false;
+      f.steps = false;
+      this.reader = new OpStatisticReader(d, this.path, this.acc);
+    } else {
+      if (d.columns.core < 0) f.core = false;
+      if (d.columns.step < 0) f.steps = false;
+      if (!this.withShapes || d.columns.shapes < 0) f.shapes = false;
+      const reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan, this.split);
+      this.reader = reader;
+      const spec = reader.batchSpec();
+      if (spec !== null && this.batcher !== null) {
+        const batched = this.batcher.batch(spec, (ids, steps, ticks, n) => {
+          // As row() does for each row: a short row held back is reported before the rows after it.
+          this.rows += n;
+          if (this.shortLine > 0) this.flushShort(false);
+          reader.addBatch(ids, steps, ticks, n);
+        });
+        if (batched) reader.useBatches(this.batcher);
+      }
+    }
+  }
+
+  /** The input has ended; `lastByte` is its last byte (-1 when empty). */
+  finish(lastByte: number): void {
+    if (this.shortLine > 0) this.flushShort(lastByte !== LF);
+  }
+
+  private flushShort(cutAtEnd: boolean): void {
+    const message = cutAtEnd
+      ? `the file ends in the middle of this row (${this.shortCells} of ${this.width} cells): it was cut short, e.g. by a profiler stopped while writing or a partial copy; row skipped`
+      : `row has ${this.shortCells} cells, the header has ${this.width}; row skipped`;
+    this.acc.skip(this.path, this.shortLine, message);
+    this.shortLine = 0;
+  }
+
+  /** A row with a duration-column name among its located cells is the header of another export. */
+  private isOtherHeader(v: RowView): boolean {
+    const located = Math.min(v.n, v.located);
+    for (let i = 0; i < located; i++) if (DURATION_NAMES.has(v.text(i).trim())) return true;
+    return false;
+  }
+}
+
+/** Unpack and scan a gzip file; takes over `fd` (the regular file that was opened and checked) and closes it. */
+async function readGzip(path: string, fd: number, scanner: CsvScanner, state: TableState, audit: ByteAudit, onBytes?: (n: number) => void): Promise<void> {
+  const file = createReadStream(path, { fd, start: 0, highWaterMark: 1 << 20 });
+  file.on('data', (chunk) => onBytes?.(chunk.length));
+  const gunzip = createGunzip({ chunkSize: 1 << 20 });
+  let first = true;
+  let last = -1;
+  let unpacked = 0;
+  try {
+    for await (const chunk of file.pipe(gunzip)) {
+      const buf = chunk as Buffer;
+      if (first && buf.length > 0) {
+        first = false;
+        const head = buf.subarray(0, SNIFF_BYTES);
+        const kind = sniffBytes(head);
+        const bad = notCsv(path, kind, head, true) ?? crOnly(path, kind, head, head.length < SNIFF_BYTES ? head.length : Infinity, true);
+        if (bad) throw bad;
+      }
+      if (buf.length > 0) last = buf[buf.length - 1]!;
+      audit.chunk(buf, 0, buf.length);
+      unpacked += buf.length;
+      scanner.write(buf);
+    }
+  } catch (e) {
+    file.destroy();
+    if (e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('Z_')) {
+      throw gzipError(path, e.code, e.message, unpacked);
+    }
+    throw e;
+  }
+  scanner.finish();
+  state.finish(last);
+}
+
+/** What zlib's error means for the user: a checksum that does not match, data cut short, or damage. */
+export function gzipError(path: string, code: string, message: string, unpacked: number): KprofError {
+  const where = unpacked > 0 ? `after ${unpacked} unpacked bytes` : 'before any data could be unpacked';
+  const fix = 'Copy the file again or export the profile again.';
+  if (/incorrect (data|length) check/.test(message)) {
+    return inputError(
+      `${path}: the gzip checksum at the end of the file does not match the data (${message}): the file is damaged, ` +
+        `e.g. bytes changed in a copy, so none of its rows can be trusted. ${fix}`,
+    );
+  }
+  if (code === 'Z_BUF_ERROR' || /unexpected end/.test(message)) {
+    return inputError(`${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`);
+  }
+  return inputError(`${path}: the gzip data is damaged (${message}) ${where}; expected a complete gzip file. ${fix}`);
+}
+
+function isSystemError(e: unknown): e is Error & { code: string } {
+  return e instanceof Error && 'code' in e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code);
+}
+
+/** A path that does not exist; a dangling symbolic link, or a loop of them, is named as one. */
+export function missingPathError(path: string): KprofError {
+  try {
+    if (lstatSync(path).isSymbolicLink()) {
+      if (loops(path)) return loopError(path);
+      return inputError(
+        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` +
+          `Fix the link, or pass the file or folder it should point to.`,
+      );
+    }
+  } catch {
+    /* not there at all */
+  }
+  return inputError(`${path}: no such file or folder. Check the path.`);
+}
+
+function loops(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (e) {
+    return e instanceof Error && 'code' in e && e.code === 'ELOOP';
+  }
+}
+
+function loopError(path: string): KprofError {
+  return inputError(
+    `${path}: a loop of symbolic links (following them leads back where they started, or more than 40 deep). ` +
+      'Fix the links, or pass the file or folder they should point to.',
+  );
+}
+
+/** A file-system error as a message for the user. */
+export function fsError(path: string, e: unknown): KprofError {
+  const code = e instanceof Error && 'code' in e ? String(e.code) : '';
+  if (code === 'ENOENT') return missingPathError(path);
+  if (code === 'ELOOP') return loopError(path);
+  if (code === 'ENAMETOOLONG') return inputError(`${path}: the path or a name in it is too long for the file system. Check the path.`);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return inputError(`${path}: permission denied. Make it readable (chmod +r) or run as a user who can read it.`);
+  }
+  if (code === 'EISDIR') {
+    return inputError(`${path}: is a folder, expected a file. Pass the export file itself, or the profile folder that holds it.`);
+  }
+  if (code === 'ENOTDIR') {
+    return inputError(`${path}: a part of this path is a file, not a folder. Check the path.`);
+  }
+  return inputError(`${path}: cannot be read (${code || (e instanceof Error ? e.message : String(e))}). Check the file and its disk.`);
+}

@@ -1,0 +1,425 @@
+// A summary JSON written by `kprof summary --format json` read back as a profile, so CI can keep a small
+// snapshot instead of a 300 MB export. Groups come back exactly as saved, one fine group per saved group key (user
+// groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
+// it was made with.
+
+import { gunzipSync } from 'node:zlib';
+import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
+import { inputError } from '../../util/errors.js';
+import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, savedStepCell, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
+import { groupKey, summarize } from '../../aggregate/group.js';
+import { summaryJsonObject } from '../../report/summary.js';
+import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
+import { usToTicks } from '../csv/numbers.js';
+import { readRegularFile, sniffBytes } from './readTable.js';
+
+const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
+
+function fail(path: string, what: string, todo = REGENERATE): never {
+  throw inputError(`${path}: not a kprof summary JSON: ${what}. ${todo}`);
+}
+
+const TRACE_TODO =
+  'kprof reads kernel exports, not timelines: pass the kernel_details.csv beside it (ASCEND_PROFILER_OUTPUT/kernel_details.csv) or the profile folder.';
+
+/** Text quoted from a file in a message: one line, at most 40 characters, no control characters. */
+function quoteText(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t);
+}
+
+/** 1-based line and column of a character offset. */
+function lineCol(text: string, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return `${line}:${offset - start + 1}`;
+}
+
+/** The largest summary JSON read (unpacked), below the longest string JavaScript can parse. */
+const MAX_SNAPSHOT_BYTES = 256 << 20;
+
+/** Read a summary JSON into one RankData per rank it holds. */
+export function readSnapshot(path: string): RankData[] {
+  let bytes = readRegularFile(path, MAX_SNAPSHOT_BYTES, 'a summary JSON');
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: MAX_SNAPSHOT_BYTES });
+    } catch (e) {
+      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) {
+        throw inputError(`${path}: unpacks to more than ${MAX_SNAPSHOT_BYTES >> 20} MiB; a summary JSON is at most that. Is this the right file?`);
+      }
+      throw inputError(
+        `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
+          'Copy the file again or regenerate it.',
+      );
+    }
+  }
+  if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). ${REGENERATE}`);
+  const kind = sniffBytes(bytes.subarray(0, 65536));
+  if (kind === 'zip') fail(path, 'this is a ZIP archive or an XLSX workbook');
+  if (kind === 'binary') fail(path, 'the file holds binary data', 'Is the file damaged? Copy it again or regenerate it.');
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (kind !== 'json') {
+    fail(path, `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`, `${REGENERATE} A CSV export must be named *.csv.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    // V8 says "… at position N", "Unexpected end of JSON input" or "Unexpected token 'x', "…" is not valid JSON"
+    // (quoting raw bytes, so its text is not shown as is).
+    const msg = e instanceof Error ? e.message : String(e);
+    const m = /position (\d+)/.exec(msg);
+    const token = /^Unexpected token '(.)'/u.exec(msg);
+    const end = text.trimEnd().length;
+    const at = m ? Math.min(Number(m[1]), end) : end;
+    const where = m || !token ? `${path}:${lineCol(text, at)}` : path;
+    const found = token ? `unexpected ${quoteText(token[1]!)}` : at >= end ? 'the file ends too early' : `found ${quoteText(text.slice(at, at + 20))}`;
+    throw inputError(
+      `${where}: invalid JSON (${found}). ` +
+        `Expected a kprof summary JSON; was the file cut short or edited? Regenerate it with \`kprof summary <profile> --format json\`.`,
+    );
+  }
+  return parseSnapshot(path, json, bytes.length);
+}
+
+/** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
+function isCount(x: unknown): x is number {
+  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+}
+
+/** µs as kprof writes them: a whole number of ticks below MAX_EXACT_TICKS, written as ticks / 10^4. */
+function exactTicks(x: unknown): number | null {
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) return null;
+  const t = usToTicks(x);
+  return t < MAX_EXACT_TICKS && t / TICKS_PER_US === x ? t : null;
+}
+
+function isOptionalText(x: unknown): boolean {
+  return x === undefined || typeof x === 'string';
+}
+
+const US_RULE = `a number of µs of at most 4 decimals (whole ticks of 0.1 ns) below ${MAX_EXACT_TEXT}`;
+
+/** The figures of one saved cell, checked: a whole count and exact µs. */
+function readCell(path: string, where: string, c: unknown, what: string): { count: number; ticks: number } {
+  if (typeof c !== 'object' || c === null) fail(path, `${where} has no ${what}`);
+  const o = c as Record<string, unknown>;
+  if (!isCount(o.count)) fail(path, `${where} has a "count" of ${quoteJson(o.count)}, expected a whole number from 0 to 2^53 - 1`);
+  const ticks = exactTicks(o.totalUs);
+  if (ticks === null) fail(path, `${where} has a "totalUs" of ${quoteJson(o.totalUs)}, expected ${US_RULE}`);
+  return { count: o.count, ticks };
+}
+
+/** A JSON value quoted in a message (short, one line). */
+function quoteJson(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  if (typeof x === 'string') return quoteText(x);
+  if (typeof x === 'number') return Number.isFinite(x) ? String(x) : 'a number too large to read (past 1.8e308)';
+  if (Array.isArray(x)) return 'a list';
+  return typeof x === 'object' && x !== null ? 'an object' : String(x);
+}
+
+/** An optional saved figure (older snapshots lack the per-rank ones). */
+function optionalCount(path: string, where: string, o: Record<string, unknown>, field: string): number | null {
+  const x = o[field];
+  if (x === undefined) return null;
+  if (!isCount(x)) fail(path, `${where} has a "${field}" of ${quoteJson(x)}, expected a whole number from 0 to 2^53 - 1`);
+  return x;
+}
+
+/**
+ * What a summary JSON holds is checked as strictly as kprof writes it, so that what reads back is exactly what
+ * was saved: whole counts and exact µs, no duplicate rank or group, per-step cells and totals that add up to
+ * what they are parts of. A file that fails any check is refused, naming what is wrong.
+ */
+export function parseSnapshot(path: string, json: unknown, size: number): RankData[] {
+  if (Array.isArray(json)) fail(path, 'found a JSON array (the trace events of a timeline such as trace_view.json?)', TRACE_TODO);
+  if (typeof json !== 'object' || json === null) fail(path, `the top level is ${json === null ? 'null' : typeof json}, expected an object`);
+  const o = json as Partial<SummaryJson> & Record<string, unknown>;
+  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto timeline)', TRACE_TODO);
+  if (o.kind !== 'summary') {
+    fail(path, o.kind === undefined ? 'no "kind" field' : `"kind" is ${JSON.stringify(o.kind)}; only "summary" files are profiles`);
+  }
+  if (o.schemaVersion !== SCHEMA_VERSION) {
+    throw inputError(
+      `${path}: summary JSON schemaVersion ${JSON.stringify(o.schemaVersion)} is not supported; this kprof reads ` +
+        `schemaVersion ${SCHEMA_VERSION}. Regenerate it with this kprof (\`kprof summary <profile> --format json\`).`,
+    );
+  }
+  if (typeof o.groupBy !== 'string' || !(GROUP_BYS as readonly string[]).includes(o.groupBy)) {
+    fail(path, `"groupBy" is ${JSON.stringify(o.groupBy)}`);
+  }
+  if (!Array.isArray(o.perRank)) fail(path, 'no "perRank" array');
+  const groupBy = o.groupBy as GroupBy;
+  const selection = typeof o.selection === 'string' ? o.selection : '';
+  const hasSteps = typeof o.steps === 'number';
+  if (o.inputs !== undefined && !(Array.isArray(o.inputs) && o.inputs.every((x) => typeof x === 'string'))) fail(path, '"inputs" is not a list of text');
+  const inputs = [...new Set((o.inputs ?? []) as string[])].sort();
+  const out: RankData[] = [];
+  const seenRanks = new Set<string>();
+  const sum = { count: 0, ticks: 0, rowsRead: 0, skippedRows: 0, filteredKernels: 0 };
+  let perRankFigures = 0;
+  for (const r of o.perRank as unknown[]) {
+    if (typeof r !== 'object' || r === null || !Array.isArray((r as SummaryRankJson).groups)) fail(path, 'a "perRank" entry has no "groups"');
+    const rj = r as SummaryRankJson & Record<string, unknown>;
+    if (typeof rj.rank !== 'string' || rj.rank === '') {
+      fail(path, `a "perRank" entry has a "rank" of ${quoteJson(rj.rank)}, expected a rank id as text (kprof writes "0", or "-" for a profile with no rank id)`);
+    }
+    const rankId = String(rj.rank);
+    const inRank = `rank ${quoteText(rankId)}`;
+    if (seenRanks.has(rankId)) fail(path, `${inRank} is in "perRank" twice`);
+    seenRanks.add(rankId);
+    const rankSteps = readSteps(path, inRank, rj.steps);
+    const stepSet = new Set(rankSteps);
+    const acc = new Accumulator({ name: true, type: true, core: true, shapes: true, steps: hasSteps });
+    const rankTotals = { count: 0, ticks: 0 };
+    let withoutStep = 0;
+    for (const gu of rj.groups as unknown[]) {
+      if (typeof gu !== 'object' || gu === null || typeof (gu as SummaryGroupJson).key !== 'string') fail(path, `a group in ${inRank} has no "key"`);
+      const g = gu as SummaryGroupJson & Record<string, unknown>;
+      const where = `group ${quoteText(g.key)} in ${inRank}`;
+      const { count, ticks } = readCell(path, where, g, 'count');
+      if (![g.name, g.type, g.core, g.shapes, g.userGroup].every(isOptionalText)) {
+        fail(path, `${where} has a name, type, core, shapes or userGroup that is not text`);
+      }
+      const minTicks = g.minUs === undefined || g.minUs === null ? null : exactTicks(g.minUs);
+      const maxTicks = g.maxUs === undefined || g.maxUs === null ? null : exactTicks(g.maxUs);
+      if ((minTicks === null) !== (g.minUs === undefined || g.minUs === null) || (maxTicks === null) !== (g.maxUs === undefined || g.maxUs === null)) {
+        fail(path, `${where} has a "minUs" or "maxUs" that is not ${US_RULE}`);
+      }
+      if (minTicks !== null && maxTicks !== null && minTicks > maxTicks) fail(path, `${where} has "minUs" ${g.minUs} above "maxUs" ${g.maxUs}`);
+      if (count === 0 && (ticks > 0 || minTicks !== null || maxTicks !== null)) fail(path, `${where} has a "count" of 0 but a time`);
+      if (minTicks !== null && minTicks > ticks) fail(path, `${where} has "minUs" ${g.minUs} above its "totalUs" ${g.totalUs}`);
+      if (maxTicks !== null && maxTicks > ticks) fail(path, `${where} has "maxUs" ${g.maxUs} above its "totalUs" ${g.totalUs}`);
+      checkKeyFits(path, where, groupBy, g);
+      const internal = `\u001e${g.key}`;
+      if (acc.groups.has(internal)) fail(path, `${where} is in that rank twice`);
+      const fg: FineGroup = {
+        name: g.name ?? null,
+        type: g.type ?? null,
+        core: g.core ?? null,
+        shapes: g.shapes ?? null,
+        total: emptyCell(),
+        steps: new Map(),
+        savedKey: g.key,
+      };
+      if (g.userGroup !== undefined) fg.savedUserGroup = g.userGroup;
+      acc.groups.set(internal, fg);
+      acc.addCell(fg, {
+        count,
+        ticks,
+        minTicks: minTicks ?? Number.POSITIVE_INFINITY,
+        maxTicks: maxTicks ?? Number.NEGATIVE_INFINITY,
+      });
+      const bySteps: unknown = g.byStep ?? [];
+      if (!Array.isArray(bySteps)) fail(path, `${where} has a "byStep" that is not a list`);
+      let stepped = 0;
+      let steppedTicks = 0;
+      for (const su of bySteps as unknown[]) {
+        const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
+        if (!Number.isSafeInteger(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a whole number`);
+        const at = `step ${step} of ${where}`;
+        const cell = readCell(path, at, su, 'count');
+        if (fg.steps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
+        if (rj.steps !== undefined && !stepSet.has(step!)) fail(path, `${at} is not one of the rank's "steps"`);
+        fg.steps.set(step!, savedStepCell(cell.count, cell.ticks));
+        stepped += cell.count;
+        steppedTicks += cell.ticks;
+      }
+      // Rows with an empty Step Id are in the total only: the steps hold at most the total, and all of it when
+      // they hold every kernel.
+      if (stepped > count || steppedTicks > ticks || (stepped === count && steppedTicks !== ticks)) {
+        fail(path, `the "byStep" cells of ${where} add up to ${stepped} kernels and ${steppedTicks / TICKS_PER_US} µs, which contradicts its "count" ${count} and "totalUs" ${g.totalUs}`);
+      }
+      if (hasSteps) withoutStep += count - stepped;
+      rankTotals.count += count;
+      rankTotals.ticks += ticks;
+    }
+    if (rankTotals.ticks >= MAX_EXACT_TICKS || !Number.isSafeInteger(rankTotals.count)) {
+      fail(path, `the groups of ${inRank} add up to more than kprof sums exactly (${MAX_EXACT_TEXT}, or 2^53 kernels)`);
+    }
+    if (rj.totals !== undefined) {
+      const t = readCell(path, `the "totals" of ${inRank}`, rj.totals, 'count');
+      if (t.count !== rankTotals.count || t.ticks !== rankTotals.ticks) {
+        fail(path, `the "totals" of ${inRank} (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of its groups (${rankTotals.count} kernels, ${rankTotals.ticks / TICKS_PER_US} µs)`);
+      }
+    }
+    const rowsRead = optionalCount(path, inRank, rj, 'rowsRead');
+    const skippedRows = optionalCount(path, inRank, rj, 'skippedRows');
+    const filteredKernels = optionalCount(path, inRank, rj, 'filteredKernels');
+    if (rowsRead !== null || skippedRows !== null || filteredKernels !== null) perRankFigures++;
+    const file: SourceFile = {
+      path,
+      format: 'summary_json',
+      traits: [`summary JSON grouped by ${groupBy}`],
+      columns: [],
+      missing: [],
+      bytes: size,
+      rowsRead: (rj.groups as unknown[]).length,
+      rowsSkipped: 0,
+    };
+    acc.rowsRead = rowsRead ?? (rj.groups as unknown[]).length;
+    acc.rowsSkipped = skippedRows ?? 0;
+    acc.rowsWithoutStep = withoutStep;
+    const rank = acc.toRankData(rankId, [file], { path, groupBy, selection, filteredKernels: filteredKernels ?? 0, inputs });
+    // Steps with no data in any kept group still count as steps of the run.
+    rank.stepIds = rankSteps;
+    out.push(rank);
+    sum.count += rankTotals.count;
+    sum.ticks += rankTotals.ticks;
+    sum.rowsRead += rank.rowsRead;
+    sum.skippedRows += rank.rowsSkipped;
+    sum.filteredKernels += filteredKernels ?? 0;
+  }
+  if (out.length === 0) fail(path, '"perRank" is empty');
+  if (perRankFigures > 0 && perRankFigures < out.length) fail(path, 'some "perRank" entries have "rowsRead", "skippedRows" and "filteredKernels" and others do not');
+  if (o.totals !== undefined) {
+    const t = readCell(path, 'the top level', o.totals, '"totals"');
+    if (t.count !== sum.count || t.ticks !== sum.ticks) {
+      fail(path, `the top-level "totals" (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of the ranks' groups (${sum.count} kernels, ${sum.ticks / TICKS_PER_US} µs)`);
+    }
+  }
+  const top = o as Record<string, unknown>;
+  if (perRankFigures > 0) {
+    for (const f of ['rowsRead', 'skippedRows', 'filteredKernels'] as const) {
+      const v = optionalCount(path, 'the top level', top, f);
+      if (v !== null && v !== sum[f]) fail(path, `the top-level "${f}" ${v} is not the sum of the ranks' (${sum[f]})`);
+    }
+  } else {
+    // An older snapshot keeps these figures for the whole profile only: each other rank is taken to have read its
+    // kernels, and the first rank the rest, so that the profile's figures are the saved ones.
+    const [first, ...others] = out;
+    for (const r of others) r.rowsRead = r.kernels;
+    const rowsRead = optionalCount(path, 'the top level', top, 'rowsRead');
+    const rest = rowsRead === null ? null : rowsRead - others.reduce((k, r) => k + r.rowsRead, 0);
+    first!.rowsRead = rest !== null && rest >= 0 ? rest : (rowsRead ?? first!.kernels);
+    first!.rowsSkipped = optionalCount(path, 'the top level', top, 'skippedRows') ?? 0;
+    first!.snapshot!.filteredKernels = optionalCount(path, 'the top level', top, 'filteredKernels') ?? 0;
+  }
+  checkTopLevel(path, o, out, groupBy);
+  return out;
+}
+
+const GROUP_TEXT_FIELDS = ['type', 'name', 'core', 'shapes'] as const;
+
+/**
+ * A group's key is made of its fields under the grouping (groupKey), or is the name of the user group it holds;
+ * a field the grouping does not keep is never written. A group that says otherwise (key A with type Z under
+ * --by type) would be one group to summary and another to check's selectors.
+ */
+function checkKeyFits(path: string, where: string, groupBy: GroupBy, g: SummaryGroupJson): void {
+  const kept: readonly string[] = GROUP_BY_FIELDS[groupBy];
+  for (const f of GROUP_TEXT_FIELDS) {
+    if (g[f] !== undefined && !kept.includes(f)) fail(path, `${where} has a "${f}", which a summary grouped by ${groupBy} does not keep`);
+  }
+  const present = kept.some((f) => g[f as (typeof GROUP_TEXT_FIELDS)[number]] !== undefined);
+  if (g.userGroup !== undefined && g.key !== g.userGroup) fail(path, `${where} holds the user group ${quoteText(g.userGroup)}, whose key is its name`);
+  if (g.userGroup !== undefined && !present) return;
+  const want = groupKey(groupBy, { type: g.type ?? null, name: g.name ?? null, core: g.core ?? null, shapes: g.shapes ?? null });
+  if (g.key !== want) fail(path, `${where} has the fields of the group ${quoteText(want)} under --by ${groupBy}; its "key" and its fields disagree`);
+}
+
+/** The figures of a saved group that must be what kprof computes from the ranks (those the file has). */
+const GROUP_FIGURES = ['count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep', 'byStep'] as const;
+
+/** Two saved values as JSON text, to compare numbers, lists and absence exactly. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Does a saved group (its fields, and the figures it has) say what kprof writes for that key? */
+function groupDiffers(saved: Record<string, unknown>, want: SummaryGroupJson): string | null {
+  for (const f of ['key', ...GROUP_TEXT_FIELDS, 'userGroup'] as const) if (!sameJson(saved[f], want[f])) return `"${f}"`;
+  // countPerStep counted kernels with no Step Id too before it became the stepped kernels per step: a group
+  // with such kernels may hold either figure, and it is not read back (it is computed again), so it is left.
+  const stepless = want.byStep.reduce((n, c) => n + c.count, 0) !== want.count;
+  for (const f of GROUP_FIGURES) {
+    if (f === 'countPerStep' && stepless) continue;
+    if (saved[f] !== undefined && !sameJson(saved[f], want[f])) return `"${f}" ${quoteJson(saved[f])}`;
+  }
+  return null;
+}
+
+/**
+ * The top level (ranks, steps, stepIds, groups) and the derived figures of the ranks' groups (avgUs, sharePct,
+ * countPerStep) are what kprof computes from the "perRank" entries, which are what is read: a file where they
+ * disagree was edited, and its figures cannot all be right, so it is refused rather than silently recomputed.
+ */
+function checkTopLevel(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
+  const asRead = ranks.map((r) => ({ ...r, snapshot: { ...r.snapshot!, selection: '' } }));
+  const noSelection: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection }), { sort: 'time', top: null });
+  const top = 'the top-level';
+  if (o.ranks !== undefined && !sameJson(o.ranks, want.ranks)) fail(path, `${top} "ranks" are not the ranks of "perRank" (${want.ranks.map(quoteText).slice(0, 8).join(', ')})`);
+  if (o.stepIds !== undefined && !sameJson(o.stepIds, want.stepIds)) fail(path, `${top} "stepIds" are not the steps of the ranks in "perRank", in order`);
+  if (o.steps !== undefined && !sameJson(o.steps, want.steps)) fail(path, `${top} "steps" ${quoteJson(o.steps)} is not the number of the ranks' distinct steps (${want.steps})`);
+  if (o.groups !== undefined) {
+    if (!Array.isArray(o.groups)) fail(path, `${top} "groups" is not a list`);
+    const byKey = new Map(want.groups.map((g) => [g.key, g]));
+    const seen = new Set<string>();
+    for (const gu of o.groups as unknown[]) {
+      const g = (typeof gu === 'object' && gu !== null ? gu : {}) as Record<string, unknown>;
+      const key = typeof g.key === 'string' ? g.key : undefined;
+      const w = key === undefined ? undefined : byKey.get(key);
+      if (key === undefined || w === undefined) fail(path, `${top} group ${quoteJson(g.key)} is in no rank of "perRank"`);
+      if (seen.has(key)) fail(path, `${top} group ${quoteText(key)} is in "groups" twice`);
+      seen.add(key);
+      const bad = groupDiffers(g, w);
+      if (bad !== null) fail(path, `${top} group ${quoteText(key)}: its ${bad} is not what its ranks in "perRank" add up to`);
+    }
+    const lost = want.groups.find((g) => !seen.has(g.key));
+    if (lost) fail(path, `${top} "groups" lack the group ${quoteText(lost.key)} of "perRank"`);
+  }
+  (o.perRank as Record<string, unknown>[]).forEach((r, i) => {
+    const wr = want.perRank[i]!;
+    const byKey = new Map(wr.groups.map((g) => [g.key, g]));
+    for (const g of r.groups as Record<string, unknown>[]) {
+      const bad = groupDiffers(g, byKey.get(g.key as string)!);
+      if (bad !== null) fail(path, `group ${quoteText(g.key as string)} in rank ${quoteText(wr.rank)}: its ${bad} contradicts its other figures`);
+    }
+  });
+}
+
+/** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */
+function readSteps(path: string, inRank: string, steps: unknown): number[] {
+  if (steps === undefined || steps === null) return [];
+  if (!Array.isArray(steps) || !steps.every((s) => Number.isSafeInteger(s))) fail(path, `the "steps" of ${inRank} are not a list of whole numbers`);
+  for (let i = 1; i < steps.length; i++) {
+    if (!((steps[i] as number) > (steps[i - 1] as number))) fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
+  }
+  return steps as number[];
+}
+
+const SAVED_PART = /; (?=steps=|core=|match=\/|exclude=\/|group )/;
+
+/**
+ * The `kprof summary` options that make a snapshot with this grouping and selection text (as group.ts writes it:
+ * `steps=…; core=…; match=/…/; exclude=/…/; group NAME=[…]`), for messages that say how to regenerate one.
+ */
+export function savedOptions(groupBy: string, selection: string): string {
+  const out = [`--by ${groupBy}`];
+  let groups = false;
+  for (const part of selection === '' ? [] : selection.split(SAVED_PART)) {
+    const m = /^(steps|core)=(.*)$/s.exec(part) ?? /^(match|exclude)=\/(.*)\/$/s.exec(part);
+    if (m) out.push(`--${m[1]} ${shellWord(m[2]!)}`);
+    else if (part.startsWith('group ')) groups = true;
+    else out.push(shellWord(part));
+  }
+  if (groups) out.push('--groups <the groups file it was made with>');
+  return out.join(' ');
+}
+
+/** A word as a POSIX shell reads it back: bare when plain, else single-quoted; control characters shown as ?. */
+function shellWord(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
+}

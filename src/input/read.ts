@@ -1,0 +1,293 @@
+// `<profile>` argument → Profile: resolve the paths, then read each rank's files into fine groups.
+//
+// A large input is read in worker threads (one per core at most, see pool.ts): each rank plan is one task, so
+// the ranks of a cluster run, or the two sides of a diff (two readProfile calls under Promise.all), are read in
+// parallel, and the main thread stays free to draw the progress bar. Each worker runs the same readRank as the
+// main thread would and hands back its RankData, so the result is the same whichever thread read it: counts are
+// integers and durations integer ticks, so merging is exact. A small input is read in this thread: starting a
+// worker costs more than reading it.
+
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Accumulator, mergeGroups } from '../aggregate/accumulator.js';
+import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
+import { readTable } from './formats/readTable.js';
+import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+import { readSnapshot, savedOptions } from './formats/snapshot.js';
+import { shown } from '../util/inputText.js';
+import { compareRanks, type Profile, type RankData, type SourceFile } from '../model/model.js';
+import { WorkerPool, type WorkerFailure } from './pool.js';
+import type { ByteCounter } from '../model/progress.js';
+import { unpackRanks, type PackedRanks } from './workers/pack.js';
+import type { ReadTask } from './workers/readWorker.js';
+
+export interface ReadOptions {
+  /** Read Input Shapes into the group key (grouping by shapes). */
+  withShapes: boolean;
+  /** Parse start times for the time span (inspect only: it costs a float parse per row). */
+  withSpan?: boolean;
+  /** Ranks to read; null for all. */
+  ranks: string[] | null;
+  /** Progress: called with bytes read since the last call (and told the total, when it listens for it). */
+  onBytes?: ByteCounter;
+  /**
+   * Worker threads: 'auto' (the default) reads in workers when the input holds at least PARALLEL_MIN_BYTES,
+   * 'off' always in this thread, 'on' in workers whatever the size (tests).
+   */
+  threads?: 'auto' | 'on' | 'off';
+}
+
+/** Below this many bytes in all, an input is read in this thread. */
+export const PARALLEL_MIN_BYTES = 8 << 20;
+
+/** Read every file of one rank plan. */
+export async function readRank(
+  plan: RankPlan,
+  options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined },
+): Promise<RankData[]> {
+  if (plan.kind === 'snapshot') {
+    try {
+      return readSnapshot(plan.files[0]!).map((r) => ({ ...r, rankSource: 'summary JSON (its perRank entry)' }));
+    } catch (e) {
+      if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
+      throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
+    }
+  }
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
+  // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
+  // rank, any other gets an accumulator (a rank) of its own.
+  const devices = new Map<number, Accumulator>();
+  const split = {
+    accumulatorFor(device: number): Accumulator {
+      let a = devices.get(device);
+      if (!a) {
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields);
+        devices.set(device, a);
+      }
+      return a;
+    },
+  };
+  for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
+  const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
+  const files: SourceFile[] = [];
+  for (const f of plan.files) {
+    const before = skipped();
+    const file = await readTable(f, acc, { withShapes: options.withShapes, withSpan: options.withSpan === true, onBytes: options.onBytes, split });
+    file.rowsSkipped = skipped() - before;
+    if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
+      throw inputError(
+        `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +
+          `one rank is read from one kind of export. Pass the files separately.`,
+      );
+    }
+    files.push(file);
+  }
+  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource }];
+  const ids = [...devices.keys()].sort((a, b) => a - b);
+  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
+  return ids.map((d) => ({ ...devices.get(d)!.toRankData(String(d), files), rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)` }));
+}
+
+/** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
+export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): RankPlan[] {
+  if (ranks === null) return resolved.ranks;
+  if (resolved.ranks.some((p) => p.kind === 'snapshot')) return resolved.ranks; // filtered after reading
+  const have = new Set(resolved.ranks.map((p) => p.rank));
+  const missing = ranks.filter((r) => !have.has(r));
+  // An msprof op_summary may hold several devices, each a rank known only once read: read, then filter.
+  if (missing.length > 0 && resolved.ranks.some((p) => p.files.some((f) => /op_summary_[^/\\]*$/.test(f)))) return resolved.ranks;
+  if (missing.length > 0) {
+    throw inputError(
+      `${resolved.input}: rank ${missing.join(', ')} not found; the input has rank${have.size === 1 ? '' : 's'} ` +
+        `${[...have].join(', ')}. Use --rank with one of those, or --rank all.`,
+    );
+  }
+  return resolved.ranks.filter((p) => ranks.includes(p.rank));
+}
+
+/** Read a `<profile>` argument. */
+export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
+  const resolved = resolveInput(input);
+  const plans = selectPlans(resolved, options.ranks);
+  const counter = options.onBytes;
+  try {
+    const total = plans.reduce((n, p) => n + planBytes(p), 0);
+    counter?.total?.(total);
+    const mode = options.threads ?? 'auto';
+    const pool = mode === 'on' || (mode === 'auto' && total >= PARALLEL_MIN_BYTES) ? sharedPool() : null;
+    const ranks = pool ? await readInWorkers(pool, plans, options) : await readInThread(plans, options);
+    return finishProfile(input, resolved, ranks, options.ranks);
+  } finally {
+    counter?.end?.();
+  }
+}
+
+async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
+  const ranks: RankData[] = [];
+  for (const plan of plans) for (const r of await readRank(plan, options)) ranks.push(r);
+  return ranks;
+}
+
+/**
+ * One task per rank plan; results are taken in plan order and the first failure in plan order is thrown, as the
+ * in-thread loop would.
+ */
+async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
+  const settled = await Promise.allSettled(
+    plans.map((plan) =>
+      plan.kind === 'snapshot'
+        ? readRank(plan, options)
+        : pool
+            .run<PackedRanks | InlineRanks>(
+              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true } satisfies ReadTask,
+              options.onBytes,
+              // The main thread may take a task only when it has no progress bar to keep drawing, and not when
+              // the caller asked for workers (threads: 'on').
+              options.onBytes === undefined && (options.threads ?? 'auto') === 'auto',
+            )
+            .then(
+              (r) => ('inline' in r ? r.ranks : unpackRanks(r)),
+              (f: WorkerFailure) => {
+                throw workerError(f);
+              },
+            ),
+    ),
+  );
+  const ranks: RankData[] = [];
+  for (const s of settled) {
+    if (s.status === 'rejected') throw s.reason;
+    for (const r of s.value) ranks.push(r);
+  }
+  return ranks;
+}
+
+/** The error a worker reported, rebuilt in this thread: the same KprofError kind and message. */
+function workerError(f: WorkerFailure): Error {
+  if (f.kind !== null) return new KprofError(f.kind as ErrorKind, f.message);
+  const e = new Error(f.message);
+  if (f.stack !== undefined) e.stack = f.stack;
+  return e;
+}
+
+/** Bytes of a plan's files (as stored: a .gz counts compressed, as progress does). */
+function planBytes(plan: RankPlan): number {
+  let n = 0;
+  for (const f of plan.files) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // unreadable: the read reports it
+    }
+  }
+  return n;
+}
+
+/**
+ * The worker script: next to this module when running from dist/. Under vitest the sources are .ts and cannot
+ * be loaded by a worker, so the built copy in dist/ is used (npm test builds first); null when there is none,
+ * and reading then stays in this thread.
+ */
+export function workerScript(): URL | null {
+  const here = new URL('./workers/readWorker.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const built = new URL('../../dist/input/workers/readWorker.js', import.meta.url);
+  if (existsSync(fileURLToPath(built))) return built;
+  return null;
+}
+
+let pool: WorkerPool | null | undefined;
+
+/** A task's result when it ran in the main thread: no need to pack it for a transfer. */
+interface InlineRanks {
+  inline: true;
+  ranks: RankData[];
+}
+
+/** The process-wide pool (null when there is no worker script). */
+export function sharedPool(): WorkerPool | null {
+  if (pool === undefined) {
+    const script = workerScript();
+    pool = script
+      ? new WorkerPool(script, undefined, async (payload) => {
+          const task = payload as ReadTask;
+          return { inline: true, ranks: await readRank(task.plan, task) } satisfies InlineRanks;
+        })
+      : null;
+  }
+  return pool;
+}
+
+/** Merge ranks that share an id (several `PROF_*` folders of one device), filter snapshot ranks, check. */
+export function finishProfile(input: string, resolved: ResolvedInput, read: RankData[], ranks: string[] | null): Profile {
+  sameMaking(read);
+  const byRank = new Map<string, RankData>();
+  for (const r of read) {
+    const prev = byRank.get(r.rank);
+    if (!prev) {
+      byRank.set(r.rank, r);
+      continue;
+    }
+    if (prev.snapshot || r.snapshot) duplicateRank(prev, r);
+    mergeGroups(prev.groups, r.groups);
+    for (const f of r.files) prev.files.push(f);
+    prev.rowsRead += r.rowsRead;
+    prev.rowsSkipped += r.rowsSkipped;
+    prev.kernels += r.kernels;
+    prev.rowsWithoutStep += r.rowsWithoutStep;
+    prev.stepIds = [...new Set([...prev.stepIds, ...r.stepIds])].sort((a, b) => a - b);
+    for (const w of r.warnings) prev.warnings.push(w);
+    prev.warningCount += r.warningCount;
+  }
+  let out = [...byRank.values()];
+  if (ranks !== null) {
+    const missing = ranks.filter((r) => !byRank.has(r));
+    if (missing.length > 0) {
+      throw inputError(
+        `${input}: rank ${missing.join(', ')} not found; the input has ranks ${[...byRank.keys()].join(', ')}. ` +
+          `Use --rank with one of those, or --rank all.`,
+      );
+    }
+    out = out.filter((r) => ranks.includes(r.rank));
+  }
+  out.sort((a, b) => compareRanks(a.rank, b.rank));
+  const rows = out.reduce((n, r) => n + r.rowsRead, 0);
+  if (rows === 0) {
+    const files = out.flatMap((r) => r.files.map((f) => f.path));
+    throw inputError(
+      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} a header but no data. ` +
+        `Expected at least one kernel row; was the profile collected with NPU activities on?`,
+    );
+  }
+  return { input, ranks: out, notes: resolved.notes };
+}
+
+/**
+ * A rank read twice, once from a summary JSON: two snapshots (or a snapshot and an export) of one rank would be
+ * counted twice, so they are refused rather than added.
+ */
+function duplicateRank(a: RankData, b: RankData): never {
+  const where = (r: RankData): string => r.snapshot?.path ?? r.files[0]?.path ?? '(input)';
+  if (where(a) === where(b)) {
+    throw inputError(`${where(a)}: given twice (rank ${shown(a.rank)} would be counted twice). Pass each summary JSON once, alone or in one folder.`);
+  }
+  const unknown = a.rank === '-' ? ' (a rank of unknown id: the profile it was made from had no profiler_info or rank in its folder name)' : '';
+  throw inputError(
+    `rank ${shown(a.rank)} is in both ${where(a)} and ${where(b)}${unknown}. Expected each rank in one summary JSON only: ` +
+      `leave one of the files out (a copy, or the summary of a node made twice), or summarise each node's own ranks with --rank.`,
+  );
+}
+
+/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
+function sameMaking(read: RankData[]): void {
+  const first = read.find((r) => r.snapshot !== null)?.snapshot;
+  if (!first) return;
+  for (const r of read) {
+    const s = r.snapshot;
+    if (s === null || (s.groupBy === first.groupBy && s.selection === first.selection)) continue;
+    const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
+    throw inputError(
+      `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
+        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
+    );
+  }
+}

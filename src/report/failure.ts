@@ -1,0 +1,78 @@
+// What kprof writes when it stops with an error (exit 2 or 3) under `--format github` or `--format junit`: CI
+// reads those formats, so an error is an `::error` annotation, or a JUnit report with one failed test case,
+// rather than a line that only a person reading the log would see. Pure: message in, string out.
+
+import { existsSync } from 'node:fs';
+import { workspacePath } from '../util/paths.js';
+import { shown, xmlEscape } from './render.js';
+
+/** The formats that report an error in their own way. */
+export type FailureFormat = 'github' | 'junit';
+
+/** Escape workflow-command data (https://docs.github.com/actions/reference/workflow-commands-for-github-actions). */
+export function ghData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+export function ghProperty(s: string): string {
+  return ghData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/** The value of the last `--flag value` or `--flag=value` (or `-o value` / `-ovalue` for a short name) in argv. */
+function flagValue(argv: string[], long: string, short?: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === long || (short !== undefined && a === short)) value = argv[i + 1];
+    else if (a.startsWith(`${long}=`)) value = a.slice(long.length + 1);
+    else if (short !== undefined && a.startsWith(short) && !a.startsWith('--') && a.length > short.length) value = a.slice(short.length);
+  }
+  return value;
+}
+
+/** The --format of a command line when it is one that reports errors itself, and its --out. */
+export function failureFormat(argv: string[]): { format: FailureFormat; out: string | undefined } | null {
+  const format = flagValue(argv, '--format');
+  if (format !== 'github' && format !== 'junit') return null;
+  return { format, out: flagValue(argv, '--out', '-o') };
+}
+
+/** The `file:line:col: ` a message starts with, when that file exists (messages name the file first). */
+export function messageLocation(message: string): { file: string; line: number | null; col: number | null } | null {
+  const m = /^([^\s:][^:]*?)(?::(\d+))?(?::(\d+))?: /.exec(message);
+  if (!m || m[1]!.startsWith('-') || !existsSync(m[1]!)) return null;
+  return { file: m[1]!, line: m[2] !== undefined ? Number(m[2]) : null, col: m[3] !== undefined ? Number(m[3]) : null };
+}
+
+/**
+ * One `::error` annotation for a message (text from input in it already shown()), on the file it names (relative
+ * to GITHUB_WORKSPACE when set), titled `kprof: <title>`.
+ */
+export function githubError(message: string, title: string, workspace: string | undefined): string {
+  const at = messageLocation(message);
+  const props = [
+    ...(at ? [`file=${ghProperty(shown(workspacePath(at.file, workspace)))}`] : []),
+    ...(at?.line != null ? [`line=${at.line}`] : []),
+    ...(at?.col != null ? [`col=${at.col}`] : []),
+    `title=${ghProperty(`kprof: ${title}`)}`,
+  ];
+  return `::error ${props.join(',')}::${ghData(shown(message))}\n`;
+}
+
+/** A JUnit report with one failed test case that carries the message: the dashboard shows why kprof stopped. */
+export function junitError(message: string, title: string): string {
+  const attrs = `tests="1" failures="1" errors="0" skipped="0"`;
+  const msg = xmlEscape(shown(message));
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kprof" ${attrs}>`,
+    `  <testsuite name="kprof" ${attrs}>`,
+    `    <testcase name="kprof: ${xmlEscape(title)}" classname="kprof">`,
+    `      <failure message="${msg}" type="kprof.${title === 'internal error' ? 'internal' : 'input'}">${msg}</failure>`,
+    '    </testcase>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

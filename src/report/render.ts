@@ -1,0 +1,237 @@
+// Shared building blocks for reporters: terminal tables, Markdown tables, CSV lines, colour. Pure functions.
+
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
+import { CELL_WIDTH, clipped, escaped, hexEscape } from '../util/inputText.js';
+
+// Loaded on first use: only a terminal table with a cell that is not plain (see isPlain) needs it.
+let TableClass: typeof TableType | null = null;
+function Table(): typeof TableType {
+  TableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  return TableClass;
+}
+
+export type Align = 'left' | 'right';
+
+export interface RenderContext {
+  /** Colour allowed (stdout is a TTY and NO_COLOR is not set). */
+  color: boolean;
+}
+
+const ANSI = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+} as const;
+
+export type Paint = keyof typeof ANSI;
+
+export function paint(ctx: RenderContext, style: Paint, text: string): string {
+  if (!ctx.color) return text;
+  const [on, off] = ANSI[style];
+  return `\u001b[${on}m${text}\u001b[${off}m`;
+}
+
+/** A borderless terminal table: a header, a rule under it, right-aligned numbers. */
+export function textTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
+  const all = tableRows(ctx, head, rows, footer);
+  const plain = head.length > 0 && all.every((r) => r.length === head.length && r.every(isPlain));
+  return plain ? padTable(all, align) : trimLines(cliTable(all, align));
+}
+
+/** The same table as textTable, always drawn by cli-table3 (for tests), `block` rows per cli-table3 table. */
+export function cliTextTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[], block = CLI_BLOCK_ROWS): string {
+  return trimLines(cliTable(tableRows(ctx, head, rows, footer), align, block));
+}
+
+/** The header (painted), a rule, the rows, and a rule and the footer when there is one. */
+function tableRows(ctx: RenderContext, head: string[], rows: string[][], footer: string[] | undefined): string[][] {
+  // Loops, not Math.max(...) or push(...): a spread of one argument per row overflows the stack at ~125k rows.
+  const widths = head.map((h, i) => {
+    let w = visible(h);
+    for (const r of rows) w = Math.max(w, visible(r[i] ?? ''));
+    return footer ? Math.max(w, visible(footer[i] ?? '')) : w;
+  });
+  const rule = widths.map((w) => '─'.repeat(w));
+  const out = [head.map((h) => paint(ctx, 'bold', h)), rule];
+  for (const r of rows) out.push(r);
+  if (footer) out.push(rule, footer);
+  return out;
+}
+
+function trimLines(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
+}
+
+/** Space after every column (cli-table3's right padding). */
+const GAP = '  ';
+
+/**
+ * What cli-table3 draws with the options of cliTable when every cell is plain (see isPlain), trimmed as
+ * trimLines trims it: each cell padded to its column's width, then GAP. Loading cli-table3 (and its width measuring) and its layout were most of the
+ * time of rendering a report.
+ */
+function padTable(rows: string[][], align: Align[]): string {
+  const widths = rows[0]!.map((_, i) => {
+    let w = 0;
+    for (const r of rows) w = Math.max(w, visible(r[i]!));
+    return w;
+  });
+  const cell = (c: string, i: number): string => {
+    const width = widths[i]! + c.length - visible(c);
+    return (align[i] === 'right' ? c.padStart(width) : c.padEnd(width)) + GAP;
+  };
+  // Each line trimmed as it is made (trimLines on the whole table would hold it twice more, split and joined).
+  return rows.map((r) => r.map(cell).join('').trimEnd()).join('\n');
+}
+
+/** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide. */
+const NARROW = /^[\x20-\x7eΔµ─…→±·∞]*$/;
+/** A text as paint() makes it: one style, closed again at the end (cli-table3 then adds no codes of its own). */
+// eslint-disable-next-line no-control-regex
+const PAINTED = /^\u001b\[(?:[12]m(.*)\u001b\[22m|3\dm(.*)\u001b\[39m)$/;
+
+/**
+ * A cell as wide as its length, as cli-table3 measures it: one line of narrow characters, painted at most once
+ * as a whole. Any other (wide or combining characters, emoji, line breaks) leaves the table to cli-table3.
+ */
+function isPlain(cell: string): boolean {
+  const m = PAINTED.exec(cell);
+  return NARROW.test(m ? (m[1] ?? m[2]!) : cell);
+}
+
+/**
+ * Rows cli-table3 draws in one table at most: its toString() spreads every row into one call (push.apply),
+ * which overflows the stack at ~125k rows. Larger tables are drawn in blocks of this many rows with the column
+ * widths of the whole table, which draws the same lines.
+ */
+const CLI_BLOCK_ROWS = 10_000;
+
+function cliTable(rows: string[][], align: Align[], block = CLI_BLOCK_ROWS): string {
+  if (rows.length <= block) return cliBlock(rows, align, undefined);
+  const { strlen } = createRequire(import.meta.url)('cli-table3/src/utils.js') as { strlen(s: string): number };
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 1, strlen(c) + GAP.length)));
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; i += block) out.push(cliBlock(rows.slice(i, i + block), align, widths, i > 0));
+  return out.join('\n');
+}
+
+/** One cli-table3 table: rows[0] is its head unless `headless`; `widths` fixes the column widths. */
+function cliBlock(rows: string[][], align: Align[], widths: number[] | undefined, headless = false): string {
+  const table = new (Table())({
+    head: headless ? [] : rows[0]!,
+    ...(widths ? { colWidths: widths } : {}),
+    colAligns: align,
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP.length },
+    chars: {
+      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
+      right: '', 'right-mid': '', middle: '',
+    },
+  });
+  for (const r of headless ? rows : rows.slice(1)) table.push(r);
+  return table.toString();
+}
+
+function visible(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\u001b\[[0-9;]*m/g, '').length;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text from input is shown through the one scheme of inputText.ts (re-exported here for the reporters).
+
+export { CELL_WIDTH, WHOLE, clipped, escaped as shown } from '../util/inputText.js';
+
+/**
+ * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
+ * JSON.stringify leaves raw (DEL, C1 controls, U+2028/U+2029, bidirectional controls, U+FFFE/U+FFFF) are
+ * written as `\uHHHH` escapes, and `##[` as `\u0023#[`. JSON.stringify already escapes C0 controls and lone
+ * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
+ */
+export function jsonSafe(json: string): string {
+  return json.replace(JSON_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;
+
+/**
+ * A Markdown code span for any text, kernel names with backticks included: its fence is one backtick longer
+ * than the longest run of backticks in the text, with a space inside it when the text starts or ends with one
+ * (CommonMark strips that space again).
+ */
+export function codeSpan(s: string): string {
+  let longest = 0;
+  for (const run of s.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = s.startsWith('`') || s.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${s}${pad}${fence}`;
+}
+
+/**
+ * Text from input in Markdown: clipped(), in a code span, where nothing opens HTML, a link, a mention or a
+ * comment. A backslash just before a `|` is written `\x5c`, so that `\|` (see mdCell) is never read as an
+ * escaped backslash and a pipe that ends the cell.
+ */
+export function mdCode(s: string, max = CELL_WIDTH): string {
+  return codeSpan(clipped(s, max).replace(/\\(?=\|)/g, '\\x5c'));
+}
+
+/**
+ * Escape a Markdown table cell: `|` would end the cell and a line break the table. GFM reads `\|` as a pipe
+ * inside the cell, code spans included; text from input is in code spans (where a backslash is plain text), so
+ * nothing else is escaped.
+ */
+export function mdCell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+}
+
+export function markdownTable(head: string[], rows: string[][], align: Align[]): string {
+  const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
+  const rule = `|${align.map((a) => (a === 'right' ? '---:' : ':---')).join('|')}|`;
+  return [line(head), rule, ...rows.map(line)].join('\n');
+}
+
+/**
+ * One CSV cell: quoted when needed; a text cell starting with = + - @ is prefixed with `'` so a spreadsheet does
+ * not run it as a formula. Numbers are passed as numbers and never prefixed.
+ */
+export function csvCell(v: string | number | boolean | null | undefined): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  // One record per line: line breaks and other unsafe characters are escaped as everywhere (see shown).
+  let s = escaped(v);
+  if (/^[=+\-@]/.test(s)) s = `'${s}`;
+  if (/[",]/.test(s)) s = `"${s.replace(/"/g, '""')}"`;
+  return s;
+}
+
+export function csvLines(head: string[], rows: (string | number | boolean | null | undefined)[][]): string {
+  return [head.map(csvCell).join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
+}
+
+/**
+ * Escape text for XML (JUnit). Markup characters become entities; characters XML 1.0 cannot hold at all (C0
+ * controls other than TAB, LF and CR, U+FFFE/U+FFFF, lone surrogates) are written as escaped() writes them, so the
+ * document is well-formed whatever the text. Text from input goes through shown() before it gets here.
+ */
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(XML_ILLEGAL, (m) => hexEscape(m.charCodeAt(0)));
+}
+
+// eslint-disable-next-line no-control-regex
+const XML_ILLEGAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -1,0 +1,163 @@
+// Every number kprof prints is formatted here.
+
+import { TICKS_PER_US } from '../model/model.js';
+
+// These reproduce, character for character, what
+// `new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })`
+// prints (test/format.test.ts compares the two). Intl itself is not used because
+// constructing the first NumberFormat starts ICU, about 20 ms of every run.
+//
+// What has to be matched: Intl rounds the SHORTEST decimal that round-trips to the
+// double (what String(n) shows), half away from zero, not the double's exact binary
+// value. So 1.005 prints "1.01" although toFixed(2) gives "1.00" (1.005 is stored as
+// 1.00499999…). A negative number, -0 included, keeps its minus sign even when it
+// rounds to zero ("-0.00"). Numbers of any size are written out in full, the digits
+// past the shortest representation as zeros (1e23 → "100,000,…,000"). NaN prints
+// "NaN" and the infinities "∞" and "-∞".
+export function formatFixed(n: number, digits: 0 | 1 | 2): string {
+  if (n !== n) return 'NaN';
+  const sign = n < 0 || Object.is(n, -0) ? '-' : '';
+  const a = Math.abs(n);
+  if (a === Infinity) return `${sign}∞`;
+
+  // toExponential() with no argument gives the shortest round-trip digits: "d.ddde±x".
+  const e = a.toExponential();
+  const ePos = e.indexOf('e');
+  const mant = e.slice(0, ePos);
+  const sig = mant.length > 1 ? mant[0]! + mant.slice(2) : mant;
+  // Number of significant digits that lie at or above the last kept decimal place.
+  const keep = Number(e.slice(ePos + 1)) + 1 + digits;
+
+  let scaled: string; // a · 10^digits, rounded, as a decimal integer
+  if (keep >= sig.length) {
+    scaled = sig + '0'.repeat(keep - sig.length);
+  } else if (keep <= 0) {
+    scaled = keep === 0 && sig.charCodeAt(0) >= 53 /* '5' */ ? '1' : '0';
+  } else {
+    scaled = sig.slice(0, keep);
+    if (sig.charCodeAt(keep) >= 53 /* '5' */) scaled = incrementDecimal(scaled);
+  }
+
+  if (scaled.length <= digits) scaled = '0'.repeat(digits + 1 - scaled.length) + scaled;
+  const intLen = scaled.length - digits;
+  const int = groupThousands(scaled.slice(0, intLen));
+  return digits === 0 ? sign + int : `${sign}${int}.${scaled.slice(intLen)}`;
+}
+
+/** "1299" → "1300", "999" → "1000". */
+function incrementDecimal(s: string): string {
+  let i = s.length - 1;
+  while (i >= 0 && s[i] === '9') i--;
+  if (i < 0) return '1' + '0'.repeat(s.length);
+  return s.slice(0, i) + String.fromCharCode(s.charCodeAt(i) + 1) + '0'.repeat(s.length - 1 - i);
+}
+
+/** "1234567" → "1,234,567". */
+function groupThousands(s: string): string {
+  if (s.length <= 3) return s;
+  let out = s.slice(0, s.length % 3 || 3);
+  for (let i = out.length; i < s.length; i += 3) out += ',' + s.slice(i, i + 3);
+  return out;
+}
+
+const INT = { format: (n: number): string => formatFixed(n, 0) };
+const FIX2 = { format: (n: number): string => formatFixed(n, 2) };
+const FIX1 = { format: (n: number): string => formatFixed(n, 1) };
+
+/** A figure that rounds to zero prints as zero, without a sign: "-0.00" → "0.00", "-0" → "0". */
+function unsignedZero(s: string): string {
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+}
+
+/** Zero, as every duration prints it (also one that rounds to zero, and -0). */
+const ZERO_US = '0 µs';
+
+/** 711070 → "711,070"; non-integers (per-step means) keep two decimals. */
+export function fmtCount(n: number): string {
+  return unsignedZero(Number.isInteger(n) ? INT.format(n) : FIX2.format(n));
+}
+
+/** Signed count: "+13,369", "-27,824", "0" (also for a mean that rounds to zero). */
+export function fmtSignedCount(n: number): string {
+  const s = fmtCount(Math.abs(n));
+  if (/^0(\.0+)?$/.test(s)) return '0';
+  return n > 0 ? `+${s}` : `-${s}`;
+}
+
+/**
+ * A duration in µs, in µs below 1 ms, in ms below 1 s and in s above, two decimals: "812.30 µs", "629.40 ms",
+ * "1.63 s". The unit is that of the rounded value (999.999 µs is "1.00 ms"); zero is "0 µs".
+ */
+export function fmtUs(us: number): string {
+  const a = Math.abs(us);
+  if (FIX2.format(a) === '0.00') return ZERO_US;
+  if (a < 999.995) return `${FIX2.format(us)} µs`;
+  if (a / 1000 < 999.995) return `${FIX2.format(us / 1000)} ms`;
+  return `${FIX2.format(us / 1_000_000)} s`;
+}
+
+/** A signed duration: "+1.20 ms", "-794.00 ms", "0 µs". */
+export function fmtSignedUs(us: number): string {
+  const s = fmtUs(Math.abs(us));
+  if (s === ZERO_US) return ZERO_US;
+  return us > 0 ? `+${s}` : `-${s}`;
+}
+
+/**
+ * A compact duration for PR tables, three significant digits in µs, ms or s: "8.30 µs", "830 µs", "12.4 ms",
+ * "1.63 s", "1,629 s". Three digits tell apart any two times of 1 µs or more that are over 1% apart; zero is "0 µs".
+ */
+export function fmtUsShort(us: number): string {
+  const a = Math.abs(us);
+  if (FIX2.format(a) === '0.00') return ZERO_US;
+  const [scale, unit] = a < 999.5 ? [1, 'µs'] : a / 1000 < 999.5 ? [1000, 'ms'] : [1_000_000, 's'];
+  const v = us / scale;
+  const b = a / scale;
+  const text = b < 9.995 ? FIX2.format(v) : b < 99.95 ? FIX1.format(v) : INT.format(v);
+  return `${text} ${unit}`;
+}
+
+/** A percentage: "12.3%". */
+export function fmtPct(p: number): string {
+  return `${unsignedZero(FIX1.format(p))}%`;
+}
+
+/** A signed percentage: "+4.0%", "-96.0%". */
+export function fmtSignedPct(p: number): string {
+  const s = FIX1.format(Math.abs(p));
+  if (s === '0.0') return '0.0%';
+  return p > 0 ? `+${s}%` : `-${s}%`;
+}
+
+/** A range of Step Ids: "5-20", and one step as "13", not "13-13". */
+export function fmtSteps(from: number, to: number): string {
+  return from === to ? `${from}` : `${from}-${to}`;
+}
+
+export function ticksToUs(ticks: number): number {
+  return ticks / TICKS_PER_US;
+}
+
+/** µs with at most 4 decimals, for JSON and CSV (exact: ticks are 1e-4 µs). */
+export function exactUs(ticks: number): number {
+  return Math.round(ticks) / TICKS_PER_US;
+}
+
+/**
+ * Each rank's own number of steps in words: `4 steps` (one rank), `4 steps on each rank`, or by rank when they
+ * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`). Never the
+ * number of distinct Step Ids across ranks, which offset or lost steps inflate.
+ */
+export function stepCountsText(ranks: { rank: string; steps: number }[], code: (s: string) => string = (s) => s): string {
+  const steps = (n: number): string => (n === 0 ? 'no Step Id' : `${fmtCount(n)} ${n === 1 ? 'step' : 'steps'}`);
+  if (ranks.length === 0 || ranks.every((r) => r.steps === 0)) return 'no Step Id';
+  if (ranks.length === 1) return steps(ranks[0]!.steps);
+  if (ranks.every((r) => r.steps === ranks[0]!.steps)) return `${steps(ranks[0]!.steps)} on each rank`;
+  const byCount = new Map<number, string[]>();
+  for (const r of ranks) byCount.set(r.steps, [...(byCount.get(r.steps) ?? []), r.rank]);
+  const parts = [...byCount].map(([n, rs]) => {
+    const list = rs.length > 6 ? `${rs.slice(0, 6).map((r) => code(r)).join(', ')}, … (${fmtCount(rs.length)} ranks)` : rs.map((r) => code(r)).join(', ');
+    return `${steps(n)} on rank${rs.length === 1 ? '' : 's'} ${list}`;
+  });
+  return parts.length > 4 ? `${parts.slice(0, 4).join(', ')}, …` : parts.join(', ');
+}
