@@ -55,7 +55,8 @@ function summary(ranks: Record<string, RankSpec>, steps: number | null = 4, inpu
       a.total.ticks += g.total.ticks;
       all.set(g.key, a);
     }
-    return { rank, totals, groups, steps: steps === null ? [] : Array.from({ length: steps }, (_, i) => i + 1) };
+    const stepList = steps === null ? [] : Array.from({ length: steps }, (_, i) => i + 1);
+    return { rank, totals, groups, steps: stepList, rowsRead: totals.count, skippedRows: 0, filteredKernels: 0 };
   });
   const totals = cell(0, 0);
   for (const g of all.values()) {

@@ -478,7 +478,7 @@ describe('messages for files in the wrong shape', () => {
     const { gzipSync } = await import('node:zlib');
     const d = tmp();
     const gz = gzipSync(Buffer.from(CSV));
-    gz[gz.length - 8] ^= 0xff; // the CRC-32 in the trailer
+    gz[gz.length - 8]! ^= 0xff; // the CRC-32 in the trailer
     const f = join(d, 'kernel_details.csv.gz');
     writeFileSync(f, gz);
     const r = await kprof(['summary', f]);

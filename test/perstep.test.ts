@@ -241,7 +241,7 @@ describe('check failures name the rank and the steps', () => {
     const v = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Cast\n    count: { per: step, max: 1 }\n'));
     const r = v.results[0]!;
     expect(r).toMatchObject({ passed: false, rank: '1', step: 2, ranksBroken: ['1'], brokenSteps: [2, 4] });
-    const j = checkJsonObject(v, { profile: 'p', base: null, rules: 'r.yaml' }).results[0]!;
+    const j = checkJsonObject(v, { profile: 'p', base: null, rules: 'r.yaml', read: { kernels: 10, skippedRows: 0 }, baseRead: null }).results[0]!;
     expect(j).toMatchObject({ rank: '1', step: 2, ranksBroken: ['1'], stepsBroken: [2, 4] });
     expect(j.message).toContain('broken in 2 of 4 steps of rank 1 (steps 2, 4)');
   });

@@ -132,6 +132,7 @@ describe('gates at scale', () => {
       ranksBroken: [],
       stepsChecked: 0,
       stepsBroken: 0,
+      brokenSteps: [],
       compared: null,
       newTypes: [],
       unmatched: [],

@@ -391,7 +391,7 @@ describe('a summary JSON that kprof could not have written is refused', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  type J = { perRank: { rank: string; groups: Record<string, unknown>[]; totals: Record<string, number> }[]; totals: Record<string, number> } & Record<string, unknown>;
+  type J = { perRank: { rank: string; groups: Record<string, unknown>[]; totals: { count: number } & Record<string, number> }[]; totals: { count: number } & Record<string, number> } & Record<string, unknown>;
   async function refused(edit: (j: J) => void, text = ''): Promise<string> {
     const j = structuredClone(good) as J;
     edit(j);
