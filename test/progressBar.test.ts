@@ -1,6 +1,6 @@
 // The progress bar: on stderr only when it is a TTY and not --quiet, only for a large input, erased at the end.
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Io } from '../src/util/io.js';
 import { MIN_BYTES, makeProgress } from '../src/cli/progressBar.js';
 
@@ -10,6 +10,10 @@ function io(tty: boolean): Io & { err: string[] } {
 }
 
 describe('makeProgress', () => {
+  // The bars are redrawn on a timer and show a rate: fake timers (and clock) move time without waiting for it.
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
   it('does nothing when stderr is not a TTY', () => {
     const o = io(false);
     const p = makeProgress(o, false);
@@ -25,7 +29,7 @@ describe('makeProgress', () => {
     expect(o.err).toEqual([]);
   });
 
-  it('draws a bar per large input with bytes, rate and ETA, and erases it when every input has ended', async () => {
+  it('draws a bar per large input with bytes, rate and ETA, and erases it when every input has ended', () => {
     const o = io(true);
     const p = makeProgress(o, false);
     const a = p.tracker('base/kernel_details.csv')!;
@@ -35,7 +39,7 @@ describe('makeProgress', () => {
     a(MIN_BYTES);
     b(2 * MIN_BYTES);
     // The bars are redrawn on a timer (the main thread is free while workers read).
-    await new Promise((r) => setTimeout(r, 250));
+    vi.advanceTimersByTime(250);
     const drawn = o.err.join('');
     expect(drawn).toContain('base/kernel_details.csv');
     expect(drawn).toContain('pr/kernel_details.csv');
@@ -50,17 +54,17 @@ describe('makeProgress', () => {
     const after = o.err.length;
     a(1);
     p.done();
-    await new Promise((r) => setTimeout(r, 250));
+    vi.advanceTimersByTime(250);
     expect(o.err.length).toBe(after);
   });
 
-  it('shows a path with a line break or an escape sequence escaped', async () => {
+  it('shows a path with a line break or an escape sequence escaped', () => {
     const o = io(true);
     const p = makeProgress(o, false);
     const a = p.tracker('x\n::error::y\u001b]8;;\u0007.csv')!;
     a.total!(4 * MIN_BYTES);
     a(MIN_BYTES);
-    await new Promise((r) => setTimeout(r, 250));
+    vi.advanceTimersByTime(250);
     a.end!();
     p.done();
     const drawn = o.err.join('');
