@@ -1,40 +1,48 @@
-// `npm run build`, after tsc: bundle dist/ into dist/bundle/, one file for the CLI (what bin/kprof.js runs) and
+// `npm run build`: bundle src/ into dist/bundle/ with esbuild, one file for the CLI (what bin/kprof.js runs) and
 // one for the read worker. Loading some 40 modules one by one (resolve, read, compile, link each; commander's
 // CJS files through the ESM loader) cost every run tens of milliseconds, in the main thread and again in the
-// worker of a diff; one file of each costs a fraction of it.
+// worker of a diff; one file of each costs a fraction of it. Type-checking is tsc's (`npm run typecheck`); esbuild
+// only strips the types.
 //
-// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module: in dist/
-//   that is dist/input/workers/, and in the bundle, whose CLI file is dist/bundle/cli.js, the worker's entry is
-//   bundled to dist/bundle/workers/readWorker.js (ENTRY_SOURCES).
+// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module: the
+//   bundle's CLI file is dist/bundle/cli.js, so the worker's entry is bundled to dist/bundle/workers/readWorker.js
+//   (ENTRY_SOURCES). Under vitest the reader runs from src/ and starts that same bundled worker.
 // - A command's `await import()` (src/cli/run.ts) stays lazy inside the bundle: its modules run only when it does.
 // - Dependencies loaded on first use with createRequire (cli-table3, yaml, cli-progress) stay out of the bundle
 //   and load from node_modules when needed. Commander is CommonJS: its require() of node builtins needs a
 //   `require` in the ESM bundle, which the banner makes.
-// - The source maps go back through tsc's to src/*.ts (node --enable-source-maps bin/kprof.js … --debug).
+// - The source maps go back to src/*.ts (node --enable-source-maps bin/kprof.js … --debug).
 // - `kprof --version` is package.json's version, written into the bundle here (KPROF_VERSION in src/cli/run.ts):
 //   package.json is its one source, and the installed package need not read it at run time.
+// - dist/bundle/fingerprint names the sources a bundle was made from (a hash of src/, package.json and this
+//   script): the tests' global setup (test/setup/bundle.ts) rebuilds when it differs, so a test always runs the
+//   code in src/ and a stale bundle can neither pass nor fail one.
 
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
+const BUNDLE = join(DIST, 'bundle');
+const FINGERPRINT = join(BUNDLE, 'fingerprint');
 
 /** The version in package.json. */
 export function packageVersion() {
   return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 }
 
-/** The bundle's files (below dist/bundle/) and the module of dist/ each one bundles. */
-const ENTRY_SOURCES = { 'cli.js': 'cli/cli.js', 'workers/readWorker.js': 'input/workers/readWorker.js' };
+/** The bundle's files (below dist/bundle/) and the module of src/ each one bundles. */
+const ENTRY_SOURCES = { 'cli.js': 'cli/cli.ts', 'workers/readWorker.js': 'input/workers/readWorker.ts' };
 const ENTRIES = Object.keys(ENTRY_SOURCES);
 
 /** esbuild's options for the bundle of `entries` (names below dist/bundle/) into `outdir`, with `version` written in. */
-export function bundleOptions({ entries = ENTRIES, outdir = join(DIST, 'bundle'), version = packageVersion() } = {}) {
+export function bundleOptions({ entries = ENTRIES, outdir = BUNDLE, version = packageVersion() } = {}) {
   return {
-    entryPoints: entries.map((e) => ({ in: join(DIST, ENTRY_SOURCES[e]), out: e.replace(/\.js$/, '') })),
+    entryPoints: entries.map((e) => ({ in: join(SRC, ENTRY_SOURCES[e]), out: e.replace(/\.js$/, '') })),
     outdir,
     bundle: true,
     platform: 'node',
@@ -47,6 +55,44 @@ export function bundleOptions({ entries = ENTRIES, outdir = join(DIST, 'bundle')
   };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+/** Every file below `dir`, sorted. */
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+/** A hash of what a bundle is made from: every file of src/ (path and bytes), package.json and this script. */
+export function fingerprint() {
+  const h = createHash('sha256');
+  for (const f of [...files(SRC), join(ROOT, 'package.json'), fileURLToPath(import.meta.url)]) {
+    const bytes = readFileSync(f);
+    h.update(`${relative(ROOT, f)}\0${bytes.length}\0`).update(bytes);
+  }
+  return h.digest('hex');
+}
+
+/** Bundle src/ into dist/bundle/ (dist/ is emptied first: nothing else in it is kprof's). */
+export async function bundle() {
+  const print = fingerprint();
+  rmSync(DIST, { recursive: true, force: true });
   await build(bundleOptions());
+  writeFileSync(FINGERPRINT, `${print}\n`);
+}
+
+/** Bundle unless dist/bundle/ was made from the sources as they are now; true when it bundled. */
+export async function ensureBundle() {
+  let made = '';
+  try {
+    made = readFileSync(FINGERPRINT, 'utf8').trim();
+  } catch {
+    // no bundle yet
+  }
+  if (made === fingerprint()) return false;
+  await bundle();
+  return true;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  await bundle();
 }

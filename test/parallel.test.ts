@@ -41,7 +41,7 @@ async function errorOf(p: Promise<unknown>): Promise<{ kind: string; message: st
 }
 
 describe('worker threads', () => {
-  it('have a worker script to run (npm test builds dist/ first)', () => {
+  it('have a worker script to run (the tests\' global setup bundles it)', () => {
     expect(workerScript()).not.toBeNull();
     expect(sharedPool()).not.toBeNull();
   });

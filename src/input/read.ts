@@ -183,14 +183,15 @@ function planBytes(plan: RankPlan): number {
 }
 
 /**
- * The worker script: next to this module when running from dist/. Under vitest the sources are .ts and cannot
- * be loaded by a worker, so the built copy in dist/ is used (npm test builds first); null when there is none,
- * and reading then stays in this thread.
+ * The worker script: next to this module in the bundle (dist/bundle/cli.js starts dist/bundle/workers/). Under
+ * vitest this module is src/input/read.ts and a worker cannot load .ts, so the bundled worker is used: the tests'
+ * global setup makes it from src/ first (test/setup/bundle.ts). Null when there is none, and reading then stays
+ * in this thread.
  */
 export function workerScript(): URL | null {
   const here = new URL('./workers/readWorker.js', import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL('../../dist/input/workers/readWorker.js', import.meta.url);
+  const built = new URL('../../dist/bundle/workers/readWorker.js', import.meta.url);
   if (existsSync(fileURLToPath(built))) return built;
   return null;
 }
