@@ -7,7 +7,7 @@ import { canonicalCheckFormat, type CheckFormatName } from '../report/choices.js
 import { inputError, usageError } from '../util/errors.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
 import type { Profile } from '../model/model.js';
-import { parseCommon, type CommonFlags } from '../cli/options.js';
+import { parseCommon, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';

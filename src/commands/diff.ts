@@ -7,7 +7,7 @@ import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../a
 import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { parseCommon, parseTop, type CommonFlags } from '../cli/options.js';
+import { parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { DIFF_REPORTERS, diffWarnings } from '../report/diff.js';

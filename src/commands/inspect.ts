@@ -3,7 +3,7 @@
 import type { InspectFormat } from '../report/choices.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, RankData } from '../model/model.js';
-import { parseRanks } from '../cli/options.js';
+import { parseRanks } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { fmtCount, fmtUs } from '../util/format.js';

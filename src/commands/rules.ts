@@ -6,7 +6,7 @@ import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
-import { parseCommon, type CommonFlags } from '../cli/options.js';
+import { parseCommon, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';

@@ -3,7 +3,7 @@
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
-import { parseCommon, parseTop, type CommonFlags } from '../cli/options.js';
+import { parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { OutputFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/summary.js';
