@@ -1,0 +1,134 @@
+// The shape of src/: no import cycles, and every module imports only from its own stage or an earlier one,
+// in the order data flows (docs/ARCHITECTURE.md). Type-only imports count: a type is a dependency too.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, walk } from './helpers.js';
+
+/** The stages of src/, first to last. */
+const STAGES = ['model', 'util', 'input', 'aggregate', 'analysis', 'rules', 'report', 'commands', 'cli'] as const;
+
+/**
+ * Imports of a later stage that are known and being removed (importer → imported, paths below src/). An entry
+ * that no longer occurs fails the test too, so the list can only shrink.
+ */
+const KNOWN_LATER: string[] = [
+  // Readers write into the accumulator: a kernel sink between them removes these.
+  'input/formats/kernelTable.ts → aggregate/accumulator.ts',
+  'input/formats/opStatistic.ts → aggregate/accumulator.ts',
+  'input/formats/readTable.ts → aggregate/accumulator.ts',
+  'input/formats/snapshot.ts → aggregate/accumulator.ts',
+  'input/formats/snapshot.ts → aggregate/group.ts',
+  'input/formats/snapshot.ts → report/summary.ts',
+  'input/read.ts → aggregate/accumulator.ts',
+  // Rendering helpers used by the rules writer.
+  'rules/generate.ts → report/render.ts',
+];
+
+/** Import cycles known and being removed, each as its modules in sorted order joined by " ↔ ". */
+const KNOWN_CYCLES: string[] = [
+  // The scheduler of a read and the worker's per-rank job share a module.
+  'input/read.ts ↔ input/workers/readWorker.ts',
+];
+
+const SRC = join(ROOT, 'src');
+
+/** Every relative module specifier of a TypeScript source: static imports, re-exports and dynamic imports. */
+function specifiers(text: string): string[] {
+  const out: string[] = [];
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  for (const m of code.matchAll(/(?:^|[;\s])(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/g)) out.push(m[1]!);
+  for (const m of code.matchAll(/(?:^|[;\s])import\s*['"]([^'"]+)['"]/g)) out.push(m[1]!);
+  for (const m of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push(m[1]!);
+  return out.filter((s) => s.startsWith('.'));
+}
+
+/** The import graph of src/: module (path below src/, .ts) → the modules it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of walk(SRC).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
+    const from = relative(SRC, file);
+    const to = specifiers(readFileSync(file, 'utf8')).map((s) => relative(SRC, resolve(dirname(file), s)).replace(/\.js$/, '.ts'));
+    graph.set(from, [...new Set(to)]);
+  }
+  return graph;
+}
+
+function stageOf(module: string): number {
+  const i = STAGES.indexOf(module.split('/')[0] as (typeof STAGES)[number]);
+  if (i < 0) throw new Error(`src/${module} is in no stage: put it in one of ${STAGES.map((s) => `src/${s}/`).join(', ')}`);
+  return i;
+}
+
+/** The strongly connected components of more than one module (or a module importing itself): Tarjan's. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        c.push(w);
+      } while (w !== v);
+      if (c.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(c.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+describe('the architecture of src/', () => {
+  const graph = importGraph();
+
+  it('finds the imports of the sources (the scanner itself works)', () => {
+    expect(specifiers("import { a } from './a.js';\nimport type { B } from '../b.js';\nexport { c } from './c.js';\nimport './d.js';\nconst e = await import('../e.js');\n// import { f } from './f.js';\nimport g from 'node:fs';"))
+      .toEqual(['./a.js', '../b.js', './c.js', './d.js', '../e.js']);
+    expect(graph.get('cli/cli.ts')).toContain('cli/run.ts');
+    expect([...graph.values()].flat().every((m) => graph.has(m)), 'every import resolves to a module of src/').toBe(true);
+  });
+
+  it('puts every module in a stage', () => {
+    for (const m of graph.keys()) expect(() => stageOf(m)).not.toThrow();
+  });
+
+  it('has no import cycle', () => {
+    const found = cycles(graph).map((c) => c.join(' ↔ '));
+    expect(found.filter((c) => !KNOWN_CYCLES.includes(c)), 'new import cycles').toEqual([]);
+    expect(KNOWN_CYCLES.filter((c) => !found.includes(c)), 'cycles listed as known that are gone: remove them from KNOWN_CYCLES').toEqual([]);
+  });
+
+  it('lets no stage import a later one', () => {
+    const later: string[] = [];
+    for (const [from, tos] of graph) for (const to of tos) if (stageOf(to) > stageOf(from)) later.push(`${from} → ${to}`);
+    expect(later.filter((l) => !KNOWN_LATER.includes(l)), `imports of a later stage (order: ${STAGES.join(' < ')})`).toEqual([]);
+    expect(KNOWN_LATER.filter((l) => !later.includes(l)), 'imports listed as known that are gone: remove them from KNOWN_LATER').toEqual([]);
+  });
+
+  it('catches a cycle and an import of a later stage in a graph made for it', () => {
+    const g = new Map([
+      ['input/a.ts', ['report/b.ts']],
+      ['report/b.ts', ['input/a.ts']],
+      ['model/c.ts', []],
+    ]);
+    expect(cycles(g)).toEqual([['input/a.ts', 'report/b.ts']]);
+    expect(stageOf('report/b.ts')).toBeGreaterThan(stageOf('input/a.ts'));
+  });
+});
