@@ -30,7 +30,7 @@ function annotate(level, title, message) {
 
 /** Text from kprof's stderr, shown in the job summary: in a fenced block no line of it can close. */
 function fenced(text) {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, '?').trimEnd();
   const longest = Math.max(2, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);

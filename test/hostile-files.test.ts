@@ -159,7 +159,7 @@ describe('-o / --out', () => {
       writeFileSync(log, 'earlier lines\n');
       const r = bin(['summary', csv, '-o', link], { stdout: openSync(log, 'a'), cwd: d });
       expect(r.code, r.stderr).toBe(0);
-      expect(readFileSync(log, 'utf8')).toMatch(/^earlier lines\ntype[^]*MatMulV3/);
+      expect(readFileSync(log, 'utf8')).toMatch(/^earlier lines\ntype[\s\S]*MatMulV3/);
       const p = bin(['summary', csv, '-o', link], { cwd: d });
       expect(p.code, p.stderr).toBe(0);
       expect(p.stdout).toMatch(/MatMulV3/);
@@ -561,7 +561,7 @@ describe('warnings instead of silence', () => {
     writeFileSync(rules, 'rules:\n  - type: "T\\uDC85"\n    count: { max: 1 }\n  - type: "T\\\\x85"\n    count: { max: 1 }\n');
     const c = await kprof(['check', f, '--rules', rules]);
     expect(c.code, c.stdout + c.stderr).toBe(0);
-    expect(c.stdout).toMatch(/type T\\x85: 1 kernel;[^]*type T\\x85: 1 kernel;/);
+    expect(c.stdout).toMatch(/type T\\x85: 1 kernel;[\s\S]*type T\\x85: 1 kernel;/);
     // Text shows the byte as \x85 (upper-case digits, as the warning says), never the raw byte or U+FFFD.
     const t = await kprof(['summary', f]);
     expect(t.stdout.match(/^T\\x85 +1 /gm)).toHaveLength(2);

@@ -12,7 +12,7 @@ import { fmtCount } from '../util/format.js';
 
 /** A communication kernel: run on the HCCL / COMMUNICATION core, or of an `hcom_` type. */
 export function isCommunication(g: FineGroup): boolean {
-  return g.core === 'HCCL' || g.core === 'COMMUNICATION' || (g.type !== null && g.type.startsWith('hcom_'));
+  return g.core === 'HCCL' || g.core === 'COMMUNICATION' || (g.type?.startsWith('hcom_') ?? false);
 }
 
 function isStatistic(p: Profile): boolean {
@@ -41,7 +41,7 @@ function tally(p: Profile, sel: Selection): { kernels: number; na: number; comm:
 }
 
 function typesText(types: Set<string>): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const all = [...types].sort().map((t) => (t.length > 40 ? `${t.slice(0, 40)}…` : t).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'));
   return all.length > 4 ? `${all.slice(0, 4).join(', ')}, …` : all.join(', ');
 }

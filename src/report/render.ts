@@ -94,7 +94,7 @@ function padTable(rows: string[][], align: Align[]): string {
 /** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide. */
 const NARROW = /^[\x20-\x7eΔµ─…→±·∞]*$/;
 /** A text as paint() makes it: one style, closed again at the end (cli-table3 then adds no codes of its own). */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const PAINTED = /^\u001b\[(?:[12]m(.*)\u001b\[22m|3\dm(.*)\u001b\[39m)$/;
 
 /**
@@ -117,7 +117,11 @@ function cliTable(rows: string[][], align: Align[], block = CLI_BLOCK_ROWS): str
   if (rows.length <= block) return cliBlock(rows, align, undefined);
   const { strlen } = createRequire(import.meta.url)('cli-table3/src/utils.js') as { strlen(s: string): number };
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 1, strlen(c) + GAP.length)));
+  for (const r of rows) {
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 1, strlen(c) + GAP.length);
+    });
+  }
   const out: string[] = [];
   for (let i = 0; i < rows.length; i += block) out.push(cliBlock(rows.slice(i, i + block), align, widths, i > 0));
   return out.join('\n');
@@ -142,7 +146,7 @@ function cliBlock(rows: string[][], align: Align[], widths: number[] | undefined
 }
 
 function visible(s: string): number {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   return s.replace(/\u001b\[[0-9;]*m/g, '').length;
 }
 
@@ -233,5 +237,5 @@ export function xmlEscape(s: string): string {
     .replace(XML_ILLEGAL, (m) => hexEscape(m.charCodeAt(0)));
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const XML_ILLEGAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -390,7 +390,11 @@ function typesOf(rule: Rule, rank: RankData): Set<string> {
 }
 
 function allowed(type: string, allow: (string | RegExp)[]): boolean {
-  return allow.some((a) => (typeof a === 'string' ? a === type : (a.lastIndex = 0, a.test(type))));
+  return allow.some((a) => {
+    if (typeof a === 'string') return a === type;
+    a.lastIndex = 0;
+    return a.test(type);
+  });
 }
 
 function newTypes(rule: Rule, rank: RankData, baseRank: RankData): string[] {

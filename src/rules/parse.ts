@@ -270,7 +270,7 @@ class RulesReader {
             try {
               return parseMember(item.value);
             } catch (err) {
-              this.fail(item, `allow: bad regular expression ${quotePattern(item.value)}: ${err instanceof Error ? err.message : String(err)}.`);
+              return this.fail(item, `allow: bad regular expression ${quotePattern(item.value)}: ${err instanceof Error ? err.message : String(err)}.`);
             }
           }),
         };

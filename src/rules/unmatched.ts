@@ -31,9 +31,15 @@ const NO_BASE = {};
 /** The kernels of a profile and its base, gathered once for all the rules of a file. */
 function knownOf(profile: Profile, base: Profile | null): Known {
   let byBase = cache.get(profile);
-  if (!byBase) cache.set(profile, (byBase = new WeakMap()));
+  if (!byBase) {
+    byBase = new WeakMap();
+    cache.set(profile, byBase);
+  }
   let k = byBase.get(base ?? NO_BASE);
-  if (!k) byBase.set(base ?? NO_BASE, (k = known([profile, base])));
+  if (!k) {
+    k = known([profile, base]);
+    byBase.set(base ?? NO_BASE, k);
+  }
   return k;
 }
 

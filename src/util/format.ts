@@ -15,7 +15,7 @@ import { TICKS_PER_US } from '../model/model.js';
 // past the shortest representation as zeros (1e23 → "100,000,…,000"). NaN prints
 // "NaN" and the infinities "∞" and "-∞".
 export function formatFixed(n: number, digits: 0 | 1 | 2): string {
-  if (n !== n) return 'NaN';
+  if (Number.isNaN(n)) return 'NaN';
   const sign = n < 0 || Object.is(n, -0) ? '-' : '';
   const a = Math.abs(n);
   if (a === Infinity) return `${sign}∞`;

@@ -132,7 +132,7 @@ export function compilePattern(source: string, flags = ''): RegExp {
 
 /** At most 40 characters of a message that may quote the pattern, with control characters blanked. */
 function clip(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   return clean.length > 120 ? `${clean.slice(0, 120)}…` : clean;
 }

@@ -522,7 +522,7 @@ export class CsvScanner implements RowBatcher {
           // An empty line is not a record.
           if (n === 1 && this.wFlags[0] === 0 && this.wStarts[0] === this.wEnds[0]) continue;
           v.n = n;
-          v.located = n < limit ? n : limit;
+          v.located = Math.min(n, limit);
           v.line = rowLine;
           v.problem = 'none';
           this.onRow(v);
@@ -637,7 +637,7 @@ export class CsvScanner implements RowBatcher {
       // An empty line is not a record.
       if (n === 1 && v.flags[0] === 0 && v.starts[0] === v.ends[0]) continue;
       v.n = n;
-      v.located = n < limit ? n : limit;
+      v.located = Math.min(n, limit);
       v.line = rowLine;
       v.problem = problem;
       this.onRow(v);

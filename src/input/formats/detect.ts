@@ -177,7 +177,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
  */
 export function shownColumns(header: string[]): string {
   const clip = (c: string): string => {
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
     const t = c.replace(/[\u0000-\u001f\u007f]/g, ' ');
     return t.length > 40 ? `${t.slice(0, 40)}…` : t;
   };

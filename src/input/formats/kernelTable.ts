@@ -210,7 +210,7 @@ export function cleanShapes(text: string): string {
 
 function clip(s: string): string {
   // Control characters (line breaks, terminal escapes) from a damaged file must not reach the terminal.
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
   return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }

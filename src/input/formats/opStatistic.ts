@@ -91,6 +91,7 @@ export class OpStatisticReader {
 
 /** A cell as quoted in a warning: one line, at most 40 characters. */
 function clip(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
   return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }

@@ -410,7 +410,7 @@ export function duplicateColumns(header: string[]): string | null {
 }
 
 function clipCell(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }

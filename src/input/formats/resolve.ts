@@ -2,7 +2,7 @@
 // `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), and a parent folder
 // holding one such folder per rank.
 
-import { closeSync, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { noteInput } from '../../util/io.js';
@@ -126,7 +126,7 @@ export function rankOf(folder: string): RankId {
 
 /** At most 40 characters of a value from a file, control characters blanked. */
 function clipId(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }
@@ -323,7 +323,7 @@ function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
 export function resolveInput(input: string): ResolvedInput {
   if (!existsSync(input)) throw missingPathError(input);
   const notes: string[] = [];
-  let st;
+  let st: Stats;
   try {
     st = statSync(input);
   } catch (e) {

@@ -24,7 +24,7 @@ const TRACE_TODO =
 
 /** Text quoted from a file in a message: one line, at most 40 characters, no control characters. */
 function quoteText(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
   return JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t);
 }
@@ -419,7 +419,7 @@ export function savedOptions(groupBy: string, selection: string): string {
 
 /** A word as a POSIX shell reads it back: bare when plain, else single-quoted; control characters shown as ?. */
 function shellWord(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
   return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
 }
