@@ -1,10 +1,27 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The suites that read every real export, compare engines or fuzz: `npm run test:all` runs them with the rest,
+ * `npm test` (the quick loop while editing) leaves them out. A file is slow by name here, never by timing.
+ */
+export const SLOW = [
+  'test/differential.test.ts',
+  'test/engines.test.ts',
+  'test/fuzz.test.ts',
+  'test/real.test.ts',
+  'test/scale.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     // Transcripts print paths relative to the repo root.
     root: '.',
+    // Bundle src/ first when it changed: worker threads and spawned CLIs run the bundle (test/setup/bundle.ts).
+    globalSetup: ['test/setup/bundle.ts'],
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });
