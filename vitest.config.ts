@@ -1,13 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The suites that read every real export, compare engines or fuzz: `npm run test:all` runs them with the rest,
- * `npm test` (the quick loop while editing) leaves them out. A file is slow by name here, never by timing.
+ * The suites that read every real export, compare engines, fuzz, generate large or hostile files or install
+ * packages: `npm run test:all` runs them with the rest, `npm test` (the quick loop while editing) leaves them
+ * out. A file is slow by name here, never by timing.
  */
 export const SLOW = [
+  'test/action.test.ts',
   'test/differential.test.ts',
   'test/engines.test.ts',
+  'test/format.test.ts',
   'test/fuzz.test.ts',
+  'test/hostile-files.test.ts',
   'test/real.test.ts',
   'test/scale.test.ts',
 ];
@@ -19,6 +23,10 @@ export default defineConfig({
     root: '.',
     // Bundle src/ first when it changed: worker threads and spawned CLIs run the bundle (test/setup/bundle.ts).
     globalSetup: ['test/setup/bundle.ts'],
+    // Test files share a thread and its loaded modules (no test changes the working directory or mocks a
+    // module): loading the CLI once per thread instead of once per file is most of the quick loop's time.
+    pool: 'threads',
+    isolate: false,
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
       { extends: true, test: { name: 'slow', include: SLOW } },

@@ -18,28 +18,22 @@ export interface Result {
   stderr: string;
 }
 
-/** Run kprof in-process, as from the repo root, with NO_COLOR and no TTY. */
+/** Run kprof in-process, from the repo root (the tests' working directory), with NO_COLOR and no TTY. */
 export async function kprof(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
   let stdout = '';
   let stderr = '';
-  const cwd = process.cwd();
-  process.chdir(ROOT);
-  try {
-    const code = await run(args, {
-      stdout: (s) => {
-        stdout += s;
-      },
-      stderr: (s) => {
-        stderr += s;
-      },
-      env: { NO_COLOR: '1', ...env },
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-    });
-    return { code, stdout, stderr };
-  } finally {
-    process.chdir(cwd);
-  }
+  const code = await run(args, {
+    stdout: (s) => {
+      stdout += s;
+    },
+    stderr: (s) => {
+      stderr += s;
+    },
+    env: { NO_COLOR: '1', ...env },
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
+  return { code, stdout, stderr };
 }
 
 /** A Markdown transcript of one CLI run: the command, stdout, stderr and exit code. */
