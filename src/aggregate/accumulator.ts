@@ -1,8 +1,12 @@
 // Streaming accumulation of kernel rows into fine groups. Memory grows with the number of distinct
-// (name, type, core, shapes) combinations and steps, never with the number of rows.
+// (name, type, core, shapes) combinations and steps, never with the number of rows. The accumulator is the
+// KernelSink (input/sink.ts) that makes a rank's RankData, and the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
+import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from '../input/sink.js';
 import {
+  MAX_EXACT_TEXT,
+  MAX_EXACT_TICKS,
   addToCell,
   cloneCell,
   emptyCell,
@@ -26,16 +30,7 @@ export interface GroupCursor {
   cell: Cell | null;
 }
 
-/**
- * Kernel time is summed exactly below 2^51 ticks of 0.1 ns (225,179,981,368.5248 µs, about 62.5 hours): there a sum
- * of integer ticks in a double is exact whatever the order, and a summary JSON's µs (ticks / 10^4, the nearest
- * double) reads back to the same ticks. A duration at or past it is an unreadable row; a profile whose kept
- * kernels add up to it is refused (exactTotals) rather than shown with figures that are no longer exact.
- */
-export const MAX_EXACT_TICKS = 2 ** 51;
-
-/** The limit in words, for messages. */
-export const MAX_EXACT_TEXT = '2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)';
+export { MAX_EXACT_TEXT, MAX_EXACT_TICKS };
 
 /**
  * Refuse totals that are not exact any more: kernel time at or past MAX_EXACT_TICKS, or a count past 2^53. Every
@@ -65,7 +60,7 @@ export function fineKey(name: string | null, type: string | null, core: string |
   return `${name ?? ''}${SEP}${type ?? ''}${SEP}${core ?? ''}${SEP}${shapes ?? ''}`;
 }
 
-export class Accumulator {
+export class Accumulator implements KernelSink, RowLog {
   readonly groups = new Map<string, FineGroup>();
   rowsRead = 0;
   rowsSkipped = 0;
@@ -78,7 +73,54 @@ export class Accumulator {
   readonly warnings: RowWarning[] = [];
   warningCount = 0;
 
-  constructor(readonly fields: Fields) {}
+  /** The group cursor of each kernel id a reader bound (see KernelSink). */
+  private readonly cursors: GroupCursor[] = [];
+  /** Start times make the time span (inspect only: it costs a float parse per row). */
+  readonly wantsStarts: boolean;
+
+  constructor(
+    readonly fields: Fields,
+    options: { span?: boolean } = {},
+  ) {
+    this.wantsStarts = options.span === true;
+  }
+
+  /** The fields of this rank are those every one of its files answers. */
+  begin(facts: SourceFacts): void {
+    const f = this.fields;
+    if (!facts.name) f.name = false;
+    if (!facts.core) f.core = false;
+    if (!facts.shapes) f.shapes = false;
+    if (!facts.steps) f.steps = false;
+  }
+
+  bind(id: number, kind: KernelKind): void {
+    this.cursors[id] = { group: this.kindGroup(kind), step: Number.NaN, cell: null };
+  }
+
+  addBatch(batch: KernelBatch): void {
+    const cursors = this.cursors;
+    const { ids, steps, ticks, n } = batch;
+    for (let i = 0; i < n; i++) {
+      const step = steps[i]!;
+      this.addVia(cursors[ids[i]!]!, step === NO_STEP ? null : step, ticks[i]!);
+    }
+    const starts = batch.starts;
+    if (starts !== null && this.wantsStarts) for (let i = 0; i < n; i++) this.span(starts[i]!, ticks[i]! / 10_000);
+  }
+
+  addKernel(id: number, step: number | null, ticks: number, startUs: number): void {
+    this.addVia(this.cursors[id]!, step, ticks);
+    if (this.wantsStarts) this.span(startUs, ticks / 10_000);
+  }
+
+  addAggregated(kind: KernelKind, cell: Cell): void {
+    this.addCell(this.kindGroup(kind), cell);
+  }
+
+  private kindGroup(k: KernelKind): FineGroup {
+    return this.group(k.name, k.type, k.core, k.shapes, k.rawName ?? undefined);
+  }
 
   /** The fine group for these fields, created on first use; `rawName`: the name before normalisation, if other. */
   group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
@@ -126,7 +168,7 @@ export class Accumulator {
   }
 
   span(startUs: number, durationUs: number): void {
-    // A start that is not a finite time (`1e400`) says nothing about the span.
+    // A start that is not a finite time (`1e400`, NaN: none) says nothing about the span.
     if (!(startUs > 0) || !Number.isFinite(startUs)) return;
     if (this.firstStartUs === null || startUs < this.firstStartUs) this.firstStartUs = startUs;
     const end = startUs + durationUs;

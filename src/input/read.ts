@@ -17,6 +17,7 @@ import { readSnapshot, savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { compareRanks, type Profile, type RankData, type SourceFile } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
+import { besides, type KernelSink, type RankTarget } from './sink.js';
 import type { ByteCounter } from '../model/progress.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import type { ReadTask } from './workers/readWorker.js';
@@ -43,7 +44,13 @@ export const PARALLEL_MIN_BYTES = 8 << 20;
 /** Read every file of one rank plan. */
 export async function readRank(
   plan: RankPlan,
-  options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined },
+  options: {
+    withShapes: boolean;
+    withSpan?: boolean | undefined;
+    onBytes?: ((n: number) => void) | undefined;
+    /** Sinks to feed beside each rank's accumulator: called once for each accumulator made (one per Device_id). */
+    beside?: (() => KernelSink) | undefined;
+  },
 ): Promise<RankData[]> {
   if (plan.kind === 'snapshot') {
     try {
@@ -53,18 +60,27 @@ export async function readRank(
       throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
     }
   }
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
+  const span = options.withSpan === true;
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span });
+  const beside = options.beside;
+  const others = beside ? [beside()] : undefined;
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
   // rank, any other gets an accumulator (a rank) of its own.
   const devices = new Map<number, Accumulator>();
+  const targets = new Map<Accumulator, RankTarget>([[acc, { sink: besides(acc, others), log: acc }]]);
   const split = {
-    accumulatorFor(device: number): Accumulator {
+    targetFor(device: number): RankTarget {
       let a = devices.get(device);
       if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields);
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span });
         devices.set(device, a);
       }
-      return a;
+      let t = targets.get(a);
+      if (!t) {
+        t = { sink: besides(a, beside ? [beside()] : undefined), log: a };
+        targets.set(a, t);
+      }
+      return t;
     },
   };
   for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
@@ -72,7 +88,7 @@ export async function readRank(
   const files: SourceFile[] = [];
   for (const f of plan.files) {
     const before = skipped();
-    const file = await readTable(f, acc, { withShapes: options.withShapes, withSpan: options.withSpan === true, onBytes: options.onBytes, split });
+    const file = await readTable(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split });
     file.rowsSkipped = skipped() - before;
     if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
       throw inputError(

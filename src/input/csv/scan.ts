@@ -19,6 +19,7 @@
 // Malformed input (text after a closing quote, a quote never closed) is not fatal: the record is flagged so the
 // caller can report it with its line number, and scanning goes on with the next line.
 
+import { NO_STEP } from '../sink.js';
 import { SIMD_WASM_BASE64 } from './simdWasm.js';
 
 const COMMA = 44;
@@ -179,39 +180,51 @@ const CAP = 1024;
 type RecordFn = (p: number, end: number, limit: number) => number;
 type RowsFn = (p: number, end: number) => number;
 type KeyIdFn = (s1: number, e1: number, s2: number, e2: number) => number;
-type ConfigureFn = (width: number, duration: number, step: number, keyLo: number, keyHi: number, shapes: number, locate: number) => void;
+type ConfigureFn = (width: number, duration: number, step: number, keyLo: number, keyHi: number, shapes: number, start: number, locate: number) => void;
 
 /** Rows simd.wat reads in one batch at most. */
 const MAX_BATCH = 2048;
-/** The step of a row whose Step Id cell is empty, in a batch. */
-export const NO_STEP = -2147483648;
+export { NO_STEP };
 
 /**
  * The cells of a kernel table that simd.wat reads in batches (see rows() there): column indices, -1 for a
- * column the table does not have (step, shapes). The key is the raw bytes from the start of cell keyLo to the
- * end of cell keyHi, and those of the shapes cell.
+ * column the table does not have (step, shapes) or that is not wanted (start). The key is the raw bytes from
+ * the start of cell keyLo to the end of cell keyHi, and those of the shapes cell.
  */
-export interface KernelBatch {
+export interface BatchSpec {
   width: number;
   duration: number;
   step: number;
   keyLo: number;
   keyHi: number;
   shapes: number;
+  /** The start-time cell, whose place (not value) each row of a batch gives: startAt, startEnd. */
+  start: number;
   /** Cells to locate: up to the last of the above. */
   locate: number;
 }
 
 /**
- * Receives a batch of plain kernel rows: per row, the id keyId() gave its key, its Step Id (NO_STEP: none) and
- * its duration in ticks (as small integers, which V8 keeps unboxed). The arrays are reused by the next batch.
+ * A batch of plain kernel rows: per row, the id keyId() gave its key, its Step Id (NO_STEP: none) and its
+ * duration in ticks (as small integers, which V8 keeps unboxed), and, when the spec has a start column, where
+ * that cell is in `buf`. The arrays are views of the scanner's memory, reused by the next batch.
  */
-export type BatchSink = (ids: Int32Array, steps: Int32Array, ticks: Int32Array, n: number) => void;
+export interface RowBatch {
+  readonly ids: Int32Array;
+  readonly steps: Int32Array;
+  readonly ticks: Int32Array;
+  readonly startAt: Int32Array;
+  readonly startEnd: Int32Array;
+  readonly buf: Buffer;
+  readonly n: number;
+}
+
+export type BatchSink = (batch: RowBatch) => void;
 
 /** What a kernel table reader needs of the scanner to be fed batches (CsvScanner implements it). */
 export interface RowBatcher {
   /** Feed the plain rows of this table to `sink` in batches from now on; false when the scanner cannot. */
-  batch(spec: KernelBatch, sink: BatchSink): boolean;
+  batch(spec: BatchSpec, sink: BatchSink): boolean;
   /** The id of the key in these byte ranges of the current row (s2 = -1: one range), given one if new. */
   keyId(s1: number, e1: number, s2: number, e2: number): number;
 }
@@ -273,9 +286,15 @@ export class CsvScanner implements RowBatcher {
   // Batches of kernel rows (see batch()): the sink, simd.wat's rows(), and views of a batch.
   private sink: BatchSink | null = null;
   private rows: RowsFn | null = null;
-  private bIds = new Int32Array(0);
-  private bSteps = new Int32Array(0);
-  private bTicks = new Int32Array(0);
+  private readonly rowBatch: { -readonly [K in keyof RowBatch]: RowBatch[K] } = {
+    ids: new Int32Array(0),
+    steps: new Int32Array(0),
+    ticks: new Int32Array(0),
+    startAt: new Int32Array(0),
+    startEnd: new Int32Array(0),
+    buf: Buffer.alloc(0),
+    n: 0,
+  };
   private eof = false;
   private atStart = true;
   private line = 1;
@@ -321,18 +340,22 @@ export class CsvScanner implements RowBatcher {
     this.buf = Buffer.from(ab, 0, need);
     this.words = new Int32Array(ab, 0, need >> 2);
     this.meta = new Int32Array(ab, 0, 4);
-    this.bIds = new Int32Array(ab, 16384, MAX_BATCH);
-    this.bSteps = new Int32Array(ab, 24576, MAX_BATCH);
-    this.bTicks = new Int32Array(ab, 32768, MAX_BATCH);
+    const rb = this.rowBatch;
+    rb.ids = new Int32Array(ab, 16384, MAX_BATCH);
+    rb.steps = new Int32Array(ab, 24576, MAX_BATCH);
+    rb.ticks = new Int32Array(ab, 32768, MAX_BATCH);
+    rb.startAt = new Int32Array(ab, 40960, MAX_BATCH);
+    rb.startEnd = new Int32Array(ab, 49152, MAX_BATCH);
+    rb.buf = this.buf;
     this.wStarts = new Int32Array(ab, 1024, CAP);
     this.wEnds = new Int32Array(ab, 5120, CAP);
     this.wFlags = new Uint8Array(ab, 9216, CAP);
     if (viewed) this.viewResults();
   }
 
-  batch(spec: KernelBatch, sink: BatchSink): boolean {
+  batch(spec: BatchSpec, sink: BatchSink): boolean {
     if (this.memory === null) return false;
-    (this.exports.configure as ConfigureFn)(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.locate);
+    (this.exports.configure as ConfigureFn)(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.start, spec.locate);
     this.rows = this.exports.rows as RowsFn;
     this.sink = sink;
     return true;
@@ -505,7 +528,9 @@ export class CsvScanner implements RowBatcher {
         if (k > 0) {
           line += this.meta[3]!;
           p = q;
-          this.sink!(this.bIds, this.bSteps, this.bTicks, k);
+          const rb = this.rowBatch;
+          rb.n = k;
+          this.sink!(rb);
           if (k === MAX_BATCH || p >= end) continue;
         }
       }

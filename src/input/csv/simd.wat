@@ -192,7 +192,8 @@
   ;; gives a new key its id with keyId()). So every number a batch yields is what the JavaScript parsers give.
   ;;
   ;; Memory, page 0: 8 i32 rows in the last batch; 12 i32 line feeds in them; 16384 i32 ids; 24576 i32 steps
-  ;; (-2147483648: no step); 32768 i32 ticks; up to 2048 rows a batch. The key table: slots (2^17 i32, entry+1)
+  ;; (-2147483648: no step); 32768 i32 ticks; 40960 and 49152 i32 start and end of the start-time cell (when
+  ;; configured with one); up to 2048 rows a batch. The key table: slots (2^17 i32, entry+1)
   ;; at 65536, then per entry (2^16) hash, arena offset, length of the first span, of the second (-1: none),
   ;; then the arena of key bytes (4 MiB). The data buffer starts after it (DATA in scan.ts).
 
@@ -202,18 +203,20 @@
   (global $keyLo (mut i32) (i32.const 0))
   (global $keyHi (mut i32) (i32.const 0))
   (global $shapesI (mut i32) (i32.const -1))
+  (global $startI (mut i32) (i32.const -1))
   (global $locate (mut i32) (i32.const 1))
   (global $keys (mut i32) (i32.const 0))
   (global $used (mut i32) (i32.const 0))
 
   (func (export "configure") (param $width i32) (param $durI i32) (param $stepI i32) (param $keyLo i32) (param $keyHi i32)
-    (param $shapesI i32) (param $locate i32)
+    (param $shapesI i32) (param $startI i32) (param $locate i32)
     (global.set $width (local.get $width))
     (global.set $durI (local.get $durI))
     (global.set $stepI (local.get $stepI))
     (global.set $keyLo (local.get $keyLo))
     (global.set $keyHi (local.get $keyHi))
     (global.set $shapesI (local.get $shapesI))
+    (global.set $startI (local.get $startI))
     (global.set $locate (local.get $locate)))
 
 
@@ -459,6 +462,12 @@
         (i32.store offset=16384 (local.get $o) (local.get $id))
         (i32.store offset=24576 (local.get $o) (local.get $st))
         (i32.store offset=32768 (local.get $o) (i32.wrap_i64 (local.get $d)))
+        ;; Where the start-time cell is, when asked for (the reader parses it).
+        (if (i32.ge_s (global.get $startI) (i32.const 0))
+          (then
+            (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))
+            (i32.store offset=40960 (local.get $o) (i32.load offset=1024 (local.get $s2)))
+            (i32.store offset=49152 (local.get $o) (i32.load offset=5120 (local.get $s2)))))
         (local.set $nl (i32.add (local.get $nl) (i32.load (i32.const 4))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (local.set $p (local.get $r))

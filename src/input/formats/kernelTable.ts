@@ -1,12 +1,13 @@
-// Rows of a kernel table (torch_npu / MindSpore kernel_details.csv, msprof op_summary_*.csv) → fine groups.
-// This is the hot loop: per row it parses the duration and step from bytes and looks the group up by the raw
-// bytes of its key cells, decoding strings only the first time a combination is seen.
+// Rows of a kernel table (torch_npu / MindSpore kernel_details.csv, msprof op_summary_*.csv) → kernels, in file
+// order, into a KernelSink. This is the hot loop: per row it parses the duration and step from bytes and looks
+// the kernel's kind up by the raw bytes of its key cells, decoding strings only the first time a combination is
+// seen.
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, type Accumulator, type GroupCursor } from '../../aggregate/accumulator.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
 import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
-import { NO_STEP, problemMessage, type KernelBatch, type RowBatcher, type RowView } from '../csv/scan.js';
-import type { FineGroup } from '../../model/model.js';
+import { problemMessage, type BatchSpec, type RowBatch, type RowBatcher, type RowView } from '../csv/scan.js';
+import type { KernelBatch, KernelKind, KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
 
@@ -18,19 +19,48 @@ const CACHE_LIMIT = 200_000;
  * by its Device_id column (FORMATS.md §1.4): each device is then a rank of its own.
  */
 export interface DeviceSplit {
-  /** The accumulator for a Device_id. */
-  accumulatorFor(device: number): Accumulator;
+  /** Where the rows of a Device_id go. */
+  targetFor(device: number): RankTarget;
+}
+
+/** A kind of kernel as the reader's cache holds it, with the id it is bound to in the sink. */
+interface KindEntry {
+  kind: KernelKind;
+  id: number;
+}
+
+/**
+ * Kinds by the raw bytes of their key cells, and the ids they are bound to when the reader gives the ids itself
+ * (no batches: the scanner's key ids are used otherwise). Cleared past CACHE_LIMIT, its ids then given anew.
+ */
+class KindCache {
+  readonly map = new BytesMap<KindEntry>();
+  next = 0;
+}
+
+/** A batch of kernels as handed to the sink: the scanner's arrays, and the start times parsed when wanted. */
+class Batch implements KernelBatch {
+  ids: Int32Array = new Int32Array(0);
+  steps: Int32Array = new Int32Array(0);
+  ticks: Int32Array = new Int32Array(0);
+  starts: Float64Array | null = null;
+  n = 0;
 }
 
 /** The communication kernels' type and core cells are sometimes N/A; those values are kept as they are. */
 export class KernelTableReader {
-  private cache = new BytesMap<GroupCursor>();
-  /** With batches (useBatches): the group cursor of each key id the scanner gave. */
-  private readonly cursors: GroupCursor[] = [];
+  private cache = new KindCache();
+  /** With batches (useBatches): the entry each key id the scanner gave is bound to. */
+  private readonly bound: (KindEntry | undefined)[] = [];
   private batcher: RowBatcher | null = null;
+  private readonly batch = new Batch();
   private readonly deviceI: number;
   private device = Number.NaN;
-  private readonly caches = new Map<number, BytesMap<GroupCursor>>();
+  private readonly caches = new Map<number, KindCache>();
+  private sink: KernelSink;
+  private log: RowLog;
+  /** The ranks (by their log) whose sinks were told of this file (begin). */
+  private readonly begun = new Set<RowLog>();
   private readonly width: number;
   private readonly nameI: number;
   private readonly typeI: number;
@@ -49,14 +79,15 @@ export class KernelTableReader {
   constructor(
     readonly header: KernelTableHeader,
     private readonly file: string,
-    private acc: Accumulator,
-    /** Read Input Shapes into the group key (only when grouping by shapes: it multiplies the groups). */
-    withShapes: boolean,
-    /** Parse start times for the time span (only inspect shows it; it costs a float parse per row). */
-    withSpan = false,
+    target: RankTarget,
+    /** What the file answers, as told to the sink (facts.shapes: Input Shapes are read into the key). */
+    private readonly facts: SourceFacts,
     /** Split msprof rows by Device_id (torch_npu's kernel_details holds one device: its rank's). */
     private readonly split: DeviceSplit | null = null,
   ) {
+    this.sink = target.sink;
+    this.log = target.log;
+    this.begun.add(target.log);
     const c = header.columns;
     this.deviceI = split !== null && header.format === 'op_summary' ? c.device : -1;
     this.width = header.header.length;
@@ -65,8 +96,10 @@ export class KernelTableReader {
     this.coreI = c.core;
     this.durI = c.duration;
     this.stepI = c.step;
-    this.startI = withSpan ? c.start : -1;
-    this.shapesI = withShapes ? c.shapes : -1;
+    // Start times are parsed only for a sink that wants them (it costs a float parse per row).
+    this.startI = target.sink.wantsStarts ? c.start : -1;
+    if (this.startI >= 0) this.batch.starts = new Float64Array(0);
+    this.shapesI = facts.shapes ? c.shapes : -1;
     const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
     this.keyLo = Math.min(...keyCols);
     this.keyHi = Math.max(...keyCols);
@@ -77,10 +110,10 @@ export class KernelTableReader {
 
   /**
    * The cells the scanner needs to read this table's plain rows in batches (see CsvScanner.batch); null when
-   * rows must go one by one: an msprof file of several devices, or start times to parse.
+   * rows must go one by one: an msprof file of several devices.
    */
-  batchSpec(): KernelBatch | null {
-    if (this.deviceI >= 0 || this.startI >= 0) return null;
+  batchSpec(): BatchSpec | null {
+    if (this.deviceI >= 0) return null;
     return {
       width: this.width,
       duration: this.durI,
@@ -88,6 +121,7 @@ export class KernelTableReader {
       keyLo: this.keyLo,
       keyHi: this.keyHi,
       shapes: this.shapesI,
+      start: this.startI,
       locate: this.locate,
     };
   }
@@ -98,27 +132,34 @@ export class KernelTableReader {
   }
 
   /** A batch of plain rows: each is counted as row() would count it. */
-  addBatch(ids: Int32Array, steps: Int32Array, ticks: Int32Array, n: number): void {
-    const acc = this.acc;
-    const cursors = this.cursors;
-    acc.rowsRead += n;
-    for (let i = 0; i < n; i++) {
-      const step = steps[i]!;
-      acc.addVia(cursors[ids[i]!]!, step === NO_STEP ? null : step, ticks[i]!);
+  addBatch(rows: RowBatch): void {
+    const n = rows.n;
+    this.log.rowsRead += n;
+    const batch = this.batch;
+    batch.ids = rows.ids;
+    batch.steps = rows.steps;
+    batch.ticks = rows.ticks;
+    batch.n = n;
+    let starts = batch.starts;
+    if (starts !== null) {
+      if (starts.length < n) starts = batch.starts = new Float64Array(rows.ids.length);
+      const { buf, startAt, startEnd } = rows;
+      for (let i = 0; i < n; i++) starts[i] = parseFloatCell(buf, startAt[i]!, startEnd[i]!);
     }
+    this.sink.addBatch(batch);
   }
 
   row(v: RowView): void {
     v.locate = this.locate;
     if (this.deviceI >= 0 && v.n === this.width && v.problem === 'none') this.toDevice(v);
-    const acc = this.acc;
-    acc.rowsRead++;
+    const log = this.log;
+    log.rowsRead++;
     if (v.problem !== 'none') {
-      acc.skip(this.file, v.line, problemMessage(v.problem));
+      log.skip(this.file, v.line, problemMessage(v.problem));
       return;
     }
     if (v.n !== this.width) {
-      acc.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
+      log.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
       return;
     }
     const b = v.buf;
@@ -126,75 +167,93 @@ export class KernelTableReader {
     if (!(ticks >= 0)) {
       const text = v.text(this.durI);
       if (text === this.durName && v.text(this.nameI) === this.header.header[this.nameI]) {
-        acc.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
+        log.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
       } else if (ticks < 0) {
-        acc.skip(this.file, v.line, `${this.durName} is negative (${clip(text)}); row skipped`);
+        log.skip(this.file, v.line, `${this.durName} is negative (${clip(text)}); row skipped`);
       } else {
-        acc.skip(this.file, v.line, `${this.durName} is "${clip(text)}", expected a number of µs; row skipped`);
+        log.skip(this.file, v.line, `${this.durName} is "${clip(text)}", expected a number of µs; row skipped`);
       }
       return;
     }
     // Durations of 2^31 ticks and more come here from either engine (a batch holds ticks as i32).
     if (!(ticks < MAX_EXACT_TICKS)) {
-      acc.skip(this.file, v.line, `${this.durName} is ${clip(v.text(this.durI).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      log.skip(this.file, v.line, `${this.durName} is ${clip(v.text(this.durI).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
       return;
     }
     let step: number | null = null;
     if (this.stepI >= 0) {
       step = parseIntCell(b, v.starts[this.stepI]!, v.ends[this.stepI]!);
       if (step !== null && !Number.isFinite(step)) {
-        acc.skip(this.file, v.line, `${this.stepName} is "${clip(v.text(this.stepI))}", expected an integer; row skipped`);
+        log.skip(this.file, v.line, `${this.stepName} is "${clip(v.text(this.stepI))}", expected an integer; row skipped`);
         return;
       }
       // Step Ids of 10 digits and more come here from either engine.
       if (step !== null && !Number.isSafeInteger(step)) {
-        acc.skip(this.file, v.line, `${this.stepName} is ${clip(v.text(this.stepI).trim())}, past 2^53 (Step Ids that large are not exact); row skipped`);
+        log.skip(this.file, v.line, `${this.stepName} is ${clip(v.text(this.stepI).trim())}, past 2^53 (Step Ids that large are not exact); row skipped`);
         return;
       }
     }
-    // The group is looked up by the raw bytes of its key cells; strings are decoded only for a new one.
+    // The kind is looked up by the raw bytes of its key cells; strings are decoded only for a new one.
     const s1 = v.starts[this.keyLo]!;
     const e1 = v.ends[this.keyHi]!;
     const s2 = this.shapesI >= 0 ? v.starts[this.shapesI]! : -1;
     const e2 = this.shapesI >= 0 ? v.ends[this.shapesI]! : -1;
     const cache = this.cache;
-    const h = cache.hash(b, s1, e1, s2, e2);
-    let k = cache.get(h, b, s1, e1, s2, e2);
+    const map = cache.map;
+    const h = map.hash(b, s1, e1, s2, e2);
+    let k = map.get(h, b, s1, e1, s2, e2);
     if (k === undefined) {
-      k = { group: this.lookup(v), step: Number.NaN, cell: null };
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(h, b, s1, e1, s2, e2, k);
+      if (map.size >= CACHE_LIMIT) {
+        map.clear();
+        cache.next = 0;
+      }
+      k = { kind: this.lookup(v), id: -1 };
+      map.set(h, b, s1, e1, s2, e2, k);
+      if (this.batcher === null) {
+        k.id = cache.next++;
+        this.sink.bind(k.id, k.kind);
+      }
     }
-    // The scanner's batches know this key from now on.
-    if (this.batcher !== null) this.cursors[this.batcher.keyId(s1, e1, s2, e2)] = k;
-    acc.addVia(k, step, ticks);
-    if (this.startI >= 0) {
-      const start = parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!);
-      if (start > 0) acc.span(start, ticks / 10_000);
+    let id = k.id;
+    if (this.batcher !== null) {
+      // The scanner's batches know this key by its id from now on.
+      id = this.batcher.keyId(s1, e1, s2, e2);
+      if (this.bound[id] !== k) {
+        this.bound[id] = k;
+        this.sink.bind(id, k.kind);
+      }
     }
+    const start = this.startI >= 0 ? parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!) : Number.NaN;
+    this.sink.addKernel(id, step, ticks, start);
   }
 
-  /** Switch to the accumulator (and group cache) of this row's Device_id; a row without one stays put. */
+  /** Switch to the sink, log (and kind cache) of this row's Device_id; a row without one stays put. */
   private toDevice(v: RowView): void {
     const d = parseIntCell(v.buf, v.starts[this.deviceI]!, v.ends[this.deviceI]!);
     if (d === null || !Number.isFinite(d) || d === this.device) return;
     this.device = d;
-    this.acc = this.split!.accumulatorFor(d);
+    const target = this.split!.targetFor(d);
+    this.sink = target.sink;
+    this.log = target.log;
+    if (!this.begun.has(target.log)) {
+      this.begun.add(target.log);
+      target.sink.begin(this.facts);
+    }
     let cache = this.caches.get(d);
     if (!cache) {
-      cache = this.caches.size === 0 ? this.cache : new BytesMap<GroupCursor>();
+      cache = this.caches.size === 0 ? this.cache : new KindCache();
       this.caches.set(d, cache);
     }
     this.cache = cache;
   }
 
-  private lookup(v: RowView): FineGroup {
+  private lookup(v: RowView): KernelKind {
     const raw = v.key(this.nameI).trim();
     const name = normaliseName(raw);
     const type = v.key(this.typeI).trim();
     const core = this.coreI >= 0 ? v.key(this.coreI).trim() : null;
     const shapes = this.shapesI >= 0 ? cleanShapes(v.key(this.shapesI)) : null;
-    return this.acc.group(name, type, core, shapes, raw);
+    return { name, rawName: raw, type, core, shapes };
   }
 }
 

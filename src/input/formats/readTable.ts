@@ -1,12 +1,13 @@
-// Read one CSV export (plain or gzip) into an accumulator. The only place that opens export files.
+// Read one CSV export (plain or gzip): its kernels into a KernelSink, its rows' problems into a RowLog. The only
+// place that opens export files.
 
 import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
-import type { Accumulator } from '../../aggregate/accumulator.js';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
 import type { SourceFile } from '../../model/model.js';
+import { besides, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
@@ -14,9 +15,9 @@ import { OpStatisticReader } from './opStatistic.js';
 export interface ReadTableOptions {
   /** Read Input Shapes into the group key. */
   withShapes: boolean;
-  /** Parse start times for the time span (inspect). */
-  withSpan?: boolean;
-  /** Route msprof rows to one accumulator per Device_id. */
+  /** Sinks fed the same kernels beside the rank's own (`into`); they see no row problems. */
+  beside?: readonly KernelSink[];
+  /** Route msprof rows to a target per Device_id. */
   split?: DeviceSplit;
   /** Called with the number of (compressed) bytes read since the last call. */
   onBytes?: (n: number) => void;
@@ -126,10 +127,11 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
 }
 
 /**
- * Read one export file into `acc`. Returns what was found. Throws an input error for an unusable file
- * (unreadable, empty, binary, not a kernel export).
+ * Read one export file into `into` (the rank's record: the sink of its kernels and the log of its rows). Returns
+ * what was found. Throws an input error for an unusable file (unreadable, empty, binary, not a kernel export).
  */
-export async function readTable(path: string, acc: Accumulator, options: ReadTableOptions): Promise<SourceFile> {
+export async function readTable(path: string, into: KernelSink & RowLog, options: ReadTableOptions): Promise<SourceFile> {
+  const acc = into;
   let { fd, size } = openRegular(path);
   let scanner: CsvScanner | null = null;
   try {
@@ -146,7 +148,8 @@ export async function readTable(path: string, acc: Accumulator, options: ReadTab
     if (bad) throw bad;
     const audit = new ByteAudit(kind === 'gzip');
 
-    const state = new TableState(path, acc, options.withShapes, options.withSpan === true, options.split ?? null);
+    const target: RankTarget = { sink: besides(into, options.beside), log: into };
+    const state = new TableState(path, target, options.withShapes, options.split ?? null);
     scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
     state.batcher = scanner;
     if (kind === 'gzip') {
@@ -331,7 +334,7 @@ class ByteAudit {
   }
 
   /** Warn of what was found; `lineOf` gives the line of a byte offset when lines were not counted. */
-  report(path: string, acc: Accumulator, lineOf: ((offset: number) => number) | null): void {
+  report(path: string, acc: RowLog, lineOf: ((offset: number) => number) | null): void {
     if (this.nul !== null) {
       acc.warn(
         path,
@@ -434,14 +437,16 @@ class TableState {
   /** The scanner, to be asked for batches of plain kernel rows. */
   batcher: RowBatcher | null = null;
 
+  private readonly acc: RowLog;
+
   constructor(
     private readonly path: string,
-    private readonly acc: Accumulator,
+    private readonly target: RankTarget,
     private readonly withShapes: boolean,
-    private readonly withSpan: boolean,
     private readonly split: DeviceSplit | null,
   ) {
-    this.skippedBefore = acc.rowsSkipped;
+    this.acc = target.log;
+    this.skippedBefore = target.log.rowsSkipped;
   }
 
   row(v: RowView): void {
@@ -483,25 +488,31 @@ class TableState {
     const twice = duplicateColumns(d.header);
     if (twice !== null) this.acc.warn(this.path, v.line, twice);
     this.width = d.header.length;
-    const f = this.acc.fields;
+    const sink = this.target.sink;
     if (d.format === 'op_statistic') {
-      f.name = false;
-      f.shapes = false;
-      f.steps = false;
-      this.reader = new OpStatisticReader(d, this.path, this.acc);
+      sink.begin({ file: this.path, name: false, core: true, shapes: false, steps: false, ordered: false, starts: false });
+      this.reader = new OpStatisticReader(d, this.path, this.target);
     } else {
-      if (d.columns.core < 0) f.core = false;
-      if (d.columns.step < 0) f.steps = false;
-      if (!this.withShapes || d.columns.shapes < 0) f.shapes = false;
-      const reader = new KernelTableReader(d, this.path, this.acc, this.withShapes && d.columns.shapes >= 0, this.withSpan, this.split);
+      const c = d.columns;
+      const facts: SourceFacts = {
+        file: this.path,
+        name: true,
+        core: c.core >= 0,
+        shapes: this.withShapes && c.shapes >= 0,
+        steps: c.step >= 0,
+        ordered: true,
+        starts: c.start >= 0,
+      };
+      sink.begin(facts);
+      const reader = new KernelTableReader(d, this.path, this.target, facts, this.split);
       this.reader = reader;
       const spec = reader.batchSpec();
       if (spec !== null && this.batcher !== null) {
-        const batched = this.batcher.batch(spec, (ids, steps, ticks, n) => {
+        const batched = this.batcher.batch(spec, (batch) => {
           // As row() does for each row: a short row held back is reported before the rows after it.
-          this.rows += n;
+          this.rows += batch.n;
           if (this.shortLine > 0) this.flushShort(false);
-          reader.addBatch(ids, steps, ticks, n);
+          reader.addBatch(batch);
         });
         if (batched) reader.useBatches(this.batcher);
       }
