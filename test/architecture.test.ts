@@ -15,9 +15,6 @@ const STAGES = ['model', 'util', 'input', 'aggregate', 'analysis', 'rules', 'rep
  */
 const KNOWN_LATER: string[] = [
   // Readers write into the accumulator: a kernel sink between them removes these.
-  'input/formats/kernelTable.ts → aggregate/accumulator.ts',
-  'input/formats/opStatistic.ts → aggregate/accumulator.ts',
-  'input/formats/readTable.ts → aggregate/accumulator.ts',
   'input/formats/snapshot.ts → aggregate/accumulator.ts',
   'input/formats/snapshot.ts → aggregate/group.ts',
   'input/formats/snapshot.ts → report/summary.ts',
