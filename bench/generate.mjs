@@ -15,6 +15,7 @@ function template(source) {
   const records = parse(text, { ...CSV_OPTIONS, info: true, raw: true });
   const header = records[0].record;
   const stepI = header.findIndex((h) => h.trim() === 'Step Id');
+  const nameI = header.findIndex((h) => h.trim() === 'Name');
   const startI = header.findIndex((h) => /^(Task )?Start Time/.test(h.trim()));
   const rows = [];
   for (const r of records.slice(1)) {
@@ -24,7 +25,7 @@ function template(source) {
     if (cells.length !== header.length) continue;
     rows.push({ cells, step: stepI >= 0 ? Number(cells[stepI]) : null, start: startI >= 0 ? cells[startI] : null });
   }
-  return { headerLine: records[0].raw.replace(/\r?\n$/, ''), header, stepI, startI, rows };
+  return { headerLine: records[0].raw.replace(/\r?\n$/, ''), header, stepI, startI, nameI, rows };
 }
 
 /** Split one raw CSV line into raw cell texts (quotes kept), quote-aware. */
@@ -67,7 +68,8 @@ function shiftStart(cell, deltaUs) {
 /**
  * Write `out` of about `sizeMb` MB; returns { bytes, rows }. With `options.steps`, the copies are spread over that
  * many steps (copy i goes into step i mod steps) instead of each getting steps of its own: a rank of the same size
- * and kernels, profiled over fewer steps.
+ * and kernels, profiled over fewer steps. With `options.counters`, each copy's communication kernels get counters
+ * of their own (`hcom_allReduce__612_0_1` → `hcom_allReduce__100612_0_1` in copy 1), as a profiler numbers its calls.
  */
 export function generate(source, out, sizeMb, options = {}) {
   const t = template(source);
@@ -105,6 +107,7 @@ export function generate(source, out, sizeMb, options = {}) {
         const cells = r.cells.slice();
         if (t.stepI >= 0 && r.step !== null && Number.isFinite(r.step)) cells[t.stepI] = String(r.step + stepDelta);
         if (t.startI >= 0 && r.start !== null) cells[t.startI] = shiftStart(r.start, startDelta);
+        if (options.counters && t.nameI >= 0) cells[t.nameI] = cells[t.nameI].replace(/^(hcom_[A-Za-z0-9]+__)(\d+)(?=_|$)/, (_, head, n) => `${head}${Number(n) + copy * 100_000}`);
         lines.push(cells.join(','));
       }
       const chunk = `${lines.join('\n')}\n`;
@@ -155,6 +158,25 @@ export function generateGrid(out, names, steps) {
         yield `${s},aclnnKernel${n}_Op${n % 40},Op${n % 40},${n % 3 ? 'AI_CORE' : 'AI_VECTOR_CORE'},${t.toFixed(3)},${us.toFixed(3)}\n`;
         t += us + 1;
       }
+    }
+  }
+  return writeLines(out, SMALL_HEADER, lines());
+}
+
+/**
+ * A kernel table of `rows` rows, a step per 1,000, where every other row is a communication kernel whose counter
+ * never repeats (`hcom_allReduce__<n>_0_1`, as a profiler writes them) and the others one of 40 compute kernels.
+ */
+export function generateComm(out, rows) {
+  function* lines() {
+    let t = 1_764_246_877_000_000;
+    for (let i = 0; i < rows; i++) {
+      const s = 1 + Math.floor(i / 1000);
+      const us = 1 + (i % 89) / 4;
+      yield i % 2 === 0
+        ? `${s},hcom_allReduce__${i}_0_1,hcom_allReduce_,COMMUNICATION,${t.toFixed(3)},${us.toFixed(3)}\n`
+        : `${s},aclnnKernel${i % 40}_Op${i % 40},Op${i % 40},AI_CORE,${t.toFixed(3)},${us.toFixed(3)}\n`;
+      t += us + 1;
     }
   }
   return writeLines(out, SMALL_HEADER, lines());

@@ -9,7 +9,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Accumulator, mergeGroups } from '../aggregate/accumulator.js';
+import { Accumulator, mergeGroups, type RawNameTests } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { readTable } from './formats/readTable.js';
 import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
@@ -35,6 +35,8 @@ export interface ReadOptions {
    * 'off' always in this thread, 'on' in workers whatever the size (tests).
    */
   threads?: 'auto' | 'on' | 'off';
+  /** What may select kernels by the name their file wrote (see RawNameTests); none when absent. */
+  rawNames?: RawNameTests | null;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -43,7 +45,7 @@ export const PARALLEL_MIN_BYTES = 8 << 20;
 /** Read every file of one rank plan. */
 export async function readRank(
   plan: RankPlan,
-  options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined },
+  options: { withShapes: boolean; withSpan?: boolean | undefined; onBytes?: ((n: number) => void) | undefined; rawNames?: RawNameTests | null | undefined },
 ): Promise<RankData[]> {
   if (plan.kind === 'snapshot') {
     try {
@@ -53,7 +55,7 @@ export async function readRank(
       throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
     }
   }
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true });
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, options.rawNames ?? null);
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
   // rank, any other gets an accumulator (a rank) of its own.
   const devices = new Map<number, Accumulator>();
@@ -61,7 +63,7 @@ export async function readRank(
     accumulatorFor(device: number): Accumulator {
       let a = devices.get(device);
       if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields);
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, acc.rawNames);
         devices.set(device, a);
       }
       return a;
@@ -139,7 +141,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
         ? readRank(plan, options)
         : pool
             .run<PackedRanks | InlineRanks>(
-              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true } satisfies ReadTask,
+              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true, rawNames: options.rawNames ?? null } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when
               // the caller asked for workers (threads: 'on').

@@ -80,8 +80,10 @@ export interface FineGroup {
   /** Kernel name, with communication instance counters normalised; null when the source has none. */
   name: string | null;
   /**
-   * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`). Fine groups are kept
-   * per raw name, so that --match and --exclude can select by it; grouping merges them under `name`.
+   * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`): the first one read of
+   * the group. Fine groups are kept per normalised name, split only where a pattern or name of the run (--match,
+   * --exclude, user groups, rules) tells raw names apart, so that they select by it exactly; every raw name of a
+   * group answers those alike. Grouping merges them under `name`.
    */
   rawName?: string;
   type: string | null;
