@@ -15,7 +15,6 @@ function template(source) {
   const records = parse(text, { ...CSV_OPTIONS, info: true, raw: true });
   const header = records[0].record;
   const stepI = header.findIndex((h) => h.trim() === 'Step Id');
-  const nameI = header.findIndex((h) => h.trim() === 'Name');
   const startI = header.findIndex((h) => /^(Task )?Start Time/.test(h.trim()));
   const rows = [];
   for (const r of records.slice(1)) {
@@ -25,7 +24,7 @@ function template(source) {
     if (cells.length !== header.length) continue;
     rows.push({ cells, step: stepI >= 0 ? Number(cells[stepI]) : null, start: startI >= 0 ? cells[startI] : null });
   }
-  return { headerLine: records[0].raw.replace(/\r?\n$/, ''), header, stepI, startI, nameI, rows };
+  return { headerLine: records[0].raw.replace(/\r?\n$/, ''), header, stepI, startI, rows };
 }
 
 /** Split one raw CSV line into raw cell texts (quotes kept), quote-aware. */
@@ -68,8 +67,7 @@ function shiftStart(cell, deltaUs) {
 /**
  * Write `out` of about `sizeMb` MB; returns { bytes, rows }. With `options.steps`, the copies are spread over that
  * many steps (copy i goes into step i mod steps) instead of each getting steps of its own: a rank of the same size
- * and kernels, profiled over fewer steps. With `options.counters`, each copy's communication kernels get counters
- * of their own (`hcom_allReduce__612_0_1` → `hcom_allReduce__100612_0_1` in copy 1), as a profiler numbers its calls.
+ * * and kernels, profiled over fewer steps.
  */
 export function generate(source, out, sizeMb, options = {}) {
   const t = template(source);
@@ -107,7 +105,6 @@ export function generate(source, out, sizeMb, options = {}) {
         const cells = r.cells.slice();
         if (t.stepI >= 0 && r.step !== null && Number.isFinite(r.step)) cells[t.stepI] = String(r.step + stepDelta);
         if (t.startI >= 0 && r.start !== null) cells[t.startI] = shiftStart(r.start, startDelta);
-        if (options.counters && t.nameI >= 0) cells[t.nameI] = cells[t.nameI].replace(/^(hcom_[A-Za-z0-9]+__)(\d+)(?=_|$)/, (_, head, n) => `${head}${Number(n) + copy * 100_000}`);
         lines.push(cells.join(','));
       }
       const chunk = `${lines.join('\n')}\n`;
