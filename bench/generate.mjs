@@ -67,7 +67,7 @@ function shiftStart(cell, deltaUs) {
 /**
  * Write `out` of about `sizeMb` MB; returns { bytes, rows }. With `options.steps`, the copies are spread over that
  * many steps (copy i goes into step i mod steps) instead of each getting steps of its own: a rank of the same size
- * * and kernels, profiled over fewer steps.
+ * and kernels, profiled over fewer steps.
  */
 export function generate(source, out, sizeMb, options = {}) {
   const t = template(source);
