@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
 import { inputError } from '../../util/errors.js';
-import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, savedStepCell, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
+import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, PackedSteps, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
 import { groupKey, summarize } from '../../aggregate/group.js';
 import { summaryJsonObject } from '../../report/summary.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
@@ -90,6 +90,9 @@ export function readSnapshot(path: string): RankData[] {
   return parseSnapshot(path, json, bytes.length);
 }
 
+/** The step cells of a group with none. */
+const NO_STEPS = new PackedSteps(new Float64Array(0), 0, 0);
+
 /** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
 function isCount(x: unknown): x is number {
   return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
@@ -166,6 +169,9 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   const out: RankData[] = [];
   const seenRanks = new Set<string>();
   const sum = { count: 0, ticks: 0, rowsRead: 0, skippedRows: 0, filteredKernels: 0 };
+  // The step cells of every group of the file, as `step, count, ticks` triples, packed once all are read.
+  const cells: number[] = [];
+  const packed: { fg: FineGroup; from: number; size: number }[] = [];
   let perRankFigures = 0;
   for (const r of o.perRank as unknown[]) {
     if (typeof r !== 'object' || r === null || !Array.isArray((r as SummaryRankJson).groups)) fail(path, 'a "perRank" entry has no "groups"');
@@ -208,7 +214,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
         core: g.core ?? null,
         shapes: g.shapes ?? null,
         total: emptyCell(),
-        steps: new Map(),
+        steps: NO_STEPS,
         savedKey: g.key,
       };
       if (g.userGroup !== undefined) fg.savedUserGroup = g.userGroup;
@@ -223,17 +229,21 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (!Array.isArray(bySteps)) fail(path, `${where} has a "byStep" that is not a list`);
       let stepped = 0;
       let steppedTicks = 0;
+      const from = cells.length / 3;
+      const seenSteps = new Set<number>();
       for (const su of bySteps as unknown[]) {
         const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
         if (!Number.isSafeInteger(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a whole number`);
         const at = `step ${step} of ${where}`;
         const cell = readCell(path, at, su, 'count');
-        if (fg.steps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
+        if (seenSteps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
         if (rj.steps !== undefined && !stepSet.has(step!)) fail(path, `${at} is not one of the rank's "steps"`);
-        fg.steps.set(step!, savedStepCell(cell.count, cell.ticks));
+        seenSteps.add(step!);
+        cells.push(step!, cell.count, cell.ticks);
         stepped += cell.count;
         steppedTicks += cell.ticks;
       }
+      if (seenSteps.size > 0) packed.push({ fg, from, size: seenSteps.size });
       // Rows with an empty Step Id are in the total only: the steps hold at most the total, and all of it when
       // they hold every kernel.
       if (stepped > count || steppedTicks > ticks || (stepped === count && steppedTicks !== ticks)) {
@@ -279,6 +289,8 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     sum.skippedRows += rank.rowsSkipped;
     sum.filteredKernels += filteredKernels ?? 0;
   }
+  const buf = Float64Array.from(cells);
+  for (const { fg, from, size } of packed) fg.steps = new PackedSteps(buf, from, size);
   if (out.length === 0) fail(path, '"perRank" is empty');
   if (perRankFigures > 0 && perRankFigures < out.length) fail(path, 'some "perRank" entries have "rowsRead", "skippedRows" and "filteredKernels" and others do not');
   if (o.totals !== undefined) {
