@@ -99,7 +99,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     workspace: io.env.GITHUB_WORKSPACE,
   };
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
-  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${shown(relPath(flags.out))}.\n`);
+  const went = await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
+  // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
+  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);
 }
