@@ -5,11 +5,14 @@
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/aggregate/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
+import { MAX_SNAPSHOT_BYTES, readSnapshot } from '../src/input/formats/snapshot.js';
+import { KprofError } from '../src/util/errors.js';
 import { GROUP_BYS, PackedSteps, type GroupBy } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, type Result } from './helpers.js';
@@ -550,6 +553,43 @@ describe('per-step cells read back', () => {
         { step: 4, count: 3, totalUs: 3 },
         { step: 9, count: 1, totalUs: 1 },
       ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a summary JSON larger than kprof reads back', () => {
+  it('is refused (exit 2) naming the file, the limit and what to do, plain or gzipped (the cap made small here)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-big-'));
+    try {
+      const path = join(dir, 'big.summary.json');
+      const r = await kprof(['summary', 'fixtures/formats/multi-rank', '--by', 'name', '--format', 'json', '-o', path]);
+      expect(r.code, r.stderr).toBe(0);
+      const size = readFileSync(path).length;
+      expect(readSnapshot(path, size).length).toBeGreaterThan(0);
+      const err = (f: () => unknown): KprofError => {
+        try {
+          f();
+        } catch (e) {
+          return e as KprofError;
+        }
+        throw new Error('not refused');
+      };
+      const e = err(() => readSnapshot(path, 1024));
+      expect(e).toBeInstanceOf(KprofError);
+      expect(e.kind).toBe('input');
+      expect(e.message).toBe(
+        `${path}: is more than 1 KiB, the largest summary JSON kprof reads back (it is parsed whole, as one string). ` +
+          'Summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), and put the files in one folder: a folder of summary JSONs is read as one profile.',
+      );
+      const gz = join(dir, 'big.summary.json.gz');
+      writeFileSync(gz, gzipSync(readFileSync(path)));
+      expect(readFileSync(gz).length).toBeLessThan(size);
+      const z = err(() => readSnapshot(gz, readFileSync(gz).length + 1));
+      expect(z.kind).toBe('input');
+      expect(z.message).toMatch(/big\.summary\.json\.gz: unpacks to more than [0-9.]+ KiB, the largest summary JSON kprof reads back[^]*--steps/);
+      expect(MAX_SNAPSHOT_BYTES).toBe(256 << 20);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

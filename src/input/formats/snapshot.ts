@@ -3,6 +3,7 @@
 // groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
 // it was made with.
 
+import { statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
 import { inputError } from '../../util/errors.js';
@@ -42,19 +43,34 @@ function lineCol(text: string, offset: number): string {
   return `${line}:${offset - start + 1}`;
 }
 
-/** The largest summary JSON read (unpacked), below the longest string JavaScript can parse. */
-const MAX_SNAPSHOT_BYTES = 256 << 20;
+/**
+ * The largest summary JSON read (unpacked): it is parsed as one string, and half the longest string JavaScript
+ * can hold (2^29 - 24 characters) leaves room for the file, its text and what is read from it at once.
+ */
+export const MAX_SNAPSHOT_BYTES = 256 << 20;
 
-/** Read a summary JSON into one RankData per rank it holds. */
-export function readSnapshot(path: string): RankData[] {
-  let bytes = readRegularFile(path, MAX_SNAPSHOT_BYTES, 'a summary JSON');
+/**
+ * A summary JSON too large to read back: kprof writes one that large for a long run (hundreds of thousands of
+ * per-step cells), so the message says how to make smaller ones that read back, together, as the same profile.
+ */
+function tooLarge(path: string, limit: number, packed: boolean): never {
+  const mib = limit >= 1 << 20 ? `${limit / (1 << 20)} MiB` : `${limit / 1024} KiB`;
+  throw inputError(
+    `${path}: ${packed ? 'unpacks to' : 'is'} more than ${mib}, the largest summary JSON kprof reads back (it is parsed whole, as one string). ` +
+      'Summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), and put the files in one folder: a folder of summary JSONs is read as one profile.',
+  );
+}
+
+/** Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked). */
+export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData[] {
+  // Said before reading (a device or a FIFO has no size here: readRegularFile refuses them).
+  if (statSizeOver(path, limit)) tooLarge(path, limit, false);
+  let bytes = readRegularFile(path, limit, 'a summary JSON');
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      bytes = gunzipSync(bytes, { maxOutputLength: MAX_SNAPSHOT_BYTES });
+      bytes = gunzipSync(bytes, { maxOutputLength: limit });
     } catch (e) {
-      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) {
-        throw inputError(`${path}: unpacks to more than ${MAX_SNAPSHOT_BYTES >> 20} MiB; a summary JSON is at most that. Is this the right file?`);
-      }
+      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) tooLarge(path, limit, true);
       throw inputError(
         `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
           'Copy the file again or regenerate it.',
@@ -92,6 +108,15 @@ export function readSnapshot(path: string): RankData[] {
 
 /** The step cells of a group with none. */
 const NO_STEPS = new PackedSteps(new Float64Array(0), 0, 0);
+
+/** Is the file larger than `limit` bytes? */
+function statSizeOver(path: string, limit: number): boolean {
+  try {
+    return statSync(path).size > limit;
+  } catch {
+    return false;
+  }
+}
 
 /** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
 function isCount(x: unknown): x is number {
