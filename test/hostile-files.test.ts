@@ -440,7 +440,7 @@ describe('special files: refused with what they are, never read until they end',
     writeFileSync(bomb, Buffer.concat(Array<Buffer>(300).fill(member)));
     const b = await kprof(['summary', bomb]);
     expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(/bomb\.json\.gz: unpacks to more than 256 MiB; a summary JSON is at most that/);
+    expect(b.stderr).toMatch(/bomb\.json\.gz: unpacks to more than 256 MiB, the largest summary JSON kprof reads back [^]*--steps/);
   }, 60_000);
 
   it('a loop of symbolic links is named as one, as the profile, inside a folder and as -o', async () => {
