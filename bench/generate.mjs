@@ -160,6 +160,25 @@ export function generateGrid(out, names, steps) {
   return writeLines(out, SMALL_HEADER, lines());
 }
 
+/**
+ * A kernel table of `rows` rows, a step per 1,000, where every other row is a communication kernel whose counter
+ * never repeats (`hcom_allReduce__<n>_0_1`, as a profiler writes them) and the others one of 40 compute kernels.
+ */
+export function generateComm(out, rows) {
+  function* lines() {
+    let t = 1_764_246_877_000_000;
+    for (let i = 0; i < rows; i++) {
+      const s = 1 + Math.floor(i / 1000);
+      const us = 1 + (i % 89) / 4;
+      yield i % 2 === 0
+        ? `${s},hcom_allReduce__${i}_0_1,hcom_allReduce_,COMMUNICATION,${t.toFixed(3)},${us.toFixed(3)}\n`
+        : `${s},aclnnKernel${i % 40}_Op${i % 40},Op${i % 40},AI_CORE,${t.toFixed(3)},${us.toFixed(3)}\n`;
+      t += us + 1;
+    }
+  }
+  return writeLines(out, SMALL_HEADER, lines());
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) {
   const [source, out, size] = process.argv.slice(2);
   if (!source || !out) {

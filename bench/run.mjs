@@ -1,7 +1,7 @@
 // `npm run bench`: kprof against the tools people compare it with, on a generated profile pair of real size.
 //
 //   node bench/run.mjs [--size-mb 250] [--runs 3] [--only kprof,node,python,pandas,duckdb]
-//   node bench/run.mjs --scale [--only names,grid,steps,ranks,2gb]   (the scale cases: see bench/scale.mjs)
+//   node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]   (the scale cases: see bench/scale.mjs)
 //
 // It writes two large kernel_details.csv (base and PR) into a temporary folder by replicating the steps of a
 // real export (../shared/data/real, else a fixture), then runs, in alternation, each contender as a child
@@ -42,7 +42,7 @@ function args() {
     else if (a[i] === '--only') opt.only = new Set(a[++i].split(','));
     else if (a[i] === '--scale') opt.scale = true;
     else {
-      process.stderr.write(`bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only names,grid,steps,ranks,2gb]\n`);
+      process.stderr.write(`bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]\n`);
       process.exit(2);
     }
   }

@@ -1,9 +1,11 @@
-// `npm run bench -- --scale` (node bench/run.mjs --scale [--only names,grid,steps,ranks,2gb]): kprof at the sizes
+// `npm run bench -- --scale` (node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]): kprof at the sizes
 // where a report, a gate or a reader would run out of stack, string length or memory. Each case generates its
 // input into a temporary folder, runs kprof as a child process (writing large reports with -o), and prints the
 // wall time, the peak RSS (GNU time -v, else the child's own) and the size of the report; a case that does not
 // exit 0 (or 1 for a check that is meant to fail) is a failure of the benchmark. The folder is removed at the end.
 //
+//   comm   2,000,000 rows, every other a communication kernel with a counter of its own: summary, inspect, and
+//          --match on a counter (memory grows with kernel groups, not with the raw names of the rows)
 //   names  1,000,000 distinct kernel names: summary --by name as a table and as JSON, diff --by name as JSON
 //   grid   4,000 names × 700 steps: summary --by name --format json (2.8 M per-step cells, ~0.5 GB of JSON)
 //   steps  100,000 steps of 10 kernels: summary --format json, check with per-step rules, diff --per-step
@@ -15,7 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generate, generateGrid } from './generate.mjs';
+import { generate, generateComm, generateGrid } from './generate.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const KPROF = join(ROOT, 'bin/kprof.js');
@@ -69,6 +71,17 @@ export function runScale(only) {
     if (out) rmSync(out, { force: true });
   };
   try {
+    if (want('comm')) {
+      const a = join(dir, 'comm.csv');
+      const g = generateComm(a, 2_000_000);
+      const input = `2 M rows, 1 M raw communication names, ${fmtMb(g.bytes)}`;
+      process.stdout.write(`${input}\n`);
+      const out = join(dir, 'out');
+      run('summary --by name --format json', input, ['summary', a, '--by', 'name', '--format', 'json', '-o', out], out);
+      run('inspect', input, ['inspect', a], null);
+      run("summary --match '__1234'", input, ['summary', a, '--match', '__1234'], null);
+      rmSync(a);
+    }
     if (want('names')) {
       const a = join(dir, 'names-a.csv');
       const b = join(dir, 'names-b.csv');

@@ -169,6 +169,27 @@ describe('-o / --out', () => {
     expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
   });
 
+  it('check -o through a link to /dev/stdout or /dev/stderr says where the report went, not the link\'s name', async () => {
+    const { csv } = profile();
+    const d = tmp();
+    const rules = join(d, 'r.yaml');
+    writeFileSync(rules, 'version: 1\nrules:\n  - rule: one cast\n    type: Cast\n    count: { exactly: 1 }\n');
+    symlinkSync('/dev/stdout', join(d, 'so'));
+    symlinkSync('/dev/stderr', join(d, 'se'));
+    const out = await kprof(['check', csv, '--rules', rules, '-o', join(d, 'so')]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/one cast/);
+    expect(out.stderr).toMatch(/^kprof: check passed: [^\n]* Report written to stdout\.\n$/);
+    const err = await kprof(['check', csv, '--rules', rules, '-o', join(d, 'se')]);
+    expect(err.stdout).toBe('');
+    expect(err.stderr).toMatch(/one cast[\s\S]*Report written to stderr\.\n$/);
+    const direct = await kprof(['check', csv, '--rules', rules, '-o', '/dev/stdout']);
+    expect(direct.stderr).toMatch(/Report written to stdout\.\n$/);
+    const file = await kprof(['check', csv, '--rules', rules, '-o', join(d, 'report.txt')]);
+    expect(file.stderr).toMatch(/Report written to .*report\.txt\.\n$/);
+    expect(readFileSync(join(d, 'report.txt'), 'utf8')).toMatch(/one cast/);
+  });
+
   it('creates its temporary file exclusively under a random name, so a planted link cannot redirect the write', async () => {
     const { csv } = profile();
     const d = tmp();
@@ -419,7 +440,7 @@ describe('special files: refused with what they are, never read until they end',
     writeFileSync(bomb, Buffer.concat(Array<Buffer>(300).fill(member)));
     const b = await kprof(['summary', bomb]);
     expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(/bomb\.json\.gz: unpacks to more than 256 MiB; a summary JSON is at most that/);
+    expect(b.stderr).toMatch(/bomb\.json\.gz: unpacks to more than 256 MiB, the largest summary JSON kprof reads back [\s\S]*--steps/);
   }, 60_000);
 
   it('a loop of symbolic links is named as one, as the profile, inside a folder and as -o', async () => {

@@ -1,7 +1,7 @@
 // kprof rules: the generated rules lock in what a change achieved, so they hold on the PR they were made from
 // and break on its base.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -144,6 +144,28 @@ describe('kprof rules: transcripts', () => {
     expect(r).toEqual({ code: 2, stdout: '', stderr: 'kprof: --cut-threshold: expected a percentage such as 20 or 20%; found "half".\n' });
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--by', 'core'])).code).toBe(2);
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base'])).code).toBe(2);
+  });
+});
+
+describe('kprof rules on summary JSONs', () => {
+  it('a rule the PR cannot answer (a snapshot holding user groups) is left out for that reason, not as one that would not hold', async () => {
+    const groups = join(tmp, 'two.groups.yaml');
+    writeFileSync(groups, 'rope: [InterleaveRope]\nnorms: [RmsNorm, Cast]\n');
+    const snaps: string[] = [];
+    for (const side of ['base', 'pr']) {
+      const out = join(tmp, `groups-${side}.json`);
+      const r = await kprof(['summary', `fixtures/fusion-example/${side}`, '--groups', groups, '--format', 'json', '-o', out]);
+      expect(r.code, r.stderr).toBe(0);
+      snaps.push(out);
+    }
+    const gen = await kprof(['rules', snaps[0]!, snaps[1]!, '--groups', groups]);
+    expect(gen.code, gen.stderr).toBe(0);
+    // `type: ScatterNdUpdate` cannot be answered by a snapshot whose kernels are partly in user groups.
+    expect(gen.stdout).toMatch(/# Not written: "ScatterNdUpdate stays removed"; the PR cannot answer it \(see kprof check on the PR\)\./);
+    expect(gen.stdout).not.toMatch(/it would not hold on the PR/);
+    // On the profiles themselves the same rule is written.
+    const direct = await kprof(['rules', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups]);
+    expect(direct.stdout).toMatch(/- rule: ScatterNdUpdate stays removed/);
   });
 });
 

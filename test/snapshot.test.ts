@@ -5,12 +5,15 @@
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/aggregate/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
-import { GROUP_BYS, type GroupBy } from '../src/model/model.js';
+import { MAX_SNAPSHOT_BYTES, readSnapshot } from '../src/input/formats/snapshot.js';
+import { KprofError } from '../src/util/errors.js';
+import { GROUP_BYS, PackedSteps, type GroupBy } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, type Result } from './helpers.js';
 
@@ -511,6 +514,82 @@ describe('per-step cells read back', () => {
       const other = [...p.ranks[0]!.groups.values()][0]!.steps.get(1)!;
       cell.minTicks = 7;
       expect([cell.minTicks, other.minTicks]).toEqual([7, Number.POSITIVE_INFINITY]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('are packed: the groups of a file share one buffer, read as a Map that cannot be written, in step order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-packed-'));
+    try {
+      const cast = { key: 'Cast', type: 'Cast', count: 6, totalUs: 6.5, byStep: [{ step: 2, count: 2, totalUs: 2.5 }, { step: 4, count: 3, totalUs: 3 }, { step: 9, count: 1, totalUs: 1 }] };
+      const mm = { key: 'MatMul', type: 'MatMul', count: 2, totalUs: 4, byStep: [{ step: 2, count: 1, totalUs: 2 }, { step: 4, count: 1, totalUs: 2 }] };
+      const empty = { key: 'Mul', type: 'Mul', count: 1, totalUs: 1 };
+      const snap = { schemaVersion: 1, kind: 'summary', groupBy: 'type', steps: 3, perRank: [{ rank: '0', steps: [2, 4, 9], groups: [cast, mm, empty] }, { rank: '1', steps: [2, 4], groups: [mm] }] };
+      writeFileSync(join(dir, 's.json'), JSON.stringify(snap));
+      const p = await readProfile(join(dir, 's.json'), { withShapes: false, ranks: null, threads: 'off' });
+      const [c, m, e] = [...p.ranks[0]!.groups.values()].map((g) => g.steps);
+      const m1 = [...p.ranks[1]!.groups.values()][0]!.steps;
+      for (const steps of [c, m, e, m1]) expect(steps).toBeInstanceOf(PackedSteps);
+      expect([...c!.keys()]).toEqual([2, 4, 9]);
+      expect([...c!].map(([s, x]) => [s, x.count, x.ticks])).toEqual([[2, 2, 25_000], [4, 3, 30_000], [9, 1, 10_000]]);
+      expect([c!.get(4)?.count, c!.get(9)?.count, c!.get(3), c!.has(2), c!.has(5), c!.size]).toEqual([3, 1, undefined, true, false, 3]);
+      expect([m!.get(2)?.ticks, m!.get(4)?.ticks, m!.get(9), m1.get(4)?.count, e!.size, [...e!.values()]]).toEqual([20_000, 20_000, undefined, 1, 0, []]);
+      const seen: number[] = [];
+      c!.forEach((x, s) => seen.push(s, x.count));
+      expect(seen).toEqual([2, 2, 4, 3, 9, 1]);
+      // Steps out of order (a file refuses them, but the store does not rely on it) are found one by one.
+      const loose = new PackedSteps(Float64Array.from([0, 0, 0, 9, 1, 10, 2, 2, 20, 4, 3, 30]), 1, 3);
+      expect([...loose.keys()]).toEqual([9, 2, 4]);
+      expect([loose.get(2)?.ticks, loose.get(4)?.count, loose.get(0), loose.has(9)]).toEqual([20, 3, undefined, true]);
+      expect(() => c!.set(1, c!.get(2)!)).toThrow(/read-only/);
+      expect(() => c!.delete(2)).toThrow(/read-only/);
+      // And they read back as the file says (summary of the snapshot gives its per-step figures again).
+      const r = await kprof(['summary', join(dir, 's.json'), '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { perRank: { groups: { key: string; byStep: unknown[] }[] }[] };
+      expect(out.perRank[0]!.groups.find((g) => g.key === 'Cast')!.byStep).toEqual([
+        { step: 2, count: 2, totalUs: 2.5 },
+        { step: 4, count: 3, totalUs: 3 },
+        { step: 9, count: 1, totalUs: 1 },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a summary JSON larger than kprof reads back', () => {
+  it('is refused (exit 2) naming the file, the limit and what to do, plain or gzipped (the cap made small here)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-big-'));
+    try {
+      const path = join(dir, 'big.summary.json');
+      const r = await kprof(['summary', 'fixtures/formats/multi-rank', '--by', 'name', '--format', 'json', '-o', path]);
+      expect(r.code, r.stderr).toBe(0);
+      const size = readFileSync(path).length;
+      expect(readSnapshot(path, size).length).toBeGreaterThan(0);
+      const err = (f: () => unknown): KprofError => {
+        try {
+          f();
+        } catch (e) {
+          return e as KprofError;
+        }
+        throw new Error('not refused');
+      };
+      const e = err(() => readSnapshot(path, 1024));
+      expect(e).toBeInstanceOf(KprofError);
+      expect(e.kind).toBe('input');
+      expect(e.message).toBe(
+        `${path}: is more than 1 KiB, the largest summary JSON kprof reads back (it is parsed whole, as one string). ` +
+          'Summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), and put the files in one folder: a folder of summary JSONs is read as one profile.',
+      );
+      const gz = join(dir, 'big.summary.json.gz');
+      writeFileSync(gz, gzipSync(readFileSync(path)));
+      expect(readFileSync(gz).length).toBeLessThan(size);
+      const z = err(() => readSnapshot(gz, readFileSync(gz).length + 1));
+      expect(z.kind).toBe('input');
+      expect(z.message).toMatch(/big\.summary\.json\.gz: unpacks to more than [0-9.]+ KiB, the largest summary JSON kprof reads back[\s\S]*--steps/);
+      expect(MAX_SNAPSHOT_BYTES).toBe(256 << 20);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,8 +1,11 @@
 // Streaming accumulation of kernel rows into fine groups. Memory grows with the number of distinct
-// (name, type, core, shapes) combinations and steps, never with the number of rows. The accumulator is the
-// KernelSink (input/sink.ts) that makes a rank's RankData, and the RowLog of its rows.
+// (name, type, core, shapes) combinations and steps, never with the number of rows: names are normalised, and
+// the raw names of communication kernels (one per row in a real export) are kept apart only where a pattern of
+// the run tells them apart. The accumulator is the KernelSink (input/sink.ts) that makes a rank's RankData, and
+// the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
+import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from '../input/sink.js';
 import {
   MAX_EXACT_TEXT,
@@ -16,6 +19,7 @@ import {
   type FineGroup,
   type RankData,
   type RowWarning,
+  type Selection,
   type SourceFile,
   type SnapshotInfo,
 } from '../model/model.js';
@@ -60,8 +64,72 @@ export function fineKey(name: string | null, type: string | null, core: string |
   return `${name ?? ''}${SEP}${type ?? ''}${SEP}${core ?? ''}${SEP}${shapes ?? ''}`;
 }
 
+/**
+ * The patterns and names of a run that may select a kernel by the name its file wrote (a communication kernel's
+ * `hcom_allReduce__586_0_1`) rather than by its normalised name: --match, --exclude, the members of user groups,
+ * and the selectors of a rules file. Plain data, so that it crosses to a worker thread; null when there are none.
+ */
+export interface RawNameTests {
+  patterns: { source: string; flags: string }[];
+  exact: string[];
+}
+
+/** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
+export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {
+  const p = new Map<string, { source: string; flags: string }>();
+  for (const re of patterns) {
+    if (re === null) continue;
+    // RE2's flags only (a RegExp made in code may carry g or y, which change nothing for a test).
+    const flags = [...re.flags].filter((f) => 'imsu'.includes(f)).join('');
+    p.set(`/${re.source}/${flags}`, { source: re.source, flags });
+  }
+  const e = [...new Set(exact)];
+  return p.size === 0 && e.length === 0 ? null : { patterns: [...p.values()], exact: e };
+}
+
+/** The tests of a selection (--match, --exclude, user groups), with `more` (a rules file's selectors). */
+export function selectionRawNames(sel: Selection, more: { patterns: RegExp[]; exact: string[] } = { patterns: [], exact: [] }): RawNameTests | null {
+  return rawNameTests(
+    [sel.match, sel.exclude, ...sel.groups.flatMap((g) => g.patterns), ...more.patterns],
+    [...sel.groups.flatMap((g) => [...g.exact]), ...more.exact],
+  );
+}
+
+/**
+ * Which raw names a run can tell apart. In a real export every communication row has a raw name of its own (the
+ * counter counts calls), so a fine group per raw name would be a fine group per row. Instead the raw names of one
+ * normalised name are kept apart only by what the run's tests say of them: a name equal to an exact value is a
+ * class of its own, the others are classed by which patterns match them. All raw names of one class answer every
+ * test of the run alike, so one fine group per class (holding the first raw name read as its `rawName`) selects
+ * exactly the kernels one group per raw name would.
+ */
+class RawNameClasses {
+  private readonly patterns: RegExp[];
+  private readonly exact: Set<string>;
+
+  constructor(tests: RawNameTests) {
+    this.patterns = tests.patterns.map((p) => compilePattern(p.source, p.flags));
+    this.exact = new Set(tests.exact);
+  }
+
+  /** The class of a raw name: '' when no test tells it from the others of its normalised name. */
+  of(raw: string): string {
+    if (this.exact.has(raw)) return `=${raw}`;
+    let bits = '';
+    let any = false;
+    for (const re of this.patterns) {
+      re.lastIndex = 0;
+      const hit = re.test(raw);
+      bits += hit ? '1' : '0';
+      any ||= hit;
+    }
+    return any ? bits : '';
+  }
+}
+
 export class Accumulator implements KernelSink, RowLog {
   readonly groups = new Map<string, FineGroup>();
+  private readonly classes: RawNameClasses | null;
   rowsRead = 0;
   rowsSkipped = 0;
   kernels = 0;
@@ -78,11 +146,16 @@ export class Accumulator implements KernelSink, RowLog {
   /** Start times make the time span (inspect only: it costs a float parse per row). */
   readonly wantsStarts: boolean;
 
+  /** `rawNames`: what may select kernels by raw name in this run (see RawNameClasses); null: nothing does. */
+  readonly rawNames: RawNameTests | null;
+
   constructor(
     readonly fields: Fields,
-    options: { span?: boolean } = {},
+    options: { span?: boolean; rawNames?: RawNameTests | null } = {},
   ) {
     this.wantsStarts = options.span === true;
+    this.rawNames = options.rawNames ?? null;
+    this.classes = this.rawNames !== null ? new RawNameClasses(this.rawNames) : null;
   }
 
   /** The fields of this rank are those every one of its files answers. */
@@ -122,10 +195,14 @@ export class Accumulator implements KernelSink, RowLog {
     return this.group(k.name, k.type, k.core, k.shapes, k.rawName ?? undefined);
   }
 
-  /** The fine group for these fields, created on first use; `rawName`: the name before normalisation, if other. */
+  /**
+   * The fine group for these fields, created on first use; `rawName`: the name before normalisation, if other.
+   * Called once per distinct row key (the readers cache the group of each), so a raw name is classed once.
+   */
   group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
-    const key = fineKey(raw ?? name, type, core, shapes);
+    const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
+    const key = cls === '' ? fineKey(name, type, core, shapes) : `${fineKey(name, type, core, shapes)}${SEP}${cls}`;
     let g = this.groups.get(key);
     if (!g) {
       g = { name, type, core, shapes, total: emptyCell(), steps: new Map() };

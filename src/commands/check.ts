@@ -3,6 +3,7 @@
 // are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
 // mapped to the exit code.
 
+import { selectionRawNames } from '../aggregate/accumulator.js';
 import { canonicalCheckFormat, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
@@ -16,7 +17,7 @@ import { shown } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
 import { scopeProfile } from '../rules/scope.js';
-import { rejectMisspelt } from '../rules/unmatched.js';
+import { rejectMisspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
@@ -64,7 +65,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   }
   const format = canonicalCheckFormat(flags.format);
   const { selection } = parseCommon({ ...flags, by: 'type' });
-  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, onBytes: progress.tracker(input) });
+  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection, ruleNameTests(rules)), onBytes: progress.tracker(input) });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();
   report(io, read0, flags.strict);
@@ -98,7 +99,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     workspace: io.env.GITHUB_WORKSPACE,
   };
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
-  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${shown(relPath(flags.out))}.\n`);
+  const went = await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
+  // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
+  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);
 }

@@ -1,5 +1,6 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
+import { selectionRawNames } from '../aggregate/accumulator.js';
 import type { OutputFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
@@ -47,7 +48,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
   const read = (input: string) =>
-    readProfile(input, { withShapes: common.withShapes, ranks: common.selection.ranks, onBytes: progress.tracker(input) });
+    readProfile(input, { withShapes: common.withShapes, ranks: common.selection.ranks, rawNames: selectionRawNames(common.selection), onBytes: progress.tracker(input) });
   const [b, p] = await Promise.all([read(base), read(pr)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or

@@ -1,5 +1,6 @@
 // `kprof rules <base> <pr>`: a starter rules file that locks in what a change achieved (see rules/generate.ts).
 
+import { selectionRawNames } from '../aggregate/accumulator.js';
 import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { usageError } from '../util/errors.js';
@@ -56,7 +57,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   if (cutThresholdPct <= 0 || cutThresholdPct > 100) throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection } = parseCommon(flags);
-  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, onBytes: progress.tracker(input) });
+  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection), onBytes: progress.tracker(input) });
   const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
   progress.done();
   report(io, base, flags.strict);

@@ -1,5 +1,6 @@
 // `kprof summary <profile>`: read, group, render.
 
+import { selectionRawNames } from '../aggregate/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
@@ -26,7 +27,7 @@ export interface SummaryFlags extends CommonFlags {
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const top = parseTop(flags.top);
-  const data = await readProfile(profile, { withShapes: common.withShapes, ranks: common.selection.ranks, onBytes: progress.tracker(profile) });
+  const data = await readProfile(profile, { withShapes: common.withShapes, ranks: common.selection.ranks, rawNames: selectionRawNames(common.selection), onBytes: progress.tracker(profile) });
   progress.done();
   const s = summarize(data, { by: common.by, selection: common.selection });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));

@@ -9,7 +9,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Accumulator, mergeGroups } from '../aggregate/accumulator.js';
+import { Accumulator, mergeGroups, type RawNameTests } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { readTable } from './formats/readTable.js';
 import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
@@ -36,6 +36,8 @@ export interface ReadOptions {
    * 'off' always in this thread, 'on' in workers whatever the size (tests).
    */
   threads?: 'auto' | 'on' | 'off';
+  /** What may select kernels by the name their file wrote (see RawNameTests); none when absent. */
+  rawNames?: RawNameTests | null;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -50,6 +52,8 @@ export async function readRank(
     onBytes?: ((n: number) => void) | undefined;
     /** Sinks to feed beside each rank's accumulator: called once for each accumulator made (one per Device_id). */
     beside?: (() => KernelSink) | undefined;
+    /** What may select kernels by raw name in this run (see Accumulator). */
+    rawNames?: RawNameTests | null | undefined;
   },
 ): Promise<RankData[]> {
   if (plan.kind === 'snapshot') {
@@ -61,7 +65,8 @@ export async function readRank(
     }
   }
   const span = options.withSpan === true;
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span });
+  const rawNames = options.rawNames ?? null;
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, rawNames });
   const beside = options.beside;
   const others = beside ? [beside()] : undefined;
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
@@ -72,7 +77,7 @@ export async function readRank(
     targetFor(device: number): RankTarget {
       let a = devices.get(device);
       if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span });
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, rawNames });
         devices.set(device, a);
       }
       let t = targets.get(a);
@@ -155,7 +160,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
         ? readRank(plan, options)
         : pool
             .run<PackedRanks | InlineRanks>(
-              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true } satisfies ReadTask,
+              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true, rawNames: options.rawNames ?? null } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when
               // the caller asked for workers (threads: 'on').

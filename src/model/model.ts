@@ -74,6 +74,109 @@ export function savedStepCell(count: number, ticks: number): Cell {
 }
 
 /**
+ * The per-step cells of one group read from a summary JSON, packed as `step, count, ticks` triples in a Float64Array
+ * shared by the groups of a file, and read as a Map that cannot be written (every reader of step cells only reads
+ * them). A 1,000-rank folder of snapshots holds hundreds of thousands of step cells per side: as a Map of objects
+ * per group they cost some 80 bytes each, packed 24. A cell read from it is made on each read, with the empty
+ * min and max of savedStepCell; iteration is in the order the file gives the steps.
+ */
+export class PackedSteps implements Map<number, Cell> {
+  /** Steps in ascending order (as kprof writes them): looked up by bisection, else one by one. */
+  readonly #sorted: boolean;
+
+  constructor(
+    private readonly buf: Float64Array,
+    /** The first triple of this group, and how many it has. */
+    private readonly from: number,
+    readonly size: number,
+  ) {
+    let sorted = true;
+    for (let i = 1; i < size && sorted; i++) sorted = buf[(from + i) * 3]! > buf[(from + i - 1) * 3]!;
+    this.#sorted = sorted;
+  }
+
+  /** The index (0-based, within this group) of a step's triple, or -1. */
+  #find(step: number): number {
+    const b = this.buf;
+    const base = this.from;
+    if (this.#sorted) {
+      let lo = 0;
+      let hi = this.size - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const s = b[(base + mid) * 3]!;
+        if (s === step) return mid;
+        if (s < step) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return -1;
+    }
+    for (let i = 0; i < this.size; i++) if (b[(base + i) * 3] === step) return i;
+    return -1;
+  }
+
+  #cell(i: number): Cell {
+    const o = (this.from + i) * 3;
+    return savedStepCell(small(this.buf[o + 1]!), this.buf[o + 2]!);
+  }
+
+  #step(i: number): number {
+    return small(this.buf[(this.from + i) * 3]!);
+  }
+
+  get(step: number): Cell | undefined {
+    const i = this.#find(step);
+    return i < 0 ? undefined : this.#cell(i);
+  }
+
+  has(step: number): boolean {
+    return this.#find(step) >= 0;
+  }
+
+  forEach(fn: (value: Cell, key: number, map: Map<number, Cell>) => void, thisArg?: unknown): void {
+    for (let i = 0; i < this.size; i++) fn.call(thisArg, this.#cell(i), this.#step(i), this);
+  }
+
+  *entries(): MapIterator<[number, Cell]> {
+    for (let i = 0; i < this.size; i++) yield [this.#step(i), this.#cell(i)];
+  }
+
+  *keys(): MapIterator<number> {
+    for (let i = 0; i < this.size; i++) yield this.#step(i);
+  }
+
+  *values(): MapIterator<Cell> {
+    for (let i = 0; i < this.size; i++) yield this.#cell(i);
+  }
+
+  [Symbol.iterator](): MapIterator<[number, Cell]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'PackedSteps';
+  }
+
+  set(): this {
+    throw new Error('internal error: the step cells of a summary JSON are read-only');
+  }
+
+  delete(): boolean {
+    throw new Error('internal error: the step cells of a summary JSON are read-only');
+  }
+
+  clear(): void {
+    throw new Error('internal error: the step cells of a summary JSON are read-only');
+  }
+}
+
+/** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
+function small(x: number): number {
+  const i = x | 0;
+  return i === x ? i : x;
+}
+
+/**
  * `obj` with a property `key` that `compute` gives when it is first read, and that is a plain property from then
  * on (as it is when written first). For per-step cells, which many commands never read: nothing that reads the
  * property can tell it from one set at once, provided what `compute` reads does not change in between.
@@ -92,8 +195,10 @@ export interface FineGroup {
   /** Kernel name, with communication instance counters normalised; null when the source has none. */
   name: string | null;
   /**
-   * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`). Fine groups are kept
-   * per raw name, so that --match and --exclude can select by it; grouping merges them under `name`.
+   * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`): the first one read of
+   * the group. Fine groups are kept per normalised name, split only where a pattern or name of the run (--match,
+   * --exclude, user groups, rules) tells raw names apart, so that they select by it exactly; every raw name of a
+   * group answers those alike. Grouping merges them under `name`.
    */
   rawName?: string;
   type: string | null;

@@ -145,6 +145,11 @@ interface Verified {
   breaksOnBase: boolean;
   /** Why the base could not answer the rule (a rank or a step it lacks), when it could not. */
   baseError: string | null;
+  /**
+   * Why the PR could not answer the rule, when it could not: a summary JSON that holds user groups cannot say
+   * which kernels of a type are in them, nor one saved with other groups which are in the rule's group.
+   */
+  prError: string | null;
   /** kprof check on the PR alone would take the selector for a misspelling of a kernel that runs there. */
   misspelt: boolean;
 }
@@ -215,15 +220,17 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       misspelt = true;
     }
     let holdsOnPr = false;
+    let prError: string | null = null;
     try {
       holdsOnPr = evaluate(profiles.pr, null, set).results.every((r) => r.passed);
-    } catch {
+    } catch (e) {
       holdsOnPr = false;
+      prError = e instanceof Error ? e.message : String(e);
     }
     try {
-      return { holdsOnPr, breaksOnBase: !evaluate(profiles.base, null, set).results.every((r) => r.passed), baseError: null, misspelt };
+      return { holdsOnPr, breaksOnBase: !evaluate(profiles.base, null, set).results.every((r) => r.passed), baseError: null, prError, misspelt };
     } catch (e) {
-      return { holdsOnPr, breaksOnBase: false, baseError: e instanceof Error ? e.message : String(e), misspelt };
+      return { holdsOnPr, breaksOnBase: false, baseError: e instanceof Error ? e.message : String(e), prError, misspelt };
     }
   };
 
@@ -243,7 +250,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
         v = verify(c);
       }
       if (!v.holdsOnPr) {
-        body.push(...c.notes, comment(`Not written: ${what}; it would not hold on the PR.`));
+        const why = v.prError !== null ? 'the PR cannot answer it (see kprof check on the PR)' : 'it would not hold on the PR';
+        body.push(...c.notes, comment(`Not written: ${what}; ${why}.`));
         continue;
       }
       if (!v.breaksOnBase && c.keepAnyway === undefined) {

@@ -124,6 +124,29 @@ export function unmatchedOf(rule: Rule, profile: Profile, base: Profile | null):
   return unmatchedIn(rule, rule.ranks === null && rule.steps === null ? knownOf(profile, base) : known([profile, base], rule));
 }
 
+/**
+ * The patterns and values a rules file selects kernels by, for reading: a communication kernel's raw names are
+ * kept apart where these tell them apart (a `name:` value or group member that is a raw name, a `match:` on its
+ * counter). Type values too: a type value equal to a raw name is "a kernel name" to rejectMisspelt.
+ */
+export function ruleNameTests(set: RuleSet): { patterns: RegExp[]; exact: string[] } {
+  const patterns: RegExp[] = [];
+  const exact: string[] = [];
+  const group = (g: UserGroup): void => {
+    patterns.push(...g.patterns);
+    exact.push(...g.exact);
+  };
+  for (const g of set.groups) group(g);
+  for (const rule of set.rules) {
+    const s = rule.selector;
+    if (s === null) continue;
+    if (s.kind === 'type' || s.kind === 'name') exact.push(...s.values);
+    else if (s.kind === 'match') patterns.push(s.re);
+    else if (s.kind === 'group') group(s.group);
+  }
+  return { patterns, exact };
+}
+
 /** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
 function allowedEdits(length: number): number {
   return length < 5 ? 0 : length < 12 ? 1 : 2;

@@ -217,13 +217,26 @@ const STDERR_PATHS: ReadonlySet<string> = new Set(['/dev/stderr', '/dev/fd/2', '
 /** A report: one string, or chunks of it (JSON reports, which can be larger than a string can be). */
 export type Report = string | Iterable<string>;
 
-/** Write a report to --out or stdout; chunks are written one at a time, waiting while stdout is full. */
-export async function emit(io: Io, out: string | undefined, report: Report): Promise<void> {
+/** Where a report went: stdout, stderr (-o /dev/stderr or a link to it), or the file --out names. */
+export type Destination = 'stdout' | 'stderr' | 'file';
+
+/**
+ * Write a report to --out or stdout; chunks are written one at a time, waiting while stdout is full. Returns
+ * where it went.
+ */
+export async function emit(io: Io, out: string | undefined, report: Report): Promise<Destination> {
   const chunks = typeof report === 'string' ? [report] : report;
   // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket,
   // a terminal).
   const chain = out === undefined ? [] : linkChain(out);
-  if (out === undefined || chain.some((p) => STDOUT_PATHS.has(p))) for (const chunk of chunks) await io.stdout(chunk);
-  else if (chain.some((p) => STDERR_PATHS.has(p))) for (const chunk of chunks) io.stderr(chunk);
-  else writeFileAtomic(out, report);
+  if (out === undefined || chain.some((p) => STDOUT_PATHS.has(p))) {
+    for (const chunk of chunks) await io.stdout(chunk);
+    return 'stdout';
+  }
+  if (chain.some((p) => STDERR_PATHS.has(p))) {
+    for (const chunk of chunks) io.stderr(chunk);
+    return 'stderr';
+  }
+  writeFileAtomic(out, report);
+  return 'file';
 }

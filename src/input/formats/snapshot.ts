@@ -3,10 +3,11 @@
 // groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
 // it was made with.
 
+import { statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
 import { inputError } from '../../util/errors.js';
-import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, savedStepCell, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
+import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, PackedSteps, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
 import { groupKey, summarize } from '../../aggregate/group.js';
 import { summaryJsonObject } from '../../report/summary.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
@@ -42,19 +43,34 @@ function lineCol(text: string, offset: number): string {
   return `${line}:${offset - start + 1}`;
 }
 
-/** The largest summary JSON read (unpacked), below the longest string JavaScript can parse. */
-const MAX_SNAPSHOT_BYTES = 256 << 20;
+/**
+ * The largest summary JSON read (unpacked): it is parsed as one string, and half the longest string JavaScript
+ * can hold (2^29 - 24 characters) leaves room for the file, its text and what is read from it at once.
+ */
+export const MAX_SNAPSHOT_BYTES = 256 << 20;
 
-/** Read a summary JSON into one RankData per rank it holds. */
-export function readSnapshot(path: string): RankData[] {
-  let bytes = readRegularFile(path, MAX_SNAPSHOT_BYTES, 'a summary JSON');
+/**
+ * A summary JSON too large to read back: kprof writes one that large for a long run (hundreds of thousands of
+ * per-step cells), so the message says how to make smaller ones that read back, together, as the same profile.
+ */
+function tooLarge(path: string, limit: number, packed: boolean): never {
+  const mib = limit >= 1 << 20 ? `${limit / (1 << 20)} MiB` : `${limit / 1024} KiB`;
+  throw inputError(
+    `${path}: ${packed ? 'unpacks to' : 'is'} more than ${mib}, the largest summary JSON kprof reads back (it is parsed whole, as one string). ` +
+      'Summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), and put the files in one folder: a folder of summary JSONs is read as one profile.',
+  );
+}
+
+/** Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked). */
+export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData[] {
+  // Said before reading (a device or a FIFO has no size here: readRegularFile refuses them).
+  if (statSizeOver(path, limit)) tooLarge(path, limit, false);
+  let bytes = readRegularFile(path, limit, 'a summary JSON');
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      bytes = gunzipSync(bytes, { maxOutputLength: MAX_SNAPSHOT_BYTES });
+      bytes = gunzipSync(bytes, { maxOutputLength: limit });
     } catch (e) {
-      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) {
-        throw inputError(`${path}: unpacks to more than ${MAX_SNAPSHOT_BYTES >> 20} MiB; a summary JSON is at most that. Is this the right file?`);
-      }
+      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) tooLarge(path, limit, true);
       throw inputError(
         `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
           'Copy the file again or regenerate it.',
@@ -88,6 +104,18 @@ export function readSnapshot(path: string): RankData[] {
     );
   }
   return parseSnapshot(path, json, bytes.length);
+}
+
+/** The step cells of a group with none. */
+const NO_STEPS = new PackedSteps(new Float64Array(0), 0, 0);
+
+/** Is the file larger than `limit` bytes? */
+function statSizeOver(path: string, limit: number): boolean {
+  try {
+    return statSync(path).size > limit;
+  } catch {
+    return false;
+  }
 }
 
 /** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
@@ -166,6 +194,9 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   const out: RankData[] = [];
   const seenRanks = new Set<string>();
   const sum = { count: 0, ticks: 0, rowsRead: 0, skippedRows: 0, filteredKernels: 0 };
+  // The step cells of every group of the file, as `step, count, ticks` triples, packed once all are read.
+  const cells: number[] = [];
+  const packed: { fg: FineGroup; from: number; size: number }[] = [];
   let perRankFigures = 0;
   for (const r of o.perRank as unknown[]) {
     if (typeof r !== 'object' || r === null || !Array.isArray((r as SummaryRankJson).groups)) fail(path, 'a "perRank" entry has no "groups"');
@@ -208,7 +239,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
         core: g.core ?? null,
         shapes: g.shapes ?? null,
         total: emptyCell(),
-        steps: new Map(),
+        steps: NO_STEPS,
         savedKey: g.key,
       };
       if (g.userGroup !== undefined) fg.savedUserGroup = g.userGroup;
@@ -223,17 +254,21 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (!Array.isArray(bySteps)) fail(path, `${where} has a "byStep" that is not a list`);
       let stepped = 0;
       let steppedTicks = 0;
+      const from = cells.length / 3;
+      const seenSteps = new Set<number>();
       for (const su of bySteps as unknown[]) {
         const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
         if (!Number.isSafeInteger(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a whole number`);
         const at = `step ${step} of ${where}`;
         const cell = readCell(path, at, su, 'count');
-        if (fg.steps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
+        if (seenSteps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
         if (rj.steps !== undefined && !stepSet.has(step!)) fail(path, `${at} is not one of the rank's "steps"`);
-        fg.steps.set(step!, savedStepCell(cell.count, cell.ticks));
+        seenSteps.add(step!);
+        cells.push(step!, cell.count, cell.ticks);
         stepped += cell.count;
         steppedTicks += cell.ticks;
       }
+      if (seenSteps.size > 0) packed.push({ fg, from, size: seenSteps.size });
       // Rows with an empty Step Id are in the total only: the steps hold at most the total, and all of it when
       // they hold every kernel.
       if (stepped > count || steppedTicks > ticks || (stepped === count && steppedTicks !== ticks)) {
@@ -279,6 +314,8 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     sum.skippedRows += rank.rowsSkipped;
     sum.filteredKernels += filteredKernels ?? 0;
   }
+  const buf = Float64Array.from(cells);
+  for (const { fg, from, size } of packed) fg.steps = new PackedSteps(buf, from, size);
   if (out.length === 0) fail(path, '"perRank" is empty');
   if (perRankFigures > 0 && perRankFigures < out.length) fail(path, 'some "perRank" entries have "rowsRead", "skippedRows" and "filteredKernels" and others do not');
   if (o.totals !== undefined) {

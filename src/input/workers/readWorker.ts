@@ -2,6 +2,7 @@
 // posted as kind + message, so the main thread throws the same KprofError the in-thread read would have.
 
 import { parentPort } from 'node:worker_threads';
+import type { RawNameTests } from '../../aggregate/accumulator.js';
 import { isKprofError } from '../../util/errors.js';
 import type { RankPlan } from '../formats/resolve.js';
 import type { WorkerReply } from '../pool.js';
@@ -12,6 +13,7 @@ export interface ReadTask {
   plan: RankPlan;
   withShapes: boolean;
   withSpan: boolean;
+  rawNames: RawNameTests | null;
 }
 
 /** Progress is posted in steps of this many bytes (a message per 4 MiB read buffer is cheap, fewer is fine). */
@@ -31,7 +33,7 @@ if (port) {
           }
         }
       : undefined;
-    readRank(m.payload.plan, { withShapes: m.payload.withShapes, withSpan: m.payload.withSpan, onBytes }).then(
+    readRank(m.payload.plan, { withShapes: m.payload.withShapes, withSpan: m.payload.withSpan, rawNames: m.payload.rawNames, onBytes }).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
         const packed = packRanks(ranks);
