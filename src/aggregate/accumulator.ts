@@ -15,6 +15,7 @@ import {
   emptyCell,
   mergeCell,
   type Cell,
+  type RawNameTests,
   type Fields,
   type FineGroup,
   type RankData,
@@ -64,15 +65,6 @@ export function fineKey(name: string | null, type: string | null, core: string |
   return `${name ?? ''}${SEP}${type ?? ''}${SEP}${core ?? ''}${SEP}${shapes ?? ''}`;
 }
 
-/**
- * The patterns and names of a run that may select a kernel by the name its file wrote (a communication kernel's
- * `hcom_allReduce__586_0_1`) rather than by its normalised name: --match, --exclude, the members of user groups,
- * and the selectors of a rules file. Plain data, so that it crosses to a worker thread; null when there are none.
- */
-export interface RawNameTests {
-  patterns: { source: string; flags: string }[];
-  exact: string[];
-}
 
 /** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
 export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {

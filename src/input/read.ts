@@ -9,13 +9,13 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Accumulator, mergeGroups, type RawNameTests } from '../aggregate/accumulator.js';
+import { Accumulator, mergeGroups } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { readTable } from './formats/readTable.js';
 import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { readSnapshot, savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
-import { compareRanks, type Profile, type RankData, type SourceFile } from '../model/model.js';
+import { compareRanks, type Profile, type RankData, type RawNameTests, type SourceFile } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import { besides, type KernelSink, type RankTarget } from './sink.js';
 import type { ByteCounter } from '../model/progress.js';

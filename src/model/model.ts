@@ -491,3 +491,13 @@ export function fractionKey(n: bigint, d: bigint): string {
   const g = gcd(n, d) || 1n;
   return `${n / g}/${d / g}`;
 }
+
+/**
+ * The patterns and names of a run that may select a kernel by the name its file wrote (a communication kernel's
+ * `hcom_allReduce__586_0_1`) rather than by its normalised name: --match, --exclude, the members of user groups,
+ * and the selectors of a rules file. Plain data, so that it crosses to a worker thread; null when there are none.
+ */
+export interface RawNameTests {
+  patterns: { source: string; flags: string }[];
+  exact: string[];
+}

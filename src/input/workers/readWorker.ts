@@ -2,7 +2,7 @@
 // posted as kind + message, so the main thread throws the same KprofError the in-thread read would have.
 
 import { parentPort } from 'node:worker_threads';
-import type { RawNameTests } from '../../aggregate/accumulator.js';
+import type { RawNameTests } from '../../model/model.js';
 import { isKprofError } from '../../util/errors.js';
 import type { RankPlan } from '../formats/resolve.js';
 import type { WorkerReply } from '../pool.js';
