@@ -76,8 +76,17 @@ export interface ScannerHandler {
   top?(key: string, value: unknown, offset: number): void;
 }
 
-function keyBytes(keys: readonly string[]): Uint8Array[] {
-  return keys.map((k) => new Uint8Array(Buffer.from(k, 'utf8')));
+/** Keys by byte length: [field index, bytes, field index, bytes …]. */
+type KeyTable = ((number | Uint8Array)[] | undefined)[];
+
+function keyTable(keys: readonly string[]): KeyTable {
+  const table: KeyTable = [];
+  keys.forEach((k, i) => {
+    const bytes = new Uint8Array(Buffer.from(k, 'utf8'));
+    (table[bytes.length] ??= []).push(i, bytes);
+  });
+  for (let i = 0; i < table.length; i++) table[i] ??= undefined;
+  return table;
 }
 
 /**
@@ -118,6 +127,22 @@ export class EventView {
     if (k === STRING) return decodeString(this.buf, this.starts[i]!, this.ends[i]!, this.bufAbs);
     if (k === NUMBER) return this.buf.toString('latin1', this.starts[i]!, this.ends[i]!);
     return null;
+  }
+
+  /** A non-negative integer field (written as digits, at most 15 of them), else NaN. No string is made. */
+  int(i: number): number {
+    if (this.kinds[i] !== NUMBER) return Number.NaN;
+    const b = this.buf;
+    const s = this.starts[i]!;
+    const e = this.ends[i]!;
+    if (e - s > 15) return Number.NaN;
+    let n = 0;
+    for (let k = s; k < e; k++) {
+      const d = b[k]! - 48;
+      if (d < 0 || d > 9) return Number.NaN;
+      n = n * 10 + d;
+    }
+    return n;
   }
 
   /** Is the field a string equal to `bytes` (as written, without escapes)? No decoding. */
@@ -173,8 +198,8 @@ const enum State {
 export type TraceForm = 'array' | 'object';
 
 export class EventScanner {
-  private readonly eventKeys: Uint8Array[];
-  private readonly argKeys: Uint8Array[];
+  private readonly eventKeys: KeyTable;
+  private readonly argKeys: KeyTable;
   private readonly topKeys: string[];
   private readonly nEvent: number;
   private readonly argsField: number;
@@ -208,13 +233,13 @@ export class EventScanner {
     options: ScannerOptions,
     private readonly handler: ScannerHandler,
   ) {
-    this.eventKeys = keyBytes(options.eventKeys);
-    this.argKeys = keyBytes(options.argKeys);
+    this.eventKeys = keyTable(options.eventKeys);
+    this.argKeys = keyTable(options.argKeys);
     this.topKeys = [...(options.topKeys ?? [])];
     this.nEvent = options.eventKeys.length;
     this.argsField = options.eventKeys.indexOf('args');
     this.maxItem = Math.max(64, options.maxItemBytes ?? DEFAULT_MAX_ITEM);
-    this.view = new EventView(this.nEvent + this.argKeys.length);
+    this.view = new EventView(this.nEvent + options.argKeys.length);
   }
 
   /** Feed the next chunk. The scanner keeps a reference to it (it must not be reused by the caller). */
@@ -384,7 +409,9 @@ export class EventScanner {
     if (itemStart < this.end) {
       const keep = b.subarray(itemStart);
       if (keep.length >= this.maxItem) {
-        this.fail(itemStart, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB (no real trace has one that long); is the file a trace?`);
+        let at = itemStart;
+        while (at < this.end && b[at]! <= 32) at++;
+        this.fail(at, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB (no real trace has one that long); is the file a trace?`);
       }
       this.tail = keep;
       this.tailAbs = this.bufAbs + itemStart;
@@ -407,8 +434,10 @@ export class EventScanner {
     const at = this.bufAbs + this.end;
     const s = this.state;
     if (s === State.Start) throw new JsonTraceError(at, 'the file holds no JSON (empty or only white space); expected a trace');
-    if (s === State.Event && itemStart < this.end) {
-      throw new JsonTraceError(at, `the file ends inside trace event ${this.events} (which starts at byte ${this.bufAbs + itemStart}): the file is cut short`);
+    if (s === State.Event) {
+      let p = itemStart;
+      while (p < this.end && this.buf[p]! <= 32) p++;
+      if (p < this.end) throw new JsonTraceError(at, `the file ends inside trace event ${this.events} (which starts at byte ${this.bufAbs + p}): the file is cut short`);
     }
     if (s === State.Event || s === State.EventsFirst || s === State.EventsNext) {
       throw new JsonTraceError(at, `the file ends inside the array of trace events, after ${this.events} events, without its closing ']': the file is cut short`);
@@ -426,7 +455,7 @@ export class EventScanner {
     const end = this.end;
     while (p < end) {
       const c = b[p]!;
-      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return p;
+      if (c > 32 || (c !== 32 && c !== 10 && c !== 13 && c !== 9)) return p;
       p++;
     }
     throw NEED;
@@ -462,22 +491,32 @@ export class EventScanner {
     }
   }
 
-  /** `p` is at the first byte of a number: the index past it. */
+  /** `p` is at the first byte of a number: the index past it. The JSON number grammar, in one pass. */
   private numEnd(p: number): number {
     const b = this.buf;
     const end = this.end;
     const start = p;
-    if (b[p] === 45) p++;
-    let digits = 0;
-    while (p < end) {
-      const c = b[p]!;
-      if ((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45) {
-        p++;
-        digits++;
-      } else break;
+    let c = b[p]!;
+    if (c === 45) c = b[++p]!;
+    if (c === 48) p++;
+    else if (c >= 49 && c <= 57) {
+      p++;
+      while (p < end && (c = b[p]!) >= 48 && c <= 57) p++;
+    } else this.fail(p, `not a valid number: ${describe(b, start)}`);
+    if (p < end && b[p] === 46) {
+      const d = ++p;
+      while (p < end && (c = b[p]!) >= 48 && c <= 57) p++;
+      if (p === d) this.fail(p, `not a valid number (no digit after the decimal point): ${describe(b, start)}`);
     }
+    if (p < end && (b[p] === 101 || b[p] === 69)) {
+      p++;
+      if (p < end && (b[p] === 43 || b[p] === 45)) p++;
+      const d = p;
+      while (p < end && (c = b[p]!) >= 48 && c <= 57) p++;
+      if (p === d) this.fail(p, `not a valid number (no digit in the exponent): ${describe(b, start)}`);
+    }
+    // A number that touches the end of the window may go on in the next chunk.
     if (p >= end) throw NEED;
-    if (digits === 0 || !isNumber(b, start, p)) this.fail(start, `not a valid number: ${describe(b, start)}`);
     return p;
   }
 
@@ -573,16 +612,18 @@ export class EventScanner {
     return p;
   }
 
-  /** Field index of the key at [s, e), or -1. */
-  private match(keys: Uint8Array[], s: number, e: number): number {
-    const b = this.buf;
+  /** Field index of the key at [s, e), or -1. Keys are bucketed by length, then told apart by their bytes. */
+  private match(table: KeyTable, s: number, e: number): number {
     const n = e - s;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      if (k.length !== n) continue;
+    if (n >= table.length) return -1;
+    const bucket = table[n];
+    if (bucket === undefined) return -1;
+    const b = this.buf;
+    for (let i = 0; i < bucket.length; i += 2) {
+      const k = bucket[i + 1] as Uint8Array;
       let j = 0;
       while (j < n && b[s + j] === k[j]) j++;
-      if (j === n) return i;
+      if (j === n) return bucket[i] as number;
     }
     return -1;
   }
@@ -607,7 +648,7 @@ export class EventScanner {
         if (f === this.argsField && f >= 0 && b[p] === LBRACE) p = this.args(p);
         else if (f >= 0) p = this.record(f, p);
         else p = this.skipValue(p);
-        p = this.ws(p);
+        if (p >= this.end || b[p]! <= 32) p = this.ws(p);
         const t = b[p];
         if (t === COMMA) {
           p = this.ws(p + 1);
@@ -644,7 +685,7 @@ export class EventScanner {
       p = this.ws(p + 1);
       const f = this.match(this.argKeys, ks, ke);
       p = f >= 0 ? this.record(this.nEvent + f, p) : this.skipValue(p);
-      p = this.ws(p);
+      if (p >= this.end || b[p]! <= 32) p = this.ws(p);
       const t = b[p];
       if (t === COMMA) {
         p = this.ws(p + 1);
@@ -662,30 +703,6 @@ export class EventScanner {
     v.ends[this.argsField] = end;
     return end;
   }
-}
-
-/** JSON number grammar, checked on the bytes a number spans. */
-function isNumber(b: Buffer, s: number, e: number): boolean {
-  let p = s;
-  if (b[p] === 45) p++;
-  if (p >= e) return false;
-  if (b[p] === 48) p++;
-  else if (b[p]! >= 49 && b[p]! <= 57) while (p < e && b[p]! >= 48 && b[p]! <= 57) p++;
-  else return false;
-  if (p < e && b[p] === 46) {
-    p++;
-    const d = p;
-    while (p < e && b[p]! >= 48 && b[p]! <= 57) p++;
-    if (p === d) return false;
-  }
-  if (p < e && (b[p] === 101 || b[p] === 69)) {
-    p++;
-    if (p < e && (b[p] === 43 || b[p] === 45)) p++;
-    const d = p;
-    while (p < e && b[p]! >= 48 && b[p]! <= 57) p++;
-    if (p === d) return false;
-  }
-  return p === e;
 }
 
 /** A byte for a message: the character, or its hex code when it is not printable ASCII. */

@@ -110,7 +110,13 @@ export class ChromeTraceReader {
   private readonly queue: Waiting[] = [];
   private qHead = 0;
   private readonly waiting = new Map<number, Waiting>();
+  /** The kernel that waits last, kept out of the map (its launch most often comes next). */
+  private lastWaiting: Waiting | null = null;
+  private readonly free: Waiting[] = [];
   private byLaunch = 0;
+  private lastStream: Buffer | null = null;
+  private lastStreamKind = 0;
+  private lastStreamText: string | null = null;
   private byOwnTime = 0;
   readonly info: TraceInfo;
 
@@ -192,7 +198,7 @@ export class ChromeTraceReader {
       info.notes.push(`${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`);
     }
     if (this.kernelsBeforeSteps > 0 && a.steps) info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
-    if (this.outOfOrder > 0) info.notes.push(`${this.outOfOrder} kernels start before the kernel written before them on the same stream (order is the file's)`);
+    if (this.outOfOrder > 0) info.notes.push(`device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`);
     if (this.unknownTasks.size > 0) info.notes.push(`device tasks of unknown Task Type counted apart, not as kernels: ${[...this.unknownTasks].sort().join(', ')}`);
     if (this.orphans.length > 0) info.notes.push(`${this.orphans.length} device tasks in processes without process_name metadata were not read`);
     return info;
@@ -394,7 +400,7 @@ export class ChromeTraceReader {
     r.name = name;
     r.type = null;
     r.category = kind === 'memcpy' ? 'gpu_memcpy' : kind === 'memset' ? 'gpu_memset' : 'kernel';
-    r.stream = v.scalar(A_STREAM) ?? v.scalar(TID);
+    r.stream = this.stream(v);
     r.startUs = t.start;
     r.ticks = t.ticks;
     r.step = null;
@@ -402,7 +408,7 @@ export class ChromeTraceReader {
       this.kernelsBeforeSteps++;
       return this.queueOrEmit(r, -1, true);
     }
-    const corr = v.kind(A_CORR) === NUMBER ? Number(v.scalar(A_CORR)) : Number.NaN;
+    const corr = v.int(A_CORR);
     if (!Number.isSafeInteger(corr)) {
       r.step = this.windows.at(t.start);
       this.byOwnTime++;
@@ -418,6 +424,26 @@ export class ChromeTraceReader {
     this.queueOrEmit(r, corr, false);
   }
 
+  /** args.stream (else tid) as text; the last one is kept, as kernels of one stream come in runs. */
+  private stream(v: EventView): string | null {
+    const f = v.kind(A_STREAM) === NUMBER || v.kind(A_STREAM) === STRING ? A_STREAM : TID;
+    const k = v.kind(f);
+    if (k !== NUMBER && k !== STRING) return null;
+    const s = v.starts[f]!;
+    const e = v.ends[f]!;
+    const last = this.lastStream;
+    if (last !== null && k === this.lastStreamKind && e - s === last.length) {
+      const b = v.buf;
+      let j = 0;
+      while (j < last.length && b[s + j] === last[j]) j++;
+      if (j === last.length) return this.lastStreamText;
+    }
+    this.lastStream = Buffer.from(v.buf.subarray(s, e));
+    this.lastStreamKind = k;
+    this.lastStreamText = v.scalar(f);
+    return this.lastStreamText;
+  }
+
   private short(name: string): string {
     let s = this.shortCache.get(name);
     if (s === undefined) {
@@ -429,13 +455,19 @@ export class ChromeTraceReader {
   }
 
   private launch(v: EventView): void {
-    if (this.windows.size === 0 || v.kind(A_CORR) !== NUMBER) return;
-    const corr = Number(v.scalar(A_CORR));
+    if (this.windows.size === 0) return;
+    const corr = v.int(A_CORR);
+    if (!Number.isSafeInteger(corr)) return;
     const start = this.startUs(v);
     const step = start >= 0 ? this.windows.at(start) : null;
-    const w = this.waiting.get(corr);
-    if (w !== undefined) {
-      this.waiting.delete(corr);
+    // Most often the launch is written right after its kernel: that one is looked at before the map.
+    let w = this.lastWaiting;
+    if (w !== null && w.corr === corr) this.lastWaiting = null;
+    else {
+      w = this.waiting.get(corr) ?? null;
+      if (w !== null) this.waiting.delete(corr);
+    }
+    if (w !== null) {
       w.rec.step = step;
       w.resolved = true;
       this.byLaunch++;
@@ -451,17 +483,24 @@ export class ChromeTraceReader {
       this.emit(r);
       return;
     }
-    const w: Waiting = { rec: copy(r), corr, resolved };
+    const w = this.free.pop() ?? { rec: copy(r), corr, resolved };
+    if (w.rec !== r) Object.assign(w.rec, r);
+    w.corr = corr;
+    w.resolved = resolved;
     this.queue.push(w);
-    if (!resolved) this.waiting.set(corr, w);
+    if (!resolved) {
+      if (this.lastWaiting !== null) this.waiting.set(this.lastWaiting.corr, this.lastWaiting);
+      this.lastWaiting = w;
+    }
     // Bounded: the oldest kernel still waiting is placed by its own start time.
-    if (this.waiting.size > LAUNCH_WINDOW) this.settle(this.queue[this.qHead]!);
+    if (this.waiting.size >= LAUNCH_WINDOW) this.settle(this.queue[this.qHead]!);
     this.drain();
   }
 
   private settle(w: Waiting): void {
     if (w.resolved) return;
-    this.waiting.delete(w.corr);
+    if (this.lastWaiting === w) this.lastWaiting = null;
+    else this.waiting.delete(w.corr);
     w.rec.step = this.windows.at(w.rec.startUs);
     w.resolved = true;
     this.byOwnTime++;
@@ -469,7 +508,11 @@ export class ChromeTraceReader {
 
   private drain(): void {
     const q = this.queue;
-    while (this.qHead < q.length && q[this.qHead]!.resolved) this.emit(q[this.qHead++]!.rec);
+    while (this.qHead < q.length && q[this.qHead]!.resolved) {
+      const w = q[this.qHead++]!;
+      this.emit(w.rec);
+      if (this.free.length < 64) this.free.push(w);
+    }
     if (this.qHead === q.length) {
       q.length = 0;
       this.qHead = 0;
