@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { decimalTicks, NsysCsvReader, NvtxStepsReader } from '../src/input/formats/nsys/nsysCsv.js';
 import { CsvRecords } from '../src/input/formats/nsys/csvRecords.js';
 import type { StatisticRecord, TraceRecord } from '../src/input/formats/trace/record.js';
-import { isKprofError } from '../src/errors.js';
+import { isKprofError } from '../src/util/errors.js';
 import { ROOT } from './helpers.js';
 
 const FIX = join(ROOT, 'fixtures/nsys');

@@ -7,7 +7,7 @@ import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { shortenName } from '../src/input/formats/trace/shortName.js';
 import { traceChunks } from '../src/input/formats/trace/source.js';
-import { isKprofError } from '../src/errors.js';
+import { isKprofError } from '../src/util/errors.js';
 import { ROOT } from './helpers.js';
 
 const FIX = join(ROOT, 'fixtures/trace');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { EventScanner, JsonTraceError, type EventView } from '../src/input/json/eventScanner.js';
 import { ChromeTraceReader } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
-import { isKprofError } from '../src/errors.js';
+import { isKprofError } from '../src/util/errors.js';
 
 const KEYS = { eventKeys: ['ph', 'name', 'ts', 'dur', 'args'], argKeys: ['stream'] };
 

@@ -12,7 +12,7 @@
 //   MB or B/byte, throughput MBps or MB/s (not read); `GreenCtx` only in newer versions; older reports give
 //   `Average`/`Minimum`/`Maximum` without a unit (then the unit of `Total Time` is theirs).
 
-import { inputError } from '../../../errors.js';
+import { inputError } from '../../../util/errors.js';
 import { addApart, noAnswers, type RecordKind, type StatisticRecord, type TraceInfo, type TraceRecord, type TraceSink } from '../trace/record.js';
 import { profilerStep, StepWindows } from '../trace/steps.js';
 import { CsvRecords } from './csvRecords.js';

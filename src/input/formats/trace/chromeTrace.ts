@@ -12,9 +12,9 @@
 // such, to be reported apart); steps from ProfilerStep#N through each kernel's launch (steps.ts); the rank from
 // the top-level `distributedInfo.rank`.
 
-import { BytesMap } from '../../../csv/bytesMap.js';
-import { parseFloatCell, parseTicks } from '../../../csv/numbers.js';
-import { inputError } from '../../../errors.js';
+import { BytesMap } from '../../csv/bytesMap.js';
+import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
+import { inputError } from '../../../util/errors.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
 import { addApart, noAnswers, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
 import { shortenName } from './shortName.js';

@@ -3,7 +3,7 @@
 
 import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError, gzipError } from '../../../formats/readTable.js';
+import { fsError, gzipError } from '../readTable.js';
 
 const CHUNK = 1 << 20;
 
