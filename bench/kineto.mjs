@@ -4,7 +4,7 @@
 // kernel names), then time kprof's streaming reader (per-name counts, as a summary does) and Python's json.load of
 // the same file (what HTA does), each in its own process, with its peak RSS.
 //
-//   node bench/kineto.mjs [--mb 1024] [--keep] [--no-python]
+//   node bench/kineto.mjs [--mb 1024] [--keep] [--no-python] [--file TRACE]
 //
 // The file goes to a fresh temporary folder and is removed afterwards (unless --keep). Targets (README): at least
 // 200 MB/s and a peak under 300 MB for kprof on a 1 GB trace.
@@ -30,6 +30,7 @@ if (args[0] === '--read') {
   const file = args[1];
   const counts = new Map();
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   const info = await readChromeTrace(file, traceChunks(file), {
     kernel(r) {
       const c = counts.get(r.name);
@@ -42,7 +43,8 @@ if (args[0] === '--read') {
     warn() {},
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  console.log(JSON.stringify({ ms, kernels: info.kernels, names: counts.size, steps: info.steps.length, maxRssKb: process.resourceUsage().maxRSS }));
+  const cpu = process.cpuUsage(c0);
+  console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, kernels: info.kernels, names: counts.size, steps: info.steps.length, maxRssKb: process.resourceUsage().maxRSS }));
   process.exit(0);
 }
 
@@ -102,11 +104,14 @@ async function generate(path, targetBytes) {
 }
 
 const mb = Number(opt('--mb', '1024'));
-const dir = mkdtempSync(join(tmpdir(), 'kprof-kineto-'));
-const file = join(dir, 'bench.pt.trace.json');
+const given = opt('--file', null);
+const dir = given ? null : mkdtempSync(join(tmpdir(), 'kprof-kineto-'));
+const file = given ?? join(dir, 'bench.pt.trace.json');
 try {
-  process.stdout.write(`generating a ${mb} MB kineto trace … `);
-  await generate(file, mb * 1e6);
+  if (!given) {
+    process.stdout.write(`generating a ${mb} MB kineto trace … `);
+    await generate(file, mb * 1e6);
+  }
   const size = statSync(file).size;
   console.log(`${(size / 1e6).toFixed(0)} MB`);
 
@@ -114,20 +119,23 @@ try {
   if (k.status !== 0) throw new Error(`kprof reader failed: ${k.stderr}`);
   const r = JSON.parse(k.stdout);
   console.log(
-    `kprof reader : ${(r.ms / 1000).toFixed(2)} s, ${(size / 1e6 / (r.ms / 1000)).toFixed(0)} MB/s, peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MB ` +
+    `kprof reader : ${(r.ms / 1000).toFixed(2)} s, ${(size / 1e6 / (r.ms / 1000)).toFixed(0)} MB/s (CPU ${(r.cpuMs / 1000).toFixed(2)} s, ` +
+      `${(size / 1e6 / (r.cpuMs / 1000)).toFixed(0)} MB/s), peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MB ` +
       `(${r.kernels} kernels, ${r.names} names, ${r.steps} steps)`,
   );
 
   if (!flag('--no-python')) {
-    const py = `import json,sys,time,resource\nt=time.time()\nd=json.load(open(sys.argv[1]))\nn=sum(1 for e in d['traceEvents'] if e.get('cat')=='kernel')\nprint(json.dumps({'s':time.time()-t,'kernels':n,'maxRssKb':resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))`;
+    const py = `import json,sys,time,resource\nt=time.time()\nc=time.process_time()\nd=json.load(open(sys.argv[1]))\nn=sum(1 for e in d['traceEvents'] if e.get('cat')=='kernel')\nprint(json.dumps({'s':time.time()-t,'cpu':time.process_time()-c,'kernels':n,'maxRssKb':resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))`;
     const p = spawnSync('python3', ['-c', py, file], { encoding: 'utf8' });
     if (p.status !== 0) console.log(`python3 json.load: failed (${(p.stderr || p.error?.message || '').trim().split('\n').pop()})`);
     else {
       const q = JSON.parse(p.stdout);
-      console.log(`python json  : ${q.s.toFixed(2)} s, ${(size / 1e6 / q.s).toFixed(0)} MB/s, peak RSS ${(q.maxRssKb / 1024).toFixed(0)} MB (${q.kernels} kernels)`);
+      console.log(`python json  : ${q.s.toFixed(2)} s, ${(size / 1e6 / q.s).toFixed(0)} MB/s (CPU ${q.cpu.toFixed(2)} s, ${(size / 1e6 / q.cpu).toFixed(0)} MB/s), peak RSS ${(q.maxRssKb / 1024).toFixed(0)} MB (${q.kernels} kernels)`);
     }
   }
 } finally {
-  if (flag('--keep')) console.log(`kept ${file}`);
-  else rmSync(dir, { recursive: true, force: true });
+  if (dir !== null) {
+    if (flag('--keep')) console.log(`kept ${file}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,11 +1,15 @@
 // The Chrome-trace reader on our own fixtures (fixtures/trace/, written from FORMATS.md §9 and §13), and the
 // kernel-name shortening option.
 
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { shortenName } from '../src/input/formats/trace/shortName.js';
+import { sniffChromeTrace, sniffNsysCsv } from '../src/input/formats/trace/detect.js';
 import { traceChunks } from '../src/input/formats/trace/source.js';
 import { isKprofError } from '../src/util/errors.js';
 import { ROOT } from './helpers.js';
@@ -117,5 +121,50 @@ describe('shortenName', () => {
     ['(anonymous namespace)::k(int)', '(anonymous namespace)::k'],
   ])('%s', (name, short) => {
     expect(shortenName(name)).toBe(short);
+  });
+});
+
+describe('sniffing (what the registry asks before choosing a reader)', () => {
+  const head = (file: string) => {
+    const b = readFileSync(file);
+    return b[0] === 0x1f ? gunzipSync(b) : b;
+  };
+  it('tells Chrome traces and nsys CSVs from other files', () => {
+    expect(sniffChromeTrace(head(join(FIX, 'kineto-no-step/rank-2.pt.trace.json')))).toBe(true);
+    expect(sniffChromeTrace(head(join(FIX, 'kineto-no-step-gz/rank-2.pt.trace.json.gz')))).toBe(true);
+    expect(sniffChromeTrace(head(join(FIX, 'trace-view-steps/trace_view.json')))).toBe(true);
+    expect(sniffChromeTrace(head(join(FIX, 'bad-not-a-trace/config.json')))).toBe(false);
+    expect(sniffChromeTrace(Buffer.from(' [ ] '))).toBe(true);
+    expect(sniffChromeTrace(Buffer.from('[1, 2]'))).toBe(false);
+    expect(sniffChromeTrace(Buffer.from('Name,Type\n'))).toBe(false);
+    const nsys = join(ROOT, 'fixtures/nsys');
+    expect(sniffNsysCsv(head(join(nsys, 'gpu-trace-preamble/cuda_gpu_trace.csv')))).toBe('nsys_gpu_trace');
+    expect(sniffNsysCsv(head(join(nsys, 'gpu-trace-us-bytes/gputrace.csv')))).toBe('nsys_gpu_trace');
+    expect(sniffNsysCsv(head(join(nsys, 'kern-sum/cuda_gpu_kern_sum.csv')))).toBe('nsys_kern_sum');
+    expect(sniffNsysCsv(head(join(nsys, 'kern-sum-old-us/gpukernsum.csv')))).toBe('nsys_kern_sum');
+    expect(sniffNsysCsv(Buffer.from('Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n'))).toBe(null);
+    expect(sniffNsysCsv(head(join(FIX, 'kineto-no-step/rank-2.pt.trace.json')))).toBe(null);
+  });
+});
+
+describe('cut and damaged files on disk', () => {
+  it('a gzip trace cut short, and a plain one, fail with input errors naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-trace-'));
+    try {
+      const gz = readFileSync(join(FIX, 'kineto-no-step-gz/rank-2.pt.trace.json.gz'));
+      const cutGz = join(dir, 'cut.pt.trace.json.gz');
+      writeFileSync(cutGz, gz.subarray(0, gz.length - 30));
+      const e1 = await read(cutGz).then(() => null, (e: unknown) => e);
+      expect(isKprofError(e1)).toBe(true);
+      expect((e1 as Error).message).toMatch(new RegExp(`^${cutGz.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the gzip data ends early`));
+      const plain = readFileSync(join(FIX, 'kineto-no-step/rank-2.pt.trace.json'));
+      const cut = join(dir, 'cut.pt.trace.json');
+      writeFileSync(cut, plain.subarray(0, 700));
+      const e2 = await read(cut).then(() => null, (e: unknown) => e);
+      expect(isKprofError(e2)).toBe(true);
+      expect((e2 as Error).message).toMatch(/cut\.pt\.trace\.json: byte 700: the file ends inside trace event 2 \(which starts at byte \d+\): the file is cut short\./);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -35,6 +35,8 @@ export const MAX_DEPTH = 512;
 export const DEFAULT_MAX_ITEM = 64 << 20;
 /** Top-level members the reader asks for are decoded whole (JSON.parse) up to this size; larger ones are skipped. */
 const MAX_TOP_VALUE = 1 << 20;
+/** A cut item up to this size is finished in a small buffer (see push). */
+const BRIDGE = 16 << 10;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -67,6 +69,11 @@ export interface ScannerOptions {
   /** Members of the top-level object that are decoded whole and handed to `top` (`distributedInfo`). */
   topKeys?: readonly string[];
   maxItemBytes?: number;
+  /**
+   * Asked when an event's `args` object is met, with the fields located so far: false skips it unread (its
+   * fields stay absent). Lets a reader pass over the args of host events (`cpu_op` …) it does not use.
+   */
+  wantArgs?: (v: EventView) => boolean;
 }
 
 export interface ScannerHandler {
@@ -205,6 +212,7 @@ export class EventScanner {
   private readonly argsField: number;
   private readonly maxItem: number;
   private readonly view: EventView;
+  private readonly wantArgs: ((v: EventView) => boolean) | null;
   private readonly stack = new Uint8Array(MAX_DEPTH);
 
   private buf: Buffer = Buffer.alloc(0);
@@ -240,6 +248,7 @@ export class EventScanner {
     this.argsField = options.eventKeys.indexOf('args');
     this.maxItem = Math.max(64, options.maxItemBytes ?? DEFAULT_MAX_ITEM);
     this.view = new EventView(this.nEvent + options.argKeys.length);
+    this.wantArgs = options.wantArgs ?? null;
   }
 
   /** Feed the next chunk. The scanner keeps a reference to it (it must not be reused by the caller). */
@@ -251,6 +260,29 @@ export class EventScanner {
     if (this.tail === null) {
       this.buf = chunk;
       this.bufAbs = abs;
+    } else if (this.pending.length === 0 && this.tail.length <= BRIDGE) {
+      // The item cut by the last chunk's end is finished in a small buffer of its bytes and the first bytes of
+      // this chunk; the rest of the chunk is then scanned where it is (no copy of the whole chunk).
+      const tail = this.tail;
+      const take = Math.min(chunk.length, 4 * BRIDGE);
+      this.buf = Buffer.concat([tail, chunk.subarray(0, take)]);
+      this.bufAbs = this.tailAbs;
+      this.tail = null;
+      const stop = this.run(false, tail.length);
+      if (stop >= 0) {
+        this.buf = chunk;
+        this.bufAbs = abs;
+        this.run(false, -1, stop - tail.length);
+      } else if (take < chunk.length) {
+        // Still cut (an item longer than the bridge): the rest of the chunk waits with it.
+        this.pending.push(chunk.subarray(take));
+        this.pendingBytes += chunk.length - take;
+        if (this.pendingBytes >= this.tail!.length) {
+          this.join();
+          this.run(false);
+        }
+      }
+      return;
     } else {
       this.pending.push(chunk);
       this.pendingBytes += chunk.length;
@@ -310,13 +342,18 @@ export class EventScanner {
     if (cut < chunk.length) this.utf8Carry = Buffer.from(chunk.subarray(cut));
   }
 
-  private run(eof: boolean): void {
+  /**
+   * Scan items from `start` until the window ends (or, with `stopAt` ≥ 0, until an item ends at or past it: then
+   * the position is returned). -1 when the window ended: a cut item is kept as the tail.
+   */
+  private run(eof: boolean, stopAt = -1, start = 0): number {
     const b = this.buf;
     this.end = b.length;
-    let p = 0;
-    let itemStart = 0;
+    let p = start;
+    let itemStart = start;
     try {
       for (;;) {
+        if (stopAt >= 0 && p >= stopAt) return p;
         itemStart = p;
         switch (this.state) {
           case State.Start: {
@@ -403,7 +440,7 @@ export class EventScanner {
     }
     // Out of bytes: at the end of the input only white space may be left, after a complete trace.
     if (eof) {
-      if (this.state === State.Done) return;
+      if (this.state === State.Done) return -1;
       this.cutShort(itemStart);
     }
     if (itemStart < this.end) {
@@ -416,6 +453,7 @@ export class EventScanner {
       this.tail = keep;
       this.tailAbs = this.bufAbs + itemStart;
     }
+    return -1;
   }
 
   private parseTop(b: Buffer, s: number, e: number): unknown {
@@ -634,6 +672,8 @@ export class EventScanner {
     const v = this.view;
     const start = p;
     v.kinds.fill(0);
+    v.buf = b;
+    v.bufAbs = this.bufAbs;
     p = this.ws(p + 1);
     if (b[p] === RBRACE) p++;
     else {
@@ -645,7 +685,7 @@ export class EventScanner {
         if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
         p = this.ws(p + 1);
         const f = this.match(this.eventKeys, ks, ke);
-        if (f === this.argsField && f >= 0 && b[p] === LBRACE) p = this.args(p);
+        if (f === this.argsField && f >= 0 && b[p] === LBRACE && (this.wantArgs === null || this.wantArgs(v))) p = this.args(p);
         else if (f >= 0) p = this.record(f, p);
         else p = this.skipValue(p);
         if (p >= this.end || b[p]! <= 32) p = this.ws(p);

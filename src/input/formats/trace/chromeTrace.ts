@@ -141,7 +141,7 @@ export class ChromeTraceReader {
       notes: [],
     };
     this.scanner = new EventScanner(
-      { eventKeys: EVENT_KEYS, argKeys: ARG_KEYS, topKeys: ['distributedInfo'], maxItemBytes: options.maxItemBytes },
+      { eventKeys: EVENT_KEYS, argKeys: ARG_KEYS, topKeys: ['distributedInfo'], maxItemBytes: options.maxItemBytes, wantArgs: (v) => this.wantArgs(v) },
       { event: (v) => this.event(v), top: (k, v) => this.top(k, v) },
     );
   }
@@ -219,6 +219,14 @@ export class ChromeTraceReader {
         this.info.rankSource = 'distributedInfo.rank';
       }
     }
+  }
+
+  /** Args are read for metadata, device events (no category), kernels, memory operations and launches. */
+  private wantArgs(v: EventView): boolean {
+    if (v.kind(CAT) !== STRING || !v.strIs(PH, X)) return true;
+    if (v.strIs(CAT, KERNEL) || v.strIs(CAT, MEMCPY) || v.strIs(CAT, MEMSET)) return true;
+    for (const r of RUNTIMES) if (v.strIs(CAT, r)) return true;
+    return false;
   }
 
   private name(v: EventView): string {
@@ -484,7 +492,15 @@ export class ChromeTraceReader {
       return;
     }
     const w = this.free.pop() ?? { rec: copy(r), corr, resolved };
-    if (w.rec !== r) Object.assign(w.rec, r);
+    const c = w.rec;
+    c.kind = r.kind;
+    c.name = r.name;
+    c.type = r.type;
+    c.category = r.category;
+    c.stream = r.stream;
+    c.step = r.step;
+    c.startUs = r.startUs;
+    c.ticks = r.ticks;
     w.corr = corr;
     w.resolved = resolved;
     this.queue.push(w);
