@@ -204,3 +204,24 @@ describe('ChromeTraceReader: input that is not a trace', () => {
     expect(records.map((r) => r.ticks)).toEqual([24895297, 3000, 729944385]);
   });
 });
+
+describe('odd but readable input', () => {
+  it('a UTF-8 byte-order mark before the JSON is skipped', () => {
+    expect(scan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"ph": "X", "name": "a"}]')]), [1, 2])).toEqual([['X', 'a', null, null, null]]);
+  });
+
+  it('device events before their process metadata, and pids written as strings, are read', () => {
+    const { records, info } = readText(
+      '[{"name": "MatMul", "pid": "9", "tid": 1, "ts": "10.0", "dur": 2.5, "args": {"Task Type": "AI_CORE", "Stream Id": 5}, "ph": "X"},' +
+        '{"name": "Notify Wait", "pid": "9", "tid": 1, "ts": "11.0", "dur": 1, "args": {"Task Type": "Notify Wait"}, "ph": "X"},' +
+        '{"name": "process_name", "pid": "9", "tid": 0, "args": {"name": "Ascend Hardware"}, "ph": "M"},' +
+        '{"name": "Add", "pid": 9, "tid": 1, "ts": "12.0", "dur": 1, "args": {"Task Type": "AI_VECTOR_CORE"}, "ph": "X"}]',
+    );
+    expect(records.map((r) => [r.name, r.category, r.stream, r.ticks])).toEqual([
+      ['MatMul', 'AI_CORE', '5', 25000],
+      ['Add', 'AI_VECTOR_CORE', '1', 10000],
+    ]);
+    expect(info.format).toBe('trace_view');
+    expect([...info.apart]).toEqual([['Notify Wait', { count: 1, ticks: 10000 }]]);
+  });
+});

@@ -203,3 +203,23 @@ describe.skipIf(!HAS_REAL)('kineto traces: counts per name equal a plain JSON.pa
     expect(new Set(kernels.map((r) => r.stream)).size).toBeGreaterThan(1);
   });
 });
+
+describe.skipIf(!HAS_REAL)('an older torch_npu trace_view.json whose tasks all read Task Type "Other"', () => {
+  it('msprof-analyze timeline_advice: the compute tasks are kernels, copies apart, and the note says so', async () => {
+    const file = join(REAL, 'msprof-analyze/timeline_advice/trace_view.json');
+    const { events } = rawEvents(file);
+    const hw = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.['name'] === 'Ascend Hardware').map((e) => (e as { pid?: unknown }).pid));
+    const want = new Map<string, number>();
+    for (const e of events) {
+      if (e.ph !== 'X' || !hw.has((e as { pid?: unknown }).pid) || e.name === 'MEMCPY_ASYNC') continue;
+      want.set(e.name!, (want.get(e.name!) ?? 0) + 1);
+    }
+    const { info, byName, warnings } = await read(file);
+    expect(warnings).toEqual([]);
+    expect(new Map([...byName].map(([n, t]) => [n, t.count]))).toEqual(want);
+    expect(info.kernels).toBe(274);
+    expect([...info.apart]).toEqual([['MEMCPY_ASYNC', { count: 2, ticks: expect.any(Number) as number }]]);
+    expect(info.notes).toEqual(['device tasks read as kernels though their Task Type is not a known kernel type: Other (272)']);
+    expect(info.steps).toEqual([1]);
+  });
+});

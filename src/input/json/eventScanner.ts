@@ -358,6 +358,11 @@ export class EventScanner {
         switch (this.state) {
           case State.Start: {
             p = this.ws(p);
+            // A byte-order mark (an editor's re-save) is not JSON, but says nothing against the trace.
+            if (b[p] === 0xef && this.bufAbs + p === 0) {
+              if (p + 3 > this.end) throw NEED;
+              if (b[p + 1] === 0xbb && b[p + 2] === 0xbf) p = this.ws(p + 3);
+            }
             const c = b[p];
             if (c === LBRACKET) {
               this.form = 'array';

@@ -59,8 +59,13 @@ const HCOM = bytes('hcom_');
 
 /** torch_npu `Task Type`s of compute kernels (kernel_details' Accelerator Core values, FORMATS.md §8). */
 const NPU_KERNEL_TASKS = new Set(['AI_CORE', 'AI_VECTOR_CORE', 'AI_CPU', 'MIX_AIC', 'MIX_AIV', 'DSA_SQE']);
-/** Device tasks that are not kernels (FORMATS.md §9); any other Task Type is counted apart and named in a note. */
-const NPU_OTHER_TASKS = /^(Write Value|Notify Wait|Notify Record|SDMA|PLACE_HOLDER|MEMCPY_ASYNC)$|_SQE$/;
+/**
+ * Device tasks that are not kernels (FORMATS.md §9), by Task Type (DSA_SQE, above, excepted) or by name (an older
+ * CANN labels every task `Other`, copies and events included: msprof-analyze's timeline_advice sample). Any other
+ * Task Type is read as a kernel and named in a note.
+ */
+const NPU_OTHER_TASKS = /^(Write Value|Notify Wait|Notify Record|SDMA|PLACE_HOLDER|MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT)$|_SQE$/;
+const NPU_OTHER_NAMES = /^(MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT|PROFILING_ENABLE|PROFILING_DISABLE|Notify Wait|Notify Record|Write Value|SDMA|PLACE_HOLDER)$/;
 
 const NAME_CACHE_LIMIT = 100_000;
 /** Recent launches kept, and kernels that may wait for their launch (steps.ts). */
@@ -82,6 +87,7 @@ interface Orphan {
   task: string | null;
   startUs: number;
   ticks: number;
+  argStream: string | null;
 }
 
 function copy(r: TraceRecord): TraceRecord {
@@ -101,7 +107,8 @@ export class ChromeTraceReader {
   private outOfOrder = 0;
   private withPh = 0;
   private npuKernels = 0;
-  private unknownTasks = new Set<string>();
+  /** Task Types neither known as kernels nor as other tasks, read as kernels: how many of each. */
+  private readonly unknownTasks = new Map<string, number>();
   private orphans: Orphan[] = [];
   private kernelsBeforeSteps = 0;
   private readonly stepsSeen = new Set<number>();
@@ -199,7 +206,10 @@ export class ChromeTraceReader {
     }
     if (this.kernelsBeforeSteps > 0 && a.steps) info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
     if (this.outOfOrder > 0) info.notes.push(`device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`);
-    if (this.unknownTasks.size > 0) info.notes.push(`device tasks of unknown Task Type counted apart, not as kernels: ${[...this.unknownTasks].sort().join(', ')}`);
+    if (this.unknownTasks.size > 0) {
+      const types = [...this.unknownTasks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, n]) => `${t} (${n})`);
+      info.notes.push(`device tasks read as kernels though their Task Type is not a known kernel type: ${types.join(', ')}`);
+    }
     if (this.orphans.length > 0) info.notes.push(`${this.orphans.length} device tasks in processes without process_name metadata were not read`);
     return info;
   }
@@ -351,12 +361,12 @@ export class ChromeTraceReader {
       r.kind = 'communication';
       r.category = 'HCCL';
     } else {
-      if (task === null || !NPU_KERNEL_TASKS.has(task)) {
-        const label = task ?? 'device task without Task Type';
-        if (task !== null && !NPU_OTHER_TASKS.test(task)) this.unknownTasks.add(task);
-        addApart(this.info, label, ticks);
+      const kernel = task !== null && (NPU_KERNEL_TASKS.has(task) || (!NPU_OTHER_TASKS.test(task) && !NPU_OTHER_NAMES.test(name)));
+      if (!kernel) {
+        addApart(this.info, task === null ? 'device task without Task Type' : NPU_KERNEL_TASKS.has(task) || NPU_OTHER_TASKS.test(task) ? task : name, ticks);
         return;
       }
+      if (!NPU_KERNEL_TASKS.has(task)) this.unknownTasks.set(task, (this.unknownTasks.get(task) ?? 0) + 1);
       r.kind = 'kernel';
       r.category = task;
     }
@@ -381,14 +391,14 @@ export class ChromeTraceReader {
     }
     const t = this.timing(v, 'device');
     if (t === null) return;
-    this.orphans.push({ pid, tid: v.scalar(TID) ?? '', name: this.name(v), task: v.str(A_TASK), startUs: t.start, ticks: t.ticks });
+    this.orphans.push({ pid, tid: v.scalar(TID) ?? '', name: this.name(v), task: v.str(A_TASK), startUs: t.start, ticks: t.ticks, argStream: v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID) });
   }
 
   private adopt(pid: string): void {
     const rest: Orphan[] = [];
     for (const o of this.orphans) {
       if (o.pid !== pid) rest.push(o);
-      else if (this.processes.get(pid) === 'Ascend Hardware' || this.processes.get(pid) === 'HCCL') this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.ticks, null);
+      else if (this.processes.get(pid) === 'Ascend Hardware' || this.processes.get(pid) === 'HCCL') this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.ticks, o.argStream);
     }
     this.orphans = rest;
   }
