@@ -225,3 +225,37 @@ describe('odd but readable input', () => {
     expect([...info.apart]).toEqual([['Notify Wait', { count: 1, ticks: 10000 }]]);
   });
 });
+
+describe('memory stays bounded on hostile traces', () => {
+  it('a kernel whose launch never comes does not hold back every later kernel', () => {
+    // A step window, one kernel with no launch, then 40,000 kernels each launched before it is written.
+    const parts = ['{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 1000000}'];
+    parts.push('{"ph": "X", "cat": "kernel", "name": "lost", "ts": 5, "dur": 1, "args": {"stream": 7, "correlation": 1}}');
+    for (let i = 2; i < 40_002; i++) {
+      parts.push(`{"ph": "X", "cat": "cuda_runtime", "name": "launch", "ts": ${i}, "dur": 1, "args": {"correlation": ${i}}}`);
+      parts.push(`{"ph": "X", "cat": "kernel", "name": "k", "ts": ${i + 10}, "dur": 1, "args": {"stream": 7, "correlation": ${i}}}`);
+    }
+    let emitted = 0;
+    let maxBehind = 0;
+    const r = new ChromeTraceReader('x.json', {
+      kernel: () => {
+        emitted++;
+      },
+      warn: () => {},
+    });
+    const text = Buffer.from(`${parts.join(',\n')}]}`);
+    const at: number[] = [];
+    for (let p = text.indexOf('"cat": "kernel"'); p >= 0; p = text.indexOf('"cat": "kernel"', p + 1)) at.push(p);
+    let fed = 0;
+    for (let i = 0; i < text.length; i += 1 << 16) {
+      r.push(text.subarray(i, i + (1 << 16)));
+      while (fed < at.length && at[fed]! < i + (1 << 16)) fed++;
+      maxBehind = Math.max(maxBehind, fed - emitted);
+    }
+    const info = r.finish();
+    expect(emitted).toBe(40_001);
+    expect(info.steps).toEqual([1]);
+    expect(maxBehind).toBeLessThan(20_000);
+    expect(info.notes).toEqual(['1 of 40001 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found']);
+  });
+});

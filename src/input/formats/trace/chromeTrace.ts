@@ -72,6 +72,10 @@ const NAME_CACHE_LIMIT = 100_000;
 const LAUNCH_WINDOW = 4096;
 /** Device events that may wait for their process's metadata. */
 const MAX_WAITING_FOR_PROCESS = 100_000;
+/** Processes, threads and streams kept by name (real traces have tens). */
+const MAX_NAMED = 100_000;
+/** ProfilerStep windows accepted. */
+const MAX_STEPS = 1_000_000;
 
 interface Waiting {
   rec: TraceRecord;
@@ -103,6 +107,7 @@ export class ChromeTraceReader {
   private readonly processes = new Map<string, string>();
   /** thread names by pid, then tid. */
   private readonly threads = new Map<string, Map<string, string>>();
+  private threadCount = 0;
   private readonly lastStart = new Map<string, number>();
   private outOfOrder = 0;
   private withPh = 0;
@@ -276,14 +281,18 @@ export class ChromeTraceReader {
     const pid = v.scalar(PID);
     const label = v.str(A_NAME);
     if (pid === null || label === null) return;
+    // Real traces name tens of processes and threads; past MAX_NAMED the rest are not kept (memory stays bounded).
     if (v.strIs(NAME, PROCESS_NAME)) {
+      if (this.processes.size >= MAX_NAMED && !this.processes.has(pid)) return this.tooMany('processes');
       this.processes.set(pid, label);
       if (this.orphans.length > 0) this.adopt(pid);
     } else if (v.strIs(NAME, THREAD_NAME)) {
       const tid = v.scalar(TID);
       if (tid === null) return;
+      if (this.threadCount >= MAX_NAMED) return this.tooMany('threads');
       let t = this.threads.get(pid);
       if (!t) this.threads.set(pid, (t = new Map()));
+      if (!t.has(tid)) this.threadCount++;
       t.set(tid, label);
     }
   }
@@ -296,6 +305,11 @@ export class ChromeTraceReader {
     if (!(start >= 0) || !(dur >= 0)) {
       this.skip(v, `${v.str(NAME)} has no readable ts and dur; its step window is not used`);
       return;
+    }
+    if (this.windows.size >= MAX_STEPS) {
+      throw inputError(
+        `${this.file}: byte ${v.offset}: more than ${MAX_STEPS} ProfilerStep#N events; no real trace has that many steps. Is the file a trace of one profiling session?`,
+      );
     }
     this.windows.add(id, start, dur / 10_000);
   }
@@ -328,10 +342,16 @@ export class ChromeTraceReader {
     return { start: this.startUs(v), ticks };
   }
 
+  private tooMany(what: string): void {
+    const note = `more than ${MAX_NAMED} ${what} named in metadata: the rest were not kept`;
+    if (!this.info.notes.includes(note)) this.info.notes.push(note);
+  }
+
   private order(stream: string, start: number): void {
     const last = this.lastStart.get(stream);
     if (last !== undefined && start < last) this.outOfOrder++;
-    this.lastStart.set(stream, start);
+    if (last !== undefined || this.lastStart.size < MAX_NAMED) this.lastStart.set(stream, start);
+    else this.tooMany('streams');
   }
 
   // ----- torch_npu -----
@@ -521,6 +541,11 @@ export class ChromeTraceReader {
     // Bounded: the oldest kernel still waiting is placed by its own start time.
     if (this.waiting.size >= LAUNCH_WINDOW) this.settle(this.queue[this.qHead]!);
     this.drain();
+    // Kernels that could be handed on wait behind one whose launch has not come: bounded too.
+    while (this.queue.length - this.qHead > 4 * LAUNCH_WINDOW) {
+      this.settle(this.queue[this.qHead]!);
+      this.drain();
+    }
   }
 
   private settle(w: Waiting): void {
