@@ -16,8 +16,11 @@
 //   sequence cut by a chunk boundary carried over to the next.
 //
 // Errors are JsonTraceError with the absolute byte offset; the readers turn them into input errors that name
-// the file. Skipped strings are not checked for raw control characters (Python's json module refuses them);
-// everything else a JSON parser refuses is refused here too, within what is scanned.
+// the file. The structure, numbers and literals are checked as a JSON parser checks them; the content of a
+// string is checked (escapes, raw control characters) only when it is decoded (names, labels): a skipped call
+// stack with a raw TAB passes, where Python's json module would refuse the file. A leading byte-order mark is
+// skipped. The object form's `traceEvents` may come anywhere among its members; members the reader asks for
+// (`distributedInfo`) are decoded whole up to 1 MiB.
 
 import { isUtf8 } from 'node:buffer';
 

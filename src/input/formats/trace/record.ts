@@ -29,7 +29,7 @@ export interface TraceRecord {
   step: number | null;
   /** Start time in µs as a double (16 integer digits: about 0.25 µs of precision); NaN when the file has none. */
   startUs: number;
-  /** Duration in ticks of 0.1 ns (model.ts TICKS_PER_US), exact to the digits the file wrote (rounded at 0.1 ns). */
+  /** Duration in ticks of 0.1 ns (model/model.ts TICKS_PER_US), exact to the digits the file wrote (rounded at 0.1 ns). */
   ticks: number;
 }
 
