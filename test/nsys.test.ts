@@ -178,3 +178,20 @@ describe('decimalTicks and CsvRecords', () => {
     }
   });
 });
+
+describe('every time unit of the headers', () => {
+  it.each([
+    ['ns', '2500', 25000],
+    ['us', '2.5', 25000],
+    ['µs', '2.5', 25000],
+    ['ms', '0.0025', 25000],
+    ['s', '0.0000025', 25000],
+  ])('Duration (%s)', (unit, value, ticks) => {
+    const got: TraceRecord[] = [];
+    const r = new NsysCsvReader('x.csv', { kernel: (k) => got.push({ ...k }), warn() {} });
+    r.push(Buffer.from(`Start (${unit}),Duration (${unit}),Strm,Name\n${value},${value},7,k\n`));
+    const info = r.finish();
+    expect(got.map((k) => [k.ticks, k.startUs])).toEqual([[ticks, 2.5]]);
+    expect(info.traits).toContain(`times in ${unit}`);
+  });
+});
