@@ -13,7 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
 const args = process.argv.slice(2);
 const flag = (n) => args.includes(n);
@@ -24,9 +25,8 @@ const opt = (n, d) => {
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 if (args[0] === '--read') {
-  // Child: read the file with kprof's reader and print the figures as JSON.
-  const { readChromeTrace } = await import(join(root, 'dist/input/formats/trace/chromeTrace.js'));
-  const { traceChunks } = await import(join(root, 'dist/input/formats/trace/source.js'));
+  // Child: read the file with kprof's reader (bundled from src/ by the parent) and print the figures as JSON.
+  const { readChromeTrace, traceChunks } = await import(pathToFileURL(args[2]).href);
   const file = args[1];
   const counts = new Map();
   const t0 = process.hrtime.bigint();
@@ -115,7 +115,24 @@ try {
   const size = statSync(file).size;
   console.log(`${(size / 1e6).toFixed(0)} MB`);
 
-  const k = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--read', file], { encoding: 'utf8' });
+  // The reader is not a kprof command yet: bundle it from src/ (as npm run build bundles the CLI).
+  const work = mkdtempSync(join(tmpdir(), 'kprof-kineto-reader-'));
+  const reader = join(work, 'reader.mjs');
+  await build({
+    stdin: {
+      contents: "export * from './src/input/formats/trace/chromeTrace.ts'; export * from './src/input/formats/trace/source.ts';",
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: reader,
+    logLevel: 'error',
+  });
+  const k = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--read', file, reader], { encoding: 'utf8' });
+  rmSync(work, { recursive: true, force: true });
   if (k.status !== 0) throw new Error(`kprof reader failed: ${k.stderr}`);
   const r = JSON.parse(k.stdout);
   console.log(

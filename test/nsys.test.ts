@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decimalTicks, NsysCsvReader, NvtxStepsReader } from '../src/input/formats/nsys/nsysCsv.js';
+import { decimalTicks, NsysCsvReader, type NsysOptions, NvtxStepsReader } from '../src/input/formats/nsys/nsysCsv.js';
 import { CsvRecords } from '../src/input/formats/nsys/csvRecords.js';
 import type { StatisticRecord, TraceRecord } from '../src/input/formats/trace/record.js';
 import { isKprofError } from '../src/util/errors.js';
@@ -16,7 +16,7 @@ function read(file: string, chunk = 1 << 20, withSteps = false) {
   const records: TraceRecord[] = [];
   const stats: StatisticRecord[] = [];
   const warnings: string[] = [];
-  let steps;
+  let steps: NsysOptions | undefined;
   if (withSteps) {
     const n = new NvtxStepsReader('nvtx.csv');
     n.push(readFileSync(join(FIX, 'nvtx-steps/nvtx_gpu_proj_trace.csv')));

@@ -49,7 +49,7 @@ async function read(file: string, shortNames = false) {
 /** µs as written (a JSON number or a decimal string) → ticks of 0.1 ns, exactly, from the decimal digits. */
 function ticksOf(text: string): number {
   const [i, f = ''] = text.split('.');
-  const frac = (f + '00000').slice(0, 5);
+  const frac = (`${f}00000`).slice(0, 5);
   return Number(i) * 10_000 + Math.floor(Number(frac) / 10) + (Number(frac[4]) >= 5 ? 1 : 0);
 }
 
@@ -66,7 +66,7 @@ describe.skipIf(!HAS_REAL)('torch_npu trace_view.json equals kernel_details.csv 
         const rows = parse(readFileSync(csv), { columns: true, bom: true }) as Record<string, string>[];
         const expected = new Map<string, Tally>();
         for (const row of rows) {
-          const name = row['Name']!;
+          const name = row.Name!;
           let t = expected.get(name);
           if (!t) expected.set(name, (t = { count: 0, ticks: 0, steps: new Map() }));
           t.count++;
@@ -113,7 +113,7 @@ function rawEvents(file: string): { events: RawEvent[]; top: Record<string, unkn
   let bytes = readFileSync(file);
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
   const doc = JSON.parse(bytes.toString('utf8')) as Record<string, unknown> | RawEvent[];
-  return Array.isArray(doc) ? { events: doc, top: {} } : { events: doc['traceEvents'] as RawEvent[], top: doc };
+  return Array.isArray(doc) ? { events: doc, top: {} } : { events: doc.traceEvents as RawEvent[], top: doc };
 }
 
 /** HTA's step of a kernel: the ProfilerStep#N window its launch (cuda_runtime of the same correlation) is in. */
@@ -123,11 +123,11 @@ function htaSteps(events: RawEvent[]): Map<string, Map<number | null, number>> {
     .map((e) => ({ id: Number(e.name!.slice(13)), from: e.ts!, to: e.ts! + e.dur! }));
   const at = (ts: number) => windows.find((w) => ts >= w.from && ts < w.to)?.id ?? null;
   const launches = new Map<unknown, number>();
-  for (const e of events) if (e.cat === 'cuda_runtime' && e.args?.['correlation'] !== undefined) launches.set(e.args['correlation'], e.ts!);
+  for (const e of events) if (e.cat === 'cuda_runtime' && e.args?.correlation !== undefined) launches.set(e.args.correlation, e.ts!);
   const out = new Map<string, Map<number | null, number>>();
   for (const e of events) {
     if (e.ph !== 'X' || e.cat !== 'kernel') continue;
-    const launch = launches.get(e.args?.['correlation']);
+    const launch = launches.get(e.args?.correlation);
     const step = at(launch ?? e.ts!);
     let m = out.get(e.name!);
     if (!m) out.set(e.name!, (m = new Map()));
@@ -167,7 +167,7 @@ describe.skipIf(!HAS_REAL)('kineto traces: counts per name equal a plain JSON.pa
       expect(info.format).toBe('kineto');
       expect(new Map([...byName].map(([n, t]) => [n, { count: t.count, ticks: t.ticks }]))).toEqual(want);
       expect(new Map([...info.apart].map(([k, v]) => [k, v.count]))).toEqual(apart);
-      const rank = (top['distributedInfo'] as { rank?: number } | undefined)?.rank;
+      const rank = (top.distributedInfo as { rank?: number } | undefined)?.rank;
       expect(info.rank).toBe(rank === undefined ? null : String(rank));
       // Steps: as HTA finds them (through the launch; by the kernel's own start where the launch is missing).
       const steps = htaSteps(events);
@@ -208,7 +208,7 @@ describe.skipIf(!HAS_REAL)('an older torch_npu trace_view.json whose tasks all r
   it('msprof-analyze timeline_advice: the compute tasks are kernels, copies apart, and the note says so', async () => {
     const file = join(REAL, 'msprof-analyze/timeline_advice/trace_view.json');
     const { events } = rawEvents(file);
-    const hw = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.['name'] === 'Ascend Hardware').map((e) => (e as { pid?: unknown }).pid));
+    const hw = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name === 'Ascend Hardware').map((e) => (e as { pid?: unknown }).pid));
     const want = new Map<string, number>();
     for (const e of events) {
       if (e.ph !== 'X' || !hw.has((e as { pid?: unknown }).pid) || e.name === 'MEMCPY_ASYNC') continue;

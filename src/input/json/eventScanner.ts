@@ -93,7 +93,9 @@ function keyTable(keys: readonly string[]): KeyTable {
   const table: KeyTable = [];
   keys.forEach((k, i) => {
     const bytes = new Uint8Array(Buffer.from(k, 'utf8'));
-    (table[bytes.length] ??= []).push(i, bytes);
+    const bucket = table[bytes.length] ?? [];
+    bucket.push(i, bytes);
+    table[bytes.length] = bucket;
   });
   for (let i = 0; i < table.length; i++) table[i] ??= undefined;
   return table;
@@ -194,7 +196,7 @@ export function decodeString(b: Buffer, s: number, e: number, abs: number): stri
   return b.toString('utf8', s, e);
 }
 
-const enum State {
+enum State {
   Start,
   ObjFirst,
   ObjKey,
@@ -519,7 +521,6 @@ export class EventScanner {
       if (c === QUOTE) return q;
       if (c === BACKSLASH) {
         q++;
-        continue;
       }
     }
     if (q >= end) throw NEED;
@@ -547,18 +548,18 @@ export class EventScanner {
     if (c === 48) p++;
     else if (c >= 49 && c <= 57) {
       p++;
-      while (p < end && (c = b[p]!) >= 48 && c <= 57) p++;
+      while (p < end && isDigit(b[p]!)) p++;
     } else this.fail(p, `not a valid number: ${describe(b, start)}`);
     if (p < end && b[p] === 46) {
       const d = ++p;
-      while (p < end && (c = b[p]!) >= 48 && c <= 57) p++;
+      while (p < end && isDigit(b[p]!)) p++;
       if (p === d) this.fail(p, `not a valid number (no digit after the decimal point): ${describe(b, start)}`);
     }
     if (p < end && (b[p] === 101 || b[p] === 69)) {
       p++;
       if (p < end && (b[p] === 43 || b[p] === 45)) p++;
       const d = p;
-      while (p < end && (c = b[p]!) >= 48 && c <= 57) p++;
+      while (p < end && isDigit(b[p]!)) p++;
       if (p === d) this.fail(p, `not a valid number (no digit in the exponent): ${describe(b, start)}`);
     }
     // A number that touches the end of the window may go on in the next chunk.
@@ -751,6 +752,10 @@ export class EventScanner {
     v.ends[this.argsField] = end;
     return end;
   }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
 
 /** A byte for a message: the character, or its hex code when it is not printable ASCII. */

@@ -21,7 +21,7 @@ import { CsvRecords } from './csvRecords.js';
 const MAX_PREAMBLE_LINES = 50;
 
 /** Decimal digits a unit's value is shifted by to give ticks of 0.1 ns. */
-const TIME_UNITS: Record<string, number> = { ns: 1, us: 4, 'µs': 4, 'μs': 4, usec: 4, ms: 7, msec: 7, s: 10, sec: 10, nsec: 1 };
+const TIME_UNITS: Record<string, number> = { ns: 1, us: 4, µs: 4, μs: 4, usec: 4, ms: 7, msec: 7, s: 10, sec: 10, nsec: 1 };
 
 interface HeaderCell {
   label: string;
@@ -131,7 +131,16 @@ export class NsysCsvReader {
   private readonly csv: CsvRecords;
   private cols: Columns | null = null;
   private preamble = 0;
-  private readonly rec: TraceRecord = { kind: 'kernel', name: '', type: null, category: null, stream: null, step: null, startUs: Number.NaN, ticks: 0 };
+  private readonly rec: TraceRecord = {
+    kind: 'kernel',
+    name: '',
+    type: null,
+    category: null,
+    stream: null,
+    step: null,
+    startUs: Number.NaN,
+    ticks: 0,
+  };
   private readonly stat: StatisticRecord = { kind: 'kernel', name: '', count: 0, ticks: 0, minTicks: Number.NaN, maxTicks: Number.NaN };
   private readonly stepsSeen = new Set<number>();
   private lastStart = new Map<string, number>();
@@ -187,7 +196,8 @@ export class NsysCsvReader {
       a.steps = this.options.steps !== undefined && this.options.steps.size > 0;
       if (a.steps) info.stepSource = this.options.stepSource ?? 'NVTX ranges named ProfilerStep#N';
       else info.notes.push('no steps: cuda_gpu_trace has no step column (give the NVTX ranges of ProfilerStep#N for steps)');
-      if (this.outOfOrder > 0) info.notes.push(`rows that start before the row written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`);
+      if (this.outOfOrder > 0)
+        info.notes.push(`rows that start before the row written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`);
     }
     info.steps = [...this.stepsSeen].sort((x, y) => x - y);
     if (this.preamble > 0) info.traits.push(`${this.preamble} lines before the header skipped`);
@@ -196,15 +206,27 @@ export class NsysCsvReader {
   }
 
   private record(cells: string[], line: number): void {
-    if (this.cols === null) return this.header(cells, line);
+    if (this.cols === null) {
+      this.header(cells, line);
+      return;
+    }
     const c = this.cols;
     if (cells.length === 1 && cells[0]!.trim() === '') return;
     this.info.events++;
-    if (cells.length !== c.width) return this.skip(line, `row has ${cells.length} cells, the header has ${c.width}; row skipped`);
+    if (cells.length !== c.width) {
+      this.skip(line, `row has ${cells.length} cells, the header has ${c.width}; row skipped`);
+      return;
+    }
     const name = cells[c.name]!;
-    if (c.report === 'kern_sum') return this.statistic(cells, line, name);
+    if (c.report === 'kern_sum') {
+      this.statistic(cells, line, name);
+      return;
+    }
     const ticks = decimalTicks(cells[c.duration]!, c.shift.get(c.duration)!);
-    if (!(ticks >= 0)) return this.skip(line, `Duration is "${cells[c.duration]!.slice(0, 40)}", expected a number; row skipped`);
+    if (!(ticks >= 0)) {
+      this.skip(line, `Duration is "${cells[c.duration]!.slice(0, 40)}", expected a number; row skipped`);
+      return;
+    }
     const startTicks = decimalTicks(cells[c.start]!, c.shift.get(c.start)!);
     const r = this.rec;
     r.kind = memoryKind(name);
@@ -233,7 +255,11 @@ export class NsysCsvReader {
     const count = /^\s*\d+\s*$/.test(cells[c.instances]!) ? Number(cells[c.instances]) : Number.NaN;
     const ticks = decimalTicks(cells[c.total]!, c.shift.get(c.total)!);
     if (!Number.isSafeInteger(count) || !(ticks >= 0)) {
-      return this.skip(line, `Instances "${cells[c.instances]!.slice(0, 20)}" and Total Time "${cells[c.total]!.slice(0, 20)}" must be numbers; row skipped`);
+      this.skip(
+        line,
+        `Instances "${cells[c.instances]!.slice(0, 20)}" and Total Time "${cells[c.total]!.slice(0, 20)}" must be numbers; row skipped`,
+      );
+      return;
     }
     const s = this.stat;
     s.kind = memoryKind(name);
@@ -267,7 +293,10 @@ export class NsysCsvReader {
     this.cols = cols;
     const info = this.info;
     info.format = cols.report === 'gpu_trace' ? 'nsys_gpu_trace' : 'nsys_kern_sum';
-    info.traits.push(cols.report === 'gpu_trace' ? 'nsys stats cuda_gpu_trace' : 'nsys stats cuda_gpu_kern_sum (aggregated)', `times in ${cols.units.join(', ')}`);
+    info.traits.push(
+      cols.report === 'gpu_trace' ? 'nsys stats cuda_gpu_trace' : 'nsys stats cuda_gpu_kern_sum (aggregated)',
+      `times in ${cols.units.join(', ')}`,
+    );
   }
 
   private skip(line: number, message: string): void {
@@ -303,9 +332,14 @@ export class NvtxStepsReader {
   finish(): { windows: StepWindows; source: string } {
     this.csv.finish();
     if (this.cols === null) {
-      throw inputError(`${this.file}: no NVTX range header (Name and Start, or Projected Start) in the first ${MAX_PREAMBLE_LINES} lines; expected \`nsys stats --report nvtx_gpu_proj_trace --format csv\`.`);
+      throw inputError(
+        `${this.file}: no NVTX range header (Name and Start, or Projected Start) in the first ${MAX_PREAMBLE_LINES} lines; expected \`nsys stats --report nvtx_gpu_proj_trace --format csv\`.`,
+      );
     }
-    return { windows: this.windows, source: this.cols.projected ? 'NVTX ranges ProfilerStep#N projected onto the GPU' : 'NVTX ranges ProfilerStep#N of the host' };
+    return {
+      windows: this.windows,
+      source: this.cols.projected ? 'NVTX ranges ProfilerStep#N projected onto the GPU' : 'NVTX ranges ProfilerStep#N of the host',
+    };
   }
 
   private record(cells: string[], line: number): void {
@@ -316,7 +350,9 @@ export class NvtxStepsReader {
       const start = pStart >= 0 ? pStart : find(h, 'start');
       if (name < 0 || start < 0) {
         if (++this.lines > MAX_PREAMBLE_LINES) {
-          throw inputError(`${this.file}: no NVTX range header (Name and Start, or Projected Start) in the first ${MAX_PREAMBLE_LINES} lines (line ${line} is not one); expected \`nsys stats --report nvtx_gpu_proj_trace --format csv\`.`);
+          throw inputError(
+            `${this.file}: no NVTX range header (Name and Start, or Projected Start) in the first ${MAX_PREAMBLE_LINES} lines (line ${line} is not one); expected \`nsys stats --report nvtx_gpu_proj_trace --format csv\`.`,
+          );
         }
         return;
       }

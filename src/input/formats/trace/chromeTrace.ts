@@ -65,7 +65,8 @@ const NPU_KERNEL_TASKS = new Set(['AI_CORE', 'AI_VECTOR_CORE', 'AI_CPU', 'MIX_AI
  * Task Type is read as a kernel and named in a note.
  */
 const NPU_OTHER_TASKS = /^(Write Value|Notify Wait|Notify Record|SDMA|PLACE_HOLDER|MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT)$|_SQE$/;
-const NPU_OTHER_NAMES = /^(MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT|PROFILING_ENABLE|PROFILING_DISABLE|Notify Wait|Notify Record|Write Value|SDMA|PLACE_HOLDER)$/;
+const NPU_OTHER_NAMES =
+  /^(MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT|PROFILING_ENABLE|PROFILING_DISABLE|Notify Wait|Notify Record|Write Value|SDMA|PLACE_HOLDER)$/;
 
 const NAME_CACHE_LIMIT = 100_000;
 /** Recent launches kept, and kernels that may wait for their launch (steps.ts). */
@@ -102,7 +103,16 @@ export class ChromeTraceReader {
   private readonly scanner: EventScanner;
   private readonly names = new BytesMap<string>();
   private readonly shortCache = new Map<string, string>();
-  private readonly rec: TraceRecord = { kind: 'kernel', name: '', type: null, category: null, stream: null, step: null, startUs: Number.NaN, ticks: 0 };
+  private readonly rec: TraceRecord = {
+    kind: 'kernel',
+    name: '',
+    type: null,
+    category: null,
+    stream: null,
+    step: null,
+    startUs: Number.NaN,
+    ticks: 0,
+  };
   private readonly windows = new StepWindows();
   private readonly processes = new Map<string, string>();
   /** thread names by pid, then tid. */
@@ -153,7 +163,13 @@ export class ChromeTraceReader {
       notes: [],
     };
     this.scanner = new EventScanner(
-      { eventKeys: EVENT_KEYS, argKeys: ARG_KEYS, topKeys: ['distributedInfo'], maxItemBytes: options.maxItemBytes, wantArgs: (v) => this.wantArgs(v) },
+      {
+        eventKeys: EVENT_KEYS,
+        argKeys: ARG_KEYS,
+        topKeys: ['distributedInfo'],
+        maxItemBytes: options.maxItemBytes,
+        wantArgs: (v) => this.wantArgs(v),
+      },
       { event: (v) => this.event(v), top: (k, v) => this.top(k, v) },
     );
   }
@@ -192,7 +208,10 @@ export class ChromeTraceReader {
     info.events = s.events;
     const npu = this.npuKernels > 0 || [...this.processes.values()].includes('Ascend Hardware');
     info.format = npu ? 'trace_view' : 'kineto';
-    info.traits.push(npu ? 'torch_npu trace_view.json' : 'PyTorch kineto trace', s.form === 'array' ? 'JSON array of events' : 'JSON object with traceEvents');
+    info.traits.push(
+      npu ? 'torch_npu trace_view.json' : 'PyTorch kineto trace',
+      s.form === 'array' ? 'JSON array of events' : 'JSON object with traceEvents',
+    );
     if (!npu && this.options.shortNames) info.traits.push('kernel names shortened');
     const a = info.answers;
     a.names = true;
@@ -205,12 +224,19 @@ export class ChromeTraceReader {
         ? 'ProfilerStep#N windows of the host (cpu_op events); a device kernel is in the window its start falls in'
         : 'ProfilerStep#N windows of the host (user_annotation events); a kernel is in the window of its launch';
     }
-    if (info.kernels === 0) info.notes.push(npu ? 'no device kernels in the "Ascend Hardware" process' : 'no kernel events (cat "kernel"): a CPU-only trace?');
+    if (info.kernels === 0)
+      info.notes.push(npu ? 'no device kernels in the "Ascend Hardware" process' : 'no kernel events (cat "kernel"): a CPU-only trace?');
     if (this.byOwnTime > 0 && !npu) {
-      info.notes.push(`${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`);
+      info.notes.push(
+        `${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`,
+      );
     }
-    if (this.kernelsBeforeSteps > 0 && a.steps) info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
-    if (this.outOfOrder > 0) info.notes.push(`device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`);
+    if (this.kernelsBeforeSteps > 0 && a.steps)
+      info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
+    if (this.outOfOrder > 0)
+      info.notes.push(
+        `device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`,
+      );
     if (this.unknownTasks.size > 0) {
       const types = [...this.unknownTasks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, n]) => `${t} (${n})`);
       info.notes.push(`device tasks read as kernels though their Task Type is not a known kernel type: ${types.join(', ')}`);
@@ -221,7 +247,9 @@ export class ChromeTraceReader {
 
   private translate(e: unknown): unknown {
     if (e instanceof JsonTraceError) {
-      return inputError(`${this.file}: byte ${e.offset}: ${e.what}. Expected a complete Chrome-trace JSON file (PyTorch profiler *.pt.trace.json or torch_npu trace_view.json); copy or export it again.`);
+      return inputError(
+        `${this.file}: byte ${e.offset}: ${e.what}. Expected a complete Chrome-trace JSON file (PyTorch profiler *.pt.trace.json or torch_npu trace_view.json); copy or export it again.`,
+      );
     }
     return e;
   }
@@ -263,16 +291,33 @@ export class ChromeTraceReader {
     if (v.strIs(PH, X)) {
       if (v.kind(NAME) !== STRING) return;
       if (v.kind(CAT) === STRING) {
-        if (v.strIs(CAT, KERNEL)) return this.kineto(v, 'kernel');
-        if (v.strIs(CAT, MEMCPY)) return this.kineto(v, 'memcpy');
-        if (v.strIs(CAT, MEMSET)) return this.kineto(v, 'memset');
-        for (const r of RUNTIMES) if (v.strIs(CAT, r)) return this.launch(v);
+        if (v.strIs(CAT, KERNEL)) {
+          this.kineto(v, 'kernel');
+          return;
+        }
+        if (v.strIs(CAT, MEMCPY)) {
+          this.kineto(v, 'memcpy');
+          return;
+        }
+        if (v.strIs(CAT, MEMSET)) {
+          this.kineto(v, 'memset');
+          return;
+        }
+        for (const r of RUNTIMES)
+          if (v.strIs(CAT, r)) {
+            this.launch(v);
+            return;
+          }
         if (v.strStarts(NAME, STEP_PREFIX) && !v.strIs(CAT, GPU_ANNOTATION)) this.step(v);
         return;
       }
       // Device events of torch_npu carry no category.
-      if (v.strStarts(NAME, STEP_PREFIX)) return this.step(v);
-      return this.npu(v);
+      if (v.strStarts(NAME, STEP_PREFIX)) {
+        this.step(v);
+        return;
+      }
+      this.npu(v);
+      return;
     }
     if (v.strIs(PH, M)) this.metadata(v);
   }
@@ -283,15 +328,24 @@ export class ChromeTraceReader {
     if (pid === null || label === null) return;
     // Real traces name tens of processes and threads; past MAX_NAMED the rest are not kept (memory stays bounded).
     if (v.strIs(NAME, PROCESS_NAME)) {
-      if (this.processes.size >= MAX_NAMED && !this.processes.has(pid)) return this.tooMany('processes');
+      if (this.processes.size >= MAX_NAMED && !this.processes.has(pid)) {
+        this.tooMany('processes');
+        return;
+      }
       this.processes.set(pid, label);
       if (this.orphans.length > 0) this.adopt(pid);
     } else if (v.strIs(NAME, THREAD_NAME)) {
       const tid = v.scalar(TID);
       if (tid === null) return;
-      if (this.threadCount >= MAX_NAMED) return this.tooMany('threads');
+      if (this.threadCount >= MAX_NAMED) {
+        this.tooMany('threads');
+        return;
+      }
       let t = this.threads.get(pid);
-      if (!t) this.threads.set(pid, (t = new Map()));
+      if (!t) {
+        t = new Map();
+        this.threads.set(pid, t);
+      }
       if (!t.has(tid)) this.threadCount++;
       t.set(tid, label);
     }
@@ -335,7 +389,10 @@ export class ChromeTraceReader {
   private timing(v: EventView, what: string): { start: number; ticks: number } | null {
     const ticks = this.durTicks(v);
     if (!(ticks >= 0)) {
-      const d = v.kind(DUR) === NUMBER || v.kind(DUR) === STRING ? `"${v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40))}"` : 'missing';
+      const d =
+        v.kind(DUR) === NUMBER || v.kind(DUR) === STRING
+          ? `"${v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40))}"`
+          : 'missing';
       this.skip(v, `${what} event ${v.index} has dur ${d}, expected a duration in µs; skipped`);
       return null;
     }
@@ -368,7 +425,15 @@ export class ChromeTraceReader {
     if (proc !== 'Ascend Hardware' && proc !== 'HCCL') return;
     const t = this.timing(v, proc === 'HCCL' ? 'communication' : 'device');
     if (t === null) return;
-    this.npuTask(pid, v.scalar(TID) ?? '', this.name(v), proc === 'HCCL' ? null : v.str(A_TASK), t.start, t.ticks, v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID));
+    this.npuTask(
+      pid,
+      v.scalar(TID) ?? '',
+      this.name(v),
+      proc === 'HCCL' ? null : v.str(A_TASK),
+      t.start,
+      t.ticks,
+      v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
+    );
   }
 
   private npuTask(pid: string, tid: string, name: string, task: string | null, start: number, ticks: number, argStream: string | null): void {
@@ -383,7 +448,11 @@ export class ChromeTraceReader {
     } else {
       const kernel = task !== null && (NPU_KERNEL_TASKS.has(task) || (!NPU_OTHER_TASKS.test(task) && !NPU_OTHER_NAMES.test(name)));
       if (!kernel) {
-        addApart(this.info, task === null ? 'device task without Task Type' : NPU_KERNEL_TASKS.has(task) || NPU_OTHER_TASKS.test(task) ? task : name, ticks);
+        addApart(
+          this.info,
+          task === null ? 'device task without Task Type' : NPU_KERNEL_TASKS.has(task) || NPU_OTHER_TASKS.test(task) ? task : name,
+          ticks,
+        );
         return;
       }
       if (!NPU_KERNEL_TASKS.has(task)) this.unknownTasks.set(task, (this.unknownTasks.get(task) ?? 0) + 1);
@@ -411,14 +480,23 @@ export class ChromeTraceReader {
     }
     const t = this.timing(v, 'device');
     if (t === null) return;
-    this.orphans.push({ pid, tid: v.scalar(TID) ?? '', name: this.name(v), task: v.str(A_TASK), startUs: t.start, ticks: t.ticks, argStream: v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID) });
+    this.orphans.push({
+      pid,
+      tid: v.scalar(TID) ?? '',
+      name: this.name(v),
+      task: v.str(A_TASK),
+      startUs: t.start,
+      ticks: t.ticks,
+      argStream: v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
+    });
   }
 
   private adopt(pid: string): void {
     const rest: Orphan[] = [];
     for (const o of this.orphans) {
       if (o.pid !== pid) rest.push(o);
-      else if (this.processes.get(pid) === 'Ascend Hardware' || this.processes.get(pid) === 'HCCL') this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.ticks, o.argStream);
+      else if (this.processes.get(pid) === 'Ascend Hardware' || this.processes.get(pid) === 'HCCL')
+        this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.ticks, o.argStream);
     }
     this.orphans = rest;
   }
@@ -444,20 +522,23 @@ export class ChromeTraceReader {
     r.step = null;
     if (this.windows.size === 0) {
       this.kernelsBeforeSteps++;
-      return this.queueOrEmit(r, -1, true);
+      this.queueOrEmit(r, -1, true);
+      return;
     }
     const corr = v.int(A_CORR);
     if (!Number.isSafeInteger(corr)) {
       r.step = this.windows.at(t.start);
       this.byOwnTime++;
-      return this.queueOrEmit(r, -1, true);
+      this.queueOrEmit(r, -1, true);
+      return;
     }
     const launched = this.recent.get(corr);
     if (launched !== undefined) {
       this.recent.delete(corr);
       r.step = launched;
       this.byLaunch++;
-      return this.queueOrEmit(r, -1, true);
+      this.queueOrEmit(r, -1, true);
+      return;
     }
     this.queueOrEmit(r, corr, false);
   }
@@ -590,7 +671,12 @@ export class ChromeTraceReader {
 }
 
 /** Read a whole trace from chunks (tests, and the registry's file reader). */
-export async function readChromeTrace(file: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, sink: TraceSink, options: ChromeTraceOptions = {}): Promise<TraceInfo> {
+export async function readChromeTrace(
+  file: string,
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  sink: TraceSink,
+  options: ChromeTraceOptions = {},
+): Promise<TraceInfo> {
   const reader = new ChromeTraceReader(file, sink, options);
   for await (const c of chunks) reader.push(c);
   return reader.finish();
