@@ -14,6 +14,7 @@ export const SLOW = [
   'test/hostile-files.test.ts',
   'test/real.test.ts',
   'test/scale.test.ts',
+  'test/trace-real.test.ts',
 ];
 
 export default defineConfig({

@@ -1,0 +1,683 @@
+// Kernels of a Chrome-trace JSON file: torch_npu's trace_view.json (FORMATS.md §9) and PyTorch kineto traces
+// from CUDA or ROCm (§13), told apart by their content. One pass, in the order of the file; memory grows with
+// processes, threads, streams and steps, never with events (see json/eventScanner.ts).
+//
+// torch_npu: device kernels are the `ph: "X"` events of the process whose `process_name` metadata is
+// "Ascend Hardware" (one thread per stream, "Stream N") with a compute `Task Type`; the other device tasks
+// (`Notify Wait`, `SDMA`, `*_SQE` event and DMA tasks, `PLACE_HOLDER_SQE` …) are counted apart. Communication
+// ops are the events of the "HCCL" process on its "Group N Communication" threads (the "Plane N" threads hold
+// their tasks). There is no op type and no Step Id: steps are host-side ProfilerStep#N windows.
+//
+// kineto: kernels are `cat: "kernel"` events, memory copies and sets `gpu_memcpy` / `gpu_memset` (handed on as
+// such, to be reported apart); steps from ProfilerStep#N through each kernel's launch (steps.ts); the rank from
+// the top-level `distributedInfo.rank`.
+
+import { BytesMap } from '../../csv/bytesMap.js';
+import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
+import { inputError } from '../../../util/errors.js';
+import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
+import { addApart, noAnswers, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
+import { shortenName } from './shortName.js';
+import { profilerStep, StepWindows } from './steps.js';
+
+export interface ChromeTraceOptions {
+  /** Strip template arguments, parameters and return types from kineto kernel names (shortName.ts). */
+  shortNames?: boolean;
+  /** Largest single event (or top-level member) accepted, in bytes (default 64 MiB). */
+  maxItemBytes?: number;
+}
+
+// Fields located in each event (indices into the view).
+const EVENT_KEYS = ['ph', 'name', 'cat', 'pid', 'tid', 'ts', 'dur', 'args'] as const;
+const ARG_KEYS = ['name', 'Task Type', 'stream', 'correlation', 'Physic Stream Id', 'Stream Id'] as const;
+const PH = 0;
+const NAME = 1;
+const CAT = 2;
+const PID = 3;
+const TID = 4;
+const TS = 5;
+const DUR = 6;
+const A_NAME = 8;
+const A_TASK = 9;
+const A_STREAM = 10;
+const A_CORR = 11;
+const A_PSTREAM = 12;
+const A_STREAM_ID = 13;
+
+const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
+const X = bytes('X');
+const M = bytes('M');
+const KERNEL = bytes('kernel');
+const MEMCPY = bytes('gpu_memcpy');
+const MEMSET = bytes('gpu_memset');
+const GPU_ANNOTATION = bytes('gpu_user_annotation');
+const RUNTIMES = ['cuda_runtime', 'cuda_driver', 'hip_runtime', 'privateuse1_runtime'].map(bytes);
+const PROCESS_NAME = bytes('process_name');
+const THREAD_NAME = bytes('thread_name');
+const STEP_PREFIX = bytes('ProfilerStep#');
+const HCOM = bytes('hcom_');
+
+/** torch_npu `Task Type`s of compute kernels (kernel_details' Accelerator Core values, FORMATS.md §8). */
+const NPU_KERNEL_TASKS = new Set(['AI_CORE', 'AI_VECTOR_CORE', 'AI_CPU', 'MIX_AIC', 'MIX_AIV', 'DSA_SQE']);
+/**
+ * Device tasks that are not kernels (FORMATS.md §9), by Task Type (DSA_SQE, above, excepted) or by name (an older
+ * CANN labels every task `Other`, copies and events included: msprof-analyze's timeline_advice sample). Any other
+ * Task Type is read as a kernel and named in a note.
+ */
+const NPU_OTHER_TASKS = /^(Write Value|Notify Wait|Notify Record|SDMA|PLACE_HOLDER|MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT)$|_SQE$/;
+const NPU_OTHER_NAMES =
+  /^(MEMCPY_ASYNC|EVENT_RECORD|EVENT_WAIT|PROFILING_ENABLE|PROFILING_DISABLE|Notify Wait|Notify Record|Write Value|SDMA|PLACE_HOLDER)$/;
+
+const NAME_CACHE_LIMIT = 100_000;
+/** Recent launches kept, and kernels that may wait for their launch (steps.ts). */
+const LAUNCH_WINDOW = 4096;
+/** Device events that may wait for their process's metadata. */
+const MAX_WAITING_FOR_PROCESS = 100_000;
+/** Processes, threads and streams kept by name (real traces have tens). */
+const MAX_NAMED = 100_000;
+/** ProfilerStep windows accepted. */
+const MAX_STEPS = 1_000_000;
+
+interface Waiting {
+  rec: TraceRecord;
+  /** Correlation id of the launch awaited (-1: none awaited). */
+  corr: number;
+  resolved: boolean;
+}
+
+interface Orphan {
+  pid: string;
+  tid: string;
+  name: string;
+  task: string | null;
+  startUs: number;
+  ticks: number;
+  argStream: string | null;
+}
+
+function copy(r: TraceRecord): TraceRecord {
+  return { kind: r.kind, name: r.name, type: r.type, category: r.category, stream: r.stream, step: r.step, startUs: r.startUs, ticks: r.ticks };
+}
+
+export class ChromeTraceReader {
+  private readonly scanner: EventScanner;
+  private readonly names = new BytesMap<string>();
+  private readonly shortCache = new Map<string, string>();
+  private readonly rec: TraceRecord = {
+    kind: 'kernel',
+    name: '',
+    type: null,
+    category: null,
+    stream: null,
+    step: null,
+    startUs: Number.NaN,
+    ticks: 0,
+  };
+  private readonly windows = new StepWindows();
+  private readonly processes = new Map<string, string>();
+  /** thread names by pid, then tid. */
+  private readonly threads = new Map<string, Map<string, string>>();
+  private threadCount = 0;
+  private readonly lastStart = new Map<string, number>();
+  private outOfOrder = 0;
+  private withPh = 0;
+  private npuKernels = 0;
+  /** Task Types neither known as kernels nor as other tasks, read as kernels: how many of each. */
+  private readonly unknownTasks = new Map<string, number>();
+  private orphans: Orphan[] = [];
+  private kernelsBeforeSteps = 0;
+  private readonly stepsSeen = new Set<number>();
+  // kineto launches (steps.ts)
+  private readonly recent = new Map<number, number | null>();
+  private readonly queue: Waiting[] = [];
+  private qHead = 0;
+  private readonly waiting = new Map<number, Waiting>();
+  /** The kernel that waits last, kept out of the map (its launch most often comes next). */
+  private lastWaiting: Waiting | null = null;
+  private readonly free: Waiting[] = [];
+  private byLaunch = 0;
+  private lastStream: Buffer | null = null;
+  private lastStreamKind = 0;
+  private lastStreamText: string | null = null;
+  private byOwnTime = 0;
+  readonly info: TraceInfo;
+
+  constructor(
+    private readonly file: string,
+    private readonly sink: TraceSink,
+    private readonly options: ChromeTraceOptions = {},
+  ) {
+    this.info = {
+      format: 'kineto',
+      traits: [],
+      answers: noAnswers(),
+      stepSource: null,
+      steps: [],
+      rank: null,
+      rankSource: null,
+      bytes: 0,
+      events: 0,
+      kernels: 0,
+      skipped: 0,
+      apart: new Map(),
+      notes: [],
+    };
+    this.scanner = new EventScanner(
+      {
+        eventKeys: EVENT_KEYS,
+        argKeys: ARG_KEYS,
+        topKeys: ['distributedInfo'],
+        maxItemBytes: options.maxItemBytes,
+        wantArgs: (v) => this.wantArgs(v),
+      },
+      { event: (v) => this.event(v), top: (k, v) => this.top(k, v) },
+    );
+  }
+
+  push(chunk: Buffer): void {
+    try {
+      this.scanner.push(chunk);
+    } catch (e) {
+      throw this.translate(e);
+    }
+  }
+
+  /** The input ended: settle what waits, check that it was a trace, and say what was found. */
+  finish(): TraceInfo {
+    try {
+      this.scanner.finish();
+    } catch (e) {
+      throw this.translate(e);
+    }
+    const s = this.scanner;
+    if (s.form === 'object' && !s.sawTraceEvents) {
+      throw inputError(
+        `${this.file}: a JSON object without a "traceEvents" array: not a Chrome trace. ` +
+          'Expected a PyTorch profiler trace (*.pt.trace.json) or torch_npu trace_view.json.',
+      );
+    }
+    if (s.events > 0 && this.withPh === 0) {
+      throw inputError(
+        `${this.file}: ${s.events} JSON objects, none with a "ph" (phase) member: not trace events. ` +
+          'Expected a PyTorch profiler trace (*.pt.trace.json) or torch_npu trace_view.json.',
+      );
+    }
+    this.settleLaunches();
+    const info = this.info;
+    info.bytes = s.bytes;
+    info.events = s.events;
+    const npu = this.npuKernels > 0 || [...this.processes.values()].includes('Ascend Hardware');
+    info.format = npu ? 'trace_view' : 'kineto';
+    info.traits.push(
+      npu ? 'torch_npu trace_view.json' : 'PyTorch kineto trace',
+      s.form === 'array' ? 'JSON array of events' : 'JSON object with traceEvents',
+    );
+    if (!npu && this.options.shortNames) info.traits.push('kernel names shortened');
+    const a = info.answers;
+    a.names = true;
+    a.order = true;
+    a.ranks = info.rank !== null;
+    a.steps = this.windows.size > 0;
+    info.steps = [...this.stepsSeen].sort((x, y) => x - y);
+    if (a.steps) {
+      info.stepSource = npu
+        ? 'ProfilerStep#N windows of the host (cpu_op events); a device kernel is in the window its start falls in'
+        : 'ProfilerStep#N windows of the host (user_annotation events); a kernel is in the window of its launch';
+    }
+    if (info.kernels === 0)
+      info.notes.push(npu ? 'no device kernels in the "Ascend Hardware" process' : 'no kernel events (cat "kernel"): a CPU-only trace?');
+    if (this.byOwnTime > 0 && !npu) {
+      info.notes.push(
+        `${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`,
+      );
+    }
+    if (this.kernelsBeforeSteps > 0 && a.steps)
+      info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
+    if (this.outOfOrder > 0)
+      info.notes.push(
+        `device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`,
+      );
+    if (this.unknownTasks.size > 0) {
+      const types = [...this.unknownTasks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, n]) => `${t} (${n})`);
+      info.notes.push(`device tasks read as kernels though their Task Type is not a known kernel type: ${types.join(', ')}`);
+    }
+    if (this.orphans.length > 0) info.notes.push(`${this.orphans.length} device tasks in processes without process_name metadata were not read`);
+    return info;
+  }
+
+  private translate(e: unknown): unknown {
+    if (e instanceof JsonTraceError) {
+      return inputError(
+        `${this.file}: byte ${e.offset}: ${e.what}. Expected a complete Chrome-trace JSON file (PyTorch profiler *.pt.trace.json or torch_npu trace_view.json); copy or export it again.`,
+      );
+    }
+    return e;
+  }
+
+  private top(key: string, value: unknown): void {
+    if (key === 'distributedInfo' && value !== null && typeof value === 'object') {
+      const rank = (value as Record<string, unknown>).rank;
+      if ((typeof rank === 'number' && Number.isSafeInteger(rank) && rank >= 0) || (typeof rank === 'string' && /^\d{1,9}$/.test(rank))) {
+        this.info.rank = String(rank);
+        this.info.rankSource = 'distributedInfo.rank';
+      }
+    }
+  }
+
+  /** Args are read for metadata, device events (no category), kernels, memory operations and launches. */
+  private wantArgs(v: EventView): boolean {
+    if (v.kind(CAT) !== STRING || !v.strIs(PH, X)) return true;
+    if (v.strIs(CAT, KERNEL) || v.strIs(CAT, MEMCPY) || v.strIs(CAT, MEMSET)) return true;
+    for (const r of RUNTIMES) if (v.strIs(CAT, r)) return true;
+    return false;
+  }
+
+  private name(v: EventView): string {
+    const [s, e] = v.span(NAME);
+    const b = v.buf;
+    const h = this.names.hash(b, s, e, -1, -1);
+    let n = this.names.get(h, b, s, e, -1, -1);
+    if (n === undefined) {
+      n = v.str(NAME)!;
+      if (this.names.size >= NAME_CACHE_LIMIT) this.names.clear();
+      this.names.set(h, b, s, e, -1, -1, n);
+    }
+    return n;
+  }
+
+  private event(v: EventView): void {
+    if (v.kind(PH) !== STRING) return;
+    this.withPh++;
+    if (v.strIs(PH, X)) {
+      if (v.kind(NAME) !== STRING) return;
+      if (v.kind(CAT) === STRING) {
+        if (v.strIs(CAT, KERNEL)) {
+          this.kineto(v, 'kernel');
+          return;
+        }
+        if (v.strIs(CAT, MEMCPY)) {
+          this.kineto(v, 'memcpy');
+          return;
+        }
+        if (v.strIs(CAT, MEMSET)) {
+          this.kineto(v, 'memset');
+          return;
+        }
+        for (const r of RUNTIMES)
+          if (v.strIs(CAT, r)) {
+            this.launch(v);
+            return;
+          }
+        if (v.strStarts(NAME, STEP_PREFIX) && !v.strIs(CAT, GPU_ANNOTATION)) this.step(v);
+        return;
+      }
+      // Device events of torch_npu carry no category.
+      if (v.strStarts(NAME, STEP_PREFIX)) {
+        this.step(v);
+        return;
+      }
+      this.npu(v);
+      return;
+    }
+    if (v.strIs(PH, M)) this.metadata(v);
+  }
+
+  private metadata(v: EventView): void {
+    const pid = v.scalar(PID);
+    const label = v.str(A_NAME);
+    if (pid === null || label === null) return;
+    // Real traces name tens of processes and threads; past MAX_NAMED the rest are not kept (memory stays bounded).
+    if (v.strIs(NAME, PROCESS_NAME)) {
+      if (this.processes.size >= MAX_NAMED && !this.processes.has(pid)) {
+        this.tooMany('processes');
+        return;
+      }
+      this.processes.set(pid, label);
+      if (this.orphans.length > 0) this.adopt(pid);
+    } else if (v.strIs(NAME, THREAD_NAME)) {
+      const tid = v.scalar(TID);
+      if (tid === null) return;
+      if (this.threadCount >= MAX_NAMED) {
+        this.tooMany('threads');
+        return;
+      }
+      let t = this.threads.get(pid);
+      if (!t) {
+        t = new Map();
+        this.threads.set(pid, t);
+      }
+      if (!t.has(tid)) this.threadCount++;
+      t.set(tid, label);
+    }
+  }
+
+  private step(v: EventView): void {
+    const id = profilerStep(v.str(NAME)!);
+    if (id === null) return;
+    const start = this.startUs(v);
+    const dur = this.durTicks(v);
+    if (!(start >= 0) || !(dur >= 0)) {
+      this.skip(v, `${v.str(NAME)} has no readable ts and dur; its step window is not used`);
+      return;
+    }
+    if (this.windows.size >= MAX_STEPS) {
+      throw inputError(
+        `${this.file}: byte ${v.offset}: more than ${MAX_STEPS} ProfilerStep#N events; no real trace has that many steps. Is the file a trace of one profiling session?`,
+      );
+    }
+    this.windows.add(id, start, dur / 10_000);
+  }
+
+  private startUs(v: EventView): number {
+    const k = v.kind(TS);
+    if (k !== STRING && k !== NUMBER) return Number.NaN;
+    return parseFloatCell(v.buf, v.starts[TS]!, v.ends[TS]!);
+  }
+
+  private durTicks(v: EventView): number {
+    const k = v.kind(DUR);
+    if (k !== STRING && k !== NUMBER) return Number.NaN;
+    return parseTicks(v.buf, v.starts[DUR]!, v.ends[DUR]!);
+  }
+
+  private skip(v: EventView, message: string): void {
+    this.info.skipped++;
+    this.sink.warn(`byte ${v.offset}`, message);
+  }
+
+  /** Duration and start of a kernel event, or null (skipped, with a warning). */
+  private timing(v: EventView, what: string): { start: number; ticks: number } | null {
+    const ticks = this.durTicks(v);
+    if (!(ticks >= 0)) {
+      const d =
+        v.kind(DUR) === NUMBER || v.kind(DUR) === STRING
+          ? `"${v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40))}"`
+          : 'missing';
+      this.skip(v, `${what} event ${v.index} has dur ${d}, expected a duration in µs; skipped`);
+      return null;
+    }
+    return { start: this.startUs(v), ticks };
+  }
+
+  private tooMany(what: string): void {
+    const note = `more than ${MAX_NAMED} ${what} named in metadata: the rest were not kept`;
+    if (!this.info.notes.includes(note)) this.info.notes.push(note);
+  }
+
+  private order(stream: string, start: number): void {
+    const last = this.lastStart.get(stream);
+    if (last !== undefined && start < last) this.outOfOrder++;
+    if (last !== undefined || this.lastStart.size < MAX_NAMED) this.lastStart.set(stream, start);
+    else this.tooMany('streams');
+  }
+
+  // ----- torch_npu -----
+
+  private npu(v: EventView): void {
+    const pid = v.scalar(PID);
+    if (pid === null) return;
+    const proc = this.processes.get(pid);
+    if (proc === undefined) {
+      // Metadata usually comes first; device tasks before it wait for it (bounded).
+      if (v.kind(A_TASK) === STRING || v.strStarts(NAME, HCOM)) this.orphan(v, pid);
+      return;
+    }
+    if (proc !== 'Ascend Hardware' && proc !== 'HCCL') return;
+    const t = this.timing(v, proc === 'HCCL' ? 'communication' : 'device');
+    if (t === null) return;
+    this.npuTask(
+      pid,
+      v.scalar(TID) ?? '',
+      this.name(v),
+      proc === 'HCCL' ? null : v.str(A_TASK),
+      t.start,
+      t.ticks,
+      v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
+    );
+  }
+
+  private npuTask(pid: string, tid: string, name: string, task: string | null, start: number, ticks: number, argStream: string | null): void {
+    const proc = this.processes.get(pid);
+    const thread = this.threads.get(pid)?.get(tid);
+    const r = this.rec;
+    if (proc === 'HCCL') {
+      // "Group N Communication" threads hold the ops; "Plane N" threads their tasks.
+      if (thread !== undefined ? !thread.endsWith('Communication') : !name.startsWith('hcom_')) return;
+      r.kind = 'communication';
+      r.category = 'HCCL';
+    } else {
+      const kernel = task !== null && (NPU_KERNEL_TASKS.has(task) || (!NPU_OTHER_TASKS.test(task) && !NPU_OTHER_NAMES.test(name)));
+      if (!kernel) {
+        addApart(
+          this.info,
+          task === null ? 'device task without Task Type' : NPU_KERNEL_TASKS.has(task) || NPU_OTHER_TASKS.test(task) ? task : name,
+          ticks,
+        );
+        return;
+      }
+      if (!NPU_KERNEL_TASKS.has(task)) this.unknownTasks.set(task, (this.unknownTasks.get(task) ?? 0) + 1);
+      r.kind = 'kernel';
+      r.category = task;
+    }
+    const m = thread !== undefined ? /^Stream (\d+)$/.exec(thread) : null;
+    r.stream = m ? m[1]! : (argStream ?? tid);
+    r.name = name;
+    r.type = null;
+    r.startUs = start;
+    r.ticks = ticks;
+    r.step = this.windows.size > 0 ? this.windows.at(start) : null;
+    if (this.windows.size === 0) this.kernelsBeforeSteps++;
+    this.emit(r);
+    this.npuKernels++;
+  }
+
+  private orphan(v: EventView, pid: string): void {
+    if (this.orphans.length >= MAX_WAITING_FOR_PROCESS) {
+      throw inputError(
+        `${this.file}: byte ${v.offset}: more than ${MAX_WAITING_FOR_PROCESS} device events come before the process_name metadata that says ` +
+          'which process they belong to; kprof reads traces whose metadata comes first (as torch_npu writes them). Export the trace again.',
+      );
+    }
+    const t = this.timing(v, 'device');
+    if (t === null) return;
+    this.orphans.push({
+      pid,
+      tid: v.scalar(TID) ?? '',
+      name: this.name(v),
+      task: v.str(A_TASK),
+      startUs: t.start,
+      ticks: t.ticks,
+      argStream: v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
+    });
+  }
+
+  private adopt(pid: string): void {
+    const rest: Orphan[] = [];
+    for (const o of this.orphans) {
+      if (o.pid !== pid) rest.push(o);
+      else if (this.processes.get(pid) === 'Ascend Hardware' || this.processes.get(pid) === 'HCCL')
+        this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.ticks, o.argStream);
+    }
+    this.orphans = rest;
+  }
+
+  // ----- kineto -----
+
+  private kineto(v: EventView, kind: RecordKind): void {
+    const t = this.timing(v, kind);
+    if (t === null) return;
+    const r = this.rec;
+    let name = this.name(v);
+    if (kind === 'kernel') {
+      if (name.startsWith('nccl') || name.startsWith('rccl')) kind = 'communication';
+      if (this.options.shortNames) name = this.short(name);
+    }
+    r.kind = kind;
+    r.name = name;
+    r.type = null;
+    r.category = kind === 'memcpy' ? 'gpu_memcpy' : kind === 'memset' ? 'gpu_memset' : 'kernel';
+    r.stream = this.stream(v);
+    r.startUs = t.start;
+    r.ticks = t.ticks;
+    r.step = null;
+    if (this.windows.size === 0) {
+      this.kernelsBeforeSteps++;
+      this.queueOrEmit(r, -1, true);
+      return;
+    }
+    const corr = v.int(A_CORR);
+    if (!Number.isSafeInteger(corr)) {
+      r.step = this.windows.at(t.start);
+      this.byOwnTime++;
+      this.queueOrEmit(r, -1, true);
+      return;
+    }
+    const launched = this.recent.get(corr);
+    if (launched !== undefined) {
+      this.recent.delete(corr);
+      r.step = launched;
+      this.byLaunch++;
+      this.queueOrEmit(r, -1, true);
+      return;
+    }
+    this.queueOrEmit(r, corr, false);
+  }
+
+  /** args.stream (else tid) as text; the last one is kept, as kernels of one stream come in runs. */
+  private stream(v: EventView): string | null {
+    const f = v.kind(A_STREAM) === NUMBER || v.kind(A_STREAM) === STRING ? A_STREAM : TID;
+    const k = v.kind(f);
+    if (k !== NUMBER && k !== STRING) return null;
+    const s = v.starts[f]!;
+    const e = v.ends[f]!;
+    const last = this.lastStream;
+    if (last !== null && k === this.lastStreamKind && e - s === last.length) {
+      const b = v.buf;
+      let j = 0;
+      while (j < last.length && b[s + j] === last[j]) j++;
+      if (j === last.length) return this.lastStreamText;
+    }
+    this.lastStream = Buffer.from(v.buf.subarray(s, e));
+    this.lastStreamKind = k;
+    this.lastStreamText = v.scalar(f);
+    return this.lastStreamText;
+  }
+
+  private short(name: string): string {
+    let s = this.shortCache.get(name);
+    if (s === undefined) {
+      s = shortenName(name);
+      if (this.shortCache.size >= NAME_CACHE_LIMIT) this.shortCache.clear();
+      this.shortCache.set(name, s);
+    }
+    return s;
+  }
+
+  private launch(v: EventView): void {
+    if (this.windows.size === 0) return;
+    const corr = v.int(A_CORR);
+    if (!Number.isSafeInteger(corr)) return;
+    const start = this.startUs(v);
+    const step = start >= 0 ? this.windows.at(start) : null;
+    // Most often the launch is written right after its kernel: that one is looked at before the map.
+    let w = this.lastWaiting;
+    if (w !== null && w.corr === corr) this.lastWaiting = null;
+    else {
+      w = this.waiting.get(corr) ?? null;
+      if (w !== null) this.waiting.delete(corr);
+    }
+    if (w !== null) {
+      w.rec.step = step;
+      w.resolved = true;
+      this.byLaunch++;
+      this.drain();
+      return;
+    }
+    this.recent.set(corr, step);
+    if (this.recent.size > LAUNCH_WINDOW) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  private queueOrEmit(r: TraceRecord, corr: number, resolved: boolean): void {
+    if (resolved && this.qHead === this.queue.length) {
+      this.emit(r);
+      return;
+    }
+    const w = this.free.pop() ?? { rec: copy(r), corr, resolved };
+    const c = w.rec;
+    c.kind = r.kind;
+    c.name = r.name;
+    c.type = r.type;
+    c.category = r.category;
+    c.stream = r.stream;
+    c.step = r.step;
+    c.startUs = r.startUs;
+    c.ticks = r.ticks;
+    w.corr = corr;
+    w.resolved = resolved;
+    this.queue.push(w);
+    if (!resolved) {
+      if (this.lastWaiting !== null) this.waiting.set(this.lastWaiting.corr, this.lastWaiting);
+      this.lastWaiting = w;
+    }
+    // Bounded: the oldest kernel still waiting is placed by its own start time.
+    if (this.waiting.size >= LAUNCH_WINDOW) this.settle(this.queue[this.qHead]!);
+    this.drain();
+    // Kernels that could be handed on wait behind one whose launch has not come: bounded too.
+    while (this.queue.length - this.qHead > 4 * LAUNCH_WINDOW) {
+      this.settle(this.queue[this.qHead]!);
+      this.drain();
+    }
+  }
+
+  private settle(w: Waiting): void {
+    if (w.resolved) return;
+    if (this.lastWaiting === w) this.lastWaiting = null;
+    else this.waiting.delete(w.corr);
+    w.rec.step = this.windows.at(w.rec.startUs);
+    w.resolved = true;
+    this.byOwnTime++;
+  }
+
+  private drain(): void {
+    const q = this.queue;
+    while (this.qHead < q.length && q[this.qHead]!.resolved) {
+      const w = q[this.qHead++]!;
+      this.emit(w.rec);
+      if (this.free.length < 64) this.free.push(w);
+    }
+    if (this.qHead === q.length) {
+      q.length = 0;
+      this.qHead = 0;
+    } else if (this.qHead > 1024 && this.qHead * 2 > q.length) {
+      q.splice(0, this.qHead);
+      this.qHead = 0;
+    }
+  }
+
+  private settleLaunches(): void {
+    for (let i = this.qHead; i < this.queue.length; i++) this.settle(this.queue[i]!);
+    this.drain();
+  }
+
+  private emit(r: TraceRecord): void {
+    if (r.stream !== null && r.startUs >= 0) this.order(r.stream, r.startUs);
+    if (r.kind === 'memcpy' || r.kind === 'memset') addApart(this.info, r.kind, r.ticks);
+    else {
+      this.info.kernels++;
+      if (r.step !== null) this.stepsSeen.add(r.step);
+    }
+    this.sink.kernel(r);
+  }
+}
+
+/** Read a whole trace from chunks (tests, and the registry's file reader). */
+export async function readChromeTrace(
+  file: string,
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  sink: TraceSink,
+  options: ChromeTraceOptions = {},
+): Promise<TraceInfo> {
+  const reader = new ChromeTraceReader(file, sink, options);
+  for await (const c of chunks) reader.push(c);
+  return reader.finish();
+}

@@ -1,0 +1,38 @@
+// Content sniffing for the trace formats, from the first bytes of a file (after gunzip): the registry asks these
+// before choosing a reader. A yes is a guess the reader confirms (it refuses what is not a trace, naming the byte).
+
+import { nsysHeader } from '../nsys/nsysCsv.js';
+import type { TraceFormat } from './record.js';
+
+/** How much of a file the sniffers look at. */
+export const SNIFF_BYTES = 64 << 10;
+
+/**
+ * Chrome-trace JSON: a bare array whose first element is an object (torch_npu trace_view.json), or an object with a
+ * `traceEvents` member in its first 64 KiB (kineto puts `schemaVersion`, `deviceProperties`, `distributedInfo`
+ * first). An empty array counts (an empty trace).
+ */
+export function sniffChromeTrace(head: Uint8Array): boolean {
+  let p = 0;
+  while (p < head.length && (head[p] === 32 || head[p] === 10 || head[p] === 13 || head[p] === 9)) p++;
+  if (head[p] === 0x5b) {
+    p++;
+    while (p < head.length && (head[p] === 32 || head[p] === 10 || head[p] === 13 || head[p] === 9)) p++;
+    return p >= head.length || head[p] === 0x7b || head[p] === 0x5d;
+  }
+  if (head[p] !== 0x7b) return false;
+  return Buffer.from(head.buffer, head.byteOffset, head.byteLength).indexOf('"traceEvents"') >= 0;
+}
+
+/** Nsight Systems `nsys stats` CSV: a header of cuda_gpu_trace or cuda_gpu_kern_sum within its first 50 lines. */
+export function sniffNsysCsv(head: Uint8Array): Extract<TraceFormat, 'nsys_gpu_trace' | 'nsys_kern_sum'> | null {
+  const lines = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('utf8').split('\n').slice(0, 50);
+  for (const line of lines) {
+    if (line.indexOf(',') < 0) continue;
+    const h = nsysHeader(line.replace(/\r$/, '').split(','));
+    if (h === null) continue;
+    if ('unknownUnit' in h) return null;
+    return h.report === 'gpu_trace' ? 'nsys_gpu_trace' : 'nsys_kern_sum';
+  }
+  return null;
+}

@@ -1,0 +1,798 @@
+// A streaming scanner for Chrome-trace JSON (kineto `*.pt.trace.json`, torch_npu `trace_view.json`): bytes in,
+// one callback per trace event out, with only the fields a reader asked for located (never a parsed object).
+//
+// The forms read: a bare array of events (`[{…}, …]`, torch_npu) and an object whose `traceEvents` member is
+// that array (`{"schemaVersion": 1, …, "traceEvents": […], …}`, kineto). Memory does not grow with the file:
+//
+// - Bytes come as Buffer chunks. The unit of work is an *item*: one event, one member of the top-level object,
+//   or one piece of punctuation between them. An item is parsed only when all its bytes are in the window; when
+//   a chunk ends inside one, its bytes stay and the next chunks are appended. A long item is retried only once
+//   the window has doubled, so an item of any size is scanned a few times in all, and an item over
+//   `maxItemBytes` (64 MiB) is refused: the window never holds more than that plus a chunk.
+// - Values the reader did not ask for are skipped without being decoded: strings by searching for the closing
+//   quote, containers by a depth count held in a fixed array (nesting past `MAX_DEPTH` is refused, so hostile
+//   nesting neither recurses nor allocates).
+// - Every chunk is checked to be UTF-8 (JSON text is UTF-8, RFC 8259) by node's native validator, with a
+//   sequence cut by a chunk boundary carried over to the next.
+//
+// Errors are JsonTraceError with the absolute byte offset; the readers turn them into input errors that name
+// the file. The structure, numbers and literals are checked as a JSON parser checks them; the content of a
+// string is checked (escapes, raw control characters) only when it is decoded (names, labels): a skipped call
+// stack with a raw TAB passes, where Python's json module would refuse the file. A leading byte-order mark is
+// skipped. The object form's `traceEvents` may come anywhere among its members; members the reader asks for
+// (`distributedInfo`) are decoded whole up to 1 MiB.
+
+import { isUtf8 } from 'node:buffer';
+
+/** Value kinds of a located field. */
+export const ABSENT = 0;
+export const STRING = 1;
+export const NUMBER = 2;
+export const TRUE = 3;
+export const FALSE = 4;
+export const NULL = 5;
+export const OBJECT = 6;
+export const ARRAY = 7;
+
+export const MAX_DEPTH = 512;
+export const DEFAULT_MAX_ITEM = 64 << 20;
+/** Top-level members the reader asks for are decoded whole (JSON.parse) up to this size; larger ones are skipped. */
+const MAX_TOP_VALUE = 1 << 20;
+/** A cut item up to this size is finished in a small buffer (see push). */
+const BRIDGE = 16 << 10;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+
+/** A syntax or limit error at an absolute byte offset of the input. */
+export class JsonTraceError extends Error {
+  constructor(
+    readonly offset: number,
+    readonly what: string,
+  ) {
+    super(`byte ${offset}: ${what}`);
+    this.name = 'JsonTraceError';
+  }
+}
+
+/** Thrown (once per chunk at most) when an item runs past the bytes in the window. */
+const NEED = { need: true };
+
+export interface ScannerOptions {
+  /** Keys of an event whose values are located (`ph`, `name`, `ts` …). */
+  eventKeys: readonly string[];
+  /** Keys inside an event's `args` object whose values are located (`Task Type`, `stream` …). */
+  argKeys: readonly string[];
+  /** Members of the top-level object that are decoded whole and handed to `top` (`distributedInfo`). */
+  topKeys?: readonly string[];
+  maxItemBytes?: number;
+  /**
+   * Asked when an event's `args` object is met, with the fields located so far: false skips it unread (its
+   * fields stay absent). Lets a reader pass over the args of host events (`cpu_op` …) it does not use.
+   */
+  wantArgs?: (v: EventView) => boolean;
+}
+
+export interface ScannerHandler {
+  /** One event: the view is valid only during the call. */
+  event(v: EventView): void;
+  /** A top-level member asked for, decoded (null when it was larger than 1 MiB). */
+  top?(key: string, value: unknown, offset: number): void;
+}
+
+/** Keys by byte length: [field index, bytes, field index, bytes …]. */
+type KeyTable = ((number | Uint8Array)[] | undefined)[];
+
+function keyTable(keys: readonly string[]): KeyTable {
+  const table: KeyTable = [];
+  keys.forEach((k, i) => {
+    const bytes = new Uint8Array(Buffer.from(k, 'utf8'));
+    const bucket = table[bytes.length] ?? [];
+    bucket.push(i, bytes);
+    table[bytes.length] = bucket;
+  });
+  for (let i = 0; i < table.length; i++) table[i] ??= undefined;
+  return table;
+}
+
+/**
+ * The located fields of the current event: field i is `eventKeys[i]`, field `eventKeys.length + j` is
+ * `argKeys[j]`. Strings are located without their quotes.
+ */
+export class EventView {
+  buf: Buffer = Buffer.alloc(0);
+  /** Absolute byte offset of buf[0]. */
+  bufAbs = 0;
+  /** Absolute byte offset of the event's `{`. */
+  offset = 0;
+  /** 0-based position of the event in the events array. */
+  index = 0;
+  readonly kinds: Uint8Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+
+  constructor(fields: number) {
+    this.kinds = new Uint8Array(fields);
+    this.starts = new Int32Array(fields);
+    this.ends = new Int32Array(fields);
+  }
+
+  kind(i: number): number {
+    return this.kinds[i]!;
+  }
+
+  /** The string value decoded, or null when the field is absent or not a string. */
+  str(i: number): string | null {
+    if (this.kinds[i] !== STRING) return null;
+    return decodeString(this.buf, this.starts[i]!, this.ends[i]!, this.bufAbs);
+  }
+
+  /** The field's scalar as text: a string's content, a number's digits; null for others. Map keys (pid, tid). */
+  scalar(i: number): string | null {
+    const k = this.kinds[i];
+    if (k === STRING) return decodeString(this.buf, this.starts[i]!, this.ends[i]!, this.bufAbs);
+    if (k === NUMBER) return this.buf.toString('latin1', this.starts[i]!, this.ends[i]!);
+    return null;
+  }
+
+  /** A non-negative integer field (written as digits, at most 15 of them), else NaN. No string is made. */
+  int(i: number): number {
+    if (this.kinds[i] !== NUMBER) return Number.NaN;
+    const b = this.buf;
+    const s = this.starts[i]!;
+    const e = this.ends[i]!;
+    if (e - s > 15) return Number.NaN;
+    let n = 0;
+    for (let k = s; k < e; k++) {
+      const d = b[k]! - 48;
+      if (d < 0 || d > 9) return Number.NaN;
+      n = n * 10 + d;
+    }
+    return n;
+  }
+
+  /** Is the field a string equal to `bytes` (as written, without escapes)? No decoding. */
+  strIs(i: number, bytes: Uint8Array): boolean {
+    if (this.kinds[i] !== STRING) return false;
+    const s = this.starts[i]!;
+    if (this.ends[i]! - s !== bytes.length) return false;
+    const b = this.buf;
+    for (let k = 0; k < bytes.length; k++) if (b[s + k] !== bytes[k]) return false;
+    return true;
+  }
+
+  /** Does the string field start with `bytes`? */
+  strStarts(i: number, bytes: Uint8Array): boolean {
+    if (this.kinds[i] !== STRING) return false;
+    const s = this.starts[i]!;
+    if (this.ends[i]! - s < bytes.length) return false;
+    const b = this.buf;
+    for (let k = 0; k < bytes.length; k++) if (b[s + k] !== bytes[k]) return false;
+    return true;
+  }
+
+  /** The raw bytes of a number or string field's content (for number parsing straight from bytes). */
+  span(i: number): [number, number] {
+    return [this.starts[i]!, this.ends[i]!];
+  }
+}
+
+/** Decode the content of a JSON string located in `b` at [s, e) (without quotes); `abs` is the offset of b[0]. */
+export function decodeString(b: Buffer, s: number, e: number, abs: number): string {
+  for (let i = s; i < e; i++) {
+    if (b[i] !== BACKSLASH) continue;
+    try {
+      return JSON.parse(b.toString('utf8', s - 1, e + 1)) as string;
+    } catch {
+      throw new JsonTraceError(abs + s - 1, 'a string with an invalid escape sequence or a raw control character');
+    }
+  }
+  return b.toString('utf8', s, e);
+}
+
+enum State {
+  Start,
+  ObjFirst,
+  ObjKey,
+  ObjNext,
+  EventsFirst,
+  Event,
+  EventsNext,
+  Done,
+}
+
+export type TraceForm = 'array' | 'object';
+
+export class EventScanner {
+  private readonly eventKeys: KeyTable;
+  private readonly argKeys: KeyTable;
+  private readonly topKeys: string[];
+  private readonly nEvent: number;
+  private readonly argsField: number;
+  private readonly maxItem: number;
+  private readonly view: EventView;
+  private readonly wantArgs: ((v: EventView) => boolean) | null;
+  private readonly stack = new Uint8Array(MAX_DEPTH);
+
+  private buf: Buffer = Buffer.alloc(0);
+  /** Absolute offset of buf[0]. */
+  private bufAbs = 0;
+  private end = 0;
+  private state: State = State.Start;
+  /** Bytes kept from an item cut by a chunk boundary, and chunks that came after it. */
+  private tail: Buffer | null = null;
+  private tailAbs = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Bytes fed so far (absolute offset of the next chunk). */
+  private fed = 0;
+  /** A UTF-8 sequence cut by the end of the last chunk. */
+  private utf8Carry: Buffer | null = null;
+  private finished = false;
+
+  form: TraceForm | null = null;
+  /** Events seen (elements of the events array). */
+  events = 0;
+  /** Whether a `traceEvents` member was found (object form). */
+  sawTraceEvents = false;
+
+  constructor(
+    options: ScannerOptions,
+    private readonly handler: ScannerHandler,
+  ) {
+    this.eventKeys = keyTable(options.eventKeys);
+    this.argKeys = keyTable(options.argKeys);
+    this.topKeys = [...(options.topKeys ?? [])];
+    this.nEvent = options.eventKeys.length;
+    this.argsField = options.eventKeys.indexOf('args');
+    this.maxItem = Math.max(64, options.maxItemBytes ?? DEFAULT_MAX_ITEM);
+    this.view = new EventView(this.nEvent + options.argKeys.length);
+    this.wantArgs = options.wantArgs ?? null;
+  }
+
+  /** Feed the next chunk. The scanner keeps a reference to it (it must not be reused by the caller). */
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.checkUtf8(chunk);
+    const abs = this.fed;
+    this.fed += chunk.length;
+    if (this.tail === null) {
+      this.buf = chunk;
+      this.bufAbs = abs;
+    } else if (this.pending.length === 0 && this.tail.length <= BRIDGE) {
+      // The item cut by the last chunk's end is finished in a small buffer of its bytes and the first bytes of
+      // this chunk; the rest of the chunk is then scanned where it is (no copy of the whole chunk).
+      const tail = this.tail;
+      const take = Math.min(chunk.length, 4 * BRIDGE);
+      this.buf = Buffer.concat([tail, chunk.subarray(0, take)]);
+      this.bufAbs = this.tailAbs;
+      this.tail = null;
+      const stop = this.run(false, tail.length);
+      if (stop >= 0) {
+        this.buf = chunk;
+        this.bufAbs = abs;
+        this.run(false, -1, stop - tail.length);
+      } else if (take < chunk.length) {
+        // Still cut (an item longer than the bridge): the rest of the chunk waits with it.
+        this.pending.push(chunk.subarray(take));
+        this.pendingBytes += chunk.length - take;
+        if (this.pendingBytes >= this.tail!.length) {
+          this.join();
+          this.run(false);
+        }
+      }
+      return;
+    } else {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      // Retry a cut item only once the window has doubled: each byte of a long item is scanned a few times in all.
+      if (this.pendingBytes < this.tail.length) return;
+      this.join();
+    }
+    this.run(false);
+  }
+
+  /** The input ended: throws if it ended inside the trace. */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.utf8Carry !== null) throw new JsonTraceError(this.fed - this.utf8Carry.length, 'the file ends inside a UTF-8 character (cut short?)');
+    if (this.tail !== null) this.join();
+    else {
+      // Everything fed has been scanned: only the end is left to check.
+      this.bufAbs = this.fed;
+      this.buf = Buffer.alloc(0);
+    }
+    this.run(true);
+  }
+
+  /** Total bytes fed. */
+  get bytes(): number {
+    return this.fed;
+  }
+
+  private join(): void {
+    this.buf = this.pending.length === 0 ? this.tail! : Buffer.concat([this.tail!, ...this.pending]);
+    this.bufAbs = this.tailAbs;
+    this.tail = null;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  private checkUtf8(chunk: Buffer): void {
+    let from = 0;
+    if (this.utf8Carry !== null) {
+      const carry = this.utf8Carry;
+      const len = seqLength(carry[0]!);
+      const take = Math.min(len - carry.length, chunk.length);
+      const joined = Buffer.concat([carry, chunk.subarray(0, take)]);
+      if (joined.length < len) {
+        this.utf8Carry = joined;
+        return;
+      }
+      if (!isUtf8(joined)) throw new JsonTraceError(this.fed - carry.length, 'a byte that is not UTF-8 (JSON text is UTF-8: is the file in another encoding, or damaged?)');
+      this.utf8Carry = null;
+      from = take;
+    }
+    const cut = completeEnd(chunk, from, chunk.length);
+    if (!isUtf8(chunk.subarray(from, cut))) {
+      throw new JsonTraceError(this.fed + firstBadUtf8(chunk, from, cut), 'a byte that is not UTF-8 (JSON text is UTF-8: is the file in another encoding, or damaged?)');
+    }
+    if (cut < chunk.length) this.utf8Carry = Buffer.from(chunk.subarray(cut));
+  }
+
+  /**
+   * Scan items from `start` until the window ends (or, with `stopAt` ≥ 0, until an item ends at or past it: then
+   * the position is returned). -1 when the window ended: a cut item is kept as the tail.
+   */
+  private run(eof: boolean, stopAt = -1, start = 0): number {
+    const b = this.buf;
+    this.end = b.length;
+    let p = start;
+    let itemStart = start;
+    try {
+      for (;;) {
+        if (stopAt >= 0 && p >= stopAt) return p;
+        itemStart = p;
+        switch (this.state) {
+          case State.Start: {
+            p = this.ws(p);
+            // A byte-order mark (an editor's re-save) is not JSON, but says nothing against the trace.
+            if (b[p] === 0xef && this.bufAbs + p === 0) {
+              if (p + 3 > this.end) throw NEED;
+              if (b[p + 1] === 0xbb && b[p + 2] === 0xbf) p = this.ws(p + 3);
+            }
+            const c = b[p];
+            if (c === LBRACKET) {
+              this.form = 'array';
+              this.state = State.EventsFirst;
+            } else if (c === LBRACE) {
+              this.form = 'object';
+              this.state = State.ObjFirst;
+            } else {
+              this.fail(p, `expected a JSON array of trace events or an object with "traceEvents"; found ${describe(b, p)}`);
+            }
+            p++;
+            break;
+          }
+          case State.ObjFirst:
+            p = this.ws(p);
+            if (b[p] === RBRACE) {
+              p++;
+              this.state = State.Done;
+            } else this.state = State.ObjKey;
+            break;
+          case State.ObjKey: {
+            p = this.ws(p);
+            if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes; found ${describe(b, p)}`);
+            const ks = p + 1;
+            const ke = this.strEnd(p);
+            p = this.ws(ke + 1);
+            if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+            p = this.ws(p + 1);
+            const key = decodeString(b, ks, ke, this.bufAbs);
+            if (key === 'traceEvents') {
+              if (b[p] !== LBRACKET) this.fail(p, `expected "traceEvents" to be an array of events; found ${describe(b, p)}`);
+              this.sawTraceEvents = true;
+              p++;
+              this.state = State.EventsFirst;
+            } else {
+              const vs = p;
+              p = this.skipValue(p);
+              if (this.topKeys.includes(key) && this.handler.top) {
+                const value = p - vs <= MAX_TOP_VALUE ? this.parseTop(b, vs, p) : null;
+                this.handler.top(key, value, this.bufAbs + vs);
+              }
+              this.state = State.ObjNext;
+            }
+            break;
+          }
+          case State.ObjNext:
+            p = this.ws(p);
+            if (b[p] === COMMA) this.state = State.ObjKey;
+            else if (b[p] === RBRACE) this.state = State.Done;
+            else this.fail(p, `expected ',' or '}' after a member of the top-level object; found ${describe(b, p)}`);
+            p++;
+            break;
+          case State.EventsFirst:
+            p = this.ws(p);
+            if (b[p] === RBRACKET) {
+              p++;
+              this.state = this.form === 'array' ? State.Done : State.ObjNext;
+            } else this.state = State.Event;
+            break;
+          case State.Event:
+            p = this.ws(p);
+            if (b[p] !== LBRACE) this.fail(p, `expected trace event ${this.events} to be an object; found ${describe(b, p)}`);
+            p = this.event(p);
+            this.state = State.EventsNext;
+            break;
+          case State.EventsNext:
+            p = this.ws(p);
+            if (b[p] === COMMA) this.state = State.Event;
+            else if (b[p] === RBRACKET) this.state = this.form === 'array' ? State.Done : State.ObjNext;
+            else this.fail(p, `expected ',' or ']' after trace event ${this.events - 1}; found ${describe(b, p)}`);
+            p++;
+            break;
+          case State.Done:
+            p = this.ws(p);
+            this.fail(p, `unexpected ${describe(b, p)} after the end of the trace`);
+        }
+      }
+    } catch (e) {
+      if (e !== NEED) throw e;
+    }
+    // Out of bytes: at the end of the input only white space may be left, after a complete trace.
+    if (eof) {
+      if (this.state === State.Done) return -1;
+      this.cutShort(itemStart);
+    }
+    if (itemStart < this.end) {
+      const keep = b.subarray(itemStart);
+      if (keep.length >= this.maxItem) {
+        let at = itemStart;
+        while (at < this.end && b[at]! <= 32) at++;
+        this.fail(at, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB (no real trace has one that long); is the file a trace?`);
+      }
+      this.tail = keep;
+      this.tailAbs = this.bufAbs + itemStart;
+    }
+    return -1;
+  }
+
+  private parseTop(b: Buffer, s: number, e: number): unknown {
+    try {
+      return JSON.parse(b.toString('utf8', s, e)) as unknown;
+    } catch {
+      throw new JsonTraceError(this.bufAbs + s, 'a value with an invalid string escape or a raw control character');
+    }
+  }
+
+  private itemName(): string {
+    return this.state === State.Event ? `trace event ${this.events}` : this.state === State.ObjKey ? 'a member of the top-level object' : 'a value';
+  }
+
+  private cutShort(itemStart: number): never {
+    const at = this.bufAbs + this.end;
+    const s = this.state;
+    if (s === State.Start) throw new JsonTraceError(at, 'the file holds no JSON (empty or only white space); expected a trace');
+    if (s === State.Event) {
+      let p = itemStart;
+      while (p < this.end && this.buf[p]! <= 32) p++;
+      if (p < this.end) throw new JsonTraceError(at, `the file ends inside trace event ${this.events} (which starts at byte ${this.bufAbs + p}): the file is cut short`);
+    }
+    if (s === State.Event || s === State.EventsFirst || s === State.EventsNext) {
+      throw new JsonTraceError(at, `the file ends inside the array of trace events, after ${this.events} events, without its closing ']': the file is cut short`);
+    }
+    throw new JsonTraceError(at, "the file ends inside the top-level object, without its closing '}': the file is cut short");
+  }
+
+  private fail(p: number, what: string): never {
+    if (p >= this.end) throw NEED;
+    throw new JsonTraceError(this.bufAbs + p, what);
+  }
+
+  private ws(p: number): number {
+    const b = this.buf;
+    const end = this.end;
+    while (p < end) {
+      const c = b[p]!;
+      if (c > 32 || (c !== 32 && c !== 10 && c !== 13 && c !== 9)) return p;
+      p++;
+    }
+    throw NEED;
+  }
+
+  /** `p` is at an opening quote: the index of the closing one. */
+  private strEnd(p: number): number {
+    const b = this.buf;
+    const end = this.end;
+    let q = p + 1;
+    // Short strings (keys, most values) by a plain loop; long ones by the native search.
+    const stop = Math.min(end, q + 24);
+    for (; q < stop; q++) {
+      const c = b[q]!;
+      if (c === QUOTE) return q;
+      if (c === BACKSLASH) {
+        q++;
+      }
+    }
+    if (q >= end) throw NEED;
+    for (;;) {
+      const i = b.indexOf(QUOTE, q);
+      if (i < 0) throw NEED;
+      let k = i - 1;
+      let n = 0;
+      while (k > p && b[k] === BACKSLASH) {
+        n++;
+        k--;
+      }
+      if ((n & 1) === 0) return i;
+      q = i + 1;
+    }
+  }
+
+  /** `p` is at the first byte of a number: the index past it. The JSON number grammar, in one pass. */
+  private numEnd(p: number): number {
+    const b = this.buf;
+    const end = this.end;
+    const start = p;
+    let c = b[p]!;
+    if (c === 45) c = b[++p]!;
+    if (c === 48) p++;
+    else if (c >= 49 && c <= 57) {
+      p++;
+      while (p < end && isDigit(b[p]!)) p++;
+    } else this.fail(p, `not a valid number: ${describe(b, start)}`);
+    if (p < end && b[p] === 46) {
+      const d = ++p;
+      while (p < end && isDigit(b[p]!)) p++;
+      if (p === d) this.fail(p, `not a valid number (no digit after the decimal point): ${describe(b, start)}`);
+    }
+    if (p < end && (b[p] === 101 || b[p] === 69)) {
+      p++;
+      if (p < end && (b[p] === 43 || b[p] === 45)) p++;
+      const d = p;
+      while (p < end && isDigit(b[p]!)) p++;
+      if (p === d) this.fail(p, `not a valid number (no digit in the exponent): ${describe(b, start)}`);
+    }
+    // A number that touches the end of the window may go on in the next chunk.
+    if (p >= end) throw NEED;
+    return p;
+  }
+
+  private literal(p: number, word: string): number {
+    const b = this.buf;
+    if (p + word.length > this.end) throw NEED;
+    for (let k = 0; k < word.length; k++) if (b[p + k] !== word.charCodeAt(k)) this.fail(p, `expected a value; found ${describe(b, p)}`);
+    return p + word.length;
+  }
+
+  /** Skip one value starting at `p` (after white space): the index past it. Iterative; depth bounded. */
+  private skipValue(p: number): number {
+    const b = this.buf;
+    const stack = this.stack;
+    let d = 0;
+    for (;;) {
+      // A value is expected at p.
+      p = this.ws(p);
+      const c = b[p]!;
+      let closed = true;
+      if (c === QUOTE) p = this.strEnd(p) + 1;
+      else if (c === LBRACE || c === LBRACKET) {
+        if (d >= MAX_DEPTH) this.fail(p, `values nested deeper than ${MAX_DEPTH} levels (no real trace nests that deep)`);
+        stack[d++] = c;
+        p = this.ws(p + 1);
+        if (b[p] === (c === LBRACE ? RBRACE : RBRACKET)) {
+          p++;
+          d--;
+        } else {
+          if (c === LBRACE) p = this.memberName(p);
+          closed = false;
+        }
+      } else if (c === 45 || (c >= 48 && c <= 57)) p = this.numEnd(p);
+      else if (c === 116) p = this.literal(p, 'true');
+      else if (c === 102) p = this.literal(p, 'false');
+      else if (c === 110) p = this.literal(p, 'null');
+      else this.fail(p, `expected a value; found ${describe(b, p)}`);
+      if (!closed) continue;
+      // After a value: close containers, or go on to the next element.
+      for (;;) {
+        if (d === 0) return p;
+        p = this.ws(p);
+        const t = b[p];
+        const open = stack[d - 1];
+        if (t === COMMA) {
+          p++;
+          if (open === LBRACE) p = this.memberName(this.ws(p));
+          break;
+        }
+        if ((t === RBRACE && open === LBRACE) || (t === RBRACKET && open === LBRACKET)) {
+          p++;
+          d--;
+          continue;
+        }
+        this.fail(p, `expected ',' or '${open === LBRACE ? '}' : ']'}'; found ${describe(b, p)}`);
+      }
+    }
+  }
+
+  /** `p` is at a member name's quote: past the name, the white space and the colon. */
+  private memberName(p: number): number {
+    const b = this.buf;
+    if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes; found ${describe(b, p)}`);
+    p = this.ws(this.strEnd(p) + 1);
+    if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+    return p + 1;
+  }
+
+  /** Record the value at `p` in field `f`; returns the index past it. */
+  private record(f: number, p: number): number {
+    const b = this.buf;
+    const v = this.view;
+    const c = b[p]!;
+    if (c === QUOTE) {
+      const e = this.strEnd(p);
+      v.kinds[f] = STRING;
+      v.starts[f] = p + 1;
+      v.ends[f] = e;
+      return e + 1;
+    }
+    let kind: number;
+    const start = p;
+    if (c === 45 || (c >= 48 && c <= 57)) {
+      p = this.numEnd(p);
+      kind = NUMBER;
+    } else {
+      p = this.skipValue(p);
+      kind = c === LBRACE ? OBJECT : c === LBRACKET ? ARRAY : c === 116 ? TRUE : c === 102 ? FALSE : NULL;
+    }
+    v.kinds[f] = kind;
+    v.starts[f] = start;
+    v.ends[f] = p;
+    return p;
+  }
+
+  /** Field index of the key at [s, e), or -1. Keys are bucketed by length, then told apart by their bytes. */
+  private match(table: KeyTable, s: number, e: number): number {
+    const n = e - s;
+    if (n >= table.length) return -1;
+    const bucket = table[n];
+    if (bucket === undefined) return -1;
+    const b = this.buf;
+    for (let i = 0; i < bucket.length; i += 2) {
+      const k = bucket[i + 1] as Uint8Array;
+      let j = 0;
+      while (j < n && b[s + j] === k[j]) j++;
+      if (j === n) return bucket[i] as number;
+    }
+    return -1;
+  }
+
+  /** One event object at `p` (its `{`): located fields, then the handler. */
+  private event(p: number): number {
+    const b = this.buf;
+    const v = this.view;
+    const start = p;
+    v.kinds.fill(0);
+    v.buf = b;
+    v.bufAbs = this.bufAbs;
+    p = this.ws(p + 1);
+    if (b[p] === RBRACE) p++;
+    else {
+      for (;;) {
+        if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes in trace event ${this.events}; found ${describe(b, p)}`);
+        const ks = p + 1;
+        const ke = this.strEnd(p);
+        p = this.ws(ke + 1);
+        if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+        p = this.ws(p + 1);
+        const f = this.match(this.eventKeys, ks, ke);
+        if (f === this.argsField && f >= 0 && b[p] === LBRACE && (this.wantArgs === null || this.wantArgs(v))) p = this.args(p);
+        else if (f >= 0) p = this.record(f, p);
+        else p = this.skipValue(p);
+        if (p >= this.end || b[p]! <= 32) p = this.ws(p);
+        const t = b[p];
+        if (t === COMMA) {
+          p = this.ws(p + 1);
+          continue;
+        }
+        if (t === RBRACE) {
+          p++;
+          break;
+        }
+        this.fail(p, `expected ',' or '}' in trace event ${this.events}; found ${describe(b, p)}`);
+      }
+    }
+    v.buf = b;
+    v.bufAbs = this.bufAbs;
+    v.offset = this.bufAbs + start;
+    v.index = this.events;
+    this.events++;
+    this.handler.event(v);
+    return p;
+  }
+
+  /** The `args` object at `p`: its asked-for members located. */
+  private args(p: number): number {
+    const b = this.buf;
+    const start = p;
+    p = this.ws(p + 1);
+    if (b[p] === RBRACE) return this.markArgs(start, p + 1);
+    for (;;) {
+      if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes in "args"; found ${describe(b, p)}`);
+      const ks = p + 1;
+      const ke = this.strEnd(p);
+      p = this.ws(ke + 1);
+      if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+      p = this.ws(p + 1);
+      const f = this.match(this.argKeys, ks, ke);
+      p = f >= 0 ? this.record(this.nEvent + f, p) : this.skipValue(p);
+      if (p >= this.end || b[p]! <= 32) p = this.ws(p);
+      const t = b[p];
+      if (t === COMMA) {
+        p = this.ws(p + 1);
+        continue;
+      }
+      if (t === RBRACE) return this.markArgs(start, p + 1);
+      this.fail(p, `expected ',' or '}' in "args"; found ${describe(b, p)}`);
+    }
+  }
+
+  private markArgs(start: number, end: number): number {
+    const v = this.view;
+    v.kinds[this.argsField] = OBJECT;
+    v.starts[this.argsField] = start;
+    v.ends[this.argsField] = end;
+    return end;
+  }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** A byte for a message: the character, or its hex code when it is not printable ASCII. */
+function describe(b: Buffer, p: number): string {
+  const c = b[p];
+  if (c === undefined) return 'the end of the file';
+  if (c >= 33 && c <= 126) return `'${String.fromCharCode(c)}'`;
+  return `byte 0x${c.toString(16).padStart(2, '0')}`;
+}
+
+function seqLength(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+}
+
+/** `end`, or the start of a UTF-8 sequence cut off by it. */
+function completeEnd(buf: Buffer, start: number, end: number): number {
+  for (let k = 1; k <= 3 && end - k >= start; k++) {
+    const c = buf[end - k]!;
+    if ((c & 0xc0) === 0x80) continue;
+    if (c < 0xc0) return end;
+    return seqLength(c) > k ? end - k : end;
+  }
+  return end;
+}
+
+/** The offset of the first byte of [start, end) that does not begin a valid UTF-8 sequence (slow; on error only). */
+function firstBadUtf8(b: Buffer, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len === 0 || i + len > end || !isUtf8(b.subarray(i, i + len))) return i;
+    i += len;
+  }
+  return end;
+}

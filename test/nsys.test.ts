@@ -1,0 +1,197 @@
+// Nsight Systems CSV readers on our fixtures (fixtures/nsys/, written from FORMATS.md §14): preamble lines, each
+// unit variant, the older report names, NVTX steps, and bad input.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decimalTicks, NsysCsvReader, type NsysOptions, NvtxStepsReader } from '../src/input/formats/nsys/nsysCsv.js';
+import { CsvRecords } from '../src/input/formats/nsys/csvRecords.js';
+import type { StatisticRecord, TraceRecord } from '../src/input/formats/trace/record.js';
+import { isKprofError } from '../src/util/errors.js';
+import { ROOT } from './helpers.js';
+
+const FIX = join(ROOT, 'fixtures/nsys');
+
+function read(file: string, chunk = 1 << 20, withSteps = false) {
+  const records: TraceRecord[] = [];
+  const stats: StatisticRecord[] = [];
+  const warnings: string[] = [];
+  let steps: NsysOptions | undefined;
+  if (withSteps) {
+    const n = new NvtxStepsReader('nvtx.csv');
+    n.push(readFileSync(join(FIX, 'nvtx-steps/nvtx_gpu_proj_trace.csv')));
+    const s = n.finish();
+    steps = { steps: s.windows, stepSource: s.source };
+  }
+  const r = new NsysCsvReader(
+    file,
+    { kernel: (k) => records.push({ ...k }), statistic: (s) => stats.push({ ...s }), warn: (w, m) => warnings.push(`${w}: ${m}`) },
+    steps,
+  );
+  const bytes = readFileSync(join(FIX, file));
+  for (let i = 0; i < bytes.length; i += chunk) r.push(bytes.subarray(i, i + chunk));
+  return { info: r.finish(), records, stats, warnings };
+}
+
+const VEC = 'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)';
+
+describe('cuda_gpu_trace', () => {
+  it('skips the preamble lines, reads each row in order, memcpy/memset apart, exact ticks', () => {
+    const { info, records, warnings } = read('gpu-trace-preamble/cuda_gpu_trace.csv');
+    expect(warnings).toEqual([]);
+    expect(records.map((r) => [r.kind, r.name, r.stream, r.step, r.startUs, r.ticks])).toEqual([
+      ['memcpy', '[CUDA memcpy Host-to-Device]', '7', null, 1000, 32000],
+      ['kernel', VEC, '7', null, 1010, 52500],
+      ['kernel', VEC, '7', null, 1020, 55000],
+      ['kernel', 'ampere_sgemm_128x64_nn', '7', null, 1030, 400010],
+      ['communication', 'ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)', '20', null, 1080, 1200000],
+      ['memset', '[CUDA memset]', '7', null, 1090, 9000],
+      ['kernel', VEC, '7', null, 2010, 53000],
+      ['kernel', 'ampere_sgemm_128x64_nn', '7', null, 2030, 399990],
+    ]);
+    expect(info).toMatchObject({
+      format: 'nsys_gpu_trace',
+      kernels: 6,
+      events: 8,
+      skipped: 0,
+      steps: [],
+      answers: { names: true, types: false, cores: false, steps: false, order: true, ranks: false },
+    });
+    expect(info.traits).toEqual(['nsys stats cuda_gpu_trace', 'times in ns', '4 lines before the header skipped']);
+    expect([...info.apart]).toEqual([
+      ['memcpy', { count: 1, ticks: 32000 }],
+      ['memset', { count: 1, ticks: 9000 }],
+    ]);
+    expect(info.notes).toEqual(['no steps: cuda_gpu_trace has no step column (give the NVTX ranges of ProfilerStep#N for steps)']);
+  });
+
+  it('gives the same records whatever the chunks (7 bytes at a time)', () => {
+    expect(read('gpu-trace-preamble/cuda_gpu_trace.csv', 7).records).toEqual(read('gpu-trace-preamble/cuda_gpu_trace.csv').records);
+  });
+
+  it('steps where NVTX says so: ProfilerStep#N ranges projected onto the GPU', () => {
+    const { info, records } = read('gpu-trace-preamble/cuda_gpu_trace.csv', 1 << 20, true);
+    expect(records.map((r) => r.step)).toEqual([1, 1, 1, 1, 1, 1, 2, 2]);
+    expect(info.steps).toEqual([1, 2]);
+    expect(info.answers.steps).toBe(true);
+    expect(info.stepSource).toBe('NVTX ranges ProfilerStep#N projected onto the GPU');
+    expect(info.notes).toEqual([]);
+  });
+
+  it('the older gputrace with times in µs, sizes in bytes, MB/s, no GreenCtx, CRLF; a bad row is skipped and said', () => {
+    const { info, records, warnings } = read('gpu-trace-us-bytes/gputrace.csv');
+    expect(records.map((r) => [r.kind, r.name, r.startUs, r.ticks])).toEqual([
+      ['memcpy', '[CUDA memcpy HtoD]', 1000, 32000],
+      ['kernel', 'void add_kernel<float>(float*, float const*, int)', 1010, 52500],
+      ['kernel', 'void add_kernel<float>(float*, float const*, int)', 1020, 55005],
+    ]);
+    expect(warnings).toEqual(['line 5: Duration is "n/a", expected a number; row skipped']);
+    expect(info).toMatchObject({ kernels: 2, skipped: 1, events: 4 });
+    expect(info.traits).toEqual(['nsys stats cuda_gpu_trace', 'times in us']);
+  });
+});
+
+describe('cuda_gpu_kern_sum (aggregated: names only)', () => {
+  it('one statistic per name, with count, total, min and max in ticks', () => {
+    const { info, records, stats, warnings } = read('kern-sum/cuda_gpu_kern_sum.csv');
+    expect(warnings).toEqual([]);
+    expect(records).toEqual([]);
+    expect(stats).toEqual([
+      { kind: 'kernel', name: 'ampere_sgemm_128x64_nn', count: 2, ticks: 800000, minTicks: 399990, maxTicks: 400010 },
+      { kind: 'kernel', name: VEC, count: 3, ticks: 160500, minTicks: 52500, maxTicks: 55000 },
+    ]);
+    expect(info).toMatchObject({ format: 'nsys_kern_sum', kernels: 5, answers: { names: true, steps: false, order: false, types: false } });
+    expect(info.traits).toEqual(['nsys stats cuda_gpu_kern_sum (aggregated)', 'times in ns', '2 lines before the header skipped']);
+  });
+
+  it('the older gpukernsum: Time(%), µs, Average/Minimum/Maximum without a unit', () => {
+    const { stats, info } = read('kern-sum-old-us/gpukernsum.csv');
+    expect(stats).toEqual([
+      { kind: 'kernel', name: 'volta_sgemm_128x64_nn', count: 2, ticks: 800005, minTicks: 399990, maxTicks: 400015 },
+      { kind: 'kernel', name: 'void add_kernel<float>(float*, float const*, int)', count: 3, ticks: 160500, minTicks: 52500, maxTicks: 55000 },
+    ]);
+    expect(info.traits).toEqual(['nsys stats cuda_gpu_kern_sum (aggregated)', 'times in us']);
+  });
+});
+
+describe('bad input', () => {
+  function error(text: string): string {
+    try {
+      const r = new NsysCsvReader('dir/x.csv', { kernel() {}, warn() {} });
+      r.push(Buffer.from(text));
+      r.finish();
+    } catch (e) {
+      if (isKprofError(e)) return e.message;
+      throw e;
+    }
+    throw new Error('no error');
+  }
+
+  it('a CSV that is not an nsys report names the file and what was expected', () => {
+    expect(error('Step Id,Name,Type\n1,a,b\n')).toMatch(/^dir\/x\.csv: no nsys stats header in the first 2 lines; expected the CSV of `nsys stats --report cuda_gpu_trace/);
+    expect(error('x\n'.repeat(60))).toMatch(/^dir\/x\.csv: no nsys stats header in the first 50 lines \(line 51 is not one\)/);
+  });
+
+  it('a time unit kprof does not know is refused with the column', () => {
+    expect(error('Start (cycles),Duration (cycles),Name\n1,2,k\n')).toBe(
+      'dir/x.csv:1: the column "Start (cycles)" is in "cycles", not a unit of time kprof knows (ns, us, µs, ms, s). Export it again with `nsys stats --timeunit nsec`.',
+    );
+  });
+});
+
+describe('decimalTicks and CsvRecords', () => {
+  it.each([
+    ['3200', 1, 32000],
+    ['5.5005', 4, 55005],
+    ['0.00005', 4, 1],
+    ['0.00004', 4, 0],
+    ['1.5', 7, 15000000],
+    ['2', 10, 20000000000],
+    ['-1', 1, Number.NaN],
+    ['1e3', 1, Number.NaN],
+    ['', 1, Number.NaN],
+  ])('%s × 10^%i', (text, shift, ticks) => {
+    expect(decimalTicks(text, shift)).toBe(ticks);
+  });
+
+  it('splits quoted cells, doubled quotes and CRLF wherever the chunks are cut', () => {
+    const text = 'a,"b,""c""",d\r\n"x\ny",,"€"\n\nlast';
+    const want: [string[], number][] = [
+      [['a', 'b,"c"', 'd'], 1],
+      [['x\ny', '', '€'], 2],
+      [[''], 4],
+      [['last'], 5],
+    ];
+    const bytes = Buffer.from(text);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const got: [string[], number][] = [];
+      const r = new CsvRecords(
+        (cells, line) => got.push([cells, line]),
+        () => {
+          throw new Error('too long');
+        },
+      );
+      r.push(bytes.subarray(0, cut));
+      r.push(bytes.subarray(cut));
+      r.finish();
+      expect(got, `cut at ${cut}`).toEqual(want);
+    }
+  });
+});
+
+describe('every time unit of the headers', () => {
+  it.each([
+    ['ns', '2500', 25000],
+    ['us', '2.5', 25000],
+    ['µs', '2.5', 25000],
+    ['ms', '0.0025', 25000],
+    ['s', '0.0000025', 25000],
+  ])('Duration (%s)', (unit, value, ticks) => {
+    const got: TraceRecord[] = [];
+    const r = new NsysCsvReader('x.csv', { kernel: (k) => got.push({ ...k }), warn() {} });
+    r.push(Buffer.from(`Start (${unit}),Duration (${unit}),Strm,Name\n${value},${value},7,k\n`));
+    const info = r.finish();
+    expect(got.map((k) => [k.ticks, k.startUs])).toEqual([[ticks, 2.5]]);
+    expect(info.traits).toContain(`times in ${unit}`);
+  });
+});

@@ -1,0 +1,261 @@
+// The streaming Chrome-trace scanner: the same events whatever the chunk boundaries, and hostile input (deep
+// nesting, huge strings, bytes that are not UTF-8, cut files, JSON that is not a trace) refused with the byte
+// offset, in bounded memory.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EventScanner, JsonTraceError, type EventView } from '../src/input/json/eventScanner.js';
+import { ChromeTraceReader } from '../src/input/formats/trace/chromeTrace.js';
+import type { TraceRecord } from '../src/input/formats/trace/record.js';
+import { isKprofError } from '../src/util/errors.js';
+
+const KEYS = { eventKeys: ['ph', 'name', 'ts', 'dur', 'args'], argKeys: ['stream'] };
+
+/** Scan `text` cut at `cuts`: each event as [ph, name, ts text, dur text, stream text]. */
+function scan(text: string | Buffer, cuts: number[] = [], options = KEYS): (string | null)[][] {
+  const out: (string | null)[][] = [];
+  const s = new EventScanner(options, {
+    event(v: EventView) {
+      out.push([v.str(0), v.str(1), v.scalar(2), v.scalar(3), v.scalar(5)]);
+    },
+  });
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  let from = 0;
+  for (const c of [...cuts].sort((a, b) => a - b)) {
+    if (c <= from || c >= bytes.length) continue;
+    s.push(Buffer.from(bytes.subarray(from, c)));
+    from = c;
+  }
+  s.push(Buffer.from(bytes.subarray(from)));
+  s.finish();
+  return out;
+}
+
+function scanError(text: string | Buffer, cuts: number[] = [], maxItemBytes?: number): JsonTraceError {
+  try {
+    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+    const s = new EventScanner({ ...KEYS, maxItemBytes }, { event() {} });
+    let from = 0;
+    for (const c of cuts) {
+      s.push(Buffer.from(bytes.subarray(from, c)));
+      from = c;
+    }
+    s.push(Buffer.from(bytes.subarray(from)));
+    s.finish();
+  } catch (e) {
+    if (e instanceof JsonTraceError) return e;
+    throw e;
+  }
+  throw new Error('no error');
+}
+
+const SAMPLE =
+  '{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "A100 \\"SXM\\"", "x": [1, [2, {"y": null}]]}],\n' +
+  ' "traceEvents": [\n' +
+  '  {"ph": "X", "cat": "kernel", "name": "k\\u00e9rnel<\\"a\\">", "ts": 1.5e3, "dur": 12.25, "args": {"stream": 7, "grid": [1, 2, 3], "nested": {"a": {"b": []}}}},\n' +
+  '  {"name": "名前", "ph": "X", "ts": "1736405443876953.510", "dur": 0, "args": {}},\n' +
+  '  {},\n' +
+  '  {"ph": "M", "args": {"stream": "s\\\\"}, "name": "thread_name", "extra": true, "more": false}\n' +
+  ' ], "traceName": "x"}\n';
+
+describe('EventScanner', () => {
+  it('locates the fields asked for, decoding escapes, in both forms', () => {
+    expect(scan(SAMPLE)).toEqual([
+      ['X', 'kérnel<"a">', '1.5e3', '12.25', '7'],
+      ['X', '名前', '1736405443876953.510', '0', null],
+      [null, null, null, null, null],
+      ['M', 'thread_name', null, null, 's\\'],
+    ]);
+    expect(scan('[{"ph": "X", "name": "a"}, {"ph": "X", "name": "b"}]')).toEqual([
+      ['X', 'a', null, null, null],
+      ['X', 'b', null, null, null],
+    ]);
+    expect(scan('[]')).toEqual([]);
+    expect(scan('{"traceEvents": []}')).toEqual([]);
+  });
+
+  it('gives the same events wherever the chunks are cut (every byte, and random cuts)', () => {
+    const whole = scan(SAMPLE);
+    for (let c = 1; c < Buffer.byteLength(SAMPLE); c++) expect(scan(SAMPLE, [c])).toEqual(whole);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: Buffer.byteLength(SAMPLE) - 1 }), { maxLength: 40 }), (cuts) => {
+        expect(scan(SAMPLE, cuts)).toEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses nesting deeper than 512 levels at the byte where it goes too deep, without recursion', () => {
+    const deep = `[{"ph": "X", "args": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`;
+    const e = scanError(deep);
+    expect(e.what).toMatch(/nested deeper than 512 levels/);
+    expect(e.offset).toBe(21 + 512);
+    // 511 levels inside args are fine.
+    expect(scan(`[{"ph": "X", "args": {"x": ${'['.repeat(510)}${']'.repeat(510)}}}]`)).toHaveLength(1);
+  });
+
+  it('refuses an event over the size limit once the window holds that much, not the whole string', () => {
+    // A 1 MiB limit and a string that goes on for 8 MiB, fed in 64 KiB chunks: refused after about 2 MiB.
+    const s = new EventScanner({ ...KEYS, maxItemBytes: 1 << 20 }, { event() {} });
+    s.push(Buffer.from('[{"ph": "X", "name": "ok"}, {"ph": "X", "name": "'));
+    let fed = 0;
+    let error: unknown = null;
+    try {
+      for (; fed < 8 << 20; fed += 1 << 16) s.push(Buffer.alloc(1 << 16, 0x61));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(JsonTraceError);
+    expect((error as JsonTraceError).what).toMatch(/trace event 1 is longer than 1 MiB/);
+    expect((error as JsonTraceError).offset).toBe(28);
+    expect(fed).toBeLessThan(3 << 20);
+  });
+
+  it('refuses bytes that are not UTF-8 at their offset, also when a chunk boundary cuts the character', () => {
+    const bad = Buffer.concat([Buffer.from('[{"ph": "X", "name": "caf'), Buffer.from([0xc3]), Buffer.from('"}]')]);
+    expect(scanError(bad)).toMatchObject({ offset: 25 });
+    expect(scanError(bad).what).toMatch(/not UTF-8/);
+    const lone = Buffer.concat([Buffer.from('[{"ph": "X", "name": "'), Buffer.from([0x85]), Buffer.from('"}]')]);
+    expect(scanError(lone)).toMatchObject({ offset: 22 });
+    // A valid 3-byte character cut after each of its bytes reads back whole.
+    const ok = Buffer.from('[{"ph": "X", "name": "€"}]');
+    for (let c = 23; c <= 25; c++) expect(scan(ok, [c])).toEqual([['X', '€', null, null, null]]);
+    // Cut inside a character at the very end of the input.
+    expect(scanError(Buffer.from('[{"ph": "X", "name": "€').subarray(0, 24), [23]).what).toMatch(/ends inside a UTF-8 character/);
+  });
+
+  it('refuses a cut file with the offset where it ends and what it was in', () => {
+    const full = '[{"ph": "X", "name": "a", "dur": 1}, {"ph": "X", "name": "b", "dur": 2}]';
+    expect(scanError(full.slice(0, 50))).toMatchObject({ offset: 50 });
+    expect(scanError(full.slice(0, 50)).what).toMatch(/ends inside trace event 1 \(which starts at byte 37\)/);
+    expect(scanError(full.slice(0, 36)).what).toMatch(/after 1 events, without its closing '\]'/);
+    expect(scanError('{"traceEvents": [], "x": 1').what).toMatch(/without its closing '\}'/);
+    expect(scanError('').what).toMatch(/holds no JSON/);
+    expect(scanError('  \n').what).toMatch(/holds no JSON/);
+  });
+
+  it('refuses what JSON does not allow, at its offset', () => {
+    expect(scanError('[{"ph": "X",}]')).toMatchObject({ offset: 12 });
+    expect(scanError('[{"ph": 01}]').what).toMatch(/expected ',' or '\}'/);
+    expect(scanError('[{"ph": 1.}]').what).toMatch(/no digit after the decimal point/);
+    expect(scanError('[{"ph": [1 2]}]').what).toMatch(/expected ',' or '\]'/);
+    expect(scanError('[{"ph": tru}]').what).toMatch(/expected a value/);
+    // Escapes are checked in the strings that are decoded (names, labels); others are only skipped.
+    expect(() => scan('[{"ph": "X", "name": "a\\x"}]')).toThrow(/invalid escape/);
+    expect(scanError('[{"ph": "X"}] x')).toMatchObject({ offset: 14 });
+    expect(scanError('[1, 2]').what).toMatch(/expected trace event 0 to be an object; found '1'/);
+    expect(scanError('"trace"').what).toMatch(/expected a JSON array of trace events or an object with "traceEvents"/);
+    expect(scanError('{"traceEvents": {"a": 1}}').what).toMatch(/"traceEvents" to be an array/);
+  });
+});
+
+function readText(text: string | Buffer, file = 'x.json'): { records: TraceRecord[]; info: ReturnType<ChromeTraceReader['finish']>; warnings: string[] } {
+  const records: TraceRecord[] = [];
+  const warnings: string[] = [];
+  const r = new ChromeTraceReader(file, { kernel: (k) => records.push({ ...k }), warn: (w, m) => warnings.push(`${w}: ${m}`) });
+  r.push(typeof text === 'string' ? Buffer.from(text) : text);
+  return { info: r.finish(), records, warnings };
+}
+
+function readError(text: string | Buffer, file = 'dir/x.json'): string {
+  try {
+    readText(text, file);
+  } catch (e) {
+    if (isKprofError(e)) return e.message;
+    throw e;
+  }
+  throw new Error('no error');
+}
+
+describe('ChromeTraceReader: input that is not a trace', () => {
+  it('names the file and the byte, and says what was expected (an input error: exit 2)', () => {
+    expect(readError('{"model": "resnet50", "events": [1]}')).toBe(
+      'dir/x.json: a JSON object without a "traceEvents" array: not a Chrome trace. Expected a PyTorch profiler trace (*.pt.trace.json) or torch_npu trace_view.json.',
+    );
+    expect(readError('[{"a": 1}, {"b": 2}]')).toMatch(/^dir\/x\.json: 2 JSON objects, none with a "ph" \(phase\) member: not trace events\./);
+    expect(readError('[{"ph": "X", "name": "a"')).toMatch(/^dir\/x\.json: byte 24: the file ends inside trace event 0 \(which starts at byte 1\): the file is cut short\. Expected a complete Chrome-trace JSON file/);
+    expect(readError('name,dur\nk,1\n')).toMatch(/^dir\/x\.json: byte 0: expected a JSON array of trace events or an object with "traceEvents"; found 'n'/);
+    expect(readError(Buffer.from([0x50, 0x4b, 0x03, 0x04]))).toMatch(/byte 0: expected a JSON array/);
+  });
+
+  it('a trace with events but no kernels reads, and says so', () => {
+    const { info, records } = readText('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 1, "dur": 2}]}');
+    expect(records).toEqual([]);
+    expect(info.kernels).toBe(0);
+    expect(info.notes).toEqual(['no kernel events (cat "kernel"): a CPU-only trace?']);
+  });
+
+  it('skips a kernel without a readable duration with a warning naming its byte, and counts it', () => {
+    const { info, records, warnings } = readText(
+      '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": "n/a"}, {"ph": "X", "cat": "kernel", "name": "b", "ts": 2, "dur": -1}, {"ph": "X", "cat": "kernel", "name": "c", "ts": 3, "dur": 1e-4}]}',
+    );
+    expect(records.map((r) => [r.name, r.ticks])).toEqual([['c', 1]]);
+    expect(info.skipped).toBe(2);
+    expect(warnings).toEqual([
+      'byte 17: kernel event 0 has dur "n/a", expected a duration in µs; skipped',
+      'byte 83: kernel event 1 has dur "-1", expected a duration in µs; skipped',
+    ]);
+  });
+
+  it('durations are exact ticks of 0.1 ns from the digits written (no float rounding)', () => {
+    const { records } = readText(
+      '[{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 2489.52971875}, {"ph": "X", "cat": "kernel", "name": "a", "ts": 2, "dur": 0.30000000000000004}, {"ph": "X", "cat": "kernel", "name": "a", "ts": 3, "dur": 72994.43845}]',
+    );
+    expect(records.map((r) => r.ticks)).toEqual([24895297, 3000, 729944385]);
+  });
+});
+
+describe('odd but readable input', () => {
+  it('a UTF-8 byte-order mark before the JSON is skipped', () => {
+    expect(scan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"ph": "X", "name": "a"}]')]), [1, 2])).toEqual([['X', 'a', null, null, null]]);
+  });
+
+  it('device events before their process metadata, and pids written as strings, are read', () => {
+    const { records, info } = readText(
+      '[{"name": "MatMul", "pid": "9", "tid": 1, "ts": "10.0", "dur": 2.5, "args": {"Task Type": "AI_CORE", "Stream Id": 5}, "ph": "X"},' +
+        '{"name": "Notify Wait", "pid": "9", "tid": 1, "ts": "11.0", "dur": 1, "args": {"Task Type": "Notify Wait"}, "ph": "X"},' +
+        '{"name": "process_name", "pid": "9", "tid": 0, "args": {"name": "Ascend Hardware"}, "ph": "M"},' +
+        '{"name": "Add", "pid": 9, "tid": 1, "ts": "12.0", "dur": 1, "args": {"Task Type": "AI_VECTOR_CORE"}, "ph": "X"}]',
+    );
+    expect(records.map((r) => [r.name, r.category, r.stream, r.ticks])).toEqual([
+      ['MatMul', 'AI_CORE', '5', 25000],
+      ['Add', 'AI_VECTOR_CORE', '1', 10000],
+    ]);
+    expect(info.format).toBe('trace_view');
+    expect([...info.apart]).toEqual([['Notify Wait', { count: 1, ticks: 10000 }]]);
+  });
+});
+
+describe('memory stays bounded on hostile traces', () => {
+  it('a kernel whose launch never comes does not hold back every later kernel', () => {
+    // A step window, one kernel with no launch, then 40,000 kernels each launched before it is written.
+    const parts = ['{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 1000000}'];
+    parts.push('{"ph": "X", "cat": "kernel", "name": "lost", "ts": 5, "dur": 1, "args": {"stream": 7, "correlation": 1}}');
+    for (let i = 2; i < 40_002; i++) {
+      parts.push(`{"ph": "X", "cat": "cuda_runtime", "name": "launch", "ts": ${i}, "dur": 1, "args": {"correlation": ${i}}}`);
+      parts.push(`{"ph": "X", "cat": "kernel", "name": "k", "ts": ${i + 10}, "dur": 1, "args": {"stream": 7, "correlation": ${i}}}`);
+    }
+    let emitted = 0;
+    let maxBehind = 0;
+    const r = new ChromeTraceReader('x.json', {
+      kernel: () => {
+        emitted++;
+      },
+      warn: () => {},
+    });
+    const text = Buffer.from(`${parts.join(',\n')}]}`);
+    const at: number[] = [];
+    for (let p = text.indexOf('"cat": "kernel"'); p >= 0; p = text.indexOf('"cat": "kernel"', p + 1)) at.push(p);
+    let fed = 0;
+    for (let i = 0; i < text.length; i += 1 << 16) {
+      r.push(text.subarray(i, i + (1 << 16)));
+      while (fed < at.length && at[fed]! < i + (1 << 16)) fed++;
+      maxBehind = Math.max(maxBehind, fed - emitted);
+    }
+    const info = r.finish();
+    expect(emitted).toBe(40_001);
+    expect(info.steps).toEqual([1]);
+    expect(maxBehind).toBeLessThan(20_000);
+    expect(info.notes).toEqual(['1 of 40001 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found']);
+  });
+});

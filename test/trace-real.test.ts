@@ -1,0 +1,225 @@
+// The Chrome-trace reader on the real exports of ../shared/data/real, against independent reads:
+// - torch_npu trace_view.json against the kernel_details.csv of the same run (read with csv-parse);
+// - kineto traces against a plain JSON.parse of the same file (and HTA's way of finding a kernel's step).
+
+import { readFileSync, existsSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
+import type { TraceRecord } from '../src/input/formats/trace/record.js';
+import { traceChunks } from '../src/input/formats/trace/source.js';
+import { HAS_REAL, REAL } from './helpers.js';
+
+interface Tally {
+  count: number;
+  ticks: number;
+  steps: Map<number | null, number>;
+}
+
+async function read(file: string, shortNames = false) {
+  const byName = new Map<string, Tally>();
+  const kinds = new Map<string, number>();
+  const records: TraceRecord[] = [];
+  const warnings: string[] = [];
+  const info = await readChromeTrace(
+    file,
+    traceChunks(file),
+    {
+      kernel(r) {
+        records.push({ ...r });
+        kinds.set(r.kind, (kinds.get(r.kind) ?? 0) + 1);
+        if (r.kind === 'memcpy' || r.kind === 'memset') return;
+        let t = byName.get(r.name);
+        if (!t) byName.set(r.name, (t = { count: 0, ticks: 0, steps: new Map() }));
+        t.count++;
+        t.ticks += r.ticks;
+        t.steps.set(r.step, (t.steps.get(r.step) ?? 0) + 1);
+      },
+      warn(where, message) {
+        warnings.push(`${where}: ${message}`);
+      },
+    },
+    { shortNames },
+  );
+  return { info, byName, kinds, records, warnings };
+}
+
+/** µs as written (a JSON number or a decimal string) → ticks of 0.1 ns, exactly, from the decimal digits. */
+function ticksOf(text: string): number {
+  const [i, f = ''] = text.split('.');
+  const frac = (`${f}00000`).slice(0, 5);
+  return Number(i) * 10_000 + Math.floor(Number(frac) / 10) + (Number(frac[4]) >= 5 ? 1 : 0);
+}
+
+const LEVELS = ['level0', 'level1'];
+const RANKS = ['rank0_ascend_pt', 'rank1_ascend_pt'];
+
+describe.skipIf(!HAS_REAL)('torch_npu trace_view.json equals kernel_details.csv of the same run', () => {
+  for (const level of LEVELS) {
+    for (const rank of RANKS) {
+      const trace = join(REAL, 'msinsight-torchnpu-trace', level, rank, 'ASCEND_PROFILER_OUTPUT/trace_view.json');
+      const csv = join(REAL, 'msinsight-torchnpu', level, rank, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv');
+      it(`${level}/${rank}: per name, the same kernels, steps and durations`, async () => {
+        expect(existsSync(trace) && existsSync(csv)).toBe(true);
+        const rows = parse(readFileSync(csv), { columns: true, bom: true }) as Record<string, string>[];
+        const expected = new Map<string, Tally>();
+        for (const row of rows) {
+          const name = row.Name!;
+          let t = expected.get(name);
+          if (!t) expected.set(name, (t = { count: 0, ticks: 0, steps: new Map() }));
+          t.count++;
+          t.ticks += ticksOf(row['Duration(us)']!.trim());
+          const step = row['Step Id']!.trim() === '' ? null : Number(row['Step Id']);
+          t.steps.set(step, (t.steps.get(step) ?? 0) + 1);
+        }
+        const { info, byName, kinds, warnings } = await read(trace);
+        expect(warnings).toEqual([]);
+        expect(info.format).toBe('trace_view');
+        expect(info.kernels).toBe(rows.length);
+        expect(kinds.get('kernel')).toBe(187);
+        expect(kinds.get('communication')).toBe(4);
+        expect([...byName.keys()].sort()).toEqual([...expected.keys()].sort());
+        for (const [name, want] of expected) {
+          const got = byName.get(name)!;
+          expect({ name, count: got.count, steps: [...got.steps] }).toEqual({ name, count: want.count, steps: [...want.steps] });
+          // kernel_details prints each duration to the ns; trace_view gives the clock's finer digits
+          // (6.280125 µs there is 6.280 here, 2489.52971875 is 2489.529, 7839.336625 is 7839.336, 3.0685 is 3.069):
+          // each kernel differs by less than 1 ns, never more.
+          expect(Math.abs(got.ticks - want.ticks), name).toBeLessThan(10 * want.count);
+        }
+        expect(info.answers).toMatchObject({ names: true, types: false, cores: false, steps: true, order: true, ranks: false });
+        expect(info.steps).toEqual([50]);
+        expect(info.stepSource).toMatch(/host/);
+        // Device tasks that are not kernels are counted apart, never as kernels.
+        expect(info.apart.get('Notify Wait')?.count).toBe(112);
+        expect(info.notes).toEqual([]);
+      });
+    }
+  }
+});
+
+interface RawEvent {
+  ph?: string;
+  cat?: string;
+  name?: string;
+  ts?: number;
+  dur?: number;
+  args?: Record<string, unknown>;
+}
+
+function rawEvents(file: string): { events: RawEvent[]; top: Record<string, unknown> } {
+  let bytes = readFileSync(file);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const doc = JSON.parse(bytes.toString('utf8')) as Record<string, unknown> | RawEvent[];
+  return Array.isArray(doc) ? { events: doc, top: {} } : { events: doc.traceEvents as RawEvent[], top: doc };
+}
+
+/** HTA's step of a kernel: the ProfilerStep#N window its launch (cuda_runtime of the same correlation) is in. */
+function htaSteps(events: RawEvent[]): Map<string, Map<number | null, number>> {
+  const windows = events
+    .filter((e) => e.ph === 'X' && e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name ?? ''))
+    .map((e) => ({ id: Number(e.name!.slice(13)), from: e.ts!, to: e.ts! + e.dur! }));
+  const at = (ts: number) => windows.find((w) => ts >= w.from && ts < w.to)?.id ?? null;
+  const launches = new Map<unknown, number>();
+  for (const e of events) if (e.cat === 'cuda_runtime' && e.args?.correlation !== undefined) launches.set(e.args.correlation, e.ts!);
+  const out = new Map<string, Map<number | null, number>>();
+  for (const e of events) {
+    if (e.ph !== 'X' || e.cat !== 'kernel') continue;
+    const launch = launches.get(e.args?.correlation);
+    const step = at(launch ?? e.ts!);
+    let m = out.get(e.name!);
+    if (!m) out.set(e.name!, (m = new Map()));
+    m.set(step, (m.get(step) ?? 0) + 1);
+  }
+  return out;
+}
+
+const KINETO = [
+  'alexnet/benchmark_result_2869224_1695835535_trace.json.gz',
+  'amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz',
+  'critical_path_simple_add/benchmark_result_493459_1694039959_trace.json',
+  'trace_compare/base/base.json.gz',
+  'trace_compare/test/test.json.gz',
+  'trace_filter/sampled_rank-0.json',
+  'trace_filter/sampled_rank-1.json',
+];
+
+describe.skipIf(!HAS_REAL)('kineto traces: counts per name equal a plain JSON.parse of the same file', () => {
+  for (const sample of KINETO) {
+    const file = join(REAL, 'hta-kineto', sample);
+    it(sample, async () => {
+      const { events, top } = rawEvents(file);
+      const want = new Map<string, { count: number; ticks: number }>();
+      const apart = new Map<string, number>();
+      for (const e of events) {
+        if (e.ph !== 'X') continue;
+        if (e.cat === 'gpu_memcpy' || e.cat === 'gpu_memset') apart.set(e.cat.slice(4), (apart.get(e.cat.slice(4)) ?? 0) + 1);
+        if (e.cat !== 'kernel') continue;
+        const t = want.get(e.name!) ?? { count: 0, ticks: 0 };
+        t.count++;
+        t.ticks += ticksOf(String(e.dur));
+        want.set(e.name!, t);
+      }
+      const { info, byName, warnings } = await read(file);
+      expect(warnings).toEqual([]);
+      expect(info.format).toBe('kineto');
+      expect(new Map([...byName].map(([n, t]) => [n, { count: t.count, ticks: t.ticks }]))).toEqual(want);
+      expect(new Map([...info.apart].map(([k, v]) => [k, v.count]))).toEqual(apart);
+      const rank = (top.distributedInfo as { rank?: number } | undefined)?.rank;
+      expect(info.rank).toBe(rank === undefined ? null : String(rank));
+      // Steps: as HTA finds them (through the launch; by the kernel's own start where the launch is missing).
+      const steps = htaSteps(events);
+      for (const [name, t] of byName) expect({ name, steps: new Map(t.steps) }).toEqual({ name, steps: steps.get(name) });
+      expect(info.answers.steps).toBe(events.some((e) => /^ProfilerStep#/.test(e.name ?? '') && e.cat === 'user_annotation'));
+    });
+  }
+
+  it('trace_compare base vs test: the kernel that changed shows in the counts per name', async () => {
+    const changed = async (shortNames: boolean) => {
+      const base = await read(join(REAL, 'hta-kineto/trace_compare/base/base.json.gz'), shortNames);
+      const test = await read(join(REAL, 'hta-kineto/trace_compare/test/test.json.gz'), shortNames);
+      const names = new Set([...base.byName.keys(), ...test.byName.keys()]);
+      return [...names]
+        .map((n) => ({ name: n, base: base.byName.get(n)?.count ?? 0, test: test.byName.get(n)?.count ?? 0 }))
+        .filter((d) => d.base !== d.test);
+    };
+    const full = await changed(false);
+    expect(full).toHaveLength(1);
+    expect(full[0]).toMatchObject({ base: 3, test: 2 });
+    expect(full[0]!.name).toMatch(/^void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<int>, /);
+    // Shortened, the three vectorized_elementwise_kernel instances are one name.
+    expect(await changed(true)).toEqual([{ name: 'at::native::vectorized_elementwise_kernel', base: 6, test: 5 }]);
+  });
+
+  it('sampled_rank-0: two steps, every kernel in one of them through its launch', async () => {
+    const { info, records } = await read(join(REAL, 'hta-kineto/trace_filter/sampled_rank-0.json'));
+    expect(info.steps).toEqual([551, 552]);
+    expect(info.notes).toEqual(["device events that start before the one written before them on the same stream: 4 (the order kept is the file's)"]);
+    const kernels = records.filter((r) => r.kind === 'kernel' || r.kind === 'communication');
+    expect(kernels.length).toBe(1154);
+    expect(kernels.filter((r) => r.step === null)).toEqual([]);
+    expect(new Set(kernels.map((r) => r.stream)).size).toBeGreaterThan(1);
+  });
+});
+
+describe.skipIf(!HAS_REAL)('an older torch_npu trace_view.json whose tasks all read Task Type "Other"', () => {
+  it('msprof-analyze timeline_advice: the compute tasks are kernels, copies apart, and the note says so', async () => {
+    const file = join(REAL, 'msprof-analyze/timeline_advice/trace_view.json');
+    const { events } = rawEvents(file);
+    const hw = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name === 'Ascend Hardware').map((e) => (e as { pid?: unknown }).pid));
+    const want = new Map<string, number>();
+    for (const e of events) {
+      if (e.ph !== 'X' || !hw.has((e as { pid?: unknown }).pid) || e.name === 'MEMCPY_ASYNC') continue;
+      want.set(e.name!, (want.get(e.name!) ?? 0) + 1);
+    }
+    const { info, byName, warnings } = await read(file);
+    expect(warnings).toEqual([]);
+    expect(new Map([...byName].map(([n, t]) => [n, t.count]))).toEqual(want);
+    expect(info.kernels).toBe(274);
+    expect([...info.apart]).toEqual([['MEMCPY_ASYNC', { count: 2, ticks: expect.any(Number) as number }]]);
+    expect(info.notes).toEqual(['device tasks read as kernels though their Task Type is not a known kernel type: Other (272)']);
+    expect(info.steps).toEqual([1]);
+  });
+});
