@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIFF_MARKDOWN_MARKER } from '../src/report/diff.js';
+import { DIFF_MARKDOWN_MARKER } from '../src/report/diff/markdown.js';
 import { CELL_WIDTH, clipped, jsonSafe, mdCode, shown, xmlEscape } from '../src/report/render.js';
 import { kprof, ROOT, type Result } from './helpers.js';
 
