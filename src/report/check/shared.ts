@@ -2,8 +2,10 @@
 // Pure. Results are listed in the order of the rules file.
 
 import { stepsLabel } from '../../aggregate/group.js';
-import type { Check, RuleResult, Verdict } from '../../rules/model.js';
-import { fmtCount, fmtPct, fmtSignedPct, fmtUs, listed, plural } from '../../util/format.js';
+import { describeCheck, kindOf } from '../../rules/checks/registry.js';
+import { amount, type Quote } from '../../rules/checks/kind.js';
+import type { RuleResult, Verdict } from '../../rules/model.js';
+import { fmtCount, fmtSignedPct, fmtUs, listed, plural } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
 
@@ -30,7 +32,7 @@ export type Rule = RuleResult['rule'];
  * How a report shows a text from input (rule names, `why`, kernel names, ranks, patterns): clipped() in the
  * terminal, JUnit and GitHub formats, a code span in Markdown, as it is in JSON (which jsonSafe escapes).
  */
-export type Quote = (text: string, max?: number) => string;
+export type { Quote };
 
 export const exact: Quote = (s) => s;
 export const md: Quote = mdCode;
@@ -58,53 +60,9 @@ export function selectorText(rule: Rule, q: Quote): string {
   }
 }
 
-export function amount(check: Check, v: number): string {
-  return check.kind === 'time' ? fmtUs(v) : fmtCount(v);
-}
-
-export function perText(check: Check): string {
-  if (!('per' in check)) return '';
-  return check.per === 'step' ? ' per step' : ' in total';
-}
-
 /** The bound of a rule in words: "exactly 1 per step", "fell by at least 20% against the base". */
 export function boundText(rule: Rule, q: Quote = clipped): string {
-  return `${assertionText(rule.check, q)}${scopeText(rule, q)}`;
-}
-
-export function assertionText(c: Check, q: Quote): string {
-  switch (c.kind) {
-    case 'absent':
-      return 'absent';
-    case 'present':
-      return 'present';
-    case 'count':
-    case 'time': {
-      const { min, max } = c.bounds;
-      const what = c.kind === 'time' ? 'time ' : '';
-      const b =
-        min !== null && max !== null
-          ? min === max
-            ? `exactly ${amount(c, min)}`
-            : `between ${amount(c, min)} and ${amount(c, max)}`
-          : min !== null
-            ? `at least ${amount(c, min)}`
-            : `at most ${amount(c, max!)}`;
-      return `${what}${b}${perText(c)}`;
-    }
-    case 'count-vs-base':
-    case 'time-vs-base': {
-      const what = c.kind === 'time-vs-base' ? 'time' : 'count';
-      const parts: string[] = [];
-      if (c.change.fellByAtLeastPct !== null) parts.push(`fell by at least ${fmtPct(c.change.fellByAtLeastPct)}`);
-      if (c.change.roseByAtMostPct !== null) parts.push(`rose by at most ${fmtPct(c.change.roseByAtMostPct)}`);
-      return `${c.per === 'step' ? `mean ${what} per step` : what} ${parts.join(' and ')} against the base`;
-    }
-    case 'no-new-types': {
-      const allow = c.allow.map((a) => q(typeof a === 'string' ? a : `/${a.source}/${a.flags}`));
-      return `no kernel type that the base lacks${allow.length ? ` (allowed: ${allow.join(', ')})` : ''}`;
-    }
-  }
+  return `${describeCheck(rule.check, q)}${scopeText(rule, q)}`;
 }
 
 /** The steps and ranks a rule is limited to: " in steps 2-9 on ranks 0, 1". */
@@ -126,7 +84,6 @@ export function ruleName(rule: Rule, q: Quote = clipped): string {
 }
 
 export function valueText(r: RuleResult, v: number | null, q: Quote): string {
-  const c = r.rule.check;
   if (v === null) return 'n/a';
   switch (r.unit) {
     case 'kernels':
@@ -136,7 +93,7 @@ export function valueText(r: RuleResult, v: number | null, q: Quote): string {
     case 'percent':
       return fmtSignedPct(v);
     case 'types':
-      return c.kind === 'no-new-types' && r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
+      return r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
   }
 }
 
@@ -150,8 +107,7 @@ export function where(rank: string | null, step: number | null, q: Quote): strin
 /** The base and profile values of a rule against the base: "count 122 → 0 (-100.0%)". */
 export function comparedText(r: RuleResult): string {
   if (!r.compared) return '';
-  const c = r.rule.check;
-  const f = (v: number): string => (c.kind === 'time-vs-base' ? fmtUs(v) : fmtCount(v));
+  const f = (v: number): string => amount(kindOf(r.rule.check).measure, v);
   const pct = r.observed === null ? (r.compared.base === 0 ? 'not in the base' : 'n/a') : fmtSignedPct(r.observed);
   return `${f(r.compared.base)} → ${f(r.compared.profile)} (${pct})`;
 }
@@ -164,8 +120,8 @@ export function observedText(r: RuleResult, q: Quote): string {
 export function observedPart(r: RuleResult, q: Quote = clipped): string {
   const ranks = r.ranksChecked.length;
   if (r.passed) {
-    if (r.rule.check.kind === 'absent') return ranks > 1 ? `none on any of ${fmtCount(ranks)} ranks` : 'none';
-    if (r.rule.check.kind === 'no-new-types') return ranks > 1 ? `no new type on any of ${fmtCount(ranks)} ranks` : 'no new type';
+    const held = kindOf(r.rule.check).held(ranks);
+    if (held !== null) return held;
     if (r.compared) return `${ranks > 1 ? `closest of ${fmtCount(ranks)} ranks: ` : ''}${comparedText(r)}`;
     const closest = r.per === 'step' || ranks > 1 ? (r.bound.op === '<=' ? 'highest ' : 'lowest ') : '';
     const scope = ranks > 1 ? ` on each of ${fmtCount(ranks)} ranks` : '';

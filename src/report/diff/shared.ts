@@ -22,7 +22,6 @@ export function perStep(d: Diff): boolean {
   return d.normalization === 'per-step';
 }
 
-
 // Text from input goes through `code`: clipped() for the terminal, a code span for Markdown.
 
 /** The fusion story in two lines: what appeared, went away or was cut; then the net change. */
