@@ -15,7 +15,7 @@ function fieldsHeld(r: RankData): RankData['fields'] {
   return { ...r.fields, shapes };
 }
 
-/** The JSON report, in chunks (see reporters/json.ts). */
+/** The JSON report, in chunks (see report/json.ts). */
 export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterable<string> {
   const obj = {
     schemaVersion: 1,
