@@ -2,7 +2,7 @@
 
 import type { Witnessed } from '../../analysis/witness.js';
 import type { Profile, RankData } from '../../model/model.js';
-import { fmtCount, fmtUs } from '../../util/format.js';
+import { fmtCount, fmtUs, plural } from '../../util/format.js';
 import { clipped, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { witnessLines } from '../witness.js';
@@ -15,7 +15,7 @@ function stepText(r: RankData): string {
   const ids = r.stepIds;
   const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;
   const range = ids.length === 1 ? `${ids[0]}` : contiguous ? `${ids[0]}-${ids[ids.length - 1]}` : ids.length <= 12 ? ids.join(', ') : `${ids[0]}…${ids[ids.length - 1]} (with gaps)`;
-  const empty = r.rowsWithoutStep > 0 ? `; ${fmtCount(r.rowsWithoutStep)} row${r.rowsWithoutStep === 1 ? '' : 's'} with an empty Step Id` : '';
+  const empty = r.rowsWithoutStep > 0 ? `; ${plural(r.rowsWithoutStep, 'row')} with an empty Step Id` : '';
   return `${ids.length} (${range})${empty}`;
 }
 
@@ -27,7 +27,7 @@ function witnessBlock(lines: string[]): string[] {
 /** Text from input (paths, rank ids, column names, messages) goes through clipped() or shown(). */
 export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string {
   const out: string[] = [];
-  const kernels = (n: number): string => `${fmtCount(n)} kernel${n === 1 ? '' : 's'}`;
+  const kernels = (n: number): string => plural(n, 'kernel');
   const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
   out.push(`${shown(relPath(p.input))}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => clipped(r.rank)).join(', ')}), ${kernels(total)}`);
   for (const r of p.ranks) {
@@ -35,14 +35,14 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
     out.push(`rank ${clipped(r.rank)}`);
     if (r.rankSource !== undefined) out.push(`  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${shown(r.rankSource)}`}`);
     for (const f of r.files) {
-      out.push(`  file     ${shown(relPath(f.path))} (${fmtCount(f.bytes)} byte${f.bytes === 1 ? '' : 's'})`);
+      out.push(`  file     ${shown(relPath(f.path))} (${plural(f.bytes, 'byte')})`);
       out.push(`  format   ${f.format}: ${f.traits.map(shown).join(', ')}`);
       if (f.columns.length > 0) out.push(`  columns  ${f.columns.length}: ${f.columns.slice(0, 14).map((c) => clipped(c)).join(', ')}${f.columns.length > 14 ? ', …' : ''}`);
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.map(shown).join(', ')}`);
       out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
-    out.push(`  kernels  ${fmtCount(r.kernels)} in ${fmtCount(r.groups.size)} distinct (name, type, core) combination${r.groups.size === 1 ? '' : 's'}`);
+    out.push(`  kernels  ${fmtCount(r.kernels)} in ${plural(r.groups.size, 'distinct (name, type, core) combination')}`);
     out.push(`  steps    ${stepText(r)}`);
     if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
