@@ -1,5 +1,5 @@
-// Type tests, checked by test/registries.test.ts (which compiles this file): each `@ts-expect-error` line must
-// be an error, or the compile reports the directive as unused.
+// Type tests, checked by `npm run typecheck` (tsconfig.test.json): each `@ts-expect-error` line must be an error,
+// or tsc reports the directive as unused.
 
 import { CHECKS, type CheckRegistry } from '../../src/rules/checks/registry.js';
 import type { ProfileKind } from '../../src/rules/checks/kind.js';
