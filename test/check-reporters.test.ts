@@ -1,7 +1,10 @@
 // The check reporters are pure: a verdict in, a string out.
 
 import { describe, expect, it } from 'vitest';
-import { checkGithub, checkJunit, checkText, ruleTitle, verdictLine } from '../src/report/check.js';
+import { checkGithub } from '../src/report/check/github.js';
+import { checkJunit } from '../src/report/check/junit.js';
+import { ruleTitle, verdictLine } from '../src/report/check/shared.js';
+import { checkText } from '../src/report/check/text.js';
 import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
 import { kprof } from './helpers.js';

@@ -15,7 +15,11 @@ import {
 } from '../src/analysis/diff.js';
 import { KprofError } from '../src/util/errors.js';
 import { TICKS_PER_US, type Cell, type Group, type Summary } from '../src/model/model.js';
-import { diffCsv, diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/report/diff.js';
+import { diffCsv } from '../src/report/diff/csv.js';
+import { diffJsonObject } from '../src/report/diff/json.js';
+import { diffMarkdown } from '../src/report/diff/markdown.js';
+import { diffWarnings } from '../src/report/diff/shared.js';
+import { diffTable } from '../src/report/diff/table.js';
 
 /** Per rank: group key → [count, total µs]. */
 type RankSpec = Record<string, [number, number]>;

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIFF_MARKDOWN_MARKER } from '../src/report/diff.js';
+import { DIFF_MARKDOWN_MARKER } from '../src/report/diff/markdown.js';
 import { CELL_WIDTH, clipped, jsonSafe, mdCode, shown, xmlEscape } from '../src/report/render.js';
 import { kprof, ROOT, type Result } from './helpers.js';
 
@@ -169,7 +169,7 @@ function expectSafe(label: string, text: string, kind: Kind): void {
   expect(raw, `${label}: raw U+${raw?.[0].charCodeAt(0).toString(16).padStart(4, '0')} near ${JSON.stringify(text.slice(Math.max(0, (raw?.index ?? 0) - 30), (raw?.index ?? 0) + 10))}`).toBeNull();
   expect(text, `${label}: ##[ (a workflow command in any position)`).not.toContain('##[');
   for (const [i, line] of text.split('\n').entries()) {
-    // The Markdown diff's fixed first line, no input in it (src/report/diff.ts).
+    // The Markdown diff's fixed first line, no input in it (src/report/diff/markdown.ts).
     if (i === 0 && kind === 'markdown' && line === DIFF_MARKDOWN_MARKER) continue;
     const l = line.trimStart();
     const why = `${label}: the line ${JSON.stringify(line.slice(0, 120))}`;

@@ -12,8 +12,12 @@ import { Accumulator } from '../src/aggregate/accumulator.js';
 import { diffSummaries, type Diff, type DiffRow } from '../src/analysis/diff.js';
 import { summarize } from '../src/aggregate/group.js';
 import { TICKS_PER_US, type Profile, type RankData, type Selection, type Summary } from '../src/model/model.js';
-import { diffJsonObject, diffMarkdown, diffTable, diffWarnings } from '../src/report/diff.js';
-import { summaryJsonObject, summaryTable } from '../src/report/summary.js';
+import { diffJsonObject } from '../src/report/diff/json.js';
+import { diffMarkdown } from '../src/report/diff/markdown.js';
+import { diffWarnings } from '../src/report/diff/shared.js';
+import { diffTable } from '../src/report/diff/table.js';
+import { summaryJsonObject } from '../src/report/summary/json.js';
+import { summaryTable } from '../src/report/summary/table.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import type { RuleResult } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
@@ -236,7 +240,7 @@ describe('a fusion that took effect unevenly is seen', () => {
 
 describe('check failures name the rank and the steps', () => {
   it('lists the broken steps of the decisive rank, in the message and the JSON', async () => {
-    const { checkJsonObject } = await import('../src/report/check.js');
+    const { checkJsonObject } = await import('../src/report/check/json.js');
     const p = profile('p', { '0': { Cast: each(S1_4, 1) }, '1': { Cast: { ...each([1, 3], 1), ...each([2, 4], 2) } } });
     const v = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Cast\n    count: { per: step, max: 1 }\n'));
     const r = v.results[0]!;
@@ -696,7 +700,7 @@ describe('--only and --top never hide a change that differs across ranks or step
   });
 
   it('CSV: the others line carries the folded rows’ ranks and steps, by key', async () => {
-    const { diffCsv } = await import('../src/report/diff.js');
+    const { diffCsv } = await import('../src/report/diff/csv.js');
     const lines = diffCsv(d, view).trim().split(/\r?\n/);
     const others = lines.find((l) => l.includes(',others,'))!;
     expect(others.endsWith(',A=0:removed 1:fewer,"A=1:3,4"')).toBe(true);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DIFF_MARKDOWN_MARKER } from '../src/report/diff.js';
+import { DIFF_MARKDOWN_MARKER } from '../src/report/diff/markdown.js';
 import { kprof, ROOT } from './helpers.js';
 
 interface Step {

@@ -8,14 +8,19 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import {
-  canonicalInspectFormat,
-  canonicalOutputFormat,
+  canonicalFormat,
   CHECK_FORMAT_NAMES,
+  DIFF_FORMAT_NAMES,
+  DIFF_FORMATS,
   INSPECT_FORMAT_NAMES,
-  OUTPUT_FORMAT_NAMES,
+  INSPECT_FORMATS,
   RULES_BYS,
-  type InspectFormatName,
-  type OutputFormatName,
+  SUMMARY_FORMAT_NAMES,
+  SUMMARY_FORMATS,
+  type DiffFormat,
+  type FormatName,
+  type InspectFormat,
+  type SummaryFormat,
 } from '../report/choices.js';
 import type { CheckFlags } from '../commands/check.js';
 import type { DiffFlags } from '../commands/diff.js';
@@ -113,11 +118,11 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
       .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
-      .addOption(new Option('--format <format>', 'output format (text is table)').choices(OUTPUT_FORMAT_NAMES).default('table'))
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
-  ).action(async (profile: string, opts: Formatted<SummaryFlags, OutputFormatName> & { quiet?: boolean }, cmd: Command) => {
+  ).action(async (profile: string, opts: Formatted<SummaryFlags, FormatName<SummaryFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { summaryCommand } = await import('../commands/summary.js');
-    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts, format: canonicalOutputFormat(opts.format) }, io, progressFor(opts));
+    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(SUMMARY_FORMATS, opts.format) }, io, progressFor(opts));
   });
 
   program
@@ -129,9 +134,9 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
-    .action(async (profile: string, opts: Formatted<InspectFlags, InspectFormatName> & { quiet?: boolean }) => {
+    .action(async (profile: string, opts: Formatted<InspectFlags, FormatName<InspectFormat>> & { quiet?: boolean }) => {
       const { inspectCommand } = await import('../commands/inspect.js');
-      hooks.code = await inspectCommand(profile, { ...opts, format: canonicalInspectFormat(opts.format) }, io, progressFor(opts));
+      hooks.code = await inspectCommand(profile, { ...opts, format: canonicalFormat(INSPECT_FORMATS, opts.format) }, io, progressFor(opts));
     });
 
   addRunOptions(
@@ -147,11 +152,11 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
       .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
       .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
-      .addOption(new Option('--format <format>', 'output format (text is table)').choices(OUTPUT_FORMAT_NAMES).default('table'))
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
-  ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, OutputFormatName> & { quiet?: boolean }, cmd: Command) => {
+  ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { diffCommand } = await import('../commands/diff.js');
-    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts, format: canonicalOutputFormat(opts.format) }, io, progressFor(opts));
+    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(DIFF_FORMATS, opts.format) }, io, progressFor(opts));
   });
 
   addRunOptions(

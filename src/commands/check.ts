@@ -4,7 +4,7 @@
 // mapped to the exit code.
 
 import { selectionRawNames } from '../aggregate/accumulator.js';
-import { canonicalCheckFormat, type CheckFormatName } from '../report/choices.js';
+import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
 import type { Profile } from '../model/model.js';
@@ -12,7 +12,8 @@ import { parseCommon, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
-import { renderCheck, verdictLine } from '../report/check.js';
+import { verdictLine } from '../report/check/shared.js';
+import { CHECK_REPORTERS } from '../report/registry.js';
 import { shown } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
@@ -63,7 +64,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
         `pass --base <profile or summary.json>.`,
     );
   }
-  const format = canonicalCheckFormat(flags.format);
+  const format = canonicalFormat(CHECK_FORMATS, flags.format);
   const { selection } = parseCommon({ ...flags, by: 'type' });
   const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection, ruleNameTests(rules)), onBytes: progress.tracker(input) });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
@@ -99,7 +100,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     workspace: io.env.GITHUB_WORKSPACE,
   };
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
-  const went = await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
+  const reporter = await CHECK_REPORTERS[format]();
+  const went = await emit(io, flags.out, reporter(verdict, ctx, rc));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);

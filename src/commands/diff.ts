@@ -1,7 +1,7 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
 import { selectionRawNames } from '../aggregate/accumulator.js';
-import type { OutputFormat } from '../report/choices.js';
+import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
@@ -11,12 +11,13 @@ import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
-import { DIFF_REPORTERS, diffWarnings } from '../report/diff.js';
+import { diffWarnings } from '../report/diff/shared.js';
+import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
 export interface DiffFlags extends CommonFlags {
-  format: OutputFormat;
+  format: DiffFormat;
   sort: DiffSort;
   only?: DiffOnly;
   top?: string;
@@ -64,6 +65,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, DIFF_REPORTERS[flags.format](d, view, ctx));
+  const reporter = await DIFF_REPORTERS[flags.format]();
+  await emit(io, flags.out, reporter(d, view, ctx));
   return 0;
 }

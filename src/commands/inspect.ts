@@ -2,19 +2,12 @@
 
 import type { InspectFormat } from '../report/choices.js';
 import { emit, type Io } from '../util/io.js';
-import type { Profile, RankData } from '../model/model.js';
 import { parseRanks } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
-import { fmtCount, fmtUs } from '../util/format.js';
-import { clipped, jsonSafe, shown } from '../report/render.js';
-import { JsonList, jsonChunks, mapped } from '../report/json.js';
-import { relPath } from '../util/paths.js';
+import { INSPECT_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
-import { witnessJson, witnessLines } from '../report/witness.js';
-import { witnessProfile, type Witnessed } from '../analysis/witness.js';
-
-const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
+import { witnessProfile } from '../analysis/witness.js';
 
 export interface InspectFlags {
   format: InspectFormat;
@@ -30,95 +23,7 @@ export async function inspectCommand(profile: string, flags: InspectFlags, io: I
   const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);
   const skipped = data.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
   io.stderr(warningLines(warnings, count, skipped));
-  await emit(io, flags.out, flags.format === 'json' ? inspectJson(data, witness) : inspectText(data, witness));
+  const reporter = await INSPECT_REPORTERS[flags.format]();
+  await emit(io, flags.out, reporter(data, witness, { color: false }));
   return 0;
-}
-
-function stepText(r: RankData): string {
-  if (!r.fields.steps) return 'none (no Step Id column)';
-  if (r.stepIds.length === 0) return 'column present, every cell empty';
-  const ids = r.stepIds;
-  const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;
-  const range = ids.length === 1 ? `${ids[0]}` : contiguous ? `${ids[0]}-${ids[ids.length - 1]}` : ids.length <= 12 ? ids.join(', ') : `${ids[0]}…${ids[ids.length - 1]} (with gaps)`;
-  const empty = r.rowsWithoutStep > 0 ? `; ${fmtCount(r.rowsWithoutStep)} row${r.rowsWithoutStep === 1 ? '' : 's'} with an empty Step Id` : '';
-  return `${ids.length} (${range})${empty}`;
-}
-
-/** Witness lines in a rank's block: `witness  ` then the verdict, disagreements below it. */
-function witnessBlock(lines: string[]): string[] {
-  return lines.map((l, i) => (i === 0 ? `  witness  ${l}` : `           ${l}`));
-}
-
-/** Text from input (paths, rank ids, column names, messages) goes through clipped() or shown(). */
-export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string {
-  const out: string[] = [];
-  const kernels = (n: number): string => `${fmtCount(n)} kernel${n === 1 ? '' : 's'}`;
-  const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
-  out.push(`${shown(relPath(p.input))}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => clipped(r.rank)).join(', ')}), ${kernels(total)}`);
-  for (const r of p.ranks) {
-    out.push('');
-    out.push(`rank ${clipped(r.rank)}`);
-    if (r.rankSource !== undefined) out.push(`  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${shown(r.rankSource)}`}`);
-    for (const f of r.files) {
-      out.push(`  file     ${shown(relPath(f.path))} (${fmtCount(f.bytes)} byte${f.bytes === 1 ? '' : 's'})`);
-      out.push(`  format   ${f.format}: ${f.traits.map(shown).join(', ')}`);
-      if (f.columns.length > 0) out.push(`  columns  ${f.columns.length}: ${f.columns.slice(0, 14).map((c) => clipped(c)).join(', ')}${f.columns.length > 14 ? ', …' : ''}`);
-      if (f.missing.length > 0) out.push(`  missing  ${f.missing.map(shown).join(', ')}`);
-      out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
-    }
-    if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
-    out.push(`  kernels  ${fmtCount(r.kernels)} in ${fmtCount(r.groups.size)} distinct (name, type, core) combination${r.groups.size === 1 ? '' : 's'}`);
-    out.push(`  steps    ${stepText(r)}`);
-    if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
-    const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
-    if (na > 0) out.push(`  note     Type is N/A for ${fmtCount(na)} of ${kernels(r.kernels)} (a Level0 / task-time l0 export): group by name for detail`);
-    const own = witness.results.filter((w) => w.ranks.length === 1 && w.ranks[0] === r.rank);
-    for (const w of own) out.push(...witnessBlock(witnessLines(w, '')));
-    if (witness.withoutStatistic.includes(r.rank)) out.push('  witness  none: no op_statistic beside the kernel table');
-    if (r.warningCount > 0) out.push(`  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${shown(r.warnings[0]!.message)})`);
-  }
-  for (const w of witness.results.filter((x) => x.ranks.length > 1)) {
-    out.push('');
-    out.push(...witnessLines(w, '').map((l, i) => (i === 0 ? `witness: ${l}` : `  ${l}`)));
-  }
-  for (const n of p.notes) out.push(`note: ${shown(n)}`);
-  return `${out.join('\n')}\n`;
-}
-
-/** A rank read from a file that holds the rows of several devices (an msprof op_summary split by Device_id). */
-function sharedFile(r: RankData): boolean {
-  return r.files.length > 0 && !r.snapshot && r.files.reduce((n, f) => n + f.rowsRead, 0) !== r.rowsRead;
-}
-
-/** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
-function fieldsHeld(r: RankData): RankData['fields'] {
-  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every((f) => f.format !== 'op_statistic' && f.format !== 'summary_json' && f.columns.includes('Input Shapes')));
-  return { ...r.fields, shapes };
-}
-
-/** The JSON report, in chunks (see reporters/json.ts). */
-export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterable<string> {
-  const obj = {
-    schemaVersion: 1,
-    kind: 'inspect',
-    input: relPath(p.input),
-    ranks: new JsonList(mapped(p.ranks, (r) => ({
-      rank: r.rank,
-      rankSource: r.rankSource ?? null,
-      files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
-      rowsRead: r.rowsRead,
-      rowsSkipped: r.rowsSkipped,
-      kernels: r.kernels,
-      distinctKernels: r.groups.size,
-      fields: fieldsHeld(r),
-      steps: r.fields.steps ? r.stepIds : null,
-      rowsWithoutStep: r.rowsWithoutStep,
-      spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
-      warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
-      warningCount: r.warningCount,
-    }))),
-    witness: witness.results.map(witnessJson),
-    notes: p.notes,
-  };
-  return mapped(jsonChunks(obj), jsonSafe);
 }

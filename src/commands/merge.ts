@@ -11,7 +11,7 @@ import { emit, type Io } from '../util/io.js';
 import type { Profile, RankData, Selection } from '../model/model.js';
 import { resolveInput, type RankPlan } from '../input/formats/resolve.js';
 import { finishProfile, readRank } from '../input/read.js';
-import { summaryJson } from '../report/summary.js';
+import { summaryJson } from '../report/summary/json.js';
 import { shown } from '../util/inputText.js';
 
 export interface MergeFlags {

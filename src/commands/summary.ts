@@ -5,9 +5,9 @@ import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/empt
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
 import { parseCommon, parseTop, type CommonFlags } from './options.js';
-import type { OutputFormat } from '../report/choices.js';
+import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
-import { SUMMARY_REPORTERS } from '../report/summary.js';
+import { SUMMARY_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { KprofError } from '../util/errors.js';
 import type { Progress } from '../model/progress.js';
@@ -16,7 +16,7 @@ import { witnessLines } from '../report/witness.js';
 import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
 export interface SummaryFlags extends CommonFlags {
-  format: OutputFormat;
+  format: SummaryFormat;
   sort: SummarySort;
   top?: string;
   out?: string;
@@ -36,7 +36,8 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, SUMMARY_REPORTERS[flags.format](s, view, ctx));
+  const reporter = await SUMMARY_REPORTERS[flags.format]();
+  await emit(io, flags.out, reporter(s, view, ctx));
   return 0;
 }
 

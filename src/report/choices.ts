@@ -1,39 +1,48 @@
 // The fixed choices of the flags whose owners are heavy modules (reporters, commands). They live here so that
 // run.ts can declare every flag, and print --help, without loading those modules: each command's code is loaded
-// only when that command runs (start-up time is part of every run).
+// only when that command runs (start-up time is part of every run). The output formats are the keys of the
+// reporter registries (registry.ts), which load no reporter until one is used.
 
-/** summary's and diff's --format; the keys of SUMMARY_REPORTERS and DIFF_REPORTERS, in the order --help lists. */
-export const OUTPUT_FORMATS = ['table', 'markdown', 'json', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+import { CHECK_REPORTERS, DIFF_REPORTERS, INSPECT_REPORTERS, SUMMARY_REPORTERS } from './registry.js';
 
-/** inspect's --format. */
-export const INSPECT_FORMATS = ['text', 'json'] as const;
-export type InspectFormat = (typeof INSPECT_FORMATS)[number];
+/** The formats of a registry, in its order (the order --help lists). */
+function formatsOf<R extends object>(registry: R): readonly (keyof R & string)[] {
+  return Object.keys(registry) as (keyof R & string)[];
+}
 
-/** check's --format. */
-export const CHECK_FORMATS = ['text', 'json', 'junit', 'github', 'markdown'] as const;
-export type CheckFormat = (typeof CHECK_FORMATS)[number];
+export type SummaryFormat = keyof typeof SUMMARY_REPORTERS;
+export type DiffFormat = keyof typeof DIFF_REPORTERS;
+export type CheckFormat = keyof typeof CHECK_REPORTERS;
+export type InspectFormat = keyof typeof INSPECT_REPORTERS;
+
+export const SUMMARY_FORMATS = formatsOf(SUMMARY_REPORTERS);
+export const DIFF_FORMATS = formatsOf(DIFF_REPORTERS);
+export const CHECK_FORMATS = formatsOf(CHECK_REPORTERS);
+export const INSPECT_FORMATS = formatsOf(INSPECT_REPORTERS);
 
 // The plain-text format is `table` for summary and diff and `text` for inspect and check; every command takes
-// both names, so that one name works everywhere. The choices below are what commander accepts and --help lists.
+// both names, so that one name works everywhere. The names below are what commander accepts and --help lists:
+// each format, its other name right after it.
 
-export const OUTPUT_FORMAT_NAMES = ['table', 'text', 'markdown', 'json', 'csv'] as const;
-export type OutputFormatName = (typeof OUTPUT_FORMAT_NAMES)[number];
-export const INSPECT_FORMAT_NAMES = ['text', 'table', 'json'] as const;
-export type InspectFormatName = (typeof INSPECT_FORMAT_NAMES)[number];
-export const CHECK_FORMAT_NAMES = ['text', 'table', 'json', 'junit', 'github', 'markdown'] as const;
-export type CheckFormatName = (typeof CHECK_FORMAT_NAMES)[number];
+const OTHER_NAME = { table: 'text', text: 'table' } as const;
 
-export function canonicalOutputFormat(f: OutputFormatName): OutputFormat {
-  return f === 'text' ? 'table' : f;
+/** A format or its other name. */
+export type FormatName<F extends string> = F | (F extends keyof typeof OTHER_NAME ? (typeof OTHER_NAME)[F] : never);
+
+function namesOf<F extends string>(formats: readonly F[]): readonly FormatName<F>[] {
+  return formats.flatMap((f): FormatName<F>[] => (f in OTHER_NAME ? [f, OTHER_NAME[f as keyof typeof OTHER_NAME] as FormatName<F>] : [f]));
 }
 
-export function canonicalInspectFormat(f: InspectFormatName): InspectFormat {
-  return f === 'table' ? 'text' : f;
-}
+export const SUMMARY_FORMAT_NAMES = namesOf(SUMMARY_FORMATS);
+export const DIFF_FORMAT_NAMES = namesOf(DIFF_FORMATS);
+export const CHECK_FORMAT_NAMES = namesOf(CHECK_FORMATS);
+export const INSPECT_FORMAT_NAMES = namesOf(INSPECT_FORMATS);
 
-export function canonicalCheckFormat(f: CheckFormatName): CheckFormat {
-  return f === 'table' ? 'text' : f;
+export type CheckFormatName = FormatName<CheckFormat>;
+
+/** The format a name given to --format stands for (commander has checked it is one of `formats`' names). */
+export function canonicalFormat<F extends string>(formats: readonly F[], name: FormatName<NoInfer<F>>): F {
+  return (formats as readonly string[]).includes(name) ? (name as F) : (OTHER_NAME[name as keyof typeof OTHER_NAME] as F);
 }
 
 /** rules' --by: rules select kernels by type or by name; the other groupings have no rule selector. */

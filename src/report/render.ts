@@ -153,19 +153,7 @@ function visible(s: string): number {
 // ---------------------------------------------------------------------------------------------------------
 // Text from input is shown through the one scheme of inputText.ts (re-exported here for the reporters).
 
-export { CELL_WIDTH, WHOLE, clipped, escaped as shown } from '../util/inputText.js';
-
-/**
- * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
- * JSON.stringify leaves raw (DEL, C1 controls, U+2028/U+2029, bidirectional controls, U+FFFE/U+FFFF) are
- * written as `\uHHHH` escapes, and `##[` as `\u0023#[`. JSON.stringify already escapes C0 controls and lone
- * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
- */
-export function jsonSafe(json: string): string {
-  return json.replace(JSON_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
-}
-
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;
+export { CELL_WIDTH, WHOLE, clipped, escaped as shown, jsonSafe } from '../util/inputText.js';
 
 /**
  * A Markdown code span for any text, kernel names with backticks included: its fence is one backtick longer

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { oneLine, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import type { Tally, WitnessGroup, WitnessResult } from '../analysis/witness.js';
-import { exactUs, fmtCount, fmtUs, ticksToUs } from '../util/format.js';
+import { exactUs, fmtCount, fmtUs, plural, ticksToUs } from '../util/format.js';
 
 function tallyText(t: Tally | null): string {
   return t === null ? 'none' : `${fmtCount(t.count)} (${fmtUs(ticksToUs(t.ticks))})`;
@@ -27,11 +27,11 @@ export function witnessLines(w: WitnessResult, indent: string): string[] {
   if (w.agrees === null) return [`${indent}${stat}${who} could not be read to witness the kernel table: ${oneLine(w.error ?? '')}`];
   const comm =
     w.notCounted.kernels > 0
-      ? `; ${fmtCount(w.notCounted.kernels)} communication kernels in ${fmtCount(w.notCounted.groups)} group${w.notCounted.groups === 1 ? '' : 's'} not witnessed (op_statistic does not count them)`
+      ? `; ${fmtCount(w.notCounted.kernels)} communication kernels in ${plural(w.notCounted.groups, 'group')} not witnessed (op_statistic does not count them)`
       : '';
   const partial =
     w.statisticRowsSkipped > 0
-      ? `${indent}  ${fmtCount(w.statisticRowsSkipped)} row${w.statisticRowsSkipped === 1 ? '' : 's'} of ${stat} could not be read (first: ${oneLine(w.statisticWarning ?? '')}): it witnesses only the rest`
+      ? `${indent}  ${plural(w.statisticRowsSkipped, 'row')} of ${stat} could not be read (first: ${oneLine(w.statisticWarning ?? '')}): it witnesses only the rest`
       : null;
   if (w.disagreements.length === 0) {
     return [

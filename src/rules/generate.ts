@@ -18,8 +18,8 @@
 import type { Diff, DiffRow } from '../analysis/diff.js';
 import { stepsLabel } from '../aggregate/group.js';
 import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model/model.js';
-import { fmtCount, fmtSignedPct, fmtUs, stepCountsText } from '../util/format.js';
-import { jsonSafe, shown } from '../report/render.js';
+import { fmtCount, fmtSignedPct, fmtUs, plural, stepCountsText } from '../util/format.js';
+import { escaped as shown, jsonSafe } from '../util/inputText.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
 import { rejectMisspelt } from './unmatched.js';
@@ -104,10 +104,6 @@ export function yamlString(s: string): string {
 /** A comment line; names in it are shown as every text format shows them (no line break, no control). */
 function comment(text: string): string {
   return `  # ${shown(text)}`;
-}
-
-function plural(n: number, one: string): string {
-  return `${fmtCount(n)} ${one}${n === 1 ? '' : 's'}`;
 }
 
 /** "4 in every step", "2 to 3 in a step", "61 in total", "none". */

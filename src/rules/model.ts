@@ -43,18 +43,8 @@ export type Check =
   /** No kernel type absent from the base may appear, except these (exact types or regular expressions). */
   | { kind: 'no-new-types'; allow: (string | RegExp)[] };
 
+/** The kinds of check; each has its module in checks/ (parse, evaluate, describe, unit), registered in checks/registry.ts. */
 export type CheckKind = Check['kind'];
-
-/** Does the check compare against `--base`? */
-export const NEEDS_BASE = {
-  absent: false,
-  present: false,
-  count: false,
-  time: false,
-  'count-vs-base': true,
-  'time-vs-base': true,
-  'no-new-types': true,
-} as const satisfies Record<CheckKind, boolean>;
 
 /** One rule of a rules file. */
 export interface Rule {

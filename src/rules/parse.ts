@@ -9,26 +9,14 @@ import { parseSteps } from '../aggregate/group.js';
 import type { StepRange, UserGroup } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
-import {
-  PERS,
-  SEVERITIES,
-  type Bounds,
-  type ChangeBounds,
-  type Check,
-  type Per,
-  type Rule,
-  type RuleSet,
-  type Selector,
-  type Severity,
-} from './model.js';
+import { distance } from './unmatched.js';
+import { CHECK_KEYS, kindOf } from './checks/registry.js';
+import type { CheckReader, Entries } from './checks/kind.js';
+import { PERS, SEVERITIES, type Check, type CheckKind, type Per, type Rule, type RuleSet, type Selector, type Severity } from './model.js';
 
 export const TOP_KEYS = ['version', 'groups', 'steps', 'rules'] as const;
 export const SELECTOR_KEYS = ['type', 'name', 'group', 'match', 'kernels'] as const;
-export const CHECK_KEYS = ['absent', 'present', 'count', 'time', 'count-vs-base', 'time-vs-base', 'no-new-types'] as const;
 export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'ranks', 'steps', 'severity', 'why'] as const;
-
-const BOUND_KEYS = ['per', 'min', 'max', 'exactly'] as const;
-const CHANGE_KEYS = ['per', 'fell-by-at-least', 'rose-by-at-most'] as const;
 
 /** Read and validate a rules file; `shown` is the path used in messages and reports. */
 export function readRulesFile(path: string, shown: string = path): RuleSet {
@@ -39,19 +27,6 @@ export function readRulesFile(path: string, shown: string = path): RuleSet {
 export function parseRules(path: string, text: string): RuleSet {
   const { doc, lc } = parseYaml(path, text);
   return new RulesReader(path, lc).file(doc.contents as Node | null);
-}
-
-/** Edit distance, for "did you mean" (keys and kernel names are short, so the quadratic table is cheap). */
-export function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-    }
-  }
-  return d[a.length]![b.length]!;
 }
 
 /** Keys that belong one level down, written beside the check instead of inside it. */
@@ -74,7 +49,7 @@ function suggestion(key: string, allowed: readonly string[]): string {
   return best ? ` Did you mean "${best.k}"?` : '';
 }
 
-class RulesReader {
+class RulesReader implements CheckReader {
   private groups: UserGroup[] = [];
 
   constructor(
@@ -87,12 +62,12 @@ class RulesReader {
     return `${this.path}:${p.line}:${p.col}`;
   }
 
-  private fail(node: Node | null | undefined, message: string): never {
+  fail(node: Node | null | undefined, message: string): never {
     throw inputError(`${this.at(node)}: ${message}`);
   }
 
   /** The pairs of a mapping, with unknown keys rejected. */
-  private entries(node: Node, allowed: readonly string[], what: string): Map<string, { key: Node; value: Node | null }> {
+  entries(node: Node, allowed: readonly string[], what: string): Entries {
     if (!isMap(node)) this.fail(node, `${what} should be a mapping (key: value); found ${describe(node)}.`);
     const out = new Map<string, { key: Node; value: Node | null }>();
     for (const pair of node.items as Pair<Node, Node | null>[]) {
@@ -238,47 +213,22 @@ class RulesReader {
     }
   }
 
-  private check(key: (typeof CHECK_KEYS)[number], keyNode: Node, value: Node | null): Check {
-    const node = value ?? keyNode;
-    switch (key) {
-      case 'absent':
-      case 'present':
-        if (!isScalar(node) || node.value !== true) {
-          this.fail(node, `${key}: expected true; found ${describe(node)}.${key === 'absent' ? ' For "must run", write present: true.' : ' For "must not run", write absent: true.'}`);
-        }
-        return { kind: key };
-      case 'count':
-        return this.bounds(node, 'count');
-      case 'time':
-        return this.bounds(node, 'time');
-      case 'count-vs-base':
-      case 'time-vs-base':
-        return { kind: key, ...this.change(node, key) };
-      case 'no-new-types': {
-        if (isScalar(node) && node.value === true) return { kind: 'no-new-types', allow: [] };
-        const e = this.entries(node, ['allow'], 'no-new-types (true, or a mapping with allow:)');
-        const allow = e.get('allow');
-        if (!allow) return { kind: 'no-new-types', allow: [] };
-        const list = allow.value ?? allow.key;
-        const items: Node[] = isSeq(list) ? (list.items as Node[]) : [list];
-        return {
-          kind: 'no-new-types',
-          allow: items.map((item) => {
-            if (!isScalar(item) || typeof item.value !== 'string' || item.value === '') {
-              this.fail(item, `allow: expected kernel types or /regular expressions/; found ${describe(item)}.`);
-            }
-            try {
-              return parseMember(item.value);
-            } catch (err) {
-              return this.fail(item, `allow: bad regular expression ${quotePattern(item.value)}: ${err instanceof Error ? err.message : String(err)}.`);
-            }
-          }),
-        };
-      }
+  private check(key: CheckKind, keyNode: Node, value: Node | null): Check {
+    return kindOf({ kind: key }).parse(value ?? keyNode, this);
+  }
+
+  member(node: Node, what: string): string | RegExp {
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value === '') {
+      this.fail(node, `${what}: expected kernel types or /regular expressions/; found ${describe(node)}.`);
+    }
+    try {
+      return parseMember(node.value);
+    } catch (err) {
+      this.fail(node, `${what}: bad regular expression ${quotePattern(node.value)}: ${err instanceof Error ? err.message : String(err)}.`);
     }
   }
 
-  private per(e: Map<string, { key: Node; value: Node | null }>, what: string): Per {
+  per(e: Entries, what: string): Per {
     const p = e.get('per');
     if (!p) return 'total';
     const v = p.value ?? p.key;
@@ -288,49 +238,7 @@ class RulesReader {
     return v.value as Per;
   }
 
-  private bounds(node: Node, kind: 'count' | 'time'): Check {
-    const e = this.entries(node, BOUND_KEYS, `${kind} (a mapping with min:, max: or exactly:, and per:)`);
-    const per = this.per(e, kind);
-    const read = (k: 'min' | 'max' | 'exactly'): number | null => {
-      const x = e.get(k);
-      if (!x) return null;
-      const v = x.value ?? x.key;
-      return kind === 'count' ? this.count(v, `${kind}: ${k}`) : this.duration(v, `${kind}: ${k}`);
-    };
-    const exactly = read('exactly');
-    let bounds: Bounds = { min: read('min'), max: read('max') };
-    if (exactly !== null) {
-      if (bounds.min !== null || bounds.max !== null) this.fail(e.get('exactly')!.key, `${kind}: exactly: cannot be combined with min: or max:.`);
-      bounds = { min: exactly, max: exactly };
-    }
-    if (bounds.min === null && bounds.max === null) this.fail(node, `${kind}: expected min:, max: or exactly:.`);
-    if (bounds.min !== null && bounds.max !== null && bounds.min > bounds.max) {
-      this.fail(e.get('min')!.value, `${kind}: min is larger than max; no run can pass.`);
-    }
-    return { kind, per, bounds };
-  }
-
-  private change(node: Node, kind: 'count-vs-base' | 'time-vs-base'): { per: Per; change: ChangeBounds } {
-    const e = this.entries(node, CHANGE_KEYS, `${kind} (a mapping with fell-by-at-least: or rose-by-at-most:, and per:)`);
-    const per = this.per(e, kind);
-    const read = (k: 'fell-by-at-least' | 'rose-by-at-most'): number | null => {
-      const x = e.get(k);
-      if (!x) return null;
-      const v = x.value ?? x.key;
-      const pct = this.percent(v, `${kind}: ${k}`);
-      if (k === 'fell-by-at-least' && (pct <= 0 || pct > 100)) {
-        this.fail(v, `${kind}: ${k}: expected a percentage above 0% and at most 100%; found ${describe(v)}.`);
-      }
-      return pct;
-    };
-    const change: ChangeBounds = { fellByAtLeastPct: read('fell-by-at-least'), roseByAtMostPct: read('rose-by-at-most') };
-    if (change.fellByAtLeastPct === null && change.roseByAtMostPct === null) {
-      this.fail(node, `${kind}: expected fell-by-at-least: or rose-by-at-most: (a percentage such as 20%).`);
-    }
-    return { per, change };
-  }
-
-  private count(node: Node, what: string): number {
+  count(node: Node, what: string): number {
     if (!isScalar(node) || typeof node.value !== 'number' || !Number.isInteger(node.value) || node.value < 0) {
       this.fail(node, `${what}: expected a whole number of kernels (0 or more); found ${describe(node)}.`);
     }
@@ -338,7 +246,7 @@ class RulesReader {
   }
 
   /** A duration: a number of µs, or a string with a unit: 150us, 150µs, 1.5ms, 2s. */
-  private duration(node: Node, what: string): number {
+  duration(node: Node, what: string): number {
     if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
     const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$/.exec(node.value) : null;
     if (!m) this.fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
@@ -347,7 +255,7 @@ class RulesReader {
   }
 
   /** A percentage: 20% or 20. */
-  private percent(node: Node, what: string): number {
+  percent(node: Node, what: string): number {
     if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
     const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(node.value) : null;
     if (!m) this.fail(node, `${what}: expected a percentage such as 20%; found ${describe(node)}.`);

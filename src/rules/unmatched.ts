@@ -13,7 +13,6 @@ import { normaliseName } from '../input/formats/names.js';
 import { inSteps, kernelMatches } from '../aggregate/group.js';
 import type { FineGroup, Profile, RankData, UserGroup } from '../model/model.js';
 import type { Rule, RuleSet } from './model.js';
-import { distance } from './parse.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
 interface Known {
@@ -164,6 +163,19 @@ function variants(a: string, b: string): boolean {
   if (a.length === b.length && strip(a) === strip(b)) return true;
   const [short, long] = a.length < b.length ? [a, b] : [b, a];
   return long.startsWith(short) && /^(?:s|D|V?[0-9]+)$/.test(long.slice(short.length));
+}
+
+/** Edit distance, for "did you mean" (keys and kernel names are short, so the quadratic table is cheap). */
+export function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 /** The kernel in `pool` that `value` most likely meant, or null. */

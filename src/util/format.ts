@@ -117,6 +117,26 @@ export function fmtUsShort(us: number): string {
   return `${text} ${unit}`;
 }
 
+/** A count and its noun: "1 rule", "3,072 kernels", "2 new types". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${fmtCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** A figure for JSON and CSV: rounded to 4 decimals (0.1 ns for times), never -0. */
+export function round4(x: number): number {
+  const r = Math.round(x * 10_000) / 10_000;
+  return r === 0 ? 0 : r;
+}
+
+export function round4OrNull(x: number | null): number | null {
+  return x === null ? null : round4(x);
+}
+
+/** The first `max` items, then `…`: "a, b, c, …". */
+export function listed(items: readonly string[], max: number): string {
+  return items.length > max ? `${items.slice(0, max).join(', ')}, …` : items.join(', ');
+}
+
 /** A percentage: "12.3%". */
 export function fmtPct(p: number): string {
   return `${unsignedZero(FIX1.format(p))}%`;
@@ -159,5 +179,5 @@ export function stepCountsText(ranks: { rank: string; steps: number }[], code: (
     const list = rs.length > 6 ? `${rs.slice(0, 6).map((r) => code(r)).join(', ')}, … (${fmtCount(rs.length)} ranks)` : rs.map((r) => code(r)).join(', ');
     return `${steps(n)} on rank${rs.length === 1 ? '' : 's'} ${list}`;
   });
-  return parts.length > 4 ? `${parts.slice(0, 4).join(', ')}, …` : parts.join(', ');
+  return listed(parts, 4);
 }

@@ -36,7 +36,7 @@ function escapeUnsafe(m: string): string {
  * to U+00FF) or `\uHHHH`, so a line break becomes `\x0a` and ESC `\x1b`; `##[` becomes `\x23#[` and a leading
  * `::` becomes `\x3a:`. A byte of a file that was not UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with
  * upper-case digits (`\x85`, `\xC3`). Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe in
- * reporters/render.ts).
+ * below).
  */
 export function escaped(s: string): string {
   UNSAFE.lastIndex = 0;
@@ -71,3 +71,26 @@ export function shown(s: string): string {
 export function oneLine(s: string): string {
   return escaped(s);
 }
+
+/**
+ * A value from a file as a reader quotes it in a warning or an error (before the message is shown()): control
+ * characters (C0, DEL, C1) blanked, cut to `max` characters with `…`, so that a damaged or binary-looking file
+ * can neither garble nor flood the terminal.
+ */
+export function blanked(s: string, max = 40): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+/**
+ * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
+ * JSON.stringify leaves raw (DEL, C1 controls, U+2028/U+2029, bidirectional controls, U+FFFE/U+FFFF) are
+ * written as `\uHHHH` escapes, and `##[` as `\u0023#[`. JSON.stringify already escapes C0 controls and lone
+ * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
+ */
+export function jsonSafe(json: string): string {
+  return json.replace(JSON_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;

@@ -13,7 +13,7 @@
 
 import { createRequire } from 'node:module';
 import type { RE2JS as RE2JSClass } from 're2js';
-import { escaped } from './inputText.js';
+import { blanked, escaped } from './inputText.js';
 
 /** The longest pattern accepted, in characters: a kernel name pattern is a few dozen; longer ones are refused unread. */
 export const MAX_PATTERN_LENGTH = 4096;
@@ -125,16 +125,9 @@ export function compilePattern(source: string, flags = ''): RegExp {
       );
     }
     const msg = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-    throw new PatternError(clip(msg));
+    throw new PatternError(blanked(msg, 120));
   }
   return new LinearRegExp(compiled, source, flags);
-}
-
-/** At most 40 characters of a message that may quote the pattern, with control characters blanked. */
-function clip(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return clean.length > 120 ? `${clean.slice(0, 120)}…` : clean;
 }
 
 /**

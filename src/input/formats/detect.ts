@@ -3,6 +3,7 @@
 
 import { inputError } from '../../util/errors.js';
 import type { FormatId } from '../../model/model.js';
+import { blanked } from '../../util/inputText.js';
 
 export const SYNONYMS = {
   name: ['Name', 'Op Name'],
@@ -176,12 +177,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
  * blanked (a damaged or binary-looking header must not flood or garble the terminal).
  */
 export function shownColumns(header: string[]): string {
-  const clip = (c: string): string => {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-    const t = c.replace(/[\u0000-\u001f\u007f]/g, ' ');
-    return t.length > 40 ? `${t.slice(0, 40)}…` : t;
-  };
-  const shown = header.slice(0, 12).map(clip).join(', ');
+  const shown = header.slice(0, 12).map((c) => blanked(c)).join(', ');
   return header.length > 12 ? `${shown}, … (${header.length} columns)` : shown;
 }
 

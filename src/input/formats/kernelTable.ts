@@ -10,6 +10,7 @@ import { problemMessage, type BatchSpec, type RowBatch, type RowBatcher, type Ro
 import type { KernelBatch, KernelKind, KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
+import { blanked as clip } from '../../util/inputText.js';
 
 /** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
 const CACHE_LIMIT = 200_000;
@@ -267,9 +268,3 @@ export function cleanShapes(text: string): string {
   return t;
 }
 
-function clip(s: string): string {
-  // Control characters (line breaks, terminal escapes) from a damaged file must not reach the terminal.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
-  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
-}

@@ -6,6 +6,7 @@ import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import { problemMessage, type RowView } from '../csv/scan.js';
 import type { KernelSink, RankTarget, RowLog } from '../sink.js';
 import type { StatisticHeader } from './detect.js';
+import { blanked as clip } from '../../util/inputText.js';
 
 export class OpStatisticReader {
   private readonly width: number;
@@ -93,9 +94,3 @@ export class OpStatisticReader {
   }
 }
 
-/** A cell as quoted in a warning: one line, at most 40 characters. */
-function clip(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
-  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
-}

@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
+import { blanked } from '../../util/inputText.js';
 import type { SourceFile } from '../../model/model.js';
 import { besides, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
@@ -405,17 +406,11 @@ export function duplicateColumns(header: string[]): string | null {
     if (name === '') return;
     const at = first.get(name);
     if (at === undefined) first.set(name, i);
-    else twice.push(`"${clipCell(name)}" (columns ${at + 1} and ${i + 1})`);
+    else twice.push(`"${blanked(name)}" (columns ${at + 1} and ${i + 1})`);
   });
   if (twice.length === 0) return null;
   const shown = twice.slice(0, 3).join(', ') + (twice.length > 3 ? ` and ${twice.length - 3} more` : '');
   return `the header names a column twice: ${shown}; the first of each is read. Two exports pasted side by side?`;
-}
-
-function clipCell(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }
 
 /** Names a header cell of another export can have in the duration column (files joined together). */

@@ -5,6 +5,7 @@
 import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
+import { blanked } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, openRegular, readRegularFile } from './readTable.js';
@@ -107,7 +108,7 @@ export function rankOf(folder: string): RankId {
     }
     const m = /^profiler_info_(\d+)\.json$/.exec(f);
     if (id !== undefined && id !== null && id !== -1) {
-      const shown = clipId(JSON.stringify(id) ?? String(id));
+      const shown = blanked(JSON.stringify(id) ?? String(id));
       warnings.push({
         file: path,
         line: 1,
@@ -122,13 +123,6 @@ export function rankOf(folder: string): RankId {
   const dev = /^device_(\d+)$/.exec(name);
   if (dev) return { rank: dev[1]!, source: `folder name ${name}`, warnings };
   return { rank: '-', source: 'not found', warnings };
-}
-
-/** At most 40 characters of a value from a file, control characters blanked. */
-function clipId(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }
 
 /** msprof output folder (`mindstudio_profiler_output` or old `device_N/summary`) → table or statistic files. */

@@ -9,7 +9,7 @@ import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/ac
 import { inputError } from '../../util/errors.js';
 import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, PackedSteps, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
 import { groupKey, summarize } from '../../aggregate/group.js';
-import { summaryJsonObject } from '../../report/summary.js';
+import { summaryJsonObject } from '../../report/summary/json.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
 import { readRegularFile, sniffBytes } from './readTable.js';

@@ -1,0 +1,202 @@
+// What the formats of `kprof check` share: each rule and result in words, the verdict line, what was read.
+// Pure. Results are listed in the order of the rules file.
+
+import { stepsLabel } from '../../aggregate/group.js';
+import { describeCheck, kindOf } from '../../rules/checks/registry.js';
+import { amount, type Quote } from '../../rules/checks/kind.js';
+import type { RuleResult, Verdict } from '../../rules/model.js';
+import { fmtCount, fmtSignedPct, fmtUs, listed, plural } from '../../util/format.js';
+import { clipped, escaped, WHOLE } from '../../util/inputText.js';
+import { mdCode } from '../render.js';
+
+/** What was checked, as shown to the user (paths relative to the working directory). */
+export interface CheckContext {
+  profile: string;
+  base: string | null;
+  rules: string;
+  /** Kernels the rules looked at (after --rank/--steps and the filters) and rows that could not be read. */
+  read: ReadCounts;
+  baseRead: ReadCounts | null;
+  /** GITHUB_WORKSPACE, when set: --format github names files relative to it. */
+  workspace?: string | undefined;
+}
+
+export interface ReadCounts {
+  kernels: number;
+  skippedRows: number;
+}
+
+export type Rule = RuleResult['rule'];
+
+/**
+ * How a report shows a text from input (rule names, `why`, kernel names, ranks, patterns): clipped() in the
+ * terminal, JUnit and GitHub formats, a code span in Markdown, as it is in JSON (which jsonSafe escapes).
+ */
+export type { Quote };
+
+export const exact: Quote = (s) => s;
+export const md: Quote = mdCode;
+
+/** A rule's `why`, whole, without the line break a YAML block scalar ends with (JSON keeps it exactly). */
+export function whyText(why: string, q: Quote): string {
+  return q(why.replace(/\s+$/, ''), WHOLE);
+}
+
+
+export function selectorText(rule: Rule, q: Quote): string {
+  const s = rule.selector;
+  if (s === null) return 'kernel types';
+  switch (s.kind) {
+    case 'all':
+      return 'all kernels';
+    case 'type':
+      return `type ${s.values.map((x) => q(x)).join(', ')}`;
+    case 'name':
+      return `name ${s.values.map((x) => q(x)).join(', ')}`;
+    case 'group':
+      return `group ${q(s.group.name)}`;
+    case 'match':
+      return q(`/${s.re.source}/${s.re.flags}`);
+  }
+}
+
+/** The bound of a rule in words: "exactly 1 per step", "fell by at least 20% against the base". */
+export function boundText(rule: Rule, q: Quote = clipped): string {
+  return `${describeCheck(rule.check, q)}${scopeText(rule, q)}`;
+}
+
+/** The steps and ranks a rule is limited to: " in steps 2-9 on ranks 0, 1". */
+export function scopeText(rule: Rule, q: Quote): string {
+  const parts: string[] = [];
+  if (rule.steps !== null) parts.push(rule.steps.length === 1 && rule.steps[0]!.from === rule.steps[0]!.to ? ` in step ${rule.steps[0]!.from}` : ` in steps ${stepsLabel(rule.steps)}`);
+  if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.map((x) => q(x)).join(', ')}`);
+  return parts.join('');
+}
+
+/** The rule's label, or its selector and bound (a name that tells two rules on one kernel apart). */
+export function ruleTitle(rule: Rule, q: Quote = clipped): string {
+  return rule.label !== null ? q(rule.label) : `${selectorText(rule, q)}: ${boundText(rule, q)}`;
+}
+
+/** The rule's label, or its selector: for reports that show the bound beside it. */
+export function ruleName(rule: Rule, q: Quote = clipped): string {
+  return rule.label !== null ? q(rule.label) : rule.selector === null ? 'new kernel types' : selectorText(rule, q);
+}
+
+export function valueText(r: RuleResult, v: number | null, q: Quote): string {
+  if (v === null) return 'n/a';
+  switch (r.unit) {
+    case 'kernels':
+      return plural(v, 'kernel');
+    case 'us':
+      return fmtUs(v);
+    case 'percent':
+      return fmtSignedPct(v);
+    case 'types':
+      return r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
+  }
+}
+
+export function where(rank: string | null, step: number | null, q: Quote): string {
+  const parts: string[] = [];
+  if (rank !== null && rank !== '-') parts.push(`rank ${q(rank)}`);
+  if (step !== null) parts.push(`step ${step}`);
+  return parts.join(', ');
+}
+
+/** The base and profile values of a rule against the base: "count 122 → 0 (-100.0%)". */
+export function comparedText(r: RuleResult): string {
+  if (!r.compared) return '';
+  const f = (v: number): string => amount(kindOf(r.rule.check).measure, v);
+  const pct = r.observed === null ? (r.compared.base === 0 ? 'not in the base' : 'n/a') : fmtSignedPct(r.observed);
+  return `${f(r.compared.base)} → ${f(r.compared.profile)} (${pct})`;
+}
+
+export function observedText(r: RuleResult, q: Quote): string {
+  return r.compared ? comparedText(r) : valueText(r, r.observed, q);
+}
+
+/** What was observed: where it held, the value closest to the bound; where it broke, the worst value and where. */
+export function observedPart(r: RuleResult, q: Quote = clipped): string {
+  const ranks = r.ranksChecked.length;
+  if (r.passed) {
+    const held = kindOf(r.rule.check).held(ranks);
+    if (held !== null) return held;
+    if (r.compared) return `${ranks > 1 ? `closest of ${fmtCount(ranks)} ranks: ` : ''}${comparedText(r)}`;
+    const closest = r.per === 'step' || ranks > 1 ? (r.bound.op === '<=' ? 'highest ' : 'lowest ') : '';
+    const scope = ranks > 1 ? ` on each of ${fmtCount(ranks)} ranks` : '';
+    return `${closest}${valueText(r, r.observed, q)}${r.per === 'step' ? ' per step' : ''}${scope}`;
+  }
+  const at = where(r.rank, r.step, q);
+  return `${at ? `${at}: ` : ''}${observedText(r, q)}`;
+}
+
+/** Where else the rule broke, for a broken rule. */
+export function spreadPart(r: RuleResult, q: Quote): string {
+  if (r.passed) return '';
+  const parts: string[] = [];
+  if (r.step !== null && r.stepsChecked > 0) {
+    // Which steps, when it is neither the one step named already nor every step.
+    const ids = listed(r.brokenSteps.map(String), 8);
+    const which = r.stepsBroken > 1 && r.stepsBroken < r.stepsChecked ? ` (steps ${ids})` : '';
+    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${q(r.rank)}` : ''}${which}`);
+  }
+  if (r.ranksChecked.length > 1) parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.map((x) => q(x)).join(', ')})`);
+  return parts.join('; ');
+}
+
+/**
+ * What the selector names that matched no kernel: "type InterleaveRop matches no kernel in the profile or the
+ * base" ("… no kernel in the profile in step 3 on rank 1" for a rule limited to those). Empty when it matched.
+ */
+export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clipped): string {
+  if (r.unmatched.length === 0) return '';
+  const s = r.rule.selector;
+  const what =
+    s?.kind === 'type' || s?.kind === 'name'
+      ? `${s.kind} ${r.unmatched.map((x) => q(x)).join(', ')}`
+      : s?.kind === 'group'
+        ? `group ${q(s.group.name)}`
+        : `match ${r.unmatched.map((x) => q(x)).join(', ')}`;
+  const verb = r.unmatched.length > 1 ? 'match' : 'matches';
+  // Limited to steps or ranks, the rule sees only those (a kernel that runs elsewhere is not there for it).
+  return `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
+}
+
+/** One sentence on what was observed, against the bound, and whether the selector matched anything. */
+export function resultMessage(r: RuleResult, hasBase = false, q: Quote = clipped): string {
+  const spread = spreadPart(r, q);
+  const unmatched = unmatchedPart(r, hasBase, q);
+  return `${observedPart(r, q)}; bound: ${boundText(r.rule, q)}${spread ? `; ${spread}` : ''}${unmatched ? `; ${unmatched}` : ''}`;
+}
+
+export function location(r: RuleResult, q: Quote = clipped): string {
+  return `${q(r.rule.file, WHOLE)}:${r.rule.line}`;
+}
+
+export function statusWord(r: RuleResult): 'pass' | 'FAIL' | 'warn' {
+  return r.passed ? 'pass' : r.rule.severity === 'warn' ? 'warn' : 'FAIL';
+}
+
+/** The one-line verdict. */
+export function verdictLine(v: Verdict): string {
+  const n = v.results.length;
+  const held = v.results.filter((r) => r.passed).length;
+  const warn = v.failedWarnings > 0 ? `; ${plural(v.failedWarnings, 'warning')}` : '';
+  const unmatched = v.unmatched > 0 ? `; ${fmtCount(v.unmatched)} matched no kernel` : '';
+  if (v.passed) return `check passed: ${fmtCount(held)} of ${plural(n, 'rule')} held${warn}${unmatched}.`;
+  return `check failed: ${fmtCount(v.failedErrors)} of ${plural(n, 'rule')} broken${warn}; ${fmtCount(held)} held${unmatched}.`;
+}
+
+export function headerLine(ctx: CheckContext): string {
+  return `kprof check ${escaped(ctx.profile)}${ctx.base !== null ? ` against base ${escaped(ctx.base)}` : ''} with ${escaped(ctx.rules)}`;
+}
+
+export function readText(c: ReadCounts): string {
+  return `${plural(c.kernels, 'kernel')}, ${plural(c.skippedRows, 'row')} skipped`;
+}
+
+/** What the rules looked at: "read: 18 kernels, 0 rows skipped; base: 20 kernels, 0 rows skipped". */
+export function readLine(ctx: CheckContext): string {
+  return `read: ${readText(ctx.read)}${ctx.baseRead !== null ? `; base: ${readText(ctx.baseRead)}` : ''}`;
+}

@@ -1,0 +1,40 @@
+// `kprof diff --format csv`. Pure: Diff (+ view) in, string out.
+
+import type { Diff, DiffView } from '../../analysis/diff.js';
+import type { DiffRowJson } from '../../model/schema.js';
+import { plural } from '../../util/format.js';
+import { csvLines } from '../render.js';
+import { diffJsonObject } from './json.js';
+
+const ranksCell = (r: DiffRowJson): string => r.disagreeingRanks.map((x) => `${x.rank}:${x.status}`).join(' ');
+const stepsCell = (r: DiffRowJson): string => r.unevenSteps.map((u) => `${u.rank}:${u.steps.map((c) => c.step).join(',')}`).join(' ');
+
+/** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */
+export function diffCsv(d: Diff, view: DiffView): string {
+  const j = diffJsonObject(d, view);
+  const head = [
+    'key', 'type', 'name', 'core', 'shapes', 'userGroup', 'status', 'baseCount', 'prCount', 'deltaCount', 'deltaCountPct',
+    'baseUs', 'prUs', 'deltaUs', 'deltaUsPct', 'timeWithinTolerance', 'rankStatus', 'disagreeingRanks', 'unevenSteps',
+  ];
+  const body: (string | number | boolean | null | undefined)[][] = j.rows.map((r) => [
+    r.key, r.type, r.name, r.core, r.shapes, r.userGroup, r.status, r.base.count, r.pr.count, r.deltaCount, r.deltaCountPct,
+    r.base.totalUs, r.pr.totalUs, r.deltaUs, r.deltaUsPct, r.timeWithinTolerance, r.rankStatus,
+    ranksCell(r),
+    stepsCell(r),
+  ]);
+  if (j.others) {
+    const o = j.others;
+    // The folded rows whose change differs across ranks or steps keep their detail, by key: `A=0:fewer 1:more | B=…`.
+    const detail = (f: (r: DiffRowJson) => string): string | null => {
+      const parts = o.changedDifferently.map((r) => [r.key, f(r)] as const).filter(([, x]) => x !== '');
+      return parts.length > 0 ? parts.map(([k, x]) => `${k}=${x}`).join(' | ') : null;
+    };
+    body.push([
+      `(${plural(o.groups, 'more group')})`, null, null, null, null, null, 'others', o.base.count, o.pr.count, o.deltaCount, null, o.base.totalUs, o.pr.totalUs, o.deltaUs, null, null, null,
+      detail(ranksCell), detail(stepsCell),
+    ]);
+  }
+  const t = j.totals;
+  body.push(['(total)', null, null, null, null, null, 'total', t.base.count, t.pr.count, t.deltaCount, t.deltaCountPct, t.base.totalUs, t.pr.totalUs, t.deltaUs, t.deltaUsPct, t.timeWithinTolerance, null, null, null]);
+  return csvLines(head, body);
+}

@@ -1,0 +1,71 @@
+// `kprof diff --format table`: the terminal table. Pure: Diff (+ view) in, string out.
+
+import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
+import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
+import { clipped } from '../../util/inputText.js';
+import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
+import { groupHeading } from '../summary/shared.js';
+import { comparedLine, disagreementLines, disagreeTitle, headlineLines, othersLine, pctText, perStep, reportWarnings, rowLine, unevenStepLines, UNEVEN_TITLE, type Line } from './shared.js';
+
+function timePctText(p: number | null, pr: number, noise: boolean): string {
+  return noise ? '~' : pctText(p, pr);
+}
+
+
+const STATUS_PAINT = {
+  removed: 'green',
+  fewer: 'green',
+  added: 'yellow',
+  more: 'yellow',
+  same: 'dim',
+} as const satisfies Record<DiffRow['status'], Paint>;
+
+function timePaint(ctx: RenderContext, text: string, delta: number, noise: boolean): string {
+  if (noise || delta === 0) return text;
+  return paint(ctx, delta < 0 ? 'green' : 'red', text);
+}
+
+export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
+  const v = viewDiff(d, view);
+  const ps = perStep(d) ? ' /step' : '';
+  const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
+  const cells = (l: Line, others: boolean): string[] => [
+    others ? paint(ctx, 'dim', l.label) : clipped(l.label),
+    fmtCount(l.base.count),
+    fmtCount(l.pr.count),
+    fmtSignedCount(l.deltaCount),
+    pctText(l.deltaCountPct, l.pr.count),
+    fmtUs(l.base.us),
+    fmtUs(l.pr.us),
+    fmtSignedUs(l.deltaUs),
+    timePaint(ctx, timePctText(l.deltaUsPct, l.pr.us, l.timeNoise), l.deltaUs, l.timeNoise),
+    l.status === '' ? '' : paint(ctx, STATUS_PAINT[l.status.replace('*', '') as DiffRow['status']], l.status),
+  ];
+  const body = v.rows.map((r) => cells(rowLine(r), false));
+  if (v.others) body.push(cells(othersLine(v.others, d.timeTolerancePct), true));
+  const t = d.totals;
+  const footer = cells({ ...t, label: 'total', status: '' }, false);
+  const out: string[] = [...headlineLines(d).map((l, i) => (i === 0 ? paint(ctx, 'bold', l) : l)), ''];
+  const warnings = reportWarnings(d);
+  if (warnings.length > 0) {
+    for (const w of warnings) out.push(paint(ctx, 'yellow', `Warning: ${w}`));
+    out.push('');
+  }
+  out.push(textTable(ctx, head, body, align, footer), '');
+  const dis = disagreementLines(d);
+  // Loops, not push(...dis): one line per row that ranks disagree on would overflow the stack at ~125k.
+  if (dis.length > 0) {
+    out.push(paint(ctx, 'yellow', `* ${disagreeTitle(d)}`));
+    for (const l of dis) out.push(`  ${l}`);
+    out.push('');
+  }
+  const un = unevenStepLines(d);
+  if (un.length > 0) {
+    out.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`));
+    for (const l of un) out.push(`  ${l}`);
+    out.push('');
+  }
+  out.push(comparedLine(d));
+  return `${out.join('\n')}\n`;
+}

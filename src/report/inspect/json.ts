@@ -1,0 +1,43 @@
+// `kprof inspect --format json`. Pure: Profile (+ witness) in, chunks out.
+
+import type { Witnessed } from '../../analysis/witness.js';
+import type { Profile, RankData } from '../../model/model.js';
+import { jsonSafe } from '../../util/inputText.js';
+import { relPath } from '../../util/paths.js';
+import { JsonList, jsonChunks, mapped } from '../json.js';
+import { witnessJson } from '../witness.js';
+
+const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
+
+/** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
+function fieldsHeld(r: RankData): RankData['fields'] {
+  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every((f) => f.format !== 'op_statistic' && f.format !== 'summary_json' && f.columns.includes('Input Shapes')));
+  return { ...r.fields, shapes };
+}
+
+/** The JSON report, in chunks (see report/json.ts). */
+export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterable<string> {
+  const obj = {
+    schemaVersion: 1,
+    kind: 'inspect',
+    input: relPath(p.input),
+    ranks: new JsonList(mapped(p.ranks, (r) => ({
+      rank: r.rank,
+      rankSource: r.rankSource ?? null,
+      files: r.files.map((f) => ({ path: relPath(f.path), format: f.format, traits: f.traits, columns: f.columns, missing: f.missing, bytes: f.bytes, rowsRead: f.rowsRead, rowsSkipped: f.rowsSkipped })),
+      rowsRead: r.rowsRead,
+      rowsSkipped: r.rowsSkipped,
+      kernels: r.kernels,
+      distinctKernels: r.groups.size,
+      fields: fieldsHeld(r),
+      steps: r.fields.steps ? r.stepIds : null,
+      rowsWithoutStep: r.rowsWithoutStep,
+      spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
+      warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
+      warningCount: r.warningCount,
+    }))),
+    witness: witness.results.map(witnessJson),
+    notes: p.notes,
+  };
+  return mapped(jsonChunks(obj), jsonSafe);
+}

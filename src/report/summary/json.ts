@@ -1,0 +1,86 @@
+// `kprof summary --format json`: the declared summary schema (see schema.ts), which kprof reads back exactly as
+// a snapshot. Pure: Summary (+ view) in, chunks out.
+
+import { sortGroups, summaryPerStep } from '../../aggregate/group.js';
+import { perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type PerStep, type Summary } from '../../model/model.js';
+import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../../model/schema.js';
+import { exactUs, round4, ticksToUs } from '../../util/format.js';
+import { jsonSafe } from '../../util/inputText.js';
+import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
+import type { SummaryView } from './shared.js';
+
+export function cellJson(c: Cell): CellJson {
+  return { count: c.count, totalUs: exactUs(c.ticks) };
+}
+
+export function groupJson(s: Summary, g: Group, perStep: PerStep | null): SummaryGroupJson {
+  const c = g.total;
+  return {
+    key: g.key,
+    ...(g.type !== undefined ? { type: g.type } : {}),
+    ...(g.name !== undefined ? { name: g.name } : {}),
+    ...(g.core !== undefined ? { core: g.core } : {}),
+    ...(g.shapes !== undefined ? { shapes: g.shapes } : {}),
+    ...(g.userGroup !== undefined ? { userGroup: g.userGroup } : {}),
+    count: c.count,
+    totalUs: exactUs(c.ticks),
+    avgUs: c.count > 0 ? round4(ticksToUs(c.ticks) / c.count) : null,
+    minUs: Number.isFinite(c.minTicks) ? exactUs(c.minTicks) : null,
+    maxUs: Number.isFinite(c.maxTicks) ? exactUs(c.maxTicks) : null,
+    sharePct: s.totals.ticks > 0 ? round4((100 * c.ticks) / s.totals.ticks) : null,
+    countPerStep: perStep ? round4(perStepCount(perStep)) : null,
+    byStep: [...g.steps.entries()].sort((a, b) => a[0] - b[0]).map(([step, sc]) => ({ step, ...cellJson(sc) })),
+  };
+}
+
+/** A group's kernels per step in the whole profile (ranks combined), null without steps. */
+export function profilePerStep(s: Summary, g: Group): PerStep | null {
+  const ps = summaryPerStep(s);
+  return ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null;
+}
+
+
+/** The declared summary schema (see schema.ts). All groups are written: --top applies to text formats only. */
+export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
+  return summaryJsonWith(s, view, arrays);
+}
+
+/** The summary's JSON, its groups made by `list` (see ListOf). */
+function summaryJsonWith(s: Summary, view: SummaryView, list: ListOf): SummaryJson {
+  const groups = sortGroups(s.groups, view.sort);
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'summary',
+    groupBy: s.groupBy,
+    selection: s.selection,
+    inputs: view.inputs ? [...view.inputs] : [s.input],
+    steps: s.hasSteps ? s.stepIds.length : null,
+    stepIds: s.stepIds,
+    ranks: s.ranks,
+    rowsRead: s.rowsRead,
+    skippedRows: s.skippedRows,
+    filteredKernels: s.filteredKernels,
+    totals: cellJson(s.totals),
+    groups: list(mapped(groups, (g) => groupJson(s, g, profilePerStep(s, g)))),
+    perRank: list(
+      mapped(s.perRank, (r) => ({
+        rank: r.rank,
+        steps: r.steps,
+        rowsRead: r.rowsRead,
+        skippedRows: r.skippedRows,
+        filteredKernels: r.filteredKernels,
+        totals: cellJson(r.totals),
+        groups: list(
+          mapped(sortGroups(r.groups, view.sort), (g) =>
+            groupJson(s, g, s.hasSteps && r.steps.length > 0 ? rankPerStep(steppedCell(g.steps), r.steps.length) : null),
+          ),
+        ),
+      })),
+    ),
+  };
+}
+
+/** The JSON report, in chunks: each group is made as it is written (see json.ts). */
+export function summaryJson(s: Summary, view: SummaryView): Iterable<string> {
+  return mapped(jsonChunks(summaryJsonWith(s, view, lazyLists)), jsonSafe);
+}

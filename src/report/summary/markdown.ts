@@ -1,0 +1,34 @@
+// `kprof summary --format markdown`. Pure: Summary (+ view) in, string out.
+
+import { summaryPerStep } from '../../aggregate/group.js';
+import type { Summary } from '../../model/model.js';
+import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
+import { WHOLE } from '../../util/inputText.js';
+import { markdownTable, mdCode, type Align } from '../render.js';
+import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
+
+const md = mdCode;
+
+export function summaryMarkdown(s: Summary, view: SummaryView): string {
+  const withSteps = hasPerStep(s);
+  const head = [groupHeading(s.groupBy, s.groups), 'count', 'total', 'avg', 'share'];
+  if (withSteps) head.push(perStepHeading(s));
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
+  const body = rows(s, view).map((r) => {
+    const c = r.cell;
+    const line = [
+      r.group ? md(r.label) : r.label,
+      fmtCount(c.count),
+      fmtUs(ticksToUs(c.ticks)),
+      c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
+      fmtShare(share(s, c)),
+    ];
+    if (withSteps) line.push(perStepText(r.perStep));
+    return line;
+  });
+  const t = s.totals;
+  const total = ['**total**', `**${fmtCount(t.count)}**`, `**${fmtUs(ticksToUs(t.ticks))}**`, t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', fmtShare(share(s, t))];
+  if (withSteps) total.push(perStepText(summaryPerStep(s)?.total));
+  body.push(total);
+  return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n`;
+}

@@ -1,0 +1,108 @@
+// What the formats of `kprof summary` share: the view, the rows as shown (the first groups, the rest folded into
+// one), the key column's heading, the totals line. Pure.
+
+import { summaryPerStep, sortGroups, type SummarySort } from '../../aggregate/group.js';
+import { addPerStep, emptyCell, mergeCell, perStepCount, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../../model/model.js';
+import { fmtCount, fmtPct, fmtUs, plural, stepCountsText, ticksToUs } from '../../util/format.js';
+import { clipped } from '../../util/inputText.js';
+
+export interface SummaryView {
+  sort: SummarySort;
+  /** Show the first N groups; the rest are folded into one "others" row so totals still add up. */
+  top: number | null;
+  /** The JSON's "inputs" when they are not the summary's own input (kprof merge: those of the merged snapshots). */
+  inputs?: readonly string[];
+}
+
+export const GROUP_HEADINGS = {
+  type: 'type',
+  name: 'name',
+  core: 'core',
+  'type+core': 'type @ core',
+  'type+shapes': 'type [input shapes]',
+} as const satisfies Record<GroupBy, string>;
+
+/**
+ * The heading of the key column: the grouping's name, or `group` when the rows are user-defined groups (`group /
+ * type` when some rows are user groups and the others kernels that matched none and kept their own key).
+ */
+export function groupHeading(by: GroupBy, rows: readonly GroupFields[]): string {
+  const users = rows.filter((r) => r.userGroup !== undefined).length;
+  if (users === 0) return GROUP_HEADINGS[by];
+  return users === rows.length ? 'group' : `group / ${GROUP_HEADINGS[by]}`;
+}
+
+export interface Row {
+  group: Group | null;
+  label: string;
+  cell: Cell;
+  /** Kernels per step, as defined in model.ts ("Per step"); null without steps. */
+  perStep: PerStep | null;
+}
+
+/** Kernels of a group that belong to a step. */
+export function stepped(g: Group): number {
+  let n = 0;
+  for (const c of g.steps.values()) n += c.count;
+  return n;
+}
+
+export function rows(s: Summary, view: SummaryView): Row[] {
+  const sorted = sortGroups(s.groups, view.sort);
+  const shown = view.top !== null ? sorted.slice(0, view.top) : sorted;
+  const ps = summaryPerStep(s);
+  const of = (g: Group): PerStep | null => (ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null);
+  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total, perStep: of(g) }));
+  const rest = sorted.slice(shown.length);
+  if (rest.length > 0) {
+    const cell = emptyCell();
+    for (const g of rest) mergeCell(cell, g.total);
+    const perStep = ps ? rest.reduce((n, g) => addPerStep(n, of(g)!), ZERO_PER_STEP) : null;
+    out.push({ group: null, label: `(${plural(rest.length, 'more group')})`, cell, perStep });
+  }
+  return out;
+}
+
+/** Kernels per step of a row or of the totals, as shown. */
+export function perStepText(p: PerStep | null | undefined): string {
+  return p ? fmtCount(perStepCount(p)) : '-';
+}
+
+/** The per-step column is shown when some rank has steps. */
+export function hasPerStep(s: Summary): boolean {
+  return summaryPerStep(s) !== null;
+}
+
+/** With several ranks aggregated, a step's count is that of all of them: the heading says so. */
+export function perStepHeading(s: Summary): string {
+  return s.ranks.length > 1 ? 'per step (all ranks)' : 'per step';
+}
+
+export function totalStepped(s: Summary): number {
+  return s.groups.reduce((n, g) => n + stepped(g), 0);
+}
+
+export function share(s: Summary, c: Cell): number | null {
+  return s.totals.ticks > 0 ? (100 * c.ticks) / s.totals.ticks : null;
+}
+
+
+/** One line that says what was counted: kernels, time, steps, ranks (shown by `q`), skipped rows. */
+export function totalsLine(s: Summary, q: (text: string) => string = clipped): string {
+  const parts = [
+    plural(s.totals.count, 'kernel'),
+    `${fmtUs(ticksToUs(s.totals.ticks))} kernel time`,
+    // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them).
+    s.hasSteps ? stepCountsText(s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })), q) : 'no steps',
+    `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.map((x) => q(x)).join(', ')})`,
+    `${plural(s.skippedRows, 'row')} skipped`,
+  ];
+  if (s.filteredKernels > 0) parts.push(`${plural(s.filteredKernels, 'kernel')} filtered out`);
+  const noStep = s.hasSteps ? s.totals.count - totalStepped(s) : 0;
+  if (noStep > 0) parts.push(`${fmtCount(noStep)} with an empty Step Id (in the totals, not per step)`);
+  return parts.join(', ');
+}
+
+export function fmtShare(p: number | null): string {
+  return p === null ? '-' : fmtPct(p);
+}

@@ -1,0 +1,51 @@
+// The text helpers every module shares (util/format.ts, util/inputText.ts): one copy each.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listed, plural, round4, round4OrNull } from '../src/util/format.js';
+import { blanked } from '../src/util/inputText.js';
+import { kprof } from './helpers.js';
+
+describe('plural, listed, round4', () => {
+  it('plural: the count as every figure prints, then one noun or the other', () => {
+    expect(plural(1, 'rule')).toBe('1 rule');
+    expect(plural(0, 'rule')).toBe('0 rules');
+    expect(plural(12_345, 'kernel')).toBe('12,345 kernels');
+    expect(plural(2, 'more group')).toBe('2 more groups');
+    expect(plural(3, 'match', 'matches')).toBe('3 matches');
+  });
+
+  it('listed: the first items, then …', () => {
+    expect(listed([], 3)).toBe('');
+    expect(listed(['a', 'b', 'c'], 3)).toBe('a, b, c');
+    expect(listed(['a', 'b', 'c', 'd'], 3)).toBe('a, b, c, …');
+  });
+
+  it('round4: 4 decimals, never -0', () => {
+    expect(round4(1.23456)).toBe(1.2346);
+    expect(Object.is(round4(-0.00001), 0)).toBe(true);
+    expect(Object.is(round4(-0), 0)).toBe(true);
+    expect(round4OrNull(null)).toBeNull();
+    expect(round4OrNull(-2.00004)).toBe(-2);
+  });
+});
+
+describe('blanked: a value from a file in a reader message', () => {
+  it('blanks C0 controls, DEL and C1 controls, and cuts at 40 characters (or the given width)', () => {
+    expect(blanked('a\tb\nc\u001b[31md\u007fe\u0085f\u009bg')).toBe('a b c [31md e f g');
+    expect(blanked('x'.repeat(41))).toBe(`${'x'.repeat(40)}…`);
+    expect(blanked('x'.repeat(40))).toBe('x'.repeat(40));
+    expect(blanked('y'.repeat(130), 120)).toBe(`${'y'.repeat(120)}…`);
+  });
+
+  it('every reader quotes a bad cell alike: a C1 control in a kernel table cell is blanked too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-blanked-'));
+    const csv = join(dir, 'kernel_details.csv');
+    writeFileSync(csv, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1.0,2.0\n1,b,B,AI_CORE,3.0,fa\u0085st\n');
+    const r = await kprof(['summary', csv]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Duration(us) is "fa st", expected a number of µs; row skipped');
+  });
+});
