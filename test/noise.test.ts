@@ -132,3 +132,14 @@ describe('judge', () => {
     expect(median([])).toBeNaN();
   });
 });
+
+test('median by selection equals the median of the sorted sample', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: -50, max: 50 }), { minLength: 1, maxLength: 200 }), (xs) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const m = s.length >> 1;
+      expect(median(xs)).toBe(s.length % 2 ? s[m] : (s[m - 1]! + s[m]!) / 2);
+    }),
+    { numRuns: 500 },
+  );
+});

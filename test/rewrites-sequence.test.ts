@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SAMPLE_CAP, SequenceRecorder, isCommunicationKernel, startOriginUs, startTicksAfter, tokenKey } from '../src/analysis/rewrites/sequence.js';
+import { SAMPLE_CAP, SequenceRecorder, isCommunicationKernel, startOriginUs, startTicksAfter, startTicksAfterBytes, tokenKey } from '../src/analysis/rewrites/sequence.js';
 
 const k = (type: string, extra: Partial<{ name: string; core: string; shapes: string }> = {}) => ({
   name: extra.name ?? `aclnn${type}`,
@@ -147,6 +147,11 @@ describe('start times', () => {
     expect(startTicksAfter('1764246877073570', origin)).toBe(10_000);
     expect(startTicksAfter('N/A', origin)).toBeNaN();
     expect(startTicksAfter('', origin)).toBeNaN();
+    for (const cell of ['1764246877073569.640\t', ' 1764246877073570.00005 ', '1764246877073569.1', 'N/A', '12a', '.5', '']) {
+      const bytes = Buffer.from(`,${cell},`, 'latin1');
+      expect(startTicksAfterBytes(bytes, 1, bytes.length - 1, origin)).toBe(startTicksAfter(cell, origin));
+    }
+    expect(startTicksAfter(' 1764246877073570.00005 ', origin)).toBe(10_001);
     // As doubles, two starts 0.02 µs apart at this magnitude would not be told apart exactly.
     expect(startTicksAfter('1764246877073569.660', origin) - startTicksAfter('1764246877073569.640', origin)).toBe(200);
   });

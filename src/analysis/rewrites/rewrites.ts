@@ -482,27 +482,40 @@ function notFusedSites(
     if (sites.length > 0) sitesByShape.set(i, sites);
   });
   if (sitesByShape.size === 0) return [];
-  const grouped = new Map<string, NotFused>();
+  // The steps of each (rank, stream, shape) once, then one entry per site of the shape.
+  const groups = new Map<string, { rank: string; stream: string; shape: number; steps: number[] }>();
   for (const st of s.seq.steps) {
-    const sites = sitesByShape.get(st.shape);
-    if (sites === undefined) continue;
-    const rank = s.seq.ranks[st.rank]!;
-    const stream = s.seq.streams[st.stream]!;
-    const m = markersOf(1, st.shape);
-    for (const site of sites) {
-      const key = `${rank}\u0000${stream}\u0000${st.shape}\u0000${site.start}`;
-      let nf = grouped.get(key);
-      if (nf === undefined) {
-        const layer = m.length > 0 ? layerOf(m, site.start, site.end) : null;
-        const tokens = Array.from(s.tokens[st.shape]!.subarray(site.start, site.end), (t) => texts[t]!);
-        grouped.set(key, (nf = { rank, stream, steps: [], layer, layers: m.length, position: site.start, tokens, edits: site.edits }));
-      }
-      nf.steps.push(st.step);
+    if (!sitesByShape.has(st.shape)) continue;
+    const key = `${st.rank}:${st.stream}:${st.shape}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] }));
+    g.steps.push(st.step);
+  }
+  const out: NotFused[] = [];
+  for (const g of groups.values()) {
+    const m = markersOf(1, g.shape);
+    const steps = [...new Set(g.steps)].sort((x, y) => x - y);
+    for (const site of sitesByShape.get(g.shape)!) {
+      out.push({
+        rank: g.rank,
+        stream: g.stream,
+        steps,
+        layer: m.length > 0 ? layerOf(m, site.start, site.end) : null,
+        layers: m.length,
+        position: site.start,
+        tokens: Array.from(s.tokens[g.shape]!.subarray(site.start, site.end), (t) => texts[t]!),
+        edits: site.edits,
+      });
     }
   }
-  const out = [...grouped.values()];
-  for (const nf of out) nf.steps = [...new Set(nf.steps)].sort((x, y) => x - y);
-  out.sort((x, y) => compareRanks(x.rank, y.rank) || cmp(x.stream, y.stream) || (x.layer ?? -1) - (y.layer ?? -1) || x.position - y.position || (x.steps[0] ?? 0) - (y.steps[0] ?? 0));
+  out.sort(
+    (x, y) =>
+      compareRanks(x.rank, y.rank) ||
+      cmp(x.stream, y.stream) ||
+      (x.layer ?? -1) - (y.layer ?? -1) ||
+      x.position - y.position ||
+      (x.steps[0] ?? 0) - (y.steps[0] ?? 0),
+  );
   return out;
 }
 
