@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { SequenceRecorder, startOriginUs, startTicksAfter, tokenKey, type Sequences } from '../src/analysis/rewrites/sequence.js';
-import type { GroupBy } from '../src/model.js';
+import type { GroupBy } from '../src/model/model.js';
 
 export interface Row {
   step: number | null;

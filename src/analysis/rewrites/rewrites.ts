@@ -16,7 +16,7 @@
 //  5. The conservation line: of the kernels the PR lost and gained per token (all compute kernels with a step),
 //     how many the rewrites account for; the rest is listed.
 
-import { compareRanks } from '../../model.js';
+import { compareRanks } from '../../model/model.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences } from './match.js';

@@ -19,8 +19,8 @@
 // Communication kernels (core COMMUNICATION or HCCL, type or name `hcom_*`, `lccl*`) are kept out: their
 // interleaving with compute kernels varies from run to run. Rows without a Step Id are kept out too (counted).
 
-import { groupKey } from '../../group.js';
-import { TICKS_PER_US, type GroupBy } from '../../model.js';
+import { groupKey } from '../../aggregate/group.js';
+import { TICKS_PER_US, type GroupBy } from '../../model/model.js';
 
 /** Sampled steps kept per shape (see the top of this file). */
 export const SAMPLE_CAP = 64;
