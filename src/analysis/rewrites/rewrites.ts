@@ -150,8 +150,9 @@ interface Side {
   lanes: Map<string, number[]>;
 }
 
+/** A lane's key: unambiguous whatever the rank and stream texts hold. */
 function laneKey(rank: string, stream: string): string {
-  return `${rank}\u0000${stream}`;
+  return JSON.stringify([rank, stream]);
 }
 
 function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
@@ -392,7 +393,7 @@ interface LanePair {
 }
 
 function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
-  const split = (key: string): [string, string] => key.split('\u0000') as [string, string];
+  const split = (key: string): [string, string] => JSON.parse(key) as [string, string];
   const byRank: Map<string, [string[], string[]]> = new Map();
   for (const i of [0, 1] as const) {
     for (const key of sides[i].lanes.keys()) {
