@@ -152,3 +152,15 @@ describe('rewrites', () => {
     expect(r.rewrites[0]!.removed).toEqual([evil]);
   });
 });
+
+test('long steps get a lower edit cap, so that no alignment runs away', () => {
+  // Two 20,000-kernel steps 400 edits apart: within the edit cap, not within a work budget of 40,000 · 100.
+  const a = Array.from({ length: 20_000 }, (_, i) => `K${i % 50}`);
+  const b = a.map((t, i) => (i % 100 === 7 ? `X${i % 3}` : t));
+  const base = seq({ 0: { 2: { 1: a } } });
+  const pr = seq({ 0: { 2: { 1: b } } });
+  const tight = findRewrites(base, pr, { maxWork: 40_000 * 100 });
+  expect(tight.lanes[0]).toMatchObject({ status: 'too-different', maxEdits: 100, lowerBound: 400 });
+  const loose = findRewrites(base, pr);
+  expect(loose.lanes[0]).toMatchObject({ status: 'aligned', edits: 400, maxEdits: 4000 });
+});

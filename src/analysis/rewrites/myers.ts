@@ -126,8 +126,11 @@ function bisect(a: Int32Array, al: number, ah: number, b: Int32Array, bl: number
   const m = bh - bl;
   if (n >= SPLIT_SCALE || m >= SPLIT_SCALE) throw new Error(`sequence too long to align: ${n} and ${m} kernels`);
   const maxD = Math.ceil((n + m) / 2);
-  const offset = maxD;
-  const length = 2 * maxD + 2;
+  // Round d of each direction reaches paths of d edits; the whole path has at most 2d edits when they meet.
+  const rounds = Math.min(maxD, Math.ceil(cap / 2) + 1);
+  // Diagonals -d..d of rounds d < rounds, and one either side: sized by the cap, not by the sequences.
+  const offset = rounds + 1;
+  const length = 2 * rounds + 3;
   const v1 = new Int32Array(length).fill(-1);
   const v2 = new Int32Array(length).fill(-1);
   v1[offset + 1] = 0;
@@ -139,8 +142,6 @@ function bisect(a: Int32Array, al: number, ah: number, b: Int32Array, bl: number
   let k1end = 0;
   let k2start = 0;
   let k2end = 0;
-  // Round d of each direction reaches paths of d edits; the whole path has at most 2d edits when they meet.
-  const rounds = Math.min(maxD, Math.ceil(cap / 2) + 1);
   for (let d = 0; d < rounds; d++) {
     for (let k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
       const k1o = offset + k1;

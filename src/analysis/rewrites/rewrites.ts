@@ -26,12 +26,17 @@ import type { Sequences, StepShape } from './sequence.js';
 export interface RewriteOptions {
   /** The most insertions + deletions one pair of representative steps may need. */
   maxEdits: number;
+  /**
+   * The most work one alignment may take, as (N + M) · D: long steps get a lower edit cap (a pair of 100,000-kernel
+   * steps at most 2,000 edits with the default), so that no pair of steps takes more than about a second.
+   */
+  maxWork: number;
   /** Token text of the layer marker; null: found automatically. */
   layerMarker: string | null;
   noise: NoiseOptions;
 }
 
-export const DEFAULT_REWRITE_OPTIONS: RewriteOptions = { maxEdits: 4000, layerMarker: null, noise: DEFAULT_NOISE };
+export const DEFAULT_REWRITE_OPTIONS: RewriteOptions = { maxEdits: 4000, maxWork: 2e8, layerMarker: null, noise: DEFAULT_NOISE };
 
 /** One side of a lane: its steps and representative shape. */
 export interface LaneSide {
@@ -57,6 +62,8 @@ export interface Lane {
   status: 'aligned' | 'too-different' | 'one-side';
   edits: number | null;
   lowerBound: number;
+  /** The edit cap used for this lane (maxEdits, lower for long steps: see maxWork). */
+  maxEdits: number;
 }
 
 /** The time of one chain on one side. */
@@ -229,7 +236,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   for (const p of pairs) {
     const b = p.base === null ? null : representative(sides[0], sides[0].lanes.get(p.base)!);
     const r = p.pr === null ? null : representative(sides[1], sides[1].lanes.get(p.pr)!);
-    const lane: Lane = { rank: p.rank, stream: p.stream, base: b?.side ?? null, pr: r?.side ?? null, status: 'one-side', edits: null, lowerBound: 0 };
+    const lane: Lane = { rank: p.rank, stream: p.stream, base: b?.side ?? null, pr: r?.side ?? null, status: 'one-side', edits: null, lowerBound: 0, maxEdits: 0 };
     lanes.push(lane);
     if (b === null || r === null) continue;
     const laneIndex = lanes.length - 1;
@@ -237,10 +244,11 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const ta = sides[0].tokens[b.shape]!;
     const tb = sides[1].tokens[r.shape]!;
     lane.lowerBound = editLowerBound(ta, tb);
+    lane.maxEdits = Math.min(opts.maxEdits, Math.floor(opts.maxWork / Math.max(1, ta.length + tb.length)));
     const cacheKey = `${b.shape}:${r.shape}`;
     let result = alignments.get(cacheKey);
     if (result === undefined) {
-      const al = alignSequences(ta, tb, opts.maxEdits);
+      const al = alignSequences(ta, tb, lane.maxEdits);
       result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, al);
       alignments.set(cacheKey, result);
     }
