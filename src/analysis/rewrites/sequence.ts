@@ -347,46 +347,47 @@ function grow(lane: Lane): void {
  * Exact where parsing the cell as a double would not be: 1.7e15 µs is 1.7e19 ticks, past 2^53.
  */
 export function startTicksAfter(cell: string, originUs: number): number {
-  return parseStart(cell.length, (i) => cell.charCodeAt(i), originUs);
+  const n = cell.length;
+  const codes = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = cell.charCodeAt(i);
+    // Any character past Latin-1 makes the cell unreadable (0 is neither a digit, a dot nor a space).
+    codes[i] = c < 256 ? c : 0;
+  }
+  return startTicksAfterBytes(codes, 0, n, originUs);
 }
 
-/** startTicksAfter on the bytes `b[s, e)` of a cell, for a reader that has the row's bytes. */
+/**
+ * startTicksAfter on the bytes `b[s, e)` of a cell, for a reader that has the row's bytes: by byte values, not a
+ * regular expression, as it runs once per row.
+ */
 export function startTicksAfterBytes(b: Uint8Array, s: number, e: number, originUs: number): number {
-  return parseStart(e - s, (i) => b[s + i]!, originUs);
-}
-
-/** By character codes, not a regular expression: this runs once per row. */
-function parseStart(n: number, at: (i: number) => number, originUs: number): number {
-  let i = 0;
-  while (i < n && isSpace(at(i))) i++;
+  let i = s;
+  while (i < e && isSpace(b[i]!)) i++;
   let whole = 0;
-  let digits = 0;
-  for (; i < n; i++) {
-    const c = at(i) - 48;
+  const first = i;
+  for (; i < e; i++) {
+    const c = b[i]! - 48;
     if (c < 0 || c > 9) break;
     whole = whole * 10 + c;
-    digits++;
   }
-  if (digits === 0 || !Number.isSafeInteger(whole)) return Number.NaN;
+  if (i === first || !Number.isSafeInteger(whole)) return Number.NaN;
   let ticks = 0;
-  if (i < n && at(i) === 46) {
+  if (i < e && b[i] === 46) {
     i++;
     // Ticks are 1e-4 µs: four decimals, rounded half up on the fifth (as durations are).
-    let scale = 1000;
-    let fifth = 0;
     let place = 0;
-    for (; i < n; i++, place++) {
-      const c = at(i) - 48;
+    for (; i < e; i++, place++) {
+      const c = b[i]! - 48;
       if (c < 0 || c > 9) break;
-      if (place < 4) {
-        ticks += c * scale;
-        scale /= 10;
-      } else if (place === 4) fifth = c;
+      if (place < 4) ticks = ticks * 10 + c;
+      else if (place === 4 && c >= 5) ticks++;
     }
-    if (fifth >= 5) ticks++;
+    // Fewer than four decimals: scale up (ticks was rounded only when there were five or more).
+    for (; place < 4; place++) ticks *= 10;
   }
-  while (i < n && isSpace(at(i))) i++;
-  if (i !== n) return Number.NaN;
+  while (i < e && isSpace(b[i]!)) i++;
+  if (i !== e) return Number.NaN;
   return (whole - originUs) * TICKS_PER_US + ticks;
 }
 
