@@ -165,7 +165,7 @@ function main() {
       const diffTimes = [];
       for (let run = 0; run < opt.runs; run++) {
         const t0 = performance.now();
-        execFileSync(process.execPath, [join(ROOT, 'bin/kprof.js'), 'diff', files[0], files[1], '--by', 'type', '--format', 'json'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+        execFileSync(process.execPath, [join(ROOT, 'bin/kprof.js'), 'diff', files[0], files[1], '--by', 'type', '--format', 'json'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
         diffTimes.push(performance.now() - t0);
       }
       const d = median(diffTimes);
