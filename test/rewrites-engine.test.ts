@@ -164,3 +164,15 @@ test('long steps get a lower edit cap, so that no alignment runs away', () => {
   const loose = findRewrites(base, pr);
   expect(loose.lanes[0]).toMatchObject({ status: 'aligned', edits: 400, maxEdits: 4000 });
 });
+
+test('past the verified rewrites, the rest are counted, not verified, and their kernels stay in the rest', () => {
+  // 70 different single-kernel replacements in one step.
+  const a = Array.from({ length: 70 }, (_, i) => [`S${i}`, `A${i}`]).flat();
+  const b = Array.from({ length: 70 }, (_, i) => [`S${i}`, `B${i}`]).flat();
+  const r = findRewrites(seq({ 0: { 2: { 1: a } } }), seq({ 0: { 2: { 1: b } } }));
+  expect(r.rewrites).toHaveLength(64);
+  expect(r.unverified).toEqual({ rewrites: 6, removed: 6, added: 6 });
+  expect(r.notes).toContain('6 smaller rewrites are not verified (only the 64 largest are)');
+  expect(r.conservation).toMatchObject({ removed: 70, added: 70, removedAccounted: 64, addedAccounted: 64 });
+  expect(r.conservation.rest).toHaveLength(12);
+});

@@ -36,6 +36,13 @@ export interface RewriteOptions {
   noise: NoiseOptions;
 }
 
+/**
+ * The most rewrites verified on every step. Each costs a scan of every distinct step shape of both sides; two
+ * profiles too unlike to compare (a different model, --by type+shapes with shapes that change every step) could
+ * otherwise make thousands.
+ */
+export const MAX_VERIFIED = 64;
+
 export const DEFAULT_REWRITE_OPTIONS: RewriteOptions = { maxEdits: 4000, maxWork: 2e8, layerMarker: null, noise: DEFAULT_NOISE };
 
 /** One side of a lane: its steps and representative shape. */
@@ -145,6 +152,12 @@ export interface Rewrites {
   marker: { token: string; auto: boolean } | null;
   rewrites: Rewrite[];
   conservation: Conservation;
+  /**
+   * Rewrites past MAX_VERIFIED (the smallest, by kernels changed in the representative steps) are not verified:
+   * how many, and the kernels their hunks removed and added per representative step (summed over lanes). Their
+   * kernels are in the conservation line's rest.
+   */
+  unverified: { rewrites: number; removed: number; added: number };
   /** Things the reader should know (unpaired streams, split steps, steps kept out). */
   notes: string[];
 }
@@ -290,7 +303,20 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // 4. Verify each rewrite on every step.
   const rewrites: Rewrite[] = [];
   const applied: { removed: Int32Array; added: Int32Array; chains: number }[] = [];
-  for (const f of forming.values()) {
+  // The largest first (kernels changed over the lanes' representative steps), then by text: verified up to MAX_VERIFIED.
+  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
+  const ordered = [...forming.values()].sort(
+    (x, y) => size(y) - size(x) || cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) || cmp(join(x.added), join(y.added)),
+  );
+  const unverified = { rewrites: 0, removed: 0, added: 0 };
+  for (const f of ordered.slice(MAX_VERIFIED)) {
+    const copies = [...f.perLane.values()].reduce((n, c) => n + c, 0);
+    unverified.rewrites++;
+    unverified.removed += copies * f.removed.length;
+    unverified.added += copies * f.added.length;
+  }
+  if (unverified.rewrites > 0) notes.push(`${unverified.rewrites} smaller rewrites are not verified (only the ${MAX_VERIFIED} largest are)`);
+  for (const f of ordered.slice(0, MAX_VERIFIED)) {
     const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
     const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
     const fromRemoved = removedChains.base - removedChains.pr;
@@ -358,6 +384,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     marker: marker === null ? null : { token: texts[marker.id]!, auto: marker.auto },
     rewrites,
     conservation: conservation(sides, applied, texts),
+    unverified,
     notes,
   };
 }

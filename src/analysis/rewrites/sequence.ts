@@ -348,14 +348,17 @@ function grow(lane: Lane): void {
  */
 export function startTicksAfter(cell: string, originUs: number): number {
   const n = cell.length;
-  const codes = new Uint8Array(n);
+  if (n > cellBytes.length) cellBytes = new Uint8Array(n * 2);
   for (let i = 0; i < n; i++) {
     const c = cell.charCodeAt(i);
     // Any character past Latin-1 makes the cell unreadable (0 is neither a digit, a dot nor a space).
-    codes[i] = c < 256 ? c : 0;
+    cellBytes[i] = c < 256 ? c : 0;
   }
-  return startTicksAfterBytes(codes, 0, n, originUs);
+  return startTicksAfterBytes(cellBytes, 0, n, originUs);
 }
+
+/** A buffer reused by startTicksAfter (no allocation per row). */
+let cellBytes = new Uint8Array(64);
 
 /**
  * startTicksAfter on the bytes `b[s, e)` of a cell, for a reader that has the row's bytes: by byte values, not a
