@@ -59,7 +59,7 @@ describe('lanes', () => {
   test('one compute stream a side with different ids: compared, and said', () => {
     const r = findRewrites(seq({ 0: { 2: { 1: model([]) } } }), seq({ 0: { 7: { 1: model([1]) } } }));
     expect(r.lanes.map((l) => [l.stream, l.status])).toEqual([['2/7', 'aligned']]);
-    expect(r.notes).toEqual(['rank 0: the compute stream is 2 in the base and 7 in the PR; they are compared']);
+    expect(r.notes).toEqual(['rank 0: stream 2 of the base is compared with stream 7 of the PR (no stream of the same id on the other side)']);
     expect(r.rewrites[0]!.chains).toBe(1);
   });
   test('several compute streams: one sequence each', () => {
@@ -175,4 +175,17 @@ test('past the verified rewrites, the rest are counted, not verified, and their 
   expect(r.notes).toContain('6 smaller rewrites are not verified (only the 64 largest are)');
   expect(r.conservation).toMatchObject({ removed: 70, added: 70, removedAccounted: 64, addedAccounted: 64 });
   expect(r.conservation.rest).toHaveLength(12);
+});
+
+test('streams without a partner of the same id are paired largest with largest; the rest are one-side', () => {
+  // The base has no Stream ID column ("-"); the PR has a main stream and a small side stream, and a third one.
+  const base = seq({ 0: { '-': { 1: model([]) } } });
+  const pr = seq({ 0: { 2: { 1: model([1]) }, 5: { 1: ['X', 'Y'] } } });
+  const r = findRewrites(base, pr);
+  expect(r.lanes.map((l) => [l.stream, l.status])).toEqual([
+    ['-/2', 'aligned'],
+    ['5', 'one-side'],
+  ]);
+  expect(r.notes).toEqual(['rank 0: stream - of the base is compared with stream 2 of the PR (no stream of the same id on the other side)']);
+  expect(r.rewrites[0]!.chains).toBe(1);
 });

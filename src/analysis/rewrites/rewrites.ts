@@ -427,6 +427,10 @@ interface LanePair {
   pr: string | null;
 }
 
+/**
+ * Lanes paired by rank and stream id. Streams of a rank that have no partner of the same id (a side without a
+ * Stream ID column, stream ids that changed between runs) are paired largest with largest (by kernels), and said.
+ */
 function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
   const split = (key: string): [string, string] => JSON.parse(key) as [string, string];
   const byRank: Map<string, [string[], string[]]> = new Map();
@@ -438,21 +442,35 @@ function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
       e[i].push(key);
     }
   }
+  const kernels = (i: 0 | 1, key: string): number => {
+    let n = 0;
+    for (const st of sides[i].lanes.get(key)!) n += sides[i].tokens[sides[i].seq.steps[st]!.shape]!.length;
+    return n;
+  };
   const out: LanePair[] = [];
   for (const rank of [...byRank.keys()].sort(compareRanks)) {
     const [b, p] = byRank.get(rank)!;
-    if (b.length === 1 && p.length === 1 && b[0] !== p[0]) {
-      const sb = split(b[0]!)[1];
-      const sp = split(p[0]!)[1];
-      notes.push(`rank ${rank}: the compute stream is ${sb} in the base and ${sp} in the PR; they are compared`);
-      out.push({ rank, stream: `${sb}/${sp}`, base: b[0]!, pr: p[0]! });
-      continue;
+    const pairs: LanePair[] = [];
+    for (const key of b) if (p.includes(key)) pairs.push({ rank, stream: split(key)[1], base: key, pr: key });
+    const bySize = (i: 0 | 1, keys: string[]) =>
+      keys.map((key) => ({ key, n: kernels(i, key) })).sort((x, y) => y.n - x.n || compareRanks(split(x.key)[1], split(y.key)[1]));
+    const lb = bySize(0, b.filter((k) => !p.includes(k)));
+    const lp = bySize(1, p.filter((k) => !b.includes(k)));
+    for (let i = 0; i < Math.max(lb.length, lp.length); i++) {
+      const x = lb[i];
+      const y = lp[i];
+      if (x !== undefined && y !== undefined) {
+        const sb = split(x.key)[1];
+        const sp = split(y.key)[1];
+        notes.push(`rank ${rank}: stream ${sb} of the base is compared with stream ${sp} of the PR (no stream of the same id on the other side)`);
+        pairs.push({ rank, stream: `${sb}/${sp}`, base: x.key, pr: y.key });
+      } else if (x !== undefined) pairs.push({ rank, stream: split(x.key)[1], base: x.key, pr: null });
+      else if (y !== undefined) pairs.push({ rank, stream: split(y.key)[1], base: null, pr: y.key });
     }
-    const streams = [...new Set([...b, ...p].map((k) => split(k)[1]))].sort(compareRanks);
-    for (const stream of streams) {
-      const key = laneKey(rank, stream);
-      out.push({ rank, stream, base: b.includes(key) ? key : null, pr: p.includes(key) ? key : null });
-    }
+    // The lanes compared first, then those on one side only; each by stream.
+    const oneSide = (l: LanePair) => (l.base === null || l.pr === null ? 1 : 0);
+    pairs.sort((x, y) => oneSide(x) - oneSide(y) || compareRanks(x.stream, y.stream));
+    out.push(...pairs);
   }
   return out;
 }
