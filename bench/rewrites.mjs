@@ -10,22 +10,46 @@
 // from its bytes to exact ticks), and findRewrites compares the two. It prints the median of each phase in ms, the sequence's
 // memory (shapes, sampled steps) and, with --with-diff, the median time of `kprof diff --by type` on the same pair
 // written to a temporary folder, and the ratio the project aims for (rewrites ≤ 0.5 × the diff).
-// Runs from dist/: `npm run build` first.
+// The engine is bundled from src/ with esbuild (a devDependency) into a temporary file first.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { build } from 'esbuild';
 import { generate } from './generate.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REAL = resolve(ROOT, '../shared/data/real/msinsight-st-level2');
 const SOURCES = ['rank_0', 'rank_2'].map((r) => join(REAL, `${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`));
 
-const { SequenceRecorder, startOriginUs, startTicksAfterBytes, tokenKey } = await import(join(ROOT, 'dist/analysis/rewrites/sequence.js'));
-const { findRewrites } = await import(join(ROOT, 'dist/analysis/rewrites/rewrites.js'));
+/** The engine's modules, bundled from src/ into a temporary file and loaded. */
+async function loadEngine() {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-bench-engine-'));
+  try {
+    const outfile = join(dir, 'engine.mjs');
+    await build({
+      stdin: {
+        contents: "export * from './src/analysis/rewrites/sequence.ts'; export * from './src/analysis/rewrites/rewrites.ts';",
+        resolveDir: ROOT,
+        loader: 'ts',
+      },
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'warning',
+    });
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const { SequenceRecorder, startOriginUs, startTicksAfterBytes, tokenKey, findRewrites } = await loadEngine();
 
 function args() {
   const a = process.argv.slice(2);
@@ -138,7 +162,9 @@ function main() {
   }
   const rows = t.map((x, i) => x.rows.length * copies[i]);
   const out = [];
-  out.push(`rewrites engine on 2 × ${opt.sizeMb} MB-shaped sequences (${rows[0].toLocaleString('en-US')} + ${rows[1].toLocaleString('en-US')} rows; ${copies[0]} + ${copies[1]} steps), median of ${opt.runs} runs:`);
+  out.push(
+    `rewrites engine on 2 × ${opt.sizeMb} MB-shaped sequences (${rows[0].toLocaleString('en-US')} + ${rows[1].toLocaleString('en-US')} rows; ${copies[0]} + ${copies[1]} steps), median of ${opt.runs} runs:`,
+  );
   out.push(`  record base   ${median(times.base).toFixed(0)} ms`);
   out.push(`  record PR     ${median(times.pr).toFixed(0)} ms`);
   out.push(`  analysis      ${median(times.analysis).toFixed(0)} ms`);
@@ -150,10 +176,16 @@ function main() {
   ]) {
     const tokens = s.shapes.reduce((n, x) => n + x.tokens.length, 0);
     const sampled = s.shapes.reduce((n, x) => n + x.sampled.length * x.tokens.length, 0);
-    out.push(`  ${label}: ${s.shapes.length} step shape(s) of ${tokens.toLocaleString('en-US')} tokens; ${sampled.toLocaleString('en-US')} sampled kernels; ${s.steps.length} step records; ${s.stats.kernels.toLocaleString('en-US')} kernels recorded`);
+    out.push(
+      `  ${label}: ${s.shapes.length} step shape(s) of ${tokens.toLocaleString('en-US')} tokens; ${sampled.toLocaleString('en-US')} sampled kernels; ${s.steps.length} step records; ${s.stats.kernels.toLocaleString('en-US')} kernels recorded`,
+    );
   }
-  out.push(`  lanes: ${result.lanes.map((l) => `rank ${l.rank} stream ${l.stream}: ${l.status}${l.edits === null ? '' : `, ${l.edits} edits`} (lower bound ${l.lowerBound})`).join('; ')}`);
-  out.push(`  rewrites: ${result.rewrites.length}; accounted for ${result.conservation.removedAccounted} of ${result.conservation.removed} removed, ${result.conservation.addedAccounted} of ${result.conservation.added} added`);
+  out.push(
+    `  lanes: ${result.lanes.map((l) => `rank ${l.rank} stream ${l.stream}: ${l.status}${l.edits === null ? '' : `, ${l.edits} edits`} (lower bound ${l.lowerBound})`).join('; ')}`,
+  );
+  out.push(
+    `  rewrites: ${result.rewrites.length}; accounted for ${result.conservation.removedAccounted} of ${result.conservation.removed} removed, ${result.conservation.addedAccounted} of ${result.conservation.added} added`,
+  );
   if (opt.withDiff) {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-bench-rewrites-'));
     try {
@@ -165,7 +197,10 @@ function main() {
       const diffTimes = [];
       for (let run = 0; run < opt.runs; run++) {
         const t0 = performance.now();
-        execFileSync(process.execPath, [join(ROOT, 'bin/kprof.js'), 'diff', files[0], files[1], '--by', 'type', '--format', 'json'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+        execFileSync(process.execPath, [join(ROOT, 'bin/kprof.js'), 'diff', files[0], files[1], '--by', 'type', '--format', 'json'], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env: { ...process.env, NO_COLOR: '1' },
+        });
         diffTimes.push(performance.now() - t0);
       }
       const d = median(diffTimes);

@@ -97,11 +97,15 @@ describe('properties', () => {
   });
   test('exact and asymptotic agree roughly on larger samples without ties', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { minLength: 40, maxLength: 60 }), fc.integer({ min: 15, max: 25 }), (all, n1) => {
-        const a = all.slice(0, n1);
-        const b = all.slice(n1);
-        expect(Math.abs(mannWhitney(a, b, 'exact').p - mannWhitney(a, b, 'asymptotic').p)).toBeLessThan(0.02);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { minLength: 40, maxLength: 60 }),
+        fc.integer({ min: 15, max: 25 }),
+        (all, n1) => {
+          const a = all.slice(0, n1);
+          const b = all.slice(n1);
+          expect(Math.abs(mannWhitney(a, b, 'exact').p - mannWhitney(a, b, 'asymptotic').p)).toBeLessThan(0.02);
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -110,14 +114,21 @@ describe('properties', () => {
 describe('judge', () => {
   const base = [100, 101, 99, 102, 100, 98, 101, 100];
   test('a clear change is significant, with the medians and their difference', () => {
-    const j = judge(base, base.map((x) => x * 0.8));
+    const j = judge(
+      base,
+      base.map((x) => x * 0.8),
+    );
     expect(j.significant).toBe(true);
     expect(j.baseMedian).toBe(100);
     expect(j.prMedian).toBe(80);
     expect(j.delta).toBe(-20);
   });
   test('a real but small change is under the minimum effect', () => {
-    const j = judge(base, base.map((x) => x + 1.5), { alpha: 0.05, minEffect: 0.02 });
+    const j = judge(
+      base,
+      base.map((x) => x + 1.5),
+      { alpha: 0.05, minEffect: 0.02 },
+    );
     expect(j.test!.p).toBeLessThan(0.05);
     expect(j.reason).toBe('small');
   });

@@ -63,7 +63,10 @@ describe('lanes', () => {
     expect(r.rewrites[0]!.chains).toBe(1);
   });
   test('several compute streams: one sequence each', () => {
-    const r = findRewrites(seq({ 0: { 2: { 1: model([]) }, 3: { 1: words('X Y Z') } } }), seq({ 0: { 2: { 1: model([0]) }, 3: { 1: words('X Y Z') } } }));
+    const r = findRewrites(
+      seq({ 0: { 2: { 1: model([]) }, 3: { 1: words('X Y Z') } } }),
+      seq({ 0: { 2: { 1: model([0]) }, 3: { 1: words('X Y Z') } } }),
+    );
     expect(r.lanes.map((l) => [l.stream, l.edits])).toEqual([
       ['2', 5],
       ['3', 0],
@@ -118,7 +121,10 @@ describe('layers', () => {
 
 describe('rewrites', () => {
   test('kernels added with nothing removed', () => {
-    const r = findRewrites(seq({ 0: { 2: { 1: words('A B C'), 2: words('A B C') } } }), seq({ 0: { 2: { 1: words('A X B C'), 2: words('A X B C') } } }));
+    const r = findRewrites(
+      seq({ 0: { 2: { 1: words('A B C'), 2: words('A B C') } } }),
+      seq({ 0: { 2: { 1: words('A X B C'), 2: words('A X B C') } } }),
+    );
     expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.base, w.notFused])).toEqual([[[], ['X'], 2, null, []]]);
     expect(r.conservation).toMatchObject({ added: 2, addedAccounted: 2, removed: 0 });
   });
@@ -142,7 +148,10 @@ describe('rewrites', () => {
     expect(w.saving.significant).toBe(false);
     expect(w.saving.reason).toBe('noise');
     // And a clear one is.
-    const faster = findRewrites(base, seq({ 0: { 2: steps([0, 1, 2]) } }, (t) => (t === 'F' ? 20 : 10))).rewrites[0]!;
+    const faster = findRewrites(
+      base,
+      seq({ 0: { 2: steps([0, 1, 2]) } }, (t) => (t === 'F' ? 20 : 10)),
+    ).rewrites[0]!;
     expect(faster.saving.significant).toBe(true);
   });
   test('hostile texts are kept exactly (the reporters escape them), and do not confuse lanes', () => {

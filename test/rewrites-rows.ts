@@ -25,7 +25,12 @@ const cache = new Map<string, Row[]>();
 export function readRows(path: string): Row[] {
   let rows = cache.get(path);
   if (rows === undefined) {
-    const records: Record<string, string>[] = parse(readFileSync(path, 'utf8'), { bom: true, columns: true, skip_empty_lines: true, relax_column_count: true });
+    const records: Record<string, string>[] = parse(readFileSync(path, 'utf8'), {
+      bom: true,
+      columns: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+    });
     rows = records.map((r) => ({
       step: r['Step Id'] === undefined || r['Step Id'].trim() === '' ? null : Number(r['Step Id']),
       stream: (r['Stream ID'] ?? '-').trim() || '-',

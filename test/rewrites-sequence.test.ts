@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { SAMPLE_CAP, SequenceRecorder, isCommunicationKernel, startOriginUs, startTicksAfter, startTicksAfterBytes, tokenKey } from '../src/analysis/rewrites/sequence.js';
+import {
+  SAMPLE_CAP,
+  SequenceRecorder,
+  isCommunicationKernel,
+  startOriginUs,
+  startTicksAfter,
+  startTicksAfterBytes,
+  tokenKey,
+} from '../src/analysis/rewrites/sequence.js';
 
 const k = (type: string, extra: Partial<{ name: string; core: string; shapes: string }> = {}) => ({
   name: extra.name ?? `aclnn${type}`,
@@ -25,7 +33,12 @@ function recordSteps(steps: string[][], opts: { rank?: string; stream?: string; 
 
 describe('SequenceRecorder', () => {
   test('identical steps share one shape; its per-position sums cover every step', () => {
-    const seq = recordSteps([['A', 'B', 'C'], ['A', 'B', 'C'], ['A', 'C'], ['A', 'B', 'C']]);
+    const seq = recordSteps([
+      ['A', 'B', 'C'],
+      ['A', 'B', 'C'],
+      ['A', 'C'],
+      ['A', 'B', 'C'],
+    ]);
     expect(seq.shapes).toHaveLength(2);
     expect(seq.shapes.map((s) => s.instances)).toEqual([3, 1]);
     expect(Array.from(seq.shapes[0]!.tokens, (t) => seq.tokens[t])).toEqual(['A', 'B', 'C']);
@@ -70,7 +83,9 @@ describe('SequenceRecorder', () => {
     rec.add(r0, s2, 5, A, 1, 3);
     rec.add(r0, s3, 5, B, 1, 4);
     const seq = rec.finish();
-    const text = seq.steps.map((s) => `${seq.ranks[s.rank]}/${seq.streams[s.stream]}:${Array.from(seq.shapes[s.shape]!.tokens, (t) => seq.tokens[t]).join('')}`);
+    const text = seq.steps.map(
+      (s) => `${seq.ranks[s.rank]}/${seq.streams[s.stream]}:${Array.from(seq.shapes[s.shape]!.tokens, (t) => seq.tokens[t]).join('')}`,
+    );
     expect(text).toEqual(['0/2:AA', '0/3:BB', '1/2:B']);
   });
 

@@ -90,7 +90,10 @@ function run(edit: Edit, by: 'type' | 'name' = 'type') {
   const side = (e: Edit | null) =>
     record(
       by,
-      (['0', '2'] as const).map((rank) => ({ rank, rows: repeatSteps(ROWS[rank], STEPS.length, STEPS[0]!, (_, rows) => (e === null ? rows : e(rank, rows))) })),
+      (['0', '2'] as const).map((rank) => ({
+        rank,
+        rows: repeatSteps(ROWS[rank], STEPS.length, STEPS[0]!, (_, rows) => (e === null ? rows : e(rank, rows))),
+      })),
     );
   return findRewrites(side(null), side(edit));
 }
@@ -237,7 +240,11 @@ describe('tokens follow --by', () => {
 describe('the conservation line on random edits of a real step', () => {
   const step = readRows(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'));
   const compute = step.filter(isCompute);
-  const edit = fc.record({ at: fc.integer({ min: 0, max: compute.length - 1 }), len: fc.integer({ min: 0, max: 6 }), by: fc.integer({ min: -1, max: 3 }) });
+  const edit = fc.record({
+    at: fc.integer({ min: 0, max: compute.length - 1 }),
+    len: fc.integer({ min: 0, max: 6 }),
+    by: fc.integer({ min: -1, max: 3 }),
+  });
   test('what the rewrites do not explain is listed, token by token, and the figures add up', () => {
     fc.assert(
       fc.property(fc.array(edit, { minLength: 1, maxLength: 5 }), (edits) => {
@@ -295,8 +302,13 @@ describe('the conservation line on random edits of a real step', () => {
 describe("the README's fusion example (fixtures/fusion-example)", () => {
   const side = (dir: string) => {
     const root = join('fixtures/fusion-example', dir);
-    const ranks = readdirSync(root).filter((d) => d.endsWith('_ascend_pt')).sort();
-    return record('type', ranks.map((d, i) => ({ rank: String(i), rows: readRows(join(root, d, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv')) })));
+    const ranks = readdirSync(root)
+      .filter((d) => d.endsWith('_ascend_pt'))
+      .sort();
+    return record(
+      'type',
+      ranks.map((d, i) => ({ rank: String(i), rows: readRows(join(root, d, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv')) })),
+    );
   };
   const result = findRewrites(side('base'), side('pr'));
   test('16 chains = 2 layers × 4 steps × 2 ranks; the MTP layer is not fused, 2 edits from the chain', () => {
@@ -307,8 +319,19 @@ describe("the README's fusion example (fixtures/fusion-example)", () => {
     expect(result.rewrites).toHaveLength(1);
     const r = result.rewrites[0]!;
     expect(r.removed).toEqual([
-      'QuantBatchMatmulV3', 'RmsNorm', 'RmsNorm', 'DynamicQuant', 'QuantBatchMatmulV3', 'BatchMatMulV3',
-      'InterleaveRope', 'InterleaveRope', 'Cast', 'Cast', 'DynamicBlockQuant', 'ScatterNdUpdate', 'ScatterNdUpdate',
+      'QuantBatchMatmulV3',
+      'RmsNorm',
+      'RmsNorm',
+      'DynamicQuant',
+      'QuantBatchMatmulV3',
+      'BatchMatMulV3',
+      'InterleaveRope',
+      'InterleaveRope',
+      'Cast',
+      'Cast',
+      'DynamicBlockQuant',
+      'ScatterNdUpdate',
+      'ScatterNdUpdate',
     ]);
     expect(r.added).toEqual(['MlaPrologV3']);
     expect([r.chains, r.perStep.min, r.perStep.max]).toEqual([16, 2, 2]);

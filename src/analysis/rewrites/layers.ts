@@ -79,9 +79,7 @@ export function chooseMarker(
       sum += distance(s.start, s.end, p[i]!);
     }
     const score = sum / sites.length;
-    const better =
-      score < bestScore ||
-      (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
+    const better = score < bestScore || (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
     if (better) {
       best = t;
       bestScore = score;

@@ -48,7 +48,7 @@ function bitParallel(text: Int32Array, chain: Int32Array, k: number): Int32Array
   for (let j = 0; j < text.length; j++) {
     const eq = peq.get(text[j]!) ?? 0;
     const xv = (eq | mv) >>> 0;
-    const xh = (((((eq & pv) >>> 0) + pv) >>> 0 ^ pv) | eq) >>> 0;
+    const xh = ((((((eq & pv) >>> 0) + pv) >>> 0) ^ pv) | eq) >>> 0;
     let ph = (mv | ~(xh | pv)) >>> 0;
     let mh = (pv & xh) >>> 0;
     if (ph & high) score++;

@@ -189,9 +189,7 @@ function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side
   const lanes = new Map<string, number[]>();
   seq.steps.forEach((st, i) => {
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
-    let list = lanes.get(key);
-    if (list === undefined) lanes.set(key, (list = []));
-    list.push(i);
+    entry(lanes, key, () => []).push(i);
   });
   return { seq, tokens, lanes };
 }
@@ -236,7 +234,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     ['base', base],
     ['PR', pr],
   ] as const) {
-    if (s.stats.splitSteps > 0) notes.push(`${label}: ${s.stats.splitSteps} steps came in more than one run of rows; each run is a step of its own here`);
+    if (s.stats.splitSteps > 0)
+      notes.push(`${label}: ${s.stats.splitSteps} steps came in more than one run of rows; each run is a step of its own here`);
     if (s.stats.withoutStep > 0) notes.push(`${label}: ${s.stats.withoutStep} compute kernels without a Step Id are not in any step`);
   }
 
@@ -249,7 +248,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   for (const p of pairs) {
     const b = p.base === null ? null : representative(sides[0], sides[0].lanes.get(p.base)!);
     const r = p.pr === null ? null : representative(sides[1], sides[1].lanes.get(p.pr)!);
-    const lane: Lane = { rank: p.rank, stream: p.stream, base: b?.side ?? null, pr: r?.side ?? null, status: 'one-side', edits: null, lowerBound: 0, maxEdits: 0 };
+    const lane: Lane = {
+      rank: p.rank,
+      stream: p.stream,
+      base: b?.side ?? null,
+      pr: r?.side ?? null,
+      status: 'one-side',
+      edits: null,
+      lowerBound: 0,
+      maxEdits: 0,
+    };
     lanes.push(lane);
     if (b === null || r === null) continue;
     const laneIndex = lanes.length - 1;
@@ -280,11 +288,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       const removed = ta.subarray(h.aStart, h.aStart + aLen);
       const added = tb.subarray(h.bStart, h.bStart + bLen);
       const key = `${join(removed)}>${join(added)}`;
-      let f = forming.get(key);
-      if (f === undefined) forming.set(key, (f = { removed: removed.slice(), added: added.slice(), perLane: new Map(), positions: new Map() }));
+      const f = entry(forming, key, () => ({ removed: removed.slice(), added: added.slice(), perLane: new Map(), positions: new Map() }));
       f.perLane.set(laneIndex, (f.perLane.get(laneIndex) ?? 0) + copies);
-      let pos = f.positions.get(laneIndex);
-      if (pos === undefined) f.positions.set(laneIndex, (pos = []));
+      const pos = entry(f.positions, laneIndex, () => []);
       for (let c = 0; c < copies; c++) pos.push(h.aStart + c * aLen);
     }
   }
@@ -295,9 +301,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
     if (marker === null) return [];
-    let m = markerCache[sideIndex].get(shape);
-    if (m === undefined) markerCache[sideIndex].set(shape, (m = markerPositions(sides[sideIndex].tokens[shape]!, marker.id)));
-    return m;
+    return entry(markerCache[sideIndex], shape, () => markerPositions(sides[sideIndex].tokens[shape]!, marker.id));
   };
 
   // 4. Verify each rewrite on every step.
@@ -306,7 +310,10 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // The largest first (kernels changed over the lanes' representative steps), then by text: verified up to MAX_VERIFIED.
   const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
   const ordered = [...forming.values()].sort(
-    (x, y) => size(y) - size(x) || cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) || cmp(join(x.added), join(y.added)),
+    (x, y) =>
+      size(y) - size(x) ||
+      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
+      cmp(join(x.added), join(y.added)),
   );
   const unverified = { rewrites: 0, removed: 0, added: 0 };
   for (const f of ordered.slice(MAX_VERIFIED)) {
@@ -416,6 +423,16 @@ function repeats(removed: Int32Array, added: Int32Array): number {
   return gcd(r, a);
 }
 
+/** The value of `key` in `map`, made and stored first when there is none. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
+}
+
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -437,9 +454,7 @@ function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
   for (const i of [0, 1] as const) {
     for (const key of sides[i].lanes.keys()) {
       const [rank] = split(key);
-      let e = byRank.get(rank);
-      if (e === undefined) byRank.set(rank, (e = [[], []]));
-      e[i].push(key);
+      entry(byRank, rank, (): [string[], string[]] => [[], []])[i].push(key);
     }
   }
   const kernels = (i: 0 | 1, key: string): number => {
@@ -454,8 +469,14 @@ function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
     for (const key of b) if (p.includes(key)) pairs.push({ rank, stream: split(key)[1], base: key, pr: key });
     const bySize = (i: 0 | 1, keys: string[]) =>
       keys.map((key) => ({ key, n: kernels(i, key) })).sort((x, y) => y.n - x.n || compareRanks(split(x.key)[1], split(y.key)[1]));
-    const lb = bySize(0, b.filter((k) => !p.includes(k)));
-    const lp = bySize(1, p.filter((k) => !b.includes(k)));
+    const lb = bySize(
+      0,
+      b.filter((k) => !p.includes(k)),
+    );
+    const lp = bySize(
+      1,
+      p.filter((k) => !b.includes(k)),
+    );
     for (let i = 0; i < Math.max(lb.length, lp.length); i++) {
       const x = lb[i];
       const y = lp[i];
@@ -518,16 +539,16 @@ function chainTime(s: Side, chain: Int32Array): ChainTime | null {
     }
   });
   if (exactCount === 0) return null;
-  return { occurrences: sums.length, medianTicks: median(sums), medianSpanTicks: median(spans), meanTicks: exactSum / exactCount, perStepTicks: perStep };
+  return {
+    occurrences: sums.length,
+    medianTicks: median(sums),
+    medianSpanTicks: median(spans),
+    meanTicks: exactSum / exactCount,
+    perStepTicks: perStep,
+  };
 }
 
-function notFusedSites(
-  s: Side,
-  chain: Int32Array,
-  k: number,
-  markersOf: (side: 0 | 1, shape: number) => number[],
-  texts: string[],
-): NotFused[] {
+function notFusedSites(s: Side, chain: Int32Array, k: number, markersOf: (side: 0 | 1, shape: number) => number[], texts: string[]): NotFused[] {
   // Sites per shape, then the lanes and steps that have the shape.
   const sitesByShape = new Map<number, ReturnType<typeof nearOccurrences>>();
   s.seq.shapes.forEach((shape, i) => {
@@ -541,9 +562,9 @@ function notFusedSites(
   for (const st of s.seq.steps) {
     if (!sitesByShape.has(st.shape)) continue;
     const key = `${st.rank}:${st.stream}:${st.shape}`;
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, (g = { rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] }));
-    g.steps.push(st.step);
+    entry(groups, key, () => ({ rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] as number[] })).steps.push(
+      st.step,
+    );
   }
   const out: NotFused[] = [];
   for (const g of groups.values()) {
