@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import {
+  MAX_LANES,
   SAMPLE_CAP,
   SequenceRecorder,
   isCommunicationKernel,
@@ -119,7 +120,7 @@ describe('SequenceRecorder', () => {
     rec.add(r, s, 1, A, 5, 50);
     rec.add(r, s, 1, A, 5, Number.NaN);
     const seq = rec.finish();
-    expect(seq.stats).toEqual({ kernels: 3, communication: 1, withoutStep: 1, badStart: 1, outOfOrder: 1, splitSteps: 0 });
+    expect(seq.stats).toEqual({ kernels: 3, communication: 1, withoutStep: 1, badStart: 1, outOfOrder: 1, splitSteps: 0, pastLaneLimit: 0 });
     // The unreadable start is taken as the latest end so far.
     expect(Array.from(seq.shapes[0]!.sampleStartTicks[0]!)).toEqual([50, 0, 55]);
   });
@@ -170,4 +171,16 @@ describe('start times', () => {
     // As doubles, two starts 0.02 µs apart at this magnitude would not be told apart exactly.
     expect(startTicksAfter('1764246877073569.660', origin) - startTicksAfter('1764246877073569.640', origin)).toBe(200);
   });
+});
+
+test('a stream id on every row does not make a lane per row: lanes past MAX_LANES are counted and kept out', () => {
+  const rec = new SequenceRecorder('type');
+  const r = rec.rank('0');
+  const A = rec.table.intern('A');
+  for (let i = 0; i < MAX_LANES + 10; i++) rec.add(r, rec.stream(`s${i}`), 1, A, 1, i);
+  const seq = rec.finish();
+  expect(seq.steps).toHaveLength(MAX_LANES);
+  expect(seq.stats.pastLaneLimit).toBe(10);
+  expect(seq.stats.kernels).toBe(MAX_LANES);
+  expect(seq.shapes).toHaveLength(1);
 });

@@ -21,7 +21,7 @@ import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '..
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
-import type { Sequences, StepShape } from './sequence.js';
+import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
 
 export interface RewriteOptions {
   /** The most insertions + deletions one pair of representative steps may need. */
@@ -236,6 +236,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   ] as const) {
     if (s.stats.splitSteps > 0)
       notes.push(`${label}: ${s.stats.splitSteps} steps came in more than one run of rows; each run is a step of its own here`);
+    if (s.stats.pastLaneLimit > 0)
+      notes.push(`${label}: ${s.stats.pastLaneLimit} compute kernels on ranks and streams past the first ${MAX_LANES} are not in any step`);
     if (s.stats.withoutStep > 0) notes.push(`${label}: ${s.stats.withoutStep} compute kernels without a Step Id are not in any step`);
   }
 

@@ -117,6 +117,8 @@ export interface SequenceStats {
   outOfOrder: number;
   /** Steps whose rows were not contiguous in their lane. */
   splitSteps: number;
+  /** Compute kernels kept out because their rank and stream would have been lane MAX_LANES + 1 or later. */
+  pastLaneLimit: number;
 }
 
 /** The ordered kernels of one profile (one side of a diff). */
@@ -147,7 +149,13 @@ interface Lane {
   closed: Set<number>;
 }
 
-const EMPTY_LANE_CAPACITY = 256;
+const EMPTY_LANE_CAPACITY = 16;
+
+/**
+ * The most (rank, stream) lanes one recorder keeps. Stream ids come from the file: a damaged or hostile one with
+ * a new id on every row must not make a lane (and its buffers) per row. Kernels past it are counted, not kept.
+ */
+export const MAX_LANES = 4096;
 
 /**
  * Records kernels in file order. `add` once per compute kernel (see `tokenKey`; `skipCommunication` and
@@ -162,7 +170,15 @@ export class SequenceRecorder {
   private readonly shapes: StepShape[] = [];
   private readonly byHash = new Map<number, number[]>();
   private readonly steps: StepRecord[] = [];
-  private readonly stats: SequenceStats = { kernels: 0, communication: 0, withoutStep: 0, badStart: 0, outOfOrder: 0, splitSteps: 0 };
+  private readonly stats: SequenceStats = {
+    kernels: 0,
+    communication: 0,
+    withoutStep: 0,
+    badStart: 0,
+    outOfOrder: 0,
+    splitSteps: 0,
+    pastLaneLimit: 0,
+  };
   private done = false;
 
   constructor(readonly by: GroupBy) {}
@@ -191,7 +207,14 @@ export class SequenceRecorder {
    */
   add(rank: number, stream: number, step: number, token: number, durTicks: number, startTicks: number): void {
     let lane = this.lastLane;
-    if (lane === null || lane.rank !== rank || lane.stream !== stream) lane = this.lane(rank, stream);
+    if (lane === null || lane.rank !== rank || lane.stream !== stream) {
+      const found = this.lane(rank, stream);
+      if (found === null) {
+        this.stats.pastLaneLimit++;
+        return;
+      }
+      lane = found;
+    }
     if (lane.step !== step) this.open(lane, step);
     if (!Number.isFinite(startTicks)) {
       this.stats.badStart++;
@@ -231,10 +254,13 @@ export class SequenceRecorder {
     };
   }
 
-  private lane(rank: number, stream: number): Lane {
-    const key = rank * 0x10000 + stream;
+  /** The lane of (rank, stream), made when first seen; null past MAX_LANES. */
+  private lane(rank: number, stream: number): Lane | null {
+    // Ids are small integers from rank() and stream(): an exact key below 2^53.
+    const key = rank * 2 ** 26 + stream;
     let lane = this.lanes.get(key);
     if (lane === undefined) {
+      if (this.lanes.size >= MAX_LANES) return null;
       lane = {
         rank,
         stream,
