@@ -7,7 +7,7 @@ import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
-import { fsError, missingPathError, openRegular, readRegularFile } from './readTable.js';
+import { fsError, missingPathError, openRegular, readRegularFile } from '../../util/files.js';
 
 export type PlanKind = 'table' | 'statistic' | 'snapshot';
 

@@ -11,7 +11,8 @@ import { groupKey, summarize } from '../../aggregate/group.js';
 import { summaryJsonObject } from '../../report/summary.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
-import { readRegularFile, sniffBytes } from './readTable.js';
+import { readRegularFile } from '../../util/files.js';
+import { sniffBytes } from './readTable.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
