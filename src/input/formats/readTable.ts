@@ -7,9 +7,10 @@ import { createGunzip } from 'node:zlib';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
 import type { SourceFile } from '../../model/model.js';
-import { besides, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
+import { besides, type KernelSink, type RankTarget, type RowLog } from '../sink.js';
 import { fsError, isSystemError, openRegular, textEncoding } from '../../util/files.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
+import { formatOf, passAnyFormat, sourceFacts } from './registry.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
@@ -78,7 +79,7 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
     case 'json':
       return inputError(
         `${path}: ${it} is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). ` +
-          `Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON (*.json), or the profile folder.`,
+          `Pass ${passAnyFormat()}, or the profile folder.`,
       );
     case 'binary': {
       const encoding = textEncoding(head);
@@ -388,20 +389,13 @@ class TableState {
     if (twice !== null) this.acc.warn(this.path, v.line, twice);
     this.width = d.header.length;
     const sink = this.target.sink;
+    const answers = formatOf(d.format).answers;
     if (d.format === 'op_statistic') {
-      sink.begin({ file: this.path, name: false, core: true, shapes: false, steps: false, ordered: false, starts: false });
+      sink.begin(sourceFacts(this.path, answers, {}, false));
       this.reader = new OpStatisticReader(d, this.path, this.target);
     } else {
       const c = d.columns;
-      const facts: SourceFacts = {
-        file: this.path,
-        name: true,
-        core: c.core >= 0,
-        shapes: this.withShapes && c.shapes >= 0,
-        steps: c.step >= 0,
-        ordered: true,
-        starts: c.start >= 0,
-      };
+      const facts = sourceFacts(this.path, answers, { core: c.core >= 0, shapes: c.shapes >= 0, steps: c.step >= 0, starts: c.start >= 0 }, this.withShapes);
       sink.begin(facts);
       const reader = new KernelTableReader(d, this.path, this.target, facts, this.split);
       this.reader = reader;
