@@ -29,9 +29,14 @@ import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, type Io } from '../util/io.js';
 import { GROUP_BYS } from '../model/model.js';
 import { profileArgumentHelp } from '../input/formats/registry.js';
+import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
+import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import { failureFormat, githubError, junitError } from '../report/failure.js';
 import { shown } from '../report/render.js';
+
+// A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
+checkSavedFiguresWith(checkSavedFigures);
 
 /** package.json's version, which scripts/bundle.mjs writes into the bundle. */
 declare const KPROF_VERSION: string | undefined;

@@ -6,6 +6,7 @@ import type { Profile, RankData } from '../model/model.js';
 import { parseRanks } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
+import { formatOf } from '../input/formats/registry.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import { clipped, jsonSafe, shown } from '../report/render.js';
 import { JsonList, jsonChunks, mapped } from '../report/json.js';
@@ -90,9 +91,16 @@ function sharedFile(r: RankData): boolean {
   return r.files.length > 0 && !r.snapshot && r.files.reduce((n, f) => n + f.rowsRead, 0) !== r.rowsRead;
 }
 
-/** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
+/**
+ * Fields the files hold (not only those this read kept: inspect does not read shapes into groups), as their
+ * formats declare them in the registry: shapes when the format always has them, or has the column.
+ */
 function fieldsHeld(r: RankData): RankData['fields'] {
-  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every((f) => f.format !== 'op_statistic' && f.format !== 'summary_json' && f.columns.includes('Input Shapes')));
+  const held = (f: RankData['files'][number]): boolean => {
+    const a = formatOf(f.format).answers.shapes;
+    return a === 'yes' || (a === 'column' && f.columns.includes('Input Shapes'));
+  };
+  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every(held));
   return { ...r.fields, shapes };
 }
 

@@ -21,6 +21,7 @@ import {
   type UserGroup,
 } from '../model/model.js';
 import { fmtSteps } from '../util/format.js';
+import { passKernelTable } from '../input/formats/registry.js';
 import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
 import { NEEDS_BASE, type Bound, type Check, type Per, type Rule, type RuleResult, type RuleSet, type Selector, type Unit, type Verdict } from './model.js';
 
@@ -66,7 +67,7 @@ function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: string, m
   }
   throw inputError(
     `${head} is ${file?.format ?? 'an export'} with no kernel ${fields} (aggregated per OP Type)${unsure}. ` +
-      `Pass the same run's kernel_details.csv or op_summary_*.csv, or select by type.`,
+      `Pass the same run's ${passKernelTable()}, or select by type.`,
   );
 }
 

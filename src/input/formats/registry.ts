@@ -91,6 +91,8 @@ export interface Naming {
   pass: string;
   /** With its producer, for "expected …": `a torch_npu kernel_details.csv`. */
   title: string;
+  /** Who writes it: `torch_npu`, `msprof`, `kprof`. */
+  by: string;
   /** Where it is looked for, for "looked for …": `ASCEND_PROFILER_OUTPUT/kernel_details.csv`. */
   lookedFor: readonly string[];
   /** The start of its header as messages quote it, for a CSV format told apart by its header; null otherwise. */
@@ -132,6 +134,7 @@ export const FORMATS = [
       short: 'kernel_details.csv',
       pass: 'kernel_details.csv',
       title: 'a torch_npu kernel_details.csv',
+      by: 'torch_npu',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/kernel_details.csv'],
       header: '"Name,Type,…,Duration(us)"',
     },
@@ -147,6 +150,7 @@ export const FORMATS = [
       short: 'op_summary_*.csv',
       pass: 'op_summary_*.csv',
       title: 'an msprof op_summary_*.csv',
+      by: 'msprof',
       lookedFor: ['PROF_*/mindstudio_profiler_output/op_summary_*.csv', 'PROF_*/device_*/summary/op_summary_*.csv'],
       header: '"Op Name,OP Type,…,Task Duration(us)"',
     },
@@ -161,6 +165,7 @@ export const FORMATS = [
       short: 'op_statistic*.csv',
       pass: 'op_statistic*.csv',
       title: 'an op_statistic*.csv',
+      by: 'msprof and torch_npu',
       lookedFor: ['op_statistic*.csv'],
       header: '"OP Type,Core Type,Count,Total Time(us),…"',
     },
@@ -175,6 +180,7 @@ export const FORMATS = [
       short: 'a summary JSON',
       pass: 'a kprof summary JSON (*.json)',
       title: 'a kprof summary JSON',
+      by: 'kprof',
       lookedFor: ['summary JSONs (*.json)'],
       header: null,
     },
@@ -271,6 +277,18 @@ export function expectedCsvFormat(): string {
     csvFormats()
       .filter((f) => f.holds !== 'nothing')
       .map((f) => `${f.naming.title} (${f.naming.header})`),
+    'or',
+  );
+}
+
+/**
+ * The profiler exports that hold kernels one by one with their names, for "pass the same run's …" when a question
+ * needs names: `kernel_details.csv or op_summary_*.csv`, with who writes each when `by` is asked for.
+ */
+export function passKernelTable(by = false): string {
+  const tables = allFormats().filter((f) => f.holds === 'kernels' && f.answers.names !== 'no' && f.recognise.places.some((p) => p !== 'collection'));
+  return listed(
+    tables.map((f) => (by ? `${f.naming.pass} (${f.naming.by})` : f.naming.pass)),
     'or',
   );
 }
