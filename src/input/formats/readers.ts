@@ -1,34 +1,15 @@
-// Each format's reader, bound to its id in the registry (registry.ts holds everything else about a format).
-//
-// Two kinds of reader:
+// Each format's reader, bound to its id in the registry (registry.ts holds everything else about a format, and
+// the reader types). Two kinds of reader:
 // - `kernels`: reads one file of a rank's kernels into the rank's KernelTarget, and says what it found (a
 //   SourceFile). It opens the file itself, so it may be text or binary, row-based or not (a CSV scanner, a SQLite
 //   query, a streaming JSON tokenizer); the plan's files are read into one target, in order.
 // - `ranks`: reads one file that holds finished ranks (kprof's summary JSON), read in the main thread.
 
-import type { KernelSink, RankTarget, RowLog } from '../sink.js';
-import type { RankData, SourceFile } from '../../model/model.js';
+export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from './registry.js';
+
 import { readTable } from './readTable.js';
-import { addFacts, FORMATS, removeFacts, type FormatFacts, type FormatId } from './registry.js';
+import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
 import { readSnapshot } from './snapshot.js';
-
-/** Where a reader puts what it reads: the kernels into the rank's sink, what it could not read into its row log. */
-export type KernelTarget = KernelSink & RowLog;
-
-export interface KernelReadOptions {
-  /** Read input shapes into the group key. */
-  withShapes: boolean;
-  /** Sinks fed the same kernels beside the rank's own; they see no row problems. */
-  beside?: readonly KernelSink[] | undefined;
-  /** Route the rows of a file that holds several devices to one target per device id. */
-  split?: { targetFor(device: number): RankTarget };
-  /** Called with the number of (as stored) bytes read since the last call. */
-  onBytes?: ((n: number) => void) | undefined;
-}
-
-export type FormatReader =
-  | { kind: 'kernels'; read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> }
-  | { kind: 'ranks'; read(path: string): RankData[] | Promise<RankData[]> };
 
 /** The CSV exports share one reader: the header says which of them a file is (detect.ts). */
 const csvTable: FormatReader = { kind: 'kernels', read: readTable };
@@ -40,9 +21,6 @@ const READERS = {
   op_statistic: csvTable,
   summary_json: { kind: 'ranks', read: readSnapshot },
 } as const satisfies Record<FormatId, FormatReader>;
-
-/** A format with its reader: what registerFormat takes. */
-export type FormatEntry = FormatFacts & { reader: FormatReader };
 
 const addedReaders = new Map<string, FormatReader>();
 

@@ -9,8 +9,8 @@
 // one entry below, and one line in readers.ts; the compiler refuses an entry that does not say what it can answer
 // and an id with no reader. See CONTRIBUTING.md.
 
-import type { Fields } from '../../model/model.js';
-import type { SourceFacts } from '../sink.js';
+import type { Fields, RankData, SourceFile } from '../../model/model.js';
+import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
 
 /** How a format answers a question about its kernels. */
 export type Answer =
@@ -115,10 +115,34 @@ export interface FormatFacts<Id extends string = string> {
   fallback?: true;
 }
 
+/** Where a reader puts what it reads: the kernels into the rank's sink, what it could not read into its row log. */
+export type KernelTarget = KernelSink & RowLog;
+
+export interface KernelReadOptions {
+  /** Read input shapes into the group key. */
+  withShapes: boolean;
+  /** Sinks fed the same kernels beside the rank's own; they see no row problems. */
+  beside?: readonly KernelSink[] | undefined;
+  /** Route the rows of a file that holds several devices to one target per device id. */
+  split?: { targetFor(device: number): RankTarget };
+  /** Called with the number of (as stored) bytes read since the last call. */
+  onBytes?: ((n: number) => void) | undefined;
+}
+
+export type FormatReader =
+  | { kind: 'kernels'; read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> }
+  | { kind: 'ranks'; read(path: string): RankData[] | Promise<RankData[]> };
+
+/** A format with its reader: what registerFormat takes. */
+export type FormatEntry = FormatFacts & { reader: FormatReader };
+
 const KERNEL_DETAILS = /^kernel_details\.csv(\.gz)?$/;
 const OP_SUMMARY = /^op_summary_.*\.csv(\.gz)?$/;
 const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
 const SUMMARY_JSON = /\.json(\.gz)?$/i;
+
+/** How kprof starts a summary JSON: `{"schemaVersion": N, "kind": "summary"` (pretty-printed or not, a BOM before, as bytes). */
+const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*,\s*"kind"\s*:\s*"summary"/;
 
 /**
  * The formats kprof reads, in the order they are preferred where several are found in one place and listed in
@@ -174,7 +198,14 @@ export const FORMATS = [
   {
     id: 'summary_json',
     holds: 'summary',
-    recognise: { names: [SUMMARY_JSON], places: ['collection'], takes: 'all' },
+    recognise: {
+      names: [SUMMARY_JSON],
+      // Another format's *.json (a trace) is told from a summary JSON by its content; a *.json that is neither is
+      // read as a summary JSON, whose reader says what it found instead.
+      sniff: (head) => SUMMARY_JSON_START.test(String.fromCharCode(...head.subarray(0, 256))),
+      places: ['collection'],
+      takes: 'all',
+    },
     answers: { names: 'column', types: 'column', cores: 'column', shapes: 'column', steps: 'column', starts: 'no', order: 'no', ranks: 'file' },
     naming: {
       short: 'a summary JSON',

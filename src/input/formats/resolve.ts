@@ -453,9 +453,9 @@ function collectionFiles(dir: string): { file: string; format: FormatFacts }[] {
   const out: { file: string; format: FormatFacts }[] = [];
   for (const e of listDir(dir)) {
     if (e.startsWith('.')) continue;
-    const format = formats.find((f) => f.recognise.names.some((re) => re.test(e)));
-    if (format === undefined || isDir(join(dir, e))) continue;
-    out.push({ file: join(dir, e), format });
+    const named = formats.filter((f) => f.recognise.names.some((re) => re.test(e)));
+    if (named.length === 0 || isDir(join(dir, e))) continue;
+    out.push({ file: join(dir, e), format: claim(join(dir, e), named) });
   }
   return out;
 }
@@ -504,8 +504,12 @@ const SNIFF_BYTES = 65536;
  */
 function recognise(path: string, name: string): FormatFacts {
   const named = formatsNamed(name);
+  return named.length === 0 ? fallbackFormat() : claim(path, named);
+}
+
+/** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */
+function claim(path: string, named: FormatFacts[]): FormatFacts {
   if (named.length === 1) return named[0]!;
-  if (named.length === 0) return fallbackFormat();
   const sniffers = named.filter((f) => f.recognise.sniff !== undefined);
   if (sniffers.length === 0) return named[0]!;
   const head = readHead(path);
