@@ -5,9 +5,16 @@
 //
 // This module is a leaf: readers import it for their messages, so it imports no reader (readers.ts does).
 //
-// Adding a format: a module with its reader (a file of kernels into a KernelTarget, or a file of finished ranks),
-// one entry below, and one line in readers.ts; the compiler refuses an entry that does not say what it can answer
-// and an id with no reader. See CONTRIBUTING.md.
+// Adding a format (test/toyFormat.ts is a whole one, in 40 lines):
+// 1. A module under formats/ (formats/sqlite/, formats/trace/ …) with its reader: `kernels` (reads one file into
+//    the rank's KernelTarget and returns its SourceFile; it opens the file itself, text or binary) or `ranks`
+//    (a file of finished ranks, as a summary JSON is).
+// 2. Its entry in FORMATS below: id, what it holds, names / sniff / places, every answer, how messages name it.
+//    Order is preference: where two formats are found in one place, the earlier is read (a `--prefer` option
+//    can reorder them later). A sniff tells apart formats whose names overlap (*.json, *.db).
+// 3. Its line in readers.ts (READERS); the compiler refuses an id with no reader and an entry that leaves out
+//    an answer. Nothing else changes: resolve, read, --help, inspect and the messages read this table.
+// A format added at run time (registerFormat) is the same entry with its reader, read in the main thread.
 
 import type { Fields, RankData, SourceFile } from '../../model/model.js';
 import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
