@@ -42,7 +42,7 @@ export const TOY: FormatEntry = {
   holds: 'kernels',
   recognise: { names: [/\.toy$/], places: ['loose'], takes: 'all' },
   answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', order: 'yes', ranks: 'folder' },
-  naming: { short: '*.toy', pass: 'a toy file (*.toy)', title: 'a toy file', by: 'a test', lookedFor: ['*.toy'], header: null },
+  naming: { short: '*.toy', brief: 'toy', pass: 'a toy file (*.toy)', title: 'a toy file', by: 'a test', lookedFor: ['*.toy'], header: null },
   gzip: false,
   reader: { kind: 'kernels', read: readToy },
 };

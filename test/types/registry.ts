@@ -1,5 +1,5 @@
-// Type test (compiled by test/registry.test.ts, never run): the registry's types refuse an incomplete format.
-// Each @ts-expect-error line must be an error; if one compiled, tsc would say the directive is unused.
+// Type test (compiled by `npm run typecheck`, tsconfig.test.json; never run): the registry's types refuse an
+// incomplete format. Each @ts-expect-error line must be an error: if one compiled, tsc says the directive is unused.
 
 import type { FormatEntry, FormatFacts, FormatId, FormatReader } from '../../src/input/formats/registry.js';
 
@@ -11,7 +11,7 @@ export const complete: FormatEntry = {
   holds: 'kernels',
   recognise: { names: [/\.c$/], places: ['loose'], takes: 'first' },
   answers: { names: 'yes', types: 'yes', cores: 'no', shapes: 'no', steps: 'column', starts: 'no', order: 'yes', ranks: 'folder' },
-  naming: { short: '*.c', pass: '*.c', title: 'a c file', by: 'a test', lookedFor: ['*.c'], header: null },
+  naming: { short: '*.c', brief: 'c', pass: '*.c', title: 'a c file', by: 'a test', lookedFor: ['*.c'], header: null },
   gzip: false,
   reader,
 };
@@ -23,7 +23,7 @@ export const noOrder: FormatFacts = {
   recognise: { names: [/\.o$/], places: ['loose'], takes: 'first' },
   // @ts-expect-error: `order` (and so what the format can answer) is required
   answers: { names: 'yes', types: 'yes', cores: 'no', shapes: 'no', steps: 'column', starts: 'no', ranks: 'folder' },
-  naming: { short: '*.o', pass: '*.o', title: 'an o file', by: 'a test', lookedFor: ['*.o'], header: null },
+  naming: { short: '*.o', brief: 'o', pass: '*.o', title: 'an o file', by: 'a test', lookedFor: ['*.o'], header: null },
   gzip: false,
 };
 

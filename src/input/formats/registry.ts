@@ -94,6 +94,8 @@ export interface Recognition {
 export interface Naming {
   /** As --help lists it: `kernel_details.csv`, `a summary JSON`. */
   short: string;
+  /** As a note names it in passing: `kernel_details.csv`, `op_summary`. */
+  brief: string;
   /** As "pass …" lists it: `kernel_details.csv`, `a kprof summary JSON (*.json)`. */
   pass: string;
   /** With its producer, for "expected …": `a torch_npu kernel_details.csv`. */
@@ -163,6 +165,7 @@ export const FORMATS = [
     answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'column', order: 'yes', ranks: 'folder' },
     naming: {
       short: 'kernel_details.csv',
+      brief: 'kernel_details.csv',
       pass: 'kernel_details.csv',
       title: 'a torch_npu kernel_details.csv',
       by: 'torch_npu',
@@ -179,6 +182,7 @@ export const FORMATS = [
     answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'column', order: 'yes', ranks: 'column' },
     naming: {
       short: 'op_summary_*.csv',
+      brief: 'op_summary',
       pass: 'op_summary_*.csv',
       title: 'an msprof op_summary_*.csv',
       by: 'msprof',
@@ -194,6 +198,7 @@ export const FORMATS = [
     answers: { names: 'no', types: 'yes', cores: 'yes', shapes: 'no', steps: 'no', starts: 'no', order: 'no', ranks: 'folder' },
     naming: {
       short: 'op_statistic*.csv',
+      brief: 'op_statistic',
       pass: 'op_statistic*.csv',
       title: 'an op_statistic*.csv',
       by: 'msprof and torch_npu',
@@ -216,6 +221,7 @@ export const FORMATS = [
     answers: { names: 'column', types: 'column', cores: 'column', shapes: 'column', steps: 'column', starts: 'no', order: 'no', ranks: 'file' },
     naming: {
       short: 'a summary JSON',
+      brief: 'summary JSON',
       pass: 'a kprof summary JSON (*.json)',
       title: 'a kprof summary JSON',
       by: 'kprof',
@@ -344,7 +350,7 @@ export function lookedForText(depth: number): string {
 /** The kinds of folder and file a <profile> argument can be, for "pass …" after a folder held none. */
 export function passAnyFolder(): string {
   const collections = formatsIn('collection').map((f) => `a folder of ${plural(f.naming.short)}`);
-  return ['a *_ascend_pt folder', 'a PROF_* folder', 'a folder of ranks', ...collections].join(', ') + ', or a file';
+  return `${['a *_ascend_pt folder', 'a PROF_* folder', 'a folder of ranks', ...collections].join(', ')}, or a file`;
 }
 
 /** `a summary JSON` → `summary JSONs`. */

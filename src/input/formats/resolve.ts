@@ -11,7 +11,9 @@ import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, openRegular, readRegularFile } from '../../util/files.js';
 import {
+  allFormats,
   fallbackFormat,
+  formatOf,
   formatsIn,
   formatsNamed,
   lookedForText,
@@ -218,13 +220,13 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
   if (hasOut) {
     const t = pick('framework', out, listDir(out), ['totals']);
     if (t) {
-      const kernels = formatsIn('framework', 'kernels').map((f) => f.naming.short);
-      notes.push(`${dir}: no ${listed(kernels, 'or')}; using ${t.format} (per-type totals only)`);
+      const kernels = formatsIn('framework', 'kernels').map((f) => f.naming.brief);
+      notes.push(`${dir}: no ${listed(kernels, 'or')}; using ${formatOf(t.format).naming.brief} (per-type totals only)`);
       return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: t.format, files: t.files, root: dir }];
     }
   }
-  const looked = [...formatsIn('framework'), ...formatsIn('msprof')].filter((f, i, all) => all.indexOf(f) === i && f.holds !== 'nothing');
-  notes.push(`${dir}: no kernel data (no ${listed(looked.map((f) => f.naming.short), 'or')}); rank ${r.rank} left out`);
+  const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
+  notes.push(`${dir}: no kernel data (no ${listed(looked.map((f) => f.naming.brief), 'or')}); rank ${r.rank} left out`);
   return [];
 }
 
