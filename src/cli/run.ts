@@ -33,9 +33,15 @@ import { EXIT, isKprofError } from '../util/errors.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, type Io } from '../util/io.js';
 import { GROUP_BYS } from '../model/model.js';
+import { profileArgumentHelp } from '../input/formats/registry.js';
+import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
+import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import { failureFormat, githubError, junitError } from '../report/failure.js';
 import { shown } from '../report/render.js';
+
+// A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
+checkSavedFiguresWith(checkSavedFigures);
 
 /** package.json's version, which scripts/bundle.mjs writes into the bundle. */
 declare const KPROF_VERSION: string | undefined;
@@ -113,7 +119,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       program
         .command('summary')
         .description('count and time the kernels of one profile, grouped')
-        .argument('<profile>', 'kernel_details.csv, op_summary_*.csv, op_statistic*.csv (.gz too), a profile folder, a folder of ranks, or a summary JSON'),
+        .argument('<profile>', profileArgumentHelp()),
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')

@@ -11,9 +11,10 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Accumulator, mergeGroups } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
-import { readTable } from './formats/readTable.js';
+import { readerOf, readInWorker } from './formats/readers.js';
+import { formatOf, limitFields, ranksInFile } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { readSnapshot, savedOptions } from './formats/snapshot.js';
+import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { compareRanks, type Profile, type RankData, type RawNameTests, type SourceFile } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
@@ -56,9 +57,11 @@ export async function readRank(
     rawNames?: RawNameTests | null | undefined;
   },
 ): Promise<RankData[]> {
-  if (plan.kind === 'snapshot') {
+  const reader = readerOf(plan.format);
+  if (reader.kind === 'ranks') {
     try {
-      return readSnapshot(plan.files[0]!).map((r) => ({ ...r, rankSource: 'summary JSON (its perRank entry)' }));
+      const rankSource = `${formatOf(plan.format).naming.short.replace(/^an? /, '')} (its perRank entry)`;
+      return (await reader.read(plan.files[0]!)).map((r) => ({ ...r, rankSource }));
     } catch (e) {
       if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
       throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
@@ -67,6 +70,7 @@ export async function readRank(
   const span = options.withSpan === true;
   const rawNames = options.rawNames ?? null;
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, rawNames });
+  limitFields(acc.fields, formatOf(plan.format).answers);
   const beside = options.beside;
   const others = beside ? [beside()] : undefined;
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
@@ -93,9 +97,9 @@ export async function readRank(
   const files: SourceFile[] = [];
   for (const f of plan.files) {
     const before = skipped();
-    const file = await readTable(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split });
+    const file = await reader.read(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split });
     file.rowsSkipped = skipped() - before;
-    if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
+    if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {
       throw inputError(
         `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +
           `one rank is read from one kind of export. Pass the files separately.`,
@@ -112,11 +116,11 @@ export async function readRank(
 /** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
 export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): RankPlan[] {
   if (ranks === null) return resolved.ranks;
-  if (resolved.ranks.some((p) => p.kind === 'snapshot')) return resolved.ranks; // filtered after reading
+  if (resolved.ranks.some((p) => ranksInFile(p.format))) return resolved.ranks; // filtered after reading
   const have = new Set(resolved.ranks.map((p) => p.rank));
   const missing = ranks.filter((r) => !have.has(r));
   // An msprof op_summary may hold several devices, each a rank known only once read: read, then filter.
-  if (missing.length > 0 && resolved.ranks.some((p) => p.files.some((f) => /op_summary_[^/\\]*$/.test(f)))) return resolved.ranks;
+  if (missing.length > 0 && resolved.ranks.some((p) => formatOf(p.format).answers.ranks === 'column')) return resolved.ranks;
   if (missing.length > 0) {
     throw inputError(
       `${resolved.input}: rank ${missing.join(', ')} not found; the input has rank${have.size === 1 ? '' : 's'} ` +
@@ -156,7 +160,7 @@ async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<Ra
 async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
   const settled = await Promise.allSettled(
     plans.map((plan) =>
-      plan.kind === 'snapshot'
+      !readInWorker(plan.format)
         ? readRank(plan, options)
         : pool
             .run<PackedRanks | InlineRanks>(
