@@ -21,6 +21,7 @@ import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import type { ReadTask } from './workers/protocol.js';
+import { defaultEngine, type Engine } from './engine.js';
 
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
@@ -36,6 +37,8 @@ export interface ReadOptions {
    * 'off' always in this thread, 'on' in workers whatever the size (tests).
    */
   threads?: 'auto' | 'on' | 'off';
+  /** The scan engine (default: the run's, see engine.ts). */
+  engine?: Engine;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -62,6 +65,7 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
 export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
   const resolved = resolveInput(input);
   const plans = selectPlans(resolved, options.ranks);
+  options = { ...options, engine: options.engine ?? defaultEngine() };
   const counter = options.onBytes;
   try {
     const total = plans.reduce((n, p) => n + planBytes(p), 0);
@@ -92,7 +96,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
         ? readRank(plan, options)
         : pool
             .run<PackedRanks | InlineRanks>(
-              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true } satisfies ReadTask,
+              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true, engine: options.engine } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when
               // the caller asked for workers (threads: 'on').

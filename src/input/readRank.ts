@@ -5,6 +5,7 @@
 import { Accumulator } from '../aggregate/accumulator.js';
 import { inputError, KprofError } from '../util/errors.js';
 import type { RankData, SourceFile } from '../model/model.js';
+import type { Engine } from './engine.js';
 import { readTable } from './formats/readTable.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
 import { readSnapshot } from './formats/snapshot.js';
@@ -17,6 +18,8 @@ export async function readRank(
     withShapes: boolean;
     withSpan?: boolean | undefined;
     onBytes?: ((n: number) => void) | undefined;
+    /** The scan engine (undefined: the default). */
+    engine?: Engine | undefined;
     /** Sinks to feed beside each rank's accumulator: called once for each accumulator made (one per Device_id). */
     beside?: (() => KernelSink) | undefined;
   },
@@ -57,7 +60,7 @@ export async function readRank(
   const files: SourceFile[] = [];
   for (const f of plan.files) {
     const before = skipped();
-    const file = await readTable(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split });
+    const file = await readTable(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split, engine: options.engine });
     file.rowsSkipped = skipped() - before;
     if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
       throw inputError(

@@ -2,6 +2,7 @@
 // (readWorker.ts): one task per rank plan, answered by progress messages and then exactly one `done` or `error`.
 // Both sides import their types from here, and neither imports the other.
 
+import type { Engine } from '../engine.js';
 import type { RankPlan } from '../formats/resolve.js';
 import type { PackedRanks } from './pack.js';
 
@@ -10,6 +11,8 @@ export interface ReadTask {
   plan: RankPlan;
   withShapes: boolean;
   withSpan: boolean;
+  /** The scan engine (undefined: the default, 'simd'). */
+  engine?: Engine | undefined;
 }
 
 /** The message that gives a worker a task; `progress`: post `bytes` messages while reading. */
