@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { isCommunication } from './comparable.js';
 import { isKprofError } from '../util/errors.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../model/model.js';
-import { readRank } from '../input/read.js';
+import { readRank } from '../input/readRank.js';
 import type { FormatId } from '../input/formats/registry.js';
 
 const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;

@@ -30,6 +30,7 @@ import type { RulesFlags } from '../commands/rules.js';
 import type { SummaryFlags } from '../commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
 import { EXIT, isKprofError } from '../util/errors.js';
+import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, type Io } from '../util/io.js';
 import { GROUP_BYS } from '../model/model.js';
@@ -237,6 +238,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(shown).join('\n')}\n`);
   };
   try {
+    setDefaultEngine(parseEngine(io.env.KPROF_ENGINE));
     await program.parseAsync(argv, { from: 'user' });
     return hooks.code;
   } catch (e) {

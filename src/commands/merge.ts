@@ -11,7 +11,8 @@ import { emit, type Io } from '../util/io.js';
 import type { Profile, RankData, Selection } from '../model/model.js';
 import { resolveInput, type RankPlan } from '../input/formats/resolve.js';
 import { formatOf } from '../input/formats/registry.js';
-import { finishProfile, readRank } from '../input/read.js';
+import { finishProfile } from '../input/read.js';
+import { readRank } from '../input/readRank.js';
 import { summaryJson } from '../report/summary/json.js';
 import { shown } from '../util/inputText.js';
 

@@ -18,6 +18,7 @@
 
 import type { Fields, RankData, SourceFile } from '../../model/model.js';
 import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
+import type { Engine } from '../engine.js';
 
 /** How a format answers a question about its kernels. */
 export type Answer =
@@ -136,6 +137,8 @@ export interface KernelReadOptions {
   split?: { targetFor(device: number): RankTarget };
   /** Called with the number of (as stored) bytes read since the last call. */
   onBytes?: ((n: number) => void) | undefined;
+  /** The scan engine of a text format (undefined: the default, see engine.ts). */
+  engine?: Engine | undefined;
 }
 
 export type FormatReader =
