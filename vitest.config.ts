@@ -1,9 +1,9 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The suites that read every real export, compare engines, fuzz, generate large or hostile files or install
- * packages: `npm run test:all` runs them with the rest, `npm test` (the quick loop while editing) leaves them
- * out. A file is slow by name here, never by timing.
+ * The suites that read every real export, compare engines, fuzz, generate large or hostile input, start many
+ * worker threads, drive a browser or install packages: `npm run test:all` runs them with the rest, `npm test` (the
+ * quick loop while editing) leaves them out. A file is slow by name here, never by timing.
  */
 export const SLOW = [
   'test/action.test.ts',
@@ -12,6 +12,8 @@ export const SLOW = [
   'test/format.test.ts',
   'test/fuzz.test.ts',
   'test/hostile-files.test.ts',
+  'test/hostile-text.test.ts',
+  'test/parallel.test.ts',
   'test/real.test.ts',
   'test/scale.test.ts',
   'test/trace-real.test.ts',
