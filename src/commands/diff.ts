@@ -64,6 +64,6 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, DIFF_REPORTERS[flags.format](d, view, ctx));
+  await emit(io, flags.out, DIFF_REPORTERS[flags.format](d, view, ctx, { base: sb, pr: sp }));
   return 0;
 }

@@ -9,6 +9,7 @@ import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from '../util/format.js';
 import { workspacePath } from '../util/paths.js';
 import { ghData, ghProperty } from './failure.js';
 import { WHOLE, clipped, mdCode, shown, jsonSafe, markdownTable, paint, xmlEscape, type RenderContext } from './render.js';
+import { checkHtml } from './html/check.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 
 /** What was checked, as shown to the user (paths relative to the working directory). */
@@ -40,7 +41,7 @@ const exact: Quote = (s) => s;
 const md: Quote = mdCode;
 
 /** A rule's `why`, whole, without the line break a YAML block scalar ends with (JSON keeps it exactly). */
-function whyText(why: string, q: Quote): string {
+export function whyText(why: string, q: Quote): string {
   return q(why.replace(/\s+$/, ''), WHOLE);
 }
 
@@ -183,7 +184,7 @@ export function observedPart(r: RuleResult, q: Quote = clipped): string {
 }
 
 /** Where else the rule broke, for a broken rule. */
-function spreadPart(r: RuleResult, q: Quote): string {
+export function spreadPart(r: RuleResult, q: Quote): string {
   if (r.passed) return '';
   const parts: string[] = [];
   if (r.step !== null && r.stepsChecked > 0) {
@@ -221,11 +222,11 @@ export function resultMessage(r: RuleResult, hasBase = false, q: Quote = clipped
   return `${observedPart(r, q)}; bound: ${boundText(r.rule, q)}${spread ? `; ${spread}` : ''}${unmatched ? `; ${unmatched}` : ''}`;
 }
 
-function location(r: RuleResult, q: Quote = clipped): string {
+export function location(r: RuleResult, q: Quote = clipped): string {
   return `${q(r.rule.file, WHOLE)}:${r.rule.line}`;
 }
 
-function statusWord(r: RuleResult): 'pass' | 'FAIL' | 'warn' {
+export function statusWord(r: RuleResult): 'pass' | 'FAIL' | 'warn' {
   return r.passed ? 'pass' : r.rule.severity === 'warn' ? 'warn' : 'FAIL';
 }
 
@@ -394,5 +395,7 @@ export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, 
       return checkGithub(v, ctx);
     case 'markdown':
       return checkMarkdown(v, ctx);
+    case 'html':
+      return checkHtml(v, ctx);
   }
 }

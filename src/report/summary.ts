@@ -5,6 +5,7 @@ import { sortGroups, summaryPerStep, type SummarySort } from '../aggregate/group
 import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../model/model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../model/schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, stepCountsText, ticksToUs } from '../util/format.js';
+import { summaryHtml } from './html/summary.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 
@@ -279,4 +280,5 @@ export const SUMMARY_REPORTERS = {
   markdown: (s: Summary, view: SummaryView) => summaryMarkdown(s, view),
   json: (s: Summary, view: SummaryView) => summaryJson(s, view),
   csv: (s: Summary, view: SummaryView) => summaryCsv(s, view),
+  html: (s: Summary, view: SummaryView) => summaryHtml(s, view),
 } as const satisfies Record<OutputFormat, (s: Summary, view: SummaryView, ctx: RenderContext) => string | Iterable<string>>;
