@@ -41,5 +41,5 @@ export function checkHtml(v: Verdict, ctx: CheckContext): string {
     '</table></div></section>',
     `<footer><p class="verdict ${word}">${esc(verdictLine(v))}</p><p class="note">Made by kprof. The results are in this file as JSON (the element <code>kprof-check</code>), as <code>kprof check --format json</code> writes them.</p></footer>`,
   ];
-  return page({ title: esc(`kprof check ${word}: ${verdictLine(v)}`), body, data: { 'kprof-check': checkJsonObject(v, ctx) } });
+  return page({ title: esc(`kprof ${verdictLine(v)}`), body, data: { 'kprof-check': checkJsonObject(v, ctx) } });
 }

@@ -109,8 +109,9 @@ th:first-child, td:first-child, th.l, td.l { text-align: left; }
 thead th { position: sticky; top: 0; background: var(--bg); }
 thead th button { all: unset; cursor: pointer; font-weight: 600; }
 thead th button:focus-visible { outline: 2px solid var(--base); outline-offset: 2px; }
-thead th[aria-sort="ascending"] button::after { content: " \\25B2"; }
-thead th[aria-sort="descending"] button::after { content: " \\25BC"; }
+/* The arrow is not part of the button's name (aria-sort says the order). */
+thead th[aria-sort="ascending"] button::after { content: " \\25B2" / ""; }
+thead th[aria-sort="descending"] button::after { content: " \\25BC" / ""; }
 tfoot td, tfoot th { font-weight: 600; border-top: 2px solid var(--line); }
 details { margin: 8px 0; }
 summary { cursor: pointer; font-weight: 600; }
