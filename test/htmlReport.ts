@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Diff, DiffRow } from '../src/diff.js';
+import type { Diff, DiffRow } from '../src/analysis/diff.js';
 import { diffHtml, type DiffCharts } from '../src/report/html/diff.js';
 import { kprof } from './helpers.js';
 
