@@ -163,6 +163,20 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     for (const g of summary.groups) for (const s of g.byStep) perStep.set(s.step, (perStep.get(s.step) ?? 0) + s.count);
     const dots = await l.page.evaluate(() => [...document.querySelectorAll('#steps-chart circle.dot-pr')].map((c) => [Number((c as SVGElement).dataset.step), Number((c as SVGElement).dataset.v)]));
     expect(dots).toEqual([...perStep].sort((a, b) => a[0] - b[0]));
+    // The heat map: each cell is the rank's PR count less its base count (the summary JSONs' perRank).
+    const rankCounts = async (side: string): Promise<Map<string, number>> => {
+      const s = JSON.parse((await kprof(['summary', side, '--format', 'json'])).stdout) as { perRank: { rank: string; groups: { key: string; count: number }[] }[] };
+      return new Map(s.perRank.flatMap((r) => r.groups.map((g) => [`${r.rank}/${g.key}`, g.count] as [string, number])));
+    };
+    const [b, p] = [await rankCounts('fixtures/fusion-example/base'), await rankCounts('fixtures/fusion-example/pr')];
+    const heat = await l.page.evaluate(() =>
+      [...document.querySelectorAll('#heat-chart rect[data-v]')].map((r) => [r.querySelector('title')!.textContent!, Number((r as SVGElement).dataset.v)] as [string, number]),
+    );
+    expect(heat.length).toBe(2 * json.rows.filter((r) => r.status !== 'same').length);
+    for (const [tip, v] of heat) {
+      const [, rank, key] = /^rank (\S+), (\S+):/.exec(tip)!;
+      expect(v, tip).toBe((p.get(`${rank}/${key}`) ?? 0) - (b.get(`${rank}/${key}`) ?? 0));
+    }
   });
 
   it('sorts its table with the script the CSP allows, and opens the table to print', async () => {

@@ -6,7 +6,7 @@
 // it out), so a new one (a list of the rewrites a fusion made) is one more entry in DIFF_SECTIONS.
 
 import { sortDiffRows, viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
-import { addPerStep, compareRanks, perStepCount, perStepUs, rankPerStep, steppedCell, ZERO_PER_STEP, type Group, type PerStep, type Summary } from '../../model/model.js';
+import { compareRanks, perStepCount, perStepUs, rankPerStep, steppedCell, ZERO_PER_STEP, type Group, type PerStep, type Summary } from '../../model/model.js';
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { DiffJson, DiffRowJson } from '../../model/schema.js';
 import { comparedLine, diffJsonObject, disagreementLines, headlineLines, pctText, reportWarnings, timePctText, unevenStepLines } from '../diff.js';
@@ -70,7 +70,7 @@ export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
 function rankFigure(g: Group, steps: number, perStep: boolean): number {
   if (!perStep) return g.total.count;
   const p: PerStep = steps > 0 ? rankPerStep(steppedCell(g.steps), steps) : ZERO_PER_STEP;
-  return perStepCount(addPerStep(ZERO_PER_STEP, p));
+  return perStepCount(p);
 }
 
 interface Inputs {
@@ -136,7 +136,7 @@ function differentlySection({ d }: Inputs): string {
   return out.join('\n');
 }
 
-const MARK = { added: ' added', removed: ' removed', fewer: '', more: '', same: '' } as const;
+const MARK = { added: ' added', removed: ' removed', fewer: '', more: '', same: '' } as const satisfies Record<DiffRow['status'], string>;
 
 function countChart({ d }: Inputs): string {
   const changed = d.rows.filter((r) => r.deltaCount !== 0);
