@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_FORMATS } from '../src/report/choices.js';
 import { renderCheck } from '../src/report/check.js';
+import { checkHtml } from '../src/report/html/check.js';
 import { cliTextTable, codeSpan, textTable } from '../src/report/render.js';
 import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
@@ -140,7 +141,7 @@ describe('gates at scale', () => {
     const v: Verdict = { results: Array.from({ length: 150_000 }, () => result), passed: true, failedErrors: 0, failedWarnings: 0, warnings: [], unmatched: 0 };
     const ctx = { profile: 'p', base: null, rules: 'many.rules.yaml', read: { kernels: 4, skippedRows: 0 }, baseRead: null };
     for (const format of CHECK_FORMATS) {
-      const report = renderCheck(format, v, ctx, { color: false });
+      const report = format === 'html' ? checkHtml(v, ctx) : renderCheck(format, v, ctx, { color: false });
       const out = typeof report === 'string' ? report : [...report].join('');
       // GitHub annotations are for broken rules only; every other format lists each rule (HTML: in its table and
       // in the JSON it carries).

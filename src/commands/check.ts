@@ -13,6 +13,7 @@ import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { renderCheck, verdictLine } from '../report/check.js';
+import { checkHtml } from '../report/html/check.js';
 import { shown } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
@@ -99,7 +100,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     workspace: io.env.GITHUB_WORKSPACE,
   };
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
-  const went = await emit(io, flags.out, renderCheck(format, verdict, ctx, rc));
+  const went = await emit(io, flags.out, format === 'html' ? checkHtml(verdict, ctx) : renderCheck(format, verdict, ctx, rc));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);

@@ -12,6 +12,7 @@ import { parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { DIFF_REPORTERS, diffWarnings } from '../report/diff.js';
+import { diffCharts, diffHtml } from '../report/html/diff.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
@@ -64,6 +65,6 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, DIFF_REPORTERS[flags.format](d, view, ctx, { base: sb, pr: sp }));
+  await emit(io, flags.out, flags.format === 'html' ? diffHtml(d, view, diffCharts(d, sb, sp)) : DIFF_REPORTERS[flags.format](d, view, ctx));
   return 0;
 }

@@ -8,6 +8,7 @@ import { parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { OutputFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/summary.js';
+import { summaryHtml } from '../report/html/summary.js';
 import { warningLines } from '../report/warnings.js';
 import { KprofError } from '../util/errors.js';
 import type { Progress } from '../model/progress.js';
@@ -36,7 +37,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
-  await emit(io, flags.out, SUMMARY_REPORTERS[flags.format](s, view, ctx));
+  await emit(io, flags.out, flags.format === 'html' ? summaryHtml(s, view) : SUMMARY_REPORTERS[flags.format](s, view, ctx));
   return 0;
 }
 

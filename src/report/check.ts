@@ -9,7 +9,6 @@ import { fmtCount, fmtPct, fmtSignedPct, fmtUs } from '../util/format.js';
 import { workspacePath } from '../util/paths.js';
 import { ghData, ghProperty } from './failure.js';
 import { WHOLE, clipped, mdCode, shown, jsonSafe, markdownTable, paint, xmlEscape, type RenderContext } from './render.js';
-import { checkHtml } from './html/check.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 
 /** What was checked, as shown to the user (paths relative to the working directory). */
@@ -382,8 +381,8 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
   return `${head}\n\n${what}\n\n${readLine(ctx)}\n\n${table}\n\n**${verdictLine(v)}**\n`;
 }
 
-/** Render a verdict in one of the formats. */
-export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, rc: RenderContext): string | Iterable<string> {
+/** Render a verdict in one of the formats (`html` is report/html/check.ts, which imports these). */
+export function renderCheck(format: Exclude<CheckFormat, 'html'>, v: Verdict, ctx: CheckContext, rc: RenderContext): string | Iterable<string> {
   switch (format) {
     case 'text':
       return checkText(v, ctx, rc);
@@ -395,7 +394,5 @@ export function renderCheck(format: CheckFormat, v: Verdict, ctx: CheckContext, 
       return checkGithub(v, ctx);
     case 'markdown':
       return checkMarkdown(v, ctx);
-    case 'html':
-      return checkHtml(v, ctx);
   }
 }

@@ -17,8 +17,6 @@ import {
   type UnevenSteps,
 } from '../analysis/diff.js';
 import { relPath } from '../util/paths.js';
-import type { Summary } from '../model/model.js';
-import { diffCharts, diffHtml } from './html/diff.js';
 import {
   SCHEMA_VERSION,
   type DiffCellJson,
@@ -689,11 +687,7 @@ export const DIFF_REPORTERS = {
   markdown: (d: Diff, view: DiffView) => diffMarkdown(d, view),
   json: (d: Diff, view: DiffView) => diffJson(d, view),
   csv: (d: Diff, view: DiffView) => diffCsv(d, view),
-  html: (d: Diff, view: DiffView, _ctx: RenderContext, sides: DiffSides) => diffHtml(d, view, diffCharts(d, sides.base, sides.pr)),
-} as const satisfies Record<OutputFormat, (d: Diff, view: DiffView, ctx: RenderContext, sides: DiffSides) => string | Iterable<string>>;
+} as const satisfies Record<TextFormat, (d: Diff, view: DiffView, ctx: RenderContext) => string | Iterable<string>>;
 
-/** The summaries a diff was made of (the HTML report draws its steps and ranks from them). */
-export interface DiffSides {
-  base: Summary;
-  pr: Summary;
-}
+/** The formats of these reporters; `html` is report/html/diff.ts (it reads the summaries too, and imports these). */
+export type TextFormat = Exclude<OutputFormat, 'html'>;

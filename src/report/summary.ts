@@ -5,7 +5,6 @@ import { sortGroups, summaryPerStep, type SummarySort } from '../aggregate/group
 import { addPerStep, emptyCell, mergeCell, perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../model/model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../model/schema.js';
 import { exactUs, fmtCount, fmtPct, fmtUs, stepCountsText, ticksToUs } from '../util/format.js';
-import { summaryHtml } from './html/summary.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from './json.js';
 import { WHOLE, clipped, mdCode, csvLines, jsonSafe, markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 
@@ -274,11 +273,13 @@ function cellCsv(s: Summary, c: Cell, perStep: PerStep | null): (number | null)[
   ];
 }
 
-/** The summary reporters by output format: one for each `--format` choice of summary and diff (OUTPUT_FORMATS). */
+/**
+ * The summary reporters by output format: one for each `--format` choice of summary and diff (OUTPUT_FORMATS) but
+ * `html`, which is report/html/summary.ts (it imports these).
+ */
 export const SUMMARY_REPORTERS = {
   table: summaryTable,
   markdown: (s: Summary, view: SummaryView) => summaryMarkdown(s, view),
   json: (s: Summary, view: SummaryView) => summaryJson(s, view),
   csv: (s: Summary, view: SummaryView) => summaryCsv(s, view),
-  html: (s: Summary, view: SummaryView) => summaryHtml(s, view),
-} as const satisfies Record<OutputFormat, (s: Summary, view: SummaryView, ctx: RenderContext) => string | Iterable<string>>;
+} as const satisfies Record<Exclude<OutputFormat, 'html'>, (s: Summary, view: SummaryView, ctx: RenderContext) => string | Iterable<string>>;

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // The HTML reports in a real browser: Debian's Chromium (/usr/bin/chromium) driven by playwright-core. Each
 // page must load nothing beyond its own file, log no error (a script the CSP refused would), name every chart,
 // pass axe-core's WCAG 2 A/AA rules in light and dark, show the figures of the JSON report, sort its table,
@@ -20,7 +22,7 @@ import { kprof } from '../helpers.js';
 import { exampleDiff, HOSTILE_NAMES, hostileProfiles, largeDiff } from '../htmlReport.js';
 import { diffHtml } from '../../src/report/html/diff.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const HAS_CHROMIUM = existsSync(CHROMIUM);
 const IN_CI = process.env.CI === 'true';

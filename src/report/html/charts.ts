@@ -150,9 +150,11 @@ export function stepLines(id: string, title: string, desc: string, stepIds: numb
     // A line through the buckets the side has; a gap where it has none (Step Ids on one side only).
     const runs: { i: number; v: { lo: number; hi: number; mean: number } }[][] = [];
     stats.forEach((v, i) => {
-      if (v === null) return void runs.push([]);
-      if (runs.length === 0) runs.push([]);
-      runs[runs.length - 1]!.push({ i, v });
+      if (v === null) runs.push([]);
+      else {
+        if (runs.length === 0) runs.push([]);
+        runs[runs.length - 1]!.push({ i, v });
+      }
     });
     for (const run of runs.filter((r) => r.length > 0)) {
       if (buckets.some((b) => b.length > 1)) {

@@ -55,7 +55,10 @@ export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
         if (!r) return;
         for (const g of r.groups) {
           let f = rankFigures.get(g.key);
-          if (!f) rankFigures.set(g.key, (f = { base: ranks.map(() => 0), pr: ranks.map(() => 0) }));
+          if (!f) {
+            f = { base: ranks.map(() => 0), pr: ranks.map(() => 0) };
+            rankFigures.set(g.key, f);
+          }
           f[side][j] = rankFigure(g, r.steps.length, d.ranksPerStep);
         }
       });
