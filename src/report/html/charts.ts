@@ -74,7 +74,7 @@ export function divergingBars(id: string, title: string, desc: string, bars: Bar
       b.value < 0
         ? `<text x="${num(x - 4)}" y="${num(textY)}" text-anchor="end">${esc(b.valueText)}</text>`
         : `<text x="${num(x + Math.max(w, 1) + 4)}" y="${num(textY)}">${esc(b.valueText)}</text>`;
-    const label = `<text class="mono" x="${LABEL_W - 8}" y="${num(textY)}" text-anchor="end">${text(b.label, 34)}</text>`;
+    const label = `<text class="mono" x="${LABEL_W - 8}" y="${num(textY)}" text-anchor="end">${text(b.label, 30)}</text>`;
     parts.push(`<g class="bar"><title>${esc(b.tip)}</title>${label}${rect}${stripes}${value}</g>`);
   });
   const axisY = TOP + bars.length * ROW_H + 16;
@@ -216,7 +216,7 @@ export function heatMap(id: string, title: string, desc: string, cols: string[],
   parts.push(`<text class="lbl" x="${label - 8}" y="${top - 8}" text-anchor="end">rank</text>`);
   rows.forEach((r, i) => {
     const y = top + i * rowH;
-    parts.push(`<text class="mono" x="${label - 8}" y="${num(y + rowH / 2 + 4)}" text-anchor="end">${text(r.label, 34)}</text>`);
+    parts.push(`<text class="mono" x="${label - 8}" y="${num(y + rowH / 2 + 4)}" text-anchor="end">${text(r.label, 30)}</text>`);
     r.cells.forEach((c, j) => {
       const attrs = { class: c.cls, x: label + j * cell + 1, y: y + 1, width: Math.max(cell - 2, 1), height: rowH - 2, 'data-v': c.v === null ? '' : String(c.v) };
       parts.push(el('rect', attrs, `<title>${esc(c.tip)}</title>`));
