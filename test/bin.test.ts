@@ -7,9 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { WorkerPool } from '../src/input/pool.js';
-import { readRank } from '../src/input/read.js';
+import { readRank } from '../src/input/readRank.js';
 import { unpackRanks, type PackedRanks } from '../src/input/workers/pack.js';
-import type { ReadTask } from '../src/input/workers/readWorker.js';
+import type { ReadTask } from '../src/input/workers/protocol.js';
 import { ROOT } from './helpers.js';
 
 function kprofBin(args: string[], env: Record<string, string> = {}) {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/aggregate/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
-import { readRank } from '../src/input/read.js';
+import { readRank } from '../src/input/readRank.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import type { Cell } from '../src/model/model.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';

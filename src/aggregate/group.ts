@@ -4,8 +4,10 @@
 import { exactTotals } from './accumulator.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
+import { formatOf, passKernelTable } from '../input/formats/registry.js';
 import {
   GROUP_BY_FIELDS,
+  groupKey,
   cloneCell,
   emptyCell,
   addPerStep,
@@ -70,13 +72,14 @@ const FIELD_LABEL = {
 function missingField(rank: RankData, field: keyof Fields, asked: string): never {
   const f = rank.files[0];
   const path = f?.path ?? '(input)';
-  if (f?.format === 'op_statistic') {
+  const holds = f === undefined ? null : formatOf(f.format).holds;
+  if (holds === 'totals') {
     throw inputError(
-      `${path}: ${asked} needs ${FIELD_LABEL[field]}, but op_statistic is already aggregated per OP Type + Core Type ` +
-        `and has none. Use the same run's kernel_details.csv (torch_npu) or op_summary_*.csv (msprof), or group by type, core or type+core.`,
+      `${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${f!.format} is already aggregated per OP Type + Core Type ` +
+        `and has none. Use the same run's ${passKernelTable(true)}, or group by type, core or type+core.`,
     );
   }
-  if (f?.format === 'summary_json') {
+  if (holds === 'summary') {
     throw inputError(
       `${path}: ${asked} needs ${FIELD_LABEL[field]}, which this summary JSON did not keep. ` +
         `Regenerate it with the same options, or pass the profile itself.`,
@@ -214,24 +217,8 @@ function copyFields(g: FineGroup, by: GroupBy, out: Partial<Group>): void {
   }
 }
 
-/**
- * The display key of a group. `type+core` is `Type @ CORE`, `type+shapes` is `Type [shapes]`.
- * Documented in the README ("Grouping").
- */
-export function groupKey(by: GroupBy, g: { name: string | null; type: string | null; core: string | null; shapes: string | null }): string {
-  switch (by) {
-    case 'type':
-      return g.type ?? '';
-    case 'name':
-      return g.name ?? '';
-    case 'core':
-      return g.core ?? '';
-    case 'type+core':
-      return `${g.type ?? ''} @ ${g.core ?? ''}`;
-    case 'type+shapes':
-      return `${g.type ?? ''} [${g.shapes ?? ''}]`;
-  }
-}
+/** The display key of a group (in model.ts, which summary JSONs are checked against when read back). */
+export { groupKey };
 
 /** Where a group's per-step cells come from: a fine group, or its cells within --steps. */
 interface StepSource {

@@ -6,7 +6,7 @@
 
 import { firstAliasOrMerge, isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
-import { readRegularFile, textEncoding } from '../input/formats/readTable.js';
+import { readRegularFile, textEncoding } from '../util/files.js';
 import { noteInput } from '../util/io.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import type { UserGroup } from '../model/model.js';

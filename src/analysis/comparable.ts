@@ -9,6 +9,7 @@
 import { keepGroup } from '../aggregate/group.js';
 import { GROUP_BY_FIELDS, type FineGroup, type GroupBy, type Profile, type Selection } from '../model/model.js';
 import { fmtCount } from '../util/format.js';
+import { formatOf } from '../input/formats/registry.js';
 
 /** A communication kernel: run on the HCCL / COMMUNICATION core, or of an `hcom_` type. */
 export function isCommunication(g: FineGroup): boolean {
@@ -16,11 +17,11 @@ export function isCommunication(g: FineGroup): boolean {
 }
 
 function isStatistic(p: Profile): boolean {
-  return p.ranks.length > 0 && p.ranks.every((r) => !r.snapshot && r.files.every((f) => f.format === 'op_statistic'));
+  return p.ranks.length > 0 && p.ranks.every((r) => !r.snapshot && r.files.every((f) => formatOf(f.format).holds === 'totals'));
 }
 
 function isKernelTable(p: Profile): boolean {
-  return p.ranks.length > 0 && p.ranks.every((r) => !r.snapshot && r.files.every((f) => f.format === 'kernel_details' || f.format === 'op_summary'));
+  return p.ranks.length > 0 && p.ranks.every((r) => !r.snapshot && r.files.every((f) => formatOf(f.format).holds === 'kernels'));
 }
 
 /** Kernels that pass the filters, in all and with Type N/A, and the communication ones with their types. */

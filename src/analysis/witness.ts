@@ -12,7 +12,8 @@ import { dirname, join } from 'node:path';
 import { isCommunication } from './comparable.js';
 import { isKprofError } from '../util/errors.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../model/model.js';
-import { readRank } from '../input/read.js';
+import { readRank } from '../input/readRank.js';
+import type { FormatId } from '../input/formats/registry.js';
 
 const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
 
@@ -147,7 +148,7 @@ function statisticBeside(file: string): string[] {
 async function allDevices(ranks: RankData[], files: string[]): Promise<RankData[]> {
   const trait = ranks[0]!.files[0]!.traits.map((t) => /^rows of (\d+) devices/.exec(t)).find((m) => m !== null);
   if (!trait || ranks.length >= Number(trait[1])) return ranks;
-  return readRank({ rank: ranks[0]!.rank, kind: 'table', files, rankSource: '', root: dirname(files[0]!) }, { withShapes: false });
+  return readRank({ rank: ranks[0]!.rank, format: ranks[0]!.files[0]!.format, files, rankSource: '', root: dirname(files[0]!) }, { withShapes: false });
 }
 
 /** The verdicts for a profile, and the ranks whose kernel table has no op_statistic beside it. */
@@ -185,7 +186,7 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
     const statisticFiles = statisticBeside(tableFiles[0]!);
     let stat: RankData[];
     try {
-      stat = await readRank({ rank: ranks[0]!.rank, kind: 'statistic', files: statisticFiles, rankSource: '', root: dirname(tableFiles[0]!) }, { withShapes: false });
+      stat = await readRank({ rank: ranks[0]!.rank, format: 'op_statistic' satisfies FormatId, files: statisticFiles, rankSource: '', root: dirname(tableFiles[0]!) }, { withShapes: false });
     } catch (e) {
       if (!isKprofError(e)) throw e;
       results.push({

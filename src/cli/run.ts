@@ -30,12 +30,19 @@ import type { RulesFlags } from '../commands/rules.js';
 import type { SummaryFlags } from '../commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
 import { EXIT, isKprofError } from '../util/errors.js';
+import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, type Io } from '../util/io.js';
 import { GROUP_BYS } from '../model/model.js';
+import { profileArgumentHelp } from '../input/formats/registry.js';
+import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
+import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import { failureFormat, githubError, junitError } from '../report/failure.js';
 import { shown } from '../report/render.js';
+
+// A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
+checkSavedFiguresWith(checkSavedFigures);
 
 /** package.json's version, which scripts/bundle.mjs writes into the bundle. */
 declare const KPROF_VERSION: string | undefined;
@@ -113,7 +120,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       program
         .command('summary')
         .description('count and time the kernels of one profile, grouped')
-        .argument('<profile>', 'kernel_details.csv, op_summary_*.csv, op_statistic*.csv (.gz too), a profile folder, a folder of ranks, or a summary JSON'),
+        .argument('<profile>', profileArgumentHelp()),
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
@@ -231,6 +238,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(shown).join('\n')}\n`);
   };
   try {
+    setDefaultEngine(parseEngine(io.env.KPROF_ENGINE));
     await program.parseAsync(argv, { from: 'user' });
     return hooks.code;
   } catch (e) {

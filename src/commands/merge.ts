@@ -10,7 +10,9 @@ import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, RankData, Selection } from '../model/model.js';
 import { resolveInput, type RankPlan } from '../input/formats/resolve.js';
-import { finishProfile, readRank } from '../input/read.js';
+import { formatOf } from '../input/formats/registry.js';
+import { finishProfile } from '../input/read.js';
+import { readRank } from '../input/readRank.js';
 import { summaryJson } from '../report/summary/json.js';
 import { shown } from '../util/inputText.js';
 
@@ -36,9 +38,10 @@ export async function readSnapshots(inputs: string[]): Promise<Profile> {
     const resolved = resolveInput(input);
     notes.push(...resolved.notes);
     for (const p of resolved.ranks) {
-      if (p.kind !== 'snapshot') {
+      const format = formatOf(p.format);
+      if (format.holds !== 'summary') {
         throw inputError(
-          `${p.files[0] ?? input}: not a summary JSON (it is a ${p.kind === 'statistic' ? 'op_statistic' : 'kernel'} export); kprof merge combines ` +
+          `${p.files[0] ?? input}: not a summary JSON (it is a ${format.holds === 'kernels' ? 'kernel' : format.id} export); kprof merge combines ` +
             `the output of \`kprof summary <profile> --format json\`. Summarise it first (kprof summary ${shown(input)} --format json -o <file>), then merge that file.`,
         );
       }

@@ -10,12 +10,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { isKprofError } from '../util/errors.js';
-
-/** What a worker posts back: progress while it works, then exactly one `done` or `error`. */
-export type WorkerReply =
-  | { id: number; type: 'bytes'; n: number }
-  | { id: number; type: 'done'; result: unknown }
-  | { id: number; type: 'error'; kind: string | null; message: string; stack: string | undefined };
+import type { TaskMessage, WorkerReply } from './workers/protocol.js';
 
 /**
  * A worker's young generation, in MB. Reading allocates little per row, so a small one costs no time, and it
@@ -101,7 +96,7 @@ export class WorkerPool {
       const task = this.queue.shift()!;
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ id: task.id, payload: task.payload, progress: task.onBytes !== undefined });
+      slot.worker.postMessage({ id: task.id, payload: task.payload, progress: task.onBytes !== undefined } satisfies TaskMessage<unknown>);
     }
   }
 
@@ -139,7 +134,7 @@ export class WorkerPool {
   private start(): Slot {
     const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const slot: Slot = { worker, task: null };
-    worker.on('message', (m: WorkerReply) => {
+    worker.on('message', (m: WorkerReply<unknown>) => {
       const task = slot.task;
       if (!task || task.id !== m.id) return;
       if (m.type === 'bytes') {

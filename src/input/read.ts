@@ -1,26 +1,29 @@
-// `<profile>` argument → Profile: resolve the paths, then read each rank's files into fine groups.
+// `<profile>` argument → Profile: resolve the paths, then schedule the read of each rank plan (the per-rank job
+// is readRank.ts) and put the ranks together.
 //
 // A large input is read in worker threads (one per core at most, see pool.ts): each rank plan is one task, so
 // the ranks of a cluster run, or the two sides of a diff (two readProfile calls under Promise.all), are read in
 // parallel, and the main thread stays free to draw the progress bar. Each worker runs the same readRank as the
-// main thread would and hands back its RankData, so the result is the same whichever thread read it: counts are
-// integers and durations integer ticks, so merging is exact. A small input is read in this thread: starting a
-// worker costs more than reading it.
+// main thread would and hands back its RankData (workers/protocol.ts: the messages), so the result is the same
+// whichever thread read it: counts are integers and durations integer ticks, so merging is exact. A small input
+// is read in this thread: starting a worker costs more than reading it.
 
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Accumulator, mergeGroups } from '../aggregate/accumulator.js';
+import { mergeGroups } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
-import { readTable } from './formats/readTable.js';
-import { FOLDER_OF_SNAPSHOTS, resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { readSnapshot, savedOptions } from './formats/snapshot.js';
+import { readInWorker } from './formats/readers.js';
+import { formatOf, ranksInFile } from './formats/registry.js';
+import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
-import { compareRanks, type Profile, type RankData, type RawNameTests, type SourceFile } from '../model/model.js';
+import { compareRanks, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
-import { besides, type KernelSink, type RankTarget } from './sink.js';
 import type { ByteCounter } from '../model/progress.js';
+import { readRank } from './readRank.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
-import type { ReadTask } from './workers/readWorker.js';
+import type { ReadTask } from './workers/protocol.js';
+import { defaultEngine, type Engine } from './engine.js';
 
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
@@ -38,85 +41,21 @@ export interface ReadOptions {
   threads?: 'auto' | 'on' | 'off';
   /** What may select kernels by the name their file wrote (see RawNameTests); none when absent. */
   rawNames?: RawNameTests | null;
+  /** The scan engine (default: the run's, see engine.ts). */
+  engine?: Engine;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
 export const PARALLEL_MIN_BYTES = 8 << 20;
 
-/** Read every file of one rank plan. */
-export async function readRank(
-  plan: RankPlan,
-  options: {
-    withShapes: boolean;
-    withSpan?: boolean | undefined;
-    onBytes?: ((n: number) => void) | undefined;
-    /** Sinks to feed beside each rank's accumulator: called once for each accumulator made (one per Device_id). */
-    beside?: (() => KernelSink) | undefined;
-    /** What may select kernels by raw name in this run (see Accumulator). */
-    rawNames?: RawNameTests | null | undefined;
-  },
-): Promise<RankData[]> {
-  if (plan.kind === 'snapshot') {
-    try {
-      return readSnapshot(plan.files[0]!).map((r) => ({ ...r, rankSource: 'summary JSON (its perRank entry)' }));
-    } catch (e) {
-      if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
-      throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
-    }
-  }
-  const span = options.withSpan === true;
-  const rawNames = options.rawNames ?? null;
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, rawNames });
-  const beside = options.beside;
-  const others = beside ? [beside()] : undefined;
-  // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
-  // rank, any other gets an accumulator (a rank) of its own.
-  const devices = new Map<number, Accumulator>();
-  const targets = new Map<Accumulator, RankTarget>([[acc, { sink: besides(acc, others), log: acc }]]);
-  const split = {
-    targetFor(device: number): RankTarget {
-      let a = devices.get(device);
-      if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, rawNames });
-        devices.set(device, a);
-      }
-      let t = targets.get(a);
-      if (!t) {
-        t = { sink: besides(a, beside ? [beside()] : undefined), log: a };
-        targets.set(a, t);
-      }
-      return t;
-    },
-  };
-  for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
-  const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
-  const files: SourceFile[] = [];
-  for (const f of plan.files) {
-    const before = skipped();
-    const file = await readTable(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split });
-    file.rowsSkipped = skipped() - before;
-    if (files.length > 0 && (file.format === 'op_statistic') !== (files[0]!.format === 'op_statistic')) {
-      throw inputError(
-        `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +
-          `one rank is read from one kind of export. Pass the files separately.`,
-      );
-    }
-    files.push(file);
-  }
-  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource }];
-  const ids = [...devices.keys()].sort((a, b) => a - b);
-  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
-  return ids.map((d) => ({ ...devices.get(d)!.toRankData(String(d), files), rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)` }));
-}
-
 /** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
 export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): RankPlan[] {
   if (ranks === null) return resolved.ranks;
-  if (resolved.ranks.some((p) => p.kind === 'snapshot')) return resolved.ranks; // filtered after reading
+  if (resolved.ranks.some((p) => ranksInFile(p.format))) return resolved.ranks; // filtered after reading
   const have = new Set(resolved.ranks.map((p) => p.rank));
   const missing = ranks.filter((r) => !have.has(r));
   // An msprof op_summary may hold several devices, each a rank known only once read: read, then filter.
-  if (missing.length > 0 && resolved.ranks.some((p) => p.files.some((f) => /op_summary_[^/\\]*$/.test(f)))) return resolved.ranks;
+  if (missing.length > 0 && resolved.ranks.some((p) => formatOf(p.format).answers.ranks === 'column')) return resolved.ranks;
   if (missing.length > 0) {
     throw inputError(
       `${resolved.input}: rank ${missing.join(', ')} not found; the input has rank${have.size === 1 ? '' : 's'} ` +
@@ -130,6 +69,7 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
 export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
   const resolved = resolveInput(input);
   const plans = selectPlans(resolved, options.ranks);
+  options = { ...options, engine: options.engine ?? defaultEngine() };
   const counter = options.onBytes;
   try {
     const total = plans.reduce((n, p) => n + planBytes(p), 0);
@@ -156,11 +96,11 @@ async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<Ra
 async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
   const settled = await Promise.allSettled(
     plans.map((plan) =>
-      plan.kind === 'snapshot'
+      !readInWorker(plan.format)
         ? readRank(plan, options)
         : pool
             .run<PackedRanks | InlineRanks>(
-              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true, rawNames: options.rawNames ?? null } satisfies ReadTask,
+              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true, engine: options.engine, rawNames: options.rawNames ?? null } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when
               // the caller asked for workers (threads: 'on').

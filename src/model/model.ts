@@ -230,13 +230,12 @@ export interface RowWarning {
   message: string;
 }
 
-export type FormatId = 'kernel_details' | 'op_summary' | 'op_statistic' | 'summary_json';
-
 /** One file that was read, and what was found in it. */
 export interface SourceFile {
   /** Path as given or found (relative to the working directory when possible). */
   path: string;
-  format: FormatId;
+  /** The id of its format in the input layer's registry (src/input/formats/registry.ts): `kernel_details` … */
+  format: string;
   /** Human-readable traits: producer, header variant, block column spelling, metric set … */
   traits: string[];
   columns: string[];
@@ -307,6 +306,25 @@ export const GROUP_BY_FIELDS = {
   'type+core': ['type', 'core'],
   'type+shapes': ['type', 'shapes'],
 } as const satisfies Record<GroupBy, readonly (keyof Fields)[]>;
+
+/**
+ * The display key of a group. `type+core` is `Type @ CORE`, `type+shapes` is `Type [shapes]`.
+ * Documented in the README ("Grouping").
+ */
+export function groupKey(by: GroupBy, g: { name: string | null; type: string | null; core: string | null; shapes: string | null }): string {
+  switch (by) {
+    case 'type':
+      return g.type ?? '';
+    case 'name':
+      return g.name ?? '';
+    case 'core':
+      return g.core ?? '';
+    case 'type+core':
+      return `${g.type ?? ''} @ ${g.core ?? ''}`;
+    case 'type+shapes':
+      return `${g.type ?? ''} [${g.shapes ?? ''}]`;
+  }
+}
 
 /** A user-defined group: a name and the kernels it gathers. */
 export interface UserGroup {

@@ -4,6 +4,7 @@
 import { inputError } from '../util/errors.js';
 import { groupText, inSteps, kernelMatches, kernelNamed, userGroupOf } from '../aggregate/group.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type RankData, type Selection, type UserGroup } from '../model/model.js';
+import { passKernelTable } from '../input/formats/registry.js';
 import type { KnownValues } from './unmatched.js';
 import type { Rule, Selector } from './model.js';
 
@@ -39,7 +40,7 @@ export function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: st
   }
   throw inputError(
     `${head} is ${file?.format ?? 'an export'} with no kernel ${fields} (aggregated per OP Type)${unsure}. ` +
-      `Pass the same run's kernel_details.csv or op_summary_*.csv, or select by type.`,
+      `Pass the same run's ${passKernelTable()}, or select by type.`,
   );
 }
 

@@ -5,10 +5,10 @@
 // reused buffer, and the format adapter decodes only the few cells it needs. csv-parse stays in the project
 // as the reference this scanner is tested against (test/csv-scan.test.ts, test/differential.test.ts).
 //
-// Two engines: simd.wat (WebAssembly SIMD, the default) reads the records it can, sixteen bytes at a time, and
-// for kernel tables whole batches of plain rows (see batch()); the JavaScript code below reads every other
-// record (damaged ones, the end of the input). `engine: 'js'` uses the JavaScript code alone; both give the same
-// records, which the tests check.
+// Two engines: simd.wat (WebAssembly SIMD, the default; simdEngine.ts) reads the records it can, sixteen bytes at
+// a time, and for kernel tables whole batches of plain rows (see batch()); the JavaScript code below reads every
+// other record (damaged ones, the end of the input). `engine: 'js'` (or KPROF_ENGINE=js) uses the JavaScript
+// code alone; both give the same records, which the tests check.
 //
 // Semantics (matching csv-parse with `bom: true, skip_empty_lines: true, relax_column_count: true`):
 // - cells are separated by `,`, records by LF or CRLF (both may be mixed in one file);
@@ -20,7 +20,11 @@
 // caller can report it with its line number, and scanning goes on with the next line.
 
 import { NO_STEP } from '../sink.js';
-import { SIMD_WASM_BASE64 } from './simdWasm.js';
+import type { Engine } from '../engine.js';
+import { acquireEngine, releaseEngine, simdAvailable, type SimdEngine } from './simdEngine.js';
+import { LAYOUT } from './simdLayout.js';
+
+export { simdAvailable };
 
 const COMMA = 44;
 const LF = 10;
@@ -166,24 +170,22 @@ export interface ScanOptions {
   /**
    * 'simd' (the default where WebAssembly SIMD runs) scans common records in simd.wat and leaves the rest to
    * the JavaScript scanner; 'js' uses the JavaScript scanner alone. Both give the same records (tested).
+   * KPROF_ENGINE chooses it for a run of the CLI (see simdEngine.ts).
    */
-  engine?: 'simd' | 'js';
+  engine?: Engine | undefined;
 }
 
 /** Bytes kept readable past the data: the sentinel line feed, and sixteen-byte loads that start before it. */
 const SLACK = 32;
-/** Where the data starts in the WebAssembly memory (after simd.wat's results and key table). */
-const DATA = 6 << 20;
 /** Cells simd.wat locates at most (the JavaScript scanner takes records with more). */
-const CAP = 1024;
-
-type RecordFn = (p: number, end: number, limit: number) => number;
-type RowsFn = (p: number, end: number) => number;
-type KeyIdFn = (s1: number, e1: number, s2: number, e2: number) => number;
-type ConfigureFn = (width: number, duration: number, step: number, keyLo: number, keyHi: number, shapes: number, start: number, locate: number) => void;
-
+const CAP = LAYOUT.CAP;
 /** Rows simd.wat reads in one batch at most. */
-const MAX_BATCH = 2048;
+const MAX_BATCH = LAYOUT.MAX_BATCH;
+/** The fields of simd.wat's META, as indices of i32s. */
+const CELLS = (LAYOUT.META_CELLS - LAYOUT.META) >> 2;
+const LINES = (LAYOUT.META_LINES - LAYOUT.META) >> 2;
+const BATCH_ROWS = (LAYOUT.META_BATCH_ROWS - LAYOUT.META) >> 2;
+const BATCH_LINES = (LAYOUT.META_BATCH_LINES - LAYOUT.META) >> 2;
 export { NO_STEP };
 
 /**
@@ -229,33 +231,6 @@ export interface RowBatcher {
   keyId(s1: number, e1: number, s2: number, e2: number): number;
 }
 
-let simdModule: WebAssembly.Module | null | undefined;
-
-/**
- * Instances of simd.wat that no scanner uses (see CsvScanner.close): a thread reading many files reuses them,
- * since a new one per file means a new memory each time, its pages faulted in afresh and the old ones left to
- * the garbage collector (on 80 files of 3 MB that was a third of the time).
- */
-const idle: WebAssembly.Instance[] = [];
-const MAX_IDLE = 4;
-
-/** The compiled simd.wat, once per thread; null where WebAssembly SIMD is not available. */
-function simd(): WebAssembly.Module | null {
-  if (simdModule === undefined) {
-    try {
-      simdModule = new WebAssembly.Module(Buffer.from(SIMD_WASM_BASE64, 'base64'));
-    } catch {
-      simdModule = null;
-    }
-  }
-  return simdModule;
-}
-
-/** Is the SIMD record scanner available here? */
-export function simdAvailable(): boolean {
-  return simd() !== null;
-}
-
 export const DEFAULT_BUFFER_SIZE = 1 << 20;
 export const DEFAULT_MAX_RECORD = 64 << 20;
 
@@ -273,11 +248,9 @@ export class CsvScanner implements RowBatcher {
   private cap: number;
   private pos: number; // start of the first unparsed record
   private end: number; // end of valid data
-  // The SIMD scanner, when used: its record function, memory, and views of its results.
-  private readonly record: RecordFn | null = null;
-  private readonly memory: WebAssembly.Memory | null = null;
-  private readonly exports: Record<string, unknown> = {};
-  private instance: WebAssembly.Instance | null = null;
+  // The SIMD engine, when used, and views of its results.
+  private engine: SimdEngine | null;
+  private readonly simd: boolean;
   private closed = false;
   private meta = new Int32Array(4);
   private wStarts = new Int32Array(0);
@@ -285,7 +258,7 @@ export class CsvScanner implements RowBatcher {
   private wFlags = new Uint8Array(0);
   // Batches of kernel rows (see batch()): the sink, simd.wat's rows(), and views of a batch.
   private sink: BatchSink | null = null;
-  private rows: RowsFn | null = null;
+  private batching = false;
   private readonly rowBatch: { -readonly [K in keyof RowBatch]: RowBatch[K] } = {
     ids: new Int32Array(0),
     steps: new Int32Array(0),
@@ -309,14 +282,10 @@ export class CsvScanner implements RowBatcher {
   ) {
     this.maxRecord = Math.max(8, options.maxRecordBytes ?? DEFAULT_MAX_RECORD);
     this.cap = Math.min(this.maxRecord, Math.max(8, options.bufferSize ?? DEFAULT_BUFFER_SIZE));
-    const mod = options.engine === 'js' ? null : simd();
-    if (mod !== null) {
-      const instance = idle.pop() ?? new WebAssembly.Instance(mod, {});
-      this.instance = instance;
-      this.exports = instance.exports;
-      this.memory = instance.exports.memory as WebAssembly.Memory;
-      this.record = instance.exports.record as RecordFn;
-      this.base = DATA;
+    this.engine = options.engine === 'js' ? null : acquireEngine();
+    this.simd = this.engine !== null;
+    if (this.engine !== null) {
+      this.base = LAYOUT.DATA;
       this.buf = Buffer.alloc(0);
       this.words = new Int32Array(0);
       this.mapMemory();
@@ -331,7 +300,7 @@ export class CsvScanner implements RowBatcher {
 
   /** Size the WebAssembly memory for base + cap + SLACK bytes and view it (growing it detaches old views). */
   private mapMemory(): void {
-    const memory = this.memory!;
+    const memory = this.engine!.memory;
     const need = this.base + this.cap + SLACK;
     if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
     const ab = memory.buffer;
@@ -339,35 +308,36 @@ export class CsvScanner implements RowBatcher {
     const viewed = v.starts === this.wStarts;
     this.buf = Buffer.from(ab, 0, need);
     this.words = new Int32Array(ab, 0, need >> 2);
-    this.meta = new Int32Array(ab, 0, 4);
+    this.meta = new Int32Array(ab, LAYOUT.META, 4);
     const rb = this.rowBatch;
-    rb.ids = new Int32Array(ab, 16384, MAX_BATCH);
-    rb.steps = new Int32Array(ab, 24576, MAX_BATCH);
-    rb.ticks = new Int32Array(ab, 32768, MAX_BATCH);
-    rb.startAt = new Int32Array(ab, 40960, MAX_BATCH);
-    rb.startEnd = new Int32Array(ab, 49152, MAX_BATCH);
+    rb.ids = new Int32Array(ab, LAYOUT.IDS, MAX_BATCH);
+    rb.steps = new Int32Array(ab, LAYOUT.STEPS, MAX_BATCH);
+    rb.ticks = new Int32Array(ab, LAYOUT.TICKS, MAX_BATCH);
+    rb.startAt = new Int32Array(ab, LAYOUT.START_AT, MAX_BATCH);
+    rb.startEnd = new Int32Array(ab, LAYOUT.START_END, MAX_BATCH);
     rb.buf = this.buf;
-    this.wStarts = new Int32Array(ab, 1024, CAP);
-    this.wEnds = new Int32Array(ab, 5120, CAP);
-    this.wFlags = new Uint8Array(ab, 9216, CAP);
+    this.wStarts = new Int32Array(ab, LAYOUT.STARTS, CAP);
+    this.wEnds = new Int32Array(ab, LAYOUT.ENDS, CAP);
+    this.wFlags = new Uint8Array(ab, LAYOUT.FLAGS, CAP);
     if (viewed) this.viewResults();
   }
 
   batch(spec: BatchSpec, sink: BatchSink): boolean {
-    if (this.memory === null) return false;
-    (this.exports.configure as ConfigureFn)(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.start, spec.locate);
-    this.rows = this.exports.rows as RowsFn;
+    const engine = this.engine;
+    if (engine === null) return false;
+    engine.configure(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.start, spec.locate);
+    this.batching = true;
     this.sink = sink;
     return true;
   }
 
   keyId(s1: number, e1: number, s2: number, e2: number): number {
-    const keyId = this.exports.keyId as KeyIdFn;
-    let id = keyId(s1, e1, s2, e2);
+    const engine = this.engine!;
+    let id = engine.keyId(s1, e1, s2, e2);
     if (id < 0) {
       // The key table is full (it is bounded, as the groups are not): start it again; ids are given anew.
-      (this.exports.resetKeys as () => void)();
-      id = keyId(s1, e1, s2, e2);
+      engine.resetKeys();
+      id = engine.keyId(s1, e1, s2, e2);
     }
     return id;
   }
@@ -393,7 +363,7 @@ export class CsvScanner implements RowBatcher {
     // full only below maxRecord: commit() drops a record that fills all of it.
     if (this.end >= base + this.cap) {
       this.cap = Math.min(this.cap * 2, this.maxRecord);
-      if (this.memory !== null) {
+      if (this.simd) {
         this.mapMemory();
       } else {
         const bigger = alignedBuffer(this.cap + SLACK);
@@ -412,12 +382,9 @@ export class CsvScanner implements RowBatcher {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    const instance = this.instance;
-    this.instance = null;
-    if (instance !== null && idle.length < MAX_IDLE) {
-      (instance.exports.resetKeys as () => void)();
-      idle.push(instance);
-    }
+    const engine = this.engine;
+    this.engine = null;
+    if (engine !== null) releaseEngine(engine);
   }
 
   /**
@@ -517,16 +484,15 @@ export class CsvScanner implements RowBatcher {
     b[end] = LF;
     let p = this.pos;
     let line = this.line;
-    const record = this.record;
+    const engine = this.engine;
     for (;;) {
       if (p >= end) break;
-      const rows = this.rows;
-      if (rows !== null) {
+      if (this.batching) {
         // Plain kernel rows go by the batch; the first other record (or an incomplete one) is read below.
-        const q = rows(p, end);
-        const k = this.meta[2]!;
+        const q = engine!.rows(p, end);
+        const k = this.meta[BATCH_ROWS]!;
         if (k > 0) {
-          line += this.meta[3]!;
+          line += this.meta[BATCH_LINES]!;
           p = q;
           const rb = this.rowBatch;
           rb.n = k;
@@ -534,14 +500,14 @@ export class CsvScanner implements RowBatcher {
           if (k === MAX_BATCH || p >= end) continue;
         }
       }
-      if (record !== null) {
+      if (engine !== null) {
         // The SIMD scanner takes the record when it can; else (-1, -2) the code below does.
         const limit = v.locate;
-        const r = record(p, end, limit < CAP ? limit : CAP + 1);
+        const r = engine.record(p, end, limit < CAP ? limit : CAP + 1);
         if (r >= 0) {
-          const n = this.meta[0]!;
+          const n = this.meta[CELLS]!;
           const rowLine = line;
-          line += this.meta[1]!;
+          line += this.meta[LINES]!;
           p = r;
           if (v.starts !== this.wStarts) this.viewResults();
           // An empty line is not a record.

@@ -1,22 +1,40 @@
-;; The record scanner's inner loop in WebAssembly SIMD (see scan.ts, which owns the semantics and calls this).
+;; The SIMD engine: the record scanner's inner loop, and kernel rows in batches, in WebAssembly SIMD. scan.ts owns
+;; the semantics and calls record(); the kernel-table reader configures rows() through scan.ts. Assembled by
+;; scripts/wasm.mjs, which first replaces each double-braced NAME below by its number in the layout table there (the same
+;; numbers reach TypeScript as simdLayout.ts), into simdWasm.ts.
 ;;
-;; One call scans one CSV record that starts at `p`: it locates the first `limit` cells (start, end, flags, as
-;; scan.ts's RowView holds them) and only counts the rest, sixteen bytes at a time. It handles the records a
-;; profile is made of: plain cells, quoted cells with `""` escapes, commas and line feeds inside quotes, CRLF.
-;; Anything else it leaves to the JavaScript scanner, which then scans that one record itself:
-;;   -1  the record does not end before `end` (more data is needed, or it is the last record of the input);
-;;   -2  the record is irregular (text after a closing quote, a CR after one not followed by LF, more than
-;;       CAP cells to locate).
-;; So the two scanners agree on every input: this one is only a faster path through the common records.
+;; The algorithm.
+;; 1. record(p, end, limit) scans one CSV record from p. Sixteen bytes are loaded at a time and compared with
+;;    `,` `"` and LF at once (i8x16.eq, then i8x16.bitmask: one bit per byte); the lowest set bit (ctz) is the
+;;    next byte that matters, so a plain cell costs one load per sixteen bytes. For the first `limit` cells it
+;;    writes where each starts and ends and its flags (as scan.ts's RowView holds them); past them it only counts
+;;    commas (popcnt of the comma mask below the first quote or LF), which is most of the speed on wide tables.
+;;    A quoted cell ($quoted) is searched for quotes and LFs the same way; `""` is an escape, a lone quote ends it.
+;;    It handles what a profile is made of: plain cells, quoted cells with `""`, commas and LFs inside quotes,
+;;    CRLF. Anything else it leaves to the JavaScript scanner, which then scans that one record itself:
+;;      -1  the record does not end before `end` (more data is needed, or it is the last record of the input);
+;;      -2  the record is irregular (text after a closing quote, a CR after one not followed by LF, more than
+;;          CAP cells to locate).
+;;    So the two engines agree on every input: this one is only a faster path through the common records.
+;; 2. rows(p, end), after configure(), calls record() on each record from p while it is a plain kernel row: as
+;;    many cells as the header, a duration that $ticks reads as a plain decimal (exactly as parseTicks does, in
+;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
+;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
+;;    key's id, the step, the ticks and, when configured, where the start-time cell is. It stops at the first
+;;    other record or after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new
+;;    key its id with keyId()). So every number a batch holds is what the JavaScript parsers give.
+;; 3. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
+;;    The hash multiplies in eight bytes at a time (the last ones masked, with the length) and folds the high bits
+;;    down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
+;;    compares hash and lengths before bytes. Full (MAX_KEYS keys or ARENA_LIMIT bytes), keyId() says -1 and the
+;;    caller empties it (resetKeys) and gives ids anew.
 ;;
-;; Memory: page 0 holds the results; the key table follows (see rows() below), then the data buffer.
-;;   0     i32  cells in the record
-;;   4     i32  line feeds in the record (inside quoted cells, and the one that ends it)
-;;   1024  i32  starts of the located cells (CAP = 1024 of them)
-;;   5120  i32  ends
-;;   9216  u8   flags (1 quoted, 3 quoted with "" escapes)
-;; The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past
-;; it, since searches load sixteen bytes at a time.
+;; Memory (offsets in bytes, see simdLayout.ts): META (cells and line feeds of the last record, rows and line
+;; feeds of the last batch), the located cells (STARTS, ENDS, FLAGS: 1 quoted, 3 quoted with "" escapes), the
+;; batch (IDS, STEPS with -2147483648 for none, TICKS, START_AT, START_END), the key table (SLOTS, HASHES,
+;; OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA), then the data buffer at DATA. The caller writes a line
+;; feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past it, since searches load
+;; sixteen bytes at a time.
 
 (module
   (memory (export "memory") 2)
@@ -85,22 +103,22 @@
     (block $tail
       (loop $cell
         (br_if $tail (i32.ge_u (local.get $n) (local.get $limit)))
-        (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -2))))
+        (if (i32.ge_u (local.get $n) (i32.const {{CAP}})) (then (return (i32.const -2))))
         (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34))
           (then
             (local.set $r (call $quoted (local.get $p) (local.get $end)))
             (if (i32.lt_s (local.get $r) (i32.const 0)) (then (return (local.get $r))))
             (local.set $k (i32.shl (local.get $n) (i32.const 2)))
-            (i32.store offset=1024 (local.get $k) (i32.add (local.get $p) (i32.const 1)))
-            (i32.store offset=5120 (local.get $k) (global.get $close))
-            (i32.store8 offset=9216 (local.get $n) (global.get $qflags))
+            (i32.store offset={{STARTS}} (local.get $k) (i32.add (local.get $p) (i32.const 1)))
+            (i32.store offset={{ENDS}} (local.get $k) (global.get $close))
+            (i32.store8 offset={{FLAGS}} (local.get $n) (global.get $qflags))
             (local.set $n (i32.add (local.get $n) (i32.const 1)))
             (if (i32.eq (i32.load8_u (local.get $r)) (i32.const 44))
               (then
                 (local.set $p (i32.add (local.get $r) (i32.const 1)))
                 (br $cell)))
-            (i32.store (i32.const 0) (local.get $n))
-            (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+            (i32.store (i32.const {{META_CELLS}}) (local.get $n))
+            (i32.store (i32.const {{META_LINES}}) (i32.add (global.get $nl) (i32.const 1)))
             (return (i32.add (local.get $r) (i32.const 1)))))
         ;; An unquoted cell: it ends at the first comma or line feed (a quote inside it is data).
         (local.set $s (local.get $p))
@@ -125,14 +143,14 @@
             (if (i32.eq (i32.load8_u (i32.sub (local.get $e) (i32.const 1))) (i32.const 13))
               (then (local.set $e (i32.sub (local.get $e) (i32.const 1)))))))
         (local.set $k (i32.shl (local.get $n) (i32.const 2)))
-        (i32.store offset=1024 (local.get $k) (local.get $s))
-        (i32.store offset=5120 (local.get $k) (local.get $e))
-        (i32.store8 offset=9216 (local.get $n) (i32.const 0))
+        (i32.store offset={{STARTS}} (local.get $k) (local.get $s))
+        (i32.store offset={{ENDS}} (local.get $k) (local.get $e))
+        (i32.store8 offset={{FLAGS}} (local.get $n) (i32.const 0))
         (local.set $n (i32.add (local.get $n) (i32.const 1)))
         (if (i32.eq (local.get $c) (i32.const 10))
           (then
-            (i32.store (i32.const 0) (local.get $n))
-            (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+            (i32.store (i32.const {{META_CELLS}}) (local.get $n))
+            (i32.store (i32.const {{META_LINES}}) (i32.add (global.get $nl) (i32.const 1)))
             (return (i32.add (local.get $y) (i32.const 1)))))
         (local.set $p (i32.add (local.get $y) (i32.const 1)))
         (br $cell)))
@@ -160,8 +178,8 @@
       (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
       (if (i32.eq (i32.load8_u (local.get $x)) (i32.const 10))
         (then
-          (i32.store (i32.const 0) (local.get $n))
-          (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+          (i32.store (i32.const {{META_CELLS}}) (local.get $n))
+          (i32.store (i32.const {{META_LINES}}) (i32.add (global.get $nl) (i32.const 1)))
           (return (i32.add (local.get $x) (i32.const 1)))))
       ;; A quote: it opens a quoted cell only at the start of a cell.
       (if (i32.or
@@ -172,8 +190,8 @@
           (if (i32.lt_s (local.get $r) (i32.const 0)) (then (return (local.get $r))))
           (if (i32.eq (i32.load8_u (local.get $r)) (i32.const 10))
             (then
-              (i32.store (i32.const 0) (local.get $n))
-              (i32.store (i32.const 4) (i32.add (global.get $nl) (i32.const 1)))
+              (i32.store (i32.const {{META_CELLS}}) (local.get $n))
+              (i32.store (i32.const {{META_LINES}}) (i32.add (global.get $nl) (i32.const 1)))
               (return (i32.add (local.get $r) (i32.const 1)))))
           (local.set $n (i32.add (local.get $n) (i32.const 1)))
           (local.set $p (i32.add (local.get $r) (i32.const 1)))
@@ -191,11 +209,7 @@
   ;; before the first record that is anything else, which the JavaScript reader then reads the slow way (and
   ;; gives a new key its id with keyId()). So every number a batch yields is what the JavaScript parsers give.
   ;;
-  ;; Memory, page 0: 8 i32 rows in the last batch; 12 i32 line feeds in them; 16384 i32 ids; 24576 i32 steps
-  ;; (-2147483648: no step); 32768 i32 ticks; 40960 and 49152 i32 start and end of the start-time cell (when
-  ;; configured with one); up to 2048 rows a batch. The key table: slots (2^17 i32, entry+1)
-  ;; at 65536, then per entry (2^16) hash, arena offset, length of the first span, of the second (-1: none),
-  ;; then the arena of key bytes (4 MiB). The data buffer starts after it (DATA in scan.ts).
+  ;; (See the top for the algorithm and the memory it uses.)
 
   (global $width (mut i32) (i32.const 0))
   (global $durI (mut i32) (i32.const 0))
@@ -350,31 +364,31 @@
   (func $slot (param $h i32) (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
     (local $i i32) (local $k i32) (local $l1 i32) (local $off i32)
     (local.set $l1 (i32.sub (local.get $e1) (local.get $s1)))
-    (local.set $i (i32.and (local.get $h) (i32.const 131071)))
+    (local.set $i (i32.and (local.get $h) (i32.const {{SLOT_MASK}})))
     (loop $probe
-      (local.set $k (i32.load offset=65536 (i32.shl (local.get $i) (i32.const 2))))
+      (local.set $k (i32.load offset={{SLOTS}} (i32.shl (local.get $i) (i32.const 2))))
       (if (i32.eqz (local.get $k)) (then (return (local.get $i))))
       (local.set $k (i32.shl (i32.sub (local.get $k) (i32.const 1)) (i32.const 2)))
       (if (i32.and
-            (i32.eq (i32.load offset=589824 (local.get $k)) (local.get $h))
-            (i32.eq (i32.load offset=1114112 (local.get $k)) (local.get $l1)))
+            (i32.eq (i32.load offset={{HASHES}} (local.get $k)) (local.get $h))
+            (i32.eq (i32.load offset={{LEN1}} (local.get $k)) (local.get $l1)))
         (then
-          (local.set $off (i32.load offset=851968 (local.get $k)))
+          (local.set $off (i32.load offset={{OFFSETS}} (local.get $k)))
           (if (i32.lt_s (local.get $s2) (i32.const 0))
             (then
-              (if (i32.eq (i32.load offset=1376256 (local.get $k)) (i32.const -1))
+              (if (i32.eq (i32.load offset={{LEN2}} (local.get $k)) (i32.const -1))
                 (then
-                  (if (call $same (i32.add (local.get $off) (i32.const 1638400)) (local.get $s1) (local.get $l1))
+                  (if (call $same (i32.add (local.get $off) (i32.const {{ARENA}})) (local.get $s1) (local.get $l1))
                     (then (return (local.get $i)))))))
             (else
-              (if (i32.eq (i32.load offset=1376256 (local.get $k)) (i32.sub (local.get $e2) (local.get $s2)))
+              (if (i32.eq (i32.load offset={{LEN2}} (local.get $k)) (i32.sub (local.get $e2) (local.get $s2)))
                 (then
                   (if (i32.and
-                        (call $same (i32.add (local.get $off) (i32.const 1638400)) (local.get $s1) (local.get $l1))
-                        (call $same (i32.add (i32.add (local.get $off) (local.get $l1)) (i32.const 1638400)) (local.get $s2)
+                        (call $same (i32.add (local.get $off) (i32.const {{ARENA}})) (local.get $s1) (local.get $l1))
+                        (call $same (i32.add (i32.add (local.get $off) (local.get $l1)) (i32.const {{ARENA}})) (local.get $s2)
                           (i32.sub (local.get $e2) (local.get $s2))))
                     (then (return (local.get $i))))))))))
-      (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (i32.const 131071)))
+      (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (i32.const {{SLOT_MASK}})))
       (br $probe))
     (unreachable))
 
@@ -382,7 +396,7 @@
   (func $find (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
     (local $k i32)
     (local.set $k
-      (i32.load offset=65536
+      (i32.load offset={{SLOTS}}
         (i32.shl
           (call $slot (call $hash (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2))
             (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2))
@@ -394,32 +408,32 @@
     (local $h i32) (local $i i32) (local $k i32) (local $l1 i32) (local $l2 i32)
     (local.set $h (call $hash (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2)))
     (local.set $i (call $slot (local.get $h) (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2)))
-    (local.set $k (i32.load offset=65536 (i32.shl (local.get $i) (i32.const 2))))
+    (local.set $k (i32.load offset={{SLOTS}} (i32.shl (local.get $i) (i32.const 2))))
     (if (local.get $k) (then (return (i32.sub (local.get $k) (i32.const 1)))))
     (local.set $l1 (i32.sub (local.get $e1) (local.get $s1)))
     (local.set $l2 (if (result i32) (i32.lt_s (local.get $s2) (i32.const 0))
       (then (i32.const 0)) (else (i32.sub (local.get $e2) (local.get $s2)))))
     (if (i32.or
-          (i32.ge_u (global.get $keys) (i32.const 65536))
-          (i32.gt_u (i32.add (i32.add (global.get $used) (local.get $l1)) (local.get $l2)) (i32.const 4194288)))
+          (i32.ge_u (global.get $keys) (i32.const {{MAX_KEYS}}))
+          (i32.gt_u (i32.add (i32.add (global.get $used) (local.get $l1)) (local.get $l2)) (i32.const {{ARENA_LIMIT}})))
       (then (return (i32.const -1))))
     (local.set $k (i32.shl (global.get $keys) (i32.const 2)))
-    (i32.store offset=589824 (local.get $k) (local.get $h))
-    (i32.store offset=851968 (local.get $k) (global.get $used))
-    (i32.store offset=1114112 (local.get $k) (local.get $l1))
-    (i32.store offset=1376256 (local.get $k) (if (result i32) (i32.lt_s (local.get $s2) (i32.const 0))
+    (i32.store offset={{HASHES}} (local.get $k) (local.get $h))
+    (i32.store offset={{OFFSETS}} (local.get $k) (global.get $used))
+    (i32.store offset={{LEN1}} (local.get $k) (local.get $l1))
+    (i32.store offset={{LEN2}} (local.get $k) (if (result i32) (i32.lt_s (local.get $s2) (i32.const 0))
       (then (i32.const -1)) (else (local.get $l2))))
-    (memory.copy (i32.add (global.get $used) (i32.const 1638400)) (local.get $s1) (local.get $l1))
+    (memory.copy (i32.add (global.get $used) (i32.const {{ARENA}})) (local.get $s1) (local.get $l1))
     (if (i32.gt_s (local.get $l2) (i32.const 0))
       (then
-        (memory.copy (i32.add (i32.add (global.get $used) (local.get $l1)) (i32.const 1638400)) (local.get $s2) (local.get $l2))))
+        (memory.copy (i32.add (i32.add (global.get $used) (local.get $l1)) (i32.const {{ARENA}})) (local.get $s2) (local.get $l2))))
     (global.set $used (i32.add (i32.add (global.get $used) (local.get $l1)) (local.get $l2)))
     (global.set $keys (i32.add (global.get $keys) (i32.const 1)))
-    (i32.store offset=65536 (i32.shl (local.get $i) (i32.const 2)) (global.get $keys))
+    (i32.store offset={{SLOTS}} (i32.shl (local.get $i) (i32.const 2)) (global.get $keys))
     (i32.sub (global.get $keys) (i32.const 1)))
 
   (func (export "resetKeys")
-    (memory.fill (i32.const 65536) (i32.const 0) (i32.const 524288))
+    (memory.fill (i32.const {{SLOTS}}) (i32.const 0) (i32.const {{SLOTS_BYTES}}))
     (global.set $keys (i32.const 0))
     (global.set $used (i32.const 0)))
 
@@ -429,13 +443,13 @@
     (local $o i32)
     (block $stop
       (loop $row
-        (br_if $stop (i32.ge_u (local.get $k) (i32.const 2048)))
+        (br_if $stop (i32.ge_u (local.get $k) (i32.const {{MAX_BATCH}})))
         (br_if $stop (i32.ge_u (local.get $p) (local.get $end)))
         (local.set $r (call $record (local.get $p) (local.get $end) (global.get $locate)))
         (br_if $stop (i32.lt_s (local.get $r) (i32.const 0)))
-        (br_if $stop (i32.ne (i32.load (i32.const 0)) (global.get $width)))
+        (br_if $stop (i32.ne (i32.load (i32.const {{META_CELLS}})) (global.get $width)))
         (local.set $o (i32.shl (global.get $durI) (i32.const 2)))
-        (local.set $d (call $ticks (i32.load offset=1024 (local.get $o)) (i32.load offset=5120 (local.get $o))))
+        (local.set $d (call $ticks (i32.load offset={{STARTS}} (local.get $o)) (i32.load offset={{ENDS}} (local.get $o))))
         (br_if $stop (i64.lt_s (local.get $d) (i64.const 0)))
         ;; Ticks past 2^31 - 1 (a kernel of over 214 ms) go the slow way: a batch holds them as i32.
         (br_if $stop (i64.gt_s (local.get $d) (i64.const 2147483647)))
@@ -443,36 +457,36 @@
         (if (i32.ge_s (global.get $stepI) (i32.const 0))
           (then
             (local.set $o (i32.shl (global.get $stepI) (i32.const 2)))
-            (local.set $st (call $step (i32.load offset=1024 (local.get $o)) (i32.load offset=5120 (local.get $o))))
+            (local.set $st (call $step (i32.load offset={{STARTS}} (local.get $o)) (i32.load offset={{ENDS}} (local.get $o))))
             (br_if $stop (i32.eq (local.get $st) (i32.const -2147483647)))))
         (local.set $s2 (i32.const -1))
         (local.set $e2 (i32.const -1))
         (if (i32.ge_s (global.get $shapesI) (i32.const 0))
           (then
             (local.set $o (i32.shl (global.get $shapesI) (i32.const 2)))
-            (local.set $s2 (i32.load offset=1024 (local.get $o)))
-            (local.set $e2 (i32.load offset=5120 (local.get $o)))))
+            (local.set $s2 (i32.load offset={{STARTS}} (local.get $o)))
+            (local.set $e2 (i32.load offset={{ENDS}} (local.get $o)))))
         (local.set $id
           (call $find
-            (i32.load offset=1024 (i32.shl (global.get $keyLo) (i32.const 2)))
-            (i32.load offset=5120 (i32.shl (global.get $keyHi) (i32.const 2)))
+            (i32.load offset={{STARTS}} (i32.shl (global.get $keyLo) (i32.const 2)))
+            (i32.load offset={{ENDS}} (i32.shl (global.get $keyHi) (i32.const 2)))
             (local.get $s2) (local.get $e2)))
         (br_if $stop (i32.lt_s (local.get $id) (i32.const 0)))
         (local.set $o (i32.shl (local.get $k) (i32.const 2)))
-        (i32.store offset=16384 (local.get $o) (local.get $id))
-        (i32.store offset=24576 (local.get $o) (local.get $st))
-        (i32.store offset=32768 (local.get $o) (i32.wrap_i64 (local.get $d)))
+        (i32.store offset={{IDS}} (local.get $o) (local.get $id))
+        (i32.store offset={{STEPS}} (local.get $o) (local.get $st))
+        (i32.store offset={{TICKS}} (local.get $o) (i32.wrap_i64 (local.get $d)))
         ;; Where the start-time cell is, when asked for (the reader parses it).
         (if (i32.ge_s (global.get $startI) (i32.const 0))
           (then
             (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))
-            (i32.store offset=40960 (local.get $o) (i32.load offset=1024 (local.get $s2)))
-            (i32.store offset=49152 (local.get $o) (i32.load offset=5120 (local.get $s2)))))
-        (local.set $nl (i32.add (local.get $nl) (i32.load (i32.const 4))))
+            (i32.store offset={{START_AT}} (local.get $o) (i32.load offset={{STARTS}} (local.get $s2)))
+            (i32.store offset={{START_END}} (local.get $o) (i32.load offset={{ENDS}} (local.get $s2)))))
+        (local.set $nl (i32.add (local.get $nl) (i32.load (i32.const {{META_LINES}}))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (local.set $p (local.get $r))
         (br $row)))
-    (i32.store (i32.const 8) (local.get $k))
-    (i32.store (i32.const 12) (local.get $nl))
+    (i32.store (i32.const {{META_BATCH_ROWS}}) (local.get $k))
+    (i32.store (i32.const {{META_BATCH_LINES}}) (local.get $nl))
     (local.get $p))
 )

@@ -1,9 +1,9 @@
-// Header sniffing: which export a CSV header belongs to, and where its columns are.
-// The synonym table follows ../shared/FORMATS.md §10.
+// Header sniffing: which export a CSV header belongs to (one of the registry's CSV formats), and where its
+// columns are. The synonym table follows ../shared/FORMATS.md §10.
 
 import { inputError } from '../../util/errors.js';
-import type { FormatId } from '../../model/model.js';
 import { blanked } from '../../util/inputText.js';
+import { expectedCsvFormat, passCsvFormat, type FormatId } from './registry.js';
 
 export const SYNONYMS = {
   name: ['Name', 'Op Name'],
@@ -22,7 +22,7 @@ export type KernelColumn = keyof typeof SYNONYMS;
 export type KernelColumns = Record<KernelColumn, number>;
 
 export interface KernelTableHeader {
-  format: 'kernel_details' | 'op_summary';
+  format: FormatId & ('kernel_details' | 'op_summary');
   columns: KernelColumns;
   header: string[];
   traits: string[];
@@ -31,7 +31,7 @@ export interface KernelTableHeader {
 }
 
 export interface StatisticHeader {
-  format: 'op_statistic';
+  format: FormatId & 'op_statistic';
   header: string[];
   type: number;
   core: number;
@@ -112,14 +112,12 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
     if (known) {
       throw inputError(
         `${file}: this is ${known.what}, not a kernel export; found columns: ${found}. ` +
-          `Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, or the profile folder that holds them.`,
+          `Pass ${passCsvFormat()}, or the profile folder that holds them.`,
       );
     }
     throw inputError(
       `${file}: unknown CSV format; found columns: ${found || '(none)'}. ` +
-        `Expected a torch_npu kernel_details.csv ("Name,Type,…,Duration(us)"), an msprof op_summary_*.csv ` +
-        `("Op Name,OP Type,…,Task Duration(us)") or an op_statistic*.csv ("OP Type,Core Type,Count,Total Time(us),…"); ` +
-        `pass one of those, or the profile folder that holds them.`,
+        `Expected ${expectedCsvFormat()}; pass one of those, or the profile folder that holds them.`,
     );
   }
   const need: [KernelColumn, string][] = [

@@ -1,15 +1,17 @@
 // Read one CSV export (plain or gzip): its kernels into a KernelSink, its rows' problems into a RowLog. The only
 // place that opens export files.
 
-import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, createReadStream, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
 import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
 import { blanked } from '../../util/inputText.js';
 import type { SourceFile } from '../../model/model.js';
-import { besides, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
+import { besides, type KernelSink, type RankTarget, type RowLog } from '../sink.js';
+import { fsError, isSystemError, openRegular, textEncoding } from '../../util/files.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
+import { formatOf, passAnyFormat, sourceFacts } from './registry.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
@@ -46,34 +48,6 @@ export function sniffBytes(head: Uint8Array): ByteKind {
   return binaryAt(head) === null ? 'text' : 'binary';
 }
 
-/**
- * The encoding of text that is not UTF-8 but UTF-16 or UTF-32 (a byte order mark, or the zero bytes of ASCII
- * text in those encodings), or null. Such a file would otherwise look like binary data full of NUL bytes.
- */
-export function textEncoding(head: Uint8Array): string | null {
-  const b = (i: number): number => head[i] ?? -1;
-  if (b(0) === 0xff && b(1) === 0xfe && b(2) === 0 && b(3) === 0) return 'UTF-32LE';
-  if (b(0) === 0 && b(1) === 0 && b(2) === 0xfe && b(3) === 0xff) return 'UTF-32BE';
-  if (b(0) === 0xff && b(1) === 0xfe) return 'UTF-16LE';
-  if (b(0) === 0xfe && b(1) === 0xff) return 'UTF-16BE';
-  // No mark: ASCII characters in the first 16 code units, each with its zero bytes where the encoding puts them.
-  const units = (size: number, at: number): boolean => {
-    if (head.length < size * 16) return false;
-    for (let k = 0; k < 16; k++) {
-      for (let j = 0; j < size; j++) {
-        const c = head[k * size + j]!;
-        if (j === at ? c === 0 || c > 0x7f : c !== 0) return false;
-      }
-    }
-    return true;
-  };
-  if (units(4, 0)) return 'UTF-32LE';
-  if (units(4, 3)) return 'UTF-32BE';
-  if (units(2, 0)) return 'UTF-16LE';
-  if (units(2, 1)) return 'UTF-16BE';
-  return null;
-}
-
 /** Where the first bytes stop looking like text: the offset of a NUL byte, or of the first control byte when
  * more than 5% are control bytes; null for text. */
 function binaryAt(head: Uint8Array): { offset: number; what: string } | null {
@@ -106,7 +80,7 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
     case 'json':
       return inputError(
         `${path}: ${it} is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). ` +
-          `Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON (*.json), or the profile folder.`,
+          `Pass ${passAnyFormat()}, or the profile folder.`,
       );
     case 'binary': {
       const encoding = textEncoding(head);
@@ -203,80 +177,6 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
   }
 }
 
-/** What a path that is not a regular file is, in words. */
-function specialKind(st: Stats): string | null {
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isCharacterDevice()) return 'a character device (such as /dev/zero or a terminal)';
-  if (st.isBlockDevice()) return 'a block device (a disk)';
-  if (st.isSocket()) return 'a socket';
-  return null;
-}
-
-/**
- * Open a file kprof reads, refusing anything but a regular file: a FIFO may never be written to or never end,
- * and a device such as /dev/zero never ends. The open does not block (O_NONBLOCK, which changes nothing for a
- * regular file), so a FIFO with no writer is refused at once instead of hanging; the check is made on the open
- * file, so the path cannot be swapped between the check and the read.
- */
-export function openRegular(path: string): { fd: number; size: number } {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    throw fsError(path, e);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
-    const special = specialKind(st);
-    if (special !== null) {
-      throw inputError(
-        `${path}: ${special}, not a regular file; kprof reads only regular files, since a pipe or a device can block or never end. ` +
-          'Copy the data into a file and pass that.',
-      );
-    }
-    return { fd, size: st.size };
-  } catch (e) {
-    closeSync(fd);
-    throw e;
-  }
-}
-
-/**
- * Read a small side file (a rules or groups file, profiler_info_*.json, a summary JSON) whole, refusing a
- * special file and anything over `limit` bytes, counted as read (a size from stat can be 0 for /proc files).
- */
-export function readRegularFile(path: string, limit: number, what: string): Buffer {
-  const { fd } = openRegular(path);
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.alloc(Math.min(1 << 20, limit + 1 - total));
-      let n: number;
-      try {
-        n = readSync(fd, buf, 0, buf.length, null);
-      } catch (e) {
-        throw fsError(path, e);
-      }
-      if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
-      total += n;
-      if (total > limit) {
-        throw inputError(
-          `${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`,
-        );
-      }
-    }
-    return Buffer.concat(chunks, total);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function formatLimit(bytes: number): string {
-  return bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes / 1024} KiB`;
-}
 
 function readFully(fd: number, buf: Buffer): void {
   let off = 0;
@@ -484,20 +384,13 @@ class TableState {
     if (twice !== null) this.acc.warn(this.path, v.line, twice);
     this.width = d.header.length;
     const sink = this.target.sink;
+    const answers = formatOf(d.format).answers;
     if (d.format === 'op_statistic') {
-      sink.begin({ file: this.path, name: false, core: true, shapes: false, steps: false, ordered: false, starts: false });
+      sink.begin(sourceFacts(this.path, answers, {}, false));
       this.reader = new OpStatisticReader(d, this.path, this.target);
     } else {
       const c = d.columns;
-      const facts: SourceFacts = {
-        file: this.path,
-        name: true,
-        core: c.core >= 0,
-        shapes: this.withShapes && c.shapes >= 0,
-        steps: c.step >= 0,
-        ordered: true,
-        starts: c.start >= 0,
-      };
+      const facts = sourceFacts(this.path, answers, { core: c.core >= 0, shapes: c.shapes >= 0, steps: c.step >= 0, starts: c.start >= 0 }, this.withShapes);
       sink.begin(facts);
       const reader = new KernelTableReader(d, this.path, this.target, facts, this.split);
       this.reader = reader;
@@ -583,58 +476,4 @@ export function gzipError(path: string, code: string, message: string, unpacked:
     return inputError(`${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`);
   }
   return inputError(`${path}: the gzip data is damaged (${message}) ${where}; expected a complete gzip file. ${fix}`);
-}
-
-function isSystemError(e: unknown): e is Error & { code: string } {
-  return e instanceof Error && 'code' in e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code);
-}
-
-/** A path that does not exist; a dangling symbolic link, or a loop of them, is named as one. */
-export function missingPathError(path: string): KprofError {
-  try {
-    if (lstatSync(path).isSymbolicLink()) {
-      if (loops(path)) return loopError(path);
-      return inputError(
-        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` +
-          `Fix the link, or pass the file or folder it should point to.`,
-      );
-    }
-  } catch {
-    /* not there at all */
-  }
-  return inputError(`${path}: no such file or folder. Check the path.`);
-}
-
-function loops(path: string): boolean {
-  try {
-    statSync(path);
-    return false;
-  } catch (e) {
-    return e instanceof Error && 'code' in e && e.code === 'ELOOP';
-  }
-}
-
-function loopError(path: string): KprofError {
-  return inputError(
-    `${path}: a loop of symbolic links (following them leads back where they started, or more than 40 deep). ` +
-      'Fix the links, or pass the file or folder they should point to.',
-  );
-}
-
-/** A file-system error as a message for the user. */
-export function fsError(path: string, e: unknown): KprofError {
-  const code = e instanceof Error && 'code' in e ? String(e.code) : '';
-  if (code === 'ENOENT') return missingPathError(path);
-  if (code === 'ELOOP') return loopError(path);
-  if (code === 'ENAMETOOLONG') return inputError(`${path}: the path or a name in it is too long for the file system. Check the path.`);
-  if (code === 'EACCES' || code === 'EPERM') {
-    return inputError(`${path}: permission denied. Make it readable (chmod +r) or run as a user who can read it.`);
-  }
-  if (code === 'EISDIR') {
-    return inputError(`${path}: is a folder, expected a file. Pass the export file itself, or the profile folder that holds it.`);
-  }
-  if (code === 'ENOTDIR') {
-    return inputError(`${path}: a part of this path is a file, not a folder. Check the path.`);
-  }
-  return inputError(`${path}: cannot be read (${code || (e instanceof Error ? e.message : String(e))}). Check the file and its disk.`);
 }

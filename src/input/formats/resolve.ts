@@ -1,21 +1,38 @@
-// Paths → which files to read, per rank. The layouts are those of FORMATS.md §1: torch_npu/MindSpore
-// `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), and a parent folder
-// holding one such folder per rank.
+// Paths → which files to read, per rank, and as which format. The layouts are those of FORMATS.md §1:
+// torch_npu/MindSpore `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), a parent
+// folder holding one such folder per rank, a plain folder of export files, and a folder of summary JSONs. This
+// module knows the layouts; which files in a folder are which format is the registry's (registry.ts).
 
-import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { constants, gunzipSync } from 'node:zlib';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { blanked } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
-import { fsError, missingPathError, openRegular, readRegularFile } from './readTable.js';
-
-export type PlanKind = 'table' | 'statistic' | 'snapshot';
+import { fsError, missingPathError, openRegular, readRegularFile } from '../../util/files.js';
+import {
+  allFormats,
+  fallbackFormat,
+  formatOf,
+  formatsIn,
+  formatsNamed,
+  lookedForText,
+  passAnyFolder,
+  ranksInFile,
+  type FormatFacts,
+  type Holds,
+  type Place,
+} from './registry.js';
 
 /** The files of one rank. */
 export interface RankPlan {
   rank: string;
-  kind: PlanKind;
+  /**
+   * The registry id of the format its files are read as. A CSV export's header still says which of the CSV
+   * formats it is (a file named by no format is read as the fallback CSV format, and its header decides).
+   */
+  format: string;
   files: string[];
   /** Where the rank id came from, for inspect. */
   rankSource: string;
@@ -32,9 +49,6 @@ export interface ResolvedInput {
   notes: string[];
 }
 
-const KERNEL_DETAILS = /^kernel_details\.csv(\.gz)?$/;
-const OP_SUMMARY = /^op_summary_.*\.csv(\.gz)?$/;
-const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
 const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
 
 function listDir(dir: string): string[] {
@@ -125,14 +139,33 @@ export function rankOf(folder: string): RankId {
   return { rank: '-', source: 'not found', warnings };
 }
 
-/** msprof output folder (`mindstudio_profiler_output` or old `device_N/summary`) → table or statistic files. */
-function msprofFiles(dir: string): { kind: PlanKind; files: string[] } | null {
-  const entries = listDir(dir);
-  const summary = entries.filter((f) => OP_SUMMARY.test(f)).map((f) => join(dir, f));
-  if (summary.length > 0) return { kind: 'table', files: sortFiles(summary) };
-  const stat = entries.filter((f) => OP_STATISTIC.test(f)).map((f) => join(dir, f));
-  if (stat.length > 0) return { kind: 'statistic', files: sortFiles(stat) };
+/** The files of one format in a folder's entries: the first by name, or all in order (see Recognition.takes). */
+function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
+  const mine = entries.filter((e) => f.recognise.names.some((re) => re.test(e)));
+  if (mine.length === 0) return [];
+  return f.recognise.takes === 'first' ? [join(dir, mine[0]!)] : sortFiles(mine.map((e) => join(dir, e)));
+}
+
+/** What a place holds, in order of preference: a format of kernels before one of totals, then registry order. */
+const PREFERENCE: Holds[] = ['kernels', 'totals'];
+
+/**
+ * The first format (by PREFERENCE, then registry order) with files among a folder's entries in this place, and
+ * those files; `holds` narrows the formats looked for.
+ */
+function pick(place: Place, dir: string, entries: string[], holds: readonly Holds[] = PREFERENCE): { format: string; files: string[] } | null {
+  for (const h of holds) {
+    for (const f of formatsIn(place, h)) {
+      const files = filesOf(f, dir, entries);
+      if (files.length > 0) return { format: f.id, files };
+    }
+  }
   return null;
+}
+
+/** msprof output folder (`mindstudio_profiler_output` or old `device_N/summary`) → the files of one format. */
+function msprofFiles(dir: string): { format: string; files: string[] } | null {
+  return pick('msprof', dir, listDir(dir));
 }
 
 /** A `PROF_*` folder → one plan per device (old layout) or one plan (new layout). */
@@ -142,7 +175,7 @@ function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
     const f = msprofFiles(out);
     if (f) {
       const r = rankHint ?? rankOf(dir);
-      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: f.kind, files: f.files, root: dir }];
+      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
     }
   }
   const plans: RankPlan[] = [];
@@ -151,7 +184,7 @@ function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
     if (!isDir(summaryDir)) continue;
     const f = msprofFiles(summaryDir);
     if (!f) continue;
-    plans.push({ rank: d.slice('device_'.length), rankSource: `folder name ${d}`, kind: f.kind, files: f.files, root: join(dir, d) });
+    plans.push({ rank: d.slice('device_'.length), rankSource: `folder name ${d}`, format: f.format, files: f.files, root: join(dir, d) });
   }
   // One device under a framework folder that knows its rank: that rank.
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
@@ -169,25 +202,25 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
   const prof = listDir(dir).filter((n) => n.startsWith('PROF_') && isDir(join(dir, n)));
   if (!hasOut && prof.length === 0) return null;
   const r = rankOf(dir);
+  // The kernels of ASCEND_PROFILER_OUTPUT, else those of its PROF_* folders, else its totals.
   if (hasOut) {
-    const entries = listDir(out);
-    const kd = entries.filter((f) => KERNEL_DETAILS.test(f));
-    if (kd.length > 0) {
-      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'table', files: [join(out, kd[0]!)], root: dir }];
-    }
+    const k = pick('framework', out, listDir(out), ['kernels']);
+    if (k) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: k.format, files: k.files, root: dir }];
   }
   for (const p of prof) {
     const plans = resolveProf(join(dir, p), r);
     if (plans.length > 0) return plans;
   }
   if (hasOut) {
-    const stat = listDir(out).filter((f) => OP_STATISTIC.test(f));
-    if (stat.length > 0) {
-      notes.push(`${dir}: no kernel_details.csv; using op_statistic (per-type totals only)`);
-      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'statistic', files: sortFiles(stat.map((f) => join(out, f))), root: dir }];
+    const t = pick('framework', out, listDir(out), ['totals']);
+    if (t) {
+      const kernels = formatsIn('framework', 'kernels').map((f) => f.naming.brief);
+      notes.push(`${dir}: no ${listed(kernels, 'or')}; using ${formatOf(t.format).naming.brief} (per-type totals only)`);
+      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: t.format, files: t.files, root: dir }];
     }
   }
-  notes.push(`${dir}: no kernel data (no kernel_details.csv, op_summary or op_statistic); rank ${r.rank} left out`);
+  const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
+  notes.push(`${dir}: no kernel data (no ${listed(looked.map((f) => f.naming.brief), 'or')}); rank ${r.rank} left out`);
   return [];
 }
 
@@ -195,20 +228,16 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
 function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
   const name = basename(dir);
   if (name === 'ASCEND_PROFILER_OUTPUT') {
-    const entries = listDir(dir);
-    const kd = entries.find((f) => KERNEL_DETAILS.test(f));
     const parent = join(dir, '..');
     const r = rankOf(parent);
-    if (kd) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'table', files: [join(dir, kd)], root: parent }];
-    const stat = entries.filter((f) => OP_STATISTIC.test(f));
-    if (stat.length > 0) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'statistic', files: sortFiles(stat.map((f) => join(dir, f))), root: parent }];
-    return null;
+    const f = pick('framework', dir, listDir(dir));
+    return f ? [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: parent }] : null;
   }
   if (name === 'mindstudio_profiler_output' || name === 'summary') {
     const f = msprofFiles(dir);
     if (!f) return null;
     const r = rankOf(join(dir, '..'));
-    return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: f.kind, files: f.files, root: dir }];
+    return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
   }
   if (name.startsWith('PROF_')) {
     const plans = resolveProf(dir, null);
@@ -221,12 +250,9 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
 
 /** A plain folder that holds export files itself (copied out of a profile): one rank. */
 function loosefiles(dir: string): RankPlan[] | null {
-  const entries = listDir(dir);
   const r = rankOf(dir);
-  const kd = entries.filter((f) => KERNEL_DETAILS.test(f));
-  if (kd.length > 0) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: 'table', files: [join(dir, kd[0]!)], root: dir }];
-  const f = msprofFiles(dir);
-  if (f) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, kind: f.kind, files: f.files, root: dir }];
+  const f = pick('loose', dir, listDir(dir));
+  if (f) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
   return null;
 }
 
@@ -338,21 +364,22 @@ export function resolveInput(input: string): ResolvedInput {
     findRankFolders(input, 3, walk);
     ranks = walk.slots.flat();
   }
-  const snapshots = profileFolder ? [] : snapshotFiles(input);
+  const collected = profileFolder ? [] : collectionFiles(input);
   if (ranks.length === 0) {
-    ranks = snapshots.map((f) => ({ rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, kind: 'snapshot' as const, files: [f], root: input }));
+    ranks = collected.map((c) => ({ rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, format: c.format.id, files: [c.file], root: input }));
   } else {
-    for (const f of snapshots) notes.push(`${f}: not read (this folder holds profile folders; a folder of summary JSONs is read when it holds no profile folder)`);
+    for (const c of collected) {
+      const folder = `a folder of ${plural(c.format.naming.short)}`;
+      notes.push(`${c.file}: not read (this folder holds profile folders; ${folder} is read when it holds no profile folder)`);
+    }
   }
   ranks = readOnce(ranks, notes);
   if (ranks.length === 0) {
     const entries = listDir(input);
     const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
-      `${input}: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, ` +
-        `PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and ` +
-        `op_statistic*.csv, up to 3 levels down, and for summary JSONs (*.json) in the folder itself); found: ${entries.length ? listing : '(empty folder)'}` +
-        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, or a file.`,
+      `${input}: no profile found in this folder (looked for ${lookedForText(3)}); found: ${entries.length ? listing : '(empty folder)'}` +
+        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass ${passAnyFolder()}.`,
     );
   }
   checkDistinctRanks(input, ranks);
@@ -412,28 +439,43 @@ function summarizeNotes(notes: string[]): string {
 /** The rankSource of a plan that is one file of a folder of summary JSONs. */
 export const FOLDER_OF_SNAPSHOTS = 'summary JSON in a folder of them';
 
-const SNAPSHOT_FILE = /\.json(\.gz)?$/i;
-
 /**
- * The summary JSONs a folder holds itself (`*.json`, `*.json.gz`, by name; hidden files such as a report being
- * written are left out): a folder of per-rank or per-node snapshots is one multi-rank profile.
+ * The files a folder holds itself that a collection format reads each as its own ranks (summary JSONs: `*.json`,
+ * `*.json.gz`, by name; hidden files such as a report being written are left out): a folder of per-rank or
+ * per-node snapshots is one multi-rank profile.
  */
-function snapshotFiles(dir: string): string[] {
-  return listDir(dir)
-    .filter((f) => SNAPSHOT_FILE.test(f) && !f.startsWith('.'))
-    .map((f) => join(dir, f))
-    .filter((p) => !isDir(p));
+function collectionFiles(dir: string): { file: string; format: FormatFacts }[] {
+  const formats = formatsIn('collection');
+  const out: { file: string; format: FormatFacts }[] = [];
+  for (const e of listDir(dir)) {
+    if (e.startsWith('.')) continue;
+    const named = formats.filter((f) => f.recognise.names.some((re) => re.test(e)));
+    if (named.length === 0 || isDir(join(dir, e))) continue;
+    out.push({ file: join(dir, e), format: claim(join(dir, e), named) });
+  }
+  return out;
+}
+
+/** `a summary JSON` → `summary JSONs`. */
+function plural(short: string): string {
+  return `${short.replace(/^an? /, '')}s`;
+}
+
+/** `a, b and c` / `a, b or c`. */
+function listed(items: readonly string[], last: 'and' | 'or'): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
 }
 
 function resolveFile(path: string, notes: string[]): RankPlan {
   const name = basename(path);
-  const lower = name.toLowerCase();
   const dir = join(path, '..');
   // A file inside ASCEND_PROFILER_OUTPUT takes its rank from the profile folder above.
   const rankFolder = basename(dir) === 'ASCEND_PROFILER_OUTPUT' ? join(dir, '..') : dir;
   const r = rankOf(rankFolder);
-  if (lower.endsWith('.json') || lower.endsWith('.json.gz')) {
-    return { rank: '-', rankSource: 'summary JSON', kind: 'snapshot', files: [path], root: dir };
+  const format = recognise(path, name);
+  if (ranksInFile(format.id)) {
+    return { rank: '-', rankSource: format.naming.short.replace(/^an? /, ''), format: format.id, files: [path], root: dir };
   }
   const slice = SLICE.exec(name);
   if (slice) {
@@ -443,18 +485,59 @@ function resolveFile(path: string, notes: string[]): RankPlan {
       return m !== null && m[1] === slice[1] && m[3] === slice[3];
     });
     if (siblings.length > 1) notes.push(`${path}: one of ${siblings.length} slices; all of them are read as one file`);
-    const kind: PlanKind = slice[1] === 'op_statistic' ? 'statistic' : 'table';
-    return { rank: r.rank, rankSource: r.source, warnings: r.warnings, kind, files: sortFiles(siblings.map((f) => join(dir, f))), root: dir };
+    return { rank: r.rank, rankSource: r.source, warnings: r.warnings, format: format.id, files: sortFiles(siblings.map((f) => join(dir, f))), root: dir };
   }
-  const kind: PlanKind = OP_STATISTIC.test(name) ? 'statistic' : 'table';
-  return { rank: r.rank, rankSource: r.source, warnings: r.warnings, kind, files: [path], root: dir };
+  return { rank: r.rank, rankSource: r.source, warnings: r.warnings, format: format.id, files: [path], root: dir };
+}
+
+/** How many bytes a format's sniff is given. */
+const SNIFF_BYTES = 65536;
+
+/**
+ * The format of a file given by itself: the one its name says; where the names of several formats match, the
+ * first whose sniff claims its first bytes (else the first of them); a file no format names is read as the
+ * fallback (a CSV export, whose header says which).
+ */
+function recognise(path: string, name: string): FormatFacts {
+  const named = formatsNamed(name);
+  return named.length === 0 ? fallbackFormat() : claim(path, named);
+}
+
+/** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */
+function claim(path: string, named: FormatFacts[]): FormatFacts {
+  if (named.length === 1) return named[0]!;
+  const sniffers = named.filter((f) => f.recognise.sniff !== undefined);
+  if (sniffers.length === 0) return named[0]!;
+  const head = readHead(path);
+  return sniffers.find((f) => f.recognise.sniff!(head)) ?? named[0]!;
+}
+
+/** The first bytes of a file (for sniffing), unpacked when it is gzip; empty when they cannot be read. */
+function readHead(path: string): Uint8Array {
+  let fd = -1;
+  try {
+    fd = openRegular(path).fd;
+    const buf = Buffer.alloc(SNIFF_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const head = buf.subarray(0, n);
+    if (head[0] !== 0x1f || head[1] !== 0x8b) return head;
+    try {
+      return gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }).subarray(0, SNIFF_BYTES);
+    } catch {
+      return head;
+    }
+  } catch {
+    return new Uint8Array(0); // the read of the file says what is wrong with it
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
 }
 
 function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
   const seen = new Map<string, RankPlan>();
   let unknown = 0;
   for (const p of ranks) {
-    if (p.kind === 'snapshot') continue; // its ranks are known once read (read.ts checks them)
+    if (ranksInFile(p.format)) continue; // its ranks are known once read (read.ts checks them)
     if (p.rank === '-') {
       unknown++;
       continue;
@@ -471,7 +554,7 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
   if (unknown > 1) {
     // Several folders with no rank id: name each by its folder below the input rather than invent a number.
     for (const p of ranks) {
-      if (p.rank === '-' && p.kind !== 'snapshot') {
+      if (p.rank === '-' && !ranksInFile(p.format)) {
         let label = relative(input, p.root).split(sep).join('/') || basename(p.root);
         while (seen.has(label)) label += "'";
         p.rank = label;

@@ -7,16 +7,16 @@ import { statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
 import { inputError } from '../../util/errors.js';
-import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, PackedSteps, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type Selection, type SourceFile } from '../../model/model.js';
-import { groupKey, summarize } from '../../aggregate/group.js';
-import { summaryJsonObject } from '../../report/summary/json.js';
+import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, groupKey, PackedSteps, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type SourceFile } from '../../model/model.js';
+import type { FormatId } from './registry.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
-import { readRegularFile, sniffBytes } from './readTable.js';
+import { readRegularFile } from '../../util/files.js';
+import { sniffBytes } from './readTable.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
-function fail(path: string, what: string, todo = REGENERATE): never {
+export function fail(path: string, what: string, todo = REGENERATE): never {
   throw inputError(`${path}: not a kprof summary JSON: ${what}. ${todo}`);
 }
 
@@ -24,7 +24,7 @@ const TRACE_TODO =
   'kprof reads kernel exports, not timelines: pass the kernel_details.csv beside it (ASCEND_PROFILER_OUTPUT/kernel_details.csv) or the profile folder.';
 
 /** Text quoted from a file in a message: one line, at most 40 characters, no control characters. */
-function quoteText(s: string): string {
+export function quoteText(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
   const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
   return JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t);
@@ -147,7 +147,7 @@ function readCell(path: string, where: string, c: unknown, what: string): { coun
 }
 
 /** A JSON value quoted in a message (short, one line). */
-function quoteJson(x: unknown): string {
+export function quoteJson(x: unknown): string {
   if (x === undefined) return 'nothing';
   if (typeof x === 'string') return quoteText(x);
   if (typeof x === 'number') return Number.isFinite(x) ? String(x) : 'a number too large to read (past 1.8e308)';
@@ -293,7 +293,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     if (rowsRead !== null || skippedRows !== null || filteredKernels !== null) perRankFigures++;
     const file: SourceFile = {
       path,
-      format: 'summary_json',
+      format: 'summary_json' satisfies FormatId,
       traits: [`summary JSON grouped by ${groupBy}`],
       columns: [],
       missing: [],
@@ -341,11 +341,11 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     first!.rowsSkipped = optionalCount(path, 'the top level', top, 'skippedRows') ?? 0;
     first!.snapshot!.filteredKernels = optionalCount(path, 'the top level', top, 'filteredKernels') ?? 0;
   }
-  checkTopLevel(path, o, out, groupBy);
+  savedFigures(path, o, out, groupBy);
   return out;
 }
 
-const GROUP_TEXT_FIELDS = ['type', 'name', 'core', 'shapes'] as const;
+export const GROUP_TEXT_FIELDS = ['type', 'name', 'core', 'shapes'] as const;
 
 /**
  * A group's key is made of its fields under the grouping (groupKey), or is the name of the user group it holds;
@@ -364,65 +364,24 @@ function checkKeyFits(path: string, where: string, groupBy: GroupBy, g: SummaryG
   if (g.key !== want) fail(path, `${where} has the fields of the group ${quoteText(want)} under --by ${groupBy}; its "key" and its fields disagree`);
 }
 
-/** The figures of a saved group that must be what kprof computes from the ranks (those the file has). */
-const GROUP_FIGURES = ['count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep', 'byStep'] as const;
-
-/** Two saved values as JSON text, to compare numbers, lists and absence exactly. */
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Does a saved group (its fields, and the figures it has) say what kprof writes for that key? */
-function groupDiffers(saved: Record<string, unknown>, want: SummaryGroupJson): string | null {
-  for (const f of ['key', ...GROUP_TEXT_FIELDS, 'userGroup'] as const) if (!sameJson(saved[f], want[f])) return `"${f}"`;
-  // countPerStep counted kernels with no Step Id too before it became the stepped kernels per step: a group
-  // with such kernels may hold either figure, and it is not read back (it is computed again), so it is left.
-  const stepless = want.byStep.reduce((n, c) => n + c.count, 0) !== want.count;
-  for (const f of GROUP_FIGURES) {
-    if (f === 'countPerStep' && stepless) continue;
-    if (saved[f] !== undefined && !sameJson(saved[f], want[f])) return `"${f}" ${quoteJson(saved[f])}`;
-  }
-  return null;
-}
-
 /**
- * The top level (ranks, steps, stepIds, groups) and the derived figures of the ranks' groups (avgUs, sharePct,
- * countPerStep) are what kprof computes from the "perRank" entries, which are what is read: a file where they
- * disagree was edited, and its figures cannot all be right, so it is refused rather than silently recomputed.
+ * The check that a summary JSON's top level (ranks, steps, stepIds, groups) and derived figures (avgUs, sharePct,
+ * countPerStep …) are what kprof computes from its "perRank" entries. Computing them is the summary's and its
+ * JSON report's work (later stages), so the check is given to this reader (report/savedSummary.ts, by the CLI)
+ * rather than imported; a summary JSON is never read without it.
  */
-function checkTopLevel(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
-  const asRead = ranks.map((r) => ({ ...r, snapshot: { ...r.snapshot!, selection: '' } }));
-  const noSelection: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
-  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection }), { sort: 'time', top: null });
-  const top = 'the top-level';
-  if (o.ranks !== undefined && !sameJson(o.ranks, want.ranks)) fail(path, `${top} "ranks" are not the ranks of "perRank" (${want.ranks.map(quoteText).slice(0, 8).join(', ')})`);
-  if (o.stepIds !== undefined && !sameJson(o.stepIds, want.stepIds)) fail(path, `${top} "stepIds" are not the steps of the ranks in "perRank", in order`);
-  if (o.steps !== undefined && !sameJson(o.steps, want.steps)) fail(path, `${top} "steps" ${quoteJson(o.steps)} is not the number of the ranks' distinct steps (${want.steps})`);
-  if (o.groups !== undefined) {
-    if (!Array.isArray(o.groups)) fail(path, `${top} "groups" is not a list`);
-    const byKey = new Map(want.groups.map((g) => [g.key, g]));
-    const seen = new Set<string>();
-    for (const gu of o.groups as unknown[]) {
-      const g = (typeof gu === 'object' && gu !== null ? gu : {}) as Record<string, unknown>;
-      const key = typeof g.key === 'string' ? g.key : undefined;
-      const w = key === undefined ? undefined : byKey.get(key);
-      if (key === undefined || w === undefined) fail(path, `${top} group ${quoteJson(g.key)} is in no rank of "perRank"`);
-      if (seen.has(key)) fail(path, `${top} group ${quoteText(key)} is in "groups" twice`);
-      seen.add(key);
-      const bad = groupDiffers(g, w);
-      if (bad !== null) fail(path, `${top} group ${quoteText(key)}: its ${bad} is not what its ranks in "perRank" add up to`);
-    }
-    const lost = want.groups.find((g) => !seen.has(g.key));
-    if (lost) fail(path, `${top} "groups" lack the group ${quoteText(lost.key)} of "perRank"`);
-  }
-  (o.perRank as Record<string, unknown>[]).forEach((r, i) => {
-    const wr = want.perRank[i]!;
-    const byKey = new Map(wr.groups.map((g) => [g.key, g]));
-    for (const g of r.groups as Record<string, unknown>[]) {
-      const bad = groupDiffers(g, byKey.get(g.key as string)!);
-      if (bad !== null) fail(path, `group ${quoteText(g.key as string)} in rank ${quoteText(wr.rank)}: its ${bad} contradicts its other figures`);
-    }
-  });
+export type SavedFiguresCheck = (path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy) => void;
+
+let savedFiguresCheck: SavedFiguresCheck | null = null;
+
+/** Set the check of a summary JSON's derived figures (see SavedFiguresCheck). */
+export function checkSavedFiguresWith(check: SavedFiguresCheck): void {
+  savedFiguresCheck = check;
+}
+
+function savedFigures(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
+  if (savedFiguresCheck === null) throw new Error('a summary JSON was read with no check of its saved figures (checkSavedFiguresWith was not called)');
+  savedFiguresCheck(path, o, ranks, groupBy);
 }
 
 /** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */

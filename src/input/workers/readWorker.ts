@@ -1,27 +1,18 @@
-// Worker thread: reads one rank plan and posts its RankData back (a structured clone: Maps survive). Errors are
-// posted as kind + message, so the main thread throws the same KprofError the in-thread read would have.
+// Worker thread: reads one rank plan (readRank, the per-rank job) and posts its RankData back, packed (pack.ts).
+// Errors are posted as kind + message, so the main thread throws the same KprofError the in-thread read would
+// have. The messages are those of protocol.ts.
 
 import { parentPort } from 'node:worker_threads';
-import type { RawNameTests } from '../../model/model.js';
 import { isKprofError } from '../../util/errors.js';
-import type { RankPlan } from '../formats/resolve.js';
-import type { WorkerReply } from '../pool.js';
-import { readRank } from '../read.js';
+import { readRank } from '../readRank.js';
 import { packRanks } from './pack.js';
+import { PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
 
-export interface ReadTask {
-  plan: RankPlan;
-  withShapes: boolean;
-  withSpan: boolean;
-  rawNames: RawNameTests | null;
-}
-
-/** Progress is posted in steps of this many bytes (a message per 4 MiB read buffer is cheap, fewer is fine). */
-const PROGRESS_STEP = 1 << 22;
+export type { ReadTask } from './protocol.js';
 
 const port = parentPort;
 if (port) {
-  port.on('message', (m: { id: number; payload: ReadTask; progress: boolean }) => {
+  port.on('message', (m: TaskMessage) => {
     const post = (r: WorkerReply): void => port.postMessage(r);
     let pending = 0;
     const onBytes = m.progress
@@ -33,7 +24,7 @@ if (port) {
           }
         }
       : undefined;
-    readRank(m.payload.plan, { withShapes: m.payload.withShapes, withSpan: m.payload.withSpan, rawNames: m.payload.rawNames, onBytes }).then(
+    readRank(m.payload.plan, { withShapes: m.payload.withShapes, withSpan: m.payload.withSpan, engine: m.payload.engine, rawNames: m.payload.rawNames, onBytes }).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
         const packed = packRanks(ranks);

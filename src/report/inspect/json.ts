@@ -1,5 +1,6 @@
 // `kprof inspect --format json`. Pure: Profile (+ witness) in, chunks out.
 
+import { formatOf } from '../../input/formats/registry.js';
 import type { Witnessed } from '../../analysis/witness.js';
 import type { Profile, RankData } from '../../model/model.js';
 import { jsonSafe } from '../../util/inputText.js';
@@ -11,7 +12,11 @@ const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
 /** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
 function fieldsHeld(r: RankData): RankData['fields'] {
-  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every((f) => f.format !== 'op_statistic' && f.format !== 'summary_json' && f.columns.includes('Input Shapes')));
+  const held = (f: RankData['files'][number]): boolean => {
+    const a = formatOf(f.format).answers.shapes;
+    return a === 'yes' || (a === 'column' && f.columns.includes('Input Shapes'));
+  };
+  const shapes = r.fields.shapes || (r.files.length > 0 && r.files.every(held));
   return { ...r.fields, shapes };
 }
 

@@ -3,7 +3,8 @@
 
 import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError, gzipError } from '../readTable.js';
+import { fsError } from '../../../util/files.js';
+import { gzipError } from '../readTable.js';
 
 const CHUNK = 1 << 20;
 

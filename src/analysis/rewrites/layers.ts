@@ -1,0 +1,90 @@
+// Which layer of the model a stretch of a step belongs to, by a marker kernel that runs once per layer
+// (LightningIndexer, FlashAttentionScore …). Layer i is the stretch nearest to the i-th occurrence of the marker
+// in the step, so a marker may come before or after the chain within its layer.
+//
+// Found automatically among the tokens that no rewrite touches and that run as often in the base's representative
+// step as in the PR's (at least twice, and no more often than the most sites one rewrite has in a step): the one
+// nearest, on average, to the sites of the rewrites (their chains in the base, what replaced them and where they
+// still run in the PR). Ties: the one that runs more often, then by text. `--layer-marker` names it instead.
+
+/** The positions of `marker` in `tokens`, in order. */
+export function markerPositions(tokens: Int32Array, marker: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < tokens.length; i++) if (tokens[i] === marker) out.push(i);
+  return out;
+}
+
+/** The distance from the stretch [start, end) to position p (0 inside it). */
+function distance(start: number, end: number, p: number): number {
+  if (p < start) return start - p;
+  if (p >= end) return p - (end - 1);
+  return 0;
+}
+
+/** The index of the marker occurrence nearest to [start, end) (on a tie, the later one); null without markers. */
+export function layerOf(positions: number[], start: number, end: number): number | null {
+  if (positions.length === 0) return null;
+  // Binary search for the first marker at or after `start`.
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  let best = -1;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const i of [lo - 1, lo, lo + 1]) {
+    if (i < 0 || i >= positions.length) continue;
+    const d = distance(start, end, positions[i]!);
+    if (d < bestD || (d === bestD && i > best)) {
+      best = i;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/** A stretch of a representative step that the marker should be near. */
+export interface MarkerSite {
+  side: 0 | 1;
+  start: number;
+  end: number;
+}
+
+/**
+ * The automatic marker: see the top of this file. `reps`: the two representative steps (base, PR); `touched`:
+ * tokens in any rewrite; `maxPerStep`: the most sites one rewrite has in a representative step.
+ */
+export function chooseMarker(
+  reps: [Int32Array, Int32Array],
+  touched: Set<number>,
+  sites: MarkerSite[],
+  maxPerStep: number,
+  texts: string[],
+): number | null {
+  if (sites.length === 0) return null;
+  const counts: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
+  for (const side of [0, 1] as const) for (const t of reps[side]) counts[side].set(t, (counts[side].get(t) ?? 0) + 1);
+  let best: number | null = null;
+  let bestScore = Number.POSITIVE_INFINITY;
+  let bestCount = 0;
+  for (const [t, c] of counts[0]) {
+    if (c < 2 || c > maxPerStep || counts[1].get(t) !== c || touched.has(t)) continue;
+    const pos = [markerPositions(reps[0], t), markerPositions(reps[1], t)];
+    let sum = 0;
+    for (const s of sites) {
+      const p = pos[s.side]!;
+      const i = layerOf(p, s.start, s.end)!;
+      sum += distance(s.start, s.end, p[i]!);
+    }
+    const score = sum / sites.length;
+    const better = score < bestScore || (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
+    if (better) {
+      best = t;
+      bestScore = score;
+      bestCount = c;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,319 @@
+// The diff of two token sequences (one representative step of each side): Myers' O((N+M)·D) algorithm in linear
+// space (the "middle snake" bisection, as diff-match-patch's diff_bisect does it), an exact lower bound on D to
+// refuse hopeless pairs before any work, then git's xdl_change_compact (xdiff/xdiffi.c) to slide and merge the
+// changed runs, and the hunks that result.
+//
+// Changes are kept as xdiff keeps them: one flag per element (`rchg`), with a zero sentinel before the first and
+// after the last element, so that the group walks of xdl_change_compact port line for line.
+
+/** Per-element change flags of one sequence; element i is at index i + 1 (indexes 0 and n + 1 are sentinels). */
+export type ChangeFlags = Uint8Array;
+
+/** One hunk: `aLen` elements of A from `aStart` replaced by `bLen` elements of B from `bStart`. */
+export interface Hunk {
+  aStart: number;
+  aLen: number;
+  bStart: number;
+  bLen: number;
+}
+
+/**
+ * Σ over tokens of |count in a − count in b|: an exact lower bound on the number of insertions and deletions
+ * that turn a into b (each edit changes one count by one), equal to it when nothing moved.
+ */
+export function editLowerBound(a: Int32Array, b: Int32Array): number {
+  const counts = new Map<number, number>();
+  for (const t of a) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const t of b) counts.set(t, (counts.get(t) ?? 0) - 1);
+  let sum = 0;
+  for (const c of counts.values()) sum += Math.abs(c);
+  return sum;
+}
+
+/** The result of diffing a and b: change flags of each, and D (insertions + deletions). */
+export interface Alignment {
+  changedA: ChangeFlags;
+  changedB: ChangeFlags;
+  edits: number;
+}
+
+/**
+ * A shortest edit script (insertions and deletions) from a to b, or null when it needs more than `maxEdits` edits
+ * (checked first against editLowerBound, then while searching: the search stops after about maxEdits / 2 rounds
+ * from each end).
+ */
+export function alignSequences(a: Int32Array, b: Int32Array, maxEdits: number): Alignment | null {
+  if (editLowerBound(a, b) > maxEdits) return null;
+  const changedA = new Uint8Array(a.length + 2);
+  const changedB = new Uint8Array(b.length + 2);
+  const ok = compare(a, 0, a.length, b, 0, b.length, changedA, changedB, maxEdits);
+  if (!ok) return null;
+  let edits = 0;
+  for (let i = 1; i <= a.length; i++) edits += changedA[i]!;
+  for (let i = 1; i <= b.length; i++) edits += changedB[i]!;
+  if (edits > maxEdits) return null;
+  return { changedA, changedB, edits };
+}
+
+/**
+ * Marks the changes between a[aLo, aHi) and b[bLo, bHi). `cap`: the most edits allowed (only the outermost call
+ * is capped; the halves it splits into need fewer edits than the whole). False when the cap was reached.
+ */
+function compare(
+  a: Int32Array,
+  aLo: number,
+  aHi: number,
+  b: Int32Array,
+  bLo: number,
+  bHi: number,
+  changedA: ChangeFlags,
+  changedB: ChangeFlags,
+  cap: number,
+): boolean {
+  // Work list instead of recursion: a long run of small splits would otherwise nest deeply.
+  const stack: number[] = [aLo, aHi, bLo, bHi];
+  let first = true;
+  while (stack.length > 0) {
+    let bh = stack.pop()!;
+    let bl = stack.pop()!;
+    let ah = stack.pop()!;
+    let al = stack.pop()!;
+    while (al < ah && bl < bh && a[al] === b[bl]) {
+      al++;
+      bl++;
+    }
+    while (al < ah && bl < bh && a[ah - 1] === b[bh - 1]) {
+      ah--;
+      bh--;
+    }
+    if (al === ah) {
+      for (let j = bl; j < bh; j++) changedB[j + 1] = 1;
+      first = false;
+      continue;
+    }
+    if (bl === bh) {
+      for (let i = al; i < ah; i++) changedA[i + 1] = 1;
+      first = false;
+      continue;
+    }
+    const split = bisect(a, al, ah, b, bl, bh, first ? cap : Number.POSITIVE_INFINITY);
+    first = false;
+    if (split === null) return false;
+    if (split < 0) {
+      // No common element at all: everything changed.
+      for (let i = al; i < ah; i++) changedA[i + 1] = 1;
+      for (let j = bl; j < bh; j++) changedB[j + 1] = 1;
+      continue;
+    }
+    const x = Math.floor(split / SPLIT_SCALE);
+    const y = split - x * SPLIT_SCALE;
+    stack.push(al + x, ah, bl + y, bh);
+    stack.push(al, al + x, bl, bl + y);
+  }
+  return true;
+}
+
+/** A split point (x, y) is returned as x · SPLIT_SCALE + y (sequences are far shorter than this). */
+const SPLIT_SCALE = 2 ** 26;
+
+/**
+ * Myers' middle snake of a[al, ah) against b[bl, bh) (both non-empty, no common prefix or suffix): a point (x, y)
+ * on a shortest edit path, relative to (al, bl), encoded as x · SPLIT_SCALE + y; -1 when the two share no element;
+ * null when more than `cap` edits are needed.
+ */
+function bisect(a: Int32Array, al: number, ah: number, b: Int32Array, bl: number, bh: number, cap: number): number | null {
+  const n = ah - al;
+  const m = bh - bl;
+  if (n >= SPLIT_SCALE || m >= SPLIT_SCALE) throw new Error(`sequence too long to align: ${n} and ${m} kernels`);
+  const maxD = Math.ceil((n + m) / 2);
+  // Round d of each direction reaches paths of d edits; the whole path has at most 2d edits when they meet.
+  const rounds = Math.min(maxD, Math.ceil(cap / 2) + 1);
+  // Diagonals -d..d of rounds d < rounds, and one either side: sized by the cap, not by the sequences.
+  const offset = rounds + 1;
+  const length = 2 * rounds + 3;
+  const v1 = new Int32Array(length).fill(-1);
+  const v2 = new Int32Array(length).fill(-1);
+  v1[offset + 1] = 0;
+  v2[offset + 1] = 0;
+  const delta = n - m;
+  // With an odd delta the paths meet while extending forward, else while extending backward.
+  const front = delta % 2 !== 0;
+  let k1start = 0;
+  let k1end = 0;
+  let k2start = 0;
+  let k2end = 0;
+  for (let d = 0; d < rounds; d++) {
+    for (let k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
+      const k1o = offset + k1;
+      let x1 = k1 === -d || (k1 !== d && v1[k1o - 1]! < v1[k1o + 1]!) ? v1[k1o + 1]! : v1[k1o - 1]! + 1;
+      let y1 = x1 - k1;
+      while (x1 < n && y1 < m && a[al + x1] === b[bl + y1]) {
+        x1++;
+        y1++;
+      }
+      v1[k1o] = x1;
+      if (x1 > n) k1end += 2;
+      else if (y1 > m) k1start += 2;
+      else if (front) {
+        const k2o = offset + delta - k1;
+        if (k2o >= 0 && k2o < length && v2[k2o] !== -1) {
+          const x2 = n - v2[k2o]!;
+          if (x1 >= x2) return x1 * SPLIT_SCALE + y1;
+        }
+      }
+    }
+    for (let k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
+      const k2o = offset + k2;
+      let x2 = k2 === -d || (k2 !== d && v2[k2o - 1]! < v2[k2o + 1]!) ? v2[k2o + 1]! : v2[k2o - 1]! + 1;
+      let y2 = x2 - k2;
+      while (x2 < n && y2 < m && a[ah - x2 - 1] === b[bh - y2 - 1]) {
+        x2++;
+        y2++;
+      }
+      v2[k2o] = x2;
+      if (x2 > n) k2end += 2;
+      else if (y2 > m) k2start += 2;
+      else if (!front) {
+        const k1o = offset + delta - k2;
+        if (k1o >= 0 && k1o < length && v1[k1o] !== -1) {
+          const x1 = v1[k1o]!;
+          const y1 = offset + x1 - k1o;
+          if (x1 >= n - x2) return x1 * SPLIT_SCALE + y1;
+        }
+      }
+    }
+  }
+  return rounds < maxD ? null : -1;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// xdl_change_compact, from git's xdiff/xdiffi.c (without the indent heuristic, which is about text lines).
+
+interface Group {
+  start: number;
+  end: number;
+}
+
+/** Flag of element i (0-based; -1 and n read the sentinels). */
+function chg(f: ChangeFlags, i: number): number {
+  return f[i + 1]!;
+}
+
+function setChg(f: ChangeFlags, i: number, v: number): void {
+  f[i + 1] = v;
+}
+
+function groupInit(f: ChangeFlags, g: Group): void {
+  g.start = 0;
+  g.end = 0;
+  while (chg(f, g.end)) g.end++;
+}
+
+/** Move to the next group; false at the end. */
+function groupNext(f: ChangeFlags, n: number, g: Group): boolean {
+  if (g.end === n) return false;
+  g.start = g.end + 1;
+  for (g.end = g.start; chg(f, g.end); g.end++);
+  return true;
+}
+
+/** Move to the previous group; false at the start. */
+function groupPrevious(f: ChangeFlags, g: Group): boolean {
+  if (g.start === 0) return false;
+  g.end = g.start - 1;
+  for (g.start = g.end; chg(f, g.start - 1); g.start--);
+  return true;
+}
+
+/** Slide the group down by one (when the element after it equals its first); false when it cannot. */
+function groupSlideDown(f: ChangeFlags, recs: Int32Array, g: Group): boolean {
+  if (g.end < recs.length && recs[g.start] === recs[g.end]) {
+    setChg(f, g.start++, 0);
+    setChg(f, g.end++, 1);
+    while (chg(f, g.end)) g.end++;
+    return true;
+  }
+  return false;
+}
+
+/** Slide the group up by one (when the element before it equals its last); false when it cannot. */
+function groupSlideUp(f: ChangeFlags, recs: Int32Array, g: Group): boolean {
+  if (g.start > 0 && recs[g.start - 1] === recs[g.end - 1]) {
+    setChg(f, --g.start, 1);
+    setChg(f, --g.end, 0);
+    while (chg(f, g.start - 1)) g.start--;
+    return true;
+  }
+  return false;
+}
+
+function bug(what: string): never {
+  throw new Error(`change compaction: ${what}`);
+}
+
+/**
+ * Slide each run of changes of `recs` (flags `f`) up and down as far as it goes, merging it with the runs it meets,
+ * and leave it where it lines up with a change of the other sequence (`fo`, `nOther` elements) when it can:
+ * xdl_change_compact. Call it for each side in turn, as xdiff does.
+ */
+export function changeCompact(recs: Int32Array, f: ChangeFlags, fo: ChangeFlags, nOther: number): void {
+  const n = recs.length;
+  const g: Group = { start: 0, end: 0 };
+  const go: Group = { start: 0, end: 0 };
+  groupInit(f, g);
+  groupInit(fo, go);
+  for (;;) {
+    if (g.end !== g.start) {
+      let groupSize: number;
+      let earliestEnd: number;
+      let endMatchingOther: number;
+      do {
+        groupSize = g.end - g.start;
+        endMatchingOther = -1;
+        while (groupSlideUp(f, recs, g)) if (!groupPrevious(fo, go)) bug('group sync broken sliding up');
+        earliestEnd = g.end;
+        if (go.end > go.start) endMatchingOther = g.end;
+        for (;;) {
+          if (!groupSlideDown(f, recs, g)) break;
+          if (!groupNext(fo, nOther, go)) bug('group sync broken sliding down');
+          if (go.end > go.start) endMatchingOther = g.end;
+        }
+      } while (groupSize !== g.end - g.start);
+      if (g.end !== earliestEnd && endMatchingOther !== -1) {
+        while (go.end === go.start) {
+          if (!groupSlideUp(f, recs, g)) bug('match disappeared');
+          if (!groupPrevious(fo, go)) bug('group sync broken sliding to match');
+        }
+      }
+    }
+    if (!groupNext(f, n, g)) break;
+    if (!groupNext(fo, nOther, go)) bug('group sync broken moving to next group');
+  }
+}
+
+/** Compact both sides (A then B, as git does) and list the hunks, in order. */
+export function compactHunks(a: Int32Array, b: Int32Array, al: Alignment): Hunk[] {
+  changeCompact(a, al.changedA, al.changedB, b.length);
+  changeCompact(b, al.changedB, al.changedA, a.length);
+  return hunksOf(al.changedA, a.length, al.changedB, b.length);
+}
+
+/** The hunks of two change-flag arrays: unchanged elements pair up in order. */
+export function hunksOf(fa: ChangeFlags, n: number, fb: ChangeFlags, m: number): Hunk[] {
+  const out: Hunk[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if ((i < n && chg(fa, i)) || (j < m && chg(fb, j))) {
+      const aStart = i;
+      const bStart = j;
+      while (i < n && chg(fa, i)) i++;
+      while (j < m && chg(fb, j)) j++;
+      out.push({ aStart, aLen: i - aStart, bStart, bLen: j - bStart });
+    } else {
+      i++;
+      j++;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,676 @@
+// Fusion rewrites: which chain of kernels each new kernel replaced, where, how often, what it saved, and where the
+// chain still runs. Pure: two Sequences (sequence.ts) in, a Rewrites result out.
+//
+//  1. Per rank and compute stream ("lane"), each side's steps are grouped by shape (their token sequence); the most
+//     frequent shape of each side stands for the lane (ties: the one seen first), with its coverage. Steps are
+//     never paired by index.
+//  2. The two representative steps of a lane are aligned (myers.ts): a shortest edit script, refused as "steps too
+//     different to align" past `maxEdits` (the lower bound is checked first), with the hunks slid and merged as
+//     git's xdl_change_compact does. Lanes with the same pair of shapes share one alignment.
+//  3. Hunks are grouped into rewrites by (removed tokens, added tokens).
+//  4. Each rewrite is verified on every step of every rank, one pass per distinct shape (a shape's steps all
+//     count): the exact occurrences of the removed chain (base and PR) and of the added chain, the near occurrences
+//     of the removed chain in the PR (within ⌊|chain|/4⌋ edits; these are where the fusion did not happen), their
+//     layers (layers.ts), and the time of one chain on each side (sum of its kernels' durations and its wall span,
+//     the median over the occurrences in the sampled steps), judged by the noise test over per-step samples.
+//  5. The conservation line: of the kernels the PR lost and gained per token (all compute kernels with a step),
+//     how many the rewrites account for; the rest is listed.
+
+import { compareRanks } from '../../model/model.js';
+import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
+import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
+import { exactOccurrences, nearOccurrences } from './match.js';
+import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
+import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
+
+export interface RewriteOptions {
+  /** The most insertions + deletions one pair of representative steps may need. */
+  maxEdits: number;
+  /**
+   * The most work one alignment may take, as (N + M) · D: long steps get a lower edit cap (a pair of 100,000-kernel
+   * steps at most 2,000 edits with the default), so that no pair of steps takes more than about a second.
+   */
+  maxWork: number;
+  /** Token text of the layer marker; null: found automatically. */
+  layerMarker: string | null;
+  noise: NoiseOptions;
+}
+
+/**
+ * The most rewrites verified on every step. Each costs a scan of every distinct step shape of both sides; two
+ * profiles too unlike to compare (a different model, --by type+shapes with shapes that change every step) could
+ * otherwise make thousands.
+ */
+export const MAX_VERIFIED = 64;
+
+export const DEFAULT_REWRITE_OPTIONS: RewriteOptions = { maxEdits: 4000, maxWork: 2e8, layerMarker: null, noise: DEFAULT_NOISE };
+
+/** One side of a lane: its steps and representative shape. */
+export interface LaneSide {
+  steps: number;
+  /** Steps that have the representative shape. */
+  repSteps: number;
+  /** Distinct shapes among the lane's steps. */
+  shapes: number;
+  /** Kernels of the representative step. */
+  kernels: number;
+}
+
+/** One rank and stream, and how its representative steps aligned. */
+export interface Lane {
+  rank: string;
+  stream: string;
+  base: LaneSide | null;
+  pr: LaneSide | null;
+  /**
+   * `aligned`: `edits` insertions + deletions; `too-different`: more than maxEdits needed (`lowerBound` is the
+   * exact lower bound); `one-side`: the lane has steps on one side only.
+   */
+  status: 'aligned' | 'too-different' | 'one-side';
+  edits: number | null;
+  lowerBound: number;
+  /** The edit cap used for this lane (maxEdits, lower for long steps: see maxWork). */
+  maxEdits: number;
+}
+
+/** The time of one chain on one side. */
+export interface ChainTime {
+  /** Occurrences measured (in the sampled steps). */
+  occurrences: number;
+  /** Median over those occurrences of the sum of the chain's kernel durations, ticks. */
+  medianTicks: number;
+  /** Median of the chain's wall span (first start to last end), ticks. */
+  medianSpanTicks: number;
+  /** Mean of the sum over every occurrence of every step (exact: from the per-shape sums), ticks. */
+  meanTicks: number;
+  /** Per sampled step with the chain: the mean chain time in that step (the noise test's samples), ticks. */
+  perStepTicks: number[];
+}
+
+/** Where a removed chain still runs in the PR. */
+export interface NotFused {
+  rank: string;
+  stream: string;
+  /** Step Ids (sorted) whose steps have this site. */
+  steps: number[];
+  /** Layer by the marker (0-based); null without a marker. */
+  layer: number | null;
+  /** Layers (marker occurrences) in those steps. */
+  layers: number;
+  /** Position of the site in the step (0-based kernel index among the lane's compute kernels). */
+  position: number;
+  /** Kernels of the site. */
+  tokens: string[];
+  /** Edits between the site and the chain (0: the chain itself). */
+  edits: number;
+}
+
+export interface Rewrite {
+  removed: string[];
+  added: string[];
+  /** Times the change occurs per representative step, over the lanes that showed it. */
+  perStep: { min: number; max: number };
+  /** Ranks whose representative steps showed it. */
+  ranks: string[];
+  /** Chains replaced in all steps of all ranks (see `removedChains` and `addedChains`). */
+  chains: number;
+  /** Exact, non-overlapping occurrences of the removed chain over all steps (0 when it is empty). */
+  removedChains: { base: number; pr: number };
+  /** The same for the added chain. */
+  addedChains: { base: number; pr: number };
+  /** Layers where the representative base steps had the change; null without a marker. */
+  layers: number[] | null;
+  /** Layers of the representative base step (marker occurrences); null without a marker. */
+  layerCount: number | null;
+  base: ChainTime | null;
+  pr: ChainTime | null;
+  /** The change of one chain's time (PR − base medians, ticks) judged by the noise test. */
+  saving: Judged;
+  /** saving.delta × chains, ticks. */
+  totalSavingTicks: number;
+  /** Sites of the PR within ⌊|removed|/4⌋ edits of the removed chain (for chains of 2 or more kernels). */
+  notFused: NotFused[];
+  /** Edits allowed for a site of notFused. */
+  notFusedEdits: number;
+}
+
+/** Of the per-token count changes, what the rewrites account for. */
+export interface Conservation {
+  /** Σ over tokens of what the PR has fewer of / more of than the base. */
+  removed: number;
+  added: number;
+  /** The part of those the rewrites' chains explain. */
+  removedAccounted: number;
+  addedAccounted: number;
+  /** Tokens whose count change the rewrites do not explain exactly: observed and explained change. */
+  rest: { token: string; base: number; pr: number; observed: number; explained: number }[];
+}
+
+export interface Rewrites {
+  by: string;
+  lanes: Lane[];
+  marker: { token: string; auto: boolean } | null;
+  rewrites: Rewrite[];
+  conservation: Conservation;
+  /**
+   * Rewrites past MAX_VERIFIED (the smallest, by kernels changed in the representative steps) are not verified:
+   * how many, and the kernels their hunks removed and added per representative step (summed over lanes). Their
+   * kernels are in the conservation line's rest.
+   */
+  unverified: { rewrites: number; removed: number; added: number };
+  /** Things the reader should know (unpaired streams, split steps, steps kept out). */
+  notes: string[];
+}
+
+/** A side, with its tokens mapped into the joint table. */
+interface Side {
+  seq: Sequences;
+  tokens: Int32Array[];
+  /** Lane key → step indexes. */
+  lanes: Map<string, number[]>;
+}
+
+/** A lane's key: unambiguous whatever the rank and stream texts hold. */
+function laneKey(rank: string, stream: string): string {
+  return JSON.stringify([rank, stream]);
+}
+
+function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
+  const map = seq.tokens.map((t) => {
+    let id = joint.get(t);
+    if (id === undefined) {
+      id = texts.length;
+      texts.push(t);
+      joint.set(t, id);
+    }
+    return id;
+  });
+  const tokens = seq.shapes.map((s) => Int32Array.from(s.tokens, (t) => map[t]!));
+  const lanes = new Map<string, number[]>();
+  seq.steps.forEach((st, i) => {
+    const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
+    entry(lanes, key, () => []).push(i);
+  });
+  return { seq, tokens, lanes };
+}
+
+/** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
+function representative(s: Side, steps: number[]): { shape: number; side: LaneSide } {
+  const counts = new Map<number, number>();
+  for (const i of steps) {
+    const sh = s.seq.steps[i]!.shape;
+    counts.set(sh, (counts.get(sh) ?? 0) + 1);
+  }
+  let best = -1;
+  let bestCount = 0;
+  for (const [sh, c] of counts) {
+    if (c > bestCount) {
+      best = sh;
+      bestCount = c;
+    }
+  }
+  return { shape: best, side: { steps: steps.length, repSteps: bestCount, shapes: counts.size, kernels: s.tokens[best]!.length } };
+}
+
+interface Forming {
+  removed: Int32Array;
+  added: Int32Array;
+  perLane: Map<number, number>;
+  /** Per lane index: the base positions of the hunks. */
+  positions: Map<number, number[]>;
+}
+
+const join = (a: Int32Array): string => Array.from(a).join(',');
+
+/** Find the rewrites from base to PR. */
+export function findRewrites(base: Sequences, pr: Sequences, options: Partial<RewriteOptions> = {}): Rewrites {
+  const opts: RewriteOptions = { ...DEFAULT_REWRITE_OPTIONS, ...options };
+  if (base.by !== pr.by) throw new Error(`rewrites: the sides were recorded by ${base.by} and by ${pr.by}`);
+  const texts: string[] = [];
+  const joint = new Map<string, number>();
+  const sides: [Side, Side] = [side(base, joint, texts), side(pr, joint, texts)];
+  const notes: string[] = [];
+  for (const [label, s] of [
+    ['base', base],
+    ['PR', pr],
+  ] as const) {
+    if (s.stats.splitSteps > 0)
+      notes.push(`${label}: ${s.stats.splitSteps} steps came in more than one run of rows; each run is a step of its own here`);
+    if (s.stats.pastLaneLimit > 0)
+      notes.push(`${label}: ${s.stats.pastLaneLimit} compute kernels on ranks and streams past the first ${MAX_LANES} are not in any step`);
+    if (s.stats.withoutStep > 0) notes.push(`${label}: ${s.stats.withoutStep} compute kernels without a Step Id are not in any step`);
+  }
+
+  // 1. Lanes, paired by rank and stream (one stream each side with different ids: paired, and said).
+  const pairs = pairLanes(sides, notes);
+  const lanes: Lane[] = [];
+  const reps: { base: number; pr: number; lane: number }[] = [];
+  const alignments = new Map<string, Hunk[] | { lowerBound: number }>();
+  const forming = new Map<string, Forming>();
+  for (const p of pairs) {
+    const b = p.base === null ? null : representative(sides[0], sides[0].lanes.get(p.base)!);
+    const r = p.pr === null ? null : representative(sides[1], sides[1].lanes.get(p.pr)!);
+    const lane: Lane = {
+      rank: p.rank,
+      stream: p.stream,
+      base: b?.side ?? null,
+      pr: r?.side ?? null,
+      status: 'one-side',
+      edits: null,
+      lowerBound: 0,
+      maxEdits: 0,
+    };
+    lanes.push(lane);
+    if (b === null || r === null) continue;
+    const laneIndex = lanes.length - 1;
+    reps.push({ base: b.shape, pr: r.shape, lane: laneIndex });
+    const ta = sides[0].tokens[b.shape]!;
+    const tb = sides[1].tokens[r.shape]!;
+    lane.lowerBound = editLowerBound(ta, tb);
+    lane.maxEdits = Math.min(opts.maxEdits, Math.floor(opts.maxWork / Math.max(1, ta.length + tb.length)));
+    const cacheKey = `${b.shape}:${r.shape}`;
+    let result = alignments.get(cacheKey);
+    if (result === undefined) {
+      const al = alignSequences(ta, tb, lane.maxEdits);
+      result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, al);
+      alignments.set(cacheKey, result);
+    }
+    if (!Array.isArray(result)) {
+      lane.status = 'too-different';
+      continue;
+    }
+    lane.status = 'aligned';
+    lane.edits = result.reduce((n, h) => n + h.aLen + h.bLen, 0);
+    // 3. Group the hunks by what they removed and added.
+    for (const h of result) {
+      // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
+      const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
+      const aLen = h.aLen / copies;
+      const bLen = h.bLen / copies;
+      const removed = ta.subarray(h.aStart, h.aStart + aLen);
+      const added = tb.subarray(h.bStart, h.bStart + bLen);
+      const key = `${join(removed)}>${join(added)}`;
+      const f = entry(forming, key, () => ({ removed: removed.slice(), added: added.slice(), perLane: new Map(), positions: new Map() }));
+      f.perLane.set(laneIndex, (f.perLane.get(laneIndex) ?? 0) + copies);
+      const pos = entry(f.positions, laneIndex, () => []);
+      for (let c = 0; c < copies; c++) pos.push(h.aStart + c * aLen);
+    }
+  }
+
+  // The layer marker, from the first aligned lane's representative steps.
+  const marker = findMarker(sides, reps, [...forming.values()], opts, texts);
+  if (opts.layerMarker !== null && marker === null) notes.push(`the layer marker ${opts.layerMarker} runs on neither side; layers are not shown`);
+  const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
+  const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
+    if (marker === null) return [];
+    return entry(markerCache[sideIndex], shape, () => markerPositions(sides[sideIndex].tokens[shape]!, marker.id));
+  };
+
+  // 4. Verify each rewrite on every step.
+  const rewrites: Rewrite[] = [];
+  const applied: { removed: Int32Array; added: Int32Array; chains: number }[] = [];
+  // The largest first (kernels changed over the lanes' representative steps), then by text: verified up to MAX_VERIFIED.
+  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
+  const ordered = [...forming.values()].sort(
+    (x, y) =>
+      size(y) - size(x) ||
+      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
+      cmp(join(x.added), join(y.added)),
+  );
+  const unverified = { rewrites: 0, removed: 0, added: 0 };
+  for (const f of ordered.slice(MAX_VERIFIED)) {
+    const copies = [...f.perLane.values()].reduce((n, c) => n + c, 0);
+    unverified.rewrites++;
+    unverified.removed += copies * f.removed.length;
+    unverified.added += copies * f.added.length;
+  }
+  if (unverified.rewrites > 0) notes.push(`${unverified.rewrites} smaller rewrites are not verified (only the ${MAX_VERIFIED} largest are)`);
+  for (const f of ordered.slice(0, MAX_VERIFIED)) {
+    const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
+    const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
+    const fromRemoved = removedChains.base - removedChains.pr;
+    const fromAdded = addedChains.pr - addedChains.base;
+    const chains = Math.max(0, f.removed.length === 0 ? fromAdded : f.added.length === 0 ? fromRemoved : Math.min(fromRemoved, fromAdded));
+    const baseTime = chainTime(sides[0], f.removed);
+    const prTime = chainTime(sides[1], f.added);
+    const baseSamples = baseTime?.perStepTicks ?? [];
+    // Nothing in the chain's place: each PR step spends no time on it.
+    const prSamples = f.added.length === 0 ? baseSamples.map(() => 0) : (prTime?.perStepTicks ?? []);
+    const saving = judge(f.removed.length === 0 ? prSamples.map(() => 0) : baseSamples, prSamples, opts.noise, {
+      base: baseTime?.medianTicks ?? 0,
+      pr: prTime?.medianTicks ?? 0,
+    });
+    const laneIds = [...f.perLane.keys()].sort((x, y) => x - y);
+    const perLaneCounts = laneIds.map((l) => f.perLane.get(l)!);
+    let layers: number[] | null = null;
+    let layerCount: number | null = null;
+    if (marker !== null) {
+      const set = new Set<number>();
+      for (const l of laneIds) {
+        const rep = reps.find((x) => x.lane === l)!;
+        const m = markersOf(0, rep.base);
+        layerCount = Math.max(layerCount ?? 0, m.length);
+        for (const p of f.positions.get(l)!) {
+          const layer = layerOf(m, p, p + Math.max(1, f.removed.length));
+          if (layer !== null) set.add(layer);
+        }
+      }
+      layers = [...set].sort((x, y) => x - y);
+    }
+    applied.push({ removed: f.removed, added: f.added, chains });
+    const k = Math.floor(f.removed.length / 4);
+    const notFused = f.removed.length >= 2 ? notFusedSites(sides[1], f.removed, k, markersOf, texts) : [];
+    rewrites.push({
+      removed: Array.from(f.removed, (t) => texts[t]!),
+      added: Array.from(f.added, (t) => texts[t]!),
+      perStep: { min: Math.min(...perLaneCounts), max: Math.max(...perLaneCounts) },
+      ranks: [...new Set(laneIds.map((l) => lanes[l]!.rank))].sort(compareRanks),
+      chains,
+      removedChains,
+      addedChains,
+      layers,
+      layerCount,
+      base: baseTime,
+      pr: prTime,
+      saving,
+      totalSavingTicks: Number.isFinite(saving.delta) ? saving.delta * chains : 0,
+      notFused,
+      notFusedEdits: k,
+    });
+  }
+  // Documented order: most kernels removed (chains × chain length) first, then most chains, then by text.
+  rewrites.sort(
+    (x, y) =>
+      y.chains * y.removed.length - x.chains * x.removed.length ||
+      y.chains - x.chains ||
+      cmp(x.removed.join('\u0000'), y.removed.join('\u0000')) ||
+      cmp(x.added.join('\u0000'), y.added.join('\u0000')),
+  );
+
+  return {
+    by: base.by,
+    lanes,
+    marker: marker === null ? null : { token: texts[marker.id]!, auto: marker.auto },
+    rewrites,
+    conservation: conservation(sides, applied, texts),
+    unverified,
+    notes,
+  };
+}
+
+/** How many times a sequence is one unit repeated (the shortest unit); 1 for an empty one. */
+function periods(x: Int32Array): number {
+  const n = x.length;
+  for (let p = 1; p <= n >> 1; p++) {
+    if (n % p !== 0) continue;
+    let ok = true;
+    for (let i = p; i < n && ok; i++) ok = x[i] === x[i - p];
+    if (ok) return n / p;
+  }
+  return 1;
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Into how many equal copies of one (removed → added) a hunk splits: the largest common repeat count. */
+function repeats(removed: Int32Array, added: Int32Array): number {
+  if (removed.length === 0) return periods(added);
+  if (added.length === 0) return periods(removed);
+  const r = periods(removed);
+  const a = periods(added);
+  // A repeat count of each that divides both (a unit repeated 4 times is also a double unit repeated twice).
+  return gcd(r, a);
+}
+
+/** The value of `key` in `map`, made and stored first when there is none. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface LanePair {
+  rank: string;
+  stream: string;
+  base: string | null;
+  pr: string | null;
+}
+
+/**
+ * Lanes paired by rank and stream id. Streams of a rank that have no partner of the same id (a side without a
+ * Stream ID column, stream ids that changed between runs) are paired largest with largest (by kernels), and said.
+ */
+function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
+  const split = (key: string): [string, string] => JSON.parse(key) as [string, string];
+  const byRank: Map<string, [string[], string[]]> = new Map();
+  for (const i of [0, 1] as const) {
+    for (const key of sides[i].lanes.keys()) {
+      const [rank] = split(key);
+      entry(byRank, rank, (): [string[], string[]] => [[], []])[i].push(key);
+    }
+  }
+  const kernels = (i: 0 | 1, key: string): number => {
+    let n = 0;
+    for (const st of sides[i].lanes.get(key)!) n += sides[i].tokens[sides[i].seq.steps[st]!.shape]!.length;
+    return n;
+  };
+  const out: LanePair[] = [];
+  for (const rank of [...byRank.keys()].sort(compareRanks)) {
+    const [b, p] = byRank.get(rank)!;
+    const pairs: LanePair[] = [];
+    for (const key of b) if (p.includes(key)) pairs.push({ rank, stream: split(key)[1], base: key, pr: key });
+    const bySize = (i: 0 | 1, keys: string[]) =>
+      keys.map((key) => ({ key, n: kernels(i, key) })).sort((x, y) => y.n - x.n || compareRanks(split(x.key)[1], split(y.key)[1]));
+    const lb = bySize(
+      0,
+      b.filter((k) => !p.includes(k)),
+    );
+    const lp = bySize(
+      1,
+      p.filter((k) => !b.includes(k)),
+    );
+    for (let i = 0; i < Math.max(lb.length, lp.length); i++) {
+      const x = lb[i];
+      const y = lp[i];
+      if (x !== undefined && y !== undefined) {
+        const sb = split(x.key)[1];
+        const sp = split(y.key)[1];
+        notes.push(`rank ${rank}: stream ${sb} of the base is compared with stream ${sp} of the PR (no stream of the same id on the other side)`);
+        pairs.push({ rank, stream: `${sb}/${sp}`, base: x.key, pr: y.key });
+      } else if (x !== undefined) pairs.push({ rank, stream: split(x.key)[1], base: x.key, pr: null });
+      else if (y !== undefined) pairs.push({ rank, stream: split(y.key)[1], base: null, pr: y.key });
+    }
+    // The lanes compared first, then those on one side only; each by stream.
+    const oneSide = (l: LanePair) => (l.base === null || l.pr === null ? 1 : 0);
+    pairs.sort((x, y) => oneSide(x) - oneSide(y) || compareRanks(x.stream, y.stream));
+    out.push(...pairs);
+  }
+  return out;
+}
+
+/** Exact occurrences of a chain over every step of a side. */
+function occurrencesOver(s: Side, chain: Int32Array): number {
+  if (chain.length === 0) return 0;
+  let n = 0;
+  s.seq.shapes.forEach((shape, i) => {
+    if (shape.instances > 0) n += exactOccurrences(s.tokens[i]!, chain).length * shape.instances;
+  });
+  return n;
+}
+
+/** The time of a chain on one side, from its exact occurrences; null when it does not occur (or is empty). */
+function chainTime(s: Side, chain: Int32Array): ChainTime | null {
+  if (chain.length === 0) return null;
+  const m = chain.length;
+  const sums: number[] = [];
+  const spans: number[] = [];
+  const perStep: number[] = [];
+  let exactSum = 0;
+  let exactCount = 0;
+  s.seq.shapes.forEach((shape: StepShape, i) => {
+    const occ = exactOccurrences(s.tokens[i]!, chain);
+    if (occ.length === 0) return;
+    for (const o of occ) for (let j = o; j < o + m; j++) exactSum += shape.sumTicks[j]!;
+    exactCount += occ.length * shape.instances;
+    for (let k = 0; k < shape.sampled.length; k++) {
+      const durs = shape.sampleDurTicks[k]!;
+      const starts = shape.sampleStartTicks[k]!;
+      let stepSum = 0;
+      for (const o of occ) {
+        let sum = 0;
+        let end = Number.NEGATIVE_INFINITY;
+        for (let j = o; j < o + m; j++) {
+          sum += durs[j]!;
+          end = Math.max(end, starts[j]! + durs[j]!);
+        }
+        sums.push(sum);
+        spans.push(end - starts[o]!);
+        stepSum += sum;
+      }
+      perStep.push(stepSum / occ.length);
+    }
+  });
+  if (exactCount === 0) return null;
+  return {
+    occurrences: sums.length,
+    medianTicks: median(sums),
+    medianSpanTicks: median(spans),
+    meanTicks: exactSum / exactCount,
+    perStepTicks: perStep,
+  };
+}
+
+function notFusedSites(s: Side, chain: Int32Array, k: number, markersOf: (side: 0 | 1, shape: number) => number[], texts: string[]): NotFused[] {
+  // Sites per shape, then the lanes and steps that have the shape.
+  const sitesByShape = new Map<number, ReturnType<typeof nearOccurrences>>();
+  s.seq.shapes.forEach((shape, i) => {
+    if (shape.instances === 0) return;
+    const sites = nearOccurrences(s.tokens[i]!, chain, k);
+    if (sites.length > 0) sitesByShape.set(i, sites);
+  });
+  if (sitesByShape.size === 0) return [];
+  // The steps of each (rank, stream, shape) once, then one entry per site of the shape.
+  const groups = new Map<string, { rank: string; stream: string; shape: number; steps: number[] }>();
+  for (const st of s.seq.steps) {
+    if (!sitesByShape.has(st.shape)) continue;
+    const key = `${st.rank}:${st.stream}:${st.shape}`;
+    entry(groups, key, () => ({ rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] as number[] })).steps.push(
+      st.step,
+    );
+  }
+  const out: NotFused[] = [];
+  for (const g of groups.values()) {
+    const m = markersOf(1, g.shape);
+    const steps = [...new Set(g.steps)].sort((x, y) => x - y);
+    for (const site of sitesByShape.get(g.shape)!) {
+      out.push({
+        rank: g.rank,
+        stream: g.stream,
+        steps,
+        layer: m.length > 0 ? layerOf(m, site.start, site.end) : null,
+        layers: m.length,
+        position: site.start,
+        tokens: Array.from(s.tokens[g.shape]!.subarray(site.start, site.end), (t) => texts[t]!),
+        edits: site.edits,
+      });
+    }
+  }
+  out.sort(
+    (x, y) =>
+      compareRanks(x.rank, y.rank) ||
+      cmp(x.stream, y.stream) ||
+      (x.layer ?? -1) - (y.layer ?? -1) ||
+      x.position - y.position ||
+      (x.steps[0] ?? 0) - (y.steps[0] ?? 0),
+  );
+  return out;
+}
+
+function findMarker(
+  sides: [Side, Side],
+  reps: { base: number; pr: number }[],
+  forming: Forming[],
+  opts: RewriteOptions,
+  texts: string[],
+): { id: number; auto: boolean } | null {
+  if (opts.layerMarker !== null) {
+    const id = texts.indexOf(opts.layerMarker);
+    // A marker that is in neither profile leaves the rewrites without layers; the caller says so.
+    return id < 0 ? null : { id, auto: false };
+  }
+  const first = reps[0];
+  if (first === undefined || forming.length === 0) return null;
+  const a = sides[0].tokens[first.base]!;
+  const b = sides[1].tokens[first.pr]!;
+  const touched = new Set<number>();
+  const sites: MarkerSite[] = [];
+  let maxPerStep = 0;
+  for (const f of forming) {
+    for (const t of f.removed) touched.add(t);
+    for (const t of f.added) touched.add(t);
+    let perStep = 0;
+    if (f.removed.length > 0) {
+      const exact = exactOccurrences(a, f.removed);
+      for (const o of exact) sites.push({ side: 0, start: o, end: o + f.removed.length });
+      perStep = exact.length;
+      if (f.removed.length >= 2) {
+        const k = Math.floor(f.removed.length / 4);
+        const near = nearOccurrences(a, f.removed, k);
+        perStep = Math.max(perStep, near.length);
+        for (const s of near) if (s.edits > 0) sites.push({ side: 0, start: s.start, end: s.end });
+        for (const s of nearOccurrences(b, f.removed, k)) sites.push({ side: 1, start: s.start, end: s.end });
+      }
+    }
+    if (f.added.length > 0) {
+      const exact = exactOccurrences(b, f.added);
+      for (const o of exact) sites.push({ side: 1, start: o, end: o + f.added.length });
+      perStep = Math.max(perStep, exact.length);
+    }
+    maxPerStep = Math.max(maxPerStep, perStep);
+  }
+  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts);
+  return id === null ? null : { id, auto: true };
+}
+
+function conservation(sides: [Side, Side], applied: { removed: Int32Array; added: Int32Array; chains: number }[], texts: string[]): Conservation {
+  const counts: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
+  for (const i of [0, 1] as const) {
+    sides[i].seq.shapes.forEach((shape, j) => {
+      if (shape.instances === 0) return;
+      for (const t of sides[i].tokens[j]!) counts[i].set(t, (counts[i].get(t) ?? 0) + shape.instances);
+    });
+  }
+  const explained = new Map<number, number>();
+  for (const f of applied) {
+    for (const t of f.removed) explained.set(t, (explained.get(t) ?? 0) - f.chains);
+    for (const t of f.added) explained.set(t, (explained.get(t) ?? 0) + f.chains);
+  }
+  const out: Conservation = { removed: 0, added: 0, removedAccounted: 0, addedAccounted: 0, rest: [] };
+  const all = new Set([...counts[0].keys(), ...counts[1].keys(), ...explained.keys()]);
+  for (const t of all) {
+    const b = counts[0].get(t) ?? 0;
+    const p = counts[1].get(t) ?? 0;
+    const observed = p - b;
+    const e = explained.get(t) ?? 0;
+    if (observed < 0) {
+      out.removed += -observed;
+      if (e < 0) out.removedAccounted += Math.min(-observed, -e);
+    } else if (observed > 0) {
+      out.added += observed;
+      if (e > 0) out.addedAccounted += Math.min(observed, e);
+    }
+    if (observed !== e) out.rest.push({ token: texts[t]!, base: b, pr: p, observed, explained: e });
+  }
+  out.rest.sort((x, y) => Math.abs(y.observed - y.explained) - Math.abs(x.observed - x.explained) || cmp(x.token, y.token));
+  return out;
+}

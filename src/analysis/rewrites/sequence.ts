@@ -1,0 +1,431 @@
+// The kernel sequence of a profile, as the rewrites analysis needs it: per rank and compute stream, per step, the
+// ordered tokens (a token is the grouping key of `--by`: the type by default) with each kernel's duration and
+// start time, all in integer ticks of 0.1 ns (model.ts TICKS_PER_US).
+//
+// Built while the rows are read, in file order, by a SequenceRecorder. Steps repeat, so the recorder does not keep
+// rows; it keeps:
+//   - one open step per (rank, stream) lane: its tokens, durations and starts in reused typed arrays (the longest
+//     step of the lane, not the file);
+//   - each distinct step shape (token sequence) once, interned by a hash of its tokens (compared in full on a hit),
+//     with the sum of durations per position over every step of that shape (exact means for any chain);
+//   - for at most SAMPLE_CAP steps of each shape, the per-kernel durations and starts (relative to the step's first
+//     start), for medians and per-step samples of a chain's time and wall span. The steps kept are spread evenly
+//     over the run (every stride-th step of the shape; the stride doubles when the sample is full), so that
+//     warm-up steps do not stand for the whole run, and the choice is deterministic;
+//   - one small record per step (rank, stream, Step Id, shape, first start, last end).
+// So memory grows with distinct step shapes (and steps), not with rows: a 700k-row export of 300 steps of one
+// shape keeps one shape of ~2,400 tokens, 64 sampled steps and 300 step records.
+//
+// Communication kernels (core COMMUNICATION or HCCL, type or name `hcom_*`, `lccl*`) are kept out: their
+// interleaving with compute kernels varies from run to run. Rows without a Step Id are kept out too (counted).
+
+import { groupKey } from '../../aggregate/group.js';
+import { TICKS_PER_US, type GroupBy } from '../../model/model.js';
+
+/** Sampled steps kept per shape (see the top of this file). */
+export const SAMPLE_CAP = 64;
+
+/** The fields of one kernel that a token is made from. */
+export interface KernelFields {
+  name: string | null;
+  type: string | null;
+  core: string | null;
+  shapes: string | null;
+}
+
+/** A communication kernel: on the COMMUNICATION / HCCL core, or of an `hcom_*` / `lccl*` type or name. */
+export function isCommunicationKernel(k: KernelFields): boolean {
+  if (k.core === 'COMMUNICATION' || k.core === 'HCCL') return true;
+  for (const v of [k.type, k.name]) {
+    if (v === null) continue;
+    const lower = v.toLowerCase();
+    if (lower.startsWith('hcom_') || lower.startsWith('lccl')) return true;
+  }
+  return false;
+}
+
+/** The token text of a kernel under `--by`, or null for a communication kernel (kept out of the sequence). */
+export function tokenKey(by: GroupBy, k: KernelFields): string | null {
+  if (isCommunicationKernel(k)) return null;
+  return groupKey(by, k);
+}
+
+/** Token texts ↔ small integer ids, in order of first appearance. */
+export class TokenTable {
+  readonly texts: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  intern(text: string): number {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.texts.push(text);
+      this.ids.set(text, id);
+    }
+    return id;
+  }
+
+  get(text: string): number | undefined {
+    return this.ids.get(text);
+  }
+}
+
+/** One distinct token sequence of a step, and what is kept of the steps that had it. */
+export interface StepShape {
+  id: number;
+  tokens: Int32Array;
+  /** Steps recorded with this shape (every rank and stream). */
+  instances: number;
+  /** Sum of durations per position over all those steps, in ticks. */
+  sumTicks: Float64Array;
+  /** The sampled steps: indexes into Sequences.steps, in recording order. */
+  sampled: number[];
+  /** Per sampled step (same order): each kernel's duration, in ticks. */
+  sampleDurTicks: Float64Array[];
+  /** Per sampled step: each kernel's start, in ticks after the step's first start. */
+  sampleStartTicks: Float64Array[];
+  /** Internal: every `stride`-th step of this shape is sampled. */
+  stride: number;
+}
+
+/** One step of one rank and stream. */
+export interface StepRecord {
+  /** Index into Sequences.ranks. */
+  rank: number;
+  /** Index into Sequences.streams. */
+  stream: number;
+  step: number;
+  shape: number;
+  /** First kernel start and last kernel end, in ticks after the recorder's origin of its rank. */
+  startTicks: number;
+  endTicks: number;
+  /** The step's kernels came in more than one run of rows (another step of the lane came in between). */
+  split: boolean;
+}
+
+/** What a recorder saw and kept out, so that totals can be checked. */
+export interface SequenceStats {
+  /** Compute kernels recorded (in a step). */
+  kernels: number;
+  /** Communication kernels kept out. */
+  communication: number;
+  /** Compute kernels without a Step Id, kept out. */
+  withoutStep: number;
+  /** Rows whose start time could not be read (recorded with the previous kernel's end as start). */
+  badStart: number;
+  /** Kernels that started before the previous kernel of their lane (file order is kept). */
+  outOfOrder: number;
+  /** Steps whose rows were not contiguous in their lane. */
+  splitSteps: number;
+  /** Compute kernels kept out because their rank and stream would have been lane MAX_LANES + 1 or later. */
+  pastLaneLimit: number;
+}
+
+/** The ordered kernels of one profile (one side of a diff). */
+export interface Sequences {
+  by: GroupBy;
+  tokens: string[];
+  ranks: string[];
+  streams: string[];
+  shapes: StepShape[];
+  steps: StepRecord[];
+  stats: SequenceStats;
+}
+
+/** A lane's open step. */
+interface Lane {
+  rank: number;
+  stream: number;
+  step: number;
+  n: number;
+  hash: number;
+  tokens: Int32Array;
+  durs: Float64Array;
+  starts: Float64Array;
+  first: number;
+  last: number;
+  prevStart: number;
+  /** Step Ids this lane has closed already (to tell a split step). */
+  closed: Set<number>;
+}
+
+const EMPTY_LANE_CAPACITY = 16;
+
+/**
+ * The most (rank, stream) lanes one recorder keeps. Stream ids come from the file: a damaged or hostile one with
+ * a new id on every row must not make a lane (and its buffers) per row. Kernels past it are counted, not kept.
+ */
+export const MAX_LANES = 4096;
+
+/**
+ * Records kernels in file order. `add` once per compute kernel (see `tokenKey`; `skipCommunication` and
+ * `skipWithoutStep` for the rows kept out, so that they are counted); `finish` once at the end.
+ */
+export class SequenceRecorder {
+  readonly table = new TokenTable();
+  private readonly ranks = new TokenTable();
+  private readonly streams = new TokenTable();
+  private readonly lanes = new Map<number, Lane>();
+  private lastLane: Lane | null = null;
+  private readonly shapes: StepShape[] = [];
+  private readonly byHash = new Map<number, number[]>();
+  private readonly steps: StepRecord[] = [];
+  private readonly stats: SequenceStats = {
+    kernels: 0,
+    communication: 0,
+    withoutStep: 0,
+    badStart: 0,
+    outOfOrder: 0,
+    splitSteps: 0,
+    pastLaneLimit: 0,
+  };
+  private done = false;
+
+  constructor(readonly by: GroupBy) {}
+
+  /** The id of a rank text (for `add`). */
+  rank(text: string): number {
+    return this.ranks.intern(text);
+  }
+
+  /** The id of a stream text (for `add`); `-` when the export has no Stream ID. */
+  stream(text: string): number {
+    return this.streams.intern(text);
+  }
+
+  skipCommunication(): void {
+    this.stats.communication++;
+  }
+
+  skipWithoutStep(): void {
+    this.stats.withoutStep++;
+  }
+
+  /**
+   * One compute kernel with a Step Id. `token` from `table.intern(tokenKey(...))`; `durTicks` its duration;
+   * `startTicks` its start after any origin that is the same for all rows of the rank (NaN when unreadable).
+   */
+  add(rank: number, stream: number, step: number, token: number, durTicks: number, startTicks: number): void {
+    let lane = this.lastLane;
+    if (lane === null || lane.rank !== rank || lane.stream !== stream) {
+      const found = this.lane(rank, stream);
+      if (found === null) {
+        this.stats.pastLaneLimit++;
+        return;
+      }
+      lane = found;
+    }
+    if (lane.step !== step) this.open(lane, step);
+    if (!Number.isFinite(startTicks)) {
+      this.stats.badStart++;
+      startTicks = lane.n > 0 ? lane.last : 0;
+    }
+    if (lane.n === lane.tokens.length) grow(lane);
+    const i = lane.n++;
+    lane.tokens[i] = token;
+    lane.durs[i] = durTicks;
+    lane.starts[i] = startTicks;
+    lane.hash = Math.imul(lane.hash ^ token, 0x01000193);
+    if (i === 0) {
+      lane.first = startTicks;
+      lane.last = startTicks + durTicks;
+    } else {
+      if (startTicks < lane.prevStart) this.stats.outOfOrder++;
+      if (startTicks < lane.first) lane.first = startTicks;
+      if (startTicks + durTicks > lane.last) lane.last = startTicks + durTicks;
+    }
+    lane.prevStart = startTicks;
+    this.stats.kernels++;
+  }
+
+  finish(): Sequences {
+    if (!this.done) {
+      for (const lane of [...this.lanes.values()].sort((a, b) => a.rank - b.rank || a.stream - b.stream)) this.close(lane);
+      this.done = true;
+    }
+    return {
+      by: this.by,
+      tokens: this.table.texts,
+      ranks: this.ranks.texts,
+      streams: this.streams.texts,
+      shapes: this.shapes,
+      steps: this.steps,
+      stats: this.stats,
+    };
+  }
+
+  /** The lane of (rank, stream), made when first seen; null past MAX_LANES. */
+  private lane(rank: number, stream: number): Lane | null {
+    // Ids are small integers from rank() and stream(): an exact key below 2^53.
+    const key = rank * 2 ** 26 + stream;
+    let lane = this.lanes.get(key);
+    if (lane === undefined) {
+      if (this.lanes.size >= MAX_LANES) return null;
+      lane = {
+        rank,
+        stream,
+        step: Number.NaN,
+        n: 0,
+        hash: 0x811c9dc5,
+        tokens: new Int32Array(EMPTY_LANE_CAPACITY),
+        durs: new Float64Array(EMPTY_LANE_CAPACITY),
+        starts: new Float64Array(EMPTY_LANE_CAPACITY),
+        first: 0,
+        last: 0,
+        prevStart: Number.NEGATIVE_INFINITY,
+        closed: new Set(),
+      };
+      this.lanes.set(key, lane);
+    }
+    this.lastLane = lane;
+    return lane;
+  }
+
+  private open(lane: Lane, step: number): void {
+    this.close(lane);
+    lane.step = step;
+  }
+
+  private close(lane: Lane): void {
+    if (lane.n === 0) return;
+    const n = lane.n;
+    const shape = this.intern(lane.tokens.subarray(0, n), Math.imul(lane.hash ^ n, 0x01000193));
+    const split = lane.closed.has(lane.step);
+    if (split) this.stats.splitSteps++;
+    lane.closed.add(lane.step);
+    const index = this.steps.length;
+    this.steps.push({ rank: lane.rank, stream: lane.stream, step: lane.step, shape: shape.id, startTicks: lane.first, endTicks: lane.last, split });
+    const sums = shape.sumTicks;
+    for (let i = 0; i < n; i++) sums[i]! += lane.durs[i]!;
+    const seen = shape.instances++;
+    if (seen % shape.stride === 0) {
+      if (shape.sampled.length === SAMPLE_CAP) thin(shape);
+      if (seen % shape.stride === 0) {
+        const starts = new Float64Array(n);
+        for (let i = 0; i < n; i++) starts[i] = lane.starts[i]! - lane.first;
+        shape.sampled.push(index);
+        shape.sampleDurTicks.push(lane.durs.slice(0, n));
+        shape.sampleStartTicks.push(starts);
+      }
+    }
+    lane.n = 0;
+    lane.hash = 0x811c9dc5;
+    lane.prevStart = Number.NEGATIVE_INFINITY;
+  }
+
+  private intern(tokens: Int32Array, hash: number): StepShape {
+    const ids = this.byHash.get(hash);
+    if (ids !== undefined) {
+      for (const id of ids) {
+        const s = this.shapes[id]!;
+        if (sameTokens(s.tokens, tokens)) return s;
+      }
+    }
+    const shape: StepShape = {
+      id: this.shapes.length,
+      tokens: tokens.slice(),
+      instances: 0,
+      sumTicks: new Float64Array(tokens.length),
+      sampled: [],
+      sampleDurTicks: [],
+      sampleStartTicks: [],
+      stride: 1,
+    };
+    this.shapes.push(shape);
+    if (ids === undefined) this.byHash.set(hash, [shape.id]);
+    else ids.push(shape.id);
+    return shape;
+  }
+}
+
+/** Keep every other sampled step (those whose rank among the shape's steps is a multiple of the doubled stride). */
+function thin(shape: StepShape): void {
+  const keep: number[] = [];
+  for (let j = 0; j < shape.sampled.length; j += 2) keep.push(j);
+  shape.sampled = keep.map((j) => shape.sampled[j]!);
+  shape.sampleDurTicks = keep.map((j) => shape.sampleDurTicks[j]!);
+  shape.sampleStartTicks = keep.map((j) => shape.sampleStartTicks[j]!);
+  shape.stride *= 2;
+}
+
+function sameTokens(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function grow(lane: Lane): void {
+  const size = lane.tokens.length * 2;
+  const tokens = new Int32Array(size);
+  tokens.set(lane.tokens);
+  const durs = new Float64Array(size);
+  durs.set(lane.durs);
+  const starts = new Float64Array(size);
+  starts.set(lane.starts);
+  lane.tokens = tokens;
+  lane.durs = durs;
+  lane.starts = starts;
+}
+
+/**
+ * A start time cell (`1764246877073569.640`, a trailing TAB allowed) as exact integer ticks after `originUs`
+ * (whole µs; the same for every row of a rank, e.g. the integer part of its first start). NaN when unreadable.
+ * Exact where parsing the cell as a double would not be: 1.7e15 µs is 1.7e19 ticks, past 2^53.
+ */
+export function startTicksAfter(cell: string, originUs: number): number {
+  const n = cell.length;
+  if (n > cellBytes.length) cellBytes = new Uint8Array(n * 2);
+  for (let i = 0; i < n; i++) {
+    const c = cell.charCodeAt(i);
+    // Any character past Latin-1 makes the cell unreadable (0 is neither a digit, a dot nor a space).
+    cellBytes[i] = c < 256 ? c : 0;
+  }
+  return startTicksAfterBytes(cellBytes, 0, n, originUs);
+}
+
+/** A buffer reused by startTicksAfter (no allocation per row). */
+let cellBytes = new Uint8Array(64);
+
+/**
+ * startTicksAfter on the bytes `b[s, e)` of a cell, for a reader that has the row's bytes: by byte values, not a
+ * regular expression, as it runs once per row.
+ */
+export function startTicksAfterBytes(b: Uint8Array, s: number, e: number, originUs: number): number {
+  let i = s;
+  while (i < e && isSpace(b[i]!)) i++;
+  let whole = 0;
+  const first = i;
+  for (; i < e; i++) {
+    const c = b[i]! - 48;
+    if (c < 0 || c > 9) break;
+    whole = whole * 10 + c;
+  }
+  if (i === first || !Number.isSafeInteger(whole)) return Number.NaN;
+  let ticks = 0;
+  if (i < e && b[i] === 46) {
+    i++;
+    // Ticks are 1e-4 µs: four decimals, rounded half up on the fifth (as durations are).
+    let place = 0;
+    for (; i < e; i++, place++) {
+      const c = b[i]! - 48;
+      if (c < 0 || c > 9) break;
+      if (place < 4) ticks = ticks * 10 + c;
+      else if (place === 4 && c >= 5) ticks++;
+    }
+    // Fewer than four decimals: scale up (ticks was rounded only when there were five or more).
+    for (; place < 4; place++) ticks *= 10;
+  }
+  while (i < e && isSpace(b[i]!)) i++;
+  if (i !== e) return Number.NaN;
+  return (whole - originUs) * TICKS_PER_US + ticks;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 10;
+}
+
+/** The whole µs of a start time cell, to use as a rank's origin for startTicksAfter (NaN when unreadable). */
+export function startOriginUs(cell: string): number {
+  const m = /^\s*(\d+)/.exec(cell);
+  return m === null ? Number.NaN : Number(m[1]);
+}

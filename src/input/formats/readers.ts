@@ -1,0 +1,51 @@
+// Each format's reader, bound to its id in the registry (registry.ts holds everything else about a format, and
+// the reader types). Two kinds of reader:
+// - `kernels`: reads one file of a rank's kernels into the rank's KernelTarget, and says what it found (a
+//   SourceFile). It opens the file itself, so it may be text or binary, row-based or not (a CSV scanner, a SQLite
+//   query, a streaming JSON tokenizer); the plan's files are read into one target, in order.
+// - `ranks`: reads one file that holds finished ranks (kprof's summary JSON), read in the main thread.
+
+export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from './registry.js';
+
+import { readTable } from './readTable.js';
+import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
+import { readSnapshot } from './snapshot.js';
+
+/** The CSV exports share one reader: the header says which of them a file is (detect.ts). */
+const csvTable: FormatReader = { kind: 'kernels', read: readTable };
+
+/** Every built-in format's reader: an id with no reader, or a reader of no id, does not compile. */
+const READERS = {
+  kernel_details: csvTable,
+  op_summary: csvTable,
+  op_statistic: csvTable,
+  summary_json: { kind: 'ranks', read: readSnapshot },
+} as const satisfies Record<FormatId, FormatReader>;
+
+const addedReaders = new Map<string, FormatReader>();
+
+/**
+ * Add a format at run time (a plug-in, or a test's toy format): resolve, read, messages and --help know it from
+ * then on. Such a format is read in the main thread (workers load the built-in table only).
+ */
+export function registerFormat(entry: FormatEntry): () => void {
+  const { reader, ...facts } = entry;
+  addFacts(facts);
+  addedReaders.set(facts.id, reader);
+  return () => {
+    removeFacts(facts.id);
+    addedReaders.delete(facts.id);
+  };
+}
+
+/** The reader of a format; an id no entry has is a bug of ours. */
+export function readerOf(id: string): FormatReader {
+  const r = (READERS as Record<string, FormatReader>)[id] ?? addedReaders.get(id);
+  if (r === undefined) throw new Error(`no reader for format id ${JSON.stringify(id)}`);
+  return r;
+}
+
+/** Can a worker thread read this format (one of the built-in table)? */
+export function readInWorker(id: string): boolean {
+  return FORMATS.some((f) => f.id === id) && readerOf(id).kind === 'kernels';
+}

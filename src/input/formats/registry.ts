@@ -1,0 +1,403 @@
+// The input formats kprof reads, in one table: each format's id, how its files are recognised, what it can
+// answer, and how messages and --help name it. resolve.ts asks this table which files of a folder to read and as
+// what, read.ts reads a plan with the reader its format has (readers.ts binds them), and every "pass …" / "expected
+// …" / "looked for …" message and the --help text of <profile> are made from it.
+//
+// This module is a leaf: readers import it for their messages, so it imports no reader (readers.ts does).
+//
+// Adding a format (test/toyFormat.ts is a whole one, in 40 lines):
+// 1. A module under formats/ (formats/sqlite/, formats/trace/ …) with its reader: `kernels` (reads one file into
+//    the rank's KernelTarget and returns its SourceFile; it opens the file itself, text or binary) or `ranks`
+//    (a file of finished ranks, as a summary JSON is).
+// 2. Its entry in FORMATS below: id, what it holds, names / sniff / places, every answer, how messages name it.
+//    Order is preference: where two formats are found in one place, the earlier is read (a `--prefer` option
+//    can reorder them later). A sniff tells apart formats whose names overlap (*.json, *.db).
+// 3. Its line in readers.ts (READERS); the compiler refuses an id with no reader and an entry that leaves out
+//    an answer. Nothing else changes: resolve, read, --help, inspect and the messages read this table.
+// A format added at run time (registerFormat) is the same entry with its reader, read in the main thread.
+
+import type { Fields, RankData, SourceFile } from '../../model/model.js';
+import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
+import type { Engine } from '../engine.js';
+
+/** How a format answers a question about its kernels. */
+export type Answer =
+  /** Every file of the format does. */
+  | 'yes'
+  /** When the file has the column (or field) for it: said per file in inspect's `missing`. */
+  | 'column'
+  /** Never: a question that needs it is refused with what to pass instead. */
+  | 'no';
+
+/**
+ * What a format can answer. Every field is required, so an entry that leaves one out does not compile: a format
+ * that cannot say whether it has kernel order cannot be asked for a sequence view by mistake.
+ */
+export interface Answers {
+  /** Kernel names (op_statistic holds totals per type only). */
+  names: Answer;
+  /** Kernel (OP) types. */
+  types: Answer;
+  /** Core types: Accelerator Core / Task Type. */
+  cores: Answer;
+  /** Input shapes (for --by type+shapes). */
+  shapes: Answer;
+  /** Step ids. */
+  steps: Answer;
+  /** Start times (inspect's span). */
+  starts: Answer;
+  /** Kernels one at a time in the order they ran (a sequence view can follow them); 'no' for totals. */
+  order: Answer;
+  /**
+   * Where rank ids come from: the profile folder (profiler_info_*.json or its name), the folder or a column of the
+   * file (msprof's Device_id: one file can hold several devices), or the file itself (a summary JSON's perRank).
+   */
+  ranks: 'folder' | 'column' | 'file';
+}
+
+/** What a format's files hold, which decides how resolve and the commands treat them. */
+export type Holds =
+  /** One row (record) per kernel: the profile's own figures. */
+  | 'kernels'
+  /** Totals per kernel type, written by the profiler: read when a profile folder has no kernel table. */
+  | 'totals'
+  /** kprof's own summary, read back. */
+  | 'summary'
+  /** Data of a profile with no kernels in it (analysis.db, step_trace_time.csv): recognised, to say so. */
+  | 'nothing';
+
+/**
+ * Where in a profile a format's files are found (FORMATS.md §1):
+ * - `framework`: a torch_npu / MindSpore `ASCEND_PROFILER_OUTPUT` folder;
+ * - `msprof`: an msprof output folder (mindstudio_profiler_output in a PROF_ folder, or its older device_N/summary);
+ * - `loose`: a plain folder that holds export files itself (copied out of a profile);
+ * - `collection`: a folder of such files that is read as one multi-rank profile, each file its own ranks, when it
+ *   holds no profile folder (a folder of summary JSONs).
+ */
+export type Place = 'framework' | 'msprof' | 'loose' | 'collection';
+
+export interface Recognition {
+  /** Names its files have (tested on the base name), where it is found and when given alone. */
+  names: readonly RegExp[];
+  /**
+   * A test of the first bytes of a file (up to 64 KiB, unpacked when gzip): true claims the file whatever its name
+   * (SQLite's 16-byte header "SQLite format 3\0"; JSON that holds "traceEvents"). Asked only when the names of two
+   * formats with different readers match a file, so a plain read costs no extra open.
+   */
+  sniff?: (head: Uint8Array) => boolean;
+  /** Where it is found in a profile; [] for a format read only when given as a file. */
+  places: readonly Place[];
+  /** From a folder: the first of its files by name (one export), or all of them in order (slices of one export). */
+  takes: 'first' | 'all';
+}
+
+/** How messages and --help name a format. */
+export interface Naming {
+  /** As --help lists it: `kernel_details.csv`, `a summary JSON`. */
+  short: string;
+  /** As a note names it in passing: `kernel_details.csv`, `op_summary`. */
+  brief: string;
+  /** As "pass …" lists it: `kernel_details.csv`, `a kprof summary JSON (*.json)`. */
+  pass: string;
+  /** With its producer, for "expected …": `a torch_npu kernel_details.csv`. */
+  title: string;
+  /** Who writes it: `torch_npu`, `msprof`, `kprof`. */
+  by: string;
+  /** Where it is looked for, for "looked for …": `ASCEND_PROFILER_OUTPUT/kernel_details.csv`. */
+  lookedFor: readonly string[];
+  /** The start of its header as messages quote it, for a CSV format told apart by its header; null otherwise. */
+  header: string | null;
+}
+
+/** Everything kprof knows about a format but its reader (readers.ts adds that). */
+export interface FormatFacts<Id extends string = string> {
+  id: Id;
+  holds: Holds;
+  recognise: Recognition;
+  answers: Answers;
+  naming: Naming;
+  /** Its files may be gzipped (`.gz`), unpacked as they are read. */
+  gzip: boolean;
+  /**
+   * The format a file no entry claims is read as (the CSV family: a CSV's header says which of its formats it is).
+   * Exactly one entry has it.
+   */
+  fallback?: true;
+}
+
+/** Where a reader puts what it reads: the kernels into the rank's sink, what it could not read into its row log. */
+export type KernelTarget = KernelSink & RowLog;
+
+export interface KernelReadOptions {
+  /** Read input shapes into the group key. */
+  withShapes: boolean;
+  /** Sinks fed the same kernels beside the rank's own; they see no row problems. */
+  beside?: readonly KernelSink[] | undefined;
+  /** Route the rows of a file that holds several devices to one target per device id. */
+  split?: { targetFor(device: number): RankTarget };
+  /** Called with the number of (as stored) bytes read since the last call. */
+  onBytes?: ((n: number) => void) | undefined;
+  /** The scan engine of a text format (undefined: the default, see engine.ts). */
+  engine?: Engine | undefined;
+}
+
+export type FormatReader =
+  | { kind: 'kernels'; read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> }
+  | { kind: 'ranks'; read(path: string): RankData[] | Promise<RankData[]> };
+
+/** A format with its reader: what registerFormat takes. */
+export type FormatEntry = FormatFacts & { reader: FormatReader };
+
+const KERNEL_DETAILS = /^kernel_details\.csv(\.gz)?$/;
+const OP_SUMMARY = /^op_summary_.*\.csv(\.gz)?$/;
+const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
+const SUMMARY_JSON = /\.json(\.gz)?$/i;
+
+/** How kprof starts a summary JSON: `{"schemaVersion": N, "kind": "summary"` (pretty-printed or not, a BOM before, as bytes). */
+const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*,\s*"kind"\s*:\s*"summary"/;
+
+/**
+ * The formats kprof reads, in the order they are preferred where several are found in one place and listed in
+ * messages. A CSV of the first three is told apart by its header (detect.ts): its name only says where to look.
+ */
+export const FORMATS = [
+  {
+    id: 'kernel_details',
+    holds: 'kernels',
+    recognise: { names: [KERNEL_DETAILS], places: ['framework', 'loose'], takes: 'first' },
+    answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'column', order: 'yes', ranks: 'folder' },
+    naming: {
+      short: 'kernel_details.csv',
+      brief: 'kernel_details.csv',
+      pass: 'kernel_details.csv',
+      title: 'a torch_npu kernel_details.csv',
+      by: 'torch_npu',
+      lookedFor: ['ASCEND_PROFILER_OUTPUT/kernel_details.csv'],
+      header: '"Name,Type,…,Duration(us)"',
+    },
+    gzip: true,
+    fallback: true,
+  },
+  {
+    id: 'op_summary',
+    holds: 'kernels',
+    recognise: { names: [OP_SUMMARY], places: ['msprof', 'loose'], takes: 'all' },
+    answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'column', order: 'yes', ranks: 'column' },
+    naming: {
+      short: 'op_summary_*.csv',
+      brief: 'op_summary',
+      pass: 'op_summary_*.csv',
+      title: 'an msprof op_summary_*.csv',
+      by: 'msprof',
+      lookedFor: ['PROF_*/mindstudio_profiler_output/op_summary_*.csv', 'PROF_*/device_*/summary/op_summary_*.csv'],
+      header: '"Op Name,OP Type,…,Task Duration(us)"',
+    },
+    gzip: true,
+  },
+  {
+    id: 'op_statistic',
+    holds: 'totals',
+    recognise: { names: [OP_STATISTIC], places: ['framework', 'msprof', 'loose'], takes: 'all' },
+    answers: { names: 'no', types: 'yes', cores: 'yes', shapes: 'no', steps: 'no', starts: 'no', order: 'no', ranks: 'folder' },
+    naming: {
+      short: 'op_statistic*.csv',
+      brief: 'op_statistic',
+      pass: 'op_statistic*.csv',
+      title: 'an op_statistic*.csv',
+      by: 'msprof and torch_npu',
+      lookedFor: ['op_statistic*.csv'],
+      header: '"OP Type,Core Type,Count,Total Time(us),…"',
+    },
+    gzip: true,
+  },
+  {
+    id: 'summary_json',
+    holds: 'summary',
+    recognise: {
+      names: [SUMMARY_JSON],
+      // Another format's *.json (a trace) is told from a summary JSON by its content; a *.json that is neither is
+      // read as a summary JSON, whose reader says what it found instead.
+      sniff: (head) => SUMMARY_JSON_START.test(String.fromCharCode(...head.subarray(0, 256))),
+      places: ['collection'],
+      takes: 'all',
+    },
+    answers: { names: 'column', types: 'column', cores: 'column', shapes: 'column', steps: 'column', starts: 'no', order: 'no', ranks: 'file' },
+    naming: {
+      short: 'a summary JSON',
+      brief: 'summary JSON',
+      pass: 'a kprof summary JSON (*.json)',
+      title: 'a kprof summary JSON',
+      by: 'kprof',
+      lookedFor: ['summary JSONs (*.json)'],
+      header: null,
+    },
+    gzip: true,
+  },
+] as const satisfies readonly FormatFacts[];
+
+/** The id of a built-in format. */
+export type FormatId = (typeof FORMATS)[number]['id'];
+
+/** Formats added at run time (registerFormat in readers.ts): a plug-in, or a test's toy format. */
+const added: FormatFacts[] = [];
+
+/** Every format, built-in first, in the order of preference and of messages. */
+export function allFormats(): readonly FormatFacts[] {
+  return added.length === 0 ? FORMATS : [...FORMATS, ...added];
+}
+
+/** Add a format's facts (readers.ts registerFormat does, with its reader). */
+export function addFacts(facts: FormatFacts): void {
+  if (allFormats().some((f) => f.id === facts.id)) throw new Error(`format ${facts.id} is registered twice`);
+  if (facts.fallback) throw new Error(`format ${facts.id}: only the CSV family is the fallback`);
+  added.push(facts);
+}
+
+/** Remove a format added at run time (tests). */
+export function removeFacts(id: string): void {
+  const i = added.findIndex((f) => f.id === id);
+  if (i >= 0) added.splice(i, 1);
+}
+
+/** The facts of a format by id; an id no entry has is a bug of ours. */
+export function formatOf(id: string): FormatFacts {
+  const f = allFormats().find((x) => x.id === id);
+  if (f === undefined) throw new Error(`unknown format id ${JSON.stringify(id)}`);
+  return f;
+}
+
+/** The format a file no entry claims is read as. */
+export function fallbackFormat(): FormatFacts {
+  return FORMATS.find((f) => 'fallback' in f)!;
+}
+
+/** Is a file (by its base name) one of this format's? */
+export function namedAs(f: FormatFacts, name: string): boolean {
+  return f.recognise.names.some((re) => re.test(name));
+}
+
+/** The formats whose names match a file, in order. */
+export function formatsNamed(name: string): FormatFacts[] {
+  return allFormats().filter((f) => namedAs(f, name));
+}
+
+/** Formats found in a place, in order of preference; `holds` narrows them. */
+export function formatsIn(place: Place, holds?: Holds): FormatFacts[] {
+  return allFormats().filter((f) => f.recognise.places.includes(place) && (holds === undefined || f.holds === holds));
+}
+
+/** Is a rank of this format known only once its file is read (a summary JSON holds its own ranks)? */
+export function ranksInFile(id: string): boolean {
+  return formatOf(id).answers.ranks === 'file';
+}
+
+/** `a, b and c` / `a, b or c`. */
+function listed(items: readonly string[], last: 'and' | 'or'): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
+}
+
+/** Formats that a CSV header tells apart (detect.ts). */
+function csvFormats(): FormatFacts[] {
+  return allFormats().filter((f) => f.naming.header !== null);
+}
+
+/** Every format as "pass …" lists it: `kernel_details.csv, op_summary_*.csv, …, a kprof summary JSON (*.json)`. */
+export function passAnyFormat(): string {
+  return allFormats()
+    .filter((f) => f.holds !== 'nothing')
+    .map((f) => f.naming.pass)
+    .join(', ');
+}
+
+/** The CSV formats as "pass …" lists them: `kernel_details.csv, op_summary_*.csv, op_statistic*.csv`. */
+export function passCsvFormat(): string {
+  return csvFormats()
+    .filter((f) => f.holds !== 'nothing')
+    .map((f) => f.naming.pass)
+    .join(', ');
+}
+
+/** The CSV formats with their headers, for a CSV whose header is none of them. */
+export function expectedCsvFormat(): string {
+  return listed(
+    csvFormats()
+      .filter((f) => f.holds !== 'nothing')
+      .map((f) => `${f.naming.title} (${f.naming.header})`),
+    'or',
+  );
+}
+
+/**
+ * The profiler exports that hold kernels one by one with their names, for "pass the same run's …" when a question
+ * needs names: `kernel_details.csv or op_summary_*.csv`, with who writes each when `by` is asked for.
+ */
+export function passKernelTable(by = false): string {
+  const tables = allFormats().filter((f) => f.holds === 'kernels' && f.answers.names !== 'no' && f.recognise.places.some((p) => p !== 'collection'));
+  return listed(
+    tables.map((f) => (by ? `${f.naming.pass} (${f.naming.by})` : f.naming.pass)),
+    'or',
+  );
+}
+
+/** What a folder was searched for, for "no profile found": the places of a profile, then of a collection. */
+export function lookedForText(depth: number): string {
+  const inProfile = allFormats()
+    .filter((f) => f.recognise.places.some((p) => p !== 'collection'))
+    .flatMap((f) => f.naming.lookedFor);
+  const collected = formatsIn('collection').flatMap((f) => f.naming.lookedFor);
+  const own = collected.length > 0 ? `, and for ${listed(collected, 'or')} in the folder itself` : '';
+  return `${listed(inProfile, 'and')}, up to ${depth} levels down${own}`;
+}
+
+/** The kinds of folder and file a <profile> argument can be, for "pass …" after a folder held none. */
+export function passAnyFolder(): string {
+  const collections = formatsIn('collection').map((f) => `a folder of ${plural(f.naming.short)}`);
+  return `${['a *_ascend_pt folder', 'a PROF_* folder', 'a folder of ranks', ...collections].join(', ')}, or a file`;
+}
+
+/** `a summary JSON` → `summary JSONs`. */
+function plural(short: string): string {
+  return `${short.replace(/^an? /, '')}s`;
+}
+
+/** The <profile> argument's --help text. */
+export function profileArgumentHelp(): string {
+  const exports = allFormats().filter((f) => f.holds === 'kernels' || f.holds === 'totals');
+  const gz = exports.every((f) => f.gzip) ? ' (.gz too)' : '';
+  const saved = allFormats()
+    .filter((f) => f.holds === 'summary')
+    .map((f) => f.naming.short);
+  return `${exports.map((f) => f.naming.short).join(', ')}${gz}, a profile folder, a folder of ranks, or ${listed(saved, 'or')}`;
+}
+
+/** What a format can never answer is not asked of its files: those fields are off before its rows are read. */
+export function limitFields(fields: Fields, answers: Answers): void {
+  if (answers.names === 'no') fields.name = false;
+  if (answers.types === 'no') fields.type = false;
+  if (answers.cores === 'no') fields.core = false;
+  if (answers.shapes === 'no') fields.shapes = false;
+  if (answers.steps === 'no') fields.steps = false;
+}
+
+/**
+ * What a file of this format can answer, told to the sink before its kernels: what the format always has, or has
+ * when the file has the column (`has`); shapes only when asked for.
+ */
+export function sourceFacts(
+  file: string,
+  answers: Answers,
+  has: { name?: boolean; core?: boolean; shapes?: boolean; steps?: boolean; starts?: boolean },
+  withShapes: boolean,
+): SourceFacts {
+  const holds = (a: Answer, column: boolean | undefined): boolean => a === 'yes' || (a === 'column' && column === true);
+  return {
+    file,
+    name: holds(answers.names, has.name),
+    core: holds(answers.cores, has.core),
+    shapes: withShapes && holds(answers.shapes, has.shapes),
+    steps: holds(answers.steps, has.steps),
+    ordered: answers.order !== 'no',
+    starts: holds(answers.starts, has.starts),
+  };
+}

@@ -1,0 +1,83 @@
+// The per-rank job: read every file of one rank plan into its accumulator (and the sinks beside it) and hand
+// back its RankData. The scheduler (read.ts) runs it in this thread or in a read worker (workers/readWorker.ts),
+// the same code either way.
+
+import { Accumulator } from '../aggregate/accumulator.js';
+import { inputError, KprofError } from '../util/errors.js';
+import type { RankData, RawNameTests, SourceFile } from '../model/model.js';
+import type { Engine } from './engine.js';
+import { readerOf } from './formats/readers.js';
+import { formatOf, limitFields } from './formats/registry.js';
+import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
+import { besides, type KernelSink, type RankTarget } from './sink.js';
+
+/** Read every file of one rank plan. */
+export async function readRank(
+  plan: RankPlan,
+  options: {
+    withShapes: boolean;
+    withSpan?: boolean | undefined;
+    onBytes?: ((n: number) => void) | undefined;
+    /** The scan engine (undefined: the default). */
+    engine?: Engine | undefined;
+    /** Sinks to feed beside each rank's accumulator: called once for each accumulator made (one per Device_id). */
+    beside?: (() => KernelSink) | undefined;
+    /** What may select kernels by raw name in this run (see Accumulator). */
+    rawNames?: RawNameTests | null | undefined;
+  },
+): Promise<RankData[]> {
+  const reader = readerOf(plan.format);
+  if (reader.kind === 'ranks') {
+    try {
+      const rankSource = `${formatOf(plan.format).naming.short.replace(/^an? /, '')} (its perRank entry)`;
+      return (await reader.read(plan.files[0]!)).map((r) => ({ ...r, rankSource }));
+    } catch (e) {
+      if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
+      throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
+    }
+  }
+  const span = options.withSpan === true;
+  const rawNames = options.rawNames ?? null;
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, rawNames });
+  limitFields(acc.fields, formatOf(plan.format).answers);
+  const beside = options.beside;
+  const others = beside ? [beside()] : undefined;
+  // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
+  // rank, any other gets an accumulator (a rank) of its own.
+  const devices = new Map<number, Accumulator>();
+  const targets = new Map<Accumulator, RankTarget>([[acc, { sink: besides(acc, others), log: acc }]]);
+  const split = {
+    targetFor(device: number): RankTarget {
+      let a = devices.get(device);
+      if (!a) {
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, rawNames });
+        devices.set(device, a);
+      }
+      let t = targets.get(a);
+      if (!t) {
+        t = { sink: besides(a, beside ? [beside()] : undefined), log: a };
+        targets.set(a, t);
+      }
+      return t;
+    },
+  };
+  for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
+  const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
+  const files: SourceFile[] = [];
+  for (const f of plan.files) {
+    const before = skipped();
+    const file = await reader.read(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split, engine: options.engine });
+    file.rowsSkipped = skipped() - before;
+    if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {
+      throw inputError(
+        `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +
+          `one rank is read from one kind of export. Pass the files separately.`,
+      );
+    }
+    files.push(file);
+  }
+  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource }];
+  const ids = [...devices.keys()].sort((a, b) => a - b);
+  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
+  return ids.map((d) => ({ ...devices.get(d)!.toRankData(String(d), files), rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)` }));
+}

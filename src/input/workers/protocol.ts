@@ -1,0 +1,35 @@
+// The messages between the main thread (the scheduler in read.ts, through pool.ts) and a read worker
+// (readWorker.ts): one task per rank plan, answered by progress messages and then exactly one `done` or `error`.
+// Both sides import their types from here, and neither imports the other.
+
+import type { Engine } from '../engine.js';
+import type { RankPlan } from '../formats/resolve.js';
+import type { PackedRanks } from './pack.js';
+import type { RawNameTests } from '../../model/model.js';
+
+/** What a worker is asked to read: one rank plan, with the options of readRank. */
+export interface ReadTask {
+  plan: RankPlan;
+  withShapes: boolean;
+  withSpan: boolean;
+  /** The scan engine (undefined: the default, 'simd'). */
+  engine?: Engine | undefined;
+  /** What may select kernels by raw name in this run (see Accumulator). */
+  rawNames: RawNameTests | null;
+}
+
+/** The message that gives a worker a task; `progress`: post `bytes` messages while reading. */
+export interface TaskMessage<P = ReadTask> {
+  id: number;
+  payload: P;
+  progress: boolean;
+}
+
+/** What a worker posts back: progress while it works, then exactly one `done` or `error`. */
+export type WorkerReply<R = PackedRanks> =
+  | { id: number; type: 'bytes'; n: number }
+  | { id: number; type: 'done'; result: R }
+  | { id: number; type: 'error'; kind: string | null; message: string; stack: string | undefined };
+
+/** Progress is posted in steps of this many bytes (a message per 4 MiB read buffer is cheap, fewer is fine). */
+export const PROGRESS_STEP = 1 << 22;

@@ -1,0 +1,139 @@
+// The format registry is the one place that knows the input formats: detection, resolve, read, --help and the
+// messages that list formats are made from it, and a format added in its own module (test/toyFormat.ts) is read
+// through the same path as the built-in ones with nothing else changed.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registerFormat, type FormatEntry } from '../src/input/formats/readers.js';
+import { allFormats, FORMATS, profileArgumentHelp } from '../src/input/formats/registry.js';
+import { resolveInput } from '../src/input/formats/resolve.js';
+import { readProfile } from '../src/input/read.js';
+import { kprof, ROOT } from './helpers.js';
+import { TOY } from './toyFormat.js';
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'kprof-registry-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let unregister: (() => void)[] = [];
+afterEach(() => {
+  for (const u of unregister) u();
+  unregister = [];
+});
+function register(entry: FormatEntry): void {
+  unregister.push(registerFormat(entry));
+}
+
+/** Commander wraps --help at 80 columns: compare with whitespace collapsed. */
+const flat = (s: string): string => s.replace(/\s+/g, ' ');
+
+describe('the registry drives detection and messages', () => {
+  const emptyDir = (): string => mkdtempSync(join(tmp, 'empty-'));
+
+  it('an unknown CSV lists every format told apart by its header, a JSON given as a CSV every format', async () => {
+    const csv = await kprof(['summary', 'fixtures/bad-unrelated-csv/inventory.csv']);
+    expect(csv.code).toBe(2);
+    const byHeader = allFormats().filter((f) => f.naming.header !== null);
+    expect(byHeader.map((f) => f.id)).toEqual(['kernel_details', 'op_summary', 'op_statistic']);
+    for (const f of byHeader) expect(csv.stderr).toContain(`${f.naming.title} (${f.naming.header})`);
+    const json = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
+    expect(json.code).toBe(2);
+    for (const f of allFormats()) expect(json.stderr).toContain(f.naming.pass);
+  });
+
+  it('a folder with no profile says where each format was looked for; --help lists the formats', async () => {
+    const r = await kprof(['summary', emptyDir()]);
+    expect(r.code).toBe(2);
+    for (const f of FORMATS) for (const where of f.naming.lookedFor) expect(r.stderr).toContain(where);
+    const help = await kprof(['summary', '--help']);
+    expect(flat(help.stdout)).toContain(profileArgumentHelp());
+    for (const f of FORMATS) expect(flat(help.stdout)).toContain(f.naming.short);
+  });
+
+  it('a format registered later is in every one of those messages, and gone once removed', async () => {
+    register(TOY);
+    const json = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
+    expect(json.stderr).toContain('a toy file (*.toy), or the profile folder.');
+    const none = await kprof(['summary', emptyDir()]);
+    expect(none.stderr).toContain('op_statistic*.csv and *.toy, up to 3 levels down');
+    const help = await kprof(['summary', '--help']);
+    expect(flat(help.stdout)).toContain('op_statistic*.csv, *.toy, a profile folder');
+    unregister.pop()!();
+    const again = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
+    expect(again.stderr).not.toContain('toy');
+  });
+
+  it('a file is its format by name, and by content where two formats name it: a summary JSON is told from a trace', async () => {
+    // A trace format that also names *.json, told apart by its content (as torch_npu trace_view.json will be).
+    const read: FormatEntry['reader'] = TOY.reader;
+    register({
+      ...TOY,
+      id: 'toy_trace',
+      recognise: { names: [/\.json$/], sniff: (head) => Buffer.from(head).toString('utf8').includes('"traceEvents"'), places: [], takes: 'first' },
+      reader: read,
+    });
+    writeFileSync(join(tmp, 'trace.json'), '{"traceEvents": []}\n');
+    const summary = await kprof(['summary', 'fixtures/formats/torch-level0', '--format', 'json']);
+    writeFileSync(join(tmp, 'summary.json'), summary.stdout);
+    writeFileSync(join(tmp, 'other.json'), '{"what": 1}\n');
+    const formatOfFile = (f: string): string => resolveInput(join(tmp, f)).ranks[0]!.format;
+    expect(formatOfFile('trace.json')).toBe('toy_trace');
+    expect(formatOfFile('summary.json')).toBe('summary_json');
+    // Neither: the first format its name matches, whose reader says what is wrong with it.
+    expect(formatOfFile('other.json')).toBe('summary_json');
+    // Files no format names are read as CSV exports (their header says which).
+    writeFileSync(join(tmp, 'export.txt'), 'Name,Type,Duration(us)\na,Add,1\n');
+    expect(formatOfFile('export.txt')).toBe('kernel_details');
+    expect(resolveInput(join(ROOT, 'fixtures/formats/op-statistic-no-device/op_statistic.csv')).ranks[0]!.format).toBe('op_statistic');
+  });
+});
+
+describe('a format added in its own module (test/toyFormat.ts)', () => {
+  const toyFile = (dir: string): string => {
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'run.toy');
+    writeFileSync(path, ['matmul,10.5', 'add,2', 'matmul,4.25', 'not a row', 'add,0.0001', ''].join('\n'));
+    return path;
+  };
+
+  it('is read through the same path as the built-in formats: resolve, read, summary figures', async () => {
+    register(TOY);
+    const path = toyFile(join(tmp, 'toy-file'));
+    for (const input of [path, join(tmp, 'toy-file')]) {
+      const r = await kprof(['summary', input, '--by', 'name', '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect(j.totals).toMatchObject({ count: 4, totalUs: 16.7501 });
+      expect(j.rowsRead).toBe(5);
+      expect(j.skippedRows).toBe(1);
+      expect(j.steps).toBeNull();
+      expect(j.groups.map((g: { key: string; count: number; totalUs: number }) => [g.key, g.count, g.totalUs])).toEqual([
+        ['matmul', 2, 14.75],
+        ['add', 2, 2.0001],
+      ]);
+      expect(r.stderr).toContain('run.toy:4: expected name,duration');
+    }
+    const p = await readProfile(path, { withShapes: false, ranks: null, threads: 'off' });
+    expect(p.ranks[0]!.files[0]!.format).toBe('toy');
+  });
+
+  it('what it declares it can answer is what inspect shows and what a question that needs more is refused for', async () => {
+    register(TOY);
+    const path = toyFile(join(tmp, 'toy-inspect'));
+    const j = JSON.parse((await kprof(['inspect', path, '--format', 'json'])).stdout);
+    expect(j.ranks[0].files[0].format).toBe('toy');
+    expect(j.ranks[0].fields).toEqual({ name: true, type: false, core: false, shapes: false, steps: false });
+    const text = await kprof(['inspect', path]);
+    expect(text.stdout).toContain('  format   toy: toy name,duration lines');
+    expect(text.stdout).toContain('  steps    none');
+    const byType = await kprof(['summary', path]);
+    expect(byType.code).toBe(2);
+    expect(byType.stderr).toContain('needs kernel types');
+  });
+});
+
+// That the compiler refuses an incomplete entry is test/types/registry.ts, checked by `npm run typecheck`.

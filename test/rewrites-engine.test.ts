@@ -1,0 +1,200 @@
+// The rewrites engine on small hand-written sequences: the awkward cases (steps too different, lanes on one side,
+// streams that differ, a marker given or missing, a representative step that is not every step, insertions,
+// repeated chains, hostile texts).
+
+import { describe, expect, test } from 'vitest';
+import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
+import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+
+/** rank → stream → steps (Step Id → token texts, each kernel 10 ticks long and 100 ticks after the previous). */
+type Spec = Record<string, Record<string, Record<number, string[]>>>;
+
+function seq(spec: Spec, dur: (type: string, step: number) => number = () => 10): Sequences {
+  const rec = new SequenceRecorder('type');
+  for (const [rank, streams] of Object.entries(spec)) {
+    const r = rec.rank(rank);
+    let t = 0;
+    for (const [stream, steps] of Object.entries(streams)) {
+      const s = rec.stream(stream);
+      for (const [step, types] of Object.entries(steps)) {
+        for (const type of types) {
+          rec.add(r, s, Number(step), rec.table.intern(type), dur(type, Number(step)), t);
+          t += 100;
+        }
+      }
+    }
+  }
+  return rec.finish();
+}
+
+const words = (text: string) => text.split(' ');
+/**
+ * A layered model: E, the marker M, the chain A B C D, a kernel of that layer only, H; three times. `fused` layers
+ * have F instead of the chain.
+ */
+const model = (fused: number[]) => [0, 1, 2].flatMap((l) => ['E', 'M', ...(fused.includes(l) ? ['F'] : words('A B C D')), `L${l}`, 'H']);
+
+describe('lanes', () => {
+  test('steps too different to align: said, with the lower bound, and no rewrite made up', () => {
+    const base = seq({ 0: { 2: { 1: Array.from({ length: 60 }, (_, i) => `K${i}`) } } });
+    const pr = seq({ 0: { 2: { 1: Array.from({ length: 60 }, (_, i) => `P${i}`) } } });
+    const r = findRewrites(base, pr, { maxEdits: 100 });
+    expect(r.lanes).toEqual([expect.objectContaining({ rank: '0', stream: '2', status: 'too-different', edits: null, lowerBound: 120 })]);
+    expect(r.rewrites).toEqual([]);
+    // Nothing is hidden: every kernel is listed as not accounted for.
+    expect(r.conservation).toMatchObject({ removed: 60, added: 60, removedAccounted: 0, addedAccounted: 0 });
+    expect(r.conservation.rest).toHaveLength(120);
+    expect(findRewrites(base, pr, { maxEdits: 120 }).lanes[0]!.status).toBe('aligned');
+  });
+  test('a rank on one side only is a one-side lane', () => {
+    const base = seq({ 0: { 2: { 1: model([]) } }, 1: { 2: { 1: model([]) } } });
+    const pr = seq({ 0: { 2: { 1: model([0, 1, 2]) } } });
+    const r = findRewrites(base, pr);
+    expect(r.lanes.map((l) => [l.rank, l.status])).toEqual([
+      ['0', 'aligned'],
+      ['1', 'one-side'],
+    ]);
+    expect(r.rewrites[0]!.ranks).toEqual(['0']);
+  });
+  test('one compute stream a side with different ids: compared, and said', () => {
+    const r = findRewrites(seq({ 0: { 2: { 1: model([]) } } }), seq({ 0: { 7: { 1: model([1]) } } }));
+    expect(r.lanes.map((l) => [l.stream, l.status])).toEqual([['2/7', 'aligned']]);
+    expect(r.notes).toEqual(['rank 0: stream 2 of the base is compared with stream 7 of the PR (no stream of the same id on the other side)']);
+    expect(r.rewrites[0]!.chains).toBe(1);
+  });
+  test('several compute streams: one sequence each', () => {
+    const r = findRewrites(
+      seq({ 0: { 2: { 1: model([]) }, 3: { 1: words('X Y Z') } } }),
+      seq({ 0: { 2: { 1: model([0]) }, 3: { 1: words('X Y Z') } } }),
+    );
+    expect(r.lanes.map((l) => [l.stream, l.edits])).toEqual([
+      ['2', 5],
+      ['3', 0],
+    ]);
+  });
+  test('the representative step is the most frequent shape; every step is verified; Step Ids need not match', () => {
+    const odd = [...model([]), 'Extra'];
+    const base = seq({ 0: { 2: { 1: model([]), 2: model([]), 3: odd, 4: model([]) } } });
+    const pr = seq({ 0: { 2: { 10: model([0, 1, 2]), 11: model([0, 1, 2]), 12: model([0, 1, 2]) } } });
+    const r = findRewrites(base, pr);
+    expect(r.lanes[0]!.base).toEqual({ steps: 4, repSteps: 3, shapes: 2, kernels: 24 });
+    expect(r.lanes[0]!.pr).toEqual({ steps: 3, repSteps: 3, shapes: 1, kernels: 15 });
+    const w = r.rewrites[0]!;
+    expect([w.removed, w.added]).toEqual([words('A B C D'), ['F']]);
+    // 3 per step: 4 base steps (the odd one too) had 12 chains, 3 PR steps have 9 F.
+    expect(w.removedChains).toEqual({ base: 12, pr: 0 });
+    expect(w.addedChains).toEqual({ base: 0, pr: 9 });
+    expect(w.chains).toBe(9);
+  });
+  test('no steps at all: nothing to compare, nothing made up', () => {
+    const empty = new SequenceRecorder('type').finish();
+    const r = findRewrites(empty, empty);
+    expect(r).toMatchObject({ lanes: [], rewrites: [], marker: null, conservation: { removed: 0, added: 0, rest: [] } });
+  });
+  test('sides recorded by different --by are refused', () => {
+    expect(() => findRewrites(new SequenceRecorder('type').finish(), new SequenceRecorder('name').finish())).toThrow(/by type and by name/);
+  });
+});
+
+describe('layers', () => {
+  test('the marker is found next to the chains; layers and the not-fused layer follow it', () => {
+    const r = findRewrites(seq({ 0: { 2: { 1: model([]), 2: model([]) } } }), seq({ 0: { 2: { 1: model([0, 1]), 2: model([0, 1]) } } }));
+    expect(r.marker).toEqual({ token: 'M', auto: true });
+    const w = r.rewrites[0]!;
+    expect([w.layers, w.layerCount, w.chains]).toEqual([[0, 1], 3, 4]);
+    expect(w.notFused.map((s) => [s.layer, s.layers, s.steps, s.edits, s.tokens])).toEqual([[2, 3, [1, 2], 0, words('A B C D')]]);
+  });
+  test('--layer-marker names it; one in neither profile leaves the layers out, and says so', () => {
+    const base = seq({ 0: { 2: { 1: model([]) } } });
+    const pr = seq({ 0: { 2: { 1: model([1]) } } });
+    const g = findRewrites(base, pr, { layerMarker: 'H' });
+    expect(g.marker).toEqual({ token: 'H', auto: false });
+    // H ends each layer: the chain of layer 1 is nearest the second H.
+    expect(g.rewrites[0]!.layers).toEqual([1]);
+    const none = findRewrites(base, pr, { layerMarker: 'Nope' });
+    expect(none.marker).toBeNull();
+    expect(none.rewrites[0]!.layers).toBeNull();
+    expect(none.rewrites[0]!.notFused.map((s) => s.layer)).toEqual([null, null]);
+    expect(none.notes).toContain('the layer marker Nope runs on neither side; layers are not shown');
+  });
+});
+
+describe('rewrites', () => {
+  test('kernels added with nothing removed', () => {
+    const r = findRewrites(
+      seq({ 0: { 2: { 1: words('A B C'), 2: words('A B C') } } }),
+      seq({ 0: { 2: { 1: words('A X B C'), 2: words('A X B C') } } }),
+    );
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.base, w.notFused])).toEqual([[[], ['X'], 2, null, []]]);
+    expect(r.conservation).toMatchObject({ added: 2, addedAccounted: 2, removed: 0 });
+  });
+  test('adjacent copies of one rewrite are counted as copies (C C → F F is 2 × C → F)', () => {
+    const r = findRewrites(seq({ 0: { 2: { 1: words('S A B A B T') } } }), seq({ 0: { 2: { 1: words('S F F T') } } }));
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.perStep, w.chains])).toEqual([[words('A B'), ['F'], { min: 2, max: 2 }, 2]]);
+  });
+  test('rewrites are sorted by kernels removed, then chains, then text', () => {
+    const base = seq({ 0: { 2: { 1: words('S A B C T U V W Q R Z') } } });
+    const pr = seq({ 0: { 2: { 1: words('S X T Y Q R Z') } } });
+    expect(findRewrites(base, pr).rewrites.map((w) => w.removed.join(''))).toEqual(['ABC', 'UVW']);
+  });
+  test('a time change the steps cannot tell from noise is not significant', () => {
+    // Per step, the chain takes 40 or 48 ticks in the base (steps alternate) and F 48 or 40 in the PR.
+    const steps = (fused: number[]) => Object.fromEntries([1, 2, 3, 4, 5, 6].map((s) => [s, model(fused)]));
+    const base = seq({ 0: { 2: steps([]) } }, (_, step) => (step % 2 ? 10 : 12));
+    const pr = seq({ 0: { 2: steps([0, 1, 2]) } }, (t, step) => (t === 'F' ? (step % 2 ? 48 : 40) : 10));
+    const w = findRewrites(base, pr).rewrites[0]!;
+    expect(w.base!.perStepTicks.sort()).toEqual([40, 40, 40, 48, 48, 48]);
+    expect(w.saving.test!.p).toBe(1);
+    expect(w.saving.significant).toBe(false);
+    expect(w.saving.reason).toBe('noise');
+    // And a clear one is.
+    const faster = findRewrites(
+      base,
+      seq({ 0: { 2: steps([0, 1, 2]) } }, (t) => (t === 'F' ? 20 : 10)),
+    ).rewrites[0]!;
+    expect(faster.saving.significant).toBe(true);
+  });
+  test('hostile texts are kept exactly (the reporters escape them), and do not confuse lanes', () => {
+    const evil = 'A\u0000B\n::warning::x\u001b[31m';
+    const r = findRewrites(seq({ 'r\u00000': { '2': { 1: ['S', evil, 'T'] } } }), seq({ 'r\u00000': { '2': { 1: ['S', 'T'] } } }));
+    expect(r.lanes.map((l) => l.rank)).toEqual(['r\u00000']);
+    expect(r.rewrites[0]!.removed).toEqual([evil]);
+  });
+});
+
+test('long steps get a lower edit cap, so that no alignment runs away', () => {
+  // Two 20,000-kernel steps 400 edits apart: within the edit cap, not within a work budget of 40,000 · 100.
+  const a = Array.from({ length: 20_000 }, (_, i) => `K${i % 50}`);
+  const b = a.map((t, i) => (i % 100 === 7 ? `X${i % 3}` : t));
+  const base = seq({ 0: { 2: { 1: a } } });
+  const pr = seq({ 0: { 2: { 1: b } } });
+  const tight = findRewrites(base, pr, { maxWork: 40_000 * 100 });
+  expect(tight.lanes[0]).toMatchObject({ status: 'too-different', maxEdits: 100, lowerBound: 400 });
+  const loose = findRewrites(base, pr);
+  expect(loose.lanes[0]).toMatchObject({ status: 'aligned', edits: 400, maxEdits: 4000 });
+});
+
+test('past the verified rewrites, the rest are counted, not verified, and their kernels stay in the rest', () => {
+  // 70 different single-kernel replacements in one step.
+  const a = Array.from({ length: 70 }, (_, i) => [`S${i}`, `A${i}`]).flat();
+  const b = Array.from({ length: 70 }, (_, i) => [`S${i}`, `B${i}`]).flat();
+  const r = findRewrites(seq({ 0: { 2: { 1: a } } }), seq({ 0: { 2: { 1: b } } }));
+  expect(r.rewrites).toHaveLength(64);
+  expect(r.unverified).toEqual({ rewrites: 6, removed: 6, added: 6 });
+  expect(r.notes).toContain('6 smaller rewrites are not verified (only the 64 largest are)');
+  expect(r.conservation).toMatchObject({ removed: 70, added: 70, removedAccounted: 64, addedAccounted: 64 });
+  expect(r.conservation.rest).toHaveLength(12);
+});
+
+test('streams without a partner of the same id are paired largest with largest; the rest are one-side', () => {
+  // The base has no Stream ID column ("-"); the PR has a main stream and a small side stream, and a third one.
+  const base = seq({ 0: { '-': { 1: model([]) } } });
+  const pr = seq({ 0: { 2: { 1: model([1]) }, 5: { 1: ['X', 'Y'] } } });
+  const r = findRewrites(base, pr);
+  expect(r.lanes.map((l) => [l.stream, l.status])).toEqual([
+    ['-/2', 'aligned'],
+    ['5', 'one-side'],
+  ]);
+  expect(r.notes).toEqual(['rank 0: stream - of the base is compared with stream 2 of the PR (no stream of the same id on the other side)']);
+  expect(r.rewrites[0]!.chains).toBe(1);
+});
