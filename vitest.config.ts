@@ -7,6 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 export const SLOW = [
   'test/action.test.ts',
+  'test/browser/report.test.ts',
   'test/differential.test.ts',
   'test/engines.test.ts',
   'test/format.test.ts',

@@ -587,6 +587,11 @@ export interface DiffView {
   sort: DiffSort;
   only: DiffOnly | null;
   top: number | null;
+  /**
+   * The two summaries the diff was made of, for the reporters that show more than the Diff holds (the HTML
+   * report's charts: kernels per step, each rank's figures); `kprof diff` always gives them.
+   */
+  sides?: { base: Summary; pr: Summary };
 }
 
 export const DEFAULT_DIFF_VIEW: DiffView = { sort: 'delta-count', only: null, top: null };

@@ -66,6 +66,6 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await DIFF_REPORTERS[flags.format]();
-  await emit(io, flags.out, reporter(d, view, ctx));
+  await emit(io, flags.out, reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx));
   return 0;
 }

@@ -37,6 +37,7 @@ export const SUMMARY_REPORTERS = registry<SummaryReporter>()({
   markdown: async () => (await import('./summary/markdown.js')).summaryMarkdown,
   json: async () => (await import('./summary/json.js')).summaryJson,
   csv: async () => (await import('./summary/csv.js')).summaryCsv,
+  html: async () => (await import('./html/summary.js')).summaryHtml,
 });
 
 export const DIFF_REPORTERS = registry<DiffReporter>()({
@@ -44,6 +45,7 @@ export const DIFF_REPORTERS = registry<DiffReporter>()({
   markdown: async () => (await import('./diff/markdown.js')).diffMarkdown,
   json: async () => (await import('./diff/json.js')).diffJson,
   csv: async () => (await import('./diff/csv.js')).diffCsv,
+  html: async () => (await import('./html/diff.js')).diffHtml,
 });
 
 export const CHECK_REPORTERS = registry<CheckReporter>()({
@@ -52,6 +54,7 @@ export const CHECK_REPORTERS = registry<CheckReporter>()({
   junit: async () => (await import('./check/junit.js')).checkJunit,
   github: async () => (await import('./check/github.js')).checkGithub,
   markdown: async () => (await import('./check/markdown.js')).checkMarkdown,
+  html: async () => (await import('./html/check.js')).checkHtml,
 });
 
 export const INSPECT_REPORTERS = registry<InspectReporter>()({

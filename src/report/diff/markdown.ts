@@ -1,8 +1,8 @@
 // `kprof diff --format markdown`: ready to paste into a pull request. Pure: Diff (+ view) in, string out.
 
-import { viewDiff, type Diff, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
-import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed } from '../../util/format.js';
-import { markdownTable, mdCode, type Align } from '../render.js';
+import { viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
+import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
+import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
 import { groupHeading } from '../summary/shared.js';
 import { comparedLine, disagreementLines, disagreeTitle, headlineLines, othersLine, pctText, perStep, reportWarnings, rowLine, unevenStepLines, UNEVEN_TITLE, type Line } from './shared.js';
 
@@ -58,39 +58,121 @@ function stepsNote(u: UnevenSteps): string {
  */
 export const DIFF_MARKDOWN_MARKER = '<!-- kprof:diff -->';
 
+/**
+ * GitHub's limit on a comment (and on a pull request's description), in characters: a Markdown diff never
+ * exceeds it, whatever the number of groups. Measured in UTF-16 code units, never fewer than characters.
+ */
+export const MARKDOWN_LIMIT = 65_536;
+
+/** Rows in the Markdown diff's table; the rows after them are folded into a `<details>` table below it. */
+export const MARKDOWN_TABLE_ROWS = 50;
+
+/** Room kept for the lines that say what was left out, the `<details>` markup and the titles. */
+const MARKDOWN_RESERVE = 2_000;
+
+/** Rows summed into one: the figures of a `(K more groups)` row. */
+function summed(rows: DiffRow[]): DiffOthers {
+  const o: DiffOthers = { groups: rows.length, base: { count: 0, us: 0 }, pr: { count: 0, us: 0 }, deltaCount: 0, deltaUs: 0 };
+  for (const r of rows) {
+    o.base.count += r.base.count;
+    o.base.us += r.base.us;
+    o.pr.count += r.pr.count;
+    o.pr.us += r.pr.us;
+  }
+  o.deltaCount = o.pr.count - o.base.count;
+  o.deltaUs = o.pr.us - o.base.us;
+  return o;
+}
+
+/** The lines of a list that fit in `budget` characters (each with its line break), then how many were left out. */
+function fitted(lines: string[], budget: number, more: (n: number) => string): { lines: string[]; used: number } {
+  const out: string[] = [];
+  let used = 0;
+  for (const l of lines) {
+    if (used + l.length + 1 > budget) break;
+    out.push(l);
+    used += l.length + 1;
+  }
+  if (out.length < lines.length) out.push(more(lines.length - out.length));
+  return { lines: out, used };
+}
+
+/**
+ * The Markdown diff, under MARKDOWN_LIMIT characters: its table holds the first MARKDOWN_TABLE_ROWS rows and
+ * one row that sums the others, which follow in a folded `<details>` table; rows that do not fit there either
+ * are summed in an `and K more groups` row (all of them are in --format json and html). The lists of groups that
+ * changed differently end with `and K more` when they do not fit. What is shown always adds up to the totals.
+ */
 export function diffMarkdown(d: Diff, view: DiffView): string {
   const v = viewDiff(d, view);
   const ps = perStep(d) ? ' per step' : '';
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'note'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
-  const body = v.rows.map((r) => {
+  const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
+  const rowCells = (r: DiffRow): string[] => {
     const l = rowLine(r);
     const exact = mdExact(l);
     return [code(l.label), mdSide(l.base, exact), mdSide(l.pr, exact), mdDelta(l, exact), mdNote(l, r.status, r)];
-  });
-  if (v.others) {
-    const l = othersLine(v.others, d.timeTolerancePct);
-    body.push([l.label, mdSide(l.base), mdSide(l.pr), mdDelta(l), '']);
-  }
+  };
+  const sumCells = (o: DiffOthers, text: string): string[] => {
+    const l = { ...othersLine(o, d.timeTolerancePct), label: text };
+    return [l.label, mdSide(l.base), mdSide(l.pr), mdDelta(l), ''];
+  };
+  const tableHead = markdownTable(head, [], align);
   const t: Line = { ...d.totals, label: 'total', status: '' };
-  body.push(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', null)]);
+  const totalLine = line(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', null)]);
+  const othersText = v.others ? line(sumCells(v.others, othersLine(v.others, d.timeTolerancePct).label)) : null;
 
   const [first, second] = headlineLines(d, code);
-  const out: string[] = [DIFF_MARKDOWN_MARKER, `**Kernel diff:** ${first}`, '', `${second}`, ''];
-  for (const w of reportWarnings(d, code)) out.push(`> **Warning:** ${w}`, '');
-  out.push(markdownTable(head, body, align), '');
-  const dis = disagreementLines(d, code);
-  if (dis.length > 0) {
-    out.push(`**${disagreeTitle(d)}**`, '');
-    for (const l of dis) out.push(`- ${l}`);
-    out.push('');
+  const top: string[] = [DIFF_MARKDOWN_MARKER, `**Kernel diff:** ${first}`, '', `${second}`, ''];
+  for (const w of reportWarnings(d, code)) top.push(`> **Warning:** ${w}`, '');
+  const compared = comparedLine(d, code, true);
+  const fixed = top.join('\n').length + tableHead.length + totalLine.length + (othersText?.length ?? 0) + compared.length + 16;
+  let budget = MARKDOWN_LIMIT - MARKDOWN_RESERVE - fixed;
+
+  // The table: the first rows, as many as fit in half of what is left.
+  const rowLines: string[] = [];
+  let used = 0;
+  for (const r of v.rows) {
+    if (rowLines.length === MARKDOWN_TABLE_ROWS) break;
+    const l = line(rowCells(r));
+    if (used + l.length + 1 > budget / 2) break;
+    rowLines.push(l);
+    used += l.length + 1;
   }
-  const un = unevenStepLines(d, code);
-  if (un.length > 0) {
-    out.push(`**${UNEVEN_TITLE}**`, '');
-    for (const l of un) out.push(`- ${l}`);
-    out.push('');
+  budget -= used;
+  const folded = v.rows.slice(rowLines.length);
+
+  const lists: string[] = [];
+  const list = (title: string, items: string[]): void => {
+    if (items.length === 0) return;
+    const f = fitted(items.map((l) => `- ${l}`), budget - title.length - 8, (n) => `- and ${plural(n, 'more line')} (all of them in --format json)`);
+    budget -= f.used + title.length + 8;
+    lists.push(`**${title}**`, '', ...f.lines, '');
+  };
+  list(disagreeTitle(d), disagreementLines(d, code));
+  list(UNEVEN_TITLE, unevenStepLines(d, code));
+
+  const out = [...top, tableHead];
+  for (const l of rowLines) out.push(l);
+  if (folded.length > 0) out.push(line(sumCells(summed(folded), `(${plural(folded.length, 'more group')}, in the table below)`)));
+  if (othersText !== null) out.push(othersText);
+  out.push(totalLine, '');
+  if (folded.length > 0) {
+    const body: string[] = [];
+    for (const r of folded) {
+      const l = line(rowCells(r));
+      if (l.length + 1 > budget) break;
+      body.push(l);
+      budget -= l.length + 1;
+    }
+    const rest = folded.slice(body.length);
+    if (rest.length > 0) body.push(line(sumCells(summed(rest), `(and ${plural(rest.length, 'more group')}: all of them in --format json or html)`)));
+    out.push(`<details><summary>${plural(folded.length, 'more group')}</summary>`, '', tableHead);
+    for (const l of body) out.push(l);
+    out.push('', '</details>', '');
   }
-  out.push(comparedLine(d, code, true));
+  for (const l of lists) out.push(l);
+  out.push(compared);
   return `${out.join('\n')}\n`;
 }

@@ -18,6 +18,11 @@ export function pctText(p: number | null, pr: number): string {
   return pr > 0 ? 'new' : '-';
 }
 
+/** A time change's percentage, or `~` when it is within the time tolerance. */
+export function timePctText(p: number | null, pr: number, noise: boolean): string {
+  return noise ? '~' : pctText(p, pr);
+}
+
 export function perStep(d: Diff): boolean {
   return d.normalization === 'per-step';
 }

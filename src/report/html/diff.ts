@@ -1,0 +1,388 @@
+// `kprof diff --format html`: one self-contained page. Pure: Diff, view and the figures of the charts in, text out.
+//
+// Sections, in order (DIFF_SECTIONS): the headline and totals, the warnings, what changed differently across
+// ranks and steps, the count and time bar charts, kernels per step, the rank × group heat map, then the full
+// table and what was compared. A section is a function of the page's inputs that returns its markup ('' to leave
+// it out), so a new one (a list of the rewrites a fusion made) is one more entry in DIFF_SECTIONS.
+
+import { sortDiffRows, viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
+import { compareRanks, perStepCount, perStepUs, rankPerStep, steppedCell, ZERO_PER_STEP, type Group, type PerStep, type Summary } from '../../model/model.js';
+import { summaryPerStep } from '../../aggregate/group.js';
+import type { DiffJson, DiffRowJson } from '../../model/schema.js';
+import { diffJsonObject } from '../diff/json.js';
+import { comparedLine, disagreementLines, headlineLines, pctText, reportWarnings, timePctText, unevenStepLines } from '../diff/shared.js';
+import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs } from '../../util/format.js';
+import { groupHeading } from '../summary/shared.js';
+import { clipped } from '../../util/inputText.js';
+import { divergingBars, heatMap, MAX_BARS, MAX_STEP_POINTS, stepBuckets, stepLines, type Bar, type HeatRow } from './charts.js';
+import { esc, text } from './markup.js';
+import { page } from './page.js';
+import { sentence } from './sentence.js';
+
+/** The figures the charts need beyond the Diff: each side's kernels per step, and each rank's figures per group. */
+export interface DiffCharts {
+  /** Kernels per Step Id, all ranks added up, by side; sorted by Step Id. Empty without steps. */
+  steps: { base: [step: number, kernels: number][]; pr: [step: number, kernels: number][] };
+  /** Kernel time and kernels per step (as `summary` defines it), by side; null without steps. */
+  perStep: { base: { count: number; us: number } | null; pr: { count: number; us: number } | null };
+  /** Paired ranks, in rank order (the heat map's columns). */
+  ranks: string[];
+  /** Per group key, each paired rank's figure on each side (per step of the rank when the diff compares ranks per step). */
+  rankFigures: Map<string, { base: number[]; pr: number[] }>;
+}
+
+/** Most groups in the heat map, and ranks in it. */
+export const MAX_HEAT_GROUPS = 40;
+export const MAX_HEAT_RANKS = 64;
+
+/** The chart figures of a diff from the two summaries it was made of. */
+export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
+  const stepCounts = (s: Summary): [number, number][] => {
+    const m = new Map<number, number>();
+    for (const r of s.perRank) for (const g of r.groups) for (const [step, c] of g.steps) m.set(step, (m.get(step) ?? 0) + c.count);
+    return [...m].sort((a, b) => a[0] - b[0]);
+  };
+  const perStep = (s: Summary): { count: number; us: number } | null => {
+    const ps = summaryPerStep(s);
+    return ps ? { count: perStepCount(ps.total), us: perStepUs(ps.total) } : null;
+  };
+  const ranks = [...d.pairedRanks].sort(compareRanks);
+  const rankFigures = new Map<string, { base: number[]; pr: number[] }>();
+  if (ranks.length >= 2) {
+    const figure = (s: Summary, side: 'base' | 'pr'): void => {
+      const byRank = new Map(s.perRank.map((r) => [r.rank, r]));
+      ranks.forEach((rank, j) => {
+        const r = byRank.get(rank);
+        if (!r) return;
+        for (const g of r.groups) {
+          let f = rankFigures.get(g.key);
+          if (!f) {
+            f = { base: ranks.map(() => 0), pr: ranks.map(() => 0) };
+            rankFigures.set(g.key, f);
+          }
+          f[side][j] = rankFigure(g, r.steps.length, d.ranksPerStep);
+        }
+      });
+    };
+    figure(base, 'base');
+    figure(pr, 'pr');
+  }
+  return { steps: { base: stepCounts(base), pr: stepCounts(pr) }, perStep: { base: perStep(base), pr: perStep(pr) }, ranks, rankFigures };
+}
+
+/** A rank's figure of a group: its count, or its kernels per step of that rank. */
+function rankFigure(g: Group, steps: number, perStep: boolean): number {
+  if (!perStep) return g.total.count;
+  const p: PerStep = steps > 0 ? rankPerStep(steppedCell(g.steps), steps) : ZERO_PER_STEP;
+  return perStepCount(p);
+}
+
+interface Inputs {
+  d: Diff;
+  view: DiffView;
+  charts: DiffCharts;
+  json: DiffJson;
+}
+
+type Section = (x: Inputs) => string;
+
+function label(r: { key: string }): string {
+  return r.key === '' ? '(empty)' : r.key;
+}
+
+const perStepDiff = (d: Diff): boolean => d.normalization === 'per-step';
+
+function headerSection({ d, charts }: Inputs): string {
+  const [first, second] = headlineLines(d, sentence.code);
+  const t = d.totals;
+  const card = (k: string, v: string, delta: string): string => `<li><span class="k">${esc(k)}</span><span class="v">${esc(v)}</span><span class="d">${esc(delta)}</span></li>`;
+  const ps = perStepDiff(d) ? ' per step' : '';
+  const cards = [
+    card(`kernels${ps}`, `${fmtCount(t.base.count)} → ${fmtCount(t.pr.count)}`, `${fmtSignedCount(t.deltaCount)} (${pctText(t.deltaCountPct, t.pr.count)})`),
+    card(`kernel time${ps}`, `${fmtUs(t.base.us)} → ${fmtUs(t.pr.us)}`, `${fmtSignedUs(t.deltaUs)} (${t.timeNoise ? `~, within ±${d.timeTolerancePct}%` : pctText(t.deltaUsPct, t.pr.us)})`),
+  ];
+  const b = charts.perStep.base;
+  const p = charts.perStep.pr;
+  if (!perStepDiff(d) && b !== null && p !== null) {
+    const pct = b.us === 0 ? (p.us > 0 ? 'new' : '-') : fmtSignedPct((100 * (p.us - b.us)) / b.us);
+    cards.push(card('kernel time per step (all ranks)', `${fmtUs(b.us)} → ${fmtUs(p.us)}`, `${fmtSignedUs(p.us - b.us)} (${pct})`));
+  }
+  return [
+    '<header>',
+    '<h1>Kernel diff</h1>',
+    `<p class="headline">${sentence.html(first!)}</p>`,
+    `<p>${sentence.html(second!)}</p>`,
+    `<ul class="cards" aria-label="Totals">${cards.join('')}</ul>`,
+    '</header>',
+  ].join('\n');
+}
+
+function warningsSection({ d }: Inputs): string {
+  const ws = reportWarnings(d, sentence.code);
+  if (ws.length === 0) return '';
+  return `<section aria-label="Warnings">${ws.map((w) => `<p class="warning"><strong>Warning:</strong> ${sentence.html(w)}</p>`).join('')}</section>`;
+}
+
+function differentlySection({ d }: Inputs): string {
+  const out: string[] = [];
+  const dis = disagreementLines(d, sentence.code);
+  if (dis.length > 0) {
+    out.push('<section aria-labelledby="ranks-h"><h2 id="ranks-h">Changed differently across ranks</h2>');
+    out.push('<p class="note">A change that did not take effect on every rank, or not by as much.</p>');
+    out.push(`<ul class="lines">${dis.map((l) => `<li>${sentence.html(l)}</li>`).join('')}</ul></section>`);
+  }
+  const un = unevenStepLines(d, sentence.code);
+  if (un.length > 0) {
+    out.push('<section aria-labelledby="steps-h"><h2 id="steps-h">Changed differently across steps</h2>');
+    out.push('<p class="note">Count of each step against the base: a change that did not take effect in every step.</p>');
+    out.push(`<ul class="lines">${un.map((l) => `<li>${sentence.html(l)}</li>`).join('')}</ul></section>`);
+  }
+  return out.join('\n');
+}
+
+const MARK = { added: ' added', removed: ' removed', fewer: '', more: '', same: '' } as const satisfies Record<DiffRow['status'], string>;
+
+function countChart({ d }: Inputs): string {
+  const changed = d.rows.filter((r) => r.deltaCount !== 0);
+  const ps = perStepDiff(d) ? ' per step' : '';
+  const head = `<section aria-labelledby="count-h"><h2 id="count-h">Count change per group${ps}</h2>`;
+  if (changed.length === 0) return `${head}<p>No group changed its kernel count.</p></section>`;
+  const shown = changed.slice(0, MAX_BARS);
+  const bars: Bar[] = shown.map((r) => ({
+    label: label(r),
+    value: r.deltaCount,
+    valueText: `${fmtSignedCount(r.deltaCount)}${MARK[r.status]}`,
+    cls: r.status,
+    striped: r.status === 'added' || r.status === 'removed',
+    tip: `${clipped(label(r))}: ${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)}${ps} (${fmtSignedCount(r.deltaCount)}, ${r.status === 'added' || r.status === 'removed' ? r.status : pctText(r.deltaCountPct, r.pr.count)})`,
+  }));
+  const desc = `${changed.length} group${changed.length === 1 ? '' : 's'} changed ${changed.length === 1 ? 'its' : 'their'} kernel count${ps}, largest change first; bars left are fewer kernels, right more; striped bars are groups added or removed.`;
+  const more = changed.length - shown.length;
+  return [
+    head,
+    `<figure>${divergingBars('count-chart', `Kernel count change per group${ps}, base to PR`, desc, bars, fmtSignedCount)}`,
+    `<figcaption class="note">Largest change first${more > 0 ? `; the first ${MAX_BARS} of ${fmtCount(changed.length)} changed groups (all of them in the table)` : ''}. Striped: added (only in the PR) or removed (only in the base).</figcaption></figure>`,
+    '</section>',
+  ].join('\n');
+}
+
+function timeChart({ d }: Inputs): string {
+  const moved = sortDiffRows(d.rows, 'delta-time').filter((r) => r.deltaUs !== 0);
+  const ps = perStepDiff(d) ? ' per step' : '';
+  const head = `<section aria-labelledby="time-h"><h2 id="time-h">Time change per group${ps}</h2>`;
+  if (moved.length === 0) return `${head}<p>No group's kernel time changed.</p></section>`;
+  const shown = moved.slice(0, MAX_BARS);
+  const bars: Bar[] = shown.map((r) => ({
+    label: label(r),
+    value: r.deltaUs,
+    valueText: `${fmtSignedUs(r.deltaUs)}${r.timeNoise ? ' ~' : MARK[r.status]}`,
+    cls: r.timeNoise ? 'noise' : r.deltaUs < 0 ? 'faster' : 'slower',
+    striped: r.status === 'added' || r.status === 'removed',
+    tip: `${clipped(label(r))}: ${fmtUs(r.base.us)} → ${fmtUs(r.pr.us)}${ps} (${fmtSignedUs(r.deltaUs)}, ${r.timeNoise ? `within ±${d.timeTolerancePct}%: noise` : timePctText(r.deltaUsPct, r.pr.us, false)})`,
+  }));
+  const noise = moved.filter((r) => r.timeNoise).length;
+  const desc = `Kernel time change of ${moved.length} group${moved.length === 1 ? '' : 's'}${ps}, largest first; bars left are faster, right slower; grey bars marked ~ moved within ±${d.timeTolerancePct}% (${noise} of them): noise, not a result.`;
+  const more = moved.length - shown.length;
+  return [
+    head,
+    `<figure>${divergingBars('time-chart', `Kernel time change per group${ps}, base to PR`, desc, bars, fmtSignedUs)}`,
+    `<figcaption class="note">Largest change first${more > 0 ? `; the first ${MAX_BARS} of ${fmtCount(moved.length)} groups whose time moved (all of them in the table)` : ''}. Grey and marked ~: within ±${esc(String(d.timeTolerancePct))}% (--time-tolerance), which is noise. Striped: added or removed.</figcaption></figure>`,
+    '</section>',
+  ].join('\n');
+}
+
+function stepsChart({ charts }: Inputs): string {
+  const head = '<section aria-labelledby="perstep-h"><h2 id="perstep-h">Kernels per step</h2>';
+  const { base, pr } = charts.steps;
+  if (base.length === 0 && pr.length === 0) return `${head}<p>Neither side has a Step Id: no figures per step.</p></section>`;
+  const ids = [...new Set([...base.map(([s]) => s), ...pr.map(([s]) => s)])].sort((a, b) => a - b);
+  const buckets = stepBuckets(ids);
+  const thinned = buckets.length < ids.length;
+  const per = buckets[0]!.length;
+  const desc =
+    `Kernels in each step, all ranks added up: base ${base.length} step${base.length === 1 ? '' : 's'}, PR ${pr.length} step${pr.length === 1 ? '' : 's'}, Step Ids ${ids[0]} to ${ids[ids.length - 1]}.` +
+    (thinned ? ` ${fmtCount(ids.length)} steps drawn as ${buckets.length} points of ${per} consecutive steps each: the line is their mean, the band their lowest to highest.` : '');
+  const chart = stepLines('steps-chart', 'Kernels per step, base and PR', desc, ids, [
+    { side: 'base', legend: 'base', points: new Map(base) },
+    { side: 'pr', legend: 'PR', points: new Map(pr) },
+  ], fmtCount);
+  const note = thinned
+    ? `More than ${MAX_STEP_POINTS} steps: each point is ${per} consecutive steps (line: their mean; band: lowest to highest), so a warm-up step still shows in the band.`
+    : 'Every step is a point (hover for its figure). Steps are placed by Step Id; a side without a Step Id leaves a gap.';
+  return `${head}<figure>${chart}<figcaption class="note">All ranks added up. ${note}</figcaption></figure></section>`;
+}
+
+/** The heat map's colour class of one rank's change. */
+function heatClass(b: number, p: number): string {
+  if (b === 0 && p === 0) return 'hnone';
+  if (b === 0) return 'hadd';
+  const pct = (100 * (p - b)) / b;
+  if (pct <= -50) return 'h-3';
+  if (pct <= -10) return 'h-2';
+  if (pct < 0) return 'h-1';
+  if (pct === 0) return 'h0';
+  if (pct < 10) return 'h1';
+  if (pct < 50) return 'h2';
+  return 'h3';
+}
+
+const HEAT_LEGEND = [
+  { cls: 'h-3', text: '≤ -50%' },
+  { cls: 'h-2', text: '-50% to -10%' },
+  { cls: 'h-1', text: '-10% to 0%' },
+  { cls: 'h0', text: 'same' },
+  { cls: 'h1', text: '0% to +10%' },
+  { cls: 'h2', text: '+10% to +50%' },
+  { cls: 'h3', text: '≥ +50%' },
+  { cls: 'hadd', text: 'added' },
+];
+
+function heatSection({ d, charts }: Inputs): string {
+  const head = '<section aria-labelledby="heat-h"><h2 id="heat-h">Change by rank and group</h2>';
+  if (charts.ranks.length < 2) return `${head}<p>${charts.ranks.length === 0 ? 'No rank is on both sides' : 'One rank on each side'}: nothing to compare across ranks.</p></section>`;
+  // Groups whose change differs across ranks first, then the other changed groups, in the diff's order.
+  const changed = d.rows.filter((r) => r.status !== 'same' || r.disagreeingRanks.length > 0);
+  if (changed.length === 0) return `${head}<p>No group changed: every rank is the same.</p></section>`;
+  const ordered = [...changed.filter((r) => r.disagreeingRanks.length > 0), ...changed.filter((r) => r.disagreeingRanks.length === 0)];
+  const groups = ordered.slice(0, MAX_HEAT_GROUPS);
+  // Ranks that disagree for a shown group come first when there are too many ranks to show them all.
+  let cols = charts.ranks.map((_, j) => j);
+  if (cols.length > MAX_HEAT_RANKS) {
+    const odd = new Set(groups.flatMap((r) => r.disagreeingRanks.map((x) => x.rank)));
+    const first = cols.filter((j) => odd.has(charts.ranks[j]!));
+    cols = [...first, ...cols.filter((j) => !odd.has(charts.ranks[j]!))].slice(0, MAX_HEAT_RANKS).sort((a, b) => a - b);
+  }
+  const ps = d.ranksPerStep ? ' per step' : '';
+  const rows: HeatRow[] = groups.map((r) => {
+    const f = charts.rankFigures.get(r.key);
+    return {
+      label: label(r),
+      cells: cols.map((j) => {
+        const b = f?.base[j] ?? 0;
+        const p = f?.pr[j] ?? 0;
+        const what = b === 0 && p === 0 ? 'absent on both sides' : b === 0 ? 'added' : p === 0 ? 'removed' : pctText((100 * (p - b)) / b, p);
+        return { cls: heatClass(b, p), v: b === 0 && p === 0 ? null : p - b, tip: `rank ${clipped(charts.ranks[j]!, 20)}, ${clipped(label(r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})` };
+      }),
+    };
+  });
+  const leftOut = [
+    ordered.length > groups.length ? `the first ${MAX_HEAT_GROUPS} of ${fmtCount(ordered.length)} changed groups` : '',
+    cols.length < charts.ranks.length ? `${MAX_HEAT_RANKS} of ${fmtCount(charts.ranks.length)} ranks (those where a shown group changed differently first)` : '',
+  ].filter(Boolean);
+  const desc = `Each changed group's count change${ps} on each of ${cols.length} ranks, as a colour from fewer (green) to more (orange); a rank that differs from the others in its row stands out.`;
+  const chart = heatMap('heat-chart', `Kernel count change${ps} by rank and group`, desc, cols.map((j) => charts.ranks[j]!), rows, HEAT_LEGEND);
+  const note = `Rows: groups that changed differently across ranks first, then the other changed groups${leftOut.length > 0 ? `; shown: ${leftOut.join(', ')}` : ''}. Hover a cell for its figures.`;
+  return `${head}<figure>${chart}<figcaption class="note">${esc(note)}</figcaption></figure></section>`;
+}
+
+/**
+ * Where the fusion rewrites go: each chain as a row of kernel chips → the fused kernel, with its count per step,
+ * layers, ranks, saving and the sites not fused. Empty until the diff finds rewrites.
+ */
+function rewritesSection(): string {
+  return '';
+}
+
+interface Column {
+  head: string;
+  num: boolean;
+  /** The cell: its text (safe markup) and its exact figure. */
+  cell: (r: DiffRow, j: DiffRowJson) => { text: string; v?: number | null };
+}
+
+function columns(d: Diff): Column[] {
+  const ps = perStepDiff(d) ? ' per step' : '';
+  return [
+    { head: 'status', num: false, cell: (r) => ({ text: esc(`${r.status}${r.disagreeingRanks.length > 0 ? ', ranks differ' : ''}${r.unevenSteps.length > 0 ? ', steps differ' : ''}`) }) },
+    { head: `base${ps}`, num: true, cell: (r, j) => ({ text: fmtCount(r.base.count), v: j.base.count }) },
+    { head: `PR${ps}`, num: true, cell: (r, j) => ({ text: fmtCount(r.pr.count), v: j.pr.count }) },
+    { head: 'Δ', num: true, cell: (r, j) => ({ text: fmtSignedCount(r.deltaCount), v: j.deltaCount }) },
+    { head: 'Δ%', num: true, cell: (r, j) => ({ text: esc(pctText(r.deltaCountPct, r.pr.count)), v: j.deltaCountPct }) },
+    { head: `base time${ps}`, num: true, cell: (r, j) => ({ text: fmtUs(r.base.us), v: j.base.totalUs }) },
+    { head: `PR time${ps}`, num: true, cell: (r, j) => ({ text: fmtUs(r.pr.us), v: j.pr.totalUs }) },
+    { head: 'Δ time', num: true, cell: (r, j) => ({ text: fmtSignedUs(r.deltaUs), v: j.deltaUs }) },
+    { head: 'Δ% time', num: true, cell: (r, j) => ({ text: esc(timePctText(r.deltaUsPct, r.pr.us, r.timeNoise)), v: j.deltaUsPct }) },
+  ];
+}
+
+function td(c: { text: string; v?: number | null }): string {
+  return c.v === undefined ? `<td class="l">${c.text}</td>` : `<td data-v="${c.v === null ? '' : esc(String(c.v))}">${c.text}</td>`;
+}
+
+function tableSection({ d, view, json }: Inputs): string {
+  const v = viewDiff(d, view);
+  const cols = columns(d);
+  const head = `<tr><th scope="col"><button type="button">${esc(groupHeading(d.groupBy, d.rows))}</button></th>${cols
+    .map((c) => `<th scope="col"${c.num ? ' data-type="num"' : ' class="l"'}><button type="button">${esc(c.head)}</button></th>`)
+    .join('')}</tr>`;
+  const body = v.rows.map((r, i) => `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(r))}</code></th>${cols.map((c) => td(c.cell(r, json.rows[i]!))).join('')}</tr>`);
+  const foot: string[] = [];
+  const t = json.totals;
+  if (v.others && json.others) {
+    const o = v.others;
+    const j = json.others;
+    foot.push(
+      `<tr><th scope="row" class="l">(${esc(fmtCount(o.groups))} more group${o.groups === 1 ? '' : 's'})</th><td class="l"></td>` +
+        `<td data-v="${j.base.count}">${fmtCount(o.base.count)}</td><td data-v="${j.pr.count}">${fmtCount(o.pr.count)}</td><td data-v="${j.deltaCount}">${fmtSignedCount(o.deltaCount)}</td><td></td>` +
+        `<td data-v="${j.base.totalUs}">${fmtUs(o.base.us)}</td><td data-v="${j.pr.totalUs}">${fmtUs(o.pr.us)}</td><td data-v="${j.deltaUs}">${fmtSignedUs(o.deltaUs)}</td><td></td></tr>`,
+    );
+  }
+  const dt = d.totals;
+  foot.push(
+    `<tr><th scope="row" class="l">total</th><td class="l"></td>` +
+      `<td data-v="${t.base.count}">${fmtCount(dt.base.count)}</td><td data-v="${t.pr.count}">${fmtCount(dt.pr.count)}</td><td data-v="${t.deltaCount}">${fmtSignedCount(dt.deltaCount)}</td>` +
+      `<td data-v="${t.deltaCountPct ?? ''}">${esc(pctText(dt.deltaCountPct, dt.pr.count))}</td>` +
+      `<td data-v="${t.base.totalUs}">${fmtUs(dt.base.us)}</td><td data-v="${t.pr.totalUs}">${fmtUs(dt.pr.us)}</td><td data-v="${t.deltaUs}">${fmtSignedUs(dt.deltaUs)}</td>` +
+      `<td data-v="${t.deltaUsPct ?? ''}">${esc(timePctText(dt.deltaUsPct, dt.pr.us, dt.timeNoise))}</td></tr>`,
+  );
+  const n = v.rows.length;
+  return [
+    '<section aria-labelledby="table-h"><h2 id="table-h">All figures</h2>',
+    `<details id="table"><summary>Table of ${fmtCount(n)} group${n === 1 ? '' : 's'}${v.others ? ' and the rest in one row' : ''} (press a heading to sort)</summary>`,
+    '<div class="scroll"><table class="sortable" id="diff-table">',
+    `<caption class="note">${esc(`One row per group on either side${perStepDiff(d) ? ', per step' : ''}; the totals row is the sum of the rows. Δ% time is ~ within ±${d.timeTolerancePct}%.`)}</caption>`,
+    `<thead>${head}</thead>`,
+    `<tbody>${body.join('\n')}</tbody>`,
+    `<tfoot>${foot.join('')}</tfoot>`,
+    '</table></div></details></section>',
+  ].join('\n');
+}
+
+function footerSection({ d }: Inputs): string {
+  return `<footer><p class="note">${sentence.html(comparedLine(d, sentence.code, true))}</p><p class="note">Made by kprof. The report's figures are in this file as JSON (the element <code>kprof-diff</code>): those of <code>kprof diff --format json</code>, without each row's per-rank and per-step detail.</p></footer>`;
+}
+
+/** The page's sections, in order. */
+const DIFF_SECTIONS: Section[] = [headerSection, warningsSection, countChart, timeChart, stepsChart, heatSection, differentlySection, rewritesSection, tableSection, footerSection];
+
+/** The JSON the page carries: the report's figures (per-rank and per-step detail left to --format json). */
+function pageJson(json: DiffJson): unknown {
+  const strip = ({ disagreeingRanks, unevenSteps, ...rest }: DiffRowJson): Omit<DiffRowJson, 'disagreeingRanks' | 'unevenSteps'> & { ranksDiffer: boolean; stepsDiffer: boolean } => ({
+    ...rest,
+    ranksDiffer: disagreeingRanks.length > 0,
+    stepsDiffer: unevenSteps.length > 0,
+  });
+  return { ...json, rows: json.rows.map(strip), others: json.others ? { ...json.others, changedDifferently: json.others.changedDifferently.map(strip) } : null };
+}
+
+/**
+ * `kprof diff --format html`: the charts come from the two summaries in `view.sides`, which the command gives;
+ * a view without them is a bug of ours.
+ */
+export function diffHtml(d: Diff, view: DiffView): string {
+  if (view.sides === undefined) throw new Error('the HTML diff needs the two summaries (DiffView.sides)');
+  return diffHtmlPage(d, view, diffCharts(d, view.sides.base, view.sides.pr));
+}
+
+/** The HTML diff page from a Diff and its chart figures. */
+export function diffHtmlPage(d: Diff, view: DiffView, charts: DiffCharts): string {
+  const json = diffJsonObject(d, view);
+  const x: Inputs = { d, view, charts, json };
+  const changed = d.rows.filter((r) => r.status !== 'same').length;
+  const title = `kprof diff: ${fmtCount(changed)} group${changed === 1 ? '' : 's'} changed, ${fmtCount(d.totals.base.count)} → ${fmtCount(d.totals.pr.count)} kernels`;
+  return page({
+    title: esc(title),
+    body: DIFF_SECTIONS.map((s) => s(x)).filter((s) => s !== ''),
+    data: { 'kprof-diff': pageJson(json) },
+  });
+}

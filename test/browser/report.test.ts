@@ -1,0 +1,254 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The HTML reports in a real browser: Debian's Chromium (/usr/bin/chromium) driven by playwright-core. Each
+// page must load nothing beyond its own file, log no error (a script the CSP refused would), name every chart,
+// pass axe-core's WCAG 2 A/AA rules in light and dark, show the figures of the JSON report, sort its table,
+// open its folded parts to print, and show hostile kernel names as text.
+//
+// Without /usr/bin/chromium these tests are skipped with a notice; under CI (CI=true) a missing browser fails.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clipped } from '../../src/util/inputText.js';
+import { diffJsonObject } from '../../src/report/diff/json.js';
+import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../src/util/format.js';
+import type { DiffJson } from '../../src/model/schema.js';
+import { kprof } from '../helpers.js';
+import { exampleDiff, HOSTILE_NAMES, hostileProfiles, largeDiff } from '../htmlReport.js';
+import { diffHtmlPage } from '../../src/report/html/diff.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+const IN_CI = process.env.CI === 'true';
+
+if (!HAS_CHROMIUM && !IN_CI) {
+  console.warn(`\n*** browser tests SKIPPED: ${CHROMIUM} not found (apt-get install -y chromium). They run, and must pass, in CI. ***\n`);
+}
+
+describe('browser', () => {
+  it.runIf(IN_CI)('Chromium is there in CI', () => {
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs it (apt-get install -y chromium)`).toBe(true);
+  });
+});
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-browser-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Loaded {
+  page: Page;
+  requests: string[];
+  errors: string[];
+  dialogs: string[];
+}
+
+describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
+  let browser: Browser;
+  const pages: Page[] = [];
+  beforeAll(async () => {
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  }, 60_000);
+  afterAll(async () => {
+    for (const p of pages) await p.close();
+    await browser?.close();
+  });
+
+  /** Open a report from a file, recording every request, console error, page error and dialog. */
+  async function open(name: string, html: string, opts: { colorScheme?: 'light' | 'dark'; bypassCSP?: boolean } = {}): Promise<Loaded> {
+    const file = join(tmp, name);
+    writeFileSync(file, html);
+    const context = await browser.newContext({ colorScheme: opts.colorScheme ?? 'light', bypassCSP: opts.bypassCSP ?? false });
+    const page = await context.newPage();
+    pages.push(page);
+    const loaded: Loaded = { page, requests: [], errors: [], dialogs: [] };
+    page.on('request', (r) => loaded.requests.push(r.url()));
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') loaded.errors.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => loaded.errors.push(`pageerror: ${e.message}`));
+    page.on('dialog', (d) => {
+      loaded.dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    return loaded;
+  }
+
+  /** axe-core's WCAG 2 A/AA violations of the page with its folded parts open (injected past the CSP). */
+  async function axe(page: Page): Promise<string[]> {
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    await page.addScriptTag({ content: axeSource });
+    const result = (await page.evaluate(() =>
+      (globalThis as unknown as { axe: { run(c: unknown, o: unknown): Promise<unknown> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } }),
+    )) as { violations: { id: string; nodes: { target: unknown }[] }[] };
+    return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+  }
+
+  /** Every chart's accessible name and description, as the page's own ids give them. */
+  async function chartNames(page: Page): Promise<{ id: string; role: string | null; name: string; desc: string }[]> {
+    return page.evaluate(() =>
+      [...document.querySelectorAll('svg')].map((s) => {
+        const [t, d] = (s.getAttribute('aria-labelledby') ?? '').split(' ');
+        return { id: s.id, role: s.getAttribute('role'), name: document.getElementById(t ?? '')?.textContent ?? '', desc: document.getElementById(d ?? '')?.textContent ?? '' };
+      }),
+    );
+  }
+
+  /** The rows of the table as the DOM has them: the header cell's text, each cell's text and data-v. */
+  async function tableRows(page: Page, id: string): Promise<{ key: string; cells: { text: string; v: string | null }[] }[]> {
+    return page.evaluate((tableId) => {
+      const t = document.getElementById(tableId) as HTMLTableElement;
+      return [...t.tBodies[0]!.rows].map((r) => ({
+        key: r.cells[0]!.textContent ?? '',
+        cells: [...r.cells].slice(1).map((c) => ({ text: c.textContent ?? '', v: (c as HTMLElement).dataset.v ?? null })),
+      }));
+    }, id);
+  }
+
+  /** The table of a diff page equals the JSON report, figure for figure, and shows them as the text formats do. */
+  async function expectTableIsJson(page: Page, json: DiffJson): Promise<void> {
+    const rows = await tableRows(page, 'diff-table');
+    expect(rows).toHaveLength(json.rows.length);
+    rows.forEach((r, i) => {
+      const j = json.rows[i]!;
+      expect(r.key).toBe(clipped(j.key === '' ? '(empty)' : j.key));
+      const v = r.cells.slice(1).map((c) => (c.v === '' || c.v === null ? null : Number(c.v)));
+      expect(v).toEqual([j.base.count, j.pr.count, j.deltaCount, j.deltaCountPct, j.base.totalUs, j.pr.totalUs, j.deltaUs, j.deltaUsPct]);
+      expect(r.cells[0]!.text.split(',')[0]).toBe(j.status);
+      const t = r.cells.map((c) => c.text);
+      expect([t[1], t[2], t[3], t[5], t[6], t[7]]).toEqual([fmtCount(j.base.count), fmtCount(j.pr.count), fmtSignedCount(j.deltaCount), fmtUs(j.base.totalUs), fmtUs(j.pr.totalUs), fmtSignedUs(j.deltaUs)]);
+    });
+    const foot = await page.evaluate(() => [...document.querySelectorAll('#diff-table tfoot tr:last-child td')].map((c) => (c as HTMLElement).dataset.v ?? null));
+    const tj = json.totals;
+    expect(foot.slice(1).map((x) => (x === '' ? null : Number(x)))).toEqual([tj.base.count, tj.pr.count, tj.deltaCount, tj.deltaCountPct, tj.base.totalUs, tj.pr.totalUs, tj.deltaUs, tj.deltaUsPct]);
+  }
+
+  /** Only the page's own file was requested, nothing failed, no dialog opened. */
+  function expectQuiet(l: Loaded, file: string): void {
+    expect(l.requests.every((u) => u.startsWith('file://'))).toBe(true);
+    expect(l.requests).toEqual([pathToFileURL(join(tmp, file)).href]);
+    expect(l.errors).toEqual([]);
+    expect(l.dialogs).toEqual([]);
+  }
+
+  it('the README example: offline, no error, named charts, the JSON report\'s figures, bars and cards', async () => {
+    const html = await exampleDiff('html');
+    const json = JSON.parse(await exampleDiff('json')) as DiffJson;
+    const l = await open('example.html', html);
+    expectQuiet(l, 'example.html');
+    const charts = await chartNames(l.page);
+    expect(charts.map((c) => c.id)).toEqual(['count-chart', 'time-chart', 'steps-chart', 'heat-chart']);
+    for (const c of charts) {
+      expect(c.role).toBe('img');
+      expect(c.name.length).toBeGreaterThan(10);
+      expect(c.desc.length).toBeGreaterThan(10);
+    }
+    await expectTableIsJson(l.page, json);
+    // The count bars are the rows whose count changed, in the report's order, each as long as its Δ.
+    const bars = await l.page.evaluate(() => [...document.querySelectorAll('#count-chart g.bar rect[data-v]')].map((r) => Number((r as SVGElement).dataset.v)));
+    expect(bars).toEqual(json.rows.filter((r) => r.deltaCount !== 0).map((r) => r.deltaCount));
+    const tips = await l.page.evaluate(() => [...document.querySelectorAll('#count-chart g.bar > title')].map((t) => t.textContent));
+    expect(tips[0]).toBe('QuantBatchMatmulV3: 88 → 56 (-32, -36.4%)');
+    const cards = await l.page.evaluate(() => [...document.querySelectorAll('.cards li .v')].map((c) => c.textContent));
+    expect(cards.slice(0, 2)).toEqual([`${fmtCount(json.totals.base.count)} → ${fmtCount(json.totals.pr.count)}`, `${fmtUs(json.totals.base.totalUs)} → ${fmtUs(json.totals.pr.totalUs)}`]);
+    // Kernels per step: each dot is the step's kernels of all ranks (the summary JSON's byStep, added up).
+    const summary = JSON.parse((await kprof(['summary', 'fixtures/fusion-example/pr', '--format', 'json'])).stdout) as { groups: { byStep: { step: number; count: number }[] }[] };
+    const perStep = new Map<number, number>();
+    for (const g of summary.groups) for (const s of g.byStep) perStep.set(s.step, (perStep.get(s.step) ?? 0) + s.count);
+    const dots = await l.page.evaluate(() => [...document.querySelectorAll('#steps-chart circle.dot-pr')].map((c) => [Number((c as SVGElement).dataset.step), Number((c as SVGElement).dataset.v)]));
+    expect(dots).toEqual([...perStep].sort((a, b) => a[0] - b[0]));
+    // The heat map: each cell is the rank's PR count less its base count (the summary JSONs' perRank).
+    const rankCounts = async (side: string): Promise<Map<string, number>> => {
+      const s = JSON.parse((await kprof(['summary', side, '--format', 'json'])).stdout) as { perRank: { rank: string; groups: { key: string; count: number }[] }[] };
+      return new Map(s.perRank.flatMap((r) => r.groups.map((g) => [`${r.rank}/${g.key}`, g.count] as [string, number])));
+    };
+    const [b, p] = [await rankCounts('fixtures/fusion-example/base'), await rankCounts('fixtures/fusion-example/pr')];
+    const heat = await l.page.evaluate(() =>
+      [...document.querySelectorAll('#heat-chart rect[data-v]')].map((r) => [r.querySelector('title')!.textContent!, Number((r as SVGElement).dataset.v)] as [string, number]),
+    );
+    expect(heat.length).toBe(2 * json.rows.filter((r) => r.status !== 'same').length);
+    for (const [tip, v] of heat) {
+      const [, rank, key] = /^rank (\S+), (\S+):/.exec(tip)!;
+      expect(v, tip).toBe((p.get(`${rank}/${key}`) ?? 0) - (b.get(`${rank}/${key}`) ?? 0));
+    }
+  });
+
+  it('sorts its table with the script the CSP allows, and opens the table to print', async () => {
+    const l = await open('sort.html', await exampleDiff('html'));
+    await l.page.click('#table > summary');
+    await l.page.getByRole('button', { name: 'Δ', exact: true }).click();
+    const v = (await tableRows(l.page, 'diff-table')).map((r) => Number(r.cells[3]!.v));
+    expect(v).toEqual([...v].sort((a, b) => a - b));
+    expect(v[0]).toBeLessThan(0);
+    expect(await l.page.getAttribute('#diff-table thead th:nth-child(5)', 'aria-sort')).toBe('ascending');
+    await l.page.getByRole('button', { name: 'Δ', exact: true }).click();
+    expect(await l.page.getAttribute('#diff-table thead th:nth-child(5)', 'aria-sort')).toBe('descending');
+    const l2 = await open('print.html', await exampleDiff('html'));
+    expect(await l2.page.evaluate(() => (document.getElementById('table') as HTMLDetailsElement).open)).toBe(false);
+    await l2.page.emulateMedia({ media: 'print' });
+    await l2.page.evaluate(() => dispatchEvent(new Event('beforeprint')));
+    expect(await l2.page.evaluate(() => (document.getElementById('table') as HTMLDetailsElement).open)).toBe(true);
+    expect(l.errors).toEqual([]);
+    expect(l2.errors).toEqual([]);
+  });
+
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`passes axe-core WCAG 2 A/AA in the ${scheme} scheme: the diff, summary and check reports`, async () => {
+      const pagesToCheck = [
+        ['diff', await exampleDiff('html')],
+        ['summary', (await kprof(['summary', 'fixtures/fusion-example/pr', '--format', 'html'])).stdout],
+        ['check', (await kprof(['check', 'fixtures/fusion-example/base', '--rules', 'fixtures/fusion-example/kprof.rules.yaml', '--base', 'fixtures/fusion-example/pr', '--format', 'html'])).stdout],
+      ] as const;
+      for (const [name, html] of pagesToCheck) {
+        const quiet = await open(`${name}-${scheme}.html`, html, { colorScheme: scheme });
+        expectQuiet(quiet, `${name}-${scheme}.html`);
+        const l = await open(`${name}-${scheme}-axe.html`, html, { colorScheme: scheme, bypassCSP: true });
+        expect(await axe(l.page), `${name} (${scheme})`).toEqual([]);
+      }
+    });
+  }
+
+  it('hostile kernel names render as text: no element, script or dialog of theirs', async () => {
+    const { base, pr } = hostileProfiles();
+    const r = await kprof(['diff', base, pr, '--by', 'name', '--format', 'html']);
+    const json = JSON.parse((await kprof(['diff', base, pr, '--by', 'name', '--format', 'json'])).stdout) as DiffJson;
+    const l = await open('hostile.html', r.stdout);
+    await l.page.waitForTimeout(200);
+    expectQuiet(l, 'hostile.html');
+    const found = await l.page.evaluate(() => ({
+      scripts: document.scripts.length,
+      imgs: document.images.length,
+      bold: document.querySelectorAll('b').length,
+      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+      svgs: [...document.querySelectorAll('svg')].filter((s) => !s.classList.contains('chart')).length,
+    }));
+    expect(found).toEqual({ scripts: 2, imgs: 0, bold: 0, handlers: 0, svgs: 0 });
+    await expectTableIsJson(l.page, json);
+    const keys = (await tableRows(l.page, 'diff-table')).map((x) => x.key).sort();
+    expect(keys).toEqual(HOSTILE_NAMES.map((n) => clipped(n)).sort());
+    // The embedded JSON gives every name back exactly.
+    const data = await l.page.evaluate(() => JSON.parse(document.getElementById('kprof-diff')!.textContent!) as { rows: { key: string }[] });
+    expect(data.rows.map((x) => x.key).sort()).toEqual([...HOSTILE_NAMES].sort());
+    const l2 = await open('hostile-axe.html', r.stdout, { bypassCSP: true });
+    expect(await axe(l2.page)).toEqual([]);
+  });
+
+  it('a large report (2,000 groups × 16 ranks × 500 steps): offline, no error, the JSON report\'s figures (axe-core runs on the smaller pages: on 22,000 cells it takes minutes)', async () => {
+    const { d, charts } = largeDiff(2_000, 16, 500);
+    const view = { sort: 'delta-count', only: null, top: null } as const;
+    const l = await open('large.html', diffHtmlPage(d, view, charts));
+    expectQuiet(l, 'large.html');
+    await expectTableIsJson(l.page, diffJsonObject(d, view));
+    expect((await chartNames(l.page)).every((c) => c.role === 'img' && c.name !== '' && c.desc !== '')).toBe(true);
+    const heatRows = await l.page.evaluate(() => document.querySelectorAll('#heat-chart rect[data-v]').length);
+    expect(heatRows).toBe(40 * 16);
+  }, 120_000);
+});

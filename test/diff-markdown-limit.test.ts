@@ -1,0 +1,79 @@
+// The Markdown diff goes into a pull request comment: it stays under GitHub's 65,536-character limit whatever
+// the number of groups, folds the rows after the first 50 into a <details> table, and says how many it left out,
+// with figures that still add up to the totals.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DIFF_MARKDOWN_MARKER, MARKDOWN_LIMIT, MARKDOWN_TABLE_ROWS } from '../src/report/diff/markdown.js';
+import { kprof } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-mdlimit-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const HEADER = 'Step Id,Name,Type,Accelerator Core,Duration(us)\n';
+
+/** A long name that tries everything a comment could be broken by (quoted for CSV). */
+function hostile(i: number): string {
+  const name = `k${String(i).padStart(5, '0')}</details><!-- x --> | \`tick\` @team [a](http://x) <script>alert(1)</script> ${'w'.repeat(150)}`;
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function write(file: string, rows: string[]): string {
+  const p = join(tmp, file);
+  writeFileSync(p, HEADER + rows.join(''));
+  return p;
+}
+
+/** Figures of a table row: base count, PR count, Δ count (counts are the text before the bracket). */
+function counts(line: string): [number, number, number] {
+  const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim().replace(/\*\*/g, ''));
+  const n = (c: string): number => Number(c.split(' ')[0]!.replace(/,/g, ''));
+  return [n(cells[1]!), n(cells[2]!), n(cells[3]!)];
+}
+
+describe('Markdown diff of thousands of groups with long hostile names', () => {
+  const N = 3_000;
+  const base = write('base.csv', Array.from({ length: N }, (_, i) => `1,${hostile(i)},T,AI_CORE,${(i % 9) + 1}\n`.repeat(1 + (i % 3))));
+  const pr = write('pr.csv', Array.from({ length: N + 500 }, (_, i) => `1,${hostile(i)},T,AI_CORE,${(i % 9) + 1}\n`.repeat(1 + ((i + 1) % 3))));
+
+  it('stays under the comment limit, folds the rest into <details>, and adds up', async () => {
+    const r = await kprof(['diff', base, pr, '--by', 'name', '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    const md = r.stdout;
+    expect(md.length).toBeLessThan(MARKDOWN_LIMIT);
+    expect(md.startsWith(`${DIFF_MARKDOWN_MARKER}\n`)).toBe(true);
+    // Our own <details> open and close once each: every name's `</details>` is inside a code span.
+    const lines = md.split('\n');
+    expect(lines.filter((l) => l.startsWith('<details>'))).toHaveLength(1);
+    expect(lines.filter((l) => l === '</details>')).toHaveLength(1);
+    expect(lines.filter((l) => /^\| `/.test(l) || /^\| ``/.test(l)).length).toBeGreaterThan(MARKDOWN_TABLE_ROWS);
+    // The main table: 50 rows, a row for the folded ones, then the totals, which they add up to.
+    const main = lines.slice(lines.findIndex((l) => l.startsWith('|:---')) + 1, lines.findIndex((l) => l.startsWith('| **total**')) + 1);
+    expect(main).toHaveLength(MARKDOWN_TABLE_ROWS + 2);
+    expect(main[MARKDOWN_TABLE_ROWS]).toMatch(/^\| \(3,450 more groups, in the table below\) \|/);
+    const total = counts(main[main.length - 1]!);
+    const sum = main.slice(0, -1).map(counts).reduce((a, c) => [a[0] + c[0], a[1] + c[1], a[2] + c[2]], [0, 0, 0]);
+    expect(sum).toEqual(total);
+    // The folded table ends with the groups that did not fit, summed; with it, it adds up to the folded row.
+    const start = lines.indexOf('<details><summary>3,450 more groups</summary>');
+    expect(start).toBeGreaterThan(0);
+    const end = lines.indexOf('</details>');
+    const folded = lines.slice(start + 4, end - 1);
+    const last = folded[folded.length - 1]!;
+    expect(last).toMatch(/^\| \(and [\d,]+ more groups: all of them in --format json or html\) \|/);
+    const foldedSum = folded.map(counts).reduce((a, c) => [a[0] + c[0], a[1] + c[1], a[2] + c[2]], [0, 0, 0]);
+    expect(foldedSum).toEqual(counts(main[MARKDOWN_TABLE_ROWS]!));
+    // Nothing from a name starts a line or escapes its code span.
+    for (const l of lines.slice(1)) expect(l).not.toMatch(/^(<script|<!--|@team)/);
+    expect(md.endsWith('shown as ~.\n')).toBe(true);
+  });
+
+  it('a diff of 50 groups or fewer has no <details>', async () => {
+    const small = write('small.csv', Array.from({ length: 40 }, (_, i) => `1,${hostile(i)},T,AI_CORE,1\n`));
+    const r = await kprof(['diff', small, pr, '--by', 'name', '--format', 'markdown', '--top', '40']);
+    expect(r.stdout).not.toContain('<details>');
+    expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);
+  });
+});

@@ -1,0 +1,109 @@
+// The HTML reports without a browser: structure (snapshot of the outline), determinism, the CSP and its script
+// hash, escaping of hostile names, the embedded JSON against --format json, and the size limits.
+
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scriptJson } from '../src/report/html/markup.js';
+import { SORT_SCRIPT, SORT_SCRIPT_HASH } from '../src/report/html/page.js';
+import { kprof, ROOT } from './helpers.js';
+import { EXAMPLE, exampleDiff, HOSTILE_NAMES, hostileProfiles, largeHtml, outline, pageData, scriptAndPolicy } from './htmlReport.js';
+
+const golden = (name: string): string => resolve(ROOT, 'test/transcripts', name);
+
+describe('kprof diff --format html', () => {
+  it('has the outline of the snapshot, and the same bytes on every run', async () => {
+    const a = await exampleDiff('html');
+    const b = await exampleDiff('html');
+    expect(a).toBe(b);
+    await expect(outline(a)).toMatchFileSnapshot(golden('html-diff-outline.txt'));
+  });
+
+  it('is one file that loads nothing: a CSP of default-src none, and the one inline script allowed by its hash', async () => {
+    const html = await exampleDiff('html');
+    const { script, sha256, csp } = scriptAndPolicy(html);
+    expect(script).toBe(SORT_SCRIPT);
+    expect(SORT_SCRIPT_HASH).toBe(sha256);
+    expect(csp).toBe(`default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${sha256}; base-uri 'none'; form-action 'none'`);
+    // No URL to fetch: no src= or href= anywhere, and no other script than the data and the sort script.
+    expect(html).not.toMatch(/\s(src|href)=/);
+    expect([...html.matchAll(/<script/g)]).toHaveLength(2);
+  });
+
+  it('carries the figures of --format json', async () => {
+    const html = await exampleDiff('html');
+    const json = JSON.parse(await exampleDiff('json')) as { rows: Record<string, unknown>[] };
+    const data = pageData(html, 'kprof-diff') as { rows: Record<string, unknown>[] };
+    const strip = ({ disagreeingRanks, unevenSteps, ...r }: Record<string, unknown>) => ({ ...r, ranksDiffer: (disagreeingRanks as unknown[]).length > 0, stepsDiffer: (unevenSteps as unknown[]).length > 0 });
+    expect(data).toEqual({ ...json, rows: json.rows.map(strip) });
+  });
+
+  it('shows hostile names as text only, and the JSON gives them back exactly', async () => {
+    const { base, pr } = hostileProfiles();
+    const r = await kprof(['diff', base, pr, '--by', 'name', '--format', 'html']);
+    expect(r.code).toBe(0);
+    const html = r.stdout;
+    // Only our elements: two scripts, no img, no element a name could open.
+    expect([...html.matchAll(/<script/g)]).toHaveLength(2);
+    expect(html).not.toMatch(/<img|<b>|<svg onload/);
+    expect(html).not.toContain('\u202e');
+    expect(html).not.toContain('\u2028');
+    // The one `<!--` is none: comments cannot open.
+    expect(html).not.toContain('<!--');
+    // The names are in the table as escaped text, and whole in the JSON.
+    expect(html).toContain('<code>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</code>');
+    expect(html).toContain('<code>rtl\\u202eevil\\u2028line\\x07bell</code>');
+    const data = pageData(html, 'kprof-diff') as { rows: { key: string }[] };
+    expect(data.rows.map((x) => x.key).sort()).toEqual([...HOSTILE_NAMES].sort());
+  });
+
+  it('writes JSON that no string can end or comment out', () => {
+    const value = { k: '</script><!-- \u2028 & >', '</script>': 1 };
+    const text = scriptJson(value);
+    expect(text).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
+  it('is under 150 KB for the README example', async () => {
+    const html = await exampleDiff('html');
+    expect(Buffer.byteLength(html)).toBeLessThan(150_000);
+  });
+
+  it('is under 2 MB for 2,000 groups × 16 ranks × 500 steps, the step chart thinned and saying so', () => {
+    const html = largeHtml();
+    expect(Buffer.byteLength(html)).toBeLessThan(2_000_000);
+    expect(html).toContain('500 steps drawn as 167 points of 3 consecutive steps each');
+    expect([...html.matchAll(/<tr data-i=/g)]).toHaveLength(2_000);
+    expect(html).toContain('the first 30 of 1,500 changed groups (all of them in the table)');
+  });
+
+  it('--per-step, --top and --only are the JSON report\'s view', async () => {
+    const html = await exampleDiff('html', '--per-step', '--top', '3', '--only', 'changed');
+    const json = JSON.parse(await exampleDiff('json', '--per-step', '--top', '3', '--only', 'changed')) as { rows: unknown[]; others: { groups: number } };
+    expect([...html.matchAll(/<tr data-i=/g)]).toHaveLength(3);
+    expect(html).toContain(`(${json.others.groups} more groups)`);
+    expect(html).toContain('<th scope="col" data-type="num"><button type="button">base per step</button></th>');
+  });
+});
+
+describe('kprof summary and check --format html', () => {
+  it('summary: outline, and the figures of --format json', async () => {
+    const r = await kprof(['summary', EXAMPLE[1]!, '--format', 'html']);
+    expect(r.code).toBe(0);
+    await expect(outline(r.stdout)).toMatchFileSnapshot(golden('html-summary-outline.txt'));
+    const json = JSON.parse((await kprof(['summary', EXAMPLE[1]!, '--format', 'json'])).stdout) as { groups: Record<string, unknown>[] };
+    const { perRank: _p, ...rest } = json as unknown as Record<string, unknown>;
+    expect(pageData(r.stdout, 'kprof-summary')).toEqual({ ...rest, groups: json.groups.map(({ byStep: _b, ...g }) => g) });
+  });
+
+  it('check: outline, the verdict and exit code, and the JSON of --format json', async () => {
+    const args = ['check', EXAMPLE[1]!, '--rules', 'fixtures/fusion-example/kprof.rules.yaml', '--base', EXAMPLE[0]!];
+    const r = await kprof([...args, '--format', 'html']);
+    expect(r.code).toBe(0);
+    await expect(outline(r.stdout)).toMatchFileSnapshot(golden('html-check-outline.txt'));
+    expect(pageData(r.stdout, 'kprof-check')).toEqual(JSON.parse((await kprof([...args, '--format', 'json'])).stdout));
+    // A broken rule: the page says failed, and the exit code is still the gate's.
+    const broken = await kprof(['check', EXAMPLE[0]!, '--rules', 'fixtures/fusion-example/kprof.rules.yaml', '--base', EXAMPLE[1]!, '--format', 'html']);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain('<h1>kprof check: <span class="verdict failed">failed</span></h1>');
+  });
+});
