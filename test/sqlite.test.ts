@@ -467,3 +467,18 @@ describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
     db.close();
   });
 });
+
+describe('text from the db', () => {
+  it('names that are not UTF-8 keep their bytes (U+DC80–U+DCFF), as the CSV readers do; control characters are kept for the reporters to escape', () => {
+    const dir = tempDir();
+    const path = join(dir, 'bytes.db');
+    copyFileSync(join(FIX, 'torch_npu-6.0.rc1.db'), path);
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { prepare(s: string): { run(...a: unknown[]): unknown }; close(): void };
+    const db = new Database(path);
+    // The first kernel's name id (aclnnMm_MatMulV2 is id 10) now holds the bytes "Mm\x85\x1b[31m".
+    db.prepare('UPDATE STRING_IDS SET value = CAST(? AS TEXT) WHERE id = 10').run(Buffer.from([0x4d, 0x6d, 0x85, 0x1b, 0x5b, 0x33, 0x31, 0x6d]));
+    db.close();
+    const r = read(path);
+    expect(r.kernels[0]!.name).toBe('Mm\udc85\u001b[31m');
+  });
+});
