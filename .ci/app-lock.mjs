@@ -32,5 +32,11 @@ for (const [path, entry] of Object.entries(lock.packages)) {
   packages[path] = { ...entry, dev: true };
 }
 mkdirSync(app, { recursive: true });
-writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'kprof-install-test', version: '1.0.0', private: true, devDependencies: { kprof: spec } }, null, 2) + '\n');
-writeFileSync(join(app, 'package-lock.json'), JSON.stringify({ name: 'kprof-install-test', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2) + '\n');
+writeFileSync(
+  join(app, 'package.json'),
+  JSON.stringify({ name: 'kprof-install-test', version: '1.0.0', private: true, devDependencies: { kprof: spec } }, null, 2) + '\n',
+);
+writeFileSync(
+  join(app, 'package-lock.json'),
+  JSON.stringify({ name: 'kprof-install-test', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2) + '\n',
+);

@@ -38,7 +38,8 @@ function sources() {
   const b = join(REAL, 'rank_2_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv');
   if (existsSync(a) && existsSync(b)) return { base: a, pr: b, note: 'real export msinsight-st-level2 ranks 0 and 2' };
   const f = join(ROOT, 'fixtures/fusion-example');
-  const find = (side) => join(f, side, spawnSync('ls', [join(f, side)], { encoding: 'utf8' }).stdout.split('\n')[0], 'ASCEND_PROFILER_OUTPUT/kernel_details.csv');
+  const find = (side) =>
+    join(f, side, spawnSync('ls', [join(f, side)], { encoding: 'utf8' }).stdout.split('\n')[0], 'ASCEND_PROFILER_OUTPUT/kernel_details.csv');
   return { base: find('base'), pr: find('pr'), note: 'fixtures/fusion-example (../shared/data/real is absent)' };
 }
 
@@ -102,7 +103,9 @@ function main() {
       const r = replicate(snap, join(dir, side), opt.ranks);
       const steps = JSON.parse(readFileSync(snap, 'utf8')).steps;
       sides[side] = { ...r, rows: g.rows, csvBytes: g.bytes, steps };
-      process.stdout.write(`  ${side}: ${(g.bytes / 1e6).toFixed(0)} MB, ${g.rows.toLocaleString('en-US')} kernels, ${steps} steps → ${opt.ranks} snapshots, ${(r.bytes / 1e6).toFixed(1)} MB in all\n`);
+      process.stdout.write(
+        `  ${side}: ${(g.bytes / 1e6).toFixed(0)} MB, ${g.rows.toLocaleString('en-US')} kernels, ${steps} steps → ${opt.ranks} snapshots, ${(r.bytes / 1e6).toFixed(1)} MB in all\n`,
+      );
     }
     const merged = join(dir, 'cluster.json');
     const cases = [
@@ -114,16 +117,26 @@ function main() {
     for (const c of cases) {
       const runs = [];
       for (let i = 0; i < opt.runs; i++) runs.push(measure(c.argv));
-      results.push({ name: c.name, ms: median(runs.map((r) => r.ms)), rssMb: Math.max(...runs.map((r) => r.rssMb ?? 0)) || null, out: runs[0].stdout });
+      results.push({
+        name: c.name,
+        ms: median(runs.map((r) => r.ms)),
+        rssMb: Math.max(...runs.map((r) => r.rssMb ?? 0)) || null,
+        out: runs[0].stdout,
+      });
     }
     // Exact: the merged totals are the rank's times the number of ranks, to the tick.
     const ticks = (us) => BigInt(Math.round(us * 10_000));
     const m = JSON.parse(readFileSync(merged, 'utf8'));
     const want = sides.base.totals;
-    const ok = m.perRank.length === opt.ranks && m.totals.count === want.count * opt.ranks && ticks(m.totals.totalUs) === ticks(want.totalUs) * BigInt(opt.ranks);
+    const ok =
+      m.perRank.length === opt.ranks &&
+      m.totals.count === want.count * opt.ranks &&
+      ticks(m.totals.totalUs) === ticks(want.totalUs) * BigInt(opt.ranks);
     const d = JSON.parse(results[2].out);
     const okDiff = d.totals.base.count === want.count * opt.ranks && d.totals.pr.count === sides.pr.totals.count * opt.ranks;
-    process.stdout.write(`\nmerged: ${(readFileSync(merged).length / 1e6).toFixed(1)} MB, ${m.perRank.length} ranks, totals ${ok ? 'exact' : 'WRONG'}; diff totals ${okDiff ? 'exact' : 'WRONG'}\n\n`);
+    process.stdout.write(
+      `\nmerged: ${(readFileSync(merged).length / 1e6).toFixed(1)} MB, ${m.perRank.length} ranks, totals ${ok ? 'exact' : 'WRONG'}; diff totals ${okDiff ? 'exact' : 'WRONG'}\n\n`,
+    );
     process.stdout.write(`| case | wall (median of ${opt.runs}) | peak RSS |\n| --- | ---: | ---: |\n`);
     let within = ok && okDiff;
     for (const r of results) {

@@ -44,7 +44,16 @@ if (args[0] === '--read') {
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const cpu = process.cpuUsage(c0);
-  console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, kernels: info.kernels, names: counts.size, steps: info.steps.length, maxRssKb: process.resourceUsage().maxRSS }));
+  console.log(
+    JSON.stringify({
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      kernels: info.kernels,
+      names: counts.size,
+      steps: info.steps.length,
+      maxRssKb: process.resourceUsage().maxRSS,
+    }),
+  );
   process.exit(0);
 }
 
@@ -62,7 +71,9 @@ async function generate(path, targetBytes) {
   const out = createWriteStream(path, { highWaterMark: 1 << 20 });
   const write = (s) => (out.write(s) ? Promise.resolve() : new Promise((r) => out.once('drain', r)));
   const names = kernelNames(200);
-  await write('{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8}, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB"}], "traceEvents": [\n');
+  await write(
+    '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8}, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB"}], "traceEvents": [\n',
+  );
   let bytes = 0;
   let ts = 1682725898079292;
   let corr = 6935929;
@@ -77,17 +88,27 @@ async function generate(path, targetBytes) {
     // One step: an annotation, CPU ops, then (as kineto writes) kernels with their launches and a few copies.
     const stepStart = ts;
     const perStep = 2000;
-    push(`{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#${step}", "pid": 1234, "tid": 1234, "ts": ${stepStart}, "dur": ${perStep * 12}, "args": {"External id": ${corr}}}`);
+    push(
+      `{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#${step}", "pid": 1234, "tid": 1234, "ts": ${stepStart}, "dur": ${perStep * 12}, "args": {"External id": ${corr}}}`,
+    );
     for (let k = 0; k < perStep; k++) {
       const name = names[(k * 7) % names.length];
       const launch = ts + k * 12;
-      push(`{"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1234, "tid": 1234, "ts": ${launch}, "dur": 9, "args": {"External id": ${corr}, "Sequence number": ${k}, "Fwd thread id": 0, "Record function id": 0, "Ev Idx": ${k}}}`);
+      push(
+        `{"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1234, "tid": 1234, "ts": ${launch}, "dur": 9, "args": {"External id": ${corr}, "Sequence number": ${k}, "Fwd thread id": 0, "Record function id": 0, "Ev Idx": ${k}}}`,
+      );
       if (k % 50 === 0) {
-        push(`{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0, "tid": 7, "ts": ${launch + 30}, "dur": 2.5, "args": {"External id": ${corr}, "device": 0, "context": 1, "stream": 7, "correlation": ${corr}, "bytes": 1802240, "memory bandwidth (GB/s)": 199.7163120567376}}`);
+        push(
+          `{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0, "tid": 7, "ts": ${launch + 30}, "dur": 2.5, "args": {"External id": ${corr}, "device": 0, "context": 1, "stream": 7, "correlation": ${corr}, "bytes": 1802240, "memory bandwidth (GB/s)": 199.7163120567376}}`,
+        );
       } else {
-        push(`{"ph": "X", "cat": "kernel", "name": ${JSON.stringify(name)}, "pid": 0, "tid": 7, "ts": ${launch + 30}, "dur": ${(k % 97) + 1.5}, "args": {"External id": ${corr}, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": ${corr}, "registers per thread": 27, "shared memory": 0, "blocks per SM": 22.222221, "warps per SM": 177.77777, "grid": [2400, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %": 100}}`);
+        push(
+          `{"ph": "X", "cat": "kernel", "name": ${JSON.stringify(name)}, "pid": 0, "tid": 7, "ts": ${launch + 30}, "dur": ${(k % 97) + 1.5}, "args": {"External id": ${corr}, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": ${corr}, "registers per thread": 27, "shared memory": 0, "blocks per SM": 22.222221, "warps per SM": 177.77777, "grid": [2400, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %": 100}}`,
+        );
       }
-      push(`{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1234, "tid": 1234, "ts": ${launch + 2}, "dur": 4, "args": {"External id": ${corr}, "cbid": 211, "correlation": ${corr}}}`);
+      push(
+        `{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1234, "tid": 1234, "ts": ${launch + 2}, "dur": 4, "args": {"External id": ${corr}, "cbid": 211, "correlation": ${corr}}}`,
+      );
       push(`{"ph": "s", "id": ${corr}, "pid": 1234, "tid": 1234, "ts": ${launch + 2}, "cat": "ac2g", "name": "ac2g"}`);
       corr++;
       if (buf.length > 1 << 20) {
@@ -147,7 +168,9 @@ try {
     if (p.status !== 0) console.log(`python3 json.load: failed (${(p.stderr || p.error?.message || '').trim().split('\n').pop()})`);
     else {
       const q = JSON.parse(p.stdout);
-      console.log(`python json  : ${q.s.toFixed(2)} s, ${(size / 1e6 / q.s).toFixed(0)} MB/s (CPU ${q.cpu.toFixed(2)} s, ${(size / 1e6 / q.cpu).toFixed(0)} MB/s), peak RSS ${(q.maxRssKb / 1024).toFixed(0)} MB (${q.kernels} kernels)`);
+      console.log(
+        `python json  : ${q.s.toFixed(2)} s, ${(size / 1e6 / q.s).toFixed(0)} MB/s (CPU ${q.cpu.toFixed(2)} s, ${(size / 1e6 / q.cpu).toFixed(0)} MB/s), peak RSS ${(q.maxRssKb / 1024).toFixed(0)} MB (${q.kernels} kernels)`,
+      );
     }
   }
 } finally {

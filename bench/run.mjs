@@ -42,7 +42,9 @@ function args() {
     else if (a[i] === '--only') opt.only = new Set(a[++i].split(','));
     else if (a[i] === '--scale') opt.scale = true;
     else {
-      process.stderr.write(`bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]\n`);
+      process.stderr.write(
+        `bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]\n`,
+      );
       process.exit(2);
     }
   }
@@ -328,9 +330,7 @@ async function main() {
         versions.push(`pandas ${v} (${pyVersion(pandasPy)}, ${pandasPy})`);
         contenders.push({ name: 'pandas', groups: true, run: () => measure(pandasPy, [writeScript('pandas_group.py', PY_PANDAS), base, pr]) });
       } else {
-        notes.push(
-          'pandas: not installed; `apt-get install python3-pandas` (Debian, for /usr/bin/python3) or `pip install pandas` to measure it',
-        );
+        notes.push('pandas: not installed; `apt-get install python3-pandas` (Debian, for /usr/bin/python3) or `pip install pandas` to measure it');
       }
     }
     if (want('duckdb')) {
@@ -409,7 +409,10 @@ async function main() {
       if (med.has('duckdb')) line('duckdb / kprof (> 1)', med.get('duckdb') / k, med.get('duckdb') / k > 1);
       if (med.has('node read only')) line('kprof / node read (≤ 3, stretch ≤ 2)', k / med.get('node read only'), k / med.get('node read only') <= 3);
       const kr = rss.get('kprof diff') ?? rss.get('kprof summary ×2');
-      if (kr) process.stdout.write(`  ${pad('kprof peak RSS MB (< 150)', 36)} ${pad((kr / 1024).toFixed(0), 6, true)}   ${kr / 1024 < 150 ? 'ok' : 'MISSED'}\n`);
+      if (kr)
+        process.stdout.write(
+          `  ${pad('kprof peak RSS MB (< 150)', 36)} ${pad((kr / 1024).toFixed(0), 6, true)}   ${kr / 1024 < 150 ? 'ok' : 'MISSED'}\n`,
+        );
     }
   } finally {
     cleanup();

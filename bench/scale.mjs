@@ -40,7 +40,10 @@ function kprof(args, okCodes = [0]) {
   const r = spawnSync(cmd[0], cmd[1], { encoding: 'utf8', maxBuffer: 256 << 20, env: { ...process.env, NO_COLOR: '1' } });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr ?? '');
-  const stderr = (r.stderr ?? '').split('\n').filter((l) => !/^\s|^Command (exited|terminated)/.test(l) && l !== '').join('\n');
+  const stderr = (r.stderr ?? '')
+    .split('\n')
+    .filter((l) => !/^\s|^Command (exited|terminated)/.test(l) && l !== '')
+    .join('\n');
   if (!okCodes.includes(r.status)) throw new Error(`kprof ${args.join(' ')} exited ${r.status ?? r.signal}:\n${stderr.slice(0, 2000)}`);
   return { s, mb: m ? Number(m[1]) / 1024 : null, code: r.status, stdout: r.stdout };
 }
@@ -159,10 +162,14 @@ export function runScale(only) {
   } finally {
     cleanup();
   }
-  process.stdout.write(`\npeak RSS: ${HAS_GNU_TIME ? 'GNU time -v' : 'not measured (no GNU time)'}\n\n| input | command | wall | peak RSS | report |\n| --- | --- | ---: | ---: | ---: |\n`);
+  process.stdout.write(
+    `\npeak RSS: ${HAS_GNU_TIME ? 'GNU time -v' : 'not measured (no GNU time)'}\n\n| input | command | wall | peak RSS | report |\n| --- | --- | ---: | ---: | ---: |\n`,
+  );
   let last = '';
   for (const r of results) {
-    process.stdout.write(`| ${r.input === last ? '' : r.input} | ${r.name} | ${r.s.toFixed(2)} s | ${r.mb === null ? '?' : `${r.mb.toFixed(0)} MB`} | ${fmtMb(r.report)} |\n`);
+    process.stdout.write(
+      `| ${r.input === last ? '' : r.input} | ${r.name} | ${r.s.toFixed(2)} s | ${r.mb === null ? '?' : `${r.mb.toFixed(0)} MB`} | ${fmtMb(r.report)} |\n`,
+    );
     last = r.input;
   }
   const big = results.filter((r) => r.input.startsWith('one file') && r.mb !== null);

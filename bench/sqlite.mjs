@@ -107,13 +107,19 @@ function generate(out, kernels) {
   // biome-ignore lint/complexity/useMathMinMax: BigInt times (Math.max takes numbers only)
   const t1 = tasks.reduce((m, r) => (r.endNs > m ? r.endNs : m), tasks[0].endNs);
   const span = t1 - t0 + 1000n;
-  const insert = (table, row) => db.prepare(`INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map((k) => `@${k}`).join(', ')})`);
+  const insert = (table, row) =>
+    db.prepare(
+      `INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
+        .map((k) => `@${k}`)
+        .join(', ')})`,
+    );
   const taskIns = insert('TASK', tasks[0]);
   const infoIns = insert('COMPUTE_TASK_INFO', infos[0]);
   const commIns = comms.length ? insert('COMMUNICATION_OP', comms[0]) : null;
   db.exec(`ATTACH '${copy.replace(/'/g, "''")}' AS src`);
   db.exec('INSERT INTO STRING_IDS SELECT * FROM src.STRING_IDS');
-  for (const t of ['STEP_TIME', 'RANK_DEVICE_MAP', 'META_DATA']) if (src.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t)) db.exec(`INSERT INTO ${t} SELECT * FROM src.${t}`);
+  for (const t of ['STEP_TIME', 'RANK_DEVICE_MAP', 'META_DATA'])
+    if (src.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(t)) db.exec(`INSERT INTO ${t} SELECT * FROM src.${t}`);
   db.exec('DETACH src');
   let id = 0n;
   let opId = 0n;
@@ -160,7 +166,10 @@ function median(xs) {
 }
 
 function canonical(rows) {
-  return rows.map((r) => `${r[0]}|${r[1]}|${r[2]}|${r[3]}`).sort().join('\n');
+  return rows
+    .map((r) => `${r[0]}|${r[1]}|${r[2]}|${r[3]}`)
+    .sort()
+    .join('\n');
 }
 
 async function main() {
@@ -171,7 +180,11 @@ async function main() {
     // The two readers from src/, bundled as the tests bundle them (the project builds no dist/ tree).
     const bundle = join(dir, 'sqlite-readers.mjs');
     await (await import('esbuild')).build({
-      stdin: { contents: "export { readDbExport } from './reader.ts'; export { readDbGroups } from './groups.ts';", resolveDir: join(ROOT, 'src/input/formats/sqlite'), loader: 'ts' },
+      stdin: {
+        contents: "export { readDbExport } from './reader.ts'; export { readDbGroups } from './groups.ts';",
+        resolveDir: join(ROOT, 'src/input/formats/sqlite'),
+        loader: 'ts',
+      },
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -184,7 +197,9 @@ async function main() {
     let t = performance.now();
     if (opt.keep === null || !existsSync(opt.keep)) {
       const made = generate(db, opt.kernels);
-      console.log(`generated ${made.toLocaleString('en')} kernels from ${SOURCE.replace(`${ROOT}/`, '')} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      console.log(
+        `generated ${made.toLocaleString('en')} kernels from ${SOURCE.replace(`${ROOT}/`, '')} in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     const mb = statSync(db).size / 1e6;
     const runs = { reader: [], kernels: [], sqlite3: [] };
@@ -197,11 +212,21 @@ async function main() {
         const out = JSON.parse(r.stdout);
         if (mode === 'groups') readerRows = out.rows;
         else kernelRows = out.rows;
-        runs[mode === 'groups' ? 'reader' : 'kernels'].push({ ms: r.ms, cpuMs: r.cpuMs, rssMb: r.rssMb ?? out.rss / 2 ** 20, rows: out.kernels, inner: out.ms });
+        runs[mode === 'groups' ? 'reader' : 'kernels'].push({
+          ms: r.ms,
+          cpuMs: r.cpuMs,
+          rssMb: r.rssMb ?? out.rss / 2 ** 20,
+          rows: out.kernels,
+          inner: out.ms,
+        });
       }
       if (existsSync(SQLITE3)) {
         const s = timed(SQLITE3, ['-readonly', '-separator', '\t', db, GROUP_BY_SQL]);
-        sqliteRows = s.stdout.trim().split('\n').map((l) => l.split('\t')).map(([a, b, c, d]) => [a, b, Number(c), Number(d)]);
+        sqliteRows = s.stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t'))
+          .map(([a, b, c, d]) => [a, b, Number(c), Number(d)]);
         runs.sqlite3.push({ ms: s.ms, cpuMs: s.cpuMs, rssMb: s.rssMb, rows: sqliteRows.reduce((n, r) => n + r[2], 0) });
       }
     }
@@ -214,7 +239,9 @@ async function main() {
       const rss = median(rs.map((r) => r.rssMb ?? 0));
       const inner = rs[0].inner === undefined ? '' : `, of which reading ${(median(rs.map((r) => r.inner)) / 1000).toFixed(2)} s`;
       const cpu = rs[0].cpuMs === null ? '' : `, CPU ${(median(rs.map((r) => r.cpuMs)) / 1000).toFixed(2)} s`;
-      console.log(`${name.padEnd(8)} ${(ms / 1000).toFixed(2)} s${inner}${cpu}  ${Math.round(rs[0].rows / (ms / 1000)).toLocaleString('en')} rows/s  peak RSS ${rss.toFixed(0)} MB  (median of ${rs.length}, ${rs[0].rows.toLocaleString('en')} kernels)`);
+      console.log(
+        `${name.padEnd(8)} ${(ms / 1000).toFixed(2)} s${inner}${cpu}  ${Math.round(rs[0].rows / (ms / 1000)).toLocaleString('en')} rows/s  peak RSS ${rss.toFixed(0)} MB  (median of ${rs.length}, ${rs[0].rows.toLocaleString('en')} kernels)`,
+      );
     }
     if (sqliteRows) {
       const same = canonical(readerRows) === canonical(sqliteRows) && canonical(kernelRows) === canonical(sqliteRows);
@@ -224,7 +251,9 @@ async function main() {
       const cpuRatio = runs.reader[0].cpuMs === null ? null : median(runs.reader.map((r) => r.cpuMs)) / median(runs.sqlite3.map((r) => r.cpuMs));
       const rss = median(runs.reader.map((r) => r.rssMb));
       // On a loaded machine wall time is mostly waiting: CPU time is then the fairer ratio.
-      console.log(`reader / sqlite3: ${ratio.toFixed(2)}× wall${cpuRatio === null ? '' : `, ${cpuRatio.toFixed(2)}× CPU`} (goal ≤ 2×); reader peak ${rss.toFixed(0)} MB (goal < 150 MB)`);
+      console.log(
+        `reader / sqlite3: ${ratio.toFixed(2)}× wall${cpuRatio === null ? '' : `, ${cpuRatio.toFixed(2)}× CPU`} (goal ≤ 2×); reader peak ${rss.toFixed(0)} MB (goal < 150 MB)`,
+      );
     }
     // The private view of a WAL-mode db.
     t = performance.now();
@@ -233,7 +262,9 @@ async function main() {
     t = performance.now();
     copyFileSync(db, join(dir, 'copy.db'));
     const copyMs = performance.now() - t;
-    console.log(`WAL-mode private view of this ${mb.toFixed(0)} MB db: hard link ${linkMs.toFixed(1)} ms; copy ${copyMs.toFixed(0)} ms (${(mb / (copyMs / 1000)).toFixed(0)} MB/s)`);
+    console.log(
+      `WAL-mode private view of this ${mb.toFixed(0)} MB db: hard link ${linkMs.toFixed(1)} ms; copy ${copyMs.toFixed(0)} ms (${(mb / (copyMs / 1000)).toFixed(0)} MB/s)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

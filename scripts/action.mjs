@@ -84,7 +84,9 @@ function kprofCommand(version, work) {
   const prefix = join(work, 'kprof');
   mkdirSync(prefix, { recursive: true });
   process.stdout.write(`::group::Installing kprof@${commandData(version)}\n`);
-  const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `kprof@${version}`], { stdio: ['ignore', 2, 2] });
+  const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `kprof@${version}`], {
+    stdio: ['ignore', 2, 2],
+  });
   process.stdout.write('::endgroup::\n');
   const bin = join(prefix, 'node_modules/kprof/bin/kprof.js');
   if (r.status !== 0 || !existsSync(bin)) badInput(`could not install kprof@${version} from npm (npm install exited ${r.status ?? r.signal}).`);

@@ -11,16 +11,28 @@ import { chromium } from 'playwright-core';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-shots-'));
 try {
   const report = join(tmp, 'report.html');
-  execFileSync(process.execPath, [join(ROOT, 'bin/kprof.js'), 'diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--format', 'html', '-o', report, '-q'], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'bin/kprof.js'), 'diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--format', 'html', '-o', report, '-q'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     for (const scheme of ['light', 'dark']) {

@@ -56,7 +56,13 @@ function runAction(inputs: Record<string, string>, extraEnv: Record<string, stri
   };
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase().replace(/-/g, '_')}`] = v;
   const r = spawnSync(process.execPath, [join(ROOT, 'scripts/action.mjs')], { cwd: ROOT, env, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, summary: readFileSync(summaryFile, 'utf8'), outputs: readOutputs(readFileSync(outputFile, 'utf8')) };
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    summary: readFileSync(summaryFile, 'utf8'),
+    outputs: readOutputs(readFileSync(outputFile, 'utf8')),
+  };
 }
 
 /** Lines of the log that the runner reads as workflow commands. */
@@ -96,12 +102,21 @@ describe('the action: a rule that breaks (exit code 1)', () => {
   it('fails the step with exit code 1, annotates the rule on its line, passed=false, the report in the summary', async () => {
     const r = runAction({ profile: `${BREAKS}/profile`, rules: `${BREAKS}/kprof.rules.yaml` });
     expect(r.code).toBe(1);
-    expect(commands(r.stdout)).toEqual([expect.stringMatching(/^::error file=fixtures\/rules\/multi-rank-one-breaks\/kprof\.rules\.yaml,line=3,col=5,title=kprof check%3A exactly one Cast per step::rank 1, step 2/)]);
+    expect(commands(r.stdout)).toEqual([
+      expect.stringMatching(
+        /^::error file=fixtures\/rules\/multi-rank-one-breaks\/kprof\.rules\.yaml,line=3,col=5,title=kprof check%3A exactly one Cast per step::rank 1, step 2/,
+      ),
+    ]);
     const check = await kprof(['check', `${BREAKS}/profile`, '--rules', `${BREAKS}/kprof.rules.yaml`, '--format', 'markdown']);
     expect(check.code).toBe(1);
     expect(r.summary).toBe(`${check.stdout}\n`);
     expect(r.summary).toMatch(/^### kprof check: failed\n/);
-    expect(r.outputs).toEqual({ passed: 'false', 'report-path': expect.stringMatching(/kprof-check\.md$/), 'diff-report-path': '', 'exit-code': '1' });
+    expect(r.outputs).toEqual({
+      passed: 'false',
+      'report-path': expect.stringMatching(/kprof-check\.md$/),
+      'diff-report-path': '',
+      'exit-code': '1',
+    });
     expect(readFileSync(r.outputs['report-path']!, 'utf8')).toBe(check.stdout);
   });
 
@@ -109,7 +124,9 @@ describe('the action: a rule that breaks (exit code 1)', () => {
     const r = runAction({ profile: `${BREAKS}/profile`, rules: `${BREAKS}/kprof.rules.yaml`, 'diff-base': 'fixtures/no-such-base' });
     expect(r.code).toBe(1);
     expect(commands(r.stdout)[1]).toBe('::warning title=kprof diff::kprof: fixtures/no-such-base: no such file or folder. Check the path.');
-    expect(r.summary).toContain('### kprof diff: not made (exit code 2)\n\n```text\nkprof: fixtures/no-such-base: no such file or folder. Check the path.\n```\n');
+    expect(r.summary).toContain(
+      '### kprof diff: not made (exit code 2)\n\n```text\nkprof: fixtures/no-such-base: no such file or folder. Check the path.\n```\n',
+    );
     expect(r.outputs['diff-report-path']).toBe('');
     expect(r.outputs.passed).toBe('false');
   });
@@ -131,8 +148,12 @@ describe('the action: bad input (exit code 2)', () => {
   it('exits 2 when rules that compare have no base', () => {
     const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml` });
     expect(r.code).toBe(2);
-    expect(commands(r.stderr)).toEqual([expect.stringMatching(/^::error file=fixtures\/fusion-example\/kprof\.rules\.yaml,line=26,title=kprof%3A usage error::.*pass --base/)]);
-    expect(r.summary).toMatch(/^### kprof check: bad rules or input \(exit code 2\)\n\n```text\nkprof: fixtures\/fusion-example\/kprof\.rules\.yaml:26: .*pass --base/);
+    expect(commands(r.stderr)).toEqual([
+      expect.stringMatching(/^::error file=fixtures\/fusion-example\/kprof\.rules\.yaml,line=26,title=kprof%3A usage error::.*pass --base/),
+    ]);
+    expect(r.summary).toMatch(
+      /^### kprof check: bad rules or input \(exit code 2\)\n\n```text\nkprof: fixtures\/fusion-example\/kprof\.rules\.yaml:26: .*pass --base/,
+    );
     expect(r.outputs.passed).toBe('false');
   });
 
@@ -170,7 +191,9 @@ describe('the action: inputs are data, never code', () => {
     expect(lines[0]).toMatch(/^::error title=kprof%3A input error::/);
     expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/^::(error::injected|add-mask)/m);
     // In the summary the message sits in a fenced block longer than any run of backticks in it.
-    expect(r.summary).toMatch(/\n````text\nkprof: fixtures\/fusion-example\/x\\x0a::error::injected[^\n]*```[^\n]*# heading\.yaml: no such file[^\n]*\n````\n/);
+    expect(r.summary).toMatch(
+      /\n````text\nkprof: fixtures\/fusion-example\/x\\x0a::error::injected[^\n]*```[^\n]*# heading\.yaml: no such file[^\n]*\n````\n/,
+    );
   });
 
   it('a version that is not a version or range is refused (exit 2) before npm runs', () => {
@@ -178,7 +201,10 @@ describe('the action: inputs are data, never code', () => {
     const npmLog = join(bin, 'npm.log');
     writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$@" >> '${npmLog}'\n`);
     chmodSync(join(bin, 'npm'), 0o755);
-    const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, version: '1.0.0; touch pwned' }, { PATH: `${bin}:${process.env.PATH}` });
+    const r = runAction(
+      { profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, version: '1.0.0; touch pwned' },
+      { PATH: `${bin}:${process.env.PATH}` },
+    );
     expect(r.code).toBe(2);
     expect(commands(r.stdout)[0]).toMatch(/^::error title=kprof action::version: expected a kprof version or range/);
     expect(existsSync(npmLog)).toBe(false);
@@ -213,7 +239,10 @@ describe('the action: inputs are data, never code', () => {
       ].join('\n'),
     );
     chmodSync(join(bin, 'npm'), 0o755);
-    const r = runAction({ profile: `${BREAKS}/profile`, rules: `${BREAKS}/kprof.rules.yaml`, version: '>=0.1.0 <1' }, { PATH: `${bin}:${process.env.PATH}` });
+    const r = runAction(
+      { profile: `${BREAKS}/profile`, rules: `${BREAKS}/kprof.rules.yaml`, version: '>=0.1.0 <1' },
+      { PATH: `${bin}:${process.env.PATH}` },
+    );
     expect(r.code, r.stderr).toBe(1);
     const args = readFileSync(npmLog, 'utf8').trimEnd().split('\n');
     expect(args[0]).toBe('install');

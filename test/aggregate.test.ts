@@ -40,7 +40,10 @@ function profile(n: number): string {
 const SMALL = profile(40);
 const LARGE = profile(4000);
 
-async function summaryJson(input: string, args: string[] = []): Promise<{ groups: { key: string; count: number; totalUs: number }[]; perRank: { groups: unknown[] }[] }> {
+async function summaryJson(
+  input: string,
+  args: string[] = [],
+): Promise<{ groups: { key: string; count: number; totalUs: number }[]; perRank: { groups: unknown[] }[] }> {
   const r = await kprof(['summary', input, '--by', 'name', '--format', 'json', ...args]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);

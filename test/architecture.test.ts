@@ -91,10 +91,16 @@ describe('the architecture of src/', () => {
   const graph = importGraph();
 
   it('finds the imports of the sources (the scanner itself works)', () => {
-    expect(specifiers("import { a } from './a.js';\nimport type { B } from '../b.js';\nexport { c } from './c.js';\nimport './d.js';\nconst e = await import('../e.js');\n// import { f } from './f.js';\nimport g from 'node:fs';"))
-      .toEqual(['./a.js', '../b.js', './c.js', './d.js', '../e.js']);
+    expect(
+      specifiers(
+        "import { a } from './a.js';\nimport type { B } from '../b.js';\nexport { c } from './c.js';\nimport './d.js';\nconst e = await import('../e.js');\n// import { f } from './f.js';\nimport g from 'node:fs';",
+      ),
+    ).toEqual(['./a.js', '../b.js', './c.js', './d.js', '../e.js']);
     expect(graph.get('cli/cli.ts')).toContain('cli/run.ts');
-    expect([...graph.values()].flat().every((m) => graph.has(m)), 'every import resolves to a module of src/').toBe(true);
+    expect(
+      [...graph.values()].flat().every((m) => graph.has(m)),
+      'every import resolves to a module of src/',
+    ).toBe(true);
   });
 
   it('puts every module in a stage', () => {
@@ -103,15 +109,27 @@ describe('the architecture of src/', () => {
 
   it('has no import cycle', () => {
     const found = cycles(graph).map((c) => c.join(' ↔ '));
-    expect(found.filter((c) => !KNOWN_CYCLES.includes(c)), 'new import cycles').toEqual([]);
-    expect(KNOWN_CYCLES.filter((c) => !found.includes(c)), 'cycles listed as known that are gone: remove them from KNOWN_CYCLES').toEqual([]);
+    expect(
+      found.filter((c) => !KNOWN_CYCLES.includes(c)),
+      'new import cycles',
+    ).toEqual([]);
+    expect(
+      KNOWN_CYCLES.filter((c) => !found.includes(c)),
+      'cycles listed as known that are gone: remove them from KNOWN_CYCLES',
+    ).toEqual([]);
   });
 
   it('lets no stage import a later one', () => {
     const later: string[] = [];
     for (const [from, tos] of graph) for (const to of tos) if (stageOf(to) > stageOf(from)) later.push(`${from} → ${to}`);
-    expect(later.filter((l) => !KNOWN_LATER.includes(l)), `imports of a later stage (order: ${STAGES.join(' < ')})`).toEqual([]);
-    expect(KNOWN_LATER.filter((l) => !later.includes(l)), 'imports listed as known that are gone: remove them from KNOWN_LATER').toEqual([]);
+    expect(
+      later.filter((l) => !KNOWN_LATER.includes(l)),
+      `imports of a later stage (order: ${STAGES.join(' < ')})`,
+    ).toEqual([]);
+    expect(
+      KNOWN_LATER.filter((l) => !later.includes(l)),
+      'imports listed as known that are gone: remove them from KNOWN_LATER',
+    ).toEqual([]);
   });
 
   it('catches a cycle and an import of a later stage in a graph made for it', () => {

@@ -175,7 +175,9 @@ describe('damaged rows are skipped with a file:line warning and counted', () => 
     const r = await expectTranscript('bad-inspect-ragged-rows', ['inspect', F('bad-ragged-rows/kernel_details.csv')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('  rows     4 read, 2 skipped\n');
-    expect(r.stdout).toContain('  warnings 2 (first: fixtures/bad-ragged-rows/kernel_details.csv:3: row has 6 cells, the header has 8; row skipped)\n');
+    expect(r.stdout).toContain(
+      '  warnings 2 (first: fixtures/bad-ragged-rows/kernel_details.csv:3: row has 6 cells, the header has 8; row skipped)\n',
+    );
   });
 
   it('many bad rows: the first five warnings, then a count', async () => {
@@ -421,7 +423,10 @@ describe('outputs are safe to open', () => {
   it('--format csv: cells that start with = + - @ are prefixed with a quote so no formula runs', async () => {
     const r = await expectTranscript('bad-formula-csv', ['summary', NAMES, '--by', 'name', '--format', 'csv']);
     expect(r.code).toBe(0);
-    const cells = r.stdout.split('\n').slice(1).map((l) => l.split(',')[0]);
+    const cells = r.stdout
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[0]);
     expect(cells).toContain("'=cmd|' /C calc'!A0");
     expect(cells).toContain("'+SUM(A1:A9)");
     expect(cells).toContain("'-2+3+cmd|' /C calc'!A0");

@@ -9,7 +9,10 @@ describe('BytesMap', () => {
   it('agrees with a Map on keys that differ in one byte anywhere, at any offset in the buffer', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 70 }), fc.option(fc.uint8Array({ maxLength: 12 }), { nil: null })), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 70 }), fc.option(fc.uint8Array({ maxLength: 12 }), { nil: null })), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         fc.nat(7),
         (keys, pad) => {
           const change = (k: Uint8Array, at: number): Uint8Array => {

@@ -17,7 +17,14 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('kprof check: output formats', () => {
   it('text: every rule holds → exit 0', async () => {
-    const r = await expectTranscript('check-pass', ['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`]);
+    const r = await expectTranscript('check-pass', [
+      'check',
+      `${R}/one-rank/pr`,
+      '--rules',
+      `${R}/one-rank/every-kind.rules.yaml`,
+      '--base',
+      `${R}/one-rank/base`,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\ncheck passed: 13 of 13 rules held\.\n$/);
     expect(r.stdout).not.toContain('FAIL');
@@ -38,7 +45,9 @@ describe('kprof check: output formats', () => {
   it('text: several ranks, one of which breaks a rule', async () => {
     const r = await expectTranscript('check-multi-rank', ['check', ...MULTI]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('exactly one Cast per step: rank 1, step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1)');
+    expect(r.stdout).toContain(
+      'exactly one Cast per step: rank 1, step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1)',
+    );
     expect(r.stdout).toContain('pass  fixtures/rules/multi-rank-one-breaks/kprof.rules.yaml:7   exactly one Cast per step on rank 0:');
   });
 
@@ -75,7 +84,9 @@ describe('kprof check: output formats', () => {
   it('junit: one test case per rule; warn-level breaks are not failures', async () => {
     const r = await expectTranscript('check-junit', ['check', ...EVERY, '--format', 'junit']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="kprof check" tests="13" failures="12" errors="0" skipped="0">/);
+    expect(r.stdout).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="kprof check" tests="13" failures="12" errors="0" skipped="0">/,
+    );
     expect(r.stdout.match(/<testcase /g)).toHaveLength(13);
     expect(r.stdout.match(/<failure /g)).toHaveLength(12);
     expect(r.stdout).toContain('<system-out>warning: step 1: 7.00 µs; bound: time at most 5.00 µs per step');
@@ -95,15 +106,30 @@ describe('kprof check: output formats', () => {
   });
 
   it('github: nothing to annotate when every rule holds', async () => {
-    const r = await kprof(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`, '--format', 'github']);
-    expect(r).toEqual({ code: 0, stdout: 'read: 16 kernels, 0 rows skipped; base: 31 kernels, 0 rows skipped\ncheck passed: 13 of 13 rules held.\n', stderr: '' });
+    const r = await kprof([
+      'check',
+      `${R}/one-rank/pr`,
+      '--rules',
+      `${R}/one-rank/every-kind.rules.yaml`,
+      '--base',
+      `${R}/one-rank/base`,
+      '--format',
+      'github',
+    ]);
+    expect(r).toEqual({
+      code: 0,
+      stdout: 'read: 16 kernels, 0 rows skipped; base: 31 kernels, 0 rows skipped\ncheck passed: 13 of 13 rules held.\n',
+      stderr: '',
+    });
   });
 
   it('markdown: a table for a job summary', async () => {
     const r = await expectTranscript('check-markdown', ['check', ...MULTI, '--format', 'markdown']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^### kprof check: failed\n/);
-    expect(r.stdout).toContain('| ❌ | `exactly one Cast per step` | rank `1`, step 2: 2 kernels; broken in 1 of 3 steps of rank `1`; broken on 1 of 2 ranks (`1`) | exactly 1 per step |');
+    expect(r.stdout).toContain(
+      '| ❌ | `exactly one Cast per step` | rank `1`, step 2: 2 kernels; broken in 1 of 3 steps of rank `1`; broken on 1 of 2 ranks (`1`) | exactly 1 per step |',
+    );
   });
 
   it('--out writes the report also when the check fails, and says the verdict on stderr', async () => {
@@ -117,7 +143,14 @@ describe('kprof check: output formats', () => {
 
   it('a summary JSON stands in for the profile and the base', async () => {
     const S = `${R}/snapshot-by-type`;
-    const r = await expectTranscript('check-snapshot', ['check', `${S}/pr.summary.json`, '--rules', `${S}/by-type.rules.yaml`, '--base', `${S}/base.summary.json`]);
+    const r = await expectTranscript('check-snapshot', [
+      'check',
+      `${S}/pr.summary.json`,
+      '--rules',
+      `${S}/by-type.rules.yaml`,
+      '--base',
+      `${S}/base.summary.json`,
+    ]);
     expect(r.code).toBe(0);
   });
 });
@@ -137,7 +170,9 @@ describe('kprof check: bad rules or input exit 2', () => {
   it('a bad regular expression', async () => {
     const r = await kprof(['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/bad-regex.yaml`]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^kprof: fixtures\/rules\/bad-rules\/bad-regex\.yaml:4:12: match: bad regular expression Rope\(: missing closing \): `Rope\(`\.\n$/);
+    expect(r.stderr).toMatch(
+      /^kprof: fixtures\/rules\/bad-rules\/bad-regex\.yaml:4:12: match: bad regular expression Rope\(: missing closing \): `Rope\(`\.\n$/,
+    );
   });
 
   it('an unknown group', async () => {
@@ -156,7 +191,8 @@ describe('kprof check: bad rules or input exit 2', () => {
     expect(r).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'kprof: fixtures/rules/one-rank/every-kind.rules.yaml:37: this rule and 2 more compare against a base; pass --base <profile or summary.json>.\n',
+      stderr:
+        'kprof: fixtures/rules/one-rank/every-kind.rules.yaml:37: this rule and 2 more compare against a base; pass --base <profile or summary.json>.\n',
     });
   });
 
@@ -170,7 +206,9 @@ describe('kprof check: bad rules or input exit 2', () => {
       `${R}/snapshot-by-type/base.summary.json`,
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('every-kind.rules.yaml:14: the rule selects kernels by name, but fixtures/rules/snapshot-by-type/pr.summary.json is a summary JSON grouped by type');
+    expect(r.stderr).toContain(
+      'every-kind.rules.yaml:14: the rule selects kernels by name, but fixtures/rules/snapshot-by-type/pr.summary.json is a summary JSON grouped by type',
+    );
   });
 
   it('--rules is required; an unknown --format is a usage error', async () => {
@@ -186,7 +224,14 @@ describe('the fusion example of the README', () => {
   it.skipIf(!has)('its rules hold on the PR and break on the base', async () => {
     const pass = await expectTranscript('check-fusion-example', ['check', `${FE}/pr`, '--rules', `${FE}/kprof.rules.yaml`, '--base', `${FE}/base`]);
     expect(pass.code).toBe(0);
-    const fail = await expectTranscript('check-fusion-example-reverted', ['check', `${FE}/base`, '--rules', `${FE}/kprof.rules.yaml`, '--base', `${FE}/base`]);
+    const fail = await expectTranscript('check-fusion-example-reverted', [
+      'check',
+      `${FE}/base`,
+      '--rules',
+      `${FE}/kprof.rules.yaml`,
+      '--base',
+      `${FE}/base`,
+    ]);
     expect(fail.code).toBe(1);
     expect(fail.stdout).toMatch(/\ncheck failed: 6 of 8 rules broken; 2 held; 1 matched no kernel\.\n$/);
   });
@@ -208,7 +253,8 @@ describe('the fusion example of the README', () => {
 
 describe('bin/kprof.js check', () => {
   it('the process exits 1 when a rule breaks and 0 when all hold', () => {
-    const bin = (args: string[]) => spawnSync(process.execPath, ['bin/kprof.js', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const bin = (args: string[]) =>
+      spawnSync(process.execPath, ['bin/kprof.js', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     expect(bin(['check', ...MULTI]).status).toBe(1);
     expect(bin(['check', ...MULTI.slice(0, 2), `${R}/multi-rank-one-breaks/kprof.rules.yaml`, '--format', 'json']).status).toBe(1);
     expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`]).status).toBe(0);

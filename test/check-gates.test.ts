@@ -31,7 +31,9 @@ describe('a selector that matches nothing', () => {
     const r = await kprof(['check', PR, '--rules', f, '--base', BASE]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/r\d+\.yaml:2: type "InterleaveRop" matches no kernel in fixtures\/rules\/one-rank\/pr nor in the base fixtures\/rules\/one-rank\/base; did you mean "InterleaveRope"\?/);
+    expect(r.stderr).toMatch(
+      /r\d+\.yaml:2: type "InterleaveRop" matches no kernel in fixtures\/rules\/one-rank\/pr nor in the base fixtures\/rules\/one-rank\/base; did you mean "InterleaveRope"\?/,
+    );
   });
 
   it('the same but for case, and a name given as a type: exit 2', async () => {
@@ -65,7 +67,9 @@ describe('a selector that matches nothing', () => {
   });
 
   it('is said in every format', async () => {
-    const f = rules('rules:\n  - rule: FooBar stays away\n    type: FooBar\n    absent: true\n  - match: /^nothing$/\n    count: { max: 1 }\n  - type: Cast\n    present: true\n');
+    const f = rules(
+      'rules:\n  - rule: FooBar stays away\n    type: FooBar\n    absent: true\n  - match: /^nothing$/\n    count: { max: 1 }\n  - type: Cast\n    present: true\n',
+    );
     const json = JSON.parse((await kprof(['check', PR, '--rules', f, '--base', BASE, '--format', 'json'])).stdout) as CheckJson;
     expect(json.passed).toBe(true);
     expect(json.results.map((x) => x.unmatched)).toEqual([['FooBar'], ['/^nothing$/'], []]);
@@ -73,7 +77,9 @@ describe('a selector that matches nothing', () => {
     const junit = (await kprof(['check', PR, '--rules', f, '--format', 'junit'])).stdout;
     expect(junit).toContain('<system-out>note: none; bound: absent; type FooBar matches no kernel in the profile');
     const gh = (await kprof(['check', PR, '--rules', f, '--format', 'github'])).stdout;
-    expect(gh).toMatch(/^::warning file=.*r\d+\.yaml,line=2,col=5,title=kprof check%3A FooBar stays away::none; bound: absent; type FooBar matches no kernel in the profile\n/);
+    expect(gh).toMatch(
+      /^::warning file=.*r\d+\.yaml,line=2,col=5,title=kprof check%3A FooBar stays away::none; bound: absent; type FooBar matches no kernel in the profile\n/,
+    );
     expect(gh).toContain('match /^nothing$/ matches no kernel in the profile');
     const md = (await kprof(['check', PR, '--rules', f, '--format', 'markdown'])).stdout;
     expect(md).toContain('none; type `FooBar` matches no kernel in the profile');
@@ -84,7 +90,9 @@ describe('a selector that matches nothing', () => {
     const f = rules('rules:\n  - name: hcom_allReduce__587_0_1\n    count: { max: 1 }\n');
     const r = await kprof(['check', `${REAL_REL}/msinsight-torchnpu/level1`, '--rules', f]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named without their per-run counter; did you mean "hcom_allReduce__*_0_1"?');
+    expect(r.stderr).toContain(
+      'name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named without their per-run counter; did you mean "hcom_allReduce__*_0_1"?',
+    );
   });
 
   it.skipIf(!HAS_REAL)('a communication kernel written with the raw name the file has is that kernel, not a typo', async () => {
@@ -101,7 +109,9 @@ describe('nothing read, nothing passed', () => {
     const r = await kprof(['check', PR, '--rules', f]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/r\d+\.yaml: no rule matches a kernel of fixtures\/rules\/one-rank\/pr \(its 2 rules select FooBar, …\)\. A gate that matched nothing cannot pass/);
+    expect(r.stderr).toMatch(
+      /r\d+\.yaml: no rule matches a kernel of fixtures\/rules\/one-rank\/pr \(its 2 rules select FooBar, …\)\. A gate that matched nothing cannot pass/,
+    );
     // A rule that breaks on nothing (a kernel that should run and does not) is a broken gate: exit 1, not 2.
     const broke = await kprof(['check', PR, '--rules', rules('rules:\n  - type: FooBar\n    present: true\n')]);
     expect(broke.code).toBe(1);
@@ -125,13 +135,17 @@ describe('nothing read, nothing passed', () => {
     const f = rules('rules:\n  - type: Cast\n    absent: true\n');
     const steps = await kprof(['check', PR, '--rules', f, '--steps', '99']);
     expect(steps.code).toBe(2);
-    expect(steps.stderr).toContain('the profile fixtures/rules/one-rank/pr: the selection --steps 99 leaves no kernel (it has Step Id 1-3 on rank -).');
+    expect(steps.stderr).toContain(
+      'the profile fixtures/rules/one-rank/pr: the selection --steps 99 leaves no kernel (it has Step Id 1-3 on rank -).',
+    );
     const match = await kprof(['check', PR, '--rules', f, '--match', 'NoSuchKernel']);
     expect(match.code).toBe(2);
     expect(match.stderr).toContain('the selection --match NoSuchKernel leaves no kernel');
     const core = await kprof(['check', PR, '--rules', f, '--core', 'AIC']);
     expect(core.code).toBe(2);
-    expect(core.stderr).toContain('the selection --core AIC leaves no kernel (it has cores AI_CORE, AI_VECTOR_CORE, MIX_AIC and Step Id 1-3 on rank -).');
+    expect(core.stderr).toContain(
+      'the selection --core AIC leaves no kernel (it has cores AI_CORE, AI_VECTOR_CORE, MIX_AIC and Step Id 1-3 on rank -).',
+    );
     const base = await kprof(['check', PR, '--rules', f, '--base', BASE, '--exclude', 'MatMul|Mla|Cast|Norm|Rope|Quant|Scatter']);
     expect(base.code).toBe(2);
     expect(base.stdout).toBe('');
@@ -139,9 +153,15 @@ describe('nothing read, nothing passed', () => {
 
   it('a rank without a step in --steps: exit 2', async () => {
     const csv = join(tmp, 'two-ranks');
-    for (const [rank, step] of [['0', 1], ['1', 5]] as const) {
+    for (const [rank, step] of [
+      ['0', 1],
+      ['1', 5],
+    ] as const) {
       mkdirSync(join(csv, `rank${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT`), { recursive: true });
-      writeFileSync(join(csv, `rank${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`), `${HEADER}\n${step},aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n`);
+      writeFileSync(
+        join(csv, `rank${rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`),
+        `${HEADER}\n${step},aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n`,
+      );
     }
     const r = await kprof(['check', csv, '--rules', rules('rules:\n  - type: Cast\n    count: { max: 1 }\n'), '--steps', '1']);
     expect(r.code).toBe(2);
@@ -176,7 +196,9 @@ describe('check takes --rank, --steps and the filters', () => {
   });
 
   it('a rules file may set steps: for every rule; a rule of its own wins', async () => {
-    const f = rules('steps: 3\nrules:\n  - type: Cast\n    count: { per: step, exactly: 1 }\n  - type: Cast\n    count: { per: step, exactly: 1 }\n    steps: 1-3\n');
+    const f = rules(
+      'steps: 3\nrules:\n  - type: Cast\n    count: { per: step, exactly: 1 }\n  - type: Cast\n    count: { per: step, exactly: 1 }\n    steps: 1-3\n',
+    );
     const r = await kprof(['check', `${R}/one-rank/regressed`, '--rules', f, '--format', 'json']);
     const j = JSON.parse(r.stdout) as CheckJson;
     expect(j.results.map((x) => x.passed)).toEqual([true, false]);

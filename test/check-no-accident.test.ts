@@ -57,7 +57,9 @@ describe('a rule a summary JSON cannot answer is refused, as type: and name: are
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('m.yaml:2: the rule selects kernels by a regular expression (/^aclA/), tested on name and type, but');
-    expect(r.stderr).toContain('is a summary JSON grouped by type, which keeps no kernel names: a kernel whose type is not selected may be selected by its name.');
+    expect(r.stderr).toContain(
+      'is a summary JSON grouped by type, which keeps no kernel names: a kernel whose type is not selected may be selected by its name.',
+    );
   });
 
   it('a match: the kept types answer for every kernel is answered', async () => {
@@ -91,7 +93,7 @@ describe('a rule a summary JSON cannot answer is refused, as type: and name: are
     expect(r.stderr).toContain('grouped by name, which keeps no kernel types: a kernel whose name is not selected may be selected by its type.');
   });
 
-  it('a snapshot saved with the rules file\'s group answers it; one saved with other members does not', async () => {
+  it("a snapshot saved with the rules file's group answers it; one saved with other members does not", async () => {
     const same = await snapshot('g-same.json', ['--groups', file('ga.yaml', 'g: [aclA]\n')]);
     const f = file('gs.yaml', 'groups:\n  g: [aclA]\nrules:\n  - group: g\n    count: { per: step, max: 1 }\n');
     expect((await kprof(['check', UNEVEN, '--rules', f])).code).toBe(1);
@@ -112,7 +114,9 @@ describe('a rank where nothing was read is not a clean rank', () => {
     const r = await kprof(['check', DEAD, '--rules', gate()]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/the profile .*dead: no kernel was read on rank 1 \(.*rank1_ascend_pt.*kernel_details\.csv\): every one of its 8 rows could not be read/);
+    expect(r.stderr).toMatch(
+      /the profile .*dead: no kernel was read on rank 1 \(.*rank1_ascend_pt.*kernel_details\.csv\): every one of its 8 rows could not be read/,
+    );
     // Leaving the rank out says which ranks the gate is on.
     expect((await kprof(['check', DEAD, '--rules', file('b.yaml', 'rules:\n  - type: B\n    count: { max: 4 }\n'), '--rank', '0'])).code).toBe(0);
   });
@@ -172,7 +176,9 @@ describe('an error-level rule that matched nothing is not carried by a warn-leve
     expect(r.stderr).toContain('no error-level rule matches a kernel of');
     expect(r.stderr).toContain('its one such rule selects Foo; only warn-level rules matched, and they never fail the gate');
     // An error-level rule that matched carries the others, as before; a file of warn-level rules only is judged by them.
-    expect((await kprof(['check', UNEVEN, '--rules', file('w2.yaml', 'rules:\n  - type: Foo\n    absent: true\n  - type: B\n    present: true\n')])).code).toBe(0);
+    expect(
+      (await kprof(['check', UNEVEN, '--rules', file('w2.yaml', 'rules:\n  - type: Foo\n    absent: true\n  - type: B\n    present: true\n')])).code,
+    ).toBe(0);
     expect((await kprof(['check', UNEVEN, '--rules', file('w3.yaml', 'rules:\n  - type: B\n    present: true\n    severity: warn\n')])).code).toBe(0);
   });
 });
@@ -185,7 +191,9 @@ describe('base ranks the profile lacks', () => {
     const r = await kprof(['check', pr, '--rules', f, '--base', base]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/the base .*base01 has rank 1, which the profile .*pr0 lacks \(it has 0\): a rank that was not profiled cannot be checked\. .*--rank 0/);
+    expect(r.stderr).toMatch(
+      /the base .*base01 has rank 1, which the profile .*pr0 lacks \(it has 0\): a rank that was not profiled cannot be checked\. .*--rank 0/,
+    );
     expect((await kprof(['check', pr, '--rules', f, '--base', base, '--rank', '0'])).code).toBe(0);
     // One rank against one rank is a pair whatever the ids.
     const other = profile('base1', { '1': RANK0 });

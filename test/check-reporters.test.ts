@@ -38,7 +38,11 @@ const CTX = { profile: 'p', base: null, rules: 'ci/rules, v1: main.yaml', read: 
 
 describe('check reporters', () => {
   it('github: escapes %, line breaks, and : and , in properties; a line break from the rules file is shown as \\x0a', () => {
-    const v = verdictOf('ci/rules, v1: main.yaml', 'rules:\n  - rule: "100% fused: no Cast, ever"\n    type: Cast\n    count: { max: 1 }\n    why: "line one\\nline two"\n', [false]);
+    const v = verdictOf(
+      'ci/rules, v1: main.yaml',
+      'rules:\n  - rule: "100% fused: no Cast, ever"\n    type: Cast\n    count: { max: 1 }\n    why: "line one\\nline two"\n',
+      [false],
+    );
     expect(checkGithub(v, CTX)).toBe(
       '::error file=ci/rules%2C v1%3A main.yaml,line=2,col=5,title=kprof check%3A 100%25 fused%3A no Cast%2C ever::' +
         'rank 0: 3 kernels; bound: at most 1 in total%0Awhy: line one\\x0aline two\n' +
@@ -57,7 +61,9 @@ describe('check reporters', () => {
   });
 
   it('a rule without a label is named by its selector and bound', () => {
-    const v = verdictOf('r.yaml', 'rules:\n  - match: /rope/i\n    count: { per: step, min: 1, max: 3 }\n    steps: 2-9\n    ranks: [0, 1]\n', [true]);
+    const v = verdictOf('r.yaml', 'rules:\n  - match: /rope/i\n    count: { per: step, min: 1, max: 3 }\n    steps: 2-9\n    ranks: [0, 1]\n', [
+      true,
+    ]);
     expect(ruleTitle(v.results[0]!.rule)).toBe('/rope/i: between 1 and 3 per step in steps 2-9 on ranks 0, 1');
   });
 

@@ -89,7 +89,9 @@ describe('a folder of summary JSONs is a multi-rank profile', () => {
     const r = await kprof(args);
     expect(r.code).toBe(2);
     const shown = (s: string) => s.split(empty).join('<empty folder>');
-    await expect(transcript(args.map(shown), { ...r, stderr: shown(r.stderr) })).toMatchFileSnapshot(join(ROOT, 'test/transcripts/cluster-bad-empty-folder.md'));
+    await expect(transcript(args.map(shown), { ...r, stderr: shown(r.stderr) })).toMatchFileSnapshot(
+      join(ROOT, 'test/transcripts/cluster-bad-empty-folder.md'),
+    );
   });
 
   it('a folder of profile folders: a JSON file beside them is not read, and inspect says so', async () => {
@@ -136,7 +138,9 @@ describe('kprof merge', () => {
     expect(dup.code).toBe(2);
     const mixed = await kprof(['merge', `${C}/base/rank0.summary.json`, `${C}/bad-mixed-grouping/rank0.summary.json`]);
     expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toMatch(/made with --by type and core=AI_CORE, but .*rank0\.summary\.json was made with --by type; .* --by type --format json -o /);
+    expect(mixed.stderr).toMatch(
+      /made with --by type and core=AI_CORE, but .*rank0\.summary\.json was made with --by type; .* --by type --format json -o /,
+    );
     const raw = await expectTranscript('cluster-merge-bad-export', ['merge', `${C}/small/rank0.summary.json`, 'fixtures/formats/multi-rank']);
     expect(raw.code).toBe(2);
     const none = await kprof(['merge']);
@@ -181,13 +185,23 @@ const rankArb = (rank: string): fc.Arbitrary<GenRank> =>
       fc
         .tuple(
           ...keys.map((key) =>
-            fc.record({ extra: fc.integer({ min: 1, max: 9 }), extraTicks: fc.integer({ min: 1, max: 2 ** 36 }), cells: fc.array(cellArb, { minLength: steps.length, maxLength: steps.length }), a: fc.double({ min: 0, max: 1, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }).map((g) => {
-              const cells = g.cells.map((c, i) => ({ step: steps[i]!, count: c.count, ticks: c.count === 0 ? 0 : c.ticks })).filter((c) => c.count > 0);
-              const ticks = g.extraTicks + cells.reduce((n, c) => n + c.ticks, 0);
-              const min = Math.floor(Math.min(g.a, g.b) * g.extraTicks);
-              const max = Math.floor(Math.max(g.a, g.b) * ticks);
-              return { key, extra: g.extra, extraTicks: g.extraTicks, min, max: Math.max(min, max), cells };
-            }),
+            fc
+              .record({
+                extra: fc.integer({ min: 1, max: 9 }),
+                extraTicks: fc.integer({ min: 1, max: 2 ** 36 }),
+                cells: fc.array(cellArb, { minLength: steps.length, maxLength: steps.length }),
+                a: fc.double({ min: 0, max: 1, noNaN: true }),
+                b: fc.double({ min: 0, max: 1, noNaN: true }),
+              })
+              .map((g) => {
+                const cells = g.cells
+                  .map((c, i) => ({ step: steps[i]!, count: c.count, ticks: c.count === 0 ? 0 : c.ticks }))
+                  .filter((c) => c.count > 0);
+                const ticks = g.extraTicks + cells.reduce((n, c) => n + c.ticks, 0);
+                const min = Math.floor(Math.min(g.a, g.b) * g.extraTicks);
+                const max = Math.floor(Math.max(g.a, g.b) * ticks);
+                return { key, extra: g.extra, extraTicks: g.extraTicks, min, max: Math.max(min, max), cells };
+              }),
           ),
         )
         .map((groups) => ({ rank, steps, groups, rowsRead: groups.length + rowsExtra, skipped, filtered })),
@@ -212,7 +226,15 @@ function snapshotText(ranks: GenRank[], input: string): string {
       groups: r.groups.map((g) => {
         const count = g.extra + g.cells.reduce((n, c) => n + c.count, 0);
         const ticks = g.extraTicks + g.cells.reduce((n, c) => n + c.ticks, 0);
-        return { key: g.key, type: g.key, count, totalUs: us(ticks), minUs: us(g.min), maxUs: us(g.max), byStep: g.cells.map((c) => ({ step: c.step, count: c.count, totalUs: us(c.ticks) })) };
+        return {
+          key: g.key,
+          type: g.key,
+          count,
+          totalUs: us(ticks),
+          minUs: us(g.min),
+          maxUs: us(g.max),
+          byStep: g.cells.map((c) => ({ step: c.step, count: c.count, totalUs: us(c.ticks) })),
+        };
       }),
     })),
   });
@@ -242,7 +264,15 @@ const caseArb = fc
   )
   .chain((c) => {
     const files = [...new Set(c.fileOf)].sort();
-    return fc.record({ c: fc.constant(c), files: fc.constant(files), tree: treeArb(0, files.length - 1), perm: fc.shuffledSubarray(files.map((_, i) => i), { minLength: files.length, maxLength: files.length }) });
+    return fc.record({
+      c: fc.constant(c),
+      files: fc.constant(files),
+      tree: treeArb(0, files.length - 1),
+      perm: fc.shuffledSubarray(
+        files.map((_, i) => i),
+        { minLength: files.length, maxLength: files.length },
+      ),
+    });
   });
 
 describe('merge is associative and order-independent', () => {
@@ -254,7 +284,13 @@ describe('merge is associative and order-independent', () => {
         mkdirSync(dir);
         const paths = files.map((f, i) => {
           const p = join(dir, `part${i}.json`);
-          writeFileSync(p, snapshotText(c.order.map((j) => c.ranks[j]!).filter((_, j) => c.fileOf[c.order[j]!] === f), `node${f}`));
+          writeFileSync(
+            p,
+            snapshotText(
+              c.order.map((j) => c.ranks[j]!).filter((_, j) => c.fileOf[c.order[j]!] === f),
+              `node${f}`,
+            ),
+          );
           return p;
         });
         const merge = async (inputs: string[], out: string): Promise<string> => {
@@ -264,9 +300,15 @@ describe('merge is associative and order-independent', () => {
           return readFileSync(out, 'utf8');
         };
         const flat = await merge(paths, join(dir, 'flat.json'));
-        const shuffled = await merge(perm.map((i) => paths[i]!), join(dir, 'shuffled.json'));
+        const shuffled = await merge(
+          perm.map((i) => paths[i]!),
+          join(dir, 'shuffled.json'),
+        );
         let k = 0;
-        const walk = async (t: Tree): Promise<string> => (typeof t === 'number' ? paths[t]! : merge([await walk(t[0]), await walk(t[1])], join(dir, `tree${k++}.json`)).then(() => join(dir, `tree${k - 1}.json`)));
+        const walk = async (t: Tree): Promise<string> =>
+          typeof t === 'number'
+            ? paths[t]!
+            : merge([await walk(t[0]), await walk(t[1])], join(dir, `tree${k++}.json`)).then(() => join(dir, `tree${k - 1}.json`));
         const treeOut = readFileSync(await walk(tree), 'utf8');
         expect(shuffled).toBe(flat);
         if (typeof tree !== 'number') expect(treeOut).toBe(flat);

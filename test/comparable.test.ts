@@ -49,7 +49,8 @@ describe('inputs that cannot be compared alike', () => {
 
 describe('op_statistic that counts communication kernels', () => {
   it('gives no warning against a kernel table (msprof writes COMMUNICATION rows)', async () => {
-    const stat = 'fixtures/formats/msprof-current/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output/op_statistic_20260605155140.csv';
+    const stat =
+      'fixtures/formats/msprof-current/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output/op_statistic_20260605155140.csv';
     const r = await kprof(['diff', stat, MULTI, '--by', 'type+core']);
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/counts no communication/);

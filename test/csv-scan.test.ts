@@ -32,7 +32,7 @@ describe('CsvScanner', () => {
     'trailing comma': 'a,b,\n1,2,\n',
     'empty cells': ',,\n,,\n',
     'quoted empty': 'a,b\n"",""\n',
-    'unicode': 'name\nµs→ü\n',
+    unicode: 'name\nµs→ü\n',
     'crlf inside quotes': 'a\r\n"x\r\ny"\r\n',
   };
   for (const [name, input] of Object.entries(cases)) {
@@ -86,7 +86,11 @@ describe('CsvScanner: very long records', () => {
     problem: string;
     cells: string[];
   }
-  function scan(input: Buffer, chunk: number, options: { bufferSize?: number; maxRecordBytes?: number; engine?: 'js' | 'simd' }): { rows: Seen[]; scanned: number } {
+  function scan(
+    input: Buffer,
+    chunk: number,
+    options: { bufferSize?: number; maxRecordBytes?: number; engine?: 'js' | 'simd' },
+  ): { rows: Seen[]; scanned: number } {
     const rows: Seen[] = [];
     const s = new CsvScanner((r) => rows.push({ line: r.line, problem: r.problem, cells: r.problem === 'too-long' ? [] : r.cells() }), options);
     for (let i = 0; i < input.length; i += chunk) s.write(input.subarray(i, i + chunk));
@@ -125,7 +129,9 @@ describe('CsvScanner: very long records', () => {
   it('the records do not depend on how the input is cut, how large the buffer starts, or the engine', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.constantFrom('a', ',', '\n', '"', '\r\n', 'x'.repeat(40), '\n'.repeat(3)), fc.string({ maxLength: 5 })), { maxLength: 60 }),
+        fc.array(fc.oneof(fc.constantFrom('a', ',', '\n', '"', '\r\n', 'x'.repeat(40), '\n'.repeat(3)), fc.string({ maxLength: 5 })), {
+          maxLength: 60,
+        }),
         fc.integer({ min: 1, max: 50 }),
         fc.integer({ min: 8, max: 64 }),
         fc.constantFrom('js' as const, 'simd' as const),

@@ -80,7 +80,19 @@ describe('kprof diff on the example pair', () => {
     for (const side of [BASE, PR]) {
       for (const folder of readdirSync(join(ROOT, side)).filter((d) => d.endsWith('_ascend_pt'))) {
         const out = `${side}/${folder}/ASCEND_PROFILER_OUTPUT`;
-        const d = json(await kprof(['diff', `${out}/kernel_details.csv`, `${out}/op_statistic.csv`, '--by', 'type+core', '--exclude', '^hcom_', '--format', 'json']));
+        const d = json(
+          await kprof([
+            'diff',
+            `${out}/kernel_details.csv`,
+            `${out}/op_statistic.csv`,
+            '--by',
+            'type+core',
+            '--exclude',
+            '^hcom_',
+            '--format',
+            'json',
+          ]),
+        );
         expect(d.rows.length).toBeGreaterThan(15);
         expect(d.rows.filter((r) => r.status !== 'same' || Math.abs(r.deltaUs) > 1e-6)).toEqual([]);
       }
@@ -99,7 +111,11 @@ describe('kprof diff on the example pair', () => {
 
   it('--format markdown starts with a fixed marker line, for a sticky pull request comment to find', async () => {
     // The marker is an HTML comment: invisible where the Markdown is shown; it is the same for every diff.
-    for (const args of [[BASE, PR], [PR, BASE], [BASE, BASE, '--only', 'removed']]) {
+    for (const args of [
+      [BASE, PR],
+      [PR, BASE],
+      [BASE, BASE, '--only', 'removed'],
+    ]) {
       const md = (await kprof(['diff', ...args, '--format', 'markdown'])).stdout;
       expect(md.split('\n')[0]).toBe('<!-- kprof:diff -->');
       expect(md.split('<!-- kprof:diff -->').length).toBe(2);
@@ -147,7 +163,9 @@ describe('kprof diff on the example pair', () => {
 describe('kprof diff: awkward cases', () => {
   let dir = '';
   const rankFolder = (side: string, rank: number): string =>
-    readdirSync(join(ROOT, side)).filter((d) => d.endsWith('_ascend_pt')).sort()[rank]!;
+    readdirSync(join(ROOT, side))
+      .filter((d) => d.endsWith('_ascend_pt'))
+      .sort()[rank]!;
 
   beforeAll(() => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'kprof-diff-')));
@@ -159,9 +177,21 @@ describe('kprof diff: awkward cases', () => {
     cpSync(join(ROOT, PR), join(dir, 'no-steps'), { recursive: true });
     for (const r of [0, 1]) {
       const f3 = join(dir, 'three-steps', rankFolder(PR, r), 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv');
-      writeFileSync(f3, readFileSync(f3, 'utf8').split('\r\n').filter((l) => !l.startsWith('24,')).join('\r\n'));
+      writeFileSync(
+        f3,
+        readFileSync(f3, 'utf8')
+          .split('\r\n')
+          .filter((l) => !l.startsWith('24,'))
+          .join('\r\n'),
+      );
       const f0 = join(dir, 'no-steps', rankFolder(PR, r), 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv');
-      writeFileSync(f0, readFileSync(f0, 'utf8').split('\r\n').map((l) => l.slice(l.indexOf(',') + 1)).join('\r\n'));
+      writeFileSync(
+        f0,
+        readFileSync(f0, 'utf8')
+          .split('\r\n')
+          .map((l) => l.slice(l.indexOf(',') + 1))
+          .join('\r\n'),
+      );
     }
   });
   afterAll(() => {
@@ -275,7 +305,17 @@ describe.skipIf(!HAS_REAL)('kprof diff on real same-workload pairs', () => {
 
   it('level1 vs level2 (two runs): only times differ once hcom names are normalised, by type and by name', async () => {
     const r = await expectTranscript('diff-real-level1-level2-by-name', [
-      'diff', `${T}/level1/rank0_ascend_pt`, `${T}/level2/rank0_ascend_pt`, '--by', 'name', '--format', 'markdown', '--sort', 'delta-time', '--top', '8',
+      'diff',
+      `${T}/level1/rank0_ascend_pt`,
+      `${T}/level2/rank0_ascend_pt`,
+      '--by',
+      'name',
+      '--format',
+      'markdown',
+      '--sort',
+      'delta-time',
+      '--top',
+      '8',
     ]);
     expect(r.code).toBe(0);
     for (const by of ['type', 'name']) {
@@ -298,7 +338,15 @@ describe.skipIf(!HAS_REAL)('kprof diff on real same-workload pairs', () => {
 
   it('two pipeline stages of one job differ, and nothing is dropped', async () => {
     const S = `${REAL_REL}/msinsight-st-level2`;
-    const r = await expectTranscript('diff-real-pipeline-stages', ['diff', `${S}/rank_0_ascend_pt`, `${S}/rank_2_ascend_pt`, '--only', 'changed', '--top', '10']);
+    const r = await expectTranscript('diff-real-pipeline-stages', [
+      'diff',
+      `${S}/rank_0_ascend_pt`,
+      `${S}/rank_2_ascend_pt`,
+      '--only',
+      'changed',
+      '--top',
+      '10',
+    ]);
     expect(r.code).toBe(0);
     const d = json(await kprof(['diff', `${S}/rank_0_ascend_pt`, `${S}/rank_2_ascend_pt`, '--format', 'json']));
     const sum = (f: (x: DiffJson['rows'][number]) => number): number => d.rows.reduce((n, x) => n + f(x), 0);

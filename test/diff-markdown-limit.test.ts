@@ -28,15 +28,24 @@ function write(file: string, rows: string[]): string {
 
 /** Figures of a table row: base count, PR count, Δ count (counts are the text before the bracket). */
 function counts(line: string): [number, number, number] {
-  const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim().replace(/\*\*/g, ''));
+  const cells = line
+    .split(/(?<!\\)\|/)
+    .slice(1, -1)
+    .map((c) => c.trim().replace(/\*\*/g, ''));
   const n = (c: string): number => Number(c.split(' ')[0]!.replace(/,/g, ''));
   return [n(cells[1]!), n(cells[2]!), n(cells[3]!)];
 }
 
 describe('Markdown diff of thousands of groups with long hostile names', () => {
   const N = 3_000;
-  const base = write('base.csv', Array.from({ length: N }, (_, i) => `1,${hostile(i)},T,AI_CORE,${(i % 9) + 1}\n`.repeat(1 + (i % 3))));
-  const pr = write('pr.csv', Array.from({ length: N + 500 }, (_, i) => `1,${hostile(i)},T,AI_CORE,${(i % 9) + 1}\n`.repeat(1 + ((i + 1) % 3))));
+  const base = write(
+    'base.csv',
+    Array.from({ length: N }, (_, i) => `1,${hostile(i)},T,AI_CORE,${(i % 9) + 1}\n`.repeat(1 + (i % 3))),
+  );
+  const pr = write(
+    'pr.csv',
+    Array.from({ length: N + 500 }, (_, i) => `1,${hostile(i)},T,AI_CORE,${(i % 9) + 1}\n`.repeat(1 + ((i + 1) % 3))),
+  );
 
   it('stays under the comment limit, folds the rest into <details>, and adds up', async () => {
     const r = await kprof(['diff', base, pr, '--by', 'name', '--format', 'markdown']);
@@ -54,7 +63,10 @@ describe('Markdown diff of thousands of groups with long hostile names', () => {
     expect(main).toHaveLength(MARKDOWN_TABLE_ROWS + 2);
     expect(main[MARKDOWN_TABLE_ROWS]).toMatch(/^\| \(3,450 more groups, in the table below\) \|/);
     const total = counts(main[main.length - 1]!);
-    const sum = main.slice(0, -1).map(counts).reduce((a, c) => [a[0] + c[0], a[1] + c[1], a[2] + c[2]], [0, 0, 0]);
+    const sum = main
+      .slice(0, -1)
+      .map(counts)
+      .reduce((a, c) => [a[0] + c[0], a[1] + c[1], a[2] + c[2]], [0, 0, 0]);
     expect(sum).toEqual(total);
     // The folded table ends with the groups that did not fit, summed; with it, it adds up to the folded row.
     const start = lines.indexOf('<details><summary>3,450 more groups</summary>');
@@ -71,7 +83,10 @@ describe('Markdown diff of thousands of groups with long hostile names', () => {
   });
 
   it('a diff of 50 groups or fewer has no <details>', async () => {
-    const small = write('small.csv', Array.from({ length: 40 }, (_, i) => `1,${hostile(i)},T,AI_CORE,1\n`));
+    const small = write(
+      'small.csv',
+      Array.from({ length: 40 }, (_, i) => `1,${hostile(i)},T,AI_CORE,1\n`),
+    );
     const r = await kprof(['diff', small, pr, '--by', 'name', '--format', 'markdown', '--top', '40']);
     expect(r.stdout).not.toContain('<details>');
     expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);

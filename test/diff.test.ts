@@ -156,7 +156,9 @@ describe('a zero base', () => {
     expect(line).toMatch(/new\s+added$/);
     expect(table).not.toMatch(/Infinity|NaN|inf/);
     expect(diffMarkdown(d, VIEW)).toMatch(/\| `MlaPrologV3` \| 0 \| 16 \(544 µs\) \| \+16 \(\+544 µs\) \| added \|/);
-    const csv = diffCsv(d, VIEW).split('\n').find((l) => l.startsWith('MlaPrologV3'))!;
+    const csv = diffCsv(d, VIEW)
+      .split('\n')
+      .find((l) => l.startsWith('MlaPrologV3'))!;
     expect(csv).toBe('MlaPrologV3,MlaPrologV3,,,,,added,0,16,16,,0,544,544,,false,,,');
   });
 
@@ -202,7 +204,7 @@ describe('--per-step', () => {
   const b = summary({ '0': { A: [40, 400], B: [8, 80] } }, 4);
   const p = summary({ '0': { A: [30, 330], B: [4, 30] } }, 3);
 
-  it("divides each side by its own number of steps, and compares per step", () => {
+  it('divides each side by its own number of steps, and compares per step', () => {
     const d = diffSummaries(b, p, PER_STEP);
     expect(d.normalization).toBe('per-step');
     expect(row(d, 'A').base).toEqual({ count: 10, us: 100 });
@@ -233,7 +235,9 @@ describe('--per-step', () => {
   it('needs Step Id on both sides: otherwise an input error that says what to do', () => {
     const noSteps = summary({ '0': { A: [1, 1] } }, null, 'old/kernel_details.csv');
     expect(() => diffSummaries(b, noSteps, PER_STEP)).toThrow(KprofError);
-    expect(() => diffSummaries(b, noSteps, PER_STEP)).toThrow(/--per-step needs the number of steps of both sides, but the PR .*no Step Id column.*Drop --per-step/);
+    expect(() => diffSummaries(b, noSteps, PER_STEP)).toThrow(
+      /--per-step needs the number of steps of both sides, but the PR .*no Step Id column.*Drop --per-step/,
+    );
     expect(() => diffSummaries(noSteps, b, PER_STEP)).toThrow(/but the base/);
     // A side with no steps and one with steps differ in steps too.
     expect(diffSummaries(b, noSteps, RAW).stepMismatch).toBe(true);
@@ -260,18 +264,25 @@ describe('totals', () => {
   it('shown rows plus the folded row equal the totals, whatever the view (property)', () => {
     const spec = fc.dictionary(fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F'), fc.tuple(fc.nat(50), fc.nat(10_000)));
     fc.assert(
-      fc.property(spec, spec, fc.constantFrom(...DIFF_SORTS), fc.constantFrom(null, 'changed', 'removed', 'added'), fc.option(fc.integer({ min: 1, max: 6 })), (bs, ps, sort, only, top) => {
-        const d = diffSummaries(summary({ '0': bs }), summary({ '0': ps }), RAW);
-        const v = viewDiff(d, { sort, only: only as never, top });
-        const rows = [...v.rows.map((r) => [r.base.count, r.pr.count, r.base.us, r.pr.us])];
-        if (v.others) rows.push([v.others.base.count, v.others.pr.count, v.others.base.us, v.others.pr.us]);
-        const sums = [0, 1, 2, 3].map((i) => rows.reduce((n, r) => n + r[i]!, 0));
-        expect(sums[0]).toBe(d.totals.base.count);
-        expect(sums[1]).toBe(d.totals.pr.count);
-        expect(sums[2]).toBeCloseTo(d.totals.base.us, 6);
-        expect(sums[3]).toBeCloseTo(d.totals.pr.us, 6);
-        expect(v.rows.length + (v.others?.groups ?? 0)).toBe(d.rows.length);
-      }),
+      fc.property(
+        spec,
+        spec,
+        fc.constantFrom(...DIFF_SORTS),
+        fc.constantFrom(null, 'changed', 'removed', 'added'),
+        fc.option(fc.integer({ min: 1, max: 6 })),
+        (bs, ps, sort, only, top) => {
+          const d = diffSummaries(summary({ '0': bs }), summary({ '0': ps }), RAW);
+          const v = viewDiff(d, { sort, only: only as never, top });
+          const rows = [...v.rows.map((r) => [r.base.count, r.pr.count, r.base.us, r.pr.us])];
+          if (v.others) rows.push([v.others.base.count, v.others.pr.count, v.others.base.us, v.others.pr.us]);
+          const sums = [0, 1, 2, 3].map((i) => rows.reduce((n, r) => n + r[i]!, 0));
+          expect(sums[0]).toBe(d.totals.base.count);
+          expect(sums[1]).toBe(d.totals.pr.count);
+          expect(sums[2]).toBeCloseTo(d.totals.base.us, 6);
+          expect(sums[3]).toBeCloseTo(d.totals.pr.us, 6);
+          expect(v.rows.length + (v.others?.groups ?? 0)).toBe(d.rows.length);
+        },
+      ),
     );
   });
 
@@ -364,7 +375,10 @@ describe('ranks', () => {
     expect(rope.rankStatus).toBe('fewer');
     expect(rope.ranksCompared).toBe(4);
     expect(rope.disagreeingRanks).toEqual([{ rank: '2', status: 'same', base: 12, pr: 12, deltaCount: 0, deltaCountPct: 0 }]);
-    expect(rope.rankMajority).toEqual({ change: { rank: '0', status: 'fewer', base: 12, pr: 4, deltaCount: -8, deltaCountPct: (-8 * 100) / 12 }, ranks: 3 });
+    expect(rope.rankMajority).toEqual({
+      change: { rank: '0', status: 'fewer', base: 12, pr: 4, deltaCount: -8, deltaCountPct: (-8 * 100) / 12 },
+      ranks: 3,
+    });
     // Rank 2 has no MlaPrologV3 on either side: not compared (pipeline stages run different kernels).
     expect(row(d, 'MlaPrologV3').disagreeingRanks).toEqual([]);
     expect(row(d, 'MlaPrologV3').ranksCompared).toBe(3);
@@ -424,8 +438,21 @@ describe('reporters', () => {
   it('JSON follows the declared schema', () => {
     const j = diffJsonObject(d, VIEW);
     expect(Object.keys(j)).toEqual([
-      'schemaVersion', 'kind', 'groupBy', 'selection', 'normalization', 'timeTolerancePct', 'base', 'pr', 'stepMismatch',
-      'ranksComparedPerStep', 'pairedRanks', 'unpairedRanks', 'totals', 'rows', 'others',
+      'schemaVersion',
+      'kind',
+      'groupBy',
+      'selection',
+      'normalization',
+      'timeTolerancePct',
+      'base',
+      'pr',
+      'stepMismatch',
+      'ranksComparedPerStep',
+      'pairedRanks',
+      'unpairedRanks',
+      'totals',
+      'rows',
+      'others',
     ]);
     expect(j).toMatchObject({ schemaVersion: 1, kind: 'diff', groupBy: 'type', normalization: 'none', others: null });
     expect(j.totals).toEqual({
@@ -456,7 +483,9 @@ describe('reporters', () => {
 
   it('CSV ends with the totals line; cells are neutralised', () => {
     const csv = diffCsv(d, VIEW).trimEnd().split('\n');
-    expect(csv[0]).toBe('key,type,name,core,shapes,userGroup,status,baseCount,prCount,deltaCount,deltaCountPct,baseUs,prUs,deltaUs,deltaUsPct,timeWithinTolerance,rankStatus,disagreeingRanks,unevenSteps');
+    expect(csv[0]).toBe(
+      'key,type,name,core,shapes,userGroup,status,baseCount,prCount,deltaCount,deltaCountPct,baseUs,prUs,deltaUs,deltaUsPct,timeWithinTolerance,rankStatus,disagreeingRanks,unevenSteps',
+    );
     expect(csv.at(-1)).toBe('(total),,,,,,total,224,176,-48,-21.4286,10749,11392,643,5.982,false,,,');
     const evil = diffSummaries(summary({ '0': { '=HYPERLINK("x")': [1, 1] } }), summary({ '0': {} }), RAW);
     expect(diffCsv(evil, VIEW)).toMatch(/^"'=HYPERLINK\(""x""\)"/m);

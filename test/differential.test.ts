@@ -204,14 +204,14 @@ for (const engine of ENGINES) {
       const rows: RowView[] = [];
       const s = new CsvScanner(
         (r) => {
-        if (rows.length === 0) r.locate = 1;
-        else {
-          expect(r.n).toBe(3);
-          expect(r.located).toBe(1);
-          expect(r.text(0)).toBe('1');
-          expect(() => r.text(2)).toThrow(/not located/);
-        }
-        rows.push(r);
+          if (rows.length === 0) r.locate = 1;
+          else {
+            expect(r.n).toBe(3);
+            expect(r.located).toBe(1);
+            expect(r.text(0)).toBe('1');
+            expect(() => r.text(2)).toThrow(/not located/);
+          }
+          rows.push(r);
         },
         { engine },
       );

@@ -21,7 +21,9 @@ describe('KPROF_ENGINE', () => {
   it('any other value is a usage error that names it and the engines', async () => {
     const r = await kprof(['summary', 'x.csv'], { KPROF_ENGINE: 'wasm\u001b[31m' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('kprof: KPROF_ENGINE is "wasm?[31m"; expected js (the JavaScript reference engine) or simd (the default). Unset it or set one of those.\n');
+    expect(r.stderr).toBe(
+      'kprof: KPROF_ENGINE is "wasm?[31m"; expected js (the JavaScript reference engine) or simd (the default). Unset it or set one of those.\n',
+    );
   });
 
   describe.skipIf(!HAS_REAL)('a real export read with each engine', () => {

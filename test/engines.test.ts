@@ -137,7 +137,7 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
 
   it('damaged copies of the fixtures', async () => {
     const seeds = exports(join(ROOT, 'fixtures')).map((f) => readFileSync(f).subarray(0, 6000));
-    const edit = fc.record({ at: fc.nat(), what: fc.constantFrom('"', ',', '\n', '\r\n', '""', 'x', '', '-', '.', ' ', '9') , cut: fc.nat(3) });
+    const edit = fc.record({ at: fc.nat(), what: fc.constantFrom('"', ',', '\n', '\r\n', '""', 'x', '', '-', '.', ' ', '9'), cut: fc.nat(3) });
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.array(edit, { minLength: 1, maxLength: 6 }), async (which, edits) => {

@@ -31,13 +31,72 @@ function ulpStep(n: number, steps: number): number {
 
 describe('formatFixed matches Intl.NumberFormat en-US', () => {
   const edges = [
-    0, -0, 1, -1, 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, 0.125, 0.375, 0.005, 0.015, 0.025, 0.045, 1.005, 1.015,
-    1.045, 8.345, 4.35, 0.05, 0.15, 0.25, 0.35, 0.95, 0.995, 9.995, 99.95, 999.5, 999.95, 999.995,
-    1234.5, 711070, 123456789.995, 1e21, 1.5e21, 1e23, 2 ** 60, 2 ** 64, 2 ** 53, 2 ** 53 + 2,
-    Number.MAX_SAFE_INTEGER, Number.MAX_VALUE, Number.MIN_VALUE, Number.EPSILON, 2.2250738585072014e-308,
-    1e-7, 5e-7, 0.0049, 0.0499, 0.4999999999999999, 0.49999999999999994, 1.0049999999999999,
-    -0.001, -0.004, -0.005, -0.04, -0.05, -0.4, -0.49, -1e-300, -Number.MIN_VALUE,
-    NaN, Infinity, -Infinity,
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    -0.5,
+    1.5,
+    2.5,
+    -2.5,
+    3.5,
+    0.125,
+    0.375,
+    0.005,
+    0.015,
+    0.025,
+    0.045,
+    1.005,
+    1.015,
+    1.045,
+    8.345,
+    4.35,
+    0.05,
+    0.15,
+    0.25,
+    0.35,
+    0.95,
+    0.995,
+    9.995,
+    99.95,
+    999.5,
+    999.95,
+    999.995,
+    1234.5,
+    711070,
+    123456789.995,
+    1e21,
+    1.5e21,
+    1e23,
+    2 ** 60,
+    2 ** 64,
+    2 ** 53,
+    2 ** 53 + 2,
+    Number.MAX_SAFE_INTEGER,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    Number.EPSILON,
+    2.2250738585072014e-308,
+    1e-7,
+    5e-7,
+    0.0049,
+    0.0499,
+    0.4999999999999999,
+    0.49999999999999994,
+    1.0049999999999999,
+    -0.001,
+    -0.004,
+    -0.005,
+    -0.04,
+    -0.05,
+    -0.4,
+    -0.49,
+    -1e-300,
+    -Number.MIN_VALUE,
+    NaN,
+    Infinity,
+    -Infinity,
   ];
   for (const n of edges) {
     it(`${Object.is(n, -0) ? '-0' : n}`, () => {
@@ -60,18 +119,22 @@ describe('formatFixed matches Intl.NumberFormat en-US', () => {
   });
 
   it('agrees on arbitrary doubles', () => {
-    fc.assert(fc.property(fc.double(), (n) => agrees(n)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.double(), (n) => agrees(n)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('agrees on doubles of every magnitude that kprof prints', () => {
-    fc.assert(fc.property(fc.double({ min: -1e7, max: 1e7 }), (n) => agrees(n)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.double({ min: -1e7, max: 1e7 }), (n) => agrees(n)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('agrees on short decimals, where ties happen', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -2_000_000_000, max: 2_000_000_000 }), fc.integer({ min: 0, max: 8 }), (m, k) =>
-        agrees(m / 10 ** k),
-      ),
+      fc.property(fc.integer({ min: -2_000_000_000, max: 2_000_000_000 }), fc.integer({ min: 0, max: 8 }), (m, k) => agrees(m / 10 ** k)),
       { numRuns: 20_000 },
     );
   });

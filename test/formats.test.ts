@@ -29,7 +29,12 @@ function byType(p: Profile): Record<string, number> {
 const EXPECTED_TYPES = { MatMulV3: 2, Cast: 4, RmsNorm: 2, FlashAttentionScore: 2, hcom_allReduce_: 2 };
 
 const VARIANTS: { dir: string; format: string; traits: string[]; steps: boolean; rank?: string }[] = [
-  { dir: 'torch-2023-memoryl0', format: 'kernel_details', traits: ['torch_npu kernel_details', 'Block Dim', 'with steps', 'aic_metrics MemoryL0'], steps: true },
+  {
+    dir: 'torch-2023-memoryl0',
+    format: 'kernel_details',
+    traits: ['torch_npu kernel_details', 'Block Dim', 'with steps', 'aic_metrics MemoryL0'],
+    steps: true,
+  },
   { dir: 'torch-2023-arithmetic', format: 'kernel_details', traits: ['aic_metrics ArithmeticUtilization'], steps: true },
   { dir: 'torch-no-step-reduced', format: 'kernel_details', traits: ['reduced (Level0) header'], steps: false },
   { dir: 'torch-level0', format: 'kernel_details', traits: ['reduced (Level0) header', 'with steps'], steps: true, rank: '0' },
@@ -39,7 +44,12 @@ const VARIANTS: { dir: string; format: string; traits: string[]; steps: boolean;
   { dir: 'torch-level0-shapes', format: 'kernel_details', traits: ['reduced (Level0) header', 'Block Num', 'with Device_id'], steps: true },
   { dir: 'torch-task-start', format: 'kernel_details', traits: ['"Task Start Time(us)" start column'], steps: true },
   { dir: 'mindspore', format: 'kernel_details', traits: ['MindSpore kernel_details (Step ID)'], steps: true, rank: '3' },
-  { dir: 'msprof-current', format: 'op_summary', traits: ['msprof op_summary', 'Block Num', 'with Device_id', 'aic_metrics PipeUtilization'], steps: false },
+  {
+    dir: 'msprof-current',
+    format: 'op_summary',
+    traits: ['msprof op_summary', 'Block Num', 'with Device_id', 'aic_metrics PipeUtilization'],
+    steps: false,
+  },
   { dir: 'msprof-sliced', format: 'op_summary', traits: ['msprof op_summary'], steps: false },
   { dir: 'empty-steps', format: 'kernel_details', traits: ['with steps'], steps: true },
   { dir: 'gzip', format: 'kernel_details', traits: ['with Device_id'], steps: true },
@@ -91,7 +101,9 @@ describe('header variants', () => {
   });
 
   it('one slice given as a file pulls in its sibling slices', async () => {
-    const p = await read('msprof-sliced/PROF_000002_20260605155111872_ABCDEFGHIJKLMNOP/mindstudio_profiler_output/op_summary_slice_1_20260605155140.csv');
+    const p = await read(
+      'msprof-sliced/PROF_000002_20260605155111872_ABCDEFGHIJKLMNOP/mindstudio_profiler_output/op_summary_slice_1_20260605155140.csv',
+    );
     expect(p.ranks[0]!.files).toHaveLength(2);
     expect(p.ranks[0]!.kernels).toBe(12);
   });
@@ -119,7 +131,10 @@ describe('header variants', () => {
   });
 
   it('op_statistic with and without Device_id gives the same per-type totals as the kernel rows', async () => {
-    for (const dir of ['op-statistic-no-device', 'msprof-current/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output/op_statistic_20260605155140.csv']) {
+    for (const dir of [
+      'op-statistic-no-device',
+      'msprof-current/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output/op_statistic_20260605155140.csv',
+    ]) {
       const p = await read(dir);
       expect(p.ranks[0]!.files[0]!.format).toBe('op_statistic');
       expect(p.ranks[0]!.kernels).toBe(12);

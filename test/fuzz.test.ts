@@ -123,7 +123,10 @@ function apply(b: Buffer, m: Mutation): Buffer {
       return Buffer.concat([b, other.subarray(other.length === 0 ? 0 : m.at % other.length)]);
     }
     case 'crlf':
-      return Buffer.from(b.toString('latin1').replace(/\n/g, (s, i: number) => ((i + m.at) % 3 === 0 ? '\r\n' : s)), 'latin1');
+      return Buffer.from(
+        b.toString('latin1').replace(/\n/g, (s, i: number) => ((i + m.at) % 3 === 0 ? '\r\n' : s)),
+        'latin1',
+      );
   }
 }
 
@@ -135,7 +138,12 @@ interface SummaryJson {
 }
 
 interface InspectJson {
-  ranks: { files: { path: string; format: string; rowsRead: number; rowsSkipped: number }[]; kernels: number; rowsRead: number; rowsSkipped: number }[];
+  ranks: {
+    files: { path: string; format: string; rowsRead: number; rowsSkipped: number }[];
+    kernels: number;
+    rowsRead: number;
+    rowsSkipped: number;
+  }[];
 }
 
 const KERNEL_TABLES = new Set(['kernel_details', 'op_summary']);
@@ -147,56 +155,51 @@ describe('fuzz: damaged exports never crash kprof and the rows always add up', (
     let exit0 = 0;
     let exit2 = 0;
     await fc.assert(
-      fc.asyncProperty(
-        fc.nat(),
-        fc.array(mutation, { minLength: 1, maxLength: 4 }),
-        fc.boolean(),
-        async (which, mutations, gzip) => {
-          const seed = SEEDS[which % SEEDS.length]!;
-          let bytes = seed.bytes;
-          for (const m of mutations) bytes = apply(bytes, m);
-          const dir = join(tmp, String(run++));
-          mkdirSync(dir);
-          const path = join(dir, gzip ? `${seed.file}.gz` : seed.file);
-          writeFileSync(path, gzip ? gzipSync(bytes) : bytes);
+      fc.asyncProperty(fc.nat(), fc.array(mutation, { minLength: 1, maxLength: 4 }), fc.boolean(), async (which, mutations, gzip) => {
+        const seed = SEEDS[which % SEEDS.length]!;
+        let bytes = seed.bytes;
+        for (const m of mutations) bytes = apply(bytes, m);
+        const dir = join(tmp, String(run++));
+        mkdirSync(dir);
+        const path = join(dir, gzip ? `${seed.file}.gz` : seed.file);
+        writeFileSync(path, gzip ? gzipSync(bytes) : bytes);
 
-          const s = await kprof(['summary', path, '--format', 'json']);
-          const i = await kprof(['inspect', path, '--format', 'json']);
-          for (const r of [s, i]) {
-            expect(r.stderr).not.toMatch(/internal error/);
-            expect(r.stderr).not.toMatch(/^\s+at /m);
-            expect([0, 2]).toContain(r.code);
-            if (r.code === 2) {
-              expect(r.stdout).toBe('');
-              expect(r.stderr).toMatch(/^kprof: \S/m);
-            }
+        const s = await kprof(['summary', path, '--format', 'json']);
+        const i = await kprof(['inspect', path, '--format', 'json']);
+        for (const r of [s, i]) {
+          expect(r.stderr).not.toMatch(/internal error/);
+          expect(r.stderr).not.toMatch(/^\s+at /m);
+          expect([0, 2]).toContain(r.code);
+          if (r.code === 2) {
+            expect(r.stdout).toBe('');
+            expect(r.stderr).toMatch(/^kprof: \S/m);
           }
-          // summary and inspect read the same way: both fail or neither.
-          expect(i.code).toBe(s.code);
-          if (s.code === 2) {
-            exit2++;
-            return;
+        }
+        // summary and inspect read the same way: both fail or neither.
+        expect(i.code).toBe(s.code);
+        if (s.code === 2) {
+          exit2++;
+          return;
+        }
+        exit0++;
+        const sj = JSON.parse(s.stdout) as SummaryJson;
+        const ij = JSON.parse(i.stdout) as InspectJson;
+        expect(sj.skippedRows).toBeLessThanOrEqual(sj.rowsRead);
+        const tables = ij.ranks.every((r) => r.files.every((f) => KERNEL_TABLES.has(f.format)));
+        if (tables) {
+          expect(sj.rowsRead).toBe(sj.totals.count + sj.filteredKernels + sj.skippedRows);
+          for (const r of ij.ranks) expect(r.rowsRead).toBe(r.kernels + r.rowsSkipped);
+          // A file's rows are its ranks' rows (an msprof op_summary can hold several devices, each a rank).
+          const byFile = new Map<string, { read: number; skipped: number }>();
+          for (const r of ij.ranks) {
+            for (const f of r.files) byFile.set(f.path, { read: f.rowsRead, skipped: f.rowsSkipped });
           }
-          exit0++;
-          const sj = JSON.parse(s.stdout) as SummaryJson;
-          const ij = JSON.parse(i.stdout) as InspectJson;
-          expect(sj.skippedRows).toBeLessThanOrEqual(sj.rowsRead);
-          const tables = ij.ranks.every((r) => r.files.every((f) => KERNEL_TABLES.has(f.format)));
-          if (tables) {
-            expect(sj.rowsRead).toBe(sj.totals.count + sj.filteredKernels + sj.skippedRows);
-            for (const r of ij.ranks) expect(r.rowsRead).toBe(r.kernels + r.rowsSkipped);
-            // A file's rows are its ranks' rows (an msprof op_summary can hold several devices, each a rank).
-            const byFile = new Map<string, { read: number; skipped: number }>();
-            for (const r of ij.ranks) {
-              for (const f of r.files) byFile.set(f.path, { read: f.rowsRead, skipped: f.rowsSkipped });
-            }
-            const fileRows = [...byFile.values()].reduce((n, f) => n + f.read, 0);
-            expect(fileRows).toBe(ij.ranks.reduce((n, r) => n + r.rowsRead, 0));
-          }
-          // Every skipped row is said on stderr.
-          if (sj.skippedRows > 0) expect(s.stderr).toContain(`kprof: ${sj.skippedRows} row${sj.skippedRows === 1 ? '' : 's'} could not be read`);
-        },
-      ),
+          const fileRows = [...byFile.values()].reduce((n, f) => n + f.read, 0);
+          expect(fileRows).toBe(ij.ranks.reduce((n, r) => n + r.rowsRead, 0));
+        }
+        // Every skipped row is said on stderr.
+        if (sj.skippedRows > 0) expect(s.stderr).toContain(`kprof: ${sj.skippedRows} row${sj.skippedRows === 1 ? '' : 's'} could not be read`);
+      }),
       { seed: SEED, numRuns: RUNS },
     );
     // A fuzz run that only ever fails (or never does) proves little: both outcomes must occur.

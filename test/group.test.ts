@@ -40,8 +40,34 @@ const profile: Profile = {
   input: 'p',
   notes: [],
   ranks: [
-    rank('0', [fine('aclnnCast_Cast_Cast', 'Cast', 'AI_VECTOR_CORE', [[1, 2, 100], [2, 2, 120]]), fine('mm', 'MatMulV3', 'AI_CORE', [[1, 1, 1000], [2, 1, 1000]])], [1, 2]),
-    rank('1', [fine('aclnnCast_Cast_Cast', 'Cast', 'AI_VECTOR_CORE', [[1, 2, 90], [2, 2, 110]]), fine('mm2', 'MatMulV3', 'MIX_AIC', [[1, 1, 900], [2, 1, 900]])], [1, 2]),
+    rank(
+      '0',
+      [
+        fine('aclnnCast_Cast_Cast', 'Cast', 'AI_VECTOR_CORE', [
+          [1, 2, 100],
+          [2, 2, 120],
+        ]),
+        fine('mm', 'MatMulV3', 'AI_CORE', [
+          [1, 1, 1000],
+          [2, 1, 1000],
+        ]),
+      ],
+      [1, 2],
+    ),
+    rank(
+      '1',
+      [
+        fine('aclnnCast_Cast_Cast', 'Cast', 'AI_VECTOR_CORE', [
+          [1, 2, 90],
+          [2, 2, 110],
+        ]),
+        fine('mm2', 'MatMulV3', 'MIX_AIC', [
+          [1, 1, 900],
+          [2, 1, 900],
+        ]),
+      ],
+      [1, 2],
+    ),
   ],
 };
 
@@ -69,7 +95,10 @@ describe('summarize', () => {
     }
     const cast = s.groups.find((g) => g.key === 'Cast')!;
     expect(own(cast).get).toBeTypeOf('function');
-    expect([...cast.steps].map(([step, c]) => [step, c.count, c.ticks])).toEqual([[1, 4, 190], [2, 4, 230]]);
+    expect([...cast.steps].map(([step, c]) => [step, c.count, c.ticks])).toEqual([
+      [1, 4, 190],
+      [2, 4, 230],
+    ]);
     expect(Object.keys(cast)).toEqual(['key', 'type', 'total', 'steps']);
   });
 
@@ -101,8 +130,15 @@ describe('helpers', () => {
     expect(parseSteps('7')).toEqual([{ from: 7, to: 7 }]);
     expect(parseSteps('14-')).toEqual([{ from: 14, to: Infinity }]);
     expect(parseSteps('-8')).toEqual([{ from: 0, to: 8 }]);
-    expect(parseSteps('20-30, 13,15')).toEqual([{ from: 13, to: 13 }, { from: 15, to: 15 }, { from: 20, to: 30 }]);
-    expect(parseSteps('3-5,4-9,10,12-')).toEqual([{ from: 3, to: 10 }, { from: 12, to: Infinity }]);
+    expect(parseSteps('20-30, 13,15')).toEqual([
+      { from: 13, to: 13 },
+      { from: 15, to: 15 },
+      { from: 20, to: 30 },
+    ]);
+    expect(parseSteps('3-5,4-9,10,12-')).toEqual([
+      { from: 3, to: 10 },
+      { from: 12, to: Infinity },
+    ]);
     expect(() => parseSteps('20-5')).toThrow(/ends before it starts \(write it as 5-20\)/);
     for (const bad of ['a-b', '', '-', '1,,2', '1-2-3', '1 2', '5-x']) expect(() => parseSteps(bad), bad).toThrow(/--steps: .*Expected a Step Id/);
   });

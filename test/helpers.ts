@@ -39,7 +39,18 @@ export async function kprof(args: string[], env: Record<string, string | undefin
 /** A Markdown transcript of one CLI run: the command, stdout, stderr and exit code. */
 export function transcript(args: string[], r: Result): string {
   const fence = (s: string): string => '```\n' + s + (s.endsWith('\n') || s === '' ? '' : '\n') + '```';
-  const parts = [`$ kprof ${args.map(quote).join(' ')}`, '', '## stdout', fence(r.stdout), '', '## stderr', fence(r.stderr), '', `Exit code: ${r.code}`, ''];
+  const parts = [
+    `$ kprof ${args.map(quote).join(' ')}`,
+    '',
+    '## stdout',
+    fence(r.stdout),
+    '',
+    '## stderr',
+    fence(r.stderr),
+    '',
+    `Exit code: ${r.code}`,
+    '',
+  ];
   return parts.join('\n');
 }
 

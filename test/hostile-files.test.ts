@@ -169,7 +169,7 @@ describe('-o / --out', () => {
     expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
   });
 
-  it('check -o through a link to /dev/stdout or /dev/stderr says where the report went, not the link\'s name', async () => {
+  it("check -o through a link to /dev/stdout or /dev/stderr says where the report went, not the link's name", async () => {
     const { csv } = profile();
     const d = tmp();
     const rules = join(d, 'r.yaml');
@@ -221,7 +221,10 @@ describe('-o / --out', () => {
       ['', /--out: expected a file path; found an empty string/],
       ['.', /^kprof: \.: cannot write the report \(it is a folder\); nothing was written/],
       ['/', /^kprof: \/: cannot write the report \(it is a folder\); nothing was written/],
-      [join(d, 'x'.repeat(256)), /cannot write the report \(the name is too long: 256 bytes in the file name, \d+ in the path; most file systems take at most 255 bytes in a name\)/],
+      [
+        join(d, 'x'.repeat(256)),
+        /cannot write the report \(the name is too long: 256 bytes in the file name, \d+ in the path; most file systems take at most 255 bytes in a name\)/,
+      ],
       [join(d, 'no', 'such', 'r.txt'), /the folder .*no\/such does not exist/],
     ];
     for (const [out, message] of cases) {
@@ -246,9 +249,13 @@ describe('-o / --out', () => {
     const { csv } = profile(`${HEADER}\n${rows.join('\n')}\n`);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const d = tmp();
-      const child = spawn(process.execPath, [join(ROOT, 'bin/kprof.js'), 'summary', csv, '--by', 'name', '--format', 'json', '-o', join(d, 'r.json')], {
-        stdio: 'ignore',
-      });
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, 'bin/kprof.js'), 'summary', csv, '--by', 'name', '--format', 'json', '-o', join(d, 'r.json')],
+        {
+          stdio: 'ignore',
+        },
+      );
       const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
       const watcher = setInterval(() => {
         if (readdirSync(d).some((f) => f.endsWith('.tmp'))) child.kill(signal);
@@ -274,10 +281,14 @@ describe('stdout', () => {
 
   it('a reader that stops early (| head) is not an error', () => {
     const { csv } = profile();
-    const r = spawnSync('bash', ['-c', `node ${join(ROOT, 'bin/kprof.js')} summary ${csv} --by name | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const r = spawnSync(
+      'bash',
+      ['-c', `node ${join(ROOT, 'bin/kprof.js')} summary ${csv} --by name | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
   });
@@ -382,7 +393,8 @@ describe('regular expressions run in linear time', () => {
 });
 
 describe('special files: refused with what they are, never read until they end', () => {
-  const special = /: a (FIFO \(named pipe\)|character device \(such as \/dev\/zero or a terminal\)), not a regular file; kprof reads only regular files/;
+  const special =
+    /: a (FIFO \(named pipe\)|character device \(such as \/dev\/zero or a terminal\)), not a regular file; kprof reads only regular files/;
 
   it('a FIFO or /dev/zero as the profile, inside a profile folder, as profiler_info, --rules or --groups', async () => {
     const d = tmp();
@@ -514,7 +526,12 @@ describe('messages for files in the wrong shape', () => {
     const groups = join(d, 'g.yaml');
     // A "billion laughs": each alias would stand for ten of the one before.
     const lines = ['a: &a ["x"]'];
-    for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(i === 1 ? '*a' : `*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(i === 1 ? '*a' : `*a${i - 1}`)
+          .join(', ')}]`,
+      );
     writeFileSync(groups, `${lines.join('\n')}\n`);
     const r = await kprof(['summary', csv, '--groups', groups]);
     expect(r.code).toBe(2);
@@ -567,7 +584,10 @@ describe('warnings instead of silence', () => {
   it('a literal \\x85 and the byte 0x85 are two names: the decoding is injective, and JSON keeps them apart', async () => {
     const d = tmp();
     const f = join(d, 'kernel_details.csv');
-    writeFileSync(f, Buffer.concat([Buffer.from(`${HEADER}\n1,a,T\\x85,AI_CORE,1,2,0,0\n1,b,T`), Buffer.from([0x85]), Buffer.from(',AI_CORE,1,3,0,0\n')]));
+    writeFileSync(
+      f,
+      Buffer.concat([Buffer.from(`${HEADER}\n1,a,T\\x85,AI_CORE,1,2,0,0\n1,b,T`), Buffer.from([0x85]), Buffer.from(',AI_CORE,1,3,0,0\n')]),
+    );
     const r = await kprof(['summary', f, '--format', 'json']);
     expect(r.code).toBe(0);
     const keys = (JSON.parse(r.stdout) as { groups: { key: string; count: number }[] }).groups.map((g) => g.key).sort();
@@ -625,7 +645,10 @@ describe('warnings instead of silence', () => {
     expect(r.stderr).toMatch(/profiler_info_7\.json:1: rank_id is true, not a whole number; the rank is taken from the file name instead/);
     expect(JSON.parse(r.stdout).ranks).toEqual(['7']);
     const e = tmp();
-    for (const [name, id] of [['r0_ascend_pt', '"0"'], ['r00_ascend_pt', '"00"']] as const) {
+    for (const [name, id] of [
+      ['r0_ascend_pt', '"0"'],
+      ['r00_ascend_pt', '"00"'],
+    ] as const) {
       mkdirSync(join(e, name, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
       writeFileSync(join(e, name, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), CSV);
       writeFileSync(join(e, name, 'profiler_info.json'), `{"rank_id": ${id}}`);

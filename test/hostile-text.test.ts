@@ -45,7 +45,8 @@ const HOSTILE = [
 
 /** Characters that must never be in any output, raw (LF is a line end; no format of kprof uses TAB). */
 // eslint-disable-next-line no-control-regex
-const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const RAW =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function csvQuote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
@@ -62,7 +63,15 @@ function kernelTable(names: string[], steps: number[], lastStepOnly: string[] = 
       parts.push(Buffer.from(`${step},${csvQuote(n)},${csvQuote(`T ${n}`)},AI_CORE,${(t += 100)},${10 + i},${csvQuote(`1,${i}`)}\n`));
     });
     // A cell of invalid UTF-8: an encoded lone surrogate (ED A0 80) and a byte that never starts a character.
-    parts.push(Buffer.concat([Buffer.from(`${step},"bad `), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from(` INJ","T bad`), Buffer.from([0xed, 0xbf, 0xbf]), Buffer.from(`",AI_CORE,${(t += 100)},5,"1"\n`)]));
+    parts.push(
+      Buffer.concat([
+        Buffer.from(`${step},"bad `),
+        Buffer.from([0xed, 0xa0, 0x80, 0xff]),
+        Buffer.from(` INJ","T bad`),
+        Buffer.from([0xed, 0xbf, 0xbf]),
+        Buffer.from(`",AI_CORE,${(t += 100)},5,"1"\n`),
+      ]),
+    );
   }
   return Buffer.concat(parts);
 }
@@ -92,7 +101,10 @@ beforeAll(async () => {
   mkdirSync(join(tmp, DIR));
   writeFileSync(join(tmp, DIR, 'kernel_details.csv'), kernelTable(HOSTILE, [1]));
   // A file with damaged rows: warnings quote the hostile cells and name the hostile folder.
-  writeFileSync(join(tmp, DIR, 'damaged.csv'), `${HEADER}\n1,${csvQuote(HOSTILE[0]!)},T,AI_CORE,1,N/A,x\n1,${csvQuote(HOSTILE[3]!)},T,AI_CORE,1,${csvQuote('\u001b[31m1')},x\n1,a,T,AI_CORE,1,5,x\n`);
+  writeFileSync(
+    join(tmp, DIR, 'damaged.csv'),
+    `${HEADER}\n1,${csvQuote(HOSTILE[0]!)},T,AI_CORE,1,N/A,x\n1,${csvQuote(HOSTILE[3]!)},T,AI_CORE,1,${csvQuote('\u001b[31m1')},x\n1,a,T,AI_CORE,1,5,x\n`,
+  );
 
   // Summary JSON snapshots whose rank ids and selection are hostile.
   const snap = async (side: string, name: string): Promise<void> => {
@@ -166,7 +178,10 @@ type Kind = 'text' | 'github' | 'markdown' | 'json' | 'csv' | 'junit';
 /** The checks every output passes, whatever its format. */
 function expectSafe(label: string, text: string, kind: Kind): void {
   const raw = RAW.exec(text);
-  expect(raw, `${label}: raw U+${raw?.[0].charCodeAt(0).toString(16).padStart(4, '0')} near ${JSON.stringify(text.slice(Math.max(0, (raw?.index ?? 0) - 30), (raw?.index ?? 0) + 10))}`).toBeNull();
+  expect(
+    raw,
+    `${label}: raw U+${raw?.[0].charCodeAt(0).toString(16).padStart(4, '0')} near ${JSON.stringify(text.slice(Math.max(0, (raw?.index ?? 0) - 30), (raw?.index ?? 0) + 10))}`,
+  ).toBeNull();
   expect(text, `${label}: ##[ (a workflow command in any position)`).not.toContain('##[');
   for (const [i, line] of text.split('\n').entries()) {
     // The Markdown diff's fixed first line, no input in it (src/report/diff/markdown.ts).
@@ -220,7 +235,12 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
     for (const by of ['type', 'name', 'type+shapes']) {
       it(`summary --by ${by} --format ${format}`, async () => {
         expectAll('folder of ranks', await kprof(['summary', at('base'), '--by', by, '--format', format]), KIND[format], [0]);
-        expectAll('file in a hostile folder', await kprof(['summary', at(DIR, 'kernel_details.csv'), '--by', by, '--format', format]), KIND[format], [0]);
+        expectAll(
+          'file in a hostile folder',
+          await kprof(['summary', at(DIR, 'kernel_details.csv'), '--by', by, '--format', format]),
+          KIND[format],
+          [0],
+        );
       });
     }
     it(`summary of a summary JSON with hostile ranks, --format ${format}`, async () => {
@@ -238,7 +258,8 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
       }
       const plain = await kprof(['diff', at('base'), at('pr'), '--format', format]);
       // The pair has changes that differ across ranks and across steps: those lists name the groups and ranks.
-      if (format === 'table' || format === 'markdown') expect(plain.stdout).toMatch(/Changed differently across ranks[\s\S]*Changed differently across steps/);
+      if (format === 'table' || format === 'markdown')
+        expect(plain.stdout).toMatch(/Changed differently across ranks[\s\S]*Changed differently across steps/);
       expectAll('diff of snapshots', await kprof(['diff', at('base.json'), at('pr.json'), '--by', 'name', '--format', format]), KIND[format], [0]);
       expectAll('diff rank against folder', await kprof(['diff', at('base.json'), at('pr'), '--by', 'name', '--format', format]), KIND[format], [0]);
     });
@@ -314,15 +335,21 @@ describe('exit-2 errors under --format github and junit', () => {
     const r = await kprof(['check', PROFILE, '--rules', BAD, '--format', 'github']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^::error file=fixtures\/rules\/bad-rules\/unknown-group\.yaml,line=5,col=12,title=kprof%3A input error::fixtures\/rules\/bad-rules\/unknown-group\.yaml:5:12: group "rope-chian" is not defined/);
+    expect(r.stderr).toMatch(
+      /^::error file=fixtures\/rules\/bad-rules\/unknown-group\.yaml,line=5,col=12,title=kprof%3A input error::fixtures\/rules\/bad-rules\/unknown-group\.yaml:5:12: group "rope-chian" is not defined/,
+    );
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
   it('github: file= is relative to GITHUB_WORKSPACE when it is set', async () => {
     const r = await kprof(['check', PROFILE, '--rules', BAD, '--format', 'github'], { GITHUB_WORKSPACE: join(ROOT, 'fixtures') });
     expect(r.stderr).toMatch(/^::error file=rules\/bad-rules\/unknown-group\.yaml,line=5,/);
-    const broken = await kprof(['check', PROFILE, '--rules', 'fixtures/rules/one-rank/every-kind.rules.yaml', '--base', 'fixtures/rules/one-rank/base', '--format', 'github'], { GITHUB_WORKSPACE: join(ROOT, 'fixtures', 'rules') });
-    for (const l of broken.stdout.split('\n').filter((x) => x.startsWith('::'))) expect(l).toMatch(/^::(error|warning) file=one-rank\/every-kind\.rules\.yaml,/);
+    const broken = await kprof(
+      ['check', PROFILE, '--rules', 'fixtures/rules/one-rank/every-kind.rules.yaml', '--base', 'fixtures/rules/one-rank/base', '--format', 'github'],
+      { GITHUB_WORKSPACE: join(ROOT, 'fixtures', 'rules') },
+    );
+    for (const l of broken.stdout.split('\n').filter((x) => x.startsWith('::')))
+      expect(l).toMatch(/^::(error|warning) file=one-rank\/every-kind\.rules\.yaml,/);
   });
 
   it('github: a usage error is an annotation too', async () => {

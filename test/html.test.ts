@@ -33,7 +33,11 @@ describe('kprof diff --format html', () => {
     const html = await exampleDiff('html');
     const json = JSON.parse(await exampleDiff('json')) as { rows: Record<string, unknown>[] };
     const data = pageData(html, 'kprof-diff') as { rows: Record<string, unknown>[] };
-    const strip = ({ disagreeingRanks, unevenSteps, ...r }: Record<string, unknown>) => ({ ...r, ranksDiffer: (disagreeingRanks as unknown[]).length > 0, stepsDiffer: (unevenSteps as unknown[]).length > 0 });
+    const strip = ({ disagreeingRanks, unevenSteps, ...r }: Record<string, unknown>) => ({
+      ...r,
+      ranksDiffer: (disagreeingRanks as unknown[]).length > 0,
+      stepsDiffer: (unevenSteps as unknown[]).length > 0,
+    });
     expect(data).toEqual({ ...json, rows: json.rows.map(strip) });
   });
 
@@ -76,9 +80,12 @@ describe('kprof diff --format html', () => {
     expect(html).toContain('the first 30 of 1,500 changed groups (all of them in the table)');
   });
 
-  it('--per-step, --top and --only are the JSON report\'s view', async () => {
+  it("--per-step, --top and --only are the JSON report's view", async () => {
     const html = await exampleDiff('html', '--per-step', '--top', '3', '--only', 'changed');
-    const json = JSON.parse(await exampleDiff('json', '--per-step', '--top', '3', '--only', 'changed')) as { rows: unknown[]; others: { groups: number } };
+    const json = JSON.parse(await exampleDiff('json', '--per-step', '--top', '3', '--only', 'changed')) as {
+      rows: unknown[];
+      others: { groups: number };
+    };
     expect([...html.matchAll(/<tr data-i=/g)]).toHaveLength(3);
     expect(html).toContain(`(${json.others.groups} more groups)`);
     expect(html).toContain('<th scope="col" data-type="num"><button type="button">base per step</button></th>');
@@ -102,7 +109,16 @@ describe('kprof summary and check --format html', () => {
     await expect(outline(r.stdout)).toMatchFileSnapshot(golden('html-check-outline.txt'));
     expect(pageData(r.stdout, 'kprof-check')).toEqual(JSON.parse((await kprof([...args, '--format', 'json'])).stdout));
     // A broken rule: the page says failed, and the exit code is still the gate's.
-    const broken = await kprof(['check', EXAMPLE[0]!, '--rules', 'fixtures/fusion-example/kprof.rules.yaml', '--base', EXAMPLE[1]!, '--format', 'html']);
+    const broken = await kprof([
+      'check',
+      EXAMPLE[0]!,
+      '--rules',
+      'fixtures/fusion-example/kprof.rules.yaml',
+      '--base',
+      EXAMPLE[1]!,
+      '--format',
+      'html',
+    ]);
     expect(broken.code).toBe(1);
     expect(broken.stdout).toContain('<h1>kprof check: <span class="verdict failed">failed</span></h1>');
   });

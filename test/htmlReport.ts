@@ -65,12 +65,16 @@ export function outline(html: string): string {
   const out: string[] = [];
   const body = html.replace(/<style>[\s\S]*?<\/style>/, '<style>…</style>');
   const head = /<head>([\s\S]*?)<\/head>/.exec(body)![1]!;
-  for (const m of head.matchAll(/<(meta|title)([^>]*)>(?:([^<]*)<\/title>)?/g)) out.push(`head: <${m[1]}${m[2]!.replace(/sha256-[^']+/, 'sha256-…')}>${m[3] ?? ''}`);
-  for (const m of body.matchAll(/<(h1|h2)[^>]*>([\s\S]*?)<\/\1>|<svg class="chart" id="([^"]+)"[^>]*viewBox="([^"]+)"[^>]*><title[^>]*>([^<]*)<\/title><desc[^>]*>([^<]*)<\/desc>([\s\S]*?)<\/svg>|<table[^>]*id="([^"]+)"[^>]*>([\s\S]*?)<\/table>|<p class="([^"]*)">([\s\S]*?)<\/p>|<script type="application\/json" id="([^"]+)">/g)) {
+  for (const m of head.matchAll(/<(meta|title)([^>]*)>(?:([^<]*)<\/title>)?/g))
+    out.push(`head: <${m[1]}${m[2]!.replace(/sha256-[^']+/, 'sha256-…')}>${m[3] ?? ''}`);
+  for (const m of body.matchAll(
+    /<(h1|h2)[^>]*>([\s\S]*?)<\/\1>|<svg class="chart" id="([^"]+)"[^>]*viewBox="([^"]+)"[^>]*><title[^>]*>([^<]*)<\/title><desc[^>]*>([^<]*)<\/desc>([\s\S]*?)<\/svg>|<table[^>]*id="([^"]+)"[^>]*>([\s\S]*?)<\/table>|<p class="([^"]*)">([\s\S]*?)<\/p>|<script type="application\/json" id="([^"]+)">/g,
+  )) {
     if (m[1]) out.push(`${m[1]}: ${m[2]!.replace(/<[^>]+>/g, '')}`);
     else if (m[3]) {
       const marks = new Map<string, number>();
-      for (const x of m[7]!.matchAll(/<(rect|circle|polyline|polygon) class="([^"]+)"/g)) marks.set(`${x[1]}.${x[2]}`, (marks.get(`${x[1]}.${x[2]}`) ?? 0) + 1);
+      for (const x of m[7]!.matchAll(/<(rect|circle|polyline|polygon) class="([^"]+)"/g))
+        marks.set(`${x[1]}.${x[2]}`, (marks.get(`${x[1]}.${x[2]}`) ?? 0) + 1);
       out.push(`  svg#${m[3]} [${m[4]}] "${m[5]}"`, `    desc: ${m[6]}`, `    marks: ${[...marks].map(([k, n]) => `${k}×${n}`).join(' ')}`);
     } else if (m[8]) {
       const heads = [...m[9]!.matchAll(/<th scope="col"[^>]*>([\s\S]*?)<\/th>/g)].map((x) => x[1]!.replace(/<[^>]+>/g, ''));
@@ -147,7 +151,15 @@ export function largeDiff(groups: number, ranks: number, steps: number): { d: Di
     stepMismatchRanks: [],
     withoutStep: { base: 0, pr: 0 },
     rows,
-    totals: { base: tb, pr: tp, deltaCount: tp.count - tb.count, deltaCountPct: (100 * (tp.count - tb.count)) / tb.count, deltaUs: tp.us - tb.us, deltaUsPct: (100 * (tp.us - tb.us)) / tb.us, timeNoise: false },
+    totals: {
+      base: tb,
+      pr: tp,
+      deltaCount: tp.count - tb.count,
+      deltaCountPct: (100 * (tp.count - tb.count)) / tb.count,
+      deltaUs: tp.us - tb.us,
+      deltaUsPct: (100 * (tp.us - tb.us)) / tb.us,
+      timeNoise: false,
+    },
     ranksPerStep: false,
     unpairedSteps: [],
     pairedRanks: rankIds,

@@ -63,7 +63,12 @@ describe('the input layer', () => {
     const later = /^(aggregate|analysis|rules|report|commands|cli)\//;
     const modules = [...g.keys()].filter((m) => /^input\/(csv\/|workers\/|sink\.ts|formats\/(kernelTable|opStatistic|readTable)\.ts)/.test(m));
     expect(modules.length).toBeGreaterThan(8);
-    const bad = modules.flatMap((m) => g.get(m)!.filter((d) => later.test(d)).map((d) => `${m} → ${d}`));
+    const bad = modules.flatMap((m) =>
+      g
+        .get(m)!
+        .filter((d) => later.test(d))
+        .map((d) => `${m} → ${d}`),
+    );
     expect(bad).toEqual([]);
   });
 });

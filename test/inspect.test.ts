@@ -18,11 +18,17 @@ async function inspectJson(input: string): Promise<InspectRank[]> {
 
 describe('kprof inspect', () => {
   it('says where each rank id came from: profiler_info, folder name, Device_id', async () => {
-    expect((await inspectJson('fixtures/formats/multi-rank')).map((r) => r.rankSource)).toEqual(['profiler_info_0.json rank_id', 'profiler_info_1.json rank_id']);
+    expect((await inspectJson('fixtures/formats/multi-rank')).map((r) => r.rankSource)).toEqual([
+      'profiler_info_0.json rank_id',
+      'profiler_info_1.json rank_id',
+    ]);
     const text = (await kprof(['inspect', 'fixtures/formats/multi-rank'])).stdout;
     expect(text).toMatch(/^rank 0\n {2}rank id {2}from profiler_info_0\.json rank_id$/m);
     const devices = await inspectJson('fixtures/formats/msprof-multi-device');
-    expect(devices.map((r) => r.rankSource)).toEqual(['Device_id 0 (the file holds the rows of 2 devices)', 'Device_id 1 (the file holds the rows of 2 devices)']);
+    expect(devices.map((r) => r.rankSource)).toEqual([
+      'Device_id 0 (the file holds the rows of 2 devices)',
+      'Device_id 1 (the file holds the rows of 2 devices)',
+    ]);
   });
 
   it('fields.shapes is true when the file has Input Shapes, though inspect does not group by them', async () => {

@@ -58,10 +58,13 @@ describe('jsonChunks', () => {
 
   it('makes the items of a list one at a time, while writing, and writes in bounded chunks', () => {
     let made = 0;
-    const items = mapped(Array.from({ length: 10_000 }, (_, i) => i), (i) => {
-      made++;
-      return { i, name: `k${i}` };
-    });
+    const items = mapped(
+      Array.from({ length: 10_000 }, (_, i) => i),
+      (i) => {
+        made++;
+        return { i, name: `k${i}` };
+      },
+    );
     const chunks = jsonChunks({ groups: new JsonList(items) }, 1000);
     expect(made).toBe(0);
     const first = chunks.next();

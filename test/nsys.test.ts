@@ -33,7 +33,8 @@ function read(file: string, chunk = 1 << 20, withSteps = false) {
   return { info: r.finish(), records, stats, warnings };
 }
 
-const VEC = 'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)';
+const VEC =
+  'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)';
 
 describe('cuda_gpu_trace', () => {
   it('skips the preamble lines, reads each row in order, memcpy/memset apart, exact ticks', () => {
@@ -128,7 +129,9 @@ describe('bad input', () => {
   }
 
   it('a CSV that is not an nsys report names the file and what was expected', () => {
-    expect(error('Step Id,Name,Type\n1,a,b\n')).toMatch(/^dir\/x\.csv: no nsys stats header in the first 2 lines; expected the CSV of `nsys stats --report cuda_gpu_trace/);
+    expect(error('Step Id,Name,Type\n1,a,b\n')).toMatch(
+      /^dir\/x\.csv: no nsys stats header in the first 2 lines; expected the CSV of `nsys stats --report cuda_gpu_trace/,
+    );
     expect(error('x\n'.repeat(60))).toMatch(/^dir\/x\.csv: no nsys stats header in the first 50 lines \(line 51 is not one\)/);
   });
 

@@ -41,7 +41,7 @@ async function errorOf(p: Promise<unknown>): Promise<{ kind: string; message: st
 }
 
 describe('worker threads', () => {
-  it('have a worker script to run (the tests\' global setup bundles it)', () => {
+  it("have a worker script to run (the tests' global setup bundles it)", () => {
     expect(workerScript()).not.toBeNull();
     expect(sharedPool()).not.toBeNull();
   });
@@ -224,7 +224,13 @@ describe('merging partial results is exact', () => {
           [...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, g]) => [k, g.total, [...g.steps.entries()].sort((x, y) => x[0] - y[0])]);
         expect(norm(merged)).toEqual(norm(one.groups));
         // Exact: the total in ticks is the decimal sum, computed with integers.
-        const want = rows.reduce((s, r) => s + BigInt(r.us) * BigInt(TICKS_PER_US) + BigInt(r.decimals === 0 ? 0 : Number(String(r.frac).padStart(4, '0').slice(0, r.decimals).padEnd(4, '0'))), 0n);
+        const want = rows.reduce(
+          (s, r) =>
+            s +
+            BigInt(r.us) * BigInt(TICKS_PER_US) +
+            BigInt(r.decimals === 0 ? 0 : Number(String(r.frac).padStart(4, '0').slice(0, r.decimals).padEnd(4, '0'))),
+          0n,
+        );
         const got = [...merged.values()].reduce((s, g) => s + BigInt(g.total.ticks), 0n);
         expect(got).toBe(want);
       }),

@@ -44,7 +44,16 @@ function rankData(rank: string, spec: RankSpec): RankData {
       }
     }
   }
-  const file = { path: `rank${rank}.csv`, format: 'kernel_details' as const, traits: [], columns: [], missing: [], bytes: 0, rowsRead: acc.rowsRead, rowsSkipped: 0 };
+  const file = {
+    path: `rank${rank}.csv`,
+    format: 'kernel_details' as const,
+    traits: [],
+    columns: [],
+    missing: [],
+    bytes: 0,
+    rowsRead: acc.rowsRead,
+    rowsSkipped: 0,
+  };
   return acc.toRankData(rank, [file]);
 }
 
@@ -183,12 +192,13 @@ describe('a fusion that took effect unevenly is seen', () => {
     ]);
     const table = diffTable(d, VIEW, { color: false });
     expect(table).toMatch(/^InterleaveRope .* fewer\*$/m);
-    expect(table).toContain(
-      '  InterleaveRope: ranks differ; rank 0 -112 per step (-50.0%): 224 → 112, rank 1 -56 per step (-25.0%): 224 → 168',
-    );
+    expect(table).toContain('  InterleaveRope: ranks differ; rank 0 -112 per step (-50.0%): 224 → 112, rank 1 -56 per step (-25.0%): 224 → 168');
     expect(diffMarkdown(d, VIEW)).toMatch(/; ranks differ \(`0`, `1`\) \|/);
     const j = diffJsonObject(d, VIEW).rows[0]!;
-    expect(j.disagreeingRanks.map((x) => [x.rank, x.deltaCount])).toEqual([['0', -112], ['1', -56]]);
+    expect(j.disagreeingRanks.map((x) => [x.rank, x.deltaCount])).toEqual([
+      ['0', -112],
+      ['1', -56],
+    ]);
     expect(diffWarnings(d)).toMatch(/1 group changed differently across ranks \(InterleaveRope\)/);
   });
 
@@ -223,7 +233,14 @@ describe('a fusion that took effect unevenly is seen', () => {
   it('across steps: with a majority, only the steps that differ are listed', () => {
     const p = profile('pr', { '0': { R: { ...each([1, 2, 3], 112), 4: 224 } } });
     const d = diffSummaries(sum(profile('b', { '0': { R: each(S1_4, 224) } })), sum(p), PER_STEP);
-    expect(row(d, 'R').unevenSteps).toEqual([{ rank: '0', stepsCompared: 4, reference: { deltaCount: -112, steps: 3 }, steps: [{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }] }]);
+    expect(row(d, 'R').unevenSteps).toEqual([
+      {
+        rank: '0',
+        stepsCompared: 4,
+        reference: { deltaCount: -112, steps: 3 },
+        steps: [{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }],
+      },
+    ]);
     expect(diffTable(d, VIEW, { color: false })).toContain('  R: rank 0 steps differ: -112 in 3 of 4 steps; 0 in step 4: 224 → 224');
     expect(diffJsonObject(d, VIEW).rows[0]!.unevenSteps[0]!.steps).toEqual([{ step: 4, baseStep: 4, base: 224, pr: 224, deltaCount: 0 }]);
   });
@@ -313,7 +330,12 @@ describe('properties: per-step figures agree everywhere', () => {
           const r = row(d, t);
           expect(close(r.pr.count, all)).toBe(true);
           expect(close(r.pr.us, 10 * all)).toBe(true); // every kernel takes 10 µs
-          expect(close(r.base.count, bgen.map((x) => expected(x, t)).reduce((a, b) => a + b, 0))).toBe(true);
+          expect(
+            close(
+              r.base.count,
+              bgen.map((x) => expected(x, t)).reduce((a, b) => a + b, 0),
+            ),
+          ).toBe(true);
           for (const x of [...r.disagreeingRanks, ...(r.rankMajority ? [r.rankMajority.change] : [])]) {
             expect(close(x.pr, perRank[Number(x.rank)]!)).toBe(true);
             expect(close(x.base, expected(bgen[Number(x.rank)]!, t))).toBe(true);
@@ -578,7 +600,12 @@ describe('steps are paired by Step Id, not by position', () => {
     const p = profile('p', { '0': { R: { ...each([11, 12], 2), ...each([13, 14], 4) } } });
     const r = row(diffSummaries(sum(b), sum(p), RAW), 'R');
     expect(r.unevenSteps).toEqual([
-      { rank: '0', stepsCompared: 4, reference: { deltaCount: 0, steps: 2 }, steps: [11, 12].map((s) => ({ step: s, baseStep: null, base: 4, pr: 2, deltaCount: -2 })) },
+      {
+        rank: '0',
+        stepsCompared: 4,
+        reference: { deltaCount: 0, steps: 2 },
+        steps: [11, 12].map((s) => ({ step: s, baseStep: null, base: 4, pr: 2, deltaCount: -2 })),
+      },
     ]);
   });
 
@@ -597,7 +624,10 @@ describe('steps are paired by Step Id, not by position', () => {
     // A real difference between ranks is still seen, with figures per step of each rank.
     const q = profile('q', { '0': { A: each(S1_4, 1) }, '1': { A: each([1, 2, 3], 2) } });
     const dq = diffSummaries(sum(b), sum(q), RAW);
-    expect(row(dq, 'A').disagreeingRanks.map((x) => [x.rank, x.base, x.pr])).toEqual([['0', 2, 1], ['1', 2, 2]]);
+    expect(row(dq, 'A').disagreeingRanks.map((x) => [x.rank, x.base, x.pr])).toEqual([
+      ['0', 2, 1],
+      ['1', 2, 2],
+    ]);
     expect(diffTable(dq, VIEW, { color: false })).toContain('each rank per step, as step counts differ:');
     expect(diffJsonObject(dq, VIEW).ranksComparedPerStep).toBe(true);
     expect(diffJsonObject(diffSummaries(sum(b), sum(b), RAW), VIEW).ranksComparedPerStep).toBe(false);
@@ -646,7 +676,11 @@ describe('property: nothing changed ⇒ no uneven steps, no uneven ranks, status
         // What the rule cannot know: a base whose steps look alike for a kernel whose PR steps of other Step Ids
         // differ (steps 1-2 of Mixed at 2 and 2, step 3 at 0) would be compared with that count.
         const looksAlike = (by: Record<string, number>): boolean => new Set(Object.values(by)).size <= 1;
-        fc.pre(Object.keys(baseSpec).every((r) => WTYPES.every((t) => !looksAlike(baseSpec[r]![t]!) || looksAlike({ ...baseSpec[r]![t]!, ...prSpec[r]![t]! }))));
+        fc.pre(
+          Object.keys(baseSpec).every((r) =>
+            WTYPES.every((t) => !looksAlike(baseSpec[r]![t]!) || looksAlike({ ...baseSpec[r]![t]!, ...prSpec[r]![t]! })),
+          ),
+        );
         const b = sum(profile('b', baseSpec));
         const p = sum(profile('p', prSpec));
         for (const norm of [RAW, PER_STEP]) {
@@ -689,9 +723,17 @@ describe('--only and --top never hide a change that differs across ranks or step
     expect(j.rows.map((r) => r.key)).toEqual(['F']);
     expect(j.others!.changedDifferently.map((r) => r.key)).toEqual(['A']);
     const a = j.others!.changedDifferently[0]!;
-    expect(a.disagreeingRanks.map((x) => [x.rank, x.status])).toEqual([['0', 'removed'], ['1', 'fewer']]);
+    expect(a.disagreeingRanks.map((x) => [x.rank, x.status])).toEqual([
+      ['0', 'removed'],
+      ['1', 'fewer'],
+    ]);
     expect(a.unevenSteps).toEqual([
-      { rank: '1', stepsCompared: 4, reference: { deltaCount: 0, steps: 2 }, steps: [3, 4].map((s) => ({ step: s, baseStep: s, base: 2, pr: 0, deltaCount: -2 })) },
+      {
+        rank: '1',
+        stepsCompared: 4,
+        reference: { deltaCount: 0, steps: 2 },
+        steps: [3, 4].map((s) => ({ step: s, baseStep: s, base: 2, pr: 0, deltaCount: -2 })),
+      },
     ]);
     // Nothing folded: nothing to keep.
     expect(diffJsonObject(d, VIEW).others).toBeNull();
@@ -717,10 +759,18 @@ describe('step counts in messages are each rank’s own', () => {
     expect(table).toContain('with PR pr (2 files; ranks 0, 1; 4 steps on each rank)');
     const lost = profile('pr', { '0': { A: each(S1_4, 1) }, '1': { A: each([11, 12, 13], 1) } });
     const d = diffSummaries(sum(profile('base', { '0': { A: each(S1_4, 1) }, '1': { A: each(S1_4, 1) } })), sum(lost), RAW);
-    expect(diffWarnings(d)).toContain('Step counts differ: the base has 4 steps on each rank, the PR has 4 steps on rank 0, 3 steps on rank 1 (rank 1: 4 → 3).');
+    expect(diffWarnings(d)).toContain(
+      'Step counts differ: the base has 4 steps on each rank, the PR has 4 steps on rank 0, 3 steps on rank 1 (rank 1: 4 → 3).',
+    );
     const { stepCountsText } = await import('../src/util/format.js');
     expect(stepCountsText([{ rank: '0', steps: 4 }])).toBe('4 steps');
-    expect(stepCountsText([{ rank: '0', steps: 4 }, { rank: '1', steps: 0 }, { rank: '2', steps: 4 }])).toBe('4 steps on ranks 0, 2, no Step Id on rank 1');
+    expect(
+      stepCountsText([
+        { rank: '0', steps: 4 },
+        { rank: '1', steps: 0 },
+        { rank: '2', steps: 4 },
+      ]),
+    ).toBe('4 steps on ranks 0, 2, no Step Id on rank 1');
   });
 });
 
@@ -733,8 +783,13 @@ describe('kprof rules: the header counts each rank’s own steps', () => {
         mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
         writeFileSync(join(folder, `profiler_info_${rank}.json`), `{"rank_id": ${rank}}`);
         let t = 1000;
-        const rows = ids.flatMap((s) => (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${(t += 100).toFixed(3)},2.0`));
-        writeFileSync(join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'), ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'));
+        const rows = ids.flatMap((s) =>
+          (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${((t += 100)).toFixed(3)},2.0`),
+        );
+        writeFileSync(
+          join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
+          ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'),
+        );
       };
       for (const r of [0, 1]) write('base', r, S1_4);
       write('pr', 0, S1_4);
@@ -758,7 +813,12 @@ describe('the Step Id warning quotes names from input safely', () => {
     const w = diffWarnings(d);
     expect(d.unpairedSteps).toHaveLength(1);
     expect(w).toMatch(/Step Ids differ where groups run a different number of times/);
-    expect(w.split('\n').filter((l) => l !== '').every((l) => l.startsWith('kprof: warning: '))).toBe(true);
+    expect(
+      w
+        .split('\n')
+        .filter((l) => l !== '')
+        .every((l) => l.startsWith('kprof: warning: ')),
+    ).toBe(true);
     expect(diffMarkdown(d, VIEW)).not.toMatch(/^::error::/m);
   });
 });

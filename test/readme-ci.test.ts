@@ -33,7 +33,13 @@ function kprofCommands(lines: string[]): string[][] {
   return lines
     .flatMap((l) => l.split('\n'))
     .filter((l) => l.includes('npx kprof '))
-    .map((l) => l.slice(l.indexOf('npx kprof ') + 'npx kprof '.length).split(/\s+(?:>>|\|\||#)\s/)[0]!.trim().split(/\s+/));
+    .map((l) =>
+      l
+        .slice(l.indexOf('npx kprof ') + 'npx kprof '.length)
+        .split(/\s+(?:>>|\|\||#)\s/)[0]!
+        .trim()
+        .split(/\s+/),
+    );
 }
 
 const steps = (w: unknown): Step[] => Object.values((w as Workflow).jobs).flatMap((j) => j.steps);

@@ -91,15 +91,27 @@ describe.skipIf(!HAS_REAL)('real exports', () => {
   }
 
   it('rank 0 vs rank 1 of one run hold the same kernels (level1)', async () => {
-    const a = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt'), { withShapes: false, ranks: null }), { by: 'name', selection: NONE });
-    const b = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level1/rank1_ascend_pt'), { withShapes: false, ranks: null }), { by: 'name', selection: NONE });
+    const a = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt'), { withShapes: false, ranks: null }), {
+      by: 'name',
+      selection: NONE,
+    });
+    const b = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level1/rank1_ascend_pt'), { withShapes: false, ranks: null }), {
+      by: 'name',
+      selection: NONE,
+    });
     const counts = (s: typeof a) => Object.fromEntries(s.groups.map((g) => [g.key, g.total.count]));
     expect(counts(a)).toEqual(counts(b));
   });
 
   it('level1 vs level2 hold the same kernel names once communication counters are normalised', async () => {
-    const a = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt'), { withShapes: false, ranks: null }), { by: 'name', selection: NONE });
-    const b = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level2/rank0_ascend_pt'), { withShapes: false, ranks: null }), { by: 'name', selection: NONE });
+    const a = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt'), { withShapes: false, ranks: null }), {
+      by: 'name',
+      selection: NONE,
+    });
+    const b = summarize(await readProfile(join(REAL, 'msinsight-torchnpu/level2/rank0_ascend_pt'), { withShapes: false, ranks: null }), {
+      by: 'name',
+      selection: NONE,
+    });
     const counts = (s: typeof a) => Object.fromEntries(s.groups.map((g) => [g.key, g.total.count]));
     expect(counts(a)).toEqual(counts(b));
     expect(Object.keys(counts(a))).toContain('hcom_allReduce__*_0_1');

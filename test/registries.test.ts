@@ -2,7 +2,15 @@
 // choices; the compiler holds them exhaustive (test/types/registries.ts, checked by `npm run typecheck`).
 
 import { describe, expect, it } from 'vitest';
-import { CHECK_FORMAT_NAMES, DIFF_FORMAT_NAMES, INSPECT_FORMAT_NAMES, SUMMARY_FORMAT_NAMES, canonicalFormat, CHECK_FORMATS, SUMMARY_FORMATS } from '../src/report/choices.js';
+import {
+  CHECK_FORMAT_NAMES,
+  DIFF_FORMAT_NAMES,
+  INSPECT_FORMAT_NAMES,
+  SUMMARY_FORMAT_NAMES,
+  canonicalFormat,
+  CHECK_FORMATS,
+  SUMMARY_FORMATS,
+} from '../src/report/choices.js';
 import { REPORTERS } from '../src/report/registry.js';
 import { CHECK_KEYS, CHECKS } from '../src/rules/checks/registry.js';
 import { parseRules } from '../src/rules/parse.js';

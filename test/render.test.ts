@@ -51,8 +51,21 @@ describe('textTable', () => {
   it('draws what cli-table3 draws whatever the cells hold', () => draw(table(true)));
 
   it('lays out a report table: columns padded, numbers right-aligned, two spaces between', () => {
-    const out = textTable({ color: false }, ['type', 'count', 'Δ'], [['MatMulV3', '1,234', '+5'], ['Add', '7', '-1']], ['left', 'right', 'right'], ['total', '1,241', '+4']);
-    expect(out).toBe(['type      count   Δ', '────────  ─────  ──', 'MatMulV3  1,234  +5', 'Add           7  -1', '────────  ─────  ──', 'total     1,241  +4'].join('\n'));
+    const out = textTable(
+      { color: false },
+      ['type', 'count', 'Δ'],
+      [
+        ['MatMulV3', '1,234', '+5'],
+        ['Add', '7', '-1'],
+      ],
+      ['left', 'right', 'right'],
+      ['total', '1,241', '+4'],
+    );
+    expect(out).toBe(
+      ['type      count   Δ', '────────  ─────  ──', 'MatMulV3  1,234  +5', 'Add           7  -1', '────────  ─────  ──', 'total     1,241  +4'].join(
+        '\n',
+      ),
+    );
   });
 });
 

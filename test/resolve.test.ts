@@ -41,7 +41,9 @@ describe('a folder reached twice', () => {
     symlinkSync('rank_0_ascend_pt', join(dir, 'latest'));
     expect(await ranksOf(dir)).toEqual({ ranks: ['0', '1'], count: 3 });
     const notes = resolveInput(dir).notes;
-    expect(notes).toEqual([`${join(dir, 'latest')}: the same folder as ${join(dir, 'rank_0_ascend_pt')} (a symbolic link); read once, as ${join(dir, 'rank_0_ascend_pt')}`]);
+    expect(notes).toEqual([
+      `${join(dir, 'latest')}: the same folder as ${join(dir, 'rank_0_ascend_pt')} (a symbolic link); read once, as ${join(dir, 'rank_0_ascend_pt')}`,
+    ]);
     expect((await kprof(['inspect', dir])).stdout).toContain('note: ');
   });
 
@@ -64,7 +66,9 @@ describe('a folder reached twice', () => {
     symlinkSync('.', join(dir, 'self'));
     expect(await ranksOf(dir)).toEqual({ ranks: ['0', '1'], count: 3 });
     const notes = resolveInput(dir).notes;
-    expect(notes.some((n) => n.startsWith(`${join(dir, 'self')}: a symbolic link back to `) && n.endsWith('a folder it is in (a loop); not followed'))).toBe(true);
+    expect(
+      notes.some((n) => n.startsWith(`${join(dir, 'self')}: a symbolic link back to `) && n.endsWith('a folder it is in (a loop); not followed')),
+    ).toBe(true);
     expect(notes.some((n) => n.startsWith(`${join(dir, 'sub', 'up')}: a symbolic link back to `))).toBe(true);
   });
 
@@ -78,8 +82,13 @@ describe('a folder reached twice', () => {
     const twin = join(tmp, 'twin');
     rank(twin, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
     mkdirSync(join(twin, 'rank_3_ascend_pt', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
-    symlinkSync(join(twin, 'rank_0_ascend_pt', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), join(twin, 'rank_3_ascend_pt', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'));
+    symlinkSync(
+      join(twin, 'rank_0_ascend_pt', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'),
+      join(twin, 'rank_3_ascend_pt', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'),
+    );
     expect(await ranksOf(twin)).toEqual({ ranks: ['0'], count: 1 });
-    expect(resolveInput(twin).notes.join('\n')).toMatch(/rank_3_ascend_pt\/ASCEND_PROFILER_OUTPUT\/kernel_details\.csv: the same file as .*rank_0_ascend_pt.*; read once, as rank 0/);
+    expect(resolveInput(twin).notes.join('\n')).toMatch(
+      /rank_3_ascend_pt\/ASCEND_PROFILER_OUTPUT\/kernel_details\.csv: the same file as .*rank_0_ascend_pt.*; read once, as rank 0/,
+    );
   });
 });

@@ -16,7 +16,12 @@ let regressed: Profile;
 let twoRanks: Profile;
 
 beforeAll(async () => {
-  [base, pr, regressed, twoRanks] = await Promise.all([read('one-rank/base'), read('one-rank/pr'), read('one-rank/regressed'), read('multi-rank-one-breaks/profile')]);
+  [base, pr, regressed, twoRanks] = await Promise.all([
+    read('one-rank/base'),
+    read('one-rank/pr'),
+    read('one-rank/regressed'),
+    read('multi-rank-one-breaks/profile'),
+  ]);
 });
 
 function run(profile: Profile, text: string, against: Profile | null = null): RuleResult[] {
@@ -74,7 +79,11 @@ describe('every rule kind holds on the PR and breaks on a regression', () => {
   });
 
   it('a broken warn-level rule does not fail the gate', () => {
-    const v = evaluate(regressed, null, parseRules('r.yaml', 'rules:\n  - type: AddRmsNorm\n    time: { per: step, max: 5us }\n    severity: warn\n'));
+    const v = evaluate(
+      regressed,
+      null,
+      parseRules('r.yaml', 'rules:\n  - type: AddRmsNorm\n    time: { per: step, max: 5us }\n    severity: warn\n'),
+    );
     expect(v).toMatchObject({ passed: true, failedErrors: 0, failedWarnings: 1 });
     expect(exitCodeOf(v)).toBe(0);
   });
@@ -89,12 +98,22 @@ describe('steps', () => {
   });
 
   it('a step in which the kernel does not run counts as zero', () => {
-    expect(one(regressed, '  - type: Transpose\n    count: { per: step, min: 1 }\n')).toMatchObject({ passed: false, observed: 0, step: 1, stepsBroken: 2, stepsChecked: 3 });
+    expect(one(regressed, '  - type: Transpose\n    count: { per: step, min: 1 }\n')).toMatchObject({
+      passed: false,
+      observed: 0,
+      step: 1,
+      stepsBroken: 2,
+      stepsChecked: 3,
+    });
   });
 
   it('steps: limits a rule to a step range', () => {
     expect(one(regressed, '  - type: Cast\n    count: { per: step, exactly: 1 }\n    steps: 3\n')).toMatchObject({ passed: true });
-    expect(one(regressed, '  - type: Cast\n    count: { per: step, exactly: 1 }\n    steps: 2-3\n')).toMatchObject({ passed: false, step: 2, stepsChecked: 2 });
+    expect(one(regressed, '  - type: Cast\n    count: { per: step, exactly: 1 }\n    steps: 2-3\n')).toMatchObject({
+      passed: false,
+      step: 2,
+      stepsChecked: 2,
+    });
   });
 
   it('a per-step rule on a source without Step Id is an input error', async () => {
@@ -115,7 +134,16 @@ describe('steps', () => {
 describe('several ranks: a rule must hold on every rank', () => {
   it('fails when one rank breaks it, naming the rank and the step', () => {
     const [all, rank0, mla] = evaluate(twoRanks, null, readRulesFile(F('multi-rank-one-breaks/kprof.rules.yaml'))).results;
-    expect(all).toMatchObject({ passed: false, rank: '1', step: 2, observed: 2, ranksChecked: ['0', '1'], ranksBroken: ['1'], stepsBroken: 1, stepsChecked: 3 });
+    expect(all).toMatchObject({
+      passed: false,
+      rank: '1',
+      step: 2,
+      observed: 2,
+      ranksChecked: ['0', '1'],
+      ranksBroken: ['1'],
+      stepsBroken: 1,
+      stepsChecked: 3,
+    });
     expect(rank0).toMatchObject({ passed: true, ranksChecked: ['0'], rank: null, step: null });
     expect(mla).toMatchObject({ passed: true, observed: 1, ranksChecked: ['0', '1'] });
   });
@@ -159,7 +187,9 @@ describe('rules against the base', () => {
   });
 
   it('a rule against the base without --base is an input error', () => {
-    expect(errorOf(() => one(pr, '  - no-new-types: true\n'))).toBe('r.yaml:2: the rule compares against a base; pass --base <profile or summary.json>.');
+    expect(errorOf(() => one(pr, '  - no-new-types: true\n'))).toBe(
+      'r.yaml:2: the rule compares against a base; pass --base <profile or summary.json>.',
+    );
   });
 });
 
@@ -169,7 +199,10 @@ describe('selectors', () => {
     expect(one(base, '  - name: aclnnCast_Cast_Cast\n    count: { max: 0 }\n').observed).toBe(10);
     expect(one(base, '  - match: ^aclnnMm_\n    count: { max: 0 }\n').observed).toBe(6);
     expect(one(base, '  - match: /^interleaverope$/i\n    count: { max: 0 }\n').observed).toBe(6);
-    const grouped = run(base, 'groups:\n  quant-and-scatter: ["/Quant/", ScatterNdUpdate]\nrules:\n  - group: quant-and-scatter\n    count: { max: 0 }\n');
+    const grouped = run(
+      base,
+      'groups:\n  quant-and-scatter: ["/Quant/", ScatterNdUpdate]\nrules:\n  - group: quant-and-scatter\n    count: { max: 0 }\n',
+    );
     expect(grouped[0]!.observed).toBe(6);
     expect(one(base, '  - kernels: all\n    count: { max: 0 }\n').observed).toBe(31);
   });

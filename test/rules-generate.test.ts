@@ -74,12 +74,15 @@ describe('kprof rules round-trips', () => {
     expect(readFileSync(file, 'utf8')).toContain('# Verified before writing: all 7 rules hold on the PR and 7 of them break on the base.\n');
   });
 
-  it.skipIf(!existsSync(resolve(ROOT, 'fixtures/fusion-example/pr')))('the fusion example (two ranks): hold on the PR, break on the base', async () => {
-    const { onPr, onBase } = await roundTrip('fixtures/fusion-example/base', 'fixtures/fusion-example/pr');
-    expect(onPr.results.filter((r) => !r.passed)).toEqual([]);
-    expect(onPr.results.every((r) => r.ranksChecked.length === 2)).toBe(true);
-    expect(onBase.results.every((r) => !r.passed)).toBe(true);
-  });
+  it.skipIf(!existsSync(resolve(ROOT, 'fixtures/fusion-example/pr')))(
+    'the fusion example (two ranks): hold on the PR, break on the base',
+    async () => {
+      const { onPr, onBase } = await roundTrip('fixtures/fusion-example/base', 'fixtures/fusion-example/pr');
+      expect(onPr.results.filter((r) => !r.passed)).toEqual([]);
+      expect(onPr.results.every((r) => r.ranksChecked.length === 2)).toBe(true);
+      expect(onBase.results.every((r) => !r.passed)).toBe(true);
+    },
+  );
 
   it('a source without steps gets per: total bounds', async () => {
     const gen = await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/no-steps/kernel_details.csv']);
@@ -111,9 +114,15 @@ describe('kprof rules: what kprof check would take for a typo', () => {
     const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
     const row = (step: number, type: string) => `${step},aclnn${type}_${type}_${type},${type},AI_VECTOR_CORE,${step}.0,2.0,0,8`;
     const { mkdirSync, writeFileSync } = await import('node:fs');
-    for (const [side, types] of [['base', ['SoftmaxGrad', 'SoftMaxGrad']], ['pr', ['SoftmaxGrad']]] as const) {
+    for (const [side, types] of [
+      ['base', ['SoftmaxGrad', 'SoftMaxGrad']],
+      ['pr', ['SoftmaxGrad']],
+    ] as const) {
       mkdirSync(join(tmp, 'case', side), { recursive: true });
-      writeFileSync(join(tmp, 'case', side, 'kernel_details.csv'), [header, ...[1, 2].flatMap((st) => types.map((t) => row(st, t)))].join('\n') + '\n');
+      writeFileSync(
+        join(tmp, 'case', side, 'kernel_details.csv'),
+        [header, ...[1, 2].flatMap((st) => types.map((t) => row(st, t)))].join('\n') + '\n',
+      );
     }
     const base = join(tmp, 'case', 'base');
     const pr = join(tmp, 'case', 'pr');
@@ -140,7 +149,13 @@ describe('kprof rules: transcripts', () => {
   });
 
   it('bad options are usage errors', async () => {
-    const r = await expectTranscript('rules-error-threshold', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--cut-threshold', 'half']);
+    const r = await expectTranscript('rules-error-threshold', [
+      'rules',
+      'fixtures/rules/one-rank/base',
+      'fixtures/rules/one-rank/pr',
+      '--cut-threshold',
+      'half',
+    ]);
     expect(r).toEqual({ code: 2, stdout: '', stderr: 'kprof: --cut-threshold: expected a percentage such as 20 or 20%; found "half".\n' });
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--by', 'core'])).code).toBe(2);
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base'])).code).toBe(2);
@@ -171,7 +186,25 @@ describe('kprof rules on summary JSONs', () => {
 
 describe('yamlString', () => {
   it('quotes what YAML would read differently, and the text reads back unchanged', () => {
-    const cases = ['Cast', 'Cast stays removed', 'a: b', '#x', 'x #y', '7up', 'true', 'No', '-lead', 'trail ', 'q"uote', "it's", 'µs', '[x]', 'a,b', '*ref', ''];
+    const cases = [
+      'Cast',
+      'Cast stays removed',
+      'a: b',
+      '#x',
+      'x #y',
+      '7up',
+      'true',
+      'No',
+      '-lead',
+      'trail ',
+      'q"uote',
+      "it's",
+      'µs',
+      '[x]',
+      'a,b',
+      '*ref',
+      '',
+    ];
     for (const s of cases) expect(parse(`k: ${yamlString(s)}`)).toEqual({ k: s });
     expect(yamlString('Cast stays removed')).toBe('Cast stays removed');
     expect(yamlString('true')).toBe('"true"');

@@ -46,8 +46,26 @@ describe('parseRules: a valid file', () => {
     );
     expect(set.groups.map((g) => g.name)).toEqual(['rope-chain']);
     const [r0, r1, r2, r3, r4, r5, r6, r7] = set.rules;
-    expect(r0).toMatchObject({ label: 'InterleaveRope stays removed', file: 'kprof.rules.yaml', line: 5, col: 5, selector: { kind: 'type', values: ['InterleaveRope'] }, check: { kind: 'absent' }, ranks: null, steps: null, severity: 'error', why: 'fused into MlaPrologV3' });
-    expect(r1).toMatchObject({ line: 9, label: null, selector: { kind: 'name', values: ['a', 'b'] }, check: { kind: 'present' }, ranks: ['0', '3'], steps: [{ from: 5, to: 20 }] });
+    expect(r0).toMatchObject({
+      label: 'InterleaveRope stays removed',
+      file: 'kprof.rules.yaml',
+      line: 5,
+      col: 5,
+      selector: { kind: 'type', values: ['InterleaveRope'] },
+      check: { kind: 'absent' },
+      ranks: null,
+      steps: null,
+      severity: 'error',
+      why: 'fused into MlaPrologV3',
+    });
+    expect(r1).toMatchObject({
+      line: 9,
+      label: null,
+      selector: { kind: 'name', values: ['a', 'b'] },
+      check: { kind: 'present' },
+      ranks: ['0', '3'],
+      steps: [{ from: 5, to: 20 }],
+    });
     expect(r2).toMatchObject({ selector: { kind: 'group' }, check: { kind: 'count', per: 'step', bounds: { min: 1, max: 1 } }, severity: 'warn' });
     expect(r3!.selector).toMatchObject({ kind: 'match' });
     expect(r3!.selector!.kind === 'match' && r3!.selector!.re.flags).toBe('i');
@@ -72,38 +90,122 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'rules:\n  - type: Cast\n    cuont: { max: 1 }\n',
       'r.yaml:3:5: unknown key "cuont" in a rule; expected one of: rule, type, name, group, match, kernels, absent, present, count, time, count-vs-base, time-vs-base, no-new-types, ranks, steps, severity, why. Did you mean "count"?',
     ],
-    ['an unknown top-level key', 'rule:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:1: unknown key "rule" in the rules file; expected one of: version, groups, steps, rules. Did you mean "rules"?'],
+    [
+      'an unknown top-level key',
+      'rule:\n  - type: Cast\n    absent: true\n',
+      'r.yaml:1:1: unknown key "rule" in the rules file; expected one of: version, groups, steps, rules. Did you mean "rules"?',
+    ],
     [
       'an unknown key in JSON',
       '{\n  "rules": [\n    { "type": "Cast", "count": { "maxx": 1 } }\n  ]\n}\n',
       'r.yaml:3:34: unknown key "maxx" in count (a mapping with min:, max: or exactly:, and per:); expected one of: per, min, max, exactly. Did you mean "max"?',
     ],
-    ['a wrong type', 'rules:\n  - type: Cast\n    count: { max: one }\n', 'r.yaml:3:19: count: max: expected a whole number of kernels (0 or more); found "one".'],
-    ['an unknown group', 'groups:\n  rope: [InterleaveRope]\nrules:\n  - group: rop\n    absent: true\n', 'r.yaml:4:12: group "rop" is not defined; the groups: section defines rope. Did you mean "rope"?'],
-    ['a group without a groups: section', 'rules:\n  - group: rope\n    absent: true\n', 'r.yaml:2:12: group "rope" is not defined; the file has no groups: section.'],
-    ['a bad groups: entry', 'groups:\n  rope: { a: 1 }\nrules:\n  - type: Cast\n    absent: true\n', 'r.yaml:2:9: group "rope" should list kernel types, names or /regular expressions/; found a mapping.'],
-    ['not YAML', 'rules:\n  - type: [Cast\n    absent: true\n', 'r.yaml:3:5: not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ].'],
-    ['no check', 'rules:\n  - type: Cast\n    why: x\n', 'r.yaml:2:5: the rule has no check; expected one of: absent, present, count, time, count-vs-base, time-vs-base, no-new-types.'],
-    ['two checks', 'rules:\n  - type: Cast\n    absent: true\n    present: true\n', 'r.yaml:4:5: one check per rule, found absent and present; split them into two rules.'],
-    ['two selectors', 'rules:\n  - type: Cast\n    name: aclnnCast\n    absent: true\n', 'r.yaml:3:5: one kernel selector per rule, found type and name; use a group for several kernels.'],
-    ['no selector', 'rules:\n  - absent: true\n', 'r.yaml:2:5: the rule does not say which kernels it is about; expected one of: type, name, group, match, kernels (kernels: all for every kernel).'],
-    ['a selector on no-new-types', 'rules:\n  - type: Cast\n    no-new-types: true\n', 'r.yaml:2:5: no-new-types looks at every kernel type; drop "type:" (use allow: to permit new types).'],
-    ['absent: false', 'rules:\n  - type: Cast\n    absent: false\n', 'r.yaml:3:13: absent: expected true; found false. For "must run", write present: true.'],
-    ['a bad severity', 'rules:\n  - type: Cast\n    absent: true\n    severity: fatal\n', 'r.yaml:4:15: severity: expected error or warn; found "fatal".'],
+    [
+      'a wrong type',
+      'rules:\n  - type: Cast\n    count: { max: one }\n',
+      'r.yaml:3:19: count: max: expected a whole number of kernels (0 or more); found "one".',
+    ],
+    [
+      'an unknown group',
+      'groups:\n  rope: [InterleaveRope]\nrules:\n  - group: rop\n    absent: true\n',
+      'r.yaml:4:12: group "rop" is not defined; the groups: section defines rope. Did you mean "rope"?',
+    ],
+    [
+      'a group without a groups: section',
+      'rules:\n  - group: rope\n    absent: true\n',
+      'r.yaml:2:12: group "rope" is not defined; the file has no groups: section.',
+    ],
+    [
+      'a bad groups: entry',
+      'groups:\n  rope: { a: 1 }\nrules:\n  - type: Cast\n    absent: true\n',
+      'r.yaml:2:9: group "rope" should list kernel types, names or /regular expressions/; found a mapping.',
+    ],
+    [
+      'not YAML',
+      'rules:\n  - type: [Cast\n    absent: true\n',
+      'r.yaml:3:5: not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ].',
+    ],
+    [
+      'no check',
+      'rules:\n  - type: Cast\n    why: x\n',
+      'r.yaml:2:5: the rule has no check; expected one of: absent, present, count, time, count-vs-base, time-vs-base, no-new-types.',
+    ],
+    [
+      'two checks',
+      'rules:\n  - type: Cast\n    absent: true\n    present: true\n',
+      'r.yaml:4:5: one check per rule, found absent and present; split them into two rules.',
+    ],
+    [
+      'two selectors',
+      'rules:\n  - type: Cast\n    name: aclnnCast\n    absent: true\n',
+      'r.yaml:3:5: one kernel selector per rule, found type and name; use a group for several kernels.',
+    ],
+    [
+      'no selector',
+      'rules:\n  - absent: true\n',
+      'r.yaml:2:5: the rule does not say which kernels it is about; expected one of: type, name, group, match, kernels (kernels: all for every kernel).',
+    ],
+    [
+      'a selector on no-new-types',
+      'rules:\n  - type: Cast\n    no-new-types: true\n',
+      'r.yaml:2:5: no-new-types looks at every kernel type; drop "type:" (use allow: to permit new types).',
+    ],
+    [
+      'absent: false',
+      'rules:\n  - type: Cast\n    absent: false\n',
+      'r.yaml:3:13: absent: expected true; found false. For "must run", write present: true.',
+    ],
+    [
+      'a bad severity',
+      'rules:\n  - type: Cast\n    absent: true\n    severity: fatal\n',
+      'r.yaml:4:15: severity: expected error or warn; found "fatal".',
+    ],
     ['a bad per', 'rules:\n  - type: Cast\n    count: { per: steps, max: 1 }\n', 'r.yaml:3:19: count: per: expected total or step; found "steps".'],
-    ['a bad duration', 'rules:\n  - type: Cast\n    time: { max: 5 sec }\n', 'r.yaml:3:18: time: max: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found "5 sec".'],
-    ['a bad percentage', 'rules:\n  - type: Cast\n    count-vs-base: { fell-by-at-least: lots }\n', 'r.yaml:3:40: count-vs-base: fell-by-at-least: expected a percentage such as 20%; found "lots".'],
-    ['a fall of more than 100%', 'rules:\n  - type: Cast\n    count-vs-base: { fell-by-at-least: 120% }\n', 'r.yaml:3:40: count-vs-base: fell-by-at-least: expected a percentage above 0% and at most 100%; found "120%".'],
+    [
+      'a bad duration',
+      'rules:\n  - type: Cast\n    time: { max: 5 sec }\n',
+      'r.yaml:3:18: time: max: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found "5 sec".',
+    ],
+    [
+      'a bad percentage',
+      'rules:\n  - type: Cast\n    count-vs-base: { fell-by-at-least: lots }\n',
+      'r.yaml:3:40: count-vs-base: fell-by-at-least: expected a percentage such as 20%; found "lots".',
+    ],
+    [
+      'a fall of more than 100%',
+      'rules:\n  - type: Cast\n    count-vs-base: { fell-by-at-least: 120% }\n',
+      'r.yaml:3:40: count-vs-base: fell-by-at-least: expected a percentage above 0% and at most 100%; found "120%".',
+    ],
     ['min above max', 'rules:\n  - type: Cast\n    count: { min: 3, max: 1 }\n', 'r.yaml:3:19: count: min is larger than max; no run can pass.'],
-    ['exactly with min', 'rules:\n  - type: Cast\n    count: { exactly: 1, min: 1 }\n', 'r.yaml:3:14: count: exactly: cannot be combined with min: or max:.'],
+    [
+      'exactly with min',
+      'rules:\n  - type: Cast\n    count: { exactly: 1, min: 1 }\n',
+      'r.yaml:3:14: count: exactly: cannot be combined with min: or max:.',
+    ],
     ['no bound', 'rules:\n  - type: Cast\n    count: { per: step }\n', 'r.yaml:3:12: count: expected min:, max: or exactly:.'],
     ['an empty rules list', 'rules: []\n', 'r.yaml:1:8: rules: the list is empty; a gate with no rules cannot fail. Add at least one rule.'],
     ['rules not a list', 'rules:\n  type: Cast\n', 'r.yaml:2:3: rules: expected a list of rules (each item starting with "- "); found a mapping.'],
-    ['an empty file', '', 'r.yaml:1:1: the rules file is empty; expected a mapping with a "rules:" list, such as: rules: [{ type: InterleaveRope, absent: true }].'],
-    ['a bad rank', 'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, "a b"]\n', 'r.yaml:4:16: ranks: expected a rank id, a list of them ([0, 1]) or all; found "a b".'],
-    ['a reversed step range', 'rules:\n  - type: Cast\n    absent: true\n    steps: 9-3\n', 'r.yaml:4:12: steps: the range 9-3 ends before it starts (write it as 3-9); found "9-3". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).'],
+    [
+      'an empty file',
+      '',
+      'r.yaml:1:1: the rules file is empty; expected a mapping with a "rules:" list, such as: rules: [{ type: InterleaveRope, absent: true }].',
+    ],
+    [
+      'a bad rank',
+      'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, "a b"]\n',
+      'r.yaml:4:16: ranks: expected a rank id, a list of them ([0, 1]) or all; found "a b".',
+    ],
+    [
+      'a reversed step range',
+      'rules:\n  - type: Cast\n    absent: true\n    steps: 9-3\n',
+      'r.yaml:4:12: steps: the range 9-3 ends before it starts (write it as 3-9); found "9-3". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).',
+    ],
     ['an unknown version', 'version: 2\nrules:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:10: version: expected 1; found 2.'],
-    ['kernels: other than all', 'rules:\n  - kernels: some\n    absent: true\n', 'r.yaml:2:14: kernels: expected "all" (every kernel); found "some".'],
+    [
+      'kernels: other than all',
+      'rules:\n  - kernels: some\n    absent: true\n',
+      'r.yaml:2:14: kernels: expected "all" (every kernel); found "some".',
+    ],
   ];
   for (const [what, text, message] of cases) {
     it(what, () => {
@@ -113,20 +215,33 @@ describe('parseRules: validation errors name file:line:col and what was expected
 
   // The tail of these messages is the JavaScript engine's own description of the syntax error.
   it('a bad regular expression in match:', () => {
-    expect(error('rules:\n  - match: "(unclosed"\n    absent: true\n')).toMatch(/^r\.yaml:2:12: match: bad regular expression \(unclosed: missing closing \): `\(unclosed`\.$/);
+    expect(error('rules:\n  - match: "(unclosed"\n    absent: true\n')).toMatch(
+      /^r\.yaml:2:12: match: bad regular expression \(unclosed: missing closing \): `\(unclosed`\.$/,
+    );
   });
   it('a bad regular expression in allow:', () => {
-    expect(error('rules:\n  - no-new-types: { allow: ["/(x/"] }\n')).toMatch(/^r\.yaml:2:29: allow: bad regular expression \/\(x\/: missing closing \): `\(x`\.$/);
+    expect(error('rules:\n  - no-new-types: { allow: ["/(x/"] }\n')).toMatch(
+      /^r\.yaml:2:29: allow: bad regular expression \/\(x\/: missing closing \): `\(x`\.$/,
+    );
   });
   it('a bad regular expression in a group', () => {
-    expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(/^r\.yaml:2:7: group "g": bad regular expression \/\[\/: .+\.$/);
+    expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(
+      /^r\.yaml:2:7: group "g": bad regular expression \/\[\/: .+\.$/,
+    );
   });
 });
 
 describe('parseRules: steps: takes what --steps takes', () => {
   it('open ranges and lists, sorted and merged', () => {
-    const set = parseRules('r.yaml', 'steps: "20-30,13,15"\nrules:\n  - type: Cast\n    absent: true\n  - type: Mul\n    absent: true\n    steps: 14-\n');
-    expect(set.rules[0]!.steps).toEqual([{ from: 13, to: 13 }, { from: 15, to: 15 }, { from: 20, to: 30 }]);
+    const set = parseRules(
+      'r.yaml',
+      'steps: "20-30,13,15"\nrules:\n  - type: Cast\n    absent: true\n  - type: Mul\n    absent: true\n    steps: 14-\n',
+    );
+    expect(set.rules[0]!.steps).toEqual([
+      { from: 13, to: 13 },
+      { from: 15, to: 15 },
+      { from: 20, to: 30 },
+    ]);
     expect(set.rules[1]!.steps).toEqual([{ from: 14, to: Number.POSITIVE_INFINITY }]);
   });
 });

@@ -88,7 +88,9 @@ describe.skipIf(!HAS_REAL)('kprof rules on a partial fusion (real level1 export,
 
     // The fused rank gets its own rule; the other rank, which still runs DropOutDoMask, gets none.
     expect(text).toContain('  - rule: DropOutDoMask stays removed on rank 1\n    type: DropOutDoMask\n    absent: true\n    ranks: [1]\n');
-    expect(text).toContain('  # Not written: a maximum on DropOutDoMask on rank 0; no count of it in a step or in the run is lower there than in the base.\n');
+    expect(text).toContain(
+      '  # Not written: a maximum on DropOutDoMask on rank 0; no count of it in a step or in the run is lower there than in the base.\n',
+    );
     // Fused in some steps only: steps 1-2 of rank 0 still run 20 Mul, as in the base, so the bound is on the run.
     expect(text).toContain('  - rule: Mul stays at most 40 in total on rank 0\n    type: Mul\n    count: { per: total, max: 40 }\n    ranks: [0]\n');
     // Relu fell on rank 1 only (14 → 3 per step); rank 0 runs its 7 as in the base and gets no limit at that level.
@@ -119,6 +121,8 @@ describe.skipIf(!HAS_REAL)('kprof rules on a partial fusion (real level1 export,
     const r = await kprof(['check', PR, '--rules', f, '--base', BASE]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/misspelt\.yaml:2: type "DropoutDoMask" matches no kernel in .*pr nor in the base .*base; did you mean "DropOutDoMask"\?/);
+    expect(r.stderr).toMatch(
+      /misspelt\.yaml:2: type "DropoutDoMask" matches no kernel in .*pr nor in the base .*base; did you mean "DropOutDoMask"\?/,
+    );
   });
 });

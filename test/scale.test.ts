@@ -108,7 +108,10 @@ describe('gates at scale', () => {
   it('a per-step rule over 80k steps', async () => {
     const p = manySteps('steps.csv', 80_000);
     const rules = join(tmp, 'steps.rules.yaml');
-    writeFileSync(rules, 'version: 1\nrules:\n  - rule: one cast per step\n    type: Cast\n    count: { per: step, exactly: 1 }\n  - rule: add time per step\n    type: Add\n    time: { per: step, max: 1us }\n');
+    writeFileSync(
+      rules,
+      'version: 1\nrules:\n  - rule: one cast per step\n    type: Cast\n    count: { per: step, exactly: 1 }\n  - rule: add time per step\n    type: Add\n    time: { per: step, max: 1us }\n',
+    );
     for (const format of ['text', 'json']) {
       const r = await kprof(['check', p, '--rules', rules, '--format', format, '-q']);
       expect(r.stderr).toBe('');
@@ -137,7 +140,14 @@ describe('gates at scale', () => {
       newTypes: [],
       unmatched: [],
     };
-    const v: Verdict = { results: Array.from({ length: 150_000 }, () => result), passed: true, failedErrors: 0, failedWarnings: 0, warnings: [], unmatched: 0 };
+    const v: Verdict = {
+      results: Array.from({ length: 150_000 }, () => result),
+      passed: true,
+      failedErrors: 0,
+      failedWarnings: 0,
+      warnings: [],
+      unmatched: 0,
+    };
     const ctx = { profile: 'p', base: null, rules: 'many.rules.yaml', read: { kernels: 4, skippedRows: 0 }, baseRead: null };
     for (const format of CHECK_FORMATS) {
       const report = (await CHECK_REPORTERS[format]())(v, ctx, { color: false });
@@ -152,7 +162,11 @@ describe('gates at scale', () => {
 describe('a cell of 70 MB', () => {
   /** A kernel table whose second row has a 70 MB Name. */
   function longCell(): Buffer {
-    return Buffer.concat([Buffer.from(`${HEADER}1,a,A,AI_CORE,1.5\n1,`), Buffer.alloc(70 << 20, 'x'), Buffer.from(',B,AI_CORE,2\n1,c,C,AI_CORE,3\n')]);
+    return Buffer.concat([
+      Buffer.from(`${HEADER}1,a,A,AI_CORE,1.5\n1,`),
+      Buffer.alloc(70 << 20, 'x'),
+      Buffer.from(',B,AI_CORE,2\n1,c,C,AI_CORE,3\n'),
+    ]);
   }
 
   for (const gz of [false, true]) {

@@ -47,7 +47,9 @@ describe('--steps lists and open ranges', () => {
   it('a bad list is a usage error that shows what is accepted', async () => {
     const r = await kprof(['summary', MULTI, '--steps', '7,,8']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--steps: an empty item in the list; found "7,,8"\. Expected a Step Id \(7\), a range \(5-20\), an open range \(14- or -8\)/);
+    expect(r.stderr).toMatch(
+      /--steps: an empty item in the list; found "7,,8"\. Expected a Step Id \(7\), a range \(5-20\), an open range \(14- or -8\)/,
+    );
   });
 });
 
@@ -204,7 +206,12 @@ describe('filters that select nothing', () => {
   });
 
   it('a filter that selects something gives no warning', async () => {
-    for (const args of [['--core', 'AI_CORE'], ['--steps', '8'], ['--match', 'Cast'], ['--exclude', 'Cast']]) {
+    for (const args of [
+      ['--core', 'AI_CORE'],
+      ['--steps', '8'],
+      ['--match', 'Cast'],
+      ['--exclude', 'Cast'],
+    ]) {
       expect((await kprof(['summary', MULTI, ...args])).stderr, args.join(' ')).toBe('');
     }
   });

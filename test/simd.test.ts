@@ -59,12 +59,18 @@ describe('SIMD engine', () => {
     a.close();
     a.write(Buffer.from('3,4\n'));
     a.finish();
-    expect(first).toEqual([['x', 'y'], ['1', '2']]);
+    expect(first).toEqual([
+      ['x', 'y'],
+      ['1', '2'],
+    ]);
     const second: string[][] = [];
     const b = new CsvScanner((r: RowView) => second.push(r.cells()), { engine: 'simd' });
     b.write(Buffer.from('p,q\n5,6'));
     b.finish();
     b.close();
-    expect(second).toEqual([['p', 'q'], ['5', '6']]);
+    expect(second).toEqual([
+      ['p', 'q'],
+      ['5', '6'],
+    ]);
   });
 });

@@ -40,7 +40,8 @@ class Recorder implements KernelSink {
   }
   addBatch(b: KernelBatch): void {
     this.batches++;
-    for (let i = 0; i < b.n; i++) this.addKernel(b.ids[i]!, b.steps[i] === NO_STEP ? null : b.steps[i]!, b.ticks[i]!, b.starts === null ? Number.NaN : b.starts[i]!);
+    for (let i = 0; i < b.n; i++)
+      this.addKernel(b.ids[i]!, b.steps[i] === NO_STEP ? null : b.steps[i]!, b.ticks[i]!, b.starts === null ? Number.NaN : b.starts[i]!);
   }
   addKernel(id: number, step: number | null, ticks: number, start: number): void {
     const k = this.kinds[id]!;
@@ -112,7 +113,14 @@ describe.skipIf(!HAS_REAL)('a recording sink beside the accumulator', () => {
   it('through the per-rank job: the rank read with a recorder beside it is the rank read alone', async () => {
     const plan = resolveInput(join(REAL, 'msinsight-st-level2/rank_0_ascend_pt')).ranks[0]!;
     const recorders: Recorder[] = [];
-    const withRecorder = await readRank(plan, { withShapes: false, beside: () => { const r = new Recorder(false); recorders.push(r); return r; } });
+    const withRecorder = await readRank(plan, {
+      withShapes: false,
+      beside: () => {
+        const r = new Recorder(false);
+        recorders.push(r);
+        return r;
+      },
+    });
     const alone = await readRank(plan, { withShapes: false });
     expect(withRecorder).toEqual(alone);
     expect(recorders).toHaveLength(1);
@@ -137,7 +145,14 @@ describe('what a sink is told of a file without order', () => {
   it('several devices in one op_summary: one recorder per rank, each told of the file', async () => {
     const plan = resolveInput(join(ROOT, 'fixtures/formats/msprof-multi-device')).ranks[0]!;
     const recorders: Recorder[] = [];
-    const ranks = await readRank(plan, { withShapes: false, beside: () => { const r = new Recorder(false); recorders.push(r); return r; } });
+    const ranks = await readRank(plan, {
+      withShapes: false,
+      beside: () => {
+        const r = new Recorder(false);
+        recorders.push(r);
+        return r;
+      },
+    });
     expect(ranks.map((r) => r.kernels)).toEqual([12, 10]);
     expect(recorders.map((r) => r.kernels.length)).toEqual([12, 10]);
     expect(recorders.map((r) => r.files.length)).toEqual([1, 1]);

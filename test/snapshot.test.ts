@@ -104,7 +104,13 @@ interface Case {
   opts: string[];
 }
 
-function setUp(base: Record<string, Row[]>, pr: Record<string, Row[]>, by: GroupBy, groups: Record<string, string[]> | null, filters: string[]): Case {
+function setUp(
+  base: Record<string, Row[]>,
+  pr: Record<string, Row[]>,
+  by: GroupBy,
+  groups: Record<string, string[]> | null,
+  filters: string[],
+): Case {
   const dir = join(tmp, `c${n++}`);
   writeProfile(join(dir, 'base-prof'), base);
   writeProfile(join(dir, 'pr-prof'), pr);
@@ -146,7 +152,8 @@ describe('a summary JSON reads back exactly', () => {
         const saved = JSON.parse(readFileSync(snap, 'utf8')) as Record<string, unknown>;
         // The rows add up, for the profile and for each rank.
         type Figures = { rowsRead: number; skippedRows: number; filteredKernels: number; totals: { count: number } };
-        for (const f of [saved as unknown as Figures, ...(saved.perRank as Figures[])]) expect(f.rowsRead).toBe(f.totals.count + f.filteredKernels + f.skippedRows);
+        for (const f of [saved as unknown as Figures, ...(saved.perRank as Figures[])])
+          expect(f.rowsRead).toBe(f.totals.count + f.filteredKernels + f.skippedRows);
         expect(summaryOf(await kprof(['summary', snap, ...c.opts, '--format', 'json']))).toEqual({ ...saved, inputs: null });
         // And again from the copy: a fixed point.
         const snap2 = join(c.dir, 's2.json');
@@ -179,7 +186,13 @@ describe('a summary JSON reads back exactly', () => {
           const ta = await kprof(['diff', c.p, c.pr, ...c.opts, ...perStep]);
           const tb = await kprof(['diff', snap, prSide, ...c.opts, ...perStep]);
           const text = (t: string, p: string, q: string): string =>
-            t.split(p).join('<P>').split(q).join('<Q>').replace(/<P> \(\d+ files?;/, '<P> (files;').replace(/<Q> \(\d+ files?;/, '<Q> (files;');
+            t
+              .split(p)
+              .join('<P>')
+              .split(q)
+              .join('<Q>')
+              .replace(/<P> \(\d+ files?;/, '<P> (files;')
+              .replace(/<Q> \(\d+ files?;/, '<Q> (files;');
           expect(text(tb.stdout, snap, prSide)).toBe(text(ta.stdout, c.p, c.pr));
         }
       }),
@@ -193,7 +206,14 @@ describe('a summary JSON reads back exactly', () => {
         const c = setUp(base, pr, 'type', groups, []);
         const rules = [
           'version: 1',
-          ...(groups ? ['groups:', ...groupsYaml(groups).split('\n').map((l) => `  ${l}`)] : []),
+          ...(groups
+            ? [
+                'groups:',
+                ...groupsYaml(groups)
+                  .split('\n')
+                  .map((l) => `  ${l}`),
+              ]
+            : []),
           'rules:',
           '  - kernels: all',
           `    count: { per: step, max: ${max * 3} }`,
@@ -203,7 +223,12 @@ describe('a summary JSON reads back exactly', () => {
           '    time-vs-base: { per: total, rose-by-at-most: 5% }',
           // Rules on a user group only with one: a snapshot answers them for the user groups it holds, and a kernel
           // saved in one user group may (as far as the snapshot can tell) match another's members too.
-          ...(groups && Object.keys(groups).length > 1 ? [] : Object.keys(groups ?? {})).flatMap((g) => [`  - group: ${g}`, `    count: { per: step, max: ${max} }`, `  - group: ${g}`, '    count-vs-base: { per: total, rose-by-at-most: 0% }']),
+          ...(groups && Object.keys(groups).length > 1 ? [] : Object.keys(groups ?? {})).flatMap((g) => [
+            `  - group: ${g}`,
+            `    count: { per: step, max: ${max} }`,
+            `  - group: ${g}`,
+            '    count-vs-base: { per: total, rose-by-at-most: 0% }',
+          ]),
           ...(groups ? [] : ['  - type: Cast', `    count: { per: step, max: ${max} }`]),
         ];
         const rulesFile = join(c.dir, 'r.yaml');
@@ -235,7 +260,15 @@ describe('a summary JSON made with --groups', () => {
     writeFileSync(join(dir, 'g.yaml'), 'rope: [InterleaveRope, DynamicBlockQuant, ScatterNdUpdate]\nattention: [FlashAttentionScore, RmsNorm]\n');
     writeFileSync(
       join(dir, 'r.yaml'),
-      ['version: 1', 'rules:', '  - kernels: all', '    count: { per: step, max: 100 }', '  - kernels: all', '    count-vs-base: { per: step, fell-by-at-least: 10% }', ''].join('\n'),
+      [
+        'version: 1',
+        'rules:',
+        '  - kernels: all',
+        '    count: { per: step, max: 100 }',
+        '  - kernels: all',
+        '    count-vs-base: { per: step, fell-by-at-least: 10% }',
+        '',
+      ].join('\n'),
     );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -298,12 +331,17 @@ describe('values that are not finite or not exact', () => {
     expect(j.filteredKernels).toBe(1);
     expect(j.skippedRows).toBe(6);
     expect(j.rowsRead).toBe(8);
-    expect(r.stderr).toMatch(/kernel_details\.csv:3: Duration\(us\) is 1e400, more than kprof sums exactly \(2\^51 ticks of 0\.1 ns \(225,179,981,368 µs, about 62 hours\)\); row skipped/);
+    expect(r.stderr).toMatch(
+      /kernel_details\.csv:3: Duration\(us\) is 1e400, more than kprof sums exactly \(2\^51 ticks of 0\.1 ns \(225,179,981,368 µs, about 62 hours\)\); row skipped/,
+    );
     expect(await warningsOf(p)).toContain('8: Step Id is 99999999999999999999, past 2^53 (Step Ids that large are not exact); row skipped');
     // and it reads back
     const snap = join(dir, 'huge.json');
     ok(await kprof(['summary', p, '--format', 'json', '--steps', '2', '-o', snap]));
-    expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json', '--steps', '2'])).stdout), inputs: null }).toEqual({ ...j, inputs: null });
+    expect({ ...JSON.parse(ok(await kprof(['summary', snap, '--format', 'json', '--steps', '2'])).stdout), inputs: null }).toEqual({
+      ...j,
+      inputs: null,
+    });
     // all steps: past the limit
     expect((await kprof(['summary', p])).code).toBe(2);
   });
@@ -394,7 +432,10 @@ describe('a summary JSON that kprof could not have written is refused', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  type J = { perRank: { rank: string; groups: Record<string, unknown>[]; totals: { count: number } & Record<string, number> }[]; totals: { count: number } & Record<string, number> } & Record<string, unknown>;
+  type J = {
+    perRank: { rank: string; groups: Record<string, unknown>[]; totals: { count: number } & Record<string, number> }[];
+    totals: { count: number } & Record<string, number>;
+  } & Record<string, unknown>;
   async function refused(edit: (j: J) => void, text = ''): Promise<string> {
     const j = structuredClone(good) as J;
     edit(j);
@@ -417,7 +458,9 @@ describe('a summary JSON that kprof could not have written is refused', () => {
   it('counts and times that are not whole, finite or exact', async () => {
     expect(await refused((j) => (g0(j).count = 1e300))).toMatch(/has a "count" of 1e\+300, expected a whole number from 0 to 2\^53 - 1/);
     expect(await refused((j) => (g0(j).count = 2.5))).toMatch(/"count" of 2\.5/);
-    expect(await refused(() => {}, JSON.stringify(good).replace(/"totalUs":[0-9.]+/, '"totalUs":1e400'))).toMatch(/has a "totalUs" of a number too large to read \(past 1\.8e308\), expected a number of µs/);
+    expect(await refused(() => {}, JSON.stringify(good).replace(/"totalUs":[0-9.]+/, '"totalUs":1e400'))).toMatch(
+      /has a "totalUs" of a number too large to read \(past 1\.8e308\), expected a number of µs/,
+    );
     expect(await refused((j) => (g0(j).count = { deep: [1, 2] } as unknown as number))).toMatch(/has a "count" of an object, expected/);
     expect(await refused((j) => (g0(j).totalUs = 1.23456))).toMatch(/"totalUs" of 1\.23456, expected a number of µs of at most 4 decimals/);
     expect(await refused((j) => (g0(j).totalUs = 3e11))).toMatch(/"totalUs" of 300000000000/);
@@ -438,7 +481,9 @@ describe('a summary JSON that kprof could not have written is refused', () => {
         b.push({ ...b[0]! });
       }),
     ).toMatch(/is in its "byStep" twice/);
-    expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = 999))).toMatch(/step 999 of group .* is not one of the rank's "steps"/);
+    expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = 999))).toMatch(
+      /step 999 of group .* is not one of the rank's "steps"/,
+    );
     expect(await refused((j) => (j.perRank[0]!.totals.count += 1))).toMatch(/the "totals" of rank "0" .* are not the sum of its groups/);
     expect(await refused((j) => (j.totals.count += 1))).toMatch(/the top-level "totals" .* are not the sum of the ranks' groups/);
     expect(await refused((j) => (j.rowsRead = Number(j.rowsRead) + 1))).toMatch(/the top-level "rowsRead" \d+ is not the sum of the ranks'/);
@@ -447,7 +492,9 @@ describe('a summary JSON that kprof could not have written is refused', () => {
   it('top-level figures that contradict "perRank", and derived figures that contradict the counts', async () => {
     type G = Record<string, unknown> & { key: string; count: number };
     const top = (j: J): G => (j.groups as G[]).find((g) => g.key === g0(j).key)!;
-    expect(await refused((j) => (top(j).count += 1))).toMatch(/the top-level group "\w+": its "count" \d+ is not what its ranks in "perRank" add up to/);
+    expect(await refused((j) => (top(j).count += 1))).toMatch(
+      /the top-level group "\w+": its "count" \d+ is not what its ranks in "perRank" add up to/,
+    );
     for (const bad of [1e300, -1, '18', null]) {
       expect(await refused((j) => ((top(j) as Record<string, unknown>).count = bad))).toMatch(/the top-level group "\w+": its "count" /);
     }
@@ -457,24 +504,32 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect(await refused((j) => (j.groups as G[]).push({ ...top(j), key: 'Nowhere' }))).toMatch(/the top-level group "Nowhere" is in no rank/);
     expect(await refused((j) => (j.ranks = ['0', '1', '2']))).toMatch(/the top-level "ranks" are not the ranks of "perRank" \("0", "1"\)/);
     expect(await refused((j) => (j.steps = Number(j.steps) + 1))).toMatch(/the top-level "steps" \d+ is not the number of the ranks' distinct steps/);
-    expect(await refused((j) => (j.stepIds = [...(j.stepIds as number[])].reverse()))).toMatch(/the top-level "stepIds" are not the steps of the ranks/);
+    expect(await refused((j) => (j.stepIds = [...(j.stepIds as number[])].reverse()))).toMatch(
+      /the top-level "stepIds" are not the steps of the ranks/,
+    );
     expect(await refused((j) => (g0(j).avgUs = 12345))).toMatch(/group "\w+" in rank "0": its "avgUs" 12345 contradicts its other figures/);
     expect(await refused((j) => (g0(j).sharePct = 99.5))).toMatch(/in rank "0": its "sharePct" 99\.5 contradicts/);
   });
 
   it('a key that does not fit its fields, a field the grouping does not keep, a rank that is not text', async () => {
     const plain = (j: J): Record<string, unknown> => j.perRank[0]!.groups.find((g) => g.userGroup === undefined)!;
-    expect(await refused((j) => (plain(j).type = 'Z'))).toMatch(/group "\w+" in rank "0" has the fields of the group "Z" under --by type; its "key" and its fields disagree/);
+    expect(await refused((j) => (plain(j).type = 'Z'))).toMatch(
+      /group "\w+" in rank "0" has the fields of the group "Z" under --by type; its "key" and its fields disagree/,
+    );
     expect(await refused((j) => (plain(j).name = 'aclnnX'))).toMatch(/in rank "0" has a "name", which a summary grouped by type does not keep/);
     const ug = (j: J): Record<string, unknown> => j.perRank[0]!.groups.find((g) => g.userGroup !== undefined)!;
     expect(await refused((j) => (ug(j).userGroup = 'other'))).toMatch(/holds the user group "other", whose key is its name/);
-    expect(await refused((j) => ((j.perRank[0] as unknown as Record<string, unknown>).rank = 0))).toMatch(/a "perRank" entry has a "rank" of 0, expected a rank id as text/);
+    expect(await refused((j) => ((j.perRank[0] as unknown as Record<string, unknown>).rank = 0))).toMatch(
+      /a "perRank" entry has a "rank" of 0, expected a rank id as text/,
+    );
     expect(await refused((j) => (j.perRank[0]!.rank = ''))).toMatch(/a "perRank" entry has a "rank" of "", expected a rank id as text/);
   });
 
   it('a rank or a group twice', async () => {
     expect(await refused((j) => j.perRank.push(structuredClone(j.perRank[0]!)))).toMatch(/rank "0" is in "perRank" twice/);
-    expect(await refused((j) => j.perRank[1]!.groups.push(structuredClone(j.perRank[1]!.groups[0]!)))).toMatch(/group "\w+" in rank "1" is in that rank twice/);
+    expect(await refused((j) => j.perRank[1]!.groups.push(structuredClone(j.perRank[1]!.groups[0]!)))).toMatch(
+      /group "\w+" in rank "1" is in that rank twice/,
+    );
   });
 });
 
@@ -504,7 +559,26 @@ describe('per-step cells read back', () => {
         kind: 'summary',
         groupBy: 'type',
         steps: 2,
-        perRank: [{ rank: '0', steps: [1, 2], groups: [{ key: 'Cast', type: 'Cast', count: 3, totalUs: 3.5, minUs: 1, maxUs: 1.5, byStep: [{ step: 1, count: 1, totalUs: 1 }, { step: 2, count: 2, totalUs: 2.5 }] }] }],
+        perRank: [
+          {
+            rank: '0',
+            steps: [1, 2],
+            groups: [
+              {
+                key: 'Cast',
+                type: 'Cast',
+                count: 3,
+                totalUs: 3.5,
+                minUs: 1,
+                maxUs: 1.5,
+                byStep: [
+                  { step: 1, count: 1, totalUs: 1 },
+                  { step: 2, count: 2, totalUs: 2.5 },
+                ],
+              },
+            ],
+          },
+        ],
       };
       writeFileSync(join(dir, 's.json'), JSON.stringify(snap));
       const p = await readProfile(join(dir, 's.json'), { withShapes: false, ranks: null, threads: 'off' });
@@ -522,19 +596,58 @@ describe('per-step cells read back', () => {
   it('are packed: the groups of a file share one buffer, read as a Map that cannot be written, in step order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-packed-'));
     try {
-      const cast = { key: 'Cast', type: 'Cast', count: 6, totalUs: 6.5, byStep: [{ step: 2, count: 2, totalUs: 2.5 }, { step: 4, count: 3, totalUs: 3 }, { step: 9, count: 1, totalUs: 1 }] };
-      const mm = { key: 'MatMul', type: 'MatMul', count: 2, totalUs: 4, byStep: [{ step: 2, count: 1, totalUs: 2 }, { step: 4, count: 1, totalUs: 2 }] };
+      const cast = {
+        key: 'Cast',
+        type: 'Cast',
+        count: 6,
+        totalUs: 6.5,
+        byStep: [
+          { step: 2, count: 2, totalUs: 2.5 },
+          { step: 4, count: 3, totalUs: 3 },
+          { step: 9, count: 1, totalUs: 1 },
+        ],
+      };
+      const mm = {
+        key: 'MatMul',
+        type: 'MatMul',
+        count: 2,
+        totalUs: 4,
+        byStep: [
+          { step: 2, count: 1, totalUs: 2 },
+          { step: 4, count: 1, totalUs: 2 },
+        ],
+      };
       const empty = { key: 'Mul', type: 'Mul', count: 1, totalUs: 1 };
-      const snap = { schemaVersion: 1, kind: 'summary', groupBy: 'type', steps: 3, perRank: [{ rank: '0', steps: [2, 4, 9], groups: [cast, mm, empty] }, { rank: '1', steps: [2, 4], groups: [mm] }] };
+      const snap = {
+        schemaVersion: 1,
+        kind: 'summary',
+        groupBy: 'type',
+        steps: 3,
+        perRank: [
+          { rank: '0', steps: [2, 4, 9], groups: [cast, mm, empty] },
+          { rank: '1', steps: [2, 4], groups: [mm] },
+        ],
+      };
       writeFileSync(join(dir, 's.json'), JSON.stringify(snap));
       const p = await readProfile(join(dir, 's.json'), { withShapes: false, ranks: null, threads: 'off' });
       const [c, m, e] = [...p.ranks[0]!.groups.values()].map((g) => g.steps);
       const m1 = [...p.ranks[1]!.groups.values()][0]!.steps;
       for (const steps of [c, m, e, m1]) expect(steps).toBeInstanceOf(PackedSteps);
       expect([...c!.keys()]).toEqual([2, 4, 9]);
-      expect([...c!].map(([s, x]) => [s, x.count, x.ticks])).toEqual([[2, 2, 25_000], [4, 3, 30_000], [9, 1, 10_000]]);
+      expect([...c!].map(([s, x]) => [s, x.count, x.ticks])).toEqual([
+        [2, 2, 25_000],
+        [4, 3, 30_000],
+        [9, 1, 10_000],
+      ]);
       expect([c!.get(4)?.count, c!.get(9)?.count, c!.get(3), c!.has(2), c!.has(5), c!.size]).toEqual([3, 1, undefined, true, false, 3]);
-      expect([m!.get(2)?.ticks, m!.get(4)?.ticks, m!.get(9), m1.get(4)?.count, e!.size, [...e!.values()]]).toEqual([20_000, 20_000, undefined, 1, 0, []]);
+      expect([m!.get(2)?.ticks, m!.get(4)?.ticks, m!.get(9), m1.get(4)?.count, e!.size, [...e!.values()]]).toEqual([
+        20_000,
+        20_000,
+        undefined,
+        1,
+        0,
+        [],
+      ]);
       const seen: number[] = [];
       c!.forEach((x, s) => seen.push(s, x.count));
       expect(seen).toEqual([2, 2, 4, 3, 9, 1]);

@@ -146,9 +146,13 @@ describe.skipIf(!HAS_REAL)('real db exports', () => {
   });
 
   it('analysis.db is recognised: it holds no kernels', () => {
-    const e = failure(() => read(join(REAL, 'msinsight-torchnpu-db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db'), { display: 'x/analysis.db' }));
+    const e = failure(() =>
+      read(join(REAL, 'msinsight-torchnpu-db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db'), { display: 'x/analysis.db' }),
+    );
     expect(e.kind).toBe('input');
-    expect(e.message).toMatch(/^x\/analysis\.db: is an analysis\.db \(tables CommAnalyzerBandwidth, CommAnalyzerMatrix, CommAnalyzerTime, StepTraceTime\): it holds step and communication statistics, no kernels/);
+    expect(e.message).toMatch(
+      /^x\/analysis\.db: is an analysis\.db \(tables CommAnalyzerBandwidth, CommAnalyzerMatrix, CommAnalyzerTime, StepTraceTime\): it holds step and communication statistics, no kernels/,
+    );
   });
 });
 
@@ -172,7 +176,15 @@ describe('every schema generation', () => {
       expect(r.info.communication).toBe(want.comm);
       expect(r.kernels.filter((k) => k.type === 'MatMulV2').reduce((n, k) => n + k.ticks, 0)).toBe(MATMUL_TICKS);
       // The first MatMulV2: 1736410576375315901 → …921, 20 ns (as doubles: 0).
-      expect(r.kernels[0]).toMatchObject({ name: 'aclnnMm_MatMulV2', type: 'MatMulV2', core: 'AI_CORE', taskType: 'KERNEL_AICORE', stream: 2, startNs: 0, ticks: 200 });
+      expect(r.kernels[0]).toMatchObject({
+        name: 'aclnnMm_MatMulV2',
+        type: 'MatMulV2',
+        core: 'AI_CORE',
+        taskType: 'KERNEL_AICORE',
+        stream: 2,
+        startNs: 0,
+        ticks: 200,
+      });
       expect(r.info.originNs).toBe(T0);
       expect(r.kernels.find((k) => k.type === 'Add')?.shapes).toBe('8,1024;8,1024');
       expect(r.info.traits).toContain(want.trait);
@@ -198,7 +210,7 @@ describe('every schema generation', () => {
     expect(r.info.answers.ranks).toBe(true);
   });
 
-  it('communication without a deviceId column ran on the db\'s one device', () => {
+  it("communication without a deviceId column ran on the db's one device", () => {
     const r = read(join(FIX, 'schema-1.0.0.db'));
     expect(r.kernels.filter((k) => k.kind === 'communication').map((k) => [k.name, k.type, k.core, k.device, k.ticks])).toEqual([
       ['hcom_allReduce__12_0_1', 'hcom_allReduce_', 'HCCL', 5, 500010],
@@ -208,10 +220,28 @@ describe('every schema generation', () => {
 
   it('file order: compute kernels as TASK holds them, then communication; time order: all by start', () => {
     const file = read(join(FIX, 'schema-1.0.0.db'));
-    expect(file.kernels.map((k) => k.kind)).toEqual(['compute', 'compute', 'compute', 'compute', 'compute', 'compute', 'communication', 'communication']);
+    expect(file.kernels.map((k) => k.kind)).toEqual([
+      'compute',
+      'compute',
+      'compute',
+      'compute',
+      'compute',
+      'compute',
+      'communication',
+      'communication',
+    ]);
     const time = read(join(FIX, 'schema-1.0.0.db'), { order: 'time' });
     expect(time.kernels.map((k) => k.startNs)).toEqual([0, 1000, 5000, 100000, 200000, 300000, 400000, 900000]);
-    expect(time.kernels.map((k) => k.kind)).toEqual(['compute', 'compute', 'compute', 'communication', 'compute', 'compute', 'communication', 'compute']);
+    expect(time.kernels.map((k) => k.kind)).toEqual([
+      'compute',
+      'compute',
+      'compute',
+      'communication',
+      'compute',
+      'compute',
+      'communication',
+      'compute',
+    ]);
   });
 
   it('msprof: no steps, two devices (each its own, no rank map), an empty COMMUNICATION_OP', () => {
@@ -258,7 +288,9 @@ describe('WAL mode and read-only folders', () => {
       const before = snapshotDir(dir);
       const r = read(join(dir, 'wal.db'), { tmpRoot: views, noLink });
       expect(perTypeCore(r.kernels)).toEqual(EXPECTED);
-      expect(r.info.traits).toContain(`WAL mode: read through a private view (${noLink ? 'a copy' : 'a hard link'}) in a temporary folder, never beside the file`);
+      expect(r.info.traits).toContain(
+        `WAL mode: read through a private view (${noLink ? 'a copy' : 'a hard link'}) in a temporary folder, never beside the file`,
+      );
       // As root a read-only mode does not stop a write: the listing is what proves nothing was written.
       expect(snapshotDir(dir)).toEqual(before);
       expect(readdirSync(views)).toEqual([]);
@@ -290,12 +322,16 @@ describe('WAL mode and read-only folders', () => {
     copyFileSync(join(FIX, 'wal.db'), join(dir, 'wal.db'));
     const views = tempDir();
     const e = failure(() =>
-      readDbExport(join(dir, 'wal.db'), {
-        kernel: () => {
-          throw Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' });
+      readDbExport(
+        join(dir, 'wal.db'),
+        {
+          kernel: () => {
+            throw Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' });
+          },
+          skip: () => {},
         },
-        skip: () => {},
-      }, { tmpRoot: views }),
+        { tmpRoot: views },
+      ),
     );
     expect(e.message).toMatch(/SQLITE_FULL/);
     expect(readdirSync(views)).toEqual([]);
@@ -320,11 +356,23 @@ describe('bad input', () => {
   });
 
   const cases: [string, RegExp][] = [
-    ['truncated.db', /^in\/truncated\.db: the SQLite database is cut short: its header says 9 pages of 4096 bytes \(36864 bytes\); the file has 16384\. Copy the export again/],
+    [
+      'truncated.db',
+      /^in\/truncated\.db: the SQLite database is cut short: its header says 9 pages of 4096 bytes \(36864 bytes\); the file has 16384\. Copy the export again/,
+    ],
     ['not-a-db.db', /^in\/not-a-db\.db: not an SQLite database: it starts with "Step Id,Name,Type,Accele", expected "SQLite format 3"/],
-    ['other.db', /^in\/other\.db: an SQLite database without TASK and COMPUTE_TASK_INFO, so not a torch_npu or msprof kernel export; found tables: notes\./],
-    ['endless-view.db', /^in\/endless-view\.db: an SQLite database without TASK \(a view here: views are not read\), so not a torch_npu or msprof kernel export; found tables: COMMUNICATION_OP, COMPUTE_TASK_INFO, /],
-    ['analysis.db', /^in\/analysis\.db: is an analysis\.db \(tables CommAnalyzerTime, StepTraceTime\): it holds step and communication statistics, no kernels\./],
+    [
+      'other.db',
+      /^in\/other\.db: an SQLite database without TASK and COMPUTE_TASK_INFO, so not a torch_npu or msprof kernel export; found tables: notes\./,
+    ],
+    [
+      'endless-view.db',
+      /^in\/endless-view\.db: an SQLite database without TASK \(a view here: views are not read\), so not a torch_npu or msprof kernel export; found tables: COMMUNICATION_OP, COMPUTE_TASK_INFO, /,
+    ],
+    [
+      'analysis.db',
+      /^in\/analysis\.db: is an analysis\.db \(tables CommAnalyzerTime, StepTraceTime\): it holds step and communication statistics, no kernels\./,
+    ],
   ];
   for (const [f, message] of cases) {
     it(`${f}: an input error that names the file`, () => {
@@ -341,11 +389,15 @@ describe('bad input', () => {
     writeFileSync(join(dir, 'head.db'), whole.subarray(0, 50));
     writeFileSync(join(dir, 'page.db'), whole.subarray(0, 5000));
     expect(failure(() => read(join(dir, 'empty.db'), { display: 'empty.db' })).message).toMatch(/^empty\.db: empty file; expected an SQLite export/);
-    expect(failure(() => read(join(dir, 'head.db'), { display: 'head.db' })).message).toMatch(/^head\.db: the SQLite database is cut short: the file has 50 bytes, less than the 100 of an SQLite header/);
-    expect(failure(() => read(join(dir, 'page.db'), { display: 'page.db' })).message).toMatch(/^page\.db: the SQLite database is cut short: the file has 5000 bytes, not a whole number of its 4096-byte pages/);
+    expect(failure(() => read(join(dir, 'head.db'), { display: 'head.db' })).message).toMatch(
+      /^head\.db: the SQLite database is cut short: the file has 50 bytes, less than the 100 of an SQLite header/,
+    );
+    expect(failure(() => read(join(dir, 'page.db'), { display: 'page.db' })).message).toMatch(
+      /^page\.db: the SQLite database is cut short: the file has 5000 bytes, not a whole number of its 4096-byte pages/,
+    );
   });
 
-  it('a db damaged inside (its header intact): SQLite\'s error, naming the file', () => {
+  it("a db damaged inside (its header intact): SQLite's error, naming the file", () => {
     const dir = tempDir();
     const bytes = Buffer.from(readFileSync(join(FIX, 'schema-1.0.0.db')));
     // Pages 2 and later (the schema's tables and their rows) overwritten with noise.
@@ -353,7 +405,9 @@ describe('bad input', () => {
     writeFileSync(join(dir, 'damaged.db'), bytes);
     const e = failure(() => read(join(dir, 'damaged.db'), { display: 'damaged.db' }));
     expect(e.kind).toBe('input');
-    expect(e.message).toMatch(/^damaged\.db: SQLite could not read it \(SQLITE_(CORRUPT|NOTADB)[^)]*\)\. The file is damaged or not a complete export/);
+    expect(e.message).toMatch(
+      /^damaged\.db: SQLite could not read it \(SQLITE_(CORRUPT|NOTADB)[^)]*\)\. The file is damaged or not a complete export/,
+    );
   });
 
   it('a folder, or a missing file, named .db', () => {
@@ -368,11 +422,15 @@ describe('bad input', () => {
     };
     const e = failure(() => sqliteLibrary('in/a.db', missing));
     expect(e.kind).toBe('input');
-    expect(e.message).toMatch(/^in\/a\.db: reading an SQLite export needs the better-sqlite3 package \(version 12\), which is not installed\. Install it where kprof is installed \(`npm install better-sqlite3@12`/);
+    expect(e.message).toMatch(
+      /^in\/a\.db: reading an SQLite export needs the better-sqlite3 package \(version 12\), which is not installed\. Install it where kprof is installed \(`npm install better-sqlite3@12`/,
+    );
     const broken = (): never => {
       throw new Error('/x/better_sqlite3.node: invalid ELF header\nRequire stack:\n- a.js');
     };
-    expect(failure(() => sqliteLibrary('in/a.db', broken)).message).toMatch(/which could not be loaded \(\/x\/better_sqlite3\.node: invalid ELF header\)\. Install/);
+    expect(failure(() => sqliteLibrary('in/a.db', broken)).message).toMatch(
+      /which could not be loaded \(\/x\/better_sqlite3\.node: invalid ELF header\)\. Install/,
+    );
   });
 
   it('a file that is not a db is refused before the library is asked for', () => {
@@ -392,7 +450,6 @@ describe('bad input', () => {
   });
 });
 
-
 describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
   function viaKernels(path: string, options: ReadOptions = {}): Record<string, number[]> {
     const out: Record<string, number[]> = {};
@@ -409,17 +466,23 @@ describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
   function viaGroups(path: string, options: ReadOptions = {}): { groups: Record<string, number[]>; skips: string[]; info: DbInfo } {
     const groups: Record<string, number[]> = {};
     const skips: string[] = [];
-    const info = readDbGroups(path, {
-      group: (g) => {
-        const key = [g.kind, g.name, g.type, g.core, g.shapes, g.device, g.step].join('|');
-        expect(groups[key]).toBeUndefined();
-        groups[key] = [g.count, g.ticks, g.minTicks, g.maxTicks];
+    const info = readDbGroups(
+      path,
+      {
+        group: (g) => {
+          const key = [g.kind, g.name, g.type, g.core, g.shapes, g.device, g.step].join('|');
+          expect(groups[key]).toBeUndefined();
+          groups[key] = [g.count, g.ticks, g.minTicks, g.maxTicks];
+        },
+        skip: (w, m, n) => skips.push(`${w}: ${m} (${n})`),
       },
-      skip: (w, m, n) => skips.push(`${w}: ${m} (${n})`),
-    }, options);
+      options,
+    );
     return { groups, skips, info };
   }
-  const files = ['preview-2024', 'torch_npu-6.0.rc1', 'torch_npu-6.0.rc2', 'torch_npu-6.0.rc3', 'schema-1.0.0', 'schema-1.2.0', 'msprof', 'wal'].map((f) => join(FIX, `${f}.db`));
+  const files = ['preview-2024', 'torch_npu-6.0.rc1', 'torch_npu-6.0.rc2', 'torch_npu-6.0.rc3', 'schema-1.0.0', 'schema-1.2.0', 'msprof', 'wal'].map(
+    (f) => join(FIX, `${f}.db`),
+  );
   if (HAS_REAL) {
     for (const run of ['level0/rank0_ascend_pt', 'level1/rank1_ascend_pt']) {
       files.push(join(REAL, 'msinsight-torchnpu-db', run, 'ASCEND_PROFILER_OUTPUT', `ascend_pytorch_profiler_${run.includes('rank0') ? 0 : 1}.db`));
@@ -458,9 +521,24 @@ describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
       { id: 3, startNs: 15, endNs: 16 },
       { id: 4, startNs: 30, endNs: 40 },
     ];
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { prepare(s: string): { raw(): { get(): unknown[] } }; close(): void };
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
+      p: string,
+    ) => { prepare(s: string): { raw(): { get(): unknown[] } }; close(): void };
     const db = new Database(':memory:');
-    for (const [t, want] of [[-1, null], [0, 1], [9, 1], [10, 2], [14, 2], [15, 3], [16, 3], [17, null], [25, null], [30, 4], [40, 4], [41, null]] as const) {
+    for (const [t, want] of [
+      [-1, null],
+      [0, 1],
+      [9, 1],
+      [10, 2],
+      [14, 2],
+      [15, 3],
+      [16, 3],
+      [17, null],
+      [25, null],
+      [30, 4],
+      [40, 4],
+      [41, null],
+    ] as const) {
       const expr = stepExpression(String(BigInt(t) + T0), steps, T0);
       expect([t, db.prepare(`SELECT ${expr}`).raw().get()[0]]).toEqual([t, want]);
     }
@@ -473,7 +551,9 @@ describe('text from the db', () => {
     const dir = tempDir();
     const path = join(dir, 'bytes.db');
     copyFileSync(join(FIX, 'torch_npu-6.0.rc1.db'), path);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { prepare(s: string): { run(...a: unknown[]): unknown }; close(): void };
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
+      p: string,
+    ) => { prepare(s: string): { run(...a: unknown[]): unknown }; close(): void };
     const db = new Database(path);
     // The first kernel's name id (aclnnMm_MatMulV2 is id 10) now holds the bytes "Mm\x85\x1b[31m".
     db.prepare('UPDATE STRING_IDS SET value = CAST(? AS TEXT) WHERE id = 10').run(Buffer.from([0x4d, 0x6d, 0x85, 0x1b, 0x5b, 0x33, 0x31, 0x6d]));

@@ -73,17 +73,25 @@ describe('user group errors', () => {
   }
 
   it('an empty group is an error at its line (exit 2)', async () => {
-    for (const yaml of ['attention: [FlashAttentionScore]\nnothing: []\n', 'attention: [FlashAttentionScore]\nnothing:\n', 'attention: [FlashAttentionScore]\nnothing: ""\n']) {
+    for (const yaml of [
+      'attention: [FlashAttentionScore]\nnothing: []\n',
+      'attention: [FlashAttentionScore]\nnothing:\n',
+      'attention: [FlashAttentionScore]\nnothing: ""\n',
+    ]) {
       const r = await withGroups(yaml);
       expect(r.code, yaml).toBe(2);
-      expect(r.stderr, yaml).toMatch(new RegExp(`^kprof: ${r.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: group "nothing" is empty; list at least one`));
+      expect(r.stderr, yaml).toMatch(
+        new RegExp(`^kprof: ${r.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: group "nothing" is empty; list at least one`),
+      );
     }
   });
 
   it('a group named like a kernel type or name of the profile is an error at its line (exit 2)', async () => {
     const byType = await withGroups('attention: [FlashAttentionScore]\nCast: [RmsNorm]\n');
     expect(byType.code).toBe(2);
-    expect(byType.stderr).toMatch(/groups\.yaml:2:1: group "Cast" is named like a kernel type of .*kernel_details\.csv \(rank 0\), so its row could not be told from that kernel's\. Rename the group/);
+    expect(byType.stderr).toMatch(
+      /groups\.yaml:2:1: group "Cast" is named like a kernel type of .*kernel_details\.csv \(rank 0\), so its row could not be told from that kernel's\. Rename the group/,
+    );
     const byName = await withGroups('aclnnCast_Cast_Cast: [RmsNorm]\n', ['--by', 'name']);
     expect(byName.code).toBe(2);
     expect(byName.stderr).toMatch(/groups\.yaml:1:1: group "aclnnCast_Cast_Cast" is named like a kernel name/);

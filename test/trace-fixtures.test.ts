@@ -19,7 +19,12 @@ const FIX = join(ROOT, 'fixtures/trace');
 async function read(file: string, shortNames = false) {
   const records: TraceRecord[] = [];
   const warnings: string[] = [];
-  const info = await readChromeTrace(file, traceChunks(file), { kernel: (r) => records.push({ ...r }), warn: (w, m) => warnings.push(`${w}: ${m}`) }, { shortNames });
+  const info = await readChromeTrace(
+    file,
+    traceChunks(file),
+    { kernel: (r) => records.push({ ...r }), warn: (w, m) => warnings.push(`${w}: ${m}`) },
+    { shortNames },
+  );
   return { info, records, warnings };
 }
 
@@ -52,7 +57,9 @@ describe('kineto trace without ProfilerStep, plain and gzip', () => {
         ['memset', { count: 1, ticks: 10000 }],
       ]);
       // The memcpy at ts 990, written after a kernel of stream 7 at 1030, is said.
-      expect(info.notes).toEqual(["device events that start before the one written before them on the same stream: 1 (the order kept is the file's)"]);
+      expect(info.notes).toEqual([
+        "device events that start before the one written before them on the same stream: 1 (the order kept is the file's)",
+      ]);
     });
   }
 
@@ -109,9 +116,18 @@ describe('a JSON file that is not a trace', () => {
 
 describe('shortenName', () => {
   it.each([
-    ['void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)', 'at::native::vectorized_elementwise_kernel'],
-    ['void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long)', 'at::native::(anonymous namespace)::max_pool_forward_nchw'],
-    ['void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)', 'cutlass::Kernel'],
+    [
+      'void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)',
+      'at::native::vectorized_elementwise_kernel',
+    ],
+    [
+      'void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long)',
+      'at::native::(anonymous namespace)::max_pool_forward_nchw',
+    ],
+    [
+      'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)',
+      'cutlass::Kernel',
+    ],
     ['ampere_sgemm_128x64_nn', 'ampere_sgemm_128x64_nn'],
     ['void f<[](int) -> int { return 0; }>(int)', 'f'],
     ['std::foo<int>::operator()(int) const', 'std::foo::operator()'],
@@ -154,15 +170,23 @@ describe('cut and damaged files on disk', () => {
       const gz = readFileSync(join(FIX, 'kineto-no-step-gz/rank-2.pt.trace.json.gz'));
       const cutGz = join(dir, 'cut.pt.trace.json.gz');
       writeFileSync(cutGz, gz.subarray(0, gz.length - 30));
-      const e1 = await read(cutGz).then(() => null, (e: unknown) => e);
+      const e1 = await read(cutGz).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isKprofError(e1)).toBe(true);
       expect((e1 as Error).message).toMatch(new RegExp(`^${cutGz.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the gzip data ends early`));
       const plain = readFileSync(join(FIX, 'kineto-no-step/rank-2.pt.trace.json'));
       const cut = join(dir, 'cut.pt.trace.json');
       writeFileSync(cut, plain.subarray(0, 700));
-      const e2 = await read(cut).then(() => null, (e: unknown) => e);
+      const e2 = await read(cut).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isKprofError(e2)).toBe(true);
-      expect((e2 as Error).message).toMatch(/cut\.pt\.trace\.json: byte 700: the file ends inside trace event 2 \(which starts at byte \d+\): the file is cut short\./);
+      expect((e2 as Error).message).toMatch(
+        /cut\.pt\.trace\.json: byte 700: the file ends inside trace event 2 \(which starts at byte \d+\): the file is cut short\./,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

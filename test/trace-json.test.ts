@@ -149,7 +149,10 @@ describe('EventScanner', () => {
   });
 });
 
-function readText(text: string | Buffer, file = 'x.json'): { records: TraceRecord[]; info: ReturnType<ChromeTraceReader['finish']>; warnings: string[] } {
+function readText(
+  text: string | Buffer,
+  file = 'x.json',
+): { records: TraceRecord[]; info: ReturnType<ChromeTraceReader['finish']>; warnings: string[] } {
   const records: TraceRecord[] = [];
   const warnings: string[] = [];
   const r = new ChromeTraceReader(file, { kernel: (k) => records.push({ ...k }), warn: (w, m) => warnings.push(`${w}: ${m}`) });
@@ -173,8 +176,12 @@ describe('ChromeTraceReader: input that is not a trace', () => {
       'dir/x.json: a JSON object without a "traceEvents" array: not a Chrome trace. Expected a PyTorch profiler trace (*.pt.trace.json) or torch_npu trace_view.json.',
     );
     expect(readError('[{"a": 1}, {"b": 2}]')).toMatch(/^dir\/x\.json: 2 JSON objects, none with a "ph" \(phase\) member: not trace events\./);
-    expect(readError('[{"ph": "X", "name": "a"')).toMatch(/^dir\/x\.json: byte 24: the file ends inside trace event 0 \(which starts at byte 1\): the file is cut short\. Expected a complete Chrome-trace JSON file/);
-    expect(readError('name,dur\nk,1\n')).toMatch(/^dir\/x\.json: byte 0: expected a JSON array of trace events or an object with "traceEvents"; found 'n'/);
+    expect(readError('[{"ph": "X", "name": "a"')).toMatch(
+      /^dir\/x\.json: byte 24: the file ends inside trace event 0 \(which starts at byte 1\): the file is cut short\. Expected a complete Chrome-trace JSON file/,
+    );
+    expect(readError('name,dur\nk,1\n')).toMatch(
+      /^dir\/x\.json: byte 0: expected a JSON array of trace events or an object with "traceEvents"; found 'n'/,
+    );
     expect(readError(Buffer.from([0x50, 0x4b, 0x03, 0x04]))).toMatch(/byte 0: expected a JSON array/);
   });
 
@@ -207,7 +214,9 @@ describe('ChromeTraceReader: input that is not a trace', () => {
 
 describe('odd but readable input', () => {
   it('a UTF-8 byte-order mark before the JSON is skipped', () => {
-    expect(scan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"ph": "X", "name": "a"}]')]), [1, 2])).toEqual([['X', 'a', null, null, null]]);
+    expect(scan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"ph": "X", "name": "a"}]')]), [1, 2])).toEqual([
+      ['X', 'a', null, null, null],
+    ]);
   });
 
   it('device events before their process metadata, and pids written as strings, are read', () => {
@@ -256,6 +265,8 @@ describe('memory stays bounded on hostile traces', () => {
     expect(emitted).toBe(40_001);
     expect(info.steps).toEqual([1]);
     expect(maxBehind).toBeLessThan(20_000);
-    expect(info.notes).toEqual(['1 of 40001 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found']);
+    expect(info.notes).toEqual([
+      '1 of 40001 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found',
+    ]);
   });
 });

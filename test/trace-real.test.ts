@@ -49,7 +49,7 @@ async function read(file: string, shortNames = false) {
 /** µs as written (a JSON number or a decimal string) → ticks of 0.1 ns, exactly, from the decimal digits. */
 function ticksOf(text: string): number {
   const [i, f = ''] = text.split('.');
-  const frac = (`${f}00000`).slice(0, 5);
+  const frac = `${f}00000`.slice(0, 5);
   return Number(i) * 10_000 + Math.floor(Number(frac) / 10) + (Number(frac[4]) >= 5 ? 1 : 0);
 }
 
@@ -208,7 +208,9 @@ describe.skipIf(!HAS_REAL)('an older torch_npu trace_view.json whose tasks all r
   it('msprof-analyze timeline_advice: the compute tasks are kernels, copies apart, and the note says so', async () => {
     const file = join(REAL, 'msprof-analyze/timeline_advice/trace_view.json');
     const { events } = rawEvents(file);
-    const hw = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name === 'Ascend Hardware').map((e) => (e as { pid?: unknown }).pid));
+    const hw = new Set(
+      events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name === 'Ascend Hardware').map((e) => (e as { pid?: unknown }).pid),
+    );
     const want = new Map<string, number>();
     for (const e of events) {
       if (e.ph !== 'X' || !hw.has((e as { pid?: unknown }).pid) || e.name === 'MEMCPY_ASYNC') continue;

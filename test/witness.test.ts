@@ -60,7 +60,9 @@ describe('compareWithStatistic', () => {
     const late = compareWithStatistic([rank([fine('Cast', 'AI_VECTOR_CORE', 4, 1_000_000 - tol - 1)])], [stat]);
     expect(late.agrees).toBe(false);
     expect(late.disagreements.map((d) => d.problem)).toEqual(['time']);
-    expect(compareWithStatistic([rank([fine('Cast', 'AI_VECTOR_CORE', 5, 1_000_000)])], [stat]).disagreements.map((d) => d.problem)).toEqual(['count']);
+    expect(compareWithStatistic([rank([fine('Cast', 'AI_VECTOR_CORE', 5, 1_000_000)])], [stat]).disagreements.map((d) => d.problem)).toEqual([
+      'count',
+    ]);
   });
 
   it('communication kernels op_statistic does not count are not witnessed, anything else missing disagrees', () => {
@@ -97,7 +99,9 @@ describe('kprof inspect: the witness', () => {
     const dropped = copyWith((l) => [l[0]!, ...l.slice(3)]);
     const r = await kprof(['inspect', dropped]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/ {2}witness {2}op_statistic\.csv disagrees with the kernel table on \d+ of 22 \(type, core\) groups; .*:\n {13}\S+ @ \S+: kernel table \d+ \(.*\), op_statistic \d+ \(.*\): counts differ/);
+    expect(r.stdout).toMatch(
+      / {2}witness {2}op_statistic\.csv disagrees with the kernel table on \d+ of 22 \(type, core\) groups; .*:\n {13}\S+ @ \S+: kernel table \d+ \(.*\), op_statistic \d+ \(.*\): counts differ/,
+    );
     const json = JSON.parse((await kprof(['inspect', dropped, '--format', 'json'])).stdout);
     expect(json.witness[0].agrees).toBe(false);
     expect(json.witness[0].disagreements.every((d: { problem: string }) => d.problem === 'count')).toBe(true);
@@ -144,7 +148,9 @@ describe('kprof inspect: the witness', () => {
     writeFileSync(stat, `${[...lines, '0,Cast,AI_VECTOR_CORE,lots,1,1,1,1,1'].join('\n')}\n`);
     const r = await kprof(['inspect', dir]);
     expect(r.stdout).toMatch(
-      new RegExp(`witness {2}op_statistic\\.csv agrees with the kernel table on the rows it could read: .*\\n {13}1 row of op_statistic\\.csv could not be read \\(first: line ${lines.length + 1}: Count is "lots", expected a whole number; row skipped\\): it witnesses only the rest`),
+      new RegExp(
+        `witness {2}op_statistic\\.csv agrees with the kernel table on the rows it could read: .*\\n {13}1 row of op_statistic\\.csv could not be read \\(first: line ${lines.length + 1}: Count is "lots", expected a whole number; row skipped\\): it witnesses only the rest`,
+      ),
     );
     const json = JSON.parse((await kprof(['inspect', dir, '--format', 'json'])).stdout);
     expect(json.witness[0]).toMatchObject({ agrees: false, statisticRowsSkipped: 1, disagreements: [] });
@@ -160,12 +166,18 @@ describe('kprof inspect: the witness', () => {
     for (const r of s.perRank) for (const g of r.groups) rows.push(`${r.rank},${g.type},${g.core},${g.count},${g.totalUs.toFixed(3)},0,0,0,0`);
     writeFileSync(join(out, 'op_statistic_20260605155140.csv'), `${rows.join('\n')}\n`);
     const json = JSON.parse((await kprof(['inspect', dir, '--format', 'json'])).stdout);
-    expect(json.witness.map((w: { ranks: string[]; agrees: boolean; kernels: number }) => [w.ranks, w.agrees, w.kernels])).toEqual([[['0', '1'], true, 22]]);
-    expect((await kprof(['inspect', dir])).stdout).toMatch(/\n\nwitness: op_statistic_20260605155140\.csv \(ranks 0, 1 together\) agrees with the kernel table: 5 \(type, core\) groups, 22 kernels/);
+    expect(json.witness.map((w: { ranks: string[]; agrees: boolean; kernels: number }) => [w.ranks, w.agrees, w.kernels])).toEqual([
+      [['0', '1'], true, 22],
+    ]);
+    expect((await kprof(['inspect', dir])).stdout).toMatch(
+      /\n\nwitness: op_statistic_20260605155140\.csv \(ranks 0, 1 together\) agrees with the kernel table: 5 \(type, core\) groups, 22 kernels/,
+    );
     // --rank 1 reads one device of the file; the witness still compares the whole file.
     const one = JSON.parse((await kprof(['inspect', dir, '--rank', '1', '--format', 'json'])).stdout);
     expect(one.ranks.map((r: { rank: string }) => r.rank)).toEqual(['1']);
-    expect(one.witness.map((w: { ranks: string[]; agrees: boolean; kernels: number }) => [w.ranks, w.agrees, w.kernels])).toEqual([[['0', '1'], true, 22]]);
+    expect(one.witness.map((w: { ranks: string[]; agrees: boolean; kernels: number }) => [w.ranks, w.agrees, w.kernels])).toEqual([
+      [['0', '1'], true, 22],
+    ]);
   });
 });
 
@@ -197,13 +209,17 @@ describe('kprof summary --witness', () => {
     const dropped = copyWith((l) => [l[0]!, ...l.slice(3)]);
     const r = await kprof(['summary', dropped, '--witness']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^kprof: witness: rank 0: op_statistic\.csv disagrees with the kernel table on \d+ of 22 \(type, core\) groups.*:\nkprof: witness: {3}\S+ @ \S+: kernel table/);
+    expect(r.stderr).toMatch(
+      /^kprof: witness: rank 0: op_statistic\.csv disagrees with the kernel table on \d+ of 22 \(type, core\) groups.*:\nkprof: witness: {3}\S+ @ \S+: kernel table/,
+    );
   });
 });
 
 describe.skipIf(!HAS_REAL)('the witness on every real export with both files', () => {
   const tables = HAS_REAL
-    ? walk(REAL).filter((f) => /(^|\/)(kernel_details\.csv|op_summary_[^/]*\.csv)$/.test(f) && readdirSync(dirname(f)).some((x) => /^op_statistic.*\.csv$/.test(x)))
+    ? walk(REAL).filter(
+        (f) => /(^|\/)(kernel_details\.csv|op_summary_[^/]*\.csv)$/.test(f) && readdirSync(dirname(f)).some((x) => /^op_statistic.*\.csv$/.test(x)),
+      )
     : [];
   it('finds them', () => expect(tables.length).toBeGreaterThanOrEqual(5));
   for (const table of tables) {

@@ -65,7 +65,6 @@ export function fineKey(name: string | null, type: string | null, core: string |
   return `${name ?? ''}${SEP}${type ?? ''}${SEP}${core ?? ''}${SEP}${shapes ?? ''}`;
 }
 
-
 /** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
 export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {
   const p = new Map<string, { source: string; flags: string }>();

@@ -188,7 +188,12 @@ function test(re: RegExp, s: string | null): boolean {
 /** The user group a fine group belongs to (first match in file order), or null. */
 export function userGroupOf(g: FineGroup, sel: Selection): string | null {
   for (const ug of sel.groups) {
-    if ((g.type !== null && ug.exact.has(g.type)) || (g.name !== null && ug.exact.has(g.name)) || (g.rawName !== undefined && ug.exact.has(g.rawName))) return ug.name;
+    if (
+      (g.type !== null && ug.exact.has(g.type)) ||
+      (g.name !== null && ug.exact.has(g.name)) ||
+      (g.rawName !== undefined && ug.exact.has(g.rawName))
+    )
+      return ug.name;
     for (const p of ug.patterns) if (kernelMatches(p, g)) return ug.name;
   }
   return null;
@@ -448,13 +453,16 @@ const STEP_PART = /^(\d{1,15})?\s*(-)?\s*(\d{1,15})?$/;
  */
 export function parseSteps(text: string): StepRange[] {
   const bad = (why: string): never => {
-    throw usageError(`--steps: ${why}; found "${text}". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`);
+    throw usageError(
+      `--steps: ${why}; found "${text}". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`,
+    );
   };
   const ranges: StepRange[] = [];
   for (const raw of text.split(',')) {
     const part = raw.trim();
     const m = STEP_PART.exec(part);
-    if (part === '' || !m || (m[1] === undefined && m[3] === undefined)) bad(part === '' ? 'an empty item in the list' : `"${part}" is not a Step Id or a range`);
+    if (part === '' || !m || (m[1] === undefined && m[3] === undefined))
+      bad(part === '' ? 'an empty item in the list' : `"${part}" is not a Step Id or a range`);
     const [, a, dash, b] = m!;
     if (dash === undefined && b !== undefined) bad(`"${part}" is not a Step Id or a range`);
     const from = a !== undefined ? Number(a) : 0;

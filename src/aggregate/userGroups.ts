@@ -37,7 +37,9 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
     return `${path}:${p.line}:${p.col}`;
   };
   if (!isMap(node)) {
-    throw inputError(`${at(node)}: expected a mapping of group name to a list of kernel types, names or /regular expressions/; found ${describe(node)}.`);
+    throw inputError(
+      `${at(node)}: expected a mapping of group name to a list of kernel types, names or /regular expressions/; found ${describe(node)}.`,
+    );
   }
   const out: UserGroup[] = [];
   for (const pair of node.items) {
@@ -48,11 +50,15 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
     const blank = isScalar(value) && (value.value === null || value.value === '');
     const items: Node[] = isSeq(value) ? (value.items as Node[]) : isScalar(value) && !blank ? [value] : [];
     if (value !== null && !isSeq(value) && !isScalar(value)) {
-      throw inputError(`${at(value ?? keyNode)}: group "${name}" should list kernel types, names or /regular expressions/; found ${describe(value)}.`);
+      throw inputError(
+        `${at(value ?? keyNode)}: group "${name}" should list kernel types, names or /regular expressions/; found ${describe(value)}.`,
+      );
     }
     const g: UserGroup = { name, exact: new Set(), patterns: [], at: at(keyNode) };
     if (items.length === 0) {
-      throw inputError(`${at(value ?? keyNode)}: group "${name}" is empty; list at least one kernel type, name or /regular expression/, or remove the group.`);
+      throw inputError(
+        `${at(value ?? keyNode)}: group "${name}" is empty; list at least one kernel type, name or /regular expression/, or remove the group.`,
+      );
     }
     for (const item of items) {
       if (!isScalar(item) || typeof item.value !== 'string' || item.value === '') {
@@ -62,7 +68,9 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
       try {
         member = parseMember(item.value);
       } catch (e) {
-        throw inputError(`${at(item)}: group "${name}": bad regular expression ${quotePattern(item.value)}: ${e instanceof Error ? e.message : String(e)}.`);
+        throw inputError(
+          `${at(item)}: group "${name}": bad regular expression ${quotePattern(item.value)}: ${e instanceof Error ? e.message : String(e)}.`,
+        );
       }
       if (typeof member === 'string') g.exact.add(member);
       else g.patterns.push(member);
@@ -112,7 +120,9 @@ export function readText(path: string): string {
   const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, 'a rules or groups file');
   const encoding = textEncoding(buf);
   if (encoding !== null) {
-    throw inputError(`${path}: the file is ${encoding} text, expected UTF-8 (YAML or JSON). Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW, and pass the new file.`);
+    throw inputError(
+      `${path}: the file is ${encoding} text, expected UTF-8 (YAML or JSON). Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW, and pass the new file.`,
+    );
   }
   if (buf.includes(0)) throw inputError(`${path}: binary data, expected a YAML or JSON text file.`);
   return buf.toString('utf8').replace(/^\uFEFF/, '');

@@ -335,7 +335,10 @@ function majorityOf<T>(items: T[], key: (t: T) => string): { key: string; n: num
 }
 
 /** The ranks compared with each other (and step by step): those on both sides, or one against one. */
-function pairRanks(base: Summary, pr: Summary): { pairs: { rank: string; b: RankSummary; p: RankSummary }[]; paired: string[]; unpaired: { base: string[]; pr: string[] } } {
+function pairRanks(
+  base: Summary,
+  pr: Summary,
+): { pairs: { rank: string; b: RankSummary; p: RankSummary }[]; paired: string[]; unpaired: { base: string[]; pr: string[] } } {
   const baseRanks = new Map(base.perRank.map((r) => [r.rank, r]));
   const prRanks = new Map(pr.perRank.map((r) => [r.rank, r]));
   // One rank against one rank (rank 0 of one run vs rank 1 of another) is a pair whatever the ids.
@@ -415,7 +418,15 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
   if (withSteps.length === 0) return [];
   const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
-  const indexed = withSteps.map((x) => ({ ...x, bi: index(x.b), pi: index(x.p), same: sameIds(x.b.steps, x.p.steps), baseIds: new Set(x.b.steps), varying: [] as string[], notCompared: [] as string[] }));
+  const indexed = withSteps.map((x) => ({
+    ...x,
+    bi: index(x.b),
+    pi: index(x.p),
+    same: sameIds(x.b.steps, x.p.steps),
+    baseIds: new Set(x.b.steps),
+    varying: [] as string[],
+    notCompared: [] as string[],
+  }));
   for (const row of rows) {
     for (const { rank, b, p, bi, pi, same, baseIds, varying, notCompared } of indexed) {
       const bg = bi.get(row.key);
@@ -455,7 +466,9 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
       });
     }
   }
-  return indexed.filter((x) => x.varying.length > 0).map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
+  return indexed
+    .filter((x) => x.varying.length > 0)
+    .map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
 }
 
 function sameIds(a: number[], b: number[]): boolean {
@@ -556,7 +569,9 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   // Steps are compared rank by rank, as check compares a rank with its base rank (ranks with offset Step Ids
   // have as many steps as before); without paired ranks, side by side.
   const mismatchRanks =
-    base.hasSteps && pr.hasSteps ? pairs.filter(({ b, p }) => b.steps.length !== p.steps.length).map(({ rank, b, p }) => ({ rank, base: b.steps.length, pr: p.steps.length })) : [];
+    base.hasSteps && pr.hasSteps
+      ? pairs.filter(({ b, p }) => b.steps.length !== p.steps.length).map(({ rank, b, p }) => ({ rank, base: b.steps.length, pr: p.steps.length }))
+      : [];
   const stepsDiffer = base.hasSteps !== pr.hasSteps || (pairs.length > 0 ? mismatchRanks.length > 0 : baseSteps !== prSteps);
   // Raw counts of a rank that lost a step show the lost step as a change: then ranks are compared per step of
   // each rank, when every paired rank has steps on both sides.
@@ -618,7 +633,10 @@ function keeps(only: DiffOnly | null, r: DiffRow): boolean {
 
 /** Apply --sort, --only and --top; the rows left out are folded into `others`. */
 export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
-  const kept = sortDiffRows(d.rows.filter((r) => keeps(view.only, r)), view.sort);
+  const kept = sortDiffRows(
+    d.rows.filter((r) => keeps(view.only, r)),
+    view.sort,
+  );
   const rows = view.top !== null ? kept.slice(0, view.top) : kept;
   const shown = new Set(rows);
   const hidden = d.rows.filter((r) => !shown.has(r));

@@ -50,7 +50,9 @@ export function emptySelectionMessages(profile: Profile, sel: Selection, summary
     const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
     for (const range of sel.steps) {
       if (ids.some((s) => inSteps([range], s))) continue;
-      out.push(`--steps ${stepsText([range])} selects no kernel: the profile has no such step; its steps are ${ids.length > 0 ? stepRanges(ids) : 'none (every Step Id is empty)'}.`);
+      out.push(
+        `--steps ${stepsText([range])} selects no kernel: the profile has no such step; its steps are ${ids.length > 0 ? stepRanges(ids) : 'none (every Step Id is empty)'}.`,
+      );
     }
   }
   for (const [flag, re] of [
@@ -60,7 +62,8 @@ export function emptySelectionMessages(profile: Profile, sel: Selection, summary
     if (re === null) continue;
     let hits = 0;
     for (const r of ranks) for (const g of r.groups.values()) if (kernelMatches(re, g)) hits += g.total.count;
-    if (flag === '--match' && hits === 0) out.push(`--match ${shown(re.source)} selects no kernel: it matches no kernel name or type of the profile.`);
+    if (flag === '--match' && hits === 0)
+      out.push(`--match ${shown(re.source)} selects no kernel: it matches no kernel name or type of the profile.`);
     if (flag === '--exclude' && hits === read && read > 0) out.push(`--exclude ${shown(re.source)} leaves out every kernel of the profile.`);
   }
   if (out.length === 0 && summary.totals.count === 0 && read > 0) {

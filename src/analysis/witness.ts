@@ -105,18 +105,40 @@ export function compareWithStatistic(table: RankData[], statistic: RankData[]): 
       }
       groups++;
       kernels += t.count;
-      disagreements.push({ key: k, type: t.type, core: t.core, table: { count: t.count, ticks: t.ticks }, statistic: null, problem: 'only in the kernel table' });
+      disagreements.push({
+        key: k,
+        type: t.type,
+        core: t.core,
+        table: { count: t.count, ticks: t.ticks },
+        statistic: null,
+        problem: 'only in the kernel table',
+      });
       continue;
     }
     groups++;
     kernels += t.count;
     const problem: WitnessProblem | null = t.count !== s.count ? 'count' : Math.abs(t.ticks - s.ticks) > timeTolerance(t.count) ? 'time' : null;
-    if (problem !== null) disagreements.push({ key: k, type: t.type, core: t.core, table: { count: t.count, ticks: t.ticks }, statistic: { count: s.count, ticks: s.ticks }, problem });
+    if (problem !== null)
+      disagreements.push({
+        key: k,
+        type: t.type,
+        core: t.core,
+        table: { count: t.count, ticks: t.ticks },
+        statistic: { count: s.count, ticks: s.ticks },
+        problem,
+      });
   }
   for (const [k, s] of theirs) {
     if (ours.has(k)) continue;
     groups++;
-    disagreements.push({ key: k, type: s.type, core: s.core, table: null, statistic: { count: s.count, ticks: s.ticks }, problem: 'only in op_statistic' });
+    disagreements.push({
+      key: k,
+      type: s.type,
+      core: s.core,
+      table: null,
+      statistic: { count: s.count, ticks: s.ticks },
+      problem: 'only in op_statistic',
+    });
   }
   disagreements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return {
@@ -148,7 +170,10 @@ function statisticBeside(file: string): string[] {
 async function allDevices(ranks: RankData[], files: string[]): Promise<RankData[]> {
   const trait = ranks[0]!.files[0]!.traits.map((t) => /^rows of (\d+) devices/.exec(t)).find((m) => m !== null);
   if (!trait || ranks.length >= Number(trait[1])) return ranks;
-  return readRank({ rank: ranks[0]!.rank, format: ranks[0]!.files[0]!.format, files, rankSource: '', root: dirname(files[0]!) }, { withShapes: false });
+  return readRank(
+    { rank: ranks[0]!.rank, format: ranks[0]!.files[0]!.format, files, rankSource: '', root: dirname(files[0]!) },
+    { withShapes: false },
+  );
 }
 
 /** The verdicts for a profile, and the ranks whose kernel table has no op_statistic beside it. */
@@ -186,7 +211,10 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
     const statisticFiles = statisticBeside(tableFiles[0]!);
     let stat: RankData[];
     try {
-      stat = await readRank({ rank: ranks[0]!.rank, format: 'op_statistic' satisfies FormatId, files: statisticFiles, rankSource: '', root: dirname(tableFiles[0]!) }, { withShapes: false });
+      stat = await readRank(
+        { rank: ranks[0]!.rank, format: 'op_statistic' satisfies FormatId, files: statisticFiles, rankSource: '', root: dirname(tableFiles[0]!) },
+        { withShapes: false },
+      );
     } catch (e) {
       if (!isKprofError(e)) throw e;
       results.push({

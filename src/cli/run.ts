@@ -117,10 +117,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
 
   addRunOptions(
     addCommonOptions(
-      program
-        .command('summary')
-        .description('count and time the kernels of one profile, grouped')
-        .argument('<profile>', profileArgumentHelp()),
+      program.command('summary').description('count and time the kernels of one profile, grouped').argument('<profile>', profileArgumentHelp()),
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
@@ -129,7 +126,12 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (profile: string, opts: Formatted<SummaryFlags, FormatName<SummaryFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { summaryCommand } = await import('../commands/summary.js');
-    hooks.code = await summaryCommand(profile, { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(SUMMARY_FORMATS, opts.format) }, io, progressFor(opts));
+    hooks.code = await summaryCommand(
+      profile,
+      { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(SUMMARY_FORMATS, opts.format) },
+      io,
+      progressFor(opts),
+    );
   });
 
   program
@@ -163,7 +165,13 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { diffCommand } = await import('../commands/diff.js');
-    hooks.code = await diffCommand(base, pr, { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(DIFF_FORMATS, opts.format) }, io, progressFor(opts));
+    hooks.code = await diffCommand(
+      base,
+      pr,
+      { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(DIFF_FORMATS, opts.format) },
+      io,
+      progressFor(opts),
+    );
   });
 
   addRunOptions(
@@ -258,7 +266,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     }
     // Anything else is a bug of kprof: say so, so that it is reported rather than taken for bad input.
     const msg = e instanceof Error ? e.message : String(e);
-    fail(`internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.`, 'internal error');
+    fail(
+      `internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.`,
+      'internal error',
+    );
     stack(e);
     return EXIT.internal;
   }

@@ -66,7 +66,13 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   }
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
   const { selection } = parseCommon({ ...flags, by: 'type' });
-  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection, ruleNameTests(rules)), onBytes: progress.tracker(input) });
+  const read = (input: string): Promise<Profile> =>
+    readProfile(input, {
+      withShapes: false,
+      ranks: selection.ranks,
+      rawNames: selectionRawNames(selection, ruleNameTests(rules)),
+      onBytes: progress.tracker(input),
+    });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();
   report(io, read0, flags.strict);
@@ -78,7 +84,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const verdict = evaluate(data, base, rules);
   for (const w of verdict.warnings) io.stderr(`kprof: warning: ${shown(w)}\n`);
   // The rules that gate: the error-level ones (warn-level rules when the file has no other).
-  const gating = verdict.results.some((r) => r.rule.severity === 'error') ? verdict.results.filter((r) => r.rule.severity === 'error') : verdict.results;
+  const gating = verdict.results.some((r) => r.rule.severity === 'error')
+    ? verdict.results.filter((r) => r.rule.severity === 'error')
+    : verdict.results;
   if (verdict.passed && gating.every((r) => r.unmatched.length > 0)) {
     // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
     // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.) A

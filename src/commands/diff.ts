@@ -39,8 +39,14 @@ function sideWarnings(base: string[], pr: string[]): string {
   const both = base.filter((m) => pr.includes(m));
   return (
     emptySelectionWarnings(both, 'base and PR: ') +
-    emptySelectionWarnings(base.filter((m) => !both.includes(m)), 'base: ') +
-    emptySelectionWarnings(pr.filter((m) => !both.includes(m)), 'PR: ')
+    emptySelectionWarnings(
+      base.filter((m) => !both.includes(m)),
+      'base: ',
+    ) +
+    emptySelectionWarnings(
+      pr.filter((m) => !both.includes(m)),
+      'PR: ',
+    )
   );
 }
 
@@ -49,7 +55,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
   const read = (input: string) =>
-    readProfile(input, { withShapes: common.withShapes, ranks: common.selection.ranks, rawNames: selectionRawNames(common.selection), onBytes: progress.tracker(input) });
+    readProfile(input, {
+      withShapes: common.withShapes,
+      ranks: common.selection.ranks,
+      rawNames: selectionRawNames(common.selection),
+      onBytes: progress.tracker(input),
+    });
   const [b, p] = await Promise.all([read(base), read(pr)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or

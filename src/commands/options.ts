@@ -41,7 +41,9 @@ export function parseRanks(text: string | undefined): string[] | null {
   // An empty value is most often an unset variable (`--rank "$RANK"`): taking it as every rank would gate ranks
   // the run meant to leave out.
   if (text.trim() === '') {
-    throw usageError('--rank: expected a rank id, a comma-separated list (0,3) or "all"; found an empty value (an unset variable?). Pass --rank all for every rank, or leave --rank out.');
+    throw usageError(
+      '--rank: expected a rank id, a comma-separated list (0,3) or "all"; found an empty value (an unset variable?). Pass --rank all for every rank, or leave --rank out.',
+    );
   }
   const ranks = text.split(',').map((r) => normaliseRankPath(r.trim()));
   for (const r of ranks) {
@@ -74,7 +76,13 @@ export function parseCommon(flags: CommonFlags): Common {
   const selection: Selection = {
     ranks: parseRanks(flags.rank),
     steps: flags.steps !== undefined ? parseSteps(flags.steps) : null,
-    cores: flags.core !== undefined ? flags.core.split(',').map((c) => c.trim()).filter(Boolean) : null,
+    cores:
+      flags.core !== undefined
+        ? flags.core
+            .split(',')
+            .map((c) => c.trim())
+            .filter(Boolean)
+        : null,
     match: flags.match !== undefined ? parseRegex('--match', flags.match) : null,
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,
     groups: flags.groups !== undefined ? readGroupsFile(flags.groups) : [],

@@ -48,16 +48,24 @@ function checkOptions(sel: Selection): string {
 
 function report(io: Io, p: Profile, strict: boolean | undefined): void {
   const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
-  io.stderr(warningLines(p.ranks.flatMap((r) => r.warnings), p.ranks.reduce((n, r) => n + r.warningCount, 0), skipped));
+  io.stderr(
+    warningLines(
+      p.ranks.flatMap((r) => r.warnings),
+      p.ranks.reduce((n, r) => n + r.warningCount, 0),
+      skipped,
+    ),
+  );
   strictCheck(strict, skipped);
 }
 
 export async function rulesCommand(basePath: string, prPath: string, flags: RulesFlags, io: Io, progress: Progress): Promise<number> {
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);
-  if (cutThresholdPct <= 0 || cutThresholdPct > 100) throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
+  if (cutThresholdPct <= 0 || cutThresholdPct > 100)
+    throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection } = parseCommon(flags);
-  const read = (input: string): Promise<Profile> => readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection), onBytes: progress.tracker(input) });
+  const read = (input: string): Promise<Profile> =>
+    readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection), onBytes: progress.tracker(input) });
   const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
   progress.done();
   report(io, base, flags.strict);

@@ -27,7 +27,12 @@ export interface SummaryFlags extends CommonFlags {
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const top = parseTop(flags.top);
-  const data = await readProfile(profile, { withShapes: common.withShapes, ranks: common.selection.ranks, rawNames: selectionRawNames(common.selection), onBytes: progress.tracker(profile) });
+  const data = await readProfile(profile, {
+    withShapes: common.withShapes,
+    ranks: common.selection.ranks,
+    rawNames: selectionRawNames(common.selection),
+    onBytes: progress.tracker(profile),
+  });
   progress.done();
   const s = summarize(data, { by: common.by, selection: common.selection });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
@@ -50,10 +55,14 @@ function witnessReport(data: Profile, w: Witnessed): string {
   }
   if (w.withoutStatistic.length > 0) {
     const ranks = w.withoutStatistic;
-    lines.push(`kprof: witness: rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}: no op_statistic beside the kernel table, nothing to cross-check against.`);
+    lines.push(
+      `kprof: witness: rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}: no op_statistic beside the kernel table, nothing to cross-check against.`,
+    );
   }
   if (lines.length === 0) {
-    lines.push('kprof: witness: nothing to cross-check: --witness compares a kernel table (kernel_details.csv, op_summary) with the op_statistic beside it, and this input has no kernel table.');
+    lines.push(
+      'kprof: witness: nothing to cross-check: --witness compares a kernel table (kernel_details.csv, op_summary) with the op_statistic beside it, and this input has no kernel table.',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -61,6 +70,9 @@ function witnessReport(data: Profile, w: Witnessed): string {
 /** --strict: any skipped row makes the input unusable. */
 export function strictCheck(strict: boolean | undefined, skipped: number): void {
   if (strict && skipped > 0) {
-    throw new KprofError('input', `--strict: ${skipped} row${skipped === 1 ? '' : 's'} could not be read (see the warnings above); no report written.`);
+    throw new KprofError(
+      'input',
+      `--strict: ${skipped} row${skipped === 1 ? '' : 's'} could not be read (see the warnings above); no report written.`,
+    );
   }
 }

@@ -63,7 +63,14 @@ export class WorkerPool {
    */
   run<T>(payload: unknown, onBytes?: (n: number) => void, inline = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, payload, inline: inline && this.inline !== null, onBytes, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        id: this.nextId++,
+        payload,
+        inline: inline && this.inline !== null,
+        onBytes,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {

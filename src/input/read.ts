@@ -100,7 +100,13 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
         ? readRank(plan, options)
         : pool
             .run<PackedRanks | InlineRanks>(
-              { plan, withShapes: options.withShapes, withSpan: options.withSpan === true, engine: options.engine, rawNames: options.rawNames ?? null } satisfies ReadTask,
+              {
+                plan,
+                withShapes: options.withShapes,
+                withSpan: options.withSpan === true,
+                engine: options.engine,
+                rawNames: options.rawNames ?? null,
+              } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when
               // the caller asked for workers (threads: 'on').

@@ -33,7 +33,10 @@ export async function readRank(
       return (await reader.read(plan.files[0]!)).map((r) => ({ ...r, rankSource }));
     } catch (e) {
       if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
-      throw new KprofError(e.kind, `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`);
+      throw new KprofError(
+        e.kind,
+        `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`,
+      );
     }
   }
   const span = options.withSpan === true;
@@ -66,7 +69,13 @@ export async function readRank(
   const files: SourceFile[] = [];
   for (const f of plan.files) {
     const before = skipped();
-    const file = await reader.read(f, acc, { withShapes: options.withShapes, beside: others, onBytes: options.onBytes, split, engine: options.engine });
+    const file = await reader.read(f, acc, {
+      withShapes: options.withShapes,
+      beside: others,
+      onBytes: options.onBytes,
+      split,
+      engine: options.engine,
+    });
     file.rowsSkipped = skipped() - before;
     if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {
       throw inputError(
@@ -79,5 +88,8 @@ export async function readRank(
   if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource }];
   const ids = [...devices.keys()].sort((a, b) => a - b);
   for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
-  return ids.map((d) => ({ ...devices.get(d)!.toRankData(String(d), files), rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)` }));
+  return ids.map((d) => ({
+    ...devices.get(d)!.toRankData(String(d), files),
+    rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)`,
+  }));
 }

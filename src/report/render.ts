@@ -43,7 +43,14 @@ export function textTable(ctx: RenderContext, head: string[], rows: string[][], 
 }
 
 /** The same table as textTable, always drawn by cli-table3 (for tests), `block` rows per cli-table3 table. */
-export function cliTextTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[], block = CLI_BLOCK_ROWS): string {
+export function cliTextTable(
+  ctx: RenderContext,
+  head: string[],
+  rows: string[][],
+  align: Align[],
+  footer?: string[],
+  block = CLI_BLOCK_ROWS,
+): string {
   return trimLines(cliTable(tableRows(ctx, head, rows, footer), align, block));
 }
 
@@ -135,10 +142,21 @@ function cliBlock(rows: string[][], align: Align[], widths: number[] | undefined
     colAligns: align,
     style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP.length },
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-      right: '', 'right-mid': '', middle: '',
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '',
     },
   });
   for (const r of headless ? rows : rows.slice(1)) table.push(r);

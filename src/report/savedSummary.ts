@@ -38,11 +38,17 @@ function groupDiffers(saved: Record<string, unknown>, want: SummaryGroupJson): s
 export function checkSavedFigures(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
   const asRead = ranks.map((r) => ({ ...r, snapshot: { ...r.snapshot!, selection: '' } }));
   const noSelection: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
-  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection }), { sort: 'time', top: null });
+  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection }), {
+    sort: 'time',
+    top: null,
+  });
   const top = 'the top-level';
-  if (o.ranks !== undefined && !sameJson(o.ranks, want.ranks)) fail(path, `${top} "ranks" are not the ranks of "perRank" (${want.ranks.map(quoteText).slice(0, 8).join(', ')})`);
-  if (o.stepIds !== undefined && !sameJson(o.stepIds, want.stepIds)) fail(path, `${top} "stepIds" are not the steps of the ranks in "perRank", in order`);
-  if (o.steps !== undefined && !sameJson(o.steps, want.steps)) fail(path, `${top} "steps" ${quoteJson(o.steps)} is not the number of the ranks' distinct steps (${want.steps})`);
+  if (o.ranks !== undefined && !sameJson(o.ranks, want.ranks))
+    fail(path, `${top} "ranks" are not the ranks of "perRank" (${want.ranks.map(quoteText).slice(0, 8).join(', ')})`);
+  if (o.stepIds !== undefined && !sameJson(o.stepIds, want.stepIds))
+    fail(path, `${top} "stepIds" are not the steps of the ranks in "perRank", in order`);
+  if (o.steps !== undefined && !sameJson(o.steps, want.steps))
+    fail(path, `${top} "steps" ${quoteJson(o.steps)} is not the number of the ranks' distinct steps (${want.steps})`);
   if (o.groups !== undefined) {
     if (!Array.isArray(o.groups)) fail(path, `${top} "groups" is not a list`);
     const byKey = new Map(want.groups.map((g) => [g.key, g]));
@@ -69,4 +75,3 @@ export function checkSavedFigures(path: string, o: Record<string, unknown>, rank
     }
   });
 }
-

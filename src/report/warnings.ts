@@ -11,6 +11,9 @@ export function warningLines(warnings: RowWarning[], total: number, skipped: num
   // Paths and messages carry text from input (folder names, cells): shown() escapes what a terminal or CI log would run.
   const lines = warnings.slice(0, WARNINGS_SHOWN).map((w) => `kprof: warning: ${shown(relPath(w.file))}:${w.line}: ${shown(w.message)}`);
   if (total > lines.length) lines.push(`kprof: warning: … and ${total - lines.length} more`);
-  if (skipped > 0) lines.push(`kprof: ${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).`);
+  if (skipped > 0)
+    lines.push(
+      `kprof: ${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).`,
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -40,12 +40,15 @@ export function witnessLines(w: WitnessResult, indent: string): string[] {
     ];
   }
   const skipped = w.rowsSkipped > 0 ? ` (${fmtCount(w.rowsSkipped)} rows of the kernel table could not be read)` : '';
-  const out = [`${indent}${stat}${who} disagrees with the kernel table on ${fmtCount(w.disagreements.length)} of ${fmtCount(w.groups)} (type, core) groups${skipped}${comm}:`];
+  const out = [
+    `${indent}${stat}${who} disagrees with the kernel table on ${fmtCount(w.disagreements.length)} of ${fmtCount(w.groups)} (type, core) groups${skipped}${comm}:`,
+  ];
   if (partial) out.push(partial);
   for (const d of w.disagreements.slice(0, WITNESS_SHOWN)) {
     out.push(`${indent}  ${shown(d.key)}: kernel table ${tallyText(d.table)}, op_statistic ${tallyText(d.statistic)}: ${problemText(d)}`);
   }
-  if (w.disagreements.length > WITNESS_SHOWN) out.push(`${indent}  … and ${fmtCount(w.disagreements.length - WITNESS_SHOWN)} more (--format json lists all)`);
+  if (w.disagreements.length > WITNESS_SHOWN)
+    out.push(`${indent}  … and ${fmtCount(w.disagreements.length - WITNESS_SHOWN)} more (--format json lists all)`);
   return out;
 }
 
@@ -76,6 +79,13 @@ export function witnessJson(w: WitnessResult): object {
     notCounted: w.notCounted,
     rowsSkipped: w.rowsSkipped,
     statisticRowsSkipped: w.statisticRowsSkipped,
-    disagreements: w.disagreements.map((d) => ({ key: d.key, type: d.type, core: d.core, problem: d.problem, table: tally(d.table), statistic: tally(d.statistic) })),
+    disagreements: w.disagreements.map((d) => ({
+      key: d.key,
+      type: d.type,
+      core: d.core,
+      problem: d.problem,
+      table: tally(d.table),
+      statistic: tally(d.statistic),
+    })),
   };
 }

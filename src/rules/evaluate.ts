@@ -29,7 +29,9 @@ export function rulesNeedingBase(set: RuleSet): Rule[] {
 function requireSteps(rule: Rule, rank: RankData, why: string): void {
   const path = rank.files[0]?.path ?? `rank ${rank.rank}`;
   if (!rank.fields.steps) {
-    throw inputError(`${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`);
+    throw inputError(
+      `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`,
+    );
   }
   if (rank.stepIds.filter((s) => inRange(rule, s)).length === 0) {
     const range = rule.steps ? ` in ${stepsLabel(rule.steps)}` : '';
@@ -45,7 +47,10 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
 function noStepWhy(rank: RankData): string {
   if (rank.rowsSkipped === 0) return 'every Step Id cell is empty';
   const kept = rank.rowsWithoutStep;
-  return `no row with a Step Id was read: ${rank.rowsSkipped} row${rank.rowsSkipped === 1 ? '' : 's'} could not be read` + (kept > 0 ? ` and the ${kept} read have an empty Step Id` : '');
+  return (
+    `no row with a Step Id was read: ${rank.rowsSkipped} row${rank.rowsSkipped === 1 ? '' : 's'} could not be read` +
+    (kept > 0 ? ` and the ${kept} read have an empty Step Id` : '')
+  );
 }
 
 function needsSteps(rule: Rule): string | null {
@@ -108,10 +113,16 @@ function stepMismatchWarning(rule: Rule, m: StepMismatch[]): string {
   const first = m[0]!;
   const alike = m.every((x) => x.base === first.base && x.profile === first.profile);
   const ranks = m.map((x) => x.rank);
-  const where = ranks.length === 1 && ranks[0] === '-' ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.slice(0, 8).join(', ')}${ranks.length > 8 ? ', …' : ''}`;
+  const where =
+    ranks.length === 1 && ranks[0] === '-'
+      ? ''
+      : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.slice(0, 8).join(', ')}${ranks.length > 8 ? ', …' : ''}`;
   const what = alike
     ? `the base has ${text(first.base)}, the profile has ${text(first.profile)}`
-    : m.slice(0, 8).map((x) => `rank ${x.rank}: ${text(x.base)} in the base, ${text(x.profile)} in the profile`).join('; ');
+    : m
+        .slice(0, 8)
+        .map((x) => `rank ${x.rank}: ${text(x.base)} in the base, ${text(x.profile)} in the profile`)
+        .join('; ');
   const fix = m.every((x) => x.base !== null && x.profile !== null) ? 'use per: step.' : 'compare runs profiled alike.';
   return `${ruleAt(rule)}: step counts differ${where}: ${what}. The rule compares totals, so different amounts of work; ${fix}`;
 }

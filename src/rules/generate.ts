@@ -242,7 +242,16 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       if (v.misspelt) {
         // Checked without the base, the kernel's name is one letter or two from a kernel that runs in the PR, and
         // kprof check would stop at it as a typo: select it by an anchored regular expression instead.
-        c = { ...c, lines: asMatch(c.lines), notes: [...c.notes, comment('Written as match: kprof check, run on the PR without --base, would take the name for a misspelling of a kernel that runs there.')] };
+        c = {
+          ...c,
+          lines: asMatch(c.lines),
+          notes: [
+            ...c.notes,
+            comment(
+              'Written as match: kprof check, run on the PR without --base, would take the name for a misspelling of a kernel that runs there.',
+            ),
+          ],
+        };
         v = verify(c);
       }
       if (!v.holdsOnPr) {
@@ -251,7 +260,10 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
         continue;
       }
       if (!v.breaksOnBase && c.keepAnyway === undefined) {
-        const why = v.baseError !== null ? 'the base cannot answer it (see kprof check on the base)' : 'the base holds it too, so it would not catch the change coming undone';
+        const why =
+          v.baseError !== null
+            ? 'the base cannot answer it (see kprof check on the base)'
+            : 'the base holds it too, so it would not catch the change coming undone';
         body.push(...c.notes, comment(`Not written: ${what}; ${why}.`));
         continue;
       }
@@ -332,7 +344,12 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     if (gone.length > 0) {
       candidates.push({
         notes: first(),
-        lines: [`  - rule: ${yamlString(`${r.key} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`, `    ${field(r)}`, '    absent: true', ...ranksLine(gone, prRanks)],
+        lines: [
+          `  - rule: ${yamlString(`${r.key} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`,
+          `    ${field(r)}`,
+          '    absent: true',
+          ...ranksLine(gone, prRanks),
+        ],
       });
     }
     // Each rank that still runs it is held to its own level, so that no limit sits at or above the base's level
@@ -342,7 +359,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     const rest = paired.filter((x) => x.l.total > 0);
     const stepFell = rest.filter((x) => x.b !== null && x.b.max > x.l.max).map((x) => x.l);
     const runFell = rest.filter((x) => x.b !== null && x.b.max <= x.l.max && x.b.steps === x.l.steps && x.b.total > x.l.total).map((x) => x.l);
-    const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '');
+    const onRanks = (ranks: string[]): string =>
+      ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '';
     for (const { value, ranks } of byValue(stepFell, (l) => l.max)) {
       candidates.push({
         notes: first(),
@@ -367,7 +385,9 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
         });
       }
     }
-    const unchanged = rest.map((x) => x.l.rank).filter((rank) => !stepFell.some((l) => l.rank === rank) && !(perStep && runFell.some((l) => l.rank === rank)));
+    const unchanged = rest
+      .map((x) => x.l.rank)
+      .filter((rank) => !stepFell.some((l) => l.rank === rank) && !(perStep && runFell.some((l) => l.rank === rank)));
     if (unchanged.length > 0) {
       after = [
         ...(candidates.length === 0 ? notes : []),
@@ -382,7 +402,10 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   }
 
   if (removed.length + added.length + cut.length === 0) {
-    body.push('', comment(`The diff found no kernel ${d.groupBy === 'name' ? 'name' : 'type'} removed, added or cut by ${opts.cutThresholdPct}% or more.`));
+    body.push(
+      '',
+      comment(`The diff found no kernel ${d.groupBy === 'name' ? 'name' : 'type'} removed, added or cut by ${opts.cutThresholdPct}% or more.`),
+    );
   }
 
   const all = prLevels(null);
@@ -393,7 +416,11 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     [
       {
         notes: [comment(`base ${levelsText(allBase, perStep)}, PR ${levelsText(all, perStep)}; max = the PR's highest.`)],
-        lines: [`  - rule: ${yamlString(`total kernels stay at most ${fmtCount(allMax)}${perStep ? ' per step' : ''}`)}`, '    kernels: all', `    count: { per: ${per}, max: ${allMax} }`],
+        lines: [
+          `  - rule: ${yamlString(`total kernels stay at most ${fmtCount(allMax)}${perStep ? ' per step' : ''}`)}`,
+          '    kernels: all',
+          `    count: { per: ${per}, max: ${allMax} }`,
+        ],
         keepAnyway: 'a cap on all kernels catches kernels that a later change adds.',
       },
     ],
@@ -406,7 +433,11 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   emit(
     [
       {
-        notes: [comment(`kernel time${perStep ? ' per step' : ''}: base at most ${fmtUs(usBase)}, PR at most ${fmtUs(usMax)}; max = ${fmtUs(usMax)} + ${opts.marginPct}%, rounded up.`)],
+        notes: [
+          comment(
+            `kernel time${perStep ? ' per step' : ''}: base at most ${fmtUs(usBase)}, PR at most ${fmtUs(usMax)}; max = ${fmtUs(usMax)} + ${opts.marginPct}%, rounded up.`,
+          ),
+        ],
         lines: [
           `  - rule: ${yamlString(`kernel time stays at most ${fmtUs(limit)}${perStep ? ' per step' : ''}`)}`,
           '    kernels: all',

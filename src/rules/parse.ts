@@ -83,7 +83,9 @@ class RulesReader implements CheckReader {
 
   file(root: Node | null): RuleSet {
     if (root === null || root === undefined) {
-      throw inputError(`${this.path}:1:1: the rules file is empty; expected a mapping with a "rules:" list, such as: rules: [{ type: InterleaveRope, absent: true }].`);
+      throw inputError(
+        `${this.path}:1:1: the rules file is empty; expected a mapping with a "rules:" list, such as: rules: [{ type: InterleaveRope, absent: true }].`,
+      );
     }
     const top = this.entries(root, TOP_KEYS, 'the rules file');
     const version = top.get('version');
@@ -124,7 +126,10 @@ class RulesReader implements CheckReader {
       }
     } else {
       if (selectors.length === 0) {
-        this.fail(node, `the rule does not say which kernels it is about; expected one of: ${SELECTOR_KEYS.join(', ')} (kernels: all for every kernel).`);
+        this.fail(
+          node,
+          `the rule does not say which kernels it is about; expected one of: ${SELECTOR_KEYS.join(', ')} (kernels: all for every kernel).`,
+        );
       }
       if (selectors.length > 1) {
         this.fail(e.get(selectors[1]!)!.key, `one kernel selector per rule, found ${selectors.join(' and ')}; use a group for several kernels.`);
@@ -194,7 +199,8 @@ class RulesReader implements CheckReader {
       case 'match':
         return { kind: 'match', re: this.regex(node, 'match') };
       case 'group': {
-        if (!isScalar(node) || typeof node.value !== 'string') this.fail(node, `group: expected the name of a group from "groups:"; found ${describe(node)}.`);
+        if (!isScalar(node) || typeof node.value !== 'string')
+          this.fail(node, `group: expected the name of a group from "groups:"; found ${describe(node)}.`);
         const name = node.value;
         const g = this.groups.find((x) => x.name === name);
         if (!g) {
@@ -280,12 +286,19 @@ class RulesReader implements CheckReader {
   private steps(node: Node): StepRange[] {
     const v = isScalar(node) ? node.value : undefined;
     const text = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
-    if (text === '') this.fail(node, `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${describe(node)}.`);
+    if (text === '')
+      this.fail(
+        node,
+        `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${describe(node)}.`,
+      );
     try {
       return parseSteps(text);
     } catch (e) {
       const why = (e instanceof Error ? e.message : String(e)).replace(/^--steps: /, '').replace(/; found .*$/s, '');
-      this.fail(node, `steps: ${why}; found ${describe(node)}. Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`);
+      this.fail(
+        node,
+        `steps: ${why}; found ${describe(node)}. Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`,
+      );
     }
   }
 

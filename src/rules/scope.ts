@@ -17,10 +17,14 @@ function filters(sel: Selection): boolean {
 function scopeRank(rank: RankData, sel: Selection): RankData {
   const steps = sel.steps;
   if (steps && !rank.fields.steps) {
-    throw inputError(`${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input (rank ${rank.rank}) has not. Drop --steps.`);
+    throw inputError(
+      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input (rank ${rank.rank}) has not. Drop --steps.`,
+    );
   }
   if (sel.cores && !rank.fields.core) {
-    throw inputError(`${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input (rank ${rank.rank}) has not. Drop --core.`);
+    throw inputError(
+      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input (rank ${rank.rank}) has not. Drop --core.`,
+    );
   }
   const groups = new Map<string, FineGroup>();
   let kernels = 0;
@@ -80,7 +84,9 @@ function holds(p: Profile, sel?: Selection): string {
   if (sel?.cores) {
     const cores = [...new Set(p.ranks.flatMap((r) => [...r.groups.values()].flatMap((g) => (g.core === null ? [] : [g.core]))))].sort();
     const head = cores.slice(0, 8).map(shown).join(', ');
-    parts.push(cores.length === 0 ? 'no core' : `core${cores.length === 1 ? '' : 's'} ${head}${cores.length > 8 ? ` and ${cores.length - 8} more` : ''}`);
+    parts.push(
+      cores.length === 0 ? 'no core' : `core${cores.length === 1 ? '' : 's'} ${head}${cores.length > 8 ? ` and ${cores.length - 8} more` : ''}`,
+    );
   }
   parts.push(steps.length > 0 ? `Step Id ${steps[0]}-${steps[steps.length - 1]}` : 'no Step Id');
   return `${parts.join(' and ')} on rank${ranks.length === 1 ? '' : 's'} ${ranks.map(shown).join(', ')}`;

@@ -229,7 +229,8 @@ export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | n
     for (const { kind, value } of values) {
       const hint = meant(kind, value, k);
       if (hint === null) continue;
-      const what = kind === 'member' ? `group ${s.kind === 'group' ? s.group.name : ''}: ${JSON.stringify(value)}` : `${kind} ${JSON.stringify(value)}`;
+      const what =
+        kind === 'member' ? `group ${s.kind === 'group' ? s.group.name : ''}: ${JSON.stringify(value)}` : `${kind} ${JSON.stringify(value)}`;
       throw inputError(
         `${rule.file}:${rule.line}: ${what} matches no kernel in ${where}; ${hint} ` +
           `A misspelt selector matches nothing, so absent: and max: would hold whatever runs. Fix the rules file.`,

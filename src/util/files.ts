@@ -92,9 +92,7 @@ export function readRegularFile(path: string, limit: number, what: string): Buff
       chunks.push(buf.subarray(0, n));
       total += n;
       if (total > limit) {
-        throw inputError(
-          `${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`,
-        );
+        throw inputError(`${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`);
       }
     }
     return Buffer.concat(chunks, total);
@@ -117,8 +115,7 @@ export function missingPathError(path: string): KprofError {
     if (lstatSync(path).isSymbolicLink()) {
       if (loops(path)) return loopError(path);
       return inputError(
-        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` +
-          `Fix the link, or pass the file or folder it should point to.`,
+        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` + `Fix the link, or pass the file or folder it should point to.`,
       );
     }
   } catch {

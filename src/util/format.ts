@@ -176,7 +176,13 @@ export function stepCountsText(ranks: { rank: string; steps: number }[], code: (
   const byCount = new Map<number, string[]>();
   for (const r of ranks) byCount.set(r.steps, [...(byCount.get(r.steps) ?? []), r.rank]);
   const parts = [...byCount].map(([n, rs]) => {
-    const list = rs.length > 6 ? `${rs.slice(0, 6).map((r) => code(r)).join(', ')}, … (${fmtCount(rs.length)} ranks)` : rs.map((r) => code(r)).join(', ');
+    const list =
+      rs.length > 6
+        ? `${rs
+            .slice(0, 6)
+            .map((r) => code(r))
+            .join(', ')}, … (${fmtCount(rs.length)} ranks)`
+        : rs.map((r) => code(r)).join(', ');
     return `${steps(n)} on rank${rs.length === 1 ? '' : 's'} ${list}`;
   });
   return listed(parts, 4);

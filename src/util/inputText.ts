@@ -8,8 +8,9 @@
  * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
  * and `::` at the start (after any white space, which a GitHub runner trims): runners read those as workflow commands.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^\s*::/g;
+const UNSAFE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^\s*::/g;
 
 /** `\xHH` up to U+00FF, else `\uHHHH`. */
 export function hexEscape(c: number): string {

@@ -1,18 +1,7 @@
 // The process boundary, injected so the whole CLI runs in-process in tests.
 
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  lstatSync,
-  openSync,
-  readlinkSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { inputError, usageError, type KprofError } from './errors.js';
 
@@ -208,7 +197,9 @@ function writeError(path: string, e: unknown): KprofError {
               : code === 'ELOOP'
                 ? 'the path goes through a loop of symbolic links'
                 : code || (e instanceof Error ? e.message : String(e));
-  return inputError(`${path}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`);
+  return inputError(
+    `${path}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`,
+  );
 }
 
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);

@@ -23,7 +23,15 @@ import { exampleDiff, HOSTILE_NAMES, hostileProfiles, largeDiff } from '../htmlR
 import { diffHtmlPage } from '../../src/report/html/diff.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const HAS_CHROMIUM = existsSync(CHROMIUM);
 const IN_CI = process.env.CI === 'true';
 
@@ -87,9 +95,17 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
     await page.addScriptTag({ content: axeSource });
     const result = (await page.evaluate(() =>
-      (globalThis as unknown as { axe: { run(c: unknown, o: unknown): Promise<unknown> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } }),
+      (globalThis as unknown as { axe: { run(c: unknown, o: unknown): Promise<unknown> } }).axe.run(document, {
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] },
+      }),
     )) as { violations: { id: string; nodes: { target: unknown }[] }[] };
-    return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+    return result.violations.map(
+      (v) =>
+        `${v.id}: ${v.nodes
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n.target))
+          .join(', ')}`,
+    );
   }
 
   /** Every chart's accessible name and description, as the page's own ids give them. */
@@ -97,7 +113,12 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     return page.evaluate(() =>
       [...document.querySelectorAll('svg')].map((s) => {
         const [t, d] = (s.getAttribute('aria-labelledby') ?? '').split(' ');
-        return { id: s.id, role: s.getAttribute('role'), name: document.getElementById(t ?? '')?.textContent ?? '', desc: document.getElementById(d ?? '')?.textContent ?? '' };
+        return {
+          id: s.id,
+          role: s.getAttribute('role'),
+          name: document.getElementById(t ?? '')?.textContent ?? '',
+          desc: document.getElementById(d ?? '')?.textContent ?? '',
+        };
       }),
     );
   }
@@ -124,11 +145,29 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
       expect(v).toEqual([j.base.count, j.pr.count, j.deltaCount, j.deltaCountPct, j.base.totalUs, j.pr.totalUs, j.deltaUs, j.deltaUsPct]);
       expect(r.cells[0]!.text.split(',')[0]).toBe(j.status);
       const t = r.cells.map((c) => c.text);
-      expect([t[1], t[2], t[3], t[5], t[6], t[7]]).toEqual([fmtCount(j.base.count), fmtCount(j.pr.count), fmtSignedCount(j.deltaCount), fmtUs(j.base.totalUs), fmtUs(j.pr.totalUs), fmtSignedUs(j.deltaUs)]);
+      expect([t[1], t[2], t[3], t[5], t[6], t[7]]).toEqual([
+        fmtCount(j.base.count),
+        fmtCount(j.pr.count),
+        fmtSignedCount(j.deltaCount),
+        fmtUs(j.base.totalUs),
+        fmtUs(j.pr.totalUs),
+        fmtSignedUs(j.deltaUs),
+      ]);
     });
-    const foot = await page.evaluate(() => [...document.querySelectorAll('#diff-table tfoot tr:last-child td')].map((c) => (c as HTMLElement).dataset.v ?? null));
+    const foot = await page.evaluate(() =>
+      [...document.querySelectorAll('#diff-table tfoot tr:last-child td')].map((c) => (c as HTMLElement).dataset.v ?? null),
+    );
     const tj = json.totals;
-    expect(foot.slice(1).map((x) => (x === '' ? null : Number(x)))).toEqual([tj.base.count, tj.pr.count, tj.deltaCount, tj.deltaCountPct, tj.base.totalUs, tj.pr.totalUs, tj.deltaUs, tj.deltaUsPct]);
+    expect(foot.slice(1).map((x) => (x === '' ? null : Number(x)))).toEqual([
+      tj.base.count,
+      tj.pr.count,
+      tj.deltaCount,
+      tj.deltaCountPct,
+      tj.base.totalUs,
+      tj.pr.totalUs,
+      tj.deltaUs,
+      tj.deltaUsPct,
+    ]);
   }
 
   /** Only the page's own file was requested, nothing failed, no dialog opened. */
@@ -139,7 +178,7 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     expect(l.dialogs).toEqual([]);
   }
 
-  it('the README example: offline, no error, named charts, the JSON report\'s figures, bars and cards', async () => {
+  it("the README example: offline, no error, named charts, the JSON report's figures, bars and cards", async () => {
     const html = await exampleDiff('html');
     const json = JSON.parse(await exampleDiff('json')) as DiffJson;
     const l = await open('example.html', html);
@@ -153,26 +192,42 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     }
     await expectTableIsJson(l.page, json);
     // The count bars are the rows whose count changed, in the report's order, each as long as its Δ.
-    const bars = await l.page.evaluate(() => [...document.querySelectorAll('#count-chart g.bar rect[data-v]')].map((r) => Number((r as SVGElement).dataset.v)));
+    const bars = await l.page.evaluate(() =>
+      [...document.querySelectorAll('#count-chart g.bar rect[data-v]')].map((r) => Number((r as SVGElement).dataset.v)),
+    );
     expect(bars).toEqual(json.rows.filter((r) => r.deltaCount !== 0).map((r) => r.deltaCount));
     const tips = await l.page.evaluate(() => [...document.querySelectorAll('#count-chart g.bar > title')].map((t) => t.textContent));
     expect(tips[0]).toBe('QuantBatchMatmulV3: 88 → 56 (-32, -36.4%)');
     const cards = await l.page.evaluate(() => [...document.querySelectorAll('.cards li .v')].map((c) => c.textContent));
-    expect(cards.slice(0, 2)).toEqual([`${fmtCount(json.totals.base.count)} → ${fmtCount(json.totals.pr.count)}`, `${fmtUs(json.totals.base.totalUs)} → ${fmtUs(json.totals.pr.totalUs)}`]);
+    expect(cards.slice(0, 2)).toEqual([
+      `${fmtCount(json.totals.base.count)} → ${fmtCount(json.totals.pr.count)}`,
+      `${fmtUs(json.totals.base.totalUs)} → ${fmtUs(json.totals.pr.totalUs)}`,
+    ]);
     // Kernels per step: each dot is the step's kernels of all ranks (the summary JSON's byStep, added up).
-    const summary = JSON.parse((await kprof(['summary', 'fixtures/fusion-example/pr', '--format', 'json'])).stdout) as { groups: { byStep: { step: number; count: number }[] }[] };
+    const summary = JSON.parse((await kprof(['summary', 'fixtures/fusion-example/pr', '--format', 'json'])).stdout) as {
+      groups: { byStep: { step: number; count: number }[] }[];
+    };
     const perStep = new Map<number, number>();
     for (const g of summary.groups) for (const s of g.byStep) perStep.set(s.step, (perStep.get(s.step) ?? 0) + s.count);
-    const dots = await l.page.evaluate(() => [...document.querySelectorAll('#steps-chart circle.dot-pr')].map((c) => [Number((c as SVGElement).dataset.step), Number((c as SVGElement).dataset.v)]));
+    const dots = await l.page.evaluate(() =>
+      [...document.querySelectorAll('#steps-chart circle.dot-pr')].map((c) => [
+        Number((c as SVGElement).dataset.step),
+        Number((c as SVGElement).dataset.v),
+      ]),
+    );
     expect(dots).toEqual([...perStep].sort((a, b) => a[0] - b[0]));
     // The heat map: each cell is the rank's PR count less its base count (the summary JSONs' perRank).
     const rankCounts = async (side: string): Promise<Map<string, number>> => {
-      const s = JSON.parse((await kprof(['summary', side, '--format', 'json'])).stdout) as { perRank: { rank: string; groups: { key: string; count: number }[] }[] };
+      const s = JSON.parse((await kprof(['summary', side, '--format', 'json'])).stdout) as {
+        perRank: { rank: string; groups: { key: string; count: number }[] }[];
+      };
       return new Map(s.perRank.flatMap((r) => r.groups.map((g) => [`${r.rank}/${g.key}`, g.count] as [string, number])));
     };
     const [b, p] = [await rankCounts('fixtures/fusion-example/base'), await rankCounts('fixtures/fusion-example/pr')];
     const heat = await l.page.evaluate(() =>
-      [...document.querySelectorAll('#heat-chart rect[data-v]')].map((r) => [r.querySelector('title')!.textContent!, Number((r as SVGElement).dataset.v)] as [string, number]),
+      [...document.querySelectorAll('#heat-chart rect[data-v]')].map(
+        (r) => [r.querySelector('title')!.textContent!, Number((r as SVGElement).dataset.v)] as [string, number],
+      ),
     );
     expect(heat.length).toBe(2 * json.rows.filter((r) => r.status !== 'same').length);
     for (const [tip, v] of heat) {
@@ -205,7 +260,21 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
       const pagesToCheck = [
         ['diff', await exampleDiff('html')],
         ['summary', (await kprof(['summary', 'fixtures/fusion-example/pr', '--format', 'html'])).stdout],
-        ['check', (await kprof(['check', 'fixtures/fusion-example/base', '--rules', 'fixtures/fusion-example/kprof.rules.yaml', '--base', 'fixtures/fusion-example/pr', '--format', 'html'])).stdout],
+        [
+          'check',
+          (
+            await kprof([
+              'check',
+              'fixtures/fusion-example/base',
+              '--rules',
+              'fixtures/fusion-example/kprof.rules.yaml',
+              '--base',
+              'fixtures/fusion-example/pr',
+              '--format',
+              'html',
+            ])
+          ).stdout,
+        ],
       ] as const;
       for (const [name, html] of pagesToCheck) {
         const quiet = await open(`${name}-${scheme}.html`, html, { colorScheme: scheme });
@@ -241,7 +310,7 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     expect(await axe(l2.page)).toEqual([]);
   });
 
-  it('a large report (2,000 groups × 16 ranks × 500 steps): offline, no error, the JSON report\'s figures (axe-core runs on the smaller pages: on 22,000 cells it takes minutes)', async () => {
+  it("a large report (2,000 groups × 16 ranks × 500 steps): offline, no error, the JSON report's figures (axe-core runs on the smaller pages: on 22,000 cells it takes minutes)", async () => {
     const { d, charts } = largeDiff(2_000, 16, 500);
     const view = { sort: 'delta-count', only: null, top: null } as const;
     const l = await open('large.html', diffHtmlPage(d, view, charts));

@@ -175,7 +175,10 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
  * blanked (a damaged or binary-looking header must not flood or garble the terminal).
  */
 export function shownColumns(header: string[]): string {
-  const shown = header.slice(0, 12).map((c) => blanked(c)).join(', ');
+  const shown = header
+    .slice(0, 12)
+    .map((c) => blanked(c))
+    .join(', ');
   return header.length > 12 ? `${shown}, … (${header.length} columns)` : shown;
 }
 

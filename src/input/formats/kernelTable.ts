@@ -178,7 +178,11 @@ export class KernelTableReader {
     }
     // Durations of 2^31 ticks and more come here from either engine (a batch holds ticks as i32).
     if (!(ticks < MAX_EXACT_TICKS)) {
-      log.skip(this.file, v.line, `${this.durName} is ${clip(v.text(this.durI).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      log.skip(
+        this.file,
+        v.line,
+        `${this.durName} is ${clip(v.text(this.durI).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`,
+      );
       return;
     }
     let step: number | null = null;
@@ -190,7 +194,11 @@ export class KernelTableReader {
       }
       // Step Ids of 10 digits and more come here from either engine.
       if (step !== null && !Number.isSafeInteger(step)) {
-        log.skip(this.file, v.line, `${this.stepName} is ${clip(v.text(this.stepI).trim())}, past 2^53 (Step Ids that large are not exact); row skipped`);
+        log.skip(
+          this.file,
+          v.line,
+          `${this.stepName} is ${clip(v.text(this.stepI).trim())}, past 2^53 (Step Ids that large are not exact); row skipped`,
+        );
         return;
       }
     }
@@ -267,4 +275,3 @@ export function cleanShapes(text: string): string {
   if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) t = t.slice(1, -1);
   return t;
 }
-

@@ -51,7 +51,9 @@ export class OpStatisticReader {
       log.skip(
         this.file,
         v.line,
-        total < 0 ? `Total Time(us) is negative (${clip(text)}); row skipped` : `Total Time(us) is "${clip(text)}", expected a number of µs; row skipped`,
+        total < 0
+          ? `Total Time(us) is negative (${clip(text)}); row skipped`
+          : `Total Time(us) is "${clip(text)}", expected a number of µs; row skipped`,
       );
       return;
     }
@@ -62,7 +64,11 @@ export class OpStatisticReader {
       return;
     }
     if (!(total < MAX_EXACT_TICKS)) {
-      log.skip(this.file, v.line, `${head[h.total]} is ${clip(v.text(h.total).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      log.skip(
+        this.file,
+        v.line,
+        `${head[h.total]} is ${clip(v.text(h.total).trim())}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`,
+      );
       return;
     }
     if (count === 0 && total > 0) {
@@ -77,20 +83,30 @@ export class OpStatisticReader {
       [h.max, max],
     ] as const) {
       if (t < 0 || t > total) {
-        log.skip(this.file, v.line, `${head[i]} is ${clip(v.text(i).trim())}, ${t < 0 ? 'negative' : `more than ${head[h.total]} (${clip(v.text(h.total).trim())})`}; row skipped`);
+        log.skip(
+          this.file,
+          v.line,
+          `${head[i]} is ${clip(v.text(i).trim())}, ${t < 0 ? 'negative' : `more than ${head[h.total]} (${clip(v.text(h.total).trim())})`}; row skipped`,
+        );
         return;
       }
     }
     if (min > max) {
-      log.skip(this.file, v.line, `${head[h.min]} (${clip(v.text(h.min).trim())}) is more than ${head[h.max]} (${clip(v.text(h.max).trim())}); row skipped`);
+      log.skip(
+        this.file,
+        v.line,
+        `${head[h.min]} (${clip(v.text(h.min).trim())}) is more than ${head[h.max]} (${clip(v.text(h.max).trim())}); row skipped`,
+      );
       return;
     }
-    this.sink.addAggregated({ name: null, rawName: null, type: v.key(h.type).trim(), core: v.key(h.core).trim(), shapes: null }, {
-      count,
-      ticks: total,
-      minTicks: Number.isFinite(min) ? min : Number.POSITIVE_INFINITY,
-      maxTicks: Number.isFinite(max) ? max : Number.NEGATIVE_INFINITY,
-    });
+    this.sink.addAggregated(
+      { name: null, rawName: null, type: v.key(h.type).trim(), core: v.key(h.core).trim(), shapes: null },
+      {
+        count,
+        ticks: total,
+        minTicks: Number.isFinite(min) ? min : Number.POSITIVE_INFINITY,
+        maxTicks: Number.isFinite(max) ? max : Number.NEGATIVE_INFINITY,
+      },
+    );
   }
 }
-

@@ -71,7 +71,9 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
   const it = inGzip ? 'the file inside this gzip' : 'the file';
   switch (kind) {
     case 'gzip':
-      return inGzip ? inputError(`${path}: a gzip inside a gzip; expected one gzip holding a CSV export. Unpack it once (gunzip) and pass the result.`) : null;
+      return inGzip
+        ? inputError(`${path}: a gzip inside a gzip; expected one gzip holding a CSV export. Unpack it once (gunzip) and pass the result.`)
+        : null;
     case 'zip':
       return inputError(
         `${path}: ${it} is a ZIP archive or an XLSX workbook, not a CSV export. ` +
@@ -176,7 +178,6 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
     if (fd >= 0) closeSync(fd);
   }
 }
-
 
 function readFully(fd: number, buf: Buffer): void {
   let off = 0;
@@ -370,7 +371,9 @@ class TableState {
       return;
     }
     if (v.problem === 'too-long') {
-      throw inputError(`${this.path}:${v.line}: the first line is longer than ${DEFAULT_MAX_RECORD >> 20} MiB; expected a CSV export's header row. Is it a CSV file?`);
+      throw inputError(
+        `${this.path}:${v.line}: the first line is longer than ${DEFAULT_MAX_RECORD >> 20} MiB; expected a CSV export's header row. Is it a CSV file?`,
+      );
     }
     if (v.problem === 'unclosed-quote') {
       throw inputError(
@@ -390,7 +393,12 @@ class TableState {
       this.reader = new OpStatisticReader(d, this.path, this.target);
     } else {
       const c = d.columns;
-      const facts = sourceFacts(this.path, answers, { core: c.core >= 0, shapes: c.shapes >= 0, steps: c.step >= 0, starts: c.start >= 0 }, this.withShapes);
+      const facts = sourceFacts(
+        this.path,
+        answers,
+        { core: c.core >= 0, shapes: c.shapes >= 0, steps: c.step >= 0, starts: c.start >= 0 },
+        this.withShapes,
+      );
       sink.begin(facts);
       const reader = new KernelTableReader(d, this.path, this.target, facts, this.split);
       this.reader = reader;
@@ -429,7 +437,14 @@ class TableState {
 }
 
 /** Unpack and scan a gzip file; takes over `fd` (the regular file that was opened and checked) and closes it. */
-async function readGzip(path: string, fd: number, scanner: CsvScanner, state: TableState, audit: ByteAudit, onBytes?: (n: number) => void): Promise<void> {
+async function readGzip(
+  path: string,
+  fd: number,
+  scanner: CsvScanner,
+  state: TableState,
+  audit: ByteAudit,
+  onBytes?: (n: number) => void,
+): Promise<void> {
   const file = createReadStream(path, { fd, start: 0, highWaterMark: 1 << 20 });
   file.on('data', (chunk) => onBytes?.(chunk.length));
   const gunzip = createGunzip({ chunkSize: 1 << 20 });
@@ -473,7 +488,9 @@ export function gzipError(path: string, code: string, message: string, unpacked:
     );
   }
   if (code === 'Z_BUF_ERROR' || /unexpected end/.test(message)) {
-    return inputError(`${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`);
+    return inputError(
+      `${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`,
+    );
   }
   return inputError(`${path}: the gzip data is damaged (${message}) ${where}; expected a complete gzip file. ${fix}`);
 }

@@ -220,7 +220,12 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     }
   }
   const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
-  notes.push(`${dir}: no kernel data (no ${listed(looked.map((f) => f.naming.brief), 'or')}); rank ${r.rank} left out`);
+  notes.push(
+    `${dir}: no kernel data (no ${listed(
+      looked.map((f) => f.naming.brief),
+      'or',
+    )}); rank ${r.rank} left out`,
+  );
   return [];
 }
 
@@ -485,7 +490,14 @@ function resolveFile(path: string, notes: string[]): RankPlan {
       return m !== null && m[1] === slice[1] && m[3] === slice[3];
     });
     if (siblings.length > 1) notes.push(`${path}: one of ${siblings.length} slices; all of them are read as one file`);
-    return { rank: r.rank, rankSource: r.source, warnings: r.warnings, format: format.id, files: sortFiles(siblings.map((f) => join(dir, f))), root: dir };
+    return {
+      rank: r.rank,
+      rankSource: r.source,
+      warnings: r.warnings,
+      format: format.id,
+      files: sortFiles(siblings.map((f) => join(dir, f))),
+      root: dir,
+    };
   }
   return { rank: r.rank, rankSource: r.source, warnings: r.warnings, format: format.id, files: [path], root: dir };
 }

@@ -7,7 +7,18 @@ import { statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
 import { inputError } from '../../util/errors.js';
-import { emptyCell, GROUP_BY_FIELDS, GROUP_BYS, groupKey, PackedSteps, TICKS_PER_US, type FineGroup, type GroupBy, type RankData, type SourceFile } from '../../model/model.js';
+import {
+  emptyCell,
+  GROUP_BY_FIELDS,
+  GROUP_BYS,
+  groupKey,
+  PackedSteps,
+  TICKS_PER_US,
+  type FineGroup,
+  type GroupBy,
+  type RankData,
+  type SourceFile,
+} from '../../model/model.js';
 import type { FormatId } from './registry.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
@@ -83,7 +94,11 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
   if (kind === 'binary') fail(path, 'the file holds binary data', 'Is the file damaged? Copy it again or regenerate it.');
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (kind !== 'json') {
-    fail(path, `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`, `${REGENERATE} A CSV export must be named *.csv.`);
+    fail(
+      path,
+      `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`,
+      `${REGENERATE} A CSV export must be named *.csv.`,
+    );
   }
   let json: unknown;
   try {
@@ -97,7 +112,11 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
     const end = text.trimEnd().length;
     const at = m ? Math.min(Number(m[1]), end) : end;
     const where = m || !token ? `${path}:${lineCol(text, at)}` : path;
-    const found = token ? `unexpected ${quoteText(token[1]!)}` : at >= end ? 'the file ends too early' : `found ${quoteText(text.slice(at, at + 20))}`;
+    const found = token
+      ? `unexpected ${quoteText(token[1]!)}`
+      : at >= end
+        ? 'the file ends too early'
+        : `found ${quoteText(text.slice(at, at + 20))}`;
     throw inputError(
       `${where}: invalid JSON (${found}). ` +
         `Expected a kprof summary JSON; was the file cut short or edited? Regenerate it with \`kprof summary <profile> --format json\`.`,
@@ -189,7 +208,8 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   const groupBy = o.groupBy as GroupBy;
   const selection = typeof o.selection === 'string' ? o.selection : '';
   const hasSteps = typeof o.steps === 'number';
-  if (o.inputs !== undefined && !(Array.isArray(o.inputs) && o.inputs.every((x) => typeof x === 'string'))) fail(path, '"inputs" is not a list of text');
+  if (o.inputs !== undefined && !(Array.isArray(o.inputs) && o.inputs.every((x) => typeof x === 'string')))
+    fail(path, '"inputs" is not a list of text');
   const inputs = [...new Set((o.inputs ?? []) as string[])].sort();
   const out: RankData[] = [];
   const seenRanks = new Set<string>();
@@ -202,7 +222,10 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     if (typeof r !== 'object' || r === null || !Array.isArray((r as SummaryRankJson).groups)) fail(path, 'a "perRank" entry has no "groups"');
     const rj = r as SummaryRankJson & Record<string, unknown>;
     if (typeof rj.rank !== 'string' || rj.rank === '') {
-      fail(path, `a "perRank" entry has a "rank" of ${quoteJson(rj.rank)}, expected a rank id as text (kprof writes "0", or "-" for a profile with no rank id)`);
+      fail(
+        path,
+        `a "perRank" entry has a "rank" of ${quoteJson(rj.rank)}, expected a rank id as text (kprof writes "0", or "-" for a profile with no rank id)`,
+      );
     }
     const rankId = String(rj.rank);
     const inRank = `rank ${quoteText(rankId)}`;
@@ -223,7 +246,10 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       }
       const minTicks = g.minUs === undefined || g.minUs === null ? null : exactTicks(g.minUs);
       const maxTicks = g.maxUs === undefined || g.maxUs === null ? null : exactTicks(g.maxUs);
-      if ((minTicks === null) !== (g.minUs === undefined || g.minUs === null) || (maxTicks === null) !== (g.maxUs === undefined || g.maxUs === null)) {
+      if (
+        (minTicks === null) !== (g.minUs === undefined || g.minUs === null) ||
+        (maxTicks === null) !== (g.maxUs === undefined || g.maxUs === null)
+      ) {
         fail(path, `${where} has a "minUs" or "maxUs" that is not ${US_RULE}`);
       }
       if (minTicks !== null && maxTicks !== null && minTicks > maxTicks) fail(path, `${where} has "minUs" ${g.minUs} above "maxUs" ${g.maxUs}`);
@@ -272,7 +298,10 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       // Rows with an empty Step Id are in the total only: the steps hold at most the total, and all of it when
       // they hold every kernel.
       if (stepped > count || steppedTicks > ticks || (stepped === count && steppedTicks !== ticks)) {
-        fail(path, `the "byStep" cells of ${where} add up to ${stepped} kernels and ${steppedTicks / TICKS_PER_US} µs, which contradicts its "count" ${count} and "totalUs" ${g.totalUs}`);
+        fail(
+          path,
+          `the "byStep" cells of ${where} add up to ${stepped} kernels and ${steppedTicks / TICKS_PER_US} µs, which contradicts its "count" ${count} and "totalUs" ${g.totalUs}`,
+        );
       }
       if (hasSteps) withoutStep += count - stepped;
       rankTotals.count += count;
@@ -284,7 +313,10 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     if (rj.totals !== undefined) {
       const t = readCell(path, `the "totals" of ${inRank}`, rj.totals, 'count');
       if (t.count !== rankTotals.count || t.ticks !== rankTotals.ticks) {
-        fail(path, `the "totals" of ${inRank} (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of its groups (${rankTotals.count} kernels, ${rankTotals.ticks / TICKS_PER_US} µs)`);
+        fail(
+          path,
+          `the "totals" of ${inRank} (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of its groups (${rankTotals.count} kernels, ${rankTotals.ticks / TICKS_PER_US} µs)`,
+        );
       }
     }
     const rowsRead = optionalCount(path, inRank, rj, 'rowsRead');
@@ -317,11 +349,15 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   const buf = Float64Array.from(cells);
   for (const { fg, from, size } of packed) fg.steps = new PackedSteps(buf, from, size);
   if (out.length === 0) fail(path, '"perRank" is empty');
-  if (perRankFigures > 0 && perRankFigures < out.length) fail(path, 'some "perRank" entries have "rowsRead", "skippedRows" and "filteredKernels" and others do not');
+  if (perRankFigures > 0 && perRankFigures < out.length)
+    fail(path, 'some "perRank" entries have "rowsRead", "skippedRows" and "filteredKernels" and others do not');
   if (o.totals !== undefined) {
     const t = readCell(path, 'the top level', o.totals, '"totals"');
     if (t.count !== sum.count || t.ticks !== sum.ticks) {
-      fail(path, `the top-level "totals" (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of the ranks' groups (${sum.count} kernels, ${sum.ticks / TICKS_PER_US} µs)`);
+      fail(
+        path,
+        `the top-level "totals" (${t.count} kernels, ${t.ticks / TICKS_PER_US} µs) are not the sum of the ranks' groups (${sum.count} kernels, ${sum.ticks / TICKS_PER_US} µs)`,
+      );
     }
   }
   const top = o as Record<string, unknown>;
@@ -358,7 +394,8 @@ function checkKeyFits(path: string, where: string, groupBy: GroupBy, g: SummaryG
     if (g[f] !== undefined && !kept.includes(f)) fail(path, `${where} has a "${f}", which a summary grouped by ${groupBy} does not keep`);
   }
   const present = kept.some((f) => g[f as (typeof GROUP_TEXT_FIELDS)[number]] !== undefined);
-  if (g.userGroup !== undefined && g.key !== g.userGroup) fail(path, `${where} holds the user group ${quoteText(g.userGroup)}, whose key is its name`);
+  if (g.userGroup !== undefined && g.key !== g.userGroup)
+    fail(path, `${where} holds the user group ${quoteText(g.userGroup)}, whose key is its name`);
   if (g.userGroup !== undefined && !present) return;
   const want = groupKey(groupBy, { type: g.type ?? null, name: g.name ?? null, core: g.core ?? null, shapes: g.shapes ?? null });
   if (g.key !== want) fail(path, `${where} has the fields of the group ${quoteText(want)} under --by ${groupBy}; its "key" and its fields disagree`);
@@ -380,7 +417,8 @@ export function checkSavedFiguresWith(check: SavedFiguresCheck): void {
 }
 
 function savedFigures(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
-  if (savedFiguresCheck === null) throw new Error('a summary JSON was read with no check of its saved figures (checkSavedFiguresWith was not called)');
+  if (savedFiguresCheck === null)
+    throw new Error('a summary JSON was read with no check of its saved figures (checkSavedFiguresWith was not called)');
   savedFiguresCheck(path, o, ranks, groupBy);
 }
 
@@ -389,7 +427,8 @@ function readSteps(path: string, inRank: string, steps: unknown): number[] {
   if (steps === undefined || steps === null) return [];
   if (!Array.isArray(steps) || !steps.every((s) => Number.isSafeInteger(s))) fail(path, `the "steps" of ${inRank} are not a list of whole numbers`);
   for (let i = 1; i < steps.length; i++) {
-    if (!((steps[i] as number) > (steps[i - 1] as number))) fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
+    if (!((steps[i] as number) > (steps[i - 1] as number)))
+      fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
   }
   return steps as number[];
 }

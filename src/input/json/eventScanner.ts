@@ -336,13 +336,20 @@ export class EventScanner {
         this.utf8Carry = joined;
         return;
       }
-      if (!isUtf8(joined)) throw new JsonTraceError(this.fed - carry.length, 'a byte that is not UTF-8 (JSON text is UTF-8: is the file in another encoding, or damaged?)');
+      if (!isUtf8(joined))
+        throw new JsonTraceError(
+          this.fed - carry.length,
+          'a byte that is not UTF-8 (JSON text is UTF-8: is the file in another encoding, or damaged?)',
+        );
       this.utf8Carry = null;
       from = take;
     }
     const cut = completeEnd(chunk, from, chunk.length);
     if (!isUtf8(chunk.subarray(from, cut))) {
-      throw new JsonTraceError(this.fed + firstBadUtf8(chunk, from, cut), 'a byte that is not UTF-8 (JSON text is UTF-8: is the file in another encoding, or damaged?)');
+      throw new JsonTraceError(
+        this.fed + firstBadUtf8(chunk, from, cut),
+        'a byte that is not UTF-8 (JSON text is UTF-8: is the file in another encoding, or damaged?)',
+      );
     }
     if (cut < chunk.length) this.utf8Carry = Buffer.from(chunk.subarray(cut));
   }
@@ -485,10 +492,17 @@ export class EventScanner {
     if (s === State.Event) {
       let p = itemStart;
       while (p < this.end && this.buf[p]! <= 32) p++;
-      if (p < this.end) throw new JsonTraceError(at, `the file ends inside trace event ${this.events} (which starts at byte ${this.bufAbs + p}): the file is cut short`);
+      if (p < this.end)
+        throw new JsonTraceError(
+          at,
+          `the file ends inside trace event ${this.events} (which starts at byte ${this.bufAbs + p}): the file is cut short`,
+        );
     }
     if (s === State.Event || s === State.EventsFirst || s === State.EventsNext) {
-      throw new JsonTraceError(at, `the file ends inside the array of trace events, after ${this.events} events, without its closing ']': the file is cut short`);
+      throw new JsonTraceError(
+        at,
+        `the file ends inside the array of trace events, after ${this.events} events, without its closing ']': the file is cut short`,
+      );
     }
     throw new JsonTraceError(at, "the file ends inside the top-level object, without its closing '}': the file is cut short");
   }

@@ -24,7 +24,13 @@ if (port) {
           }
         }
       : undefined;
-    readRank(m.payload.plan, { withShapes: m.payload.withShapes, withSpan: m.payload.withSpan, engine: m.payload.engine, rawNames: m.payload.rawNames, onBytes }).then(
+    readRank(m.payload.plan, {
+      withShapes: m.payload.withShapes,
+      withSpan: m.payload.withSpan,
+      engine: m.payload.engine,
+      rawNames: m.payload.rawNames,
+      onBytes,
+    }).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
         const packed = packRanks(ranks);

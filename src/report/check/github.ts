@@ -19,7 +19,10 @@ export function checkGithub(v: Verdict, ctx: CheckContext): string {
     out.push(`::${cmd} ${props}::${ghData(text)}`);
   }
   const skipped = ctx.read.skippedRows + (ctx.baseRead?.skippedRows ?? 0);
-  if (skipped > 0) out.push(`::warning title=${ghProperty('kprof check: skipped rows')}::${ghData(`${readLine(ctx)} (rows that could not be read are not in the figures)`)}`);
+  if (skipped > 0)
+    out.push(
+      `::warning title=${ghProperty('kprof check: skipped rows')}::${ghData(`${readLine(ctx)} (rows that could not be read are not in the figures)`)}`,
+    );
   out.push(readLine(ctx));
   out.push(verdictLine(v));
   return `${out.join('\n')}\n`;

@@ -13,24 +13,26 @@ export function checkJsonObject(v: Verdict, ctx: CheckContext): CheckJson {
 
 /** The check's JSON, its results made by `list` (see ListOf). */
 function checkJsonWith(v: Verdict, ctx: CheckContext, list: ListOf): CheckJson {
-  const results: CheckResultJson[] = list(mapped(v.results, (r) => ({
-    rule: ruleTitle(r.rule, exact),
-    file: r.rule.file,
-    line: r.rule.line,
-    severity: r.rule.severity,
-    passed: r.passed,
-    observed: r.observed === null ? null : round4(r.observed),
-    bound: { op: r.bound.op, value: round4(r.bound.value) },
-    unit: r.unit,
-    per: r.per,
-    rank: r.rank,
-    step: r.step,
-    ranksBroken: r.ranksBroken,
-    stepsBroken: r.brokenSteps,
-    message: resultMessage(r, ctx.base !== null, exact),
-    why: r.rule.why,
-    unmatched: r.unmatched,
-  })));
+  const results: CheckResultJson[] = list(
+    mapped(v.results, (r) => ({
+      rule: ruleTitle(r.rule, exact),
+      file: r.rule.file,
+      line: r.rule.line,
+      severity: r.rule.severity,
+      passed: r.passed,
+      observed: r.observed === null ? null : round4(r.observed),
+      bound: { op: r.bound.op, value: round4(r.bound.value) },
+      unit: r.unit,
+      per: r.per,
+      rank: r.rank,
+      step: r.step,
+      ranksBroken: r.ranksBroken,
+      stepsBroken: r.brokenSteps,
+      message: resultMessage(r, ctx.base !== null, exact),
+      why: r.rule.why,
+      unmatched: r.unmatched,
+    })),
+  );
   return {
     schemaVersion: SCHEMA_VERSION,
     kind: 'check',

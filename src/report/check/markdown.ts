@@ -3,7 +3,20 @@
 import type { RuleResult, Verdict } from '../../rules/model.js';
 import { WHOLE } from '../../util/inputText.js';
 import { markdownTable } from '../render.js';
-import { boundText, exact, location, md, observedPart, readLine, ruleName, spreadPart, unmatchedPart, verdictLine, whyText, type CheckContext } from './shared.js';
+import {
+  boundText,
+  exact,
+  location,
+  md,
+  observedPart,
+  readLine,
+  ruleName,
+  spreadPart,
+  unmatchedPart,
+  verdictLine,
+  whyText,
+  type CheckContext,
+} from './shared.js';
 
 export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
   const icon = (r: RuleResult): string => (r.passed ? '✅' : r.rule.severity === 'warn' ? '⚠️' : '❌');

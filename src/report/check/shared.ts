@@ -42,7 +42,6 @@ export function whyText(why: string, q: Quote): string {
   return q(why.replace(/\s+$/, ''), WHOLE);
 }
 
-
 export function selectorText(rule: Rule, q: Quote): string {
   const s = rule.selector;
   if (s === null) return 'kernel types';
@@ -68,7 +67,12 @@ export function boundText(rule: Rule, q: Quote = clipped): string {
 /** The steps and ranks a rule is limited to: " in steps 2-9 on ranks 0, 1". */
 export function scopeText(rule: Rule, q: Quote): string {
   const parts: string[] = [];
-  if (rule.steps !== null) parts.push(rule.steps.length === 1 && rule.steps[0]!.from === rule.steps[0]!.to ? ` in step ${rule.steps[0]!.from}` : ` in steps ${stepsLabel(rule.steps)}`);
+  if (rule.steps !== null)
+    parts.push(
+      rule.steps.length === 1 && rule.steps[0]!.from === rule.steps[0]!.to
+        ? ` in step ${rule.steps[0]!.from}`
+        : ` in steps ${stepsLabel(rule.steps)}`,
+    );
   if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.map((x) => q(x)).join(', ')}`);
   return parts.join('');
 }
@@ -139,9 +143,14 @@ export function spreadPart(r: RuleResult, q: Quote): string {
     // Which steps, when it is neither the one step named already nor every step.
     const ids = listed(r.brokenSteps.map(String), 8);
     const which = r.stepsBroken > 1 && r.stepsBroken < r.stepsChecked ? ` (steps ${ids})` : '';
-    parts.push(`broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${q(r.rank)}` : ''}${which}`);
+    parts.push(
+      `broken in ${fmtCount(r.stepsBroken)} of ${plural(r.stepsChecked, 'step')}${r.rank !== null && r.rank !== '-' ? ` of rank ${q(r.rank)}` : ''}${which}`,
+    );
   }
-  if (r.ranksChecked.length > 1) parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.map((x) => q(x)).join(', ')})`);
+  if (r.ranksChecked.length > 1)
+    parts.push(
+      `broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.map((x) => q(x)).join(', ')})`,
+    );
   return parts.join('; ');
 }
 

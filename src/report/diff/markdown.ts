@@ -4,7 +4,20 @@ import { viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
 import { groupHeading } from '../summary/shared.js';
-import { comparedLine, disagreementLines, disagreeTitle, headlineLines, othersLine, pctText, perStep, reportWarnings, rowLine, unevenStepLines, UNEVEN_TITLE, type Line } from './shared.js';
+import {
+  comparedLine,
+  disagreementLines,
+  disagreeTitle,
+  headlineLines,
+  othersLine,
+  pctText,
+  perStep,
+  reportWarnings,
+  rowLine,
+  unevenStepLines,
+  UNEVEN_TITLE,
+  type Line,
+} from './shared.js';
 
 /** A compact signed duration for PR tables: "+674 µs", "-1.20 ms", "0 µs". */
 function signedShort(us: number): string {
@@ -40,7 +53,13 @@ function mdNote(l: Line, status: string, r: DiffRow | null): string {
   if (status === 'removed' || status === 'added') note = status;
   else if (status === 'same') note = l.timeNoise ? 'same' : `same count, ${time}`;
   else note = `${pctText(l.deltaCountPct, l.pr.count)} count, ${time}`;
-  const ranks = r !== null && r.disagreeingRanks.length > 0 ? `; ranks differ (${listed(r.disagreeingRanks.map((x) => code(x.rank)), 6)})` : '';
+  const ranks =
+    r !== null && r.disagreeingRanks.length > 0
+      ? `; ranks differ (${listed(
+          r.disagreeingRanks.map((x) => code(x.rank)),
+          6,
+        )})`
+      : '';
   const perRank = r === null ? [] : r.unevenSteps.map(stepsNote);
   const steps = perRank.length > 0 ? `; steps differ (${perRank.slice(0, 4).join('; ')}${perRank.length > 4 ? '; …' : ''})` : '';
   return `${note}${ranks}${steps}`;
@@ -48,7 +67,10 @@ function mdNote(l: Line, status: string, r: DiffRow | null): string {
 
 /** `rank 1: 52, 53` */
 function stepsNote(u: UnevenSteps): string {
-  const ids = listed(u.steps.map((c) => String(c.step)), 6);
+  const ids = listed(
+    u.steps.map((c) => String(c.step)),
+    6,
+  );
   return u.rank === '-' ? ids : `rank ${code(u.rank)}: ${ids}`;
 }
 
@@ -120,7 +142,13 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   };
   const tableHead = markdownTable(head, [], align);
   const t: Line = { ...d.totals, label: 'total', status: '' };
-  const totalLine = line(['**total**', `**${mdSide(t.base, true)}**`, `**${mdSide(t.pr, true)}**`, `**${mdDelta(t, true)}**`, mdNote(t, 'total', null)]);
+  const totalLine = line([
+    '**total**',
+    `**${mdSide(t.base, true)}**`,
+    `**${mdSide(t.pr, true)}**`,
+    `**${mdDelta(t, true)}**`,
+    mdNote(t, 'total', null),
+  ]);
   const othersText = v.others ? line(sumCells(v.others, othersLine(v.others, d.timeTolerancePct).label)) : null;
 
   const [first, second] = headlineLines(d, code);
@@ -146,7 +174,11 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const lists: string[] = [];
   const list = (title: string, items: string[]): void => {
     if (items.length === 0) return;
-    const f = fitted(items.map((l) => `- ${l}`), budget - title.length - 8, (n) => `- and ${plural(n, 'more line')} (all of them in --format json)`);
+    const f = fitted(
+      items.map((l) => `- ${l}`),
+      budget - title.length - 8,
+      (n) => `- and ${plural(n, 'more line')} (all of them in --format json)`,
+    );
     budget -= f.used + title.length + 8;
     lists.push(`**${title}**`, '', ...f.lines, '');
   };

@@ -2,7 +2,17 @@
 // that belong in the report, the rows that changed differently across ranks or steps, what was compared. Pure.
 
 import { isAbsolute, relative, sep } from 'node:path';
-import { headline, type Diff, type DiffFigures, type DiffOthers, type DiffRow, type DiffSideInfo, type RankDisagreement, type StepChange, type UnevenSteps } from '../../analysis/diff.js';
+import {
+  headline,
+  type Diff,
+  type DiffFigures,
+  type DiffOthers,
+  type DiffRow,
+  type DiffSideInfo,
+  type RankDisagreement,
+  type StepChange,
+  type UnevenSteps,
+} from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, plural, stepCountsText } from '../../util/format.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
@@ -35,7 +45,9 @@ export function headlineLines(d: Diff, code: (s: string, max?: number) => string
   const items: string[] = [
     ...h.added.map((r) => `${code(label(r))} appears (${fmtSignedCount(r.deltaCount)})`),
     ...h.removed.map((r) => `${code(label(r))} removed (${fmtSignedCount(r.deltaCount)})`),
-    ...[...h.fewer, ...h.more].map((r) => `${code(label(r))} ${pctText(r.deltaCountPct, r.pr.count)} (${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)})`),
+    ...[...h.fewer, ...h.more].map(
+      (r) => `${code(label(r))} ${pctText(r.deltaCountPct, r.pr.count)} (${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)})`,
+    ),
   ];
   if (h.unnamed > 0) items.push(`${plural(h.unnamed, 'more changed group')}`);
   const first = items.length > 0 ? `${items.join(', ')}.` : 'No group changed its kernel count.';
@@ -71,9 +83,16 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
   if (d.stepMismatch) {
     const ranks = d.stepMismatchRanks;
     // Per rank, unless every rank shows the same difference as the sides do (each side's ranks alike).
-    const alike = (x: DiffSideInfo): number | null => (x.rankSteps.every((r) => r.steps === x.rankSteps[0]?.steps) ? (x.rankSteps[0]?.steps ?? null) : null);
+    const alike = (x: DiffSideInfo): number | null =>
+      x.rankSteps.every((r) => r.steps === x.rankSteps[0]?.steps) ? (x.rankSteps[0]?.steps ?? null) : null;
     const sides = ranks.length === d.pairedRanks.length && ranks.every((r) => r.base === alike(d.base) && r.pr === alike(d.pr));
-    const byRank = ranks.length > 0 && !sides ? ` (${listed(ranks.map((r) => `rank ${code(r.rank)}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`), 6)})` : '';
+    const byRank =
+      ranks.length > 0 && !sides
+        ? ` (${listed(
+            ranks.map((r) => `rank ${code(r.rank)}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`),
+            6,
+          )})`
+        : '';
     out.push(
       `Step counts differ: the base has ${stepsText(d.base, code)}, the PR has ${stepsText(d.pr, code)}${byRank}. Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
@@ -89,7 +108,10 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
   const us = d.unpairedSteps;
   if (us.length > 0) {
     const ranks = us.slice(0, 4).map((x) => {
-      const names = listed(x.varying.map((k) => code(k === '' ? '(empty)' : k)), 4);
+      const names = listed(
+        x.varying.map((k) => code(k === '' ? '(empty)' : k)),
+        4,
+      );
       return `${x.rank === '-' ? 'the rank' : `rank ${code(x.rank)}`} (base steps ${idsText(x.base)}, PR steps ${idsText(x.pr)}: ${names})`;
     });
     const notCompared = us.reduce((n, x) => n + x.notCompared.length, 0);
@@ -145,7 +167,10 @@ export function disagreementLines(d: Diff, code: (s: string, max?: number) => st
 
 /** Steps that show the same change, in words: `-56 in 2 of 4 steps (52, 53: 224 → 168)`. */
 export function stepGroupText(changes: StepChange[], of: number): string {
-  const ids = listed(changes.map((c) => String(c.step)), 8);
+  const ids = listed(
+    changes.map((c) => String(c.step)),
+    8,
+  );
   const first = changes[0]!;
   const alike = changes.every((c) => c.base === first.base && c.pr === first.pr);
   const figures = alike ? `: ${fmtCount(first.base)} → ${fmtCount(first.pr)}` : '';
@@ -184,7 +209,8 @@ export const DISAGREE_TITLE = 'Changed differently across ranks (a change that d
 export function disagreeTitle(d: Diff): string {
   return d.ranksPerStep && !perStep(d) ? DISAGREE_TITLE.replace(/:$/, '; each rank per step, as step counts differ:') : DISAGREE_TITLE;
 }
-export const UNEVEN_TITLE = 'Changed differently across steps (count of each step against the base; a change that did not take effect in every step):';
+export const UNEVEN_TITLE =
+  'Changed differently across steps (count of each step against the base; a change that did not take effect in every step):';
 
 /** Paths as shown: relative to the input folder when inside it, else relative to the working directory. */
 export function fileNames(s: DiffSideInfo): string[] {
@@ -207,7 +233,12 @@ export function comparedLine(d: Diff, code: (s: string, max?: number) => string 
   const norm = perStep(d)
     ? 'counts and times per step (each rank divided by its own number of steps, ranks added up)'
     : 'counts and times summed over all steps and ranks (not normalised)';
-  const sel = d.selection ? ` (${d.selection.split('; ').map((x) => code(x, WHOLE)).join(', ')})` : '';
+  const sel = d.selection
+    ? ` (${d.selection
+        .split('; ')
+        .map((x) => code(x, WHOLE))
+        .join(', ')})`
+    : '';
   return (
     `Compared base ${sideText(d.base, code, listFiles)} with PR ${sideText(d.pr, code, listFiles)}. ` +
     `Grouped by ${d.groupBy}${sel}; ${norm}; time changes within ±${d.timeTolerancePct}% shown as ~.`
@@ -219,14 +250,20 @@ export function diffWarnings(d: Diff): string {
   const lines = reportWarnings(d).map((w) => `kprof: warning: ${w}`);
   const dis = disagreeing(d);
   if (dis.length > 0) {
-    const names = dis.slice(0, 5).map((r) => clipped(label(r))).join(', ');
+    const names = dis
+      .slice(0, 5)
+      .map((r) => clipped(label(r)))
+      .join(', ');
     lines.push(
       `kprof: warning: ${plural(dis.length, 'group')} changed differently across ranks (${names}${dis.length > 5 ? ', …' : ''}); see the report.`,
     );
   }
   const un = uneven(d);
   if (un.length > 0) {
-    const names = un.slice(0, 5).map((r) => clipped(label(r))).join(', ');
+    const names = un
+      .slice(0, 5)
+      .map((r) => clipped(label(r)))
+      .join(', ');
     lines.push(
       `kprof: warning: ${plural(un.length, 'group')} changed differently across steps (${names}${un.length > 5 ? ', …' : ''}); see the report.`,
     );

@@ -5,8 +5,21 @@ import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.
 import { clipped } from '../../util/inputText.js';
 import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
 import { groupHeading } from '../summary/shared.js';
-import { comparedLine, disagreementLines, disagreeTitle, headlineLines, othersLine, pctText, perStep, reportWarnings, rowLine, timePctText, unevenStepLines, UNEVEN_TITLE, type Line } from './shared.js';
-
+import {
+  comparedLine,
+  disagreementLines,
+  disagreeTitle,
+  headlineLines,
+  othersLine,
+  pctText,
+  perStep,
+  reportWarnings,
+  rowLine,
+  timePctText,
+  unevenStepLines,
+  UNEVEN_TITLE,
+  type Line,
+} from './shared.js';
 
 const STATUS_PAINT = {
   removed: 'green',

@@ -69,7 +69,9 @@ export function divergingBars(id: string, title: string, desc: string, bars: Bar
     const barY = y + (ROW_H - BAR_H) / 2;
     const textY = y + ROW_H / 2 + 4;
     const rect = `<rect class="${esc(b.cls)}" x="${num(x)}" y="${num(barY)}" width="${num(Math.max(w, 1))}" height="${BAR_H}" data-v="${esc(String(b.value))}"/>`;
-    const stripes = b.striped ? `<rect fill="url(#${esc(id)}-hatch)" x="${num(x)}" y="${num(barY)}" width="${num(Math.max(w, 1))}" height="${BAR_H}"/>` : '';
+    const stripes = b.striped
+      ? `<rect fill="url(#${esc(id)}-hatch)" x="${num(x)}" y="${num(barY)}" width="${num(Math.max(w, 1))}" height="${BAR_H}"/>`
+      : '';
     const value =
       b.value < 0
         ? `<text x="${num(x - 4)}" y="${num(textY)}" text-anchor="end">${esc(b.valueText)}</text>`
@@ -169,7 +171,9 @@ export function stepLines(id: string, title: string, desc: string, stepIds: numb
         if (v === null) return;
         const step = buckets[i]![0]!;
         const tip = `${s.legend}, step ${step}: ${fmt(v.mean)}`;
-        parts.push(`<circle class="dot-${s.side}" cx="${num(x(i))}" cy="${num(y(v.mean))}" r="${s.side === 'base' ? 4.5 : 3}" data-step="${step}" data-v="${esc(String(v.mean))}"><title>${esc(tip)}</title></circle>`);
+        parts.push(
+          `<circle class="dot-${s.side}" cx="${num(x(i))}" cy="${num(y(v.mean))}" r="${s.side === 'base' ? 4.5 : 3}" data-step="${step}" data-v="${esc(String(v.mean))}"><title>${esc(tip)}</title></circle>`,
+        );
       });
     }
     const lx = left + 10 + k * 200;
@@ -218,14 +222,23 @@ export function heatMap(id: string, title: string, desc: string, cols: string[],
     const y = top + i * rowH;
     parts.push(`<text class="mono" x="${label - 8}" y="${num(y + rowH / 2 + 4)}" text-anchor="end">${text(r.label, 30)}</text>`);
     r.cells.forEach((c, j) => {
-      const attrs = { class: c.cls, x: label + j * cell + 1, y: y + 1, width: Math.max(cell - 2, 1), height: rowH - 2, 'data-v': c.v === null ? '' : String(c.v) };
+      const attrs = {
+        class: c.cls,
+        x: label + j * cell + 1,
+        y: y + 1,
+        width: Math.max(cell - 2, 1),
+        height: rowH - 2,
+        'data-v': c.v === null ? '' : String(c.v),
+      };
       parts.push(el('rect', attrs, `<title>${esc(c.tip)}</title>`));
     });
   });
   const ly = top + rows.length * rowH + 14;
   let lx = label;
   for (const l of legend) {
-    parts.push(`<rect class="${esc(l.cls)}" x="${num(lx)}" y="${ly}" width="14" height="14"/><text class="lbl" x="${num(lx + 18)}" y="${ly + 12}">${esc(l.text)}</text>`);
+    parts.push(
+      `<rect class="${esc(l.cls)}" x="${num(lx)}" y="${ly}" width="14" height="14"/><text class="lbl" x="${num(lx + 18)}" y="${ly + 12}">${esc(l.text)}</text>`,
+    );
     lx += 30 + l.text.length * 7.4;
   }
   return svg(id, title, desc, top + rows.length * rowH + legendH, parts.join(''));

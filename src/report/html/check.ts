@@ -3,7 +3,19 @@
 
 import type { RuleResult, Verdict } from '../../rules/model.js';
 import { checkJsonObject } from '../check/json.js';
-import { boundText, location, observedPart, readLine, ruleName, spreadPart, statusWord, unmatchedPart, verdictLine, whyText, type CheckContext } from '../check/shared.js';
+import {
+  boundText,
+  location,
+  observedPart,
+  readLine,
+  ruleName,
+  spreadPart,
+  statusWord,
+  unmatchedPart,
+  verdictLine,
+  whyText,
+  type CheckContext,
+} from '../check/shared.js';
 import { esc } from './markup.js';
 import { page } from './page.js';
 import { sentence } from './sentence.js';

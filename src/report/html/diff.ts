@@ -6,7 +6,17 @@
 // it out), so a new one (a list of the rewrites a fusion made) is one more entry in DIFF_SECTIONS.
 
 import { sortDiffRows, viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
-import { compareRanks, perStepCount, perStepUs, rankPerStep, steppedCell, ZERO_PER_STEP, type Group, type PerStep, type Summary } from '../../model/model.js';
+import {
+  compareRanks,
+  perStepCount,
+  perStepUs,
+  rankPerStep,
+  steppedCell,
+  ZERO_PER_STEP,
+  type Group,
+  type PerStep,
+  type Summary,
+} from '../../model/model.js';
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { DiffJson, DiffRowJson } from '../../model/schema.js';
 import { diffJsonObject } from '../diff/json.js';
@@ -95,11 +105,20 @@ const perStepDiff = (d: Diff): boolean => d.normalization === 'per-step';
 function headerSection({ d, charts }: Inputs): string {
   const [first, second] = headlineLines(d, sentence.code);
   const t = d.totals;
-  const card = (k: string, v: string, delta: string): string => `<li><span class="k">${esc(k)}</span><span class="v">${esc(v)}</span><span class="d">${esc(delta)}</span></li>`;
+  const card = (k: string, v: string, delta: string): string =>
+    `<li><span class="k">${esc(k)}</span><span class="v">${esc(v)}</span><span class="d">${esc(delta)}</span></li>`;
   const ps = perStepDiff(d) ? ' per step' : '';
   const cards = [
-    card(`kernels${ps}`, `${fmtCount(t.base.count)} → ${fmtCount(t.pr.count)}`, `${fmtSignedCount(t.deltaCount)} (${pctText(t.deltaCountPct, t.pr.count)})`),
-    card(`kernel time${ps}`, `${fmtUs(t.base.us)} → ${fmtUs(t.pr.us)}`, `${fmtSignedUs(t.deltaUs)} (${t.timeNoise ? `~, within ±${d.timeTolerancePct}%` : pctText(t.deltaUsPct, t.pr.us)})`),
+    card(
+      `kernels${ps}`,
+      `${fmtCount(t.base.count)} → ${fmtCount(t.pr.count)}`,
+      `${fmtSignedCount(t.deltaCount)} (${pctText(t.deltaCountPct, t.pr.count)})`,
+    ),
+    card(
+      `kernel time${ps}`,
+      `${fmtUs(t.base.us)} → ${fmtUs(t.pr.us)}`,
+      `${fmtSignedUs(t.deltaUs)} (${t.timeNoise ? `~, within ±${d.timeTolerancePct}%` : pctText(t.deltaUsPct, t.pr.us)})`,
+    ),
   ];
   const b = charts.perStep.base;
   const p = charts.perStep.pr;
@@ -201,11 +220,20 @@ function stepsChart({ charts }: Inputs): string {
   const per = buckets[0]!.length;
   const desc =
     `Kernels in each step, all ranks added up: base ${base.length} step${base.length === 1 ? '' : 's'}, PR ${pr.length} step${pr.length === 1 ? '' : 's'}, Step Ids ${ids[0]} to ${ids[ids.length - 1]}.` +
-    (thinned ? ` ${fmtCount(ids.length)} steps drawn as ${buckets.length} points of ${per} consecutive steps each: the line is their mean, the band their lowest to highest.` : '');
-  const chart = stepLines('steps-chart', 'Kernels per step, base and PR', desc, ids, [
-    { side: 'base', legend: 'base', points: new Map(base) },
-    { side: 'pr', legend: 'PR', points: new Map(pr) },
-  ], fmtCount);
+    (thinned
+      ? ` ${fmtCount(ids.length)} steps drawn as ${buckets.length} points of ${per} consecutive steps each: the line is their mean, the band their lowest to highest.`
+      : '');
+  const chart = stepLines(
+    'steps-chart',
+    'Kernels per step, base and PR',
+    desc,
+    ids,
+    [
+      { side: 'base', legend: 'base', points: new Map(base) },
+      { side: 'pr', legend: 'PR', points: new Map(pr) },
+    ],
+    fmtCount,
+  );
   const note = thinned
     ? `More than ${MAX_STEP_POINTS} steps: each point is ${per} consecutive steps (line: their mean; band: lowest to highest), so a warm-up step still shows in the band.`
     : 'Every step is a point (hover for its figure). Steps are placed by Step Id; a side without a Step Id leaves a gap.';
@@ -239,7 +267,8 @@ const HEAT_LEGEND = [
 
 function heatSection({ d, charts }: Inputs): string {
   const head = '<section aria-labelledby="heat-h"><h2 id="heat-h">Change by rank and group</h2>';
-  if (charts.ranks.length < 2) return `${head}<p>${charts.ranks.length === 0 ? 'No rank is on both sides' : 'One rank on each side'}: nothing to compare across ranks.</p></section>`;
+  if (charts.ranks.length < 2)
+    return `${head}<p>${charts.ranks.length === 0 ? 'No rank is on both sides' : 'One rank on each side'}: nothing to compare across ranks.</p></section>`;
   // Groups whose change differs across ranks first, then the other changed groups, in the diff's order.
   const changed = d.rows.filter((r) => r.status !== 'same' || r.disagreeingRanks.length > 0);
   if (changed.length === 0) return `${head}<p>No group changed: every rank is the same.</p></section>`;
@@ -261,16 +290,29 @@ function heatSection({ d, charts }: Inputs): string {
         const b = f?.base[j] ?? 0;
         const p = f?.pr[j] ?? 0;
         const what = b === 0 && p === 0 ? 'absent on both sides' : b === 0 ? 'added' : p === 0 ? 'removed' : pctText((100 * (p - b)) / b, p);
-        return { cls: heatClass(b, p), v: b === 0 && p === 0 ? null : p - b, tip: `rank ${clipped(charts.ranks[j]!, 20)}, ${clipped(label(r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})` };
+        return {
+          cls: heatClass(b, p),
+          v: b === 0 && p === 0 ? null : p - b,
+          tip: `rank ${clipped(charts.ranks[j]!, 20)}, ${clipped(label(r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})`,
+        };
       }),
     };
   });
   const leftOut = [
     ordered.length > groups.length ? `the first ${MAX_HEAT_GROUPS} of ${fmtCount(ordered.length)} changed groups` : '',
-    cols.length < charts.ranks.length ? `${MAX_HEAT_RANKS} of ${fmtCount(charts.ranks.length)} ranks (those where a shown group changed differently first)` : '',
+    cols.length < charts.ranks.length
+      ? `${MAX_HEAT_RANKS} of ${fmtCount(charts.ranks.length)} ranks (those where a shown group changed differently first)`
+      : '',
   ].filter(Boolean);
   const desc = `Each changed group's count change${ps} on each of ${cols.length} ranks, as a colour from fewer (green) to more (orange); a rank that differs from the others in its row stands out.`;
-  const chart = heatMap('heat-chart', `Kernel count change${ps} by rank and group`, desc, cols.map((j) => charts.ranks[j]!), rows, HEAT_LEGEND);
+  const chart = heatMap(
+    'heat-chart',
+    `Kernel count change${ps} by rank and group`,
+    desc,
+    cols.map((j) => charts.ranks[j]!),
+    rows,
+    HEAT_LEGEND,
+  );
   const note = `Rows: groups that changed differently across ranks first, then the other changed groups${leftOut.length > 0 ? `; shown: ${leftOut.join(', ')}` : ''}. Hover a cell for its figures.`;
   return `${head}<figure>${chart}<figcaption class="note">${esc(note)}</figcaption></figure></section>`;
 }
@@ -293,7 +335,13 @@ interface Column {
 function columns(d: Diff): Column[] {
   const ps = perStepDiff(d) ? ' per step' : '';
   return [
-    { head: 'status', num: false, cell: (r) => ({ text: esc(`${r.status}${r.disagreeingRanks.length > 0 ? ', ranks differ' : ''}${r.unevenSteps.length > 0 ? ', steps differ' : ''}`) }) },
+    {
+      head: 'status',
+      num: false,
+      cell: (r) => ({
+        text: esc(`${r.status}${r.disagreeingRanks.length > 0 ? ', ranks differ' : ''}${r.unevenSteps.length > 0 ? ', steps differ' : ''}`),
+      }),
+    },
     { head: `base${ps}`, num: true, cell: (r, j) => ({ text: fmtCount(r.base.count), v: j.base.count }) },
     { head: `PR${ps}`, num: true, cell: (r, j) => ({ text: fmtCount(r.pr.count), v: j.pr.count }) },
     { head: 'Δ', num: true, cell: (r, j) => ({ text: fmtSignedCount(r.deltaCount), v: j.deltaCount }) },
@@ -315,7 +363,10 @@ function tableSection({ d, view, json }: Inputs): string {
   const head = `<tr><th scope="col"><button type="button">${esc(groupHeading(d.groupBy, d.rows))}</button></th>${cols
     .map((c) => `<th scope="col"${c.num ? ' data-type="num"' : ' class="l"'}><button type="button">${esc(c.head)}</button></th>`)
     .join('')}</tr>`;
-  const body = v.rows.map((r, i) => `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(r))}</code></th>${cols.map((c) => td(c.cell(r, json.rows[i]!))).join('')}</tr>`);
+  const body = v.rows.map(
+    (r, i) =>
+      `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(r))}</code></th>${cols.map((c) => td(c.cell(r, json.rows[i]!))).join('')}</tr>`,
+  );
   const foot: string[] = [];
   const t = json.totals;
   if (v.others && json.others) {
@@ -353,16 +404,35 @@ function footerSection({ d }: Inputs): string {
 }
 
 /** The page's sections, in order. */
-const DIFF_SECTIONS: Section[] = [headerSection, warningsSection, countChart, timeChart, stepsChart, heatSection, differentlySection, rewritesSection, tableSection, footerSection];
+const DIFF_SECTIONS: Section[] = [
+  headerSection,
+  warningsSection,
+  countChart,
+  timeChart,
+  stepsChart,
+  heatSection,
+  differentlySection,
+  rewritesSection,
+  tableSection,
+  footerSection,
+];
 
 /** The JSON the page carries: the report's figures (per-rank and per-step detail left to --format json). */
 function pageJson(json: DiffJson): unknown {
-  const strip = ({ disagreeingRanks, unevenSteps, ...rest }: DiffRowJson): Omit<DiffRowJson, 'disagreeingRanks' | 'unevenSteps'> & { ranksDiffer: boolean; stepsDiffer: boolean } => ({
+  const strip = ({
+    disagreeingRanks,
+    unevenSteps,
+    ...rest
+  }: DiffRowJson): Omit<DiffRowJson, 'disagreeingRanks' | 'unevenSteps'> & { ranksDiffer: boolean; stepsDiffer: boolean } => ({
     ...rest,
     ranksDiffer: disagreeingRanks.length > 0,
     stepsDiffer: unevenSteps.length > 0,
   });
-  return { ...json, rows: json.rows.map(strip), others: json.others ? { ...json.others, changedDifferently: json.others.changedDifferently.map(strip) } : null };
+  return {
+    ...json,
+    rows: json.rows.map(strip),
+    others: json.others ? { ...json.others, changedDifferently: json.others.changedDifferently.map(strip) } : null,
+  };
 }
 
 /**

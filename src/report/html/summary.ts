@@ -50,7 +50,9 @@ function stepsChart(s: Summary): string {
   const thinned = buckets.length < ids.length;
   const desc = `Kernels in each of ${ids.length} steps, all ranks added up, Step Ids ${ids[0]} to ${ids[ids.length - 1]}.${thinned ? ` Drawn as ${buckets.length} points of ${per} consecutive steps each: the line is their mean, the band their lowest to highest.` : ''}`;
   const chart = stepLines('steps-chart', 'Kernels per step', desc, ids, [{ side: 'pr', legend: 'kernels', points: m }], fmtCount);
-  const note = thinned ? `More than ${MAX_STEP_POINTS} steps: each point is ${per} consecutive steps (line: their mean; band: lowest to highest).` : 'Every step is a point (hover for its figure).';
+  const note = thinned
+    ? `More than ${MAX_STEP_POINTS} steps: each point is ${per} consecutive steps (line: their mean; band: lowest to highest).`
+    : 'Every step is a point (hover for its figure).';
   return `${head}<figure>${chart}<figcaption class="note">All ranks added up. ${note}</figcaption></figure></section>`;
 }
 
@@ -64,16 +66,30 @@ function tableSection(s: Summary, view: SummaryView, json: SummaryJson): string 
     { head: 'max', cell: (g) => [g.maxUs === null ? '-' : fmtUs(g.maxUs), g.maxUs] },
     { head: 'share', cell: (g) => [g.sharePct === null ? '-' : fmtPct(g.sharePct), g.sharePct] },
   ];
-  if (withSteps) cols.push({ head: s.ranks.length > 1 ? 'per step (all ranks)' : 'per step', cell: (g) => [g.countPerStep === null ? '-' : fmtCount(g.countPerStep), g.countPerStep] });
+  if (withSteps)
+    cols.push({
+      head: s.ranks.length > 1 ? 'per step (all ranks)' : 'per step',
+      cell: (g) => [g.countPerStep === null ? '-' : fmtCount(g.countPerStep), g.countPerStep],
+    });
   const head = `<tr><th scope="col"><button type="button">${esc(groupHeading(s.groupBy, s.groups))}</button></th>${cols.map((c) => `<th scope="col" data-type="num"><button type="button">${esc(c.head)}</button></th>`).join('')}</tr>`;
   const shown = view.top !== null ? json.groups.slice(0, view.top) : json.groups;
-  const body = shown.map((g, i) => `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(g.key))}</code></th>${cols.map((c) => { const [t, v] = c.cell(g); return `<td data-v="${v === null ? '' : esc(String(v))}">${esc(t)}</td>`; }).join('')}</tr>`);
+  const body = shown.map(
+    (g, i) =>
+      `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(g.key))}</code></th>${cols
+        .map((c) => {
+          const [t, v] = c.cell(g);
+          return `<td data-v="${v === null ? '' : esc(String(v))}">${esc(t)}</td>`;
+        })
+        .join('')}</tr>`,
+  );
   const foot: string[] = [];
   const rest = json.groups.slice(shown.length);
   if (rest.length > 0) {
     const count = rest.reduce((n, g) => n + g.count, 0);
     const us = rest.reduce((n, g) => n + g.totalUs, 0);
-    foot.push(`<tr><th scope="row" class="l">(${fmtCount(rest.length)} more group${rest.length === 1 ? '' : 's'})</th><td>${fmtCount(count)}</td><td>${fmtUs(us)}</td>${'<td></td>'.repeat(cols.length - 2)}</tr>`);
+    foot.push(
+      `<tr><th scope="row" class="l">(${fmtCount(rest.length)} more group${rest.length === 1 ? '' : 's'})</th><td>${fmtCount(count)}</td><td>${fmtUs(us)}</td>${'<td></td>'.repeat(cols.length - 2)}</tr>`,
+    );
   }
   const t = s.totals;
   const ps = summaryPerStep(s);
@@ -105,7 +121,11 @@ export function summaryHtml(s: Summary, view: SummaryView): string {
   const ps = summaryPerStep(s);
   const card = (k: string, v: string): string => `<li><span class="k">${esc(k)}</span><span class="v">${esc(v)}</span></li>`;
   const cards = [card('kernels', fmtCount(s.totals.count)), card('kernel time', fmtUs(ticksToUs(s.totals.ticks)))];
-  if (ps) cards.push(card(`kernels per step${s.ranks.length > 1 ? ' (all ranks)' : ''}`, fmtCount(perStepCount(ps.total))), card(`kernel time per step${s.ranks.length > 1 ? ' (all ranks)' : ''}`, fmtUs(perStepUs(ps.total))));
+  if (ps)
+    cards.push(
+      card(`kernels per step${s.ranks.length > 1 ? ' (all ranks)' : ''}`, fmtCount(perStepCount(ps.total))),
+      card(`kernel time per step${s.ranks.length > 1 ? ' (all ranks)' : ''}`, fmtUs(perStepUs(ps.total))),
+    );
   cards.push(card('ranks', fmtCount(s.ranks.length)));
   const header = [
     '<header>',

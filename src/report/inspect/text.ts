@@ -14,7 +14,14 @@ function stepText(r: RankData): string {
   if (r.stepIds.length === 0) return 'column present, every cell empty';
   const ids = r.stepIds;
   const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;
-  const range = ids.length === 1 ? `${ids[0]}` : contiguous ? `${ids[0]}-${ids[ids.length - 1]}` : ids.length <= 12 ? ids.join(', ') : `${ids[0]}…${ids[ids.length - 1]} (with gaps)`;
+  const range =
+    ids.length === 1
+      ? `${ids[0]}`
+      : contiguous
+        ? `${ids[0]}-${ids[ids.length - 1]}`
+        : ids.length <= 12
+          ? ids.join(', ')
+          : `${ids[0]}…${ids[ids.length - 1]} (with gaps)`;
   const empty = r.rowsWithoutStep > 0 ? `; ${plural(r.rowsWithoutStep, 'row')} with an empty Step Id` : '';
   return `${ids.length} (${range})${empty}`;
 }
@@ -29,28 +36,44 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   const out: string[] = [];
   const kernels = (n: number): string => plural(n, 'kernel');
   const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
-  out.push(`${shown(relPath(p.input))}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => clipped(r.rank)).join(', ')}), ${kernels(total)}`);
+  out.push(
+    `${shown(relPath(p.input))}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => clipped(r.rank)).join(', ')}), ${kernels(total)}`,
+  );
   for (const r of p.ranks) {
     out.push('');
     out.push(`rank ${clipped(r.rank)}`);
-    if (r.rankSource !== undefined) out.push(`  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${shown(r.rankSource)}`}`);
+    if (r.rankSource !== undefined)
+      out.push(
+        `  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${shown(r.rankSource)}`}`,
+      );
     for (const f of r.files) {
       out.push(`  file     ${shown(relPath(f.path))} (${plural(f.bytes, 'byte')})`);
       out.push(`  format   ${f.format}: ${f.traits.map(shown).join(', ')}`);
-      if (f.columns.length > 0) out.push(`  columns  ${f.columns.length}: ${f.columns.slice(0, 14).map((c) => clipped(c)).join(', ')}${f.columns.length > 14 ? ', …' : ''}`);
+      if (f.columns.length > 0)
+        out.push(
+          `  columns  ${f.columns.length}: ${f.columns
+            .slice(0, 14)
+            .map((c) => clipped(c))
+            .join(', ')}${f.columns.length > 14 ? ', …' : ''}`,
+        );
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.map(shown).join(', ')}`);
       out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${plural(r.groups.size, 'distinct (name, type, core) combination')}`);
     out.push(`  steps    ${stepText(r)}`);
-    if (r.firstStartUs !== null && r.lastEndUs !== null) out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
+    if (r.firstStartUs !== null && r.lastEndUs !== null)
+      out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
-    if (na > 0) out.push(`  note     Type is N/A for ${fmtCount(na)} of ${kernels(r.kernels)} (a Level0 / task-time l0 export): group by name for detail`);
+    if (na > 0)
+      out.push(`  note     Type is N/A for ${fmtCount(na)} of ${kernels(r.kernels)} (a Level0 / task-time l0 export): group by name for detail`);
     const own = witness.results.filter((w) => w.ranks.length === 1 && w.ranks[0] === r.rank);
     for (const w of own) out.push(...witnessBlock(witnessLines(w, '')));
     if (witness.withoutStatistic.includes(r.rank)) out.push('  witness  none: no op_statistic beside the kernel table');
-    if (r.warningCount > 0) out.push(`  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${shown(r.warnings[0]!.message)})`);
+    if (r.warningCount > 0)
+      out.push(
+        `  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${shown(r.warnings[0]!.message)})`,
+      );
   }
   for (const w of witness.results.filter((x) => x.ranks.length > 1)) {
     out.push('');

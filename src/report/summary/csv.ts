@@ -13,11 +13,41 @@ import { rows, type SummaryView } from './shared.js';
  * `total`), so a kernel named like a label cannot pass for one.
  */
 export function summaryCsv(s: Summary, view: SummaryView): string {
-  const head = ['key', 'type', 'name', 'core', 'shapes', 'userGroup', 'count', 'totalUs', 'avgUs', 'minUs', 'maxUs', 'sharePct', 'countPerStep', 'row'];
+  const head = [
+    'key',
+    'type',
+    'name',
+    'core',
+    'shapes',
+    'userGroup',
+    'count',
+    'totalUs',
+    'avgUs',
+    'minUs',
+    'maxUs',
+    'sharePct',
+    'countPerStep',
+    'row',
+  ];
   const body: (string | number | null | undefined)[][] = rows(s, view).map((r) => {
     if (r.group !== null) {
       const j = groupJson(s, r.group, r.perStep);
-      return [j.key, j.type, j.name, j.core, j.shapes, j.userGroup, j.count, j.totalUs, j.avgUs, j.minUs, j.maxUs, j.sharePct, j.countPerStep, 'group'];
+      return [
+        j.key,
+        j.type,
+        j.name,
+        j.core,
+        j.shapes,
+        j.userGroup,
+        j.count,
+        j.totalUs,
+        j.avgUs,
+        j.minUs,
+        j.maxUs,
+        j.sharePct,
+        j.countPerStep,
+        'group',
+      ];
     }
     return [r.label, null, null, null, null, null, ...cellCsv(s, r.cell, r.perStep), 'others'];
   });

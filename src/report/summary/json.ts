@@ -39,7 +39,6 @@ export function profilePerStep(s: Summary, g: Group): PerStep | null {
   return ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null;
 }
 
-
 /** The declared summary schema (see schema.ts). All groups are written: --top applies to text formats only. */
 export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
   return summaryJsonWith(s, view, arrays);

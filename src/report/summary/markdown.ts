@@ -27,7 +27,13 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
     return line;
   });
   const t = s.totals;
-  const total = ['**total**', `**${fmtCount(t.count)}**`, `**${fmtUs(ticksToUs(t.ticks))}**`, t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', fmtShare(share(s, t))];
+  const total = [
+    '**total**',
+    `**${fmtCount(t.count)}**`,
+    `**${fmtUs(ticksToUs(t.ticks))}**`,
+    t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-',
+    fmtShare(share(s, t)),
+  ];
   if (withSteps) total.push(perStepText(summaryPerStep(s)?.total));
   body.push(total);
   return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n`;

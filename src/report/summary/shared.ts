@@ -2,7 +2,19 @@
 // one), the key column's heading, the totals line. Pure.
 
 import { summaryPerStep, sortGroups, type SummarySort } from '../../aggregate/group.js';
-import { addPerStep, emptyCell, mergeCell, perStepCount, ZERO_PER_STEP, type Cell, type Group, type GroupBy, type GroupFields, type PerStep, type Summary } from '../../model/model.js';
+import {
+  addPerStep,
+  emptyCell,
+  mergeCell,
+  perStepCount,
+  ZERO_PER_STEP,
+  type Cell,
+  type Group,
+  type GroupBy,
+  type GroupFields,
+  type PerStep,
+  type Summary,
+} from '../../model/model.js';
 import { fmtCount, fmtPct, fmtUs, plural, stepCountsText, ticksToUs } from '../../util/format.js';
 import { clipped } from '../../util/inputText.js';
 
@@ -86,14 +98,18 @@ export function share(s: Summary, c: Cell): number | null {
   return s.totals.ticks > 0 ? (100 * c.ticks) / s.totals.ticks : null;
 }
 
-
 /** One line that says what was counted: kernels, time, steps, ranks (shown by `q`), skipped rows. */
 export function totalsLine(s: Summary, q: (text: string) => string = clipped): string {
   const parts = [
     plural(s.totals.count, 'kernel'),
     `${fmtUs(ticksToUs(s.totals.ticks))} kernel time`,
     // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them).
-    s.hasSteps ? stepCountsText(s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })), q) : 'no steps',
+    s.hasSteps
+      ? stepCountsText(
+          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })),
+          q,
+        )
+      : 'no steps',
     `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.map((x) => q(x)).join(', ')})`,
     `${plural(s.skippedRows, 'row')} skipped`,
   ];

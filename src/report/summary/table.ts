@@ -27,7 +27,15 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
     return line;
   });
   const t = s.totals;
-  const footer = ['total', fmtCount(t.count), fmtUs(ticksToUs(t.ticks)), t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-', '', '', t.count > 0 ? '100.0%' : '-'];
+  const footer = [
+    'total',
+    fmtCount(t.count),
+    fmtUs(ticksToUs(t.ticks)),
+    t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-',
+    '',
+    '',
+    t.count > 0 ? '100.0%' : '-',
+  ];
   if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
   return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n`;
 }

@@ -10,7 +10,23 @@
 // unreadable row is named in a warning and the others still count. The steps are a tree of CASEs over the
 // STEP_TIME windows (stepExpression), not a subquery per row.
 
-import { MAX_TICKS, TICKS_PER_NS, COMMUNICATION_CORE, earliestStart, finish, intOrNull, lazyLibrary, readRankMap, readSteps, shownId, StringTable, unquoted, type DbInfo, type DbStep, type ReadOptions } from './reader.js';
+import {
+  MAX_TICKS,
+  TICKS_PER_NS,
+  COMMUNICATION_CORE,
+  earliestStart,
+  finish,
+  intOrNull,
+  lazyLibrary,
+  readRankMap,
+  readSteps,
+  shownId,
+  StringTable,
+  unquoted,
+  type DbInfo,
+  type DbStep,
+  type ReadOptions,
+} from './reader.js';
 import type { SqliteDatabase, SqliteStatement } from './library.js';
 import { openDb, sqliteFailure } from './open.js';
 import { ident, probeSchema, type DbSchema } from './schema.js';
@@ -84,7 +100,11 @@ function source(s: DbSchema, kind: 'compute' | 'communication', withShapes: bool
   }
   const o = s.communication;
   if (o === null) return null;
-  return { sql: `${col('o', o.name)}, ${col('o', o.opType)}, NULL, NULL, ${col('o', o.device)} FROM ${ident(o.table)} o`, start: col('o', o.start), end: col('o', o.end) };
+  return {
+    sql: `${col('o', o.name)}, ${col('o', o.opType)}, NULL, NULL, ${col('o', o.device)} FROM ${ident(o.table)} o`,
+    start: col('o', o.start),
+    end: col('o', o.end),
+  };
 }
 
 function groupQuery(src: { sql: string; start: string; end: string }, step: string): string {
@@ -130,7 +150,15 @@ export function readDbGroups(path: string, sink: DbGroupSink, options: Omit<Read
   }
 }
 
-function readGroups(rows: SqliteDatabase, lookups: SqliteDatabase, schema: DbSchema, file: string, sink: DbGroupSink, shapes: boolean, traits: string[]): DbInfo {
+function readGroups(
+  rows: SqliteDatabase,
+  lookups: SqliteDatabase,
+  schema: DbSchema,
+  file: string,
+  sink: DbGroupSink,
+  shapes: boolean,
+  traits: string[],
+): DbInfo {
   const withShapes = shapes && schema.compute.shapes !== null;
   const originNs = earliestStart(rows, schema);
   const steps = originNs === null ? [] : readSteps(rows, schema, originNs);
@@ -170,7 +198,11 @@ function readGroups(rows: SqliteDatabase, lookups: SqliteDatabase, schema: DbSch
     for (const r of result) {
       const count = r[G.count] as number;
       const clean =
-        r[G.ints] === count && (r[G.min] as number) >= 0 && (r[G.max] as number) <= MAX_DUR_NS && Math.abs(r[G.first] as number) < MAX_REL_NS && Math.abs(r[G.last] as number) < MAX_REL_NS;
+        r[G.ints] === count &&
+        (r[G.min] as number) >= 0 &&
+        (r[G.max] as number) <= MAX_DUR_NS &&
+        Math.abs(r[G.first] as number) < MAX_REL_NS &&
+        Math.abs(r[G.last] as number) < MAX_REL_NS;
       if (clean) {
         emit(r, count, r[G.sum] as number, r[G.min] as number, r[G.max] as number, r[G.first] as number, r[G.last] as number);
         continue;
@@ -190,7 +222,8 @@ function readGroups(rows: SqliteDatabase, lookups: SqliteDatabase, schema: DbSch
         if (ints !== 1) skip(where, 'its start or end is not integer nanoseconds; row skipped', 1);
         else if (dur < 0) skip(where, `it ends ${-dur} ns before it starts; row skipped`, 1);
         else if (dur > MAX_DUR_NS) skip(where, `its duration (${dur} ns) is more than kprof sums exactly (2^51 ticks of 0.1 ns); row skipped`, 1);
-        else if (!(Math.abs(rel) < MAX_REL_NS && Math.abs(end) < MAX_REL_NS)) skip(where, 'its times are out of range (2^53 ns or more from the earliest start); row skipped', 1);
+        else if (!(Math.abs(rel) < MAX_REL_NS && Math.abs(end) < MAX_REL_NS))
+          skip(where, 'its times are out of range (2^53 ns or more from the earliest start); row skipped', 1);
         else {
           n++;
           sum += dur;
@@ -208,7 +241,11 @@ function readGroups(rows: SqliteDatabase, lookups: SqliteDatabase, schema: DbSch
       const name = strings.get(r[G.name]);
       if (name === null) {
         const one = count === 1;
-        skip(`${table} (${count} ${one ? 'row' : 'rows'})`, `${one ? 'its' : 'their'} name (${shownId(r[G.name])}) is not in STRING_IDS; ${one ? 'row' : 'rows'} skipped`, count);
+        skip(
+          `${table} (${count} ${one ? 'row' : 'rows'})`,
+          `${one ? 'its' : 'their'} name (${shownId(r[G.name])}) is not in STRING_IDS; ${one ? 'row' : 'rows'} skipped`,
+          count,
+        );
         return;
       }
       if (!Number.isSafeInteger(sum * TICKS_PER_NS)) {

@@ -56,7 +56,8 @@ export function readHeader(path: string, file: string): DbHeader {
     const head = Buffer.alloc(HEADER_BYTES);
     const n = readSync(fd, head, 0, HEADER_BYTES, 0);
     const bytes = st.size;
-    if (bytes === 0) throw inputError(`${file}: empty file; expected an SQLite export (a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db)`);
+    if (bytes === 0)
+      throw inputError(`${file}: empty file; expected an SQLite export (a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db)`);
     if (!looksLikeSqlite(head.subarray(0, n))) {
       throw inputError(
         `${file}: not an SQLite database: it starts with "${shown(head.subarray(0, Math.min(n, 24)).toString('latin1'))}", ` +
@@ -85,7 +86,9 @@ export function readHeader(path: string, file: string): DbHeader {
 }
 
 function cutShort(file: string, what: string): Error {
-  return inputError(`${file}: the SQLite database is cut short: ${what}. Copy the export again (was it still being written, or cut by a size limit?).`);
+  return inputError(
+    `${file}: the SQLite database is cut short: ${what}. Copy the export again (was it still being written, or cut by a size limit?).`,
+  );
 }
 
 function damaged(file: string, what: string): Error {

@@ -151,7 +151,21 @@ export function lazyLibrary(file: string): SqliteOpen {
 }
 
 /** Column positions of the kernel query. */
-const K = { kind: 0, name: 1, type: 2, core: 3, taskType: 4, stream: 5, start: 6, dur: 7, shapes: 8, block: 9, device: 10, row: 11, ints: 12 } as const;
+const K = {
+  kind: 0,
+  name: 1,
+  type: 2,
+  core: 3,
+  taskType: 4,
+  stream: 5,
+  start: 6,
+  dur: 7,
+  shapes: 8,
+  block: 9,
+  device: 10,
+  row: 11,
+  ints: 12,
+} as const;
 
 function kernelQuery(s: DbSchema, withShapes: boolean, order: 'file' | 'time'): string {
   const t = s.task;
@@ -305,7 +319,11 @@ export function earliestStart(db: SqliteDatabase, s: DbSchema): bigint | null {
     const c = ident(s.communication.start);
     parts.push(`SELECT min(${c}) FROM ${ident(s.communication.table)} WHERE typeof(${c}) = 'integer'`);
   }
-  const row = db.prepare(`SELECT min(m) FROM (${parts.join(' UNION ALL ')})`).raw().safeIntegers(true).get() as [bigint | null];
+  const row = db
+    .prepare(`SELECT min(m) FROM (${parts.join(' UNION ALL ')})`)
+    .raw()
+    .safeIntegers(true)
+    .get() as [bigint | null];
   return typeof row[0] === 'bigint' ? row[0] : null;
 }
 
@@ -319,7 +337,15 @@ export function readSteps(db: SqliteDatabase, s: DbSchema, origin: bigint): DbSt
     .all({ origin }) as [unknown, unknown, unknown][];
   const out: DbStep[] = [];
   for (const [id, start, end] of rows) {
-    if (typeof id === 'number' && Number.isSafeInteger(id) && typeof start === 'number' && typeof end === 'number' && Number.isSafeInteger(start) && Number.isSafeInteger(end) && end >= start) {
+    if (
+      typeof id === 'number' &&
+      Number.isSafeInteger(id) &&
+      typeof start === 'number' &&
+      typeof end === 'number' &&
+      Number.isSafeInteger(start) &&
+      Number.isSafeInteger(end) &&
+      end >= start
+    ) {
       out.push({ id, startNs: start, endNs: end });
     }
   }
@@ -331,7 +357,14 @@ export function readRankMap(db: SqliteDatabase, s: DbSchema): Map<number, number
   if (!s.rankMap) return out;
   for (const [rank, device] of db.prepare('SELECT rankId, deviceId FROM RANK_DEVICE_MAP').raw().all() as [unknown, unknown][]) {
     // A run that is not distributed writes rank -1 (or UINT32_MAX): no rank.
-    if (typeof rank === 'number' && typeof device === 'number' && Number.isSafeInteger(device) && Number.isSafeInteger(rank) && rank >= 0 && rank < 0xffffffff) {
+    if (
+      typeof rank === 'number' &&
+      typeof device === 'number' &&
+      Number.isSafeInteger(device) &&
+      Number.isSafeInteger(rank) &&
+      rank >= 0 &&
+      rank < 0xffffffff
+    ) {
       out.set(device, rank);
     }
   }

@@ -112,9 +112,7 @@ export function probeSchema(db: SqliteDatabase, file: string): DbSchema {
   const taskTable = tables.get('task');
   const computeTable = tables.get('compute_task_info');
   if (taskTable === undefined || computeTable === undefined) {
-    const views = new Set(
-      (db.prepare("SELECT lower(name) FROM sqlite_master WHERE type = 'view'").raw().all() as [unknown][]).map(([n]) => n),
-    );
+    const views = new Set((db.prepare("SELECT lower(name) FROM sqlite_master WHERE type = 'view'").raw().all() as [unknown][]).map(([n]) => n));
     const lacks = [taskTable === undefined ? 'TASK' : '', computeTable === undefined ? 'COMPUTE_TASK_INFO' : '']
       .filter(Boolean)
       .map((t) => (views.has(t.toLowerCase()) ? `${t} (a view here: views are not read)` : t))
@@ -190,7 +188,10 @@ export function probeSchema(db: SqliteDatabase, file: string): DbSchema {
   if (meta !== undefined) {
     const mc = columnNames(db, meta);
     if (mc.has('name') && mc.has('value')) {
-      const row = db.prepare(`SELECT value FROM ${ident(meta)} WHERE name = 'SCHEMA_VERSION' LIMIT 1`).raw().get() as [unknown] | undefined;
+      const row = db
+        .prepare(`SELECT value FROM ${ident(meta)} WHERE name = 'SCHEMA_VERSION' LIMIT 1`)
+        .raw()
+        .get() as [unknown] | undefined;
       if (row !== undefined && row[0] !== null && row[0] !== undefined) schemaVersion = String(row[0]);
     }
     traits.unshift(schemaVersion !== null ? `schema version ${shown(schemaVersion)}` : 'META_DATA without SCHEMA_VERSION');
