@@ -13,7 +13,15 @@
 //   `Average`/`Minimum`/`Maximum` without a unit (then the unit of `Total Time` is theirs).
 
 import { inputError } from '../../../util/errors.js';
-import { addApart, noAnswers, type RecordKind, type StatisticRecord, type TraceInfo, type TraceRecord, type TraceSink } from '../trace/record.js';
+import {
+  addApart,
+  emptyTraceInfo,
+  type RecordKind,
+  type StatisticRecord,
+  type TraceInfo,
+  type TraceRecord,
+  type TraceSink,
+} from '../trace/record.js';
 import { profilerStep, StepWindows } from '../trace/steps.js';
 import { CsvRecords } from './csvRecords.js';
 
@@ -152,21 +160,7 @@ export class NsysCsvReader {
     private readonly sink: TraceSink,
     private readonly options: NsysOptions = {},
   ) {
-    this.info = {
-      format: 'nsys_gpu_trace',
-      traits: [],
-      answers: noAnswers(),
-      stepSource: null,
-      steps: [],
-      rank: null,
-      rankSource: null,
-      bytes: 0,
-      events: 0,
-      kernels: 0,
-      skipped: 0,
-      apart: new Map(),
-      notes: [],
-    };
+    this.info = emptyTraceInfo('nsys_gpu_trace');
     this.csv = new CsvRecords(
       (cells, line) => this.record(cells, line),
       (line) => {

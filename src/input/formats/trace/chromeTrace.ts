@@ -16,7 +16,7 @@ import { BytesMap } from '../../csv/bytesMap.js';
 import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
 import { inputError } from '../../../util/errors.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
-import { addApart, noAnswers, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
+import { addApart, emptyTraceInfo, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
 import { shortenName } from './shortName.js';
 import { profilerStep, StepWindows } from './steps.js';
 
@@ -147,21 +147,7 @@ export class ChromeTraceReader {
     private readonly sink: TraceSink,
     private readonly options: ChromeTraceOptions = {},
   ) {
-    this.info = {
-      format: 'kineto',
-      traits: [],
-      answers: noAnswers(),
-      stepSource: null,
-      steps: [],
-      rank: null,
-      rankSource: null,
-      bytes: 0,
-      events: 0,
-      kernels: 0,
-      skipped: 0,
-      apart: new Map(),
-      notes: [],
-    };
+    this.info = emptyTraceInfo('kineto');
     this.scanner = new EventScanner(
       {
         eventKeys: EVENT_KEYS,

@@ -100,6 +100,25 @@ export function noAnswers(): TraceAnswers {
   return { names: false, types: false, cores: false, shapes: false, steps: false, order: false, ranks: false };
 }
 
+/** What a reader knows of a file before its first event: nothing yet. */
+export function emptyTraceInfo(format: TraceFormat): TraceInfo {
+  return {
+    format,
+    traits: [],
+    answers: noAnswers(),
+    stepSource: null,
+    steps: [],
+    rank: null,
+    rankSource: null,
+    bytes: 0,
+    events: 0,
+    kernels: 0,
+    skipped: 0,
+    apart: new Map(),
+    notes: [],
+  };
+}
+
 export function addApart(info: TraceInfo, label: string, ticks: number): void {
   const a = info.apart.get(label);
   if (a) {
