@@ -1,9 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The suites that read every real export, compare engines, fuzz, generate large or hostile input, start many
- * worker threads, drive a browser or install packages: `npm run test:all` runs them with the rest, `npm test` (the
- * quick loop while editing) leaves them out. A file is slow by name here, never by timing.
+ * The suites that read every real export, compare engines or renderers, round-trip or fuzz, generate large or
+ * hostile input, start many worker threads, drive a browser or install packages: `npm run test:all` runs them
+ * with the rest, `npm test` (the quick loop while editing) leaves them out. A file is slow by name here, never
+ * by timing.
  */
 export const SLOW = [
   'test/action.test.ts',
@@ -16,7 +18,9 @@ export const SLOW = [
   'test/hostile-text.test.ts',
   'test/parallel.test.ts',
   'test/real.test.ts',
+  'test/render.test.ts',
   'test/scale.test.ts',
+  'test/snapshot.test.ts',
   'test/trace-real.test.ts',
 ];
 
@@ -31,6 +35,8 @@ export default defineConfig({
     // module): loading the CLI once per thread instead of once per file is most of the quick loop's time.
     pool: 'threads',
     isolate: false,
+    // A thread per core (vitest keeps one core free by default: on two cores that ran the files one at a time).
+    maxWorkers: availableParallelism(),
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
       // Property and scale suites take minutes on a loaded machine: a timeout there says nothing about the code.
