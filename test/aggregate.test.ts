@@ -107,3 +107,18 @@ describe('communication rows with distinct raw names', () => {
     expect(split.group('hcom_x__*_1', 'T', 'C', null, 'hcom_x__7_1')).toBe(b);
   });
 });
+
+describe('fine group keys', () => {
+  it('keep apart kinds whose fields differ only in where a separator-like character falls', () => {
+    const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+    const unit = '\u001f';
+    const a = acc.group(`a${unit}b`, 'c', 'AI_CORE', null);
+    const b = acc.group('a', `b${unit}c`, 'AI_CORE', null);
+    const c = acc.group('a', 'b', `c${unit}AI_CORE`, null);
+    const d = acc.group('12:a', 'b', 'AI_CORE', null);
+    const e = acc.group('1', '2:ab', 'AI_CORE', null);
+    expect(new Set([a, b, c, d, e]).size).toBe(5);
+    expect(acc.group(`a${unit}b`, 'c', 'AI_CORE', null)).toBe(a);
+    expect(acc.groups.size).toBe(5);
+  });
+});

@@ -59,10 +59,16 @@ export function exactTotals(input: string, totals: Cell, filteredKernels: number
 /** How many warnings are kept with their text; the rest are counted. */
 export const MAX_WARNINGS_KEPT = 50;
 
-const SEP = '\u001f';
-
-export function fineKey(name: string | null, type: string | null, core: string | null, shapes: string | null): string {
-  return `${name ?? ''}${SEP}${type ?? ''}${SEP}${core ?? ''}${SEP}${shapes ?? ''}`;
+/**
+ * The key of a fine group: each field with its length before it, so that no text in a field (a name holding the
+ * separator, say) can make two groups one. A missing field and an empty one are the same here.
+ */
+export function fineKey(name: string | null, type: string | null, core: string | null, shapes: string | null, cls = ''): string {
+  const n = name ?? '';
+  const t = type ?? '';
+  const c = core ?? '';
+  const s = shapes ?? '';
+  return `${n.length}:${n}${t.length}:${t}${c.length}:${c}${s.length}:${s}${cls}`;
 }
 
 /** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
@@ -193,7 +199,7 @@ export class Accumulator implements KernelSink, RowLog {
   group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
-    const key = cls === '' ? fineKey(name, type, core, shapes) : `${fineKey(name, type, core, shapes)}${SEP}${cls}`;
+    const key = fineKey(name, type, core, shapes, cls);
     let g = this.groups.get(key);
     if (!g) {
       g = { name, type, core, shapes, total: emptyCell(), steps: new Map() };
