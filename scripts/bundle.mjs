@@ -4,7 +4,8 @@
 // worker of a diff; one file of each costs a fraction of it. Type-checking is tsc's (`npm run typecheck`); esbuild
 // only strips the types.
 //
-// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module: the
+// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module (its entry is
+//   src/cli/readWorker.ts, which registers the beside-sink kinds of later stages): the
 //   bundle's CLI file is dist/bundle/cli.js, so the worker's entry is bundled to dist/bundle/workers/readWorker.js
 //   (ENTRY_SOURCES). Under vitest the reader runs from src/ and starts that same bundled worker.
 // - A command's `await import()` (src/cli/run.ts) stays lazy inside the bundle: its modules run only when it does.
@@ -36,7 +37,7 @@ export function packageVersion() {
 }
 
 /** The bundle's files (below dist/bundle/) and the module of src/ each one bundles. */
-const ENTRY_SOURCES = { 'cli.js': 'cli/cli.ts', 'workers/readWorker.js': 'input/workers/readWorker.ts' };
+const ENTRY_SOURCES = { 'cli.js': 'cli/cli.ts', 'workers/readWorker.js': 'cli/readWorker.ts' };
 const ENTRIES = Object.keys(ENTRY_SOURCES);
 
 /** esbuild's options for the bundle of `entries` (names below dist/bundle/) into `outdir`, with `version` written in. */

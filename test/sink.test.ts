@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/aggregate/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
+import type { BesideKind, BesideRequest } from '../src/input/beside.js';
 import { readRank } from '../src/input/readRank.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import type { Cell } from '../src/model/model.js';
@@ -50,6 +51,21 @@ class Recorder implements KernelSink {
   addAggregated(kind: KernelKind, cell: Cell): void {
     this.cells.push({ kind, cell });
   }
+}
+
+/** A beside-sink request that makes a Recorder (kept in `into`) for each accumulator; its result is its kernel count. */
+function recorderKind(into: Recorder[]): BesideRequest<null, number> {
+  const kind: BesideKind<null, number> = {
+    name: 'test-recorder',
+    make: () => {
+      const r = Object.assign(new Recorder(false), { finish: () => r.kernels.length });
+      into.push(r);
+      return r;
+    },
+    pack: (n) => ({ value: n, transfer: [] }),
+    unpack: (v) => v as number,
+  };
+  return { kind, options: null };
 }
 
 /** The kernel rows of a file as csv-parse reads them, in file order. */
@@ -115,14 +131,12 @@ describe.skipIf(!HAS_REAL)('a recording sink beside the accumulator', () => {
     const recorders: Recorder[] = [];
     const withRecorder = await readRank(plan, {
       withShapes: false,
-      beside: () => {
-        const r = new Recorder(false);
-        recorders.push(r);
-        return r;
-      },
+      beside: recorderKind(recorders),
     });
     const alone = await readRank(plan, { withShapes: false });
-    expect(withRecorder).toEqual(alone);
+    expect(withRecorder.map(({ beside, ...r }) => r)).toEqual(alone);
+    // What the recorder gave after the rank's last file is the rank's `beside`.
+    expect(withRecorder.map((r) => r.beside)).toEqual([[expected.length]]);
     expect(recorders).toHaveLength(1);
     expect(recorders[0]!.kernels.map((k) => [k.name, k.step, k.ticks])).toEqual(expected.map((k) => [k.name, k.step, k.ticks]));
     // It did not ask for starts: none were parsed for it.
@@ -147,13 +161,10 @@ describe('what a sink is told of a file without order', () => {
     const recorders: Recorder[] = [];
     const ranks = await readRank(plan, {
       withShapes: false,
-      beside: () => {
-        const r = new Recorder(false);
-        recorders.push(r);
-        return r;
-      },
+      beside: recorderKind(recorders),
     });
     expect(ranks.map((r) => r.kernels)).toEqual([12, 10]);
+    expect(ranks.map((r) => r.beside)).toEqual([[12], [10]]);
     expect(recorders.map((r) => r.kernels.length)).toEqual([12, 10]);
     expect(recorders.map((r) => r.files.length)).toEqual([1, 1]);
   });

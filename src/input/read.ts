@@ -24,6 +24,7 @@ import { readRank } from './readRank.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import type { ReadTask } from './workers/protocol.js';
 import { defaultEngine, type Engine } from './engine.js';
+import { besideKind, besideTask, registerBeside, type BesideRequest } from './beside.js';
 
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
@@ -43,6 +44,8 @@ export interface ReadOptions {
   rawNames?: RawNameTests | null;
   /** The scan engine (default: the run's, see engine.ts). */
   engine?: Engine;
+  /** A sink to read beside each rank's accumulator (see beside.ts): its results are each RankData's `beside`. */
+  beside?: BesideRequest | null;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -70,6 +73,7 @@ export async function readProfile(input: string, options: ReadOptions): Promise<
   const resolved = resolveInput(input);
   const plans = selectPlans(resolved, options.ranks);
   options = { ...options, engine: options.engine ?? defaultEngine() };
+  if (options.beside) registerBeside(options.beside.kind);
   const counter = options.onBytes;
   try {
     const total = plans.reduce((n, p) => n + planBytes(p), 0);
@@ -106,6 +110,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
                 withSpan: options.withSpan === true,
                 engine: options.engine,
                 rawNames: options.rawNames ?? null,
+                beside: besideTask(options.beside),
               } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when
@@ -113,7 +118,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
               options.onBytes === undefined && (options.threads ?? 'auto') === 'auto',
             )
             .then(
-              (r) => ('inline' in r ? r.ranks : unpackRanks(r)),
+              (r) => ('inline' in r ? r.ranks : unpackBeside(unpackRanks(r), options.beside ?? null)),
               (f: WorkerFailure) => {
                 throw workerError(f);
               },
@@ -125,6 +130,12 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
     if (s.status === 'rejected') throw s.reason;
     for (const r of s.value) ranks.push(r);
   }
+  return ranks;
+}
+
+/** The beside results of ranks read in a worker, unpacked. */
+function unpackBeside(ranks: RankData[], request: BesideRequest | null): RankData[] {
+  if (request !== null) for (const r of ranks) if (r.beside !== undefined) r.beside = r.beside.map((v) => request.kind.unpack(v));
   return ranks;
 }
 
@@ -178,7 +189,8 @@ export function sharedPool(): WorkerPool | null {
     pool = script
       ? new WorkerPool(script, undefined, async (payload) => {
           const task = payload as ReadTask;
-          return { inline: true, ranks: await readRank(task.plan, task) } satisfies InlineRanks;
+          const beside = task.beside === null ? null : { kind: besideKind(task.beside.name), options: task.beside.options };
+          return { inline: true, ranks: await readRank(task.plan, { ...task, beside }) } satisfies InlineRanks;
         })
       : null;
   }
@@ -205,6 +217,7 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     prev.stepIds = [...new Set([...prev.stepIds, ...r.stepIds])].sort((a, b) => a - b);
     for (const w of r.warnings) prev.warnings.push(w);
     prev.warningCount += r.warningCount;
+    if (r.beside !== undefined) prev.beside = [...(prev.beside ?? []), ...r.beside];
   }
   let out = [...byRank.values()];
   if (ranks !== null) {

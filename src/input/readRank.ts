@@ -9,6 +9,7 @@ import type { Engine } from './engine.js';
 import { readerOf } from './formats/readers.js';
 import { formatOf, limitFields } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
+import type { BesideRequest, BesideSink } from './beside.js';
 import { besides, type KernelSink, type RankTarget } from './sink.js';
 
 /** Read every file of one rank plan. */
@@ -20,8 +21,8 @@ export async function readRank(
     onBytes?: ((n: number) => void) | undefined;
     /** The scan engine (undefined: the default). */
     engine?: Engine | undefined;
-    /** Sinks to feed beside each rank's accumulator: called once for each accumulator made (one per Device_id). */
-    beside?: (() => KernelSink) | undefined;
+    /** A sink to feed beside each rank's accumulator: one made for each accumulator (one per Device_id). */
+    beside?: BesideRequest | null | undefined;
     /** What may select kernels by raw name in this run (see Accumulator). */
     rawNames?: RawNameTests | null | undefined;
   },
@@ -43,8 +44,15 @@ export async function readRank(
   const rawNames = options.rawNames ?? null;
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, rawNames });
   limitFields(acc.fields, formatOf(plan.format).answers);
-  const beside = options.beside;
-  const others = beside ? [beside()] : undefined;
+  const request = options.beside ?? null;
+  const sinks = new Map<Accumulator, BesideSink<unknown>>();
+  const beside = (a: Accumulator): KernelSink[] | undefined => {
+    if (request === null) return undefined;
+    const sink = request.kind.make(request.options);
+    sinks.set(a, sink);
+    return [sink];
+  };
+  const others = beside(acc);
   // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
   // rank, any other gets an accumulator (a rank) of its own.
   const devices = new Map<number, Accumulator>();
@@ -58,7 +66,7 @@ export async function readRank(
       }
       let t = targets.get(a);
       if (!t) {
-        t = { sink: besides(a, beside ? [beside()] : undefined), log: a };
+        t = { sink: besides(a, beside(a)), log: a };
         targets.set(a, t);
       }
       return t;
@@ -85,11 +93,16 @@ export async function readRank(
     }
     files.push(file);
   }
-  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource }];
+  const besideOf = (a: Accumulator): { beside?: unknown[] } => {
+    const sink = sinks.get(a);
+    return sink === undefined ? {} : { beside: [sink.finish()] };
+  };
+  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource, ...besideOf(acc) }];
   const ids = [...devices.keys()].sort((a, b) => a - b);
   for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
   return ids.map((d) => ({
     ...devices.get(d)!.toRankData(String(d), files),
     rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)`,
+    ...besideOf(devices.get(d)!),
   }));
 }

@@ -272,6 +272,12 @@ export interface RankData {
   snapshot: SnapshotInfo | null;
   /** Where the rank id came from (profiler_info, folder name, folder path, Device_id …), for inspect. */
   rankSource?: string;
+  /**
+   * What the sinks read beside the accumulator gave (input/beside.ts): one result per accumulator that made this
+   * rank (several when ranks of one id are merged). Absent when none was asked for, or the rank was not read
+   * kernel by kernel (a summary JSON).
+   */
+  beside?: unknown[];
 }
 
 /** Grouping and filters a saved summary JSON was made with. */

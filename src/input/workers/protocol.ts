@@ -2,6 +2,7 @@
 // (readWorker.ts): one task per rank plan, answered by progress messages and then exactly one `done` or `error`.
 // Both sides import their types from here, and neither imports the other.
 
+import type { BesideTask } from '../beside.js';
 import type { Engine } from '../engine.js';
 import type { RankPlan } from '../formats/resolve.js';
 import type { PackedRanks } from './pack.js';
@@ -16,6 +17,8 @@ export interface ReadTask {
   engine?: Engine | undefined;
   /** What may select kernels by raw name in this run (see Accumulator). */
   rawNames: RawNameTests | null;
+  /** A sink to read beside each accumulator, by its kind's name (beside.ts); null: none. */
+  beside: BesideTask | null;
 }
 
 /** The message that gives a worker a task; `progress`: post `bytes` messages while reading. */

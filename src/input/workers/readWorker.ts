@@ -1,17 +1,21 @@
 // Worker thread: reads one rank plan (readRank, the per-rank job) and posts its RankData back, packed (pack.ts).
 // Errors are posted as kind + message, so the main thread throws the same KprofError the in-thread read would
-// have. The messages are those of protocol.ts.
+// have. The messages are those of protocol.ts. The worker's entry (src/cli/readWorker.ts) registers the kinds of
+// beside sinks (../beside.ts) a task may ask for, then calls serveReads.
 
 import { parentPort } from 'node:worker_threads';
 import { isKprofError } from '../../util/errors.js';
+import { besideKind } from '../beside.js';
 import { readRank } from '../readRank.js';
 import { packRanks } from './pack.js';
 import { PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
 
 export type { ReadTask } from './protocol.js';
 
-const port = parentPort;
-if (port) {
+/** Answer the tasks the main thread posts (a no-op outside a worker thread). */
+export function serveReads(): void {
+  const port = parentPort;
+  if (!port) return;
   port.on('message', (m: TaskMessage) => {
     const post = (r: WorkerReply): void => port.postMessage(r);
     let pending = 0;
@@ -24,17 +28,38 @@ if (port) {
           }
         }
       : undefined;
+    const task = m.payload.beside ?? null;
+    // Found before reading: a kind the entry did not register is a bug, said at once.
+    let kind: ReturnType<typeof besideKind> | null = null;
+    try {
+      kind = task === null ? null : besideKind(task.name);
+    } catch (e) {
+      const err = e as Error;
+      post({ id: m.id, type: 'error', kind: null, message: err.message, stack: err.stack });
+      return;
+    }
     readRank(m.payload.plan, {
       withShapes: m.payload.withShapes,
       withSpan: m.payload.withSpan,
       engine: m.payload.engine,
       rawNames: m.payload.rawNames,
+      beside: kind === null || task === null ? null : { kind, options: task.options },
       onBytes,
     }).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
+        const transfer: ArrayBuffer[] = [];
+        if (kind !== null) {
+          for (const r of ranks) {
+            r.beside = r.beside?.map((v) => {
+              const p = kind.pack(v);
+              for (const b of p.transfer) transfer.push(b);
+              return p.value;
+            });
+          }
+        }
         const packed = packRanks(ranks);
-        port.postMessage({ id: m.id, type: 'done', result: packed } satisfies WorkerReply, [packed.sizes.buffer, packed.cells.buffer]);
+        port.postMessage({ id: m.id, type: 'done', result: packed } satisfies WorkerReply, [packed.sizes.buffer, packed.cells.buffer, ...transfer]);
       },
       (e: unknown) => {
         const err = e instanceof Error ? e : new Error(String(e));

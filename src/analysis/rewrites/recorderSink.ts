@@ -1,0 +1,417 @@
+// The sequence recorder as a kernel sink beside each rank's accumulator (input/beside.ts), in whichever thread
+// reads the rank: one recorder per rank (and per Device_id), finished after the rank's last file, packed into a
+// few typed arrays when it crosses from a read worker, and the ranks of a side merged into one Sequences in the
+// main thread (token, rank and stream tables merged; identical step shapes of different ranks made one).
+//
+// Start times are exact integer ticks after the reader's origin (an integer µs per file): a rank of several
+// files is rebased onto the origin of its first. Streams are the file's Stream ID (`-` when it has none).
+
+import type { BesideKind, BesideSink } from '../../input/beside.js';
+import { NO_STEP, type KernelBatch, type KernelKind, type SourceFacts } from '../../input/sink.js';
+import { TICKS_PER_US, type Cell, type GroupBy, type Profile } from '../../model/model.js';
+import {
+  SAMPLE_CAP,
+  SequenceRecorder,
+  TokenTable,
+  tokenKey,
+  type SequenceStats,
+  type Sequences,
+  type StepShape,
+  type StepRecord,
+} from './sequence.js';
+
+/** The stream of a kernel whose file has no Stream ID (or whose cell is not an integer). */
+export const NO_STREAM = -1;
+
+/** What one rank's recorder saw: its sequences (rank text '' until merged) and why they may not be usable. */
+export interface RecordedRank {
+  seq: Sequences;
+  /** The first file of the rank whose kernels are totals, not one by one in order (op_statistic). */
+  unordered: string | null;
+  /** The first file of the rank without a Step Id column. */
+  withoutSteps: string | null;
+  /** The first file of the rank without start times. */
+  withoutStarts: string | null;
+}
+
+/** Of the token kinds a bound id can be: communication (kept out) or unbound. */
+const COMMUNICATION = -1;
+
+/** The recorder sink of one rank. */
+export class RecorderSink {
+  readonly wantsStarts = true;
+  readonly wantsStreams = true;
+  private readonly rec: SequenceRecorder;
+  private readonly rankId: number;
+  /** Per id the reader bound: the token, or COMMUNICATION. */
+  private readonly tokens: number[] = [];
+  private readonly streamIds = new Map<number, number>();
+  private lastStream = Number.NaN;
+  private lastStreamId = 0;
+  private firstOriginUs: number | null = null;
+  /** Ticks from this file's origin to the rank's first. */
+  private offset = 0;
+  private unordered: string | null = null;
+  private withoutSteps: string | null = null;
+  private withoutStarts: string | null = null;
+
+  constructor(readonly by: GroupBy) {
+    this.rec = new SequenceRecorder(by);
+    this.rankId = this.rec.rank('');
+  }
+
+  begin(facts: SourceFacts): void {
+    if (!facts.ordered) this.unordered ??= facts.file;
+    if (!facts.steps) this.withoutSteps ??= facts.file;
+    if (!facts.starts) this.withoutStarts ??= facts.file;
+    this.offset = 0;
+  }
+
+  origin(us: number): void {
+    if (this.firstOriginUs === null) this.firstOriginUs = us;
+    this.offset = (us - this.firstOriginUs) * TICKS_PER_US;
+  }
+
+  bind(id: number, kind: KernelKind): void {
+    const key = tokenKey(this.by, kind);
+    this.tokens[id] = key === null ? COMMUNICATION : this.rec.table.intern(key);
+  }
+
+  addBatch(batch: KernelBatch & { streams: Int32Array | null }): void {
+    const { ids, steps, ticks, n } = batch;
+    const starts = batch.starts;
+    const streams = batch.streams;
+    for (let i = 0; i < n; i++)
+      this.kernel(ids[i]!, steps[i]!, ticks[i]!, starts === null ? Number.NaN : starts[i]!, streams === null ? NO_STREAM : streams[i]!);
+  }
+
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void {
+    this.kernel(id, step === null ? NO_STEP : step, ticks, startTicks, stream);
+  }
+
+  addAggregated(_kind: KernelKind, _cell: Cell): void {
+    // Totals have no order: begin() said so (unordered).
+  }
+
+  finish(): RecordedRank {
+    return { seq: this.rec.finish(), unordered: this.unordered, withoutSteps: this.withoutSteps, withoutStarts: this.withoutStarts };
+  }
+
+  private kernel(id: number, step: number, ticks: number, startTicks: number, stream: number): void {
+    const token = this.tokens[id]!;
+    if (token === COMMUNICATION) {
+      this.rec.skipCommunication();
+      return;
+    }
+    if (step === NO_STEP) {
+      this.rec.skipWithoutStep();
+      return;
+    }
+    if (stream !== this.lastStream) {
+      let s = this.streamIds.get(stream);
+      if (s === undefined) {
+        s = this.rec.stream(stream === NO_STREAM ? '-' : String(stream));
+        this.streamIds.set(stream, s);
+      }
+      this.lastStream = stream;
+      this.lastStreamId = s;
+    }
+    this.rec.add(this.rankId, this.lastStreamId, step, token, ticks, startTicks + this.offset);
+  }
+}
+
+/** Per shape, what is packed besides its arrays. */
+interface PackedShape {
+  n: number;
+  instances: number;
+  sampled: number[];
+  stride: number;
+}
+
+interface PackedRecorded {
+  by: GroupBy;
+  tokens: string[];
+  ranks: string[];
+  streams: string[];
+  stats: SequenceStats;
+  shapes: PackedShape[];
+  /** Every shape's tokens, one after the other. */
+  shapeTokens: Int32Array<ArrayBuffer>;
+  /** Per shape: its sums, then per sampled step its durations and its starts. */
+  shapeTicks: Float64Array<ArrayBuffer>;
+  /** Per step: rank, stream, step, shape, start, end, split (0/1). */
+  steps: Float64Array<ArrayBuffer>;
+  unordered: string | null;
+  withoutSteps: string | null;
+  withoutStarts: string | null;
+}
+
+const STEP_STRIDE = 7;
+
+export function packRecorded(r: RecordedRank): { value: PackedRecorded; transfer: ArrayBuffer[] } {
+  const { seq } = r;
+  let nTokens = 0;
+  let nTicks = 0;
+  for (const s of seq.shapes) {
+    nTokens += s.tokens.length;
+    nTicks += s.tokens.length * (1 + 2 * s.sampled.length);
+  }
+  const shapeTokens = new Int32Array(nTokens);
+  const shapeTicks = new Float64Array(nTicks);
+  let t = 0;
+  let f = 0;
+  for (const s of seq.shapes) {
+    shapeTokens.set(s.tokens, t);
+    t += s.tokens.length;
+    shapeTicks.set(s.sumTicks, f);
+    f += s.tokens.length;
+    for (let k = 0; k < s.sampled.length; k++) {
+      shapeTicks.set(s.sampleDurTicks[k]!, f);
+      f += s.tokens.length;
+      shapeTicks.set(s.sampleStartTicks[k]!, f);
+      f += s.tokens.length;
+    }
+  }
+  const steps = new Float64Array(seq.steps.length * STEP_STRIDE);
+  seq.steps.forEach((st, i) => {
+    const o = i * STEP_STRIDE;
+    steps[o] = st.rank;
+    steps[o + 1] = st.stream;
+    steps[o + 2] = st.step;
+    steps[o + 3] = st.shape;
+    steps[o + 4] = st.startTicks;
+    steps[o + 5] = st.endTicks;
+    steps[o + 6] = st.split ? 1 : 0;
+  });
+  return {
+    value: {
+      by: seq.by,
+      tokens: seq.tokens,
+      ranks: seq.ranks,
+      streams: seq.streams,
+      stats: seq.stats,
+      shapes: seq.shapes.map((s) => ({ n: s.tokens.length, instances: s.instances, sampled: s.sampled, stride: s.stride })),
+      shapeTokens,
+      shapeTicks,
+      steps,
+      unordered: r.unordered,
+      withoutSteps: r.withoutSteps,
+      withoutStarts: r.withoutStarts,
+    },
+    transfer: [shapeTokens.buffer, shapeTicks.buffer, steps.buffer],
+  };
+}
+
+export function unpackRecorded(value: unknown): RecordedRank {
+  const p = value as PackedRecorded;
+  let t = 0;
+  let f = 0;
+  const shapes: StepShape[] = p.shapes.map((s, id) => {
+    const tokens = p.shapeTokens.subarray(t, t + s.n);
+    t += s.n;
+    const sumTicks = p.shapeTicks.subarray(f, f + s.n);
+    f += s.n;
+    const sampleDurTicks: Float64Array[] = [];
+    const sampleStartTicks: Float64Array[] = [];
+    for (let k = 0; k < s.sampled.length; k++) {
+      sampleDurTicks.push(p.shapeTicks.subarray(f, f + s.n));
+      f += s.n;
+      sampleStartTicks.push(p.shapeTicks.subarray(f, f + s.n));
+      f += s.n;
+    }
+    return { id, tokens, instances: s.instances, sumTicks, sampled: s.sampled, sampleDurTicks, sampleStartTicks, stride: s.stride };
+  });
+  const steps: StepRecord[] = [];
+  for (let o = 0; o < p.steps.length; o += STEP_STRIDE) {
+    steps.push({
+      rank: p.steps[o]!,
+      stream: p.steps[o + 1]!,
+      step: p.steps[o + 2]!,
+      shape: p.steps[o + 3]!,
+      startTicks: p.steps[o + 4]!,
+      endTicks: p.steps[o + 5]!,
+      split: p.steps[o + 6] === 1,
+    });
+  }
+  return {
+    seq: { by: p.by, tokens: p.tokens, ranks: p.ranks, streams: p.streams, shapes, steps, stats: p.stats },
+    unordered: p.unordered,
+    withoutSteps: p.withoutSteps,
+    withoutStarts: p.withoutStarts,
+  };
+}
+
+/** The beside-sink kind of the recorder: options are the grouping of tokens. */
+export const SEQUENCE_RECORDER: BesideKind<{ by: GroupBy }, RecordedRank> = {
+  name: 'sequence-recorder',
+  make: (options) => new SinkV1(new RecorderSink(options.by)),
+  pack: packRecorded,
+  unpack: unpackRecorded,
+};
+
+/** A token sequence's hash (FNV-1a over the ids), as the recorder hashes a step. */
+function hashTokens(tokens: Int32Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < tokens.length; i++) h = Math.imul(h ^ tokens[i]!, 0x01000193);
+  return Math.imul(h ^ tokens.length, 0x01000193);
+}
+
+function sameTokens(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The sequences of a side: each recorded part (in rank order) under its rank's id. Token, rank and stream tables
+ * are merged; a step shape that several parts have becomes one (its sums added, its sampled steps joined and, past
+ * SAMPLE_CAP, thinned to SAMPLE_CAP spread evenly over them, so the choice is the same in any thread).
+ */
+export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences }[]): Sequences {
+  const tokens = new TokenTable();
+  const ranks = new TokenTable();
+  const streams = new TokenTable();
+  const shapes: StepShape[] = [];
+  const byHash = new Map<number, number[]>();
+  const steps: StepRecord[] = [];
+  const stats: SequenceStats = { kernels: 0, communication: 0, withoutStep: 0, badStart: 0, outOfOrder: 0, splitSteps: 0, pastLaneLimit: 0 };
+  for (const { rank, seq } of parts) {
+    if (seq.by !== by) throw new Error(`rewrites: a rank was recorded by ${seq.by}, not by ${by}`);
+    const tokenMap = seq.tokens.map((t) => tokens.intern(t));
+    const rankId = ranks.intern(rank);
+    const streamMap = seq.streams.map((s) => streams.intern(s));
+    const stepBase = steps.length;
+    const shapeMap = seq.shapes.map((s) => {
+      const mapped = Int32Array.from(s.tokens, (t) => tokenMap[t]!);
+      const h = hashTokens(mapped);
+      const ids = byHash.get(h) ?? [];
+      let into = ids.map((id) => shapes[id]!).find((x) => sameTokens(x.tokens, mapped));
+      if (into === undefined) {
+        into = {
+          id: shapes.length,
+          tokens: mapped,
+          instances: 0,
+          sumTicks: new Float64Array(mapped.length),
+          sampled: [],
+          sampleDurTicks: [],
+          sampleStartTicks: [],
+          stride: 1,
+        };
+        shapes.push(into);
+        ids.push(into.id);
+        byHash.set(h, ids);
+      }
+      into.instances += s.instances;
+      for (let i = 0; i < mapped.length; i++) into.sumTicks[i]! += s.sumTicks[i]!;
+      for (let k = 0; k < s.sampled.length; k++) {
+        into.sampled.push(stepBase + s.sampled[k]!);
+        into.sampleDurTicks.push(s.sampleDurTicks[k]!);
+        into.sampleStartTicks.push(s.sampleStartTicks[k]!);
+      }
+      into.stride = Math.max(into.stride, s.stride);
+      return into.id;
+    });
+    for (const st of seq.steps) steps.push({ ...st, rank: rankId, stream: streamMap[st.stream]!, shape: shapeMap[st.shape]! });
+    for (const key of Object.keys(stats) as (keyof SequenceStats)[]) stats[key] += seq.stats[key];
+  }
+  for (const s of shapes) {
+    if (s.sampled.length <= SAMPLE_CAP) continue;
+    const keep = Array.from({ length: SAMPLE_CAP }, (_, j) => Math.floor((j * s.sampled.length) / SAMPLE_CAP));
+    s.sampled = keep.map((j) => s.sampled[j]!);
+    s.sampleDurTicks = keep.map((j) => s.sampleDurTicks[j]!);
+    s.sampleStartTicks = keep.map((j) => s.sampleStartTicks[j]!);
+  }
+  return { by, tokens: tokens.texts, ranks: ranks.texts, streams: streams.texts, shapes, steps, stats };
+}
+
+/**
+ * The recorder behind the kernel sink as it is until readers give exact start ticks and streams: starts in µs
+ * (made ticks after the first whole µs seen), no stream.
+ */
+class SinkV1 implements BesideSink<RecordedRank> {
+  readonly wantsStarts = true;
+  private originUs: number | null = null;
+  private readonly view: { ids: Int32Array; steps: Int32Array; ticks: Int32Array; starts: Float64Array | null; streams: null; n: number } = {
+    ids: new Int32Array(0),
+    steps: new Int32Array(0),
+    ticks: new Int32Array(0),
+    starts: null,
+    streams: null,
+    n: 0,
+  };
+  private starts = new Float64Array(0);
+
+  constructor(private readonly inner: RecorderSink) {}
+
+  begin(facts: SourceFacts): void {
+    this.inner.begin(facts);
+    this.originUs = null;
+  }
+
+  bind(id: number, kind: KernelKind): void {
+    this.inner.bind(id, kind);
+  }
+
+  private ticksOf(us: number): number {
+    if (!Number.isFinite(us)) return Number.NaN;
+    if (this.originUs === null) {
+      this.originUs = Math.floor(us);
+      this.inner.origin(this.originUs);
+    }
+    return Math.round((us - this.originUs) * TICKS_PER_US);
+  }
+
+  addBatch(batch: KernelBatch): void {
+    const n = batch.n;
+    if (this.starts.length < n) this.starts = new Float64Array(batch.ids.length);
+    for (let i = 0; i < n; i++) this.starts[i] = batch.starts === null ? Number.NaN : this.ticksOf(batch.starts[i]!);
+    const v = this.view;
+    v.ids = batch.ids;
+    v.steps = batch.steps;
+    v.ticks = batch.ticks;
+    v.starts = this.starts;
+    v.n = n;
+    this.inner.addBatch(v);
+  }
+
+  addKernel(id: number, step: number | null, ticks: number, startUs: number): void {
+    this.inner.addKernel(id, step, ticks, this.ticksOf(startUs), NO_STREAM);
+  }
+
+  addAggregated(kind: KernelKind, cell: Cell): void {
+    this.inner.addAggregated(kind, cell);
+  }
+
+  finish(): RecordedRank {
+    return this.inner.finish();
+  }
+}
+
+/** One side's sequences, or why it has none to compare (the section then says so). */
+export type SideSequences = { ok: true; seq: Sequences } | { ok: false; reason: string };
+
+/**
+ * The sequences of a profile read with SEQUENCE_RECORDER beside it: its ranks' parts merged, or why they cannot
+ * be used: a summary JSON or an op_statistic (totals, not kernels in the order they ran), a file without a Step
+ * Id column, or no compute kernel in a step.
+ */
+export function profileSequences(profile: Profile, by: GroupBy): SideSequences {
+  const parts: { rank: string; seq: Sequences }[] = [];
+  for (const r of profile.ranks) {
+    if (r.beside === undefined) {
+      const what = r.snapshot !== null ? `${r.snapshot.path} is a summary JSON` : `rank ${r.rank} was not read kernel by kernel`;
+      return { ok: false, reason: `${what}: it holds totals per group, not the kernels in the order they ran` };
+    }
+    for (const b of r.beside as RecordedRank[]) {
+      if (b.unordered !== null) return { ok: false, reason: `${b.unordered} holds totals per type, not the kernels in the order they ran` };
+      if (b.withoutSteps !== null) return { ok: false, reason: `${b.withoutSteps} has no Step Id column, so its steps cannot be told apart` };
+      parts.push({ rank: r.rank, seq: b.seq });
+    }
+  }
+  const seq = mergeRecorded(by, parts);
+  if (seq.steps.length === 0) {
+    const why = seq.stats.withoutStep > 0 ? 'no compute kernel has a Step Id' : 'it has no compute kernel';
+    return { ok: false, reason: `${profile.input}: ${why}` };
+  }
+  return { ok: true, seq };
+}
