@@ -38,6 +38,7 @@ const REGIONS = [
   ['TICKS', MAX_BATCH * 4, 1024, 'i32 per row of a batch: its duration in ticks of 1e-4 µs'],
   ['START_AT', MAX_BATCH * 4, 1024, 'i32 per row of a batch: where its start-time cell starts (when configured)'],
   ['START_END', MAX_BATCH * 4, 1024, 'i32 per row of a batch: where its start-time cell ends'],
+  ['STREAMS', MAX_BATCH * 4, 1024, 'i32 per row of a batch: its Stream ID (-1: none; when configured)'],
   ['SLOTS', KEY_SLOTS * 4, 65536, 'i32 per slot of the key table: entry + 1, 0 when empty'],
   ['HASHES', MAX_KEYS * 4, 1024, 'i32 per key: its hash'],
   ['OFFSETS', MAX_KEYS * 4, 1024, 'i32 per key: where its bytes are in the arena'],

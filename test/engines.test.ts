@@ -1,7 +1,8 @@
 // The kernel table reader with the SIMD engine (plain rows in batches, simd.wat parsing their numbers and
 // looking their keys up) against the JavaScript engine (every row through the JavaScript parsers): the same
-// groups, per-step cells, totals, skipped rows and warnings, on every kernel export in the fixtures and in
-// ../shared/data/real, on damaged copies of them, and on rows made to hit each way out of a batch.
+// groups, per-step cells, totals, skipped rows and warnings, and for a sink beside that wants them the same
+// exact starts and streams, kernel by kernel, on every kernel export in the fixtures and in ../shared/data/real,
+// on damaged copies of them, and on rows made to hit each way out of a batch.
 // KPROF_FUZZ_SEED and KPROF_FUZZ_RUNS explore more damaged copies, as in fuzz.test.ts.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/aggregate/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
+import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-engines-'));
@@ -28,19 +30,55 @@ function plain(x: unknown): unknown {
   return x;
 }
 
-async function read(path: string, engine: 'simd' | 'js', withShapes: boolean, bufferSize?: number): Promise<unknown> {
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: withShapes, steps: true });
+/** Every kernel with its exact start (origin µs and ticks after it, as text) and its stream, in order. */
+class Kernels implements KernelSink {
+  readonly wantsStarts = true;
+  readonly wantsStreams = true;
+  readonly seen: string[] = [];
+  private origin_ = 'none';
+  private readonly kinds: KernelKind[] = [];
+  begin(facts: SourceFacts): void {
+    this.seen.push(JSON.stringify(facts));
+  }
+  origin(us: number): void {
+    this.origin_ = String(us);
+  }
+  bind(id: number, kind: KernelKind): void {
+    this.kinds[id] = kind;
+  }
+  addBatch(b: KernelBatch): void {
+    const { starts, streams } = b;
+    for (let i = 0; i < b.n; i++) {
+      const step = b.steps[i] === NO_STEP ? null : b.steps[i]!;
+      this.addKernel(b.ids[i]!, step, b.ticks[i]!, starts === null ? Number.NaN : starts[i]!, streams === null ? NO_STREAM : streams[i]!);
+    }
+  }
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void {
+    const k = this.kinds[id]!;
+    const start = Number.isNaN(startTicks) ? 'none' : `${this.origin_}+${startTicks}`;
+    this.seen.push(`${k.rawName}|${k.type}|${k.shapes}|${step}|${ticks}|${start}|${stream}`);
+  }
+  addAggregated(): void {}
+}
+
+async function read(path: string, engine: 'simd' | 'js', withShapes: boolean, bufferSize?: number, record = false): Promise<unknown> {
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: withShapes, steps: true }, { span: record });
+  const kernels = new Kernels();
   try {
-    const file = await readTable(path, acc, { withShapes, engine, bufferSize });
-    return plain({ file, rank: acc.toRankData('r', []) });
+    const file = await readTable(path, acc, { withShapes, engine, bufferSize, beside: record ? [kernels] : [] });
+    return plain({ file, rank: acc.toRankData('r', []), kernels: kernels.seen });
   } catch (e) {
     return { error: (e as Error).message };
   }
 }
 
 async function expectSameEngines(path: string, bufferSize?: number): Promise<void> {
-  for (const withShapes of [false, true]) {
-    expect(await read(path, 'simd', withShapes, bufferSize)).toEqual(await read(path, 'js', withShapes, bufferSize));
+  for (const [withShapes, record] of [
+    [false, false],
+    [true, false],
+    [false, true],
+  ] as const) {
+    expect(await read(path, 'simd', withShapes, bufferSize, record)).toEqual(await read(path, 'js', withShapes, bufferSize, record));
   }
 }
 
@@ -119,6 +157,31 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
       await expectSameEngines(path);
       await expectSameEngines(path, 16);
     }
+  });
+
+  it('start and Stream ID cells of every kind: both engines read the same exact starts and streams', async () => {
+    const header = 'Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+    const starts = ['N/A', '', '1764246877073569.640\t', '1764246877073569.64049', '1764246877073570.00005', ' 17 ', '0', '.5', '5.'];
+    const more = ['1e3', '-5', '+5', '1764246877073571', '"1764246877073572.5"', '99999999999999999', '1764246877073569.6\t\t', '12x'];
+    const streams = ['2', ' 3 ', 'N/A', '', '-1', '1234567890', '007', '12a', '"5"', '999999999', '\t4\t', '0'];
+    const rows: string[] = [];
+    for (const [i, start] of [...starts, ...more].entries())
+      for (const [j, stream] of streams.entries()) rows.push(`${i % 3},${stream},Op_${j % 4},Op,AI_CORE,${start},${(i + j) % 5}.25`);
+    const path = join(tmp, 'streams.csv');
+    writeFileSync(path, `${header}\n${rows.join('\n')}\n`);
+    const simd = (await read(path, 'simd', false, undefined, true)) as { kernels: string[] };
+    expect(simd.kernels.length).toBe(rows.length + 1);
+    // The first start read is the origin (its whole µs); starts are exact ticks after it, or none.
+    expect(simd.kernels[1]).toBe('Op_0|Op|null|0|2500|none|2');
+    expect(simd.kernels[1 + 2 * 12]).toBe('Op_0|Op|null|2|22500|1764246877073569+6400|2');
+    expect(simd.kernels[1 + 3 * 12]).toBe('Op_0|Op|null|0|32500|1764246877073569+6405|2');
+    expect(simd.kernels[1 + 4 * 12]).toBe('Op_0|Op|null|1|42500|1764246877073569+10001|2');
+    // ' 17 ', '0', '.5': more than 2^53 ticks before the origin, not a time of this file.
+    for (const i of [5, 6, 7]) expect(simd.kernels[1 + i * 12]!.split('|')[5]).toBe('none');
+    // Streams: a plain integer of at most 9 digits (spaces around, quoted), else none (-1).
+    expect(simd.kernels.slice(1, 13).map((k) => Number(k.split('|')[6]))).toEqual([2, 3, -1, -1, -1, -1, 7, -1, 5, 999999999, 4, 0]);
+    expect(simd).toEqual(await read(path, 'js', false, undefined, true));
+    await expectSameEngines(path, 64);
   });
 
   it('more key bytes than the key table holds (it starts again and every row still counts)', async () => {

@@ -1,6 +1,6 @@
 // The kernel sink seam: a second sink, a recorder of every kernel, sits beside the accumulator. It must see every
-// kernel of a real export in file order with its start time (with batches, with either engine, across buffer
-// and batch boundaries), while the accumulator's figures stay what they are without it.
+// kernel of a real export in file order with its exact start time and its stream (with batches, with either
+// engine, across buffer and batch boundaries), while the accumulator's figures stay what they are without it.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { readTable } from '../src/input/formats/readTable.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import type { BesideKind, BesideRequest } from '../src/input/beside.js';
 import { readRank } from '../src/input/readRank.js';
-import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
+import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import type { Cell } from '../src/model/model.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';
 
@@ -20,7 +20,9 @@ interface Recorded {
   type: string | null;
   step: number | null;
   ticks: number;
-  start: number;
+  /** The absolute start in ticks (origin and start ticks added exactly); null: none given. */
+  start: bigint | null;
+  stream: number;
 }
 
 /** Keeps every kernel it is given, in order, by the kind its id was bound to then. */
@@ -28,37 +30,68 @@ class Recorder implements KernelSink {
   readonly kernels: Recorded[] = [];
   readonly files: SourceFacts[] = [];
   readonly cells: { kind: KernelKind; cell: Cell }[] = [];
+  readonly origins: number[] = [];
   batches = 0;
   private readonly kinds: KernelKind[] = [];
 
-  constructor(readonly wantsStarts: boolean) {}
+  constructor(
+    readonly wantsStarts: boolean,
+    readonly wantsStreams = wantsStarts,
+  ) {}
 
   begin(facts: SourceFacts): void {
     this.files.push(facts);
+  }
+  origin(us: number): void {
+    // A whole number of µs, exact.
+    expect(Number.isSafeInteger(us)).toBe(true);
+    this.origins.push(us);
   }
   bind(id: number, kind: KernelKind): void {
     this.kinds[id] = kind;
   }
   addBatch(b: KernelBatch): void {
     this.batches++;
+    if (!this.wantsStarts) expect(b.starts).toBeNull();
+    if (!this.wantsStreams) expect(b.streams).toBeNull();
     for (let i = 0; i < b.n; i++)
-      this.addKernel(b.ids[i]!, b.steps[i] === NO_STEP ? null : b.steps[i]!, b.ticks[i]!, b.starts === null ? Number.NaN : b.starts[i]!);
+      this.addKernel(
+        b.ids[i]!,
+        b.steps[i] === NO_STEP ? null : b.steps[i]!,
+        b.ticks[i]!,
+        b.starts === null ? Number.NaN : b.starts[i]!,
+        b.streams === null ? NO_STREAM : b.streams[i]!,
+      );
   }
-  addKernel(id: number, step: number | null, ticks: number, start: number): void {
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void {
     const k = this.kinds[id]!;
-    this.kernels.push({ name: k.rawName, type: k.type, step, ticks, start });
+    let start: bigint | null = null;
+    if (!Number.isNaN(startTicks)) {
+      // Start ticks are integers after an origin told before them.
+      expect(Number.isSafeInteger(startTicks)).toBe(true);
+      start = BigInt(this.origins.at(-1)!) * 10_000n + BigInt(startTicks);
+    }
+    this.kernels.push({ name: k.rawName, type: k.type, step, ticks, start, stream });
   }
   addAggregated(kind: KernelKind, cell: Cell): void {
     this.cells.push({ kind, cell });
   }
 }
 
+/** A start cell's exact value in ticks of 1e-4 µs, from its digits (four decimals, half up on the fifth). */
+function exactTicks(cell: string): bigint | null {
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(cell.trim());
+  if (m === null) return null;
+  const frac = (m[2] ?? '').padEnd(5, '0');
+  return BigInt(m[1]!) * 10_000n + BigInt(frac.slice(0, 4)) + (frac[4]! >= '5' ? 1n : 0n);
+}
+
 /** A beside-sink request that makes a Recorder (kept in `into`) for each accumulator; its result is its kernel count. */
-function recorderKind(into: Recorder[]): BesideRequest<null, number> {
+function recorderKind(into: Recorder[], wants = false): BesideRequest<null, number> {
   const kind: BesideKind<null, number> = {
     name: 'test-recorder',
     make: () => {
-      const r = Object.assign(new Recorder(false), { finish: () => r.kernels.length });
+      const r = Object.assign(new Recorder(wants), { finish: () => r.kernels.length });
       into.push(r);
       return r;
     },
@@ -71,13 +104,17 @@ function recorderKind(into: Recorder[]): BesideRequest<null, number> {
 /** The kernel rows of a file as csv-parse reads them, in file order. */
 function reference(path: string): Recorded[] {
   const rows = parse(readFileSync(path), { bom: true, columns: true, skip_empty_lines: true, relax_column_count: true }) as Record<string, string>[];
-  return rows.map((r) => ({
-    name: r['Name']!.trim(),
-    type: r['Type']!.trim(),
-    step: r['Step Id']!.trim() === '' ? null : Number(r['Step Id']),
-    ticks: Math.round(Number(r['Duration(us)']) * 10_000),
-    start: Number(r['Start Time(us)']!.trim()),
-  }));
+  return rows.map((r) => {
+    const stream = r['Stream ID']!.trim();
+    return {
+      name: r['Name']!.trim(),
+      type: r['Type']!.trim(),
+      step: r['Step Id']!.trim() === '' ? null : Number(r['Step Id']),
+      ticks: Math.round(Number(r['Duration(us)']) * 10_000),
+      start: exactTicks(r['Start Time(us)']!),
+      stream: /^\d{1,9}$/.test(stream) ? Number(stream) : NO_STREAM,
+    };
+  });
 }
 
 function fields(): { name: boolean; type: boolean; core: boolean; shapes: boolean; steps: boolean } {
@@ -91,7 +128,7 @@ describe.skipIf(!HAS_REAL)('a recording sink beside the accumulator', () => {
 
   for (const engine of ['simd', 'js'] as const) {
     for (const bufferSize of [undefined, 4096]) {
-      it(`sees every kernel of a real export in file order, with its start (${engine} engine, buffer ${bufferSize ?? 'default'})`, async () => {
+      it(`sees every kernel of a real export in file order, with its exact start and stream (${engine} engine, buffer ${bufferSize ?? 'default'})`, async () => {
         const alone = new Accumulator(fields());
         const fileAlone = await readTable(REAL_FILE, alone, { withShapes: false, engine, bufferSize });
         const acc = new Accumulator(fields());
@@ -99,30 +136,40 @@ describe.skipIf(!HAS_REAL)('a recording sink beside the accumulator', () => {
         const file = await readTable(REAL_FILE, acc, { withShapes: false, engine, bufferSize, beside: [rec] });
 
         expect(expected.length).toBeGreaterThan(2000);
-        expect(rec.kernels.map((k) => ({ ...k, start: 0 }))).toEqual(expected.map((k) => ({ ...k, start: 0 })));
-        // Start times are parsed to within a quarter of a µs (16 integer digits in a double).
-        for (let i = 0; i < expected.length; i++) expect(Math.abs(rec.kernels[i]!.start - expected[i]!.start)).toBeLessThanOrEqual(0.25);
-        // The SIMD engine hands the kernels over in batches, starts and all.
+        // Every start to the tick (16 integer digits and 3 decimals: more than a double holds), every stream
+        // (N/A for the communication kernels: none).
+        expect(rec.kernels).toEqual(expected);
+        expect(expected.every((k) => k.start !== null)).toBe(true);
+        expect(new Set(expected.map((k) => k.stream))).toEqual(new Set([2, NO_STREAM]));
+        // One origin for the file, the whole µs of its first start.
+        expect(rec.origins).toEqual([Number(expected[0]!.start! / 10_000n)]);
+        // The SIMD engine hands the kernels over in batches, starts, streams and all.
         if (engine === 'simd') expect(rec.batches).toBeGreaterThan(0);
         else expect(rec.batches).toBe(0);
-        expect(rec.files).toEqual([{ file: REAL_FILE, name: true, core: true, shapes: false, steps: true, ordered: true, starts: true }]);
+        expect(rec.files).toEqual([
+          { file: REAL_FILE, name: true, core: true, shapes: false, steps: true, ordered: true, starts: true, streams: true },
+        ]);
 
         // The accumulator's figures are those it has alone; it did not ask for starts, so it has no span.
         expect(file).toEqual(fileAlone);
         expect(acc.toRankData('0', [])).toEqual(alone.toRankData('0', []));
-        expect(acc.firstStartUs).toBeNull();
+        expect(acc.firstStart).toBeNull();
       });
     }
   }
 
-  it('gives the accumulator its span from the same batches when it asks for starts', async () => {
-    const starts = expected.map((k) => k.start);
-    const ends = expected.map((k) => k.start + k.ticks / 10_000);
+  it('gives the accumulator its exact span from the same batches when it asks for starts', async () => {
+    const starts = expected.map((k) => k.start!);
+    const ends = expected.map((k) => k.start! + BigInt(k.ticks));
+    let first = starts[0]!;
+    let last = ends[0]!;
+    for (const s of starts) if (s < first) first = s;
+    for (const e of ends) if (e > last) last = e;
+    const span = last - first;
     for (const engine of ['simd', 'js'] as const) {
       const acc = new Accumulator(fields(), { span: true });
       await readTable(REAL_FILE, acc, { withShapes: false, engine });
-      expect(Math.abs(acc.firstStartUs! - Math.min(...starts))).toBeLessThanOrEqual(0.25);
-      expect(Math.abs(acc.lastEndUs! - Math.max(...ends))).toBeLessThanOrEqual(0.25);
+      expect(BigInt(acc.toRankData('0', []).spanTicks!)).toBe(span);
     }
   });
 
@@ -139,8 +186,9 @@ describe.skipIf(!HAS_REAL)('a recording sink beside the accumulator', () => {
     expect(withRecorder.map((r) => r.beside)).toEqual([[expected.length]]);
     expect(recorders).toHaveLength(1);
     expect(recorders[0]!.kernels.map((k) => [k.name, k.step, k.ticks])).toEqual(expected.map((k) => [k.name, k.step, k.ticks]));
-    // It did not ask for starts: none were parsed for it.
-    expect(recorders[0]!.kernels.every((k) => Number.isNaN(k.start))).toBe(true);
+    // It did not ask for starts or streams: none were read for it, and it was told no origin.
+    expect(recorders[0]!.kernels.every((k) => k.start === null && k.stream === NO_STREAM)).toBe(true);
+    expect(recorders[0]!.origins).toEqual([]);
   });
 });
 
@@ -150,7 +198,7 @@ describe('what a sink is told of a file without order', () => {
     const acc = new Accumulator(fields());
     const rec = new Recorder(true);
     await readTable(stat, acc, { withShapes: false, beside: [rec] });
-    expect(rec.files).toEqual([{ file: stat, name: false, core: true, shapes: false, steps: false, ordered: false, starts: false }]);
+    expect(rec.files).toEqual([{ file: stat, name: false, core: true, shapes: false, steps: false, ordered: false, starts: false, streams: false }]);
     expect(rec.kernels).toEqual([]);
     expect(rec.cells.length).toBe(acc.groups.size);
     expect(rec.cells.reduce((n, c) => n + c.cell.count, 0)).toBe(acc.kernels);
@@ -167,5 +215,36 @@ describe('what a sink is told of a file without order', () => {
     expect(ranks.map((r) => r.beside)).toEqual([[12], [10]]);
     expect(recorders.map((r) => r.kernels.length)).toEqual([12, 10]);
     expect(recorders.map((r) => r.files.length)).toEqual([1, 1]);
+  });
+});
+
+describe('exact starts across files and devices', () => {
+  it('the accumulator rebases the starts of a later file onto the first origin, to the tick', () => {
+    const acc = new Accumulator(fields(), { span: true });
+    const kind = { name: 'k', rawName: 'k', type: 't', core: null, shapes: null };
+    acc.bind(0, kind);
+    // 1764246877073569.0005 µs for 10 ticks, then in a file whose origin is 1 µs later: 1764246877073570 for 3.
+    acc.origin(1764246877073569);
+    acc.addKernel(0, null, 10, 5);
+    acc.origin(1764246877073570);
+    acc.addKernel(0, null, 3, 0);
+    // A start of time 0 and no start say nothing of the span.
+    acc.addKernel(0, null, 7, Number.NaN);
+    expect(acc.toRankData('0', []).spanTicks).toBe(10_000 + 3 - 5);
+  });
+
+  it('several devices in one op_summary: each rank is told the origin before its first start', async () => {
+    const plan = resolveInput(join(ROOT, 'fixtures/formats/msprof-multi-device')).ranks[0]!;
+    const recorders: Recorder[] = [];
+    await readRank(plan, {
+      withShapes: false,
+      beside: recorderKind(recorders, true),
+    });
+    expect(recorders.map((r) => r.kernels.length)).toEqual([12, 10]);
+    for (const r of recorders) {
+      expect(r.origins).toHaveLength(1);
+      expect(r.kernels.every((k) => k.start !== null && k.start > 0n)).toBe(true);
+      expect(r.files[0]!.streams).toBe(true);
+    }
   });
 });

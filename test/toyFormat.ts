@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { FormatEntry, KernelReadOptions, KernelTarget } from '../src/input/formats/readers.js';
 import { sourceFacts } from '../src/input/formats/registry.js';
+import { NO_STREAM } from '../src/input/sink.js';
 import type { SourceFile } from '../src/model/model.js';
 
 async function readToy(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
@@ -32,7 +33,7 @@ async function readToy(path: string, into: KernelTarget, options: KernelReadOpti
         ids.set(name, id);
         into.bind(id, { name, rawName: name, type: null, core: null, shapes: null });
       }
-      into.addKernel(id, null, Math.round(Number(m[2]) * 10_000), Number.NaN);
+      into.addKernel(id, null, Math.round(Number(m[2]) * 10_000), Number.NaN, NO_STREAM);
     });
   return { path, format: 'toy', traits: ['toy name,duration lines'], columns: [], missing: [], bytes: bytes.length, rowsRead: rows, rowsSkipped: 0 };
 }
@@ -41,7 +42,7 @@ export const TOY: FormatEntry = {
   id: 'toy',
   holds: 'kernels',
   recognise: { names: [/\.toy$/], places: ['loose'], takes: 'all' },
-  answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', order: 'yes', ranks: 'folder' },
+  answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'yes', ranks: 'folder' },
   naming: { short: '*.toy', brief: 'toy', pass: 'a toy file (*.toy)', title: 'a toy file', by: 'a test', lookedFor: ['*.toy'], header: null },
   gzip: false,
   reader: { kind: 'kernels', read: readToy },

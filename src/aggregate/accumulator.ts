@@ -10,6 +10,7 @@ import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLo
 import {
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
+  TICKS_PER_US,
   addToCell,
   cloneCell,
   emptyCell,
@@ -133,15 +134,23 @@ export class Accumulator implements KernelSink, RowLog {
   rowsWithoutStep = 0;
   readonly stepIds = new Set<number>();
   private lastStep = Number.NaN;
-  firstStartUs: number | null = null;
-  lastEndUs: number | null = null;
+  /**
+   * The earliest start and the latest end seen (with span), in ticks after the first origin a reader gave
+   * (firstOriginUs); the starts of later files are rebased onto it (originTicks).
+   */
+  firstStart: number | null = null;
+  lastEnd: number | null = null;
+  private firstOriginUs = Number.NaN;
+  private originUs = 0;
+  private originTicks = 0;
   readonly warnings: RowWarning[] = [];
   warningCount = 0;
 
   /** The group cursor of each kernel id a reader bound (see KernelSink). */
   private readonly cursors: GroupCursor[] = [];
-  /** Start times make the time span (inspect only: it costs a float parse per row). */
+  /** Start times make the time span (inspect only: it costs a decimal parse per row). */
   readonly wantsStarts: boolean;
+  readonly wantsStreams = false;
 
   /** `rawNames`: what may select kernels by raw name in this run (see RawNameClasses); null: nothing does. */
   readonly rawNames: RawNameTests | null;
@@ -164,6 +173,12 @@ export class Accumulator implements KernelSink, RowLog {
     if (!facts.steps) f.steps = false;
   }
 
+  origin(us: number): void {
+    if (Number.isNaN(this.firstOriginUs)) this.firstOriginUs = us;
+    this.originUs = us;
+    this.originTicks = (us - this.firstOriginUs) * TICKS_PER_US;
+  }
+
   bind(id: number, kind: KernelKind): void {
     this.cursors[id] = { group: this.kindGroup(kind), step: Number.NaN, cell: null };
   }
@@ -176,12 +191,12 @@ export class Accumulator implements KernelSink, RowLog {
       this.addVia(cursors[ids[i]!]!, step === NO_STEP ? null : step, ticks[i]!);
     }
     const starts = batch.starts;
-    if (starts !== null && this.wantsStarts) for (let i = 0; i < n; i++) this.span(starts[i]!, ticks[i]! / 10_000);
+    if (starts !== null && this.wantsStarts) for (let i = 0; i < n; i++) this.span(starts[i]!, ticks[i]!);
   }
 
-  addKernel(id: number, step: number | null, ticks: number, startUs: number): void {
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number): void {
     this.addVia(this.cursors[id]!, step, ticks);
-    if (this.wantsStarts) this.span(startUs, ticks / 10_000);
+    if (this.wantsStarts) this.span(startTicks, ticks);
   }
 
   addAggregated(kind: KernelKind, cell: Cell): void {
@@ -241,12 +256,14 @@ export class Accumulator implements KernelSink, RowLog {
     this.kernels += cell.count;
   }
 
-  span(startUs: number, durationUs: number): void {
-    // A start that is not a finite time (`1e400`, NaN: none) says nothing about the span.
-    if (!(startUs > 0) || !Number.isFinite(startUs)) return;
-    if (this.firstStartUs === null || startUs < this.firstStartUs) this.firstStartUs = startUs;
-    const end = startUs + durationUs;
-    if (this.lastEndUs === null || end > this.lastEndUs) this.lastEndUs = end;
+  /** A kernel of `ticks` that starts `startTicks` after the current origin (NaN: no time). */
+  span(startTicks: number, ticks: number): void {
+    // A start that is not a time (NaN) or is time 0 (a profiler's placeholder) says nothing about the span.
+    if (!(this.originUs * TICKS_PER_US + startTicks > 0)) return;
+    const start = this.originTicks + startTicks;
+    if (this.firstStart === null || start < this.firstStart) this.firstStart = start;
+    const end = start + ticks;
+    if (this.lastEnd === null || end > this.lastEnd) this.lastEnd = end;
   }
 
   /** A row that cannot be read: counted, and its warning kept while there are few. */
@@ -271,8 +288,7 @@ export class Accumulator implements KernelSink, RowLog {
       kernels: this.kernels,
       rowsWithoutStep: this.rowsWithoutStep,
       stepIds: [...this.stepIds].sort((a, b) => a - b),
-      firstStartUs: this.firstStartUs,
-      lastEndUs: this.lastEndUs,
+      spanTicks: this.firstStart !== null && this.lastEnd !== null ? this.lastEnd - this.firstStart : null,
       warnings: this.warnings,
       warningCount: this.warningCount,
       snapshot,

@@ -6,11 +6,18 @@
 // Kernels are named by small integer ids that the reader binds to a kind (bind) before the first kernel of that
 // id; an id may later be bound again to another kind (the scanner's key table was full and started again), and
 // a sink then counts what follows under the new kind. The batch path costs one array load per kernel for that.
+//
+// Start times are exact: ticks of 0.1 ns after an origin, a whole number of µs the reader tells the sink
+// (origin()) before the first kernel with a start of each file. Absolute µs timestamps (~1.7e15) do not fit a
+// double to the tick; their difference from the origin does (2^53 ticks are ten days).
 
 import type { Cell } from '../model/model.js';
 
 /** The step of a kernel whose Step Id cell is empty, in a batch. */
 export const NO_STEP = -2147483648;
+
+/** The stream of a kernel that has none (no Stream ID column, `N/A`, or not an integer of at most 9 digits). */
+export const NO_STREAM = -1;
 
 /** What a kernel is grouped by. */
 export interface KernelKind {
@@ -34,32 +41,49 @@ export interface SourceFacts {
   readonly ordered: boolean;
   /** The file has a start time per kernel (given to sinks that want starts). */
   readonly starts: boolean;
+  /** The kernels carry a stream id (the Stream ID column; given to sinks that want streams). */
+  readonly streams: boolean;
 }
 
 /**
  * Kernels in file order: kernel i has the kind bound to ids[i], its Step Id steps[i] (NO_STEP: none), its
- * duration ticks[i] in ticks of 0.1 ns, and, when a sink wants them (wantsStarts), its start in µs starts[i]
- * (NaN: the cell held no time). The arrays are reused by the next batch and hold more than n entries.
+ * duration ticks[i] in ticks of 0.1 ns, and, when a sink wants them, its start starts[i] in ticks after the
+ * current origin (wantsStarts; exact integer-valued doubles; NaN: the cell held no time) and its stream id
+ * streams[i] (wantsStreams; NO_STREAM: none). An array nobody wants, or of a column the file lacks (see
+ * SourceFacts), is null. The arrays are reused by the next batch and hold more than n entries.
  */
 export interface KernelBatch {
   readonly ids: Int32Array;
   readonly steps: Int32Array;
   readonly ticks: Int32Array;
   readonly starts: Float64Array | null;
+  readonly streams: Int32Array | null;
   readonly n: number;
 }
 
 export interface KernelSink {
-  /** The sink wants start times: readers then parse them (it costs a float parse per kernel). */
+  /** The sink wants start times: readers then parse them (an exact decimal parse per kernel). */
   readonly wantsStarts: boolean;
+  /** The sink wants stream ids: readers then read them. */
+  readonly wantsStreams: boolean;
   /** A file begins; its kernels follow. */
   begin(facts: SourceFacts): void;
+  /**
+   * Start ticks from now on are after this time: a whole number of µs (exact, below 2^53), set by the reader
+   * from the first start it reads in a file, before any kernel with a start (only for a sink that wants starts).
+   * A rank of several files gets one origin() per file; a sink that spans files rebases the starts of the later
+   * ones by (us - firstUs) * 10_000 ticks.
+   */
+  origin(us: number): void;
   /** Kernels with this id are of this kind from now on. */
   bind(id: number, kind: KernelKind): void;
   /** Kernels that came by the batch. */
   addBatch(batch: KernelBatch): void;
-  /** One kernel (step null: none; startUs NaN when not parsed or not a time). */
-  addKernel(id: number, step: number | null, ticks: number, startUs: number): void;
+  /**
+   * One kernel (step null: none; startTicks after the origin, NaN when not wanted or not a time; stream
+   * NO_STREAM when not wanted or none).
+   */
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void;
   /** Kernels already aggregated into a cell, in no order (op_statistic rows). */
   addAggregated(kind: KernelKind, cell: Cell): void;
 }
@@ -82,13 +106,19 @@ export interface RankTarget {
 /** Several sinks fed as one, each in the order given. */
 export class FanOut implements KernelSink {
   readonly wantsStarts: boolean;
+  readonly wantsStreams: boolean;
 
   constructor(private readonly sinks: readonly KernelSink[]) {
     this.wantsStarts = sinks.some((s) => s.wantsStarts);
+    this.wantsStreams = sinks.some((s) => s.wantsStreams);
   }
 
   begin(facts: SourceFacts): void {
     for (const s of this.sinks) s.begin(facts);
+  }
+
+  origin(us: number): void {
+    for (const s of this.sinks) s.origin(us);
   }
 
   bind(id: number, kind: KernelKind): void {
@@ -99,8 +129,8 @@ export class FanOut implements KernelSink {
     for (const s of this.sinks) s.addBatch(batch);
   }
 
-  addKernel(id: number, step: number | null, ticks: number, startUs: number): void {
-    for (const s of this.sinks) s.addKernel(id, step, ticks, startUs);
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void {
+    for (const s of this.sinks) s.addKernel(id, step, ticks, startTicks, stream);
   }
 
   addAggregated(kind: KernelKind, cell: Cell): void {

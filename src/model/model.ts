@@ -262,9 +262,8 @@ export interface RankData {
   rowsWithoutStep: number;
   /** Distinct Step Ids of all rows read, sorted (a step counts even when a filter keeps none of its kernels). */
   stepIds: number[];
-  /** Earliest start and latest end seen, in µs (for display; float precision ~0.25 µs). */
-  firstStartUs: number | null;
-  lastEndUs: number | null;
+  /** From the earliest kernel start to the latest kernel end, in exact ticks (null: no start times read). */
+  spanTicks: number | null;
   /** The first warnings (capped), and how many there were in all. */
   warnings: RowWarning[];
   warningCount: number;

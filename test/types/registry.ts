@@ -10,7 +10,7 @@ export const complete: FormatEntry = {
   id: 'complete',
   holds: 'kernels',
   recognise: { names: [/\.c$/], places: ['loose'], takes: 'first' },
-  answers: { names: 'yes', types: 'yes', cores: 'no', shapes: 'no', steps: 'column', starts: 'no', order: 'yes', ranks: 'folder' },
+  answers: { names: 'yes', types: 'yes', cores: 'no', shapes: 'no', steps: 'column', starts: 'no', streams: 'no', order: 'yes', ranks: 'folder' },
   naming: { short: '*.c', brief: 'c', pass: '*.c', title: 'a c file', by: 'a test', lookedFor: ['*.c'], header: null },
   gzip: false,
   reader,
@@ -22,7 +22,7 @@ export const noOrder: FormatFacts = {
   holds: 'kernels',
   recognise: { names: [/\.o$/], places: ['loose'], takes: 'first' },
   // @ts-expect-error: `order` (and so what the format can answer) is required
-  answers: { names: 'yes', types: 'yes', cores: 'no', shapes: 'no', steps: 'column', starts: 'no', ranks: 'folder' },
+  answers: { names: 'yes', types: 'yes', cores: 'no', shapes: 'no', steps: 'column', starts: 'no', streams: 'no', ranks: 'folder' },
   naming: { short: '*.o', brief: 'o', pass: '*.o', title: 'an o file', by: 'a test', lookedFor: ['*.o'], header: null },
   gzip: false,
 };
@@ -36,6 +36,7 @@ export const badAnswer: FormatFacts['answers'] = {
   // @ts-expect-error: 'sometimes' is not an Answer
   steps: 'sometimes',
   starts: 'no',
+  streams: 'no',
   order: 'yes',
   ranks: 'folder',
 };

@@ -20,7 +20,7 @@
 // interleaving with compute kernels varies from run to run. Rows without a Step Id are kept out too (counted).
 
 import { groupKey } from '../../aggregate/group.js';
-import { TICKS_PER_US, type GroupBy } from '../../model/model.js';
+import type { GroupBy } from '../../model/model.js';
 
 /** Sampled steps kept per shape (see the top of this file). */
 export const SAMPLE_CAP = 64;
@@ -367,65 +367,5 @@ function grow(lane: Lane): void {
   lane.starts = starts;
 }
 
-/**
- * A start time cell (`1764246877073569.640`, a trailing TAB allowed) as exact integer ticks after `originUs`
- * (whole µs; the same for every row of a rank, e.g. the integer part of its first start). NaN when unreadable.
- * Exact where parsing the cell as a double would not be: 1.7e15 µs is 1.7e19 ticks, past 2^53.
- */
-export function startTicksAfter(cell: string, originUs: number): number {
-  const n = cell.length;
-  if (n > cellBytes.length) cellBytes = new Uint8Array(n * 2);
-  for (let i = 0; i < n; i++) {
-    const c = cell.charCodeAt(i);
-    // Any character past Latin-1 makes the cell unreadable (0 is neither a digit, a dot nor a space).
-    cellBytes[i] = c < 256 ? c : 0;
-  }
-  return startTicksAfterBytes(cellBytes, 0, n, originUs);
-}
-
-/** A buffer reused by startTicksAfter (no allocation per row). */
-let cellBytes = new Uint8Array(64);
-
-/**
- * startTicksAfter on the bytes `b[s, e)` of a cell, for a reader that has the row's bytes: by byte values, not a
- * regular expression, as it runs once per row.
- */
-export function startTicksAfterBytes(b: Uint8Array, s: number, e: number, originUs: number): number {
-  let i = s;
-  while (i < e && isSpace(b[i]!)) i++;
-  let whole = 0;
-  const first = i;
-  for (; i < e; i++) {
-    const c = b[i]! - 48;
-    if (c < 0 || c > 9) break;
-    whole = whole * 10 + c;
-  }
-  if (i === first || !Number.isSafeInteger(whole)) return Number.NaN;
-  let ticks = 0;
-  if (i < e && b[i] === 46) {
-    i++;
-    // Ticks are 1e-4 µs: four decimals, rounded half up on the fifth (as durations are).
-    let place = 0;
-    for (; i < e; i++, place++) {
-      const c = b[i]! - 48;
-      if (c < 0 || c > 9) break;
-      if (place < 4) ticks = ticks * 10 + c;
-      else if (place === 4 && c >= 5) ticks++;
-    }
-    // Fewer than four decimals: scale up (ticks was rounded only when there were five or more).
-    for (; place < 4; place++) ticks *= 10;
-  }
-  while (i < e && isSpace(b[i]!)) i++;
-  if (i !== e) return Number.NaN;
-  return (whole - originUs) * TICKS_PER_US + ticks;
-}
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 13 || c === 10;
-}
-
-/** The whole µs of a start time cell, to use as a rank's origin for startTicksAfter (NaN when unreadable). */
-export function startOriginUs(cell: string): number {
-  const m = /^\s*(\d+)/.exec(cell);
-  return m === null ? Number.NaN : Number(m[1]);
-}
+// The exact start-cell parsers live in input/ (the readers parse starts with them); the tests import them here too.
+export { startOriginUs, startTicksAfter, startTicksAfterBytes } from '../../input/kernelCells.js';

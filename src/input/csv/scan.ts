@@ -202,14 +202,17 @@ export interface BatchSpec {
   shapes: number;
   /** The start-time cell, whose place (not value) each row of a batch gives: startAt, startEnd. */
   start: number;
+  /** The Stream ID cell, whose value each row of a batch gives (streams; -1 for a cell that holds none). */
+  stream: number;
   /** Cells to locate: up to the last of the above. */
   locate: number;
 }
 
 /**
  * A batch of plain kernel rows: per row, the id keyId() gave its key, its Step Id (NO_STEP: none) and its
- * duration in ticks (as small integers, which V8 keeps unboxed), and, when the spec has a start column, where
- * that cell is in `buf`. The arrays are views of the scanner's memory, reused by the next batch.
+ * duration in ticks (as small integers, which V8 keeps unboxed), when the spec has a start column, where that
+ * cell is in `buf`, and when it has a stream column, its Stream ID. The arrays are views of the scanner's memory,
+ * reused by the next batch.
  */
 export interface RowBatch {
   readonly ids: Int32Array;
@@ -217,6 +220,7 @@ export interface RowBatch {
   readonly ticks: Int32Array;
   readonly startAt: Int32Array;
   readonly startEnd: Int32Array;
+  readonly streams: Int32Array;
   readonly buf: Buffer;
   readonly n: number;
 }
@@ -265,6 +269,7 @@ export class CsvScanner implements RowBatcher {
     ticks: new Int32Array(0),
     startAt: new Int32Array(0),
     startEnd: new Int32Array(0),
+    streams: new Int32Array(0),
     buf: Buffer.alloc(0),
     n: 0,
   };
@@ -315,6 +320,7 @@ export class CsvScanner implements RowBatcher {
     rb.ticks = new Int32Array(ab, LAYOUT.TICKS, MAX_BATCH);
     rb.startAt = new Int32Array(ab, LAYOUT.START_AT, MAX_BATCH);
     rb.startEnd = new Int32Array(ab, LAYOUT.START_END, MAX_BATCH);
+    rb.streams = new Int32Array(ab, LAYOUT.STREAMS, MAX_BATCH);
     rb.buf = this.buf;
     this.wStarts = new Int32Array(ab, LAYOUT.STARTS, CAP);
     this.wEnds = new Int32Array(ab, LAYOUT.ENDS, CAP);
@@ -325,7 +331,7 @@ export class CsvScanner implements RowBatcher {
   batch(spec: BatchSpec, sink: BatchSink): boolean {
     const engine = this.engine;
     if (engine === null) return false;
-    engine.configure(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.start, spec.locate);
+    engine.configure(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.start, spec.stream, spec.locate);
     this.batching = true;
     this.sink = sink;
     return true;

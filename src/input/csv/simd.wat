@@ -20,9 +20,10 @@
 ;;    many cells as the header, a duration that $ticks reads as a plain decimal (exactly as parseTicks does, in
 ;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
 ;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
-;;    key's id, the step, the ticks and, when configured, where the start-time cell is. It stops at the first
-;;    other record or after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new
-;;    key its id with keyId()). So every number a batch holds is what the JavaScript parsers give.
+;;    key's id, the step, the ticks and, when configured, where the start-time cell is (JavaScript parses it
+;;    exactly) and the Stream ID ($step's plain integer, else -1: none). It stops at the first other record or
+;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
+;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
 ;; 3. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
 ;;    The hash multiplies in eight bytes at a time (the last ones masked, with the length) and folds the high bits
 ;;    down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
@@ -31,10 +32,10 @@
 ;;
 ;; Memory (offsets in bytes, see simdLayout.ts): META (cells and line feeds of the last record, rows and line
 ;; feeds of the last batch), the located cells (STARTS, ENDS, FLAGS: 1 quoted, 3 quoted with "" escapes), the
-;; batch (IDS, STEPS with -2147483648 for none, TICKS, START_AT, START_END), the key table (SLOTS, HASHES,
-;; OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA), then the data buffer at DATA. The caller writes a line
-;; feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past it, since searches load
-;; sixteen bytes at a time.
+;; batch (IDS, STEPS with -2147483648 for none, TICKS, START_AT, START_END, STREAMS with -1 for none), the key
+;; table (SLOTS, HASHES, OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA), then the data buffer at DATA.
+;; The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past
+;; it, since searches load sixteen bytes at a time.
 
 (module
   (memory (export "memory") 2)
@@ -218,12 +219,13 @@
   (global $keyHi (mut i32) (i32.const 0))
   (global $shapesI (mut i32) (i32.const -1))
   (global $startI (mut i32) (i32.const -1))
+  (global $streamI (mut i32) (i32.const -1))
   (global $locate (mut i32) (i32.const 1))
   (global $keys (mut i32) (i32.const 0))
   (global $used (mut i32) (i32.const 0))
 
   (func (export "configure") (param $width i32) (param $durI i32) (param $stepI i32) (param $keyLo i32) (param $keyHi i32)
-    (param $shapesI i32) (param $startI i32) (param $locate i32)
+    (param $shapesI i32) (param $startI i32) (param $streamI i32) (param $locate i32)
     (global.set $width (local.get $width))
     (global.set $durI (local.get $durI))
     (global.set $stepI (local.get $stepI))
@@ -231,6 +233,7 @@
     (global.set $keyHi (local.get $keyHi))
     (global.set $shapesI (local.get $shapesI))
     (global.set $startI (local.get $startI))
+    (global.set $streamI (local.get $streamI))
     (global.set $locate (local.get $locate)))
 
 
@@ -482,6 +485,14 @@
             (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))
             (i32.store offset={{START_AT}} (local.get $o) (i32.load offset={{STARTS}} (local.get $s2)))
             (i32.store offset={{START_END}} (local.get $o) (i32.load offset={{ENDS}} (local.get $s2)))))
+        ;; The Stream ID, when asked for: a plain integer of at most 9 digits as $step reads it, else -1 (none),
+        ;; as parseStreamCell (kernelCells.ts) reads it.
+        (if (i32.ge_s (global.get $streamI) (i32.const 0))
+          (then
+            (local.set $s2 (i32.shl (global.get $streamI) (i32.const 2)))
+            (local.set $e2 (call $step (i32.load offset={{STARTS}} (local.get $s2)) (i32.load offset={{ENDS}} (local.get $s2))))
+            (i32.store offset={{STREAMS}} (local.get $o)
+              (select (local.get $e2) (i32.const -1) (i32.ge_s (local.get $e2) (i32.const 0))))))
         (local.set $nl (i32.add (local.get $nl) (i32.load (i32.const {{META_LINES}}))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (local.set $p (local.get $r))

@@ -12,7 +12,17 @@ export interface SimdEngine {
   /** One record from p (see simd.wat): the position after it, -1 (more data needed) or -2 (irregular). */
   record(p: number, end: number, limit: number): number;
   /** The cells of the kernel rows rows() reads (column indices, -1: none). */
-  configure(width: number, duration: number, step: number, keyLo: number, keyHi: number, shapes: number, start: number, locate: number): void;
+  configure(
+    width: number,
+    duration: number,
+    step: number,
+    keyLo: number,
+    keyHi: number,
+    shapes: number,
+    start: number,
+    stream: number,
+    locate: number,
+  ): void;
   /** Plain kernel rows from p into the batch (at most MAX_BATCH); returns where it stopped. */
   rows(p: number, end: number): number;
   /** The id of the key in these byte ranges (s2 = -1: one range), given one if new; -1 when the table is full. */

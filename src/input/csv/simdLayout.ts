@@ -41,6 +41,8 @@ export const LAYOUT = {
   START_AT: 40960,
   /** i32 per row of a batch: where its start-time cell ends */
   START_END: 49152,
+  /** i32 per row of a batch: its Stream ID (-1: none; when configured) */
+  STREAMS: 57344,
   /** i32 per slot of the key table: entry + 1, 0 when empty */
   SLOTS: 65536,
   /** i32 per key: its hash */

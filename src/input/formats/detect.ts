@@ -14,6 +14,7 @@ export const SYNONYMS = {
   step: ['Step Id', 'Step ID'],
   shapes: ['Input Shapes'],
   device: ['Device_id'],
+  stream: ['Stream ID'],
 } as const;
 
 export type KernelColumn = keyof typeof SYNONYMS;

@@ -4,10 +4,11 @@
 // seen.
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
-import { parseFloatCell, parseIntCell, parseTicks } from '../csv/numbers.js';
+import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
 import { problemMessage, type BatchSpec, type RowBatch, type RowBatcher, type RowView } from '../csv/scan.js';
-import type { KernelBatch, KernelKind, KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
+import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes } from '../kernelCells.js';
+import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
 import { blanked as clip } from '../../util/inputText.js';
@@ -45,6 +46,7 @@ class Batch implements KernelBatch {
   steps: Int32Array = new Int32Array(0);
   ticks: Int32Array = new Int32Array(0);
   starts: Float64Array | null = null;
+  streams: Int32Array | null = null;
   n = 0;
 }
 
@@ -69,6 +71,11 @@ export class KernelTableReader {
   private readonly durI: number;
   private readonly stepI: number;
   private readonly startI: number;
+  private readonly streamI: number;
+  /** The origin of this file's start ticks: the whole µs of the first start read (NaN: none read yet). */
+  private originUs = Number.NaN;
+  /** The sinks told of the origin (origin()): with several devices, each before its first start. */
+  private readonly told = new Set<KernelSink>();
   private readonly shapesI: number;
   private readonly keyLo: number;
   private readonly keyHi: number;
@@ -97,14 +104,15 @@ export class KernelTableReader {
     this.coreI = c.core;
     this.durI = c.duration;
     this.stepI = c.step;
-    // Start times are parsed only for a sink that wants them (it costs a float parse per row).
+    // Start times and streams are read only for a sink that wants them (a decimal parse per row for a start).
     this.startI = target.sink.wantsStarts ? c.start : -1;
     if (this.startI >= 0) this.batch.starts = new Float64Array(0);
+    this.streamI = target.sink.wantsStreams ? c.stream : -1;
     this.shapesI = facts.shapes ? c.shapes : -1;
     const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
     this.keyLo = Math.min(...keyCols);
     this.keyHi = Math.max(...keyCols);
-    this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.shapesI, this.deviceI) + 1;
+    this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.streamI, this.shapesI, this.deviceI) + 1;
     this.durName = header.header[c.duration]!;
     this.stepName = c.step >= 0 ? header.header[c.step]! : '';
   }
@@ -123,6 +131,7 @@ export class KernelTableReader {
       keyHi: this.keyHi,
       shapes: this.shapesI,
       start: this.startI,
+      stream: this.streamI,
       locate: this.locate,
     };
   }
@@ -145,9 +154,32 @@ export class KernelTableReader {
     if (starts !== null) {
       if (starts.length < n) starts = batch.starts = new Float64Array(rows.ids.length);
       const { buf, startAt, startEnd } = rows;
-      for (let i = 0; i < n; i++) starts[i] = parseFloatCell(buf, startAt[i]!, startEnd[i]!);
+      let i = 0;
+      // Until a start is read, each one read is the origin (told before the batch that holds it).
+      for (; i < n && Number.isNaN(this.originUs); i++) starts[i] = this.startTicks(buf, startAt[i]!, startEnd[i]!);
+      const origin = this.originUs;
+      for (; i < n; i++) starts[i] = startTicksAfterBytes(buf, startAt[i]!, startEnd[i]!, origin);
     }
+    if (this.streamI >= 0) batch.streams = rows.streams;
     this.sink.addBatch(batch);
+  }
+
+  /** The start cell b[s, e) in ticks after the file's origin, which the first start read sets (and tells). */
+  private startTicks(b: Uint8Array, s: number, e: number): number {
+    if (Number.isNaN(this.originUs)) {
+      const us = startOriginUsBytes(b, s, e);
+      if (Number.isNaN(us)) return Number.NaN;
+      this.originUs = us;
+      this.tellOrigin();
+    }
+    return startTicksAfterBytes(b, s, e, this.originUs);
+  }
+
+  /** The current sink learns the origin, once, when there is one (before its first kernel with a start). */
+  private tellOrigin(): void {
+    if (Number.isNaN(this.originUs) || this.told.has(this.sink)) return;
+    this.told.add(this.sink);
+    this.sink.origin(this.originUs);
   }
 
   row(v: RowView): void {
@@ -232,8 +264,9 @@ export class KernelTableReader {
         this.sink.bind(id, k.kind);
       }
     }
-    const start = this.startI >= 0 ? parseFloatCell(b, v.starts[this.startI]!, v.ends[this.startI]!) : Number.NaN;
-    this.sink.addKernel(id, step, ticks, start);
+    const start = this.startI >= 0 ? this.startTicks(b, v.starts[this.startI]!, v.ends[this.startI]!) : Number.NaN;
+    const stream = this.streamI >= 0 ? parseStreamCell(b, v.starts[this.streamI]!, v.ends[this.streamI]!) : NO_STREAM;
+    this.sink.addKernel(id, step, ticks, start, stream);
   }
 
   /** Switch to the sink, log (and kind cache) of this row's Device_id; a row without one stays put. */
@@ -248,6 +281,7 @@ export class KernelTableReader {
       this.begun.add(target.log);
       target.sink.begin(this.facts);
     }
+    if (this.startI >= 0) this.tellOrigin();
     let cache = this.caches.get(d);
     if (!cache) {
       cache = this.caches.size === 0 ? this.cache : new KindCache();

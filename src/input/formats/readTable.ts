@@ -396,7 +396,7 @@ class TableState {
       const facts = sourceFacts(
         this.path,
         answers,
-        { core: c.core >= 0, shapes: c.shapes >= 0, steps: c.step >= 0, starts: c.start >= 0 },
+        { core: c.core >= 0, shapes: c.shapes >= 0, steps: c.step >= 0, starts: c.start >= 0, streams: c.stream >= 0 },
         this.withShapes,
       );
       sink.begin(facts);

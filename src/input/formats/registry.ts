@@ -46,6 +46,8 @@ export interface Answers {
   steps: Answer;
   /** Start times (inspect's span). */
   starts: Answer;
+  /** Stream ids (which stream of the device a kernel ran on). */
+  streams: Answer;
   /** Kernels one at a time in the order they ran (a sequence view can follow them); 'no' for totals. */
   order: Answer;
   /**
@@ -165,7 +167,17 @@ export const FORMATS = [
     id: 'kernel_details',
     holds: 'kernels',
     recognise: { names: [KERNEL_DETAILS], places: ['framework', 'loose'], takes: 'first' },
-    answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'column', order: 'yes', ranks: 'folder' },
+    answers: {
+      names: 'yes',
+      types: 'yes',
+      cores: 'column',
+      shapes: 'column',
+      steps: 'column',
+      starts: 'column',
+      streams: 'column',
+      order: 'yes',
+      ranks: 'folder',
+    },
     naming: {
       short: 'kernel_details.csv',
       brief: 'kernel_details.csv',
@@ -182,7 +194,17 @@ export const FORMATS = [
     id: 'op_summary',
     holds: 'kernels',
     recognise: { names: [OP_SUMMARY], places: ['msprof', 'loose'], takes: 'all' },
-    answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'column', order: 'yes', ranks: 'column' },
+    answers: {
+      names: 'yes',
+      types: 'yes',
+      cores: 'column',
+      shapes: 'column',
+      steps: 'column',
+      starts: 'column',
+      streams: 'column',
+      order: 'yes',
+      ranks: 'column',
+    },
     naming: {
       short: 'op_summary_*.csv',
       brief: 'op_summary',
@@ -198,7 +220,7 @@ export const FORMATS = [
     id: 'op_statistic',
     holds: 'totals',
     recognise: { names: [OP_STATISTIC], places: ['framework', 'msprof', 'loose'], takes: 'all' },
-    answers: { names: 'no', types: 'yes', cores: 'yes', shapes: 'no', steps: 'no', starts: 'no', order: 'no', ranks: 'folder' },
+    answers: { names: 'no', types: 'yes', cores: 'yes', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'no', ranks: 'folder' },
     naming: {
       short: 'op_statistic*.csv',
       brief: 'op_statistic',
@@ -221,7 +243,17 @@ export const FORMATS = [
       places: ['collection'],
       takes: 'all',
     },
-    answers: { names: 'column', types: 'column', cores: 'column', shapes: 'column', steps: 'column', starts: 'no', order: 'no', ranks: 'file' },
+    answers: {
+      names: 'column',
+      types: 'column',
+      cores: 'column',
+      shapes: 'column',
+      steps: 'column',
+      starts: 'no',
+      streams: 'no',
+      order: 'no',
+      ranks: 'file',
+    },
     naming: {
       short: 'a summary JSON',
       brief: 'summary JSON',
@@ -387,7 +419,7 @@ export function limitFields(fields: Fields, answers: Answers): void {
 export function sourceFacts(
   file: string,
   answers: Answers,
-  has: { name?: boolean; core?: boolean; shapes?: boolean; steps?: boolean; starts?: boolean },
+  has: { name?: boolean; core?: boolean; shapes?: boolean; steps?: boolean; starts?: boolean; streams?: boolean },
   withShapes: boolean,
 ): SourceFacts {
   const holds = (a: Answer, column: boolean | undefined): boolean => a === 'yes' || (a === 'column' && column === true);
@@ -399,5 +431,6 @@ export function sourceFacts(
     steps: holds(answers.steps, has.steps),
     ordered: answers.order !== 'no',
     starts: holds(answers.starts, has.starts),
+    streams: holds(answers.streams, has.streams),
   };
 }

@@ -47,7 +47,7 @@ export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterab
         fields: fieldsHeld(r),
         steps: r.fields.steps ? r.stepIds : null,
         rowsWithoutStep: r.rowsWithoutStep,
-        spanUs: r.firstStartUs !== null && r.lastEndUs !== null ? Math.round((r.lastEndUs - r.firstStartUs) * 1000) / 1000 : null,
+        spanUs: r.spanTicks !== null ? Math.round(r.spanTicks / 10) / 1000 : null,
         warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
         warningCount: r.warningCount,
       })),

@@ -1,7 +1,7 @@
 // `kprof inspect --format text`: what was found and how it will be read. Pure: Profile (+ witness) in, string out.
 
 import type { Witnessed } from '../../analysis/witness.js';
-import type { Profile, RankData } from '../../model/model.js';
+import { TICKS_PER_US, type Profile, type RankData } from '../../model/model.js';
 import { fmtCount, fmtUs, plural } from '../../util/format.js';
 import { clipped, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
@@ -62,8 +62,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${plural(r.groups.size, 'distinct (name, type, core) combination')}`);
     out.push(`  steps    ${stepText(r)}`);
-    if (r.firstStartUs !== null && r.lastEndUs !== null)
-      out.push(`  span     ${fmtUs(r.lastEndUs - r.firstStartUs)} from the first kernel start to the last kernel end`);
+    if (r.spanTicks !== null) out.push(`  span     ${fmtUs(r.spanTicks / TICKS_PER_US)} from the first kernel start to the last kernel end`);
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
     if (na > 0)
       out.push(`  note     Type is N/A for ${fmtCount(na)} of ${kernels(r.kernels)} (a Level0 / task-time l0 export): group by name for detail`);
