@@ -12,26 +12,6 @@ import { NO_STREAM } from './sink.js';
  * more than 2^53 ticks (ten days) from the origin.
  */
 export function startTicksAfterBytes(b: Uint8Array, s: number, e: number, originUs: number): number {
-  if (!readStart(b, s, e)) return Number.NaN;
-  const after = (wholeUs - originUs) * TICKS_PER_US + fracTicks;
-  // Further from the origin than a double holds to the tick: not a time of this file.
-  return Number.isSafeInteger(after) ? after : Number.NaN;
-}
-
-/**
- * The whole µs of a start cell `b[s, e)` that startTicksAfterBytes reads, to use as the origin of a file's
- * starts; NaN when it reads none.
- */
-export function startOriginUsBytes(b: Uint8Array, s: number, e: number): number {
-  return readStart(b, s, e) ? wholeUs : Number.NaN;
-}
-
-// What readStart read, in fields so that the hot loop allocates nothing.
-let wholeUs = 0;
-let fracTicks = 0;
-
-/** Read a start cell into wholeUs and fracTicks (0 to 10,000: .99995 rounds up); false when it is not a start time. */
-function readStart(b: Uint8Array, s: number, e: number): boolean {
   let i = s;
   while (i < e && isSpace(b[i]!)) i++;
   let whole = 0;
@@ -41,7 +21,7 @@ function readStart(b: Uint8Array, s: number, e: number): boolean {
     if (c < 0 || c > 9) break;
     whole = whole * 10 + c;
   }
-  if (i === first || !Number.isSafeInteger(whole)) return false;
+  if (i === first || !Number.isSafeInteger(whole)) return Number.NaN;
   let ticks = 0;
   if (i < e && b[i] === 46) {
     i++;
@@ -56,10 +36,26 @@ function readStart(b: Uint8Array, s: number, e: number): boolean {
     for (; place < 4; place++) ticks *= 10;
   }
   while (i < e && isSpace(b[i]!)) i++;
-  if (i !== e) return false;
-  wholeUs = whole;
-  fracTicks = ticks;
-  return true;
+  if (i !== e) return Number.NaN;
+  const after = (whole - originUs) * TICKS_PER_US + ticks;
+  // Further from the origin than a double holds to the tick: not a time of this file.
+  return Number.isSafeInteger(after) ? after : Number.NaN;
+}
+
+/**
+ * The whole µs of a start cell `b[s, e)` that startTicksAfterBytes reads, to use as the origin of a file's
+ * starts; NaN when it reads none.
+ */
+export function startOriginUsBytes(b: Uint8Array, s: number, e: number): number {
+  let i = s;
+  while (i < e && isSpace(b[i]!)) i++;
+  let whole = 0;
+  for (; i < e; i++) {
+    const c = b[i]! - 48;
+    if (c < 0 || c > 9) break;
+    whole = whole * 10 + c;
+  }
+  return Number.isNaN(startTicksAfterBytes(b, s, e, whole)) ? Number.NaN : whole;
 }
 
 /** A buffer reused by startTicksAfter (no allocation per row). */
