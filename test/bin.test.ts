@@ -48,7 +48,9 @@ describe('bin/kprof.js', () => {
     const read = async (script: string) => {
       const pool = new WorkerPool(pathToFileURL(join(ROOT, script)));
       try {
-        const tasks = plans.map((plan) => pool.run<PackedRanks>({ plan, withShapes: false, withSpan: false, rawNames: null } satisfies ReadTask));
+        const tasks = plans.map((plan) =>
+          pool.run<PackedRanks>({ plan, withShapes: false, withSpan: false, rawNames: null, beside: null } satisfies ReadTask),
+        );
         const ranks = (await Promise.all(tasks)).flatMap(unpackRanks);
         expect(pool.completed).toBe(plans.length);
         return ranks;

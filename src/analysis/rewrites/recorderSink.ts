@@ -7,7 +7,7 @@
 // files is rebased onto the origin of its first. Streams are the file's Stream ID (`-` when it has none).
 
 import type { BesideKind, BesideSink } from '../../input/beside.js';
-import { NO_STEP, type KernelBatch, type KernelKind, type SourceFacts } from '../../input/sink.js';
+import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type SourceFacts } from '../../input/sink.js';
 import { TICKS_PER_US, type Cell, type GroupBy, type Profile } from '../../model/model.js';
 import {
   SAMPLE_CAP,
@@ -19,9 +19,6 @@ import {
   type StepShape,
   type StepRecord,
 } from './sequence.js';
-
-/** The stream of a kernel whose file has no Stream ID (or whose cell is not an integer). */
-export const NO_STREAM = -1;
 
 /** What one rank's recorder saw: its sequences (rank text '' until merged) and why they may not be usable. */
 export interface RecordedRank {
@@ -38,7 +35,7 @@ export interface RecordedRank {
 const COMMUNICATION = -1;
 
 /** The recorder sink of one rank. */
-export class RecorderSink {
+export class RecorderSink implements BesideSink<RecordedRank> {
   readonly wantsStarts = true;
   readonly wantsStreams = true;
   private readonly rec: SequenceRecorder;
@@ -77,7 +74,7 @@ export class RecorderSink {
     this.tokens[id] = key === null ? COMMUNICATION : this.rec.table.intern(key);
   }
 
-  addBatch(batch: KernelBatch & { streams: Int32Array | null }): void {
+  addBatch(batch: KernelBatch): void {
     const { ids, steps, ticks, n } = batch;
     const starts = batch.starts;
     const streams = batch.streams;
@@ -244,7 +241,7 @@ export function unpackRecorded(value: unknown): RecordedRank {
 /** The beside-sink kind of the recorder: options are the grouping of tokens. */
 export const SEQUENCE_RECORDER: BesideKind<{ by: GroupBy }, RecordedRank> = {
   name: 'sequence-recorder',
-  make: (options) => new SinkV1(new RecorderSink(options.by)),
+  make: (options) => new RecorderSink(options.by),
   pack: packRecorded,
   unpack: unpackRecorded,
 };
@@ -322,69 +319,6 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
     s.sampleStartTicks = keep.map((j) => s.sampleStartTicks[j]!);
   }
   return { by, tokens: tokens.texts, ranks: ranks.texts, streams: streams.texts, shapes, steps, stats };
-}
-
-/**
- * The recorder behind the kernel sink as it is until readers give exact start ticks and streams: starts in µs
- * (made ticks after the first whole µs seen), no stream.
- */
-class SinkV1 implements BesideSink<RecordedRank> {
-  readonly wantsStarts = true;
-  private originUs: number | null = null;
-  private readonly view: { ids: Int32Array; steps: Int32Array; ticks: Int32Array; starts: Float64Array | null; streams: null; n: number } = {
-    ids: new Int32Array(0),
-    steps: new Int32Array(0),
-    ticks: new Int32Array(0),
-    starts: null,
-    streams: null,
-    n: 0,
-  };
-  private starts = new Float64Array(0);
-
-  constructor(private readonly inner: RecorderSink) {}
-
-  begin(facts: SourceFacts): void {
-    this.inner.begin(facts);
-    this.originUs = null;
-  }
-
-  bind(id: number, kind: KernelKind): void {
-    this.inner.bind(id, kind);
-  }
-
-  private ticksOf(us: number): number {
-    if (!Number.isFinite(us)) return Number.NaN;
-    if (this.originUs === null) {
-      this.originUs = Math.floor(us);
-      this.inner.origin(this.originUs);
-    }
-    return Math.round((us - this.originUs) * TICKS_PER_US);
-  }
-
-  addBatch(batch: KernelBatch): void {
-    const n = batch.n;
-    if (this.starts.length < n) this.starts = new Float64Array(batch.ids.length);
-    for (let i = 0; i < n; i++) this.starts[i] = batch.starts === null ? Number.NaN : this.ticksOf(batch.starts[i]!);
-    const v = this.view;
-    v.ids = batch.ids;
-    v.steps = batch.steps;
-    v.ticks = batch.ticks;
-    v.starts = this.starts;
-    v.n = n;
-    this.inner.addBatch(v);
-  }
-
-  addKernel(id: number, step: number | null, ticks: number, startUs: number): void {
-    this.inner.addKernel(id, step, ticks, this.ticksOf(startUs), NO_STREAM);
-  }
-
-  addAggregated(kind: KernelKind, cell: Cell): void {
-    this.inner.addAggregated(kind, cell);
-  }
-
-  finish(): RecordedRank {
-    return this.inner.finish();
-  }
 }
 
 /** One side's sequences, or why it has none to compare (the section then says so). */
