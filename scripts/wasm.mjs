@@ -14,6 +14,13 @@ import wabtInit from 'wabt';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WAT = join(ROOT, 'src/input/csv/simd.wat');
+/**
+ * Decoders of runs of records, written in the .wat of the format they belong to and spliced into simd.wat where it
+ * says `;; @decoders`: one module, since a decoder calls the record scanner once per record and a call between
+ * WebAssembly modules would cost more than the record.
+ */
+const DECODERS = [join(ROOT, 'src/input/formats/kernelRows.wat')];
+const SPLICE = '  ;; @decoders (scripts/wasm.mjs splices the record-run decoders in here)\n';
 const OUT = join(ROOT, 'src/input/csv/simdWasm.ts');
 const LAYOUT_OUT = join(ROOT, 'src/input/csv/simdLayout.ts');
 
@@ -98,9 +105,16 @@ function sizeNote(k) {
   }[k];
 }
 
+/** simd.wat with the decoders spliced in. */
+export function source() {
+  const wat = readFileSync(WAT, 'utf8');
+  if (!wat.includes(SPLICE)) throw new Error(`simd.wat: no line "${SPLICE.trim()}" to splice the decoders in at`);
+  return wat.replace(SPLICE, () => DECODERS.map((d) => readFileSync(d, 'utf8')).join(''));
+}
+
 export async function assemble() {
   const wabt = await wabtInit();
-  const mod = wabt.parseWat('simd.wat', substitute(readFileSync(WAT, 'utf8'), layout().values));
+  const mod = wabt.parseWat('simd.wat', substitute(source(), layout().values));
   try {
     mod.validate();
     const { buffer } = mod.toBinary({});

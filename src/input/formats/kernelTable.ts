@@ -6,7 +6,8 @@
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
 import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
-import { problemMessage, type BatchSpec, type RowBatch, type RowBatcher, type RowView } from '../csv/scan.js';
+import { problemMessage, type RowView } from '../csv/scan.js';
+import type { BatchSpec, RowBatch, RowBatcher } from './kernelBatch.js';
 import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes } from '../kernelCells.js';
 import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';

@@ -4,7 +4,8 @@
 import { closeSync, createReadStream, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
-import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowBatcher, type RowView, type ScanOptions } from '../csv/scan.js';
+import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../csv/scan.js';
+import type { RowBatcher } from './kernelBatch.js';
 import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
 import { blanked } from '../../util/inputText.js';
 import type { SourceFile } from '../../model/model.js';

@@ -1,0 +1,298 @@
+  ;; ---------------------------------------------------------------------------------------------------------
+  ;; Kernel rows in batches. After configure(), rows() reads records one after the other as long as each is a
+  ;; plain kernel row: as many cells as the header, a duration that is a plain non-negative decimal below 2^31
+  ;; ticks (214 ms), a Step Id that is empty or a plain non-negative integer, and a group key (the raw bytes of its cells) already known
+  ;; to the key table. For each it writes the key's id, the step and the duration in ticks of 1e-4 us. It stops
+  ;; before the first record that is anything else, which the JavaScript reader then reads the slow way (and
+  ;; gives a new key its id with keyId()). So every number a batch yields is what the JavaScript parsers give.
+  ;;
+  ;; (See the top for the algorithm and the memory it uses.)
+
+  (global $width (mut i32) (i32.const 0))
+  (global $durI (mut i32) (i32.const 0))
+  (global $stepI (mut i32) (i32.const -1))
+  (global $keyLo (mut i32) (i32.const 0))
+  (global $keyHi (mut i32) (i32.const 0))
+  (global $shapesI (mut i32) (i32.const -1))
+  (global $startI (mut i32) (i32.const -1))
+  (global $streamI (mut i32) (i32.const -1))
+  (global $locate (mut i32) (i32.const 1))
+  (global $keys (mut i32) (i32.const 0))
+  (global $used (mut i32) (i32.const 0))
+
+  (func (export "configure") (param $width i32) (param $durI i32) (param $stepI i32) (param $keyLo i32) (param $keyHi i32)
+    (param $shapesI i32) (param $startI i32) (param $streamI i32) (param $locate i32)
+    (global.set $width (local.get $width))
+    (global.set $durI (local.get $durI))
+    (global.set $stepI (local.get $stepI))
+    (global.set $keyLo (local.get $keyLo))
+    (global.set $keyHi (local.get $keyHi))
+    (global.set $shapesI (local.get $shapesI))
+    (global.set $startI (local.get $startI))
+    (global.set $streamI (local.get $streamI))
+    (global.set $locate (local.get $locate)))
+
+
+  ;; A duration cell [s, e) as ticks, as parseTicks in numbers.ts reads it; -1 when it is anything but a
+  ;; plain non-negative decimal of at most 11 integer digits (the JavaScript parser then decides).
+  (func $ticks (param $s i32) (param $e i32) (result i64)
+    (local $c i32) (local $int i64) (local $frac i64) (local $digits i32) (local $id i32) (local $fd i32) (local $up i64) (local $d i32)
+    (block $trimmed (loop $l
+      (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (block $trimmed2 (loop $l
+      (br_if $trimmed2 (i32.le_u (local.get $e) (local.get $s)))
+      (local.set $c (i32.load8_u (i32.sub (local.get $e) (i32.const 1))))
+      (br_if $trimmed2 (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+      (br $l)))
+    (block $int (loop $l
+      (br_if $int (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+      (br_if $int (i32.gt_u (local.get $d) (i32.const 9)))
+      (local.set $int (i64.add (i64.mul (local.get $int) (i64.const 10)) (i64.extend_i32_u (local.get $d))))
+      (local.set $id (i32.add (local.get $id) (i32.const 1)))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (if (i32.gt_u (local.get $id) (i32.const 11)) (then (return (i64.const -1))))
+    (local.set $digits (local.get $id))
+    (if (i32.lt_u (local.get $s) (local.get $e))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $s)) (i32.const 46))
+          (then
+            (local.set $s (i32.add (local.get $s) (i32.const 1)))
+            (block $frac (loop $l
+              (br_if $frac (i32.ge_u (local.get $s) (local.get $e)))
+              (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+              (br_if $frac (i32.gt_u (local.get $d) (i32.const 9)))
+              (if (i32.lt_u (local.get $fd) (i32.const 4))
+                (then
+                  (local.set $frac (i64.add (i64.mul (local.get $frac) (i64.const 10)) (i64.extend_i32_u (local.get $d))))
+                  (local.set $fd (i32.add (local.get $fd) (i32.const 1))))
+                (else
+                  (if (i32.eq (local.get $fd) (i32.const 4))
+                    (then
+                      (local.set $up (i64.extend_i32_u (i32.ge_u (local.get $d) (i32.const 5))))
+                      (local.set $fd (i32.const 5))))))
+              (local.set $digits (i32.add (local.get $digits) (i32.const 1)))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $l)))))))
+    (if (i32.or (i32.ne (local.get $s) (local.get $e)) (i32.eqz (local.get $digits))) (then (return (i64.const -1))))
+    (block $scaled (loop $l
+      (br_if $scaled (i32.ge_u (local.get $fd) (i32.const 4)))
+      (local.set $frac (i64.mul (local.get $frac) (i64.const 10)))
+      (local.set $fd (i32.add (local.get $fd) (i32.const 1)))
+      (br $l)))
+    (i64.add (i64.add (i64.mul (local.get $int) (i64.const 10000)) (local.get $frac)) (local.get $up)))
+
+  ;; A Step Id cell [s, e): its value; -2147483648 when empty; -2147483647 when it is anything but a plain
+  ;; non-negative integer of at most 9 digits (the JavaScript parser then decides).
+  (func $step (param $s i32) (param $e i32) (result i32)
+    (local $c i32) (local $v i32) (local $d i32)
+    (block $trimmed (loop $l
+      (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (block $trimmed2 (loop $l
+      (br_if $trimmed2 (i32.le_u (local.get $e) (local.get $s)))
+      (local.set $c (i32.load8_u (i32.sub (local.get $e) (i32.const 1))))
+      (br_if $trimmed2 (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+      (br $l)))
+    (if (i32.eq (local.get $s) (local.get $e)) (then (return (i32.const -2147483648))))
+    (if (i32.gt_u (i32.sub (local.get $e) (local.get $s)) (i32.const 9)) (then (return (i32.const -2147483647))))
+    (loop $l
+      (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+      (if (i32.gt_u (local.get $d) (i32.const 9)) (then (return (i32.const -2147483647))))
+      (local.set $v (i32.add (i32.mul (local.get $v) (i32.const 10)) (local.get $d)))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $s) (local.get $e))))
+    (local.get $v))
+
+  ;; The first `len` (< 8) bytes at p as a little-endian word, the rest zero (p may be read 8 bytes on).
+  (func $partial (param $p i32) (param $len i32) (result i64)
+    (if (result i64) (i32.eqz (local.get $len))
+      (then (i64.const 0))
+      (else
+        (i64.and (i64.load align=1 (local.get $p))
+          (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3)))))))))
+
+
+  ;; Hashing: each eight bytes are xor-ed in and multiplied; the last ones (fewer than eight) with the length.
+  (func $hashSpan (param $h i64) (param $s i32) (param $e i32) (result i64)
+    (local $len i32)
+    (block $done (loop $l
+      (br_if $done (i32.gt_s (i32.add (local.get $s) (i32.const 8)) (local.get $e)))
+      (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (local.get $s))) (i64.const 0x9E3779B97F4A7C15)))
+      (local.set $s (i32.add (local.get $s) (i32.const 8)))
+      (br $l)))
+    (local.set $len (i32.sub (local.get $e) (local.get $s)))
+    (i64.mul
+      (i64.xor (local.get $h)
+        (i64.xor (call $partial (local.get $s) (local.get $len))
+          (i64.shl (i64.extend_i32_u (local.get $len)) (i64.const 56))))
+      (i64.const 0x9E3779B97F4A7C15)))
+
+  (func $hash (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
+    (local $h i64)
+    (local.set $h (call $hashSpan (i64.const 0x243F6A8885A308D3) (local.get $s1) (local.get $e1)))
+    (if (i32.ge_s (local.get $s2) (i32.const 0))
+      (then (local.set $h (call $hashSpan (i64.xor (local.get $h) (i64.const 0x1e)) (local.get $s2) (local.get $e2)))))
+    ;; Fold the high bits into the low ones, which pick the slot.
+    (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
+    (local.set $h (i64.mul (local.get $h) (i64.const 0xBF58476D1CE4E5B9)))
+    (i32.wrap_i64 (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32)))))
+
+  ;; Are the `len` bytes at a and at b the same?
+  (func $same (param $a i32) (param $b i32) (param $len i32) (result i32)
+    (block $done (loop $l
+      (br_if $done (i32.lt_s (local.get $len) (i32.const 8)))
+      (if (i64.ne (i64.load align=1 (local.get $a)) (i64.load align=1 (local.get $b))) (then (return (i32.const 0))))
+      (local.set $a (i32.add (local.get $a) (i32.const 8)))
+      (local.set $b (i32.add (local.get $b) (i32.const 8)))
+      (local.set $len (i32.sub (local.get $len) (i32.const 8)))
+      (br $l)))
+    (i64.eq (call $partial (local.get $a) (local.get $len)) (call $partial (local.get $b) (local.get $len))))
+
+  ;; The slot of a key: where its entry is, or the empty slot where it would go. Slots hold entry + 1.
+  (func $slot (param $h i32) (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
+    (local $i i32) (local $k i32) (local $l1 i32) (local $off i32)
+    (local.set $l1 (i32.sub (local.get $e1) (local.get $s1)))
+    (local.set $i (i32.and (local.get $h) (i32.const {{SLOT_MASK}})))
+    (loop $probe
+      (local.set $k (i32.load offset={{SLOTS}} (i32.shl (local.get $i) (i32.const 2))))
+      (if (i32.eqz (local.get $k)) (then (return (local.get $i))))
+      (local.set $k (i32.shl (i32.sub (local.get $k) (i32.const 1)) (i32.const 2)))
+      (if (i32.and
+            (i32.eq (i32.load offset={{HASHES}} (local.get $k)) (local.get $h))
+            (i32.eq (i32.load offset={{LEN1}} (local.get $k)) (local.get $l1)))
+        (then
+          (local.set $off (i32.load offset={{OFFSETS}} (local.get $k)))
+          (if (i32.lt_s (local.get $s2) (i32.const 0))
+            (then
+              (if (i32.eq (i32.load offset={{LEN2}} (local.get $k)) (i32.const -1))
+                (then
+                  (if (call $same (i32.add (local.get $off) (i32.const {{ARENA}})) (local.get $s1) (local.get $l1))
+                    (then (return (local.get $i)))))))
+            (else
+              (if (i32.eq (i32.load offset={{LEN2}} (local.get $k)) (i32.sub (local.get $e2) (local.get $s2)))
+                (then
+                  (if (i32.and
+                        (call $same (i32.add (local.get $off) (i32.const {{ARENA}})) (local.get $s1) (local.get $l1))
+                        (call $same (i32.add (i32.add (local.get $off) (local.get $l1)) (i32.const {{ARENA}})) (local.get $s2)
+                          (i32.sub (local.get $e2) (local.get $s2))))
+                    (then (return (local.get $i))))))))))
+      (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (i32.const {{SLOT_MASK}})))
+      (br $probe))
+    (unreachable))
+
+  ;; The id of a key, -1 when it is not in the table.
+  (func $find (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
+    (local $k i32)
+    (local.set $k
+      (i32.load offset={{SLOTS}}
+        (i32.shl
+          (call $slot (call $hash (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2))
+            (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2))
+          (i32.const 2))))
+    (i32.sub (local.get $k) (i32.const 1)))
+
+  ;; The id of a key, given one if it is new; -1 when the table is full (resetKeys() then empties it).
+  (func (export "keyId") (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
+    (local $h i32) (local $i i32) (local $k i32) (local $l1 i32) (local $l2 i32)
+    (local.set $h (call $hash (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2)))
+    (local.set $i (call $slot (local.get $h) (local.get $s1) (local.get $e1) (local.get $s2) (local.get $e2)))
+    (local.set $k (i32.load offset={{SLOTS}} (i32.shl (local.get $i) (i32.const 2))))
+    (if (local.get $k) (then (return (i32.sub (local.get $k) (i32.const 1)))))
+    (local.set $l1 (i32.sub (local.get $e1) (local.get $s1)))
+    (local.set $l2 (if (result i32) (i32.lt_s (local.get $s2) (i32.const 0))
+      (then (i32.const 0)) (else (i32.sub (local.get $e2) (local.get $s2)))))
+    (if (i32.or
+          (i32.ge_u (global.get $keys) (i32.const {{MAX_KEYS}}))
+          (i32.gt_u (i32.add (i32.add (global.get $used) (local.get $l1)) (local.get $l2)) (i32.const {{ARENA_LIMIT}})))
+      (then (return (i32.const -1))))
+    (local.set $k (i32.shl (global.get $keys) (i32.const 2)))
+    (i32.store offset={{HASHES}} (local.get $k) (local.get $h))
+    (i32.store offset={{OFFSETS}} (local.get $k) (global.get $used))
+    (i32.store offset={{LEN1}} (local.get $k) (local.get $l1))
+    (i32.store offset={{LEN2}} (local.get $k) (if (result i32) (i32.lt_s (local.get $s2) (i32.const 0))
+      (then (i32.const -1)) (else (local.get $l2))))
+    (memory.copy (i32.add (global.get $used) (i32.const {{ARENA}})) (local.get $s1) (local.get $l1))
+    (if (i32.gt_s (local.get $l2) (i32.const 0))
+      (then
+        (memory.copy (i32.add (i32.add (global.get $used) (local.get $l1)) (i32.const {{ARENA}})) (local.get $s2) (local.get $l2))))
+    (global.set $used (i32.add (i32.add (global.get $used) (local.get $l1)) (local.get $l2)))
+    (global.set $keys (i32.add (global.get $keys) (i32.const 1)))
+    (i32.store offset={{SLOTS}} (i32.shl (local.get $i) (i32.const 2)) (global.get $keys))
+    (i32.sub (global.get $keys) (i32.const 1)))
+
+  (func (export "resetKeys")
+    (memory.fill (i32.const {{SLOTS}}) (i32.const 0) (i32.const {{SLOTS_BYTES}}))
+    (global.set $keys (i32.const 0))
+    (global.set $used (i32.const 0)))
+
+  ;; Plain kernel rows from p, at most 2048; returns where it stopped (see above).
+  (func (export "rows") (param $p i32) (param $end i32) (result i32)
+    (local $k i32) (local $nl i32) (local $r i32) (local $d i64) (local $st i32) (local $id i32) (local $s2 i32) (local $e2 i32)
+    (local $o i32)
+    (block $stop
+      (loop $row
+        (br_if $stop (i32.ge_u (local.get $k) (i32.const {{MAX_BATCH}})))
+        (br_if $stop (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $r (call $record (local.get $p) (local.get $end) (global.get $locate)))
+        (br_if $stop (i32.lt_s (local.get $r) (i32.const 0)))
+        (br_if $stop (i32.ne (i32.load (i32.const {{META_CELLS}})) (global.get $width)))
+        (local.set $o (i32.shl (global.get $durI) (i32.const 2)))
+        (local.set $d (call $ticks (i32.load offset={{STARTS}} (local.get $o)) (i32.load offset={{ENDS}} (local.get $o))))
+        (br_if $stop (i64.lt_s (local.get $d) (i64.const 0)))
+        ;; Ticks past 2^31 - 1 (a kernel of over 214 ms) go the slow way: a batch holds them as i32.
+        (br_if $stop (i64.gt_s (local.get $d) (i64.const 2147483647)))
+        (local.set $st (i32.const -2147483648))
+        (if (i32.ge_s (global.get $stepI) (i32.const 0))
+          (then
+            (local.set $o (i32.shl (global.get $stepI) (i32.const 2)))
+            (local.set $st (call $step (i32.load offset={{STARTS}} (local.get $o)) (i32.load offset={{ENDS}} (local.get $o))))
+            (br_if $stop (i32.eq (local.get $st) (i32.const -2147483647)))))
+        (local.set $s2 (i32.const -1))
+        (local.set $e2 (i32.const -1))
+        (if (i32.ge_s (global.get $shapesI) (i32.const 0))
+          (then
+            (local.set $o (i32.shl (global.get $shapesI) (i32.const 2)))
+            (local.set $s2 (i32.load offset={{STARTS}} (local.get $o)))
+            (local.set $e2 (i32.load offset={{ENDS}} (local.get $o)))))
+        (local.set $id
+          (call $find
+            (i32.load offset={{STARTS}} (i32.shl (global.get $keyLo) (i32.const 2)))
+            (i32.load offset={{ENDS}} (i32.shl (global.get $keyHi) (i32.const 2)))
+            (local.get $s2) (local.get $e2)))
+        (br_if $stop (i32.lt_s (local.get $id) (i32.const 0)))
+        (local.set $o (i32.shl (local.get $k) (i32.const 2)))
+        (i32.store offset={{IDS}} (local.get $o) (local.get $id))
+        (i32.store offset={{STEPS}} (local.get $o) (local.get $st))
+        (i32.store offset={{TICKS}} (local.get $o) (i32.wrap_i64 (local.get $d)))
+        ;; Where the start-time cell is, when asked for (the reader parses it).
+        (if (i32.ge_s (global.get $startI) (i32.const 0))
+          (then
+            (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))
+            (i32.store offset={{START_AT}} (local.get $o) (i32.load offset={{STARTS}} (local.get $s2)))
+            (i32.store offset={{START_END}} (local.get $o) (i32.load offset={{ENDS}} (local.get $s2)))))
+        ;; The Stream ID, when asked for: a plain integer of at most 9 digits as $step reads it, else -1 (none),
+        ;; as parseStreamCell (kernelCells.ts) reads it.
+        (if (i32.ge_s (global.get $streamI) (i32.const 0))
+          (then
+            (local.set $s2 (i32.shl (global.get $streamI) (i32.const 2)))
+            (local.set $e2 (call $step (i32.load offset={{STARTS}} (local.get $s2)) (i32.load offset={{ENDS}} (local.get $s2))))
+            (i32.store offset={{STREAMS}} (local.get $o)
+              (select (local.get $e2) (i32.const -1) (i32.ge_s (local.get $e2) (i32.const 0))))))
+        (local.set $nl (i32.add (local.get $nl) (i32.load (i32.const {{META_LINES}}))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (local.set $p (local.get $r))
+        (br $row)))
+    (i32.store (i32.const {{META_BATCH_ROWS}}) (local.get $k))
+    (i32.store (i32.const {{META_BATCH_LINES}}) (local.get $nl))
+    (local.get $p))
