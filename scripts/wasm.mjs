@@ -1,11 +1,13 @@
-// Assemble src/input/csv/simd.wat into src/input/csv/simdWasm.ts (the module's bytes, base64), and write the memory
-// layout the two share into src/input/csv/simdLayout.ts. Both are committed, so that building and running kprof
-// need no assembler. Run it after editing the .wat or the layout below:
-//   node scripts/wasm.mjs          write src/input/csv/simdWasm.ts and src/input/csv/simdLayout.ts
-//   node scripts/wasm.mjs --check  exit 1 when either is not what this script makes of the .wat (a test runs it)
+// Assemble src/input/csv/simd.wat, with the decoders of src/input/formats/kernelRows.wat spliced in, into
+// src/input/csv/simdWasm.ts (the module's bytes, base64), and write the memory layout they share with TypeScript
+// into src/input/csv/simdLayout.ts (the record scanner's part) and src/input/formats/kernelRowsLayout.ts (the
+// kernel-row decoder's). All are committed, so that building and running kprof need no assembler. Run it after
+// editing a .wat or the layout below:
+//   node scripts/wasm.mjs          write the three files
+//   node scripts/wasm.mjs --check  exit 1 when one is not what this script makes of the .wat (a test runs it)
 //
-// The layout is this file's LAYOUT table, the one place where it is written down: each `{{NAME}}` in the .wat is
-// replaced by its number before the .wat is assembled, and simdLayout.ts exports the same numbers to TypeScript.
+// The layout is this file's SIZES and REGIONS tables, the one place where it is written down: each `{{NAME}}` in
+// the .wat is replaced by its number before the .wat is assembled, and the layout modules export the same numbers.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -22,54 +24,69 @@ const WAT = join(ROOT, 'src/input/csv/simd.wat');
 const DECODERS = [join(ROOT, 'src/input/formats/kernelRows.wat')];
 const SPLICE = '  ;; @decoders (scripts/wasm.mjs splices the record-run decoders in here)\n';
 const OUT = join(ROOT, 'src/input/csv/simdWasm.ts');
-const LAYOUT_OUT = join(ROOT, 'src/input/csv/simdLayout.ts');
-
-/** Sizes that fix the layout. */
-const CAP = 1024; // cells record() locates at most
-const MAX_BATCH = 2048; // rows rows() reads in one batch at most
-const KEY_SLOTS = 1 << 17; // slots of the key table (a power of two)
-const MAX_KEYS = 1 << 16; // keys the table holds
-const ARENA_BYTES = 4 << 20; // bytes of the keys' arena
 
 /**
- * The regions of the WebAssembly memory, in order: name, bytes, alignment, and what it holds. Offsets are
- * given in order, each at the next multiple of its alignment.
+ * Where each part's share of the layout goes (as TypeScript): the CSV scanner's (record(), the data buffer) and
+ * the kernel-row decoder's (kernelRows.wat: its batch and key table). The .wat sees every value.
+ */
+const LAYOUT_OUT = {
+  csv: { path: join(ROOT, 'src/input/csv/simdLayout.ts'), of: 'the record scanner (simd.wat)', name: 'LAYOUT' },
+  kernel: { path: join(ROOT, 'src/input/formats/kernelRowsLayout.ts'), of: 'the kernel-row decoder (kernelRows.wat)', name: 'ROWS_LAYOUT' },
+};
+
+/** Sizes that fix the layout: name, value, its part, what it is. */
+const SIZES = [
+  ['CAP', 1024, 'csv', 'Cells record() locates at most.'],
+  ['MAX_BATCH', 2048, 'kernel', 'Rows rows() reads in one batch at most.'],
+  ['KEY_SLOTS', 1 << 17, 'kernel', 'Slots of the key table (a power of two).'],
+  ['SLOT_MASK', (1 << 17) - 1, 'kernel', 'KEY_SLOTS - 1.'],
+  ['MAX_KEYS', 1 << 16, 'kernel', 'Keys the table holds at most.'],
+  ['SLOTS_BYTES', (1 << 17) * 4, 'kernel', 'Bytes of the slots (emptied by resetKeys).'],
+  // Keys stop 16 bytes short of the arena's end: comparisons load eight bytes at a time.
+  ['ARENA_LIMIT', (4 << 20) - 16, 'kernel', 'Key bytes the arena takes at most (16 short of its end: comparisons load eight bytes).'],
+];
+const size = (name) => SIZES.find((x) => x[0] === name)[1];
+const CAP = size('CAP');
+const MAX_BATCH = size('MAX_BATCH');
+const MAX_KEYS = size('MAX_KEYS');
+
+/**
+ * The regions of the WebAssembly memory, in order: name, bytes, alignment, part, and what it holds. Offsets are
+ * given in order, each at the next multiple of its alignment; a region's fields (i32s) follow it.
  */
 const REGIONS = [
-  ['META', 16, 16, 'i32 ×4: cells in the record, line feeds in it, rows in the last batch, line feeds in them'],
-  ['STARTS', CAP * 4, 1024, 'i32 per located cell: where it starts'],
-  ['ENDS', CAP * 4, 1024, 'i32 per located cell: where it ends'],
-  ['FLAGS', CAP, 1024, 'u8 per located cell: 1 quoted, 3 quoted with "" escapes'],
-  ['IDS', MAX_BATCH * 4, 16384, 'i32 per row of a batch: the id of its key'],
-  ['STEPS', MAX_BATCH * 4, 1024, 'i32 per row of a batch: its Step Id (-2147483648: none)'],
-  ['TICKS', MAX_BATCH * 4, 1024, 'i32 per row of a batch: its duration in ticks of 1e-4 µs'],
-  ['START_AT', MAX_BATCH * 4, 1024, 'i32 per row of a batch: where its start-time cell starts (when configured)'],
-  ['START_END', MAX_BATCH * 4, 1024, 'i32 per row of a batch: where its start-time cell ends'],
-  ['STREAMS', MAX_BATCH * 4, 1024, 'i32 per row of a batch: its Stream ID (-1: none; when configured)'],
-  ['SLOTS', KEY_SLOTS * 4, 65536, 'i32 per slot of the key table: entry + 1, 0 when empty'],
-  ['HASHES', MAX_KEYS * 4, 1024, 'i32 per key: its hash'],
-  ['OFFSETS', MAX_KEYS * 4, 1024, 'i32 per key: where its bytes are in the arena'],
-  ['LEN1', MAX_KEYS * 4, 1024, 'i32 per key: the length of its first span'],
-  ['LEN2', MAX_KEYS * 4, 1024, 'i32 per key: the length of its second span (-1: none)'],
-  ['ARENA', ARENA_BYTES, 1024, 'the bytes of the keys'],
-  ['DATA', 0, 1 << 20, 'the data buffer (the scanner grows the memory for it)'],
+  ['META', 16, 16, 'csv', 'i32s: cells in the last record, line feeds in it', ['CELLS', 'LINES']],
+  ['STARTS', CAP * 4, 1024, 'csv', 'i32 per located cell: where it starts'],
+  ['ENDS', CAP * 4, 1024, 'csv', 'i32 per located cell: where it ends'],
+  ['FLAGS', CAP, 1024, 'csv', 'u8 per located cell: 1 quoted, 3 quoted with "" escapes'],
+  ['BATCH_META', 16, 16, 'kernel', 'i32s: rows in the last batch, line feeds in them', ['ROWS', 'LINES']],
+  ['IDS', MAX_BATCH * 4, 16384, 'kernel', 'i32 per row of a batch: the id of its key'],
+  ['STEPS', MAX_BATCH * 4, 1024, 'kernel', 'i32 per row of a batch: its Step Id (-2147483648: none)'],
+  ['TICKS', MAX_BATCH * 4, 1024, 'kernel', 'i32 per row of a batch: its duration in ticks of 1e-4 µs'],
+  ['START_AT', MAX_BATCH * 4, 1024, 'kernel', 'i32 per row of a batch: where its start-time cell starts (when configured)'],
+  ['START_END', MAX_BATCH * 4, 1024, 'kernel', 'i32 per row of a batch: where its start-time cell ends'],
+  ['STREAMS', MAX_BATCH * 4, 1024, 'kernel', 'i32 per row of a batch: its Stream ID (-1: none; when configured)'],
+  ['SLOTS', size('KEY_SLOTS') * 4, 65536, 'kernel', 'i32 per slot of the key table: entry + 1, 0 when empty'],
+  ['HASHES', MAX_KEYS * 4, 1024, 'kernel', 'i32 per key: its hash'],
+  ['OFFSETS', MAX_KEYS * 4, 1024, 'kernel', 'i32 per key: where its bytes are in the arena'],
+  ['LEN1', MAX_KEYS * 4, 1024, 'kernel', 'i32 per key: the length of its first span'],
+  ['LEN2', MAX_KEYS * 4, 1024, 'kernel', 'i32 per key: the length of its second span (-1: none)'],
+  ['ARENA', size('ARENA_LIMIT') + 16, 1024, 'kernel', 'the bytes of the keys'],
+  ['DATA', 0, 1 << 20, 'csv', 'the data buffer (the scanner grows the memory for it)'],
 ];
 
-/** The layout: every region's offset, the fields of META, and the sizes (the .wat's {{NAME}}s). */
+/** The layout: every size, region offset and region field (the .wat's {{NAME}}s), with its part and note. */
 export function layout() {
-  const out = { CAP, MAX_BATCH, KEY_SLOTS, SLOT_MASK: KEY_SLOTS - 1, MAX_KEYS, SLOTS_BYTES: KEY_SLOTS * 4 };
-  // Keys stop 16 bytes short of the arena's end: comparisons load eight bytes at a time.
-  out.ARENA_LIMIT = ARENA_BYTES - 16;
-  Object.assign(out, { META_CELLS: 0, META_LINES: 4, META_BATCH_ROWS: 8, META_BATCH_LINES: 12 });
+  const entries = SIZES.map(([name, value, part, note]) => ({ name, value, part, note }));
   let at = 0;
-  const notes = {};
-  for (const [name, bytes, align, note] of REGIONS) {
+  for (const [name, bytes, align, part, note, fields = []] of REGIONS) {
     at = Math.ceil(at / align) * align;
-    out[name] = at;
-    notes[name] = note;
+    entries.push({ name, value: at, part, note });
+    const what = fields.length > 0 ? note.split(': ')[1].split(', ') : [];
+    for (const [i, f] of fields.entries()) entries.push({ name: `${name}_${f}`, value: at + 4 * i, part, note: `${name}: ${what[i]}.` });
     at += bytes;
   }
-  return { values: out, notes };
+  return { values: Object.fromEntries(entries.map((e) => [e.name, e.value])), entries };
 }
 
 /** The .wat with each {{NAME}} replaced; an unknown name is an error. */
@@ -80,29 +97,16 @@ export function substitute(wat, values) {
   });
 }
 
-function layoutModule({ values, notes }) {
-  const lines = Object.entries(values).map(([k, v]) => `  /** ${notes[k] ?? sizeNote(k)} */\n  ${k}: ${v},`);
+/** The TypeScript module of one part's share of the layout. */
+function layoutModule({ entries }, part) {
+  const { of, name } = LAYOUT_OUT[part];
+  const lines = entries.filter((e) => e.part === part).map((e) => `  /** ${e.note} */\n  ${e.name}: ${e.value},`);
   return (
-    '// Generated by scripts/wasm.mjs from its layout table; do not edit. Where simd.wat keeps what it shares with the\n' +
-    '// scanner, in bytes of its memory, and the sizes that fix it: the same numbers are substituted into simd.wat.\n' +
-    `export const LAYOUT = {\n${lines.join('\n')}\n} as const;\n`
+    '// Generated by scripts/wasm.mjs from its layout table; do not edit.\n' +
+    `// Where ${of} keeps what it shares with TypeScript, in bytes of the WebAssembly memory,\n` +
+    '// and the sizes that fix it (the same numbers are substituted into the .wat).\n' +
+    `export const ${name} = {\n${lines.join('\n')}\n} as const;\n`
   );
-}
-
-function sizeNote(k) {
-  return {
-    CAP: 'Cells record() locates at most.',
-    MAX_BATCH: 'Rows rows() reads in one batch at most.',
-    KEY_SLOTS: 'Slots of the key table.',
-    SLOT_MASK: 'KEY_SLOTS - 1.',
-    MAX_KEYS: 'Keys the table holds at most.',
-    SLOTS_BYTES: 'Bytes of the slots (emptied by resetKeys).',
-    ARENA_LIMIT: 'Key bytes the arena takes at most (16 short of its end: comparisons load eight bytes).',
-    META_CELLS: 'META: cells in the record.',
-    META_LINES: 'META: line feeds in the record.',
-    META_BATCH_ROWS: 'META: rows in the last batch.',
-    META_BATCH_LINES: 'META: line feeds in them.',
-  }[k];
 }
 
 /** simd.wat with the decoders spliced in. */
@@ -133,14 +137,18 @@ export async function assemble() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = await assemble();
-  const table = layoutModule(layout());
+  const l = layout();
+  const tables = Object.entries(LAYOUT_OUT).map(([part, out]) => ({ path: out.path, text: layoutModule(l, part) }));
   if (process.argv.includes('--check')) {
-    const same = readFileSync(OUT, 'utf8') === text;
+    let same = readFileSync(OUT, 'utf8') === text;
     if (!same) process.stderr.write('src/input/csv/simdWasm.ts is not the assembly of src/input/csv/simd.wat: run node scripts/wasm.mjs\n');
-    const sameLayout = readFileSync(LAYOUT_OUT, 'utf8') === table;
-    if (!sameLayout) process.stderr.write('src/input/csv/simdLayout.ts is not the layout of scripts/wasm.mjs: run node scripts/wasm.mjs\n');
-    process.exit(same && sameLayout ? 0 : 1);
+    for (const t of tables) {
+      if (readFileSync(t.path, 'utf8') === t.text) continue;
+      same = false;
+      process.stderr.write(`${t.path} is not the layout of scripts/wasm.mjs: run node scripts/wasm.mjs\n`);
+    }
+    process.exit(same ? 0 : 1);
   }
   writeFileSync(OUT, text);
-  writeFileSync(LAYOUT_OUT, table);
+  for (const t of tables) writeFileSync(t.path, t.text);
 }

@@ -71,4 +71,31 @@ describe('the input layer', () => {
     );
     expect(bad).toEqual([]);
   });
+
+  it('csv/ knows CSV only: it imports nothing of the formats, the sink or kernels, and exports no kernel-table concept', () => {
+    const csv = [...g.keys()].filter((m) => m.startsWith('input/csv/'));
+    expect(csv.length).toBeGreaterThan(5);
+    // Within csv/, the engine choice, the model's units and util/ only.
+    const allowed = /^(input\/csv\/|input\/engine\.ts$|model\/|util\/)/;
+    const bad = csv.flatMap((m) =>
+      g
+        .get(m)!
+        .filter((d) => !allowed.test(d))
+        .map((d) => `${m} → ${d}`),
+    );
+    expect(bad).toEqual([]);
+    // Nor does its code (.ts and simd.wat) use a name of what the kernel-table format owns (prose may point there).
+    const kernelWords =
+      /\b(BatchSpec|RowBatch|BatchSink|RowBatcher|KernelRowBatcher|KernelSink|KernelBatch|KernelKind|NO_STEP|NO_STREAM|keyId|resetKeys|configure|IDS|STEPS|TICKS|START_AT|STREAMS)\b/;
+    const said = readdirSync(join(SRC, 'input/csv'))
+      .filter((f) => /\.(ts|wat)$/.test(f) && f !== 'simdWasm.ts')
+      .flatMap((f) =>
+        readFileSync(join(SRC, 'input/csv', f), 'utf8')
+          .split('\n')
+          .map((line, i) => ({ at: `input/csv/${f}:${i + 1}`, m: kernelWords.exec(line) }))
+          .filter((x) => x.m !== null)
+          .map((x) => `${x.at}: ${x.m![0]}`),
+      );
+    expect(said).toEqual([]);
+  });
 });

@@ -6,9 +6,12 @@
 // as the reference this scanner is tested against (test/csv-scan.test.ts, test/differential.test.ts).
 //
 // Two engines: simd.wat (WebAssembly SIMD, the default; simdEngine.ts) reads the records it can, sixteen bytes at
-// a time, and for kernel tables whole batches of plain rows (see batch()); the JavaScript code below reads every
-// other record (damaged ones, the end of the input). `engine: 'js'` (or KPROF_ENGINE=js) uses the JavaScript
-// code alone; both give the same records, which the tests check.
+// a time; the JavaScript code below reads every other record (damaged ones, the end of the input). `engine: 'js'`
+// (or KPROF_ENGINE=js) uses the JavaScript code alone; both give the same records, which the tests check.
+//
+// A format may plug in a decoder of runs of records (plug(), RecordRuns): it is offered the bytes before each
+// record and reads as many records as it can in place of the scanner (the kernel-table format reads runs of plain
+// kernel rows in simd.wat that way: formats/kernelBatch.ts); the scanner reads the first record it leaves.
 //
 // Semantics (matching csv-parse with `bom: true, skip_empty_lines: true, relax_column_count: true`):
 // - cells are separated by `,`, records by LF or CRLF (both may be mixed in one file);
@@ -19,13 +22,11 @@
 // Malformed input (text after a closing quote, a quote never closed) is not fatal: the record is flagged so the
 // caller can report it with its line number, and scanning goes on with the next line.
 
-import { NO_STEP } from '../sink.js';
 import type { Engine } from '../engine.js';
 import { acquireEngine, releaseEngine, simdAvailable, type SimdEngine } from './simdEngine.js';
 import { LAYOUT } from './simdLayout.js';
-import type { BatchSink, BatchSpec, RowBatch, RowBatcher } from '../formats/kernelBatch.js';
 
-export { simdAvailable };
+export { simdAvailable, type SimdEngine };
 
 const COMMA = 44;
 const LF = 10;
@@ -180,14 +181,23 @@ export interface ScanOptions {
 const SLACK = 32;
 /** Cells simd.wat locates at most (the JavaScript scanner takes records with more). */
 const CAP = LAYOUT.CAP;
-/** Rows simd.wat reads in one batch at most. */
-const MAX_BATCH = LAYOUT.MAX_BATCH;
 /** The fields of simd.wat's META, as indices of i32s. */
 const CELLS = (LAYOUT.META_CELLS - LAYOUT.META) >> 2;
 const LINES = (LAYOUT.META_LINES - LAYOUT.META) >> 2;
-const BATCH_ROWS = (LAYOUT.META_BATCH_ROWS - LAYOUT.META) >> 2;
-const BATCH_LINES = (LAYOUT.META_BATCH_LINES - LAYOUT.META) >> 2;
-export { NO_STEP };
+
+/**
+ * A decoder of runs of records, plugged into a scanner (CsvScanner.plug): offered the scanner's bytes before each
+ * record, it reads the records it can in place of the scanner and hands them on itself. Positions are offsets into
+ * the scanner's buffer (with the SIMD engine, its memory), with a line feed written at `end`.
+ */
+export interface RecordRuns {
+  /** Read the complete records from p, the start of one, before end; returns where it stopped (p: it read none). */
+  take(p: number, end: number): number;
+  /** The line feeds in the records the last take() read. */
+  readonly lines: number;
+  /** The last take() stopped at a bound of its own, not at a record it leaves: offer it the bytes again at once. */
+  readonly more: boolean;
+}
 
 export const DEFAULT_BUFFER_SIZE = 1 << 20;
 export const DEFAULT_MAX_RECORD = 64 << 20;
@@ -196,7 +206,7 @@ export const DEFAULT_MAX_RECORD = 64 << 20;
  * Push-based scanner: the caller fills `space()` with bytes, calls `commit(n)`, and `finish()` at the end.
  * Each complete record is handed to `onRow`.
  */
-export class CsvScanner implements RowBatcher {
+export class CsvScanner {
   private buf: Buffer;
   /** The same bytes as 32-bit words, for skipping plain runs four bytes at a time (see tail). */
   private words: Int32Array;
@@ -214,19 +224,8 @@ export class CsvScanner implements RowBatcher {
   private wStarts = new Int32Array(0);
   private wEnds = new Int32Array(0);
   private wFlags = new Uint8Array(0);
-  // Batches of kernel rows (see batch()): the sink, simd.wat's rows(), and views of a batch.
-  private sink: BatchSink | null = null;
-  private batching = false;
-  private readonly rowBatch: { -readonly [K in keyof RowBatch]: RowBatch[K] } = {
-    ids: new Int32Array(0),
-    steps: new Int32Array(0),
-    ticks: new Int32Array(0),
-    startAt: new Int32Array(0),
-    startEnd: new Int32Array(0),
-    streams: new Int32Array(0),
-    buf: Buffer.alloc(0),
-    n: 0,
-  };
+  /** The decoder of record runs plugged in (see plug()). */
+  private runs: RecordRuns | null = null;
   private eof = false;
   private atStart = true;
   private line = 1;
@@ -268,38 +267,23 @@ export class CsvScanner implements RowBatcher {
     this.buf = Buffer.from(ab, 0, need);
     this.words = new Int32Array(ab, 0, need >> 2);
     this.meta = new Int32Array(ab, LAYOUT.META, 4);
-    const rb = this.rowBatch;
-    rb.ids = new Int32Array(ab, LAYOUT.IDS, MAX_BATCH);
-    rb.steps = new Int32Array(ab, LAYOUT.STEPS, MAX_BATCH);
-    rb.ticks = new Int32Array(ab, LAYOUT.TICKS, MAX_BATCH);
-    rb.startAt = new Int32Array(ab, LAYOUT.START_AT, MAX_BATCH);
-    rb.startEnd = new Int32Array(ab, LAYOUT.START_END, MAX_BATCH);
-    rb.streams = new Int32Array(ab, LAYOUT.STREAMS, MAX_BATCH);
-    rb.buf = this.buf;
     this.wStarts = new Int32Array(ab, LAYOUT.STARTS, CAP);
     this.wEnds = new Int32Array(ab, LAYOUT.ENDS, CAP);
     this.wFlags = new Uint8Array(ab, LAYOUT.FLAGS, CAP);
     if (viewed) this.viewResults();
   }
 
-  batch(spec: BatchSpec, sink: BatchSink): boolean {
-    const engine = this.engine;
-    if (engine === null) return false;
-    engine.configure(spec.width, spec.duration, spec.step, spec.keyLo, spec.keyHi, spec.shapes, spec.start, spec.stream, spec.locate);
-    this.batching = true;
-    this.sink = sink;
-    return true;
+  /**
+   * The SIMD engine this scanner reads with, whose memory holds its buffer (for a decoder to run on: see plug());
+   * null with the JavaScript engine.
+   */
+  get simdEngine(): SimdEngine | null {
+    return this.engine;
   }
 
-  keyId(s1: number, e1: number, s2: number, e2: number): number {
-    const engine = this.engine!;
-    let id = engine.keyId(s1, e1, s2, e2);
-    if (id < 0) {
-      // The key table is full (it is bounded, as the groups are not): start it again; ids are given anew.
-      engine.resetKeys();
-      id = engine.keyId(s1, e1, s2, e2);
-    }
-    return id;
+  /** Offer the bytes before each record to `runs` from now on (null: no more). */
+  plug(runs: RecordRuns | null): void {
+    this.runs = runs;
   }
 
   /** Point the row view at simd.wat's results (after the JavaScript scanner grew its own arrays). */
@@ -447,17 +431,14 @@ export class CsvScanner implements RowBatcher {
     const engine = this.engine;
     for (;;) {
       if (p >= end) break;
-      if (this.batching) {
-        // Plain kernel rows go by the batch; the first other record (or an incomplete one) is read below.
-        const q = engine!.rows(p, end);
-        const k = this.meta[BATCH_ROWS]!;
-        if (k > 0) {
-          line += this.meta[BATCH_LINES]!;
+      const runs = this.runs;
+      if (runs !== null) {
+        // A run of records goes to the decoder; the first one it leaves (or an incomplete one) is read below.
+        const q = runs.take(p, end);
+        if (q > p) {
+          line += runs.lines;
           p = q;
-          const rb = this.rowBatch;
-          rb.n = k;
-          this.sink!(rb);
-          if (k === MAX_BATCH || p >= end) continue;
+          if (runs.more || p >= end) continue;
         }
       }
       if (engine !== null) {

@@ -1,7 +1,9 @@
-;; The SIMD engine: the record scanner's inner loop, and kernel rows in batches, in WebAssembly SIMD. scan.ts owns
-;; the semantics and calls record(); the kernel-table reader configures rows() through scan.ts. Assembled by
-;; scripts/wasm.mjs, which first replaces each double-braced NAME below by its number in the layout table there (the same
-;; numbers reach TypeScript as simdLayout.ts), into simdWasm.ts.
+;; The SIMD engine: the CSV record scanner's inner loop in WebAssembly SIMD. scan.ts owns the semantics and calls
+;; record(). Assembled by scripts/wasm.mjs, which splices the decoders of record runs in where it says
+;; `;; @decoders` (one module: a decoder calls record() once per record, and a call between modules costs more than a
+;; record) and replaces each double-braced NAME by its number in the layout table there (the same numbers reach
+;; TypeScript as simdLayout.ts and each decoder's layout module), into simdWasm.ts. The one decoder is the kernel
+;; table's (src/input/formats/kernelRows.wat: plain kernel rows in batches).
 ;;
 ;; The algorithm.
 ;; 1. record(p, end, limit) scans one CSV record from p. Sixteen bytes are loaded at a time and compared with
@@ -16,25 +18,9 @@
 ;;      -2  the record is irregular (text after a closing quote, a CR after one not followed by LF, more than
 ;;          CAP cells to locate).
 ;;    So the two engines agree on every input: this one is only a faster path through the common records.
-;; 2. rows(p, end), after configure(), calls record() on each record from p while it is a plain kernel row: as
-;;    many cells as the header, a duration that $ticks reads as a plain decimal (exactly as parseTicks does, in
-;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
-;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
-;;    key's id, the step, the ticks and, when configured, where the start-time cell is (JavaScript parses it
-;;    exactly) and the Stream ID ($step's plain integer, else -1: none). It stops at the first other record or
-;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
-;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
-;; 3. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
-;;    The hash multiplies in eight bytes at a time (the last ones masked, with the length) and folds the high bits
-;;    down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
-;;    compares hash and lengths before bytes. Full (MAX_KEYS keys or ARENA_LIMIT bytes), keyId() says -1 and the
-;;    caller empties it (resetKeys) and gives ids anew.
-;;
-;; Memory (offsets in bytes, see simdLayout.ts): META (cells and line feeds of the last record, rows and line
-;; feeds of the last batch), the located cells (STARTS, ENDS, FLAGS: 1 quoted, 3 quoted with "" escapes), the
-;; batch (IDS, STEPS with -2147483648 for none, TICKS, START_AT, START_END, STREAMS with -1 for none), the key
-;; table (SLOTS, HASHES, OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA), then the data buffer at DATA.
-;; The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past
+;; Memory (offsets in bytes, see simdLayout.ts): META (cells and line feeds of the last record), the located cells
+;; (STARTS, ENDS, FLAGS: 1 quoted, 3 quoted with "" escapes), the regions of the decoders, then the data buffer at
+;; DATA. The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past
 ;; it, since searches load sixteen bytes at a time.
 
 (module

@@ -1,6 +1,7 @@
 // The SIMD engine (simd.wat, assembled into simdWasm.ts) behind a typed interface: its exports are checked once
 // when the module is instantiated, and the rest of kprof calls them through SimdEngine only. Where it keeps what
-// it shares with TypeScript is LAYOUT (simdLayout.ts, generated with the .wat from one table).
+// it shares with TypeScript is LAYOUT (simdLayout.ts, generated with the .wat from one table). The decoders of
+// record runs spliced into the module (scripts/wasm.mjs) type their own exports with decoderExports().
 //
 // KPROF_ENGINE=js in the environment selects the JavaScript engine (scan.ts) instead, the reference both engines
 // are tested against (see input/engine.ts).
@@ -11,24 +12,6 @@ export interface SimdEngine {
   readonly memory: WebAssembly.Memory;
   /** One record from p (see simd.wat): the position after it, -1 (more data needed) or -2 (irregular). */
   record(p: number, end: number, limit: number): number;
-  /** The cells of the kernel rows rows() reads (column indices, -1: none). */
-  configure(
-    width: number,
-    duration: number,
-    step: number,
-    keyLo: number,
-    keyHi: number,
-    shapes: number,
-    start: number,
-    stream: number,
-    locate: number,
-  ): void;
-  /** Plain kernel rows from p into the batch (at most MAX_BATCH); returns where it stopped. */
-  rows(p: number, end: number): number;
-  /** The id of the key in these byte ranges (s2 = -1: one range), given one if new; -1 when the table is full. */
-  keyId(s1: number, e1: number, s2: number, e2: number): number;
-  /** Empty the key table. */
-  resetKeys(): void;
 }
 
 /** The engines; 'simd' falls back to 'js' where WebAssembly SIMD does not run. */
@@ -53,14 +36,22 @@ export function simdAvailable(): boolean {
   return compiledModule() !== null;
 }
 
-const FUNCTIONS = ['record', 'configure', 'rows', 'keyId', 'resetKeys'] as const;
-
 /** The instance's exports as a SimdEngine; an export missing or of another kind is a bug of ours. */
 function typed(exports: Record<string, unknown>): SimdEngine {
   const memory = exports['memory'];
   if (!(memory instanceof WebAssembly.Memory)) throw new Error('simd.wat exports no memory');
-  for (const f of FUNCTIONS) if (typeof exports[f] !== 'function') throw new Error(`simd.wat exports no function ${f}`);
+  if (typeof exports['record'] !== 'function') throw new Error('simd.wat exports no function record');
   return exports as unknown as SimdEngine;
+}
+
+/**
+ * A decoder's functions among the engine's exports, checked by name (a missing one is a bug of ours): the
+ * engine's instance is where a decoder spliced into simd.wat runs, on the scanner's memory.
+ */
+export function decoderExports<T>(engine: SimdEngine, names: readonly (keyof T & string)[]): T {
+  const exports = engine as unknown as Record<string, unknown>;
+  for (const f of names) if (typeof exports[f] !== 'function') throw new Error(`simd.wat exports no function ${f}`);
+  return engine as unknown as T;
 }
 
 /**
@@ -79,9 +70,8 @@ export function acquireEngine(): SimdEngine | null {
   return mod === null ? null : typed(new WebAssembly.Instance(mod, {}).exports);
 }
 
-/** A scanner is done with its engine: it goes back for the next one of this thread, its key table emptied. */
+/** A scanner is done with its engine: it goes back for the next one of this thread (a decoder sets its own state up). */
 export function releaseEngine(engine: SimdEngine): void {
   if (idle.length >= MAX_IDLE) return;
-  engine.resetKeys();
   idle.push(engine);
 }

@@ -1,12 +1,24 @@
-  ;; ---------------------------------------------------------------------------------------------------------
-  ;; Kernel rows in batches. After configure(), rows() reads records one after the other as long as each is a
-  ;; plain kernel row: as many cells as the header, a duration that is a plain non-negative decimal below 2^31
-  ;; ticks (214 ms), a Step Id that is empty or a plain non-negative integer, and a group key (the raw bytes of its cells) already known
-  ;; to the key table. For each it writes the key's id, the step and the duration in ticks of 1e-4 us. It stops
-  ;; before the first record that is anything else, which the JavaScript reader then reads the slow way (and
-  ;; gives a new key its id with keyId()). So every number a batch yields is what the JavaScript parsers give.
+  ;; The kernel table's decoder of record runs, spliced into simd.wat by scripts/wasm.mjs (so these are fields of
+  ;; that module, calling its $record); kernelBatch.ts configures it and reads its batches. Kernel-table concepts live
+  ;; here and in formats/, not in csv/.
   ;;
-  ;; (See the top for the algorithm and the memory it uses.)
+  ;; 1. rows(p, end), after configure(), calls record() on each record from p while it is a plain kernel row: as
+  ;;    many cells as the header, a duration that $ticks reads as a plain decimal (exactly as parseTicks does, in
+  ;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
+  ;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
+  ;;    key's id, the step, the ticks and, when configured, where the start-time cell is (JavaScript parses it
+  ;;    exactly) and the Stream ID ($step's plain integer, else -1: none). It stops at the first other record or
+  ;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
+  ;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
+  ;; 2. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
+  ;;    The hash multiplies in eight bytes at a time (the last ones masked, with the length) and folds the high bits
+  ;;    down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
+  ;;    compares hash and lengths before bytes. Full (MAX_KEYS keys or ARENA_LIMIT bytes), keyId() says -1 and the
+  ;;    caller empties it (resetKeys) and gives ids anew.
+  ;;
+  ;; Memory (offsets in bytes, see kernelRowsLayout.ts): BATCH_META (rows and line feeds of the last batch), the batch
+  ;; (IDS, STEPS with -2147483648 for none, TICKS, START_AT, START_END, STREAMS with -1 for none), the key table
+  ;; (SLOTS, HASHES, OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA).
 
   (global $width (mut i32) (i32.const 0))
   (global $durI (mut i32) (i32.const 0))
@@ -293,6 +305,6 @@
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (local.set $p (local.get $r))
         (br $row)))
-    (i32.store (i32.const {{META_BATCH_ROWS}}) (local.get $k))
-    (i32.store (i32.const {{META_BATCH_LINES}}) (local.get $nl))
+    (i32.store (i32.const {{BATCH_META_ROWS}}) (local.get $k))
+    (i32.store (i32.const {{BATCH_META_LINES}}) (local.get $nl))
     (local.get $p))

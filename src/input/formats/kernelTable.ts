@@ -7,7 +7,7 @@ import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
 import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
 import { problemMessage, type RowView } from '../csv/scan.js';
-import type { BatchSpec, RowBatch, RowBatcher } from './kernelBatch.js';
+import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
 import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes } from '../kernelCells.js';
 import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';
@@ -56,7 +56,7 @@ export class KernelTableReader {
   private cache = new KindCache();
   /** With batches (useBatches): the entry each key id the scanner gave is bound to. */
   private readonly bound: (KindEntry | undefined)[] = [];
-  private batcher: RowBatcher | null = null;
+  private batcher: KernelRowBatcher | null = null;
   private readonly batch = new Batch();
   private readonly deviceI: number;
   private device = Number.NaN;
@@ -119,7 +119,7 @@ export class KernelTableReader {
   }
 
   /**
-   * The cells the scanner needs to read this table's plain rows in batches (see CsvScanner.batch); null when
+   * The cells the scanner needs to read this table's plain rows in batches (see KernelRowBatcher); null when
    * rows must go one by one: an msprof file of several devices.
    */
   batchSpec(): BatchSpec | null {
@@ -138,7 +138,7 @@ export class KernelTableReader {
   }
 
   /** Plain rows come by the batch (addBatch) from now on; the others still come to row(). */
-  useBatches(batcher: RowBatcher): void {
+  useBatches(batcher: KernelRowBatcher): void {
     this.batcher = batcher;
   }
 

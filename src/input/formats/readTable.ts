@@ -5,7 +5,7 @@ import { closeSync, createReadStream, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../csv/scan.js';
-import type { RowBatcher } from './kernelBatch.js';
+import { KernelRowBatcher } from './kernelBatch.js';
 import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
 import { blanked } from '../../util/inputText.js';
 import type { SourceFile } from '../../model/model.js';
@@ -129,7 +129,7 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
     const target: RankTarget = { sink: besides(into, options.beside), log: into };
     const state = new TableState(path, target, options.withShapes, options.split ?? null);
     scanner = new CsvScanner((row) => state.row(row), { bufferSize: options.bufferSize, engine: options.engine });
-    state.batcher = scanner;
+    state.scanner = scanner;
     if (kind === 'gzip') {
       const gzFd = fd;
       fd = -1;
@@ -331,8 +331,8 @@ class TableState {
   private shortCells = 0;
   rows = 0;
   readonly skippedBefore: number;
-  /** The scanner, to be asked for batches of plain kernel rows. */
-  batcher: RowBatcher | null = null;
+  /** The scanner, to plug a batcher of plain kernel rows into. */
+  scanner: CsvScanner | null = null;
 
   private readonly acc: RowLog;
 
@@ -404,14 +404,14 @@ class TableState {
       const reader = new KernelTableReader(d, this.path, this.target, facts, this.split);
       this.reader = reader;
       const spec = reader.batchSpec();
-      if (spec !== null && this.batcher !== null) {
-        const batched = this.batcher.batch(spec, (batch) => {
+      if (spec !== null && this.scanner !== null) {
+        const batcher = KernelRowBatcher.plug(this.scanner, spec, (batch) => {
           // As row() does for each row: a short row held back is reported before the rows after it.
           this.rows += batch.n;
           if (this.shortLine > 0) this.flushShort(false);
           reader.addBatch(batch);
         });
-        if (batched) reader.useBatches(this.batcher);
+        if (batcher !== null) reader.useBatches(batcher);
       }
     }
   }
