@@ -49,7 +49,7 @@ describe('bin/kprof.js', () => {
       const pool = new WorkerPool(pathToFileURL(join(ROOT, script)));
       try {
         const tasks = plans.map((plan) =>
-          pool.run<PackedRanks>({ plan, withShapes: false, withSpan: false, rawNames: null, beside: null } satisfies ReadTask),
+          pool.run<PackedRanks>({ plan, cwd: undefined, withShapes: false, withSpan: false, rawNames: null, beside: null } satisfies ReadTask),
         );
         const ranks = (await Promise.all(tasks)).flatMap(unpackRanks);
         expect(pool.completed).toBe(plans.length);

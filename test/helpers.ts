@@ -18,8 +18,11 @@ export interface Result {
   stderr: string;
 }
 
-/** Run kprof in-process, from the repo root (the tests' working directory), with NO_COLOR and no TTY. */
-export async function kprof(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
+/**
+ * Run kprof in-process with NO_COLOR and no TTY, in the repo root (`cwd`, which transcripts' paths are relative
+ * to) or the folder given.
+ */
+export async function kprof(args: string[], env: Record<string, string | undefined> = {}, cwd: string = ROOT): Promise<Result> {
   let stdout = '';
   let stderr = '';
   const code = await run(args, {
@@ -32,6 +35,7 @@ export async function kprof(args: string[], env: Record<string, string | undefin
     env: { NO_COLOR: '1', ...env },
     stdoutIsTTY: false,
     stderrIsTTY: false,
+    cwd,
   });
   return { code, stdout, stderr };
 }

@@ -306,6 +306,7 @@ describe('internal errors', () => {
       env: { NO_COLOR: '1' },
       stdoutIsTTY: false,
       stderrIsTTY: false,
+      cwd: ROOT,
     });
     expect(code).toBe(3);
     expect(stderr).toMatch(/^kprof: internal error: boom\. This is a bug in kprof; please report it/);

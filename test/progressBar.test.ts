@@ -6,7 +6,7 @@ import { MIN_BYTES, makeProgress } from '../src/cli/progressBar.js';
 
 function io(tty: boolean): Io & { err: string[] } {
   const err: string[] = [];
-  return { stdout: () => {}, stderr: (s) => void err.push(s), env: { COLUMNS: '120' }, stdoutIsTTY: tty, stderrIsTTY: tty, err };
+  return { stdout: () => {}, stderr: (s) => void err.push(s), env: { COLUMNS: '120' }, stdoutIsTTY: tty, stderrIsTTY: tty, cwd: '/', err };
 }
 
 describe('makeProgress', () => {

@@ -14,7 +14,7 @@ import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
 import { CHUNK_CHARS } from '../src/report/json.js';
 import { run } from '../src/cli/run.js';
-import { kprof } from './helpers.js';
+import { kprof, ROOT } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-scale-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -89,6 +89,7 @@ describe('JSON as a stream', () => {
       env: { NO_COLOR: '1' },
       stdoutIsTTY: false,
       stderrIsTTY: false,
+      cwd: ROOT,
     };
     expect(await run(['summary', small, '--by', 'name', '--format', 'json', '-q'], io)).toBe(0);
     expect(stderr).toBe('');

@@ -8,6 +8,7 @@
 // not witnessed, not as a disagreement.
 
 import { readdirSync } from 'node:fs';
+import { onDisk } from '../util/files.js';
 import { dirname, join } from 'node:path';
 import { isCommunication } from './comparable.js';
 import { isKprofError } from '../util/errors.js';
@@ -157,7 +158,7 @@ export function compareWithStatistic(table: RankData[], statistic: RankData[]): 
 function statisticBeside(file: string): string[] {
   const dir = dirname(file);
   try {
-    return readdirSync(dir)
+    return readdirSync(onDisk(dir))
       .filter((f) => OP_STATISTIC.test(f))
       .sort()
       .map((f) => join(dir, f));

@@ -12,6 +12,7 @@ const io = {
   env: process.env,
   stdoutIsTTY: process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,
+  cwd: process.cwd(),
 };
 
 // EPIPE (e.g. `kprof summary … | head`) is not an error of ours: the reader took what it wanted. Any other

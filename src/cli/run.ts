@@ -33,6 +33,7 @@ import { EXIT, isKprofError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, type Io } from '../util/io.js';
+import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
 import { profileArgumentHelp } from '../input/formats/registry.js';
 import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
@@ -222,8 +223,12 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
   return program;
 }
 
-/** Run the CLI; returns the exit code. */
-export async function run(argv: string[], io: Io): Promise<number> {
+/** Run the CLI; returns the exit code. Every path is resolved against io.cwd (see onDisk), never the process's. */
+export function run(argv: string[], io: Io): Promise<number> {
+  return inWorkingDir(io.cwd, () => runIn(argv, io));
+}
+
+async function runIn(argv: string[], io: Io): Promise<number> {
   const hooks: RunHooks = { code: EXIT.ok };
   const failure = failureFormat(argv);
   const program = buildProgram(io, hooks, failure?.format === 'github');

@@ -12,6 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mergeGroups } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
+import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readInWorker } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
@@ -22,7 +23,7 @@ import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
-import type { ReadTask } from './workers/protocol.js';
+import { inTaskDir, type ReadTask } from './workers/protocol.js';
 import { defaultEngine, type Engine } from './engine.js';
 import { besideKind, besideTask, registerBeside, type BesideRequest } from './beside.js';
 
@@ -106,6 +107,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
             .run<PackedRanks | InlineRanks>(
               {
                 plan,
+                cwd: currentWorkingDir(),
                 withShapes: options.withShapes,
                 withSpan: options.withSpan === true,
                 engine: options.engine,
@@ -152,7 +154,7 @@ function planBytes(plan: RankPlan): number {
   let n = 0;
   for (const f of plan.files) {
     try {
-      n += statSync(f).size;
+      n += statSync(onDisk(f)).size;
     } catch {
       // unreadable: the read reports it
     }
@@ -190,7 +192,7 @@ export function sharedPool(): WorkerPool | null {
       ? new WorkerPool(script, undefined, async (payload) => {
           const task = payload as ReadTask;
           const beside = task.beside === null ? null : { kind: besideKind(task.beside.name), options: task.beside.options };
-          return { inline: true, ranks: await readRank(task.plan, { ...task, beside }) } satisfies InlineRanks;
+          return { inline: true, ranks: await inTaskDir(task, () => readRank(task.plan, { ...task, beside })) } satisfies InlineRanks;
         })
       : null;
   }

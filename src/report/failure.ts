@@ -3,6 +3,7 @@
 // rather than a line that only a person reading the log would see. Pure: message in, string out.
 
 import { existsSync } from 'node:fs';
+import { onDisk } from '../util/files.js';
 import { workspacePath } from '../util/paths.js';
 import { shown, xmlEscape } from './render.js';
 
@@ -41,7 +42,7 @@ export function failureFormat(argv: string[]): { format: FailureFormat; out: str
 /** The `file:line:col: ` a message starts with, when that file exists (messages name the file first). */
 export function messageLocation(message: string): { file: string; line: number | null; col: number | null } | null {
   const m = /^([^\s:][^:]*?)(?::(\d+))?(?::(\d+))?: /.exec(message);
-  if (!m || m[1]!.startsWith('-') || !existsSync(m[1]!)) return null;
+  if (!m || m[1]!.startsWith('-') || !existsSync(onDisk(m[1]!))) return null;
   return { file: m[1]!, line: m[2] !== undefined ? Number(m[2]) : null, col: m[3] !== undefined ? Number(m[3]) : null };
 }
 

@@ -1,8 +1,39 @@
 // Opening and reading the files kprof is given: regular files only (never a FIFO or a device), small side files
 // whole with a limit, file-system errors as messages for the user, and the encoding of text that is not UTF-8.
+// Paths are resolved against the run's working directory (Io.cwd), never the process's.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { isAbsolute, sep } from 'node:path';
 import { inputError, type KprofError } from './errors.js';
+
+/** The working directory of the run in progress (its async context), an absolute path. */
+const workingDir = new AsyncLocalStorage<string>();
+
+/**
+ * Run `fn` with `cwd` (absolute) as the folder that relative paths are resolved against: run() sets Io.cwd so
+ * for the whole run, a read worker the folder its task names. Concurrent runs each keep their own.
+ */
+export function inWorkingDir<T>(cwd: string, fn: () => T): T {
+  return workingDir.run(cwd, fn);
+}
+
+/** The working directory of the run in progress; undefined outside one (a library call). */
+export function currentWorkingDir(): string | undefined {
+  return workingDir.getStore();
+}
+
+/**
+ * The path to give the file system for a path as the user wrote it. kprof keeps paths as written (messages and
+ * reports show them so) and resolves them only here, against the run's working directory: as the kernel resolves
+ * a relative path (the folder, then the path as it is: `a/../b` goes through `a`), so that nothing but the
+ * folder it is read from changes. Outside a run, a relative path is left to Node (the process's folder).
+ */
+export function onDisk(path: string): string {
+  const cwd = workingDir.getStore();
+  if (cwd === undefined || path === '' || isAbsolute(path)) return path;
+  return cwd.endsWith(sep) ? cwd + path : cwd + sep + path;
+}
 
 /**
  * The encoding of text that is not UTF-8 but UTF-16 or UTF-32 (a byte order mark, or the zero bytes of ASCII
@@ -50,7 +81,7 @@ function specialKind(st: Stats): string | null {
 export function openRegular(path: string): { fd: number; size: number } {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(onDisk(path), constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     throw fsError(path, e);
   }
@@ -112,10 +143,11 @@ export function isSystemError(e: unknown): e is Error & { code: string } {
 /** A path that does not exist; a dangling symbolic link, or a loop of them, is named as one. */
 export function missingPathError(path: string): KprofError {
   try {
-    if (lstatSync(path).isSymbolicLink()) {
+    if (lstatSync(onDisk(path)).isSymbolicLink()) {
       if (loops(path)) return loopError(path);
       return inputError(
-        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist. ` + `Fix the link, or pass the file or folder it should point to.`,
+        `${path}: a symbolic link to ${readlinkSync(onDisk(path))}, which does not exist. ` +
+          `Fix the link, or pass the file or folder it should point to.`,
       );
     }
   } catch {
@@ -126,7 +158,7 @@ export function missingPathError(path: string): KprofError {
 
 function loops(path: string): boolean {
   try {
-    statSync(path);
+    statSync(onDisk(path));
     return false;
   } catch (e) {
     return e instanceof Error && 'code' in e && e.code === 'ELOOP';

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { inputError, usageError, type KprofError } from './errors.js';
+import { onDisk } from './files.js';
 
 export interface Io {
   /** Write to stdout; a promise means: wait for it before writing more (the pipe is full). */
@@ -12,6 +13,11 @@ export interface Io {
   env: Record<string, string | undefined>;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /**
+   * The working directory (absolute): every path kprof is given is resolved against it, and paths are shown
+   * relative to it. The bin passes process.cwd(); nothing else asks the process.
+   */
+  cwd: string;
 }
 
 /** Colour only on a TTY, never with NO_COLOR (https://no-color.org) or TERM=dumb. */
@@ -29,7 +35,7 @@ const inputs = new Map<string, { dev: number; ino: number }>();
 /** Note a file this run reads: --out refuses to replace it (by device and inode, so any path to it counts). */
 export function noteInput(path: string): void {
   try {
-    const st = statSync(path);
+    const st = statSync(onDisk(path));
     inputs.set(path, { dev: st.dev, ino: st.ino });
   } catch {
     // unreadable: the read reports it, and a file that is not there cannot be replaced
@@ -69,24 +75,26 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  */
 export function writeFileAtomic(path: string, text: Report): void {
   if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
-  let target = path;
+  // The path as written names the file in messages; `disk` is where it is (see onDisk).
+  const disk = onDisk(path);
+  let target = disk;
   let st: Stats | null = null;
   // A path in /dev or /proc (/dev/stdout, /dev/fd/3), or a link that leads there, names an open file of this
   // process, reached through links that may lead to no path at all (a pipe): taken as it is, and written to
   // directly below, never replaced.
   let own = linkChain(path).some(isOwn);
   try {
-    st = own ? statSync(path) : lstatSync(path);
+    st = own ? statSync(disk) : lstatSync(disk);
     if (st.isSymbolicLink()) {
-      target = realpathSync(path);
+      target = realpathSync(disk);
       own = isOwn(target);
-      st = statSync(own ? path : target);
+      st = statSync(own ? disk : target);
     }
   } catch (e) {
     const code = errorCode(e);
     if (code === 'ENOENT' && st?.isSymbolicLink()) {
       throw inputError(
-        `${path}: a symbolic link to ${readlinkSync(path)}, which does not exist; nothing was written. ` +
+        `${path}: a symbolic link to ${readlinkSync(disk)}, which does not exist; nothing was written. ` +
           'kprof does not create the file a dangling link points to: remove the link, or pass the path of the file to write.',
       );
     }
@@ -112,7 +120,7 @@ export function writeFileAtomic(path: string, text: Report): void {
     if (!st.isFile() || own) {
       let fd = -1;
       try {
-        fd = openSync(path, st.isFile() ? 'a' : 'w');
+        fd = openSync(disk, st.isFile() ? 'a' : 'w');
         writeAll(fd, text);
       } catch (e) {
         throw writeError(path, e);
@@ -152,8 +160,8 @@ function isOwn(path: string): boolean {
  * so a link to /dev/stdout is known as one even where the chain ends in no path at all (a pipe, a socket).
  */
 function linkChain(path: string): string[] {
-  const chain = [path];
-  let p = path;
+  let p = onDisk(path);
+  const chain = [p];
   for (let i = 0; i < 40; i++) {
     try {
       if (!lstatSync(p).isSymbolicLink()) break;

@@ -10,7 +10,7 @@ import { inputError } from '../../util/errors.js';
 import { blanked } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
-import { fsError, missingPathError, openRegular, readRegularFile } from '../../util/files.js';
+import { fsError, missingPathError, onDisk, openRegular, readRegularFile } from '../../util/files.js';
 import {
   allFormats,
   fallbackFormat,
@@ -53,7 +53,7 @@ const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
 
 function listDir(dir: string): string[] {
   try {
-    return readdirSync(dir).sort();
+    return readdirSync(onDisk(dir)).sort();
   } catch (e) {
     throw fsError(dir, e);
   }
@@ -61,7 +61,7 @@ function listDir(dir: string): string[] {
 
 function isDir(p: string): boolean {
   try {
-    return statSync(p).isDirectory();
+    return statSync(onDisk(p)).isDirectory();
   } catch {
     return false;
   }
@@ -96,7 +96,7 @@ export interface RankId {
 export function rankOf(folder: string): RankId {
   let entries: string[] = [];
   try {
-    entries = readdirSync(folder);
+    entries = readdirSync(onDisk(folder));
   } catch {
     /* not a folder */
   }
@@ -264,15 +264,15 @@ function loosefiles(dir: string): RankPlan[] | null {
 /** The real path of a folder (symbolic links resolved), or the path itself when it cannot be resolved. */
 function realPath(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync(onDisk(p));
   } catch {
-    return resolve(p);
+    return resolve(onDisk(p));
   }
 }
 
 /** A path with no symbolic link in it: the one to keep when a folder is reached by two paths. */
 function isDirect(p: string): boolean {
-  return realPath(p) === resolve(p);
+  return realPath(p) === resolve(onDisk(p));
 }
 
 /**
@@ -346,11 +346,11 @@ function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
 
 /** Resolve a `<profile>` argument into the files to read per rank. */
 export function resolveInput(input: string): ResolvedInput {
-  if (!existsSync(input)) throw missingPathError(input);
+  if (!existsSync(onDisk(input))) throw missingPathError(input);
   const notes: string[] = [];
   let st: Stats;
   try {
-    st = statSync(input);
+    st = statSync(onDisk(input));
   } catch (e) {
     throw fsError(input, e);
   }
@@ -578,6 +578,6 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
 }
 
 function rel(p: string): string {
-  const r = relative(process.cwd(), p);
+  const r = relative(onDisk('.'), onDisk(p));
   return r === '' ? '.' : r;
 }

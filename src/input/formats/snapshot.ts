@@ -22,7 +22,7 @@ import {
 import type { FormatId } from './registry.js';
 import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
-import { readRegularFile } from '../../util/files.js';
+import { onDisk, readRegularFile } from '../../util/files.js';
 import { sniffBytes } from './readTable.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
@@ -131,7 +131,7 @@ const NO_STEPS = new PackedSteps(new Float64Array(0), 0, 0);
 /** Is the file larger than `limit` bytes? */
 function statSizeOver(path: string, limit: number): boolean {
   try {
-    return statSync(path).size > limit;
+    return statSync(onDisk(path)).size > limit;
   } catch {
     return false;
   }

@@ -7,10 +7,16 @@ import type { Engine } from '../engine.js';
 import type { RankPlan } from '../formats/resolve.js';
 import type { PackedRanks } from './pack.js';
 import type { RawNameTests } from '../../model/model.js';
+import { inWorkingDir } from '../../util/files.js';
 
 /** What a worker is asked to read: one rank plan, with the options of readRank. */
 export interface ReadTask {
   plan: RankPlan;
+  /**
+   * The run's working directory (absolute), which the plan's paths are resolved against: they stay as the user
+   * wrote them, as the messages that name them do (see onDisk). Undefined outside a run.
+   */
+  cwd: string | undefined;
   withShapes: boolean;
   withSpan: boolean;
   /** The scan engine (undefined: the default, 'simd'). */
@@ -19,6 +25,11 @@ export interface ReadTask {
   rawNames: RawNameTests | null;
   /** A sink to read beside each accumulator, by its kind's name (beside.ts); null: none. */
   beside: BesideTask | null;
+}
+
+/** Run a task's read in the working directory it names, wherever it runs (a worker, or the main thread). */
+export function inTaskDir<T>(task: ReadTask, read: () => T): T {
+  return task.cwd === undefined ? read() : inWorkingDir(task.cwd, read);
 }
 
 /** The message that gives a worker a task; `progress`: post `bytes` messages while reading. */

@@ -8,7 +8,7 @@ import { isKprofError } from '../../util/errors.js';
 import { besideKind } from '../beside.js';
 import { readRank } from '../readRank.js';
 import { packRanks } from './pack.js';
-import { PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
+import { inTaskDir, PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
 
 export type { ReadTask } from './protocol.js';
 
@@ -38,14 +38,16 @@ export function serveReads(): void {
       post({ id: m.id, type: 'error', kind: null, message: err.message, stack: err.stack });
       return;
     }
-    readRank(m.payload.plan, {
-      withShapes: m.payload.withShapes,
-      withSpan: m.payload.withSpan,
-      engine: m.payload.engine,
-      rawNames: m.payload.rawNames,
-      beside: kind === null || task === null ? null : { kind, options: task.options },
-      onBytes,
-    }).then(
+    inTaskDir(m.payload, () =>
+      readRank(m.payload.plan, {
+        withShapes: m.payload.withShapes,
+        withSpan: m.payload.withSpan,
+        engine: m.payload.engine,
+        rawNames: m.payload.rawNames,
+        beside: kind === null || task === null ? null : { kind, options: task.options },
+        onBytes,
+      }),
+    ).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
         const transfer: ArrayBuffer[] = [];

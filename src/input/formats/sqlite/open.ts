@@ -16,6 +16,7 @@ import { closeSync, copyFileSync, constants, fstatSync, linkSync, mkdtempSync, o
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inputError, isKprofError } from '../../../util/errors.js';
+import { onDisk } from '../../../util/files.js';
 import { shown } from '../../../util/inputText.js';
 import type { SqliteDatabase, SqliteOpen } from './library.js';
 
@@ -115,12 +116,13 @@ export interface OpenOptions {
 
 /** Opens `path` (shown as `file`) read-only with `open`, through a private view when it is in WAL mode. */
 export function openDb(path: string, file: string, open: SqliteOpen, options: OpenOptions = {}): OpenDb {
-  const header = readHeader(path, file);
+  const disk = onDisk(path);
+  const header = readHeader(disk, file);
   const traits: string[] = [];
-  let target = path;
+  let target = disk;
   let cleanup = (): void => {};
   if (header.wal) {
-    const view = privateView(path, file, options);
+    const view = privateView(disk, file, options);
     target = view.path;
     cleanup = view.remove;
     traits.push(view.trait);

@@ -3,7 +3,7 @@
 
 import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError } from '../../../util/files.js';
+import { fsError, onDisk } from '../../../util/files.js';
 import { gzipError } from '../readTable.js';
 
 const CHUNK = 1 << 20;
@@ -12,7 +12,7 @@ const CHUNK = 1 << 20;
 export function isGzipFile(path: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(onDisk(path), 'r');
   } catch (e) {
     throw fsError(path, e);
   }
@@ -28,7 +28,7 @@ export function isGzipFile(path: string): boolean {
 /** The file's bytes (unpacked when it is gzip), chunk by chunk. `onRead` gets the size of each chunk read from disk. */
 export async function* traceChunks(path: string, onRead?: (n: number) => void): AsyncGenerator<Buffer> {
   const gz = isGzipFile(path);
-  const file = createReadStream(path, { highWaterMark: CHUNK });
+  const file = createReadStream(onDisk(path), { highWaterMark: CHUNK });
   if (onRead) file.on('data', (c) => onRead(c.length));
   let unpacked = 0;
   try {
