@@ -87,6 +87,95 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/** node:fs functions that take a path (first argument). */
+const PATH_FNS = new Set(
+  (
+    'accessSync appendFileSync chmodSync copyFileSync cpSync createReadStream createWriteStream existsSync linkSync lstatSync mkdirSync ' +
+    'mkdtempSync openSync opendirSync readdirSync readFileSync readlinkSync realpathSync renameSync rmSync rmdirSync statSync symlinkSync ' +
+    'truncateSync unlinkSync utimesSync writeFileSync access appendFile copyFile lstat mkdir open opendir readdir readFile readlink realpath ' +
+    'rename rm stat unlink writeFile'
+  ).split(' '),
+);
+
+/**
+ * Paths given to the file system that are not a path as the user wrote it passed through onDisk (file: the
+ * argument as written), and why each is one already.
+ */
+const ON_DISK_ALREADY: string[] = [
+  // writeFileAtomic: `disk` is onDisk(path); `target` and `tmp` are made from it (the link's target, a file beside it).
+  'util/io.ts: disk',
+  'util/io.ts: own ? disk : target',
+  'util/io.ts: tmp',
+  // linkChain: starts from onDisk(path), then follows the links.
+  'util/io.ts: p',
+  // The worker script, beside the module.
+  'input/read.ts: fileURLToPath(here)',
+  'input/read.ts: fileURLToPath(built)',
+  // The stream reads the file descriptor openRegular opened (the path is not used).
+  'input/formats/readTable.ts: path',
+  // openDb passes onDisk(path) down as `path`; the private view is made in a fresh temporary folder.
+  'input/formats/sqlite/open.ts: path',
+  'input/formats/sqlite/open.ts: `${path}-wal`',
+  "input/formats/sqlite/open.ts: join(root, 'kprof-db-')",
+  'input/formats/sqlite/open.ts: dir',
+];
+
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+/** Each call of a path-taking node:fs function in a source: `file: first argument` (up to its first comma). */
+function fileSystemCalls(file: string, text: string): string[] {
+  const code = withoutComments(text);
+  const names = new Set<string>();
+  for (const m of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'node:fs(?:\/promises)?'/g)) {
+    for (const item of m[1]!.split(',')) {
+      const [name, alias] = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      if (PATH_FNS.has(name!)) names.add(alias ?? name!);
+    }
+  }
+  const out: string[] = [];
+  for (const n of names) {
+    for (const m of code.matchAll(new RegExp(`\\b${n}\\(([^,()]*(?:\\([^()]*\\))?[^,()]*)`, 'g'))) out.push(`${file}: ${m[1]!.trim()}`);
+  }
+  return out;
+}
+
+describe('the working directory', () => {
+  const sources = walk(SRC)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: relative(SRC, f), text: withoutComments(readFileSync(f, 'utf8')) }));
+
+  it('is asked of the process only by the bin (src/cli/cli.ts), and never changed', () => {
+    expect(sources.filter((s) => /process\.cwd\s*\(/.test(s.text)).map((s) => s.file)).toEqual(['cli/cli.ts']);
+    expect(sources.filter((s) => /process\.chdir\b/.test(s.text)).map((s) => s.file)).toEqual([]);
+  });
+
+  it('is never implied: no path.resolve() of one relative path (which resolves it against the process folder)', () => {
+    const implied = sources.flatMap(({ file, text }) =>
+      /import\s*\{[^}]*\bresolve\b[^}]*\}\s*from\s*'node:path'/.test(text)
+        ? [...text.matchAll(/\bresolve\(([^,()]*(?:\([^()]*\))?[^,()]*)\)/g)].filter((m) => !/^onDisk\(/.test(m[1]!.trim())).map((m) => `${file}: ${m[0]}`)
+        : [],
+    );
+    expect(implied).toEqual([]);
+  });
+
+  it('resolves every path given to the file system (onDisk)', () => {
+    const calls = sources.flatMap(({ file, text }) => fileSystemCalls(file, text));
+    expect(calls.length).toBeGreaterThan(20);
+    expect(
+      calls.filter((c) => !/: onDisk\(/.test(c) && !ON_DISK_ALREADY.includes(c)),
+      'a path as the user wrote it goes to the file system through onDisk (util/files.ts), which resolves it against Io.cwd',
+    ).toEqual([]);
+    expect(ON_DISK_ALREADY.filter((c) => !calls.includes(c)), 'listed but gone: remove from ON_DISK_ALREADY').toEqual([]);
+  });
+
+  it('catches a path given to the file system as it is (the scan works)', () => {
+    const text = "import { statSync, readdirSync as ls } from 'node:fs';\nstatSync(onDisk(a));\nls(dir).sort();\n// statSync(b)\n";
+    expect(fileSystemCalls('x.ts', text)).toEqual(['x.ts: onDisk(a)', 'x.ts: dir']);
+  });
+});
+
 describe('the architecture of src/', () => {
   const graph = importGraph();
 
