@@ -27,7 +27,7 @@ export const SLOW = [
 export default defineConfig({
   test: {
     testTimeout: 60_000,
-    // Transcripts print paths relative to the repo root.
+    // The folder vitest is started in (the repo root): the tests' own relative paths lead from there.
     root: '.',
     // Bundle src/ first when it changed: worker threads and spawned CLIs run the bundle (test/setup/bundle.ts).
     globalSetup: ['test/setup/bundle.ts'],

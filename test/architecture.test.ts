@@ -130,7 +130,10 @@ function fileSystemCalls(file: string, text: string): string[] {
   const names = new Set<string>();
   for (const m of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'node:fs(?:\/promises)?'/g)) {
     for (const item of m[1]!.split(',')) {
-      const [name, alias] = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      const [name, alias] = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/);
       if (PATH_FNS.has(name!)) names.add(alias ?? name!);
     }
   }
@@ -154,7 +157,9 @@ describe('the working directory', () => {
   it('is never implied: no path.resolve() of one relative path (which resolves it against the process folder)', () => {
     const implied = sources.flatMap(({ file, text }) =>
       /import\s*\{[^}]*\bresolve\b[^}]*\}\s*from\s*'node:path'/.test(text)
-        ? [...text.matchAll(/\bresolve\(([^,()]*(?:\([^()]*\))?[^,()]*)\)/g)].filter((m) => !/^onDisk\(/.test(m[1]!.trim())).map((m) => `${file}: ${m[0]}`)
+        ? [...text.matchAll(/\bresolve\(([^,()]*(?:\([^()]*\))?[^,()]*)\)/g)]
+            .filter((m) => !/^onDisk\(/.test(m[1]!.trim()))
+            .map((m) => `${file}: ${m[0]}`)
         : [],
     );
     expect(implied).toEqual([]);
@@ -167,7 +172,10 @@ describe('the working directory', () => {
       calls.filter((c) => !/: onDisk\(/.test(c) && !ON_DISK_ALREADY.includes(c)),
       'a path as the user wrote it goes to the file system through onDisk (util/files.ts), which resolves it against Io.cwd',
     ).toEqual([]);
-    expect(ON_DISK_ALREADY.filter((c) => !calls.includes(c)), 'listed but gone: remove from ON_DISK_ALREADY').toEqual([]);
+    expect(
+      ON_DISK_ALREADY.filter((c) => !calls.includes(c)),
+      'listed but gone: remove from ON_DISK_ALREADY',
+    ).toEqual([]);
   });
 
   it('catches a path given to the file system as it is (the scan works)', () => {

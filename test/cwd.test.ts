@@ -18,7 +18,8 @@ beforeAll(() => {
   other = mkdtempSync(join(tmpdir(), 'kprof-cwd-'));
   // The fixtures under the same relative paths as in the repo, so a run here and one in the repo root must print
   // the same bytes.
-  for (const f of [FE, 'fixtures/bad-ragged-rows', 'fixtures/groups', 'fixtures/rules/bad-rules']) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
+  for (const f of [FE, 'fixtures/bad-ragged-rows', 'fixtures/groups', 'fixtures/rules/bad-rules'])
+    cpSync(join(ROOT, f), join(dir, f), { recursive: true });
   // And a folder only this one has (`mine/`), and one of the same name elsewhere that holds other data.
   cpSync(join(ROOT, FE), join(dir, 'mine'), { recursive: true });
   cpSync(join(ROOT, 'fixtures/groups/attention.yaml'), join(dir, 'mine/groups.yaml'));
@@ -99,7 +100,10 @@ describe('the working directory is io.cwd', () => {
     expect(b.code).toBe(0);
     expect(a.stdout).toBe((await kprof(['summary', `${FE}/pr`, '--format', 'json'], {}, ROOT)).stdout.replaceAll(`${FE}/pr`, 'mine/pr'));
     expect(b.stdout).toBe(
-      (await kprof(['summary', 'fixtures/rules/one-rank/pr', '--format', 'json'], {}, ROOT)).stdout.replaceAll('fixtures/rules/one-rank/pr', 'mine/pr'),
+      (await kprof(['summary', 'fixtures/rules/one-rank/pr', '--format', 'json'], {}, ROOT)).stdout.replaceAll(
+        'fixtures/rules/one-rank/pr',
+        'mine/pr',
+      ),
     );
   });
 
