@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kprof, ROOT } from './helpers.js';
+import { kprof, ROOT, walk } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
@@ -86,7 +86,14 @@ describe('kprof --version', () => {
     await build({ ...bundleOptions({ entries: ['cli.js'], outdir: tmp, version: '9.8.7-test.1' }), logLevel: 'silent' });
     const r = spawnSync(process.execPath, [join(tmp, 'cli.js'), '--version'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.stdout).toBe('9.8.7-test.1\n');
-    // No version literal left in the sources to drift from package.json.
-    expect(readFileSync(join(ROOT, 'src/cli/run.ts'), 'utf8')).not.toContain(`'${pkg.version}'`);
+    // No version literal left in the sources or the bin to drift from package.json.
+    const literal = new RegExp(`['"\`]v?${pkg.version.replaceAll('.', '\\.')}['"\`]`);
+    expect(walk(join(ROOT, 'src')).filter((f) => literal.test(readFileSync(f, 'utf8')))).toEqual([]);
+    expect(readFileSync(join(ROOT, 'bin/kprof.js'), 'utf8')).not.toMatch(literal);
+  });
+
+  it('is the one in package-lock.json too (npm version writes both)', () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { version: string; packages: Record<string, { version?: string }> };
+    expect([lock.version, lock.packages['']?.version]).toEqual([pkg.version, pkg.version]);
   });
 });
