@@ -16,7 +16,6 @@ const STAGES = ['model', 'util', 'input', 'aggregate', 'analysis', 'rules', 'rep
 const KNOWN_LATER: string[] = [
   // Readers write into the accumulator: a kernel sink between them removes these.
   'input/formats/snapshot.ts → aggregate/accumulator.ts',
-  'input/read.ts → aggregate/accumulator.ts',
   // The per-rank job makes each rank's accumulator (the sink the readers feed).
   'input/readRank.ts → aggregate/accumulator.ts',
 ];

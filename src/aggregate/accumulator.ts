@@ -12,7 +12,6 @@ import {
   MAX_EXACT_TICKS,
   TICKS_PER_US,
   addToCell,
-  cloneCell,
   emptyCell,
   mergeCell,
   type Cell,
@@ -293,22 +292,5 @@ export class Accumulator implements KernelSink, RowLog {
       warningCount: this.warningCount,
       snapshot,
     };
-  }
-}
-
-/** Merge one rank's fine groups into another map (for reading one rank from several files in parallel). */
-export function mergeGroups(into: Map<string, FineGroup>, from: Map<string, FineGroup>): void {
-  for (const [key, g] of from) {
-    const t = into.get(key);
-    if (!t) {
-      into.set(key, g);
-      continue;
-    }
-    mergeCell(t.total, g.total);
-    for (const [step, c] of g.steps) {
-      const tc = t.steps.get(step);
-      if (tc) mergeCell(tc, c);
-      else t.steps.set(step, cloneCell(c));
-    }
   }
 }

@@ -10,7 +10,6 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { mergeGroups } from '../aggregate/accumulator.js';
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readInWorker } from './formats/readers.js';
@@ -18,7 +17,7 @@ import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
-import { compareRanks, type Profile, type RankData, type RawNameTests } from '../model/model.js';
+import { compareRanks, mergeGroups, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';

@@ -50,6 +50,23 @@ export function cloneCell(c: Cell): Cell {
   return { count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks };
 }
 
+/** Merge one rank's fine groups into another map (for reading one rank from several files in parallel). */
+export function mergeGroups(into: Map<string, FineGroup>, from: Map<string, FineGroup>): void {
+  for (const [key, g] of from) {
+    const t = into.get(key);
+    if (!t) {
+      into.set(key, g);
+      continue;
+    }
+    mergeCell(t.total, g.total);
+    for (const [step, c] of g.steps) {
+      const tc = t.steps.get(step);
+      if (tc) mergeCell(tc, c);
+      else t.steps.set(step, cloneCell(c));
+    }
+  }
+}
+
 /**
  * A per-step cell read from a summary JSON, which keeps no min or max per step: those two are the empty cell's,
  * held once by the class rather than twice by each of the hundreds of thousands of step cells of a large cluster
