@@ -93,7 +93,10 @@ describe('kprof --version', () => {
   });
 
   it('is the one in package-lock.json too (npm version writes both)', () => {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { version: string; packages: Record<string, { version?: string }> };
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      version: string;
+      packages: Record<string, { version?: string }>;
+    };
     expect([lock.version, lock.packages['']?.version]).toEqual([pkg.version, pkg.version]);
   });
 });
