@@ -177,32 +177,37 @@ export function savingText(r: Rewrite): string {
   return `${perChainSavingText(r)} per chain × ${plural(r.chains, 'chain')}${total === null ? '' : ` = ${total}`}`;
 }
 
-/** The not-fused sites of a rewrite in words, one per (layer, position, edits), ranks and steps gathered. */
+/**
+ * The not-fused sites of a rewrite in words: the sites of one layer (or kernel position) gathered over ranks and
+ * steps, then the layers alike (the same ranks, steps and edits) in one line: `layers 14-27 in every step of
+ * ranks 0-1: the chain itself (2 sites in each)`.
+ */
 export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): string[] {
-  const groups = new Map<string, { site: NotFused; byRank: Map<string, { stream: string; steps: number[] }[]> }>();
+  const groups = new Map<string, { site: NotFused; sites: number; byRank: Map<string, { stream: string; steps: number[] }[]> }>();
   for (const s of r.notFused) {
-    const key = JSON.stringify([s.layer, s.position, s.edits, s.tokens.length]);
+    const key = JSON.stringify([s.layer ?? -1 - s.position, s.edits]);
     let g = groups.get(key);
     if (g === undefined) {
-      g = { site: s, byRank: new Map() };
+      g = { site: s, sites: 0, byRank: new Map() };
       groups.set(key, g);
     }
+    g.sites++;
     const list = g.byRank.get(s.rank) ?? [];
-    list.push({ stream: s.stream, steps: s.steps });
+    if (!list.some((x) => x.stream === s.stream && x.steps.join() === s.steps.join())) list.push({ stream: s.stream, steps: s.steps });
     g.byRank.set(s.rank, list);
   }
   const stepsOf = (rank: string, stream: string): number => lanes.find((l) => l.rank === rank && l.stream === stream)?.pr?.steps ?? -1;
-  const out: string[] = [];
-  for (const { site, byRank } of groups.values()) {
-    const where =
-      site.layer === null ? `at kernel ${fmtCount(site.position)}` : `layer ${site.layer}${site.layer === site.layers - 1 ? ' (the last)' : ''}`;
+  // Each group's ranks and steps in words, then the groups alike gathered.
+  const alike = new Map<string, { when: string; edits: string; layers: number[]; positions: number[]; last: boolean; sites: number; places: number }>();
+  for (const { site, sites, byRank } of groups.values()) {
     const ranks = [...byRank.keys()];
     const everyStep = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.length === stepsOf(rank, x.stream)));
-    const sameSteps = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.join() === byRank.get(ranks[0]!)![0]!.steps.join()));
+    const first = byRank.get(ranks[0]!)![0]!.steps.join();
+    const sameSteps = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.join() === first));
+    const of = `rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}`;
     let when: string;
-    if (everyStep) when = `in every step of rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}`;
-    else if (sameSteps)
-      when = `in steps ${idsText(byRank.get(ranks[0]!)![0]!.steps)} of rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}`;
+    if (everyStep) when = `in every step of ${of}`;
+    else if (sameSteps) when = `in steps ${idsText(byRank.get(ranks[0]!)![0]!.steps)} of ${of}`;
     else
       when = ranks
         .slice(0, 4)
@@ -210,7 +215,29 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
         .join('; ')
         .concat(ranks.length > 4 ? `; and ${plural(ranks.length - 4, 'more rank')}` : '');
     const edits = site.edits === 0 ? 'the chain itself' : `${plural(site.edits, 'edit')} from the chain`;
-    out.push(`${where} ${when}: ${edits}`);
+    const key = JSON.stringify([when, edits, site.layer === null]);
+    let a = alike.get(key);
+    if (a === undefined) {
+      a = { when, edits, layers: [], positions: [], last: false, sites: 0, places: 0 };
+      alike.set(key, a);
+    }
+    if (site.layer !== null) {
+      a.layers.push(site.layer);
+      if (site.layer === site.layers - 1) a.last = true;
+    } else a.positions.push(site.position);
+    a.sites += sites;
+    a.places += [...byRank.values()].reduce((n, l) => n + l.length, 0);
+  }
+  const out: string[] = [];
+  for (const a of alike.values()) {
+    let where: string;
+    if (a.layers.length === 1) where = `layer ${a.layers[0]}${a.last ? ' (the last)' : ''}`;
+    else if (a.layers.length > 1) where = `layers ${idsText([...a.layers].sort((x, y) => x - y))}`;
+    else where = `at kernel${a.positions.length === 1 ? '' : 's'} ${listed(a.positions.map((p) => fmtCount(p)), 6)}`;
+    // Sites per layer of one rank (and stream).
+    const each = a.sites / a.places;
+    const per = a.layers.length > 0 && each > 1 && Number.isInteger(each) ? ` (${fmtCount(each)} sites in each)` : '';
+    out.push(`${where} ${a.when}: ${a.edits}${per}`);
   }
   if (out.length > max) return [...out.slice(0, max), `and ${plural(out.length - max, 'more site')} (all of them in --format json)`];
   return out;
