@@ -310,8 +310,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     }
   }
 
-  // The layer marker, from the first aligned lane's representative steps.
-  const marker = findMarker(sides, reps, [...forming.values()], opts, texts);
+  // The rewrites verified: the largest first (kernels changed over the lanes' representative steps), then by
+  // text, up to MAX_VERIFIED. The layer marker is found from their sites in the first aligned lane's steps.
+  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
+  const ordered = [...forming.values()].sort(
+    (x, y) =>
+      size(y) - size(x) ||
+      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
+      cmp(join(x.added), join(y.added)),
+  );
+  const marker = findMarker(sides, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
   if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
@@ -322,14 +330,6 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // 4. Verify each rewrite on every step.
   const rewrites: Rewrite[] = [];
   const applied: { removed: Int32Array; added: Int32Array; chains: number }[] = [];
-  // The largest first (kernels changed over the lanes' representative steps), then by text: verified up to MAX_VERIFIED.
-  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
-  const ordered = [...forming.values()].sort(
-    (x, y) =>
-      size(y) - size(x) ||
-      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
-      cmp(join(x.added), join(y.added)),
-  );
   const unverified = { rewrites: 0, removed: 0, added: 0 };
   for (const f of ordered.slice(MAX_VERIFIED)) {
     const copies = [...f.perLane.values()].reduce((n, c) => n + c, 0);

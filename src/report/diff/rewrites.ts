@@ -69,8 +69,17 @@ export function unavailableText(s: Extract<RewritesSection, { status: 'unavailab
 export function headingText(r: Rewrites, by: string, code: Code): string {
   const aligned = r.lanes.filter((l) => l.base !== null && l.pr !== null);
   const ranks = [...new Set(r.lanes.map((l) => l.rank))];
-  const streams = new Set(r.lanes.map((l) => `${l.rank}\u0000${l.stream}`)).size;
-  const perRank = streams === ranks.length ? '' : `, ${plural(streams, 'rank and stream', 'ranks and streams')}`;
+  const lanes = new Set(r.lanes.map((l) => `${l.rank}\u0000${l.stream}`)).size;
+  const streams = [...new Set(r.lanes.map((l) => l.stream))];
+  const perRank =
+    lanes === ranks.length
+      ? ''
+      : ranks.length === 1
+        ? `, streams ${listed(
+            streams.map((x) => code(x)),
+            8,
+          )}`
+        : `, ${fmtCount(lanes)} streams in all`;
   const head = `${REWRITES_TITLE} (compute streams, by ${by}; rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}${perRank}`;
   const first = aligned[0];
   const same =
@@ -198,7 +207,10 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
   }
   const stepsOf = (rank: string, stream: string): number => lanes.find((l) => l.rank === rank && l.stream === stream)?.pr?.steps ?? -1;
   // Each group's ranks and steps in words, then the groups alike gathered.
-  const alike = new Map<string, { when: string; edits: string; layers: number[]; positions: number[]; last: boolean; sites: number; places: number }>();
+  const alike = new Map<
+    string,
+    { when: string; edits: string; layers: number[]; positions: number[]; last: boolean; sites: number; places: number }
+  >();
   for (const { site, sites, byRank } of groups.values()) {
     const ranks = [...byRank.keys()];
     const everyStep = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.length === stepsOf(rank, x.stream)));
@@ -233,7 +245,11 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
     let where: string;
     if (a.layers.length === 1) where = `layer ${a.layers[0]}${a.last ? ' (the last)' : ''}`;
     else if (a.layers.length > 1) where = `layers ${idsText([...a.layers].sort((x, y) => x - y))}`;
-    else where = `at kernel${a.positions.length === 1 ? '' : 's'} ${listed(a.positions.map((p) => fmtCount(p)), 6)}`;
+    else
+      where = `at kernel${a.positions.length === 1 ? '' : 's'} ${listed(
+        a.positions.map((p) => fmtCount(p)),
+        6,
+      )}`;
     // Sites per layer of one rank (and stream).
     const each = a.sites / a.places;
     const per = a.layers.length > 0 && each > 1 && Number.isInteger(each) ? ` (${fmtCount(each)} sites in each)` : '';
