@@ -139,7 +139,7 @@ describe.skipIf(!HAS_REAL)('kprof diff: Fusion rewrites on real exports edited a
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'kprof-rewrites-')));
     for (const rank of RANKS) rows[rank] = load(rank);
     base = profile('base');
-  });
+  }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('the real steps have what the scenarios need', () => {
@@ -199,7 +199,7 @@ describe.skipIf(!HAS_REAL)('kprof diff: Fusion rewrites on real exports edited a
     ]);
     expect(w.base!.medianUs).toBe(medianOf(RANKS.flatMap((rank) => occurrences(rows[rank]!, ROPE))) / 10_000);
     expect(s.conservation).toEqual({ removed: 1344 * 7, added: 1344, removedAccounted: 1344 * 7, addedAccounted: 1344, rest: [] });
-  });
+  }, 300_000);
 
   test('a chain replaced in some layers only: those layers, and each site where it still runs', async () => {
     // Occurrences 0-27 of each step are layers 0-13 (two per layer).
@@ -268,7 +268,7 @@ describe('kprof diff: the Fusion rewrites section in each format', () => {
   let tmp = '';
   beforeAll(() => {
     tmp = realpathSync(mkdtempSync(join(tmpdir(), 'kprof-rewrites-fmt-')));
-  });
+  }, 60_000);
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   async function golden(name: string, args: string[]): Promise<Result> {
