@@ -315,7 +315,10 @@ async function main() {
     // contenders run in alternation.
     const hasRewrites = hasDiff && spawnSync(process.execPath, [KPROF, 'diff', '--help'], { encoding: 'utf8' }).stdout.includes('--rewrites');
     if (want('kprof') && hasRewrites) {
-      contenders.push({ name: 'kprof --rewrites off', run: () => measure(process.execPath, [KPROF, 'diff', base, pr, '--by', 'type', '--rewrites', 'off']) });
+      contenders.push({
+        name: 'kprof --rewrites off',
+        run: () => measure(process.execPath, [KPROF, 'diff', base, pr, '--by', 'type', '--rewrites', 'off']),
+      });
     }
     if (want('node')) contenders.push({ name: 'node read only', run: () => measure(process.execPath, ['-e', NODE_READ, base, pr]) });
     const notes = [];
