@@ -7,6 +7,8 @@
 // real export (../shared/data/real, else a fixture), then runs, in alternation, each contender as a child
 // process doing the same work on both files:
 //   kprof    `kprof diff BASE PR --by type` (reads the two inputs in parallel worker threads)
+//   kprof --rewrites off   the same diff without the Fusion rewrites section (the ratio of the two is the
+//            section's cost, with rewrites on by default)
 //   node     Node reading the same bytes and nothing else (readSync into a 4 MiB buffer): the floor
 //   python   Python's csv module grouping by Type (count and sum of Duration(us)), both files
 //   pandas   pandas.read_csv(usecols) + groupby, with the first Python that can import pandas: python3 on PATH,
@@ -309,6 +311,15 @@ async function main() {
             },
       );
     }
+    // The Fusion rewrites section (on by default) against the same diff without it: a paired ratio, as the
+    // contenders run in alternation.
+    const hasRewrites = hasDiff && spawnSync(process.execPath, [KPROF, 'diff', '--help'], { encoding: 'utf8' }).stdout.includes('--rewrites');
+    if (want('kprof') && hasRewrites) {
+      contenders.push({
+        name: 'kprof --rewrites off',
+        run: () => measure(process.execPath, [KPROF, 'diff', base, pr, '--by', 'type', '--rewrites', 'off']),
+      });
+    }
     if (want('node')) contenders.push({ name: 'node read only', run: () => measure(process.execPath, ['-e', NODE_READ, base, pr]) });
     const notes = [];
     const versions = [];
@@ -408,6 +419,10 @@ async function main() {
       if (med.has('pandas')) line('pandas / kprof (≥ 2)', med.get('pandas') / k, med.get('pandas') / k >= 2);
       if (med.has('duckdb')) line('duckdb / kprof (> 1)', med.get('duckdb') / k, med.get('duckdb') / k > 1);
       if (med.has('node read only')) line('kprof / node read (≤ 3, stretch ≤ 2)', k / med.get('node read only'), k / med.get('node read only') <= 3);
+      if (med.has('kprof --rewrites off') && med.has('kprof diff')) {
+        const r = med.get('kprof diff') / med.get('kprof --rewrites off');
+        line('kprof diff / --rewrites off (≤ 1.5)', r, r <= 1.5);
+      }
       const kr = rss.get('kprof diff') ?? rss.get('kprof summary ×2');
       if (kr)
         process.stdout.write(

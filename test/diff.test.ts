@@ -453,8 +453,9 @@ describe('reporters', () => {
       'totals',
       'rows',
       'others',
+      'rewrites',
     ]);
-    expect(j).toMatchObject({ schemaVersion: 1, kind: 'diff', groupBy: 'type', normalization: 'none', others: null });
+    expect(j).toMatchObject({ schemaVersion: 1, kind: 'diff', groupBy: 'type', normalization: 'none', others: null, rewrites: null });
     expect(j.totals).toEqual({
       base: { count: 224, totalUs: 10749 },
       pr: { count: 176, totalUs: 11392 },

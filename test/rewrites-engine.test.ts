@@ -59,7 +59,7 @@ describe('lanes', () => {
   test('one compute stream a side with different ids: compared, and said', () => {
     const r = findRewrites(seq({ 0: { 2: { 1: model([]) } } }), seq({ 0: { 7: { 1: model([1]) } } }));
     expect(r.lanes.map((l) => [l.stream, l.status])).toEqual([['2/7', 'aligned']]);
-    expect(r.notes).toEqual(['rank 0: stream 2 of the base is compared with stream 7 of the PR (no stream of the same id on the other side)']);
+    expect(r.notes).toEqual([{ kind: 'streams-paired', rank: '0', base: '2', pr: '7' }]);
     expect(r.rewrites[0]!.chains).toBe(1);
   });
   test('several compute streams: one sequence each', () => {
@@ -115,7 +115,7 @@ describe('layers', () => {
     expect(none.marker).toBeNull();
     expect(none.rewrites[0]!.layers).toBeNull();
     expect(none.rewrites[0]!.notFused.map((s) => s.layer)).toEqual([null, null]);
-    expect(none.notes).toContain('the layer marker Nope runs on neither side; layers are not shown');
+    expect(none.notes).toContainEqual({ kind: 'marker-absent', marker: 'Nope' });
   });
 });
 
@@ -181,7 +181,7 @@ test('past the verified rewrites, the rest are counted, not verified, and their 
   const r = findRewrites(seq({ 0: { 2: { 1: a } } }), seq({ 0: { 2: { 1: b } } }));
   expect(r.rewrites).toHaveLength(64);
   expect(r.unverified).toEqual({ rewrites: 6, removed: 6, added: 6 });
-  expect(r.notes).toContain('6 smaller rewrites are not verified (only the 64 largest are)');
+  expect(r.notes).toContainEqual({ kind: 'unverified', rewrites: 6, verified: 64 });
   expect(r.conservation).toMatchObject({ removed: 70, added: 70, removedAccounted: 64, addedAccounted: 64 });
   expect(r.conservation.rest).toHaveLength(12);
 });
@@ -195,6 +195,6 @@ test('streams without a partner of the same id are paired largest with largest; 
     ['-/2', 'aligned'],
     ['5', 'one-side'],
   ]);
-  expect(r.notes).toEqual(['rank 0: stream - of the base is compared with stream 2 of the PR (no stream of the same id on the other side)']);
+  expect(r.notes).toEqual([{ kind: 'streams-paired', rank: '0', base: '-', pr: '2' }]);
   expect(r.rewrites[0]!.chains).toBe(1);
 });

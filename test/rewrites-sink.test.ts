@@ -25,7 +25,7 @@ async function sides(input: string, threads: 'on' | 'off', by: GroupBy = 'type')
 
 async function sequences(input: string, threads: 'on' | 'off', by: GroupBy = 'type'): Promise<Sequences> {
   const s = await sides(input, threads, by);
-  if (!s.ok) throw new Error(s.reason);
+  if (!s.ok) throw new Error(s.why);
   return s.seq;
 }
 
@@ -74,12 +74,8 @@ describe('the recorder beside the accumulator', () => {
 
   test('a side without kernel order or steps says why', async () => {
     const statistic = await sides('fixtures/formats/op-statistic-no-device', 'off');
-    expect(statistic).toEqual({
-      ok: false,
-      reason: expect.stringMatching(/op_statistic.*holds totals per type, not the kernels in the order they ran$/),
-    });
+    expect(statistic).toEqual({ ok: false, why: 'totals', file: expect.stringMatching(/op_statistic\.csv$/) });
     const noStep = await sides('fixtures/formats/torch-no-step-reduced', 'off');
-    expect(noStep.ok).toBe(false);
-    expect(!noStep.ok && noStep.reason).toMatch(/no Step Id column|no compute kernel has a Step Id/);
+    expect(noStep).toEqual({ ok: false, why: 'no-step-column', file: expect.stringMatching(/kernel_details\.csv$/) });
   });
 });

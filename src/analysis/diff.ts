@@ -25,6 +25,8 @@ import {
   type Summary,
 } from '../model/model.js';
 
+import type { RewritesSection } from './rewrites/section.js';
+
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
 
@@ -166,6 +168,8 @@ export interface Diff {
   pairedRanks: string[];
   /** Ranks present on one side only. */
   unpairedRanks: { base: string[]; pr: string[] };
+  /** The Fusion rewrites section (rewrites/section.ts); absent with --rewrites off. */
+  rewrites?: RewritesSection;
 }
 
 export interface DiffOptions {

@@ -162,6 +162,12 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
       .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
       .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
+      .addOption(
+        new Option('--rewrites <on|off>', 'the Fusion rewrites section: which chains of kernels the PR replaced, where')
+          .choices(['on', 'off'])
+          .default('on'),
+      )
+      .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {

@@ -15,6 +15,9 @@ import { diffWarnings } from '../report/diff/shared.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
+import { DEFAULT_NOISE } from '../analysis/noise.js';
+import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
+import { rewritesSection } from '../analysis/rewrites/section.js';
 
 export interface DiffFlags extends CommonFlags {
   format: DiffFormat;
@@ -25,6 +28,8 @@ export interface DiffFlags extends CommonFlags {
   strict?: boolean;
   perStep?: boolean;
   timeTolerance: string;
+  rewrites?: 'on' | 'off';
+  layerMarker?: string;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -54,12 +59,15 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const common = parseCommon(flags);
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
+  // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
+  const rewrites = flags.rewrites !== 'off';
   const read = (input: string) =>
     readProfile(input, {
       withShapes: common.withShapes,
       ranks: common.selection.ranks,
       rawNames: selectionRawNames(common.selection),
       onBytes: progress.tracker(input),
+      beside: rewrites ? { kind: SEQUENCE_RECORDER, options: { by: common.by } } : null,
     });
   const [b, p] = await Promise.all([read(base), read(pr)]);
   progress.done();
@@ -74,6 +82,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   io.stderr(emptySelectionWarnings(incomparableMessages(b, p, common.by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
+  if (rewrites) {
+    d.rewrites = rewritesSection(common.by, profileSequences(b, common.by), profileSequences(p, common.by), {
+      layerMarker: flags.layerMarker ?? null,
+      noise: { ...DEFAULT_NOISE, minEffect: timeTolerancePct / 100 },
+    });
+  }
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await DIFF_REPORTERS[flags.format]();

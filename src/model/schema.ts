@@ -165,7 +165,142 @@ export interface DiffJson {
   totals: DiffTotalsJson;
   rows: DiffRowJson[];
   others: DiffOthersJson | null;
+  /** The Fusion rewrites section; null with --rewrites off. */
+  rewrites: DiffRewritesJson | null;
 }
+
+/** The version of the `rewrites` section of a diff: it grows on its own, so it carries its own. */
+export const REWRITES_VERSION = 1;
+
+/**
+ * Which chains of kernels the PR replaced, where, how often and what it saved (README "Fusion rewrites"). Times
+ * are µs (4 decimals); `status` is `unavailable` when a side has no kernels in order with a Step Id (then lanes
+ * and rewrites are empty and conservation null).
+ */
+export interface DiffRewritesJson {
+  version: 1;
+  status: 'ok' | 'unavailable';
+  /** The grouping the kernels of a chain are named by (--by). */
+  groupBy: string;
+  /** Each side that cannot be compared: the file that says so, and why. */
+  unavailable: {
+    side: 'base' | 'pr';
+    file: string;
+    reason: 'summary-json' | 'totals' | 'no-step-column' | 'no-step-ids' | 'no-compute-kernels';
+  }[];
+  /** Each side had one rank, of different ids: compared with each other, shown under the base's id. */
+  ranksPaired: { base: string; pr: string } | null;
+  /** The kernel that marks each layer (auto: found, not given by --layer-marker); null: no layers. */
+  marker: { token: string; auto: boolean } | null;
+  /** Each rank and compute stream, and how its most frequent steps aligned. */
+  lanes: RewriteLaneJson[];
+  /** Most kernels removed (chains × chain length) first, then most chains, then by the chains' text. */
+  rewrites: RewriteJson[];
+  conservation: RewriteConservationJson | null;
+  /** Rewrites past the largest 64, not verified: their kernels are in conservation.rest. */
+  unverified: { rewrites: number; removed: number; added: number } | null;
+  notes: RewriteNoteJson[];
+}
+
+export interface RewriteLaneSideJson {
+  steps: number;
+  /** Steps with the most frequent shape (token sequence), which stands for the lane. */
+  repSteps: number;
+  /** Distinct shapes among the lane's steps. */
+  shapes: number;
+  /** Kernels of the most frequent shape. */
+  kernels: number;
+}
+
+export interface RewriteLaneJson {
+  rank: string;
+  /** Stream ID; `-` when the export has none; `base/PR` for two streams paired by size. */
+  stream: string;
+  base: RewriteLaneSideJson | null;
+  pr: RewriteLaneSideJson | null;
+  /** aligned; too-different (more than maxEdits edits: lowerBound is a lower bound); one-side. */
+  status: 'aligned' | 'too-different' | 'one-side';
+  /** Insertions + deletions between the two most frequent steps; null unless aligned. */
+  edits: number | null;
+  lowerBound: number;
+  maxEdits: number;
+}
+
+/** One chain's time on one side: medians over its occurrences in the sampled steps, the mean over every step. */
+export interface RewriteChainTimeJson {
+  occurrences: number;
+  medianUs: number;
+  /** First start to last end. */
+  medianSpanUs: number;
+  meanUs: number;
+}
+
+export interface RewriteNotFusedJson {
+  rank: string;
+  stream: string;
+  /** Step Ids whose steps have the site. */
+  steps: number[];
+  /** Layer by the marker (0-based); null without one. */
+  layer: number | null;
+  layers: number;
+  /** Kernel index of the site in its step (compute kernels of its stream, 0-based). */
+  position: number;
+  tokens: string[];
+  /** Edits between the site and the removed chain. */
+  edits: number;
+}
+
+export interface RewriteJson {
+  removed: string[];
+  added: string[];
+  /** Times per most frequent step, over the lanes that show it. */
+  perStep: { min: number; max: number };
+  ranks: string[];
+  /** Chains replaced over every step of every rank. */
+  chains: number;
+  /** Exact non-overlapping occurrences of each chain over every step, per side. */
+  removedChains: { base: number; pr: number };
+  addedChains: { base: number; pr: number };
+  /** Layers of the base where the change is; null without a marker. */
+  layers: number[] | null;
+  layerCount: number | null;
+  base: RewriteChainTimeJson | null;
+  pr: RewriteChainTimeJson | null;
+  /**
+   * PR − base median time of one chain, and × chains; `significant`: the per-step samples say it is real
+   * (Mann-Whitney U, `p` < 0.05) and it is at least the time tolerance; `reason` says why not.
+   */
+  saving: {
+    perChainUs: number;
+    totalUs: number;
+    significant: boolean;
+    reason: 'significant' | 'noise' | 'small' | 'too-few' | 'no-samples';
+    p: number | null;
+    samples: { base: number; pr: number };
+  };
+  /** Where the removed chain still runs in the PR, within `notFusedEdits` edits. */
+  notFused: RewriteNotFusedJson[];
+  notFusedEdits: number;
+}
+
+export interface RewriteConservationJson {
+  /** Kernels the PR has fewer of / more of than the base, summed over tokens (compute kernels in a step). */
+  removed: number;
+  added: number;
+  /** The part of those the rewrites' chains explain. */
+  removedAccounted: number;
+  addedAccounted: number;
+  /** Tokens whose count change the rewrites do not explain exactly. */
+  rest: { token: string; base: number; pr: number; observed: number; explained: number }[];
+}
+
+export type RewriteNoteJson =
+  | { kind: 'split-steps'; side: 'base' | 'pr'; steps: number }
+  | { kind: 'past-lane-limit'; side: 'base' | 'pr'; kernels: number; lanes: number }
+  | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
+  | { kind: 'streams-paired'; rank: string; base: string; pr: string }
+  | { kind: 'marker-absent'; marker: string }
+  | { kind: 'unverified'; rewrites: number; verified: number };
 
 /** One rule's outcome in `kprof check --format json`. Results come in the order of the rules file. */
 export interface CheckResultJson {

@@ -321,8 +321,21 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
   return { by, tokens: tokens.texts, ranks: ranks.texts, streams: streams.texts, shapes, steps, stats };
 }
 
-/** One side's sequences, or why it has none to compare (the section then says so). */
-export type SideSequences = { ok: true; seq: Sequences } | { ok: false; reason: string };
+/** Why a side has no sequences to compare. */
+export type Unavailable =
+  /** A summary JSON: totals per group. */
+  | 'summary-json'
+  /** Totals per type (op_statistic). */
+  | 'totals'
+  /** A file without a Step Id column. */
+  | 'no-step-column'
+  /** Step Id cells all empty. */
+  | 'no-step-ids'
+  /** Only communication kernels. */
+  | 'no-compute-kernels';
+
+/** One side's sequences, or why it has none to compare (the section then says so), naming the file. */
+export type SideSequences = { ok: true; seq: Sequences } | { ok: false; why: Unavailable; file: string };
 
 /**
  * The sequences of a profile read with SEQUENCE_RECORDER beside it: its ranks' parts merged, or why they cannot
@@ -332,20 +345,14 @@ export type SideSequences = { ok: true; seq: Sequences } | { ok: false; reason: 
 export function profileSequences(profile: Profile, by: GroupBy): SideSequences {
   const parts: { rank: string; seq: Sequences }[] = [];
   for (const r of profile.ranks) {
-    if (r.beside === undefined) {
-      const what = r.snapshot !== null ? `${r.snapshot.path} is a summary JSON` : `rank ${r.rank} was not read kernel by kernel`;
-      return { ok: false, reason: `${what}: it holds totals per group, not the kernels in the order they ran` };
-    }
+    if (r.beside === undefined) return { ok: false, why: 'summary-json', file: r.snapshot?.path ?? r.files[0]?.path ?? profile.input };
     for (const b of r.beside as RecordedRank[]) {
-      if (b.unordered !== null) return { ok: false, reason: `${b.unordered} holds totals per type, not the kernels in the order they ran` };
-      if (b.withoutSteps !== null) return { ok: false, reason: `${b.withoutSteps} has no Step Id column, so its steps cannot be told apart` };
+      if (b.unordered !== null) return { ok: false, why: 'totals', file: b.unordered };
+      if (b.withoutSteps !== null) return { ok: false, why: 'no-step-column', file: b.withoutSteps };
       parts.push({ rank: r.rank, seq: b.seq });
     }
   }
   const seq = mergeRecorded(by, parts);
-  if (seq.steps.length === 0) {
-    const why = seq.stats.withoutStep > 0 ? 'no compute kernel has a Step Id' : 'it has no compute kernel';
-    return { ok: false, reason: `${profile.input}: ${why}` };
-  }
+  if (seq.steps.length === 0) return { ok: false, why: seq.stats.withoutStep > 0 ? 'no-step-ids' : 'no-compute-kernels', file: profile.input };
   return { ok: true, seq };
 }

@@ -159,8 +159,23 @@ export interface Rewrites {
    */
   unverified: { rewrites: number; removed: number; added: number };
   /** Things the reader should know (unpaired streams, split steps, steps kept out). */
-  notes: string[];
+  notes: RewriteNote[];
 }
+
+/** Something the reader of the rewrites should know; the reporters word it (texts from input escaped there). */
+export type RewriteNote =
+  /** Steps whose rows came in more than one run: each run is a step of its own. */
+  | { kind: 'split-steps'; side: 'base' | 'pr'; steps: number }
+  /** Compute kernels on ranks and streams past the first MAX_LANES: in no step. */
+  | { kind: 'past-lane-limit'; side: 'base' | 'pr'; kernels: number; lanes: number }
+  /** Compute kernels without a Step Id: in no step. */
+  | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
+  /** A stream of a rank with no partner of the same id on the other side, compared with one that has none either. */
+  | { kind: 'streams-paired'; rank: string; base: string; pr: string }
+  /** The --layer-marker token runs on neither side: no layers. */
+  | { kind: 'marker-absent'; marker: string }
+  /** Rewrites past MAX_VERIFIED, not verified. */
+  | { kind: 'unverified'; rewrites: number; verified: number };
 
 /** A side, with its tokens mapped into the joint table. */
 interface Side {
@@ -229,16 +244,14 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const texts: string[] = [];
   const joint = new Map<string, number>();
   const sides: [Side, Side] = [side(base, joint, texts), side(pr, joint, texts)];
-  const notes: string[] = [];
-  for (const [label, s] of [
+  const notes: RewriteNote[] = [];
+  for (const [side, s] of [
     ['base', base],
-    ['PR', pr],
+    ['pr', pr],
   ] as const) {
-    if (s.stats.splitSteps > 0)
-      notes.push(`${label}: ${s.stats.splitSteps} steps came in more than one run of rows; each run is a step of its own here`);
-    if (s.stats.pastLaneLimit > 0)
-      notes.push(`${label}: ${s.stats.pastLaneLimit} compute kernels on ranks and streams past the first ${MAX_LANES} are not in any step`);
-    if (s.stats.withoutStep > 0) notes.push(`${label}: ${s.stats.withoutStep} compute kernels without a Step Id are not in any step`);
+    if (s.stats.splitSteps > 0) notes.push({ kind: 'split-steps', side, steps: s.stats.splitSteps });
+    if (s.stats.pastLaneLimit > 0) notes.push({ kind: 'past-lane-limit', side, kernels: s.stats.pastLaneLimit, lanes: MAX_LANES });
+    if (s.stats.withoutStep > 0) notes.push({ kind: 'without-step', side, kernels: s.stats.withoutStep });
   }
 
   // 1. Lanes, paired by rank and stream (one stream each side with different ids: paired, and said).
@@ -297,9 +310,17 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     }
   }
 
-  // The layer marker, from the first aligned lane's representative steps.
-  const marker = findMarker(sides, reps, [...forming.values()], opts, texts);
-  if (opts.layerMarker !== null && marker === null) notes.push(`the layer marker ${opts.layerMarker} runs on neither side; layers are not shown`);
+  // The rewrites verified: the largest first (kernels changed over the lanes' representative steps), then by
+  // text, up to MAX_VERIFIED. The layer marker is found from their sites in the first aligned lane's steps.
+  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
+  const ordered = [...forming.values()].sort(
+    (x, y) =>
+      size(y) - size(x) ||
+      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
+      cmp(join(x.added), join(y.added)),
+  );
+  const marker = findMarker(sides, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
+  if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
     if (marker === null) return [];
@@ -309,14 +330,6 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // 4. Verify each rewrite on every step.
   const rewrites: Rewrite[] = [];
   const applied: { removed: Int32Array; added: Int32Array; chains: number }[] = [];
-  // The largest first (kernels changed over the lanes' representative steps), then by text: verified up to MAX_VERIFIED.
-  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
-  const ordered = [...forming.values()].sort(
-    (x, y) =>
-      size(y) - size(x) ||
-      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
-      cmp(join(x.added), join(y.added)),
-  );
   const unverified = { rewrites: 0, removed: 0, added: 0 };
   for (const f of ordered.slice(MAX_VERIFIED)) {
     const copies = [...f.perLane.values()].reduce((n, c) => n + c, 0);
@@ -324,7 +337,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.removed += copies * f.removed.length;
     unverified.added += copies * f.added.length;
   }
-  if (unverified.rewrites > 0) notes.push(`${unverified.rewrites} smaller rewrites are not verified (only the ${MAX_VERIFIED} largest are)`);
+  if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
   for (const f of ordered.slice(0, MAX_VERIFIED)) {
     const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
     const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
@@ -450,7 +463,7 @@ interface LanePair {
  * Lanes paired by rank and stream id. Streams of a rank that have no partner of the same id (a side without a
  * Stream ID column, stream ids that changed between runs) are paired largest with largest (by kernels), and said.
  */
-function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
+function pairLanes(sides: [Side, Side], notes: RewriteNote[]): LanePair[] {
   const split = (key: string): [string, string] => JSON.parse(key) as [string, string];
   const byRank: Map<string, [string[], string[]]> = new Map();
   for (const i of [0, 1] as const) {
@@ -485,7 +498,7 @@ function pairLanes(sides: [Side, Side], notes: string[]): LanePair[] {
       if (x !== undefined && y !== undefined) {
         const sb = split(x.key)[1];
         const sp = split(y.key)[1];
-        notes.push(`rank ${rank}: stream ${sb} of the base is compared with stream ${sp} of the PR (no stream of the same id on the other side)`);
+        notes.push({ kind: 'streams-paired', rank, base: sb, pr: sp });
         pairs.push({ rank, stream: `${sb}/${sp}`, base: x.key, pr: y.key });
       } else if (x !== undefined) pairs.push({ rank, stream: split(x.key)[1], base: x.key, pr: null });
       else if (y !== undefined) pairs.push({ rank, stream: split(y.key)[1], base: null, pr: y.key });

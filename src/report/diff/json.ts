@@ -6,6 +6,7 @@ import { round4, round4OrNull } from '../../util/format.js';
 import { jsonSafe } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
+import { rewritesJson } from './rewrites.js';
 import { differs } from './shared.js';
 
 // Numbers rounded to 4 decimals (0.1 ns for times), percentages null against a zero base (CSV is made from it).
@@ -107,6 +108,7 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
           changedDifferently: list(mapped(foldedDiffering(d, v.rows), rowJson)),
         }
       : null,
+    rewrites: d.rewrites === undefined ? null : rewritesJson(d.rewrites),
   };
 }
 

@@ -4,6 +4,7 @@ import { viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
 import { groupHeading } from '../summary/shared.js';
+import { rewritesMarkdown } from './rewrites.js';
 import {
   comparedLine,
   disagreementLines,
@@ -155,7 +156,9 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const top: string[] = [DIFF_MARKDOWN_MARKER, `**Kernel diff:** ${first}`, '', `${second}`, ''];
   for (const w of reportWarnings(d, code)) top.push(`> **Warning:** ${w}`, '');
   const compared = comparedLine(d, code, true);
-  const fixed = top.join('\n').length + tableHead.length + totalLine.length + (othersText?.length ?? 0) + compared.length + 16;
+  const rewrites = d.rewrites === undefined ? [] : [...rewritesMarkdown(d.rewrites, code), ''];
+  const fixed =
+    top.join('\n').length + tableHead.length + totalLine.length + (othersText?.length ?? 0) + compared.length + rewrites.join('\n').length + 16;
   let budget = MARKDOWN_LIMIT - MARKDOWN_RESERVE - fixed;
 
   // The table: the first rows, as many as fit in half of what is left.
@@ -205,6 +208,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
     out.push('', '</details>', '');
   }
   for (const l of lists) out.push(l);
+  for (const l of rewrites) out.push(l);
   out.push(compared);
   return `${out.join('\n')}\n`;
 }

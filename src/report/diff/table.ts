@@ -5,6 +5,7 @@ import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.
 import { clipped } from '../../util/inputText.js';
 import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
 import { groupHeading } from '../summary/shared.js';
+import { rewritesTextLines } from './rewrites.js';
 import {
   comparedLine,
   disagreementLines,
@@ -73,6 +74,12 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   if (un.length > 0) {
     out.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`));
     for (const l of un) out.push(`  ${l}`);
+    out.push('');
+  }
+  if (d.rewrites !== undefined) {
+    const rw = rewritesTextLines(d.rewrites, clipped);
+    out.push(paint(ctx, 'bold', rw[0]!));
+    for (const l of rw.slice(1)) out.push(l);
     out.push('');
   }
   out.push(comparedLine(d));

@@ -1,0 +1,512 @@
+// What the text formats of `kprof diff` (the terminal table, Markdown) say in the Fusion rewrites section: the
+// heading, each rewrite (its chains, how often, where, the time of one chain on each side and the saving, where
+// it did not happen), the lanes that could not be compared, the notes and the conservation line. Pure. Text from
+// input (kernel names, ranks, file paths) goes through `code`: clipped() for the terminal, a code span in Markdown.
+
+import type { RewritesSection } from '../../analysis/rewrites/section.js';
+import type { Lane, NotFused, Rewrite, RewriteNote, Rewrites } from '../../analysis/rewrites/rewrites.js';
+import type { Unavailable } from '../../analysis/rewrites/recorderSink.js';
+import { TICKS_PER_US } from '../../model/model.js';
+import { REWRITES_VERSION, type DiffRewritesJson, type RewriteChainTimeJson } from '../../model/schema.js';
+import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, round4 } from '../../util/format.js';
+import { relPath } from '../../util/paths.js';
+import { WHOLE } from '../../util/inputText.js';
+import { idsText } from './shared.js';
+
+type Code = (s: string, max?: number) => string;
+
+export const REWRITES_TITLE = 'Fusion rewrites';
+
+const us = (ticks: number): number => ticks / TICKS_PER_US;
+
+/** `0-3` for ranks that are integers in a run, else the ranks listed. */
+export function ranksText(ranks: string[], code: Code): string {
+  const ints = ranks.map((r) => (/^(0|[1-9]\d{0,8})$/.test(r) ? Number(r) : Number.NaN));
+  if (ranks.length > 1 && ints.every(Number.isFinite)) return idsText([...ints].sort((a, b) => a - b));
+  return listed(
+    ranks.map((r) => code(r)),
+    8,
+  );
+}
+
+/** A chain with runs of one token written once: `RmsNorm ×2 · DynamicQuant`; nothing: `nothing`. */
+export function chainText(tokens: string[], code: Code): string {
+  if (tokens.length === 0) return 'nothing';
+  const parts: string[] = [];
+  for (let i = 0; i < tokens.length; ) {
+    let j = i;
+    while (j + 1 < tokens.length && tokens[j + 1] === tokens[i]) j++;
+    parts.push(j > i ? `${code(tokens[i]!)} ×${j - i + 1}` : code(tokens[i]!));
+    i = j + 1;
+  }
+  return parts.join(' · ');
+}
+
+/** Why a side cannot be compared, said of one file and of two. */
+const UNAVAILABLE: Record<Unavailable, [string, string]> = {
+  'summary-json': [
+    'is a summary JSON: it holds totals per group, not the kernels in the order they ran',
+    'are summary JSONs: they hold totals per group, not the kernels in the order they ran',
+  ],
+  totals: ['holds totals per type, not the kernels in the order they ran', 'hold totals per type, not the kernels in the order they ran'],
+  'no-step-column': ['has no Step Id column, so its steps cannot be told apart', 'have no Step Id column, so their steps cannot be told apart'],
+  'no-step-ids': ['has no compute kernel with a Step Id', 'have no compute kernel with a Step Id'],
+  'no-compute-kernels': ['has no compute kernel', 'have no compute kernel'],
+};
+
+/** Why the section is empty: what each side that cannot be compared is (both at once when they are alike). */
+export function unavailableText(s: Extract<RewritesSection, { status: 'unavailable' }>, code: Code): string {
+  const file = (x: (typeof s.sides)[number]): string => `the ${x.side === 'pr' ? 'PR' : 'base'}'s ${code(relPath(x.file), WHOLE)}`;
+  const [a, b] = s.sides;
+  const parts =
+    a !== undefined && b !== undefined && a.why === b.why
+      ? [`${file(a)} and ${file(b)} ${UNAVAILABLE[a.why][1]}`]
+      : s.sides.map((x) => `${file(x)} ${UNAVAILABLE[x.why][0]}`);
+  return `unavailable: ${parts.join('; ')}. Rewrites need kernel tables with a Step Id (kernel_details.csv, op_summary) on both sides.`;
+}
+
+/** The heading: `Fusion rewrites (compute streams, by type; ranks 0-1; on each, the most frequent step: 96 → 72 kernels (4 of 4 steps on each side))`. */
+export function headingText(r: Rewrites, by: string, code: Code): string {
+  const aligned = r.lanes.filter((l) => l.base !== null && l.pr !== null);
+  const ranks = [...new Set(r.lanes.map((l) => l.rank))];
+  const lanes = new Set(r.lanes.map((l) => `${l.rank}\u0000${l.stream}`)).size;
+  const streams = [...new Set(r.lanes.map((l) => l.stream))];
+  const perRank =
+    lanes === ranks.length
+      ? ''
+      : ranks.length === 1
+        ? `, streams ${listed(
+            streams.map((x) => code(x)),
+            8,
+          )}`
+        : `, ${fmtCount(lanes)} streams in all`;
+  const head = `${REWRITES_TITLE} (compute streams, by ${by}; rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}${perRank}`;
+  const first = aligned[0];
+  const same =
+    first !== undefined &&
+    aligned.every(
+      (l) =>
+        l.base!.kernels === first.base!.kernels &&
+        l.pr!.kernels === first.pr!.kernels &&
+        l.base!.repSteps === first.base!.repSteps &&
+        l.base!.steps === first.base!.steps &&
+        l.pr!.repSteps === first.pr!.repSteps &&
+        l.pr!.steps === first.pr!.steps,
+    );
+  if (first === undefined) return `${head})`;
+  if (!same) return `${head}; the step shape of each below)`;
+  const b = first.base!;
+  const p = first.pr!;
+  const cover =
+    b.repSteps === p.repSteps && b.steps === p.steps
+      ? `${fmtCount(b.repSteps)} of ${fmtCount(b.steps)} steps on each side`
+      : `${fmtCount(b.repSteps)} of ${fmtCount(b.steps)} base steps and ${fmtCount(p.repSteps)} of ${fmtCount(p.steps)} PR steps`;
+  const where = aligned.length > 1 ? 'on each, the' : 'the';
+  return `${head}; ${where} most frequent step: ${fmtCount(b.kernels)} → ${fmtCount(p.kernels)} kernels, in ${cover})`;
+}
+
+function laneName(l: Lane, code: Code): string {
+  return l.stream === '-' ? `rank ${code(l.rank)}` : `rank ${code(l.rank)} stream ${code(l.stream)}`;
+}
+
+/** Lanes worth a line: not aligned, or (when the heading could not give one shape) each lane's shape. */
+export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
+  const each = heading.endsWith('the step shape of each below)');
+  const out: string[] = [];
+  for (const l of r.lanes) {
+    const name = laneName(l, code);
+    if (l.base === null || l.pr === null) {
+      const s = (l.base ?? l.pr)!;
+      out.push(`${name}: on the ${l.base === null ? 'PR' : 'base'} only (${plural(s.steps, 'step')}), not compared`);
+    } else if (l.status === 'too-different') {
+      out.push(
+        `${name}: steps too different to align (${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, at least ${fmtCount(l.lowerBound)} edits; at most ${fmtCount(l.maxEdits)} are aligned)`,
+      );
+    } else if (each) {
+      out.push(
+        `${name}: step shape ${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, the most frequent in ${fmtCount(l.base.repSteps)} of ${fmtCount(l.base.steps)} base and ${fmtCount(l.pr.repSteps)} of ${fmtCount(l.pr.steps)} PR steps; ${plural(l.edits ?? 0, 'edit')}`,
+      );
+    }
+  }
+  return out;
+}
+
+/** `2 per step` or `1-2 per step`. */
+function perStepText(r: Rewrite): string {
+  return r.perStep.min === r.perStep.max ? `${fmtCount(r.perStep.min)} per step` : `${fmtCount(r.perStep.min)}-${fmtCount(r.perStep.max)} per step`;
+}
+
+/** `layers 0-1 of 0-2`; null without a marker. */
+export function layersText(r: Rewrite): string | null {
+  if (r.layers === null || r.layerCount === null) return null;
+  const all = r.layerCount > 0 ? idsText(Array.from({ length: r.layerCount }, (_, i) => i)) : 'none';
+  if (r.layers.length === 0) return `no layer of ${all}`;
+  return `layer${r.layers.length === 1 ? '' : 's'} ${idsText(r.layers)} of ${all}`;
+}
+
+/** The title of a rewrite: `13 → 1 · 2 per step · layers 0-1 of 0-2 · ranks 0-1`. */
+export function rewriteTitle(r: Rewrite, code: Code): string {
+  const parts = [`${fmtCount(r.removed.length)} → ${fmtCount(r.added.length)}`, perStepText(r)];
+  const layers = layersText(r);
+  if (layers !== null) parts.push(layers);
+  parts.push(`rank${r.ranks.length === 1 ? '' : 's'} ${ranksText(r.ranks, code)}`);
+  return parts.join(' · ');
+}
+
+/** One chain's time on a side: `72.81 µs per chain, span 91.53 µs` (medians over its occurrences). */
+export function chainTimeText(t: Rewrite['base'], withSpan: boolean): string {
+  if (t === null) return '';
+  const span = withSpan && t.medianSpanTicks !== t.medianTicks ? `, span ${fmtUs(us(t.medianSpanTicks))}` : '';
+  return `${fmtUs(us(t.medianTicks))} per chain${span}`;
+}
+
+const NOT_SIGNIFICANT: Record<string, string> = {
+  noise: 'noise',
+  small: 'under the time tolerance',
+  'too-few': 'too few steps to tell',
+  'no-samples': 'no timed step',
+};
+
+/** The saving of one chain: `-39.01 µs`, or `~ (noise, p = 0.310)`. */
+export function perChainSavingText(r: Rewrite): string {
+  const s = r.saving;
+  if (s.significant) return fmtSignedUs(us(s.delta));
+  const p = s.test === null ? '' : `, p = ${s.test.p < 0.001 ? s.test.p.toExponential(1) : s.test.p.toFixed(3)}`;
+  return `~ (${NOT_SIGNIFICANT[s.reason] ?? s.reason}${p})`;
+}
+
+/** The saving in all: `-624.16 µs`; null when the change per chain is `~`. */
+export function totalSavingText(r: Rewrite): string | null {
+  return r.saving.significant ? fmtSignedUs(us(r.totalSavingTicks)) : null;
+}
+
+/** The saving: `-39.01 µs per chain × 16 chains = -624.16 µs`, or `~` with why. */
+export function savingText(r: Rewrite): string {
+  const total = totalSavingText(r);
+  return `${perChainSavingText(r)} per chain × ${plural(r.chains, 'chain')}${total === null ? '' : ` = ${total}`}`;
+}
+
+/**
+ * The not-fused sites of a rewrite in words: the sites of one layer (or kernel position) gathered over ranks and
+ * steps, then the layers alike (the same ranks, steps and edits) in one line: `layers 14-27 in every step of
+ * ranks 0-1: the chain itself (2 sites in each)`.
+ */
+export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): string[] {
+  const groups = new Map<string, { site: NotFused; sites: number; byRank: Map<string, { stream: string; steps: number[] }[]> }>();
+  for (const s of r.notFused) {
+    const key = JSON.stringify([s.layer ?? -1 - s.position, s.edits]);
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = { site: s, sites: 0, byRank: new Map() };
+      groups.set(key, g);
+    }
+    g.sites++;
+    const list = g.byRank.get(s.rank) ?? [];
+    if (!list.some((x) => x.stream === s.stream && x.steps.join() === s.steps.join())) list.push({ stream: s.stream, steps: s.steps });
+    g.byRank.set(s.rank, list);
+  }
+  const stepsOf = (rank: string, stream: string): number => lanes.find((l) => l.rank === rank && l.stream === stream)?.pr?.steps ?? -1;
+  // Each group's ranks and steps in words, then the groups alike gathered.
+  const alike = new Map<
+    string,
+    { when: string; edits: string; layers: number[]; positions: number[]; last: boolean; sites: number; places: number }
+  >();
+  for (const { site, sites, byRank } of groups.values()) {
+    const ranks = [...byRank.keys()];
+    const everyStep = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.length === stepsOf(rank, x.stream)));
+    const first = byRank.get(ranks[0]!)![0]!.steps.join();
+    const sameSteps = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.join() === first));
+    const of = `rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}`;
+    let when: string;
+    if (everyStep) when = `in every step of ${of}`;
+    else if (sameSteps) when = `in steps ${idsText(byRank.get(ranks[0]!)![0]!.steps)} of ${of}`;
+    else
+      when = ranks
+        .slice(0, 4)
+        .map((rank) => `rank ${code(rank)} steps ${idsText([...new Set(byRank.get(rank)!.flatMap((x) => x.steps))].sort((a, b) => a - b))}`)
+        .join('; ')
+        .concat(ranks.length > 4 ? `; and ${plural(ranks.length - 4, 'more rank')}` : '');
+    const edits = site.edits === 0 ? 'the chain itself' : `${plural(site.edits, 'edit')} from the chain`;
+    const key = JSON.stringify([when, edits, site.layer === null]);
+    let a = alike.get(key);
+    if (a === undefined) {
+      a = { when, edits, layers: [], positions: [], last: false, sites: 0, places: 0 };
+      alike.set(key, a);
+    }
+    if (site.layer !== null) {
+      a.layers.push(site.layer);
+      if (site.layer === site.layers - 1) a.last = true;
+    } else a.positions.push(site.position);
+    a.sites += sites;
+    a.places += [...byRank.values()].reduce((n, l) => n + l.length, 0);
+  }
+  const out: string[] = [];
+  for (const a of alike.values()) {
+    let where: string;
+    if (a.layers.length === 1) where = `layer ${a.layers[0]}${a.last ? ' (the last)' : ''}`;
+    else if (a.layers.length > 1) where = `layers ${idsText([...a.layers].sort((x, y) => x - y))}`;
+    else
+      where = `at kernel${a.positions.length === 1 ? '' : 's'} ${listed(
+        a.positions.map((p) => fmtCount(p)),
+        6,
+      )}`;
+    // Sites per layer of one rank (and stream).
+    const each = a.sites / a.places;
+    const per = a.layers.length > 0 && each > 1 && Number.isInteger(each) ? ` (${fmtCount(each)} sites in each)` : '';
+    out.push(`${where} ${a.when}: ${a.edits}${per}`);
+  }
+  if (out.length > max) return [...out.slice(0, max), `and ${plural(out.length - max, 'more site')} (all of them in --format json)`];
+  return out;
+}
+
+/** The conservation line. */
+export function conservationText(r: Rewrites): string {
+  const c = r.conservation;
+  return `Accounted for: ${fmtCount(c.removedAccounted)} of ${fmtCount(c.removed)} removed and ${fmtCount(c.addedAccounted)} of ${fmtCount(c.added)} added kernels are in rewrites.`;
+}
+
+/** What the rewrites do not account for, by token: `Foo: 12 → 9 (-3; the rewrites explain -2)`. */
+export function restLines(r: Rewrites, code: Code, max = 12): string[] {
+  const rest = r.conservation.rest;
+  const line = (x: (typeof rest)[number]): string => {
+    const sign = (n: number): string => (n > 0 ? `+${fmtCount(n)}` : fmtCount(n));
+    return `${code(x.token)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)} (${sign(x.observed)}; the rewrites explain ${sign(x.explained)})`;
+  };
+  const out = rest.slice(0, max).map(line);
+  if (rest.length > max) out.push(`and ${plural(rest.length - max, 'more kernel group')} (all of them in --format json)`);
+  return out;
+}
+
+export function noteText(n: RewriteNote, code: Code): string {
+  const side = (s: 'base' | 'pr'): string => (s === 'pr' ? 'the PR' : 'the base');
+  switch (n.kind) {
+    case 'split-steps':
+      return `${side(n.side)}: ${plural(n.steps, 'step')} came in more than one run of rows; each run is a step of its own here`;
+    case 'past-lane-limit':
+      return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} on ranks and streams past the first ${fmtCount(n.lanes)} are in no step`;
+    case 'without-step':
+      return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} without a Step Id are in no step`;
+    case 'streams-paired':
+      return `rank ${code(n.rank)}: stream ${code(n.base)} of the base is compared with stream ${code(n.pr)} of the PR (no stream of the same id on the other side)`;
+    case 'marker-absent':
+      return `the layer marker ${code(n.marker)} runs on neither side; layers are not shown`;
+    case 'unverified':
+      return `${plural(n.rewrites, 'smaller rewrite')} not verified (only the ${fmtCount(n.verified)} largest are)`;
+  }
+}
+
+/** Two lone ranks compared: `Rank 0 of the base is compared with rank 1 of the PR (one rank on each side)`. */
+function pairedText(p: { base: string; pr: string }, code: Code): string {
+  return `Rank ${code(p.base)} of the base is compared with rank ${code(p.pr)} of the PR (one rank on each side; shown as rank ${code(p.base)})`;
+}
+
+/** The marker: `layer marker LightningIndexer (found automatically)`; null without one. */
+export function markerText(r: Rewrites, code: Code): string | null {
+  if (r.marker === null) return null;
+  return `layer marker ${code(r.marker.token)}${r.marker.auto ? ' (found automatically; --layer-marker names another)' : ' (--layer-marker)'}`;
+}
+
+/** Parts joined by ` · ` into lines of at most `width` characters (a part longer than that is a line of its own). */
+function wrapped(text: string, width: number): string[] {
+  const parts = text.split(' · ');
+  const out: string[] = [];
+  let line = '';
+  for (const p of parts) {
+    const next = line === '' ? p : `${line} · ${p}`;
+    if (line !== '' && next.length > width) {
+      out.push(`${line} ·`);
+      line = p;
+    } else line = next;
+  }
+  out.push(line);
+  return out;
+}
+
+/** The section in the terminal report: lines, without a trailing empty one. */
+export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
+  if (s.status === 'unavailable') return [`${REWRITES_TITLE}: ${unavailableText(s, code)}`];
+  const r = s.result;
+  const heading = headingText(r, s.by, code);
+  const out: string[] = [heading];
+  if (s.ranksPaired !== null) out.push(`${pairedText(s.ranksPaired, code)}.`);
+  const marker = markerText(r, code);
+  if (marker !== null && r.rewrites.length > 0) out.push(`${marker[0]!.toUpperCase()}${marker.slice(1)}.`);
+  for (const l of laneLines(r, heading, code)) out.push(`  ${l}`);
+  out.push('');
+  if (r.rewrites.length === 0) {
+    const compared = r.lanes.some((l) => l.status === 'aligned');
+    out.push(compared ? 'None: the most frequent step of each side is the same kernel sequence.' : 'None: no rank and stream could be compared.', '');
+  }
+  const pad = '           ';
+  r.rewrites.forEach((w, i) => {
+    out.push(`#${i + 1}  ${rewriteTitle(w, code)}`);
+    const side = (label: string, tokens: string[], time: string): void => {
+      const lines = wrapped(chainText(tokens, code), 96);
+      out.push(`    ${label.padEnd(6)} ${lines[0]}`);
+      for (const l of lines.slice(1)) out.push(`${pad}${l}`);
+      if (time !== '') out.push(`${pad}${time}`);
+    };
+    side('base', w.removed, chainTimeText(w.base, true));
+    side('PR', w.added, chainTimeText(w.pr, true));
+    out.push(`    saved  ${savingText(w)}`);
+    const nf = notFusedLines(w, r.lanes, code);
+    if (nf.length === 1) out.push(`    not fused: ${nf[0]}`);
+    else if (nf.length > 1) {
+      out.push('    not fused:');
+      for (const l of nf) out.push(`      ${l}`);
+    }
+    out.push('');
+  });
+  out.push(conservationText(r));
+  const rest = restLines(r, code);
+  if (rest.length > 0) {
+    out.push('Not accounted for:');
+    for (const l of rest) out.push(`  ${l}`);
+  }
+  for (const n of r.notes) out.push(`Note: ${noteText(n, code)}.`);
+  return out;
+}
+
+/** The most characters of the section in a Markdown diff (the rest of the report keeps GitHub's comment limit). */
+export const MARKDOWN_REWRITES_LIMIT = 16_000;
+
+/**
+ * The section in the Markdown diff, under `limit` characters: a compact table (one row per rewrite), the sites
+ * not fused, the full chains in a folded `<details>`, the conservation line. Rows and chains that do not fit are
+ * counted (all of them are in --format json).
+ */
+export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOWN_REWRITES_LIMIT): string[] {
+  if (s.status === 'unavailable') return [`**${REWRITES_TITLE}:** ${unavailableText(s, code)}`];
+  const r = s.result;
+  const heading = headingText(r, s.by, code);
+  const out: string[] = [`**${REWRITES_TITLE}**${heading.slice(REWRITES_TITLE.length)}`, ''];
+  if (s.ranksPaired !== null) out.push(`${pairedText(s.ranksPaired, code)}.`, '');
+  const marker = markerText(r, code);
+  const lanes = laneLines(r, heading, code);
+  if (lanes.length > 0) {
+    for (const l of lanes) out.push(`- ${l}`);
+    out.push('');
+  }
+  const tail: string[] = [conservationText(r)];
+  const rest = restLines(r, code);
+  if (rest.length > 0) tail.push('', 'Not accounted for:', '', ...rest.map((l) => `- ${l}`));
+  if (r.notes.length > 0) tail.push('', ...r.notes.map((n) => `- Note: ${noteText(n, code)}.`));
+  const cell = (x: string): string => x.replace(/\|/g, '\\|');
+  let used = out.join('\n').length + tail.join('\n').length + 200;
+  if (r.rewrites.length === 0) {
+    const compared = r.lanes.some((l) => l.status === 'aligned');
+    out.push(compared ? 'None: the most frequent step of each side is the same kernel sequence.' : 'None: no rank and stream could be compared.', '');
+  } else {
+    const short = (tokens: string[]): string =>
+      tokens.length === 0 ? 'nothing' : tokens.length <= 2 ? chainText(tokens, code) : plural(tokens.length, 'kernel');
+    const rows: string[] = [];
+    const details: string[] = [];
+    const notFused: string[] = [];
+    let shown = 0;
+    for (const [i, w] of r.rewrites.entries()) {
+      const total = totalSavingText(w);
+      const row = `| ${[
+        String(i + 1),
+        `${short(w.removed)} → ${short(w.added)}`,
+        perStepText(w),
+        layersText(w) ?? '',
+        ranksText(w.ranks, code),
+        w.base === null ? '' : fmtUs(us(w.base.medianTicks)),
+        w.pr === null ? (w.added.length === 0 ? '0 µs' : '') : fmtUs(us(w.pr.medianTicks)),
+        perChainSavingText(w),
+        fmtCount(w.chains),
+        total ?? '~',
+      ]
+        .map(cell)
+        .join(' | ')} |`;
+      const nf = notFusedLines(w, r.lanes, code, 4).map((l) => `- #${i + 1} ${l}`);
+      const chain = [
+        `**#${i + 1}** ${rewriteTitle(w, code)}`,
+        '',
+        `- base: ${chainText(w.removed, code)}${w.base === null ? '' : `; ${chainTimeText(w.base, true)}`}`,
+        `- PR: ${chainText(w.added, code)}${w.pr === null ? '' : `; ${chainTimeText(w.pr, true)}`}`,
+        '',
+      ];
+      const size = row.length + nf.join('\n').length + chain.join('\n').length + 4;
+      if (used + size > limit) break;
+      used += size;
+      rows.push(row);
+      for (const l of nf) notFused.push(l);
+      for (const l of chain) details.push(l);
+      shown++;
+    }
+    out.push(
+      '| # | removed → added | how often | layers | ranks | base chain | PR chain | saved per chain | chains | saved |',
+      '|---:|:---|---:|:---|:---|---:|---:|---:|---:|---:|',
+      ...rows,
+    );
+    if (shown < r.rewrites.length)
+      out.push(`| | (${plural(r.rewrites.length - shown, 'more rewrite')}: all of them in --format json) | | | | | | | | |`);
+    out.push('');
+    if (marker !== null) out.push(`Layers by the ${marker}.`, '');
+    if (notFused.length > 0) out.push('**Not fused** (where the removed chain still runs in the PR):', '', ...notFused, '');
+    out.push('<details><summary>The chains</summary>', '', ...details, '</details>', '');
+  }
+  for (const l of tail) out.push(l);
+  return out;
+}
+
+function chainTimeJson(t: Rewrite['base']): RewriteChainTimeJson | null {
+  if (t === null) return null;
+  return { occurrences: t.occurrences, medianUs: exactUs(t.medianTicks), medianSpanUs: exactUs(t.medianSpanTicks), meanUs: round4(us(t.meanTicks)) };
+}
+
+/** The declared `rewrites` section of the JSON diff (schema.ts DiffRewritesJson). */
+export function rewritesJson(s: RewritesSection): DiffRewritesJson {
+  if (s.status === 'unavailable') {
+    return {
+      version: REWRITES_VERSION,
+      status: 'unavailable',
+      groupBy: s.by,
+      unavailable: s.sides.map((x) => ({ side: x.side, file: relPath(x.file), reason: x.why })),
+      ranksPaired: null,
+      marker: null,
+      lanes: [],
+      rewrites: [],
+      conservation: null,
+      unverified: null,
+      notes: [],
+    };
+  }
+  const r = s.result;
+  return {
+    version: REWRITES_VERSION,
+    status: 'ok',
+    groupBy: s.by,
+    unavailable: [],
+    ranksPaired: s.ranksPaired,
+    marker: r.marker,
+    lanes: r.lanes.map((l) => ({ ...l })),
+    rewrites: r.rewrites.map((w) => ({
+      removed: w.removed,
+      added: w.added,
+      perStep: w.perStep,
+      ranks: w.ranks,
+      chains: w.chains,
+      removedChains: w.removedChains,
+      addedChains: w.addedChains,
+      layers: w.layers,
+      layerCount: w.layerCount,
+      base: chainTimeJson(w.base),
+      pr: chainTimeJson(w.pr),
+      saving: {
+        perChainUs: Number.isFinite(w.saving.delta) ? exactUs(w.saving.delta) : 0,
+        totalUs: exactUs(w.totalSavingTicks),
+        significant: w.saving.significant,
+        reason: w.saving.reason,
+        p: w.saving.test === null ? null : w.saving.test.p,
+        samples: { base: w.saving.test?.n1 ?? 0, pr: w.saving.test?.n2 ?? 0 },
+      },
+      notFused: w.notFused,
+      notFusedEdits: w.notFusedEdits,
+    })),
+    conservation: r.conservation,
+    unverified: r.unverified,
+    notes: r.notes,
+  };
+}
