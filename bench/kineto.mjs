@@ -94,8 +94,12 @@ async function generate(path, targetBytes) {
     for (let k = 0; k < perStep; k++) {
       const name = names[(k * 7) % names.length];
       const launch = ts + k * 12;
+      // Two host ops per kernel (as in the real samples): one with its inputs' shapes and types, one without.
       push(
-        `{"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1234, "tid": 1234, "ts": ${launch}, "dur": 9, "args": {"External id": ${corr}, "Sequence number": ${k}, "Fwd thread id": 0, "Record function id": 0, "Ev Idx": ${k}}}`,
+        `{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1234, "tid": 1234, "ts": ${launch - 3}, "dur": 31, "args": {"External id": ${corr}, "Record function id": 0, "Ev Idx": ${2 * k}, "Input Dims": [[2048], [512, 1024], [1024, 2048], [], []], "Input type": ["float", "float", "float", "Scalar", "Scalar"], "Input Strides": [[1], [1024, 1], [1, 1024], [], []], "Concrete Inputs": ["", "", "", "1", "1"], "Fwd thread id": 0, "Sequence number": ${k}}}`,
+      );
+      push(
+        `{"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MulBackward0", "pid": 1234, "tid": 1234, "ts": ${launch}, "dur": 9, "args": {"External id": ${corr}, "Sequence number": ${k}, "Fwd thread id": 0, "Record function id": 0, "Ev Idx": ${2 * k + 1}}}`,
       );
       if (k % 50 === 0) {
         push(
@@ -110,6 +114,7 @@ async function generate(path, targetBytes) {
         `{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1234, "tid": 1234, "ts": ${launch + 2}, "dur": 4, "args": {"External id": ${corr}, "cbid": 211, "correlation": ${corr}}}`,
       );
       push(`{"ph": "s", "id": ${corr}, "pid": 1234, "tid": 1234, "ts": ${launch + 2}, "cat": "ac2g", "name": "ac2g"}`);
+      push(`{"ph": "f", "id": ${corr}, "pid": 0, "tid": 7, "ts": ${launch + 30}, "cat": "ac2g", "name": "ac2g", "bp": "e"}`);
       corr++;
       if (buf.length > 1 << 20) {
         bytes += Buffer.byteLength(buf);

@@ -23,6 +23,8 @@
 // (`distributedInfo`) are decoded whole up to 1 MiB.
 
 import { isUtf8 } from 'node:buffer';
+import { defaultEngine, type Engine } from '../engine.js';
+import { FastEvents } from './fastEvents.js';
 
 /** Value kinds of a located field. */
 export const ABSENT = 0;
@@ -77,6 +79,21 @@ export interface ScannerOptions {
    * fields stay absent). Lets a reader pass over the args of host events (`cpu_op` …) it does not use.
    */
   wantArgs?: (v: EventView) => boolean;
+  /**
+   * Asked once per event, as soon as all the `decideOn` fields are located (never when one is absent): false
+   * skips the rest of the event unread (its fields stay absent, `rest` is false; the bytes are still checked).
+   * Lets a reader pass over the bulk of a trace (host `cpu_op` events) after its first few members.
+   */
+  wantRest?: (v: EventView) => boolean;
+  /** The event keys `wantRest` decides on (at most 31 event keys in all when it is given). */
+  decideOn?: readonly string[];
+  /**
+   * 'simd' (the default of the run, see input/engine.ts): events go through the WebAssembly fast path
+   * (events.wat) where it runs, the JavaScript scanner taking each one it leaves; 'js': the JavaScript scanner
+   * alone. The same events either way; the fast path locates every asked-for field (it takes `wantArgs` and
+   * `wantRest` as hints it need not follow: a reader must not rely on a field being left absent).
+   */
+  engine?: Engine;
 }
 
 export interface ScannerHandler {
@@ -113,9 +130,12 @@ export class EventView {
   offset = 0;
   /** 0-based position of the event in the events array. */
   index = 0;
-  readonly kinds: Uint8Array;
-  readonly starts: Int32Array;
-  readonly ends: Int32Array;
+  /** False when the scanner skipped the members after the `decideOn` fields (ScannerOptions.wantRest). */
+  rest = true;
+  // Written by the scanner (in the fast path's memory when it runs: the arrays are replaced when it grows).
+  kinds: Uint8Array;
+  starts: Int32Array;
+  ends: Int32Array;
 
   constructor(fields: number) {
     this.kinds = new Uint8Array(fields);
@@ -218,7 +238,14 @@ export class EventScanner {
   private readonly maxItem: number;
   private readonly view: EventView;
   private readonly wantArgs: ((v: EventView) => boolean) | null;
+  private readonly wantRest: ((v: EventView) => boolean) | null;
+  /** Bits of the decideOn fields (0: no wantRest). */
+  private readonly decideMask: number;
+  /** Whether the last member name keyEnd found holds an escape. */
+  private keyEscaped = false;
   private readonly stack = new Uint8Array(MAX_DEPTH);
+  /** The WebAssembly fast path (null: the JavaScript scanner alone). */
+  private readonly fast: FastEvents | null;
 
   private buf: Buffer = Buffer.alloc(0);
   /** Absolute offset of buf[0]. */
@@ -253,7 +280,24 @@ export class EventScanner {
     this.argsField = options.eventKeys.indexOf('args');
     this.maxItem = Math.max(64, options.maxItemBytes ?? DEFAULT_MAX_ITEM);
     this.view = new EventView(this.nEvent + options.argKeys.length);
+    const bytesOf = (k: string): Uint8Array => new Uint8Array(Buffer.from(k, 'utf8'));
+    this.fast =
+      (options.engine ?? defaultEngine()) === 'js'
+        ? null
+        : FastEvents.create(options.eventKeys.map(bytesOf), options.argKeys.map(bytesOf), this.argsField);
     this.wantArgs = options.wantArgs ?? null;
+    this.wantRest = options.wantRest ?? null;
+    let mask = 0;
+    if (this.wantRest !== null) {
+      if (this.nEvent > 31) throw new Error('wantRest: at most 31 event keys');
+      for (const k of options.decideOn ?? []) {
+        const i = options.eventKeys.indexOf(k);
+        if (i < 0) throw new Error(`decideOn: ${k} is not an event key`);
+        mask |= 1 << i;
+      }
+      if (mask === 0) this.wantRest = null;
+    }
+    this.decideMask = mask;
   }
 
   /** Feed the next chunk. The scanner keeps a reference to it (it must not be reused by the caller). */
@@ -361,6 +405,14 @@ export class EventScanner {
   private run(eof: boolean, stopAt = -1, start = 0): number {
     const b = this.buf;
     this.end = b.length;
+    const fast = this.fast;
+    if (fast !== null) {
+      fast.load(b, start);
+      const v = this.view;
+      v.kinds = fast.kinds;
+      v.starts = fast.starts;
+      v.ends = fast.ends;
+    }
     let p = start;
     let itemStart = start;
     try {
@@ -437,7 +489,7 @@ export class EventScanner {
           case State.Event:
             p = this.ws(p);
             if (b[p] !== LBRACE) this.fail(p, `expected trace event ${this.events} to be an object; found ${describe(b, p)}`);
-            p = this.event(p);
+            p = this.fast === null ? this.event(p) : this.fastEvent(p);
             this.state = State.EventsNext;
             break;
           case State.EventsNext:
@@ -588,46 +640,97 @@ export class EventScanner {
     return p + word.length;
   }
 
-  /** Skip one value starting at `p` (after white space): the index past it. Iterative; depth bounded. */
+  /** Skip one value starting at `p` (white space allowed before it): the index past it. */
   private skipValue(p: number): number {
     const b = this.buf;
+    const end = this.end;
+    let c = p < end ? b[p]! : -1;
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = ++p < end ? b[p]! : -1;
+    if (c === QUOTE) {
+      // Short strings (most skipped values) in a loop; long ones, or ones with escapes, by strEnd.
+      let q = p + 1;
+      const stop = q + 32 < end ? q + 32 : end;
+      let x = 0;
+      while (q < stop) {
+        x = b[q]!;
+        if (x === QUOTE || x === BACKSLASH) break;
+        q++;
+      }
+      return q < stop && x === QUOTE ? q + 1 : this.strEnd(p) + 1;
+    }
+    if (c >= 48 ? c <= 57 : c === 45) return this.numEnd(p);
+    return this.skip(p, 0, true);
+  }
+
+  /** `p` is past a member of the event object: skip the rest of it, and its closing brace. */
+  private skipRest(p: number): number {
+    this.stack[0] = LBRACE;
+    return this.skip(p, 1, false);
+  }
+
+  /**
+   * The validating skip, in one loop (no call per token but for long strings and numbers): with `d` containers
+   * open (their brackets in the stack) and `value` true, a value is expected at `p`; with `value` false, `p` is
+   * past a value in the innermost container. Returns the index past the container that was open at depth 0 (or
+   * past the one value when `d` is 0). Iterative; depth bounded by MAX_DEPTH.
+   */
+  private skip(p: number, d: number, value: boolean): number {
+    const b = this.buf;
+    const end = this.end;
     const stack = this.stack;
-    let d = 0;
+    let c = 0;
     for (;;) {
-      // A value is expected at p.
-      p = this.ws(p);
-      const c = b[p]!;
-      let closed = true;
-      if (c === QUOTE) p = this.strEnd(p) + 1;
-      else if (c === LBRACE || c === LBRACKET) {
-        if (d >= MAX_DEPTH) this.fail(p, `values nested deeper than ${MAX_DEPTH} levels (no real trace nests that deep)`);
-        stack[d++] = c;
-        p = this.ws(p + 1);
-        if (b[p] === (c === LBRACE ? RBRACE : RBRACKET)) {
+      if (value) {
+        c = p < end ? b[p]! : -1;
+        while (c === 32 || c === 10 || c === 13 || c === 9) c = ++p < end ? b[p]! : -1;
+        if (c === QUOTE) {
+          // Short strings (most skipped values) in the loop; long ones, or ones with escapes, by strEnd.
+          let q = p + 1;
+          const stop = q + 32 < end ? q + 32 : end;
+          let x = 0;
+          while (q < stop) {
+            x = b[q]!;
+            if (x === QUOTE || x === BACKSLASH) break;
+            q++;
+          }
+          p = q < stop && x === QUOTE ? q + 1 : this.strEnd(p) + 1;
+        } else if (c >= 48 ? c <= 57 : c === 45) {
+          p = this.numEnd(p);
+        } else if (c === LBRACE || c === LBRACKET) {
+          if (d >= MAX_DEPTH) this.fail(p, `values nested deeper than ${MAX_DEPTH} levels (no real trace nests that deep)`);
+          stack[d++] = c;
+          let t = ++p < end ? b[p]! : -1;
+          while (t === 32 || t === 10 || t === 13 || t === 9) t = ++p < end ? b[p]! : -1;
+          if (c === LBRACE) {
+            if (t !== RBRACE) {
+              p = this.memberName(p);
+              continue;
+            }
+          } else if (t !== RBRACKET) continue;
           p++;
           d--;
-        } else {
-          if (c === LBRACE) p = this.memberName(p);
-          closed = false;
-        }
-      } else if (c === 45 || (c >= 48 && c <= 57)) p = this.numEnd(p);
-      else if (c === 116) p = this.literal(p, 'true');
-      else if (c === 102) p = this.literal(p, 'false');
-      else if (c === 110) p = this.literal(p, 'null');
-      else this.fail(p, `expected a value; found ${describe(b, p)}`);
-      if (!closed) continue;
+        } else if (c === 116) p = this.literal(p, 'true');
+        else if (c === 102) p = this.literal(p, 'false');
+        else if (c === 110) p = this.literal(p, 'null');
+        else this.fail(p, `expected a value; found ${describe(b, p)}`);
+      }
+      value = true;
       // After a value: close containers, or go on to the next element.
       for (;;) {
         if (d === 0) return p;
-        p = this.ws(p);
-        const t = b[p];
+        c = p < end ? b[p]! : -1;
+        while (c === 32 || c === 10 || c === 13 || c === 9) c = ++p < end ? b[p]! : -1;
         const open = stack[d - 1];
-        if (t === COMMA) {
+        if (c === COMMA) {
           p++;
-          if (open === LBRACE) p = this.memberName(this.ws(p));
+          if (open === LBRACE) {
+            c = p < end ? b[p]! : -1;
+            while (c === 32 || c === 10 || c === 13 || c === 9) c = ++p < end ? b[p]! : -1;
+            p = this.memberName(p);
+          }
           break;
         }
-        if ((t === RBRACE && open === LBRACE) || (t === RBRACKET && open === LBRACKET)) {
+        if (c === RBRACE ? open === LBRACE : c === RBRACKET && open === LBRACKET) {
           p++;
           d--;
           continue;
@@ -641,9 +744,30 @@ export class EventScanner {
   private memberName(p: number): number {
     const b = this.buf;
     if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes; found ${describe(b, p)}`);
-    p = this.ws(this.strEnd(p) + 1);
-    if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+    p = this.keyEnd(p) + 1;
+    if (b[p] !== COLON) {
+      p = this.ws(p);
+      if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+    }
     return p + 1;
+  }
+
+  /** `p` is at a member name's opening quote: the index of the closing one. Names are short, and rarely escaped. */
+  private keyEnd(p: number): number {
+    const b = this.buf;
+    const end = this.end;
+    let q = p + 1;
+    this.keyEscaped = false;
+    for (;;) {
+      if (q >= end) throw NEED;
+      const x = b[q]!;
+      if (x === QUOTE) return q;
+      if (x === BACKSLASH) {
+        this.keyEscaped = true;
+        return this.strEnd(p);
+      }
+      q++;
+    }
   }
 
   /** Record the value at `p` in field `f`; returns the index past it. */
@@ -673,51 +797,109 @@ export class EventScanner {
     return p;
   }
 
-  /** Field index of the key at [s, e), or -1. Keys are bucketed by length, then told apart by their bytes. */
+  /**
+   * Field index of the member name at [s, e) (the bytes between its quotes), or -1. Names are bucketed by length,
+   * then told apart by their bytes; a name written with escapes is decoded first (JSON.parse reads `"n\u0061me"`
+   * as `name`).
+   */
   private match(table: KeyTable, s: number, e: number): number {
     const n = e - s;
-    if (n >= table.length) return -1;
-    const bucket = table[n];
-    if (bucket === undefined) return -1;
     const b = this.buf;
-    for (let i = 0; i < bucket.length; i += 2) {
-      const k = bucket[i + 1] as Uint8Array;
-      let j = 0;
-      while (j < n && b[s + j] === k[j]) j++;
-      if (j === n) return bucket[i] as number;
+    if (n < table.length) {
+      const bucket = table[n];
+      if (bucket !== undefined) {
+        for (let i = 0; i < bucket.length; i += 2) {
+          const k = bucket[i + 1] as Uint8Array;
+          let j = 0;
+          while (j < n && b[s + j] === k[j]) j++;
+          if (j === n) return bucket[i] as number;
+        }
+      }
     }
+    return this.keyEscaped ? this.matchEscaped(table, s, e) : -1;
+  }
+
+  private matchEscaped(table: KeyTable, s: number, e: number): number {
+    const key = Buffer.from(decodeString(this.buf, s, e, this.bufAbs), 'utf8');
+    const bucket = table[key.length];
+    if (bucket === undefined) return -1;
+    for (let i = 0; i < bucket.length; i += 2) if (key.equals(bucket[i + 1] as Uint8Array)) return bucket[i] as number;
     return -1;
+  }
+
+  /** One event object at `p` (its `{`) by the fast path, or by event() when the fast path leaves it. */
+  private fastEvent(p: number): number {
+    const q = this.fast!.event(p, this.end);
+    if (q === -1) throw NEED;
+    if (q === -2) return this.event(p);
+    const v = this.view;
+    v.buf = this.buf;
+    v.bufAbs = this.bufAbs;
+    v.rest = true;
+    v.offset = this.bufAbs + p;
+    v.index = this.events;
+    this.events++;
+    this.handler.event(v);
+    return q;
   }
 
   /** One event object at `p` (its `{`): located fields, then the handler. */
   private event(p: number): number {
     const b = this.buf;
+    const end = this.end;
     const v = this.view;
     const start = p;
+    const decideMask = this.decideMask;
+    let seen = 0;
+    let decided = decideMask === 0;
     v.kinds.fill(0);
     v.buf = b;
     v.bufAbs = this.bufAbs;
+    v.rest = true;
     p = this.ws(p + 1);
     if (b[p] === RBRACE) p++;
     else {
       for (;;) {
         if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes in trace event ${this.events}; found ${describe(b, p)}`);
         const ks = p + 1;
-        const ke = this.strEnd(p);
-        p = this.ws(ke + 1);
-        if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
-        p = this.ws(p + 1);
+        const ke = this.keyEnd(p);
+        p = ke + 1;
+        if (b[p] !== COLON) {
+          p = this.ws(p);
+          if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+        }
+        p++;
+        let c = p < end ? b[p]! : -1;
+        if (c <= 32) {
+          p = this.ws(p);
+          c = b[p]!;
+        }
         const f = this.match(this.eventKeys, ks, ke);
-        if (f === this.argsField && f >= 0 && b[p] === LBRACE && (this.wantArgs === null || this.wantArgs(v))) p = this.args(p);
-        else if (f >= 0) p = this.record(f, p);
-        else p = this.skipValue(p);
-        if (p >= this.end || b[p]! <= 32) p = this.ws(p);
-        const t = b[p];
-        if (t === COMMA) {
+        if (f < 0) p = this.skipValue(p);
+        else {
+          if (f === this.argsField && c === LBRACE && (this.wantArgs === null || this.wantArgs(v))) p = this.args(p);
+          else p = this.record(f, p);
+          seen |= 1 << f;
+          if (!decided && (seen & decideMask) === decideMask) {
+            decided = true;
+            if (!this.wantRest!(v)) {
+              // The reader needs nothing more of this event: the rest is checked, not looked at.
+              v.rest = false;
+              p = this.skipRest(p);
+              break;
+            }
+          }
+        }
+        c = p < end ? b[p]! : -1;
+        if (c <= 32) {
+          p = this.ws(p);
+          c = b[p]!;
+        }
+        if (c === COMMA) {
           p = this.ws(p + 1);
           continue;
         }
-        if (t === RBRACE) {
+        if (c === RBRACE) {
           p++;
           break;
         }
@@ -736,25 +918,35 @@ export class EventScanner {
   /** The `args` object at `p`: its asked-for members located. */
   private args(p: number): number {
     const b = this.buf;
+    const end = this.end;
     const start = p;
+    const nEvent = this.nEvent;
     p = this.ws(p + 1);
     if (b[p] === RBRACE) return this.markArgs(start, p + 1);
     for (;;) {
       if (b[p] !== QUOTE) this.fail(p, `expected a member name in quotes in "args"; found ${describe(b, p)}`);
       const ks = p + 1;
-      const ke = this.strEnd(p);
-      p = this.ws(ke + 1);
-      if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
-      p = this.ws(p + 1);
+      const ke = this.keyEnd(p);
+      p = ke + 1;
+      if (b[p] !== COLON) {
+        p = this.ws(p);
+        if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
+      }
+      p++;
+      let c = p < end ? b[p]! : -1;
+      if (c <= 32) p = this.ws(p);
       const f = this.match(this.argKeys, ks, ke);
-      p = f >= 0 ? this.record(this.nEvent + f, p) : this.skipValue(p);
-      if (p >= this.end || b[p]! <= 32) p = this.ws(p);
-      const t = b[p];
-      if (t === COMMA) {
+      p = f >= 0 ? this.record(nEvent + f, p) : this.skipValue(p);
+      c = p < end ? b[p]! : -1;
+      if (c <= 32) {
+        p = this.ws(p);
+        c = b[p]!;
+      }
+      if (c === COMMA) {
         p = this.ws(p + 1);
         continue;
       }
-      if (t === RBRACE) return this.markArgs(start, p + 1);
+      if (c === RBRACE) return this.markArgs(start, p + 1);
       this.fail(p, `expected ',' or '}' in "args"; found ${describe(b, p)}`);
     }
   }

@@ -155,6 +155,8 @@ export class ChromeTraceReader {
         topKeys: ['distributedInfo'],
         maxItemBytes: options.maxItemBytes,
         wantArgs: (v) => this.wantArgs(v),
+        wantRest: (v) => this.wantRest(v),
+        decideOn: ['ph', 'cat', 'name'],
       },
       { event: (v) => this.event(v), top: (k, v) => this.top(k, v) },
     );
@@ -258,6 +260,17 @@ export class ChromeTraceReader {
     return false;
   }
 
+  /**
+   * Asked once ph, cat and name are located (kineto writes them first): an event with a category that is none of
+   * those read (host ops, flow arrows, annotations other than ProfilerStep#N) is skipped after them.
+   */
+  private wantRest(v: EventView): boolean {
+    if (v.kind(CAT) !== STRING || !v.strIs(PH, X)) return true;
+    if (v.strIs(CAT, KERNEL) || v.strIs(CAT, MEMCPY) || v.strIs(CAT, MEMSET)) return true;
+    for (const r of RUNTIMES) if (v.strIs(CAT, r)) return true;
+    return v.strStarts(NAME, STEP_PREFIX) && !v.strIs(CAT, GPU_ANNOTATION);
+  }
+
   private name(v: EventView): string {
     const [s, e] = v.span(NAME);
     const b = v.buf;
@@ -274,6 +287,8 @@ export class ChromeTraceReader {
   private event(v: EventView): void {
     if (v.kind(PH) !== STRING) return;
     this.withPh++;
+    // Skipped after its first members: a host event of no use here (wantRest).
+    if (!v.rest) return;
     if (v.strIs(PH, X)) {
       if (v.kind(NAME) !== STRING) return;
       if (v.kind(CAT) === STRING) {

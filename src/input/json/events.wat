@@ -1,0 +1,353 @@
+;; The event scanner's fast path (see eventScanner.ts), in WebAssembly: one trace event object at a time, its
+;; asked-for members located, every byte checked against the JSON grammar as the JavaScript scanner checks it.
+;; Anything else (a member name with an escape, an error of any kind, nesting past 512 levels) it leaves to the
+;; JavaScript scanner, which then scans that event itself and says what is wrong where:
+;;   >= 0  the position past the event;  -1  the event does not end before `end` (more data);  -2  leave it to JS.
+;; So the two agree on every input: this is only a faster path through the events of a well-formed trace.
+;;
+;; Memory (bytes): STACK 0 (a byte per open container: 1 object, 2 array), KINDS 512 (u8 per field), STARTS 1024
+;; and ENDS 1536 (i32 per field, relative to the data: the bytes at DATA are the scanner's window), KEYLEN 2048
+;; (u8 per key: its length, 1..32), KEYS 4096 (32 bytes per key), CAND_EVENT 8192 and CAND_ARGS 16896 (u8 per
+;; length 0..32 × first byte: the index + 1 of the one key of the event, or of args, that has them; 0: none),
+;; DATA 65536. Field i is key i: the event keys first, then the keys of `args`. Strings are located without their
+;; quotes. The caller writes zeros past `end` and keeps 64 readable bytes there (searches load sixteen at a time;
+;; a byte at `end` reads as 0, which no token continues with).
+(module
+  (memory (export "memory") 2)
+  (global $nEvent (mut i32) (i32.const 0))
+  (global $nFields (mut i32) (i32.const 0))
+  (global $argsField (mut i32) (i32.const -1))
+
+  ;; The keys are written at KEYLEN and KEYS by the caller; then the counts.
+  (func (export "configure") (param $nEvent i32) (param $nFields i32) (param $argsField i32)
+    (global.set $nEvent (local.get $nEvent))
+    (global.set $nFields (local.get $nFields))
+    (global.set $argsField (local.get $argsField)))
+
+  (func $ws (param $p i32) (param $end i32) (result i32)
+    (local $c i32)
+    (loop $l
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 10)))
+                  (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 9))))
+        (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $l))))
+    (local.get $p))
+
+  (func $strEnd (param $p i32) (param $end i32) (result i32)
+    (local $q i32) (local $v v128) (local $m i32) (local $k i32) (local $x i32)
+    (local.set $q (i32.add (local.get $p) (i32.const 1)))
+    (loop $load
+      (local.set $v (v128.load align=1 (local.get $q)))
+      (local.set $m (i8x16.bitmask (v128.or
+        (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+        (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+      (if (i32.eqz (local.get $m))
+        (then
+          (local.set $q (i32.add (local.get $q) (i32.const 16)))
+          (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+          (br $load)))
+      (local.set $x (i32.add (local.get $q) (i32.ctz (local.get $m))))
+      (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
+      (if (i32.eq (i32.load8_u (local.get $x)) (i32.const 34)) (then (return (i32.add (local.get $x) (i32.const 1)))))
+      ;; a backslash: the byte after it is escaped
+      (local.set $q (i32.add (local.get $x) (i32.const 2)))
+      (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+      (br $load))
+    (unreachable))
+
+  (func $digits (param $q i32) (param $end i32) (result i32)
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $q) (local.get $end)))
+      (br_if $done (i32.gt_u (i32.sub (i32.load8_u (local.get $q)) (i32.const 48)) (i32.const 9)))
+      (local.set $q (i32.add (local.get $q) (i32.const 1)))
+      (br $l)))
+    (local.get $q))
+
+  (func $num (param $p i32) (param $end i32) (result i32)
+    (local $q i32) (local $c i32) (local $d i32)
+    (local.set $q (local.get $p))
+    (local.set $c (i32.load8_u (local.get $q)))
+    (if (i32.eq (local.get $c) (i32.const 45))
+      (then
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $q)))))
+    (if (i32.eq (local.get $c) (i32.const 48))
+      (then (local.set $q (i32.add (local.get $q) (i32.const 1))))
+      (else
+        (if (i32.gt_u (i32.sub (local.get $c) (i32.const 49)) (i32.const 8)) (then (return (i32.const -2))))
+        (local.set $q (call $digits (i32.add (local.get $q) (i32.const 1)) (local.get $end)))))
+    (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+    (if (i32.eq (i32.load8_u (local.get $q)) (i32.const 46))
+      (then
+        (local.set $d (i32.add (local.get $q) (i32.const 1)))
+        (local.set $q (call $digits (local.get $d) (local.get $end)))
+        (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.eq (local.get $q) (local.get $d)) (then (return (i32.const -2))))))
+    (local.set $c (i32.or (i32.load8_u (local.get $q)) (i32.const 32)))
+    (if (i32.eq (local.get $c) (i32.const 101))
+      (then
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $q)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 43)) (i32.eq (local.get $c) (i32.const 45)))
+          (then (local.set $q (i32.add (local.get $q) (i32.const 1)))))
+        (local.set $d (local.get $q))
+        (local.set $q (call $digits (local.get $d) (local.get $end)))
+        (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.eq (local.get $q) (local.get $d)) (then (return (i32.const -2))))))
+    (local.get $q))
+
+  ;; A literal (true, false, null) at p: its bytes as one little-endian word (with its length in bytes).
+  (func $lit (param $p i32) (param $end i32) (param $word i64) (param $len i32) (result i32)
+    (local $mask i64)
+    (if (i32.gt_u (i32.add (local.get $p) (local.get $len)) (local.get $end)) (then (return (i32.const -1))))
+    (local.set $mask (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $len) (i32.const 3)))) (i64.const 1)))
+    (if (i64.ne (i64.and (i64.load align=1 (local.get $p)) (local.get $mask)) (local.get $word)) (then (return (i32.const -2))))
+    (i32.add (local.get $p) (local.get $len)))
+
+  ;; Skip from p with d containers open (their kinds at 0..d-1: 1 object, 2 array); state 0: a value is expected
+  ;; at p, 1: p is past a value. Returns the position past the container open at depth 0 (past the value when d
+  ;; is 0), -1 when the data ends first, -2 on anything JSON does not allow (or nesting past 512).
+  (func $skip (export "skip") (param $p i32) (param $end i32) (param $d i32) (param $state i32) (result i32)
+    (local $c i32) (local $top i32)
+    (loop $dispatch
+      (if (i32.eqz (local.get $state))
+        (then
+          (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+          (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+            (then
+              (local.set $p (call $ws (local.get $p) (local.get $end)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+          (local.set $c (i32.load8_u (local.get $p)))
+          (local.set $state (i32.const 1))
+          (if (i32.eq (local.get $c) (i32.const 34))
+            (then
+              (local.set $p (call $strEnd (local.get $p) (local.get $end)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
+              (br $dispatch)))
+          (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
+            (then
+              (local.set $p (call $num (local.get $p) (local.get $end)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+              (br $dispatch)))
+          (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
+            (then
+              (if (i32.ge_u (local.get $d) (i32.const 512)) (then (return (i32.const -2))))
+              (i32.store8 (local.get $d) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 123))))
+              (local.set $d (i32.add (local.get $d) (i32.const 1)))
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+              (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+                (then
+                  (local.set $p (call $ws (local.get $p) (local.get $end)))
+                  (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+              (if (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2)))
+                (then
+                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                  (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+                  (br $dispatch)))
+              (local.set $state (select (i32.const 2) (i32.const 0) (i32.eq (local.get $c) (i32.const 123))))
+              (br $dispatch)))
+          (if (i32.eq (local.get $c) (i32.const 116))
+            (then
+              (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x65757274) (i32.const 4)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+              (br $dispatch)))
+          (if (i32.eq (local.get $c) (i32.const 102))
+            (then
+              (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x65736c6166) (i32.const 5)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+              (br $dispatch)))
+          (if (i32.eq (local.get $c) (i32.const 110))
+            (then
+              (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x6c6c756e) (i32.const 4)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+              (br $dispatch)))
+          (return (i32.const -2))))
+      (if (i32.eq (local.get $state) (i32.const 1))
+        (then
+          (if (i32.eqz (local.get $d)) (then (return (local.get $p))))
+          (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+          (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+            (then
+              (local.set $p (call $ws (local.get $p) (local.get $end)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+          (local.set $c (i32.load8_u (local.get $p)))
+          (local.set $top (i32.load8_u (i32.sub (local.get $d) (i32.const 1))))
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (if (i32.eq (local.get $c) (i32.const 44))
+            (then
+              (local.set $state (select (i32.const 2) (i32.const 0) (i32.eq (local.get $top) (i32.const 1))))
+              (br $dispatch)))
+          (if (i32.eq (local.get $c) (select (i32.const 125) (i32.const 93) (i32.eq (local.get $top) (i32.const 1))))
+            (then
+              (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+              (br $dispatch)))
+          (return (i32.const -2))))
+      ;; state 2: a member name, then its colon.
+      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+        (then
+          (local.set $p (call $ws (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 34)) (then (return (i32.const -2))))
+      (local.set $p (call $strEnd (local.get $p) (local.get $end)))
+      (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
+      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+        (then
+          (local.set $p (call $ws (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 58)) (then (return (i32.const -2))))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (local.set $state (i32.const 0))
+      (br $dispatch))
+    (unreachable))
+
+  ;; The key spelt by the bytes [s, e), or -1: the candidate table `cand` (CAND_EVENT or CAND_ARGS) gives, by
+  ;; length and first byte, the one key that may be it (its index + 1; 0: none).
+  (func $match (param $s i32) (param $e i32) (param $cand i32) (result i32)
+    (local $n i32) (local $i i32) (local $j i32) (local $k i32)
+    (local.set $n (i32.sub (local.get $e) (local.get $s)))
+    (if (i32.gt_u (local.get $n) (i32.const 32)) (then (return (i32.const -1))))
+    (local.set $i (i32.load8_u (i32.add (local.get $cand) (i32.or (i32.shl (local.get $n) (i32.const 8)) (i32.load8_u (local.get $s))))))
+    (if (i32.eqz (local.get $i)) (then (return (i32.const -1))))
+    (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+    (local.set $k (i32.add (i32.const 4096) (i32.shl (local.get $i) (i32.const 5))))
+    (local.set $j (i32.const 1))
+    (loop $bytes
+      (if (i32.ge_u (local.get $j) (local.get $n)) (then (return (local.get $i))))
+      (if (i32.ne (i32.load8_u (i32.add (local.get $s) (local.get $j))) (i32.load8_u (i32.add (local.get $k) (local.get $j))))
+        (then (return (i32.const -1))))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $bytes))
+    (unreachable))
+
+  ;; A member name at p (its quote): the position of its closing quote; -1 at the end of the data, -2 when it holds
+  ;; an escape (JavaScript decodes it).
+  (func $keyEnd (param $p i32) (param $end i32) (result i32)
+    (local $q i32) (local $v v128) (local $m i32) (local $x i32)
+    (local.set $q (i32.add (local.get $p) (i32.const 1)))
+    (loop $load
+      (local.set $v (v128.load align=1 (local.get $q)))
+      (local.set $m (i8x16.bitmask (v128.or
+        (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+        (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+      (if (i32.eqz (local.get $m))
+        (then
+          (local.set $q (i32.add (local.get $q) (i32.const 16)))
+          (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+          (br $load))))
+    (local.set $x (i32.add (local.get $q) (i32.ctz (local.get $m))))
+    (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
+    (if (i32.eq (i32.load8_u (local.get $x)) (i32.const 92)) (then (return (i32.const -2))))
+    (local.get $x))
+
+  (func $set (param $f i32) (param $kind i32) (param $s i32) (param $e i32)
+    (i32.store8 offset=512 (local.get $f) (local.get $kind))
+    (i32.store offset=1024 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $s) (i32.const 65536)))
+    (i32.store offset=1536 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $e) (i32.const 65536))))
+
+  ;; Record the value at p (after white space) in field f: the position past it, or -1 / -2.
+  (func $record (param $f i32) (param $p i32) (param $end i32) (result i32)
+    (local $c i32) (local $q i32)
+    (local.set $c (i32.load8_u (local.get $p)))
+    (if (i32.eq (local.get $c) (i32.const 34))
+      (then
+        (local.set $q (call $strEnd (local.get $p) (local.get $end)))
+        (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+        (call $set (local.get $f) (i32.const 1) (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1)))
+        (return (local.get $q))))
+    (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
+      (then
+        (local.set $q (call $num (local.get $p) (local.get $end)))
+        (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+        (call $set (local.get $f) (i32.const 2) (local.get $p) (local.get $q))
+        (return (local.get $q))))
+    (local.set $q (call $skip (local.get $p) (local.get $end) (i32.const 0) (i32.const 0)))
+    (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+    ;; kinds: 3 true, 4 false, 5 null, 6 object, 7 array
+    (call $set (local.get $f)
+      (select (i32.const 6)
+        (select (i32.const 7)
+          (select (i32.const 3) (select (i32.const 4) (i32.const 5) (i32.eq (local.get $c) (i32.const 102))) (i32.eq (local.get $c) (i32.const 116)))
+          (i32.eq (local.get $c) (i32.const 91)))
+        (i32.eq (local.get $c) (i32.const 123)))
+      (local.get $p) (local.get $q))
+    (local.get $q))
+
+  ;; The members of an object at p (its brace), keys matched through the candidate table `cand`.
+  (func $members (param $p i32) (param $end i32) (param $cand i32) (result i32)
+    (local $ks i32) (local $ke i32) (local $f i32) (local $c i32) (local $q i32)
+    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+    (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+      (then
+        (local.set $p (call $ws (local.get $p) (local.get $end)))
+        (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 125)) (then (return (i32.add (local.get $p) (i32.const 1)))))
+    (loop $member
+      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 34)) (then (return (i32.const -2))))
+      (local.set $ks (i32.add (local.get $p) (i32.const 1)))
+      (local.set $ke (call $keyEnd (local.get $p) (local.get $end)))
+      (if (i32.lt_s (local.get $ke) (i32.const 0)) (then (return (local.get $ke))))
+      (local.set $p (i32.add (local.get $ke) (i32.const 1)))
+      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+        (then
+          (local.set $p (call $ws (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 58)) (then (return (i32.const -2))))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+        (then
+          (local.set $p (call $ws (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+      (local.set $f (call $match (local.get $ks) (local.get $ke) (local.get $cand)))
+      (if (i32.and (i32.eq (local.get $f) (global.get $argsField)) (i32.ge_s (local.get $f) (i32.const 0)))
+        (then
+          (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 123))
+            (then
+              (local.set $q (call $members (local.get $p) (local.get $end) (i32.const 16896)))
+              (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+              (call $set (local.get $f) (i32.const 6) (local.get $p) (local.get $q)))
+            (else
+              (local.set $q (call $record (local.get $f) (local.get $p) (local.get $end))))))
+        (else
+          (if (i32.ge_s (local.get $f) (i32.const 0))
+            (then (local.set $q (call $record (local.get $f) (local.get $p) (local.get $end))))
+            (else
+              (local.set $c (i32.load8_u (local.get $p)))
+              (if (i32.eq (local.get $c) (i32.const 34))
+                (then (local.set $q (call $strEnd (local.get $p) (local.get $end))))
+                (else
+                  (if (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10))
+                    (then (local.set $q (call $num (local.get $p) (local.get $end))))
+                    (else (local.set $q (call $skip (local.get $p) (local.get $end) (i32.const 0) (i32.const 0)))))))))))
+      (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+      (local.set $p (local.get $q))
+      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+        (then
+          (local.set $p (call $ws (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.eq (local.get $c) (i32.const 125)) (then (return (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.ne (local.get $c) (i32.const 44)) (then (return (i32.const -2))))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+        (then
+          (local.set $p (call $ws (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+      (br $member))
+    (unreachable))
+
+  ;; One event object at p (its brace): its fields located (the others absent), the position past it.
+  (func (export "event") (param $p i32) (param $end i32) (result i32)
+    (memory.fill (i32.const 512) (i32.const 0) (global.get $nFields))
+    (call $members (local.get $p) (local.get $end) (i32.const 8192)))
+)

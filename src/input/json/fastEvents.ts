@@ -1,0 +1,114 @@
+// The event scanner's fast path (events.wat, assembled into eventsWasm.ts) behind a typed interface. The scanner
+// copies its window of bytes to DATA and asks for one event at a time; the located fields are read where the
+// module writes them (the views below). Where WebAssembly does not run, or KPROF_ENGINE=js, the JavaScript
+// scanner alone reads the trace (the reference: the same events).
+
+import { EVENTS_WASM_BASE64 } from './eventsWasm.js';
+
+/** Where events.wat keeps what it shares (bytes of its memory; see the top of the .wat). */
+const KINDS = 512;
+const STARTS = 1024;
+const ENDS = 1536;
+const KEYLEN = 2048;
+const KEYS = 4096;
+const CAND_EVENT = 8192;
+const CAND_ARGS = 16896;
+export const DATA = 65536;
+/** Fields and key length the module handles. */
+export const MAX_FIELDS = 64;
+export const MAX_KEY = 32;
+const PAGE = 65536;
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  configure(nEvent: number, nFields: number, argsField: number): void;
+  event(p: number, end: number): number;
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+function compiledModule(): WebAssembly.Module | null {
+  if (compiled === undefined) {
+    try {
+      compiled = new WebAssembly.Module(Buffer.from(EVENTS_WASM_BASE64, 'base64'));
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+export class FastEvents {
+  kinds!: Uint8Array;
+  starts!: Int32Array;
+  ends!: Int32Array;
+  private bytes!: Uint8Array;
+  private readonly exports: Exports;
+
+  private constructor(
+    exports: Exports,
+    private readonly fields: number,
+  ) {
+    this.exports = exports;
+    this.views();
+  }
+
+  /** An instance for these keys (event keys, then args keys), or null where it cannot serve (see top). */
+  static create(eventKeys: readonly Uint8Array[], argKeys: readonly Uint8Array[], argsField: number): FastEvents | null {
+    const keys = [...eventKeys, ...argKeys];
+    if (keys.length > MAX_FIELDS || keys.some((k) => k.length === 0 || k.length > MAX_KEY)) return null;
+    // Keys are told apart by length and first byte, then checked byte for byte: two keys of the event (or of
+    // args) alike in both are left to the JavaScript scanner.
+    const cand = (ks: readonly Uint8Array[], first: number): Map<number, number> | null => {
+      const m = new Map<number, number>();
+      for (let i = 0; i < ks.length; i++) {
+        const slot = (ks[i]!.length << 8) | ks[i]![0]!;
+        if (m.has(slot)) return null;
+        m.set(slot, first + i + 1);
+      }
+      return m;
+    };
+    const ce = cand(eventKeys, 0);
+    const ca = cand(argKeys, eventKeys.length);
+    if (ce === null || ca === null) return null;
+    const mod = compiledModule();
+    if (mod === null) return null;
+    const exports = new WebAssembly.Instance(mod, {}).exports as unknown as Exports;
+    const f = new FastEvents(exports, keys.length);
+    keys.forEach((k, i) => {
+      f.bytes[KEYLEN + i] = k.length;
+      f.bytes.set(k, KEYS + i * MAX_KEY);
+    });
+    for (const [slot, v] of ce) f.bytes[CAND_EVENT + slot] = v;
+    for (const [slot, v] of ca) f.bytes[CAND_ARGS + slot] = v;
+    exports.configure(eventKeys.length, keys.length, argsField);
+    return f;
+  }
+
+  private views(): void {
+    const buf = this.exports.memory.buffer;
+    this.bytes = new Uint8Array(buf);
+    this.kinds = new Uint8Array(buf, KINDS, this.fields);
+    this.starts = new Int32Array(buf, STARTS, this.fields);
+    this.ends = new Int32Array(buf, ENDS, this.fields);
+  }
+
+  /** Copy the window from `from` on to DATA (growing the memory when it is too small: the views are then made anew). */
+  load(b: Uint8Array, from: number): void {
+    const need = DATA + b.length + 64;
+    const have = this.exports.memory.buffer.byteLength;
+    if (need > have) {
+      this.exports.memory.grow(Math.ceil((need - have) / PAGE));
+      this.views();
+    }
+    this.bytes.set(from === 0 ? b : b.subarray(from), DATA + from);
+    // Zeros past the end: the module loads sixteen bytes at a time, and compares nothing it has not checked.
+    this.bytes.fill(0, DATA + b.length, DATA + b.length + 64);
+  }
+
+  /** The event at p of the window (its brace): the position past it, -1 (more data needed) or -2 (JavaScript's). */
+  event(p: number, end: number): number {
+    const r = this.exports.event(DATA + p, DATA + end);
+    return r >= 0 ? r - DATA : r;
+  }
+}
