@@ -21,6 +21,7 @@ export const SLOW = [
   'test/render.test.ts',
   'test/scale.test.ts',
   'test/snapshot.test.ts',
+  'test/trace-engines.test.ts',
   'test/trace-real.test.ts',
 ];
 

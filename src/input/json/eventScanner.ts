@@ -268,6 +268,8 @@ export class EventScanner {
   events = 0;
   /** Whether a `traceEvents` member was found (object form). */
   sawTraceEvents = false;
+  /** Events the fast path read (the rest were the JavaScript scanner's). */
+  fastEvents = 0;
 
   constructor(
     options: ScannerOptions,
@@ -649,7 +651,7 @@ export class EventScanner {
     if (c === QUOTE) {
       // Short strings (most skipped values) in a loop; long ones, or ones with escapes, by strEnd.
       let q = p + 1;
-      const stop = q + 32 < end ? q + 32 : end;
+      const stop = Math.min(q + 32, end);
       let x = 0;
       while (q < stop) {
         x = b[q]!;
@@ -686,7 +688,7 @@ export class EventScanner {
         if (c === QUOTE) {
           // Short strings (most skipped values) in the loop; long ones, or ones with escapes, by strEnd.
           let q = p + 1;
-          const stop = q + 32 < end ? q + 32 : end;
+          const stop = Math.min(q + 32, end);
           let x = 0;
           while (q < stop) {
             x = b[q]!;
@@ -832,6 +834,7 @@ export class EventScanner {
     const q = this.fast!.event(p, this.end);
     if (q === -1) throw NEED;
     if (q === -2) return this.event(p);
+    this.fastEvents++;
     const v = this.view;
     v.buf = this.buf;
     v.bufAbs = this.bufAbs;

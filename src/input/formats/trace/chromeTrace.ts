@@ -15,6 +15,7 @@
 import { BytesMap } from '../../csv/bytesMap.js';
 import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
 import { inputError } from '../../../util/errors.js';
+import type { Engine } from '../../engine.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
 import { addApart, emptyTraceInfo, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
 import { shortenName } from './shortName.js';
@@ -25,6 +26,8 @@ export interface ChromeTraceOptions {
   shortNames?: boolean;
   /** Largest single event (or top-level member) accepted, in bytes (default 64 MiB). */
   maxItemBytes?: number;
+  /** The scanner's engine (json/eventScanner.ts; default: the run's, see input/engine.ts). The same records either way. */
+  engine?: Engine;
 }
 
 // Fields located in each event (indices into the view).
@@ -154,6 +157,7 @@ export class ChromeTraceReader {
         argKeys: ARG_KEYS,
         topKeys: ['distributedInfo'],
         maxItemBytes: options.maxItemBytes,
+        engine: options.engine,
         wantArgs: (v) => this.wantArgs(v),
         wantRest: (v) => this.wantRest(v),
         decideOn: ['ph', 'cat', 'name'],
