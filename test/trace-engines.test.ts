@@ -327,6 +327,24 @@ describe.skipIf(!HAS_REAL)('real samples', () => {
 });
 
 describe('the fast path', () => {
+  it('interns names by their bytes, and starts again when its table is full (more names than it holds)', () => {
+    // 40,000 distinct names (the table holds 32,768), each written twice, and names with escapes.
+    const parts: string[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const name = i % 1000 === 0 ? `k\\u00e9${i}` : `kernel_${i}`;
+      parts.push(
+        `{"ph": "X", "cat": "kernel", "name": "${name}", "ts": ${i}, "dur": 1}`,
+        `{"ph": "X", "cat": "kernel", "name": "${name}", "ts": ${i}, "dur": 2}`,
+      );
+    }
+    const bytes = Buffer.from(`[${parts.join(',')}]`);
+    const simd = readRecords(bytes, 'simd').records.map((r) => r.name);
+    expect(simd).toEqual(readRecords(bytes, 'js').records.map((r) => r.name));
+    expect(simd.length).toBe(80_000);
+    expect(simd[79_999]).toBe('kernel_39999');
+    expect(simd[2000]).toBe('ké1000');
+  });
+
   it('src/input/json/eventsWasm.ts is the assembly of src/input/json/events.wat', async () => {
     const { assemble } = (await import('../scripts/wasm-json.mjs')) as { assemble: () => Promise<string> };
     expect(await assemble()).toBe(readFileSync(join(ROOT, 'src/input/json/eventsWasm.ts'), 'utf8'));

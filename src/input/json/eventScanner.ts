@@ -87,6 +87,8 @@ export interface ScannerOptions {
   wantRest?: (v: EventView) => boolean;
   /** The event keys `wantRest` decides on (at most 31 event keys in all when it is given). */
   decideOn?: readonly string[];
+  /** An event key whose string values the fast path interns by their bytes (EventView.interned: kernel names). */
+  intern?: string;
   /**
    * 'simd' (the default of the run, see input/engine.ts): events go through the WebAssembly fast path
    * (events.wat) where it runs, the JavaScript scanner taking each one it leaves; 'js': the JavaScript scanner
@@ -132,6 +134,12 @@ export class EventView {
   index = 0;
   /** False when the scanner skipped the members after the `decideOn` fields (ScannerOptions.wantRest). */
   rest = true;
+  /** The fast path's id of the intern field's bytes (ScannerOptions.intern); negative: none. */
+  nameId = -2;
+  /** Decoded names by id (emptied with the fast path's table). */
+  readonly names: string[] = [];
+  /** The field ScannerOptions.intern names (-1: none). */
+  internField = -1;
   // Written by the scanner (in the fast path's memory when it runs: the arrays are replaced when it grows).
   kinds: Uint8Array;
   starts: Int32Array;
@@ -145,6 +153,21 @@ export class EventView {
 
   kind(i: number): number {
     return this.kinds[i]!;
+  }
+
+  /**
+   * The intern field's string, decoded once per distinct spelling (no hashing or decoding per event), or null
+   * when the fast path did not intern it (the JavaScript scanner read the event): decode it then.
+   */
+  interned(): string | null {
+    const id = this.nameId;
+    if (id < 0) return null;
+    let s = this.names[id];
+    if (s === undefined) {
+      s = this.str(this.internField)!;
+      this.names[id] = s;
+    }
+    return s;
   }
 
   /** The string value decoded, or null when the field is absent or not a string. */
@@ -286,7 +309,13 @@ export class EventScanner {
     this.fast =
       (options.engine ?? defaultEngine()) === 'js'
         ? null
-        : FastEvents.create(options.eventKeys.map(bytesOf), options.argKeys.map(bytesOf), this.argsField);
+        : FastEvents.create(
+            options.eventKeys.map(bytesOf),
+            options.argKeys.map(bytesOf),
+            this.argsField,
+            options.intern === undefined ? -1 : options.eventKeys.indexOf(options.intern),
+          );
+    this.view.internField = options.intern === undefined ? -1 : options.eventKeys.indexOf(options.intern);
     this.wantArgs = options.wantArgs ?? null;
     this.wantRest = options.wantRest ?? null;
     let mask = 0;
@@ -833,9 +862,19 @@ export class EventScanner {
   private fastEvent(p: number): number {
     const q = this.fast!.event(p, this.end);
     if (q === -1) throw NEED;
-    if (q === -2) return this.event(p);
-    this.fastEvents++;
     const v = this.view;
+    if (q === -2) {
+      v.nameId = -2;
+      return this.event(p);
+    }
+    this.fastEvents++;
+    const id = this.fast!.nameId();
+    if (id === -1) {
+      // The name table is full (more distinct names than a trace has): it starts again.
+      this.fast!.resetNames();
+      v.names.length = 0;
+    }
+    v.nameId = id;
     v.buf = this.buf;
     v.bufAbs = this.bufAbs;
     v.rest = true;

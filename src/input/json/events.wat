@@ -9,7 +9,9 @@
 ;; and ENDS 1536 (i32 per field, relative to the data: the bytes at DATA are the scanner's window), KEYLEN 2048
 ;; (u8 per key: its length, 1..32), KEYS 4096 (32 bytes per key), CAND_EVENT 8192 and CAND_ARGS 16896 (u8 per
 ;; length 0..32 × first byte: the index + 1 of the one key of the event, or of args, that has them; 0: none),
-;; DATA 65536. Field i is key i: the event keys first, then the keys of `args`. Strings are located without their
+;; NAME_ID 1800 (i32: the id of the name in the intern field of the last event, -1 when the table was full,
+;; -2 when it had none), the name table (SLOTS 1048576: 65536 i32 slots; per name HASHES 1310720, OFFSETS 1572864
+;; and LENGTHS 1835008, i32 each, for 32768 names; ARENA 2097152: 4 MiB of their bytes), DATA 6291456. Field i is key i: the event keys first, then the keys of `args`. Strings are located without their
 ;; quotes. The caller writes zeros past `end` and keeps 64 readable bytes there (searches load sixteen at a time;
 ;; a byte at `end` reads as 0, which no token continues with).
 (module
@@ -17,12 +19,96 @@
   (global $nEvent (mut i32) (i32.const 0))
   (global $nFields (mut i32) (i32.const 0))
   (global $argsField (mut i32) (i32.const -1))
+  (global $internField (mut i32) (i32.const -1))
+  ;; The name table: names held, arena bytes used.
+  (global $names (mut i32) (i32.const 0))
+  (global $used (mut i32) (i32.const 0))
 
   ;; The keys are written at KEYLEN and KEYS by the caller; then the counts.
-  (func (export "configure") (param $nEvent i32) (param $nFields i32) (param $argsField i32)
+  (func (export "configure") (param $nEvent i32) (param $nFields i32) (param $argsField i32) (param $internField i32)
     (global.set $nEvent (local.get $nEvent))
     (global.set $nFields (local.get $nFields))
-    (global.set $argsField (local.get $argsField)))
+    (global.set $argsField (local.get $argsField))
+    (global.set $internField (local.get $internField)))
+
+  ;; Empty the name table.
+  (func (export "resetNames")
+    (memory.fill (i32.const 1048576) (i32.const 0) (i32.const 262144))
+    (global.set $names (i32.const 0))
+    (global.set $used (i32.const 0)))
+
+  ;; The hash of the bytes [s, s + n): eight at a time (the last ones masked), with the length.
+  (func $hash (param $s i32) (param $n i32) (result i32)
+    (local $h i64) (local $i i32) (local $r i32)
+    (local.set $h (i64.xor (i64.const 0xcbf29ce484222325) (i64.extend_i32_u (local.get $n))))
+    (local.set $i (i32.const 0))
+    (block $done (loop $words
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $n)))
+      (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (i32.add (local.get $s) (local.get $i)))) (i64.const 0x100000001b3)))
+      (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
+      (local.set $i (i32.add (local.get $i) (i32.const 8)))
+      (br $words)))
+    (local.set $r (i32.sub (local.get $n) (local.get $i)))
+    (if (local.get $r)
+      (then
+        (local.set $h (i64.mul (i64.xor (local.get $h)
+          (i64.and (i64.load align=1 (i32.add (local.get $s) (local.get $i)))
+                   (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $r) (i32.const 3)))) (i64.const 1))))
+          (i64.const 0x100000001b3)))))
+    (local.set $h (i64.mul (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32))) (i64.const 0x9e3779b97f4a7c15)))
+    (i32.wrap_i64 (i64.shr_u (local.get $h) (i64.const 32))))
+
+  ;; Are the n bytes at a and b the same?
+  (func $same (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $tail (loop $words
+      (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $n)))
+      (if (i64.ne (i64.load align=1 (i32.add (local.get $a) (local.get $i))) (i64.load align=1 (i32.add (local.get $b) (local.get $i))))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 8)))
+      (br $words)))
+    (block $done (loop $bytes
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (if (i32.ne (i32.load8_u (i32.add (local.get $a) (local.get $i))) (i32.load8_u (i32.add (local.get $b) (local.get $i))))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $bytes)))
+    (i32.const 1))
+
+  ;; The id of the name spelt by the bytes [s, e) (as written, escapes and all), given one if new; -1 when the
+  ;; table is full (MAX_NAMES names or ARENA_BYTES bytes: the caller empties it). Open addressing over SLOTS
+  ;; (a slot holds id + 1, 0: empty).
+  (func $intern (param $s i32) (param $e i32) (result i32)
+    (local $n i32) (local $h i32) (local $slot i32) (local $k i32)
+    (local.set $n (i32.sub (local.get $e) (local.get $s)))
+    (local.set $h (call $hash (local.get $s) (local.get $n)))
+    (local.set $slot (i32.and (local.get $h) (i32.const 65535)))
+    (loop $probe
+      (local.set $k (i32.load offset=1048576 (i32.shl (local.get $slot) (i32.const 2))))
+      (if (i32.eqz (local.get $k))
+        (then
+          (if (i32.or (i32.ge_u (global.get $names) (i32.const 32768))
+                      (i32.gt_u (i32.add (global.get $used) (local.get $n)) (i32.const 4194304)))
+            (then (return (i32.const -1))))
+          (local.set $k (global.get $names))
+          (memory.copy (i32.add (i32.const 2097152) (global.get $used)) (local.get $s) (local.get $n))
+          (i32.store offset=1310720 (i32.shl (local.get $k) (i32.const 2)) (local.get $h))
+          (i32.store offset=1572864 (i32.shl (local.get $k) (i32.const 2)) (global.get $used))
+          (i32.store offset=1835008 (i32.shl (local.get $k) (i32.const 2)) (local.get $n))
+          (i32.store offset=1048576 (i32.shl (local.get $slot) (i32.const 2)) (i32.add (local.get $k) (i32.const 1)))
+          (global.set $used (i32.add (global.get $used) (local.get $n)))
+          (global.set $names (i32.add (local.get $k) (i32.const 1)))
+          (return (local.get $k))))
+      (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+      (if (i32.and
+            (i32.eq (i32.load offset=1310720 (i32.shl (local.get $k) (i32.const 2))) (local.get $h))
+            (i32.eq (i32.load offset=1835008 (i32.shl (local.get $k) (i32.const 2))) (local.get $n)))
+        (then
+          (if (call $same (i32.add (i32.const 2097152) (i32.load offset=1572864 (i32.shl (local.get $k) (i32.const 2)))) (local.get $s) (local.get $n))
+            (then (return (local.get $k))))))
+      (local.set $slot (i32.and (i32.add (local.get $slot) (i32.const 1)) (i32.const 65535)))
+      (br $probe))
+    (unreachable))
 
   (func $ws (param $p i32) (param $end i32) (result i32)
     (local $c i32)
@@ -247,8 +333,8 @@
 
   (func $set (param $f i32) (param $kind i32) (param $s i32) (param $e i32)
     (i32.store8 offset=512 (local.get $f) (local.get $kind))
-    (i32.store offset=1024 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $s) (i32.const 65536)))
-    (i32.store offset=1536 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $e) (i32.const 65536))))
+    (i32.store offset=1024 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $s) (i32.const 6291456)))
+    (i32.store offset=1536 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $e) (i32.const 6291456))))
 
   ;; Record the value at p (after white space) in field f: the position past it, or -1 / -2.
   (func $record (param $f i32) (param $p i32) (param $end i32) (result i32)
@@ -259,6 +345,8 @@
         (local.set $q (call $strEnd (local.get $p) (local.get $end)))
         (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
         (call $set (local.get $f) (i32.const 1) (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1)))
+        (if (i32.eq (local.get $f) (global.get $internField))
+          (then (i32.store (i32.const 1800) (call $intern (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1))))))
         (return (local.get $q))))
     (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
       (then
@@ -349,5 +437,6 @@
   ;; One event object at p (its brace): its fields located (the others absent), the position past it.
   (func (export "event") (param $p i32) (param $end i32) (result i32)
     (memory.fill (i32.const 512) (i32.const 0) (global.get $nFields))
+    (i32.store (i32.const 1800) (i32.const -2))
     (call $members (local.get $p) (local.get $end) (i32.const 8192)))
 )

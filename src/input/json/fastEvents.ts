@@ -13,7 +13,8 @@ const KEYLEN = 2048;
 const KEYS = 4096;
 const CAND_EVENT = 8192;
 const CAND_ARGS = 16896;
-export const DATA = 65536;
+const NAME_ID = 1800;
+export const DATA = 6291456;
 /** Fields and key length the module handles. */
 export const MAX_FIELDS = 64;
 export const MAX_KEY = 32;
@@ -21,8 +22,9 @@ const PAGE = 65536;
 
 interface Exports {
   memory: WebAssembly.Memory;
-  configure(nEvent: number, nFields: number, argsField: number): void;
+  configure(nEvent: number, nFields: number, argsField: number, internField: number): void;
   event(p: number, end: number): number;
+  resetNames(): void;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -43,6 +45,7 @@ export class FastEvents {
   starts!: Int32Array;
   ends!: Int32Array;
   private bytes!: Uint8Array;
+  private words!: Int32Array;
   private readonly exports: Exports;
 
   private constructor(
@@ -54,7 +57,7 @@ export class FastEvents {
   }
 
   /** An instance for these keys (event keys, then args keys), or null where it cannot serve (see top). */
-  static create(eventKeys: readonly Uint8Array[], argKeys: readonly Uint8Array[], argsField: number): FastEvents | null {
+  static create(eventKeys: readonly Uint8Array[], argKeys: readonly Uint8Array[], argsField: number, internField: number): FastEvents | null {
     const keys = [...eventKeys, ...argKeys];
     if (keys.length > MAX_FIELDS || keys.some((k) => k.length === 0 || k.length > MAX_KEY)) return null;
     // Keys are told apart by length and first byte, then checked byte for byte: two keys of the event (or of
@@ -81,13 +84,14 @@ export class FastEvents {
     });
     for (const [slot, v] of ce) f.bytes[CAND_EVENT + slot] = v;
     for (const [slot, v] of ca) f.bytes[CAND_ARGS + slot] = v;
-    exports.configure(eventKeys.length, keys.length, argsField);
+    exports.configure(eventKeys.length, keys.length, argsField, internField);
     return f;
   }
 
   private views(): void {
     const buf = this.exports.memory.buffer;
     this.bytes = new Uint8Array(buf);
+    this.words = new Int32Array(buf, 0, 1024);
     this.kinds = new Uint8Array(buf, KINDS, this.fields);
     this.starts = new Int32Array(buf, STARTS, this.fields);
     this.ends = new Int32Array(buf, ENDS, this.fields);
@@ -104,6 +108,19 @@ export class FastEvents {
     this.bytes.set(from === 0 ? b : b.subarray(from), DATA + from);
     // Zeros past the end: the module loads sixteen bytes at a time, and compares nothing it has not checked.
     this.bytes.fill(0, DATA + b.length, DATA + b.length + 64);
+  }
+
+  /**
+   * The id of the last event's name in the intern field (the same id for the same bytes, until resetNames):
+   * -1 when the table was full, -2 when the event had no string there.
+   */
+  nameId(): number {
+    return this.words[NAME_ID >> 2]!;
+  }
+
+  /** Empty the name table (ids are given anew). */
+  resetNames(): void {
+    this.exports.resetNames();
   }
 
   /** The event at p of the window (its brace): the position past it, -1 (more data needed) or -2 (JavaScript's). */

@@ -161,6 +161,7 @@ export class ChromeTraceReader {
         wantArgs: (v) => this.wantArgs(v),
         wantRest: (v) => this.wantRest(v),
         decideOn: ['ph', 'cat', 'name'],
+        intern: 'name',
       },
       { event: (v) => this.event(v), top: (k, v) => this.top(k, v) },
     );
@@ -276,6 +277,8 @@ export class ChromeTraceReader {
   }
 
   private name(v: EventView): string {
+    const known = v.interned();
+    if (known !== null) return known;
     const [s, e] = v.span(NAME);
     const b = v.buf;
     const h = this.names.hash(b, s, e, -1, -1);
