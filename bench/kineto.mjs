@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 // Benchmark of the kineto trace reader: generate a kineto trace shaped like the real samples (data/real/hta-kineto:
-// CPU ops, ProfilerStep#N annotations, cuda_runtime launches next to their kernels, memcpy/memset, long templated
-// kernel names), then time kprof's streaming reader (per-name counts, as a summary does) and Python's json.load of
-// the same file (what HTA does), each in its own process, with its peak RSS.
+// two CPU ops per kernel, ProfilerStep#N annotations, cuda_runtime launches and flow events next to their
+// kernels, memcpy, long templated kernel names), then time kprof's streaming reader (per-name counts, as a
+// summary does) and Python's json.load of the same file (what HTA does), each in its own process, with its wall
+// and CPU (user + system) time and peak RSS. The same trace gzipped (as kineto writes *.pt.trace.json.gz) is
+// read too, and its unpacking timed alone, so that its cost is seen apart.
 //
-//   node bench/kineto.mjs [--mb 1024] [--keep] [--no-python] [--file TRACE]
+//   node bench/kineto.mjs [--mb 1024] [--pairs 3] [--keep] [--no-python] [--no-gzip] [--file TRACE]
 //
-// The file goes to a fresh temporary folder and is removed afterwards (unless --keep). Targets (README): at least
-// 200 MB/s and a peak under 300 MB for kprof on a 1 GB trace.
+// --pairs N runs the reader N times with each engine, alternately (the WebAssembly fast path, then
+// KPROF_ENGINE=js, the JavaScript scanner alone), and gives medians and the ratio of each pair: on a shared
+// machine compare ratios, not single timings. The file goes to a fresh temporary folder and is removed afterwards
+// (unless --keep). Targets (README): at least 200 MB/s and a peak under 300 MB for kprof on a 1 GB trace.
 
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,10 +30,22 @@ const opt = (n, d) => {
 };
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+if (args[0] === '--gunzip') {
+  // Child: unpack the file and count its bytes (the cost of gzip alone).
+  const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
+  let bytes = 0;
+  for await (const c of createReadStream(args[1], { highWaterMark: 1 << 20 }).pipe(createGunzip({ chunkSize: 1 << 20 }))) bytes += c.length;
+  const cpu = process.cpuUsage(c0);
+  console.log(JSON.stringify({ ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (cpu.user + cpu.system) / 1000, bytes }));
+  process.exit(0);
+}
+
 if (args[0] === '--read') {
   // Child: read the file with kprof's reader (bundled from src/ by the parent) and print the figures as JSON.
-  const { readChromeTrace, traceChunks } = await import(pathToFileURL(args[2]).href);
+  const { readChromeTrace, traceChunks, setDefaultEngine } = await import(pathToFileURL(args[2]).href);
   const file = args[1];
+  setDefaultEngine(args[3] ?? 'simd');
   const counts = new Map();
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
@@ -146,7 +164,8 @@ try {
   const reader = join(work, 'reader.mjs');
   await build({
     stdin: {
-      contents: "export * from './src/input/formats/trace/chromeTrace.ts'; export * from './src/input/formats/trace/source.ts';",
+      contents:
+        "export * from './src/input/formats/trace/chromeTrace.ts'; export * from './src/input/formats/trace/source.ts'; export { setDefaultEngine } from './src/input/engine.ts';",
       resolveDir: root,
       loader: 'ts',
     },
@@ -157,15 +176,35 @@ try {
     outfile: reader,
     logLevel: 'error',
   });
-  const k = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--read', file, reader], { encoding: 'utf8' });
+  const child = (mode, path, ...rest) => {
+    const k = spawnSync(process.execPath, [fileURLToPath(import.meta.url), mode, path, ...rest], { encoding: 'utf8' });
+    if (k.status !== 0) throw new Error(`${mode} failed: ${k.stderr}`);
+    return JSON.parse(k.stdout);
+  };
+  const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1000)).toFixed(0);
+  const line = (label, r, bytes) =>
+    `${label}: ${(r.ms / 1000).toFixed(2)} s, ${mbps(bytes, r.ms)} MB/s (CPU ${(r.cpuMs / 1000).toFixed(2)} s, ${mbps(bytes, r.cpuMs)} MB/s)` +
+    (r.maxRssKb === undefined ? '' : `, peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MB (${r.kernels} kernels, ${r.names} names, ${r.steps} steps)`);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const pairs = Number(opt('--pairs', '1'));
+  const runs = { simd: [], js: [] };
+  for (let i = 0; i < pairs; i++) for (const engine of ['simd', 'js']) runs[engine].push(child('--read', file, reader, engine));
+  const r = runs.simd[runs.simd.length >> 1];
+  console.log(line('kprof reader ', r, size));
+  console.log(line('  (engine js)', runs.js[runs.js.length >> 1], size));
+  const ratio = median(runs.simd.map((x, i) => x.cpuMs / runs.js[i].cpuMs));
+  console.log(`  CPU time, fast path / JavaScript scanner alone: ${ratio.toFixed(2)} (median of ${pairs} alternating pair${pairs === 1 ? '' : 's'})`);
+
+  if (!flag('--no-gzip')) {
+    const gz = join(work, 'trace.json.gz');
+    await pipeline(createReadStream(file), createGzip({ level: 6 }), createWriteStream(gz));
+    const gzSize = statSync(gz).size;
+    const g = child('--read', gz, reader, 'simd');
+    const u = child('--gunzip', gz);
+    console.log(`${line('gzip trace   ', g, size)} [${(gzSize / 1e6).toFixed(0)} MB packed; MB/s of unpacked bytes]`);
+    console.log(`${line('  gunzip alone', u, size)}`);
+  }
   rmSync(work, { recursive: true, force: true });
-  if (k.status !== 0) throw new Error(`kprof reader failed: ${k.stderr}`);
-  const r = JSON.parse(k.stdout);
-  console.log(
-    `kprof reader : ${(r.ms / 1000).toFixed(2)} s, ${(size / 1e6 / (r.ms / 1000)).toFixed(0)} MB/s (CPU ${(r.cpuMs / 1000).toFixed(2)} s, ` +
-      `${(size / 1e6 / (r.cpuMs / 1000)).toFixed(0)} MB/s), peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MB ` +
-      `(${r.kernels} kernels, ${r.names} names, ${r.steps} steps)`,
-  );
 
   if (!flag('--no-python')) {
     const py = `import json,sys,time,resource\nt=time.time()\nc=time.process_time()\nd=json.load(open(sys.argv[1]))\nn=sum(1 for e in d['traceEvents'] if e.get('cat')=='kernel')\nprint(json.dumps({'s':time.time()-t,'cpu':time.process_time()-c,'kernels':n,'maxRssKb':resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))`;

@@ -14,6 +14,10 @@
 //   nesting neither recurses nor allocates).
 // - Every chunk is checked to be UTF-8 (JSON text is UTF-8, RFC 8259) by node's native validator, with a
 //   sequence cut by a chunk boundary carried over to the next.
+// - Events go through the WebAssembly fast path (events.wat, see fastEvents.ts) unless the engine is 'js': the
+//   window is copied to its memory, and one call per event locates the fields there (the view's arrays are its
+//   memory) and interns the name. Whatever it leaves (an escaped member name, any error) this file's
+//   event() scans again from the event's first byte, so both engines give the same events and the same errors.
 //
 // Errors are JsonTraceError with the absolute byte offset; the readers turn them into input errors that name
 // the file. The structure, numbers and literals are checked as a JSON parser checks them; the content of a
@@ -268,7 +272,7 @@ export class EventScanner {
   private keyEscaped = false;
   private readonly stack = new Uint8Array(MAX_DEPTH);
   /** The WebAssembly fast path (null: the JavaScript scanner alone). */
-  private readonly fast: FastEvents | null;
+  private fast: FastEvents | null;
 
   private buf: Buffer = Buffer.alloc(0);
   /** Absolute offset of buf[0]. */
@@ -385,6 +389,9 @@ export class EventScanner {
       this.buf = Buffer.alloc(0);
     }
     this.run(true);
+    // The trace was read whole: the fast path's instance goes back for the next scanner.
+    this.fast?.release();
+    this.fast = null;
   }
 
   /** Total bytes fed. */

@@ -13,6 +13,15 @@ const KEYLEN = 2048;
 const KEYS = 4096;
 const CAND_EVENT = 8192;
 const CAND_ARGS = 16896;
+/** A candidate table: 33 lengths × 256 first bytes. */
+const CAND_BYTES = 33 * 256;
+/**
+ * Instances no scanner uses: a thread reading many traces reuses them (a new one costs a millisecond and a new
+ * memory of several MiB), the ones whose memory stayed small only.
+ */
+const idle: Exports[] = [];
+const MAX_IDLE = 4;
+const MAX_IDLE_BYTES = 16 << 20;
 const NAME_ID = 1800;
 export const DATA = 6291456;
 /** Fields and key length the module handles. */
@@ -76,8 +85,14 @@ export class FastEvents {
     if (ce === null || ca === null) return null;
     const mod = compiledModule();
     if (mod === null) return null;
-    const exports = new WebAssembly.Instance(mod, {}).exports as unknown as Exports;
+    const reused = idle.pop();
+    const exports = reused ?? (new WebAssembly.Instance(mod, {}).exports as unknown as Exports);
     const f = new FastEvents(exports, keys.length);
+    if (reused !== undefined) {
+      // The last scanner's keys, candidates and names go.
+      f.bytes.fill(0, KEYLEN, CAND_ARGS + CAND_BYTES);
+      exports.resetNames();
+    }
     keys.forEach((k, i) => {
       f.bytes[KEYLEN + i] = k.length;
       f.bytes.set(k, KEYS + i * MAX_KEY);
@@ -86,6 +101,11 @@ export class FastEvents {
     for (const [slot, v] of ca) f.bytes[CAND_ARGS + slot] = v;
     exports.configure(eventKeys.length, keys.length, argsField, internField);
     return f;
+  }
+
+  /** The scanner is done with it: it goes back for the next one of this thread. */
+  release(): void {
+    if (idle.length < MAX_IDLE && this.exports.memory.buffer.byteLength <= MAX_IDLE_BYTES) idle.push(this.exports);
   }
 
   private views(): void {
