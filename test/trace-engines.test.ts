@@ -120,7 +120,7 @@ const str = fc.record({ t: fc.constant('str' as const), s: text, esc: escapes })
 const key = (names: string[]): fc.Arbitrary<Key> =>
   fc.record({
     s: fc.oneof(fc.constantFrom(...names), fc.constantFrom('External id', 'grid', 'x', ''), text),
-    esc: fc.oneof(fc.constant([]), escapes),
+    esc: fc.oneof(fc.constant<number[]>([]), escapes),
   });
 
 const { value } = fc.letrec<{ value: Value }>((tie) => ({
