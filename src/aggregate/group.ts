@@ -73,6 +73,14 @@ function missingField(rank: RankData, field: keyof Fields, asked: string): never
   const f = rank.files[0];
   const path = f?.path ?? '(input)';
   const holds = f === undefined ? null : formatOf(f.format).holds;
+  const answer = { name: 'names', type: 'types', core: 'cores', shapes: 'shapes', steps: 'steps' } as const;
+  const facts = f === undefined ? null : formatOf(f.format);
+  if (facts !== null && facts.answers[answer[field]] === 'no' && facts.answers.names !== 'no' && facts.answers.types === 'no') {
+    // A format of kernel names only (a trace): what it has instead.
+    const instead =
+      field === 'type' || field === 'shapes' || field === 'core' ? ' Use --by name (the default for this input).' : ' Drop that option.';
+    throw inputError(`${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${facts.naming.title} has none: it names its kernels only.${instead}`);
+  }
   if (holds === 'totals') {
     throw inputError(
       `${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${f!.format} is already aggregated per OP Type + Core Type ` +

@@ -64,7 +64,9 @@ export interface RunHooks {
 function addCommonOptions(cmd: Command): Command {
   return addSelectionOptions(
     cmd
-      .addOption(new Option('--by <grouping>', 'group kernels by').choices(GROUP_BYS).default('type'))
+      .addOption(
+        new Option('--by <grouping>', 'group kernels by (default: type; name for an input of kernel names only: traces, Nsight)').choices(GROUP_BYS),
+      )
       .option('--groups <file>', 'user-defined groups (YAML or JSON): group name → types, names or /regex/'),
   );
 }
@@ -76,7 +78,8 @@ function addSelectionOptions(cmd: Command): Command {
     .option('--steps <range>', 'only these Step Ids, e.g. 5-20, 14- (from 14 on), -8 (up to 8) or 13,15,20-30')
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
     .option('--match <regex>', 'only kernels whose name or type matches')
-    .option('--exclude <regex>', 'leave out kernels whose name or type matches');
+    .option('--exclude <regex>', 'leave out kernels whose name or type matches')
+    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names of traces');
 }
 
 function addRunOptions(cmd: Command): Command {
@@ -140,6 +143,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .description('show what a profile holds and how kprof will read it: files, formats, ranks, steps, columns, warnings')
     .argument('<profile>', 'a file or folder, as for summary')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
+    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names of traces')
     .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
@@ -204,7 +208,9 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
         .description('write a starter rules file for kprof check that locks in what a base → PR change achieved')
         .argument('<base>', 'the base profile (a file or folder as for summary, or a summary JSON)')
         .argument('<pr>', 'the PR profile')
-        .addOption(new Option('--by <grouping>', 'select kernels in the rules by').choices(RULES_BYS).default('type'))
+        .addOption(
+          new Option('--by <grouping>', 'select kernels in the rules by (default: type; name for an input of kernel names only)').choices(RULES_BYS),
+        )
         .option('--groups <file>', 'user-defined groups (YAML or JSON): rules select these groups; the file is copied into the rules'),
     )
       .option('--cut-threshold <percent>', 'a kernel whose count per step fell by at least this much gets a maximum', '20')

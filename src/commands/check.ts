@@ -71,6 +71,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
       withShapes: false,
       ranks: selection.ranks,
       rawNames: selectionRawNames(selection, ruleNameTests(rules)),
+      shortNames: flags.shortNames === true,
       onBytes: progress.tracker(input),
     });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);

@@ -8,7 +8,7 @@ import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../a
 import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
@@ -66,6 +66,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       withShapes: common.withShapes,
       ranks: common.selection.ranks,
       rawNames: selectionRawNames(common.selection),
+      shortNames: flags.shortNames === true,
       onBytes: progress.tracker(input),
       beside: rewrites ? { kind: SEQUENCE_RECORDER, options: { by: common.by } } : null,
     });
@@ -73,13 +74,15 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
-  const opts = { by: common.by, selection: common.selection };
+  apartNote([b, p], io);
+  const by = chooseBy(common.byGiven, common.by, [b, p], io);
+  const opts = { by, selection: common.selection };
   const sb = summarize(b, opts);
   const sp = summarize(p, opts);
   io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));
   io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows));
   io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
-  io.stderr(emptySelectionWarnings(incomparableMessages(b, p, common.by, common.selection)));
+  io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
   if (rewrites) {

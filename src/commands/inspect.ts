@@ -13,10 +13,17 @@ export interface InspectFlags {
   format: InspectFormat;
   rank?: string;
   out?: string;
+  shortNames?: boolean;
 }
 
 export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
-  const data = await readProfile(profile, { withShapes: false, withSpan: true, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
+  const data = await readProfile(profile, {
+    withShapes: false,
+    withSpan: true,
+    ranks: parseRanks(flags.rank),
+    shortNames: flags.shortNames === true,
+    onBytes: progress.tracker(profile),
+  });
   progress.done();
   const witness = await witnessProfile(data);
   const warnings = data.ranks.flatMap((r) => r.warnings);

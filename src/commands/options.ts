@@ -5,20 +5,31 @@ import { parseSteps } from '../aggregate/group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
+import { formatOf } from '../input/formats/registry.js';
+import type { Profile, RankData } from '../model/model.js';
+import type { Io } from '../util/io.js';
+import { shown } from '../util/inputText.js';
+import { relPath } from '../util/paths.js';
+import { fmtCount, fmtUs } from '../util/format.js';
 
 /** Options shared by summary, diff, check and rules. */
 export interface CommonFlags {
-  by: string;
+  /** Undefined: not given (chooseBy decides once the input is read). */
+  by?: string | undefined;
   groups?: string;
   rank?: string;
   steps?: string;
   core?: string;
   match?: string;
   exclude?: string;
+  /** --short-names: shorten CUDA/ROCm kernel names of traces. */
+  shortNames?: boolean;
 }
 
 export interface Common {
   by: GroupBy;
+  /** --by was given (else `by` is the default, which chooseBy may change for an input of names only). */
+  byGiven: boolean;
   selection: Selection;
   withShapes: boolean;
 }
@@ -69,10 +80,11 @@ function normaliseRankPath(r: string): string {
 }
 
 export function parseCommon(flags: CommonFlags): Common {
-  if (!(GROUP_BYS as readonly string[]).includes(flags.by)) {
-    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${flags.by}".`);
+  const given = flags.by;
+  if (given !== undefined && !(GROUP_BYS as readonly string[]).includes(given)) {
+    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${given}".`);
   }
-  const by = flags.by as GroupBy;
+  const by = (given ?? DEFAULT_BY) as GroupBy;
   const selection: Selection = {
     ranks: parseRanks(flags.rank),
     steps: flags.steps !== undefined ? parseSteps(flags.steps) : null,
@@ -87,7 +99,41 @@ export function parseCommon(flags: CommonFlags): Common {
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,
     groups: flags.groups !== undefined ? readGroupsFile(flags.groups) : [],
   };
-  return { by, selection, withShapes: by === 'type+shapes' };
+  return { by, byGiven: given !== undefined, selection, withShapes: by === 'type+shapes' };
+}
+
+/** The grouping when --by is not given, unless the input holds kernel names only (see chooseBy). */
+export const DEFAULT_BY = 'type';
+
+/** A rank read from an export of kernel names only (a trace: no op types), or null; its file when it is one. */
+function nameOnlyFile(r: RankData): string | null {
+  if (r.snapshot !== null || r.files.length === 0) return null;
+  const only = r.files.every((f) => {
+    const a = formatOf(f.format).answers;
+    return a.types === 'no' && a.names !== 'no';
+  });
+  return only ? r.files[0]!.path : null;
+}
+
+/**
+ * --by as given; when it is not, `type`, or `name` when a profile holds kernel names only (trace_view.json, a
+ * kineto trace, an Nsight CSV: none has op types) or is made only of summary JSONs made with --by name. A
+ * note on stderr says so. An explicit --by type on such an input is refused when grouping (group.ts).
+ */
+export function chooseBy<B extends string>(given: boolean, by: B, profiles: readonly Profile[], io: Io): B | 'name' {
+  if (given || by === 'name') return by;
+  const ranks = profiles.flatMap((p) => p.ranks);
+  const file = ranks.map(nameOnlyFile).find((f) => f !== null);
+  if (file !== undefined) {
+    io.stderr(`kprof: note: grouped by name: ${shown(relPath(file))} names its kernels only (no op types); pass --by to choose.\n`);
+    return 'name';
+  }
+  const saved = ranks.filter((r) => r.snapshot !== null);
+  if (saved.length > 0 && saved.length === ranks.length && saved.every((r) => r.snapshot!.groupBy === 'name')) {
+    io.stderr(`kprof: note: grouped by name, as ${shown(relPath(saved[0]!.snapshot!.path))} was made; pass --by to choose.\n`);
+    return 'name';
+  }
+  return by;
 }
 
 /** `--top N`. */
@@ -95,4 +141,26 @@ export function parseTop(text: string | undefined): number | null {
   if (text === undefined) return null;
   if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${text}".`);
   return Number(text);
+}
+
+/**
+ * One stderr line for what the profiles' files held that is not kernels (a trace's memory copies and sets …):
+ * left out of the figures, summed per label over every file; kprof inspect lists them per file.
+ */
+export function apartNote(profiles: readonly Profile[], io: Io): void {
+  const sum = new Map<string, { count: number; ticks: number; files: number }>();
+  for (const f of profiles.flatMap((p) => p.ranks.flatMap((r) => r.files))) {
+    for (const a of f.apart ?? []) {
+      const s = sum.get(a.label) ?? { count: 0, ticks: 0, files: 0 };
+      s.count += a.count;
+      s.ticks += a.ticks;
+      s.files++;
+      sum.set(a.label, s);
+    }
+  }
+  if (sum.size === 0) return;
+  const what = [...sum]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([label, s]) => `${fmtCount(s.count)} ${shown(label)} (${fmtUs(s.ticks / 10_000)})`);
+  io.stderr(`kprof: note: not kernels, left out of the figures: ${what.join(', ')}; kprof inspect lists them per file.\n`);
 }

@@ -7,7 +7,7 @@ import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
-import { parseCommon, type CommonFlags } from './options.js';
+import { chooseBy, DEFAULT_BY, parseCommon, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
@@ -17,7 +17,7 @@ import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
 export interface RulesFlags extends CommonFlags {
-  by: RulesBy;
+  by?: RulesBy | undefined;
   cutThreshold: string;
   margin: string;
   out?: string;
@@ -65,12 +65,18 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection } = parseCommon(flags);
   const read = (input: string): Promise<Profile> =>
-    readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection), onBytes: progress.tracker(input) });
+    readProfile(input, {
+      withShapes: false,
+      ranks: selection.ranks,
+      rawNames: selectionRawNames(selection),
+      shortNames: flags.shortNames === true,
+      onBytes: progress.tracker(input),
+    });
   const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
   progress.done();
   report(io, base, flags.strict);
   report(io, pr, flags.strict);
-  const opts = { by: flags.by, selection };
+  const opts = { by: chooseBy(flags.by !== undefined, flags.by ?? (DEFAULT_BY as RulesBy), [base, pr], io), selection };
   const bs = summarize(base, opts);
   const ps = summarize(pr, opts);
   // The rules are verified on what they will be checked on: the same ranks, steps and kernels.

@@ -4,7 +4,7 @@ import { selectionRawNames } from '../aggregate/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
-import { parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
@@ -31,10 +31,12 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     withShapes: common.withShapes,
     ranks: common.selection.ranks,
     rawNames: selectionRawNames(common.selection),
+    shortNames: flags.shortNames === true,
     onBytes: progress.tracker(profile),
   });
   progress.done();
-  const s = summarize(data, { by: common.by, selection: common.selection });
+  apartNote([data], io);
+  const s = summarize(data, { by: chooseBy(common.byGiven, common.by, [data], io), selection: common.selection });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
   strictCheck(flags.strict, s.skippedRows);

@@ -46,6 +46,8 @@ export interface ReadOptions {
   engine?: Engine;
   /** A sink to read beside each rank's accumulator (see beside.ts): its results are each RankData's `beside`. */
   beside?: BesideRequest | null;
+  /** Shorten CUDA/ROCm kernel names of traces: template arguments, parameters and return type stripped (--short-names). */
+  shortNames?: boolean;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -112,6 +114,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
                 engine: options.engine,
                 rawNames: options.rawNames ?? null,
                 beside: besideTask(options.beside),
+                shortNames: options.shortNames,
               } satisfies ReadTask,
               options.onBytes,
               // The main thread may take a task only when it has no progress bar to keep drawing, and not when

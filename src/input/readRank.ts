@@ -25,6 +25,8 @@ export async function readRank(
     beside?: BesideRequest | null | undefined;
     /** What may select kernels by raw name in this run (see Accumulator). */
     rawNames?: RawNameTests | null | undefined;
+    /** Shorten CUDA/ROCm kernel names (--short-names). */
+    shortNames?: boolean | undefined;
   },
 ): Promise<RankData[]> {
   const reader = readerOf(plan.format);
@@ -83,6 +85,7 @@ export async function readRank(
       onBytes: options.onBytes,
       split,
       engine: options.engine,
+      shortNames: options.shortNames,
     });
     file.rowsSkipped = skipped() - before;
     if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {

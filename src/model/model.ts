@@ -260,6 +260,10 @@ export interface SourceFile {
   bytes: number;
   rowsRead: number;
   rowsSkipped: number;
+  /** What else the reader found (what the file can answer, what it left out and why), a line each in inspect. */
+  notes?: string[];
+  /** Operations the file holds that are not kernels (memory copies and sets …), left out of the figures, by label. */
+  apart?: { label: string; count: number; ticks: number }[];
 }
 
 /** Everything read for one rank. */

@@ -10,6 +10,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 import { readTable } from './readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
 import { readSnapshot } from './snapshot.js';
+import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
 /** The CSV exports share one reader: the header says which of them a file is (detect.ts). */
 const csvTable: FormatReader = { kind: 'kernels', read: readTable };
@@ -20,6 +21,10 @@ const READERS = {
   op_summary: csvTable,
   op_statistic: csvTable,
   summary_json: { kind: 'ranks', read: readSnapshot },
+  trace_view: { kind: 'kernels', read: readChromeTraceFile },
+  kineto: { kind: 'kernels', read: readChromeTraceFile },
+  nsys_gpu_trace: { kind: 'kernels', read: readNsysFile },
+  nsys_kern_sum: { kind: 'kernels', read: readNsysFile },
 } as const satisfies Record<FormatId, FormatReader>;
 
 const addedReaders = new Map<string, FormatReader>();

@@ -19,6 +19,8 @@
 import type { Fields, RankData, SourceFile } from '../../model/model.js';
 import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
 import type { Engine } from '../engine.js';
+// The trace formats' sniffers (content tests only: they read no file).
+import { kinetoRank, sniffChromeTrace, sniffNsysCsv } from './trace/detect.js';
 
 /** How a format answers a question about its kernels. */
 export type Answer =
@@ -52,9 +54,10 @@ export interface Answers {
   order: Answer;
   /**
    * Where rank ids come from: the profile folder (profiler_info_*.json or its name), the folder or a column of the
-   * file (msprof's Device_id: one file can hold several devices), or the file itself (a summary JSON's perRank).
+   * file (msprof's Device_id: one file can hold several devices), the file itself (a summary JSON's perRank), or
+   * the first bytes or name of each file, else its folder (a kineto trace's distributedInfo: see Recognition.rank).
    */
-  ranks: 'folder' | 'column' | 'file';
+  ranks: 'folder' | 'column' | 'file' | 'head';
 }
 
 /** What a format's files hold, which decides how resolve and the commands treat them. */
@@ -89,6 +92,11 @@ export interface Recognition {
   sniff?: (head: Uint8Array) => boolean;
   /** Where it is found in a profile; [] for a format read only when given as a file. */
   places: readonly Place[];
+  /**
+   * The rank of a file given alone or found in a collection, from its first bytes (as for sniff) and its base
+   * name, when the file says it (kineto's distributedInfo); null: the folder's rank, as for other formats.
+   */
+  rank?: (head: Uint8Array, name: string) => { rank: string; source: string } | null;
   /** From a folder: the first of its files by name (one export), or all of them in order (slices of one export). */
   takes: 'first' | 'all';
 }
@@ -141,6 +149,8 @@ export interface KernelReadOptions {
   onBytes?: ((n: number) => void) | undefined;
   /** The scan engine of a text format (undefined: the default, see engine.ts). */
   engine?: Engine | undefined;
+  /** Kernel names of CUDA/ROCm traces without template arguments, parameters and return type (--short-names). */
+  shortNames?: boolean | undefined;
 }
 
 export type FormatReader =
@@ -154,6 +164,11 @@ const KERNEL_DETAILS = /^kernel_details\.csv(\.gz)?$/;
 const OP_SUMMARY = /^op_summary_.*\.csv(\.gz)?$/;
 const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
 const SUMMARY_JSON = /\.json(\.gz)?$/i;
+const TRACE_VIEW = /^trace_view\.json(\.gz)?$/;
+/** Any JSON: kineto traces are named by their writer (`*.pt.trace.json`, `rank-0.json`, `…_kineto.json.gz`). */
+const CHROME_TRACE = /\.json(\.gz)?$/i;
+const NSYS_GPU_TRACE = /(^|_)(cuda_gpu_trace|gputrace)\.csv(\.gz)?$/i;
+const NSYS_KERN_SUM = /(^|_)(cuda_gpu_kern_sum|gpukernsum)\.csv(\.gz)?$/i;
 
 /** How kprof starts a summary JSON: `{"schemaVersion": N, "kind": "summary"` (pretty-printed or not, a BOM before, as bytes). */
 const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*,\s*"kind"\s*:\s*"summary"/;
@@ -233,6 +248,23 @@ export const FORMATS = [
     gzip: true,
   },
   {
+    id: 'trace_view',
+    holds: 'kernels',
+    // Read when a profile folder has no kernel table of the formats above (it has no op types).
+    recognise: { names: [TRACE_VIEW], sniff: sniffChromeTrace, places: ['framework', 'loose'], takes: 'first' },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', order: 'yes', ranks: 'folder' },
+    naming: {
+      short: 'trace_view.json',
+      brief: 'trace_view.json',
+      pass: 'trace_view.json',
+      title: 'a torch_npu trace_view.json',
+      by: 'torch_npu',
+      lookedFor: ['ASCEND_PROFILER_OUTPUT/trace_view.json'],
+      header: null,
+    },
+    gzip: true,
+  },
+  {
     id: 'summary_json',
     holds: 'summary',
     recognise: {
@@ -261,6 +293,61 @@ export const FORMATS = [
       title: 'a kprof summary JSON',
       by: 'kprof',
       lookedFor: ['summary JSONs (*.json)'],
+      header: null,
+    },
+    gzip: true,
+  },
+  {
+    id: 'kineto',
+    holds: 'kernels',
+    // A folder of per-rank traces is one multi-rank profile; each file's rank is its distributedInfo.rank.
+    recognise: {
+      names: [CHROME_TRACE],
+      sniff: sniffChromeTrace,
+      places: ['collection'],
+      takes: 'all',
+      rank: (head, name) => (sniffChromeTrace(head) ? kinetoRank(head, name) : null),
+    },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', order: 'yes', ranks: 'head' },
+    naming: {
+      short: 'a PyTorch kineto trace',
+      brief: 'kineto trace',
+      pass: 'a PyTorch kineto trace (*.pt.trace.json[.gz])',
+      title: 'a PyTorch kineto trace',
+      by: 'the PyTorch profiler',
+      lookedFor: ['PyTorch kineto traces (*.json[.gz])'],
+      header: null,
+    },
+    gzip: true,
+  },
+  {
+    id: 'nsys_gpu_trace',
+    holds: 'kernels',
+    recognise: { names: [NSYS_GPU_TRACE], sniff: (head) => sniffNsysCsv(head) === 'nsys_gpu_trace', places: ['loose'], takes: 'first' },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', order: 'yes', ranks: 'folder' },
+    naming: {
+      short: '*cuda_gpu_trace.csv',
+      brief: 'cuda_gpu_trace',
+      pass: 'an nsys stats cuda_gpu_trace CSV (*cuda_gpu_trace.csv)',
+      title: 'an Nsight Systems cuda_gpu_trace CSV',
+      by: 'nsys stats',
+      lookedFor: ['*cuda_gpu_trace.csv'],
+      header: null,
+    },
+    gzip: true,
+  },
+  {
+    id: 'nsys_kern_sum',
+    holds: 'totals',
+    recognise: { names: [NSYS_KERN_SUM], sniff: (head) => sniffNsysCsv(head) === 'nsys_kern_sum', places: ['loose'], takes: 'first' },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', order: 'no', ranks: 'folder' },
+    naming: {
+      short: '*cuda_gpu_kern_sum.csv',
+      brief: 'cuda_gpu_kern_sum',
+      pass: 'an nsys stats cuda_gpu_kern_sum CSV (*cuda_gpu_kern_sum.csv)',
+      title: 'an Nsight Systems cuda_gpu_kern_sum CSV',
+      by: 'nsys stats',
+      lookedFor: ['*cuda_gpu_kern_sum.csv'],
       header: null,
     },
     gzip: true,

@@ -371,7 +371,11 @@ export function resolveInput(input: string): ResolvedInput {
   }
   const collected = profileFolder ? [] : collectionFiles(input);
   if (ranks.length === 0) {
-    ranks = collected.map((c) => ({ rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, format: c.format.id, files: [c.file], root: input }));
+    ranks = collected.map((c) =>
+      ranksInFile(c.format.id)
+        ? { rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, format: c.format.id, files: [c.file], root: input }
+        : filePlan(c.file, c.format),
+    );
   } else {
     for (const c of collected) {
       const folder = `a folder of ${plural(c.format.naming.short)}`;
@@ -472,13 +476,34 @@ function listed(items: readonly string[], last: 'and' | 'or'): string {
   return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
 }
 
+/**
+ * One file that is one rank (a kineto trace of a folder of them): its rank from its first bytes or name
+ * (Recognition.rank), else none; the file is the rank's root (several unnamed
+ * ranks of one folder are told apart by their file names).
+ */
+function filePlan(path: string, format: FormatFacts): RankPlan {
+  const own = format.recognise.rank?.(readHead(path), basename(path)) ?? null;
+  if (own !== null) return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: path };
+  return {
+    rank: '-',
+    rankSource: 'not found in the file (no distributedInfo.rank, no rank in its name)',
+    format: format.id,
+    files: [path],
+    root: path,
+  };
+}
+
 function resolveFile(path: string, notes: string[]): RankPlan {
   const name = basename(path);
   const dir = join(path, '..');
   // A file inside ASCEND_PROFILER_OUTPUT takes its rank from the profile folder above.
   const rankFolder = basename(dir) === 'ASCEND_PROFILER_OUTPUT' ? join(dir, '..') : dir;
-  const r = rankOf(rankFolder);
   const format = recognise(path, name);
+  if (format.recognise.rank !== undefined) {
+    const own = format.recognise.rank(readHead(path), name);
+    if (own !== null) return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: dir };
+  }
+  const r = rankOf(rankFolder);
   if (ranksInFile(format.id)) {
     return { rank: '-', rankSource: format.naming.short.replace(/^an? /, ''), format: format.id, files: [path], root: dir };
   }
@@ -512,7 +537,12 @@ const SNIFF_BYTES = 65536;
  */
 function recognise(path: string, name: string): FormatFacts {
   const named = formatsNamed(name);
-  return named.length === 0 ? fallbackFormat() : claim(path, named);
+  if (named.length > 0) return claim(path, named);
+  // A file no format names (an nsys CSV saved as gpu.csv): a format whose sniff claims its content, else the CSV family.
+  const sniffers = allFormats().filter((f) => f.recognise.sniff !== undefined && f.recognise.places.includes('loose'));
+  if (sniffers.length === 0) return fallbackFormat();
+  const head = readHead(path);
+  return sniffers.find((f) => f.recognise.sniff!(head)) ?? fallbackFormat();
 }
 
 /** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */

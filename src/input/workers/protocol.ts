@@ -25,6 +25,8 @@ export interface ReadTask {
   rawNames: RawNameTests | null;
   /** A sink to read beside each accumulator, by its kind's name (beside.ts); null: none. */
   beside: BesideTask | null;
+  /** Shorten CUDA/ROCm kernel names (--short-names). */
+  shortNames?: boolean | undefined;
 }
 
 /** Run a task's read in the working directory it names, wherever it runs (a worker, or the main thread). */

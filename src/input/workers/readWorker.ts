@@ -45,6 +45,7 @@ export function serveReads(): void {
         engine: m.payload.engine,
         rawNames: m.payload.rawNames,
         beside: kind === null || task === null ? null : { kind, options: task.options },
+        shortNames: m.payload.shortNames,
         onBytes,
       }),
     ).then(

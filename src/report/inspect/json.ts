@@ -36,6 +36,7 @@ export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterab
           traits: f.traits,
           columns: f.columns,
           missing: f.missing,
+          ...(f.notes !== undefined ? { notes: f.notes } : {}),
           bytes: f.bytes,
           rowsRead: f.rowsRead,
           rowsSkipped: f.rowsSkipped,

@@ -57,6 +57,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
             .join(', ')}${f.columns.length > 14 ? ', …' : ''}`,
         );
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.map(shown).join(', ')}`);
+      for (const n of f.notes ?? []) out.push(`  found    ${shown(n)}`);
       out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);

@@ -167,6 +167,11 @@ export class ChromeTraceReader {
     );
   }
 
+  /** ProfilerStep#N windows read so far. */
+  get stepWindows(): number {
+    return this.windows.size;
+  }
+
   push(chunk: Buffer): void {
     try {
       this.scanner.push(chunk);

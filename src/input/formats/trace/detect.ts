@@ -36,3 +36,20 @@ export function sniffNsysCsv(head: Uint8Array): Extract<TraceFormat, 'nsys_gpu_t
   }
   return null;
 }
+
+/**
+ * The rank of a kineto trace from its first bytes: `distributedInfo.rank` (kineto writes distributedInfo before
+ * traceEvents), else a `rank-N` / `rank_N` / `rankN` in the file name; null when neither says.
+ */
+export function kinetoRank(head: Uint8Array, name: string): { rank: string; source: string } | null {
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, SNIFF_BYTES)).toString('latin1');
+  const at = text.indexOf('"distributedInfo"');
+  if (at >= 0) {
+    const end = text.indexOf('}', at);
+    const body = text.slice(at, end < 0 ? at + 4096 : Math.min(end, at + 4096));
+    const m = /"rank"\s*:\s*"?(\d{1,9})"?\s*[,}\s]/.exec(`${body} `);
+    if (m) return { rank: String(Number(m[1])), source: 'distributedInfo.rank' };
+  }
+  const n = /(?:^|[^a-z])rank[-_]?(\d{1,9})(?=\D|$)/i.exec(name);
+  return n ? { rank: String(Number(n[1])), source: `file name ${name}` } : null;
+}

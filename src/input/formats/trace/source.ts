@@ -1,24 +1,25 @@
 // The bytes of a trace file, plain or gzip (kineto writes `*.pt.trace.json.gz`), as chunks of up to 1 MiB.
 // Gzip is recognised by its magic bytes, not by the name. Errors name the file (fsError, gzipError).
 
-import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
+import { createReadStream, readSync, closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError, onDisk } from '../../../util/files.js';
+import { fsError, openRegular } from '../../../util/files.js';
 import { gzipError } from '../readTable.js';
 
 const CHUNK = 1 << 20;
 
 /** Is the file gzip-compressed (magic 1f 8b)? */
 export function isGzipFile(path: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(onDisk(path), 'r');
-  } catch (e) {
-    throw fsError(path, e);
-  }
+  // openRegular refuses a FIFO or a device before a read could block on it.
+  const { fd } = openRegular(path);
   try {
     const head = Buffer.alloc(2);
-    const n = readSync(fd, head, 0, 2, 0);
+    let n: number;
+    try {
+      n = readSync(fd, head, 0, 2, 0);
+    } catch (e) {
+      throw fsError(path, e);
+    }
     return n === 2 && head[0] === 0x1f && head[1] === 0x8b;
   } finally {
     closeSync(fd);
@@ -28,7 +29,9 @@ export function isGzipFile(path: string): boolean {
 /** The file's bytes (unpacked when it is gzip), chunk by chunk. `onRead` gets the size of each chunk read from disk. */
 export async function* traceChunks(path: string, onRead?: (n: number) => void): AsyncGenerator<Buffer> {
   const gz = isGzipFile(path);
-  const file = createReadStream(onDisk(path), { highWaterMark: CHUNK });
+  // A FIFO or a device is refused here (it could block or never end), as the CSV readers refuse it.
+  const { fd } = openRegular(path);
+  const file = createReadStream(path, { fd, start: 0, highWaterMark: CHUNK });
   if (onRead) file.on('data', (c) => onRead(c.length));
   let unpacked = 0;
   try {

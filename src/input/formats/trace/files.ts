@@ -1,0 +1,192 @@
+// The registry's readers of the trace formats: a Chrome-trace JSON file (torch_npu trace_view.json, PyTorch
+// kineto) or an Nsight Systems CSV, read into the rank's KernelTarget. The readers (chromeTrace.ts,
+// nsys/nsysCsv.ts) hand on one TraceRecord per kernel; this module binds names to kernel ids, counts rows, and
+// says in the SourceFile what the file held and can answer:
+// - memory copies and sets are not kernels: they are left out of the figures and listed apart in the file's
+//   traits (kprof inspect shows them; summary and diff say so on stderr);
+// - kernels have names only (no op type, no core type, no shapes); steps when the file has ProfilerStep#N
+//   windows (kineto, trace_view: host-side) or NVTX ranges beside it (Nsight).
+
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { inputError } from '../../../util/errors.js';
+import { fmtCount, fmtUs } from '../../../util/format.js';
+import type { SourceFile } from '../../../model/model.js';
+import { besides, type KernelSink } from '../../sink.js';
+import { normaliseName } from '../names.js';
+import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
+import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
+import { ChromeTraceReader } from './chromeTrace.js';
+import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
+import { traceChunks } from './source.js';
+
+/**
+ * The one call through which a trace kernel reaches the rank's sink: the kernel sink's signature changes in one
+ * place (start ticks and stream ids).
+ */
+function put(sink: KernelSink, id: number, step: number | null, ticks: number, startUs: number, _stream: string | null): void {
+  sink.addKernel(id, step, ticks, startUs);
+}
+
+/** A TraceSink that feeds a KernelTarget: names bound to ids, rows counted, begin() before the first kernel. */
+class TraceTarget implements TraceSink {
+  private readonly ids = new Map<string, number>();
+  private readonly sink: KernelSink;
+  private begun = false;
+  private steps = false;
+
+  constructor(
+    private readonly path: string,
+    /** The registry id whose answers the file has (asked when the first kernel comes). */
+    private readonly format: () => string,
+    private readonly into: KernelTarget,
+    private readonly options: KernelReadOptions,
+    /** Does the file have step windows (asked when the first kernel comes: the windows come before it). */
+    private readonly hasSteps: () => boolean,
+  ) {
+    this.sink = besides(into, options.beside);
+  }
+
+  /** What the file answers, told to the sinks once, before the first kernel (or at the end when there is none). */
+  begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    this.steps = this.hasSteps();
+    const answers = formatOf(this.format()).answers;
+    this.sink.begin(sourceFacts(this.path, answers, { steps: this.steps, starts: answers.starts !== 'no' }, this.options.withShapes));
+  }
+
+  private id(kind: string, name: string): number {
+    const key = `${kind}\u0000${name}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(key, id);
+      this.sink.bind(id, { name: normaliseName(name), rawName: name, type: null, core: null, shapes: null });
+    }
+    return id;
+  }
+
+  kernel(r: TraceRecord): void {
+    // Not kernels: the readers count them apart (TraceInfo.apart).
+    if (r.kind === 'memcpy' || r.kind === 'memset') return;
+    this.begin();
+    this.into.rowsRead++;
+    put(this.sink, this.id(r.kind, r.name), this.steps ? r.step : null, r.ticks, r.startUs, r.stream);
+  }
+
+  statistic(r: StatisticRecord): void {
+    this.begin();
+    this.into.rowsRead++;
+    if (r.kind === 'memcpy' || r.kind === 'memset') return;
+    this.sink.addAggregated(
+      { name: normaliseName(r.name), rawName: r.name, type: null, core: null, shapes: null },
+      {
+        count: r.count,
+        ticks: r.ticks,
+        minTicks: Number.isFinite(r.minTicks) ? r.minTicks : Number.POSITIVE_INFINITY,
+        maxTicks: Number.isFinite(r.maxTicks) ? r.maxTicks : Number.NEGATIVE_INFINITY,
+      },
+    );
+  }
+
+  warn(where: string, message: string): void {
+    this.into.rowsRead++;
+    const line = /^line (\d+)$/.exec(where);
+    if (line) this.into.skip(this.path, Number(line[1]), message);
+    else this.into.skip(this.path, 0, `${where}: ${message}`);
+  }
+}
+
+/** What a file can answer and what it held, for inspect: the SourceFile of a trace. */
+function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: number): SourceFile {
+  const a = info.answers;
+  const answers = ['kernel names', ...(a.steps ? ['steps'] : []), ...(a.order ? ['kernel order'] : [])];
+  const notes = [`answers: ${answers.join(', ')}; no op types (kprof groups it by name), core types or input shapes`];
+  if (info.stepSource !== null) notes.push(`steps from ${info.stepSource}`);
+  if (info.rank !== null) notes.push(`rank ${info.rank} in ${info.rankSource}`);
+  const apart = [...info.apart].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  if (apart.length > 0) {
+    const what = apart.map(([label, v]) => `${label} ${fmtCount(v.count)} (${fmtUs(v.ticks / 10_000)})`);
+    notes.push(`not kernels, left out of the figures: ${what.join(', ')}`);
+  }
+  notes.push(...info.notes);
+  const missing = ['op types', 'core types', 'input shapes'];
+  if (!a.steps) missing.push(info.format === 'nsys_kern_sum' ? 'steps (aggregated per name)' : 'steps (no ProfilerStep#N)');
+  const file: SourceFile = { path, format: info.format, traits: info.traits, columns: [], missing, bytes, rowsRead, rowsSkipped: 0, notes };
+  if (apart.length > 0) file.apart = apart.map(([label, v]) => ({ label, count: v.count, ticks: v.ticks }));
+  return file;
+}
+
+/** A file with no kernel at all reads nothing: refused, saying what it held (a gate over it would pass on nothing). */
+function noKernels(path: string, info: TraceInfo): never {
+  const apart = [...info.apart].map(([label, v]) => `${fmtCount(v.count)} ${label}`);
+  const found = `${fmtCount(info.events)} ${info.format.startsWith('nsys') ? 'rows' : 'events'}${apart.length > 0 ? `, ${apart.join(', ')}` : ''}`;
+  const hint = info.format.startsWith('nsys')
+    ? 'export the report of a run that launched kernels'
+    : 'was it collected with device activities on (ProfilerActivity.CUDA, or torch_npu.profiler.ProfilerActivity.NPU)?';
+  throw inputError(`${path}: no kernels in the file (found ${found}; ${info.notes[0] ?? 'none of them a kernel'}). Expected kernel events; ${hint}`);
+}
+
+/** A Chrome-trace JSON file (trace_view.json or a kineto trace), plain or gzip. */
+export async function readChromeTraceFile(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
+  let reader: ChromeTraceReader | null = null;
+  const target = new TraceTarget(
+    path,
+    () => 'trace_view',
+    into,
+    options,
+    () => reader!.stepWindows > 0,
+  );
+  reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true });
+  const rowsBefore = into.rowsRead;
+  let bytes = 0;
+  for await (const chunk of traceChunks(path, (n) => {
+    bytes += n;
+    options.onBytes?.(n);
+  }))
+    reader.push(chunk);
+  const info = reader.finish();
+  if (info.kernels === 0) noKernels(path, info);
+  target.begin();
+  return sourceFile(path, info, bytes, into.rowsRead - rowsBefore);
+}
+
+/** The NVTX report beside an nsys CSV (`report_cuda_gpu_trace.csv` → `report_nvtx_gpu_proj_trace.csv`), or null. */
+export function nvtxBeside(path: string): string | null {
+  const m = /^(.*?)(cuda_gpu_trace|gputrace)(\.csv(?:\.gz)?)$/i.exec(basename(path));
+  if (!m) return null;
+  for (const report of ['nvtx_gpu_proj_trace', 'nvtx_pushpop_trace']) {
+    const p = join(dirname(path), `${m[1]}${report}${m[3]}`);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+/** An Nsight Systems `nsys stats` CSV: cuda_gpu_trace (per kernel) or cuda_gpu_kern_sum (per name). */
+export async function readNsysFile(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
+  const nsys: NsysOptions = {};
+  const nvtx = nvtxBeside(path);
+  if (nvtx !== null) {
+    const steps = new NvtxStepsReader(nvtx);
+    for await (const chunk of traceChunks(nvtx)) steps.push(chunk);
+    const found = steps.finish();
+    nsys.steps = found.windows;
+    nsys.stepSource = `${found.source} (${basename(nvtx)})`;
+  }
+  let reader: NsysCsvReader | null = null;
+  const format = (): string => reader?.info.format ?? 'nsys_gpu_trace';
+  const target = new TraceTarget(path, format, into, options, () => (nsys.steps?.size ?? 0) > 0 && format() === 'nsys_gpu_trace');
+  reader = new NsysCsvReader(path, target, nsys);
+  const rowsBefore = into.rowsRead;
+  let bytes = 0;
+  for await (const chunk of traceChunks(path, (n) => {
+    bytes += n;
+    options.onBytes?.(n);
+  }))
+    reader.push(chunk);
+  const info = reader.finish();
+  if (info.kernels === 0) noKernels(path, info);
+  target.begin();
+  return sourceFile(path, info, bytes, into.rowsRead - rowsBefore);
+}
