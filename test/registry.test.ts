@@ -59,29 +59,31 @@ describe('the registry drives detection and messages', () => {
     const json = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
     expect(json.stderr).toContain('a toy file (*.toy), or the profile folder.');
     const none = await kprof(['summary', emptyDir()]);
-    expect(none.stderr).toContain('op_statistic*.csv and *.toy, up to 3 levels down');
+    expect(none.stderr).toContain('*cuda_gpu_kern_sum.csv and *.toy, up to 3 levels down');
     const help = await kprof(['summary', '--help']);
-    expect(flat(help.stdout)).toContain('op_statistic*.csv, *.toy, a profile folder');
+    expect(flat(help.stdout)).toContain('*cuda_gpu_kern_sum.csv, *.toy, a profile folder');
     unregister.pop()!();
     const again = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
     expect(again.stderr).not.toContain('toy');
   });
 
   it('a file is its format by name, and by content where two formats name it: a summary JSON is told from a trace', async () => {
-    // A trace format that also names *.json, told apart by its content (as torch_npu trace_view.json will be).
+    // A format that also names *.json, told apart by its content (as the built-in traces are).
     const read: FormatEntry['reader'] = TOY.reader;
     register({
       ...TOY,
       id: 'toy_trace',
-      recognise: { names: [/\.json$/], sniff: (head) => Buffer.from(head).toString('utf8').includes('"traceEvents"'), places: [], takes: 'first' },
+      recognise: { names: [/\.json$/], sniff: (head) => Buffer.from(head).toString('utf8').includes('"toyEvents"'), places: [], takes: 'first' },
       reader: read,
     });
-    writeFileSync(join(tmp, 'trace.json'), '{"traceEvents": []}\n');
+    writeFileSync(join(tmp, 'trace.json'), '{"toyEvents": []}\n');
+    writeFileSync(join(tmp, 'kineto.json'), '{"traceEvents": []}\n');
     const summary = await kprof(['summary', 'fixtures/formats/torch-level0', '--format', 'json']);
     writeFileSync(join(tmp, 'summary.json'), summary.stdout);
     writeFileSync(join(tmp, 'other.json'), '{"what": 1}\n');
     const formatOfFile = (f: string): string => resolveInput(join(tmp, f)).ranks[0]!.format;
     expect(formatOfFile('trace.json')).toBe('toy_trace');
+    expect(formatOfFile('kineto.json')).toBe('kineto');
     expect(formatOfFile('summary.json')).toBe('summary_json');
     // Neither: the first format its name matches, whose reader says what is wrong with it.
     expect(formatOfFile('other.json')).toBe('summary_json');
@@ -130,9 +132,14 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
     const text = await kprof(['inspect', path]);
     expect(text.stdout).toContain('  format   toy: toy name,duration lines');
     expect(text.stdout).toContain('  steps    none');
-    const byType = await kprof(['summary', path]);
+    const byType = await kprof(['summary', path, '--by', 'type']);
     expect(byType.code).toBe(2);
-    expect(byType.stderr).toContain('needs kernel types');
+    expect(byType.stderr).toContain('--by type needs kernel types, but a toy file has none: it names its kernels only. Use --by name');
+    // Without --by, a format of names only is grouped by name, and a note says so.
+    const byDefault = await kprof(['summary', path, '--format', 'json']);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(JSON.parse(byDefault.stdout).groupBy).toBe('name');
+    expect(byDefault.stderr).toContain('kprof: note: grouped by name:');
   });
 });
 

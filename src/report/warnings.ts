@@ -9,7 +9,9 @@ export const WARNINGS_SHOWN = 5;
 export function warningLines(warnings: RowWarning[], total: number, skipped: number): string {
   if (total === 0) return '';
   // Paths and messages carry text from input (folder names, cells): shown() escapes what a terminal or CI log would run.
-  const lines = warnings.slice(0, WARNINGS_SHOWN).map((w) => `kprof: warning: ${shown(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${shown(w.message)}`);
+  const lines = warnings
+    .slice(0, WARNINGS_SHOWN)
+    .map((w) => `kprof: warning: ${shown(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${shown(w.message)}`);
   if (total > lines.length) lines.push(`kprof: warning: … and ${total - lines.length} more`);
   if (skipped > 0)
     lines.push(

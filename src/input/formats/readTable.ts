@@ -82,7 +82,7 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
       );
     case 'json':
       return inputError(
-        `${path}: ${it} is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). ` +
+        `${path}: ${it} is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json, *.pt.trace.json). ` +
           `Pass ${passAnyFormat()}, or the profile folder.`,
       );
     case 'binary': {

@@ -452,7 +452,10 @@ export function expectedCsvFormat(): string {
  * needs names: `kernel_details.csv or op_summary_*.csv`, with who writes each when `by` is asked for.
  */
 export function passKernelTable(by = false): string {
-  const tables = allFormats().filter((f) => f.holds === 'kernels' && f.answers.names !== 'no' && f.recognise.places.some((p) => p !== 'collection'));
+  // Kernel tables with op types too (the traces name their kernels only): what the question is asked beside.
+  const tables = allFormats().filter(
+    (f) => f.holds === 'kernels' && f.answers.names !== 'no' && f.answers.types !== 'no' && f.recognise.places.some((p) => p !== 'collection'),
+  );
   return listed(
     tables.map((f) => (by ? `${f.naming.pass} (${f.naming.by})` : f.naming.pass)),
     'or',

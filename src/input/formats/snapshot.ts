@@ -32,7 +32,8 @@ export function fail(path: string, what: string, todo = REGENERATE): never {
 }
 
 const TRACE_TODO =
-  'kprof reads kernel exports, not timelines: pass the kernel_details.csv beside it (ASCEND_PROFILER_OUTPUT/kernel_details.csv) or the profile folder.';
+  'It is not read as a trace either: kprof reads a trace whose first 64 KiB show it (a JSON array of event objects, or a "traceEvents" member), ' +
+  'as torch_npu (trace_view.json) and the PyTorch profiler (*.pt.trace.json) write them; pass the file the profiler wrote, or the kernel_details.csv beside it.';
 
 /** Text quoted from a file in a message: one line, at most 40 characters, no control characters. */
 export function quoteText(s: string): string {
