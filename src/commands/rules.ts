@@ -89,7 +89,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
     marginPct,
     basePath: relPath(basePath),
     prPath: relPath(prPath),
-    checkOptions: checkOptions(selection),
+    checkOptions: [checkOptions(selection), ...(flags.shortNames === true ? ['--short-names'] : [])].filter((o) => o !== '').join(' '),
     steps: selection.steps,
     groups: selection.groups,
   });

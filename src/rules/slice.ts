@@ -4,7 +4,7 @@
 import { inputError } from '../util/errors.js';
 import { groupText, inSteps, kernelMatches, kernelNamed, userGroupOf } from '../aggregate/group.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type RankData, type Selection, type UserGroup } from '../model/model.js';
-import { passKernelTable } from '../input/formats/registry.js';
+import { formatOf, passKernelTable } from '../input/formats/registry.js';
 import type { KnownValues } from './unmatched.js';
 import type { Rule, Selector } from './model.js';
 
@@ -37,6 +37,12 @@ export function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: st
       ? `Select by ${kept} (${kept}: or a group of the ${kept}s it keeps), or pass the profile itself.`
       : `Regenerate it with kprof summary <profile> --by ${missing} --format json, or pass the profile itself.`;
     throw inputError(`${head} is a summary JSON grouped by ${rank.snapshot.groupBy}, which keeps no kernel ${fields}${unsure}. ${fix}`);
+  }
+  if (missing === 'type' && file !== undefined && formatOf(file.format).answers.types === 'no') {
+    // A trace names its kernels only.
+    throw inputError(
+      `${head} is ${formatOf(file.format).naming.title}, which names its kernels only (no op types)${unsure}. Select by name (name: or a group of names).`,
+    );
   }
   throw inputError(
     `${head} is ${file?.format ?? 'an export'} with no kernel ${fields} (aggregated per OP Type)${unsure}. ` +

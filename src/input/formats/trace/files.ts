@@ -102,7 +102,7 @@ class TraceTarget implements TraceSink {
 function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: number): SourceFile {
   const a = info.answers;
   const answers = ['kernel names', ...(a.steps ? ['steps'] : []), ...(a.order ? ['kernel order'] : [])];
-  const notes = [`answers: ${answers.join(', ')}; no op types (kprof groups it by name), core types or input shapes`];
+  const notes = [`answers: ${answers.join(', ')}; kprof groups it by name (it has no op types)`];
   if (info.stepSource !== null) notes.push(`steps from ${info.stepSource}`);
   if (info.rank !== null) notes.push(`rank ${info.rank} in ${info.rankSource}`);
   const apart = [...info.apart].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
