@@ -2,6 +2,7 @@
 // - torch_npu trace_view.json against the kernel_details.csv of the same run (read with csv-parse);
 // - kineto traces against a plain JSON.parse of the same file (and HTA's way of finding a kernel's step).
 
+import { spawnSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { traceChunks } from '../src/input/formats/trace/source.js';
-import { HAS_REAL, REAL } from './helpers.js';
+import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
 
 interface Tally {
   count: number;
@@ -223,5 +224,103 @@ describe.skipIf(!HAS_REAL)('an older torch_npu trace_view.json whose tasks all r
     expect([...info.apart]).toEqual([['MEMCPY_ASYNC', { count: 2, ticks: expect.any(Number) as number }]]);
     expect(info.notes).toEqual(['device tasks read as kernels though their Task Type is not a known kernel type: Other (272)']);
     expect(info.steps).toEqual([1]);
+  });
+});
+
+// ----- The same, end to end: kprof summary on the files (resolve, registry, sink, accumulator, report) -----
+
+interface SummaryGroup {
+  key: string;
+  count: number;
+  totalUs: number;
+  byStep: { step: number; count: number }[];
+}
+
+async function summaryJson(args: string[]): Promise<{ groupBy: string; ranks: string[]; groups: SummaryGroup[] }> {
+  const r = await kprof(['summary', ...args, '--format', 'json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe.skipIf(!HAS_REAL)('kprof summary of trace_view.json equals kprof summary of kernel_details.csv of the same run', () => {
+  for (const level of LEVELS) {
+    for (const rank of RANKS) {
+      it(`${level}/${rank}: per name, the same counts per step, times within the ns kernel_details rounds to`, async () => {
+        const trace = join(REAL, 'msinsight-torchnpu-trace', level, rank);
+        const csv = join(REAL, 'msinsight-torchnpu', level, rank);
+        const t = await summaryJson([trace]);
+        const c = await summaryJson([csv, '--by', 'name']);
+        expect(t.groupBy).toBe('name');
+        expect(t.ranks).toEqual(c.ranks);
+        const byKey = (s: typeof t) => new Map(s.groups.map((g) => [g.key, g]));
+        const tg = byKey(t);
+        const cg = byKey(c);
+        expect([...tg.keys()].sort()).toEqual([...cg.keys()].sort());
+        for (const [key, want] of cg) {
+          const got = tg.get(key)!;
+          expect({ key, count: got.count, byStep: got.byStep.map((s) => [s.step, s.count]) }).toEqual({
+            key,
+            count: want.count,
+            byStep: want.byStep.map((s) => [s.step, s.count]),
+          });
+          expect(Math.abs(got.totalUs - want.totalUs), key).toBeLessThan(0.001 * want.count);
+        }
+      });
+    }
+  }
+
+  it('a folder of trace_view ranks reads as the kernel_details folder does', async () => {
+    const t = await summaryJson([join(REAL, 'msinsight-torchnpu-trace/level1')]);
+    const c = await summaryJson([join(REAL, 'msinsight-torchnpu/level1'), '--by', 'name']);
+    expect(t.ranks).toEqual(['0', '1']);
+    expect(t.groups.map((g) => [g.key, g.count])).toEqual(c.groups.map((g) => [g.key, g.count]));
+  });
+});
+
+/** Kernel events per name of a kineto file, counted by Python's json module (as HTA reads it); null without python3. */
+function pythonCounts(file: string): Map<string, number> | null {
+  const script = [
+    'import gzip, json, sys',
+    'b = open(sys.argv[1], "rb").read()',
+    'b = gzip.decompress(b) if b[:2] == b"\\x1f\\x8b" else b',
+    'd = json.loads(b)',
+    'ev = d if isinstance(d, list) else d["traceEvents"]',
+    'c = {}',
+    'for e in ev:',
+    '    if e.get("ph") == "X" and e.get("cat") == "kernel": c[e["name"]] = c.get(e["name"], 0) + 1',
+    'print(json.dumps(c))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error !== undefined || r.status !== 0) return null;
+  return new Map(Object.entries(JSON.parse(r.stdout) as Record<string, number>));
+}
+
+describe.skipIf(!HAS_REAL)('kprof summary of each kineto sample: counts per name equal an independent count', () => {
+  for (const sample of KINETO) {
+    it(sample, async () => {
+      const file = join(REAL, 'hta-kineto', sample);
+      // Python's json module when there is python3, else a plain JSON.parse: neither shares code with kprof.
+      const want =
+        pythonCounts(file) ??
+        rawEvents(file).events.reduce(
+          (m, e) => (e.ph === 'X' && e.cat === 'kernel' ? m.set(e.name!, (m.get(e.name!) ?? 0) + 1) : m),
+          new Map<string, number>(),
+        );
+      const s = await summaryJson([file]);
+      expect(s.groupBy).toBe('name');
+      expect(new Map(s.groups.map((g) => [g.key, g.count]))).toEqual(want);
+    });
+  }
+
+  it('a folder of per-rank traces is one profile of those ranks', async () => {
+    const s = await summaryJson([join(REAL, 'hta-kineto/trace_filter')]);
+    expect(s.ranks).toEqual(['0', '1']);
+  });
+
+  it('kprof diff trace_compare/base trace_compare/test shows the kernel that changed (transcript)', async () => {
+    const args = ['diff', `${REAL_REL}/hta-kineto/trace_compare/base`, `${REAL_REL}/hta-kineto/trace_compare/test`];
+    const r = await expectTranscript('real-kineto-diff', args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<int>.* -33\.3% \(3 → 2\)\./);
   });
 });

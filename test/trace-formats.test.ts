@@ -1,0 +1,171 @@
+// The trace formats as inputs of every command: torch_npu trace_view.json, PyTorch kineto traces (plain and
+// gzip, a folder of per-rank traces) and Nsight Systems CSV (cuda_gpu_trace with and without NVTX steps,
+// cuda_gpu_kern_sum), through resolve, the registry, the readers and the reports (fixtures/trace/, fixtures/nsys/).
+
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { formatOf } from '../src/input/formats/registry.js';
+import { resolveInput } from '../src/input/formats/resolve.js';
+import { expectTranscript, kprof, ROOT } from './helpers.js';
+
+const TV = 'fixtures/trace/trace-view-steps';
+const KR = 'fixtures/trace/kineto-ranks';
+const KR_PR = 'fixtures/trace/kineto-ranks-pr';
+const KGZ = 'fixtures/trace/kineto-no-step-gz/rank-2.pt.trace.json.gz';
+const NSYS = 'fixtures/nsys/gpu-trace-nvtx';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-traces-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('what the registry says each trace format can answer', () => {
+  it('names only; order for trace_view, kineto and cuda_gpu_trace; no steps, no order for cuda_gpu_kern_sum', () => {
+    for (const id of ['trace_view', 'kineto', 'nsys_gpu_trace']) {
+      expect(formatOf(id).answers).toMatchObject({ names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', order: 'yes' });
+    }
+    expect(formatOf('nsys_kern_sum')).toMatchObject({ holds: 'totals', answers: { names: 'yes', types: 'no', steps: 'no', order: 'no' } });
+  });
+
+  it('finds each format by name and content, and a kineto rank in distributedInfo or the file name', () => {
+    const plan = (p: string) => resolveInput(join(ROOT, p)).ranks.map((r) => [r.format, r.rank, r.rankSource]);
+    expect(plan(TV)).toEqual([['trace_view', '-', 'not found']]);
+    expect(plan(KR)).toEqual([
+      ['kineto', '0', 'distributedInfo.rank'],
+      ['kineto', '1', 'distributedInfo.rank'],
+    ]);
+    expect(plan(KGZ)).toEqual([['kineto', '2', 'distributedInfo.rank']]);
+    expect(plan(NSYS)).toEqual([['nsys_gpu_trace', '-', 'not found']]);
+    expect(plan('fixtures/nsys/kern-sum-old-us')).toEqual([['nsys_kern_sum', '-', 'not found']]);
+    // No distributedInfo: the rank in the file name; an nsys CSV under a name of its own, by its header.
+    const noInfo = join(tmp, 'named');
+    mkdirSync(noInfo);
+    writeFileSync(join(noInfo, 'sampled_rank-3.json'), '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]}\n');
+    expect(resolveInput(noInfo).ranks.map((r) => [r.format, r.rank, r.rankSource])).toEqual([['kineto', '3', 'file name sampled_rank-3.json']]);
+    copyFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-preamble/cuda_gpu_trace.csv'), join(tmp, 'gpu.csv'));
+    expect(resolveInput(join(tmp, 'gpu.csv')).ranks[0]!.format).toBe('nsys_gpu_trace');
+  });
+});
+
+describe('every command on every trace format (transcripts)', () => {
+  const cases: [string, string[]][] = [
+    ['trace-view-summary', ['summary', TV]],
+    ['trace-view-inspect', ['inspect', TV]],
+    ['trace-view-by-type', ['summary', TV, '--by', 'type']],
+    ['kineto-summary-short', ['summary', KR, '--short-names', '--steps', '2']],
+    ['kineto-inspect', ['inspect', KR]],
+    ['kineto-gz-summary', ['summary', KGZ, '--format', 'json']],
+    ['kineto-diff', ['diff', KR, KR_PR, '--short-names', '--per-step']],
+    ['kineto-rules', ['rules', KR, KR_PR, '--short-names']],
+    ['kineto-check-pass', ['check', KR_PR, '--rules', 'fixtures/trace/rules/by-name.yaml', '--short-names']],
+    ['kineto-check-fail', ['check', KR, '--rules', 'fixtures/trace/rules/by-name.yaml', '--short-names']],
+    ['kineto-check-type-rule', ['check', KR, '--rules', 'fixtures/trace/rules/by-type.yaml']],
+    ['trace-view-check', ['check', TV, '--rules', 'fixtures/trace/rules/trace-view.yaml']],
+    ['trace-view-check-nothing', ['check', TV, '--rules', 'fixtures/trace/rules/by-name.yaml']],
+    ['nsys-summary-nvtx', ['summary', NSYS, '--short-names', '--by', 'name']],
+    ['nsys-inspect-nvtx', ['inspect', NSYS]],
+    ['nsys-inspect-us-bytes', ['inspect', 'fixtures/nsys/gpu-trace-us-bytes']],
+    ['nsys-kern-sum-summary', ['summary', 'fixtures/nsys/kern-sum']],
+    ['nsys-kern-sum-old-us-inspect', ['inspect', 'fixtures/nsys/kern-sum-old-us']],
+    ['nsys-kern-sum-steps', ['summary', 'fixtures/nsys/kern-sum', '--steps', '1']],
+    ['nsys-diff-trace-vs-sum', ['diff', 'fixtures/nsys/kern-sum', 'fixtures/nsys/gpu-trace-preamble']],
+  ];
+  for (const [name, args] of cases) {
+    it(name, async () => {
+      const r = await expectTranscript(name, args);
+      expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
+      expect([0, 1, 2]).toContain(r.code);
+    });
+  }
+});
+
+describe('grouping an input of kernel names only', () => {
+  it('is by name when --by is not given, with a note; --by type is refused with exit 2 and what to pass', async () => {
+    for (const input of [TV, KR, NSYS, 'fixtures/nsys/kern-sum']) {
+      const d = await kprof(['summary', input, '--format', 'json']);
+      expect(d.code, d.stderr).toBe(0);
+      expect(JSON.parse(d.stdout).groupBy).toBe('name');
+      expect(d.stderr).toContain('kprof: note: grouped by name:');
+      for (const by of ['type', 'core', 'type+core', 'type+shapes']) {
+        const t = await kprof(['summary', input, '--by', by]);
+        expect(t.code).toBe(2);
+        expect(t.stderr).toMatch(/needs kernel types|needs core types|needs input shapes/);
+        expect(t.stderr).toContain('names its kernels only');
+      }
+    }
+    // A kernel table with types keeps the default (type), and so does a diff of it with a trace when --by is given.
+    const csv = await kprof(['summary', 'fixtures/formats/torch-level0', '--format', 'json']);
+    expect(JSON.parse(csv.stdout).groupBy).toBe('type');
+    expect(csv.stderr).not.toContain('grouped by name');
+  });
+
+  it('a summary JSON of a trace reads back by name (it was made by name), alone and against the trace', async () => {
+    const out = join(tmp, 'kineto-summary.json');
+    expect((await kprof(['summary', KR, '--format', 'json', '-o', out])).code).toBe(0);
+    const alone = await kprof(['diff', out, out, '--format', 'json']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr).toContain('grouped by name, as');
+    const against = await kprof(['diff', out, KR, '--format', 'json']);
+    expect(against.code, against.stderr).toBe(0);
+    expect(JSON.parse(against.stdout).totals.base.count).toBe(JSON.parse(against.stdout).totals.pr.count);
+  });
+
+  it('--short-names merges the template instances of a kernel into its qualified name', async () => {
+    const long = JSON.parse((await kprof(['summary', KR, '--format', 'json'])).stdout);
+    const short = JSON.parse((await kprof(['summary', KR, '--format', 'json', '--short-names'])).stdout);
+    expect(long.groups.map((g: { key: string }) => g.key)).toHaveLength(4);
+    expect(short.groups.map((g: { key: string; count: number }) => [g.key, g.count])).toEqual([
+      ['ncclKernel_AllReduce_RING_LL_Sum_float', 4],
+      ['ampere_sgemm_128x64_nn', 4],
+      ['at::native::vectorized_elementwise_kernel', 8],
+    ]);
+    expect(short.totals).toEqual(long.totals);
+  });
+});
+
+describe('steps of a trace', () => {
+  it('from ProfilerStep#N; a trace without them has none, and --steps is refused', async () => {
+    const tv = JSON.parse((await kprof(['inspect', TV, '--format', 'json'])).stdout);
+    expect(tv.ranks[0].steps).toEqual([7, 8]);
+    const none = await kprof(['summary', KGZ, '--steps', '1']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('needs Step Id');
+    const inspect = await kprof(['inspect', KGZ]);
+    expect(inspect.stdout).toContain('missing  op types, core types, input shapes, steps (no ProfilerStep#N)');
+  });
+});
+
+describe('bad trace input: exit 2 and one message naming the file', () => {
+  const cut = (name: string, bytes: Buffer): string => {
+    const p = join(tmp, name);
+    writeFileSync(p, bytes);
+    return p;
+  };
+  const whole = readFileSync(join(ROOT, KR, 'worker0.1700000000.pt.trace.json'));
+  const cases: [string, () => string, RegExp][] = [
+    ['a JSON that is not a trace', () => join(ROOT, 'fixtures/trace/bad-not-a-trace/config.json'), /config\.json: not a kprof summary JSON/],
+    ['a truncated JSON trace', () => cut('cut.pt.trace.json', whole.subarray(0, 2000)), /cut\.pt\.trace\.json: byte \d+: .*cut short/],
+    ['a truncated .json.gz', () => cut('cut.json.gz', gzipSync(whole).subarray(0, 300)), /cut\.json\.gz: the gzip data ends early/],
+    [
+      'a trace with no kernel',
+      () => cut('cpu.pt.trace.json', Buffer.from('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 1, "dur": 2}]}')),
+      /cpu\.pt\.trace\.json: no kernels in the file \(found 1 events; no kernel events/,
+    ],
+    [
+      'an nsys CSV cut in its header',
+      () => cut('x_cuda_gpu_trace.csv', Buffer.from('Processing [a.sqlite]...\n\n')),
+      /x_cuda_gpu_trace\.csv: no nsys stats header/,
+    ],
+  ];
+  for (const [what, path, message] of cases) {
+    it(what, async () => {
+      const p = path();
+      const r = await kprof(['summary', p]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
+    });
+  }
+});
