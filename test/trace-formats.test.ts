@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatOf } from '../src/input/formats/registry.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
+import { readProfile } from '../src/input/read.js';
 import { expectTranscript, kprof, ROOT } from './helpers.js';
 
 const TV = 'fixtures/trace/trace-view-steps';
@@ -121,6 +122,26 @@ describe('grouping an input of kernel names only', () => {
       ['at::native::vectorized_elementwise_kernel', 8],
     ]);
     expect(short.totals).toEqual(long.totals);
+  });
+});
+
+describe('read in worker threads', () => {
+  it('gives the ranks, groups, files and notes of this thread', async () => {
+    for (const input of [KR, NSYS, 'fixtures/nsys/kern-sum']) {
+      const opts = { withShapes: false, ranks: null, shortNames: true } as const;
+      const here = await readProfile(join(ROOT, input), { ...opts, threads: 'off' });
+      const there = await readProfile(join(ROOT, input), { ...opts, threads: 'on' });
+      const view = (p: typeof here) =>
+        p.ranks.map((r) => ({
+          rank: r.rank,
+          files: r.files,
+          kernels: r.kernels,
+          stepIds: r.stepIds,
+          groups: [...r.groups.values()].map((g) => [g.name, g.total]),
+        }));
+      expect(view(there)).toEqual(view(here));
+      expect(here.ranks[0]!.files[0]!.notes?.length).toBeGreaterThan(0);
+    }
   });
 });
 

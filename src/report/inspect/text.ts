@@ -44,7 +44,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
     out.push(`rank ${clipped(r.rank)}`);
     if (r.rankSource !== undefined)
       out.push(
-        `  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : `from ${shown(r.rankSource)}`}`,
+        `  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : r.rankSource.startsWith('not found') ? shown(r.rankSource) : `from ${shown(r.rankSource)}`}`,
       );
     for (const f of r.files) {
       out.push(`  file     ${shown(relPath(f.path))} (${plural(f.bytes, 'byte')})`);
