@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatOf } from '../src/input/formats/registry.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
+import type { KernelTarget } from '../src/input/formats/registry.js';
+import { readChromeTraceFile, readNsysFile } from '../src/input/formats/trace/files.js';
 import { expectTranscript, kprof, ROOT } from './helpers.js';
 
 const TV = 'fixtures/trace/trace-view-steps';
@@ -189,4 +191,63 @@ describe('bad trace input: exit 2 and one message naming the file', () => {
       expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
     });
   }
+});
+
+describe('exact start ticks and stream ids, for sinks that want them (the sequence view)', () => {
+  /** A KernelTarget that records what the reader gives it. */
+  function recorder() {
+    const got = { origins: [] as number[], kernels: [] as [string, number | null, number, number, number][], names: new Map<number, string>() };
+    const into: KernelTarget = {
+      wantsStarts: true,
+      wantsStreams: true,
+      begin: () => {},
+      origin: (us) => got.origins.push(us),
+      bind: (id, kind) => got.names.set(id, kind.name!),
+      addBatch: () => {
+        throw new Error('no batches from a trace');
+      },
+      addKernel: (id, step, ticks, startTicks, stream) => got.kernels.push([got.names.get(id)!, step, ticks, startTicks, stream]),
+      addAggregated: () => {},
+      rowsRead: 0,
+      rowsSkipped: 0,
+      skip: () => {},
+      warn: () => {},
+    };
+    return { got, into };
+  }
+
+  it('trace_view.json: µs with a fraction as written, after a whole-µs origin told first; the "Stream N" thread', async () => {
+    const { got, into } = recorder();
+    await readChromeTraceFile(join(ROOT, TV, 'trace_view.json'), into, { withShapes: false });
+    // ts "1736408883000100.120" is the origin's µs and 1,200 ticks; "…0200.000" is 100 µs later.
+    expect(got.origins).toEqual([1736408883000100]);
+    expect(got.kernels.slice(0, 3)).toEqual([
+      ['aclnnMul_MulAiCore_Mul', 7, 62801, 1200, 2],
+      ['MatMulV2', 7, 506210, 1_000_000, 2],
+      ['aclnnMul_MulAiCore_Mul', 8, 63000, 10_004_000 + 1000, 2],
+    ]);
+  });
+
+  it('kineto: numeric ts, args.stream; nsys: Start (ns), Strm', async () => {
+    const k = recorder();
+    await readChromeTraceFile(join(ROOT, KR, 'worker0.1700000000.pt.trace.json'), k.into, { withShapes: false });
+    // The memcpy at ts 10050 is the first start read: the origin (it is not a kernel, so not handed on).
+    expect(k.got.origins).toEqual([10050]);
+    expect(k.got.kernels.slice(0, 2).map(([n, , , s, st]) => [n.slice(0, 22), s, st])).toEqual([
+      ['ampere_sgemm_128x64_nn', 500_000, 7],
+      ['void at::native::vecto', 2_500_000, 7],
+    ]);
+    const n = recorder();
+    await readNsysFile(join(ROOT, NSYS, 'cuda_gpu_trace.csv'), n.into, { withShapes: false });
+    // The memcpy at 1,000,000 ns is the first start (1 ns is 10 ticks).
+    expect(n.got.origins).toEqual([1000]);
+    expect(n.got.kernels.map(([, , , s, st]) => [s, st])).toEqual([
+      [100_000, 7],
+      [200_000, 7],
+      [300_000, 7],
+      [800_000, 20],
+      [10_100_000, 7],
+      [10_300_000, 7],
+    ]);
+  });
 });

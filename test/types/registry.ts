@@ -51,6 +51,10 @@ export const readers: Record<FormatId, FormatReader> = {
   op_summary: reader,
   op_statistic: reader,
   summary_json: reader,
+  trace_view: reader,
+  kineto: reader,
+  nsys_gpu_trace: reader,
+  nsys_kern_sum: reader,
 };
 // @ts-expect-error: op_statistic has no reader
 export const missing: Record<FormatId, FormatReader> = { kernel_details: reader, op_summary: reader, summary_json: reader };

@@ -252,7 +252,7 @@ export const FORMATS = [
     holds: 'kernels',
     // Read when a profile folder has no kernel table of the formats above (it has no op types).
     recognise: { names: [TRACE_VIEW], sniff: sniffChromeTrace, places: ['framework', 'loose'], takes: 'first' },
-    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', order: 'yes', ranks: 'folder' },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', streams: 'yes', order: 'yes', ranks: 'folder' },
     naming: {
       short: 'trace_view.json',
       brief: 'trace_view.json',
@@ -308,7 +308,7 @@ export const FORMATS = [
       takes: 'all',
       rank: (head, name) => (sniffChromeTrace(head) ? kinetoRank(head, name) : null),
     },
-    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', order: 'yes', ranks: 'head' },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', streams: 'yes', order: 'yes', ranks: 'head' },
     naming: {
       short: 'a PyTorch kineto trace',
       brief: 'kineto trace',
@@ -324,7 +324,17 @@ export const FORMATS = [
     id: 'nsys_gpu_trace',
     holds: 'kernels',
     recognise: { names: [NSYS_GPU_TRACE], sniff: (head) => sniffNsysCsv(head) === 'nsys_gpu_trace', places: ['loose'], takes: 'first' },
-    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'column', starts: 'yes', order: 'yes', ranks: 'folder' },
+    answers: {
+      names: 'yes',
+      types: 'no',
+      cores: 'no',
+      shapes: 'no',
+      steps: 'column',
+      starts: 'yes',
+      streams: 'column',
+      order: 'yes',
+      ranks: 'folder',
+    },
     naming: {
       short: '*cuda_gpu_trace.csv',
       brief: 'cuda_gpu_trace',
@@ -340,7 +350,7 @@ export const FORMATS = [
     id: 'nsys_kern_sum',
     holds: 'totals',
     recognise: { names: [NSYS_KERN_SUM], sniff: (head) => sniffNsysCsv(head) === 'nsys_kern_sum', places: ['loose'], takes: 'first' },
-    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', order: 'no', ranks: 'folder' },
+    answers: { names: 'yes', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'no', ranks: 'folder' },
     naming: {
       short: '*cuda_gpu_kern_sum.csv',
       brief: 'cuda_gpu_kern_sum',

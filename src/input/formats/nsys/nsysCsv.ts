@@ -147,8 +147,11 @@ export class NsysCsvReader {
     stream: null,
     step: null,
     startUs: Number.NaN,
+    startTicks: Number.NaN,
     ticks: 0,
   };
+  /** The whole µs the records' startTicks count from: the first start read (NaN until one is). */
+  originUs = Number.NaN;
   private readonly stat: StatisticRecord = { kind: 'kernel', name: '', count: 0, ticks: 0, minTicks: Number.NaN, maxTicks: Number.NaN };
   private readonly stepsSeen = new Set<number>();
   private lastStart = new Map<string, number>();
@@ -228,6 +231,8 @@ export class NsysCsvReader {
     r.category = null;
     r.stream = c.stream >= 0 && cells[c.stream]!.trim() !== '' ? cells[c.stream]!.trim() : null;
     r.startUs = startTicks / 10_000;
+    if (Number.isNaN(this.originUs) && startTicks >= 0) this.originUs = Math.floor(startTicks / 10_000);
+    r.startTicks = startTicks >= 0 ? startTicks - this.originUs * 10_000 : Number.NaN;
     r.ticks = ticks;
     r.step = this.options.steps && startTicks >= 0 ? this.options.steps.at(r.startUs) : null;
     if (r.stream !== null && startTicks >= 0) {

@@ -14,6 +14,7 @@
 
 import { BytesMap } from '../../csv/bytesMap.js';
 import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
+import { startOriginUsBytes, startTicksAfterBytes } from '../../kernelCells.js';
 import { inputError } from '../../../util/errors.js';
 import type { Engine } from '../../engine.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
@@ -28,6 +29,8 @@ export interface ChromeTraceOptions {
   maxItemBytes?: number;
   /** The scanner's engine (json/eventScanner.ts; default: the run's, see input/engine.ts). The same records either way. */
   engine?: Engine;
+  /** Give each record its exact start ticks (TraceRecord.startTicks; an exact decimal parse per kernel). */
+  exactStarts?: boolean;
 }
 
 // Fields located in each event (indices into the view).
@@ -94,12 +97,23 @@ interface Orphan {
   name: string;
   task: string | null;
   startUs: number;
+  startTicks: number;
   ticks: number;
   argStream: string | null;
 }
 
 function copy(r: TraceRecord): TraceRecord {
-  return { kind: r.kind, name: r.name, type: r.type, category: r.category, stream: r.stream, step: r.step, startUs: r.startUs, ticks: r.ticks };
+  return {
+    kind: r.kind,
+    name: r.name,
+    type: r.type,
+    category: r.category,
+    stream: r.stream,
+    step: r.step,
+    startUs: r.startUs,
+    startTicks: r.startTicks,
+    ticks: r.ticks,
+  };
 }
 
 export class ChromeTraceReader {
@@ -114,8 +128,11 @@ export class ChromeTraceReader {
     stream: null,
     step: null,
     startUs: Number.NaN,
+    startTicks: Number.NaN,
     ticks: 0,
   };
+  /** The whole µs the records' startTicks count from: the first start read (NaN until one is). */
+  originUs = Number.NaN;
   private readonly windows = new StepWindows();
   private readonly processes = new Map<string, string>();
   /** thread names by pid, then tid. */
@@ -398,8 +415,23 @@ export class ChromeTraceReader {
     this.sink.warn(`byte ${v.offset}`, message);
   }
 
+  /** The exact start of an event in ticks after originUs (the first start read sets it); NaN when not asked or none. */
+  private startTicks(v: EventView): number {
+    if (this.options.exactStarts !== true) return Number.NaN;
+    const k = v.kind(TS);
+    if (k !== STRING && k !== NUMBER) return Number.NaN;
+    const s = v.starts[TS]!;
+    const e = v.ends[TS]!;
+    if (Number.isNaN(this.originUs)) {
+      const us = startOriginUsBytes(v.buf, s, e);
+      if (Number.isNaN(us)) return Number.NaN;
+      this.originUs = us;
+    }
+    return startTicksAfterBytes(v.buf, s, e, this.originUs);
+  }
+
   /** Duration and start of a kernel event, or null (skipped, with a warning). */
-  private timing(v: EventView, what: string): { start: number; ticks: number } | null {
+  private timing(v: EventView, what: string): { start: number; startTicks: number; ticks: number } | null {
     const ticks = this.durTicks(v);
     if (!(ticks >= 0)) {
       const d =
@@ -409,7 +441,7 @@ export class ChromeTraceReader {
       this.skip(v, `${what} event ${v.index} has dur ${d}, expected a duration in µs; skipped`);
       return null;
     }
-    return { start: this.startUs(v), ticks };
+    return { start: this.startUs(v), startTicks: this.startTicks(v), ticks };
   }
 
   private tooMany(what: string): void {
@@ -444,12 +476,22 @@ export class ChromeTraceReader {
       this.name(v),
       proc === 'HCCL' ? null : v.str(A_TASK),
       t.start,
+      t.startTicks,
       t.ticks,
       v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
     );
   }
 
-  private npuTask(pid: string, tid: string, name: string, task: string | null, start: number, ticks: number, argStream: string | null): void {
+  private npuTask(
+    pid: string,
+    tid: string,
+    name: string,
+    task: string | null,
+    start: number,
+    startTicks: number,
+    ticks: number,
+    argStream: string | null,
+  ): void {
     const proc = this.processes.get(pid);
     const thread = this.threads.get(pid)?.get(tid);
     const r = this.rec;
@@ -477,6 +519,7 @@ export class ChromeTraceReader {
     r.name = name;
     r.type = null;
     r.startUs = start;
+    r.startTicks = startTicks;
     r.ticks = ticks;
     r.step = this.windows.size > 0 ? this.windows.at(start) : null;
     if (this.windows.size === 0) this.kernelsBeforeSteps++;
@@ -499,6 +542,7 @@ export class ChromeTraceReader {
       name: this.name(v),
       task: v.str(A_TASK),
       startUs: t.start,
+      startTicks: t.startTicks,
       ticks: t.ticks,
       argStream: v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
     });
@@ -509,7 +553,7 @@ export class ChromeTraceReader {
     for (const o of this.orphans) {
       if (o.pid !== pid) rest.push(o);
       else if (this.processes.get(pid) === 'Ascend Hardware' || this.processes.get(pid) === 'HCCL')
-        this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.ticks, o.argStream);
+        this.npuTask(o.pid, o.tid, o.name, o.task, o.startUs, o.startTicks, o.ticks, o.argStream);
     }
     this.orphans = rest;
   }
@@ -531,6 +575,7 @@ export class ChromeTraceReader {
     r.category = kind === 'memcpy' ? 'gpu_memcpy' : kind === 'memset' ? 'gpu_memset' : 'kernel';
     r.stream = this.stream(v);
     r.startUs = t.start;
+    r.startTicks = t.startTicks;
     r.ticks = t.ticks;
     r.step = null;
     if (this.windows.size === 0) {
@@ -624,6 +669,7 @@ export class ChromeTraceReader {
     c.stream = r.stream;
     c.step = r.step;
     c.startUs = r.startUs;
+    c.startTicks = r.startTicks;
     c.ticks = r.ticks;
     w.corr = corr;
     w.resolved = resolved;

@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { inputError } from '../../../util/errors.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
 import type { SourceFile } from '../../../model/model.js';
-import { besides, type KernelSink } from '../../sink.js';
+import { besides, NO_STREAM, type KernelSink } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
@@ -20,12 +20,16 @@ import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
 import { traceChunks } from './source.js';
 
-/**
- * The one call through which a trace kernel reaches the rank's sink: the kernel sink's signature changes in one
- * place (start ticks and stream ids).
- */
-function put(sink: KernelSink, id: number, step: number | null, ticks: number, startUs: number, _stream: string | null): void {
-  sink.addKernel(id, step, ticks, startUs);
+/** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
+export function streamId(text: string | null): number {
+  if (text === null || text.length === 0 || text.length > 9) return NO_STREAM;
+  let v = 0;
+  for (let i = 0; i < text.length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NO_STREAM;
+    v = v * 10 + d;
+  }
+  return v;
 }
 
 /** A TraceSink that feeds a KernelTarget: names bound to ids, rows counted, begin() before the first kernel. */
@@ -34,6 +38,9 @@ class TraceTarget implements TraceSink {
   private readonly sink: KernelSink;
   private begun = false;
   private steps = false;
+  private toldOrigin = false;
+  private lastStream: string | null = null;
+  private lastStreamId = NO_STREAM;
 
   constructor(
     private readonly path: string,
@@ -43,6 +50,8 @@ class TraceTarget implements TraceSink {
     private readonly options: KernelReadOptions,
     /** Does the file have step windows (asked when the first kernel comes: the windows come before it). */
     private readonly hasSteps: () => boolean,
+    /** The whole µs the records' startTicks count from (the reader's originUs). */
+    private readonly originUs: () => number,
   ) {
     this.sink = besides(into, options.beside);
   }
@@ -53,7 +62,14 @@ class TraceTarget implements TraceSink {
     this.begun = true;
     this.steps = this.hasSteps();
     const answers = formatOf(this.format()).answers;
-    this.sink.begin(sourceFacts(this.path, answers, { steps: this.steps, starts: answers.starts !== 'no' }, this.options.withShapes));
+    this.sink.begin(
+      sourceFacts(
+        this.path,
+        answers,
+        { steps: this.steps, starts: answers.starts !== 'no', streams: answers.streams !== 'no' },
+        this.options.withShapes,
+      ),
+    );
   }
 
   private id(kind: string, name: string): number {
@@ -72,7 +88,26 @@ class TraceTarget implements TraceSink {
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
     this.begin();
     this.into.rowsRead++;
-    put(this.sink, this.id(r.kind, r.name), this.steps ? r.step : null, r.ticks, r.startUs, r.stream);
+    const sink = this.sink;
+    if (!this.toldOrigin && !Number.isNaN(r.startTicks)) {
+      // Before the first kernel with a start: what its ticks count from.
+      sink.origin(this.originUs());
+      this.toldOrigin = true;
+    }
+    let stream = NO_STREAM;
+    if (sink.wantsStreams) {
+      if (r.stream !== this.lastStream) {
+        this.lastStream = r.stream;
+        this.lastStreamId = streamId(r.stream);
+      }
+      stream = this.lastStreamId;
+    }
+    sink.addKernel(this.id(r.kind, r.name), this.steps ? r.step : null, r.ticks, r.startTicks, stream);
+  }
+
+  /** Do the sinks want exact start ticks (the readers parse them only then)? */
+  get wantsStarts(): boolean {
+    return this.sink.wantsStarts;
   }
 
   statistic(r: StatisticRecord): void {
@@ -137,8 +172,9 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
     into,
     options,
     () => reader!.stepWindows > 0,
+    () => reader!.originUs,
   );
-  reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true });
+  reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true, exactStarts: target.wantsStarts });
   const rowsBefore = into.rowsRead;
   let bytes = 0;
   for await (const chunk of traceChunks(path, (n) => {
@@ -176,7 +212,14 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
   }
   let reader: NsysCsvReader | null = null;
   const format = (): string => reader?.info.format ?? 'nsys_gpu_trace';
-  const target = new TraceTarget(path, format, into, options, () => (nsys.steps?.size ?? 0) > 0 && format() === 'nsys_gpu_trace');
+  const target = new TraceTarget(
+    path,
+    format,
+    into,
+    options,
+    () => (nsys.steps?.size ?? 0) > 0 && format() === 'nsys_gpu_trace',
+    () => reader!.originUs,
+  );
   reader = new NsysCsvReader(path, target, nsys);
   const rowsBefore = into.rowsRead;
   let bytes = 0;

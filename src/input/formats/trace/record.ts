@@ -29,6 +29,11 @@ export interface TraceRecord {
   step: number | null;
   /** Start time in µs as a double (16 integer digits: about 0.25 µs of precision); NaN when the file has none. */
   startUs: number;
+  /**
+   * Start in ticks of 0.1 ns after the reader's origin (its `originUs`: the whole µs of the first start it read),
+   * exactly from the digits the file wrote; NaN when the file has none or the reader was not asked for them.
+   */
+  startTicks: number;
   /** Duration in ticks of 0.1 ns (model/model.ts TICKS_PER_US), exact to the digits the file wrote (rounded at 0.1 ns). */
   ticks: number;
 }
