@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatOf } from '../src/input/formats/registry.js';
+import { registerFormat } from '../src/input/formats/readers.js';
+import { TOY } from './toyFormat.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import type { KernelTarget } from '../src/input/formats/registry.js';
@@ -46,6 +48,30 @@ describe('what the registry says each trace format can answer', () => {
     mkdirSync(noInfo);
     writeFileSync(join(noInfo, 'sampled_rank-3.json'), '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]}\n');
     expect(resolveInput(noInfo).ranks.map((r) => [r.format, r.rank, r.rankSource])).toEqual([['kineto', '3', 'file name sampled_rank-3.json']]);
+    // trace_view.json is read only where the profile folder has no kernel table with op types.
+    const out = join(tmp, 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    copyFileSync(join(ROOT, TV, 'trace_view.json'), join(out, 'trace_view.json'));
+    expect(resolveInput(join(tmp, 'rank0_ascend_pt')).ranks[0]!.format).toBe('trace_view');
+    copyFileSync(
+      join(ROOT, 'fixtures/formats/torch-level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
+      join(out, 'kernel_details.csv'),
+    );
+    expect(resolveInput(join(tmp, 'rank0_ascend_pt')).ranks[0]!.format).toBe('kernel_details');
+    // Whatever the registry order: a format added later that has op types is preferred to trace_view.json.
+    rmSync(join(out, 'kernel_details.csv'));
+    writeFileSync(join(out, 'run.typed'), 'matmul,1\n');
+    const unregister = registerFormat({
+      ...TOY,
+      id: 'toy_typed',
+      recognise: { names: [/\.typed$/], places: ['framework'], takes: 'first' },
+      answers: { ...TOY.answers, types: 'yes' },
+    });
+    try {
+      expect(resolveInput(join(tmp, 'rank0_ascend_pt')).ranks[0]!.format).toBe('toy_typed');
+    } finally {
+      unregister();
+    }
     copyFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-preamble/cuda_gpu_trace.csv'), join(tmp, 'gpu.csv'));
     expect(resolveInput(join(tmp, 'gpu.csv')).ranks[0]!.format).toBe('nsys_gpu_trace');
   });
@@ -66,7 +92,12 @@ describe('every command on every trace format (transcripts)', () => {
     ['kineto-check-type-rule', ['check', KR, '--rules', 'fixtures/trace/rules/by-type.yaml']],
     ['trace-view-check', ['check', TV, '--rules', 'fixtures/trace/rules/trace-view.yaml']],
     ['trace-view-check-nothing', ['check', TV, '--rules', 'fixtures/trace/rules/by-name.yaml']],
+    ['trace-view-diff', ['diff', TV, 'fixtures/trace/trace-view-pr']],
+    ['trace-view-rules', ['rules', TV, 'fixtures/trace/trace-view-pr']],
     ['nsys-summary-nvtx', ['summary', NSYS, '--short-names', '--by', 'name']],
+    ['nsys-rules', ['rules', NSYS, 'fixtures/nsys/gpu-trace-pr', '--short-names']],
+    ['nsys-check-pass', ['check', 'fixtures/nsys/gpu-trace-pr', '--rules', 'fixtures/nsys/rules.yaml', '--short-names']],
+    ['nsys-check-fail', ['check', NSYS, '--rules', 'fixtures/nsys/rules.yaml', '--short-names']],
     ['nsys-inspect-nvtx', ['inspect', NSYS]],
     ['nsys-inspect-us-bytes', ['inspect', 'fixtures/nsys/gpu-trace-us-bytes']],
     ['nsys-kern-sum-summary', ['summary', 'fixtures/nsys/kern-sum']],

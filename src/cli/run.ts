@@ -79,7 +79,7 @@ function addSelectionOptions(cmd: Command): Command {
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
     .option('--match <regex>', 'only kernels whose name or type matches')
     .option('--exclude <regex>', 'leave out kernels whose name or type matches')
-    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names of traces');
+    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names (kineto, Nsight)');
 }
 
 function addRunOptions(cmd: Command): Command {
@@ -143,7 +143,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .description('show what a profile holds and how kprof will read it: files, formats, ranks, steps, columns, warnings')
     .argument('<profile>', 'a file or folder, as for summary')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
-    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names of traces')
+    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names (kineto, Nsight)')
     .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')

@@ -150,12 +150,14 @@ function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
 const PREFERENCE: Holds[] = ['kernels', 'totals'];
 
 /**
- * The first format (by PREFERENCE, then registry order) with files among a folder's entries in this place, and
+ * The first format (by PREFERENCE, then formats with op types, then registry order) with files among a folder's entries in this place, and
  * those files; `holds` narrows the formats looked for.
  */
 function pick(place: Place, dir: string, entries: string[], holds: readonly Holds[] = PREFERENCE): { format: string; files: string[] } | null {
   for (const h of holds) {
-    for (const f of formatsIn(place, h)) {
+    // A format with op types before one of kernel names only (a trace_view.json beside a kernel table is not read).
+    const formats = formatsIn(place, h).sort((a, b) => Number(a.answers.types === 'no') - Number(b.answers.types === 'no'));
+    for (const f of formats) {
       const files = filesOf(f, dir, entries);
       if (files.length > 0) return { format: f.id, files };
     }

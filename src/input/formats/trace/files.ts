@@ -18,6 +18,7 @@ import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from
 import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
+import { shortenName } from './shortName.js';
 import { traceChunks } from './source.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
@@ -41,6 +42,8 @@ class TraceTarget implements TraceSink {
   private toldOrigin = false;
   private lastStream: string | null = null;
   private lastStreamId = NO_STREAM;
+  /** Names shortened here (--short-names on an Nsight CSV; the Chrome-trace reader shortens its own), by name. */
+  private readonly short: Map<string, string> | null;
 
   constructor(
     private readonly path: string,
@@ -52,8 +55,24 @@ class TraceTarget implements TraceSink {
     private readonly hasSteps: () => boolean,
     /** The whole µs the records' startTicks count from (the reader's originUs). */
     private readonly originUs: () => number,
+    /** Shorten names here with --short-names (the reader does not). */
+    shortenHere = false,
   ) {
     this.sink = besides(into, options.beside);
+    this.short = shortenHere && options.shortNames === true ? new Map() : null;
+  }
+
+  /** The name a kernel is grouped by: shortened when asked (memory bounded as the reader's name cache is). */
+  private named(name: string): string {
+    const m = this.short;
+    if (m === null) return name;
+    let s = m.get(name);
+    if (s === undefined) {
+      s = shortenName(name);
+      if (m.size >= 100_000) m.clear();
+      m.set(name, s);
+    }
+    return s;
   }
 
   /** What the file answers, told to the sinks once, before the first kernel (or at the end when there is none). */
@@ -72,7 +91,8 @@ class TraceTarget implements TraceSink {
     );
   }
 
-  private id(kind: string, name: string): number {
+  private id(kind: string, raw: string): number {
+    const name = this.named(raw);
     const key = `${kind}\u0000${name}`;
     let id = this.ids.get(key);
     if (id === undefined) {
@@ -115,7 +135,7 @@ class TraceTarget implements TraceSink {
     this.into.rowsRead++;
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
     this.sink.addAggregated(
-      { name: normaliseName(r.name), rawName: r.name, type: null, core: null, shapes: null },
+      { name: normaliseName(this.named(r.name)), rawName: r.name, type: null, core: null, shapes: null },
       {
         count: r.count,
         ticks: r.ticks,
@@ -219,6 +239,7 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
     options,
     () => (nsys.steps?.size ?? 0) > 0 && format() === 'nsys_gpu_trace',
     () => reader!.originUs,
+    true,
   );
   reader = new NsysCsvReader(path, target, nsys);
   const rowsBefore = into.rowsRead;
