@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { inputError } from '../../../util/errors.js';
+import { onDisk } from '../../../util/files.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, NO_STREAM, type KernelSink } from '../../sink.js';
@@ -214,7 +215,7 @@ export function nvtxBeside(path: string): string | null {
   if (!m) return null;
   for (const report of ['nvtx_gpu_proj_trace', 'nvtx_pushpop_trace']) {
     const p = join(dirname(path), `${m[1]}${report}${m[3]}`);
-    if (existsSync(p)) return p;
+    if (existsSync(onDisk(p))) return p;
   }
   return null;
 }
