@@ -3,7 +3,7 @@
 
 import { createReadStream, readSync, closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError, openRegular } from '../../../util/files.js';
+import { fsError, onDisk, openRegular } from '../../../util/files.js';
 import { gzipError } from '../readTable.js';
 
 const CHUNK = 1 << 20;
@@ -31,7 +31,7 @@ export async function* traceChunks(path: string, onRead?: (n: number) => void): 
   const gz = isGzipFile(path);
   // A FIFO or a device is refused here (it could block or never end), as the CSV readers refuse it.
   const { fd } = openRegular(path);
-  const file = createReadStream(path, { fd, start: 0, highWaterMark: CHUNK });
+  const file = createReadStream(onDisk(path), { fd, start: 0, highWaterMark: CHUNK });
   if (onRead) file.on('data', (c) => onRead(c.length));
   let unpacked = 0;
   try {
