@@ -29,6 +29,7 @@ import type { MergeFlags } from '../commands/merge.js';
 import type { RulesFlags } from '../commands/rules.js';
 import type { SummaryFlags } from '../commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
+import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { EXIT, isKprofError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
@@ -162,6 +163,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--top <n>', 'show the first N rows (the rest are summed in one row)')
       .option('--per-step', "divide each side's counts and times by its number of steps (both need Step Id)")
       .option('--time-tolerance <pct>', 'time changes within ±this percentage are shown as ~', String(DEFAULT_TIME_TOLERANCE_PCT))
+      .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {

@@ -5,6 +5,7 @@ import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
@@ -25,6 +26,7 @@ export interface DiffFlags extends CommonFlags {
   strict?: boolean;
   perStep?: boolean;
   timeTolerance: string;
+  alpha?: string;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -32,6 +34,14 @@ export function parseTolerance(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
   if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${text}".`);
   return Number(m[1]);
+}
+
+/** `--alpha 0.05`: a significance level, above 0 and below 1. */
+export function parseAlpha(text: string): number {
+  const m = /^\s*(0?\.\d+|0|1)\s*$/.exec(text);
+  const a = m ? Number(m[1]) : Number.NaN;
+  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found "${text}".`);
+  return a;
 }
 
 /** Warnings about each side: said once for both when they are the same. */
@@ -54,6 +64,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const common = parseCommon(flags);
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
+  const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
   const read = (input: string) =>
     readProfile(input, {
       withShapes: common.withShapes,
@@ -73,7 +84,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
   io.stderr(emptySelectionWarnings(incomparableMessages(b, p, common.by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
-  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
+  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await DIFF_REPORTERS[flags.format]();
