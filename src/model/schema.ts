@@ -142,11 +142,17 @@ export interface DiffTimeTestJson {
   verdict: 'changed' | 'noise' | 'small' | 'too-few' | 'no-steps' | 'zero';
   /** `mann-whitney-u` (two-sided); null when nothing was tested. */
   test: 'mann-whitney-u' | null;
-  /** `exact` or `asymptotic` (normal approximation with tie and continuity corrections); null untested. */
-  method: 'exact' | 'asymptotic' | null;
-  /** Samples per side (rank × step); 0 untested. */
+  /**
+   * `exact` or `asymptotic` (normal approximation with tie and continuity corrections) for one pair of ranks;
+   * `stratified` (van Elteren: one U per pair of ranks, weighted 1/(n+1), normal approximation) for several;
+   * null untested.
+   */
+  method: 'exact' | 'asymptotic' | 'stratified' | null;
+  /** Pairs of ranks tested (strata). */
+  strata: number;
+  /** Samples per side (rank × step) over the strata; 0 untested. */
   n: { base: number; pr: number };
-  /** U of the base sample; null untested. */
+  /** U of the base sample (stratified: the sum of the strata's); null untested. */
   u: number | null;
   /** Two-sided p-value; null untested. */
   p: number | null;

@@ -21,6 +21,7 @@ function timeTestJson(j: TimeJudgement): DiffTimeTestJson {
     verdict: j.verdict,
     test: t === null ? null : 'mann-whitney-u',
     method: t === null ? null : t.method,
+    strata: j.strata,
     n: { base: t?.n1 ?? 0, pr: t?.n2 ?? 0 },
     u: t === null ? null : round4(t.u),
     p: t === null ? null : t.p,

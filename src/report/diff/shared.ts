@@ -284,16 +284,14 @@ export function timeFallbackNote(d: Diff): string | null {
   }
   const few = whose(d, 'too-few');
   if (few !== null) {
-    const t =
-      d.totals.timeTest.verdict === 'too-few'
-        ? d.totals.timeTest.test
-        : (d.rows.find((r) => r.timeTest.verdict === 'too-few')?.timeTest.test ?? null);
-    const n = t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step) cannot give p < ${alpha}`;
+    const j = d.totals.timeTest.verdict === 'too-few' ? d.totals.timeTest : d.rows.find((r) => r.timeTest.verdict === 'too-few')?.timeTest;
+    const t = j?.test ?? null;
+    const within = j !== undefined && j.strata > 1 ? `, compared within each of ${fmtCount(j.strata)} ranks` : '';
+    const n = t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step${within}) cannot give p < ${alpha}`;
     parts.push(`${few} are judged by --time-tolerance alone${n}`);
   }
   const out = whose(d, 'no-steps');
-  if (out !== null)
-    parts.push(`${out} are judged by --time-tolerance alone: some of their kernels are in no step (an empty Step Id, or a rank without steps)`);
+  if (out !== null) parts.push(`${out} are judged by --time-tolerance alone: some of their kernels are in no step or on a rank of one side only`);
   return parts.length === 0 ? null : `Time test: ${parts.join('; ')}.`;
 }
 
@@ -301,7 +299,7 @@ export function timeFallbackNote(d: Diff): string | null {
 function testedText(d: Diff): string {
   const n = d.timeTestSummary.noise;
   if (n === 0) return '';
-  return `, and so ${n === 1 ? 'is 1 change' : `are ${fmtCount(n)} changes`} the steps do not support (Mann–Whitney U over each rank's kernel time per step, p ≥ ${d.alpha})`;
+  return `, and so ${n === 1 ? 'is 1 change' : `are ${fmtCount(n)} changes`} the steps do not support (Mann–Whitney U over each rank's kernel time per step, rank by rank, p ≥ ${d.alpha})`;
 }
 
 /** The stderr warnings of a diff (the report carries the same facts). */
