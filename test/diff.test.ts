@@ -471,7 +471,7 @@ describe('reporters', () => {
       timeWithinTolerance: false,
       timeNoise: false,
       // 4 steps alike on each side: all of the PR's per-step totals are above the base's.
-      timeTest: { verdict: 'changed', test: 'mann-whitney-u', method: 'asymptotic', n: { base: 4, pr: 4 }, u: 0, p: 0.013123806784370862 },
+      timeTest: { verdict: 'changed', test: 'mann-whitney-u', method: 'asymptotic', strata: 1, n: { base: 4, pr: 4 }, u: 0, p: 0.013123806784370862 },
     });
     expect(j.rows[0]).toEqual({
       key: 'ScatterNdUpdate',
@@ -485,7 +485,7 @@ describe('reporters', () => {
       deltaUsPct: -100,
       timeWithinTolerance: false,
       timeNoise: false,
-      timeTest: { verdict: 'zero', test: 'mann-whitney-u', method: 'asymptotic', n: { base: 4, pr: 4 }, u: 16, p: 0.013123806784370862 },
+      timeTest: { verdict: 'zero', test: 'mann-whitney-u', method: 'asymptotic', strata: 1, n: { base: 4, pr: 4 }, u: 16, p: 0.013123806784370862 },
       rankStatus: null,
       disagreeingRanks: [],
       unevenSteps: [],
