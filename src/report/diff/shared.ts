@@ -264,9 +264,10 @@ function whose(d: Diff, v: TimeVerdict): string | null {
   const rows = d.rows.filter((r) => r.timeTest.verdict === v).length;
   const totals = d.totals.timeTest.verdict === v;
   if (rows === 0 && !totals) return null;
-  if (rows === d.rows.length && totals) return 'all time changes';
+  if (rows === d.rows.length && totals) return 'all time changes are';
   const groups = rows === 0 ? '' : `of ${plural(rows, 'group')}`;
-  return `the time changes ${groups}${groups && totals ? ' and ' : ''}${totals ? 'of the totals' : ''}`;
+  const one = rows + (totals ? 1 : 0) === 1;
+  return `the time change${one ? '' : 's'} ${groups}${groups && totals ? ' and ' : ''}${totals ? 'of the totals' : ''} ${one ? 'is' : 'are'}`;
 }
 
 /**
@@ -280,7 +281,7 @@ export function timeFallbackNote(d: Diff): string | null {
   if (noStep.length > 0) {
     const all = whose(d, 'no-steps');
     if (all === null) return null;
-    return `Time test: ${noStep.join(' and ')} ${noStep.length === 1 ? 'has' : 'have'} no Step Id, so no per-step samples: ${all === 'all time changes' ? 'time changes are' : `${all} are`} judged by --time-tolerance alone.`;
+    return `Time test: ${noStep.join(' and ')} ${noStep.length === 1 ? 'has' : 'have'} no Step Id, so no per-step samples: ${all === 'all time changes are' ? 'time changes are' : all} judged by --time-tolerance alone.`;
   }
   const few = whose(d, 'too-few');
   if (few !== null) {
@@ -288,10 +289,10 @@ export function timeFallbackNote(d: Diff): string | null {
     const t = j?.test ?? null;
     const within = j !== undefined && j.strata > 1 ? `, compared within each of ${fmtCount(j.strata)} ranks` : '';
     const n = t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step${within}) cannot give p < ${alpha}`;
-    parts.push(`${few} are judged by --time-tolerance alone${n}`);
+    parts.push(`${few} judged by --time-tolerance alone${n}`);
   }
   const out = whose(d, 'no-steps');
-  if (out !== null) parts.push(`${out} are judged by --time-tolerance alone: some of their kernels are in no step or on a rank of one side only`);
+  if (out !== null) parts.push(`${out} judged by --time-tolerance alone: some of their kernels are in no step or on a rank of one side only`);
   return parts.length === 0 ? null : `Time test: ${parts.join('; ')}.`;
 }
 
