@@ -63,8 +63,8 @@ export interface RowSamples {
  * `samples` null when the inputs have no per-step cells.
  */
 export function judgeTime(baseUs: number, prUs: number, withinTolerance: boolean, samples: RowSamples | null, alpha: number): TimeJudgement {
-  const usable = samples !== null && samples.complete;
-  const sizes = usable ? samples.strata.map((s) => ({ n1: s.a.length + s.zerosA, n2: s.b.length + s.zerosB })) : [];
+  const usable = samples?.complete === true;
+  const sizes = usable ? samples!.strata.map((s) => ({ n1: s.a.length + s.zerosA, n2: s.b.length + s.zerosB })) : [];
   const strata = sizes.filter((x) => x.n1 > 0 && x.n2 > 0).length;
   const test = strata > 0 ? stratifiedU(samples!.strata) : null;
   if (baseUs === 0 || prUs === 0) return { verdict: 'zero', withinTolerance: false, test, strata };
