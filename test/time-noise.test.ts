@@ -91,7 +91,7 @@ describe('kprof diff: time changes judged by the steps', () => {
     const j = json(r);
     expect(j.timeTest.tooFew).toBe(4);
     expect(j.timeTest.fallback).toBe(
-      'Time test: all time changes are judged by --time-tolerance alone: 3 against 3 samples (one per rank and step) cannot give p < 0.05.',
+      'Time test: all time changes are judged by --time-tolerance alone: 3 against 3 samples (one per rank and step) cannot give a p below 0.05.',
     );
     for (const row of [...j.rows, j.totals]) expect(row.timeNoise).toBe(row.timeWithinTolerance);
     const table = (await kprof(['diff', `${NOISE}/base`, `${NOISE}/pr`, '--steps', '1-3'])).stdout;
@@ -176,7 +176,7 @@ describe.skipIf(!HAS_REAL)('real exports', () => {
   it('level0 vs level1 (one step per rank): every change judged by the tolerance alone, and said so', async () => {
     const j = json(await kprof(['diff', `${REAL_REL}/${T}/level0`, `${REAL_REL}/${T}/level1`, '--by', 'name', '--format', 'json']));
     expect(j.timeTest.tested).toBe(0);
-    expect(j.timeTest.fallback).toContain('2 against 2 samples (one per rank and step, compared within each of 2 ranks) cannot give p < 0.05');
+    expect(j.timeTest.fallback).toContain('2 against 2 samples (one per rank and step, compared within each of 2 ranks) cannot give a p below 0.05');
     for (const r of [...j.rows, j.totals]) {
       expect(['too-few', 'zero']).toContain(r.timeTest.verdict);
       expect(r.timeNoise).toBe(r.timeWithinTolerance);

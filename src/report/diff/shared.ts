@@ -68,9 +68,9 @@ export function noiseWhy(d: Diff, f: DiffFigures): string {
   return `within the step noise, p = ${fmtP(t.test.p)}`;
 }
 
-/** A p-value in two significant digits (`0.31`, `0.0042`), `< 0.0001` below that. */
+/** A p-value in two significant digits (`0.31`, `0.0042`), `under 0.0001` below that. */
 export function fmtP(p: number): string {
-  if (p < 1e-4) return '< 0.0001';
+  if (p < 1e-4) return 'under 0.0001';
   return String(Number(p.toPrecision(2)));
 }
 
@@ -288,7 +288,7 @@ export function timeFallbackNote(d: Diff): string | null {
     const j = d.totals.timeTest.verdict === 'too-few' ? d.totals.timeTest : d.rows.find((r) => r.timeTest.verdict === 'too-few')?.timeTest;
     const t = j?.test ?? null;
     const within = j !== undefined && j.strata > 1 ? `, compared within each of ${fmtCount(j.strata)} ranks` : '';
-    const n = t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step${within}) cannot give p < ${alpha}`;
+    const n = t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step${within}) cannot give a p below ${alpha}`;
     parts.push(`${few} judged by --time-tolerance alone${n}`);
   }
   const out = whose(d, 'no-steps');
