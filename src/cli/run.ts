@@ -29,6 +29,7 @@ import type { MergeFlags } from '../commands/merge.js';
 import type { RulesFlags } from '../commands/rules.js';
 import type { SummaryFlags } from '../commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
+import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { EXIT, isKprofError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
@@ -168,6 +169,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
           .default('on'),
       )
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
+      .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {

@@ -5,6 +5,7 @@ import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
@@ -30,6 +31,7 @@ export interface DiffFlags extends CommonFlags {
   timeTolerance: string;
   rewrites?: 'on' | 'off';
   layerMarker?: string;
+  alpha?: string;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -37,6 +39,14 @@ export function parseTolerance(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
   if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${text}".`);
   return Number(m[1]);
+}
+
+/** `--alpha 0.05`: a significance level, above 0 and below 1. */
+export function parseAlpha(text: string): number {
+  const m = /^\s*(0?\.\d+|0|1)\s*$/.exec(text);
+  const a = m ? Number(m[1]) : Number.NaN;
+  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found "${text}".`);
+  return a;
 }
 
 /** Warnings about each side: said once for both when they are the same. */
@@ -61,6 +71,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
   const rewrites = flags.rewrites !== 'off';
+  const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
   const read = (input: string) =>
     readProfile(input, {
       withShapes: common.withShapes,
@@ -81,11 +92,11 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
   io.stderr(emptySelectionWarnings(incomparableMessages(b, p, common.by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
-  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
+  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
   if (rewrites) {
     d.rewrites = rewritesSection(common.by, profileSequences(b, common.by), profileSequences(p, common.by), {
       layerMarker: flags.layerMarker ?? null,
-      noise: { ...DEFAULT_NOISE, minEffect: timeTolerancePct / 100 },
+      noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
     });
   }
   io.stderr(diffWarnings(d));
