@@ -14,7 +14,7 @@ import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readInWorker } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
-import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { compareRanks, mergeGroups, type Profile, type RankData, type RawNameTests } from '../model/model.js';
@@ -46,6 +46,8 @@ export interface ReadOptions {
   engine?: Engine;
   /** A sink to read beside each rank's accumulator (see beside.ts): its results are each RankData's `beside`. */
   beside?: BesideRequest | null;
+  /** Which export to read where a folder holds both the text and the db export of one run (--prefer). */
+  prefer?: Prefer | null;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -70,7 +72,7 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
 
 /** Read a `<profile>` argument. */
 export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
-  const resolved = resolveInput(input);
+  const resolved = resolveInput(input, { prefer: options.prefer ?? null });
   const plans = selectPlans(resolved, options.ranks);
   options = { ...options, engine: options.engine ?? defaultEngine() };
   if (options.beside) registerBeside(options.beside.kind);
