@@ -589,7 +589,10 @@ function recognise(path: string, name: string): FormatFacts {
   // .sqlite), else the fallback.
   const sniffers = allFormats().filter((f) => f.recognise.sniff !== undefined && f.holds !== 'nothing');
   const head = readHead(path);
-  return sniffers.find((f) => f.recognise.sniff!(head)) ?? fallbackFormat();
+  const sniffed = sniffers.find((f) => f.recognise.sniff!(head));
+  if (sniffed !== undefined) return sniffed;
+  // A *.db that is not SQLite is refused by the db reader (naming the file), not read as a CSV by its header.
+  return /\.db$/i.test(name) ? formatOf('db') : fallbackFormat();
 }
 
 /** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */
