@@ -256,7 +256,9 @@ async function main() {
     }
     if (sqliteRows) {
       const same =
-        canonical(readerRows) === canonical(sqliteRows) && canonical(kernelRows) === canonical(sqliteRows) && canonical(kprofRows) === canonical(sqliteRows);
+        canonical(readerRows) === canonical(sqliteRows) &&
+        canonical(kernelRows) === canonical(sqliteRows) &&
+        canonical(kprofRows) === canonical(sqliteRows);
       console.log(`same groups, counts and sums as sqlite3: ${same ? 'yes' : 'NO'}`);
       if (!same) process.exitCode = 1;
       const ratio = median(runs.reader.map((r) => r.ms)) / median(runs.sqlite3.map((r) => r.ms));
