@@ -252,9 +252,9 @@ export const FORMATS = [
     naming: {
       short: 'ascend_pytorch_profiler*.db, msprof_*.db',
       brief: 'ascend_pytorch_profiler*.db / msprof_*.db',
-      pass: 'an SQLite export (ascend_pytorch_profiler*.db, msprof_*.db)',
+      pass: 'ascend_pytorch_profiler*.db / msprof_*.db',
       title: 'a torch_npu / msprof SQLite export',
-      by: 'torch_npu and msprof, export type db',
+      by: 'torch_npu / msprof',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db', 'PROF_*/msprof_*.db'],
       header: null,
     },
