@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { resolveInput } from '../src/input/formats/resolve.js';
+import { readProfile } from '../src/input/read.js';
+import type { Profile } from '../src/model/model.js';
 import { injectSqliteLoader } from '../src/input/formats/sqlite/library.js';
 import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
 
@@ -112,6 +114,43 @@ describe('where db exports are found', () => {
     expect(figures(db.stdout)).toEqual(figures(text.stdout));
     const inspected = await kprof(['inspect', `${L}/both`, '--prefer', 'db', '--format', 'json']);
     expect(JSON.parse(inspected.stdout).ranks[0].files[0].format).toBe('db');
+  });
+});
+
+describe('every schema generation through the command line', () => {
+  const generations = ['preview-2024', 'torch_npu-6.0.rc1', 'torch_npu-6.0.rc2', 'torch_npu-6.0.rc3', 'schema-1.0.0', 'schema-1.2.0', 'wal'];
+  for (const g of generations) {
+    it(`${g}: the fixture's kernels per (type, core), steps where STEP_TIME is`, async () => {
+      const r = await kprof(['summary', `${FIX}/${g}.db`, '--by', 'type+core', '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      const counts = Object.fromEntries(j.groups.map((x: { key: string; count: number }) => [x.key, x.count]));
+      const comm = g === 'preview-2024' ? {} : { 'hcom_allReduce_ @ HCCL': 2 };
+      expect(counts).toEqual({ 'MatMulV2 @ AI_CORE': 3, 'Add @ AI_VECTOR_CORE': 2, 'ReduceSum @ MIX_AIV': 1, ...comm });
+      // 20 + 123457 + 99999 ns of MatMulV2: exact, past what a double of Unix ns would keep.
+      expect(j.groups.find((x: { key: string }) => x.key === 'MatMulV2 @ AI_CORE').totalUs).toBe(223.476);
+      const steps = !['preview-2024', 'torch_npu-6.0.rc1'].includes(g);
+      expect(j.stepIds).toEqual(steps ? [7, 8] : []);
+    });
+  }
+
+  it('the grouped read (summary) and the one-by-one read (inspect, sinks beside) give the same figures', async () => {
+    const inputs = [...generations.map((g) => `${FIX}/${g}.db`), `${FIX}/bad-rows.db`, `${L}/base`, `${L}/msprof`];
+    if (HAS_REAL) inputs.push(join(REAL, 'msinsight-torchnpu-db/level0'), join(REAL, 'msinsight-torchnpu-db/level1'), join(REAL, 'msinsight-server-db'));
+    for (const input of inputs) {
+      const grouped = await readProfile(input, { withShapes: true, ranks: null, threads: 'off' });
+      const oneByOne = await readProfile(input, { withShapes: true, withSpan: true, ranks: null, threads: 'off' });
+      const figures = (p: Profile) =>
+        p.ranks.map((r) => ({
+          rank: r.rank,
+          rows: [r.rowsRead, r.rowsSkipped, r.kernels, r.rowsWithoutStep, r.stepIds, r.warningCount],
+          groups: [...r.groups.values()]
+            .map((g) => [g.name, g.type, g.core, g.shapes, g.total, [...g.steps].sort((a, b) => a[0] - b[0])])
+            .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
+        }));
+      expect(figures(oneByOne), input).toEqual(figures(grouped));
+      expect(oneByOne.ranks.every((r) => r.firstStartUs !== null)).toBe(true);
+    }
   });
 });
 
