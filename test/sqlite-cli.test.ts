@@ -66,6 +66,24 @@ describe('where db exports are found', () => {
     expect(plan(`${L}/loose`).ranks.map((p) => [p.rank, p.rankSource])).toEqual([['2', 'file name ascend_pytorch_profiler_2.db']]);
   });
 
+  it("the rank: profiler_info, else the file name, else the db's RANK_DEVICE_MAP; a map that disagrees is warned of", async () => {
+    const given = await kprof(['summary', `${FIX}/schema-1.0.0.db`, '--rank', '3', '--format', 'json']);
+    expect(given.code, given.stderr).toBe(0);
+    expect(JSON.parse(given.stdout).ranks).toEqual(['3']);
+    const inspected = await kprof(['inspect', `${FIX}/schema-1.0.0.db`]);
+    expect(inspected.stdout).toContain('rank id  from RANK_DEVICE_MAP of schema-1.0.0.db (device 5)');
+    const dir = tempDir();
+    mkdirSync(join(dir, 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(dir, 'rank0_ascend_pt', 'profiler_info_0.json'), '{"rank_id": 0}');
+    copyFileSync(`${FIX}/schema-1.0.0.db`, join(dir, 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT', 'ascend_pytorch_profiler_0.db'));
+    const r = await kprof(['summary', dir, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).ranks).toEqual(['0']);
+    expect(r.stderr).toContain(
+      'ascend_pytorch_profiler_0.db:0: RANK_DEVICE_MAP of ascend_pytorch_profiler_0.db (device 5) says rank 3; the rank is taken from profiler_info_0.json rank_id (0)',
+    );
+  });
+
   it('a file is a db by its SQLite header or its .db name; analysis.db beside the export is not read', () => {
     const dir = tempDir();
     copyFileSync(`${FIX}/schema-1.0.0.db`, join(dir, 'run.sqlite'));

@@ -141,6 +141,8 @@ export interface KernelReadOptions {
   onBytes?: ((n: number) => void) | undefined;
   /** The scan engine of a text format (undefined: the default, see engine.ts). */
   engine?: Engine | undefined;
+  /** Told the rank the file says it holds (a db export's RANK_DEVICE_MAP), before the read returns. */
+  ownRank?: ((rank: string, source: string) => void) | undefined;
 }
 
 export type FormatReader =

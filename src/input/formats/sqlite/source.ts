@@ -14,6 +14,7 @@
 // What the sink is told of each kernel goes through addOne(), the one place that knows the sink's method.
 
 import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
@@ -137,6 +138,9 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
       common,
     );
   }
+  const mapped = info.devices.length === 1 ? info.devices[0]! : null;
+  if (mapped !== null && mapped.rank !== null)
+    options.ownRank?.(String(mapped.rank), `RANK_DEVICE_MAP of ${basename(path)} (device ${mapped.device})`);
   let bytes = 0;
   try {
     bytes = statSync(path).size;
