@@ -154,7 +154,8 @@ describe('every schema generation through the command line', () => {
 
   it('the grouped read (summary) and the one-by-one read (inspect, sinks beside) give the same figures', async () => {
     const inputs = [...generations.map((g) => `${FIX}/${g}.db`), `${FIX}/bad-rows.db`, `${L}/base`, `${L}/msprof`];
-    if (HAS_REAL) inputs.push(join(REAL, 'msinsight-torchnpu-db/level0'), join(REAL, 'msinsight-torchnpu-db/level1'), join(REAL, 'msinsight-server-db'));
+    if (HAS_REAL)
+      inputs.push(join(REAL, 'msinsight-torchnpu-db/level0'), join(REAL, 'msinsight-torchnpu-db/level1'), join(REAL, 'msinsight-server-db'));
     for (const input of inputs) {
       const grouped = await readProfile(input, { withShapes: true, ranks: null, threads: 'off' });
       const oneByOne = await readProfile(input, { withShapes: true, withSpan: true, ranks: null, threads: 'off' });
