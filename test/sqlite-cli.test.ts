@@ -3,6 +3,7 @@
 // read-only folders, a missing SQLite library and bad input.
 
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -170,6 +171,33 @@ describe('every schema generation through the command line', () => {
       expect(figures(oneByOne), input).toEqual(figures(grouped));
       expect(oneByOne.ranks.every((r) => r.firstStartUs !== null)).toBe(true);
     }
+  });
+});
+
+describe('uneven dbs', () => {
+  const Database = createRequire(import.meta.url)('better-sqlite3');
+  const edited = (sql: string): string => {
+    const path = join(tempDir(), 'ascend_pytorch_profiler_0.db');
+    copyFileSync(`${FIX}/schema-1.0.0.db`, path);
+    const db = new Database(path);
+    db.exec(sql);
+    db.close();
+    return path;
+  };
+
+  it('a db with no kernel rows is exit 2 naming it', async () => {
+    const r = await kprof(['summary', edited('DELETE FROM TASK; DELETE FROM COMMUNICATION_OP')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ascend_pytorch_profiler_0\.db has no kernels in it\./);
+  });
+
+  it('a db without the accelerator core column: --by type+core is refused naming what it lacks, --by type reads', async () => {
+    const path = edited('ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN taskType');
+    const r = await kprof(['summary', path, '--by', 'type+core']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--by type+core needs core types');
+    expect((await kprof(['summary', path, '--by', 'type'])).code).toBe(0);
+    expect((await kprof(['inspect', path])).stdout).toContain('missing  COMPUTE_TASK_INFO.taskType (the accelerator core)');
   });
 });
 

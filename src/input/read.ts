@@ -236,9 +236,12 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
   out.sort((a, b) => compareRanks(a.rank, b.rank));
   const rows = out.reduce((n, r) => n + r.rowsRead, 0);
   if (rows === 0) {
-    const files = out.flatMap((r) => r.files.map((f) => f.path));
+    const read = out.flatMap((r) => r.files);
+    const files = read.map((f) => f.path);
+    // A CSV export is told apart by its header; a file of another format (a db export) has none.
+    const empty = read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it';
     throw inputError(
-      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} a header but no data. ` +
+      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} ${empty}. ` +
         `Expected at least one kernel row; was the profile collected with NPU activities on?`,
     );
   }

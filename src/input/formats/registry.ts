@@ -250,7 +250,7 @@ export const FORMATS = [
     // After the text exports: where a folder holds both exports of one run, the text is read unless --prefer db
     // says otherwise (it needs no SQLite library, and its Step Id is the device-side one).
     recognise: { names: DB_EXPORT, sniff: isSqlite, places: ['framework', 'msprof', 'loose'], takes: 'first' },
-    answers: { names: 'yes', types: 'yes', cores: 'yes', shapes: 'column', steps: 'column', starts: 'yes', order: 'yes', ranks: 'column' },
+    answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'yes', order: 'yes', ranks: 'column' },
     naming: {
       short: 'ascend_pytorch_profiler*.db, msprof_*.db',
       brief: 'ascend_pytorch_profiler*.db / msprof_*.db',

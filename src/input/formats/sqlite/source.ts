@@ -74,11 +74,13 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     }
     return t;
   };
-  const onStart = (schema: DbSchema, originNs: bigint | null): void => {
+  let schema: DbSchema | null = null;
+  const onStart = (s: DbSchema, originNs: bigint | null): void => {
+    schema = s;
     facts = sourceFacts(
       path,
       answers,
-      { name: true, core: schema.compute.core !== null, shapes: schema.compute.shapes !== null, steps: schema.steps, starts: true },
+      { name: true, core: s.compute.core !== null, shapes: s.compute.shapes !== null, steps: s.steps, starts: true },
       options.withShapes,
     );
     begun(main);
@@ -152,8 +154,8 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     path,
     format: DB_FORMAT,
     traits: traitsOf(info),
-    columns: [],
-    missing: missingOf(info),
+    columns: schema === null ? [] : columnsOf(schema),
+    missing: schema === null ? [] : missingOf(info, schema),
     bytes,
     rowsRead: info.compute + info.communication + info.skipped,
     rowsSkipped: info.skipped,
@@ -169,8 +171,25 @@ function traitsOf(info: DbInfo): string[] {
   return out;
 }
 
-function missingOf(info: DbInfo): string[] {
+/** The tables and columns the reader reads, as `TABLE.column`. */
+function columnsOf(s: DbSchema): string[] {
+  const of = (table: string, cols: (string | null)[]): string[] => cols.filter((c): c is string => c !== null).map((c) => `${table}.${c}`);
+  const t = s.task;
+  const c = s.compute;
+  const o = s.communication;
+  return [
+    ...of('TASK', [t.start, t.end, t.key, t.stream, t.device]),
+    ...of('COMPUTE_TASK_INFO', [c.name, c.opType, c.core, c.shapes, c.block]),
+    ...(o === null ? [] : of(o.table, [o.name, o.opType, o.start, o.end, o.device])),
+    ...(s.steps ? ['STEP_TIME.id', 'STEP_TIME.startNs', 'STEP_TIME.endNs'] : []),
+    ...(s.rankMap ? ['RANK_DEVICE_MAP.rankId', 'RANK_DEVICE_MAP.deviceId'] : []),
+  ];
+}
+
+function missingOf(info: DbInfo, schema: DbSchema): string[] {
   const out: string[] = [];
+  if (schema.compute.core === null) out.push('COMPUTE_TASK_INFO.taskType (the accelerator core)');
+  if (schema.compute.shapes === null) out.push('COMPUTE_TASK_INFO.inputShapes');
   if (info.steps.length === 0) out.push('STEP_TIME (no steps)');
   return out;
 }
