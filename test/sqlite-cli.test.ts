@@ -2,13 +2,15 @@
 // summary / inspect / diff / check / rules on it, the text and the db export of one run side by side (--prefer),
 // read-only folders, a missing SQLite library and bad input.
 
-import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
+import { NO_STREAM, type KernelKind } from '../src/input/sink.js';
+import { readDb } from '../src/input/formats/sqlite/source.js';
 import type { Profile } from '../src/model/model.js';
 import { injectSqliteLoader } from '../src/input/formats/sqlite/library.js';
 import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
@@ -198,6 +200,100 @@ describe('uneven dbs', () => {
     expect(r.stderr).toContain('--by type+core needs core types');
     expect((await kprof(['summary', path, '--by', 'type'])).code).toBe(0);
     expect((await kprof(['inspect', path])).stdout).toContain('missing  COMPUTE_TASK_INFO.taskType (the accelerator core)');
+  });
+});
+
+/** A sink that wants starts and streams and records every kernel (and what it is told), with a row log. */
+function recorder() {
+  const kinds = new Map<number, KernelKind>();
+  const rec = {
+    origins: [] as number[],
+    kernels: [] as { name: string; startTicks: number; stream: number; ticks: number }[],
+    skips: [] as string[],
+    wantsStarts: true,
+    wantsStreams: true,
+    rowsRead: 0,
+    rowsSkipped: 0,
+    begin() {},
+    origin(us: number) {
+      rec.origins.push(us);
+    },
+    bind(id: number, kind: KernelKind) {
+      kinds.set(id, kind);
+    },
+    addBatch() {
+      throw new Error('the db reader gives kernels one by one');
+    },
+    addKernel(id: number, _step: number | null, ticks: number, startTicks: number, stream: number) {
+      rec.kernels.push({ name: kinds.get(id)!.rawName!, startTicks, stream, ticks });
+    },
+    addAggregated() {
+      throw new Error('a sink that wants starts gets kernels one by one');
+    },
+    skip(_f: string, _l: number, m: string) {
+      rec.rowsSkipped++;
+      rec.skips.push(m);
+    },
+    warn() {},
+  };
+  return rec;
+}
+
+describe('exact starts and streams for sinks that want them', () => {
+  it('fixture: start ticks after a whole-µs origin, exact past 2^53 ns; streams from TASK.streamId, none for communication', async () => {
+    const rec = recorder();
+    await readDb(`${FIX}/schema-1.0.0.db`, rec, { withShapes: false });
+    // T0 = 1736410576375315901 ns: origin 1736410576375315 µs, and 901 ns past it.
+    expect(rec.origins).toEqual([1736410576375315]);
+    expect(rec.kernels.map((k) => [k.name, k.startTicks, k.stream, k.ticks])).toEqual([
+      ['aclnnMm_MatMulV2', 9010, 2, 200],
+      ['aclnnAdd_AddAiCore_Add', 19010, 2, 15000],
+      ['aclnnMm_MatMulV2', 59010, 2, 1234570],
+      ['hcom_allReduce__12_0_1', 1009010, NO_STREAM, 500010],
+      ['aclnnReduceSum_ReduceSum', 2009010, 3, 7770],
+      ['aclnnMm_MatMulV2', 3009010, 2, 999990],
+      ['hcom_allReduce__12_1_1', 4009010, NO_STREAM, 123450],
+      ['aclnnAdd_AddAiCore_Add', 9009010, 2, 30],
+    ]);
+  });
+
+  it.skipIf(!HAS_REAL)('real samples: every kernel start and stream equals BigInt arithmetic on the db', async () => {
+    const Database = createRequire(import.meta.url)('better-sqlite3');
+    for (const f of [
+      'msinsight-torchnpu-db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db',
+      'msinsight-torchnpu-db/level0/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db',
+    ]) {
+      const path = join(REAL, f);
+      const rec = recorder();
+      await readDb(path, rec, { withShapes: false });
+      // An independent read: a private copy in rollback mode (the sample may be in WAL mode in a read-only folder).
+      const copy = join(tempDir(), 'copy.db');
+      const bytes = readFileSync(path);
+      bytes[18] = bytes[19] = 1;
+      writeFileSync(copy, bytes);
+      const db = new Database(copy, { readonly: true });
+      const rows = db
+        .prepare(
+          'SELECT s.value AS name, t.startNs AS start, t.streamId AS stream FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.name ' +
+            'UNION ALL SELECT s.value, o.startNs, NULL FROM COMMUNICATION_OP o JOIN STRING_IDS s ON s.id = o.opName',
+        )
+        .safeIntegers(true)
+        .all() as { name: string; start: bigint; stream: bigint | null }[];
+      // The origin is the earliest start of any task (the non-kernel ones too), floored to a whole µs.
+      const earliest = db
+        .prepare('SELECT min(m) FROM (SELECT min(startNs) AS m FROM TASK UNION ALL SELECT min(startNs) FROM COMMUNICATION_OP)')
+        .pluck()
+        .safeIntegers(true)
+        .get() as bigint;
+      db.close();
+      const originUs = earliest / 1000n;
+      const expected = rows.map((r) => `${r.name} ${(r.start - originUs * 1000n) * 10n} ${r.stream === null ? NO_STREAM : r.stream}`).sort();
+      expect(rec.origins).toEqual([Number(originUs)]);
+      expect(rec.kernels.map((k) => `${k.name} ${k.startTicks} ${k.stream}`).sort()).toEqual(expected);
+      // In time order, as a sequence view reads them.
+      const starts = rec.kernels.map((k) => k.startTicks);
+      expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    }
   });
 });
 

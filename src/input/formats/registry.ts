@@ -250,7 +250,17 @@ export const FORMATS = [
     // After the text exports: where a folder holds both exports of one run, the text is read unless --prefer db
     // says otherwise (it needs no SQLite library, and its Step Id is the device-side one).
     recognise: { names: DB_EXPORT, sniff: isSqlite, places: ['framework', 'msprof', 'loose'], takes: 'first' },
-    answers: { names: 'yes', types: 'yes', cores: 'column', shapes: 'column', steps: 'column', starts: 'yes', order: 'yes', ranks: 'column' },
+    answers: {
+      names: 'yes',
+      types: 'yes',
+      cores: 'column',
+      shapes: 'column',
+      steps: 'column',
+      starts: 'yes',
+      streams: 'column',
+      order: 'yes',
+      ranks: 'column',
+    },
     naming: {
       short: 'ascend_pytorch_profiler*.db, msprof_*.db',
       brief: 'ascend_pytorch_profiler*.db / msprof_*.db',
@@ -266,7 +276,7 @@ export const FORMATS = [
     id: 'analysis_db',
     holds: 'nothing',
     recognise: { names: [ANALYSIS_DB], sniff: isSqlite, places: ['framework'], takes: 'first' },
-    answers: { names: 'no', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', order: 'no', ranks: 'folder' },
+    answers: { names: 'no', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'no', ranks: 'folder' },
     naming: {
       short: 'analysis.db',
       brief: 'analysis.db',

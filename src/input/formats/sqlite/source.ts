@@ -16,11 +16,11 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { SourceFile } from '../../../model/model.js';
-import { besides, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../../sink.js';
+import { besides, NO_STREAM, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { readDbGroups, type DbGroup } from './groups.js';
-import { readDbExport, type DbInfo, type DbKernel } from './reader.js';
+import { readDbExport, TICKS_PER_NS, type DbInfo, type DbKernel } from './reader.js';
 import type { DbSchema } from './schema.js';
 
 /** The registry id of the db export. */
@@ -34,13 +34,17 @@ interface Target {
   bound: Set<number>;
 }
 
-/** One kernel to the sink (start: ns after the file's earliest start `origin`, Unix ns). */
+/**
+ * One kernel to the sink: its start in exact ticks after the origin the sink was told (the file's earliest start,
+ * floored to a whole µs), and its stream.
+ */
 function addOne(sink: KernelSink, id: number, k: DbKernel, origin: Origin): void {
-  const startUs = sink.wantsStarts ? origin.us + (k.startNs + origin.restNs) / 1000 : Number.NaN;
-  sink.addKernel(id, k.step, k.ticks, startUs);
+  const startTicks = sink.wantsStarts ? (k.startNs + origin.restNs) * TICKS_PER_NS : Number.NaN;
+  const stream = sink.wantsStreams && k.stream !== null && k.stream >= -2147483648 && k.stream <= 2147483647 ? k.stream : NO_STREAM;
+  sink.addKernel(id, k.step, k.ticks, startTicks, stream);
 }
 
-/** The earliest start as whole µs and the ns past them (both exact). */
+/** The earliest start as whole µs (the sink's origin) and the ns past them (both exact). */
 interface Origin {
   us: number;
   restNs: number;
@@ -50,7 +54,7 @@ interface Origin {
 export async function readDb(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
   const answers = formatOf(DB_FORMAT).answers;
   const beside = options.beside ?? [];
-  const oneByOne = into.wantsStarts || beside.length > 0;
+  const oneByOne = into.wantsStarts || into.wantsStreams || beside.length > 0;
   const main: Target = { sink: besides(into, beside), log: into, begun: false, bound: new Set() };
   const byLog = new Map<RowLog, Target>([[into, main]]);
   let facts: SourceFacts | null = null;
@@ -67,10 +71,12 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     current = mine;
     return mine;
   };
+  let originKnown = false;
   const begun = (t: Target): Target => {
     if (!t.begun) {
       t.begun = true;
       t.sink.begin(facts!);
+      if (originKnown && t.sink.wantsStarts) t.sink.origin(origin.us);
     }
     return t;
   };
@@ -80,11 +86,16 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     facts = sourceFacts(
       path,
       answers,
-      { name: true, core: s.compute.core !== null, shapes: s.compute.shapes !== null, steps: s.steps, starts: true },
+      { name: true, core: s.compute.core !== null, shapes: s.compute.shapes !== null, steps: s.steps, starts: true, streams: s.task.stream !== null },
       options.withShapes,
     );
+    // Unix ns floored to whole µs (a negative time floors down too): below 2^53, and the rest is 0–999 ns.
+    if (originNs !== null) {
+      const us = originNs / 1000n - (originNs < 0n && originNs % 1000n !== 0n ? 1n : 0n);
+      origin = { us: Number(us), restNs: Number(originNs - us * 1000n) };
+      originKnown = true;
+    }
     begun(main);
-    if (originNs !== null) origin = { us: Number(originNs / 1000n), restNs: Number(originNs % 1000n) };
   };
   const skip = (where: string, message: string, rows = 1): void => {
     const t = current;
