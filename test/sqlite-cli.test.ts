@@ -171,7 +171,7 @@ describe('every schema generation through the command line', () => {
             .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
         }));
       expect(figures(oneByOne), input).toEqual(figures(grouped));
-      expect(oneByOne.ranks.every((r) => r.firstStartUs !== null)).toBe(true);
+      expect(oneByOne.ranks.every((r) => r.spanTicks !== null)).toBe(true);
     }
   });
 });
@@ -191,6 +191,19 @@ describe('uneven dbs', () => {
     const r = await kprof(['summary', edited('DELETE FROM TASK; DELETE FROM COMMUNICATION_OP')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/ascend_pytorch_profiler_0\.db has no kernels in it\./);
+  });
+
+  it('kinds whose fields join to the same text (a NUL inside a name) stay apart, read one by one or grouped', async () => {
+    const path = edited(
+      "UPDATE STRING_IDS SET value = 'x' || char(0) || 'y' WHERE value = 'aclnnMm_MatMulV2'; UPDATE STRING_IDS SET value = 'z' WHERE value = 'MatMulV2';" +
+        "UPDATE STRING_IDS SET value = 'x' WHERE value = 'aclnnAdd_AddAiCore_Add'; UPDATE STRING_IDS SET value = 'y' || char(0) || 'z' WHERE value = 'Add';" +
+        "UPDATE STRING_IDS SET value = 'AI_CORE' WHERE value = 'AI_VECTOR_CORE';",
+    );
+    for (const withSpan of [false, true]) {
+      const p = await readProfile(path, { withShapes: false, withSpan, ranks: null, threads: 'off' });
+      const counts = [...p.ranks[0]!.groups.values()].filter((g) => g.name!.startsWith('x')).map((g) => g.total.count);
+      expect(counts.sort()).toEqual([2, 3]);
+    }
   });
 
   it('a db without the accelerator core column: --by type+core is refused naming what it lacks, --by type reads', async () => {

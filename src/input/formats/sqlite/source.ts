@@ -105,7 +105,8 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
   };
   const kinds = new Map<string, { id: number; kind: KernelKind }>();
   const kindOf = (name: string, type: string | null, core: string | null, shapes: string | null): { id: number; kind: KernelKind } => {
-    const key = `${name}\u0000${type}\u0000${core}\u0000${shapes}`;
+    // Each field with its length first, so that no text in a field (a NUL, say) can make two kinds one.
+    const key = [name, type, core, shapes].map((f) => (f === null ? '-' : `${f.length}:${f}`)).join('|');
     let k = kinds.get(key);
     if (k === undefined) {
       k = { id: kinds.size, kind: { name: normaliseName(name), rawName: name, type, core, shapes } };
