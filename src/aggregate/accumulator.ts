@@ -12,6 +12,7 @@ import {
   MAX_EXACT_TICKS,
   TICKS_PER_US,
   addToCell,
+  cloneCell,
   emptyCell,
   mergeCell,
   type Cell,

@@ -16,6 +16,7 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { SourceFile } from '../../../model/model.js';
+import { onDisk } from '../../../util/files.js';
 import { besides, NO_STREAM, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
@@ -157,7 +158,7 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     options.ownRank?.(String(mapped.rank), `RANK_DEVICE_MAP of ${basename(path)} (device ${mapped.device})`);
   let bytes = 0;
   try {
-    bytes = statSync(path).size;
+    bytes = statSync(onDisk(path)).size;
   } catch {
     // read already: its size is only for inspect
   }
