@@ -291,7 +291,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-json-as-csv',
       ['summary', F('bad-json-as-csv/kernel_details.csv')],
-      'fixtures/bad-json-as-csv/kernel_details.csv: the file is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, a kprof summary JSON (*.json), or the profile folder.',
+      'fixtures/bad-json-as-csv/kernel_details.csv: the file is JSON, not a CSV export (trace_view.json and msprof_*.json timelines are not read). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, ascend_pytorch_profiler*.db / msprof_*.db, a kprof summary JSON (*.json), or the profile folder.',
     ],
     [
       'bad-xlsx',
@@ -311,7 +311,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-no-profile',
       ['summary', F('bad-no-profile')],
-      'fixtures/bad-no-profile: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv and op_statistic*.csv, up to 3 levels down, and for summary JSONs (*.json) in the folder itself); found: run1. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, or a file.',
+      'fixtures/bad-no-profile: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv, op_statistic*.csv, ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db and PROF_*/msprof_*.db, up to 3 levels down, and for summary JSONs (*.json) in the folder itself); found: run1. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, or a file.',
     ],
     [
       'bad-folder-as-file',

@@ -77,7 +77,16 @@ function addSelectionOptions(cmd: Command): Command {
     .option('--steps <range>', 'only these Step Ids, e.g. 5-20, 14- (from 14 on), -8 (up to 8) or 13,15,20-30')
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
     .option('--match <regex>', 'only kernels whose name or type matches')
-    .option('--exclude <regex>', 'leave out kernels whose name or type matches');
+    .option('--exclude <regex>', 'leave out kernels whose name or type matches')
+    .addOption(preferOption());
+}
+
+/** `--prefer db|text`: which export to read where a folder holds both the text and the db export of one run. */
+function preferOption(): Option {
+  return new Option('--prefer <export>', 'where a folder holds both the text and the db export of a run, read this one (default: text)').choices([
+    'db',
+    'text',
+  ]);
 }
 
 function addRunOptions(cmd: Command): Command {
@@ -141,6 +150,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .description('show what a profile holds and how kprof will read it: files, formats, ranks, steps, columns, warnings')
     .argument('<profile>', 'a file or folder, as for summary')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
+    .addOption(preferOption())
     .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')

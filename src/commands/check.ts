@@ -65,13 +65,14 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     );
   }
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
-  const { selection } = parseCommon({ ...flags, by: 'type' });
+  const { selection, prefer } = parseCommon({ ...flags, by: 'type' });
   const read = (input: string): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
       ranks: selection.ranks,
       rawNames: selectionRawNames(selection, ruleNameTests(rules)),
       onBytes: progress.tracker(input),
+      prefer,
     });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();

@@ -79,6 +79,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       rawNames: selectionRawNames(common.selection),
       onBytes: progress.tracker(input),
       beside: rewrites ? { kind: SEQUENCE_RECORDER, options: { by: common.by } } : null,
+      prefer: common.prefer,
     });
   const [b, p] = await Promise.all([read(base), read(pr)]);
   progress.done();

@@ -2,7 +2,7 @@
 
 import type { InspectFormat } from '../report/choices.js';
 import { emit, type Io } from '../util/io.js';
-import { parseRanks } from './options.js';
+import { parsePrefer, parseRanks } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { INSPECT_REPORTERS } from '../report/registry.js';
@@ -13,10 +13,17 @@ export interface InspectFlags {
   format: InspectFormat;
   rank?: string;
   out?: string;
+  prefer?: string;
 }
 
 export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
-  const data = await readProfile(profile, { withShapes: false, withSpan: true, ranks: parseRanks(flags.rank), onBytes: progress.tracker(profile) });
+  const data = await readProfile(profile, {
+    withShapes: false,
+    withSpan: true,
+    ranks: parseRanks(flags.rank),
+    onBytes: progress.tracker(profile),
+    prefer: parsePrefer(flags.prefer),
+  });
   progress.done();
   const witness = await witnessProfile(data);
   const warnings = data.ranks.flatMap((r) => r.warnings);

@@ -5,6 +5,7 @@ import { parseSteps } from '../aggregate/group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
+import type { Prefer } from '../input/formats/resolve.js';
 
 /** Options shared by summary, diff, check and rules. */
 export interface CommonFlags {
@@ -15,12 +16,25 @@ export interface CommonFlags {
   core?: string;
   match?: string;
   exclude?: string;
+  prefer?: string;
 }
 
 export interface Common {
   by: GroupBy;
   selection: Selection;
   withShapes: boolean;
+  /** Which export to read where a folder holds both the text and the db export of one run; null: the default (text). */
+  prefer: Prefer | null;
+}
+
+/** The choices of `--prefer`. */
+export const PREFER_CHOICES = ['db', 'text'] as const;
+
+/** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
+export function parsePrefer(text: string | undefined): Prefer | null {
+  if (text === undefined) return null;
+  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${text}".`);
+  return text as Prefer;
 }
 
 export function parseRegex(flag: string, text: string): RegExp {
@@ -87,7 +101,7 @@ export function parseCommon(flags: CommonFlags): Common {
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,
     groups: flags.groups !== undefined ? readGroupsFile(flags.groups) : [],
   };
-  return { by, selection, withShapes: by === 'type+shapes' };
+  return { by, selection, withShapes: by === 'type+shapes', prefer: parsePrefer(flags.prefer) };
 }
 
 /** `--top N`. */

@@ -63,9 +63,15 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   if (cutThresholdPct <= 0 || cutThresholdPct > 100)
     throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
-  const { selection } = parseCommon(flags);
+  const { selection, prefer } = parseCommon(flags);
   const read = (input: string): Promise<Profile> =>
-    readProfile(input, { withShapes: false, ranks: selection.ranks, rawNames: selectionRawNames(selection), onBytes: progress.tracker(input) });
+    readProfile(input, {
+      withShapes: false,
+      ranks: selection.ranks,
+      rawNames: selectionRawNames(selection),
+      onBytes: progress.tracker(input),
+      prefer,
+    });
   const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
   progress.done();
   report(io, base, flags.strict);

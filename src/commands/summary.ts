@@ -32,6 +32,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     ranks: common.selection.ranks,
     rawNames: selectionRawNames(common.selection),
     onBytes: progress.tracker(profile),
+    prefer: common.prefer,
   });
   progress.done();
   const s = summarize(data, { by: common.by, selection: common.selection });

@@ -50,7 +50,15 @@ export const readers: Record<FormatId, FormatReader> = {
   kernel_details: reader,
   op_summary: reader,
   op_statistic: reader,
+  db: reader,
+  analysis_db: reader,
   summary_json: reader,
 };
 // @ts-expect-error: op_statistic has no reader
-export const missing: Record<FormatId, FormatReader> = { kernel_details: reader, op_summary: reader, summary_json: reader };
+export const missing: Record<FormatId, FormatReader> = {
+  kernel_details: reader,
+  op_summary: reader,
+  db: reader,
+  analysis_db: reader,
+  summary_json: reader,
+};
