@@ -12,8 +12,11 @@
 //            Map: what a summary --by type+core reads
 //   kernels  kprof's kernel reader (reader.ts): one record per kernel, in file order, added up the same way (what
 //            an ordered view reads)
+//   kprof    `kprof summary DB --by type+core --format json` (bin/kprof.js, the built bundle): the whole command,
+//            start-up, reading and the report
 //   sqlite3  /usr/bin/sqlite3 -readonly running the equivalent GROUP BY (the same join, the strings joined in,
-//            communication added) on the same file
+//            communication added) on the same file (skipped, with a note, where there is none:
+//            `apt-get install -y sqlite3`)
 // and prints the median wall time, CPU time and peak RSS (GNU time) and rows/s of each, checks that both found the same
 // counts and sums, and says the ratio against the goal (reader within 2× of sqlite3, peak under 150 MB).
 // Last, the cost of the private view a WAL-mode db is read through: a hard link, and the copy made when a link
@@ -30,6 +33,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REAL = resolve(ROOT, '../shared/data/real/msinsight-torchnpu-db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db');
 const SOURCE = existsSync(REAL) ? REAL : join(ROOT, 'fixtures/sqlite/schema-1.0.0.db');
 const SQLITE3 = '/usr/bin/sqlite3';
+const KPROF = join(ROOT, 'bin/kprof.js');
 
 const GROUP_BY_SQL =
   'SELECT o.value, c.value, count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN COMPUTE_TASK_INFO ci ON ci.globalTaskId = t.globalTaskId ' +
@@ -202,7 +206,8 @@ async function main() {
       );
     }
     const mb = statSync(db).size / 1e6;
-    const runs = { reader: [], kernels: [], sqlite3: [] };
+    const runs = { reader: [], kernels: [], kprof: [], sqlite3: [] };
+    let kprofRows = null;
     let readerRows = null;
     let kernelRows = null;
     let sqliteRows = null;
@@ -219,6 +224,12 @@ async function main() {
           rows: out.kernels,
           inner: out.ms,
         });
+      }
+      {
+        const k = timed(process.execPath, [KPROF, 'summary', db, '--by', 'type+core', '--format', 'json', '-q']);
+        const j = JSON.parse(k.stdout);
+        kprofRows = j.groups.map((g) => [g.type, g.core, g.count, Math.round(g.totalUs * 1000)]);
+        runs.kprof.push({ ms: k.ms, cpuMs: k.cpuMs, rssMb: k.rssMb, rows: j.totals.count });
       }
       if (existsSync(SQLITE3)) {
         const s = timed(SQLITE3, ['-readonly', '-separator', '\t', db, GROUP_BY_SQL]);
@@ -244,7 +255,10 @@ async function main() {
       );
     }
     if (sqliteRows) {
-      const same = canonical(readerRows) === canonical(sqliteRows) && canonical(kernelRows) === canonical(sqliteRows);
+      const same =
+        canonical(readerRows) === canonical(sqliteRows) &&
+        canonical(kernelRows) === canonical(sqliteRows) &&
+        canonical(kprofRows) === canonical(sqliteRows);
       console.log(`same groups, counts and sums as sqlite3: ${same ? 'yes' : 'NO'}`);
       if (!same) process.exitCode = 1;
       const ratio = median(runs.reader.map((r) => r.ms)) / median(runs.sqlite3.map((r) => r.ms));
@@ -254,6 +268,14 @@ async function main() {
       console.log(
         `reader / sqlite3: ${ratio.toFixed(2)}× wall${cpuRatio === null ? '' : `, ${cpuRatio.toFixed(2)}× CPU`} (goal ≤ 2×); reader peak ${rss.toFixed(0)} MB (goal < 150 MB)`,
       );
+      const kRatio = median(runs.kprof.map((r) => r.ms)) / median(runs.sqlite3.map((r) => r.ms));
+      const kCpu = runs.kprof[0].cpuMs === null ? null : median(runs.kprof.map((r) => r.cpuMs)) / median(runs.sqlite3.map((r) => r.cpuMs));
+      const kRss = median(runs.kprof.map((r) => r.rssMb ?? 0));
+      console.log(
+        `kprof summary / sqlite3: ${kRatio.toFixed(2)}× wall${kCpu === null ? '' : `, ${kCpu.toFixed(2)}× CPU`} (goal ≤ 2×); kprof peak ${kRss.toFixed(0)} MB (goal < 150 MB)`,
+      );
+    } else {
+      console.log(`kprof / sqlite3: not compared (${SQLITE3} not found: apt-get install -y sqlite3)`);
     }
     // The private view of a WAL-mode db.
     t = performance.now();

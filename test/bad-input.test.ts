@@ -291,7 +291,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-json-as-csv',
       ['summary', F('bad-json-as-csv/kernel_details.csv')],
-      'fixtures/bad-json-as-csv/kernel_details.csv: the file is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json, *.pt.trace.json). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, trace_view.json, a kprof summary JSON (*.json), a PyTorch kineto trace (*.pt.trace.json[.gz]), an nsys stats cuda_gpu_trace CSV (*cuda_gpu_trace.csv), an nsys stats cuda_gpu_kern_sum CSV (*cuda_gpu_kern_sum.csv), or the profile folder.',
+      'fixtures/bad-json-as-csv/kernel_details.csv: the file is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json, *.pt.trace.json). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, ascend_pytorch_profiler*.db / msprof_*.db, trace_view.json, a kprof summary JSON (*.json), a PyTorch kineto trace (*.pt.trace.json[.gz]), an nsys stats cuda_gpu_trace CSV (*cuda_gpu_trace.csv), an nsys stats cuda_gpu_kern_sum CSV (*cuda_gpu_kern_sum.csv), or the profile folder.',
     ],
     [
       'bad-xlsx',
@@ -311,7 +311,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-no-profile',
       ['summary', F('bad-no-profile')],
-      'fixtures/bad-no-profile: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv, op_statistic*.csv, ASCEND_PROFILER_OUTPUT/trace_view.json, *cuda_gpu_trace.csv and *cuda_gpu_kern_sum.csv, up to 3 levels down, and for summary JSONs (*.json) or PyTorch kineto traces (*.json[.gz]) in the folder itself); found: run1. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, a folder of PyTorch kineto traces, or a file.',
+      'fixtures/bad-no-profile: no profile found in this folder (looked for ASCEND_PROFILER_OUTPUT/kernel_details.csv, PROF_*/mindstudio_profiler_output/op_summary_*.csv, PROF_*/device_*/summary/op_summary_*.csv, op_statistic*.csv, ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db, PROF_*/msprof_*.db, ASCEND_PROFILER_OUTPUT/trace_view.json, *cuda_gpu_trace.csv and *cuda_gpu_kern_sum.csv, up to 3 levels down, and for summary JSONs (*.json) or PyTorch kineto traces (*.json[.gz]) in the folder itself); found: run1. Pass a *_ascend_pt folder, a PROF_* folder, a folder of ranks, a folder of summary JSONs, a folder of PyTorch kineto traces, or a file.',
     ],
     [
       'bad-folder-as-file',

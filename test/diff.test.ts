@@ -159,7 +159,8 @@ describe('a zero base', () => {
     const csv = diffCsv(d, VIEW)
       .split('\n')
       .find((l) => l.startsWith('MlaPrologV3'))!;
-    expect(csv).toBe('MlaPrologV3,MlaPrologV3,,,,,added,0,16,16,,0,544,544,,false,,,');
+    // An added group's time is never `~` (verdict `zero`), whatever the test says.
+    expect(csv).toBe('MlaPrologV3,MlaPrologV3,,,,,added,0,16,16,,0,544,544,,false,,,,false,zero,0.013123806784370862,0,4,4');
   });
 
   it('a base with no kernels at all: totals percentages are null too', () => {
@@ -171,8 +172,10 @@ describe('a zero base', () => {
 });
 
 describe('time tolerance', () => {
-  const b = summary({ '0': { A: [10, 1000], B: [10, 1000], C: [10, 1000] } });
-  const p = summary({ '0': { A: [10, 1019], B: [10, 1021], C: [10, 980] } });
+  // 12 kernels in 4 steps: every step alike, so the per-step samples support every change (p = 0.013) and the
+  // tolerance alone decides.
+  const b = summary({ '0': { A: [12, 1000], B: [12, 1000], C: [12, 1000] } });
+  const p = summary({ '0': { A: [12, 1019], B: [12, 1021], C: [12, 980] } });
 
   it('a change within ±tolerance is noise (`~`), outside it is not', () => {
     const d = diffSummaries(b, p, RAW);
@@ -182,7 +185,9 @@ describe('time tolerance', () => {
     const table = diffTable(d, VIEW, { color: false });
     expect(table).toMatch(/^A .*\+19\.00 µs\s+~\s+same$/m);
     expect(table).toMatch(/^B .*\+21\.00 µs\s+\+2\.1%\s+same$/m);
-    expect(diffMarkdown(d, VIEW)).toMatch(/\| `A` \| 10 \(1\.00 ms\) \| 10 \(1\.02 ms\) \| 0 \(~\) \| same \|/);
+    expect(diffMarkdown(d, VIEW)).toMatch(/\| `A` \| 12 \(1\.00 ms\) \| 12 \(1\.02 ms\) \| 0 \(~\) \| same \|/);
+    expect(row(d, 'A').timeTest.verdict).toBe('small');
+    expect(row(d, 'B').timeTest.verdict).toBe('changed');
   });
 
   it('the tolerance is an option, and 0 marks only unchanged times', () => {
@@ -393,7 +398,7 @@ describe('ranks', () => {
     const j = diffJsonObject(d, VIEW).rows.find((r) => r.key === 'InterleaveRope')!;
     expect(j.rankStatus).toBe('fewer');
     expect(j.disagreeingRanks).toEqual([{ rank: '2', status: 'same', base: 12, pr: 12, deltaCount: 0, deltaCountPct: 0 }]);
-    expect(diffCsv(d, VIEW)).toMatch(/^InterleaveRope,.*,fewer,2:same,$/m);
+    expect(diffCsv(d, VIEW)).toMatch(/^InterleaveRope,.*,fewer,2:same,,false,changed,/m);
   });
 
   it('without a majority, every compared rank is listed', () => {
@@ -444,6 +449,7 @@ describe('reporters', () => {
       'selection',
       'normalization',
       'timeTolerancePct',
+      'timeTest',
       'base',
       'pr',
       'stepMismatch',
@@ -464,6 +470,9 @@ describe('reporters', () => {
       deltaUs: 643,
       deltaUsPct: 5.982,
       timeWithinTolerance: false,
+      timeNoise: false,
+      // 4 steps alike on each side: all of the PR's per-step totals are above the base's.
+      timeTest: { verdict: 'changed', test: 'mann-whitney-u', method: 'asymptotic', strata: 1, n: { base: 4, pr: 4 }, u: 0, p: 0.013123806784370862 },
     });
     expect(j.rows[0]).toEqual({
       key: 'ScatterNdUpdate',
@@ -476,6 +485,8 @@ describe('reporters', () => {
       deltaUs: -106,
       deltaUsPct: -100,
       timeWithinTolerance: false,
+      timeNoise: false,
+      timeTest: { verdict: 'zero', test: 'mann-whitney-u', method: 'asymptotic', strata: 1, n: { base: 4, pr: 4 }, u: 16, p: 0.013123806784370862 },
       rankStatus: null,
       disagreeingRanks: [],
       unevenSteps: [],
@@ -485,9 +496,9 @@ describe('reporters', () => {
   it('CSV ends with the totals line; cells are neutralised', () => {
     const csv = diffCsv(d, VIEW).trimEnd().split('\n');
     expect(csv[0]).toBe(
-      'key,type,name,core,shapes,userGroup,status,baseCount,prCount,deltaCount,deltaCountPct,baseUs,prUs,deltaUs,deltaUsPct,timeWithinTolerance,rankStatus,disagreeingRanks,unevenSteps',
+      'key,type,name,core,shapes,userGroup,status,baseCount,prCount,deltaCount,deltaCountPct,baseUs,prUs,deltaUs,deltaUsPct,timeWithinTolerance,rankStatus,disagreeingRanks,unevenSteps,timeNoise,timeTestVerdict,timeTestP,timeTestU,timeTestBaseN,timeTestPrN',
     );
-    expect(csv.at(-1)).toBe('(total),,,,,,total,224,176,-48,-21.4286,10749,11392,643,5.982,false,,,');
+    expect(csv.at(-1)).toBe('(total),,,,,,total,224,176,-48,-21.4286,10749,11392,643,5.982,false,,,,false,changed,0.013123806784370862,0,4,4');
     const evil = diffSummaries(summary({ '0': { '=HYPERLINK("x")': [1, 1] } }), summary({ '0': {} }), RAW);
     expect(diffCsv(evil, VIEW)).toMatch(/^"'=HYPERLINK\(""x""\)"/m);
     expect(diffMarkdown(summaryPipe(), VIEW)).toMatch(/`a\\\|b`/);

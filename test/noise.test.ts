@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { erfc, judge, mannWhitney, median, smallestP } from '../src/analysis/noise.js';
+import {
+  erfc,
+  judge,
+  mannWhitney,
+  mannWhitneyWithZeros,
+  median,
+  smallestP,
+  smallestStratifiedP,
+  stratifiedU,
+  type Stratum,
+} from '../src/analysis/noise.js';
 
 // Reference values computed with SciPy 1.17.1: scipy.stats.mannwhitneyu(a, b, method=...) and scipy.special.erfc.
 const SCIPY: { a: number[]; b: number[]; u: number; exact: number | null; asymptotic: number }[] = [
@@ -153,4 +163,105 @@ test('median by selection equals the median of the sorted sample', () => {
     }),
     { numRuns: 500 },
   );
+});
+
+describe('samples with zeros not given, and strata', () => {
+  const f = (xs: number[]) => Float64Array.from(xs);
+  const nonZero = (xs: number[]) => xs.filter((x) => x !== 0);
+  const zeros = (xs: number[]) => xs.filter((x) => x === 0).length;
+  const nonNegative = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 30 })), { minLength: 1, maxLength: 25 });
+
+  test('zeros counted apart give the test of the zeros written out (U, p and method)', () => {
+    fc.assert(
+      fc.property(nonNegative, nonNegative, (a, b) => {
+        const whole = mannWhitney(a, b);
+        const apart = mannWhitneyWithZeros(f(nonZero(a)), zeros(a), f(nonZero(b)), zeros(b));
+        expect(apart.u).toBe(whole.u);
+        expect(apart.method).toBe(whole.method);
+        expect(Math.abs(apart.p - whole.p)).toBeLessThan(1e-12);
+      }),
+    );
+  });
+
+  // Reference: van Elteren's statistic computed in Python with scipy.stats.rankdata (midranks), the tie-corrected
+  // variance per stratum, weights 1 / (n + 1), and 2 · norm.sf(|T − E| / √V) (SciPy 1.17.1).
+  const REF: { strata: [number[], number[]][]; u: number; p: number }[] = [
+    {
+      strata: [
+        [
+          [1, 2, 3, 4],
+          [5, 6, 7, 8],
+        ],
+        [
+          [10, 11, 12, 13],
+          [10.5, 11.5, 12.5, 13.5],
+        ],
+      ],
+      u: 6,
+      p: 0.041226833337163676,
+    },
+    {
+      strata: [
+        [
+          [0, 0, 3, 4, 5],
+          [0, 2, 2, 6],
+        ],
+        [
+          [100, 200, 300],
+          [150, 250, 350, 450],
+        ],
+        [[7], [8]],
+      ],
+      u: 13,
+      p: 0.3325637549003464,
+    },
+  ];
+  const strata = (xs: [number[], number[]][]): Stratum[] => xs.map(([a, b]) => ({ a: f(a), zerosA: 0, b: f(b), zerosB: 0 }));
+
+  test("van Elteren's stratified test against a reference", () => {
+    for (const c of REF) {
+      const t = stratifiedU(strata(c.strata));
+      expect(t.method).toBe('stratified');
+      expect(t.u).toBe(c.u);
+      expect(t.p / c.p).toBeCloseTo(1, 10);
+    }
+  });
+
+  test('one stratum is the plain test; a stratum with an empty side is left out', () => {
+    const one = stratifiedU([
+      { a: f([1, 2, 3, 4]), zerosA: 0, b: f([5, 6, 7, 8]), zerosB: 0 },
+      { a: f([]), zerosA: 0, b: f([9, 9]), zerosB: 0 },
+    ]);
+    expect(one).toEqual(mannWhitney([1, 2, 3, 4], [5, 6, 7, 8]));
+    expect(() => stratifiedU([{ a: f([]), zerosA: 0, b: f([1]), zerosB: 0 }])).toThrow(/both sides/);
+  });
+
+  test('the smallest p over strata: every stratum as extreme as it can be, the same way', () => {
+    // Two ranks of one step each: 2 · (1/2)² = 0.5, whatever the test says.
+    expect(
+      smallestStratifiedP([
+        { n1: 1, n2: 1 },
+        { n1: 1, n2: 1 },
+      ]),
+    ).toBe(0.5);
+    expect(smallestStratifiedP([{ n1: 4, n2: 4 }])).toBeCloseTo(smallestP(4, 4), 15);
+    expect(
+      smallestStratifiedP([
+        { n1: 4, n2: 4 },
+        { n1: 0, n2: 3 },
+      ]),
+    ).toBeCloseTo(2 / 70, 15);
+  });
+
+  test('swapping base and PR gives the same p, and U of the other side', () => {
+    const side = fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(side, side), { minLength: 1, maxLength: 5 }), (xs) => {
+        const x = stratifiedU(strata(xs));
+        const y = stratifiedU(strata(xs.map(([a, b]) => [b, a])));
+        expect(Math.abs(x.p - y.p)).toBeLessThan(1e-12);
+        expect(x.u + y.u).toBe(xs.reduce((n, [a, b]) => n + a.length * b.length, 0));
+      }),
+    );
+  });
 });

@@ -12,6 +12,7 @@ import {
   MAX_EXACT_TICKS,
   TICKS_PER_US,
   addToCell,
+  cloneCell,
   emptyCell,
   mergeCell,
   type Cell,
@@ -198,8 +199,18 @@ export class Accumulator implements KernelSink, RowLog {
     if (this.wantsStarts) this.span(startTicks, ticks);
   }
 
-  addAggregated(kind: KernelKind, cell: Cell): void {
-    this.addCell(this.kindGroup(kind), cell);
+  addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void {
+    const g = this.kindGroup(kind);
+    this.addCell(g, cell);
+    if (step === undefined) return;
+    if (step === null) {
+      this.rowsWithoutStep += cell.count;
+      return;
+    }
+    this.stepIds.add(step);
+    const c = g.steps.get(step);
+    if (c) mergeCell(c, cell);
+    else g.steps.set(step, cloneCell(cell));
   }
 
   private kindGroup(k: KernelKind): FineGroup {

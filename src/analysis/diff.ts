@@ -24,6 +24,16 @@ import {
   type RankSummary,
   type Summary,
 } from '../model/model.js';
+import {
+  DEFAULT_ALPHA,
+  isTimeNoise,
+  judgeTime,
+  samplesOf,
+  sampleSource,
+  type SampleSource,
+  type TimeJudgement,
+  type TimeTestSummary,
+} from './timeTest.js';
 
 import type { RewritesSection } from './rewrites/section.js';
 
@@ -59,8 +69,10 @@ export interface DiffFigures {
   deltaUs: number;
   /** null when the base time is zero. */
   deltaUsPct: number | null;
-  /** The time change is within --time-tolerance: shown as `~`. */
+  /** The time change is shown as `~`: the steps do not support it, or it is within --time-tolerance (see timeTest.ts). */
   timeNoise: boolean;
+  /** How the time change was judged: the test over per-step samples, or the tolerance alone. */
+  timeTest: TimeJudgement;
 }
 
 export interface DiffRow extends DiffFigures, GroupFields {
@@ -146,6 +158,10 @@ export interface Diff {
   selection: string;
   normalization: Normalization;
   timeTolerancePct: number;
+  /** Significance level of the time test (--alpha). */
+  alpha: number;
+  /** How many rows (and the totals) the time test judged, and how many it could not. */
+  timeTestSummary: TimeTestSummary;
   base: DiffSideInfo;
   pr: DiffSideInfo;
   /** Step counts differ (or one side has none) and the diff is not normalised: raw counts mislead. */
@@ -176,6 +192,8 @@ export interface DiffOptions {
   normalization: Normalization;
   /** Time changes within ±this percentage are noise. Default 2. */
   timeTolerancePct: number;
+  /** Significance level of the test over per-step samples (default 0.05). */
+  alpha?: number;
 }
 
 function pct(delta: number, base: number): number | null {
@@ -212,6 +230,37 @@ function perStepSide(p: PerStep): Side {
 
 function isNoise(base: Side, pr: Side, deltaUsPct: number | null, tol: number): boolean {
   return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol;
+}
+
+/** The time judgement of shown figures, with the per-step samples of their kernels (null: none). */
+function judged(
+  base: Side,
+  pr: Side,
+  deltaUsPct: number | null,
+  tol: number,
+  samples: Parameters<typeof judgeTime>[3],
+  alpha: number,
+): { timeNoise: boolean; timeTest: TimeJudgement } {
+  const timeTest = judgeTime(base.us, pr.us, isNoise(base, pr, deltaUsPct, tol), samples, alpha);
+  return { timeNoise: isTimeNoise(timeTest), timeTest };
+}
+
+/** Judge every row's time change and the totals' by the test over per-step samples (see timeTest.ts). */
+function judgeRows(src: SampleSource | null, rows: DiffRow[], totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
+  const sum: TimeTestSummary = { alpha, tooFew: 0, noSteps: 0, noise: 0, tested: 0 };
+  const one = (f: DiffFigures, keys: string[] | null): void => {
+    const j = judged(f.base, f.pr, f.deltaUsPct, tol, src === null ? null : samplesOf(src, keys), alpha);
+    f.timeNoise = j.timeNoise;
+    f.timeTest = j.timeTest;
+    const v = j.timeTest.verdict;
+    if (v === 'too-few') sum.tooFew++;
+    else if (v === 'no-steps') sum.noSteps++;
+    else if (v !== 'zero') sum.tested++;
+    if (v === 'noise' && !j.timeTest.withinTolerance) sum.noise++;
+  };
+  for (const r of rows) one(r, [r.key]);
+  one(totals, null);
+  return sum;
 }
 
 /** The per-step figures of both sides, when the diff is per step. */
@@ -251,7 +300,7 @@ function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: Pe
     deltaCountPct: pct(deltaCount, base.count),
     deltaUs,
     deltaUsPct,
-    timeNoise: isNoise(base, pr, deltaUsPct, tol),
+    ...judged(base, pr, deltaUsPct, tol, null, DEFAULT_ALPHA),
     rankStatus: null,
     ranksCompared: 0,
     rankMajority: null,
@@ -565,8 +614,10 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     deltaCountPct: pct(prs.count - bs.count, bs.count),
     deltaUs: prs.us - bs.us,
     deltaUsPct,
-    timeNoise: isNoise(bs, prs, deltaUsPct, tol),
+    ...judged(bs, prs, deltaUsPct, tol, null, DEFAULT_ALPHA),
   };
+  const alpha = opts.alpha ?? DEFAULT_ALPHA;
+  const timeTestSummary = judgeRows(sampleSource(base, pr), rows, totals, tol, alpha);
   const { pairs, paired, unpaired } = pairRanks(base, pr);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;
@@ -587,6 +638,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     selection: base.selection,
     normalization: opts.normalization,
     timeTolerancePct: tol,
+    alpha,
+    timeTestSummary,
     base: sideInfo(base),
     pr: sideInfo(pr),
     stepMismatch: !perStep && stepsDiffer,
@@ -622,6 +675,11 @@ export interface DiffOthers {
   pr: Side;
   deltaCount: number;
   deltaUs: number;
+  /**
+   * The time change of the rows left out, judged by the test over the per-step sums of their kernels when the
+   * view has the two summaries (`sides`), else by --time-tolerance alone.
+   */
+  timeTest: TimeJudgement;
 }
 
 export interface DiffViewRows {
@@ -645,10 +703,28 @@ export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
   const shown = new Set(rows);
   const hidden = d.rows.filter((r) => !shown.has(r));
   if (hidden.length === 0) return { rows, others: null };
+  return { rows, others: foldRows(d, hidden, view.sides) };
+}
+
+/**
+ * Rows summed into one (the `(K more groups)` row), their time change judged by the test over the per-step sums
+ * of their kernels when the two summaries are given, else by --time-tolerance alone.
+ */
+export function foldRows(d: Diff, hidden: DiffRow[], sides?: { base: Summary; pr: Summary }): DiffOthers {
   const sum = (f: (r: DiffRow) => number): number => hidden.reduce((n, r) => n + f(r), 0);
   const base = { count: sum((r) => r.base.count), us: sum((r) => r.base.us) };
   const pr = { count: sum((r) => r.pr.count), us: sum((r) => r.pr.us) };
-  return { rows, others: { groups: hidden.length, base, pr, deltaCount: pr.count - base.count, deltaUs: pr.us - base.us } };
+  const deltaUs = pr.us - base.us;
+  const src = sides ? sampleSource(sides.base, sides.pr) : null;
+  const samples =
+    src === null
+      ? null
+      : samplesOf(
+          src,
+          hidden.map((r) => r.key),
+        );
+  const { timeTest } = judged(base, pr, base.us === 0 ? null : (100 * deltaUs) / base.us, d.timeTolerancePct, samples, d.alpha);
+  return { groups: hidden.length, base, pr, deltaCount: pr.count - base.count, deltaUs, timeTest };
 }
 
 /** What the headline tells: the changed rows by kind, biggest count change first, and how many more. */

@@ -13,31 +13,55 @@
 
 /** Result of a Mann–Whitney U test of a against b. */
 export interface UTest {
-  /** U of the first sample (the number of pairs where a's value is larger, ties counting one half). */
+  /** U of the first sample (the number of pairs where a's value is larger, ties counting one half); stratified: the sum over strata. */
   u: number;
   /** Two-sided p-value, in [0, 1]. */
   p: number;
-  method: 'exact' | 'asymptotic';
+  /** `stratified`: van Elteren's test over several strata (see stratifiedU). */
+  method: 'exact' | 'asymptotic' | 'stratified';
   n1: number;
   n2: number;
 }
 
-/** Midranks (1-based) of the pooled values, and Σ (t³ − t) over groups of t tied values. */
-function ranks(values: number[]): { rank: Float64Array; tieTerm: number; ties: boolean } {
-  const n = values.length;
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => values[i]! - values[j]!);
-  const rank = new Float64Array(n);
+/**
+ * U of the first sample and Σ (t³ − t) over groups of t tied values, by one merge of the two samples sorted
+ * ascending, with `zerosA` and `zerosB` more values of 0 on each side that are not in the arrays (steps where a
+ * group does not run: most of a sparse group's samples, never materialised). Midranks for ties, 1-based.
+ */
+function uStatistic(a: Float64Array, zerosA: number, b: Float64Array, zerosB: number): { u1: number; tieTerm: number } {
+  const n1 = a.length + zerosA;
+  let i = 0;
+  let j = 0;
+  let zeros = zerosA + zerosB > 0;
+  let placed = 0;
+  let r1 = 0;
   let tieTerm = 0;
-  for (let i = 0; i < n; ) {
-    let j = i + 1;
-    while (j < n && values[order[j]!] === values[order[i]!]) j++;
-    const mid = (i + 1 + j) / 2;
-    for (let k = i; k < j; k++) rank[order[k]!] = mid;
-    const t = j - i;
+  while (i < a.length || j < b.length || zeros) {
+    let v = Number.POSITIVE_INFINITY;
+    if (i < a.length) v = a[i]!;
+    if (j < b.length && b[j]! < v) v = b[j]!;
+    if (zeros && 0 < v) v = 0;
+    let ca = 0;
+    let cb = 0;
+    while (i < a.length && a[i] === v) {
+      i++;
+      ca++;
+    }
+    while (j < b.length && b[j] === v) {
+      j++;
+      cb++;
+    }
+    if (zeros && v === 0) {
+      ca += zerosA;
+      cb += zerosB;
+      zeros = false;
+    }
+    const t = ca + cb;
+    r1 += ca * (placed + (t + 1) / 2);
     tieTerm += t * t * t - t;
-    i = j;
+    placed += t;
   }
-  return { rank, tieTerm, ties: tieTerm > 0 };
+  return { u1: r1 - (n1 * (n1 + 1)) / 2, tieTerm };
 }
 
 const EXACT_MAX_PAIRS = 10_000;
@@ -47,14 +71,33 @@ const EXACT_MAX_PAIRS = 10_000;
  * top of this file; `asymptotic` forces the normal approximation; `exact` is refused for samples with ties.
  */
 export function mannWhitney(a: readonly number[], b: readonly number[], method: 'auto' | 'exact' | 'asymptotic' = 'auto'): UTest {
-  const n1 = a.length;
-  const n2 = b.length;
+  return mannWhitneyWithZeros(Float64Array.from(a), 0, Float64Array.from(b), 0, method);
+}
+
+/**
+ * The same test, for samples given as their values (in any order; the arrays are sorted in place) and a number
+ * of further zeros on each side: the per-step samples of a kernel group, many of which can be steps where it
+ * does not run. Costs O(n log n) in the values given, nothing in the zeros.
+ */
+export function mannWhitneyWithZeros(
+  a: Float64Array,
+  zerosA: number,
+  b: Float64Array,
+  zerosB: number,
+  method: 'auto' | 'exact' | 'asymptotic' = 'auto',
+): UTest {
+  const n1 = a.length + zerosA;
+  const n2 = b.length + zerosB;
   if (n1 === 0 || n2 === 0) throw new Error('mannWhitney: empty sample');
-  for (const v of [...a, ...b]) if (!Number.isFinite(v)) throw new Error('mannWhitney: a value is not a finite number');
-  const { rank, tieTerm, ties } = ranks([...a, ...b]);
-  let r1 = 0;
-  for (let i = 0; i < n1; i++) r1 += rank[i]!;
-  const u1 = r1 - (n1 * (n1 + 1)) / 2;
+  if (!(Number.isSafeInteger(zerosA) && zerosA >= 0 && Number.isSafeInteger(zerosB) && zerosB >= 0)) {
+    throw new Error('mannWhitney: a count of zeros is not a whole number');
+  }
+  for (const v of a) if (!Number.isFinite(v)) throw new Error('mannWhitney: a value is not a finite number');
+  for (const v of b) if (!Number.isFinite(v)) throw new Error('mannWhitney: a value is not a finite number');
+  a.sort();
+  b.sort();
+  const { u1, tieTerm } = uStatistic(a, zerosA, b, zerosB);
+  const ties = tieTerm > 0;
   const u2 = n1 * n2 - u1;
   const uMax = Math.max(u1, u2);
   if (method === 'exact' && ties) throw new Error('mannWhitney: the exact test needs samples without ties');
@@ -97,6 +140,65 @@ function exactUpperTail(n1: number, n2: number, u: number): number {
     if (k >= u) tail += c[k]!;
   }
   return tail / total;
+}
+
+/** One stratum of a stratified test: each side's values (sorted in place) and further zeros. */
+export interface Stratum {
+  a: Float64Array;
+  zerosA: number;
+  b: Float64Array;
+  zerosB: number;
+}
+
+/**
+ * Van Elteren's stratified rank-sum test (two-sided): a Mann–Whitney U in each stratum (here: each rank, whose
+ * steps are alike among themselves but not like another rank's, as pipeline stages differ), combined with the
+ * weights 1/(n_s + 1), by the normal approximation with each stratum's tie correction. One stratum is the plain
+ * test (exact where it can be). Strata with an empty side are left out; at least one must have both.
+ */
+export function stratifiedU(strata: readonly Stratum[]): UTest {
+  const used = strata.filter((s) => s.a.length + s.zerosA > 0 && s.b.length + s.zerosB > 0);
+  if (used.length === 0) throw new Error('stratifiedU: no stratum has samples on both sides');
+  if (used.length === 1) {
+    const s = used[0]!;
+    return mannWhitneyWithZeros(s.a, s.zerosA, s.b, s.zerosB);
+  }
+  let t = 0;
+  let mean = 0;
+  let variance = 0;
+  let u = 0;
+  let n1 = 0;
+  let n2 = 0;
+  for (const s of used) {
+    for (const v of s.a) if (!Number.isFinite(v)) throw new Error('mannWhitney: a value is not a finite number');
+    for (const v of s.b) if (!Number.isFinite(v)) throw new Error('mannWhitney: a value is not a finite number');
+    s.a.sort();
+    s.b.sort();
+    const m1 = s.a.length + s.zerosA;
+    const m2 = s.b.length + s.zerosB;
+    const n = m1 + m2;
+    const { u1, tieTerm } = uStatistic(s.a, s.zerosA, s.b, s.zerosB);
+    const w = 1 / (n + 1);
+    t += w * u1;
+    mean += (w * m1 * m2) / 2;
+    variance += w * w * ((m1 * m2) / 12) * (n + 1 - (n > 1 ? tieTerm / (n * (n - 1)) : 0));
+    u += u1;
+    n1 += m1;
+    n2 += m2;
+  }
+  if (!(variance > 0)) return { u, p: 1, method: 'stratified', n1, n2 };
+  const z = Math.abs(t - mean) / Math.sqrt(variance);
+  return { u, p: Math.min(1, Math.max(0, erfc(z / Math.SQRT2))), method: 'stratified', n1, n2 };
+}
+
+/**
+ * The smallest two-sided p-value a test over these strata can give (sizes of both sides per stratum): every
+ * stratum as extreme as it can be, the same way, 2 · Π 1 / C(n1 + n2, n1). Strata with an empty side add nothing.
+ */
+export function smallestStratifiedP(sizes: readonly { n1: number; n2: number }[]): number {
+  let p = 2;
+  for (const { n1, n2 } of sizes) if (n1 > 0 && n2 > 0) p *= smallestP(n1, n2) / 2;
+  return Math.min(1, p);
 }
 
 /** The smallest two-sided p-value the exact test can give for these sample sizes. */

@@ -29,6 +29,7 @@ import type { MergeFlags } from '../commands/merge.js';
 import type { RulesFlags } from '../commands/rules.js';
 import type { SummaryFlags } from '../commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
+import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { EXIT, isKprofError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
@@ -79,7 +80,16 @@ function addSelectionOptions(cmd: Command): Command {
     .option('--core <cores>', 'only these cores, e.g. AI_CORE,MIX_AIC')
     .option('--match <regex>', 'only kernels whose name or type matches')
     .option('--exclude <regex>', 'leave out kernels whose name or type matches')
-    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names (kineto, Nsight)');
+    .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names (kineto, Nsight)')
+    .addOption(preferOption());
+}
+
+/** `--prefer db|text`: which export to read where a folder holds both the text and the db export of one run. */
+function preferOption(): Option {
+  return new Option('--prefer <export>', 'where a folder holds both the text and the db export of a run, read this one (default: text)').choices([
+    'db',
+    'text',
+  ]);
 }
 
 function addRunOptions(cmd: Command): Command {
@@ -144,6 +154,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .argument('<profile>', 'a file or folder, as for summary')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
     .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names (kineto, Nsight)')
+    .addOption(preferOption())
     .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
@@ -172,6 +183,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
           .default('on'),
       )
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
+      .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {

@@ -65,7 +65,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     );
   }
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
-  const { selection } = parseCommon({ ...flags, by: 'type' });
+  const { selection, prefer } = parseCommon({ ...flags, by: 'type' });
   const read = (input: string): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
@@ -73,6 +73,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
       rawNames: selectionRawNames(selection, ruleNameTests(rules)),
       shortNames: flags.shortNames === true,
       onBytes: progress.tracker(input),
+      prefer,
     });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();

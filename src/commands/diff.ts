@@ -5,11 +5,13 @@ import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { apartNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
+import type { GroupBy } from '../model/model.js';
 import { readProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
@@ -30,6 +32,7 @@ export interface DiffFlags extends CommonFlags {
   timeTolerance: string;
   rewrites?: 'on' | 'off';
   layerMarker?: string;
+  alpha?: string;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -37,6 +40,14 @@ export function parseTolerance(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
   if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${text}".`);
   return Number(m[1]);
+}
+
+/** `--alpha 0.05`: a significance level, above 0 and below 1. */
+export function parseAlpha(text: string): number {
+  const m = /^\s*(0?\.\d+|0|1)\s*$/.exec(text);
+  const a = m ? Number(m[1]) : Number.NaN;
+  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found "${text}".`);
+  return a;
 }
 
 /** Warnings about each side: said once for both when they are the same. */
@@ -61,16 +72,18 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
   const rewrites = flags.rewrites !== 'off';
-  const read = (input: string) =>
+  const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
+  const read = (input: string, recordBy: GroupBy | null, track: boolean) =>
     readProfile(input, {
       withShapes: common.withShapes,
       ranks: common.selection.ranks,
       rawNames: selectionRawNames(common.selection),
       shortNames: flags.shortNames === true,
-      onBytes: progress.tracker(input),
-      beside: rewrites ? { kind: SEQUENCE_RECORDER, options: { by: common.by } } : null,
+      ...(track ? { onBytes: progress.tracker(input) } : {}),
+      beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy } } : null,
+      prefer: common.prefer,
     });
-  const [b, p] = await Promise.all([read(base), read(pr)]);
+  const [b, p] = await Promise.all([read(base, rewrites ? common.by : null, true), read(pr, rewrites ? common.by : null, true)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
@@ -84,11 +97,14 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
   io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
-  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct });
+  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
   if (rewrites) {
-    d.rewrites = rewritesSection(common.by, profileSequences(b, common.by), profileSequences(p, common.by), {
+    // The sequences follow the grouping used: where chooseBy changed it (an input of kernel names only), they are
+    // read again by that grouping (the recorder's key is fixed before the read tells the formats).
+    const [rb, rp] = by === common.by ? [b, p] : await Promise.all([read(base, by, false), read(pr, by, false)]);
+    d.rewrites = rewritesSection(by, profileSequences(rb, by), profileSequences(rp, by), {
       layerMarker: flags.layerMarker ?? null,
-      noise: { ...DEFAULT_NOISE, minEffect: timeTolerancePct / 100 },
+      noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
     });
   }
   io.stderr(diffWarnings(d));

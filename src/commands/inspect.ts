@@ -2,7 +2,7 @@
 
 import type { InspectFormat } from '../report/choices.js';
 import { emit, type Io } from '../util/io.js';
-import { parseRanks } from './options.js';
+import { parsePrefer, parseRanks } from './options.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { INSPECT_REPORTERS } from '../report/registry.js';
@@ -14,6 +14,7 @@ export interface InspectFlags {
   rank?: string;
   out?: string;
   shortNames?: boolean;
+  prefer?: string;
 }
 
 export async function inspectCommand(profile: string, flags: InspectFlags, io: Io, progress: Progress): Promise<number> {
@@ -23,6 +24,7 @@ export async function inspectCommand(profile: string, flags: InspectFlags, io: I
     ranks: parseRanks(flags.rank),
     shortNames: flags.shortNames === true,
     onBytes: progress.tracker(profile),
+    prefer: parsePrefer(flags.prefer),
   });
   progress.done();
   const witness = await witnessProfile(data);

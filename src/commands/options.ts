@@ -11,6 +11,7 @@ import type { Io } from '../util/io.js';
 import { shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
+import type { Prefer } from '../input/formats/resolve.js';
 
 /** Options shared by summary, diff, check and rules. */
 export interface CommonFlags {
@@ -24,6 +25,7 @@ export interface CommonFlags {
   exclude?: string;
   /** --short-names: shorten CUDA/ROCm kernel names of traces. */
   shortNames?: boolean;
+  prefer?: string;
 }
 
 export interface Common {
@@ -32,6 +34,18 @@ export interface Common {
   byGiven: boolean;
   selection: Selection;
   withShapes: boolean;
+  /** Which export to read where a folder holds both the text and the db export of one run; null: the default (text). */
+  prefer: Prefer | null;
+}
+
+/** The choices of `--prefer`. */
+export const PREFER_CHOICES = ['db', 'text'] as const;
+
+/** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
+export function parsePrefer(text: string | undefined): Prefer | null {
+  if (text === undefined) return null;
+  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${text}".`);
+  return text as Prefer;
 }
 
 export function parseRegex(flag: string, text: string): RegExp {
@@ -99,7 +113,7 @@ export function parseCommon(flags: CommonFlags): Common {
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,
     groups: flags.groups !== undefined ? readGroupsFile(flags.groups) : [],
   };
-  return { by, byGiven: given !== undefined, selection, withShapes: by === 'type+shapes' };
+  return { by, byGiven: given !== undefined, selection, withShapes: by === 'type+shapes', prefer: parsePrefer(flags.prefer) };
 }
 
 /** The grouping when --by is not given, unless the input holds kernel names only (see chooseBy). */

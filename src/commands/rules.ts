@@ -63,7 +63,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   if (cutThresholdPct <= 0 || cutThresholdPct > 100)
     throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
-  const { selection } = parseCommon(flags);
+  const { selection, prefer } = parseCommon(flags);
   const read = (input: string): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
@@ -71,6 +71,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
       rawNames: selectionRawNames(selection),
       shortNames: flags.shortNames === true,
       onBytes: progress.tracker(input),
+      prefer,
     });
   const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
   progress.done();

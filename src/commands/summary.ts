@@ -33,6 +33,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     rawNames: selectionRawNames(common.selection),
     shortNames: flags.shortNames === true,
     onBytes: progress.tracker(profile),
+    prefer: common.prefer,
   });
   progress.done();
   apartNote([data], io);

@@ -14,7 +14,7 @@ import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readInWorker } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
-import { resolveInput, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { compareRanks, mergeGroups, type Profile, type RankData, type RawNameTests } from '../model/model.js';
@@ -48,6 +48,8 @@ export interface ReadOptions {
   beside?: BesideRequest | null;
   /** Shorten CUDA/ROCm kernel names of traces: template arguments, parameters and return type stripped (--short-names). */
   shortNames?: boolean;
+  /** Which export to read where a folder holds both the text and the db export of one run (--prefer). */
+  prefer?: Prefer | null;
 }
 
 /** Below this many bytes in all, an input is read in this thread. */
@@ -72,7 +74,7 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
 
 /** Read a `<profile>` argument. */
 export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
-  const resolved = resolveInput(input);
+  const resolved = resolveInput(input, { prefer: options.prefer ?? null });
   const plans = selectPlans(resolved, options.ranks);
   options = { ...options, engine: options.engine ?? defaultEngine() };
   if (options.beside) registerBeside(options.beside.kind);
@@ -237,9 +239,12 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
   out.sort((a, b) => compareRanks(a.rank, b.rank));
   const rows = out.reduce((n, r) => n + r.rowsRead, 0);
   if (rows === 0) {
-    const files = out.flatMap((r) => r.files.map((f) => f.path));
+    const read = out.flatMap((r) => r.files);
+    const files = read.map((f) => f.path);
+    // A CSV export is told apart by its header; a file of another format (a db export) has none.
+    const empty = read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it';
     throw inputError(
-      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} a header but no data. ` +
+      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} ${empty}. ` +
         `Expected at least one kernel row; was the profile collected with NPU activities on?`,
     );
   }

@@ -77,6 +77,7 @@ export async function readRank(
   for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
   const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
   const files: SourceFile[] = [];
+  let own: { rank: string; source: string; file: string } | null = null;
   for (const f of plan.files) {
     const before = skipped();
     const file = await reader.read(f, acc, {
@@ -86,6 +87,9 @@ export async function readRank(
       split,
       engine: options.engine,
       shortNames: options.shortNames,
+      ownRank: (rank, source) => {
+        own ??= { rank, source, file: f };
+      },
     });
     file.rowsSkipped = skipped() - before;
     if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {
@@ -100,7 +104,10 @@ export async function readRank(
     const sink = sinks.get(a);
     return sink === undefined ? {} : { beside: [sink.finish()] };
   };
-  if (devices.size <= 1) return [{ ...acc.toRankData(plan.rank, files), rankSource: plan.rankSource, ...besideOf(acc) }];
+  if (devices.size <= 1) {
+    const [rank, rankSource] = withOwnRank(plan, own, acc);
+    return [{ ...acc.toRankData(rank, files), rankSource, ...besideOf(acc) }];
+  }
   const ids = [...devices.keys()].sort((a, b) => a - b);
   for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
   return ids.map((d) => ({
@@ -108,4 +115,16 @@ export async function readRank(
     rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)`,
     ...besideOf(devices.get(d)!),
   }));
+}
+
+/**
+ * The rank of a plan, or the one its file says it holds (a db's RANK_DEVICE_MAP) where the folder said none of
+ * its own (no profiler_info, no rank in the folder name); a file that says another rank than profiler_info is
+ * warned of, and the folder's rank kept (the text export beside it is read as that rank too).
+ */
+function withOwnRank(plan: RankPlan, own: { rank: string; source: string; file: string } | null, acc: Accumulator): [string, string] {
+  if (own === null || own.rank === plan.rank) return [plan.rank, plan.rankSource];
+  if (plan.rank === '-' || /^(not found|folder path|file name )/.test(plan.rankSource)) return [own.rank, own.source];
+  acc.warn(own.file, 0, `${own.source} says rank ${own.rank}; the rank is taken from ${plan.rankSource} (${plan.rank})`);
+  return [plan.rank, plan.rankSource];
 }

@@ -84,8 +84,11 @@ export interface KernelSink {
    * NO_STREAM when not wanted or none).
    */
   addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void;
-  /** Kernels already aggregated into a cell, in no order (op_statistic rows). */
-  addAggregated(kind: KernelKind, cell: Cell): void;
+  /**
+   * Kernels already aggregated into a cell, in no order: op_statistic rows (no `step`: a total over no steps), or
+   * the kernels of one step (`step`; null: of no step) grouped by the file's own engine (a db export).
+   */
+  addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void;
 }
 
 /** Rows a reader read and could not read, with the warnings of a file. */
@@ -133,8 +136,8 @@ export class FanOut implements KernelSink {
     for (const s of this.sinks) s.addKernel(id, step, ticks, startTicks, stream);
   }
 
-  addAggregated(kind: KernelKind, cell: Cell): void {
-    for (const s of this.sinks) s.addAggregated(kind, cell);
+  addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void {
+    for (const s of this.sinks) s.addAggregated(kind, cell, step);
   }
 }
 

@@ -125,8 +125,54 @@ export interface DiffTotalsJson {
   deltaUs: number;
   /** null when the base time is zero. */
   deltaUsPct: number | null;
-  /** The time change is within the time tolerance (shown as `~`). */
+  /** The time change is within ±timeTolerancePct (both sides non-zero). */
   timeWithinTolerance: boolean;
+  /** The time change is shown as `~`: within the tolerance, or not supported by the per-step samples (timeTest). */
+  timeNoise: boolean;
+  timeTest: DiffTimeTestJson;
+}
+
+/**
+ * How a time change was judged. `verdict`: `changed` (p < alpha and beyond the tolerance: shown), `noise`
+ * (p ≥ alpha: `~`), `small` (p < alpha, within the tolerance: `~`), `too-few` (too few samples to ever reach
+ * p < alpha) and `no-steps` (kernels outside any step, or no per-step cells): judged by the tolerance alone;
+ * `zero` (no kernel time on one side: shown). The samples: per rank and step, the kernel time in that step.
+ */
+export interface DiffTimeTestJson {
+  verdict: 'changed' | 'noise' | 'small' | 'too-few' | 'no-steps' | 'zero';
+  /** `mann-whitney-u` (two-sided); null when nothing was tested. */
+  test: 'mann-whitney-u' | null;
+  /**
+   * `exact` or `asymptotic` (normal approximation with tie and continuity corrections) for one pair of ranks;
+   * `stratified` (van Elteren: one U per pair of ranks, weighted 1/(n+1), normal approximation) for several;
+   * null untested.
+   */
+  method: 'exact' | 'asymptotic' | 'stratified' | null;
+  /** Pairs of ranks tested (strata). */
+  strata: number;
+  /** Samples per side (rank × step) over the strata; 0 untested. */
+  n: { base: number; pr: number };
+  /** U of the base sample (stratified: the sum of the strata's); null untested. */
+  u: number | null;
+  /** Two-sided p-value; null untested. */
+  p: number | null;
+}
+
+/** What the time test did over the whole diff, said once. */
+export interface DiffTimeTestSummaryJson {
+  test: 'mann-whitney-u';
+  alpha: number;
+  /** What one sample is. */
+  sample: 'kernel time of one rank in one step';
+  /** Rows plus the totals line that were tested. */
+  tested: number;
+  /** Rows plus the totals line that the test made `~` although beyond the tolerance. */
+  noise: number;
+  /** Rows plus the totals line judged by the tolerance alone: too few samples, or kernels outside any step. */
+  tooFew: number;
+  noSteps: number;
+  /** A note when the fallback applied to any of them (the same text the other formats print); null otherwise. */
+  fallback: string | null;
 }
 
 /** Rows left out by --only/--top, summed: rows + others add up to totals. */
@@ -136,6 +182,8 @@ export interface DiffOthersJson {
   pr: DiffCellJson;
   deltaCount: number;
   deltaUs: number;
+  timeNoise: boolean;
+  timeTest: DiffTimeTestJson;
   /**
    * The rows left out whose change differs across ranks or steps (non-empty disagreeingRanks or unevenSteps),
    * whole, in the default order: --only and --top never hide that detail.
@@ -151,6 +199,7 @@ export interface DiffJson {
   selection: string;
   normalization: 'none' | 'per-step';
   timeTolerancePct: number;
+  timeTest: DiffTimeTestSummaryJson;
   base: DiffInputJson;
   pr: DiffInputJson;
   /** The two sides have different step counts and the diff is not per step. */

@@ -50,6 +50,8 @@ export const readers: Record<FormatId, FormatReader> = {
   kernel_details: reader,
   op_summary: reader,
   op_statistic: reader,
+  db: reader,
+  analysis_db: reader,
   summary_json: reader,
   trace_view: reader,
   kineto: reader,
@@ -57,4 +59,10 @@ export const readers: Record<FormatId, FormatReader> = {
   nsys_kern_sum: reader,
 };
 // @ts-expect-error: op_statistic has no reader
-export const missing: Record<FormatId, FormatReader> = { kernel_details: reader, op_summary: reader, summary_json: reader };
+export const missing: Record<FormatId, FormatReader> = {
+  kernel_details: reader,
+  op_summary: reader,
+  db: reader,
+  analysis_db: reader,
+  summary_json: reader,
+};

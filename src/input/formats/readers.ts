@@ -10,6 +10,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 import { readTable } from './readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
 import { readSnapshot } from './snapshot.js';
+import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
 /** The CSV exports share one reader: the header says which of them a file is (detect.ts). */
@@ -20,6 +21,9 @@ const READERS = {
   kernel_details: csvTable,
   op_summary: csvTable,
   op_statistic: csvTable,
+  db: { kind: 'kernels', read: readDb },
+  // An analysis.db holds no kernels: the db reader says so (its tables tell it), naming the file.
+  analysis_db: { kind: 'kernels', read: readDb },
   summary_json: { kind: 'ranks', read: readSnapshot },
   trace_view: { kind: 'kernels', read: readChromeTraceFile },
   kineto: { kind: 'kernels', read: readChromeTraceFile },

@@ -151,6 +151,8 @@ export interface KernelReadOptions {
   engine?: Engine | undefined;
   /** Kernel names of CUDA/ROCm traces without template arguments, parameters and return type (--short-names). */
   shortNames?: boolean | undefined;
+  /** Told the rank the file says it holds (a db export's RANK_DEVICE_MAP), before the read returns. */
+  ownRank?: ((rank: string, source: string) => void) | undefined;
 }
 
 export type FormatReader =
@@ -169,6 +171,16 @@ const TRACE_VIEW = /^trace_view\.json(\.gz)?$/;
 const CHROME_TRACE = /\.json(\.gz)?$/i;
 const NSYS_GPU_TRACE = /(^|_)(cuda_gpu_trace|gputrace)\.csv(\.gz)?$/i;
 const NSYS_KERN_SUM = /(^|_)(cuda_gpu_kern_sum|gpukernsum)\.csv(\.gz)?$/i;
+const DB_EXPORT = [/^ascend_pytorch_profiler(_\d+)?\.db$/, /^msprof_.*\.db$/];
+const ANALYSIS_DB = /^analysis\.db$/;
+
+/** SQLite's 16-byte header magic, "SQLite format 3" and a NUL. */
+function isSqlite(head: Uint8Array): boolean {
+  const magic = 'SQLite format 3\u0000';
+  if (head.length < magic.length) return false;
+  for (let i = 0; i < magic.length; i++) if (head[i] !== magic.charCodeAt(i)) return false;
+  return true;
+}
 
 /** How kprof starts a summary JSON: `{"schemaVersion": N, "kind": "summary"` (pretty-printed or not, a BOM before, as bytes). */
 const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*,\s*"kind"\s*:\s*"summary"/;
@@ -246,6 +258,50 @@ export const FORMATS = [
       header: '"OP Type,Core Type,Count,Total Time(us),…"',
     },
     gzip: true,
+  },
+  {
+    id: 'db',
+    holds: 'kernels',
+    // After the text exports: where a folder holds both exports of one run, the text is read unless --prefer db
+    // says otherwise (it needs no SQLite library, and its Step Id is the device-side one).
+    recognise: { names: DB_EXPORT, sniff: isSqlite, places: ['framework', 'msprof', 'loose'], takes: 'first' },
+    answers: {
+      names: 'yes',
+      types: 'yes',
+      cores: 'column',
+      shapes: 'column',
+      steps: 'column',
+      starts: 'yes',
+      streams: 'column',
+      order: 'yes',
+      ranks: 'column',
+    },
+    naming: {
+      short: 'ascend_pytorch_profiler*.db, msprof_*.db',
+      brief: 'ascend_pytorch_profiler*.db / msprof_*.db',
+      pass: 'ascend_pytorch_profiler*.db / msprof_*.db',
+      title: 'a torch_npu / msprof SQLite export',
+      by: 'torch_npu / msprof',
+      lookedFor: ['ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db', 'PROF_*/msprof_*.db'],
+      header: null,
+    },
+    gzip: false,
+  },
+  {
+    id: 'analysis_db',
+    holds: 'nothing',
+    recognise: { names: [ANALYSIS_DB], sniff: isSqlite, places: ['framework'], takes: 'first' },
+    answers: { names: 'no', types: 'no', cores: 'no', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'no', ranks: 'folder' },
+    naming: {
+      short: 'analysis.db',
+      brief: 'analysis.db',
+      pass: 'analysis.db',
+      title: 'a torch_npu analysis.db (step and communication statistics, no kernels)',
+      by: 'torch_npu and msprof-analyze',
+      lookedFor: [],
+      header: null,
+    },
+    gzip: false,
   },
   {
     id: 'trace_view',
@@ -496,11 +552,13 @@ function plural(short: string): string {
 /** The <profile> argument's --help text. */
 export function profileArgumentHelp(): string {
   const exports = allFormats().filter((f) => f.holds === 'kernels' || f.holds === 'totals');
-  const gz = exports.every((f) => f.gzip) ? ' (.gz too)' : '';
+  const packed = exports.filter((f) => f.gzip).map((f) => f.naming.short);
+  const plain = exports.filter((f) => !f.gzip).map((f) => f.naming.short);
+  const gz = packed.length > 0 ? [`${packed.join(', ')} (.gz too)`] : [];
   const saved = allFormats()
     .filter((f) => f.holds === 'summary')
     .map((f) => f.naming.short);
-  return `${exports.map((f) => f.naming.short).join(', ')}${gz}, a profile folder, a folder of ranks, or ${listed(saved, 'or')}`;
+  return `${[...gz, ...plain].join(', ')}, a profile folder, a folder of ranks, or ${listed(saved, 'or')}`;
 }
 
 /** What a format can never answer is not asked of its files: those fields are off before its rows are read. */

@@ -149,20 +149,68 @@ function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
 /** What a place holds, in order of preference: a format of kernels before one of totals, then registry order. */
 const PREFERENCE: Holds[] = ['kernels', 'totals'];
 
+/** Which export to read where a folder holds both the text and the db export of one run (`--prefer`). */
+export type Prefer = 'db' | 'text';
+
+/** The formats of the db export (the others are text). */
+const DB_IDS = new Set(['db']);
+
+/** The run's --prefer (null: registry order, which reads the text export), set by resolveInput while it runs. */
+let prefer: Prefer | null = null;
+/** The notes of the resolveInput running. */
+let pickNotes: string[] = [];
+
+/** Formats in order of preference: registry order, with the --prefer'd kind of export first. */
+function preferred(formats: FormatFacts[]): FormatFacts[] {
+  if (prefer === null) return formats;
+  const first = (f: FormatFacts): boolean => DB_IDS.has(f.id) === (prefer === 'db');
+  return [...formats.filter(first), ...formats.filter((f) => !first(f))];
+}
+
 /**
- * The first format (by PREFERENCE, then formats with op types, then registry order) with files among a folder's entries in this place, and
- * those files; `holds` narrows the formats looked for.
+/**
+ * The first format (by PREFERENCE, then formats with op types, then registry order and --prefer) with files among a
+ * folder's entries in this place, and those files; `holds` narrows the formats looked for. Where a text and a db
+ * export of kernels are both there, a note says which is read.
  */
 function pick(place: Place, dir: string, entries: string[], holds: readonly Holds[] = PREFERENCE): { format: string; files: string[] } | null {
   for (const h of holds) {
     // A format with op types before one of kernel names only (a trace_view.json beside a kernel table is not read).
-    const formats = formatsIn(place, h).sort((a, b) => Number(a.answers.types === 'no') - Number(b.answers.types === 'no'));
-    for (const f of formats) {
-      const files = filesOf(f, dir, entries);
-      if (files.length > 0) return { format: f.id, files };
-    }
+    const found = preferred(formatsIn(place, h))
+      .sort((a, b) => Number(a.answers.types === 'no') - Number(b.answers.types === 'no'))
+      .map((f) => ({ f, files: filesOf(f, dir, entries) }))
+      .filter((x) => x.files.length > 0);
+    if (found.length === 0) continue;
+    const chosen = found[0]!;
+    // The rival export is a kernel table too (with op types, as the chosen one): a trace_view.json is not one.
+    const other = found.find((x) => DB_IDS.has(x.f.id) !== DB_IDS.has(chosen.f.id) && x.f.answers.types === chosen.f.answers.types);
+    if (other !== undefined) bothExports(dir, chosen.f, chosen.files, other.files);
+    return { format: chosen.f.id, files: chosen.files };
   }
   return null;
+}
+
+/** The note of a folder (or PROF_ folder) that holds the text and the db export of one run. */
+function bothExports(dir: string, chosen: FormatFacts, files: string[], others: string[]): void {
+  const db = DB_IDS.has(chosen.id);
+  const why = prefer === null ? 'the default, registry order' : `--prefer ${prefer}`;
+  pickNotes.push(
+    `${dir}: holds both the text and the db export of the run (${basename(files[0]!)} and ${basename(others[0]!)}); ` +
+      `reading ${basename(files[0]!)} (${why}; --prefer ${db ? 'text' : 'db'} reads the other)`,
+  );
+}
+
+/** Of the db export at a PROF_ folder's root and the text export below it, the preferred one (with a note). */
+function pickOf(
+  dir: string,
+  db: { format: string; files: string[] },
+  text: { format: string; files: string[] },
+): { format: string; files: string[] } {
+  if (formatOf(text.format).holds !== 'kernels') return db;
+  const order = preferred([formatOf(text.format), formatOf(db.format)]);
+  const [chosen, other] = order[0]!.id === db.format ? [db, text] : [text, db];
+  bothExports(dir, formatOf(chosen.format), chosen.files, other.files);
+  return chosen;
 }
 
 /** msprof output folder (`mindstudio_profiler_output` or old `device_N/summary`) → the files of one format. */
@@ -173,12 +221,13 @@ function msprofFiles(dir: string): { format: string; files: string[] } | null {
 /** A `PROF_*` folder → one plan per device (old layout) or one plan (new layout). */
 function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
   const out = join(dir, 'mindstudio_profiler_output');
-  if (isDir(out)) {
-    const f = msprofFiles(out);
-    if (f) {
-      const r = rankHint ?? rankOf(dir);
-      return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
-    }
+  // msprof --type=db writes its msprof_*.db into the PROF_ folder itself, beside mindstudio_profiler_output.
+  const rootDb = pick('msprof', dir, listDir(dir), ['kernels']);
+  const text = isDir(out) ? msprofFiles(out) : null;
+  const f = rootDb !== null && text !== null ? pickOf(dir, rootDb, text) : (text ?? rootDb);
+  if (f) {
+    const r = rankHint ?? rankOf(dir);
+    return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
   }
   const plans: RankPlan[] = [];
   for (const d of listDir(dir).filter((n) => /^device_\d+$/.test(n))) {
@@ -346,10 +395,24 @@ function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
   return out;
 }
 
-/** Resolve a `<profile>` argument into the files to read per rank. */
-export function resolveInput(input: string): ResolvedInput {
-  if (!existsSync(onDisk(input))) throw missingPathError(input);
+/**
+ * Resolve a `<profile>` argument into the files to read per rank. `prefer`: which export to read where a folder
+ * holds both the text and the db export of one run (default: registry order, the text).
+ */
+export function resolveInput(input: string, options: { prefer?: Prefer | null } = {}): ResolvedInput {
   const notes: string[] = [];
+  prefer = options.prefer ?? null;
+  pickNotes = notes;
+  try {
+    return resolveWith(input, notes);
+  } finally {
+    prefer = null;
+    pickNotes = [];
+  }
+}
+
+function resolveWith(input: string, notes: string[]): ResolvedInput {
+  if (!existsSync(onDisk(input))) throw missingPathError(input);
   let st: Stats;
   try {
     st = statSync(onDisk(input));
@@ -360,6 +423,7 @@ export function resolveInput(input: string): ResolvedInput {
   if (!st.isFile() && !st.isDirectory()) closeSync(openRegular(input).fd);
   if (st.isFile()) {
     const plan = resolveFile(input, notes);
+    rankFromFileName(plan);
     finishPlan(plan);
     return { input, ranks: [plan], notes };
   }
@@ -393,9 +457,19 @@ export function resolveInput(input: string): ResolvedInput {
         `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass ${passAnyFolder()}.`,
     );
   }
+  for (const r of ranks) rankFromFileName(r);
   checkDistinctRanks(input, ranks);
   for (const r of ranks) finishPlan(r);
   return { input, ranks, notes };
+}
+
+/** torch_npu names its db export by the rank (`ascend_pytorch_profiler_3.db`): the rank when the folder says none. */
+function rankFromFileName(plan: RankPlan): void {
+  if (plan.rank !== '-' || plan.files.length !== 1) return;
+  const m = /^ascend_pytorch_profiler_(\d+)\.db$/.exec(basename(plan.files[0]!));
+  if (m === null) return;
+  plan.rank = m[1]!.replace(/^0+(?=\d)/, '');
+  plan.rankSource = `file name ${m[0]}`;
 }
 
 /** Note a plan's files as inputs, and warn of slices missing from a sliced export. */
@@ -540,11 +614,14 @@ const SNIFF_BYTES = 65536;
 function recognise(path: string, name: string): FormatFacts {
   const named = formatsNamed(name);
   if (named.length > 0) return claim(path, named);
-  // A file no format names (an nsys CSV saved as gpu.csv): a format whose sniff claims its content, else the CSV family.
-  const sniffers = allFormats().filter((f) => f.recognise.sniff !== undefined && f.recognise.places.includes('loose'));
-  if (sniffers.length === 0) return fallbackFormat();
+  // A file no format names: the first format whose sniff claims its bytes (an SQLite export named run.db or
+  // .sqlite, an nsys CSV saved as gpu.csv), else the fallback.
+  const sniffers = allFormats().filter((f) => f.recognise.sniff !== undefined && f.holds !== 'nothing' && f.recognise.places.includes('loose'));
   const head = readHead(path);
-  return sniffers.find((f) => f.recognise.sniff!(head)) ?? fallbackFormat();
+  const sniffed = sniffers.find((f) => f.recognise.sniff!(head));
+  if (sniffed !== undefined) return sniffed;
+  // A *.db that is not SQLite is refused by the db reader (naming the file), not read as a CSV by its header.
+  return /\.db$/i.test(name) ? formatOf('db') : fallbackFormat();
 }
 
 /** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */

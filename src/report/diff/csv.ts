@@ -1,7 +1,7 @@
 // `kprof diff --format csv`. Pure: Diff (+ view) in, string out.
 
 import type { Diff, DiffView } from '../../analysis/diff.js';
-import type { DiffRowJson } from '../../model/schema.js';
+import type { DiffRowJson, DiffTimeTestJson } from '../../model/schema.js';
 import { plural } from '../../util/format.js';
 import { csvLines } from '../render.js';
 import { diffJsonObject } from './json.js';
@@ -32,6 +32,20 @@ export function diffCsv(d: Diff, view: DiffView): string {
     'rankStatus',
     'disagreeingRanks',
     'unevenSteps',
+    'timeNoise',
+    'timeTestVerdict',
+    'timeTestP',
+    'timeTestU',
+    'timeTestBaseN',
+    'timeTestPrN',
+  ];
+  const test = (x: { timeNoise: boolean; timeTest: DiffTimeTestJson }) => [
+    x.timeNoise,
+    x.timeTest.verdict,
+    x.timeTest.p,
+    x.timeTest.u,
+    x.timeTest.n.base,
+    x.timeTest.n.pr,
   ];
   const body: (string | number | boolean | null | undefined)[][] = j.rows.map((r) => [
     r.key,
@@ -53,6 +67,7 @@ export function diffCsv(d: Diff, view: DiffView): string {
     r.rankStatus,
     ranksCell(r),
     stepsCell(r),
+    ...test(r),
   ]);
   if (j.others) {
     const o = j.others;
@@ -81,6 +96,7 @@ export function diffCsv(d: Diff, view: DiffView): string {
       null,
       detail(ranksCell),
       detail(stepsCell),
+      ...test(o),
     ]);
   }
   const t = j.totals;
@@ -104,6 +120,7 @@ export function diffCsv(d: Diff, view: DiffView): string {
     null,
     null,
     null,
+    ...test(t),
   ]);
   return csvLines(head, body);
 }

@@ -1,18 +1,32 @@
 // `kprof diff --format json`: the declared diff schema (see schema.ts). Pure: Diff (+ view) in, chunks out.
 
 import { viewDiff, type Diff, type DiffRow, type DiffSideInfo, type DiffView, type Side } from '../../analysis/diff.js';
-import { SCHEMA_VERSION, type DiffCellJson, type DiffInputJson, type DiffJson, type DiffRowJson } from '../../model/schema.js';
+import { isTimeNoise, type TimeJudgement } from '../../analysis/timeTest.js';
+import { SCHEMA_VERSION, type DiffCellJson, type DiffInputJson, type DiffJson, type DiffRowJson, type DiffTimeTestJson } from '../../model/schema.js';
 import { round4, round4OrNull } from '../../util/format.js';
 import { jsonSafe } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
 import { rewritesJson } from './rewrites.js';
-import { differs } from './shared.js';
+import { differs, timeFallbackNote } from './shared.js';
 
 // Numbers rounded to 4 decimals (0.1 ns for times), percentages null against a zero base (CSV is made from it).
 
 function cellJson(s: Side): DiffCellJson {
   return { count: round4(s.count), totalUs: round4(s.us) };
+}
+
+function timeTestJson(j: TimeJudgement): DiffTimeTestJson {
+  const t = j.test;
+  return {
+    verdict: j.verdict,
+    test: t === null ? null : 'mann-whitney-u',
+    method: t === null ? null : t.method,
+    strata: j.strata,
+    n: { base: t?.n1 ?? 0, pr: t?.n2 ?? 0 },
+    u: t === null ? null : round4(t.u),
+    p: t === null ? null : t.p,
+  };
 }
 
 function inputJson(s: DiffSideInfo): DiffInputJson {
@@ -41,7 +55,9 @@ function rowJson(r: DiffRow): DiffRowJson {
     deltaCountPct: round4OrNull(r.deltaCountPct),
     deltaUs: round4(r.deltaUs),
     deltaUsPct: round4OrNull(r.deltaUsPct),
-    timeWithinTolerance: r.timeNoise,
+    timeWithinTolerance: r.timeTest.withinTolerance,
+    timeNoise: r.timeNoise,
+    timeTest: timeTestJson(r.timeTest),
     rankStatus: r.rankStatus,
     disagreeingRanks: r.disagreeingRanks.map((x) => ({
       rank: x.rank,
@@ -82,6 +98,16 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
     selection: d.selection,
     normalization: d.normalization,
     timeTolerancePct: d.timeTolerancePct,
+    timeTest: {
+      test: 'mann-whitney-u',
+      alpha: d.alpha,
+      sample: 'kernel time of one rank in one step',
+      tested: d.timeTestSummary.tested,
+      noise: d.timeTestSummary.noise,
+      tooFew: d.timeTestSummary.tooFew,
+      noSteps: d.timeTestSummary.noSteps,
+      fallback: timeFallbackNote(d),
+    },
     base: inputJson(d.base),
     pr: inputJson(d.pr),
     stepMismatch: d.stepMismatch,
@@ -95,7 +121,9 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
       deltaCountPct: round4OrNull(t.deltaCountPct),
       deltaUs: round4(t.deltaUs),
       deltaUsPct: round4OrNull(t.deltaUsPct),
-      timeWithinTolerance: t.timeNoise,
+      timeWithinTolerance: t.timeTest.withinTolerance,
+      timeNoise: t.timeNoise,
+      timeTest: timeTestJson(t.timeTest),
     },
     rows: list(mapped(v.rows, rowJson)),
     others: v.others
@@ -105,6 +133,8 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
           pr: cellJson(v.others.pr),
           deltaCount: round4(v.others.deltaCount),
           deltaUs: round4(v.others.deltaUs),
+          timeNoise: isTimeNoise(v.others.timeTest),
+          timeTest: timeTestJson(v.others.timeTest),
           changedDifferently: list(mapped(foldedDiffering(d, v.rows), rowJson)),
         }
       : null,

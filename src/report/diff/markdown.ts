@@ -1,6 +1,6 @@
 // `kprof diff --format markdown`: ready to paste into a pull request. Pure: Diff (+ view) in, string out.
 
-import { viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
+import { foldRows, viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
 import { groupHeading } from '../summary/shared.js';
@@ -15,6 +15,7 @@ import {
   perStep,
   reportWarnings,
   rowLine,
+  timeFallbackNote,
   unevenStepLines,
   UNEVEN_TITLE,
   type Line,
@@ -93,20 +94,6 @@ export const MARKDOWN_TABLE_ROWS = 50;
 /** Room kept for the lines that say what was left out, the `<details>` markup and the titles. */
 const MARKDOWN_RESERVE = 2_000;
 
-/** Rows summed into one: the figures of a `(K more groups)` row. */
-function summed(rows: DiffRow[]): DiffOthers {
-  const o: DiffOthers = { groups: rows.length, base: { count: 0, us: 0 }, pr: { count: 0, us: 0 }, deltaCount: 0, deltaUs: 0 };
-  for (const r of rows) {
-    o.base.count += r.base.count;
-    o.base.us += r.base.us;
-    o.pr.count += r.pr.count;
-    o.pr.us += r.pr.us;
-  }
-  o.deltaCount = o.pr.count - o.base.count;
-  o.deltaUs = o.pr.us - o.base.us;
-  return o;
-}
-
 /** The lines of a list that fit in `budget` characters (each with its line break), then how many were left out. */
 function fitted(lines: string[], budget: number, more: (n: number) => string): { lines: string[]; used: number } {
   const out: string[] = [];
@@ -138,7 +125,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
     return [code(l.label), mdSide(l.base, exact), mdSide(l.pr, exact), mdDelta(l, exact), mdNote(l, r.status, r)];
   };
   const sumCells = (o: DiffOthers, text: string): string[] => {
-    const l = { ...othersLine(o, d.timeTolerancePct), label: text };
+    const l = { ...othersLine(o), label: text };
     return [l.label, mdSide(l.base), mdSide(l.pr), mdDelta(l), ''];
   };
   const tableHead = markdownTable(head, [], align);
@@ -150,15 +137,23 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
     `**${mdDelta(t, true)}**`,
     mdNote(t, 'total', null),
   ]);
-  const othersText = v.others ? line(sumCells(v.others, othersLine(v.others, d.timeTolerancePct).label)) : null;
+  const othersText = v.others ? line(sumCells(v.others, othersLine(v.others).label)) : null;
 
   const [first, second] = headlineLines(d, code);
   const top: string[] = [DIFF_MARKDOWN_MARKER, `**Kernel diff:** ${first}`, '', `${second}`, ''];
   for (const w of reportWarnings(d, code)) top.push(`> **Warning:** ${w}`, '');
   const compared = comparedLine(d, code, true);
   const rewrites = d.rewrites === undefined ? [] : [...rewritesMarkdown(d.rewrites, code), ''];
+  const note = timeFallbackNote(d);
   const fixed =
-    top.join('\n').length + tableHead.length + totalLine.length + (othersText?.length ?? 0) + compared.length + rewrites.join('\n').length + 16;
+    top.join('\n').length +
+    tableHead.length +
+    totalLine.length +
+    (othersText?.length ?? 0) +
+    compared.length +
+    rewrites.join('\n').length +
+    (note?.length ?? 0) +
+    18;
   let budget = MARKDOWN_LIMIT - MARKDOWN_RESERVE - fixed;
 
   // The table: the first rows, as many as fit in half of what is left.
@@ -190,7 +185,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
 
   const out = [...top, tableHead];
   for (const l of rowLines) out.push(l);
-  if (folded.length > 0) out.push(line(sumCells(summed(folded), `(${plural(folded.length, 'more group')}, in the table below)`)));
+  if (folded.length > 0) out.push(line(sumCells(foldRows(d, folded, view.sides), `(${plural(folded.length, 'more group')}, in the table below)`)));
   if (othersText !== null) out.push(othersText);
   out.push(totalLine, '');
   if (folded.length > 0) {
@@ -202,13 +197,15 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
       budget -= l.length + 1;
     }
     const rest = folded.slice(body.length);
-    if (rest.length > 0) body.push(line(sumCells(summed(rest), `(and ${plural(rest.length, 'more group')}: all of them in --format json or html)`)));
+    if (rest.length > 0)
+      body.push(line(sumCells(foldRows(d, rest, view.sides), `(and ${plural(rest.length, 'more group')}: all of them in --format json or html)`)));
     out.push(`<details><summary>${plural(folded.length, 'more group')}</summary>`, '', tableHead);
     for (const l of body) out.push(l);
     out.push('', '</details>', '');
   }
   for (const l of lists) out.push(l);
   for (const l of rewrites) out.push(l);
+  if (note !== null) out.push(note, '');
   out.push(compared);
   return `${out.join('\n')}\n`;
 }

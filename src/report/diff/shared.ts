@@ -13,6 +13,7 @@ import {
   type StepChange,
   type UnevenSteps,
 } from '../../analysis/diff.js';
+import { isTimeNoise, type TimeVerdict } from '../../analysis/timeTest.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, plural, stepCountsText } from '../../util/format.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
@@ -53,11 +54,24 @@ export function headlineLines(d: Diff, code: (s: string, max?: number) => string
   const first = items.length > 0 ? `${items.join(', ')}.` : 'No group changed its kernel count.';
   const t = d.totals;
   const what = perStep(d) ? ['Kernels per step', 'kernel time per step'] : ['Total kernels', 'kernel time'];
-  const timeChange = t.timeNoise ? `${pctText(t.deltaUsPct, t.pr.us)}, within ±${d.timeTolerancePct}%` : pctText(t.deltaUsPct, t.pr.us);
+  const timeChange = t.timeNoise ? `${pctText(t.deltaUsPct, t.pr.us)}, ${noiseWhy(d, t)}` : pctText(t.deltaUsPct, t.pr.us);
   const second =
     `${what[0]} ${fmtCount(t.base.count)} → ${fmtCount(t.pr.count)} (${pctText(t.deltaCountPct, t.pr.count)}); ` +
     `${what[1]} ${fmtUs(t.base.us)} → ${fmtUs(t.pr.us)} (${timeChange}).`;
   return [first, second];
+}
+
+/** Why a time change is `~`: `within ±2%`, or `within the step noise, p = 0.31`. */
+export function noiseWhy(d: Diff, f: DiffFigures): string {
+  const t = f.timeTest;
+  if (t.withinTolerance || t.test === null) return `within ±${d.timeTolerancePct}%`;
+  return `within the step noise, p = ${fmtP(t.test.p)}`;
+}
+
+/** A p-value in two significant digits (`0.31`, `0.0042`), `under 0.0001` below that. */
+export function fmtP(p: number): string {
+  if (p < 1e-4) return 'under 0.0001';
+  return String(Number(p.toPrecision(2)));
 }
 
 /** Each rank's own steps (never the distinct Step Ids across ranks, which offset or lost steps inflate). */
@@ -241,8 +255,53 @@ export function comparedLine(d: Diff, code: (s: string, max?: number) => string 
     : '';
   return (
     `Compared base ${sideText(d.base, code, listFiles)} with PR ${sideText(d.pr, code, listFiles)}. ` +
-    `Grouped by ${d.groupBy}${sel}; ${norm}; time changes within ±${d.timeTolerancePct}% shown as ~.`
+    `Grouped by ${d.groupBy}${sel}; ${norm}; time changes within ±${d.timeTolerancePct}% shown as ~${testedText(d)}.`
   );
+}
+
+/** `the time changes of all groups and the totals`, `… of 3 groups`, `… of the totals`. */
+function whose(d: Diff, v: TimeVerdict): string | null {
+  const rows = d.rows.filter((r) => r.timeTest.verdict === v).length;
+  const totals = d.totals.timeTest.verdict === v;
+  if (rows === 0 && !totals) return null;
+  if (rows === d.rows.length && totals) return 'all time changes are';
+  const groups = rows === 0 ? '' : `of ${plural(rows, 'group')}`;
+  const one = rows + (totals ? 1 : 0) === 1;
+  return `the time change${one ? '' : 's'} ${groups}${groups && totals ? ' and ' : ''}${totals ? 'of the totals' : ''} ${one ? 'is' : 'are'}`;
+}
+
+/**
+ * Said once when the test over per-step samples could not judge some time changes, which --time-tolerance alone
+ * then judges (never silently); null when every change was tested (or a side has no kernel time).
+ */
+export function timeFallbackNote(d: Diff): string | null {
+  const alpha = String(d.alpha);
+  const parts: string[] = [];
+  const noStep = [d.base.steps === null ? 'the base' : null, d.pr.steps === null ? 'the PR' : null].filter((x) => x !== null);
+  if (noStep.length > 0) {
+    const all = whose(d, 'no-steps');
+    if (all === null) return null;
+    return `Time test: ${noStep.join(' and ')} ${noStep.length === 1 ? 'has' : 'have'} no Step Id, so no per-step samples: ${all === 'all time changes are' ? 'time changes are' : all} judged by --time-tolerance alone.`;
+  }
+  const few = whose(d, 'too-few');
+  if (few !== null) {
+    const j = d.totals.timeTest.verdict === 'too-few' ? d.totals.timeTest : d.rows.find((r) => r.timeTest.verdict === 'too-few')?.timeTest;
+    const t = j?.test ?? null;
+    const within = j !== undefined && j.strata > 1 ? `, compared within each of ${fmtCount(j.strata)} ranks` : '';
+    const n =
+      t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step${within}) cannot give a p below ${alpha}`;
+    parts.push(`${few} judged by --time-tolerance alone${n}`);
+  }
+  const out = whose(d, 'no-steps');
+  if (out !== null) parts.push(`${out} judged by --time-tolerance alone: some of their kernels are in no step or on a rank of one side only`);
+  return parts.length === 0 ? null : `Time test: ${parts.join('; ')}.`;
+}
+
+/** What the compared line adds when the test made changes beyond the tolerance `~`. */
+function testedText(d: Diff): string {
+  const n = d.timeTestSummary.noise;
+  if (n === 0) return '';
+  return `, and so ${n === 1 ? 'is 1 change' : `are ${fmtCount(n)} changes`} the steps do not support (Mann–Whitney U over each rank's kernel time per step, rank by rank, p ≥ ${d.alpha})`;
 }
 
 /** The stderr warnings of a diff (the report carries the same facts). */
@@ -277,7 +336,7 @@ export interface Line extends DiffFigures {
   status: string;
 }
 
-export function othersLine(o: DiffOthers, tol: number): Line {
+export function othersLine(o: DiffOthers): Line {
   const deltaUsPct = o.base.us === 0 ? null : (100 * o.deltaUs) / o.base.us;
   return {
     label: `(${plural(o.groups, 'more group')})`,
@@ -287,7 +346,8 @@ export function othersLine(o: DiffOthers, tol: number): Line {
     deltaCountPct: o.base.count === 0 ? null : (100 * o.deltaCount) / o.base.count,
     deltaUs: o.deltaUs,
     deltaUsPct,
-    timeNoise: o.base.us > 0 && o.pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol,
+    timeNoise: isTimeNoise(o.timeTest),
+    timeTest: o.timeTest,
     status: '',
   };
 }

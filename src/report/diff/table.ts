@@ -16,6 +16,7 @@ import {
   perStep,
   reportWarnings,
   rowLine,
+  timeFallbackNote,
   timePctText,
   unevenStepLines,
   UNEVEN_TITLE,
@@ -53,7 +54,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     l.status === '' ? '' : paint(ctx, STATUS_PAINT[l.status.replace('*', '') as DiffRow['status']], l.status),
   ];
   const body = v.rows.map((r) => cells(rowLine(r), false));
-  if (v.others) body.push(cells(othersLine(v.others, d.timeTolerancePct), true));
+  if (v.others) body.push(cells(othersLine(v.others), true));
   const t = d.totals;
   const footer = cells({ ...t, label: 'total', status: '' }, false);
   const out: string[] = [...headlineLines(d).map((l, i) => (i === 0 ? paint(ctx, 'bold', l) : l)), ''];
@@ -82,6 +83,8 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     for (const l of rw.slice(1)) out.push(l);
     out.push('');
   }
+  const note = timeFallbackNote(d);
+  if (note !== null) out.push(note, '');
   out.push(comparedLine(d));
   return `${out.join('\n')}\n`;
 }

@@ -20,7 +20,17 @@ import {
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { DiffJson, DiffRowJson } from '../../model/schema.js';
 import { diffJsonObject } from '../diff/json.js';
-import { comparedLine, disagreementLines, headlineLines, pctText, reportWarnings, timePctText, unevenStepLines } from '../diff/shared.js';
+import {
+  comparedLine,
+  disagreementLines,
+  headlineLines,
+  noiseWhy,
+  pctText,
+  reportWarnings,
+  timeFallbackNote,
+  timePctText,
+  unevenStepLines,
+} from '../diff/shared.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { groupHeading } from '../summary/shared.js';
 import { clipped } from '../../util/inputText.js';
@@ -117,7 +127,7 @@ function headerSection({ d, charts }: Inputs): string {
     card(
       `kernel time${ps}`,
       `${fmtUs(t.base.us)} → ${fmtUs(t.pr.us)}`,
-      `${fmtSignedUs(t.deltaUs)} (${t.timeNoise ? `~, within ±${d.timeTolerancePct}%` : pctText(t.deltaUsPct, t.pr.us)})`,
+      `${fmtSignedUs(t.deltaUs)} (${t.timeNoise ? `~, ${noiseWhy(d, t)}` : pctText(t.deltaUsPct, t.pr.us)})`,
     ),
   ];
   const b = charts.perStep.base;
@@ -197,15 +207,15 @@ function timeChart({ d }: Inputs): string {
     valueText: `${fmtSignedUs(r.deltaUs)}${r.timeNoise ? ' ~' : MARK[r.status]}`,
     cls: r.timeNoise ? 'noise' : r.deltaUs < 0 ? 'faster' : 'slower',
     striped: r.status === 'added' || r.status === 'removed',
-    tip: `${clipped(label(r))}: ${fmtUs(r.base.us)} → ${fmtUs(r.pr.us)}${ps} (${fmtSignedUs(r.deltaUs)}, ${r.timeNoise ? `within ±${d.timeTolerancePct}%: noise` : timePctText(r.deltaUsPct, r.pr.us, false)})`,
+    tip: `${clipped(label(r))}: ${fmtUs(r.base.us)} → ${fmtUs(r.pr.us)}${ps} (${fmtSignedUs(r.deltaUs)}, ${r.timeNoise ? `${noiseWhy(d, r)}: noise` : timePctText(r.deltaUsPct, r.pr.us, false)})`,
   }));
   const noise = moved.filter((r) => r.timeNoise).length;
-  const desc = `Kernel time change of ${moved.length} group${moved.length === 1 ? '' : 's'}${ps}, largest first; bars left are faster, right slower; grey bars marked ~ moved within ±${d.timeTolerancePct}% (${noise} of them): noise, not a result.`;
+  const desc = `Kernel time change of ${moved.length} group${moved.length === 1 ? '' : 's'}${ps}, largest first; bars left are faster, right slower; grey bars marked ~ moved within ±${d.timeTolerancePct}% or by what the per-step samples do not support (${noise} of them): noise, not a result.`;
   const more = moved.length - shown.length;
   return [
     head,
     `<figure>${divergingBars('time-chart', `Kernel time change per group${ps}, base to PR`, desc, bars, fmtSignedUs)}`,
-    `<figcaption class="note">Largest change first${more > 0 ? `; the first ${MAX_BARS} of ${fmtCount(moved.length)} groups whose time moved (all of them in the table)` : ''}. Grey and marked ~: within ±${esc(String(d.timeTolerancePct))}% (--time-tolerance), which is noise. Striped: added or removed.</figcaption></figure>`,
+    `<figcaption class="note">Largest change first${more > 0 ? `; the first ${MAX_BARS} of ${fmtCount(moved.length)} groups whose time moved (all of them in the table)` : ''}. Grey and marked ~: within ±${esc(String(d.timeTolerancePct))}% (--time-tolerance), or not supported by the per-step samples (Mann–Whitney U, p ≥ ${esc(String(d.alpha))}): noise. Striped: added or removed.</figcaption></figure>`,
     '</section>',
   ].join('\n');
 }
@@ -391,7 +401,7 @@ function tableSection({ d, view, json }: Inputs): string {
     '<section aria-labelledby="table-h"><h2 id="table-h">All figures</h2>',
     `<details id="table"><summary>Table of ${fmtCount(n)} group${n === 1 ? '' : 's'}${v.others ? ' and the rest in one row' : ''} (press a heading to sort)</summary>`,
     '<div class="scroll"><table class="sortable" id="diff-table">',
-    `<caption class="note">${esc(`One row per group on either side${perStepDiff(d) ? ', per step' : ''}; the totals row is the sum of the rows. Δ% time is ~ within ±${d.timeTolerancePct}%.`)}</caption>`,
+    `<caption class="note">${esc(`One row per group on either side${perStepDiff(d) ? ', per step' : ''}; the totals row is the sum of the rows. Δ% time is ~ within ±${d.timeTolerancePct}% or where the per-step samples do not support the change (p ≥ ${d.alpha}).`)}</caption>`,
     `<thead>${head}</thead>`,
     `<tbody>${body.join('\n')}</tbody>`,
     `<tfoot>${foot.join('')}</tfoot>`,
@@ -400,7 +410,8 @@ function tableSection({ d, view, json }: Inputs): string {
 }
 
 function footerSection({ d }: Inputs): string {
-  return `<footer><p class="note">${sentence.html(comparedLine(d, sentence.code, true))}</p><p class="note">Made by kprof. The report's figures are in this file as JSON (the element <code>kprof-diff</code>): those of <code>kprof diff --format json</code>, without each row's per-rank and per-step detail.</p></footer>`;
+  const note = timeFallbackNote(d);
+  return `<footer>${note === null ? '' : `<p class="note">${esc(note)}</p>`}<p class="note">${sentence.html(comparedLine(d, sentence.code, true))}</p><p class="note">Made by kprof. The report's figures are in this file as JSON (the element <code>kprof-diff</code>): those of <code>kprof diff --format json</code>, without each row's per-rank and per-step detail.</p></footer>`;
 }
 
 /** The page's sections, in order. */

@@ -10,7 +10,11 @@ import { witnessLines } from '../witness.js';
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
 function stepText(r: RankData): string {
-  if (!r.fields.steps) return 'none (no Step Id column)';
+  if (!r.fields.steps) {
+    // A format whose steps are not a column says what it lacks in `missing` (a db export: `STEP_TIME (no steps)`).
+    const lacks = r.files.flatMap((f) => f.missing).find((m) => m.endsWith(' (no steps)'));
+    return `none (no ${lacks === undefined ? 'Step Id column' : lacks.slice(0, -' (no steps)'.length)})`;
+  }
   if (r.stepIds.length === 0) return 'column present, every cell empty';
   const ids = r.stepIds;
   const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;

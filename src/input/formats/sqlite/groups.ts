@@ -142,7 +142,7 @@ export function readDbGroups(path: string, sink: DbGroupSink, options: Omit<Read
   const db = openDb(path, file, options.library ?? lazyLibrary(file), options);
   try {
     const schema = probeSchema(db.rows, file);
-    return readGroups(db.rows, db.lookups, schema, file, sink, options.shapes === true, [...schema.traits, ...db.traits]);
+    return readGroups(db.rows, db.lookups, schema, file, sink, options, [...schema.traits, ...db.traits]);
   } catch (e) {
     throw sqliteFailure(file, e);
   } finally {
@@ -156,13 +156,14 @@ function readGroups(
   schema: DbSchema,
   file: string,
   sink: DbGroupSink,
-  shapes: boolean,
+  options: Omit<ReadOptions, 'order'>,
   traits: string[],
 ): DbInfo {
-  const withShapes = shapes && schema.compute.shapes !== null;
+  const withShapes = options.shapes === true && schema.compute.shapes !== null;
   const originNs = earliestStart(rows, schema);
   const steps = originNs === null ? [] : readSteps(rows, schema, originNs);
   const rankOf = readRankMap(rows, schema);
+  options.onStart?.(schema, originNs);
   const strings = new StringTable(lookups);
   const devices = new Set<number>();
   const info: DbInfo = {

@@ -35,13 +35,22 @@ export const SQLITE_INSTALL = 'npm install better-sqlite3@12';
 
 const defaultLoad = createRequire(import.meta.url);
 let cached: SqliteOpen | null = null;
+let injected: ((id: string) => unknown) | null = null;
+
+/**
+ * For tests: load the package with `load` from now on (one that throws as a missing package does, to see the
+ * message a user without it gets); null: the default again.
+ */
+export function injectSqliteLoader(load: ((id: string) => unknown) | null): void {
+  injected = load;
+}
 
 /**
  * A function that opens a db read-only with better-sqlite3, loading the package on the first call.
  * `file` is the db as shown to the user, for the message when the package is missing; `load` is for tests
  * (a require that fails as a missing package does).
  */
-export function sqliteLibrary(file: string, load: (id: string) => unknown = defaultLoad): SqliteOpen {
+export function sqliteLibrary(file: string, load: (id: string) => unknown = injected ?? defaultLoad): SqliteOpen {
   if (cached !== null && load === defaultLoad) return cached;
   let Database: Constructor;
   try {

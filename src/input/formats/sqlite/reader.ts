@@ -68,6 +68,11 @@ export interface ReadOptions extends OpenOptions {
   display?: string;
   /** For tests: the SQLite library (default: better-sqlite3, loaded on first use). */
   library?: SqliteOpen;
+  /**
+   * Called once the schema is known and before any kernel, with the earliest start (Unix ns; null when the db
+   * holds no kernel): what the file can answer is told to a sink before its kernels.
+   */
+  onStart?: (schema: DbSchema, originNs: bigint | null) => void;
 }
 
 /** A step window of STEP_TIME (host-side ProfilerStep#N), in ns after originNs. */
@@ -204,6 +209,7 @@ function readRows(
   const originNs = earliestStart(rows, schema);
   const steps = originNs === null ? [] : readSteps(rows, schema, originNs);
   const rankOf = readRankMap(rows, schema);
+  options.onStart?.(schema, originNs);
   const strings = new StringTable(lookups);
   const devices = new Set<number>();
   const info: DbInfo = {

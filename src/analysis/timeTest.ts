@@ -1,0 +1,190 @@
+// Is a diff's time change real, or step noise? The profile measures every step, so each step of each rank is a
+// sample: a group's kernel time in that step (0 in a step where it does not run). The two sides' samples are
+// compared by the Mann–Whitney U test (noise.ts, two-sided), rank by rank: each pair of ranks (the same rank id
+// on both sides) is a stratum, combined by van Elteren's test, as a rank's steps are alike but ranks are not
+// (pipeline stages); one rank against one is the plain test. A change is shown as a number only when p < alpha
+// AND it is beyond --time-tolerance (the minimum effect size). Otherwise it is `~`.
+//
+// - A pair of ranks contributes its steps to a group's samples when the group runs there on either side (a
+//   pipeline stage that never runs it adds nothing; an added or removed group adds that rank's zeros). Ranks on
+//   one side only are in no stratum: a row with kernels there is judged by the tolerance alone.
+// - The totals line is tested the same way on each rank's total kernel time per step.
+// - The test needs the samples to hold the row's kernels: a row with kernels outside any step (no Step Id, an
+//   op_statistic input, a rank without steps, a rank on one side only) is judged by --time-tolerance alone
+//   (`no-steps`), and so is one with too few samples to ever reach p < alpha (`too-few`: one step per rank on
+//   two ranks cannot, 2 · (1/2)² = 0.5; nor can 2 against 2 steps).
+// - A time against zero (a group added or removed, or no time on either side) is never `~`: not a question of
+//   noise.
+
+import type { Group, RankSummary, Summary } from '../model/model.js';
+import { smallestStratifiedP, stratifiedU, type Stratum, type UTest } from './noise.js';
+
+export const DEFAULT_ALPHA = 0.05;
+
+/**
+ * `changed`: p < alpha and beyond the tolerance, shown as a number. `noise`: p ≥ alpha, `~`. `small`: p < alpha
+ * but within the tolerance, `~`. `too-few` and `no-steps`: not tested (see above), judged by the tolerance
+ * alone. `zero`: a side has no kernel time, shown as it is.
+ */
+export const TIME_VERDICTS = ['changed', 'noise', 'small', 'too-few', 'no-steps', 'zero'] as const;
+export type TimeVerdict = (typeof TIME_VERDICTS)[number];
+
+/** How a time change was judged. */
+export interface TimeJudgement {
+  verdict: TimeVerdict;
+  /** The change is within ±--time-tolerance (both sides non-zero). */
+  withinTolerance: boolean;
+  /** The test over per-step samples; null when there were none to test (`no-steps`, or `zero` without samples). */
+  test: UTest | null;
+  /** Pairs of ranks (strata) with samples on both sides. */
+  strata: number;
+}
+
+/** The time change is shown as `~`. */
+export function isTimeNoise(j: TimeJudgement): boolean {
+  return j.verdict === 'noise' || j.verdict === 'small' || ((j.verdict === 'too-few' || j.verdict === 'no-steps') && j.withinTolerance);
+}
+
+/** One side's per-step samples of a row on one rank: the values of the steps it runs in, and the steps it does not. */
+export interface StepSamples {
+  values: Float64Array;
+  zeros: number;
+}
+
+/** A row's samples: one stratum per paired rank (base and PR), and whether they hold all of its kernels. */
+export interface RowSamples {
+  strata: Stratum[];
+  /** Every kernel of the row on both sides is in a step of a rank in the strata (so in the samples). */
+  complete: boolean;
+}
+
+/**
+ * Judge one row's (or the totals') time change. `withinTolerance` as the diff computed it on the shown figures;
+ * `samples` null when the inputs have no per-step cells.
+ */
+export function judgeTime(baseUs: number, prUs: number, withinTolerance: boolean, samples: RowSamples | null, alpha: number): TimeJudgement {
+  const usable = samples?.complete === true;
+  const sizes = usable ? samples!.strata.map((s) => ({ n1: s.a.length + s.zerosA, n2: s.b.length + s.zerosB })) : [];
+  const strata = sizes.filter((x) => x.n1 > 0 && x.n2 > 0).length;
+  const test = strata > 0 ? stratifiedU(samples!.strata) : null;
+  if (baseUs === 0 || prUs === 0) return { verdict: 'zero', withinTolerance: false, test, strata };
+  if (test === null) return { verdict: usable ? 'too-few' : 'no-steps', withinTolerance, test, strata };
+  if (smallestStratifiedP(sizes) >= alpha) return { verdict: 'too-few', withinTolerance, test, strata };
+  if (test.p >= alpha) return { verdict: 'noise', withinTolerance, test, strata };
+  return { verdict: withinTolerance ? 'small' : 'changed', withinTolerance, test, strata };
+}
+
+/** One rank of one side, indexed for sampling. */
+interface RankIndex {
+  rank: string;
+  steps: number;
+  groups: Map<string, Group>;
+}
+
+/**
+ * Both sides, indexed by rank: what a diff needs to draw samples for any set of groups. Each pair of ranks is a
+ * stratum (ranks on one side only are left out of the test); without a pair (no rank id in common), all ranks
+ * of each side are one stratum.
+ */
+export interface SampleSource {
+  pairs: { base: RankIndex[]; pr: RankIndex[] }[];
+  /** Ranks on one side only (their kernels are in no stratum, so a row with kernels there is not tested). */
+  unpaired: { base: RankIndex[]; pr: RankIndex[] };
+}
+
+function indexRanks(s: Summary): RankIndex[] {
+  return s.perRank.map((r: RankSummary) => ({ rank: r.rank, steps: r.steps.length, groups: new Map(r.groups.map((g) => [g.key, g])) }));
+}
+
+/** Index two summaries for sampling; null when a side has no Step Id at all (nothing to test). */
+export function sampleSource(base: Summary, pr: Summary): SampleSource | null {
+  if (!base.hasSteps || !pr.hasSteps) return null;
+  const b = indexRanks(base);
+  const p = indexRanks(pr);
+  if (b.length === 1 && p.length === 1) return { pairs: [{ base: b, pr: p }], unpaired: { base: [], pr: [] } };
+  const pi = new Map(p.map((x) => [x.rank, x]));
+  const bi = new Map(b.map((x) => [x.rank, x]));
+  const pairs = b.filter((x) => pi.has(x.rank)).map((x) => ({ base: [x], pr: [pi.get(x.rank)!] }));
+  if (pairs.length === 0) return { pairs: [{ base: b, pr: p }], unpaired: { base: [], pr: [] } };
+  return { pairs, unpaired: { base: b.filter((x) => !pi.has(x.rank)), pr: p.filter((x) => !bi.has(x.rank)) } };
+}
+
+const runsOn = (r: RankIndex, keys: readonly string[] | null): boolean =>
+  keys === null ? r.groups.size > 0 : keys.some((k) => (r.groups.get(k)?.total.count ?? 0) > 0);
+
+/**
+ * The samples of a set of groups (null: all of them, the totals) on some ranks of one side: per rank, per step
+ * of the rank, the sum of their kernel time in that step, in ticks. `complete` is false when some of their
+ * kernels are in no step.
+ */
+function rankSamples(ranks: RankIndex[], keys: readonly string[] | null): StepSamples & { complete: boolean } {
+  const values: number[] = [];
+  let zeros = 0;
+  let complete = true;
+  for (const r of ranks) {
+    const groups = keys === null ? [...r.groups.values()] : keys.map((k) => r.groups.get(k)).filter((g) => g !== undefined);
+    if (groups.length === 1) {
+      // One group (the common case): its step cells are the samples, no sum needed.
+      const g = groups[0]!;
+      let ticks = 0;
+      let cells = 0;
+      for (const c of g.steps.values()) {
+        if (c.count === 0) continue;
+        values.push(c.ticks);
+        ticks += c.ticks;
+        cells++;
+      }
+      if (ticks !== g.total.ticks || (r.steps === 0 && g.total.count > 0)) complete = false;
+      zeros += Math.max(0, r.steps - cells);
+      continue;
+    }
+    const perStep = new Map<number, number>();
+    let stepped = 0;
+    let total = 0;
+    let count = 0;
+    for (const g of groups) {
+      total += g.total.ticks;
+      count += g.total.count;
+      for (const [st, c] of g.steps) {
+        if (c.count === 0) continue;
+        perStep.set(st, (perStep.get(st) ?? 0) + c.ticks);
+        stepped += c.ticks;
+      }
+    }
+    if (stepped !== total || (r.steps === 0 && count > 0)) complete = false;
+    for (const v of perStep.values()) values.push(v);
+    zeros += Math.max(0, r.steps - perStep.size);
+  }
+  return { values: Float64Array.from(values), zeros, complete };
+}
+
+/**
+ * A row's samples (keys: its groups; null: the totals). A pair of ranks where the groups run on neither side is
+ * left out (a pipeline stage that never runs them); an added or removed group's side is that rank's zeros.
+ */
+export function samplesOf(src: SampleSource, keys: readonly string[] | null): RowSamples {
+  const strata: Stratum[] = [];
+  let complete = true;
+  for (const pair of src.pairs) {
+    if (!pair.base.some((r) => runsOn(r, keys)) && !pair.pr.some((r) => runsOn(r, keys))) continue;
+    const b = rankSamples(pair.base, keys);
+    const p = rankSamples(pair.pr, keys);
+    complete &&= b.complete && p.complete;
+    strata.push({ a: b.values, zerosA: b.zeros, b: p.values, zerosB: p.zeros });
+  }
+  // Kernels on a rank of one side only are in no stratum: the samples do not hold them.
+  if ([...src.unpaired.base, ...src.unpaired.pr].some((r) => runsOn(r, keys))) complete = false;
+  return { strata, complete };
+}
+
+/** Of the rows judged, how many were not tested, and why (said once in the report). */
+export interface TimeTestSummary {
+  alpha: number;
+  /** Rows (and the totals) judged by --time-tolerance alone. */
+  tooFew: number;
+  noSteps: number;
+  /** Rows (and the totals) the test made `~` although beyond the tolerance. */
+  noise: number;
+  /** Rows tested: the samples held their kernels and could reach p < alpha. */
+  tested: number;
+}
