@@ -3,6 +3,7 @@
 import { viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
+import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesMarkdown } from './rewrites.js';
 import {
@@ -157,8 +158,16 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   for (const w of reportWarnings(d, code)) top.push(`> **Warning:** ${w}`, '');
   const compared = comparedLine(d, code, true);
   const rewrites = d.rewrites === undefined ? [] : [...rewritesMarkdown(d.rewrites, code), ''];
+  const stepTime = d.stepTime ? blockMarkdown(diffStepTimeBlock(d.stepTime, code)) : null;
   const fixed =
-    top.join('\n').length + tableHead.length + totalLine.length + (othersText?.length ?? 0) + compared.length + rewrites.join('\n').length + 16;
+    top.join('\n').length +
+    tableHead.length +
+    totalLine.length +
+    (othersText?.length ?? 0) +
+    compared.length +
+    rewrites.join('\n').length +
+    (stepTime?.length ?? 0) +
+    16;
   let budget = MARKDOWN_LIMIT - MARKDOWN_RESERVE - fixed;
 
   // The table: the first rows, as many as fit in half of what is left.
@@ -209,6 +218,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   }
   for (const l of lists) out.push(l);
   for (const l of rewrites) out.push(l);
+  if (stepTime !== null) out.push(stepTime);
   out.push(compared);
   return `${out.join('\n')}\n`;
 }

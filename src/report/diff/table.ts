@@ -4,6 +4,7 @@ import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { clipped } from '../../util/inputText.js';
 import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
+import { blockText, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesTextLines } from './rewrites.js';
 import {
@@ -82,6 +83,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     for (const l of rw.slice(1)) out.push(l);
     out.push('');
   }
+  if (d.stepTime) out.push(blockText(ctx, diffStepTimeBlock(d.stepTime, clipped)));
   out.push(comparedLine(d));
   return `${out.join('\n')}\n`;
 }
