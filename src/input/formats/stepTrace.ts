@@ -9,7 +9,7 @@
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { StepTrace } from '../../model/model.js';
-import { readRegularFile } from '../../util/files.js';
+import { onDisk, readRegularFile } from '../../util/files.js';
 import { blanked } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowLog } from '../sink.js';
@@ -31,7 +31,7 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 export function stepTraceBeside(kernelTable: string): string | null {
   if (!/^kernel_details\.csv(\.gz)?$/.test(basename(kernelTable))) return null;
   const p = join(dirname(kernelTable), STEP_TRACE_FILE);
-  return existsSync(p) ? p : null;
+  return existsSync(onDisk(p)) ? p : null;
 }
 
 /** The cells of one CSV line (RFC 4180 quotes; no line breaks inside a cell in this file). */
