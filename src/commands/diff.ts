@@ -32,6 +32,7 @@ export interface DiffFlags extends CommonFlags {
   rewrites?: 'on' | 'off';
   layerMarker?: string;
   alpha?: string;
+  stepTime?: boolean;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -80,12 +81,13 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       onBytes: progress.tracker(input),
       beside: rewrites ? { kind: SEQUENCE_RECORDER, options: { by: common.by } } : null,
       prefer: common.prefer,
+      stepTime: flags.stepTime === true,
     });
   const [b, p] = await Promise.all([read(base), read(pr)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
-  const opts = { by: common.by, selection: common.selection };
+  const opts = { by: common.by, selection: common.selection, stepTime: flags.stepTime === true };
   const sb = summarize(b, opts);
   const sp = summarize(p, opts);
   io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));

@@ -22,6 +22,7 @@ export interface SummaryFlags extends CommonFlags {
   out?: string;
   strict?: boolean;
   witness?: boolean;
+  stepTime?: boolean;
 }
 
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
@@ -33,9 +34,10 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     rawNames: selectionRawNames(common.selection),
     onBytes: progress.tracker(profile),
     prefer: common.prefer,
+    stepTime: flags.stepTime === true,
   });
   progress.done();
-  const s = summarize(data, { by: common.by, selection: common.selection });
+  const s = summarize(data, { by: common.by, selection: common.selection, stepTime: flags.stepTime === true });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
   strictCheck(flags.strict, s.skippedRows);

@@ -43,6 +43,64 @@ export interface SummaryRankJson {
   filteredKernels: number;
   totals: CellJson;
   groups: SummaryGroupJson[];
+  /** With --step-time: the rank's step spans and step_trace_time.csv (read back from a snapshot). */
+  stepTime?: StepTimeRankJson;
+}
+
+/** One rank's step time (summary --step-time). */
+export interface StepTimeRankJson {
+  /** Why the rank has no step spans: no start times, no Step Id, or a snapshot made without --step-time; null: it has them. */
+  gap: 'no-starts' | 'no-steps' | 'not-saved' | null;
+  /** Per step (ascending): the wall span, first kernel start to last kernel end (exact µs), and its kernels. */
+  steps: { step: number; spanUs: number; kernels: number }[];
+  /** Kernels with a Step Id whose start could not be read: in no span. */
+  withoutStart: number;
+  /** Over the rank's steps; null without any. */
+  medianUs: number | null;
+  minUs: number | null;
+  maxUs: number | null;
+  /** The step_trace_time.csv beside the kernel table: its time columns (µs as the file writes them) per step. */
+  trace: { file: string; columns: string[]; rows: { step: number; values: (number | null)[] }[]; rowsSkipped: number } | null;
+}
+
+/** The summary's step time over every step of every rank. */
+export interface SummaryStepTimeJson {
+  steps: number;
+  medianUs: number | null;
+  minUs: number | null;
+  maxUs: number | null;
+}
+
+/** Base vs PR step time (diff --step-time). */
+export interface DiffStepTimeJson {
+  /** The test's significance level, and the minimum effect (--time-tolerance) in percent of the base's median. */
+  alpha: number;
+  minEffectPct: number;
+  /** Ranks of each side without step spans, and why. */
+  gaps: {
+    base: { rank: string; gap: 'no-starts' | 'no-steps' | 'not-saved' }[];
+    pr: { rank: string; gap: 'no-starts' | 'no-steps' | 'not-saved' }[];
+  };
+  withoutStart: { base: number; pr: number };
+  /**
+   * metric "span" (the wall span) or a step_trace_time.csv column; rank null: all ranks (every step of every rank
+   * a sample). Medians over steps in µs; p: the two-sided Mann–Whitney U p-value; significant: the change is real
+   * (p < alpha and at least the minimum effect), else shown as `~`; reason: why not.
+   */
+  rows: {
+    metric: string;
+    rank: string | null;
+    baseSteps: number;
+    prSteps: number;
+    baseMedianUs: number | null;
+    prMedianUs: number | null;
+    deltaUs: number | null;
+    deltaPct: number | null;
+    p: number | null;
+    method: 'exact' | 'asymptotic' | 'stratified' | null;
+    significant: boolean;
+    reason: 'significant' | 'noise' | 'small' | 'too-few' | 'no-samples';
+  }[];
 }
 
 export interface SummaryJson {
@@ -61,6 +119,8 @@ export interface SummaryJson {
   totals: CellJson;
   groups: SummaryGroupJson[];
   perRank: SummaryRankJson[];
+  /** With --step-time (each rank's in perRank). */
+  stepTime?: SummaryStepTimeJson;
 }
 
 /** One side of a diff row or of the diff totals: per step when `normalization` is "per-step". */
@@ -216,6 +276,8 @@ export interface DiffJson {
   others: DiffOthersJson | null;
   /** The Fusion rewrites section; null with --rewrites off. */
   rewrites: DiffRewritesJson | null;
+  /** With --step-time. */
+  stepTime?: DiffStepTimeJson;
 }
 
 /** The version of the `rewrites` section of a diff: it grows on its own, so it carries its own. */

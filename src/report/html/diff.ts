@@ -34,6 +34,7 @@ import {
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { groupHeading } from '../summary/shared.js';
 import { clipped } from '../../util/inputText.js';
+import { blockHtml, diffStepTimeBlock } from '../stepTime.js';
 import { divergingBars, heatMap, MAX_BARS, MAX_STEP_POINTS, stepBuckets, stepLines, type Bar, type HeatRow } from './charts.js';
 import { esc, text } from './markup.js';
 import { page } from './page.js';
@@ -335,6 +336,11 @@ function rewritesSection(): string {
   return '';
 }
 
+/** Base vs PR step time (--step-time). */
+function stepTimeSection(x: Inputs): string {
+  return x.d.stepTime ? blockHtml(diffStepTimeBlock(x.d.stepTime, clipped)) : '';
+}
+
 interface Column {
   head: string;
   num: boolean;
@@ -424,6 +430,7 @@ const DIFF_SECTIONS: Section[] = [
   heatSection,
   differentlySection,
   rewritesSection,
+  stepTimeSection,
   tableSection,
   footerSection,
 ];
