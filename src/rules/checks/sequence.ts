@@ -106,10 +106,16 @@ export function chainCounts(rank: RankData, chain: string[], inStep: (step: numb
   return out;
 }
 
+/** Token text → id, in a recorded part. */
+function tokenIndex(seq: Sequences): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < seq.tokens.length; i++) index.set(seq.tokens[i]!, i);
+  return index;
+}
+
 /** The chain's token ids in a recorded part; null when one of them never ran there (no occurrence possible). */
 function tokenIds(seq: Sequences, chain: string[]): Int32Array | null {
-  const index = new Map<string, number>();
-  seq.tokens.forEach((t, i) => index.set(t, i));
+  const index = tokenIndex(seq);
   const ids = new Int32Array(chain.length);
   for (let i = 0; i < chain.length; i++) {
     const id = index.get(chain[i]!);
@@ -142,8 +148,7 @@ function nearest(rank: RankData, rule: Rule, step: number, chain: string[], mark
   let best: SequenceSite | null = null;
   for (const part of rank.beside as RecordedRank[]) {
     const seq = part.seq;
-    const index = new Map<string, number>();
-    seq.tokens.forEach((t, i) => index.set(t, i));
+    const index = tokenIndex(seq);
     // A kernel that never ran here still counts as an edit: give it an id no recorded kernel has.
     const ids = Int32Array.from(chain, (c) => index.get(c) ?? -1);
     const markerId = marker === null ? undefined : index.get(marker);
