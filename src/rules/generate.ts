@@ -138,6 +138,8 @@ interface Candidate {
   lines: string[];
   /** Why the rule is written even when the base holds it too; undefined: only when it breaks on the base. */
   keepAnyway?: string;
+  /** A sequence rule: its chain cannot be written as a match: (a chain is of exact types or names). */
+  chain?: true;
 }
 
 interface Verified {
@@ -196,9 +198,9 @@ function chainWords(chain: string[]): string {
 }
 
 /** Per PR rank, the lowest and highest count of a chain in a step (as a sequence rule counts it). */
-function chainLevels(profile: Profile, chain: string[]): RankLevel[] {
+function chainLevels(profile: Profile, by: 'type' | 'name', chain: string[]): RankLevel[] {
   return profile.ranks.map((r) => {
-    const counts = [...chainCounts(r, chain).values()];
+    const counts = [...chainCounts(r, by, chain).values()];
     const total = counts.reduce((a, b) => a + b, 0);
     const min = counts.length > 0 ? Math.min(...counts) : 0;
     const max = counts.length > 0 ? Math.max(...counts) : 0;
@@ -236,15 +238,19 @@ function sequenceRules(
   rewrites.rewrites.forEach((rw, i) => {
     const n = i + 1;
     const into = rw.added.length === 0 ? 'removed with nothing in its place' : `replaced by ${chainWords(rw.added)}`;
+    const what = rw.removed.length === 0 ? 'nothing' : `${chainWords(rw.removed)} (${plural(rw.removed.length, 'kernel')})`;
     const notes = [
       comment(
-        `Rewrite #${n}: ${chainWords(rw.removed)} (${plural(rw.removed.length, 'kernel')}) ${into}, ` +
-          `${rw.perStep.min === rw.perStep.max ? fmtCount(rw.perStep.min) : `${fmtCount(rw.perStep.min)} to ${fmtCount(rw.perStep.max)}`} per step on rank${rw.ranks.length === 1 ? '' : 's'} ${rw.ranks.join(', ')} ` +
+        `Rewrite #${n}: ${what} ${into}, ` +
+          `${rw.perStep.min === rw.perStep.max ? fmtCount(rw.perStep.min) : `${fmtCount(rw.perStep.min)} to ${fmtCount(rw.perStep.max)}`} per step` +
+          `${rw.ranks.length === 1 && rw.ranks[0] === '-' ? '' : ` on rank${rw.ranks.length === 1 ? '' : 's'} ${rw.ranks.join(', ')}`} ` +
           `(${plural(rw.chains, 'chain')}); the chain runs ${fmtCount(rw.removedChains.base)} times in the base, ${fmtCount(rw.removedChains.pr)} in the PR.`,
       ),
     ];
     const candidates: Candidate[] = [];
-    for (const { value, ranks } of byValue(chainLevels(profiles.pr, rw.removed), (l) => l.max)) {
+    // A chain added with nothing removed has no chain to keep out.
+    const removedLevels = rw.removed.length > 0 ? chainLevels(profiles.pr, field, rw.removed) : [];
+    for (const { value, ranks } of byValue(removedLevels, (l) => l.max)) {
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
         lines: [
@@ -253,10 +259,11 @@ function sequenceRules(
           `    sequence: { per: step, max: ${value}${marker} }`,
           ...ranksLine(ranks, prRanks),
         ],
+        chain: true,
       });
     }
     if (rw.added.length > 0) {
-      const running = chainLevels(profiles.pr, rw.added).filter((l) => l.min > 0);
+      const running = chainLevels(profiles.pr, field, rw.added).filter((l) => l.min > 0);
       for (const { value, ranks } of byValue(running, (l) => l.min)) {
         candidates.push({
           notes: candidates.length === 0 ? notes : [],
@@ -266,6 +273,7 @@ function sequenceRules(
             `    sequence: { per: step, min: ${value}${marker} }`,
             ...ranksLine(ranks, prRanks),
           ],
+          chain: true,
         });
       }
       if (running.length === 0) body.push(comment(`Not written: a minimum on ${chainWords(rw.added)}; some step of every rank lacks it.`));
@@ -334,6 +342,15 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     for (const c0 of candidates) {
       let c = c0;
       let v = verify(c);
+      if (v.misspelt && c.chain) {
+        body.push(
+          ...c.notes,
+          comment(
+            `Not written: ${what}; kprof check, run on the PR without --base, would take a kernel of the chain for a misspelling of one that runs there.`,
+          ),
+        );
+        continue;
+      }
       if (v.misspelt) {
         // Checked without the base, the kernel's name is one letter or two from a kernel that runs in the PR, and
         // kprof check would stop at it as a typo: select it by an anchored regular expression instead.

@@ -131,8 +131,8 @@ export interface RuleResult {
   compared: { base: number; profile: number } | null;
   /** Kernel types that appeared and are not in the base (no-new-types), on the decisive rank. */
   newTypes: string[];
-  /** A sequence rule that broke: where in the decisive step (null when it held, for other kinds, or nowhere near). */
-  site: SequenceSite | null;
+  /** A sequence rule that broke: where in the decisive step (null or absent when it held, for other kinds, or nowhere near). */
+  site?: SequenceSite | null;
   /**
    * What the selector names that matches no kernel in the profile nor in the base: type or name values, the
    * group's name, or the regular expression (`/re/flags`). Empty when it matched (or selects every kernel).

@@ -136,7 +136,7 @@ export function observedPart(r: RuleResult, q: Quote = clipped): string {
     return `${closest}${valueText(r, r.observed, q)}${r.per === 'step' ? ' per step' : ''}${scope}`;
   }
   const at = where(r.rank, r.step, q);
-  return `${at ? `${at}: ` : ''}${observedText(r, q)}${r.site !== null ? `; ${siteText(r.site, q)}` : ''}`;
+  return `${at ? `${at}: ` : ''}${observedText(r, q)}${r.site ? `; ${siteText(r.site, q)}` : ''}`;
 }
 
 /** Where a sequence rule saw its chain in the step: "first at position 12 of 96 (from 0) on stream 2, layer 0". */

@@ -67,6 +67,7 @@ interface ShapeHits {
 /** The count and the first site of each step on a rank, from one scan of each distinct shape. */
 function scan(
   rank: RankData,
+  by: 'type' | 'name',
   inStep: (step: number) => boolean,
   chain: string[],
   marker: string | null,
@@ -75,6 +76,7 @@ function scan(
   const first = new Map<number, SequenceSite>();
   for (const part of rank.beside as RecordedRank[]) {
     const seq = part.seq;
+    if (seq.by !== by) throw new Error(`rank ${rank.rank} was recorded by ${seq.by}, and a chain is given by ${by} (a bug in kprof)`);
     const ids = tokenIds(seq, chain);
     const hits = new Map<number, ShapeHits>();
     const markerId = marker === null ? undefined : seq.tokens.indexOf(marker);
@@ -99,8 +101,13 @@ function scan(
  * How often the chain runs in each of the rank's steps (those `inStep` keeps; 0 where it does not run), as a
  * sequence rule counts it. The rank must have been read with its sequence (see requireSequence).
  */
-export function chainCounts(rank: RankData, chain: string[], inStep: (step: number) => boolean = () => true): Map<number, number> {
-  const { counts } = scan(rank, inStep, chain, null);
+export function chainCounts(
+  rank: RankData,
+  by: 'type' | 'name',
+  chain: string[],
+  inStep: (step: number) => boolean = () => true,
+): Map<number, number> {
+  const { counts } = scan(rank, by, inStep, chain, null);
   const out = new Map<number, number>();
   for (const s of rank.stepIds) if (inStep(s)) out.set(s, counts.get(s) ?? 0);
   return out;
@@ -207,8 +214,8 @@ export const sequence: ProfileKind<'sequence'> = {
   },
   evaluate(check, { rule, rank }) {
     requireSequence(rule, rank);
-    const { chain } = chainOf(rule);
-    const { counts, first } = scan(rank, (s) => inRange(rule, s), chain, check.layerMarker);
+    const { by, chain } = chainOf(rule);
+    const { counts, first } = scan(rank, by, (s) => inRange(rule, s), chain, check.layerMarker);
     const bounds = boundsOf(check.bounds);
     const siteFor = (step: number | null, value: number, b: Bound): SequenceSite | null => {
       if (b.op === '<=' ? value <= b.value : value >= b.value) return null;
