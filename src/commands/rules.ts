@@ -12,7 +12,7 @@ import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { generateRules } from '../rules/generate.js';
-import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
+import { profileSequences, SEQUENCE_RECORDER, type Unavailable } from '../analysis/rewrites/recorderSink.js';
 import { findRewrites, type Rewrites } from '../analysis/rewrites/rewrites.js';
 import { scopeProfile } from '../rules/scope.js';
 import { warningLines } from '../report/warnings.js';
@@ -60,12 +60,28 @@ function report(io: Io, p: Profile, strict: boolean | undefined): void {
   strictCheck(strict, skipped);
 }
 
+/** Why a side has no kernel sequence, in words. */
+function unavailableWhy(why: Unavailable, file: string): string {
+  switch (why) {
+    case 'summary-json':
+      return `${file} is a summary JSON: it holds totals per group, not the kernels in the order they ran`;
+    case 'totals':
+      return `${file} holds totals per type, not the kernels in the order they ran`;
+    case 'no-step-column':
+      return `${file} has no Step Id column, so its steps cannot be told apart`;
+    case 'no-step-ids':
+      return `${file}: no compute kernel has a Step Id`;
+    case 'no-compute-kernels':
+      return `${file} has no compute kernel`;
+  }
+}
+
 /** The fusion rewrites of the pair, or why the sequences cannot say (a summary JSON, op_statistic, no steps). */
 function rewritesOf(base: Profile, pr: Profile, by: RulesBy): Rewrites | string {
   const b = profileSequences(base, by);
-  if (!b.ok) return `the base: ${b.reason}`;
+  if (!b.ok) return `the base: ${unavailableWhy(b.why, b.file)}`;
   const p = profileSequences(pr, by);
-  if (!p.ok) return `the PR: ${p.reason}`;
+  if (!p.ok) return `the PR: ${unavailableWhy(p.why, p.file)}`;
   return findRewrites(b.seq, p.seq);
 }
 
