@@ -429,8 +429,11 @@ export interface CheckResultJson {
   observed: number | null;
   /** The bound the decisive value was held to: `observed op value`. */
   bound: { op: '<=' | '>='; value: number };
-  /** kernels (a count), us (kernel time in µs), percent (a change against the base), types (new kernel types). */
-  unit: 'kernels' | 'us' | 'percent' | 'types';
+  /**
+   * kernels (a count), us (kernel time in µs), percent (a change against the base), types (new kernel types),
+   * chains (occurrences of a sequence rule's chain).
+   */
+  unit: 'kernels' | 'us' | 'percent' | 'types' | 'chains';
   /** step: each step on its own (against a base: the mean per step); total: the whole run. */
   per: 'total' | 'step';
   /** Where the rule broke; null when it held. */
@@ -439,6 +442,13 @@ export interface CheckResultJson {
   /** Every rank where the rule broke, and the steps where it broke on `rank` (empty when it held). */
   ranksBroken: string[];
   stepsBroken: number[];
+  /**
+   * A sequence rule that broke: where in the step `rank`/`step` the chain was seen (edits 0; the first occurrence)
+   * or came nearest (edits > 0, where there were too few): the compute stream, the position of its first kernel
+   * among the step's compute kernels of that stream (from 0, of `of`), and the layer (from 0) when the rule names
+   * a layer marker. null otherwise.
+   */
+  site: { stream: string; index: number; of: number; layer: number | null; edits: number } | null;
   message: string;
   why: string | null;
   /**
