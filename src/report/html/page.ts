@@ -126,6 +126,7 @@ ol.chips { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0; padding: 0; 
 dl.rw-facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 4px 16px; margin: 8px 0; }
 dl.rw-facts dt { color: var(--muted); font-size: 0.85em; }
 dl.rw-facts dd { margin: 0; font-variant-numeric: tabular-nums; }
+.rw-saving { grid-column: span 2; }
 .rw-faster { color: var(--fewer); font-weight: 600; } .rw-slower { color: var(--up); font-weight: 600; } .rw-noise { color: var(--muted); }
 details { margin: 8px 0; }
 summary { cursor: pointer; font-weight: 600; }
