@@ -75,6 +75,7 @@ describe('kprof check: output formats', () => {
       step: 2,
       ranksBroken: ['1'],
       stepsBroken: [2],
+      site: null,
       message: 'rank 1, step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps of rank 1; broken on 1 of 2 ranks (1)',
       why: 'the other Casts were folded into MlaPrologV3',
       unmatched: [],

@@ -6,7 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { scriptJson } from '../src/report/html/markup.js';
 import { SORT_SCRIPT, SORT_SCRIPT_HASH } from '../src/report/html/page.js';
 import { kprof, ROOT } from './helpers.js';
-import { EXAMPLE, exampleDiff, HOSTILE_NAMES, hostileProfiles, largeHtml, outline, pageData, scriptAndPolicy } from './htmlReport.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DiffJson } from '../src/model/schema.js';
+import {
+  EXAMPLE,
+  exampleDiff,
+  HOSTILE_NAMES,
+  hostileProfiles,
+  hostileRewriteProfiles,
+  largeHtml,
+  outline,
+  pageData,
+  scriptAndPolicy,
+} from './htmlReport.js';
 
 const golden = (name: string): string => resolve(ROOT, 'test/transcripts', name);
 
@@ -89,6 +103,63 @@ describe('kprof diff --format html', () => {
     expect([...html.matchAll(/<tr data-i=/g)]).toHaveLength(3);
     expect(html).toContain(`(${json.others.groups} more groups)`);
     expect(html).toContain('<th scope="col" data-type="num"><button type="button">base per step</button></th>');
+  });
+});
+
+/** The rewrites section of a page. */
+const rewritesOf = (html: string): string => /<section aria-labelledby="rewrites-h" id="rewrites">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+
+describe('kprof diff --format html: the fusion rewrites', () => {
+  it("draws each chain as chips with the JSON report's figures, and the sites not fused", async () => {
+    const html = await exampleDiff('html');
+    const j = (JSON.parse(await exampleDiff('json')) as DiffJson).rewrites!;
+    const sec = rewritesOf(html);
+    const w = j.rewrites[0]!;
+    expect([...sec.matchAll(/<article class="rewrite"/g)]).toHaveLength(j.rewrites.length);
+    // The base chain's chips are its kernels with runs written once; the PR's the fused kernel.
+    const chipText = (side: string): string[] =>
+      [...sec.matchAll(new RegExp(`<li class="chip ${side}"><code>([^<]*)</code>(?:<span class="times"> ×(\\d+)</span>)?`, 'g'))].flatMap((m) =>
+        Array.from({ length: Number(m[2] ?? 1) }, () => m[1]!),
+      );
+    expect(chipText('base')).toEqual(w.removed);
+    expect(chipText('pr')).toEqual(w.added);
+    expect(sec).toContain(
+      `data-chains="${w.chains}" data-per-chain="${w.saving.perChainUs}" data-total="${w.saving.totalUs}" data-significant="true"`,
+    );
+    expect(sec).toContain('<span class="rw-faster">-39.01 µs</span> per chain × 16 chains = <strong>-624.16 µs</strong>');
+    expect(sec).toContain(`<div class="rw-base" data-v="${w.base!.medianUs}">`);
+    expect(sec).toContain('<dd>layers 0-1 of 0-2</dd>');
+    expect(sec).toContain('<li>layer 2 (the last) in every step of ranks 0-1: 2 edits from the chain</li>');
+    expect([...sec.matchAll(/<td class="l" data-steps="([^"]*)">/g)].map((m) => m[1])).toEqual(w.notFused.map((n) => n.steps.join(',')));
+    const c = j.conservation!;
+    expect(sec).toContain(
+      `data-removed="${c.removed}" data-added="${c.added}" data-removed-accounted="${c.removedAccounted}" data-added-accounted="${c.addedAccounted}">Accounted for: 208 of 208 removed`,
+    );
+  });
+
+  it('shows hostile kernel names in the chips as text only', async () => {
+    const { base, pr, chain, fused } = hostileRewriteProfiles();
+    const r = await kprof(['diff', base, pr, '--by', 'name', '--format', 'html']);
+    expect(r.code).toBe(0);
+    const sec = rewritesOf(r.stdout);
+    expect(sec).toContain('<li class="chip base"><code>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</code></li>');
+    expect(sec).toContain('<li class="chip base"><code>&quot;&gt;&lt;img src=x onerror=alert(3)&gt;</code></li>');
+    expect(sec).toContain('<li class="chip base"><code>rtl\\u202eevil\\u2028line\\x07bell</code></li>');
+    expect(sec).toContain('<li class="chip pr"><code>&lt;!--&lt;script&gt;alert(2)//</code></li>');
+    expect(sec).not.toMatch(/<script|<img|<!--|\u202e|\u2028|\u0007/);
+    const j = (pageData(r.stdout, 'kprof-diff') as DiffJson).rewrites!;
+    expect(j.rewrites.map((w) => [w.removed, w.added])).toEqual([[chain, [fused]]]);
+  });
+
+  it('says why there are none: --rewrites off, or a side that holds no kernel order', async () => {
+    expect(rewritesOf(await exampleDiff('html', '--rewrites', 'off'))).toContain('<p class="note">Not computed: --rewrites off.</p>');
+    const snap = join(mkdtempSync(join(tmpdir(), 'kprof-html-rw-')), 'base.json');
+    expect((await kprof(['summary', EXAMPLE[0]!, '--format', 'json', '-o', snap])).code).toBe(0);
+    const r = await kprof(['diff', snap, EXAMPLE[1]!, '--format', 'html']);
+    expect(r.code).toBe(0);
+    expect(rewritesOf(r.stdout)).toMatch(
+      /<p class="rw-unavailable">Rewrites are unavailable: the base&#39;s <code>[^<]*base\.json<\/code> is a summary JSON: it holds totals per group/,
+    );
   });
 });
 

@@ -68,7 +68,7 @@ export function outline(html: string): string {
   for (const m of head.matchAll(/<(meta|title)([^>]*)>(?:([^<]*)<\/title>)?/g))
     out.push(`head: <${m[1]}${m[2]!.replace(/sha256-[^']+/, 'sha256-…')}>${m[3] ?? ''}`);
   for (const m of body.matchAll(
-    /<(h1|h2)[^>]*>([\s\S]*?)<\/\1>|<svg class="chart" id="([^"]+)"[^>]*viewBox="([^"]+)"[^>]*><title[^>]*>([^<]*)<\/title><desc[^>]*>([^<]*)<\/desc>([\s\S]*?)<\/svg>|<table[^>]*id="([^"]+)"[^>]*>([\s\S]*?)<\/table>|<p class="([^"]*)">([\s\S]*?)<\/p>|<script type="application\/json" id="([^"]+)">/g,
+    /<(h1|h2|h3)[^>]*>([\s\S]*?)<\/\1>|<svg class="chart" id="([^"]+)"[^>]*viewBox="([^"]+)"[^>]*><title[^>]*>([^<]*)<\/title><desc[^>]*>([^<]*)<\/desc>([\s\S]*?)<\/svg>|<table[^>]*id="([^"]+)"[^>]*>([\s\S]*?)<\/table>|<p class="([^"]*)">([\s\S]*?)<\/p>|<script type="application\/json" id="([^"]+)">|<figure class="rw-chain" aria-label="([^"]*)">([\s\S]*?)<\/figure>|<dl class="rw-facts">([\s\S]*?)<\/dl>/g,
   )) {
     if (m[1]) out.push(`${m[1]}: ${m[2]!.replace(/<[^>]+>/g, '')}`);
     else if (m[3]) {
@@ -78,10 +78,18 @@ export function outline(html: string): string {
       out.push(`  svg#${m[3]} [${m[4]}] "${m[5]}"`, `    desc: ${m[6]}`, `    marks: ${[...marks].map(([k, n]) => `${k}×${n}`).join(' ')}`);
     } else if (m[8]) {
       const heads = [...m[9]!.matchAll(/<th scope="col"[^>]*>([\s\S]*?)<\/th>/g)].map((x) => x[1]!.replace(/<[^>]+>/g, ''));
-      const rows = [...m[9]!.matchAll(/<tr data-i=/g)].length;
+      const rows = [...m[9]!.matchAll(m[8].endsWith('-sites') ? /<tr><td/g : /<tr data-i=/g)].length;
       out.push(`  table#${m[8]}: ${heads.join(' | ')} (${rows} rows)`);
     } else if (m[10] !== undefined) out.push(`  p.${m[10]}: ${m[11]!.replace(/<[^>]+>/g, '').slice(0, 100)}`);
     else if (m[12]) out.push(`data: #${m[12]}`);
+    else if (m[13] !== undefined) {
+      const sides = [...m[14]!.matchAll(/<span class="rw-k">([^<]*)<\/span>([\s\S]*?)<\/div>/g)].map(
+        (x) =>
+          `${x[1]}: ${[...x[2]!.matchAll(/<(?:li|span) class="chip[^"]*">([\s\S]*?)<\/(?:li|span)>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, '')).join(' | ')}`,
+      );
+      out.push(`  figure "${m[13]}"`, ...sides.map((x) => `    ${x}`));
+    } else if (m[15] !== undefined)
+      for (const x of m[15].matchAll(/<dt>([^<]*)<\/dt><dd>([\s\S]*?)<\/dd>/g)) out.push(`    ${x[1]}: ${x[2]!.replace(/<[^>]+>/g, '')}`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -184,4 +192,27 @@ export function largeDiff(groups: number, ranks: number, steps: number): { d: Di
 export function largeHtml(): string {
   const { d, charts } = largeDiff(2_000, 16, 500);
   return diffHtmlPage(d, { sort: 'delta-count', only: null, top: null }, charts);
+}
+
+/**
+ * Two kernel_details.csv whose one rewrite replaces a chain of three hostile names by a fourth, in each of 4 steps
+ * (the fused kernel is faster).
+ */
+export function hostileRewriteProfiles(): { base: string; pr: string; chain: string[]; fused: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-html-rewrite-'));
+  const [a, b, c, fused] = [HOSTILE_NAMES[0]!, HOSTILE_NAMES[2]!, HOSTILE_NAMES[5]!, HOSTILE_NAMES[1]!];
+  const q = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+  const write = (file: string, chain: string[]): string => {
+    let t = 0;
+    const rows = ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
+    for (let step = 1; step <= 4; step++)
+      for (const k of ['MatMul', 'Add', ...chain, 'Softmax']) {
+        rows.push(`${step},${q(k)},${q(k)},AI_CORE,${t},${k === fused ? 5 : 10}`);
+        t += 20;
+      }
+    const path = join(dir, file);
+    writeFileSync(path, `${rows.join('\n')}\n`);
+    return path;
+  };
+  return { base: write('base.csv', [a, b, c]), pr: write('pr.csv', [fused]), chain: [a, b, c], fused };
 }

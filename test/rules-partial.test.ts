@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProfile } from '../src/input/read.js';
+import { SEQUENCE_RECORDER } from '../src/analysis/rewrites/recorderSink.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import { parseRules } from '../src/rules/parse.js';
 import { HAS_REAL, kprof, REAL } from './helpers.js';
@@ -77,7 +78,11 @@ describe.skipIf(!HAS_REAL)('kprof rules on a partial fusion (real level1 export,
     expect(gen.stderr).toBe('');
     const text = gen.stdout;
     const set = parseRules('generated.rules.yaml', text);
-    const [base, pr] = await Promise.all([BASE, PR].map((p) => readProfile(resolve(p), { withShapes: false, ranks: null })));
+    const [base, pr] = await Promise.all(
+      [BASE, PR].map((p) =>
+        readProfile(resolve(p), { withShapes: false, ranks: null, beside: { kind: SEQUENCE_RECORDER, options: { by: 'type' } } }),
+      ),
+    );
     const onPr = evaluate(pr!, null, set);
     expect(onPr.results.filter((r) => !r.passed).map((r) => r.rule.label)).toEqual([]);
     const onBase = evaluate(base!, null, set);

@@ -5,6 +5,7 @@
 // the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
+import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from '../input/sink.js';
 import {
@@ -148,18 +149,23 @@ export class Accumulator implements KernelSink, RowLog {
 
   /** The group cursor of each kernel id a reader bound (see KernelSink). */
   private readonly cursors: GroupCursor[] = [];
-  /** Start times make the time span (inspect only: it costs a decimal parse per row). */
+  /** Start times make the time span (inspect) and the step spans (--step-time): an exact decimal parse per row. */
   readonly wantsStarts: boolean;
   readonly wantsStreams = false;
+  private readonly wantsSpan: boolean;
+  /** The wall span of each step (--step-time), else null. */
+  readonly stepSpans: StepSpanTable | null;
 
   /** `rawNames`: what may select kernels by raw name in this run (see RawNameClasses); null: nothing does. */
   readonly rawNames: RawNameTests | null;
 
   constructor(
     readonly fields: Fields,
-    options: { span?: boolean; rawNames?: RawNameTests | null } = {},
+    options: { span?: boolean; stepTime?: boolean; rawNames?: RawNameTests | null } = {},
   ) {
-    this.wantsStarts = options.span === true;
+    this.wantsSpan = options.span === true;
+    this.stepSpans = options.stepTime === true ? new StepSpanTable() : null;
+    this.wantsStarts = this.wantsSpan || this.stepSpans !== null;
     this.rawNames = options.rawNames ?? null;
     this.classes = this.rawNames !== null ? new RawNameClasses(this.rawNames) : null;
   }
@@ -171,12 +177,14 @@ export class Accumulator implements KernelSink, RowLog {
     if (!facts.core) f.core = false;
     if (!facts.shapes) f.shapes = false;
     if (!facts.steps) f.steps = false;
+    this.stepSpans?.beginFile(facts.starts && facts.ordered);
   }
 
   origin(us: number): void {
     if (Number.isNaN(this.firstOriginUs)) this.firstOriginUs = us;
     this.originUs = us;
     this.originTicks = (us - this.firstOriginUs) * TICKS_PER_US;
+    this.stepSpans?.origin(us);
   }
 
   bind(id: number, kind: KernelKind): void {
@@ -191,17 +199,28 @@ export class Accumulator implements KernelSink, RowLog {
       this.addVia(cursors[ids[i]!]!, step === NO_STEP ? null : step, ticks[i]!);
     }
     const starts = batch.starts;
-    if (starts !== null && this.wantsStarts) for (let i = 0; i < n; i++) this.span(starts[i]!, ticks[i]!);
+    if (starts !== null && this.wantsSpan) for (let i = 0; i < n; i++) this.span(starts[i]!, ticks[i]!);
+    const spans = this.stepSpans;
+    if (spans !== null) {
+      if (starts === null) spans.available = false;
+      else
+        for (let i = 0; i < n; i++) {
+          const step = steps[i]!;
+          if (step !== NO_STEP) spans.add(step, starts[i]!, ticks[i]!);
+        }
+    }
   }
 
   addKernel(id: number, step: number | null, ticks: number, startTicks: number): void {
     this.addVia(this.cursors[id]!, step, ticks);
-    if (this.wantsStarts) this.span(startTicks, ticks);
+    if (this.wantsSpan) this.span(startTicks, ticks);
+    this.stepSpans?.add(step, startTicks, ticks);
   }
 
   addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void {
     const g = this.kindGroup(kind);
     this.addCell(g, cell);
+    if (this.stepSpans !== null) this.stepSpans.available = false;
     if (step === undefined) return;
     if (step === null) {
       this.rowsWithoutStep += cell.count;
@@ -302,6 +321,7 @@ export class Accumulator implements KernelSink, RowLog {
       warnings: this.warnings,
       warningCount: this.warningCount,
       snapshot,
+      ...(this.stepSpans !== null ? { stepSpans: this.stepSpans.result() } : {}),
     };
   }
 }

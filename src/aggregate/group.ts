@@ -2,6 +2,7 @@
 // --match, --exclude). Pure: Profile in, Summary out.
 
 import { exactTotals } from './accumulator.js';
+import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { formatOf, passKernelTable } from '../input/formats/registry.js';
@@ -41,6 +42,8 @@ export interface GroupOptions {
    * groups, already filtered, and `selection` is empty).
    */
   savedSelection?: string;
+  /** Add each rank's step time (--step-time: the ranks were read with it). */
+  stepTime?: boolean;
 }
 
 /** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
@@ -380,6 +383,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     perRank,
     warnings,
     warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),
+    ...(opts.stepTime === true ? { stepTime: stepTimeOf(profile, (step) => sel.steps === null || inSteps(sel.steps, step)) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
 // up to the totals.
 
 import { inputError } from '../util/errors.js';
+import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
 import {
   comparePerStepCount,
@@ -186,6 +187,8 @@ export interface Diff {
   unpairedRanks: { base: string[]; pr: string[] };
   /** The Fusion rewrites section (rewrites/section.ts); absent with --rewrites off. */
   rewrites?: RewritesSection;
+  /** Base vs PR step time (--step-time); absent when not asked for. */
+  stepTime?: StepTimeDiff;
 }
 
 export interface DiffOptions {
@@ -651,6 +654,7 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     unpairedSteps,
     pairedRanks: paired,
     unpairedRanks: unpaired,
+    ...(base.stepTime && pr.stepTime ? { stepTime: diffStepTime(base.stepTime, pr.stepTime, tol) } : {}),
   };
 }
 

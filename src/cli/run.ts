@@ -136,6 +136,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
       .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
+      .option('--step-time', "add each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (profile: string, opts: Formatted<SummaryFlags, FormatName<SummaryFormat>> & { quiet?: boolean }, cmd: Command) => {
@@ -184,6 +185,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       )
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
+      .option('--step-time', "compare each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {

@@ -17,6 +17,9 @@ import { CHECK_REPORTERS } from '../report/registry.js';
 import { shown } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
+import type { RuleSet } from '../rules/model.js';
+import { chainOf } from '../rules/checks/sequence.js';
+import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { scopeProfile } from '../rules/scope.js';
 import { rejectMisspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
@@ -55,6 +58,21 @@ function readCounts(p: Profile): { kernels: number; skippedRows: number } {
   return { kernels, skippedRows: p.ranks.reduce((n, r) => n + r.rowsSkipped, 0) };
 }
 
+/** What the sequence rules' chains are made of (one sequence is recorded per read), or null without one. */
+export function sequenceGrouping(rules: RuleSet): 'type' | 'name' | null {
+  const seq = rules.rules.filter((r) => r.check.kind === 'sequence');
+  if (seq.length === 0) return null;
+  const by = chainOf(seq[0]!).by;
+  const other = seq.find((r) => chainOf(r).by !== by);
+  if (other !== undefined) {
+    throw usageError(
+      `${ruleAt(other)}: this sequence rule gives its chain by ${chainOf(other).by}, but the one at ${ruleAt(seq[0]!)} gives it by ${by}; ` +
+        'the sequence rules of one file give their chains alike (all type: or all name:). Put the others in a second rules file.',
+    );
+  }
+  return by;
+}
+
 export async function checkCommand(profile: string, flags: CheckFlags, io: Io, progress: Progress): Promise<number> {
   const rules = readRulesFile(flags.rules, relPath(flags.rules));
   const needing = rulesNeedingBase(rules);
@@ -65,6 +83,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     );
   }
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
+  const sequenceBy = sequenceGrouping(rules);
   const { selection, prefer } = parseCommon({ ...flags, by: 'type' });
   const read = (input: string): Promise<Profile> =>
     readProfile(input, {
@@ -74,6 +93,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
       shortNames: flags.shortNames === true,
       onBytes: progress.tracker(input),
       prefer,
+      // Sequence rules read each rank's kernels in order, beside its accumulator (only when a rule needs it).
+      beside: sequenceBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: sequenceBy } } : null,
     });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();

@@ -33,6 +33,7 @@ export interface DiffFlags extends CommonFlags {
   rewrites?: 'on' | 'off';
   layerMarker?: string;
   alpha?: string;
+  stepTime?: boolean;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -82,6 +83,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       ...(track ? { onBytes: progress.tracker(input) } : {}),
       beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy } } : null,
       prefer: common.prefer,
+      stepTime: flags.stepTime === true,
     });
   const [b, p] = await Promise.all([read(base, rewrites ? common.by : null, true), read(pr, rewrites ? common.by : null, true)]);
   progress.done();
@@ -89,7 +91,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // filters is refused there, with the command that regenerates it.
   apartNote([b, p], io);
   const by = chooseBy(common.byGiven, common.by, [b, p], io);
-  const opts = { by, selection: common.selection };
+  const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
   const sb = summarize(b, opts);
   const sp = summarize(p, opts);
   io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));

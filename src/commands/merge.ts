@@ -25,7 +25,9 @@ const NO_SELECTION: Selection = { ranks: null, steps: null, cores: null, match: 
 export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io): Promise<number> {
   const profile = await readSnapshots(inputs);
   const first = profile.ranks[0]!.snapshot!;
-  const s = summarize(profile, { by: first.groupBy, selection: NO_SELECTION, savedSelection: first.selection });
+  // Step time saved in any of the snapshots is kept (a rank saved without it says so).
+  const stepTime = profile.ranks.some((r) => r.stepSpans !== undefined || r.stepTrace !== undefined);
+  const s = summarize(profile, { by: first.groupBy, selection: NO_SELECTION, savedSelection: first.selection, stepTime });
   await emit(io, flags.out, summaryJson(s, { sort: 'time', top: null, inputs: mergedInputs(profile.ranks) }));
   return 0;
 }

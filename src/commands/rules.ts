@@ -12,6 +12,8 @@ import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { generateRules } from '../rules/generate.js';
+import { profileSequences, SEQUENCE_RECORDER, type Unavailable } from '../analysis/rewrites/recorderSink.js';
+import { findRewrites, type Rewrites } from '../analysis/rewrites/rewrites.js';
 import { scopeProfile } from '../rules/scope.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
@@ -58,34 +60,65 @@ function report(io: Io, p: Profile, strict: boolean | undefined): void {
   strictCheck(strict, skipped);
 }
 
+/** Why a side has no kernel sequence, in words. */
+function unavailableWhy(why: Unavailable, file: string): string {
+  switch (why) {
+    case 'summary-json':
+      return `${file} is a summary JSON: it holds totals per group, not the kernels in the order they ran`;
+    case 'totals':
+      return `${file} holds totals per type, not the kernels in the order they ran`;
+    case 'no-step-column':
+      return `${file} has no Step Id column, so its steps cannot be told apart`;
+    case 'no-step-ids':
+      return `${file}: no compute kernel has a Step Id`;
+    case 'no-compute-kernels':
+      return `${file} has no compute kernel`;
+  }
+}
+
+/** The fusion rewrites of the pair, or why the sequences cannot say (a summary JSON, op_statistic, no steps). */
+function rewritesOf(base: Profile, pr: Profile, by: RulesBy): Rewrites | string {
+  const b = profileSequences(base, by);
+  if (!b.ok) return `the base: ${unavailableWhy(b.why, b.file)}`;
+  const p = profileSequences(pr, by);
+  if (!p.ok) return `the PR: ${unavailableWhy(p.why, p.file)}`;
+  return findRewrites(b.seq, p.seq);
+}
+
 export async function rulesCommand(basePath: string, prPath: string, flags: RulesFlags, io: Io, progress: Progress): Promise<number> {
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);
   if (cutThresholdPct <= 0 || cutThresholdPct > 100)
     throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection, prefer } = parseCommon(flags);
-  const read = (input: string): Promise<Profile> =>
+  const read = (input: string, recordBy: RulesBy, track: boolean): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
       ranks: selection.ranks,
       rawNames: selectionRawNames(selection),
       shortNames: flags.shortNames === true,
-      onBytes: progress.tracker(input),
+      ...(track ? { onBytes: progress.tracker(input) } : {}),
       prefer,
+      // Each rank's kernels in order, for the sequence rules of the fusion rewrites.
+      beside: { kind: SEQUENCE_RECORDER, options: { by: recordBy } },
     });
-  const [base, pr] = await Promise.all([read(basePath), read(prPath)]);
+  const givenBy = flags.by ?? (DEFAULT_BY as RulesBy);
+  const [base, pr] = await Promise.all([read(basePath, givenBy, true), read(prPath, givenBy, true)]);
   progress.done();
   report(io, base, flags.strict);
   report(io, pr, flags.strict);
-  const opts = { by: chooseBy(flags.by !== undefined, flags.by ?? (DEFAULT_BY as RulesBy), [base, pr], io), selection };
+  const opts = { by: chooseBy(flags.by !== undefined, givenBy, [base, pr], io), selection };
+  // The sequences follow the grouping used: where chooseBy changed it (kernel names only), they are read again by it.
+  const [rb, rp] = opts.by === givenBy ? [base, pr] : await Promise.all([read(basePath, opts.by, false), read(prPath, opts.by, false)]);
   const bs = summarize(base, opts);
   const ps = summarize(pr, opts);
   // The rules are verified on what they will be checked on: the same ranks, steps and kernels.
-  const profiles = { base: scopeProfile(base, selection, 'the base'), pr: scopeProfile(pr, selection, 'the PR') };
+  const profiles = { base: scopeProfile(rb, selection, 'the base'), pr: scopeProfile(rp, selection, 'the PR') };
   // Per step when every rank of both sides has steps (what diff --per-step needs).
   const perStep = [bs, ps].every((x) => x.hasSteps && x.perRank.every((r) => r.steps.length > 0));
   const diff = diffSummaries(bs, ps, { normalization: perStep ? 'per-step' : 'none', timeTolerancePct: 2 });
   const text = generateRules(diff, bs, ps, profiles, {
+    rewrites: rewritesOf(rb, rp, opts.by),
     cutThresholdPct,
     marginPct,
     basePath: relPath(basePath),

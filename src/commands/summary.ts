@@ -22,6 +22,7 @@ export interface SummaryFlags extends CommonFlags {
   out?: string;
   strict?: boolean;
   witness?: boolean;
+  stepTime?: boolean;
 }
 
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
@@ -34,10 +35,11 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     shortNames: flags.shortNames === true,
     onBytes: progress.tracker(profile),
     prefer: common.prefer,
+    stepTime: flags.stepTime === true,
   });
   progress.done();
   apartNote([data], io);
-  const s = summarize(data, { by: chooseBy(common.byGiven, common.by, [data], io), selection: common.selection });
+  const s = summarize(data, { by: chooseBy(common.byGiven, common.by, [data], io), selection: common.selection, stepTime: flags.stepTime === true });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
   strictCheck(flags.strict, s.skippedRows);

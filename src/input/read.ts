@@ -10,6 +10,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readInWorker } from './formats/readers.js';
@@ -17,7 +18,7 @@ import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
-import { compareRanks, mergeGroups, type Profile, type RankData, type RawNameTests } from '../model/model.js';
+import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
@@ -31,6 +32,8 @@ export interface ReadOptions {
   withShapes: boolean;
   /** Parse start times for the time span (inspect only: it costs a float parse per row). */
   withSpan?: boolean;
+  /** Keep each step's wall span and read step_trace_time.csv (--step-time: it costs a parse of every start). */
+  stepTime?: boolean;
   /** Ranks to read; null for all. */
   ranks: string[] | null;
   /** Progress: called with bytes read since the last call (and told the total, when it listens for it). */
@@ -113,6 +116,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
                 cwd: currentWorkingDir(),
                 withShapes: options.withShapes,
                 withSpan: options.withSpan === true,
+                stepTime: options.stepTime === true,
                 engine: options.engine,
                 rawNames: options.rawNames ?? null,
                 beside: besideTask(options.beside),
@@ -224,6 +228,11 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     for (const w of r.warnings) prev.warnings.push(w);
     prev.warningCount += r.warningCount;
     if (r.beside !== undefined) prev.beside = [...(prev.beside ?? []), ...r.beside];
+    if (prev.stepSpans !== undefined && r.stepSpans !== undefined) {
+      const spans = mergeStepSpans(prev.stepSpans, r.stepSpans);
+      if (spans !== null) prev.stepSpans = spans;
+    }
+    if (prev.stepTrace === undefined && r.stepTrace !== undefined) prev.stepTrace = r.stepTrace;
   }
   let out = [...byRank.values()];
   if (ranks !== null) {

@@ -11,6 +11,7 @@ import { formatOf, limitFields } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
 import type { BesideRequest, BesideSink } from './beside.js';
 import { besides, type KernelSink, type RankTarget } from './sink.js';
+import { readStepTrace, stepTraceBeside } from './formats/stepTrace.js';
 
 /** Read every file of one rank plan. */
 export async function readRank(
@@ -18,6 +19,8 @@ export async function readRank(
   options: {
     withShapes: boolean;
     withSpan?: boolean | undefined;
+    /** Keep each step's wall span and read the step_trace_time.csv beside the kernel table (--step-time). */
+    stepTime?: boolean | undefined;
     onBytes?: ((n: number) => void) | undefined;
     /** The scan engine (undefined: the default). */
     engine?: Engine | undefined;
@@ -44,7 +47,8 @@ export async function readRank(
   }
   const span = options.withSpan === true;
   const rawNames = options.rawNames ?? null;
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, rawNames });
+  const stepTime = options.stepTime === true;
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, stepTime, rawNames });
   limitFields(acc.fields, formatOf(plan.format).answers);
   const request = options.beside ?? null;
   const sinks = new Map<Accumulator, BesideSink<unknown>>();
@@ -63,7 +67,7 @@ export async function readRank(
     targetFor(device: number): RankTarget {
       let a = devices.get(device);
       if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, rawNames });
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, stepTime, rawNames });
         devices.set(device, a);
       }
       let t = targets.get(a);
@@ -106,7 +110,15 @@ export async function readRank(
   };
   if (devices.size <= 1) {
     const [rank, rankSource] = withOwnRank(plan, own, acc);
-    return [{ ...acc.toRankData(rank, files), rankSource, ...besideOf(acc) }];
+    const data: RankData = { ...acc.toRankData(rank, files), rankSource, ...besideOf(acc) };
+    const trace = stepTime && plan.files.length === 1 ? stepTraceBeside(plan.files[0]!) : null;
+    if (trace !== null) {
+      const t = readStepTrace(trace, acc);
+      if (t !== null) data.stepTrace = t;
+      data.warnings = acc.warnings;
+      data.warningCount = acc.warningCount;
+    }
+    return [data];
   }
   const ids = [...devices.keys()].sort((a, b) => a - b);
   for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];

@@ -298,6 +298,48 @@ export interface RankData {
    * kernel by kernel (a summary JSON).
    */
   beside?: unknown[];
+  /** The wall span of each step on the device (read with --step-time); absent when not asked for. */
+  stepSpans?: StepSpans;
+  /** The rank's step_trace_time.csv beside its kernel table (read with --step-time); absent when none. */
+  stepTrace?: StepTrace;
+}
+
+/**
+ * The wall span of one step of one rank on its device: from its first kernel start to its last kernel end, over
+ * every kernel with that Step Id (communication too), in exact ticks (TICKS_PER_US).
+ */
+export interface StepSpan {
+  step: number;
+  /** First start and last end, in ticks after the rank's `originUs` (a summary JSON keeps 0 and the span). */
+  startTicks: number;
+  endTicks: number;
+  /** Kernels of the step that had a start time. */
+  kernels: number;
+}
+
+/** A rank's step spans. */
+export interface StepSpans {
+  /** The whole µs that startTicks count from; null when read from a summary JSON (it keeps the spans only). */
+  originUs: number | null;
+  /** By Step Id, ascending. */
+  steps: StepSpan[];
+  /** Kernels with a Step Id whose start cell held no time: in no span (a span is then a lower bound). */
+  withoutStart: number;
+  /** The same per Step Id, [step, kernels] ascending (absent when read from a summary JSON: its steps are kept). */
+  withoutStartBySteps?: [number, number][];
+  /** False when the rank's files have no start time per kernel (op_statistic): there are no spans. */
+  available: boolean;
+}
+
+/** step_trace_time.csv: what the profiler says each step's time went to, per step, in µs as the file writes them. */
+export interface StepTrace {
+  file: string;
+  /** Its time columns in file order (Computing, Communication(Not Overlapped), Overlapped, …, Free …). */
+  columns: string[];
+  /** By Step, ascending; a value is null when its cell was empty or not a number. */
+  rows: { step: number; values: (number | null)[] }[];
+  /** Rows that could not be read (warned of): in no step. */
+  rowsSkipped: number;
 }
 
 /** Grouping and filters a saved summary JSON was made with. */
@@ -435,6 +477,35 @@ export interface Summary {
   perRank: RankSummary[];
   warnings: RowWarning[];
   warningCount: number;
+  /** Each rank's step time (asked for with --step-time); absent when not asked for. */
+  stepTime?: StepTimeSummary;
+}
+
+/** Why a rank has no step spans. */
+export type StepTimeGap =
+  /** Its files have no start time per kernel (op_statistic, a table without a start column). */
+  | 'no-starts'
+  /** Its kernels have no Step Id. */
+  | 'no-steps'
+  /** A summary JSON made without --step-time. */
+  | 'not-saved';
+
+/** One rank's step time within the selected steps (--steps). */
+export interface RankStepTime {
+  rank: string;
+  /** Null when the rank has spans (maybe none in the selected steps); else why not. */
+  gap: StepTimeGap | null;
+  /** Per step (ascending): its wall span in ticks, and the kernels it spans. */
+  spans: { step: number; ticks: number; kernels: number }[];
+  /** Kernels with a Step Id whose start could not be read (in no span). */
+  withoutStart: number;
+  /** The rank's step_trace_time.csv rows in the selected steps; null when it has none. */
+  trace: StepTrace | null;
+}
+
+/** The step time of a profile: one entry per rank, in rank order. */
+export interface StepTimeSummary {
+  ranks: RankStepTime[];
 }
 
 /** Numeric ranks in numeric order, then others by name. */
@@ -544,4 +615,37 @@ export function fractionKey(n: bigint, d: bigint): string {
 export interface RawNameTests {
   patterns: { source: string; flags: string }[];
   exact: string[];
+}
+
+/**
+ * Two spans of one rank read from two inputs (several PROF_* folders of one device): steps merged by Step Id, the
+ * second rebased to the first's origin. Spans without an origin (saved) cannot be placed: null.
+ */
+export function mergeStepSpans(a: StepSpans, b: StepSpans): StepSpans | null {
+  if (a.originUs === null || b.originUs === null) return null;
+  const shift = (b.originUs - a.originUs) * TICKS_PER_US;
+  const by = new Map(a.steps.map((s) => [s.step, { ...s }]));
+  for (const s of b.steps) {
+    const start = s.startTicks + shift;
+    const end = s.endTicks + shift;
+    const t = by.get(s.step);
+    if (t === undefined) by.set(s.step, { step: s.step, startTicks: start, endTicks: end, kernels: s.kernels });
+    else {
+      t.startTicks = Math.min(t.startTicks, start);
+      t.endTicks = Math.max(t.endTicks, end);
+      t.kernels += s.kernels;
+    }
+  }
+  return {
+    originUs: a.originUs,
+    steps: [...by.values()].sort((x, y) => x.step - y.step),
+    withoutStart: a.withoutStart + b.withoutStart,
+    withoutStartBySteps: [
+      ...[...(a.withoutStartBySteps ?? []), ...(b.withoutStartBySteps ?? [])].reduce(
+        (m, [s, n]) => m.set(s, (m.get(s) ?? 0) + n),
+        new Map<number, number>(),
+      ),
+    ].sort((x, y) => x[0] - y[0]),
+    available: a.available && b.available,
+  };
 }

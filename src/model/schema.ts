@@ -43,6 +43,64 @@ export interface SummaryRankJson {
   filteredKernels: number;
   totals: CellJson;
   groups: SummaryGroupJson[];
+  /** With --step-time: the rank's step spans and step_trace_time.csv (read back from a snapshot). */
+  stepTime?: StepTimeRankJson;
+}
+
+/** One rank's step time (summary --step-time). */
+export interface StepTimeRankJson {
+  /** Why the rank has no step spans: no start times, no Step Id, or a snapshot made without --step-time; null: it has them. */
+  gap: 'no-starts' | 'no-steps' | 'not-saved' | null;
+  /** Per step (ascending): the wall span, first kernel start to last kernel end (exact µs), and its kernels. */
+  steps: { step: number; spanUs: number; kernels: number }[];
+  /** Kernels with a Step Id whose start could not be read: in no span. */
+  withoutStart: number;
+  /** Over the rank's steps; null without any. */
+  medianUs: number | null;
+  minUs: number | null;
+  maxUs: number | null;
+  /** The step_trace_time.csv beside the kernel table: its time columns (µs as the file writes them) per step. */
+  trace: { file: string; columns: string[]; rows: { step: number; values: (number | null)[] }[]; rowsSkipped: number } | null;
+}
+
+/** The summary's step time over every step of every rank. */
+export interface SummaryStepTimeJson {
+  steps: number;
+  medianUs: number | null;
+  minUs: number | null;
+  maxUs: number | null;
+}
+
+/** Base vs PR step time (diff --step-time). */
+export interface DiffStepTimeJson {
+  /** The test's significance level, and the minimum effect (--time-tolerance) in percent of the base's median. */
+  alpha: number;
+  minEffectPct: number;
+  /** Ranks of each side without step spans, and why. */
+  gaps: {
+    base: { rank: string; gap: 'no-starts' | 'no-steps' | 'not-saved' }[];
+    pr: { rank: string; gap: 'no-starts' | 'no-steps' | 'not-saved' }[];
+  };
+  withoutStart: { base: number; pr: number };
+  /**
+   * metric "span" (the wall span) or a step_trace_time.csv column; rank null: all ranks (every step of every rank
+   * a sample). Medians over steps in µs; p: the two-sided Mann–Whitney U p-value; significant: the change is real
+   * (p < alpha and at least the minimum effect), else shown as `~`; reason: why not.
+   */
+  rows: {
+    metric: string;
+    rank: string | null;
+    baseSteps: number;
+    prSteps: number;
+    baseMedianUs: number | null;
+    prMedianUs: number | null;
+    deltaUs: number | null;
+    deltaPct: number | null;
+    p: number | null;
+    method: 'exact' | 'asymptotic' | 'stratified' | null;
+    significant: boolean;
+    reason: 'significant' | 'noise' | 'small' | 'too-few' | 'no-samples';
+  }[];
 }
 
 export interface SummaryJson {
@@ -61,6 +119,8 @@ export interface SummaryJson {
   totals: CellJson;
   groups: SummaryGroupJson[];
   perRank: SummaryRankJson[];
+  /** With --step-time (each rank's in perRank). */
+  stepTime?: SummaryStepTimeJson;
 }
 
 /** One side of a diff row or of the diff totals: per step when `normalization` is "per-step". */
@@ -216,6 +276,8 @@ export interface DiffJson {
   others: DiffOthersJson | null;
   /** The Fusion rewrites section; null with --rewrites off. */
   rewrites: DiffRewritesJson | null;
+  /** With --step-time. */
+  stepTime?: DiffStepTimeJson;
 }
 
 /** The version of the `rewrites` section of a diff: it grows on its own, so it carries its own. */
@@ -367,8 +429,11 @@ export interface CheckResultJson {
   observed: number | null;
   /** The bound the decisive value was held to: `observed op value`. */
   bound: { op: '<=' | '>='; value: number };
-  /** kernels (a count), us (kernel time in µs), percent (a change against the base), types (new kernel types). */
-  unit: 'kernels' | 'us' | 'percent' | 'types';
+  /**
+   * kernels (a count), us (kernel time in µs), percent (a change against the base), types (new kernel types),
+   * chains (occurrences of a sequence rule's chain).
+   */
+  unit: 'kernels' | 'us' | 'percent' | 'types' | 'chains';
   /** step: each step on its own (against a base: the mean per step); total: the whole run. */
   per: 'total' | 'step';
   /** Where the rule broke; null when it held. */
@@ -377,6 +442,13 @@ export interface CheckResultJson {
   /** Every rank where the rule broke, and the steps where it broke on `rank` (empty when it held). */
   ranksBroken: string[];
   stepsBroken: number[];
+  /**
+   * A sequence rule that broke: where in the step `rank`/`step` the chain was seen (edits 0; the first occurrence)
+   * or came nearest (edits > 0, where there were too few): the compute stream, the position of its first kernel
+   * among the step's compute kernels of that stream (from 0, of `of`), and the layer (from 0) when the rule names
+   * a layer marker. null otherwise.
+   */
+  site: { stream: string; index: number; of: number; layer: number | null; edits: number } | null;
   message: string;
   why: string | null;
   /**

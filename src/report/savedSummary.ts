@@ -75,7 +75,9 @@ function groupDiffers(saved: Record<string, unknown>, want: SummaryGroupJson): s
 export function checkSavedFigures(path: string, o: Record<string, unknown>, ranks: RankData[], groupBy: GroupBy): void {
   const asRead = ranks.map((r) => ({ ...r, snapshot: { ...r.snapshot!, selection: '' } }));
   const noSelection: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
-  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection }), {
+  const perRank = o.perRank as Record<string, unknown>[];
+  const stepTime = o.stepTime !== undefined || perRank.some((r) => r.stepTime !== undefined);
+  const want = summaryJsonObject(summarize({ input: path, ranks: asRead, notes: [] }, { by: groupBy, selection: noSelection, stepTime }), {
     sort: 'time',
     top: null,
   });
@@ -103,8 +105,12 @@ export function checkSavedFigures(path: string, o: Record<string, unknown>, rank
     const lost = want.groups.find((g) => !seen.has(g.key));
     if (lost) fail(path, `${top} "groups" lack the group ${quoteText(lost.key)} of "perRank"`);
   }
-  (o.perRank as Record<string, unknown>[]).forEach((r, i) => {
+  if (o.stepTime !== undefined && !sameJson(o.stepTime, want.stepTime))
+    fail(path, `${top} "stepTime" is not what the step times of the ranks in "perRank" give`);
+  perRank.forEach((r, i) => {
     const wr = want.perRank[i]!;
+    if (r.stepTime !== undefined && !sameJson(r.stepTime, wr.stepTime))
+      fail(path, `the "stepTime" of rank ${quoteText(wr.rank)}: its median, min, max or gap contradicts its steps`);
     const byKey = new Map(wr.groups.map((g) => [g.key, g]));
     for (const g of r.groups as Record<string, unknown>[]) {
       const bad = groupDiffers(g, byKey.get(g.key as string)!);

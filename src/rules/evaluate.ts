@@ -8,6 +8,7 @@ import { stepsLabel } from '../aggregate/group.js';
 import type { Profile, RankData } from '../model/model.js';
 import { fmtSteps, listed } from '../util/format.js';
 import { kindOf } from './checks/registry.js';
+import { requireSequence } from './checks/sequence.js';
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
 import { inRange, ruleAt } from './slice.js';
 import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
@@ -158,6 +159,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
   const typesOn = new Map<string, string[]>();
   const mismatched: StepMismatch[] = [];
   for (const rank of ranks) {
+    // A sequence rule asks for kernels in order first: "no Step Id" would be the lesser half of the answer.
+    if (rule.check.kind === 'sequence') requireSequence(rule, rank);
     if (why) requireSteps(rule, rank, why);
     const r = evaluateOn(rule.check, rule, rank, profile, base, known, why);
     stepsOn.set(rank.rank, r.steps);
@@ -192,6 +195,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     brokenSteps: [...brokenSteps].sort((a, b) => a - b),
     compared: decisive.compared,
     newTypes: typesOn.get(decisive.rank) ?? [],
+    site: passed ? null : (decisive.site ?? null),
     unmatched: unmatchedOf(rule, profile, base),
   };
 }

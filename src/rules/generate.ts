@@ -23,6 +23,8 @@ import { escaped as shown, jsonSafe } from '../util/inputText.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
 import { rejectMisspelt } from './unmatched.js';
+import { chainCounts } from './checks/sequence.js';
+import type { Rewrites } from '../analysis/rewrites/rewrites.js';
 
 export interface GenerateOptions {
   /** A kernel whose count fell by at least this many percent gets a maximum. */
@@ -38,6 +40,8 @@ export interface GenerateOptions {
   steps: StepRange[] | null;
   /** --groups: copied into the file's groups: section. */
   groups: UserGroup[];
+  /** The fusion rewrites of the pair (from the kernel sequences), or why there are none to say; absent: not asked. */
+  rewrites?: Rewrites | string;
 }
 
 /** The inputs as the rules see them (after --rank, --steps and the filters), to verify each rule on. */
@@ -134,6 +138,8 @@ interface Candidate {
   lines: string[];
   /** Why the rule is written even when the base holds it too; undefined: only when it breaks on the base. */
   keepAnyway?: string;
+  /** A sequence rule: its chain cannot be written as a match: (a chain is of exact types or names). */
+  chain?: true;
 }
 
 interface Verified {
@@ -177,6 +183,103 @@ function byValue<T extends number>(levels: RankLevel[], value: (l: RankLevel) =>
     else out.set(v, [l.rank]);
   }
   return [...out].map(([v, ranks]) => ({ value: v, ranks }));
+}
+
+/** A chain in words: "QuantBatchMatmulV3 · RmsNorm ×2 · DynamicQuant" (runs of one kernel said once). */
+function chainWords(chain: string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < chain.length; ) {
+    let j = i;
+    while (j < chain.length && chain[j] === chain[i]) j++;
+    out.push(j - i > 1 ? `${chain[i]} ×${j - i}` : chain[i]!);
+    i = j;
+  }
+  return out.join(' · ');
+}
+
+/** Per PR rank, the lowest and highest count of a chain in a step (as a sequence rule counts it). */
+function chainLevels(profile: Profile, by: 'type' | 'name', chain: string[]): RankLevel[] {
+  return profile.ranks.map((r) => {
+    const counts = [...chainCounts(r, by, chain).values()];
+    const total = counts.reduce((a, b) => a + b, 0);
+    const min = counts.length > 0 ? Math.min(...counts) : 0;
+    const max = counts.length > 0 ? Math.max(...counts) : 0;
+    return { rank: r.rank, min, max, total, maxUs: 0, steps: counts.length };
+  });
+}
+
+/**
+ * Sequence rules for each fusion rewrite: the removed chain at most its PR level per step (0: gone; per rank where
+ * the ranks differ), and the chain that replaced it at least its PR level per step where every step runs it.
+ */
+function sequenceRules(
+  rewrites: Rewrites | string,
+  field: 'type' | 'name',
+  profiles: GenerateProfiles,
+  body: string[],
+  emit: (candidates: Candidate[], what: string) => void,
+): void {
+  body.push(
+    '',
+    comment('Fusion rewrites (kernel sequences): the chains the change replaced must not come back, and what replaced them must keep running.'),
+  );
+  if (typeof rewrites === 'string') {
+    body.push(comment(`No sequence rules: ${rewrites}.`));
+    return;
+  }
+  if (rewrites.rewrites.length === 0) {
+    body.push(comment('No sequence rules: the kernel sequences show no chain replaced by another.'));
+    return;
+  }
+  const prRanks = profiles.pr.ranks.map((r) => r.rank).sort(compareRanks);
+  const marker = rewrites.marker === null ? '' : `, layer-marker: ${yamlString(rewrites.marker.token)}`;
+  const list = (chain: string[]): string => `[${chain.map(yamlString).join(', ')}]`;
+  const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '');
+  rewrites.rewrites.forEach((rw, i) => {
+    const n = i + 1;
+    const into = rw.added.length === 0 ? 'removed with nothing in its place' : `replaced by ${chainWords(rw.added)}`;
+    const what = rw.removed.length === 0 ? 'nothing' : `${chainWords(rw.removed)} (${plural(rw.removed.length, 'kernel')})`;
+    const notes = [
+      comment(
+        `Rewrite #${n}: ${what} ${into}, ` +
+          `${rw.perStep.min === rw.perStep.max ? fmtCount(rw.perStep.min) : `${fmtCount(rw.perStep.min)} to ${fmtCount(rw.perStep.max)}`} per step` +
+          `${rw.ranks.length === 1 && rw.ranks[0] === '-' ? '' : ` on rank${rw.ranks.length === 1 ? '' : 's'} ${rw.ranks.join(', ')}`} ` +
+          `(${plural(rw.chains, 'chain')}); the chain runs ${fmtCount(rw.removedChains.base)} times in the base, ${fmtCount(rw.removedChains.pr)} in the PR.`,
+      ),
+    ];
+    const candidates: Candidate[] = [];
+    // A chain added with nothing removed has no chain to keep out.
+    const removedLevels = rw.removed.length > 0 ? chainLevels(profiles.pr, field, rw.removed) : [];
+    for (const { value, ranks } of byValue(removedLevels, (l) => l.max)) {
+      candidates.push({
+        notes: candidates.length === 0 ? notes : [],
+        lines: [
+          `  - rule: ${yamlString(`the chain of ${plural(rw.removed.length, 'kernel')} ${rw.added.length === 0 ? 'removed' : `fused into ${chainWords(rw.added)}`} ${value === 0 ? 'stays gone' : `stays at most ${fmtCount(value)} per step`}${onRanks(ranks)}`)}`,
+          `    ${field}: ${list(rw.removed)}`,
+          `    sequence: { per: step, max: ${value}${marker} }`,
+          ...ranksLine(ranks, prRanks),
+        ],
+        chain: true,
+      });
+    }
+    if (rw.added.length > 0) {
+      const running = chainLevels(profiles.pr, field, rw.added).filter((l) => l.min > 0);
+      for (const { value, ranks } of byValue(running, (l) => l.min)) {
+        candidates.push({
+          notes: candidates.length === 0 ? notes : [],
+          lines: [
+            `  - rule: ${yamlString(`${chainWords(rw.added)} runs in place of the chain, at least ${fmtCount(value)} per step${onRanks(ranks)}`)}`,
+            `    ${field}: ${list(rw.added)}`,
+            `    sequence: { per: step, min: ${value}${marker} }`,
+            ...ranksLine(ranks, prRanks),
+          ],
+          chain: true,
+        });
+      }
+      if (running.length === 0) body.push(comment(`Not written: a minimum on ${chainWords(rw.added)}; some step of every rank lacks it.`));
+    }
+    emit(candidates, `a sequence rule on rewrite #${n}`);
+  });
 }
 
 /** The rules YAML for a diff. `base` and `pr` are the summaries the diff was made from. */
@@ -239,6 +342,15 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     for (const c0 of candidates) {
       let c = c0;
       let v = verify(c);
+      if (v.misspelt && c.chain) {
+        body.push(
+          ...c.notes,
+          comment(
+            `Not written: ${what}; kprof check, run on the PR without --base, would take a kernel of the chain for a misspelling of one that runs there.`,
+          ),
+        );
+        continue;
+      }
       if (v.misspelt) {
         // Checked without the base, the kernel's name is one letter or two from a kernel that runs in the PR, and
         // kprof check would stop at it as a typo: select it by an anchored regular expression instead.
@@ -400,6 +512,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     emit(candidates, `a maximum on ${r.key}`);
     body.push(...after);
   }
+
+  if (opts.rewrites !== undefined) sequenceRules(opts.rewrites, d.groupBy === 'name' ? 'name' : 'type', profiles, body, emit);
 
   if (removed.length + added.length + cut.length === 0) {
     body.push(

@@ -41,7 +41,13 @@ export type Check =
   | { kind: 'count-vs-base'; per: Per; change: ChangeBounds }
   | { kind: 'time-vs-base'; per: Per; change: ChangeBounds }
   /** No kernel type absent from the base may appear, except these (exact types or regular expressions). */
-  | { kind: 'no-new-types'; allow: (string | RegExp)[] };
+  | { kind: 'no-new-types'; allow: (string | RegExp)[] }
+  /**
+   * The chain of kernels the rule's `type:` or `name:` lists, in that order and back to back on one compute stream:
+   * how often it runs (non-overlapping occurrences), in total or in each step. `layerMarker`: a kernel type or name
+   * that runs once per layer, to say in which layer a chain was found.
+   */
+  | { kind: 'sequence'; per: Per; bounds: Bounds; layerMarker: string | null };
 
 /** The kinds of check; each has its module in checks/ (parse, evaluate, describe, unit), registered in checks/registry.ts. */
 export type CheckKind = Check['kind'];
@@ -75,12 +81,27 @@ export interface RuleSet {
 }
 
 /** The unit of an observed value and its bound. */
-export type Unit = 'kernels' | 'us' | 'percent' | 'types';
+export type Unit = 'kernels' | 'us' | 'percent' | 'types' | 'chains';
 
 /** `observed op value`, e.g. `<= 1`. */
 export interface Bound {
   op: '<=' | '>=';
   value: number;
+}
+
+/**
+ * Where in a step a sequence rule saw its chain (the first occurrence of the step, where the rule broke by having
+ * too many), or came nearest to it (where it broke by having too few): the compute stream, the position of the
+ * chain's first kernel among the step's compute kernels of that stream (from 0), the layer when a layer marker is
+ * known, and the edits from the chain (0: the chain itself).
+ */
+export interface SequenceSite {
+  stream: string;
+  index: number;
+  /** The step's compute kernels on that stream. */
+  of: number;
+  layer: number | null;
+  edits: number;
 }
 
 /** The outcome of one rule. */
@@ -110,6 +131,8 @@ export interface RuleResult {
   compared: { base: number; profile: number } | null;
   /** Kernel types that appeared and are not in the base (no-new-types), on the decisive rank. */
   newTypes: string[];
+  /** A sequence rule that broke: where in the decisive step (null or absent when it held, for other kinds, or nowhere near). */
+  site?: SequenceSite | null;
   /**
    * What the selector names that matches no kernel in the profile nor in the base: type or name values, the
    * group's name, or the regular expression (`/re/flags`). Empty when it matched (or selects every kernel).

@@ -12,6 +12,7 @@ import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText 
 import { distance } from './unmatched.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
+import { MAX_CHAIN } from './checks/sequence.js';
 import { PERS, SEVERITIES, type Check, type CheckKind, type Per, type Rule, type RuleSet, type Selector, type Severity } from './model.js';
 
 export const TOP_KEYS = ['version', 'groups', 'steps', 'rules'] as const;
@@ -137,6 +138,7 @@ class RulesReader implements CheckReader {
       const k = selectors[0]!;
       selector = this.selector(k, e.get(k)!);
     }
+    if (checkKey === 'sequence' && selector !== null) this.chain(selector, e.get(selectors[0]!)!);
     const { key: ck, value: cv } = e.get(checkKey)!;
     const check = this.check(checkKey, ck, cv);
     const label = e.get('rule');
@@ -156,6 +158,20 @@ class RulesReader implements CheckReader {
       severity: sev ? this.severity(sev.value ?? sev.key) : 'error',
       why: why ? this.text(why.value ?? why.key, 'why') : null,
     };
+  }
+
+  /** A sequence rule's chain: the `type:` or `name:` list, in order, of at most MAX_CHAIN kernels. */
+  private chain(selector: Selector, entry: { key: Node; value: Node | null }): void {
+    if (selector.kind !== 'type' && selector.kind !== 'name') {
+      this.fail(
+        entry.key,
+        `sequence: the chain is the rule's type: or name: list, in the order the kernels run; found ${entry.key.toString()}:. ` +
+          'Write e.g. type: [RmsNorm, DynamicQuant, BatchMatMulV3].',
+      );
+    }
+    if (selector.values.length > MAX_CHAIN) {
+      this.fail(entry.value ?? entry.key, `sequence: the chain has ${selector.values.length} kernels; at most ${MAX_CHAIN} are allowed.`);
+    }
   }
 
   private text(node: Node, key: string): string {

@@ -120,7 +120,8 @@ function unmatchedIn(rule: Rule, k: Known): string[] {
 export function unmatchedOf(rule: Rule, profile: Profile, base: Profile | null): string[] {
   // What the rule's ranks: and steps: leave, as --rank and --steps leave it: a kernel that runs only outside
   // them is not there for the rule.
-  return unmatchedIn(rule, rule.ranks === null && rule.steps === null ? knownOf(profile, base) : known([profile, base], rule));
+  // A chain (sequence:) may name a kernel twice: it is said once.
+  return [...new Set(unmatchedIn(rule, rule.ranks === null && rule.steps === null ? knownOf(profile, base) : known([profile, base], rule)))];
 }
 
 /**

@@ -236,6 +236,63 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     }
   });
 
+  it("the README example's fusion rewrites in the DOM are the JSON report's: chains, count, saving, sites not fused", async () => {
+    const j = (JSON.parse(await exampleDiff('json')) as DiffJson).rewrites!;
+    const l = await open('rewrites.html', await exampleDiff('html'));
+    expectQuiet(l, 'rewrites.html');
+    const dom = await l.page.evaluate(() => {
+      const chain = (ol: Element | null): string[] =>
+        ol === null
+          ? []
+          : [...ol.querySelectorAll('li.chip > code')].flatMap((c) => {
+              const n = Number(/×(\d+)/.exec(c.parentElement!.querySelector('.times')?.textContent ?? '')?.[1] ?? 1);
+              return Array.from({ length: n }, () => c.textContent ?? '');
+            });
+      const data = (a: Element, k: string): string => (a.querySelector(`.rw-${k}`) as HTMLElement).dataset.v ?? '';
+      const rewrites = [...document.querySelectorAll('#rewrites article.rewrite')].map((a) => {
+        const sides = a.querySelectorAll('figure.rw-chain ol.chips');
+        const s = (a.querySelector('.rw-saving') as HTMLElement).dataset;
+        const p = (a.querySelector('.rw-per-step') as HTMLElement).dataset;
+        return {
+          name: a.querySelector('figure')!.getAttribute('aria-label'),
+          removed: chain(sides[0] ?? null),
+          added: chain(sides[1] ?? null),
+          perStep: { min: Number(p.min), max: Number(p.max) },
+          chains: Number(s.chains),
+          saving: [Number(s.perChain), Number(s.total), s.significant === 'true'],
+          times: [Number(data(a, 'base')), Number(data(a, 'pr'))],
+          sites: [...a.querySelectorAll('table.rw-sites tbody tr')].map((r) => {
+            const c = [...r.querySelectorAll('td')];
+            return [
+              c[0]!.textContent,
+              c[1]!.textContent,
+              (c[2] as HTMLElement).dataset.steps,
+              Number((c[3] as HTMLElement).dataset.v),
+              Number((c[5] as HTMLElement).dataset.v),
+            ];
+          }),
+        };
+      });
+      const c = (document.querySelector('#rewrites .rw-conservation') as HTMLElement).dataset;
+      return { rewrites, conservation: [c.removed, c.added, c.removedAccounted, c.addedAccounted].map(Number) };
+    });
+    expect(dom.rewrites).toEqual(
+      j.rewrites.map((w, i) => ({
+        name: `Rewrite ${i + 1}: ${w.removed.length} kernels of the base replaced by ${w.added.length} kernel in the PR`,
+        removed: w.removed,
+        added: w.added,
+        perStep: w.perStep,
+        chains: w.chains,
+        saving: [w.saving.perChainUs, w.saving.totalUs, w.saving.significant],
+        times: [w.base!.medianUs, w.pr!.medianUs],
+        sites: w.notFused.map((n) => [n.rank, n.stream, n.steps.join(','), n.layer, n.edits]),
+      })),
+    );
+    expect(dom.rewrites).toHaveLength(1);
+    const c = j.conservation!;
+    expect(dom.conservation).toEqual([c.removed, c.added, c.removedAccounted, c.addedAccounted]);
+  });
+
   it('sorts its table with the script the CSP allows, and opens the table to print', async () => {
     const l = await open('sort.html', await exampleDiff('html'));
     await l.page.click('#table > summary');

@@ -20,7 +20,14 @@ import {
   type SourceFile,
 } from '../../model/model.js';
 import type { FormatId } from './registry.js';
-import { SCHEMA_VERSION, type StepJson, type SummaryGroupJson, type SummaryJson, type SummaryRankJson } from '../../model/schema.js';
+import {
+  SCHEMA_VERSION,
+  type StepJson,
+  type StepTimeRankJson,
+  type SummaryGroupJson,
+  type SummaryJson,
+  type SummaryRankJson,
+} from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
 import { onDisk, readRegularFile } from '../../util/files.js';
 import { sniffBytes } from './readTable.js';
@@ -340,6 +347,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     const rank = acc.toRankData(rankId, [file], { path, groupBy, selection, filteredKernels: filteredKernels ?? 0, inputs });
     // Steps with no data in any kept group still count as steps of the run.
     rank.stepIds = rankSteps;
+    if (rj.stepTime !== undefined) readStepTime(path, inRank, rj.stepTime, rank);
     out.push(rank);
     sum.count += rankTotals.count;
     sum.ticks += rankTotals.ticks;
@@ -380,6 +388,69 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
   }
   savedFigures(path, o, out, groupBy);
   return out;
+}
+
+/** The most step_trace_time.csv columns a rank's step time may hold (the reader keeps at most 32). */
+const MAX_TRACE_COLUMNS = 32;
+
+/** Whole numbers, distinct and ascending, of a list of objects' `step`. */
+function ascendingSteps(path: string, where: string, items: { step?: unknown }[]): void {
+  let last = Number.NEGATIVE_INFINITY;
+  for (const it of items) {
+    if (!Number.isSafeInteger(it.step)) fail(path, `${where} has a "step" of ${quoteJson(it.step)}, expected a whole number`);
+    if (!((it.step as number) > last)) fail(path, `${where} has steps that are not distinct and in order (${last} then ${it.step})`);
+    last = it.step as number;
+  }
+}
+
+/**
+ * A rank's saved step time (summary --step-time) back into its step spans and step_trace rows: spans as exact
+ * µs (ticks), each of a step of the rank; trace values numbers or null. What is derived from them (median, min,
+ * max, the gap) is checked with the other saved figures (savedSummary.ts).
+ */
+function readStepTime(path: string, inRank: string, x: unknown, rank: RankData): void {
+  const where = `the "stepTime" of ${inRank}`;
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) fail(path, `${where} is not an object`);
+  const o = x as Partial<StepTimeRankJson> & Record<string, unknown>;
+  const gaps: unknown[] = [null, 'no-starts', 'no-steps', 'not-saved'];
+  if (!gaps.includes(o.gap)) fail(path, `${where} has a "gap" of ${quoteJson(o.gap)}, expected null, "no-starts", "no-steps" or "not-saved"`);
+  if (!Array.isArray(o.steps)) fail(path, `${where} has no "steps" list`);
+  if (!isCount(o.withoutStart)) fail(path, `${where} has a "withoutStart" of ${quoteJson(o.withoutStart)}, expected a whole number`);
+  const steps = o.steps as unknown[];
+  if (!steps.every((s) => typeof s === 'object' && s !== null)) fail(path, `${where} has a step that is not an object`);
+  ascendingSteps(path, `${where}`, steps as { step?: unknown }[]);
+  const known = new Set(rank.stepIds);
+  const spans = (steps as Record<string, unknown>[]).map((s) => {
+    const ticks = exactTicks(s.spanUs);
+    if (ticks === null) fail(path, `step ${s.step} of ${where} has a "spanUs" of ${quoteJson(s.spanUs)}, expected ${US_RULE}`);
+    if (!isCount(s.kernels) || s.kernels === 0)
+      fail(path, `step ${s.step} of ${where} has "kernels" ${quoteJson(s.kernels)}, expected a whole number above 0`);
+    if (!known.has(s.step as number)) fail(path, `step ${s.step} of ${where} is not one of the rank's "steps"`);
+    return { step: s.step as number, startTicks: 0, endTicks: ticks, kernels: s.kernels };
+  });
+  if (o.gap !== 'not-saved') {
+    rank.stepSpans = { originUs: null, steps: spans, withoutStart: o.withoutStart as number, available: o.gap !== 'no-starts' };
+  } else if (spans.length > 0) fail(path, `${where} says "not-saved" but holds steps`);
+  if (o.trace === undefined || o.trace === null) return;
+  const t = o.trace as Record<string, unknown>;
+  const tw = `the "trace" of ${where}`;
+  if (typeof t !== 'object' || Array.isArray(t)) fail(path, `${tw} is not an object`);
+  if (typeof t.file !== 'string') fail(path, `${tw} has no "file"`);
+  if (!Array.isArray(t.columns) || !t.columns.every((c) => typeof c === 'string') || t.columns.length > MAX_TRACE_COLUMNS) {
+    fail(path, `${tw} has "columns" that are not a list of at most ${MAX_TRACE_COLUMNS} texts`);
+  }
+  if (!isCount(t.rowsSkipped)) fail(path, `${tw} has a "rowsSkipped" of ${quoteJson(t.rowsSkipped)}, expected a whole number`);
+  if (!Array.isArray(t.rows) || !t.rows.every((r) => typeof r === 'object' && r !== null)) fail(path, `${tw} has no "rows" list of objects`);
+  const columns = t.columns as string[];
+  ascendingSteps(path, tw, t.rows as { step?: unknown }[]);
+  const rows = (t.rows as Record<string, unknown>[]).map((r) => {
+    const v = r.values;
+    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n)))) {
+      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers or nulls (one per column)`);
+    }
+    return { step: r.step as number, values: v as (number | null)[] };
+  });
+  rank.stepTrace = { file: t.file, columns, rows, rowsSkipped: t.rowsSkipped };
 }
 
 export const GROUP_TEXT_FIELDS = ['type', 'name', 'core', 'shapes'] as const;

@@ -19,6 +19,8 @@ export interface ReadTask {
   cwd: string | undefined;
   withShapes: boolean;
   withSpan: boolean;
+  /** Keep each step's wall span (--step-time). */
+  stepTime?: boolean;
   /** The scan engine (undefined: the default, 'simd'). */
   engine?: Engine | undefined;
   /** What may select kernels by raw name in this run (see Accumulator). */

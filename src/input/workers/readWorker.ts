@@ -42,6 +42,7 @@ export function serveReads(): void {
       readRank(m.payload.plan, {
         withShapes: m.payload.withShapes,
         withSpan: m.payload.withSpan,
+        stepTime: m.payload.stepTime,
         engine: m.payload.engine,
         rawNames: m.payload.rawNames,
         beside: kind === null || task === null ? null : { kind, options: task.options },

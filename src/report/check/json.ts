@@ -28,6 +28,7 @@ function checkJsonWith(v: Verdict, ctx: CheckContext, list: ListOf): CheckJson {
       step: r.step,
       ranksBroken: r.ranksBroken,
       stepsBroken: r.brokenSteps,
+      site: r.site ?? null,
       message: resultMessage(r, ctx.base !== null, exact),
       why: r.rule.why,
       unmatched: r.unmatched,

@@ -4,7 +4,7 @@
 import { stepsLabel } from '../../aggregate/group.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
-import type { RuleResult, Verdict } from '../../rules/model.js';
+import type { RuleResult, SequenceSite, Verdict } from '../../rules/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, listed, plural } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
@@ -45,6 +45,8 @@ export function whyText(why: string, q: Quote): string {
 export function selectorText(rule: Rule, q: Quote): string {
   const s = rule.selector;
   if (s === null) return 'kernel types';
+  // A sequence rule's type: or name: list is a chain, in order.
+  if (rule.check.kind === 'sequence' && (s.kind === 'type' || s.kind === 'name')) return `${s.kind}s ${s.values.map((x) => q(x)).join(' → ')}`;
   switch (s.kind) {
     case 'all':
       return 'all kernels';
@@ -96,6 +98,8 @@ export function valueText(r: RuleResult, v: number | null, q: Quote): string {
       return fmtUs(v);
     case 'percent':
       return fmtSignedPct(v);
+    case 'chains':
+      return plural(v, 'chain');
     case 'types':
       return r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
   }
@@ -132,7 +136,15 @@ export function observedPart(r: RuleResult, q: Quote = clipped): string {
     return `${closest}${valueText(r, r.observed, q)}${r.per === 'step' ? ' per step' : ''}${scope}`;
   }
   const at = where(r.rank, r.step, q);
-  return `${at ? `${at}: ` : ''}${observedText(r, q)}`;
+  return `${at ? `${at}: ` : ''}${observedText(r, q)}${r.site ? `; ${siteText(r.site, q)}` : ''}`;
+}
+
+/** Where a sequence rule saw its chain in the step: "first at position 12 of 96 (from 0) on stream 2, layer 0". */
+export function siteText(s: SequenceSite, q: Quote): string {
+  const stream = s.stream === '-' ? '' : ` on stream ${q(s.stream)}`;
+  const layer = s.layer === null ? '' : `, layer ${s.layer}`;
+  const what = s.edits === 0 ? 'first at' : `nearest: ${plural(s.edits, 'edit')} from the chain at`;
+  return `${what} position ${fmtCount(s.index)} of ${fmtCount(s.of)} (from 0)${stream}${layer}`;
 }
 
 /** Where else the rule broke, for a broken rule. */

@@ -5,6 +5,7 @@ import { isTimeNoise, type TimeJudgement } from '../../analysis/timeTest.js';
 import { SCHEMA_VERSION, type DiffCellJson, type DiffInputJson, type DiffJson, type DiffRowJson, type DiffTimeTestJson } from '../../model/schema.js';
 import { round4, round4OrNull } from '../../util/format.js';
 import { jsonSafe } from '../../util/inputText.js';
+import { diffStepTimeJson } from '../stepTime.js';
 import { relPath } from '../../util/paths.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
 import { rewritesJson } from './rewrites.js';
@@ -139,6 +140,7 @@ function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
         }
       : null,
     rewrites: d.rewrites === undefined ? null : rewritesJson(d.rewrites),
+    ...(d.stepTime ? { stepTime: diffStepTimeJson(d.stepTime) } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 import { foldRows, viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
+import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesMarkdown } from './rewrites.js';
 import {
@@ -145,6 +146,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const compared = comparedLine(d, code, true);
   const rewrites = d.rewrites === undefined ? [] : [...rewritesMarkdown(d.rewrites, code), ''];
   const note = timeFallbackNote(d);
+  const stepTime = d.stepTime ? blockMarkdown(diffStepTimeBlock(d.stepTime, code)) : null;
   const fixed =
     top.join('\n').length +
     tableHead.length +
@@ -153,6 +155,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
     compared.length +
     rewrites.join('\n').length +
     (note?.length ?? 0) +
+    (stepTime?.length ?? 0) +
     18;
   let budget = MARKDOWN_LIMIT - MARKDOWN_RESERVE - fixed;
 
@@ -206,6 +209,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   for (const l of lists) out.push(l);
   for (const l of rewrites) out.push(l);
   if (note !== null) out.push(note, '');
+  if (stepTime !== null) out.push(stepTime);
   out.push(compared);
   return `${out.join('\n')}\n`;
 }

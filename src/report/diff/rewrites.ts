@@ -296,7 +296,7 @@ export function noteText(n: RewriteNote, code: Code): string {
 }
 
 /** Two lone ranks compared: `Rank 0 of the base is compared with rank 1 of the PR (one rank on each side)`. */
-function pairedText(p: { base: string; pr: string }, code: Code): string {
+export function pairedText(p: { base: string; pr: string }, code: Code): string {
   return `Rank ${code(p.base)} of the base is compared with rank ${code(p.pr)} of the PR (one rank on each side; shown as rank ${code(p.base)})`;
 }
 

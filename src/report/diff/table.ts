@@ -4,6 +4,7 @@ import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { clipped } from '../../util/inputText.js';
 import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
+import { blockText, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesTextLines } from './rewrites.js';
 import {
@@ -85,6 +86,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   }
   const note = timeFallbackNote(d);
   if (note !== null) out.push(note, '');
+  if (d.stepTime) out.push(blockText(ctx, diffStepTimeBlock(d.stepTime, clipped)));
   out.push(comparedLine(d));
   return `${out.join('\n')}\n`;
 }

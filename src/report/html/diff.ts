@@ -19,9 +19,29 @@ import {
 } from '../../model/model.js';
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { DiffJson, DiffRowJson } from '../../model/schema.js';
+import type { Rewrite } from '../../analysis/rewrites/rewrites.js';
 import { diffJsonObject } from '../diff/json.js';
 import {
+  chainTimeText,
+  conservationText,
+  headingText,
+  laneLines,
+  layersText,
+  markerText,
+  noteText,
+  notFusedLines,
+  pairedText,
+  perChainSavingText,
+  ranksText,
+  restLines,
+  REWRITES_TITLE,
+  rewriteTitle,
+  totalSavingText,
+  unavailableText,
+} from '../diff/rewrites.js';
+import {
   comparedLine,
+  idsText,
   disagreementLines,
   headlineLines,
   noiseWhy,
@@ -31,9 +51,10 @@ import {
   timePctText,
   unevenStepLines,
 } from '../diff/shared.js';
-import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs } from '../../util/format.js';
+import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, plural } from '../../util/format.js';
 import { groupHeading } from '../summary/shared.js';
 import { clipped } from '../../util/inputText.js';
+import { blockHtml, diffStepTimeBlock } from '../stepTime.js';
 import { divergingBars, heatMap, MAX_BARS, MAX_STEP_POINTS, stepBuckets, stepLines, type Bar, type HeatRow } from './charts.js';
 import { esc, text } from './markup.js';
 import { page } from './page.js';
@@ -327,12 +348,134 @@ function heatSection({ d, charts }: Inputs): string {
   return `${head}<figure>${chart}<figcaption class="note">${esc(note)}</figcaption></figure></section>`;
 }
 
+/** Most chips drawn for one chain (the rest counted), and most not-fused sites listed one by one per rewrite. */
+export const MAX_CHIPS = 48;
+export const MAX_SITES = 64;
+
+/** A chain as a row of kernel chips, runs of one kernel drawn once with their length (`RmsNorm ×2`). */
+function chips(tokens: string[], side: 'base' | 'pr'): string {
+  if (tokens.length === 0) return '<span class="chip gone">removed</span>';
+  const runs: [string, number][] = [];
+  for (const t of tokens) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last[0] === t) last[1]++;
+    else runs.push([t, 1]);
+  }
+  const shown = runs.slice(0, MAX_CHIPS);
+  const more = runs.slice(MAX_CHIPS).reduce((n, [, k]) => n + k, 0);
+  const items = shown.map(([t, k]) => `<li class="chip ${side}"><code>${text(t)}</code>${k > 1 ? `<span class="times"> ×${k}</span>` : ''}</li>`);
+  if (more > 0) items.push(`<li class="chip more-chips">and ${esc(plural(more, 'more kernel'))}</li>`);
+  return `<ol class="chips" data-kernels="${tokens.length}">${items.join('')}</ol>`;
+}
+
 /**
- * Where the fusion rewrites go: each chain as a row of kernel chips → the fused kernel, with its count per step,
- * layers, ranks, saving and the sites not fused. Empty until the diff finds rewrites.
+ * The fusion rewrites: each chain as a row of kernel chips → the fused kernel (or `removed`), with its count per
+ * step, layers, ranks, the time of one chain on each side, the saving (with its noise verdict) and the sites not
+ * fused; then the conservation line, what it leaves unexplained and the notes. The figures are the JSON report's
+ * (`data-*`); the words are the terminal report's.
  */
-function rewritesSection(): string {
-  return '';
+function rewritesSection({ d, json }: Inputs): string {
+  const head = `<section aria-labelledby="rewrites-h" id="rewrites"><h2 id="rewrites-h">${esc(REWRITES_TITLE)}</h2>`;
+  const s = d.rewrites;
+  const j = json.rewrites;
+  if (s === undefined || j === null) return `${head}<p class="note">Not computed: --rewrites off.</p></section>`;
+  if (s.status === 'unavailable')
+    return `${head}<p class="rw-unavailable">${sentence.html(`Rewrites are ${unavailableText(s, sentence.code)}`)}</p></section>`;
+  const r = s.result;
+  const h = (x: string): string => sentence.html(x);
+  const heading = headingText(r, s.by, sentence.code);
+  const out: string[] = [
+    head,
+    `<p class="note">${h(`${heading.charAt(REWRITES_TITLE.length + 2).toUpperCase()}${heading.slice(REWRITES_TITLE.length + 3, -1)}`)}.</p>`,
+  ];
+  if (s.ranksPaired !== null) out.push(`<p>${h(pairedText(s.ranksPaired, sentence.code))}.</p>`);
+  const marker = markerText(r, sentence.code);
+  if (marker !== null && r.rewrites.length > 0) out.push(`<p class="note">${h(`${marker[0]!.toUpperCase()}${marker.slice(1)}`)}.</p>`);
+  const lanes = laneLines(r, heading, sentence.code);
+  if (lanes.length > 0) out.push(`<ul class="lines">${lanes.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
+  if (r.rewrites.length === 0) {
+    const compared = r.lanes.some((l) => l.status === 'aligned');
+    out.push(
+      `<p>${compared ? 'None: the most frequent step of each side is the same kernel sequence.' : 'None: no rank and stream could be compared.'}</p>`,
+    );
+  }
+  r.rewrites.forEach((w, i) => {
+    const x = j.rewrites[i]!;
+    const id = `rw${i + 1}`;
+    const noise = !x.saving.significant;
+    const time = (t: Rewrite['base'], fallback: string): string => (t === null ? fallback : chainTimeText(t, true));
+    const row = (k: string, v: string, attrs = ''): string => `<div${attrs}><dt>${esc(k)}</dt><dd>${v}</dd></div>`;
+    const total = totalSavingText(w);
+    const facts = [
+      row(
+        'how often',
+        esc(
+          x.perStep.min === x.perStep.max ? `${fmtCount(x.perStep.min)} per step` : `${fmtCount(x.perStep.min)}-${fmtCount(x.perStep.max)} per step`,
+        ),
+        ` data-min="${x.perStep.min}" data-max="${x.perStep.max}" class="rw-per-step"`,
+      ),
+      ...(x.layers === null ? [] : [row('layers', esc(layersText(w) ?? ''), ' class="rw-layers"')]),
+      row('ranks', h(ranksText(w.ranks, sentence.code)), ' class="rw-ranks"'),
+      row('base, one chain', esc(time(w.base, 'no timed chain')), ` class="rw-base" data-v="${x.base?.medianUs ?? ''}"`),
+      row(
+        'PR, one chain',
+        esc(time(w.pr, x.added.length === 0 ? '0 µs (removed)' : 'no timed chain')),
+        ` class="rw-pr" data-v="${x.pr?.medianUs ?? ''}"`,
+      ),
+      row(
+        'saved',
+        `<span class="${noise ? 'rw-noise' : x.saving.perChainUs < 0 ? 'rw-faster' : 'rw-slower'}">${esc(perChainSavingText(w))}</span> per chain × ${esc(plural(x.chains, 'chain'))}${total === null ? '' : ` = <strong>${esc(total)}</strong>`}`,
+        ` class="rw-saving" data-chains="${x.chains}" data-per-chain="${x.saving.perChainUs}" data-total="${x.saving.totalUs}" data-significant="${x.saving.significant}"`,
+      ),
+    ];
+    const label = `Rewrite ${i + 1}: ${plural(x.removed.length, 'kernel')} of the base replaced by ${x.added.length === 0 ? 'nothing' : plural(x.added.length, 'kernel')} in the PR`;
+    const parts = [
+      `<article class="rewrite" id="${id}" aria-labelledby="${id}-h" data-i="${i}">`,
+      `<h3 id="${id}-h">#${i + 1} ${h(rewriteTitle(w, sentence.code))}</h3>`,
+      `<figure class="rw-chain" aria-label="${esc(label)}">`,
+      `<div class="rw-side"><span class="rw-k">base</span>${chips(x.removed, 'base')}</div>`,
+      '<div class="rw-arrow" aria-hidden="true">↓</div>',
+      `<div class="rw-side"><span class="rw-k">PR</span>${chips(x.added, 'pr')}</div>`,
+      '</figure>',
+      `<dl class="rw-facts">${facts.join('')}</dl>`,
+    ];
+    const nf = notFusedLines(w, r.lanes, sentence.code);
+    if (x.notFused.length === 0)
+      parts.push(
+        `<p class="rw-fused-all">Fused everywhere: the removed chain runs nowhere in the PR${x.notFusedEdits > 0 ? `, nor anything within ${esc(plural(x.notFusedEdits, 'edit'))} of it` : ''}.</p>`,
+      );
+    else {
+      parts.push(`<p><strong>Not fused</strong> (where the removed chain still runs in the PR, within ${esc(plural(x.notFusedEdits, 'edit'))}):</p>`);
+      parts.push(`<ul class="lines rw-not-fused">${nf.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
+      const sites = x.notFused.slice(0, MAX_SITES);
+      const cells = sites.map(
+        (site) =>
+          `<tr><td class="l"><code>${text(site.rank, 20)}</code></td><td class="l"><code>${text(site.stream, 20)}</code></td><td class="l" data-steps="${esc(site.steps.join(','))}">${esc(idsText(site.steps))}</td><td data-v="${site.layer ?? ''}">${site.layer === null ? '-' : site.layer}</td><td data-v="${site.position}">${fmtCount(site.position)}</td><td data-v="${site.edits}">${fmtCount(site.edits)}</td></tr>`,
+      );
+      parts.push(
+        `<details><summary>The ${esc(plural(x.notFused.length, 'site'))} not fused${sites.length < x.notFused.length ? ` (the first ${MAX_SITES} here, all of them in --format json)` : ''}</summary>`,
+        `<div class="scroll"><table class="rw-sites" id="${id}-sites"><thead><tr><th scope="col" class="l">rank</th><th scope="col" class="l">stream</th><th scope="col" class="l">steps</th><th scope="col">layer</th><th scope="col">kernel</th><th scope="col">edits</th></tr></thead>`,
+        `<tbody>${cells.join('')}</tbody></table></div></details>`,
+      );
+    }
+    parts.push('</article>');
+    out.push(parts.join('\n'));
+  });
+  const c = j.conservation;
+  if (c !== null)
+    out.push(
+      `<p class="rw-conservation" data-removed="${c.removed}" data-added="${c.added}" data-removed-accounted="${c.removedAccounted}" data-added-accounted="${c.addedAccounted}">${esc(conservationText(r))}</p>`,
+    );
+  const rest = restLines(r, sentence.code);
+  if (rest.length > 0) out.push(`<p>Not accounted for:</p><ul class="lines">${rest.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
+  for (const n of r.notes) out.push(`<p class="note">Note: ${h(noteText(n, sentence.code))}.</p>`);
+  out.push('</section>');
+  return out.join('\n');
+}
+
+/** Base vs PR step time (--step-time). */
+function stepTimeSection(x: Inputs): string {
+  return x.d.stepTime ? blockHtml(diffStepTimeBlock(x.d.stepTime, clipped)) : '';
 }
 
 interface Column {
@@ -424,6 +567,7 @@ const DIFF_SECTIONS: Section[] = [
   heatSection,
   differentlySection,
   rewritesSection,
+  stepTimeSection,
   tableSection,
   footerSection,
 ];

@@ -113,6 +113,21 @@ thead th button:focus-visible { outline: 2px solid var(--base); outline-offset: 
 thead th[aria-sort="ascending"] button::after { content: " \\25B2" / ""; }
 thead th[aria-sort="descending"] button::after { content: " \\25BC" / ""; }
 tfoot td, tfoot th { font-weight: 600; border-top: 2px solid var(--line); }
+.rewrite { border: 1px solid var(--line); border-radius: 6px; padding: 4px 14px 10px; margin: 12px 0; }
+h3 { font-size: 1em; margin: 8px 0; }
+.rw-side { display: flex; align-items: baseline; gap: 8px; }
+.rw-k { color: var(--muted); font-size: 0.85em; min-width: 2.5em; }
+.rw-arrow { color: var(--muted); padding-left: 3em; line-height: 1.2; }
+ol.chips { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0; padding: 0; list-style: none; }
+.chip { background: var(--panel); border: 1px solid var(--line); border-left: 4px solid var(--base); border-radius: 4px; padding: 0 6px; }
+.chip.pr { border-left-color: var(--added); font-weight: 600; }
+.chip.gone, .chip.more-chips { border-left-color: var(--line); color: var(--muted); font-style: italic; display: inline-block; }
+.chip .times { color: var(--muted); }
+dl.rw-facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 4px 16px; margin: 8px 0; }
+dl.rw-facts dt { color: var(--muted); font-size: 0.85em; }
+dl.rw-facts dd { margin: 0; font-variant-numeric: tabular-nums; }
+.rw-saving { grid-column: span 2; }
+.rw-faster { color: var(--fewer); font-weight: 600; } .rw-slower { color: var(--up); font-weight: 600; } .rw-noise { color: var(--muted); }
 details { margin: 8px 0; }
 summary { cursor: pointer; font-weight: 600; }
 .scroll { overflow-x: auto; }
@@ -122,7 +137,7 @@ footer { margin-top: 32px; }
   :root { color-scheme: light; --bg: #fff; --fg: #000; --muted: #444; --line: #bbb; --panel: #fff; }
   body { font-size: 11pt; }
   main { max-width: none; padding: 0; }
-  section, figure, tr { break-inside: avoid; }
+  section, figure, tr, .rewrite { break-inside: avoid; }
   thead th { position: static; }
   thead th button::after { content: "" !important; }
   summary { list-style: none; }

@@ -11,6 +11,7 @@ import { divergingBars, stepLines, stepBuckets, MAX_BARS, MAX_STEP_POINTS, type 
 import { esc, text } from './markup.js';
 import { page } from './page.js';
 import { sentence } from './sentence.js';
+import { blockHtml, summaryStepTimeBlock } from '../stepTime.js';
 
 function label(k: string): string {
   return k === '' ? '(empty)' : k;
@@ -137,7 +138,14 @@ export function summaryHtml(s: Summary, view: SummaryView): string {
   const footer = `<footer><p class="note">${sentence.html(`Source: ${sentence.code(s.input, Infinity)} (${s.files.length} file${s.files.length === 1 ? '' : 's'}), grouped by ${s.groupBy}${s.selection ? `, ${sentence.code(s.selection, Infinity)}` : ''}.`)}</p><p class="note">Made by kprof. The figures are in this file as JSON (the element <code>kprof-summary</code>): those of <code>kprof summary --format json</code>, without the per-rank and per-step detail.</p></footer>`;
   return page({
     title: esc(`kprof summary: ${fmtCount(s.totals.count)} kernels, ${fmtUs(ticksToUs(s.totals.ticks))}`),
-    body: [header, timeChart(s, json), stepsChart(s), tableSection(s, view, json), footer],
+    body: [
+      header,
+      timeChart(s, json),
+      stepsChart(s),
+      tableSection(s, view, json),
+      ...(s.stepTime ? [blockHtml(summaryStepTimeBlock(s.stepTime, clipped))] : []),
+      footer,
+    ],
     data: { 'kprof-summary': pageJson(json) },
   });
 }

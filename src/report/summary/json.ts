@@ -8,6 +8,7 @@ import { exactUs, round4, ticksToUs } from '../../util/format.js';
 import { jsonSafe } from '../../util/inputText.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
 import type { SummaryView } from './shared.js';
+import { rankStepTimeJson, summaryStepTimeJson } from '../stepTime.js';
 
 export function cellJson(c: Cell): CellJson {
   return { count: c.count, totalUs: exactUs(c.ticks) };
@@ -47,6 +48,8 @@ export function summaryJsonObject(s: Summary, view: SummaryView): SummaryJson {
 /** The summary's JSON, its groups made by `list` (see ListOf). */
 function summaryJsonWith(s: Summary, view: SummaryView, list: ListOf): SummaryJson {
   const groups = sortGroups(s.groups, view.sort);
+  const stepTime = s.stepTime;
+  const rankStepTime = new Map(stepTime?.ranks.map((r) => [r.rank, r]));
   return {
     schemaVersion: SCHEMA_VERSION,
     kind: 'summary',
@@ -74,8 +77,10 @@ function summaryJsonWith(s: Summary, view: SummaryView, list: ListOf): SummaryJs
             groupJson(s, g, s.hasSteps && r.steps.length > 0 ? rankPerStep(steppedCell(g.steps), r.steps.length) : null),
           ),
         ),
+        ...(stepTime ? { stepTime: rankStepTimeJson(rankStepTime.get(r.rank)!) } : {}),
       })),
     ),
+    ...(stepTime ? { stepTime: summaryStepTimeJson(stepTime) } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Summary } from '../../model/model.js';
 import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
 import { WHOLE } from '../../util/inputText.js';
 import { markdownTable, mdCode, type Align } from '../render.js';
+import { blockMarkdown, summaryStepTimeBlock } from '../stepTime.js';
 import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
 
 const md = mdCode;
@@ -36,5 +37,6 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   ];
   if (withSteps) total.push(perStepText(summaryPerStep(s)?.total));
   body.push(total);
-  return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n`;
+  const stepTime = s.stepTime ? `\n${blockMarkdown(summaryStepTimeBlock(s.stepTime, (x) => md(x)))}` : '';
+  return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n${stepTime}`;
 }

@@ -5,6 +5,7 @@ import type { Summary } from '../../model/model.js';
 import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
 import { clipped } from '../../util/inputText.js';
 import { paint, textTable, type Align, type RenderContext } from '../render.js';
+import { blockText, summaryStepTimeBlock } from '../stepTime.js';
 import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
 
 export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext): string {
@@ -37,5 +38,6 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
     t.count > 0 ? '100.0%' : '-',
   ];
   if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
-  return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n`;
+  const stepTime = s.stepTime ? `\n${blockText(ctx, summaryStepTimeBlock(s.stepTime, clipped))}` : '';
+  return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n${stepTime}`;
 }

@@ -7,7 +7,7 @@ import type { Cell, RankData } from '../../model/model.js';
 import { TICKS_PER_US } from '../../model/model.js';
 import { fmtCount, fmtUs } from '../../util/format.js';
 import type { KnownValues } from '../unmatched.js';
-import type { Bound, Check, CheckKind, Per, Rule, Unit } from '../model.js';
+import type { Bound, Check, CheckKind, Per, Rule, SequenceSite, Unit } from '../model.js';
 
 /** The check of kind K. */
 export type CheckOf<K extends CheckKind> = Extract<Check, { kind: K }>;
@@ -44,6 +44,8 @@ export interface Sample {
   bound: Bound;
   slack: number;
   compared: { base: number; profile: number } | null;
+  /** Where in the step a sequence rule saw (or came nearest to) its chain; absent for other kinds. */
+  site?: SequenceSite | null;
 }
 
 /** A rank whose number of steps differs from its base rank's (null: no Step Id). */

@@ -10,6 +10,7 @@ import { countVsBase } from './countVsBase.js';
 import type { CheckKindModule, Quote } from './kind.js';
 import { noNewTypes } from './noNewTypes.js';
 import { present } from './present.js';
+import { sequence } from './sequence.js';
 import { time } from './time.js';
 import { timeVsBase } from './timeVsBase.js';
 
@@ -23,6 +24,7 @@ export const CHECKS: CheckRegistry = {
   'count-vs-base': countVsBase,
   'time-vs-base': timeVsBase,
   'no-new-types': noNewTypes,
+  sequence,
 };
 
 /** The keys of the kinds, as a rule writes them. */

@@ -1,0 +1,116 @@
+// torch_npu's step_trace_time.csv (FORMATS.md §6): per step, where its time went on the device (Computing,
+// Communication(Not Overlapped), Overlapped, Communication, Free, Stage, Bubble, … in µs). It holds no kernels, so
+// it is no format of its own (detect.ts refuses it as a kernel table): with --step-time it is read as a companion
+// of the kernel_details.csv beside it, into the rank's step time. A few hundred bytes per step, read whole.
+//
+// Header variants: 2023 `Step,Computing,…`; Jan 2025 adds `,Preparing`; Nov 2025 prepends `Device_id,`. Every
+// column but Step, Device_id (and a cluster roll-up's Type, Index) is a time column, kept in file order.
+
+import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import type { StepTrace } from '../../model/model.js';
+import { onDisk, readRegularFile } from '../../util/files.js';
+import { blanked } from '../../util/inputText.js';
+import { noteInput } from '../../util/io.js';
+import type { RowLog } from '../sink.js';
+
+export const STEP_TRACE_FILE = 'step_trace_time.csv';
+
+/** The largest step_trace_time.csv read (a line per step: millions of steps). */
+export const MAX_STEP_TRACE_BYTES = 64 << 20;
+
+/** The most time columns kept (real files have 8 to 9). */
+const MAX_COLUMNS = 32;
+
+const NOT_TIME = new Set(['Step', 'Device_id', 'Type', 'Index']);
+
+/** A plain decimal number as profilers write µs (`8827.472999999998`, `0`, `1e3`). */
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** The step_trace_time.csv beside a kernel table in an ASCEND_PROFILER_OUTPUT folder, or null. */
+export function stepTraceBeside(kernelTable: string): string | null {
+  if (!/^kernel_details\.csv(\.gz)?$/.test(basename(kernelTable))) return null;
+  const p = join(dirname(kernelTable), STEP_TRACE_FILE);
+  return existsSync(onDisk(p)) ? p : null;
+}
+
+/** The cells of one CSV line (RFC 4180 quotes; no line breaks inside a cell in this file). */
+function cells(line: string): string[] {
+  if (!line.includes('"')) return line.split(',');
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+/**
+ * Read a step_trace_time.csv. A file that is not one (no Step column) is said in a warning and gives null; a row
+ * that cannot be read (a Step that is not a whole number, a step twice, a wrong number of cells) is warned of,
+ * counted and left out. A cell that is not a number is null.
+ */
+export function readStepTrace(path: string, log: RowLog): StepTrace | null {
+  noteInput(path);
+  const text = readRegularFile(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv')
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+  const lines = text.split(/\r?\n/);
+  const header = cells(lines[0] ?? '').map((c) => c.trim());
+  const stepAt = header.indexOf('Step');
+  if (stepAt < 0) {
+    log.warn(path, 1, `no "Step" column (found ${blanked(header.slice(0, 6).join(', '))}); expected a step_trace_time.csv header, file not read`);
+    return null;
+  }
+  const timeAt: number[] = [];
+  for (let i = 0; i < header.length && timeAt.length < MAX_COLUMNS; i++) if (!NOT_TIME.has(header[i]!) && header[i] !== '') timeAt.push(i);
+  const columns = timeAt.map((i) => header[i]!);
+  const rows: StepTrace['rows'] = [];
+  const seen = new Set<number>();
+  let skipped = 0;
+  const skip = (line: number, message: string): void => {
+    skipped++;
+    log.warn(path, line, `${message}; step_trace row skipped`);
+  };
+  for (let n = 1; n < lines.length; n++) {
+    const line = lines[n]!;
+    if (line.trim() === '') continue;
+    const c = cells(line);
+    if (c.length !== header.length) {
+      skip(n + 1, `row has ${c.length} cells, the header has ${header.length}`);
+      continue;
+    }
+    const stepText = c[stepAt]!.trim();
+    const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
+    if (!Number.isSafeInteger(step)) {
+      skip(n + 1, `Step is "${blanked(stepText)}", expected a whole number`);
+      continue;
+    }
+    if (seen.has(step)) {
+      skip(n + 1, `step ${step} is in the file twice`);
+      continue;
+    }
+    seen.add(step);
+    const values = timeAt.map((i) => {
+      const t = c[i]!.trim();
+      const v = NUMBER.test(t) ? Number(t) : Number.NaN;
+      return Number.isFinite(v) ? v : null;
+    });
+    rows.push({ step, values });
+  }
+  rows.sort((a, b) => a.step - b.step);
+  return { file: path, columns, rows, rowsSkipped: skipped };
+}
