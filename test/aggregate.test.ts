@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Accumulator, rawNameTests } from '../src/aggregate/accumulator.js';
+import { Accumulator, rawNameTests } from '../src/input/accumulator.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof } from './helpers.js';
 

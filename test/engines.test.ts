@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate/accumulator.js';
+import { Accumulator } from '../src/input/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import { HAS_REAL, REAL, ROOT } from './helpers.js';

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark's generator is plain JavaScript
 import { generate } from '../bench/generate.mjs';
-import { Accumulator } from '../src/aggregate/accumulator.js';
+import { Accumulator } from '../src/input/accumulator.js';
 import { mergeGroups } from '../src/model/model.js';
 import { inputError, KprofError } from '../src/util/errors.js';
 import { WorkerPool } from '../src/input/pool.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate/accumulator.js';
+import { Accumulator } from '../src/input/accumulator.js';
 import { diffSummaries, type Diff, type DiffRow } from '../src/analysis/diff.js';
 import { summarize } from '../src/aggregate/group.js';
 import { TICKS_PER_US, type Profile, type RankData, type Selection, type Summary } from '../src/model/model.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate/accumulator.js';
+import { Accumulator } from '../src/input/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import type { BesideKind, BesideRequest } from '../src/input/beside.js';

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/aggregate/accumulator.js';
+import { Accumulator } from '../src/input/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { MAX_SNAPSHOT_BYTES, readSnapshot } from '../src/input/formats/snapshot.js';
 import { KprofError } from '../src/util/errors.js';

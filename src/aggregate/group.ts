@@ -1,7 +1,7 @@
 // Fine groups → the groups the user asked for (--by, --groups), after the filters (--rank, --steps, --core,
 // --match, --exclude). Pure: Profile in, Summary out.
 
-import { exactTotals } from './accumulator.js';
+import { exactTotals } from '../input/accumulator.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';

@@ -3,7 +3,7 @@
 // are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
 // mapped to the exit code.
 
-import { selectionRawNames } from '../aggregate/accumulator.js';
+import { selectionRawNames } from '../input/accumulator.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';

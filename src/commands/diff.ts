@@ -1,6 +1,6 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
-import { selectionRawNames } from '../aggregate/accumulator.js';
+import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';

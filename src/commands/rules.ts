@@ -1,6 +1,6 @@
 // `kprof rules <base> <pr>`: a starter rules file that locks in what a change achieved (see rules/generate.ts).
 
-import { selectionRawNames } from '../aggregate/accumulator.js';
+import { selectionRawNames } from '../input/accumulator.js';
 import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { usageError } from '../util/errors.js';

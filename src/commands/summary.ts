@@ -1,6 +1,6 @@
 // `kprof summary <profile>`: read, group, render.
 
-import { selectionRawNames } from '../aggregate/accumulator.js';
+import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';

@@ -2,7 +2,7 @@
 // back its RankData. The scheduler (read.ts) runs it in this thread or in a read worker (workers/readWorker.ts),
 // the same code either way.
 
-import { Accumulator } from '../aggregate/accumulator.js';
+import { Accumulator } from './accumulator.js';
 import { inputError, KprofError } from '../util/errors.js';
 import type { RankData, RawNameTests, SourceFile } from '../model/model.js';
 import type { Engine } from './engine.js';

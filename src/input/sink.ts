@@ -1,5 +1,5 @@
 // The seam between the readers and what consumes kernels. A reader pushes every kernel it reads, in file order,
-// into a KernelSink; the accumulator (aggregate/accumulator.ts) is one sink, and others (a recorder of the
+// into a KernelSink; the accumulator (input/accumulator.ts) is one sink, and others (a recorder of the
 // kernel sequence of each step) can sit beside it behind a FanOut. What a reader says about rows it could not
 // read goes to a RowLog, which only the rank's own record keeps.
 //

@@ -11,7 +11,7 @@ export const TICKS_PER_US = 10_000;
  * Kernel time is summed exactly below 2^51 ticks of 0.1 ns (225,179,981,368.5248 µs, about 62.5 hours): there a sum
  * of integer ticks in a double is exact whatever the order, and a summary JSON's µs (ticks / 10^4, the nearest
  * double) reads back to the same ticks. A duration at or past it is an unreadable row; a profile whose kept
- * kernels add up to it is refused (exactTotals in aggregate/accumulator.ts) rather than shown with figures that
+ * kernels add up to it is refused (exactTotals in input/accumulator.ts) rather than shown with figures that
  * are no longer exact.
  */
 export const MAX_EXACT_TICKS = 2 ** 51;

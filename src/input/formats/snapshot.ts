@@ -5,7 +5,7 @@
 
 import { statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../aggregate/accumulator.js';
+import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../accumulator.js';
 import { inputError } from '../../util/errors.js';
 import {
   emptyCell,

@@ -7,7 +7,7 @@
 import { inputError } from '../util/errors.js';
 import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
-import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from '../input/sink.js';
+import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
 import {
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
