@@ -14,14 +14,11 @@ import {
   MAX_TICKS,
   TICKS_PER_NS,
   COMMUNICATION_CORE,
-  earliestStart,
   finish,
   intOrNull,
   lazyLibrary,
-  readRankMap,
-  readSteps,
   shownId,
-  StringTable,
+  startRead,
   unquoted,
   type DbInfo,
   type DbStep,
@@ -159,31 +156,8 @@ function readGroups(
   options: Omit<ReadOptions, 'order'>,
   traits: string[],
 ): DbInfo {
-  const withShapes = options.shapes === true && schema.compute.shapes !== null;
-  const originNs = earliestStart(rows, schema);
-  const steps = originNs === null ? [] : readSteps(rows, schema, originNs);
-  const rankOf = readRankMap(rows, schema);
-  options.onStart?.(schema, originNs);
-  const strings = new StringTable(lookups);
-  const devices = new Set<number>();
-  const info: DbInfo = {
-    file,
-    producer: schema.producer,
-    schemaVersion: schema.schemaVersion,
-    traits,
-    answers: { names: false, types: false, cores: false, shapes: false, steps: steps.length > 0, order: false, ranks: false },
-    originNs,
-    steps,
-    spanNs: null,
-    devices: [],
-    compute: 0,
-    communication: 0,
-    skipped: 0,
-  };
-  if (originNs === null) {
-    finish(info, devices, rankOf);
-    return info;
-  }
+  const { withShapes, originNs, steps, rankOf, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
+  if (originNs === null) return info;
   const skip = (where: string, message: string, count: number): void => {
     info.skipped += count;
     sink.skip(where, message, count);

@@ -195,16 +195,23 @@ function kernelQuery(s: DbSchema, withShapes: boolean, order: 'file' | 'time'): 
   return order === 'time' ? `${sql} ORDER BY 7, 1, 12` : sql;
 }
 
-function readRows(
+/** What both reads (kernels one by one, and groups) start from: the origin, the steps, the rank map, the file's facts. */
+export function startRead(
   rows: SqliteDatabase,
   lookups: SqliteDatabase,
   schema: DbSchema,
   file: string,
-  sink: DbSink,
-  options: ReadOptions,
+  options: Pick<ReadOptions, 'shapes' | 'onStart'>,
   traits: string[],
-): DbInfo {
-  const order = options.order ?? 'file';
+): {
+  withShapes: boolean;
+  originNs: bigint | null;
+  steps: DbStep[];
+  rankOf: Map<number, number>;
+  strings: StringTable;
+  devices: Set<number>;
+  info: DbInfo;
+} {
   const withShapes = options.shapes === true && schema.compute.shapes !== null;
   const originNs = earliestStart(rows, schema);
   const steps = originNs === null ? [] : readSteps(rows, schema, originNs);
@@ -226,10 +233,23 @@ function readRows(
     communication: 0,
     skipped: 0,
   };
-  if (originNs === null) {
-    finish(info, devices, rankOf);
-    return info;
-  }
+  // A db with no kernel start has nothing more to read: its facts are final.
+  if (originNs === null) finish(info, devices, rankOf);
+  return { withShapes, originNs, steps, rankOf, strings, devices, info };
+}
+
+function readRows(
+  rows: SqliteDatabase,
+  lookups: SqliteDatabase,
+  schema: DbSchema,
+  file: string,
+  sink: DbSink,
+  options: ReadOptions,
+  traits: string[],
+): DbInfo {
+  const order = options.order ?? 'file';
+  const { withShapes, originNs, steps, rankOf, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
+  if (originNs === null) return info;
   const stmt: SqliteStatement = rows.prepare(kernelQuery(schema, withShapes, order)).raw();
   const skip = (where: string, message: string): void => {
     info.skipped++;
