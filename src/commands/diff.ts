@@ -9,10 +9,10 @@ import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { apartNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, chooseBy, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy } from '../model/model.js';
-import { readProfile } from '../input/read.js';
+import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
@@ -74,18 +74,22 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
   const rewrites = flags.rewrites !== 'off';
   const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
-  const read = (input: string, recordBy: GroupBy | null, track: boolean) =>
+  const plan = (input: string) => planProfile(input, { ranks: common.selection.ranks, prefer: common.prefer });
+  const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean) =>
     readProfile(input, {
       withShapes: common.withShapes,
       ranks: common.selection.ranks,
       rawNames: selectionRawNames(common.selection),
       shortNames: flags.shortNames === true,
-      ...(track ? { onBytes: progress.tracker(input) } : {}),
+      ...(track ? { onBytes: progress.tracker(input.input) } : {}),
       beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy } } : null,
       prefer: common.prefer,
       stepTime: flags.stepTime === true,
     });
-  const [b, p] = await Promise.all([read(base, rewrites ? common.by : null, true), read(pr, rewrites ? common.by : null, true)]);
+  // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
+  const planned = [plan(base), plan(pr)] as const;
+  const recordBy = rewrites ? plannedBy(common.byGiven, common.by, planned) : null;
+  const [b, p] = await Promise.all([read(planned[0], recordBy, true), read(planned[1], recordBy, true)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
@@ -101,9 +105,8 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
   const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
   if (rewrites) {
-    // The sequences follow the grouping used: where chooseBy changed it (an input of kernel names only), they are
-    // read again by that grouping (the recorder's key is fixed before the read tells the formats).
-    const [rb, rp] = by === common.by ? [b, p] : await Promise.all([read(base, by, false), read(pr, by, false)]);
+    // The sequences follow the grouping used (read again by it only where the plans could not tell it).
+    const [rb, rp] = await sequencesBy(by, recordBy ?? by, [b, p], (side) => read(planned[side], by, false));
     d.rewrites = rewritesSection(by, profileSequences(rb, by), profileSequences(rp, by), {
       layerMarker: flags.layerMarker ?? null,
       noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },

@@ -5,7 +5,8 @@ import { parseSteps } from '../aggregate/group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
-import { formatOf } from '../input/formats/registry.js';
+import { formatOf, ranksInFile } from '../input/formats/registry.js';
+import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
 import { shown } from '../util/inputText.js';
@@ -119,14 +120,42 @@ export function parseCommon(flags: CommonFlags): Common {
 /** The grouping when --by is not given, unless the input holds kernel names only (see chooseBy). */
 export const DEFAULT_BY = 'type';
 
+/** Does a format name its kernels only (a trace: no op types)? */
+function namesOnly(format: string): boolean {
+  const a = formatOf(format).answers;
+  return a.types === 'no' && a.names !== 'no';
+}
+
 /** A rank read from an export of kernel names only (a trace: no op types), or null; its file when it is one. */
 function nameOnlyFile(r: RankData): string | null {
   if (r.snapshot !== null || r.files.length === 0) return null;
-  const only = r.files.every((f) => {
-    const a = formatOf(f.format).answers;
-    return a.types === 'no' && a.names !== 'no';
-  });
-  return only ? r.files[0]!.path : null;
+  return r.files.every((f) => namesOnly(f.format)) ? r.files[0]!.path : null;
+}
+
+/**
+ * The grouping chooseBy will choose, told from the rank plans before the read (no note): `name` when a plan is of a
+ * format of kernel names only. What the read keys by the grouping (the kernel sequences beside the kernels) is keyed
+ * by it, so each input is read once. The plans cannot tell it where the read can (a summary JSON's own grouping, a
+ * plan left out once read by --rank): sequencesBy reads such a side again, when it has sequences to key.
+ */
+export function plannedBy<B extends string>(given: boolean, by: B, planned: readonly PlannedProfile[]): B | 'name' {
+  if (given || by === 'name') return by;
+  return planned.some((p) => p.plans.some((plan) => !ranksInFile(plan.format) && namesOnly(plan.format))) ? 'name' : by;
+}
+
+/**
+ * Both sides with their kernel sequences keyed by the grouping chosen: each as read when it was read by it (by
+ * plannedBy's grouping, which is chooseBy's but for what only the read tells) or holds no sequences (a rank read
+ * from a summary JSON has none, whatever the key), else read again by `reread`.
+ */
+export async function sequencesBy<P extends Profile>(
+  by: string,
+  recordedBy: string,
+  sides: readonly [P, P],
+  reread: (side: 0 | 1) => Promise<P>,
+): Promise<[P, P]> {
+  const keyed = (p: P, side: 0 | 1): P | Promise<P> => (by === recordedBy || p.ranks.some((r) => r.beside === undefined) ? p : reread(side));
+  return Promise.all([keyed(sides[0], 0), keyed(sides[1], 1)]);
 }
 
 /**

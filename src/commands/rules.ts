@@ -7,10 +7,10 @@ import { usageError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
-import { chooseBy, DEFAULT_BY, parseCommon, type CommonFlags } from './options.js';
+import { chooseBy, DEFAULT_BY, parseCommon, plannedBy, sequencesBy, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
-import { readProfile } from '../input/read.js';
+import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
 import { generateRules } from '../rules/generate.js';
 import { profileSequences, SEQUENCE_RECORDER, type Unavailable } from '../analysis/rewrites/recorderSink.js';
 import { findRewrites, type Rewrites } from '../analysis/rewrites/rewrites.js';
@@ -91,25 +91,28 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
     throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection, prefer } = parseCommon(flags);
-  const read = (input: string, recordBy: RulesBy, track: boolean): Promise<Profile> =>
+  const read = (input: PlannedProfile, recordBy: RulesBy, track: boolean): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
       ranks: selection.ranks,
       rawNames: selectionRawNames(selection),
       shortNames: flags.shortNames === true,
-      ...(track ? { onBytes: progress.tracker(input) } : {}),
+      ...(track ? { onBytes: progress.tracker(input.input) } : {}),
       prefer,
       // Each rank's kernels in order, for the sequence rules of the fusion rewrites.
       beside: { kind: SEQUENCE_RECORDER, options: { by: recordBy } },
     });
   const givenBy = flags.by ?? (DEFAULT_BY as RulesBy);
-  const [base, pr] = await Promise.all([read(basePath, givenBy, true), read(prPath, givenBy, true)]);
+  // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
+  const planned = [planProfile(basePath, { ranks: selection.ranks, prefer }), planProfile(prPath, { ranks: selection.ranks, prefer })] as const;
+  const recordBy = plannedBy(flags.by !== undefined, givenBy, planned);
+  const [base, pr] = await Promise.all([read(planned[0], recordBy, true), read(planned[1], recordBy, true)]);
   progress.done();
   report(io, base, flags.strict);
   report(io, pr, flags.strict);
   const opts = { by: chooseBy(flags.by !== undefined, givenBy, [base, pr], io), selection };
-  // The sequences follow the grouping used: where chooseBy changed it (kernel names only), they are read again by it.
-  const [rb, rp] = opts.by === givenBy ? [base, pr] : await Promise.all([read(basePath, opts.by, false), read(prPath, opts.by, false)]);
+  // The sequences follow the grouping used (read again by it only where the plans could not tell it).
+  const [rb, rp] = await sequencesBy(opts.by, recordBy, [base, pr], (side) => read(planned[side], opts.by, false));
   const bs = summarize(base, opts);
   const ps = summarize(pr, opts);
   // The rules are verified on what they will be checked on: the same ranks, steps and kernels.

@@ -75,10 +75,33 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
   return resolved.ranks.filter((p) => ranks.includes(p.rank));
 }
 
-/** Read a `<profile>` argument. */
-export async function readProfile(input: string, options: ReadOptions): Promise<Profile> {
+/**
+ * A `<profile>` argument resolved into the rank plans its read takes: planned before the read, so that a command
+ * can ask what the formats of its files answer (kernel names only?) before it reads them.
+ */
+export interface PlannedProfile {
+  input: string;
+  resolved: ResolvedInput;
+  plans: RankPlan[];
+}
+
+/** Resolve a `<profile>` argument and select its rank plans (no kernel is read; a bad path or rank throws here). */
+export function planProfile(input: string, options: Pick<ReadOptions, 'ranks' | 'prefer'>): PlannedProfile {
   const resolved = resolveInput(input, { prefer: options.prefer ?? null });
-  const plans = selectPlans(resolved, options.ranks);
+  return { input, resolved, plans: selectPlans(resolved, options.ranks) };
+}
+
+let onRead: ((input: string) => void) | null = null;
+
+/** Be told of each read readProfile starts (the `<profile>` as given), or no longer (null): tests count reads by it. */
+export function observeReads(observer: ((input: string) => void) | null): void {
+  onRead = observer;
+}
+
+/** Read a `<profile>` argument, or one planned by planProfile with the same ranks and --prefer. */
+export async function readProfile(profile: string | PlannedProfile, options: ReadOptions): Promise<Profile> {
+  const { input, resolved, plans } = typeof profile === 'string' ? planProfile(profile, options) : profile;
+  onRead?.(input);
   options = { ...options, engine: options.engine ?? defaultEngine() };
   if (options.beside) registerBeside(options.beside.kind);
   const counter = options.onBytes;
