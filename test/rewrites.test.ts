@@ -225,6 +225,33 @@ describe('two different fusions at once', () => {
   });
 });
 
+describe('a fusion among kernels that run everywhere, beside another change', () => {
+  // The level1 ResNet step: Conv2D · TransData · Relu runs 5 times among TransData kernels that run all over the
+  // step. Fused, and DropOutDoMask removed elsewhere, a shortest edit script may keep a TransData of the chain and
+  // split the fusion into fragments (Conv2D → ConvRelu, Relu · TransData → nothing …), each counted over the whole
+  // profile as if it had happened 40 times.
+  const step = readRows(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'));
+  const CONV = ['Conv2D', 'TransData', 'Relu'];
+  const edit = (rows: Row[]) => fuse(fuse(rows, CONV, 'ConvRelu'), ['DropOutDoMask'], null);
+  const side = (e: (rows: Row[]) => Row[]) =>
+    record(
+      'type',
+      ['0', '1'].map((rank) => ({ rank, rows: repeatSteps(step, 4, 50, (_, rows) => e(rows)) })),
+    );
+  test('two rewrites, each exact; no fragment of the fusion counted again', () => {
+    expect(count(step, CONV)).toBe(5);
+    const result = findRewrites(
+      side((rows) => rows),
+      side(edit),
+    );
+    expect(result.rewrites.map((r) => [r.removed, r.added, r.chains, r.perStep.min, r.perStep.max])).toEqual([
+      [CONV, ['ConvRelu'], 40, 5, 5],
+      [['DropOutDoMask'], [], 32, 4, 4],
+    ]);
+    expect(result.conservation).toEqual({ removed: 40 * 3 + 32, added: 40, removedAccounted: 40 * 3 + 32, addedAccounted: 40, rest: [] });
+  });
+});
+
 describe('tokens follow --by', () => {
   test('by name: the chain is named by kernel names', () => {
     const result = run((_, rows) => fuse(rows, ROPE, 'RopeFused'), 'name');

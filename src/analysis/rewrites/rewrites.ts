@@ -21,6 +21,7 @@ import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '..
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
+import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
 
 export interface RewriteOptions {
@@ -285,7 +286,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     let result = alignments.get(cacheKey);
     if (result === undefined) {
       const al = alignSequences(ta, tb, lane.maxEdits);
-      result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, al);
+      result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, fewestHunks(ta, tb, al));
       alignments.set(cacheKey, result);
     }
     if (!Array.isArray(result)) {
