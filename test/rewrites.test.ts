@@ -250,6 +250,18 @@ describe('a fusion among kernels that run everywhere, beside another change', ()
     ]);
     expect(result.conservation).toEqual({ removed: 40 * 3 + 32, added: 40, removedAccounted: 40 * 3 + 32, addedAccounted: 40, rest: [] });
   });
+  test("a kernel of the fused chain removed elsewhere too: its chains are not the fusion's", () => {
+    // The Relu after each of the 2 MatMulV2 removed: 16 chains, not the 56 Relus the PR lost (40 went with the fusion).
+    const result = findRewrites(
+      side((rows) => rows),
+      side((rows) => fuse(fuse(rows, CONV, 'ConvRelu'), ['Relu'], null)),
+    );
+    expect(result.rewrites.map((r) => [r.removed, r.added, r.chains, r.removedChains])).toEqual([
+      [CONV, ['ConvRelu'], 40, { base: 40, pr: 0 }],
+      [['Relu'], [], 16, { base: 56, pr: 0 }],
+    ]);
+    expect(result.conservation).toEqual({ removed: 40 * 3 + 16, added: 40, removedAccounted: 40 * 3 + 16, addedAccounted: 40, rest: [] });
+  });
 });
 
 describe('tokens follow --by', () => {
