@@ -221,6 +221,19 @@ export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | n
   for (const rule of set.rules) {
     const s = rule.selector;
     if (s === null) continue;
+    if (rule.check.kind === 'sequence' && rule.check.layerMarker !== null && (s.kind === 'type' || s.kind === 'name')) {
+      // A layer marker runs once per layer, so one that runs nowhere is a mistake whatever it is close to.
+      const marker = rule.check.layerMarker;
+      const pool = s.kind === 'type' ? (k.typeless ? null : k.types) : k.nameless ? null : k.names;
+      if (pool !== null && !pool.has(marker)) {
+        const c = closest(marker, pool);
+        throw inputError(
+          `${rule.file}:${rule.line}: sequence: layer-marker ${JSON.stringify(marker)} is not a kernel ${s.kind} in ${where}` +
+            `${c !== null ? `; did you mean ${JSON.stringify(c)}?` : '.'} The layer marker is a kernel that runs once per layer ` +
+            `(the chain is given by ${s.kind}, so the marker is too). Fix the rules file.`,
+        );
+      }
+    }
     const values: { kind: 'type' | 'name' | 'member'; value: string }[] =
       s.kind === 'type' || s.kind === 'name'
         ? unmatchedIn(rule, k).map((value) => ({ kind: s.kind, value }))
