@@ -265,12 +265,30 @@ describe('a chain that runs nowhere is a gate that matched nothing', () => {
     expect(r.stderr).toContain('A gate that matched nothing cannot pass');
   });
 
+  it('--core leaves kernels out of the groups, not of the chain: the chain and its marker still run', async () => {
+    // MlaPrologV3 and LightningIndexer run on MIX_AIC, so --core AI_CORE leaves no group of either.
+    const file = rulesFile(
+      'core.yaml',
+      'rules:\n  - type: [MlaPrologV3, LightningIndexer]\n    sequence: { per: step, exactly: 2, layer-marker: LightningIndexer }\n',
+    );
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`, '--core', 'AI_CORE', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as CheckJson).results[0]).toMatchObject({ passed: true, observed: 2, unmatched: [] });
+  });
+
+  it('a communication kernel in a chain: exit 2, it is in no kernel sequence', async () => {
+    const file = rulesFile('hcom.yaml', 'rules:\n  - type: [MlaPrologV3, hcom_allReduce_]\n    sequence: { per: step, max: 0 }\n');
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/hcom\.yaml:2: sequence: type "hcom_allReduce_" runs, but not in the kernel sequence a chain is read from/);
+  });
+
   it('a layer marker that runs nowhere: exit 2, with the kernel it was likely meant to be', async () => {
     const file = rulesFile('marker.yaml', 'rules:\n  - type: [MlaPrologV3]\n    sequence: { per: step, min: 2, layer-marker: LightningIndexr }\n');
     const r = await kprof(['check', `${FE}/pr`, '--rules', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /marker\.yaml:2: sequence: layer-marker "LightningIndexr" is not a kernel type in .*; did you mean "LightningIndexer"\?/,
+      /marker\.yaml:2: sequence: layer-marker "LightningIndexr" is no compute kernel type in .*; did you mean "LightningIndexer"\?/,
     );
     expect(r.stdout).toBe('');
   });
