@@ -231,6 +231,69 @@ describe.skipIf(!HAS_REAL)('sequence rules on a real export edited at test time'
   });
 });
 
+describe('a chain that runs nowhere is a gate that matched nothing', () => {
+  // Every kernel of the chain runs, but never in this order: max: 0 would hold whatever runs.
+  const NOWHERE = '  - rule: never in this order\n    type: [RmsNorm, QuantBatchMatmulV3, MlaPrologV3]\n    sequence: { per: step, max: 0 }\n';
+  const FUSED = '  - rule: fused\n    type: [MlaPrologV3]\n    sequence: { per: step, exactly: 2 }\n';
+
+  it('held, and said in every format; the rules that matched still gate', async () => {
+    const file = rulesFile('nowhere.yaml', `rules:\n${NOWHERE}${FUSED}`);
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('bound: the chain in this order at most 0 per step; the chain runs nowhere in this order in the profile or the base');
+    expect(r.stdout).toContain('check passed: 2 of 2 rules held; 1 matched no kernel.');
+    const json = JSON.parse((await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`, '--format', 'json'])).stdout) as CheckJson;
+    expect(json.results.map((x) => x.unmatched)).toEqual([['RmsNorm · QuantBatchMatmulV3 · MlaPrologV3'], []]);
+    const gh = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`, '--format', 'github']);
+    expect(gh.stdout).toMatch(/^::warning file=.*nowhere\.yaml,line=2,.*the chain runs nowhere in this order/m);
+  });
+
+  it('where the base runs the chain, it matched', async () => {
+    const file = rulesFile(
+      'gone.yaml',
+      'rules:\n  - type: [InterleaveRope, Cast, Cast, DynamicBlockQuant, ScatterNdUpdate]\n    sequence: { per: step, max: 0 }\n',
+    );
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`, '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as CheckJson).results[0]!.unmatched).toEqual([]);
+  });
+
+  it('alone, it cannot pass (exit 2)', async () => {
+    const r = await kprof(['check', `${FE}/pr`, '--rules', rulesFile('nowhere-alone.yaml', `rules:\n${NOWHERE}`), '--base', `${FE}/base`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no rule matches a kernel of');
+    expect(r.stderr).toContain('A gate that matched nothing cannot pass');
+  });
+
+  it('--core leaves kernels out of the groups, not of the chain: the chain and its marker still run', async () => {
+    // MlaPrologV3 and LightningIndexer run on MIX_AIC, so --core AI_CORE leaves no group of either.
+    const file = rulesFile(
+      'core.yaml',
+      'rules:\n  - type: [MlaPrologV3, LightningIndexer]\n    sequence: { per: step, exactly: 2, layer-marker: LightningIndexer }\n',
+    );
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`, '--core', 'AI_CORE', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as CheckJson).results[0]).toMatchObject({ passed: true, observed: 2, unmatched: [] });
+  });
+
+  it('a communication kernel in a chain: exit 2, it is in no kernel sequence', async () => {
+    const file = rulesFile('hcom.yaml', 'rules:\n  - type: [MlaPrologV3, hcom_allReduce_]\n    sequence: { per: step, max: 0 }\n');
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file, '--base', `${FE}/base`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/hcom\.yaml:2: sequence: type "hcom_allReduce_" runs, but not in the kernel sequence a chain is read from/);
+  });
+
+  it('a layer marker that runs nowhere: exit 2, with the kernel it was likely meant to be', async () => {
+    const file = rulesFile('marker.yaml', 'rules:\n  - type: [MlaPrologV3]\n    sequence: { per: step, min: 2, layer-marker: LightningIndexr }\n');
+    const r = await kprof(['check', `${FE}/pr`, '--rules', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /marker\.yaml:2: sequence: layer-marker "LightningIndexr" is no compute kernel type in .*; did you mean "LightningIndexer"\?/,
+    );
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('what cannot answer a sequence rule: exit 2, saying why', () => {
   const CHAIN_RULE = 'rules:\n  - type: [RmsNorm, DynamicQuant]\n    sequence: { per: total, max: 0 }\n';
 

@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+import { layersText, savingText } from '../src/report/diff/rewrites.js';
 
 /** rank → stream → steps (Step Id → token texts, each kernel 10 ticks long and 100 ticks after the previous). */
 type Spec = Record<string, Record<string, Record<number, string[]>>>;
@@ -197,4 +198,26 @@ test('streams without a partner of the same id are paired largest with largest; 
   ]);
   expect(r.notes).toEqual([{ kind: 'streams-paired', rank: '0', base: '-', pr: '2' }]);
   expect(r.rewrites[0]!.chains).toBe(1);
+});
+
+describe('the words of a rewrite the profile does not bear out', () => {
+  test('a change of the representative steps that other steps undo: 0 chains, and why', () => {
+    // Q goes from the most frequent step of the PR, but the PR's other step runs it twice: as often as the base.
+    const base = seq({ '0': { '2': { 1: ['P', 'Q'], 2: ['P', 'Q'], 3: ['P'] } } });
+    const pr = seq({ '0': { '2': { 1: ['P'], 2: ['P'], 3: ['P', 'Q', 'Q'] } } });
+    const r = findRewrites(base, pr).rewrites;
+    expect(r.map((w) => [w.removed, w.added, w.chains, w.removedChains])).toEqual([[['Q'], [], 0, { base: 2, pr: 2 }]]);
+    expect(savingText(r[0]!)).toBe('none: 0 chains (the chain runs 2 times in the base, 2 in the PR)');
+  });
+
+  test('a rewrite on a stream where the layer marker does not run: no layer, and why', () => {
+    const base = seq({ '0': { '2': { 1: model([]) }, '3': { 1: ['S', 'T'] } } });
+    const pr = seq({ '0': { '2': { 1: model([0, 1, 2]) }, '3': { 1: ['U'] } } });
+    const r = findRewrites(base, pr);
+    expect(r.marker).toEqual({ token: 'M', auto: true });
+    const onStream3 = r.rewrites.find((w) => w.added[0] === 'U')!;
+    expect(onStream3.layers).toEqual([]);
+    expect(layersText(onStream3)).toBe('no layer (the marker does not run there)');
+    expect(layersText(r.rewrites.find((w) => w.added[0] === 'F')!)).toBe('layers 0-2 of 0-2');
+  });
 });

@@ -225,6 +225,119 @@ describe('two different fusions at once', () => {
   });
 });
 
+describe('a fusion among kernels that run everywhere, beside another change', () => {
+  // The level1 ResNet step: Conv2D · TransData · Relu runs 5 times among TransData kernels that run all over the
+  // step. Fused, and DropOutDoMask removed elsewhere, a shortest edit script may keep a TransData of the chain and
+  // split the fusion into fragments (Conv2D → ConvRelu, Relu · TransData → nothing …), each counted over the whole
+  // profile as if it had happened 40 times.
+  const step = readRows(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'));
+  const CONV = ['Conv2D', 'TransData', 'Relu'];
+  const edit = (rows: Row[]) => fuse(fuse(rows, CONV, 'ConvRelu'), ['DropOutDoMask'], null);
+  const side = (e: (rows: Row[]) => Row[]) =>
+    record(
+      'type',
+      ['0', '1'].map((rank) => ({ rank, rows: repeatSteps(step, 4, 50, (_, rows) => e(rows)) })),
+    );
+  test('two rewrites, each exact; no fragment of the fusion counted again', () => {
+    expect(count(step, CONV)).toBe(5);
+    const result = findRewrites(
+      side((rows) => rows),
+      side(edit),
+    );
+    expect(result.rewrites.map((r) => [r.removed, r.added, r.chains, r.perStep.min, r.perStep.max])).toEqual([
+      [CONV, ['ConvRelu'], 40, 5, 5],
+      [['DropOutDoMask'], [], 32, 4, 4],
+    ]);
+    expect(result.conservation).toEqual({ removed: 40 * 3 + 32, added: 40, removedAccounted: 40 * 3 + 32, addedAccounted: 40, rest: [] });
+  });
+  test("a kernel of the fused chain removed elsewhere too: its chains are not the fusion's", () => {
+    // The Relu after each of the 2 MatMulV2 removed: 16 chains, not the 56 Relus the PR lost (40 went with the fusion).
+    const result = findRewrites(
+      side((rows) => rows),
+      side((rows) => fuse(fuse(rows, CONV, 'ConvRelu'), ['Relu'], null)),
+    );
+    expect(result.rewrites.map((r) => [r.removed, r.added, r.chains, r.removedChains])).toEqual([
+      [CONV, ['ConvRelu'], 40, { base: 40, pr: 0 }],
+      [['Relu'], [], 16, { base: 56, pr: 0 }],
+    ]);
+    expect(result.conservation).toEqual({ removed: 40 * 3 + 16, added: 40, removedAccounted: 40 * 3 + 16, addedAccounted: 40, rest: [] });
+  });
+});
+
+describe('uneven sides: the same fusion, counted only where it ran', () => {
+  // The level1 ResNet step (two compute streams, communication among them) on ranks 0 and 1, 4 steps each, with
+  // Conv2D · TransData · Relu (5 per step) fused in the PR; then one side made uneven.
+  const step = readRows(join(REAL, 'msinsight-torchnpu/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'));
+  const CONV = ['Conv2D', 'TransData', 'Relu'];
+  const sideOf = (edit: (rank: string, rows: Row[]) => Row[], steps: Record<string, number> = {}) =>
+    record(
+      'type',
+      ['0', '1'].map((rank) => ({
+        rank,
+        rows: edit(
+          rank,
+          repeatSteps(step, steps[rank] ?? 4, 50, (_, rows) => rows),
+        ),
+      })),
+    );
+  const base = sideOf((_, rows) => rows);
+  const fused = (rows: Row[]) => {
+    const out: Row[] = [];
+    for (const s of new Set(rows.map((r) => r.step)))
+      out.push(
+        ...fuse(
+          rows.filter((r) => r.step === s),
+          CONV,
+          'ConvRelu',
+        ),
+      );
+    return out;
+  };
+  const summary = (r: ReturnType<typeof findRewrites>) => r.rewrites.map((w) => [w.removed, w.added, w.chains, w.ranks]);
+
+  test('uneven step counts: 4 and 3 steps; every fused chain of each step counts, the lost step is in the rest', () => {
+    const r = findRewrites(
+      base,
+      sideOf((_, rows) => fused(rows), { '1': 3 }),
+    );
+    expect(summary(r)).toEqual([[CONV, ['ConvRelu'], 35, ['0', '1']]]);
+    expect(r.conservation.removedAccounted).toBe(35 * 3);
+    expect(r.conservation.removed).toBe(35 * 3 + step.filter(isCompute).length);
+  });
+
+  test('a rank with no step in the PR (its Step Id cells empty): on the base only, its kernels said to be in no step', () => {
+    const r = findRewrites(
+      base,
+      sideOf((rank, rows) => (rank === '1' ? rows.map((x) => ({ ...x, step: null })) : fused(rows))),
+    );
+    expect(summary(r)).toEqual([[CONV, ['ConvRelu'], 20, ['0']]]);
+    expect(r.lanes.filter((l) => l.rank === '1').map((l) => l.status)).toEqual(['one-side', 'one-side']);
+    expect(r.notes).toContainEqual({ kind: 'without-step', side: 'pr', kernels: 4 * step.filter(isCompute).length });
+  });
+
+  test('no Stream ID on the PR side: its one sequence is compared with the largest stream, and said', () => {
+    const r = findRewrites(
+      base,
+      sideOf((_, rows) => fused(rows).map((x) => ({ ...x, stream: '-' }))),
+    );
+    expect(r.rewrites[0]!.removed).toEqual(CONV);
+    expect(r.rewrites[0]!.chains).toBe(40);
+    expect(r.notes).toContainEqual({ kind: 'streams-paired', rank: '0', base: '2', pr: '-' });
+    expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
+  });
+
+  test('communication interleaved differently on each side (inside the chains too): no change made up', () => {
+    const hcom = (at: Row, i: number): Row => ({ ...at, name: `hcom_allReduce__${i}_0_1`, type: 'hcom_allReduce_', core: 'HCCL', dur: 10_000 });
+    const interleave = (rows: Row[], every: number) => rows.flatMap((x, i) => (i % every === 0 ? [x, hcom(x, i)] : [x]));
+    const r = findRewrites(
+      sideOf((_, rows) => interleave(rows, 3)),
+      sideOf((_, rows) => interleave(fused(rows), 2)),
+    );
+    expect(summary(r)).toEqual([[CONV, ['ConvRelu'], 40, ['0', '1']]]);
+    expect(r.conservation).toEqual({ removed: 120, added: 40, removedAccounted: 120, addedAccounted: 40, rest: [] });
+  });
+});
+
 describe('tokens follow --by', () => {
   test('by name: the chain is named by kernel names', () => {
     const result = run((_, rows) => fuse(rows, ROPE, 'RopeFused'), 'name');

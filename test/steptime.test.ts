@@ -280,6 +280,17 @@ describe('diff --step-time', () => {
     expect(t.stdout).toMatch(/wall span, all ranks +654\.00 µs +654\.00 µs +~ +~ +11 \/ 11 +1\.000/);
   });
 
+  it('neither side has spans: no table, only why (as in the summary)', async () => {
+    const OPSTAT = 'fixtures/formats/op-statistic-no-device/op_statistic.csv';
+    for (const format of ['table', 'markdown']) {
+      const t = await kprof(['diff', OPSTAT, OPSTAT, '--step-time', '--format', format]);
+      expect(t.code, format).toBe(0);
+      expect(t.stdout, format).toContain('No step time: no rank has step spans.');
+      expect(t.stdout, format).not.toContain('wall span, all ranks');
+      expect(t.stdout, format).not.toContain('~: not shown as a change');
+    }
+  });
+
   it('transcripts: table and markdown', async () => {
     await expectTranscript('steptime-diff', ['diff', BASE, PR, '--step-time', '--top', '2']);
     await expectTranscript('steptime-diff-markdown', ['diff', BASE, PR, '--step-time', '--top', '2', '--format', 'markdown']);

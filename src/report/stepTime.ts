@@ -188,7 +188,9 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
   const kept = new Set([...ranks].sort((a, b) => moved(b) - moved(a)).slice(0, RANK_ROWS));
   const shown = sd.rows.filter((r) => (r.rank === null || kept.has(r)) && (r.metric === SPAN || SHOWN_COLUMNS.some(([n]) => n === r.metric)));
   const head = ['step time (median per step)', 'base', 'PR', 'Δ', 'Δ%', 'steps', 'p'];
-  const body = shown.map((r) => {
+  // Neither side has a span: no table (the notes say why), as in the summary.
+  const rows = shown.every((r) => r.baseSteps === 0 && r.prSteps === 0) ? [] : shown;
+  const body = rows.map((r) => {
     const j = r.judged;
     const none = r.baseSteps === 0 || r.prSteps === 0;
     return [
@@ -201,19 +203,22 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
       pText(r),
     ];
   });
-  const notes: string[] = [
-    `~: not shown as a change: the Mann–Whitney U test over the steps (each step of each rank a sample) gives p ≥ ${sd.alpha}, or the medians differ by less than ${fmtPct(100 * sd.minEffect)} (--time-tolerance).`,
-  ];
+  const notes: string[] = [];
+  if (body.some((cells) => cells[3] === '~')) {
+    notes.push(
+      `~: not shown as a change: the Mann–Whitney U test over the steps (each step of each rank a sample) gives p ≥ ${sd.alpha}, or the medians differ by less than ${fmtPct(100 * sd.minEffect)} (--time-tolerance).`,
+    );
+  }
   if (kept.size < ranks.length) {
     notes.push(
       `Ranks: the ${RANK_ROWS} of ${fmtCount(ranks.length)} whose median wall span moved most have a row; all of them are in --format json.`,
     );
   }
-  const few = shown.filter((r) => r.judged.reason === 'too-few');
+  const few = rows.filter((r) => r.judged.reason === 'too-few');
   if (few.length > 0) {
     const f = few[0]!;
     notes.push(
-      `Too few steps to tell for ${few.length === shown.length ? 'every row' : plural(few.length, 'row')}: so few samples cannot give a p below ${sd.alpha} (${fmtCount(f.baseSteps)} against ${fmtCount(f.prSteps)} steps: p ≥ ${smallestP(f.baseSteps, f.prSteps).toFixed(3)}); profile at least 4 steps on each side.`,
+      `Too few steps to tell for ${few.length === rows.length ? 'every row' : plural(few.length, 'row')}: so few samples cannot give a p below ${sd.alpha} (${fmtCount(f.baseSteps)} against ${fmtCount(f.prSteps)} steps: p ≥ ${smallestP(f.baseSteps, f.prSteps).toFixed(3)}); profile at least 4 steps on each side.`,
     );
   }
   for (const [side, gaps] of [

@@ -8,7 +8,7 @@ import { stepsLabel } from '../aggregate/group.js';
 import type { Profile, RankData } from '../model/model.js';
 import { fmtSteps, listed } from '../util/format.js';
 import { kindOf } from './checks/registry.js';
-import { requireSequence } from './checks/sequence.js';
+import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
 import { inRange, ruleAt } from './slice.js';
 import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
@@ -196,8 +196,35 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     compared: decisive.compared,
     newTypes: typesOn.get(decisive.rank) ?? [],
     site: passed ? null : (decisive.site ?? null),
-    unmatched: unmatchedOf(rule, profile, base),
+    ...unmatchedChain(rule, samples, profile, base, unmatchedOf(rule, profile, base)),
   };
+}
+
+/**
+ * What a rule matched nothing of. For a sequence rule whose kernels all run: the chain itself, when it runs in
+ * none of the rule's steps of the profile, nor of the base (every base rank read in order): `max: 0` of a chain
+ * that never ran, in that order, holds whatever runs, as `absent:` of a type that never ran does.
+ */
+function unmatchedChain(
+  rule: Rule,
+  samples: Sample[],
+  profile: Profile,
+  base: Profile | null,
+  unmatched: string[],
+): { unmatched: string[]; chainNowhere: boolean } {
+  if (rule.check.kind !== 'sequence' || unmatched.length > 0 || samples.some((s) => (s.value ?? 0) > 0)) return { unmatched, chainNowhere: false };
+  if (base !== null) {
+    const { by, chain } = chainOf(rule);
+    const ranks =
+      rule.ranks === null || (base.ranks.length === 1 && profile.ranks.length === 1)
+        ? base.ranks
+        : base.ranks.filter((r) => rule.ranks!.includes(r.rank));
+    for (const rank of ranks) {
+      if (unavailable(rule, rank) !== null) return { unmatched, chainNowhere: false };
+      for (const n of chainCounts(rank, by, chain, (s) => inRange(rule, s)).values()) if (n > 0) return { unmatched, chainNowhere: false };
+    }
+  }
+  return { unmatched: [chainOf(rule).chain.join(' · ')], chainNowhere: true };
 }
 
 /** Evaluate every rule, in file order. */

@@ -138,6 +138,11 @@ export interface RuleResult {
    * group's name, or the regular expression (`/re/flags`). Empty when it matched (or selects every kernel).
    */
   unmatched: string[];
+  /**
+   * A sequence rule whose kernels all run but whose chain runs nowhere, in that order, in the profile (nor in the
+   * base, when there is one that holds kernels in order): `unmatched` then holds the chain, ` · ` between kernels.
+   */
+  chainNowhere?: boolean;
 }
 
 export interface Verdict {

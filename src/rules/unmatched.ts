@@ -12,6 +12,7 @@ import { inputError } from '../util/errors.js';
 import { normaliseName } from '../input/formats/names.js';
 import { inSteps, kernelMatches } from '../aggregate/group.js';
 import type { FineGroup, Profile, RankData, UserGroup } from '../model/model.js';
+import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import type { Rule, RuleSet } from './model.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
@@ -113,6 +114,64 @@ function unmatchedIn(rule: Rule, k: Known): string[] {
   }
 }
 
+const sequenceCache = new WeakMap<Profile, WeakMap<Profile | typeof NO_BASE, Map<string, Known | null>>>();
+
+/**
+ * For a sequence rule: the kernels of the recorded sequences of the rule's ranks and steps, in the profile and the
+ * base. A chain is not thinned by --core, --match or --exclude, so what they leave out of the groups still runs for
+ * it; communication kernels are in no sequence, so never in a chain. Null when a rank cannot answer a chain (a
+ * summary JSON, op_statistic, no Step Id: the rule's evaluation says why).
+ */
+function sequenceKnown(rule: Rule, profile: Profile, base: Profile | null): Known | null {
+  let byBase = sequenceCache.get(profile);
+  if (!byBase) {
+    byBase = new WeakMap();
+    sequenceCache.set(profile, byBase);
+  }
+  let byScope = byBase.get(base ?? NO_BASE);
+  if (!byScope) {
+    byScope = new Map();
+    byBase.set(base ?? NO_BASE, byScope);
+  }
+  const by = rule.selector?.kind === 'name' ? 'name' : 'type';
+  const key = JSON.stringify([by, rule.ranks, rule.steps]);
+  if (byScope.has(key)) return byScope.get(key)!;
+  const k: Known | null = { types: new Set(), names: new Set(), typeless: false, nameless: false, groups: [] };
+  const pool = by === 'name' ? k.names : k.types;
+  let answered = true;
+  for (const p of [profile, base]) {
+    if (p === null || !answered) continue;
+    for (const rank of ranksFor(rule, p, profile)) {
+      const parts = rank.beside as RecordedRank[] | undefined;
+      if (parts === undefined || rank.snapshot !== null || parts.some((x) => x.unordered !== null || x.withoutSteps !== null)) {
+        answered = false;
+        break;
+      }
+      const steps = new Set(rank.stepIds);
+      for (const part of parts) {
+        const seen = new Set<number>();
+        for (const st of part.seq.steps) {
+          if (seen.has(st.shape) || !steps.has(st.step) || (rule.steps !== null && !inSteps(rule.steps, st.step))) continue;
+          seen.add(st.shape);
+          for (const t of part.seq.shapes[st.shape]!.tokens) pool.add(part.seq.tokens[t]!);
+        }
+      }
+    }
+  }
+  const out = answered ? k : null;
+  byScope.set(key, out);
+  return out;
+}
+
+/** What a rule's selector is tested against: the recorded sequences for a sequence rule, else the groups. */
+function knownFor(rule: Rule, profile: Profile, base: Profile | null): Known {
+  if (rule.check.kind === 'sequence') {
+    const k = sequenceKnown(rule, profile, base);
+    if (k !== null) return k;
+  }
+  return rule.ranks === null && rule.steps === null ? knownOf(profile, base) : known([profile, base], rule);
+}
+
 /**
  * The selector values of a rule that match no kernel in the profile nor in the base: type or name values, the
  * group's name, or the regular expression. Empty when the selector matched something (or selects every kernel).
@@ -121,7 +180,7 @@ export function unmatchedOf(rule: Rule, profile: Profile, base: Profile | null):
   // What the rule's ranks: and steps: leave, as --rank and --steps leave it: a kernel that runs only outside
   // them is not there for the rule.
   // A chain (sequence:) may name a kernel twice: it is said once.
-  return [...new Set(unmatchedIn(rule, rule.ranks === null && rule.steps === null ? knownOf(profile, base) : known([profile, base], rule)))];
+  return [...new Set(unmatchedIn(rule, knownFor(rule, profile, base)))];
 }
 
 /**
@@ -216,11 +275,35 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): strin
  * is close to one that is: a misspelt selector.
  */
 export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | null): void {
-  const k = knownOf(profile, base);
+  const all = knownOf(profile, base);
   const where = `${profile.input}${base !== null ? ` nor in the base ${base.input}` : ''}`;
   for (const rule of set.rules) {
     const s = rule.selector;
     if (s === null) continue;
+    const k = rule.check.kind === 'sequence' ? (sequenceKnown(rule, profile, base) ?? all) : all;
+    if (rule.check.kind === 'sequence' && rule.check.layerMarker !== null && (s.kind === 'type' || s.kind === 'name')) {
+      // A layer marker runs once per layer, so one that runs nowhere is a mistake whatever it is close to.
+      const marker = rule.check.layerMarker;
+      const pool = s.kind === 'type' ? (k.typeless ? null : k.types) : k.nameless ? null : k.names;
+      if (pool !== null && !pool.has(marker)) {
+        const c = closest(marker, pool);
+        throw inputError(
+          `${rule.file}:${rule.line}: sequence: layer-marker ${JSON.stringify(marker)} is no compute kernel ${s.kind} in ${where}` +
+            `${c !== null ? `; did you mean ${JSON.stringify(c)}?` : '.'} The layer marker is a kernel that runs once per layer ` +
+            `(the chain is given by ${s.kind}, so the marker is too). Fix the rules file.`,
+        );
+      }
+    }
+    if (rule.check.kind === 'sequence' && k !== all && (s.kind === 'type' || s.kind === 'name')) {
+      const pool = s.kind === 'type' ? all.types : all.names;
+      const out = unmatchedIn(rule, k).find((v) => pool.has(v));
+      if (out !== undefined) {
+        throw inputError(
+          `${rule.file}:${rule.line}: sequence: ${s.kind} ${JSON.stringify(out)} runs, but not in the kernel sequence a chain is read from: ` +
+            'communication kernels (and kernels without a Step Id) are left out of it, so a chain that holds one never runs. Take it out of the chain.',
+        );
+      }
+    }
     const values: { kind: 'type' | 'name' | 'member'; value: string }[] =
       s.kind === 'type' || s.kind === 'name'
         ? unmatchedIn(rule, k).map((value) => ({ kind: s.kind, value }))

@@ -21,6 +21,7 @@ import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '..
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
+import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
 
 export interface RewriteOptions {
@@ -285,7 +286,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     let result = alignments.get(cacheKey);
     if (result === undefined) {
       const al = alignSequences(ta, tb, lane.maxEdits);
-      result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, al);
+      result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, fewestHunks(ta, tb, al));
       alignments.set(cacheKey, result);
     }
     if (!Array.isArray(result)) {
@@ -338,12 +339,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.added += copies * f.added.length;
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
+  const chainsOf = countChains(sides, ordered.slice(0, MAX_VERIFIED));
   for (const f of ordered.slice(0, MAX_VERIFIED)) {
-    const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
-    const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
-    const fromRemoved = removedChains.base - removedChains.pr;
-    const fromAdded = addedChains.pr - addedChains.base;
-    const chains = Math.max(0, f.removed.length === 0 ? fromAdded : f.added.length === 0 ? fromRemoved : Math.min(fromRemoved, fromAdded));
+    const { removedChains, addedChains, chains } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], f.removed);
     const prTime = chainTime(sides[1], f.added);
     const baseSamples = baseTime?.perStepTicks ?? [];
@@ -409,6 +407,36 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified,
     notes,
   };
+}
+
+/**
+ * The exact occurrences of each rewrite's chains over every step, and the chains it replaced: base minus PR of its
+ * removed chain, PR minus base of its added chain (the smaller of the two when it has both), less the occurrences
+ * that the chains of a longer rewrite hold (Relu → nothing beside Conv2D · TransData · Relu → ConvRelu: the Relu of
+ * each fused chain went too, and is that rewrite's). Longer chains are counted first.
+ */
+function countChains(
+  sides: [Side, Side],
+  verified: Forming[],
+): Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }> {
+  const out = new Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }>();
+  const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
+  const done: { f: Forming; chains: number }[] = [];
+  for (const f of byLength) {
+    const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
+    const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
+    let fromRemoved = removedChains.base - removedChains.pr;
+    let fromAdded = addedChains.pr - addedChains.base;
+    for (const d of done) {
+      if (d.chains === 0) continue;
+      if (f.removed.length > 0) fromRemoved -= exactOccurrences(d.f.removed, f.removed).length * d.chains;
+      if (f.added.length > 0) fromAdded -= exactOccurrences(d.f.added, f.added).length * d.chains;
+    }
+    const chains = Math.max(0, f.removed.length === 0 ? fromAdded : f.added.length === 0 ? fromRemoved : Math.min(fromRemoved, fromAdded));
+    out.set(f, { removedChains, addedChains, chains });
+    done.push({ f, chains });
+  }
+  return out;
 }
 
 /** How many times a sequence is one unit repeated (the shortest unit); 1 for an empty one. */

@@ -172,6 +172,7 @@ export function spreadPart(r: RuleResult, q: Quote): string {
  */
 export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clipped): string {
   if (r.unmatched.length === 0) return '';
+  if (r.chainNowhere) return `the chain runs nowhere in this order in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
   const s = r.rule.selector;
   const what =
     s?.kind === 'type' || s?.kind === 'name'

@@ -140,7 +140,7 @@ function perStepText(r: Rewrite): string {
 export function layersText(r: Rewrite): string | null {
   if (r.layers === null || r.layerCount === null) return null;
   const all = r.layerCount > 0 ? idsText(Array.from({ length: r.layerCount }, (_, i) => i)) : 'none';
-  if (r.layers.length === 0) return `no layer of ${all}`;
+  if (r.layers.length === 0) return r.layerCount > 0 ? `no layer of ${all}` : 'no layer (the marker does not run there)';
   return `layer${r.layers.length === 1 ? '' : 's'} ${idsText(r.layers)} of ${all}`;
 }
 
@@ -182,8 +182,24 @@ export function totalSavingText(r: Rewrite): string | null {
 
 /** The saving: `-39.01 µs per chain × 16 chains = -624.16 µs`, or `~` with why. */
 export function savingText(r: Rewrite): string {
+  if (r.chains === 0) return `none: 0 chains (${noChainsWhy(r)})`;
   const total = totalSavingText(r);
   return `${perChainSavingText(r)} per chain × ${plural(r.chains, 'chain')}${total === null ? '' : ` = ${total}`}`;
+}
+
+/**
+ * Why the steps show a rewrite that replaced no chain over the profile: `the chain runs 16 times in the base, 16 in
+ * the PR` (a change of the representative steps that other steps undo, or kernels moved between streams).
+ */
+function noChainsWhy(r: Rewrite): string {
+  const times = (n: number): string => (n === 1 ? 'once' : `${fmtCount(n)} times`);
+  if (r.removed.length > 0 && r.removedChains.base <= r.removedChains.pr) {
+    return `the chain runs ${times(r.removedChains.base)} in the base, ${fmtCount(r.removedChains.pr)} in the PR`;
+  }
+  if (r.added.length > 0 && r.addedChains.pr <= r.addedChains.base) {
+    return `the added chain runs ${times(r.addedChains.base)} in the base, ${fmtCount(r.addedChains.pr)} in the PR`;
+  }
+  return 'its kernels are in the chains of a larger rewrite';
 }
 
 /**

@@ -37,7 +37,7 @@ export function chainOf(rule: Rule): { by: 'type' | 'name'; chain: string[] } {
 }
 
 /** Why a rank cannot answer a sequence rule (its kernels are not in the order they ran, or have no step), or null. */
-function unavailable(rule: Rule, rank: RankData): string | null {
+export function unavailable(rule: Rule, rank: RankData): string | null {
   if (rank.snapshot !== null) return `${rank.snapshot.path} is a summary JSON: it holds totals per group, not the kernels in the order they ran`;
   const parts = rank.beside as RecordedRank[] | undefined;
   if (parts === undefined) throw new Error(`${ruleAt(rule)}: rank ${rank.rank} was read without its kernel sequence (a bug in kprof)`);
