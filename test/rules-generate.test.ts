@@ -11,6 +11,7 @@ import { SEQUENCE_RECORDER } from '../src/analysis/rewrites/recorderSink.js';
 import { evaluate, exitCodeOf } from '../src/rules/evaluate.js';
 import { yamlString } from '../src/rules/generate.js';
 import { parseRules } from '../src/rules/parse.js';
+import { relPath } from '../src/util/paths.js';
 import { expectTranscript, HAS_REAL, kprof, REAL_REL, ROOT } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-rules-'));
@@ -188,6 +189,16 @@ describe('kprof rules on summary JSONs', () => {
     // On the profiles themselves the same rule is written.
     const direct = await kprof(['rules', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups]);
     expect(direct.stdout).toMatch(/- rule: ScatterNdUpdate stays removed/);
+  });
+
+  it('the comment on why there are no sequence rules names the snapshot as the header does', async () => {
+    const snap = join(tmp, 'seq-base.json');
+    expect((await kprof(['summary', 'fixtures/fusion-example/base', '--format', 'json', '-o', snap])).code).toBe(0);
+    const gen = await kprof(['rules', snap, 'fixtures/fusion-example/pr']);
+    expect(gen.code, gen.stderr).toBe(0);
+    const shown = relPath(snap);
+    expect(gen.stdout).toContain(`the diff of ${shown} (base)`);
+    expect(gen.stdout).toContain(`# No sequence rules: the base: ${shown} is a summary JSON`);
   });
 });
 

@@ -13,6 +13,7 @@ import { Accumulator } from '../src/input/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { MAX_SNAPSHOT_BYTES, readSnapshot } from '../src/input/formats/snapshot.js';
 import { KprofError } from '../src/util/errors.js';
+import { relPath } from '../src/util/paths.js';
 import { GROUP_BYS, PackedSteps, type GroupBy } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, type Result } from './helpers.js';
@@ -186,10 +187,15 @@ describe('a summary JSON reads back exactly', () => {
           // The table a user reads, too (but for the number of files read: a snapshot is one).
           const ta = await kprof(['diff', c.p, c.pr, ...c.opts, ...perStep, '--rewrites', 'off']);
           const tb = await kprof(['diff', snap, prSide, ...c.opts, ...perStep, '--rewrites', 'off']);
+          // The CLI shows a temporary path relative to the working directory, or as given three folders up or more.
           const text = (t: string, p: string, q: string): string =>
             t
+              .split(relPath(p))
+              .join('<P>')
               .split(p)
               .join('<P>')
+              .split(relPath(q))
+              .join('<Q>')
               .split(q)
               .join('<Q>')
               .replace(/<P> \(\d+ files?;/, '<P> (files;')

@@ -298,7 +298,7 @@ function mergeSteps(sources: StepSource[]): Map<number, Cell> {
   return out;
 }
 
-/** Sort groups: time (default) or count descending, or name ascending; ties by key. */
+/** Sort groups: time (default) or count descending (ties by the other), or name ascending; then by key. */
 export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
   const byKey = (a: Group, b: Group): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
   const cmp =

@@ -61,7 +61,8 @@ function report(io: Io, p: Profile, strict: boolean | undefined): void {
 }
 
 /** Why a side has no kernel sequence, in words. */
-function unavailableWhy(why: Unavailable, file: string): string {
+function unavailableWhy(why: Unavailable, path: string): string {
+  const file = relPath(path);
   switch (why) {
     case 'summary-json':
       return `${file} is a summary JSON: it holds totals per group, not the kernels in the order they ran`;

@@ -312,6 +312,21 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     expect(l2.errors).toEqual([]);
   });
 
+  it('prints in the light palette on white also where the system is dark: charts and heat map too', async () => {
+    const html = await exampleDiff('html');
+    const palette = async (scheme: 'light' | 'dark', media: 'screen' | 'print'): Promise<string[]> => {
+      const l = await open(`palette-${scheme}-${media}.html`, html, { colorScheme: scheme });
+      await l.page.emulateMedia({ media, colorScheme: scheme });
+      const names = ['--bg', '--fewer', '--added', '--noise', '--base', '--pr', '--h-3', '--h-1', '--h0', '--h3'];
+      const got = await l.page.evaluate((ns) => ns.map((n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim()), names);
+      expect(l.errors).toEqual([]);
+      return got;
+    };
+    const light = await palette('light', 'screen');
+    expect(await palette('dark', 'screen')).not.toEqual(light);
+    expect(await palette('dark', 'print')).toEqual(light.map((v, i) => (i === 0 ? '#fff' : v)));
+  });
+
   for (const scheme of ['light', 'dark'] as const) {
     it(`passes axe-core WCAG 2 A/AA in the ${scheme} scheme: the diff, summary and check reports`, async () => {
       const pagesToCheck = [

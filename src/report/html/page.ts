@@ -59,7 +59,7 @@ const STYLE = `
   --base: #0969da; --pr: #bc4c00; --warn-bg: #fff8c5; --warn-line: #d4a72c; --fail: #cf222e; --pass: #1a7f37;
   --h-3: #1a7f37; --h-2: #4ac26b; --h-1: #aceebb; --h0: #eff2f5; --h1: #ffd8b5; --h2: #fb8f44; --h3: #bc4c00;
 }
-@media (prefers-color-scheme: dark) {
+@media screen and (prefers-color-scheme: dark) {
   :root {
     --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --panel: #151b23;
     --fewer: #3fb950; --more: #f0883e; --added: #a371f7; --removed: #2ea043; --up: #f85149; --noise: #656c76;
