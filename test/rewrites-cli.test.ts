@@ -303,6 +303,17 @@ describe('kprof diff: the Fusion rewrites section in each format', () => {
     });
   });
 
+  test.skipIf(!HAS_REAL)('a Level0 export (Type N/A) by type: unavailable, and why; by name the section is there', async () => {
+    const level = (n: number) => join(REAL, `msinsight-torchnpu/level${n}`);
+    const byType = JSON.parse((await kprof(['diff', level(0), level(1), '--format', 'json'])).stdout) as DiffJson;
+    expect(byType.rewrites).toMatchObject({ status: 'unavailable', unavailable: [{ side: 'base', file: relPath(level(0)), reason: 'no-types' }] });
+    const text = await kprof(['diff', level(0), level(1)]);
+    expect(text.stdout).toContain('has no kernel types (Type is N/A in every row: a Level0 export)');
+    expect(text.stdout).toContain('compare with --by name');
+    const byName = JSON.parse((await kprof(['diff', level(0), level(1), '--format', 'json', '--by', 'name'])).stdout) as DiffJson;
+    expect(byName.rewrites?.status).not.toBe('unavailable');
+  });
+
   test('hostile kernel names: escaped in the chains exactly as in the other sections', async () => {
     // The README pair with the fused kernel and a kernel of the chain renamed to text that would open markup,
     // end a table cell, start a workflow command or move the cursor.

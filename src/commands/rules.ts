@@ -74,6 +74,8 @@ function unavailableWhy(why: Unavailable, path: string): string {
       return `${file}: no compute kernel has a Step Id`;
     case 'no-compute-kernels':
       return `${file} has no compute kernel`;
+    case 'no-types':
+      return `${file} has no kernel types (Type is N/A in every row: a Level0 export); use --by name`;
   }
 }
 

@@ -297,7 +297,7 @@ export interface DiffRewritesJson {
   unavailable: {
     side: 'base' | 'pr';
     file: string;
-    reason: 'summary-json' | 'totals' | 'no-step-column' | 'no-step-ids' | 'no-compute-kernels';
+    reason: 'summary-json' | 'totals' | 'no-step-column' | 'no-step-ids' | 'no-compute-kernels' | 'no-types';
   }[];
   /** Each side had one rank, of different ids: compared with each other, shown under the base's id. */
   ranksPaired: { base: string; pr: string } | null;

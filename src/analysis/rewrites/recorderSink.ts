@@ -332,7 +332,9 @@ export type Unavailable =
   /** Step Id cells all empty. */
   | 'no-step-ids'
   /** Only communication kernels. */
-  | 'no-compute-kernels';
+  | 'no-compute-kernels'
+  /** Grouped by type, and every kernel's type is N/A (a Level0 export). */
+  | 'no-types';
 
 /** One side's sequences, or why it has none to compare (the section then says so), naming the file. */
 export type SideSequences = { ok: true; seq: Sequences } | { ok: false; why: Unavailable; file: string };
@@ -354,5 +356,7 @@ export function profileSequences(profile: Profile, by: GroupBy): SideSequences {
   }
   const seq = mergeRecorded(by, parts);
   if (seq.steps.length === 0) return { ok: false, why: seq.stats.withoutStep > 0 ? 'no-step-ids' : 'no-compute-kernels', file: profile.input };
+  // A Level0 export by type: one N/A token for every kernel, which would align as a rewrite of N/A into the types.
+  if (by === 'type' && seq.tokens.length > 0 && seq.tokens.every((t) => t === 'N/A')) return { ok: false, why: 'no-types', file: profile.input };
   return { ok: true, seq };
 }

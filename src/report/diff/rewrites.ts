@@ -52,6 +52,7 @@ const UNAVAILABLE: Record<Unavailable, [string, string]> = {
   'no-step-column': ['has no Step Id column, so its steps cannot be told apart', 'have no Step Id column, so their steps cannot be told apart'],
   'no-step-ids': ['has no compute kernel with a Step Id', 'have no compute kernel with a Step Id'],
   'no-compute-kernels': ['has no compute kernel', 'have no compute kernel'],
+  'no-types': ['has no kernel types (Type is N/A in every row: a Level0 export)', 'have no kernel types (Type is N/A in every row: Level0 exports)'],
 };
 
 /** Why the section is empty: what each side that cannot be compared is (both at once when they are alike). */
@@ -62,7 +63,8 @@ export function unavailableText(s: Extract<RewritesSection, { status: 'unavailab
     a !== undefined && b !== undefined && a.why === b.why
       ? [`${file(a)} and ${file(b)} ${UNAVAILABLE[a.why][1]}`]
       : s.sides.map((x) => `${file(x)} ${UNAVAILABLE[x.why][0]}`);
-  return `unavailable: ${parts.join('; ')}. Rewrites need kernel tables with a Step Id (kernel_details.csv, op_summary) on both sides.`;
+  const byName = s.sides.some((x) => x.why === 'no-types') ? ' By type they also need the types: compare with --by name.' : '';
+  return `unavailable: ${parts.join('; ')}. Rewrites need kernel tables with a Step Id (kernel_details.csv, op_summary) on both sides.${byName}`;
 }
 
 /** The heading: `Fusion rewrites (compute streams, by type; ranks 0-1; on each, the most frequent step: 96 → 72 kernels (4 of 4 steps on each side))`. */
