@@ -58,7 +58,7 @@ const DECIDE = ['ph', 'cat', 'name'];
  * Scan `bytes` (cut at `cuts`) with one engine: the fields of each event, or the error. `filter`: with a wantRest
  * on ph, cat and name (useOf), the events of use, then the counts [events, skipped].
  */
-function scan(bytes: Buffer, engine: Engine, cuts: number[] = [], filter = false): Fields[] | { offset: number; what: string } {
+function scan(bytes: Buffer, engine: Engine, cuts: number[] = [], filter = false, reuse = false): Fields[] | { offset: number; what: string } {
   const out: Fields[] = [];
   const wantRest = (v: EventView): boolean => {
     try {
@@ -81,14 +81,22 @@ function scan(bytes: Buffer, engine: Engine, cuts: number[] = [], filter = false
       },
     },
   );
+  // `reuse`: every chunk in the same memory, overwritten as soon as push returns (as traceChunks reuses it).
+  const shared = Buffer.alloc(bytes.length);
+  const push = (piece: Buffer): void => {
+    if (!reuse) return s.push(Buffer.from(piece));
+    piece.copy(shared);
+    s.push(shared.subarray(0, piece.length));
+    shared.fill('{"x":');
+  };
   try {
     let from = 0;
     for (const c of [...cuts].sort((a, b) => a - b)) {
       if (c <= from || c >= bytes.length) continue;
-      s.push(Buffer.from(bytes.subarray(from, c)));
+      push(bytes.subarray(from, c));
       from = c;
     }
-    s.push(Buffer.from(bytes.subarray(from)));
+    push(bytes.subarray(from));
     s.finish();
   } catch (e) {
     if (e instanceof JsonTraceError) return { offset: e.offset, what: e.what };
@@ -253,6 +261,22 @@ describe('both engines read what JSON.parse reads', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('chunks read into the same memory (overwritten once pushed): the same events', () => {
+    fc.assert(
+      fc.property(trace, fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), fc.boolean(), (t, cuts, filter) => {
+        const bytes = Buffer.from(t);
+        const want = expected(t, filter);
+        const at = cuts.map((c) => c % (bytes.length + 1));
+        for (const engine of ENGINES) expect(scan(bytes, engine, at, filter, true)).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+    // An event longer than the scanner's bridge (16 KiB), cut by many chunks.
+    const long = `[{"ph": "X", "cat": "kernel", "name": "${'k'.repeat(100_000)}", "args": {"stream": 7}}, {"ph": "X", "name": "b"}]`;
+    const cuts = Array.from({ length: 60 }, (_, i) => 1 + i * 1999);
+    for (const engine of ENGINES) expect(scan(Buffer.from(long), engine, cuts, false, true)).toEqual(expected(long));
   });
 
   it('with such a reader, on damaged traces, the same events or the same error', () => {

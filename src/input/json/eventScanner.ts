@@ -292,6 +292,8 @@ export class EventScanner {
   private tail: Buffer | null = null;
   private tailAbs = 0;
   private pending: Buffer[] = [];
+  /** Whether buf is the caller's chunk (else a buffer of the scanner's own). */
+  private borrowed = false;
   private pendingBytes = 0;
   /** Bytes fed so far (absolute offset of the next chunk). */
   private fed = 0;
@@ -348,7 +350,10 @@ export class EventScanner {
     this.view.internField = options.intern === undefined ? -1 : options.eventKeys.indexOf(options.intern);
   }
 
-  /** Feed the next chunk. The scanner keeps a reference to it (it must not be reused by the caller). */
+  /**
+   * Feed the next chunk. The scanner keeps no reference to it once push returns (what it keeps it copies): the
+   * caller may read the next chunk into the same memory.
+   */
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
     this.checkUtf8(chunk);
@@ -356,6 +361,7 @@ export class EventScanner {
     this.fed += chunk.length;
     if (this.tail === null) {
       this.buf = chunk;
+      this.borrowed = true;
       this.bufAbs = abs;
     } else if (this.pending.length === 0 && this.tail.length <= BRIDGE) {
       // The item cut by the last chunk's end is finished in a small buffer of its bytes and the first bytes of
@@ -363,16 +369,18 @@ export class EventScanner {
       const tail = this.tail;
       const take = Math.min(chunk.length, 4 * BRIDGE);
       this.buf = Buffer.concat([tail, chunk.subarray(0, take)]);
+      this.borrowed = false;
       this.bufAbs = this.tailAbs;
       this.tail = null;
       const stop = this.run(false, tail.length);
       if (stop >= 0) {
         this.buf = chunk;
+        this.borrowed = true;
         this.bufAbs = abs;
         this.run(false, -1, stop - tail.length);
       } else if (take < chunk.length) {
         // Still cut (an item longer than the bridge): the rest of the chunk waits with it.
-        this.pending.push(chunk.subarray(take));
+        this.pending.push(Buffer.from(chunk.subarray(take)));
         this.pendingBytes += chunk.length - take;
         if (this.pendingBytes >= this.tail!.length) {
           this.join();
@@ -381,7 +389,7 @@ export class EventScanner {
       }
       return;
     } else {
-      this.pending.push(chunk);
+      this.pending.push(Buffer.from(chunk));
       this.pendingBytes += chunk.length;
       // Retry a cut item only once the window has doubled: each byte of a long item is scanned a few times in all.
       if (this.pendingBytes < this.tail.length) return;
@@ -400,6 +408,7 @@ export class EventScanner {
       // Everything fed has been scanned: only the end is left to check.
       this.bufAbs = this.fed;
       this.buf = Buffer.alloc(0);
+      this.borrowed = false;
     }
     this.run(true);
     // The trace was read whole: the fast path's instance goes back for the next scanner.
@@ -414,6 +423,7 @@ export class EventScanner {
 
   private join(): void {
     this.buf = this.pending.length === 0 ? this.tail! : Buffer.concat([this.tail!, ...this.pending]);
+    this.borrowed = false;
     this.bufAbs = this.tailAbs;
     this.tail = null;
     this.pending = [];
@@ -575,7 +585,8 @@ export class EventScanner {
         while (at < this.end && b[at]! <= 32) at++;
         this.fail(at, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB (no real trace has one that long); is the file a trace?`);
       }
-      this.tail = keep;
+      // A cut item in the caller's chunk is copied: the caller may reuse the chunk's memory.
+      this.tail = this.borrowed ? Buffer.from(keep) : keep;
       this.tailAbs = this.bufAbs + itemStart;
     }
     return -1;

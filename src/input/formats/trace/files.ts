@@ -204,10 +204,15 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true, exactStarts: target.wantsStarts });
   const rowsBefore = into.rowsRead;
   let bytes = 0;
-  for await (const chunk of traceChunks(path, (n) => {
-    bytes += n;
-    options.onBytes?.(n);
-  }))
+  // The reader keeps no reference to a chunk (EventScanner.push): the chunks' memory is reused.
+  for await (const chunk of traceChunks(
+    path,
+    (n) => {
+      bytes += n;
+      options.onBytes?.(n);
+    },
+    { reuse: true },
+  ))
     reader.push(chunk);
   const info = reader.finish();
   if (info.kernels === 0) noKernels(path, info);
