@@ -84,7 +84,10 @@ function scan(bytes: Buffer, engine: Engine, cuts: number[] = [], filter = false
   // `reuse`: every chunk in the same memory, overwritten as soon as push returns (as traceChunks reuses it).
   const shared = Buffer.alloc(bytes.length);
   const push = (piece: Buffer): void => {
-    if (!reuse) return s.push(Buffer.from(piece));
+    if (!reuse) {
+      s.push(Buffer.from(piece));
+      return;
+    }
     piece.copy(shared);
     s.push(shared.subarray(0, piece.length));
     shared.fill('{"x":');
@@ -102,7 +105,11 @@ function scan(bytes: Buffer, engine: Engine, cuts: number[] = [], filter = false
     if (e instanceof JsonTraceError) return { offset: e.offset, what: e.what };
     throw e;
   }
-  if (filter) out.push([['events', s.events], ['skipped', s.skipped]]);
+  if (filter)
+    out.push([
+      ['events', s.events],
+      ['skipped', s.skipped],
+    ]);
   return out;
 }
 
