@@ -1,23 +1,29 @@
 #!/usr/bin/env node
-// Benchmark of the kineto trace reader: generate a kineto trace shaped like the real samples (data/real/hta-kineto:
+// Benchmark of kprof on kineto traces: generate a kineto trace shaped like the real samples (data/real/hta-kineto:
 // two CPU ops per kernel, ProfilerStep#N annotations, cuda_runtime launches and flow events next to their
-// kernels, memcpy, long templated kernel names), then time kprof's streaming reader (per-name counts, as a
-// summary does) and Python's json.load of the same file (what HTA does), each in its own process, with its wall
-// and CPU (user + system) time and peak RSS. The same trace gzipped (as kineto writes *.pt.trace.json.gz) is
-// read too, and its unpacking timed alone, so that its cost is seen apart.
+// kernels, memcpy, long templated kernel names), then time, each in its own process, with its wall and CPU
+// (user + system) time and peak RSS:
+// - the command users run, `kprof summary TRACE` through bin/kprof.js (npm run build first; CPU and peak from
+//   /usr/bin/time where it is there, else wall only);
+// - kprof's streaming reader alone (per-name counts, as a summary does), with each engine;
+// - Python's json.load of the same file (what HTA does);
+// - the same trace gzipped (as kineto writes *.pt.trace.json.gz), and its unpacking alone, so that its cost is
+//   seen apart.
 //
 //   node bench/kineto.mjs [--mb 1024] [--pairs 3] [--keep] [--no-python] [--no-gzip] [--file TRACE]
 //
-// --pairs N runs the reader N times with each engine, alternately (the WebAssembly fast path, then
-// KPROF_ENGINE=js, the JavaScript scanner alone), and gives medians and the ratio of each pair: on a shared
-// machine compare ratios, not single timings. The file goes to a fresh temporary folder and is removed afterwards
-// (unless --keep). Targets (README): at least 200 MB/s and a peak under 300 MB for kprof on a 1 GB trace.
+// --pairs N runs the command N times and the reader N times with each engine, alternately (the WebAssembly fast
+// path, then KPROF_ENGINE=js, the JavaScript scanner alone), and gives medians and the ratio of each pair: on a
+// shared machine compare ratios, not single timings (the load average is printed before and after). The file
+// goes to a fresh temporary folder and is removed afterwards (unless --keep). Targets (README): at least
+// 200 MB/s and a peak under 300 MB for `kprof summary` on a 1 GB trace.
 
 import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -49,7 +55,7 @@ if (args[0] === '--read') {
   const counts = new Map();
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
-  const info = await readChromeTrace(file, traceChunks(file), {
+  const info = await readChromeTrace(file, traceChunks(file, undefined, { reuse: true }), {
     kernel(r) {
       const c = counts.get(r.name);
       if (c === undefined) counts.set(r.name, { n: 1, ticks: r.ticks });
@@ -158,6 +164,11 @@ try {
   }
   const size = statSync(file).size;
   console.log(`${(size / 1e6).toFixed(0)} MB`);
+  const load = () =>
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (${cpus().length} cores)`;
+  console.log(load());
 
   // The reader is not a kprof command yet: bundle it from src/ (as npm run build bundles the CLI).
   const work = mkdtempSync(join(tmpdir(), 'kprof-kineto-reader-'));
@@ -187,11 +198,38 @@ try {
     (r.maxRssKb === undefined ? '' : `, peak RSS ${(r.maxRssKb / 1024).toFixed(0)} MB (${r.kernels} kernels, ${r.names} names, ${r.steps} steps)`);
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const pairs = Number(opt('--pairs', '1'));
-  const runs = { simd: [], js: [] };
-  for (let i = 0; i < pairs; i++) for (const engine of ['simd', 'js']) runs[engine].push(child('--read', file, reader, engine));
-  const r = runs.simd[runs.simd.length >> 1];
+  // The command: kprof summary through bin/, its output thrown away.
+  const bin = join(root, 'bin', 'kprof.js');
+  const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+  const command = () => {
+    const argv = [process.execPath, bin, 'summary', file];
+    const t0 = process.hrtime.bigint();
+    const k = gnuTime
+      ? spawnSync(gnuTime, ['-f', '%U %S %M', ...argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 })
+      : spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (k.status !== 0) throw new Error(`kprof summary failed (exit ${k.status}): ${k.stderr}`);
+    if (gnuTime === null) return { ms, cpuMs: Number.NaN };
+    const [user, sys, rss] = k.stderr.trim().split('\n').pop().split(' ').map(Number);
+    return { ms, cpuMs: (user + sys) * 1000, maxRssKb: rss };
+  };
+  const runs = { command: [], simd: [], js: [] };
+  for (let i = 0; i < pairs; i++) {
+    runs.command.push(command());
+    for (const engine of ['simd', 'js']) runs[engine].push(child('--read', file, reader, engine));
+  }
+  const byWall = (xs) => [...xs].sort((a, b) => a.ms - b.ms)[xs.length >> 1];
+  const c = byWall(runs.command);
+  console.log(
+    `kprof summary: ${(c.ms / 1000).toFixed(2)} s, ${mbps(size, c.ms)} MB/s` +
+      (Number.isNaN(c.cpuMs)
+        ? ' (no /usr/bin/time: CPU and peak not measured)'
+        : ` (CPU ${(c.cpuMs / 1000).toFixed(2)} s, ${mbps(size, c.cpuMs)} MB/s), peak RSS ${(c.maxRssKb / 1024).toFixed(0)} MB`) +
+      ` [median of ${pairs} by wall]`,
+  );
+  const r = byWall(runs.simd);
   console.log(line('kprof reader ', r, size));
-  console.log(line('  (engine js)', runs.js[runs.js.length >> 1], size));
+  console.log(line('  (engine js)', byWall(runs.js), size));
   const ratio = median(runs.simd.map((x, i) => x.cpuMs / runs.js[i].cpuMs));
   console.log(`  CPU time, fast path / JavaScript scanner alone: ${ratio.toFixed(2)} (median of ${pairs} alternating pair${pairs === 1 ? '' : 's'})`);
 
@@ -217,6 +255,7 @@ try {
       );
     }
   }
+  console.log(load());
 } finally {
   if (dir !== null) {
     if (flag('--keep')) console.log(`kept ${file}`);

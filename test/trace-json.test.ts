@@ -2,10 +2,14 @@
 // nesting, huge strings, bytes that are not UTF-8, cut files, JSON that is not a trace) refused with the byte
 // offset, in bounded memory.
 
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventScanner, JsonTraceError, type EventView } from '../src/input/json/eventScanner.js';
-import { ChromeTraceReader } from '../src/input/formats/trace/chromeTrace.js';
+import { ChromeTraceReader, readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
+import { traceChunks } from '../src/input/formats/trace/source.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { isKprofError } from '../src/util/errors.js';
 
@@ -268,5 +272,43 @@ describe('memory stays bounded on hostile traces', () => {
     expect(info.notes).toEqual([
       '1 of 40001 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found',
     ]);
+  });
+});
+
+describe('traceChunks with reuse (the Chrome-trace reader reads a plain file so)', () => {
+  it('gives the file in chunks of two buffers used in turn, and the reader the same records as fresh chunks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-chunks-'));
+    try {
+      const file = join(dir, 'big.pt.trace.json');
+      const events: string[] = [];
+      for (let i = 0; i < 20_000; i++) {
+        events.push(
+          `{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": ${i * 10}, "dur": 3, "args": {"Input Dims": [[2048], [512, 1024]]}}`,
+          `{"ph": "X", "cat": "kernel", "name": "k${i % 7}_${'x'.repeat(i % 300)}", "ts": ${i * 10 + 1}, "dur": ${i % 13}.5, "args": {"stream": 7}}`,
+        );
+      }
+      writeFileSync(file, `{"traceEvents": [${events.join(',\n')}]}`);
+      const bytes = readFileSync(file);
+      const seen = new Set<ArrayBufferLike>();
+      const copies: Buffer[] = [];
+      for await (const c of traceChunks(file, undefined, { reuse: true })) {
+        expect(c.length).toBeLessThanOrEqual(1 << 20);
+        seen.add(c.buffer);
+        copies.push(Buffer.from(c));
+      }
+      expect(Buffer.concat(copies).equals(bytes)).toBe(true);
+      expect(copies.length).toBeGreaterThan(3);
+      expect(seen.size).toBe(2);
+      const records = async (reuse: boolean): Promise<TraceRecord[]> => {
+        const out: TraceRecord[] = [];
+        await readChromeTrace(file, traceChunks(file, undefined, { reuse }), { kernel: (r) => out.push({ ...r }), warn() {} });
+        return out;
+      };
+      const reused = await records(true);
+      expect(reused).toHaveLength(20_000);
+      expect(reused).toEqual(await records(false));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -14,10 +14,14 @@
 //   nesting neither recurses nor allocates).
 // - Every chunk is checked to be UTF-8 (JSON text is UTF-8, RFC 8259) by node's native validator, with a
 //   sequence cut by a chunk boundary carried over to the next.
+// - A reader may say which events are of no use by the strings of their first fields (ScannerOptions.wantRest:
+//   host ops, flow arrows): those are checked but not handed on, only counted (`skipped`).
 // - Events go through the WebAssembly fast path (events.wat, see fastEvents.ts) unless the engine is 'js': the
-//   window is copied to its memory, and one call per event locates the fields there (the view's arrays are its
-//   memory) and interns the name. Whatever it leaves (an escaped member name, any error) this file's
-//   event() scans again from the event's first byte, so both engines give the same events and the same errors.
+//   window is copied to its memory, and one call locates the fields of the next event to hand on there (the
+//   view's arrays are its memory) and interns its name. It asks the reader's wantRest once per spelling of the
+//   decideOn strings and passes over the events of no use itself, without a call per event. Whatever it leaves
+//   (an escaped member name, a decide field written twice, any error) this file's event() scans again from the
+//   event's first byte, so both engines give the same events and the same errors.
 //
 // Errors are JsonTraceError with the absolute byte offset; the readers turn them into input errors that name
 // the file. The structure, numbers and literals are checked as a JSON parser checks them; the content of a
@@ -84,9 +88,11 @@ export interface ScannerOptions {
    */
   wantArgs?: (v: EventView) => boolean;
   /**
-   * Asked once per event, as soon as all the `decideOn` fields are located (never when one is absent): false
-   * skips the rest of the event unread (its fields stay absent, `rest` is false; the bytes are still checked).
-   * Lets a reader pass over the bulk of a trace (host `cpu_op` events) after its first few members.
+   * Asked as soon as all the `decideOn` fields of an event are located (never when one is absent): false says
+   * the event is of no use: the rest of it is checked, not read, and it is not handed to `event` (it is counted
+   * in EventScanner.skipped). Lets a reader pass over the bulk of a trace (host `cpu_op` events, flow arrows).
+   * It must answer by the decideOn fields alone (it looks at nothing else of the view): the fast path asks it
+   * once for each spelling of their strings and keeps the answer.
    */
   wantRest?: (v: EventView) => boolean;
   /** The event keys `wantRest` decides on (at most 31 event keys in all when it is given). */
@@ -96,8 +102,8 @@ export interface ScannerOptions {
   /**
    * 'simd' (the default of the run, see input/engine.ts): events go through the WebAssembly fast path
    * (events.wat) where it runs, the JavaScript scanner taking each one it leaves; 'js': the JavaScript scanner
-   * alone. The same events either way; the fast path locates every asked-for field (it takes `wantArgs` and
-   * `wantRest` as hints it need not follow: a reader must not rely on a field being left absent).
+   * alone. The same events either way; the fast path locates every asked-for field of the events it hands on
+   * (it takes `wantArgs` as a hint it need not follow: a reader must not rely on a field being left absent).
    */
   engine?: Engine;
 }
@@ -136,8 +142,6 @@ export class EventView {
   offset = 0;
   /** 0-based position of the event in the events array. */
   index = 0;
-  /** False when the scanner skipped the members after the `decideOn` fields (ScannerOptions.wantRest). */
-  rest = true;
   /** The fast path's id of the intern field's bytes (ScannerOptions.intern); negative: none. */
   nameId = -2;
   /** Decoded names by id (emptied with the fast path's table). */
@@ -266,8 +270,13 @@ export class EventScanner {
   private readonly view: EventView;
   private readonly wantArgs: ((v: EventView) => boolean) | null;
   private readonly wantRest: ((v: EventView) => boolean) | null;
-  /** Bits of the decideOn fields (0: no wantRest). */
+  /** Bits of the decideOn fields (0: no wantRest), and their indices. */
   private readonly decideMask: number;
+  private readonly decide: number[] = [];
+  /** The fast path's count of emptied name tables, when last looked at (see fastRun). */
+  private generation = 0;
+  /** Where the event the fast path stopped at starts, while it is read (the start of a cut item), else -1. */
+  private cutAt = -1;
   /** Whether the last member name keyEnd found holds an escape. */
   private keyEscaped = false;
   private readonly stack = new Uint8Array(MAX_DEPTH);
@@ -283,6 +292,8 @@ export class EventScanner {
   private tail: Buffer | null = null;
   private tailAbs = 0;
   private pending: Buffer[] = [];
+  /** Whether buf is the caller's chunk (else a buffer of the scanner's own). */
+  private borrowed = false;
   private pendingBytes = 0;
   /** Bytes fed so far (absolute offset of the next chunk). */
   private fed = 0;
@@ -297,6 +308,8 @@ export class EventScanner {
   sawTraceEvents = false;
   /** Events the fast path read (the rest were the JavaScript scanner's). */
   fastEvents = 0;
+  /** Events the reader said were of no use (ScannerOptions.wantRest): counted in `events`, not handed on. */
+  skipped = 0;
 
   constructor(
     options: ScannerOptions,
@@ -309,6 +322,20 @@ export class EventScanner {
     this.argsField = options.eventKeys.indexOf('args');
     this.maxItem = Math.max(64, options.maxItemBytes ?? DEFAULT_MAX_ITEM);
     this.view = new EventView(this.nEvent + options.argKeys.length);
+    this.wantArgs = options.wantArgs ?? null;
+    this.wantRest = options.wantRest ?? null;
+    let mask = 0;
+    if (this.wantRest !== null) {
+      if (this.nEvent > 31) throw new Error('wantRest: at most 31 event keys');
+      for (const k of options.decideOn ?? []) {
+        const i = options.eventKeys.indexOf(k);
+        if (i < 0) throw new Error(`decideOn: ${k} is not an event key`);
+        if ((mask & (1 << i)) === 0) this.decide.push(i);
+        mask |= 1 << i;
+      }
+      if (mask === 0) this.wantRest = null;
+    }
+    this.decideMask = mask;
     const bytesOf = (k: string): Uint8Array => new Uint8Array(Buffer.from(k, 'utf8'));
     this.fast =
       (options.engine ?? defaultEngine()) === 'js'
@@ -318,24 +345,15 @@ export class EventScanner {
             options.argKeys.map(bytesOf),
             this.argsField,
             options.intern === undefined ? -1 : options.eventKeys.indexOf(options.intern),
+            this.decide,
           );
     this.view.internField = options.intern === undefined ? -1 : options.eventKeys.indexOf(options.intern);
-    this.wantArgs = options.wantArgs ?? null;
-    this.wantRest = options.wantRest ?? null;
-    let mask = 0;
-    if (this.wantRest !== null) {
-      if (this.nEvent > 31) throw new Error('wantRest: at most 31 event keys');
-      for (const k of options.decideOn ?? []) {
-        const i = options.eventKeys.indexOf(k);
-        if (i < 0) throw new Error(`decideOn: ${k} is not an event key`);
-        mask |= 1 << i;
-      }
-      if (mask === 0) this.wantRest = null;
-    }
-    this.decideMask = mask;
   }
 
-  /** Feed the next chunk. The scanner keeps a reference to it (it must not be reused by the caller). */
+  /**
+   * Feed the next chunk. The scanner keeps no reference to it once push returns (what it keeps it copies): the
+   * caller may read the next chunk into the same memory.
+   */
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
     this.checkUtf8(chunk);
@@ -343,6 +361,7 @@ export class EventScanner {
     this.fed += chunk.length;
     if (this.tail === null) {
       this.buf = chunk;
+      this.borrowed = true;
       this.bufAbs = abs;
     } else if (this.pending.length === 0 && this.tail.length <= BRIDGE) {
       // The item cut by the last chunk's end is finished in a small buffer of its bytes and the first bytes of
@@ -350,16 +369,18 @@ export class EventScanner {
       const tail = this.tail;
       const take = Math.min(chunk.length, 4 * BRIDGE);
       this.buf = Buffer.concat([tail, chunk.subarray(0, take)]);
+      this.borrowed = false;
       this.bufAbs = this.tailAbs;
       this.tail = null;
       const stop = this.run(false, tail.length);
       if (stop >= 0) {
         this.buf = chunk;
+        this.borrowed = true;
         this.bufAbs = abs;
         this.run(false, -1, stop - tail.length);
       } else if (take < chunk.length) {
         // Still cut (an item longer than the bridge): the rest of the chunk waits with it.
-        this.pending.push(chunk.subarray(take));
+        this.pending.push(Buffer.from(chunk.subarray(take)));
         this.pendingBytes += chunk.length - take;
         if (this.pendingBytes >= this.tail!.length) {
           this.join();
@@ -368,7 +389,7 @@ export class EventScanner {
       }
       return;
     } else {
-      this.pending.push(chunk);
+      this.pending.push(Buffer.from(chunk));
       this.pendingBytes += chunk.length;
       // Retry a cut item only once the window has doubled: each byte of a long item is scanned a few times in all.
       if (this.pendingBytes < this.tail.length) return;
@@ -387,6 +408,7 @@ export class EventScanner {
       // Everything fed has been scanned: only the end is left to check.
       this.bufAbs = this.fed;
       this.buf = Buffer.alloc(0);
+      this.borrowed = false;
     }
     this.run(true);
     // The trace was read whole: the fast path's instance goes back for the next scanner.
@@ -401,6 +423,7 @@ export class EventScanner {
 
   private join(): void {
     this.buf = this.pending.length === 0 ? this.tail! : Buffer.concat([this.tail!, ...this.pending]);
+    this.borrowed = false;
     this.bufAbs = this.tailAbs;
     this.tail = null;
     this.pending = [];
@@ -453,6 +476,7 @@ export class EventScanner {
     }
     let p = start;
     let itemStart = start;
+    this.cutAt = -1;
     try {
       for (;;) {
         if (stopAt >= 0 && p >= stopAt) return p;
@@ -527,8 +551,10 @@ export class EventScanner {
           case State.Event:
             p = this.ws(p);
             if (b[p] !== LBRACE) this.fail(p, `expected trace event ${this.events} to be an object; found ${describe(b, p)}`);
-            p = this.fast === null ? this.event(p) : this.fastEvent(p);
-            this.state = State.EventsNext;
+            if (this.fast === null) {
+              p = this.event(p);
+              this.state = State.EventsNext;
+            } else p = this.fastRun(p, stopAt);
             break;
           case State.EventsNext:
             p = this.ws(p);
@@ -544,6 +570,8 @@ export class EventScanner {
       }
     } catch (e) {
       if (e !== NEED) throw e;
+      // The fast path went on past the item this loop started: the cut one starts where it stopped.
+      if (this.cutAt >= 0) itemStart = this.cutAt;
     }
     // Out of bytes: at the end of the input only white space may be left, after a complete trace.
     if (eof) {
@@ -557,7 +585,8 @@ export class EventScanner {
         while (at < this.end && b[at]! <= 32) at++;
         this.fail(at, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB (no real trace has one that long); is the file a trace?`);
       }
-      this.tail = keep;
+      // A cut item in the caller's chunk is copied: the caller may reuse the chunk's memory.
+      this.tail = this.borrowed ? Buffer.from(keep) : keep;
       this.tailAbs = this.bufAbs + itemStart;
     }
     return -1;
@@ -865,31 +894,74 @@ export class EventScanner {
     return -1;
   }
 
-  /** One event object at `p` (its `{`) by the fast path, or by event() when the fast path leaves it. */
-  private fastEvent(p: number): number {
-    const q = this.fast!.event(p, this.end);
-    if (q === -1) throw NEED;
+  /**
+   * Events from the one at `p` (its `{`) by the fast path, the events of no use passed over, each other handed
+   * on, until one ends at or past `stopAt` (≥ 0) or is not followed by a comma and another event: the position
+   * past the last one read, with the state set for what follows. An event the fast path leaves, event() reads.
+   */
+  private fastRun(p: number, stopAt: number): number {
+    const fast = this.fast!;
     const v = this.view;
-    if (q === -2) {
-      v.nameId = -2;
-      return this.event(p);
+    const end = this.end;
+    const stop = stopAt >= 0 ? stopAt : end;
+    for (;;) {
+      const q = fast.events(p, end, stop);
+      const skipped = fast.skipped();
+      if (skipped > 0) {
+        this.events += skipped;
+        this.skipped += skipped;
+        this.fastEvents += skipped;
+      }
+      if (fast.generation() !== this.generation) {
+        // The fast path emptied its full name table (more names than a trace has): ids start again.
+        this.generation = fast.generation();
+        v.names.length = 0;
+      }
+      const at = fast.start();
+      if (q < 0) {
+        if (q === -3) {
+          this.state = State.EventsNext;
+          return at;
+        }
+        this.cutAt = at;
+        if (q === -1) throw NEED;
+        v.nameId = -2;
+        const r = this.event(at);
+        this.cutAt = -1;
+        this.state = State.EventsNext;
+        return r;
+      }
+      this.fastEvents++;
+      v.nameId = fast.nameId();
+      v.buf = this.buf;
+      v.bufAbs = this.bufAbs;
+      v.offset = this.bufAbs + at;
+      v.index = this.events;
+      this.events++;
+      if (this.use(fast.verdict())) this.handler.event(v);
+      else this.skipped++;
+      const next = fast.next();
+      if (next < 0 || q >= stop) {
+        this.state = State.EventsNext;
+        return q;
+      }
+      p = next;
     }
-    this.fastEvents++;
-    const id = this.fast!.nameId();
-    if (id === -1) {
-      // The name table is full (more distinct names than a trace has): it starts again.
-      this.fast!.resetNames();
-      v.names.length = 0;
+  }
+
+  /** Is the event the fast path handed on of use (ScannerOptions.wantRest; see FastEvents.verdict)? */
+  private use(verdict: number): boolean {
+    const want = this.wantRest;
+    if (want === null || verdict === 1) return true;
+    if (verdict === 0) {
+      // Asked only when every decide field is there, as event() asks.
+      const kinds = this.view.kinds;
+      for (const i of this.decide) if (kinds[i] === ABSENT) return true;
+      return want(this.view);
     }
-    v.nameId = id;
-    v.buf = this.buf;
-    v.bufAbs = this.bufAbs;
-    v.rest = true;
-    v.offset = this.bufAbs + p;
-    v.index = this.events;
-    this.events++;
-    this.handler.event(v);
-    return q;
+    const use = want(this.view);
+    this.fast!.setVerdict(use);
+    return use;
   }
 
   /** One event object at `p` (its `{`): located fields, then the handler. */
@@ -904,7 +976,6 @@ export class EventScanner {
     v.kinds.fill(0);
     v.buf = b;
     v.bufAbs = this.bufAbs;
-    v.rest = true;
     p = this.ws(p + 1);
     if (b[p] === RBRACE) p++;
     else {
@@ -932,10 +1003,11 @@ export class EventScanner {
           if (!decided && (seen & decideMask) === decideMask) {
             decided = true;
             if (!this.wantRest!(v)) {
-              // The reader needs nothing more of this event: the rest is checked, not looked at.
-              v.rest = false;
+              // The event is of no use to the reader: the rest is checked, not looked at, and it is not handed on.
               p = this.skipRest(p);
-              break;
+              this.events++;
+              this.skipped++;
+              return p;
             }
           }
         }

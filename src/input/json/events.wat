@@ -9,11 +9,20 @@
 ;; and ENDS 1536 (i32 per field, relative to the data: the bytes at DATA are the scanner's window), KEYLEN 2048
 ;; (u8 per key: its length, 1..32), KEYS 4096 (32 bytes per key), CAND_EVENT 8192 and CAND_ARGS 16896 (u8 per
 ;; length 0..32 × first byte: the index + 1 of the one key of the event, or of args, that has them; 0: none),
-;; NAME_ID 1800 (i32: the id of the name in the intern field of the last event, -1 when the table was full,
-;; -2 when it had none), the name table (SLOTS 1048576: 65536 i32 slots; per name HASHES 1310720, OFFSETS 1572864
-;; and LENGTHS 1835008, i32 each, for 32768 names; ARENA 2097152: 4 MiB of their bytes), DATA 6291456. Field i is key i: the event keys first, then the keys of `args`. Strings are located without their
-;; quotes. The caller writes zeros past `end` and keeps 64 readable bytes there (searches load sixteen at a time;
-;; a byte at `end` reads as 0, which no token continues with).
+;; NAME_ID 1800 (i32: the id of the name in the intern field of the last event, -1 when it was not interned,
+;; -2 when it had none), INTERNS 2304 (u8 per field: 1 when its strings are interned), IDS 2560 (i32 per field:
+;; the id of its string), DECIDE 2880 (u8 per decide field, at most 4: the fields whose strings say whether an
+;; event is of use, see `events`), the last call's START 2944, SKIPPED 2948, NEXT 2952, VERDICT 2956 and GEN 2960
+;; (i32 each), the name table (SLOTS 1048576: 65536 i32 slots; per name HASHES 1310720, OFFSETS 1572864 and
+;; LENGTHS 1835008, i32 each, for 32768 names; ARENA 2097152: 4 MiB of their bytes), the verdicts (VKEYS 6291456:
+;; 65536 i64 keys; VVALS 6815744: a u8 verdict each), DATA 7340032. Field i is key i: the event keys first, then
+;; the keys of `args`. Strings are located without their quotes. The caller writes zeros past `end` and keeps 64
+;; readable bytes there (searches load sixteen at a time; a byte at `end` reads as 0, which no token continues with).
+;;
+;; Verdicts: a reader may say (ScannerOptions.wantRest) that an event is of no use by the strings of a few fields
+;; (ph, cat, name). Its answer depends on those strings only, so it is asked once per spelling of them (the ids of
+;; the decide fields, packed, are the key) and kept here: `events` then passes over the events it was told are of
+;; no use without returning to JavaScript, and counts them.
 (module
   (memory (export "memory") 2)
   (global $nEvent (mut i32) (i32.const 0))
@@ -23,19 +32,40 @@
   ;; The name table: names held, arena bytes used.
   (global $names (mut i32) (i32.const 0))
   (global $used (mut i32) (i32.const 0))
+  ;; Decide fields (their count, 0..4, and their bits among the event's fields); verdicts held.
+  (global $nDecide (mut i32) (i32.const 0))
+  (global $decideMask (mut i32) (i32.const 0))
+  (global $verdicts (mut i32) (i32.const 0))
+  ;; The last event's: decide fields seen, whether the name table was emptied while it was read, its verdict key.
+  (global $seen (mut i32) (i32.const 0))
+  (global $resetInEvent (mut i32) (i32.const 0))
+  ;; Whether the last event was passed over as soon as its decide fields were read.
+  (global $early (mut i32) (i32.const 0))
+  (global $key (mut i64) (i64.const 0))
 
   ;; The keys are written at KEYLEN and KEYS by the caller; then the counts.
+  ;; The keys are written at KEYLEN and KEYS, the interned fields at INTERNS and the decide fields at DECIDE by
+  ;; the caller; then the counts.
   (func (export "configure") (param $nEvent i32) (param $nFields i32) (param $argsField i32) (param $internField i32)
+        (param $nDecide i32) (param $decideMask i32)
     (global.set $nEvent (local.get $nEvent))
     (global.set $nFields (local.get $nFields))
     (global.set $argsField (local.get $argsField))
-    (global.set $internField (local.get $internField)))
+    (global.set $internField (local.get $internField))
+    (global.set $nDecide (local.get $nDecide))
+    (global.set $decideMask (local.get $decideMask)))
 
-  ;; Empty the name table.
-  (func (export "resetNames")
+  ;; Empty the verdicts.
+  (func $clearVerdicts
+    (memory.fill (i32.const 6291456) (i32.const 0) (i32.const 589824))
+    (global.set $verdicts (i32.const 0)))
+
+  ;; Empty the name table (and the verdicts, whose keys are names' ids).
+  (func $resetNames (export "resetNames")
     (memory.fill (i32.const 1048576) (i32.const 0) (i32.const 262144))
     (global.set $names (i32.const 0))
-    (global.set $used (i32.const 0)))
+    (global.set $used (i32.const 0))
+    (call $clearVerdicts))
 
   ;; The hash of the bytes [s, s + n): eight at a time (the last ones masked), with the length.
   (func $hash (param $s i32) (param $n i32) (result i32)
@@ -333,20 +363,30 @@
 
   (func $set (param $f i32) (param $kind i32) (param $s i32) (param $e i32)
     (i32.store8 offset=512 (local.get $f) (local.get $kind))
-    (i32.store offset=1024 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $s) (i32.const 6291456)))
-    (i32.store offset=1536 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $e) (i32.const 6291456))))
+    (i32.store offset=1024 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $s) (i32.const 7340032)))
+    (i32.store offset=1536 (i32.shl (local.get $f) (i32.const 2)) (i32.sub (local.get $e) (i32.const 7340032))))
 
   ;; Record the value at p (after white space) in field f: the position past it, or -1 / -2.
   (func $record (param $f i32) (param $p i32) (param $end i32) (result i32)
-    (local $c i32) (local $q i32)
+    (local $c i32) (local $q i32) (local $id i32)
     (local.set $c (i32.load8_u (local.get $p)))
     (if (i32.eq (local.get $c) (i32.const 34))
       (then
         (local.set $q (call $strEnd (local.get $p) (local.get $end)))
         (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
         (call $set (local.get $f) (i32.const 1) (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1)))
-        (if (i32.eq (local.get $f) (global.get $internField))
-          (then (i32.store (i32.const 1800) (call $intern (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1))))))
+        (if (i32.load8_u offset=2304 (local.get $f))
+          (then
+            (local.set $id (call $intern (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1))))
+            ;; The table is full (more names than a trace has): it starts again, and the caller is told (GEN).
+            (if (i32.eq (local.get $id) (i32.const -1))
+              (then
+                (call $resetNames)
+                (i32.store (i32.const 2960) (i32.add (i32.load (i32.const 2960)) (i32.const 1)))
+                (global.set $resetInEvent (i32.const 1))
+                (local.set $id (call $intern (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1))))))
+            (i32.store offset=2560 (i32.shl (local.get $f) (i32.const 2)) (local.get $id))
+            (if (i32.eq (local.get $f) (global.get $internField)) (then (i32.store (i32.const 1800) (local.get $id))))))
         (return (local.get $q))))
     (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
       (then
@@ -406,7 +446,23 @@
               (local.set $q (call $record (local.get $f) (local.get $p) (local.get $end))))))
         (else
           (if (i32.ge_s (local.get $f) (i32.const 0))
-            (then (local.set $q (call $record (local.get $f) (local.get $p) (local.get $end))))
+            (then
+              ;; A decide field written twice: the JavaScript scanner decides on the first (see `events`).
+              (if (i32.and (i32.lt_u (local.get $f) (i32.const 32)) (i32.and (global.get $decideMask) (i32.shl (i32.const 1) (local.get $f))))
+                (then
+                  (if (i32.and (global.get $seen) (i32.shl (i32.const 1) (local.get $f))) (then (return (i32.const -2))))
+                  (global.set $seen (i32.or (global.get $seen) (i32.shl (i32.const 1) (local.get $f))))
+                  (local.set $q (call $record (local.get $f) (local.get $p) (local.get $end)))
+                  (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+                  ;; All decide fields read, and the reader said such events are of no use: the rest is checked only.
+                  (if (i32.eq (global.get $seen) (global.get $decideMask))
+                    (then
+                      (if (i32.eq (call $verdict) (i32.const 3))
+                        (then
+                          (global.set $early (i32.const 1))
+                          (i32.store8 (i32.const 0) (i32.const 1))
+                          (return (call $skip (local.get $q) (local.get $end) (i32.const 1) (i32.const 1))))))))
+                (else (local.set $q (call $record (local.get $f) (local.get $p) (local.get $end))))))
             (else
               (local.set $c (i32.load8_u (local.get $p)))
               (if (i32.eq (local.get $c) (i32.const 34))
@@ -434,9 +490,108 @@
       (br $member))
     (unreachable))
 
-  ;; One event object at p (its brace): its fields located (the others absent), the position past it.
-  (func (export "event") (param $p i32) (param $end i32) (result i32)
+  ;; One event object at p (its brace): its fields located (the others absent), the position past it; VERDICT
+  ;; says what the reader said of events with the same decide strings: 1 of use (or not asked: a decide field is
+  ;; absent), 3 of no use, 2 not asked yet ($key holds the key for setVerdict), 0 not to be kept (a decide field
+  ;; that is not a string, or a table emptied while the event was read: the reader is asked, nothing is kept).
+  (func $one (param $p i32) (param $end i32) (result i32)
+    (local $q i32)
     (memory.fill (i32.const 512) (i32.const 0) (global.get $nFields))
     (i32.store (i32.const 1800) (i32.const -2))
-    (call $members (local.get $p) (local.get $end) (i32.const 8192)))
+    (global.set $seen (i32.const 0))
+    (global.set $resetInEvent (i32.const 0))
+    (global.set $early (i32.const 0))
+    (local.set $q (call $members (local.get $p) (local.get $end) (i32.const 8192)))
+    (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
+    (if (global.get $resetInEvent) (then (i32.store (i32.const 1800) (i32.const -1))))
+    (if (i32.eqz (global.get $early)) (then (drop (call $verdict))))
+    (local.get $q))
+
+  ;; The last event's VERDICT (see $one), from its decide fields as located so far; also returned.
+  (func $verdict (result i32)
+    (local $i i32) (local $f i32) (local $k i32) (local $id i32) (local $key i64) (local $keep i32) (local $v i32)
+    (i32.store (i32.const 2956) (i32.const 1))
+    (if (i32.eqz (global.get $nDecide)) (then (return (i32.const 1))))
+    (local.set $keep (i32.const 1))
+    (loop $fields
+      (local.set $f (i32.load8_u offset=2880 (local.get $i)))
+      (local.set $k (i32.load8_u offset=512 (local.get $f)))
+      ;; An absent decide field: the reader is not asked, the event is read.
+      (if (i32.eqz (local.get $k)) (then (return (i32.const 1))))
+      (local.set $id (i32.load offset=2560 (i32.shl (local.get $f) (i32.const 2))))
+      (if (i32.or (i32.ne (local.get $k) (i32.const 1)) (i32.lt_s (local.get $id) (i32.const 0)))
+        (then (local.set $keep (i32.const 0))))
+      (local.set $key (i64.or (i64.shl (local.get $key) (i64.const 15)) (i64.extend_i32_u (i32.and (local.get $id) (i32.const 32767)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $fields (i32.lt_u (local.get $i) (global.get $nDecide))))
+    (if (i32.or (i32.eqz (local.get $keep)) (global.get $resetInEvent))
+      (then (i32.store (i32.const 2956) (i32.const 0)) (return (i32.const 0))))
+    ;; The top bit marks a key (0: an empty slot).
+    (local.set $key (i64.or (local.get $key) (i64.const 0x8000000000000000)))
+    (global.set $key (local.get $key))
+    (local.set $i (call $vslot (local.get $key)))
+    (local.set $v
+      (select (i32.const 2) (i32.load8_u offset=6815744 (local.get $i))
+        (i64.eqz (i64.load offset=6291456 (i32.shl (local.get $i) (i32.const 3))))))
+    (i32.store (i32.const 2956) (local.get $v))
+    (local.get $v))
+
+  ;; The verdict slot of a key: where it is, or the empty slot where it would go.
+  (func $vslot (param $key i64) (result i32)
+    (local $slot i32) (local $k i64)
+    (local.set $slot (i32.wrap_i64 (i64.shr_u (i64.mul (local.get $key) (i64.const 0x9e3779b97f4a7c15)) (i64.const 48))))
+    (loop $probe
+      (local.set $k (i64.load offset=6291456 (i32.shl (local.get $slot) (i32.const 3))))
+      (if (i32.or (i64.eqz (local.get $k)) (i64.eq (local.get $k) (local.get $key))) (then (return (local.get $slot))))
+      (local.set $slot (i32.and (i32.add (local.get $slot) (i32.const 1)) (i32.const 65535)))
+      (br $probe))
+    (unreachable))
+
+  ;; What the reader said of the last event (VERDICT 2): 1 of use, 0 of no use. Half the slots at most are used.
+  (func (export "setVerdict") (param $use i32)
+    (local $slot i32)
+    (if (i32.ge_u (global.get $verdicts) (i32.const 32768)) (then (call $clearVerdicts)))
+    (local.set $slot (call $vslot (global.get $key)))
+    (if (i64.eqz (i64.load offset=6291456 (i32.shl (local.get $slot) (i32.const 3))))
+      (then (global.set $verdicts (i32.add (global.get $verdicts) (i32.const 1)))))
+    (i64.store offset=6291456 (i32.shl (local.get $slot) (i32.const 3)) (global.get $key))
+    (i32.store8 offset=6815744 (local.get $slot) (select (i32.const 1) (i32.const 3) (local.get $use))))
+
+  ;; Past an event at q: the position of the next event's brace when a comma and the brace follow (white space
+  ;; allowed), else -1.
+  (func $sep (param $q i32) (param $end i32) (result i32)
+    (local.set $q (call $ws (local.get $q) (local.get $end)))
+    (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))
+    (if (i32.ne (i32.load8_u (local.get $q)) (i32.const 44)) (then (return (i32.const -1))))
+    (local.set $q (call $ws (i32.add (local.get $q) (i32.const 1)) (local.get $end)))
+    (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))
+    (if (i32.ne (i32.load8_u (local.get $q)) (i32.const 123)) (then (return (i32.const -1))))
+    (local.get $q))
+
+  ;; Events from p (a brace), passing over those of no use (VERDICT 3, counted in SKIPPED), up to the first the
+  ;; reader is to see: its start is START and the position past it is returned, with NEXT the brace of the event
+  ;; after it (-1 when the comma and brace are not both there). Else -1: the event at START does not end before
+  ;; `end`; -2: leave the event at START to JavaScript; -3: the events passed over end at START, where the
+  ;; caller goes on (what follows is not a comma and a brace, or START is at or past `stop`).
+  (func (export "events") (param $p i32) (param $end i32) (param $stop i32) (result i32)
+    (local $q i32) (local $n i32) (local $r i32)
+    (loop $next
+      (i32.store (i32.const 2944) (local.get $p))
+      (local.set $q (call $one (local.get $p) (local.get $end)))
+      (if (i32.lt_s (local.get $q) (i32.const 0))
+        (then (i32.store (i32.const 2948) (local.get $n)) (return (local.get $q))))
+      (if (i32.eq (i32.load (i32.const 2956)) (i32.const 3))
+        (then
+          (local.set $n (i32.add (local.get $n) (i32.const 1)))
+          (local.set $r (call $sep (local.get $q) (local.get $end)))
+          (if (i32.or (i32.lt_s (local.get $r) (i32.const 0)) (i32.ge_u (local.get $q) (local.get $stop)))
+            (then
+              (i32.store (i32.const 2944) (local.get $q))
+              (i32.store (i32.const 2948) (local.get $n))
+              (return (i32.const -3))))
+          (local.set $p (local.get $r))
+          (br $next))))
+    (i32.store (i32.const 2948) (local.get $n))
+    (i32.store (i32.const 2952) (call $sep (local.get $q) (local.get $end)))
+    (local.get $q))
 )

@@ -1,6 +1,7 @@
 // The event scanner's fast path (events.wat, assembled into eventsWasm.ts) behind a typed interface. The scanner
-// copies its window of bytes to DATA and asks for one event at a time; the located fields are read where the
-// module writes them (the views below). Where WebAssembly does not run, or KPROF_ENGINE=js, the JavaScript
+// copies its window of bytes to DATA and asks for the next event it is to see (the module passes over the events
+// the reader said are of no use, see `events`); the located fields are read where the module writes them (the
+// views below). Where WebAssembly does not run, or KPROF_ENGINE=js, the JavaScript
 // scanner alone reads the trace (the reference: the same events).
 
 import { EVENTS_WASM_BASE64 } from './eventsWasm.js';
@@ -23,7 +24,16 @@ const idle: Exports[] = [];
 const MAX_IDLE = 4;
 const MAX_IDLE_BYTES = 16 << 20;
 const NAME_ID = 1800;
-export const DATA = 6291456;
+const INTERNS = 2304;
+const DECIDE = 2880;
+const START = 2944;
+const SKIPPED = 2948;
+const NEXT = 2952;
+const VERDICT = 2956;
+const GEN = 2960;
+/** Decide fields the module keeps verdicts for (more: the reader is asked for every event). */
+export const MAX_DECIDE = 4;
+export const DATA = 7340032;
 /** Fields and key length the module handles. */
 export const MAX_FIELDS = 64;
 export const MAX_KEY = 32;
@@ -31,8 +41,9 @@ const PAGE = 65536;
 
 interface Exports {
   memory: WebAssembly.Memory;
-  configure(nEvent: number, nFields: number, argsField: number, internField: number): void;
-  event(p: number, end: number): number;
+  configure(nEvent: number, nFields: number, argsField: number, internField: number, nDecide: number, decideMask: number): void;
+  events(p: number, end: number, stop: number): number;
+  setVerdict(use: number): void;
   resetNames(): void;
 }
 
@@ -65,8 +76,17 @@ export class FastEvents {
     this.views();
   }
 
-  /** An instance for these keys (event keys, then args keys), or null where it cannot serve (see top). */
-  static create(eventKeys: readonly Uint8Array[], argKeys: readonly Uint8Array[], argsField: number, internField: number): FastEvents | null {
+  /**
+   * An instance for these keys (event keys, then args keys), or null where it cannot serve (see top). `decide`:
+   * the event fields (indices, below 31) whose strings decide whether an event is of use (ScannerOptions.decideOn).
+   */
+  static create(
+    eventKeys: readonly Uint8Array[],
+    argKeys: readonly Uint8Array[],
+    argsField: number,
+    internField: number,
+    decide: readonly number[] = [],
+  ): FastEvents | null {
     const keys = [...eventKeys, ...argKeys];
     if (keys.length > MAX_FIELDS || keys.some((k) => k.length === 0 || k.length > MAX_KEY)) return null;
     // Keys are told apart by length and first byte, then checked byte for byte: two keys of the event (or of
@@ -99,7 +119,15 @@ export class FastEvents {
     });
     for (const [slot, v] of ce) f.bytes[CAND_EVENT + slot] = v;
     for (const [slot, v] of ca) f.bytes[CAND_ARGS + slot] = v;
-    exports.configure(eventKeys.length, keys.length, argsField, internField);
+    const kept = decide.length <= MAX_DECIDE ? decide : [];
+    if (internField >= 0) f.bytes[INTERNS + internField] = 1;
+    let mask = 0;
+    kept.forEach((d, i) => {
+      f.bytes[INTERNS + d] = 1;
+      f.bytes[DECIDE + i] = d;
+      mask |= 1 << d;
+    });
+    exports.configure(eventKeys.length, keys.length, argsField, internField, kept.length, mask);
     return f;
   }
 
@@ -131,21 +159,50 @@ export class FastEvents {
   }
 
   /**
-   * The id of the last event's name in the intern field (the same id for the same bytes, until resetNames):
-   * -1 when the table was full, -2 when the event had no string there.
+   * The id of the last event's name in the intern field (the same id for the same bytes, until the table is
+   * emptied: see generation): -1 when it was not interned, -2 when the event had no string there.
    */
   nameId(): number {
     return this.words[NAME_ID >> 2]!;
   }
 
-  /** Empty the name table (ids are given anew). */
-  resetNames(): void {
-    this.exports.resetNames();
+  /** Counts the times the module emptied its name table (it does when it is full): ids given before are void. */
+  generation(): number {
+    return this.words[GEN >> 2]!;
   }
 
-  /** The event at p of the window (its brace): the position past it, -1 (more data needed) or -2 (JavaScript's). */
-  event(p: number, end: number): number {
-    const r = this.exports.event(DATA + p, DATA + end);
+  /**
+   * From the event at p of the window (its brace), the next event the reader is to see (see `events` in the
+   * .wat): the position past it (with start() its brace and next() the brace of the event after it, or -1),
+   * -1 (the event at start() needs more data), -2 (JavaScript reads the event at start()) or -3 (the events
+   * passed over end at start(): go on from there). Events passed over: skipped(). No event ends past `stop`
+   * unseen.
+   */
+  events(p: number, end: number, stop: number): number {
+    const r = this.exports.events(DATA + p, DATA + end, DATA + stop);
     return r >= 0 ? r - DATA : r;
+  }
+
+  start(): number {
+    return this.words[START >> 2]! - DATA;
+  }
+
+  next(): number {
+    const n = this.words[NEXT >> 2]!;
+    return n >= 0 ? n - DATA : n;
+  }
+
+  skipped(): number {
+    return this.words[SKIPPED >> 2]!;
+  }
+
+  /** What the reader said of events with the last one's decide strings: 1 of use, 2 not asked yet, 0 ask (not kept). */
+  verdict(): number {
+    return this.words[VERDICT >> 2]!;
+  }
+
+  /** The reader's answer for the last event (verdict 2), kept for the events with the same decide strings. */
+  setVerdict(use: boolean): void {
+    this.exports.setVerdict(use ? 1 : 0);
   }
 }

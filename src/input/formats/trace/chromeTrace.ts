@@ -211,7 +211,8 @@ export class ChromeTraceReader {
           'Expected a PyTorch profiler trace (*.pt.trace.json) or torch_npu trace_view.json.',
       );
     }
-    if (s.events > 0 && this.withPh === 0) {
+    // Events passed over (wantRest) all have a "ph".
+    if (s.events > 0 && this.withPh + s.skipped === 0) {
       throw inputError(
         `${this.file}: ${s.events} JSON objects, none with a "ph" (phase) member: not trace events. ` +
           'Expected a PyTorch profiler trace (*.pt.trace.json) or torch_npu trace_view.json.',
@@ -288,10 +289,12 @@ export class ChromeTraceReader {
   }
 
   /**
-   * Asked once ph, cat and name are located (kineto writes them first): an event with a category that is none of
-   * those read (host ops, flow arrows, annotations other than ProfilerStep#N) is skipped after them.
+   * Asked once ph, cat and name are located (kineto writes them first), by them alone: an event of a phase other
+   * than X and M (flow arrows, instants, counters), or an X event with a category that is none of those read (host
+   * ops, annotations other than ProfilerStep#N), is of no use (the scanner passes over it).
    */
   private wantRest(v: EventView): boolean {
+    if (v.kind(PH) === STRING && !v.strIs(PH, X)) return v.strIs(PH, M);
     if (v.kind(CAT) !== STRING || !v.strIs(PH, X)) return true;
     if (v.strIs(CAT, KERNEL) || v.strIs(CAT, MEMCPY) || v.strIs(CAT, MEMSET)) return true;
     for (const r of RUNTIMES) if (v.strIs(CAT, r)) return true;
@@ -316,8 +319,6 @@ export class ChromeTraceReader {
   private event(v: EventView): void {
     if (v.kind(PH) !== STRING) return;
     this.withPh++;
-    // Skipped after its first members: a host event of no use here (wantRest).
-    if (!v.rest) return;
     if (v.strIs(PH, X)) {
       if (v.kind(NAME) !== STRING) return;
       if (v.kind(CAT) === STRING) {

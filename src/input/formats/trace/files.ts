@@ -36,7 +36,9 @@ export function streamId(text: string | null): number {
 
 /** A TraceSink that feeds a KernelTarget: names bound to ids, rows counted, begin() before the first kernel. */
 class TraceTarget implements TraceSink {
-  private readonly ids = new Map<string, number>();
+  /** Kernel ids by kind, then by name: the readers hand on one string per distinct name, so no key is built per kernel. */
+  private readonly ids = new Map<string, Map<string, number>>();
+  private nextId = 0;
   private readonly sink: KernelSink;
   private begun = false;
   private steps = false;
@@ -94,11 +96,15 @@ class TraceTarget implements TraceSink {
 
   private id(kind: string, raw: string): number {
     const name = this.named(raw);
-    const key = `${kind}\u0000${name}`;
-    let id = this.ids.get(key);
+    let byName = this.ids.get(kind);
+    if (byName === undefined) {
+      byName = new Map();
+      this.ids.set(kind, byName);
+    }
+    let id = byName.get(name);
     if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(key, id);
+      id = this.nextId++;
+      byName.set(name, id);
       this.sink.bind(id, { name: normaliseName(name), rawName: name, type: null, core: null, shapes: null });
     }
     return id;
@@ -198,10 +204,15 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true, exactStarts: target.wantsStarts });
   const rowsBefore = into.rowsRead;
   let bytes = 0;
-  for await (const chunk of traceChunks(path, (n) => {
-    bytes += n;
-    options.onBytes?.(n);
-  }))
+  // The reader keeps no reference to a chunk (EventScanner.push): the chunks' memory is reused.
+  for await (const chunk of traceChunks(
+    path,
+    (n) => {
+      bytes += n;
+      options.onBytes?.(n);
+    },
+    { reuse: true },
+  ))
     reader.push(chunk);
   const info = reader.finish();
   if (info.kernels === 0) noKernels(path, info);
