@@ -67,7 +67,7 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
   afterAll(async () => {
     for (const p of pages) await p.close();
     await browser?.close();
-  });
+  }, 60_000);
 
   /** Open a report from a file, recording every request, console error, page error and dialog. */
   async function open(name: string, html: string, opts: { colorScheme?: 'light' | 'dark'; bypassCSP?: boolean } = {}): Promise<Loaded> {
