@@ -19,7 +19,7 @@
 import { compareRanks } from '../../model/model.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
-import { exactOccurrences, nearOccurrences } from './match.js';
+import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
@@ -180,6 +180,7 @@ export type RewriteNote =
 
 /** A side, with its tokens mapped into the joint table. */
 interface Side {
+  index: 0 | 1;
   seq: Sequences;
   tokens: Int32Array[];
   /** Lane key → step indexes. */
@@ -191,7 +192,7 @@ function laneKey(rank: string, stream: string): string {
   return JSON.stringify([rank, stream]);
 }
 
-function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
+function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
   const map = seq.tokens.map((t) => {
     let id = joint.get(t);
     if (id === undefined) {
@@ -207,8 +208,34 @@ function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
     entry(lanes, key, () => []).push(i);
   });
-  return { seq, tokens, lanes };
+  return { index, seq, tokens, lanes };
 }
+
+/**
+ * The occurrences of the rewrites' chains in the step shapes of each side, each scan made once: the counts, the
+ * chain times, the marker and the sites not fused ask for the same ones. Results are shared: read, never changed.
+ */
+class Scans {
+  private readonly exactOf = new Map<Int32Array, Map<number, number[]>>();
+  private readonly nearOf = new Map<Int32Array, Map<string, Site[]>>();
+
+  constructor(private readonly sides: [Side, Side]) {}
+
+  /** exactOccurrences of the chain in a shape of a side. */
+  exact(side: 0 | 1, shape: number, chain: Int32Array): number[] {
+    const byShape = entry(this.exactOf, chain, () => new Map<number, number[]>());
+    return entry(byShape, side * SHAPE_KEY + shape, () => exactOccurrences(this.sides[side].tokens[shape]!, chain));
+  }
+
+  /** nearOccurrences of the chain (within k edits) in a shape of a side. */
+  near(side: 0 | 1, shape: number, chain: Int32Array, k: number): Site[] {
+    const byShape = entry(this.nearOf, chain, () => new Map<string, Site[]>());
+    return entry(byShape, `${side}:${shape}:${k}`, () => nearOccurrences(this.sides[side].tokens[shape]!, chain, k));
+  }
+}
+
+/** Shapes of a side are fewer than this (a key of side and shape). */
+const SHAPE_KEY = 2 ** 32;
 
 /** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
 function representative(s: Side, steps: number[]): { shape: number; side: LaneSide } {
@@ -244,7 +271,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   if (base.by !== pr.by) throw new Error(`rewrites: the sides were recorded by ${base.by} and by ${pr.by}`);
   const texts: string[] = [];
   const joint = new Map<string, number>();
-  const sides: [Side, Side] = [side(base, joint, texts), side(pr, joint, texts)];
+  const sides: [Side, Side] = [side(0, base, joint, texts), side(1, pr, joint, texts)];
+  const scans = new Scans(sides);
   const notes: RewriteNote[] = [];
   for (const [side, s] of [
     ['base', base],
@@ -313,14 +341,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
 
   // The rewrites verified: the largest first (kernels changed over the lanes' representative steps), then by
   // text, up to MAX_VERIFIED. The layer marker is found from their sites in the first aligned lane's steps.
-  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
-  const ordered = [...forming.values()].sort(
-    (x, y) =>
-      size(y) - size(x) ||
-      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
-      cmp(join(x.added), join(y.added)),
-  );
-  const marker = findMarker(sides, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
+  // The keys are made once per rewrite, not per comparison.
+  const keyed = [...forming.values()].map((f) => ({
+    f,
+    size: [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length),
+    removed: Array.from(f.removed, (t) => texts[t]).join('\u0000'),
+    added: join(f.added),
+  }));
+  keyed.sort((x, y) => y.size - x.size || cmp(x.removed, y.removed) || cmp(x.added, y.added));
+  const ordered = keyed.map((k) => k.f);
+  const marker = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
   if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
@@ -339,11 +369,11 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.added += copies * f.added.length;
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
-  const chainsOf = countChains(sides, ordered.slice(0, MAX_VERIFIED));
+  const chainsOf = countChains(sides, scans, ordered.slice(0, MAX_VERIFIED));
   for (const f of ordered.slice(0, MAX_VERIFIED)) {
     const { removedChains, addedChains, chains } = chainsOf.get(f)!;
-    const baseTime = chainTime(sides[0], f.removed);
-    const prTime = chainTime(sides[1], f.added);
+    const baseTime = chainTime(sides[0], scans, f.removed);
+    const prTime = chainTime(sides[1], scans, f.added);
     const baseSamples = baseTime?.perStepTicks ?? [];
     // Nothing in the chain's place: each PR step spends no time on it.
     const prSamples = f.added.length === 0 ? baseSamples.map(() => 0) : (prTime?.perStepTicks ?? []);
@@ -370,7 +400,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     }
     applied.push({ removed: f.removed, added: f.added, chains });
     const k = Math.floor(f.removed.length / 4);
-    const notFused = f.removed.length >= 2 ? notFusedSites(sides[1], f.removed, k, markersOf, texts) : [];
+    const notFused = f.removed.length >= 2 ? notFusedSites(sides[1], scans, f.removed, k, markersOf, texts) : [];
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
@@ -417,14 +447,15 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
  */
 function countChains(
   sides: [Side, Side],
+  scans: Scans,
   verified: Forming[],
 ): Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }> {
   const out = new Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }>();
   const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const done: { f: Forming; chains: number }[] = [];
   for (const f of byLength) {
-    const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
-    const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
+    const removedChains = { base: occurrencesOver(sides[0], scans, f.removed), pr: occurrencesOver(sides[1], scans, f.removed) };
+    const addedChains = { base: occurrencesOver(sides[0], scans, f.added), pr: occurrencesOver(sides[1], scans, f.added) };
     let fromRemoved = removedChains.base - removedChains.pr;
     let fromAdded = addedChains.pr - addedChains.base;
     for (const d of done) {
@@ -540,17 +571,17 @@ function pairLanes(sides: [Side, Side], notes: RewriteNote[]): LanePair[] {
 }
 
 /** Exact occurrences of a chain over every step of a side. */
-function occurrencesOver(s: Side, chain: Int32Array): number {
+function occurrencesOver(s: Side, scans: Scans, chain: Int32Array): number {
   if (chain.length === 0) return 0;
   let n = 0;
   s.seq.shapes.forEach((shape, i) => {
-    if (shape.instances > 0) n += exactOccurrences(s.tokens[i]!, chain).length * shape.instances;
+    if (shape.instances > 0) n += scans.exact(s.index, i, chain).length * shape.instances;
   });
   return n;
 }
 
 /** The time of a chain on one side, from its exact occurrences; null when it does not occur (or is empty). */
-function chainTime(s: Side, chain: Int32Array): ChainTime | null {
+function chainTime(s: Side, scans: Scans, chain: Int32Array): ChainTime | null {
   if (chain.length === 0) return null;
   const m = chain.length;
   const sums: number[] = [];
@@ -559,7 +590,7 @@ function chainTime(s: Side, chain: Int32Array): ChainTime | null {
   let exactSum = 0;
   let exactCount = 0;
   s.seq.shapes.forEach((shape: StepShape, i) => {
-    const occ = exactOccurrences(s.tokens[i]!, chain);
+    const occ = scans.exact(s.index, i, chain);
     if (occ.length === 0) return;
     for (const o of occ) for (let j = o; j < o + m; j++) exactSum += shape.sumTicks[j]!;
     exactCount += occ.length * shape.instances;
@@ -591,12 +622,19 @@ function chainTime(s: Side, chain: Int32Array): ChainTime | null {
   };
 }
 
-function notFusedSites(s: Side, chain: Int32Array, k: number, markersOf: (side: 0 | 1, shape: number) => number[], texts: string[]): NotFused[] {
+function notFusedSites(
+  s: Side,
+  scans: Scans,
+  chain: Int32Array,
+  k: number,
+  markersOf: (side: 0 | 1, shape: number) => number[],
+  texts: string[],
+): NotFused[] {
   // Sites per shape, then the lanes and steps that have the shape.
-  const sitesByShape = new Map<number, ReturnType<typeof nearOccurrences>>();
+  const sitesByShape = new Map<number, Site[]>();
   s.seq.shapes.forEach((shape, i) => {
     if (shape.instances === 0) return;
-    const sites = nearOccurrences(s.tokens[i]!, chain, k);
+    const sites = scans.near(s.index, i, chain, k);
     if (sites.length > 0) sitesByShape.set(i, sites);
   });
   if (sitesByShape.size === 0) return [];
@@ -639,6 +677,7 @@ function notFusedSites(s: Side, chain: Int32Array, k: number, markersOf: (side: 
 
 function findMarker(
   sides: [Side, Side],
+  scans: Scans,
   reps: { base: number; pr: number }[],
   forming: Forming[],
   opts: RewriteOptions,
@@ -661,19 +700,19 @@ function findMarker(
     for (const t of f.added) touched.add(t);
     let perStep = 0;
     if (f.removed.length > 0) {
-      const exact = exactOccurrences(a, f.removed);
+      const exact = scans.exact(0, first.base, f.removed);
       for (const o of exact) sites.push({ side: 0, start: o, end: o + f.removed.length });
       perStep = exact.length;
       if (f.removed.length >= 2) {
         const k = Math.floor(f.removed.length / 4);
-        const near = nearOccurrences(a, f.removed, k);
+        const near = scans.near(0, first.base, f.removed, k);
         perStep = Math.max(perStep, near.length);
         for (const s of near) if (s.edits > 0) sites.push({ side: 0, start: s.start, end: s.end });
-        for (const s of nearOccurrences(b, f.removed, k)) sites.push({ side: 1, start: s.start, end: s.end });
+        for (const s of scans.near(1, first.pr, f.removed, k)) sites.push({ side: 1, start: s.start, end: s.end });
       }
     }
     if (f.added.length > 0) {
-      const exact = exactOccurrences(b, f.added);
+      const exact = scans.exact(1, first.pr, f.added);
       for (const o of exact) sites.push({ side: 1, start: o, end: o + f.added.length });
       perStep = Math.max(perStep, exact.length);
     }
