@@ -178,10 +178,20 @@ export type RewriteNote =
   /** Rewrites past MAX_VERIFIED, not verified. */
   | { kind: 'unverified'; rewrites: number; verified: number };
 
+/** The steps of one (rank, stream, shape): their Step Ids, sorted, each once. */
+interface StepGroup {
+  rank: string;
+  stream: string;
+  shape: number;
+  steps: number[];
+}
+
 /** A side, with its tokens mapped into the joint table. */
 interface Side {
   index: 0 | 1;
   seq: Sequences;
+  /** Its steps grouped by (rank, stream, shape), in order of first step (stepGroups: made when first asked for). */
+  groups: StepGroup[] | null;
   tokens: Int32Array[];
   /** Lane key → step indexes. */
   lanes: Map<string, number[]>;
@@ -208,7 +218,21 @@ function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: s
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
     entry(lanes, key, () => []).push(i);
   });
-  return { index, seq, tokens, lanes };
+  return { index, seq, tokens, lanes, groups: null };
+}
+
+/** The side's steps grouped by (rank, stream, shape), in order of each group's first step; made once. */
+function stepGroups(s: Side): StepGroup[] {
+  if (s.groups !== null) return s.groups;
+  const groups = new Map<string, { rank: string; stream: string; shape: number; steps: number[] }>();
+  for (const st of s.seq.steps) {
+    const key = `${st.rank}:${st.stream}:${st.shape}`;
+    entry(groups, key, () => ({ rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] as number[] })).steps.push(
+      st.step,
+    );
+  }
+  s.groups = [...groups.values()].map((g) => ({ ...g, steps: [...new Set(g.steps)].sort((x, y) => x - y) }));
+  return s.groups;
 }
 
 /**
@@ -589,29 +613,20 @@ function chainTime(s: Side, scans: Scans, chain: Int32Array): ChainTime | null {
   const perStep: number[] = [];
   let exactSum = 0;
   let exactCount = 0;
-  s.seq.shapes.forEach((shape: StepShape, i) => {
+  // The loops over kernels are small functions of their own (chainSums, sampleChains): this runs once per rewrite
+  // and side, and so stays cheap to compile.
+  const shapes = s.seq.shapes;
+  for (let i = 0; i < shapes.length; i++) {
+    const shape: StepShape = shapes[i]!;
     const occ = scans.exact(s.index, i, chain);
-    if (occ.length === 0) return;
-    for (const o of occ) for (let j = o; j < o + m; j++) exactSum += shape.sumTicks[j]!;
+    if (occ.length === 0) continue;
+    exactSum = chainSums(exactSum, shape.sumTicks, occ, m);
     exactCount += occ.length * shape.instances;
     for (let k = 0; k < shape.sampled.length; k++) {
-      const durs = shape.sampleDurTicks[k]!;
-      const starts = shape.sampleStartTicks[k]!;
-      let stepSum = 0;
-      for (const o of occ) {
-        let sum = 0;
-        let end = Number.NEGATIVE_INFINITY;
-        for (let j = o; j < o + m; j++) {
-          sum += durs[j]!;
-          end = Math.max(end, starts[j]! + durs[j]!);
-        }
-        sums.push(sum);
-        spans.push(end - starts[o]!);
-        stepSum += sum;
-      }
+      const stepSum = sampleChains(shape.sampleDurTicks[k]!, shape.sampleStartTicks[k]!, occ, m, sums, spans);
       perStep.push(stepSum / occ.length);
     }
-  });
+  }
   if (exactCount === 0) return null;
   return {
     occurrences: sums.length,
@@ -620,6 +635,32 @@ function chainTime(s: Side, scans: Scans, chain: Int32Array): ChainTime | null {
     meanTicks: exactSum / exactCount,
     perStepTicks: perStep,
   };
+}
+
+/** `total` plus the per-position sums of every occurrence of an m-kernel chain, added in order. */
+function chainSums(total: number, sumTicks: Float64Array, occ: number[], m: number): number {
+  for (const o of occ) for (let j = o; j < o + m; j++) total += sumTicks[j]!;
+  return total;
+}
+
+/**
+ * Of one sampled step (its kernels' durations and starts), each occurrence's chain time (pushed to `sums`) and
+ * wall span (to `spans`); returns the sum of the chain times.
+ */
+function sampleChains(durs: Float64Array, starts: Float64Array, occ: number[], m: number, sums: number[], spans: number[]): number {
+  let stepSum = 0;
+  for (const o of occ) {
+    let sum = 0;
+    let end = Number.NEGATIVE_INFINITY;
+    for (let j = o; j < o + m; j++) {
+      sum += durs[j]!;
+      end = Math.max(end, starts[j]! + durs[j]!);
+    }
+    sums.push(sum);
+    spans.push(end - starts[o]!);
+    stepSum += sum;
+  }
+  return stepSum;
 }
 
 function notFusedSites(
@@ -638,20 +679,14 @@ function notFusedSites(
     if (sites.length > 0) sitesByShape.set(i, sites);
   });
   if (sitesByShape.size === 0) return [];
-  // The steps of each (rank, stream, shape) once, then one entry per site of the shape.
-  const groups = new Map<string, { rank: string; stream: string; shape: number; steps: number[] }>();
-  for (const st of s.seq.steps) {
-    if (!sitesByShape.has(st.shape)) continue;
-    const key = `${st.rank}:${st.stream}:${st.shape}`;
-    entry(groups, key, () => ({ rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] as number[] })).steps.push(
-      st.step,
-    );
-  }
+  // One entry per site of a shape, for each (rank, stream, shape) with its steps.
   const out: NotFused[] = [];
-  for (const g of groups.values()) {
+  for (const g of stepGroups(s)) {
+    const sites = sitesByShape.get(g.shape);
+    if (sites === undefined) continue;
     const m = markersOf(1, g.shape);
-    const steps = [...new Set(g.steps)].sort((x, y) => x - y);
-    for (const site of sitesByShape.get(g.shape)!) {
+    const steps = g.steps.slice();
+    for (const site of sites) {
       out.push({
         rank: g.rank,
         stream: g.stream,
