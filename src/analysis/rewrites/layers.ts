@@ -44,6 +44,17 @@ export function layerOf(positions: number[], start: number, end: number): number
   return best;
 }
 
+/** Σ over the sites of the distance to the nearest marker of its side (`pos`: the marker's positions per side). */
+function distanceSum(pos: [number[], number[]], sites: MarkerSite[]): number {
+  let sum = 0;
+  for (const s of sites) {
+    const p = pos[s.side];
+    const i = layerOf(p, s.start, s.end)!;
+    sum += distance(s.start, s.end, p[i]!);
+  }
+  return sum;
+}
+
 /** A stretch of a representative step that the marker should be near. */
 export interface MarkerSite {
   side: 0 | 1;
@@ -81,14 +92,7 @@ export function chooseMarker(
   for (const [t, p0] of positions[0]) {
     const c = p0.length;
     if (c < 2 || c > maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
-    const pos = [p0, positions[1].get(t)!];
-    let sum = 0;
-    for (const s of sites) {
-      const p = pos[s.side]!;
-      const i = layerOf(p, s.start, s.end)!;
-      sum += distance(s.start, s.end, p[i]!);
-    }
-    const score = sum / sites.length;
+    const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
     const better = score < bestScore || (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
     if (better) {
       best = t;

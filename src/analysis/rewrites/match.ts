@@ -155,25 +155,26 @@ export function nearOccurrences(text: Int32Array, chain: Int32Array, k: number):
   if (m === 0) return out;
   const dist = endDistances(text, chain, k);
   let floor = 0;
-  let j = 0;
+  // The scan for ends within k is a small function of its own (nextWithin): this loop runs once per site.
+  let j = nextWithin(dist, 0, k);
   while (j < text.length) {
-    if (dist[j]! > k) {
-      j++;
-      continue;
-    }
     // The run of ends within k (no further than k ahead): the first end with the least distance.
     let best = j;
     for (let e = j + 1; e < text.length && e <= j + k && dist[e]! <= k; e++) if (dist[e]! < dist[best]!) best = e;
     const start = bestStart(text, chain, floor, best, dist[best]!);
-    if (start === null) {
-      j = best + 1;
-      continue;
+    if (start !== null) {
+      out.push({ start, end: best + 1, edits: editDistance(chain, text.subarray(start, best + 1)) });
+      floor = best + 1;
     }
-    out.push({ start, end: best + 1, edits: editDistance(chain, text.subarray(start, best + 1)) });
-    floor = best + 1;
-    j = best + 1;
+    j = nextWithin(dist, best + 1, k);
   }
   return out;
+}
+
+/** The first end from j on whose distance is within k (dist.length when none is). */
+function nextWithin(dist: Int32Array, j: number, k: number): number {
+  while (j < dist.length && dist[j]! > k) j++;
+  return j;
 }
 
 /**
