@@ -163,6 +163,8 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
     const header = 'Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
     const starts = ['N/A', '', '1764246877073569.640\t', '1764246877073569.64049', '1764246877073570.00005', ' 17 ', '0', '.5', '5.'];
     const more = ['1e3', '-5', '+5', '1764246877073571', '"1764246877073572.5"', '99999999999999999', '1764246877073569.6\t\t', '12x'];
+    // Whole µs at and past 2^53 - 1, leading zeros, a fifth decimal that rounds up to the next µs, two dots.
+    more.push('9007199254740991', '9007199254740992.5', '00001764246877073573.25', '1764246877073569.99995', '1764246877073569.5.5', '\t.\t');
     const streams = ['2', ' 3 ', 'N/A', '', '-1', '1234567890', '007', '12a', '"5"', '999999999', '\t4\t', '0'];
     const rows: string[] = [];
     for (const [i, start] of [...starts, ...more].entries())

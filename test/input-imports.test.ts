@@ -86,7 +86,7 @@ describe('the input layer', () => {
     expect(bad).toEqual([]);
     // Nor does its code (.ts and simd.wat) use a name of what the kernel-table format owns (prose may point there).
     const kernelWords =
-      /\b(BatchSpec|RowBatch|BatchSink|RowBatcher|KernelRowBatcher|KernelSink|KernelBatch|KernelKind|NO_STEP|NO_STREAM|keyId|resetKeys|configure|IDS|STEPS|TICKS|START_AT|STREAMS)\b/;
+      /\b(BatchSpec|RowBatch|BatchSink|RowBatcher|KernelRowBatcher|KernelSink|KernelBatch|KernelKind|NO_STEP|NO_STREAM|keyId|resetKeys|configure|IDS|STEPS|TICKS|START_US|STREAMS)\b/;
     const said = readdirSync(join(SRC, 'input/csv'))
       .filter((f) => /\.(ts|wat)$/.test(f) && f !== 'simdWasm.ts')
       .flatMap((f) =>

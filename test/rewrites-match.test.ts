@@ -50,6 +50,18 @@ describe('endDistances', () => {
       { numRuns: 300 },
     );
   });
+  test('bit-parallel with token ids far apart (and negative) equals the dynamic programme', () => {
+    // Ids of one table are small; any Int32 ids must still match, those outside the chain's range too.
+    const far = [-(2 ** 31), -7, 0, 5, 2 ** 20, 2 ** 31 - 1];
+    const wide = (min: number, max: number) => fc.array(fc.constantFrom(...far), { minLength: min, maxLength: max });
+    fc.assert(
+      fc.property(wide(0, 40), wide(1, 32), fc.integer({ min: 0, max: 8 }), (text, chain, k) => {
+        const got = Array.from(endDistances(Int32Array.from(text), Int32Array.from(chain), k));
+        expect(got).toEqual(naiveEnds(text, chain).map((d) => (d <= k ? d : k + 1)));
+      }),
+      { numRuns: 200 },
+    );
+  });
   test('the cut-off columns (chains over 32) equal the dynamic programme', () => {
     fc.assert(
       fc.property(tokens(0, 50), tokens(33, 45), fc.integer({ min: 0, max: 12 }), (text, chain, k) => {

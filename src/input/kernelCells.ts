@@ -37,7 +37,16 @@ export function startTicksAfterBytes(b: Uint8Array, s: number, e: number, origin
   }
   while (i < e && isSpace(b[i]!)) i++;
   if (i !== e) return Number.NaN;
-  const after = (whole - originUs) * TICKS_PER_US + ticks;
+  return startTicksOf(whole, ticks, originUs);
+}
+
+/**
+ * A start time read in two parts, its whole µs (NaN: the cell was no time) and the ticks of its decimals, as
+ * exact ticks after `originUs`; NaN when it is none or more than 2^53 ticks from the origin. The SIMD engine reads
+ * a cell into those parts (kernelRows.wat's $start) by the rules of startTicksAfterBytes.
+ */
+export function startTicksOf(us: number, ticks: number, originUs: number): number {
+  const after = (us - originUs) * TICKS_PER_US + ticks;
   // Further from the origin than a double holds to the tick: not a time of this file.
   return Number.isSafeInteger(after) ? after : Number.NaN;
 }

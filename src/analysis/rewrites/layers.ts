@@ -34,8 +34,7 @@ export function layerOf(positions: number[], start: number, end: number): number
   }
   let best = -1;
   let bestD = Number.POSITIVE_INFINITY;
-  for (const i of [lo - 1, lo, lo + 1]) {
-    if (i < 0 || i >= positions.length) continue;
+  for (let i = Math.max(0, lo - 1); i <= lo + 1 && i < positions.length; i++) {
     const d = distance(start, end, positions[i]!);
     if (d < bestD || (d === bestD && i > best)) {
       best = i;
@@ -43,6 +42,17 @@ export function layerOf(positions: number[], start: number, end: number): number
     }
   }
   return best;
+}
+
+/** Σ over the sites of the distance to the nearest marker of its side (`pos`: the marker's positions per side). */
+function distanceSum(pos: [number[], number[]], sites: MarkerSite[]): number {
+  let sum = 0;
+  for (const s of sites) {
+    const p = pos[s.side];
+    const i = layerOf(p, s.start, s.end)!;
+    sum += distance(s.start, s.end, p[i]!);
+  }
+  return sum;
 }
 
 /** A stretch of a representative step that the marker should be near. */
@@ -64,21 +74,25 @@ export function chooseMarker(
   texts: string[],
 ): number | null {
   if (sites.length === 0) return null;
-  const counts: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
-  for (const side of [0, 1] as const) for (const t of reps[side]) counts[side].set(t, (counts[side].get(t) ?? 0) + 1);
+  // Each token's positions in each step, in one pass (a token's count is its number of positions).
+  const positions: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
+  for (const side of [0, 1] as const) {
+    const at = positions[side];
+    const rep = reps[side];
+    for (let i = 0; i < rep.length; i++) {
+      const t = rep[i]!;
+      const p = at.get(t);
+      if (p === undefined) at.set(t, [i]);
+      else p.push(i);
+    }
+  }
   let best: number | null = null;
   let bestScore = Number.POSITIVE_INFINITY;
   let bestCount = 0;
-  for (const [t, c] of counts[0]) {
-    if (c < 2 || c > maxPerStep || counts[1].get(t) !== c || touched.has(t)) continue;
-    const pos = [markerPositions(reps[0], t), markerPositions(reps[1], t)];
-    let sum = 0;
-    for (const s of sites) {
-      const p = pos[s.side]!;
-      const i = layerOf(p, s.start, s.end)!;
-      sum += distance(s.start, s.end, p[i]!);
-    }
-    const score = sum / sites.length;
+  for (const [t, p0] of positions[0]) {
+    const c = p0.length;
+    if (c < 2 || c > maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
+    const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
     const better = score < bestScore || (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
     if (better) {
       best = t;

@@ -35,18 +35,49 @@ export function endDistances(text: Int32Array, chain: Int32Array, k: number): In
   return chain.length <= 32 ? bitParallel(text, chain, k) : cutOffColumns(text, chain, k);
 }
 
+/** Chains whose token ids span at most this many values get their masks in a table (else in a Map). */
+const MASK_TABLE_SPAN = 1 << 16;
+
+/**
+ * For each token of `text`, the bit mask of the chain's positions that hold it (bit i: chain[i]; 0 when none
+ * does). Token ids are small integers of one table, so the masks are kept in a table over the chain's range of
+ * ids; ids of no table (a wide range) are looked up in a Map instead.
+ */
+function textMasks(text: Int32Array, chain: Int32Array): Uint32Array {
+  let lo = chain[0]!;
+  let hi = lo;
+  for (let i = 1; i < chain.length; i++) {
+    const t = chain[i]!;
+    if (t < lo) lo = t;
+    else if (t > hi) hi = t;
+  }
+  const out = new Uint32Array(text.length);
+  if (hi - lo < MASK_TABLE_SPAN) {
+    const peq = new Uint32Array(hi - lo + 1);
+    for (let i = 0; i < chain.length; i++) peq[chain[i]! - lo]! |= 1 << i;
+    for (let j = 0; j < text.length; j++) {
+      const t = text[j]!;
+      if (t >= lo && t <= hi) out[j] = peq[t - lo]!;
+    }
+  } else {
+    const peq = new Map<number, number>();
+    for (let i = 0; i < chain.length; i++) peq.set(chain[i]!, ((peq.get(chain[i]!) ?? 0) | (1 << i)) >>> 0);
+    for (let j = 0; j < text.length; j++) out[j] = peq.get(text[j]!) ?? 0;
+  }
+  return out;
+}
+
 function bitParallel(text: Int32Array, chain: Int32Array, k: number): Int32Array {
   const m = chain.length;
   const out = new Int32Array(text.length);
   if (m === 0) return out;
-  const peq = new Map<number, number>();
-  for (let i = 0; i < m; i++) peq.set(chain[i]!, ((peq.get(chain[i]!) ?? 0) | (1 << i)) >>> 0);
+  const eqs = textMasks(text, chain);
   const high = (1 << (m - 1)) >>> 0;
   let pv = 0xffffffff;
   let mv = 0;
   let score = m;
   for (let j = 0; j < text.length; j++) {
-    const eq = peq.get(text[j]!) ?? 0;
+    const eq = eqs[j]!;
     const xv = (eq | mv) >>> 0;
     const xh = ((((((eq & pv) >>> 0) + pv) >>> 0) ^ pv) | eq) >>> 0;
     let ph = (mv | ~(xh | pv)) >>> 0;
@@ -124,25 +155,26 @@ export function nearOccurrences(text: Int32Array, chain: Int32Array, k: number):
   if (m === 0) return out;
   const dist = endDistances(text, chain, k);
   let floor = 0;
-  let j = 0;
+  // The scan for ends within k is a small function of its own (nextWithin): this loop runs once per site.
+  let j = nextWithin(dist, 0, k);
   while (j < text.length) {
-    if (dist[j]! > k) {
-      j++;
-      continue;
-    }
     // The run of ends within k (no further than k ahead): the first end with the least distance.
     let best = j;
     for (let e = j + 1; e < text.length && e <= j + k && dist[e]! <= k; e++) if (dist[e]! < dist[best]!) best = e;
     const start = bestStart(text, chain, floor, best, dist[best]!);
-    if (start === null) {
-      j = best + 1;
-      continue;
+    if (start !== null) {
+      out.push({ start, end: best + 1, edits: editDistance(chain, text.subarray(start, best + 1)) });
+      floor = best + 1;
     }
-    out.push({ start, end: best + 1, edits: editDistance(chain, text.subarray(start, best + 1)) });
-    floor = best + 1;
-    j = best + 1;
+    j = nextWithin(dist, best + 1, k);
   }
   return out;
+}
+
+/** The first end from j on whose distance is within k (dist.length when none is). */
+function nextWithin(dist: Int32Array, j: number, k: number): number {
+  while (j < dist.length && dist[j]! > k) j++;
+  return j;
 }
 
 /**

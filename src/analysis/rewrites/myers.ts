@@ -96,38 +96,46 @@ function compare(
       first = false;
       continue;
     }
-    const split = bisect(a, al, ah, b, bl, bh, first ? cap : Number.POSITIVE_INFINITY);
+    const found = bisect(a, al, ah, b, bl, bh, first ? cap : Number.POSITIVE_INFINITY);
     first = false;
-    if (split === null) return false;
-    if (split < 0) {
+    if (found === CAPPED) return false;
+    if (found === DISJOINT) {
       // No common element at all: everything changed.
       for (let i = al; i < ah; i++) changedA[i + 1] = 1;
       for (let j = bl; j < bh; j++) changedB[j + 1] = 1;
       continue;
     }
-    const x = Math.floor(split / SPLIT_SCALE);
-    const y = split - x * SPLIT_SCALE;
+    // Small integers from an Int32Array: the work list stays one of small integers.
+    const x = SEARCH[MEET_X]!;
+    const y = SEARCH[MEET_Y]!;
     stack.push(al + x, ah, bl + y, bh);
     stack.push(al, al + x, bl, bl + y);
   }
   return true;
 }
 
-/** A split point (x, y) is returned as x · SPLIT_SCALE + y (sequences are far shorter than this). */
-const SPLIT_SCALE = 2 ** 26;
+/** Sequences are shorter than this. */
+const MAX_LENGTH = 2 ** 26;
+
+/** What bisect found: a split point (SEARCH[MEET_X], SEARCH[MEET_Y]), no common element, more edits than its cap. */
+const FOUND = 1;
+const DISJOINT = 0;
+const CAPPED = -1;
 
 /**
  * Myers' middle snake of a[al, ah) against b[bl, bh) (both non-empty, no common prefix or suffix): a point (x, y)
- * on a shortest edit path, relative to (al, bl), encoded as x · SPLIT_SCALE + y; -1 when the two share no element;
- * null when more than `cap` edits are needed.
+ * on a shortest edit path, relative to (al, bl), put in SEARCH (FOUND); DISJOINT when the two share no element;
+ * CAPPED when more than `cap` edits are needed. Its numbers stay small integers: a double among them (a split
+ * encoded in one number, a bound from an infinite cap) deoptimised the compiled rounds on every new call.
  */
-function bisect(a: Int32Array, al: number, ah: number, b: Int32Array, bl: number, bh: number, cap: number): number | null {
+function bisect(a: Int32Array, al: number, ah: number, b: Int32Array, bl: number, bh: number, cap: number): number {
   const n = ah - al;
   const m = bh - bl;
-  if (n >= SPLIT_SCALE || m >= SPLIT_SCALE) throw new Error(`sequence too long to align: ${n} and ${m} kernels`);
-  const maxD = Math.ceil((n + m) / 2);
+  if (n >= MAX_LENGTH || m >= MAX_LENGTH) throw new Error(`sequence too long to align: ${n} and ${m} kernels`);
+  const maxD = (n + m + 1) >> 1;
   // Round d of each direction reaches paths of d edits; the whole path has at most 2d edits when they meet.
-  const rounds = Math.min(maxD, Math.ceil(cap / 2) + 1);
+  // min(maxD, ⌈cap / 2⌉ + 1), kept a small integer for any cap (Infinity: none), as the rounds take it.
+  const rounds = cap / 2 + 1 >= maxD ? maxD : (Math.ceil(cap / 2) + 1) | 0;
   // Diagonals -d..d of rounds d < rounds, and one either side: sized by the cap, not by the sequences.
   const offset = rounds + 1;
   const length = 2 * rounds + 3;
@@ -138,52 +146,124 @@ function bisect(a: Int32Array, al: number, ah: number, b: Int32Array, bl: number
   const delta = n - m;
   // With an odd delta the paths meet while extending forward, else while extending backward.
   const front = delta % 2 !== 0;
-  let k1start = 0;
-  let k1end = 0;
-  let k2start = 0;
-  let k2end = 0;
+  // Each round of each direction is a function of its own, called once a round: small to compile, and what it
+  // meets first late (a path past an end, the meeting) recompiles a small function, not the whole search.
+  const st = SEARCH;
+  st.fill(0);
   for (let d = 0; d < rounds; d++) {
-    for (let k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
-      const k1o = offset + k1;
-      let x1 = k1 === -d || (k1 !== d && v1[k1o - 1]! < v1[k1o + 1]!) ? v1[k1o + 1]! : v1[k1o - 1]! + 1;
-      let y1 = x1 - k1;
-      while (x1 < n && y1 < m && a[al + x1] === b[bl + y1]) {
-        x1++;
-        y1++;
-      }
-      v1[k1o] = x1;
-      if (x1 > n) k1end += 2;
-      else if (y1 > m) k1start += 2;
-      else if (front) {
-        const k2o = offset + delta - k1;
-        if (k2o >= 0 && k2o < length && v2[k2o] !== -1) {
-          const x2 = n - v2[k2o]!;
-          if (x1 >= x2) return x1 * SPLIT_SCALE + y1;
-        }
-      }
+    if (forwardRound(a, al, b, bl, n, m, v1, v2, d, offset, length, delta, front, st)) return FOUND;
+    if (backwardRound(a, ah, b, bh, n, m, v1, v2, d, offset, length, delta, front, st)) return FOUND;
+  }
+  return rounds < maxD ? CAPPED : DISJOINT;
+}
+
+/** bisect's search state: the diagonals each direction skips at either end, and where the paths met. */
+const K1_START = 0;
+const K1_END = 1;
+const K2_START = 2;
+const K2_END = 3;
+const MEET_X = 4;
+const MEET_Y = 5;
+/** bisect's search state (one search at a time: compare works through a list, not by recursion). */
+const SEARCH = new Int32Array(6);
+
+/** Round d of the forward paths (v1); true when one meets a reverse path (the point is in st). */
+function forwardRound(
+  a: Int32Array,
+  al: number,
+  b: Int32Array,
+  bl: number,
+  n: number,
+  m: number,
+  v1: Int32Array,
+  v2: Int32Array,
+  d: number,
+  offset: number,
+  length: number,
+  delta: number,
+  front: boolean,
+  st: Int32Array,
+): boolean {
+  let k1start = st[K1_START]!;
+  let k1end = st[K1_END]!;
+  let met = false;
+  for (let k1 = -d + k1start; k1 <= d - k1end; k1 += 2) {
+    const k1o = offset + k1;
+    let x1 = k1 === -d || (k1 !== d && v1[k1o - 1]! < v1[k1o + 1]!) ? v1[k1o + 1]! : v1[k1o - 1]! + 1;
+    let y1 = x1 - k1;
+    while (x1 < n && y1 < m && a[al + x1] === b[bl + y1]) {
+      x1++;
+      y1++;
     }
-    for (let k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
-      const k2o = offset + k2;
-      let x2 = k2 === -d || (k2 !== d && v2[k2o - 1]! < v2[k2o + 1]!) ? v2[k2o + 1]! : v2[k2o - 1]! + 1;
-      let y2 = x2 - k2;
-      while (x2 < n && y2 < m && a[ah - x2 - 1] === b[bh - y2 - 1]) {
-        x2++;
-        y2++;
-      }
-      v2[k2o] = x2;
-      if (x2 > n) k2end += 2;
-      else if (y2 > m) k2start += 2;
-      else if (!front) {
-        const k1o = offset + delta - k2;
-        if (k1o >= 0 && k1o < length && v1[k1o] !== -1) {
-          const x1 = v1[k1o]!;
-          const y1 = offset + x1 - k1o;
-          if (x1 >= n - x2) return x1 * SPLIT_SCALE + y1;
+    v1[k1o] = x1;
+    if (x1 > n) k1end += 2;
+    else if (y1 > m) k1start += 2;
+    else if (front) {
+      const k2o = offset + delta - k1;
+      if (k2o >= 0 && k2o < length && v2[k2o] !== -1) {
+        const x2 = n - v2[k2o]!;
+        if (x1 >= x2) {
+          st[MEET_X] = x1;
+          st[MEET_Y] = y1;
+          met = true;
+          break;
         }
       }
     }
   }
-  return rounds < maxD ? null : -1;
+  st[K1_START] = k1start;
+  st[K1_END] = k1end;
+  return met;
+}
+
+/** Round d of the reverse paths (v2); true when one meets a forward path (the point is in st). */
+function backwardRound(
+  a: Int32Array,
+  ah: number,
+  b: Int32Array,
+  bh: number,
+  n: number,
+  m: number,
+  v1: Int32Array,
+  v2: Int32Array,
+  d: number,
+  offset: number,
+  length: number,
+  delta: number,
+  front: boolean,
+  st: Int32Array,
+): boolean {
+  let k2start = st[K2_START]!;
+  let k2end = st[K2_END]!;
+  let met = false;
+  for (let k2 = -d + k2start; k2 <= d - k2end; k2 += 2) {
+    const k2o = offset + k2;
+    let x2 = k2 === -d || (k2 !== d && v2[k2o - 1]! < v2[k2o + 1]!) ? v2[k2o + 1]! : v2[k2o - 1]! + 1;
+    let y2 = x2 - k2;
+    while (x2 < n && y2 < m && a[ah - x2 - 1] === b[bh - y2 - 1]) {
+      x2++;
+      y2++;
+    }
+    v2[k2o] = x2;
+    if (x2 > n) k2end += 2;
+    else if (y2 > m) k2start += 2;
+    else if (!front) {
+      const k1o = offset + delta - k2;
+      if (k1o >= 0 && k1o < length && v1[k1o] !== -1) {
+        const x1 = v1[k1o]!;
+        const y1 = offset + x1 - k1o;
+        if (x1 >= n - x2) {
+          st[MEET_X] = x1;
+          st[MEET_Y] = y1;
+          met = true;
+          break;
+        }
+      }
+    }
+  }
+  st[K2_START] = k2start;
+  st[K2_END] = k2end;
+  return met;
 }
 
 // ---------------------------------------------------------------------------------------------------------

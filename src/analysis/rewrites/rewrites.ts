@@ -19,7 +19,7 @@
 import { compareRanks } from '../../model/model.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
-import { exactOccurrences, nearOccurrences } from './match.js';
+import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
@@ -178,9 +178,20 @@ export type RewriteNote =
   /** Rewrites past MAX_VERIFIED, not verified. */
   | { kind: 'unverified'; rewrites: number; verified: number };
 
+/** The steps of one (rank, stream, shape): their Step Ids, sorted, each once. */
+interface StepGroup {
+  rank: string;
+  stream: string;
+  shape: number;
+  steps: number[];
+}
+
 /** A side, with its tokens mapped into the joint table. */
 interface Side {
+  index: 0 | 1;
   seq: Sequences;
+  /** Its steps grouped by (rank, stream, shape), in order of first step (stepGroups: made when first asked for). */
+  groups: StepGroup[] | null;
   tokens: Int32Array[];
   /** Lane key → step indexes. */
   lanes: Map<string, number[]>;
@@ -191,7 +202,7 @@ function laneKey(rank: string, stream: string): string {
   return JSON.stringify([rank, stream]);
 }
 
-function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
+function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
   const map = seq.tokens.map((t) => {
     let id = joint.get(t);
     if (id === undefined) {
@@ -207,8 +218,48 @@ function side(seq: Sequences, joint: Map<string, number>, texts: string[]): Side
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
     entry(lanes, key, () => []).push(i);
   });
-  return { seq, tokens, lanes };
+  return { index, seq, tokens, lanes, groups: null };
 }
+
+/** The side's steps grouped by (rank, stream, shape), in order of each group's first step; made once. */
+function stepGroups(s: Side): StepGroup[] {
+  if (s.groups !== null) return s.groups;
+  const groups = new Map<string, { rank: string; stream: string; shape: number; steps: number[] }>();
+  for (const st of s.seq.steps) {
+    const key = `${st.rank}:${st.stream}:${st.shape}`;
+    entry(groups, key, () => ({ rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] as number[] })).steps.push(
+      st.step,
+    );
+  }
+  s.groups = [...groups.values()].map((g) => ({ ...g, steps: [...new Set(g.steps)].sort((x, y) => x - y) }));
+  return s.groups;
+}
+
+/**
+ * The occurrences of the rewrites' chains in the step shapes of each side, each scan made once: the counts, the
+ * chain times, the marker and the sites not fused ask for the same ones. Results are shared: read, never changed.
+ */
+class Scans {
+  private readonly exactOf = new Map<Int32Array, Map<number, number[]>>();
+  private readonly nearOf = new Map<Int32Array, Map<string, Site[]>>();
+
+  constructor(private readonly sides: [Side, Side]) {}
+
+  /** exactOccurrences of the chain in a shape of a side. */
+  exact(side: 0 | 1, shape: number, chain: Int32Array): number[] {
+    const byShape = entry(this.exactOf, chain, () => new Map<number, number[]>());
+    return entry(byShape, side * SHAPE_KEY + shape, () => exactOccurrences(this.sides[side].tokens[shape]!, chain));
+  }
+
+  /** nearOccurrences of the chain (within k edits) in a shape of a side. */
+  near(side: 0 | 1, shape: number, chain: Int32Array, k: number): Site[] {
+    const byShape = entry(this.nearOf, chain, () => new Map<string, Site[]>());
+    return entry(byShape, `${side}:${shape}:${k}`, () => nearOccurrences(this.sides[side].tokens[shape]!, chain, k));
+  }
+}
+
+/** Shapes of a side are fewer than this (a key of side and shape). */
+const SHAPE_KEY = 2 ** 32;
 
 /** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
 function representative(s: Side, steps: number[]): { shape: number; side: LaneSide } {
@@ -244,7 +295,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   if (base.by !== pr.by) throw new Error(`rewrites: the sides were recorded by ${base.by} and by ${pr.by}`);
   const texts: string[] = [];
   const joint = new Map<string, number>();
-  const sides: [Side, Side] = [side(base, joint, texts), side(pr, joint, texts)];
+  const sides: [Side, Side] = [side(0, base, joint, texts), side(1, pr, joint, texts)];
+  const scans = new Scans(sides);
   const notes: RewriteNote[] = [];
   for (const [side, s] of [
     ['base', base],
@@ -313,14 +365,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
 
   // The rewrites verified: the largest first (kernels changed over the lanes' representative steps), then by
   // text, up to MAX_VERIFIED. The layer marker is found from their sites in the first aligned lane's steps.
-  const size = (f: Forming) => [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length);
-  const ordered = [...forming.values()].sort(
-    (x, y) =>
-      size(y) - size(x) ||
-      cmp(Array.from(x.removed, (t) => texts[t]).join('\u0000'), Array.from(y.removed, (t) => texts[t]).join('\u0000')) ||
-      cmp(join(x.added), join(y.added)),
-  );
-  const marker = findMarker(sides, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
+  // The keys are made once per rewrite, not per comparison.
+  const keyed = [...forming.values()].map((f) => ({
+    f,
+    size: [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length),
+    removed: Array.from(f.removed, (t) => texts[t]).join('\u0000'),
+    added: join(f.added),
+  }));
+  keyed.sort((x, y) => y.size - x.size || cmp(x.removed, y.removed) || cmp(x.added, y.added));
+  const ordered = keyed.map((k) => k.f);
+  const marker = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
   if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
@@ -339,11 +393,11 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.added += copies * f.added.length;
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
-  const chainsOf = countChains(sides, ordered.slice(0, MAX_VERIFIED));
+  const chainsOf = countChains(sides, scans, ordered.slice(0, MAX_VERIFIED));
   for (const f of ordered.slice(0, MAX_VERIFIED)) {
     const { removedChains, addedChains, chains } = chainsOf.get(f)!;
-    const baseTime = chainTime(sides[0], f.removed);
-    const prTime = chainTime(sides[1], f.added);
+    const baseTime = chainTime(sides[0], scans, f.removed);
+    const prTime = chainTime(sides[1], scans, f.added);
     const baseSamples = baseTime?.perStepTicks ?? [];
     // Nothing in the chain's place: each PR step spends no time on it.
     const prSamples = f.added.length === 0 ? baseSamples.map(() => 0) : (prTime?.perStepTicks ?? []);
@@ -370,7 +424,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     }
     applied.push({ removed: f.removed, added: f.added, chains });
     const k = Math.floor(f.removed.length / 4);
-    const notFused = f.removed.length >= 2 ? notFusedSites(sides[1], f.removed, k, markersOf, texts) : [];
+    const notFused = f.removed.length >= 2 ? notFusedSites(sides[1], scans, f.removed, k, markersOf, texts) : [];
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
@@ -417,14 +471,15 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
  */
 function countChains(
   sides: [Side, Side],
+  scans: Scans,
   verified: Forming[],
 ): Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }> {
   const out = new Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }>();
   const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const done: { f: Forming; chains: number }[] = [];
   for (const f of byLength) {
-    const removedChains = { base: occurrencesOver(sides[0], f.removed), pr: occurrencesOver(sides[1], f.removed) };
-    const addedChains = { base: occurrencesOver(sides[0], f.added), pr: occurrencesOver(sides[1], f.added) };
+    const removedChains = { base: occurrencesOver(sides[0], scans, f.removed), pr: occurrencesOver(sides[1], scans, f.removed) };
+    const addedChains = { base: occurrencesOver(sides[0], scans, f.added), pr: occurrencesOver(sides[1], scans, f.added) };
     let fromRemoved = removedChains.base - removedChains.pr;
     let fromAdded = addedChains.pr - addedChains.base;
     for (const d of done) {
@@ -540,17 +595,17 @@ function pairLanes(sides: [Side, Side], notes: RewriteNote[]): LanePair[] {
 }
 
 /** Exact occurrences of a chain over every step of a side. */
-function occurrencesOver(s: Side, chain: Int32Array): number {
+function occurrencesOver(s: Side, scans: Scans, chain: Int32Array): number {
   if (chain.length === 0) return 0;
   let n = 0;
   s.seq.shapes.forEach((shape, i) => {
-    if (shape.instances > 0) n += exactOccurrences(s.tokens[i]!, chain).length * shape.instances;
+    if (shape.instances > 0) n += scans.exact(s.index, i, chain).length * shape.instances;
   });
   return n;
 }
 
 /** The time of a chain on one side, from its exact occurrences; null when it does not occur (or is empty). */
-function chainTime(s: Side, chain: Int32Array): ChainTime | null {
+function chainTime(s: Side, scans: Scans, chain: Int32Array): ChainTime | null {
   if (chain.length === 0) return null;
   const m = chain.length;
   const sums: number[] = [];
@@ -558,29 +613,20 @@ function chainTime(s: Side, chain: Int32Array): ChainTime | null {
   const perStep: number[] = [];
   let exactSum = 0;
   let exactCount = 0;
-  s.seq.shapes.forEach((shape: StepShape, i) => {
-    const occ = exactOccurrences(s.tokens[i]!, chain);
-    if (occ.length === 0) return;
-    for (const o of occ) for (let j = o; j < o + m; j++) exactSum += shape.sumTicks[j]!;
+  // The loops over kernels are small functions of their own (chainSums, sampleChains): this runs once per rewrite
+  // and side, and so stays cheap to compile.
+  const shapes = s.seq.shapes;
+  for (let i = 0; i < shapes.length; i++) {
+    const shape: StepShape = shapes[i]!;
+    const occ = scans.exact(s.index, i, chain);
+    if (occ.length === 0) continue;
+    exactSum = chainSums(exactSum, shape.sumTicks, occ, m);
     exactCount += occ.length * shape.instances;
     for (let k = 0; k < shape.sampled.length; k++) {
-      const durs = shape.sampleDurTicks[k]!;
-      const starts = shape.sampleStartTicks[k]!;
-      let stepSum = 0;
-      for (const o of occ) {
-        let sum = 0;
-        let end = Number.NEGATIVE_INFINITY;
-        for (let j = o; j < o + m; j++) {
-          sum += durs[j]!;
-          end = Math.max(end, starts[j]! + durs[j]!);
-        }
-        sums.push(sum);
-        spans.push(end - starts[o]!);
-        stepSum += sum;
-      }
+      const stepSum = sampleChains(shape.sampleDurTicks[k]!, shape.sampleStartTicks[k]!, occ, m, sums, spans);
       perStep.push(stepSum / occ.length);
     }
-  });
+  }
   if (exactCount === 0) return null;
   return {
     occurrences: sums.length,
@@ -591,29 +637,56 @@ function chainTime(s: Side, chain: Int32Array): ChainTime | null {
   };
 }
 
-function notFusedSites(s: Side, chain: Int32Array, k: number, markersOf: (side: 0 | 1, shape: number) => number[], texts: string[]): NotFused[] {
+/** `total` plus the per-position sums of every occurrence of an m-kernel chain, added in order. */
+function chainSums(total: number, sumTicks: Float64Array, occ: number[], m: number): number {
+  for (const o of occ) for (let j = o; j < o + m; j++) total += sumTicks[j]!;
+  return total;
+}
+
+/**
+ * Of one sampled step (its kernels' durations and starts), each occurrence's chain time (pushed to `sums`) and
+ * wall span (to `spans`); returns the sum of the chain times.
+ */
+function sampleChains(durs: Float64Array, starts: Float64Array, occ: number[], m: number, sums: number[], spans: number[]): number {
+  let stepSum = 0;
+  for (const o of occ) {
+    let sum = 0;
+    let end = Number.NEGATIVE_INFINITY;
+    for (let j = o; j < o + m; j++) {
+      sum += durs[j]!;
+      end = Math.max(end, starts[j]! + durs[j]!);
+    }
+    sums.push(sum);
+    spans.push(end - starts[o]!);
+    stepSum += sum;
+  }
+  return stepSum;
+}
+
+function notFusedSites(
+  s: Side,
+  scans: Scans,
+  chain: Int32Array,
+  k: number,
+  markersOf: (side: 0 | 1, shape: number) => number[],
+  texts: string[],
+): NotFused[] {
   // Sites per shape, then the lanes and steps that have the shape.
-  const sitesByShape = new Map<number, ReturnType<typeof nearOccurrences>>();
+  const sitesByShape = new Map<number, Site[]>();
   s.seq.shapes.forEach((shape, i) => {
     if (shape.instances === 0) return;
-    const sites = nearOccurrences(s.tokens[i]!, chain, k);
+    const sites = scans.near(s.index, i, chain, k);
     if (sites.length > 0) sitesByShape.set(i, sites);
   });
   if (sitesByShape.size === 0) return [];
-  // The steps of each (rank, stream, shape) once, then one entry per site of the shape.
-  const groups = new Map<string, { rank: string; stream: string; shape: number; steps: number[] }>();
-  for (const st of s.seq.steps) {
-    if (!sitesByShape.has(st.shape)) continue;
-    const key = `${st.rank}:${st.stream}:${st.shape}`;
-    entry(groups, key, () => ({ rank: s.seq.ranks[st.rank]!, stream: s.seq.streams[st.stream]!, shape: st.shape, steps: [] as number[] })).steps.push(
-      st.step,
-    );
-  }
+  // One entry per site of a shape, for each (rank, stream, shape) with its steps.
   const out: NotFused[] = [];
-  for (const g of groups.values()) {
+  for (const g of stepGroups(s)) {
+    const sites = sitesByShape.get(g.shape);
+    if (sites === undefined) continue;
     const m = markersOf(1, g.shape);
-    const steps = [...new Set(g.steps)].sort((x, y) => x - y);
-    for (const site of sitesByShape.get(g.shape)!) {
+    const steps = g.steps.slice();
+    for (const site of sites) {
       out.push({
         rank: g.rank,
         stream: g.stream,
@@ -639,6 +712,7 @@ function notFusedSites(s: Side, chain: Int32Array, k: number, markersOf: (side: 
 
 function findMarker(
   sides: [Side, Side],
+  scans: Scans,
   reps: { base: number; pr: number }[],
   forming: Forming[],
   opts: RewriteOptions,
@@ -661,19 +735,19 @@ function findMarker(
     for (const t of f.added) touched.add(t);
     let perStep = 0;
     if (f.removed.length > 0) {
-      const exact = exactOccurrences(a, f.removed);
+      const exact = scans.exact(0, first.base, f.removed);
       for (const o of exact) sites.push({ side: 0, start: o, end: o + f.removed.length });
       perStep = exact.length;
       if (f.removed.length >= 2) {
         const k = Math.floor(f.removed.length / 4);
-        const near = nearOccurrences(a, f.removed, k);
+        const near = scans.near(0, first.base, f.removed, k);
         perStep = Math.max(perStep, near.length);
         for (const s of near) if (s.edits > 0) sites.push({ side: 0, start: s.start, end: s.end });
-        for (const s of nearOccurrences(b, f.removed, k)) sites.push({ side: 1, start: s.start, end: s.end });
+        for (const s of scans.near(1, first.pr, f.removed, k)) sites.push({ side: 1, start: s.start, end: s.end });
       }
     }
     if (f.added.length > 0) {
-      const exact = exactOccurrences(b, f.added);
+      const exact = scans.exact(1, first.pr, f.added);
       for (const o of exact) sites.push({ side: 1, start: o, end: o + f.added.length });
       perStep = Math.max(perStep, exact.length);
     }

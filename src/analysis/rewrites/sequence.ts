@@ -230,7 +230,8 @@ export class SequenceRecorder {
       lane.first = startTicks;
       lane.last = startTicks + durTicks;
     } else {
-      if (startTicks < lane.prevStart) this.stats.outOfOrder++;
+      // Counted on every kernel (0 or 1), not in a branch first taken late (which would deoptimise this).
+      this.stats.outOfOrder += startTicks < lane.prevStart ? 1 : 0;
       if (startTicks < lane.first) lane.first = startTicks;
       if (startTicks + durTicks > lane.last) lane.last = startTicks + durTicks;
     }
@@ -286,26 +287,26 @@ export class SequenceRecorder {
     lane.step = step;
   }
 
+  // A step's loops over its kernels are small functions of their own (sameTokens, addInto, startsAfter): this
+  // method runs once a step, and so stays small to compile, and its branches taken late (thin) cost no
+  // deoptimisation of a large compiled loop.
   private close(lane: Lane): void {
     if (lane.n === 0) return;
     const n = lane.n;
     const shape = this.intern(lane.tokens.subarray(0, n), Math.imul(lane.hash ^ n, 0x01000193));
     const split = lane.closed.has(lane.step);
-    if (split) this.stats.splitSteps++;
+    this.stats.splitSteps += split ? 1 : 0;
     lane.closed.add(lane.step);
     const index = this.steps.length;
     this.steps.push({ rank: lane.rank, stream: lane.stream, step: lane.step, shape: shape.id, startTicks: lane.first, endTicks: lane.last, split });
-    const sums = shape.sumTicks;
-    for (let i = 0; i < n; i++) sums[i]! += lane.durs[i]!;
+    addInto(shape.sumTicks, lane.durs, n);
     const seen = shape.instances++;
     if (seen % shape.stride === 0) {
       if (shape.sampled.length === SAMPLE_CAP) thin(shape);
       if (seen % shape.stride === 0) {
-        const starts = new Float64Array(n);
-        for (let i = 0; i < n; i++) starts[i] = lane.starts[i]! - lane.first;
         shape.sampled.push(index);
         shape.sampleDurTicks.push(lane.durs.slice(0, n));
-        shape.sampleStartTicks.push(starts);
+        shape.sampleStartTicks.push(startsAfter(lane.starts, n, lane.first));
       }
     }
     lane.n = 0;
@@ -352,6 +353,18 @@ function sameTokens(a: Int32Array, b: Int32Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** sums[i] += add[i] for i < n. */
+function addInto(sums: Float64Array, add: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) sums[i]! += add[i]!;
+}
+
+/** The first n starts, after `first`. */
+function startsAfter(starts: Float64Array, n: number, first: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = starts[i]! - first;
+  return out;
 }
 
 function grow(lane: Lane): void {

@@ -21,7 +21,7 @@ export interface BatchSpec {
   keyLo: number;
   keyHi: number;
   shapes: number;
-  /** The start-time cell, whose place (not value) each row of a batch gives: startAt, startEnd. */
+  /** The start-time cell, read into two parts per row of a batch: startUs, startTicks. */
   start: number;
   /** The Stream ID cell, whose value each row of a batch gives (streams; -1 for a cell that holds none). */
   stream: number;
@@ -31,18 +31,18 @@ export interface BatchSpec {
 
 /**
  * A batch of plain kernel rows: per row, the id keyId() gave its key, its Step Id (NO_STEP: none) and its
- * duration in ticks (as small integers, which V8 keeps unboxed), when the spec has a start column, where that
- * cell is in `buf`, and when it has a stream column, its Stream ID. The arrays are views of the scanner's memory,
- * reused by the next batch.
+ * duration in ticks (as small integers, which V8 keeps unboxed), when the spec has a start column, that cell's
+ * whole µs (NaN: no time) and the ticks after them (startTicksOf in kernelCells.ts makes them exact ticks after an
+ * origin), and when it has a stream column, its Stream ID. The arrays are views of the scanner's memory, reused by
+ * the next batch.
  */
 export interface RowBatch {
   readonly ids: Int32Array;
   readonly steps: Int32Array;
   readonly ticks: Int32Array;
-  readonly startAt: Int32Array;
-  readonly startEnd: Int32Array;
+  readonly startUs: Float64Array;
+  readonly startTicks: Int32Array;
   readonly streams: Int32Array;
-  readonly buf: Buffer;
   readonly n: number;
 }
 
@@ -86,10 +86,9 @@ export class KernelRowBatcher implements RecordRuns {
     ids: new Int32Array(0),
     steps: new Int32Array(0),
     ticks: new Int32Array(0),
-    startAt: new Int32Array(0),
-    startEnd: new Int32Array(0),
+    startUs: new Float64Array(0),
+    startTicks: new Int32Array(0),
     streams: new Int32Array(0),
-    buf: Buffer.alloc(0),
     n: 0,
   };
 
@@ -148,9 +147,8 @@ export class KernelRowBatcher implements RecordRuns {
     b.ids = new Int32Array(ab, ROWS_LAYOUT.IDS, MAX_BATCH);
     b.steps = new Int32Array(ab, ROWS_LAYOUT.STEPS, MAX_BATCH);
     b.ticks = new Int32Array(ab, ROWS_LAYOUT.TICKS, MAX_BATCH);
-    b.startAt = new Int32Array(ab, ROWS_LAYOUT.START_AT, MAX_BATCH);
-    b.startEnd = new Int32Array(ab, ROWS_LAYOUT.START_END, MAX_BATCH);
+    b.startUs = new Float64Array(ab, ROWS_LAYOUT.START_US, MAX_BATCH);
+    b.startTicks = new Int32Array(ab, ROWS_LAYOUT.START_TICKS, MAX_BATCH);
     b.streams = new Int32Array(ab, ROWS_LAYOUT.STREAMS, MAX_BATCH);
-    b.buf = Buffer.from(ab);
   }
 }

@@ -6,8 +6,9 @@
   ;;    many cells as the header, a duration that $ticks reads as a plain decimal (exactly as parseTicks does, in
   ;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
   ;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
-  ;;    key's id, the step, the ticks and, when configured, where the start-time cell is (JavaScript parses it
-  ;;    exactly) and the Stream ID ($step's plain integer, else -1: none). It stops at the first other record or
+  ;;    key's id, the step, the ticks and, when configured, the start time in two parts as $start reads it (the
+  ;;    JavaScript reader takes them to exact ticks after the file's origin) and the Stream ID ($step's plain
+  ;;    integer, else -1: none). It stops at the first other record or
   ;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
   ;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
   ;; 2. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
@@ -17,7 +18,8 @@
   ;;    caller empties it (resetKeys) and gives ids anew.
   ;;
   ;; Memory (offsets in bytes, see kernelRowsLayout.ts): BATCH_META (rows and line feeds of the last batch), the batch
-  ;; (IDS, STEPS with -2147483648 for none, TICKS, START_AT, START_END, STREAMS with -1 for none), the key table
+  ;; (IDS, STEPS with -2147483648 for none, TICKS, START_US with NaN for none, START_TICKS, STREAMS with -1 for
+  ;; none), the key table
   ;; (SLOTS, HASHES, OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA).
 
   (global $width (mut i32) (i32.const 0))
@@ -99,6 +101,68 @@
       (local.set $fd (i32.add (local.get $fd) (i32.const 1)))
       (br $l)))
     (i64.add (i64.add (i64.mul (local.get $int) (i64.const 10000)) (local.get $frac)) (local.get $up)))
+
+  ;; A start-time cell [s, e) read as startTicksAfterBytes (kernelCells.ts) reads it, for row o (its index × 4):
+  ;; its whole µs as an f64 at START_US (NaN when the cell is not such a time: empty, `N/A`, a sign, an exponent,
+  ;; or whole µs past 2^53 - 1) and the ticks of its decimals (four, rounded half up on the fifth) at START_TICKS.
+  ;; Spaces, TAB, CR and LF around are allowed. The reader makes them exact ticks after its origin (startTicksOf).
+  (func $start (param $s i32) (param $e i32) (param $o i32)
+    (local $c i32) (local $d i32) (local $whole i64) (local $first i32) (local $big i32) (local $ticks i32) (local $place i32)
+    (block $trimmed (loop $l
+      (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9)))
+        (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10))))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (local.set $first (local.get $s))
+    ;; Whole µs: past 2^53 - 1 it is no time (a double would not hold it exactly), and it is not multiplied on.
+    (block $int (loop $l
+      (br_if $int (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+      (br_if $int (i32.gt_u (local.get $d) (i32.const 9)))
+      (if (i32.eqz (local.get $big))
+        (then
+          (local.set $whole (i64.add (i64.mul (local.get $whole) (i64.const 10)) (i64.extend_i32_u (local.get $d))))
+          (local.set $big (i64.gt_u (local.get $whole) (i64.const 9007199254740991)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    ;; No whole digit: no time (whatever follows).
+    (local.set $first (i32.eq (local.get $s) (local.get $first)))
+    (if (i32.lt_u (local.get $s) (local.get $e))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $s)) (i32.const 46))
+          (then
+            (local.set $s (i32.add (local.get $s) (i32.const 1)))
+            (block $frac (loop $l
+              (br_if $frac (i32.ge_u (local.get $s) (local.get $e)))
+              (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+              (br_if $frac (i32.gt_u (local.get $d) (i32.const 9)))
+              (if (i32.lt_u (local.get $place) (i32.const 4))
+                (then (local.set $ticks (i32.add (i32.mul (local.get $ticks) (i32.const 10)) (local.get $d))))
+                (else
+                  (if (i32.and (i32.eq (local.get $place) (i32.const 4)) (i32.ge_u (local.get $d) (i32.const 5)))
+                    (then (local.set $ticks (i32.add (local.get $ticks) (i32.const 1)))))))
+              (local.set $place (i32.add (local.get $place) (i32.const 1)))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $l)))
+            ;; Fewer than four decimals: scale up.
+            (block $scaled (loop $l
+              (br_if $scaled (i32.ge_u (local.get $place) (i32.const 4)))
+              (local.set $ticks (i32.mul (local.get $ticks) (i32.const 10)))
+              (local.set $place (i32.add (local.get $place) (i32.const 1)))
+              (br $l)))))))
+    (block $trimmed2 (loop $l
+      (br_if $trimmed2 (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed2 (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9)))
+        (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10))))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (i32.store offset={{START_TICKS}} (local.get $o) (local.get $ticks))
+    (f64.store offset={{START_US}} (i32.shl (local.get $o) (i32.const 1))
+      (select (f64.const nan) (f64.convert_i64_u (local.get $whole))
+        (i32.or (i32.or (i32.ne (local.get $s) (local.get $e)) (local.get $first)) (local.get $big)))))
 
   ;; A Step Id cell [s, e): its value; -2147483648 when empty; -2147483647 when it is anything but a plain
   ;; non-negative integer of at most 9 digits (the JavaScript parser then decides).
@@ -287,12 +351,11 @@
         (i32.store offset={{IDS}} (local.get $o) (local.get $id))
         (i32.store offset={{STEPS}} (local.get $o) (local.get $st))
         (i32.store offset={{TICKS}} (local.get $o) (i32.wrap_i64 (local.get $d)))
-        ;; Where the start-time cell is, when asked for (the reader parses it).
+        ;; The start time, when asked for, in its two parts (see $start).
         (if (i32.ge_s (global.get $startI) (i32.const 0))
           (then
             (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))
-            (i32.store offset={{START_AT}} (local.get $o) (i32.load offset={{STARTS}} (local.get $s2)))
-            (i32.store offset={{START_END}} (local.get $o) (i32.load offset={{ENDS}} (local.get $s2)))))
+            (call $start (i32.load offset={{STARTS}} (local.get $s2)) (i32.load offset={{ENDS}} (local.get $s2)) (local.get $o))))
         ;; The Stream ID, when asked for: a plain integer of at most 9 digits as $step reads it, else -1 (none),
         ;; as parseStreamCell (kernelCells.ts) reads it.
         (if (i32.ge_s (global.get $streamI) (i32.const 0))

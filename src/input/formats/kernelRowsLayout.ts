@@ -26,22 +26,22 @@ export const ROWS_LAYOUT = {
   STEPS: 24576,
   /** i32 per row of a batch: its duration in ticks of 1e-4 µs */
   TICKS: 32768,
-  /** i32 per row of a batch: where its start-time cell starts (when configured) */
-  START_AT: 40960,
-  /** i32 per row of a batch: where its start-time cell ends */
-  START_END: 49152,
+  /** f64 per row of a batch: the whole µs of its start time (NaN: none; when configured) */
+  START_US: 40960,
+  /** i32 per row of a batch: the ticks of its start time after those µs */
+  START_TICKS: 57344,
   /** i32 per row of a batch: its Stream ID (-1: none; when configured) */
-  STREAMS: 57344,
+  STREAMS: 65536,
   /** i32 per slot of the key table: entry + 1, 0 when empty */
-  SLOTS: 65536,
+  SLOTS: 131072,
   /** i32 per key: its hash */
-  HASHES: 589824,
+  HASHES: 655360,
   /** i32 per key: where its bytes are in the arena */
-  OFFSETS: 851968,
+  OFFSETS: 917504,
   /** i32 per key: the length of its first span */
-  LEN1: 1114112,
+  LEN1: 1179648,
   /** i32 per key: the length of its second span (-1: none) */
-  LEN2: 1376256,
+  LEN2: 1441792,
   /** the bytes of the keys */
-  ARENA: 1638400,
+  ARENA: 1703936,
 } as const;

@@ -8,7 +8,7 @@ import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import { BytesMap } from '../csv/bytesMap.js';
 import { problemMessage, type RowView } from '../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
-import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes } from '../kernelCells.js';
+import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../kernelCells.js';
 import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
@@ -154,12 +154,20 @@ export class KernelTableReader {
     let starts = batch.starts;
     if (starts !== null) {
       if (starts.length < n) starts = batch.starts = new Float64Array(rows.ids.length);
-      const { buf, startAt, startEnd } = rows;
+      const { startUs, startTicks } = rows;
       let i = 0;
-      // Until a start is read, each one read is the origin (told before the batch that holds it).
-      for (; i < n && Number.isNaN(this.originUs); i++) starts[i] = this.startTicks(buf, startAt[i]!, startEnd[i]!);
+      // Until a start is read, the first one read is the origin (its whole µs, as startOriginUsBytes gives it;
+      // told before the batch that holds it).
+      for (; i < n && Number.isNaN(this.originUs); i++) {
+        const us = startUs[i]!;
+        if (!Number.isNaN(us)) {
+          this.originUs = us;
+          this.tellOrigin();
+        }
+        starts[i] = startTicksOf(us, startTicks[i]!, this.originUs);
+      }
       const origin = this.originUs;
-      for (; i < n; i++) starts[i] = startTicksAfterBytes(buf, startAt[i]!, startEnd[i]!, origin);
+      for (; i < n; i++) starts[i] = startTicksOf(startUs[i]!, startTicks[i]!, origin);
     }
     if (this.streamI >= 0) batch.streams = rows.streams;
     this.sink.addBatch(batch);

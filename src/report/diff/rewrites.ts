@@ -220,7 +220,9 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
     }
     g.sites++;
     const list = g.byRank.get(s.rank) ?? [];
-    if (!list.some((x) => x.stream === s.stream && x.steps.join() === s.steps.join())) list.push({ stream: s.stream, steps: s.steps });
+    // Sites of one (rank, stream, shape) share their steps' array: compared by identity before by value.
+    if (!list.some((x) => x.stream === s.stream && (x.steps === s.steps || x.steps.join() === s.steps.join())))
+      list.push({ stream: s.stream, steps: s.steps });
     g.byRank.set(s.rank, list);
   }
   const stepsOf = (rank: string, stream: string): number => lanes.find((l) => l.rank === rank && l.stream === stream)?.pr?.steps ?? -1;
@@ -232,8 +234,8 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
   for (const { site, sites, byRank } of groups.values()) {
     const ranks = [...byRank.keys()];
     const everyStep = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.length === stepsOf(rank, x.stream)));
-    const first = byRank.get(ranks[0]!)![0]!.steps.join();
-    const sameSteps = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps.join() === first));
+    const first = byRank.get(ranks[0]!)![0]!.steps;
+    const sameSteps = ranks.every((rank) => byRank.get(rank)!.every((x) => x.steps === first || x.steps.join() === first.join()));
     const of = `rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}`;
     let when: string;
     if (everyStep) when = `in every step of ${of}`;
