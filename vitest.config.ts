@@ -28,6 +28,8 @@ export const SLOW = [
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    // Set-up and tear-down hooks (temp profiles, a browser, worker pools) get as long as a test: 10 s ran out on a loaded machine.
+    hookTimeout: 60_000,
     // The folder vitest is started in (the repo root): the tests' own relative paths lead from there.
     root: '.',
     // Bundle src/ first when it changed: worker threads and spawned CLIs run the bundle (test/setup/bundle.ts).
