@@ -174,7 +174,14 @@ function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: numb
   }
   notes.push(...info.notes);
   const missing = ['op types', 'core types', 'input shapes'];
-  if (!a.steps) missing.push(info.format === 'nsys_kern_sum' ? 'steps (aggregated per name)' : 'steps (no ProfilerStep#N)');
+  if (!a.steps)
+    missing.push(
+      info.format === 'nsys_kern_sum'
+        ? 'steps (aggregated per name)'
+        : info.format === 'nsys_gpu_trace'
+          ? 'steps (no NVTX report of ProfilerStep#N ranges beside it)'
+          : 'steps (no ProfilerStep#N)',
+    );
   const file: SourceFile = { path, format: info.format, traits: info.traits, columns: [], missing, bytes, rowsRead, rowsSkipped: 0, notes };
   if (apart.length > 0) file.apart = apart.map(([label, v]) => ({ label, count: v.count, ticks: v.ticks }));
   return file;
