@@ -208,6 +208,19 @@ describe('ChromeTraceReader: input that is not a trace', () => {
     ]);
   });
 
+  it('skips a kernel whose duration is past what kprof sums exactly (1e400, 2^51 ticks), as the CSV readers do', () => {
+    const { info, records, warnings } = readText(
+      '[{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 1e400}, {"ph": "X", "cat": "kernel", "name": "b", "ts": 2, "dur": 225179981368.5248}, ' +
+        '{"ph": "X", "cat": "kernel", "name": "c", "ts": 3, "dur": 225179981368.5247}]',
+    );
+    expect(records.map((r) => [r.name, r.ticks])).toEqual([['c', 2 ** 51 - 1]]);
+    expect(info.skipped).toBe(2);
+    expect(warnings).toEqual([
+      'byte 1: kernel event 0 has dur 1e400, more than kprof sums exactly (2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)); skipped',
+      'byte 67: kernel event 1 has dur 225179981368.5248, more than kprof sums exactly (2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)); skipped',
+    ]);
+  });
+
   it('durations are exact ticks of 0.1 ns from the digits written (no float rounding)', () => {
     const { records } = readText(
       '[{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 2489.52971875}, {"ph": "X", "cat": "kernel", "name": "a", "ts": 2, "dur": 0.30000000000000004}, {"ph": "X", "cat": "kernel", "name": "a", "ts": 3, "dur": 72994.43845}]',

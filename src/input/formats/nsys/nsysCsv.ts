@@ -12,6 +12,7 @@
 //   MB or B/byte, throughput MBps or MB/s (not read); `GreenCtx` only in newer versions; older reports give
 //   `Average`/`Minimum`/`Maximum` without a unit (then the unit of `Total Time` is theirs).
 
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { inputError } from '../../../util/errors.js';
 import {
   addApart,
@@ -220,8 +221,16 @@ export class NsysCsvReader {
       return;
     }
     const ticks = decimalTicks(cells[c.duration]!, c.shift.get(c.duration)!);
+    if (!(ticks >= 0) && /^\s*\d+(\.\d*)?\s*$/.test(cells[c.duration]!)) {
+      this.skip(line, `Duration is ${cells[c.duration]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      return;
+    }
     if (!(ticks >= 0)) {
       this.skip(line, `Duration is "${cells[c.duration]!.slice(0, 40)}", expected a number; row skipped`);
+      return;
+    }
+    if (!(ticks < MAX_EXACT_TICKS)) {
+      this.skip(line, `Duration is ${cells[c.duration]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
       return;
     }
     const startTicks = decimalTicks(cells[c.start]!, c.shift.get(c.start)!);
@@ -253,6 +262,11 @@ export class NsysCsvReader {
     const c = this.cols!;
     const count = /^\s*\d+\s*$/.test(cells[c.instances]!) ? Number(cells[c.instances]) : Number.NaN;
     const ticks = decimalTicks(cells[c.total]!, c.shift.get(c.total)!);
+    const digits = /^\s*\d+(\.\d*)?\s*$/.test(cells[c.total]!);
+    if (Number.isSafeInteger(count) && ((!(ticks >= 0) && digits) || ticks >= MAX_EXACT_TICKS)) {
+      this.skip(line, `Total Time is ${cells[c.total]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      return;
+    }
     if (!Number.isSafeInteger(count) || !(ticks >= 0)) {
       this.skip(
         line,
