@@ -207,6 +207,16 @@ describe('bad trace input: exit 2 and one message naming the file', () => {
       /cpu\.pt\.trace\.json: no kernels in the file \(found 1 events; no kernel events/,
     ],
     [
+      'a kineto trace saved as UTF-16 (with its byte order mark)',
+      () => cut('u16.pt.trace.json', Buffer.from(`\ufeff${whole.toString('utf8')}`, 'utf16le')),
+      /u16\.pt\.trace\.json: the file is UTF-16LE text, not UTF-8; .*iconv -f UTF-16LE -t UTF-8 FILE > NEW\.json/,
+    ],
+    [
+      'a JSON file in UTF-16BE without a byte order mark',
+      () => cut('u16be.json', Buffer.from(whole.toString('utf8'), 'utf16le').swap16()),
+      /u16be\.json: the file is UTF-16BE text, not UTF-8/,
+    ],
+    [
       'an nsys CSV cut in its header',
       () => cut('x_cuda_gpu_trace.csv', Buffer.from('Processing [a.sqlite]...\n\n')),
       /x_cuda_gpu_trace\.csv: no nsys stats header/,
@@ -222,6 +232,18 @@ describe('bad trace input: exit 2 and one message naming the file', () => {
       expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
     });
   }
+});
+
+describe('a UTF-8 byte order mark before a trace', () => {
+  it('is read as the trace without it (an editor that saved it again added the mark)', async () => {
+    const file = join(ROOT, KR, 'worker0.1700000000.pt.trace.json');
+    const p = join(tmp, 'bom.pt.trace.json');
+    writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(file)]));
+    const [plain, bom] = [await kprof(['summary', file, '--format', 'json']), await kprof(['summary', p, '--format', 'json'])];
+    expect(bom.code).toBe(0);
+    const figures = (out: string) => JSON.parse(out).groups;
+    expect(figures(bom.stdout)).toEqual(figures(plain.stdout));
+  });
 });
 
 describe('exact start ticks and stream ids, for sinks that want them (the sequence view)', () => {
