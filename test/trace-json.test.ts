@@ -115,6 +115,22 @@ describe('EventScanner', () => {
     expect(fed).toBeLessThan(3 << 20);
   });
 
+  it('white space between events, however long, is passed over in the memory of a chunk (not kept as an item)', () => {
+    // 8 MiB of white space between two events, with a 1 MiB item limit, fed in 64 KiB chunks: a window that
+    // kept the white space would grow to the limit and refuse an item that is not there.
+    for (const form of ['array', 'object'] as const) {
+      const names: (string | null)[] = [];
+      const s = new EventScanner({ ...KEYS, maxItemBytes: 1 << 20 }, { event: (v) => names.push(v.str(1)) });
+      s.push(Buffer.from(form === 'array' ? '[{"ph": "X", "name": "a"},' : '{"traceEvents": [{"ph": "X", "name": "a"}'));
+      for (let fed = 0; fed < 8 << 20; fed += 1 << 16) s.push(Buffer.alloc(1 << 16, form === 'array' ? 0x20 : 0x0a));
+      s.push(Buffer.from(form === 'array' ? '{"ph": "X", "name": "b"}]' : ', {"ph": "X", "name": "b"}]}'));
+      s.finish();
+      expect(names).toEqual(['a', 'b']);
+    }
+    // A file of white space only: the message of an empty file.
+    expect(scanError(Buffer.alloc(3 << 20, 0x20), [1 << 20, 2 << 20], 1 << 20).what).toMatch(/holds no JSON \(empty or only white space\)/);
+  });
+
   it('refuses bytes that are not UTF-8 at their offset, also when a chunk boundary cuts the character', () => {
     const bad = Buffer.concat([Buffer.from('[{"ph": "X", "name": "caf'), Buffer.from([0xc3]), Buffer.from('"}]')]);
     expect(scanError(bad)).toMatchObject({ offset: 25 });
