@@ -14,6 +14,7 @@ import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import type { KernelTarget } from '../src/input/formats/registry.js';
 import { readChromeTraceFile, readNsysFile } from '../src/input/formats/trace/files.js';
+import { deviceNumber } from '../src/input/formats/nsys/nsysCsv.js';
 import { expectTranscript, kprof, ROOT } from './helpers.js';
 
 const TV = 'fixtures/trace/trace-view-steps';
@@ -232,6 +233,45 @@ describe('bad trace input: exit 2 and one message naming the file', () => {
       expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
     });
   }
+});
+
+describe('an Nsight CSV of several GPUs (its Device column)', () => {
+  const TWO = 'fixtures/nsys/gpu-trace-two-gpus';
+  it('is one rank per GPU, as an msprof op_summary is one rank per Device_id', async () => {
+    const r = await kprof(['summary', TWO, '--format', 'json', '--short-names']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.perRank.map((x: { rank: string; totals: { count: number } }) => [x.rank, x.totals.count])).toEqual([
+      ['0', 6],
+      ['1', 5],
+    ]);
+    expect(j.rowsRead).toBe(11);
+    // The file's copies and sets are said once, not once per rank.
+    expect(r.stderr).toContain('not kernels, left out of the figures: 2 memcpy (6.40 µs), 2 memset (1.80 µs)');
+    const inspect = (await kprof(['inspect', TWO])).stdout;
+    expect(inspect).toContain('rank id  from Device 1 (the file holds the rows of 2 devices)');
+    expect(inspect).toContain('rows of 2 devices (0, 1): one rank per Device');
+    expect(inspect).toMatch(/rows {5}11 read, 0 skipped\n {2}device {3}5 of those rows are this rank's/);
+    // A rank is known only once the file is read, as for msprof's Device_id.
+    const one = await kprof(['summary', TWO, '--rank', '1', '--short-names']);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('5 kernels, 176.05 µs kernel time, 2 steps, 1 rank (1), 0 rows skipped');
+    // Checked rank by rank: the GPU that runs the add twice in step 1 breaks the rule.
+    const check = await kprof(['check', TWO, '--rules', 'fixtures/nsys/rules.yaml', '--short-names']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('broken on 2 of 2 ranks (0, 1)');
+  });
+
+  it('reads the device of a cell as nsys writes it, or a bare number', () => {
+    expect(['NVIDIA A100-SXM4-80GB (0)', 'NVIDIA H100 80GB HBM3 (12) ', '3', 'NVIDIA A100', '', 'GPU (x)'].map(deviceNumber)).toEqual([
+      0,
+      12,
+      3,
+      null,
+      null,
+      null,
+    ]);
+  });
 });
 
 describe('a UTF-8 byte order mark before a trace', () => {

@@ -192,7 +192,8 @@ export function parseTop(text: string | undefined): number | null {
  */
 export function apartNote(profiles: readonly Profile[], io: Io): void {
   const sum = new Map<string, { count: number; ticks: number; files: number }>();
-  for (const f of profiles.flatMap((p) => p.ranks.flatMap((r) => r.files))) {
+  // A file that holds several devices (ranks) is each rank's: its copies count once.
+  for (const f of new Set(profiles.flatMap((p) => p.ranks.flatMap((r) => r.files)))) {
     for (const a of f.apart ?? []) {
       const s = sum.get(a.label) ?? { count: 0, ticks: 0, files: 0 };
       s.count += a.count;

@@ -123,6 +123,12 @@ export function decimalTicks(text: string, shift: number): number {
   return Number.isSafeInteger(ticks) ? ticks : Number.NaN;
 }
 
+/** The GPU of a Device cell: `NVIDIA A100-SXM4-80GB (1)` (nsys names it and numbers it) or `1`; null otherwise. */
+export function deviceNumber(cell: string): number | null {
+  const m = /\((\d{1,9})\)\s*$/.exec(cell) ?? /^\s*(\d{1,9})\s*$/.exec(cell);
+  return m === null ? null : Number(m[1]);
+}
+
 function memoryKind(name: string): RecordKind {
   if (name.startsWith('[CUDA memcpy') || name.startsWith('[CUDA Memcpy')) return 'memcpy';
   if (name.startsWith('[CUDA memset') || name.startsWith('[CUDA Memset')) return 'memset';
@@ -243,6 +249,7 @@ export class NsysCsvReader {
     if (Number.isNaN(this.originUs) && startTicks >= 0) this.originUs = Math.floor(startTicks / 10_000);
     r.startTicks = startTicks >= 0 ? startTicks - this.originUs * 10_000 : Number.NaN;
     r.ticks = ticks;
+    r.device = c.device >= 0 ? deviceNumber(cells[c.device]!) : null;
     r.step = this.options.steps && startTicks >= 0 ? this.options.steps.at(r.startUs) : null;
     if (r.stream !== null && startTicks >= 0) {
       const key = c.device >= 0 ? `${cells[c.device]}/${r.stream}` : r.stream;
