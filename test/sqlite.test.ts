@@ -514,6 +514,43 @@ describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
     expect(g.info).toMatchObject({ compute: 2, skipped: 4 });
   });
 
+  it('a row whose start is far from the others (0, or near 2^63) is skipped alone, and huge durations do not fail the read', () => {
+    // schema-1.0.0.db (6 compute kernels, 2 communication ops) and three damaged MatMulV2 rows: one starting at
+    // 0 ns (every other start is 2^60 ns after it), two lasting 2^62 ns (their sum is past SQLite's integers).
+    const f = join(tempDir(), 'far.db');
+    copyFileSync(join(FIX, 'schema-1.0.0.db'), f);
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
+      p: string,
+    ) => {
+      prepare(sql: string): { run(...a: unknown[]): unknown };
+      close(): void;
+    };
+    const db = new Database(f);
+    const task = db.prepare('INSERT INTO TASK (startNs, endNs, deviceId, globalTaskId, taskType, streamId) VALUES (?, ?, 5, ?, 2, 2)');
+    const info = db.prepare('INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, blockDim, taskType, opType) VALUES (10, ?, 24, 2, 1)');
+    for (const [id, start, end] of [
+      [201, 0n, 10n],
+      [202, T0 + 7n, T0 + 7n + 2n ** 62n],
+      [203, T0 + 8n, T0 + 8n + 2n ** 62n],
+    ] as const) {
+      task.run(start, end, id);
+      info.run(id);
+    }
+    db.close();
+    const one = read(f);
+    expect(one.skips).toEqual([
+      'TASK row 9: its times are out of range (2^53 ns or more from the other kernels, or before them); row skipped',
+      'TASK row 10: its duration (4611686018427388000 ns) is more than kprof sums exactly (2^51 ticks of 0.1 ns); row skipped',
+      'TASK row 11: its duration (4611686018427388000 ns) is more than kprof sums exactly (2^51 ticks of 0.1 ns); row skipped',
+    ]);
+    expect(one.info).toMatchObject({ compute: 6, communication: 2, skipped: 3 });
+    const g = viaGroups(f);
+    expect(g.info).toMatchObject({ compute: 6, communication: 2, skipped: 3 });
+    expect(g.skips.map((m) => m.replace(/: .*/, ''))).toEqual(['TASK row 9', 'TASK row 10', 'TASK row 11']);
+    // The kernels read are those of the file without the damaged rows, whichever read.
+    expect(g.groups).toEqual(viaGroups(join(FIX, 'schema-1.0.0.db')).groups);
+  });
+
   it('stepExpression: the last window starting at or before, while it lasts; overlapping and touching windows', () => {
     const steps = [
       { id: 1, startNs: 0, endNs: 10 },
