@@ -116,6 +116,17 @@ describe('every command on every trace format (transcripts)', () => {
 });
 
 describe('grouping an input of kernel names only', () => {
+  it('the note names the file whole, however deep it lies', async () => {
+    const deep = join(tmp, 'a-folder-with-a-long-name-of-the-run', 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(deep, { recursive: true });
+    copyFileSync(join(ROOT, 'fixtures/trace/trace-view-steps/trace_view.json'), join(deep, 'trace_view.json'));
+    const r = await kprof(['summary', join(deep, '..')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /grouped by name: \S*a-folder-with-a-long-name-of-the-run\/rank0_ascend_pt\/ASCEND_PROFILER_OUTPUT\/trace_view\.json names/,
+    );
+  });
+
   it('is by name when --by is not given, with a note; --by type is refused with exit 2 and what to pass', async () => {
     for (const input of [TV, KR, NSYS, 'fixtures/nsys/kern-sum']) {
       const d = await kprof(['summary', input, '--format', 'json']);

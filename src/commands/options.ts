@@ -9,7 +9,7 @@ import { formatOf, ranksInFile } from '../input/formats/registry.js';
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
-import { shown } from '../util/inputText.js';
+import { clipped, shown, WHOLE } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import type { Prefer } from '../input/formats/resolve.js';
@@ -168,7 +168,7 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
   const ranks = profiles.flatMap((p) => p.ranks);
   const file = ranks.map(nameOnlyFile).find((f) => f !== null);
   if (file !== undefined) {
-    io.stderr(`kprof: note: grouped by name: ${shown(relPath(file))} names its kernels only (no op types); pass --by to choose.\n`);
+    io.stderr(`kprof: note: grouped by name: ${clipped(relPath(file), WHOLE)} names its kernels only (no op types); pass --by to choose.\n`);
     return 'name';
   }
   const saved = ranks.filter((r) => r.snapshot !== null);
