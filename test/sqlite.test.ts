@@ -3,7 +3,7 @@
 // mode and read-only folders, and bad input.
 
 import { parse } from 'csv-parse/sync';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -304,6 +304,20 @@ describe('WAL mode and read-only folders', () => {
     expect(perTypeCore(r.kernels)).toEqual({ ...EXPECTED, 'MatMulV2|AI_CORE': 5 });
     expect(r.info.traits.some((t) => /and a copy of its \d+-byte -wal/.test(t))).toBe(true);
     expect(snapshotDir(dir)).toEqual(before);
+  });
+
+  it('a WAL-mode db reached through a symbolic link: its own -wal is read, and nothing is written beside it', () => {
+    // A read-only folder stops no one running as root: what keeps the folder as it was is that kprof never opens
+    // the db where it lies. A link in another folder must not lead SQLite back there.
+    const dir = readOnlyCopy(['wal-pending.db', 'wal-pending.db-wal']);
+    const links = tempDir();
+    symlinkSync(join(dir, 'wal-pending.db'), join(links, 'export.db'));
+    const before = snapshotDir(dir);
+    const r = read(join(links, 'export.db'), { tmpRoot: tempDir() });
+    expect(perTypeCore(r.kernels)).toEqual({ ...EXPECTED, 'MatMulV2|AI_CORE': 5 });
+    expect(r.info.traits.some((t) => /and a copy of its \d+-byte -wal/.test(t))).toBe(true);
+    expect(snapshotDir(dir)).toEqual(before);
+    expect(readdirSync(links)).toEqual(['export.db']);
   });
 
   it('a rollback-journal db in a read-only folder opens in place, and nothing is written beside it', () => {
