@@ -107,7 +107,9 @@ const ON_DISK_ALREADY: string[] = [
   'input/read.ts: fileURLToPath(built)',
   // The stream reads the file descriptor openRegular opened (the path is not used).
   'input/formats/readTable.ts: path',
-  // openDb passes onDisk(path) down as `path`; the private view is made in a fresh temporary folder.
+  // openDb passes onDisk(path) down as `path` (privateView: `given`, made `path` by realpath); the private view is
+  // made in a fresh temporary folder.
+  'input/formats/sqlite/open.ts: given',
   'input/formats/sqlite/open.ts: path',
   'input/formats/sqlite/open.ts: `${path}-wal`',
   "input/formats/sqlite/open.ts: join(root, 'kprof-db-')",

@@ -45,4 +45,24 @@ describe('kprof inspect', () => {
     expect(text).toMatch(/device {3}10 of those rows are this rank's/);
     expect((await kprof(['inspect', 'fixtures/formats/multi-rank'])).stdout).not.toMatch(/device {3}/);
   });
+
+  it('counts distinct kernels by the fields the input has, and says why a format has no steps', async () => {
+    const line = async (input: string): Promise<string[]> =>
+      (await kprof(['inspect', input])).stdout.split('\n').filter((l) => /^ {2}(kernels|steps) /.test(l));
+    expect(await line('fixtures/formats/torch-level0')).toEqual([
+      '  kernels  12 in 6 distinct (name, type, core) combinations',
+      '  steps    2 (7-8)',
+    ]);
+    expect(await line('fixtures/formats/op-statistic-no-device/op_statistic.csv')).toEqual([
+      '  kernels  12 in 5 distinct (type, core) combinations',
+      '  steps    none (no Step Id column)',
+    ]);
+    expect(await line('fixtures/trace/kineto-no-step')).toEqual(['  kernels  4 in 3 distinct names', '  steps    none (no ProfilerStep#N)']);
+    expect(await line('fixtures/nsys/gpu-trace-preamble')).toEqual([
+      '  kernels  6 in 3 distinct names',
+      '  steps    none (no NVTX report of ProfilerStep#N ranges beside it)',
+    ]);
+    expect(await line('fixtures/nsys/kern-sum')).toEqual(['  kernels  5 in 2 distinct names', '  steps    none (aggregated per name)']);
+    expect(await line('fixtures/sqlite/msprof.db')).toContain('  steps    none (no STEP_TIME)');
+  });
 });

@@ -135,6 +135,28 @@ describe('bad input', () => {
     expect(error('x\n'.repeat(60))).toMatch(/^dir\/x\.csv: no nsys stats header in the first 50 lines \(line 51 is not one\)/);
   });
 
+  it('a duration or total past what kprof sums exactly is a skipped row, said as such; the rows beside it are read', () => {
+    const rows = (text: string) => {
+      const records: TraceRecord[] = [];
+      const stats: StatisticRecord[] = [];
+      const warnings: string[] = [];
+      const r = new NsysCsvReader('x.csv', {
+        kernel: (k) => records.push({ ...k }),
+        statistic: (t) => stats.push({ ...t }),
+        warn: (w, m) => warnings.push(`${w}: ${m}`),
+      });
+      r.push(Buffer.from(text));
+      return { info: r.finish(), records, stats, warnings };
+    };
+    const limit = 'more than kprof sums exactly (2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)); row skipped';
+    const trace = rows('Start (ns),Duration (ns),Strm,Name\n1,225179981368525,7,a\n2,99999999999999999999,7,b\n3,225179981368524,7,c\n');
+    expect(trace.records.map((r) => [r.name, r.ticks])).toEqual([['c', 2251799813685240]]);
+    expect(trace.warnings).toEqual([`line 2: Duration is 225179981368525, ${limit}`, `line 3: Duration is 99999999999999999999, ${limit}`]);
+    const sum = rows('Total Time (ns),Instances,Name\n225179981368525,2,a\n5,1,b\n');
+    expect(sum.stats.map((t) => [t.name, t.count])).toEqual([['b', 1]]);
+    expect(sum.warnings).toEqual([`line 2: Total Time is 225179981368525, ${limit}`]);
+  });
+
   it('a time unit kprof does not know is refused with the column', () => {
     expect(error('Start (cycles),Duration (cycles),Name\n1,2,k\n')).toBe(
       'dir/x.csv:1: the column "Start (cycles)" is in "cycles", not a unit of time kprof knows (ns, us, µs, ms, s). Export it again with `nsys stats --timeunit nsec`.',

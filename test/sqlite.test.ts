@@ -3,7 +3,7 @@
 // mode and read-only folders, and bad input.
 
 import { parse } from 'csv-parse/sync';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -306,6 +306,21 @@ describe('WAL mode and read-only folders', () => {
     expect(snapshotDir(dir)).toEqual(before);
   });
 
+  it('a WAL-mode db reached through a symbolic link: its own -wal is read, and nothing is written beside it', () => {
+    // A read-only folder stops no one running as root: what keeps the folder as it was is that kprof never opens
+    // the db where it lies. A link in another folder must not lead SQLite back there.
+    const dir = readOnlyCopy(['wal-pending.db', 'wal-pending.db-wal']);
+    const links = tempDir();
+    symlinkSync(join(dir, 'wal-pending.db'), join(links, 'export.db'));
+    const before = snapshotDir(dir);
+    const r = read(join(links, 'export.db'), { tmpRoot: tempDir() });
+    expect(perTypeCore(r.kernels)).toEqual({ ...EXPECTED, 'MatMulV2|AI_CORE': 5 });
+    expect(r.info.traits.some((t) => /and a copy of its \d+-byte -wal/.test(t))).toBe(true);
+    expect(snapshotDir(dir)).toEqual(before);
+    expect(readdirSync(links)).toEqual(['export.db']);
+    rmSync(join(links, 'export.db')); // a dangling link once the folders go
+  });
+
   it('a rollback-journal db in a read-only folder opens in place, and nothing is written beside it', () => {
     const dir = readOnlyCopy(['schema-1.0.0.db']);
     const views = tempDir();
@@ -512,6 +527,43 @@ describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
       'TASK (1 row): its name (id 999) is not in STRING_IDS; row skipped (1)',
     ]);
     expect(g.info).toMatchObject({ compute: 2, skipped: 4 });
+  });
+
+  it('a row whose start is far from the others (0, or near 2^63) is skipped alone, and huge durations do not fail the read', () => {
+    // schema-1.0.0.db (6 compute kernels, 2 communication ops) and three damaged MatMulV2 rows: one starting at
+    // 0 ns (every other start is 2^60 ns after it), two lasting 2^62 ns (their sum is past SQLite's integers).
+    const f = join(tempDir(), 'far.db');
+    copyFileSync(join(FIX, 'schema-1.0.0.db'), f);
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
+      p: string,
+    ) => {
+      prepare(sql: string): { run(...a: unknown[]): unknown };
+      close(): void;
+    };
+    const db = new Database(f);
+    const task = db.prepare('INSERT INTO TASK (startNs, endNs, deviceId, globalTaskId, taskType, streamId) VALUES (?, ?, 5, ?, 2, 2)');
+    const info = db.prepare('INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, blockDim, taskType, opType) VALUES (10, ?, 24, 2, 1)');
+    for (const [id, start, end] of [
+      [201, 0n, 10n],
+      [202, T0 + 7n, T0 + 7n + 2n ** 62n],
+      [203, T0 + 8n, T0 + 8n + 2n ** 62n],
+    ] as const) {
+      task.run(start, end, id);
+      info.run(id);
+    }
+    db.close();
+    const one = read(f);
+    expect(one.skips).toEqual([
+      'TASK row 9: its times are out of range (2^53 ns or more from the other kernels, or before them); row skipped',
+      'TASK row 10: its duration (4611686018427388000 ns) is more than kprof sums exactly (2^51 ticks of 0.1 ns); row skipped',
+      'TASK row 11: its duration (4611686018427388000 ns) is more than kprof sums exactly (2^51 ticks of 0.1 ns); row skipped',
+    ]);
+    expect(one.info).toMatchObject({ compute: 6, communication: 2, skipped: 3 });
+    const g = viaGroups(f);
+    expect(g.info).toMatchObject({ compute: 6, communication: 2, skipped: 3 });
+    expect(g.skips.map((m) => m.replace(/: .*/, ''))).toEqual(['TASK row 9', 'TASK row 10', 'TASK row 11']);
+    // The kernels read are those of the file without the damaged rows, whichever read.
+    expect(g.groups).toEqual(viaGroups(join(FIX, 'schema-1.0.0.db')).groups);
   });
 
   it('stepExpression: the last window starting at or before, while it lasts; overlapping and touching windows', () => {

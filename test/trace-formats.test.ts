@@ -14,6 +14,7 @@ import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import type { KernelTarget } from '../src/input/formats/registry.js';
 import { readChromeTraceFile, readNsysFile } from '../src/input/formats/trace/files.js';
+import { deviceNumber } from '../src/input/formats/nsys/nsysCsv.js';
 import { expectTranscript, kprof, ROOT } from './helpers.js';
 
 const TV = 'fixtures/trace/trace-view-steps';
@@ -115,6 +116,17 @@ describe('every command on every trace format (transcripts)', () => {
 });
 
 describe('grouping an input of kernel names only', () => {
+  it('the note names the file whole, however deep it lies', async () => {
+    const deep = join(tmp, 'a-folder-with-a-long-name-of-the-run', 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(deep, { recursive: true });
+    copyFileSync(join(ROOT, 'fixtures/trace/trace-view-steps/trace_view.json'), join(deep, 'trace_view.json'));
+    const r = await kprof(['summary', join(deep, '..')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /grouped by name: \S*a-folder-with-a-long-name-of-the-run\/rank0_ascend_pt\/ASCEND_PROFILER_OUTPUT\/trace_view\.json names/,
+    );
+  });
+
   it('is by name when --by is not given, with a note; --by type is refused with exit 2 and what to pass', async () => {
     for (const input of [TV, KR, NSYS, 'fixtures/nsys/kern-sum']) {
       const d = await kprof(['summary', input, '--format', 'json']);
@@ -207,6 +219,16 @@ describe('bad trace input: exit 2 and one message naming the file', () => {
       /cpu\.pt\.trace\.json: no kernels in the file \(found 1 events; no kernel events/,
     ],
     [
+      'a kineto trace saved as UTF-16 (with its byte order mark)',
+      () => cut('u16.pt.trace.json', Buffer.from(`\ufeff${whole.toString('utf8')}`, 'utf16le')),
+      /u16\.pt\.trace\.json: the file is UTF-16LE text, not UTF-8; .*iconv -f UTF-16LE -t UTF-8 FILE > NEW\.json/,
+    ],
+    [
+      'a JSON file in UTF-16BE without a byte order mark',
+      () => cut('u16be.json', Buffer.from(whole.toString('utf8'), 'utf16le').swap16()),
+      /u16be\.json: the file is UTF-16BE text, not UTF-8/,
+    ],
+    [
       'an nsys CSV cut in its header',
       () => cut('x_cuda_gpu_trace.csv', Buffer.from('Processing [a.sqlite]...\n\n')),
       /x_cuda_gpu_trace\.csv: no nsys stats header/,
@@ -222,6 +244,57 @@ describe('bad trace input: exit 2 and one message naming the file', () => {
       expect(r.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
     });
   }
+});
+
+describe('an Nsight CSV of several GPUs (its Device column)', () => {
+  const TWO = 'fixtures/nsys/gpu-trace-two-gpus';
+  it('is one rank per GPU, as an msprof op_summary is one rank per Device_id', async () => {
+    const r = await kprof(['summary', TWO, '--format', 'json', '--short-names']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.perRank.map((x: { rank: string; totals: { count: number } }) => [x.rank, x.totals.count])).toEqual([
+      ['0', 6],
+      ['1', 5],
+    ]);
+    expect(j.rowsRead).toBe(11);
+    // The file's copies and sets are said once, not once per rank.
+    expect(r.stderr).toContain('not kernels, left out of the figures: 2 memcpy (6.40 µs), 2 memset (1.80 µs)');
+    const inspect = (await kprof(['inspect', TWO])).stdout;
+    expect(inspect).toContain('rank id  from Device 1 (the file holds the rows of 2 devices)');
+    expect(inspect).toContain('rows of 2 devices (0, 1): one rank per Device');
+    expect(inspect).toMatch(/rows {5}11 read, 0 skipped\n {2}device {3}5 of those rows are this rank's/);
+    // A rank is known only once the file is read, as for msprof's Device_id.
+    const one = await kprof(['summary', TWO, '--rank', '1', '--short-names']);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('5 kernels, 176.05 µs kernel time, 2 steps, 1 rank (1), 0 rows skipped');
+    // Checked rank by rank: the GPU that runs the add twice in step 1 breaks the rule.
+    const check = await kprof(['check', TWO, '--rules', 'fixtures/nsys/rules.yaml', '--short-names']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('broken on 2 of 2 ranks (0, 1)');
+  });
+
+  it('reads the device of a cell as nsys writes it, or a bare number', () => {
+    expect(['NVIDIA A100-SXM4-80GB (0)', 'NVIDIA H100 80GB HBM3 (12) ', '3', 'NVIDIA A100', '', 'GPU (x)'].map(deviceNumber)).toEqual([
+      0,
+      12,
+      3,
+      null,
+      null,
+      null,
+    ]);
+  });
+});
+
+describe('a UTF-8 byte order mark before a trace', () => {
+  it('is read as the trace without it (an editor that saved it again added the mark)', async () => {
+    const file = join(ROOT, KR, 'worker0.1700000000.pt.trace.json');
+    const p = join(tmp, 'bom.pt.trace.json');
+    writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(file)]));
+    const [plain, bom] = [await kprof(['summary', file, '--format', 'json']), await kprof(['summary', p, '--format', 'json'])];
+    expect(bom.code).toBe(0);
+    const figures = (out: string) => JSON.parse(out).groups;
+    expect(figures(bom.stdout)).toEqual(figures(plain.stdout));
+  });
 });
 
 describe('exact start ticks and stream ids, for sinks that want them (the sequence view)', () => {

@@ -115,6 +115,22 @@ describe('EventScanner', () => {
     expect(fed).toBeLessThan(3 << 20);
   });
 
+  it('white space between events, however long, is passed over in the memory of a chunk (not kept as an item)', () => {
+    // 8 MiB of white space between two events, with a 1 MiB item limit, fed in 64 KiB chunks: a window that
+    // kept the white space would grow to the limit and refuse an item that is not there.
+    for (const form of ['array', 'object'] as const) {
+      const names: (string | null)[] = [];
+      const s = new EventScanner({ ...KEYS, maxItemBytes: 1 << 20 }, { event: (v) => names.push(v.str(1)) });
+      s.push(Buffer.from(form === 'array' ? '[{"ph": "X", "name": "a"},' : '{"traceEvents": [{"ph": "X", "name": "a"}'));
+      for (let fed = 0; fed < 8 << 20; fed += 1 << 16) s.push(Buffer.alloc(1 << 16, form === 'array' ? 0x20 : 0x0a));
+      s.push(Buffer.from(form === 'array' ? '{"ph": "X", "name": "b"}]' : ', {"ph": "X", "name": "b"}]}'));
+      s.finish();
+      expect(names).toEqual(['a', 'b']);
+    }
+    // A file of white space only: the message of an empty file.
+    expect(scanError(Buffer.alloc(3 << 20, 0x20), [1 << 20, 2 << 20], 1 << 20).what).toMatch(/holds no JSON \(empty or only white space\)/);
+  });
+
   it('refuses bytes that are not UTF-8 at their offset, also when a chunk boundary cuts the character', () => {
     const bad = Buffer.concat([Buffer.from('[{"ph": "X", "name": "caf'), Buffer.from([0xc3]), Buffer.from('"}]')]);
     expect(scanError(bad)).toMatchObject({ offset: 25 });
@@ -205,6 +221,19 @@ describe('ChromeTraceReader: input that is not a trace', () => {
     expect(warnings).toEqual([
       'byte 17: kernel event 0 has dur "n/a", expected a duration in µs; skipped',
       'byte 83: kernel event 1 has dur "-1", expected a duration in µs; skipped',
+    ]);
+  });
+
+  it('skips a kernel whose duration is past what kprof sums exactly (1e400, 2^51 ticks), as the CSV readers do', () => {
+    const { info, records, warnings } = readText(
+      '[{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 1e400}, {"ph": "X", "cat": "kernel", "name": "b", "ts": 2, "dur": 225179981368.5248}, ' +
+        '{"ph": "X", "cat": "kernel", "name": "c", "ts": 3, "dur": 225179981368.5247}]',
+    );
+    expect(records.map((r) => [r.name, r.ticks])).toEqual([['c', 2 ** 51 - 1]]);
+    expect(info.skipped).toBe(2);
+    expect(warnings).toEqual([
+      'byte 1: kernel event 0 has dur 1e400, more than kprof sums exactly (2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)); skipped',
+      'byte 67: kernel event 1 has dur 225179981368.5248, more than kprof sums exactly (2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)); skipped',
     ]);
   });
 

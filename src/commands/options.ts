@@ -9,7 +9,7 @@ import { formatOf, ranksInFile } from '../input/formats/registry.js';
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
-import { shown } from '../util/inputText.js';
+import { clipped, shown, WHOLE } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import type { Prefer } from '../input/formats/resolve.js';
@@ -168,7 +168,7 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
   const ranks = profiles.flatMap((p) => p.ranks);
   const file = ranks.map(nameOnlyFile).find((f) => f !== null);
   if (file !== undefined) {
-    io.stderr(`kprof: note: grouped by name: ${shown(relPath(file))} names its kernels only (no op types); pass --by to choose.\n`);
+    io.stderr(`kprof: note: grouped by name: ${clipped(relPath(file), WHOLE)} names its kernels only (no op types); pass --by to choose.\n`);
     return 'name';
   }
   const saved = ranks.filter((r) => r.snapshot !== null);
@@ -192,7 +192,8 @@ export function parseTop(text: string | undefined): number | null {
  */
 export function apartNote(profiles: readonly Profile[], io: Io): void {
   const sum = new Map<string, { count: number; ticks: number; files: number }>();
-  for (const f of profiles.flatMap((p) => p.ranks.flatMap((r) => r.files))) {
+  // A file that holds several devices (ranks) is each rank's: its copies count once.
+  for (const f of new Set(profiles.flatMap((p) => p.ranks.flatMap((r) => r.files)))) {
     for (const a of f.apart ?? []) {
       const s = sum.get(a.label) ?? { count: 0, ticks: 0, files: 0 };
       s.count += a.count;

@@ -59,12 +59,14 @@ export async function readRank(
     return [sink];
   };
   const others = beside(acc);
-  // msprof can write the rows of several devices into one op_summary: the first Device_id seen is this plan's
-  // rank, any other gets an accumulator (a rank) of its own.
+  // msprof can write the rows of several devices into one op_summary (and nsys into one CSV, by its Device
+  // column): the first device seen is this plan's rank, any other gets an accumulator (a rank) of its own.
   const devices = new Map<number, Accumulator>();
+  let deviceColumn = 'Device_id';
   const targets = new Map<Accumulator, RankTarget>([[acc, { sink: besides(acc, others), log: acc }]]);
   const split = {
-    targetFor(device: number): RankTarget {
+    targetFor(device: number, column = 'Device_id'): RankTarget {
+      deviceColumn = column;
       let a = devices.get(device);
       if (!a) {
         a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, stepTime, rawNames });
@@ -121,10 +123,10 @@ export async function readRank(
     return [data];
   }
   const ids = [...devices.keys()].sort((a, b) => a - b);
-  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per Device_id`];
+  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per ${deviceColumn}`];
   return ids.map((d) => ({
     ...devices.get(d)!.toRankData(String(d), files),
-    rankSource: `Device_id ${d} (the file holds the rows of ${ids.length} devices)`,
+    rankSource: `${deviceColumn} ${d} (the file holds the rows of ${ids.length} devices)`,
     ...besideOf(devices.get(d)!),
   }));
 }

@@ -143,8 +143,8 @@ export interface KernelReadOptions {
   withShapes: boolean;
   /** Sinks fed the same kernels beside the rank's own; they see no row problems. */
   beside?: readonly KernelSink[] | undefined;
-  /** Route the rows of a file that holds several devices to one target per device id. */
-  split?: { targetFor(device: number): RankTarget };
+  /** Route the rows of a file that holds several devices to one target per device id (`column`: where it is read). */
+  split?: { targetFor(device: number, column?: string): RankTarget };
   /** Called with the number of (as stored) bytes read since the last call. */
   onBytes?: ((n: number) => void) | undefined;
   /** The scan engine of a text format (undefined: the default, see engine.ts). */
@@ -389,7 +389,7 @@ export const FORMATS = [
       starts: 'yes',
       streams: 'column',
       order: 'yes',
-      ranks: 'folder',
+      ranks: 'column',
     },
     naming: {
       short: '*cuda_gpu_trace.csv',

@@ -29,7 +29,7 @@ import {
   type SummaryRankJson,
 } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
-import { onDisk, readRegularFile } from '../../util/files.js';
+import { onDisk, readRegularFile, textEncoding } from '../../util/files.js';
 import { sniffBytes } from './readTable.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
@@ -99,7 +99,17 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
   if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). ${REGENERATE}`);
   const kind = sniffBytes(bytes.subarray(0, 65536));
   if (kind === 'zip') fail(path, 'this is a ZIP archive or an XLSX workbook');
-  if (kind === 'binary') fail(path, 'the file holds binary data', 'Is the file damaged? Copy it again or regenerate it.');
+  const encoding = textEncoding(bytes.subarray(0, 64));
+  if (kind === 'binary' || encoding !== null) {
+    if (encoding !== null) {
+      // A summary JSON or a trace saved again by an editor or a Windows tool: both are read as UTF-8 only.
+      throw inputError(
+        `${path}: the file is ${encoding} text, not UTF-8; a summary JSON and a trace (trace_view.json, *.pt.trace.json) are read as UTF-8 only. ` +
+          `Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW.json, and pass the new file.`,
+      );
+    }
+    fail(path, 'the file holds binary data', 'Is the file damaged? Copy it again or regenerate it.');
+  }
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (kind !== 'json') {
     fail(

@@ -578,6 +578,9 @@ export class EventScanner {
       if (this.state === State.Done) return -1;
       this.cutShort(itemStart);
     }
+    // White space between items is no part of one: it is not kept (a file of white space would otherwise grow
+    // the window to the item limit, and be refused as an item that is not there).
+    while (itemStart < this.end && (b[itemStart] === 32 || b[itemStart] === 10 || b[itemStart] === 13 || b[itemStart] === 9)) itemStart++;
     if (itemStart < this.end) {
       const keep = b.subarray(itemStart);
       if (keep.length >= this.maxItem) {

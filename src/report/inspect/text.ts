@@ -11,9 +11,13 @@ const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
 function stepText(r: RankData): string {
   if (!r.fields.steps) {
-    // A format whose steps are not a column says what it lacks in `missing` (a db export: `STEP_TIME (no steps)`).
-    const lacks = r.files.flatMap((f) => f.missing).find((m) => m.endsWith(' (no steps)'));
-    return `none (no ${lacks === undefined ? 'Step Id column' : lacks.slice(0, -' (no steps)'.length)})`;
+    // A format whose steps are not a column says what it lacks in `missing`: a db export `STEP_TIME (no steps)`,
+    // a trace `steps (no ProfilerStep#N)`, an aggregated Nsight report `steps (aggregated per name)`.
+    const missing = r.files.flatMap((f) => f.missing);
+    const lacks = missing.find((m) => m.endsWith(' (no steps)'));
+    if (lacks !== undefined) return `none (no ${lacks.slice(0, -' (no steps)'.length)})`;
+    const why = missing.find((m) => m.startsWith('steps (') && m.endsWith(')'));
+    return why !== undefined ? `none (${why.slice('steps ('.length, -1)})` : 'none (no Step Id column)';
   }
   if (r.stepIds.length === 0) return 'column present, every cell empty';
   const ids = r.stepIds;
@@ -65,7 +69,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
       out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
-    out.push(`  kernels  ${fmtCount(r.kernels)} in ${plural(r.groups.size, 'distinct (name, type, core) combination')}`);
+    out.push(`  kernels  ${fmtCount(r.kernels)} in ${distinct(r)}`);
     out.push(`  steps    ${stepText(r)}`);
     if (r.spanTicks !== null) out.push(`  span     ${fmtUs(r.spanTicks / TICKS_PER_US)} from the first kernel start to the last kernel end`);
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
@@ -85,6 +89,19 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   }
   for (const n of p.notes) out.push(`note: ${shown(n)}`);
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The fine groups of a rank, named by the fields the input has: `6 distinct (name, type, core) combinations` for a
+ * kernel table, `82 distinct names` for a trace (no op type, no core), `5 distinct (type, core) combinations` for
+ * op_statistic (no names).
+ */
+function distinct(r: RankData): string {
+  const f = r.fields;
+  const by = [...(f.name ? ['name'] : []), ...(f.type ? ['type'] : []), ...(f.core ? ['core'] : [])];
+  if (by.length === 0) return plural(r.groups.size, 'group');
+  if (by.length === 1) return plural(r.groups.size, `distinct ${by[0]}`);
+  return plural(r.groups.size, `distinct (${by.join(', ')}) combination`);
 }
 
 /** A rank read from a file that holds the rows of several devices (an msprof op_summary split by Device_id). */

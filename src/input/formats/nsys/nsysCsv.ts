@@ -12,6 +12,7 @@
 //   MB or B/byte, throughput MBps or MB/s (not read); `GreenCtx` only in newer versions; older reports give
 //   `Average`/`Minimum`/`Maximum` without a unit (then the unit of `Total Time` is theirs).
 
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { inputError } from '../../../util/errors.js';
 import {
   addApart,
@@ -122,6 +123,12 @@ export function decimalTicks(text: string, shift: number): number {
   return Number.isSafeInteger(ticks) ? ticks : Number.NaN;
 }
 
+/** The GPU of a Device cell: `NVIDIA A100-SXM4-80GB (1)` (nsys names it and numbers it) or `1`; null otherwise. */
+export function deviceNumber(cell: string): number | null {
+  const m = /\((\d{1,9})\)\s*$/.exec(cell) ?? /^\s*(\d{1,9})\s*$/.exec(cell);
+  return m === null ? null : Number(m[1]);
+}
+
 function memoryKind(name: string): RecordKind {
   if (name.startsWith('[CUDA memcpy') || name.startsWith('[CUDA Memcpy')) return 'memcpy';
   if (name.startsWith('[CUDA memset') || name.startsWith('[CUDA Memset')) return 'memset';
@@ -220,8 +227,16 @@ export class NsysCsvReader {
       return;
     }
     const ticks = decimalTicks(cells[c.duration]!, c.shift.get(c.duration)!);
+    if (!(ticks >= 0) && /^\s*\d+(\.\d*)?\s*$/.test(cells[c.duration]!)) {
+      this.skip(line, `Duration is ${cells[c.duration]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      return;
+    }
     if (!(ticks >= 0)) {
       this.skip(line, `Duration is "${cells[c.duration]!.slice(0, 40)}", expected a number; row skipped`);
+      return;
+    }
+    if (!(ticks < MAX_EXACT_TICKS)) {
+      this.skip(line, `Duration is ${cells[c.duration]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
       return;
     }
     const startTicks = decimalTicks(cells[c.start]!, c.shift.get(c.start)!);
@@ -234,6 +249,7 @@ export class NsysCsvReader {
     if (Number.isNaN(this.originUs) && startTicks >= 0) this.originUs = Math.floor(startTicks / 10_000);
     r.startTicks = startTicks >= 0 ? startTicks - this.originUs * 10_000 : Number.NaN;
     r.ticks = ticks;
+    r.device = c.device >= 0 ? deviceNumber(cells[c.device]!) : null;
     r.step = this.options.steps && startTicks >= 0 ? this.options.steps.at(r.startUs) : null;
     if (r.stream !== null && startTicks >= 0) {
       const key = c.device >= 0 ? `${cells[c.device]}/${r.stream}` : r.stream;
@@ -253,6 +269,11 @@ export class NsysCsvReader {
     const c = this.cols!;
     const count = /^\s*\d+\s*$/.test(cells[c.instances]!) ? Number(cells[c.instances]) : Number.NaN;
     const ticks = decimalTicks(cells[c.total]!, c.shift.get(c.total)!);
+    const digits = /^\s*\d+(\.\d*)?\s*$/.test(cells[c.total]!);
+    if (Number.isSafeInteger(count) && ((!(ticks >= 0) && digits) || ticks >= MAX_EXACT_TICKS)) {
+      this.skip(line, `Total Time is ${cells[c.total]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
+      return;
+    }
     if (!Number.isSafeInteger(count) || !(ticks >= 0)) {
       this.skip(
         line,

@@ -12,6 +12,7 @@
 
 import {
   MAX_TICKS,
+  OUT_OF_RANGE,
   TICKS_PER_NS,
   COMMUNICATION_CORE,
   finish,
@@ -108,7 +109,10 @@ function groupQuery(src: { sql: string; start: string; end: string }, step: stri
   const { start: s, end: e } = src;
   const [cols, from] = splitFrom(src.sql);
   return (
-    `SELECT ${cols}, ${step}, count(*), sum(${e} - ${s}), min(${e} - ${s}), max(${e} - ${s}), min(${s} - @origin), max(${e} - @origin), ` +
+    // The sum takes the durations a clean group can hold only (a group with another is read row by row), so that
+    // no hostile duration makes SQLite's integer sum overflow and fail the whole read.
+    `SELECT ${cols}, ${step}, count(*), sum(CASE WHEN ${e} - ${s} BETWEEN 0 AND ${MAX_DUR_NS} THEN ${e} - ${s} ELSE 0 END), ` +
+    `min(${e} - ${s}), max(${e} - ${s}), min(${s} - @origin), max(${e} - @origin), ` +
     `sum(typeof(${s}) = 'integer' AND typeof(${e}) = 'integer') ${from} GROUP BY 1, 2, 3, 4, 5, 6`
   );
 }
@@ -176,6 +180,7 @@ function readGroups(
         r[G.ints] === count &&
         (r[G.min] as number) >= 0 &&
         (r[G.max] as number) <= MAX_DUR_NS &&
+        (r[G.first] as number) >= 0 &&
         Math.abs(r[G.first] as number) < MAX_REL_NS &&
         Math.abs(r[G.last] as number) < MAX_REL_NS;
       if (clean) {
@@ -197,8 +202,7 @@ function readGroups(
         if (ints !== 1) skip(where, 'its start or end is not integer nanoseconds; row skipped', 1);
         else if (dur < 0) skip(where, `it ends ${-dur} ns before it starts; row skipped`, 1);
         else if (dur > MAX_DUR_NS) skip(where, `its duration (${dur} ns) is more than kprof sums exactly (2^51 ticks of 0.1 ns); row skipped`, 1);
-        else if (!(Math.abs(rel) < MAX_REL_NS && Math.abs(end) < MAX_REL_NS))
-          skip(where, 'its times are out of range (2^53 ns or more from the earliest start); row skipped', 1);
+        else if (!(rel >= 0 && Math.abs(rel) < MAX_REL_NS && Math.abs(end) < MAX_REL_NS)) skip(where, OUT_OF_RANGE, 1);
         else {
           n++;
           sum += dur;

@@ -12,7 +12,7 @@
 //   change it), or a copy where a link cannot be made (another file system, a read-only mount); plus a copy of a
 //   non-empty `-wal`, whose pages are part of the database. The folder is removed when the db is closed.
 
-import { closeSync, copyFileSync, constants, fstatSync, linkSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, constants, fstatSync, linkSync, mkdtempSync, openSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inputError, isKprofError } from '../../../util/errors.js';
@@ -159,7 +159,15 @@ interface View {
   remove: () => void;
 }
 
-function privateView(path: string, file: string, options: OpenOptions): View {
+function privateView(given: string, file: string, options: OpenOptions): View {
+  // The file itself, not a symbolic link to it: a hard link of the link would lead SQLite back to the folder of
+  // the file (it opens the -wal and -shm beside the file a link names), and its -wal is beside the file.
+  let path = given;
+  try {
+    path = realpathSync(given);
+  } catch {
+    // Unreadable: the link or copy below says why.
+  }
   const root = options.tmpRoot ?? tmpdir();
   let dir: string;
   try {

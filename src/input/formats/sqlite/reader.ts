@@ -23,6 +23,9 @@ export const TICKS_PER_NS = TICKS_PER_US / 1000;
 /** The largest duration in ticks the reader hands on; longer ones are skipped (the accumulator's exact limit). */
 export const MAX_TICKS = 2 ** 51;
 
+/** A row whose start is not within 2^53 ns after the kernels' first start (earliestStart). */
+export const OUT_OF_RANGE = 'its times are out of range (2^53 ns or more from the other kernels, or before them); row skipped';
+
 /** The accelerator core of communication kernels, as kernel_details.csv names it. */
 export const COMMUNICATION_CORE = 'HCCL';
 
@@ -267,8 +270,8 @@ function readRows(
     }
     const rel = r[K.start];
     const dur = r[K.dur];
-    if (typeof rel !== 'number' || !Number.isSafeInteger(rel) || typeof dur !== 'number' || !Number.isSafeInteger(dur)) {
-      skip(where, 'its times are out of range (2^53 ns or more from the earliest start); row skipped');
+    if (typeof rel !== 'number' || !Number.isSafeInteger(rel) || rel < 0 || typeof dur !== 'number' || Number.isNaN(dur)) {
+      skip(where, OUT_OF_RANGE);
       continue;
     }
     if (dur < 0) {
@@ -338,19 +341,28 @@ export function onlyDevice(db: SqliteDatabase, s: DbSchema): number | null {
   return lo === hi ? intOrNull(lo) : null;
 }
 
-/** The earliest start of any kernel (BigInt: Unix ns are past 2^53); null when there is none. */
+/**
+ * The time the kernels' starts are counted from (BigInt: Unix ns are past 2^53): the earliest start; null when
+ * there is none. Offsets from it must stay below 2^53 ns (104 days) to be exact, so where the starts spread wider
+ * (a row with a start of 0 or a start near 2^63: damage, never a run) the earliest start within 2^52 ns before
+ * the median one is taken: a few such rows are then skipped as out of range, not every other kernel.
+ */
 export function earliestStart(db: SqliteDatabase, s: DbSchema): bigint | null {
-  const parts = [`SELECT min(${ident(s.task.start)}) AS m FROM TASK WHERE typeof(${ident(s.task.start)}) = 'integer'`];
+  const starts = [`SELECT ${ident(s.task.start)} AS t FROM TASK WHERE typeof(${ident(s.task.start)}) = 'integer'`];
   if (s.communication !== null) {
     const c = ident(s.communication.start);
-    parts.push(`SELECT min(${c}) FROM ${ident(s.communication.table)} WHERE typeof(${c}) = 'integer'`);
+    starts.push(`SELECT ${c} FROM ${ident(s.communication.table)} WHERE typeof(${c}) = 'integer'`);
   }
-  const row = db
-    .prepare(`SELECT min(m) FROM (${parts.join(' UNION ALL ')})`)
-    .raw()
-    .safeIntegers(true)
-    .get() as [bigint | null];
-  return typeof row[0] === 'bigint' ? row[0] : null;
+  const all = starts.join(' UNION ALL ');
+  const one = (sql: string, params: Record<string, unknown> = {}): unknown[] => db.prepare(sql).raw().safeIntegers(true).get(params) as unknown[];
+  const [lo, hi, n] = one(`SELECT min(t), max(t), count(*) FROM (${all})`);
+  if (typeof lo !== 'bigint' || typeof hi !== 'bigint' || typeof n !== 'bigint') return null;
+  if (hi - lo < 2n ** 53n) return lo;
+  const [median] = one(`SELECT t FROM (${all}) ORDER BY t LIMIT 1 OFFSET @k`, { k: n / 2n });
+  if (typeof median !== 'bigint') return lo;
+  const floor = median - 2n ** 52n;
+  const [from] = one(`SELECT min(t) FROM (${all}) WHERE t >= @floor`, { floor: floor < -(2n ** 63n) ? -(2n ** 63n) : floor });
+  return typeof from === 'bigint' ? from : lo;
 }
 
 export function readSteps(db: SqliteDatabase, s: DbSchema, origin: bigint): DbStep[] {

@@ -15,6 +15,7 @@
 import { BytesMap } from '../../csv/bytesMap.js';
 import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
 import { startOriginUsBytes, startTicksAfterBytes } from '../../kernelCells.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { inputError } from '../../../util/errors.js';
 import type { Engine } from '../../engine.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
@@ -440,6 +441,11 @@ export class ChromeTraceReader {
           ? `"${v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40))}"`
           : 'missing';
       this.skip(v, `${what} event ${v.index} has dur ${d}, expected a duration in µs; skipped`);
+      return null;
+    }
+    if (!(ticks < MAX_EXACT_TICKS)) {
+      const d = v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40));
+      this.skip(v, `${what} event ${v.index} has dur ${d}, more than kprof sums exactly (${MAX_EXACT_TEXT}); skipped`);
       return null;
     }
     return { start: this.startUs(v), startTicks: this.startTicks(v), ticks };

@@ -13,7 +13,8 @@ export const SNIFF_BYTES = 64 << 10;
  * first). An empty array counts (an empty trace).
  */
 export function sniffChromeTrace(head: Uint8Array): boolean {
-  let p = 0;
+  // A UTF-8 byte-order mark (an editor's re-save) before the JSON: the reader skips it too.
+  let p = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   while (p < head.length && (head[p] === 32 || head[p] === 10 || head[p] === 13 || head[p] === 9)) p++;
   if (head[p] === 0x5b) {
     p++;

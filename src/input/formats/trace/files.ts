@@ -13,7 +13,7 @@ import { inputError } from '../../../util/errors.js';
 import { onDisk } from '../../../util/files.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
 import type { SourceFile } from '../../../model/model.js';
-import { besides, NO_STREAM, type KernelSink } from '../../sink.js';
+import { besides, NO_STREAM, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
@@ -34,17 +34,33 @@ export function streamId(text: string | null): number {
   return v;
 }
 
-/** A TraceSink that feeds a KernelTarget: names bound to ids, rows counted, begin() before the first kernel. */
-class TraceTarget implements TraceSink {
+/** Where the kernels of one device go: its sink and row log, with the names bound and what it was told. */
+interface Route {
+  readonly sink: KernelSink;
+  readonly log: RowLog;
   /** Kernel ids by kind, then by name: the readers hand on one string per distinct name, so no key is built per kernel. */
-  private readonly ids = new Map<string, Map<string, number>>();
-  private nextId = 0;
-  private readonly sink: KernelSink;
-  private begun = false;
+  readonly ids: Map<string, Map<string, number>>;
+  nextId: number;
+  begun: boolean;
+  toldOrigin: boolean;
+}
+
+/**
+ * A TraceSink that feeds a KernelTarget: names bound to ids, rows counted, begin() before the first kernel. The
+ * kernels of a file that holds several devices (an Nsight CSV's Device column) go to one target per device
+ * (options.split): each is a rank, as msprof's Device_id makes one.
+ */
+class TraceTarget implements TraceSink {
+  private route: Route;
+  /** The route of each device seen (the first one is the route of `into`). */
+  private readonly routes = new Map<number, Route>();
+  private device: number | null = null;
+  private facts: SourceFacts | null = null;
   private steps = false;
-  private toldOrigin = false;
   private lastStream: string | null = null;
   private lastStreamId = NO_STREAM;
+  /** Rows (kernels and skipped records) of the file, on every device. */
+  rows = 0;
   /** Names shortened here (--short-names on an Nsight CSV; the Chrome-trace reader shortens its own), by name. */
   private readonly short: Map<string, string> | null;
 
@@ -52,7 +68,7 @@ class TraceTarget implements TraceSink {
     private readonly path: string,
     /** The registry id whose answers the file has (asked when the first kernel comes). */
     private readonly format: () => string,
-    private readonly into: KernelTarget,
+    into: KernelTarget,
     private readonly options: KernelReadOptions,
     /** Does the file have step windows (asked when the first kernel comes: the windows come before it). */
     private readonly hasSteps: () => boolean,
@@ -61,7 +77,7 @@ class TraceTarget implements TraceSink {
     /** Shorten names here with --short-names (the reader does not). */
     shortenHere = false,
   ) {
-    this.sink = besides(into, options.beside);
+    this.route = { sink: besides(into, options.beside), log: into, ids: new Map(), nextId: 0, begun: false, toldOrigin: false };
     this.short = shortenHere && options.shortNames === true ? new Map() : null;
   }
 
@@ -80,32 +96,49 @@ class TraceTarget implements TraceSink {
 
   /** What the file answers, told to the sinks once, before the first kernel (or at the end when there is none). */
   begin(): void {
-    if (this.begun) return;
-    this.begun = true;
-    this.steps = this.hasSteps();
-    const answers = formatOf(this.format()).answers;
-    this.sink.begin(
-      sourceFacts(
+    const r = this.route;
+    if (r.begun) return;
+    r.begun = true;
+    if (this.facts === null) {
+      this.steps = this.hasSteps();
+      const answers = formatOf(this.format()).answers;
+      this.facts = sourceFacts(
         this.path,
         answers,
         { steps: this.steps, starts: answers.starts !== 'no', streams: answers.streams !== 'no' },
         this.options.withShapes,
-      ),
-    );
+      );
+    }
+    r.sink.begin(this.facts);
+  }
+
+  /** Send the kernels of this device to its own target from now on (a record without a device stays put). */
+  private toDevice(d: number): void {
+    this.device = d;
+    let r = this.routes.get(d);
+    if (r === undefined) {
+      const split = this.options.split!;
+      const target = split.targetFor(d, 'Device');
+      // The first device is the rank's own target, which this file began to feed already.
+      r = this.routes.size === 0 ? this.route : { sink: target.sink, log: target.log, ids: new Map(), nextId: 0, begun: false, toldOrigin: false };
+      this.routes.set(d, r);
+    }
+    this.route = r;
   }
 
   private id(kind: string, raw: string): number {
     const name = this.named(raw);
-    let byName = this.ids.get(kind);
+    const route = this.route;
+    let byName = route.ids.get(kind);
     if (byName === undefined) {
       byName = new Map();
-      this.ids.set(kind, byName);
+      route.ids.set(kind, byName);
     }
     let id = byName.get(name);
     if (id === undefined) {
-      id = this.nextId++;
+      id = route.nextId++;
       byName.set(name, id);
-      this.sink.bind(id, { name: normaliseName(name), rawName: name, type: null, core: null, shapes: null });
+      route.sink.bind(id, { name: normaliseName(name), rawName: name, type: null, core: null, shapes: null });
     }
     return id;
   }
@@ -113,13 +146,16 @@ class TraceTarget implements TraceSink {
   kernel(r: TraceRecord): void {
     // Not kernels: the readers count them apart (TraceInfo.apart).
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
+    if (r.device != null && r.device !== this.device && this.options.split !== undefined) this.toDevice(r.device);
     this.begin();
-    this.into.rowsRead++;
-    const sink = this.sink;
-    if (!this.toldOrigin && !Number.isNaN(r.startTicks)) {
+    const route = this.route;
+    route.log.rowsRead++;
+    this.rows++;
+    const sink = route.sink;
+    if (!route.toldOrigin && !Number.isNaN(r.startTicks)) {
       // Before the first kernel with a start: what its ticks count from.
       sink.origin(this.originUs());
-      this.toldOrigin = true;
+      route.toldOrigin = true;
     }
     let stream = NO_STREAM;
     if (sink.wantsStreams) {
@@ -134,14 +170,15 @@ class TraceTarget implements TraceSink {
 
   /** Do the sinks want exact start ticks (the readers parse them only then)? */
   get wantsStarts(): boolean {
-    return this.sink.wantsStarts;
+    return this.route.sink.wantsStarts;
   }
 
   statistic(r: StatisticRecord): void {
     this.begin();
-    this.into.rowsRead++;
+    this.route.log.rowsRead++;
+    this.rows++;
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
-    this.sink.addAggregated(
+    this.route.sink.addAggregated(
       { name: normaliseName(this.named(r.name)), rawName: r.name, type: null, core: null, shapes: null },
       {
         count: r.count,
@@ -153,10 +190,12 @@ class TraceTarget implements TraceSink {
   }
 
   warn(where: string, message: string): void {
-    this.into.rowsRead++;
+    const log = this.route.log;
+    log.rowsRead++;
+    this.rows++;
     const line = /^line (\d+)$/.exec(where);
-    if (line) this.into.skip(this.path, Number(line[1]), message);
-    else this.into.skip(this.path, 0, `${where}: ${message}`);
+    if (line) log.skip(this.path, Number(line[1]), message);
+    else log.skip(this.path, 0, `${where}: ${message}`);
   }
 }
 
@@ -174,7 +213,14 @@ function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: numb
   }
   notes.push(...info.notes);
   const missing = ['op types', 'core types', 'input shapes'];
-  if (!a.steps) missing.push(info.format === 'nsys_kern_sum' ? 'steps (aggregated per name)' : 'steps (no ProfilerStep#N)');
+  if (!a.steps)
+    missing.push(
+      info.format === 'nsys_kern_sum'
+        ? 'steps (aggregated per name)'
+        : info.format === 'nsys_gpu_trace'
+          ? 'steps (no NVTX report of ProfilerStep#N ranges beside it)'
+          : 'steps (no ProfilerStep#N)',
+    );
   const file: SourceFile = { path, format: info.format, traits: info.traits, columns: [], missing, bytes, rowsRead, rowsSkipped: 0, notes };
   if (apart.length > 0) file.apart = apart.map(([label, v]) => ({ label, count: v.count, ticks: v.ticks }));
   return file;
@@ -202,7 +248,6 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
     () => reader!.originUs,
   );
   reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true, exactStarts: target.wantsStarts });
-  const rowsBefore = into.rowsRead;
   let bytes = 0;
   // The reader keeps no reference to a chunk (EventScanner.push): the chunks' memory is reused.
   for await (const chunk of traceChunks(
@@ -217,7 +262,7 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   const info = reader.finish();
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, into.rowsRead - rowsBefore);
+  return sourceFile(path, info, bytes, target.rows);
 }
 
 /** The NVTX report beside an nsys CSV (`report_cuda_gpu_trace.csv` → `report_nvtx_gpu_proj_trace.csv`), or null. */
@@ -254,7 +299,6 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
     true,
   );
   reader = new NsysCsvReader(path, target, nsys);
-  const rowsBefore = into.rowsRead;
   let bytes = 0;
   for await (const chunk of traceChunks(path, (n) => {
     bytes += n;
@@ -264,5 +308,5 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
   const info = reader.finish();
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, into.rowsRead - rowsBefore);
+  return sourceFile(path, info, bytes, target.rows);
 }

@@ -36,6 +36,11 @@ export interface TraceRecord {
   startTicks: number;
   /** Duration in ticks of 0.1 ns (model/model.ts TICKS_PER_US), exact to the digits the file wrote (rounded at 0.1 ns). */
   ticks: number;
+  /**
+   * The GPU the kernel ran on, where one file holds several (an Nsight CSV's Device column, `NVIDIA A100 (1)`):
+   * each is then a rank. Absent or null: the file's one device.
+   */
+  device?: number | null;
 }
 
 /** A row of an already aggregated export (Nsight `cuda_gpu_kern_sum`): one kernel name. */
