@@ -41,7 +41,7 @@ import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import { failureFormat, githubError, junitError } from '../report/failure.js';
-import { shown } from '../report/render.js';
+import { oneLine, shown } from '../report/render.js';
 
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
 checkSavedFiguresWith(checkSavedFigures);
@@ -110,7 +110,7 @@ type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format:
 function commanderError(str: string, github: boolean, io: Io): string {
   const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
   const message = m[1]!.replace(/^error: /, '');
-  if (github) return githubError(`${message}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
+  if (github) return githubError(`${shown(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
   return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
 }
 
@@ -262,7 +262,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
   clearInputs();
   /** An error message (exit 2 or 3): on stderr, as an annotation under --format github, as a JUnit report under junit. */
   const fail = (message: string, title: string): void => {
-    io.stderr(failure?.format === 'github' ? githubError(message, title, io.env.GITHUB_WORKSPACE) : `kprof: ${shown(message)}\n`);
+    io.stderr(failure?.format === 'github' ? githubError(message, title, io.env.GITHUB_WORKSPACE) : `kprof: ${oneLine(message)}\n`);
     junit(message, title);
   };
   const junit = (message: string, title: string): void => {
@@ -270,11 +270,11 @@ async function runIn(argv: string[], io: Io): Promise<number> {
     try {
       emit(io, failure.out, junitError(message, title));
     } catch (w) {
-      io.stderr(`kprof: ${shown(w instanceof Error ? w.message : String(w))}\n`);
+      io.stderr(`kprof: ${oneLine(w instanceof Error ? w.message : String(w))}\n`);
     }
   };
   const stack = (e: unknown): void => {
-    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(shown).join('\n')}\n`);
+    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(oneLine).join('\n')}\n`);
   };
   try {
     setDefaultEngine(parseEngine(io.env.KPROF_ENGINE));

@@ -76,8 +76,7 @@ export function parseRanks(text: string | undefined): string[] | null {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
     if (r === '' || /[\u0000-\u001f\u007f]/.test(r)) {
       throw usageError(
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found "${text.replace(/[\u0000-\u001f\u007f]/g, '?')}".`,
+        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found "${shown(text)}".`,
       );
     }
   }

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { inputError, usageError, type KprofError } from './errors.js';
+import { inputError, isKprofError, usageError, type KprofError } from './errors.js';
 import { onDisk } from './files.js';
 
 export interface Io {
@@ -123,7 +123,8 @@ export function writeFileAtomic(path: string, text: Report): void {
         fd = openSync(disk, st.isFile() ? 'a' : 'w');
         writeAll(fd, text);
       } catch (e) {
-        throw writeError(path, e);
+        // An error of the report itself (one too large to read back) is said as it is.
+        throw isKprofError(e) ? e : writeError(path, e);
       } finally {
         if (fd >= 0) closeSync(fd);
       }
@@ -143,7 +144,7 @@ export function writeFileAtomic(path: string, text: Report): void {
   } catch (e) {
     if (fd >= 0) closeSync(fd);
     if (pending.has(tmp)) rmSync(tmp, { force: true });
-    throw writeError(path, e);
+    throw isKprofError(e) ? e : writeError(path, e);
   } finally {
     pending.delete(tmp);
     for (const s of SIGNALS) process.removeListener(s, onSignal);
