@@ -109,7 +109,10 @@ describe('kprof check: output formats', () => {
   it('github: rows that could not be read are ::warning annotations on their file and line, on stderr', async () => {
     const d = mkdtempSync(join(tmp, 'gh-warn-'));
     const csv = join(d, 'kernel_details.csv');
-    writeFileSync(csv, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,k1,A,AI_CORE,1.0,2.0\n1,k2,A,AI_CORE,3.0,5%0A\u001b\n1,k3,A\n');
+    writeFileSync(
+      csv,
+      'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,k1,A,AI_CORE,1.0,2.0\n1,k2,A,AI_CORE,3.0,5%0A\u001b\n1,k3,A\n',
+    );
     const rules = join(d, 'r.yaml');
     writeFileSync(rules, 'rules:\n  - type: A\n    count: { max: 5 }\n');
     const r = await kprof(['check', csv, '--rules', rules, '--format', 'github'], { GITHUB_WORKSPACE: d });

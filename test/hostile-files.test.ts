@@ -85,6 +85,37 @@ describe('-o / --out', () => {
     expect(readFileSync(rules, 'utf8')).toMatch(/rule: cast/);
   });
 
+  it('an error report (--format junit) replaces no input, though the run stopped before reading it', async () => {
+    const { dir, csv } = profile();
+    const rules = join(dir, 'rules.yaml');
+    writeFileSync(rules, 'rules:\n  - rule: cast\n    type: Cast\n    present: true\n');
+    // A usage error, a rules file that is not there: the profile named is not read, and not replaced either.
+    for (const args of [
+      ['check', csv, '--rules', rules, '--format', 'junit', '-o', csv, '--bogus'],
+      ['check', csv, '--rules', join(dir, 'missing.yaml'), '--format', 'junit', '-o', csv],
+      ['check', csv, '--rules', join(dir, 'missing.yaml'), '--format', 'junit', `--out=${csv}`],
+      ['check', csv, '--rules', rules, '--format', 'junit', '-o', rules, '--base', join(dir, 'missing')],
+    ]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/an input of this run; writing the report there would destroy it, so nothing was written/);
+      expect(readFileSync(csv, 'utf8')).toBe(CSV);
+      expect(readFileSync(rules, 'utf8')).toMatch(/rule: cast/);
+    }
+    // A file inside a folder named as the profile may be one of its files: not replaced, said why.
+    const inside = await kprof(['check', dir, '--rules', join(dir, 'missing.yaml'), '--format', 'junit', '-o', csv]);
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toContain('an input folder of this run, which stopped before reading it; the error report was not written there');
+    expect(readFileSync(csv, 'utf8')).toBe(CSV);
+    // The report of an earlier run there, and a new file, are written.
+    const report = join(dir, 'report.xml');
+    for (let i = 0; i < 2; i++) {
+      const r = await kprof(['check', dir, '--rules', join(dir, 'missing.yaml'), '--format', 'junit', '-o', report]);
+      expect(r.code).toBe(2);
+      expect(readFileSync(report, 'utf8')).toMatch(/^<\?xml [\s\S]*missing\.yaml: no such file or folder/);
+    }
+  });
+
   it('follows a symbolic link to a report and keeps the link; refuses a dangling one', async () => {
     const { csv } = profile();
     const d = tmp();

@@ -32,6 +32,25 @@ function flagValue(argv: string[], long: string, short?: string): string | undef
   return value;
 }
 
+/**
+ * The arguments of a command line that may name a file or folder (a `--flag=value` as its value), but the value
+ * of --out: what an error report written to --out must not replace, though the run stopped before reading it.
+ */
+export function namedPaths(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--out' || a === '-o') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--out=') || (a.startsWith('-o') && !a.startsWith('--'))) continue;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    out.push(eq >= 0 ? a.slice(eq + 1) : a);
+  }
+  return out;
+}
+
 /** The --format of a command line when it is one that reports errors itself, and its --out. */
 export function failureFormat(argv: string[]): { format: FailureFormat; out: string | undefined } | null {
   const format = flagValue(argv, '--format');
