@@ -284,6 +284,12 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
     });
   }
 
+  it('html pages of summary, diff and check: no raw control, no ##[, nothing from input starts a line', async () => {
+    expectAll('summary html', await kprof(['summary', at('base'), '--by', 'name', '--format', 'html']), 'text', [0]);
+    expectAll('diff html', await kprof(['diff', at('base'), at('pr'), '--format', 'html']), 'text', [0]);
+    expectAll('check html', await kprof(['check', at('pr'), '--base', at('base'), '--rules', at('rules.json'), '--format', 'html']), 'text', [1]);
+  });
+
   for (const format of ['text', 'json'] as const) {
     it(`inspect --format ${format}`, async () => {
       expectAll('inspect folder', await kprof(['inspect', at('base'), '--format', format]), KIND[format], [0]);
