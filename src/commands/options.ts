@@ -45,7 +45,7 @@ export const PREFER_CHOICES = ['db', 'text'] as const;
 /** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
 export function parsePrefer(text: string | undefined): Prefer | null {
   if (text === undefined) return null;
-  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${text}".`);
+  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${shown(text)}".`);
   return text as Prefer;
 }
 
@@ -96,7 +96,7 @@ function normaliseRankPath(r: string): string {
 export function parseCommon(flags: CommonFlags): Common {
   const given = flags.by;
   if (given !== undefined && !(GROUP_BYS as readonly string[]).includes(given)) {
-    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${given}".`);
+    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${shown(given)}".`);
   }
   const by = (given ?? DEFAULT_BY) as GroupBy;
   const selection: Selection = {
@@ -181,7 +181,7 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
 /** `--top N`. */
 export function parseTop(text: string | undefined): number | null {
   if (text === undefined) return null;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${text}".`);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${shown(text)}".`);
   return Number(text);
 }
 
