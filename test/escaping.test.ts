@@ -10,7 +10,7 @@ import { clipped, escaped, excerpt, oneLine } from '../src/util/inputText.js';
 import { kprof } from './helpers.js';
 
 /** What a reader of kprof's output does: `\xHH` (from 0x80: the byte HH) and `\uHHHH` back, other text as it is. */
-function unescape(s: string): string {
+function readBack(s: string): string {
   return s.replace(/\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})/g, (_, x: string | undefined, u: string | undefined) => {
     if (u !== undefined) return String.fromCharCode(Number.parseInt(u, 16));
     const c = Number.parseInt(x!, 16);
@@ -18,7 +18,6 @@ function unescape(s: string): string {
   });
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /** Texts made of what the scheme treats specially: backslashes, hex digits, controls, bytes, `##[`, `::`. */
@@ -67,7 +66,7 @@ describe('escaped(): one text per escaped text', () => {
     fc.assert(
       fc.property(tricky, (s) => {
         const e = escaped(s);
-        expect(unescape(e)).toBe(s);
+        expect(readBack(e)).toBe(s);
         expect(RAW.test(e)).toBe(false);
         expect(e).not.toContain('##[');
         expect(e.trimStart().startsWith('::')).toBe(false);
@@ -92,7 +91,7 @@ describe('escaped(): one text per escaped text', () => {
       fc.property(tricky, fc.integer({ min: 2, max: 12 }), (s, max) => {
         for (const c of [clipped(s, max), excerpt(s, max)]) {
           const body = c.endsWith('…') && !s.endsWith('…') ? c.slice(0, -1) : c;
-          expect(s.startsWith(unescape(body))).toBe(true);
+          expect(s.startsWith(readBack(body))).toBe(true);
         }
       }),
       { numRuns: 2000 },
