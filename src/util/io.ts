@@ -52,7 +52,7 @@ export function noteNamedInputs(paths: string[], out: string): void {
   let target: string | null = null;
   try {
     target = realpathSync(onDisk(out));
-    if (!statSync(target).isFile() || startsWithXml(target)) target = null;
+    if (!statSync(onDisk(target)).isFile() || startsWithXml(target)) target = null;
   } catch {
     // not there (or not reachable): nothing to replace
   }
@@ -77,7 +77,7 @@ export function noteNamedInputs(paths: string[], out: string): void {
 }
 
 function startsWithXml(path: string): boolean {
-  const fd = openSync(path, 'r');
+  const fd = openSync(onDisk(path), 'r');
   try {
     const head = Buffer.alloc(5);
     return readSync(fd, head, 0, 5, 0) === 5 && head.toString('latin1') === '<?xml';
