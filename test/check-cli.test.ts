@@ -1,7 +1,7 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,28 @@ describe('kprof check: output formats', () => {
         'step 2: 2 kernels; bound: exactly 1 per step; broken in 1 of 3 steps%0Awhy: the other Casts were folded into MlaPrologV3',
     );
     expect(lines.at(-1)).toBe('check failed: 12 of 13 rules broken; 1 warning; 0 held; 1 matched no kernel.');
+  });
+
+  it('github: rows that could not be read are ::warning annotations on their file and line, on stderr', async () => {
+    const d = mkdtempSync(join(tmp, 'gh-warn-'));
+    const csv = join(d, 'kernel_details.csv');
+    writeFileSync(
+      csv,
+      'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,k1,A,AI_CORE,1.0,2.0\n1,k2,A,AI_CORE,3.0,5%0A\u001b\n1,k3,A\n',
+    );
+    const rules = join(d, 'r.yaml');
+    writeFileSync(rules, 'rules:\n  - type: A\n    count: { max: 5 }\n');
+    const r = await kprof(['check', csv, '--rules', rules, '--format', 'github'], { GITHUB_WORKSPACE: d });
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n')).toEqual([
+      '::warning file=kernel_details.csv,line=3,title=kprof%3A read warning::Duration(us) is "5%250A\\x1b", expected a number of µs; row skipped',
+      '::warning file=kernel_details.csv,line=4,title=kprof%3A read warning::row has 3 cells, the header has 6; row skipped',
+      "kprof: 2 rows could not be read and were skipped (counted in the report's skipped rows).",
+      '',
+    ]);
+    // Other formats keep the plain lines.
+    const text = await kprof(['check', csv, '--rules', rules], { GITHUB_WORKSPACE: d });
+    expect(text.stderr).toMatch(/^kprof: warning: .*kernel_details\.csv:3: Duration\(us\) is "5%0A\\x1b", expected a number of µs; row skipped$/m);
   });
 
   it('github: nothing to annotate when every rule holds', async () => {

@@ -22,7 +22,7 @@ describe('KPROF_ENGINE', () => {
     const r = await kprof(['summary', 'x.csv'], { KPROF_ENGINE: 'wasm\u001b[31m' });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'kprof: KPROF_ENGINE is "wasm?[31m"; expected js (the JavaScript reference engine) or simd (the default). Unset it or set one of those.\n',
+      'kprof: KPROF_ENGINE is "wasm\\x1b[31m"; expected js (the JavaScript reference engine) or simd (the default). Unset it or set one of those.\n',
     );
   });
 

@@ -81,6 +81,13 @@ describe('kprof diff --format html', () => {
     expect(JSON.parse(text)).toEqual(value);
   });
 
+  it('writes no ##[ (a workflow command to a CI log) in the JSON it holds, which still reads back', () => {
+    const value = { 'v ##[error]x': 'a ##[group]b \\##[c', list: ['##[', '#[', '##'] };
+    const text = scriptJson(value);
+    expect(text).not.toContain('##[');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
   it('is under 150 KB for the README example', async () => {
     const html = await exampleDiff('html');
     expect(Buffer.byteLength(html)).toBeLessThan(150_000);

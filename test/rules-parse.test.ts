@@ -184,6 +184,16 @@ describe('parseRules: validation errors name file:line:col and what was expected
     ],
     ['no bound', 'rules:\n  - type: Cast\n    count: { per: step }\n', 'r.yaml:3:12: count: expected min:, max: or exactly:.'],
     ['an empty rules list', 'rules: []\n', 'r.yaml:1:8: rules: the list is empty; a gate with no rules cannot fail. Add at least one rule.'],
+    [
+      'a file of one long text: quoted as any input, escaped and cut',
+      `${'x'.repeat(100)}\\x1b \u0007\n`,
+      `r.yaml:1:1: the rules file should be a mapping (key: value); found "${'x'.repeat(40)}…".`,
+    ],
+    [
+      'a text with ESC and a text of its own \\x1b in it',
+      'rules:\n  - type: Cast\n    absent: true\n    severity: "a\\e\\\\x1b"\n',
+      'r.yaml:4:15: severity: expected error or warn; found "a\\x1b\\x5cx1b".',
+    ],
     ['rules not a list', 'rules:\n  type: Cast\n', 'r.yaml:2:3: rules: expected a list of rules (each item starting with "- "); found a mapping.'],
     [
       'an empty file',

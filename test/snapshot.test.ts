@@ -719,3 +719,42 @@ describe('a summary JSON larger than kprof reads back', () => {
     }
   });
 });
+
+describe('a summary JSON larger than kprof reads back is never written', () => {
+  it('summary -o refuses it (exit 2, the file left as it was); one of exactly the limit is written and reads back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-big-write-'));
+    try {
+      const args = ['summary', 'fixtures/formats/multi-rank', '--by', 'name', '--format', 'json'];
+      const whole = await kprof(args);
+      expect(whole.code).toBe(0);
+      const size = Buffer.byteLength(whole.stdout);
+      const path = join(dir, 'base.json');
+      writeFileSync(path, 'the previous baseline\n');
+      const over = await kprof([...args, '-o', path], { KPROF_SNAPSHOT_LIMIT: String(size - 1) });
+      expect(over.code).toBe(2);
+      expect(over.stderr).toMatch(
+        /^kprof: .*base\.json: the summary JSON would be more than [0-9.]+ KiB, the largest summary JSON kprof reads back, so nothing was written\. Make it smaller: group by type rather than name \(--by type\), summarise fewer steps/,
+      );
+      expect(readFileSync(path, 'utf8')).toBe('the previous baseline\n');
+      // The writer's limit is the reader's: a file of exactly the limit is written, and read back.
+      const at = await kprof([...args, '-o', path], { KPROF_SNAPSHOT_LIMIT: String(size) });
+      expect(at.code, at.stderr).toBe(0);
+      expect(readFileSync(path, 'utf8')).toBe(whole.stdout);
+      expect(readSnapshot(path, size).length).toBeGreaterThan(0);
+      // On stdout it is stopped there, and said.
+      const out = await kprof(args, { KPROF_SNAPSHOT_LIMIT: String(size - 1) });
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/^kprof: The summary JSON on stdout would be more than .* so it was stopped there and is cut short\./);
+      expect(Buffer.byteLength(out.stdout)).toBeLessThan(size);
+      // merge writes summary JSONs too.
+      const merged = await kprof(['merge', path, '-o', join(dir, 'merged.json')], { KPROF_SNAPSHOT_LIMIT: String(size - 1) });
+      expect(merged.code).toBe(2);
+      expect(merged.stderr).toMatch(/merged\.json: the summary JSON would be more than/);
+      // The variable only lowers the limit.
+      const raised = await kprof(args, { KPROF_SNAPSHOT_LIMIT: String(MAX_SNAPSHOT_BYTES * 2) });
+      expect(raised.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listed, plural, round4, round4OrNull } from '../src/util/format.js';
-import { blanked } from '../src/util/inputText.js';
+import { excerpt } from '../src/util/inputText.js';
 import { kprof } from './helpers.js';
 
 describe('plural, listed, round4', () => {
@@ -32,20 +32,21 @@ describe('plural, listed, round4', () => {
   });
 });
 
-describe('blanked: a value from a file in a reader message', () => {
-  it('blanks C0 controls, DEL and C1 controls, and cuts at 40 characters (or the given width)', () => {
-    expect(blanked('a\tb\nc\u001b[31md\u007fe\u0085f\u009bg')).toBe('a b c [31md e f g');
-    expect(blanked('x'.repeat(41))).toBe(`${'x'.repeat(40)}…`);
-    expect(blanked('x'.repeat(40))).toBe('x'.repeat(40));
-    expect(blanked('y'.repeat(130), 120)).toBe(`${'y'.repeat(120)}…`);
+describe('excerpt: a value from a file in a reader message', () => {
+  it('escapes as all input text (C0, DEL, C1 controls, a backslash that reads as an escape) and cuts after 40 characters (or the given width)', () => {
+    expect(excerpt('a\tb\nc\u001b[31md\u007fe\u0085f\u009bg')).toBe('a\\x09b\\x0ac\\x1b[31md\\x7fe\\u0085f\\u009bg');
+    expect(excerpt('a\\x1b')).toBe('a\\x5cx1b');
+    expect(excerpt('x'.repeat(41))).toBe(`${'x'.repeat(40)}…`);
+    expect(excerpt('x'.repeat(40))).toBe('x'.repeat(40));
+    expect(excerpt('y'.repeat(130), 120)).toBe(`${'y'.repeat(120)}…`);
   });
 
-  it('every reader quotes a bad cell alike: a C1 control in a kernel table cell is blanked too', async () => {
+  it('every reader quotes a bad cell alike: a C1 control in a kernel table cell is escaped too', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-blanked-'));
     const csv = join(dir, 'kernel_details.csv');
     writeFileSync(csv, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1.0,2.0\n1,b,B,AI_CORE,3.0,fa\u0085st\n');
     const r = await kprof(['summary', csv]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('Duration(us) is "fa st", expected a number of µs; row skipped');
+    expect(r.stderr).toContain('Duration(us) is "fa\\u0085st", expected a number of µs; row skipped');
   });
 });

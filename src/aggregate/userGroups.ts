@@ -9,6 +9,7 @@ import { inputError } from '../util/errors.js';
 import { readRegularFile, textEncoding } from '../util/files.js';
 import { noteInput } from '../util/io.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
+import { excerpt } from '../util/inputText.js';
 import type { UserGroup } from '../model/model.js';
 
 /** `/…/` or `/…/flags` → RegExp; anything else is an exact name. Throws a message on a bad expression. */
@@ -85,7 +86,8 @@ export function describe(node: unknown): string {
   if (node === null || node === undefined) return 'nothing';
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
-  if (isScalar(node)) return typeof node.value === 'string' ? `"${node.value}"` : String(node.value);
+  // A text is quoted as a message quotes input: escaped, its first 40 characters (a rules file may be one long text).
+  if (isScalar(node)) return typeof node.value === 'string' ? `"${excerpt(node.value)}"` : excerpt(String(node.value));
   return typeof node;
 }
 

@@ -9,6 +9,7 @@
 import { keepGroup } from '../aggregate/group.js';
 import { GROUP_BY_FIELDS, type FineGroup, type GroupBy, type Profile, type Selection } from '../model/model.js';
 import { fmtCount } from '../util/format.js';
+import { excerpt } from '../util/inputText.js';
 import { formatOf } from '../input/formats/registry.js';
 
 /** A communication kernel: run on the HCCL / COMMUNICATION core, or of an `hcom_` type. */
@@ -42,8 +43,7 @@ function tally(p: Profile, sel: Selection): { kernels: number; na: number; comm:
 }
 
 function typesText(types: Set<string>): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const all = [...types].sort().map((t) => (t.length > 40 ? `${t.slice(0, 40)}…` : t).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'));
+  const all = [...types].sort().map((t) => excerpt(t));
   return all.length > 4 ? `${all.slice(0, 4).join(', ')}, …` : all.join(', ');
 }
 

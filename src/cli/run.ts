@@ -33,15 +33,15 @@ import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { EXIT, isKprofError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
-import { clearInputs, emit, type Io } from '../util/io.js';
+import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
 import { profileArgumentHelp } from '../input/formats/registry.js';
 import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
-import { failureFormat, githubError, junitError } from '../report/failure.js';
-import { shown } from '../report/render.js';
+import { failureFormat, githubError, junitError, namedPaths } from '../report/failure.js';
+import { oneLine, shown } from '../report/render.js';
 
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
 checkSavedFiguresWith(checkSavedFigures);
@@ -110,7 +110,7 @@ type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format:
 function commanderError(str: string, github: boolean, io: Io): string {
   const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
   const message = m[1]!.replace(/^error: /, '');
-  if (github) return githubError(`${message}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
+  if (github) return githubError(`${shown(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
   return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
 }
 
@@ -261,20 +261,22 @@ async function runIn(argv: string[], io: Io): Promise<number> {
   const debug = argv.includes('--debug');
   clearInputs();
   /** An error message (exit 2 or 3): on stderr, as an annotation under --format github, as a JUnit report under junit. */
-  const fail = (message: string, title: string): void => {
-    io.stderr(failure?.format === 'github' ? githubError(message, title, io.env.GITHUB_WORKSPACE) : `kprof: ${shown(message)}\n`);
-    junit(message, title);
+  const fail = async (message: string, title: string): Promise<void> => {
+    io.stderr(failure?.format === 'github' ? githubError(message, title, io.env.GITHUB_WORKSPACE) : `kprof: ${oneLine(message)}\n`);
+    await junit(message, title);
   };
-  const junit = (message: string, title: string): void => {
+  const junit = async (message: string, title: string): Promise<void> => {
     if (failure?.format !== 'junit') return;
     try {
-      emit(io, failure.out, junitError(message, title));
+      // The run may have stopped before it read (and noted) its inputs: --out replaces none of them all the same.
+      if (failure.out !== undefined) noteNamedInputs(namedPaths(argv), failure.out);
+      await emit(io, failure.out, junitError(message, title));
     } catch (w) {
-      io.stderr(`kprof: ${shown(w instanceof Error ? w.message : String(w))}\n`);
+      io.stderr(`kprof: ${oneLine(w instanceof Error ? w.message : String(w))}\n`);
     }
   };
   const stack = (e: unknown): void => {
-    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(shown).join('\n')}\n`);
+    if (debug && e instanceof Error && e.stack) io.stderr(`${e.stack.split('\n').map(oneLine).join('\n')}\n`);
   };
   try {
     setDefaultEngine(parseEngine(io.env.KPROF_ENGINE));
@@ -287,17 +289,17 @@ async function runIn(argv: string[], io: Io): Promise<number> {
       if (e.code === 'commander.help') return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
       if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
       // Commander already printed its message; usage errors are exit 2, never 1.
-      junit(e.message.replace(/^error: /, ''), 'usage error');
+      await junit(e.message.replace(/^error: /, ''), 'usage error');
       return EXIT.badInput;
     }
     if (isKprofError(e)) {
-      fail(e.message, e.kind === 'usage' ? 'usage error' : 'input error');
+      await fail(e.message, e.kind === 'usage' ? 'usage error' : 'input error');
       stack(e);
       return EXIT.badInput;
     }
     // Anything else is a bug of kprof: say so, so that it is reported rather than taken for bad input.
     const msg = e instanceof Error ? e.message : String(e);
-    fail(
+    await fail(
       `internal error: ${msg}. This is a bug in kprof; please report it with the command that caused it${debug ? '' : ' (run with --debug for the stack trace)'}.`,
       'internal error',
     );

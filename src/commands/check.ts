@@ -14,6 +14,7 @@ import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
 import { verdictLine } from '../report/check/shared.js';
 import { CHECK_REPORTERS } from '../report/registry.js';
+import { githubAnnotation, messageLocation } from '../report/failure.js';
 import { shown } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
@@ -34,12 +35,15 @@ export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
   strict?: boolean;
 }
 
-/** Warnings of one input on stderr; --strict turns skipped rows into an error. */
-function report(io: Io, p: Profile, strict: boolean | undefined): void {
+/**
+ * Warnings of one input on stderr (annotations under --format github); --strict turns skipped rows into an
+ * error.
+ */
+function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean): void {
   const warnings = p.ranks.flatMap((r) => r.warnings);
   const count = p.ranks.reduce((n, r) => n + r.warningCount, 0);
   const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
-  io.stderr(warningLines(warnings, count, skipped));
+  io.stderr(warningLines(warnings, count, skipped, github ? { workspace: io.env.GITHUB_WORKSPACE } : null));
   strictCheck(strict, skipped);
   // A summary JSON made with filters holds only the kernels that passed them; say so once per file.
   const seen = new Set<string>();
@@ -98,14 +102,20 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();
-  report(io, read0, flags.strict);
-  if (base0) report(io, base0, flags.strict);
+  report(io, read0, flags.strict, format === 'github');
+  if (base0) report(io, base0, flags.strict, format === 'github');
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);
   rejectMisspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
-  for (const w of verdict.warnings) io.stderr(`kprof: warning: ${shown(w)}\n`);
+  // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there.
+  for (const w of verdict.warnings)
+    io.stderr(
+      format === 'github'
+        ? githubAnnotation('warning', shown(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
+        : `kprof: warning: ${shown(w)}\n`,
+    );
   // The rules that gate: the error-level ones (warn-level rules when the file has no other).
   const gating = verdict.results.some((r) => r.rule.severity === 'error')
     ? verdict.results.filter((r) => r.rule.severity === 'error')
@@ -116,7 +126,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     // warn-level rule that matched cannot carry error-level rules that matched nothing: it never fails the gate.
     const warnOnly = gating.length < verdict.results.length && verdict.results.some((r) => r.unmatched.length === 0);
     throw inputError(
-      `${relPath(flags.rules)}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${relPath(profile)}${flags.base !== undefined ? ` or of the base ${relPath(flags.base)}` : ''} ` +
+      `${shown(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${shown(relPath(profile))}${flags.base !== undefined ? ` or of the base ${shown(relPath(flags.base))}` : ''} ` +
         `(${gating.length === 1 ? `its one ${warnOnly ? 'such ' : ''}rule selects` : `its ${gating.length} ${warnOnly ? 'such ' : ''}rules select`} ${gating[0]!.unmatched.join(', ')}${gating.length > 1 ? ', …' : ''}` +
         `${warnOnly ? '; only warn-level rules matched, and they never fail the gate' : ''}). ` +
         `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : ''}.`,

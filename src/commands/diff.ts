@@ -7,6 +7,7 @@ import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/empt
 import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
+import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { apartNote, chooseBy, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
@@ -39,7 +40,7 @@ export interface DiffFlags extends CommonFlags {
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
 export function parseTolerance(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
-  if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${text}".`);
+  if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${shown(text)}".`);
   return Number(m[1]);
 }
 
@@ -47,7 +48,7 @@ export function parseTolerance(text: string): number {
 export function parseAlpha(text: string): number {
   const m = /^\s*(0?\.\d+|0|1)\s*$/.exec(text);
   const a = m ? Number(m[1]) : Number.NaN;
-  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found "${text}".`);
+  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found "${shown(text)}".`);
   return a;
 }
 

@@ -15,6 +15,7 @@ import { finishProfile } from '../input/read.js';
 import { readRank } from '../input/readRank.js';
 import { summaryJson } from '../report/summary/json.js';
 import { shown } from '../util/inputText.js';
+import { readableSnapshot, snapshotLimit } from './summary.js';
 
 export interface MergeFlags {
   out?: string;
@@ -28,7 +29,8 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io):
   // Step time saved in any of the snapshots is kept (a rank saved without it says so).
   const stepTime = profile.ranks.some((r) => r.stepSpans !== undefined || r.stepTrace !== undefined);
   const s = summarize(profile, { by: first.groupBy, selection: NO_SELECTION, savedSelection: first.selection, stepTime });
-  await emit(io, flags.out, summaryJson(s, { sort: 'time', top: null, inputs: mergedInputs(profile.ranks) }));
+  const report = summaryJson(s, { sort: 'time', top: null, inputs: mergedInputs(profile.ranks) });
+  await emit(io, flags.out, readableSnapshot(report, snapshotLimit(io), flags.out));
   return 0;
 }
 

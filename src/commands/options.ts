@@ -45,7 +45,7 @@ export const PREFER_CHOICES = ['db', 'text'] as const;
 /** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
 export function parsePrefer(text: string | undefined): Prefer | null {
   if (text === undefined) return null;
-  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${text}".`);
+  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${shown(text)}".`);
   return text as Prefer;
 }
 
@@ -76,8 +76,7 @@ export function parseRanks(text: string | undefined): string[] | null {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
     if (r === '' || /[\u0000-\u001f\u007f]/.test(r)) {
       throw usageError(
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found "${text.replace(/[\u0000-\u001f\u007f]/g, '?')}".`,
+        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found "${shown(text)}".`,
       );
     }
   }
@@ -97,7 +96,7 @@ function normaliseRankPath(r: string): string {
 export function parseCommon(flags: CommonFlags): Common {
   const given = flags.by;
   if (given !== undefined && !(GROUP_BYS as readonly string[]).includes(given)) {
-    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${given}".`);
+    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${shown(given)}".`);
   }
   const by = (given ?? DEFAULT_BY) as GroupBy;
   const selection: Selection = {
@@ -182,7 +181,7 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
 /** `--top N`. */
 export function parseTop(text: string | undefined): number | null {
   if (text === undefined) return null;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${text}".`);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${shown(text)}".`);
   return Number(text);
 }
 

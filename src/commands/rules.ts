@@ -4,6 +4,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { usageError } from '../util/errors.js';
+import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
@@ -29,7 +30,7 @@ export interface RulesFlags extends CommonFlags {
 /** `20`, `20%` → 20. */
 export function parsePercent(flag: string, text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
-  if (!m) throw usageError(`${flag}: expected a percentage such as 20 or 20%; found "${text}".`);
+  if (!m) throw usageError(`${flag}: expected a percentage such as 20 or 20%; found "${shown(text)}".`);
   return Number(m[1]);
 }
 
@@ -91,7 +92,7 @@ function rewritesOf(base: Profile, pr: Profile, by: RulesBy): Rewrites | string 
 export async function rulesCommand(basePath: string, prPath: string, flags: RulesFlags, io: Io, progress: Progress): Promise<number> {
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);
   if (cutThresholdPct <= 0 || cutThresholdPct > 100)
-    throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${flags.cutThreshold}".`);
+    throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${shown(flags.cutThreshold)}".`);
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection, prefer } = parseCommon(flags);
   const read = (input: PlannedProfile, recordBy: RulesBy, track: boolean): Promise<Profile> =>

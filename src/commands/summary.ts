@@ -3,13 +3,15 @@
 import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
-import { emit, colorEnabled, type Io } from '../util/io.js';
+import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
 import { apartNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
-import { KprofError } from '../util/errors.js';
+import { inputError, KprofError } from '../util/errors.js';
+import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
+import { shown } from '../util/inputText.js';
 import type { Progress } from '../model/progress.js';
 import type { Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
@@ -47,8 +49,39 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const view = { sort: flags.sort, top };
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await SUMMARY_REPORTERS[flags.format]();
-  await emit(io, flags.out, reporter(s, view, ctx));
+  const report = reporter(s, view, ctx);
+  await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out) : report);
   return 0;
+}
+
+/**
+ * The largest summary JSON kprof writes: the largest it reads back (MAX_SNAPSHOT_BYTES). KPROF_SNAPSHOT_LIMIT
+ * (bytes) lowers it, for tests only (CONTRIBUTING.md): a real one that large takes minutes to make.
+ */
+export function snapshotLimit(io: Io): number {
+  const v = io.env.KPROF_SNAPSHOT_LIMIT;
+  return v !== undefined && /^\d+$/.test(v) && Number(v) < MAX_SNAPSHOT_BYTES ? Number(v) : MAX_SNAPSHOT_BYTES;
+}
+
+/**
+ * A summary JSON as it is written, stopped with an input error (exit 2) before it grows past `limit` bytes:
+ * kprof would refuse to read it back, and a snapshot kept as a baseline must read back. With --out nothing is
+ * written (the temporary file is removed); stdout holds what was written before the stop.
+ */
+export function* readableSnapshot(report: Report, limit: number, out: string | undefined): Generator<string> {
+  let bytes = 0;
+  for (const chunk of typeof report === 'string' ? [report] : report) {
+    bytes += Buffer.byteLength(chunk);
+    if (bytes > limit) {
+      throw inputError(
+        `${out !== undefined ? `${shown(out)}: the summary JSON` : 'The summary JSON on stdout'} would be more than ${sizeText(limit)}, the largest summary JSON kprof reads back, ` +
+          `so ${out !== undefined ? 'nothing was written' : 'it was stopped there and is cut short'}. ` +
+          'Make it smaller: group by type rather than name (--by type), summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), ' +
+          'and put the files in one folder: a folder of summary JSONs is read as one profile.',
+      );
+    }
+    yield chunk;
+  }
 }
 
 /** --witness on stderr: one verdict per kernel table with an op_statistic beside it, or why there is none. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { onDisk } from '../util/files.js';
 import { workspacePath } from '../util/paths.js';
-import { shown, xmlEscape } from './render.js';
+import { oneLine, shown, xmlEscape } from './render.js';
 
 /** The formats that report an error in their own way. */
 export type FailureFormat = 'github' | 'junit';
@@ -32,6 +32,25 @@ function flagValue(argv: string[], long: string, short?: string): string | undef
   return value;
 }
 
+/**
+ * The arguments of a command line that may name a file or folder (a `--flag=value` as its value), but the value
+ * of --out: what an error report written to --out must not replace, though the run stopped before reading it.
+ */
+export function namedPaths(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--out' || a === '-o') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--out=') || (a.startsWith('-o') && !a.startsWith('--'))) continue;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    out.push(eq >= 0 ? a.slice(eq + 1) : a);
+  }
+  return out;
+}
+
 /** The --format of a command line when it is one that reports errors itself, and its --out. */
 export function failureFormat(argv: string[]): { format: FailureFormat; out: string | undefined } | null {
   const format = flagValue(argv, '--format');
@@ -46,25 +65,42 @@ export function messageLocation(message: string): { file: string; line: number |
   return { file: m[1]!, line: m[2] !== undefined ? Number(m[2]) : null, col: m[3] !== undefined ? Number(m[3]) : null };
 }
 
+/** Where an annotation points: a file (its path, not yet escaped), and a line and column in it when known. */
+export interface AnnotationAt {
+  file: string;
+  line: number | null;
+  col: number | null;
+}
+
 /**
- * One `::error` annotation for a message (text from input in it already shown()), on the file it names (relative
- * to GITHUB_WORKSPACE when set), titled `kprof: <title>`.
+ * One workflow-command annotation (`::error` or `::warning`) for a message (text from input in it already
+ * escaped, see oneLine), on `at` (its file relative to GITHUB_WORKSPACE when set), titled `kprof: <title>`.
  */
-export function githubError(message: string, title: string, workspace: string | undefined): string {
-  const at = messageLocation(message);
+export function githubAnnotation(
+  command: 'error' | 'warning',
+  message: string,
+  title: string,
+  at: AnnotationAt | null,
+  workspace: string | undefined,
+): string {
   const props = [
     ...(at ? [`file=${ghProperty(shown(workspacePath(at.file, workspace)))}`] : []),
     ...(at?.line != null ? [`line=${at.line}`] : []),
     ...(at?.col != null ? [`col=${at.col}`] : []),
     `title=${ghProperty(`kprof: ${title}`)}`,
   ];
-  return `::error ${props.join(',')}::${ghData(shown(message))}\n`;
+  return `::${command} ${props.join(',')}::${ghData(oneLine(message))}\n`;
+}
+
+/** One `::error` annotation for a message, on the file and line it starts with (see messageLocation). */
+export function githubError(message: string, title: string, workspace: string | undefined): string {
+  return githubAnnotation('error', message, title, messageLocation(message), workspace);
 }
 
 /** A JUnit report with one failed test case that carries the message: the dashboard shows why kprof stopped. */
 export function junitError(message: string, title: string): string {
   const attrs = `tests="1" failures="1" errors="0" skipped="0"`;
-  const msg = xmlEscape(shown(message));
+  const msg = xmlEscape(oneLine(message));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="kprof" ${attrs}>`,

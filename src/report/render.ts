@@ -171,7 +171,7 @@ function visible(s: string): number {
 // ---------------------------------------------------------------------------------------------------------
 // Text from input is shown through the one scheme of inputText.ts (re-exported here for the reporters).
 
-export { CELL_WIDTH, WHOLE, clipped, escaped as shown, jsonSafe } from '../util/inputText.js';
+export { CELL_WIDTH, WHOLE, clipped, escaped as shown, jsonSafe, oneLine } from '../util/inputText.js';
 
 /**
  * A Markdown code span for any text, kernel names with backticks included: its fence is one backtick longer

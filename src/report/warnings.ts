@@ -2,16 +2,34 @@
 
 import type { RowWarning } from '../model/model.js';
 import { relPath } from '../util/paths.js';
-import { shown } from './render.js';
+import { githubAnnotation } from './failure.js';
+import { oneLine, shown } from './render.js';
 
 export const WARNINGS_SHOWN = 5;
 
-export function warningLines(warnings: RowWarning[], total: number, skipped: number): string {
+/** Under `--format github`: warnings become `::warning` annotations on their file and line (see githubAnnotation). */
+export interface GithubWarnings {
+  /** GITHUB_WORKSPACE, when set: files are named relative to it. */
+  workspace: string | undefined;
+}
+
+export function warningLines(warnings: RowWarning[], total: number, skipped: number, github: GithubWarnings | null = null): string {
   if (total === 0) return '';
-  // Paths and messages carry text from input (folder names, cells): shown() escapes what a terminal or CI log would run.
+  // Paths carry text from input (folder names): shown() escapes what a terminal or CI log would run. Messages
+  // quote cells already escaped (excerpt()): oneLine() leaves those as they are.
   const lines = warnings
     .slice(0, WARNINGS_SHOWN)
-    .map((w) => `kprof: warning: ${shown(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${shown(w.message)}`);
+    .map((w) =>
+      github
+        ? githubAnnotation(
+            'warning',
+            w.message,
+            'read warning',
+            { file: relPath(w.file), line: w.line > 0 ? w.line : null, col: null },
+            github.workspace,
+          ).trimEnd()
+        : `kprof: warning: ${shown(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${oneLine(w.message)}`,
+    );
   if (total > lines.length) lines.push(`kprof: warning: … and ${total - lines.length} more`);
   if (skipped > 0)
     lines.push(

@@ -8,13 +8,20 @@
  * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
  * and `::` at the start (after any white space, which a GitHub runner trims): runners read those as workflow commands.
  */
-const UNSAFE =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|##\[|^\s*::/g;
+const UNSAFE_SOURCE =
+  '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|##\\[|^\\s*::';
+const UNSAFE = new RegExp(UNSAFE_SOURCE, 'g');
 
-/** `\xHH` up to U+00FF, else `\uHHHH`. */
+/**
+ * What escaped() writes besides: a backslash that would read as the start of an escape (`\xHH` or `\uHHHH`,
+ * either case), so that a name's own text `\x1b` never reads as ESC.
+ */
+const ESCAPE_LIKE = '\\\\(?=x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})';
+const INPUT_UNSAFE = new RegExp(`${UNSAFE_SOURCE}|${ESCAPE_LIKE}`, 'g');
+
+/** `\xHH` below U+0080, else `\uHHHH` (so a C1 control, `\u0085`, is never read as the byte 0x85, `\x85`). */
 export function hexEscape(c: number): string {
-  return c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
+  return c < 0x80 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
 }
 
 /** One unsafe character (the first alternatives of UNSAFE). */
@@ -23,8 +30,9 @@ const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
 
 function escapeUnsafe(m: string): string {
   if (m === '##[') return `${hexEscape(0x23)}#[`;
+  if (m === '\\') return hexEscape(0x5c);
   // A byte that was not UTF-8, kept by the readers as U+DC80–U+DCFF (csv/scan.ts decodeKeepingBytes): `\xNN`
-  // with upper-case digits, as the byte it was.
+  // with upper-case digits, as the byte it was (a character from U+0080 up is `\uHHHH`, so the two never meet).
   const c = m.charCodeAt(0);
   if (m.length === 1 && c >= 0xdc80 && c <= 0xdcff) return `\\x${(c - 0xdc00).toString(16).toUpperCase()}`;
   // White space then `::`: the white space kept (escaped where it is unsafe itself), the first colon escaped.
@@ -33,15 +41,18 @@ function escapeUnsafe(m: string): string {
 }
 
 /**
- * Text from input as every text format shows it: each unsafe character (see UNSAFE) is written as `\xHH` (up
- * to U+00FF) or `\uHHHH`, so a line break becomes `\x0a` and ESC `\x1b`; `##[` becomes `\x23#[` and a leading
- * `::` becomes `\x3a:`. A byte of a file that was not UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with
- * upper-case digits (`\x85`, `\xC3`). Other text, backslashes included, is unchanged. JSON keeps the exact text (see jsonSafe in
- * below).
+ * Text from input as every text format shows it, one text at a time: each unsafe character (see UNSAFE) is
+ * written as `\xHH` (below U+0080) or `\uHHHH`, so a line break becomes `\x0a`, ESC `\x1b` and the C1 control
+ * U+009B `\u009b`; `##[` becomes `\x23#[` and a leading `::` becomes `\x3a:`. A byte of a file that was not
+ * UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with upper-case digits (`\x85`, `\xC3`): only bytes from 0x80
+ * up are written so. A backslash that starts what reads as an escape (`\x` and two hex digits, `\u` and four)
+ * is written `\x5c`; other backslashes, and all other text, are unchanged. So the escaped text reads back to
+ * one text only: `\x5cx1b` is the four characters `\x1b`, `\x1b` is ESC. JSON keeps the exact text (see
+ * jsonSafe below). Not idempotent, by necessity: a message that holds escaped text goes through oneLine().
  */
 export function escaped(s: string): string {
-  UNSAFE.lastIndex = 0;
-  return UNSAFE.test(s) ? s.replace(UNSAFE, escapeUnsafe) : s;
+  INPUT_UNSAFE.lastIndex = 0;
+  return INPUT_UNSAFE.test(s) ? s.replace(INPUT_UNSAFE, escapeUnsafe) : s;
 }
 
 /** The most characters of one text from input (a name, a rank) that a table cell, a headline or a message shows. */
@@ -55,12 +66,24 @@ export const WHOLE = Number.POSITIVE_INFINITY;
  * text is looked at, so a name of any size costs what its first characters cost.
  */
 export function clipped(s: string, max = CELL_WIDTH): string {
+  return cut(s, max, max - 1);
+}
+
+/** escaped(s) whole when it has at most `max` characters, else its first `keep` and `…`. */
+function cut(s: string, max: number, keep: number): string {
   // A code point is at most 2 code units: a longer text has more than max + 1 characters, and is cut.
-  const head = s.length > 2 * max + 2 ? s.slice(0, 2 * max + 2) : s;
+  // A few more code units than that, so that a backslash near the cut is escaped as it is in the whole text.
+  const head = s.length > 2 * max + 8 ? s.slice(0, 2 * max + 8) : s;
   const text = escaped(head);
   if (text.length <= max) return text;
   const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+  if (points.length <= max) return text;
+  // An escape cut in the middle (`\x1…`) would read as a name's own backslash: it is left out whole (and so is
+  // a backslash of the name's own just before the cut, which costs nothing).
+  return `${points
+    .slice(0, keep)
+    .join('')
+    .replace(/\\(?:x[0-9a-fA-F]?|u[0-9a-fA-F]{0,3})?$/, '')}…`;
 }
 
 /** Input text shown in a message: escaped, at most 60 characters. */
@@ -68,20 +91,23 @@ export function shown(s: string): string {
   return clipped(s, 60);
 }
 
-/** A message from elsewhere (an error, a warning) on one line, escaped; not clipped. */
+/**
+ * A message on one line, as stderr, an annotation or a report shows it: kprof's words with text from input in
+ * them already escaped (shown(), clipped(), excerpt()), or an error of the system. Its unsafe characters (see
+ * UNSAFE) are escaped as escaped() does; its backslashes are left alone, so that input text escaped in it is not
+ * escaped twice (oneLine(oneLine(s)) is oneLine(s)). Not clipped.
+ */
 export function oneLine(s: string): string {
-  return escaped(s);
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(s) ? s.replace(UNSAFE, escapeUnsafe) : s;
 }
 
 /**
- * A value from a file as a reader quotes it in a warning or an error (before the message is shown()): control
- * characters (C0, DEL, C1) blanked, cut to `max` characters with `…`, so that a damaged or binary-looking file
- * can neither garble nor flood the terminal.
+ * A value from a file as a reader quotes it in a warning or an error: escaped() as all input text, and cut after
+ * `max` characters with `…`, so that a damaged or binary-looking file can neither garble nor flood the terminal.
  */
-export function blanked(s: string, max = 40): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return t.length > max ? `${t.slice(0, max)}…` : t;
+export function excerpt(s: string, max = 40): string {
+  return cut(s, max, max);
 }
 
 /**

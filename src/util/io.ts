@@ -1,9 +1,9 @@
 // The process boundary, injected so the whole CLI runs in-process in tests.
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { inputError, usageError, type KprofError } from './errors.js';
+import { closeSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { inputError, isKprofError, usageError, type KprofError } from './errors.js';
 import { onDisk } from './files.js';
 
 export interface Io {
@@ -39,6 +39,50 @@ export function noteInput(path: string): void {
     inputs.set(path, { dev: st.dev, ino: st.ino });
   } catch {
     // unreadable: the read reports it, and a file that is not there cannot be replaced
+  }
+}
+
+/**
+ * Before an error report is written to `out`: the run may have stopped before it read its inputs (a usage
+ * error, a rules file that is not there), so every path the command line names counts as one: a file is noted
+ * (see noteInput), and an `out` that exists inside a named folder is refused, as it may be a file of that profile,
+ * unless it is an XML file (the report of an earlier run).
+ */
+export function noteNamedInputs(paths: string[], out: string): void {
+  let target: string | null = null;
+  try {
+    target = realpathSync(onDisk(out));
+    if (!statSync(onDisk(target)).isFile() || startsWithXml(target)) target = null;
+  } catch {
+    // not there (or not reachable): nothing to replace
+  }
+  for (const p of paths) {
+    let st: Stats;
+    try {
+      st = statSync(onDisk(p));
+    } catch {
+      continue;
+    }
+    if (st.isFile()) noteInput(p);
+    else if (st.isDirectory() && target !== null) {
+      const dir = realpathSync(onDisk(p));
+      if (target.startsWith(dir.endsWith(sep) ? dir : dir + sep)) {
+        throw inputError(
+          `${out}: inside ${p}, an input folder of this run, which stopped before reading it; the error report was not written there, ` +
+            'as it may be a file of the profile. Pass --out a path outside the input folders.',
+        );
+      }
+    }
+  }
+}
+
+function startsWithXml(path: string): boolean {
+  const fd = openSync(onDisk(path), 'r');
+  try {
+    const head = Buffer.alloc(5);
+    return readSync(fd, head, 0, 5, 0) === 5 && head.toString('latin1') === '<?xml';
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -123,7 +167,8 @@ export function writeFileAtomic(path: string, text: Report): void {
         fd = openSync(disk, st.isFile() ? 'a' : 'w');
         writeAll(fd, text);
       } catch (e) {
-        throw writeError(path, e);
+        // An error of the report itself (one too large to read back) is said as it is.
+        throw isKprofError(e) ? e : writeError(path, e);
       } finally {
         if (fd >= 0) closeSync(fd);
       }
@@ -143,7 +188,7 @@ export function writeFileAtomic(path: string, text: Report): void {
   } catch (e) {
     if (fd >= 0) closeSync(fd);
     if (pending.has(tmp)) rmSync(tmp, { force: true });
-    throw writeError(path, e);
+    throw isKprofError(e) ? e : writeError(path, e);
   } finally {
     pending.delete(tmp);
     for (const s of SIGNALS) process.removeListener(s, onSignal);

@@ -13,7 +13,7 @@
 
 import { createRequire } from 'node:module';
 import type { RE2JS as RE2JSClass } from 're2js';
-import { blanked, escaped } from './inputText.js';
+import { excerpt, escaped } from './inputText.js';
 
 /** The longest pattern accepted, in characters: a kernel name pattern is a few dozen; longer ones are refused unread. */
 export const MAX_PATTERN_LENGTH = 4096;
@@ -125,7 +125,7 @@ export function compilePattern(source: string, flags = ''): RegExp {
       );
     }
     const msg = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-    throw new PatternError(blanked(msg, 120));
+    throw new PatternError(excerpt(msg, 120));
   }
   return new LinearRegExp(compiled, source, flags);
 }

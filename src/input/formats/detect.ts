@@ -2,7 +2,7 @@
 // columns are. The synonym table follows ../shared/FORMATS.md §10.
 
 import { inputError } from '../../util/errors.js';
-import { blanked } from '../../util/inputText.js';
+import { excerpt } from '../../util/inputText.js';
 import { expectedCsvFormat, passCsvFormat, type FormatId } from './registry.js';
 
 export const SYNONYMS = {
@@ -172,13 +172,13 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
 }
 
 /**
- * Header cells as quoted in an error message: the first 12, each cut to 40 characters, control characters
- * blanked (a damaged or binary-looking header must not flood or garble the terminal).
+ * Header cells as quoted in an error message: the first 12, each cut to 40 characters and escaped (excerpt: a
+ * damaged or binary-looking header must not flood or garble the terminal).
  */
 export function shownColumns(header: string[]): string {
   const shown = header
     .slice(0, 12)
-    .map((c) => blanked(c))
+    .map((c) => excerpt(c))
     .join(', ');
   return header.length > 12 ? `${shown}, … (${header.length} columns)` : shown;
 }

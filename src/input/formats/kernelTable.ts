@@ -12,7 +12,7 @@ import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf
 import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
 import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from './names.js';
-import { blanked as clip } from '../../util/inputText.js';
+import { excerpt as clip } from '../../util/inputText.js';
 
 /** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
 const CACHE_LIMIT = 200_000;

@@ -6,7 +6,7 @@ import { parseIntCell, parseTicks } from '../csv/numbers.js';
 import { problemMessage, type RowView } from '../csv/scan.js';
 import type { KernelSink, RankTarget, RowLog } from '../sink.js';
 import type { StatisticHeader } from './detect.js';
-import { blanked as clip } from '../../util/inputText.js';
+import { excerpt as clip } from '../../util/inputText.js';
 
 export class OpStatisticReader {
   private readonly width: number;

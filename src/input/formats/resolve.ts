@@ -7,7 +7,7 @@ import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync, t
 import { constants, gunzipSync } from 'node:zlib';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
-import { blanked } from '../../util/inputText.js';
+import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, openRegular, readRegularFile } from '../../util/files.js';
@@ -122,7 +122,7 @@ export function rankOf(folder: string): RankId {
     }
     const m = /^profiler_info_(\d+)\.json$/.exec(f);
     if (id !== undefined && id !== null && id !== -1) {
-      const shown = blanked(JSON.stringify(id) ?? String(id));
+      const shown = excerpt(JSON.stringify(id) ?? String(id));
       warnings.push({
         file: path,
         line: 1,

@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../accumulator.js';
 import { inputError } from '../../util/errors.js';
+import { escaped, excerpt } from '../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -42,11 +43,9 @@ const TRACE_TODO =
   'It is not read as a trace either: kprof reads a trace whose first 64 KiB show it (a JSON array of event objects, or a "traceEvents" member), ' +
   'as torch_npu (trace_view.json) and the PyTorch profiler (*.pt.trace.json) write them; pass the file the profiler wrote, or the kernel_details.csv beside it.';
 
-/** Text quoted from a file in a message: one line, at most 40 characters, no control characters. */
+/** Text quoted from a file in a message: in double quotes, at most 40 characters, escaped (see excerpt). */
 export function quoteText(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
-  return JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t);
+  return `"${excerpt(s)}"`;
 }
 
 /** 1-based line and column of a character offset. */
@@ -73,11 +72,15 @@ export const MAX_SNAPSHOT_BYTES = 256 << 20;
  * per-step cells), so the message says how to make smaller ones that read back, together, as the same profile.
  */
 function tooLarge(path: string, limit: number, packed: boolean): never {
-  const mib = limit >= 1 << 20 ? `${limit / (1 << 20)} MiB` : `${limit / 1024} KiB`;
   throw inputError(
-    `${path}: ${packed ? 'unpacks to' : 'is'} more than ${mib}, the largest summary JSON kprof reads back (it is parsed whole, as one string). ` +
+    `${path}: ${packed ? 'unpacks to' : 'is'} more than ${sizeText(limit)}, the largest summary JSON kprof reads back (it is parsed whole, as one string). ` +
       'Summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), and put the files in one folder: a folder of summary JSONs is read as one profile.',
   );
+}
+
+/** A size limit in words: `256 MiB`, `1 KiB`. */
+export function sizeText(limit: number): string {
+  return limit >= 1 << 20 ? `${limit / (1 << 20)} MiB` : `${limit / 1024} KiB`;
 }
 
 /** Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked). */
@@ -534,9 +537,8 @@ export function savedOptions(groupBy: string, selection: string): string {
   return out.join(' ');
 }
 
-/** A word as a POSIX shell reads it back: bare when plain, else single-quoted; control characters shown as ?. */
+/** A word as a POSIX shell reads it back: bare when plain, else single-quoted; unsafe characters escaped (see escaped). */
 function shellWord(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  const t = escaped(s);
   return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
 }

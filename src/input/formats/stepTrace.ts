@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { StepTrace } from '../../model/model.js';
 import { onDisk, readRegularFile } from '../../util/files.js';
-import { blanked } from '../../util/inputText.js';
+import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowLog } from '../sink.js';
 
@@ -72,7 +72,7 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   const header = cells(lines[0] ?? '').map((c) => c.trim());
   const stepAt = header.indexOf('Step');
   if (stepAt < 0) {
-    log.warn(path, 1, `no "Step" column (found ${blanked(header.slice(0, 6).join(', '))}); expected a step_trace_time.csv header, file not read`);
+    log.warn(path, 1, `no "Step" column (found ${excerpt(header.slice(0, 6).join(', '))}); expected a step_trace_time.csv header, file not read`);
     return null;
   }
   const timeAt: number[] = [];
@@ -96,7 +96,7 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
     const stepText = c[stepAt]!.trim();
     const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
     if (!Number.isSafeInteger(step)) {
-      skip(n + 1, `Step is "${blanked(stepText)}", expected a whole number`);
+      skip(n + 1, `Step is "${excerpt(stepText)}", expected a whole number`);
       continue;
     }
     if (seen.has(step)) {

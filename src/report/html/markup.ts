@@ -23,13 +23,14 @@ export function text(s: string, max = CELL_WIDTH): string {
  * A value as JSON inside `<script type="application/json">`: what JSON.parse of the element's text gives back
  * is `value`. `<`, `>` and `&` are written as `\u003c`, `\u003e`, `\u0026` (also in keys), so neither
  * `</script>` nor `<!--` can occur in the element, whatever the strings hold; U+2028/U+2029 and the characters
- * that are unsafe in a CI log (see jsonSafe) are escaped too. JSON outside strings is plain ASCII.
+ * that are unsafe in a CI log (see jsonSafe) are escaped too, `##[` as `\\u0023#[`. JSON outside strings is plain
+ * ASCII without `#`, so the whole text can be passed through.
  */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (m) => `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
-const SCRIPT_UNSAFE = /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+const SCRIPT_UNSAFE = /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;
 
 /** A number for an SVG attribute: at most two decimals, no `-0`, no exponent. */
 export function num(n: number): string {

@@ -3,7 +3,7 @@
 import type { Witnessed } from '../../analysis/witness.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../../model/model.js';
 import { fmtCount, fmtUs, plural } from '../../util/format.js';
-import { clipped, escaped as shown } from '../../util/inputText.js';
+import { clipped, oneLine, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { witnessLines } from '../witness.js';
 
@@ -39,7 +39,7 @@ function witnessBlock(lines: string[]): string[] {
   return lines.map((l, i) => (i === 0 ? `  witness  ${l}` : `           ${l}`));
 }
 
-/** Text from input (paths, rank ids, column names, messages) goes through clipped() or shown(). */
+/** Text from input (paths, rank ids, column names, notes) goes through clipped() or shown(); warnings, which quote it escaped already, through oneLine(). */
 export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string {
   const out: string[] = [];
   const kernels = (n: number): string => plural(n, 'kernel');
@@ -80,7 +80,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
     if (witness.withoutStatistic.includes(r.rank)) out.push('  witness  none: no op_statistic beside the kernel table');
     if (r.warningCount > 0)
       out.push(
-        `  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${shown(r.warnings[0]!.message)})`,
+        `  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${oneLine(r.warnings[0]!.message)})`,
       );
   }
   for (const w of witness.results.filter((x) => x.ranks.length > 1)) {

@@ -194,7 +194,7 @@ export function probeSchema(db: SqliteDatabase, file: string): DbSchema {
         .get() as [unknown] | undefined;
       if (row !== undefined && row[0] !== null && row[0] !== undefined) schemaVersion = String(row[0]);
     }
-    traits.unshift(schemaVersion !== null ? `schema version ${shown(schemaVersion)}` : 'META_DATA without SCHEMA_VERSION');
+    traits.unshift(schemaVersion !== null ? `schema version ${schemaVersion}` : 'META_DATA without SCHEMA_VERSION');
   } else {
     traits.unshift('no META_DATA (a schema before torch_npu 6.0.rc3, or msprof)');
   }
