@@ -165,6 +165,14 @@ describe('no profile folder skipped in silence', () => {
       `${join(dir, 'rank_2_ascend_pt')}: its ASCEND_PROFILER_OUTPUT is not a folder and no PROF_* folder; rank 2 left out`,
     ]);
     expect((await kprof(['inspect', dir])).stdout).toContain(`rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder`);
+    // summary and diff say it on stderr too (one line per profile), their figures unchanged.
+    const line = `kprof: note: not read: ${r.notes[0]} (and 1 more); kprof inspect ${dir} lists them.\n`;
+    const summary = await kprof(['summary', dir]);
+    expect(summary.code).toBe(0);
+    expect(summary.stderr).toBe(line);
+    const diff = await kprof(['diff', dir, dir]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stderr).toBe(line + line);
   });
 
   it('a PROF_ folder with no output and no device_*, and a device with no summary: said', () => {

@@ -47,6 +47,8 @@ export interface ResolvedInput {
   ranks: RankPlan[];
   /** Things found and not used, for inspect (e.g. a rank folder with no kernel data). */
   notes: string[];
+  /** Of the notes, those of a folder or file that looks like a profile and is not read (said on stderr too). */
+  unread: string[];
 }
 
 const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
@@ -159,6 +161,14 @@ const DB_IDS = new Set(['db']);
 let prefer: Prefer | null = null;
 /** The notes of the resolveInput running. */
 let pickNotes: string[] = [];
+/** The notes of the resolveInput running that say a profile folder or file is not read. */
+let unreadTexts = new Set<string>();
+
+/** A note of a profile folder or file that is not read. */
+function unread(notes: string[], text: string): void {
+  notes.push(text);
+  unreadTexts.add(text);
+}
 
 /** Formats in order of preference: registry order, with the --prefer'd kind of export first. */
 function preferred(formats: FormatFacts[]): FormatFacts[] {
@@ -203,7 +213,8 @@ function otherTables(dir: string, entries: string[], chosen: FormatFacts, files:
     const theirs = filesOf(f, dir, entries).filter((x) => !files.includes(x));
     if (theirs.length === 0) continue;
     const more = theirs.length > 1 ? ` and ${theirs.length - 1} more` : '';
-    pickNotes.push(
+    unread(
+      pickNotes,
       `${dir}: holds ${basename(theirs[0]!)}${more} (${f.naming.brief}) beside ${basename(files[0]!)}; not read ` +
         `(one kernel table is read per rank; pass ${basename(theirs[0]!)} by itself to read it)`,
     );
@@ -266,7 +277,7 @@ function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): Ran
     const f = isDir(summaryDir) ? msprofFiles(summaryDir) : null;
     if (!f) {
       const what = isDir(summaryDir) ? `no ${msprofLooked()} in ${d}/summary` : `no ${d}/summary folder`;
-      notes.push(`${join(dir, d)}: ${what}; device ${d.slice('device_'.length)} left out`);
+      unread(notes, `${join(dir, d)}: ${what}; device ${d.slice('device_'.length)} left out`);
       continue;
     }
     plans.push({ rank: d.slice('device_'.length), rankSource: `folder name ${d}`, format: f.format, files: f.files, root: join(dir, d) });
@@ -275,7 +286,7 @@ function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): Ran
     const out = isDir(join(dir, 'mindstudio_profiler_output'))
       ? `no ${msprofLooked()} in mindstudio_profiler_output`
       : 'no mindstudio_profiler_output folder';
-    notes.push(`${dir}: ${out}, no msprof_*.db and no device_* folder; left out`);
+    unread(notes, `${dir}: ${out}, no msprof_*.db and no device_* folder; left out`);
   }
   // One device under a framework folder that knows its rank: that rank.
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
@@ -324,7 +335,7 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
   const others = entries.map((e) => join(dir, e)).filter(rankFolderLike);
   if (!hasOut && !frameworkMarked(dir, entries) && (prof.length > 1 || others.length > 0)) return null;
   // Profile folders inside this one are not read with it: said, not skipped in silence.
-  for (const o of others) notes.push(`${o}: a profile folder inside the profile folder ${dir}; not read (pass it by itself)`);
+  for (const o of others) unread(notes, `${o}: a profile folder inside the profile folder ${dir}; not read (pass it by itself)`);
   const r = rankOf(dir);
   // The kernels of ASCEND_PROFILER_OUTPUT, else those of its PROF_* folders, else its totals.
   if (hasOut) {
@@ -336,7 +347,7 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     if (plans.length === 0) continue;
     for (const q of prof.slice(i + 1)) {
       if (resolveProf(join(dir, q), r, []).length > 0) {
-        notes.push(`${join(dir, q)}: kernel data not read (the profile folder ${dir} is read from ${p}, its first PROF_ folder with kernel data)`);
+        unread(notes, `${join(dir, q)}: kernel data not read (the profile folder ${dir} is read from ${p}, its first PROF_ folder with kernel data)`);
       }
     }
     return plans;
@@ -350,7 +361,8 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     }
   }
   const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
-  notes.push(
+  unread(
+    notes,
     `${dir}: no kernel data (no ${listed(
       looked.map((f) => f.naming.brief),
       'or',
@@ -395,7 +407,7 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
   const entries = listDir(dir);
   if (frameworkMarked(dir, entries)) {
     const what = entries.includes('ASCEND_PROFILER_OUTPUT') ? 'its ASCEND_PROFILER_OUTPUT is not a folder' : 'no ASCEND_PROFILER_OUTPUT folder';
-    notes.push(`${dir}: ${what} and no PROF_* folder; rank ${rankOf(dir).rank} left out`);
+    unread(notes, `${dir}: ${what} and no PROF_* folder; rank ${rankOf(dir).rank} left out`);
     return [];
   }
   return null;
@@ -475,7 +487,7 @@ function findRankFolders(dir: string, depth: number, walk: Walk): void {
       findRankFolders(p, depth - 1, walk);
       walk.stack.pop();
     } else if (rankFolderLike(p)) {
-      walk.notes.push(`${p}: holds a profile folder below the ${WALK_DEPTH} levels looked into; not read (pass it by itself)`);
+      unread(walk.notes, `${p}: holds a profile folder below the ${WALK_DEPTH} levels looked into; not read (pass it by itself)`);
     }
   }
 }
@@ -505,11 +517,15 @@ export function resolveInput(input: string, options: { prefer?: Prefer | null } 
   const notes: string[] = [];
   prefer = options.prefer ?? null;
   pickNotes = notes;
+  unreadTexts = new Set();
   try {
-    return resolveWith(input, notes);
+    const r = resolveWith(input, notes);
+    r.unread = notes.filter((n) => unreadTexts.has(n));
+    return r;
   } finally {
     prefer = null;
     pickNotes = [];
+    unreadTexts = new Set();
   }
 }
 
@@ -527,7 +543,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const plan = resolveFile(input, notes);
     rankFromFileName(plan);
     finishPlan(plan);
-    return { input, ranks: [plan], notes };
+    return { input, ranks: [plan], notes, unread: [] };
   }
   let ranks = resolveFolder(input, notes);
   // A profile folder itself (even one with no kernel data) holds the profiler's own JSON files, not snapshots.
@@ -547,7 +563,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   } else {
     for (const c of collected) {
       const folder = `a folder of ${plural(c.format.naming.short)}`;
-      notes.push(`${c.file}: not read (this folder holds profile folders; ${folder} is read when it holds no profile folder)`);
+      unread(notes, `${c.file}: not read (this folder holds profile folders; ${folder} is read when it holds no profile folder)`);
     }
   }
   ranks = readOnce(ranks, notes);
@@ -562,7 +578,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   for (const r of ranks) rankFromFileName(r);
   checkDistinctRanks(input, ranks);
   for (const r of ranks) finishPlan(r);
-  return { input, ranks, notes };
+  return { input, ranks, notes, unread: [] };
 }
 
 /** torch_npu names its db export by the rank (`ascend_pytorch_profiler_3.db`): the rank when the folder says none. */
