@@ -92,3 +92,123 @@ describe('a folder reached twice', () => {
     );
   });
 });
+
+const OP_SUMMARY_HEAD =
+  'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us)';
+
+/** An msprof PROF_ folder (new layout) with one op_summary of `rows` kernels. */
+function prof(dir: string, name: string, rows = 1): string {
+  const out = join(dir, name, 'mindstudio_profiler_output');
+  mkdirSync(out, { recursive: true });
+  const body = Array.from({ length: rows }, (_, i) => `0,1,${i},2,m${i},MatMul,dynamic,AI_CORE,${10 + i},4,0`);
+  writeFileSync(join(out, 'op_summary_20260101000000.csv'), [OP_SUMMARY_HEAD, ...body, ''].join('\n'));
+  return join(dir, name);
+}
+
+const P1 = 'PROF_000001_20260101000000000_ABCDEFGHIJKLMNOP';
+const P2 = 'PROF_000002_20260101000000000_ABCDEFGHIJKLMNOP';
+
+describe('no profile folder skipped in silence', () => {
+  it('an msprof PROF_ folder beside a torch_npu rank folder: both read, as when each is a level down', async () => {
+    const flat = join(tmp, 'mixed-flat');
+    prof(flat, P1, 2);
+    rank(flat, 'rank9_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    const nested = join(tmp, 'mixed-nested');
+    prof(join(nested, 'a'), P1, 2);
+    rank(join(nested, 'b'), 'rank9_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    const a = await ranksOf(flat);
+    expect(a).toEqual({ ranks: ['9', '-'], count: 3 });
+    expect(await ranksOf(nested)).toEqual(a);
+  });
+
+  it('several msprof PROF_ folders in one folder (several processes): each is a rank', async () => {
+    const dir = join(tmp, 'two-prof');
+    prof(dir, P1, 1);
+    prof(dir, P2, 2);
+    const plans = resolveInput(dir).ranks;
+    expect(plans.map((p) => p.root)).toEqual([join(dir, P1), join(dir, P2)]);
+    expect((await ranksOf(dir)).count).toBe(3);
+  });
+
+  it('a rank folder that holds a rank folder: the inner one is said, not skipped in silence', () => {
+    const dir = join(tmp, 'inner');
+    const outer = rank(dir, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    rank(outer, 'rank_1_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    const r = resolveInput(outer);
+    expect(r.ranks.map((p) => p.rank)).toEqual(['0']);
+    expect(r.notes).toEqual([
+      `${join(outer, 'rank_1_ascend_pt')}: a profile folder inside the profile folder ${outer}; not read (pass it by itself)`,
+    ]);
+  });
+
+  it('a framework folder with two PROF_ folders and no ASCEND_PROFILER_OUTPUT: the one not read is said', () => {
+    const dir = join(tmp, 'fw-two-prof', 'rank_4_ascend_pt');
+    prof(dir, P1, 1);
+    prof(dir, P2, 1);
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => [p.rank, p.files.length])).toEqual([['4', 1]]);
+    expect(r.notes).toEqual([
+      `${join(dir, P2)}: kernel data not read (the profile folder ${dir} is read from ${P1}, its first PROF_ folder with kernel data)`,
+    ]);
+  });
+
+  it('a rank folder with no ASCEND_PROFILER_OUTPUT (or one that is not a folder) and no PROF_: said', async () => {
+    const dir = join(tmp, 'no-out');
+    rank(dir, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    mkdirSync(join(dir, 'rank_1_ascend_pt', 'FRAMEWORK'), { recursive: true });
+    mkdirSync(join(dir, 'rank_2_ascend_pt'));
+    symlinkSync('missing', join(dir, 'rank_2_ascend_pt', 'ASCEND_PROFILER_OUTPUT'));
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.rank)).toEqual(['0']);
+    expect(r.notes).toEqual([
+      `${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out`,
+      `${join(dir, 'rank_2_ascend_pt')}: its ASCEND_PROFILER_OUTPUT is not a folder and no PROF_* folder; rank 2 left out`,
+    ]);
+    expect((await kprof(['inspect', dir])).stdout).toContain(`rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder`);
+    // summary and diff say it on stderr too (one line per profile), their figures unchanged.
+    const line = `kprof: note: not read: ${r.notes[0]} (and 1 more); kprof inspect ${dir} lists them.\n`;
+    const summary = await kprof(['summary', dir]);
+    expect(summary.code).toBe(0);
+    expect(summary.stderr).toBe(line);
+    const diff = await kprof(['diff', dir, dir]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stderr).toBe(line + line);
+  });
+
+  it('a PROF_ folder with no output and no device_*, and a device with no summary: said', () => {
+    const dir = join(tmp, 'prof-empty');
+    prof(dir, P1, 1);
+    mkdirSync(join(dir, P2, 'host'), { recursive: true });
+    const old = join(dir, 'PROF_000003_20260101000000000_ABCDEFGHIJKLMNOP');
+    mkdirSync(join(old, 'device_0', 'summary'), { recursive: true });
+    writeFileSync(join(old, 'device_0', 'summary', 'op_summary_0_1_1.csv'), `${OP_SUMMARY_HEAD}\n0,1,0,2,a,Add,dynamic,AI_CORE,1,2,0\n`);
+    mkdirSync(join(old, 'device_1', 'data'), { recursive: true });
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.root)).toEqual([join(dir, P1), join(old, 'device_0')]);
+    expect(r.notes).toEqual([
+      `${join(dir, P2)}: no mindstudio_profiler_output folder, no msprof_*.db and no device_* folder; left out`,
+      `${join(old, 'device_1')}: no device_1/summary folder; device 1 left out`,
+    ]);
+  });
+
+  it('a folder named PROF_ by hand that holds PROF_ folders is walked into, with no note', () => {
+    const dir = join(tmp, 'by-hand');
+    prof(join(dir, 'PROF_MemoryL0'), P1, 1);
+    prof(join(dir, 'PROF_L2Cache'), P2, 1);
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.root)).toEqual([join(dir, 'PROF_L2Cache', P2), join(dir, 'PROF_MemoryL0', P1)]);
+    expect(r.notes).toEqual([]);
+  });
+
+  it('a folder with kernel_details.csv and an op_summary: one is read, the other said', () => {
+    const dir = join(tmp, 'loose-both');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'kernel_details.csv'), 'Name,Type,Accelerator Core,Start Time(us),Duration(us)\na,Add,AI_CORE,1,2\n');
+    writeFileSync(join(dir, 'op_summary_20260101000000.csv'), `${OP_SUMMARY_HEAD}\n0,1,0,2,a,Add,dynamic,AI_CORE,1,2,0\n`);
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.files)).toEqual([[join(dir, 'kernel_details.csv')]]);
+    expect(r.notes).toEqual([
+      `${dir}: holds op_summary_20260101000000.csv (op_summary) beside kernel_details.csv; not read (one kernel table is read per rank; pass op_summary_20260101000000.csv by itself to read it)`,
+    ]);
+  });
+});

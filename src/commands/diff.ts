@@ -10,7 +10,7 @@ import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { apartNote, chooseBy, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
+import { apartNote, unreadNote, chooseBy, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy } from '../model/model.js';
 import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
@@ -95,6 +95,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
   apartNote([b, p], io);
+  unreadNote([b, p], io);
   const by = chooseBy(common.byGiven, common.by, [b, p], io);
   const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
   const sb = summarize(b, opts);

@@ -38,9 +38,11 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io):
 export async function readSnapshots(inputs: string[]): Promise<Profile> {
   const plans: RankPlan[] = [];
   const notes: string[] = [];
+  const unread: string[] = [];
   for (const input of inputs) {
     const resolved = resolveInput(input);
     notes.push(...resolved.notes);
+    unread.push(...resolved.unread);
     for (const p of resolved.ranks) {
       const format = formatOf(p.format);
       if (format.holds !== 'summary') {
@@ -55,7 +57,7 @@ export async function readSnapshots(inputs: string[]): Promise<Profile> {
   const read: RankData[] = [];
   for (const p of plans) read.push(...(await readRank(p, { withShapes: false })));
   const label = inputs.length === 1 ? inputs[0]! : `${inputs.length} inputs`;
-  return finishProfile(label, { input: label, ranks: plans, notes }, read, null);
+  return finishProfile(label, { input: label, ranks: plans, notes, unread }, read, null);
 }
 
 /** The profiles the merged snapshots were made from: each once, sorted (so the order of merging does not show). */

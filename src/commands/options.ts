@@ -186,6 +186,21 @@ export function parseTop(text: string | undefined): number | null {
 }
 
 /**
+ * One stderr line per profile that has folders or files looking like a profile that were not read (a rank folder
+ * with no kernel data, a PROF_ folder with no output …): how many, the first of them; kprof inspect lists them all.
+ */
+export function unreadNote(profiles: readonly Profile[], io: Io): void {
+  for (const p of profiles) {
+    const unread = p.unread ?? [];
+    if (unread.length === 0) continue;
+    const more = unread.length > 1 ? ` (and ${fmtCount(unread.length - 1)} more)` : '';
+    io.stderr(
+      `kprof: note: not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shown(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.\n`,
+    );
+  }
+}
+
+/**
  * One stderr line for what the profiles' files held that is not kernels (a trace's memory copies and sets …):
  * left out of the figures, summed per label over every file; kprof inspect lists them per file.
  */

@@ -4,7 +4,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
-import { apartNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, unreadNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
@@ -41,6 +41,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   });
   progress.done();
   apartNote([data], io);
+  unreadNote([data], io);
   const s = summarize(data, { by: chooseBy(common.byGiven, common.by, [data], io), selection: common.selection, stepTime: flags.stepTime === true });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));

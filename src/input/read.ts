@@ -280,7 +280,7 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
         `Expected at least one kernel row; was the profile collected with NPU activities on?`,
     );
   }
-  return { input, ranks: out, notes: resolved.notes };
+  return { input, ranks: out, notes: resolved.notes, unread: resolved.unread };
 }
 
 /**

@@ -360,7 +360,8 @@ export interface Profile {
   input: string;
   ranks: RankData[];
   /** What was found and not used (e.g. a rank folder with no kernel data), for inspect and warnings. */
-  notes: string[];
+  notes: string[] /** Of the notes, those of a profile folder or file not read: a note on stderr says how many (commands/options.ts). */;
+  unread?: string[];
 }
 
 export const GROUP_BYS = ['type', 'name', 'core', 'type+core', 'type+shapes'] as const;

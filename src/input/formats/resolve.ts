@@ -47,6 +47,8 @@ export interface ResolvedInput {
   ranks: RankPlan[];
   /** Things found and not used, for inspect (e.g. a rank folder with no kernel data). */
   notes: string[];
+  /** Of the notes, those of a folder or file that looks like a profile and is not read (said on stderr too). */
+  unread: string[];
 }
 
 const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
@@ -159,6 +161,14 @@ const DB_IDS = new Set(['db']);
 let prefer: Prefer | null = null;
 /** The notes of the resolveInput running. */
 let pickNotes: string[] = [];
+/** The notes of the resolveInput running that say a profile folder or file is not read. */
+let unreadTexts = new Set<string>();
+
+/** A note of a profile folder or file that is not read. */
+function unread(notes: string[], text: string): void {
+  notes.push(text);
+  unreadTexts.add(text);
+}
 
 /** Formats in order of preference: registry order, with the --prefer'd kind of export first. */
 function preferred(formats: FormatFacts[]): FormatFacts[] {
@@ -185,9 +195,30 @@ function pick(place: Place, dir: string, entries: string[], holds: readonly Hold
     // The rival export is a kernel table too (with op types, as the chosen one): a trace_view.json is not one.
     const other = found.find((x) => DB_IDS.has(x.f.id) !== DB_IDS.has(chosen.f.id) && x.f.answers.types === chosen.f.answers.types);
     if (other !== undefined) bothExports(dir, chosen.f, chosen.files, other.files);
+    if (h === 'kernels') otherTables(dir, entries, chosen.f, chosen.files, other?.f);
     return { format: chosen.f.id, files: chosen.files };
   }
   return null;
+}
+
+/**
+ * The note of a folder whose kernels are read from one table and that holds another kernel table with op types
+ * (an op_summary beside a kernel_details, which torch_npu writes from the op_summary; one in a place its format is
+ * not read from): the other is not read, and said. A trace_view.json (kernel names only) is not such a table.
+ */
+function otherTables(dir: string, entries: string[], chosen: FormatFacts, files: string[], rival: FormatFacts | undefined): void {
+  for (const f of allFormats()) {
+    if (f.holds !== 'kernels' || f.answers.types === 'no' || f.id === chosen.id || f.id === rival?.id) continue;
+    if (!f.recognise.places.some((p) => p !== 'collection')) continue;
+    const theirs = filesOf(f, dir, entries).filter((x) => !files.includes(x));
+    if (theirs.length === 0) continue;
+    const more = theirs.length > 1 ? ` and ${theirs.length - 1} more` : '';
+    unread(
+      pickNotes,
+      `${dir}: holds ${basename(theirs[0]!)}${more} (${f.naming.brief}) beside ${basename(files[0]!)}; not read ` +
+        `(one kernel table is read per rank; pass ${basename(theirs[0]!)} by itself to read it)`,
+    );
+  }
 }
 
 /** The note of a folder (or PROF_ folder) that holds the text and the db export of one run. */
@@ -218,8 +249,18 @@ function msprofFiles(dir: string): { format: string; files: string[] } | null {
   return pick('msprof', dir, listDir(dir));
 }
 
+/** The files looked for in an msprof output folder, for a note. */
+function msprofLooked(): string {
+  return listed(
+    formatsIn('msprof')
+      .filter((f) => f.holds !== 'nothing' && !DB_IDS.has(f.id))
+      .map((f) => f.naming.brief),
+    'or',
+  );
+}
+
 /** A `PROF_*` folder → one plan per device (old layout) or one plan (new layout). */
-function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
+function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): RankPlan[] {
   const out = join(dir, 'mindstudio_profiler_output');
   // msprof --type=db writes its msprof_*.db into the PROF_ folder itself, beside mindstudio_profiler_output.
   const rootDb = pick('msprof', dir, listDir(dir), ['kernels']);
@@ -230,12 +271,22 @@ function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
     return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
   }
   const plans: RankPlan[] = [];
-  for (const d of listDir(dir).filter((n) => /^device_\d+$/.test(n))) {
+  const devices = listDir(dir).filter((n) => /^device_\d+$/.test(n) && isDir(join(dir, n)));
+  for (const d of devices) {
     const summaryDir = join(dir, d, 'summary');
-    if (!isDir(summaryDir)) continue;
-    const f = msprofFiles(summaryDir);
-    if (!f) continue;
+    const f = isDir(summaryDir) ? msprofFiles(summaryDir) : null;
+    if (!f) {
+      const what = isDir(summaryDir) ? `no ${msprofLooked()} in ${d}/summary` : `no ${d}/summary folder`;
+      unread(notes, `${join(dir, d)}: ${what}; device ${d.slice('device_'.length)} left out`);
+      continue;
+    }
     plans.push({ rank: d.slice('device_'.length), rankSource: `folder name ${d}`, format: f.format, files: f.files, root: join(dir, d) });
+  }
+  if (devices.length === 0) {
+    const out = isDir(join(dir, 'mindstudio_profiler_output'))
+      ? `no ${msprofLooked()} in mindstudio_profiler_output`
+      : 'no mindstudio_profiler_output folder';
+    unread(notes, `${dir}: ${out}, no msprof_*.db and no device_* folder; left out`);
   }
   // One device under a framework folder that knows its rank: that rank.
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
@@ -246,21 +297,60 @@ function resolveProf(dir: string, rankHint: RankId | null): RankPlan[] {
   return plans;
 }
 
-/** A torch_npu/MindSpore profile folder (or its ASCEND_PROFILER_OUTPUT) → one plan, or null. */
+/** A folder name torch_npu or MindSpore gives a profile folder (`{worker}_{timestamp}_ascend_pt`). */
+const FRAMEWORK_NAME = /_ascend_(pt|ms)$/i;
+
+/** Whether a folder is a torch_npu/MindSpore profile folder by its own files (its name, a profiler_info). */
+function frameworkMarked(dir: string, entries: string[]): boolean {
+  return FRAMEWORK_NAME.test(basename(dir)) || entries.some((e) => /^profiler_(info(_\d+)?|metadata)\.json$/.test(e));
+}
+
+/** A sub-folder that is a profile folder of its own (not a framework folder's ASCEND_PROFILER_OUTPUT or PROF_*). */
+function rankFolderLike(p: string): boolean {
+  if (!isDir(p)) return false;
+  const name = basename(p);
+  if (name === 'ASCEND_PROFILER_OUTPUT' || name.startsWith('PROF_')) return false;
+  if (FRAMEWORK_NAME.test(name)) return true;
+  let entries: string[];
+  try {
+    entries = readdirSync(onDisk(p));
+  } catch {
+    return false;
+  }
+  return entries.some((e) => (e === 'ASCEND_PROFILER_OUTPUT' || e.startsWith('PROF_')) && isDir(join(p, e)));
+}
+
+/**
+ * A torch_npu/MindSpore profile folder (or its ASCEND_PROFILER_OUTPUT) → one plan, or null. A folder with PROF_*
+ * folders and no ASCEND_PROFILER_OUTPUT is one profile folder only when it is marked as one (its name, a
+ * profiler_info) or holds one PROF_* folder and no other profile folder; else (several msprof runs, or msprof runs
+ * beside torch_npu rank folders) it is a folder of ranks, and null lets the walk read each of them.
+ */
 function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null {
   const out = join(dir, 'ASCEND_PROFILER_OUTPUT');
   const hasOut = isDir(out);
-  const prof = listDir(dir).filter((n) => n.startsWith('PROF_') && isDir(join(dir, n)));
+  const entries = listDir(dir);
+  const prof = entries.filter((n) => n.startsWith('PROF_') && isDir(join(dir, n)));
   if (!hasOut && prof.length === 0) return null;
+  const others = entries.map((e) => join(dir, e)).filter(rankFolderLike);
+  if (!hasOut && !frameworkMarked(dir, entries) && (prof.length > 1 || others.length > 0)) return null;
+  // Profile folders inside this one are not read with it: said, not skipped in silence.
+  for (const o of others) unread(notes, `${o}: a profile folder inside the profile folder ${dir}; not read (pass it by itself)`);
   const r = rankOf(dir);
   // The kernels of ASCEND_PROFILER_OUTPUT, else those of its PROF_* folders, else its totals.
   if (hasOut) {
     const k = pick('framework', out, listDir(out), ['kernels']);
     if (k) return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: k.format, files: k.files, root: dir }];
   }
-  for (const p of prof) {
-    const plans = resolveProf(join(dir, p), r);
-    if (plans.length > 0) return plans;
+  for (const [i, p] of prof.entries()) {
+    const plans = resolveProf(join(dir, p), r, notes);
+    if (plans.length === 0) continue;
+    for (const q of prof.slice(i + 1)) {
+      if (resolveProf(join(dir, q), r, []).length > 0) {
+        unread(notes, `${join(dir, q)}: kernel data not read (the profile folder ${dir} is read from ${p}, its first PROF_ folder with kernel data)`);
+      }
+    }
+    return plans;
   }
   if (hasOut) {
     const t = pick('framework', out, listDir(out), ['totals']);
@@ -271,7 +361,8 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     }
   }
   const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
-  notes.push(
+  unread(
+    notes,
     `${dir}: no kernel data (no ${listed(
       looked.map((f) => f.naming.brief),
       'or',
@@ -296,12 +387,30 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
     return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: f.format, files: f.files, root: dir }];
   }
   if (name.startsWith('PROF_')) {
-    const plans = resolveProf(dir, null);
-    return plans.length > 0 ? plans : null;
+    const said: string[] = [];
+    const plans = resolveProf(dir, null, said);
+    if (plans.length > 0) {
+      notes.push(...said);
+      return plans;
+    }
+    // A folder named PROF_ by hand that holds the profile folders (PROF_MemoryL0/PROF_000001_…): walked into.
+    const inner = listDir(dir).map((e) => join(dir, e));
+    if (inner.some((p) => (basename(p).startsWith('PROF_') && isDir(p)) || rankFolderLike(p))) return null;
+    notes.push(...said);
+    return [];
   }
   const framework = resolveFrameworkFolder(dir, notes);
   if (framework !== null) return framework;
-  return loosefiles(dir);
+  const loose = loosefiles(dir);
+  if (loose !== null) return loose;
+  // A torch_npu/MindSpore profile folder with nothing to read: said, not walked into in silence.
+  const entries = listDir(dir);
+  if (frameworkMarked(dir, entries)) {
+    const what = entries.includes('ASCEND_PROFILER_OUTPUT') ? 'its ASCEND_PROFILER_OUTPUT is not a folder' : 'no ASCEND_PROFILER_OUTPUT folder';
+    unread(notes, `${dir}: ${what} and no PROF_* folder; rank ${rankOf(dir).rank} left out`);
+    return [];
+  }
+  return null;
 }
 
 /** A plain folder that holds export files itself (copied out of a profile): one rank. */
@@ -341,6 +450,9 @@ interface Walk {
   stack: string[];
 }
 
+/** How many levels below a folder of ranks the walk looks for profile folders. */
+const WALK_DEPTH = 3;
+
 /** Find profile folders below a parent folder (at most `depth` levels down). */
 function findRankFolders(dir: string, depth: number, walk: Walk): void {
   for (const entry of listDir(dir)) {
@@ -374,6 +486,8 @@ function findRankFolders(dir: string, depth: number, walk: Walk): void {
       walk.stack.push(real);
       findRankFolders(p, depth - 1, walk);
       walk.stack.pop();
+    } else if (rankFolderLike(p)) {
+      unread(walk.notes, `${p}: holds a profile folder below the ${WALK_DEPTH} levels looked into; not read (pass it by itself)`);
     }
   }
 }
@@ -403,11 +517,15 @@ export function resolveInput(input: string, options: { prefer?: Prefer | null } 
   const notes: string[] = [];
   prefer = options.prefer ?? null;
   pickNotes = notes;
+  unreadTexts = new Set();
   try {
-    return resolveWith(input, notes);
+    const r = resolveWith(input, notes);
+    r.unread = notes.filter((n) => unreadTexts.has(n));
+    return r;
   } finally {
     prefer = null;
     pickNotes = [];
+    unreadTexts = new Set();
   }
 }
 
@@ -425,14 +543,14 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const plan = resolveFile(input, notes);
     rankFromFileName(plan);
     finishPlan(plan);
-    return { input, ranks: [plan], notes };
+    return { input, ranks: [plan], notes, unread: [] };
   }
   let ranks = resolveFolder(input, notes);
   // A profile folder itself (even one with no kernel data) holds the profiler's own JSON files, not snapshots.
   const profileFolder = ranks !== null;
   if (ranks === null || ranks.length === 0) {
     const walk: Walk = { notes, seen: new Map(), slots: [], stack: [realPath(input)] };
-    findRankFolders(input, 3, walk);
+    findRankFolders(input, WALK_DEPTH, walk);
     ranks = walk.slots.flat();
   }
   const collected = profileFolder ? [] : collectionFiles(input);
@@ -445,7 +563,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   } else {
     for (const c of collected) {
       const folder = `a folder of ${plural(c.format.naming.short)}`;
-      notes.push(`${c.file}: not read (this folder holds profile folders; ${folder} is read when it holds no profile folder)`);
+      unread(notes, `${c.file}: not read (this folder holds profile folders; ${folder} is read when it holds no profile folder)`);
     }
   }
   ranks = readOnce(ranks, notes);
@@ -453,14 +571,14 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const entries = listDir(input);
     const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
-      `${input}: no profile found in this folder (looked for ${lookedForText(3)}); found: ${entries.length ? listing : '(empty folder)'}` +
+      `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : '(empty folder)'}` +
         `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass ${passAnyFolder()}.`,
     );
   }
   for (const r of ranks) rankFromFileName(r);
   checkDistinctRanks(input, ranks);
   for (const r of ranks) finishPlan(r);
-  return { input, ranks, notes };
+  return { input, ranks, notes, unread: [] };
 }
 
 /** torch_npu names its db export by the rank (`ascend_pytorch_profiler_3.db`): the rank when the folder says none. */
