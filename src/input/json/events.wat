@@ -150,36 +150,6 @@
         (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $l))))
     (local.get $p))
 
-  (func $strEnd (param $p i32) (param $end i32) (result i32)
-    (local $q i32) (local $v v128) (local $m i32) (local $k i32) (local $x i32)
-    (local.set $q (i32.add (local.get $p) (i32.const 1)))
-    (loop $load
-      (local.set $v (v128.load align=1 (local.get $q)))
-      (local.set $m (i8x16.bitmask (v128.or
-        (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
-        (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
-      (if (i32.eqz (local.get $m))
-        (then
-          (local.set $q (i32.add (local.get $q) (i32.const 16)))
-          (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
-          (br $load)))
-      (local.set $x (i32.add (local.get $q) (i32.ctz (local.get $m))))
-      (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
-      (if (i32.eq (i32.load8_u (local.get $x)) (i32.const 34)) (then (return (i32.add (local.get $x) (i32.const 1)))))
-      ;; a backslash: the byte after it is escaped
-      (local.set $q (i32.add (local.get $x) (i32.const 2)))
-      (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
-      (br $load))
-    (unreachable))
-
-  (func $digits (param $q i32) (param $end i32) (result i32)
-    (block $done (loop $l
-      (br_if $done (i32.ge_u (local.get $q) (local.get $end)))
-      (br_if $done (i32.gt_u (i32.sub (i32.load8_u (local.get $q)) (i32.const 48)) (i32.const 9)))
-      (local.set $q (i32.add (local.get $q) (i32.const 1)))
-      (br $l)))
-    (local.get $q))
-
   (func $num (param $p i32) (param $end i32) (result i32)
     (local $q i32) (local $c i32) (local $d i32)
     (local.set $q (local.get $p))
@@ -193,12 +163,22 @@
       (then (local.set $q (i32.add (local.get $q) (i32.const 1))))
       (else
         (if (i32.gt_u (i32.sub (local.get $c) (i32.const 49)) (i32.const 8)) (then (return (i32.const -2))))
-        (local.set $q (call $digits (i32.add (local.get $q) (i32.const 1)) (local.get $end)))))
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (block $d1done (loop $d1
+          (br_if $d1done (i32.ge_u (local.get $q) (local.get $end)))
+          (br_if $d1done (i32.gt_u (i32.sub (i32.load8_u (local.get $q)) (i32.const 48)) (i32.const 9)))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $d1)))))
     (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
     (if (i32.eq (i32.load8_u (local.get $q)) (i32.const 46))
       (then
         (local.set $d (i32.add (local.get $q) (i32.const 1)))
-        (local.set $q (call $digits (local.get $d) (local.get $end)))
+        (local.set $q (local.get $d))
+        (block $d2done (loop $d2
+          (br_if $d2done (i32.ge_u (local.get $q) (local.get $end)))
+          (br_if $d2done (i32.gt_u (i32.sub (i32.load8_u (local.get $q)) (i32.const 48)) (i32.const 9)))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $d2)))
         (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
         (if (i32.eq (local.get $q) (local.get $d)) (then (return (i32.const -2))))))
     (local.set $c (i32.or (i32.load8_u (local.get $q)) (i32.const 32)))
@@ -210,7 +190,12 @@
         (if (i32.or (i32.eq (local.get $c) (i32.const 43)) (i32.eq (local.get $c) (i32.const 45)))
           (then (local.set $q (i32.add (local.get $q) (i32.const 1)))))
         (local.set $d (local.get $q))
-        (local.set $q (call $digits (local.get $d) (local.get $end)))
+        (local.set $q (local.get $d))
+        (block $d3done (loop $d3
+          (br_if $d3done (i32.ge_u (local.get $q) (local.get $end)))
+          (br_if $d3done (i32.gt_u (i32.sub (i32.load8_u (local.get $q)) (i32.const 48)) (i32.const 9)))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $d3)))
         (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
         (if (i32.eq (local.get $q) (local.get $d)) (then (return (i32.const -2))))))
     (local.get $q))
@@ -227,7 +212,7 @@
   ;; at p, 1: p is past a value. Returns the position past the container open at depth 0 (past the value when d
   ;; is 0), -1 when the data ends first, -2 on anything JSON does not allow (or nesting past 512).
   (func $skip (export "skip") (param $p i32) (param $end i32) (param $d i32) (param $state i32) (result i32)
-    (local $c i32) (local $top i32)
+    (local $c i32) (local $top i32) (local $v v128) (local $m i32) (local $nq i32) (local $nc i32) (local $nd i32)
     (loop $dispatch
       (if (i32.eqz (local.get $state))
         (then
@@ -240,13 +225,73 @@
           (local.set $state (i32.const 1))
           (if (i32.eq (local.get $c) (i32.const 34))
             (then
-              (local.set $p (call $strEnd (local.get $p) (local.get $end)))
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
+              (block $s4done (loop $s4
+                (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $p))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+                (if (i32.eqz (local.get $m))
+                  (then
+                    (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                    (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+                    (br $s4)))
+                (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+                (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+                (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)) (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $s4done)))
+                (local.set $p (i32.add (local.get $p) (i32.const 2)))
+                (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+                (br $s4)))
               (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
               (br $dispatch)))
           (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
             (then
-              (local.set $p (call $num (local.get $p) (local.get $end)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+              ;; past the number (the steps of $num, written out here: no call per token)
+              (local.set $nq (local.get $p))
+              (local.set $nc (i32.load8_u (local.get $nq)))
+              (if (i32.eq (local.get $nc) (i32.const 45))
+                (then
+                  (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                  (local.set $nc (i32.load8_u (local.get $nq)))))
+              (if (i32.eq (local.get $nc) (i32.const 48))
+                (then (local.set $nq (i32.add (local.get $nq) (i32.const 1))))
+                (else
+                  (if (i32.gt_u (i32.sub (local.get $nc) (i32.const 49)) (i32.const 8)) (then (return (i32.const -2))))
+                  (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                  (block $nd1done (loop $nd1
+                    (br_if $nd1done (i32.ge_u (local.get $nq) (local.get $end)))
+                    (br_if $nd1done (i32.gt_u (i32.sub (i32.load8_u (local.get $nq)) (i32.const 48)) (i32.const 9)))
+                    (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                    (br $nd1)))))
+              (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+              (if (i32.eq (i32.load8_u (local.get $nq)) (i32.const 46))
+                (then
+                  (local.set $nd (i32.add (local.get $nq) (i32.const 1)))
+                  (local.set $nq (local.get $nd))
+                  (block $nd2done (loop $nd2
+                    (br_if $nd2done (i32.ge_u (local.get $nq) (local.get $end)))
+                    (br_if $nd2done (i32.gt_u (i32.sub (i32.load8_u (local.get $nq)) (i32.const 48)) (i32.const 9)))
+                    (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                    (br $nd2)))
+                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                  (if (i32.eq (local.get $nq) (local.get $nd)) (then (return (i32.const -2))))))
+              (local.set $nc (i32.or (i32.load8_u (local.get $nq)) (i32.const 32)))
+              (if (i32.eq (local.get $nc) (i32.const 101))
+                (then
+                  (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                  (local.set $nc (i32.load8_u (local.get $nq)))
+                  (if (i32.or (i32.eq (local.get $nc) (i32.const 43)) (i32.eq (local.get $nc) (i32.const 45)))
+                    (then (local.set $nq (i32.add (local.get $nq) (i32.const 1)))))
+                  (local.set $nd (local.get $nq))
+                  (local.set $nq (local.get $nd))
+                  (block $nd3done (loop $nd3
+                    (br_if $nd3done (i32.ge_u (local.get $nq) (local.get $end)))
+                    (br_if $nd3done (i32.gt_u (i32.sub (i32.load8_u (local.get $nq)) (i32.const 48)) (i32.const 9)))
+                    (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                    (br $nd3)))
+                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                  (if (i32.eq (local.get $nq) (local.get $nd)) (then (return (i32.const -2))))))
+              (local.set $p (local.get $nq))
               (br $dispatch)))
           (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
             (then
@@ -309,7 +354,21 @@
           (local.set $p (call $ws (local.get $p) (local.get $end)))
           (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
       (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 34)) (then (return (i32.const -2))))
-      (local.set $p (call $strEnd (local.get $p) (local.get $end)))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
+      (block $s5done (loop $s5
+        (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $p))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+        (if (i32.eqz (local.get $m))
+          (then
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+            (br $s5)))
+        (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)) (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $s5done)))
+        (local.set $p (i32.add (local.get $p) (i32.const 2)))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (br $s5)))
       (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
       (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
       (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
@@ -368,11 +427,25 @@
 
   ;; Record the value at p (after white space) in field f: the position past it, or -1 / -2.
   (func $record (param $f i32) (param $p i32) (param $end i32) (result i32)
-    (local $c i32) (local $q i32) (local $id i32)
+    (local $c i32) (local $q i32) (local $id i32) (local $v v128) (local $m i32)
     (local.set $c (i32.load8_u (local.get $p)))
     (if (i32.eq (local.get $c) (i32.const 34))
       (then
-        (local.set $q (call $strEnd (local.get $p) (local.get $end)))
+        (local.set $q (i32.add (local.get $p) (i32.const 1)))
+        ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
+        (block $s6done (loop $s6
+          (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $q))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+          (if (i32.eqz (local.get $m))
+            (then
+              (local.set $q (i32.add (local.get $q) (i32.const 16)))
+              (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+              (br $s6)))
+          (local.set $q (i32.add (local.get $q) (i32.ctz (local.get $m))))
+          (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+          (if (i32.eq (i32.load8_u (local.get $q)) (i32.const 34)) (then (local.set $q (i32.add (local.get $q) (i32.const 1))) (br $s6done)))
+          (local.set $q (i32.add (local.get $q) (i32.const 2)))
+          (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+          (br $s6)))
         (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (local.get $q))))
         (call $set (local.get $f) (i32.const 1) (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $q) (i32.const 1)))
         (if (i32.load8_u offset=2304 (local.get $f))
@@ -408,7 +481,7 @@
 
   ;; The members of an object at p (its brace), keys matched through the candidate table `cand`.
   (func $members (param $p i32) (param $end i32) (param $cand i32) (result i32)
-    (local $ks i32) (local $ke i32) (local $f i32) (local $c i32) (local $q i32)
+    (local $ks i32) (local $ke i32) (local $f i32) (local $c i32) (local $q i32) (local $v v128) (local $m i32)
     (local.set $p (i32.add (local.get $p) (i32.const 1)))
     (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
     (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
@@ -466,7 +539,22 @@
             (else
               (local.set $c (i32.load8_u (local.get $p)))
               (if (i32.eq (local.get $c) (i32.const 34))
-                (then (local.set $q (call $strEnd (local.get $p) (local.get $end))))
+                (then
+                  (local.set $q (i32.add (local.get $p) (i32.const 1)))
+                  ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
+                  (block $s101done (loop $s101
+                    (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $q))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+                    (if (i32.eqz (local.get $m))
+                      (then
+                        (local.set $q (i32.add (local.get $q) (i32.const 16)))
+                        (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+                        (br $s101)))
+                    (local.set $q (i32.add (local.get $q) (i32.ctz (local.get $m))))
+                    (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+                    (if (i32.eq (i32.load8_u (local.get $q)) (i32.const 34)) (then (local.set $q (i32.add (local.get $q) (i32.const 1))) (br $s101done)))
+                    (local.set $q (i32.add (local.get $q) (i32.const 2)))
+                    (if (i32.ge_u (local.get $q) (local.get $end)) (then (return (i32.const -1))))
+                    (br $s101))))
                 (else
                   (if (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10))
                     (then (local.set $q (call $num (local.get $p) (local.get $end))))
