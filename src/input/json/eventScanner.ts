@@ -710,24 +710,27 @@ export class EventScanner {
     return p + word.length;
   }
 
+  /** The index past the string whose quote is at `p`: short ones (most skipped values) in a loop; long ones, or ones with escapes, by strEnd. */
+  private stringPast(p: number): number {
+    const b = this.buf;
+    let q = p + 1;
+    const stop = Math.min(q + 32, this.end);
+    let x = 0;
+    while (q < stop) {
+      x = b[q]!;
+      if (x === QUOTE || x === BACKSLASH) break;
+      q++;
+    }
+    return q < stop && x === QUOTE ? q + 1 : this.strEnd(p) + 1;
+  }
+
   /** Skip one value starting at `p` (white space allowed before it): the index past it. */
   private skipValue(p: number): number {
     const b = this.buf;
     const end = this.end;
     let c = p < end ? b[p]! : -1;
     while (c === 32 || c === 10 || c === 13 || c === 9) c = ++p < end ? b[p]! : -1;
-    if (c === QUOTE) {
-      // Short strings (most skipped values) in a loop; long ones, or ones with escapes, by strEnd.
-      let q = p + 1;
-      const stop = Math.min(q + 32, end);
-      let x = 0;
-      while (q < stop) {
-        x = b[q]!;
-        if (x === QUOTE || x === BACKSLASH) break;
-        q++;
-      }
-      return q < stop && x === QUOTE ? q + 1 : this.strEnd(p) + 1;
-    }
+    if (c === QUOTE) return this.stringPast(p);
     if (c >= 48 ? c <= 57 : c === 45) return this.numEnd(p);
     return this.skip(p, 0, true);
   }
@@ -754,16 +757,7 @@ export class EventScanner {
         c = p < end ? b[p]! : -1;
         while (c === 32 || c === 10 || c === 13 || c === 9) c = ++p < end ? b[p]! : -1;
         if (c === QUOTE) {
-          // Short strings (most skipped values) in the loop; long ones, or ones with escapes, by strEnd.
-          let q = p + 1;
-          const stop = Math.min(q + 32, end);
-          let x = 0;
-          while (q < stop) {
-            x = b[q]!;
-            if (x === QUOTE || x === BACKSLASH) break;
-            q++;
-          }
-          p = q < stop && x === QUOTE ? q + 1 : this.strEnd(p) + 1;
+          p = this.stringPast(p);
         } else if (c >= 48 ? c <= 57 : c === 45) {
           p = this.numEnd(p);
         } else if (c === LBRACE || c === LBRACKET) {
