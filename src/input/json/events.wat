@@ -13,8 +13,8 @@
 ;; -2 when it had none), INTERNS 2304 (u8 per field: 1 when its strings are interned), IDS 2560 (i32 per field:
 ;; the id of its string), DECIDE 2880 (u8 per decide field, at most 4: the fields whose strings say whether an
 ;; event is of use, see `events`), MASKS 32768 (32 bytes, see $members), the last call's START 2944, SKIPPED 2948, NEXT 2952, VERDICT 2956 and GEN 2960
-;; (i32 each), the name table (SLOTS 1048576: 65536 i32 slots; per name HASHES 1310720, OFFSETS 1572864 and
-;; LENGTHS 1835008, i32 each, for 32768 names; ARENA 2097152: 4 MiB of their bytes), the verdicts (VKEYS 6291456:
+;; (i32 each), the name table (SLOTS 1048576: 65536 i64 slots; NAMES 1572864: per name its offset and its length,
+;; i32 each, for 32768 names; ARENA 2097152: 4 MiB of their bytes), the verdicts (VKEYS 6291456:
 ;; 65536 i64 keys; VVALS 6815744: a u8 verdict each), DATA 7340032. Field i is key i: the event keys first, then
 ;; the keys of `args`. Strings are located without their quotes. The caller writes zeros past `end` and keeps 64
 ;; readable bytes there (searches load sixteen at a time; a byte at `end` reads as 0, which no token continues with).
@@ -64,80 +64,77 @@
 
   ;; Empty the name table (and the verdicts, whose keys are names' ids).
   (func $resetNames (export "resetNames")
-    (memory.fill (i32.const 1048576) (i32.const 0) (i32.const 262144))
+    (memory.fill (i32.const 1048576) (i32.const 0) (i32.const 524288))
     (global.set $names (i32.const 0))
     (global.set $used (i32.const 0))
     (call $clearVerdicts))
 
-  ;; The hash of the bytes [s, s + n): eight at a time (the last ones masked), with the length.
-  (func $hash (param $s i32) (param $n i32) (result i32)
-    (local $h i64) (local $i i32) (local $r i32)
-    (local.set $h (i64.xor (i64.const 0xcbf29ce484222325) (i64.extend_i32_u (local.get $n))))
-    (local.set $i (i32.const 0))
-    (block $done (loop $words
-      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $n)))
-      (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (i32.add (local.get $s) (local.get $i)))) (i64.const 0x100000001b3)))
-      (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
-      (local.set $i (i32.add (local.get $i) (i32.const 8)))
-      (br $words)))
+  ;; The id of the name spelt by the bytes [s, e) (as written, escapes and all), given one if new; -1 when the
+  ;; table is full (MAX_NAMES names or ARENA_BYTES bytes: the caller empties it). Open addressing over SLOTS (a
+  ;; slot holds the name's hash in its high half and its id + 1 in its low half, 0: empty; a name's NAMES entry
+  ;; holds its offset in ARENA and its length). The hash (two lanes of sixteen bytes a step, the last bytes
+  ;; masked, with the length) and the comparison of the bytes (sixteen at a time) are written out here.
+  (func $intern (param $s i32) (param $e i32) (result i32)
+    (local $n i32) (local $h i32) (local $slot i32) (local $k i32) (local $i i32) (local $r i32)
+    (local $h1 i64) (local $h2 i64) (local $w i64) (local $a i32)
+    (local.set $n (i32.sub (local.get $e) (local.get $s)))
+    (local.set $h1 (i64.xor (i64.const 0xcbf29ce484222325) (i64.extend_i32_u (local.get $n))))
+    (local.set $h2 (i64.const 0x84222325cbf29ce4))
+    (block $pairs (loop $pair
+      (br_if $pairs (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
+      (local.set $h1 (i64.mul (i64.xor (local.get $h1) (i64.load align=1 (i32.add (local.get $s) (local.get $i)))) (i64.const 0x100000001b3)))
+      (local.set $h2 (i64.mul (i64.xor (local.get $h2) (i64.load offset=8 align=1 (i32.add (local.get $s) (local.get $i)))) (i64.const 0x100000001b3)))
+      (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 29))))
+      (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 29))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $pair)))
+    (if (i32.le_u (i32.add (local.get $i) (i32.const 8)) (local.get $n))
+      (then
+        (local.set $h1 (i64.mul (i64.xor (local.get $h1) (i64.load align=1 (i32.add (local.get $s) (local.get $i)))) (i64.const 0x100000001b3)))
+        (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 29))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))))
     (local.set $r (i32.sub (local.get $n) (local.get $i)))
     (if (local.get $r)
       (then
-        (local.set $h (i64.mul (i64.xor (local.get $h)
+        (local.set $h2 (i64.mul (i64.xor (local.get $h2)
           (i64.and (i64.load align=1 (i32.add (local.get $s) (local.get $i)))
                    (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $r) (i32.const 3)))) (i64.const 1))))
           (i64.const 0x100000001b3)))))
-    (local.set $h (i64.mul (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32))) (i64.const 0x9e3779b97f4a7c15)))
-    (i32.wrap_i64 (i64.shr_u (local.get $h) (i64.const 32))))
-
-  ;; Are the n bytes at a and b the same?
-  (func $same (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32)
-    (block $tail (loop $words
-      (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $n)))
-      (if (i64.ne (i64.load align=1 (i32.add (local.get $a) (local.get $i))) (i64.load align=1 (i32.add (local.get $b) (local.get $i))))
-        (then (return (i32.const 0))))
-      (local.set $i (i32.add (local.get $i) (i32.const 8)))
-      (br $words)))
-    (block $done (loop $bytes
-      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-      (if (i32.ne (i32.load8_u (i32.add (local.get $a) (local.get $i))) (i32.load8_u (i32.add (local.get $b) (local.get $i))))
-        (then (return (i32.const 0))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $bytes)))
-    (i32.const 1))
-
-  ;; The id of the name spelt by the bytes [s, e) (as written, escapes and all), given one if new; -1 when the
-  ;; table is full (MAX_NAMES names or ARENA_BYTES bytes: the caller empties it). Open addressing over SLOTS
-  ;; (a slot holds id + 1, 0: empty).
-  (func $intern (param $s i32) (param $e i32) (result i32)
-    (local $n i32) (local $h i32) (local $slot i32) (local $k i32)
-    (local.set $n (i32.sub (local.get $e) (local.get $s)))
-    (local.set $h (call $hash (local.get $s) (local.get $n)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.rotl (local.get $h2) (i64.const 31))))
+    (local.set $h1 (i64.mul (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 32))) (i64.const 0x9e3779b97f4a7c15)))
+    (local.set $h (i32.wrap_i64 (i64.shr_u (local.get $h1) (i64.const 32))))
     (local.set $slot (i32.and (local.get $h) (i32.const 65535)))
     (loop $probe
-      (local.set $k (i32.load offset=1048576 (i32.shl (local.get $slot) (i32.const 2))))
-      (if (i32.eqz (local.get $k))
+      (local.set $w (i64.load offset=1048576 (i32.shl (local.get $slot) (i32.const 3))))
+      (if (i64.eqz (local.get $w))
         (then
           (if (i32.or (i32.ge_u (global.get $names) (i32.const 32768))
                       (i32.gt_u (i32.add (global.get $used) (local.get $n)) (i32.const 4194304)))
             (then (return (i32.const -1))))
           (local.set $k (global.get $names))
           (memory.copy (i32.add (i32.const 2097152) (global.get $used)) (local.get $s) (local.get $n))
-          (i32.store offset=1310720 (i32.shl (local.get $k) (i32.const 2)) (local.get $h))
-          (i32.store offset=1572864 (i32.shl (local.get $k) (i32.const 2)) (global.get $used))
-          (i32.store offset=1835008 (i32.shl (local.get $k) (i32.const 2)) (local.get $n))
-          (i32.store offset=1048576 (i32.shl (local.get $slot) (i32.const 2)) (i32.add (local.get $k) (i32.const 1)))
+          (i32.store offset=1572864 (i32.shl (local.get $k) (i32.const 3)) (global.get $used))
+          (i32.store offset=1572868 (i32.shl (local.get $k) (i32.const 3)) (local.get $n))
+          (i64.store offset=1048576 (i32.shl (local.get $slot) (i32.const 3))
+            (i64.or (i64.shl (i64.extend_i32_u (local.get $h)) (i64.const 32)) (i64.extend_i32_u (i32.add (local.get $k) (i32.const 1)))))
           (global.set $used (i32.add (global.get $used) (local.get $n)))
           (global.set $names (i32.add (local.get $k) (i32.const 1)))
           (return (local.get $k))))
-      (local.set $k (i32.sub (local.get $k) (i32.const 1)))
-      (if (i32.and
-            (i32.eq (i32.load offset=1310720 (i32.shl (local.get $k) (i32.const 2))) (local.get $h))
-            (i32.eq (i32.load offset=1835008 (i32.shl (local.get $k) (i32.const 2))) (local.get $n)))
-        (then
-          (if (call $same (i32.add (i32.const 2097152) (i32.load offset=1572864 (i32.shl (local.get $k) (i32.const 2)))) (local.get $s) (local.get $n))
-            (then (return (local.get $k))))))
+      (block $differ
+        (br_if $differ (i32.ne (i32.wrap_i64 (i64.shr_u (local.get $w) (i64.const 32))) (local.get $h)))
+        (local.set $k (i32.sub (i32.wrap_i64 (local.get $w)) (i32.const 1)))
+        (br_if $differ (i32.ne (i32.load offset=1572868 (i32.shl (local.get $k) (i32.const 3))) (local.get $n)))
+        (local.set $a (i32.add (i32.const 2097152) (i32.load offset=1572864 (i32.shl (local.get $k) (i32.const 3)))))
+        (local.set $i (i32.const 0))
+        (block $tail (loop $chunks
+          (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
+          (br_if $differ (v128.any_true (v128.xor (v128.load align=1 (i32.add (local.get $a) (local.get $i))) (v128.load align=1 (i32.add (local.get $s) (local.get $i))))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $chunks)))
+        (br_if $differ (v128.any_true (v128.and
+          (v128.xor (v128.load align=1 (i32.add (local.get $a) (local.get $i))) (v128.load align=1 (i32.add (local.get $s) (local.get $i))))
+          (v128.load align=1 (i32.sub (i32.const 32784) (i32.sub (local.get $n) (local.get $i)))))))
+        (return (local.get $k)))
       (local.set $slot (i32.and (i32.add (local.get $slot) (i32.const 1)) (i32.const 65535)))
       (br $probe))
     (unreachable))
