@@ -161,173 +161,169 @@
   ;; at p, 1: p is past a value. Returns the position past the container open at depth 0 (past the value when d
   ;; is 0), -1 when the data ends first, -2 on anything JSON does not allow (or nesting past 512).
   (func $skip (export "skip") (param $p i32) (param $end i32) (param $d i32) (param $state i32) (result i32)
-    (local $c i32) (local $top i32) (local $v v128) (local $m i32) (local $nq i32) (local $nc i32) (local $nd i32)
-    (loop $dispatch
-      (if (i32.eqz (local.get $state))
-        (then
-          (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-          (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
-            (then
-              (local.set $p (call $ws (local.get $p) (local.get $end)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
-          (local.set $c (i32.load8_u (local.get $p)))
-          (local.set $state (i32.const 1))
-          (if (i32.eq (local.get $c) (i32.const 34))
-            (then
-              (local.set $p (i32.add (local.get $p) (i32.const 1)))
-              ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
-              (block $s4done (loop $s4
-                (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $p))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
-                (if (i32.eqz (local.get $m))
-                  (then
-                    (local.set $p (i32.add (local.get $p) (i32.const 16)))
-                    (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
-                    (br $s4)))
-                (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
-                (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
-                (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)) (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $s4done)))
-                (local.set $p (i32.add (local.get $p) (i32.const 2)))
-                (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
-                (br $s4)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
-              (br $dispatch)))
-          (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
-            (then
-              ;; past the number (the steps of $num, written out here: no call per token)
-              (local.set $nq (local.get $p))
-              (local.set $nc (i32.load8_u (local.get $nq)))
-              (if (i32.eq (local.get $nc) (i32.const 45))
-                (then
-                  (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
-                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
-                  (local.set $nc (i32.load8_u (local.get $nq)))))
-              (if (i32.eq (local.get $nc) (i32.const 48))
-                (then (local.set $nq (i32.add (local.get $nq) (i32.const 1))))
-                (else
-                  (if (i32.gt_u (i32.sub (local.get $nc) (i32.const 49)) (i32.const 8)) (then (return (i32.const -2))))
-                  (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
-                  (block $nd1done (loop $nd1
-                    (br_if $nd1done (i32.ge_u (local.get $nq) (local.get $end)))
-                    (br_if $nd1done (i32.gt_u (i32.sub (i32.load8_u (local.get $nq)) (i32.const 48)) (i32.const 9)))
-                    (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
-                    (br $nd1)))))
-              (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
-              (if (i32.eq (i32.load8_u (local.get $nq)) (i32.const 46))
-                (then
-                  (local.set $nd (i32.add (local.get $nq) (i32.const 1)))
-                  (local.set $nq (local.get $nd))
-                  (block $nd2done (loop $nd2
-                    (br_if $nd2done (i32.ge_u (local.get $nq) (local.get $end)))
-                    (br_if $nd2done (i32.gt_u (i32.sub (i32.load8_u (local.get $nq)) (i32.const 48)) (i32.const 9)))
-                    (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
-                    (br $nd2)))
-                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
-                  (if (i32.eq (local.get $nq) (local.get $nd)) (then (return (i32.const -2))))))
-              (local.set $nc (i32.or (i32.load8_u (local.get $nq)) (i32.const 32)))
-              (if (i32.eq (local.get $nc) (i32.const 101))
-                (then
-                  (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
-                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
-                  (local.set $nc (i32.load8_u (local.get $nq)))
-                  (if (i32.or (i32.eq (local.get $nc) (i32.const 43)) (i32.eq (local.get $nc) (i32.const 45)))
-                    (then (local.set $nq (i32.add (local.get $nq) (i32.const 1)))))
-                  (local.set $nd (local.get $nq))
-                  (local.set $nq (local.get $nd))
-                  (block $nd3done (loop $nd3
-                    (br_if $nd3done (i32.ge_u (local.get $nq) (local.get $end)))
-                    (br_if $nd3done (i32.gt_u (i32.sub (i32.load8_u (local.get $nq)) (i32.const 48)) (i32.const 9)))
-                    (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
-                    (br $nd3)))
-                  (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
-                  (if (i32.eq (local.get $nq) (local.get $nd)) (then (return (i32.const -2))))))
-              (local.set $p (local.get $nq))
-              (br $dispatch)))
-          (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
-            (then
-              (if (i32.ge_u (local.get $d) (i32.const 512)) (then (return (i32.const -2))))
-              (i32.store8 (local.get $d) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 123))))
-              (local.set $d (i32.add (local.get $d) (i32.const 1)))
-              (local.set $p (i32.add (local.get $p) (i32.const 1)))
-              (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-              (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
-                (then
-                  (local.set $p (call $ws (local.get $p) (local.get $end)))
-                  (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
-              (if (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2)))
-                (then
-                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                  (local.set $d (i32.sub (local.get $d) (i32.const 1)))
-                  (br $dispatch)))
-              (local.set $state (select (i32.const 2) (i32.const 0) (i32.eq (local.get $c) (i32.const 123))))
-              (br $dispatch)))
-          (if (i32.eq (local.get $c) (i32.const 116))
-            (then
-              (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x65757274) (i32.const 4)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
-              (br $dispatch)))
-          (if (i32.eq (local.get $c) (i32.const 102))
-            (then
-              (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x65736c6166) (i32.const 5)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
-              (br $dispatch)))
-          (if (i32.eq (local.get $c) (i32.const 110))
-            (then
-              (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x6c6c756e) (i32.const 4)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
-              (br $dispatch)))
-          (return (i32.const -2))))
-      (if (i32.eq (local.get $state) (i32.const 1))
-        (then
-          (if (i32.eqz (local.get $d)) (then (return (local.get $p))))
-          (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-          (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
-            (then
-              (local.set $p (call $ws (local.get $p) (local.get $end)))
-              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
-          (local.set $c (i32.load8_u (local.get $p)))
-          (local.set $top (i32.load8_u (i32.sub (local.get $d) (i32.const 1))))
-          (local.set $p (i32.add (local.get $p) (i32.const 1)))
-          (if (i32.eq (local.get $c) (i32.const 44))
-            (then
-              (local.set $state (select (i32.const 2) (i32.const 0) (i32.eq (local.get $top) (i32.const 1))))
-              (br $dispatch)))
-          (if (i32.eq (local.get $c) (select (i32.const 125) (i32.const 93) (i32.eq (local.get $top) (i32.const 1))))
-            (then
-              (local.set $d (i32.sub (local.get $d) (i32.const 1)))
-              (br $dispatch)))
-          (return (i32.const -2))))
-      ;; state 2: a member name, then its colon.
-      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
-        (then
-          (local.set $p (call $ws (local.get $p) (local.get $end)))
-          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
-      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 34)) (then (return (i32.const -2))))
-      (local.set $p (i32.add (local.get $p) (i32.const 1)))
-      ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
-      (block $s5done (loop $s5
-        (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $p))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
-        (if (i32.eqz (local.get $m))
+    (local $c i32) (local $top i32) (local $v v128) (local $m i32) (local $nq i32) (local $nc i32) (local $nd i32) (local $key i32)
+    ;; Each step of the grammar goes on to the next one where it is (no dispatch on a state per token): $item, a
+    ;; value (a member name and its colon first when $key), then past it its containers' closes and a comma.
+    (local.set $key (i32.eq (local.get $state) (i32.const 2)))
+    (loop $item
+      (block $past
+        (br_if $past (i32.eq (local.get $state) (i32.const 1)))
+        (if (local.get $key)
           (then
-            (local.set $p (i32.add (local.get $p) (i32.const 16)))
-            (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
-            (br $s5)))
-        (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
-        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
-        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)) (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $s5done)))
-        (local.set $p (i32.add (local.get $p) (i32.const 2)))
-        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
-        (br $s5)))
-      (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
-      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-      (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
-        (then
-          (local.set $p (call $ws (local.get $p) (local.get $end)))
-          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
-      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 58)) (then (return (i32.const -2))))
-      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+            (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+              (then
+                (local.set $p (call $ws (local.get $p) (local.get $end)))
+                (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+            (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 34)) (then (return (i32.const -2))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
+            (block $s5done (loop $s5
+              (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $p))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+              (if (i32.eqz (local.get $m))
+                (then
+                  (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                  (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+                  (br $s5)))
+              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+              (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+              (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)) (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $s5done)))
+              (local.set $p (i32.add (local.get $p) (i32.const 2)))
+              (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+              (br $s5)))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+            (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+              (then
+                (local.set $p (call $ws (local.get $p) (local.get $end)))
+                (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+            (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 58)) (then (return (i32.const -2))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+        (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+          (then
+            (local.set $p (call $ws (local.get $p) (local.get $end)))
+            (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (if (i32.eq (local.get $c) (i32.const 34))
+          (then
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            ;; past the string: its closing quote found sixteen bytes at a time (a backslash escapes the byte after it)
+            (block $s4done (loop $s4
+              (local.set $m (i8x16.bitmask (v128.or (i8x16.eq (local.tee $v (v128.load align=1 (local.get $p))) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+              (if (i32.eqz (local.get $m))
+                (then
+                  (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                  (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+                  (br $s4)))
+              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+              (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+              (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)) (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $s4done)))
+              (local.set $p (i32.add (local.get $p) (i32.const 2)))
+              (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+              (br $s4)))
+            (br $past)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 45)) (i32.lt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 10)))
+          (then
+            (local.set $nq (local.get $p))
+            (local.set $nc (i32.load8_u (local.get $nq)))
+            (if (i32.eq (local.get $nc) (i32.const 45))
+              (then
+                (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                (local.set $nc (i32.load8_u (local.get $nq)))))
+            (if (i32.eq (local.get $nc) (i32.const 48))
+              (then (local.set $nq (i32.add (local.get $nq) (i32.const 1))))
+              (else
+                (if (i32.gt_u (i32.sub (local.get $nc) (i32.const 49)) (i32.const 8)) (then (return (i32.const -2))))
+                (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                ;; a run of digits, sixteen bytes at a time (the zeros past `end` end it there)
+                (block $nd1done (loop $nd1
+                  (local.set $m (i8x16.bitmask (i8x16.gt_u (i8x16.sub (v128.load align=1 (local.get $nq)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48)) (v128.const i8x16 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9))))
+                  (br_if $nd1done (local.get $m))
+                  (local.set $nq (i32.add (local.get $nq) (i32.const 16)))
+                  (br $nd1)))
+                (local.set $nq (i32.add (local.get $nq) (i32.ctz (local.get $m))))))
+            (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+            (if (i32.eq (i32.load8_u (local.get $nq)) (i32.const 46))
+              (then
+                (local.set $nd (i32.add (local.get $nq) (i32.const 1)))
+                (local.set $nq (local.get $nd))
+                ;; a run of digits, sixteen bytes at a time (the zeros past `end` end it there)
+                (block $nd2done (loop $nd2
+                  (local.set $m (i8x16.bitmask (i8x16.gt_u (i8x16.sub (v128.load align=1 (local.get $nq)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48)) (v128.const i8x16 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9))))
+                  (br_if $nd2done (local.get $m))
+                  (local.set $nq (i32.add (local.get $nq) (i32.const 16)))
+                  (br $nd2)))
+                (local.set $nq (i32.add (local.get $nq) (i32.ctz (local.get $m))))
+                (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                (if (i32.eq (local.get $nq) (local.get $nd)) (then (return (i32.const -2))))))
+            (if (i32.eq (i32.or (i32.load8_u (local.get $nq)) (i32.const 32)) (i32.const 101))
+              (then
+                (local.set $nq (i32.add (local.get $nq) (i32.const 1)))
+                (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                (local.set $nc (i32.load8_u (local.get $nq)))
+                (if (i32.or (i32.eq (local.get $nc) (i32.const 43)) (i32.eq (local.get $nc) (i32.const 45)))
+                  (then (local.set $nq (i32.add (local.get $nq) (i32.const 1)))))
+                (local.set $nd (local.get $nq))
+                ;; a run of digits, sixteen bytes at a time (the zeros past `end` end it there)
+                (block $nd3done (loop $nd3
+                  (local.set $m (i8x16.bitmask (i8x16.gt_u (i8x16.sub (v128.load align=1 (local.get $nq)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48)) (v128.const i8x16 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9))))
+                  (br_if $nd3done (local.get $m))
+                  (local.set $nq (i32.add (local.get $nq) (i32.const 16)))
+                  (br $nd3)))
+                (local.set $nq (i32.add (local.get $nq) (i32.ctz (local.get $m))))
+                (if (i32.ge_u (local.get $nq) (local.get $end)) (then (return (i32.const -1))))
+                (if (i32.eq (local.get $nq) (local.get $nd)) (then (return (i32.const -2))))))
+            (local.set $p (local.get $nq))
+            (br $past)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
+          (then
+            (if (i32.ge_u (local.get $d) (i32.const 512)) (then (return (i32.const -2))))
+            (i32.store8 (local.get $d) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 123))))
+            (local.set $d (i32.add (local.get $d) (i32.const 1)))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+            (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+              (then
+                (local.set $p (call $ws (local.get $p) (local.get $end)))
+                (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2)))
+              (then
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+                (br $past)))
+            (local.set $key (i32.eq (local.get $c) (i32.const 123)))
+            (br $item)))
+        (if (i32.eq (local.get $c) (i32.const 116))
+          (then (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x65757274) (i32.const 4))))
+          (else
+            (if (i32.eq (local.get $c) (i32.const 102))
+              (then (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x65736c6166) (i32.const 5))))
+              (else
+                (if (i32.ne (local.get $c) (i32.const 110)) (then (return (i32.const -2))))
+                (local.set $p (call $lit (local.get $p) (local.get $end) (i64.const 0x6c6c756e) (i32.const 4)))))))
+        (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p)))))
+      ;; past a value
       (local.set $state (i32.const 0))
-      (br $dispatch))
+      (loop $close
+        (if (i32.eqz (local.get $d)) (then (return (local.get $p))))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 32)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+        (if (i32.le_u (i32.load8_u (local.get $p)) (i32.const 32))
+          (then
+            (local.set $p (call $ws (local.get $p) (local.get $end)))
+            (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (local.set $top (i32.load8_u (i32.sub (local.get $d) (i32.const 1))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (if (i32.eq (local.get $c) (i32.const 44))
+          (then
+            (local.set $key (i32.eq (local.get $top) (i32.const 1)))
+            (br $item)))
+        (if (i32.eq (local.get $c) (select (i32.const 125) (i32.const 93) (i32.eq (local.get $top) (i32.const 1))))
+          (then
+            (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+            (br $close)))
+        (return (i32.const -2))))
     (unreachable))
 
   ;; The members of an object at p (its brace), keys matched through the candidate table `cand`: the key of
@@ -560,7 +556,7 @@
 
   ;; The last event's VERDICT (see $one), from its decide fields as located so far; also returned.
   (func $verdict (result i32)
-    (local $i i32) (local $f i32) (local $k i32) (local $id i32) (local $key i64) (local $keep i32) (local $v i32)
+    (local $i i32) (local $f i32) (local $k i32) (local $id i32) (local $key i64) (local $keep i32) (local $v i32) (local $w i64)
     (i32.store (i32.const 2956) (i32.const 1))
     (if (i32.eqz (global.get $nDecide)) (then (return (i32.const 1))))
     (local.set $keep (i32.const 1))
@@ -580,10 +576,14 @@
     ;; The top bit marks a key (0: an empty slot).
     (local.set $key (i64.or (local.get $key) (i64.const 0x8000000000000000)))
     (global.set $key (local.get $key))
-    (local.set $i (call $vslot (local.get $key)))
-    (local.set $v
-      (select (i32.const 2) (i32.load8_u offset=6815744 (local.get $i))
-        (i64.eqz (i64.load offset=6291456 (i32.shl (local.get $i) (i32.const 3))))))
+    ;; its slot (as $vslot finds it)
+    (local.set $i (i32.wrap_i64 (i64.shr_u (i64.mul (local.get $key) (i64.const 0x9e3779b97f4a7c15)) (i64.const 48))))
+    (block $found (loop $probe
+      (local.set $w (i64.load offset=6291456 (i32.shl (local.get $i) (i32.const 3))))
+      (br_if $found (i32.or (i64.eqz (local.get $w)) (i64.eq (local.get $w) (local.get $key))))
+      (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (i32.const 65535)))
+      (br $probe)))
+    (local.set $v (select (i32.const 2) (i32.load8_u offset=6815744 (local.get $i)) (i64.eqz (local.get $w))))
     (i32.store (i32.const 2956) (local.get $v))
     (local.get $v))
 
@@ -611,11 +611,16 @@
   ;; Past an event at q: the position of the next event's brace when a comma and the brace follow (white space
   ;; allowed), else -1.
   (func $sep (param $q i32) (param $end i32) (result i32)
-    (local.set $q (call $ws (local.get $q) (local.get $end)))
-    (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))
+    (if (i32.le_u (i32.load8_u (local.get $q)) (i32.const 32))
+      (then
+        (local.set $q (call $ws (local.get $q) (local.get $end)))
+        (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))))
     (if (i32.ne (i32.load8_u (local.get $q)) (i32.const 44)) (then (return (i32.const -1))))
-    (local.set $q (call $ws (i32.add (local.get $q) (i32.const 1)) (local.get $end)))
-    (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))
+    (local.set $q (i32.add (local.get $q) (i32.const 1)))
+    (if (i32.le_u (i32.load8_u (local.get $q)) (i32.const 32))
+      (then
+        (local.set $q (call $ws (local.get $q) (local.get $end)))
+        (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))))
     (if (i32.ne (i32.load8_u (local.get $q)) (i32.const 123)) (then (return (i32.const -1))))
     (local.get $q))
 
