@@ -543,7 +543,11 @@
   ;; that is not a string, or a table emptied while the event was read: the reader is asked, nothing is kept).
   (func $one (param $p i32) (param $end i32) (result i32)
     (local $q i32)
-    (memory.fill (i32.const 512) (i32.const 0) (global.get $nFields))
+    ;; KINDS emptied: its 64 bytes (MAX_FIELDS) by four stores (memory.fill is a call out of the module)
+    (v128.store (i32.const 512) (v128.const i64x2 0 0))
+    (v128.store (i32.const 528) (v128.const i64x2 0 0))
+    (v128.store (i32.const 544) (v128.const i64x2 0 0))
+    (v128.store (i32.const 560) (v128.const i64x2 0 0))
     (i32.store (i32.const 1800) (i32.const -2))
     (global.set $seen (i32.const 0))
     (global.set $resetInEvent (i32.const 0))
