@@ -383,6 +383,33 @@ describe('both engines read what JSON.parse reads', () => {
     s.finish();
     expect(got).toEqual([['1', '2']]);
   });
+
+  it('keys of 1 to 32 bytes are told from names that differ from them in one byte only', () => {
+    // The fast path compares a key sixteen bytes at a time under a mask of its length: each byte of it counts,
+    // and no byte past it.
+    const keys = [1, 2, 15, 16, 17, 31, 32].map((n) => Array.from({ length: n }, (_, i) => String.fromCharCode(97 + ((n + i) % 26))).join(''));
+    // Each key first, then the names like it (a false match would overwrite its value).
+    const members = keys.flatMap((k, i) => [
+      `"${k}": ${i}`,
+      ...Array.from(k, (_, j) => `"${k.slice(0, j)}${k[j] === 'z' ? 'y' : 'z'}${k.slice(j + 1)}": -${i}`),
+      `"${k}x": "long"`,
+      `"${k.slice(0, -1)}": "short"`,
+    ]);
+    const bytes = Buffer.from(`[{${members.join(', ')}}]`);
+    for (const engine of ENGINES) {
+      const got: unknown[] = [];
+      const s = new EventScanner(
+        { eventKeys: keys, argKeys: [], engine },
+        {
+          event: (v) => keys.forEach((_, i) => got.push(v.kind(i) === NUMBER ? v.buf.toString('latin1', ...v.span(i)) : v.kind(i))),
+        },
+      );
+      s.push(bytes);
+      s.finish();
+      expect(got).toEqual(keys.map((_, i) => String(i)));
+      if (engine === 'simd') expect(s.fastEvents).toBe(1);
+    }
+  });
 });
 
 // ----- real samples -----
