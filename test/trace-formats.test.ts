@@ -285,6 +285,43 @@ describe('an Nsight CSV of several GPUs (its Device column)', () => {
   });
 });
 
+describe('NVTX steps of an Nsight CSV from the push-pop report', () => {
+  it('where no nvtx_gpu_proj_trace is beside it: the host ranges of nvtx_pushpop_trace, said so; the projected one first', async () => {
+    const dir = join(tmp, 'nvtx-pushpop');
+    mkdirSync(dir);
+    copyFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-preamble/cuda_gpu_trace.csv'), join(dir, 'report_cuda_gpu_trace.csv'));
+    // As `nsys stats --report nvtx_pushpop_trace --format csv` writes it: host ranges with Start, End and Duration.
+    writeFileSync(
+      join(dir, 'report_nvtx_pushpop_trace.csv'),
+      [
+        'Processing [report.sqlite] with [/opt/nvidia/nsight-systems/2024.5.1/host-linux-x64/reports/nvtx_pushpop_trace.py]... ',
+        '',
+        'Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree',
+        '1000000,1025000,25000,8000,17000,ProfilerStep#1,4242,4242,0,1,1,,:1,ProfilerStep#1',
+        '1010000,1018000,8000,0,8000,aten::add,4242,4242,1,0,2,1,:1:2, aten::add',
+        '2000000,2900000,900000,0,900000,ProfilerStep#2,4242,4242,0,0,3,,:3,ProfilerStep#2',
+        '',
+      ].join('\n'),
+    );
+    const r = await kprof(['summary', dir, '--format', 'json', '--short-names']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.stepIds).toEqual([1, 2]);
+    // The host's step 1 ends at 1025 µs: the GEMM that starts on the GPU at 1030 µs is in no step.
+    const perStep = (key: string) =>
+      (j.groups as { key: string; byStep: { step: number; count: number }[] }[]).find((g) => g.key === key)!.byStep.map((s) => [s.step, s.count]);
+    expect(perStep('at::native::vectorized_elementwise_kernel')).toEqual([
+      [1, 2],
+      [2, 1],
+    ]);
+    expect(perStep('ampere_sgemm_128x64_nn')).toEqual([[2, 1]]);
+    expect((await kprof(['inspect', dir])).stdout).toContain('NVTX ranges ProfilerStep#N of the host (report_nvtx_pushpop_trace.csv)');
+    // With the projected report beside it too, that one is read.
+    copyFileSync(join(ROOT, 'fixtures/nsys/nvtx-steps/nvtx_gpu_proj_trace.csv'), join(dir, 'report_nvtx_gpu_proj_trace.csv'));
+    expect((await kprof(['inspect', dir])).stdout).toContain('NVTX ranges ProfilerStep#N projected onto the GPU (report_nvtx_gpu_proj_trace.csv)');
+  });
+});
+
 describe('a UTF-8 byte order mark before a trace', () => {
   it('is read as the trace without it (an editor that saved it again added the mark)', async () => {
     const file = join(ROOT, KR, 'worker0.1700000000.pt.trace.json');
