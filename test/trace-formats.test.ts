@@ -320,6 +320,25 @@ describe('NVTX steps of an Nsight CSV from the push-pop report', () => {
     copyFileSync(join(ROOT, 'fixtures/nsys/nvtx-steps/nvtx_gpu_proj_trace.csv'), join(dir, 'report_nvtx_gpu_proj_trace.csv'));
     expect((await kprof(['inspect', dir])).stdout).toContain('NVTX ranges ProfilerStep#N projected onto the GPU (report_nvtx_gpu_proj_trace.csv)');
   });
+  it('a gzipped report finds the plain NVTX report of its run beside it, and a plain one a gzipped NVTX report', async () => {
+    const dir = join(tmp, 'nvtx-gz');
+    mkdirSync(dir);
+    const trace = readFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-nvtx/cuda_gpu_trace.csv'));
+    const nvtx = readFileSync(join(ROOT, 'fixtures/nsys/nvtx-steps/nvtx_gpu_proj_trace.csv'));
+    writeFileSync(join(dir, 'a_cuda_gpu_trace.csv.gz'), gzipSync(trace));
+    writeFileSync(join(dir, 'a_nvtx_gpu_proj_trace.csv'), nvtx);
+    writeFileSync(join(dir, 'b_cuda_gpu_trace.csv'), trace);
+    writeFileSync(join(dir, 'b_nvtx_gpu_proj_trace.csv.gz'), gzipSync(nvtx));
+    for (const [file, report] of [
+      ['a_cuda_gpu_trace.csv.gz', 'a_nvtx_gpu_proj_trace.csv'],
+      ['b_cuda_gpu_trace.csv', 'b_nvtx_gpu_proj_trace.csv.gz'],
+    ]) {
+      const r = await kprof(['inspect', join(dir, file!)]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`steps from NVTX ranges ProfilerStep#N projected onto the GPU (${report})`);
+      expect(r.stdout).toMatch(/steps {4}2 \(1-2\)/);
+    }
+  });
 });
 
 describe('a UTF-8 byte order mark before a trace', () => {
