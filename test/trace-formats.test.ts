@@ -190,6 +190,22 @@ describe('read in worker threads', () => {
   });
 });
 
+describe('a folder of kineto traces with another JSON file in it', () => {
+  it('is exit 2 naming that file, and says that every *.json of such a folder is read', async () => {
+    const dir = join(tmp, 'kineto-and-config');
+    mkdirSync(dir);
+    for (const f of ['worker0.1700000000.pt.trace.json', 'worker1.1700000000.pt.trace.json']) copyFileSync(join(ROOT, KR, f), join(dir, f));
+    writeFileSync(join(dir, 'config.json'), '{"model": "x"}\n');
+    const r = await kprof(['summary', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/config\.json: not a kprof summary JSON: no "kind" field\./);
+    expect(r.stderr).toContain(
+      `(In a folder of summary JSONs or PyTorch kineto traces every *.json file is read as one or the other: move other JSON files out of ${dir}.)`,
+    );
+  });
+});
+
 describe('steps of a trace', () => {
   it('from ProfilerStep#N; a trace without them has none, and --steps is refused', async () => {
     const tv = JSON.parse((await kprof(['inspect', TV, '--format', 'json'])).stdout);
