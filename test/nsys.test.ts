@@ -135,6 +135,16 @@ describe('bad input', () => {
     expect(error('x\n'.repeat(60))).toMatch(/^dir\/x\.csv: no nsys stats header in the first 50 lines \(line 51 is not one\)/);
   });
 
+  it('a report nsys skipped (its console output saved as the CSV) says what nsys said', () => {
+    const text =
+      'Processing [report.sqlite] with [/opt/nvidia/nsight-systems/2024.5.1/host-linux-x64/reports/cuda_gpu_trace.py]... \n' +
+      'SKIPPED: report.sqlite does not contain CUDA trace data.\n';
+    expect(error(text)).toBe(
+      'dir/x.csv: nsys wrote no table here: it says "SKIPPED: report.sqlite does not contain CUDA trace data." ' +
+        'Profile with CUDA tracing on (`nsys profile --trace=cuda`, the default) and run `nsys stats` again.',
+    );
+  });
+
   it('a duration or total past what kprof sums exactly is a skipped row, said as such; the rows beside it are read', () => {
     const rows = (text: string) => {
       const records: TraceRecord[] = [];

@@ -77,6 +77,61 @@ describe('kineto trace without ProfilerStep, plain and gzip', () => {
   });
 });
 
+describe('kineto: a kernel is in the step of its launch, as HTA places it', () => {
+  it('whether the launch is written before or after the kernel; a kernel without a launch event by its own start', async () => {
+    const step = (n: number, ts: number) => ({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${n}`, pid: 1, tid: 1, ts, dur: 100 });
+    const launch = (corr: number, ts: number) => ({
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaLaunchKernel',
+      pid: 1,
+      tid: 1,
+      ts,
+      dur: 2,
+      args: { correlation: corr },
+    });
+    const kernel = (name: string, corr: number | null, ts: number) => ({
+      ph: 'X',
+      cat: 'kernel',
+      name,
+      pid: 0,
+      tid: 7,
+      ts,
+      dur: 5,
+      args: corr === null ? { stream: 7 } : { stream: 7, correlation: corr },
+    });
+    // Step 1 is [1000, 1100) on the host, step 2 [1100, 1200). Each kernel below was launched in step 1 and runs
+    // on the device in step 2's window: its own start would put it in step 2.
+    const events = [
+      step(1, 1000),
+      step(2, 1100),
+      launch(11, 1090),
+      kernel('launched_before', 11, 1150),
+      kernel('launched_after', 12, 1160),
+      launch(12, 1095),
+      kernel('no_launch_event', null, 1170),
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-trace-'));
+    try {
+      const file = join(dir, 'rank-0.pt.trace.json');
+      writeFileSync(file, JSON.stringify({ schemaVersion: 1, traceEvents: events }));
+      const { info, records, warnings } = await read(file);
+      expect(warnings).toEqual([]);
+      expect(records.map((r) => [r.name, r.step])).toEqual([
+        ['launched_before', 1],
+        ['launched_after', 1],
+        ['no_launch_event', 2],
+      ]);
+      expect(info.steps).toEqual([1, 2]);
+      expect(info.notes).toEqual([
+        '1 of 3 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('torch_npu trace_view.json with ProfilerStep windows', () => {
   it('device kernels and HCCL ops, with host-side steps; other device tasks apart', async () => {
     const { info, records, warnings } = await read(join(FIX, 'trace-view-steps/trace_view.json'));

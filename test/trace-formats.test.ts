@@ -190,6 +190,22 @@ describe('read in worker threads', () => {
   });
 });
 
+describe('a folder of kineto traces with another JSON file in it', () => {
+  it('is exit 2 naming that file, and says that every *.json of such a folder is read', async () => {
+    const dir = join(tmp, 'kineto-and-config');
+    mkdirSync(dir);
+    for (const f of ['worker0.1700000000.pt.trace.json', 'worker1.1700000000.pt.trace.json']) copyFileSync(join(ROOT, KR, f), join(dir, f));
+    writeFileSync(join(dir, 'config.json'), '{"model": "x"}\n');
+    const r = await kprof(['summary', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/config\.json: not a kprof summary JSON: no "kind" field\./);
+    expect(r.stderr).toContain(
+      `(In a folder of summary JSONs or PyTorch kineto traces every *.json file is read as one or the other: move other JSON files out of ${dir}.)`,
+    );
+  });
+});
+
 describe('steps of a trace', () => {
   it('from ProfilerStep#N; a trace without them has none, and --steps is refused', async () => {
     const tv = JSON.parse((await kprof(['inspect', TV, '--format', 'json'])).stdout);
@@ -282,6 +298,62 @@ describe('an Nsight CSV of several GPUs (its Device column)', () => {
       null,
       null,
     ]);
+  });
+});
+
+describe('NVTX steps of an Nsight CSV from the push-pop report', () => {
+  it('where no nvtx_gpu_proj_trace is beside it: the host ranges of nvtx_pushpop_trace, said so; the projected one first', async () => {
+    const dir = join(tmp, 'nvtx-pushpop');
+    mkdirSync(dir);
+    copyFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-preamble/cuda_gpu_trace.csv'), join(dir, 'report_cuda_gpu_trace.csv'));
+    // As `nsys stats --report nvtx_pushpop_trace --format csv` writes it: host ranges with Start, End and Duration.
+    writeFileSync(
+      join(dir, 'report_nvtx_pushpop_trace.csv'),
+      [
+        'Processing [report.sqlite] with [/opt/nvidia/nsight-systems/2024.5.1/host-linux-x64/reports/nvtx_pushpop_trace.py]... ',
+        '',
+        'Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree',
+        '1000000,1025000,25000,8000,17000,ProfilerStep#1,4242,4242,0,1,1,,:1,ProfilerStep#1',
+        '1010000,1018000,8000,0,8000,aten::add,4242,4242,1,0,2,1,:1:2, aten::add',
+        '2000000,2900000,900000,0,900000,ProfilerStep#2,4242,4242,0,0,3,,:3,ProfilerStep#2',
+        '',
+      ].join('\n'),
+    );
+    const r = await kprof(['summary', dir, '--format', 'json', '--short-names']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.stepIds).toEqual([1, 2]);
+    // The host's step 1 ends at 1025 µs: the GEMM that starts on the GPU at 1030 µs is in no step.
+    const perStep = (key: string) =>
+      (j.groups as { key: string; byStep: { step: number; count: number }[] }[]).find((g) => g.key === key)!.byStep.map((s) => [s.step, s.count]);
+    expect(perStep('at::native::vectorized_elementwise_kernel')).toEqual([
+      [1, 2],
+      [2, 1],
+    ]);
+    expect(perStep('ampere_sgemm_128x64_nn')).toEqual([[2, 1]]);
+    expect((await kprof(['inspect', dir])).stdout).toContain('NVTX ranges ProfilerStep#N of the host (report_nvtx_pushpop_trace.csv)');
+    // With the projected report beside it too, that one is read.
+    copyFileSync(join(ROOT, 'fixtures/nsys/nvtx-steps/nvtx_gpu_proj_trace.csv'), join(dir, 'report_nvtx_gpu_proj_trace.csv'));
+    expect((await kprof(['inspect', dir])).stdout).toContain('NVTX ranges ProfilerStep#N projected onto the GPU (report_nvtx_gpu_proj_trace.csv)');
+  });
+  it('a gzipped report finds the plain NVTX report of its run beside it, and a plain one a gzipped NVTX report', async () => {
+    const dir = join(tmp, 'nvtx-gz');
+    mkdirSync(dir);
+    const trace = readFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-nvtx/cuda_gpu_trace.csv'));
+    const nvtx = readFileSync(join(ROOT, 'fixtures/nsys/nvtx-steps/nvtx_gpu_proj_trace.csv'));
+    writeFileSync(join(dir, 'a_cuda_gpu_trace.csv.gz'), gzipSync(trace));
+    writeFileSync(join(dir, 'a_nvtx_gpu_proj_trace.csv'), nvtx);
+    writeFileSync(join(dir, 'b_cuda_gpu_trace.csv'), trace);
+    writeFileSync(join(dir, 'b_nvtx_gpu_proj_trace.csv.gz'), gzipSync(nvtx));
+    for (const [file, report] of [
+      ['a_cuda_gpu_trace.csv.gz', 'a_nvtx_gpu_proj_trace.csv'],
+      ['b_cuda_gpu_trace.csv', 'b_nvtx_gpu_proj_trace.csv.gz'],
+    ]) {
+      const r = await kprof(['inspect', join(dir, file!)]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`steps from NVTX ranges ProfilerStep#N projected onto the GPU (${report})`);
+      expect(r.stdout).toMatch(/steps {4}2 \(1-2\)/);
+    }
   });
 });
 

@@ -41,7 +41,7 @@ export async function readRank(
       if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
       throw new KprofError(
         e.kind,
-        `${e.message} (In a folder of summary JSONs every *.json file is read as a summary JSON: move other JSON files out of ${plan.root}.)`,
+        `${e.message} (In a folder of summary JSONs or PyTorch kineto traces every *.json file is read as one or the other: move other JSON files out of ${plan.root}.)`,
       );
     }
   }

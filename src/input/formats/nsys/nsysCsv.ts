@@ -146,6 +146,8 @@ export class NsysCsvReader {
   private readonly csv: CsvRecords;
   private cols: Columns | null = null;
   private preamble = 0;
+  /** A `SKIPPED: …` line before any header: nsys's console output saved in place of a report it did not write. */
+  private skippedBy: string | null = null;
   private readonly rec: TraceRecord = {
     kind: 'kernel',
     name: '',
@@ -187,6 +189,12 @@ export class NsysCsvReader {
   finish(): TraceInfo {
     this.csv.finish();
     const info = this.info;
+    if (this.cols === null && this.skippedBy !== null) {
+      throw inputError(
+        `${this.file}: nsys wrote no table here: it says "${this.skippedBy}" ` +
+          'Profile with CUDA tracing on (`nsys profile --trace=cuda`, the default) and run `nsys stats` again.',
+      );
+    }
     if (this.cols === null) {
       throw inputError(
         `${this.file}: no nsys stats header in the first ${Math.min(this.preamble, MAX_PREAMBLE_LINES)} lines; expected the CSV of ` +
@@ -301,6 +309,8 @@ export class NsysCsvReader {
       );
     }
     if (cols === null) {
+      const text = cells.join(',').trim();
+      if (this.skippedBy === null && text.startsWith('SKIPPED:')) this.skippedBy = text.slice(0, 200);
       this.preamble++;
       if (this.preamble > MAX_PREAMBLE_LINES) {
         throw inputError(

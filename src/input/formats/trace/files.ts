@@ -265,13 +265,19 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   return sourceFile(path, info, bytes, target.rows);
 }
 
-/** The NVTX report beside an nsys CSV (`report_cuda_gpu_trace.csv` → `report_nvtx_gpu_proj_trace.csv`), or null. */
+/**
+ * The NVTX report beside an nsys CSV (`report_cuda_gpu_trace.csv` → `report_nvtx_gpu_proj_trace.csv`), or null;
+ * gzipped or not, whichever the CSV is (a large trace is often gzipped and its small NVTX report left as it was).
+ */
 export function nvtxBeside(path: string): string | null {
   const m = /^(.*?)(cuda_gpu_trace|gputrace)(\.csv(?:\.gz)?)$/i.exec(basename(path));
   if (!m) return null;
+  const exts = [m[3]!, /\.gz$/i.test(m[3]!) ? '.csv' : '.csv.gz'];
   for (const report of ['nvtx_gpu_proj_trace', 'nvtx_pushpop_trace']) {
-    const p = join(dirname(path), `${m[1]}${report}${m[3]}`);
-    if (existsSync(onDisk(p))) return p;
+    for (const ext of exts) {
+      const p = join(dirname(path), `${m[1]}${report}${ext}`);
+      if (existsSync(onDisk(p))) return p;
+    }
   }
   return null;
 }
