@@ -178,7 +178,7 @@ const NOT_SIGNIFICANT: Record<string, string> = {
 /** The saving of one chain: `-39.01 µs`, or `~ (noise, p = 0.310)`. */
 export function perChainSavingText(r: Rewrite): string {
   const s = r.saving;
-  if (s.reason === 'unplaced') return `~ (${unplacedText(r, (x) => x)} may run in its place)`;
+  if (s.reason === 'unplaced') return `~ (not known: a stream of the ${r.removed.length === 0 ? 'base' : 'PR'} only may run it)`;
   if (s.significant) return fmtSignedUs(us(s.delta));
   const p = s.test === null ? '' : `, p = ${s.test.p < 0.001 ? s.test.p.toExponential(1) : s.test.p.toFixed(3)}`;
   return `~ (${NOT_SIGNIFICANT[s.reason] ?? s.reason}${p})`;
@@ -345,8 +345,12 @@ export function restLines(r: Rewrites, code: Code, max = 12): string[] {
   const rest = r.conservation.rest;
   const line = (x: (typeof rest)[number]): string => {
     const sign = (n: number): string => (n > 0 ? `+${fmtCount(n)}` : fmtCount(n));
-    const apart = x.unpaired === 0 ? '' : `, steps of one side only ${sign(x.unpaired)}`;
-    return `${code(x.token)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)} (${sign(x.observed)}; the rewrites explain ${sign(x.explained)}${apart})`;
+    // With steps of one side only: the change of the steps both profiled, and theirs.
+    const change =
+      x.unpaired === 0
+        ? sign(x.observed)
+        : `${sign(x.observed)}: ${sign(x.observed - x.unpaired)} in the steps both sides profiled, ${sign(x.unpaired)} in steps of one side only`;
+    return `${code(x.token)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)} (${change}; the rewrites explain ${sign(x.explained)})`;
   };
   const out = rest.slice(0, max).map(line);
   if (rest.length > max) out.push(`and ${plural(rest.length - max, 'more kernel group')} (all of them in --format json)`);
@@ -396,10 +400,10 @@ export function noteText(n: RewriteNote, code: Code): string {
       );
     case 'low-coverage': {
       const lane = n.stream === '-' ? `rank ${code(n.rank)}` : `rank ${code(n.rank)} stream ${code(n.stream)}`;
-      const more = n.lanes > 1 ? ` (and below half on ${plural(n.lanes - 1, 'more stream')})` : '';
+      const more = n.lanes > 1 ? `; below half on ${plural(n.lanes - 1, 'more stream')} too` : '';
       return (
         `the most frequent step of ${n.side === 'both' ? 'each side' : side(n.side)} stands for only ${fmtCount(n.repSteps)} of its ${fmtCount(n.steps)} steps on ${lane} ` +
-        `(${fmtCount(n.shapes)} different kernel sequences)${more}: the rewrites are found in that step alone, and a change of the other ` +
+        `(${fmtCount(n.shapes)} different kernel sequences${more}): the rewrites are found in that step alone, and a change of the other ` +
         'steps shows only in the line of what is accounted for (chains are counted in every step both sides profiled)'
       );
     }
