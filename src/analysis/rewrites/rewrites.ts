@@ -428,6 +428,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // 1. Lanes, paired by rank and stream (one stream each side with different ids: paired, and said).
   const pairs = pairLanes(sides, notes);
   const oneSide = oneSideLanes(pairs);
+  const placed = new Map<string, Placed | null>();
   const lanes: Lane[] = [];
   const reps: { base: number; pr: number; lane: number }[] = [];
   const alignments = new Map<string, Hunk[] | { lowerBound: number }>();
@@ -479,7 +480,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       const added = tb.subarray(h.bStart, h.bStart + bLen);
       // A change that removed (or added) nothing, on a rank that runs a stream on the other side only: what ran in
       // its place there, by start time (a fused kernel moved to a stream of its own).
-      const across = aLen === 0 || bLen === 0 ? placeAcross(sides, oneSide, p, h, b.shape, r.shape, copies) : null;
+      const across = aLen === 0 || bLen === 0 ? placeAcross(sides, oneSide, placed, p, h, b.shape, r.shape, copies) : null;
       const moved = across !== null && across.tokens !== null ? across : null;
       const removedT = moved !== null && aLen === 0 ? moved.tokens! : removed;
       const addedT = moved !== null && bLen === 0 ? moved.tokens! : added;
@@ -706,6 +707,7 @@ const PLACE_STEPS = 16;
 function placeAcross(
   sides: [Side, Side],
   oneSide: OneSide,
+  placed: Map<string, Placed | null>,
   p: LanePair,
   h: Hunk,
   baseShape: number,
@@ -717,43 +719,30 @@ function placeAcross(
   const others = oneSide[i].get(p.rank);
   if (others === undefined || others.length === 0) return null;
   const s = sides[i];
-  const laneKey = i === 1 ? p.pr! : p.base!;
+  const lane = new Set(s.lanes.get(i === 1 ? p.pr! : p.base!)!);
   const shape = s.seq.shapes[i === 1 ? prShape : baseShape]!;
   const at = i === 1 ? h.bStart : h.aStart;
   const streams = others.map((k) => (JSON.parse(k) as [string, string])[1]);
   const result = { side: i === 1 ? ('pr' as const) : ('base' as const), tokens: null as Int32Array | null, streams };
-  // The other streams' steps of this rank by Step Id.
-  const byStep = new Map<number, number[]>();
-  for (const k of others) for (const st of s.lanes.get(k)!) entry(byStep, s.seq.steps[st]!.step, () => []).push(st);
   let found: Int32Array | null = null;
   let checked = 0;
   for (let k = 0; k < shape.sampled.length && checked < PLACE_STEPS; k++) {
+    if (!lane.has(shape.sampled[k]!)) continue;
     const rec = s.seq.steps[shape.sampled[k]!]!;
-    if (!s.lanes.get(laneKey)!.includes(shape.sampled[k]!)) continue;
+    const key = `${i}:${JSON.stringify(p.rank)}:${rec.step}`;
+    let o = placed.get(key);
+    if (o === undefined) {
+      o = placedKernels(s, others, rec.step);
+      placed.set(key, o);
+    }
+    if (o === null) continue;
+    checked++;
     const starts = shape.sampleStartTicks[k]!;
     const lo = at === 0 ? Number.NEGATIVE_INFINITY : rec.startTicks + starts[at - 1]!;
     const hi = at >= starts.length ? Number.POSITIVE_INFINITY : rec.startTicks + starts[at]!;
-    const inGap: { start: number; token: number }[] = [];
-    let sampled = true;
-    for (const st of byStep.get(rec.step) ?? []) {
-      const o = s.seq.steps[st]!;
-      const oShape = s.seq.shapes[o.shape]!;
-      const j = oShape.sampled.indexOf(st);
-      if (j < 0) {
-        sampled = false;
-        break;
-      }
-      const oStarts = oShape.sampleStartTicks[j]!;
-      const tokens = s.tokens[o.shape]!;
-      for (let x = 0; x < oStarts.length; x++) {
-        const t = o.startTicks + oStarts[x]!;
-        if (t >= lo && t < hi) inGap.push({ start: t, token: tokens[x]! });
-      }
-    }
-    if (!sampled) continue;
-    checked++;
-    inGap.sort((x, y) => x.start - y.start);
-    const tokens = Int32Array.from(inGap, (x) => x.token);
+    const from = firstAtLeast(o.starts, lo);
+    const to = firstAtLeast(o.starts, hi);
+    const tokens = o.tokens.subarray(from, to);
     if (tokens.length === 0 || tokens.length % copies !== 0) return result;
     const unit = tokens.subarray(0, tokens.length / copies);
     for (let c = 1; c < copies; c++) for (let x = 0; x < unit.length; x++) if (tokens[c * unit.length + x] !== unit[x]) return result;
@@ -762,6 +751,43 @@ function placeAcross(
   }
   result.tokens = found;
   return result;
+}
+
+/** The kernels of a rank's one-side streams in one step, by start: absolute starts (sorted) and their tokens. */
+interface Placed {
+  starts: Float64Array;
+  tokens: Int32Array;
+}
+
+/** Placed kernels of the lanes `keys` in step `step`; null when one of their steps there was not sampled (no starts kept). */
+function placedKernels(s: Side, keys: string[], step: number): Placed | null {
+  const all: { start: number; token: number }[] = [];
+  for (const key of keys) {
+    for (const st of s.lanes.get(key)!) {
+      const o = s.seq.steps[st]!;
+      if (o.step !== step) continue;
+      const oShape = s.seq.shapes[o.shape]!;
+      const j = oShape.sampled.indexOf(st);
+      if (j < 0) return null;
+      const oStarts = oShape.sampleStartTicks[j]!;
+      const tokens = s.tokens[o.shape]!;
+      for (let x = 0; x < oStarts.length; x++) all.push({ start: o.startTicks + oStarts[x]!, token: tokens[x]! });
+    }
+  }
+  all.sort((x, y) => x.start - y.start);
+  return { starts: Float64Array.from(all, (x) => x.start), tokens: Int32Array.from(all, (x) => x.token) };
+}
+
+/** The first index of a sorted array whose value is at least v (the length when none is). */
+function firstAtLeast(a: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 interface LanePair {
