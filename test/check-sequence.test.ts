@@ -305,6 +305,25 @@ describe('what cannot answer a sequence rule: exit 2, saying why', () => {
     expect(r.stderr).toMatch(/snap\.yaml:2: the rule counts a chain of kernels in the order they ran, but .*pr\.summary\.json is a summary JSON/);
   });
 
+  it('a summary JSON as the base: a chain the profile never runs matched nothing (the base holds no order to show it ran)', async () => {
+    const snap = join(tmp, 'base.summary.json');
+    expect((await kprof(['summary', `${FE}/base`, '--format', 'json', '-o', snap])).code).toBe(0);
+    // Kernels that all run, in an order that never does: alone in the file, exit 2, as without a base.
+    const wrong = rulesFile('snap-base.yaml', 'rules:\n  - type: [RmsNorm, QuantBatchMatmulV3, RmsNorm]\n    sequence: { per: step, max: 0 }\n');
+    const r = await kprof(['check', `${FE}/pr`, '--base', snap, '--rules', wrong]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('which the base does not hold: pass --base with the kernel_details.csv of the base run');
+    // Beside a rule that matched: the rule holds, and says why it matched nothing.
+    const both = rulesFile(
+      'snap-base-2.yaml',
+      'rules:\n  - type: [RmsNorm, QuantBatchMatmulV3, RmsNorm]\n    sequence: { per: step, max: 0 }\n  - type: MlaPrologV3\n    count: { per: step, min: 2 }\n',
+    );
+    const ok = await kprof(['check', `${FE}/pr`, '--base', snap, '--rules', both]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('the chain runs nowhere in this order in the profile, and the base holds no kernel order to show it ever ran');
+    expect(ok.stdout).toContain('2 of 2 rules held; 1 matched no kernel');
+  });
+
   it('an op_statistic export', async () => {
     const r = await kprof(['check', 'fixtures/formats/op-statistic-no-device/op_statistic.csv', '--rules', rulesFile('opstat.yaml', CHAIN_RULE)]);
     expect(r.code).toBe(2);

@@ -148,7 +148,15 @@ describe('a chain replaced by one new kernel in every step', () => {
     expect(r.saving.significant).toBe(true);
   });
   test('the conservation line: every removed and added kernel is in the rewrite', () => {
-    expect(result.conservation).toEqual({ removed: 336 * 7, added: 336, removedAccounted: 336 * 7, addedAccounted: 336, rest: [] });
+    expect(result.conservation).toEqual({
+      removed: 336 * 7,
+      added: 336,
+      removedAccounted: 336 * 7,
+      addedAccounted: 336,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
   });
 });
 
@@ -210,7 +218,15 @@ describe('a chain removed with nothing in its place', () => {
     const sums = [...chainSums(ROWS['0'], SELECT), ...chainSums(ROWS['2'], SELECT)];
     expect(r.saving.delta).toBe(-medianOf(sums));
     expect(r.notFused).toEqual([]);
-    expect(result.conservation).toEqual({ removed: r.chains * 3, added: 0, removedAccounted: r.chains * 3, addedAccounted: 0, rest: [] });
+    expect(result.conservation).toEqual({
+      removed: r.chains * 3,
+      added: 0,
+      removedAccounted: r.chains * 3,
+      addedAccounted: 0,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
   });
 });
 
@@ -221,7 +237,15 @@ describe('two different fusions at once', () => {
       [ROPE, ['RopeFused'], 336, 56, ['0', '2']],
       [ROPE_GRAD, ['RopeGradFused'], 336, 56, ['0', '2']],
     ]);
-    expect(result.conservation).toEqual({ removed: 336 * 10, added: 336 * 2, removedAccounted: 336 * 10, addedAccounted: 336 * 2, rest: [] });
+    expect(result.conservation).toEqual({
+      removed: 336 * 10,
+      added: 336 * 2,
+      removedAccounted: 336 * 10,
+      addedAccounted: 336 * 2,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
   });
 });
 
@@ -248,7 +272,15 @@ describe('a fusion among kernels that run everywhere, beside another change', ()
       [CONV, ['ConvRelu'], 40, 5, 5],
       [['DropOutDoMask'], [], 32, 4, 4],
     ]);
-    expect(result.conservation).toEqual({ removed: 40 * 3 + 32, added: 40, removedAccounted: 40 * 3 + 32, addedAccounted: 40, rest: [] });
+    expect(result.conservation).toEqual({
+      removed: 40 * 3 + 32,
+      added: 40,
+      removedAccounted: 40 * 3 + 32,
+      addedAccounted: 40,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
   });
   test("a kernel of the fused chain removed elsewhere too: its chains are not the fusion's", () => {
     // The Relu after each of the 2 MatMulV2 removed: 16 chains, not the 56 Relus the PR lost (40 went with the fusion).
@@ -260,7 +292,15 @@ describe('a fusion among kernels that run everywhere, beside another change', ()
       [CONV, ['ConvRelu'], 40, { base: 40, pr: 0 }],
       [['Relu'], [], 16, { base: 56, pr: 0 }],
     ]);
-    expect(result.conservation).toEqual({ removed: 40 * 3 + 16, added: 40, removedAccounted: 40 * 3 + 16, addedAccounted: 40, rest: [] });
+    expect(result.conservation).toEqual({
+      removed: 40 * 3 + 16,
+      added: 40,
+      removedAccounted: 40 * 3 + 16,
+      addedAccounted: 40,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
   });
 });
 
@@ -295,7 +335,7 @@ describe('uneven sides: the same fusion, counted only where it ran', () => {
   };
   const summary = (r: ReturnType<typeof findRewrites>) => r.rewrites.map((w) => [w.removed, w.added, w.chains, w.ranks]);
 
-  test('uneven step counts: 4 and 3 steps; every fused chain of each step counts, the lost step is in the rest', () => {
+  test('uneven step counts: 4 and 3 steps; every fused chain of each step counts, the lost step is accounted for apart', () => {
     const r = findRewrites(
       base,
       sideOf((_, rows) => fused(rows), { '1': 3 }),
@@ -303,6 +343,18 @@ describe('uneven sides: the same fusion, counted only where it ran', () => {
     expect(summary(r)).toEqual([[CONV, ['ConvRelu'], 35, ['0', '1']]]);
     expect(r.conservation.removedAccounted).toBe(35 * 3);
     expect(r.conservation.removed).toBe(35 * 3 + step.filter(isCompute).length);
+    // The step the PR's rank 1 did not profile: all its kernels, and nothing left unexplained.
+    expect(r.conservation.removedUnpaired).toBe(step.filter(isCompute).length);
+    expect(r.conservation.rest).toEqual([]);
+    const lost = r.notes.find((n) => n.kind === 'unpaired-steps');
+    expect(lost).toEqual({
+      kind: 'unpaired-steps',
+      side: 'base',
+      steps: 1,
+      kernels: step.filter(isCompute).length,
+      ranks: ['1'],
+      stepIds: [expect.any(Number)],
+    });
   });
 
   test('a rank with no step in the PR (its Step Id cells empty): on the base only, its kernels said to be in no step', () => {
@@ -334,7 +386,15 @@ describe('uneven sides: the same fusion, counted only where it ran', () => {
       sideOf((_, rows) => interleave(fused(rows), 2)),
     );
     expect(summary(r)).toEqual([[CONV, ['ConvRelu'], 40, ['0', '1']]]);
-    expect(r.conservation).toEqual({ removed: 120, added: 40, removedAccounted: 120, addedAccounted: 40, rest: [] });
+    expect(r.conservation).toEqual({
+      removed: 120,
+      added: 40,
+      removedAccounted: 120,
+      addedAccounted: 40,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
   });
 });
 
@@ -454,7 +514,15 @@ describe("the README's fusion example (fixtures/fusion-example)", () => {
       ['0', 2, 3, 2, [21, 22, 23, 24]],
       ['1', 2, 3, 2, [21, 22, 23, 24]],
     ]);
-    expect(result.conservation).toEqual({ removed: 208, added: 16, removedAccounted: 208, addedAccounted: 16, rest: [] });
+    expect(result.conservation).toEqual({
+      removed: 208,
+      added: 16,
+      removedAccounted: 208,
+      addedAccounted: 16,
+      removedUnpaired: 0,
+      addedUnpaired: 0,
+      rest: [],
+    });
     // One chain: 72.81 µs of kernels over a 91.53 µs span in the base; one MlaPrologV3 of 33.80 µs in the PR.
     expect([r.base!.medianTicks, r.base!.medianSpanTicks, r.pr!.medianTicks]).toEqual([728_100, 915_300, 338_000]);
     expect(r.saving.significant).toBe(true);

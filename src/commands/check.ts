@@ -129,7 +129,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
       `${shown(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${shown(relPath(profile))}${flags.base !== undefined ? ` or of the base ${shown(relPath(flags.base))}` : ''} ` +
         `(${gating.length === 1 ? `its one ${warnOnly ? 'such ' : ''}rule selects` : `its ${gating.length} ${warnOnly ? 'such ' : ''}rules select`} ${gating[0]!.unmatched.join(', ')}${gating.length > 1 ? ', …' : ''}` +
         `${warnOnly ? '; only warn-level rules matched, and they never fail the gate' : ''}). ` +
-        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : ''}.`,
+        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : gating.some((r) => r.chainBaseUnordered === true) ? ' (a chain is told from the kernels in the order they ran, which the base does not hold: pass --base with the kernel_details.csv of the base run)' : ''}.`,
     );
   }
   const ctx = {

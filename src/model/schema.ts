@@ -385,13 +385,17 @@ export interface RewriteJson {
     perChainUs: number;
     totalUs: number;
     significant: boolean;
-    reason: 'significant' | 'noise' | 'small' | 'too-few' | 'no-samples';
+    reason: 'significant' | 'noise' | 'small' | 'too-few' | 'no-samples' | 'unplaced';
     p: number | null;
     samples: { base: number; pr: number };
   };
   /** Where the removed chain still runs in the PR, within `notFusedEdits` edits. */
   notFused: RewriteNotFusedJson[];
   notFusedEdits: number;
+  /** The side whose part of the chain ran on streams of its own, placed by start time; null when on the lane. */
+  moved: { side: 'base' | 'pr'; streams: string[] } | null;
+  /** Streams of one side only whose kernels could not be placed in the place of a chain that removed (or added) nothing. */
+  unplaced: string[];
 }
 
 export interface RewriteConservationJson {
@@ -401,8 +405,11 @@ export interface RewriteConservationJson {
   /** The part of those the rewrites' chains explain. */
   removedAccounted: number;
   addedAccounted: number;
-  /** Tokens whose count change the rewrites do not explain exactly. */
-  rest: { token: string; base: number; pr: number; observed: number; explained: number }[];
+  /** Of the rest, the part in steps only one side profiled (a rank's Step Id the other side's rank lacks). */
+  removedUnpaired: number;
+  addedUnpaired: number;
+  /** Tokens whose count change the rewrites and the steps of one side only do not explain exactly. */
+  rest: { token: string; base: number; pr: number; observed: number; explained: number; unpaired: number }[];
 }
 
 export type RewriteNoteJson =
@@ -411,7 +418,19 @@ export type RewriteNoteJson =
   | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
   | { kind: 'streams-paired'; rank: string; base: string; pr: string }
   | { kind: 'marker-absent'; marker: string }
-  | { kind: 'unverified'; rewrites: number; verified: number };
+  | { kind: 'unverified'; rewrites: number; verified: number }
+  | { kind: 'unpaired-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
+  | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
+  | {
+      kind: 'low-coverage';
+      side: 'base' | 'pr' | 'both';
+      lanes: number;
+      rank: string;
+      stream: string;
+      repSteps: number;
+      steps: number;
+      shapes: number;
+    };
 
 /** One rule's outcome in `kprof check --format json`. Results come in the order of the rules file. */
 export interface CheckResultJson {

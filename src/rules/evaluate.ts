@@ -203,7 +203,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
 /**
  * What a rule matched nothing of. For a sequence rule whose kernels all run: the chain itself, when it runs in
  * none of the rule's steps of the profile, nor of the base (every base rank read in order): `max: 0` of a chain
- * that never ran, in that order, holds whatever runs, as `absent:` of a type that never ran does.
+ * that never ran, in that order, holds whatever runs, as `absent:` of a type that never ran does. A base rank that
+ * holds no kernel order (a summary JSON, op_statistic, no Step Id) cannot show the chain ran: it is passed over.
  */
 function unmatchedChain(
   rule: Rule,
@@ -211,8 +212,9 @@ function unmatchedChain(
   profile: Profile,
   base: Profile | null,
   unmatched: string[],
-): { unmatched: string[]; chainNowhere: boolean } {
+): { unmatched: string[]; chainNowhere: boolean; chainBaseUnordered?: boolean } {
   if (rule.check.kind !== 'sequence' || unmatched.length > 0 || samples.some((s) => (s.value ?? 0) > 0)) return { unmatched, chainNowhere: false };
+  let baseUnordered = false;
   if (base !== null) {
     const { by, chain } = chainOf(rule);
     const ranks =
@@ -220,11 +222,15 @@ function unmatchedChain(
         ? base.ranks
         : base.ranks.filter((r) => rule.ranks!.includes(r.rank));
     for (const rank of ranks) {
-      if (unavailable(rule, rank) !== null) return { unmatched, chainNowhere: false };
+      // A base that holds no kernel order (a summary JSON …) cannot say the chain ever ran: it matched nothing.
+      if (unavailable(rule, rank) !== null) {
+        baseUnordered = true;
+        continue;
+      }
       for (const n of chainCounts(rank, by, chain, (s) => inRange(rule, s)).values()) if (n > 0) return { unmatched, chainNowhere: false };
     }
   }
-  return { unmatched: [chainOf(rule).chain.join(' · ')], chainNowhere: true };
+  return { unmatched: [chainOf(rule).chain.join(' · ')], chainNowhere: true, ...(baseUnordered ? { chainBaseUnordered: true } : {}) };
 }
 
 /** Evaluate every rule, in file order. */

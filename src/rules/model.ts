@@ -143,6 +143,8 @@ export interface RuleResult {
    * base, when there is one that holds kernels in order): `unmatched` then holds the chain, ` · ` between kernels.
    */
   chainNowhere?: boolean;
+  /** With chainNowhere: a base rank held no kernel order (a summary JSON …), so the base could not show the chain ran. */
+  chainBaseUnordered?: boolean;
 }
 
 export interface Verdict {

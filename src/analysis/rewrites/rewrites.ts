@@ -125,14 +125,27 @@ export interface Rewrite {
   layerCount: number | null;
   base: ChainTime | null;
   pr: ChainTime | null;
-  /** The change of one chain's time (PR − base medians, ticks) judged by the noise test. */
-  saving: Judged;
+  /**
+   * The change of one chain's time (PR − base medians, ticks) judged by the noise test; never significant when
+   * `unplaced` is not empty (reason `unplaced`: what ran in the chain's place on those streams is not known).
+   */
+  saving: Omit<Judged, 'reason'> & { reason: Judged['reason'] | 'unplaced' };
   /** saving.delta × chains, ticks. */
   totalSavingTicks: number;
   /** Sites of the PR within ⌊|removed|/4⌋ edits of the removed chain (for chains of 2 or more kernels). */
   notFused: NotFused[];
   /** Edits allowed for a site of notFused. */
   notFusedEdits: number;
+  /**
+   * The side whose part of the chain ran on streams of that side only, placed by start time in the place of the
+   * change on the lane (a fused kernel moved to a stream of its own); null when both parts are on the lane.
+   */
+  moved: { side: 'base' | 'pr'; streams: string[] } | null;
+  /**
+   * Streams of one side only, on the ranks of a change that removed (or added) nothing, whose kernels could not be
+   * placed: what ran in the chain's place there cannot be told from the profile.
+   */
+  unplaced: string[];
 }
 
 /** Of the per-token count changes, what the rewrites account for. */
@@ -143,8 +156,17 @@ export interface Conservation {
   /** The part of those the rewrites' chains explain. */
   removedAccounted: number;
   addedAccounted: number;
-  /** Tokens whose count change the rewrites do not explain exactly: observed and explained change. */
-  rest: { token: string; base: number; pr: number; observed: number; explained: number }[];
+  /**
+   * Of the rest, the part that ran in steps only one side profiled (a Step Id of a rank that the other side's rank
+   * does not have): those steps are compared with nothing, so all their kernels are a count change.
+   */
+  removedUnpaired: number;
+  addedUnpaired: number;
+  /**
+   * Tokens whose count change the rewrites and the steps of one side only do not explain exactly: observed change,
+   * the rewrites' part and the part of the steps of one side only (PR minus base).
+   */
+  rest: { token: string; base: number; pr: number; observed: number; explained: number; unpaired: number }[];
 }
 
 export interface Rewrites {
@@ -176,7 +198,28 @@ export type RewriteNote =
   /** The --layer-marker token runs on neither side: no layers. */
   | { kind: 'marker-absent'; marker: string }
   /** Rewrites past MAX_VERIFIED, not verified. */
-  | { kind: 'unverified'; rewrites: number; verified: number };
+  | { kind: 'unverified'; rewrites: number; verified: number }
+  /**
+   * Steps of one side whose (rank, Step Id) the other side does not have: compared with nothing (their kernels are
+   * counted apart in the conservation line, and no chain of theirs counts as replaced). `steps`: (rank, step) pairs.
+   */
+  | { kind: 'unpaired-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
+  /** A rank of both sides with no Step Id in common and different step counts: its steps are compared as they are. */
+  | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
+  /** A lane whose representative step is the shape of fewer than half of its steps. */
+  | {
+      kind: 'low-coverage';
+      /** `both`: the two sides alike. */
+      side: 'base' | 'pr' | 'both';
+      /** Lanes compared whose representative step has fewer than half of their steps. */
+      lanes: number;
+      /** The one of those with the lowest share (the first such, on a tie). */
+      rank: string;
+      stream: string;
+      repSteps: number;
+      steps: number;
+      shapes: number;
+    };
 
 /** The steps of one (rank, stream, shape): their Step Ids, sorted, each once. */
 interface StepGroup {
@@ -195,6 +238,10 @@ interface Side {
   tokens: Int32Array[];
   /** Lane key → step indexes. */
   lanes: Map<string, number[]>;
+  /** Per shape: its steps whose (rank, Step Id) the other side has too (see pairSteps); chains are counted in them. */
+  paired: number[];
+  /** Per token: its kernels in the steps the other side does not have. */
+  unpaired: Map<number, number>;
 }
 
 /** A lane's key: unambiguous whatever the rank and stream texts hold. */
@@ -218,7 +265,57 @@ function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: s
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
     entry(lanes, key, () => []).push(i);
   });
-  return { index, seq, tokens, lanes, groups: null };
+  return { index, seq, tokens, lanes, groups: null, paired: seq.shapes.map((sh) => sh.instances), unpaired: new Map() };
+}
+
+/**
+ * Steps are paired by rank and Step Id (never by index): a step of a rank whose Step Id the other side's rank
+ * lacks (a longer run, a rank of one side only) is compared with nothing. Its kernels are counted apart (Side.unpaired)
+ * and kept out of the chain counts (Side.paired). A rank of both sides that shares no Step Id is compared as it is
+ * (the ids of two runs may simply differ), and said when its step counts differ.
+ */
+function pairSteps(sides: [Side, Side], notes: RewriteNote[]): void {
+  const idsOf = sides.map((s) => {
+    const byRank = new Map<string, Set<number>>();
+    for (const st of s.seq.steps) entry(byRank, s.seq.ranks[st.rank]!, () => new Set<number>()).add(st.step);
+    return byRank;
+  });
+  const disjoint = new Set<string>();
+  for (const [rank, b] of idsOf[0]!) {
+    const p = idsOf[1]!.get(rank);
+    if (p === undefined || [...b].some((x) => p.has(x))) continue;
+    disjoint.add(rank);
+    if (b.size !== p.size) notes.push({ kind: 'no-common-steps', rank, base: [...b].sort((x, y) => x - y), pr: [...p].sort((x, y) => x - y) });
+  }
+  for (const i of [0, 1] as const) {
+    const s = sides[i];
+    const other = idsOf[1 - i]!;
+    const seen = new Set<string>();
+    const ranks = new Set<string>();
+    const stepIds = new Set<number>();
+    const perShape = new Map<number, number>();
+    let kernels = 0;
+    for (const st of s.seq.steps) {
+      const rank = s.seq.ranks[st.rank]!;
+      if (disjoint.has(rank) || other.get(rank)?.has(st.step) === true) continue;
+      s.paired[st.shape]!--;
+      perShape.set(st.shape, (perShape.get(st.shape) ?? 0) + 1);
+      kernels += s.tokens[st.shape]!.length;
+      seen.add(JSON.stringify([rank, st.step]));
+      ranks.add(rank);
+      stepIds.add(st.step);
+    }
+    for (const [shape, n] of perShape) for (const t of s.tokens[shape]!) s.unpaired.set(t, (s.unpaired.get(t) ?? 0) + n);
+    if (seen.size > 0)
+      notes.push({
+        kind: 'unpaired-steps',
+        side: i === 0 ? 'base' : 'pr',
+        steps: seen.size,
+        kernels,
+        ranks: [...ranks].sort(compareRanks),
+        stepIds: [...stepIds].sort((x, y) => x - y),
+      });
+  }
 }
 
 /** The side's steps grouped by (rank, stream, shape), in order of each group's first step; made once. */
@@ -261,6 +358,22 @@ class Scans {
 /** Shapes of a side are fewer than this (a key of side and shape). */
 const SHAPE_KEY = 2 ** 32;
 
+type LowCoverage = Extract<RewriteNote, { kind: 'low-coverage' }>;
+
+/**
+ * A lane whose representative step stands for fewer than half of its steps: counted into the side's note, which
+ * keeps the lane of the lowest share.
+ */
+function lowCoverage(low: [LowCoverage | null, LowCoverage | null], i: 0 | 1, rank: string, stream: string, s: LaneSide): void {
+  if (s.repSteps * 2 >= s.steps) return;
+  const n = low[i];
+  const worse = n === null || s.repSteps * n.steps < n.repSteps * s.steps;
+  const lanes = (n?.lanes ?? 0) + 1;
+  if (worse)
+    low[i] = { kind: 'low-coverage', side: i === 0 ? 'base' : 'pr', lanes, rank, stream, repSteps: s.repSteps, steps: s.steps, shapes: s.shapes };
+  else n.lanes = lanes;
+}
+
 /** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
 function representative(s: Side, steps: number[]): { shape: number; side: LaneSide } {
   const counts = new Map<number, number>();
@@ -285,6 +398,10 @@ interface Forming {
   perLane: Map<number, number>;
   /** Per lane index: the base positions of the hunks. */
   positions: Map<number, number[]>;
+  /** The side whose kernels in the chain's place ran on a stream of that side only (see placeAcross), and those streams. */
+  moved: { side: 'base' | 'pr'; streams: Set<string> } | null;
+  /** Streams of one side only, on the ranks of a change that removed (or added) nothing, whose kernels could not be placed. */
+  unplaced: Set<string>;
 }
 
 const join = (a: Int32Array): string => Array.from(a).join(',');
@@ -298,6 +415,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const sides: [Side, Side] = [side(0, base, joint, texts), side(1, pr, joint, texts)];
   const scans = new Scans(sides);
   const notes: RewriteNote[] = [];
+  pairSteps(sides, notes);
   for (const [side, s] of [
     ['base', base],
     ['pr', pr],
@@ -309,10 +427,13 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
 
   // 1. Lanes, paired by rank and stream (one stream each side with different ids: paired, and said).
   const pairs = pairLanes(sides, notes);
+  const oneSide = oneSideLanes(pairs);
+  const placed = new Map<string, Placed | null>();
   const lanes: Lane[] = [];
   const reps: { base: number; pr: number; lane: number }[] = [];
   const alignments = new Map<string, Hunk[] | { lowerBound: number }>();
   const forming = new Map<string, Forming>();
+  const low: [LowCoverage | null, LowCoverage | null] = [null, null];
   for (const p of pairs) {
     const b = p.base === null ? null : representative(sides[0], sides[0].lanes.get(p.base)!);
     const r = p.pr === null ? null : representative(sides[1], sides[1].lanes.get(p.pr)!);
@@ -328,6 +449,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     };
     lanes.push(lane);
     if (b === null || r === null) continue;
+    lowCoverage(low, 0, p.rank, p.stream, b.side);
+    lowCoverage(low, 1, p.rank, p.stream, r.side);
     const laneIndex = lanes.length - 1;
     reps.push({ base: b.shape, pr: r.shape, lane: laneIndex });
     const ta = sides[0].tokens[b.shape]!;
@@ -355,13 +478,33 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       const bLen = h.bLen / copies;
       const removed = ta.subarray(h.aStart, h.aStart + aLen);
       const added = tb.subarray(h.bStart, h.bStart + bLen);
-      const key = `${join(removed)}>${join(added)}`;
-      const f = entry(forming, key, () => ({ removed: removed.slice(), added: added.slice(), perLane: new Map(), positions: new Map() }));
+      // A change that removed (or added) nothing, on a rank that runs a stream on the other side only: what ran in
+      // its place there, by start time (a fused kernel moved to a stream of its own).
+      const across = aLen === 0 || bLen === 0 ? placeAcross(sides, oneSide, placed, p, h, b.shape, r.shape, copies) : null;
+      const moved = across !== null && across.tokens !== null ? across : null;
+      const removedT = moved !== null && aLen === 0 ? moved.tokens! : removed;
+      const addedT = moved !== null && bLen === 0 ? moved.tokens! : added;
+      const key = `${join(removedT)}>${join(addedT)}${moved === null ? '' : `@${moved.side}`}`;
+      const f = entry(forming, key, () => ({
+        removed: removedT.slice(),
+        added: addedT.slice(),
+        perLane: new Map(),
+        positions: new Map(),
+        moved: moved === null ? null : { side: moved.side, streams: new Set<string>() },
+        unplaced: new Set<string>(),
+      }));
+      if (moved !== null) for (const st of moved.streams) f.moved!.streams.add(st);
+      else if (across !== null) for (const st of across.streams) f.unplaced.add(st);
       f.perLane.set(laneIndex, (f.perLane.get(laneIndex) ?? 0) + copies);
       const pos = entry(f.positions, laneIndex, () => []);
       for (let c = 0; c < copies; c++) pos.push(h.aStart + c * aLen);
     }
   }
+
+  // One note for both sides when they are alike (the same lane, steps and shapes).
+  const [lb, lp] = low;
+  if (lb !== null && lp !== null && JSON.stringify({ ...lb, side: '' }) === JSON.stringify({ ...lp, side: '' })) notes.push({ ...lb, side: 'both' });
+  else for (const n of low) if (n !== null) notes.push(n);
 
   // The rewrites verified: the largest first (kernels changed over the lanes' representative steps), then by
   // text, up to MAX_VERIFIED. The layer marker is found from their sites in the first aligned lane's steps.
@@ -437,10 +580,12 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       layerCount,
       base: baseTime,
       pr: prTime,
-      saving,
-      totalSavingTicks: Number.isFinite(saving.delta) ? saving.delta * chains : 0,
+      saving: f.unplaced.size > 0 ? { ...saving, significant: false, reason: 'unplaced' } : saving,
+      totalSavingTicks: Number.isFinite(saving.delta) && f.unplaced.size === 0 ? saving.delta * chains : 0,
       notFused,
       notFusedEdits: k,
+      moved: f.moved === null ? null : { side: f.moved.side, streams: [...f.moved.streams].sort(compareRanks) },
+      unplaced: [...f.unplaced].sort(compareRanks),
     });
   }
   // Documented order: most kernels removed (chains × chain length) first, then most chains, then by text.
@@ -535,6 +680,116 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Per side, per rank: the lane keys of that side only (a stream the other side does not run). */
+type OneSide = [Map<string, string[]>, Map<string, string[]>];
+
+function oneSideLanes(pairs: LanePair[]): OneSide {
+  const out: OneSide = [new Map(), new Map()];
+  for (const p of pairs) {
+    if (p.base !== null && p.pr === null) entry(out[0], p.rank, () => []).push(p.base);
+    if (p.pr !== null && p.base === null) entry(out[1], p.rank, () => []).push(p.pr);
+  }
+  return out;
+}
+
+/** The sampled steps checked for kernels placed across streams. */
+const PLACE_STEPS = 16;
+
+/**
+ * A hunk of a lane that removed nothing (or added nothing), where the side without kernels in that place runs
+ * streams the other side does not (`oneSide`): the kernels of those streams that started in the hunk's place, in
+ * the same step (after the start of the kernel before it and before the start of the kernel after it, both on the
+ * lane). When every sampled step of the lane's representative shape that those streams were sampled in too has
+ * the same kernels there (one copy per copy of the hunk), they are what ran in the chain's place: `tokens`. Else
+ * `tokens` is null: what ran in its place cannot be told (the streams are given, to say so). Null when the side
+ * has no such stream on the rank.
+ */
+function placeAcross(
+  sides: [Side, Side],
+  oneSide: OneSide,
+  placed: Map<string, Placed | null>,
+  p: LanePair,
+  h: Hunk,
+  baseShape: number,
+  prShape: number,
+  copies: number,
+): { side: 'base' | 'pr'; tokens: Int32Array | null; streams: string[] } | null {
+  // The side where nothing is in the chain's place.
+  const i: 0 | 1 = h.bLen === 0 ? 1 : 0;
+  const others = oneSide[i].get(p.rank);
+  if (others === undefined || others.length === 0) return null;
+  const s = sides[i];
+  const lane = new Set(s.lanes.get(i === 1 ? p.pr! : p.base!)!);
+  const shape = s.seq.shapes[i === 1 ? prShape : baseShape]!;
+  const at = i === 1 ? h.bStart : h.aStart;
+  const streams = others.map((k) => (JSON.parse(k) as [string, string])[1]);
+  const result = { side: i === 1 ? ('pr' as const) : ('base' as const), tokens: null as Int32Array | null, streams };
+  let found: Int32Array | null = null;
+  let checked = 0;
+  for (let k = 0; k < shape.sampled.length && checked < PLACE_STEPS; k++) {
+    if (!lane.has(shape.sampled[k]!)) continue;
+    const rec = s.seq.steps[shape.sampled[k]!]!;
+    const key = `${i}:${JSON.stringify(p.rank)}:${rec.step}`;
+    let o = placed.get(key);
+    if (o === undefined) {
+      o = placedKernels(s, others, rec.step);
+      placed.set(key, o);
+    }
+    if (o === null) continue;
+    checked++;
+    const starts = shape.sampleStartTicks[k]!;
+    const lo = at === 0 ? Number.NEGATIVE_INFINITY : rec.startTicks + starts[at - 1]!;
+    const hi = at >= starts.length ? Number.POSITIVE_INFINITY : rec.startTicks + starts[at]!;
+    const from = firstAtLeast(o.starts, lo);
+    const to = firstAtLeast(o.starts, hi);
+    const tokens = o.tokens.subarray(from, to);
+    if (tokens.length === 0 || tokens.length % copies !== 0) return result;
+    const unit = tokens.subarray(0, tokens.length / copies);
+    for (let c = 1; c < copies; c++) for (let x = 0; x < unit.length; x++) if (tokens[c * unit.length + x] !== unit[x]) return result;
+    if (found === null) found = unit.slice();
+    else if (join(found) !== join(unit)) return result;
+  }
+  result.tokens = found;
+  return result;
+}
+
+/** The kernels of a rank's one-side streams in one step, by start: absolute starts (sorted) and their tokens. */
+interface Placed {
+  starts: Float64Array;
+  tokens: Int32Array;
+}
+
+/** Placed kernels of the lanes `keys` in step `step`; null when one of their steps there was not sampled (no starts kept). */
+function placedKernels(s: Side, keys: string[], step: number): Placed | null {
+  const all: { start: number; token: number }[] = [];
+  for (const key of keys) {
+    for (const st of s.lanes.get(key)!) {
+      const o = s.seq.steps[st]!;
+      if (o.step !== step) continue;
+      const oShape = s.seq.shapes[o.shape]!;
+      const j = oShape.sampled.indexOf(st);
+      if (j < 0) return null;
+      const oStarts = oShape.sampleStartTicks[j]!;
+      const tokens = s.tokens[o.shape]!;
+      for (let x = 0; x < oStarts.length; x++) all.push({ start: o.startTicks + oStarts[x]!, token: tokens[x]! });
+    }
+  }
+  all.sort((x, y) => x.start - y.start);
+  return { starts: Float64Array.from(all, (x) => x.start), tokens: Int32Array.from(all, (x) => x.token) };
+}
+
+/** The first index of a sorted array whose value is at least v (the length when none is). */
+function firstAtLeast(a: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 interface LanePair {
   rank: string;
   stream: string;
@@ -594,12 +849,12 @@ function pairLanes(sides: [Side, Side], notes: RewriteNote[]): LanePair[] {
   return out;
 }
 
-/** Exact occurrences of a chain over every step of a side. */
+/** Exact occurrences of a chain over the steps of a side that the other side has too (see pairSteps). */
 function occurrencesOver(s: Side, scans: Scans, chain: Int32Array): number {
   if (chain.length === 0) return 0;
   let n = 0;
-  s.seq.shapes.forEach((shape, i) => {
-    if (shape.instances > 0) n += scans.exact(s.index, i, chain).length * shape.instances;
+  s.paired.forEach((instances, i) => {
+    if (instances > 0) n += scans.exact(s.index, i, chain).length * instances;
   });
   return n;
 }
@@ -770,22 +1025,28 @@ function conservation(sides: [Side, Side], applied: { removed: Int32Array; added
     for (const t of f.removed) explained.set(t, (explained.get(t) ?? 0) - f.chains);
     for (const t of f.added) explained.set(t, (explained.get(t) ?? 0) + f.chains);
   }
-  const out: Conservation = { removed: 0, added: 0, removedAccounted: 0, addedAccounted: 0, rest: [] };
+  const out: Conservation = { removed: 0, added: 0, removedAccounted: 0, addedAccounted: 0, removedUnpaired: 0, addedUnpaired: 0, rest: [] };
   const all = new Set([...counts[0].keys(), ...counts[1].keys(), ...explained.keys()]);
   for (const t of all) {
     const b = counts[0].get(t) ?? 0;
     const p = counts[1].get(t) ?? 0;
     const observed = p - b;
     const e = explained.get(t) ?? 0;
+    // The steps of one side only: what they ran is a change of its own (PR-only steps add, base-only ones remove).
+    const u = (sides[1].unpaired.get(t) ?? 0) - (sides[0].unpaired.get(t) ?? 0);
     if (observed < 0) {
       out.removed += -observed;
-      if (e < 0) out.removedAccounted += Math.min(-observed, -e);
+      const byRewrites = e < 0 ? Math.min(-observed, -e) : 0;
+      out.removedAccounted += byRewrites;
+      if (u < 0) out.removedUnpaired += Math.min(-observed - byRewrites, -u);
     } else if (observed > 0) {
       out.added += observed;
-      if (e > 0) out.addedAccounted += Math.min(observed, e);
+      const byRewrites = e > 0 ? Math.min(observed, e) : 0;
+      out.addedAccounted += byRewrites;
+      if (u > 0) out.addedUnpaired += Math.min(observed - byRewrites, u);
     }
-    if (observed !== e) out.rest.push({ token: texts[t]!, base: b, pr: p, observed, explained: e });
+    if (observed !== e + u) out.rest.push({ token: texts[t]!, base: b, pr: p, observed, explained: e, unpaired: u });
   }
-  out.rest.sort((x, y) => Math.abs(y.observed - y.explained) - Math.abs(x.observed - x.explained) || cmp(x.token, y.token));
+  out.rest.sort((x, y) => Math.abs(y.observed - y.explained - y.unpaired) - Math.abs(x.observed - x.explained - x.unpaired) || cmp(x.token, y.token));
   return out;
 }

@@ -172,7 +172,10 @@ export function spreadPart(r: RuleResult, q: Quote): string {
  */
 export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clipped): string {
   if (r.unmatched.length === 0) return '';
-  if (r.chainNowhere) return `the chain runs nowhere in this order in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
+  if (r.chainNowhere) {
+    const base = !hasBase ? '' : r.chainBaseUnordered === true ? ', and the base holds no kernel order to show it ever ran' : ' or the base';
+    return `the chain runs nowhere in this order in the profile${base}${scopeText(r.rule, q)}`;
+  }
   const s = r.rule.selector;
   const what =
     s?.kind === 'type' || s?.kind === 'name'

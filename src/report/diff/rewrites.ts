@@ -119,7 +119,13 @@ export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
     const name = laneName(l, code);
     if (l.base === null || l.pr === null) {
       const s = (l.base ?? l.pr)!;
-      out.push(`${name}: on the ${l.base === null ? 'PR' : 'base'} only (${plural(s.steps, 'step')}), not compared`);
+      const placed = r.rewrites.flatMap((w, i) =>
+        w.moved !== null && w.moved.side === (l.base === null ? 'pr' : 'base') && w.moved.streams.includes(l.stream) && w.ranks.includes(l.rank)
+          ? [`#${i + 1}`]
+          : [],
+      );
+      const into = placed.length === 0 ? '' : ` (but its kernels in the place of rewrite ${listed(placed, 6)}, by start time)`;
+      out.push(`${name}: on the ${l.base === null ? 'PR' : 'base'} only (${plural(s.steps, 'step')}), not compared${into}`);
     } else if (l.status === 'too-different') {
       out.push(
         `${name}: steps too different to align (${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, at least ${fmtCount(l.lowerBound)} edits; at most ${fmtCount(l.maxEdits)} are aligned)`,
@@ -172,9 +178,53 @@ const NOT_SIGNIFICANT: Record<string, string> = {
 /** The saving of one chain: `-39.01 µs`, or `~ (noise, p = 0.310)`. */
 export function perChainSavingText(r: Rewrite): string {
   const s = r.saving;
+  if (s.reason === 'unplaced') return `~ (not known: a stream of the ${r.removed.length === 0 ? 'base' : 'PR'} only may run it)`;
   if (s.significant) return fmtSignedUs(us(s.delta));
   const p = s.test === null ? '' : `, p = ${s.test.p < 0.001 ? s.test.p.toExponential(1) : s.test.p.toFixed(3)}`;
   return `~ (${NOT_SIGNIFICANT[s.reason] ?? s.reason}${p})`;
+}
+
+/** `stream 5 of the PR` / `streams 5, 7 of the base`: the streams of one side only that a change may have moved to. */
+function unplacedText(r: Rewrite, code: Code): string {
+  const side = r.removed.length === 0 ? 'base' : 'PR';
+  return `stream${r.unplaced.length === 1 ? '' : 's'} ${listed(
+    r.unplaced.map((x) => code(x)),
+    6,
+  )} of the ${side}`;
+}
+
+/** ` (stream 5)` after the side of a rewrite that ran on streams of that side only; else empty. */
+function streamsOf(r: Rewrite, side: 'base' | 'pr', code: Code): string {
+  if (r.moved === null || r.moved.side !== side) return '';
+  return ` (stream${r.moved.streams.length === 1 ? '' : 's'} ${listed(
+    r.moved.streams.map((x) => code(x)),
+    3,
+  )})`;
+}
+
+/**
+ * A rewrite whose one side ran on streams of that side only, in words: placed there by start time, or not placed
+ * (what ran in the chain's place cannot be told); null for a rewrite on its lane alone.
+ */
+export function acrossText(r: Rewrite, code: Code): string | null {
+  if (r.moved !== null) {
+    const st = r.moved.streams;
+    const who = r.moved.side === 'pr' ? 'PR' : 'base';
+    return (
+      `the ${who}'s part ran on stream${st.length === 1 ? '' : 's'} ${listed(
+        st.map((x) => code(x)),
+        6,
+      )}, which only the ${who} runs: it is the kernels there that started in the chain's place (after the kernel before it ` +
+      'and before the kernel after it), alike in every step checked'
+    );
+  }
+  if (r.unplaced.length > 0) {
+    return (
+      `nothing is in the chain's place on its stream, but the ${r.removed.length === 0 ? 'base' : 'PR'} also runs ${unplacedText(r, code).replace(/ of the (base|PR)$/, '')}, ` +
+      "which the other side does not: what ran in the chain's place there cannot be told from the start times, so no saving is given"
+    );
+  }
+  return null;
 }
 
 /** The saving in all: `-624.16 µs`; null when the change per chain is `~`. */
@@ -282,7 +332,12 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
 /** The conservation line. */
 export function conservationText(r: Rewrites): string {
   const c = r.conservation;
-  return `Accounted for: ${fmtCount(c.removedAccounted)} of ${fmtCount(c.removed)} removed and ${fmtCount(c.addedAccounted)} of ${fmtCount(c.added)} added kernels are in rewrites.`;
+  const head = `Accounted for: ${fmtCount(c.removedAccounted)} of ${fmtCount(c.removed)} removed and ${fmtCount(c.addedAccounted)} of ${fmtCount(c.added)} added kernels are in rewrites`;
+  // The steps one side profiled and the other did not (see the note): their kernels are a change of their own.
+  const apart: string[] = [];
+  if (c.removedUnpaired > 0) apart.push(`${fmtCount(c.removedUnpaired)} removed ran in steps only the base profiled`);
+  if (c.addedUnpaired > 0) apart.push(`${fmtCount(c.addedUnpaired)} added ran in steps only the PR profiled`);
+  return apart.length === 0 ? `${head}.` : `${head}; ${apart.join(', and ')}.`;
 }
 
 /** What the rewrites do not account for, by token: `Foo: 12 → 9 (-3; the rewrites explain -2)`. */
@@ -290,11 +345,27 @@ export function restLines(r: Rewrites, code: Code, max = 12): string[] {
   const rest = r.conservation.rest;
   const line = (x: (typeof rest)[number]): string => {
     const sign = (n: number): string => (n > 0 ? `+${fmtCount(n)}` : fmtCount(n));
-    return `${code(x.token)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)} (${sign(x.observed)}; the rewrites explain ${sign(x.explained)})`;
+    // With steps of one side only: the change of the steps both profiled, and theirs.
+    const change =
+      x.unpaired === 0
+        ? sign(x.observed)
+        : `${sign(x.observed)}: ${sign(x.observed - x.unpaired)} in the steps both sides profiled, ${sign(x.unpaired)} in steps of one side only`;
+    return `${code(x.token)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)} (${change}; the rewrites explain ${sign(x.explained)})`;
   };
   const out = rest.slice(0, max).map(line);
   if (rest.length > max) out.push(`and ${plural(rest.length - max, 'more kernel group')} (all of them in --format json)`);
   return out;
+}
+
+/**
+ * The notes said under the heading, before the rewrites (what the rewrites are read from), and those said after the
+ * conservation line.
+ */
+export function notesFirst(r: Rewrites): RewriteNote[] {
+  return r.notes.filter((n) => n.kind === 'low-coverage');
+}
+export function notesLast(r: Rewrites): RewriteNote[] {
+  return r.notes.filter((n) => n.kind !== 'low-coverage');
 }
 
 export function noteText(n: RewriteNote, code: Code): string {
@@ -312,6 +383,30 @@ export function noteText(n: RewriteNote, code: Code): string {
       return `the layer marker ${code(n.marker)} runs on neither side; layers are not shown`;
     case 'unverified':
       return `${plural(n.rewrites, 'smaller rewrite')} not verified (only the ${fmtCount(n.verified)} largest are)`;
+    case 'unpaired-steps': {
+      const other = n.side === 'pr' ? 'the base' : 'the PR';
+      const one = n.steps === 1;
+      return (
+        `${side(n.side)} profiled ${plural(n.steps, 'step')} that ${other} did not (step${n.stepIds.length === 1 ? '' : 's'} ${idsText(n.stepIds)} ` +
+        `of rank${n.ranks.length === 1 ? '' : 's'} ${ranksText(n.ranks, code)}; ${plural(n.kernels, 'compute kernel')}): ${one ? 'it is' : 'they are'} ` +
+        `compared with nothing, so no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
+      );
+    }
+    case 'no-common-steps':
+      return (
+        `rank ${code(n.rank)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
+        `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared as they are: the counts of the line above include ` +
+        `the work of ${plural(Math.abs(n.base.length - n.pr.length), 'step')} more on ${n.base.length > n.pr.length ? 'the base' : 'the PR'}`
+      );
+    case 'low-coverage': {
+      const lane = n.stream === '-' ? `rank ${code(n.rank)}` : `rank ${code(n.rank)} stream ${code(n.stream)}`;
+      const more = n.lanes > 1 ? `; below half on ${plural(n.lanes - 1, 'more stream')} too` : '';
+      return (
+        `the most frequent step of ${n.side === 'both' ? 'each side' : side(n.side)} stands for only ${fmtCount(n.repSteps)} of its ${fmtCount(n.steps)} steps on ${lane} ` +
+        `(${fmtCount(n.shapes)} different kernel sequences${more}): the rewrites are found in that step alone, and a change of the other ` +
+        'steps shows only in the line of what is accounted for (chains are counted in every step both sides profiled)'
+      );
+    }
   }
 }
 
@@ -350,6 +445,7 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
   const out: string[] = [heading];
   if (s.ranksPaired !== null) out.push(`${pairedText(s.ranksPaired, code)}.`);
   const marker = markerText(r, code);
+  for (const n of notesFirst(r)) out.push(`Note: ${noteText(n, code)}.`);
   if (marker !== null && r.rewrites.length > 0) out.push(`${marker[0]!.toUpperCase()}${marker.slice(1)}.`);
   for (const l of laneLines(r, heading, code)) out.push(`  ${l}`);
   out.push('');
@@ -369,6 +465,8 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
     side('base', w.removed, chainTimeText(w.base, true));
     side('PR', w.added, chainTimeText(w.pr, true));
     out.push(`    saved  ${savingText(w)}`);
+    const across = acrossText(w, code);
+    if (across !== null) out.push(`    note   ${across[0]!.toUpperCase()}${across.slice(1)}.`);
     const nf = notFusedLines(w, r.lanes, code);
     if (nf.length === 1) out.push(`    not fused: ${nf[0]}`);
     else if (nf.length > 1) {
@@ -383,7 +481,7 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
     out.push('Not accounted for:');
     for (const l of rest) out.push(`  ${l}`);
   }
-  for (const n of r.notes) out.push(`Note: ${noteText(n, code)}.`);
+  for (const n of notesLast(r)) out.push(`Note: ${noteText(n, code)}.`);
   return out;
 }
 
@@ -401,6 +499,7 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
   const heading = headingText(r, s.by, code);
   const out: string[] = [`**${REWRITES_TITLE}**${heading.slice(REWRITES_TITLE.length)}`, ''];
   if (s.ranksPaired !== null) out.push(`${pairedText(s.ranksPaired, code)}.`, '');
+  for (const n of notesFirst(r)) out.push(`**Note:** ${noteText(n, code)}.`, '');
   const marker = markerText(r, code);
   const lanes = laneLines(r, heading, code);
   if (lanes.length > 0) {
@@ -410,7 +509,8 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
   const tail: string[] = [conservationText(r)];
   const rest = restLines(r, code);
   if (rest.length > 0) tail.push('', 'Not accounted for:', '', ...rest.map((l) => `- ${l}`));
-  if (r.notes.length > 0) tail.push('', ...r.notes.map((n) => `- Note: ${noteText(n, code)}.`));
+  const last = notesLast(r);
+  if (last.length > 0) tail.push('', ...last.map((n) => `- Note: ${noteText(n, code)}.`));
   const cell = (x: string): string => x.replace(/\|/g, '\\|');
   let used = out.join('\n').length + tail.join('\n').length + 200;
   if (r.rewrites.length === 0) {
@@ -427,7 +527,7 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
       const total = totalSavingText(w);
       const row = `| ${[
         String(i + 1),
-        `${short(w.removed)} → ${short(w.added)}`,
+        `${short(w.removed)}${streamsOf(w, 'base', code)} → ${short(w.added)}${streamsOf(w, 'pr', code)}`,
         perStepText(w),
         layersText(w) ?? '',
         ranksText(w.ranks, code),
@@ -440,11 +540,13 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
         .map(cell)
         .join(' | ')} |`;
       const nf = notFusedLines(w, r.lanes, code, 4).map((l) => `- #${i + 1} ${l}`);
+      const across = acrossText(w, code);
       const chain = [
         `**#${i + 1}** ${rewriteTitle(w, code)}`,
         '',
         `- base: ${chainText(w.removed, code)}${w.base === null ? '' : `; ${chainTimeText(w.base, true)}`}`,
         `- PR: ${chainText(w.added, code)}${w.pr === null ? '' : `; ${chainTimeText(w.pr, true)}`}`,
+        ...(across === null ? [] : [`- ${across[0]!.toUpperCase()}${across.slice(1)}.`]),
         '',
       ];
       const size = row.length + nf.join('\n').length + chain.join('\n').length + 4;
@@ -524,6 +626,8 @@ export function rewritesJson(s: RewritesSection): DiffRewritesJson {
       },
       notFused: w.notFused,
       notFusedEdits: w.notFusedEdits,
+      moved: w.moved,
+      unplaced: w.unplaced,
     })),
     conservation: r.conservation,
     unverified: r.unverified,

@@ -23,11 +23,14 @@ import type { Rewrite } from '../../analysis/rewrites/rewrites.js';
 import { diffJsonObject } from '../diff/json.js';
 import {
   chainTimeText,
+  acrossText,
   conservationText,
   headingText,
   laneLines,
   layersText,
   markerText,
+  notesFirst,
+  notesLast,
   noteText,
   notFusedLines,
   pairedText,
@@ -389,6 +392,7 @@ function rewritesSection({ d, json }: Inputs): string {
     `<p class="note">${h(`${heading.charAt(REWRITES_TITLE.length + 2).toUpperCase()}${heading.slice(REWRITES_TITLE.length + 3, -1)}`)}.</p>`,
   ];
   if (s.ranksPaired !== null) out.push(`<p>${h(pairedText(s.ranksPaired, sentence.code))}.</p>`);
+  for (const n of notesFirst(r)) out.push(`<p class="note rw-coverage">Note: ${h(noteText(n, sentence.code))}.</p>`);
   const marker = markerText(r, sentence.code);
   if (marker !== null && r.rewrites.length > 0) out.push(`<p class="note">${h(`${marker[0]!.toUpperCase()}${marker.slice(1)}`)}.</p>`);
   const lanes = laneLines(r, heading, sentence.code);
@@ -439,6 +443,8 @@ function rewritesSection({ d, json }: Inputs): string {
       '</figure>',
       `<dl class="rw-facts">${facts.join('')}</dl>`,
     ];
+    const across = acrossText(w, sentence.code);
+    if (across !== null) parts.push(`<p class="note rw-across">${h(`${across[0]!.toUpperCase()}${across.slice(1)}`)}.</p>`);
     const nf = notFusedLines(w, r.lanes, sentence.code);
     if (x.notFused.length === 0)
       parts.push(
@@ -468,7 +474,7 @@ function rewritesSection({ d, json }: Inputs): string {
     );
   const rest = restLines(r, sentence.code);
   if (rest.length > 0) out.push(`<p>Not accounted for:</p><ul class="lines">${rest.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
-  for (const n of r.notes) out.push(`<p class="note">Note: ${h(noteText(n, sentence.code))}.</p>`);
+  for (const n of notesLast(r)) out.push(`<p class="note">Note: ${h(noteText(n, sentence.code))}.</p>`);
   out.push('</section>');
   return out.join('\n');
 }
