@@ -268,6 +268,45 @@ describe('odd but readable input', () => {
   });
 });
 
+describe('kineto kernels handed on in file order', () => {
+  it('kernels that wait behind a late launch keep their order and steps, through the queue being compacted', () => {
+    const ev = (o: object): string => JSON.stringify(o);
+    const kernel = (name: string, ts: number, corr: number): string =>
+      ev({ ph: 'X', cat: 'kernel', name, ts, dur: 1, args: { stream: 7, correlation: corr } });
+    const launch = (ts: number, corr: number): string =>
+      ev({ ph: 'X', cat: 'cuda_runtime', name: 'launch', ts, dur: 1, args: { correlation: corr } });
+    const parts = [
+      ev({ ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', ts: 0, dur: 100 }),
+      ev({ ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#2', ts: 100, dur: 100 }),
+      // w1 waits for its launch (in step 2); 2000 kernels launched before them (step 1) wait behind it, then w2.
+      kernel('w1', 10, 1),
+    ];
+    for (let i = 0; i < 2000; i++) parts.push(launch(50, 10 + i), kernel(`a${i % 3}`, 11 + i, 10 + i));
+    parts.push(kernel('w2', 3000, 2));
+    for (let i = 0; i < 100; i++) parts.push(launch(60, 5000 + i), kernel(`b${i % 2}`, 3001 + i, 5000 + i));
+    // w1's launch lets 2001 kernels go: the queue then starts past 1024 with w2 first (it is compacted).
+    parts.push(launch(150, 1), kernel('c', 4000, 9000), launch(40, 9000), launch(60, 2));
+    const { records, info } = readText(`{"traceEvents": [${parts.join(',\n')}]}`);
+    const expected = [
+      ['w1', 2],
+      ...Array.from({ length: 2000 }, (_, i) => [`a${i % 3}`, 1]),
+      ['w2', 1],
+      ...Array.from({ length: 100 }, (_, i) => [`b${i % 2}`, 1]),
+      ['c', 1],
+    ];
+    expect(records.map((r) => [r.name, r.step])).toEqual(expected);
+    expect(info.kernels).toBe(2103);
+    expect(info.notes).toEqual([]);
+  });
+
+  it('starts out of order are counted per stream when the streams of kernels interleave', () => {
+    const k = (stream: number, ts: number): string => JSON.stringify({ ph: 'X', cat: 'kernel', name: 'k', ts, dur: 1, args: { stream } });
+    // Stream 7: 10, 20, 30, 5 (one out of order); stream 8: 25, 15 (one); stream 9: 1 (none).
+    const { info } = readText(`[${[k(7, 10), k(8, 25), k(7, 20), k(8, 15), k(9, 1), k(7, 30), k(7, 5)].join(',')}]`);
+    expect(info.notes).toEqual(["device events that start before the one written before them on the same stream: 2 (the order kept is the file's)"]);
+  });
+});
+
 describe('memory stays bounded on hostile traces', () => {
   it('a kernel whose launch never comes does not hold back every later kernel', () => {
     // A step window, one kernel with no launch, then 40,000 kernels each launched before it is written.

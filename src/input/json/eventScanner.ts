@@ -930,7 +930,7 @@ export class EventScanner {
       }
       this.fastEvents++;
       v.nameId = fast.nameId();
-      v.buf = this.buf;
+      v.buf = fast.data;
       v.bufAbs = this.bufAbs;
       v.offset = this.bufAbs + at;
       v.index = this.events;

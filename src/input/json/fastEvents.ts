@@ -65,6 +65,11 @@ export class FastEvents {
   starts!: Int32Array;
   ends!: Int32Array;
   private bytes!: Uint8Array;
+  /**
+   * The window's bytes as the module holds them (data[i] is byte i of the window): what it has just scanned is in
+   * the CPU's cache there, where the caller's chunk was copied from long before.
+   */
+  data!: Buffer;
   private words!: Int32Array;
   private readonly exports: Exports;
 
@@ -139,6 +144,7 @@ export class FastEvents {
   private views(): void {
     const buf = this.exports.memory.buffer;
     this.bytes = new Uint8Array(buf);
+    this.data = Buffer.from(buf, Math.min(DATA, buf.byteLength), Math.max(0, buf.byteLength - DATA));
     this.words = new Int32Array(buf, 0, 1024);
     this.kinds = new Uint8Array(buf, KINDS, this.fields);
     this.starts = new Int32Array(buf, STARTS, this.fields);

@@ -59,6 +59,25 @@ const MEMCPY = bytes('gpu_memcpy');
 const MEMSET = bytes('gpu_memset');
 const GPU_ANNOTATION = bytes('gpu_user_annotation');
 const RUNTIMES = ['cuda_runtime', 'cuda_driver', 'hip_runtime', 'privateuse1_runtime'].map(bytes);
+/** What an event's category says it is (category()). */
+const C_OTHER = 0;
+const C_KERNEL = 1;
+const C_MEMCPY = 2;
+const C_MEMSET = 3;
+const C_RUNTIME = 4;
+/** The categories read, by byte length: [bytes, code, bytes, code …] (one length check rules most out). */
+const CATEGORIES: (Uint8Array | number)[][] = [];
+const CATEGORY_CODES: [Uint8Array, number][] = [
+  [KERNEL, C_KERNEL],
+  [MEMCPY, C_MEMCPY],
+  [MEMSET, C_MEMSET],
+  ...RUNTIMES.map((r): [Uint8Array, number] => [r, C_RUNTIME]),
+];
+for (const [b, code] of CATEGORY_CODES) {
+  const bucket = CATEGORIES[b.length] ?? [];
+  bucket.push(b, code);
+  CATEGORIES[b.length] = bucket;
+}
 const PROCESS_NAME = bytes('process_name');
 const THREAD_NAME = bytes('thread_name');
 const STEP_PREFIX = bytes('ProfilerStep#');
@@ -103,6 +122,15 @@ interface Orphan {
   argStream: string | null;
 }
 
+/** What the category of an event (a string) says it is: C_KERNEL, C_MEMCPY, C_MEMSET, C_RUNTIME or C_OTHER. */
+function category(v: EventView): number {
+  const length = v.ends[CAT]! - v.starts[CAT]!;
+  const known = length < CATEGORIES.length ? CATEGORIES[length] : undefined;
+  if (known === undefined) return C_OTHER;
+  for (let i = 0; i < known.length; i += 2) if (v.strIs(CAT, known[i] as Uint8Array)) return known[i + 1] as number;
+  return C_OTHER;
+}
+
 function copy(r: TraceRecord): TraceRecord {
   return {
     kind: r.kind,
@@ -140,6 +168,9 @@ export class ChromeTraceReader {
   private readonly threads = new Map<string, Map<string, string>>();
   private threadCount = 0;
   private readonly lastStart = new Map<string, number>();
+  /** The stream of the last device event ordered (kept in lastStart, whose value may be older), and its start. */
+  private orderStream: string | null = null;
+  private orderLast = 0;
   private outOfOrder = 0;
   private withPh = 0;
   private npuKernels = 0;
@@ -148,10 +179,18 @@ export class ChromeTraceReader {
   private orphans: Orphan[] = [];
   private kernelsBeforeSteps = 0;
   private readonly stepsSeen = new Set<number>();
+  /** The step last added to stepsSeen (kernels of one step come together). */
+  private lastStepSeen: number | null = null;
   // kineto launches (steps.ts)
   private readonly recent = new Map<number, number | null>();
+  /**
+   * Kernels waiting in order: those of queue[qHead, qEnd). The array is never shortened (slots past qEnd are stale
+   * and overwritten): emptying it would drop its memory, and a kernel that waits for its launch right after it
+   * would then make a new one.
+   */
   private readonly queue: Waiting[] = [];
   private qHead = 0;
+  private qEnd = 0;
   private readonly waiting = new Map<number, Waiting>();
   /** The kernel that waits last, kept out of the map (its launch most often comes next). */
   private lastWaiting: Waiting | null = null;
@@ -161,6 +200,10 @@ export class ChromeTraceReader {
   private lastStreamKind = 0;
   private lastStreamText: string | null = null;
   private byOwnTime = 0;
+  /** What timing() read of the last event: start (µs), exact start (ticks after originUs), duration (ticks). */
+  private tStart = Number.NaN;
+  private tStartTicks = Number.NaN;
+  private tTicks = 0;
   readonly info: TraceInfo;
 
   constructor(
@@ -284,9 +327,7 @@ export class ChromeTraceReader {
   /** Args are read for metadata, device events (no category), kernels, memory operations and launches. */
   private wantArgs(v: EventView): boolean {
     if (v.kind(CAT) !== STRING || !v.strIs(PH, X)) return true;
-    if (v.strIs(CAT, KERNEL) || v.strIs(CAT, MEMCPY) || v.strIs(CAT, MEMSET)) return true;
-    for (const r of RUNTIMES) if (v.strIs(CAT, r)) return true;
-    return false;
+    return category(v) !== C_OTHER;
   }
 
   /**
@@ -297,8 +338,7 @@ export class ChromeTraceReader {
   private wantRest(v: EventView): boolean {
     if (v.kind(PH) === STRING && !v.strIs(PH, X)) return v.strIs(PH, M);
     if (v.kind(CAT) !== STRING || !v.strIs(PH, X)) return true;
-    if (v.strIs(CAT, KERNEL) || v.strIs(CAT, MEMCPY) || v.strIs(CAT, MEMSET)) return true;
-    for (const r of RUNTIMES) if (v.strIs(CAT, r)) return true;
+    if (category(v) !== C_OTHER) return true;
     return v.strStarts(NAME, STEP_PREFIX) && !v.strIs(CAT, GPU_ANNOTATION);
   }
 
@@ -323,23 +363,20 @@ export class ChromeTraceReader {
     if (v.strIs(PH, X)) {
       if (v.kind(NAME) !== STRING) return;
       if (v.kind(CAT) === STRING) {
-        if (v.strIs(CAT, KERNEL)) {
-          this.kineto(v, 'kernel');
-          return;
-        }
-        if (v.strIs(CAT, MEMCPY)) {
-          this.kineto(v, 'memcpy');
-          return;
-        }
-        if (v.strIs(CAT, MEMSET)) {
-          this.kineto(v, 'memset');
-          return;
-        }
-        for (const r of RUNTIMES)
-          if (v.strIs(CAT, r)) {
+        switch (category(v)) {
+          case C_KERNEL:
+            this.kineto(v, 'kernel');
+            return;
+          case C_MEMCPY:
+            this.kineto(v, 'memcpy');
+            return;
+          case C_MEMSET:
+            this.kineto(v, 'memset');
+            return;
+          case C_RUNTIME:
             this.launch(v);
             return;
-          }
+        }
         if (v.strStarts(NAME, STEP_PREFIX) && !v.strIs(CAT, GPU_ANNOTATION)) this.step(v);
         return;
       }
@@ -432,8 +469,11 @@ export class ChromeTraceReader {
     return startTicksAfterBytes(v.buf, s, e, this.originUs);
   }
 
-  /** Duration and start of a kernel event, or null (skipped, with a warning). */
-  private timing(v: EventView, what: string): { start: number; startTicks: number; ticks: number } | null {
+  /**
+   * Duration and start of a kernel event into tStart, tStartTicks and tTicks (fields, not an object per kernel);
+   * false when it is skipped, with a warning.
+   */
+  private timing(v: EventView, what: string): boolean {
     const ticks = this.durTicks(v);
     if (!(ticks >= 0)) {
       const d =
@@ -441,14 +481,17 @@ export class ChromeTraceReader {
           ? `"${v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40))}"`
           : 'missing';
       this.skip(v, `${what} event ${v.index} has dur ${d}, expected a duration in µs; skipped`);
-      return null;
+      return false;
     }
     if (!(ticks < MAX_EXACT_TICKS)) {
       const d = v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40));
       this.skip(v, `${what} event ${v.index} has dur ${d}, more than kprof sums exactly (${MAX_EXACT_TEXT}); skipped`);
-      return null;
+      return false;
     }
-    return { start: this.startUs(v), startTicks: this.startTicks(v), ticks };
+    this.tStart = this.startUs(v);
+    this.tStartTicks = this.startTicks(v);
+    this.tTicks = ticks;
+    return true;
   }
 
   private tooMany(what: string): void {
@@ -457,10 +500,22 @@ export class ChromeTraceReader {
   }
 
   private order(stream: string, start: number): void {
+    // Device events of one stream come in runs: the last start of the stream of the last one is kept apart
+    // (orderStream, orderLast), and written back to lastStart only when another stream comes.
+    if (stream === this.orderStream) {
+      if (start < this.orderLast) this.outOfOrder++;
+      this.orderLast = start;
+      return;
+    }
+    if (this.orderStream !== null) this.lastStart.set(this.orderStream, this.orderLast);
+    this.orderStream = null;
     const last = this.lastStart.get(stream);
     if (last !== undefined && start < last) this.outOfOrder++;
-    if (last !== undefined || this.lastStart.size < MAX_NAMED) this.lastStart.set(stream, start);
-    else this.tooMany('streams');
+    if (last !== undefined || this.lastStart.size < MAX_NAMED) {
+      this.lastStart.set(stream, start);
+      this.orderStream = stream;
+      this.orderLast = start;
+    } else this.tooMany('streams');
   }
 
   // ----- torch_npu -----
@@ -475,16 +530,15 @@ export class ChromeTraceReader {
       return;
     }
     if (proc !== 'Ascend Hardware' && proc !== 'HCCL') return;
-    const t = this.timing(v, proc === 'HCCL' ? 'communication' : 'device');
-    if (t === null) return;
+    if (!this.timing(v, proc === 'HCCL' ? 'communication' : 'device')) return;
     this.npuTask(
       pid,
       v.scalar(TID) ?? '',
       this.name(v),
       proc === 'HCCL' ? null : v.str(A_TASK),
-      t.start,
-      t.startTicks,
-      t.ticks,
+      this.tStart,
+      this.tStartTicks,
+      this.tTicks,
       v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
     );
   }
@@ -541,16 +595,15 @@ export class ChromeTraceReader {
           'which process they belong to; kprof reads traces whose metadata comes first (as torch_npu writes them). Export the trace again.',
       );
     }
-    const t = this.timing(v, 'device');
-    if (t === null) return;
+    if (!this.timing(v, 'device')) return;
     this.orphans.push({
       pid,
       tid: v.scalar(TID) ?? '',
       name: this.name(v),
       task: v.str(A_TASK),
-      startUs: t.start,
-      startTicks: t.startTicks,
-      ticks: t.ticks,
+      startUs: this.tStart,
+      startTicks: this.tStartTicks,
+      ticks: this.tTicks,
       argStream: v.scalar(A_PSTREAM) ?? v.scalar(A_STREAM_ID),
     });
   }
@@ -568,8 +621,7 @@ export class ChromeTraceReader {
   // ----- kineto -----
 
   private kineto(v: EventView, kind: RecordKind): void {
-    const t = this.timing(v, kind);
-    if (t === null) return;
+    if (!this.timing(v, kind)) return;
     const r = this.rec;
     let name = this.name(v);
     if (kind === 'kernel') {
@@ -581,9 +633,10 @@ export class ChromeTraceReader {
     r.type = null;
     r.category = kind === 'memcpy' ? 'gpu_memcpy' : kind === 'memset' ? 'gpu_memset' : 'kernel';
     r.stream = this.stream(v);
-    r.startUs = t.start;
-    r.startTicks = t.startTicks;
-    r.ticks = t.ticks;
+    const start = this.tStart;
+    r.startUs = start;
+    r.startTicks = this.tStartTicks;
+    r.ticks = this.tTicks;
     r.step = null;
     if (this.windows.size === 0) {
       this.kernelsBeforeSteps++;
@@ -592,7 +645,7 @@ export class ChromeTraceReader {
     }
     const corr = v.int(A_CORR);
     if (!Number.isSafeInteger(corr)) {
-      r.step = this.windows.at(t.start);
+      r.step = this.windows.at(start);
       this.byOwnTime++;
       this.queueOrEmit(r, -1, true);
       return;
@@ -663,7 +716,7 @@ export class ChromeTraceReader {
   }
 
   private queueOrEmit(r: TraceRecord, corr: number, resolved: boolean): void {
-    if (resolved && this.qHead === this.queue.length) {
+    if (resolved && this.qHead === this.qEnd) {
       this.emit(r);
       return;
     }
@@ -680,7 +733,7 @@ export class ChromeTraceReader {
     c.ticks = r.ticks;
     w.corr = corr;
     w.resolved = resolved;
-    this.queue.push(w);
+    this.queue[this.qEnd++] = w;
     if (!resolved) {
       if (this.lastWaiting !== null) this.waiting.set(this.lastWaiting.corr, this.lastWaiting);
       this.lastWaiting = w;
@@ -689,7 +742,7 @@ export class ChromeTraceReader {
     if (this.waiting.size >= LAUNCH_WINDOW) this.settle(this.queue[this.qHead]!);
     this.drain();
     // Kernels that could be handed on wait behind one whose launch has not come: bounded too.
-    while (this.queue.length - this.qHead > 4 * LAUNCH_WINDOW) {
+    while (this.qEnd - this.qHead > 4 * LAUNCH_WINDOW) {
       this.settle(this.queue[this.qHead]!);
       this.drain();
     }
@@ -706,22 +759,23 @@ export class ChromeTraceReader {
 
   private drain(): void {
     const q = this.queue;
-    while (this.qHead < q.length && q[this.qHead]!.resolved) {
+    while (this.qHead < this.qEnd && q[this.qHead]!.resolved) {
       const w = q[this.qHead++]!;
       this.emit(w.rec);
       if (this.free.length < 64) this.free.push(w);
     }
-    if (this.qHead === q.length) {
-      q.length = 0;
+    if (this.qHead === this.qEnd) {
       this.qHead = 0;
-    } else if (this.qHead > 1024 && this.qHead * 2 > q.length) {
-      q.splice(0, this.qHead);
+      this.qEnd = 0;
+    } else if (this.qHead > 1024 && this.qHead * 2 > this.qEnd) {
+      q.copyWithin(0, this.qHead, this.qEnd);
+      this.qEnd -= this.qHead;
       this.qHead = 0;
     }
   }
 
   private settleLaunches(): void {
-    for (let i = this.qHead; i < this.queue.length; i++) this.settle(this.queue[i]!);
+    for (let i = this.qHead; i < this.qEnd; i++) this.settle(this.queue[i]!);
     this.drain();
   }
 
@@ -730,7 +784,11 @@ export class ChromeTraceReader {
     if (r.kind === 'memcpy' || r.kind === 'memset') addApart(this.info, r.kind, r.ticks);
     else {
       this.info.kernels++;
-      if (r.step !== null) this.stepsSeen.add(r.step);
+      const step = r.step;
+      if (step !== null && step !== this.lastStepSeen) {
+        this.stepsSeen.add(step);
+        this.lastStepSeen = step;
+      }
     }
     this.sink.kernel(r);
   }
