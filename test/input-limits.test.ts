@@ -79,3 +79,28 @@ describe('the CLI on a trace event over 64 MiB', () => {
     expect(r.stderr).toMatch(/export it again/);
   });
 });
+
+describe('the size of a rules or groups file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-limits-rules-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A rules file of `n` bare rules (some 35 bytes each). */
+  function rules(n: number): string {
+    const file = join(dir, `rules-${n}.yaml`);
+    writeFileSync(file, `version: 1\nrules:\n${Array.from({ length: n }, (_, i) => `  - type: T${i}\n    present: true\n`).join('')}`);
+    return file;
+  }
+
+  it('a file past 256 KiB is refused before it is parsed (the YAML library takes seconds a MB), one within is read', async () => {
+    const profile = join(dir, 'kernel_details.csv');
+    writeFileSync(profile, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,MatMulV2AiCoreFusion,AI_CORE,1,2.5\n');
+    const big = rules(9_000);
+    const r = await kprof(['check', profile, '--rules', big]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`rules-9000.yaml: more than 256 KiB; a rules or groups file is at most 256 KiB. Is this the right file?`);
+    // 5,000 rules fit: the gate runs (and fails, as the other types are absent).
+    const within = await kprof(['check', profile, '--rules', rules(5_000), '--format', 'json']);
+    expect(within.code, within.stderr).toBe(1);
+    expect(JSON.parse(within.stdout).results).toHaveLength(5_000);
+  });
+});
