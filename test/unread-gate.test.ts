@@ -2,6 +2,7 @@
 // line as summary and diff (a `::warning` under check --format github), so no gate passes on a partly read
 // profile in silence.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,5 +50,18 @@ describe('profile folders not read', () => {
     const r = await kprof(['rules', dir, dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(line + line);
+  });
+
+  it('a FIFO named like a rank folder is said, not passed over in silence (and nothing waits on it)', async () => {
+    const fifoRun = partial('fifo-run');
+    rmSync(join(fifoRun, 'rank_1_ascend_pt'), { recursive: true });
+    execFileSync('mkfifo', [join(fifoRun, 'rank_1_ascend_pt')]);
+    const note = `kprof: note: not read: ${join(fifoRun, 'rank_1_ascend_pt')}: named like a profile folder, but a FIFO (named pipe); not read; kprof inspect ${fifoRun} lists it.\n`;
+    const summary = await kprof(['summary', fifoRun]);
+    expect(summary.code, summary.stderr).toBe(0);
+    expect(summary.stderr).toBe(note);
+    const check = await kprof(['check', fifoRun, '--rules', rulesFile]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stderr).toBe(note);
   });
 });
