@@ -117,7 +117,7 @@ export interface DbInfo {
   communication: number;
   skipped: number;
   /**
-   * Rows read whose type, core, task type or shapes is an id not in STRING_IDS, by column
+   * Rows read whose type, core or shapes is an id not in STRING_IDS, by column
    * (`COMPUTE_TASK_INFO.opType`): each such field reads `(unknown id N)` (StringTable.field), so the rows count,
    * apart, and the reader says how many there were.
    */
@@ -301,7 +301,7 @@ function readRows(
       name,
       type: strings.field(r[K.type], communication ? columns.commType : columns.type),
       core: communication ? COMMUNICATION_CORE : strings.field(r[K.core], columns.core),
-      taskType: communication ? null : strings.field(r[K.taskType], columns.taskType),
+      taskType: communication ? null : strings.get(r[K.taskType]),
       stream: intOrNull(r[K.stream]),
       step: stepOf(steps, rel),
       startNs: rel,
@@ -441,13 +441,12 @@ export function intOrNull(v: unknown): number | null {
 }
 
 /** The columns of the fields read through StringTable.field, as `TABLE.column` (for the reader's warning). */
-export function fieldColumns(s: DbSchema): { type: string; commType: string; core: string; taskType: string; shapes: string } {
+export function fieldColumns(s: DbSchema): { type: string; commType: string; core: string; shapes: string } {
   const of = (table: string, c: string | null): string => `${table}.${c ?? '?'}`;
   return {
     type: of('COMPUTE_TASK_INFO', s.compute.opType),
     commType: of(s.communication?.table ?? 'COMMUNICATION_OP', s.communication?.opType ?? null),
     core: of('COMPUTE_TASK_INFO', s.compute.core),
-    taskType: of('TASK', s.task.taskType),
     shapes: of('COMPUTE_TASK_INFO', s.compute.shapes),
   };
 }
