@@ -113,10 +113,14 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
   return { doc, lc };
 }
 
-/** The largest rules or groups file read: thousands of rules fit in far less. */
-export const MAX_TEXT_FILE_BYTES = 4 << 20;
+/**
+ * The largest rules or groups file read. The YAML library parses some 0.3–0.5 MB a second (deep nesting costs
+ * more), so this bounds what a hostile file costs to about a second; `kprof rules` writes some 50 KB (56 rules
+ * with their comments) for a pair of 239 MB profiles by name, and a bare rule takes some 50 bytes.
+ */
+export const MAX_TEXT_FILE_BYTES = 256 << 10;
 
-/** Read a rules or groups file as text: a regular file of at most 4 MiB. */
+/** Read a rules or groups file as text: a regular file of at most 256 KiB. */
 export function readText(path: string): string {
   noteInput(path);
   const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, 'a rules or groups file');

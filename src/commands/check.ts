@@ -8,7 +8,7 @@ import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/
 import { inputError, usageError } from '../util/errors.js';
 import { emit, colorEnabled, type Io } from '../util/io.js';
 import type { Profile } from '../model/model.js';
-import { parseCommon, type CommonFlags } from './options.js';
+import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
@@ -104,6 +104,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   progress.done();
   report(io, read0, flags.strict, format === 'github');
   if (base0) report(io, base0, flags.strict, format === 'github');
+  // A gate does not pass on a partly read profile in silence.
+  unreadNote(base0 ? [read0, base0] : [read0], io, format === 'github');
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);

@@ -12,6 +12,7 @@ import type { Io } from '../util/io.js';
 import { clipped, shown, WHOLE } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
+import { githubAnnotation } from '../report/failure.js';
 import type { Prefer } from '../input/formats/resolve.js';
 
 /** Options shared by summary, diff, check and rules. */
@@ -188,15 +189,15 @@ export function parseTop(text: string | undefined): number | null {
 /**
  * One stderr line per profile that has folders or files looking like a profile that were not read (a rank folder
  * with no kernel data, a PROF_ folder with no output …): how many, the first of them; kprof inspect lists them all.
+ * Under `github` (check --format github) the line is a `::warning` annotation.
  */
-export function unreadNote(profiles: readonly Profile[], io: Io): void {
+export function unreadNote(profiles: readonly Profile[], io: Io, github = false): void {
   for (const p of profiles) {
     const unread = p.unread ?? [];
     if (unread.length === 0) continue;
     const more = unread.length > 1 ? ` (and ${fmtCount(unread.length - 1)} more)` : '';
-    io.stderr(
-      `kprof: note: not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shown(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.\n`,
-    );
+    const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shown(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
+    io.stderr(github ? githubAnnotation('warning', text, 'not read', null, io.env.GITHUB_WORKSPACE) : `kprof: note: ${text}\n`);
   }
 }
 

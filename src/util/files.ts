@@ -63,6 +63,15 @@ export function textEncoding(head: Uint8Array): string | null {
   return null;
 }
 
+/** What a path is when it is a FIFO, a device or a socket (following links), in words; else null. */
+export function specialKindOf(path: string): string | null {
+  try {
+    return specialKind(statSync(onDisk(path)));
+  } catch {
+    return null;
+  }
+}
+
 /** What a path that is not a regular file is, in words. */
 function specialKind(st: Stats): string | null {
   if (st.isFIFO()) return 'a FIFO (named pipe)';

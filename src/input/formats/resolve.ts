@@ -10,7 +10,7 @@ import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
-import { fsError, missingPathError, onDisk, openRegular, readRegularFile } from '../../util/files.js';
+import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specialKindOf } from '../../util/files.js';
 import {
   allFormats,
   fallbackFormat,
@@ -457,7 +457,12 @@ const WALK_DEPTH = 3;
 function findRankFolders(dir: string, depth: number, walk: Walk): void {
   for (const entry of listDir(dir)) {
     const p = join(dir, entry);
-    if (!isDir(p)) continue;
+    if (!isDir(p)) {
+      // Named like a profile folder, but a FIFO, a device or a socket: said, not passed over in silence.
+      const what = FRAMEWORK_NAME.test(entry) || /^PROF_/.test(entry) ? specialKindOf(p) : null;
+      if (what !== null) unread(walk.notes, `${p}: named like a profile folder, but ${what}; not read`);
+      continue;
+    }
     const real = realPath(p);
     if (walk.stack.includes(real)) {
       walk.notes.push(`${p}: a symbolic link back to ${rel(real)}, a folder it is in (a loop); not followed`);

@@ -382,18 +382,17 @@ export class EventScanner {
         // Still cut (an item longer than the bridge): the rest of the chunk waits with it.
         this.pending.push(Buffer.from(chunk.subarray(take)));
         this.pendingBytes += chunk.length - take;
-        if (this.pendingBytes >= this.tail!.length) {
-          this.join();
-          this.run(false);
-        }
+        if (this.pendingBytes >= this.tail!.length) this.retry();
       }
       return;
     } else {
       this.pending.push(Buffer.from(chunk));
       this.pendingBytes += chunk.length;
-      // Retry a cut item only once the window has doubled: each byte of a long item is scanned a few times in all.
-      if (this.pendingBytes < this.tail.length) return;
-      this.join();
+      // Retry a cut item only once the window has doubled (each byte of a long item is scanned a few times in
+      // all), or holds more than the item limit: the cut item must then end within the limit's first bytes.
+      if (this.pendingBytes < this.tail.length && this.tail.length + this.pendingBytes <= this.maxItem) return;
+      this.retry();
+      return;
     }
     this.run(false);
   }
@@ -419,6 +418,24 @@ export class EventScanner {
   /** Total bytes fed. */
   get bytes(): number {
     return this.fed;
+  }
+
+  /**
+   * The cut item and the chunks after it, scanned on. When they hold more than the item limit, the cut item is
+   * scanned in their first `maxItem` bytes alone: one that does not end there is refused (as cut), before its
+   * fields are handed on, so the limit holds to the byte and the window to the limit and a chunk.
+   */
+  private retry(): void {
+    this.join();
+    const whole = this.buf;
+    if (whole.length <= this.maxItem) {
+      this.run(false);
+      return;
+    }
+    this.buf = whole.subarray(0, this.maxItem);
+    const stop = this.run(false, 1);
+    this.buf = whole;
+    if (stop >= 0) this.run(false, -1, stop);
   }
 
   private join(): void {

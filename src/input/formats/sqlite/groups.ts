@@ -15,6 +15,7 @@ import {
   OUT_OF_RANGE,
   TICKS_PER_NS,
   COMMUNICATION_CORE,
+  fieldColumns,
   finish,
   intOrNull,
   lazyLibrary,
@@ -167,6 +168,7 @@ function readGroups(
     sink.skip(where, message, count);
   };
   const communicationGroups: DbGroup[] = [];
+  const columns = fieldColumns(schema);
   for (const kind of ['compute', 'communication'] as const) {
     const src = source(schema, kind, withShapes);
     if (src === null) continue;
@@ -235,9 +237,9 @@ function readGroups(
       const g: DbGroup = {
         kind,
         name,
-        type: strings.get(r[G.type]),
-        core: communication ? COMMUNICATION_CORE : strings.get(r[G.core]),
-        shapes: withShapes && !communication ? unquoted(strings.get(r[G.shapes])) : null,
+        type: strings.field(r[G.type], communication ? columns.commType : columns.type, count),
+        core: communication ? COMMUNICATION_CORE : strings.field(r[G.core], columns.core, count),
+        shapes: withShapes && !communication ? unquoted(strings.field(r[G.shapes], columns.shapes, count)) : null,
         device,
         step: intOrNull(r[G.step]),
         count,

@@ -116,6 +116,12 @@ export interface DbInfo {
   compute: number;
   communication: number;
   skipped: number;
+  /**
+   * Rows read whose type, core or shapes is an id not in STRING_IDS, by column
+   * (`COMPUTE_TASK_INFO.opType`): each such field reads `(unknown id N)` (StringTable.field), so the rows count,
+   * apart, and the reader says how many there were.
+   */
+  dangling: Map<string, { rows: number; first: string }>;
 }
 
 /**
@@ -235,6 +241,7 @@ export function startRead(
     compute: 0,
     communication: 0,
     skipped: 0,
+    dangling: strings.dangling,
   };
   // A db with no kernel start has nothing more to read: its facts are final.
   if (originNs === null) finish(info, devices, rankOf);
@@ -254,6 +261,7 @@ function readRows(
   const { withShapes, originNs, steps, rankOf, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
   if (originNs === null) return info;
   const stmt: SqliteStatement = rows.prepare(kernelQuery(schema, withShapes, order)).raw();
+  const columns = fieldColumns(schema);
   const skip = (where: string, message: string): void => {
     info.skipped++;
     sink.skip(where, message);
@@ -291,14 +299,14 @@ function readRows(
     const k: DbKernel = {
       kind: communication ? 'communication' : 'compute',
       name,
-      type: strings.get(r[K.type]),
-      core: communication ? COMMUNICATION_CORE : strings.get(r[K.core]),
+      type: strings.field(r[K.type], communication ? columns.commType : columns.type),
+      core: communication ? COMMUNICATION_CORE : strings.field(r[K.core], columns.core),
       taskType: communication ? null : strings.get(r[K.taskType]),
       stream: intOrNull(r[K.stream]),
       step: stepOf(steps, rel),
       startNs: rel,
       ticks,
-      shapes: withShapes && !communication ? unquoted(strings.get(r[K.shapes])) : null,
+      shapes: withShapes && !communication ? unquoted(strings.field(r[K.shapes], columns.shapes)) : null,
       blockDim: intOrNull(r[K.block]),
       device: intOrNull(r[K.device]) ?? (communication ? commDevice : null),
     };
@@ -432,6 +440,17 @@ export function intOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
 }
 
+/** The columns of the fields read through StringTable.field, as `TABLE.column` (for the reader's warning). */
+export function fieldColumns(s: DbSchema): { type: string; commType: string; core: string; shapes: string } {
+  const of = (table: string, c: string | null): string => `${table}.${c ?? '?'}`;
+  return {
+    type: of('COMPUTE_TASK_INFO', s.compute.opType),
+    commType: of(s.communication?.table ?? 'COMMUNICATION_OP', s.communication?.opType ?? null),
+    core: of('COMPUTE_TASK_INFO', s.compute.core),
+    shapes: of('COMPUTE_TASK_INFO', s.compute.shapes),
+  };
+}
+
 export function shownId(v: unknown): string {
   return typeof v === 'number' || typeof v === 'bigint' ? `id ${String(v)}` : v === null ? 'NULL' : 'a value that is not an id';
 }
@@ -456,6 +475,23 @@ export class StringTable {
       // No STRING_IDS: every id is unknown (a name then skips its row, with a warning).
     }
     this.stmt = stmt;
+  }
+
+  /** Rows by column whose id was not there (see field). */
+  readonly dangling = new Map<string, { rows: number; first: string }>();
+
+  /**
+   * The string of a field other than the name (whose rows are skipped instead): an id that is not there reads
+   * `(unknown id N)`, and `rows` rows are counted under `column` in `dangling`. Null for NULL only.
+   */
+  field(v: unknown, column: string, rows = 1): string | null {
+    const s = this.get(v);
+    if (s !== null || v === null || v === undefined) return s;
+    const shown = `(unknown ${shownId(v)})`;
+    const d = this.dangling.get(column);
+    if (d === undefined) this.dangling.set(column, { rows, first: shown });
+    else d.rows += rows;
+    return shown;
   }
 
   /** The string of an id; a value stored as text is its own string; null for NULL, a negative id or one not there. */

@@ -153,6 +153,14 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
       common,
     );
   }
+  for (const [column, d] of info.dangling) {
+    const one = d.rows === 1;
+    main.log.warn(
+      path,
+      0,
+      `${d.rows} ${one ? 'row' : 'rows'}: ${one ? 'its' : 'their'} ${column} is an id not in STRING_IDS, read as "${d.first}" (each such id apart)`,
+    );
+  }
   const mapped = info.devices.length === 1 ? info.devices[0]! : null;
   if (mapped !== null && mapped.rank !== null)
     options.ownRank?.(String(mapped.rank), `RANK_DEVICE_MAP of ${basename(path)} (device ${mapped.device})`);

@@ -1,0 +1,67 @@
+// check and rules on a profile folder that holds profile-like folders they did not read: the same one stderr
+// line as summary and diff (a `::warning` under check --format github), so no gate passes on a partly read
+// profile in silence.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { kprof } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-unread-gate-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A folder of ranks: rank 0 with kernel data, rank 1 without (no ASCEND_PROFILER_OUTPUT), so not read. */
+function partial(name: string): string {
+  const dir = join(tmp, name);
+  const out = join(dir, 'rank_0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    join(out, 'kernel_details.csv'),
+    ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', '1,a,Add,AI_CORE,1,2.5', '2,a,Add,AI_CORE,5,2.5', ''].join('\n'),
+  );
+  mkdirSync(join(dir, 'rank_1_ascend_pt', 'FRAMEWORK'), { recursive: true });
+  return dir;
+}
+
+const dir = partial('run');
+const rulesFile = join(tmp, 'rules.yaml');
+writeFileSync(rulesFile, 'version: 1\nrules:\n  - type: Add\n    present: true\n');
+const line = `kprof: note: not read: ${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out; kprof inspect ${dir} lists it.\n`;
+
+describe('profile folders not read', () => {
+  it('check says so on stderr, for the profile and for the base, and still gives its verdict', async () => {
+    const r = await kprof(['check', dir, '--rules', rulesFile]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(line);
+    const withBase = await kprof(['check', dir, '--rules', rulesFile, '--base', dir]);
+    expect(withBase.code, withBase.stderr).toBe(0);
+    expect(withBase.stderr).toBe(line + line);
+  });
+
+  it('check --format github makes it a ::warning annotation', async () => {
+    const r = await kprof(['check', dir, '--rules', rulesFile, '--format', 'github']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^::warning title=kprof%3A not read::not read: .*rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder .*lists it\.\n$/);
+  });
+
+  it('rules says so on stderr for each side', async () => {
+    const r = await kprof(['rules', dir, dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(line + line);
+  });
+
+  it('a FIFO named like a rank folder is said, not passed over in silence (and nothing waits on it)', async () => {
+    const fifoRun = partial('fifo-run');
+    rmSync(join(fifoRun, 'rank_1_ascend_pt'), { recursive: true });
+    execFileSync('mkfifo', [join(fifoRun, 'rank_1_ascend_pt')]);
+    const note = `kprof: note: not read: ${join(fifoRun, 'rank_1_ascend_pt')}: named like a profile folder, but a FIFO (named pipe); not read; kprof inspect ${fifoRun} lists it.\n`;
+    const summary = await kprof(['summary', fifoRun]);
+    expect(summary.code, summary.stderr).toBe(0);
+    expect(summary.stderr).toBe(note);
+    const check = await kprof(['check', fifoRun, '--rules', rulesFile]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stderr).toBe(note);
+  });
+});
