@@ -1,8 +1,12 @@
 // How kprof words what it prints: a bad option value names the option, the value once (escaped), what is
 // expected; ranks are named plainly (a rank of no id, a thousand ranks); advice fits the case it is given in.
 
-import { describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { kprof } from './helpers.js';
+import { rankIdsText, ranksCounted, ranksNamed } from '../src/util/format.js';
 
 const P = 'fixtures/cluster/base';
 const Q = 'fixtures/cluster/pr';
@@ -57,5 +61,74 @@ describe('a bad option value', () => {
     expect(r.stderr).toBe('kprof: --rewrites: expected on or off; found "maybe".\n(run with --help for usage)\n');
     const by = await kprof(['summary', P, '--by', 'shape']);
     expect(by.stderr).toContain('kprof: --by: expected one of type, name, core, type+core or type+shapes; found "shape".');
+  });
+});
+
+describe('ranks named plainly', () => {
+  it('ids in runs are ranges, long lists are cut, the rank of no id is (no id)', () => {
+    const ids = (n: number, step = 1) => Array.from({ length: n }, (_, i) => String(i * step));
+    expect(rankIdsText(ids(1000))).toBe('0–999');
+    expect(ranksCounted(ids(1000))).toBe('1,000 ranks (0–999)');
+    expect(rankIdsText(ids(2))).toBe('0, 1');
+    expect(rankIdsText(['0', '1', '2', '5', '7', '8', '9', 'node-a'])).toBe('0–2, 5, 7–9, node-a');
+    expect(rankIdsText(ids(500, 2))).toBe('0, 2, 4, 6, 8, 10, …, 998');
+    expect(ranksCounted(['-'])).toBe('1 rank');
+    expect(ranksNamed(['-'])).toBe('rank (no id)');
+    expect(ranksNamed(['3'])).toBe('rank 3');
+    expect(ranksNamed(['0', '1', '2', '3'], (s) => `\`${s}\``)).toBe('ranks `0`–`3`');
+  });
+
+  it('a profile with no rank id: "1 rank" in every text format, the id kept in JSON', async () => {
+    const F = 'fixtures/bad-empty-step-id';
+    for (const format of ['table', 'markdown', 'html']) {
+      const r = await kprof(['summary', F, '-q', '--format', format]);
+      expect(r.code).toBe(0);
+      expect(r.stdout, format).toMatch(/ 1 rank, 0 rows skipped/);
+      expect(r.stdout, format).not.toMatch(/rank \(-\)|rank \(`-`\)|rank \(<code>-<\/code>\)/);
+    }
+    expect(JSON.parse((await kprof(['summary', F, '-q', '--format', 'json'])).stdout).ranks).toEqual(['-']);
+    const inspect = await kprof(['inspect', F, '-q']);
+    expect(inspect.stdout).toMatch(/^fixtures\/bad-empty-step-id: 1 rank, 4 kernels$/m);
+    expect(inspect.stdout).toMatch(/^rank \(no id\)$/m);
+    for (const format of ['table', 'markdown', 'html']) {
+      const d = await kprof(['diff', F, 'fixtures/formats/torch-block-num', '-q', '--format', format]);
+      expect(d.stdout, format).toMatch(/\(1 file; 1 rank; 2 steps\)|; 1 rank; 2 steps\)/);
+      expect(d.stdout, format).not.toMatch(/rank -|rank `-`|rank <code>-<\/code>|stream - /);
+    }
+  });
+});
+
+/** A folder of torch_npu rank folders, one per id, each with the same small kernel table. */
+function rankFolders(ids: readonly number[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-ranks-'));
+  const kd = 'fixtures/formats/torch-level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv';
+  for (const i of ids) {
+    const out = join(dir, `rank${i}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    copyFileSync(kd, join(out, 'kernel_details.csv'));
+    writeFileSync(join(dir, `rank${i}_ascend_pt`, `profiler_info_${i}.json`), JSON.stringify({ rank_id: i }));
+  }
+  return dir;
+}
+
+describe('many ranks: their ids cut short in every text format', () => {
+  const dir = rankFolders(Array.from({ length: 11 }, (_, i) => 2 * i));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const list = '0, 2, 4, 6, 8, 10, …, 20';
+
+  it('summary, inspect and diff', async () => {
+    for (const [format, ids] of [
+      ['table', list],
+      ['markdown', '`0`, `2`, `4`, `6`, `8`, `10`, …, `20`'],
+      ['html', '<code>0</code>, <code>2</code>, <code>4</code>, <code>6</code>, <code>8</code>, <code>10</code>, …, <code>20</code>'],
+    ] as const) {
+      const r = await kprof(['summary', dir, '-q', '--format', format]);
+      expect(r.stdout, format).toContain(`11 ranks (${ids})`);
+      const d = await kprof(['diff', dir, dir, '-q', '--format', format]);
+      expect(d.stdout, format).toContain(`ranks ${ids}`);
+    }
+    expect((await kprof(['inspect', dir, '-q'])).stdout.split('\n')[0]).toMatch(/: 11 ranks \(0, 2, 4, 6, 8, 10, …, 20\), 132 kernels$/);
+    const bad = await kprof(['summary', dir, '-q', '--rank', '5']);
+    expect(bad.stderr).toContain(`rank 5 not found; the input has ranks ${list}. Use --rank with one of those, or --rank all.`);
   });
 });

@@ -477,7 +477,13 @@ export function parseSteps(text: string): StepRange[] {
     const part = raw.trim();
     const item = parts.length > 1 ? ` "${shown(part)}"` : '';
     const notStep = (): never =>
-      bad(/\d{16}/.test(part) ? `the number${item} has more than 15 digits` : parts.length > 1 ? `the item${item} is not a Step Id or a range` : 'not a Step Id or a range');
+      bad(
+        /\d{16}/.test(part)
+          ? `the number${item} has more than 15 digits`
+          : parts.length > 1
+            ? `the item${item} is not a Step Id or a range`
+            : 'not a Step Id or a range',
+      );
     const m = STEP_PART.exec(part);
     if (part === '') bad('an empty item in the list');
     if (!m || (m[1] === undefined && m[3] === undefined)) notStep();

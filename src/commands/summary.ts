@@ -12,6 +12,7 @@ import { warningLines } from '../report/warnings.js';
 import { inputError, KprofError } from '../util/errors.js';
 import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
 import { shown } from '../util/inputText.js';
+import { ranksNamed } from '../util/format.js';
 import type { Progress } from '../model/progress.js';
 import type { Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
@@ -89,14 +90,12 @@ export function* readableSnapshot(report: Report, limit: number, out: string | u
 function witnessReport(data: Profile, w: Witnessed): string {
   const lines: string[] = [];
   for (const r of w.results) {
-    const where = data.ranks.length > 1 && r.ranks.length === 1 ? `rank ${r.ranks[0]}: ` : '';
+    const where = data.ranks.length > 1 && r.ranks.length === 1 ? `${ranksNamed(r.ranks, shown)}: ` : '';
     lines.push(...witnessLines(r, '').map((l, i) => (i === 0 ? `kprof: witness: ${where}${l}` : `kprof: witness: ${l}`)));
   }
   if (w.withoutStatistic.length > 0) {
     const ranks = w.withoutStatistic;
-    lines.push(
-      `kprof: witness: rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}: no op_statistic beside the kernel table, nothing to cross-check against.`,
-    );
+    lines.push(`kprof: witness: ${ranksNamed(ranks, shown)}: no op_statistic beside the kernel table, nothing to cross-check against.`);
   }
   if (lines.length === 0) {
     lines.push(

@@ -7,6 +7,7 @@
 import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, stepsLabel } from '../aggregate/group.js';
 import { shown } from '../util/inputText.js';
+import { NO_RANK_ID, ranksNamed } from '../util/format.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model/model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
@@ -89,7 +90,7 @@ function holds(p: Profile, sel?: Selection): string {
     );
   }
   parts.push(steps.length > 0 ? `Step Id ${steps[0]}-${steps[steps.length - 1]}` : 'no Step Id');
-  return `${parts.join(' and ')} on rank${ranks.length === 1 ? '' : 's'} ${ranks.map(shown).join(', ')}`;
+  return ranks.length === 1 && ranks[0] === NO_RANK_ID ? parts.join(' and ') : `${parts.join(' and ')} on ${ranksNamed(ranks, shown)}`;
 }
 
 /**

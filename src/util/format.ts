@@ -187,3 +187,44 @@ export function stepCountsText(ranks: { rank: string; steps: number }[], code: (
   });
   return listed(parts, 4);
 }
+
+/** The rank id the readers give a rank whose profile names none (no profiler_info, no rank in its folder name). */
+export const NO_RANK_ID = '-';
+
+/** A rank id that is a whole number (`0`, `15`), which ranges join; else null. */
+function wholeRankId(rank: string | undefined): number | null {
+  return rank !== undefined && /^(0|[1-9]\d{0,8})$/.test(rank) ? Number(rank) : null;
+}
+
+/**
+ * Rank ids as every text format lists them, in the order given (kprof's rank order), each shown by `code`: three
+ * or more consecutive whole numbers as one range (`0–999`, an en dash, which no range of Step Ids uses), the rank
+ * of no id as `(no id)`; of more than 8 items, the first 6, `…` and the last (`0, 2, 4, 6, 8, 10, …, 998`).
+ */
+export function rankIdsText(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ranks.length; ) {
+    const n = wholeRankId(ranks[i]);
+    let j = i;
+    if (n !== null) while (j + 1 < ranks.length && wholeRankId(ranks[j + 1]) === n + (j + 1 - i)) j++;
+    if (j - i >= 2) {
+      parts.push(`${code(ranks[i]!)}–${code(ranks[j]!)}`);
+    } else {
+      j = i;
+      parts.push(ranks[i] === NO_RANK_ID ? '(no id)' : code(ranks[i]!));
+    }
+    i = j + 1;
+  }
+  return parts.length > 8 ? `${parts.slice(0, 6).join(', ')}, …, ${parts[parts.length - 1]}` : parts.join(', ');
+}
+
+/** How many ranks, and which: `1 rank (3)`, `1,000 ranks (0–999)`; the one rank of no id: `1 rank`. */
+export function ranksCounted(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
+  if (ranks.length === 1 && ranks[0] === NO_RANK_ID) return '1 rank';
+  return `${plural(ranks.length, 'rank')} (${rankIdsText(ranks, code)})`;
+}
+
+/** Ranks as a sentence names them: `rank 3`, `rank (no id)`, `ranks 0–7`. */
+export function ranksNamed(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
+  return `${ranks.length === 1 ? 'rank' : 'ranks'} ${rankIdsText(ranks, code)}`;
+}

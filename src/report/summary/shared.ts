@@ -15,7 +15,7 @@ import {
   type PerStep,
   type Summary,
 } from '../../model/model.js';
-import { fmtCount, fmtPct, fmtUs, plural, stepCountsText, ticksToUs } from '../../util/format.js';
+import { fmtCount, fmtPct, fmtUs, plural, ranksCounted, stepCountsText, ticksToUs } from '../../util/format.js';
 import { clipped } from '../../util/inputText.js';
 
 export interface SummaryView {
@@ -110,7 +110,7 @@ export function totalsLine(s: Summary, q: (text: string) => string = clipped): s
           q,
         )
       : 'no steps',
-    `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.map((x) => q(x)).join(', ')})`,
+    ranksCounted(s.ranks, q),
     `${plural(s.skippedRows, 'row')} skipped`,
   ];
   if (s.filteredKernels > 0) parts.push(`${plural(s.filteredKernels, 'kernel')} filtered out`);
