@@ -132,3 +132,53 @@ describe('many ranks: their ids cut short in every text format', () => {
     expect(bad.stderr).toContain(`rank 5 not found; the input has ranks ${list}. Use --rank with one of those, or --rank all.`);
   });
 });
+
+describe('a summary JSON too large to write: the advice fits how it was made', () => {
+  const LIMIT = { KPROF_SNAPSHOT_LIMIT: '100' };
+  const advice = async (args: string[]): Promise<string> => {
+    const r = await kprof([...args, '--format', 'json', '-q'], LIMIT);
+    expect(r.code).toBe(2);
+    return /Make it smaller: (.*)\.\n/.exec(r.stderr)![1]!;
+  };
+
+  it('by type already: no --by type; one rank: no --rank; few steps: no --steps', async () => {
+    expect(await advice(['summary', 'fixtures/formats/torch-level0'])).toBe('leave out the kernels not needed (--exclude <regex>, --core)');
+    const ranks = await advice(['summary', 'fixtures/formats/multi-rank']);
+    expect(ranks).not.toContain('--by type');
+    expect(ranks).toContain('summarise fewer ranks per file (--rank 0, one file per rank)');
+  });
+
+  it('by name on an input with types: --by type first', async () => {
+    expect(await advice(['summary', 'fixtures/formats/multi-rank', '--by', 'name'])).toMatch(/^group by type rather than name \(--by type\); or /);
+  });
+
+  it('an input of kernel names only (no types): never --by type or --core', async () => {
+    for (const by of [[], ['--by', 'name']]) {
+      const a = await advice(['summary', 'fixtures/trace/trace-view-steps', ...by]);
+      expect(a).toBe('leave out the kernels not needed (--exclude <regex>)');
+    }
+  });
+
+  it('many steps: --steps with ten of its own Step Ids', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-steps-'));
+    try {
+      const rows = Array.from({ length: 12 }, (_, i) => `${i + 5},aclnnMm_MatMulV2,MatMulV2,AI_CORE,${1000 + 100 * i}.000,10.000,1.000,24`);
+      writeFileSync(
+        join(dir, 'kernel_details.csv'),
+        `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n${rows.join('\n')}\n`,
+      );
+      expect(await advice(['summary', dir])).toBe(
+        'summarise fewer steps (--steps 5-14: 10 of its 12); or leave out the kernels not needed (--exclude <regex>, --core)',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('merge is told what merge can do, not the options of summary', async () => {
+    const r = await kprof(['merge', 'fixtures/cluster/base'], LIMIT);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Make it smaller: merge fewer files into each (one per node or per rack), or leave them unmerged');
+    expect(r.stderr).not.toMatch(/--by|--steps|--rank/);
+  });
+});

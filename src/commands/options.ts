@@ -132,6 +132,11 @@ function nameOnlyFile(r: RankData): string | null {
   return r.files.every((f) => namesOnly(f.format)) ? r.files[0]!.path : null;
 }
 
+/** Does the profile hold a rank read from an export of kernel names only (no op types to group by)? */
+export function namesOnlyProfile(p: Profile): boolean {
+  return p.ranks.some((r) => nameOnlyFile(r) !== null);
+}
+
 /**
  * The grouping chooseBy will choose, told from the rank plans before the read (no note): `name` when a plan is of a
  * format of kernel names only. What the read keys by the grouping (the kernel sequences beside the kernels) is keyed
