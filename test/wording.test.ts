@@ -1,7 +1,7 @@
 // How kprof words what it prints: a bad option value names the option, the value once (escaped), what is
 // expected; ranks are named plainly (a rank of no id, a thousand ranks); advice fits the case it is given in.
 
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -180,5 +180,40 @@ describe('a summary JSON too large to write: the advice fits how it was made', (
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Make it smaller: merge fewer files into each (one per node or per rack), or leave them unmerged');
     expect(r.stderr).not.toMatch(/--by|--steps|--rank/);
+  });
+});
+
+describe('a rank whose kernel table has its header only', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-header-only-'));
+  const MULTI = 'fixtures/formats/multi-rank';
+  const one = 'localhost.localdomain_140831_20251120093000123_ascend_pt';
+  for (const r of ['localhost.localdomain_140830_20251120093000123_ascend_pt', one]) {
+    mkdirSync(join(dir, r, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    for (const f of readdirSync(join(MULTI, r))) if (f.endsWith('.json')) copyFileSync(join(MULTI, r, f), join(dir, r, f));
+    const kd = readFileSync(join(MULTI, r, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), 'utf8');
+    writeFileSync(join(dir, r, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), r === one ? `${kd.split('\n')[0]}\n` : kd);
+  }
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('has no kernels, not "no Step Id": in the totals, inspect and a --per-step diff', async () => {
+    const s = await kprof(['summary', dir, '-q']);
+    expect(s.code).toBe(0);
+    expect(s.stdout).toContain('2 steps on rank 0, no kernels on rank 1, 2 ranks (0, 1)');
+    expect(s.stdout).not.toContain('no Step Id');
+    const i = await kprof(['inspect', dir, '-q']);
+    expect(i.stdout).toMatch(/rank 1\n(?:.*\n)*? {2}steps {4}none \(no kernel rows\)\n/);
+    const d = await kprof(['diff', dir, MULTI, '-q', '--per-step']);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toContain('but rank 1 of the base has no kernels at all (no kernel row was read from its files; see the warnings).');
+    const raw = await kprof(['diff', dir, MULTI, '-q']);
+    expect(raw.stderr).toContain('the base has 2 steps on rank 0, no kernels on rank 1, the PR has 2 steps on each rank');
+  });
+
+  it('a gate on it reads nothing there, and does not pass', async () => {
+    const rules = join(dir, 'r.yaml');
+    writeFileSync(rules, 'rules:\n  - type: Cast\n    count: {max: 100}\n');
+    const c = await kprof(['check', dir, '--rules', rules, '-q']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('no kernel was read on rank 1');
   });
 });

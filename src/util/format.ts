@@ -165,26 +165,21 @@ export function exactUs(ticks: number): number {
 
 /**
  * Each rank's own number of steps in words: `4 steps` (one rank), `4 steps on each rank`, or by rank when they
- * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`). Never the
+ * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`; a rank whose files
+ * held no kernel row, when `rows` is given: `no kernels on rank 3`). Never the
  * number of distinct Step Ids across ranks, which offset or lost steps inflate.
  */
-export function stepCountsText(ranks: { rank: string; steps: number }[], code: (s: string) => string = (s) => s): string {
-  const steps = (n: number): string => (n === 0 ? 'no Step Id' : `${fmtCount(n)} ${n === 1 ? 'step' : 'steps'}`);
-  if (ranks.length === 0 || ranks.every((r) => r.steps === 0)) return 'no Step Id';
-  if (ranks.length === 1) return steps(ranks[0]!.steps);
-  if (ranks.every((r) => r.steps === ranks[0]!.steps)) return `${steps(ranks[0]!.steps)} on each rank`;
-  const byCount = new Map<number, string[]>();
-  for (const r of ranks) byCount.set(r.steps, [...(byCount.get(r.steps) ?? []), r.rank]);
-  const parts = [...byCount].map(([n, rs]) => {
-    const list =
-      rs.length > 6
-        ? `${rs
-            .slice(0, 6)
-            .map((r) => code(r))
-            .join(', ')}, … (${fmtCount(rs.length)} ranks)`
-        : rs.map((r) => code(r)).join(', ');
-    return `${steps(n)} on rank${rs.length === 1 ? '' : 's'} ${list}`;
-  });
+export function stepCountsText(ranks: { rank: string; steps: number; rows?: number }[], code: (s: string) => string = (s) => s): string {
+  // A rank whose files held no kernel row at all (a header only) has no kernels, not merely no Step Id.
+  const label = (r: { steps: number; rows?: number }): string =>
+    r.rows === 0 ? 'no kernels' : r.steps === 0 ? 'no Step Id' : `${fmtCount(r.steps)} ${r.steps === 1 ? 'step' : 'steps'}`;
+  if (ranks.length === 0) return 'no Step Id';
+  if (ranks.every((r) => label(r) === label(ranks[0]!)))
+    return ranks.length === 1 || ranks[0]!.steps === 0 ? label(ranks[0]!) : `${label(ranks[0]!)} on each rank`;
+  if (ranks.every((r) => r.steps === 0)) return 'no Step Id';
+  const byLabel = new Map<string, string[]>();
+  for (const r of ranks) byLabel.set(label(r), [...(byLabel.get(label(r)) ?? []), r.rank]);
+  const parts = [...byLabel].map(([text, rs]) => `${text} on ${ranksNamed(rs, code)}`);
   return listed(parts, 4);
 }
 

@@ -19,7 +19,7 @@ function stepText(r: RankData): string {
     const why = missing.find((m) => m.startsWith('steps (') && m.endsWith(')'));
     return why !== undefined ? `none (${why.slice('steps ('.length, -1)})` : 'none (no Step Id column)';
   }
-  if (r.stepIds.length === 0) return 'column present, every cell empty';
+  if (r.stepIds.length === 0) return r.rowsRead === 0 ? 'none (no kernel rows)' : 'column present, every cell empty';
   const ids = r.stepIds;
   const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;
   const range =

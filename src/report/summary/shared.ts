@@ -106,7 +106,7 @@ export function totalsLine(s: Summary, q: (text: string) => string = clipped): s
     // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them).
     s.hasSteps
       ? stepCountsText(
-          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })),
+          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length, rows: r.rowsRead })),
           q,
         )
       : 'no steps',
