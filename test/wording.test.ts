@@ -217,3 +217,38 @@ describe('a rank whose kernel table has its header only', () => {
     expect(c.stderr).toContain('no kernel was read on rank 1');
   });
 });
+
+describe('a rule tested on name and type, on an input of kernel names only', () => {
+  const T = 'fixtures/trace/trace-view-steps';
+  const rulesFile = (text: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-rules-'));
+    writeFileSync(join(dir, 'r.yaml'), text);
+    return join(dir, 'r.yaml');
+  };
+
+  it('says what the input lacks and how to select by name instead', async () => {
+    for (const [text, list] of [
+      ['rules:\n  - match: /Mat/\n    count: {max: 5}\n', ` --by name --match 'Mat' lists them`],
+      ['groups:\n  mm: ["/Mat/"]\nrules:\n  - group: mm\n    count: {max: 5}\n', ' --by name lists them'],
+    ] as const) {
+      const f = rulesFile(text);
+      const r = await kprof(['check', T, '--rules', f, '-q']);
+      rmSync(join(f, '..'), { recursive: true, force: true });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        'which names its kernels only (no op types), so whether a kernel whose name does not match has a type that does is unknown.',
+      );
+      expect(r.stderr).toContain(`Select by name only: name: with the kernel names to select (kprof summary ${T}/trace_view.json${list})`);
+      expect(r.stderr).toContain('or check it on a kernel table with op types (the same run');
+      expect(r.stderr).not.toContain('may be selected by its type');
+    }
+  });
+
+  it('--core on it names no rank of no id', async () => {
+    const f = rulesFile('rules:\n  - name: MatMulV2\n    count: {max: 5}\n');
+    const r = await kprof(['check', T, '--rules', f, '-q', '--core', 'AI_CORE']);
+    rmSync(join(f, '..'), { recursive: true, force: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--core needs core types (Accelerator Core / Task Type), which this input has not. Drop --core.');
+  });
+});

@@ -19,12 +19,12 @@ function scopeRank(rank: RankData, sel: Selection): RankData {
   const steps = sel.steps;
   if (steps && !rank.fields.steps) {
     throw inputError(
-      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input (rank ${rank.rank}) has not. Drop --steps.`,
+      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`} has not. Drop --steps.`,
     );
   }
   if (sel.cores && !rank.fields.core) {
     throw inputError(
-      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input (rank ${rank.rank}) has not. Drop --core.`,
+      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`} has not. Drop --core.`,
     );
   }
   const groups = new Map<string, FineGroup>();
