@@ -252,3 +252,15 @@ describe('a rule tested on name and type, on an input of kernel names only', () 
     expect(r.stderr).toContain('--core needs core types (Accelerator Core / Task Type), which this input has not. Drop --core.');
   });
 });
+
+describe('an empty --core', () => {
+  it('is a usage error (an unset variable?), not a filter that keeps no kernel', async () => {
+    for (const core of ['', ' , ']) {
+      const r = await kprof(['summary', 'fixtures/formats/multi-rank', '--core', core, '-q']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        'kprof: --core: expected a core type or a comma-separated list of them (AI_CORE,MIX_AIC); found an empty value (an unset variable?). Leave --core out for every core.\n',
+      );
+    }
+  });
+});
