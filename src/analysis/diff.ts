@@ -145,8 +145,8 @@ export interface DiffSideInfo {
   ranks: string[];
   /** Number of distinct Step Ids across the ranks; null when the side has no Step Id. */
   steps: number | null;
-  /** Each rank's own number of steps (0 for a rank without any), in rank order. */
-  rankSteps: { rank: string; steps: number; rows: number }[];
+  /** Each rank's own number of steps (0 for a rank without any) and kernel rows read, in rank order. */
+  rankSteps: { rank: string; steps: number; rows?: number }[];
   files: string[];
   skippedRows: number;
   /** Raw totals (never normalised). */
