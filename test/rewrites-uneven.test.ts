@@ -75,7 +75,7 @@ describe('a fused kernel on a stream the other side does not run', () => {
     const text = await kprof(['diff', base, pr]);
     expect(text.stdout).toContain("note   The PR's part ran on stream 5, which only the PR runs");
     expect(text.stdout).toContain(
-      'rank - stream 5: on the PR only (4 steps), not compared (but its kernels in the place of rewrite #1, by start time)',
+      'rank (no id) stream 5: on the PR only (4 steps), not compared (but its kernels in the place of rewrite #1, by start time)',
     );
     const md = await kprof(['diff', base, pr, '--format', 'markdown']);
     expect(md.stdout).toContain('| 1 | `B` · `C` → `BC` (stream `5`) |');
@@ -172,7 +172,7 @@ describe('uneven steps: every kernel accounted for', () => {
     expect(text).toContain(
       'Accounted for: 18 of 33 removed and 9 of 9 added kernels are in rewrites; 15 removed ran in steps only the base profiled.',
     );
-    expect(text).toContain('Note: the base profiled 1 step that the PR did not (step 3 of rank -; 15 compute kernels): it is compared with nothing');
+    expect(text).toContain('Note: the base profiled 1 step that the PR did not (step 3 of rank (no id); 15 compute kernels): it is compared with nothing');
     expect(text).not.toContain('Not accounted for');
   });
 

@@ -119,14 +119,14 @@ describe('steps', () => {
   it('a per-step rule on a source without Step Id is an input error', async () => {
     const noSteps = await read('no-steps/kernel_details.csv');
     expect(errorOf(() => one(noSteps, '  - type: Cast\n    count: { per: step, max: 1 }\n'))).toBe(
-      `r.yaml:2: the rule checks each step, but ${F('no-steps/kernel_details.csv')} (rank -) has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`,
+      `r.yaml:2: the rule checks each step, but ${F('no-steps/kernel_details.csv')} has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`,
     );
     expect(one(noSteps, '  - type: Cast\n    count: { max: 1 }\n')).toMatchObject({ passed: true, observed: 1 });
   });
 
   it('a step range the profile does not have is an input error', () => {
     expect(errorOf(() => one(pr, '  - type: Cast\n    count: { per: step, max: 1 }\n    steps: 40-50\n'))).toBe(
-      `r.yaml:2: the rule checks each step, but ${F('one-rank/pr/kernel_details.csv')} (rank -) has no steps in 40-50 (it has Step Id 1-3). Fix steps: or use per: total.`,
+      `r.yaml:2: the rule checks each step, but ${F('one-rank/pr/kernel_details.csv')} has no steps in 40-50 (it has Step Id 1-3). Fix steps: or use per: total.`,
     );
   });
 });
@@ -156,7 +156,7 @@ describe('several ranks: a rule must hold on every rank', () => {
 
   it('against a base, ranks are paired by id', () => {
     expect(errorOf(() => one(twoRanks, '  - type: Cast\n    count-vs-base: { rose-by-at-most: 0% }\n', pr))).toBe(
-      `r.yaml:2: the base ${F('one-rank/pr')} has no rank 0 to compare with (it has -). Compare profiles of the same ranks, or limit the rule with ranks:.`,
+      `r.yaml:2: the base ${F('one-rank/pr')} has no rank 0 to compare with (it has one rank, of no id). Compare profiles of the same ranks, or limit the rule with ranks:.`,
     );
     const r = one(twoRanks, '  - type: Cast\n    count-vs-base: { rose-by-at-most: 0% }\n', twoRanks);
     expect(r).toMatchObject({ passed: true, observed: 0 });

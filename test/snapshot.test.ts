@@ -733,7 +733,7 @@ describe('a summary JSON larger than kprof reads back is never written', () => {
       const over = await kprof([...args, '-o', path], { KPROF_SNAPSHOT_LIMIT: String(size - 1) });
       expect(over.code).toBe(2);
       expect(over.stderr).toMatch(
-        /^kprof: .*base\.json: the summary JSON would be more than [0-9.]+ KiB, the largest summary JSON kprof reads back, so nothing was written\. Make it smaller: group by type rather than name \(--by type\), summarise fewer steps/,
+        /^kprof: .*base\.json: the summary JSON would be more than [0-9.]+ KiB, the largest summary JSON kprof reads back, so nothing was written\. Make it smaller: group by type rather than name \(--by type\); or summarise fewer ranks per file \(--rank 0, one file per rank\)/,
       );
       expect(readFileSync(path, 'utf8')).toBe('the previous baseline\n');
       // The writer's limit is the reader's: a file of exactly the limit is written, and read back.

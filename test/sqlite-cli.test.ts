@@ -123,7 +123,7 @@ describe('where db exports are found', () => {
   it('--prefer takes db or text only', async () => {
     const r = await kprof(['summary', `${L}/both`, '--prefer', 'sqlite']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("argument 'sqlite' is invalid");
+    expect(r.stderr).toContain('--prefer: expected db or text; found "sqlite".');
     const db = await kprof(['summary', `${L}/both`, '--prefer', 'db', '--format', 'json']);
     const text = await kprof(['summary', `${L}/both`, '--prefer', 'text', '--format', 'json']);
     expect(db.code).toBe(0);

@@ -224,7 +224,7 @@ describe('summary --step-time', () => {
     const r = await kprof(['summary', 'fixtures/formats/op-statistic-no-device/op_statistic.csv', '--step-time']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('No step time: no rank has step spans.');
-    expect(r.stdout).toMatch(/rank -: no step spans: its files have no start time per kernel/);
+    expect(r.stdout).toMatch(/rank \(no id\): no step spans: its files have no start time per kernel/);
     const s = await json<SummaryJson>(['summary', 'fixtures/formats/op-statistic-no-device/op_statistic.csv', '--step-time']);
     expect(s.perRank[0]!.stepTime!.gap).toBe('no-starts');
   });

@@ -464,22 +464,34 @@ const STEP_PART = /^(\d{1,15})?\s*(-)?\s*(\d{1,15})?$/;
  * merged, so that one selection has one canonical text however it was written.
  */
 export function parseSteps(text: string): StepRange[] {
+  const expected = 'Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).';
+  // An empty value is most often an unset variable (`--steps "$STEPS"`).
+  if (text.trim() === '') throw usageError(`--steps: found an empty value (an unset variable?). ${expected} Leave --steps out for every step.`);
+  const parts = text.split(',');
+  // The value is quoted once: an item is named on its own only when it is not the whole value.
   const bad = (why: string): never => {
-    throw usageError(
-      `--steps: ${why}; found "${text}". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`,
-    );
+    throw usageError(`--steps: ${why}; found "${shown(text)}". ${expected}`);
   };
   const ranges: StepRange[] = [];
-  for (const raw of text.split(',')) {
+  for (const raw of parts) {
     const part = raw.trim();
+    const item = parts.length > 1 ? ` "${shown(part)}"` : '';
+    const notStep = (): never =>
+      bad(
+        /\d{16}/.test(part)
+          ? `the number${item} has more than 15 digits`
+          : parts.length > 1
+            ? `the item${item} is not a Step Id or a range`
+            : 'not a Step Id or a range',
+      );
     const m = STEP_PART.exec(part);
-    if (part === '' || !m || (m[1] === undefined && m[3] === undefined))
-      bad(part === '' ? 'an empty item in the list' : `"${part}" is not a Step Id or a range`);
+    if (part === '') bad('an empty item in the list');
+    if (!m || (m[1] === undefined && m[3] === undefined)) notStep();
     const [, a, dash, b] = m!;
-    if (dash === undefined && b !== undefined) bad(`"${part}" is not a Step Id or a range`);
+    if (dash === undefined && b !== undefined) notStep();
     const from = a !== undefined ? Number(a) : 0;
     const to = dash === undefined ? from : b !== undefined ? Number(b) : Number.POSITIVE_INFINITY;
-    if (to < from) bad(`the range ${part} ends before it starts (write it as ${to}-${from})`);
+    if (to < from) bad(`the range${parts.length > 1 ? ` ${part}` : ''} ends before it starts (write it as ${to}-${from})`);
     ranges.push({ from, to });
   }
   ranges.sort((x, y) => x.from - y.from || x.to - y.to);

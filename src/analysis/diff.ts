@@ -4,6 +4,8 @@
 // up to the totals.
 
 import { inputError } from '../util/errors.js';
+import { ranksNamed } from '../util/format.js';
+import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
 import {
@@ -143,8 +145,8 @@ export interface DiffSideInfo {
   ranks: string[];
   /** Number of distinct Step Ids across the ranks; null when the side has no Step Id. */
   steps: number | null;
-  /** Each rank's own number of steps (0 for a rank without any), in rank order. */
-  rankSteps: { rank: string; steps: number }[];
+  /** Each rank's own number of steps (0 for a rank without any) and kernel rows read, in rank order. */
+  rankSteps: { rank: string; steps: number; rows?: number }[];
   files: string[];
   skippedRows: number;
   /** Raw totals (never normalised). */
@@ -348,7 +350,7 @@ function sideInfo(s: Summary): DiffSideInfo {
     input: s.input,
     ranks: s.ranks,
     steps: s.hasSteps ? s.stepIds.length : null,
-    rankSteps: s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })),
+    rankSteps: s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length, rows: r.rowsRead })),
     files: s.files.map((f) => f.path),
     skippedRows: s.skippedRows,
     count: s.totals.count,
@@ -544,10 +546,14 @@ function noSteps(which: 'base' | 'PR', s: Summary): never {
 
 /** Why --per-step cannot be used on one rank of a side. */
 function rankWithoutSteps(which: 'base' | 'PR', s: Summary, ranks: string[]): never {
-  const list = ranks.length > 8 ? `${ranks.slice(0, 8).join(', ')}, … (${ranks.length} in all)` : ranks.join(', ');
+  // A rank whose files held no kernel row (a header only) has no kernels at all, which is not a missing Step Id.
+  const empty = new Set(s.perRank.filter((r) => r.rowsRead === 0).map((r) => r.rank));
+  const what = ranks.every((r) => empty.has(r))
+    ? 'no kernels at all (no kernel row was read from its files; see the warnings)'
+    : `no Step Id in any row${s.selection.includes('steps=') ? ' within --steps' : ''}`;
   throw inputError(
-    `${s.input}: --per-step divides each rank by its own number of steps, but rank${ranks.length === 1 ? '' : 's'} ${list} of the ${which} ` +
-      `${ranks.length === 1 ? 'has' : 'have'} no Step Id in any row${s.selection.includes('steps=') ? ' within --steps' : ''}. ` +
+    `${s.input}: --per-step divides each rank by its own number of steps, but ${ranksNamed(ranks, shown)} of the ${which} ` +
+      `${ranks.length === 1 ? 'has' : 'have'} ${what}. ` +
       `Leave ${ranks.length === 1 ? 'it' : 'them'} out with --rank, or drop --per-step.`,
   );
 }

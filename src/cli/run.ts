@@ -109,9 +109,21 @@ type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format:
  */
 function commanderError(str: string, github: boolean, io: Io): string {
   const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
-  const message = m[1]!.replace(/^error: /, '');
+  const message = choiceError(m[1]!.replace(/^error: /, ''));
   if (github) return githubError(`${shown(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
   return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
+}
+
+/**
+ * Commander's word on a value not among an option's choices (`option '--by <grouping>' argument 'x' is invalid.
+ * Allowed choices are …`) as kprof words every other bad value: the option, what it takes, the value found.
+ */
+function choiceError(message: string): string {
+  const m = /^option '(?:-\w, )?(--[\w-]+)[^']*' argument '([\s\S]*)' is invalid\. Allowed choices are ([^']*)\.$/.exec(message);
+  if (!m) return message;
+  const choices = m[3]!.split(', ');
+  const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}` : m[3]!;
+  return `${m[1]}: expected ${choices.length > 2 ? 'one of ' : ''}${list}; found "${m[2]}".`;
 }
 
 export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
@@ -289,7 +301,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
       if (e.code === 'commander.help') return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
       if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
       // Commander already printed its message; usage errors are exit 2, never 1.
-      await junit(e.message.replace(/^error: /, ''), 'usage error');
+      await junit(choiceError(e.message.replace(/^error: /, '')), 'usage error');
       return EXIT.badInput;
     }
     if (isKprofError(e)) {

@@ -30,7 +30,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io):
   const stepTime = profile.ranks.some((r) => r.stepSpans !== undefined || r.stepTrace !== undefined);
   const s = summarize(profile, { by: first.groupBy, selection: NO_SELECTION, savedSelection: first.selection, stepTime });
   const report = summaryJson(s, { sort: 'time', top: null, inputs: mergedInputs(profile.ranks) });
-  await emit(io, flags.out, readableSnapshot(report, snapshotLimit(io), flags.out));
+  await emit(io, flags.out, readableSnapshot(report, snapshotLimit(io), flags.out, { command: 'merge' }));
   return 0;
 }
 

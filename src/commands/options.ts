@@ -100,6 +100,12 @@ export function parseCommon(flags: CommonFlags): Common {
     throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${shown(given)}".`);
   }
   const by = (given ?? DEFAULT_BY) as GroupBy;
+  // An empty value is most often an unset variable (`--core "$CORES"`): it would select no kernel at all.
+  if (flags.core !== undefined && flags.core.split(',').every((c) => c.trim() === '')) {
+    throw usageError(
+      '--core: expected a core type or a comma-separated list of them (AI_CORE,MIX_AIC); found an empty value (an unset variable?). Leave --core out for every core.',
+    );
+  }
   const selection: Selection = {
     ranks: parseRanks(flags.rank),
     steps: flags.steps !== undefined ? parseSteps(flags.steps) : null,
@@ -130,6 +136,11 @@ function namesOnly(format: string): boolean {
 function nameOnlyFile(r: RankData): string | null {
   if (r.snapshot !== null || r.files.length === 0) return null;
   return r.files.every((f) => namesOnly(f.format)) ? r.files[0]!.path : null;
+}
+
+/** Does the profile hold a rank read from an export of kernel names only (no op types to group by)? */
+export function namesOnlyProfile(p: Profile): boolean {
+  return p.ranks.some((r) => nameOnlyFile(r) !== null);
 }
 
 /**

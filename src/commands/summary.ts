@@ -4,7 +4,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
@@ -12,6 +12,7 @@ import { warningLines } from '../report/warnings.js';
 import { inputError, KprofError } from '../util/errors.js';
 import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
 import { shown } from '../util/inputText.js';
+import { ranksNamed } from '../util/format.js';
 import type { Progress } from '../model/progress.js';
 import type { Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
@@ -42,7 +43,8 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   progress.done();
   apartNote([data], io);
   unreadNote([data], io);
-  const s = summarize(data, { by: chooseBy(common.byGiven, common.by, [data], io), selection: common.selection, stepTime: flags.stepTime === true });
+  const by = chooseBy(common.byGiven, common.by, [data], io);
+  const s = summarize(data, { by, selection: common.selection, stepTime: flags.stepTime === true });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
   strictCheck(flags.strict, s.skippedRows);
@@ -51,7 +53,8 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await SUMMARY_REPORTERS[flags.format]();
   const report = reporter(s, view, ctx);
-  await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out) : report);
+  const making: SnapshotMaking = { command: 'summary', by, typesKnown: !namesOnlyProfile(data), stepIds: s.stepIds, ranks: s.ranks };
+  await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out, making) : report);
   return 0;
 }
 
@@ -64,21 +67,37 @@ export function snapshotLimit(io: Io): number {
   return v !== undefined && /^\d+$/.test(v) && Number(v) < MAX_SNAPSHOT_BYTES ? Number(v) : MAX_SNAPSHOT_BYTES;
 }
 
+/** What made a summary JSON, for the advice on making it smaller: a summary's grouping, Step Ids and ranks, or a merge. */
+export type SnapshotMaking =
+  | { command: 'summary'; by: string; typesKnown: boolean; stepIds: readonly number[]; ranks: readonly string[] }
+  | { command: 'merge' };
+
+/** What would make a summary JSON smaller, given how it was made (only what applies, and what its command takes). */
+export function smallerAdvice(m: SnapshotMaking): string {
+  const folder = 'a folder of summary JSONs is read as one profile';
+  if (m.command === 'merge') return `merge fewer files into each (one per node or per rack), or leave them unmerged: ${folder}`;
+  const ways: string[] = [];
+  if (m.typesKnown && m.by !== 'type' && m.by !== 'core') ways.push(`group by type rather than ${m.by} (--by type)`);
+  if (m.stepIds.length > 10) ways.push(`summarise fewer steps (--steps ${m.stepIds[0]}-${m.stepIds[9]}: 10 of its ${m.stepIds.length})`);
+  if (m.ranks.length > 1)
+    ways.push(`summarise fewer ranks per file (--rank ${shown(m.ranks[0]!)}, one file per rank) and put the files in one folder: ${folder}`);
+  ways.push(`leave out the kernels not needed (--exclude <regex>${m.typesKnown ? ', --core' : ''})`);
+  return ways.join('; or ');
+}
+
 /**
  * A summary JSON as it is written, stopped with an input error (exit 2) before it grows past `limit` bytes:
  * kprof would refuse to read it back, and a snapshot kept as a baseline must read back. With --out nothing is
  * written (the temporary file is removed); stdout holds what was written before the stop.
  */
-export function* readableSnapshot(report: Report, limit: number, out: string | undefined): Generator<string> {
+export function* readableSnapshot(report: Report, limit: number, out: string | undefined, making: SnapshotMaking): Generator<string> {
   let bytes = 0;
   for (const chunk of typeof report === 'string' ? [report] : report) {
     bytes += Buffer.byteLength(chunk);
     if (bytes > limit) {
       throw inputError(
         `${out !== undefined ? `${shown(out)}: the summary JSON` : 'The summary JSON on stdout'} would be more than ${sizeText(limit)}, the largest summary JSON kprof reads back, ` +
-          `so ${out !== undefined ? 'nothing was written' : 'it was stopped there and is cut short'}. ` +
-          'Make it smaller: group by type rather than name (--by type), summarise fewer steps (--steps 100-109) or fewer ranks per file (--rank), ' +
-          'and put the files in one folder: a folder of summary JSONs is read as one profile.',
+          `so ${out !== undefined ? 'nothing was written' : 'it was stopped there and is cut short'}. Make it smaller: ${smallerAdvice(making)}.`,
       );
     }
     yield chunk;
@@ -89,14 +108,12 @@ export function* readableSnapshot(report: Report, limit: number, out: string | u
 function witnessReport(data: Profile, w: Witnessed): string {
   const lines: string[] = [];
   for (const r of w.results) {
-    const where = data.ranks.length > 1 && r.ranks.length === 1 ? `rank ${r.ranks[0]}: ` : '';
+    const where = data.ranks.length > 1 && r.ranks.length === 1 ? `${ranksNamed(r.ranks, shown)}: ` : '';
     lines.push(...witnessLines(r, '').map((l, i) => (i === 0 ? `kprof: witness: ${where}${l}` : `kprof: witness: ${l}`)));
   }
   if (w.withoutStatistic.length > 0) {
     const ranks = w.withoutStatistic;
-    lines.push(
-      `kprof: witness: rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}: no op_statistic beside the kernel table, nothing to cross-check against.`,
-    );
+    lines.push(`kprof: witness: ${ranksNamed(ranks, shown)}: no op_statistic beside the kernel table, nothing to cross-check against.`);
   }
   if (lines.length === 0) {
     lines.push(

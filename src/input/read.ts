@@ -18,6 +18,7 @@ import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
+import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import type { ByteCounter } from '../model/progress.js';
@@ -68,8 +69,8 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
   if (missing.length > 0 && resolved.ranks.some((p) => formatOf(p.format).answers.ranks === 'column')) return resolved.ranks;
   if (missing.length > 0) {
     throw inputError(
-      `${resolved.input}: rank ${missing.join(', ')} not found; the input has rank${have.size === 1 ? '' : 's'} ` +
-        `${[...have].join(', ')}. Use --rank with one of those, or --rank all.`,
+      `${resolved.input}: ${ranksNamed(missing, shown)} not found; the input has ${ranksNamed([...have].sort(compareRanks), shown)}. ` +
+        'Use --rank with one of those, or --rank all.',
     );
   }
   return resolved.ranks.filter((p) => ranks.includes(p.rank));
@@ -262,8 +263,8 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     const missing = ranks.filter((r) => !byRank.has(r));
     if (missing.length > 0) {
       throw inputError(
-        `${input}: rank ${missing.join(', ')} not found; the input has ranks ${[...byRank.keys()].join(', ')}. ` +
-          `Use --rank with one of those, or --rank all.`,
+        `${input}: ${ranksNamed(missing, shown)} not found; the input has ${ranksNamed([...byRank.keys()].sort(compareRanks), shown)}. ` +
+          'Use --rank with one of those, or --rank all.',
       );
     }
     out = out.filter((r) => ranks.includes(r.rank));

@@ -12,7 +12,7 @@ import { SPAN, type StepTimeDiff, type StepTimeRow } from '../analysis/stepTime.
 import { median, smallestP } from '../analysis/noise.js';
 import { TICKS_PER_US, type RankStepTime, type StepTimeGap, type StepTimeSummary } from '../model/model.js';
 import type { DiffStepTimeJson, StepTimeRankJson, SummaryStepTimeJson } from '../model/schema.js';
-import { exactUs, fmtCount, fmtPct, fmtSignedPct, fmtSignedUs, fmtUs, plural, round4 } from '../util/format.js';
+import { exactUs, fmtCount, fmtPct, fmtSignedPct, fmtSignedUs, fmtUs, plural, ranksNamed, round4 } from '../util/format.js';
 import { clipped } from '../util/inputText.js';
 import { markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 import { esc } from './html/markup.js';
@@ -91,17 +91,18 @@ const us = (v: number | null): string => (v === null ? '-' : fmtUs(v));
 function summaryNotes(st: StepTimeSummary, q: (s: string) => string): string[] {
   const notes: string[] = [];
   for (const r of st.ranks) {
-    if (r.gap !== null) notes.push(`rank ${q(r.rank)}: no step spans: ${GAP_TEXT[r.gap]}.`);
-    else if (r.spans.length === 0) notes.push(`rank ${q(r.rank)}: no step in the selection.`);
-    if (r.withoutStart > 0) notes.push(`rank ${q(r.rank)}: ${plural(r.withoutStart, 'kernel')} with a Step Id had no start time: in no span.`);
+    if (r.gap !== null) notes.push(`${ranksNamed([r.rank], q)}: no step spans: ${GAP_TEXT[r.gap]}.`);
+    else if (r.spans.length === 0) notes.push(`${ranksNamed([r.rank], q)}: no step in the selection.`);
+    if (r.withoutStart > 0)
+      notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.withoutStart, 'kernel')} with a Step Id had no start time: in no span.`);
     if (r.trace !== null && r.trace.rowsSkipped > 0)
-      notes.push(`rank ${q(r.rank)}: ${plural(r.trace.rowsSkipped, 'step_trace_time.csv row')} could not be read (see the warnings).`);
+      notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, 'step_trace_time.csv row')} could not be read (see the warnings).`);
     if (r.spans.length >= 3) {
       const [first, ...rest] = r.spans;
       const m = median(rest.map((s) => s.ticks));
       if (first!.ticks >= WARM_UP * m) {
         notes.push(
-          `rank ${q(r.rank)}: the first step (${first!.step}) took ${fmtUs(usOf(first!.ticks))}, ${(first!.ticks / m).toFixed(1)}× the median of the others: a warm-up? --steps ${first!.step + 1}- leaves it out.`,
+          `${ranksNamed([r.rank], q)}: the first step (${first!.step}) took ${fmtUs(usOf(first!.ticks))}, ${(first!.ticks / m).toFixed(1)}× the median of the others: a warm-up? --steps ${first!.step + 1}- leaves it out.`,
         );
       }
     }
@@ -172,7 +173,7 @@ export function summaryStepTimeBlock(st: StepTimeSummary, q: (s: string) => stri
 /** The label of a diff row. */
 function metricLabel(r: StepTimeRow, q: (s: string) => string): string {
   const what = r.metric === SPAN ? 'wall span' : (SHOWN_COLUMNS.find(([n]) => n === r.metric)?.[1] ?? clipped(r.metric, 40));
-  return r.rank === null ? (r.metric === SPAN ? 'wall span, all ranks' : what) : `${what}, rank ${q(r.rank)}`;
+  return r.rank === null ? (r.metric === SPAN ? 'wall span, all ranks' : what) : `${what}, ${ranksNamed([r.rank], q)}`;
 }
 
 function pText(r: StepTimeRow): string {
@@ -225,7 +226,7 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
     ['base', sd.gaps.base],
     ['PR', sd.gaps.pr],
   ] as const) {
-    for (const g of gaps) notes.push(`${side} rank ${q(g.rank)}: no step spans: ${GAP_TEXT[g.gap]}.`);
+    for (const g of gaps) notes.push(`${side} ${ranksNamed([g.rank], q)}: no step spans: ${GAP_TEXT[g.gap]}.`);
   }
   if (sd.withoutStart.base + sd.withoutStart.pr > 0) {
     notes.push(

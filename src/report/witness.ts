@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { oneLine, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import type { Tally, WitnessGroup, WitnessResult } from '../analysis/witness.js';
-import { exactUs, fmtCount, fmtUs, plural, ticksToUs } from '../util/format.js';
+import { exactUs, fmtCount, fmtUs, plural, ranksNamed, ticksToUs } from '../util/format.js';
 
 function tallyText(t: Tally | null): string {
   return t === null ? 'none' : `${fmtCount(t.count)} (${fmtUs(ticksToUs(t.ticks))})`;
@@ -23,7 +23,7 @@ export const WITNESS_SHOWN = 10;
  */
 export function witnessLines(w: WitnessResult, indent: string): string[] {
   const stat = filesText(w.statisticFiles);
-  const who = w.ranks.length > 1 ? ` (ranks ${w.ranks.join(', ')} together)` : '';
+  const who = w.ranks.length > 1 ? ` (${ranksNamed(w.ranks, shown)} together)` : '';
   if (w.agrees === null) return [`${indent}${stat}${who} could not be read to witness the kernel table: ${oneLine(w.error ?? '')}`];
   const comm =
     w.notCounted.kernels > 0

@@ -6,7 +6,8 @@
 import { inputError } from '../util/errors.js';
 import { stepsLabel } from '../aggregate/group.js';
 import type { Profile, RankData } from '../model/model.js';
-import { fmtSteps, listed } from '../util/format.js';
+import { fmtSteps, NO_RANK_ID, rankIdsText, ranksNamed } from '../util/format.js';
+import { shown } from '../util/inputText.js';
 import { kindOf } from './checks/registry.js';
 import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
@@ -26,18 +27,28 @@ export function rulesNeedingBase(set: RuleSet): Rule[] {
   return set.rules.filter((r) => kindOf(r.check).needsBase);
 }
 
+/** What ranks a profile has: `ranks 0, 1`, `one rank, of no id`. */
+function ranksHad(ranks: string[]): string {
+  return ranks.length === 1 && ranks[0] === NO_RANK_ID ? 'one rank, of no id' : ranksNamed(ranks, shown);
+}
+
+/** ` (rank 3)` after a file's path; nothing for the one rank of no id. */
+function rankOf(rank: RankData): string {
+  return rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`;
+}
+
 /** A per-step rule (or a step range) needs a Step Id. */
 function requireSteps(rule: Rule, rank: RankData, why: string): void {
   const path = rank.files[0]?.path ?? `rank ${rank.rank}`;
   if (!rank.fields.steps) {
     throw inputError(
-      `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`,
+      `${ruleAt(rule)}: the rule ${why}, but ${path}${rankOf(rank)} has no Step Id. Use per: total and drop steps:, or profile with a step schedule.`,
     );
   }
   if (rank.stepIds.filter((s) => inRange(rule, s)).length === 0) {
     const range = rule.steps ? ` in ${stepsLabel(rule.steps)}` : '';
     throw inputError(
-      `${ruleAt(rule)}: the rule ${why}, but ${path} (rank ${rank.rank}) has no steps${range}` +
+      `${ruleAt(rule)}: the rule ${why}, but ${path}${rankOf(rank)} has no steps${range}` +
         ` (${rank.stepIds.length ? `it has Step Id ${fmtSteps(rank.stepIds[0]!, rank.stepIds[rank.stepIds.length - 1]!)}` : noStepWhy(rank)}). ` +
         `Fix steps: or use per: total.`,
     );
@@ -67,8 +78,8 @@ function ranksOf(rule: Rule, profile: Profile): RankData[] {
   const missing = rule.ranks.filter((r) => !profile.ranks.some((x) => x.rank === r));
   if (missing.length > 0) {
     throw inputError(
-      `${ruleAt(rule)}: the rule applies to rank ${missing.join(', ')}, but ${profile.input} has rank${profile.ranks.length === 1 ? '' : 's'} ` +
-        `${profile.ranks.map((r) => r.rank).join(', ')}. Fix ranks: in the rule, or pass the profile of every rank.`,
+      `${ruleAt(rule)}: the rule applies to ${ranksNamed(missing, shown)}, but ${profile.input} has ` +
+        `${ranksHad(profile.ranks.map((r) => r.rank))}. Fix ranks: in the rule, or pass the profile of every rank.`,
     );
   }
   return profile.ranks.filter((r) => rule.ranks!.includes(r.rank));
@@ -80,7 +91,7 @@ function baseRankOf(rule: Rule, rank: RankData, profile: Profile, base: Profile)
   const b = base.ranks.find((r) => r.rank === rank.rank);
   if (!b) {
     throw inputError(
-      `${ruleAt(rule)}: the base ${base.input} has no rank ${rank.rank} to compare with (it has ${base.ranks.map((r) => r.rank).join(', ')}). ` +
+      `${ruleAt(rule)}: the base ${base.input} has no ${ranksNamed([rank.rank], shown)} to compare with (it has ${ranksHad(base.ranks.map((r) => r.rank))}). ` +
         `Compare profiles of the same ranks, or limit the rule with ranks:.`,
     );
   }
@@ -97,7 +108,7 @@ export function rejectUnpairedBase(profile: Profile, base: Profile): void {
   const have = new Set(profile.ranks.map((r) => r.rank));
   const lost = base.ranks.map((r) => r.rank).filter((r) => !have.has(r));
   if (lost.length === 0) return;
-  const list = (ids: string[]): string => listed(ids, 8);
+  const list = (ids: string[]): string => rankIdsText(ids, shown);
   throw inputError(
     `the base ${base.input} has rank${lost.length === 1 ? '' : 's'} ${list(lost)}, which the profile ${profile.input} lacks ` +
       `(it has ${list([...have])}): a rank that was not profiled cannot be checked. ` +
@@ -114,15 +125,12 @@ function stepMismatchWarning(rule: Rule, m: StepMismatch[]): string {
   const first = m[0]!;
   const alike = m.every((x) => x.base === first.base && x.profile === first.profile);
   const ranks = m.map((x) => x.rank);
-  const where =
-    ranks.length === 1 && ranks[0] === '-'
-      ? ''
-      : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.slice(0, 8).join(', ')}${ranks.length > 8 ? ', …' : ''}`;
+  const where = ranks.length === 1 && ranks[0] === '-' ? '' : ` on ${ranksNamed(ranks, shown)}`;
   const what = alike
     ? `the base has ${text(first.base)}, the profile has ${text(first.profile)}`
     : m
         .slice(0, 8)
-        .map((x) => `rank ${x.rank}: ${text(x.base)} in the base, ${text(x.profile)} in the profile`)
+        .map((x) => `${ranksNamed([x.rank], shown)}: ${text(x.base)} in the base, ${text(x.profile)} in the profile`)
         .join('; ');
   const fix = m.every((x) => x.base !== null && x.profile !== null) ? 'use per: step.' : 'compare runs profiled alike.';
   return `${ruleAt(rule)}: step counts differ${where}: ${what}. The rule compares totals, so different amounts of work; ${fix}`;

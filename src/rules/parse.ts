@@ -302,7 +302,7 @@ class RulesReader implements CheckReader {
   private steps(node: Node): StepRange[] {
     const v = isScalar(node) ? node.value : undefined;
     const text = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
-    if (text === '')
+    if (text.trim() === '')
       this.fail(
         node,
         `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${describe(node)}.`,

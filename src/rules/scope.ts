@@ -7,6 +7,7 @@
 import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, stepsLabel } from '../aggregate/group.js';
 import { shown } from '../util/inputText.js';
+import { NO_RANK_ID, ranksNamed } from '../util/format.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model/model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
@@ -18,12 +19,12 @@ function scopeRank(rank: RankData, sel: Selection): RankData {
   const steps = sel.steps;
   if (steps && !rank.fields.steps) {
     throw inputError(
-      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input (rank ${rank.rank}) has not. Drop --steps.`,
+      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --steps needs a Step Id column, which this input${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`} has not. Drop --steps.`,
     );
   }
   if (sel.cores && !rank.fields.core) {
     throw inputError(
-      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input (rank ${rank.rank}) has not. Drop --core.`,
+      `${rank.files[0]?.path ?? `rank ${rank.rank}`}: --core needs core types (Accelerator Core / Task Type), which this input${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`} has not. Drop --core.`,
     );
   }
   const groups = new Map<string, FineGroup>();
@@ -89,7 +90,7 @@ function holds(p: Profile, sel?: Selection): string {
     );
   }
   parts.push(steps.length > 0 ? `Step Id ${steps[0]}-${steps[steps.length - 1]}` : 'no Step Id');
-  return `${parts.join(' and ')} on rank${ranks.length === 1 ? '' : 's'} ${ranks.map(shown).join(', ')}`;
+  return ranks.length === 1 && ranks[0] === NO_RANK_ID ? parts.join(' and ') : `${parts.join(' and ')} on ${ranksNamed(ranks, shown)}`;
 }
 
 /**

@@ -165,25 +165,61 @@ export function exactUs(ticks: number): number {
 
 /**
  * Each rank's own number of steps in words: `4 steps` (one rank), `4 steps on each rank`, or by rank when they
- * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`). Never the
+ * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`; a rank whose files
+ * held no kernel row, when `rows` is given: `no kernels on rank 3`). Never the
  * number of distinct Step Ids across ranks, which offset or lost steps inflate.
  */
-export function stepCountsText(ranks: { rank: string; steps: number }[], code: (s: string) => string = (s) => s): string {
-  const steps = (n: number): string => (n === 0 ? 'no Step Id' : `${fmtCount(n)} ${n === 1 ? 'step' : 'steps'}`);
-  if (ranks.length === 0 || ranks.every((r) => r.steps === 0)) return 'no Step Id';
-  if (ranks.length === 1) return steps(ranks[0]!.steps);
-  if (ranks.every((r) => r.steps === ranks[0]!.steps)) return `${steps(ranks[0]!.steps)} on each rank`;
-  const byCount = new Map<number, string[]>();
-  for (const r of ranks) byCount.set(r.steps, [...(byCount.get(r.steps) ?? []), r.rank]);
-  const parts = [...byCount].map(([n, rs]) => {
-    const list =
-      rs.length > 6
-        ? `${rs
-            .slice(0, 6)
-            .map((r) => code(r))
-            .join(', ')}, … (${fmtCount(rs.length)} ranks)`
-        : rs.map((r) => code(r)).join(', ');
-    return `${steps(n)} on rank${rs.length === 1 ? '' : 's'} ${list}`;
-  });
+export function stepCountsText(ranks: { rank: string; steps: number; rows?: number }[], code: (s: string) => string = (s) => s): string {
+  // A rank whose files held no kernel row at all (a header only) has no kernels, not merely no Step Id.
+  const label = (r: { steps: number; rows?: number }): string =>
+    r.rows === 0 ? 'no kernels' : r.steps === 0 ? 'no Step Id' : `${fmtCount(r.steps)} ${r.steps === 1 ? 'step' : 'steps'}`;
+  if (ranks.length === 0) return 'no Step Id';
+  if (ranks.every((r) => label(r) === label(ranks[0]!)))
+    return ranks.length === 1 || ranks[0]!.steps === 0 ? label(ranks[0]!) : `${label(ranks[0]!)} on each rank`;
+  if (ranks.every((r) => r.steps === 0)) return 'no Step Id';
+  const byLabel = new Map<string, string[]>();
+  for (const r of ranks) byLabel.set(label(r), [...(byLabel.get(label(r)) ?? []), r.rank]);
+  const parts = [...byLabel].map(([text, rs]) => `${text} on ${ranksNamed(rs, code)}`);
   return listed(parts, 4);
+}
+
+/** The rank id the readers give a rank whose profile names none (no profiler_info, no rank in its folder name). */
+export const NO_RANK_ID = '-';
+
+/** A rank id that is a whole number (`0`, `15`), which ranges join; else null. */
+function wholeRankId(rank: string | undefined): number | null {
+  return rank !== undefined && /^(0|[1-9]\d{0,8})$/.test(rank) ? Number(rank) : null;
+}
+
+/**
+ * Rank ids as every text format lists them, in the order given (kprof's rank order), each shown by `code`: three
+ * or more consecutive whole numbers as one range (`0–999`, an en dash, which no range of Step Ids uses), the rank
+ * of no id as `(no id)`; of more than 8 items, the first 6, `…` and the last (`0, 2, 4, 6, 8, 10, …, 998`).
+ */
+export function rankIdsText(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ranks.length; ) {
+    const n = wholeRankId(ranks[i]);
+    let j = i;
+    if (n !== null) while (j + 1 < ranks.length && wholeRankId(ranks[j + 1]) === n + (j + 1 - i)) j++;
+    if (j - i >= 2) {
+      parts.push(`${code(ranks[i]!)}–${code(ranks[j]!)}`);
+    } else {
+      j = i;
+      parts.push(ranks[i] === NO_RANK_ID ? '(no id)' : code(ranks[i]!));
+    }
+    i = j + 1;
+  }
+  return parts.length > 8 ? `${parts.slice(0, 6).join(', ')}, …, ${parts[parts.length - 1]}` : parts.join(', ');
+}
+
+/** How many ranks, and which: `1 rank (3)`, `1,000 ranks (0–999)`; the one rank of no id: `1 rank`. */
+export function ranksCounted(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
+  if (ranks.length === 1 && ranks[0] === NO_RANK_ID) return '1 rank';
+  return `${plural(ranks.length, 'rank')} (${rankIdsText(ranks, code)})`;
+}
+
+/** Ranks as a sentence names them: `rank 3`, `rank (no id)`, `ranks 0–7`. */
+export function ranksNamed(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
+  return `${ranks.length === 1 ? 'rank' : 'ranks'} ${rankIdsText(ranks, code)}`;
 }

@@ -5,7 +5,7 @@ import { stepsLabel } from '../../aggregate/group.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
 import type { RuleResult, SequenceSite, Verdict } from '../../rules/model.js';
-import { fmtCount, fmtSignedPct, fmtUs, listed, plural } from '../../util/format.js';
+import { fmtCount, fmtSignedPct, fmtUs, listed, plural, rankIdsText, ranksNamed } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
 
@@ -75,7 +75,7 @@ export function scopeText(rule: Rule, q: Quote): string {
         ? ` in step ${rule.steps[0]!.from}`
         : ` in steps ${stepsLabel(rule.steps)}`,
     );
-  if (rule.ranks !== null) parts.push(` on rank${rule.ranks.length === 1 ? '' : 's'} ${rule.ranks.map((x) => q(x)).join(', ')}`);
+  if (rule.ranks !== null) parts.push(` on ${ranksNamed(rule.ranks, q)}`);
   return parts.join('');
 }
 
@@ -160,9 +160,7 @@ export function spreadPart(r: RuleResult, q: Quote): string {
     );
   }
   if (r.ranksChecked.length > 1)
-    parts.push(
-      `broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${r.ranksBroken.map((x) => q(x)).join(', ')})`,
-    );
+    parts.push(`broken on ${fmtCount(r.ranksBroken.length)} of ${fmtCount(r.ranksChecked.length)} ranks (${rankIdsText(r.ranksBroken, q)})`);
   return parts.join('; ');
 }
 

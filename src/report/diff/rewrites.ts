@@ -8,7 +8,7 @@ import type { Lane, NotFused, Rewrite, RewriteNote, Rewrites } from '../../analy
 import type { Unavailable } from '../../analysis/rewrites/recorderSink.js';
 import { TICKS_PER_US } from '../../model/model.js';
 import { REWRITES_VERSION, type DiffRewritesJson, type RewriteChainTimeJson } from '../../model/schema.js';
-import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, round4 } from '../../util/format.js';
+import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ranksNamed, round4 } from '../../util/format.js';
 import { relPath } from '../../util/paths.js';
 import { WHOLE } from '../../util/inputText.js';
 import { idsText } from './shared.js';
@@ -23,10 +23,7 @@ const us = (ticks: number): number => ticks / TICKS_PER_US;
 export function ranksText(ranks: string[], code: Code): string {
   const ints = ranks.map((r) => (/^(0|[1-9]\d{0,8})$/.test(r) ? Number(r) : Number.NaN));
   if (ranks.length > 1 && ints.every(Number.isFinite)) return idsText([...ints].sort((a, b) => a - b));
-  return listed(
-    ranks.map((r) => code(r)),
-    8,
-  );
+  return rankIdsText(ranks, code);
 }
 
 /** A chain with runs of one token written once: `RmsNorm ×2 · DynamicQuant`; nothing: `nothing`. */
@@ -107,8 +104,13 @@ export function headingText(r: Rewrites, by: string, code: Code): string {
   return `${head}; ${where} most frequent step: ${fmtCount(b.kernels)} → ${fmtCount(p.kernels)} kernels, in ${cover})`;
 }
 
+/** A stream id; the stream of a file that names none (`-`): `(no id)`. */
+function streamId(stream: string, code: Code): string {
+  return stream === '-' ? '(no id)' : code(stream);
+}
+
 function laneName(l: Lane, code: Code): string {
-  return l.stream === '-' ? `rank ${code(l.rank)}` : `rank ${code(l.rank)} stream ${code(l.stream)}`;
+  return l.stream === '-' ? ranksNamed([l.rank], code) : `${ranksNamed([l.rank], code)} stream ${code(l.stream)}`;
 }
 
 /** Lanes worth a line: not aligned, or (when the heading could not give one shape) each lane's shape. */
@@ -293,7 +295,7 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
     else
       when = ranks
         .slice(0, 4)
-        .map((rank) => `rank ${code(rank)} steps ${idsText([...new Set(byRank.get(rank)!.flatMap((x) => x.steps))].sort((a, b) => a - b))}`)
+        .map((rank) => `${ranksNamed([rank], code)} steps ${idsText([...new Set(byRank.get(rank)!.flatMap((x) => x.steps))].sort((a, b) => a - b))}`)
         .join('; ')
         .concat(ranks.length > 4 ? `; and ${plural(ranks.length - 4, 'more rank')}` : '');
     const edits = site.edits === 0 ? 'the chain itself' : `${plural(site.edits, 'edit')} from the chain`;
@@ -378,7 +380,7 @@ export function noteText(n: RewriteNote, code: Code): string {
     case 'without-step':
       return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} without a Step Id are in no step`;
     case 'streams-paired':
-      return `rank ${code(n.rank)}: stream ${code(n.base)} of the base is compared with stream ${code(n.pr)} of the PR (no stream of the same id on the other side)`;
+      return `${ranksNamed([n.rank], code)}: stream ${streamId(n.base, code)} of the base is compared with stream ${streamId(n.pr, code)} of the PR (no stream of the same id on the other side)`;
     case 'marker-absent':
       return `the layer marker ${code(n.marker)} runs on neither side; layers are not shown`;
     case 'unverified':
@@ -412,7 +414,7 @@ export function noteText(n: RewriteNote, code: Code): string {
 
 /** Two lone ranks compared: `Rank 0 of the base is compared with rank 1 of the PR (one rank on each side)`. */
 export function pairedText(p: { base: string; pr: string }, code: Code): string {
-  return `Rank ${code(p.base)} of the base is compared with rank ${code(p.pr)} of the PR (one rank on each side; shown as rank ${code(p.base)})`;
+  return `R${ranksNamed([p.base], code).slice(1)} of the base is compared with ${ranksNamed([p.pr], code)} of the PR (one rank on each side; shown as ${ranksNamed([p.base], code)})`;
 }
 
 /** The marker: `layer marker LightningIndexer (found automatically)`; null without one. */

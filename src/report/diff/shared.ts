@@ -14,7 +14,7 @@ import {
   type UnevenSteps,
 } from '../../analysis/diff.js';
 import { isTimeNoise, type TimeVerdict } from '../../analysis/timeTest.js';
-import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, plural, stepCountsText } from '../../util/format.js';
+import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 
@@ -103,7 +103,7 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
     const byRank =
       ranks.length > 0 && !sides
         ? ` (${listed(
-            ranks.map((r) => `rank ${code(r.rank)}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`),
+            ranks.map((r) => `${ranksNamed([r.rank], code)}: ${fmtCount(r.base)} → ${fmtCount(r.pr)}`),
             6,
           )})`
         : '';
@@ -126,7 +126,7 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
         x.varying.map((k) => code(k === '' ? '(empty)' : k)),
         4,
       );
-      return `${x.rank === '-' ? 'the rank' : `rank ${code(x.rank)}`} (base steps ${idsText(x.base)}, PR steps ${idsText(x.pr)}: ${names})`;
+      return `${x.rank === '-' ? 'the rank' : `${ranksNamed([x.rank], code)}`} (base steps ${idsText(x.base)}, PR steps ${idsText(x.pr)}: ${names})`;
     });
     const notCompared = us.reduce((n, x) => n + x.notCompared.length, 0);
     out.push(
@@ -174,7 +174,9 @@ export function disagreementLines(d: Diff, code: (s: string, max?: number) => st
   return disagreeing(d).map((r) => {
     const m = r.rankMajority;
     const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
-    const ranks = r.disagreeingRanks.map((x) => `rank ${code(x.rank)} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`).join(', ');
+    const ranks = r.disagreeingRanks
+      .map((x) => `${ranksNamed([x.rank], code)} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`)
+      .join(', ');
     return `${code(label(r))}: ${most}; ${ranks}`;
   });
 }
@@ -197,7 +199,7 @@ export function unevenText(u: UnevenSteps, code: (s: string) => string): string 
   for (const c of u.steps) groups.set(c.deltaCount, [...(groups.get(c.deltaCount) ?? []), c]);
   const parts = [...groups.values()].map((g) => stepGroupText(g, u.stepsCompared));
   if (u.reference !== null) parts.unshift(`${fmtSignedCount(u.reference.deltaCount)} in ${u.reference.steps} of ${u.stepsCompared} steps`);
-  return `${u.rank === '-' ? 'steps differ' : `rank ${code(u.rank)} steps differ`}: ${parts.join('; ')}`;
+  return `${u.rank === '-' ? 'steps differ' : `${ranksNamed([u.rank], code)} steps differ`}: ${parts.join('; ')}`;
 }
 
 /** How many groups the text formats list under "Changed differently across steps"; JSON has them all. */
@@ -237,7 +239,8 @@ export function fileNames(s: DiffSideInfo): string[] {
 export function sideText(s: DiffSideInfo, code: (s: string, max?: number) => string, listFiles: boolean): string {
   const files = fileNames(s);
   const fileText = listFiles && files.length > 0 && files.length <= 4 ? files.map((f) => code(f, WHOLE)).join(', ') : plural(files.length, 'file');
-  const ranks = s.ranks.length === 1 ? `rank ${code(s.ranks[0]!)}` : `ranks ${s.ranks.map((x) => code(x)).join(', ')}`;
+  // The one rank of no id is counted, as the summary's totals line counts it.
+  const ranks = s.ranks.length === 1 && s.ranks[0] === NO_RANK_ID ? '1 rank' : ranksNamed(s.ranks, code);
   const skipped = s.skippedRows > 0 ? `; ${plural(s.skippedRows, 'row')} skipped` : '';
   return `${code(relPath(s.input), WHOLE)} (${fileText}; ${ranks}; ${stepsText(s, code)}${skipped})`;
 }

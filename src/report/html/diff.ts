@@ -54,7 +54,7 @@ import {
   timePctText,
   unevenStepLines,
 } from '../diff/shared.js';
-import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, plural } from '../../util/format.js';
+import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, plural, ranksNamed } from '../../util/format.js';
 import { groupHeading } from '../summary/shared.js';
 import { clipped } from '../../util/inputText.js';
 import { blockHtml, diffStepTimeBlock } from '../stepTime.js';
@@ -327,7 +327,7 @@ function heatSection({ d, charts }: Inputs): string {
         return {
           cls: heatClass(b, p),
           v: b === 0 && p === 0 ? null : p - b,
-          tip: `rank ${clipped(charts.ranks[j]!, 20)}, ${clipped(label(r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})`,
+          tip: `${ranksNamed([charts.ranks[j]!], (x) => clipped(x, 20))}, ${clipped(label(r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})`,
         };
       }),
     };

@@ -2,7 +2,7 @@
 
 import type { Witnessed } from '../../analysis/witness.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../../model/model.js';
-import { fmtCount, fmtUs, plural } from '../../util/format.js';
+import { fmtCount, fmtUs, plural, ranksCounted, ranksNamed } from '../../util/format.js';
 import { clipped, oneLine, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { witnessLines } from '../witness.js';
@@ -19,7 +19,7 @@ function stepText(r: RankData): string {
     const why = missing.find((m) => m.startsWith('steps (') && m.endsWith(')'));
     return why !== undefined ? `none (${why.slice('steps ('.length, -1)})` : 'none (no Step Id column)';
   }
-  if (r.stepIds.length === 0) return 'column present, every cell empty';
+  if (r.stepIds.length === 0) return r.rowsRead === 0 ? 'none (no kernel rows)' : 'column present, every cell empty';
   const ids = r.stepIds;
   const contiguous = ids[ids.length - 1]! - ids[0]! + 1 === ids.length;
   const range =
@@ -45,11 +45,14 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   const kernels = (n: number): string => plural(n, 'kernel');
   const total = p.ranks.reduce((n, r) => n + r.kernels, 0);
   out.push(
-    `${shown(relPath(p.input))}: ${p.ranks.length} rank${p.ranks.length === 1 ? '' : 's'} (${p.ranks.map((r) => clipped(r.rank)).join(', ')}), ${kernels(total)}`,
+    `${shown(relPath(p.input))}: ${ranksCounted(
+      p.ranks.map((r) => r.rank),
+      clipped,
+    )}, ${kernels(total)}`,
   );
   for (const r of p.ranks) {
     out.push('');
-    out.push(`rank ${clipped(r.rank)}`);
+    out.push(ranksNamed([r.rank], clipped));
     if (r.rankSource !== undefined)
       out.push(
         `  rank id  ${r.rankSource === 'not found' ? 'not found (no profiler_info_*.json, no rank in the folder name)' : r.rankSource.startsWith('not found') ? shown(r.rankSource) : `from ${shown(r.rankSource)}`}`,

@@ -15,7 +15,7 @@ import {
   type PerStep,
   type Summary,
 } from '../../model/model.js';
-import { fmtCount, fmtPct, fmtUs, plural, stepCountsText, ticksToUs } from '../../util/format.js';
+import { fmtCount, fmtPct, fmtUs, plural, ranksCounted, stepCountsText, ticksToUs } from '../../util/format.js';
 import { clipped } from '../../util/inputText.js';
 
 export interface SummaryView {
@@ -106,11 +106,11 @@ export function totalsLine(s: Summary, q: (text: string) => string = clipped): s
     // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them).
     s.hasSteps
       ? stepCountsText(
-          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length })),
+          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length, rows: r.rowsRead })),
           q,
         )
       : 'no steps',
-    `${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} (${s.ranks.map((x) => q(x)).join(', ')})`,
+    ranksCounted(s.ranks, q),
     `${plural(s.skippedRows, 'row')} skipped`,
   ];
   if (s.filteredKernels > 0) parts.push(`${plural(s.filteredKernels, 'kernel')} filtered out`);
