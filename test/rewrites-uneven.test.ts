@@ -172,7 +172,9 @@ describe('uneven steps: every kernel accounted for', () => {
     expect(text).toContain(
       'Accounted for: 18 of 33 removed and 9 of 9 added kernels are in rewrites; 15 removed ran in steps only the base profiled.',
     );
-    expect(text).toContain('Note: the base profiled 1 step that the PR did not (step 3 of rank (no id); 15 compute kernels): it is compared with nothing');
+    expect(text).toContain(
+      'Note: the base profiled 1 step that the PR did not (step 3 of rank (no id); 15 compute kernels): it is compared with nothing',
+    );
     expect(text).not.toContain('Not accounted for');
   });
 
