@@ -413,18 +413,33 @@ export interface RewriteConservationJson {
 }
 
 export type RewriteNoteJson =
+  /** Steps whose rows came in more than one run: each run is a step of its own. */
   | { kind: 'split-steps'; side: 'base' | 'pr'; steps: number }
+  /** Compute kernels on ranks and streams past the first MAX_LANES: in no step. */
   | { kind: 'past-lane-limit'; side: 'base' | 'pr'; kernels: number; lanes: number }
+  /** Compute kernels without a Step Id: in no step. */
   | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
+  /** A stream of a rank with no partner of the same id on the other side, compared with one that has none either. */
   | { kind: 'streams-paired'; rank: string; base: string; pr: string }
+  /** The --layer-marker token runs on neither side: no layers. */
   | { kind: 'marker-absent'; marker: string }
+  /** Rewrites past MAX_VERIFIED, not verified. */
   | { kind: 'unverified'; rewrites: number; verified: number }
+  /**
+   * Steps of one side whose (rank, Step Id) the other side does not have: compared with nothing (their kernels are
+   * counted apart in the conservation line, and no chain of theirs counts as replaced). `steps`: (rank, step) pairs.
+   */
   | { kind: 'unpaired-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
+  /** A rank of both sides with no Step Id in common and different step counts: its steps are compared as they are. */
   | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
+  /** A lane whose representative step is the shape of fewer than half of its steps. */
   | {
       kind: 'low-coverage';
+      /** `both`: the two sides alike. */
       side: 'base' | 'pr' | 'both';
+      /** Lanes compared whose representative step has fewer than half of their steps. */
       lanes: number;
+      /** The one of those with the lowest share (the first such, on a tie). */
       rank: string;
       stream: string;
       repSteps: number;

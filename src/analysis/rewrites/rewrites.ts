@@ -17,6 +17,7 @@
 //     how many the rewrites account for; the rest is listed.
 
 import { compareRanks } from '../../model/model.js';
+import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
@@ -186,40 +187,7 @@ export interface Rewrites {
 }
 
 /** Something the reader of the rewrites should know; the reporters word it (texts from input escaped there). */
-export type RewriteNote =
-  /** Steps whose rows came in more than one run: each run is a step of its own. */
-  | { kind: 'split-steps'; side: 'base' | 'pr'; steps: number }
-  /** Compute kernels on ranks and streams past the first MAX_LANES: in no step. */
-  | { kind: 'past-lane-limit'; side: 'base' | 'pr'; kernels: number; lanes: number }
-  /** Compute kernels without a Step Id: in no step. */
-  | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
-  /** A stream of a rank with no partner of the same id on the other side, compared with one that has none either. */
-  | { kind: 'streams-paired'; rank: string; base: string; pr: string }
-  /** The --layer-marker token runs on neither side: no layers. */
-  | { kind: 'marker-absent'; marker: string }
-  /** Rewrites past MAX_VERIFIED, not verified. */
-  | { kind: 'unverified'; rewrites: number; verified: number }
-  /**
-   * Steps of one side whose (rank, Step Id) the other side does not have: compared with nothing (their kernels are
-   * counted apart in the conservation line, and no chain of theirs counts as replaced). `steps`: (rank, step) pairs.
-   */
-  | { kind: 'unpaired-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
-  /** A rank of both sides with no Step Id in common and different step counts: its steps are compared as they are. */
-  | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
-  /** A lane whose representative step is the shape of fewer than half of its steps. */
-  | {
-      kind: 'low-coverage';
-      /** `both`: the two sides alike. */
-      side: 'base' | 'pr' | 'both';
-      /** Lanes compared whose representative step has fewer than half of their steps. */
-      lanes: number;
-      /** The one of those with the lowest share (the first such, on a tie). */
-      rank: string;
-      stream: string;
-      repSteps: number;
-      steps: number;
-      shapes: number;
-    };
+export type RewriteNote = RewriteNoteJson;
 
 /** The steps of one (rank, stream, shape): their Step Ids, sorted, each once. */
 interface StepGroup {
