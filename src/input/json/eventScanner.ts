@@ -603,7 +603,7 @@ export class EventScanner {
       if (keep.length >= this.maxItem) {
         let at = itemStart;
         while (at < this.end && b[at]! <= 32) at++;
-        this.fail(at, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB (no real trace has one that long); is the file a trace?`);
+        this.fail(at, `${this.itemName()} is longer than ${this.maxItem >> 20} MiB, the limit (no real trace has one that long)`);
       }
       // A cut item in the caller's chunk is copied: the caller may reuse the chunk's memory.
       this.tail = this.borrowed ? Buffer.from(keep) : keep;
