@@ -327,7 +327,15 @@ describe('what cannot answer a sequence rule: exit 2, saying why', () => {
   it('an op_statistic export', async () => {
     const r = await kprof(['check', 'fixtures/formats/op-statistic-no-device/op_statistic.csv', '--rules', rulesFile('opstat.yaml', CHAIN_RULE)]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('holds totals per type (op_statistic), not the kernels in the order they ran');
+    expect(r.stderr).toContain('holds totals per kernel group, not the kernels in the order they ran');
+  });
+
+  it('an nsys cuda_gpu_kern_sum export of no rank id: no Ascend-only advice, no rank placeholder', async () => {
+    const r = await kprof(['check', 'fixtures/nsys/kern-sum', '--rules', rulesFile('kernsum.yaml', CHAIN_RULE)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cuda_gpu_kern_sum.csv holds totals per kernel group, not the kernels in the order they ran. Check an export');
+    expect(r.stderr).toContain('nsys cuda_gpu_trace');
+    expect(r.stderr).not.toContain('rank -');
   });
 
   it('an export without Step Id, per step or in total', async () => {

@@ -11,7 +11,8 @@
 import { isScalar } from '../../util/yamlLib.js';
 import { inputError } from '../../util/errors.js';
 import { describe } from '../../aggregate/userGroups.js';
-import { fmtCount } from '../../util/format.js';
+import { fmtCount, NO_RANK_ID, ranksNamed } from '../../util/format.js';
+import { shown } from '../../util/inputText.js';
 import type { RankData } from '../../model/model.js';
 import { exactOccurrences, nearOccurrences } from '../../analysis/rewrites/match.js';
 import { layerOf, markerPositions } from '../../analysis/rewrites/layers.js';
@@ -42,7 +43,7 @@ export function unavailable(rule: Rule, rank: RankData): string | null {
   const parts = rank.beside as RecordedRank[] | undefined;
   if (parts === undefined) throw new Error(`${ruleAt(rule)}: rank ${rank.rank} was read without its kernel sequence (a bug in kprof)`);
   for (const p of parts) {
-    if (p.unordered !== null) return `${p.unordered} holds totals per type (op_statistic), not the kernels in the order they ran`;
+    if (p.unordered !== null) return `${p.unordered} holds totals per kernel group, not the kernels in the order they ran`;
     if (p.withoutSteps !== null) return `${p.withoutSteps} has no Step Id column, so its steps cannot be told apart`;
   }
   return null;
@@ -53,8 +54,8 @@ export function requireSequence(rule: Rule, rank: RankData): void {
   const why = unavailable(rule, rank);
   if (why !== null) {
     throw inputError(
-      `${ruleAt(rule)}: the rule counts a chain of kernels in the order they ran, but ${why} (rank ${rank.rank}). ` +
-        'Check the kernel_details.csv (or op_summary) of the run, which has every kernel with its Step Id.',
+      `${ruleAt(rule)}: the rule counts a chain of kernels in the order they ran, but ${why}${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`}. ` +
+        'Check an export of the run that lists every kernel in the order it ran, with its steps (kernel_details.csv or op_summary, a db export, a kineto trace, or nsys cuda_gpu_trace).',
     );
   }
 }
