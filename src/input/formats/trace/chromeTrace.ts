@@ -245,11 +245,12 @@ export class ChromeTraceReader {
   }
 
   /**
-   * A ProfilerStep#N window came after a kernel (or launch) it may hold was placed: the steps handed on may not be
-   * the trace's. Read the file again with `steps` (ChromeTraceOptions.steps) into fresh sinks.
+   * A ProfilerStep#N window came after a kernel (or launch) it may hold was placed, or after kernels were handed
+   * on as of a file without steps: the steps handed on may not be the trace's. Read the file again with `steps`
+   * (ChromeTraceOptions.steps) into fresh sinks.
    */
   get lateSteps(): boolean {
-    return this.windows.late;
+    return this.windows.late || (this.kernelsBeforeSteps > 0 && this.windows.size > 0);
   }
 
   push(chunk: Buffer): void {
@@ -310,8 +311,6 @@ export class ChromeTraceReader {
         `${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`,
       );
     }
-    if (this.kernelsBeforeSteps > 0 && a.steps)
-      info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
     if (this.outOfOrder > 0)
       info.notes.push(
         `device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`,

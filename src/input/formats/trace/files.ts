@@ -271,7 +271,9 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   // trace's; the rank is read again, this file with the windows known from its first kernel on.
   if (known === undefined && reader.lateSteps) throw new ReadAgain(path, reader.steps);
   if (known !== undefined)
-    info.notes.push('ProfilerStep#N events come after kernels they hold: the file was read twice, the second time with the step windows known from the start');
+    info.notes.push(
+      'ProfilerStep#N events come after kernels they hold: the file was read twice, the second time with the step windows known from the start',
+    );
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
   return sourceFile(path, info, bytes, target.rows);

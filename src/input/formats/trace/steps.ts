@@ -58,7 +58,7 @@ export class StepWindows {
   /** The step whose window holds `us`, or null. With overlapping windows, the latest that started before `us`. */
   at(us: number): number | null {
     const step = this.find(us);
-    if (us === us) {
+    if (!Number.isNaN(us)) {
       if (step === null) {
         if (us < this.outMin) this.outMin = us;
         if (us > this.outMax) this.outMax = us;
