@@ -1,13 +1,17 @@
 // Chrome traces whose ProfilerStep#N events come after kernels they hold (merged or post-processed traces, other
 // writers): every kernel is in the step the trace says, whatever the order of the events in the file.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Accumulator } from '../src/input/accumulator.js';
+import { ReadAgain } from '../src/input/formats/registry.js';
 import { ChromeTraceReader, readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
+import { LateSteps, readChromeTraceFile } from '../src/input/formats/trace/files.js';
+import { isKprofError } from '../src/util/errors.js';
 import { kprof, ROOT } from './helpers.js';
 
 type Event = Record<string, unknown>;
@@ -179,6 +183,28 @@ describe('ProfilerStep events after the kernels they hold', () => {
         { numRuns: 50 },
       );
     }
+  });
+});
+
+describe('the second read', () => {
+  it('throws ReadAgain with what the first read learnt; a file that changed in between is an input error naming it', async () => {
+    const file = write(stepsAt(kinetoEvents(), 'end'), 'kineto');
+    const fields = { name: true, type: true, core: true, shapes: false, steps: true };
+    const e = await readChromeTraceFile(file, new Accumulator(fields), { withShapes: false }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ReadAgain);
+    const known = (e as ReadAgain).known as LateSteps;
+    expect(known.windows.size).toBe(3);
+    expect(known.bytes).toBe(statSync(file).size);
+    const again = await readChromeTraceFile(file, new Accumulator(fields), { withShapes: false, known });
+    expect(again.notes).toContain(
+      'ProfilerStep#N events come after kernels they hold: the file was read twice, the second time with the step windows known from the start',
+    );
+    const changed = await readChromeTraceFile(file, new Accumulator(fields), { withShapes: false, known: new LateSteps(known.windows, 10) }).catch(
+      (x: unknown) => x,
+    );
+    expect(isKprofError(changed)).toBe(true);
+    expect((changed as Error).message).toContain(`${file}: 10 bytes when read first, `);
+    expect((changed as Error).message).toContain('the file changed while kprof read it.');
   });
 });
 

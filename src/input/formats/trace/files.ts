@@ -21,7 +21,7 @@ import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
 import { shortenName } from './shortName.js';
 import { traceChunks } from './source.js';
-import { StepWindows } from './steps.js';
+import type { StepWindows } from './steps.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
 export function streamId(text: string | null): number {
@@ -237,6 +237,14 @@ function noKernels(path: string, info: TraceInfo): never {
   throw inputError(`${path}: no kernels in the file (found ${found}; ${info.notes[0] ?? 'none of them a kernel'}). Expected kernel events; ${hint}`);
 }
 
+/** What the first read of a trace learnt too late: its step windows, and how many bytes it read (ReadAgain). */
+export class LateSteps {
+  constructor(
+    readonly windows: StepWindows,
+    readonly bytes: number,
+  ) {}
+}
+
 /** A Chrome-trace JSON file (trace_view.json or a kineto trace), plain or gzip. */
 export async function readChromeTraceFile(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
   let reader: ChromeTraceReader | null = null;
@@ -249,11 +257,11 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
     () => reader!.originUs,
   );
   // A second read: the step windows of the first, which came after kernels they hold (ReadAgain below).
-  const known = options.known instanceof StepWindows ? options.known : undefined;
+  const known = options.known instanceof LateSteps ? options.known : undefined;
   reader = new ChromeTraceReader(path, target, {
     shortNames: options.shortNames === true,
     exactStarts: target.wantsStarts,
-    ...(known !== undefined ? { steps: known } : {}),
+    ...(known !== undefined ? { steps: known.windows } : {}),
   });
   let bytes = 0;
   // The reader keeps no reference to a chunk (EventScanner.push): the chunks' memory is reused.
@@ -269,7 +277,13 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   const info = reader.finish();
   // ProfilerStep#N events after kernels they hold (a merged or rewritten trace): the figures handed on are not the
   // trace's; the rank is read again, this file with the windows known from its first kernel on.
-  if (known === undefined && reader.lateSteps) throw new ReadAgain(path, reader.steps);
+  if (known === undefined && reader.lateSteps) throw new ReadAgain(path, new LateSteps(reader.steps, bytes));
+  if (known !== undefined && known.bytes !== bytes) {
+    throw inputError(
+      `${path}: ${fmtCount(known.bytes)} bytes when read first, ${fmtCount(bytes)} when read again (its ProfilerStep#N events come after kernels they hold, so it is read twice): ` +
+        'the file changed while kprof read it. Read it again once it is written.',
+    );
+  }
   if (known !== undefined)
     info.notes.push(
       'ProfilerStep#N events come after kernels they hold: the file was read twice, the second time with the step windows known from the start',
