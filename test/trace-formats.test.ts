@@ -212,7 +212,7 @@ describe('steps of a trace', () => {
     expect(tv.ranks[0].steps).toEqual([7, 8]);
     const none = await kprof(['summary', KGZ, '--steps', '1']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('needs Step Id');
+    expect(none.stderr).toContain('--steps needs steps, but the file has none (it holds no ProfilerStep#N events, so no kernel is in a step)');
     const inspect = await kprof(['inspect', KGZ]);
     expect(inspect.stdout).toContain('missing  op types, core types, input shapes, steps (no ProfilerStep#N)');
   });

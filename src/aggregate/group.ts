@@ -96,6 +96,15 @@ function missingField(rank: RankData, field: keyof Fields, asked: string): never
         `Regenerate it with the same options, or pass the profile itself.`,
     );
   }
+  // A format whose steps are not a column (a trace's ProfilerStep#N windows) says in `missing` why it has none.
+  const why = field === 'steps' ? f?.missing.find((m) => m.startsWith('steps (') && m.endsWith(')')) : undefined;
+  if (why !== undefined) {
+    const what = why.slice('steps ('.length, -1);
+    const plain = what === 'no ProfilerStep#N' ? 'it holds no ProfilerStep#N events, so no kernel is in a step' : what;
+    throw inputError(
+      `${path}: ${asked} needs steps, but the file has none (${plain}). Drop that option, or profile with steps (prof.step() each iteration).`,
+    );
+  }
   throw inputError(
     `${path}: ${asked} needs ${FIELD_LABEL[field]}, but the file has no such column (columns: ${(f?.columns ?? []).slice(0, 12).join(', ')}). ` +
       `Drop that option, or profile with a level that records it.`,

@@ -7,7 +7,7 @@ import { inputError, KprofError } from '../util/errors.js';
 import type { RankData, RawNameTests, SourceFile } from '../model/model.js';
 import type { Engine } from './engine.js';
 import { readerOf } from './formats/readers.js';
-import { formatOf, limitFields } from './formats/registry.js';
+import { formatOf, limitFields, ReadAgain } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
 import type { BesideRequest, BesideSink } from './beside.js';
 import { besides, type KernelSink, type RankTarget } from './sink.js';
@@ -45,6 +45,23 @@ export async function readRank(
       );
     }
   }
+  // A reader that learnt too late what it needed (ReadAgain): the plan is read again into fresh accumulators,
+  // that reader told what it learnt; each file at most once more.
+  const known = new Map<string, unknown>();
+  for (;;) {
+    try {
+      return await readKernels(plan, known.size === 0 ? options : { ...options, onBytes: undefined }, known);
+    } catch (e) {
+      if (!(e instanceof ReadAgain) || known.has(e.file)) throw e;
+      known.set(e.file, e.known);
+    }
+  }
+}
+
+/** Read the files of a plan of kernels into fresh accumulators (`known`: what a read before learnt of a file). */
+async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[1], known: ReadonlyMap<string, unknown>): Promise<RankData[]> {
+  const reader = readerOf(plan.format);
+  if (reader.kind !== 'kernels') throw new Error(`${plan.format} is not read as kernels`);
   const span = options.withSpan === true;
   const rawNames = options.rawNames ?? null;
   const stepTime = options.stepTime === true;
@@ -96,6 +113,7 @@ export async function readRank(
       ownRank: (rank, source) => {
         own ??= { rank, source, file: f };
       },
+      known: known.get(f),
     });
     file.rowsSkipped = skipped() - before;
     if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {

@@ -153,6 +153,22 @@ export interface KernelReadOptions {
   shortNames?: boolean | undefined;
   /** Told the rank the file says it holds (a db export's RANK_DEVICE_MAP), before the read returns. */
   ownRank?: ((rank: string, source: string) => void) | undefined;
+  /** What a read of this file before learnt too late and asked to be read again with (ReadAgain.known). */
+  known?: unknown;
+}
+
+/**
+ * Thrown by a reader that learnt at the end of a file what it needed from its start (a trace whose ProfilerStep#N
+ * events come after kernels they hold): what it handed on may be wrong, so the rank's files are read again into
+ * fresh sinks, this reader given `known` for this file (KernelReadOptions.known). Not an error the user sees.
+ */
+export class ReadAgain extends Error {
+  constructor(
+    readonly file: string,
+    readonly known: unknown,
+  ) {
+    super(`${file}: read again`);
+  }
 }
 
 export type FormatReader =

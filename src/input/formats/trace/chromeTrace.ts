@@ -32,6 +32,11 @@ export interface ChromeTraceOptions {
   engine?: Engine;
   /** Give each record its exact start ticks (TraceRecord.startTicks; an exact decimal parse per kernel). */
   exactStarts?: boolean;
+  /**
+   * The file's step windows, read before (a first read whose ProfilerStep#N events came after kernels they hold):
+   * every kernel is placed with them from the start, and the file's ProfilerStep#N events are not added again.
+   */
+  steps?: StepWindows;
 }
 
 // Fields located in each event (indices into the view).
@@ -162,7 +167,7 @@ export class ChromeTraceReader {
   };
   /** The whole µs the records' startTicks count from: the first start read (NaN until one is). */
   originUs = Number.NaN;
-  private readonly windows = new StepWindows();
+  private readonly windows: StepWindows;
   private readonly processes = new Map<string, string>();
   /** thread names by pid, then tid. */
   private readonly threads = new Map<string, Map<string, string>>();
@@ -212,6 +217,7 @@ export class ChromeTraceReader {
     private readonly options: ChromeTraceOptions = {},
   ) {
     this.info = emptyTraceInfo('kineto');
+    this.windows = options.steps ?? new StepWindows();
     this.scanner = new EventScanner(
       {
         eventKeys: EVENT_KEYS,
@@ -231,6 +237,20 @@ export class ChromeTraceReader {
   /** ProfilerStep#N windows read so far. */
   get stepWindows(): number {
     return this.windows.size;
+  }
+
+  /** The step windows read (for a second read: lateSteps). */
+  get steps(): StepWindows {
+    return this.windows;
+  }
+
+  /**
+   * A ProfilerStep#N window came after a kernel (or launch) it may hold was placed, or after kernels were handed
+   * on as of a file without steps: the steps handed on may not be the trace's. Read the file again with `steps`
+   * (ChromeTraceOptions.steps) into fresh sinks.
+   */
+  get lateSteps(): boolean {
+    return this.windows.late || (this.kernelsBeforeSteps > 0 && this.windows.size > 0);
   }
 
   push(chunk: Buffer): void {
@@ -291,8 +311,6 @@ export class ChromeTraceReader {
         `${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`,
       );
     }
-    if (this.kernelsBeforeSteps > 0 && a.steps)
-      info.notes.push(`${this.kernelsBeforeSteps} kernels came before the first ProfilerStep event and are in no step`);
     if (this.outOfOrder > 0)
       info.notes.push(
         `device events that start before the one written before them on the same stream: ${this.outOfOrder} (the order kept is the file's)`,
@@ -429,6 +447,8 @@ export class ChromeTraceReader {
       this.skip(v, `${v.str(NAME)} has no readable ts and dur; its step window is not used`);
       return;
     }
+    // A second read: the windows are known already.
+    if (this.options.steps !== undefined) return;
     if (this.windows.size >= MAX_STEPS) {
       throw inputError(
         `${this.file}: byte ${v.offset}: more than ${MAX_STEPS} ProfilerStep#N events; no real trace has that many steps. Is the file a trace of one profiling session?`,
@@ -582,7 +602,7 @@ export class ChromeTraceReader {
     r.startUs = start;
     r.startTicks = startTicks;
     r.ticks = ticks;
-    r.step = this.windows.size > 0 ? this.windows.at(start) : null;
+    r.step = this.windows.at(start);
     if (this.windows.size === 0) this.kernelsBeforeSteps++;
     this.emit(r);
     this.npuKernels++;
@@ -640,6 +660,8 @@ export class ChromeTraceReader {
     r.step = null;
     if (this.windows.size === 0) {
       this.kernelsBeforeSteps++;
+      // Asked only so that a window coming later and holding it is noticed (lateSteps).
+      this.windows.at(start);
       this.queueOrEmit(r, -1, true);
       return;
     }
@@ -692,7 +714,11 @@ export class ChromeTraceReader {
   }
 
   private launch(v: EventView): void {
-    if (this.windows.size === 0) return;
+    if (this.windows.size === 0) {
+      // No step to give it yet; asked so that a window coming later and holding it is noticed (lateSteps).
+      this.windows.at(this.startUs(v));
+      return;
+    }
     const corr = v.int(A_CORR);
     if (!Number.isSafeInteger(corr)) return;
     const start = this.startUs(v);

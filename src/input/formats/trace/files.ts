@@ -15,12 +15,13 @@ import { fmtCount, fmtUs } from '../../../util/format.js';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, NO_STREAM, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
-import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
+import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
 import { shortenName } from './shortName.js';
 import { traceChunks } from './source.js';
+import type { StepWindows } from './steps.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
 export function streamId(text: string | null): number {
@@ -236,6 +237,14 @@ function noKernels(path: string, info: TraceInfo): never {
   throw inputError(`${path}: no kernels in the file (found ${found}; ${info.notes[0] ?? 'none of them a kernel'}). Expected kernel events; ${hint}`);
 }
 
+/** What the first read of a trace learnt too late: its step windows, and how many bytes it read (ReadAgain). */
+export class LateSteps {
+  constructor(
+    readonly windows: StepWindows,
+    readonly bytes: number,
+  ) {}
+}
+
 /** A Chrome-trace JSON file (trace_view.json or a kineto trace), plain or gzip. */
 export async function readChromeTraceFile(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
   let reader: ChromeTraceReader | null = null;
@@ -247,7 +256,13 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
     () => reader!.stepWindows > 0,
     () => reader!.originUs,
   );
-  reader = new ChromeTraceReader(path, target, { shortNames: options.shortNames === true, exactStarts: target.wantsStarts });
+  // A second read: the step windows of the first, which came after kernels they hold (ReadAgain below).
+  const known = options.known instanceof LateSteps ? options.known : undefined;
+  reader = new ChromeTraceReader(path, target, {
+    shortNames: options.shortNames === true,
+    exactStarts: target.wantsStarts,
+    ...(known !== undefined ? { steps: known.windows } : {}),
+  });
   let bytes = 0;
   // The reader keeps no reference to a chunk (EventScanner.push): the chunks' memory is reused.
   for await (const chunk of traceChunks(
@@ -260,6 +275,19 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   ))
     reader.push(chunk);
   const info = reader.finish();
+  // ProfilerStep#N events after kernels they hold (a merged or rewritten trace): the figures handed on are not the
+  // trace's; the rank is read again, this file with the windows known from its first kernel on.
+  if (known === undefined && reader.lateSteps) throw new ReadAgain(path, new LateSteps(reader.steps, bytes));
+  if (known !== undefined && known.bytes !== bytes) {
+    throw inputError(
+      `${path}: ${fmtCount(known.bytes)} bytes when read first, ${fmtCount(bytes)} when read again (its ProfilerStep#N events come after kernels they hold, so it is read twice): ` +
+        'the file changed while kprof read it. Read it again once it is written.',
+    );
+  }
+  if (known !== undefined)
+    info.notes.push(
+      'ProfilerStep#N events come after kernels they hold: the file was read twice, the second time with the step windows known from the start',
+    );
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
   return sourceFile(path, info, bytes, target.rows);

@@ -28,22 +28,50 @@ export class StepWindows {
   private sorted = true;
   /** Distinct step ids seen. */
   readonly idSet = new Set<number>();
+  /**
+   * The times asked of at() so far (a kernel or a launch placed), as two hulls: of those placed in a step and of
+   * those placed in none. A window added later that overlaps one of them may hold a time already answered
+   * otherwise: `late` then says the answers given may not be the trace's (the file is read again, windows first).
+   */
+  private inMin = Number.POSITIVE_INFINITY;
+  private inMax = Number.NEGATIVE_INFINITY;
+  private outMin = Number.POSITIVE_INFINITY;
+  private outMax = Number.NEGATIVE_INFINITY;
+  /** A window came after a time it may hold was answered. */
+  late = false;
 
   get size(): number {
     return this.ids.length;
   }
 
   add(id: number, startUs: number, durUs: number): void {
+    const endUs = startUs + durUs;
+    if ((startUs <= this.inMax && endUs > this.inMin) || (startUs <= this.outMax && endUs > this.outMin)) this.late = true;
     const n = this.starts.length;
     if (n > 0 && startUs < this.starts[n - 1]!) this.sorted = false;
     this.starts.push(startUs);
-    this.ends.push(startUs + durUs);
+    this.ends.push(endUs);
     this.ids.push(id);
     this.idSet.add(id);
   }
 
   /** The step whose window holds `us`, or null. With overlapping windows, the latest that started before `us`. */
   at(us: number): number | null {
+    const step = this.find(us);
+    if (!Number.isNaN(us)) {
+      if (step === null) {
+        if (us < this.outMin) this.outMin = us;
+        if (us > this.outMax) this.outMax = us;
+      } else {
+        if (us < this.inMin) this.inMin = us;
+        if (us > this.inMax) this.inMax = us;
+      }
+    }
+    return step;
+  }
+
+  private find(us: number): number | null {
+    if (this.ids.length === 0) return null;
     if (!this.sorted) this.sort();
     const s = this.starts;
     let lo = 0;
