@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
-import { HAS_REAL, kprof, REAL_REL } from './helpers.js';
+import { kprof, REAL_REL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const R = 'fixtures/rules';
 const PR = `${R}/one-rank/pr`;

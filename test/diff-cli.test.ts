@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiffJson } from '../src/model/schema.js';
-import { expectTranscript, HAS_REAL, kprof, REAL_REL, ROOT, transcript, type Result } from './helpers.js';
+import { expectTranscript, kprof, REAL_REL, ROOT, transcript, type Result, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const EX = 'fixtures/fusion-example';
 const BASE = `${EX}/base`;
@@ -355,5 +357,3 @@ describe.skipIf(!HAS_REAL)('kprof diff on real same-workload pairs', () => {
     expect(d.rows.some((x) => x.status !== 'same')).toBe(true);
   });
 });
-
-if (!HAS_REAL) console.warn('diff-cli.test.ts: ../shared/data/real not found; the real-pair tests are skipped.');

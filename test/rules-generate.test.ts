@@ -12,7 +12,9 @@ import { evaluate, exitCodeOf } from '../src/rules/evaluate.js';
 import { yamlString } from '../src/rules/generate.js';
 import { parseRules } from '../src/rules/parse.js';
 import { relPath } from '../src/util/paths.js';
-import { expectTranscript, HAS_REAL, kprof, REAL_REL, ROOT } from './helpers.js';
+import { expectTranscript, kprof, REAL_REL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-rules-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -245,4 +247,3 @@ describe.skipIf(!HAS_REAL)('kprof rules on real exports', () => {
     expect(evaluate(profile, null, set).passed).toBe(true);
   });
 });
-if (!HAS_REAL) console.warn('kprof rules: real exports not found in ../shared/data/real; the real-export test is skipped.');

@@ -11,7 +11,9 @@ import { readProfile } from '../src/input/read.js';
 import { SEQUENCE_RECORDER } from '../src/analysis/rewrites/recorderSink.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import { parseRules } from '../src/rules/parse.js';
-import { HAS_REAL, kprof, REAL } from './helpers.js';
+import { kprof, REAL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const LEVEL1 = join(REAL, 'msinsight-torchnpu/level1');
 const STEPS = [1, 2, 3, 4];

@@ -13,7 +13,9 @@ import { NO_STREAM, type KernelKind } from '../src/input/sink.js';
 import { readDb } from '../src/input/formats/sqlite/source.js';
 import type { Profile } from '../src/model/model.js';
 import { injectSqliteLoader } from '../src/input/formats/sqlite/library.js';
-import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const FIX = 'fixtures/sqlite';
 const L = `${FIX}/layouts`;

@@ -13,7 +13,9 @@ import { readDbGroups, stepExpression } from '../src/input/formats/sqlite/groups
 import { sqliteLibrary } from '../src/input/formats/sqlite/library.js';
 import { looksLikeSqlite, readHeader } from '../src/input/formats/sqlite/open.js';
 import { probeDbExport, readDbExport, type DbInfo, type DbKernel, type ReadOptions } from '../src/input/formats/sqlite/reader.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const FIX = join(ROOT, 'fixtures/sqlite');
 const T0 = 1736410576375315901n;
