@@ -1,6 +1,5 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -271,16 +270,5 @@ describe('the fusion example of the README', () => {
       const r = await kprof(command!.split(' '));
       expect(r.stdout + r.stderr).toBe(shown);
     }
-  });
-});
-
-describe('bin/kprof.js check', () => {
-  it('the process exits 1 when a rule breaks and 0 when all hold', () => {
-    const bin = (args: string[]) =>
-      spawnSync(process.execPath, ['bin/kprof.js', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-    expect(bin(['check', ...MULTI]).status).toBe(1);
-    expect(bin(['check', ...MULTI.slice(0, 2), `${R}/multi-rank-one-breaks/kprof.rules.yaml`, '--format', 'json']).status).toBe(1);
-    expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`]).status).toBe(0);
-    expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/unknown-group.yaml`]).status).toBe(2);
   });
 });
