@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
-import { expectTranscript, kprof, ROOT } from './helpers.js';
+import { docSection, expectTranscript, kprof, ROOT } from './helpers.js';
 
 const R = 'fixtures/rules';
 const EVERY = [`${R}/one-rank/regressed`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`];
@@ -259,8 +259,7 @@ describe('the fusion example of the README', () => {
   });
 
   it.skipIf(!has)('the README shows the checked-in rules file and the output kprof prints', async () => {
-    const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('<!-- section:check -->'), readme.indexOf('<!-- /section:check -->'));
+    const section = docSection('check');
     const rulesFile = readFileSync(resolve(ROOT, `${FE}/kprof.rules.yaml`), 'utf8');
     const yamlBlock = /```yaml\n(version: 1\ngroups:[\s\S]*?)```/.exec(section)![1]!;
     expect(rulesFile.endsWith(yamlBlock)).toBe(true);

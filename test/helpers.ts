@@ -1,6 +1,6 @@
 // Shared test helpers: run the CLI in-process, write transcripts, find the real exports.
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'vitest';
@@ -103,6 +103,24 @@ export async function expectTranscript(name: string, args: string[], env?: Recor
 export function maskPath(text: string, path: string, as: string): string {
   const rel = relative(ROOT, path).split(sep).join('/');
   return text.split(rel).join(as).split(path).join(as);
+}
+
+/** The user's documentation: README.md, then each page of docs/ in name order, as [path, text]. */
+export function docFiles(): [string, string][] {
+  const pages = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...pages].map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]);
+}
+
+/** The text between `<!-- section:NAME -->` and `<!-- /section:NAME -->`, in whichever page of the docs holds it. */
+export function docSection(name: string): string {
+  for (const [, text] of docFiles()) {
+    const m = new RegExp(`<!-- section:${name} -->([\\s\\S]*?)<!-- /section:${name} -->`).exec(text);
+    if (m) return m[1]!;
+  }
+  throw new Error(`no page of the docs has the section ${name}`);
 }
 
 /** Every file below `dir`, in sorted order (folders followed, depth first). */

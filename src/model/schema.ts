@@ -284,7 +284,7 @@ export interface DiffJson {
 export const REWRITES_VERSION = 1;
 
 /**
- * Which chains of kernels the PR replaced, where, how often and what it saved (README "Fusion rewrites"). Times
+ * Which chains of kernels the PR replaced, where, how often and what it saved (docs/diff.md, "Fusion rewrites"). Times
  * are µs (4 decimals); `status` is `unavailable` when a side has no kernels in order with a Step Id (then lanes
  * and rewrites are empty and conservation null).
  */

@@ -1,6 +1,6 @@
 // A rules file (YAML or JSON) → a typed RuleSet. Everything is validated before any profile is read: an unknown
 // key, a wrong type, a bad regular expression or an unknown group is an input error naming file:line:col, what
-// was expected and what was found. The syntax is documented in the README ("kprof check").
+// was expected and what was found. The syntax is documented in docs/check.md.
 
 import type { Pair } from 'yaml';
 import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../util/yamlLib.js';
