@@ -99,12 +99,13 @@ export function githubError(message: string, title: string, workspace: string | 
 
 /** A JUnit report with one failed test case that carries the message: the dashboard shows why kprof stopped. */
 export function junitError(message: string, title: string): string {
-  const attrs = `tests="1" failures="1" errors="0" skipped="0"`;
+  // The common JUnit schema (junit-10.xsd): testsuites takes no skipped; testsuite does.
+  const attrs = `tests="1" failures="1" errors="0"`;
   const msg = xmlEscape(oneLine(message));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="kprof" ${attrs}>`,
-    `  <testsuite name="kprof" ${attrs}>`,
+    `  <testsuite name="kprof" ${attrs} skipped="0">`,
     `    <testcase name="kprof: ${xmlEscape(title)}" classname="kprof">`,
     `      <failure message="${msg}" type="kprof.${title === 'internal error' ? 'internal' : 'input'}">${msg}</failure>`,
     '    </testcase>',
