@@ -2,6 +2,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { test } from 'vitest';
 import { run } from '../src/cli/run.js';
@@ -93,6 +94,34 @@ export async function expectTranscript(name: string, args: string[], env?: Recor
   const { expect } = await import('vitest');
   await expect(transcript(args, r)).toMatchFileSnapshot(resolve(ROOT, 'test/transcripts', `${name}.md`));
   return r;
+}
+
+/** better-sqlite3, the optional peer dependency that reads SQLite exports, as the tests resolve it. */
+export const HAS_SQLITE = ((): boolean => {
+  try {
+    createRequire(import.meta.url).resolve('better-sqlite3');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * Called once at the top of every test file that reads SQLite exports: true with better-sqlite3 installed (`.ci/run`
+ * installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
+ * the file's SQLite tests skip; under CI=true a test that fails instead.
+ */
+export function sqliteInstalled(file: string): boolean {
+  if (HAS_SQLITE) return true;
+  const name = basename(file.startsWith('file:') ? fileURLToPath(file) : file);
+  if (process.env.CI === 'true') {
+    test('better-sqlite3 is installed (the SQLite tests need it)', () => {
+      throw new Error(`better-sqlite3 is not installed under CI=true: ${name} cannot run its SQLite tests; .ci/run installs it`);
+    });
+  } else {
+    console.warn(`NOTICE: ${name}: better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`);
+  }
+  return false;
 }
 
 /**
