@@ -221,7 +221,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
         .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types'),
     )
       .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)'),
+      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
+      .option('--markdown-out <file>', 'also write the Markdown report to a file: one check, two reports (the GitHub Action uses it)'),
   ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
     const { checkCommand } = await import('../commands/check.js');
     hooks.code = await checkCommand(profile, opts, io, progressFor(opts));

@@ -33,6 +33,8 @@ export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
   base?: string;
   format: CheckFormatName;
   out?: string;
+  /** --markdown-out: the Markdown report too, from the same check. */
+  markdownOut?: string;
   strict?: boolean;
 }
 
@@ -164,6 +166,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await CHECK_REPORTERS[format]();
   const went = await emit(io, flags.out, reporter(verdict, ctx, rc));
+  if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);
