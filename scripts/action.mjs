@@ -42,8 +42,9 @@ function fenced(text) {
  * annotation becomes `kprof: message`, its %-escapes undone (the message itself is kprof's, input in it escaped).
  */
 function plain(stderr) {
-  return stderr.replace(/^::(?:error|warning)[^:]*::(.*)$/gm, (_, data) =>
-    `kprof: ${data.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')}`,
+  return stderr.replace(
+    /^::(?:error|warning)[^:]*::(.*)$/gm,
+    (_, data) => `kprof: ${data.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')}`,
   );
 }
 

@@ -201,7 +201,10 @@ describe('the action: inputs are data, never code', () => {
     const npmLog = join(bin, 'npm.log');
     writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$@" >> '${npmLog}'\n`);
     chmodSync(join(bin, 'npm'), 0o755);
-    const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, base: `${EX}/base`, version: '1.0.0' }, { PATH: `${bin}:${process.env.PATH}` });
+    const r = runAction(
+      { profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, base: `${EX}/base`, version: '1.0.0' },
+      { PATH: `${bin}:${process.env.PATH}` },
+    );
     expect(r.code).toBe(0);
     expect(existsSync(npmLog)).toBe(false);
   });
