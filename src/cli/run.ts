@@ -40,6 +40,7 @@ import { profileArgumentHelp } from '../input/formats/registry.js';
 import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
+import type { Progress } from '../model/progress.js';
 import { failureFormat, githubError, junitError, namedPaths } from '../report/failure.js';
 import { oneLine, shown } from '../report/render.js';
 
@@ -59,6 +60,8 @@ export const VERSION: string =
 export interface RunHooks {
   /** Set by an action: the exit code it returns. */
   code: number;
+  /** The progress bars the run made: erased however it ends, before any error is printed. */
+  progress?: Progress[];
 }
 
 /** Options every reading command takes. */
@@ -128,7 +131,11 @@ function choiceError(message: string): string {
 
 export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
   const program = new Command();
-  const progressFor = (opts: { quiet?: boolean }) => makeProgress(io, opts.quiet === true);
+  const progressFor = (opts: { quiet?: boolean }): Progress => {
+    const p = makeProgress(io, opts.quiet === true);
+    (hooks.progress ??= []).push(p);
+    return p;
+  };
   program
     .name('kprof')
     .description('Kernel-trace profiler for Ascend NPU runs: summarize, diff and gate torch_npu / msprof kernel exports.')
@@ -296,6 +303,8 @@ async function runIn(argv: string[], io: Io): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return hooks.code;
   } catch (e) {
+    // A bar left on the terminal would sit above the message, frozen part-way.
+    for (const p of hooks.progress ?? []) p.done();
     if (e instanceof CommanderError) {
       // --help and --version exit 0; help shown because no command was given is a usage error.
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
@@ -318,5 +327,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
     );
     stack(e);
     return EXIT.internal;
+  } finally {
+    for (const p of hooks.progress ?? []) p.done();
   }
 }
