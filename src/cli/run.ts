@@ -133,7 +133,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
   const program = new Command();
   const progressFor = (opts: { quiet?: boolean }): Progress => {
     const p = makeProgress(io, opts.quiet === true);
-    (hooks.progress ??= []).push(p);
+    if (hooks.progress === undefined) hooks.progress = [];
+    hooks.progress.push(p);
     return p;
   };
   program
