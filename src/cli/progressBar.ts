@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { SingleBar } from 'cli-progress';
 import type { Io } from '../util/io.js';
 import { noProgress, type ByteCounter, type Progress } from '../model/progress.js';
-import { shown } from '../report/render.js';
+import { escaped } from '../report/render.js';
 
 /** Inputs that add up to less than this get no bar. */
 export const MIN_BYTES = 8 << 20;
@@ -50,7 +50,7 @@ class BarProgress implements Progress {
   constructor(private readonly io: Io) {}
 
   tracker(label: string): ByteCounter {
-    const t: Track = { label: shown(label), read: 0, totalBytes: 0, ended: false };
+    const t: Track = { label: escaped(label), read: 0, totalBytes: 0, ended: false };
     this.tracks.push(t);
     const counter: ByteCounter = (n: number) => {
       t.read += n;

@@ -42,7 +42,7 @@ import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import type { Progress } from '../model/progress.js';
 import { failureFormat, githubError, junitError, namedPaths } from '../report/failure.js';
-import { oneLine, shown } from '../report/render.js';
+import { escaped, oneLine } from '../report/render.js';
 
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
 checkSavedFiguresWith(checkSavedFigures);
@@ -113,8 +113,8 @@ type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format:
 function commanderError(str: string, github: boolean, io: Io): string {
   const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
   const message = choiceError(m[1]!.replace(/^error: /, ''));
-  if (github) return githubError(`${shown(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
-  return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
+  if (github) return githubError(`${escaped(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
+  return `kprof: ${escaped(message)}${m[2] ?? ''}\n`;
 }
 
 /**

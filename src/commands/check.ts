@@ -16,7 +16,7 @@ import { readProfile } from '../input/read.js';
 import { unmatchedPart, verdictLine } from '../report/check/shared.js';
 import { CHECK_REPORTERS } from '../report/registry.js';
 import { githubAnnotation, messageLocation } from '../report/failure.js';
-import { clipped, oneLine, shown, WHOLE } from '../report/render.js';
+import { clipped, escaped, oneLine, WHOLE } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
 import type { RuleSet } from '../rules/model.js';
@@ -54,7 +54,7 @@ function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean
     const snap = r.snapshot;
     if (!snap || snap.selection === '' || seen.has(snap.path)) continue;
     seen.add(snap.path);
-    io.stderr(`kprof: note: ${shown(relPath(snap.path))} was made with ${shown(snap.selection)}; the rules see only those kernels.\n`);
+    io.stderr(`kprof: note: ${escaped(relPath(snap.path))} was made with ${escaped(snap.selection)}; the rules see only those kernels.\n`);
   }
 }
 
@@ -118,8 +118,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   for (const w of verdict.warnings)
     io.stderr(
       format === 'github'
-        ? githubAnnotation('warning', shown(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
-        : `kprof: warning: ${shown(w)}\n`,
+        ? githubAnnotation('warning', escaped(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
+        : `kprof: warning: ${escaped(w)}\n`,
     );
   // The rules that gate: the error-level ones (warn-level rules when the file has no other).
   const gating = verdict.results.some((r) => r.rule.severity === 'error')
@@ -133,7 +133,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     // warn-level rule that matched cannot carry error-level rules that matched nothing: it never fails the gate.
     const warnOnly = gating.length < verdict.results.length && verdict.results.some((r) => r.unmatched.length === 0);
     throw inputError(
-      `${shown(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${shown(relPath(profile))}${flags.base !== undefined ? ` or of the base ${shown(relPath(flags.base))}` : ''} ` +
+      `${escaped(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${escaped(relPath(profile))}${flags.base !== undefined ? ` or of the base ${escaped(relPath(flags.base))}` : ''} ` +
         `(${gating.length === 1 ? `its one ${warnOnly ? 'such ' : ''}rule selects` : `its ${gating.length} ${warnOnly ? 'such ' : ''}rules select`} ${gating[0]!.unmatched.join(', ')}${gating.length > 1 ? ', …' : ''}` +
         `${warnOnly ? '; only warn-level rules matched, and they never fail the gate' : ''}). ` +
         `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : gating.some((r) => r.chainBaseUnordered === true) ? ' (a chain is told from the kernels in the order they ran, which the base does not hold: pass --base with the kernel_details.csv of the base run)' : ''}. ` +
@@ -168,6 +168,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const went = await emit(io, flags.out, reporter(verdict, ctx, rc));
   if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
-  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
+  if (flags.out !== undefined)
+    io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? escaped(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);
 }

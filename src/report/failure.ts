@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { onDisk } from '../util/files.js';
 import { workspacePath } from '../util/paths.js';
-import { oneLine, shown, xmlEscape } from './render.js';
+import { escaped, oneLine, xmlEscape } from './render.js';
 
 /** The formats that report an error in their own way. */
 export type FailureFormat = 'github' | 'junit';
@@ -84,7 +84,7 @@ export function githubAnnotation(
   workspace: string | undefined,
 ): string {
   const props = [
-    ...(at ? [`file=${ghProperty(shown(workspacePath(at.file, workspace)))}`] : []),
+    ...(at ? [`file=${ghProperty(escaped(workspacePath(at.file, workspace)))}`] : []),
     ...(at?.line != null ? [`line=${at.line}`] : []),
     ...(at?.col != null ? [`col=${at.col}`] : []),
     `title=${ghProperty(`kprof: ${title}`)}`,
