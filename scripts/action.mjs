@@ -70,7 +70,7 @@ function writeOutputs() {
 function badInput(message) {
   annotate('error', 'kprof action', message);
   summary(`### kprof check: not run\n\n${fenced(message)}`);
-  Object.assign(outputs, { passed: 'false', 'report-path': '', 'diff-report-path': '', 'exit-code': '2' });
+  Object.assign(outputs, { passed: 'false', 'report-path': '', 'html-report-path': '', 'diff-report-path': '', 'exit-code': '2' });
   writeOutputs();
   process.exit(2);
 }
@@ -120,6 +120,88 @@ function kprof(cmd, args, log) {
   return { code, stderr };
 }
 
+/** The hidden first line of the action's PR comment: the comment it updates rather than adds to. */
+const MARKER = '<!-- kprof-check: sticky comment of the kprof GitHub Action; it is updated, not added to -->';
+/** GitHub refuses a comment longer than 65,536 characters; the report is cut well below that. */
+const COMMENT_LIMIT = 60_000;
+
+/** The comment's body: the marker, the check report (cut to the limit), the link to the HTML report. */
+function commentBody(report, artifactUrl, runUrl) {
+  const link =
+    artifactUrl !== ''
+      ? `\n\n[The HTML report](${artifactUrl}) (the \`kprof-report\` artifact of this run).`
+      : runUrl !== ''
+        ? `\n\n[The run](${runUrl}): its summary holds the full report.`
+        : '';
+  let body = report.trimEnd();
+  if (body.length > COMMENT_LIMIT) {
+    // Cut at a line end, so that no table row or link is cut in half.
+    const cut = body.lastIndexOf('\n', COMMENT_LIMIT);
+    body = `${body.slice(0, cut > 0 ? cut : COMMENT_LIMIT)}\n\n… the report is longer than a comment holds (${COMMENT_LIMIT.toLocaleString('en-US')} characters); the rest is in the job summary and the HTML report.`;
+  }
+  return `${MARKER}\n${body}${link}\n`;
+}
+
+/**
+ * The comment step (action.yml runs it after the check and the artifact upload): post the check report as one
+ * sticky comment on the pull request, or update the one it posted before (found by MARKER). Never fails the
+ * job: the gate is the check step's. Skipped, with a notice, off a pull request, without a token, or on a pull
+ * request from a fork (its token cannot write); a refusal of the API (403, 404) is a warning.
+ */
+async function postComment() {
+  const say = (level, message) => annotate(level, 'kprof comment', message);
+  const token = input('GITHUB_TOKEN');
+  const report = input('REPORT_PATH');
+  const repo = env.GITHUB_REPOSITORY ?? '';
+  const api = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
+  let event = {};
+  try {
+    event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) : {};
+  } catch {
+    event = {};
+  }
+  const pr = event.pull_request;
+  if (!pr || !Number.isSafeInteger(pr.number)) return say('notice', 'not a pull request: no comment posted.');
+  if (report === '' || !existsSync(report)) return say('notice', 'the check wrote no report: no comment posted.');
+  if (token === '') return say('notice', 'no github-token: no comment posted.');
+  // A pull request from a fork runs with a read-only token: posting would fail, so it is not tried.
+  const head = pr.head?.repo?.full_name;
+  if (typeof head === 'string' && head !== repo)
+    return say('notice', `a pull request from the fork ${head}: its token cannot comment; no comment posted.`);
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) return say('warning', 'GITHUB_REPOSITORY is not owner/name: no comment posted.');
+  const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : '';
+  const body = commentBody(readFileSync(report, 'utf8'), input('ARTIFACT_URL'), runUrl);
+  const call = async (method, path, data) => {
+    const r = await fetch(`${api}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': 'kprof-action',
+        ...(data ? { 'content-type': 'application/json' } : {}),
+      },
+      body: data ? JSON.stringify(data) : undefined,
+    });
+    if (!r.ok) throw new Error(`${method} ${path}: HTTP ${r.status}`);
+    return r.json();
+  };
+  try {
+    let existing = null;
+    for (let page = 1; page <= 50 && existing === null; page++) {
+      const list = await call('GET', `/repos/${repo}/issues/${pr.number}/comments?per_page=100&page=${page}`);
+      if (!Array.isArray(list)) break;
+      existing = list.find((c) => typeof c?.body === 'string' && c.body.startsWith(MARKER) && Number.isSafeInteger(c.id)) ?? null;
+      if (list.length < 100) break;
+    }
+    if (existing !== null) await call('PATCH', `/repos/${repo}/issues/comments/${existing.id}`, { body });
+    else await call('POST', `/repos/${repo}/issues/${pr.number}/comments`, { body });
+    process.stdout.write(`kprof: ${existing !== null ? 'updated the' : 'posted a'} comment on pull request #${pr.number}\n`);
+  } catch (e) {
+    say('warning', `could not post the comment (${e instanceof Error ? e.message : String(e)}); the gate is the check's verdict.`);
+  }
+}
+
 function main() {
   const profile = input('PROFILE');
   const rules = input('RULES');
@@ -135,9 +217,11 @@ function main() {
   // 1. The check, once: annotations on the rules file (and kprof's own error messages) in the log with
   //    --format github, and the same verdict as Markdown for the job summary and the report-path output.
   const reportPath = join(work, 'kprof-check.md');
-  const check = kprof(cmd, [...checkArgs, '--format', 'github', '--markdown-out', reportPath], true);
+  const htmlPath = join(work, 'kprof-check.html');
+  const check = kprof(cmd, [...checkArgs, '--format', 'github', '--markdown-out', reportPath, '--html-out', htmlPath], true);
   const code = check.code;
   let report = '';
+  const html = (code === 0 || code === 1) && existsSync(htmlPath) ? htmlPath : '';
   if (code === 0 || code === 1) {
     if (existsSync(reportPath)) report = reportPath;
     else annotate('warning', 'kprof action', `the check exited ${code} but wrote no Markdown report.`);
@@ -161,9 +245,16 @@ function main() {
     }
   }
 
-  Object.assign(outputs, { passed: String(code === 0), 'report-path': report, 'diff-report-path': diffReport, 'exit-code': String(code) });
+  Object.assign(outputs, {
+    passed: String(code === 0),
+    'report-path': report,
+    'html-report-path': html,
+    'diff-report-path': diffReport,
+    'exit-code': String(code),
+  });
   writeOutputs();
   process.exitCode = code;
 }
 
-main();
+if (process.argv[2] === 'comment') await postComment();
+else main();

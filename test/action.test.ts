@@ -2,7 +2,9 @@
 // INPUT_* variables, GITHUB_STEP_SUMMARY and GITHUB_OUTPUT files, RUNNER_TEMP, GITHUB_ACTION_PATH (this clone,
 // built by npm test). What it wrote to the log, the summary and the outputs is checked.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +84,7 @@ describe('the action: a check that passes', () => {
     expect(r.outputs).toEqual({
       passed: 'true',
       'report-path': expect.stringMatching(/kprof-check\.md$/),
+      'html-report-path': expect.stringMatching(/kprof-check\.html$/),
       'diff-report-path': expect.stringMatching(/kprof-diff\.md$/),
       'exit-code': '0',
     });
@@ -114,6 +117,7 @@ describe('the action: a rule that breaks (exit code 1)', () => {
     expect(r.outputs).toEqual({
       passed: 'false',
       'report-path': expect.stringMatching(/kprof-check\.md$/),
+      'html-report-path': expect.stringMatching(/kprof-check\.html$/),
       'diff-report-path': '',
       'exit-code': '1',
     });
@@ -142,7 +146,7 @@ describe('the action: bad input (exit code 2)', () => {
     expect(commands(r.stderr)).toEqual([`::error title=kprof%3A input error::${EX}/no-such.rules.yaml: no such file or folder. Check the path.`]);
     // One run of the check: the annotation in the log, the same message as plain text in the summary.
     expect(r.summary).toBe(`### kprof check: bad rules or input (exit code 2)\n\n\`\`\`text\n${message}\n\`\`\`\n\n`);
-    expect(r.outputs).toEqual({ passed: 'false', 'report-path': '', 'diff-report-path': '', 'exit-code': '2' });
+    expect(r.outputs).toEqual({ passed: 'false', 'report-path': '', 'html-report-path': '', 'diff-report-path': '', 'exit-code': '2' });
   });
 
   it('exits 2 when rules that compare have no base', () => {
@@ -165,7 +169,7 @@ describe('the action: bad input (exit code 2)', () => {
     expect(r.code).toBe(2);
     expect(commands(r.stdout)).toEqual([expect.stringContaining(`::error title=kprof action::${message}`)]);
     expect(r.summary).toMatch(/^### kprof check: not run\n/);
-    expect(r.outputs).toEqual({ passed: 'false', 'report-path': '', 'diff-report-path': '', 'exit-code': '2' });
+    expect(r.outputs).toEqual({ passed: 'false', 'report-path': '', 'html-report-path': '', 'diff-report-path': '', 'exit-code': '2' });
   });
 });
 
@@ -225,7 +229,7 @@ describe('the action: inputs are data, never code', () => {
     expect(r.code).toBe(1);
     const runs = readFileSync(log, 'utf8').trimEnd().split('\n');
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatch(/^check .* --format github --markdown-out .*kprof-check\.md$/);
+    expect(runs[0]).toMatch(/^check .* --format github --markdown-out .*kprof-check\.md --html-out .*kprof-check\.html$/);
     expect(r.summary).toMatch(/^### kprof check: failed\n/);
   });
 
@@ -255,21 +259,180 @@ describe('action.yml', () => {
 
   it('is a composite action with the inputs and outputs the script uses', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs)).toEqual(['profile', 'rules', 'base', 'diff-base']);
+    expect(Object.keys(action.inputs)).toEqual(['profile', 'rules', 'base', 'diff-base', 'comment', 'github-token']);
     expect(action.inputs.profile!.required).toBe(true);
     expect(action.inputs.rules!.required).toBe(true);
     for (const name of ['base', 'diff-base']) expect(action.inputs[name]).toMatchObject({ required: false, default: '' });
     for (const [name, o] of Object.entries(action.outputs)) expect(o.value).toBe(`\${{ steps.check.outputs.${name} }}`);
-    expect(Object.keys(action.outputs)).toEqual(expect.arrayContaining(['passed', 'report-path']));
+    expect(Object.keys(action.outputs)).toEqual(expect.arrayContaining(['passed', 'report-path', 'html-report-path']));
   });
 
   it('passes the inputs in the environment, never into the shell script', () => {
-    const [step] = action.runs.steps;
-    expect(action.runs.steps).toHaveLength(1);
+    const [step, upload, comment] = action.runs.steps as {
+      id: string;
+      shell: string;
+      env: Record<string, string>;
+      run: string;
+      uses?: string;
+      if?: string;
+    }[];
+    expect(action.runs.steps.map((s) => s.id)).toEqual(['check', 'upload', 'comment']);
     expect(step!.run).toBe('node "$GITHUB_ACTION_PATH/scripts/action.mjs"');
-    expect(step!.run).not.toContain('${{');
-    for (const name of Object.keys(action.inputs)) {
+    for (const s of [step!, comment!]) expect(s.run).not.toContain('${{');
+    for (const name of ['profile', 'rules', 'base', 'diff-base']) {
       expect(step!.env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`]).toBe(`\${{ inputs.${name} }}`);
     }
+    // The HTML report is uploaded, and the comment posted, also when the check failed; the comment gets the token
+    // in its environment.
+    expect(upload!.uses).toBe('actions/upload-artifact@v4');
+    expect(upload!.if).toMatch(/^always\(\) && /);
+    expect(comment!.if).toMatch(/^always\(\) && inputs\.comment == 'true'/);
+    expect(comment!.run).toBe('node "$GITHUB_ACTION_PATH/scripts/action.mjs" comment');
+    expect(comment!.env.INPUT_GITHUB_TOKEN).toBe('${{ inputs.github-token }}');
+  });
+});
+
+describe('the action: one sticky comment on the pull request (against a GitHub API stand-in on 127.0.0.1)', () => {
+  const MARKER = '<!-- kprof-check: sticky comment of the kprof GitHub Action; it is updated, not added to -->';
+  interface Call {
+    method: string;
+    url: string;
+    auth: string;
+    body: string;
+  }
+
+  /** A server answering the comment API: `comments` is what GET lists; `status` forces an error status. */
+  async function api(comments: { id: number; body: string }[], status = 200): Promise<{ url: string; calls: Call[]; close: () => void }> {
+    const calls: Call[] = [];
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString('utf8');
+      });
+      req.on('end', () => {
+        calls.push({ method: req.method ?? '', url: req.url ?? '', auth: String(req.headers.authorization ?? ''), body });
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(status !== 200 ? '{"message":"Resource not accessible by integration"}' : req.method === 'GET' ? JSON.stringify(comments) : '{}');
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, calls, close: () => server.close() };
+  }
+
+  /** The comment step, run as action.yml runs it (asynchronously, so that the stand-in can answer). */
+  async function comment(
+    apiUrl: string,
+    opts: { report: string; head?: string; token?: string; artifact?: string },
+  ): Promise<{ code: number | null; stdout: string }> {
+    const dir = mkdtempSync(join(tmp, 'comment-'));
+    const report = join(dir, 'kprof-check.md');
+    writeFileSync(report, opts.report);
+    const event = join(dir, 'event.json');
+    writeFileSync(event, JSON.stringify({ pull_request: { number: 42, head: { repo: { full_name: opts.head ?? 'acme/model' } } } }));
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      GITHUB_API_URL: apiUrl,
+      GITHUB_REPOSITORY: 'acme/model',
+      GITHUB_EVENT_PATH: event,
+      GITHUB_SERVER_URL: 'https://github.example',
+      GITHUB_RUN_ID: '7',
+      INPUT_GITHUB_TOKEN: opts.token ?? 'the-token',
+      INPUT_REPORT_PATH: report,
+      INPUT_ARTIFACT_URL: opts.artifact ?? '',
+    };
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/action.mjs'), 'comment'], { cwd: ROOT, env });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    const code = await new Promise<number | null>((ok) => child.on('close', ok));
+    return { code, stdout };
+  }
+
+  it('posts one comment when the pull request has none: the marker first, the report, the link to the HTML report', async () => {
+    const s = await api([{ id: 3, body: 'a reviewer wrote this' }]);
+    try {
+      const r = await comment(s.url, {
+        report: '### kprof check: passed\n\n8 of 8 rules held.\n',
+        artifact: 'https://github.example/acme/model/actions/runs/7/artifacts/9',
+      });
+      expect(r.code).toBe(0);
+      expect(s.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+        'GET /repos/acme/model/issues/42/comments?per_page=100&page=1',
+        'POST /repos/acme/model/issues/42/comments',
+      ]);
+      expect(s.calls.every((c) => c.auth === 'Bearer the-token')).toBe(true);
+      const body = (JSON.parse(s.calls[1]!.body) as { body: string }).body;
+      expect(body.startsWith(`${MARKER}\n### kprof check: passed\n`)).toBe(true);
+      expect(body).toContain('[The HTML report](https://github.example/acme/model/actions/runs/7/artifacts/9)');
+      expect(r.stdout).toContain('posted a comment on pull request #42');
+    } finally {
+      s.close();
+    }
+  });
+
+  it('updates the comment it posted before (found by its marker), and posts no second one', async () => {
+    const s = await api([
+      { id: 3, body: 'a reviewer wrote this' },
+      { id: 11, body: `${MARKER}\n### kprof check: failed\n` },
+    ]);
+    try {
+      const r = await comment(s.url, { report: '### kprof check: passed\n' });
+      expect(r.code).toBe(0);
+      expect(s.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+        'GET /repos/acme/model/issues/42/comments?per_page=100&page=1',
+        'PATCH /repos/acme/model/issues/comments/11',
+      ]);
+      // Without an artifact, the link is to the run.
+      expect((JSON.parse(s.calls[1]!.body) as { body: string }).body).toContain('[The run](https://github.example/acme/model/actions/runs/7)');
+    } finally {
+      s.close();
+    }
+  });
+
+  it('cuts a report longer than a comment holds, at a line end, and says so', async () => {
+    const s = await api([]);
+    try {
+      const long = `### kprof check: failed\n${'| `Kernel` | 1 |\n'.repeat(8000)}`;
+      expect((await comment(s.url, { report: long })).code).toBe(0);
+      const body = (JSON.parse(s.calls[1]!.body) as { body: string }).body;
+      expect(body.length).toBeLessThan(65_536);
+      expect(body).toMatch(/\| 1 \|\n\n… the report is longer than a comment holds \(60,000 characters\)/);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a pull request from a fork: no call at all, a notice, exit 0', async () => {
+    const s = await api([]);
+    try {
+      const r = await comment(s.url, { report: '### kprof check: passed\n', head: 'stranger/model' });
+      expect(r.code).toBe(0);
+      expect(s.calls).toEqual([]);
+      expect(r.stdout).toContain('::notice title=kprof comment::a pull request from the fork stranger/model');
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a token that cannot write (HTTP 403): a warning, exit 0 (the gate is the check step)', async () => {
+    const s = await api([], 403);
+    try {
+      const r = await comment(s.url, { report: '### kprof check: passed\n' });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(
+        '::warning title=kprof comment::could not post the comment (GET /repos/acme/model/issues/42/comments?per_page=100&page=1: HTTP 403)',
+      );
+    } finally {
+      s.close();
+    }
+  });
+
+  it('the check step writes the HTML report of the same check and names it in html-report-path', () => {
+    const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, base: `${EX}/base` });
+    expect(r.code).toBe(0);
+    expect(r.outputs['html-report-path']).toMatch(/kprof-check\.html$/);
+    expect(readFileSync(r.outputs['html-report-path']!, 'utf8')).toMatch(/^<!DOCTYPE html>/);
   });
 });

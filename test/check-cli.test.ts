@@ -176,6 +176,18 @@ describe('kprof check: output formats', () => {
   });
 });
 
+describe('kprof check: --markdown-out and --html-out', () => {
+  it('write the Markdown and the HTML report of the same check beside the report of --format', async () => {
+    const md = join(tmp, 'same.md');
+    const html = join(tmp, 'same.html');
+    const r = await kprof(['check', ...MULTI, '--format', 'github', '--markdown-out', md, '--html-out', html]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^::error /m);
+    expect(readFileSync(md, 'utf8')).toBe((await kprof(['check', ...MULTI, '--format', 'markdown'])).stdout);
+    expect(readFileSync(html, 'utf8')).toBe((await kprof(['check', ...MULTI, '--format', 'html'])).stdout);
+  });
+});
+
 describe('kprof check: bad rules or input exit 2', () => {
   it('an unknown key, with file:line:col and what was expected', async () => {
     const r = await expectTranscript('check-error-unknown-key', ['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/unknown-key.yaml`]);

@@ -35,6 +35,8 @@ export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
   out?: string;
   /** --markdown-out: the Markdown report too, from the same check. */
   markdownOut?: string;
+  /** --html-out: the HTML report too, from the same check. */
+  htmlOut?: string;
   strict?: boolean;
 }
 
@@ -167,6 +169,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const reporter = await CHECK_REPORTERS[format]();
   const went = await emit(io, flags.out, reporter(verdict, ctx, rc));
   if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
+  if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined)
     io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? escaped(relPath(flags.out)) : went}.\n`);
