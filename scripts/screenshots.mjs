@@ -50,7 +50,11 @@ try {
         for (const scheme of ['light', 'dark']) {
           const p = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme, deviceScaleFactor: 1 });
           await p.goto(pathToFileURL(report).href);
-          await p.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+          await p.evaluate(() =>
+            document.querySelectorAll('details').forEach((d) => {
+              d.open = true;
+            }),
+          );
           const file = join(dir, `diff-${width}-${scheme}.png`);
           await p.screenshot({ path: file, fullPage: true });
           await p.close();

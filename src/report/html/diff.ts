@@ -294,7 +294,7 @@ function stepsChart({ charts }: Inputs): string {
 }
 
 /** Kernels per step of the groups whose count changed most: base and PR, one small chart a group. */
-function groupStepsChart({ d, charts }: Inputs): string {
+function groupStepsChart({ charts }: Inputs): string {
   const head = '<section aria-labelledby="group-steps-h"><h2 id="group-steps-h">Changed groups per step</h2>';
   const groups = charts.groupSteps ?? [];
   if (groups.length === 0) return '';
