@@ -3,6 +3,7 @@
 // reader reads), and carries its exact figure in `data-v`. Pure and deterministic: coordinates are rounded to two
 // decimals, so the same figures make the same text.
 
+import { clipped } from '../../util/inputText.js';
 import { el, esc, num, text } from './markup.js';
 
 /** Width of every chart in SVG units (the chart scales to the page). */
@@ -248,8 +249,9 @@ export function heatMap(id: string, title: string, desc: string, cols: string[],
   const cell = Math.max(6, Math.min(36, (W - label - 10) / Math.max(cols.length, 1)));
   const rowH = 20;
   const parts: string[] = [];
-  // Column labels are clipped to 8 characters: one every so many columns that they never touch.
-  const everyCol = Math.max(1, Math.ceil((textWidth('12345678') + LABEL_GAP) / cell));
+  // Column labels are clipped to 8 characters: one every so many columns that the widest never touch.
+  const widest = Math.max(0, ...cols.map((c) => textWidth(clipped(c, 8))));
+  const everyCol = Math.max(1, Math.ceil((widest + LABEL_GAP) / cell));
   cols.forEach((c, j) => {
     if (j % everyCol !== 0) return;
     parts.push(`<text class="lbl" x="${num(label + j * cell + cell / 2)}" y="${top - 8}" text-anchor="middle">${text(c, 8)}</text>`);
