@@ -156,6 +156,7 @@ dl.rw-facts dd { margin: 0; font-variant-numeric: tabular-nums; }
 details { margin: 8px 0; }
 summary { cursor: pointer; font-weight: 600; }
 .scroll { overflow-x: auto; }
+.table-tools[hidden] { display: none; }
 .table-tools { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; margin: 8px 0; }
 .table-tools input { font: inherit; font-size: 16px; padding: 4px 8px; min-width: 0; width: 20em; max-width: 100%; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); border-radius: 6px; }
 .table-tools input:focus-visible { outline: 2px solid var(--base); outline-offset: 1px; }
