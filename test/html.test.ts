@@ -201,3 +201,37 @@ describe('kprof summary and check --format html', () => {
     expect(broken.stdout).toContain('<h1>kprof check: <span class="verdict failed">failed</span></h1>');
   });
 });
+
+describe('HTML charts: labels apart, per-step chart of the changed groups', () => {
+  it("leaves out an axis end label that would run into the 0, and keeps those that don't", async () => {
+    const { divergingBars } = await import('../src/report/html/charts.js');
+    const bar = (value: number) => ({ label: 'g', value, valueText: String(value), cls: 'fewer', striped: false, tip: 't' });
+    const labels = (svg: string): string[] => [...svg.matchAll(/<text class="lbl"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+    // A side 1/1000 the other's: its end is next to the zero line.
+    expect(labels(divergingBars('c', 't', 'd', [bar(-1), bar(1000)], (v) => `${v} us`))).toEqual(['0', '1000 us']);
+    expect(labels(divergingBars('c', 't', 'd', [bar(1000), bar(-1)], (v) => `${v} us`))).toEqual(['0', '1000 us']);
+    expect(labels(divergingBars('c', 't', 'd', [bar(-500), bar(400)], (v) => `${v} us`))).toEqual(['0', '-500 us', '400 us']);
+  });
+
+  it('draws kernels per step of the most-changed groups, or says there are no Step Ids', async () => {
+    const html = await exampleDiff('html');
+    expect(html).toContain('<h2 id="group-steps-h">Changed groups per step</h2>');
+    expect(html.match(/<svg class="chart" id="group-steps-\d"/g)).toHaveLength(4);
+    const { diffHtmlPage } = await import('../src/report/html/diff.js');
+    const { largeDiff } = await import('./htmlReport.js');
+    const { d, charts } = largeDiff(20, 2, 3);
+    const view = { sort: 'delta-count', only: null, top: null } as const;
+    const none = diffHtmlPage(d, view, { ...charts, groupSteps: [{ key: 'a', base: [], pr: [] }] });
+    expect(none).toContain('Neither side has a Step Id: no figures per step of the changed groups.');
+    expect(none).not.toContain('id="group-steps-1"');
+  });
+
+  it('puts a search box over the tables, hidden until the script shows it, and the script is the one the CSP hashes', async () => {
+    const html = await exampleDiff('html');
+    expect(html).toContain(
+      '<p class="table-tools" hidden><label for="diff-table-q">Find a group</label><input type="search" id="diff-table-q" data-table="diff-table"',
+    );
+    expect(SORT_SCRIPT).toContain("querySelectorAll('input[data-table]')");
+    expect(scriptAndPolicy(html).sha256).toBe(SORT_SCRIPT_HASH);
+  });
+});

@@ -70,10 +70,19 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
   }, 60_000);
 
   /** Open a report from a file, recording every request, console error, page error and dialog. */
-  async function open(name: string, html: string, opts: { colorScheme?: 'light' | 'dark'; bypassCSP?: boolean } = {}): Promise<Loaded> {
+  async function open(
+    name: string,
+    html: string,
+    opts: { colorScheme?: 'light' | 'dark'; bypassCSP?: boolean; width?: number; script?: boolean } = {},
+  ): Promise<Loaded> {
     const file = join(tmp, name);
     writeFileSync(file, html);
-    const context = await browser.newContext({ colorScheme: opts.colorScheme ?? 'light', bypassCSP: opts.bypassCSP ?? false });
+    const context = await browser.newContext({
+      colorScheme: opts.colorScheme ?? 'light',
+      bypassCSP: opts.bypassCSP ?? false,
+      javaScriptEnabled: opts.script ?? true,
+      ...(opts.width === undefined ? {} : { viewport: { width: opts.width, height: 900 } }),
+    });
     const page = await context.newPage();
     pages.push(page);
     const loaded: Loaded = { page, requests: [], errors: [], dialogs: [] };
@@ -184,7 +193,16 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     const l = await open('example.html', html);
     expectQuiet(l, 'example.html');
     const charts = await chartNames(l.page);
-    expect(charts.map((c) => c.id)).toEqual(['count-chart', 'time-chart', 'steps-chart', 'heat-chart']);
+    expect(charts.map((c) => c.id)).toEqual([
+      'count-chart',
+      'time-chart',
+      'steps-chart',
+      'group-steps-1',
+      'group-steps-2',
+      'group-steps-3',
+      'group-steps-4',
+      'heat-chart',
+    ]);
     for (const c of charts) {
       expect(c.role).toBe('img');
       expect(c.name.length).toBeGreaterThan(10);
@@ -311,6 +329,86 @@ describe.runIf(HAS_CHROMIUM)('HTML reports in Chromium', () => {
     expect(l.errors).toEqual([]);
     expect(l2.errors).toEqual([]);
   });
+
+  it('searches its table by group name with the script the CSP allows; without script the box stays hidden and the table whole', async () => {
+    const html = await exampleDiff('html');
+    const json = JSON.parse(await exampleDiff('json')) as DiffJson;
+    const l = await open('search.html', html);
+    await l.page.click('#table > summary');
+    const box = l.page.getByRole('searchbox', { name: 'Find a group' });
+    expect(await box.isVisible()).toBe(true);
+    const shown = (): Promise<string[]> =>
+      l.page.evaluate(() =>
+        [...(document.getElementById('diff-table') as HTMLTableElement).tBodies[0]!.rows]
+          .filter((r) => !r.hidden)
+          .map((r) => r.cells[0]!.textContent ?? ''),
+      );
+    expect(await shown()).toHaveLength(json.rows.length);
+    await box.fill('MATMUL');
+    const want = json.rows.map((r) => r.key).filter((k) => k.toLowerCase().includes('matmul'));
+    expect(want.length).toBeGreaterThan(1);
+    expect(want.length).toBeLessThan(json.rows.length);
+    expect(await shown()).toEqual(want);
+    expect(await l.page.textContent('#diff-table-q-n')).toBe(`${want.length} of ${json.rows.length} rows`);
+    // Sorting keeps the filter: the shown rows in the new order.
+    await l.page.getByRole('button', { name: 'PR', exact: true }).click();
+    const prOf = new Map(json.rows.map((r) => [r.key, r.pr.count]));
+    const sorted = await shown();
+    expect(sorted.map((k) => prOf.get(k))).toEqual(want.map((k) => prOf.get(k)!).sort((a, b) => a - b));
+    await box.fill('');
+    expect(await shown()).toHaveLength(json.rows.length);
+    expect(await l.page.textContent('#diff-table-q-n')).toBe('');
+    expect(l.errors).toEqual([]);
+    const bare = await open('search-no-script.html', html, { script: false });
+    await bare.page.click('#table > summary');
+    expect(await bare.page.locator('#diff-table-q').isVisible()).toBe(false);
+    expect(await bare.page.locator('#diff-table tbody tr').count()).toBe(json.rows.length);
+  });
+
+  for (const width of [390, 1280])
+    for (const scheme of ['light', 'dark'] as const)
+      it(`reads at ${width} CSS px in the ${scheme} scheme: no text under 11 px, no sideways page scroll, no labels over each other`, async () => {
+        const l = await open(`width-${width}-${scheme}.html`, await exampleDiff('html'), { colorScheme: scheme, width });
+        await l.page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+        // Saved for a person to look at (the test's temp folder, not the repo).
+        await l.page.screenshot({ path: join(tmp, `diff-${width}-${scheme}.png`), fullPage: true });
+        const m = await l.page.evaluate(() => {
+          const sizes: { text: string; px: number }[] = [];
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+            const e = n.parentElement;
+            if (!e || (n.textContent ?? '').trim() === '' || e.closest('script, title, desc, [hidden]') || e.getClientRects().length === 0) continue;
+            const css = Number.parseFloat(getComputedStyle(e).fontSize);
+            // SVG text is drawn at its font size times the scale the chart is drawn at.
+            const scale = e instanceof SVGGraphicsElement ? (e.getScreenCTM()?.a ?? 1) : 1;
+            sizes.push({ text: (n.textContent ?? '').trim().slice(0, 30), px: Math.round(css * scale * 100) / 100 });
+          }
+          const overlaps: string[] = [];
+          for (const svg of document.querySelectorAll('svg.chart')) {
+            const boxes = [...svg.querySelectorAll('text')].map((t) => ({ t: t.textContent ?? '', r: t.getBoundingClientRect() }));
+            boxes.forEach((a, i) => {
+              for (const b of boxes.slice(i + 1)) {
+                const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+                const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+                if (w > 0.5 && h > 0.5) overlaps.push(`${svg.id}: "${a.t}" over "${b.t}"`);
+              }
+            });
+          }
+          const wraps = [...document.querySelectorAll('.chart-wrap')].map((w) => ({
+            scrolls: w.scrollWidth > w.clientWidth,
+            focusable: w.getAttribute('tabindex') === '0',
+          }));
+          return { sizes, overlaps, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth, wraps };
+        });
+        expect(m.sizes.length).toBeGreaterThan(100);
+        expect(m.sizes.filter((s) => s.px < 11)).toEqual([]);
+        expect(m.overlaps).toEqual([]);
+        expect(m.pageWidth).toBeLessThanOrEqual(m.viewport);
+        // On a phone the charts scroll sideways in their own wrapper, which the keyboard can reach; on a wide screen they fit.
+        expect(m.wraps.every((w) => w.focusable)).toBe(true);
+        expect(m.wraps.every((w) => w.scrolls === width < 960)).toBe(true);
+        expect(l.errors).toEqual([]);
+      });
 
   it('prints in the light palette on white also where the system is dark: charts and heat map too', async () => {
     const html = await exampleDiff('html');

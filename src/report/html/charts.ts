@@ -3,16 +3,22 @@
 // reader reads), and carries its exact figure in `data-v`. Pure and deterministic: coordinates are rounded to two
 // decimals, so the same figures make the same text.
 
+import { clipped } from '../../util/inputText.js';
 import { el, esc, num, text } from './markup.js';
 
 /** Width of every chart in SVG units (the chart scales to the page). */
 const W = 960;
 
-/** The `<svg>` around a chart, with its accessible name and description. */
+/**
+ * The `<svg>` around a chart, with its accessible name and description, in a wrapper that scrolls sideways where
+ * the page is narrower than the chart: the chart is never drawn narrower than its width in SVG units (CSS
+ * `min-width`), so its text stays at its CSS size (12 px) on a phone instead of shrinking with the drawing.
+ */
 function svg(id: string, title: string, desc: string, height: number, inner: string, defs = ''): string {
   return (
+    `<div class="chart-wrap" tabindex="0" role="group" aria-label="${esc(title)} (scrolls sideways on a narrow screen)">` +
     `<svg class="chart" id="${esc(id)}" role="img" aria-labelledby="${esc(id)}-t ${esc(id)}-d" viewBox="0 0 ${W} ${num(height)}" xmlns="http://www.w3.org/2000/svg">` +
-    `<title id="${esc(id)}-t">${esc(title)}</title><desc id="${esc(id)}-d">${esc(desc)}</desc>${defs}${inner}</svg>`
+    `<title id="${esc(id)}-t">${esc(title)}</title><desc id="${esc(id)}-d">${esc(desc)}</desc>${defs}${inner}</svg></div>`
   );
 }
 
@@ -45,6 +51,17 @@ const ROW_H = 22;
 const BAR_H = 14;
 const TOP = 6;
 const AXIS_H = 22;
+
+/** Room between two labels on one line, in SVG units. */
+const LABEL_GAP = 6;
+
+/**
+ * The width a text of the charts' 12 px sans-serif takes, in SVG units, rounded up: 7.5 a character is more
+ * than the widest digits, signs and unit letters take, so labels kept apart by this estimate do not touch.
+ */
+export function textWidth(s: string): number {
+  return [...s].length * 7.5;
+}
 
 /** Horizontal bars from a zero line, left for negative figures and right for positive ones, in the order given. */
 export function divergingBars(id: string, title: string, desc: string, bars: Bar[], axisText: (v: number) => string): string {
@@ -80,9 +97,20 @@ export function divergingBars(id: string, title: string, desc: string, bars: Bar
     parts.push(`<g class="bar"><title>${esc(b.tip)}</title>${label}${rect}${stripes}${value}</g>`);
   });
   const axisY = TOP + bars.length * ROW_H + 16;
+  // The axis: 0 at the zero line, the largest figure of each side at its end. An end label is left out where it
+  // would run into the 0 (a side whose bars are short next to the other side's): the bars' own figures say it.
+  const zeroHalf = textWidth('0') / 2 + LABEL_GAP;
   parts.push(`<text class="lbl" x="${num(zero)}" y="${num(axisY)}" text-anchor="middle">0</text>`);
-  if (neg > 0) parts.push(`<text class="lbl" x="${num(zero - neg * scale)}" y="${num(axisY)}" text-anchor="start">${esc(axisText(-neg))}</text>`);
-  if (pos > 0) parts.push(`<text class="lbl" x="${num(zero + pos * scale)}" y="${num(axisY)}" text-anchor="end">${esc(axisText(pos))}</text>`);
+  if (neg > 0) {
+    const t = axisText(-neg);
+    const x = zero - neg * scale;
+    if (x + textWidth(t) <= zero - zeroHalf) parts.push(`<text class="lbl" x="${num(x)}" y="${num(axisY)}" text-anchor="start">${esc(t)}</text>`);
+  }
+  if (pos > 0) {
+    const t = axisText(pos);
+    const x = zero + pos * scale;
+    if (x - textWidth(t) >= zero + zeroHalf) parts.push(`<text class="lbl" x="${num(x)}" y="${num(axisY)}" text-anchor="end">${esc(t)}</text>`);
+  }
   return svg(id, title, desc, height, parts.join(''), bars.some((b) => b.striped) ? hatch(id) : '');
 }
 
@@ -109,9 +137,8 @@ export function stepBuckets(stepIds: number[], max = MAX_STEP_POINTS): number[][
 }
 
 /** Lines of a figure per step, steps (in Step Id order, evenly spaced) on the x axis, one line per series. */
-export function stepLines(id: string, title: string, desc: string, stepIds: number[], series: Series[], fmt: (v: number) => string): string {
+export function stepLines(id: string, title: string, desc: string, stepIds: number[], series: Series[], fmt: (v: number) => string, H = 260): string {
   const buckets = stepBuckets(stepIds);
-  const H = 260;
   const left = 70;
   const right = 20;
   const top = 28;
@@ -128,12 +155,22 @@ export function stepLines(id: string, title: string, desc: string, stepIds: numb
     parts.push(`<text class="lbl" x="${left - 6}" y="${num(y(v) + 4)}" text-anchor="end">${esc(fmt(v))}</text>`);
   }
   // Step Ids under the axis: the first, the last and a few between.
-  const ticks = new Set([0, buckets.length - 1, ...[1, 2, 3].map((k) => Math.round(((buckets.length - 1) * k) / 4))]);
-  for (const i of [...ticks].sort((a, b) => a - b)) {
+  // A tick whose label would touch the one before it is left out (the last one is kept: it is where the axis ends).
+  const ticks = [...new Set([0, buckets.length - 1, ...[1, 2, 3].map((k) => Math.round(((buckets.length - 1) * k) / 4))])].sort((a, b) => a - b);
+  const tickLabel = (i: number): string => {
     const b = buckets[i]!;
-    const label = b.length === 1 ? String(b[0]) : `${b[0]}-${b[b.length - 1]}`;
-    parts.push(`<text class="lbl" x="${num(x(i))}" y="${H - bottom + 18}" text-anchor="middle">${esc(label)}</text>`);
+    return b.length === 1 ? String(b[0]) : `${b[0]}-${b[b.length - 1]}`;
+  };
+  const span = (i: number): [number, number] => [x(i) - textWidth(tickLabel(i)) / 2, x(i) + textWidth(tickLabel(i)) / 2];
+  const kept: number[] = [];
+  for (const i of ticks) {
+    if (kept.length > 0 && span(kept[kept.length - 1]!)[1] + LABEL_GAP > span(i)[0]) {
+      if (i !== ticks[ticks.length - 1] || kept.length === 1) continue;
+      kept.pop();
+    }
+    kept.push(i);
   }
+  for (const i of kept) parts.push(`<text class="lbl" x="${num(x(i))}" y="${H - bottom + 18}" text-anchor="middle">${esc(tickLabel(i))}</text>`);
   parts.push(`<text class="lbl" x="${num((left + W - right) / 2)}" y="${H - 4}" text-anchor="middle">Step Id</text>`);
   series.forEach((s, k) => {
     const stats = buckets.map((b) => {
@@ -212,7 +249,9 @@ export function heatMap(id: string, title: string, desc: string, cols: string[],
   const cell = Math.max(6, Math.min(36, (W - label - 10) / Math.max(cols.length, 1)));
   const rowH = 20;
   const parts: string[] = [];
-  const everyCol = Math.max(1, Math.ceil(cols.length / Math.floor((W - label) / 40)));
+  // Column labels are clipped to 8 characters: one every so many columns that the widest never touch.
+  const widest = Math.max(0, ...cols.map((c) => textWidth(clipped(c, 8))));
+  const everyCol = Math.max(1, Math.ceil((widest + LABEL_GAP) / cell));
   cols.forEach((c, j) => {
     if (j % everyCol !== 0) return;
     parts.push(`<text class="lbl" x="${num(label + j * cell + cell / 2)}" y="${top - 8}" text-anchor="middle">${text(c, 8)}</text>`);
@@ -233,13 +272,19 @@ export function heatMap(id: string, title: string, desc: string, cols: string[],
       parts.push(el('rect', attrs, `<title>${esc(c.tip)}</title>`));
     });
   });
-  const ly = top + rows.length * rowH + 14;
+  // The legend, on as many lines as it needs within the chart's width.
+  let ly = top + rows.length * rowH + 14;
   let lx = label;
   for (const l of legend) {
+    const w = 18 + textWidth(l.text) + 12;
+    if (lx > label && lx + w > W) {
+      lx = label;
+      ly += 22;
+    }
     parts.push(
       `<rect class="${esc(l.cls)}" x="${num(lx)}" y="${ly}" width="14" height="14"/><text class="lbl" x="${num(lx + 18)}" y="${ly + 12}">${esc(l.text)}</text>`,
     );
-    lx += 30 + l.text.length * 7.4;
+    lx += w;
   }
-  return svg(id, title, desc, top + rows.length * rowH + legendH, parts.join(''));
+  return svg(id, title, desc, ly - 14 + legendH, parts.join(''));
 }

@@ -60,7 +60,7 @@ import { clipped } from '../../util/inputText.js';
 import { blockHtml, diffStepTimeBlock } from '../stepTime.js';
 import { divergingBars, heatMap, MAX_BARS, MAX_STEP_POINTS, stepBuckets, stepLines, type Bar, type HeatRow } from './charts.js';
 import { esc, text } from './markup.js';
-import { page } from './page.js';
+import { page, searchBox } from './page.js';
 import { sentence } from './sentence.js';
 
 /** The figures the charts need beyond the Diff: each side's kernels per step, and each rank's figures per group. */
@@ -73,7 +73,15 @@ export interface DiffCharts {
   ranks: string[];
   /** Per group key, each paired rank's figure on each side (per step of the rank when the diff compares ranks per step). */
   rankFigures: Map<string, { base: number[]; pr: number[] }>;
+  /**
+   * Kernels per Step Id of the groups whose count changed most (at most MAX_STEP_GROUPS, the diff's order), all
+   * ranks added up, by side; sorted by Step Id. Absent or empty: no chart of them.
+   */
+  groupSteps?: { key: string; base: [step: number, kernels: number][]; pr: [step: number, kernels: number][] }[];
 }
+
+/** Most groups drawn per step (the groups whose count changed most). */
+export const MAX_STEP_GROUPS = 4;
 
 /** Most groups in the heat map, and ranks in it. */
 export const MAX_HEAT_GROUPS = 40;
@@ -81,11 +89,16 @@ export const MAX_HEAT_RANKS = 64;
 
 /** The chart figures of a diff from the two summaries it was made of. */
 export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
-  const stepCounts = (s: Summary): [number, number][] => {
+  const stepCounts = (s: Summary, key?: string): [number, number][] => {
     const m = new Map<number, number>();
-    for (const r of s.perRank) for (const g of r.groups) for (const [step, c] of g.steps) m.set(step, (m.get(step) ?? 0) + c.count);
+    for (const r of s.perRank)
+      for (const g of r.groups) if (key === undefined || g.key === key) for (const [step, c] of g.steps) m.set(step, (m.get(step) ?? 0) + c.count);
     return [...m].sort((a, b) => a[0] - b[0]);
   };
+  const groupSteps = d.rows
+    .filter((r) => r.deltaCount !== 0)
+    .slice(0, MAX_STEP_GROUPS)
+    .map((r) => ({ key: r.key, base: stepCounts(base, r.key), pr: stepCounts(pr, r.key) }));
   const perStep = (s: Summary): { count: number; us: number } | null => {
     const ps = summaryPerStep(s);
     return ps ? { count: perStepCount(ps.total), us: perStepUs(ps.total) } : null;
@@ -111,7 +124,13 @@ export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
     figure(base, 'base');
     figure(pr, 'pr');
   }
-  return { steps: { base: stepCounts(base), pr: stepCounts(pr) }, perStep: { base: perStep(base), pr: perStep(pr) }, ranks, rankFigures };
+  return {
+    steps: { base: stepCounts(base), pr: stepCounts(pr) },
+    perStep: { base: perStep(base), pr: perStep(pr) },
+    ranks,
+    rankFigures,
+    groupSteps,
+  };
 }
 
 /** A rank's figure of a group: its count, or its kernels per step of that rank. */
@@ -272,6 +291,47 @@ function stepsChart({ charts }: Inputs): string {
     ? `More than ${MAX_STEP_POINTS} steps: each point is ${per} consecutive steps (line: their mean; band: lowest to highest), so a warm-up step still shows in the band.`
     : 'Every step is a point (hover for its figure). Steps are placed by Step Id; a side without a Step Id leaves a gap.';
   return `${head}<figure>${chart}<figcaption class="note">All ranks added up. ${note}</figcaption></figure></section>`;
+}
+
+/** Kernels per step of the groups whose count changed most: base and PR, one small chart a group. */
+function groupStepsChart({ charts }: Inputs): string {
+  const head = '<section aria-labelledby="group-steps-h"><h2 id="group-steps-h">Changed groups per step</h2>';
+  const groups = charts.groupSteps ?? [];
+  if (groups.length === 0) return '';
+  if (groups.every((g) => g.base.length === 0 && g.pr.length === 0))
+    return `${head}<p>Neither side has a Step Id: no figures per step of the changed groups.</p></section>`;
+  const out = [
+    head,
+    `<p class="note">Kernels in each step of the ${groups.length === 1 ? 'group' : `${groups.length} groups`} whose count changed most, all ranks added up: where a change took effect, and whether in every step.</p>`,
+    '<div class="group-steps">',
+  ];
+  groups.forEach((g, i) => {
+    const name = g.key === '' ? '(empty)' : g.key;
+    const ids = [...new Set([...g.base.map(([s]) => s), ...g.pr.map(([s]) => s)])].sort((a, b) => a - b);
+    const id = `group-steps-${i + 1}`;
+    out.push(`<h3 id="${id}-h"><code>${text(name)}</code></h3>`);
+    if (ids.length === 0) {
+      out.push('<p>No Step Id on either side for this group.</p>');
+      return;
+    }
+    const desc = `Kernels of ${clipped(name)} in each step, all ranks added up: base in ${plural(g.base.length, 'step')}, PR in ${plural(g.pr.length, 'step')}, Step Ids ${ids[0]} to ${ids[ids.length - 1]}.`;
+    out.push(
+      `<figure aria-labelledby="${id}-h">${stepLines(
+        id,
+        `Kernels per step of ${clipped(name)}, base and PR`,
+        desc,
+        ids,
+        [
+          { side: 'base', legend: 'base', points: new Map(g.base) },
+          { side: 'pr', legend: 'PR', points: new Map(g.pr) },
+        ],
+        fmtCount,
+        200,
+      )}</figure>`,
+    );
+  });
+  out.push('</div>', '</section>');
+  return out.join('\n');
 }
 
 /** The heat map's colour class of one rank's change. */
@@ -549,6 +609,7 @@ function tableSection({ d, view, json }: Inputs): string {
   return [
     '<section aria-labelledby="table-h"><h2 id="table-h">All figures</h2>',
     `<details id="table"><summary>Table of ${fmtCount(n)} group${n === 1 ? '' : 's'}${v.others ? ' and the rest in one row' : ''} (press a heading to sort)</summary>`,
+    searchBox('diff-table'),
     '<div class="scroll"><table class="sortable" id="diff-table">',
     `<caption class="note">${esc(`One row per group on either side${perStepDiff(d) ? ', per step' : ''}; the totals row is the sum of the rows. Δ% time is ~ within ±${d.timeTolerancePct}% or where the per-step samples do not support the change (p ≥ ${d.alpha}).`)}</caption>`,
     `<thead>${head}</thead>`,
@@ -570,6 +631,7 @@ const DIFF_SECTIONS: Section[] = [
   countChart,
   timeChart,
   stepsChart,
+  groupStepsChart,
   heatSection,
   differentlySection,
   rewritesSection,

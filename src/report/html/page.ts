@@ -1,13 +1,15 @@
 // The one self-contained HTML file every report is: a Content-Security-Policy that lets nothing load (no font,
 // script, image or request from anywhere), the style, the sections, the report's data as JSON that is never run,
-// and one small script that sorts the tables, allowed by its hash alone.
+// and one small script that sorts and searches the tables, allowed by its hash alone. Without script the tables are
+// whole and the search box stays hidden.
 
 import { createHash } from 'node:crypto';
 import { esc, scriptJson } from './markup.js';
 
 /**
  * Sorts a table by a column when its header button is pressed (numbers by their exact `data-v`, text by its
- * text; ties keep the report's order), and opens the folded sections before printing. Written as it is run: the
+ * text; ties keep the report's order), shows the search box above a table and keeps the rows whose first cell
+ * (the group) holds what is typed, and opens the folded sections before printing. Written as it is run: the
  * CSP allows exactly this text by its SHA-256.
  */
 export const SORT_SCRIPT = `
@@ -38,6 +40,23 @@ for (const t of document.querySelectorAll('table.sortable')) {
       for (const x of rows) f.appendChild(x.r);
       body.appendChild(f);
     });
+  });
+}
+for (const q of document.querySelectorAll('input[data-table]')) {
+  const t = document.getElementById(q.dataset.table);
+  const out = document.getElementById(q.id + '-n');
+  if (!t) continue;
+  q.closest('[hidden]')?.removeAttribute('hidden');
+  q.addEventListener('input', () => {
+    const s = q.value.trim().toLowerCase();
+    let shown = 0;
+    const rows = t.tBodies[0].rows;
+    for (const r of rows) {
+      const hit = s === '' || r.cells[0].textContent.toLowerCase().includes(s);
+      r.hidden = !hit;
+      if (hit) shown++;
+    }
+    if (out) out.textContent = s === '' ? '' : shown + ' of ' + rows.length + ' rows';
   });
 }
 addEventListener('beforeprint', () => {
@@ -88,7 +107,10 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liber
 .verdict.passed, .status-pass { color: var(--pass); }
 .status-warn { color: var(--more); }
 figure { margin: 8px 0 0; }
-svg.chart { width: 100%; height: auto; display: block; font-size: 12px; }
+/* A chart is never narrower than its drawing (960 units): on a narrow screen it scrolls sideways in its wrapper and its text stays 11-12 px. */
+.chart-wrap { overflow-x: auto; }
+.chart-wrap:focus-visible { outline: 2px solid var(--base); outline-offset: 2px; }
+svg.chart { width: 100%; min-width: 960px; height: auto; display: block; font-size: 12px; }
 svg.chart text { fill: var(--fg); }
 svg.chart .axis { stroke: var(--muted); stroke-width: 1; }
 svg.chart .grid { stroke: var(--line); stroke-width: 1; }
@@ -112,6 +134,9 @@ thead th button:focus-visible { outline: 2px solid var(--base); outline-offset: 
 /* The arrow is not part of the button's name (aria-sort says the order). */
 thead th[aria-sort="ascending"] button::after { content: " \\25B2" / ""; }
 thead th[aria-sort="descending"] button::after { content: " \\25BC" / ""; }
+/* A group's name keeps its width in a table (the table scrolls in its wrapper) instead of breaking after every letter. */
+th code, td code { overflow-wrap: break-word; }
+@media (max-width: 600px) { main { padding: 16px 12px 32px; } }
 tfoot td, tfoot th { font-weight: 600; border-top: 2px solid var(--line); }
 .rewrite { border: 1px solid var(--line); border-radius: 6px; padding: 4px 14px 10px; margin: 12px 0; }
 h3 { font-size: 1em; margin: 8px 0; }
@@ -131,6 +156,11 @@ dl.rw-facts dd { margin: 0; font-variant-numeric: tabular-nums; }
 details { margin: 8px 0; }
 summary { cursor: pointer; font-weight: 600; }
 .scroll { overflow-x: auto; }
+.table-tools[hidden] { display: none; }
+.table-tools { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; margin: 8px 0; }
+.table-tools input { font: inherit; font-size: 16px; padding: 4px 8px; min-width: 0; width: 20em; max-width: 100%; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); border-radius: 6px; }
+.table-tools input:focus-visible { outline: 2px solid var(--base); outline-offset: 1px; }
+.group-steps h3 { margin: 16px 0 0; overflow-wrap: anywhere; }
 ul.lines { padding-left: 20px; }
 footer { margin-top: 32px; }
 @media print {
@@ -139,10 +169,17 @@ footer { margin-top: 32px; }
   main { max-width: none; padding: 0; }
   section, figure, tr, .rewrite { break-inside: avoid; }
   thead th { position: static; }
+  svg.chart { min-width: 0; }
+  .table-tools { display: none; }
   thead th button::after { content: "" !important; }
   summary { list-style: none; }
 }
 `;
+
+/** The search box over a table: hidden until the page's script shows it (without script the table is whole). */
+export function searchBox(table: string): string {
+  return `<p class="table-tools" hidden><label for="${table}-q">Find a group</label><input type="search" id="${table}-q" data-table="${table}" autocomplete="off" spellcheck="false"><output id="${table}-q-n" for="${table}-q" aria-live="polite"></output></p>`;
+}
 
 export interface PageParts {
   /** The document title (text already escaped). */

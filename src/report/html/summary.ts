@@ -9,7 +9,7 @@ import { groupHeading, totalsLine, type SummaryView } from '../summary/shared.js
 import { clipped } from '../../util/inputText.js';
 import { divergingBars, stepLines, stepBuckets, MAX_BARS, MAX_STEP_POINTS, type Bar } from './charts.js';
 import { esc, text } from './markup.js';
-import { page } from './page.js';
+import { page, searchBox } from './page.js';
 import { sentence } from './sentence.js';
 import { blockHtml, summaryStepTimeBlock } from '../stepTime.js';
 
@@ -101,6 +101,7 @@ function tableSection(s: Summary, view: SummaryView, json: SummaryJson): string 
   return [
     '<section aria-labelledby="table-h"><h2 id="table-h">All figures</h2>',
     `<details id="table"><summary>Table of ${fmtCount(shown.length)} group${shown.length === 1 ? '' : 's'} (press a heading to sort)</summary>`,
+    searchBox('summary-table'),
     '<div class="scroll"><table class="sortable" id="summary-table">',
     `<caption class="note">One row per group; the totals row is the sum of the rows.</caption>`,
     `<thead>${head}</thead>`,
