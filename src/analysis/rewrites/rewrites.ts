@@ -19,7 +19,7 @@
 import { compareRanks } from '../../model/model.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
-import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
+import { chooseMarker, type Layers, layerAt, layerStarts, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
@@ -372,6 +372,45 @@ interface Forming {
   unplaced: Set<string>;
 }
 
+/** Whether a[i, i + k) equals a[j, j + k) (both inside a). */
+function same(a: Int32Array, i: number, j: number, k: number): boolean {
+  if (i < 0 || j < 0 || i + k > a.length || j + k > a.length) return false;
+  for (let x = 0; x < k; x++) if (a[i + x] !== a[j + x]) return false;
+  return true;
+}
+
+/**
+ * A hunk that replaced a chain and, next to it, removed a copy of the unchanged kernels beside it (`C M S M S` →
+ * `F M S`: C → F, and a duplicate `M S` dropped) is two edits, not one chain `C M S` → F: the copy is cut off as a
+ * hunk of its own (the longest such copy, at either end; the same for a copy added next to a fused kernel). Two
+ * independent edits next to each other are two rewrites.
+ */
+export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
+  if (h.aLen === 0 || h.bLen === 0) return [h];
+  for (const [side, s, len, other] of [
+    [a, h.aStart, h.aLen, h.bLen],
+    [b, h.bStart, h.bLen, h.aLen],
+  ] as const) {
+    if (other === 0) continue;
+    const isA = side === a;
+    for (let k = len - 1; k >= 1; k--) {
+      // A copy at the end, of the k kernels after the hunk.
+      if (same(side, s + len - k, s + len, k)) {
+        const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
+        const cut = isA ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0 } : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k };
+        return [...splitDuplicates(a, b, rest), cut];
+      }
+      // A copy at the start, of the k kernels before the hunk.
+      if (same(side, s - k, s, k)) {
+        const rest = isA ? { ...h, aStart: h.aStart + k, aLen: h.aLen - k } : { ...h, bStart: h.bStart + k, bLen: h.bLen - k };
+        const cut = isA ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0 } : { aStart: h.aStart, aLen: 0, bStart: h.bStart, bLen: k };
+        return [cut, ...splitDuplicates(a, b, rest)];
+      }
+    }
+  }
+  return [h];
+}
+
 const join = (a: Int32Array): string => Array.from(a).join(',');
 
 /** Find the rewrites from base to PR. */
@@ -439,7 +478,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     lane.status = 'aligned';
     lane.edits = result.reduce((n, h) => n + h.aLen + h.bLen, 0);
     // 3. Group the hunks by what they removed and added.
-    for (const h of result) {
+    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x))) {
       // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
       const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
       const aLen = h.aLen / copies;
@@ -487,10 +526,10 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const ordered = keyed.map((k) => k.f);
   const marker = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
   if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
-  const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
-  const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
-    if (marker === null) return [];
-    return entry(markerCache[sideIndex], shape, () => markerPositions(sides[sideIndex].tokens[shape]!, marker.id));
+  const markerCache: [Map<number, Layers>, Map<number, Layers>] = [new Map(), new Map()];
+  const markersOf = (sideIndex: 0 | 1, shape: number): Layers => {
+    if (marker === null) return { positions: [], starts: null, centres: null };
+    return entry(markerCache[sideIndex], shape, () => layerStarts(sides[sideIndex].tokens[shape]!, marker.id));
   };
 
   // 4. Verify each rewrite on every step.
@@ -525,9 +564,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       for (const l of laneIds) {
         const rep = reps.find((x) => x.lane === l)!;
         const m = markersOf(0, rep.base);
-        layerCount = Math.max(layerCount ?? 0, m.length);
+        layerCount = Math.max(layerCount ?? 0, m.positions.length);
         for (const p of f.positions.get(l)!) {
-          const layer = layerOf(m, p, p + Math.max(1, f.removed.length));
+          const layer = layerAt(m, p, p + Math.max(1, f.removed.length));
           if (layer !== null) set.add(layer);
         }
       }
@@ -891,7 +930,7 @@ function notFusedSites(
   scans: Scans,
   chain: Int32Array,
   k: number,
-  markersOf: (side: 0 | 1, shape: number) => number[],
+  markersOf: (side: 0 | 1, shape: number) => Layers,
   texts: string[],
 ): NotFused[] {
   // Sites per shape, then the lanes and steps that have the shape.
@@ -914,8 +953,8 @@ function notFusedSites(
         rank: g.rank,
         stream: g.stream,
         steps,
-        layer: m.length > 0 ? layerOf(m, site.start, site.end) : null,
-        layers: m.length,
+        layer: m.positions.length > 0 ? layerAt(m, site.start, site.end) : null,
+        layers: m.positions.length,
         position: site.start,
         tokens: Array.from(s.tokens[g.shape]!.subarray(site.start, site.end), (t) => texts[t]!),
         edits: site.edits,
@@ -974,7 +1013,8 @@ function findMarker(
       for (const o of exact) sites.push({ side: 1, start: o, end: o + f.added.length });
       perStep = Math.max(perStep, exact.length);
     }
-    maxPerStep = Math.max(maxPerStep, perStep);
+    // The largest rewrite (first) runs once per layer: the others (a duplicate dropped) may run more often.
+    if (f === forming[0]) maxPerStep = perStep;
   }
   const id = chooseMarker([a, b], touched, sites, maxPerStep, texts);
   return id === null ? null : { id, auto: true };
