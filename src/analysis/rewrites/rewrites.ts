@@ -19,7 +19,7 @@
 import { compareRanks } from '../../model/model.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
-import { chooseMarker, type Layers, layerAt, layerStarts, type MarkerSite } from './layers.js';
+import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
@@ -397,7 +397,9 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
       // A copy at the end, of the k kernels after the hunk.
       if (same(side, s + len - k, s + len, k)) {
         const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
-        const cut = isA ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0 } : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k };
+        const cut = isA
+          ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0 }
+          : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k };
         return [...splitDuplicates(a, b, rest), cut];
       }
       // A copy at the start, of the k kernels before the hunk.
@@ -526,10 +528,10 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const ordered = keyed.map((k) => k.f);
   const marker = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
   if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
-  const markerCache: [Map<number, Layers>, Map<number, Layers>] = [new Map(), new Map()];
-  const markersOf = (sideIndex: 0 | 1, shape: number): Layers => {
-    if (marker === null) return { positions: [], starts: null, centres: null };
-    return entry(markerCache[sideIndex], shape, () => layerStarts(sides[sideIndex].tokens[shape]!, marker.id));
+  const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
+  const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
+    if (marker === null) return [];
+    return entry(markerCache[sideIndex], shape, () => markerPositions(sides[sideIndex].tokens[shape]!, marker.id));
   };
 
   // 4. Verify each rewrite on every step.
@@ -564,9 +566,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       for (const l of laneIds) {
         const rep = reps.find((x) => x.lane === l)!;
         const m = markersOf(0, rep.base);
-        layerCount = Math.max(layerCount ?? 0, m.positions.length);
+        layerCount = Math.max(layerCount ?? 0, m.length);
         for (const p of f.positions.get(l)!) {
-          const layer = layerAt(m, p, p + Math.max(1, f.removed.length));
+          const layer = layerOf(m, p, p + Math.max(1, f.removed.length));
           if (layer !== null) set.add(layer);
         }
       }
@@ -930,7 +932,7 @@ function notFusedSites(
   scans: Scans,
   chain: Int32Array,
   k: number,
-  markersOf: (side: 0 | 1, shape: number) => Layers,
+  markersOf: (side: 0 | 1, shape: number) => number[],
   texts: string[],
 ): NotFused[] {
   // Sites per shape, then the lanes and steps that have the shape.
@@ -953,8 +955,8 @@ function notFusedSites(
         rank: g.rank,
         stream: g.stream,
         steps,
-        layer: m.positions.length > 0 ? layerAt(m, site.start, site.end) : null,
-        layers: m.positions.length,
+        layer: m.length > 0 ? layerOf(m, site.start, site.end) : null,
+        layers: m.length,
         position: site.start,
         tokens: Array.from(s.tokens[g.shape]!.subarray(site.start, site.end), (t) => texts[t]!),
         edits: site.edits,

@@ -15,7 +15,7 @@ import { fmtCount, NO_RANK_ID, ranksNamed } from '../../util/format.js';
 import { shown } from '../../util/inputText.js';
 import type { RankData } from '../../model/model.js';
 import { exactOccurrences, nearOccurrences } from '../../analysis/rewrites/match.js';
-import { layerAt, layerStarts } from '../../analysis/rewrites/layers.js';
+import { layerOf, markerPositions } from '../../analysis/rewrites/layers.js';
 import type { RecordedRank } from '../../analysis/rewrites/recorderSink.js';
 import type { Sequences } from '../../analysis/rewrites/sequence.js';
 import type { Bound, Rule, SequenceSite } from '../model.js';
@@ -142,7 +142,7 @@ function site(
   edits: number,
   marker: number | undefined,
 ): SequenceSite {
-  const layer = marker === undefined || marker < 0 ? null : layerAt(layerStarts(tokens, marker), start, start + length);
+  const layer = marker === undefined || marker < 0 ? null : layerOf(markerPositions(tokens, marker), start, start + length);
   return { stream: seq.streams[stream] ?? '-', index: start, of: tokens.length, layer, edits };
 }
 
