@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * by timing.
  */
 export const SLOW = [
+  'test/rewrites-decode-scale.test.ts',
   'test/action.test.ts',
   'test/browser/report.test.ts',
   'test/differential.test.ts',

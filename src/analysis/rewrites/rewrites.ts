@@ -993,6 +993,7 @@ function findMarker(
   const b = sides[1].tokens[first.pr]!;
   const touched = new Set<number>();
   const sites: MarkerSite[] = [];
+  const chainSites: MarkerSite[] = [];
   let maxPerStep = 0;
   for (const f of forming) {
     for (const t of f.removed) touched.add(t);
@@ -1001,6 +1002,7 @@ function findMarker(
     if (f.removed.length > 0) {
       const exact = scans.exact(0, first.base, f.removed);
       for (const o of exact) sites.push({ side: 0, start: o, end: o + f.removed.length });
+      if (f === forming[0]) for (const o of exact) chainSites.push({ side: 0, start: o, end: o + f.removed.length });
       perStep = exact.length;
       if (f.removed.length >= 2) {
         const k = Math.floor(f.removed.length / 4);
@@ -1018,7 +1020,7 @@ function findMarker(
     // The largest rewrite (first) runs once per layer: the others (a duplicate dropped) may run more often.
     if (f === forming[0]) maxPerStep = perStep;
   }
-  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts);
+  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts, chainSites);
   return id === null ? null : { id, auto: true };
 }
 

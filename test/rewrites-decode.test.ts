@@ -1,0 +1,57 @@
+// The rewrites engine on generated decode steps (test/decodeGen.ts) of known truth, at small depths: the fused
+// chain is the 13 kernels the PR replaced (not one more), the duplicate dropped next to it is a rewrite of its own,
+// and counts, layers, ranks and the marker are exact. Deeper models and property tests: rewrites-decode-scale.test.ts.
+
+import { describe, expect, test } from 'vitest';
+import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
+import { CHAIN, DUP, decodePair, FUSED } from './decodeGen.js';
+
+const range = (n: number) => [...Array(n).keys()];
+
+describe.each([1, 2, 3, 8])('%i decoder layers and an MTP layer, a duplicate dropped next to the fused chain', (layers) => {
+  const { base, pr, truth } = decodePair({ layers, dense: 1, mtp: true, dup: true, ranks: 2, steps: 4 });
+  const r = findRewrites(base, pr);
+  test('two rewrites: the chain → MlaPrologV3, and MatMulV3 Slice → nothing, each once per layer', () => {
+    expect(r.rewrites.map((w) => [w.removed, w.added])).toEqual([
+      [CHAIN, [FUSED]],
+      [DUP, []],
+    ]);
+    for (const w of r.rewrites) {
+      expect(w.perStep).toEqual({ min: layers, max: layers });
+      expect(w.chains).toBe(truth.chains);
+      expect(w.ranks).toEqual(['0', '1']);
+      expect(w.layers).toEqual(range(layers));
+    }
+    expect(r.marker).toEqual({ token: 'LightningIndexer', auto: true });
+    expect(r.rewrites[0]!.layerCount).toBe(layers + 1);
+  });
+  test('the MTP layer is where the chain still runs, 2 edits from it; every kernel accounted for', () => {
+    const nf = r.rewrites[0]!.notFused;
+    expect(nf.map((s) => [s.rank, s.layer, s.edits])).toEqual([
+      ['0', layers, 2],
+      ['1', layers, 2],
+    ]);
+    expect(r.conservation.rest).toEqual([]);
+    expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
+    expect(r.conservation.addedAccounted).toBe(r.conservation.added);
+  });
+});
+
+test('without the duplicate: one rewrite of the 13 kernels, layers right with no MTP layer either', () => {
+  const { base, pr, truth } = decodePair({ layers: 3, dense: 0, mtp: false, dup: false, ranks: 2, steps: 3 });
+  const r = findRewrites(base, pr);
+  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.layers])).toEqual([[CHAIN, [FUSED], truth.chains, [0, 1, 2]]]);
+});
+
+test('fused on one rank in some steps and layers: the chains fused, and every site left is not fused', () => {
+  const fused = (rank: number, step: number, layer: number) => rank === 1 && step % 2 === 0 && layer % 2 === 0;
+  const { base, pr, truth } = decodePair({ layers: 4, dense: 1, mtp: false, dup: false, ranks: 2, steps: 4, fused });
+  const r = findRewrites(base, pr);
+  const w = r.rewrites.find((x) => x.added.includes(FUSED));
+  // Rank 1's most frequent step shape: steps 0 and 2 (fused) and 1 and 3 (not) tie; the first seen stands for it.
+  expect(w?.removed).toEqual(CHAIN);
+  expect(w?.chains).toBe(truth.chains);
+  expect(w?.ranks).toEqual(['1']);
+  expect(w?.layers).toEqual([0, 2]);
+  expect(r.conservation.rest).toEqual([]);
+});
