@@ -4,6 +4,8 @@
 // MTP layer keeps the unfused prolog (with ScatterPaKvCache, so it is 2 edits from the chain). Fusion may be partial
 // by rank, step and layer. Deterministic (a seeded PRNG for durations).
 
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
 
 export const CHAIN = [
@@ -142,4 +144,50 @@ export function decodePair(spec: DecodeSpec): { base: Sequences; pr: Sequences; 
     truth: { fusedLayers, chains, layers: [...layers].sort((a, b) => a - b), ranks, time },
     steps,
   };
+}
+
+/**
+ * Write the pair as torch_npu profile folders (`<dir>/{base,pr}/node_<rank>_ascend_pt/ASCEND_PROFILER_OUTPUT/
+ * kernel_details.csv`) under `header` (the real export's first line): Step Id, Device_id, Stream ID, Name, Type,
+ * Accelerator Core, Start Time and Duration filled, the other cells N/A.
+ */
+export function writeDecodeCsv(dir: string, header: string, steps: [string[][][], string[][][]]): void {
+  const cols = header.split(',');
+  const at = (name: string) => cols.indexOf(name);
+  const [iStep, iDev, iStream, iName, iType, iCore, iStart, iDur] = [
+    'Step Id',
+    'Device_id',
+    'Stream ID',
+    'Name',
+    'Type',
+    'Accelerator Core',
+    'Start Time(us)',
+    'Duration(us)',
+  ].map(at);
+  const rand = prng(7);
+  for (const side of [0, 1] as const) {
+    steps[side].forEach((perStep, rank) => {
+      const out = join(dir, side === 0 ? 'base' : 'pr', `node_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(out, { recursive: true });
+      const lines = [header];
+      let t = 1_700_000_000_000_000;
+      perStep.forEach((kernels, step) => {
+        for (const type of kernels) {
+          const cells = cols.map(() => 'N/A');
+          const d = ((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand())) / 10_000;
+          cells[iStep!] = String(step + 1);
+          cells[iDev!] = String(rank);
+          cells[iStream!] = '2';
+          cells[iName!] = `aclnn${type}_${type}_${type}`;
+          cells[iType!] = type;
+          cells[iCore!] = 'AI_CORE';
+          cells[iStart!] = `${(t / 1000).toFixed(3)}\t`;
+          cells[iDur!] = d.toFixed(3);
+          lines.push(cells.join(','));
+          t += Math.round(d * 1000) + 1000;
+        }
+      });
+      writeFileSync(join(out, 'kernel_details.csv'), `${lines.join('\r\n')}\r\n`);
+    });
+  }
 }

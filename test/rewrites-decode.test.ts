@@ -2,9 +2,13 @@
 // chain is the 13 kernels the PR replaced (not one more), the duplicate dropped next to it is a rewrite of its own,
 // and counts, layers, ranks and the marker are exact. Deeper models and property tests: rewrites-decode-scale.test.ts.
 
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
-import { CHAIN, DUP, decodePair, FUSED } from './decodeGen.js';
+import { CHAIN, DUP, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
+import { HAS_REAL, kprof, REAL } from './helpers.js';
 
 const range = (n: number) => [...Array(n).keys()];
 
@@ -54,4 +58,34 @@ test('fused on one rank in some steps and layers: the chains fused, and every si
   expect(w?.ranks).toEqual(['1']);
   expect(w?.layers).toEqual([0, 2]);
   expect(r.conservation.rest).toEqual([]);
+});
+
+describe.skipIf(!HAS_REAL)('kprof diff on generated torch_npu exports (the real kernel_details header)', () => {
+  test('3 layers, MTP, the duplicate: the 13-kernel chain 3 per step in layers 0-2, and the duplicate apart', async () => {
+    const header = readFileSync(join(REAL, 'msinsight-st-level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), 'utf8').split(
+      /\r?\n/,
+    )[0]!;
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-decode-'));
+    try {
+      writeDecodeCsv(dir, header, decodePair({ layers: 3, dense: 1, mtp: true, dup: true, ranks: 2, steps: 4 }).steps);
+      const r = await kprof(['diff', join(dir, 'base'), join(dir, 'pr'), '--format', 'json']);
+      expect(r.code).toBe(0);
+      const rw = JSON.parse(r.stdout).rewrites;
+      expect(rw.marker).toMatchObject({ token: 'LightningIndexer' });
+      expect(
+        rw.rewrites.map((w: { removed: string[]; added: string[]; perStep: unknown; layers: number[]; chains: number }) => [
+          w.removed,
+          w.added,
+          w.perStep,
+          w.layers,
+          w.chains,
+        ]),
+      ).toEqual([
+        [CHAIN, [FUSED], { min: 3, max: 3 }, [0, 1, 2], 24],
+        [DUP, [], { min: 3, max: 3 }, [0, 1, 2], 24],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
