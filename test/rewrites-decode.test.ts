@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
+import { headingText, laneLines } from '../src/report/diff/rewrites.js';
 import { CHAIN, DUP, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
 import { HAS_REAL, kprof, REAL } from './helpers.js';
 
@@ -88,4 +89,15 @@ describe.skipIf(!HAS_REAL)('kprof diff on generated torch_npu exports (the real 
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('ranks of two step shapes: one line per shape with its ranks, not one line per rank', () => {
+  const { base, pr } = decodePair({ layers: 2, dense: 1, mtp: false, dup: false, ranks: 8, steps: 2, fused: (rank) => rank < 5 });
+  const r = findRewrites(base, pr);
+  const heading = headingText(r, 'type', (x) => x);
+  expect(heading).toMatch(/the step shape of each below\)$/);
+  expect(laneLines(r, heading, (x) => x)).toEqual([
+    'ranks 0-4 stream 2: step shape 67 → 43 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 28 edits',
+    'ranks 5-7 stream 2: step shape 67 → 67 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 0 edits',
+  ]);
 });

@@ -382,8 +382,8 @@ function same(a: Int32Array, i: number, j: number, k: number): boolean {
 /**
  * A hunk that replaced a chain and, next to it, removed a copy of the unchanged kernels beside it (`C M S M S` →
  * `F M S`: C → F, and a duplicate `M S` dropped) is two edits, not one chain `C M S` → F: the copy is cut off as a
- * hunk of its own (the longest such copy, at either end; the same for a copy added next to a fused kernel). Two
- * independent edits next to each other are two rewrites.
+ * hunk of its own (the longest such copy, at either end, that shares no kernel with the rest of the hunk; the same
+ * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites.
  */
 export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
   if (h.aLen === 0 || h.bLen === 0) return [h];
@@ -393,9 +393,16 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
   ] as const) {
     if (other === 0) continue;
     const isA = side === a;
+    // The copy is a unit of its own: none of its kernels is in the rest of the hunk (a run `Mul ×6` is not cut).
+    const apart = (from: number, k: number): boolean => {
+      const copy = new Set(side.subarray(from, from + k));
+      for (let i = h.aStart; i < h.aStart + h.aLen; i++) if ((!isA || i < from || i >= from + k) && copy.has(a[i]!)) return false;
+      for (let j = h.bStart; j < h.bStart + h.bLen; j++) if ((isA || j < from || j >= from + k) && copy.has(b[j]!)) return false;
+      return true;
+    };
     for (let k = len - 1; k >= 1; k--) {
       // A copy at the end, of the k kernels after the hunk.
-      if (same(side, s + len - k, s + len, k)) {
+      if (same(side, s + len - k, s + len, k) && apart(s + len - k, k)) {
         const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
         const cut = isA
           ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0 }
@@ -403,7 +410,7 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
         return [...splitDuplicates(a, b, rest), cut];
       }
       // A copy at the start, of the k kernels before the hunk.
-      if (same(side, s - k, s, k)) {
+      if (same(side, s - k, s, k) && apart(s, k)) {
         const rest = isA ? { ...h, aStart: h.aStart + k, aLen: h.aLen - k } : { ...h, bStart: h.bStart + k, bLen: h.bLen - k };
         const cut = isA ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0 } : { aStart: h.aStart, aLen: 0, bStart: h.bStart, bLen: k };
         return [cut, ...splitDuplicates(a, b, rest)];
