@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * loop while editing, under 20 s on two cores) leaves them out. A file is slow by name here, never by timing.
  */
 export const SLOW = [
+  'test/rewrites-decode-scale.test.ts',
   'test/action.test.ts',
   'test/bin.test.ts',
   'test/browser/report.test.ts',

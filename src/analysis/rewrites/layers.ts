@@ -3,9 +3,13 @@
 // in the step, so a marker may come before or after the chain within its layer.
 //
 // Found automatically among the tokens that no rewrite touches and that run as often in the base's representative
-// step as in the PR's (at least twice, and no more often than the most sites one rewrite has in a step): the one
-// nearest, on average, to the sites of the rewrites (their chains in the base, what replaced them and where they
-// still run in the PR). Ties: the one that runs more often, then by text. `--layer-marker` names it instead.
+// step as in the PR's (at least twice, and no more often than the largest rewrite has sites in a step, fused or
+// not). First those that put each chain of the largest rewrite in a layer of its own; of them, those that split the step into the most equal layers (stretches between consecutive occurrences that
+// repeat the one before kernel for kernel: a token twice per layer, AddRmsNorm, alternates two stretches, and one
+// of some layers only, MoeGatingTopK, makes fewer); among them the one nearest, on average, to the sites of the
+// rewrites (their chains in the base, what replaced them and where they still run in the PR). When no token
+// repeats a stretch (a model of one or two layers, or of unlike ones), the one that runs most often, then the
+// nearest. Ties: the one that runs more often, then by text. `--layer-marker` names it instead.
 
 /** The positions of `marker` in `tokens`, in order. */
 export function markerPositions(tokens: Int32Array, marker: number): number[] {
@@ -72,6 +76,7 @@ export function chooseMarker(
   sites: MarkerSite[],
   maxPerStep: number,
   texts: string[],
+  chainSites: MarkerSite[] = [],
 ): number | null {
   if (sites.length === 0) return null;
   // Each token's positions in each step, in one pass (a token's count is its number of positions).
@@ -86,14 +91,53 @@ export function chooseMarker(
       else p.push(i);
     }
   }
+  // First the tokens that split the base's step into the most equal layers: stretches between consecutive
+  // occurrences that repeat the stretch before them kernel for kernel (a token twice per layer, AddRmsNorm,
+  // alternates two stretches; one of some layers only, MoeGatingTopK, has fewer). Among them, and when no token
+  // repeats a stretch, the rule below.
+  const rep = reps[0];
+  // Before all: the tokens that put each chain of the largest rewrite in a layer of its own (a token at the end of
+  // each layer is nearer the next layer's chain than its own, and puts two chains in one layer).
+  const layersOf = new Map<number, number>();
+  let mostLayers = 0;
+  for (const [t, p0] of positions[0]) {
+    const c = p0.length;
+    if (c < 2 || c > maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
+    const seen = new Set<number>();
+    for (const site of chainSites) seen.add(layerOf(p0, site.start, site.end)!);
+    layersOf.set(t, seen.size);
+    mostLayers = Math.max(mostLayers, seen.size);
+  }
+  const equalOf = new Map<number, number>();
+  let mostEqual = 0;
+  for (const [t, p0] of positions[0]) {
+    const c = p0.length;
+    if (c < 3 || layersOf.get(t) !== mostLayers) continue;
+    let equal = 0;
+    for (let i = 2; i < c; i++) {
+      const g = p0[i]! - p0[i - 1]!;
+      if (g !== p0[i - 1]! - p0[i - 2]!) continue;
+      let same = true;
+      for (let j = 0; j < g && same; j++) same = rep[p0[i - 1]! + j] === rep[p0[i - 2]! + j];
+      if (same) equal++;
+    }
+    equalOf.set(t, equal);
+    mostEqual = Math.max(mostEqual, equal);
+  }
   let best: number | null = null;
   let bestScore = Number.POSITIVE_INFINITY;
   let bestCount = 0;
   for (const [t, p0] of positions[0]) {
     const c = p0.length;
     if (c < 2 || c > maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
+    if (layersOf.get(t) !== mostLayers || (mostEqual > 0 && equalOf.get(t) !== mostEqual)) continue;
     const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
-    const better = score < bestScore || (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
+    // Without equal layers, once per site of the largest rewrite (fused or not) first: a token of some layers only
+    // runs less often. With them, the nearest to the sites.
+    const better =
+      mostEqual === 0
+        ? c > bestCount || (c === bestCount && (score < bestScore || (score === bestScore && best !== null && texts[t]! < texts[best]!)))
+        : score < bestScore || (score === bestScore && (c > bestCount || (c === bestCount && best !== null && texts[t]! < texts[best]!)));
     if (better) {
       best = t;
       bestScore = score;

@@ -372,6 +372,54 @@ interface Forming {
   unplaced: Set<string>;
 }
 
+/** Whether a[i, i + k) equals a[j, j + k) (both inside a). */
+function same(a: Int32Array, i: number, j: number, k: number): boolean {
+  if (i < 0 || j < 0 || i + k > a.length || j + k > a.length) return false;
+  for (let x = 0; x < k; x++) if (a[i + x] !== a[j + x]) return false;
+  return true;
+}
+
+/**
+ * A hunk that replaced a chain and, next to it, removed a copy of the unchanged kernels beside it (`C M S M S` →
+ * `F M S`: C → F, and a duplicate `M S` dropped) is two edits, not one chain `C M S` → F: the copy is cut off as a
+ * hunk of its own (the longest such copy, at either end, that shares no kernel with the rest of the hunk; the same
+ * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites.
+ */
+export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
+  if (h.aLen === 0 || h.bLen === 0) return [h];
+  for (const [side, s, len, other] of [
+    [a, h.aStart, h.aLen, h.bLen],
+    [b, h.bStart, h.bLen, h.aLen],
+  ] as const) {
+    if (other === 0) continue;
+    const isA = side === a;
+    // The copy is a unit of its own: none of its kernels is in the rest of the hunk (a run `Mul ×6` is not cut).
+    const apart = (from: number, k: number): boolean => {
+      const copy = new Set(side.subarray(from, from + k));
+      for (let i = h.aStart; i < h.aStart + h.aLen; i++) if ((!isA || i < from || i >= from + k) && copy.has(a[i]!)) return false;
+      for (let j = h.bStart; j < h.bStart + h.bLen; j++) if ((isA || j < from || j >= from + k) && copy.has(b[j]!)) return false;
+      return true;
+    };
+    for (let k = len - 1; k >= 1; k--) {
+      // A copy at the end, of the k kernels after the hunk.
+      if (same(side, s + len - k, s + len, k) && apart(s + len - k, k)) {
+        const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
+        const cut = isA
+          ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0 }
+          : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k };
+        return [...splitDuplicates(a, b, rest), cut];
+      }
+      // A copy at the start, of the k kernels before the hunk.
+      if (same(side, s - k, s, k) && apart(s, k)) {
+        const rest = isA ? { ...h, aStart: h.aStart + k, aLen: h.aLen - k } : { ...h, bStart: h.bStart + k, bLen: h.bLen - k };
+        const cut = isA ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0 } : { aStart: h.aStart, aLen: 0, bStart: h.bStart, bLen: k };
+        return [cut, ...splitDuplicates(a, b, rest)];
+      }
+    }
+  }
+  return [h];
+}
+
 const join = (a: Int32Array): string => Array.from(a).join(',');
 
 /** Find the rewrites from base to PR. */
@@ -439,7 +487,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     lane.status = 'aligned';
     lane.edits = result.reduce((n, h) => n + h.aLen + h.bLen, 0);
     // 3. Group the hunks by what they removed and added.
-    for (const h of result) {
+    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x))) {
       // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
       const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
       const aLen = h.aLen / copies;
@@ -952,6 +1000,7 @@ function findMarker(
   const b = sides[1].tokens[first.pr]!;
   const touched = new Set<number>();
   const sites: MarkerSite[] = [];
+  const chainSites: MarkerSite[] = [];
   let maxPerStep = 0;
   for (const f of forming) {
     for (const t of f.removed) touched.add(t);
@@ -960,6 +1009,7 @@ function findMarker(
     if (f.removed.length > 0) {
       const exact = scans.exact(0, first.base, f.removed);
       for (const o of exact) sites.push({ side: 0, start: o, end: o + f.removed.length });
+      if (f === forming[0]) for (const o of exact) chainSites.push({ side: 0, start: o, end: o + f.removed.length });
       perStep = exact.length;
       if (f.removed.length >= 2) {
         const k = Math.floor(f.removed.length / 4);
@@ -974,9 +1024,10 @@ function findMarker(
       for (const o of exact) sites.push({ side: 1, start: o, end: o + f.added.length });
       perStep = Math.max(perStep, exact.length);
     }
-    maxPerStep = Math.max(maxPerStep, perStep);
+    // The largest rewrite (first) runs once per layer: the others (a duplicate dropped) may run more often.
+    if (f === forming[0]) maxPerStep = perStep;
   }
-  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts);
+  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts, chainSites);
   return id === null ? null : { id, auto: true };
 }
 

@@ -117,6 +117,7 @@ function laneName(l: Lane, code: Code): string {
 export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
   const each = heading.endsWith('the step shape of each below)');
   const out: string[] = [];
+  const alike = new Map<string, { at: number; ranks: string[]; stream: string; text: string }>();
   for (const l of r.lanes) {
     const name = laneName(l, code);
     if (l.base === null || l.pr === null) {
@@ -133,10 +134,19 @@ export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
         `${name}: steps too different to align (${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, at least ${fmtCount(l.lowerBound)} edits; at most ${fmtCount(l.maxEdits)} are aligned)`,
       );
     } else if (each) {
-      out.push(
-        `${name}: step shape ${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, the most frequent in ${fmtCount(l.base.repSteps)} of ${fmtCount(l.base.steps)} base and ${fmtCount(l.pr.repSteps)} of ${fmtCount(l.pr.steps)} PR steps; ${plural(l.edits ?? 0, 'edit')}`,
-      );
+      // Lanes alike (the same stream, shapes, steps and edits) share one line: not one line per rank.
+      const text = `step shape ${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, the most frequent in ${fmtCount(l.base.repSteps)} of ${fmtCount(l.base.steps)} base and ${fmtCount(l.pr.repSteps)} of ${fmtCount(l.pr.steps)} PR steps; ${plural(l.edits ?? 0, 'edit')}`;
+      const key = JSON.stringify([l.stream, text]);
+      const g = alike.get(key);
+      if (g === undefined) {
+        alike.set(key, { at: out.length, ranks: [l.rank], stream: l.stream, text });
+        out.push('');
+      } else g.ranks.push(l.rank);
     }
+  }
+  for (const g of alike.values()) {
+    const who = g.ranks.length === 1 ? ranksNamed(g.ranks, code) : `ranks ${ranksText(g.ranks, code)}`;
+    out[g.at] = `${g.stream === '-' ? who : `${who} stream ${code(g.stream)}`}: ${g.text}`;
   }
   return out;
 }

@@ -1,0 +1,193 @@
+// A generator of decode-step kernel sequences (DeepSeek/GLM-style: decoder layers, optionally an MTP layer) with a
+// known truth, for the rewrites engine: the PR replaces the MLA-prolog chain of each layer by one MlaPrologV3 and,
+// optionally, drops a duplicate `MatMulV3 Slice` right after it (two independent edits next to each other). The
+// MTP layer keeps the unfused prolog (with ScatterPaKvCache, so it is 2 edits from the chain). Fusion may be partial
+// by rank, step and layer. Deterministic (a seeded PRNG for durations).
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+
+export const CHAIN = [
+  'QuantBatchMatmulV3',
+  'RmsNorm',
+  'RmsNorm',
+  'DynamicQuant',
+  'QuantBatchMatmulV3',
+  'BatchMatMulV3',
+  'InterleaveRope',
+  'InterleaveRope',
+  'Cast',
+  'Cast',
+  'DynamicBlockQuant',
+  'ScatterNdUpdate',
+  'ScatterNdUpdate',
+];
+export const FUSED = 'MlaPrologV3';
+export const DUP = ['MatMulV3', 'Slice'];
+const ATTENTION = ['LightningIndexer', 'SparseFlashAttention', 'BatchMatMulV3', 'DynamicQuant', 'QuantBatchMatmulV3'];
+const MOE = [
+  'MatMulV3',
+  'MoeGatingTopK',
+  'DynamicQuant',
+  'MoeInitRoutingV3',
+  'GroupedMatmul',
+  'DequantSwigluQuant',
+  'GroupedMatmul',
+  'MoeFinalizeRoutingV2',
+];
+const DENSE = ['DynamicQuant', 'QuantBatchMatmulV3', 'SwiGlu', 'DynamicQuant', 'QuantBatchMatmulV3'];
+
+export interface DecodeSpec {
+  layers: number;
+  /** Leading dense layers (the rest MoE). */
+  dense: number;
+  mtp: boolean;
+  /** The PR also drops the duplicate MatMulV3 Slice after each fused prolog. */
+  dup: boolean;
+  ranks: number;
+  steps: number;
+  /** Whether the PR fused layer `layer` of `step` (0-based index) on `rank`; default: every one. */
+  fused?: (rank: number, step: number, layer: number) => boolean;
+  seed?: number;
+}
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The kernels (types) of one step; `fusedLayer(l)`: whether layer l is fused (PR side). */
+export function decodeStep(spec: DecodeSpec, pr: boolean, fusedLayer: (layer: number) => boolean): string[] {
+  const out = ['GatherV2'];
+  for (let l = 0; l < spec.layers; l++) {
+    const fused = pr && fusedLayer(l);
+    out.push(l === 0 ? 'RmsNorm' : 'AddRmsNorm', 'DynamicQuant');
+    if (fused) out.push(FUSED, ...DUP, ...(spec.dup ? [] : DUP));
+    else out.push(...CHAIN, ...DUP, ...DUP);
+    out.push(...ATTENTION, 'AddRmsNorm', ...(l < spec.dense ? DENSE : MOE));
+  }
+  out.push('AddRmsNorm', 'MatMulV3', 'ArgMaxV2');
+  if (spec.mtp) {
+    out.push('RmsNorm', 'ConcatD', 'MatMulV3', 'DynamicQuant', ...CHAIN.slice(0, -2), 'ScatterPaKvCache', ...ATTENTION, 'AddRmsNorm', ...MOE);
+    out.push('RmsNorm', 'MatMulV3', 'ArgMaxV2');
+  }
+  return out;
+}
+
+/** Mean duration of a kernel type, ticks (0.1 ns). */
+const MEAN: Record<string, number> = { MlaPrologV3: 338_000, QuantBatchMatmulV3: 170_000, GroupedMatmul: 800_000, MatMulV3: 75_000 };
+
+export interface DecodeTruth {
+  /** Fused layers per rank and step. */
+  fusedLayers: number[][][];
+  /** The chains fused over all steps and ranks. */
+  chains: number;
+  /** The layers fused in some step of some rank. */
+  layers: number[];
+  /** Ranks with a fused layer. */
+  ranks: string[];
+  /** Σ of durations of each kernel type per side (ticks). */
+  time: [Map<string, number>, Map<string, number>];
+}
+
+/** The two sides' sequences (Step Ids 1..steps, stream 2) and the truth. */
+export function decodePair(spec: DecodeSpec): { base: Sequences; pr: Sequences; truth: DecodeTruth; steps: [string[][][], string[][][]] } {
+  const fusedOf = spec.fused ?? (() => true);
+  const rand = prng(spec.seed ?? 1);
+  const recs = [new SequenceRecorder('type'), new SequenceRecorder('type')];
+  const time: [Map<string, number>, Map<string, number>] = [new Map(), new Map()];
+  const fusedLayers: number[][][] = [];
+  const steps: [string[][][], string[][][]] = [[], []];
+  for (const side of [0, 1] as const) {
+    const rec = recs[side]!;
+    for (let rank = 0; rank < spec.ranks; rank++) {
+      const r = rec.rank(String(rank));
+      const s = rec.stream('2');
+      let t = 0;
+      if (side === 1) fusedLayers.push([]);
+      steps[side].push([]);
+      for (let step = 0; step < spec.steps; step++) {
+        const kernels = decodeStep(spec, side === 1, (l) => fusedOf(rank, step, l));
+        if (side === 1) fusedLayers[rank]!.push([...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
+        steps[side][rank]!.push(kernels);
+        for (const type of kernels) {
+          const d = Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
+          rec.add(r, s, step + 1, rec.table.intern(type), d, t);
+          time[side].set(type, (time[side].get(type) ?? 0) + d);
+          t += d + 10_000;
+        }
+      }
+    }
+  }
+  const layers = new Set<number>();
+  let chains = 0;
+  const ranks: string[] = [];
+  fusedLayers.forEach((perStep, rank) => {
+    let any = false;
+    for (const ls of perStep) {
+      chains += ls.length;
+      for (const l of ls) layers.add(l);
+      if (ls.length > 0) any = true;
+    }
+    if (any) ranks.push(String(rank));
+  });
+  return {
+    base: recs[0]!.finish(),
+    pr: recs[1]!.finish(),
+    truth: { fusedLayers, chains, layers: [...layers].sort((a, b) => a - b), ranks, time },
+    steps,
+  };
+}
+
+/**
+ * Write the pair as torch_npu profile folders (`<dir>/{base,pr}/node_<rank>_ascend_pt/ASCEND_PROFILER_OUTPUT/
+ * kernel_details.csv`) under `header` (the real export's first line): Step Id, Device_id, Stream ID, Name, Type,
+ * Accelerator Core, Start Time and Duration filled, the other cells N/A.
+ */
+export function writeDecodeCsv(dir: string, header: string, steps: [string[][][], string[][][]]): void {
+  const cols = header.split(',');
+  const at = (name: string) => cols.indexOf(name);
+  const [iStep, iDev, iStream, iName, iType, iCore, iStart, iDur] = [
+    'Step Id',
+    'Device_id',
+    'Stream ID',
+    'Name',
+    'Type',
+    'Accelerator Core',
+    'Start Time(us)',
+    'Duration(us)',
+  ].map(at);
+  const rand = prng(7);
+  for (const side of [0, 1] as const) {
+    steps[side].forEach((perStep, rank) => {
+      const out = join(dir, side === 0 ? 'base' : 'pr', `node_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(out, { recursive: true });
+      const lines = [header];
+      let t = 1_700_000_000_000_000;
+      perStep.forEach((kernels, step) => {
+        for (const type of kernels) {
+          const cells = cols.map(() => 'N/A');
+          const d = ((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand())) / 10_000;
+          cells[iStep!] = String(step + 1);
+          cells[iDev!] = String(rank);
+          cells[iStream!] = '2';
+          cells[iName!] = `aclnn${type}_${type}_${type}`;
+          cells[iType!] = type;
+          cells[iCore!] = 'AI_CORE';
+          cells[iStart!] = `${(t / 1000).toFixed(3)}\t`;
+          cells[iDur!] = d.toFixed(3);
+          lines.push(cells.join(','));
+          t += Math.round(d * 1000) + 1000;
+        }
+      });
+      writeFileSync(join(out, 'kernel_details.csv'), `${lines.join('\r\n')}\r\n`);
+    });
+  }
+}
