@@ -22,7 +22,19 @@ function rng(seed: number): () => number {
   };
 }
 
-const CHAIN = ['QuantBatchMatmulV3', 'RmsNorm', 'RmsNorm', 'DynamicQuant', 'QuantBatchMatmulV3', 'BatchMatMulV3', 'InterleaveRope', 'InterleaveRope', 'Cast', 'Cast', 'DynamicBlockQuant'];
+const CHAIN = [
+  'QuantBatchMatmulV3',
+  'RmsNorm',
+  'RmsNorm',
+  'DynamicQuant',
+  'QuantBatchMatmulV3',
+  'BatchMatMulV3',
+  'InterleaveRope',
+  'InterleaveRope',
+  'Cast',
+  'Cast',
+  'DynamicBlockQuant',
+];
 /** Kernels of the same stream that no catalogue chain starts with or continues through here. */
 const FILLER = ['Transpose', 'Slice', 'Fill', 'Mul', 'ConcatD', 'Sub'];
 

@@ -69,7 +69,10 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       stepTime: false,
     });
     const why = unauditable(profile.ranks);
-    if (why !== null) throw inputError(`${shown(input)}: cannot be audited: ${why}. kprof audit needs a kernel table with Step Id (kernel_details.csv, op_summary, a .db or a trace).`);
+    if (why !== null)
+      throw inputError(
+        `${shown(input)}: cannot be audited: ${why}. kprof audit needs a kernel table with Step Id (kernel_details.csv, op_summary, a .db or a trace).`,
+      );
     const parts: { rank: string; seq: Sequences }[] = [];
     for (const r of profile.ranks) for (const b of r.beside as RecordedRank[]) parts.push({ rank: r.rank, seq: b.seq });
     if (parts.every((p) => p.seq.steps.length === 0)) {
@@ -79,7 +82,8 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
   }
   progress.done();
   const view = { all: flags.all === true, matrix: flags.matrix === true };
-  const report = flags.format === 'json' ? auditJson(audits) : flags.format === 'markdown' ? auditMarkdown(audits, view) : auditTable(audits, view, ctx);
+  const report =
+    flags.format === 'json' ? auditJson(audits) : flags.format === 'markdown' ? auditMarkdown(audits, view) : auditTable(audits, view, ctx);
   await emit(io, flags.out, report);
   return 0;
 }

@@ -139,7 +139,16 @@ interface SiteAcc {
   types: string[] | null;
 }
 
-function addSite(map: Map<string, SiteAcc>, rank: string, layer: number | null, chain: number | null, steps: number[], perStep: number, ticks: number, types: string[] | null): void {
+function addSite(
+  map: Map<string, SiteAcc>,
+  rank: string,
+  layer: number | null,
+  chain: number | null,
+  steps: number[],
+  perStep: number,
+  ticks: number,
+  types: string[] | null,
+): void {
   const key = `${rank}\u0000${layer}\u0000${chain}`;
   let s = map.get(key);
   if (s === undefined) {
@@ -181,7 +190,9 @@ export function auditProfile(input: string, parts: { rank: string; seq: Sequence
   for (const { rank, seq } of parts) {
     kernels += seq.stats.kernels;
     const ids = new Map<string, number>();
-    seq.tokens.forEach((t, i) => ids.set(t, i));
+    seq.tokens.forEach((t, i) => {
+      ids.set(t, i);
+    });
     // Per shape, the Step Ids of the steps that had it (every stream of the part).
     const stepsOf = new Map<number, number[]>();
     for (const st of seq.steps) {

@@ -96,7 +96,8 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
       if (els.some((x) => x === null)) bad(`"${key}": each element is a kernel type, A|B (either) or A? (optional)`);
       const chain = els as ChainElement[];
       if (chain[0]!.optional) bad(`"${key}": the first element may not be optional`);
-      for (const el of chain) for (const t of el.types) if ((fused as string[]).includes(t)) bad(`"${key}": the fused type ${shown(t)} is in its own chain`);
+      for (const el of chain)
+        for (const t of el.types) if ((fused as string[]).includes(t)) bad(`"${key}": the fused type ${shown(t)} is in its own chain`);
       return chain;
     };
     const chains: ChainElement[][] = [];
@@ -108,7 +109,8 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
     }
     let maxGap: number | null = null;
     if (e.max_gap !== undefined) {
-      if (typeof e.max_gap !== 'number' || !Number.isInteger(e.max_gap) || e.max_gap < 0 || e.max_gap > MAX_GAP) bad(`"max_gap": expected a whole number 0 to ${MAX_GAP}`);
+      if (typeof e.max_gap !== 'number' || !Number.isInteger(e.max_gap) || e.max_gap < 0 || e.max_gap > MAX_GAP)
+        bad(`"max_gap": expected a whole number 0 to ${MAX_GAP}`);
       maxGap = e.max_gap as number;
     }
     if (e.per_layer !== undefined && typeof e.per_layer !== 'boolean') bad('"per_layer": expected true or false');
@@ -117,7 +119,8 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
     const srcs = (sources as unknown[]).map((s, j) => {
       if (s === null || typeof s !== 'object' || Array.isArray(s)) bad(`source ${j + 1}: expected a mapping`);
       const r = s as Record<string, unknown>;
-      for (const k of Object.keys(r)) if (!SOURCE_KEYS.includes(k)) bad(`source ${j + 1}: unknown key "${shown(k)}"; expected one of ${SOURCE_KEYS.join(', ')}`);
+      for (const k of Object.keys(r))
+        if (!SOURCE_KEYS.includes(k)) bad(`source ${j + 1}: unknown key "${shown(k)}"; expected one of ${SOURCE_KEYS.join(', ')}`);
       for (const k of SOURCE_KEYS) if (r[k] !== undefined && typeof r[k] !== 'string') bad(`source ${j + 1}: "${k}": expected a text`);
       if (typeof r.says !== 'string' || r.says.trim() === '') bad(`source ${j + 1}: "says" is missing: what the source says`);
       const hasUrl = typeof r.url === 'string' && /^https:\/\/\S+$/.test(r.url);
@@ -150,7 +153,8 @@ export function joinCatalogues(parts: CatalogueEntry[][]): CatalogueEntry[] {
   for (const part of parts) {
     for (const e of part) {
       const before = seen.get(e.id);
-      if (before !== undefined) throw inputError(`${shown(e.file)}: the id "${shown(e.id)}" is in ${shown(before)} already; give the entry another id.`);
+      if (before !== undefined)
+        throw inputError(`${shown(e.file)}: the id "${shown(e.id)}" is in ${shown(before)} already; give the entry another id.`);
       seen.set(e.id, e.file);
       all.push(e);
     }

@@ -91,15 +91,15 @@ export function auditTable(audits: ProfileAudit[], view: AuditView, ctx: RenderC
   const out: string[] = [];
   if (view.matrix) {
     out.push(`Fusion audit of ${audits.length} profiles (FALLBACK: fused in some places, the unfused chain in others)`);
-    audits.forEach((a, i) => out.push(`  [${i + 1}] ${text(a.input)}`));
+    audits.forEach((a, i) => {
+      out.push(`  [${i + 1}] ${text(a.input)}`);
+    });
     out.push('');
     out.push(
-      textTable(
-        ctx,
-        ['entry', ...audits.map((_, i) => `[${i + 1}]`)],
-        matrixRows(audits, view, text),
-        ['left', ...audits.map(() => 'left' as const)],
-      ),
+      textTable(ctx, ['entry', ...audits.map((_, i) => `[${i + 1}]`)], matrixRows(audits, view, text), [
+        'left',
+        ...audits.map(() => 'left' as const),
+      ]),
     );
     return `${out.join('\n')}\n`;
   }
@@ -121,8 +121,13 @@ export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
   const out: string[] = [];
   if (view.matrix) {
     out.push('## Fusion audit', '');
-    audits.forEach((a, i) => out.push(`${i + 1}. ${mdCode(a.input)}`));
-    out.push('', markdownTable(['entry', ...audits.map((_, i) => `${i + 1}`)], matrixRows(audits, view, code), ['left', ...audits.map(() => 'left' as const)]));
+    audits.forEach((a, i) => {
+      out.push(`${i + 1}. ${mdCode(a.input)}`);
+    });
+    out.push(
+      '',
+      markdownTable(['entry', ...audits.map((_, i) => `${i + 1}`)], matrixRows(audits, view, code), ['left', ...audits.map(() => 'left' as const)]),
+    );
     return `${out.join('\n')}\n`;
   }
   for (const a of audits) {
@@ -137,7 +142,15 @@ export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
 }
 
 function siteJson(s: AuditSite): unknown {
-  return { rank: s.rank, layer: s.layer, chain: s.chain, steps: s.steps, count: s.count, time_us: us(s.ticks), ...(s.types !== null ? { types: s.types } : {}) };
+  return {
+    rank: s.rank,
+    layer: s.layer,
+    chain: s.chain,
+    steps: s.steps,
+    count: s.count,
+    time_us: us(s.ticks),
+    ...(s.types !== null ? { types: s.types } : {}),
+  };
 }
 
 export function auditJson(audits: ProfileAudit[]): string {
@@ -193,7 +206,9 @@ export function catalogueListing(entries: CatalogueEntry[], format: AuditFormat)
     const item = format === 'markdown' ? '- ' : '  ';
     out.push(`${item}fused: ${e.fused.map(text).join(', ')}   api: ${text(e.api)}`);
     if (e.chains.length === 0) out.push(`${item}chain: none (counts the fused kernel only)`);
-    e.chains.forEach((c, i) => out.push(`${item}${i === 0 ? 'chain' : `variant ${i}`}: ${text(chainText(c))}`));
+    e.chains.forEach((c, i) => {
+      out.push(`${item}${i === 0 ? 'chain' : `variant ${i}`}: ${text(chainText(c))}`);
+    });
     out.push(`${item}chain source: ${text(e.chainSource)}`);
     for (const s of e.sources) {
       const where = s.url !== undefined ? s.url : `${s.repo}:${s.path}${s.commit !== undefined ? `@${s.commit.slice(0, 12)}` : ''}`;
