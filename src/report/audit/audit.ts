@@ -72,7 +72,7 @@ function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string)
     for (const s of e.unfusedSites) {
       lines.push(
         `${bullet === '' ? '  ' : '  - '}${siteText(s, text)}: ${fmtCount(s.count)} chain${s.count === 1 ? '' : 's'}, ${fmtUs(us(s.ticks))}` +
-          `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''}: ${text((s.types ?? []).join(' '))}`,
+          `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''}: ${(s.types ?? []).map(text).join(' ')}`,
       );
     }
   }
