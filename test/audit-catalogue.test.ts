@@ -2,7 +2,8 @@
 // generated module the bundle ships is the files on disk, bad entries are refused with their place, and
 // `kprof audit --list` shows every entry; plus the audit of the README's example profile.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { CATALOGUE_FILES } from '../src/analysis/audit/catalogueData.js';
@@ -147,3 +148,43 @@ describe('kprof audit of the README example', () => {
     expect(c.code).toBe(2);
   });
 });
+
+describe('kprof diff --save-fusions', () => {
+  test('writes the rewrites as catalogue entries that kprof audit --catalogue reads back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const file = join(dir, 'saved.yaml');
+      const d = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file, '-q']);
+      expect(d.code).toBe(0);
+      expect(d.stderr).toMatch(/--save-fusions: 1 entry written/);
+      const [e] = parseCatalogue('saved.yaml', readFileSync(file, 'utf8'));
+      expect(e!.id).toBe('diff-mlaprologv3');
+      expect(e!.fused).toEqual(['MlaPrologV3']);
+      expect(e!.chains[0]!.map((el) => el.types[0])).toEqual(CHAIN_OF_EXAMPLE);
+      // Audited everywhere after: the base runs the chain 16 times where the PR fused it (the MTP layer's chain,
+      // which ends in ScatterPaKvCache, is not the one the diff saw replaced).
+      const a = await kprof(['audit', '--catalogue', file, '--only', 'diff-mlaprologv3', '--format', 'json', 'fixtures/fusion-example/base']);
+      expect(a.code).toBe(0);
+      const entry = JSON.parse(a.stdout).profiles[0].entries[0];
+      expect([entry.status, entry.unfused.count]).toEqual(['unfused', 16]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+const CHAIN_OF_EXAMPLE = [
+  'QuantBatchMatmulV3',
+  'RmsNorm',
+  'RmsNorm',
+  'DynamicQuant',
+  'QuantBatchMatmulV3',
+  'BatchMatMulV3',
+  'InterleaveRope',
+  'InterleaveRope',
+  'Cast',
+  'Cast',
+  'DynamicBlockQuant',
+  'ScatterNdUpdate',
+  'ScatterNdUpdate',
+];

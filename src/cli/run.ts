@@ -197,6 +197,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
           .default('on'),
       )
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
+      .option('--save-fusions <file>', 'write the rewrites found as fusion catalogue entries, for kprof audit --catalogue')
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .option('--step-time', "compare each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))

@@ -16,6 +16,8 @@ export interface ChainElement {
 /** Where a fact comes from: a URL, or a file of a repository (at a commit when known). */
 export interface Source {
   url?: string;
+  /** A profile the fact was measured in (entries written by kprof diff --save-fusions). */
+  profile?: string;
   repo?: string;
   path?: string;
   commit?: string;
@@ -41,9 +43,10 @@ export interface CatalogueEntry {
 /** The keys an entry may have, and which it must. */
 const ENTRY_KEYS = ['id', 'fused', 'api', 'versions', 'per_layer', 'chain', 'variants', 'max_gap', 'chain_source', 'type_source', 'sources'];
 const REQUIRED = ['id', 'fused', 'api', 'versions', 'chain_source', 'type_source', 'sources'];
-const SOURCE_KEYS = ['url', 'repo', 'path', 'commit', 'says'];
+const SOURCE_KEYS = ['url', 'repo', 'path', 'commit', 'profile', 'says'];
 /** A kernel type as an element names it: what a Type cell holds (no `|` or `?`, which the element syntax uses). */
-const TYPE_RE = /^[A-Za-z0-9_.:\-/]{1,120}$/;
+export const TYPE_RE_SOURCE = '^[A-Za-z0-9_.:\\-/]{1,120}$';
+const TYPE_RE = new RegExp(TYPE_RE_SOURCE);
 const ID_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** The longest chain an entry may have (a chain is matched kernel by kernel; a longer one is a mistake). */
 export const MAX_CHAIN = 64;
@@ -125,7 +128,9 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
       if (typeof r.says !== 'string' || r.says.trim() === '') bad(`source ${j + 1}: "says" is missing: what the source says`);
       const hasUrl = typeof r.url === 'string' && /^https:\/\/\S+$/.test(r.url);
       const hasRepo = typeof r.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(r.repo) && typeof r.path === 'string' && r.path !== '';
-      if (!hasUrl && !hasRepo) bad(`source ${j + 1}: expected a "url" (https://…) or a "repo" (owner/name) with a "path"`);
+      const hasProfile = typeof r.profile === 'string' && r.profile !== '';
+      if (!hasUrl && !hasRepo && !hasProfile)
+        bad(`source ${j + 1}: expected a "url" (https://…), a "repo" (owner/name) with a "path", or the "profile" it was measured in`);
       if (r.commit !== undefined && !/^[0-9a-f]{40}$/.test(r.commit as string)) bad(`source ${j + 1}: "commit": expected 40 hex digits`);
       return r as unknown as Source;
     });

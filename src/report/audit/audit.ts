@@ -211,7 +211,12 @@ export function catalogueListing(entries: CatalogueEntry[], format: AuditFormat)
     });
     out.push(`${item}chain source: ${text(e.chainSource)}`);
     for (const s of e.sources) {
-      const where = s.url !== undefined ? s.url : `${s.repo}:${s.path}${s.commit !== undefined ? `@${s.commit.slice(0, 12)}` : ''}`;
+      const where =
+        s.url !== undefined
+          ? s.url
+          : s.profile !== undefined
+            ? `profile ${s.profile}`
+            : `${s.repo}:${s.path}${s.commit !== undefined ? `@${s.commit.slice(0, 12)}` : ''}`;
       out.push(`${item}source: ${text(where)}: ${text(s.says)}`);
     }
   }
