@@ -2,7 +2,7 @@
 // generated module the bundle ships is the files on disk, bad entries are refused with their place, and
 // `kprof audit --list` shows every entry; plus the audit of the README's example profile.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -188,3 +188,26 @@ const CHAIN_OF_EXAMPLE = [
   'ScatterNdUpdate',
   'ScatterNdUpdate',
 ];
+
+describe('text from a user catalogue is escaped', () => {
+  test('a control character or markup in an entry reaches no report raw', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-hostile-'));
+    try {
+      const file = join(dir, 'mine.yaml');
+      const hostile = 'evil\u001b[31m <b>x</b>\u0085 ##[error]';
+      writeFileSync(
+        file,
+        `entries:\n  - id: mine\n    fused: [MlaPrologV3]\n    api: ${JSON.stringify(hostile)}\n    versions: any\n    chain_source: ${JSON.stringify(hostile)}\n    type_source: inferred here\n    sources:\n      - url: https://example.org/x\n        says: ${JSON.stringify(hostile)}\n`,
+      );
+      for (const format of ['table', 'markdown', 'json']) {
+        const res = await kprof(['audit', '--list', '--catalogue', file, '--only', 'mine', '--format', format]);
+        expect(res.code).toBe(0);
+        expect(res.stdout).not.toContain('\u001b');
+        expect(res.stdout).not.toContain('\u0085');
+        expect(res.stdout).not.toContain('##[');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
