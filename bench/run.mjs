@@ -10,6 +10,7 @@
 //   kprof --rewrites off   the same diff without the Fusion rewrites section (the ratio of the two is the
 //            section's cost, with rewrites on by default: printed as the median of the run-by-run ratios, of
 //            wall time and, with GNU time, of CPU time, beside the median peak RSS of each)
+//   kprof audit (PR)   `kprof audit PR`: the fusion catalogue against the PR's kernel sequence
 //   node     Node reading the same bytes and nothing else (readSync into a 4 MiB buffer): the floor
 //   python   Python's csv module grouping by Type (count and sum of Duration(us)), both files
 //   pandas   pandas.read_csv(usecols) + groupby, with the first Python that can import pandas: python3 on PATH,
@@ -328,6 +329,10 @@ async function main() {
         run: () => measure(process.execPath, [KPROF, 'diff', base, pr, '--by', 'type', '--rewrites', 'off']),
       });
     }
+    // kprof audit of the PR alone (the fusion catalogue against its kernel sequence): no slower than the diff.
+    if (want('kprof') && has(process.execPath, [KPROF, 'audit', '--help'])) {
+      contenders.push({ name: 'kprof audit (PR)', run: () => measure(process.execPath, [KPROF, 'audit', pr]) });
+    }
     if (want('node')) contenders.push({ name: 'node read only', run: () => measure(process.execPath, ['-e', NODE_READ, base, pr]) });
     const notes = [];
     const versions = [];
@@ -430,6 +435,8 @@ async function main() {
       if (med.has('python csv')) line('python csv / kprof (≥ 5)', med.get('python csv') / k, med.get('python csv') / k >= 5);
       if (med.has('pandas')) line('pandas / kprof (≥ 2)', med.get('pandas') / k, med.get('pandas') / k >= 2);
       if (med.has('duckdb')) line('duckdb / kprof (> 1)', med.get('duckdb') / k, med.get('duckdb') / k > 1);
+      if (med.has('kprof audit (PR)'))
+        line('kprof audit (PR) / kprof diff (≤ 1)', med.get('kprof audit (PR)') / k, med.get('kprof audit (PR)') / k <= 1);
       if (med.has('node read only')) line('kprof / node read (≤ 3, stretch ≤ 2)', k / med.get('node read only'), k / med.get('node read only') <= 3);
       if (med.has('kprof --rewrites off') && med.has('kprof diff')) {
         // Run i of each ran one after the other: the median of the ratios run by run, which the machine's drift

@@ -22,6 +22,7 @@ import {
   type InspectFormat,
   type SummaryFormat,
 } from '../report/choices.js';
+import type { AuditFlags } from '../commands/audit.js';
 import type { CheckFlags } from '../commands/check.js';
 import type { DiffFlags } from '../commands/diff.js';
 import type { InspectFlags } from '../commands/inspect.js';
@@ -204,6 +205,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
           .default('on'),
       )
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
+      .option('--save-fusions <file>', 'write the rewrites found as fusion catalogue entries, for kprof audit --catalogue')
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .option('--step-time', "compare each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
@@ -256,6 +258,25 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     const { rulesCommand } = await import('../commands/rules.js');
     hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
   });
+
+  program
+    .command('audit')
+    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, layer, step) and its time')
+    .argument('[profile...]', 'profiles to audit (a file or folder as for summary); several with --matrix')
+    .option('--list', 'show the fusion catalogue (its entries, chains and sources) and exit')
+    .option('--catalogue <file...>', 'your own catalogue files (YAML, the format of catalogue/README.md), added to the shipped one')
+    .option('--only <ids>', 'audit only these entries (comma-separated ids)')
+    .option('--all', 'show entries whose kernels never ran too')
+    .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
+    .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
+    .option('-o, --out <file>', 'write the report to a file instead of stdout')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }) => {
+      const { auditCommand } = await import('../commands/audit.js');
+      hooks.code = await auditCommand(profiles, opts, io, progressFor(opts));
+    });
 
   program
     .command('merge')

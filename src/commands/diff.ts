@@ -21,6 +21,8 @@ import { strictCheck } from './summary.js';
 import { DEFAULT_NOISE } from '../analysis/noise.js';
 import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { rewritesSection } from '../analysis/rewrites/section.js';
+import { fusionsFile } from '../analysis/audit/saveFusions.js';
+import { writeFileAtomic } from '../util/io.js';
 
 export interface DiffFlags extends CommonFlags {
   format: DiffFormat;
@@ -35,6 +37,7 @@ export interface DiffFlags extends CommonFlags {
   layerMarker?: string;
   alpha?: string;
   stepTime?: boolean;
+  saveFusions?: string;
 }
 
 /** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
@@ -113,6 +116,19 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       layerMarker: flags.layerMarker ?? null,
       noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
     });
+  }
+  if (flags.saveFusions !== undefined) {
+    // --save-fusions: the rewrites as catalogue entries for kprof audit (needs the rewrites by type).
+    if (d.rewrites?.status !== 'ok' || by !== 'type') {
+      throw usageError(
+        `--save-fusions: needs the Fusion rewrites section by type (--rewrites on, --by type, both sides with kernels in order and Step Id).`,
+      );
+    }
+    const saved = fusionsFile(d.rewrites.result.rewrites, base, pr);
+    writeFileAtomic(flags.saveFusions, saved.text);
+    io.stderr(
+      `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${shown(flags.saveFusions)}${saved.skipped > 0 ? ` (${saved.skipped} rewrites left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
+    );
   }
   io.stderr(diffWarnings(d));
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };

@@ -1,0 +1,178 @@
+// The fusion catalogue of `kprof audit`: entries read from YAML files (catalogue/*.yaml, shipped in the bundle
+// through catalogueData.ts, and the user's own with --catalogue), checked against the schema below. Each entry names
+// the fused kernel type(s), the chain of device kernel types that runs instead when the fusion does not happen, and
+// where each fact comes from. catalogue/README.md describes the format.
+
+import { parseYaml, positionOf } from '../../aggregate/userGroups.js';
+import { inputError } from '../../util/errors.js';
+import { shown } from '../../util/inputText.js';
+
+/** One element of a chain: any of these types; optional elements may be missing. */
+export interface ChainElement {
+  types: string[];
+  optional: boolean;
+}
+
+/** Where a fact comes from: a URL, or a file of a repository (at a commit when known). */
+export interface Source {
+  url?: string;
+  /** A profile the fact was measured in (entries written by kprof diff --save-fusions). */
+  profile?: string;
+  repo?: string;
+  path?: string;
+  commit?: string;
+  says: string;
+}
+
+export interface CatalogueEntry {
+  id: string;
+  /** The file the entry was read from (as given, or catalogue/<name>.yaml for the shipped ones). */
+  file: string;
+  fused: string[];
+  api: string;
+  versions: string;
+  perLayer: boolean;
+  /** The unfused chains: the main one first, then the variants. Empty: the entry counts the fused kernel only. */
+  chains: ChainElement[][];
+  maxGap: number | null;
+  chainSource: string;
+  typeSource: string;
+  sources: Source[];
+}
+
+/** The keys an entry may have, and which it must. */
+const ENTRY_KEYS = ['id', 'fused', 'api', 'versions', 'per_layer', 'chain', 'variants', 'max_gap', 'chain_source', 'type_source', 'sources'];
+const REQUIRED = ['id', 'fused', 'api', 'versions', 'chain_source', 'type_source', 'sources'];
+const SOURCE_KEYS = ['url', 'repo', 'path', 'commit', 'profile', 'says'];
+/** A kernel type as an element names it: what a Type cell holds (no `|` or `?`, which the element syntax uses). */
+export const TYPE_RE_SOURCE = '^[A-Za-z0-9_.:\\-/]{1,120}$';
+const TYPE_RE = new RegExp(TYPE_RE_SOURCE);
+const ID_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/** The longest chain an entry may have (a chain is matched kernel by kernel; a longer one is a mistake). */
+export const MAX_CHAIN = 64;
+export const MAX_GAP = 16;
+
+/** A chain element from its text: `A|B` any of these types, a trailing `?` optional. */
+export function parseElement(text: string): ChainElement | null {
+  const optional = text.endsWith('?');
+  const types = (optional ? text.slice(0, -1) : text).split('|');
+  if (types.length === 0 || !types.every((t) => TYPE_RE.test(t))) return null;
+  return { types, optional };
+}
+
+/** The entries of one catalogue file; errors name the file, line and what is wrong. */
+export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
+  const { doc, lc } = parseYaml(shown(file), text);
+  const where = (path: (string | number)[]): string => {
+    const node = doc.getIn(path, true) as Parameters<typeof positionOf>[0];
+    const p = positionOf(node, lc);
+    return `${shown(file)}:${p.line}:${p.col}`;
+  };
+  const root = doc.toJS({ maxAliasCount: 0 }) as unknown;
+  if (root === null || typeof root !== 'object' || Array.isArray(root) || !Array.isArray((root as { entries?: unknown }).entries)) {
+    throw inputError(`${shown(file)}: expected a mapping with an "entries" list of fusion entries (see catalogue/README.md).`);
+  }
+  const out: CatalogueEntry[] = [];
+  (root as { entries: unknown[] }).entries.forEach((raw, i) => {
+    const at = where(['entries', i]);
+    const bad = (what: string): never => {
+      throw inputError(`${at}: entry ${i + 1}: ${what} (see catalogue/README.md).`);
+    };
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad('expected a mapping');
+    const e = raw as Record<string, unknown>;
+    for (const k of Object.keys(e)) if (!ENTRY_KEYS.includes(k)) bad(`unknown key "${shown(k)}"; expected one of ${ENTRY_KEYS.join(', ')}`);
+    for (const k of REQUIRED) if (e[k] === undefined) bad(`"${k}" is missing`);
+    const text = (k: string): string => {
+      const v = e[k];
+      if (typeof v !== 'string' || v.trim() === '') bad(`"${k}": expected a text`);
+      return (v as string).trim();
+    };
+    const id = text('id');
+    if (!ID_RE.test(id)) bad(`"id": expected lower-case letters, digits and -; found "${shown(id)}"`);
+    const fused = e.fused;
+    if (!Array.isArray(fused) || fused.length === 0 || !fused.every((t) => typeof t === 'string' && TYPE_RE.test(t))) {
+      bad('"fused": expected a list of kernel types');
+    }
+    const chainOf = (v: unknown, key: string): ChainElement[] => {
+      if (!Array.isArray(v) || v.length === 0 || v.length > MAX_CHAIN) bad(`"${key}": expected a list of 1 to ${MAX_CHAIN} kernel types`);
+      const els = (v as unknown[]).map((x) => (typeof x === 'string' ? parseElement(x) : null));
+      if (els.some((x) => x === null)) bad(`"${key}": each element is a kernel type, A|B (either) or A? (optional)`);
+      const chain = els as ChainElement[];
+      if (chain[0]!.optional) bad(`"${key}": the first element may not be optional`);
+      for (const el of chain)
+        for (const t of el.types) if ((fused as string[]).includes(t)) bad(`"${key}": the fused type ${shown(t)} is in its own chain`);
+      return chain;
+    };
+    const chains: ChainElement[][] = [];
+    if (e.chain !== undefined) chains.push(chainOf(e.chain, 'chain'));
+    if (e.variants !== undefined) {
+      if (e.chain === undefined) bad('"variants" without a "chain"');
+      if (!Array.isArray(e.variants)) bad('"variants": expected a list of chains');
+      for (const v of e.variants as unknown[]) chains.push(chainOf(v, 'variants'));
+    }
+    let maxGap: number | null = null;
+    if (e.max_gap !== undefined) {
+      if (typeof e.max_gap !== 'number' || !Number.isInteger(e.max_gap) || e.max_gap < 0 || e.max_gap > MAX_GAP)
+        bad(`"max_gap": expected a whole number 0 to ${MAX_GAP}`);
+      maxGap = e.max_gap as number;
+    }
+    if (e.per_layer !== undefined && typeof e.per_layer !== 'boolean') bad('"per_layer": expected true or false');
+    const sources = e.sources;
+    if (!Array.isArray(sources) || sources.length === 0) bad('"sources": expected a list of at least one source');
+    const srcs = (sources as unknown[]).map((s, j) => {
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) bad(`source ${j + 1}: expected a mapping`);
+      const r = s as Record<string, unknown>;
+      for (const k of Object.keys(r))
+        if (!SOURCE_KEYS.includes(k)) bad(`source ${j + 1}: unknown key "${shown(k)}"; expected one of ${SOURCE_KEYS.join(', ')}`);
+      for (const k of SOURCE_KEYS) if (r[k] !== undefined && typeof r[k] !== 'string') bad(`source ${j + 1}: "${k}": expected a text`);
+      if (typeof r.says !== 'string' || r.says.trim() === '') bad(`source ${j + 1}: "says" is missing: what the source says`);
+      const hasUrl = typeof r.url === 'string' && /^https:\/\/\S+$/.test(r.url);
+      const hasRepo = typeof r.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(r.repo) && typeof r.path === 'string' && r.path !== '';
+      const hasProfile = typeof r.profile === 'string' && r.profile !== '';
+      if (!hasUrl && !hasRepo && !hasProfile)
+        bad(`source ${j + 1}: expected a "url" (https://…), a "repo" (owner/name) with a "path", or the "profile" it was measured in`);
+      if (r.commit !== undefined && !/^[0-9a-f]{40}$/.test(r.commit as string)) bad(`source ${j + 1}: "commit": expected 40 hex digits`);
+      return r as unknown as Source;
+    });
+    out.push({
+      id,
+      file,
+      fused: fused as string[],
+      api: text('api'),
+      versions: text('versions'),
+      perLayer: e.per_layer === true,
+      chains,
+      maxGap,
+      chainSource: text('chain_source'),
+      typeSource: text('type_source'),
+      sources: srcs,
+    });
+  });
+  return out;
+}
+
+/** Entries of several files, ids unique across them (a later file may not redefine an id). */
+export function joinCatalogues(parts: CatalogueEntry[][]): CatalogueEntry[] {
+  const seen = new Map<string, string>();
+  const all: CatalogueEntry[] = [];
+  for (const part of parts) {
+    for (const e of part) {
+      const before = seen.get(e.id);
+      if (before !== undefined)
+        throw inputError(`${shown(e.file)}: the id "${shown(e.id)}" is in ${shown(before)} already; give the entry another id.`);
+      seen.set(e.id, e.file);
+      all.push(e);
+    }
+  }
+  return all;
+}
+
+/** The gap an entry's chains allow between two elements (see catalogue/README.md). */
+export function gapOf(e: CatalogueEntry, chain: ChainElement[]): number {
+  return e.maxGap ?? (chain.length >= 4 ? 2 : 0);
+}
+
+/** A chain as the catalogue writes it. */
+export function chainText(chain: ChainElement[]): string {
+  return chain.map((el) => `${el.types.join('|')}${el.optional ? '?' : ''}`).join(' ');
+}

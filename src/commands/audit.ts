@@ -1,0 +1,89 @@
+// `kprof audit <profile...>`: for each fusion of the catalogue, where its fused kernel ran and where the unfused chain
+// ran instead, per rank, layer and step, with the measured time of each. `--list` shows the catalogue.
+
+import { CATALOGUE_FILES } from '../analysis/audit/catalogueData.js';
+import { joinCatalogues, parseCatalogue, type CatalogueEntry } from '../analysis/audit/catalogue.js';
+import { auditProfile, unauditable, type ProfileAudit } from '../analysis/audit/audit.js';
+import { readText } from '../aggregate/userGroups.js';
+import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
+import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
+import type { Sequences } from '../analysis/rewrites/sequence.js';
+import { readProfile } from '../input/read.js';
+import type { Progress } from '../model/progress.js';
+import { auditJson, auditMarkdown, auditTable, catalogueListing, type AuditFormat } from '../report/audit/audit.js';
+import { inputError, usageError } from '../util/errors.js';
+import { shown } from '../util/inputText.js';
+import { colorEnabled, emit, type Io } from '../util/io.js';
+import { parseRanks } from './options.js';
+
+export interface AuditFlags {
+  format: AuditFormat;
+  list?: boolean;
+  catalogue?: string[];
+  only?: string;
+  all?: boolean;
+  matrix?: boolean;
+  rank?: string;
+  out?: string;
+}
+
+/** The shipped catalogue, then the user's files (--catalogue), ids unique across all. */
+export function loadCatalogue(userFiles: string[]): CatalogueEntry[] {
+  const parts = CATALOGUE_FILES.map((f) => parseCatalogue(f.file, f.text));
+  for (const f of userFiles) parts.push(parseCatalogue(f, readText(f)));
+  return joinCatalogues(parts);
+}
+
+/** --only a,b: the entries named, each of which must exist. */
+function selected(entries: CatalogueEntry[], only: string | undefined): CatalogueEntry[] {
+  if (only === undefined) return entries;
+  const ids = only.split(',').map((s) => s.trim());
+  for (const id of ids) {
+    if (!entries.some((e) => e.id === id)) {
+      throw usageError(`--only: no catalogue entry "${shown(id)}"; kprof audit --list shows the ids.`);
+    }
+  }
+  return entries.filter((e) => ids.includes(e.id));
+}
+
+export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io, progress: Progress): Promise<number> {
+  const entries = selected(loadCatalogue(flags.catalogue ?? []), flags.only);
+  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
+  if (flags.list) {
+    await emit(io, flags.out, catalogueListing(entries, flags.format));
+    return 0;
+  }
+  if (profiles.length === 0) throw usageError('kprof audit: expected at least one profile (or --list to show the catalogue).');
+  if (flags.matrix && profiles.length < 2) throw usageError('--matrix: expected two profiles or more (one per configuration).');
+  const ranks = parseRanks(flags.rank);
+  const audits: ProfileAudit[] = [];
+  for (const input of profiles) {
+    const profile = await readProfile(input, {
+      withShapes: false,
+      ranks,
+      rawNames: null,
+      shortNames: false,
+      onBytes: progress.tracker(input),
+      beside: { kind: SEQUENCE_RECORDER, options: { by: 'type' } },
+      prefer: null,
+      stepTime: false,
+    });
+    const why = unauditable(profile.ranks);
+    if (why !== null)
+      throw inputError(
+        `${shown(input)}: cannot be audited: ${why}. kprof audit needs a kernel table with Step Id (kernel_details.csv, op_summary, a .db or a trace).`,
+      );
+    const parts: { rank: string; seq: Sequences }[] = [];
+    for (const r of profile.ranks) for (const b of r.beside as RecordedRank[]) parts.push({ rank: r.rank, seq: b.seq });
+    if (parts.every((p) => p.seq.steps.length === 0)) {
+      throw inputError(`${shown(input)}: cannot be audited: no compute kernel with a Step Id. kprof audit needs the kernels of steps.`);
+    }
+    audits.push(auditProfile(input, parts, entries));
+  }
+  progress.done();
+  const view = { all: flags.all === true, matrix: flags.matrix === true };
+  const report =
+    flags.format === 'json' ? auditJson(audits) : flags.format === 'markdown' ? auditMarkdown(audits, view) : auditTable(audits, view, ctx);
+  await emit(io, flags.out, report);
+  return 0;
+}

@@ -1,0 +1,224 @@
+// `kprof audit`'s reports: table (terminal), markdown and JSON, of one or more profiles' audits, and the
+// catalogue listing of `--list`. Every text from input (ranks, paths, kernel types of user entries) is escaped.
+
+import type { CatalogueEntry } from '../../analysis/audit/catalogue.js';
+import { chainText } from '../../analysis/audit/catalogue.js';
+import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../../analysis/audit/audit.js';
+import { TICKS_PER_US } from '../../model/model.js';
+import { clipped, jsonSafe } from '../../util/inputText.js';
+import { fmtCount, fmtUs } from '../../util/format.js';
+import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
+
+export const AUDIT_FORMATS = ['table', 'markdown', 'json'] as const;
+export type AuditFormat = (typeof AUDIT_FORMATS)[number];
+
+/** The JSON's schema id: bump on any change of its shape. */
+export const AUDIT_SCHEMA = 'kprof.audit/1';
+
+export interface AuditView {
+  /** Show entries whose kernels never ran too. */
+  all: boolean;
+  /** One table of statuses, entry × profile. */
+  matrix: boolean;
+}
+
+const us = (ticks: number): number => ticks / TICKS_PER_US;
+
+const STATUS_WORD: Record<EntryAudit['status'], string> = {
+  fused: 'fused',
+  fallback: 'FALLBACK',
+  unfused: 'not fused',
+  absent: 'absent',
+};
+
+/** Where: `rank 0 layer 2 steps 1-4`. */
+function siteText(s: AuditSite, text: (x: string) => string): string {
+  return `rank ${text(s.rank)}${s.layer !== null ? ` layer ${s.layer}` : ''} steps ${stepRanges(s.steps)}`;
+}
+
+function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
+  return view.all ? a.entries : a.entries.filter((e) => e.status !== 'absent');
+}
+
+function headline(a: ProfileAudit, text: (x: string) => string): string {
+  const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
+  return (
+    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entries, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
+    `${a.steps.length} step${a.steps.length === 1 ? '' : 's'}, ${fmtCount(a.kernels)} compute kernels; ` +
+    `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
+  );
+}
+
+function rows(a: ProfileAudit, view: AuditView, code: (x: string) => string): string[][] {
+  return shownEntries(a, view).map((e) => [
+    code(e.entry.id),
+    STATUS_WORD[e.status],
+    fmtCount(e.fusedCount),
+    fmtUs(us(e.fusedTicks)),
+    fmtCount(e.unfusedCount),
+    fmtUs(us(e.unfusedTicks)),
+  ]);
+}
+
+const HEAD = ['entry', 'status', 'fused', 'fused µs', 'unfused chains', 'unfused µs'];
+const ALIGN = ['left', 'left', 'right', 'right', 'right', 'right'] as const;
+
+/** The lines naming where each entry's unfused chain ran. */
+function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string): string[] {
+  const lines: string[] = [];
+  for (const e of a.entries) {
+    if (e.unfusedSites.length === 0) continue;
+    lines.push(`${bullet}${text(e.entry.id)} (${e.status === 'fallback' ? 'fused elsewhere' : 'never fused'}): unfused chain ran at`);
+    for (const s of e.unfusedSites) {
+      lines.push(
+        `${bullet === '' ? '  ' : '  - '}${siteText(s, text)}: ${fmtCount(s.count)} chain${s.count === 1 ? '' : 's'}, ${fmtUs(us(s.ticks))}` +
+          `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''}: ${(s.types ?? []).map(text).join(' ')}`,
+      );
+    }
+  }
+  return lines;
+}
+
+function matrixRows(audits: ProfileAudit[], view: AuditView, code: (x: string) => string): string[][] {
+  const ids = audits[0]!.entries.map((e) => e.entry.id);
+  return ids
+    .map((id, k) => [code(id), ...audits.map((a) => STATUS_WORD[a.entries[k]!.status])])
+    .filter((r, k) => view.all || audits.some((a) => a.entries[k]!.status !== 'absent') || r.length === 0);
+}
+
+export function auditTable(audits: ProfileAudit[], view: AuditView, ctx: RenderContext): string {
+  const text = (x: string) => clipped(x);
+  const out: string[] = [];
+  if (view.matrix) {
+    out.push(`Fusion audit of ${audits.length} profiles (FALLBACK: fused in some places, the unfused chain in others)`);
+    audits.forEach((a, i) => {
+      out.push(`  [${i + 1}] ${text(a.input)}`);
+    });
+    out.push('');
+    out.push(
+      textTable(ctx, ['entry', ...audits.map((_, i) => `[${i + 1}]`)], matrixRows(audits, view, text), [
+        'left',
+        ...audits.map(() => 'left' as const),
+      ]),
+    );
+    return `${out.join('\n')}\n`;
+  }
+  for (const a of audits) {
+    if (out.length > 0) out.push('');
+    out.push(headline(a, text), '');
+    const r = rows(a, view, text);
+    out.push(r.length > 0 ? textTable(ctx, HEAD, r, [...ALIGN]) : 'No kernel of any catalogue entry ran (kprof audit --list shows the entries).');
+    const hidden = a.entries.length - shownEntries(a, view).length;
+    if (hidden > 0) out.push(`(${hidden} entries whose kernels never ran are not shown; --all shows them)`);
+    const sl = siteLines(a, text, '');
+    if (sl.length > 0) out.push('', ...sl);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
+  const code = (x: string) => mdCode(x);
+  const out: string[] = [];
+  if (view.matrix) {
+    out.push('## Fusion audit', '');
+    audits.forEach((a, i) => {
+      out.push(`${i + 1}. ${mdCode(a.input)}`);
+    });
+    out.push(
+      '',
+      markdownTable(['entry', ...audits.map((_, i) => `${i + 1}`)], matrixRows(audits, view, code), ['left', ...audits.map(() => 'left' as const)]),
+    );
+    return `${out.join('\n')}\n`;
+  }
+  for (const a of audits) {
+    out.push(`## ${headline(a, code)}`, '');
+    const r = rows(a, view, code);
+    out.push(r.length > 0 ? markdownTable(HEAD, r, [...ALIGN]) : 'No kernel of any catalogue entry ran.');
+    const sl = siteLines(a, code, '- ');
+    if (sl.length > 0) out.push('', ...sl);
+    out.push('');
+  }
+  return `${out.join('\n')}`;
+}
+
+function siteJson(s: AuditSite): unknown {
+  return {
+    rank: s.rank,
+    layer: s.layer,
+    chain: s.chain,
+    steps: s.steps,
+    count: s.count,
+    time_us: us(s.ticks),
+    ...(s.types !== null ? { types: s.types } : {}),
+  };
+}
+
+export function auditJson(audits: ProfileAudit[]): string {
+  const doc = {
+    schema: AUDIT_SCHEMA,
+    profiles: audits.map((a) => ({
+      input: a.input,
+      ranks: a.ranks,
+      steps: a.steps,
+      kernels: a.kernels,
+      entries: a.entries.map((e) => ({
+        id: e.entry.id,
+        fused_types: e.entry.fused,
+        status: e.status,
+        fused: { count: e.fusedCount, time_us: us(e.fusedTicks), sites: e.fusedSites.map(siteJson) },
+        unfused: { count: e.unfusedCount, time_us: us(e.unfusedTicks), sites: e.unfusedSites.map(siteJson) },
+      })),
+    })),
+  };
+  return `${jsonSafe(JSON.stringify(doc, null, 2))}\n`;
+}
+
+/** `kprof audit --list`: the catalogue, one block per entry. */
+export function catalogueListing(entries: CatalogueEntry[], format: AuditFormat): string {
+  if (format === 'json') {
+    return `${jsonSafe(
+      JSON.stringify(
+        {
+          schema: 'kprof.catalogue/1',
+          entries: entries.map((e) => ({
+            id: e.id,
+            file: e.file,
+            fused: e.fused,
+            api: e.api,
+            versions: e.versions,
+            per_layer: e.perLayer,
+            chains: e.chains.map(chainText),
+            chain_source: e.chainSource,
+            type_source: e.typeSource,
+            sources: e.sources,
+          })),
+        },
+        null,
+        2,
+      ),
+    )}\n`;
+  }
+  const text = format === 'markdown' ? (x: string) => mdCode(x) : (x: string) => clipped(x);
+  const out: string[] = [`Fusion catalogue: ${entries.length} entries`];
+  for (const e of entries) {
+    out.push('');
+    out.push(`${format === 'markdown' ? '### ' : ''}${text(e.id)} (${text(e.file)})`);
+    const item = format === 'markdown' ? '- ' : '  ';
+    out.push(`${item}fused: ${e.fused.map(text).join(', ')}   api: ${text(e.api)}`);
+    if (e.chains.length === 0) out.push(`${item}chain: none (counts the fused kernel only)`);
+    e.chains.forEach((c, i) => {
+      out.push(`${item}${i === 0 ? 'chain' : `variant ${i}`}: ${text(chainText(c))}`);
+    });
+    out.push(`${item}chain source: ${text(e.chainSource)}`);
+    for (const s of e.sources) {
+      const where =
+        s.url !== undefined
+          ? s.url
+          : s.profile !== undefined
+            ? `profile ${s.profile}`
+            : `${s.repo}:${s.path}${s.commit !== undefined ? `@${s.commit.slice(0, 12)}` : ''}`;
+      out.push(`${item}source: ${text(where)}: ${text(s.says)}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,213 @@
+// The fusion catalogue of kprof audit: every shipped file passes the schema, every entry cites a source, the
+// generated module the bundle ships is the files on disk, bad entries are refused with their place, and
+// `kprof audit --list` shows every entry; plus the audit of the README's example profile.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { CATALOGUE_FILES } from '../src/analysis/audit/catalogueData.js';
+import { parseCatalogue, joinCatalogues } from '../src/analysis/audit/catalogue.js';
+import { isKprofError } from '../src/util/errors.js';
+import { kprof, ROOT } from './helpers.js';
+
+const DIR = join(ROOT, 'catalogue');
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
+
+function refusal(text: string): string {
+  try {
+    parseCatalogue('user.yaml', text);
+  } catch (e) {
+    if (isKprofError(e)) return e.message;
+    throw e;
+  }
+  return '(accepted)';
+}
+
+describe('the shipped catalogue', () => {
+  test('the bundled module holds exactly the files of catalogue/ (run node scripts/catalogue.mjs when this fails)', () => {
+    expect(CATALOGUE_FILES.map((f) => f.file)).toEqual(files.map((f) => `catalogue/${f}`));
+    for (const f of CATALOGUE_FILES) expect(f.text).toBe(readFileSync(join(ROOT, f.file), 'utf8'));
+  });
+
+  const entries = joinCatalogues(files.map((f) => parseCatalogue(`catalogue/${f}`, readFileSync(join(DIR, f), 'utf8'))));
+
+  test('every file passes the schema, ids are unique, and there are at least 20 entries', () => {
+    expect(entries.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+  });
+
+  test('every entry cites a source and says where its chain and type names come from', () => {
+    for (const e of entries) {
+      expect(e.sources.length, e.id).toBeGreaterThan(0);
+      for (const s of e.sources) expect(s.url !== undefined || (s.repo !== undefined && s.path !== undefined), e.id).toBe(true);
+      expect(e.chainSource.length, e.id).toBeGreaterThan(10);
+      expect(e.typeSource.length, e.id).toBeGreaterThan(10);
+      // An entry without a chain says why.
+      if (e.chains.length === 0) expect(e.chainSource, e.id).toMatch(/^none/);
+    }
+  });
+
+  test('kprof audit --list shows every entry and its sources', async () => {
+    const res = await kprof(['audit', '--list']);
+    expect(res.code).toBe(0);
+    for (const e of entries) expect(res.stdout).toContain(`${e.id} (`);
+    expect(res.stdout).toContain('Ascend/op-plugin:docs/zh/custom_APIs/torch_npu/torch_npu-npu_mla_prolog_v3.md');
+    const json = JSON.parse((await kprof(['audit', '--list', '--format', 'json'])).stdout);
+    expect(json.entries.map((e: { id: string }) => e.id)).toEqual(entries.map((e) => e.id));
+  });
+});
+
+describe('a catalogue file is checked', () => {
+  const ok = `entries:
+  - id: my-fusion
+    fused: [MyFused]
+    api: my_api
+    versions: any
+    chain: [A, B|C, D?]
+    chain_source: inferred
+    type_source: inferred
+    sources:
+      - url: https://example.org/doc
+        says: it fuses A and B
+`;
+
+  test('a good entry is read with its chain elements', () => {
+    const [e] = parseCatalogue('user.yaml', ok);
+    expect(e!.chains[0]).toEqual([
+      { types: ['A'], optional: false },
+      { types: ['B', 'C'], optional: false },
+      { types: ['D'], optional: true },
+    ]);
+  });
+
+  test.each([
+    ['no sources', ok.replace(/ {4}sources:[\s\S]*$/, ''), /"sources" is missing/],
+    ['a source without url or repo', ok.replace('url: https://example.org/doc', 'path: x'), /expected a "url"/],
+    ['an unknown key', ok.replace('api: my_api', 'api: my_api\n    colour: red'), /unknown key "colour"/],
+    ['a bad element', ok.replace('[A, B|C, D?]', '[A, "B C"]'), /each element is a kernel type/],
+    ['an optional first element', ok.replace('[A, B|C, D?]', '[A?, B]'), /first element may not be optional/],
+    ['the fused type in its chain', ok.replace('[A, B|C, D?]', '[A, MyFused]'), /in its own chain/],
+    ['a bad id', ok.replace('my-fusion', 'My Fusion'), /"id": expected/],
+    ['no entries list', 'foo: 1\n', /"entries" list/],
+  ])('refused: %s', (_what, text, message) => {
+    const m = refusal(text);
+    expect(m).toMatch(message);
+    expect(m).toMatch(/^user\.yaml/);
+  });
+
+  test('an id that the shipped catalogue has already is refused', () => {
+    const shipped = parseCatalogue('catalogue/mla.yaml', readFileSync(join(DIR, 'mla.yaml'), 'utf8'));
+    const mine = parseCatalogue('mine.yaml', ok.replace('my-fusion', 'mla-prolog'));
+    expect(() => joinCatalogues([shipped, mine])).toThrow(/mine\.yaml: the id "mla-prolog" is in catalogue\/mla\.yaml already/);
+  });
+});
+
+describe('kprof audit of the README example', () => {
+  test('the PR fuses the MLA prolog in the decoder layers, and its MTP layer keeps the unfused chain', async () => {
+    const res = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolog', '--format', 'json']);
+    expect(res.code).toBe(0);
+    const e = JSON.parse(res.stdout).profiles[0].entries[0];
+    expect(e.status).toBe('fallback');
+    // 2 ranks x 4 steps x 2 decoder layers fused; the MTP layer (the third site of each step) unfused.
+    expect(e.fused.count).toBe(16);
+    expect(e.unfused.count).toBe(8);
+    expect(e.unfused.sites.map((s: { rank: string; layer: number; steps: number[] }) => [s.rank, s.layer, s.steps])).toEqual([
+      ['0', 2, [21, 22, 23, 24]],
+      ['1', 2, [21, 22, 23, 24]],
+    ]);
+    expect(e.unfused.sites[0].types.at(-1)).toBe('ScatterPaKvCache');
+  });
+
+  test('the base runs the unfused chain everywhere: never fused', async () => {
+    const res = await kprof(['audit', 'fixtures/fusion-example/base', '--only', 'mla-prolog', '--format', 'json']);
+    const e = JSON.parse(res.stdout).profiles[0].entries[0];
+    expect(e.status).toBe('unfused');
+    expect(e.unfused.count).toBe(24);
+  });
+
+  test('--matrix gives one status per profile; the table names the sites', async () => {
+    const m = await kprof(['audit', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--matrix', '--only', 'mla-prolog']);
+    expect(m.code).toBe(0);
+    expect(m.stdout).toMatch(/mla-prolog\s+not fused\s+FALLBACK/);
+    const t = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolog']);
+    expect(t.stdout).toContain('rank 0 layer 2 steps 21-24: 4 chains');
+    const md = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolog', '--format', 'markdown']);
+    expect(md.stdout).toContain('| `mla-prolog` | FALLBACK |');
+  });
+
+  test('bad use: an unknown entry, --matrix with one profile, a profile of totals', async () => {
+    const a = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'nope']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/--only: no catalogue entry "nope"/);
+    const b = await kprof(['audit', 'fixtures/fusion-example/pr', '--matrix']);
+    expect(b.code).toBe(2);
+    const c = await kprof(['audit']);
+    expect(c.code).toBe(2);
+  });
+});
+
+describe('kprof diff --save-fusions', () => {
+  test('writes the rewrites as catalogue entries that kprof audit --catalogue reads back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const file = join(dir, 'saved.yaml');
+      const d = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file, '-q']);
+      expect(d.code).toBe(0);
+      expect(d.stderr).toMatch(/--save-fusions: 1 entry written/);
+      const [e] = parseCatalogue('saved.yaml', readFileSync(file, 'utf8'));
+      expect(e!.id).toBe('diff-mlaprologv3');
+      expect(e!.fused).toEqual(['MlaPrologV3']);
+      expect(e!.chains[0]!.map((el) => el.types[0])).toEqual(CHAIN_OF_EXAMPLE);
+      // Audited everywhere after: the base runs the chain 16 times where the PR fused it (the MTP layer's chain,
+      // which ends in ScatterPaKvCache, is not the one the diff saw replaced).
+      const a = await kprof(['audit', '--catalogue', file, '--only', 'diff-mlaprologv3', '--format', 'json', 'fixtures/fusion-example/base']);
+      expect(a.code).toBe(0);
+      const entry = JSON.parse(a.stdout).profiles[0].entries[0];
+      expect([entry.status, entry.unfused.count]).toEqual(['unfused', 16]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+const CHAIN_OF_EXAMPLE = [
+  'QuantBatchMatmulV3',
+  'RmsNorm',
+  'RmsNorm',
+  'DynamicQuant',
+  'QuantBatchMatmulV3',
+  'BatchMatMulV3',
+  'InterleaveRope',
+  'InterleaveRope',
+  'Cast',
+  'Cast',
+  'DynamicBlockQuant',
+  'ScatterNdUpdate',
+  'ScatterNdUpdate',
+];
+
+describe('text from a user catalogue is escaped', () => {
+  test('a control character or markup in an entry reaches no report raw', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-hostile-'));
+    try {
+      const file = join(dir, 'mine.yaml');
+      const hostile = 'evil\u001b[31m <b>x</b>\u0085 ##[error]';
+      writeFileSync(
+        file,
+        `entries:\n  - id: mine\n    fused: [MlaPrologV3]\n    api: ${JSON.stringify(hostile)}\n    versions: any\n    chain_source: ${JSON.stringify(hostile)}\n    type_source: inferred here\n    sources:\n      - url: https://example.org/x\n        says: ${JSON.stringify(hostile)}\n`,
+      );
+      for (const format of ['table', 'markdown', 'json']) {
+        const res = await kprof(['audit', '--list', '--catalogue', file, '--only', 'mine', '--format', format]);
+        expect(res.code).toBe(0);
+        expect(res.stdout).not.toContain('\u001b');
+        expect(res.stdout).not.toContain('\u0085');
+        expect(res.stdout).not.toContain('##[');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
