@@ -9,7 +9,9 @@ import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
 import { headingText, laneLines } from '../src/report/diff/rewrites.js';
 import { CHAIN, DUP, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
-import { HAS_REAL, kprof, REAL } from './helpers.js';
+import { kprof, REAL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const range = (n: number) => [...Array(n).keys()];
 
