@@ -1,5 +1,6 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
+import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
@@ -23,6 +24,8 @@ import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/record
 import { rewritesSection } from '../analysis/rewrites/section.js';
 
 export interface DiffFlags extends CommonFlags {
+  /** Tables and lines whole on a terminal too (not fitted to its width). */
+  wide?: boolean;
   format: DiffFormat;
   sort: DiffSort;
   only?: DiffOnly;
@@ -115,8 +118,11 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     });
   }
   io.stderr(diffWarnings(d));
-  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
+  const fit = flags.format === 'table' ? terminalFit(io, flags.out, flags.wide) : undefined;
+  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY), ...(fit ? { fit } : {}) };
   const reporter = await DIFF_REPORTERS[flags.format]();
-  await emit(io, flags.out, reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx));
+  const report = reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx);
+  await emit(io, flags.out, report);
+  io.stderr(fitHint(fit));
   return 0;
 }
