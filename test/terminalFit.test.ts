@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli/run.js';
 import { fitTable, middleCut, wrapWords } from '../src/report/render.js';
-import { kprof, ROOT } from './helpers.js';
+import { HAS_REAL, kprof, REAL, ROOT } from './helpers.js';
 
 async function tty(args: string[], columns: number): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -45,7 +45,7 @@ describe('terminal width', () => {
         const t = tableLines(r.stdout);
         expect(t.length).toBeGreaterThan(5);
         for (const l of t) expect(l.length).toBeLessThan(columns);
-        expect(r.stderr).toMatch(new RegExp(`kprof: note: fitted to ${columns} columns .*--wide`));
+        expect(r.stderr).toMatch(new RegExp(`kprof: note: fitted to ${columns} columns .*--wide shows everything`));
       }
     });
   }
@@ -113,5 +113,17 @@ describe('middleCut and wrapWords', () => {
       expect(l).not.toMatch(/\\(?!x1b)/);
     }
     expect(lines.join('').replace(/ /g, '')).toBe(`rule:${'ab\\x1b'.repeat(10)}done`);
+  });
+});
+
+describe.skipIf(!HAS_REAL)('terminal width on a real kineto trace', () => {
+  it('shortens the CUDA kernel names to 80 columns and suggests --short-names', async () => {
+    const r = await tty(['summary', `${REAL}/hta-kineto/alexnet`, '--top', '8'], 80);
+    expect(r.code).toBe(0);
+    for (const l of tableLines(r.stdout)) expect(l.length).toBeLessThan(80);
+    expect(r.stderr).toMatch(/names shortened/);
+    expect(r.stderr).toMatch(/--short-names drops the template arguments/);
+    const short = await tty(['summary', `${REAL}/hta-kineto/alexnet`, '--top', '8', '--short-names'], 80);
+    expect(short.stderr).not.toMatch(/--short-names drops/);
   });
 });

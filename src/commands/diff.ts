@@ -11,7 +11,7 @@ import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
+import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy } from '../model/model.js';
 import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
@@ -123,6 +123,6 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const reporter = await DIFF_REPORTERS[flags.format]();
   const report = reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx);
   await emit(io, flags.out, report);
-  io.stderr(fitHint(fit));
+  io.stderr(fitHint(fit, flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p))));
   return 0;
 }

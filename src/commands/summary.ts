@@ -59,7 +59,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const report = reporter(s, view, ctx);
   const making: SnapshotMaking = { command: 'summary', by, typesKnown: !namesOnlyProfile(data), stepIds: s.stepIds, ranks: s.ranks };
   await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out, making) : report);
-  io.stderr(fitHint(fit));
+  io.stderr(fitHint(fit, flags.shortNames !== true && namesOnlyProfile(data)));
   return 0;
 }
 

@@ -15,8 +15,13 @@ export function terminalFit(io: Io, out: string | undefined, wide: boolean | und
   return width === undefined ? undefined : { width, cut: [] };
 }
 
-/** The line that says what fitting the terminal cut, and how to see everything (empty when nothing was cut). */
-export function fitHint(fit: Fit | undefined): string {
+/**
+ * The line that says what fitting the terminal cut, and how to see everything (empty when nothing was cut).
+ * `gpuNames`: the input's names are CUDA/ROCm kernel names (a trace, Nsight) read whole, whose template
+ * arguments make them long and alike: the line suggests --short-names when it shortened names.
+ */
+export function fitHint(fit: Fit | undefined, gpuNames = false): string {
   if (!fit || fit.cut.length === 0) return '';
-  return `kprof: note: fitted to ${fit.width} columns (${[...new Set(fit.cut)].join('; ')}); --wide, a wider terminal or --format markdown shows everything.\n`;
+  const short = gpuNames && fit.cut.includes('names shortened') ? 'kprof: note: --short-names drops the template arguments of kernel names.\n' : '';
+  return `kprof: note: fitted to ${fit.width} columns (${[...new Set(fit.cut)].join('; ')}); --wide shows everything.\n${short}`;
 }
