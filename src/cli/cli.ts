@@ -12,6 +12,7 @@ const io = {
   env: process.env,
   stdoutIsTTY: process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,
+  ...(process.stdout.isTTY === true && process.stdout.columns > 0 ? { stdoutColumns: process.stdout.columns } : {}),
   ...(process.stderr.isTTY === true && process.stderr.columns > 0 ? { stderrColumns: process.stderr.columns } : {}),
   cwd: process.cwd(),
 };

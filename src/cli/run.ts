@@ -159,7 +159,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
       .option('--step-time', "add each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+      .option('-o, --out <file>', 'write the report to a file instead of stdout')
+      .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (profile: string, opts: Formatted<SummaryFlags, FormatName<SummaryFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { summaryCommand } = await import('../commands/summary.js');
     hooks.code = await summaryCommand(
@@ -209,7 +210,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .option('--step-time', "compare each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout'),
+      .option('-o, --out <file>', 'write the report to a file instead of stdout')
+      .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { diffCommand } = await import('../commands/diff.js');
     hooks.code = await diffCommand(
@@ -233,7 +235,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
       .option('--markdown-out <file>', 'also write the Markdown report to a file: one check, two reports (the GitHub Action uses it)')
-      .option('--html-out <file>', 'also write the HTML report to a file, from the same check (the GitHub Action keeps it as an artifact)'),
+      .option('--html-out <file>', 'also write the HTML report to a file, from the same check (the GitHub Action keeps it as an artifact)'
+      .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
     const { checkCommand } = await import('../commands/check.js');
     hooks.code = await checkCommand(profile, opts, io, progressFor(opts));

@@ -3,6 +3,7 @@
 // are read in parallel, the rules evaluated, the report written (also when the check fails), and the verdict
 // mapped to the exit code.
 
+import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
@@ -29,6 +30,8 @@ import { strictCheck } from './summary.js';
 
 /** check takes the selection options of summary (not --by or --groups: rules select their own kernels). */
 export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
+  /** Tables and lines whole on a terminal too (not fitted to its width). */
+  wide?: boolean;
   rules: string;
   base?: string;
   format: CheckFormatName;
@@ -165,9 +168,12 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     baseRead: base ? readCounts(base) : null,
     workspace: io.env.GITHUB_WORKSPACE,
   };
-  const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
+  const fit = format === 'text' ? terminalFit(io, flags.out, flags.wide) : undefined;
+  const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY), ...(fit ? { fit } : {}) };
   const reporter = await CHECK_REPORTERS[format]();
-  const went = await emit(io, flags.out, reporter(verdict, ctx, rc));
+  const text = reporter(verdict, ctx, rc);
+  const went = await emit(io, flags.out, text);
+  io.stderr(fitHint(fit));
   if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
   if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.

@@ -1,5 +1,6 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
+import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
@@ -10,7 +11,7 @@ import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
+import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy } from '../model/model.js';
 import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
@@ -25,6 +26,8 @@ import { fusionsFile } from '../analysis/audit/saveFusions.js';
 import { writeFileAtomic } from '../util/io.js';
 
 export interface DiffFlags extends CommonFlags {
+  /** Tables and lines whole on a terminal too (not fitted to its width). */
+  wide?: boolean;
   format: DiffFormat;
   sort: DiffSort;
   only?: DiffOnly;
@@ -131,8 +134,11 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     );
   }
   io.stderr(diffWarnings(d));
-  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
+  const fit = flags.format === 'table' ? terminalFit(io, flags.out, flags.wide) : undefined;
+  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY), ...(fit ? { fit } : {}) };
   const reporter = await DIFF_REPORTERS[flags.format]();
-  await emit(io, flags.out, reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx));
+  const report = reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx);
+  await emit(io, flags.out, report);
+  io.stderr(fitHint(fit, flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p))));
   return 0;
 }

@@ -1,5 +1,6 @@
 // `kprof summary <profile>`: read, group, render.
 
+import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
@@ -19,6 +20,8 @@ import { witnessLines } from '../report/witness.js';
 import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
 export interface SummaryFlags extends CommonFlags {
+  /** Tables and lines whole on a terminal too (not fitted to its width). */
+  wide?: boolean;
   format: SummaryFormat;
   sort: SummarySort;
   top?: string;
@@ -50,11 +53,13 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   strictCheck(flags.strict, s.skippedRows);
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };
-  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
+  const fit = flags.format === 'table' ? terminalFit(io, flags.out, flags.wide) : undefined;
+  const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY), ...(fit ? { fit } : {}) };
   const reporter = await SUMMARY_REPORTERS[flags.format]();
   const report = reporter(s, view, ctx);
   const making: SnapshotMaking = { command: 'summary', by, typesKnown: !namesOnlyProfile(data), stepIds: s.stepIds, ranks: s.ranks };
   await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out, making) : report);
+  io.stderr(fitHint(fit, flags.shortNames !== true && namesOnlyProfile(data)));
   return 0;
 }
 

@@ -16,6 +16,19 @@ export type Align = 'left' | 'right';
 export interface RenderContext {
   /** Colour allowed (stdout is a TTY and NO_COLOR is not set). */
   color: boolean;
+  /**
+   * Present only when stdout is a terminal: its width, which terminal tables and lines are fitted to (see
+   * fitTable). A reporter that had to shorten or leave something out says so in `cut` (what it left out), and the
+   * command prints one line on how to see everything. Absent (pipes, files, CI), output is as wide as it needs.
+   */
+  fit?: Fit;
+}
+
+export interface Fit {
+  /** The terminal's columns; a line is kept below the last one (a line that reaches it wraps on some terminals). */
+  width: number;
+  /** What was shortened or left out to fit, in words ("names shortened", "columns Δ, Δ% left out"). */
+  cut: string[];
 }
 
 const ANSI = {
@@ -36,7 +49,16 @@ export function paint(ctx: RenderContext, style: Paint, text: string): string {
 }
 
 /** A borderless terminal table: a header, a rule under it, right-aligned numbers. */
-export function textTable(ctx: RenderContext, head: string[], rows: string[][], align: Align[], footer?: string[]): string {
+export function textTable(
+  ctx: RenderContext,
+  head: string[],
+  rows: string[][],
+  align: Align[],
+  footer?: string[],
+  /** Columns a terminal too narrow for the table may leave out, the first to go first (never the first column). */
+  droppable: number[] = [],
+): string {
+  if (ctx.fit) ({ head, rows, align, footer } = fitTable(ctx.fit, head, rows, align, footer, droppable));
   const all = tableRows(ctx, head, rows, footer);
   const plain = head.length > 0 && all.every((r) => r.length === head.length && r.every(isPlain));
   return plain ? padTable(all, align) : trimLines(cliTable(all, align));
@@ -67,6 +89,140 @@ function tableRows(ctx: RenderContext, head: string[], rows: string[][], footer:
   for (const r of rows) out.push(r);
   if (footer) out.push(rule, footer);
   return out;
+}
+
+/** The narrowest the first column (the names) is made to fit a terminal: shorter names read as no name. */
+export const MIN_NAME_WIDTH = 24;
+
+/**
+ * A table fitted to a terminal of `fit.width` columns: the first column's long texts shortened in the middle
+ * (middleCut, so that names alike at their start stay apart by their ends), down to MIN_NAME_WIDTH; then, while
+ * it is still too wide, the `droppable` columns left out in that order. What it did is added to `fit.cut`.
+ */
+export function fitTable(
+  fit: Fit,
+  head: string[],
+  rows: string[][],
+  align: Align[],
+  footer: string[] | undefined,
+  droppable: number[],
+): { head: string[]; rows: string[][]; align: Align[]; footer: string[] | undefined } {
+  const limit = fit.width - 1;
+  const widthOf = (i: number): number => {
+    let w = visible(head[i] ?? '');
+    for (const r of rows) w = Math.max(w, visible(r[i] ?? ''));
+    return footer ? Math.max(w, visible(footer[i] ?? '')) : w;
+  };
+  const widths = head.map((_, i) => widthOf(i));
+  const total = (keep: number[]): number => keep.reduce((a, i) => a + widths[i]!, 0) + GAP.length * (keep.length - 1);
+  let keep = head.map((_, i) => i);
+  if (total(keep) <= limit || head.length === 0) return { head, rows, align, footer };
+  const floor = Math.max(MIN_NAME_WIDTH, visible(head[0]!), footer ? visible(footer[0] ?? '') : 0);
+  const rest = (k: number[]): number => total(k) - widths[0]!;
+  // Leave out columns only while the shortest names would not fit beside the others.
+  const dropped: string[] = [];
+  for (const i of droppable) {
+    if (rest(keep) + Math.min(widths[0]!, floor) <= limit) break;
+    keep = keep.filter((k) => k !== i);
+    dropped.push(head[i]!);
+  }
+  const nameWidth = Math.max(floor, limit - rest(keep));
+  let shortened = false;
+  const shorten = (r: string[]): string[] => {
+    const cells = keep.map((i) => r[i] ?? '');
+    if (visible(cells[0]!) > nameWidth) {
+      cells[0] = middleCut(cells[0]!, nameWidth);
+      shortened = true;
+    }
+    return cells;
+  };
+  const out = {
+    head: keep.map((i) => head[i]!),
+    rows: rows.map(shorten),
+    align: keep.map((i) => align[i]!),
+    footer: footer ? shorten(footer) : undefined,
+  };
+  if (shortened) fit.cut.push('names shortened');
+  if (dropped.length > 0) fit.cut.push(`${dropped.length === 1 ? 'column' : 'columns'} ${dropped.join(', ')} left out`);
+  if (total(keep) - widths[0]! + nameWidth > limit) fit.cut.push('table wider than the terminal');
+  return out;
+}
+
+/** An escape escaped() writes, which a cut must keep whole: `\xHH` or `\uHHHH`. */
+const ESCAPE_TOKEN = /\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|[\s\S]/gu;
+
+/**
+ * Text already escaped (a table cell), at most `width` characters: its start and its end with `…` between, the
+ * escapes of escaped() kept whole, so that nothing reads differently than in the whole text. A painted cell (see
+ * PAINTED) keeps its paint.
+ */
+export function middleCut(cell: string, width: number): string {
+  const m = PAINTED.exec(cell);
+  if (m) {
+    const inner = m[1] ?? m[2]!;
+    const at = cell.indexOf(inner);
+    return cell.slice(0, at) + middleCut(inner, width) + cell.slice(at + inner.length);
+  }
+  const tokens = cell.match(ESCAPE_TOKEN) ?? [];
+  let length = 0;
+  for (const t of tokens) length += t.length;
+  if (length <= width) return cell;
+  const room = Math.max(1, width - 1);
+  let headRoom = Math.ceil(room / 2);
+  let tailRoom = room - headRoom;
+  let head = '';
+  let i = 0;
+  while (i < tokens.length && head.length + tokens[i]!.length <= headRoom) head += tokens[i++]!;
+  tailRoom += headRoom - head.length;
+  headRoom = head.length;
+  let tail = '';
+  let j = tokens.length - 1;
+  while (j >= i && tail.length + tokens[j]!.length <= tailRoom) tail = tokens[j--]! + tail;
+  // A name's own backslash just before the `…` or a tail that starts as `x1b` would never read as an escape (the
+  // backslash of an escape is always kept with it), so nothing more is needed here.
+  return `${head}…${tail}`;
+}
+
+/**
+ * Text already escaped, in lines of at most `width` characters broken at spaces; a word longer than a line is
+ * broken inside, never inside an escape of escaped() (see ESCAPE_TOKEN).
+ */
+export function wrapWords(text: string, width: number): string[] {
+  const w = Math.max(8, width);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    let rest = word;
+    while (rest.length > 0) {
+      const sep = line === '' ? '' : ' ';
+      if (line.length + sep.length + rest.length <= w) {
+        line += sep + rest;
+        rest = '';
+      } else if (line !== '' && rest.length <= w) {
+        lines.push(line);
+        line = '';
+      } else {
+        // A word longer than what is left of the line: as much of it as fits, in whole escapes.
+        const room = w - line.length - sep.length;
+        let piece = '';
+        for (const t of rest.match(ESCAPE_TOKEN) ?? []) {
+          if (piece.length + t.length > room) break;
+          piece += t;
+        }
+        if (piece === '') {
+          lines.push(line);
+          line = '';
+          continue;
+        }
+        line += sep + piece;
+        rest = rest.slice(piece.length);
+        lines.push(line);
+        line = '';
+      }
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 function trimLines(text: string): string {

@@ -12,6 +12,8 @@ export interface Io {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   stdoutIsTTY: boolean;
+  /** The width of the terminal stdout is, when it is one (COLUMNS is asked when this is absent): tables fit it. */
+  stdoutColumns?: number;
   stderrIsTTY: boolean;
   /** The width of the terminal stderr is, when it is one (COLUMNS is asked when this is absent). */
   stderrColumns?: number;

@@ -64,7 +64,8 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     for (const w of warnings) out.push(paint(ctx, 'yellow', `Warning: ${w}`));
     out.push('');
   }
-  out.push(textTable(ctx, head, body, align, footer), '');
+  // Too narrow a terminal loses the count changes first (the counts say them), then Δ% time, the base time and the PR time (Δ time stays).
+  out.push(textTable(ctx, head, body, align, footer, [3, 4, 8, 5, 6]), '');
   const dis = disagreementLines(d);
   // Loops, not push(...dis): one line per row that ranks disagree on would overflow the stack at ~125k.
   if (dis.length > 0) {

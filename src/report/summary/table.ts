@@ -39,5 +39,5 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
   ];
   if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
   const stepTime = s.stepTime ? `\n${blockText(ctx, summaryStepTimeBlock(s.stepTime, clipped))}` : '';
-  return `${textTable(ctx, head, body, align, footer)}\n\n${totalsLine(s)}\n${stepTime}`;
+  return `${textTable(ctx, head, body, align, footer, [4, 5, 3, 7])}\n\n${totalsLine(s)}\n${stepTime}`;
 }

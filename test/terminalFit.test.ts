@@ -1,0 +1,129 @@
+// Tables and check lines on a terminal are fitted to its width (report/render.ts fitTable, check/text.ts); pipes
+// and files get the whole output as before.
+
+import { describe, expect, it } from 'vitest';
+import { run } from '../src/cli/run.js';
+import { fitTable, middleCut, wrapWords } from '../src/report/render.js';
+import { HAS_REAL, kprof, REAL, ROOT } from './helpers.js';
+
+async function tty(args: string[], columns: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, {
+    stdout: (s) => {
+      stdout += s;
+    },
+    stderr: (s) => {
+      stderr += s;
+    },
+    env: { NO_COLOR: '1' },
+    stdoutIsTTY: true,
+    stderrIsTTY: false,
+    stdoutColumns: columns,
+    cwd: ROOT,
+  });
+  return { code, stdout, stderr };
+}
+
+const DIFF = ['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--rewrites', 'off'];
+const SUMMARY = ['summary', 'fixtures/fusion-example/base'];
+
+/** The table's lines: from its header to its footer. */
+function tableLines(out: string): string[] {
+  const lines = out.split('\n');
+  const start = lines.findIndex((l) => /^(type|name)\s/.test(l));
+  const end = lines.findIndex((l, i) => i > start && l.startsWith('total'));
+  return lines.slice(start, end + 1);
+}
+
+describe('terminal width', () => {
+  for (const columns of [60, 80]) {
+    it(`fits the diff and summary tables to ${columns} columns and says what it left out`, async () => {
+      for (const args of [DIFF, SUMMARY]) {
+        const r = await tty(args, columns);
+        expect(r.code).toBe(0);
+        const t = tableLines(r.stdout);
+        expect(t.length).toBeGreaterThan(5);
+        for (const l of t) expect(l.length).toBeLessThan(columns);
+        expect(r.stderr).toMatch(new RegExp(`kprof: note: fitted to ${columns} columns .*--wide shows everything`));
+      }
+    });
+  }
+
+  it('leaves a table that fits as it is, with no note, and pipes byte for byte as before', async () => {
+    for (const args of [DIFF, SUMMARY]) {
+      const wide = await tty(args, 200);
+      const piped = await kprof(args);
+      expect(wide.stdout).toBe(piped.stdout);
+      expect(wide.stderr).not.toMatch(/fitted to/);
+      expect((await tty([...args, '--wide'], 60)).stdout).toBe(piped.stdout);
+    }
+  });
+
+  it('wraps check lines under their status at 60 columns, every word kept', async () => {
+    const args = [
+      'check',
+      'fixtures/fusion-example/pr',
+      '--base',
+      'fixtures/fusion-example/base',
+      '--rules',
+      'fixtures/fusion-example/kprof.rules.yaml',
+    ];
+    const r = await tty(args, 60);
+    const piped = await kprof(args);
+    expect(r.code).toBe(piped.code);
+    for (const l of r.stdout.split('\n').filter((l) => /^(pass|FAIL|fail|warn) /.test(l) || l.startsWith('      ')))
+      expect(l.length).toBeLessThan(60);
+    const words = (s: string): string[] => s.split(/\s+/).filter((w) => w !== '');
+    expect(words(r.stdout).join(' ')).toBe(words(piped.stdout).join(' '));
+  });
+});
+
+describe('middleCut and wrapWords', () => {
+  it('keeps the start and the end of a long name and never cuts an escape', () => {
+    const a = `void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<AddFunctor<float>>>(int)`;
+    const b = a.replace('AddFunctor', 'MulFunctor').replace('(int)', '(long)');
+    expect(middleCut(a, 30)).toHaveLength(30);
+    expect(middleCut(a, 30)).not.toBe(middleCut(b, 30));
+    const hostile = `${'\\x1b'.repeat(20)}[31mred${'\\u202e'.repeat(10)}`;
+    for (let w = 5; w < 40; w++) {
+      const c = middleCut(hostile, w);
+      expect(c.length).toBeLessThanOrEqual(w);
+      // Every backslash still starts a whole escape.
+      expect(c.replace(/\\x[0-9a-f]{2}|\\u[0-9a-f]{4}/g, '')).not.toContain('\\');
+    }
+  });
+
+  it('fitTable shortens the names and reports it', () => {
+    const fit = { width: 50, cut: [] as string[] };
+    const long = 'k'.repeat(30) + 'END';
+    const t = fitTable(fit, ['name', 'count'], [[long, '1']], ['left', 'right'], undefined, []);
+    expect(t.rows[0]![0]).toBe(long);
+    expect(fit.cut).toEqual([]);
+    const narrow = { width: 20, cut: [] as string[] };
+    const n = fitTable(narrow, ['name', 'count'], [[long, '1']], ['left', 'right'], undefined, []);
+    expect(n.rows[0]![0]).toMatch(/^k+…k*END$/);
+    expect(narrow.cut).toContain('names shortened');
+  });
+
+  it('wrapWords breaks long words between escapes only', () => {
+    const lines = wrapWords(`rule: ${'ab\\x1b'.repeat(10)} done`, 12);
+    for (const l of lines) {
+      expect(l.length).toBeLessThanOrEqual(12);
+      expect(l).not.toMatch(/\\(?!x1b)/);
+    }
+    expect(lines.join('').replace(/ /g, '')).toBe(`rule:${'ab\\x1b'.repeat(10)}done`);
+  });
+});
+
+describe.skipIf(!HAS_REAL)('terminal width on a real kineto trace', () => {
+  it('shortens the CUDA kernel names to 80 columns and suggests --short-names', async () => {
+    const r = await tty(['summary', `${REAL}/hta-kineto/alexnet`, '--top', '8'], 80);
+    expect(r.code).toBe(0);
+    for (const l of tableLines(r.stdout)) expect(l.length).toBeLessThan(80);
+    expect(r.stderr).toMatch(/names shortened/);
+    expect(r.stderr).toMatch(/--short-names drops the template arguments/);
+    const short = await tty(['summary', `${REAL}/hta-kineto/alexnet`, '--top', '8', '--short-names'], 80);
+    expect(short.stderr).not.toMatch(/--short-names drops/);
+  });
+});
