@@ -235,7 +235,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
       .option('--markdown-out <file>', 'also write the Markdown report to a file: one check, two reports (the GitHub Action uses it)')
-      .option('--html-out <file>', 'also write the HTML report to a file, from the same check (the GitHub Action keeps it as an artifact)'
+      .option('--html-out <file>', 'also write the HTML report to a file, from the same check (the GitHub Action keeps it as an artifact)')
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
     const { checkCommand } = await import('../commands/check.js');
