@@ -3,12 +3,13 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The suites that read every real export, compare engines or renderers, round-trip or fuzz, generate large or
- * hostile input, start many worker threads, drive a browser or install packages: `npm run test:all` runs them
- * with the rest, `npm test` (the quick loop while editing) leaves them out. A file is slow by name here, never
- * by timing.
+ * hostile input, start many worker threads or processes, drive a browser, pack or install packages, or hold the
+ * CLI transcripts of large generated profiles: `npm run test:all` runs them with the rest, `npm test` (the quick
+ * loop while editing, under 20 s on two cores) leaves them out. A file is slow by name here, never by timing.
  */
 export const SLOW = [
   'test/action.test.ts',
+  'test/bin.test.ts',
   'test/browser/report.test.ts',
   'test/differential.test.ts',
   'test/engines.test.ts',
@@ -16,9 +17,12 @@ export const SLOW = [
   'test/fuzz.test.ts',
   'test/hostile-files.test.ts',
   'test/hostile-text.test.ts',
+  'test/input-limits.test.ts',
+  'test/package.test.ts',
   'test/parallel.test.ts',
   'test/real.test.ts',
   'test/render.test.ts',
+  'test/rewrites-cli.test.ts',
   'test/scale.test.ts',
   'test/snapshot.test.ts',
   'test/trace-engines.test.ts',

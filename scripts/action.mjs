@@ -1,7 +1,7 @@
 // The GitHub Action's step (action.yml): run `kprof check` with annotations on the rules file, write the Markdown
 // check report (and a diff report) to the job summary, set the outputs, and fail exactly when the check does.
 //
-// Inputs come in the environment (INPUT_PROFILE, INPUT_RULES, INPUT_BASE, INPUT_DIFF_BASE, INPUT_VERSION), never
+// Inputs come in the environment (INPUT_PROFILE, INPUT_RULES, INPUT_BASE, INPUT_DIFF_BASE), never
 // pasted into a shell: action.yml maps `${{ inputs.* }}` to these, and kprof runs with an argument list, no shell.
 // The reports hold kernel names from the profile, untrusted: they go to files (summary, report) as kprof wrote
 // them, and only kprof's own `--format github` lines reach the log as workflow commands.
@@ -37,6 +37,17 @@ function fenced(text) {
   return `${fence}text\n${clean}\n${fence}\n`;
 }
 
+/**
+ * kprof's stderr under --format github, as plain text for the job summary: each `::error …::message` (or warning)
+ * annotation becomes `kprof: message`, its %-escapes undone (the message itself is kprof's, input in it escaped).
+ */
+function plain(stderr) {
+  return stderr.replace(
+    /^::(?:error|warning)[^:]*::(.*)$/gm,
+    (_, data) => `kprof: ${data.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')}`,
+  );
+}
+
 function summary(markdown) {
   if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, markdown.endsWith('\n') ? `${markdown}\n` : `${markdown}\n\n`);
 }
@@ -64,33 +75,30 @@ function badInput(message) {
   process.exit(2);
 }
 
-/** The kprof to run: [command, ...leading args]. */
-function kprofCommand(version, work) {
-  if (version === '') {
-    // The copy of kprof at the ref the workflow's `uses:` names; a clone holds no bundle until it is built.
-    const root = resolve(env.GITHUB_ACTION_PATH ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
-    if (!existsSync(join(root, 'dist/bundle/cli.js'))) {
-      process.stdout.write('::group::Building kprof (npm ci)\n');
-      const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: ['ignore', 2, 2] });
-      process.stdout.write('::endgroup::\n');
-      if (r.status !== 0) badInput(`could not build kprof in ${root} (npm ci exited ${r.status ?? r.signal}).`);
+/**
+ * The kprof to run: the copy at the ref the workflow's `uses:` names, never a package fetched by name. A checkout
+ * of the action holds no bundle until it is built: its dependencies are installed without running their install
+ * scripts (no native module is compiled, so the runner needs no python3 or C++ compiler; SQLite exports are read
+ * where better-sqlite3 is installed) and esbuild bundles src/.
+ */
+function kprofCommand() {
+  const root = resolve(env.GITHUB_ACTION_PATH ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+  if (!existsSync(join(root, 'dist/bundle/cli.js'))) {
+    process.stdout.write('::group::Building kprof (npm ci --ignore-scripts, then the bundle)\n');
+    const steps = [
+      ['npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund']],
+      [process.execPath, [join(root, 'scripts/bundle.mjs')]],
+    ];
+    for (const [cmd, args] of steps) {
+      const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 2, 2] });
+      if (r.status !== 0) {
+        process.stdout.write('::endgroup::\n');
+        badInput(`could not build kprof in ${root} (${cmd === 'npm' ? 'npm ci' : 'the bundle'} exited ${r.status ?? r.signal}).`);
+      }
     }
-    return [process.execPath, join(root, 'bin/kprof.js')];
+    process.stdout.write('::endgroup::\n');
   }
-  // A version or range of the npm registry's kprof, installed into a folder of its own.
-  if (!/^[0-9A-Za-z.+^~<>=| *-]+$/.test(version) || version.length > 64) {
-    badInput(`version: expected a kprof version or range from npm (0.1.0, ^0.1) or nothing for this action's own copy; found "${version}".`);
-  }
-  const prefix = join(work, 'kprof');
-  mkdirSync(prefix, { recursive: true });
-  process.stdout.write(`::group::Installing kprof@${commandData(version)}\n`);
-  const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `kprof@${version}`], {
-    stdio: ['ignore', 2, 2],
-  });
-  process.stdout.write('::endgroup::\n');
-  const bin = join(prefix, 'node_modules/kprof/bin/kprof.js');
-  if (r.status !== 0 || !existsSync(bin)) badInput(`could not install kprof@${version} from npm (npm install exited ${r.status ?? r.signal}).`);
-  return [process.execPath, bin];
+  return [process.execPath, join(root, 'bin/kprof.js')];
 }
 
 /**
@@ -99,7 +107,8 @@ function kprofCommand(version, work) {
  */
 function kprof(cmd, args, log) {
   const r = spawnSync(cmd[0], [...cmd.slice(1), ...args], {
-    stdio: ['ignore', log ? 'inherit' : 'pipe', log ? 'inherit' : 'pipe'],
+    // stderr is kept (for the summary when the check cannot run) and passed on to the log as it is.
+    stdio: ['ignore', log ? 'inherit' : 'pipe', 'pipe'],
     env: { ...env, NO_COLOR: '1' },
     maxBuffer: 256 * 1024 * 1024,
   });
@@ -116,28 +125,26 @@ function main() {
   const rules = input('RULES');
   const base = input('BASE');
   const diffBase = input('DIFF_BASE');
-  const version = input('VERSION');
   if (profile === '') badInput('profile: required; the profile to check (a profile folder, an export or a summary JSON).');
   if (rules === '') badInput('rules: required; the rules file (kprof rules writes a starter one).');
 
   const work = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'kprof-'));
-  const cmd = kprofCommand(version, work);
+  const cmd = kprofCommand();
   const checkArgs = ['check', profile, '--rules', rules, ...(base === '' ? [] : ['--base', base])];
 
-  // 1. The check as Markdown, for the job summary and the report-path output; its errors are plain text.
+  // 1. The check, once: annotations on the rules file (and kprof's own error messages) in the log with
+  //    --format github, and the same verdict as Markdown for the job summary and the report-path output.
   const reportPath = join(work, 'kprof-check.md');
-  const md = kprof(cmd, [...checkArgs, '--format', 'markdown', '-q', '-o', reportPath], false);
-  // 2. The same check with annotations: broken rules on their lines of the rules file, and (with
-  //    --format github) kprof's own error messages, in the log. Its exit code is the step's.
-  const code = kprof(cmd, [...checkArgs, '--format', 'github'], true).code;
+  const check = kprof(cmd, [...checkArgs, '--format', 'github', '--markdown-out', reportPath], true);
+  const code = check.code;
   let report = '';
   if (code === 0 || code === 1) {
-    if (md.code === code && existsSync(reportPath)) report = reportPath;
-    else annotate('warning', 'kprof action', `the Markdown check report exited ${md.code} where the check exited ${code}.`);
+    if (existsSync(reportPath)) report = reportPath;
+    else annotate('warning', 'kprof action', `the check exited ${code} but wrote no Markdown report.`);
     if (report !== '') summary(readFileSync(report, 'utf8'));
   } else {
     const what = code === 2 ? 'bad rules or input (exit code 2)' : `an internal error of kprof (exit code ${code})`;
-    summary(`### kprof check: ${what}\n\n${fenced(md.stderr || what)}`);
+    summary(`### kprof check: ${what}\n\n${fenced(plain(check.stderr) || what)}`);
   }
 
   // 3. A diff report against diff-base, when asked for.

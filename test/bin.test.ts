@@ -64,3 +64,15 @@ describe('bin/kprof.js', () => {
     expect(bundled).toEqual(here);
   });
 });
+
+describe('bin/kprof.js check', () => {
+  it('the process exits 1 when a rule breaks and 0 when all hold', () => {
+    const R = 'fixtures/rules';
+    const MULTI = [`${R}/multi-rank-one-breaks/profile`, '--rules', `${R}/multi-rank-one-breaks/kprof.rules.yaml`];
+    const bin = (args: string[]) => ({ status: kprofBin(args).code });
+    expect(bin(['check', ...MULTI]).status).toBe(1);
+    expect(bin(['check', ...MULTI.slice(0, 2), `${R}/multi-rank-one-breaks/kprof.rules.yaml`, '--format', 'json']).status).toBe(1);
+    expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/one-rank/every-kind.rules.yaml`, '--base', `${R}/one-rank/base`]).status).toBe(0);
+    expect(bin(['check', `${R}/one-rank/pr`, '--rules', `${R}/bad-rules/unknown-group.yaml`]).status).toBe(2);
+  });
+});

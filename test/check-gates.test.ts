@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
-import { HAS_REAL, kprof, REAL_REL } from './helpers.js';
+import { kprof, REAL_REL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const R = 'fixtures/rules';
 const PR = `${R}/one-rank/pr`;
@@ -55,13 +57,18 @@ describe('a selector that matches nothing', () => {
     // MatMulV3 (digits), MatMulV2s / Casts / AddRmsNormD (variant suffixes), Mla (too short to guess at).
     const family = rules('rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n  - kernels: all\n    present: true\n');
     const fr = await kprof(['check', PR, '--rules', family]);
-    expect(fr.stderr).toBe('');
+    // Not a typo, but nothing says these ever ran: a warning that says how to give evidence.
+    expect(fr.stderr).toMatch(
+      /^kprof: warning: .*r\d+\.yaml:2: type MatMulV2s, Casts, AddRmsNormD, MatMul, Mla match no kernel in the profile, and the rule gives no evidence that it ever ran; .*evidence: \{ note: "…" \}.*\n$/,
+    );
     expect(fr.code).toBe(0);
     expect(fr.stdout).toContain('type MatMulV2s, Casts, AddRmsNormD, MatMul, Mla match no kernel in the profile');
     const f = rules('rules:\n  - type: MatMulV3\n    absent: true\n  - type: Cast\n    present: true\n');
     const r = await kprof(['check', PR, '--rules', f]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(':2  type MatMulV3: none; bound: absent; type MatMulV3 matches no kernel in the profile\n');
+    expect(r.stdout).toContain(
+      ':2  type MatMulV3: none; bound: absent; type MatMulV3 matches no kernel in the profile, and the rule gives no evidence that it ever ran\n',
+    );
     expect(r.stdout).toMatch(/:4 {2}type Cast: 4 kernels; bound: present\n/);
     expect(r.stdout).toContain('check passed: 2 of 2 rules held; 1 matched no kernel.');
   });
@@ -73,12 +80,15 @@ describe('a selector that matches nothing', () => {
     const json = JSON.parse((await kprof(['check', PR, '--rules', f, '--base', BASE, '--format', 'json'])).stdout) as CheckJson;
     expect(json.passed).toBe(true);
     expect(json.results.map((x) => x.unmatched)).toEqual([['FooBar'], ['/^nothing$/'], []]);
-    expect(json.results[0]!.message).toBe('none; bound: absent; type FooBar matches no kernel in the profile or the base');
+    expect(json.results[0]!.message).toBe(
+      'none; bound: absent; type FooBar matches no kernel in the profile or the base, and the rule gives no evidence that it ever ran',
+    );
+    expect(json.results.map((x) => x.evidence)).toEqual([null, null, null]);
     const junit = (await kprof(['check', PR, '--rules', f, '--format', 'junit'])).stdout;
     expect(junit).toContain('<system-out>note: none; bound: absent; type FooBar matches no kernel in the profile');
     const gh = (await kprof(['check', PR, '--rules', f, '--format', 'github'])).stdout;
     expect(gh).toMatch(
-      /^::warning file=.*r\d+\.yaml,line=2,col=5,title=kprof check%3A FooBar stays away::none; bound: absent; type FooBar matches no kernel in the profile\n/,
+      /^::warning file=.*r\d+\.yaml,line=2,col=5,title=kprof check%3A FooBar stays away::none; bound: absent; type FooBar matches no kernel in the profile, and the rule gives no evidence that it ever ran\n/,
     );
     expect(gh).toContain('match /^nothing$/ matches no kernel in the profile');
     const md = (await kprof(['check', PR, '--rules', f, '--format', 'markdown'])).stdout;

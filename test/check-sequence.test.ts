@@ -10,7 +10,9 @@ import { join, relative } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
-import { expectTranscript, HAS_REAL, kprof, REAL, ROOT, transcript } from './helpers.js';
+import { expectTranscript, kprof, REAL, ROOT, transcript, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const FE = 'fixtures/fusion-example';
 const SEQ = `${FE}/sequence.rules.yaml`;

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiffJson } from '../src/model/schema.js';
-import { expectTranscript, HAS_REAL, kprof, REAL_REL, ROOT, transcript, type Result } from './helpers.js';
+import { docSection, expectTranscript, kprof, REAL_REL, ROOT, transcript, type Result, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const EX = 'fixtures/fusion-example';
 const BASE = `${EX}/base`;
@@ -149,11 +151,10 @@ describe('kprof diff on the example pair', () => {
   });
 
   it('the README example section shows the example diff’s markdown, verbatim', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = /<!-- section:diff-example -->([\s\S]*?)<!-- \/section:diff-example -->/.exec(readme)?.[1] ?? '';
+    const section = docSection('diff-example');
     const md = (await kprof(['diff', BASE, PR, '--format', 'markdown'])).stdout;
     expect(section).toContain(md);
-    const reference = /<!-- section:diff -->([\s\S]*?)<!-- \/section:diff -->/.exec(readme)?.[1] ?? '';
+    const reference = docSection('diff');
     const args = ['diff', BASE, PR, '--only', 'changed', '--top', '4', '--sort', 'delta-time'];
     expect(reference).toContain(`$ kprof ${args.join(' ')}\n${(await kprof(args)).stdout}\`\`\``);
   });
@@ -355,5 +356,3 @@ describe.skipIf(!HAS_REAL)('kprof diff on real same-workload pairs', () => {
     expect(d.rows.some((x) => x.status !== 'same')).toBe(true);
   });
 });
-
-if (!HAS_REAL) console.warn('diff-cli.test.ts: ../shared/data/real not found; the real-pair tests are skipped.');

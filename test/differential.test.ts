@@ -10,7 +10,9 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvScanner, parseRecords, simdAvailable, type RowView } from '../src/input/csv/scan.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const OPTIONS = { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] };
 
@@ -113,7 +115,6 @@ function describeFiles(what: string, dir: string, sizes: number[], limit: number
 }
 
 if (HAS_REAL) describeFiles('real export', REAL, [4093, 1, 17, 65536], 11);
-else console.warn('differential.test.ts: ../shared/data/real is absent; the real-export comparison is skipped');
 describeFiles('fixture', join(ROOT, 'fixtures'), [1, 2, 3, 5, 7, 11, 13], 3);
 
 // Random CSV: cells with quotes, commas, line breaks (LF and CRLF), non-ASCII; LF or CRLF records; a BOM;

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultEngine, setDefaultEngine } from '../src/input/engine.js';
 import { readProfile } from '../src/input/read.js';
-import { HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
+import { kprof, REAL, REAL_REL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 afterEach(() => setDefaultEngine('simd'));
 

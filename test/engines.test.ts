@@ -13,7 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/input/accumulator.js';
 import { readTable } from '../src/input/formats/readTable.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-engines-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -10,7 +10,9 @@ import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HAS_REAL, kprof, REAL, ROOT } from './helpers.js';
+import { kprof, REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 /** Fixed so that a failure reproduces; KPROF_FUZZ_SEED and KPROF_FUZZ_RUNS explore further (e.g. before a release). */
 const SEED = Number(process.env.KPROF_FUZZ_SEED ?? 20_240_611);
@@ -60,7 +62,6 @@ function seeds(): Seed[] {
     if (EXPORT.test(f) || /fixtures\/bad-[^/]+\/[^/]+\.(csv|json)$/.test(f)) add(f, ROOT);
   }
   if (HAS_REAL) for (const f of walk(REAL).filter((p) => EXPORT.test(p))) add(f, REAL);
-  else console.warn(`NOTICE: ${REAL} is absent: the fuzz test damages the fixtures only.`);
   return out;
 }
 

@@ -1,16 +1,42 @@
 // Shared test helpers: run the CLI in-process, write transcripts, find the real exports.
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { test } from 'vitest';
 import { run } from '../src/cli/run.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Real exports, read at run time from ../shared (never copied into this repo). */
 export const REAL = resolve(ROOT, '../shared/data/real');
-export const HAS_REAL = existsSync(REAL);
+/**
+ * `KPROF_TEST_REAL=absent` runs the tests as a clone without `../shared` would (`.ci/run` does so once, so that a
+ * test reading the real exports unconditionally cannot land).
+ */
+export const REAL_HIDDEN = process.env.KPROF_TEST_REAL === 'absent';
+export const HAS_REAL = !REAL_HIDDEN && existsSync(REAL);
 /** The same folder as the CLI sees it from the repo root (transcripts show this path). */
 export const REAL_REL = '../shared/data/real';
+
+/**
+ * Called once at the top of every test file that reads the real exports. With the exports present it returns
+ * true. Without them it prints one notice line for the file and returns false, so that the file's real-data tests
+ * skip; under CI=true (where `../shared` must be beside the clone) it adds a test that fails instead, unless the
+ * data was hidden on purpose (`KPROF_TEST_REAL=absent`).
+ */
+export function realData(file: string): boolean {
+  if (HAS_REAL) return true;
+  const name = basename(file.startsWith('file:') ? fileURLToPath(file) : file);
+  if (process.env.CI === 'true' && !REAL_HIDDEN) {
+    test(`the real exports are beside the clone (${REAL_REL})`, () => {
+      throw new Error(`${REAL_REL} is absent under CI=true: ${name} cannot run its real-data tests; CI must lay ../shared beside the clone`);
+    });
+  } else {
+    console.warn(`NOTICE: ${name}: ${REAL_REL} is ${REAL_HIDDEN ? 'hidden (KPROF_TEST_REAL=absent)' : 'absent'}; its real-data tests are skipped.`);
+  }
+  return false;
+}
 
 export interface Result {
   code: number;
@@ -68,6 +94,62 @@ export async function expectTranscript(name: string, args: string[], env?: Recor
   const { expect } = await import('vitest');
   await expect(transcript(args, r)).toMatchFileSnapshot(resolve(ROOT, 'test/transcripts', `${name}.md`));
   return r;
+}
+
+/** better-sqlite3, the optional peer dependency that reads SQLite exports, as the tests resolve it. */
+export const HAS_SQLITE = ((): boolean => {
+  try {
+    createRequire(import.meta.url).resolve('better-sqlite3');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * Called once at the top of every test file that reads SQLite exports: true with better-sqlite3 installed (`.ci/run`
+ * installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
+ * the file's SQLite tests skip; under CI=true a test that fails instead.
+ */
+export function sqliteInstalled(file: string): boolean {
+  if (HAS_SQLITE) return true;
+  const name = basename(file.startsWith('file:') ? fileURLToPath(file) : file);
+  if (process.env.CI === 'true') {
+    test('better-sqlite3 is installed (the SQLite tests need it)', () => {
+      throw new Error(`better-sqlite3 is not installed under CI=true: ${name} cannot run its SQLite tests; .ci/run installs it`);
+    });
+  } else {
+    console.warn(`NOTICE: ${name}: better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`);
+  }
+  return false;
+}
+
+/**
+ * `text` with `path` replaced by `as`, in either form kprof shows a path: relative to the working directory (the
+ * repo root) or, when that would climb three folders or more, as given. Which one depends on where the clone and
+ * the temp folder are, so a test that writes under the temp folder masks both.
+ */
+export function maskPath(text: string, path: string, as: string): string {
+  const rel = relative(ROOT, path).split(sep).join('/');
+  return text.split(rel).join(as).split(path).join(as);
+}
+
+/** The user's documentation: README.md, then each page of docs/ in name order, as [path, text]. */
+export function docFiles(): [string, string][] {
+  const pages = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...pages].map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]);
+}
+
+/** The text between `<!-- section:NAME -->` and `<!-- /section:NAME -->`, in whichever page of the docs holds it. */
+export function docSection(name: string): string {
+  for (const [, text] of docFiles()) {
+    const m = new RegExp(`<!-- section:${name} -->([\\s\\S]*?)<!-- /section:${name} -->`).exec(text);
+    if (m) return m[1]!;
+  }
+  throw new Error(`no page of the docs has the section ${name}`);
 }
 
 /** Every file below `dir`, in sorted order (folders followed, depth first). */

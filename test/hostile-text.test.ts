@@ -10,7 +10,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIFF_MARKDOWN_MARKER } from '../src/report/diff/markdown.js';
-import { CELL_WIDTH, clipped, jsonSafe, mdCode, shown, xmlEscape } from '../src/report/render.js';
+import { CELL_WIDTH, clipped, escaped, jsonSafe, mdCode, xmlEscape } from '../src/report/render.js';
 import { kprof, ROOT, type Result } from './helpers.js';
 
 /**
@@ -405,20 +405,22 @@ describe('long names', () => {
     const json = await kprof(['summary', at('long.csv'), '--by', 'name', '--format', 'json']);
     expect((JSON.parse(json.stdout) as { groups: { key: string }[] }).groups.map((g) => g.key)).toContain(long);
     const csv = await kprof(['summary', at('long.csv'), '--by', 'name', '--format', 'csv']);
-    expect(csv.stdout).toContain(shown(long));
+    expect(csv.stdout).toContain(escaped(long));
   });
 });
 
 describe('the escaping scheme', () => {
-  it('shown(): controls as \\xHH or \\uHHHH, ##[ and a leading :: broken, other text unchanged', () => {
-    expect(shown('a\nb\r\tc\u001b[31m\u0007')).toBe('a\\x0ab\\x0d\\x09c\\x1b[31m\\x07');
-    expect(shown('c1\u009b x\u2028y\u2029 \u202e\u2066\u2069\u200f\u061c')).toBe('c1\\u009b x\\u2028y\\u2029 \\u202e\\u2066\\u2069\\u200f\\u061c');
-    expect(shown('\ufffe\uffff \ud800 \udfff \ud83d\ude00')).toBe('\\ufffe\\uffff \\ud800 \\udfff \ud83d\ude00');
-    expect(shown('::error::x')).toBe('\\x3a:error::x');
-    expect(shown('  ::x')).toBe('  \\x3a:x');
-    expect(shown('\u00a0\u2028\t::x')).toBe('\u00a0\\u2028\\x09\\x3a:x');
-    expect(shown('a::b ##[c] #[d]')).toBe('a::b \\x23#[c] #[d]');
-    expect(shown('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>')).toBe('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>');
+  it('escaped(): controls as \\xHH or \\uHHHH, ##[ and a leading :: broken, other text unchanged', () => {
+    expect(escaped('a\nb\r\tc\u001b[31m\u0007')).toBe('a\\x0ab\\x0d\\x09c\\x1b[31m\\x07');
+    expect(escaped('c1\u009b x\u2028y\u2029 \u202e\u2066\u2069\u200f\u061c')).toBe('c1\\u009b x\\u2028y\\u2029 \\u202e\\u2066\\u2069\\u200f\\u061c');
+    expect(escaped('\ufffe\uffff \ud800 \udfff \ud83d\ude00')).toBe('\\ufffe\\uffff \\ud800 \\udfff \ud83d\ude00');
+    expect(escaped('::error::x')).toBe('\\x3a:error::x');
+    expect(escaped('  ::x')).toBe('  \\x3a:x');
+    expect(escaped('\u00a0\u2028\t::x')).toBe('\u00a0\\u2028\\x09\\x3a:x');
+    expect(escaped('a::b ##[c] #[d]')).toBe('a::b \\x23#[c] #[d]');
+    expect(escaped('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>')).toBe(
+      'aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>',
+    );
   });
 
   it('clipped(): at most CELL_WIDTH characters, surrogate pairs kept whole', () => {

@@ -36,9 +36,10 @@ describe('package.json', () => {
     expect(pkg.engines.node).toBe('>=20');
   });
 
-  it('has a CHANGELOG section for this version', () => {
+  it('has a CHANGELOG section for this version (after the changes not yet released, if any)', () => {
     const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
-    expect(changelog.match(/^## (\S+)/m)?.[1]).toBe(pkg.version);
+    const sections = [...changelog.matchAll(/^## (\S+)/gm)].map((m) => m[1]);
+    expect(sections[0] === 'Unreleased' ? sections[1] : sections[0]).toBe(pkg.version);
   });
 
   it('builds on install from a git URL (prepare) and runs the bundle', () => {

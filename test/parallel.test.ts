@@ -17,7 +17,9 @@ import type { Profile } from '../src/model/model.js';
 import { TICKS_PER_US } from '../src/model/model.js';
 import { PARALLEL_MIN_BYTES, readProfile, sharedPool, workerScript, type ReadOptions } from '../src/input/read.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const base: ReadOptions = { withShapes: false, ranks: null };
 

@@ -21,7 +21,9 @@ import { summaryTable } from '../src/report/summary/table.js';
 import { evaluate } from '../src/rules/evaluate.js';
 import type { RuleResult } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
-import { HAS_REAL, kprof, REAL, ROOT } from './helpers.js';
+import { kprof, REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 const VIEW = { sort: 'name' as const, only: null, top: null };

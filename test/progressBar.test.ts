@@ -29,7 +29,7 @@ describe('makeProgress', () => {
     expect(o.err).toEqual([]);
   });
 
-  it('draws a bar per large input with bytes, rate and ETA, and erases it when every input has ended', () => {
+  it('draws one bar for all the inputs, with bytes, rate and ETA, and erases it when every input has ended', () => {
     const o = io(true);
     const p = makeProgress(o, false);
     const a = p.tracker('base/kernel_details.csv')!;
@@ -38,24 +38,66 @@ describe('makeProgress', () => {
     b.total!(4 * MIN_BYTES);
     a(MIN_BYTES);
     b(2 * MIN_BYTES);
-    // The bars are redrawn on a timer (the main thread is free while workers read).
+    // The bar is redrawn on a timer (the main thread is free while workers read).
     vi.advanceTimersByTime(250);
     const drawn = o.err.join('');
-    expect(drawn).toContain('base/kernel_details.csv');
-    expect(drawn).toContain('pr/kernel_details.csv');
-    expect(drawn).toMatch(/\d+\/34 MB/);
+    expect(drawn).toContain('2 inputs');
+    expect(drawn).toMatch(/25\/67 MB/);
     expect(drawn).toMatch(/MB\/s/);
     expect(drawn).toMatch(/ETA/);
+    // Nothing but the one line: no line feed, so nothing scrolls out of reach of the erase.
+    expect(drawn).not.toContain('\n');
     a.end!();
     const before = o.err.length;
     b.end!();
-    // Stopping erases the bars (cursor moves and line clears), and nothing is drawn after that.
+    // Stopping erases the bar (back to the line's start, the line cleared), and nothing is drawn after that.
     expect(o.err.length).toBeGreaterThan(before);
+    expect(o.err.slice(before).join('')).toMatch(/\r?\x1b\[(?:2)?K|\x1b\[0G\x1b\[2K/);
     const after = o.err.length;
     a(1);
     p.done();
     vi.advanceTimersByTime(250);
     expect(o.err.length).toBe(after);
+  });
+
+  it('many inputs (a 64-rank diff reads 128 files) are still one line, erased when done() is called before they end', () => {
+    const o = io(true);
+    const p = makeProgress(o, false);
+    const tracks = Array.from({ length: 128 }, (_, i) => p.tracker(`rank_${i}/kernel_details.csv`)!);
+    for (const t of tracks) t.total!(MIN_BYTES);
+    for (const t of tracks.slice(0, 70)) t(MIN_BYTES / 2);
+    vi.advanceTimersByTime(500);
+    const drawn = o.err.join('');
+    expect(drawn).toContain('128 inputs');
+    expect(drawn).not.toContain('\n');
+    // An error stops the read part-way: the command's end erases the bar all the same.
+    const before = o.err.length;
+    p.done();
+    expect(o.err.length).toBeGreaterThan(before);
+    const after = o.err.length;
+    vi.advanceTimersByTime(500);
+    expect(o.err.length).toBe(after);
+  });
+
+  it('fits the terminal: at 80 columns and narrower no line of the bar is wider than the terminal', () => {
+    for (const columns of [200, 120, 100, 80, 60, 40, 20]) {
+      const o = { ...io(true), env: {}, stderrColumns: columns };
+      const p = makeProgress(o, false);
+      const a = p.tracker('a/very/long/path/to/a/rank/folder/ASCEND_PROFILER_OUTPUT/kernel_details.csv')!;
+      a.total!(1000 * MIN_BYTES);
+      a(333 * MIN_BYTES);
+      vi.advanceTimersByTime(250);
+      p.done();
+      // What is drawn between cursor moves and line clears is one line of the bar.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what this strips
+      const texts = o.err
+        .join('')
+        .split(/\r|\x1b\[[0-9;?]*[A-Za-z]/)
+        .filter((x) => x !== '');
+      expect(texts.length, `${columns}`).toBeGreaterThan(0);
+      for (const t of texts) expect(t.length, `${columns}: ${t}`).toBeLessThan(columns);
+      expect(texts.join(''), `${columns}`).toMatch(/33%/);
+    }
   });
 
   it('shows a path with a line break or an escape sequence escaped', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DIFF_MARKDOWN_MARKER } from '../src/report/diff/markdown.js';
-import { kprof, ROOT } from './helpers.js';
+import { docSection, kprof, ROOT } from './helpers.js';
 
 interface Step {
   id?: string;
@@ -19,8 +19,7 @@ interface Step {
 }
 type Workflow = { jobs: Record<string, { steps: Step[] }> };
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const ci = readme.slice(readme.indexOf('### In CI\n'), readme.indexOf('<!-- /section:check -->'));
+const ci = docSection('ci');
 const blocks = [...ci.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1]!) as unknown);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; repository: { url: string } };
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {

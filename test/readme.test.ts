@@ -1,25 +1,25 @@
-// The README's examples are real: every ```console block that starts with `$ kprof …` is run, and what it shows
-// must be exactly what kprof prints (stdout, then stderr). A line that is only `…` stands for lines left out.
+// The docs' examples are real: every ```console block of the README and of docs/*.md that starts with `$ kprof …`
+// is run, and what it shows must be exactly what kprof prints (stdout, then stderr). A line that is only `…`
+// stands for lines left out.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kprof, ROOT } from './helpers.js';
+import { docFiles, kprof } from './helpers.js';
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const blocks = [...readme.matchAll(/```console\n\$ kprof ([^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ command: m[1]!, shown: m[2]! }));
+const blocks = docFiles().flatMap(([page, text]) =>
+  [...text.matchAll(/```console\n\$ kprof ([^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ page, command: m[1]!, shown: m[2]! })),
+);
 
 /** Split a shell command line the way the README writes them (no quoting needed there). */
 function argv(command: string): string[] {
   return command.split(/\s+/).filter(Boolean);
 }
 
-describe('README examples', () => {
+describe('the examples of the README and docs/', () => {
   it('has console examples to check', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    expect(blocks.length).toBeGreaterThanOrEqual(10);
   });
   for (const b of blocks) {
-    it(`$ kprof ${b.command}`, async () => {
+    it(`${b.page}: $ kprof ${b.command}`, async () => {
       const r = await kprof(argv(b.command));
       const printed = r.stdout + r.stderr;
       if (!/^\s*…\s*$/m.test(b.shown)) {

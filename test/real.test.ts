@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { summarize } from '../src/aggregate/group.js';
 import type { Selection } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
-import { HAS_REAL, REAL, walk } from './helpers.js';
+import { REAL, walk, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 
@@ -20,10 +22,6 @@ const HAND_EDITED: Record<string, number[]> = {
   'msinsight-server/test_rank_0/ASCEND_PROFILER_OUTPUT/kernel_details.csv': [17],
   'msinsight-server/test_kernel_parse/op_summary_1.csv': [17],
 };
-
-if (!HAS_REAL) {
-  console.warn(`NOTICE: ${REAL} is absent: the real-export tests are skipped.`);
-}
 
 describe.skipIf(!HAS_REAL)('real exports', () => {
   const files = HAS_REAL ? walk(REAL).filter((f) => KERNEL_FILE.test(f)) : [];

@@ -19,7 +19,7 @@ describe('the rule kinds', () => {
   it('the keys a rule takes are the registered kinds, in their order', () => {
     expect(CHECK_KEYS).toEqual(Object.keys(CHECKS));
     expect(() => parseRules('r.yaml', 'rules:\n  - type: Cast\n    order: true\n')).toThrow(
-      `unknown key "order" in a rule; expected one of: rule, type, name, group, match, kernels, ${CHECK_KEYS.join(', ')}, ranks, steps, severity, why.`,
+      `unknown key "order" in a rule; expected one of: rule, type, name, group, match, kernels, ${CHECK_KEYS.join(', ')}, ranks, steps, severity, why, evidence.`,
     );
   });
 

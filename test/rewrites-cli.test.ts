@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { DiffJson, DiffRewritesJson, RewriteJson } from '../src/model/schema.js';
 import { sharedPool } from '../src/input/read.js';
 import { relPath } from '../src/util/paths.js';
-import { HAS_REAL, REAL, ROOT, kprof, transcript, type Result } from './helpers.js';
+import { REAL, ROOT, kprof, transcript, type Result, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 type Rec = Record<string, string>;
 

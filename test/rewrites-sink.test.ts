@@ -8,9 +8,10 @@ import { SEQUENCE_RECORDER, profileSequences, type SideSequences } from '../src/
 import type { Sequences } from '../src/analysis/rewrites/sequence.js';
 import { readProfile, sharedPool } from '../src/input/read.js';
 import type { GroupBy } from '../src/model/model.js';
-import { REAL } from './helpers.js';
+import { REAL, realData } from './helpers.js';
 import { readRows, record } from './rewrites-rows.js';
 
+const HAS_REAL = realData(import.meta.url);
 const ST = join(REAL, 'msinsight-st-level2');
 
 async function sides(input: string, threads: 'on' | 'off', by: GroupBy = 'type'): Promise<SideSequences> {
@@ -38,7 +39,7 @@ function steps(seq: Sequences) {
 }
 
 describe('the recorder beside the accumulator', () => {
-  test('read in workers, the sequences are those read in this thread', async () => {
+  test.skipIf(!HAS_REAL)('read in workers, the sequences are those read in this thread', async () => {
     const pool = sharedPool()!;
     const before = pool.completed;
     for (const by of ['type', 'name', 'type+shapes'] as const) {
@@ -50,7 +51,7 @@ describe('the recorder beside the accumulator', () => {
     expect(pool.completed - before, 'the ranks were read in workers').toBeGreaterThanOrEqual(6);
   });
 
-  test('the same steps, tokens and durations as the rows read with csv-parse', async () => {
+  test.skipIf(!HAS_REAL)('the same steps, tokens and durations as the rows read with csv-parse', async () => {
     const seq = await sequences(ST, 'off');
     const ranks = ['0', '2'].map((rank) => ({
       rank,

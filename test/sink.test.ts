@@ -13,7 +13,9 @@ import type { BesideKind, BesideRequest } from '../src/input/beside.js';
 import { readRank } from '../src/input/readRank.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import type { Cell } from '../src/model/model.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 interface Recorded {
   name: string | null;

@@ -13,7 +13,11 @@ import { NO_STREAM, type KernelKind } from '../src/input/sink.js';
 import { readDb } from '../src/input/formats/sqlite/source.js';
 import type { Profile } from '../src/model/model.js';
 import { injectSqliteLoader } from '../src/input/formats/sqlite/library.js';
-import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, realData, sqliteInstalled } from './helpers.js';
+
+const HAS_SQLITE = sqliteInstalled(import.meta.url);
+
+const HAS_REAL = realData(import.meta.url);
 
 const FIX = 'fixtures/sqlite';
 const L = `${FIX}/layouts`;
@@ -32,7 +36,7 @@ afterAll(() => {
   }
 });
 
-describe('transcripts on db fixtures', () => {
+describe.skipIf(!HAS_SQLITE)('transcripts on db fixtures', () => {
   const cases: [string, string[]][] = [
     ['db-summary', ['summary', `${L}/base`, '--by', 'type+core']],
     ['db-inspect', ['inspect', `${L}/base`]],
@@ -53,7 +57,7 @@ describe('transcripts on db fixtures', () => {
   }
 });
 
-describe('where db exports are found', () => {
+describe.skipIf(!HAS_SQLITE)('where db exports are found', () => {
   const plan = (input: string, prefer?: 'db' | 'text') => resolveInput(input, { prefer: prefer ?? null });
 
   it('a framework folder, a folder of ranks, an msprof PROF_ folder, a loose folder and a file given directly', () => {
@@ -138,7 +142,7 @@ describe('where db exports are found', () => {
   });
 });
 
-describe('every schema generation through the command line', () => {
+describe.skipIf(!HAS_SQLITE)('every schema generation through the command line', () => {
   const generations = ['preview-2024', 'torch_npu-6.0.rc1', 'torch_npu-6.0.rc2', 'torch_npu-6.0.rc3', 'schema-1.0.0', 'schema-1.2.0', 'wal'];
   for (const g of generations) {
     it(`${g}: the fixture's kernels per (type, core), steps where STEP_TIME is`, async () => {
@@ -176,8 +180,8 @@ describe('every schema generation through the command line', () => {
   });
 });
 
-describe('uneven dbs', () => {
-  const Database = createRequire(import.meta.url)('better-sqlite3');
+describe.skipIf(!HAS_SQLITE)('uneven dbs', () => {
+  const Database = HAS_SQLITE ? createRequire(import.meta.url)('better-sqlite3') : null;
   const edited = (sql: string): string => {
     const path = join(tempDir(), 'ascend_pytorch_profiler_0.db');
     copyFileSync(`${FIX}/schema-1.0.0.db`, path);
@@ -252,7 +256,7 @@ function recorder() {
   return rec;
 }
 
-describe('exact starts and streams for sinks that want them', () => {
+describe.skipIf(!HAS_SQLITE)('exact starts and streams for sinks that want them', () => {
   it('fixture: start ticks after a whole-µs origin, exact past 2^53 ns; streams from TASK.streamId, none for communication', async () => {
     const rec = recorder();
     await readDb(`${FIX}/schema-1.0.0.db`, rec, { withShapes: false });
@@ -310,7 +314,7 @@ describe('exact starts and streams for sinks that want them', () => {
   });
 });
 
-describe('check and rules read a db', () => {
+describe.skipIf(!HAS_SQLITE)('check and rules read a db', () => {
   it('rules from base → pr, then check of pr against them passes and of base fails', async () => {
     const dir = tempDir();
     const rules = join(dir, 'rules.yaml');
@@ -323,7 +327,7 @@ describe('check and rules read a db', () => {
   });
 });
 
-describe('read-only, never writing beside the file', () => {
+describe.skipIf(!HAS_SQLITE)('read-only, never writing beside the file', () => {
   it('a WAL-mode db in a read-only folder is read, and the folder is left as it was', async () => {
     const dir = tempDir();
     const ro = join(dir, 'ro');
@@ -376,7 +380,7 @@ describe('without better-sqlite3', () => {
   });
 });
 
-describe.skipIf(!HAS_REAL)('real db exports against the text export of the same script', () => {
+describe.skipIf(!HAS_REAL || !HAS_SQLITE)('real db exports against the text export of the same script', () => {
   for (const level of ['level0', 'level1']) {
     it(`${level}: diff text → db shows no compute-kernel change per (type, core)`, async () => {
       const r = await kprof([

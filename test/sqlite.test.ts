@@ -13,7 +13,11 @@ import { readDbGroups, stepExpression } from '../src/input/formats/sqlite/groups
 import { sqliteLibrary } from '../src/input/formats/sqlite/library.js';
 import { looksLikeSqlite, readHeader } from '../src/input/formats/sqlite/open.js';
 import { probeDbExport, readDbExport, type DbInfo, type DbKernel, type ReadOptions } from '../src/input/formats/sqlite/reader.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData, sqliteInstalled } from './helpers.js';
+
+const HAS_SQLITE = sqliteInstalled(import.meta.url);
+
+const HAS_REAL = realData(import.meta.url);
 
 const FIX = join(ROOT, 'fixtures/sqlite');
 const T0 = 1736410576375315901n;
@@ -75,7 +79,7 @@ function snapshotDir(dir: string): string[] {
     });
 }
 
-describe.skipIf(!HAS_REAL)('real db exports', () => {
+describe.skipIf(!HAS_REAL || !HAS_SQLITE)('real db exports', () => {
   const runs = ['level0/rank0_ascend_pt', 'level0/rank1_ascend_pt', 'level1/rank0_ascend_pt', 'level1/rank1_ascend_pt'];
   for (const run of runs) {
     const rank = run.includes('rank0') ? '0' : '1';
@@ -159,7 +163,7 @@ describe.skipIf(!HAS_REAL)('real db exports', () => {
 const EXPECTED = { 'MatMulV2|AI_CORE': 3, 'Add|AI_VECTOR_CORE': 2, 'ReduceSum|MIX_AIV': 1 };
 const MATMUL_TICKS = (20 + 123457 + 99999) * 10;
 
-describe('every schema generation', () => {
+describe.skipIf(!HAS_SQLITE)('every schema generation', () => {
   const generations: [string, { comm: number; steps: boolean; trait?: string }][] = [
     ['preview-2024', { comm: 0, steps: false, trait: 'TASK(start, end): an early preview schema' }],
     ['torch_npu-6.0.rc1', { comm: 2, steps: false, trait: 'communication in COMMUNICATE_OP (torch_npu 6.0.rc1)' }],
@@ -271,7 +275,7 @@ describe('every schema generation', () => {
   });
 });
 
-describe('WAL mode and read-only folders', () => {
+describe.skipIf(!HAS_SQLITE)('WAL mode and read-only folders', () => {
   function readOnlyCopy(files: string[]): string {
     const dir = tempDir();
     const inner = join(dir, 'ro');
@@ -353,7 +357,7 @@ describe('WAL mode and read-only folders', () => {
   });
 });
 
-describe('bad input', () => {
+describe.skipIf(!HAS_SQLITE)('bad input', () => {
   it('a db with unreadable rows: each is skipped, named and counted; the others are read', () => {
     const r = read(join(FIX, 'bad-rows.db'));
     expect(r.kernels.map((k) => [k.startNs, k.ticks])).toEqual([
@@ -465,7 +469,7 @@ describe('bad input', () => {
   });
 });
 
-describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
+describe.skipIf(!HAS_SQLITE)('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
   function viaKernels(path: string, options: ReadOptions = {}): Record<string, number[]> {
     const out: Record<string, number[]> = {};
     for (const k of read(path, options).kernels) {
@@ -598,7 +602,7 @@ describe('readDbGroups: the kernels of readDbExport, grouped by SQLite', () => {
   });
 });
 
-describe('text from the db', () => {
+describe.skipIf(!HAS_SQLITE)('text from the db', () => {
   it('names that are not UTF-8 keep their bytes (U+DC80–U+DCFF), as the CSV readers do; control characters are kept for the reporters to escape', () => {
     const dir = tempDir();
     const path = join(dir, 'bytes.db');

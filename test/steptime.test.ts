@@ -12,7 +12,9 @@ import { NO_STEP } from '../src/input/sink.js';
 import { MARKDOWN_LIMIT } from '../src/report/diff/markdown.js';
 import { readProfile } from '../src/input/read.js';
 import type { StepTimeRankJson, SummaryJson, DiffJson } from '../src/model/schema.js';
-import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const BASE = 'fixtures/steptime/base';
 const PR = 'fixtures/steptime/pr';

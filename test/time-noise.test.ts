@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DiffJson, DiffRowJson } from '../src/model/schema.js';
-import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL, type Result } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, type Result, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const NOISE = 'fixtures/time-noise';
 const EX = 'fixtures/fusion-example';

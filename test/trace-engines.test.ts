@@ -13,7 +13,9 @@ import type { Engine } from '../src/input/engine.js';
 import { ChromeTraceReader } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { ARRAY, EventScanner, type EventView, FALSE, JsonTraceError, NULL, NUMBER, OBJECT, STRING, TRUE } from '../src/input/json/eventScanner.js';
-import { HAS_REAL, REAL, ROOT } from './helpers.js';
+import { REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const EVENT_KEYS = ['ph', 'name', 'cat', 'pid', 'tid', 'ts', 'dur', 'args'];
 const ARG_KEYS = ['name', 'Task Type', 'stream', 'correlation', 'Physic Stream Id', 'Stream Id'];

@@ -12,7 +12,7 @@ import { ReadAgain } from '../src/input/formats/registry.js';
 import { ChromeTraceReader, readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import { LateSteps, readChromeTraceFile } from '../src/input/formats/trace/files.js';
 import { isKprofError } from '../src/util/errors.js';
-import { kprof, ROOT } from './helpers.js';
+import { kprof, maskPath, ROOT } from './helpers.js';
 
 type Event = Record<string, unknown>;
 
@@ -95,7 +95,7 @@ async function figures(file: string): Promise<{ code: number; figures: unknown; 
   return {
     code: r.code,
     figures: { steps: j.steps, stepIds: j.stepIds, rowsRead: j.rowsRead, skippedRows: j.skippedRows, totals: j.totals, groups: j.groups },
-    stderr: r.stderr.split(file).join('FILE'),
+    stderr: maskPath(r.stderr, file, 'FILE'),
   };
 }
 

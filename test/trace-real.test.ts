@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { traceChunks } from '../src/input/formats/trace/source.js';
-import { expectTranscript, HAS_REAL, kprof, REAL, REAL_REL } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 interface Tally {
   count: number;

@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyCell, type FineGroup, type RankData } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
 import { compareWithStatistic, timeTolerance, witnessProfile } from '../src/analysis/witness.js';
-import { HAS_REAL, REAL, kprof, walk } from './helpers.js';
+import { REAL, kprof, walk, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 const BASE = 'fixtures/fusion-example/base';
 const RANK0 = 'node-07_2841907_20260311093512417_ascend_pt';

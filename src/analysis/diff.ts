@@ -46,7 +46,7 @@ export type DiffStatus = (typeof DIFF_STATUSES)[number];
 export const NORMALIZATIONS = ['none', 'per-step'] as const;
 export type Normalization = (typeof NORMALIZATIONS)[number];
 
-/** Row orders for --sort. Documented in the README ("kprof diff"). */
+/** Row orders for --sort. Documented in docs/diff.md. */
 export const DIFF_SORTS = ['delta-count', 'delta-time', 'name', 'base-time', 'pr-time'] as const;
 export type DiffSort = (typeof DIFF_SORTS)[number];
 

@@ -12,6 +12,7 @@ const io = {
   env: process.env,
   stdoutIsTTY: process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,
+  ...(process.stderr.isTTY === true && process.stderr.columns > 0 ? { stderrColumns: process.stderr.columns } : {}),
   cwd: process.cwd(),
 };
 

@@ -40,8 +40,9 @@ import { profileArgumentHelp } from '../input/formats/registry.js';
 import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
+import type { Progress } from '../model/progress.js';
 import { failureFormat, githubError, junitError, namedPaths } from '../report/failure.js';
-import { oneLine, shown } from '../report/render.js';
+import { escaped, oneLine } from '../report/render.js';
 
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
 checkSavedFiguresWith(checkSavedFigures);
@@ -59,6 +60,8 @@ export const VERSION: string =
 export interface RunHooks {
   /** Set by an action: the exit code it returns. */
   code: number;
+  /** The progress bars the run made: erased however it ends, before any error is printed. */
+  progress?: Progress[];
 }
 
 /** Options every reading command takes. */
@@ -110,8 +113,8 @@ type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format:
 function commanderError(str: string, github: boolean, io: Io): string {
   const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;
   const message = choiceError(m[1]!.replace(/^error: /, ''));
-  if (github) return githubError(`${shown(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
-  return `kprof: ${shown(message)}${m[2] ?? ''}\n`;
+  if (github) return githubError(`${escaped(message)}${m[2] !== undefined ? ` ${m[2].slice(1)}` : ''}`, 'usage error', io.env.GITHUB_WORKSPACE);
+  return `kprof: ${escaped(message)}${m[2] ?? ''}\n`;
 }
 
 /**
@@ -128,7 +131,12 @@ function choiceError(message: string): string {
 
 export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
   const program = new Command();
-  const progressFor = (opts: { quiet?: boolean }) => makeProgress(io, opts.quiet === true);
+  const progressFor = (opts: { quiet?: boolean }): Progress => {
+    const p = makeProgress(io, opts.quiet === true);
+    if (hooks.progress === undefined) hooks.progress = [];
+    hooks.progress.push(p);
+    return p;
+  };
   program
     .name('kprof')
     .description('Kernel-trace profiler for Ascend NPU runs: summarize, diff and gate torch_npu / msprof kernel exports.')
@@ -221,7 +229,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
         .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types'),
     )
       .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)'),
+      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
+      .option('--markdown-out <file>', 'also write the Markdown report to a file: one check, two reports (the GitHub Action uses it)'),
   ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
     const { checkCommand } = await import('../commands/check.js');
     hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
@@ -295,6 +304,8 @@ async function runIn(argv: string[], io: Io): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return hooks.code;
   } catch (e) {
+    // A bar left on the terminal would sit above the message, frozen part-way.
+    for (const p of hooks.progress ?? []) p.done();
     if (e instanceof CommanderError) {
       // --help and --version exit 0; help shown because no command was given is a usage error.
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
@@ -317,5 +328,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
     );
     stack(e);
     return EXIT.internal;
+  } finally {
+    for (const p of hooks.progress ?? []) p.done();
   }
 }

@@ -10,19 +10,20 @@ import { emit, colorEnabled, type Io } from '../util/io.js';
 import type { Profile } from '../model/model.js';
 import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
+import { plural } from '../util/format.js';
 import type { Progress } from '../model/progress.js';
 import { readProfile } from '../input/read.js';
-import { verdictLine } from '../report/check/shared.js';
+import { unmatchedPart, verdictLine } from '../report/check/shared.js';
 import { CHECK_REPORTERS } from '../report/registry.js';
 import { githubAnnotation, messageLocation } from '../report/failure.js';
-import { shown } from '../report/render.js';
+import { clipped, escaped, oneLine, WHOLE } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { scopeProfile } from '../rules/scope.js';
-import { rejectMisspelt, ruleNameTests } from '../rules/unmatched.js';
+import { hasEvidence, rejectMisspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
@@ -32,6 +33,8 @@ export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
   base?: string;
   format: CheckFormatName;
   out?: string;
+  /** --markdown-out: the Markdown report too, from the same check. */
+  markdownOut?: string;
   strict?: boolean;
 }
 
@@ -51,7 +54,7 @@ function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean
     const snap = r.snapshot;
     if (!snap || snap.selection === '' || seen.has(snap.path)) continue;
     seen.add(snap.path);
-    io.stderr(`kprof: note: ${shown(relPath(snap.path))} was made with ${shown(snap.selection)}; the rules see only those kernels.\n`);
+    io.stderr(`kprof: note: ${escaped(relPath(snap.path))} was made with ${escaped(snap.selection)}; the rules see only those kernels.\n`);
   }
 }
 
@@ -115,24 +118,42 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   for (const w of verdict.warnings)
     io.stderr(
       format === 'github'
-        ? githubAnnotation('warning', shown(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
-        : `kprof: warning: ${shown(w)}\n`,
+        ? githubAnnotation('warning', escaped(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
+        : `kprof: warning: ${escaped(w)}\n`,
     );
   // The rules that gate: the error-level ones (warn-level rules when the file has no other).
   const gating = verdict.results.some((r) => r.rule.severity === 'error')
     ? verdict.results.filter((r) => r.rule.severity === 'error')
     : verdict.results;
-  if (verdict.passed && gating.every((r) => r.unmatched.length > 0)) {
+  // Rules that matched no kernel and give no evidence that their kernels ever ran: a misspelt name looks the same.
+  const unsupported = verdict.results.filter((r) => r.passed && r.unmatched.length > 0 && !hasEvidence(r.rule));
+  if (verdict.passed && gating.every((r) => r.unmatched.length > 0 && !hasEvidence(r.rule))) {
     // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
     // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.) A
     // warn-level rule that matched cannot carry error-level rules that matched nothing: it never fails the gate.
     const warnOnly = gating.length < verdict.results.length && verdict.results.some((r) => r.unmatched.length === 0);
     throw inputError(
-      `${shown(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${shown(relPath(profile))}${flags.base !== undefined ? ` or of the base ${shown(relPath(flags.base))}` : ''} ` +
+      `${escaped(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${escaped(relPath(profile))}${flags.base !== undefined ? ` or of the base ${escaped(relPath(flags.base))}` : ''} ` +
         `(${gating.length === 1 ? `its one ${warnOnly ? 'such ' : ''}rule selects` : `its ${gating.length} ${warnOnly ? 'such ' : ''}rules select`} ${gating[0]!.unmatched.join(', ')}${gating.length > 1 ? ', …' : ''}` +
         `${warnOnly ? '; only warn-level rules matched, and they never fail the gate' : ''}). ` +
-        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : gating.some((r) => r.chainBaseUnordered === true) ? ' (a chain is told from the kernels in the order they ran, which the base does not hold: pass --base with the kernel_details.csv of the base run)' : ''}.`,
+        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : gating.some((r) => r.chainBaseUnordered === true) ? ' (a chain is told from the kernels in the order they ran, which the base does not hold: pass --base with the kernel_details.csv of the base run)' : ''}. ` +
+        'A rule for kernels that a change removed holds when it says they ran once: evidence: { base-count: N } (kprof rules writes it) or evidence: { note: "…" }.',
     );
+  }
+  if (unsupported.length > 0) {
+    const first = unsupported[0]!;
+    const said = (r: (typeof unsupported)[number]): string =>
+      `${clipped(r.rule.file, WHOLE)}:${r.rule.line}: ${unmatchedPart(r, base !== null, clipped)}; a misspelt name would match nothing too`;
+    const fix =
+      'If the kernels ran once (a change removed them), say so in the rule: evidence: { note: "…" } (kprof rules writes evidence: { base-count: N }).';
+    if (flags.strict === true) {
+      throw inputError(
+        `${said(first)}${unsupported.length > 1 ? ` (and ${plural(unsupported.length - 1, 'rule')} more)` : ''}. ${fix} Under --strict a rule that matches nothing needs evidence.`,
+      );
+    }
+    // Under --format github the report marks each on its rule (::warning); elsewhere stderr says it once a rule.
+    if (format !== 'github')
+      for (const r of unsupported) io.stderr(`kprof: warning: ${oneLine(`${said(r)}. ${fix} --strict makes this an error.`)}\n`);
   }
   const ctx = {
     profile: relPath(profile),
@@ -145,7 +166,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY) };
   const reporter = await CHECK_REPORTERS[format]();
   const went = await emit(io, flags.out, reporter(verdict, ctx, rc));
+  if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
-  if (flags.out !== undefined) io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? shown(relPath(flags.out)) : went}.\n`);
+  if (flags.out !== undefined)
+    io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? escaped(relPath(flags.out)) : went}.\n`);
   return exitCodeOf(verdict);
 }

@@ -378,7 +378,7 @@ export const GROUP_BY_FIELDS = {
 
 /**
  * The display key of a group. `type+core` is `Type @ CORE`, `type+shapes` is `Type [shapes]`.
- * Documented in the README ("Grouping").
+ * Documented in docs/summary.md.
  */
 export function groupKey(by: GroupBy, g: { name: string | null; type: string | null; core: string | null; shapes: string | null }): string {
   switch (by) {

@@ -284,7 +284,7 @@ export interface DiffJson {
 export const REWRITES_VERSION = 1;
 
 /**
- * Which chains of kernels the PR replaced, where, how often and what it saved (README "Fusion rewrites"). Times
+ * Which chains of kernels the PR replaced, where, how often and what it saved (docs/diff.md, "Fusion rewrites"). Times
  * are µs (4 decimals); `status` is `unavailable` when a side has no kernels in order with a Step Id (then lanes
  * and rewrites are empty and conservation null).
  */
@@ -490,6 +490,12 @@ export interface CheckResultJson {
    * group's name, or `/regex/flags`); empty when it matched something.
    */
   unmatched: string[];
+  /**
+   * The rule's `evidence:` that its kernels ran once (added in 0.2; null when the rule gives none): `baseCount`,
+   * how many ran in the base it was written from; `note`, a person's word. With evidence, matching nothing is the
+   * steady state of a removal; without, it is a warning (an error under --strict).
+   */
+  evidence: { baseCount: number | null; note: string | null } | null;
 }
 
 /** What one input of a check held, after --rank, --steps and the filters. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { onDisk } from '../util/files.js';
 import { workspacePath } from '../util/paths.js';
-import { oneLine, shown, xmlEscape } from './render.js';
+import { escaped, oneLine, xmlEscape } from './render.js';
 
 /** The formats that report an error in their own way. */
 export type FailureFormat = 'github' | 'junit';
@@ -84,7 +84,7 @@ export function githubAnnotation(
   workspace: string | undefined,
 ): string {
   const props = [
-    ...(at ? [`file=${ghProperty(shown(workspacePath(at.file, workspace)))}`] : []),
+    ...(at ? [`file=${ghProperty(escaped(workspacePath(at.file, workspace)))}`] : []),
     ...(at?.line != null ? [`line=${at.line}`] : []),
     ...(at?.col != null ? [`col=${at.col}`] : []),
     `title=${ghProperty(`kprof: ${title}`)}`,
@@ -99,12 +99,13 @@ export function githubError(message: string, title: string, workspace: string | 
 
 /** A JUnit report with one failed test case that carries the message: the dashboard shows why kprof stopped. */
 export function junitError(message: string, title: string): string {
-  const attrs = `tests="1" failures="1" errors="0" skipped="0"`;
+  // The common JUnit schema (junit-10.xsd): testsuites takes no skipped; testsuite does.
+  const attrs = `tests="1" failures="1" errors="0"`;
   const msg = xmlEscape(oneLine(message));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="kprof" ${attrs}>`,
-    `  <testsuite name="kprof" ${attrs}>`,
+    `  <testsuite name="kprof" ${attrs} skipped="0">`,
     `    <testcase name="kprof: ${xmlEscape(title)}" classname="kprof">`,
     `      <failure message="${msg}" type="kprof.${title === 'internal error' ? 'internal' : 'input'}">${msg}</failure>`,
     '    </testcase>',

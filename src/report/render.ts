@@ -171,7 +171,7 @@ function visible(s: string): number {
 // ---------------------------------------------------------------------------------------------------------
 // Text from input is shown through the one scheme of inputText.ts (re-exported here for the reporters).
 
-export { CELL_WIDTH, WHOLE, clipped, escaped as shown, jsonSafe, oneLine } from '../util/inputText.js';
+export { CELL_WIDTH, WHOLE, clipped, escaped, jsonSafe, oneLine } from '../util/inputText.js';
 
 /**
  * A Markdown code span for any text, kernel names with backticks included: its fence is one backtick longer
@@ -217,7 +217,7 @@ export function markdownTable(head: string[], rows: string[][], align: Align[]):
 export function csvCell(v: string | number | boolean | null | undefined): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  // One record per line: line breaks and other unsafe characters are escaped as everywhere (see shown).
+  // One record per line: line breaks and other unsafe characters are escaped as everywhere (see escaped).
   let s = escaped(v);
   if (/^[=+\-@]/.test(s)) s = `'${s}`;
   if (/[",]/.test(s)) s = `"${s.replace(/"/g, '""')}"`;
@@ -231,7 +231,7 @@ export function csvLines(head: string[], rows: (string | number | boolean | null
 /**
  * Escape text for XML (JUnit). Markup characters become entities; characters XML 1.0 cannot hold at all (C0
  * controls other than TAB, LF and CR, U+FFFE/U+FFFF, lone surrogates) are written as escaped() writes them, so the
- * document is well-formed whatever the text. Text from input goes through shown() before it gets here.
+ * document is well-formed whatever the text. Text from input goes through escaped() before it gets here.
  */
 export function xmlEscape(s: string): string {
   return s

@@ -3,7 +3,7 @@
 import type { RowWarning } from '../model/model.js';
 import { relPath } from '../util/paths.js';
 import { githubAnnotation } from './failure.js';
-import { oneLine, shown } from './render.js';
+import { escaped, oneLine } from './render.js';
 
 export const WARNINGS_SHOWN = 5;
 
@@ -15,7 +15,7 @@ export interface GithubWarnings {
 
 export function warningLines(warnings: RowWarning[], total: number, skipped: number, github: GithubWarnings | null = null): string {
   if (total === 0) return '';
-  // Paths carry text from input (folder names): shown() escapes what a terminal or CI log would run. Messages
+  // Paths carry text from input (folder names): escaped() escapes what a terminal or CI log would run. Messages
   // quote cells already escaped (excerpt()): oneLine() leaves those as they are.
   const lines = warnings
     .slice(0, WARNINGS_SHOWN)
@@ -28,7 +28,7 @@ export function warningLines(warnings: RowWarning[], total: number, skipped: num
             { file: relPath(w.file), line: w.line > 0 ? w.line : null, col: null },
             github.workspace,
           ).trimEnd()
-        : `kprof: warning: ${shown(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${oneLine(w.message)}`,
+        : `kprof: warning: ${escaped(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${oneLine(w.message)}`,
     );
   if (total > lines.length) lines.push(`kprof: warning: … and ${total - lines.length} more`);
   if (skipped > 0)

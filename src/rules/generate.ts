@@ -26,6 +26,15 @@ import { rejectMisspelt } from './unmatched.js';
 import { chainCounts } from './checks/sequence.js';
 import type { Rewrites } from '../analysis/rewrites/rewrites.js';
 
+/**
+ * The evidence a rule for removed kernels carries: how many ran in the base it was written from. After the change
+ * lands and the baseline is refreshed, neither side runs them: the rule then holds as the steady state it asks
+ * for, where one without evidence is taken for a possible misspelling (docs/check.md, "Evidence").
+ */
+function evidenceLine(baseCount: number): string {
+  return `    evidence: { base-count: ${baseCount} }`;
+}
+
 export interface GenerateOptions {
   /** A kernel whose count fell by at least this many percent gets a maximum. */
   cutThresholdPct: number;
@@ -258,6 +267,7 @@ function sequenceRules(
           `    ${field}: ${list(rw.removed)}`,
           `    sequence: { per: step, max: ${value}${marker} }`,
           ...ranksLine(ranks, prRanks),
+          ...(value === 0 && rw.removedChains.base > 0 ? [evidenceLine(rw.removedChains.base)] : []),
         ],
         chain: true,
       });
@@ -402,7 +412,12 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       [
         {
           notes: [comment(`${r.key}: base ${levelsText(baseLevels(r.key), perStep)}, PR none.`)],
-          lines: [`  - rule: ${yamlString(`${r.key} stays removed`)}`, `    ${field(r)}`, '    absent: true'],
+          lines: [
+            `  - rule: ${yamlString(`${r.key} stays removed`)}`,
+            `    ${field(r)}`,
+            '    absent: true',
+            evidenceLine(baseLevels(r.key).reduce((n, l) => n + l.total, 0)),
+          ],
         },
       ],
       `"${r.key} stays removed"`,
@@ -461,6 +476,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
           `    ${field(r)}`,
           '    absent: true',
           ...ranksLine(gone, prRanks),
+          evidenceLine(paired.filter((x) => gone.includes(x.l.rank)).reduce((n, x) => n + (x.b?.total ?? 0), 0)),
         ],
       });
     }

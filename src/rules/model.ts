@@ -71,6 +71,20 @@ export interface Rule {
   steps: StepRange[] | null;
   severity: Severity;
   why: string | null;
+  /**
+   * `evidence:` what shows that the rule's kernels ran once, so that matching none of them now is the steady state
+   * of a change that removed them, not a misspelt name (docs/check.md, "Evidence"). Absent or null: none given.
+   */
+  evidence?: Evidence | null;
+}
+
+/**
+ * A rule's evidence: `base-count`, how many of its kernels (or chains, for a sequence rule) ran in the base it was
+ * written from (`kprof rules` writes it); `note`, a person's word for it (a hand-written rule).
+ */
+export interface Evidence {
+  baseCount: number | null;
+  note: string | null;
 }
 
 /** A rules file: its groups and its rules, in file order. */

@@ -1,6 +1,6 @@
 // A rules file (YAML or JSON) → a typed RuleSet. Everything is validated before any profile is read: an unknown
 // key, a wrong type, a bad regular expression or an unknown group is an input error naming file:line:col, what
-// was expected and what was found. The syntax is documented in the README ("kprof check").
+// was expected and what was found. The syntax is documented in docs/check.md.
 
 import type { Pair } from 'yaml';
 import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../util/yamlLib.js';
@@ -13,11 +13,23 @@ import { distance } from './unmatched.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';
-import { PERS, SEVERITIES, type Check, type CheckKind, type Per, type Rule, type RuleSet, type Selector, type Severity } from './model.js';
+import {
+  PERS,
+  SEVERITIES,
+  type Check,
+  type CheckKind,
+  type Evidence,
+  type Per,
+  type Rule,
+  type RuleSet,
+  type Selector,
+  type Severity,
+} from './model.js';
 
 export const TOP_KEYS = ['version', 'groups', 'steps', 'rules'] as const;
 export const SELECTOR_KEYS = ['type', 'name', 'group', 'match', 'kernels'] as const;
-export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'ranks', 'steps', 'severity', 'why'] as const;
+export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'ranks', 'steps', 'severity', 'why', 'evidence'] as const;
+export const EVIDENCE_KEYS = ['base-count', 'note'] as const;
 
 /** Read and validate a rules file; `shown` is the path used in messages and reports. */
 export function readRulesFile(path: string, shown: string = path): RuleSet {
@@ -146,6 +158,7 @@ class RulesReader implements CheckReader {
     const sev = e.get('severity');
     const ranks = e.get('ranks');
     const steps = e.get('steps');
+    const evidence = e.get('evidence');
     return {
       label: label ? this.text(label.value ?? label.key, 'rule') : null,
       file: this.path,
@@ -157,7 +170,35 @@ class RulesReader implements CheckReader {
       steps: steps ? this.steps(steps.value ?? steps.key) : null,
       severity: sev ? this.severity(sev.value ?? sev.key) : 'error',
       why: why ? this.text(why.value ?? why.key, 'why') : null,
+      evidence: evidence ? this.evidence(evidence.value ?? evidence.key) : null,
     };
+  }
+
+  /** `evidence: { base-count: N, note: "…" }`: at least one of the two; N a whole number of 1 or more. */
+  private evidence(node: Node): Evidence {
+    if (!isMap(node)) {
+      this.fail(
+        node,
+        `evidence: expected a mapping such as { base-count: 32 } or { note: "removed by the MLA prolog fusion" }; found ${describe(node)}.`,
+      );
+    }
+    const e = this.entries(node, EVIDENCE_KEYS, 'evidence');
+    const count = e.get('base-count');
+    const note = e.get('note');
+    if (!count && !note)
+      this.fail(node, 'evidence: expected base-count: (how many ran in the base) or note: (why the kernels are known to have run).');
+    let baseCount: number | null = null;
+    if (count) {
+      const v = count.value;
+      if (!isScalar(v) || typeof v.value !== 'number' || !Number.isSafeInteger(v.value) || v.value < 1) {
+        this.fail(
+          v ?? count.key,
+          `evidence: base-count: expected a whole number of 1 or more (how many of the kernels ran in the base); found ${describe(v)}.`,
+        );
+      }
+      baseCount = v.value;
+    }
+    return { baseCount, note: note ? this.text(note.value ?? note.key, 'evidence: note') : null };
   }
 
   /** A sequence rule's chain: the `type:` or `name:` list, in order, of at most MAX_CHAIN kernels. */

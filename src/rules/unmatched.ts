@@ -206,6 +206,11 @@ export function ruleNameTests(set: RuleSet): { patterns: RegExp[]; exact: string
   return { patterns, exact };
 }
 
+/** The rule says why its kernels are known to have run (evidence: base-count or note). */
+export function hasEvidence(rule: Rule): boolean {
+  return rule.evidence !== undefined && rule.evidence !== null;
+}
+
 /** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
 function allowedEdits(length: number): number {
   return length < 5 ? 0 : length < 12 ? 1 : 2;
@@ -304,6 +309,9 @@ export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | n
         );
       }
     }
+    // A rule with evidence that its kernels ran (kprof rules writes the base count; a person may write a note)
+    // names kernels that existed: matching none of them now is what the rule asks for, not a misspelling.
+    if (hasEvidence(rule)) continue;
     const values: { kind: 'type' | 'name' | 'member'; value: string }[] =
       s.kind === 'type' || s.kind === 'name'
         ? unmatchedIn(rule, k).map((value) => ({ kind: s.kind, value }))
@@ -317,7 +325,8 @@ export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | n
         kind === 'member' ? `group ${s.kind === 'group' ? s.group.name : ''}: ${JSON.stringify(value)}` : `${kind} ${JSON.stringify(value)}`;
       throw inputError(
         `${rule.file}:${rule.line}: ${what} matches no kernel in ${where}; ${hint} ` +
-          `A misspelt selector matches nothing, so absent: and max: would hold whatever runs. Fix the rules file.`,
+          'A misspelt selector matches nothing, so absent: and max: would hold whatever runs. Fix the rules file ' +
+          `(or, if ${JSON.stringify(value)} is meant and ran once, say so in the rule: evidence: { note: "…" }).`,
       );
     }
   }

@@ -1,6 +1,6 @@
 // Text from input (kernel names and types, core names, patterns, folder and file names, rank ids, rules files,
 // summary JSON strings) is untrusted: CI runners and terminals read kprof's output. Every report, warning and
-// message shows it through the one scheme here (README "Safety").
+// message shows it through the one scheme here (docs/safety.md).
 
 /**
  * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and

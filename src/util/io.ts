@@ -13,6 +13,8 @@ export interface Io {
   env: Record<string, string | undefined>;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** The width of the terminal stderr is, when it is one (COLUMNS is asked when this is absent). */
+  stderrColumns?: number;
   /**
    * The working directory (absolute): every path kprof is given is resolved against it, and paths are shown
    * relative to it. The bin passes process.cwd(); nothing else asks the process.

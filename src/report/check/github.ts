@@ -1,6 +1,7 @@
 // `kprof check --format github`: GitHub Actions annotations. Pure: Verdict in, string out.
 
 import type { Verdict } from '../../rules/model.js';
+import { hasEvidence } from '../../rules/unmatched.js';
 import { clipped, escaped } from '../../util/inputText.js';
 import { workspacePath } from '../../util/paths.js';
 import { ghData, ghProperty } from '../failure.js';
@@ -10,8 +11,9 @@ import { readLine, resultMessage, ruleTitle, verdictLine, whyText, type CheckCon
 export function checkGithub(v: Verdict, ctx: CheckContext): string {
   const out: string[] = [];
   for (const r of v.results) {
-    // A rule that held but matched nothing is marked too: it may be a selector that no longer names anything.
-    if (r.passed && r.unmatched.length === 0) continue;
+    // A rule that held but matched nothing is marked too: it may be a selector that no longer names anything. Not
+    // one whose evidence says its kernels ran once: matching nothing is then the steady state it asks for.
+    if (r.passed && (r.unmatched.length === 0 || hasEvidence(r.rule))) continue;
     const cmd = r.passed ? 'warning' : r.rule.severity === 'warn' ? 'warning' : 'error';
     const file = escaped(workspacePath(r.rule.file, ctx.workspace));
     const props = `file=${ghProperty(file)},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;

@@ -32,6 +32,7 @@ function checkJsonWith(v: Verdict, ctx: CheckContext, list: ListOf): CheckJson {
       message: resultMessage(r, ctx.base !== null, exact),
       why: r.rule.why,
       unmatched: r.unmatched,
+      evidence: r.rule.evidence ?? null,
     })),
   );
   return {

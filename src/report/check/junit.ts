@@ -11,9 +11,15 @@ import { location, resultMessage, ruleTitle, whyText, type CheckContext } from '
  */
 export function checkJunit(v: Verdict, ctx: CheckContext): string {
   const n = v.results.length;
-  const attrs = `name="kprof check" tests="${n}" failures="${v.failedErrors}" errors="0" skipped="0"`;
+  // The attributes of the common JUnit schema (Jenkins' junit-10.xsd, which CI dashboards read): testsuites has no
+  // skipped, a testcase no file or line (the rule's file:line is in its text).
+  const counts = `tests="${n}" failures="${v.failedErrors}" errors="0"`;
   const rules = xmlEscape(escaped(ctx.rules));
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${attrs}>`, `  <testsuite ${attrs.replace('kprof check', rules)}>`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="kprof check" ${counts}>`,
+    `  <testsuite name="${rules}" ${counts} skipped="0">`,
+  ];
   const props: [string, number][] = [
     ['kernels', ctx.read.kernels],
     ['skippedRows', ctx.read.skippedRows],
@@ -21,13 +27,13 @@ export function checkJunit(v: Verdict, ctx: CheckContext): string {
   if (ctx.baseRead !== null) props.push(['baseKernels', ctx.baseRead.kernels], ['baseSkippedRows', ctx.baseRead.skippedRows]);
   lines.push('    <properties>', ...props.map(([k, n]) => `      <property name="${k}" value="${n}" />`), '    </properties>');
   for (const r of v.results) {
-    const head = `    <testcase name="${xmlEscape(ruleTitle(r.rule))}" classname="${rules}" file="${xmlEscape(escaped(r.rule.file))}" line="${r.rule.line}"`;
+    const head = `    <testcase name="${xmlEscape(ruleTitle(r.rule))}" classname="${rules}"`;
     const msg = resultMessage(r, ctx.base !== null);
     const body = `${msg}\n${location(r)}${r.rule.why !== null ? `\nwhy: ${whyText(r.rule.why, clipped)}` : ''}`;
     if (r.passed && r.unmatched.length > 0) {
       lines.push(`${head}>`, `      <system-out>${xmlEscape(`note: ${body}`)}</system-out>`, '    </testcase>');
     } else if (r.passed) {
-      lines.push(`${head} />`);
+      lines.push(`${head}>`, `      <system-out>${xmlEscape(location(r))}</system-out>`, '    </testcase>');
     } else if (r.rule.severity === 'warn') {
       lines.push(`${head}>`, `      <system-out>${xmlEscape(`warning: ${body}`)}</system-out>`, '    </testcase>');
     } else {

@@ -4,7 +4,7 @@
 import { stepsLabel } from '../../aggregate/group.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
-import type { RuleResult, SequenceSite, Verdict } from '../../rules/model.js';
+import type { Evidence, RuleResult, SequenceSite, Verdict } from '../../rules/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, listed, plural, rankIdsText, ranksNamed } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
@@ -172,7 +172,9 @@ export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clippe
   if (r.unmatched.length === 0) return '';
   if (r.chainNowhere) {
     const base = !hasBase ? '' : r.chainBaseUnordered === true ? ', and the base holds no kernel order to show it ever ran' : ' or the base';
-    return `the chain runs nowhere in this order in the profile${base}${scopeText(r.rule, q)}`;
+    const ev = r.rule.evidence;
+    const said = ev === undefined || ev === null || !r.passed ? '' : `; evidence that it ran: ${evidenceText(ev, q)}`;
+    return `the chain runs nowhere in this order in the profile${base}${scopeText(r.rule, q)}${said}`;
   }
   const s = r.rule.selector;
   const what =
@@ -183,7 +185,21 @@ export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clippe
         : `match ${r.unmatched.map((x) => q(x)).join(', ')}`;
   const verb = r.unmatched.length > 1 ? 'match' : 'matches';
   // Limited to steps or ranks, the rule sees only those (a kernel that runs elsewhere is not there for it).
-  return `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
+  const nowhere = `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
+  // A rule that held on a kernel that runs nowhere holds on its evidence, or says it has none (a misspelt name
+  // would hold as well); one that broke is broken whatever the evidence.
+  const ev = r.rule.evidence;
+  if (!r.passed) return nowhere;
+  if (ev === undefined || ev === null) return `${nowhere}, and the rule gives no evidence that it ever ran`;
+  return `${nowhere}; evidence that it ran: ${evidenceText(ev, q)}`;
+}
+
+/** A rule's evidence in words: "32 in the base the rule was written from", and a person's note. */
+export function evidenceText(ev: Evidence, q: Quote = clipped): string {
+  const parts: string[] = [];
+  if (ev.baseCount !== null) parts.push(`${fmtCount(ev.baseCount)} in the base the rule was written from`);
+  if (ev.note !== null) parts.push(`note: ${q(ev.note)}`);
+  return parts.join('; ');
 }
 
 /** One sentence on what was observed, against the bound, and whether the selector matched anything. */
