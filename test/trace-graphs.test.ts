@@ -164,6 +164,16 @@ describe('CUDA graph launches: every kernel in the step of its launch', () => {
     ]);
   });
 
+  it('a launch stays known for kernels of it written long after it, up to 16384 correlation ids later', () => {
+    // Graph 7 launched in step 1, 10000 plain launches and kernels, then its kernels (running in step 2).
+    const events: Event[] = [step(1, 1000), step(2, 1100), launch(7, 1010)];
+    for (let i = 0; i < 10000; i++) events.push(launch(100 + i, 1001, 'cudaLaunchKernel'), kernel('near', 100 + i, 1002));
+    events.push(kernel('late_a', 7, 1150, 8), kernel('late_b', 7, 1160, 8));
+    const { steps, notes } = readSteps(JSON.stringify({ traceEvents: events }));
+    expect([steps.get('late_a'), steps.get('late_b'), steps.get('near')]).toEqual([1, 1, 1]);
+    expect(notes).toEqual([]);
+  });
+
   it('summary --steps and inspect on the file: per-step counts of the launches, no "not found" note', async () => {
     for (const order of ['launch first', 'launch last', 'steps last'] as const) {
       const file = write(ordered(order));

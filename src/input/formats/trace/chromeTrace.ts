@@ -102,6 +102,8 @@ const NPU_OTHER_NAMES =
 const NAME_CACHE_LIMIT = 100_000;
 /** Recent launches kept, and kernels that may wait for their launch (steps.ts). */
 const LAUNCH_WINDOW = 4096;
+/** Slots of the table of launches seen (chromeTrace's recentIds). */
+const RECENT_SLOTS = 4 * LAUNCH_WINDOW;
 /** Device events that may wait for their process's metadata. */
 const MAX_WAITING_FOR_PROCESS = 100_000;
 /** Processes, threads and streams kept by name (real traces have tens). */
@@ -192,13 +194,14 @@ export class ChromeTraceReader {
   /** The step last added to stepsSeen (kernels of one step come together). */
   private lastStepSeen: number | null = null;
   // kineto launches (steps.ts)
-  private readonly recent = new Map<number, number | null>();
   /**
-   * The correlation ids of `recent` in the order they came, as a ring: the oldest is dropped without walking the
-   * map (a Map walked from its start after many deletions passes over their holes).
+   * Launches seen, by correlation id, in a table of RECENT_SLOTS slots (slot: the id modulo its size; a launch
+   * stays until one whose id falls in its slot replaces it, RECENT_SLOTS ids later in kineto's counting order) and
+   * kept after a match: a CUDA graph launch runs many kernels of its id. No map: one is written per launch.
    */
-  private readonly recentIds = new Float64Array(LAUNCH_WINDOW);
-  private recentAt = 0;
+  private readonly recentIds = new Float64Array(RECENT_SLOTS).fill(Number.NaN);
+  /** The step of the launch in the same slot of recentIds (-1: in no step). */
+  private readonly recentSteps = new Float64Array(RECENT_SLOTS);
   /**
    * Kernels waiting in order: those of queue[qHead, qEnd). The array is never shortened (slots past qEnd are stale
    * and overwritten): emptying it would drop its memory, and a kernel that waits for its launch right after it
@@ -684,10 +687,11 @@ export class ChromeTraceReader {
       this.queueOrEmit(r, -1, true);
       return;
     }
-    // Kept after a match: a CUDA graph launch runs many kernels of its correlation id.
-    const launched = this.recent.get(corr);
-    if (launched !== undefined) {
-      r.step = launched;
+    let slot = corr % RECENT_SLOTS;
+    if (slot < 0) slot += RECENT_SLOTS;
+    if (this.recentIds[slot] === corr) {
+      const launched = this.recentSteps[slot]!;
+      r.step = launched < 0 ? null : launched;
       this.byLaunch++;
       this.queueOrEmit(r, -1, true);
       return;
@@ -743,7 +747,7 @@ export class ChromeTraceReader {
       if (w !== null) this.waiting.delete(corr);
     }
     if (w !== null) {
-      // Every kernel waiting for it (a graph launch has many), then kernels of it written later (recent).
+      // Every kernel waiting for it (a graph launch has many), then kernels of it written later (recentIds).
       for (; w !== null; w = w.next) {
         w.rec.step = step;
         w.resolved = true;
@@ -751,12 +755,10 @@ export class ChromeTraceReader {
       }
       this.drain();
     }
-    if (!this.recent.has(corr)) {
-      if (this.recent.size >= LAUNCH_WINDOW) this.recent.delete(this.recentIds[this.recentAt]!);
-      this.recentIds[this.recentAt] = corr;
-      this.recentAt = (this.recentAt + 1) % LAUNCH_WINDOW;
-    }
-    this.recent.set(corr, step);
+    let slot = corr % RECENT_SLOTS;
+    if (slot < 0) slot += RECENT_SLOTS;
+    this.recentIds[slot] = corr;
+    this.recentSteps[slot] = step === null ? -1 : step;
   }
 
   private queueOrEmit(r: TraceRecord, corr: number, resolved: boolean): void {
