@@ -11,7 +11,9 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChromeTraceReader } from '../src/input/formats/trace/chromeTrace.js';
-import { HAS_REAL, kprof, REAL } from './helpers.js';
+import { kprof, REAL, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 type Event = Record<string, unknown>;
 
