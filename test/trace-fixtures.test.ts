@@ -124,7 +124,7 @@ describe('kineto: a kernel is in the step of its launch, as HTA places it', () =
       ]);
       expect(info.steps).toEqual([1, 2]);
       expect(info.notes).toEqual([
-        '1 of 3 device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found',
+        '1 of 3 device events (kernels, memcpy, memset) were placed in a step by their own start time: no launch event of their args.correlation is in the file, or it is too far from them for the reader to wait for it',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -102,6 +102,8 @@ const NPU_OTHER_NAMES =
 const NAME_CACHE_LIMIT = 100_000;
 /** Recent launches kept, and kernels that may wait for their launch (steps.ts). */
 const LAUNCH_WINDOW = 4096;
+/** Slots of the table of launches seen (chromeTrace's recentIds). */
+const RECENT_SLOTS = 4 * LAUNCH_WINDOW;
 /** Device events that may wait for their process's metadata. */
 const MAX_WAITING_FOR_PROCESS = 100_000;
 /** Processes, threads and streams kept by name (real traces have tens). */
@@ -114,6 +116,11 @@ interface Waiting {
   /** Correlation id of the launch awaited (-1: none awaited). */
   corr: number;
   resolved: boolean;
+  /**
+   * The kernel written before it that waits for the same launch (a CUDA graph launch runs many kernels of one
+   * correlation id): the waiting kernels of one id form a chain from the newest, held by lastWaiting or the map.
+   */
+  next: Waiting | null;
 }
 
 interface Orphan {
@@ -187,7 +194,14 @@ export class ChromeTraceReader {
   /** The step last added to stepsSeen (kernels of one step come together). */
   private lastStepSeen: number | null = null;
   // kineto launches (steps.ts)
-  private readonly recent = new Map<number, number | null>();
+  /**
+   * Launches seen, by correlation id, in a table of RECENT_SLOTS slots (slot: the id modulo its size; a launch
+   * stays until one whose id falls in its slot replaces it, RECENT_SLOTS ids later in kineto's counting order) and
+   * kept after a match: a CUDA graph launch runs many kernels of its id. No map: one is written per launch.
+   */
+  private readonly recentIds = new Float64Array(RECENT_SLOTS).fill(Number.NaN);
+  /** The step of the launch in the same slot of recentIds (-1: in no step). */
+  private readonly recentSteps = new Float64Array(RECENT_SLOTS);
   /**
    * Kernels waiting in order: those of queue[qHead, qEnd). The array is never shortened (slots past qEnd are stale
    * and overwritten): emptying it would drop its memory, and a kernel that waits for its launch right after it
@@ -196,8 +210,9 @@ export class ChromeTraceReader {
   private readonly queue: Waiting[] = [];
   private qHead = 0;
   private qEnd = 0;
+  /** The newest waiting kernel of each correlation id (the head of its chain), but that of lastWaiting. */
   private readonly waiting = new Map<number, Waiting>();
-  /** The kernel that waits last, kept out of the map (its launch most often comes next). */
+  /** The kernel that waits last, with its chain, kept out of the map (its launch most often comes next). */
   private lastWaiting: Waiting | null = null;
   private readonly free: Waiting[] = [];
   private byLaunch = 0;
@@ -308,7 +323,7 @@ export class ChromeTraceReader {
       info.notes.push(npu ? 'no device kernels in the "Ascend Hardware" process' : 'no kernel events (cat "kernel"): a CPU-only trace?');
     if (this.byOwnTime > 0 && !npu) {
       info.notes.push(
-        `${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: their launch event was not found`,
+        `${this.byOwnTime} of ${this.byOwnTime + this.byLaunch} device events (kernels, memcpy, memset) were placed in a step by their own start time: no launch event of their args.correlation is in the file, or it is too far from them for the reader to wait for it`,
       );
     }
     if (this.outOfOrder > 0)
@@ -672,10 +687,11 @@ export class ChromeTraceReader {
       this.queueOrEmit(r, -1, true);
       return;
     }
-    const launched = this.recent.get(corr);
-    if (launched !== undefined) {
-      this.recent.delete(corr);
-      r.step = launched;
+    let slot = corr % RECENT_SLOTS;
+    if (slot < 0) slot += RECENT_SLOTS;
+    if (this.recentIds[slot] === corr) {
+      const launched = this.recentSteps[slot]!;
+      r.step = launched < 0 ? null : launched;
       this.byLaunch++;
       this.queueOrEmit(r, -1, true);
       return;
@@ -731,14 +747,18 @@ export class ChromeTraceReader {
       if (w !== null) this.waiting.delete(corr);
     }
     if (w !== null) {
-      w.rec.step = step;
-      w.resolved = true;
-      this.byLaunch++;
+      // Every kernel waiting for it (a graph launch has many), then kernels of it written later (recentIds).
+      for (; w !== null; w = w.next) {
+        w.rec.step = step;
+        w.resolved = true;
+        this.byLaunch++;
+      }
       this.drain();
-      return;
     }
-    this.recent.set(corr, step);
-    if (this.recent.size > LAUNCH_WINDOW) this.recent.delete(this.recent.keys().next().value!);
+    let slot = corr % RECENT_SLOTS;
+    if (slot < 0) slot += RECENT_SLOTS;
+    this.recentIds[slot] = corr;
+    this.recentSteps[slot] = step === null ? -1 : step;
   }
 
   private queueOrEmit(r: TraceRecord, corr: number, resolved: boolean): void {
@@ -746,7 +766,7 @@ export class ChromeTraceReader {
       this.emit(r);
       return;
     }
-    const w = this.free.pop() ?? { rec: copy(r), corr, resolved };
+    const w = this.free.pop() ?? { rec: copy(r), corr, resolved, next: null };
     const c = w.rec;
     c.kind = r.kind;
     c.name = r.name;
@@ -759,9 +779,19 @@ export class ChromeTraceReader {
     c.ticks = r.ticks;
     w.corr = corr;
     w.resolved = resolved;
+    w.next = null;
     this.queue[this.qEnd++] = w;
     if (!resolved) {
-      if (this.lastWaiting !== null) this.waiting.set(this.lastWaiting.corr, this.lastWaiting);
+      const last = this.lastWaiting;
+      if (last !== null && last.corr === corr) w.next = last;
+      else {
+        if (last !== null) this.waiting.set(last.corr, last);
+        const head = this.waiting.get(corr);
+        if (head !== undefined) {
+          this.waiting.delete(corr);
+          w.next = head;
+        }
+      }
       this.lastWaiting = w;
     }
     // Bounded: the oldest kernel still waiting is placed by its own start time.
@@ -774,13 +804,21 @@ export class ChromeTraceReader {
     }
   }
 
+  /** A kernel whose launch is given up on: it and every kernel waiting for the same launch go by their own start. */
   private settle(w: Waiting): void {
     if (w.resolved) return;
-    if (this.lastWaiting === w) this.lastWaiting = null;
-    else this.waiting.delete(w.corr);
-    w.rec.step = this.windows.at(w.rec.startUs);
-    w.resolved = true;
-    this.byOwnTime++;
+    let head: Waiting | null = this.lastWaiting;
+    if (head !== null && head.corr === w.corr) this.lastWaiting = null;
+    else {
+      head = this.waiting.get(w.corr) ?? null;
+      this.waiting.delete(w.corr);
+    }
+    if (head === null) head = w;
+    for (let k: Waiting | null = head; k !== null; k = k.next) {
+      k.rec.step = this.windows.at(k.rec.startUs);
+      k.resolved = true;
+      this.byOwnTime++;
+    }
   }
 
   private drain(): void {
@@ -788,6 +826,7 @@ export class ChromeTraceReader {
     while (this.qHead < this.qEnd && q[this.qHead]!.resolved) {
       const w = q[this.qHead++]!;
       this.emit(w.rec);
+      w.next = null;
       if (this.free.length < 64) this.free.push(w);
     }
     if (this.qHead === this.qEnd) {

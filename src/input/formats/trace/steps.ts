@@ -8,8 +8,10 @@
 // in, as HTA does: a kernel launched at the end of a step often runs after the host has left the window. In
 // kineto's files the launch is written next to its kernel, before or after it, so the reader keeps a few
 // thousand recent launches and lets a kernel wait (in order: kernels behind it wait too) until its launch
-// comes. A kernel whose launch does not come within LAUNCH_WINDOW records, or at all, is placed by its own
-// start time, and counted (TraceInfo notes say how many).
+// comes. A CUDA graph launch runs many kernels of one correlation id: all of them take its step (a launch stays
+// known after a match; kernels waiting for one launch are placed together). A kernel whose launch does not come
+// within LAUNCH_WINDOW records, or at all, is placed by its own start time, and counted (TraceInfo notes say how
+// many).
 
 const STEP_NAME = /^ProfilerStep#(\d+)$/;
 
