@@ -8,6 +8,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { CHAIN as MLA_CHAIN } from './decodeGen.js';
 import { kprof } from './helpers.js';
 
 /** A seeded PRNG (mulberry32). */
@@ -22,19 +23,8 @@ function rng(seed: number): () => number {
   };
 }
 
-const CHAIN = [
-  'QuantBatchMatmulV3',
-  'RmsNorm',
-  'RmsNorm',
-  'DynamicQuant',
-  'QuantBatchMatmulV3',
-  'BatchMatMulV3',
-  'InterleaveRope',
-  'InterleaveRope',
-  'Cast',
-  'Cast',
-  'DynamicBlockQuant',
-];
+/** The README example's MLA prolog chain up to its cache writes (the decoder layers' two, the MTP layer's one). */
+const CHAIN = MLA_CHAIN.slice(0, 11);
 /** Kernels of the same stream that no catalogue chain starts with or continues through here. */
 const FILLER = ['Transpose', 'Slice', 'Fill', 'Mul', 'ConcatD', 'Sub'];
 
