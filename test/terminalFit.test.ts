@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli/run.js';
 import { fitTable, middleCut, wrapWords } from '../src/report/render.js';
-import { HAS_REAL, kprof, REAL, ROOT } from './helpers.js';
+import { kprof, REAL, ROOT, realData } from './helpers.js';
+
+const HAS_REAL = realData(import.meta.url);
 
 async function tty(args: string[], columns: number): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
