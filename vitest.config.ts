@@ -12,6 +12,7 @@ export const SLOW = [
   'test/action.test.ts',
   'test/bin.test.ts',
   'test/browser/report.test.ts',
+  'test/diff-cli.test.ts',
   'test/differential.test.ts',
   'test/engines.test.ts',
   'test/format.test.ts',
