@@ -28,9 +28,14 @@ function rules(text: string): string {
 const HEADER = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
 
 describe('a selector that matches nothing', () => {
-  it('close to a kernel of the base: exit 2 with file:line and did you mean', async () => {
+  it('close to a kernel of the base: a warning with file:line and did you mean; exit 2 under --strict', async () => {
     const f = rules('rules:\n  - rule: InterleaveRope stays removed\n    type: InterleaveRop\n    absent: true\n');
-    const r = await kprof(['check', PR, '--rules', f, '--base', BASE]);
+    const warned = await kprof(['check', PR, '--rules', f, '--base', BASE]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(
+      /^kprof: warning: .*r\d+\.yaml:2: type "InterleaveRop" matches no kernel .*did you mean "InterleaveRope"\?.*--strict makes this an error\.\n$/,
+    );
+    const r = await kprof(['check', PR, '--rules', f, '--base', BASE, '--strict']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
@@ -38,17 +43,23 @@ describe('a selector that matches nothing', () => {
     );
   });
 
-  it('the same but for case, and a name given as a type: exit 2', async () => {
-    const lower = await kprof(['check', PR, '--rules', rules('rules:\n  - type: cast\n    count: { max: 9 }\n')]);
+  it('the same but for case, and a name given as a type: exit 2 under --strict', async () => {
+    const lower = await kprof(['check', PR, '--strict', '--rules', rules('rules:\n  - type: cast\n    count: { max: 9 }\n')]);
     expect(lower.code).toBe(2);
     expect(lower.stderr).toContain('type "cast" matches no kernel in fixtures/rules/one-rank/pr; did you mean "Cast"?');
-    const asType = await kprof(['check', PR, '--rules', rules('rules:\n  - type: aclnnCast_Cast_Cast\n    absent: true\n')]);
+    const asType = await kprof(['check', PR, '--strict', '--rules', rules('rules:\n  - type: aclnnCast_Cast_Cast\n    absent: true\n')]);
     expect(asType.code).toBe(2);
     expect(asType.stderr).toContain('"aclnnCast_Cast_Cast" is a kernel name; did you mean name: "aclnnCast_Cast_Cast"?');
   });
 
-  it('a misspelt member of a group: exit 2', async () => {
-    const r = await kprof(['check', PR, '--rules', rules('groups:\n  g: [MatMulV2, AddRmsNorn]\nrules:\n  - group: g\n    count: { max: 99 }\n')]);
+  it('a misspelt member of a group: exit 2 under --strict', async () => {
+    const r = await kprof([
+      'check',
+      PR,
+      '--strict',
+      '--rules',
+      rules('groups:\n  g: [MatMulV2, AddRmsNorn]\nrules:\n  - group: g\n    count: { max: 99 }\n'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('group g: "AddRmsNorn" matches no kernel in fixtures/rules/one-rank/pr; did you mean "AddRmsNorm"?');
   });
@@ -96,14 +107,17 @@ describe('a selector that matches nothing', () => {
     expect(md).toContain('**check passed: 3 of 3 rules held; 2 matched no kernel.**');
   });
 
-  it.skipIf(!HAS_REAL)('a communication kernel written with a per-run counter that never ran: exit 2 with the name kprof uses', async () => {
-    const f = rules('rules:\n  - name: hcom_allReduce__587_0_1\n    count: { max: 1 }\n');
-    const r = await kprof(['check', `${REAL_REL}/msinsight-torchnpu/level1`, '--rules', f]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
-      'name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named without their per-run counter; did you mean "hcom_allReduce__*_0_1"?',
-    );
-  });
+  it.skipIf(!HAS_REAL)(
+    'a communication kernel written with a per-run counter that never ran: exit 2 under --strict with the name kprof uses',
+    async () => {
+      const f = rules('rules:\n  - name: hcom_allReduce__587_0_1\n    count: { max: 1 }\n');
+      const r = await kprof(['check', `${REAL_REL}/msinsight-torchnpu/level1`, '--rules', f, '--strict']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        'name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named without their per-run counter; did you mean "hcom_allReduce__*_0_1"?',
+      );
+    },
+  );
 
   it.skipIf(!HAS_REAL)('a communication kernel written with the raw name the file has is that kernel, not a typo', async () => {
     const f = rules('rules:\n  - name: hcom_allReduce__586_0_1\n    count: { max: 1 }\n');
@@ -114,13 +128,18 @@ describe('a selector that matches nothing', () => {
 });
 
 describe('nothing read, nothing passed', () => {
-  it('a rules file none of whose rules matches a kernel: exit 2', async () => {
+  it('a rules file none of whose rules matches a kernel: held on absence, a warning for each rule; exit 2 under --strict', async () => {
     const f = rules('rules:\n  - type: FooBar\n    absent: true\n  - match: ^nothing$\n    count: { max: 1 }\n');
-    const r = await kprof(['check', PR, '--rules', f]);
+    const warned = await kprof(['check', PR, '--rules', f]);
+    expect(warned.code).toBe(0);
+    expect(
+      warned.stderr.match(/^kprof: warning: .*matches no kernel in the profile, and the rule gives no evidence that it ever ran/gm),
+    ).toHaveLength(2);
+    const r = await kprof(['check', PR, '--rules', f, '--strict']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
-      /r\d+\.yaml: no rule matches a kernel of fixtures\/rules\/one-rank\/pr \(its 2 rules select FooBar, …\)\. A gate that matched nothing cannot pass/,
+      /r\d+\.yaml:2: type FooBar matches no kernel in the profile, and the rule gives no evidence that it ever ran; .* \(and 1 rule more\) Under --strict a rule that matches nothing needs evidence\./,
     );
     // A rule that breaks on nothing (a kernel that should run and does not) is a broken gate: exit 1, not 2.
     const broke = await kprof(['check', PR, '--rules', rules('rules:\n  - type: FooBar\n    present: true\n')]);

@@ -147,15 +147,16 @@ describe('a rank where nothing was read is not a clean rank', () => {
 });
 
 describe("a rule's own steps: and ranks: leave it what --steps and --rank leave", () => {
-  it('steps: where the kernel does not run matches nothing, as --steps does: exit 2 both ways', async () => {
+  it('steps: where the kernel does not run matches nothing, as --steps does: exit 2 both ways under --strict', async () => {
     const opt = await kprof(['check', UNEVEN, '--rules', file('a.yaml', 'rules:\n  - type: A\n    count: { max: 4 }\n'), '--steps', '3-']);
     expect(opt.code).toBe(0); // rank 0 runs A in steps 3 and 4
     const r1 = profile('r1-only', { '1': RANK1 });
-    const a = await kprof(['check', r1, '--rules', file('a1.yaml', 'rules:\n  - type: A\n    count: { max: 4 }\n'), '--steps', '3-']);
-    const s = await kprof(['check', r1, '--rules', file('s1.yaml', 'steps: 3-\nrules:\n  - type: A\n    count: { max: 4 }\n')]);
+    const a = await kprof(['check', r1, '--rules', file('a1.yaml', 'rules:\n  - type: A\n    count: { max: 4 }\n'), '--steps', '3-', '--strict']);
+    const s = await kprof(['check', r1, '--strict', '--rules', file('s1.yaml', 'steps: 3-\nrules:\n  - type: A\n    count: { max: 4 }\n')]);
     expect(a.code).toBe(2);
     expect(s.code).toBe(2);
-    expect(s.stderr).toContain('no rule matches a kernel of');
+    expect(s.stderr).toContain('type A matches no kernel in the profile in steps 3-');
+    expect(s.stderr).toContain('Under --strict a rule that matches nothing needs evidence.');
     expect(s.stdout).toBe('');
   });
 
@@ -167,15 +168,17 @@ describe("a rule's own steps: and ranks: leave it what --steps and --rank leave"
   });
 });
 
-describe('an error-level rule that matched nothing is not carried by a warn-level rule', () => {
-  it('exit 2, naming the error-level rules', async () => {
+describe('an error-level rule that matched nothing, beside a warn-level rule that matched', () => {
+  it('a warning naming it; exit 2 under --strict', async () => {
     const f = file('w.yaml', 'rules:\n  - type: Foo\n    absent: true\n  - type: A\n    present: true\n    severity: warn\n');
-    const r = await kprof(['check', UNEVEN, '--rules', f]);
+    const warned = await kprof(['check', UNEVEN, '--rules', f]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^kprof: warning: .*w\.yaml:2: type Foo matches no kernel in the profile, and the rule gives no evidence/m);
+    const r = await kprof(['check', UNEVEN, '--rules', f, '--strict']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('no error-level rule matches a kernel of');
-    expect(r.stderr).toContain('its one such rule selects Foo; only warn-level rules matched, and they never fail the gate');
-    // An error-level rule that matched carries the others, as before; a file of warn-level rules only is judged by them.
+    expect(r.stderr).toContain('type Foo matches no kernel in the profile');
+    // An error-level rule that matched, or a file of warn-level rules only, raises no such doubt.
     expect(
       (await kprof(['check', UNEVEN, '--rules', file('w2.yaml', 'rules:\n  - type: Foo\n    absent: true\n  - type: B\n    present: true\n')])).code,
     ).toBe(0);

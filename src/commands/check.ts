@@ -24,7 +24,7 @@ import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { scopeProfile } from '../rules/scope.js';
-import { hasEvidence, rejectMisspelt, ruleNameTests } from '../rules/unmatched.js';
+import { hasEvidence, misspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
@@ -117,7 +117,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);
-  rejectMisspelt(rules, data, base);
+  // Rules whose selector is one or two letters from a kernel that runs: a misspelling, or a kernel meant (evidence:).
+  const typos = misspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
   // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there.
   for (const w of verdict.warnings)
@@ -126,39 +127,39 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
         ? githubAnnotation('warning', escaped(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
         : `kprof: warning: ${escaped(w)}\n`,
     );
-  // The rules that gate: the error-level ones (warn-level rules when the file has no other).
-  const gating = verdict.results.some((r) => r.rule.severity === 'error')
-    ? verdict.results.filter((r) => r.rule.severity === 'error')
-    : verdict.results;
-  // Rules that matched no kernel and give no evidence that their kernels ever ran: a misspelt name looks the same.
-  const unsupported = verdict.results.filter((r) => r.passed && r.unmatched.length > 0 && !hasEvidence(r.rule));
-  if (verdict.passed && gating.every((r) => r.unmatched.length > 0 && !hasEvidence(r.rule))) {
-    // Each rule on its own may rightly match nothing (a kernel that stays removed); all of them together is a
-    // rules file for another model, or a profile of another run. (A gate that broke is reported as broken.) A
-    // warn-level rule that matched cannot carry error-level rules that matched nothing: it never fails the gate.
-    const warnOnly = gating.length < verdict.results.length && verdict.results.some((r) => r.unmatched.length === 0);
+  // A rule that held while matching nothing holds on absence, which is what absent: and max: ask for once a change
+  // removed the kernels. Evidence that they ran once (kprof rules writes it) tells that from a misspelt name;
+  // without it the rule is a warning, and under --strict an error. (A profile where nothing was read has already
+  // stopped: absence of everything proves nothing.)
+  const typoOf = new Map(typos.map((t) => [t.rule, t.message]));
+  const fix =
+    'If the kernels ran once (a change removed them), say so in the rule: evidence: { note: "…" } (kprof rules writes evidence: { base-count: N }).';
+  const doubts = [
+    ...typos.map((t) => ({
+      typo: true,
+      text: `${t.message} A misspelt name matches nothing, so the rule holds whatever runs: fix the name. ${fix}`,
+    })),
+    ...verdict.results
+      .filter((r) => r.passed && r.unmatched.length > 0 && !hasEvidence(r.rule) && !typoOf.has(r.rule))
+      .map((r) => ({
+        typo: false,
+        text: `${clipped(r.rule.file, WHOLE)}:${r.rule.line}: ${unmatchedPart(r, base !== null, clipped)}; a misspelt name would match nothing too. ${fix}`,
+      })),
+  ];
+  if (doubts.length > 0 && flags.strict === true) {
     throw inputError(
-      `${escaped(relPath(flags.rules))}: no ${warnOnly ? 'error-level ' : ''}rule matches a kernel of ${escaped(relPath(profile))}${flags.base !== undefined ? ` or of the base ${escaped(relPath(flags.base))}` : ''} ` +
-        `(${gating.length === 1 ? `its one ${warnOnly ? 'such ' : ''}rule selects` : `its ${gating.length} ${warnOnly ? 'such ' : ''}rules select`} ${gating[0]!.unmatched.join(', ')}${gating.length > 1 ? ', …' : ''}` +
-        `${warnOnly ? '; only warn-level rules matched, and they never fail the gate' : ''}). ` +
-        `A gate that matched nothing cannot pass: check that the rules are for this profile${flags.base === undefined ? ', or pass --base with a profile where the kernels run' : gating.some((r) => r.chainBaseUnordered === true) ? ' (a chain is told from the kernels in the order they ran, which the base does not hold: pass --base with the kernel_details.csv of the base run)' : ''}. ` +
-        'A rule for kernels that a change removed holds when it says they ran once: evidence: { base-count: N } (kprof rules writes it) or evidence: { note: "…" }.',
+      `${doubts[0]!.text}${doubts.length > 1 ? ` (and ${plural(doubts.length - 1, 'rule')} more)` : ''} Under --strict a rule that matches nothing needs evidence.`,
     );
   }
-  if (unsupported.length > 0) {
-    const first = unsupported[0]!;
-    const said = (r: (typeof unsupported)[number]): string =>
-      `${clipped(r.rule.file, WHOLE)}:${r.rule.line}: ${unmatchedPart(r, base !== null, clipped)}; a misspelt name would match nothing too`;
-    const fix =
-      'If the kernels ran once (a change removed them), say so in the rule: evidence: { note: "…" } (kprof rules writes evidence: { base-count: N }).';
-    if (flags.strict === true) {
-      throw inputError(
-        `${said(first)}${unsupported.length > 1 ? ` (and ${plural(unsupported.length - 1, 'rule')} more)` : ''}. ${fix} Under --strict a rule that matches nothing needs evidence.`,
-      );
-    }
-    // Under --format github the report marks each on its rule (::warning); elsewhere stderr says it once a rule.
-    if (format !== 'github')
-      for (const r of unsupported) io.stderr(`kprof: warning: ${oneLine(`${said(r)}. ${fix} --strict makes this an error.`)}\n`);
+  for (const d of doubts) {
+    // Under --format github the report marks a rule that matched nothing itself (::warning on its line).
+    if (format === 'github' && !d.typo) continue;
+    const text = `${d.text} --strict makes this an error.`;
+    io.stderr(
+      format === 'github'
+        ? githubAnnotation('warning', oneLine(text), 'rule matches nothing', messageLocation(text), io.env.GITHUB_WORKSPACE)
+        : `kprof: warning: ${oneLine(text)}\n`,
+    );
   }
   const ctx = {
     profile: relPath(profile),

@@ -275,11 +275,30 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): strin
   return null;
 }
 
+/** A rule whose selector names a kernel that runs nowhere but is close to one that runs: likely a misspelling. */
+export interface Misspelt {
+  rule: Rule;
+  /** `file:line: type "X" matches no kernel in …; did you mean "Y"?` */
+  message: string;
+}
+
 /**
  * Stop (exit 2) at the first rule whose selector names a kernel that is not in the profile nor in the base but
  * is close to one that is: a misspelt selector.
  */
 export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | null): void {
+  const first = misspelt(set, profile, base)[0];
+  if (first !== undefined)
+    throw inputError(`${first.message} A misspelt selector matches nothing, so absent: and max: would hold whatever runs. Fix the rules file.`);
+}
+
+/**
+ * The rules whose selector names a kernel that is not in the profile nor in the base but is close to one that is
+ * (rules with evidence are taken as meant). A layer marker that runs nowhere, or a communication kernel in a chain,
+ * is an error whatever it is close to: those throw.
+ */
+export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): Misspelt[] {
+  const found: Misspelt[] = [];
   const all = knownOf(profile, base);
   const where = `${profile.input}${base !== null ? ` nor in the base ${base.input}` : ''}`;
   for (const rule of set.rules) {
@@ -323,11 +342,9 @@ export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | n
       if (hint === null) continue;
       const what =
         kind === 'member' ? `group ${s.kind === 'group' ? s.group.name : ''}: ${JSON.stringify(value)}` : `${kind} ${JSON.stringify(value)}`;
-      throw inputError(
-        `${rule.file}:${rule.line}: ${what} matches no kernel in ${where}; ${hint} ` +
-          'A misspelt selector matches nothing, so absent: and max: would hold whatever runs. Fix the rules file ' +
-          `(or, if ${JSON.stringify(value)} is meant and ran once, say so in the rule: evidence: { note: "…" }).`,
-      );
+      found.push({ rule, message: `${rule.file}:${rule.line}: ${what} matches no kernel in ${where}; ${hint}` });
+      break;
     }
   }
+  return found;
 }
