@@ -8,20 +8,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { CHAIN as MLA_CHAIN } from './decodeGen.js';
+import { CHAIN as MLA_CHAIN, prng as rng } from './decodeGen.js';
 import { kprof } from './helpers.js';
-
-/** A seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The README example's MLA prolog chain up to its cache writes (the decoder layers' two, the MTP layer's one). */
 const CHAIN = MLA_CHAIN.slice(0, 11);

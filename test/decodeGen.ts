@@ -52,7 +52,8 @@ export interface DecodeSpec {
   seed?: number;
 }
 
-function prng(seed: number): () => number {
+/** A seeded PRNG (mulberry32), as the fixtures' generators use. */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
