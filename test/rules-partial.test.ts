@@ -124,10 +124,13 @@ describe.skipIf(!HAS_REAL)('kprof rules on a partial fusion (real level1 export,
     expect(onBase.stdout).toContain('FAIL');
   });
 
-  it('check with a misspelt type: exit 2 with a suggestion', async () => {
+  it('check with a misspelt type: a warning with a suggestion; exit 2 under --strict', async () => {
     const f = join(tmp, 'misspelt.yaml');
     writeFileSync(f, 'rules:\n  - rule: DropOutDoMask stays fused\n    type: DropoutDoMask\n    absent: true\n    ranks: [1]\n');
-    const r = await kprof(['check', PR, '--rules', f, '--base', BASE]);
+    const warned = await kprof(['check', PR, '--rules', f, '--base', BASE]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^kprof: warning: .*did you mean "DropOutDoMask"\?/);
+    const r = await kprof(['check', PR, '--rules', f, '--base', BASE, '--strict']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
