@@ -97,7 +97,7 @@ export async function expectTranscript(name: string, args: string[], env?: Recor
 }
 
 /** better-sqlite3, the optional peer dependency that reads SQLite exports, as the tests resolve it. */
-export const HAS_SQLITE = ((): boolean => {
+export const HAS_BETTER_SQLITE = ((): boolean => {
   try {
     createRequire(import.meta.url).resolve('better-sqlite3');
     return true;
@@ -106,9 +106,24 @@ export const HAS_SQLITE = ((): boolean => {
   }
 })();
 
+/** Node's built-in node:sqlite (22.13+, 24), which kprof prefers where it loads. */
+export const HAS_NODE_SQLITE = ((): boolean => {
+  try {
+    return typeof (createRequire(import.meta.url)('node:sqlite') as { DatabaseSync?: unknown }).DatabaseSync === 'function';
+  } catch {
+    return false;
+  }
+})();
+
+/** The SQLite back end kprof uses in this process; `.ci/run` says which one it expects (KPROF_TEST_SQLITE_BACKEND). */
+export const SQLITE_BACKEND: 'node:sqlite' | 'better-sqlite3' | null = HAS_NODE_SQLITE ? 'node:sqlite' : HAS_BETTER_SQLITE ? 'better-sqlite3' : null;
+
+/** Something reads SQLite exports here: node:sqlite or better-sqlite3. */
+export const HAS_SQLITE = SQLITE_BACKEND !== null;
+
 /**
- * Called once at the top of every test file that reads SQLite exports: true with better-sqlite3 installed (`.ci/run`
- * installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
+ * Called once at the top of every test file that reads SQLite exports: true on Node 22.13+/24 (node:sqlite) or with
+ * better-sqlite3 installed (`.ci/run` installs it for Node 20; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
  * the file's SQLite tests skip; under CI=true a test that fails instead.
  */
 export function sqliteInstalled(file: string): boolean {

@@ -373,7 +373,10 @@ describe('without better-sqlite3', () => {
     const r = await kprof(['summary', `${L}/base`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'ascend_pytorch_profiler_0.db: reading an SQLite export needs the better-sqlite3 package (version 12), which is not installed',
+      'ascend_pytorch_profiler_0.db: reading an SQLite export needs Node 22.13 or later (its built-in node:sqlite; this is Node ',
+    );
+    expect(r.stderr).toContain(
+      'or the better-sqlite3 package (version 12), which is not installed. Run kprof with Node 22.13+ or 24, or install better-sqlite3',
     );
     expect(r.stderr).toContain('npm install better-sqlite3@12');
     expect((await kprof(['summary', `${L}/both`])).code).toBe(0);

@@ -10,10 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isKprofError, type KprofError } from '../src/util/errors.js';
 import { createRequire } from 'node:module';
 import { readDbGroups, stepExpression } from '../src/input/formats/sqlite/groups.js';
+import * as library from '../src/input/formats/sqlite/library.js';
 import { sqliteLibrary } from '../src/input/formats/sqlite/library.js';
 import { looksLikeSqlite, readHeader } from '../src/input/formats/sqlite/open.js';
 import { probeDbExport, readDbExport, type DbInfo, type DbKernel, type ReadOptions } from '../src/input/formats/sqlite/reader.js';
-import { REAL, ROOT, realData, sqliteInstalled } from './helpers.js';
+import { REAL, ROOT, realData, SQLITE_BACKEND, sqliteInstalled } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -435,6 +436,13 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     expect(failure(() => read(join(dir, 'none.db'), { display: 'none.db' })).message).toBe('none.db: cannot be opened (ENOENT)');
   });
 
+  it.runIf(HAS_SQLITE)('the back end is node:sqlite where this Node has it, else better-sqlite3 (and the one CI expects)', () => {
+    sqliteLibrary('x.db');
+    expect(library.lastBackEnd).toBe(SQLITE_BACKEND);
+    const expected = process.env.KPROF_TEST_SQLITE_BACKEND;
+    if (expected) expect(library.lastBackEnd).toBe(expected);
+  });
+
   it('without better-sqlite3: an input error saying what to install', () => {
     const missing = (): never => {
       throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' });
@@ -442,13 +450,13 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     const e = failure(() => sqliteLibrary('in/a.db', missing));
     expect(e.kind).toBe('input');
     expect(e.message).toMatch(
-      /^in\/a\.db: reading an SQLite export needs the better-sqlite3 package \(version 12\), which is not installed\. Install it where kprof is installed \(`npm install better-sqlite3@12`/,
+      /^in\/a\.db: reading an SQLite export needs Node 22\.13 or later \(its built-in node:sqlite; this is Node [0-9.]+\) or the better-sqlite3 package \(version 12\), which is not installed\. Run kprof with Node 22\.13\+ or 24, or install better-sqlite3 where kprof is installed \(`npm install better-sqlite3@12`/,
     );
     const broken = (): never => {
       throw new Error('/x/better_sqlite3.node: invalid ELF header\nRequire stack:\n- a.js');
     };
     expect(failure(() => sqliteLibrary('in/a.db', broken)).message).toMatch(
-      /which could not be loaded \(\/x\/better_sqlite3\.node: invalid ELF header\)\. Install/,
+      /which could not be loaded \(\/x\/better_sqlite3\.node: invalid ELF header\)\. Run kprof with Node 22\.13\+ or 24, or install/,
     );
   });
 
