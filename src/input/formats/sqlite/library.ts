@@ -140,10 +140,15 @@ function wrapStatement(first: NodeStatement, prepare: (sql: string) => NodeState
   let raw = false;
   let arrays = false;
   let bigInts = false;
+  // Integers are always read as BigInt (node:sqlite throws on one past 2^53 otherwise) and made numbers, as
+  // better-sqlite3 does, unless safeIntegers asked for BigInt.
+  first.setReadBigInts(true);
+  const value = (v: unknown): unknown => (typeof v === 'bigint' && !bigInts ? Number(v) : cell(v));
   const shape = (row: unknown): unknown => {
-    if (!raw || row === undefined || row === null) return row;
-    if (arrays) return (row as unknown[]).map(cell);
-    return Object.values(row as Record<string, unknown>).map(cell);
+    if (row === undefined || row === null) return row;
+    if (!raw) return Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, value(v)]));
+    if (arrays) return (row as unknown[]).map(value);
+    return Object.values(row as Record<string, unknown>).map(value);
   };
   const self: SqliteStatement = {
     raw(on = true) {
@@ -153,13 +158,12 @@ function wrapStatement(first: NodeStatement, prepare: (sql: string) => NodeState
         arrays = on;
       } else if (on && st === first && /^\s*select\b/i.test(sql)) {
         st = prepare(`SELECT * FROM (${sql})`);
-        st.setReadBigInts(bigInts);
+        st.setReadBigInts(true);
       }
       return self;
     },
     safeIntegers(on = true) {
       bigInts = on;
-      st.setReadBigInts(on);
       return self;
     },
     all: (...params) => st.all(...params).map(shape),

@@ -217,13 +217,31 @@ function walBytes(path: string): number {
   }
 }
 
+/** SQLite's primary result codes by number, named as better-sqlite3 names them. */
+const SQLITE_CODES: Record<number, string> = {
+  1: 'SQLITE_ERROR',
+  5: 'SQLITE_BUSY',
+  7: 'SQLITE_NOMEM',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
+
 /**
  * An error from SQLite while reading `file`, as an input error naming it. Other errors (a KprofError, a bug of
  * kprof) pass unchanged, so that a bug is still reported as one.
  */
 export function sqliteFailure(file: string, e: unknown): unknown {
   if (isKprofError(e)) return e;
-  const code = (e as { code?: unknown }).code;
+  let code = (e as { code?: unknown }).code;
+  // node:sqlite's errors carry SQLite's result code as a number (errcode), better-sqlite3's as a name.
+  if (code === 'ERR_SQLITE_ERROR') {
+    const n = (e as { errcode?: unknown }).errcode;
+    code = typeof n === 'number' ? (SQLITE_CODES[n & 0xff] ?? `SQLITE_ERROR_${n}`) : 'SQLITE_ERROR';
+  }
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return e;
   const message = e instanceof Error ? e.message : String(e);
   return inputError(
