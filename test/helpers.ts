@@ -176,3 +176,69 @@ export function walk(dir: string): string[] {
       return statSync(p).isDirectory() ? walk(p) : [p];
     });
 }
+
+/** A statement of a test's own db (better-sqlite3's methods, over whichever back end is here). */
+export interface TestStatement {
+  run(...params: unknown[]): unknown;
+  get(...params: unknown[]): any;
+  all(...params: unknown[]): any[];
+  raw(on?: boolean): TestStatement;
+  pluck(on?: boolean): TestStatement;
+  safeIntegers(on?: boolean): TestStatement;
+}
+
+/**
+ * Opens a db for a test to write or check independently: node:sqlite where this Node has it (so that the Node
+ * 22/24 runs of `.ci/run` need no better-sqlite3), better-sqlite3 otherwise.
+ */
+export function openTestDb(
+  path: string,
+  options: { readonly?: boolean } = {},
+): {
+  exec(sql: string): void;
+  prepare(sql: string): TestStatement;
+  close(): void;
+} {
+  const req = createRequire(import.meta.url);
+  if (!HAS_NODE_SQLITE) {
+    const Database = req('better-sqlite3') as new (p: string, o: object) => ReturnType<typeof openTestDb>;
+    return new Database(path, { readonly: options.readonly === true });
+  }
+  type St = { run(...a: unknown[]): unknown; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[]; setReadBigInts(on: boolean): void };
+  const { DatabaseSync } = req('node:sqlite') as {
+    DatabaseSync: new (p: string, o: object) => { exec(s: string): void; prepare(s: string): St; close(): void };
+  };
+  const db = new DatabaseSync(path, { readOnly: options.readonly === true });
+  return {
+    exec: (sql) => db.exec(sql),
+    close: () => db.close(),
+    prepare(sql) {
+      const st = db.prepare(sql);
+      let raw = false;
+      let pluck = false;
+      const shape = (row: unknown): unknown => {
+        if (row === undefined || row === null) return row;
+        const values = Object.values(row as Record<string, unknown>);
+        return pluck ? values[0] : raw ? values : row;
+      };
+      const self: TestStatement = {
+        run: (...a) => st.run(...a),
+        get: (...a) => shape(st.get(...a)),
+        all: (...a) => st.all(...a).map(shape),
+        raw(on = true) {
+          raw = on;
+          return self;
+        },
+        pluck(on = true) {
+          pluck = on;
+          return self;
+        },
+        safeIntegers(on = true) {
+          st.setReadBigInts(on);
+          return self;
+        },
+      };
+      return self;
+    },
+  };
+}

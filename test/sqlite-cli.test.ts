@@ -3,7 +3,6 @@
 // read-only folders, a missing SQLite library and bad input.
 
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { NO_STREAM, type KernelKind } from '../src/input/sink.js';
 import { readDb } from '../src/input/formats/sqlite/source.js';
 import type { Profile } from '../src/model/model.js';
 import { injectSqliteLoader } from '../src/input/formats/sqlite/library.js';
-import { expectTranscript, kprof, REAL, REAL_REL, realData, sqliteInstalled } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, realData, sqliteInstalled, openTestDb } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -181,11 +180,11 @@ describe.skipIf(!HAS_SQLITE)('every schema generation through the command line',
 });
 
 describe.skipIf(!HAS_SQLITE)('uneven dbs', () => {
-  const Database = HAS_SQLITE ? createRequire(import.meta.url)('better-sqlite3') : null;
+  const Database = openTestDb;
   const edited = (sql: string): string => {
     const path = join(tempDir(), 'ascend_pytorch_profiler_0.db');
     copyFileSync(`${FIX}/schema-1.0.0.db`, path);
-    const db = new Database(path);
+    const db = Database(path);
     db.exec(sql);
     db.close();
     return path;
@@ -275,7 +274,7 @@ describe.skipIf(!HAS_SQLITE)('exact starts and streams for sinks that want them'
   });
 
   it.skipIf(!HAS_REAL)('real samples: every kernel start and stream equals BigInt arithmetic on the db', async () => {
-    const Database = createRequire(import.meta.url)('better-sqlite3');
+    const Database = openTestDb;
     for (const f of [
       'msinsight-torchnpu-db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db',
       'msinsight-torchnpu-db/level0/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db',
@@ -288,7 +287,7 @@ describe.skipIf(!HAS_SQLITE)('exact starts and streams for sinks that want them'
       const bytes = readFileSync(path);
       bytes[18] = bytes[19] = 1;
       writeFileSync(copy, bytes);
-      const db = new Database(copy, { readonly: true });
+      const db = Database(copy, { readonly: true });
       const rows = db
         .prepare(
           'SELECT s.value AS name, t.startNs AS start, t.streamId AS stream FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.name ' +

@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isKprofError, type KprofError } from '../src/util/errors.js';
-import { createRequire } from 'node:module';
 import { readDbGroups, stepExpression } from '../src/input/formats/sqlite/groups.js';
 import * as library from '../src/input/formats/sqlite/library.js';
 import { sqliteLibrary } from '../src/input/formats/sqlite/library.js';
 import { looksLikeSqlite, readHeader } from '../src/input/formats/sqlite/open.js';
 import { probeDbExport, readDbExport, type DbInfo, type DbKernel, type ReadOptions } from '../src/input/formats/sqlite/reader.js';
-import { REAL, ROOT, realData, SQLITE_BACKEND, sqliteInstalled } from './helpers.js';
+import { REAL, ROOT, realData, SQLITE_BACKEND, sqliteInstalled, openTestDb } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -546,13 +545,8 @@ describe.skipIf(!HAS_SQLITE)('readDbGroups: the kernels of readDbExport, grouped
     // 0 ns (every other start is 2^60 ns after it), two lasting 2^62 ns (their sum is past SQLite's integers).
     const f = join(tempDir(), 'far.db');
     copyFileSync(join(FIX, 'schema-1.0.0.db'), f);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => {
-      prepare(sql: string): { run(...a: unknown[]): unknown };
-      close(): void;
-    };
-    const db = new Database(f);
+    const Database = openTestDb;
+    const db = Database(f);
     const task = db.prepare('INSERT INTO TASK (startNs, endNs, deviceId, globalTaskId, taskType, streamId) VALUES (?, ?, 5, ?, 2, 2)');
     const info = db.prepare('INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, blockDim, taskType, opType) VALUES (10, ?, 24, 2, 1)');
     for (const [id, start, end] of [
@@ -585,10 +579,8 @@ describe.skipIf(!HAS_SQLITE)('readDbGroups: the kernels of readDbExport, grouped
       { id: 3, startNs: 15, endNs: 16 },
       { id: 4, startNs: 30, endNs: 40 },
     ];
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => { prepare(s: string): { raw(): { get(): unknown[] } }; close(): void };
-    const db = new Database(':memory:');
+    const Database = openTestDb;
+    const db = Database(':memory:');
     for (const [t, want] of [
       [-1, null],
       [0, 1],
@@ -615,10 +607,8 @@ describe.skipIf(!HAS_SQLITE)('text from the db', () => {
     const dir = tempDir();
     const path = join(dir, 'bytes.db');
     copyFileSync(join(FIX, 'torch_npu-6.0.rc1.db'), path);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => { prepare(s: string): { run(...a: unknown[]): unknown }; close(): void };
-    const db = new Database(path);
+    const Database = openTestDb;
+    const db = Database(path);
     // The first kernel's name id (aclnnMm_MatMulV2 is id 10) now holds the bytes "Mm\x85\x1b[31m".
     db.prepare('UPDATE STRING_IDS SET value = CAST(? AS TEXT) WHERE id = 10').run(Buffer.from([0x4d, 0x6d, 0x85, 0x1b, 0x5b, 0x33, 0x31, 0x6d]));
     db.close();
