@@ -5,13 +5,24 @@ import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
-import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { diffSummaries, viewDiff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
+import {
+  apartNote,
+  shortenedNote,
+  unreadNote,
+  chooseBy,
+  namesOnlyProfile,
+  parseCommon,
+  parseTop,
+  plannedBy,
+  sequencesBy,
+  type CommonFlags,
+} from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy } from '../model/model.js';
 import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
@@ -101,6 +112,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
   apartNote([b, p], io);
+  shortenedNote([b, p], io);
   unreadNote([b, p], io);
   const by = chooseBy(common.byGiven, common.by, [b, p], io);
   const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
@@ -139,6 +151,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const reporter = await DIFF_REPORTERS[flags.format]();
   const report = reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx);
   await emit(io, flags.out, report);
-  io.stderr(fitHint(fit, flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p))));
+  io.stderr(
+    fitHint(
+      fit,
+      flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p)),
+      flags.format === 'table' || flags.format === 'markdown' ? viewDiff(d, view).rows.map((r) => r.key) : [],
+    ),
+  );
   return 0;
 }

@@ -213,6 +213,29 @@ export function unreadNote(profiles: readonly Profile[], io: Io, github = false)
 }
 
 /**
+ * With --short-names, one stderr line when a short name stands for kernels of different full names (the same
+ * function with other template arguments): they are one group in the figures. It names the short names with the
+ * most full names (counted over every file of the profiles, different names only) and how to see them apart.
+ */
+export function shortenedNote(profiles: readonly Profile[], io: Io): void {
+  const names = new Map<string, Set<string>>();
+  for (const f of new Set(profiles.flatMap((p) => p.ranks.flatMap((r) => r.files)))) {
+    for (const m of f.shortened ?? []) {
+      const set = names.get(m.name) ?? new Set<string>();
+      for (const n of m.names) set.add(n);
+      names.set(m.name, set);
+    }
+  }
+  if (names.size === 0) return;
+  const most = [...names].map(([name, set]) => ({ name, n: set.size })).sort((a, b) => b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const listedNames = most.slice(0, 3).map((m) => `${shown(m.name)} (${fmtCount(m.n)} names)`);
+  const more = most.length > 3 ? ` and ${fmtCount(most.length - 3)} more` : '';
+  io.stderr(
+    `kprof: note: --short-names put kernels of different full names in one group: ${listedNames.join(', ')}${more}; without --short-names they are apart.\n`,
+  );
+}
+
+/**
  * One stderr line for what the profiles' files held that is not kernels (a trace's memory copies and sets …):
  * left out of the figures, summed per label over every file; kprof inspect lists them per file.
  */

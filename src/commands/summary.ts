@@ -5,7 +5,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, shortenedNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
@@ -14,6 +14,7 @@ import { inputError, KprofError } from '../util/errors.js';
 import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
+import { rows as summaryRows } from '../report/summary/shared.js';
 import type { Progress } from '../model/progress.js';
 import type { Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
@@ -45,6 +46,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   });
   progress.done();
   apartNote([data], io);
+  shortenedNote([data], io);
   unreadNote([data], io);
   const by = chooseBy(common.byGiven, common.by, [data], io);
   const s = summarize(data, { by, selection: common.selection, stepTime: flags.stepTime === true });
@@ -59,7 +61,13 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const report = reporter(s, view, ctx);
   const making: SnapshotMaking = { command: 'summary', by, typesKnown: !namesOnlyProfile(data), stepIds: s.stepIds, ranks: s.ranks };
   await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out, making) : report);
-  io.stderr(fitHint(fit, flags.shortNames !== true && namesOnlyProfile(data)));
+  io.stderr(
+    fitHint(
+      fit,
+      flags.shortNames !== true && namesOnlyProfile(data),
+      flags.format === 'table' || flags.format === 'markdown' ? summaryRows(s, view).map((r) => r.label) : [],
+    ),
+  );
   return 0;
 }
 

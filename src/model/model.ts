@@ -264,6 +264,11 @@ export interface SourceFile {
   notes?: string[];
   /** Operations the file holds that are not kernels (memory copies and sets …), left out of the figures, by label. */
   apart?: { label: string; count: number; ticks: number }[];
+  /**
+   * With --short-names: the short names that stand for more than one full kernel name (kernels that differ in
+   * their template arguments or parameters, grouped together), each with those full names (sorted; at most 1,000).
+   */
+  shortened?: { name: string; names: string[] }[];
 }
 
 /** Everything read for one rank. */

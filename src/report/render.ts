@@ -2,6 +2,7 @@
 
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
+import { ESCAPE_TOKEN, keptApart } from '../util/apart.js';
 import { CELL_WIDTH, clipped, escaped, hexEscape } from '../util/inputText.js';
 
 // Loaded on first use: only a terminal table with a cell that is not plain (see isPlain) needs it.
@@ -136,9 +137,20 @@ export function fitTable(
     }
     return cells;
   };
+  const cutRows = rows.map(shorten);
+  // Names the cut made alike show where they differ instead (painted cells, kprof's own, are left as they are).
+  const plain = rows.map((r, i) => (PAINTED.test(r[0] ?? '') ? null : i)).filter((i) => i !== null);
+  const apart = keptApart(
+    plain.map((i) => rows[i]![0] ?? ''),
+    plain.map((i) => cutRows[i]![0]!),
+    nameWidth,
+  );
+  plain.forEach((i, k) => {
+    cutRows[i]![0] = apart[k]!;
+  });
   const out = {
     head: keep.map((i) => head[i]!),
-    rows: rows.map(shorten),
+    rows: cutRows,
     align: keep.map((i) => align[i]!),
     footer: footer ? shorten(footer) : undefined,
   };
@@ -147,9 +159,6 @@ export function fitTable(
   if (total(keep) - widths[0]! + nameWidth > limit) fit.cut.push('table wider than the terminal');
   return out;
 }
-
-/** An escape escaped() writes, which a cut must keep whole: `\xHH` or `\uHHHH`. */
-const ESCAPE_TOKEN = /\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|[\s\S]/gu;
 
 /**
  * Text already escaped (a table cell), at most `width` characters: its start and its end with `…` between, the
@@ -348,7 +357,12 @@ export function codeSpan(s: string): string {
  * escaped backslash and a pipe that ends the cell.
  */
 export function mdCode(s: string, max = CELL_WIDTH): string {
-  return codeSpan(clipped(s, max).replace(/\\(?=\|)/g, '\\x5c'));
+  return mdCodeOf(clipped(s, max));
+}
+
+/** mdCode() of a text already escaped and cut (e.g. by clippedApart). */
+export function mdCodeOf(shown: string): string {
+  return codeSpan(shown.replace(/\\(?=\|)/g, '\\x5c'));
 }
 
 /**

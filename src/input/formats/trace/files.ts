@@ -19,7 +19,7 @@ import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTa
 import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
-import { shortenName } from './shortName.js';
+import { Shortener } from './shortName.js';
 import { traceChunks } from './source.js';
 import type { StepWindows } from './steps.js';
 
@@ -62,8 +62,8 @@ class TraceTarget implements TraceSink {
   private lastStreamId = NO_STREAM;
   /** Rows (kernels and skipped records) of the file, on every device. */
   rows = 0;
-  /** Names shortened here (--short-names on an Nsight CSV; the Chrome-trace reader shortens its own), by name. */
-  private readonly short: Map<string, string> | null;
+  /** Names shortened here (--short-names on an Nsight CSV; the Chrome-trace reader shortens its own). */
+  readonly short: Shortener | null;
 
   constructor(
     private readonly path: string,
@@ -79,20 +79,12 @@ class TraceTarget implements TraceSink {
     shortenHere = false,
   ) {
     this.route = { sink: besides(into, options.beside), log: into, ids: new Map(), nextId: 0, begun: false, toldOrigin: false };
-    this.short = shortenHere && options.shortNames === true ? new Map() : null;
+    this.short = shortenHere && options.shortNames === true ? new Shortener() : null;
   }
 
   /** The name a kernel is grouped by: shortened when asked (memory bounded as the reader's name cache is). */
   private named(name: string): string {
-    const m = this.short;
-    if (m === null) return name;
-    let s = m.get(name);
-    if (s === undefined) {
-      s = shortenName(name);
-      if (m.size >= 100_000) m.clear();
-      m.set(name, s);
-    }
-    return s;
+    return this.short === null ? name : this.short.name(name);
   }
 
   /** What the file answers, told to the sinks once, before the first kernel (or at the end when there is none). */
@@ -201,7 +193,7 @@ class TraceTarget implements TraceSink {
 }
 
 /** What a file can answer and what it held, for inspect: the SourceFile of a trace. */
-function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: number): SourceFile {
+function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: number, shortened: SourceFile['shortened'] & {}): SourceFile {
   const a = info.answers;
   const answers = ['kernel names', ...(a.steps ? ['steps'] : []), ...(a.order ? ['kernel order'] : [])];
   const notes = [`answers: ${answers.join(', ')}; kprof groups it by name (it has no op types)`];
@@ -224,6 +216,7 @@ function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: numb
     );
   const file: SourceFile = { path, format: info.format, traits: info.traits, columns: [], missing, bytes, rowsRead, rowsSkipped: 0, notes };
   if (apart.length > 0) file.apart = apart.map(([label, v]) => ({ label, count: v.count, ticks: v.ticks }));
+  if (shortened.length > 0) file.shortened = shortened;
   return file;
 }
 
@@ -290,7 +283,7 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
     );
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, target.rows);
+  return sourceFile(path, info, bytes, target.rows, reader.shortener.merged());
 }
 
 /**
@@ -342,5 +335,5 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
   const info = reader.finish();
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, target.rows);
+  return sourceFile(path, info, bytes, target.rows, target.short?.merged() ?? []);
 }
