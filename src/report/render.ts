@@ -234,6 +234,47 @@ export function wrapWords(text: string, width: number): string[] {
   return lines;
 }
 
+/**
+ * A report's prose fitted to a terminal (tables are fitted by fitTable): each line wider than `fit.width` broken
+ * at spaces (wrapWords), its continuation lines under the text after its label (`    base   text`) or else
+ * indented as the line is, plus two. A line painted as a whole keeps its paint on each piece; other painted lines
+ * and table rows (columns apart by runs of spaces) are left as they are. Without `fit`, the text as it is.
+ */
+export function fitProse(text: string, fit: Fit | undefined): string {
+  if (!fit) return text;
+  const limit = fit.width - 1;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (visible(line) <= limit) {
+      out.push(line);
+      continue;
+    }
+    const m = PAINTED.exec(line);
+    const inner = m ? (m[1] ?? m[2]!) : line;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape code left in a line is what this finds
+    if (/\u001b/.test(inner)) {
+      out.push(line);
+      continue;
+    }
+    // A table row left wider than the terminal (its columns are apart by runs of spaces) is left whole.
+    const lead = /^ */.exec(inner)![0];
+    if ((inner.slice(lead.length).match(/\S {2,}(?=\S)/g) ?? []).length >= 2) {
+      out.push(line);
+      continue;
+    }
+    // A labelled line (`    base   text …`) goes on under its text; another under its start, two further in.
+    const label = /^ *\S+ {2,}(?=\S)/.exec(inner)?.[0];
+    const hang = label !== undefined && label.length <= limit / 2 ? label.length : lead.length + 2;
+    const first = label ?? lead;
+    const pieces = wrapWords(inner.slice(first.length), limit - hang);
+    pieces.forEach((piece, i) => {
+      const text = `${i === 0 ? first : ' '.repeat(hang)}${piece}`;
+      out.push(m ? line.slice(0, line.indexOf(inner)) + text + line.slice(line.indexOf(inner) + inner.length) : text);
+    });
+  }
+  return out.join('\n');
+}
+
 function trimLines(text: string): string {
   return text
     .split('\n')

@@ -4,7 +4,7 @@ import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH, clipped } from '../../util/inputText.js';
-import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
+import { fitProse, paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
 import { blockText, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesTextLines } from './rewrites.js';
@@ -96,5 +96,5 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   if (note !== null) out.push(note, '');
   if (d.stepTime) out.push(blockText(ctx, diffStepTimeBlock(d.stepTime, clipped)));
   out.push(comparedLine(d));
-  return `${out.join('\n')}\n`;
+  return `${fitProse(out.join('\n'), ctx.fit)}\n`;
 }

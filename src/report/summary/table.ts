@@ -5,7 +5,7 @@ import type { Summary } from '../../model/model.js';
 import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH, clipped } from '../../util/inputText.js';
-import { paint, textTable, type Align, type RenderContext } from '../render.js';
+import { fitProse, paint, textTable, type Align, type RenderContext } from '../render.js';
 import { blockText, summaryStepTimeBlock } from '../stepTime.js';
 import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
 
@@ -45,5 +45,5 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
   ];
   if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
   const stepTime = s.stepTime ? `\n${blockText(ctx, summaryStepTimeBlock(s.stepTime, clipped))}` : '';
-  return `${textTable(ctx, head, body, align, footer, [4, 5, 3, 7])}\n\n${totalsLine(s)}\n${stepTime}`;
+  return fitProse(`${textTable(ctx, head, body, align, footer, [4, 5, 3, 7])}\n\n${totalsLine(s)}\n${stepTime}`, ctx.fit);
 }
