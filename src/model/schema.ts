@@ -483,6 +483,21 @@ export interface CheckResultJson {
    * a layer marker. null otherwise.
    */
   site: { stream: string; index: number; of: number; layer: number | null; edits: number } | null;
+  /**
+   * A fused rule only: every place its catalogue entry ran the unfused chain in the rule's phases and steps: rank,
+   * phase (prefill, decode, step: no phase told, mtp: the MTP layer), decoder layer (from 0; null without a layer
+   * marker), the Step Ids, the chains and their time, and the first kernel (its row in a CSV kernel table, else its
+   * step, stream and index among the step's compute kernels of that stream).
+   */
+  fallbacks?: {
+    rank: string;
+    phase: 'prefill' | 'decode' | 'step' | 'mtp';
+    layer: number | null;
+    steps: number[];
+    chains: number;
+    timeUs: number;
+    first: { step: number; stream: string; index: number; file: string | null; line: number | null };
+  }[];
   message: string;
   why: string | null;
   /**
