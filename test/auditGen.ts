@@ -26,7 +26,7 @@ export interface GenCase {
   stage?: boolean;
   /** Sites where the prolog is not fused, besides the generated ones (rank/step/layer, layer `depth` = MTP). */
   fallback?: (rank: number, step: number, layer: number) => boolean;
-  /** No generated fallbacks (only `fallback` and, with mtp, the MTP layer unless mtpFused). */
+  /** No generated fallbacks in the decoder layers (only `fallback`; the MTP layer still falls back unless mtpFused). */
   clean?: boolean;
   mtpFused?: boolean;
 }
@@ -73,8 +73,8 @@ export function generate(dir: string, c: GenCase): Truth {
         if (isMtp) for (const k of MTP_HEAD) add(step, 2, k);
         add(step, 2, layer === 0 ? 'RmsNorm' : 'AddRmsNorm');
         const generated =
-          !c.clean &&
-          ((isMtp && !c.mtpFused) || (rank === badRank && step === badStep && badLayers.has(layer)) || (prefill && layer === 0 && rank === 0));
+          (isMtp && !c.mtpFused) ||
+          (!c.clean && ((rank === badRank && step === badStep && badLayers.has(layer)) || (prefill && layer === 0 && rank === 0)));
         const fallback = generated || (c.fallback?.(rank, step, layer) ?? false);
         const phase = isMtp ? 'mtp' : prefill ? 'prefill' : 'decode';
         count(phase, !fallback);

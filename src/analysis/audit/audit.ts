@@ -256,10 +256,16 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
   const countStep = (k: number, phase: Phase, steps: number[], fused: boolean): void => {
     const m = acc[k]!.byStep;
     let p = m.get(phase);
-    if (p === undefined) m.set(phase, (p = new Map()));
+    if (p === undefined) {
+      p = new Map();
+      m.set(phase, p);
+    }
     for (const st of steps) {
       let c = p.get(st);
-      if (c === undefined) p.set(st, (c = { fused: 0, unfused: 0 }));
+      if (c === undefined) {
+        c = { fused: 0, unfused: 0 };
+        p.set(st, c);
+      }
       if (fused) c.fused++;
       else c.unfused++;
     }
@@ -275,7 +281,10 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
   };
   const notePhase = (phase: Phase, step: number): void => {
     let s = phaseSteps.get(phase);
-    if (s === undefined) phaseSteps.set(phase, (s = new Set()));
+    if (s === undefined) {
+      s = new Set();
+      phaseSteps.set(phase, s);
+    }
     s.add(step);
   };
   for (const { rank, seq, stage } of parts) {

@@ -64,7 +64,10 @@ export function citeRows(files: { path: string; shown: string }[], wanted: Wante
   for (const w of wanted) {
     const k = `${w.step}\u0000${w.stream}`;
     let m = want.get(k);
-    if (m === undefined) want.set(k, (m = new Map()));
+    if (m === undefined) {
+      m = new Map();
+      want.set(k, m);
+    }
     const l = m.get(w.index) ?? [];
     l.push(w);
     m.set(w.index, l);
