@@ -12,7 +12,7 @@ import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { readProfile } from '../input/read.js';
 import type { Progress } from '../model/progress.js';
-import { auditJson, auditMarkdown, auditTable, catalogueListing, type AuditFormat } from '../report/audit/audit.js';
+import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
@@ -52,6 +52,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
   const entries = selected(loadCatalogue(flags.catalogue ?? []), flags.only);
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   if (flags.list) {
+    if (flags.format === 'html') throw usageError('--list: the catalogue is shown as table, markdown or json; --format html is for an audit.');
     await emit(io, flags.out, catalogueListing(entries, flags.format));
     return 0;
   }
@@ -103,7 +104,13 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
   progress.done();
   const view = { all: flags.all === true, matrix: flags.matrix === true };
   const report =
-    flags.format === 'json' ? auditJson(audits) : flags.format === 'markdown' ? auditMarkdown(audits, view) : auditTable(audits, view, ctx);
+    flags.format === 'json'
+      ? auditJson(audits)
+      : flags.format === 'markdown'
+        ? auditMarkdown(audits, view)
+        : flags.format === 'html'
+          ? (await import('../report/audit/html.js')).auditHtml(audits, view, (a) => [headline(a, (x) => x), structureLine(a, (x) => x)])
+          : auditTable(audits, view, ctx);
   await emit(io, flags.out, report);
   return 0;
 }

@@ -5,15 +5,13 @@ import type { CatalogueEntry } from '../../analysis/audit/catalogue.js';
 import { chainText } from '../../analysis/audit/catalogue.js';
 import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../../analysis/audit/audit.js';
 import { TICKS_PER_US } from '../../model/model.js';
+import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
 import { fmtCount, fmtUs } from '../../util/format.js';
 import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
 
-export const AUDIT_FORMATS = ['table', 'markdown', 'json'] as const;
-export type AuditFormat = (typeof AUDIT_FORMATS)[number];
-
-/** The JSON's schema id: bump on any change of its shape. */
-export const AUDIT_SCHEMA = 'kprof.audit/2';
+export { AUDIT_FORMATS, AUDIT_SCHEMA, type AuditFormat } from './formats.js';
+import { AUDIT_SCHEMA, type AuditFormat } from './formats.js';
 
 export interface AuditView {
   /** Show entries whose kernels never ran too. */
@@ -56,7 +54,7 @@ function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
   return view.all ? a.entries : a.entries.filter((e) => e.status !== 'absent');
 }
 
-function headline(a: ProfileAudit, text: (x: string) => string): string {
+export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
     `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entries, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
@@ -72,7 +70,7 @@ const SOURCE_WORD: Record<ProfileAudit['phaseSource'], string> = {
 };
 
 /** `Phases (by the attention kernels): prefill steps 1, decode steps 2-4, MTP layer in steps 2-4. Layers by LightningIndexer.` */
-function structureLine(a: ProfileAudit, text: (x: string) => string): string {
+export function structureLine(a: ProfileAudit, text: (x: string) => string): string {
   const phases = a.phaseSteps
     .filter((p) => p.phase !== 'step' || a.phaseSource !== 'none')
     .map((p) => (p.phase === 'mtp' ? `MTP layer in steps ${stepRanges(p.steps)}` : `${PHASE_WORD[p.phase]} steps ${stepRanges(p.steps)}`));
@@ -178,7 +176,7 @@ export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
   return `${out.join('\n')}`;
 }
 
-function siteJson(s: AuditSite): unknown {
+function siteJson(s: AuditSite): AuditSiteJson {
   return {
     rank: s.rank,
     phase: s.phase,
@@ -193,7 +191,12 @@ function siteJson(s: AuditSite): unknown {
 }
 
 export function auditJson(audits: ProfileAudit[]): string {
-  const doc = {
+  return `${jsonSafe(JSON.stringify(auditJsonObject(audits), null, 2))}\n`;
+}
+
+/** The audit's JSON document (schema AuditJson in model/schema.ts). */
+export function auditJsonObject(audits: ProfileAudit[]): AuditJson {
+  return {
     schema: AUDIT_SCHEMA,
     profiles: audits.map((a) => ({
       input: a.input,
@@ -217,7 +220,6 @@ export function auditJson(audits: ProfileAudit[]): string {
       })),
     })),
   };
-  return `${jsonSafe(JSON.stringify(doc, null, 2))}\n`;
 }
 
 /** `kprof audit --list`: the catalogue, one block per entry. */
