@@ -4,8 +4,8 @@
 // Phase of a step: the Stage cell of the rank's step_trace_time.csv when it holds a phase word (prefill, decode;
 // every real export seen so far writes a time there, in µs, and then says nothing of the phase), else the step's
 // attention kernels: a prefill attention kernel type (PromptFlashAttention, FlashAttentionScore, RingMla …) and no
-// decode one is prefill, a decode one (IncreFlashAttention, PagedAttention …) is decode, neither is `step` (no phase
-// can be told).
+// decode one is prefill, a decode one (IncreFlashAttention, PagedAttention …) is decode, neither (or a training step,
+// with a backward kernel such as FlashAttentionScoreGrad) is `step` (no phase can be told).
 //
 // Layers: the layer marker is chosen by the rewrites engine's rule (chooseMarker: a kernel that no catalogue site
 // takes, that puts each site of the entry with most sites in a layer of its own, then splits the step into the most
@@ -48,6 +48,8 @@ export function phaseOfShape(tokens: Int32Array, texts: string[]): Phase {
     if (seen.has(t)) continue;
     seen.add(t);
     const text = texts[t]!;
+    // A training step (a backward kernel: FlashAttentionScoreGrad …) is neither prefill nor decode.
+    if (text.endsWith('Grad')) return 'step';
     if (PREFILL_ATTENTION.has(text)) prefill = true;
     else if (DECODE_ATTENTION.has(text)) decode = true;
   }

@@ -77,7 +77,7 @@ export function structureLine(a: ProfileAudit, text: (x: string) => string): str
   const marks = [...new Set(a.markers.map((m) => m.marker))];
   const layers =
     marks.length === 1 && marks[0] === null
-      ? "No layer marker (a step of one layer): a per-layer entry's n-th site in a step is layer n."
+      ? "No layer marker (no per-layer entry ran twice in a step): a per-layer entry's n-th site in a step is layer n."
       : `Layers by ${marks.map((m) => (m === null ? 'no marker' : text(m))).join(', ')} (once per layer).`;
   return `${SOURCE_WORD[a.phaseSource]}${phases.length > 0 ? `${a.phaseSource === 'none' ? ';' : ':'} ${phases.join(', ')}` : ''}. ${layers}`;
 }
