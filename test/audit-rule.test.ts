@@ -70,6 +70,16 @@ describe('fused: rules', () => {
     }
   });
 
+  test('steps: limits the rule: the fallback of step 3 is outside steps 1-2', async () => {
+    const r = rules('steps.yaml', 'rules:\n  - fused: mla-prolog\n    steps: 1-2\n  - fused: mla-prolog\n    phase: decode\n    steps: 3-4\n');
+    const res = await kprof(['check', decodeFallback, '--rules', r, '--format', 'json', '-q']);
+    expect(res.code).toBe(1);
+    const json = JSON.parse(res.stdout);
+    expect(json.results.map((x: { passed: boolean }) => x.passed)).toEqual([true, false]);
+    expect(json.results[1].fallbacks).toMatchObject([{ phase: 'decode', layer: 4, steps: [3], chains: 1 }]);
+    expect(json.results[1].rule).toContain('fused in every decoder layer of every decode step');
+  });
+
   test('the MTP layer apart: the decoder rule holds, the mtp rule breaks', async () => {
     const r = rules('mtp.yaml', 'rules:\n  - fused: mla-prolog\n  - fused: mla-prolog\n    phase: mtp\n');
     const res = await kprof(['check', mtpFallback, '--rules', r, '-q']);

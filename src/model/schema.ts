@@ -494,8 +494,8 @@ export interface CheckResultJson {
     phase: 'prefill' | 'decode' | 'step' | 'mtp';
     layer: number | null;
     steps: number[];
-    chains: number;
-    timeUs: number;
+    chains: number | null;
+    timeUs: number | null;
     first: { step: number; stream: string; index: number; file: string | null; line: number | null };
   }[];
   message: string;

@@ -64,8 +64,9 @@ export interface FusedFallback {
   phase: 'prefill' | 'decode' | 'step' | 'mtp';
   layer: number | null;
   steps: number[];
-  chains: number;
-  timeUs: number;
+  /** Chains and their time over those steps; null when the site also ran outside the rule's steps (not split). */
+  chains: number | null;
+  timeUs: number | null;
   /** The first kernel of the chain: its row (file, line) in a CSV kernel table, else its step, stream and index. */
   first: { step: number; stream: string; index: number; file: string | null; line: number | null };
 }

@@ -46,8 +46,6 @@ function entryOf(id: string): CatalogueEntry {
   return e;
 }
 
-const PHASE_WORD: Record<Phase, string> = { prefill: 'prefill', decode: 'decode', step: 'no phase', mtp: 'MTP layer' };
-
 /** `rank 0 MTP layer steps 21-24 (kernel_details.csv:311)`: a fallback in a report. */
 export function fallbackText(f: FusedFallback, q: (x: string) => string): string {
   const rank = f.rank === '-' ? '' : `rank ${q(f.rank)} `;
@@ -108,17 +106,19 @@ export const fused: ProfileKind<'fused'> = {
     const entry = entryOf(check.entry);
     const audit = auditProfile(rank.files[0]?.path ?? rank.rank, parts, [entry]).entries[0]!;
     const phases = phasesOf(check.phase);
+    // The rank's steps (as --steps left them) in the rule's range.
+    const steps = rank.stepIds.filter((s) => inRange(rule, s));
+    const inScope = new Set(steps);
     // Per step in the rule's range: the unfused chains in the phases (0 where none ran).
     const unfused = new Map<number, number>();
     let fusedCount = 0;
     for (const p of phases) {
       for (const [step, c] of audit.byStep.get(p) ?? []) {
-        if (!inRange(rule, step)) continue;
+        if (!inScope.has(step)) continue;
         fusedCount += c.fused;
         if (c.unfused > 0) unfused.set(step, (unfused.get(step) ?? 0) + c.unfused);
       }
     }
-    const steps = rank.stepIds.filter((s) => inRange(rule, s));
     const samples: Sample[] = steps.map((s) => {
       const v = unfused.get(s) ?? 0;
       return { rank: rank.rank, step: s, value: v, bound: { op: '<=', value: 0 }, slack: -v, compared: null };
@@ -128,15 +128,16 @@ export const fused: ProfileKind<'fused'> = {
       samples.push({ rank: rank.rank, step: null, value: fusedCount, bound: { op: '>=', value: 1 }, slack: fusedCount - 1, compared: null });
     const fallbacks: FusedFallback[] = audit.unfusedSites
       .filter((s) => phases.includes(s.phase))
-      .map((s) => ({ ...s, steps: s.steps.filter((x) => inRange(rule, x)) }))
-      .filter((s) => s.steps.length > 0)
-      .map((s) => ({
+      .map((s) => ({ s, steps: s.steps.filter((x) => inScope.has(x)) }))
+      .filter((x) => x.steps.length > 0)
+      .map(({ s, steps: kept }) => ({
         rank: rank.rank,
         phase: s.phase,
         layer: s.layer,
-        steps: s.steps,
-        chains: s.count,
-        timeUs: s.ticks / TICKS_PER_US,
+        steps: kept,
+        // Sums over the site's steps: a site partly outside the rule's steps has no exact figure for the rest.
+        chains: kept.length === s.steps.length ? s.count : null,
+        timeUs: kept.length === s.steps.length ? s.ticks / TICKS_PER_US : null,
         first: { ...s.at },
       }));
     // The first kernel of each, by its row in a CSV kernel table of one device.
@@ -155,8 +156,16 @@ export const fused: ProfileKind<'fused'> = {
     }
     return { samples, steps: steps.length, newTypes: [], mismatch: null, fallbacks };
   },
-  describe: (check) =>
-    `fused in ${check.phase === 'decoder' ? 'every decoder layer' : check.phase === 'all' ? 'every layer (MTP too)' : check.phase === 'mtp' ? 'the MTP layer' : `every ${PHASE_WORD[check.phase]} layer`} of every step: no unfused chain, the fused kernel at least once`,
+  describe: (check) => {
+    const where: Record<FusedPhase, string> = {
+      decoder: 'every decoder layer of every step',
+      prefill: 'every decoder layer of every prefill step',
+      decode: 'every decoder layer of every decode step',
+      mtp: 'the MTP layer of every step',
+      all: 'every layer (the MTP layer too) of every step',
+    };
+    return `fused in ${where[check.phase]}: no unfused chain, the fused kernel at least once`;
+  },
   held: () => null,
 };
 
