@@ -34,9 +34,20 @@ describe('kprof audit --format html', () => {
   });
 
   test('--matrix: one table of statuses, then each profile', async () => {
-    const res = await kprof(['audit', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--matrix', '--only', 'mla-prolog', '--format', 'html']);
+    const res = await kprof([
+      'audit',
+      'fixtures/fusion-example/base',
+      'fixtures/fusion-example/pr',
+      '--matrix',
+      '--only',
+      'mla-prolog',
+      '--format',
+      'html',
+    ]);
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/<table id="audit-matrix">[\s\S]*<code>mla-prolog<\/code><\/th><td class="l">not fused<\/td><td class="l"><strong>FALLBACK<\/strong><\/td>/);
+    expect(res.stdout).toMatch(
+      /<table id="audit-matrix">[\s\S]*<code>mla-prolog<\/code><\/th><td class="l">not fused<\/td><td class="l"><strong>FALLBACK<\/strong><\/td>/,
+    );
   });
 
   test('a folder name that holds markup is text', async () => {
