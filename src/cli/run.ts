@@ -265,7 +265,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
 
   program
     .command('audit')
-    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, layer, step) and its time')
+    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, phase, layer, step, row) and its time')
     .argument('[profile...]', 'profiles to audit (a file or folder as for summary); several with --matrix')
     .option('--list', 'show the fusion catalogue (its entries, chains and sources) and exit')
     .option('--catalogue <file...>', 'your own catalogue files (YAML, the format of catalogue/README.md), added to the shipped one')
