@@ -80,6 +80,22 @@ describe('fused: rules', () => {
     expect(json.results[1].rule).toContain('fused in every decoder layer of every decode step');
   });
 
+  test('a decoder layer that ran neither the fused kernel nor a known chain breaks the rule: its step has fewer sites', async () => {
+    const dir = join(tmp, 'dropped');
+    generate(dir, { seed: 14, depth: 6, ranks: 1, steps: 4, mtp: false, clean: true, drop: (_r, s, l) => s === 3 && l === 2 });
+    const r = rules('dropped.yaml', 'rules:\n  - fused: mla-prolog\n');
+    const res = await kprof(['check', dir, '--rules', r, '--format', 'json', '-q']);
+    expect(res.code).toBe(1);
+    const result = JSON.parse(res.stdout).results[0];
+    expect(result.fallbacks).toEqual([]);
+    expect(result.short).toEqual([{ rank: '-', phase: 'decode', step: 3, sites: 5, most: 6 }]);
+    expect(result.message).toContain(
+      'fewer sites than the other steps of their phase (a layer ran neither the fused kernel nor a known chain): decode step 3 (5 of 6)',
+    );
+    const clean = await kprof(['check', join(tmp, 'clean'), '--rules', r, '--format', 'json', '-q']);
+    expect(JSON.parse(clean.stdout).results[0].short).toEqual([]);
+  });
+
   test('the MTP layer apart: the decoder rule holds, the mtp rule breaks', async () => {
     const r = rules('mtp.yaml', 'rules:\n  - fused: mla-prolog\n  - fused: mla-prolog\n    phase: mtp\n');
     const res = await kprof(['check', mtpFallback, '--rules', r, '-q']);

@@ -29,6 +29,8 @@ export interface GenCase {
   /** No generated fallbacks in the decoder layers (only `fallback`; the MTP layer still falls back unless mtpFused). */
   clean?: boolean;
   mtpFused?: boolean;
+  /** Sites where neither the fused kernel nor the chain runs (a path the catalogue does not know): a Mul instead. */
+  drop?: (rank: number, step: number, layer: number) => boolean;
 }
 
 export interface Truth {
@@ -77,6 +79,12 @@ export function generate(dir: string, c: GenCase): Truth {
           (!c.clean && ((rank === badRank && step === badStep && badLayers.has(layer)) || (prefill && layer === 0 && rank === 0)));
         const fallback = generated || (c.fallback?.(rank, step, layer) ?? false);
         const phase = isMtp ? 'mtp' : prefill ? 'prefill' : 'decode';
+        if (c.drop?.(rank, step, layer)) {
+          add(step, 2, 'Mul');
+          add(step, 2, c.stage ? 'FusedInferAttentionScore' : prefill ? 'PromptFlashAttention' : 'IncreFlashAttention', 'MIX_AIC');
+          add(step, 2, 'MatMulV3', 'AI_CORE');
+          continue;
+        }
         count(phase, !fallback);
         if (!fallback) {
           add(step, 2, 'MlaPrologV3', 'MIX_AIC');

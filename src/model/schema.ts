@@ -498,6 +498,11 @@ export interface CheckResultJson {
     timeUs: number | null;
     first: { step: number; stream: string; index: number; file: string | null; line: number | null };
   }[];
+  /**
+   * A fused rule only: steps of its phases with fewer of the entry's sites (fused kernels and unfused chains) than
+   * the most a step of the same phase has (`most`): a layer there ran neither the fused kernel nor a known chain.
+   */
+  short?: { rank: string; phase: 'prefill' | 'decode' | 'step' | 'mtp'; step: number; sites: number; most: number }[];
   message: string;
   why: string | null;
   /**

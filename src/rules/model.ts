@@ -58,6 +58,15 @@ export type Check =
 export const FUSED_PHASES = ['decoder', 'prefill', 'decode', 'mtp', 'all'] as const;
 export type FusedPhase = (typeof FUSED_PHASES)[number];
 
+/** A step of a fused rule's phase with fewer of the entry's sites (fused + unfused) than the most a step of it has. */
+export interface FusedShortStep {
+  rank: string;
+  phase: 'prefill' | 'decode' | 'step' | 'mtp';
+  step: number;
+  sites: number;
+  most: number;
+}
+
 /** A place where a fused rule's entry ran its unfused chain: rank, phase, decoder layer, steps, and where in the input. */
 export interface FusedFallback {
   rank: string;
@@ -181,6 +190,8 @@ export interface RuleResult {
   chainNowhere?: boolean;
   /** A fused rule: where the unfused chain ran instead (every rank, in rank, phase and layer order). */
   fallbacks?: FusedFallback[];
+  /** A fused rule: steps with fewer of its sites than the other steps of their phase. */
+  short?: FusedShortStep[];
   /** With chainNowhere: a base rank held no kernel order (a summary JSON …), so the base could not show the chain ran. */
   chainBaseUnordered?: boolean;
 }

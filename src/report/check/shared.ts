@@ -146,13 +146,28 @@ export const MAX_FALLBACKS_SHOWN = 8;
 
 /** A fused rule that broke: where the unfused chain ran instead. */
 function fallbackPart(r: RuleResult, q: Quote): string {
+  if (r.rule.check.kind !== 'fused' || r.passed) return '';
   const f = r.fallbacks ?? [];
-  if (r.rule.check.kind === 'fused' && f.length === 0)
+  const short = r.short ?? [];
+  if (f.length === 0 && short.length === 0)
     return '; its fused kernel ran nowhere in these steps and phases, nor its unfused chain: a gate that saw nothing does not pass';
-  if (f.length === 0) return '';
-  const shown = f.slice(0, MAX_FALLBACKS_SHOWN).map((x) => fallbackText(x, q));
-  const more = f.length > shown.length ? ` and ${plural(f.length - shown.length, 'site')} more` : '';
-  return `; unfused chain at ${shown.join(', ')}${more}`;
+  let out = '';
+  if (f.length > 0) {
+    const shown = f.slice(0, MAX_FALLBACKS_SHOWN).map((x) => fallbackText(x, q));
+    const more = f.length > shown.length ? ` and ${plural(f.length - shown.length, 'site')} more` : '';
+    out += `; unfused chain at ${shown.join(', ')}${more}`;
+  }
+  if (short.length > 0) {
+    const shown = short
+      .slice(0, MAX_FALLBACKS_SHOWN)
+      .map(
+        (x) =>
+          `${x.rank === '-' ? '' : `rank ${q(x.rank)} `}${x.phase === 'mtp' ? 'MTP layer of ' : x.phase === 'step' ? '' : `${x.phase} `}step ${x.step} (${x.sites} of ${x.most})`,
+      );
+    const more = short.length > shown.length ? ` and ${plural(short.length - shown.length, 'step')} more` : '';
+    out += `; fewer sites than the other steps of their phase (a layer ran neither the fused kernel nor a known chain): ${shown.join(', ')}${more}`;
+  }
+  return out;
 }
 
 /** Where a sequence rule saw its chain in the step: "first at position 12 of 96 (from 0) on stream 2, layer 0". */

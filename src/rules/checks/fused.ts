@@ -1,6 +1,8 @@
 // `fused: ENTRY` (with `phase:`): the fusion catalogue's entry ENTRY (its id, or one of its fused kernel types) is
-// fused wherever it runs in the phase: no step runs its unfused chain there, and its fused kernel runs there at
-// least once (a gate that saw neither does not pass). Phases: `decoder` (the default: the decoder layers of every
+// fused wherever it runs in the phase: no step runs its unfused chain there, no step of the phase has fewer of its
+// sites (fused kernels and chains) than the most any step of the phase has (a layer that ran neither the fused kernel
+// nor a chain the catalogue knows), and its fused kernel runs there at least once (a gate that saw neither does not
+// pass). A step's value is its unfused chains plus its missing sites, held to 0. Phases: `decoder` (the default: the decoder layers of every
 // prefill, decode or unphased step), `prefill`, `decode`, `mtp` (the MTP layer), `all`. Evaluated by kprof audit's
 // matcher (analysis/audit/audit.ts) on the kernel sequence recorded while the profile was read, so sites are named
 // as the audit names them: rank, phase, decoder layer, steps, and the first kernel's row.
@@ -14,7 +16,7 @@ import { citeRows, type Wanted } from '../../analysis/audit/rows.js';
 import { relPath } from '../../util/paths.js';
 import type { RecordedRank } from '../../analysis/rewrites/recorderSink.js';
 import { TICKS_PER_US } from '../../model/model.js';
-import { FUSED_PHASES, type FusedFallback, type FusedPhase } from '../model.js';
+import { FUSED_PHASES, type FusedFallback, type FusedPhase, type FusedShortStep } from '../model.js';
 import { inRange } from '../slice.js';
 import { distance } from '../unmatched.js';
 import type { CheckReader, ProfileKind, Sample } from './kind.js';
@@ -104,7 +106,8 @@ export const fused: ProfileKind<'fused'> = {
     requireSequence(rule, rank);
     const parts: AuditPart[] = (rank.beside as RecordedRank[]).map((b) => ({ rank: rank.rank, seq: b.seq }));
     const entry = entryOf(check.entry);
-    const audit = auditProfile(rank.files[0]?.path ?? rank.rank, parts, [entry]).entries[0]!;
+    const profileAudit = auditProfile(rank.files[0]?.path ?? rank.rank, parts, [entry]);
+    const audit = profileAudit.entries[0]!;
     const phases = phasesOf(check.phase);
     // The rank's steps (as --steps left them) in the rule's range.
     const steps = rank.stepIds.filter((s) => inRange(rule, s));
@@ -119,12 +122,33 @@ export const fused: ProfileKind<'fused'> = {
         if (c.unfused > 0) unfused.set(step, (unfused.get(step) ?? 0) + c.unfused);
       }
     }
+    // Per phase: the steps of the phase whose sites (fused kernels and unfused chains) are fewer than the most any of
+    // its steps has: a layer there ran neither the fused kernel nor a chain the catalogue knows.
+    const short: FusedShortStep[] = [];
+    const missing = new Map<number, number>();
+    for (const p of phases) {
+      const of = (profileAudit.phaseSteps.find((x) => x.phase === p)?.steps ?? []).filter((x) => inScope.has(x));
+      const by = audit.byStep.get(p);
+      const sitesIn = (step: number): number => {
+        const c = by?.get(step);
+        return c === undefined ? 0 : c.fused + c.unfused;
+      };
+      let most = 0;
+      for (const step of of) most = Math.max(most, sitesIn(step));
+      if (most === 0) continue;
+      for (const step of of) {
+        const n = sitesIn(step);
+        if (n >= most) continue;
+        short.push({ rank: rank.rank, phase: p, step, sites: n, most });
+        missing.set(step, (missing.get(step) ?? 0) + most - n);
+      }
+    }
     const samples: Sample[] = steps.map((s) => {
-      const v = unfused.get(s) ?? 0;
+      const v = (unfused.get(s) ?? 0) + (missing.get(s) ?? 0);
       return { rank: rank.rank, step: s, value: v, bound: { op: '<=', value: 0 }, slack: -v, compared: null };
     });
     // A gate that saw the entry nowhere does not pass: the fused kernel must have run in the phases.
-    if (unfused.size === 0)
+    if (unfused.size === 0 && missing.size === 0)
       samples.push({ rank: rank.rank, step: null, value: fusedCount, bound: { op: '>=', value: 1 }, slack: fusedCount - 1, compared: null });
     const fallbacks: FusedFallback[] = audit.unfusedSites
       .filter((s) => phases.includes(s.phase))
@@ -154,7 +178,7 @@ export const fused: ProfileKind<'fused'> = {
         if (hit !== undefined && hit.w.file !== null) f.first = { ...f.first, file: hit.w.file, line: hit.w.line };
       }
     }
-    return { samples, steps: steps.length, newTypes: [], mismatch: null, fallbacks };
+    return { samples, steps: steps.length, newTypes: [], mismatch: null, fallbacks, short };
   },
   describe: (check) => {
     const where: Record<FusedPhase, string> = {
