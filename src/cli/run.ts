@@ -23,6 +23,7 @@ import {
   type SummaryFormat,
 } from '../report/choices.js';
 import type { AuditFlags } from '../commands/audit.js';
+import { AUDIT_FORMATS } from '../report/audit/formats.js';
 import type { CheckFlags } from '../commands/check.js';
 import type { DiffFlags } from '../commands/diff.js';
 import type { InspectFlags } from '../commands/inspect.js';
@@ -264,7 +265,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
 
   program
     .command('audit')
-    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, layer, step) and its time')
+    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, phase, layer, step, row) and its time')
     .argument('[profile...]', 'profiles to audit (a file or folder as for summary); several with --matrix')
     .option('--list', 'show the fusion catalogue (its entries, chains and sources) and exit')
     .option('--catalogue <file...>', 'your own catalogue files (YAML, the format of catalogue/README.md), added to the shipped one')
@@ -272,7 +273,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--all', 'show entries whose kernels never ran too')
     .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
+    .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
