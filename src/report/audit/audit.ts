@@ -57,7 +57,7 @@ function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
 export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
-    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entries, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
+    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
     `${a.steps.length} step${a.steps.length === 1 ? '' : 's'}, ${fmtCount(a.kernels)} compute kernels; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
