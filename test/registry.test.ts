@@ -141,6 +141,29 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
     expect(JSON.parse(byDefault.stdout).groupBy).toBe('name');
     expect(byDefault.stderr).toContain('kprof: note: grouped by name:');
   });
+
+  it('gets every feature its answers allow: with a step column, diff finds the fusion rewrite of its kernels', async () => {
+    register(TOY);
+    // Three steps of the same kernels; in the PR one fused kernel replaces the chain add, mul, cast.
+    const side = (name: string, step: string[]): string => {
+      const dir = join(tmp, `toy-rewrite-${name}`);
+      mkdirSync(dir, { recursive: true });
+      const lines = [1, 2, 3].flatMap((s) => step.map((k) => `${k},${s}`));
+      writeFileSync(join(dir, 'run.toy'), `${lines.join('\n')}\n`);
+      return dir;
+    };
+    const base = side('base', ['matmul,10', 'add,2', 'mul,2', 'cast,1', 'softmax,3', 'matmul,10']);
+    const pr = side('pr', ['matmul,10', 'fused_add_mul_cast,3', 'softmax,3', 'matmul,10']);
+    const j = JSON.parse((await kprof(['diff', base, pr, '--by', 'name', '--format', 'json'])).stdout);
+    expect(j.rewrites.status, JSON.stringify(j.rewrites.unavailable)).not.toBe('unavailable');
+    expect(j.rewrites.rewrites.map((r: { removed: string[]; added: string[]; chains: number }) => [r.removed, r.added, r.chains])).toEqual([
+      [['add', 'mul', 'cast'], ['fused_add_mul_cast'], 3],
+    ]);
+    const text = await kprof(['diff', base, pr, '--by', 'name']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('Fusion rewrites');
+    expect(text.stdout).not.toContain('has no compute kernel');
+  });
 });
 
 // That the compiler refuses an incomplete entry is test/types/registry.ts, checked by `npm run typecheck`.

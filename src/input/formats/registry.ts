@@ -141,7 +141,11 @@ export type KernelTarget = KernelSink & RowLog;
 export interface KernelReadOptions {
   /** Read input shapes into the group key. */
   withShapes: boolean;
-  /** Sinks fed the same kernels beside the rank's own; they see no row problems. */
+  /**
+   * Sinks fed the same kernels beside `into`, for a caller that reads one file itself (tests). readRank passes
+   * none: the target it gives a reader already feeds the sinks beside the accumulator (sink.ts asTarget), so a
+   * reader that feeds `into` alone feeds them all.
+   */
   beside?: readonly KernelSink[] | undefined;
   /** Route the rows of a file that holds several devices to one target per device id (`column`: where it is read). */
   split?: { targetFor(device: number, column?: string): RankTarget };
