@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerFormat, type FormatEntry } from '../src/input/formats/readers.js';
-import { allFormats, FORMATS, profileArgumentHelp } from '../src/input/formats/registry.js';
+import { allFormats, FORMATS, profileArgumentHelp, sourceFacts } from '../src/input/formats/registry.js';
+import { NO_STREAM } from '../src/input/sink.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, ROOT } from './helpers.js';
@@ -163,6 +164,47 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('Fusion rewrites');
     expect(text.stdout).not.toContain('has no compute kernel');
+  });
+
+  it('--prefer follows the kind of export an entry declares, not its id', async () => {
+    // A toy db export (with types, as a kernel table is) in a folder beside a kernel_details.csv of the same run.
+    register({ ...TOY, id: 'toy_db', exportKind: 'db', answers: { ...TOY.answers, types: 'yes' } });
+    const dir = join(tmp, 'toy-prefer');
+    toyFile(dir);
+    writeFileSync(join(dir, 'kernel_details.csv'), 'Name,Type,Duration(us)\nmatmul,MatMul,10\n');
+    expect(resolveInput(dir).ranks[0]!.format).toBe('kernel_details');
+    const db = resolveInput(dir, { prefer: 'db' });
+    expect(db.ranks[0]!.format).toBe('toy_db');
+    expect(db.notes.join('\n')).toContain('reading run.toy (--prefer db; --prefer text reads the other)');
+  });
+
+  it('--witness follows the totals an entry declares beside its files', async () => {
+    // A toy kernel table with types and cores whose witness is the op_statistic beside it.
+    const witnessed: FormatEntry = {
+      ...TOY,
+      id: 'toy_witnessed',
+      witness: 'op_statistic',
+      answers: { ...TOY.answers, types: 'yes', cores: 'yes' },
+      reader: {
+        kind: 'kernels',
+        read: async (path, into, options) => {
+          into.begin(sourceFacts(path, { ...TOY.answers, types: 'yes', cores: 'yes' }, {}, options.withShapes));
+          into.rowsRead++;
+          into.bind(0, { name: 'matmul', rawName: 'matmul', type: 'MatMul', core: 'AI_CORE', shapes: null });
+          into.addKernel(0, null, 100_000, Number.NaN, NO_STREAM);
+          return { path, format: 'toy_witnessed', traits: [], columns: [], missing: [], bytes: 0, rowsRead: 1, rowsSkipped: 0 };
+        },
+      },
+    };
+    register(witnessed);
+    const dir = join(tmp, 'toy-witness');
+    toyFile(dir);
+    const none = await kprof(['summary', join(dir, 'run.toy'), '--witness']);
+    expect(none.stderr).toContain('no op_statistic beside the kernel table');
+    writeFileSync(join(dir, 'op_statistic.csv'), 'OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\nMatMul,AI_CORE,1,10,10,10,10,100\n');
+    const agrees = await kprof(['summary', join(dir, 'run.toy'), '--witness']);
+    expect(agrees.code, agrees.stderr).toBe(0);
+    expect(agrees.stderr).toMatch(/kprof: witness: .*agree/);
   });
 });
 

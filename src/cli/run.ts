@@ -37,7 +37,7 @@ import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
-import { profileArgumentHelp } from '../input/formats/registry.js';
+import { EXPORT_KINDS, profileArgumentHelp } from '../input/formats/registry.js';
 import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
@@ -90,10 +90,10 @@ function addSelectionOptions(cmd: Command): Command {
 
 /** `--prefer db|text`: which export to read where a folder holds both the text and the db export of one run. */
 function preferOption(): Option {
-  return new Option('--prefer <export>', 'where a folder holds both the text and the db export of a run, read this one (default: text)').choices([
-    'db',
-    'text',
-  ]);
+  return new Option(
+    '--prefer <export>',
+    `where a folder holds both the text and the db export of a run, read this one (default: ${EXPORT_KINDS[0]})`,
+  ).choices([...EXPORT_KINDS].sort());
 }
 
 function addRunOptions(cmd: Command): Command {

@@ -11,7 +11,6 @@ import { formatOf, limitFields, ReadAgain } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
 import type { BesideRequest, BesideSink } from './beside.js';
 import { asTarget, besides, type KernelSink, type RankTarget } from './sink.js';
-import { readStepTrace, stepTraceBeside } from './formats/stepTrace.js';
 
 /** Read every file of one rank plan. */
 export async function readRank(
@@ -137,9 +136,11 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   if (devices.size <= 1) {
     const [rank, rankSource] = withOwnRank(plan, own, acc);
     const data: RankData = { ...acc.toRankData(rank, files), rankSource, ...besideOf(acc) };
-    const trace = stepTime && plan.files.length === 1 ? stepTraceBeside(plan.files[0]!) : null;
+    // The step-time file its format's reader declares beside it (readers.ts), with --step-time.
+    const companion = reader.stepTime;
+    const trace = stepTime && companion !== undefined && plan.files.length === 1 ? companion.beside(plan.files[0]!) : null;
     if (trace !== null) {
-      const t = readStepTrace(trace, acc);
+      const t = companion!.read(trace, acc);
       if (t !== null) data.stepTrace = t;
       data.warnings = acc.warnings;
       data.warningCount = acc.warningCount;

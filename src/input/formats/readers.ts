@@ -10,6 +10,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 import { readTable } from './readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
 import { readSnapshot } from './snapshot.js';
+import { readStepTrace, stepTraceBeside } from './stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
@@ -18,7 +19,8 @@ const csvTable: FormatReader = { kind: 'kernels', read: readTable };
 
 /** Every built-in format's reader: an id with no reader, or a reader of no id, does not compile. */
 const READERS = {
-  kernel_details: csvTable,
+  // torch_npu writes a step_trace_time.csv beside it.
+  kernel_details: { ...csvTable, stepTime: { beside: stepTraceBeside, read: readStepTrace } },
   op_summary: csvTable,
   op_statistic: csvTable,
   db: { kind: 'kernels', read: readDb },

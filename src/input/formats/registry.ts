@@ -16,7 +16,7 @@
 //    an answer. Nothing else changes: resolve, read, --help, inspect and the messages read this table.
 // A format added at run time (registerFormat) is the same entry with its reader, read in the main thread.
 
-import type { Fields, RankData, SourceFile } from '../../model/model.js';
+import type { Fields, RankData, SourceFile, StepTrace } from '../../model/model.js';
 import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
 import type { Engine } from '../engine.js';
 // The trace formats' sniffers (content tests only: they read no file).
@@ -119,6 +119,15 @@ export interface Naming {
   header: string | null;
 }
 
+/** The kinds of export `--prefer` chooses between, the default first. */
+export const EXPORT_KINDS = ['text', 'db'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+/** A format's kind of export (FormatFacts.exportKind). */
+export function exportKindOf(f: FormatFacts): ExportKind {
+  return f.exportKind ?? EXPORT_KINDS[0];
+}
+
 /** Everything kprof knows about a format but its reader (readers.ts adds that). */
 export interface FormatFacts<Id extends string = string> {
   id: Id;
@@ -128,6 +137,16 @@ export interface FormatFacts<Id extends string = string> {
   naming: Naming;
   /** Its files may be gzipped (`.gz`), unpacked as they are read. */
   gzip: boolean;
+  /**
+   * Which kind of export of a run its files are, for `--prefer` where a folder holds both kinds of one run
+   * (EXPORT_KINDS): absent, the first (`text`).
+   */
+  exportKind?: ExportKind;
+  /**
+   * The format of totals (`holds: 'totals'`, with types and cores) that the profiler writes of the same kernels
+   * beside a file of this one, in its folder: what `--witness` cross-checks its kernels against. Absent: nothing to.
+   */
+  witness?: string;
   /**
    * The format a file no entry claims is read as (the CSV family: a CSV's header says which of its formats it is).
    * Exactly one entry has it.
@@ -175,8 +194,22 @@ export class ReadAgain extends Error {
   }
 }
 
+/**
+ * A file the profiler writes beside one of a format's, with its time per step (`--step-time` reads it into the
+ * rank's step time): where it is for a file of the format (null: none), and how to read it.
+ */
+export interface StepTimeFile {
+  beside(file: string): string | null;
+  read(path: string, log: RowLog): StepTrace | null;
+}
+
 export type FormatReader =
-  | { kind: 'kernels'; read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> }
+  | {
+      kind: 'kernels';
+      read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile>;
+      /** Its step-time file, when the profiler writes one beside a file of the format. */
+      stepTime?: StepTimeFile;
+    }
   | { kind: 'ranks'; read(path: string): RankData[] | Promise<RankData[]> };
 
 /** A format with its reader: what registerFormat takes. */
@@ -235,6 +268,7 @@ export const FORMATS = [
       header: '"Name,Type,…,Duration(us)"',
     },
     gzip: true,
+    witness: 'op_statistic',
     fallback: true,
   },
   {
@@ -262,6 +296,7 @@ export const FORMATS = [
       header: '"Op Name,OP Type,…,Task Duration(us)"',
     },
     gzip: true,
+    witness: 'op_statistic',
   },
   {
     id: 'op_statistic',
@@ -306,6 +341,7 @@ export const FORMATS = [
       header: null,
     },
     gzip: false,
+    exportKind: 'db',
   },
   {
     id: 'analysis_db',
@@ -611,4 +647,11 @@ export function sourceFacts(
     starts: holds(answers.starts, has.starts),
     streams: holds(answers.streams, has.streams),
   };
+}
+
+/** The formats whose kernels --witness cross-checks, and the totals it checks them against, as messages name them. */
+export function witnessText(): { tables: string; totals: string } {
+  const tables = allFormats().filter((f) => f.witness !== undefined);
+  const totals = [...new Set(tables.map((f) => f.witness!))].map((id) => formatOf(id).naming.brief);
+  return { tables: tables.map((f) => f.naming.brief).join(', '), totals: listed(totals, 'or') };
 }

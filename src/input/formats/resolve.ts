@@ -5,7 +5,7 @@
 
 import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { constants, gunzipSync } from 'node:zlib';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
@@ -13,13 +13,16 @@ import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specialKindOf } from '../../util/files.js';
 import {
   allFormats,
+  exportKindOf,
   fallbackFormat,
   formatOf,
   formatsIn,
   formatsNamed,
   lookedForText,
+  namedAs,
   passAnyFolder,
   ranksInFile,
+  type ExportKind,
   type FormatFacts,
   type Holds,
   type Place,
@@ -152,10 +155,10 @@ function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
 const PREFERENCE: Holds[] = ['kernels', 'totals'];
 
 /** Which export to read where a folder holds both the text and the db export of one run (`--prefer`). */
-export type Prefer = 'db' | 'text';
+export type Prefer = ExportKind;
 
-/** The formats of the db export (the others are text). */
-const DB_IDS = new Set(['db']);
+/** Is a format of the db export (registry: exportKind), not the text one? */
+const isDb = (f: FormatFacts): boolean => exportKindOf(f) === 'db';
 
 /** The run's --prefer (null: registry order, which reads the text export), set by resolveInput while it runs. */
 let prefer: Prefer | null = null;
@@ -173,7 +176,7 @@ function unread(notes: string[], text: string): void {
 /** Formats in order of preference: registry order, with the --prefer'd kind of export first. */
 function preferred(formats: FormatFacts[]): FormatFacts[] {
   if (prefer === null) return formats;
-  const first = (f: FormatFacts): boolean => DB_IDS.has(f.id) === (prefer === 'db');
+  const first = (f: FormatFacts): boolean => exportKindOf(f) === prefer;
   return [...formats.filter(first), ...formats.filter((f) => !first(f))];
 }
 
@@ -193,7 +196,7 @@ function pick(place: Place, dir: string, entries: string[], holds: readonly Hold
     if (found.length === 0) continue;
     const chosen = found[0]!;
     // The rival export is a kernel table too (with op types, as the chosen one): a trace_view.json is not one.
-    const other = found.find((x) => DB_IDS.has(x.f.id) !== DB_IDS.has(chosen.f.id) && x.f.answers.types === chosen.f.answers.types);
+    const other = found.find((x) => exportKindOf(x.f) !== exportKindOf(chosen.f) && x.f.answers.types === chosen.f.answers.types);
     if (other !== undefined) bothExports(dir, chosen.f, chosen.files, other.files);
     if (h === 'kernels') otherTables(dir, entries, chosen.f, chosen.files, other?.f);
     return { format: chosen.f.id, files: chosen.files };
@@ -223,7 +226,7 @@ function otherTables(dir: string, entries: string[], chosen: FormatFacts, files:
 
 /** The note of a folder (or PROF_ folder) that holds the text and the db export of one run. */
 function bothExports(dir: string, chosen: FormatFacts, files: string[], others: string[]): void {
-  const db = DB_IDS.has(chosen.id);
+  const db = isDb(chosen);
   const why = prefer === null ? 'the default, registry order' : `--prefer ${prefer}`;
   pickNotes.push(
     `${dir}: holds both the text and the db export of the run (${basename(files[0]!)} and ${basename(others[0]!)}); ` +
@@ -253,7 +256,7 @@ function msprofFiles(dir: string): { format: string; files: string[] } | null {
 function msprofLooked(): string {
   return listed(
     formatsIn('msprof')
-      .filter((f) => f.holds !== 'nothing' && !DB_IDS.has(f.id))
+      .filter((f) => f.holds !== 'nothing' && !isDb(f))
       .map((f) => f.naming.brief),
     'or',
   );
@@ -812,4 +815,27 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
 function rel(p: string): string {
   const r = relative(onDisk('.'), onDisk(p));
   return r === '' ? '.' : r;
+}
+
+/**
+ * The totals beside a file of kernels that --witness cross-checks it against (its format's `witness`, registry):
+ * that format's files in the file's own folder, sorted; null when its format declares none.
+ */
+export function witnessBeside(file: string, format: string): { format: string; files: string[] } | null {
+  const id = formatOf(format).witness;
+  if (id === undefined) return null;
+  const dir = dirname(file);
+  let entries: string[];
+  try {
+    entries = readdirSync(onDisk(dir));
+  } catch {
+    entries = [];
+  }
+  return {
+    format: id,
+    files: entries
+      .filter((e) => namedAs(formatOf(id), e))
+      .sort()
+      .map((e) => join(dir, e)),
+  };
 }
