@@ -201,7 +201,10 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
     toyFile(dir);
     const none = await kprof(['summary', join(dir, 'run.toy'), '--witness']);
     expect(none.stderr).toContain('no op_statistic beside the kernel table');
-    writeFileSync(join(dir, 'op_statistic.csv'), 'OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\nMatMul,AI_CORE,1,10,10,10,10,100\n');
+    writeFileSync(
+      join(dir, 'op_statistic.csv'),
+      'OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\nMatMul,AI_CORE,1,10,10,10,10,100\n',
+    );
     const agrees = await kprof(['summary', join(dir, 'run.toy'), '--witness']);
     expect(agrees.code, agrees.stderr).toBe(0);
     expect(agrees.stderr).toMatch(/kprof: witness: .*agree/);
