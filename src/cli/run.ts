@@ -37,7 +37,7 @@ import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
-import { EXPORT_KINDS, profileArgumentHelp } from '../input/formats/registry.js';
+import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
 import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
@@ -156,7 +156,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
-      .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
+      .option('--witness', `cross-check the kernel table against the same run's ${witnessText().totals} beside it (per type and core), on stderr`)
       .option('--step-time', "add each step's wall span on the device and its step_trace_time.csv (reads every start time)")
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout')

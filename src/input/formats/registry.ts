@@ -128,6 +128,16 @@ export function exportKindOf(f: FormatFacts): ExportKind {
   return f.exportKind ?? EXPORT_KINDS[0];
 }
 
+/** Is a format of the db export of a run (not its text export)? */
+export function isDbExport(f: FormatFacts): boolean {
+  return exportKindOf(f) === 'db';
+}
+
+/** The other kind of export, for "--prefer … reads the other". */
+export function otherExportKind(k: ExportKind): ExportKind {
+  return EXPORT_KINDS.find((x) => x !== k)!;
+}
+
 /** Everything kprof knows about a format but its reader (readers.ts adds that). */
 export interface FormatFacts<Id extends string = string> {
   id: Id;

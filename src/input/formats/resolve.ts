@@ -16,10 +16,12 @@ import {
   exportKindOf,
   fallbackFormat,
   formatOf,
+  isDbExport,
   formatsIn,
   formatsNamed,
   lookedForText,
   namedAs,
+  otherExportKind,
   passAnyFolder,
   ranksInFile,
   type ExportKind,
@@ -157,9 +159,6 @@ const PREFERENCE: Holds[] = ['kernels', 'totals'];
 /** Which export to read where a folder holds both the text and the db export of one run (`--prefer`). */
 export type Prefer = ExportKind;
 
-/** Is a format of the db export (registry: exportKind), not the text one? */
-const isDb = (f: FormatFacts): boolean => exportKindOf(f) === 'db';
-
 /** The run's --prefer (null: registry order, which reads the text export), set by resolveInput while it runs. */
 let prefer: Prefer | null = null;
 /** The notes of the resolveInput running. */
@@ -226,11 +225,10 @@ function otherTables(dir: string, entries: string[], chosen: FormatFacts, files:
 
 /** The note of a folder (or PROF_ folder) that holds the text and the db export of one run. */
 function bothExports(dir: string, chosen: FormatFacts, files: string[], others: string[]): void {
-  const db = isDb(chosen);
   const why = prefer === null ? 'the default, registry order' : `--prefer ${prefer}`;
   pickNotes.push(
     `${dir}: holds both the text and the db export of the run (${basename(files[0]!)} and ${basename(others[0]!)}); ` +
-      `reading ${basename(files[0]!)} (${why}; --prefer ${db ? 'text' : 'db'} reads the other)`,
+      `reading ${basename(files[0]!)} (${why}; --prefer ${otherExportKind(exportKindOf(chosen))} reads the other)`,
   );
 }
 
@@ -256,7 +254,7 @@ function msprofFiles(dir: string): { format: string; files: string[] } | null {
 function msprofLooked(): string {
   return listed(
     formatsIn('msprof')
-      .filter((f) => f.holds !== 'nothing' && !isDb(f))
+      .filter((f) => f.holds !== 'nothing' && !isDbExport(f))
       .map((f) => f.naming.brief),
     'or',
   );
@@ -747,7 +745,7 @@ function recognise(path: string, name: string): FormatFacts {
   const sniffed = sniffers.find((f) => f.recognise.sniff!(head));
   if (sniffed !== undefined) return sniffed;
   // A *.db that is not SQLite is refused by the db reader (naming the file), not read as a CSV by its header.
-  return /\.db$/i.test(name) ? formatOf('db') : fallbackFormat();
+  return /\.db$/i.test(name) ? allFormats().find((f) => isDbExport(f) && f.holds === 'kernels')! : fallbackFormat();
 }
 
 /** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */
