@@ -105,8 +105,6 @@ const ON_DISK_ALREADY: string[] = [
   // The worker script, beside the module.
   'input/read.ts: fileURLToPath(here)',
   'input/read.ts: fileURLToPath(built)',
-  // The stream reads the file descriptor openRegular opened (the path is not used).
-  'input/formats/readTable.ts: path',
   // openDb passes onDisk(path) down as `path` (privateView: `given`, made `path` by realpath); the private view is
   // made in a fresh temporary folder.
   'input/formats/sqlite/open.ts: given',
@@ -240,8 +238,8 @@ describe('the architecture of src/', () => {
 
 /** The layers of src/input/, first to last: a module imports only from its own layer or an earlier one. */
 const INPUT_LAYERS: { name: string; test: RegExp }[] = [
-  // Bytes: the scan engines (CSV, JSON) and the choice between them.
-  { name: 'bytes', test: /^input\/(csv\/|json\/|engine\.ts$)/ },
+  // Bytes: opening, unpacking and sniffing files (bytes/), the scan engines (CSV, JSON) and the choice between them.
+  { name: 'bytes', test: /^input\/(bytes\/|csv\/|json\/|engine\.ts$)/ },
   // The sink: what readers feed, and the accumulator (the rank's first sink).
   { name: 'sink', test: /^input\/(sink|kernelCells|beside|stepSpans|accumulator|names)\.ts$/ },
   // The registry and the formats' readers.
@@ -270,6 +268,8 @@ const KNOWN_ACROSS: string[] = [
   'input/formats/nsys/nsysCsv.ts → input/formats/trace/steps.ts',
   'input/formats/trace/detect.ts → input/formats/nsys/nsysCsv.ts',
   'input/formats/trace/files.ts → input/formats/nsys/nsysCsv.ts',
+  // trace/source.ts is the byte layer's reader of chunks, moving to input/bytes/.
+  'input/formats/readTable.ts → input/formats/trace/source.ts',
 ];
 
 /** Imports between format families (or into one from formats/ itself, but by the registry and the readers). */
@@ -379,6 +379,12 @@ describe('the input stage', () => {
   it('puts every module of src/input/ in a layer, and no layer imports a later one', () => {
     for (const m of graph.keys()) if (m.startsWith('input/')) expect(() => inputLayerOf(m)).not.toThrow();
     expect(upInput(graph), `imports of a later layer of src/input/ (order: ${INPUT_LAYERS.map((l) => l.name).join(' < ')})`).toEqual([]);
+  });
+
+  it('unpacks gzip in the byte layer alone (src/input/bytes/)', () => {
+    const zlib = sources.filter(({ text }) => /from\s*'node:zlib'/.test(withoutComments(text))).map((s) => s.file);
+    expect(zlib.filter((f) => !f.startsWith('input/bytes/') && f !== 'input/formats/trace/source.ts')).toEqual([]);
+    expect(zlib.length).toBeGreaterThan(0);
   });
 
   it('imports nothing of one format family from another (the registry and the readers bind them)', () => {

@@ -3,14 +3,14 @@
 // folder holding one such folder per rank, a plain folder of export files, and a folder of summary JSONs. This
 // module knows the layouts; which files in a folder are which format is the registry's (registry.ts).
 
-import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { constants, gunzipSync } from 'node:zlib';
+import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specialKindOf } from '../../util/files.js';
+import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
   exportKindOf,
@@ -727,9 +727,6 @@ function resolveFile(path: string, notes: string[]): RankPlan {
   return { rank: r.rank, rankSource: r.source, warnings: r.warnings, format: format.id, files: [path], root: dir };
 }
 
-/** How many bytes a format's sniff is given. */
-const SNIFF_BYTES = 65536;
-
 /**
  * The format of a file given by itself: the one its name says; where the names of several formats match, the
  * first whose sniff claims its first bytes (else the first of them); a file no format names is read as the
@@ -755,27 +752,6 @@ function claim(path: string, named: FormatFacts[]): FormatFacts {
   if (sniffers.length === 0) return named[0]!;
   const head = readHead(path);
   return sniffers.find((f) => f.recognise.sniff!(head)) ?? named[0]!;
-}
-
-/** The first bytes of a file (for sniffing), unpacked when it is gzip; empty when they cannot be read. */
-function readHead(path: string): Uint8Array {
-  let fd = -1;
-  try {
-    fd = openRegular(path).fd;
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const head = buf.subarray(0, n);
-    if (head[0] !== 0x1f || head[1] !== 0x8b) return head;
-    try {
-      return gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }).subarray(0, SNIFF_BYTES);
-    } catch {
-      return head;
-    }
-  } catch {
-    return new Uint8Array(0); // the read of the file says what is wrong with it
-  } finally {
-    if (fd >= 0) closeSync(fd);
-  }
 }
 
 function checkDistinctRanks(input: string, ranks: RankPlan[]): void {

@@ -4,7 +4,6 @@
 // it was made with.
 
 import { statSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../accumulator.js';
 import { inputError } from '../../util/errors.js';
 import { escaped, excerpt } from '../../util/inputText.js';
@@ -31,7 +30,8 @@ import {
 } from '../../model/schema.js';
 import { usToTicks } from '../csv/numbers.js';
 import { onDisk, readRegularFile, textEncoding } from '../../util/files.js';
-import { sniffBytes } from './readTable.js';
+import { isGzip, sniffBytes } from '../bytes/sniff.js';
+import { unpackWhole } from '../bytes/gzip.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -88,9 +88,9 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
   // Said before reading (a device or a FIFO has no size here: readRegularFile refuses them).
   if (statSizeOver(path, limit)) tooLarge(path, limit, false);
   let bytes = readRegularFile(path, limit, 'a summary JSON');
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+  if (isGzip(bytes)) {
     try {
-      bytes = gunzipSync(bytes, { maxOutputLength: limit });
+      bytes = unpackWhole(bytes, limit);
     } catch (e) {
       if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) tooLarge(path, limit, true);
       throw inputError(
