@@ -264,12 +264,8 @@ const BINDS_FAMILIES = new Set(['input/formats/registry.ts', 'input/formats/read
 
 /** Imports across format families, or from a module of formats/ itself into one, known and being removed. */
 const KNOWN_ACROSS: string[] = [
-  'input/formats/nsys/nsysCsv.ts → input/formats/trace/record.ts',
-  'input/formats/nsys/nsysCsv.ts → input/formats/trace/steps.ts',
-  'input/formats/trace/detect.ts → input/formats/nsys/nsysCsv.ts',
-  'input/formats/trace/files.ts → input/formats/nsys/nsysCsv.ts',
-  // trace/source.ts is the byte layer's reader of chunks, moving to input/bytes/.
-  'input/formats/readTable.ts → input/formats/trace/source.ts',
+  // The options a summary JSON was made with (savedOptions), to be declared on its registry entry.
+  'input/read.ts → input/formats/summary/snapshot.ts',
 ];
 
 /** Imports between format families (or into one from formats/ itself, but by the registry and the readers). */
@@ -309,12 +305,12 @@ const FAMILY_WORDS: Record<string, { ids: string[]; files: RegExp }> = {
   },
 };
 
-/** The folders of each family today (while the move to one folder per family is under way). */
+/** The folder of each family. */
 const FAMILY_FOLDERS: Record<string, RegExp> = {
-  ascend: /^input\/formats\/(ascend\/|(detect|kernelBatch|kernelTable|kernelRowsLayout|opStatistic|readTable|stepTrace)\.ts$)/,
+  ascend: /^input\/formats\/ascend\//,
   sqlite: /^input\/formats\/sqlite\//,
-  summary: /^input\/formats\/(summary\/|snapshot\.ts$)/,
-  trace: /^input\/formats\/(trace|nsys)\//,
+  summary: /^input\/formats\/summary\//,
+  trace: /^input\/formats\/trace\//,
 };
 
 /** The string literals of a source (comments left out): quoted, double-quoted and template text. */
@@ -351,12 +347,12 @@ const KNOWN_LITERALS: string[] = [
   "cli/run.ts: ascend: compare each step's wall span on the device and its step_tra…",
   'commands/audit.ts: ascend: ${shown(input)}: cannot be audited: ${why}. kprof audit need…',
   'input/accumulator.ts: ascend: Read fewer ranks (--rank), or check the Count column of the …',
-  'input/formats/readTable.ts: trace: ${path}: ${it} is JSON, not a CSV export (a trace is read as…',
+  'input/formats/ascend/readTable.ts: trace: ${path}: ${it} is JSON, not a CSV export (a trace is read as…',
   'input/formats/resolve.ts: sqlite: ${dir}: ${out}, no msprof_*.db and no device_* folder; left …',
-  'input/formats/snapshot.ts: ascend: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
-  'input/formats/snapshot.ts: trace: ${path}: the file is ${encoding} text, not UTF-8; a summary …',
-  'input/formats/snapshot.ts: trace: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
-  'input/formats/snapshot.ts: trace: found a JSON array (the trace events of a timeline such as t…',
+  'input/formats/summary/snapshot.ts: ascend: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
+  'input/formats/summary/snapshot.ts: trace: ${path}: the file is ${encoding} text, not UTF-8; a summary …',
+  'input/formats/summary/snapshot.ts: trace: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
+  'input/formats/summary/snapshot.ts: trace: found a JSON array (the trace events of a timeline such as t…',
   'input/formats/sqlite/library.ts: ascend: it builds with python3 and a C++ compiler when no prebuilt b…',
   "report/diff/rewrites.ts: ascend: unavailable: ${parts.join('; ')}. Rewrites need kernel table…",
   "report/stepTime.ts: ascend: ${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, 's…",
@@ -383,7 +379,7 @@ describe('the input stage', () => {
 
   it('unpacks gzip in the byte layer alone (src/input/bytes/)', () => {
     const zlib = sources.filter(({ text }) => /from\s*'node:zlib'/.test(withoutComments(text))).map((s) => s.file);
-    expect(zlib.filter((f) => !f.startsWith('input/bytes/') && f !== 'input/formats/trace/source.ts')).toEqual([]);
+    expect(zlib.filter((f) => !f.startsWith('input/bytes/'))).toEqual([]);
     expect(zlib.length).toBeGreaterThan(0);
   });
 

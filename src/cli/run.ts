@@ -38,7 +38,7 @@ import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
 import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
-import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
+import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import type { Progress } from '../model/progress.js';

@@ -11,7 +11,7 @@ import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { inputError, KprofError } from '../util/errors.js';
-import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
+import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/summary/snapshot.js';
 import { witnessText } from '../input/formats/registry.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';

@@ -16,7 +16,7 @@ import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readInWorker } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { savedOptions } from './formats/snapshot.js';
+import { savedOptions } from './formats/summary/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';

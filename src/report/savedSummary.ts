@@ -6,7 +6,7 @@
 import { summarize } from '../aggregate/group.js';
 import type { GroupBy, RankData, Selection } from '../model/model.js';
 import type { SummaryGroupJson } from '../model/schema.js';
-import { fail, GROUP_TEXT_FIELDS, quoteJson, quoteText } from '../input/formats/snapshot.js';
+import { fail, GROUP_TEXT_FIELDS, quoteJson, quoteText } from '../input/formats/summary/snapshot.js';
 import { summaryJsonObject } from './summary/json.js';
 
 /** The figures of a saved group that must be what kprof computes from the ranks (those the file has). */

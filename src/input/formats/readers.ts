@@ -7,10 +7,10 @@
 
 export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from './registry.js';
 
-import { readTable } from './readTable.js';
+import { readTable } from './ascend/readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
-import { readSnapshot } from './snapshot.js';
-import { readStepTrace, stepTraceBeside } from './stepTrace.js';
+import { readSnapshot } from './summary/snapshot.js';
+import { readStepTrace, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 

@@ -3,8 +3,8 @@
 
 import { closeSync, createReadStream, read, readSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError, onDisk, openRegular } from '../../../util/files.js';
-import { gzipError } from '../../bytes/gzip.js';
+import { fsError, onDisk, openRegular } from '../../util/files.js';
+import { gzipError } from './gzip.js';
 
 const CHUNK = 1 << 20;
 

@@ -3,17 +3,17 @@
 
 import { closeSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../csv/scan.js';
+import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../../csv/scan.js';
 import { KernelRowBatcher } from './kernelBatch.js';
-import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
-import { excerpt } from '../../util/inputText.js';
-import type { SourceFile } from '../../model/model.js';
-import { besides, type KernelSink, type RankTarget, type RowLog } from '../sink.js';
-import { fsError, isSystemError, openRegular, textEncoding } from '../../util/files.js';
-import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../bytes/sniff.js';
-import { gunzipChunks } from './trace/source.js';
+import { inputError, isKprofError, type KprofError } from '../../../util/errors.js';
+import { excerpt } from '../../../util/inputText.js';
+import type { SourceFile } from '../../../model/model.js';
+import { besides, type KernelSink, type RankTarget, type RowLog } from '../../sink.js';
+import { fsError, isSystemError, openRegular, textEncoding } from '../../../util/files.js';
+import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../../bytes/sniff.js';
+import { gunzipChunks } from '../../bytes/chunks.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
-import { formatOf, passAnyFormat, sourceFacts } from './registry.js';
+import { formatOf, passAnyFormat, sourceFacts } from '../registry.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 

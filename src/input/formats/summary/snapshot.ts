@@ -4,9 +4,9 @@
 // it was made with.
 
 import { statSync } from 'node:fs';
-import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../accumulator.js';
-import { inputError } from '../../util/errors.js';
-import { escaped, excerpt } from '../../util/inputText.js';
+import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
+import { inputError } from '../../../util/errors.js';
+import { escaped, excerpt } from '../../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -18,8 +18,8 @@ import {
   type GroupBy,
   type RankData,
   type SourceFile,
-} from '../../model/model.js';
-import type { FormatId } from './registry.js';
+} from '../../../model/model.js';
+import type { FormatId } from '../registry.js';
 import {
   SCHEMA_VERSION,
   type StepJson,
@@ -27,11 +27,11 @@ import {
   type SummaryGroupJson,
   type SummaryJson,
   type SummaryRankJson,
-} from '../../model/schema.js';
-import { usToTicks } from '../csv/numbers.js';
-import { onDisk, readRegularFile, textEncoding } from '../../util/files.js';
-import { isGzip, sniffBytes } from '../bytes/sniff.js';
-import { unpackWhole } from '../bytes/gzip.js';
+} from '../../../model/schema.js';
+import { usToTicks } from '../../csv/numbers.js';
+import { onDisk, readRegularFile, textEncoding } from '../../../util/files.js';
+import { isGzip, sniffBytes } from '../../bytes/sniff.js';
+import { unpackWhole } from '../../bytes/gzip.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 

@@ -8,11 +8,11 @@
 
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
-import type { StepTrace } from '../../model/model.js';
-import { onDisk, readRegularFile } from '../../util/files.js';
-import { excerpt } from '../../util/inputText.js';
-import { noteInput } from '../../util/io.js';
-import type { RowLog } from '../sink.js';
+import type { StepTrace } from '../../../model/model.js';
+import { onDisk, readRegularFile } from '../../../util/files.js';
+import { excerpt } from '../../../util/inputText.js';
+import { noteInput } from '../../../util/io.js';
+import type { RowLog } from '../../sink.js';
 
 export const STEP_TRACE_FILE = 'step_trace_time.csv';
 
