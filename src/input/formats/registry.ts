@@ -5,15 +5,19 @@
 //
 // This module is a leaf: readers import it for their messages, so it imports no reader (readers.ts does).
 //
-// Adding a format (test/toyFormat.ts is a whole one, in 40 lines):
-// 1. A module under formats/ (formats/sqlite/, formats/trace/ …) with its reader: `kernels` (reads one file into
-//    the rank's KernelTarget and returns its SourceFile; it opens the file itself, text or binary) or `ranks`
-//    (a file of finished ranks, as a summary JSON is).
-// 2. Its entry in FORMATS below: id, what it holds, names / sniff / places, every answer, how messages name it.
-//    Order is preference: where two formats are found in one place, the earlier is read (a `--prefer` option
-//    can reorder them later). A sniff tells apart formats whose names overlap (*.json, *.db).
-// 3. Its line in readers.ts (READERS); the compiler refuses an id with no reader and an entry that leaves out
-//    an answer. Nothing else changes: resolve, read, --help, inspect and the messages read this table.
+// Adding a format (test/toyFormat.ts is a whole one, in 50 lines):
+// 1. A folder under formats/ (or its family's: ascend/, sqlite/, trace/, summary/) with its reader: `kernels`
+//    (reads one file into the one KernelTarget it is given and returns its SourceFile; it opens the file itself,
+//    through the byte layer input/bytes/, text or binary) or `ranks` (a file of finished ranks, as a summary
+//    JSON is). It imports nothing of another family's folder, and only it and this table name its files.
+// 2. Its entry in FORMATS below: id, what it holds, names / sniff / places, every answer, how messages name it,
+//    and what it has beside it: `witness` (totals to cross-check it against), `exportKind` (for --prefer).
+//    Order is preference: where two formats are found in one place, the earlier is read (`--prefer` puts its
+//    kind of export first). A sniff tells apart formats whose names overlap (*.json, *.db).
+// 3. Its line in readers.ts (READERS, with a `stepTime` file if the profiler writes one beside it); the compiler
+//    refuses an id with no reader and an entry that leaves out an answer. Nothing else changes: resolve, read,
+//    --help, inspect, --witness, --prefer, --step-time and the messages read this table, and every sink (the
+//    rewrites' recorder too) is fed what the reader feeds its target.
 // A format added at run time (registerFormat) is the same entry with its reader, read in the main thread.
 
 import type { Fields, RankData, SourceFile, StepTrace } from '../../model/model.js';
@@ -250,7 +254,7 @@ const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*
 
 /**
  * The formats kprof reads, in the order they are preferred where several are found in one place and listed in
- * messages. A CSV of the first three is told apart by its header (detect.ts): its name only says where to look.
+ * messages. A CSV of the first three is told apart by its header (ascend/detect.ts): its name only says where to look.
  */
 export const FORMATS = [
   {
@@ -548,7 +552,7 @@ function listed(items: readonly string[], last: 'and' | 'or'): string {
   return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
 }
 
-/** Formats that a CSV header tells apart (detect.ts). */
+/** Formats that a CSV header tells apart (ascend/detect.ts). */
 function csvFormats(): FormatFacts[] {
   return allFormats().filter((f) => f.naming.header !== null);
 }
