@@ -19,6 +19,9 @@
 //    --help, inspect, --witness, --prefer, --step-time and the messages read this table, and every sink (the
 //    rewrites' recorder too) is fed what the reader feeds its target.
 // A format added at run time (registerFormat) is the same entry with its reader, read in the main thread.
+//
+// Over 400 lines: the table of the formats is one table (some 300 lines of entries) read beside the types that
+// make each entry complete and the messages made from it.
 
 import type { Fields, RankData, SourceFile, StepTrace } from '../../model/model.js';
 import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';

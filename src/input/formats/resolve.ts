@@ -2,6 +2,9 @@
 // torch_npu/MindSpore `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), a parent
 // folder holding one such folder per rank, a plain folder of export files, and a folder of summary JSONs. This
 // module knows the layouts; which files in a folder are which format is the registry's (registry.ts).
+//
+// Over 400 lines: the layouts of FORMATS.md §1 and the walk that finds them, with the notes of what is not read:
+// one decision per folder, whose rules are read side by side.
 
 import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';

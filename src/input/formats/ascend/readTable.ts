@@ -1,5 +1,8 @@
-// Read one CSV export (plain or gzip): its kernels into a KernelSink, its rows' problems into a RowLog. The only
-// place that opens export files.
+// Read one CSV export (plain or gzip): its kernels into a KernelSink, its rows' problems into a RowLog. A plain
+// file is read straight into the scanner's buffer; a gzip one is unpacked by the byte layer (bytes/chunks.ts).
+//
+// Over 400 lines: one file's read: the checks of its bytes (not CSV, gzip in gzip, CR-only, NUL, not UTF-8), the
+// header and the rows to the kernel-table or op_statistic reader, each message naming what was found.
 
 import { closeSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';

@@ -2,6 +2,9 @@
 // snapshot instead of a 300 MB export. Groups come back exactly as saved, one fine group per saved group key (user
 // groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
 // it was made with.
+//
+// Over 400 lines: the whole summary JSON read back and checked field by field (every figure is the profile's: a
+// value out of range is refused naming its path); one schema, one module.
 
 import { statSync } from 'node:fs';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
