@@ -166,6 +166,19 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
     expect(text.stdout).not.toContain('has no compute kernel');
   });
 
+  it('with a start column too, --step-time gives the wall span of each of its steps', async () => {
+    register(TOY);
+    const dir = join(tmp, 'toy-step-time');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'run.toy'), ['matmul,10,1,100', 'add,2,1,112.5', 'matmul,10,2,200', 'add,2,2,215', ''].join('\n'));
+    const r = await kprof(['summary', dir, '--by', 'name', '--step-time', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    // Step 1: 100 µs to 112.5 + 2; step 2: 200 to 215 + 2.
+    expect(JSON.parse(r.stdout).stepTime).toEqual({ steps: 2, medianUs: 15.75, minUs: 14.5, maxUs: 17 });
+    const text = await kprof(['summary', dir, '--by', 'name', '--step-time']);
+    expect(text.stdout).toMatch(/^ {3}1 {2}- {6}14\.50 µs {8}2$/m);
+  });
+
   it('--prefer follows the kind of export an entry declares, not its id', async () => {
     // A toy db export (with types, as a kernel table is) in a folder beside a kernel_details.csv of the same run.
     register({ ...TOY, id: 'toy_db', exportKind: 'db', answers: { ...TOY.answers, types: 'yes' } });

@@ -5,7 +5,7 @@
 //
 // This module is a leaf: readers import it for their messages, so it imports no reader (readers.ts does).
 //
-// Adding a format (test/toyFormat.ts is a whole one, in 50 lines):
+// Adding a format (test/toyFormat.ts is a whole one, in 60 lines):
 // 1. A folder under formats/ (or its family's: ascend/, sqlite/, trace/, summary/) with its reader: `kernels`
 //    (reads one file into the one KernelTarget it is given and returns its SourceFile; it opens the file itself,
 //    through the byte layer input/bytes/, text or binary) or `ranks` (a file of finished ranks, as a summary
