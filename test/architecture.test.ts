@@ -343,8 +343,6 @@ const KNOWN_LITERALS: string[] = [
   'analysis/comparable.ts: ascend: the ${stat.label} is op_statistic, which counts no communica…',
   'analysis/diff.ts: ascend: Drop --per-step, or profile both runs with a torch_npu sched…',
   'analysis/witness.ts: ascend: only in op_statistic',
-  "cli/run.ts: ascend: add each step's wall span on the device and its step_trace_t…",
-  "cli/run.ts: ascend: compare each step's wall span on the device and its step_tra…",
   'commands/audit.ts: ascend: ${shown(input)}: cannot be audited: ${why}. kprof audit need…',
   'input/accumulator.ts: ascend: Read fewer ranks (--rank), or check the Count column of the …',
   'input/formats/ascend/readTable.ts: trace: ${path}: ${it} is JSON, not a CSV export (a trace is read as…',

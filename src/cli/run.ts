@@ -38,6 +38,7 @@ import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
 import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
+import { stepTimeFiles } from '../input/formats/readers.js';
 import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
@@ -157,7 +158,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
       .option('--witness', `cross-check the kernel table against the same run's ${witnessText().totals} beside it (per type and core), on stderr`)
-      .option('--step-time', "add each step's wall span on the device and its step_trace_time.csv (reads every start time)")
+      .option('--step-time', `add each step's wall span on the device and its ${stepTimeFiles()} (reads every start time)`)
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout')
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
@@ -208,7 +209,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
       .option('--save-fusions <file>', 'write the rewrites found as fusion catalogue entries, for kprof audit --catalogue')
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
-      .option('--step-time', "compare each step's wall span on the device and its step_trace_time.csv (reads every start time)")
+      .option('--step-time', `compare each step's wall span on the device and its ${stepTimeFiles()} (reads every start time)`)
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout')
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),

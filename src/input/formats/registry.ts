@@ -216,6 +216,8 @@ export class ReadAgain extends Error {
  * rank's step time): where it is for a file of the format (null: none), and how to read it.
  */
 export interface StepTimeFile {
+  /** As messages and --help name it: `step_trace_time.csv`. */
+  name: string;
   beside(file: string): string | null;
   read(path: string, log: RowLog): StepTrace | null;
 }
