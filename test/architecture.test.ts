@@ -263,10 +263,7 @@ function familyOf(module: string): string | null {
 const BINDS_FAMILIES = new Set(['input/formats/registry.ts', 'input/formats/readers.ts']);
 
 /** Imports across format families, or from a module of formats/ itself into one, known and being removed. */
-const KNOWN_ACROSS: string[] = [
-  // The options a summary JSON was made with (savedOptions), to be declared on its registry entry.
-  'input/read.ts → input/formats/summary/snapshot.ts',
-];
+const KNOWN_ACROSS: string[] = [];
 
 /** Imports between format families (or into one from formats/ itself, but by the registry and the readers). */
 function acrossFamilies(graph: Map<string, string[]>): string[] {

@@ -9,7 +9,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 
 import { readTable } from './ascend/readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
-import { readSnapshot } from './summary/snapshot.js';
+import { readSnapshot, sameMaking } from './summary/snapshot.js';
 import { readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
@@ -26,7 +26,7 @@ const READERS = {
   db: { kind: 'kernels', read: readDb },
   // An analysis.db holds no kernels: the db reader says so (its tables tell it), naming the file.
   analysis_db: { kind: 'kernels', read: readDb },
-  summary_json: { kind: 'ranks', read: readSnapshot },
+  summary_json: { kind: 'ranks', read: readSnapshot, combined: sameMaking },
   trace_view: { kind: 'kernels', read: readChromeTraceFile },
   kineto: { kind: 'kernels', read: readChromeTraceFile },
   nsys_gpu_trace: { kind: 'kernels', read: readNsysFile },

@@ -229,7 +229,12 @@ export type FormatReader =
       /** Its step-time file, when the profiler writes one beside a file of the format. */
       stepTime?: StepTimeFile;
     }
-  | { kind: 'ranks'; read(path: string): RankData[] | Promise<RankData[]> };
+  | {
+      kind: 'ranks';
+      read(path: string): RankData[] | Promise<RankData[]>;
+      /** Check the ranks of one profile, its own among them, before they are combined (throws an input error). */
+      combined?(ranks: RankData[]): void;
+    };
 
 /** A format with its reader: what registerFormat takes. */
 export type FormatEntry = FormatFacts & { reader: FormatReader };

@@ -9,7 +9,7 @@
 import { statSync } from 'node:fs';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
 import { inputError } from '../../../util/errors.js';
-import { escaped, excerpt } from '../../../util/inputText.js';
+import { escaped, excerpt, shown } from '../../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -544,4 +544,19 @@ export function savedOptions(groupBy: string, selection: string): string {
 function shellWord(s: string): string {
   const t = escaped(s);
   return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
+export function sameMaking(read: RankData[]): void {
+  const first = read.find((r) => r.snapshot !== null)?.snapshot;
+  if (!first) return;
+  for (const r of read) {
+    const s = r.snapshot;
+    if (s === null || (s.groupBy === first.groupBy && s.selection === first.selection)) continue;
+    const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
+    throw inputError(
+      `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
+        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
+    );
+  }
 }
