@@ -12,7 +12,8 @@ import { inputError, isKprofError, type KprofError } from '../../../util/errors.
 import { excerpt } from '../../../util/inputText.js';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, type KernelSink, type RankTarget, type RowLog } from '../../sink.js';
-import { fsError, isSystemError, openRegular, textEncoding } from '../../../util/files.js';
+import { fsError, isSystemError, textEncoding } from '../../../util/files.js';
+import { openWithHead, readInto } from '../../bytes/open.js';
 import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../../bytes/sniff.js';
 import { gunzipChunks } from '../../bytes/chunks.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
@@ -80,11 +81,10 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
  */
 export async function readTable(path: string, into: KernelSink & RowLog, options: ReadTableOptions): Promise<SourceFile> {
   const acc = into;
-  let { fd, size } = openRegular(path);
+  // The byte layer opens the file and reads the head its sniff is given (a FIFO or a device is refused there).
+  let { fd, size, head } = openWithHead(path, SNIFF_BYTES);
   let scanner: CsvScanner | null = null;
   try {
-    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
-    readFully(fd, head);
     const kind = sniffBytes(head);
     if (size === 0) {
       throw inputError(
@@ -106,16 +106,11 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
       await readGzip(path, gzFd, scanner, state, audit, options.onBytes);
       audit.report(path, acc, null);
     } else {
-      let last = -1;
-      for (;;) {
-        const sp = scanner.space();
-        const n = readSync(fd, sp.buf, sp.offset, sp.length, null);
-        if (n === 0) break;
-        last = sp.buf[sp.offset + n - 1]!;
-        options.onBytes?.(n);
-        audit.chunk(sp.buf, sp.offset, sp.offset + n);
-        scanner.commit(n);
-      }
+      // Straight into the scanner's buffer (the byte layer reads, the scanner owns the memory).
+      const last = readInto(fd, scanner, (buf, start, end) => {
+        options.onBytes?.(end - start);
+        audit.chunk(buf, start, end);
+      });
       scanner.finish();
       state.finish(last);
       audit.report(path, acc, (offset) => lineAt(fd, offset));
@@ -147,15 +142,6 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
   } finally {
     scanner?.close();
     if (fd >= 0) closeSync(fd);
-  }
-}
-
-function readFully(fd: number, buf: Buffer): void {
-  let off = 0;
-  while (off < buf.length) {
-    const n = readSync(fd, buf, off, buf.length - off, off);
-    if (n === 0) break;
-    off += n;
   }
 }
 
