@@ -337,7 +337,6 @@ const KNOWN_LITERALS: string[] = [
   // Messages of later stages that name the export they speak of (made from the registry's naming next).
   'analysis/audit/audit.ts: ascend: ${b.unordered}: totals per type (op_statistic), not the kern…',
   'analysis/comparable.ts: ascend: Compare kernel_details with kernel_details, or leave them ou…',
-  'analysis/comparable.ts: ascend: the ${stat.label} is op_statistic, which counts no communica…',
   'analysis/diff.ts: ascend: Drop --per-step, or profile both runs with a torch_npu sched…',
   'analysis/witness.ts: ascend: only in op_statistic',
   'commands/audit.ts: ascend: ${shown(input)}: cannot be audited: ${why}. kprof audit need…',
