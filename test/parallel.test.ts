@@ -12,7 +12,7 @@ import { Accumulator } from '../src/input/accumulator.js';
 import { mergeGroups } from '../src/model/model.js';
 import { inputError, KprofError } from '../src/util/errors.js';
 import { WorkerPool } from '../src/input/pool.js';
-import { readTable } from '../src/input/formats/readTable.js';
+import { readTable } from '../src/input/formats/ascend/readTable.js';
 import type { Profile } from '../src/model/model.js';
 import { TICKS_PER_US } from '../src/model/model.js';
 import { PARALLEL_MIN_BYTES, readProfile, sharedPool, workerScript, type ReadOptions } from '../src/input/read.js';

@@ -5,7 +5,7 @@ import { parseSteps } from '../aggregate/group.js';
 import { GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
-import { formatOf, ranksInFile } from '../input/formats/registry.js';
+import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.js';
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
@@ -40,13 +40,13 @@ export interface Common {
   prefer: Prefer | null;
 }
 
-/** The choices of `--prefer`. */
-export const PREFER_CHOICES = ['db', 'text'] as const;
+/** The choices of `--prefer`: the kinds of export the registry declares (text, db). */
+export const PREFER_CHOICES: readonly string[] = EXPORT_KINDS;
 
 /** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
 export function parsePrefer(text: string | undefined): Prefer | null {
   if (text === undefined) return null;
-  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${shown(text)}".`);
+  if (!PREFER_CHOICES.includes(text)) throw usageError(`--prefer: expected ${[...PREFER_CHOICES].sort().join(' or ')}; found "${shown(text)}".`);
   return text as Prefer;
 }
 

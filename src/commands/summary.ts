@@ -11,7 +11,8 @@ import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { inputError, KprofError } from '../util/errors.js';
-import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
+import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/summary/snapshot.js';
+import { witnessText } from '../input/formats/registry.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { rows as summaryRows } from '../report/summary/shared.js';
@@ -126,11 +127,12 @@ function witnessReport(data: Profile, w: Witnessed): string {
   }
   if (w.withoutStatistic.length > 0) {
     const ranks = w.withoutStatistic;
-    lines.push(`kprof: witness: ${ranksNamed(ranks, shown)}: no op_statistic beside the kernel table, nothing to cross-check against.`);
+    lines.push(`kprof: witness: ${ranksNamed(ranks, shown)}: no ${witnessText().totals} beside the kernel table, nothing to cross-check against.`);
   }
   if (lines.length === 0) {
+    const w = witnessText();
     lines.push(
-      'kprof: witness: nothing to cross-check: --witness compares a kernel table (kernel_details.csv, op_summary) with the op_statistic beside it, and this input has no kernel table.',
+      `kprof: witness: nothing to cross-check: --witness compares a kernel table (${w.tables}) with the ${w.totals} beside it, and this input has no kernel table.`,
     );
   }
   return `${lines.join('\n')}\n`;

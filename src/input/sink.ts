@@ -145,3 +145,69 @@ export class FanOut implements KernelSink {
 export function besides(primary: KernelSink, others: readonly KernelSink[] | undefined): KernelSink {
   return others === undefined || others.length === 0 ? primary : new FanOut([primary, ...others]);
 }
+
+/**
+ * A rank's target as the one object a reader is given: its kernels go to the sink (the accumulator, and the sinks
+ * beside it behind a FanOut), its rows to the log. Every reader feeds this and nothing else, so a sink beside the
+ * accumulator (the rewrites' recorder) sees the kernels of every format, also of one that knows nothing of it.
+ */
+export function asTarget(t: RankTarget): KernelSink & RowLog {
+  return (t.sink as unknown) === t.log ? (t.log as KernelSink & RowLog) : new Target(t.sink, t.log);
+}
+
+class Target implements KernelSink, RowLog {
+  readonly wantsStarts: boolean;
+  readonly wantsStreams: boolean;
+
+  constructor(
+    private readonly sink: KernelSink,
+    private readonly log: RowLog,
+  ) {
+    this.wantsStarts = sink.wantsStarts;
+    this.wantsStreams = sink.wantsStreams;
+  }
+
+  get rowsRead(): number {
+    return this.log.rowsRead;
+  }
+
+  set rowsRead(n: number) {
+    this.log.rowsRead = n;
+  }
+
+  get rowsSkipped(): number {
+    return this.log.rowsSkipped;
+  }
+
+  skip(file: string, line: number, message: string): void {
+    this.log.skip(file, line, message);
+  }
+
+  warn(file: string, line: number, message: string): void {
+    this.log.warn(file, line, message);
+  }
+
+  begin(facts: SourceFacts): void {
+    this.sink.begin(facts);
+  }
+
+  origin(us: number): void {
+    this.sink.origin(us);
+  }
+
+  bind(id: number, kind: KernelKind): void {
+    this.sink.bind(id, kind);
+  }
+
+  addBatch(batch: KernelBatch): void {
+    this.sink.addBatch(batch);
+  }
+
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void {
+    this.sink.addKernel(id, step, ticks, startTicks, stream);
+  }
+
+  addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void {
+    this.sink.addAggregated(kind, cell, step);
+  }
+}

@@ -1,5 +1,5 @@
 // Declared, versioned JSON output schemas. Reporters map the model onto these explicitly; the summary schema
-// is also read back (formats/snapshot.ts) so a saved summary can stand in for a profile.
+// is also read back (formats/summary/snapshot.ts) so a saved summary can stand in for a profile.
 
 export const SCHEMA_VERSION = 1;
 

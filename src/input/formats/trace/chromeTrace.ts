@@ -11,6 +11,9 @@
 // kineto: kernels are `cat: "kernel"` events, memory copies and sets `gpu_memcpy` / `gpu_memset` (handed on as
 // such, to be reported apart); steps from ProfilerStep#N through each kernel's launch (steps.ts); the rank from
 // the top-level `distributedInfo.rank`.
+//
+// Over 400 lines: one reader of one pass over the events, for both dialects (trace_view, kineto) whose processes,
+// streams and steps it tells apart as it goes; the shared parts are record.ts, steps.ts and shortName.ts.
 
 import { BytesMap } from '../../csv/bytesMap.js';
 import { parseFloatCell, parseTicks } from '../../csv/numbers.js';

@@ -16,11 +16,11 @@ import type { SourceFile } from '../../../model/model.js';
 import { besides, NO_STREAM, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
-import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
+import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from './nsys/nsysCsv.js';
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
 import { Shortener } from './shortName.js';
-import { traceChunks } from './source.js';
+import { traceChunks } from '../../bytes/chunks.js';
 import type { StepWindows } from './steps.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */

@@ -3,16 +3,16 @@
 // the kernel's kind up by the raw bytes of its key cells, decoding strings only the first time a combination is
 // seen.
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
-import { parseIntCell, parseTicks } from '../csv/numbers.js';
-import { BytesMap } from '../csv/bytesMap.js';
-import { problemMessage, type RowView } from '../csv/scan.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
+import { parseIntCell, parseTicks } from '../../csv/numbers.js';
+import { BytesMap } from '../../csv/bytesMap.js';
+import { problemMessage, type RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
-import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../kernelCells.js';
-import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
+import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../../kernelCells.js';
+import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../../sink.js';
 import type { KernelTableHeader } from './detect.js';
-import { normaliseName } from './names.js';
-import { excerpt as clip } from '../../util/inputText.js';
+import { normaliseName } from '../names.js';
+import { excerpt as clip } from '../../../util/inputText.js';
 
 /** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
 const CACHE_LIMIT = 200_000;
