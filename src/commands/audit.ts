@@ -78,7 +78,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       );
     const parts: AuditPart[] = [];
     for (const r of profile.ranks) {
-      const stage = stagePhases(r.files.map((f) => f.path));
+      const stage = stagePhases(r.files);
       for (const b of r.beside as RecordedRank[]) parts.push({ rank: r.rank, seq: b.seq, stage });
     }
     if (parts.every((p) => p.seq.steps.length === 0)) {

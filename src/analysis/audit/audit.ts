@@ -1,3 +1,5 @@
+// Over 400 lines: the audit is one pass over the recorded lanes (sites, phases, layers, MTP and citations share its
+// state); its parts that stand alone are in structure.ts and catalogue.ts.
 // The audit of one profile against the fusion catalogue: per entry, where its fused kernel ran and where its unfused
 // chain ran instead, per rank, step and layer, with the measured time of each.
 //

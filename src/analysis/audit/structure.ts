@@ -22,7 +22,7 @@
 import { existsSync } from 'node:fs';
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from '../rewrites/layers.js';
 import { readRegularFile, onDisk } from '../../util/files.js';
-import { stepTraceBeside } from '../../input/formats/stepTrace.js';
+import { stepTimeBeside } from '../../input/formats/readers.js';
 
 export const PHASES = ['prefill', 'decode', 'step', 'mtp'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -72,14 +72,14 @@ const MAX_STAGE_BYTES = 64 << 20;
  * (only rows whose Stage cell is a phase word); empty without one. Cells are split on commas (the file has no quoted
  * cells in any export seen).
  */
-export function stagePhases(kernelTables: string[]): Map<number, 'prefill' | 'decode'> {
+export function stagePhases(kernelTables: { path: string; format: string }[]): Map<number, 'prefill' | 'decode'> {
   const out = new Map<number, 'prefill' | 'decode'>();
   for (const table of kernelTables) {
-    const p = stepTraceBeside(table);
+    const p = stepTimeBeside(table.format, table.path);
     if (p === null || !existsSync(onDisk(p))) continue;
     let text: string;
     try {
-      text = readRegularFile(p, MAX_STAGE_BYTES, 'a step_trace_time.csv')
+      text = readRegularFile(p, MAX_STAGE_BYTES, 'a step-time file')
         .toString('utf8')
         .replace(/^\uFEFF/, '');
     } catch {

@@ -68,3 +68,10 @@ export function stepTimeFiles(): string {
   );
   return [...new Set(names)].join(' / ');
 }
+
+/** The step-time file a reader declares beside a file of its format (`step_trace_time.csv` beside a kernel table), or null. */
+export function stepTimeBeside(format: string, path: string): string | null {
+  if (!FORMATS.some((f) => f.id === format) && !addedReaders.has(format)) return null;
+  const r = readerOf(format);
+  return r.kind === 'kernels' && r.stepTime !== undefined ? r.stepTime.beside(path) : null;
+}
