@@ -158,11 +158,19 @@ export class Accumulator implements KernelSink, RowLog {
 
   /** `rawNames`: what may select kernels by raw name in this run (see RawNameClasses); null: nothing does. */
   readonly rawNames: RawNameTests | null;
+  /**
+   * Keep kernel names in the fine groups. When nothing of the run reads a name (`names: false`: grouped by type,
+   * core or shapes, with no pattern or user group), a kernel that has a type is kept per (type, core, shapes) with
+   * no name: a profile of a million distinct names is then a few hundred fine groups, not a million. Kernels
+   * without a type (a trace's) keep their names, whatever the option.
+   */
+  readonly names: boolean;
 
   constructor(
     readonly fields: Fields,
-    options: { span?: boolean; stepTime?: boolean; rawNames?: RawNameTests | null } = {},
+    options: { span?: boolean; stepTime?: boolean; rawNames?: RawNameTests | null; names?: boolean } = {},
   ) {
+    this.names = options.names !== false;
     this.wantsSpan = options.span === true;
     this.stepSpans = options.stepTime === true ? new StepSpanTable() : null;
     this.wantsStarts = this.wantsSpan || this.stepSpans !== null;
@@ -241,6 +249,10 @@ export class Accumulator implements KernelSink, RowLog {
    * Called once per distinct row key (the readers cache the group of each), so a raw name is classed once.
    */
   group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
+    if (!this.names && type !== null) {
+      name = null;
+      rawName = undefined;
+    }
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
     const key = fineKey(name, type, core, shapes, cls);
