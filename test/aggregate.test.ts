@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Accumulator, rawNameTests } from '../src/input/accumulator.js';
 import { readProfile } from '../src/input/read.js';
 import { summarize } from '../src/aggregate/group.js';
-import type { Selection } from '../src/model/model.js';
+import { StepCells, type Selection } from '../src/model/model.js';
 import { kprof } from './helpers.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
@@ -161,7 +161,11 @@ describe('a read that keeps no kernel names (kernelNames: false)', () => {
       for (const by of ['type', 'core', 'type+core'] as const) {
         // Step cells in step order (a group of several fine groups meets its steps in another order).
         const plain = (x: unknown) =>
-          JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v].sort((m, n) => (m[0] as number) - (n[0] as number)) : v)));
+          JSON.parse(
+            JSON.stringify(x, (_k, v) =>
+              v instanceof Map || v instanceof StepCells ? [...v].sort((m, n) => (m[0] as number) - (n[0] as number)) : v,
+            ),
+          );
         const a = summarize(named, { by, selection: NONE });
         const b = summarize(nameless, { by, selection: NONE });
         const withSteps = (x: typeof a) => ({
