@@ -10,6 +10,7 @@ import { Accumulator, rawNameTests } from '../src/input/accumulator.js';
 import { readProfile } from '../src/input/read.js';
 import { summarize } from '../src/aggregate/group.js';
 import { StepCells, type Selection } from '../src/model/model.js';
+import { namesLeftOut, namesNeeded } from '../src/commands/options.js';
 import { kprof } from './helpers.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
@@ -147,12 +148,15 @@ describe('a read that keeps no kernel names (kernelNames: false)', () => {
     expect(acc.groups.size).toBe(3);
   });
 
+  // 5,000 distinct names of 7 types on 2 cores, in 5 steps.
+  const distinct = join(dir, 'distinct.csv');
+  const lines = [HEAD];
+  for (let i = 0; i < 5000; i++)
+    lines.push(`${1 + (i % 5)},aclnnKernel${i}_Op${i % 7},Op${i % 7},${i % 3 ? 'AI_CORE' : 'AI_VECTOR_CORE'},${1000 + i}.0,${1 + (i % 11)}.25`);
+  writeFileSync(distinct, `${lines.join('\n')}\n`);
+
   it('gives the same summary by type, core and type+core as a read with the names, from far fewer fine groups', async () => {
-    const f = join(dir, 'distinct.csv');
-    const out = [HEAD];
-    for (let i = 0; i < 5000; i++)
-      out.push(`${1 + (i % 5)},aclnnKernel${i}_Op${i % 7},Op${i % 7},${i % 3 ? 'AI_CORE' : 'AI_VECTOR_CORE'},${1000 + i}.0,${1 + (i % 11)}.25`);
-    writeFileSync(f, `${out.join('\n')}\n`);
+    const f = distinct;
     for (const threads of ['off', 'on'] as const) {
       const named = await readProfile(f, { withShapes: false, ranks: null, threads });
       const nameless = await readProfile(f, { withShapes: false, ranks: null, threads, kernelNames: false });
@@ -177,8 +181,22 @@ describe('a read that keeps no kernel names (kernelNames: false)', () => {
     }
   });
 
+  it('is asked for only when no grouping or selection reads a name, and a read that left names out is told', async () => {
+    expect(namesNeeded('type', NONE)).toBe(false);
+    expect(namesNeeded('type+core', NONE)).toBe(false);
+    expect(namesNeeded('name', NONE)).toBe(true);
+    expect(namesNeeded('type', { ...NONE, match: /x/ })).toBe(true);
+    expect(namesNeeded('core', { ...NONE, exclude: /x/ })).toBe(true);
+    expect(namesNeeded('type', { ...NONE, groups: [{ name: 'g', exact: new Set(['a']), patterns: [] }] })).toBe(true);
+    const f = distinct;
+    expect(namesLeftOut([await readProfile(f, { withShapes: false, ranks: null, threads: 'off', kernelNames: false })])).toBe(true);
+    expect(namesLeftOut([await readProfile(f, { withShapes: false, ranks: null, threads: 'off' })])).toBe(false);
+    // A trace's kernels have no type: their names are kept whatever the option, and nothing was left out.
+    expect(namesLeftOut([await readProfile('fixtures/trace/kineto-no-step', { withShapes: false, ranks: null, kernelNames: false })])).toBe(false);
+  });
+
   it('summary --by type keeps no names; --by name and --match read them', async () => {
-    const f = join(dir, 'distinct.csv');
+    const f = distinct;
     const byType = await kprof(['summary', f, '--by', 'type', '--format', 'json']);
     const byTypeMatched = await kprof(['summary', f, '--by', 'type', '--match', 'aclnnKernel1_', '--format', 'json']);
     expect(JSON.parse(byTypeMatched.stdout).totals.count).toBe(1);
