@@ -333,7 +333,10 @@ export function lazyProperty<T extends object, K extends string, V>(obj: T, key:
 
 /** The finest unit kprof keeps: one (name, type, core, shapes) combination of one rank. */
 export interface FineGroup {
-  /** Kernel name, with communication instance counters normalised; null when the source has none. */
+  /**
+   * Kernel name, with communication counters folded (input/formats/names.ts); null when the source has none, or
+   * when the read kept no names (nothing of the run reads one: ReadOptions.kernelNames) and the kernel has a type.
+   */
   name: string | null;
   /**
    * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`): the first one read of
@@ -347,7 +350,10 @@ export interface FineGroup {
   /** Input shapes (`;`-joined tensors of `,`-joined dims), null when not read. */
   shapes: string | null;
   total: Cell;
-  /** Per Step Id. Rows with an empty Step Id are in `total` only. Made when first read after a worker read it. */
+  /**
+   * Per Step Id. Rows with an empty Step Id are in `total` only. The readers make a StepCells (cells a worker sent
+   * stay packed in it until first read).
+   */
   steps: Map<number, Cell>;
   /** Set for groups read back from a summary JSON: the group key it was saved with. */
   savedKey?: string;
