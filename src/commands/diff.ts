@@ -16,6 +16,8 @@ import {
   shortenedNote,
   unreadNote,
   chooseBy,
+  namesLeftOut,
+  namesNeeded,
   namesOnlyProfile,
   parseCommon,
   parseTop,
@@ -93,11 +95,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const rewrites = flags.rewrites !== 'off';
   const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
   const plan = (input: string) => planProfile(input, { ranks: common.selection.ranks, prefer: common.prefer });
-  const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean) =>
+  const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean, kernelNames = true) =>
     readProfile(input, {
       withShapes: common.withShapes,
       ranks: common.selection.ranks,
       rawNames: selectionRawNames(common.selection),
+      kernelNames,
       shortNames: flags.shortNames === true,
       ...(track ? { onBytes: progress.tracker(input.input) } : {}),
       beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy } } : null,
@@ -107,7 +110,9 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
   const planned = [plan(base), plan(pr)] as const;
   const recordBy = rewrites ? plannedBy(common.byGiven, common.by, planned) : null;
-  const [b, p] = await Promise.all([read(planned[0], recordBy, true), read(planned[1], recordBy, true)]);
+  // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
+  const kernelNames = namesNeeded(plannedBy(common.byGiven, common.by, planned), common.selection);
+  let [b, p] = await Promise.all([read(planned[0], recordBy, true, kernelNames), read(planned[1], recordBy, true, kernelNames)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
@@ -115,6 +120,9 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   shortenedNote([b, p], io);
   unreadNote([b, p], io);
   const by = chooseBy(common.byGiven, common.by, [b, p], io);
+  // Grouped by name after all (what only the read tells, see plannedBy): read both sides again with the names.
+  if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
+    [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);
   const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
   const sb = summarize(b, opts);
   const sp = summarize(p, opts);

@@ -2,7 +2,7 @@
 
 import { usageError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
-import { GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
+import { GROUP_BY_FIELDS, GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
 import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.js';
@@ -141,6 +141,30 @@ function nameOnlyFile(r: RankData): string | null {
 /** Does the profile hold a rank read from an export of kernel names only (no op types to group by)? */
 export function namesOnlyProfile(p: Profile): boolean {
   return p.ranks.some((r) => nameOnlyFile(r) !== null);
+}
+
+/**
+ * Does grouping by `by` with this selection read kernel names? (--by name, or a --match, --exclude or user group,
+ * which test names.) When it does not, the read keeps no names for kernels that have a type (ReadOptions
+ * .kernelNames), and a command whose grouping turns out to need them once read (chooseBy) reads the input again.
+ */
+export function namesNeeded(by: string, sel: Selection): boolean {
+  const fields: readonly string[] = (GROUP_BY_FIELDS as Record<string, readonly string[]>)[by] ?? ['name'];
+  return fields.includes('name') || sel.match !== null || sel.exclude !== null || sel.groups.length > 0;
+}
+
+/**
+ * Did a read with kernelNames false leave out names that the grouping turns out to need? (A rank that answers
+ * names, with a fine group that has none.) A false alarm costs a read, never a figure.
+ */
+export function namesLeftOut(profiles: readonly Profile[]): boolean {
+  for (const p of profiles) {
+    for (const r of p.ranks) {
+      if (r.snapshot || !r.fields.name) continue;
+      for (const g of r.groups.values()) if (g.name === null) return true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -5,7 +5,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
-import { apartNote, shortenedNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
+import { apartNote, shortenedNote, unreadNote, chooseBy, namesLeftOut, namesNeeded, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
@@ -36,20 +36,27 @@ export interface SummaryFlags extends CommonFlags {
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const top = parseTop(flags.top);
-  const data = await readProfile(profile, {
-    withShapes: common.withShapes,
-    ranks: common.selection.ranks,
-    rawNames: selectionRawNames(common.selection),
-    shortNames: flags.shortNames === true,
-    onBytes: progress.tracker(profile),
-    prefer: common.prefer,
-    stepTime: flags.stepTime === true,
-  });
+  // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
+  const kernelNames = namesNeeded(common.by, common.selection);
+  const read = (names: boolean, onBytes: ReturnType<Progress['tracker']>) =>
+    readProfile(profile, {
+      withShapes: common.withShapes,
+      ranks: common.selection.ranks,
+      rawNames: selectionRawNames(common.selection),
+      kernelNames: names,
+      shortNames: flags.shortNames === true,
+      onBytes,
+      prefer: common.prefer,
+      stepTime: flags.stepTime === true,
+    });
+  let data = await read(kernelNames, progress.tracker(profile));
   progress.done();
   apartNote([data], io);
   shortenedNote([data], io);
   unreadNote([data], io);
   const by = chooseBy(common.byGiven, common.by, [data], io);
+  // Grouped by name after all (a rank of kernel names only beside ranks with types): read again with the names.
+  if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([data])) data = await read(true, undefined);
   const s = summarize(data, { by, selection: common.selection, stepTime: flags.stepTime === true });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));

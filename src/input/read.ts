@@ -45,6 +45,12 @@ export interface ReadOptions {
   threads?: 'auto' | 'on' | 'off';
   /** What may select kernels by the name their file wrote (see RawNameTests); none when absent. */
   rawNames?: RawNameTests | null;
+  /**
+   * Keep kernel names in the fine groups (the default). false when neither the grouping nor the selection reads a
+   * name (--by type, core, type+core or type+shapes without --match, --exclude or user groups): kernels that have a
+   * type are then kept per (type, core, shapes), so memory does not grow with distinct names (see Accumulator).
+   */
+  kernelNames?: boolean;
   /** The scan engine (default: the run's, see engine.ts). */
   engine?: Engine;
   /** A sink to read beside each rank's accumulator (see beside.ts): its results are each RankData's `beside`. */
@@ -142,6 +148,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
                 stepTime: options.stepTime === true,
                 engine: options.engine,
                 rawNames: options.rawNames ?? null,
+                kernelNames: options.kernelNames !== false,
                 beside: besideTask(options.beside),
                 shortNames: options.shortNames,
               } satisfies ReadTask,

@@ -27,6 +27,8 @@ export async function readRank(
     beside?: BesideRequest | null | undefined;
     /** What may select kernels by raw name in this run (see Accumulator). */
     rawNames?: RawNameTests | null | undefined;
+    /** Keep kernel names in the fine groups (see Accumulator); default true. */
+    kernelNames?: boolean | undefined;
     /** Shorten CUDA/ROCm kernel names (--short-names). */
     shortNames?: boolean | undefined;
   },
@@ -64,7 +66,8 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   const span = options.withSpan === true;
   const rawNames = options.rawNames ?? null;
   const stepTime = options.stepTime === true;
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, stepTime, rawNames });
+  const names = options.kernelNames !== false;
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, stepTime, rawNames, names });
   limitFields(acc.fields, formatOf(plan.format).answers);
   const request = options.beside ?? null;
   const sinks = new Map<Accumulator, BesideSink<unknown>>();
@@ -91,7 +94,7 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
       deviceColumn = column;
       let a = devices.get(device);
       if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, stepTime, rawNames });
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, stepTime, rawNames, names });
         devices.set(device, a);
       }
       let t = targets.get(a);

@@ -19,6 +19,19 @@ export const NO_STEP = -2147483648;
 /** The stream of a kernel that has none (no Stream ID column, `N/A`, or not an integer of at most 9 digits). */
 export const NO_STREAM = -1;
 
+/**
+ * The longest kernel name or type a reader takes, in bytes as the file writes it: a row with a longer one cannot be
+ * read (counted and reported with its file and line, as any such row). Real names are short (the longest CUDA
+ * template instances run to a few KiB); without a bound, a few names of megabytes would cost memory many times
+ * their size (each is decoded, folded, keyed and kept).
+ */
+export const MAX_NAME_BYTES = 64 * 1024;
+
+/** The message of a row skipped for a name or type over MAX_NAME_BYTES (`column`: the file's column name). */
+export function nameTooLong(column: string, bytes: number): string {
+  return `${column} is ${bytes.toLocaleString('en-US')} bytes long, more than the 64 KiB kprof takes of a kernel name or type; row skipped`;
+}
+
 /** What a kernel is grouped by. */
 export interface KernelKind {
   readonly name: string | null;

@@ -13,7 +13,7 @@ import { inputError } from '../../../util/errors.js';
 import { onDisk } from '../../../util/files.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
 import type { SourceFile } from '../../../model/model.js';
-import { besides, NO_STREAM, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
+import { besides, MAX_NAME_BYTES, NO_STREAM, nameTooLong, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from './nsys/nsysCsv.js';
@@ -141,6 +141,7 @@ class TraceTarget implements TraceSink {
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
     if (r.device != null && r.device !== this.device && this.options.split !== undefined) this.toDevice(r.device);
     this.begin();
+    if (this.tooLong(r.name, r.startUs)) return;
     const route = this.route;
     route.log.rowsRead++;
     this.rows++;
@@ -168,6 +169,7 @@ class TraceTarget implements TraceSink {
 
   statistic(r: StatisticRecord): void {
     this.begin();
+    if (this.tooLong(r.name, Number.NaN)) return;
     this.route.log.rowsRead++;
     this.rows++;
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
@@ -180,6 +182,15 @@ class TraceTarget implements TraceSink {
         maxTicks: Number.isFinite(r.maxTicks) ? r.maxTicks : Number.NEGATIVE_INFINITY,
       },
     );
+  }
+
+  /** A kernel whose name is over MAX_NAME_BYTES: skipped (counted, and reported with its start), never kept. */
+  private tooLong(name: string, startUs: number): boolean {
+    if (name.length * 3 <= MAX_NAME_BYTES) return false;
+    const bytes = Buffer.byteLength(name);
+    if (bytes <= MAX_NAME_BYTES) return false;
+    this.warn(Number.isNaN(startUs) ? 'a kernel' : `the kernel at ${startUs} µs`, nameTooLong('its name', bytes));
+    return true;
   }
 
   warn(where: string, message: string): void {
