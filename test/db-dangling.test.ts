@@ -3,12 +3,11 @@
 // read one by one or grouped by SQLite.
 
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProfile } from '../src/input/read.js';
-import { kprof, sqliteInstalled } from './helpers.js';
+import { kprof, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -19,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function edited(name: string, sql: string): string {
   const path = join(dir, name);
   copyFileSync('fixtures/sqlite/schema-1.0.0.db', path);
-  const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { exec(s: string): void; close(): void };
+  const Database = TestDatabase;
   const db = new Database(path);
   db.exec(sql);
   db.close();

@@ -97,7 +97,7 @@ export async function expectTranscript(name: string, args: string[], env?: Recor
 }
 
 /** better-sqlite3, the optional peer dependency that reads SQLite exports, as the tests resolve it. */
-export const HAS_SQLITE = ((): boolean => {
+export const HAS_BETTER_SQLITE = ((): boolean => {
   try {
     createRequire(import.meta.url).resolve('better-sqlite3');
     return true;
@@ -106,20 +106,37 @@ export const HAS_SQLITE = ((): boolean => {
   }
 })();
 
+/** Node's own node:sqlite, whole enough for kprof (rows as arrays: Node 22.16+, 24), as library.ts asks. */
+export const HAS_NODE_SQLITE = ((): boolean => {
+  try {
+    const m = createRequire(import.meta.url)('node:sqlite') as { StatementSync?: { prototype?: { setReturnArrays?: unknown } } };
+    return typeof m.StatementSync?.prototype?.setReturnArrays === 'function';
+  } catch {
+    return false;
+  }
+})();
+
+/** Something that reads SQLite exports: node:sqlite or better-sqlite3. */
+export const HAS_SQLITE = HAS_NODE_SQLITE || HAS_BETTER_SQLITE;
+
 /**
- * Called once at the top of every test file that reads SQLite exports: true with better-sqlite3 installed (`.ci/run`
- * installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
+ * Called once at the top of every test file that reads SQLite exports: true on Node 22.16+ (node:sqlite) or with
+ * better-sqlite3 installed (`.ci/run` installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
  * the file's SQLite tests skip; under CI=true a test that fails instead.
  */
 export function sqliteInstalled(file: string): boolean {
   if (HAS_SQLITE) return true;
   const name = basename(file.startsWith('file:') ? fileURLToPath(file) : file);
   if (process.env.CI === 'true') {
-    test('better-sqlite3 is installed (the SQLite tests need it)', () => {
-      throw new Error(`better-sqlite3 is not installed under CI=true: ${name} cannot run its SQLite tests; .ci/run installs it`);
+    test('SQLite can be read (the SQLite tests need it)', () => {
+      throw new Error(
+        `neither node:sqlite (Node 22.16+) nor better-sqlite3 under CI=true: ${name} cannot run its SQLite tests; .ci/run installs better-sqlite3`,
+      );
     });
   } else {
-    console.warn(`NOTICE: ${name}: better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`);
+    console.warn(
+      `NOTICE: ${name}: this Node has no node:sqlite (22.16+) and better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`,
+    );
   }
   return false;
 }
@@ -160,4 +177,65 @@ export function walk(dir: string): string[] {
       const p = join(dir, e);
       return statSync(p).isDirectory() ? walk(p) : [p];
     });
+}
+
+/** A statement of TestDatabase: better-sqlite3's methods the tests use. */
+export interface TestStatement {
+  run(...params: unknown[]): unknown;
+  get(...params: unknown[]): any;
+  all(...params: unknown[]): any[];
+  raw(on?: boolean): TestStatement;
+  pluck(on?: boolean): TestStatement;
+  safeIntegers(on?: boolean): TestStatement;
+}
+
+/**
+ * A db for tests to write or read on their own: better-sqlite3 where it is installed, else Node's node:sqlite
+ * (Node 22.16+), with better-sqlite3's methods (raw, pluck, safeIntegers), so that the SQLite tests run on either.
+ */
+export class TestDatabase {
+  private readonly db: any;
+  private readonly node: boolean;
+  constructor(path: string, options: { readonly?: boolean } = {}) {
+    const load = createRequire(import.meta.url);
+    this.node = !HAS_BETTER_SQLITE;
+    if (this.node) {
+      const { DatabaseSync } = load('node:sqlite') as { DatabaseSync: new (p: string, o: object) => unknown };
+      this.db = new DatabaseSync(path, { readOnly: options.readonly === true });
+    } else {
+      const Database = load('better-sqlite3') as new (p: string, o: object) => unknown;
+      this.db = new Database(path, { readonly: options.readonly === true });
+    }
+  }
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+  close(): void {
+    this.db.close();
+  }
+  prepare(sql: string): TestStatement {
+    const s = this.db.prepare(sql);
+    if (!this.node) return s as TestStatement;
+    let pluck = false;
+    const one = (row: unknown): unknown => (pluck && Array.isArray(row) ? row[0] : row);
+    const st: TestStatement = {
+      run: (...p) => s.run(...p),
+      get: (...p) => one(s.get(...p)),
+      all: (...p) => (s.all(...p) as unknown[]).map(one),
+      raw: (on = true) => {
+        s.setReturnArrays(on);
+        return st;
+      },
+      pluck: (on = true) => {
+        pluck = on;
+        s.setReturnArrays(on);
+        return st;
+      },
+      safeIntegers: (on = true) => {
+        s.setReadBigInts(on);
+        return st;
+      },
+    };
+    return st;
+  }
 }

@@ -2,12 +2,11 @@
 // file and line, by either scan engine; a name of exactly 64 KiB is read. (Memory: bench/RESULTS.md.)
 
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_NAME_BYTES } from '../src/input/sink.js';
-import { kprof, sqliteInstalled } from './helpers.js';
+import { kprof, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -76,9 +75,7 @@ describe.skipIf(!HAS_SQLITE)('a kernel name over 64 KiB in an SQLite export', ()
   it('skips the kernels of that name, counted and warned of', async () => {
     const f = join(dir, 'ascend_pytorch_profiler_0.db');
     copyFileSync('fixtures/sqlite/layouts/base/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db', f);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => { prepare(sql: string): { run(...a: unknown[]): unknown }; close(): void };
+    const Database = TestDatabase;
     const db = new Database(f);
     // STRING_IDS 12 is the name of the one aclnnReduceSum_ReduceSum kernel.
     db.prepare('UPDATE STRING_IDS SET value = ? WHERE id = 12').run(`R${'r'.repeat(MAX_NAME_BYTES)}`);

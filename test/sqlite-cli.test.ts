@@ -3,7 +3,6 @@
 // read-only folders, a missing SQLite library and bad input.
 
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { NO_STREAM, type KernelKind } from '../src/input/sink.js';
 import { readDb } from '../src/input/formats/sqlite/source.js';
 import type { Profile } from '../src/model/model.js';
 import { injectSqliteLoader } from '../src/input/formats/sqlite/library.js';
-import { expectTranscript, kprof, REAL, REAL_REL, realData, sqliteInstalled } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, realData, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -181,11 +180,11 @@ describe.skipIf(!HAS_SQLITE)('every schema generation through the command line',
 });
 
 describe.skipIf(!HAS_SQLITE)('uneven dbs', () => {
-  const Database = HAS_SQLITE ? createRequire(import.meta.url)('better-sqlite3') : null;
+  const Database = HAS_SQLITE ? TestDatabase : null;
   const edited = (sql: string): string => {
     const path = join(tempDir(), 'ascend_pytorch_profiler_0.db');
     copyFileSync(`${FIX}/schema-1.0.0.db`, path);
-    const db = new Database(path);
+    const db = new Database!(path);
     db.exec(sql);
     db.close();
     return path;
@@ -275,7 +274,7 @@ describe.skipIf(!HAS_SQLITE)('exact starts and streams for sinks that want them'
   });
 
   it.skipIf(!HAS_REAL)('real samples: every kernel start and stream equals BigInt arithmetic on the db', async () => {
-    const Database = createRequire(import.meta.url)('better-sqlite3');
+    const Database = TestDatabase;
     for (const f of [
       'msinsight-torchnpu-db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db',
       'msinsight-torchnpu-db/level0/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db',
@@ -363,7 +362,7 @@ describe.skipIf(!HAS_SQLITE)('read-only, never writing beside the file', () => {
   });
 });
 
-describe('without better-sqlite3', () => {
+describe('without node:sqlite or better-sqlite3', () => {
   afterEach(() => injectSqliteLoader(null));
 
   it('a db export is an input error (exit 2) that says what to install; a CSV still reads', async () => {
@@ -373,7 +372,7 @@ describe('without better-sqlite3', () => {
     const r = await kprof(['summary', `${L}/base`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      'ascend_pytorch_profiler_0.db: reading an SQLite export needs the better-sqlite3 package (version 12), which is not installed',
+      'ascend_pytorch_profiler_0.db: reading an SQLite export needs Node.js 22.16 or later (its built-in node:sqlite) or the better-sqlite3 package (version 12), which is not installed',
     );
     expect(r.stderr).toContain('npm install better-sqlite3@12');
     expect((await kprof(['summary', `${L}/both`])).code).toBe(0);

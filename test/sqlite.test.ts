@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isKprofError, type KprofError } from '../src/util/errors.js';
-import { createRequire } from 'node:module';
 import { readDbGroups, stepExpression } from '../src/input/formats/sqlite/groups.js';
 import { sqliteLibrary } from '../src/input/formats/sqlite/library.js';
 import { looksLikeSqlite, readHeader } from '../src/input/formats/sqlite/open.js';
 import { probeDbExport, readDbExport, type DbInfo, type DbKernel, type ReadOptions } from '../src/input/formats/sqlite/reader.js';
-import { REAL, ROOT, realData, sqliteInstalled } from './helpers.js';
+import { REAL, ROOT, realData, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -435,20 +434,20 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     expect(failure(() => read(join(dir, 'none.db'), { display: 'none.db' })).message).toBe('none.db: cannot be opened (ENOENT)');
   });
 
-  it('without better-sqlite3: an input error saying what to install', () => {
+  it('without node:sqlite or better-sqlite3: an input error saying what to do', () => {
     const missing = (): never => {
       throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' });
     };
     const e = failure(() => sqliteLibrary('in/a.db', missing));
     expect(e.kind).toBe('input');
     expect(e.message).toMatch(
-      /^in\/a\.db: reading an SQLite export needs the better-sqlite3 package \(version 12\), which is not installed\. Install it where kprof is installed \(`npm install better-sqlite3@12`/,
+      /^in\/a\.db: reading an SQLite export needs Node\.js 22\.16 or later \(its built-in node:sqlite\) or the better-sqlite3 package \(version 12\), which is not installed\. Run kprof with Node\.js 22\.16\+ or 24, or install the package where kprof is installed \(`npm install better-sqlite3@12`/,
     );
     const broken = (): never => {
       throw new Error('/x/better_sqlite3.node: invalid ELF header\nRequire stack:\n- a.js');
     };
     expect(failure(() => sqliteLibrary('in/a.db', broken)).message).toMatch(
-      /which could not be loaded \(\/x\/better_sqlite3\.node: invalid ELF header\)\. Install/,
+      /which could not be loaded \(\/x\/better_sqlite3\.node: invalid ELF header\)\. Run kprof/,
     );
   });
 
@@ -538,12 +537,7 @@ describe.skipIf(!HAS_SQLITE)('readDbGroups: the kernels of readDbExport, grouped
     // 0 ns (every other start is 2^60 ns after it), two lasting 2^62 ns (their sum is past SQLite's integers).
     const f = join(tempDir(), 'far.db');
     copyFileSync(join(FIX, 'schema-1.0.0.db'), f);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => {
-      prepare(sql: string): { run(...a: unknown[]): unknown };
-      close(): void;
-    };
+    const Database = TestDatabase;
     const db = new Database(f);
     const task = db.prepare('INSERT INTO TASK (startNs, endNs, deviceId, globalTaskId, taskType, streamId) VALUES (?, ?, 5, ?, 2, 2)');
     const info = db.prepare('INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, blockDim, taskType, opType) VALUES (10, ?, 24, 2, 1)');
@@ -577,9 +571,7 @@ describe.skipIf(!HAS_SQLITE)('readDbGroups: the kernels of readDbExport, grouped
       { id: 3, startNs: 15, endNs: 16 },
       { id: 4, startNs: 30, endNs: 40 },
     ];
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => { prepare(s: string): { raw(): { get(): unknown[] } }; close(): void };
+    const Database = TestDatabase;
     const db = new Database(':memory:');
     for (const [t, want] of [
       [-1, null],
@@ -607,9 +599,7 @@ describe.skipIf(!HAS_SQLITE)('text from the db', () => {
     const dir = tempDir();
     const path = join(dir, 'bytes.db');
     copyFileSync(join(FIX, 'torch_npu-6.0.rc1.db'), path);
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (
-      p: string,
-    ) => { prepare(s: string): { run(...a: unknown[]): unknown }; close(): void };
+    const Database = TestDatabase;
     const db = new Database(path);
     // The first kernel's name id (aclnnMm_MatMulV2 is id 10) now holds the bytes "Mm\x85\x1b[31m".
     db.prepare('UPDATE STRING_IDS SET value = CAST(? AS TEXT) WHERE id = 10').run(Buffer.from([0x4d, 0x6d, 0x85, 0x1b, 0x5b, 0x33, 0x31, 0x6d]));

@@ -5,7 +5,18 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
-import { apartNote, shortenedNote, unreadNote, chooseBy, namesLeftOut, namesNeeded, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
+import {
+  apartNote,
+  shortenedNote,
+  unreadNote,
+  chooseBy,
+  namesLeftOut,
+  namesNeeded,
+  namesOnlyProfile,
+  parseCommon,
+  parseTop,
+  type CommonFlags,
+} from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';

@@ -64,7 +64,7 @@ export function headline(a: ProfileAudit, text: (x: string) => string): string {
 }
 
 const SOURCE_WORD: Record<ProfileAudit['phaseSource'], string> = {
-  stage: "Phases (by the Stage column of the step-time file)",
+  stage: 'Phases (by the Stage column of the step-time file)',
   kernels: 'Phases (by the attention kernels)',
   none: 'Phases: none told (no Stage word, no prefill or decode attention kernel)',
 };

@@ -221,9 +221,26 @@ function walBytes(path: string): number {
  * An error from SQLite while reading `file`, as an input error naming it. Other errors (a KprofError, a bug of
  * kprof) pass unchanged, so that a bug is still reported as one.
  */
+/** SQLite's primary result codes that a read can meet, by number (sqlite3.h). */
+const SQLITE_CODES: Record<number, string> = {
+  1: 'SQLITE_ERROR',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  23: 'SQLITE_AUTH',
+  26: 'SQLITE_NOTADB',
+};
+
 export function sqliteFailure(file: string, e: unknown): unknown {
   if (isKprofError(e)) return e;
-  const code = (e as { code?: unknown }).code;
+  // better-sqlite3 gives SQLite's code (SQLITE_CORRUPT …); node:sqlite ERR_SQLITE_ERROR with SQLite's number in errcode.
+  const { code: given, errcode } = e as { code?: unknown; errcode?: unknown };
+  const code =
+    given === 'ERR_SQLITE_ERROR' ? (typeof errcode === 'number' ? (SQLITE_CODES[errcode & 0xff] ?? `SQLITE_${errcode}`) : 'SQLITE_ERROR') : given;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return e;
   const message = e instanceof Error ? e.message : String(e);
   return inputError(
