@@ -182,7 +182,9 @@ export function walk(dir: string): string[] {
 /** A statement of TestDatabase: better-sqlite3's methods the tests use. */
 export interface TestStatement {
   run(...params: unknown[]): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: rows of a test's own query, which the test knows the shape of
   get(...params: unknown[]): any;
+  // biome-ignore lint/suspicious/noExplicitAny: as get
   all(...params: unknown[]): any[];
   raw(on?: boolean): TestStatement;
   pluck(on?: boolean): TestStatement;
@@ -194,6 +196,7 @@ export interface TestStatement {
  * (Node 22.16+), with better-sqlite3's methods (raw, pluck, safeIntegers), so that the SQLite tests run on either.
  */
 export class TestDatabase {
+  // biome-ignore lint/suspicious/noExplicitAny: either library's connection, used through the methods both have
   private readonly db: any;
   private readonly node: boolean;
   constructor(path: string, options: { readonly?: boolean } = {}) {
