@@ -160,19 +160,24 @@ export function generateGrid(out, names, steps) {
   return writeLines(out, SMALL_HEADER, lines());
 }
 
+const COLLECTIVES = ['allReduce', 'allGather', 'reduceScatter', 'broadcast'];
+
 /**
- * A kernel table of `rows` rows, a step per 1,000, where every other row is a communication kernel whose counter
- * never repeats (`hcom_allReduce__<n>_0_1`, as a profiler writes them) and the others one of 40 compute kernels.
+ * A kernel table of `rows` rows, a step per 1,000, where every other row is a communication kernel named as a
+ * decode run names them (FORMATS.md §11): the collective, the run's counter of its communicator (`run` and
+ * `run + 1`: another run of the same script has other ones) and the call's own counter, which never repeats
+ * (`hcom_allReduce__586_12345_1`); the others are one of 40 compute kernels.
  */
-export function generateComm(out, rows) {
+export function generateComm(out, rows, run = 586) {
   function* lines() {
     let t = 1_764_246_877_000_000;
     for (let i = 0; i < rows; i++) {
       const s = 1 + Math.floor(i / 1000);
       const us = 1 + (i % 89) / 4;
-      yield i % 2 === 0
-        ? `${s},hcom_allReduce__${i}_0_1,hcom_allReduce_,COMMUNICATION,${t.toFixed(3)},${us.toFixed(3)}\n`
-        : `${s},aclnnKernel${i % 40}_Op${i % 40},Op${i % 40},AI_CORE,${t.toFixed(3)},${us.toFixed(3)}\n`;
+      if (i % 2 === 0) {
+        const op = COLLECTIVES[(i >> 1) % 4];
+        yield `${s},hcom_${op}__${run + ((i >> 3) % 2)}_${i >> 1}_1,hcom_${op}_,COMMUNICATION,${t.toFixed(3)},${us.toFixed(3)}\n`;
+      } else yield `${s},aclnnKernel${i % 40}_Op${i % 40},Op${i % 40},AI_CORE,${t.toFixed(3)},${us.toFixed(3)}\n`;
       t += us + 1;
     }
   }

@@ -176,7 +176,7 @@ try {
   await build({
     stdin: {
       contents:
-        "export * from './src/input/formats/trace/chromeTrace.ts'; export * from './src/input/formats/trace/source.ts'; export { setDefaultEngine } from './src/input/engine.ts';",
+        "export * from './src/input/formats/trace/chromeTrace.ts'; export * from './src/input/bytes/chunks.ts'; export { setDefaultEngine } from './src/input/engine.ts';",
       resolveDir: root,
       loader: 'ts',
     },

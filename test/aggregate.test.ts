@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Accumulator, rawNameTests } from '../src/input/accumulator.js';
 import { readProfile } from '../src/input/read.js';
+import { summarize } from '../src/aggregate/group.js';
+import { StepCells, type Selection } from '../src/model/model.js';
+import { namesLeftOut, namesNeeded } from '../src/commands/options.js';
 import { kprof } from './helpers.js';
+
+const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 
 const HEAD = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
 
@@ -58,7 +63,7 @@ describe('communication rows with distinct raw names', () => {
       expect(large.ranks[0]!.groups.size).toBe(3);
       expect(large.ranks[0]!.kernels).toBe(12_000);
       const names = [...large.ranks[0]!.groups.values()].map((g) => g.name).sort();
-      expect(names).toEqual(['aclnnCast_Cast_Cast', 'hcom_allGather__*_7_1', 'hcom_allReduce__*_0_1']);
+      expect(names).toEqual(['aclnnCast_Cast_Cast', 'hcom_allGather__*', 'hcom_allReduce__*']);
     }
   });
 
@@ -67,9 +72,9 @@ describe('communication rows with distinct raw names', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/"distinctKernels": 3\b/);
     const s = await summaryJson(LARGE);
-    expect(s.groups.map((g) => g.key).sort()).toEqual(['aclnnCast_Cast_Cast', 'hcom_allGather__*_7_1', 'hcom_allReduce__*_0_1']);
+    expect(s.groups.map((g) => g.key).sort()).toEqual(['aclnnCast_Cast_Cast', 'hcom_allGather__*', 'hcom_allReduce__*']);
     expect(s.perRank[0]!.groups).toHaveLength(3);
-    const reduce = s.groups.find((g) => g.key === 'hcom_allReduce__*_0_1')!;
+    const reduce = s.groups.find((g) => g.key === 'hcom_allReduce__*')!;
     let us = 0;
     for (let i = 0; i < 4000; i++) us += 10 + (i % 7) + 0.5;
     expect(reduce.count).toBe(4000);
@@ -82,11 +87,11 @@ describe('communication rows with distinct raw names', () => {
     const s = await summaryJson(LARGE, ['--match', '__61']);
     const count = Object.fromEntries(s.groups.map((g) => [g.key, g.count]));
     expect(count).toEqual({
-      'hcom_allReduce__*_0_1': wanted.filter((c) => c % 2 === 0).length,
-      'hcom_allGather__*_7_1': wanted.filter((c) => c % 2 === 1).length,
+      'hcom_allReduce__*': wanted.filter((c) => c % 2 === 0).length,
+      'hcom_allGather__*': wanted.filter((c) => c % 2 === 1).length,
     });
     const excluded = await summaryJson(LARGE, ['--exclude', '^hcom_allReduce__612_0_1$']);
-    expect(excluded.groups.find((g) => g.key === 'hcom_allReduce__*_0_1')!.count).toBe(3999);
+    expect(excluded.groups.find((g) => g.key === 'hcom_allReduce__*')!.count).toBe(3999);
     const tests = rawNameTests([/__61/], ['hcom_allReduce__612_0_1']);
     const p = await readProfile(LARGE, { withShapes: false, ranks: null, threads: 'off', rawNames: tests });
     // Cast, and per communication name: counters that match, and those that do not; plus the one exact name.
@@ -105,6 +110,103 @@ describe('communication rows with distinct raw names', () => {
     const b = split.group('hcom_x__*_1', 'T', 'C', null, 'hcom_x__5_1');
     expect(split.group('hcom_x__*_1', 'T', 'C', null, 'hcom_x__6_1')).not.toBe(b);
     expect(split.group('hcom_x__*_1', 'T', 'C', null, 'hcom_x__7_1')).toBe(b);
+  });
+});
+
+describe('per-call communication counters', () => {
+  // As a decode run writes them: the communicator's counter, then the call's (`hcom_allReduce__445_17`).
+  function perCall(n: number): string {
+    const out = [HEAD];
+    for (let i = 0; i < n; i++) {
+      out.push(`${1 + (i % 3)},hcom_allReduce__445_${i},hcom_allReduce_,HCCL,${1000 + 2 * i}.0,${5 + (i % 4)}.0`);
+      out.push(`${1 + (i % 3)},hcom_broadcast__328_${i}_1,hcom_broadcast_,HCCL,${1001 + 2 * i}.0,2.5`);
+    }
+    const p = join(dir, `calls${n}.csv`);
+    writeFileSync(p, `${out.join('\n')}\n`);
+    return p;
+  }
+
+  it('fold into one group per collective, shown folded; a pattern on a raw name still selects exactly its rows', async () => {
+    const f = perCall(3000);
+    const p = await readProfile(f, { withShapes: false, ranks: null, threads: 'off' });
+    expect(p.ranks[0]!.groups.size).toBe(2);
+    const s = await summaryJson(f);
+    expect(Object.fromEntries(s.groups.map((g) => [g.key, g.count]))).toEqual({ 'hcom_allReduce__*': 3000, 'hcom_broadcast__*': 3000 });
+    const one = await summaryJson(f, ['--match', '^hcom_allReduce__445_17$']);
+    expect(one.groups.map((g) => [g.key, g.count, g.totalUs])).toEqual([['hcom_allReduce__*', 1, 5 + (17 % 4)]]);
+  });
+});
+
+describe('a read that keeps no kernel names (kernelNames: false)', () => {
+  it('groups kernels with a type without their name; kernels without a type keep it', () => {
+    const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true }, { names: false });
+    const a = acc.group('aclnnA_Op1', 'Op1', 'AI_CORE', null);
+    expect(acc.group('aclnnB_Op1', 'Op1', 'AI_CORE', null)).toBe(a);
+    expect(a.name).toBeNull();
+    expect(acc.group('aclnnB_Op1', 'Op1', 'AI_VECTOR_CORE', null)).not.toBe(a);
+    expect(acc.group('kernelOfATrace', null, null, null).name).toBe('kernelOfATrace');
+    expect(acc.groups.size).toBe(3);
+  });
+
+  // 5,000 distinct names of 7 types on 2 cores, in 5 steps.
+  const distinct = join(dir, 'distinct.csv');
+  const lines = [HEAD];
+  for (let i = 0; i < 5000; i++)
+    lines.push(`${1 + (i % 5)},aclnnKernel${i}_Op${i % 7},Op${i % 7},${i % 3 ? 'AI_CORE' : 'AI_VECTOR_CORE'},${1000 + i}.0,${1 + (i % 11)}.25`);
+  writeFileSync(distinct, `${lines.join('\n')}\n`);
+
+  it('gives the same summary by type, core and type+core as a read with the names, from far fewer fine groups', async () => {
+    const f = distinct;
+    for (const threads of ['off', 'on'] as const) {
+      const named = await readProfile(f, { withShapes: false, ranks: null, threads });
+      const nameless = await readProfile(f, { withShapes: false, ranks: null, threads, kernelNames: false });
+      expect(named.ranks[0]!.groups.size).toBe(5000);
+      expect(nameless.ranks[0]!.groups.size).toBe(14);
+      for (const by of ['type', 'core', 'type+core'] as const) {
+        // Step cells in step order (a group of several fine groups meets its steps in another order).
+        const plain = (x: unknown) =>
+          JSON.parse(
+            JSON.stringify(x, (_k, v) =>
+              v instanceof Map || v instanceof StepCells ? [...v].sort((m, n) => (m[0] as number) - (n[0] as number)) : v,
+            ),
+          );
+        const a = summarize(named, { by, selection: NONE });
+        const b = summarize(nameless, { by, selection: NONE });
+        const withSteps = (x: typeof a) => ({
+          ...x,
+          perRank: x.perRank.map((r) => ({ ...r, groups: r.groups.map((g) => ({ ...g, steps: g.steps })) })),
+        });
+        expect(plain(withSteps(b))).toEqual(plain(withSteps(a)));
+      }
+    }
+  });
+
+  it('is asked for only when no grouping or selection reads a name, and a read that left names out is told', async () => {
+    expect(namesNeeded('type', NONE)).toBe(false);
+    expect(namesNeeded('type+core', NONE)).toBe(false);
+    expect(namesNeeded('name', NONE)).toBe(true);
+    expect(namesNeeded('type', { ...NONE, match: /x/ })).toBe(true);
+    expect(namesNeeded('core', { ...NONE, exclude: /x/ })).toBe(true);
+    expect(namesNeeded('type', { ...NONE, groups: [{ name: 'g', exact: new Set(['a']), patterns: [] }] })).toBe(true);
+    const f = distinct;
+    expect(namesLeftOut([await readProfile(f, { withShapes: false, ranks: null, threads: 'off', kernelNames: false })])).toBe(true);
+    expect(namesLeftOut([await readProfile(f, { withShapes: false, ranks: null, threads: 'off' })])).toBe(false);
+    // A trace's kernels have no type: their names are kept whatever the option, and nothing was left out.
+    expect(namesLeftOut([await readProfile('fixtures/trace/kineto-no-step', { withShapes: false, ranks: null, kernelNames: false })])).toBe(false);
+  });
+
+  it('summary --by type keeps no names; --by name and --match read them', async () => {
+    const f = distinct;
+    const byType = await kprof(['summary', f, '--by', 'type', '--format', 'json']);
+    const byTypeMatched = await kprof(['summary', f, '--by', 'type', '--match', 'aclnnKernel1_', '--format', 'json']);
+    expect(JSON.parse(byTypeMatched.stdout).totals.count).toBe(1);
+    // A pattern that every kernel matches reads the names: the same groups, figures and steps as without it.
+    const byTypeAll = await kprof(['summary', f, '--by', 'type', '--match', '^aclnnKernel', '--format', 'json']);
+    expect(JSON.parse(byType.stdout).totals.count).toBe(5000);
+    for (const k of ['groups', 'perRank', 'totals', 'stepIds'] as const)
+      expect(JSON.parse(byType.stdout)[k]).toEqual(JSON.parse(byTypeAll.stdout)[k]);
+    const byName = await summaryJson(f);
+    expect(byName.groups).toHaveLength(5000);
   });
 });
 

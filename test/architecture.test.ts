@@ -105,8 +105,6 @@ const ON_DISK_ALREADY: string[] = [
   // The worker script, beside the module.
   'input/read.ts: fileURLToPath(here)',
   'input/read.ts: fileURLToPath(built)',
-  // The stream reads the file descriptor openRegular opened (the path is not used).
-  'input/formats/readTable.ts: path',
   // openDb passes onDisk(path) down as `path` (privateView: `given`, made `path` by realpath); the private view is
   // made in a fresh temporary folder.
   'input/formats/sqlite/open.ts: given',
@@ -233,5 +231,255 @@ describe('the architecture of src/', () => {
     ]);
     expect(cycles(g)).toEqual([['input/a.ts', 'report/b.ts']]);
     expect(stageOf('report/b.ts')).toBeGreaterThan(stageOf('input/a.ts'));
+  });
+});
+
+// The input stage inside: layers in the order bytes flow, and one folder per format family under formats/.
+
+/** The layers of src/input/, first to last: a module imports only from its own layer or an earlier one. */
+const INPUT_LAYERS: { name: string; test: RegExp }[] = [
+  // Bytes: opening, unpacking and sniffing files (bytes/), the scan engines (CSV, JSON) and the choice between them.
+  { name: 'bytes', test: /^input\/(bytes\/|csv\/|json\/|engine\.ts$)/ },
+  // The sink: what readers feed, and the accumulator (the rank's first sink).
+  { name: 'sink', test: /^input\/(sink|kernelCells|beside|stepSpans|accumulator|names)\.ts$/ },
+  // The registry and the formats' readers.
+  { name: 'formats', test: /^input\/formats\// },
+  // The scheduler of a read: rank plans into ranks, in this thread or in workers.
+  { name: 'read', test: /^input\/(readRank|read|pool)\.ts$|^input\/workers\// },
+];
+
+function inputLayerOf(module: string): number {
+  const i = INPUT_LAYERS.findIndex((l) => l.test.test(module));
+  if (i < 0) throw new Error(`src/${module} is in no layer of src/input/: add it to INPUT_LAYERS (test/architecture.test.ts)`);
+  return i;
+}
+
+/** The format family of a module: the folder right below input/formats/ it is in; null for the registry's own modules. */
+function familyOf(module: string): string | null {
+  return /^input\/formats\/([^/]+)\//.exec(module)?.[1] ?? null;
+}
+
+/** Modules of input/formats/ itself that bind the families (and may import them): the registry and the readers. */
+const BINDS_FAMILIES = new Set(['input/formats/registry.ts', 'input/formats/readers.ts']);
+
+/** Imports across format families, or from a module of formats/ itself into one, known and being removed. */
+const KNOWN_ACROSS: string[] = [];
+
+/** Imports between format families (or into one from formats/ itself, but by the registry and the readers). */
+function acrossFamilies(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [from, tos] of graph) {
+    if (!from.startsWith('input/') || BINDS_FAMILIES.has(from)) continue;
+    for (const to of tos) {
+      const fam = familyOf(to);
+      if (fam !== null && familyOf(from) !== fam) out.push(`${from} → ${to}`);
+    }
+  }
+  return out;
+}
+
+/** Imports of a later layer of src/input/. */
+function upInput(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [from, tos] of graph) {
+    if (!from.startsWith('input/')) continue;
+    for (const to of tos) if (to.startsWith('input/') && inputLayerOf(to) > inputLayerOf(from)) out.push(`${from} → ${to}`);
+  }
+  return out;
+}
+
+/**
+ * What names a format: its id as a whole string, or a file name of a profiler export. Each belongs to one format
+ * family folder (below input/formats/); only that folder and the registry's own modules may write it.
+ */
+const FAMILY_WORDS: Record<string, { ids: string[]; files: RegExp }> = {
+  ascend: { ids: ['kernel_details', 'op_summary', 'op_statistic'], files: /kernel_details|op_summary|op_statistic|step_trace_time/ },
+  sqlite: { ids: ['db', 'analysis_db'], files: /ascend_pytorch_profiler|msprof_[^ ]*\.db|analysis\.db/ },
+  summary: { ids: ['summary_json'], files: /(?!)/ },
+  trace: {
+    ids: ['trace_view', 'kineto', 'nsys_gpu_trace', 'nsys_kern_sum'],
+    files: /trace_view|\.pt\.trace\.json|cuda_gpu_trace|cuda_gpu_kern_sum|gpukernsum|nvtx_gpu_proj_trace/,
+  },
+};
+
+/** The folder of each family. */
+const FAMILY_FOLDERS: Record<string, RegExp> = {
+  ascend: /^input\/formats\/ascend\//,
+  sqlite: /^input\/formats\/sqlite\//,
+  summary: /^input\/formats\/summary\//,
+  trace: /^input\/formats\/trace\//,
+};
+
+/** The string literals of a source (comments left out): quoted, double-quoted and template text. */
+function stringLiterals(text: string): string[] {
+  const code = withoutComments(text).replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  return [...code.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1));
+}
+
+/** Literals that name a format outside its family folder and the registry's own modules: `file: family: literal`. */
+function formatLiterals(file: string, text: string): string[] {
+  if (BINDS_FAMILIES.has(file)) return [];
+  const out: string[] = [];
+  for (const lit of stringLiterals(text)) {
+    for (const [family, words] of Object.entries(FAMILY_WORDS)) {
+      if (FAMILY_FOLDERS[family]!.test(file)) continue;
+      if (words.ids.includes(lit) || words.files.test(lit)) out.push(`${file}: ${family}: ${lit.length > 60 ? `${lit.slice(0, 60)}…` : lit}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Messages and values that name a format outside its folder, known and being removed (made from the registry's
+ * naming instead). An entry that no longer occurs fails the test too, so the list can only shrink.
+ */
+const KNOWN_LITERALS: string[] = [
+  // Messages of later stages that name the export they speak of (made from the registry's naming next).
+  'analysis/audit/audit.ts: ascend: ${b.unordered}: totals per type (op_statistic), not the kern…',
+  'analysis/comparable.ts: ascend: Compare kernel_details with kernel_details, or leave them ou…',
+  'analysis/diff.ts: ascend: Drop --per-step, or profile both runs with a torch_npu sched…',
+  'analysis/witness.ts: ascend: only in op_statistic',
+  'commands/audit.ts: ascend: ${shown(input)}: cannot be audited: ${why}. kprof audit need…',
+  'input/accumulator.ts: ascend: Read fewer ranks (--rank), or check the Count column of the …',
+  'input/formats/ascend/readTable.ts: trace: ${path}: ${it} is JSON, not a CSV export (a trace is read as…',
+  'input/formats/resolve.ts: sqlite: ${dir}: ${out}, no msprof_*.db and no device_* folder; left …',
+  'input/formats/summary/snapshot.ts: ascend: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
+  'input/formats/summary/snapshot.ts: trace: ${path}: the file is ${encoding} text, not UTF-8; a summary …',
+  'input/formats/summary/snapshot.ts: trace: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
+  'input/formats/summary/snapshot.ts: trace: found a JSON array (the trace events of a timeline such as t…',
+  'input/formats/sqlite/library.ts: ascend: it builds with python3 and a C++ compiler when no prebuilt b…',
+  "report/diff/rewrites.ts: ascend: unavailable: ${parts.join('; ')}. Rewrites need kernel table…",
+  "report/stepTime.ts: ascend: ${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, 's…",
+  'report/stepTime.ts: ascend: Step time: base vs PR, the wall span of each step on the dev…',
+  'report/stepTime.ts: ascend: its files have no start time per kernel (op_statistic, or a …',
+  'report/witness.ts: ascend: only in op_statistic',
+  'rules/checks/sequence.ts: ascend: Check an export of the run that lists every kernel in the or…',
+  'rules/checks/sequence.ts: trace: Check an export of the run that lists every kernel in the or…',
+];
+
+describe('the input stage', () => {
+  const graph = importGraph();
+  const sources = walk(SRC)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
+
+  it('puts every module of src/input/ in a layer, and no layer imports a later one', () => {
+    for (const m of graph.keys()) if (m.startsWith('input/')) expect(() => inputLayerOf(m)).not.toThrow();
+    expect(upInput(graph), `imports of a later layer of src/input/ (order: ${INPUT_LAYERS.map((l) => l.name).join(' < ')})`).toEqual([]);
+  });
+
+  it('unpacks gzip in the byte layer alone (src/input/bytes/)', () => {
+    const zlib = sources.filter(({ text }) => /from\s*'node:zlib'/.test(withoutComments(text))).map((s) => s.file);
+    expect(zlib.filter((f) => !f.startsWith('input/bytes/'))).toEqual([]);
+    expect(zlib.length).toBeGreaterThan(0);
+  });
+
+  it('imports nothing of one format family from another (the registry and the readers bind them)', () => {
+    const found = acrossFamilies(graph);
+    expect(
+      found.filter((l) => !KNOWN_ACROSS.includes(l)),
+      'imports between format folders',
+    ).toEqual([]);
+    expect(
+      KNOWN_ACROSS.filter((l) => !found.includes(l)),
+      'listed as known but gone: remove from KNOWN_ACROSS',
+    ).toEqual([]);
+  });
+
+  it('names a format (its id, its file names) only in its own folder and the registry', () => {
+    const found = sources.flatMap(({ file, text }) => formatLiterals(file, text));
+    expect(
+      found.filter((l) => !KNOWN_LITERALS.includes(l)),
+      'format ids and file names outside their format folder: make the text from the registry (naming, witnessText …)',
+    ).toEqual([]);
+    expect(
+      KNOWN_LITERALS.filter((l) => !found.includes(l)),
+      'listed as known but gone: remove from KNOWN_LITERALS',
+    ).toEqual([]);
+  });
+
+  it('catches an import across families, up a layer, and a format named outside its folder (the checks work)', () => {
+    const g = new Map([
+      ['input/formats/trace/a.ts', ['input/formats/sqlite/b.ts', 'input/read.ts']],
+      ['input/formats/sqlite/b.ts', ['input/sink.ts']],
+      ['input/formats/readers.ts', ['input/formats/sqlite/b.ts']],
+      ['input/csv/c.ts', ['input/accumulator.ts']],
+      ['input/sink.ts', []],
+      ['input/read.ts', []],
+      ['input/accumulator.ts', []],
+      ['report/r.ts', ['input/formats/trace/a.ts']],
+    ]);
+    expect(acrossFamilies(g)).toEqual(['input/formats/trace/a.ts → input/formats/sqlite/b.ts']);
+    expect(upInput(g)).toEqual(['input/formats/trace/a.ts → input/read.ts', 'input/csv/c.ts → input/accumulator.ts']);
+    expect(stageOf('analysis/x.ts')).toBeGreaterThan(stageOf('input/read.ts'));
+    const text = '// op_statistic in a comment\nconst a = \'db\';\nconst b = `no ${x} op_statistic.csv`;\nconst c = "kernel_details";\n';
+    expect(formatLiterals('report/x.ts', text)).toEqual([
+      'report/x.ts: sqlite: db',
+      'report/x.ts: ascend: no ${x} op_statistic.csv',
+      'report/x.ts: ascend: kernel_details',
+    ]);
+    expect(formatLiterals('input/formats/sqlite/x.ts', text)).toEqual([
+      'input/formats/sqlite/x.ts: ascend: no ${x} op_statistic.csv',
+      'input/formats/sqlite/x.ts: ascend: kernel_details',
+    ]);
+    expect(formatLiterals('input/formats/registry.ts', text)).toEqual([]);
+  });
+});
+
+/** Lines a module may have before its top says why it is longer. */
+const MAX_LINES = 400;
+
+/**
+ * Modules over MAX_LINES whose top does not say why yet, known (outside src/input/, or being edited elsewhere):
+ * an entry that gets its reason, or gets short, fails the test until removed, so the list can only shrink.
+ */
+const KNOWN_LONG: string[] = [
+  'aggregate/group.ts',
+  'analysis/diff.ts',
+  'analysis/rewrites/rewrites.ts',
+  'input/csv/scan.ts',
+  'input/formats/sqlite/reader.ts',
+  'model/model.ts',
+  'model/schema.ts',
+  'report/diff/rewrites.ts',
+  'report/html/diff.ts',
+  'report/render.ts',
+  'rules/generate.ts',
+];
+
+/** Modules (.ts, .wat) over MAX_LINES whose opening comment has no line saying `Over 400 lines: <why>`. */
+function longWithoutReason(files: { file: string; text: string }[]): string[] {
+  return files
+    .filter(({ text }) => text.split('\n').length > MAX_LINES)
+    .filter(({ text }) => !/^(\/\/|;;) Over 400 lines: \S/m.test(text.split('\n').slice(0, 40).join('\n')))
+    .map(({ file }) => file)
+    .sort();
+}
+
+describe('the size of a module', () => {
+  it(`is at most ${MAX_LINES} lines, or its top says why`, () => {
+    const files = walk(SRC)
+      .filter((f) => f.endsWith('.ts') || f.endsWith('.wat'))
+      .map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
+    const found = longWithoutReason(files);
+    expect(
+      found.filter((f) => !KNOWN_LONG.includes(f)),
+      `modules over ${MAX_LINES} lines: split them, or say why at the top ("// Over 400 lines: …")`,
+    ).toEqual([]);
+    expect(
+      KNOWN_LONG.filter((f) => !found.includes(f)),
+      'listed as known but now short or with a reason: remove from KNOWN_LONG',
+    ).toEqual([]);
+  });
+
+  it('catches a long module without a reason (the check works)', () => {
+    const long = 'x\n'.repeat(MAX_LINES + 1);
+    expect(
+      longWithoutReason([
+        { file: 'a.ts', text: long },
+        { file: 'b.ts', text: `// Over 400 lines: one table.\n${long}` },
+        { file: 'c.ts', text: 'x\n' },
+      ]),
+    ).toEqual(['a.ts']);
   });
 });

@@ -35,8 +35,8 @@ describe('the shipped catalogue', () => {
 
   const entries = joinCatalogues(files.map((f) => parseCatalogue(`catalogue/${f}`, readFileSync(join(DIR, f), 'utf8'))));
 
-  test('every file passes the schema, ids are unique, and there are at least 20 entries', () => {
-    expect(entries.length).toBeGreaterThanOrEqual(20);
+  test('every file passes the schema, ids are unique, and there are at least 30 entries', () => {
+    expect(entries.length).toBeGreaterThanOrEqual(30);
     expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
   });
 
@@ -112,14 +112,22 @@ describe('kprof audit of the README example', () => {
     expect(res.code).toBe(0);
     const e = JSON.parse(res.stdout).profiles[0].entries[0];
     expect(e.status).toBe('fallback');
-    // 2 ranks x 4 steps x 2 decoder layers fused; the MTP layer (the third site of each step) unfused.
+    // 2 ranks x 4 steps x 2 decoder layers fused; the MTP layer (told by its own kernels, ConcatD …) unfused.
     expect(e.fused.count).toBe(16);
     expect(e.unfused.count).toBe(8);
-    expect(e.unfused.sites.map((s: { rank: string; layer: number; steps: number[] }) => [s.rank, s.layer, s.steps])).toEqual([
-      ['0', 2, [21, 22, 23, 24]],
-      ['1', 2, [21, 22, 23, 24]],
+    expect(e.unfused.sites.map((s: { rank: string; phase: string; layer: number; steps: number[] }) => [s.rank, s.phase, s.layer, s.steps])).toEqual([
+      ['0', 'mtp', 0, [21, 22, 23, 24]],
+      ['1', 'mtp', 0, [21, 22, 23, 24]],
     ]);
+    expect(e.fused.sites.map((s: { layer: number }) => s.layer)).toEqual([0, 1, 0, 1]);
     expect(e.unfused.sites[0].types.at(-1)).toBe('ScatterPaKvCache');
+    // Its first kernel is cited by its row: line 49 of rank 0's kernel_details.csv is step 21's QuantBatchMatmulV3.
+    expect(e.unfused.sites[0].first).toMatchObject({ step: 21, stream: '2', line: 49 });
+    expect(e.unfused.sites[0].first.file).toMatch(/node-07_3019544_[0-9]+_ascend_pt\/ASCEND_PROFILER_OUTPUT\/kernel_details\.csv$/);
+    expect(JSON.parse(res.stdout).profiles[0].layer_markers).toEqual([
+      { rank: '0', marker: 'LightningIndexer' },
+      { rank: '1', marker: 'LightningIndexer' },
+    ]);
   });
 
   test('the base runs the unfused chain everywhere: never fused', async () => {
@@ -134,7 +142,7 @@ describe('kprof audit of the README example', () => {
     expect(m.code).toBe(0);
     expect(m.stdout).toMatch(/mla-prolog\s+not fused\s+FALLBACK/);
     const t = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolog']);
-    expect(t.stdout).toContain('rank 0 layer 2 steps 21-24: 4 chains');
+    expect(t.stdout).toContain('rank 0 MTP layer steps 21-24: 4 chains, 283.60 µs at kernel_details.csv:49:');
     const md = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolog', '--format', 'markdown']);
     expect(md.stdout).toContain('| `mla-prolog` | FALLBACK |');
   });

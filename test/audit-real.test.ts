@@ -14,11 +14,15 @@ interface Entry {
   unfused: { count: number; sites: { rank: string; steps: number[]; count: number; types: string[] }[] };
 }
 
-async function audit(folder: string): Promise<Entry[]> {
+async function auditProfile(folder: string): Promise<{ phase_source: string; entries: Entry[] }> {
   const res = await kprof(['audit', join(REAL_REL, folder), '--format', 'json', '-q']);
   expect(res.stderr).toBe('');
   expect(res.code).toBe(0);
-  return JSON.parse(res.stdout).profiles[0].entries as Entry[];
+  return JSON.parse(res.stdout).profiles[0];
+}
+
+async function audit(folder: string): Promise<Entry[]> {
+  return (await auditProfile(folder)).entries;
 }
 
 describe.skipIf(!HAS_REAL)('kprof audit of the real exports', () => {
@@ -32,6 +36,18 @@ describe.skipIf(!HAS_REAL)('kprof audit of the real exports', () => {
       ['2', [13], 56, ['Add', 'RmsNorm']],
     ]);
     expect(entries.filter((x) => x.status === 'fallback')).toEqual([]);
+  });
+
+  test('msinsight-st-level2: its Stage column holds times, not phases, and a training step has no phase; rows are cited', async () => {
+    const p = await auditProfile('msinsight-st-level2');
+    expect(p.phase_source).toBe('none');
+    const e = p.entries.find((x) => x.id === 'add-rms-norm') as unknown as {
+      unfused: { sites: { phase: string; first: { file: string; line: number } }[] };
+    };
+    expect(e.unfused.sites.map((s) => s.phase)).toEqual(['step', 'step']);
+    // Line 34 of rank 0's kernel_details.csv is step 13's first Add of the chain (aclnnAdd_AddAiCore_Add).
+    expect(e.unfused.sites[0]!.first.line).toBe(34);
+    expect(e.unfused.sites[0]!.first.file).toMatch(/rank_0_ascend_pt\/ASCEND_PROFILER_OUTPUT\/kernel_details\.csv$/);
   });
 
   test.each(['msprof-analyze', 'msinsight-server', 'msinsight-torchnpu/level1', 'msinsight-torchnpu/level2'])(

@@ -237,13 +237,17 @@ describe('odd but valid input is read in full, with no warning', () => {
   it('a 10 MB cell (quoted, with commas and line breaks) is read; a 10 MB unclosed quote is one skipped line', async () => {
     const big = 'x,y\n'.repeat((10 << 20) / 4);
     const quoted = join(tmp, 'big-cell.csv');
-    writeFileSync(quoted, [HEADER, ROW, `1,"${big}",Big,AI_CORE,1736408883704780.000,2,0,8`, ROW, ''].join('\n'));
+    writeFileSync(quoted, [HEADER, ROW, `1,BigKernel,Big,AI_CORE,1736408883704780.000,2,"${big}",8`, ROW, ''].join('\n'));
     expect(await summaryCounts(quoted)).toEqual({ rowsRead: 3, kernels: 3, skipped: 0 });
     const json = JSON.parse((await kprof(['summary', quoted, '--format', 'json'])).stdout);
     expect(json.groups.map((g: { key: string; count: number }) => [g.key, g.count])).toEqual([
       ['Add', 2],
       ['Big', 1],
     ]);
+    // As a kernel name, 10 MB is past the 64 KiB a name may have: that row is skipped (test/name-cap.test.ts).
+    const named = join(tmp, 'big-name.csv');
+    writeFileSync(named, [HEADER, ROW, `1,"${big}",Big,AI_CORE,1736408883704780.000,2,0,8`, ROW, ''].join('\n'));
+    expect(await summaryCounts(named)).toEqual({ rowsRead: 3, kernels: 2, skipped: 1 });
 
     const unclosed = join(tmp, 'big-unclosed.csv');
     writeFileSync(unclosed, [HEADER, ROW, `1,"${'x'.repeat(10 << 20)}`, ROW, ''].join('\n'));

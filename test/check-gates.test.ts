@@ -114,7 +114,7 @@ describe('a selector that matches nothing', () => {
       const r = await kprof(['check', `${REAL_REL}/msinsight-torchnpu/level1`, '--rules', f, '--strict']);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(
-        'name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named without their per-run counter; did you mean "hcom_allReduce__*_0_1"?',
+        'name "hcom_allReduce__587_0_1" matches no kernel in ../shared/data/real/msinsight-torchnpu/level1; communication kernels are named with their counters folded; did you mean "hcom_allReduce__*"?',
       );
     },
   );

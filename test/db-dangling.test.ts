@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProfile } from '../src/input/read.js';
-import { kprof, sqliteInstalled, openTestDb } from './helpers.js';
+import { kprof, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
 
@@ -18,8 +18,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function edited(name: string, sql: string): string {
   const path = join(dir, name);
   copyFileSync('fixtures/sqlite/schema-1.0.0.db', path);
-  const Database = openTestDb;
-  const db = Database(path);
+  const Database = TestDatabase;
+  const db = new Database(path);
   db.exec(sql);
   db.close();
   return path;

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/input/accumulator.js';
-import { readTable } from '../src/input/formats/readTable.js';
+import { readTable } from '../src/input/formats/ascend/readTable.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type SourceFacts } from '../src/input/sink.js';
 import { REAL, ROOT, realData } from './helpers.js';
 

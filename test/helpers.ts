@@ -106,35 +106,37 @@ export const HAS_BETTER_SQLITE = ((): boolean => {
   }
 })();
 
-/** Node's built-in node:sqlite (22.13+, 24), which kprof prefers where it loads. */
+/** Node's own node:sqlite, whole enough for kprof (rows as arrays: Node 22.16+, 24), as library.ts asks. */
 export const HAS_NODE_SQLITE = ((): boolean => {
   try {
-    return typeof (createRequire(import.meta.url)('node:sqlite') as { DatabaseSync?: unknown }).DatabaseSync === 'function';
+    const m = createRequire(import.meta.url)('node:sqlite') as { StatementSync?: { prototype?: { setReturnArrays?: unknown } } };
+    return typeof m.StatementSync?.prototype?.setReturnArrays === 'function';
   } catch {
     return false;
   }
 })();
 
-/** The SQLite back end kprof uses in this process; `.ci/run` says which one it expects (KPROF_TEST_SQLITE_BACKEND). */
-export const SQLITE_BACKEND: 'node:sqlite' | 'better-sqlite3' | null = HAS_NODE_SQLITE ? 'node:sqlite' : HAS_BETTER_SQLITE ? 'better-sqlite3' : null;
-
-/** Something reads SQLite exports here: node:sqlite or better-sqlite3. */
-export const HAS_SQLITE = SQLITE_BACKEND !== null;
+/** Something that reads SQLite exports: node:sqlite or better-sqlite3. */
+export const HAS_SQLITE = HAS_NODE_SQLITE || HAS_BETTER_SQLITE;
 
 /**
- * Called once at the top of every test file that reads SQLite exports: true on Node 22.13+/24 (node:sqlite) or with
- * better-sqlite3 installed (`.ci/run` installs it for Node 20; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
+ * Called once at the top of every test file that reads SQLite exports: true on Node 22.16+ (node:sqlite) or with
+ * better-sqlite3 installed (`.ci/run` installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
  * the file's SQLite tests skip; under CI=true a test that fails instead.
  */
 export function sqliteInstalled(file: string): boolean {
   if (HAS_SQLITE) return true;
   const name = basename(file.startsWith('file:') ? fileURLToPath(file) : file);
   if (process.env.CI === 'true') {
-    test('better-sqlite3 is installed (the SQLite tests need it)', () => {
-      throw new Error(`better-sqlite3 is not installed under CI=true: ${name} cannot run its SQLite tests; .ci/run installs it`);
+    test('SQLite can be read (the SQLite tests need it)', () => {
+      throw new Error(
+        `neither node:sqlite (Node 22.16+) nor better-sqlite3 under CI=true: ${name} cannot run its SQLite tests; .ci/run installs better-sqlite3`,
+      );
     });
   } else {
-    console.warn(`NOTICE: ${name}: better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`);
+    console.warn(
+      `NOTICE: ${name}: this Node has no node:sqlite (22.16+) and better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`,
+    );
   }
   return false;
 }
@@ -177,10 +179,12 @@ export function walk(dir: string): string[] {
     });
 }
 
-/** A statement of a test's own db (better-sqlite3's methods, over whichever back end is here). */
+/** A statement of TestDatabase: better-sqlite3's methods the tests use. */
 export interface TestStatement {
   run(...params: unknown[]): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: rows of a test's own query, which the test knows the shape of
   get(...params: unknown[]): any;
+  // biome-ignore lint/suspicious/noExplicitAny: as get
   all(...params: unknown[]): any[];
   raw(on?: boolean): TestStatement;
   pluck(on?: boolean): TestStatement;
@@ -188,57 +192,53 @@ export interface TestStatement {
 }
 
 /**
- * Opens a db for a test to write or check independently: node:sqlite where this Node has it (so that the Node
- * 22/24 runs of `.ci/run` need no better-sqlite3), better-sqlite3 otherwise.
+ * A db for tests to write or read on their own: better-sqlite3 where it is installed, else Node's node:sqlite
+ * (Node 22.16+), with better-sqlite3's methods (raw, pluck, safeIntegers), so that the SQLite tests run on either.
  */
-export function openTestDb(
-  path: string,
-  options: { readonly?: boolean } = {},
-): {
-  exec(sql: string): void;
-  prepare(sql: string): TestStatement;
-  close(): void;
-} {
-  const req = createRequire(import.meta.url);
-  if (!HAS_NODE_SQLITE) {
-    const Database = req('better-sqlite3') as new (p: string, o: object) => ReturnType<typeof openTestDb>;
-    return new Database(path, { readonly: options.readonly === true });
+export class TestDatabase {
+  // biome-ignore lint/suspicious/noExplicitAny: either library's connection, used through the methods both have
+  private readonly db: any;
+  private readonly node: boolean;
+  constructor(path: string, options: { readonly?: boolean } = {}) {
+    const load = createRequire(import.meta.url);
+    this.node = !HAS_BETTER_SQLITE;
+    if (this.node) {
+      const { DatabaseSync } = load('node:sqlite') as { DatabaseSync: new (p: string, o: object) => unknown };
+      this.db = new DatabaseSync(path, { readOnly: options.readonly === true });
+    } else {
+      const Database = load('better-sqlite3') as new (p: string, o: object) => unknown;
+      this.db = new Database(path, { readonly: options.readonly === true });
+    }
   }
-  type St = { run(...a: unknown[]): unknown; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[]; setReadBigInts(on: boolean): void };
-  const { DatabaseSync } = req('node:sqlite') as {
-    DatabaseSync: new (p: string, o: object) => { exec(s: string): void; prepare(s: string): St; close(): void };
-  };
-  const db = new DatabaseSync(path, { readOnly: options.readonly === true });
-  return {
-    exec: (sql) => db.exec(sql),
-    close: () => db.close(),
-    prepare(sql) {
-      const st = db.prepare(sql);
-      let raw = false;
-      let pluck = false;
-      const shape = (row: unknown): unknown => {
-        if (row === undefined || row === null) return row;
-        const values = Object.values(row as Record<string, unknown>);
-        return pluck ? values[0] : raw ? values : row;
-      };
-      const self: TestStatement = {
-        run: (...a) => st.run(...a),
-        get: (...a) => shape(st.get(...a)),
-        all: (...a) => st.all(...a).map(shape),
-        raw(on = true) {
-          raw = on;
-          return self;
-        },
-        pluck(on = true) {
-          pluck = on;
-          return self;
-        },
-        safeIntegers(on = true) {
-          st.setReadBigInts(on);
-          return self;
-        },
-      };
-      return self;
-    },
-  };
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+  close(): void {
+    this.db.close();
+  }
+  prepare(sql: string): TestStatement {
+    const s = this.db.prepare(sql);
+    if (!this.node) return s as TestStatement;
+    let pluck = false;
+    const one = (row: unknown): unknown => (pluck && Array.isArray(row) ? row[0] : row);
+    const st: TestStatement = {
+      run: (...p) => s.run(...p),
+      get: (...p) => one(s.get(...p)),
+      all: (...p) => (s.all(...p) as unknown[]).map(one),
+      raw: (on = true) => {
+        s.setReturnArrays(on);
+        return st;
+      },
+      pluck: (on = true) => {
+        pluck = on;
+        s.setReturnArrays(on);
+        return st;
+      },
+      safeIntegers: (on = true) => {
+        s.setReadBigInts(on);
+        return st;
+      },
+    };
+    return st;
+  }
 }

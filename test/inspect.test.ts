@@ -50,7 +50,7 @@ describe('kprof inspect', () => {
     const line = async (input: string): Promise<string[]> =>
       (await kprof(['inspect', input])).stdout.split('\n').filter((l) => /^ {2}(kernels|steps) /.test(l));
     expect(await line('fixtures/formats/torch-level0')).toEqual([
-      '  kernels  12 in 6 distinct (name, type, core) combinations',
+      '  kernels  12 in 5 distinct (name, type, core) combinations',
       '  steps    2 (7-8)',
     ]);
     expect(await line('fixtures/formats/op-statistic-no-device/op_statistic.csv')).toEqual([

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decimalTicks, NsysCsvReader, type NsysOptions, NvtxStepsReader } from '../src/input/formats/nsys/nsysCsv.js';
-import { CsvRecords } from '../src/input/formats/nsys/csvRecords.js';
+import { decimalTicks, NsysCsvReader, type NsysOptions, NvtxStepsReader } from '../src/input/formats/trace/nsys/nsysCsv.js';
+import { CsvRecords } from '../src/input/formats/trace/nsys/csvRecords.js';
 import type { StatisticRecord, TraceRecord } from '../src/input/formats/trace/record.js';
 import { isKprofError } from '../src/util/errors.js';
 import { ROOT } from './helpers.js';

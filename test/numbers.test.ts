@@ -44,10 +44,14 @@ describe('parseFloatCell / parseIntCell', () => {
 });
 
 describe('normaliseName', () => {
-  it('replaces the per-run counter of communication kernels', () => {
-    expect(normaliseName('hcom_allReduce__586_0_1')).toBe('hcom_allReduce__*_0_1');
-    expect(normaliseName('hcom_broadcast__483_1')).toBe('hcom_broadcast__*_1');
-    expect(normaliseName('hcom_batchSendRecv__128_5_1')).toBe('hcom_batchSendRecv__*_5_1');
+  it('folds the counters of communication kernels into one *', () => {
+    expect(normaliseName('hcom_allReduce__586_0_1')).toBe('hcom_allReduce__*');
+    expect(normaliseName('hcom_broadcast__483_1')).toBe('hcom_broadcast__*');
+    expect(normaliseName('hcom_batchSendRecv__128_5_1')).toBe('hcom_batchSendRecv__*');
+    expect(normaliseName('hcom_reduceScatter__483_18')).toBe('hcom_reduceScatter__*');
+    // Text after the counters stays; a name that is not counters after the double underscore is left alone.
+    expect(normaliseName('hcom_x__5_1_tail')).toBe('hcom_x__*_tail');
+    expect(normaliseName('hcom_x__5a')).toBe('hcom_x__5a');
   });
   it('leaves every other name alone', () => {
     expect(normaliseName('aclnnMatmul_MatMulV3Common_MatMulV3')).toBe('aclnnMatmul_MatMulV3Common_MatMulV3');

@@ -19,7 +19,7 @@ describe('the rule kinds', () => {
   it('the keys a rule takes are the registered kinds, in their order', () => {
     expect(CHECK_KEYS).toEqual(Object.keys(CHECKS));
     expect(() => parseRules('r.yaml', 'rules:\n  - type: Cast\n    order: true\n')).toThrow(
-      `unknown key "order" in a rule; expected one of: rule, type, name, group, match, kernels, ${CHECK_KEYS.join(', ')}, ranks, steps, severity, why, evidence.`,
+      `unknown key "order" in a rule; expected one of: rule, type, name, group, match, kernels, ${CHECK_KEYS.join(', ')}, phase, ranks, steps, severity, why, evidence.`,
     );
   });
 
@@ -36,6 +36,7 @@ describe('the rule kinds', () => {
         '  - { type: A, time-vs-base: { rose-by-at-most: 5% } }',
         '  - { no-new-types: true }',
         '  - { type: [A, B], sequence: { max: 0 } }',
+        '  - { fused: mla-prolog }',
       ].join('\n'),
     );
     expect(set.rules.map((r) => r.check.kind)).toEqual(CHECK_KEYS);

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerFormat, type FormatEntry } from '../src/input/formats/readers.js';
-import { allFormats, FORMATS, profileArgumentHelp } from '../src/input/formats/registry.js';
+import { allFormats, FORMATS, profileArgumentHelp, sourceFacts } from '../src/input/formats/registry.js';
+import { NO_STREAM } from '../src/input/sink.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, ROOT } from './helpers.js';
@@ -140,6 +141,86 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(JSON.parse(byDefault.stdout).groupBy).toBe('name');
     expect(byDefault.stderr).toContain('kprof: note: grouped by name:');
+  });
+
+  it('gets every feature its answers allow: with a step column, diff finds the fusion rewrite of its kernels', async () => {
+    register(TOY);
+    // Three steps of the same kernels; in the PR one fused kernel replaces the chain add, mul, cast.
+    const side = (name: string, step: string[]): string => {
+      const dir = join(tmp, `toy-rewrite-${name}`);
+      mkdirSync(dir, { recursive: true });
+      const lines = [1, 2, 3].flatMap((s) => step.map((k) => `${k},${s}`));
+      writeFileSync(join(dir, 'run.toy'), `${lines.join('\n')}\n`);
+      return dir;
+    };
+    const base = side('base', ['matmul,10', 'add,2', 'mul,2', 'cast,1', 'softmax,3', 'matmul,10']);
+    const pr = side('pr', ['matmul,10', 'fused_add_mul_cast,3', 'softmax,3', 'matmul,10']);
+    const j = JSON.parse((await kprof(['diff', base, pr, '--by', 'name', '--format', 'json'])).stdout);
+    expect(j.rewrites.status, JSON.stringify(j.rewrites.unavailable)).not.toBe('unavailable');
+    expect(j.rewrites.rewrites.map((r: { removed: string[]; added: string[]; chains: number }) => [r.removed, r.added, r.chains])).toEqual([
+      [['add', 'mul', 'cast'], ['fused_add_mul_cast'], 3],
+    ]);
+    const text = await kprof(['diff', base, pr, '--by', 'name']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('Fusion rewrites');
+    expect(text.stdout).not.toContain('has no compute kernel');
+  });
+
+  it('with a start column too, --step-time gives the wall span of each of its steps', async () => {
+    register(TOY);
+    const dir = join(tmp, 'toy-step-time');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'run.toy'), ['matmul,10,1,100', 'add,2,1,112.5', 'matmul,10,2,200', 'add,2,2,215', ''].join('\n'));
+    const r = await kprof(['summary', dir, '--by', 'name', '--step-time', '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    // Step 1: 100 µs to 112.5 + 2; step 2: 200 to 215 + 2.
+    expect(JSON.parse(r.stdout).stepTime).toEqual({ steps: 2, medianUs: 15.75, minUs: 14.5, maxUs: 17 });
+    const text = await kprof(['summary', dir, '--by', 'name', '--step-time']);
+    expect(text.stdout).toMatch(/^ {3}1 {2}- {6}14\.50 µs {8}2$/m);
+  });
+
+  it('--prefer follows the kind of export an entry declares, not its id', async () => {
+    // A toy db export (with types, as a kernel table is) in a folder beside a kernel_details.csv of the same run.
+    register({ ...TOY, id: 'toy_db', exportKind: 'db', answers: { ...TOY.answers, types: 'yes' } });
+    const dir = join(tmp, 'toy-prefer');
+    toyFile(dir);
+    writeFileSync(join(dir, 'kernel_details.csv'), 'Name,Type,Duration(us)\nmatmul,MatMul,10\n');
+    expect(resolveInput(dir).ranks[0]!.format).toBe('kernel_details');
+    const db = resolveInput(dir, { prefer: 'db' });
+    expect(db.ranks[0]!.format).toBe('toy_db');
+    expect(db.notes.join('\n')).toContain('reading run.toy (--prefer db; --prefer text reads the other)');
+  });
+
+  it('--witness follows the totals an entry declares beside its files', async () => {
+    // A toy kernel table with types and cores whose witness is the op_statistic beside it.
+    const witnessed: FormatEntry = {
+      ...TOY,
+      id: 'toy_witnessed',
+      witness: 'op_statistic',
+      answers: { ...TOY.answers, types: 'yes', cores: 'yes' },
+      reader: {
+        kind: 'kernels',
+        read: async (path, into, options) => {
+          into.begin(sourceFacts(path, { ...TOY.answers, types: 'yes', cores: 'yes' }, {}, options.withShapes));
+          into.rowsRead++;
+          into.bind(0, { name: 'matmul', rawName: 'matmul', type: 'MatMul', core: 'AI_CORE', shapes: null });
+          into.addKernel(0, null, 100_000, Number.NaN, NO_STREAM);
+          return { path, format: 'toy_witnessed', traits: [], columns: [], missing: [], bytes: 0, rowsRead: 1, rowsSkipped: 0 };
+        },
+      },
+    };
+    register(witnessed);
+    const dir = join(tmp, 'toy-witness');
+    toyFile(dir);
+    const none = await kprof(['summary', join(dir, 'run.toy'), '--witness']);
+    expect(none.stderr).toContain('no op_statistic beside the kernel table');
+    writeFileSync(
+      join(dir, 'op_statistic.csv'),
+      'OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\nMatMul,AI_CORE,1,10,10,10,10,100\n',
+    );
+    const agrees = await kprof(['summary', join(dir, 'run.toy'), '--witness']);
+    expect(agrees.code, agrees.stderr).toBe(0);
+    expect(agrees.stderr).toMatch(/kprof: witness: .*agree/);
   });
 });
 

@@ -88,7 +88,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'an unknown key, with a suggestion',
       'rules:\n  - type: Cast\n    cuont: { max: 1 }\n',
-      'r.yaml:3:5: unknown key "cuont" in a rule; expected one of: rule, type, name, group, match, kernels, absent, present, count, time, count-vs-base, time-vs-base, no-new-types, sequence, ranks, steps, severity, why, evidence. Did you mean "count"?',
+      'r.yaml:3:5: unknown key "cuont" in a rule; expected one of: rule, type, name, group, match, kernels, absent, present, count, time, count-vs-base, time-vs-base, no-new-types, sequence, fused, phase, ranks, steps, severity, why, evidence. Did you mean "count"?',
     ],
     [
       'an unknown top-level key',
@@ -128,7 +128,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'no check',
       'rules:\n  - type: Cast\n    why: x\n',
-      'r.yaml:2:5: the rule has no check; expected one of: absent, present, count, time, count-vs-base, time-vs-base, no-new-types, sequence.',
+      'r.yaml:2:5: the rule has no check; expected one of: absent, present, count, time, count-vs-base, time-vs-base, no-new-types, sequence, fused.',
     ],
     [
       'two checks',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/input/accumulator.js';
-import { readTable } from '../src/input/formats/readTable.js';
+import { readTable } from '../src/input/formats/ascend/readTable.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import type { BesideKind, BesideRequest } from '../src/input/beside.js';
 import { readRank } from '../src/input/readRank.js';

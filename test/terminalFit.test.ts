@@ -54,12 +54,34 @@ describe('terminal width', () => {
 
   it('leaves a table that fits as it is, with no note, and pipes byte for byte as before', async () => {
     for (const args of [DIFF, SUMMARY]) {
-      const wide = await tty(args, 200);
+      // Wide enough for its longest line, the "Compared …" sentence (prose longer than the terminal is wrapped).
+      const wide = await tty(args, 1000);
       const piped = await kprof(args);
       expect(wide.stdout).toBe(piped.stdout);
       expect(wide.stderr).not.toMatch(/fitted to/);
       expect((await tty([...args, '--wide'], 60)).stdout).toBe(piped.stdout);
     }
+  });
+
+  it('wraps the prose of a diff and a summary (headline, rewrites, "Compared") to the terminal, every word kept', async () => {
+    const withRewrites = ['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr'];
+    for (const columns of [60, 80])
+      for (const args of [withRewrites, SUMMARY]) {
+        const r = await tty(args, columns);
+        const piped = await kprof(args);
+        expect(r.code).toBe(0);
+        for (const l of r.stdout.split('\n')) expect(l.length, l).toBeLessThan(columns);
+        const words = (s: string): string[] => s.split(/\s+/).filter((w) => w !== '');
+        // The table lost columns and cut names to fit; below and above it, nothing was lost.
+        const prose = (out: string): string[] =>
+          words(
+            out
+              .split('\n')
+              .filter((l) => !/\S {2,}\S.* {2,}\S/.test(l) && !/^─/.test(l))
+              .join(' '),
+          );
+        expect(prose(r.stdout)).toEqual(prose(piped.stdout));
+      }
   });
 
   it('wraps check lines under their status at 60 columns, every word kept', async () => {
@@ -124,7 +146,7 @@ describe.skipIf(!HAS_REAL)('terminal width on a real kineto trace', () => {
     expect(r.code).toBe(0);
     for (const l of tableLines(r.stdout)) expect(l.length).toBeLessThan(80);
     expect(r.stderr).toMatch(/names shortened/);
-    expect(r.stderr).toMatch(/--short-names drops the template arguments/);
+    expect(r.stderr).toMatch(/--short-names drops (the|their) template arguments/);
     const short = await tty(['summary', `${REAL}/hta-kineto/alexnet`, '--top', '8', '--short-names'], 80);
     expect(short.stderr).not.toMatch(/--short-names drops/);
   });

@@ -10,7 +10,7 @@ import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { shortenName } from '../src/input/formats/trace/shortName.js';
 import { sniffChromeTrace, sniffNsysCsv } from '../src/input/formats/trace/detect.js';
-import { traceChunks } from '../src/input/formats/trace/source.js';
+import { traceChunks } from '../src/input/bytes/chunks.js';
 import { isKprofError } from '../src/util/errors.js';
 import { ROOT } from './helpers.js';
 

@@ -14,7 +14,7 @@ import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import type { KernelTarget } from '../src/input/formats/registry.js';
 import { readChromeTraceFile, readNsysFile } from '../src/input/formats/trace/files.js';
-import { deviceNumber } from '../src/input/formats/nsys/nsysCsv.js';
+import { deviceNumber } from '../src/input/formats/trace/nsys/nsysCsv.js';
 import { expectTranscript, kprof, ROOT } from './helpers.js';
 
 const TV = 'fixtures/trace/trace-view-steps';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventScanner, JsonTraceError, type EventView } from '../src/input/json/eventScanner.js';
 import { ChromeTraceReader, readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
-import { traceChunks } from '../src/input/formats/trace/source.js';
+import { traceChunks } from '../src/input/bytes/chunks.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
 import { isKprofError } from '../src/util/errors.js';
 

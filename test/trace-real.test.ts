@@ -10,7 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { readChromeTrace } from '../src/input/formats/trace/chromeTrace.js';
 import type { TraceRecord } from '../src/input/formats/trace/record.js';
-import { traceChunks } from '../src/input/formats/trace/source.js';
+import { traceChunks } from '../src/input/bytes/chunks.js';
 import { expectTranscript, kprof, REAL, REAL_REL, realData } from './helpers.js';
 
 const HAS_REAL = realData(import.meta.url);

@@ -187,7 +187,7 @@ export function keepGroup(g: FineGroup, sel: Selection): boolean {
 
 /**
  * Does a regular expression match the kernel's type, its name, or its name as the file wrote it (a communication
- * kernel's `hcom_allReduce__586_0_1` as well as its normalised `hcom_allReduce__*_0_1`)? For --match, --exclude,
+ * kernel's `hcom_allReduce__586_0_1` as well as its folded `hcom_allReduce__*`)? For --match, --exclude,
  * user-group patterns and rule `match:` selectors.
  */
 export function kernelMatches(re: RegExp, g: FineGroup): boolean {

@@ -67,8 +67,10 @@ export function incomparableMessages(base: Profile, pr: Profile, by: GroupBy, se
     // Some msprof versions do count them (as COMMUNICATION rows): then there is nothing to warn about.
     if (!isStatistic(stat.p) || !isKernelTable(table.p) || tallies[j]!.comm === 0 || tallies[i]!.comm > 0) continue;
     const t = tallies[j]!;
+    // Named as the registry names the totals format of its files (op_statistic).
+    const statName = formatOf(stat.p.ranks[0]!.files[0]!.format).naming.brief;
     out.push(
-      `the ${stat.label} is op_statistic, which counts no communication kernels, and the ${table.label} is a kernel table with ` +
+      `the ${stat.label} is ${statName}, which counts no communication kernels, and the ${table.label} is a kernel table with ` +
         `${fmtCount(t.comm)} of them (${typesText(t.commTypes)}): they show as ${j === 1 ? 'added' : 'removed'}, though the change did not make them. ` +
         `Compare kernel_details with kernel_details, or leave them out on both sides with --exclude '^hcom_'.`,
     );

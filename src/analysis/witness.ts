@@ -7,16 +7,12 @@
 // op_statistic counts no communication kernels (HCCL / COMMUNICATION): those of the kernel table are reported as
 // not witnessed, not as a disagreement.
 
-import { readdirSync } from 'node:fs';
-import { onDisk } from '../util/files.js';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { isCommunication } from './comparable.js';
 import { isKprofError } from '../util/errors.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../model/model.js';
 import { readRank } from '../input/readRank.js';
-import type { FormatId } from '../input/formats/registry.js';
-
-const OP_STATISTIC = /^op_statistic(_.*)?\.csv(\.gz)?$/;
+import { witnessBeside } from '../input/formats/resolve.js';
 
 /**
  * How far a total time may be from op_statistic's and still agree, in ticks: half a unit of its last digit (it
@@ -154,19 +150,6 @@ export function compareWithStatistic(table: RankData[], statistic: RankData[]): 
   };
 }
 
-/** The op_statistic files beside a kernel table file (its own folder), sorted. */
-function statisticBeside(file: string): string[] {
-  const dir = dirname(file);
-  try {
-    return readdirSync(onDisk(dir))
-      .filter((f) => OP_STATISTIC.test(f))
-      .sort()
-      .map((f) => join(dir, f));
-  } catch {
-    return [];
-  }
-}
-
 /** All ranks of a kernel table that holds several devices (msprof op_summary): read again if --rank left some out. */
 async function allDevices(ranks: RankData[], files: string[]): Promise<RankData[]> {
   const trait = ranks[0]!.files[0]!.traits.map((t) => /^rows of (\d+) devices/.exec(t)).find((m) => m !== null);
@@ -193,12 +176,13 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
   const byDir = new Map<string, RankData[]>();
   const withoutStatistic: string[] = [];
   for (const r of p.ranks) {
-    const tables = r.files.filter((f) => f.format === 'kernel_details' || f.format === 'op_summary');
+    // The files whose format declares totals beside them to cross-check against (registry: witness).
+    const tables = r.files.filter((f) => witnessBeside(f.path, f.format) !== null);
     if (r.snapshot || tables.length === 0 || tables.length !== r.files.length) continue;
     const dirs = [...new Set(tables.map((f) => dirname(f.path)))];
     // A rank merged from several folders (PROF_* of one device) cannot be split back per folder: not witnessed.
     if (dirs.length !== 1) continue;
-    if (statisticBeside(tables[0]!.path).length === 0) {
+    if (witnessBeside(tables[0]!.path, tables[0]!.format)!.files.length === 0) {
       withoutStatistic.push(r.rank);
       continue;
     }
@@ -209,11 +193,12 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
   const results: WitnessResult[] = [];
   for (const ranks of byDir.values()) {
     const tableFiles = [...new Set(ranks.flatMap((r) => r.files.map((f) => f.path)))];
-    const statisticFiles = statisticBeside(tableFiles[0]!);
+    const beside = witnessBeside(tableFiles[0]!, ranks[0]!.files[0]!.format)!;
+    const statisticFiles = beside.files;
     let stat: RankData[];
     try {
       stat = await readRank(
-        { rank: ranks[0]!.rank, format: 'op_statistic' satisfies FormatId, files: statisticFiles, rankSource: '', root: dirname(tableFiles[0]!) },
+        { rank: ranks[0]!.rank, format: beside.format, files: statisticFiles, rankSource: '', root: dirname(tableFiles[0]!) },
         { withShapes: false },
       );
     } catch (e) {

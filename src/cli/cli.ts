@@ -1,7 +1,10 @@
-// The only module that touches `process`.
+// The only module that touches `process` (and the worker's entry, readWorker.ts, its own thread's warnings).
 
 import { EXIT } from '../util/errors.js';
 import { run } from './run.js';
+import { quietSqliteWarning } from './warnings.js';
+
+quietSqliteWarning(process);
 
 const io = {
   // Backpressure: when the pipe is full, the next chunk of a report waits for it to drain.

@@ -5,6 +5,8 @@
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { registerBeside } from '../input/beside.js';
 import { serveReads } from '../input/workers/readWorker.js';
+import { quietSqliteWarning } from './warnings.js';
 
+quietSqliteWarning(process);
 registerBeside(SEQUENCE_RECORDER);
 serveReads();

@@ -23,6 +23,7 @@ import {
   type SummaryFormat,
 } from '../report/choices.js';
 import type { AuditFlags } from '../commands/audit.js';
+import { AUDIT_FORMATS } from '../report/audit/formats.js';
 import type { CheckFlags } from '../commands/check.js';
 import type { DiffFlags } from '../commands/diff.js';
 import type { InspectFlags } from '../commands/inspect.js';
@@ -37,8 +38,9 @@ import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
-import { profileArgumentHelp } from '../input/formats/registry.js';
-import { checkSavedFiguresWith } from '../input/formats/snapshot.js';
+import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
+import { stepTimeFiles } from '../input/formats/readers.js';
+import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import type { Progress } from '../model/progress.js';
@@ -90,10 +92,10 @@ function addSelectionOptions(cmd: Command): Command {
 
 /** `--prefer db|text`: which export to read where a folder holds both the text and the db export of one run. */
 function preferOption(): Option {
-  return new Option('--prefer <export>', 'where a folder holds both the text and the db export of a run, read this one (default: text)').choices([
-    'db',
-    'text',
-  ]);
+  return new Option(
+    '--prefer <export>',
+    `where a folder holds both the text and the db export of a run, read this one (default: ${EXPORT_KINDS[0]})`,
+  ).choices([...EXPORT_KINDS].sort());
 }
 
 function addRunOptions(cmd: Command): Command {
@@ -156,8 +158,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     )
       .addOption(new Option('--sort <key>', 'sort groups by').choices(SUMMARY_SORTS).default('time'))
       .option('--top <n>', 'show the first N groups (the rest are folded into one row)')
-      .option('--witness', "cross-check the kernel table against the same run's op_statistic beside it (per type and core), on stderr")
-      .option('--step-time', "add each step's wall span on the device and its step_trace_time.csv (reads every start time)")
+      .option('--witness', `cross-check the kernel table against the same run's ${witnessText().totals} beside it (per type and core), on stderr`)
+      .option('--step-time', `add each step's wall span on the device and its ${stepTimeFiles()} (reads every start time)`)
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout')
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
@@ -208,7 +210,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--layer-marker <token>', 'the kernel that marks each model layer in the rewrites section (default: found automatically)')
       .option('--save-fusions <file>', 'write the rewrites found as fusion catalogue entries, for kprof audit --catalogue')
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
-      .option('--step-time', "compare each step's wall span on the device and its step_trace_time.csv (reads every start time)")
+      .option('--step-time', `compare each step's wall span on the device and its ${stepTimeFiles()} (reads every start time)`)
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout')
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
@@ -264,7 +266,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
 
   program
     .command('audit')
-    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, layer, step) and its time')
+    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, phase, layer, step, row) and its time')
     .argument('[profile...]', 'profiles to audit (a file or folder as for summary); several with --matrix')
     .option('--list', 'show the fusion catalogue (its entries, chains and sources) and exit')
     .option('--catalogue <file...>', 'your own catalogue files (YAML, the format of catalogue/README.md), added to the shipped one')
@@ -272,7 +274,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--all', 'show entries whose kernels never ran too')
     .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
+    .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')

@@ -3,14 +3,16 @@
 
 import { CATALOGUE_FILES } from '../analysis/audit/catalogueData.js';
 import { joinCatalogues, parseCatalogue, type CatalogueEntry } from '../analysis/audit/catalogue.js';
-import { auditProfile, unauditable, type ProfileAudit } from '../analysis/audit/audit.js';
+import { auditProfile, unauditable, type AuditPart, type AuditSite, type ProfileAudit } from '../analysis/audit/audit.js';
+import { citeRows, type Wanted } from '../analysis/audit/rows.js';
+import { relPath } from '../util/paths.js';
+import { stagePhases } from '../analysis/audit/structure.js';
 import { readText } from '../aggregate/userGroups.js';
 import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
-import type { Sequences } from '../analysis/rewrites/sequence.js';
 import { readProfile } from '../input/read.js';
 import type { Progress } from '../model/progress.js';
-import { auditJson, auditMarkdown, auditTable, catalogueListing, type AuditFormat } from '../report/audit/audit.js';
+import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
@@ -50,6 +52,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
   const entries = selected(loadCatalogue(flags.catalogue ?? []), flags.only);
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   if (flags.list) {
+    if (flags.format === 'html') throw usageError('--list: the catalogue is shown as table, markdown or json; --format html is for an audit.');
     await emit(io, flags.out, catalogueListing(entries, flags.format));
     return 0;
   }
@@ -73,17 +76,41 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       throw inputError(
         `${shown(input)}: cannot be audited: ${why}. kprof audit needs a kernel table with Step Id (kernel_details.csv, op_summary, a .db or a trace).`,
       );
-    const parts: { rank: string; seq: Sequences }[] = [];
-    for (const r of profile.ranks) for (const b of r.beside as RecordedRank[]) parts.push({ rank: r.rank, seq: b.seq });
+    const parts: AuditPart[] = [];
+    for (const r of profile.ranks) {
+      const stage = stagePhases(r.files);
+      for (const b of r.beside as RecordedRank[]) parts.push({ rank: r.rank, seq: b.seq, stage });
+    }
     if (parts.every((p) => p.seq.steps.length === 0)) {
       throw inputError(`${shown(input)}: cannot be audited: no compute kernel with a Step Id. kprof audit needs the kernels of steps.`);
     }
-    audits.push(auditProfile(input, parts, entries));
+    const audit = auditProfile(input, parts, entries);
+    // Each unfused site's first kernel, cited by its row where the rank's kernel table is a CSV of one device.
+    for (const r of profile.ranks) {
+      if ((r.beside as RecordedRank[]).length !== 1) continue;
+      const wanted: { w: Wanted; s: AuditSite }[] = [];
+      for (const e of audit.entries)
+        for (const s of e.unfusedSites)
+          if (s.rank === r.rank && s.types !== null)
+            wanted.push({ w: { step: s.at.step, stream: s.at.stream, index: s.at.index, type: s.types[0]!, file: null, line: null }, s });
+      citeRows(
+        r.files.map((f) => ({ path: f.path, shown: relPath(f.path) })),
+        wanted.map((x) => x.w),
+      );
+      for (const { w, s } of wanted) if (w.file !== null) s.at = { ...s.at, file: w.file, line: w.line };
+    }
+    audits.push(audit);
   }
   progress.done();
   const view = { all: flags.all === true, matrix: flags.matrix === true };
   const report =
-    flags.format === 'json' ? auditJson(audits) : flags.format === 'markdown' ? auditMarkdown(audits, view) : auditTable(audits, view, ctx);
+    flags.format === 'json'
+      ? auditJson(audits)
+      : flags.format === 'markdown'
+        ? auditMarkdown(audits, view)
+        : flags.format === 'html'
+          ? (await import('../report/audit/html.js')).auditHtml(audits, view, (a) => [headline(a, (x) => x), structureLine(a, (x) => x)])
+          : auditTable(audits, view, ctx);
   await emit(io, flags.out, report);
   return 0;
 }

@@ -70,16 +70,25 @@ function readCounts(p: Profile): { kernels: number; skippedRows: number } {
   return { kernels, skippedRows: p.ranks.reduce((n, r) => n + r.rowsSkipped, 0) };
 }
 
-/** What the sequence rules' chains are made of (one sequence is recorded per read), or null without one. */
+/**
+ * What the sequence rules' chains are made of (one sequence is recorded per read), or null without one. A fused
+ * rule reads the sequence by type (the catalogue names kernel types).
+ */
 export function sequenceGrouping(rules: RuleSet): 'type' | 'name' | null {
   const seq = rules.rules.filter((r) => r.check.kind === 'sequence');
-  if (seq.length === 0) return null;
+  const fused = rules.rules.find((r) => r.check.kind === 'fused');
+  if (seq.length === 0) return fused !== undefined ? 'type' : null;
   const by = chainOf(seq[0]!).by;
   const other = seq.find((r) => chainOf(r).by !== by);
   if (other !== undefined) {
     throw usageError(
       `${ruleAt(other)}: this sequence rule gives its chain by ${chainOf(other).by}, but the one at ${ruleAt(seq[0]!)} gives it by ${by}; ` +
         'the sequence rules of one file give their chains alike (all type: or all name:). Put the others in a second rules file.',
+    );
+  }
+  if (fused !== undefined && by === 'name') {
+    throw usageError(
+      `${ruleAt(fused)}: a fused rule reads kernels by type, and the sequence rule at ${ruleAt(seq[0]!)} gives its chain by name; put one of them in a second rules file.`,
     );
   }
   return by;

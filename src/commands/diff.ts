@@ -5,13 +5,26 @@ import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
-import { diffSummaries, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { diffSummaries, viewDiff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, plannedBy, sequencesBy, type CommonFlags } from './options.js';
+import {
+  apartNote,
+  shortenedNote,
+  unreadNote,
+  chooseBy,
+  namesLeftOut,
+  namesNeeded,
+  namesOnlyProfile,
+  parseCommon,
+  parseTop,
+  plannedBy,
+  sequencesBy,
+  type CommonFlags,
+} from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy } from '../model/model.js';
 import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
@@ -82,11 +95,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const rewrites = flags.rewrites !== 'off';
   const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
   const plan = (input: string) => planProfile(input, { ranks: common.selection.ranks, prefer: common.prefer });
-  const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean) =>
+  const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean, kernelNames = true) =>
     readProfile(input, {
       withShapes: common.withShapes,
       ranks: common.selection.ranks,
       rawNames: selectionRawNames(common.selection),
+      kernelNames,
       shortNames: flags.shortNames === true,
       ...(track ? { onBytes: progress.tracker(input.input) } : {}),
       beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy } } : null,
@@ -96,13 +110,19 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
   const planned = [plan(base), plan(pr)] as const;
   const recordBy = rewrites ? plannedBy(common.byGiven, common.by, planned) : null;
-  const [b, p] = await Promise.all([read(planned[0], recordBy, true), read(planned[1], recordBy, true)]);
+  // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
+  const kernelNames = namesNeeded(plannedBy(common.byGiven, common.by, planned), common.selection);
+  let [b, p] = await Promise.all([read(planned[0], recordBy, true, kernelNames), read(planned[1], recordBy, true, kernelNames)]);
   progress.done();
   // Both sides go through summarize with the same options: a summary JSON made with other grouping or
   // filters is refused there, with the command that regenerates it.
   apartNote([b, p], io);
+  shortenedNote([b, p], io);
   unreadNote([b, p], io);
   const by = chooseBy(common.byGiven, common.by, [b, p], io);
+  // Grouped by name after all (what only the read tells, see plannedBy): read both sides again with the names.
+  if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
+    [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);
   const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
   const sb = summarize(b, opts);
   const sp = summarize(p, opts);
@@ -139,6 +159,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const reporter = await DIFF_REPORTERS[flags.format]();
   const report = reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx);
   await emit(io, flags.out, report);
-  io.stderr(fitHint(fit, flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p))));
+  io.stderr(
+    fitHint(
+      fit,
+      flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p)),
+      flags.format === 'table' || flags.format === 'markdown' ? viewDiff(d, view).rows.map((r) => r.key) : [],
+    ),
+  );
   return 0;
 }

@@ -2,10 +2,10 @@
 
 import { usageError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
-import { GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
+import { GROUP_BY_FIELDS, GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
-import { formatOf, ranksInFile } from '../input/formats/registry.js';
+import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.js';
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
@@ -40,13 +40,13 @@ export interface Common {
   prefer: Prefer | null;
 }
 
-/** The choices of `--prefer`. */
-export const PREFER_CHOICES = ['db', 'text'] as const;
+/** The choices of `--prefer`: the kinds of export the registry declares (text, db). */
+export const PREFER_CHOICES: readonly string[] = EXPORT_KINDS;
 
 /** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
 export function parsePrefer(text: string | undefined): Prefer | null {
   if (text === undefined) return null;
-  if (!(PREFER_CHOICES as readonly string[]).includes(text)) throw usageError(`--prefer: expected db or text; found "${shown(text)}".`);
+  if (!PREFER_CHOICES.includes(text)) throw usageError(`--prefer: expected ${[...PREFER_CHOICES].sort().join(' or ')}; found "${shown(text)}".`);
   return text as Prefer;
 }
 
@@ -144,6 +144,30 @@ export function namesOnlyProfile(p: Profile): boolean {
 }
 
 /**
+ * Does grouping by `by` with this selection read kernel names? (--by name, or a --match, --exclude or user group,
+ * which test names.) When it does not, the read keeps no names for kernels that have a type (ReadOptions
+ * .kernelNames), and a command whose grouping turns out to need them once read (chooseBy) reads the input again.
+ */
+export function namesNeeded(by: string, sel: Selection): boolean {
+  const fields: readonly string[] = (GROUP_BY_FIELDS as Record<string, readonly string[]>)[by] ?? ['name'];
+  return fields.includes('name') || sel.match !== null || sel.exclude !== null || sel.groups.length > 0;
+}
+
+/**
+ * Did a read with kernelNames false leave out names that the grouping turns out to need? (A rank that answers
+ * names, with a fine group that has none.) A false alarm costs a read, never a figure.
+ */
+export function namesLeftOut(profiles: readonly Profile[]): boolean {
+  for (const p of profiles) {
+    for (const r of p.ranks) {
+      if (r.snapshot || !r.fields.name) continue;
+      for (const g of r.groups.values()) if (g.name === null) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The grouping chooseBy will choose, told from the rank plans before the read (no note): `name` when a plan is of a
  * format of kernel names only. What the read keys by the grouping (the kernel sequences beside the kernels) is keyed
  * by it, so each input is read once. The plans cannot tell it where the read can (a summary JSON's own grouping, a
@@ -210,6 +234,29 @@ export function unreadNote(profiles: readonly Profile[], io: Io, github = false)
     const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shown(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
     io.stderr(github ? githubAnnotation('warning', text, 'not read', null, io.env.GITHUB_WORKSPACE) : `kprof: note: ${text}\n`);
   }
+}
+
+/**
+ * With --short-names, one stderr line when a short name stands for kernels of different full names (the same
+ * function with other template arguments): they are one group in the figures. It names the short names with the
+ * most full names (counted over every file of the profiles, different names only) and how to see them apart.
+ */
+export function shortenedNote(profiles: readonly Profile[], io: Io): void {
+  const names = new Map<string, Set<string>>();
+  for (const f of new Set(profiles.flatMap((p) => p.ranks.flatMap((r) => r.files)))) {
+    for (const m of f.shortened ?? []) {
+      const set = names.get(m.name) ?? new Set<string>();
+      for (const n of m.names) set.add(n);
+      names.set(m.name, set);
+    }
+  }
+  if (names.size === 0) return;
+  const most = [...names].map(([name, set]) => ({ name, n: set.size })).sort((a, b) => b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const listedNames = most.slice(0, 3).map((m) => `${shown(m.name)} (${fmtCount(m.n)} names)`);
+  const more = most.length > 3 ? ` and ${fmtCount(most.length - 3)} more` : '';
+  io.stderr(
+    `kprof: note: --short-names put kernels of different full names in one group: ${listedNames.join(', ')}${more}; without --short-names they are apart.\n`,
+  );
 }
 
 /**

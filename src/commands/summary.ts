@@ -5,15 +5,28 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
-import { apartNote, unreadNote, chooseBy, namesOnlyProfile, parseCommon, parseTop, type CommonFlags } from './options.js';
+import {
+  apartNote,
+  shortenedNote,
+  unreadNote,
+  chooseBy,
+  namesLeftOut,
+  namesNeeded,
+  namesOnlyProfile,
+  parseCommon,
+  parseTop,
+  type CommonFlags,
+} from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
 import { readProfile } from '../input/read.js';
 import { SUMMARY_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { inputError, KprofError } from '../util/errors.js';
-import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/snapshot.js';
+import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/summary/snapshot.js';
+import { witnessText } from '../input/formats/registry.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
+import { rows as summaryRows } from '../report/summary/shared.js';
 import type { Progress } from '../model/progress.js';
 import type { Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
@@ -34,19 +47,27 @@ export interface SummaryFlags extends CommonFlags {
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const top = parseTop(flags.top);
-  const data = await readProfile(profile, {
-    withShapes: common.withShapes,
-    ranks: common.selection.ranks,
-    rawNames: selectionRawNames(common.selection),
-    shortNames: flags.shortNames === true,
-    onBytes: progress.tracker(profile),
-    prefer: common.prefer,
-    stepTime: flags.stepTime === true,
-  });
+  // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
+  const kernelNames = namesNeeded(common.by, common.selection);
+  const read = (names: boolean, onBytes: ReturnType<Progress['tracker']>) =>
+    readProfile(profile, {
+      withShapes: common.withShapes,
+      ranks: common.selection.ranks,
+      rawNames: selectionRawNames(common.selection),
+      kernelNames: names,
+      shortNames: flags.shortNames === true,
+      onBytes,
+      prefer: common.prefer,
+      stepTime: flags.stepTime === true,
+    });
+  let data = await read(kernelNames, progress.tracker(profile));
   progress.done();
   apartNote([data], io);
+  shortenedNote([data], io);
   unreadNote([data], io);
   const by = chooseBy(common.byGiven, common.by, [data], io);
+  // Grouped by name after all (a rank of kernel names only beside ranks with types): read again with the names.
+  if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([data])) data = await read(true, undefined);
   const s = summarize(data, { by, selection: common.selection, stepTime: flags.stepTime === true });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
   io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
@@ -59,7 +80,13 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const report = reporter(s, view, ctx);
   const making: SnapshotMaking = { command: 'summary', by, typesKnown: !namesOnlyProfile(data), stepIds: s.stepIds, ranks: s.ranks };
   await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out, making) : report);
-  io.stderr(fitHint(fit, flags.shortNames !== true && namesOnlyProfile(data)));
+  io.stderr(
+    fitHint(
+      fit,
+      flags.shortNames !== true && namesOnlyProfile(data),
+      flags.format === 'table' || flags.format === 'markdown' ? summaryRows(s, view).map((r) => r.label) : [],
+    ),
+  );
   return 0;
 }
 
@@ -118,11 +145,12 @@ function witnessReport(data: Profile, w: Witnessed): string {
   }
   if (w.withoutStatistic.length > 0) {
     const ranks = w.withoutStatistic;
-    lines.push(`kprof: witness: ${ranksNamed(ranks, shown)}: no op_statistic beside the kernel table, nothing to cross-check against.`);
+    lines.push(`kprof: witness: ${ranksNamed(ranks, shown)}: no ${witnessText().totals} beside the kernel table, nothing to cross-check against.`);
   }
   if (lines.length === 0) {
+    const w = witnessText();
     lines.push(
-      'kprof: witness: nothing to cross-check: --witness compares a kernel table (kernel_details.csv, op_summary) with the op_statistic beside it, and this input has no kernel table.',
+      `kprof: witness: nothing to cross-check: --witness compares a kernel table (${w.tables}) with the ${w.totals} beside it, and this input has no kernel table.`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -9,6 +9,7 @@ import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
 import {
+  StepCells,
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
   TICKS_PER_US,
@@ -62,16 +63,17 @@ export function exactTotals(input: string, totals: Cell, filteredKernels: number
 export const MAX_WARNINGS_KEPT = 50;
 
 /**
- * The key of a fine group: each field with its length before it, so that no text in a field (a name holding the
- * separator, say) can make two groups one. A missing field and an empty one are the same here.
+ * The key of a fine group: the fields as a JSON array, so that no text in a field (a name holding a separator, say)
+ * can make two groups one. A missing field and an empty one are the same here. JSON.stringify makes one flat
+ * string: a template of the fields would be a tree of nine concatenated strings, which a Map keeps as they are
+ * (some 290 bytes a group, a third of what a million distinct names cost).
  */
 export function fineKey(name: string | null, type: string | null, core: string | null, shapes: string | null, cls = ''): string {
-  const n = name ?? '';
-  const t = type ?? '';
-  const c = core ?? '';
-  const s = shapes ?? '';
-  return `${n.length}:${n}${t.length}:${t}${c.length}:${c}${s.length}:${s}${cls}`;
+  return JSON.stringify([name ?? '', type ?? '', core ?? '', shapes ?? '', cls]);
 }
+
+/** Past this many distinct values the intern table of type, core and shapes texts starts again (it is a cache). */
+const INTERN_LIMIT = 1 << 14;
 
 /** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
 export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {
@@ -147,6 +149,11 @@ export class Accumulator implements KernelSink, RowLog {
   readonly warnings: RowWarning[] = [];
   warningCount = 0;
 
+  /**
+   * One string per distinct type, core and shapes text: a reader decodes them anew for each kind it binds, and a
+   * profile of a million names has a handful of types and cores.
+   */
+  private readonly interned = new Map<string, string>();
   /** The group cursor of each kernel id a reader bound (see KernelSink). */
   private readonly cursors: GroupCursor[] = [];
   /** Start times make the time span (inspect) and the step spans (--step-time): an exact decimal parse per row. */
@@ -158,11 +165,19 @@ export class Accumulator implements KernelSink, RowLog {
 
   /** `rawNames`: what may select kernels by raw name in this run (see RawNameClasses); null: nothing does. */
   readonly rawNames: RawNameTests | null;
+  /**
+   * Keep kernel names in the fine groups. When nothing of the run reads a name (`names: false`: grouped by type,
+   * core or shapes, with no pattern or user group), a kernel that has a type is kept per (type, core, shapes) with
+   * no name: a profile of a million distinct names is then a few hundred fine groups, not a million. Kernels
+   * without a type (a trace's) keep their names, whatever the option.
+   */
+  readonly names: boolean;
 
   constructor(
     readonly fields: Fields,
-    options: { span?: boolean; stepTime?: boolean; rawNames?: RawNameTests | null } = {},
+    options: { span?: boolean; stepTime?: boolean; rawNames?: RawNameTests | null; names?: boolean } = {},
   ) {
+    this.names = options.names !== false;
     this.wantsSpan = options.span === true;
     this.stepSpans = options.stepTime === true ? new StepSpanTable() : null;
     this.wantsStarts = this.wantsSpan || this.stepSpans !== null;
@@ -241,16 +256,29 @@ export class Accumulator implements KernelSink, RowLog {
    * Called once per distinct row key (the readers cache the group of each), so a raw name is classed once.
    */
   group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
+    if (!this.names && type !== null) {
+      name = null;
+      rawName = undefined;
+    }
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
     const key = fineKey(name, type, core, shapes, cls);
     let g = this.groups.get(key);
     if (!g) {
-      g = { name, type, core, shapes, total: emptyCell(), steps: new Map() };
+      g = { name, type: this.intern(type), core: this.intern(core), shapes: this.intern(shapes), total: emptyCell(), steps: new StepCells() };
       if (raw !== undefined) g.rawName = raw;
       this.groups.set(key, g);
     }
     return g;
+  }
+
+  private intern(text: string | null): string | null {
+    if (text === null) return null;
+    const t = this.interned.get(text);
+    if (t !== undefined) return t;
+    if (this.interned.size >= INTERN_LIMIT) this.interned.clear();
+    this.interned.set(text, text);
+    return text;
   }
 
   /** Count one kernel of the cursor's group. */

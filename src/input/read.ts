@@ -13,10 +13,9 @@ import { fileURLToPath } from 'node:url';
 
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
-import { readInWorker } from './formats/readers.js';
-import { formatOf, ranksInFile } from './formats/registry.js';
+import { readerOf, readInWorker } from './formats/readers.js';
+import { allFormats, formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { savedOptions } from './formats/snapshot.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
@@ -46,6 +45,12 @@ export interface ReadOptions {
   threads?: 'auto' | 'on' | 'off';
   /** What may select kernels by the name their file wrote (see RawNameTests); none when absent. */
   rawNames?: RawNameTests | null;
+  /**
+   * Keep kernel names in the fine groups (the default). false when neither the grouping nor the selection reads a
+   * name (--by type, core, type+core or type+shapes without --match, --exclude or user groups): kernels that have a
+   * type are then kept per (type, core, shapes), so memory does not grow with distinct names (see Accumulator).
+   */
+  kernelNames?: boolean;
   /** The scan engine (default: the run's, see engine.ts). */
   engine?: Engine;
   /** A sink to read beside each rank's accumulator (see beside.ts): its results are each RankData's `beside`. */
@@ -143,6 +148,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
                 stepTime: options.stepTime === true,
                 engine: options.engine,
                 rawNames: options.rawNames ?? null,
+                kernelNames: options.kernelNames !== false,
                 beside: besideTask(options.beside),
                 shortNames: options.shortNames,
               } satisfies ReadTask,
@@ -233,7 +239,11 @@ export function sharedPool(): WorkerPool | null {
 
 /** Merge ranks that share an id (several `PROF_*` folders of one device), filter snapshot ranks, check. */
 export function finishProfile(input: string, resolved: ResolvedInput, read: RankData[], ranks: string[] | null): Profile {
-  sameMaking(read);
+  // What a format of finished ranks checks of its ranks combined into one profile (a summary JSON: made alike).
+  for (const f of allFormats()) {
+    const reader = readerOf(f.id);
+    if (reader.kind === 'ranks') reader.combined?.(read);
+  }
   const byRank = new Map<string, RankData>();
   for (const r of read) {
     const prev = byRank.get(r.rank);
@@ -298,19 +308,4 @@ function duplicateRank(a: RankData, b: RankData): never {
     `rank ${shown(a.rank)} is in both ${where(a)} and ${where(b)}${unknown}. Expected each rank in one summary JSON only: ` +
       `leave one of the files out (a copy, or the summary of a node made twice), or summarise each node's own ranks with --rank.`,
   );
-}
-
-/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
-function sameMaking(read: RankData[]): void {
-  const first = read.find((r) => r.snapshot !== null)?.snapshot;
-  if (!first) return;
-  for (const r of read) {
-    const s = r.snapshot;
-    if (s === null || (s.groupBy === first.groupBy && s.selection === first.selection)) continue;
-    const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
-    throw inputError(
-      `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
-        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
-    );
-  }
 }

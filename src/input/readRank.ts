@@ -10,8 +10,7 @@ import { readerOf } from './formats/readers.js';
 import { formatOf, limitFields, ReadAgain } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
 import type { BesideRequest, BesideSink } from './beside.js';
-import { besides, type KernelSink, type RankTarget } from './sink.js';
-import { readStepTrace, stepTraceBeside } from './formats/stepTrace.js';
+import { asTarget, besides, type KernelSink, type RankTarget } from './sink.js';
 
 /** Read every file of one rank plan. */
 export async function readRank(
@@ -28,6 +27,8 @@ export async function readRank(
     beside?: BesideRequest | null | undefined;
     /** What may select kernels by raw name in this run (see Accumulator). */
     rawNames?: RawNameTests | null | undefined;
+    /** Keep kernel names in the fine groups (see Accumulator); default true. */
+    kernelNames?: boolean | undefined;
     /** Shorten CUDA/ROCm kernel names (--short-names). */
     shortNames?: boolean | undefined;
   },
@@ -65,7 +66,8 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   const span = options.withSpan === true;
   const rawNames = options.rawNames ?? null;
   const stepTime = options.stepTime === true;
-  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, stepTime, rawNames });
+  const names = options.kernelNames !== false;
+  const acc = new Accumulator({ name: true, type: true, core: true, shapes: options.withShapes, steps: true }, { span, stepTime, rawNames, names });
   limitFields(acc.fields, formatOf(plan.format).answers);
   const request = options.beside ?? null;
   const sinks = new Map<Accumulator, BesideSink<unknown>>();
@@ -80,18 +82,24 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   // column): the first device seen is this plan's rank, any other gets an accumulator (a rank) of its own.
   const devices = new Map<number, Accumulator>();
   let deviceColumn = 'Device_id';
-  const targets = new Map<Accumulator, RankTarget>([[acc, { sink: besides(acc, others), log: acc }]]);
+  // Each accumulator's target is one object (sink.ts asTarget): its kernels fanned out to the sinks beside it, its
+  // rows to it. Readers tell a device's target from the one they began by its log, so the first device's is `into`.
+  const targetOf = (a: Accumulator, sinks: KernelSink[] | undefined): RankTarget => {
+    const t = asTarget({ sink: besides(a, sinks), log: a });
+    return { sink: t, log: t };
+  };
+  const targets = new Map<Accumulator, RankTarget>([[acc, targetOf(acc, others)]]);
   const split = {
     targetFor(device: number, column = 'Device_id'): RankTarget {
       deviceColumn = column;
       let a = devices.get(device);
       if (!a) {
-        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, stepTime, rawNames });
+        a = devices.size === 0 ? acc : new Accumulator(acc.fields, { span, stepTime, rawNames, names });
         devices.set(device, a);
       }
       let t = targets.get(a);
       if (!t) {
-        t = { sink: besides(a, beside(a)), log: a };
+        t = targetOf(a, beside(a));
         targets.set(a, t);
       }
       return t;
@@ -103,9 +111,9 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   let own: { rank: string; source: string; file: string } | null = null;
   for (const f of plan.files) {
     const before = skipped();
-    const file = await reader.read(f, acc, {
+    // One target: the accumulator's rows, and its kernels fanned out to the sinks beside it.
+    const file = await reader.read(f, asTarget(targets.get(acc)!), {
       withShapes: options.withShapes,
-      beside: others,
       onBytes: options.onBytes,
       split,
       engine: options.engine,
@@ -131,9 +139,11 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   if (devices.size <= 1) {
     const [rank, rankSource] = withOwnRank(plan, own, acc);
     const data: RankData = { ...acc.toRankData(rank, files), rankSource, ...besideOf(acc) };
-    const trace = stepTime && plan.files.length === 1 ? stepTraceBeside(plan.files[0]!) : null;
+    // The step-time file its format's reader declares beside it (readers.ts), with --step-time.
+    const companion = reader.stepTime;
+    const trace = stepTime && companion !== undefined && plan.files.length === 1 ? companion.beside(plan.files[0]!) : null;
     if (trace !== null) {
-      const t = readStepTrace(trace, acc);
+      const t = companion!.read(trace, acc);
       if (t !== null) data.stepTrace = t;
       data.warnings = acc.warnings;
       data.warningCount = acc.warningCount;

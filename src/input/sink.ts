@@ -19,6 +19,19 @@ export const NO_STEP = -2147483648;
 /** The stream of a kernel that has none (no Stream ID column, `N/A`, or not an integer of at most 9 digits). */
 export const NO_STREAM = -1;
 
+/**
+ * The longest kernel name or type a reader takes, in bytes as the file writes it: a row with a longer one cannot be
+ * read (counted and reported with its file and line, as any such row). Real names are short (the longest CUDA
+ * template instances run to a few KiB); without a bound, a few names of megabytes would cost memory many times
+ * their size (each is decoded, folded, keyed and kept).
+ */
+export const MAX_NAME_BYTES = 64 * 1024;
+
+/** The message of a row skipped for a name or type over MAX_NAME_BYTES (`column`: the file's column name). */
+export function nameTooLong(column: string, bytes: number): string {
+  return `${column} is ${bytes.toLocaleString('en-US')} bytes long, more than the 64 KiB kprof takes of a kernel name or type; row skipped`;
+}
+
 /** What a kernel is grouped by. */
 export interface KernelKind {
   readonly name: string | null;
@@ -144,4 +157,70 @@ export class FanOut implements KernelSink {
 /** `primary`, or it and the others behind one FanOut. */
 export function besides(primary: KernelSink, others: readonly KernelSink[] | undefined): KernelSink {
   return others === undefined || others.length === 0 ? primary : new FanOut([primary, ...others]);
+}
+
+/**
+ * A rank's target as the one object a reader is given: its kernels go to the sink (the accumulator, and the sinks
+ * beside it behind a FanOut), its rows to the log. Every reader feeds this and nothing else, so a sink beside the
+ * accumulator (the rewrites' recorder) sees the kernels of every format, also of one that knows nothing of it.
+ */
+export function asTarget(t: RankTarget): KernelSink & RowLog {
+  return (t.sink as unknown) === t.log ? (t.log as KernelSink & RowLog) : new Target(t.sink, t.log);
+}
+
+class Target implements KernelSink, RowLog {
+  readonly wantsStarts: boolean;
+  readonly wantsStreams: boolean;
+
+  constructor(
+    private readonly sink: KernelSink,
+    private readonly log: RowLog,
+  ) {
+    this.wantsStarts = sink.wantsStarts;
+    this.wantsStreams = sink.wantsStreams;
+  }
+
+  get rowsRead(): number {
+    return this.log.rowsRead;
+  }
+
+  set rowsRead(n: number) {
+    this.log.rowsRead = n;
+  }
+
+  get rowsSkipped(): number {
+    return this.log.rowsSkipped;
+  }
+
+  skip(file: string, line: number, message: string): void {
+    this.log.skip(file, line, message);
+  }
+
+  warn(file: string, line: number, message: string): void {
+    this.log.warn(file, line, message);
+  }
+
+  begin(facts: SourceFacts): void {
+    this.sink.begin(facts);
+  }
+
+  origin(us: number): void {
+    this.sink.origin(us);
+  }
+
+  bind(id: number, kind: KernelKind): void {
+    this.sink.bind(id, kind);
+  }
+
+  addBatch(batch: KernelBatch): void {
+    this.sink.addBatch(batch);
+  }
+
+  addKernel(id: number, step: number | null, ticks: number, startTicks: number, stream: number): void {
+    this.sink.addKernel(id, step, ticks, startTicks, stream);
+  }
+
+  addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void {
+    this.sink.addAggregated(kind, cell, step);
+  }
 }

@@ -187,6 +187,130 @@ export class PackedSteps implements Map<number, Cell> {
   }
 }
 
+/**
+ * The per-step cells of a fine group as the readers make them: a Map that holds its first step in two fields and
+ * makes a real Map only for a second one. In a profile of many distinct names most groups run in one step, and an
+ * empty Map with its table costs some 220 bytes where this costs 64. Cells a worker sent packed (workers/pack.ts)
+ * stay packed until the first call of any method but `size` (no accessor per group: that cost some 500 bytes a
+ * group, each object getting a hidden class of its own). It behaves as a Map<number, Cell> in every way the code
+ * uses one (insertion order, set on a step it has replaces the cell, delete, clear); it is not an `instanceof
+ * Map`, and a structured clone of it is a plain object (the workers pack step cells instead).
+ */
+export class StepCells implements Map<number, Cell> {
+  /** The one step while there is at most one and `#cell` is set (packed: the first index), else 0. */
+  #step = 0;
+  #cell: Cell | undefined = undefined;
+  #map: Map<number, Cell> | null = null;
+  /** Packed cells (step, count, ticks, minTicks, maxTicks from #step on, #packed of them), until first read. */
+  #buf: Float64Array | null = null;
+  #packed = 0;
+
+  /** The cells packed in `buf` from index `from` (5 numbers each: step, count, ticks, minTicks, maxTicks). */
+  static packed(buf: Float64Array, from: number, size: number): StepCells {
+    const s = new StepCells();
+    if (size > 0) {
+      s.#buf = buf;
+      s.#step = from;
+      s.#packed = size;
+    }
+    return s;
+  }
+
+  #unpack(): void {
+    const b = this.#buf!;
+    let o = this.#step;
+    const n = this.#packed;
+    this.#buf = null;
+    this.#step = 0;
+    this.#packed = 0;
+    for (let k = 0; k < n; k++, o += 5) {
+      this.set(small(b[o]!), { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! });
+    }
+  }
+
+  get size(): number {
+    if (this.#buf !== null) return this.#packed;
+    return this.#map !== null ? this.#map.size : this.#cell === undefined ? 0 : 1;
+  }
+
+  get(step: number): Cell | undefined {
+    if (this.#buf !== null) this.#unpack();
+    if (this.#map !== null) return this.#map.get(step);
+    return this.#cell !== undefined && step === this.#step ? this.#cell : undefined;
+  }
+
+  has(step: number): boolean {
+    if (this.#buf !== null) this.#unpack();
+    return this.#map !== null ? this.#map.has(step) : this.#cell !== undefined && step === this.#step;
+  }
+
+  set(step: number, cell: Cell): this {
+    if (this.#buf !== null) this.#unpack();
+    if (this.#map !== null) this.#map.set(step, cell);
+    else if (this.#cell === undefined || step === this.#step) {
+      this.#step = step;
+      this.#cell = cell;
+    } else {
+      this.#map = new Map([
+        [this.#step, this.#cell],
+        [step, cell],
+      ]);
+      this.#step = 0;
+      this.#cell = undefined;
+    }
+    return this;
+  }
+
+  delete(step: number): boolean {
+    if (this.#buf !== null) this.#unpack();
+    if (this.#map !== null) return this.#map.delete(step);
+    if (this.#cell === undefined || step !== this.#step) return false;
+    this.clear();
+    return true;
+  }
+
+  clear(): void {
+    this.#buf = null;
+    this.#packed = 0;
+    this.#map = null;
+    this.#step = 0;
+    this.#cell = undefined;
+  }
+
+  forEach(fn: (value: Cell, key: number, map: Map<number, Cell>) => void, thisArg?: unknown): void {
+    if (this.#buf !== null) this.#unpack();
+    if (this.#map !== null) {
+      this.#map.forEach((c, s) => {
+        fn.call(thisArg, c, s, this);
+      });
+      return;
+    }
+    if (this.#cell !== undefined) fn.call(thisArg, this.#cell, this.#step, this);
+  }
+
+  *entries(): MapIterator<[number, Cell]> {
+    if (this.#buf !== null) this.#unpack();
+    if (this.#map !== null) yield* this.#map.entries();
+    else if (this.#cell !== undefined) yield [this.#step, this.#cell];
+  }
+
+  *keys(): MapIterator<number> {
+    for (const [s] of this.entries()) yield s;
+  }
+
+  *values(): MapIterator<Cell> {
+    for (const [, c] of this.entries()) yield c;
+  }
+
+  [Symbol.iterator](): MapIterator<[number, Cell]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'StepCells';
+  }
+}
+
 /** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
 function small(x: number): number {
   const i = x | 0;
@@ -209,7 +333,10 @@ export function lazyProperty<T extends object, K extends string, V>(obj: T, key:
 
 /** The finest unit kprof keeps: one (name, type, core, shapes) combination of one rank. */
 export interface FineGroup {
-  /** Kernel name, with communication instance counters normalised; null when the source has none. */
+  /**
+   * Kernel name, with communication counters folded (input/formats/names.ts); null when the source has none, or
+   * when the read kept no names (nothing of the run reads one: ReadOptions.kernelNames) and the kernel has a type.
+   */
   name: string | null;
   /**
    * The name as the file wrote it, when normalising changed it (`hcom_allReduce__586_0_1`): the first one read of
@@ -223,7 +350,10 @@ export interface FineGroup {
   /** Input shapes (`;`-joined tensors of `,`-joined dims), null when not read. */
   shapes: string | null;
   total: Cell;
-  /** Per Step Id. Rows with an empty Step Id are in `total` only. Made when first read after a worker read it. */
+  /**
+   * Per Step Id. Rows with an empty Step Id are in `total` only. The readers make a StepCells (cells a worker sent
+   * stay packed in it until first read).
+   */
   steps: Map<number, Cell>;
   /** Set for groups read back from a summary JSON: the group key it was saved with. */
   savedKey?: string;
@@ -264,6 +394,11 @@ export interface SourceFile {
   notes?: string[];
   /** Operations the file holds that are not kernels (memory copies and sets …), left out of the figures, by label. */
   apart?: { label: string; count: number; ticks: number }[];
+  /**
+   * With --short-names: the short names that stand for more than one full kernel name (kernels that differ in
+   * their template arguments or parameters, grouped together), each with those full names (sorted; at most 1,000).
+   */
+  shortened?: { name: string; names: string[] }[];
 }
 
 /** Everything read for one rank. */

@@ -1,5 +1,5 @@
 // Declared, versioned JSON output schemas. Reporters map the model onto these explicitly; the summary schema
-// is also read back (formats/snapshot.ts) so a saved summary can stand in for a profile.
+// is also read back (formats/summary/snapshot.ts) so a saved summary can stand in for a profile.
 
 export const SCHEMA_VERSION = 1;
 
@@ -483,6 +483,26 @@ export interface CheckResultJson {
    * a layer marker. null otherwise.
    */
   site: { stream: string; index: number; of: number; layer: number | null; edits: number } | null;
+  /**
+   * A fused rule only: every place its catalogue entry ran the unfused chain in the rule's phases and steps: rank,
+   * phase (prefill, decode, step: no phase told, mtp: the MTP layer), decoder layer (from 0; null without a layer
+   * marker), the Step Ids, the chains and their time, and the first kernel (its row in a CSV kernel table, else its
+   * step, stream and index among the step's compute kernels of that stream).
+   */
+  fallbacks?: {
+    rank: string;
+    phase: 'prefill' | 'decode' | 'step' | 'mtp';
+    layer: number | null;
+    steps: number[];
+    chains: number | null;
+    timeUs: number | null;
+    first: { step: number; stream: string; index: number; file: string | null; line: number | null };
+  }[];
+  /**
+   * A fused rule only: steps of its phases with fewer of the entry's sites (fused kernels and unfused chains) than
+   * the most a step of the same phase has (`most`): a layer there ran neither the fused kernel nor a known chain.
+   */
+  short?: { rank: string; phase: 'prefill' | 'decode' | 'step' | 'mtp'; step: number; sites: number; most: number }[];
   message: string;
   why: string | null;
   /**
@@ -517,4 +537,53 @@ export interface CheckJson {
   /** null without --base. */
   baseRead: CheckReadJson | null;
   results: CheckResultJson[];
+}
+
+/** One site of `kprof audit --format json`: where a fused kernel or an unfused chain ran. */
+export interface AuditSiteJson {
+  rank: string;
+  /** prefill, decode, step (no phase told) of its steps; mtp: in the MTP layer. */
+  phase: 'prefill' | 'decode' | 'step' | 'mtp';
+  /** The decoder layer (from 0; the MTP layer is 0 of phase mtp); null for an entry not per layer. */
+  layer: number | null;
+  /** The chain that ran (0 the main one, 1… the variants); null for the fused kernel. */
+  chain: number | null;
+  steps: number[];
+  /** Fused kernels or unfused chains at this site over those steps. */
+  count: number;
+  /** Their summed duration (rows' durations), µs. */
+  time_us: number;
+  /** The chain's kernel types as it ran (its first step), for an unfused site. */
+  types?: string[];
+  /** Its first kernel: step, stream, index among the step's compute kernels there, and its row when cited. */
+  first: { step: number; stream: string; index: number; file: string | null; line: number | null };
+}
+
+/** `kprof audit --format json` (schema `kprof.audit/2`). */
+export interface AuditJson {
+  schema: string;
+  profiles: {
+    input: string;
+    ranks: string[];
+    steps: number[];
+    /** Step Ids per phase; mtp: the steps with an MTP layer. */
+    phases: { phase: 'prefill' | 'decode' | 'step' | 'mtp'; steps: number[] }[];
+    /** stage: step_trace_time.csv's Stage words; kernels: attention kernel types; none. */
+    phase_source: 'stage' | 'kernels' | 'none';
+    /** Layer marker kernel types per rank (null: none found). */
+    layer_markers: { rank: string; marker: string | null }[];
+    kernels: number;
+    entries: {
+      id: string;
+      fused_types: string[];
+      status: 'fused' | 'fallback' | 'unfused' | 'absent';
+      phases: {
+        phase: 'prefill' | 'decode' | 'step' | 'mtp';
+        fused: { count: number; time_us: number };
+        unfused: { count: number; time_us: number };
+      }[];
+      fused: { count: number; time_us: number; sites: AuditSiteJson[] };
+      unfused: { count: number; time_us: number; sites: AuditSiteJson[] };
+    }[];
+  }[];
 }

@@ -2,6 +2,7 @@
 
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
+import { ESCAPE_TOKEN, keptApart } from '../util/apart.js';
 import { CELL_WIDTH, clipped, escaped, hexEscape } from '../util/inputText.js';
 
 // Loaded on first use: only a terminal table with a cell that is not plain (see isPlain) needs it.
@@ -136,9 +137,20 @@ export function fitTable(
     }
     return cells;
   };
+  const cutRows = rows.map(shorten);
+  // Names the cut made alike show where they differ instead (painted cells, kprof's own, are left as they are).
+  const plain = rows.map((r, i) => (PAINTED.test(r[0] ?? '') ? null : i)).filter((i) => i !== null);
+  const apart = keptApart(
+    plain.map((i) => rows[i]![0] ?? ''),
+    plain.map((i) => cutRows[i]![0]!),
+    nameWidth,
+  );
+  plain.forEach((i, k) => {
+    cutRows[i]![0] = apart[k]!;
+  });
   const out = {
     head: keep.map((i) => head[i]!),
-    rows: rows.map(shorten),
+    rows: cutRows,
     align: keep.map((i) => align[i]!),
     footer: footer ? shorten(footer) : undefined,
   };
@@ -147,9 +159,6 @@ export function fitTable(
   if (total(keep) - widths[0]! + nameWidth > limit) fit.cut.push('table wider than the terminal');
   return out;
 }
-
-/** An escape escaped() writes, which a cut must keep whole: `\xHH` or `\uHHHH`. */
-const ESCAPE_TOKEN = /\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|[\s\S]/gu;
 
 /**
  * Text already escaped (a table cell), at most `width` characters: its start and its end with `…` between, the
@@ -223,6 +232,47 @@ export function wrapWords(text: string, width: number): string[] {
   }
   if (line !== '') lines.push(line);
   return lines;
+}
+
+/**
+ * A report's prose fitted to a terminal (tables are fitted by fitTable): each line wider than `fit.width` broken
+ * at spaces (wrapWords), its continuation lines under the text after its label (`    base   text`) or else
+ * indented as the line is, plus two. A line painted as a whole keeps its paint on each piece; other painted lines
+ * and table rows (columns apart by runs of spaces) are left as they are. Without `fit`, the text as it is.
+ */
+export function fitProse(text: string, fit: Fit | undefined): string {
+  if (!fit) return text;
+  const limit = fit.width - 1;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (visible(line) <= limit) {
+      out.push(line);
+      continue;
+    }
+    const m = PAINTED.exec(line);
+    const inner = m ? (m[1] ?? m[2]!) : line;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape code left in a line is what this finds
+    if (/\u001b/.test(inner)) {
+      out.push(line);
+      continue;
+    }
+    // A table row left wider than the terminal (its columns are apart by runs of spaces) is left whole.
+    const lead = /^ */.exec(inner)![0];
+    if ((inner.slice(lead.length).match(/\S {2,}(?=\S)/g) ?? []).length >= 2) {
+      out.push(line);
+      continue;
+    }
+    // A labelled line (`    base   text …`) goes on under its text; another under its start, two further in.
+    const label = /^ *\S+ {2,}(?=\S)/.exec(inner)?.[0];
+    const hang = label !== undefined && label.length <= limit / 2 ? label.length : lead.length + 2;
+    const first = label ?? lead;
+    const pieces = wrapWords(inner.slice(first.length), limit - hang);
+    pieces.forEach((piece, i) => {
+      const text = `${i === 0 ? first : ' '.repeat(hang)}${piece}`;
+      out.push(m ? line.slice(0, line.indexOf(inner)) + text + line.slice(line.indexOf(inner) + inner.length) : text);
+    });
+  }
+  return out.join('\n');
 }
 
 function trimLines(text: string): string {
@@ -348,7 +398,12 @@ export function codeSpan(s: string): string {
  * escaped backslash and a pipe that ends the cell.
  */
 export function mdCode(s: string, max = CELL_WIDTH): string {
-  return codeSpan(clipped(s, max).replace(/\\(?=\|)/g, '\\x5c'));
+  return mdCodeOf(clipped(s, max));
+}
+
+/** mdCode() of a text already escaped and cut (e.g. by clippedApart). */
+export function mdCodeOf(shown: string): string {
+  return codeSpan(shown.replace(/\\(?=\|)/g, '\\x5c'));
 }
 
 /**

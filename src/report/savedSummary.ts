@@ -1,12 +1,12 @@
 // A summary JSON read back must say what kprof writes: its top level (ranks, steps, stepIds, groups) and the
 // derived figures of its groups (avgUs, sharePct, countPerStep …) are computed again from its "perRank" entries, by
 // the same summary and JSON mapping that wrote them, and a file where they disagree is refused (it was edited, and
-// its figures cannot all be right). The reader (input/formats/snapshot.ts) is given this check by the CLI.
+// its figures cannot all be right). The reader (input/formats/summary/snapshot.ts) is given this check by the CLI.
 
 import { summarize } from '../aggregate/group.js';
 import type { GroupBy, RankData, Selection } from '../model/model.js';
 import type { SummaryGroupJson } from '../model/schema.js';
-import { fail, GROUP_TEXT_FIELDS, quoteJson, quoteText } from '../input/formats/snapshot.js';
+import { fail, GROUP_TEXT_FIELDS, quoteJson, quoteText } from '../input/formats/summary/snapshot.js';
 import { summaryJsonObject } from './summary/json.js';
 
 /** The figures of a saved group that must be what kprof computes from the ranks (those the file has). */

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { oneLine, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import type { Tally, WitnessGroup, WitnessResult } from '../analysis/witness.js';
+import { witnessText } from '../input/formats/registry.js';
 import { exactUs, fmtCount, fmtUs, plural, ranksNamed, ticksToUs } from '../util/format.js';
 
 function tallyText(t: Tally | null): string {
@@ -27,7 +28,7 @@ export function witnessLines(w: WitnessResult, indent: string): string[] {
   if (w.agrees === null) return [`${indent}${stat}${who} could not be read to witness the kernel table: ${oneLine(w.error ?? '')}`];
   const comm =
     w.notCounted.kernels > 0
-      ? `; ${fmtCount(w.notCounted.kernels)} communication kernels in ${plural(w.notCounted.groups, 'group')} not witnessed (op_statistic does not count them)`
+      ? `; ${fmtCount(w.notCounted.kernels)} communication kernels in ${plural(w.notCounted.groups, 'group')} not witnessed (${witnessText().totals} does not count them)`
       : '';
   const partial =
     w.statisticRowsSkipped > 0
@@ -45,7 +46,7 @@ export function witnessLines(w: WitnessResult, indent: string): string[] {
   ];
   if (partial) out.push(partial);
   for (const d of w.disagreements.slice(0, WITNESS_SHOWN)) {
-    out.push(`${indent}  ${shown(d.key)}: kernel table ${tallyText(d.table)}, op_statistic ${tallyText(d.statistic)}: ${problemText(d)}`);
+    out.push(`${indent}  ${shown(d.key)}: kernel table ${tallyText(d.table)}, ${witnessText().totals} ${tallyText(d.statistic)}: ${problemText(d)}`);
   }
   if (w.disagreements.length > WITNESS_SHOWN)
     out.push(`${indent}  … and ${fmtCount(w.disagreements.length - WITNESS_SHOWN)} more (--format json lists all)`);
@@ -59,7 +60,7 @@ function problemText(d: WitnessGroup): string {
     case 'time':
       return `times differ by ${fmtUs(Math.abs(ticksToUs(d.table!.ticks - d.statistic!.ticks)))}, more than rounding`;
     case 'only in the kernel table':
-      return 'not in op_statistic';
+      return `not in ${witnessText().totals}`;
     case 'only in op_statistic':
       return 'not in the kernel table';
   }

@@ -13,7 +13,7 @@ import { chainCounts, chainOf, requireSequence, unavailable } from './checks/seq
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
 import { inRange, ruleAt } from './slice.js';
 import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
-import type { Check, CheckKind, Per, Rule, RuleResult, RuleSet, Verdict } from './model.js';
+import type { Check, CheckKind, FusedFallback, FusedShortStep, Per, Rule, RuleResult, RuleSet, Verdict } from './model.js';
 
 export { ruleAt } from './slice.js';
 
@@ -137,6 +137,8 @@ function stepMismatchWarning(rule: Rule, m: StepMismatch[]): string {
 }
 
 function perOf(check: Check): Per {
+  // A fused rule looks at each step (an unfused chain in any step breaks it).
+  if (check.kind === 'fused') return 'step';
   return 'per' in check ? check.per : 'total';
 }
 
@@ -166,6 +168,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
   const stepsOn = new Map<string, number>();
   const typesOn = new Map<string, string[]>();
   const mismatched: StepMismatch[] = [];
+  const fallbacks: FusedFallback[] = [];
+  const short: FusedShortStep[] = [];
   for (const rank of ranks) {
     // A sequence rule asks for kernels in order first: "no Step Id" would be the lesser half of the answer.
     if (rule.check.kind === 'sequence') requireSequence(rule, rank);
@@ -174,6 +178,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     stepsOn.set(rank.rank, r.steps);
     typesOn.set(rank.rank, r.newTypes);
     if (r.mismatch !== null) mismatched.push(r.mismatch);
+    if (r.fallbacks !== undefined) for (const f of r.fallbacks) fallbacks.push(f);
+    if (r.short !== undefined) for (const f of r.short) short.push(f);
     // A loop, not push(...r.samples): one sample per step overflows the stack at ~65k steps.
     for (const s of r.samples) samples.push(s);
   }
@@ -204,6 +210,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     compared: decisive.compared,
     newTypes: typesOn.get(decisive.rank) ?? [],
     site: passed ? null : (decisive.site ?? null),
+    ...(rule.check.kind === 'fused' ? { fallbacks, short } : {}),
     ...unmatchedChain(rule, samples, profile, base, unmatchedOf(rule, profile, base)),
   };
 }

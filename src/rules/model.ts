@@ -47,7 +47,38 @@ export type Check =
    * how often it runs (non-overlapping occurrences), in total or in each step. `layerMarker`: a kernel type or name
    * that runs once per layer, to say in which layer a chain was found.
    */
-  | { kind: 'sequence'; per: Per; bounds: Bounds; layerMarker: string | null };
+  | { kind: 'sequence'; per: Per; bounds: Bounds; layerMarker: string | null }
+  /**
+   * The fusion catalogue's entry `entry` (its id) is fused wherever it runs in the phases of `phase` (`decoder`:
+   * the decoder layers of every prefill, decode or unphased step; `prefill`, `decode`, `mtp` (the MTP layer), or
+   * `all`): no step may run its unfused chain there, and the fused kernel must run there at least once.
+   */
+  | { kind: 'fused'; entry: string; phase: FusedPhase };
+
+export const FUSED_PHASES = ['decoder', 'prefill', 'decode', 'mtp', 'all'] as const;
+export type FusedPhase = (typeof FUSED_PHASES)[number];
+
+/** A step of a fused rule's phase with fewer of the entry's sites (fused + unfused) than the most a step of it has. */
+export interface FusedShortStep {
+  rank: string;
+  phase: 'prefill' | 'decode' | 'step' | 'mtp';
+  step: number;
+  sites: number;
+  most: number;
+}
+
+/** A place where a fused rule's entry ran its unfused chain: rank, phase, decoder layer, steps, and where in the input. */
+export interface FusedFallback {
+  rank: string;
+  phase: 'prefill' | 'decode' | 'step' | 'mtp';
+  layer: number | null;
+  steps: number[];
+  /** Chains and their time over those steps; null when the site also ran outside the rule's steps (not split). */
+  chains: number | null;
+  timeUs: number | null;
+  /** The first kernel of the chain: its row (file, line) in a CSV kernel table, else its step, stream and index. */
+  first: { step: number; stream: string; index: number; file: string | null; line: number | null };
+}
 
 /** The kinds of check; each has its module in checks/ (parse, evaluate, describe, unit), registered in checks/registry.ts. */
 export type CheckKind = Check['kind'];
@@ -157,6 +188,10 @@ export interface RuleResult {
    * base, when there is one that holds kernels in order): `unmatched` then holds the chain, ` · ` between kernels.
    */
   chainNowhere?: boolean;
+  /** A fused rule: where the unfused chain ran instead (every rank, in rank, phase and layer order). */
+  fallbacks?: FusedFallback[];
+  /** A fused rule: steps with fewer of its sites than the other steps of their phase. */
+  short?: FusedShortStep[];
   /** With chainNowhere: a base rank held no kernel order (a summary JSON …), so the base could not show the chain ran. */
   chainBaseUnordered?: boolean;
 }

@@ -13,6 +13,7 @@ import { distance } from './unmatched.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';
+import { fusedPhase } from './checks/fused.js';
 import {
   PERS,
   SEVERITIES,
@@ -28,7 +29,7 @@ import {
 
 export const TOP_KEYS = ['version', 'groups', 'steps', 'rules'] as const;
 export const SELECTOR_KEYS = ['type', 'name', 'group', 'match', 'kernels'] as const;
-export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'ranks', 'steps', 'severity', 'why', 'evidence'] as const;
+export const RULE_KEYS = ['rule', ...SELECTOR_KEYS, ...CHECK_KEYS, 'phase', 'ranks', 'steps', 'severity', 'why', 'evidence'] as const;
 export const EVIDENCE_KEYS = ['base-count', 'note'] as const;
 
 /** Read and validate a rules file; `shown` is the path used in messages and reports. */
@@ -137,6 +138,13 @@ class RulesReader implements CheckReader {
       if (selectors.length > 0) {
         this.fail(e.get(selectors[0]!)!.key, `no-new-types looks at every kernel type; drop "${selectors[0]}:" (use allow: to permit new types).`);
       }
+    } else if (checkKey === 'fused') {
+      if (selectors.length > 0) {
+        this.fail(
+          e.get(selectors[0]!)!.key,
+          `fused looks at the kernels of its catalogue entry (the fused kernel and its unfused chain); drop "${selectors[0]}:".`,
+        );
+      }
     } else {
       if (selectors.length === 0) {
         this.fail(
@@ -152,7 +160,14 @@ class RulesReader implements CheckReader {
     }
     if (checkKey === 'sequence' && selector !== null) this.chain(selector, e.get(selectors[0]!)!);
     const { key: ck, value: cv } = e.get(checkKey)!;
-    const check = this.check(checkKey, ck, cv);
+    let check = this.check(checkKey, ck, cv);
+    const phase = e.get('phase');
+    if (phase) {
+      if (check.kind !== 'fused')
+        this.fail(phase.key, `phase: belongs to a fused: rule (fused: mla-prolog, phase: decode); this rule is ${checkKey}:.`);
+      if (cv !== null && isMap(cv) && cv.has('phase')) this.fail(phase.key, 'phase: is given twice, here and inside fused:; keep one.');
+      check = { ...check, phase: fusedPhase(phase.value ?? phase.key, this) };
+    }
     const label = e.get('rule');
     const why = e.get('why');
     const sev = e.get('severity');

@@ -2,7 +2,7 @@
 // maximum, so a misspelt `type: InterleaveRop` would pass forever. Two answers:
 //
 //   - the value is close to a kernel that does exist (the same but for case, an edit or two, or a communication
-//     name written with its per-run counter, `hcom_allReduce__586_0_1`): a mistake in the rules file, reported
+//     name written with its counters, `hcom_allReduce__586_0_1`): a mistake in the rules file, reported
 //     as an input error with "did you mean";
 //   - otherwise the rule is evaluated as written and its report says that the selector matched nothing.
 //
@@ -266,7 +266,7 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): strin
   const pools = kind === 'type' ? [k.types] : kind === 'name' ? [k.names] : [k.types, k.names];
   const normal = normaliseName(value);
   if (normal !== value && pools.some((p) => p.has(normal))) {
-    return `communication kernels are named without their per-run counter; did you mean ${q(normal)}?`;
+    return `communication kernels are named with their counters folded; did you mean ${q(normal)}?`;
   }
   for (const pool of pools) {
     const c = closest(value, pool);

@@ -1,3 +1,5 @@
+// Over 400 lines: the audit is one pass over the recorded lanes (sites, phases, layers, MTP and citations share its
+// state); its parts that stand alone are in structure.ts and catalogue.ts.
 // The audit of one profile against the fusion catalogue: per entry, where its fused kernel ran and where its unfused
 // chain ran instead, per rank, step and layer, with the measured time of each.
 //
@@ -12,16 +14,32 @@
 // elements wins. A kernel is in one chain at most. Kernels of other streams and communication kernels are not in the
 // lane, so they never break a chain.
 //
-// Layers: for an entry that runs once per layer (`per_layer`), the n-th site in a step (a fused kernel or the start of
-// a chain, in order) is layer n.
+// Phases and layers: structure.ts. A site of an entry that runs once per layer (`per_layer`) is in the decoder layer
+// of the marker occurrence nearest to it, or in the MTP layer; without a marker (a step of one layer), the n-th site
+// in a step is layer n.
 
 import type { RecordedRank } from '../rewrites/recorderSink.js';
 import type { Sequences } from '../rewrites/sequence.js';
+import type { MarkerSite } from '../rewrites/layers.js';
 import { gapOf, type CatalogueEntry, type ChainElement } from './catalogue.js';
+import { laneMarker, mtpLayers, PHASES, phaseOfShape, shapeLayers, siteLayer, type Phase } from './structure.js';
 
-/** Where a fused kernel or an unfused chain ran: a rank, a layer (per-layer entries) and the steps, with totals. */
+/** Where the first kernel of a site is in its input: its step, stream and index among the step's compute kernels there. */
+export interface SiteAt {
+  step: number;
+  stream: string;
+  index: number;
+  /** The file and line of that kernel's row, when the input is a CSV kernel table (set by citeRows); else null. */
+  file: string | null;
+  line: number | null;
+}
+
+/** Where a fused kernel or an unfused chain ran: a rank, a phase, a layer (per-layer entries) and the steps, with totals. */
 export interface AuditSite {
   rank: string;
+  /** prefill, decode or step (no phase told) of the step; mtp for a site in the MTP layer. */
+  phase: Phase;
+  /** The decoder layer (from 0; the MTP layer is layer 0 of phase mtp); null for an entry not per layer or no marker. */
   layer: number | null;
   /** The chain that ran (0: the main chain, 1…: the variants); null for the fused kernel. */
   chain: number | null;
@@ -33,9 +51,20 @@ export interface AuditSite {
   ticks: number;
   /** The kernel types of the chain as it ran (the first step's), for an unfused site. */
   types: string[] | null;
+  /** Where it first ran (the lowest step). */
+  at: SiteAt;
 }
 
 export type AuditStatus = 'fused' | 'fallback' | 'unfused' | 'absent';
+
+/** One phase's figures of an entry. */
+export interface PhaseFigures {
+  phase: Phase;
+  fusedCount: number;
+  fusedTicks: number;
+  unfusedCount: number;
+  unfusedTicks: number;
+}
 
 export interface EntryAudit {
   entry: CatalogueEntry;
@@ -45,8 +74,12 @@ export interface EntryAudit {
   unfusedTicks: number;
   /** fused: only the fused kernel ran; fallback: both; unfused: only the chain; absent: neither. */
   status: AuditStatus;
+  /** Per phase (in PHASES order), those where the entry ran fused or not. */
+  phases: PhaseFigures[];
   fusedSites: AuditSite[];
   unfusedSites: AuditSite[];
+  /** Per phase, per Step Id: the fused kernels and unfused chains of the entry in that step (every rank added). */
+  byStep: Map<Phase, Map<number, { fused: number; unfused: number }>>;
 }
 
 export interface ProfileAudit {
@@ -54,6 +87,12 @@ export interface ProfileAudit {
   ranks: string[];
   /** Step Ids seen, ascending. */
   steps: number[];
+  /** Step Ids per phase of step (prefill, decode, step), ascending; mtp: the steps with an MTP layer. */
+  phaseSteps: { phase: Phase; steps: number[] }[];
+  /** How phases were told: `stage` (step_trace_time.csv), `kernels` (attention kernel types), or `none`. */
+  phaseSource: 'stage' | 'kernels' | 'none';
+  /** The layer marker kernel type of each rank (first lane), or null when no marker was found. */
+  markers: { rank: string; marker: string | null }[];
   /** Compute kernels looked at (in a step). */
   kernels: number;
   entries: EntryAudit[];
@@ -131,46 +170,57 @@ export function matchShape(
 
 interface SiteAcc {
   rank: string;
+  phase: Phase;
   layer: number | null;
   chain: number | null;
   steps: Set<number>;
   count: number;
   ticks: number;
   types: string[] | null;
+  at: SiteAt;
 }
 
 function addSite(
   map: Map<string, SiteAcc>,
-  rank: string,
-  layer: number | null,
-  chain: number | null,
+  key: { rank: string; phase: Phase; layer: number | null; chain: number | null },
   steps: number[],
-  perStep: number,
   ticks: number,
   types: string[] | null,
+  at: SiteAt,
 ): void {
-  const key = `${rank}\u0000${layer}\u0000${chain}`;
-  let s = map.get(key);
+  const k = `${key.rank}\u0000${key.phase}\u0000${key.layer}\u0000${key.chain}`;
+  let s = map.get(k);
   if (s === undefined) {
-    s = { rank, layer, chain, steps: new Set(), count: 0, ticks: 0, types };
-    map.set(key, s);
+    s = { ...key, steps: new Set(), count: 0, ticks: 0, types, at };
+    map.set(k, s);
+  } else if (at.step < s.at.step) {
+    s.at = at;
+    s.types = types;
   }
   for (const st of steps) s.steps.add(st);
-  s.count += perStep * steps.length;
+  s.count += steps.length;
   s.ticks += ticks;
 }
 
 function sites(map: Map<string, SiteAcc>): AuditSite[] {
   const out = [...map.values()].map((s) => ({
     rank: s.rank,
+    phase: s.phase,
     layer: s.layer,
     chain: s.chain,
     steps: [...s.steps].sort((a, b) => a - b),
     count: s.count,
     ticks: s.ticks,
     types: s.types,
+    at: s.at,
   }));
-  return out.sort((a, b) => cmpRank(a.rank, b.rank) || (a.layer ?? -1) - (b.layer ?? -1) || (a.chain ?? -1) - (b.chain ?? -1));
+  return out.sort(
+    (a, b) =>
+      cmpRank(a.rank, b.rank) ||
+      PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase) ||
+      (a.layer ?? -1) - (b.layer ?? -1) ||
+      (a.chain ?? -1) - (b.chain ?? -1),
+  );
 }
 
 /** Ranks in numeric order where they are numbers, else by text. */
@@ -181,71 +231,219 @@ export function cmpRank(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** One recorded part of a rank, with the phase words of its step_trace_time.csv (empty without). */
+export interface AuditPart {
+  rank: string;
+  seq: Sequences;
+  stage?: Map<number, 'prefill' | 'decode'>;
+}
+
+type Found = ReturnType<typeof matchShape>;
+
 /** The audit of one profile's recorded ranks (`parts`: each rank's recorded parts, in rank order). */
-export function auditProfile(input: string, parts: { rank: string; seq: Sequences }[], entries: CatalogueEntry[]): ProfileAudit {
+export function auditProfile(input: string, parts: AuditPart[], entries: CatalogueEntry[]): ProfileAudit {
   const ranks = [...new Set(parts.map((p) => p.rank))];
   const steps = new Set<number>();
+  const phaseSteps = new Map<Phase, Set<number>>();
+  const markers: { rank: string; marker: string | null }[] = [];
   let kernels = 0;
-  const acc = entries.map(() => ({ fused: new Map<string, SiteAcc>(), unfused: new Map<string, SiteAcc>(), fc: 0, ft: 0, uc: 0, ut: 0 }));
-  for (const { rank, seq } of parts) {
+  let byStage = false;
+  let byKernels = false;
+  const acc = entries.map(() => ({
+    fused: new Map<string, SiteAcc>(),
+    unfused: new Map<string, SiteAcc>(),
+    phases: new Map<Phase, PhaseFigures>(),
+    byStep: new Map<Phase, Map<number, { fused: number; unfused: number }>>(),
+  }));
+  const countStep = (k: number, phase: Phase, steps: number[], fused: boolean): void => {
+    const m = acc[k]!.byStep;
+    let p = m.get(phase);
+    if (p === undefined) {
+      p = new Map();
+      m.set(phase, p);
+    }
+    for (const st of steps) {
+      let c = p.get(st);
+      if (c === undefined) {
+        c = { fused: 0, unfused: 0 };
+        p.set(st, c);
+      }
+      if (fused) c.fused++;
+      else c.unfused++;
+    }
+  };
+  const figures = (k: number, phase: Phase): PhaseFigures => {
+    const m = acc[k]!.phases;
+    let f = m.get(phase);
+    if (f === undefined) {
+      f = { phase, fusedCount: 0, fusedTicks: 0, unfusedCount: 0, unfusedTicks: 0 };
+      m.set(phase, f);
+    }
+    return f;
+  };
+  const notePhase = (phase: Phase, step: number): void => {
+    let s = phaseSteps.get(phase);
+    if (s === undefined) {
+      s = new Set();
+      phaseSteps.set(phase, s);
+    }
+    s.add(step);
+  };
+  for (const { rank, seq, stage } of parts) {
     kernels += seq.stats.kernels;
     const ids = new Map<string, number>();
     seq.tokens.forEach((t, i) => {
       ids.set(t, i);
     });
-    // Per shape, the Step Ids of the steps that had it (every stream of the part).
-    const stepsOf = new Map<number, number[]>();
-    for (const st of seq.steps) {
-      steps.add(st.step);
-      const l = stepsOf.get(st.shape);
-      if (l === undefined) stepsOf.set(st.shape, [st.step]);
-      else l.push(st.step);
-    }
-    entries.forEach((entry, k) => {
+    // Every entry's sites in every shape, matched once.
+    const compiledAll = entries.map((entry) => {
       const fusedIds = new Set(entry.fused.map((t) => ids.get(t)).filter((x): x is number => x !== undefined));
       const compiled = compile(entry.chains, ids);
-      if (fusedIds.size === 0 && compiled.every((c) => c === null)) return;
-      const gaps = entry.chains.map((c) => gapOf(entry, c));
-      const a = acc[k]!;
-      for (const shape of seq.shapes) {
-        const stepIds = stepsOf.get(shape.id) ?? [];
-        if (stepIds.length === 0) continue;
-        const found = matchShape(shape.tokens, fusedIds, entry.chains, compiled, gaps);
-        found.forEach((site, n) => {
+      const live = fusedIds.size > 0 || compiled.some((c) => c !== null);
+      return { fusedIds, compiled, live, gaps: entry.chains.map((c) => gapOf(entry, c)) };
+    });
+    const found: Found[][] = seq.shapes.map((shape) =>
+      entries.map((entry, k) => {
+        const c = compiledAll[k]!;
+        return c.live ? matchShape(shape.tokens, c.fusedIds, entry.chains, c.compiled, c.gaps) : [];
+      }),
+    );
+    const taken = seq.shapes.map((shape, i) => {
+      const t = new Uint8Array(shape.tokens.length);
+      for (const f of found[i]!) for (const site of f) for (const p of site.positions) t[p] = 1;
+      return t;
+    });
+    // Each shape's layer marker, chosen among its own kernels by the rewrites engine's rule (structure.ts).
+    const markerOf = seq.shapes.map((shape, i) => {
+      const markerSites: MarkerSite[] = [];
+      let chainSites: MarkerSite[] = [];
+      const touched = new Set<number>();
+      entries.forEach((entry, k) => {
+        const f = found[i]![k]!;
+        if (!entry.perLayer || f.length === 0) return;
+        const ms = f.map((site) => ({ side: 0 as const, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 }));
+        for (const m of ms) markerSites.push(m);
+        if (ms.length > chainSites.length) chainSites = ms;
+      });
+      for (let j = 0; j < shape.tokens.length; j++) if (taken[i]![j] === 1) touched.add(shape.tokens[j]!);
+      return laneMarker(shape.tokens, markerSites, chainSites, touched, chainSites.length, seq.tokens);
+    });
+    const used = new Set<number>();
+    for (const st of seq.steps) {
+      const m = markerOf[st.shape];
+      if (m !== null && m !== undefined) used.add(m);
+    }
+    const names = used.size === 0 ? [null] : [...used].map((m) => seq.tokens[m]!).sort();
+    for (const marker of names) if (!markers.some((m) => m.rank === rank && m.marker === marker)) markers.push({ rank, marker });
+    const layersOf = mtpLayers(
+      seq.shapes.map((shape, i) => shapeLayers(shape.tokens, markerOf[i]!, taken[i]!)),
+      seq.shapes.map((_, i) => found[i]!.some((f, k) => entries[k]!.perLayer && f.length > 0)),
+    );
+    // A shape's phase: the Stage word all its steps have; else its own attention kernels; else (a stream without
+    // attention) the phase its steps have on the other streams, when they agree. A shape's steps are all of one phase,
+    // so each time is the exact sum over its steps.
+    const ownPhase = seq.shapes.map((shape) => phaseOfShape(shape.tokens, seq.tokens));
+    const stepPhase = new Map<number, Phase>();
+    for (const st of seq.steps) {
+      const p = ownPhase[st.shape]!;
+      if (p === 'step') continue;
+      const before = stepPhase.get(st.step);
+      stepPhase.set(st.step, before === undefined || before === p ? p : 'decode');
+    }
+    const phaseOf = seq.shapes.map((_, i) => ownPhase[i]!);
+    const borrowed = new Map<number, Phase | null>();
+    for (const st of seq.steps) {
+      if (ownPhase[st.shape] !== 'step') continue;
+      const p = stepPhase.get(st.step) ?? 'step';
+      const before = borrowed.get(st.shape);
+      borrowed.set(st.shape, before === undefined || before === p ? p : null);
+    }
+    for (const [shape, p] of borrowed) phaseOf[shape] = p ?? 'step';
+    // A shape's Stage word: the one all its steps have (a shape whose steps have different words, or some none, is
+    // phased as above).
+    const words = new Map<number, 'prefill' | 'decode' | null>();
+    for (const st of seq.steps) {
+      const w = stage?.get(st.step) ?? null;
+      const before = words.get(st.shape);
+      words.set(st.shape, before === undefined || before === w ? w : null);
+    }
+    // Per shape: the steps that had it, and the lowest step's stream.
+    const groups = new Map<number, { shape: number; phase: Phase; steps: number[]; first: number; stream: number }>();
+    for (const st of seq.steps) {
+      steps.add(st.step);
+      const word = words.get(st.shape) ?? null;
+      const phase: Phase = word ?? phaseOf[st.shape]!;
+      if (word !== null) byStage = true;
+      else if (phase !== 'step') byKernels = true;
+      notePhase(phase, st.step);
+      const g = groups.get(st.shape);
+      if (g === undefined) groups.set(st.shape, { shape: st.shape, phase, steps: [st.step], first: st.step, stream: st.stream });
+      else {
+        g.steps.push(st.step);
+        if (st.step < g.first) {
+          g.first = st.step;
+          g.stream = st.stream;
+        }
+      }
+    }
+    for (const g of groups.values()) {
+      const shape = seq.shapes[g.shape]!;
+      const layers = layersOf[g.shape]!;
+      if (layers.mtp) for (const st of g.steps) notePhase('mtp', st);
+      entries.forEach((entry, k) => {
+        const a = acc[k]!;
+        found[g.shape]![k]!.forEach((site, n) => {
           let ticks = 0;
           for (const p of site.positions) ticks += shape.sumTicks[p]!;
-          const layer = entry.perLayer ? n : null;
+          const share = ticks;
+          const start = Math.min(...site.positions);
+          const end = Math.max(...site.positions) + 1;
+          const where = siteLayer(layers, start, end);
+          const phase: Phase = where.mtp ? 'mtp' : g.phase;
+          const layer = entry.perLayer ? (layers.positions.length > 0 ? where.layer : n) : null;
+          const at: SiteAt = { step: g.first, stream: seq.streams[g.stream] ?? '-', index: start, file: null, line: null };
+          const f = figures(k, phase);
+          countStep(k, phase, g.steps, site.fused);
           if (site.fused) {
-            a.fc += stepIds.length;
-            a.ft += ticks;
-            addSite(a.fused, rank, layer, null, stepIds, 1, ticks, null);
+            f.fusedCount += g.steps.length;
+            f.fusedTicks += share;
+            addSite(a.fused, { rank, phase, layer, chain: null }, g.steps, share, null, at);
           } else {
-            a.uc += stepIds.length;
-            a.ut += ticks;
+            f.unfusedCount += g.steps.length;
+            f.unfusedTicks += share;
             const types = site.positions.map((p) => seq.tokens[shape.tokens[p]!]!);
-            addSite(a.unfused, rank, layer, site.chain, stepIds, 1, ticks, types);
+            addSite(a.unfused, { rank, phase, layer, chain: site.chain }, g.steps, share, types, at);
           }
         });
-      }
-    });
+      });
+    }
   }
   return {
     input,
     ranks,
     steps: [...steps].sort((x, y) => x - y),
+    phaseSteps: PHASES.filter((p) => phaseSteps.has(p)).map((p) => ({ phase: p, steps: [...phaseSteps.get(p)!].sort((x, y) => x - y) })),
+    phaseSource: byStage ? 'stage' : byKernels ? 'kernels' : 'none',
+    markers,
     kernels,
     entries: entries.map((entry, k) => {
       const a = acc[k]!;
-      const status: AuditStatus = a.fc > 0 ? (a.uc > 0 ? 'fallback' : 'fused') : a.uc > 0 ? 'unfused' : 'absent';
+      const fc = [...a.phases.values()].reduce((n, f) => n + f.fusedCount, 0);
+      const ft = [...a.phases.values()].reduce((n, f) => n + f.fusedTicks, 0);
+      const uc = [...a.phases.values()].reduce((n, f) => n + f.unfusedCount, 0);
+      const ut = [...a.phases.values()].reduce((n, f) => n + f.unfusedTicks, 0);
+      const status: AuditStatus = fc > 0 ? (uc > 0 ? 'fallback' : 'fused') : uc > 0 ? 'unfused' : 'absent';
       return {
         entry,
-        fusedCount: a.fc,
-        fusedTicks: a.ft,
-        unfusedCount: a.uc,
-        unfusedTicks: a.ut,
+        fusedCount: fc,
+        fusedTicks: ft,
+        unfusedCount: uc,
+        unfusedTicks: ut,
         status,
+        phases: PHASES.filter((p) => a.phases.has(p)).map((p) => a.phases.get(p)!),
         fusedSites: sites(a.fused),
         unfusedSites: sites(a.unfused),
+        byStep: a.byStep,
       };
     }),
   };

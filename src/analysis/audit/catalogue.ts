@@ -4,6 +4,7 @@
 // where each fact comes from. catalogue/README.md describes the format.
 
 import { parseYaml, positionOf } from '../../aggregate/userGroups.js';
+import { CATALOGUE_FILES } from './catalogueData.js';
 import { inputError } from '../../util/errors.js';
 import { shown } from '../../util/inputText.js';
 
@@ -175,4 +176,11 @@ export function gapOf(e: CatalogueEntry, chain: ChainElement[]): number {
 /** A chain as the catalogue writes it. */
 export function chainText(chain: ChainElement[]): string {
   return chain.map((el) => `${el.types.join('|')}${el.optional ? '?' : ''}`).join(' ');
+}
+
+/** The catalogue shipped with kprof (catalogue/*.yaml), read once. */
+let shipped: CatalogueEntry[] | null = null;
+export function shippedCatalogue(): CatalogueEntry[] {
+  shipped ??= joinCatalogues(CATALOGUE_FILES.map((f) => parseCatalogue(f.file, f.text)));
+  return shipped;
 }

@@ -7,9 +7,10 @@
 
 export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from './registry.js';
 
-import { readTable } from './readTable.js';
+import { readTable } from './ascend/readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot, sameMaking } from './summary/snapshot.js';
+import { readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
@@ -18,13 +19,14 @@ const csvTable: FormatReader = { kind: 'kernels', read: readTable };
 
 /** Every built-in format's reader: an id with no reader, or a reader of no id, does not compile. */
 const READERS = {
-  kernel_details: csvTable,
+  // torch_npu writes a step_trace_time.csv beside it.
+  kernel_details: { ...csvTable, stepTime: { name: STEP_TRACE_FILE, beside: stepTraceBeside, read: readStepTrace } },
   op_summary: csvTable,
   op_statistic: csvTable,
   db: { kind: 'kernels', read: readDb },
   // An analysis.db holds no kernels: the db reader says so (its tables tell it), naming the file.
   analysis_db: { kind: 'kernels', read: readDb },
-  summary_json: { kind: 'ranks', read: readSnapshot },
+  summary_json: { kind: 'ranks', read: readSnapshot, combined: sameMaking },
   trace_view: { kind: 'kernels', read: readChromeTraceFile },
   kineto: { kind: 'kernels', read: readChromeTraceFile },
   nsys_gpu_trace: { kind: 'kernels', read: readNsysFile },
@@ -57,4 +59,19 @@ export function readerOf(id: string): FormatReader {
 /** Can a worker thread read this format (one of the built-in table)? */
 export function readInWorker(id: string): boolean {
   return FORMATS.some((f) => f.id === id) && readerOf(id).kind === 'kernels';
+}
+
+/** The step-time files the readers declare, as --help names them: `step_trace_time.csv`. */
+export function stepTimeFiles(): string {
+  const names = [...Object.values(READERS), ...addedReaders.values()].flatMap((r: FormatReader) =>
+    r.kind === 'kernels' && r.stepTime !== undefined ? [r.stepTime.name] : [],
+  );
+  return [...new Set(names)].join(' / ');
+}
+
+/** The step-time file a reader declares beside a file of its format (`step_trace_time.csv` beside a kernel table), or null. */
+export function stepTimeBeside(format: string, path: string): string | null {
+  if (!FORMATS.some((f) => f.id === format) && !addedReaders.has(format)) return null;
+  const r = readerOf(format);
+  return r.kind === 'kernels' && r.stepTime !== undefined ? r.stepTime.beside(path) : null;
 }

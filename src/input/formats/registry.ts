@@ -5,18 +5,25 @@
 //
 // This module is a leaf: readers import it for their messages, so it imports no reader (readers.ts does).
 //
-// Adding a format (test/toyFormat.ts is a whole one, in 40 lines):
-// 1. A module under formats/ (formats/sqlite/, formats/trace/ …) with its reader: `kernels` (reads one file into
-//    the rank's KernelTarget and returns its SourceFile; it opens the file itself, text or binary) or `ranks`
-//    (a file of finished ranks, as a summary JSON is).
-// 2. Its entry in FORMATS below: id, what it holds, names / sniff / places, every answer, how messages name it.
-//    Order is preference: where two formats are found in one place, the earlier is read (a `--prefer` option
-//    can reorder them later). A sniff tells apart formats whose names overlap (*.json, *.db).
-// 3. Its line in readers.ts (READERS); the compiler refuses an id with no reader and an entry that leaves out
-//    an answer. Nothing else changes: resolve, read, --help, inspect and the messages read this table.
+// Adding a format (test/toyFormat.ts is a whole one, in 60 lines):
+// 1. A folder under formats/ (or its family's: ascend/, sqlite/, trace/, summary/) with its reader: `kernels`
+//    (reads one file into the one KernelTarget it is given and returns its SourceFile; it opens the file itself,
+//    through the byte layer input/bytes/, text or binary) or `ranks` (a file of finished ranks, as a summary
+//    JSON is). It imports nothing of another family's folder, and only it and this table name its files.
+// 2. Its entry in FORMATS below: id, what it holds, names / sniff / places, every answer, how messages name it,
+//    and what it has beside it: `witness` (totals to cross-check it against), `exportKind` (for --prefer).
+//    Order is preference: where two formats are found in one place, the earlier is read (`--prefer` puts its
+//    kind of export first). A sniff tells apart formats whose names overlap (*.json, *.db).
+// 3. Its line in readers.ts (READERS, with a `stepTime` file if the profiler writes one beside it); the compiler
+//    refuses an id with no reader and an entry that leaves out an answer. Nothing else changes: resolve, read,
+//    --help, inspect, --witness, --prefer, --step-time and the messages read this table, and every sink (the
+//    rewrites' recorder too) is fed what the reader feeds its target.
 // A format added at run time (registerFormat) is the same entry with its reader, read in the main thread.
+//
+// Over 400 lines: the table of the formats is one table (some 300 lines of entries) read beside the types that
+// make each entry complete and the messages made from it.
 
-import type { Fields, RankData, SourceFile } from '../../model/model.js';
+import type { Fields, RankData, SourceFile, StepTrace } from '../../model/model.js';
 import type { KernelSink, RankTarget, RowLog, SourceFacts } from '../sink.js';
 import type { Engine } from '../engine.js';
 // The trace formats' sniffers (content tests only: they read no file).
@@ -119,6 +126,25 @@ export interface Naming {
   header: string | null;
 }
 
+/** The kinds of export `--prefer` chooses between, the default first. */
+export const EXPORT_KINDS = ['text', 'db'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+/** A format's kind of export (FormatFacts.exportKind). */
+export function exportKindOf(f: FormatFacts): ExportKind {
+  return f.exportKind ?? EXPORT_KINDS[0];
+}
+
+/** Is a format of the db export of a run (not its text export)? */
+export function isDbExport(f: FormatFacts): boolean {
+  return exportKindOf(f) === 'db';
+}
+
+/** The other kind of export, for "--prefer … reads the other". */
+export function otherExportKind(k: ExportKind): ExportKind {
+  return EXPORT_KINDS.find((x) => x !== k)!;
+}
+
 /** Everything kprof knows about a format but its reader (readers.ts adds that). */
 export interface FormatFacts<Id extends string = string> {
   id: Id;
@@ -128,6 +154,16 @@ export interface FormatFacts<Id extends string = string> {
   naming: Naming;
   /** Its files may be gzipped (`.gz`), unpacked as they are read. */
   gzip: boolean;
+  /**
+   * Which kind of export of a run its files are, for `--prefer` where a folder holds both kinds of one run
+   * (EXPORT_KINDS): absent, the first (`text`).
+   */
+  exportKind?: ExportKind;
+  /**
+   * The format of totals (`holds: 'totals'`, with types and cores) that the profiler writes of the same kernels
+   * beside a file of this one, in its folder: what `--witness` cross-checks its kernels against. Absent: nothing to.
+   */
+  witness?: string;
   /**
    * The format a file no entry claims is read as (the CSV family: a CSV's header says which of its formats it is).
    * Exactly one entry has it.
@@ -141,7 +177,11 @@ export type KernelTarget = KernelSink & RowLog;
 export interface KernelReadOptions {
   /** Read input shapes into the group key. */
   withShapes: boolean;
-  /** Sinks fed the same kernels beside the rank's own; they see no row problems. */
+  /**
+   * Sinks fed the same kernels beside `into`, for a caller that reads one file itself (tests). readRank passes
+   * none: the target it gives a reader already feeds the sinks beside the accumulator (sink.ts asTarget), so a
+   * reader that feeds `into` alone feeds them all.
+   */
   beside?: readonly KernelSink[] | undefined;
   /** Route the rows of a file that holds several devices to one target per device id (`column`: where it is read). */
   split?: { targetFor(device: number, column?: string): RankTarget };
@@ -171,9 +211,30 @@ export class ReadAgain extends Error {
   }
 }
 
+/**
+ * A file the profiler writes beside one of a format's, with its time per step (`--step-time` reads it into the
+ * rank's step time): where it is for a file of the format (null: none), and how to read it.
+ */
+export interface StepTimeFile {
+  /** As messages and --help name it: `step_trace_time.csv`. */
+  name: string;
+  beside(file: string): string | null;
+  read(path: string, log: RowLog): StepTrace | null;
+}
+
 export type FormatReader =
-  | { kind: 'kernels'; read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> }
-  | { kind: 'ranks'; read(path: string): RankData[] | Promise<RankData[]> };
+  | {
+      kind: 'kernels';
+      read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile>;
+      /** Its step-time file, when the profiler writes one beside a file of the format. */
+      stepTime?: StepTimeFile;
+    }
+  | {
+      kind: 'ranks';
+      read(path: string): RankData[] | Promise<RankData[]>;
+      /** Check the ranks of one profile, its own among them, before they are combined (throws an input error). */
+      combined?(ranks: RankData[]): void;
+    };
 
 /** A format with its reader: what registerFormat takes. */
 export type FormatEntry = FormatFacts & { reader: FormatReader };
@@ -203,7 +264,7 @@ const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*
 
 /**
  * The formats kprof reads, in the order they are preferred where several are found in one place and listed in
- * messages. A CSV of the first three is told apart by its header (detect.ts): its name only says where to look.
+ * messages. A CSV of the first three is told apart by its header (ascend/detect.ts): its name only says where to look.
  */
 export const FORMATS = [
   {
@@ -231,6 +292,7 @@ export const FORMATS = [
       header: '"Name,Type,…,Duration(us)"',
     },
     gzip: true,
+    witness: 'op_statistic',
     fallback: true,
   },
   {
@@ -258,6 +320,7 @@ export const FORMATS = [
       header: '"Op Name,OP Type,…,Task Duration(us)"',
     },
     gzip: true,
+    witness: 'op_statistic',
   },
   {
     id: 'op_statistic',
@@ -302,6 +365,7 @@ export const FORMATS = [
       header: null,
     },
     gzip: false,
+    exportKind: 'db',
   },
   {
     id: 'analysis_db',
@@ -498,7 +562,7 @@ function listed(items: readonly string[], last: 'and' | 'or'): string {
   return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
 }
 
-/** Formats that a CSV header tells apart (detect.ts). */
+/** Formats that a CSV header tells apart (ascend/detect.ts). */
 function csvFormats(): FormatFacts[] {
   return allFormats().filter((f) => f.naming.header !== null);
 }
@@ -607,4 +671,11 @@ export function sourceFacts(
     starts: holds(answers.starts, has.starts),
     streams: holds(answers.streams, has.streams),
   };
+}
+
+/** The formats whose kernels --witness cross-checks, and the totals it checks them against, as messages name them. */
+export function witnessText(): { tables: string; totals: string } {
+  const tables = allFormats().filter((f) => f.witness !== undefined);
+  const totals = [...new Set(tables.map((f) => f.witness!))].map((id) => formatOf(id).naming.brief);
+  return { tables: tables.map((f) => f.naming.brief).join(', '), totals: listed(totals, 'or') };
 }

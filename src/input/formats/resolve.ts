@@ -2,24 +2,32 @@
 // torch_npu/MindSpore `*_ascend_pt`/`*_ascend_ms` folders, msprof `PROF_*` folders (new and old layouts), a parent
 // folder holding one such folder per rank, a plain folder of export files, and a folder of summary JSONs. This
 // module knows the layouts; which files in a folder are which format is the registry's (registry.ts).
+//
+// Over 400 lines: the layouts of FORMATS.md §1 and the walk that finds them, with the notes of what is not read:
+// one decision per folder, whose rules are read side by side.
 
-import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { constants, gunzipSync } from 'node:zlib';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specialKindOf } from '../../util/files.js';
+import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
+  exportKindOf,
   fallbackFormat,
   formatOf,
+  isDbExport,
   formatsIn,
   formatsNamed,
   lookedForText,
+  namedAs,
+  otherExportKind,
   passAnyFolder,
   ranksInFile,
+  type ExportKind,
   type FormatFacts,
   type Holds,
   type Place,
@@ -152,10 +160,7 @@ function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
 const PREFERENCE: Holds[] = ['kernels', 'totals'];
 
 /** Which export to read where a folder holds both the text and the db export of one run (`--prefer`). */
-export type Prefer = 'db' | 'text';
-
-/** The formats of the db export (the others are text). */
-const DB_IDS = new Set(['db']);
+export type Prefer = ExportKind;
 
 /** The run's --prefer (null: registry order, which reads the text export), set by resolveInput while it runs. */
 let prefer: Prefer | null = null;
@@ -173,7 +178,7 @@ function unread(notes: string[], text: string): void {
 /** Formats in order of preference: registry order, with the --prefer'd kind of export first. */
 function preferred(formats: FormatFacts[]): FormatFacts[] {
   if (prefer === null) return formats;
-  const first = (f: FormatFacts): boolean => DB_IDS.has(f.id) === (prefer === 'db');
+  const first = (f: FormatFacts): boolean => exportKindOf(f) === prefer;
   return [...formats.filter(first), ...formats.filter((f) => !first(f))];
 }
 
@@ -193,7 +198,7 @@ function pick(place: Place, dir: string, entries: string[], holds: readonly Hold
     if (found.length === 0) continue;
     const chosen = found[0]!;
     // The rival export is a kernel table too (with op types, as the chosen one): a trace_view.json is not one.
-    const other = found.find((x) => DB_IDS.has(x.f.id) !== DB_IDS.has(chosen.f.id) && x.f.answers.types === chosen.f.answers.types);
+    const other = found.find((x) => exportKindOf(x.f) !== exportKindOf(chosen.f) && x.f.answers.types === chosen.f.answers.types);
     if (other !== undefined) bothExports(dir, chosen.f, chosen.files, other.files);
     if (h === 'kernels') otherTables(dir, entries, chosen.f, chosen.files, other?.f);
     return { format: chosen.f.id, files: chosen.files };
@@ -223,11 +228,10 @@ function otherTables(dir: string, entries: string[], chosen: FormatFacts, files:
 
 /** The note of a folder (or PROF_ folder) that holds the text and the db export of one run. */
 function bothExports(dir: string, chosen: FormatFacts, files: string[], others: string[]): void {
-  const db = DB_IDS.has(chosen.id);
   const why = prefer === null ? 'the default, registry order' : `--prefer ${prefer}`;
   pickNotes.push(
     `${dir}: holds both the text and the db export of the run (${basename(files[0]!)} and ${basename(others[0]!)}); ` +
-      `reading ${basename(files[0]!)} (${why}; --prefer ${db ? 'text' : 'db'} reads the other)`,
+      `reading ${basename(files[0]!)} (${why}; --prefer ${otherExportKind(exportKindOf(chosen))} reads the other)`,
   );
 }
 
@@ -253,7 +257,7 @@ function msprofFiles(dir: string): { format: string; files: string[] } | null {
 function msprofLooked(): string {
   return listed(
     formatsIn('msprof')
-      .filter((f) => f.holds !== 'nothing' && !DB_IDS.has(f.id))
+      .filter((f) => f.holds !== 'nothing' && !isDbExport(f))
       .map((f) => f.naming.brief),
     'or',
   );
@@ -726,9 +730,6 @@ function resolveFile(path: string, notes: string[]): RankPlan {
   return { rank: r.rank, rankSource: r.source, warnings: r.warnings, format: format.id, files: [path], root: dir };
 }
 
-/** How many bytes a format's sniff is given. */
-const SNIFF_BYTES = 65536;
-
 /**
  * The format of a file given by itself: the one its name says; where the names of several formats match, the
  * first whose sniff claims its first bytes (else the first of them); a file no format names is read as the
@@ -744,7 +745,7 @@ function recognise(path: string, name: string): FormatFacts {
   const sniffed = sniffers.find((f) => f.recognise.sniff!(head));
   if (sniffed !== undefined) return sniffed;
   // A *.db that is not SQLite is refused by the db reader (naming the file), not read as a CSV by its header.
-  return /\.db$/i.test(name) ? formatOf('db') : fallbackFormat();
+  return /\.db$/i.test(name) ? allFormats().find((f) => isDbExport(f) && f.holds === 'kernels')! : fallbackFormat();
 }
 
 /** Of the formats whose names match a file, the first whose sniff claims its first bytes, else the first. */
@@ -754,27 +755,6 @@ function claim(path: string, named: FormatFacts[]): FormatFacts {
   if (sniffers.length === 0) return named[0]!;
   const head = readHead(path);
   return sniffers.find((f) => f.recognise.sniff!(head)) ?? named[0]!;
-}
-
-/** The first bytes of a file (for sniffing), unpacked when it is gzip; empty when they cannot be read. */
-function readHead(path: string): Uint8Array {
-  let fd = -1;
-  try {
-    fd = openRegular(path).fd;
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const head = buf.subarray(0, n);
-    if (head[0] !== 0x1f || head[1] !== 0x8b) return head;
-    try {
-      return gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }).subarray(0, SNIFF_BYTES);
-    } catch {
-      return head;
-    }
-  } catch {
-    return new Uint8Array(0); // the read of the file says what is wrong with it
-  } finally {
-    if (fd >= 0) closeSync(fd);
-  }
 }
 
 function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
@@ -812,4 +792,27 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
 function rel(p: string): string {
   const r = relative(onDisk('.'), onDisk(p));
   return r === '' ? '.' : r;
+}
+
+/**
+ * The totals beside a file of kernels that --witness cross-checks it against (its format's `witness`, registry):
+ * that format's files in the file's own folder, sorted; null when its format declares none.
+ */
+export function witnessBeside(file: string, format: string): { format: string; files: string[] } | null {
+  const id = formatOf(format).witness;
+  if (id === undefined) return null;
+  const dir = dirname(file);
+  let entries: string[];
+  try {
+    entries = readdirSync(onDisk(dir));
+  } catch {
+    entries = [];
+  }
+  return {
+    format: id,
+    files: entries
+      .filter((e) => namedAs(formatOf(id), e))
+      .sort()
+      .map((e) => join(dir, e)),
+  };
 }

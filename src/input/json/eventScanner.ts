@@ -29,6 +29,9 @@
 // stack with a raw TAB passes, where Python's json module would refuse the file. A leading byte-order mark is
 // skipped. The object form's `traceEvents` may come anywhere among its members; members the reader asks for
 // (`distributedInfo`) are decoded whole up to 1 MiB.
+//
+// Over 400 lines: one streaming tokenizer: its states (items, the window, skipping values, the errors that name a
+// byte) share one cursor and buffer, and are read together with the fast path's contract.
 
 import { isUtf8 } from 'node:buffer';
 import { defaultEngine, type Engine } from '../engine.js';

@@ -23,6 +23,9 @@
 ;; (ph, cat, name). Its answer depends on those strings only, so it is asked once per spelling of them (the ids of
 ;; the decide fields, packed, are the key) and kept here: `events` then passes over the events it was told are of
 ;; no use without returning to JavaScript, and counts them.
+;;
+;; Over 400 lines: one WebAssembly module (a call between modules would cost more than an event), its grammar
+;; checks and key lookup together.
 (module
   (memory (export "memory") 2)
   ;; MASKS: sixteen bytes 0xff, then sixteen 0 (the sixteen bytes at 32784 - n keep the first n of a load).

@@ -3,7 +3,7 @@
 // that is a few hundred thousand small objects, which cost memory twice (the serialized copy and the objects)
 // and time. Everything else in RankData goes as a structured clone.
 
-import { lazyProperty, type Cell, type RankData } from '../../model/model.js';
+import { StepCells, type Cell, type RankData } from '../../model/model.js';
 
 /** The fields of a Cell, in packed order. The check below fails to compile if Cell gains a field. */
 const FIELDS = ['count', 'ticks', 'minTicks', 'maxTicks'] as const;
@@ -11,7 +11,7 @@ type Missing = Exclude<keyof Cell, (typeof FIELDS)[number]>;
 const exact: [Missing] extends [never] ? true : never = true;
 void exact;
 
-const STRIDE = FIELDS.length + 1; // step id, then the fields
+const STRIDE = FIELDS.length + 1; // step id, then the fields (the layout StepCells.packed reads back)
 
 export interface PackedRanks {
   /** The ranks with every group's `steps` emptied. */
@@ -48,6 +48,7 @@ export function packRanks(ranks: RankData[]): PackedRanks {
     for (const g of r.groups.values()) {
       sizes[i++] = g.steps.size;
       g.steps.forEach(put);
+      // A Map (what a structured clone keeps as one; a StepCells would arrive as a plain object): emptied.
       g.steps = new Map();
     }
   }
@@ -55,8 +56,9 @@ export function packRanks(ranks: RankData[]): PackedRanks {
 }
 
 /**
- * The ranks with each group's `steps` back, made into a Map of cells when first read: a diff reads only totals,
- * and making tens of thousands of cells would be most of the time between the worker's answer and the report.
+ * The ranks with each group's `steps` back, made into cells when first read (StepCells.packed): a diff reads only
+ * totals, and making tens of thousands of cells would be most of the time between the worker's answer and the
+ * report.
  */
 export function unpackRanks(p: PackedRanks): RankData[] {
   const { sizes, cells } = p;
@@ -64,25 +66,10 @@ export function unpackRanks(p: PackedRanks): RankData[] {
   let o = 0;
   for (const r of p.ranks) {
     for (const g of r.groups.values()) {
-      const from = o;
       const size = sizes[i++]!;
+      g.steps = StepCells.packed(cells, o, size);
       o += size * STRIDE;
-      lazyProperty(g, 'steps', () => stepsAt(cells, from, size));
     }
   }
   return p.ranks;
-}
-
-function stepsAt(cells: Float64Array, o: number, size: number): Map<number, Cell> {
-  const steps = new Map<number, Cell>();
-  for (let k = 0; k < size; k++, o += STRIDE) {
-    steps.set(small(cells[o]!), { count: small(cells[o + 1]!), ticks: cells[o + 2]!, minTicks: cells[o + 3]!, maxTicks: cells[o + 4]! });
-  }
-  return steps;
-}
-
-/** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
-function small(x: number): number {
-  const i = x | 0;
-  return i === x ? i : x;
 }

@@ -25,6 +25,8 @@ export interface ReadTask {
   engine?: Engine | undefined;
   /** What may select kernels by raw name in this run (see Accumulator). */
   rawNames: RawNameTests | null;
+  /** Keep kernel names in the fine groups (see ReadOptions.kernelNames); default true. */
+  kernelNames?: boolean | undefined;
   /** A sink to read beside each accumulator, by its kind's name (beside.ts); null: none. */
   beside: BesideTask | null;
   /** Shorten CUDA/ROCm kernel names (--short-names). */

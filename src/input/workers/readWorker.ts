@@ -45,6 +45,7 @@ export function serveReads(): void {
         stepTime: m.payload.stepTime,
         engine: m.payload.engine,
         rawNames: m.payload.rawNames,
+        kernelNames: m.payload.kernelNames,
         beside: kind === null || task === null ? null : { kind, options: task.options },
         shortNames: m.payload.shortNames,
         onBytes,

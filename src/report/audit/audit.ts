@@ -5,15 +5,13 @@ import type { CatalogueEntry } from '../../analysis/audit/catalogue.js';
 import { chainText } from '../../analysis/audit/catalogue.js';
 import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../../analysis/audit/audit.js';
 import { TICKS_PER_US } from '../../model/model.js';
+import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
 import { fmtCount, fmtUs } from '../../util/format.js';
 import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
 
-export const AUDIT_FORMATS = ['table', 'markdown', 'json'] as const;
-export type AuditFormat = (typeof AUDIT_FORMATS)[number];
-
-/** The JSON's schema id: bump on any change of its shape. */
-export const AUDIT_SCHEMA = 'kprof.audit/1';
+export { AUDIT_FORMATS, AUDIT_SCHEMA, type AuditFormat } from './formats.js';
+import { AUDIT_SCHEMA, type AuditFormat } from './formats.js';
 
 export interface AuditView {
   /** Show entries whose kernels never ran too. */
@@ -31,22 +29,57 @@ const STATUS_WORD: Record<EntryAudit['status'], string> = {
   absent: 'absent',
 };
 
-/** Where: `rank 0 layer 2 steps 1-4`. */
-function siteText(s: AuditSite, text: (x: string) => string): string {
-  return `rank ${text(s.rank)}${s.layer !== null ? ` layer ${s.layer}` : ''} steps ${stepRanges(s.steps)}`;
+/** Where: `rank 0 decode layer 2 steps 1-4`, or `rank 0 MTP layer steps 21-24`. */
+export function siteText(s: AuditSite, text: (x: string) => string): string {
+  const layer = s.phase === 'mtp' ? ' MTP layer' : `${s.phase === 'step' ? '' : ` ${s.phase}`}${s.layer !== null ? ` layer ${s.layer}` : ''}`;
+  return `rank ${text(s.rank)}${layer} steps ${stepRanges(s.steps)}`;
+}
+
+/** Where a site's first kernel is: `kernel_details.csv:123` (its row), else `step 21 stream 2 #47`. */
+export function citation(s: AuditSite, text: (x: string) => string): string {
+  if (s.at.file !== null && s.at.line !== null) return `${text(s.at.file.slice(s.at.file.lastIndexOf('/') + 1))}:${s.at.line}`;
+  return `step ${s.at.step} stream ${text(s.at.stream)} #${s.at.index}`;
+}
+
+const PHASE_WORD: Record<AuditSite['phase'], string> = { prefill: 'prefill', decode: 'decode', mtp: 'MTP', step: 'no phase' };
+
+/** Per phase, what the entry did: `decode 16 fused / 0 unfused; MTP 0 fused / 8 unfused`. */
+function phaseText(e: EntryAudit): string {
+  return e.phases
+    .map((f) => `${PHASE_WORD[f.phase]} ${fmtCount(f.fusedCount)} fused / ${fmtCount(f.unfusedCount)} unfused (${fmtUs(us(f.unfusedTicks))})`)
+    .join('; ');
 }
 
 function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
   return view.all ? a.entries : a.entries.filter((e) => e.status !== 'absent');
 }
 
-function headline(a: ProfileAudit, text: (x: string) => string): string {
+export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
-    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entries, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
+    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
     `${a.steps.length} step${a.steps.length === 1 ? '' : 's'}, ${fmtCount(a.kernels)} compute kernels; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
+}
+
+const SOURCE_WORD: Record<ProfileAudit['phaseSource'], string> = {
+  stage: 'Phases (by the Stage column of the step-time file)',
+  kernels: 'Phases (by the attention kernels)',
+  none: 'Phases: none told (no Stage word, no prefill or decode attention kernel)',
+};
+
+/** `Phases (by the attention kernels): prefill steps 1, decode steps 2-4, MTP layer in steps 2-4. Layers by LightningIndexer.` */
+export function structureLine(a: ProfileAudit, text: (x: string) => string): string {
+  const phases = a.phaseSteps
+    .filter((p) => p.phase !== 'step' || a.phaseSource !== 'none')
+    .map((p) => (p.phase === 'mtp' ? `MTP layer in steps ${stepRanges(p.steps)}` : `${PHASE_WORD[p.phase]} steps ${stepRanges(p.steps)}`));
+  const marks = [...new Set(a.markers.map((m) => m.marker))];
+  const layers =
+    marks.length === 1 && marks[0] === null
+      ? "No layer marker (no per-layer entry ran twice in a step): a per-layer entry's n-th site in a step is layer n."
+      : `Layers by ${marks.map((m) => (m === null ? 'no marker' : text(m))).join(', ')} (once per layer).`;
+  return `${SOURCE_WORD[a.phaseSource]}${phases.length > 0 ? `${a.phaseSource === 'none' ? ';' : ':'} ${phases.join(', ')}` : ''}. ${layers}`;
 }
 
 function rows(a: ProfileAudit, view: AuditView, code: (x: string) => string): string[][] {
@@ -68,11 +101,13 @@ function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string)
   const lines: string[] = [];
   for (const e of a.entries) {
     if (e.unfusedSites.length === 0) continue;
-    lines.push(`${bullet}${text(e.entry.id)} (${e.status === 'fallback' ? 'fused elsewhere' : 'never fused'}): unfused chain ran at`);
+    lines.push(
+      `${bullet}${text(e.entry.id)} (${e.status === 'fallback' ? 'fused elsewhere' : 'never fused'}): ${phaseText(e)}; unfused chain ran at`,
+    );
     for (const s of e.unfusedSites) {
       lines.push(
         `${bullet === '' ? '  ' : '  - '}${siteText(s, text)}: ${fmtCount(s.count)} chain${s.count === 1 ? '' : 's'}, ${fmtUs(us(s.ticks))}` +
-          `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''}: ${(s.types ?? []).map(text).join(' ')}`,
+          `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''} at ${citation(s, text)}: ${(s.types ?? []).map(text).join(' ')}`,
       );
     }
   }
@@ -105,7 +140,7 @@ export function auditTable(audits: ProfileAudit[], view: AuditView, ctx: RenderC
   }
   for (const a of audits) {
     if (out.length > 0) out.push('');
-    out.push(headline(a, text), '');
+    out.push(headline(a, text), structureLine(a, text), '');
     const r = rows(a, view, text);
     out.push(r.length > 0 ? textTable(ctx, HEAD, r, [...ALIGN]) : 'No kernel of any catalogue entry ran (kprof audit --list shows the entries).');
     const hidden = a.entries.length - shownEntries(a, view).length;
@@ -131,7 +166,7 @@ export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
     return `${out.join('\n')}\n`;
   }
   for (const a of audits) {
-    out.push(`## ${headline(a, code)}`, '');
+    out.push(`## ${headline(a, code)}`, '', structureLine(a, code), '');
     const r = rows(a, view, code);
     out.push(r.length > 0 ? markdownTable(HEAD, r, [...ALIGN]) : 'No kernel of any catalogue entry ran.');
     const sl = siteLines(a, code, '- ');
@@ -141,36 +176,50 @@ export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
   return `${out.join('\n')}`;
 }
 
-function siteJson(s: AuditSite): unknown {
+function siteJson(s: AuditSite): AuditSiteJson {
   return {
     rank: s.rank,
+    phase: s.phase,
     layer: s.layer,
     chain: s.chain,
     steps: s.steps,
     count: s.count,
     time_us: us(s.ticks),
     ...(s.types !== null ? { types: s.types } : {}),
+    first: { step: s.at.step, stream: s.at.stream, index: s.at.index, file: s.at.file, line: s.at.line },
   };
 }
 
 export function auditJson(audits: ProfileAudit[]): string {
-  const doc = {
+  return `${jsonSafe(JSON.stringify(auditJsonObject(audits), null, 2))}\n`;
+}
+
+/** The audit's JSON document (schema AuditJson in model/schema.ts). */
+export function auditJsonObject(audits: ProfileAudit[]): AuditJson {
+  return {
     schema: AUDIT_SCHEMA,
     profiles: audits.map((a) => ({
       input: a.input,
       ranks: a.ranks,
       steps: a.steps,
+      phases: a.phaseSteps.map((p) => ({ phase: p.phase, steps: p.steps })),
+      phase_source: a.phaseSource,
+      layer_markers: a.markers,
       kernels: a.kernels,
       entries: a.entries.map((e) => ({
         id: e.entry.id,
         fused_types: e.entry.fused,
         status: e.status,
+        phases: e.phases.map((f) => ({
+          phase: f.phase,
+          fused: { count: f.fusedCount, time_us: us(f.fusedTicks) },
+          unfused: { count: f.unfusedCount, time_us: us(f.unfusedTicks) },
+        })),
         fused: { count: e.fusedCount, time_us: us(e.fusedTicks), sites: e.fusedSites.map(siteJson) },
         unfused: { count: e.unfusedCount, time_us: us(e.unfusedTicks), sites: e.unfusedSites.map(siteJson) },
       })),
     })),
   };
-  return `${jsonSafe(JSON.stringify(doc, null, 2))}\n`;
 }
 
 /** `kprof audit --list`: the catalogue, one block per entry. */

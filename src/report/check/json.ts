@@ -29,6 +29,8 @@ function checkJsonWith(v: Verdict, ctx: CheckContext, list: ListOf): CheckJson {
       ranksBroken: r.ranksBroken,
       stepsBroken: r.brokenSteps,
       site: r.site ?? null,
+      ...(r.fallbacks !== undefined ? { fallbacks: r.fallbacks } : {}),
+      ...(r.short !== undefined ? { short: r.short } : {}),
       message: resultMessage(r, ctx.base !== null, exact),
       why: r.rule.why,
       unmatched: r.unmatched,

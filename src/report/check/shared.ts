@@ -2,6 +2,7 @@
 // Pure. Results are listed in the order of the rules file.
 
 import { stepsLabel } from '../../aggregate/group.js';
+import { fallbackText } from '../../rules/checks/fused.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
 import type { Evidence, RuleResult, SequenceSite, Verdict } from '../../rules/model.js';
@@ -44,6 +45,7 @@ export function whyText(why: string, q: Quote): string {
 
 export function selectorText(rule: Rule, q: Quote): string {
   const s = rule.selector;
+  if (rule.check.kind === 'fused') return `fusion ${q(rule.check.entry)}${rule.check.phase === 'decoder' ? '' : ` (${rule.check.phase})`}`;
   if (s === null) return 'kernel types';
   // A sequence rule's type: or name: list is a chain, in order.
   if (rule.check.kind === 'sequence' && (s.kind === 'type' || s.kind === 'name')) return `${s.kind}s ${s.values.map((x) => q(x)).join(' → ')}`;
@@ -86,7 +88,7 @@ export function ruleTitle(rule: Rule, q: Quote = clipped): string {
 
 /** The rule's label, or its selector: for reports that show the bound beside it. */
 export function ruleName(rule: Rule, q: Quote = clipped): string {
-  return rule.label !== null ? q(rule.label) : rule.selector === null ? 'new kernel types' : selectorText(rule, q);
+  return rule.label !== null ? q(rule.label) : rule.selector === null && rule.check.kind !== 'fused' ? 'new kernel types' : selectorText(rule, q);
 }
 
 export function valueText(r: RuleResult, v: number | null, q: Quote): string {
@@ -136,7 +138,36 @@ export function observedPart(r: RuleResult, q: Quote = clipped): string {
     return `${closest}${valueText(r, r.observed, q)}${r.per === 'step' ? ' per step' : ''}${scope}`;
   }
   const at = where(r.rank, r.step, q);
-  return `${at ? `${at}: ` : ''}${observedText(r, q)}${r.site ? `; ${siteText(r.site, q)}` : ''}`;
+  return `${at ? `${at}: ` : ''}${observedText(r, q)}${r.site ? `; ${siteText(r.site, q)}` : ''}${fallbackPart(r, q)}`;
+}
+
+/** Most fallback sites a fused rule names in a message (JSON lists them all in `fallbacks`). */
+export const MAX_FALLBACKS_SHOWN = 8;
+
+/** A fused rule that broke: where the unfused chain ran instead. */
+function fallbackPart(r: RuleResult, q: Quote): string {
+  if (r.rule.check.kind !== 'fused' || r.passed) return '';
+  const f = r.fallbacks ?? [];
+  const short = r.short ?? [];
+  if (f.length === 0 && short.length === 0)
+    return '; its fused kernel ran nowhere in these steps and phases, nor its unfused chain: a gate that saw nothing does not pass';
+  let out = '';
+  if (f.length > 0) {
+    const shown = f.slice(0, MAX_FALLBACKS_SHOWN).map((x) => fallbackText(x, q));
+    const more = f.length > shown.length ? ` and ${plural(f.length - shown.length, 'site')} more` : '';
+    out += `; unfused chain at ${shown.join(', ')}${more}`;
+  }
+  if (short.length > 0) {
+    const shown = short
+      .slice(0, MAX_FALLBACKS_SHOWN)
+      .map(
+        (x) =>
+          `${x.rank === '-' ? '' : `rank ${q(x.rank)} `}${x.phase === 'mtp' ? 'MTP layer of ' : x.phase === 'step' ? '' : `${x.phase} `}step ${x.step} (${x.sites} of ${x.most})`,
+      );
+    const more = short.length > shown.length ? ` and ${plural(short.length - shown.length, 'step')} more` : '';
+    out += `; fewer sites than the other steps of their phase (a layer ran neither the fused kernel nor a known chain): ${shown.join(', ')}${more}`;
+  }
+  return out;
 }
 
 /** Where a sequence rule saw its chain in the step: "first at position 12 of 96 (from 0) on stream 2, layer 0". */

@@ -2,7 +2,9 @@
 
 import { foldRows, viewDiff, type Diff, type DiffOthers, type DiffRow, type DiffView, type Side, type UnevenSteps } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
-import { markdownTable, mdCell, mdCode, type Align } from '../render.js';
+import { clippedApart } from '../../util/apart.js';
+import { CELL_WIDTH } from '../../util/inputText.js';
+import { markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesMarkdown } from './rewrites.js';
@@ -120,10 +122,24 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'note'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
   const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
+  // The first rows' names kept apart (clippedApart): those are the ones the table shows.
+  const names = new Map(
+    clippedApart(
+      v.rows.slice(0, MARKDOWN_TABLE_ROWS).map((r) => rowLine(r).label),
+      CELL_WIDTH,
+    ).map((n, i) => [v.rows[i]!, n]),
+  );
   const rowCells = (r: DiffRow): string[] => {
     const l = rowLine(r);
     const exact = mdExact(l);
-    return [code(l.label), mdSide(l.base, exact), mdSide(l.pr, exact), mdDelta(l, exact), mdNote(l, r.status, r)];
+    const name = names.get(r);
+    return [
+      name === undefined ? code(l.label) : mdCodeOf(name),
+      mdSide(l.base, exact),
+      mdSide(l.pr, exact),
+      mdDelta(l, exact),
+      mdNote(l, r.status, r),
+    ];
   };
   const sumCells = (o: DiffOthers, text: string): string[] => {
     const l = { ...othersLine(o), label: text };

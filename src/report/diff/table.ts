@@ -2,8 +2,9 @@
 
 import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
-import { clipped } from '../../util/inputText.js';
-import { paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
+import { clippedApart } from '../../util/apart.js';
+import { CELL_WIDTH, clipped } from '../../util/inputText.js';
+import { fitProse, paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
 import { blockText, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesTextLines } from './rewrites.js';
@@ -42,8 +43,14 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   const ps = perStep(d) ? ' /step' : '';
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
-  const cells = (l: Line, others: boolean): string[] => [
-    others ? paint(ctx, 'dim', l.label) : clipped(l.label),
+  const names = new Map(
+    clippedApart(
+      v.rows.map((r) => rowLine(r).label),
+      CELL_WIDTH,
+    ).map((n, i) => [v.rows[i]!, n]),
+  );
+  const cells = (l: Line, others: boolean, r?: DiffRow): string[] => [
+    others ? paint(ctx, 'dim', l.label) : ((r && names.get(r)) ?? clipped(l.label)),
     fmtCount(l.base.count),
     fmtCount(l.pr.count),
     fmtSignedCount(l.deltaCount),
@@ -54,7 +61,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     timePaint(ctx, timePctText(l.deltaUsPct, l.pr.us, l.timeNoise), l.deltaUs, l.timeNoise),
     l.status === '' ? '' : paint(ctx, STATUS_PAINT[l.status.replace('*', '') as DiffRow['status']], l.status),
   ];
-  const body = v.rows.map((r) => cells(rowLine(r), false));
+  const body = v.rows.map((r) => cells(rowLine(r), false, r));
   if (v.others) body.push(cells(othersLine(v.others), true));
   const t = d.totals;
   const footer = cells({ ...t, label: 'total', status: '' }, false);
@@ -89,5 +96,5 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
   if (note !== null) out.push(note, '');
   if (d.stepTime) out.push(blockText(ctx, diffStepTimeBlock(d.stepTime, clipped)));
   out.push(comparedLine(d));
-  return `${out.join('\n')}\n`;
+  return `${fitProse(out.join('\n'), ctx.fit)}\n`;
 }

@@ -56,7 +56,8 @@ import {
 } from '../diff/shared.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtSignedUs, fmtUs, plural, ranksNamed } from '../../util/format.js';
 import { groupHeading } from '../summary/shared.js';
-import { clipped } from '../../util/inputText.js';
+import { clippedApart } from '../../util/apart.js';
+import { CELL_WIDTH, clipped } from '../../util/inputText.js';
 import { blockHtml, diffStepTimeBlock } from '../stepTime.js';
 import { divergingBars, heatMap, MAX_BARS, MAX_STEP_POINTS, stepBuckets, stepLines, type Bar, type HeatRow } from './charts.js';
 import { esc, text } from './markup.js';
@@ -582,9 +583,13 @@ function tableSection({ d, view, json }: Inputs): string {
   const head = `<tr><th scope="col"><button type="button">${esc(groupHeading(d.groupBy, d.rows))}</button></th>${cols
     .map((c) => `<th scope="col"${c.num ? ' data-type="num"' : ' class="l"'}><button type="button">${esc(c.head)}</button></th>`)
     .join('')}</tr>`;
+  const names = clippedApart(
+    v.rows.map((r) => label(r)),
+    CELL_WIDTH,
+  );
   const body = v.rows.map(
     (r, i) =>
-      `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(r))}</code></th>${cols.map((c) => td(c.cell(r, json.rows[i]!))).join('')}</tr>`,
+      `<tr data-i="${i}"><th scope="row" class="l"><code>${esc(names[i]!)}</code></th>${cols.map((c) => td(c.cell(r, json.rows[i]!))).join('')}</tr>`,
   );
   const foot: string[] = [];
   const t = json.totals;

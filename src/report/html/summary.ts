@@ -6,9 +6,10 @@ import type { SummaryGroupJson, SummaryJson } from '../../model/schema.js';
 import { fmtCount, fmtPct, fmtUs, ticksToUs } from '../../util/format.js';
 import { summaryJsonObject } from '../summary/json.js';
 import { groupHeading, totalsLine, type SummaryView } from '../summary/shared.js';
-import { clipped } from '../../util/inputText.js';
+import { clippedApart } from '../../util/apart.js';
+import { CELL_WIDTH, clipped } from '../../util/inputText.js';
 import { divergingBars, stepLines, stepBuckets, MAX_BARS, MAX_STEP_POINTS, type Bar } from './charts.js';
-import { esc, text } from './markup.js';
+import { esc } from './markup.js';
 import { page, searchBox } from './page.js';
 import { sentence } from './sentence.js';
 import { blockHtml, summaryStepTimeBlock } from '../stepTime.js';
@@ -74,9 +75,13 @@ function tableSection(s: Summary, view: SummaryView, json: SummaryJson): string 
     });
   const head = `<tr><th scope="col"><button type="button">${esc(groupHeading(s.groupBy, s.groups))}</button></th>${cols.map((c) => `<th scope="col" data-type="num"><button type="button">${esc(c.head)}</button></th>`).join('')}</tr>`;
   const shown = view.top !== null ? json.groups.slice(0, view.top) : json.groups;
+  const names = clippedApart(
+    shown.map((g) => label(g.key)),
+    CELL_WIDTH,
+  );
   const body = shown.map(
     (g, i) =>
-      `<tr data-i="${i}"><th scope="row" class="l"><code>${text(label(g.key))}</code></th>${cols
+      `<tr data-i="${i}"><th scope="row" class="l"><code>${esc(names[i]!)}</code></th>${cols
         .map((c) => {
           const [t, v] = c.cell(g);
           return `<td data-v="${v === null ? '' : esc(String(v))}">${esc(t)}</td>`;

@@ -1,5 +1,6 @@
 // `kprof inspect --format text`: what was found and how it will be read. Pure: Profile (+ witness) in, string out.
 
+import { witnessText } from '../../input/formats/registry.js';
 import type { Witnessed } from '../../analysis/witness.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../../model/model.js';
 import { fmtCount, fmtUs, plural, ranksCounted, ranksNamed } from '../../util/format.js';
@@ -80,7 +81,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
       out.push(`  note     Type is N/A for ${fmtCount(na)} of ${kernels(r.kernels)} (a Level0 / task-time l0 export): group by name for detail`);
     const own = witness.results.filter((w) => w.ranks.length === 1 && w.ranks[0] === r.rank);
     for (const w of own) out.push(...witnessBlock(witnessLines(w, '')));
-    if (witness.withoutStatistic.includes(r.rank)) out.push('  witness  none: no op_statistic beside the kernel table');
+    if (witness.withoutStatistic.includes(r.rank)) out.push(`  witness  none: no ${witnessText().totals} beside the kernel table`);
     if (r.warningCount > 0)
       out.push(
         `  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${oneLine(r.warnings[0]!.message)})`,

@@ -3,8 +3,9 @@
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { Summary } from '../../model/model.js';
 import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
-import { WHOLE } from '../../util/inputText.js';
-import { markdownTable, mdCode, type Align } from '../render.js';
+import { clippedApart } from '../../util/apart.js';
+import { CELL_WIDTH, WHOLE } from '../../util/inputText.js';
+import { markdownTable, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, summaryStepTimeBlock } from '../stepTime.js';
 import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
 
@@ -15,10 +16,15 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const head = [groupHeading(s.groupBy, s.groups), 'count', 'total', 'avg', 'share'];
   if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
-  const body = rows(s, view).map((r) => {
+  const shownRows = rows(s, view);
+  const names = clippedApart(
+    shownRows.map((r) => r.label),
+    CELL_WIDTH,
+  );
+  const body = shownRows.map((r, i) => {
     const c = r.cell;
     const line = [
-      r.group ? md(r.label) : r.label,
+      r.group ? mdCodeOf(names[i]!) : r.label,
       fmtCount(c.count),
       fmtUs(ticksToUs(c.ticks)),
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',

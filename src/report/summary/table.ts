@@ -3,8 +3,9 @@
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { Summary } from '../../model/model.js';
 import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
-import { clipped } from '../../util/inputText.js';
-import { paint, textTable, type Align, type RenderContext } from '../render.js';
+import { clippedApart } from '../../util/apart.js';
+import { CELL_WIDTH, clipped } from '../../util/inputText.js';
+import { fitProse, paint, textTable, type Align, type RenderContext } from '../render.js';
 import { blockText, summaryStepTimeBlock } from '../stepTime.js';
 import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
 
@@ -13,10 +14,15 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
   const head = [groupHeading(s.groupBy, s.groups), 'count', 'total', 'avg', 'min', 'max', 'share'];
   if (withSteps) head.push(perStepHeading(s));
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
-  const body = rows(s, view).map((r) => {
+  const shownRows = rows(s, view);
+  const names = clippedApart(
+    shownRows.map((r) => r.label),
+    CELL_WIDTH,
+  );
+  const body = shownRows.map((r, i) => {
     const c = r.cell;
     const line = [
-      r.group ? clipped(r.label) : paint(ctx, 'dim', r.label),
+      r.group ? names[i]! : paint(ctx, 'dim', r.label),
       fmtCount(c.count),
       fmtUs(ticksToUs(c.ticks)),
       c.count > 0 ? fmtUs(ticksToUs(c.ticks) / c.count) : '-',
@@ -39,5 +45,5 @@ export function summaryTable(s: Summary, view: SummaryView, ctx: RenderContext):
   ];
   if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
   const stepTime = s.stepTime ? `\n${blockText(ctx, summaryStepTimeBlock(s.stepTime, clipped))}` : '';
-  return `${textTable(ctx, head, body, align, footer, [4, 5, 3, 7])}\n\n${totalsLine(s)}\n${stepTime}`;
+  return fitProse(`${textTable(ctx, head, body, align, footer, [4, 5, 3, 7])}\n\n${totalsLine(s)}\n${stepTime}`, ctx.fit);
 }

@@ -7,7 +7,7 @@ import type { Cell, RankData } from '../../model/model.js';
 import { TICKS_PER_US } from '../../model/model.js';
 import { fmtCount, fmtUs } from '../../util/format.js';
 import type { KnownValues } from '../unmatched.js';
-import type { Bound, Check, CheckKind, Per, Rule, SequenceSite, Unit } from '../model.js';
+import type { Bound, Check, CheckKind, FusedFallback, FusedShortStep, Per, Rule, SequenceSite, Unit } from '../model.js';
 
 /** The check of kind K. */
 export type CheckOf<K extends CheckKind> = Extract<Check, { kind: K }>;
@@ -76,6 +76,10 @@ export interface RankOutcome {
   newTypes: string[];
   /** Unequal step counts of rank and base rank when totals are compared (said as a warning), else null. */
   mismatch: StepMismatch | null;
+  /** A fused rule: where the unfused chain ran on this rank. */
+  fallbacks?: FusedFallback[];
+  /** A fused rule: steps with fewer of its sites than the other steps of their phase. */
+  short?: FusedShortStep[];
 }
 
 interface KindCommon<K extends CheckKind> {

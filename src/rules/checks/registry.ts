@@ -8,6 +8,7 @@ import { absent } from './absent.js';
 import { count } from './count.js';
 import { countVsBase } from './countVsBase.js';
 import type { CheckKindModule, Quote } from './kind.js';
+import { fused } from './fused.js';
 import { noNewTypes } from './noNewTypes.js';
 import { present } from './present.js';
 import { sequence } from './sequence.js';
@@ -25,6 +26,7 @@ export const CHECKS: CheckRegistry = {
   'time-vs-base': timeVsBase,
   'no-new-types': noNewTypes,
   sequence,
+  fused,
 };
 
 /** The keys of the kinds, as a rule writes them. */

@@ -217,31 +217,30 @@ function walBytes(path: string): number {
   }
 }
 
-/** SQLite's primary result codes by number, named as better-sqlite3 names them. */
-const SQLITE_CODES: Record<number, string> = {
-  1: 'SQLITE_ERROR',
-  5: 'SQLITE_BUSY',
-  7: 'SQLITE_NOMEM',
-  8: 'SQLITE_READONLY',
-  10: 'SQLITE_IOERR',
-  11: 'SQLITE_CORRUPT',
-  13: 'SQLITE_FULL',
-  14: 'SQLITE_CANTOPEN',
-  26: 'SQLITE_NOTADB',
-};
-
 /**
  * An error from SQLite while reading `file`, as an input error naming it. Other errors (a KprofError, a bug of
  * kprof) pass unchanged, so that a bug is still reported as one.
  */
+/** SQLite's primary result codes that a read can meet, by number (sqlite3.h). */
+const SQLITE_CODES: Record<number, string> = {
+  1: 'SQLITE_ERROR',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  23: 'SQLITE_AUTH',
+  26: 'SQLITE_NOTADB',
+};
+
 export function sqliteFailure(file: string, e: unknown): unknown {
   if (isKprofError(e)) return e;
-  let code = (e as { code?: unknown }).code;
-  // node:sqlite's errors carry SQLite's result code as a number (errcode), better-sqlite3's as a name.
-  if (code === 'ERR_SQLITE_ERROR') {
-    const n = (e as { errcode?: unknown }).errcode;
-    code = typeof n === 'number' ? (SQLITE_CODES[n & 0xff] ?? `SQLITE_ERROR_${n}`) : 'SQLITE_ERROR';
-  }
+  // better-sqlite3 gives SQLite's code (SQLITE_CORRUPT …); node:sqlite ERR_SQLITE_ERROR with SQLite's number in errcode.
+  const { code: given, errcode } = e as { code?: unknown; errcode?: unknown };
+  const code =
+    given === 'ERR_SQLITE_ERROR' ? (typeof errcode === 'number' ? (SQLITE_CODES[errcode & 0xff] ?? `SQLITE_${errcode}`) : 'SQLITE_ERROR') : given;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return e;
   const message = e instanceof Error ? e.message : String(e);
   return inputError(

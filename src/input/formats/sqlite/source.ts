@@ -17,7 +17,17 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { SourceFile } from '../../../model/model.js';
 import { onDisk } from '../../../util/files.js';
-import { besides, NO_STREAM, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../../sink.js';
+import {
+  besides,
+  MAX_NAME_BYTES,
+  NO_STREAM,
+  nameTooLong,
+  type KernelKind,
+  type KernelSink,
+  type RankTarget,
+  type RowLog,
+  type SourceFacts,
+} from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { readDbGroups, type DbGroup } from './groups.js';
@@ -104,6 +114,18 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     t.log.rowsRead += rows;
     for (let i = 0; i < rows; i++) t.log.skip(path, row ? Number(row[1]) : 0, `${where}: ${message}`);
   };
+  // A name or type over MAX_NAME_BYTES: the message of its skipped rows, else null.
+  const tooLong = (name: string, type: string | null): string | null => {
+    for (const [what, text] of [
+      ['its name', name],
+      ['its type', type],
+    ] as const) {
+      if (text === null || text.length * 3 <= MAX_NAME_BYTES) continue;
+      const bytes = Buffer.byteLength(text);
+      if (bytes > MAX_NAME_BYTES) return nameTooLong(what, bytes);
+    }
+    return null;
+  };
   const kinds = new Map<string, { id: number; kind: KernelKind }>();
   const kindOf = (name: string, type: string | null, core: string | null, shapes: string | null): { id: number; kind: KernelKind } => {
     // Each field with its length first, so that no text in a field (a NUL, say) can make two kinds one.
@@ -123,6 +145,11 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
       {
         kernel(k) {
           const t = begun(targetOf(k.device));
+          const long = tooLong(k.name, k.type);
+          if (long !== null) {
+            skip('a kernel', long);
+            return;
+          }
           const { id, kind } = kindOf(k.name, k.type, k.core, k.shapes);
           if (!t.bound.has(id)) {
             t.bound.add(id);
@@ -141,6 +168,11 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
       {
         group(g: DbGroup) {
           const t = begun(targetOf(g.device));
+          const long = tooLong(g.name, g.type);
+          if (long !== null) {
+            skip(`${g.count === 1 ? 'a kernel' : `${g.count} kernels of one name`}`, long, g.count);
+            return;
+          }
           t.log.rowsRead += g.count;
           t.sink.addAggregated(
             kindOf(g.name, g.type, g.core, g.shapes).kind,

@@ -11,6 +11,9 @@
 // kineto: kernels are `cat: "kernel"` events, memory copies and sets `gpu_memcpy` / `gpu_memset` (handed on as
 // such, to be reported apart); steps from ProfilerStep#N through each kernel's launch (steps.ts); the rank from
 // the top-level `distributedInfo.rank`.
+//
+// Over 400 lines: one reader of one pass over the events, for both dialects (trace_view, kineto) whose processes,
+// streams and steps it tells apart as it goes; the shared parts are record.ts, steps.ts and shortName.ts.
 
 import { BytesMap } from '../../csv/bytesMap.js';
 import { parseFloatCell, parseTicks } from '../../csv/numbers.js';
@@ -20,7 +23,7 @@ import { inputError } from '../../../util/errors.js';
 import type { Engine } from '../../engine.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
 import { addApart, emptyTraceInfo, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
-import { shortenName } from './shortName.js';
+import { Shortener } from './shortName.js';
 import { profilerStep, StepWindows } from './steps.js';
 
 export interface ChromeTraceOptions {
@@ -160,7 +163,8 @@ function copy(r: TraceRecord): TraceRecord {
 export class ChromeTraceReader {
   private readonly scanner: EventScanner;
   private readonly names = new BytesMap<string>();
-  private readonly shortCache = new Map<string, string>();
+  /** --short-names (shortName.ts): the names and which of them stand for several kernels. */
+  readonly shortener = new Shortener();
   private readonly rec: TraceRecord = {
     kind: 'kernel',
     name: '',
@@ -720,13 +724,7 @@ export class ChromeTraceReader {
   }
 
   private short(name: string): string {
-    let s = this.shortCache.get(name);
-    if (s === undefined) {
-      s = shortenName(name);
-      if (this.shortCache.size >= NAME_CACHE_LIMIT) this.shortCache.clear();
-      this.shortCache.set(name, s);
-    }
-    return s;
+    return this.shortener.name(name);
   }
 
   private launch(v: EventView): void {

@@ -1,7 +1,7 @@
 // Content sniffing for the trace formats, from the first bytes of a file (after gunzip): the registry asks these
 // before choosing a reader. A yes is a guess the reader confirms (it refuses what is not a trace, naming the byte).
 
-import { nsysHeader } from '../nsys/nsysCsv.js';
+import { nsysHeader } from './nsys/nsysCsv.js';
 import type { TraceFormat } from './record.js';
 
 /** How much of a file the sniffers look at. */

@@ -13,14 +13,14 @@ import { inputError } from '../../../util/errors.js';
 import { onDisk } from '../../../util/files.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
 import type { SourceFile } from '../../../model/model.js';
-import { besides, NO_STREAM, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
+import { besides, MAX_NAME_BYTES, NO_STREAM, nameTooLong, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
-import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from '../nsys/nsysCsv.js';
+import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from './nsys/nsysCsv.js';
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
-import { shortenName } from './shortName.js';
-import { traceChunks } from './source.js';
+import { Shortener } from './shortName.js';
+import { traceChunks } from '../../bytes/chunks.js';
 import type { StepWindows } from './steps.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
@@ -62,8 +62,8 @@ class TraceTarget implements TraceSink {
   private lastStreamId = NO_STREAM;
   /** Rows (kernels and skipped records) of the file, on every device. */
   rows = 0;
-  /** Names shortened here (--short-names on an Nsight CSV; the Chrome-trace reader shortens its own), by name. */
-  private readonly short: Map<string, string> | null;
+  /** Names shortened here (--short-names on an Nsight CSV; the Chrome-trace reader shortens its own). */
+  readonly short: Shortener | null;
 
   constructor(
     private readonly path: string,
@@ -79,20 +79,12 @@ class TraceTarget implements TraceSink {
     shortenHere = false,
   ) {
     this.route = { sink: besides(into, options.beside), log: into, ids: new Map(), nextId: 0, begun: false, toldOrigin: false };
-    this.short = shortenHere && options.shortNames === true ? new Map() : null;
+    this.short = shortenHere && options.shortNames === true ? new Shortener() : null;
   }
 
   /** The name a kernel is grouped by: shortened when asked (memory bounded as the reader's name cache is). */
   private named(name: string): string {
-    const m = this.short;
-    if (m === null) return name;
-    let s = m.get(name);
-    if (s === undefined) {
-      s = shortenName(name);
-      if (m.size >= 100_000) m.clear();
-      m.set(name, s);
-    }
-    return s;
+    return this.short === null ? name : this.short.name(name);
   }
 
   /** What the file answers, told to the sinks once, before the first kernel (or at the end when there is none). */
@@ -149,6 +141,7 @@ class TraceTarget implements TraceSink {
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
     if (r.device != null && r.device !== this.device && this.options.split !== undefined) this.toDevice(r.device);
     this.begin();
+    if (this.tooLong(r.name, r.startUs)) return;
     const route = this.route;
     route.log.rowsRead++;
     this.rows++;
@@ -176,6 +169,7 @@ class TraceTarget implements TraceSink {
 
   statistic(r: StatisticRecord): void {
     this.begin();
+    if (this.tooLong(r.name, Number.NaN)) return;
     this.route.log.rowsRead++;
     this.rows++;
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
@@ -190,6 +184,15 @@ class TraceTarget implements TraceSink {
     );
   }
 
+  /** A kernel whose name is over MAX_NAME_BYTES: skipped (counted, and reported with its start), never kept. */
+  private tooLong(name: string, startUs: number): boolean {
+    if (name.length * 3 <= MAX_NAME_BYTES) return false;
+    const bytes = Buffer.byteLength(name);
+    if (bytes <= MAX_NAME_BYTES) return false;
+    this.warn(Number.isNaN(startUs) ? 'a kernel' : `the kernel at ${startUs} µs`, nameTooLong('its name', bytes));
+    return true;
+  }
+
   warn(where: string, message: string): void {
     const log = this.route.log;
     log.rowsRead++;
@@ -201,7 +204,7 @@ class TraceTarget implements TraceSink {
 }
 
 /** What a file can answer and what it held, for inspect: the SourceFile of a trace. */
-function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: number): SourceFile {
+function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: number, shortened: SourceFile['shortened'] & {}): SourceFile {
   const a = info.answers;
   const answers = ['kernel names', ...(a.steps ? ['steps'] : []), ...(a.order ? ['kernel order'] : [])];
   const notes = [`answers: ${answers.join(', ')}; kprof groups it by name (it has no op types)`];
@@ -224,6 +227,7 @@ function sourceFile(path: string, info: TraceInfo, bytes: number, rowsRead: numb
     );
   const file: SourceFile = { path, format: info.format, traits: info.traits, columns: [], missing, bytes, rowsRead, rowsSkipped: 0, notes };
   if (apart.length > 0) file.apart = apart.map(([label, v]) => ({ label, count: v.count, ticks: v.ticks }));
+  if (shortened.length > 0) file.shortened = shortened;
   return file;
 }
 
@@ -290,7 +294,7 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
     );
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, target.rows);
+  return sourceFile(path, info, bytes, target.rows, reader.shortener.merged());
 }
 
 /**
@@ -342,5 +346,5 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
   const info = reader.finish();
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, target.rows);
+  return sourceFile(path, info, bytes, target.rows, target.short?.merged() ?? []);
 }

@@ -3,8 +3,8 @@
 
 import { closeSync, createReadStream, read, readSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { fsError, onDisk, openRegular } from '../../../util/files.js';
-import { gzipError } from '../readTable.js';
+import { fsError, onDisk, openRegular } from '../../util/files.js';
+import { gzipError } from './gzip.js';
 
 const CHUNK = 1 << 20;
 
@@ -44,16 +44,32 @@ export async function* traceChunks(path: string, onRead?: (n: number) => void, o
     yield* reusedChunks(path, fd, onRead);
     return;
   }
+  if (gz) {
+    yield* gunzipChunks(path, fd, onRead);
+    return;
+  }
+  const file = createReadStream(onDisk(path), { fd, start: 0, highWaterMark: CHUNK });
+  if (onRead) file.on('data', (c) => onRead(c.length));
+  try {
+    for await (const chunk of file) yield chunk as Buffer;
+  } catch (e) {
+    throw chunkError(path, e, 0);
+  } finally {
+    file.destroy();
+  }
+}
+
+/**
+ * A gzip file's unpacked bytes, chunk by chunk (up to 1 MiB), from `fd` (opened by openRegular, which refused a
+ * FIFO or a device; taken over and closed): the one place a file is unpacked as it is read. `onRead` gets the
+ * size of each chunk read from disk; a zlib error is the gzipError that names the file.
+ */
+export async function* gunzipChunks(path: string, fd: number, onRead?: (n: number) => void): AsyncGenerator<Buffer> {
   const file = createReadStream(onDisk(path), { fd, start: 0, highWaterMark: CHUNK });
   if (onRead) file.on('data', (c) => onRead(c.length));
   let unpacked = 0;
   try {
-    if (!gz) {
-      for await (const chunk of file) yield chunk as Buffer;
-      return;
-    }
-    const gunzip = createGunzip({ chunkSize: CHUNK });
-    for await (const chunk of file.pipe(gunzip)) {
+    for await (const chunk of file.pipe(createGunzip({ chunkSize: CHUNK }))) {
       unpacked += (chunk as Buffer).length;
       yield chunk as Buffer;
     }

@@ -3,16 +3,19 @@
 // it is no format of its own (detect.ts refuses it as a kernel table): with --step-time it is read as a companion
 // of the kernel_details.csv beside it, into the rank's step time. A few hundred bytes per step, read whole.
 //
+// Its records are the CSV scanner's (input/csv/scan.ts), the one CSV parser of kprof.
+//
 // Header variants: 2023 `Step,Computing,…`; Jan 2025 adds `,Preparing`; Nov 2025 prepends `Device_id,`. Every
 // column but Step, Device_id (and a cluster roll-up's Type, Index) is a time column, kept in file order.
 
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
-import type { StepTrace } from '../../model/model.js';
-import { onDisk, readRegularFile } from '../../util/files.js';
-import { excerpt } from '../../util/inputText.js';
-import { noteInput } from '../../util/io.js';
-import type { RowLog } from '../sink.js';
+import type { StepTrace } from '../../../model/model.js';
+import { onDisk, readRegularFile } from '../../../util/files.js';
+import { excerpt } from '../../../util/inputText.js';
+import { noteInput } from '../../../util/io.js';
+import type { RowLog } from '../../sink.js';
+import { CsvScanner } from '../../csv/scan.js';
 
 export const STEP_TRACE_FILE = 'step_trace_time.csv';
 
@@ -34,27 +37,13 @@ export function stepTraceBeside(kernelTable: string): string | null {
   return existsSync(onDisk(p)) ? p : null;
 }
 
-/** The cells of one CSV line (RFC 4180 quotes; no line breaks inside a cell in this file). */
-function cells(line: string): string[] {
-  if (!line.includes('"')) return line.split(',');
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
+/** The records of a small CSV file, each its cells and the line it starts on (the CSV scanner's: input/csv/). */
+function records(bytes: Buffer): { cells: string[]; line: number }[] {
+  const out: { cells: string[]; line: number }[] = [];
+  const scanner = new CsvScanner((row) => out.push({ cells: row.cells(), line: row.line }), { maxRecordBytes: MAX_STEP_TRACE_BYTES });
+  scanner.write(bytes);
+  scanner.finish();
+  scanner.close();
   return out;
 }
 
@@ -65,11 +54,8 @@ function cells(line: string): string[] {
  */
 export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   noteInput(path);
-  const text = readRegularFile(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv')
-    .toString('utf8')
-    .replace(/^\uFEFF/, '');
-  const lines = text.split(/\r?\n/);
-  const header = cells(lines[0] ?? '').map((c) => c.trim());
+  const recs = records(readRegularFile(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv'));
+  const header = (recs[0]?.cells ?? ['']).map((c) => c.trim());
   const stepAt = header.indexOf('Step');
   if (stepAt < 0) {
     log.warn(path, 1, `no "Step" column (found ${excerpt(header.slice(0, 6).join(', '))}); expected a step_trace_time.csv header, file not read`);
@@ -85,22 +71,20 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
     skipped++;
     log.warn(path, line, `${message}; step_trace row skipped`);
   };
-  for (let n = 1; n < lines.length; n++) {
-    const line = lines[n]!;
-    if (line.trim() === '') continue;
-    const c = cells(line);
+  for (const { cells: c, line } of recs.slice(1)) {
+    if (c.length === 1 && c[0]!.trim() === '') continue;
     if (c.length !== header.length) {
-      skip(n + 1, `row has ${c.length} cells, the header has ${header.length}`);
+      skip(line, `row has ${c.length} cells, the header has ${header.length}`);
       continue;
     }
     const stepText = c[stepAt]!.trim();
     const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
     if (!Number.isSafeInteger(step)) {
-      skip(n + 1, `Step is "${excerpt(stepText)}", expected a whole number`);
+      skip(line, `Step is "${excerpt(stepText)}", expected a whole number`);
       continue;
     }
     if (seen.has(step)) {
-      skip(n + 1, `step ${step} is in the file twice`);
+      skip(line, `step ${step} is in the file twice`);
       continue;
     }
     seen.add(step);

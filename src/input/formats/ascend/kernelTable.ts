@@ -3,16 +3,26 @@
 // the kernel's kind up by the raw bytes of its key cells, decoding strings only the first time a combination is
 // seen.
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
-import { parseIntCell, parseTicks } from '../csv/numbers.js';
-import { BytesMap } from '../csv/bytesMap.js';
-import { problemMessage, type RowView } from '../csv/scan.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
+import { parseIntCell, parseTicks } from '../../csv/numbers.js';
+import { BytesMap } from '../../csv/bytesMap.js';
+import { problemMessage, type RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
-import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../kernelCells.js';
-import { NO_STREAM, type KernelBatch, type KernelKind, type KernelSink, type RankTarget, type RowLog, type SourceFacts } from '../sink.js';
+import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../../kernelCells.js';
+import {
+  MAX_NAME_BYTES,
+  NO_STREAM,
+  nameTooLong,
+  type KernelBatch,
+  type KernelKind,
+  type KernelSink,
+  type RankTarget,
+  type RowLog,
+  type SourceFacts,
+} from '../../sink.js';
 import type { KernelTableHeader } from './detect.js';
-import { normaliseName } from './names.js';
-import { excerpt as clip } from '../../util/inputText.js';
+import { normaliseName } from '../names.js';
+import { excerpt as clip } from '../../../util/inputText.js';
 
 /** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
 const CACHE_LIMIT = 200_000;
@@ -84,6 +94,8 @@ export class KernelTableReader {
   private readonly locate: number;
   private readonly durName: string;
   private readonly stepName: string;
+  /** The name and type cells, whose length is capped (MAX_NAME_BYTES). */
+  private readonly capped: number[];
 
   constructor(
     readonly header: KernelTableHeader,
@@ -111,6 +123,7 @@ export class KernelTableReader {
     this.streamI = target.sink.wantsStreams ? c.stream : -1;
     this.shapesI = facts.shapes ? c.shapes : -1;
     const keyCols = [c.name, c.type, c.core].filter((i) => i >= 0);
+    this.capped = [c.name, c.type].filter((i) => i >= 0);
     this.keyLo = Math.min(...keyCols);
     this.keyHi = Math.max(...keyCols);
     this.locate = Math.max(this.keyHi, c.duration, c.step, this.startI, this.streamI, this.shapesI, this.deviceI) + 1;
@@ -240,6 +253,14 @@ export class KernelTableReader {
           v.line,
           `${this.stepName} is ${clip(v.text(this.stepI).trim())}, past 2^53 (Step Ids that large are not exact); row skipped`,
         );
+        return;
+      }
+    }
+    // A name or type past MAX_NAME_BYTES is not read (nor decoded, nor kept): the row is skipped.
+    for (const i of this.capped) {
+      const bytes = v.ends[i]! - v.starts[i]!;
+      if (bytes > MAX_NAME_BYTES) {
+        log.skip(this.file, v.line, nameTooLong(this.header.header[i]!.trim(), bytes));
         return;
       }
     }

@@ -5,8 +5,8 @@
 // it leaves the scanner reads as a record, and the reader the slow way (KernelTableReader.row, which gives a new
 // key its id with keyId()).
 
-import type { CsvScanner, RecordRuns } from '../csv/scan.js';
-import { decoderExports, type SimdEngine } from '../csv/simdEngine.js';
+import type { CsvScanner, RecordRuns } from '../../csv/scan.js';
+import { decoderExports, type SimdEngine } from '../../csv/simdEngine.js';
 import { ROWS_LAYOUT } from './kernelRowsLayout.js';
 
 /**

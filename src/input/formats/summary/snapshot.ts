@@ -2,12 +2,14 @@
 // snapshot instead of a 300 MB export. Groups come back exactly as saved, one fine group per saved group key (user
 // groups have no type or name to tell them apart): a snapshot can be compared only with the grouping and filters
 // it was made with.
+//
+// Over 400 lines: the whole summary JSON read back and checked field by field (every figure is the profile's: a
+// value out of range is refused naming its path); one schema, one module.
 
 import { statSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
-import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../accumulator.js';
-import { inputError } from '../../util/errors.js';
-import { escaped, excerpt } from '../../util/inputText.js';
+import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
+import { inputError } from '../../../util/errors.js';
+import { escaped, excerpt, shown } from '../../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -19,8 +21,8 @@ import {
   type GroupBy,
   type RankData,
   type SourceFile,
-} from '../../model/model.js';
-import type { FormatId } from './registry.js';
+} from '../../../model/model.js';
+import type { FormatId } from '../registry.js';
 import {
   SCHEMA_VERSION,
   type StepJson,
@@ -28,10 +30,11 @@ import {
   type SummaryGroupJson,
   type SummaryJson,
   type SummaryRankJson,
-} from '../../model/schema.js';
-import { usToTicks } from '../csv/numbers.js';
-import { onDisk, readRegularFile, textEncoding } from '../../util/files.js';
-import { sniffBytes } from './readTable.js';
+} from '../../../model/schema.js';
+import { usToTicks } from '../../csv/numbers.js';
+import { onDisk, readRegularFile, textEncoding } from '../../../util/files.js';
+import { isGzip, sniffBytes } from '../../bytes/sniff.js';
+import { unpackWhole } from '../../bytes/gzip.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -88,9 +91,9 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
   // Said before reading (a device or a FIFO has no size here: readRegularFile refuses them).
   if (statSizeOver(path, limit)) tooLarge(path, limit, false);
   let bytes = readRegularFile(path, limit, 'a summary JSON');
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+  if (isGzip(bytes)) {
     try {
-      bytes = gunzipSync(bytes, { maxOutputLength: limit });
+      bytes = unpackWhole(bytes, limit);
     } catch (e) {
       if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) tooLarge(path, limit, true);
       throw inputError(
@@ -541,4 +544,19 @@ export function savedOptions(groupBy: string, selection: string): string {
 function shellWord(s: string): string {
   const t = escaped(s);
   return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
+export function sameMaking(read: RankData[]): void {
+  const first = read.find((r) => r.snapshot !== null)?.snapshot;
+  if (!first) return;
+  for (const r of read) {
+    const s = r.snapshot;
+    if (s === null || (s.groupBy === first.groupBy && s.selection === first.selection)) continue;
+    const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
+    throw inputError(
+      `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
+        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
+    );
+  }
 }

@@ -1,18 +1,23 @@
-// Read one CSV export (plain or gzip): its kernels into a KernelSink, its rows' problems into a RowLog. The only
-// place that opens export files.
+// Read one CSV export (plain or gzip): its kernels into a KernelSink, its rows' problems into a RowLog. A plain
+// file is read straight into the scanner's buffer; a gzip one is unpacked by the byte layer (bytes/chunks.ts).
+//
+// Over 400 lines: one file's read: the checks of its bytes (not CSV, gzip in gzip, CR-only, NUL, not UTF-8), the
+// header and the rows to the kernel-table or op_statistic reader, each message naming what was found.
 
-import { closeSync, createReadStream, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { createGunzip } from 'node:zlib';
-import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../csv/scan.js';
+import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../../csv/scan.js';
 import { KernelRowBatcher } from './kernelBatch.js';
-import { inputError, isKprofError, type KprofError } from '../../util/errors.js';
-import { excerpt } from '../../util/inputText.js';
-import type { SourceFile } from '../../model/model.js';
-import { besides, type KernelSink, type RankTarget, type RowLog } from '../sink.js';
-import { fsError, isSystemError, openRegular, textEncoding } from '../../util/files.js';
+import { inputError, isKprofError, type KprofError } from '../../../util/errors.js';
+import { excerpt } from '../../../util/inputText.js';
+import type { SourceFile } from '../../../model/model.js';
+import { besides, type KernelSink, type RankTarget, type RowLog } from '../../sink.js';
+import { fsError, isSystemError, textEncoding } from '../../../util/files.js';
+import { openWithHead, readInto } from '../../bytes/open.js';
+import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../../bytes/sniff.js';
+import { gunzipChunks } from '../../bytes/chunks.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
-import { formatOf, passAnyFormat, sourceFacts } from './registry.js';
+import { formatOf, passAnyFormat, sourceFacts } from '../registry.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
@@ -30,42 +35,8 @@ export interface ReadTableOptions {
   engine?: ScanOptions['engine'];
 }
 
-const GZIP = [0x1f, 0x8b];
 const LF = 0x0a;
 const CR = 0x0d;
-/** How many bytes are sniffed to tell CSV from JSON, ZIP or binary data. */
-const SNIFF_BYTES = 65536;
-
-export type ByteKind = 'gzip' | 'zip' | 'json' | 'binary' | 'text';
-
-/** What the first bytes say the file is. */
-export function sniffBytes(head: Uint8Array): ByteKind {
-  if (head[0] === GZIP[0] && head[1] === GZIP[1]) return 'gzip';
-  if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'zip';
-  let i = 0;
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3;
-  while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
-  if (head[i] === 0x7b || head[i] === 0x5b) return 'json';
-  return binaryAt(head) === null ? 'text' : 'binary';
-}
-
-/** Where the first bytes stop looking like text: the offset of a NUL byte, or of the first control byte when
- * more than 5% are control bytes; null for text. */
-function binaryAt(head: Uint8Array): { offset: number; what: string } | null {
-  const n = Math.min(head.length, SNIFF_BYTES);
-  let bad = 0;
-  let first = -1;
-  for (let k = 0; k < n; k++) {
-    const c = head[k]!;
-    if (c === 0) return { offset: k, what: 'a NUL byte' };
-    if (c < 9 || (c > 13 && c < 32)) {
-      bad++;
-      if (first < 0) first = k;
-    }
-  }
-  if (n > 0 && bad / n > 0.05) return { offset: first, what: `${bad} control bytes in the first ${n}` };
-  return null;
-}
 
 /** The error for a file whose first bytes say it is not CSV text, or null. */
 function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean): KprofError | null {
@@ -110,11 +81,10 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
  */
 export async function readTable(path: string, into: KernelSink & RowLog, options: ReadTableOptions): Promise<SourceFile> {
   const acc = into;
-  let { fd, size } = openRegular(path);
+  // The byte layer opens the file and reads the head its sniff is given (a FIFO or a device is refused there).
+  let { fd, size, head } = openWithHead(path, SNIFF_BYTES);
   let scanner: CsvScanner | null = null;
   try {
-    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
-    readFully(fd, head);
     const kind = sniffBytes(head);
     if (size === 0) {
       throw inputError(
@@ -136,16 +106,11 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
       await readGzip(path, gzFd, scanner, state, audit, options.onBytes);
       audit.report(path, acc, null);
     } else {
-      let last = -1;
-      for (;;) {
-        const sp = scanner.space();
-        const n = readSync(fd, sp.buf, sp.offset, sp.length, null);
-        if (n === 0) break;
-        last = sp.buf[sp.offset + n - 1]!;
-        options.onBytes?.(n);
-        audit.chunk(sp.buf, sp.offset, sp.offset + n);
-        scanner.commit(n);
-      }
+      // Straight into the scanner's buffer (the byte layer reads, the scanner owns the memory).
+      const last = readInto(fd, scanner, (buf, start, end) => {
+        options.onBytes?.(end - start);
+        audit.chunk(buf, start, end);
+      });
       scanner.finish();
       state.finish(last);
       audit.report(path, acc, (offset) => lineAt(fd, offset));
@@ -177,15 +142,6 @@ export async function readTable(path: string, into: KernelSink & RowLog, options
   } finally {
     scanner?.close();
     if (fd >= 0) closeSync(fd);
-  }
-}
-
-function readFully(fd: number, buf: Buffer): void {
-  let off = 0;
-  while (off < buf.length) {
-    const n = readSync(fd, buf, off, buf.length - off, off);
-    if (n === 0) break;
-    off += n;
   }
 }
 
@@ -446,52 +402,20 @@ async function readGzip(
   audit: ByteAudit,
   onBytes?: (n: number) => void,
 ): Promise<void> {
-  const file = createReadStream(path, { fd, start: 0, highWaterMark: 1 << 20 });
-  file.on('data', (chunk) => onBytes?.(chunk.length));
-  const gunzip = createGunzip({ chunkSize: 1 << 20 });
   let first = true;
   let last = -1;
-  let unpacked = 0;
-  try {
-    for await (const chunk of file.pipe(gunzip)) {
-      const buf = chunk as Buffer;
-      if (first && buf.length > 0) {
-        first = false;
-        const head = buf.subarray(0, SNIFF_BYTES);
-        const kind = sniffBytes(head);
-        const bad = notCsv(path, kind, head, true) ?? crOnly(path, kind, head, head.length < SNIFF_BYTES ? head.length : Infinity, true);
-        if (bad) throw bad;
-      }
-      if (buf.length > 0) last = buf[buf.length - 1]!;
-      audit.chunk(buf, 0, buf.length);
-      unpacked += buf.length;
-      scanner.write(buf);
+  for await (const buf of gunzipChunks(path, fd, onBytes)) {
+    if (first && buf.length > 0) {
+      first = false;
+      const head = buf.subarray(0, SNIFF_BYTES);
+      const kind = sniffBytes(head);
+      const bad = notCsv(path, kind, head, true) ?? crOnly(path, kind, head, head.length < SNIFF_BYTES ? head.length : Infinity, true);
+      if (bad) throw bad;
     }
-  } catch (e) {
-    file.destroy();
-    if (e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      throw gzipError(path, e.code, e.message, unpacked);
-    }
-    throw e;
+    if (buf.length > 0) last = buf[buf.length - 1]!;
+    audit.chunk(buf, 0, buf.length);
+    scanner.write(buf);
   }
   scanner.finish();
   state.finish(last);
-}
-
-/** What zlib's error means for the user: a checksum that does not match, data cut short, or damage. */
-export function gzipError(path: string, code: string, message: string, unpacked: number): KprofError {
-  const where = unpacked > 0 ? `after ${unpacked} unpacked bytes` : 'before any data could be unpacked';
-  const fix = 'Copy the file again or export the profile again.';
-  if (/incorrect (data|length) check/.test(message)) {
-    return inputError(
-      `${path}: the gzip checksum at the end of the file does not match the data (${message}): the file is damaged, ` +
-        `e.g. bytes changed in a copy, so none of its rows can be trusted. ${fix}`,
-    );
-  }
-  if (code === 'Z_BUF_ERROR' || /unexpected end/.test(message)) {
-    return inputError(
-      `${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`,
-    );
-  }
-  return inputError(`${path}: the gzip data is damaged (${message}) ${where}; expected a complete gzip file. ${fix}`);
 }

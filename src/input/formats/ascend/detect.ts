@@ -1,9 +1,9 @@
 // Header sniffing: which export a CSV header belongs to (one of the registry's CSV formats), and where its
 // columns are. The synonym table follows ../shared/FORMATS.md §10.
 
-import { inputError } from '../../util/errors.js';
-import { excerpt } from '../../util/inputText.js';
-import { expectedCsvFormat, passCsvFormat, type FormatId } from './registry.js';
+import { inputError } from '../../../util/errors.js';
+import { excerpt } from '../../../util/inputText.js';
+import { expectedCsvFormat, passCsvFormat, type FormatId } from '../registry.js';
 
 export const SYNONYMS = {
   name: ['Name', 'Op Name'],

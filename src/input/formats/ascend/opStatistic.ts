@@ -1,12 +1,12 @@
 // Rows of op_statistic*.csv: already aggregated per OP Type + Core Type (FORMATS.md §4). Each row becomes one
 // cell of kernels with no name, shapes, steps or order (KernelSink.addAggregated).
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../model/model.js';
-import { parseIntCell, parseTicks } from '../csv/numbers.js';
-import { problemMessage, type RowView } from '../csv/scan.js';
-import type { KernelSink, RankTarget, RowLog } from '../sink.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
+import { parseIntCell, parseTicks } from '../../csv/numbers.js';
+import { problemMessage, type RowView } from '../../csv/scan.js';
+import type { KernelSink, RankTarget, RowLog } from '../../sink.js';
 import type { StatisticHeader } from './detect.js';
-import { excerpt as clip } from '../../util/inputText.js';
+import { excerpt as clip } from '../../../util/inputText.js';
 
 export class OpStatisticReader {
   private readonly width: number;

@@ -12,18 +12,10 @@
 //   MB or B/byte, throughput MBps or MB/s (not read); `GreenCtx` only in newer versions; older reports give
 //   `Average`/`Minimum`/`Maximum` without a unit (then the unit of `Total Time` is theirs).
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
-import { inputError } from '../../../util/errors.js';
-import {
-  addApart,
-  emptyTraceInfo,
-  type RecordKind,
-  type StatisticRecord,
-  type TraceInfo,
-  type TraceRecord,
-  type TraceSink,
-} from '../trace/record.js';
-import { profilerStep, StepWindows } from '../trace/steps.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../../model/model.js';
+import { inputError } from '../../../../util/errors.js';
+import { addApart, emptyTraceInfo, type RecordKind, type StatisticRecord, type TraceInfo, type TraceRecord, type TraceSink } from '../record.js';
+import { profilerStep, StepWindows } from '../steps.js';
 import { CsvRecords } from './csvRecords.js';
 
 /** How many lines may come before the header. */

@@ -1,0 +1,166 @@
+// Where a site of the audit is in the model: its step's phase (prefill or decode) and its layer, the decoder
+// layers numbered as the rewrites engine numbers them (analysis/rewrites/layers.ts) and an MTP layer apart.
+//
+// Phase of a step: the Stage cell of the rank's step_trace_time.csv when it holds a phase word (prefill, decode;
+// every real export seen so far writes a time there, in µs, and then says nothing of the phase), else the step's
+// attention kernels: a prefill attention kernel type (PromptFlashAttention, FlashAttentionScore, RingMla …) and no
+// decode one is prefill, a decode one (IncreFlashAttention, PagedAttention …) is decode, neither (or a training step,
+// with a backward kernel such as FlashAttentionScoreGrad) is `step` (no phase can be told).
+//
+// Layers: the layer marker is chosen by the rewrites engine's rule (chooseMarker: a kernel that no catalogue site
+// takes, that puts each site of the entry with most sites in a layer of its own, then splits the step into the most
+// equal layers) in the lane's most frequent step shape; a site's layer is the marker occurrence nearest to it
+// (layerOf). The MTP layer: the last occurrence of the marker, when the stretch before it (from the marker before)
+// holds a kernel type that no other stretch between two markers of the step holds (the main model's head and
+// sampling, then the MTP layer's own projection, which no decoder layer runs), the same type in every step of the
+// lane (a stray kernel of one step is not an MTP layer); kernels of catalogue sites (fused or
+// unfused) are left out of the stretches, so a fallback in the last decoder layer does not make it look like MTP.
+// Its sites are in phase `mtp`, layer 0. With fewer than three occurrences there is nothing to compare: no MTP
+// layer is told. Limit: in a model of few layers whose last layer is the first of its kind (two dense layers then
+// one MoE layer, no MTP), the last layer is taken for an MTP layer.
+
+import { existsSync } from 'node:fs';
+import { chooseMarker, layerOf, markerPositions, type MarkerSite } from '../rewrites/layers.js';
+import { readRegularFile, onDisk } from '../../util/files.js';
+import { stepTimeBeside } from '../../input/formats/readers.js';
+
+export const PHASES = ['prefill', 'decode', 'step', 'mtp'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Attention kernel types of the prefill (full prompt) and of the decode (one token per sequence). */
+const PREFILL_ATTENTION = new Set([
+  'PromptFlashAttention',
+  'FlashAttentionScore',
+  'RingMla',
+  'RingMLA',
+  'RingAttentionUpdate',
+  'FlashAttentionScoreGrad',
+]);
+const DECODE_ATTENTION = new Set(['IncreFlashAttention', 'PagedAttention', 'PagedAttentionMaskNd', 'MlaV2', 'Mla', 'FusedInferAttentionScoreDecode']);
+
+/** The phase of a step shape from its attention kernels (see the top of this file). */
+export function phaseOfShape(tokens: Int32Array, texts: string[]): Phase {
+  let prefill = false;
+  let decode = false;
+  const seen = new Set<number>();
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (seen.has(t)) continue;
+    seen.add(t);
+    const text = texts[t]!;
+    // A training step (a backward kernel: FlashAttentionScoreGrad …) is neither prefill nor decode.
+    if (text.endsWith('Grad')) return 'step';
+    if (PREFILL_ATTENTION.has(text)) prefill = true;
+    else if (DECODE_ATTENTION.has(text)) decode = true;
+  }
+  return decode ? 'decode' : prefill ? 'prefill' : 'step';
+}
+
+/** A phase word of a Stage cell, or null (a time, as real exports write it). */
+export function stageWord(cell: string): 'prefill' | 'decode' | null {
+  const w = cell.trim().toLowerCase();
+  if (w === 'prefill' || w === 'prompt' || w === 'context') return 'prefill';
+  if (w === 'decode' || w === 'decoding' || w === 'generate') return 'decode';
+  return null;
+}
+
+/** The largest step_trace_time.csv looked at for phase words. */
+const MAX_STAGE_BYTES = 64 << 20;
+
+/**
+ * Per Step Id, the phase word of the Stage column of the step_trace_time.csv beside each kernel table of a rank
+ * (only rows whose Stage cell is a phase word); empty without one. Cells are split on commas (the file has no quoted
+ * cells in any export seen).
+ */
+export function stagePhases(kernelTables: { path: string; format: string }[]): Map<number, 'prefill' | 'decode'> {
+  const out = new Map<number, 'prefill' | 'decode'>();
+  for (const table of kernelTables) {
+    const p = stepTimeBeside(table.format, table.path);
+    if (p === null || !existsSync(onDisk(p))) continue;
+    let text: string;
+    try {
+      text = readRegularFile(p, MAX_STAGE_BYTES, 'a step-time file')
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
+    } catch {
+      continue;
+    }
+    const lines = text.split(/\r?\n/);
+    const head = (lines[0] ?? '').split(',').map((c) => c.trim());
+    const stepAt = head.indexOf('Step');
+    const stageAt = head.indexOf('Stage');
+    if (stepAt < 0 || stageAt < 0) continue;
+    for (let n = 1; n < lines.length; n++) {
+      const c = lines[n]!.split(',');
+      if (c.length !== head.length) continue;
+      const step = /^-?\d+$/.test(c[stepAt]!.trim()) ? Number(c[stepAt]!.trim()) : Number.NaN;
+      const w = stageWord(c[stageAt]!);
+      if (Number.isSafeInteger(step) && w !== null) out.set(step, w);
+    }
+  }
+  return out;
+}
+
+/** The layers of one step shape: the marker's positions and whether the last occurrence is the MTP layer. */
+export interface ShapeLayers {
+  positions: number[];
+  mtp: boolean;
+  /** The kernel types of the last stretch that no other stretch holds (null: fewer than three occurrences). */
+  unique: Set<number> | null;
+}
+
+/** The marker of one lane (a recorded part), from its most frequent shape and the catalogue sites in it. */
+export function laneMarker(
+  rep: Int32Array,
+  sites: MarkerSite[],
+  chainSites: MarkerSite[],
+  touched: Set<number>,
+  maxPerStep: number,
+  texts: string[],
+): number | null {
+  if (sites.length === 0) return null;
+  return chooseMarker([rep, rep], touched, sites, maxPerStep, texts, chainSites);
+}
+
+/** The layers of a shape under a marker (see the top of this file). */
+export function shapeLayers(tokens: Int32Array, marker: number | null, taken: Uint8Array): ShapeLayers {
+  if (marker === null) return { positions: [], mtp: false, unique: null };
+  const p = markerPositions(tokens, marker);
+  if (p.length < 3) return { positions: p, mtp: false, unique: null };
+  const stretch = (i: number): Set<number> => {
+    const s = new Set<number>();
+    for (let j = p[i - 1]! + 1; j < p[i]!; j++) if (taken[j] !== 1) s.add(tokens[j]!);
+    return s;
+  };
+  const last = stretch(p.length - 1);
+  const others = new Set<number>();
+  for (let i = 1; i < p.length - 1; i++) for (const t of stretch(i)) others.add(t);
+  const unique = new Set<number>();
+  for (const t of last) if (!others.has(t)) unique.add(t);
+  return { positions: p, mtp: false, unique };
+}
+
+/**
+ * The MTP layer of a lane's shapes: a kernel type that the last stretch of every shape with catalogue sites holds
+ * and no other stretch of it does (the same type in every step: one step's stray kernel is not an MTP layer).
+ */
+export function mtpLayers(layers: ShapeLayers[], withSites: boolean[]): ShapeLayers[] {
+  let common: number[] | null = null;
+  for (let i = 0; i < layers.length; i++) {
+    if (!withSites[i]) continue;
+    const u = layers[i]!.unique;
+    if (u === null) continue;
+    common = common === null ? [...u] : common.filter((t) => u.has(t));
+  }
+  if (common === null || common.length === 0) return layers;
+  const mark: number[] = common;
+  return layers.map((l) => (l.unique !== null && mark.every((t) => l.unique!.has(t)) ? { ...l, mtp: true } : l));
+}
+
+/** Where a site [start, end) of a shape is: decoder layer n, or the MTP layer (layer 0 of phase mtp); null: no marker. */
+export function siteLayer(l: ShapeLayers, start: number, end: number): { layer: number | null; mtp: boolean } {
+  const i = layerOf(l.positions, start, end);
+  if (i === null) return { layer: null, mtp: false };
+  if (l.mtp && i === l.positions.length - 1) return { layer: 0, mtp: true };
+  return { layer: i, mtp: false };
+}

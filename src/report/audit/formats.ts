@@ -1,0 +1,7 @@
+// The output formats of `kprof audit` and its JSON schema id (the CLI reads these without loading the reports).
+
+export const AUDIT_FORMATS = ['table', 'markdown', 'json', 'html'] as const;
+export type AuditFormat = (typeof AUDIT_FORMATS)[number];
+
+/** The JSON's schema id: bump on any change of its shape (model/schema.ts AuditJson). */
+export const AUDIT_SCHEMA = 'kprof.audit/2';

@@ -1,0 +1,61 @@
+// Row citations of kprof audit (src/analysis/audit/rows.ts): the line of a site's first kernel in a CSV kernel
+// table, counted as the recorder counts kernels (per step and stream, communication kernels and rows without a Step
+// Id left out), across quoted cells that hold commas and line breaks; a row of another type is not cited.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { citeRows, type Wanted } from '../src/analysis/audit/rows.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-rows-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const want = (step: number, stream: string, index: number, type: string): Wanted => ({ step, stream, index, type, file: null, line: null });
+
+describe('citeRows', () => {
+  const path = join(tmp, 'kernel_details.csv');
+  writeFileSync(
+    path,
+    [
+      'Step Id,Stream ID,Name,Type,Accelerator Core,Input Shapes',
+      '1,2,a,RmsNorm,AI_VECTOR_CORE,"4,8"', // line 2: step 1 stream 2 #0
+      '1,2,h,hcom_allReduce_,COMMUNICATION,""', // line 3: communication, not counted
+      '1,7,c,Cast,AI_VECTOR_CORE,"1"', // line 4: step 1 stream 7 #0
+      ',2,x,Mul,AI_VECTOR_CORE,"1"', // line 5: no Step Id, not counted
+      '1,2,q,QuantBatchMatmulV3,AI_CORE,"a,', // line 6-7: a cell with a line break
+      'b"',
+      '2,2,r,RmsNorm,AI_VECTOR_CORE,"1"', // line 8: step 2 stream 2 #0
+      '1,2,d,DynamicQuant,AI_VECTOR_CORE,"1"', // line 9: step 1 stream 2 #2 (steps interleaved)
+    ].join('\r\n'),
+  );
+
+  test('lines of the n-th compute kernel of a step and stream', () => {
+    const w = [
+      want(1, '2', 1, 'QuantBatchMatmulV3'),
+      want(1, '7', 0, 'Cast'),
+      want(2, '2', 0, 'RmsNorm'),
+      want(1, '2', 2, 'DynamicQuant'),
+      want(1, '2', 0, 'RmsNorm'),
+    ];
+    citeRows([{ path, shown: 'k.csv' }], w);
+    expect(w.map((x) => [x.file, x.line])).toEqual([
+      ['k.csv', 6],
+      ['k.csv', 4],
+      ['k.csv', 8],
+      ['k.csv', 9],
+      ['k.csv', 2],
+    ]);
+  });
+
+  test('a row of another type than the site says is not cited; nor is a table other than kernel_details or op_summary', () => {
+    const w = [want(1, '2', 1, 'Cast')];
+    citeRows([{ path, shown: 'k.csv' }], w);
+    expect(w[0]!.line).toBeNull();
+    const other = join(tmp, 'trace_view.json');
+    writeFileSync(other, '[]');
+    const v = [want(1, '2', 0, 'RmsNorm')];
+    citeRows([{ path: other, shown: 'x' }], v);
+    expect(v[0]!.line).toBeNull();
+  });
+});
