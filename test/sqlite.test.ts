@@ -434,6 +434,22 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     expect(failure(() => read(join(dir, 'none.db'), { display: 'none.db' })).message).toBe('none.db: cannot be opened (ENOENT)');
   });
 
+  it('a better-sqlite3 built for another Node.js: an input error saying to rebuild, not an internal error', () => {
+    const load = (id: string): unknown => {
+      if (id !== 'better-sqlite3') throw Object.assign(new Error(`No such built-in module: ${id}`), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
+      return class {
+        constructor() {
+          throw Object.assign(new Error("The module '/x/better_sqlite3.node'\nwas compiled against a different Node.js version"), {
+            code: 'ERR_DLOPEN_FAILED',
+          });
+        }
+      };
+    };
+    const e = failure(() => sqliteLibrary('in/a.db', load)('in/a.db'));
+    expect(e.kind).toBe('input');
+    expect(e.message).toMatch(/^in\/a\.db: the installed better-sqlite3 was built for another Node\.js version .*Run `npm rebuild better-sqlite3`/);
+  });
+
   it('without node:sqlite or better-sqlite3: an input error saying what to do', () => {
     const missing = (): never => {
       throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' });

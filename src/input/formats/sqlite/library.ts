@@ -152,7 +152,18 @@ export function sqliteLibrary(file: string, load: (id: string) => unknown = inje
   }
   const open: SqliteOpen = (path) => {
     loaded = SQLITE_PACKAGE;
-    return new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      return new Database(path, { readonly: true, fileMustExist: true });
+    } catch (e) {
+      // better-sqlite3 loads its native addon only here: one built for another Node.js version fails to load.
+      const code = (e as { code?: unknown }).code;
+      const m = e instanceof Error ? e.message : '';
+      if (code !== 'ERR_DLOPEN_FAILED' && !/NODE_MODULE_VERSION|did not self-register/.test(m)) throw e;
+      throw inputError(
+        `${file}: the installed ${SQLITE_PACKAGE} was built for another Node.js version than this one (${process.versions.node}): ` +
+          `${oneLineMessage(e)}. Run \`npm rebuild better-sqlite3\` where kprof is installed, or use Node.js 22.16+ or 24 (built-in node:sqlite).`,
+      );
+    }
   };
   if (load === defaultLoad) cached = open;
   return open;
