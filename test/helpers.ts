@@ -192,8 +192,8 @@ export interface TestStatement {
 }
 
 /**
- * A db for tests to write or read on their own: better-sqlite3 where it is installed, else Node's node:sqlite
- * (Node 22.16+), with better-sqlite3's methods (raw, pluck, safeIntegers), so that the SQLite tests run on either.
+ * A db for tests to write or read on their own: Node's node:sqlite where it is whole (22.16+), else better-sqlite3
+ * with better-sqlite3's methods (raw, pluck, safeIntegers), so that the SQLite tests run on either.
  */
 export class TestDatabase {
   // biome-ignore lint/suspicious/noExplicitAny: either library's connection, used through the methods both have
@@ -201,7 +201,7 @@ export class TestDatabase {
   private readonly node: boolean;
   constructor(path: string, options: { readonly?: boolean } = {}) {
     const load = createRequire(import.meta.url);
-    this.node = !HAS_BETTER_SQLITE;
+    this.node = HAS_NODE_SQLITE;
     if (this.node) {
       const { DatabaseSync } = load('node:sqlite') as { DatabaseSync: new (p: string, o: object) => unknown };
       this.db = new DatabaseSync(path, { readOnly: options.readonly === true });
