@@ -6,7 +6,8 @@
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
 import { BytesMap } from '../../csv/bytesMap.js';
-import { problemMessage, type RowView } from '../../csv/scan.js';
+import { unreadableRow } from '../../csv/rowCheck.js';
+import type { RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
 import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../../kernelCells.js';
 import {
@@ -209,12 +210,9 @@ export class KernelTableReader {
     if (this.deviceI >= 0 && v.n === this.width && v.problem === 'none') this.toDevice(v);
     const log = this.log;
     log.rowsRead++;
-    if (v.problem !== 'none') {
-      log.skip(this.file, v.line, problemMessage(v.problem));
-      return;
-    }
-    if (v.n !== this.width) {
-      log.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
+    const unreadable = unreadableRow(v, this.width);
+    if (unreadable !== null) {
+      log.skip(this.file, v.line, unreadable);
       return;
     }
     const b = v.buf;

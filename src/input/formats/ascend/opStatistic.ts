@@ -3,7 +3,8 @@
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
-import { problemMessage, type RowView } from '../../csv/scan.js';
+import { unreadableRow } from '../../csv/rowCheck.js';
+import type { RowView } from '../../csv/scan.js';
 import type { KernelSink, RankTarget, RowLog } from '../../sink.js';
 import type { StatisticHeader } from './detect.js';
 import { excerpt as clip } from '../../../util/inputText.js';
@@ -27,12 +28,9 @@ export class OpStatisticReader {
     const log = this.log;
     const h = this.header;
     log.rowsRead++;
-    if (v.problem !== 'none') {
-      log.skip(this.file, v.line, problemMessage(v.problem));
-      return;
-    }
-    if (v.n !== this.width) {
-      log.skip(this.file, v.line, `row has ${v.n} cells, the header has ${this.width}; row skipped`);
+    const unreadable = unreadableRow(v, this.width);
+    if (unreadable !== null) {
+      log.skip(this.file, v.line, unreadable);
       return;
     }
     const b = v.buf;

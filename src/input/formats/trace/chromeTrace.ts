@@ -22,7 +22,7 @@ import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { inputError } from '../../../util/errors.js';
 import type { Engine } from '../../engine.js';
 import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
-import { addApart, emptyTraceInfo, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
+import { addApart, emptyRecord, emptyTraceInfo, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
 import { Shortener } from './shortName.js';
 import { profilerStep, StepWindows } from './steps.js';
 
@@ -165,17 +165,7 @@ export class ChromeTraceReader {
   private readonly names = new BytesMap<string>();
   /** --short-names (shortName.ts): the names and which of them stand for several kernels. */
   readonly shortener = new Shortener();
-  private readonly rec: TraceRecord = {
-    kind: 'kernel',
-    name: '',
-    type: null,
-    category: null,
-    stream: null,
-    step: null,
-    startUs: Number.NaN,
-    startTicks: Number.NaN,
-    ticks: 0,
-  };
+  private readonly rec: TraceRecord = emptyRecord();
   /** The whole µs the records' startTicks count from: the first start read (NaN until one is). */
   originUs = Number.NaN;
   private readonly windows: StepWindows;

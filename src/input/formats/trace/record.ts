@@ -106,6 +106,11 @@ export interface TraceInfo {
   notes: string[];
 }
 
+/** A record for a reader to reuse (see TraceRecord): a kernel with no name, start or duration yet. */
+export function emptyRecord(): TraceRecord {
+  return { kind: 'kernel', name: '', type: null, category: null, stream: null, step: null, startUs: Number.NaN, startTicks: Number.NaN, ticks: 0 };
+}
+
 export function noAnswers(): TraceAnswers {
   return { names: false, types: false, cores: false, shapes: false, steps: false, order: false, ranks: false };
 }

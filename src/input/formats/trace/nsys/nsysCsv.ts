@@ -14,7 +14,16 @@
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../../model/model.js';
 import { inputError } from '../../../../util/errors.js';
-import { addApart, emptyTraceInfo, type RecordKind, type StatisticRecord, type TraceInfo, type TraceRecord, type TraceSink } from '../record.js';
+import {
+  addApart,
+  emptyRecord,
+  emptyTraceInfo,
+  type RecordKind,
+  type StatisticRecord,
+  type TraceInfo,
+  type TraceRecord,
+  type TraceSink,
+} from '../record.js';
 import { profilerStep, StepWindows } from '../steps.js';
 import { CsvRecords } from './csvRecords.js';
 
@@ -140,17 +149,7 @@ export class NsysCsvReader {
   private preamble = 0;
   /** A `SKIPPED: …` line before any header: nsys's console output saved in place of a report it did not write. */
   private skippedBy: string | null = null;
-  private readonly rec: TraceRecord = {
-    kind: 'kernel',
-    name: '',
-    type: null,
-    category: null,
-    stream: null,
-    step: null,
-    startUs: Number.NaN,
-    startTicks: Number.NaN,
-    ticks: 0,
-  };
+  private readonly rec: TraceRecord = emptyRecord();
   /** The whole µs the records' startTicks count from: the first start read (NaN until one is). */
   originUs = Number.NaN;
   private readonly stat: StatisticRecord = { kind: 'kernel', name: '', count: 0, ticks: 0, minTicks: Number.NaN, maxTicks: Number.NaN };
