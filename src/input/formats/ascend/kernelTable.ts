@@ -6,7 +6,7 @@
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
 import { BytesMap } from '../../csv/bytesMap.js';
-import { unreadableRow } from '../../csv/rowCheck.js';
+import { readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
 import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../../kernelCells.js';
@@ -209,12 +209,7 @@ export class KernelTableReader {
     v.locate = this.locate;
     if (this.deviceI >= 0 && v.n === this.width && v.problem === 'none') this.toDevice(v);
     const log = this.log;
-    log.rowsRead++;
-    const unreadable = unreadableRow(v, this.width);
-    if (unreadable !== null) {
-      log.skip(this.file, v.line, unreadable);
-      return;
-    }
+    if (!readableRow(v, this.width, log, this.file)) return;
     const b = v.buf;
     const ticks = parseTicks(b, v.starts[this.durI]!, v.ends[this.durI]!);
     if (!(ticks >= 0)) {

@@ -3,7 +3,7 @@
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
-import { unreadableRow } from '../../csv/rowCheck.js';
+import { readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { KernelSink, RankTarget, RowLog } from '../../sink.js';
 import type { StatisticHeader } from './detect.js';
@@ -27,12 +27,7 @@ export class OpStatisticReader {
   row(v: RowView): void {
     const log = this.log;
     const h = this.header;
-    log.rowsRead++;
-    const unreadable = unreadableRow(v, this.width);
-    if (unreadable !== null) {
-      log.skip(this.file, v.line, unreadable);
-      return;
-    }
+    if (!readableRow(v, this.width, log, this.file)) return;
     const b = v.buf;
     const count = parseIntCell(b, v.starts[h.count]!, v.ends[h.count]!);
     const total = parseTicks(b, v.starts[h.total]!, v.ends[h.total]!);
