@@ -378,7 +378,8 @@ export interface RewriteJson {
   base: RewriteChainTimeJson | null;
   pr: RewriteChainTimeJson | null;
   /**
-   * PR − base median time of one chain, and × chains; `significant`: the per-step samples say it is real
+   * PR − base median time of one chain (`perChainUs`), and the measured change of the time of the rewrite's kernels
+   * (`totalUs`: every kernel of an exact occurrence of its chains, each kernel given to one rewrite); `significant`: the per-step samples say it is real
    * (Mann-Whitney U, `p` < 0.05) and it is at least the time tolerance; `reason` says why not.
    */
   saving: {
@@ -392,6 +393,8 @@ export interface RewriteJson {
   /** Where the removed chain still runs in the PR, within `notFusedEdits` edits. */
   notFused: RewriteNotFusedJson[];
   notFusedEdits: number;
+  /** It removed a copy of the kernels next to it: notFused are where two copies still run side by side, never the copy kept. */
+  copy: boolean;
   /** The side whose part of the chain ran on streams of its own, placed by start time; null when on the lane. */
   moved: { side: 'base' | 'pr'; streams: string[] } | null;
   /** Streams of one side only whose kernels could not be placed in the place of a chain that removed (or added) nothing. */
@@ -410,6 +413,13 @@ export interface RewriteConservationJson {
   addedUnpaired: number;
   /** Tokens whose count change the rewrites and the steps of one side only do not explain exactly. */
   rest: { token: string; base: number; pr: number; observed: number; explained: number; unpaired: number }[];
+  /**
+   * The time change (PR − base, µs) of the kernel groups the rewrites name (their compute kernels in a step):
+   * namedUs = rewritesUs (the sum of the rewrites' saving.totalUs) + outsideUs (outside their chains, in steps both
+   * sides profiled) + unpairedUs (steps of one side only). `exact`: false when a step shape had steps of both kinds
+   * (its time split between them by its mean).
+   */
+  time: { namedUs: number; rewritesUs: number; outsideUs: number; unpairedUs: number; exact: boolean };
 }
 
 export type RewriteNoteJson =

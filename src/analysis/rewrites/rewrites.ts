@@ -131,12 +131,22 @@ export interface Rewrite {
    * `unplaced` is not empty (reason `unplaced`: what ran in the chain's place on those streams is not known).
    */
   saving: Omit<Judged, 'reason'> & { reason: Judged['reason'] | 'unplaced' };
-  /** saving.delta × chains, ticks. */
+  /**
+   * The measured change (PR − base, ticks) of the time of this rewrite's kernels: every kernel of an exact occurrence
+   * of its removed or added chain on either side (in the steps both sides profiled), each kernel given to one
+   * rewrite only (the longer chains first). The rewrites' figures and the time of their kernel groups outside them
+   * add up to those groups' change (Conservation.time).
+   */
   totalSavingTicks: number;
   /** Sites of the PR within ⌊|removed|/4⌋ edits of the removed chain (for chains of 2 or more kernels). */
   notFused: NotFused[];
   /** Edits allowed for a site of notFused. */
   notFusedEdits: number;
+  /**
+   * It removed a copy of the kernels next to it (a duplicate dropped): its sites not fused are where two copies still
+   * run next to each other, not the copy kept.
+   */
+  copy: boolean;
   /**
    * The side whose part of the chain ran on streams of that side only, placed by start time in the place of the
    * change on the lane (a fused kernel moved to a stream of its own); null when both parts are on the lane.
@@ -168,6 +178,14 @@ export interface Conservation {
    * the rewrites' part and the part of the steps of one side only (PR minus base).
    */
   rest: { token: string; base: number; pr: number; observed: number; explained: number; unpaired: number }[];
+  /**
+   * The time change (PR − base, ticks) of the kernel groups the verified rewrites name, over their compute kernels
+   * in a step: `named` = `rewrites` (the sum of the rewrites' totalSavingTicks) + `outside` (the same groups outside
+   * the rewrites' chains, in the steps both sides profiled) + `unpaired` (in steps of one side only). `exact`: no
+   * step shape mixes steps both sides profiled with steps of one side only (else those shapes' time is split
+   * between them by their mean).
+   */
+  time: { named: number; rewrites: number; outside: number; unpaired: number; exact: boolean };
 }
 
 export interface Rewrites {
@@ -370,6 +388,11 @@ interface Forming {
   moved: { side: 'base' | 'pr'; streams: Set<string> } | null;
   /** Streams of one side only, on the ranks of a change that removed (or added) nothing, whose kernels could not be placed. */
   unplaced: Set<string>;
+  /**
+   * Every hunk of it removed a copy of the kernels next to it (splitDuplicates): the copy kept in the PR is not a
+   * site where it did not happen; a site is where two copies still run next to each other.
+   */
+  copy: boolean;
 }
 
 /** Whether a[i, i + k) equals a[j, j + k) (both inside a). */
@@ -385,7 +408,7 @@ function same(a: Int32Array, i: number, j: number, k: number): boolean {
  * hunk of its own (the longest such copy, at either end, that shares no kernel with the rest of the hunk; the same
  * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites.
  */
-export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
+export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & { copy?: true })[] {
   if (h.aLen === 0 || h.bLen === 0) return [h];
   for (const [side, s, len, other] of [
     [a, h.aStart, h.aLen, h.bLen],
@@ -405,14 +428,16 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): Hunk[] {
       if (same(side, s + len - k, s + len, k) && apart(s + len - k, k)) {
         const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
         const cut = isA
-          ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0 }
-          : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k };
+          ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0, copy: true as const }
+          : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k, copy: true as const };
         return [...splitDuplicates(a, b, rest), cut];
       }
       // A copy at the start, of the k kernels before the hunk.
       if (same(side, s - k, s, k) && apart(s, k)) {
         const rest = isA ? { ...h, aStart: h.aStart + k, aLen: h.aLen - k } : { ...h, bStart: h.bStart + k, bLen: h.bLen - k };
-        const cut = isA ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0 } : { aStart: h.aStart, aLen: 0, bStart: h.bStart, bLen: k };
+        const cut = isA
+          ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0, copy: true as const }
+          : { aStart: h.aStart, aLen: 0, bStart: h.bStart, bLen: k, copy: true as const };
         return [cut, ...splitDuplicates(a, b, rest)];
       }
     }
@@ -508,7 +533,15 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
         positions: new Map(),
         moved: moved === null ? null : { side: moved.side, streams: new Set<string>() },
         unplaced: new Set<string>(),
+        copy: true,
       }));
+      // A deletion (or insertion) of a copy of the kernels right before or after it is a copy dropped (or added).
+      const unit = aLen === 0 ? bLen : aLen;
+      const seqOf = aLen === 0 ? tb : ta;
+      const at = aLen === 0 ? h.bStart : h.aStart;
+      const whole = aLen === 0 ? h.bLen : h.aLen;
+      const copyNear = (aLen === 0) !== (bLen === 0) && (same(seqOf, at - unit, at, unit) || same(seqOf, at + whole, at + whole - unit, unit));
+      if (h.copy !== true && !copyNear) f.copy = false;
       if (moved !== null) for (const st of moved.streams) f.moved!.streams.add(st);
       else if (across !== null) for (const st of across.streams) f.unplaced.add(st);
       f.perLane.set(laneIndex, (f.perLane.get(laneIndex) ?? 0) + copies);
@@ -553,6 +586,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
   const chainsOf = countChains(sides, scans, ordered.slice(0, MAX_VERIFIED));
+  const timed = attributeTime(sides, scans, ordered.slice(0, MAX_VERIFIED));
   for (const f of ordered.slice(0, MAX_VERIFIED)) {
     const { removedChains, addedChains, chains } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], scans, f.removed);
@@ -583,7 +617,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     }
     applied.push({ removed: f.removed, added: f.added, chains });
     const k = Math.floor(f.removed.length / 4);
-    const notFused = f.removed.length >= 2 ? notFusedSites(sides[1], scans, f.removed, k, markersOf, texts) : [];
+    const notFused =
+      f.removed.length >= 2 || (f.copy && f.added.length === 0) ? notFusedSites(sides[1], scans, f.removed, f.copy ? 0 : k, markersOf, texts, f.copy) : [];
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
@@ -597,9 +632,10 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       base: baseTime,
       pr: prTime,
       saving: f.unplaced.size > 0 ? { ...saving, significant: false, reason: 'unplaced' } : saving,
-      totalSavingTicks: Number.isFinite(saving.delta) && f.unplaced.size === 0 ? saving.delta * chains : 0,
+      totalSavingTicks: timed.of.get(f)!,
       notFused,
-      notFusedEdits: k,
+      notFusedEdits: f.copy ? 0 : k,
+      copy: f.copy,
       moved: f.moved === null ? null : { side: f.moved.side, streams: [...f.moved.streams].sort(compareRanks) },
       unplaced: [...f.unplaced].sort(compareRanks),
     });
@@ -618,7 +654,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     lanes,
     marker: marker === null ? null : { token: texts[marker.id]!, auto: marker.auto },
     rewrites,
-    conservation: conservation(sides, applied, texts),
+    conservation: { ...conservation(sides, applied, texts), time: timed.time },
     unverified,
     notes,
   };
@@ -941,12 +977,14 @@ function notFusedSites(
   k: number,
   markersOf: (side: 0 | 1, shape: number) => number[],
   texts: string[],
+  copy = false,
 ): NotFused[] {
-  // Sites per shape, then the lanes and steps that have the shape.
+  // Sites per shape, then the lanes and steps that have the shape. A removed copy: the second of two exact copies
+  // next to each other (the one kept is not a site).
   const sitesByShape = new Map<number, Site[]>();
   s.seq.shapes.forEach((shape, i) => {
     if (shape.instances === 0) return;
-    const sites = scans.near(s.index, i, chain, k);
+    const sites = copy ? copySites(scans.exact(s.index, i, chain), chain.length) : scans.near(s.index, i, chain, k);
     if (sites.length > 0) sitesByShape.set(i, sites);
   });
   if (sitesByShape.size === 0) return [];
@@ -978,6 +1016,13 @@ function notFusedSites(
       x.position - y.position ||
       (x.steps[0] ?? 0) - (y.steps[0] ?? 0),
   );
+  return out;
+}
+
+/** Of a chain's exact occurrences, each that follows another right before it, as a site of 0 edits. */
+function copySites(occ: number[], m: number): Site[] {
+  const out: Site[] = [];
+  for (let x = 1; x < occ.length; x++) if (occ[x - 1]! + m === occ[x]) out.push({ start: occ[x]!, end: occ[x]! + m, edits: 0 });
   return out;
 }
 
@@ -1031,7 +1076,69 @@ function findMarker(
   return id === null ? null : { id, auto: true };
 }
 
-function conservation(sides: [Side, Side], applied: { removed: Int32Array; added: Int32Array; chains: number }[], texts: string[]): Conservation {
+/**
+ * The measured time of each rewrite's kernels (see Rewrite.totalSavingTicks) and the time line of the conservation
+ * (Conservation.time). In each step shape of each side, the exact occurrences of the rewrites' chains (removed and
+ * added) are given to the rewrites, the longer chains first, an occurrence only when none of its kernels is given
+ * yet; a rewrite's figure is the PR's time of its kernels less the base's. Each kernel's time is the sum over the
+ * shape's steps; a shape with steps of one side only among its steps splits its time by its share of them.
+ */
+function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): { of: Map<Forming, number>; time: Conservation['time'] } {
+  const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
+  const of = new Map<Forming, number>(verified.map((f) => [f, 0]));
+  const named = new Set<number>();
+  for (const f of verified) for (const chain of [f.removed, f.added]) for (const t of chain) named.add(t);
+  const time = { named: 0, rewrites: 0, outside: 0, unpaired: 0, exact: true };
+  for (const i of [0, 1] as const) {
+    const s = sides[i];
+    const sign = i === 0 ? -1 : 1;
+    s.seq.shapes.forEach((shape, j) => {
+      if (shape.instances === 0) return;
+      const tokens = s.tokens[j]!;
+      const paired = s.paired[j]!;
+      if (paired !== 0 && paired !== shape.instances) time.exact = false;
+      const share = paired / shape.instances;
+      const given = new Uint8Array(tokens.length);
+      for (const f of byLength) {
+        let t = 0;
+        for (const chain of [f.removed, f.added]) {
+          if (chain.length === 0) continue;
+          t = claim(given, shape.sumTicks, scans.exact(i, j, chain), chain.length, t);
+        }
+        if (t !== 0) of.set(f, of.get(f)! + sign * t * share);
+      }
+      for (let k = 0; k < tokens.length; k++) {
+        if (!named.has(tokens[k]!)) continue;
+        const v = sign * shape.sumTicks[k]!;
+        time.named += v;
+        if (given[k] === 0) time.outside += v * share;
+        time.unpaired += v * (1 - share);
+      }
+    });
+  }
+  for (const v of of.values()) time.rewrites += v;
+  return { of, time };
+}
+
+/** `total` plus the time of each occurrence none of whose kernels is given yet, which it gives. */
+function claim(given: Uint8Array, sumTicks: Float64Array, occ: number[], m: number, total: number): number {
+  for (const o of occ) {
+    let free = true;
+    for (let k = o; k < o + m && free; k++) free = given[k] === 0;
+    if (!free) continue;
+    for (let k = o; k < o + m; k++) {
+      given[k] = 1;
+      total += sumTicks[k]!;
+    }
+  }
+  return total;
+}
+
+function conservation(
+  sides: [Side, Side],
+  applied: { removed: Int32Array; added: Int32Array; chains: number }[],
+  texts: string[],
+): Omit<Conservation, 'time'> {
   const counts: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
   for (const i of [0, 1] as const) {
     sides[i].seq.shapes.forEach((shape, j) => {
@@ -1044,7 +1151,7 @@ function conservation(sides: [Side, Side], applied: { removed: Int32Array; added
     for (const t of f.removed) explained.set(t, (explained.get(t) ?? 0) - f.chains);
     for (const t of f.added) explained.set(t, (explained.get(t) ?? 0) + f.chains);
   }
-  const out: Conservation = { removed: 0, added: 0, removedAccounted: 0, addedAccounted: 0, removedUnpaired: 0, addedUnpaired: 0, rest: [] };
+  const out: Omit<Conservation, 'time'> = { removed: 0, added: 0, removedAccounted: 0, addedAccounted: 0, removedUnpaired: 0, addedUnpaired: 0, rest: [] };
   const all = new Set([...counts[0].keys(), ...counts[1].keys(), ...explained.keys()]);
   for (const t of all) {
     const b = counts[0].get(t) ?? 0;

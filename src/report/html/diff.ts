@@ -25,6 +25,7 @@ import {
   chainTimeText,
   acrossText,
   conservationText,
+  timeText,
   headingText,
   laneLines,
   layersText,
@@ -489,7 +490,7 @@ function rewritesSection({ d, json }: Inputs): string {
       ),
       row(
         'saved',
-        `<span class="${noise ? 'rw-noise' : x.saving.perChainUs < 0 ? 'rw-faster' : 'rw-slower'}">${esc(perChainSavingText(w))}</span> per chain × ${esc(plural(x.chains, 'chain'))}${total === null ? '' : ` = <strong>${esc(total)}</strong>`}`,
+        `<strong>${esc(total)}</strong> measured over ${esc(plural(x.chains, 'chain'))} (per chain <span class="${noise ? 'rw-noise' : x.saving.perChainUs < 0 ? 'rw-faster' : 'rw-slower'}">${esc(perChainSavingText(w))}</span>${noise ? '' : ', the median'})`,
         ` class="rw-saving" data-chains="${x.chains}" data-per-chain="${x.saving.perChainUs}" data-total="${x.saving.totalUs}" data-significant="${x.saving.significant}"`,
       ),
     ];
@@ -532,6 +533,11 @@ function rewritesSection({ d, json }: Inputs): string {
   if (c !== null)
     out.push(
       `<p class="rw-conservation" data-removed="${c.removed}" data-added="${c.added}" data-removed-accounted="${c.removedAccounted}" data-added-accounted="${c.addedAccounted}">${esc(conservationText(r))}</p>`,
+    );
+  const time = timeText(r);
+  if (time !== null && c !== null)
+    out.push(
+      `<p class="rw-time" data-named="${c.time.namedUs}" data-rewrites="${c.time.rewritesUs}" data-outside="${c.time.outsideUs}" data-unpaired="${c.time.unpairedUs}">${esc(time)}</p>`,
     );
   const rest = restLines(r, sentence.code);
   if (rest.length > 0) out.push(`<p>Not accounted for:</p><ul class="lines">${rest.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
