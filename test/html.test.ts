@@ -133,7 +133,7 @@ describe('kprof diff --format html: the fusion rewrites', () => {
     expect(sec).toContain(
       `data-chains="${w.chains}" data-per-chain="${w.saving.perChainUs}" data-total="${w.saving.totalUs}" data-significant="true"`,
     );
-    expect(sec).toContain('<span class="rw-faster">-39.01 µs</span> per chain × 16 chains = <strong>-624.16 µs</strong>');
+    expect(sec).toContain('<strong>-627.42 µs</strong> measured over 16 chains (per chain <span class="rw-faster">-39.01 µs</span>, the median)');
     expect(sec).toContain(`<div class="rw-base" data-v="${w.base!.medianUs}">`);
     expect(sec).toContain('<dd>layers 0-1 of 0-2</dd>');
     expect(sec).toContain('<li>layer 2 (the last) in every step of ranks 0-1: 2 edits from the chain</li>');
@@ -142,6 +142,10 @@ describe('kprof diff --format html: the fusion rewrites', () => {
     expect(sec).toContain(
       `data-removed="${c.removed}" data-added="${c.added}" data-removed-accounted="${c.removedAccounted}" data-added-accounted="${c.addedAccounted}">Accounted for: 208 of 208 removed`,
     );
+    // The time line adds up, and its figures are the JSON's.
+    expect(c.time.rewritesUs).toBeCloseTo(w.saving.totalUs, 6);
+    expect(c.time.namedUs).toBeCloseTo(c.time.rewritesUs + c.time.outsideUs + c.time.unpairedUs, 6);
+    expect(sec).toContain(`<p class="rw-time" data-named="${c.time.namedUs}" data-rewrites="${c.time.rewritesUs}"`);
   });
 
   it('shows hostile kernel names in the chips as text only', async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
-import { layersText, savingText } from '../src/report/diff/rewrites.js';
+import { layersText, noneText, savingText } from '../src/report/diff/rewrites.js';
 
 /** rank → stream → steps (Step Id → token texts, each kernel 10 ticks long and 100 ticks after the previous). */
 type Spec = Record<string, Record<string, Record<number, string[]>>>;
@@ -46,6 +46,36 @@ describe('lanes', () => {
     expect(r.conservation).toMatchObject({ removed: 60, added: 60, removedAccounted: 0, addedAccounted: 0 });
     expect(r.conservation.rest).toHaveLength(120);
     expect(findRewrites(base, pr, { maxEdits: 120 }).lanes[0]!.status).toBe('aligned');
+  });
+  test('unrelated runs (steps that differ everywhere, once): the steps do not align, and no rewrite is listed', () => {
+    // Two independent random step contents over alphabets of 10 to 100 kernel types, three equal steps a side.
+    let state = 7;
+    const rnd = (): number => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state / 2 ** 32;
+    };
+    for (const [alphabet, length] of [
+      [10, 200],
+      [40, 300],
+      [100, 400],
+    ] as const) {
+      const make = (): string[] => Array.from({ length }, () => `K${Math.floor(rnd() * alphabet)}`);
+      const a = make();
+      const b = make();
+      const r = findRewrites(seq({ 0: { 2: { 1: a, 2: a, 3: a } } }), seq({ 0: { 2: { 1: b, 2: b, 3: b } } }));
+      expect(r.rewrites).toEqual([]);
+      const note = r.notes.find((n) => n.kind === 'unaligned');
+      expect(note).toBeDefined();
+      expect(r.notes.some((n) => n.kind === 'unverified')).toBe(false);
+      expect(noneText(r, (x) => x)).toMatch(/^The steps do not align: the most frequent steps of the two sides differ in \d+ places/);
+    }
+  });
+  test('one change in each of many layers is not taken for unrelated runs', () => {
+    const layers = (n: number, fused: boolean): string[] =>
+      Array.from({ length: n }, (_, l) => ['M', ...(fused ? ['F'] : ['A', 'B', 'C']), `L${l % 7}`, 'H']).flat();
+    const r = findRewrites(seq({ 0: { 2: { 1: layers(60, false), 2: layers(60, false) } } }), seq({ 0: { 2: { 1: layers(60, true), 2: layers(60, true) } } }));
+    expect(r.notes.some((n) => n.kind === 'unaligned')).toBe(false);
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['A', 'B', 'C'], ['F'], 120]]);
   });
   test('a rank on one side only is a one-side lane', () => {
     const base = seq({ 0: { 2: { 1: model([]) } }, 1: { 2: { 1: model([]) } } });
@@ -201,13 +231,23 @@ test('streams without a partner of the same id are paired largest with largest; 
 });
 
 describe('the words of a rewrite the profile does not bear out', () => {
-  test('a change of the representative steps that other steps undo: 0 chains, and why', () => {
+  test('a change of the representative steps that other steps undo: not a rewrite, and a note says why', () => {
     // Q goes from the most frequent step of the PR, but the PR's other step runs it twice: as often as the base.
     const base = seq({ '0': { '2': { 1: ['P', 'Q'], 2: ['P', 'Q'], 3: ['P'] } } });
     const pr = seq({ '0': { '2': { 1: ['P'], 2: ['P'], 3: ['P', 'Q', 'Q'] } } });
-    const r = findRewrites(base, pr).rewrites;
-    expect(r.map((w) => [w.removed, w.added, w.chains, w.removedChains])).toEqual([[['Q'], [], 0, { base: 2, pr: 2 }]]);
-    expect(savingText(r[0]!)).toBe('none: 0 chains (the chain runs 2 times in the base, 2 in the PR)');
+    const r = findRewrites(base, pr);
+    expect(r.rewrites).toEqual([]);
+    expect(r.notes).toContainEqual({ kind: 'no-chains', changes: 1 });
+    expect(noneText(r, (x) => x)).toBe('None that the steps bear out (see the note below).');
+    expect(r.conservation).toMatchObject({ removed: 0, added: 0, rest: [] });
+  });
+
+  test('a kernel that became itself (moved to another place of the step) is not a rewrite', () => {
+    const base = seq({ '0': { '2': { 1: ['P', 'Q', 'R', 'S'] } } });
+    const pr = seq({ '0': { '2': { 1: ['P', 'R', 'Q', 'S'] } } });
+    const r = findRewrites(base, pr);
+    expect(r.rewrites).toEqual([]);
+    expect(r.notes.some((n) => n.kind === 'no-chains')).toBe(true);
   });
 
   test('a rewrite on a stream where the layer marker does not run: no layer, and why', () => {

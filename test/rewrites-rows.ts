@@ -97,3 +97,17 @@ function shift(cell: string, us: number): string {
 export function kernelLike(at: Row, type: string, dur: number): Row {
   return { ...at, name: `aclnn${type}_${type}_${type}`, type, shapes: '', dur };
 }
+
+/**
+ * A conservation's counts, once its time line is checked to add up: the groups' change is the rewrites' savings plus
+ * their time outside the chains plus the steps of one side only (engine ticks or the JSON's µs).
+ */
+export function countsOf<T extends { time: object }>(c: T): Omit<T, 'time'> {
+  const t = c.time as Record<string, number | boolean>;
+  const [named, parts] =
+    'namedUs' in t ? [t.namedUs as number, [t.rewritesUs, t.outsideUs, t.unpairedUs] as number[]] : [t.named as number, [t.rewrites, t.outside, t.unpaired] as number[]];
+  const sum = parts.reduce((a, b) => a + b, 0);
+  if (Math.abs(named - sum) > 1e-6 * Math.max(1, Math.abs(named))) throw new Error(`time line does not add up: ${named} ≠ ${parts.join(' + ')}`);
+  const { time: _, ...rest } = c;
+  return rest;
+}

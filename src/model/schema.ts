@@ -440,6 +440,17 @@ export type RewriteNoteJson =
    * counted apart in the conservation line, and no chain of theirs counts as replaced). `steps`: (rank, step) pairs.
    */
   | { kind: 'unpaired-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
+  /**
+   * Differences of the most frequent steps that are not listed as rewrites: the PR runs their chain as often as the
+   * base over every step (other steps undo it, it lies inside a longer rewrite's chains, or a kernel became itself).
+   */
+  | { kind: 'no-chains'; changes: number }
+  /**
+   * The most frequent steps of the two sides do not align, and no rewrite is listed: of `changes` differences, more
+   * than half (of 8 or more) are `undone` over the steps, or over three in four (of 16 or more) happen `once` in a
+   * step and an eighth or more are undone (`of`: the largest differences, those verified): the runs look unrelated.
+   */
+  | { kind: 'unaligned'; changes: number; of: number; undone: number; once: number }
   /** A rank of both sides with no Step Id in common and different step counts: its steps are compared as they are. */
   | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
   /** A lane whose representative step is the shape of fewer than half of its steps. */

@@ -395,6 +395,18 @@ interface Forming {
   copy: boolean;
 }
 
+/**
+ * The steps do not align (unrelated runs) when of 8 or more differences of the most frequent steps most are undone
+ * over the steps, or when of 16 or more over three in four happen once in a step and one in eight or more is undone:
+ * a change of one run repeats (over layers) and stands over the steps; different runs differ everywhere, once, and
+ * many of their differences are alignment's accidents that other places undo.
+ */
+const UNALIGNED_MIN_CHANGES = 8;
+
+function sameChain(a: Int32Array, b: Int32Array): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
 /** Whether a[i, i + k) equals a[j, j + k) (both inside a). */
 function same(a: Int32Array, i: number, j: number, k: number): boolean {
   if (i < 0 || j < 0 || i + k > a.length || j + k > a.length) return false;
@@ -586,8 +598,25 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
   const chainsOf = countChains(sides, scans, ordered.slice(0, MAX_VERIFIED));
-  const timed = attributeTime(sides, scans, ordered.slice(0, MAX_VERIFIED));
-  for (const f of ordered.slice(0, MAX_VERIFIED)) {
+  // A difference of the most frequent steps is a rewrite only when the profile bears it out: the PR runs its chain
+  // fewer times (or its added chain more) over every step both sides profiled, and it is not a kernel become itself.
+  // When most differences of many are undone over the steps, the steps do not align (unrelated runs): none is listed.
+  const considered = ordered.slice(0, MAX_VERIFIED);
+  let kept = considered.filter((f) => chainsOf.get(f)!.chains > 0 && !sameChain(f.removed, f.added));
+  const undone = considered.length - kept.length;
+  const once = considered.filter((f) => Math.max(...f.perLane.values()) <= 1).length;
+  if (
+    (considered.length >= UNALIGNED_MIN_CHANGES && undone * 2 > considered.length) ||
+    (considered.length >= 2 * UNALIGNED_MIN_CHANGES && once * 4 > considered.length * 3 && undone * 8 >= considered.length)
+  ) {
+    notes.push({ kind: 'unaligned', changes: considered.length + unverified.rewrites, of: considered.length, undone, once });
+    // Smaller differences of steps that do not align are not rewrites either.
+    const i = notes.findIndex((n) => n.kind === 'unverified');
+    if (i >= 0) notes.splice(i, 1);
+    kept = [];
+  } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
+  const timed = attributeTime(sides, scans, kept);
+  for (const f of kept) {
     const { removedChains, addedChains, chains } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], scans, f.removed);
     const prTime = chainTime(sides[1], scans, f.added);
@@ -1115,6 +1144,12 @@ function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): 
         time.unpaired += v * (1 - share);
       }
     });
+  }
+  // A rewrite whose other part is not known (unplaced) claims no saving: its kernels' change is outside the rewrites.
+  for (const f of verified) {
+    if (f.unplaced.size === 0) continue;
+    time.outside += of.get(f)!;
+    of.set(f, 0);
   }
   for (const v of of.values()) time.rewrites += v;
   return { of, time };

@@ -241,12 +241,13 @@ export function acrossText(r: Rewrite, code: Code): string | null {
 
 /** The saving in all, measured: `-624.16 µs` (the change of the time of the rewrite's kernels, Rewrite.totalSavingTicks). */
 export function totalSavingText(r: Rewrite): string {
-  return fmtSignedUs(us(r.totalSavingTicks));
+  return r.saving.reason === 'unplaced' ? '~' : fmtSignedUs(us(r.totalSavingTicks));
 }
 
 /** The saving: `-624.16 µs measured over 16 chains (per chain -39.01 µs, the median)`, or with `~` and why per chain. */
 export function savingText(r: Rewrite): string {
   const total = totalSavingText(r);
+  if (r.saving.reason === 'unplaced') return `${perChainSavingText(r)} per chain × ${plural(r.chains, 'chain')}`;
   if (r.chains === 0) return `none: 0 chains (${noChainsWhy(r)})${r.totalSavingTicks === 0 ? '' : `; the time of its chains' kernels changed by ${total}`}`;
   return `${total} measured over ${plural(r.chains, 'chain')} (per chain ${perChainSavingText(r)}${r.saving.significant ? ', the median' : ''})`;
 }
@@ -378,9 +379,9 @@ export function conservationText(r: Rewrites): string {
 export function timeText(r: Rewrites): string | null {
   const t = r.conservation.time;
   if (r.rewrites.length === 0) return null;
-  const parts = [`${fmtSignedUs(us(t.rewrites))} in the rewrites above (the sum of their savings)`, `${fmtSignedUs(us(t.outside))} where they ran outside those chains`];
+  const parts = [`${fmtSignedUs(us(t.rewrites))} in these rewrites (the sum of their savings)`, `${fmtSignedUs(us(t.outside))} outside their chains`];
   if (t.unpaired !== 0) parts.push(`${fmtSignedUs(us(t.unpaired))} in steps of one side only${t.exact ? '' : ' (a step shape of both kinds split by its mean)'}`);
-  return `Time: the kernel groups these rewrites name changed by ${fmtSignedUs(us(t.named))} in all (their compute kernels in a step): ${listedAnd(parts)}.`;
+  return `Time: the kernel groups named above changed by ${fmtSignedUs(us(t.named))} in all: ${listedAnd(parts)}.`;
 }
 
 function listedAnd(parts: string[]): string {
@@ -412,7 +413,21 @@ export function notesFirst(r: Rewrites): RewriteNote[] {
   return r.notes.filter((n) => n.kind === 'low-coverage');
 }
 export function notesLast(r: Rewrites): RewriteNote[] {
-  return r.notes.filter((n) => n.kind !== 'low-coverage');
+  return r.notes.filter((n) => n.kind !== 'low-coverage' && n.kind !== 'unaligned');
+}
+
+/** Whether the steps did not align (unrelated runs): no rewrite, and no count said of them. */
+export function unaligned(r: Rewrites): boolean {
+  return r.notes.some((n) => n.kind === 'unaligned');
+}
+
+/** What is said in place of the rewrites when there is none. */
+export function noneText(r: Rewrites, code: Code): string {
+  const u = r.notes.find((n) => n.kind === 'unaligned');
+  if (u !== undefined) return noteText(u, code);
+  if (!r.lanes.some((l) => l.status === 'aligned')) return 'None: no rank and stream could be compared.';
+  if (r.notes.some((n) => n.kind === 'no-chains')) return 'None that the steps bear out (see the note below).';
+  return 'None: the most frequent step of each side is the same kernel sequence.';
 }
 
 export function noteText(n: RewriteNote, code: Code): string {
@@ -444,6 +459,17 @@ export function noteText(n: RewriteNote, code: Code): string {
         `rank ${code(n.rank)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
         `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared as they are: the counts of the line above include ` +
         `the work of ${plural(Math.abs(n.base.length - n.pr.length), 'step')} more on ${n.base.length > n.pr.length ? 'the base' : 'the PR'}`
+      );
+    case 'no-chains':
+      return (
+        `${plural(n.changes, 'difference')} of the most frequent steps ${n.changes === 1 ? 'is' : 'are'} not listed: over every step the PR runs ` +
+        `${n.changes === 1 ? 'its chain' : 'their chains'} as often as the base (other steps undo ${n.changes === 1 ? 'it' : 'them'}, ${n.changes === 1 ? 'it lies' : 'they lie'} inside a longer rewrite's chains, or the same kernels ran in ${n.changes === 1 ? 'its' : 'their'} place)`
+      );
+    case 'unaligned':
+      return (
+        `The steps do not align: the most frequent steps of the two sides differ in ${fmtCount(n.changes)} places; ${n.of === n.changes ? 'of them' : `of the ${fmtCount(n.of)} largest`}, ` +
+        `${fmtCount(n.undone)} are undone over the steps (the PR runs their chains as often as the base) and ${fmtCount(n.once)} happen once in a step. ` +
+        'These look like different runs, not a change of one run, so no rewrite is listed; the count table above is exact'
       );
     case 'low-coverage': {
       const lane = n.stream === '-' ? `rank ${code(n.rank)}` : `rank ${code(n.rank)} stream ${code(n.stream)}`;
@@ -496,10 +522,7 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
   if (marker !== null && r.rewrites.length > 0) out.push(`${marker[0]!.toUpperCase()}${marker.slice(1)}.`);
   for (const l of laneLines(r, heading, code)) out.push(`  ${l}`);
   out.push('');
-  if (r.rewrites.length === 0) {
-    const compared = r.lanes.some((l) => l.status === 'aligned');
-    out.push(compared ? 'None: the most frequent step of each side is the same kernel sequence.' : 'None: no rank and stream could be compared.', '');
-  }
+  if (r.rewrites.length === 0) out.push(`${noneText(r, code)}${unaligned(r) ? '.' : ''}`, '');
   const pad = '           ';
   r.rewrites.forEach((w, i) => {
     out.push(`#${i + 1}  ${rewriteTitle(w, code)}`);
@@ -522,6 +545,7 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
     }
     out.push('');
   });
+  if (unaligned(r)) return [...out.slice(0, -1), ...notesLast(r).map((n) => `Note: ${noteText(n, code)}.`)];
   out.push(conservationText(r));
   const time = timeText(r);
   if (time !== null) out.push(time);
@@ -556,17 +580,15 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
     out.push('');
   }
   const time = timeText(r);
-  const tail: string[] = [conservationText(r), ...(time === null ? [] : ['', time])];
-  const rest = restLines(r, code);
+  const tail: string[] = unaligned(r) ? [] : [conservationText(r), ...(time === null ? [] : ['', time])];
+  const rest = unaligned(r) ? [] : restLines(r, code);
   if (rest.length > 0) tail.push('', 'Not accounted for:', '', ...rest.map((l) => `- ${l}`));
   const last = notesLast(r);
-  if (last.length > 0) tail.push('', ...last.map((n) => `- Note: ${noteText(n, code)}.`));
+  if (last.length > 0) tail.push(...(tail.length > 0 ? [''] : []), ...last.map((n) => `- Note: ${noteText(n, code)}.`));
   const cell = (x: string): string => x.replace(/\|/g, '\\|');
   let used = out.join('\n').length + tail.join('\n').length + 200;
-  if (r.rewrites.length === 0) {
-    const compared = r.lanes.some((l) => l.status === 'aligned');
-    out.push(compared ? 'None: the most frequent step of each side is the same kernel sequence.' : 'None: no rank and stream could be compared.', '');
-  } else {
+  if (r.rewrites.length === 0) out.push(`${noneText(r, code)}${unaligned(r) ? '.' : ''}`, '');
+  else {
     const short = (tokens: string[]): string =>
       tokens.length === 0 ? 'nothing' : tokens.length <= 2 ? chainText(tokens, code) : plural(tokens.length, 'kernel');
     const rows: string[] = [];

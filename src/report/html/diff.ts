@@ -30,8 +30,10 @@ import {
   laneLines,
   layersText,
   markerText,
+  noneText,
   notesFirst,
   notesLast,
+  unaligned,
   noteText,
   notFusedLines,
   pairedText,
@@ -40,6 +42,7 @@ import {
   restLines,
   REWRITES_TITLE,
   rewriteTitle,
+  savingText,
   totalSavingText,
   unavailableText,
 } from '../diff/rewrites.js';
@@ -459,12 +462,7 @@ function rewritesSection({ d, json }: Inputs): string {
   if (marker !== null && r.rewrites.length > 0) out.push(`<p class="note">${h(`${marker[0]!.toUpperCase()}${marker.slice(1)}`)}.</p>`);
   const lanes = laneLines(r, heading, sentence.code);
   if (lanes.length > 0) out.push(`<ul class="lines">${lanes.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
-  if (r.rewrites.length === 0) {
-    const compared = r.lanes.some((l) => l.status === 'aligned');
-    out.push(
-      `<p>${compared ? 'None: the most frequent step of each side is the same kernel sequence.' : 'None: no rank and stream could be compared.'}</p>`,
-    );
-  }
+  if (r.rewrites.length === 0) out.push(`<p${unaligned(r) ? ' class="rw-unaligned"' : ''}>${h(noneText(r, sentence.code))}${unaligned(r) ? '.' : ''}</p>`);
   r.rewrites.forEach((w, i) => {
     const x = j.rewrites[i]!;
     const id = `rw${i + 1}`;
@@ -490,7 +488,9 @@ function rewritesSection({ d, json }: Inputs): string {
       ),
       row(
         'saved',
-        `<strong>${esc(total)}</strong> measured over ${esc(plural(x.chains, 'chain'))} (per chain <span class="${noise ? 'rw-noise' : x.saving.perChainUs < 0 ? 'rw-faster' : 'rw-slower'}">${esc(perChainSavingText(w))}</span>${noise ? '' : ', the median'})`,
+        w.chains === 0 || w.saving.reason === 'unplaced'
+          ? `<span class="rw-noise">${esc(savingText(w))}</span>`
+          : `<strong>${esc(total)}</strong> measured over ${esc(plural(x.chains, 'chain'))} (per chain <span class="${noise ? 'rw-noise' : x.saving.perChainUs < 0 ? 'rw-faster' : 'rw-slower'}">${esc(perChainSavingText(w))}</span>${noise ? '' : ', the median'})`,
         ` class="rw-saving" data-chains="${x.chains}" data-per-chain="${x.saving.perChainUs}" data-total="${x.saving.totalUs}" data-significant="${x.saving.significant}"`,
       ),
     ];
@@ -529,7 +529,7 @@ function rewritesSection({ d, json }: Inputs): string {
     parts.push('</article>');
     out.push(parts.join('\n'));
   });
-  const c = j.conservation;
+  const c = unaligned(r) ? null : j.conservation;
   if (c !== null)
     out.push(
       `<p class="rw-conservation" data-removed="${c.removed}" data-added="${c.added}" data-removed-accounted="${c.removedAccounted}" data-added-accounted="${c.addedAccounted}">${esc(conservationText(r))}</p>`,
@@ -539,7 +539,7 @@ function rewritesSection({ d, json }: Inputs): string {
     out.push(
       `<p class="rw-time" data-named="${c.time.namedUs}" data-rewrites="${c.time.rewritesUs}" data-outside="${c.time.outsideUs}" data-unpaired="${c.time.unpairedUs}">${esc(time)}</p>`,
     );
-  const rest = restLines(r, sentence.code);
+  const rest = c === null ? [] : restLines(r, sentence.code);
   if (rest.length > 0) out.push(`<p>Not accounted for:</p><ul class="lines">${rest.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
   for (const n of notesLast(r)) out.push(`<p class="note">Note: ${h(noteText(n, sentence.code))}.</p>`);
   out.push('</section>');
