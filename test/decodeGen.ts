@@ -47,6 +47,8 @@ export interface DecodeSpec {
   dup: boolean;
   ranks: number;
   steps: number;
+  /** The chain the PR fuses (default CHAIN; a prefix of 3 or more of it keeps the step unambiguous). */
+  chain?: readonly string[];
   /** Whether the PR fused layer `layer` of `step` (0-based index) on `rank`; default: every one. */
   fused?: (rank: number, step: number, layer: number) => boolean;
   seed?: number;
@@ -71,12 +73,12 @@ export function decodeStep(spec: DecodeSpec, pr: boolean, fusedLayer: (layer: nu
     const fused = pr && fusedLayer(l);
     out.push(l === 0 ? 'RmsNorm' : 'AddRmsNorm', 'DynamicQuant');
     if (fused) out.push(FUSED, ...DUP, ...(spec.dup ? [] : DUP));
-    else out.push(...CHAIN, ...DUP, ...DUP);
+    else out.push(...(spec.chain ?? CHAIN), ...DUP, ...DUP);
     out.push(...ATTENTION, 'AddRmsNorm', ...(l < spec.dense ? DENSE : MOE));
   }
   out.push('AddRmsNorm', 'MatMulV3', 'ArgMaxV2');
   if (spec.mtp) {
-    out.push('RmsNorm', 'ConcatD', 'MatMulV3', 'DynamicQuant', ...CHAIN.slice(0, -2), 'ScatterPaKvCache', ...ATTENTION, 'AddRmsNorm', ...MOE);
+    out.push('RmsNorm', 'ConcatD', 'MatMulV3', 'DynamicQuant', ...(spec.chain ?? CHAIN).slice(0, -2), 'ScatterPaKvCache', ...ATTENTION, 'AddRmsNorm', ...MOE);
     out.push('RmsNorm', 'MatMulV3', 'ArgMaxV2');
   }
   return out;
@@ -99,13 +101,21 @@ export interface DecodeTruth {
 }
 
 /** The two sides' sequences (Step Ids 1..steps, stream 2) and the truth. */
-export function decodePair(spec: DecodeSpec): { base: Sequences; pr: Sequences; truth: DecodeTruth; steps: [string[][][], string[][][]] } {
+export function decodePair(spec: DecodeSpec): {
+  base: Sequences;
+  pr: Sequences;
+  truth: DecodeTruth;
+  steps: [string[][][], string[][][]];
+  /** Each kernel's duration (ticks), as steps holds its type: [side][rank][step][kernel]. */
+  durations: [number[][][], number[][][]];
+} {
   const fusedOf = spec.fused ?? (() => true);
   const rand = prng(spec.seed ?? 1);
   const recs = [new SequenceRecorder('type'), new SequenceRecorder('type')];
   const time: [Map<string, number>, Map<string, number>] = [new Map(), new Map()];
   const fusedLayers: number[][][] = [];
   const steps: [string[][][], string[][][]] = [[], []];
+  const durations: [number[][][], number[][][]] = [[], []];
   for (const side of [0, 1] as const) {
     const rec = recs[side]!;
     for (let rank = 0; rank < spec.ranks; rank++) {
@@ -114,13 +124,17 @@ export function decodePair(spec: DecodeSpec): { base: Sequences; pr: Sequences; 
       let t = 0;
       if (side === 1) fusedLayers.push([]);
       steps[side].push([]);
+      durations[side].push([]);
       for (let step = 0; step < spec.steps; step++) {
         const kernels = decodeStep(spec, side === 1, (l) => fusedOf(rank, step, l));
         if (side === 1) fusedLayers[rank]!.push([...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
         steps[side][rank]!.push(kernels);
+        const ds: number[] = [];
+        durations[side][rank]!.push(ds);
         for (const type of kernels) {
           const d = Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
           rec.add(r, s, step + 1, rec.table.intern(type), d, t);
+          ds.push(d);
           time[side].set(type, (time[side].get(type) ?? 0) + d);
           t += d + 10_000;
         }
@@ -144,6 +158,7 @@ export function decodePair(spec: DecodeSpec): { base: Sequences; pr: Sequences; 
     pr: recs[1]!.finish(),
     truth: { fusedLayers, chains, layers: [...layers].sort((a, b) => a - b), ranks, time },
     steps,
+    durations,
   };
 }
 

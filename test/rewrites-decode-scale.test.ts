@@ -65,3 +65,74 @@ test('property: any depth, dense layers, duplicate or not, fusion by rank and st
     { numRuns: 60, seed: 22 },
   );
 });
+
+/** Σ durations of the exact occurrences of `chain` (left to right, none overlapping) and of `alone` kernels. */
+function chainTime(kernels: string[], durations: number[], chain: readonly string[], alone: string | null = null): number {
+  let t = 0;
+  for (let i = 0; i < kernels.length; ) {
+    if (kernels[i] === alone) {
+      t += durations[i]!;
+      i++;
+    } else if (chain.every((k, j) => kernels[i + j] === k)) {
+      for (let j = 0; j < chain.length; j++) t += durations[i + j]!;
+      i += chain.length;
+    } else i++;
+  }
+  return t;
+}
+
+test('property: the savings are the measured change of their kernels and the time line adds up, at any depth, chain length, adjacency and partial fusion', () => {
+  fc.assert(
+    fc.property(
+      fc.record({
+        layers: fc.integer({ min: 1, max: 24 }),
+        dense: fc.integer({ min: 0, max: 3 }),
+        mtp: fc.boolean(),
+        dup: fc.boolean(),
+        ranks: fc.integer({ min: 1, max: 3 }),
+        steps: fc.integer({ min: 1, max: 5 }),
+        chainLength: fc.integer({ min: 3, max: CHAIN.length }),
+        fusedRanks: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        // A step (fewer than half of them) in which a rank did not fuse, and layers never fused.
+        stepOff: fc.integer({ min: 0, max: 4 }),
+        layerOff: fc.integer({ min: 0, max: 5 }),
+        seed: fc.integer({ min: 1, max: 1_000_000 }),
+      }),
+      (s) => {
+        fc.pre(s.fusedRanks.slice(0, s.ranks).some((x) => x));
+        const chain = CHAIN.slice(0, s.chainLength);
+        const offStep = s.steps >= 3 ? s.stepOff % s.steps : -1;
+        // layerOff 0: every layer fused; else every layerOff-th layer (from 1) keeps the chain.
+        const offLayer = (l: number): boolean => s.layerOff > 0 && l % (s.layerOff + 1) === 1;
+        fc.pre([...Array(s.layers).keys()].some((l) => !offLayer(l)));
+        const spec = {
+          ...s,
+          chain,
+          dense: Math.min(s.dense, s.layers),
+          fused: (rank: number, step: number, layer: number) => s.fusedRanks[rank]! && step !== offStep && !offLayer(layer),
+        };
+        const { base, pr, truth, steps, durations } = decodePair(spec);
+        const r = findRewrites(base, pr);
+        const main = r.rewrites.find((w) => w.added.length === 1 && w.added[0] === FUSED)!;
+        expect(main.removed).toEqual(chain);
+        expect(main.chains).toBe(truth.chains);
+        // The truth, from the generator's own kernels: every exact occurrence of each rewrite's chains, PR less base.
+        const sideTime = (side: 0 | 1, c: readonly string[], alone: string | null): number =>
+          steps[side].flatMap((perStep, rank) => perStep.map((k, step) => chainTime(k, durations[side][rank]![step]!, c, alone))).reduce((a, b) => a + b, 0);
+        expect(main.totalSavingTicks).toBe(sideTime(1, chain, FUSED) - sideTime(0, chain, null));
+        const dup = r.rewrites.find((w) => w !== main);
+        if (s.dup) expect(dup!.totalSavingTicks).toBe(sideTime(1, DUP, null) - sideTime(0, DUP, null));
+        else expect(dup).toBeUndefined();
+        // The time line: the named groups' change (the generator's sums), split into the savings and the rest.
+        const named = new Set([...chain, FUSED, ...(s.dup ? DUP : [])]);
+        const change = [...named].reduce((a, t) => a + (truth.time[1].get(t) ?? 0) - (truth.time[0].get(t) ?? 0), 0);
+        const t = r.conservation.time;
+        expect(t.named).toBe(change);
+        expect(t.rewrites).toBe(r.rewrites.reduce((a, w) => a + w.totalSavingTicks, 0));
+        expect(t.rewrites + t.outside + t.unpaired).toBeCloseTo(t.named, 3);
+        expect([t.unpaired, t.exact]).toEqual([0, true]);
+      },
+    ),
+    { numRuns: 40, seed: 2212 },
+  );
+});
