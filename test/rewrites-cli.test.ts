@@ -221,6 +221,18 @@ describe.skipIf(!HAS_REAL)('kprof diff: Fusion rewrites on real exports edited a
       addedUnpaired: 0,
       rest: [],
     });
+    // --steps applies to the section too (read in the workers as well): the chains of steps 15-17 only, and said so.
+    const some = await section(profile('base-12', undefined, 12), join(dir, 'every-step-12'), ['--steps', '15-17', '--match', 'Rope']);
+    expect(some.scope).toEqual({ steps: '15-17', notApplied: ['--match'] });
+    expect([some.rewrites.length, some.rewrites[0]!.removed, some.rewrites[0]!.chains]).toEqual([1, ROPE, 56 * 3 * 2]);
+    expect(some.lanes.map((l) => [l.base!.steps, l.pr!.steps])).toEqual([
+      [3, 3],
+      [3, 3],
+    ]);
+    const text = await kprof(['diff', join(dir, 'base-12'), join(dir, 'every-step-12'), '--steps', '15-17', '--match', 'Rope']);
+    expect(text.stdout).toContain(
+      'In steps 15-17 only (--steps), as the table above. --match does not apply to this section: it compares every compute kernel of the steps and ranks read.',
+    );
   }, 300_000);
 
   test('a chain replaced in some layers only: those layers, and each site where it still runs', async () => {
@@ -324,6 +336,7 @@ describe('kprof diff: the Fusion rewrites section in each format', () => {
       groupBy: 'type',
       unavailable: [{ side: 'base', file: relPath(snap), reason: 'summary-json' }],
       ranksPaired: null,
+      scope: null,
       marker: null,
       lanes: [],
       rewrites: [],

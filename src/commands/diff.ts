@@ -34,7 +34,7 @@ import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 import { DEFAULT_NOISE } from '../analysis/noise.js';
 import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
-import { rewritesSection } from '../analysis/rewrites/section.js';
+import { rewritesScope, rewritesSection } from '../analysis/rewrites/section.js';
 import { fusionsFile } from '../analysis/audit/saveFusions.js';
 import { writeFileAtomic } from '../util/io.js';
 
@@ -103,7 +103,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       kernelNames,
       shortNames: flags.shortNames === true,
       ...(track ? { onBytes: progress.tracker(input.input) } : {}),
-      beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy } } : null,
+      beside: recordBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: recordBy, steps: common.selection.steps } } : null,
       prefer: common.prefer,
       stepTime: flags.stepTime === true,
     });
@@ -138,6 +138,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     d.rewrites = rewritesSection(by, profileSequences(rb, by), profileSequences(rp, by), {
       layerMarker: flags.layerMarker ?? null,
       noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
+      scope: rewritesScope(common.selection),
     });
   }
   if (flags.saveFusions !== undefined) {

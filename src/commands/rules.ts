@@ -104,7 +104,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
       ...(track ? { onBytes: progress.tracker(input.input) } : {}),
       prefer,
       // Each rank's kernels in order, for the sequence rules of the fusion rewrites.
-      beside: { kind: SEQUENCE_RECORDER, options: { by: recordBy } },
+      beside: { kind: SEQUENCE_RECORDER, options: { by: recordBy, steps: selection.steps } },
     });
   const givenBy = flags.by ?? (DEFAULT_BY as RulesBy);
   // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).

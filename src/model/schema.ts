@@ -301,6 +301,12 @@ export interface DiffRewritesJson {
   }[];
   /** Each side had one rank, of different ids: compared with each other, shown under the base's id. */
   ranksPaired: { base: string; pr: string } | null;
+  /**
+   * The selection the section follows: `steps`, the --steps ranges it was read in (`14-20`; null: every step; --rank
+   * applies too), and `notApplied`, the options given that it does not follow (--match, --exclude, --core,
+   * --groups: it compares every compute kernel of the steps and ranks read). null when unavailable.
+   */
+  scope: { steps: string | null; notApplied: string[] } | null;
   /** The kernel that marks each layer (auto: found, not given by --layer-marker); null: no layers. */
   marker: { token: string; auto: boolean } | null;
   /** Each rank and compute stream, and how its most frequent steps aligned. */

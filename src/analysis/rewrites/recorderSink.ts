@@ -8,7 +8,7 @@
 
 import type { BesideKind, BesideSink } from '../../input/beside.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type SourceFacts } from '../../input/sink.js';
-import { TICKS_PER_US, type Cell, type GroupBy, type Profile } from '../../model/model.js';
+import { TICKS_PER_US, type Cell, type GroupBy, type Profile, type StepRange } from '../../model/model.js';
 import {
   SAMPLE_CAP,
   SequenceRecorder,
@@ -52,7 +52,16 @@ export class RecorderSink implements BesideSink<RecordedRank> {
   private withoutSteps: string | null = null;
   private withoutStarts: string | null = null;
 
-  constructor(readonly by: GroupBy) {
+  /** `--steps`: the Step Id ranges kept (null: all), and the verdict of the last step asked for. */
+  private readonly steps: readonly StepRange[] | null;
+  private lastStep = Number.NaN;
+  private lastStepIn = true;
+
+  constructor(
+    readonly by: GroupBy,
+    steps: readonly StepRange[] | null = null,
+  ) {
+    this.steps = steps;
     this.rec = new SequenceRecorder(by);
     this.rankId = this.rec.rank('');
   }
@@ -103,6 +112,14 @@ export class RecorderSink implements BesideSink<RecordedRank> {
     if (step === NO_STEP) {
       this.rec.skipWithoutStep();
       return;
+    }
+    if (this.steps !== null) {
+      // A step outside --steps is not read, as the kernel table leaves it out.
+      if (step !== this.lastStep) {
+        this.lastStep = step;
+        this.lastStepIn = this.steps.some((r) => step >= r.from && step <= r.to);
+      }
+      if (!this.lastStepIn) return;
     }
     if (stream !== this.lastStream) {
       let s = this.streamIds.get(stream);
@@ -239,9 +256,9 @@ export function unpackRecorded(value: unknown): RecordedRank {
 }
 
 /** The beside-sink kind of the recorder: options are the grouping of tokens. */
-export const SEQUENCE_RECORDER: BesideKind<{ by: GroupBy }, RecordedRank> = {
+export const SEQUENCE_RECORDER: BesideKind<{ by: GroupBy; steps?: readonly StepRange[] | null }, RecordedRank> = {
   name: 'sequence-recorder',
-  make: (options) => new RecorderSink(options.by),
+  make: (options) => new RecorderSink(options.by, options.steps ?? null),
   pack: packRecorded,
   unpack: unpackRecorded,
 };

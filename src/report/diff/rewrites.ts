@@ -483,6 +483,21 @@ export function noteText(n: RewriteNote, code: Code): string {
   }
 }
 
+/**
+ * What of the selection the section follows, when given: `In steps 14-20 only (--steps).`, and the options it does
+ * not follow; null when neither.
+ */
+export function scopeText(s: Extract<RewritesSection, { status: 'ok' }>): string | null {
+  const parts: string[] = [];
+  if (s.scope.steps !== null) parts.push(`In steps ${s.scope.steps} only (--steps), as the table above.`);
+  const n = s.scope.notApplied;
+  if (n.length > 0)
+    parts.push(
+      `${n.length === 1 ? n[0] : `${n.slice(0, -1).join(', ')} and ${n[n.length - 1]}`} ${n.length === 1 ? 'does' : 'do'} not apply to this section: it compares every compute kernel of the steps and ranks read.`,
+    );
+  return parts.length === 0 ? null : parts.join(' ');
+}
+
 /** Two lone ranks compared: `Rank 0 of the base is compared with rank 1 of the PR (one rank on each side)`. */
 export function pairedText(p: { base: string; pr: string }, code: Code): string {
   return `R${ranksNamed([p.base], code).slice(1)} of the base is compared with ${ranksNamed([p.pr], code)} of the PR (one rank on each side; shown as ${ranksNamed([p.base], code)})`;
@@ -517,6 +532,8 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
   const heading = headingText(r, s.by, code);
   const out: string[] = [heading];
   if (s.ranksPaired !== null) out.push(`${pairedText(s.ranksPaired, code)}.`);
+  const scope = scopeText(s);
+  if (scope !== null) out.push(scope);
   const marker = markerText(r, code);
   for (const n of notesFirst(r)) out.push(`Note: ${noteText(n, code)}.`);
   if (marker !== null && r.rewrites.length > 0) out.push(`${marker[0]!.toUpperCase()}${marker.slice(1)}.`);
@@ -572,6 +589,8 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
   const heading = headingText(r, s.by, code);
   const out: string[] = [`**${REWRITES_TITLE}**${heading.slice(REWRITES_TITLE.length)}`, ''];
   if (s.ranksPaired !== null) out.push(`${pairedText(s.ranksPaired, code)}.`, '');
+  const scope = scopeText(s);
+  if (scope !== null) out.push(scope, '');
   for (const n of notesFirst(r)) out.push(`**Note:** ${noteText(n, code)}.`, '');
   const marker = markerText(r, code);
   const lanes = laneLines(r, heading, code);
@@ -659,6 +678,7 @@ export function rewritesJson(s: RewritesSection): DiffRewritesJson {
       groupBy: s.by,
       unavailable: s.sides.map((x) => ({ side: x.side, file: relPath(x.file), reason: x.why })),
       ranksPaired: null,
+      scope: null,
       marker: null,
       lanes: [],
       rewrites: [],
@@ -674,6 +694,7 @@ export function rewritesJson(s: RewritesSection): DiffRewritesJson {
     groupBy: s.by,
     unavailable: [],
     ranksPaired: s.ranksPaired,
+    scope: s.scope,
     marker: r.marker,
     lanes: r.lanes.map((l) => ({ ...l })),
     rewrites: r.rewrites.map((w) => ({

@@ -31,6 +31,7 @@ import {
   layersText,
   markerText,
   noneText,
+  scopeText,
   notesFirst,
   notesLast,
   unaligned,
@@ -457,6 +458,8 @@ function rewritesSection({ d, json }: Inputs): string {
     `<p class="note">${h(`${heading.charAt(REWRITES_TITLE.length + 2).toUpperCase()}${heading.slice(REWRITES_TITLE.length + 3, -1)}`)}.</p>`,
   ];
   if (s.ranksPaired !== null) out.push(`<p>${h(pairedText(s.ranksPaired, sentence.code))}.</p>`);
+  const scope = scopeText(s);
+  if (scope !== null) out.push(`<p class="note rw-scope">${esc(scope)}</p>`);
   for (const n of notesFirst(r)) out.push(`<p class="note rw-coverage">Note: ${h(noteText(n, sentence.code))}.</p>`);
   const marker = markerText(r, sentence.code);
   if (marker !== null && r.rewrites.length > 0) out.push(`<p class="note">${h(`${marker[0]!.toUpperCase()}${marker.slice(1)}`)}.</p>`);
