@@ -148,6 +148,35 @@ describe('kprof rules: what kprof check would take for a typo', () => {
   });
 });
 
+describe('kprof rules: uneven ranks', () => {
+  it('every comment on a maximum not written is true of its rank: steps that differ in number are said', async () => {
+    // Rank 0 fused RmsNorm in every step (48 → 20); rank 1 of the PR profiled 2 steps, not 4, and fused in its
+    // second only: its highest step did not fall, and its total (68) is lower only because it ran fewer steps.
+    const header = 'Device_id,Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const write = (side: string, rank: number, perStep: number[]) => {
+      const dir = join(tmp, 'uneven', side, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      let t = 0;
+      const rows = perStep.flatMap((n, i) =>
+        [...Array(n).fill('RmsNorm'), ...Array(10).fill('Add')].map((type) => `${rank},${i + 1},aclnn${type},${type},AI_VECTOR_CORE,${(t += 3)}.0,2.0,0,8`),
+      );
+      writeFileSync(join(dir, 'kernel_details.csv'), `${[header, ...rows].join('\n')}\n`);
+    };
+    write('base', 0, [48, 48, 48, 48]);
+    write('base', 1, [48, 48, 48, 48]);
+    write('pr', 0, [20, 20, 20, 20]);
+    write('pr', 1, [48, 20]);
+    const r = await kprof(['rules', join(tmp, 'uneven', 'base'), join(tmp, 'uneven', 'pr')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  - rule: RmsNorm stays at most 20 per step on rank 0\n');
+    expect(r.stdout).toContain(
+      '  # Not written: a maximum on RmsNorm on rank 1; its highest step did not fall, and the base and the PR profiled 4 and 2 steps there, so their totals do not compare.\n',
+    );
+    expect(r.stdout).not.toContain('no count of it in a step or in the run is lower');
+  });
+});
+
 describe('kprof rules: transcripts', () => {
   it('prints a commented starter rules file', async () => {
     const r = await expectTranscript('rules-one-rank', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr']);

@@ -513,15 +513,24 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
         });
       }
     }
-    const unchanged = rest
-      .map((x) => x.l.rank)
-      .filter((rank) => !stepFell.some((l) => l.rank === rank) && !(perStep && runFell.some((l) => l.rank === rank)));
+    const unchanged = rest.filter((x) => !stepFell.some((l) => l.rank === x.l.rank) && !(perStep && runFell.some((l) => l.rank === x.l.rank)));
     if (unchanged.length > 0) {
+      // Why, rank by rank, in words true of each: ranks alike in the reason are named together.
+      const why = new Map<string, string[]>();
+      for (const { l, b } of unchanged) {
+        let reason: string;
+        if (b === null) reason = 'the base does not have the rank';
+        else if (b.total > l.total && b.steps !== l.steps && perStep)
+          reason = `its highest step did not fall, and the base and the PR profiled ${fmtCount(b.steps)} and ${fmtCount(l.steps)} steps there, so their totals do not compare`;
+        else if (b.total > l.total) reason = 'its highest step did not fall';
+        else reason = 'no count of it in a step or in the run is lower there than in the base';
+        why.set(reason, [...(why.get(reason) ?? []), l.rank]);
+      }
+      const all = why.size === 1 && unchanged.length === prRanks.length;
       after = [
         ...(candidates.length === 0 ? notes : []),
-        comment(
-          `Not written: a maximum on ${r.key}${unchanged.length < prRanks.length ? ` on rank${unchanged.length === 1 ? '' : 's'} ${unchanged.join(', ')}` : ''}; ` +
-            `no count of it in a step or in the run is lower there than in the base.`,
+        ...[...why].map(([reason, ranks]) =>
+          comment(`Not written: a maximum on ${r.key}${all ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`}; ${reason}.`),
         ),
       ];
     }
