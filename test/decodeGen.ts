@@ -78,7 +78,17 @@ export function decodeStep(spec: DecodeSpec, pr: boolean, fusedLayer: (layer: nu
   }
   out.push('AddRmsNorm', 'MatMulV3', 'ArgMaxV2');
   if (spec.mtp) {
-    out.push('RmsNorm', 'ConcatD', 'MatMulV3', 'DynamicQuant', ...(spec.chain ?? CHAIN).slice(0, -2), 'ScatterPaKvCache', ...ATTENTION, 'AddRmsNorm', ...MOE);
+    out.push(
+      'RmsNorm',
+      'ConcatD',
+      'MatMulV3',
+      'DynamicQuant',
+      ...(spec.chain ?? CHAIN).slice(0, -2),
+      'ScatterPaKvCache',
+      ...ATTENTION,
+      'AddRmsNorm',
+      ...MOE,
+    );
     out.push('RmsNorm', 'MatMulV3', 'ArgMaxV2');
   }
   return out;

@@ -118,7 +118,9 @@ test('property: the savings are the measured change of their kernels and the tim
         expect(main.chains).toBe(truth.chains);
         // The truth, from the generator's own kernels: every exact occurrence of each rewrite's chains, PR less base.
         const sideTime = (side: 0 | 1, c: readonly string[], alone: string | null): number =>
-          steps[side].flatMap((perStep, rank) => perStep.map((k, step) => chainTime(k, durations[side][rank]![step]!, c, alone))).reduce((a, b) => a + b, 0);
+          steps[side]
+            .flatMap((perStep, rank) => perStep.map((k, step) => chainTime(k, durations[side][rank]![step]!, c, alone)))
+            .reduce((a, b) => a + b, 0);
         expect(main.totalSavingTicks).toBe(sideTime(1, chain, FUSED) - sideTime(0, chain, null));
         const dup = r.rewrites.find((w) => w !== main);
         if (s.dup) expect(dup!.totalSavingTicks).toBe(sideTime(1, DUP, null) - sideTime(0, DUP, null));

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
-import { layersText, noneText, savingText } from '../src/report/diff/rewrites.js';
+import { layersText, noneText } from '../src/report/diff/rewrites.js';
 
 /** rank → stream → steps (Step Id → token texts, each kernel 10 ticks long and 100 ticks after the previous). */
 type Spec = Record<string, Record<string, Record<number, string[]>>>;
@@ -73,7 +73,10 @@ describe('lanes', () => {
   test('one change in each of many layers is not taken for unrelated runs', () => {
     const layers = (n: number, fused: boolean): string[] =>
       Array.from({ length: n }, (_, l) => ['M', ...(fused ? ['F'] : ['A', 'B', 'C']), `L${l % 7}`, 'H']).flat();
-    const r = findRewrites(seq({ 0: { 2: { 1: layers(60, false), 2: layers(60, false) } } }), seq({ 0: { 2: { 1: layers(60, true), 2: layers(60, true) } } }));
+    const r = findRewrites(
+      seq({ 0: { 2: { 1: layers(60, false), 2: layers(60, false) } } }),
+      seq({ 0: { 2: { 1: layers(60, true), 2: layers(60, true) } } }),
+    );
     expect(r.notes.some((n) => n.kind === 'unaligned')).toBe(false);
     expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['A', 'B', 'C'], ['F'], 120]]);
   });

@@ -105,7 +105,9 @@ export function kernelLike(at: Row, type: string, dur: number): Row {
 export function countsOf<T extends { time: object }>(c: T): Omit<T, 'time'> {
   const t = c.time as Record<string, number | boolean>;
   const [named, parts] =
-    'namedUs' in t ? [t.namedUs as number, [t.rewritesUs, t.outsideUs, t.unpairedUs] as number[]] : [t.named as number, [t.rewrites, t.outside, t.unpaired] as number[]];
+    'namedUs' in t
+      ? [t.namedUs as number, [t.rewritesUs, t.outsideUs, t.unpairedUs] as number[]]
+      : [t.named as number, [t.rewrites, t.outside, t.unpaired] as number[]];
   const sum = parts.reduce((a, b) => a + b, 0);
   if (Math.abs(named - sum) > 1e-6 * Math.max(1, Math.abs(named))) throw new Error(`time line does not add up: ${named} ≠ ${parts.join(' + ')}`);
   const { time: _, ...rest } = c;

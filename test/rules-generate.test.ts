@@ -159,7 +159,9 @@ describe('kprof rules: uneven ranks', () => {
       mkdirSync(dir, { recursive: true });
       let t = 0;
       const rows = perStep.flatMap((n, i) =>
-        [...Array(n).fill('RmsNorm'), ...Array(10).fill('Add')].map((type) => `${rank},${i + 1},aclnn${type},${type},AI_VECTOR_CORE,${(t += 3)}.0,2.0,0,8`),
+        [...Array(n).fill('RmsNorm'), ...Array(10).fill('Add')].map(
+          (type) => `${rank},${i + 1},aclnn${type},${type},AI_VECTOR_CORE,${(t += 3)}.0,2.0,0,8`,
+        ),
       );
       writeFileSync(join(dir, 'kernel_details.csv'), `${[header, ...rows].join('\n')}\n`);
     };

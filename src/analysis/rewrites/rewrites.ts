@@ -647,7 +647,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     applied.push({ removed: f.removed, added: f.added, chains });
     const k = Math.floor(f.removed.length / 4);
     const notFused =
-      f.removed.length >= 2 || (f.copy && f.added.length === 0) ? notFusedSites(sides[1], scans, f.removed, f.copy ? 0 : k, markersOf, texts, f.copy) : [];
+      f.removed.length >= 2 || (f.copy && f.added.length === 0)
+        ? notFusedSites(sides[1], scans, f.removed, f.copy ? 0 : k, markersOf, texts, f.copy)
+        : [];
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
@@ -1186,7 +1188,15 @@ function conservation(
     for (const t of f.removed) explained.set(t, (explained.get(t) ?? 0) - f.chains);
     for (const t of f.added) explained.set(t, (explained.get(t) ?? 0) + f.chains);
   }
-  const out: Omit<Conservation, 'time'> = { removed: 0, added: 0, removedAccounted: 0, addedAccounted: 0, removedUnpaired: 0, addedUnpaired: 0, rest: [] };
+  const out: Omit<Conservation, 'time'> = {
+    removed: 0,
+    added: 0,
+    removedAccounted: 0,
+    addedAccounted: 0,
+    removedUnpaired: 0,
+    addedUnpaired: 0,
+    rest: [],
+  };
   const all = new Set([...counts[0].keys(), ...counts[1].keys(), ...explained.keys()]);
   for (const t of all) {
     const b = counts[0].get(t) ?? 0;

@@ -248,7 +248,8 @@ export function totalSavingText(r: Rewrite): string {
 export function savingText(r: Rewrite): string {
   const total = totalSavingText(r);
   if (r.saving.reason === 'unplaced') return `${perChainSavingText(r)} per chain × ${plural(r.chains, 'chain')}`;
-  if (r.chains === 0) return `none: 0 chains (${noChainsWhy(r)})${r.totalSavingTicks === 0 ? '' : `; the time of its chains' kernels changed by ${total}`}`;
+  if (r.chains === 0)
+    return `none: 0 chains (${noChainsWhy(r)})${r.totalSavingTicks === 0 ? '' : `; the time of its chains' kernels changed by ${total}`}`;
   return `${total} measured over ${plural(r.chains, 'chain')} (per chain ${perChainSavingText(r)}${r.saving.significant ? ', the median' : ''})`;
 }
 
@@ -380,7 +381,8 @@ export function timeText(r: Rewrites): string | null {
   const t = r.conservation.time;
   if (r.rewrites.length === 0) return null;
   const parts = [`${fmtSignedUs(us(t.rewrites))} in these rewrites (the sum of their savings)`, `${fmtSignedUs(us(t.outside))} outside their chains`];
-  if (t.unpaired !== 0) parts.push(`${fmtSignedUs(us(t.unpaired))} in steps of one side only${t.exact ? '' : ' (a step shape of both kinds split by its mean)'}`);
+  if (t.unpaired !== 0)
+    parts.push(`${fmtSignedUs(us(t.unpaired))} in steps of one side only${t.exact ? '' : ' (a step shape of both kinds split by its mean)'}`);
   return `Time: the kernel groups named above changed by ${fmtSignedUs(us(t.named))} in all: ${listedAnd(parts)}.`;
 }
 

@@ -465,7 +465,8 @@ function rewritesSection({ d, json }: Inputs): string {
   if (marker !== null && r.rewrites.length > 0) out.push(`<p class="note">${h(`${marker[0]!.toUpperCase()}${marker.slice(1)}`)}.</p>`);
   const lanes = laneLines(r, heading, sentence.code);
   if (lanes.length > 0) out.push(`<ul class="lines">${lanes.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`);
-  if (r.rewrites.length === 0) out.push(`<p${unaligned(r) ? ' class="rw-unaligned"' : ''}>${h(noneText(r, sentence.code))}${unaligned(r) ? '.' : ''}</p>`);
+  if (r.rewrites.length === 0)
+    out.push(`<p${unaligned(r) ? ' class="rw-unaligned"' : ''}>${h(noneText(r, sentence.code))}${unaligned(r) ? '.' : ''}</p>`);
   r.rewrites.forEach((w, i) => {
     const x = j.rewrites[i]!;
     const id = `rw${i + 1}`;
