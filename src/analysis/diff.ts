@@ -504,9 +504,14 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
         let base: number;
         let baseStep: number | null;
         const at = baseAt.get(st);
-        if (at !== undefined) [base, baseStep] = [bv[at]!, st];
-        else if (uniform) [base, baseStep] = [bv[0]!, null];
-        else {
+        // Plain assignments: a destructured pair is an array and its iterator per step until the code is optimised.
+        if (at !== undefined) {
+          base = bv[at]!;
+          baseStep = st;
+        } else if (uniform) {
+          base = bv[0]!;
+          baseStep = null;
+        } else {
           missed = true;
           continue;
         }
