@@ -171,9 +171,8 @@ export class SequenceRecorder {
   private readonly byHash = new Map<number, number[]>();
   private readonly steps: StepRecord[] = [];
   /**
-   * The arrays of sampled steps that thinning dropped, by length, for the next samples: memory written once is
-   * cheap to write again, while each new array of a step's kernels costs its first writes to fresh pages (tens of
-   * µs, more than the copy) and a share of the collector's work.
+   * Arrays of sampled steps that thinning dropped, by length, for the next samples (a new one costs its first
+   * writes to fresh pages, tens of µs, more than the copy, and a share of the collector's work).
    */
   private readonly spare = new Map<number, Float64Array[]>();
   private readonly stats: SequenceStats = {
@@ -308,7 +307,7 @@ export class SequenceRecorder {
     addInto(shape.sumTicks, lane.durs, n);
     const seen = shape.instances++;
     if (seen % shape.stride === 0) {
-      if (shape.sampled.length === SAMPLE_CAP) thin(shape, this.spareOf(n));
+      if (shape.sampled.length === SAMPLE_CAP) thin(shape, this.spare);
       if (seen % shape.stride === 0) {
         shape.sampled.push(index);
         const durs = this.sampleArray(n);
@@ -320,16 +319,6 @@ export class SequenceRecorder {
     lane.n = 0;
     lane.hash = 0x811c9dc5;
     lane.prevStart = Number.NEGATIVE_INFINITY;
-  }
-
-  /** The spare arrays of length n. */
-  private spareOf(n: number): Float64Array[] {
-    let list = this.spare.get(n);
-    if (list === undefined) {
-      list = [];
-      this.spare.set(n, list);
-    }
-    return list;
   }
 
   /** An array of n for a sampled step: a spare one (every entry is written over), else a new one. */
@@ -362,14 +351,13 @@ export class SequenceRecorder {
   }
 }
 
-/**
- * Keep every other sampled step (those whose rank among the shape's steps is a multiple of the doubled stride); the
- * arrays of the others go to `spare` (nothing else holds them).
- */
-function thin(shape: StepShape, spare: Float64Array[]): void {
+/** Keep every other sampled step (see SAMPLE_CAP); the arrays of the others (held by nothing else) go to `spare`. */
+function thin(shape: StepShape, spare: Map<number, Float64Array[]>): void {
   const keep: number[] = [];
   for (let j = 0; j < shape.sampled.length; j += 2) keep.push(j);
-  for (let j = 1; j < shape.sampled.length; j += 2) spare.push(shape.sampleDurTicks[j]!, shape.sampleStartTicks[j]!);
+  const free = spare.get(shape.tokens.length) ?? [];
+  spare.set(shape.tokens.length, free);
+  for (let j = 1; j < shape.sampled.length; j += 2) free.push(shape.sampleDurTicks[j]!, shape.sampleStartTicks[j]!);
   shape.sampled = keep.map((j) => shape.sampled[j]!);
   shape.sampleDurTicks = keep.map((j) => shape.sampleDurTicks[j]!);
   shape.sampleStartTicks = keep.map((j) => shape.sampleStartTicks[j]!);
