@@ -70,6 +70,24 @@ describe('SequenceRecorder', () => {
     expect(shape.sampled.at(-1)).toBeGreaterThan(900);
   });
 
+  test('thinned samples: each sampled step keeps its own durations and starts (arrays of dropped steps are reused)', () => {
+    const rec = new SequenceRecorder('type');
+    const r = rec.rank('0');
+    const s = rec.stream('2');
+    const tokens = ['A', 'B', 'C'].map((t) => rec.table.intern(t));
+    // Step i: kernel j lasts i * 10 + j ticks and starts i * 1000 + j * 7 * (i + 1) ticks in.
+    for (let i = 0; i < 300; i++) tokens.forEach((t, j) => rec.add(r, s, i, t, i * 10 + j, i * 1000 + j * 7 * (i + 1)));
+    const shape = rec.finish().shapes[0]!;
+    expect(shape.sampled.length).toBeGreaterThan(SAMPLE_CAP / 2);
+    expect(shape.sampled.at(-1)).toBeGreaterThan(200);
+    shape.sampled.forEach((i, k) => {
+      expect(Array.from(shape.sampleDurTicks[k]!)).toEqual([i * 10, i * 10 + 1, i * 10 + 2]);
+      expect(Array.from(shape.sampleStartTicks[k]!)).toEqual([0, 7 * (i + 1), 14 * (i + 1)]);
+    });
+    const arrays = [...shape.sampleDurTicks, ...shape.sampleStartTicks];
+    expect(new Set(arrays).size).toBe(arrays.length);
+  });
+
   test('lanes: ranks and streams are kept apart even when their rows interleave', () => {
     const rec = new SequenceRecorder('type');
     const r0 = rec.rank('0');

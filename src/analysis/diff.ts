@@ -481,28 +481,37 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
     bi: index(x.b),
     pi: index(x.p),
     same: sameIds(x.b.steps, x.p.steps),
-    baseIds: new Set(x.b.steps),
+    /** The index of each base Step Id in b.steps. */
+    baseAt: new Map(x.b.steps.map((st, i) => [st, i])),
     varying: [] as string[],
     notCompared: [] as string[],
   }));
   for (const row of rows) {
-    for (const { rank, b, p, bi, pi, same, baseIds, varying, notCompared } of indexed) {
+    for (const { rank, b, p, bi, pi, same, baseAt, varying, notCompared } of indexed) {
       const bg = bi.get(row.key);
       const pg = pi.get(row.key);
       if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
-      const countIn = (g: Group | undefined, step: number): number => g?.steps.get(step)?.count ?? 0;
-      const bv = b.steps.map((st) => countIn(bg, st));
+      // Each side's count per step, looked up once per step.
+      const bv = countsIn(bg, b.steps);
+      const pv = countsIn(pg, p.steps);
       const uniform = bv.every((c) => c === bv[0]);
-      if (!same && !(uniform && p.steps.every((st) => countIn(pg, st) === countIn(pg, p.steps[0]!)))) varying.push(row.key);
+      if (!same && !(uniform && pv.every((c) => c === pv[0]))) varying.push(row.key);
       const changes: StepChange[] = [];
       let missed = false;
-      for (const st of p.steps) {
-        const pc = countIn(pg, st);
+      for (let k = 0; k < p.steps.length; k++) {
+        const st = p.steps[k]!;
+        const pc = pv[k]!;
         let base: number;
         let baseStep: number | null;
-        if (baseIds.has(st)) [base, baseStep] = [countIn(bg, st), st];
-        else if (uniform) [base, baseStep] = [bv[0]!, null];
-        else {
+        const at = baseAt.get(st);
+        // Plain assignments: a destructured pair is an array and its iterator per step until the code is optimised.
+        if (at !== undefined) {
+          base = bv[at]!;
+          baseStep = st;
+        } else if (uniform) {
+          base = bv[0]!;
+          baseStep = null;
+        } else {
           missed = true;
           continue;
         }
@@ -527,6 +536,15 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
   return indexed
     .filter((x) => x.varying.length > 0)
     .map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
+}
+
+/** The count of a group (none: 0) in each of these steps. */
+function countsIn(g: Group | undefined, steps: readonly number[]): number[] {
+  const out = new Array<number>(steps.length).fill(0);
+  if (g === undefined) return out;
+  const cells = g.steps;
+  for (let k = 0; k < steps.length; k++) out[k] = cells.get(steps[k]!)?.count ?? 0;
+  return out;
 }
 
 function sameIds(a: number[], b: number[]): boolean {

@@ -223,9 +223,17 @@ export class StepCells implements Map<number, Cell> {
     this.#buf = null;
     this.#step = 0;
     this.#packed = 0;
-    for (let k = 0; k < n; k++, o += 5) {
-      this.set(small(b[o]!), { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! });
+    if (n === 1) {
+      this.#step = small(b[o]!);
+      this.#cell = { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! };
+      return;
     }
+    // Straight into a Map (the cells of a pack are of distinct steps): a set() per cell costs its checks.
+    const map = new Map<number, Cell>();
+    for (let k = 0; k < n; k++, o += 5) {
+      map.set(small(b[o]!), { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! });
+    }
+    this.#map = map;
   }
 
   get size(): number {
@@ -288,18 +296,26 @@ export class StepCells implements Map<number, Cell> {
     if (this.#cell !== undefined) fn.call(thisArg, this.#cell, this.#step, this);
   }
 
-  *entries(): MapIterator<[number, Cell]> {
+  // The iterators are the Map's own (of a one-cell Map while there is one step): a generator per call, and
+  // keys() and values() as generators over entries(), cost several times the iteration itself, and the noise
+  // test and the per-step check iterate the cells of every group.
+  entries(): MapIterator<[number, Cell]> {
+    return this.#asMap().entries();
+  }
+
+  keys(): MapIterator<number> {
+    return this.#asMap().keys();
+  }
+
+  values(): MapIterator<Cell> {
+    return this.#asMap().values();
+  }
+
+  /** The cells as a Map to iterate: the Map held, else a new one of the one cell (or none). */
+  #asMap(): Map<number, Cell> {
     if (this.#buf !== null) this.#unpack();
-    if (this.#map !== null) yield* this.#map.entries();
-    else if (this.#cell !== undefined) yield [this.#step, this.#cell];
-  }
-
-  *keys(): MapIterator<number> {
-    for (const [s] of this.entries()) yield s;
-  }
-
-  *values(): MapIterator<Cell> {
-    for (const [, c] of this.entries()) yield c;
+    if (this.#map !== null) return this.#map;
+    return this.#cell !== undefined ? new Map([[this.#step, this.#cell]]) : new Map();
   }
 
   [Symbol.iterator](): MapIterator<[number, Cell]> {

@@ -1,10 +1,18 @@
 // The process boundary, injected so the whole CLI runs in-process in tests.
 
-import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { inputError, isKprofError, usageError, type KprofError } from './errors.js';
 import { onDisk } from './files.js';
+
+/**
+ * node:crypto's randomBytes, loaded on first use: a static import loads node:crypto in every run of every command
+ * (~5 ms of start-up), and only a file written with -o needs it.
+ */
+function randomBytes(n: number): Buffer {
+  return (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).randomBytes(n);
+}
 
 export interface Io {
   /** Write to stdout; a promise means: wait for it before writing more (the pipe is full). */

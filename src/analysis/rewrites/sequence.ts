@@ -170,6 +170,11 @@ export class SequenceRecorder {
   private readonly shapes: StepShape[] = [];
   private readonly byHash = new Map<number, number[]>();
   private readonly steps: StepRecord[] = [];
+  /**
+   * Arrays of sampled steps that thinning dropped, by length, for the next samples (a new one costs its first
+   * writes to fresh pages, tens of µs, more than the copy, and a share of the collector's work).
+   */
+  private readonly spare = new Map<number, Float64Array[]>();
   private readonly stats: SequenceStats = {
     kernels: 0,
     communication: 0,
@@ -302,16 +307,23 @@ export class SequenceRecorder {
     addInto(shape.sumTicks, lane.durs, n);
     const seen = shape.instances++;
     if (seen % shape.stride === 0) {
-      if (shape.sampled.length === SAMPLE_CAP) thin(shape);
+      if (shape.sampled.length === SAMPLE_CAP) thin(shape, this.spare);
       if (seen % shape.stride === 0) {
         shape.sampled.push(index);
-        shape.sampleDurTicks.push(lane.durs.slice(0, n));
-        shape.sampleStartTicks.push(startsAfter(lane.starts, n, lane.first));
+        const durs = this.sampleArray(n);
+        durs.set(lane.durs.subarray(0, n));
+        shape.sampleDurTicks.push(durs);
+        shape.sampleStartTicks.push(startsAfter(lane.starts, n, lane.first, this.sampleArray(n)));
       }
     }
     lane.n = 0;
     lane.hash = 0x811c9dc5;
     lane.prevStart = Number.NEGATIVE_INFINITY;
+  }
+
+  /** An array of n for a sampled step: a spare one (every entry is written over), else a new one. */
+  private sampleArray(n: number): Float64Array {
+    return this.spare.get(n)?.pop() ?? new Float64Array(n);
   }
 
   private intern(tokens: Int32Array, hash: number): StepShape {
@@ -339,10 +351,13 @@ export class SequenceRecorder {
   }
 }
 
-/** Keep every other sampled step (those whose rank among the shape's steps is a multiple of the doubled stride). */
-function thin(shape: StepShape): void {
+/** Keep every other sampled step (see SAMPLE_CAP); the arrays of the others (held by nothing else) go to `spare`. */
+function thin(shape: StepShape, spare: Map<number, Float64Array[]>): void {
   const keep: number[] = [];
   for (let j = 0; j < shape.sampled.length; j += 2) keep.push(j);
+  const free = spare.get(shape.tokens.length) ?? [];
+  spare.set(shape.tokens.length, free);
+  for (let j = 1; j < shape.sampled.length; j += 2) free.push(shape.sampleDurTicks[j]!, shape.sampleStartTicks[j]!);
   shape.sampled = keep.map((j) => shape.sampled[j]!);
   shape.sampleDurTicks = keep.map((j) => shape.sampleDurTicks[j]!);
   shape.sampleStartTicks = keep.map((j) => shape.sampleStartTicks[j]!);
@@ -360,9 +375,8 @@ function addInto(sums: Float64Array, add: Float64Array, n: number): void {
   for (let i = 0; i < n; i++) sums[i]! += add[i]!;
 }
 
-/** The first n starts, after `first`. */
-function startsAfter(starts: Float64Array, n: number, first: number): Float64Array {
-  const out = new Float64Array(n);
+/** The first n starts, after `first`, into `out` (of length n). */
+function startsAfter(starts: Float64Array, n: number, first: number, out: Float64Array): Float64Array {
   for (let i = 0; i < n; i++) out[i] = starts[i]! - first;
   return out;
 }
