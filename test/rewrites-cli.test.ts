@@ -163,7 +163,7 @@ describe.skipIf(!HAS_REAL)('kprof diff: Fusion rewrites on real exports edited a
       { base: 336, pr: 0 },
       { base: 0, pr: 336 },
     ]);
-    expect(s.marker).toEqual({ token: 'FlashAttentionScore', auto: true });
+    expect(s.marker).toEqual({ token: 'FlashAttentionScore', auto: true, equal: true });
     expect([w.layers, w.layerCount]).toEqual([range(0, 27), 28]);
     expect(w.notFused).toEqual([]);
     // One chain's time: the median over its 336 occurrences of its kernels' summed durations; the PR's kernel is 5 µs.

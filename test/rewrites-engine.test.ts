@@ -133,7 +133,7 @@ describe('lanes', () => {
 describe('layers', () => {
   test('the marker is found next to the chains; layers and the not-fused layer follow it', () => {
     const r = findRewrites(seq({ 0: { 2: { 1: model([]), 2: model([]) } } }), seq({ 0: { 2: { 1: model([0, 1]), 2: model([0, 1]) } } }));
-    expect(r.marker).toEqual({ token: 'M', auto: true });
+    expect(r.marker).toEqual({ token: 'M', auto: true, equal: false });
     const w = r.rewrites[0]!;
     expect([w.layers, w.layerCount, w.chains]).toEqual([[0, 1], 3, 4]);
     expect(w.notFused.map((s) => [s.layer, s.layers, s.steps, s.edits, s.tokens])).toEqual([[2, 3, [1, 2], 0, words('A B C D')]]);
@@ -257,7 +257,7 @@ describe('the words of a rewrite the profile does not bear out', () => {
     const base = seq({ '0': { '2': { 1: model([]) }, '3': { 1: ['S', 'T'] } } });
     const pr = seq({ '0': { '2': { 1: model([0, 1, 2]) }, '3': { 1: ['U'] } } });
     const r = findRewrites(base, pr);
-    expect(r.marker).toEqual({ token: 'M', auto: true });
+    expect(r.marker).toEqual({ token: 'M', auto: true, equal: false });
     const onStream3 = r.rewrites.find((w) => w.added[0] === 'U')!;
     expect(onStream3.layers).toEqual([]);
     expect(layersText(onStream3)).toBe('no layer (the marker does not run there)');

@@ -126,7 +126,7 @@ describe.skipIf(!HAS_REAL)('a chain replaced by one new kernel in every step', (
     expect(r.chains).toBe(336);
     expect(r.removedChains).toEqual({ base: 336, pr: 0 });
     expect(r.addedChains).toEqual({ base: 0, pr: 336 });
-    expect(result.marker).toEqual({ token: 'FlashAttentionScore', auto: true });
+    expect(result.marker).toEqual({ token: 'FlashAttentionScore', auto: true, equal: true });
     expect(r.layers).toEqual(range(0, 27));
     expect(r.layerCount).toBe(28);
     expect(r.notFused).toEqual([]);
@@ -499,7 +499,7 @@ describe("the README's fusion example (fixtures/fusion-example)", () => {
     expect(r.removed).toEqual(CHAIN);
     expect(r.added).toEqual(['MlaPrologV3']);
     expect([r.chains, r.perStep.min, r.perStep.max]).toEqual([16, 2, 2]);
-    expect(result.marker).toEqual({ token: 'LightningIndexer', auto: true });
+    expect(result.marker).toEqual({ token: 'LightningIndexer', auto: true, equal: false });
     expect([r.layers, r.layerCount]).toEqual([[0, 1], 3]);
     expect(r.notFused.map((s) => [s.rank, s.layer, s.layers, s.edits, s.steps])).toEqual([
       ['0', 2, 3, 2, [21, 22, 23, 24]],

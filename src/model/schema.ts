@@ -308,7 +308,8 @@ export interface DiffRewritesJson {
    */
   scope: { steps: string | null; notApplied: string[] } | null;
   /** The kernel that marks each layer (auto: found, not given by --layer-marker); null: no layers. */
-  marker: { token: string; auto: boolean } | null;
+  /** `equal` (auto only): it splits the step into equal layers; false: no kernel does, the fallback rule chose it. */
+  marker: { token: string; auto: boolean; equal?: boolean } | null;
   /** Each rank and compute stream, and how its most frequent steps aligned. */
   lanes: RewriteLaneJson[];
   /** Most kernels removed (chains × chain length) first, then most chains, then by the chains' text. */

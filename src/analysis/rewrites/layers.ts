@@ -77,6 +77,8 @@ export function chooseMarker(
   maxPerStep: number,
   texts: string[],
   chainSites: MarkerSite[] = [],
+  /** Filled with why the marker was chosen: `equal`, it splits the step into the most equal layers (else none does). */
+  why: { equal: boolean } = { equal: false },
 ): number | null {
   if (sites.length === 0) return null;
   // Each token's positions in each step, in one pass (a token's count is its number of positions).
@@ -144,5 +146,6 @@ export function chooseMarker(
       bestCount = c;
     }
   }
+  why.equal = best !== null && mostEqual > 0;
   return best;
 }

@@ -191,7 +191,8 @@ export interface Conservation {
 export interface Rewrites {
   by: string;
   lanes: Lane[];
-  marker: { token: string; auto: boolean } | null;
+  /** `equal` (found automatically): it splits the step into equal layers (else no kernel does; see chooseMarker). */
+  marker: { token: string; auto: boolean; equal?: boolean } | null;
   rewrites: Rewrite[];
   conservation: Conservation;
   /**
@@ -683,7 +684,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   return {
     by: base.by,
     lanes,
-    marker: marker === null ? null : { token: texts[marker.id]!, auto: marker.auto },
+    marker: marker === null ? null : { token: texts[marker.id]!, auto: marker.auto, ...(marker.auto ? { equal: marker.equal === true } : {}) },
     rewrites,
     conservation: { ...conservation(sides, applied, texts), time: timed.time },
     unverified,
@@ -1064,7 +1065,7 @@ function findMarker(
   forming: Forming[],
   opts: RewriteOptions,
   texts: string[],
-): { id: number; auto: boolean } | null {
+): { id: number; auto: boolean; equal?: boolean } | null {
   if (opts.layerMarker !== null) {
     const id = texts.indexOf(opts.layerMarker);
     // A marker that is in neither profile leaves the rewrites without layers; the caller says so.
@@ -1103,8 +1104,9 @@ function findMarker(
     // The largest rewrite (first) runs once per layer: the others (a duplicate dropped) may run more often.
     if (f === forming[0]) maxPerStep = perStep;
   }
-  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts, chainSites);
-  return id === null ? null : { id, auto: true };
+  const why = { equal: false };
+  const id = chooseMarker([a, b], touched, sites, maxPerStep, texts, chainSites, why);
+  return id === null ? null : { id, auto: true, equal: why.equal };
 }
 
 /**

@@ -508,7 +508,13 @@ export function pairedText(p: { base: string; pr: string }, code: Code): string 
 /** The marker: `layer marker LightningIndexer (found automatically)`; null without one. */
 export function markerText(r: Rewrites, code: Code): string | null {
   if (r.marker === null) return null;
-  return `layer marker ${code(r.marker.token)}${r.marker.auto ? ' (found automatically; --layer-marker names another)' : ' (--layer-marker)'}`;
+  if (!r.marker.auto) return `layer marker ${code(r.marker.token)} (--layer-marker)`;
+  // Why this one (chooseMarker): it runs as often on both sides, apart from the rewrites' kernels, and puts each
+  // chain of the largest rewrite in a layer of its own; of those, one that splits the step into equal layers.
+  const why = r.marker.equal
+    ? 'it splits the step into equal layers, each chain of the largest rewrite in a layer of its own'
+    : "no kernel splits the step into equal layers; it runs as often on both sides and puts each of the largest rewrite's chains in a layer of its own";
+  return `layer marker ${code(r.marker.token)} (found automatically: ${why}; --layer-marker names another)`;
 }
 
 /** Parts joined by ` · ` into lines of at most `width` characters (a part longer than that is a line of its own). */
