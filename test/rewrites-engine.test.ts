@@ -80,6 +80,20 @@ describe('lanes', () => {
     expect(r.notes.some((n) => n.kind === 'unaligned')).toBe(false);
     expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['A', 'B', 'C'], ['F'], 120]]);
   });
+  test('a single kernel removed on 60 ranks of 64: the 4 that kept it are its sites not fused, in every layer', () => {
+    const step = (cast: boolean) => [0, 1, 2, 3].flatMap((l) => ['M', 'A', ...(cast ? ['Cast'] : []), 'B', 'Cast', `L${l}`]);
+    const side = (pr: boolean) =>
+      seq(Object.fromEntries(Array.from({ length: 64 }, (_, r) => [String(r), { 2: { 1: step(!pr || r >= 60), 2: step(!pr || r >= 60) } }])));
+    const r = findRewrites(side(false), side(true));
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.ranks.length])).toEqual([[['Cast'], [], 4 * 2 * 60, 60]]);
+    const nf = r.rewrites[0]!.notFused;
+    expect([...new Set(nf.map((x) => x.rank))]).toEqual(['60', '61', '62', '63']);
+    expect(nf.filter((x) => x.rank === '60').map((x) => [x.layer, x.tokens, x.edits, x.steps])).toEqual(
+      [0, 1, 2, 3].map((l) => [l, ['Cast'], 0, [1, 2]]),
+    );
+    // Only the places it was removed from: not the Cast that runs in every layer on every rank.
+    expect(nf).toHaveLength(4 * 4);
+  });
   test('a rank on one side only is a one-side lane', () => {
     const base = seq({ 0: { 2: { 1: model([]) } }, 1: { 2: { 1: model([]) } } });
     const pr = seq({ 0: { 2: { 1: model([0, 1, 2]) } } });

@@ -650,7 +650,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const notFused =
       f.removed.length >= 2 || (f.copy && f.added.length === 0)
         ? notFusedSites(sides[1], scans, f.removed, f.copy ? 0 : k, markersOf, texts, f.copy)
-        : [];
+        : f.removed.length === 1
+          ? unchangedSites(sides, reps, f, markersOf, texts)
+          : [];
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
@@ -1040,15 +1042,59 @@ function notFusedSites(
       });
     }
   }
-  out.sort(
-    (x, y) =>
-      compareRanks(x.rank, y.rank) ||
-      cmp(x.stream, y.stream) ||
-      (x.layer ?? -1) - (y.layer ?? -1) ||
-      x.position - y.position ||
-      (x.steps[0] ?? 0) - (y.steps[0] ?? 0),
-  );
+  out.sort(byPlace);
   return out;
+}
+
+/**
+ * The sites of a single kernel's removal where it did not happen: PR steps whose kernels are those of a base step
+ * the removal was found in, kernel for kernel (a rank that kept the old build), at the places it was removed from.
+ * (A single kernel runs in many places; only these are known to be the removal's.)
+ */
+function unchangedSites(
+  sides: [Side, Side],
+  reps: { base: number; pr: number; lane: number }[],
+  f: Forming,
+  markersOf: (side: 0 | 1, shape: number) => number[],
+  texts: string[],
+): NotFused[] {
+  const places = new Map<number, number[]>();
+  for (const [lane, ps] of f.positions) {
+    const rep = reps.find((x) => x.lane === lane);
+    if (rep !== undefined) places.set(rep.base, ps);
+  }
+  const out: NotFused[] = [];
+  for (const g of stepGroups(sides[1])) {
+    const tokens = sides[1].tokens[g.shape]!;
+    for (const [shape, ps] of places) {
+      const base = sides[0].tokens[shape]!;
+      if (base.length !== tokens.length || !base.every((t, i) => t === tokens[i])) continue;
+      const m = markersOf(1, g.shape);
+      for (const p of ps)
+        out.push({
+          rank: g.rank,
+          stream: g.stream,
+          steps: g.steps.slice(),
+          layer: m.length > 0 ? layerOf(m, p, p + 1) : null,
+          layers: m.length,
+          position: p,
+          tokens: [texts[tokens[p]!]!],
+          edits: 0,
+        });
+      break;
+    }
+  }
+  return out.sort(byPlace);
+}
+
+function byPlace(x: NotFused, y: NotFused): number {
+  return (
+    compareRanks(x.rank, y.rank) ||
+    cmp(x.stream, y.stream) ||
+    (x.layer ?? -1) - (y.layer ?? -1) ||
+    x.position - y.position ||
+    (x.steps[0] ?? 0) - (y.steps[0] ?? 0)
+  );
 }
 
 /** Of a chain's exact occurrences, each that follows another right before it, as a site of 0 edits. */
