@@ -10,6 +10,16 @@ import { CHAIN, DUP, decodePair, FUSED } from './decodeGen.js';
 
 const range = (n: number) => [...Array(n).keys()];
 
+/** The generated pairs' shape: depth, dense layers, MTP, the duplicate, ranks, and per rank fused in every step or in none. */
+const SHAPE = {
+  layers: fc.integer({ min: 1, max: 24 }),
+  dense: fc.integer({ min: 0, max: 3 }),
+  mtp: fc.boolean(),
+  dup: fc.boolean(),
+  ranks: fc.integer({ min: 1, max: 3 }),
+  fusedRanks: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+};
+
 describe.each([
   [60, true],
   [60, false],
@@ -32,14 +42,8 @@ test('property: any depth, dense layers, duplicate or not, fusion by rank and st
   fc.assert(
     fc.property(
       fc.record({
-        layers: fc.integer({ min: 1, max: 24 }),
-        dense: fc.integer({ min: 0, max: 3 }),
-        mtp: fc.boolean(),
-        dup: fc.boolean(),
-        ranks: fc.integer({ min: 1, max: 3 }),
+        ...SHAPE,
         steps: fc.integer({ min: 1, max: 4 }),
-        // Per rank: fused in every step, or in none.
-        fusedRanks: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
       }),
       (s) => {
         fc.pre(s.fusedRanks.slice(0, s.ranks).some((x) => x));
@@ -85,14 +89,9 @@ test('property: the savings are the measured change of their kernels and the tim
   fc.assert(
     fc.property(
       fc.record({
-        layers: fc.integer({ min: 1, max: 24 }),
-        dense: fc.integer({ min: 0, max: 3 }),
-        mtp: fc.boolean(),
-        dup: fc.boolean(),
-        ranks: fc.integer({ min: 1, max: 3 }),
+        ...SHAPE,
         steps: fc.integer({ min: 1, max: 5 }),
         chainLength: fc.integer({ min: 3, max: CHAIN.length }),
-        fusedRanks: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
         // A step (fewer than half of them) in which a rank did not fuse, and layers never fused.
         stepOff: fc.integer({ min: 0, max: 4 }),
         layerOff: fc.integer({ min: 0, max: 5 }),
