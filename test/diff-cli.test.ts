@@ -354,5 +354,13 @@ describe.skipIf(!HAS_REAL)('kprof diff on real same-workload pairs', () => {
     expect(sum((x) => x.base.count)).toBe(d.totals.base.count);
     expect(sum((x) => x.pr.count)).toBe(d.totals.pr.count);
     expect(d.rows.some((x) => x.status !== 'same')).toBe(true);
+    // Two pipeline stages run different layers: their steps do not align, and no rewrite is made up, in any format.
+    expect(d.rewrites!.rewrites).toEqual([]);
+    expect(d.rewrites!.notes).toContainEqual(expect.objectContaining({ kind: 'unaligned' }));
+    const md = (await kprof(['diff', `${S}/rank_0_ascend_pt`, `${S}/rank_2_ascend_pt`, '--format', 'markdown'])).stdout;
+    expect(md).toMatch(/\n\nThe steps do not align: [^\n]*the count table above is exact\.\n\nTime test:/);
+    const html = (await kprof(['diff', `${S}/rank_0_ascend_pt`, `${S}/rank_2_ascend_pt`, '--format', 'html'])).stdout;
+    expect(html).toContain('<p class="rw-unaligned">The steps do not align: ');
+    expect(html).not.toContain('class="rewrite"');
   });
 });

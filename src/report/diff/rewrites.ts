@@ -669,6 +669,8 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
     out.push('<details><summary>The chains</summary>', '', ...details, '</details>', '');
   }
   for (const l of tail) out.push(l);
+  // Nothing after the sentence in place of the rewrites (steps that do not align): no empty line to end on.
+  if (tail.length === 0 && out[out.length - 1] === '') out.pop();
   return out;
 }
 
