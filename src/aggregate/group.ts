@@ -1,5 +1,8 @@
 // Fine groups → the groups the user asked for (--by, --groups), after the filters (--rank, --steps, --core,
 // --match, --exclude). Pure: Profile in, Summary out.
+//
+// Over 400 lines: one stage read top to bottom (filters, groups, per-step figures); the --steps parsing and labels
+// at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
 import { stepTimeOf } from './stepTime.js';

@@ -2,6 +2,9 @@
 // is the sum of the rows (checked); a percentage against zero is null, never Infinity. Sorting, --only and
 // --top are a view over the rows (viewDiff) that folds what it hides into one row, so what is shown still adds
 // up to the totals.
+//
+// Over 400 lines: the row diff, the per-rank and per-step checks and the view (sort, --only, --top) share the row
+// type and the totals check; the per-step check is the part to move out next.
 
 import { inputError } from '../util/errors.js';
 import { ranksNamed } from '../util/format.js';

@@ -1,4 +1,7 @@
 // Plain data shared by every stage: formats → aggregate → group → summary/diff → rules → reporters.
+//
+// Over 400 lines: the data types every stage shares, each documented, and the exact-tick arithmetic they rely on:
+// declarations, hardly logic.
 
 /**
  * Durations are summed as integer ticks of 0.1 ns (1e-4 µs) so that totals are exact and do not depend on the

@@ -1,4 +1,7 @@
 // Shared building blocks for reporters: terminal tables, Markdown tables, CSV lines, colour. Pure functions.
+//
+// Over 400 lines: the building blocks every reporter shares: tables fitted to the terminal, Markdown, CSV and
+// colour.
 
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';

@@ -4,6 +4,9 @@
 // ranks and steps, the count and time bar charts, kernels per step, the rank × group heat map, then the full
 // table and what was compared. A section is a function of the page's inputs that returns its markup ('' to leave
 // it out), so a new one (a list of the rewrites a fusion made) is one more entry in DIFF_SECTIONS.
+//
+// Over 400 lines: one self-contained page, its sections in order; the page frame and charts it shares with the other
+// pages are in their own modules.
 
 import { sortDiffRows, viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
 import {

@@ -10,6 +10,9 @@
 //   as the CSV readers do. Memory grows with distinct strings, not rows.
 // - A row that cannot be read (no integer times, an end before its start, a name that is not in STRING_IDS) is
 //   handed to the sink's skip() and counted; nothing is dropped silently.
+//
+// Over 400 lines: one reader of one format: its queries per export version and their row order, each next to the
+// quirk it handles.
 
 import { decodeKeepingBytes } from '../../csv/scan.js';
 import { TICKS_PER_US } from '../../../model/model.js';
