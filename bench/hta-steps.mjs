@@ -57,7 +57,7 @@ for (const line of lines.slice(1)) {
 }
 const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
 const none = hta.get(-1) ?? new Map();
-let surplus = new Map();
+const surplus = new Map();
 let exact = true;
 for (const step of [...hta.keys()].filter((s) => s >= 0).sort((a, b) => a - b)) {
   const r = spawnSync(process.execPath, [kprof, 'summary', trace, '--by', 'name', '--steps', String(step), '--format', 'json'], {
