@@ -71,6 +71,8 @@ describe('terminal width', () => {
         const piped = await kprof(args);
         expect(r.code).toBe(0);
         for (const l of r.stdout.split('\n')) expect(l.length, l).toBeLessThan(columns);
+        // A rewrite's chain wraps at its own separators, within the width: no line starts with one.
+        expect(r.stdout.split('\n').filter((l) => /^\s*·/.test(l))).toEqual([]);
         const words = (s: string): string[] => s.split(/\s+/).filter((w) => w !== '');
         // The table lost columns and cut names to fit; below and above it, nothing was lost.
         const prose = (out: string): string[] =>

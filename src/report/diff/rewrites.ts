@@ -537,7 +537,7 @@ function wrapped(text: string, width: number): string[] {
 }
 
 /** The section in the terminal report: lines, without a trailing empty one. */
-export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
+export function rewritesTextLines(s: RewritesSection, code: Code, width?: number): string[] {
   if (s.status === 'unavailable') return [`${REWRITES_TITLE}: ${unavailableText(s, code)}`];
   const r = s.result;
   const heading = headingText(r, s.by, code);
@@ -555,7 +555,9 @@ export function rewritesTextLines(s: RewritesSection, code: Code): string[] {
   r.rewrites.forEach((w, i) => {
     out.push(`#${i + 1}  ${rewriteTitle(w, code)}`);
     const side = (label: string, tokens: string[], time: string): void => {
-      const lines = wrapped(chainText(tokens, code), 96);
+      // Chains wrap at their ` · ` within 96 characters, or within the terminal's width when it is narrower (so
+      // that the terminal's own wrap of the prose never starts a line with `·`; 2 more for the trailing ` ·`).
+      const lines = wrapped(chainText(tokens, code), width === undefined ? 96 : Math.max(30, Math.min(96, width - 3 - pad.length)));
       out.push(`    ${label.padEnd(6)} ${lines[0]}`);
       for (const l of lines.slice(1)) out.push(`${pad}${l}`);
       if (time !== '') out.push(`${pad}${time}`);

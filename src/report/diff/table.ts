@@ -87,7 +87,7 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     out.push('');
   }
   if (d.rewrites !== undefined) {
-    const rw = rewritesTextLines(d.rewrites, clipped);
+    const rw = rewritesTextLines(d.rewrites, clipped, ctx.fit?.width);
     out.push(paint(ctx, 'bold', rw[0]!));
     for (const l of rw.slice(1)) out.push(l);
     out.push('');
