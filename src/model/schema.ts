@@ -432,6 +432,28 @@ export interface RewriteConservationJson {
   time: { namedUs: number; rewritesUs: number; outsideUs: number; unpairedUs: number; exact: boolean };
 }
 
+/** A place where a fused rule's entry ran its unfused chain: rank, phase, decoder layer, steps, and where in the input. */
+export interface FusedFallbackJson {
+  rank: string;
+  phase: 'prefill' | 'decode' | 'step' | 'mtp';
+  layer: number | null;
+  steps: number[];
+  /** Chains and their time over those steps; null when the site also ran outside the rule's steps (not split). */
+  chains: number | null;
+  timeUs: number | null;
+  /** The first kernel of the chain: its row (file, line) in a CSV kernel table, else its step, stream and index. */
+  first: { step: number; stream: string; index: number; file: string | null; line: number | null };
+}
+
+/** A step of a fused rule's phase with fewer of the entry's sites (fused + unfused) than the most a step of it has. */
+export interface FusedShortStepJson {
+  rank: string;
+  phase: 'prefill' | 'decode' | 'step' | 'mtp';
+  step: number;
+  sites: number;
+  most: number;
+}
+
 export type RewriteNoteJson =
   /** Steps whose rows came in more than one run: each run is a step of its own. */
   | { kind: 'split-steps'; side: 'base' | 'pr'; steps: number }
@@ -520,20 +542,12 @@ export interface CheckResultJson {
    * marker), the Step Ids, the chains and their time, and the first kernel (its row in a CSV kernel table, else its
    * step, stream and index among the step's compute kernels of that stream).
    */
-  fallbacks?: {
-    rank: string;
-    phase: 'prefill' | 'decode' | 'step' | 'mtp';
-    layer: number | null;
-    steps: number[];
-    chains: number | null;
-    timeUs: number | null;
-    first: { step: number; stream: string; index: number; file: string | null; line: number | null };
-  }[];
+  fallbacks?: FusedFallbackJson[];
   /**
    * A fused rule only: steps of its phases with fewer of the entry's sites (fused kernels and unfused chains) than
    * the most a step of the same phase has (`most`): a layer there ran neither the fused kernel nor a known chain.
    */
-  short?: { rank: string; phase: 'prefill' | 'decode' | 'step' | 'mtp'; step: number; sites: number; most: number }[];
+  short?: FusedShortStepJson[];
   message: string;
   why: string | null;
   /**

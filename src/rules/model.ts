@@ -1,6 +1,7 @@
 // Plain data of the rules gate: a rule as read from a rules file, and the verdict of evaluating the rules.
 
 import type { StepRange, UserGroup } from '../model/model.js';
+import type { FusedFallbackJson, FusedShortStepJson } from '../model/schema.js';
 
 export const SEVERITIES = ['error', 'warn'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -58,27 +59,9 @@ export type Check =
 export const FUSED_PHASES = ['decoder', 'prefill', 'decode', 'mtp', 'all'] as const;
 export type FusedPhase = (typeof FUSED_PHASES)[number];
 
-/** A step of a fused rule's phase with fewer of the entry's sites (fused + unfused) than the most a step of it has. */
-export interface FusedShortStep {
-  rank: string;
-  phase: 'prefill' | 'decode' | 'step' | 'mtp';
-  step: number;
-  sites: number;
-  most: number;
-}
-
-/** A place where a fused rule's entry ran its unfused chain: rank, phase, decoder layer, steps, and where in the input. */
-export interface FusedFallback {
-  rank: string;
-  phase: 'prefill' | 'decode' | 'step' | 'mtp';
-  layer: number | null;
-  steps: number[];
-  /** Chains and their time over those steps; null when the site also ran outside the rule's steps (not split). */
-  chains: number | null;
-  timeUs: number | null;
-  /** The first kernel of the chain: its row (file, line) in a CSV kernel table, else its step, stream and index. */
-  first: { step: number; stream: string; index: number; file: string | null; line: number | null };
-}
+/** A fused rule's steps short of sites, and its fallbacks: the shapes its JSON report declares (schema.ts). */
+export type FusedShortStep = FusedShortStepJson;
+export type FusedFallback = FusedFallbackJson;
 
 /** The kinds of check; each has its module in checks/ (parse, evaluate, describe, unit), registered in checks/registry.ts. */
 export type CheckKind = Check['kind'];
