@@ -37,7 +37,7 @@ export function packageVersion() {
 }
 
 /** The bundle's files (below dist/bundle/) and the module of src/ each one bundles. */
-const ENTRY_SOURCES = { 'cli.js': 'cli/cli.ts', 'workers/readWorker.js': 'cli/readWorker.ts' };
+const ENTRY_SOURCES = { 'cli.js': 'cli/cli.ts', 'early.js': 'cli/early.ts', 'workers/readWorker.js': 'cli/readWorker.ts' };
 const ENTRIES = Object.keys(ENTRY_SOURCES);
 
 /** esbuild's options for the bundle of `entries` (names below dist/bundle/) into `outdir`, with `version` written in. */

@@ -10,13 +10,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { isKprofError } from '../util/errors.js';
+import { READ_WORKER_OPTIONS, takePrestarted } from './workers/prestart.js';
 import type { TaskMessage, WorkerReply } from './workers/protocol.js';
-
-/**
- * A worker's young generation, in MB. Reading allocates little per row, so a small one costs no time, and it
- * keeps each worker's heap (and so the process's peak memory, which counts every thread) small.
- */
-const YOUNG_GENERATION_MB = 2;
 
 interface Task {
   id: number;
@@ -139,7 +134,8 @@ export class WorkerPool {
   }
 
   private start(): Slot {
-    const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    // The worker bin/kprof.js started before the CLI loaded, if any (workers/prestart.ts), is the first one.
+    const worker = takePrestarted(this.script) ?? new Worker(this.script, READ_WORKER_OPTIONS);
     const slot: Slot = { worker, task: null };
     worker.on('message', (m: WorkerReply<unknown>) => {
       const task = slot.task;

@@ -20,6 +20,7 @@ import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
+import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
@@ -61,8 +62,7 @@ export interface ReadOptions {
   prefer?: Prefer | null;
 }
 
-/** Below this many bytes in all, an input is read in this thread. */
-export const PARALLEL_MIN_BYTES = 8 << 20;
+export { PARALLEL_MIN_BYTES };
 
 /** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
 export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): RankPlan[] {

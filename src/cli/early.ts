@@ -1,0 +1,55 @@
+// What bin/kprof.js runs before it loads the CLI (bundled alone as dist/bundle/early.js, a few kB, so that it
+// runs at once): a command that reads two large profiles, each in a thread of its own, gets its read worker
+// started now, while this thread loads the CLI (input/workers/prestart.ts). Small profiles are read in this
+// thread, so a worker started for them would only cost time and memory: the paths on the command line are
+// measured first, a few hundred files at most.
+
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PARALLEL_MIN_BYTES, prestartReadWorker } from '../input/workers/prestart.js';
+
+/** The commands that read a base and a PR profile. */
+const TWO_PROFILES = new Set(['diff', 'rules']);
+
+/** Files looked at in all: past them, a folder counts as large. */
+const MAX_ENTRIES = 512;
+
+/**
+ * Start the read worker for the command line `args` (the arguments after the program) when it reads two
+ * profiles that will each be read in a thread: two of its paths hold PARALLEL_MIN_BYTES or more.
+ */
+export function startEarly(args: readonly string[], cwd: string): void {
+  if (!TWO_PROFILES.has(args[0] ?? '')) return;
+  if (args.includes('-h') || args.includes('--help')) return;
+  const budget = { entries: MAX_ENTRIES };
+  let large = 0;
+  for (const a of args.slice(1)) {
+    if (a.startsWith('-')) continue;
+    if (bytesBelow(resolve(cwd, a), PARALLEL_MIN_BYTES, budget, 0) >= PARALLEL_MIN_BYTES) large++;
+    if (large === 2) {
+      prestartReadWorker(new URL('./workers/readWorker.js', import.meta.url));
+      return;
+    }
+  }
+}
+
+/**
+ * The bytes of the file or folder at `path`, counted up to `enough` (a count past it stops there; an unreadable
+ * path counts 0; a folder past the budget of entries counts as `enough`). Links are not followed into folders.
+ */
+function bytesBelow(path: string, enough: number, budget: { entries: number }, depth: number): number {
+  try {
+    const st = depth === 0 ? statSync(path) : lstatSync(path);
+    if (st.isFile()) return st.size;
+    if (!st.isDirectory() || depth > 6) return 0;
+    let n = 0;
+    for (const name of readdirSync(path)) {
+      if (--budget.entries < 0) return enough;
+      n += bytesBelow(join(path, name), enough - n, budget, depth + 1);
+      if (n >= enough) return n;
+    }
+    return n;
+  } catch {
+    return 0;
+  }
+}
