@@ -4,5 +4,5 @@
 // (src/cli/early.ts), so that the worker's start-up runs while this thread loads the CLI.
 import { startEarly } from '../dist/bundle/early.js';
 
-startEarly(process.argv.slice(2), process.cwd());
+startEarly(process.argv.slice(2));
 await import('../dist/bundle/cli.js');

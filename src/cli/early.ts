@@ -5,8 +5,9 @@
 // measured first, a few hundred files at most.
 
 import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PARALLEL_MIN_BYTES, prestartReadWorker } from '../input/workers/prestart.js';
+import { onDisk } from '../util/files.js';
 
 /** The commands that read a base and a PR profile. */
 const TWO_PROFILES = new Set(['diff', 'rules']);
@@ -15,19 +16,20 @@ const TWO_PROFILES = new Set(['diff', 'rules']);
 const MAX_ENTRIES = 512;
 
 /**
- * Start the read worker for the command line `args` (the arguments after the program) when it reads two
- * profiles that will each be read in a thread: two of its paths hold PARALLEL_MIN_BYTES or more.
+ * Start the read worker (`script`: the bundle's, beside this one) for the command line `args` (the arguments after
+ * the program) when it reads two profiles that will each be read in a thread: two of its paths hold
+ * PARALLEL_MIN_BYTES or more.
  */
-export function startEarly(args: readonly string[], cwd: string): void {
+export function startEarly(args: readonly string[], script = new URL('./workers/readWorker.js', import.meta.url)): void {
   if (!TWO_PROFILES.has(args[0] ?? '')) return;
   if (args.includes('-h') || args.includes('--help')) return;
   const budget = { entries: MAX_ENTRIES };
   let large = 0;
   for (const a of args.slice(1)) {
     if (a.startsWith('-')) continue;
-    if (bytesBelow(resolve(cwd, a), PARALLEL_MIN_BYTES, budget, 0) >= PARALLEL_MIN_BYTES) large++;
+    if (bytesBelow(a, PARALLEL_MIN_BYTES, budget, 0) >= PARALLEL_MIN_BYTES) large++;
     if (large === 2) {
-      prestartReadWorker(new URL('./workers/readWorker.js', import.meta.url));
+      prestartReadWorker(script);
       return;
     }
   }
@@ -39,11 +41,11 @@ export function startEarly(args: readonly string[], cwd: string): void {
  */
 function bytesBelow(path: string, enough: number, budget: { entries: number }, depth: number): number {
   try {
-    const st = depth === 0 ? statSync(path) : lstatSync(path);
+    const st = depth === 0 ? statSync(onDisk(path)) : lstatSync(onDisk(path));
     if (st.isFile()) return st.size;
     if (!st.isDirectory() || depth > 6) return 0;
     let n = 0;
-    for (const name of readdirSync(path)) {
+    for (const name of readdirSync(onDisk(path))) {
       if (--budget.entries < 0) return enough;
       n += bytesBelow(join(path, name), enough - n, budget, depth + 1);
       if (n >= enough) return n;

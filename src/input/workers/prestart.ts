@@ -30,17 +30,26 @@ const KEY = Symbol.for('kprof.prestartedReadWorker');
 
 type Holder = { [KEY]?: Prestarted };
 
-/** Start the read worker of `script` now, for the pool to take (once per process). */
-export function prestartReadWorker(script: URL): void {
+/** Start the read worker of `script` now, for the pool to take (once per process: the one waiting is returned). */
+export function prestartReadWorker(script: URL): Worker {
   const holder = globalThis as Holder;
-  if (holder[KEY] !== undefined) return;
+  const waiting = holder[KEY];
+  if (waiting !== undefined) return waiting.worker;
   const worker = new Worker(script, READ_WORKER_OPTIONS);
   worker.unref();
-  const p: Prestarted = { worker, script: script.href, dead: false, onEnd: () => void (p.dead = true) };
+  const p: Prestarted = {
+    worker,
+    script: script.href,
+    dead: false,
+    onEnd: () => {
+      p.dead = true;
+    },
+  };
   // A failure before the pool takes it is not a failure of the run: the pool then starts a worker of its own.
   worker.on('error', p.onEnd);
   worker.on('exit', p.onEnd);
   holder[KEY] = p;
+  return worker;
 }
 
 /** The worker started for `script`, if one was and is still of use (given once), else null. */
