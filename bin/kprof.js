@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// The bundle of dist/cli/cli.js that `npm run build` makes (scripts/bundle.mjs): one file loads faster than dist/'s
-// modules one by one. First, a command that reads two large profiles gets its read worker started
-// (src/cli/early.ts), so that the worker's start-up runs while this thread loads the CLI.
-import { startEarly } from '../dist/bundle/early.js';
+// The CLI is one bundle that `npm run build` makes of src/ (scripts/bundle.mjs): one file loads faster than
+// dist/'s modules one by one, and it is compiled with V8's code cache of it. First, a command that reads two large
+// profiles gets its read worker started, so that the worker's start-up runs while this thread loads the CLI
+// (src/cli/early.ts).
+import { fileURLToPath } from 'node:url';
+import { runCli, startEarly } from '../dist/bundle/early.js';
 
 startEarly(process.argv.slice(2));
-await import('../dist/bundle/cli.js');
+// With --enable-source-maps (for --debug's stack traces), the bundle loads as a plain module, whose traces Node maps.
+runCli(fileURLToPath(new URL('../dist/bundle/cli.cjs', import.meta.url)), process.sourceMapsEnabled !== true);

@@ -83,7 +83,7 @@ function badInput(message) {
  */
 function kprofCommand() {
   const root = resolve(env.GITHUB_ACTION_PATH ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
-  if (!existsSync(join(root, 'dist/bundle/cli.js'))) {
+  if (!existsSync(join(root, 'dist/bundle/cli.cjs'))) {
     process.stdout.write('::group::Building kprof (npm ci --ignore-scripts, then the bundle)\n');
     const steps = [
       ['npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund']],

@@ -6,7 +6,7 @@
 //
 // - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module (its entry is
 //   src/cli/readWorker.ts, which registers the beside-sink kinds of later stages): the
-//   bundle's CLI file is dist/bundle/cli.js, so the worker's entry is bundled to dist/bundle/workers/readWorker.js
+//   bundle's CLI file is dist/bundle/cli.cjs, so the worker's entry is bundled to dist/bundle/workers/readWorker.js
 //   (ENTRY_SOURCES). Under vitest the reader runs from src/ and starts that same bundled worker.
 // - A command's `await import()` (src/cli/run.ts) stays lazy inside the bundle: its modules run only when it does.
 // - Dependencies loaded on first use with createRequire (cli-table3, yaml, cli-progress) stay out of the bundle
@@ -20,6 +20,7 @@
 //   code in src/ and a stale bundle can neither pass nor fail one.
 
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -37,23 +38,50 @@ export function packageVersion() {
 }
 
 /** The bundle's files (below dist/bundle/) and the module of src/ each one bundles. */
-const ENTRY_SOURCES = { 'cli.js': 'cli/cli.ts', 'early.js': 'cli/early.ts', 'workers/readWorker.js': 'cli/readWorker.ts' };
+const ENTRY_SOURCES = { 'cli.cjs': 'cli/cli.ts', 'early.js': 'cli/early.ts', 'workers/readWorker.js': 'cli/readWorker.ts' };
 const ENTRIES = Object.keys(ENTRY_SOURCES);
 
-/** esbuild's options for the bundle of `entries` (names below dist/bundle/) into `outdir`, with `version` written in. */
+/**
+ * esbuild's options for the bundle of `entries` (names below dist/bundle/, all `.cjs` or all `.js`) into `outdir`,
+ * with `version` written in. The CLI is CommonJS (`.cjs`): bin/kprof.js compiles it with V8's code cache
+ * (src/cli/early.ts runCli), which Node 20 offers for scripts, not for ES modules; `import.meta.url` is then the
+ * bundle's own URL. The others are ES modules.
+ */
 export function bundleOptions({ entries = ENTRIES, outdir = BUNDLE, version = packageVersion() } = {}) {
+  const cjs = entries.every((e) => e.endsWith('.cjs'));
+  if (!cjs && !entries.every((e) => e.endsWith('.js'))) throw new Error(`bundleOptions: ${entries.join(', ')} mix .cjs and .js`);
   return {
-    entryPoints: entries.map((e) => ({ in: join(SRC, ENTRY_SOURCES[e]), out: e.replace(/\.js$/, '') })),
+    entryPoints: entries.map((e) => ({ in: join(SRC, ENTRY_SOURCES[e]), out: e.replace(/\.c?js$/, '') })),
     outdir,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: cjs ? 'cjs' : 'esm',
+    ...(cjs ? { outExtension: { '.js': '.cjs' } } : {}),
     target: 'node20',
     sourcemap: true,
-    define: { KPROF_VERSION: JSON.stringify(version) },
-    banner: { js: "import { createRequire as __kprofRequire } from 'node:module'; const require = __kprofRequire(import.meta.url);" },
+    define: { KPROF_VERSION: JSON.stringify(version), ...(cjs ? { 'import.meta.url': '__kprofUrl' } : {}) },
+    banner: {
+      js: cjs
+        ? "const __kprofUrl = require('node:url').pathToFileURL(__filename).href;"
+        : "import { createRequire as __kprofRequire } from 'node:module'; const require = __kprofRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   };
+}
+
+/**
+ * Make V8's code cache of the CLI bundle (dist/bundle/cli.cjs.cache, see src/cli/early.ts runCli): a child process
+ * loads the bundle as bin/kprof.js does and runs the README's diff of the example profiles, so that the functions
+ * that diff compiles are in it too, and writes the cache at exit. The cache only saves time: when it cannot be
+ * made (no example profiles here), there is none, and the bundle is compiled at each run.
+ */
+function codeCache() {
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'scripts/codeCache.mjs'), join(BUNDLE, 'cli.cjs'), 'diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr'],
+    { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } },
+  );
+  if (r.status !== 0) rmSync(join(BUNDLE, 'cli.cjs.cache'), { force: true });
 }
 
 /** Every file below `dir`, sorted. */
@@ -63,10 +91,10 @@ function files(dir) {
     .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-/** A hash of what a bundle is made from: every file of src/ (path and bytes), package.json and this script. */
+/** A hash of what a bundle is made from: every file of src/ (path and bytes), package.json, this script and codeCache.mjs. */
 export function fingerprint() {
   const h = createHash('sha256');
-  for (const f of [...files(SRC), join(ROOT, 'package.json'), fileURLToPath(import.meta.url)]) {
+  for (const f of [...files(SRC), join(ROOT, 'package.json'), fileURLToPath(import.meta.url), join(ROOT, 'scripts/codeCache.mjs')]) {
     const bytes = readFileSync(f);
     h.update(`${relative(ROOT, f)}\0${bytes.length}\0`).update(bytes);
   }
@@ -77,7 +105,9 @@ export function fingerprint() {
 export async function bundle() {
   const print = fingerprint();
   rmSync(DIST, { recursive: true, force: true });
-  await build(bundleOptions());
+  await build(bundleOptions({ entries: ENTRIES.filter((e) => e.endsWith('.cjs')) }));
+  await build(bundleOptions({ entries: ENTRIES.filter((e) => e.endsWith('.js')) }));
+  codeCache();
   writeFileSync(FINGERPRINT, `${print}\n`);
 }
 

@@ -219,7 +219,7 @@ describe('the action: inputs are data, never code', () => {
     const copy = mkdtempSync(join(tmp, 'action-copy-'));
     mkdirSync(join(copy, 'bin'));
     mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
-    writeFileSync(join(copy, 'dist/bundle/cli.js'), '');
+    writeFileSync(join(copy, 'dist/bundle/cli.cjs'), '');
     const log = join(copy, 'runs.log');
     writeFileSync(
       join(copy, 'bin/kprof.js'),

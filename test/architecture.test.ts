@@ -102,6 +102,8 @@ const ON_DISK_ALREADY: string[] = [
   'util/io.ts: tmp',
   // linkChain: starts from onDisk(path), then follows the links.
   'util/io.ts: p',
+  // The CLI bundle, read from the descriptor openSync(onDisk(file)) gave (runCli).
+  'cli/early.ts: fd',
   // The worker script, beside the module.
   'input/read.ts: fileURLToPath(here)',
   'input/read.ts: fileURLToPath(built)',

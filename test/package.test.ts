@@ -49,7 +49,7 @@ describe('package.json', () => {
     expect(readFileSync(join(ROOT, 'bin/kprof.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 
-  it('packs exactly what an install needs: the bin, the two bundles, the docs', () => {
+  it('packs exactly what an install needs: the bin, the bundles, the docs', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const [packed] = JSON.parse(r.stdout) as { files: { path: string }[] }[];
@@ -58,7 +58,8 @@ describe('package.json', () => {
       'LICENSE',
       'README.md',
       'bin/kprof.js',
-      'dist/bundle/cli.js',
+      'dist/bundle/cli.cjs',
+      'dist/bundle/early.js',
       'dist/bundle/workers/readWorker.js',
       'package.json',
     ]);
@@ -84,8 +85,8 @@ describe('kprof --version', () => {
       packageVersion: () => string;
     };
     expect(packageVersion()).toBe(pkg.version);
-    await build({ ...bundleOptions({ entries: ['cli.js'], outdir: tmp, version: '9.8.7-test.1' }), logLevel: 'silent' });
-    const r = spawnSync(process.execPath, [join(tmp, 'cli.js'), '--version'], { cwd: ROOT, encoding: 'utf8' });
+    await build({ ...bundleOptions({ entries: ['cli.cjs'], outdir: tmp, version: '9.8.7-test.1' }), logLevel: 'silent' });
+    const r = spawnSync(process.execPath, [join(tmp, 'cli.cjs'), '--version'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.stdout).toBe('9.8.7-test.1\n');
     // No version literal left in the sources or the bin to drift from package.json.
     const literal = new RegExp(`['"\`]v?${pkg.version.replaceAll('.', '\\.')}['"\`]`);

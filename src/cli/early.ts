@@ -1,11 +1,14 @@
-// What bin/kprof.js runs before it loads the CLI (bundled alone as dist/bundle/early.js, a few kB, so that it
-// runs at once): a command that reads two large profiles, each in a thread of its own, gets its read worker
-// started now, while this thread loads the CLI (input/workers/prestart.ts). Small profiles are read in this
-// thread, so a worker started for them would only cost time and memory: the paths on the command line are
-// measured first, a few hundred files at most.
+// What bin/kprof.js runs first (bundled alone as dist/bundle/early.js, a few kB, so that it runs at once):
+// - a command that reads two large profiles, each in a thread of its own, gets its read worker started now, while
+//   this thread loads the CLI (input/workers/prestart.ts). Small profiles are read in this thread, so a worker
+//   started for them would only cost time and memory: the paths on the command line are measured first, a few
+//   hundred files at most;
+// - then the CLI bundle is loaded with V8's code cache of it (runCli).
 
-import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
 import { PARALLEL_MIN_BYTES, prestartReadWorker } from '../input/workers/prestart.js';
 import { onDisk } from '../util/files.js';
 
@@ -54,4 +57,55 @@ function bytesBelow(path: string, enough: number, budget: { entries: number }, d
   } catch {
     return 0;
   }
+}
+
+/**
+ * What the code cache beside the CLI bundle starts with: it fits the bundle of this size and modification time
+ * only. V8 checks that a cache was made by the same V8 with the same flags, but of the source only its length: a
+ * cache of an older bundle of the same length would run the old code.
+ */
+export function codeCacheStamp(size: number, mtimeMs: number): Buffer {
+  return Buffer.from(`kprof code cache ${size} ${Math.round(mtimeMs * 1000)}\n`);
+}
+
+/**
+ * Load and run the CLI bundle (CommonJS, scripts/bundle.mjs) at `file`, with V8's code cache of it (`file` +
+ * `.cache`, made by the build) when the cache fits this bundle and this Node: a compiled bundle need not be
+ * parsed again, which is most of what loading it costs (Node 20 has no compile cache of its own). A cache that
+ * does not fit is not used (V8 rejects one of another V8 or other flags), and the bundle is compiled as usual.
+ * Returns the script, from which the build makes the cache. With `cache` false the bundle is required as any
+ * CommonJS module (returns null): Node maps the stack traces of a required module through its source map
+ * (`node --enable-source-maps`), not those of a script compiled by node:vm.
+ */
+export function runCli(file: string, cache = true): Script | null {
+  if (!cache) {
+    createRequire(file)(file);
+    return null;
+  }
+  const fd = openSync(onDisk(file), 'r');
+  let source: string;
+  let stamp: Buffer;
+  try {
+    const st = fstatSync(fd);
+    source = readFileSync(fd, 'utf8');
+    stamp = codeCacheStamp(st.size, st.mtimeMs);
+  } finally {
+    closeSync(fd);
+  }
+  let cachedData: Buffer | undefined;
+  try {
+    const cache = readFileSync(onDisk(`${file}.cache`));
+    if (cache.subarray(0, stamp.length).equals(stamp)) cachedData = cache.subarray(stamp.length);
+  } catch {
+    // no cache: compile
+  }
+  // The wrapper is CommonJS's own, on the bundle's first line (whose banner is one statement), so that lines keep
+  // their numbers for the source map.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+    filename: file,
+    ...(cachedData !== undefined ? { cachedData } : {}),
+  });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  return script;
 }

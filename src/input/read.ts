@@ -201,7 +201,7 @@ function planBytes(plan: RankPlan): number {
 }
 
 /**
- * The worker script: next to this module in the bundle (dist/bundle/cli.js starts dist/bundle/workers/). Under
+ * The worker script: next to this module in the bundle (dist/bundle/cli.cjs starts dist/bundle/workers/). Under
  * vitest this module is src/input/read.ts and a worker cannot load .ts, so the bundled worker is used: the tests'
  * global setup makes it from src/ first (test/setup/bundle.ts). Null when there is none, and reading then stays
  * in this thread.
