@@ -60,12 +60,13 @@ function bytesBelow(path: string, enough: number, budget: { entries: number }, d
 }
 
 /**
- * What the code cache beside the CLI bundle starts with: it fits the bundle of this size and modification time
- * only. V8 checks that a cache was made by the same V8 with the same flags, but of the source only its length: a
- * cache of an older bundle of the same length would run the old code.
+ * What the code cache beside the CLI bundle starts with: it fits the bundle of this size and modification time, as
+ * compiled by this V8, only. V8 checks that a cache was made by the same V8 with the same flags, but of the source
+ * only its length: a cache of an older bundle of the same length would run the old code. A cache of another V8
+ * (another Node) is not even offered to it.
  */
 export function codeCacheStamp(size: number, mtimeMs: number): Buffer {
-  return Buffer.from(`kprof code cache ${size} ${Math.round(mtimeMs * 1000)}\n`);
+  return Buffer.from(`kprof code cache ${size} ${Math.round(mtimeMs * 1000)} v8 ${process.versions.v8}\n`);
 }
 
 /**
