@@ -16,6 +16,7 @@ import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specia
 import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
+  dbExportIn,
   exportKindOf,
   fallbackFormat,
   formatOf,
@@ -290,7 +291,7 @@ function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): Ran
     const out = isDir(join(dir, 'mindstudio_profiler_output'))
       ? `no ${msprofLooked()} in mindstudio_profiler_output`
       : 'no mindstudio_profiler_output folder';
-    unread(notes, `${dir}: ${out}, no msprof_*.db and no device_* folder; left out`);
+    unread(notes, `${dir}: ${out}, no ${dbExportIn('msprof', 'PROF_*/')} and no device_* folder; left out`);
   }
   // One device under a framework folder that knows its rank: that rank.
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {

@@ -15,6 +15,7 @@ import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ran
 import { relPath } from '../../util/paths.js';
 import { WHOLE } from '../../util/inputText.js';
 import { idsText } from './shared.js';
+import { orderedWithStepsText } from '../../input/formats/registry.js';
 
 type Code = (s: string, max?: number) => string;
 
@@ -64,7 +65,7 @@ export function unavailableText(s: Extract<RewritesSection, { status: 'unavailab
       ? [`${file(a)} and ${file(b)} ${UNAVAILABLE[a.why][1]}`]
       : s.sides.map((x) => `${file(x)} ${UNAVAILABLE[x.why][0]}`);
   const byName = s.sides.some((x) => x.why === 'no-types') ? ' By type they also need the types: compare with --by name.' : '';
-  return `unavailable: ${parts.join('; ')}. Rewrites need kernel tables with a Step Id (kernel_details.csv, op_summary) on both sides.${byName}`;
+  return `unavailable: ${parts.join('; ')}. Rewrites need the kernels in the order they ran, with a Step Id (${orderedWithStepsText()}), on both sides.${byName}`;
 }
 
 /** The heading: `Fusion rewrites (compute streams, by type; ranks 0-1; on each, the most frequent step: 96 → 72 kernels (4 of 4 steps on each side))`. */

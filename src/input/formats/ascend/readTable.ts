@@ -17,7 +17,7 @@ import { openWithHead, readInto } from '../../bytes/open.js';
 import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../../bytes/sniff.js';
 import { gunzipChunks } from '../../bytes/chunks.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
-import { formatOf, passAnyFormat, sourceFacts } from '../registry.js';
+import { chromeTraceNames, formatOf, passAnyFormat, sourceFacts } from '../registry.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
@@ -53,7 +53,7 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
       );
     case 'json':
       return inputError(
-        `${path}: ${it} is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json, *.pt.trace.json). ` +
+        `${path}: ${it} is JSON, not a CSV export (a trace is read as one when its name says JSON: ${chromeTraceNames()}). ` +
           `Pass ${passAnyFormat()}, or the profile folder.`,
       );
     case 'binary': {

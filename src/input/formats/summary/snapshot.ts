@@ -22,7 +22,7 @@ import {
   type RankData,
   type SourceFile,
 } from '../../../model/model.js';
-import type { FormatId } from '../registry.js';
+import { chromeTraceFormats, chromeTraceNames, chromeTraceWriters, passTextExport, type FormatId } from '../registry.js';
 import {
   SCHEMA_VERSION,
   type StepJson,
@@ -42,9 +42,13 @@ export function fail(path: string, what: string, todo = REGENERATE): never {
   throw inputError(`${path}: not a kprof summary JSON: ${what}. ${todo}`);
 }
 
-const TRACE_TODO =
-  'It is not read as a trace either: kprof reads a trace whose first 64 KiB show it (a JSON array of event objects, or a "traceEvents" member), ' +
-  'as torch_npu (trace_view.json) and the PyTorch profiler (*.pt.trace.json) write them; pass the file the profiler wrote, or the kernel_details.csv beside it.';
+/** What to do with a trace given as a summary JSON (the trace formats named as the registry names them). */
+function traceTodo(): string {
+  return (
+    'It is not read as a trace either: kprof reads a trace whose first 64 KiB show it (a JSON array of event objects, or a "traceEvents" member), ' +
+    `as ${chromeTraceWriters()} write them (${chromeTraceNames()}); pass the file the profiler wrote, or the kernel table beside it (${passTextExport()}).`
+  );
+}
 
 /** Text quoted from a file in a message: in double quotes, at most 40 characters, escaped (see excerpt). */
 export function quoteText(s: string): string {
@@ -110,7 +114,7 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
     if (encoding !== null) {
       // A summary JSON or a trace saved again by an editor or a Windows tool: both are read as UTF-8 only.
       throw inputError(
-        `${path}: the file is ${encoding} text, not UTF-8; a summary JSON and a trace (trace_view.json, *.pt.trace.json) are read as UTF-8 only. ` +
+        `${path}: the file is ${encoding} text, not UTF-8; a summary JSON and a trace (${chromeTraceNames()}) are read as UTF-8 only. ` +
           `Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW.json, and pass the new file.`,
       );
     }
@@ -212,10 +216,11 @@ function optionalCount(path: string, where: string, o: Record<string, unknown>, 
  * what they are parts of. A file that fails any check is refused, naming what is wrong.
  */
 export function parseSnapshot(path: string, json: unknown, size: number): RankData[] {
-  if (Array.isArray(json)) fail(path, 'found a JSON array (the trace events of a timeline such as trace_view.json?)', TRACE_TODO);
+  if (Array.isArray(json))
+    fail(path, `found a JSON array (the trace events of a timeline such as ${chromeTraceFormats()[0]?.naming.brief ?? 'a trace'}?)`, traceTodo());
   if (typeof json !== 'object' || json === null) fail(path, `the top level is ${json === null ? 'null' : typeof json}, expected an object`);
   const o = json as Partial<SummaryJson> & Record<string, unknown>;
-  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto timeline)', TRACE_TODO);
+  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto timeline)', traceTodo());
   if (o.kind !== 'summary') {
     fail(path, o.kind === undefined ? 'no "kind" field' : `"kind" is ${JSON.stringify(o.kind)}; only "summary" files are profiles`);
   }
