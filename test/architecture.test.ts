@@ -105,8 +105,9 @@ const ON_DISK_ALREADY: string[] = [
   // The worker script, beside the module.
   'input/read.ts: fileURLToPath(here)',
   'input/read.ts: fileURLToPath(built)',
-  // openDb passes onDisk(path) down as `path` (privateView: `given`, made `path` by realpath); the private view is
-  // made in a fresh temporary folder.
+  // openDb passes down as `path` the path on disk the byte layer handed over (bytes/whole.ts forLibrary: onDisk of
+  // the path as written; privateView: `given`, made `path` by realpath); the private view is made in a fresh
+  // temporary folder.
   'input/formats/sqlite/open.ts: given',
   'input/formats/sqlite/open.ts: path',
   'input/formats/sqlite/open.ts: `${path}-wal`',
@@ -335,6 +336,43 @@ function formatLiterals(file: string, text: string): string[] {
  */
 const KNOWN_LITERALS: string[] = [];
 
+/** node:fs functions that open a file or read its bytes, and util/files.ts's openers of a file to read. */
+const OPENS_FS = new Set(
+  ('openSync readSync readvSync readFileSync createReadStream copyFileSync cpSync openAsBlob ' + 'open read readv readFile copyFile cp').split(' '),
+);
+const OPENS_UTIL = new Set(['openRegular', 'readRegularFile']);
+
+/**
+ * Modules of input/formats/ that open or read a file's bytes themselves (`file: function`), and why each must:
+ * the byte layer (input/bytes/) opens, checks and reads every file a format reads.
+ */
+const OPENS_OUTSIDE_BYTES: string[] = [
+  // A db in WAL mode is read through a private view: where a hard link cannot be made (another file system), a
+  // copy of the file, and a copy of its -wal. SQLite opens files by path only; the byte layer has opened and
+  // checked the file (bytes/whole.ts forLibrary: a regular file, its header) before, and handed over its path.
+  'input/formats/sqlite/open.ts: copyFileSync',
+];
+
+/** The functions a module imports to open or read files (`file: name`); a namespace import of node:fs counts whole. */
+function fileOpeners(file: string, text: string): string[] {
+  const code = withoutComments(text);
+  const out: string[] = [];
+  for (const m of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
+    const fs = /^node:fs(\/promises)?$/.test(m[2]!);
+    const util = /(^|\/)util\/files\.js$/.test(m[2]!);
+    if (!fs && !util) continue;
+    for (const item of m[1]!.split(',')) {
+      const name = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0]!;
+      if ((fs && OPENS_FS.has(name)) || (util && OPENS_UTIL.has(name))) out.push(`${file}: ${name}`);
+    }
+  }
+  for (const m of code.matchAll(/import\s+(?:\*\s+as\s+)?\w+\s+from\s*'(node:fs(?:\/promises)?)'/g)) out.push(`${file}: ${m[1]} as a whole`);
+  return out;
+}
+
 describe('the input stage', () => {
   const graph = importGraph();
   const sources = walk(SRC)
@@ -350,6 +388,33 @@ describe('the input stage', () => {
     const zlib = sources.filter(({ text }) => /from\s*'node:zlib'/.test(withoutComments(text))).map((s) => s.file);
     expect(zlib.filter((f) => !f.startsWith('input/bytes/'))).toEqual([]);
     expect(zlib.length).toBeGreaterThan(0);
+  });
+
+  it('opens and reads files in the byte layer alone: no module of input/formats/ opens one (but the reasons listed)', () => {
+    const found = sources.filter(({ file }) => file.startsWith('input/formats/')).flatMap(({ file, text }) => fileOpeners(file, text));
+    expect(
+      found.filter((l) => !OPENS_OUTSIDE_BYTES.includes(l)),
+      'a format opens or reads a file itself: get its bytes (or its checked path) from src/input/bytes/',
+    ).toEqual([]);
+    expect(
+      OPENS_OUTSIDE_BYTES.filter((l) => !found.includes(l)),
+      'listed but gone: remove from OPENS_OUTSIDE_BYTES',
+    ).toEqual([]);
+    // The byte layer does open files (the scan finds them there).
+    expect(sources.filter(({ file }) => file.startsWith('input/bytes/')).flatMap(({ file, text }) => fileOpeners(file, text)).length).toBeGreaterThan(
+      3,
+    );
+  });
+
+  it('catches a format that opens a file itself (the check works)', () => {
+    const text =
+      "import { existsSync, readFileSync as rf, type Stats } from 'node:fs';\nimport { onDisk, openRegular } from '../../../util/files.js';\n" +
+      "import * as fs from 'node:fs/promises';\n// import { readSync } from 'node:fs';\n";
+    expect(fileOpeners('input/formats/x/a.ts', text)).toEqual([
+      'input/formats/x/a.ts: readFileSync',
+      'input/formats/x/a.ts: openRegular',
+      'input/formats/x/a.ts: node:fs/promises as a whole',
+    ]);
   });
 
   it('imports nothing of one format family from another (the registry and the readers bind them)', () => {

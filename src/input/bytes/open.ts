@@ -52,3 +52,16 @@ export function readInto(fd: number, into: ByteWindow, each: (buf: Buffer, start
     into.commit(n);
   }
 }
+
+/** The 1-based line of a byte offset of a plain open file, counted by reading the file again up to it (for a message). */
+export function lineAt(fd: number, offset: number): number {
+  const buf = Buffer.alloc(1 << 20);
+  let line = 1;
+  for (let pos = 0; pos < offset; ) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
+    if (n === 0) break;
+    for (let i = buf.indexOf(10); i >= 0 && i < n; i = buf.indexOf(10, i + 1)) line++;
+    pos += n;
+  }
+  return line;
+}

@@ -6,13 +6,14 @@
 // Over 400 lines: the layouts of FORMATS.md §1 and the walk that finds them, with the notes of what is not read:
 // one decision per folder, whose rules are read side by side.
 
-import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
-import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specialKindOf } from '../../util/files.js';
+import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
+import { checkRegular, readSmall } from '../bytes/whole.js';
 import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
@@ -118,7 +119,7 @@ export function rankOf(folder: string): RankId {
     noteInput(path);
     // A FIFO, a device or an oversized file here is refused (the error propagates); JSON that does not parse
     // falls back to the file name.
-    const bytes = readRegularFile(path, MAX_INFO_BYTES, 'a profiler_info file');
+    const bytes = readSmall(path, MAX_INFO_BYTES, 'a profiler_info file');
     let id: unknown;
     try {
       id = (JSON.parse(bytes.toString('utf8')) as { rank_id?: unknown } | null)?.rank_id;
@@ -548,7 +549,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     throw fsError(input, e);
   }
   // A FIFO, a device or a socket: refused with what it is (openRegular says it) instead of read as a folder.
-  if (!st.isFile() && !st.isDirectory()) closeSync(openRegular(input).fd);
+  if (!st.isFile() && !st.isDirectory()) checkRegular(input);
   if (st.isFile()) {
     const plan = resolveFile(input, notes);
     rankFromFileName(plan);

@@ -11,7 +11,8 @@
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { StepTrace } from '../../../model/model.js';
-import { onDisk, readRegularFile } from '../../../util/files.js';
+import { onDisk } from '../../../util/files.js';
+import { readSmall } from '../../bytes/whole.js';
 import { excerpt } from '../../../util/inputText.js';
 import { noteInput } from '../../../util/io.js';
 import type { RowLog } from '../../sink.js';
@@ -54,7 +55,7 @@ function records(bytes: Buffer): { cells: string[]; line: number }[] {
  */
 export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   noteInput(path);
-  const recs = records(readRegularFile(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv'));
+  const recs = records(readSmall(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv'));
   const header = (recs[0]?.cells ?? ['']).map((c) => c.trim());
   const stepAt = header.indexOf('Step');
   if (stepAt < 0) {

@@ -6,7 +6,6 @@
 // Over 400 lines: the whole summary JSON read back and checked field by field (every figure is the profile's: a
 // value out of range is refused naming its path); one schema, one module.
 
-import { statSync } from 'node:fs';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
 import { inputError } from '../../../util/errors.js';
 import { escaped, excerpt, shown } from '../../../util/inputText.js';
@@ -32,9 +31,9 @@ import {
   type SummaryRankJson,
 } from '../../../model/schema.js';
 import { usToTicks } from '../../csv/numbers.js';
-import { onDisk, readRegularFile, textEncoding } from '../../../util/files.js';
-import { isGzip, sniffBytes } from '../../bytes/sniff.js';
-import { unpackWhole } from '../../bytes/gzip.js';
+import { textEncoding } from '../../../util/files.js';
+import { sniffBytes } from '../../bytes/sniff.js';
+import { readWhole } from '../../bytes/whole.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -92,20 +91,9 @@ export function sizeText(limit: number): string {
 
 /** Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked). */
 export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData[] {
-  // Said before reading (a device or a FIFO has no size here: readRegularFile refuses them).
-  if (statSizeOver(path, limit)) tooLarge(path, limit, false);
-  let bytes = readRegularFile(path, limit, 'a summary JSON');
-  if (isGzip(bytes)) {
-    try {
-      bytes = unpackWhole(bytes, limit);
-    } catch (e) {
-      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) tooLarge(path, limit, true);
-      throw inputError(
-        `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
-          'Copy the file again or regenerate it.',
-      );
-    }
-  }
+  // The byte layer opens it (a FIFO or a device is refused), says it is too large before reading it when its
+  // size says so, and unpacks it when gzip.
+  const { bytes } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
   if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). ${REGENERATE}`);
   const kind = sniffBytes(bytes.subarray(0, 65536));
   if (kind === 'zip') fail(path, 'this is a ZIP archive or an XLSX workbook');
@@ -155,15 +143,6 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
 
 /** The step cells of a group with none. */
 const NO_STEPS = new PackedSteps(new Float64Array(0), 0, 0);
-
-/** Is the file larger than `limit` bytes? */
-function statSizeOver(path: string, limit: number): boolean {
-  try {
-    return statSync(onDisk(path)).size > limit;
-  } catch {
-    return false;
-  }
-}
 
 /** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
 function isCount(x: unknown): x is number {
