@@ -10,7 +10,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 import { readTable } from './ascend/readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
 import { readSnapshot, sameMaking } from './summary/snapshot.js';
-import { readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
+import { readStepColumn, readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
@@ -20,7 +20,7 @@ const csvTable: FormatReader = { kind: 'kernels', read: readTable };
 /** Every built-in format's reader: an id with no reader, or a reader of no id, does not compile. */
 const READERS = {
   // torch_npu writes a step_trace_time.csv beside it.
-  kernel_details: { ...csvTable, stepTime: { name: STEP_TRACE_FILE, beside: stepTraceBeside, read: readStepTrace } },
+  kernel_details: { ...csvTable, stepTime: { name: STEP_TRACE_FILE, beside: stepTraceBeside, read: readStepTrace, column: readStepColumn } },
   op_summary: csvTable,
   op_statistic: csvTable,
   db: { kind: 'kernels', read: readDb },
@@ -74,4 +74,15 @@ export function stepTimeBeside(format: string, path: string): string | null {
   if (!FORMATS.some((f) => f.id === format) && !addedReaders.has(format)) return null;
   const r = readerOf(format);
   return r.kind === 'kernels' && r.stepTime !== undefined ? r.stepTime.beside(path) : null;
+}
+
+/**
+ * The text of one column per step of the step-time file beside a file of this format (the audit's Stage), read by
+ * its reader with the CSV scanner; null when there is no such file or it has no such column.
+ */
+export function stepTimeColumn(format: string, path: string, name: string): Map<number, string> | null {
+  const file = stepTimeBeside(format, path);
+  if (file === null) return null;
+  const r = readerOf(format);
+  return r.kind === 'kernels' && r.stepTime !== undefined ? r.stepTime.column(file, name) : null;
 }

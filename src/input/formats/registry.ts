@@ -220,6 +220,8 @@ export interface StepTimeFile {
   name: string;
   beside(file: string): string | null;
   read(path: string, log: RowLog): StepTrace | null;
+  /** The text of one column per step (the audit's Stage), read as `read` reads the file; null without that column. */
+  column(path: string, name: string): Map<number, string> | null;
 }
 
 export type FormatReader =
