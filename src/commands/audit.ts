@@ -95,7 +95,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
           if (s.rank === r.rank && s.types !== null)
             wanted.push({ w: { step: s.at.step, stream: s.at.stream, index: s.at.index, type: s.types[0]!, file: null, line: null }, s });
       citeRows(
-        r.files.map((f) => ({ path: f.path, shown: relPath(f.path) })),
+        r.files.map((f) => ({ path: f.path, shown: relPath(f.path), format: f.format })),
         wanted.map((x) => x.w),
       );
       for (const { w, s } of wanted) if (w.file !== null) s.at = { ...s.at, file: w.file, line: w.line };
