@@ -311,10 +311,16 @@ const FAMILY_FOLDERS: Record<string, RegExp> = {
   trace: /^input\/formats\/trace\//,
 };
 
-/** The string literals of a source (comments left out): quoted, double-quoted and template text. */
+/**
+ * The string literals of a source (comments left out): quoted, double-quoted and template text, and the text of
+ * regular expression literals (one where an expression starts: after ( , = : [ ! & | ? { } ; or return).
+ */
 function stringLiterals(text: string): string[] {
   const code = withoutComments(text).replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  return [...code.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1));
+  const strings = [...code.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1));
+  const bare = code.replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''");
+  const regexes = [...bare.matchAll(/(?:[(,=:[!&|?{};]|\breturn)\s*\/((?:[^/\\\n[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+)\/[a-z]*/g)].map((m) => m[1]!);
+  return [...strings, ...regexes];
 }
 
 /** Literals that name a format outside its family folder and the registry's own modules: `file: family: literal`. */
@@ -455,11 +461,14 @@ describe('the input stage', () => {
     expect(acrossFamilies(g)).toEqual(['input/formats/trace/a.ts → input/formats/sqlite/b.ts']);
     expect(upInput(g)).toEqual(['input/formats/trace/a.ts → input/read.ts', 'input/csv/c.ts → input/accumulator.ts']);
     expect(stageOf('analysis/x.ts')).toBeGreaterThan(stageOf('input/read.ts'));
-    const text = '// op_statistic in a comment\nconst a = \'db\';\nconst b = `no ${x} op_statistic.csv`;\nconst c = "kernel_details";\n';
+    const text =
+      '// op_statistic in a comment\nconst a = \'db\';\nconst b = `no ${x} op_statistic.csv`;\nconst c = "kernel_details";\n' +
+      'const d = /^msprof_.*\\.db$/.test(n) && n / 2 > m / 3;\n';
     expect(formatLiterals('report/x.ts', text)).toEqual([
       'report/x.ts: sqlite: db',
       'report/x.ts: ascend: no ${x} op_statistic.csv',
       'report/x.ts: ascend: kernel_details',
+      'report/x.ts: sqlite: ^msprof_.*\\.db$',
     ]);
     expect(formatLiterals('input/formats/sqlite/x.ts', text)).toEqual([
       'input/formats/sqlite/x.ts: ascend: no ${x} op_statistic.csv',

@@ -106,6 +106,13 @@ export interface Recognition {
   rank?: (head: Uint8Array, name: string) => { rank: string; source: string } | null;
   /** From a folder: the first of its files by name (one export), or all of them in order (slices of one export). */
   takes: 'first' | 'all';
+  /**
+   * Its profiler writes a large export as slices, `<export>_slice_<n>_<rest>` (msprof): read in slice order as one
+   * file, a missing slice warned of, and a slice given alone read with its siblings.
+   */
+  slices?: true;
+  /** A file name that says its rank (its first group: torch_npu's `ascend_pytorch_profiler_3.db`), used when the folder says none. */
+  rankInName?: RegExp;
 }
 
 /** How messages and --help name a format. */
@@ -300,7 +307,7 @@ export const FORMATS = [
   {
     id: 'op_summary',
     holds: 'kernels',
-    recognise: { names: [OP_SUMMARY], places: ['msprof', 'loose'], takes: 'all' },
+    recognise: { names: [OP_SUMMARY], places: ['msprof', 'loose'], takes: 'all', slices: true },
     answers: {
       names: 'yes',
       types: 'yes',
@@ -327,7 +334,7 @@ export const FORMATS = [
   {
     id: 'op_statistic',
     holds: 'totals',
-    recognise: { names: [OP_STATISTIC], places: ['framework', 'msprof', 'loose'], takes: 'all' },
+    recognise: { names: [OP_STATISTIC], places: ['framework', 'msprof', 'loose'], takes: 'all', slices: true },
     answers: { names: 'no', types: 'yes', cores: 'yes', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'no', ranks: 'folder' },
     naming: {
       short: 'op_statistic*.csv',
@@ -345,7 +352,13 @@ export const FORMATS = [
     holds: 'kernels',
     // After the text exports: where a folder holds both exports of one run, the text is read unless --prefer db
     // says otherwise (it needs no SQLite library, and its Step Id is the device-side one).
-    recognise: { names: DB_EXPORT, sniff: isSqlite, places: ['framework', 'msprof', 'loose'], takes: 'first' },
+    recognise: {
+      names: DB_EXPORT,
+      sniff: isSqlite,
+      places: ['framework', 'msprof', 'loose'],
+      takes: 'first',
+      rankInName: /^ascend_pytorch_profiler_(\d+)\.db$/,
+    },
     answers: {
       names: 'yes',
       types: 'yes',

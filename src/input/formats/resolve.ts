@@ -61,7 +61,13 @@ export interface ResolvedInput {
   unread: string[];
 }
 
-const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
+/** A slice of an export (`<export>_slice_<n>_<rest>`), of a format that declares slices (Recognition.slices). */
+const SLICE = /^(.+?)_slice_(\d+)_(.*)$/;
+
+/** The slice a file name is, for a format whose files may be slices; else null. */
+function sliceOf(format: FormatFacts, name: string): RegExpExecArray | null {
+  return format.recognise.slices === true ? SLICE.exec(name) : null;
+}
 
 function listDir(dir: string): string[] {
   try {
@@ -80,10 +86,10 @@ function isDir(p: string): boolean {
 }
 
 /** Order slices by their number, other files by name. */
-function sortFiles(files: string[]): string[] {
+function sortFiles(format: FormatFacts, files: string[]): string[] {
   return [...files].sort((a, b) => {
-    const ma = SLICE.exec(basename(a));
-    const mb = SLICE.exec(basename(b));
+    const ma = sliceOf(format, basename(a));
+    const mb = sliceOf(format, basename(b));
     if (ma && mb && ma[3] === mb[3]) return Number(ma[2]) - Number(mb[2]);
     return a < b ? -1 : a > b ? 1 : 0;
   });
@@ -155,7 +161,12 @@ export function rankOf(folder: string): RankId {
 function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
   const mine = entries.filter((e) => f.recognise.names.some((re) => re.test(e)));
   if (mine.length === 0) return [];
-  return f.recognise.takes === 'first' ? [join(dir, mine[0]!)] : sortFiles(mine.map((e) => join(dir, e)));
+  return f.recognise.takes === 'first'
+    ? [join(dir, mine[0]!)]
+    : sortFiles(
+        f,
+        mine.map((e) => join(dir, e)),
+      );
 }
 
 /** What a place holds, in order of preference: a format of kernels before one of totals, then registry order. */
@@ -592,10 +603,10 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   return { input, ranks, notes, unread: [] };
 }
 
-/** torch_npu names its db export by the rank (`ascend_pytorch_profiler_3.db`): the rank when the folder says none. */
+/** A file name that says its rank (Recognition.rankInName: torch_npu's db export): the rank when the folder says none. */
 function rankFromFileName(plan: RankPlan): void {
   if (plan.rank !== '-' || plan.files.length !== 1) return;
-  const m = /^ascend_pytorch_profiler_(\d+)\.db$/.exec(basename(plan.files[0]!));
+  const m = formatOf(plan.format).recognise.rankInName?.exec(basename(plan.files[0]!)) ?? null;
   if (m === null) return;
   plan.rank = m[1]!.replace(/^0+(?=\d)/, '');
   plan.rankSource = `file name ${m[0]}`;
@@ -604,7 +615,7 @@ function rankFromFileName(plan: RankPlan): void {
 /** Note a plan's files as inputs, and warn of slices missing from a sliced export. */
 function finishPlan(plan: RankPlan): void {
   for (const f of plan.files) noteInput(f);
-  const gaps = sliceGaps(plan.files);
+  const gaps = sliceGaps(formatOf(plan.format), plan.files);
   if (gaps.length > 0) plan.warnings = [...(plan.warnings ?? []), ...gaps];
 }
 
@@ -612,10 +623,10 @@ function finishPlan(plan: RankPlan): void {
  * msprof numbers the slices of one export 0, 1, 2 …: a number missing (0, 1, 3) is a slice that was not copied,
  * and its rows are not in the figures.
  */
-export function sliceGaps(files: string[]): RowWarning[] {
+export function sliceGaps(format: FormatFacts, files: string[]): RowWarning[] {
   const byExport = new Map<string, { file: string; n: number }[]>();
   for (const f of files) {
-    const m = SLICE.exec(basename(f));
+    const m = sliceOf(format, basename(f));
     if (!m) continue;
     const key = `${m[1]}\u0000${m[3]}`;
     const list = byExport.get(key) ?? [];
@@ -712,11 +723,11 @@ function resolveFile(path: string, notes: string[]): RankPlan {
   if (ranksInFile(format.id)) {
     return { rank: '-', rankSource: format.naming.short.replace(/^an? /, ''), format: format.id, files: [path], root: dir };
   }
-  const slice = SLICE.exec(name);
+  const slice = sliceOf(format, name);
   if (slice) {
     // One slice of a sliced msprof export: read all slices of the same export as one.
     const siblings = listDir(dir).filter((f) => {
-      const m = SLICE.exec(f);
+      const m = sliceOf(format, f);
       return m !== null && m[1] === slice[1] && m[3] === slice[3];
     });
     if (siblings.length > 1) notes.push(`${path}: one of ${siblings.length} slices; all of them are read as one file`);
@@ -725,7 +736,10 @@ function resolveFile(path: string, notes: string[]): RankPlan {
       rankSource: r.source,
       warnings: r.warnings,
       format: format.id,
-      files: sortFiles(siblings.map((f) => join(dir, f))),
+      files: sortFiles(
+        format,
+        siblings.map((f) => join(dir, f)),
+      ),
       root: dir,
     };
   }
