@@ -1,8 +1,9 @@
 // Each format's reader, bound to its id in the registry (registry.ts holds everything else about a format, and
 // the reader types). Two kinds of reader:
 // - `kernels`: reads one file of a rank's kernels into the rank's KernelTarget, and says what it found (a
-//   SourceFile). It opens the file itself, so it may be text or binary, row-based or not (a CSV scanner, a SQLite
-//   query, a streaming JSON tokenizer); the plan's files are read into one target, in order.
+//   SourceFile). It gets the file from the byte layer (input/bytes/: bytes into its scanner, chunks, a whole small
+//   file, or a checked path for a library that opens by path), so it may be text or binary, row-based or not (a CSV
+//   scanner, a SQLite query, a streaming JSON tokenizer); the plan's files are read into one target, in order.
 // - `ranks`: reads one file that holds finished ranks (kprof's summary JSON), read in the main thread.
 
 export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from './registry.js';
