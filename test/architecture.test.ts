@@ -107,8 +107,9 @@ const ON_DISK_ALREADY: string[] = [
   // The worker script, beside the module.
   'input/read.ts: fileURLToPath(here)',
   'input/read.ts: fileURLToPath(built)',
-  // openDb passes onDisk(path) down as `path` (privateView: `given`, made `path` by realpath); the private view is
-  // made in a fresh temporary folder.
+  // openDb passes down as `path` the path on disk the byte layer handed over (bytes/whole.ts forLibrary: onDisk of
+  // the path as written; privateView: `given`, made `path` by realpath); the private view is made in a fresh
+  // temporary folder.
   'input/formats/sqlite/open.ts: given',
   'input/formats/sqlite/open.ts: path',
   'input/formats/sqlite/open.ts: `${path}-wal`',
@@ -312,10 +313,16 @@ const FAMILY_FOLDERS: Record<string, RegExp> = {
   trace: /^input\/formats\/trace\//,
 };
 
-/** The string literals of a source (comments left out): quoted, double-quoted and template text. */
+/**
+ * The string literals of a source (comments left out): quoted, double-quoted and template text, and the text of
+ * regular expression literals (one where an expression starts: after ( , = : [ ! & | ? { } ; or return).
+ */
 function stringLiterals(text: string): string[] {
   const code = withoutComments(text).replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  return [...code.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1));
+  const strings = [...code.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0].slice(1, -1));
+  const bare = code.replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, "''");
+  const regexes = [...bare.matchAll(/(?:[(,=:[!&|?{};]|\breturn)\s*\/((?:[^/\\\n[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+)\/[a-z]*/g)].map((m) => m[1]!);
+  return [...strings, ...regexes];
 }
 
 /** Literals that name a format outside its family folder and the registry's own modules: `file: family: literal`. */
@@ -335,29 +342,44 @@ function formatLiterals(file: string, text: string): string[] {
  * Messages and values that name a format outside its folder, known and being removed (made from the registry's
  * naming instead). An entry that no longer occurs fails the test too, so the list can only shrink.
  */
-const KNOWN_LITERALS: string[] = [
-  // Messages of later stages that name the export they speak of (made from the registry's naming next).
-  'analysis/audit/audit.ts: ascend: ${b.unordered}: totals per type (op_statistic), not the kern…',
-  'analysis/comparable.ts: ascend: Compare kernel_details with kernel_details, or leave them ou…',
-  'analysis/diff.ts: ascend: Drop --per-step, or profile both runs with a torch_npu sched…',
-  'analysis/witness.ts: ascend: only in op_statistic',
-  'commands/audit.ts: ascend: ${shown(input)}: cannot be audited: ${why}. kprof audit need…',
-  'input/accumulator.ts: ascend: Read fewer ranks (--rank), or check the Count column of the …',
-  'input/formats/ascend/readTable.ts: trace: ${path}: ${it} is JSON, not a CSV export (a trace is read as…',
-  'input/formats/resolve.ts: sqlite: ${dir}: ${out}, no msprof_*.db and no device_* folder; left …',
-  'input/formats/summary/snapshot.ts: ascend: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
-  'input/formats/summary/snapshot.ts: trace: ${path}: the file is ${encoding} text, not UTF-8; a summary …',
-  'input/formats/summary/snapshot.ts: trace: as torch_npu (trace_view.json) and the PyTorch profiler (*.p…',
-  'input/formats/summary/snapshot.ts: trace: found a JSON array (the trace events of a timeline such as t…',
-  'input/formats/sqlite/library.ts: ascend: it builds with python3 and a C++ compiler when no prebuilt b…',
-  "report/diff/rewrites.ts: ascend: unavailable: ${parts.join('; ')}. Rewrites need kernel table…",
-  "report/stepTime.ts: ascend: ${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, 's…",
-  'report/stepTime.ts: ascend: Step time: base vs PR, the wall span of each step on the dev…',
-  'report/stepTime.ts: ascend: its files have no start time per kernel (op_statistic, or a …',
-  'report/witness.ts: ascend: only in op_statistic',
-  'rules/checks/sequence.ts: ascend: Check an export of the run that lists every kernel in the or…',
-  'rules/checks/sequence.ts: trace: Check an export of the run that lists every kernel in the or…',
+const KNOWN_LITERALS: string[] = [];
+
+/** node:fs functions that open a file or read its bytes, and util/files.ts's openers of a file to read. */
+const OPENS_FS = new Set(
+  ('openSync readSync readvSync readFileSync createReadStream copyFileSync cpSync openAsBlob ' + 'open read readv readFile copyFile cp').split(' '),
+);
+const OPENS_UTIL = new Set(['openRegular', 'readRegularFile']);
+
+/**
+ * Modules of input/formats/ that open or read a file's bytes themselves (`file: function`), and why each must:
+ * the byte layer (input/bytes/) opens, checks and reads every file a format reads.
+ */
+const OPENS_OUTSIDE_BYTES: string[] = [
+  // A db in WAL mode is read through a private view: where a hard link cannot be made (another file system), a
+  // copy of the file, and a copy of its -wal. SQLite opens files by path only; the byte layer has opened and
+  // checked the file (bytes/whole.ts forLibrary: a regular file, its header) before, and handed over its path.
+  'input/formats/sqlite/open.ts: copyFileSync',
 ];
+
+/** The functions a module imports to open or read files (`file: name`); a namespace import of node:fs counts whole. */
+function fileOpeners(file: string, text: string): string[] {
+  const code = withoutComments(text);
+  const out: string[] = [];
+  for (const m of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
+    const fs = /^node:fs(\/promises)?$/.test(m[2]!);
+    const util = /(^|\/)util\/files\.js$/.test(m[2]!);
+    if (!fs && !util) continue;
+    for (const item of m[1]!.split(',')) {
+      const name = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0]!;
+      if ((fs && OPENS_FS.has(name)) || (util && OPENS_UTIL.has(name))) out.push(`${file}: ${name}`);
+    }
+  }
+  for (const m of code.matchAll(/import\s+(?:\*\s+as\s+)?\w+\s+from\s*'(node:fs(?:\/promises)?)'/g)) out.push(`${file}: ${m[1]} as a whole`);
+  return out;
+}
 
 describe('the input stage', () => {
   const graph = importGraph();
@@ -374,6 +396,33 @@ describe('the input stage', () => {
     const zlib = sources.filter(({ text }) => /from\s*'node:zlib'/.test(withoutComments(text))).map((s) => s.file);
     expect(zlib.filter((f) => !f.startsWith('input/bytes/'))).toEqual([]);
     expect(zlib.length).toBeGreaterThan(0);
+  });
+
+  it('opens and reads files in the byte layer alone: no module of input/formats/ opens one (but the reasons listed)', () => {
+    const found = sources.filter(({ file }) => file.startsWith('input/formats/')).flatMap(({ file, text }) => fileOpeners(file, text));
+    expect(
+      found.filter((l) => !OPENS_OUTSIDE_BYTES.includes(l)),
+      'a format opens or reads a file itself: get its bytes (or its checked path) from src/input/bytes/',
+    ).toEqual([]);
+    expect(
+      OPENS_OUTSIDE_BYTES.filter((l) => !found.includes(l)),
+      'listed but gone: remove from OPENS_OUTSIDE_BYTES',
+    ).toEqual([]);
+    // The byte layer does open files (the scan finds them there).
+    expect(sources.filter(({ file }) => file.startsWith('input/bytes/')).flatMap(({ file, text }) => fileOpeners(file, text)).length).toBeGreaterThan(
+      3,
+    );
+  });
+
+  it('catches a format that opens a file itself (the check works)', () => {
+    const text =
+      "import { existsSync, readFileSync as rf, type Stats } from 'node:fs';\nimport { onDisk, openRegular } from '../../../util/files.js';\n" +
+      "import * as fs from 'node:fs/promises';\n// import { readSync } from 'node:fs';\n";
+    expect(fileOpeners('input/formats/x/a.ts', text)).toEqual([
+      'input/formats/x/a.ts: readFileSync',
+      'input/formats/x/a.ts: openRegular',
+      'input/formats/x/a.ts: node:fs/promises as a whole',
+    ]);
   });
 
   it('imports nothing of one format family from another (the registry and the readers bind them)', () => {
@@ -414,11 +463,14 @@ describe('the input stage', () => {
     expect(acrossFamilies(g)).toEqual(['input/formats/trace/a.ts → input/formats/sqlite/b.ts']);
     expect(upInput(g)).toEqual(['input/formats/trace/a.ts → input/read.ts', 'input/csv/c.ts → input/accumulator.ts']);
     expect(stageOf('analysis/x.ts')).toBeGreaterThan(stageOf('input/read.ts'));
-    const text = '// op_statistic in a comment\nconst a = \'db\';\nconst b = `no ${x} op_statistic.csv`;\nconst c = "kernel_details";\n';
+    const text =
+      '// op_statistic in a comment\nconst a = \'db\';\nconst b = `no ${x} op_statistic.csv`;\nconst c = "kernel_details";\n' +
+      'const d = /^msprof_.*\\.db$/.test(n) && n / 2 > m / 3;\n';
     expect(formatLiterals('report/x.ts', text)).toEqual([
       'report/x.ts: sqlite: db',
       'report/x.ts: ascend: no ${x} op_statistic.csv',
       'report/x.ts: ascend: kernel_details',
+      'report/x.ts: sqlite: ^msprof_.*\\.db$',
     ]);
     expect(formatLiterals('input/formats/sqlite/x.ts', text)).toEqual([
       'input/formats/sqlite/x.ts: ascend: no ${x} op_statistic.csv',

@@ -2,7 +2,8 @@
 // table, counted as the recorder counts kernels (per step and stream, communication kernels and rows without a Step
 // Id left out), across quoted cells that hold commas and line breaks; a row of another type is not cited.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -38,7 +39,7 @@ describe('citeRows', () => {
       want(1, '2', 2, 'DynamicQuant'),
       want(1, '2', 0, 'RmsNorm'),
     ];
-    citeRows([{ path, shown: 'k.csv' }], w);
+    citeRows([{ path, shown: 'k.csv', format: 'kernel_details' }], w);
     expect(w.map((x) => [x.file, x.line])).toEqual([
       ['k.csv', 6],
       ['k.csv', 4],
@@ -50,12 +51,33 @@ describe('citeRows', () => {
 
   test('a row of another type than the site says is not cited; nor is a table other than kernel_details or op_summary', () => {
     const w = [want(1, '2', 1, 'Cast')];
-    citeRows([{ path, shown: 'k.csv' }], w);
+    citeRows([{ path, shown: 'k.csv', format: 'kernel_details' }], w);
     expect(w[0]!.line).toBeNull();
     const other = join(tmp, 'trace_view.json');
     writeFileSync(other, '[]');
     const v = [want(1, '2', 0, 'RmsNorm')];
-    citeRows([{ path: other, shown: 'x' }], v);
+    citeRows([{ path: other, shown: 'x', format: 'trace_view' }], v);
     expect(v[0]!.line).toBeNull();
+  });
+
+  test('a gzipped table, a missing file: nothing cited, nothing thrown (the byte layer opens the file)', () => {
+    const gz = join(tmp, 'kernel_details.csv.gz');
+    writeFileSync(gz, gzipSync(readFileSync(path)));
+    const w = [want(1, '2', 0, 'RmsNorm')];
+    citeRows([{ path: gz, shown: 'k.csv.gz', format: 'kernel_details' }], w);
+    expect(w[0]!.line).toBeNull();
+    citeRows([{ path: join(tmp, 'none.csv'), shown: 'none.csv', format: 'kernel_details' }], w);
+    expect(w[0]!.line).toBeNull();
+  });
+
+  test('rows the scanner gives: a BOM, a quoted header, a row not as wide as the header not counted', () => {
+    const p = join(tmp, 'op_summary_0.csv');
+    writeFileSync(
+      p,
+      '\uFEFF"Step Id","Stream ID","Op Name","OP Type","Task Type"\n1,2,a,Cast,AI_VECTOR_CORE\n1,2,short,Cast\n1,2,b,Mul,AI_VECTOR_CORE\n',
+    );
+    const w = [want(1, '2', 1, 'Mul')];
+    citeRows([{ path: p, shown: 'o.csv', format: 'op_summary' }], w);
+    expect(w.map((x) => [x.file, x.line])).toEqual([['o.csv', 4]]);
   });
 });

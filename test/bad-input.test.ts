@@ -295,7 +295,7 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     [
       'bad-json-as-csv',
       ['summary', F('bad-json-as-csv/kernel_details.csv')],
-      'fixtures/bad-json-as-csv/kernel_details.csv: the file is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json, *.pt.trace.json). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, ascend_pytorch_profiler*.db / msprof_*.db, trace_view.json, a kprof summary JSON (*.json), a PyTorch kineto trace (*.pt.trace.json[.gz]), an nsys stats cuda_gpu_trace CSV (*cuda_gpu_trace.csv), an nsys stats cuda_gpu_kern_sum CSV (*cuda_gpu_kern_sum.csv), or the profile folder.',
+      'fixtures/bad-json-as-csv/kernel_details.csv: the file is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json or a PyTorch kineto trace (*.pt.trace.json[.gz])). Pass kernel_details.csv, op_summary_*.csv, op_statistic*.csv, ascend_pytorch_profiler*.db / msprof_*.db, trace_view.json, a kprof summary JSON (*.json), a PyTorch kineto trace (*.pt.trace.json[.gz]), an nsys stats cuda_gpu_trace CSV (*cuda_gpu_trace.csv), an nsys stats cuda_gpu_kern_sum CSV (*cuda_gpu_kern_sum.csv), or the profile folder.',
     ],
     [
       'bad-xlsx',

@@ -339,7 +339,7 @@ describe('what cannot answer a sequence rule: exit 2, saying why', () => {
     const r = await kprof(['check', 'fixtures/nsys/kern-sum', '--rules', rulesFile('kernsum.yaml', CHAIN_RULE)]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cuda_gpu_kern_sum.csv holds totals per kernel group, not the kernels in the order they ran. Check an export');
-    expect(r.stderr).toContain('nsys cuda_gpu_trace');
+    expect(r.stderr).toContain('kineto trace or cuda_gpu_trace)');
     expect(r.stderr).not.toContain('rank -');
   });
 

@@ -26,7 +26,7 @@ describe('inputs that cannot be compared alike', () => {
     const r = await kprof(['diff', STAT, MULTI, '--by', 'type+core']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /^kprof: warning: the base is op_statistic, which counts no communication kernels, and the PR is a kernel table with 4 of them \(hcom_allReduce_\): they show as added, though the change did not make them\. Compare kernel_details with kernel_details, or leave them out on both sides with --exclude '\^hcom_'\.$/m,
+      /^kprof: warning: the base is op_statistic, which counts no communication kernels, and the PR is a kernel table with 4 of them \(hcom_allReduce_\): they show as added, though the change did not make them\. Compare kernel_details\.csv with kernel_details\.csv, or leave them out on both sides with --exclude '\^hcom_'\.$/m,
     );
     const reversed = await kprof(['diff', MULTI, STAT, '--by', 'type+core']);
     expect(reversed.stderr).toMatch(/the PR is op_statistic, .* and the base is a kernel table with 4 of them .*: they show as removed/);

@@ -3,6 +3,7 @@
 // without --groups and filters, summary → JSON → summary gives the same JSON, and diff and check on the snapshot
 // give what they give on the profile. Then the values a snapshot may not hold, which are refused.
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
@@ -16,7 +17,7 @@ import { KprofError } from '../src/util/errors.js';
 import { relPath } from '../src/util/paths.js';
 import { GROUP_BYS, PackedSteps, type GroupBy } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
-import { kprof, type Result } from './helpers.js';
+import { kprof, ROOT, type Result } from './helpers.js';
 
 const RUNS = Number(process.env.KPROF_FUZZ_RUNS ?? 12);
 const SEED = process.env.KPROF_FUZZ_SEED !== undefined ? Number(process.env.KPROF_FUZZ_SEED) : undefined;
@@ -714,6 +715,41 @@ describe('a summary JSON larger than kprof reads back', () => {
       expect(z.kind).toBe('input');
       expect(z.message).toMatch(/big\.summary\.json\.gz: unpacks to more than [0-9.]+ KiB, the largest summary JSON kprof reads back[\s\S]*--steps/);
       expect(MAX_SNAPSHOT_BYTES).toBe(256 << 20);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a summary JSON is opened by the byte layer (src/input/bytes/)', () => {
+  it("a gzipped one cut short or damaged: the byte layer's gzip message, naming the file, with what to do for a summary JSON", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-gz-'));
+    try {
+      const r = readFileSync(join(ROOT, 'fixtures/cluster/base/rank0.summary.json'));
+      const whole = gzipSync(r);
+      const cut = join(dir, 'cut.json.gz');
+      writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+      expect(() => readSnapshot(cut)).toThrow(
+        `${cut}: the gzip data ends early (cut short, e.g. a partial copy or a full disk); expected a complete gzip file. Copy the file again or regenerate it.`,
+      );
+      const bad = Buffer.from(whole);
+      bad[bad.length - 6]! ^= 0xff; // the CRC-32 at the end
+      const damaged = join(dir, 'damaged.json.gz');
+      writeFileSync(damaged, bad);
+      expect(() => readSnapshot(damaged)).toThrow(
+        /damaged\.json\.gz: the gzip checksum at the end of the file does not match the data .*Copy the file again or regenerate it\.$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a FIFO is refused at once (where mkfifo exists), before any read could block', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-fifo-'));
+    try {
+      const fifo = join(dir, 'pipe.json');
+      if (spawnSync('mkfifo', [fifo]).status !== 0) return;
+      expect(() => readSnapshot(fifo)).toThrow(/pipe\.json: a FIFO \(named pipe\), not a regular file/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,6 +4,7 @@
 
 import { parse } from 'csv-parse/sync';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -428,10 +429,21 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     );
   });
 
-  it('a folder, or a missing file, named .db', () => {
+  it('a folder, or a missing file, named .db: the byte layer opens it, and says what it is, naming the path', () => {
     const dir = tempDir();
-    expect(failure(() => read(dir, { display: 'x.db' })).message).toBe('x.db: not a regular file; expected an SQLite export (.db)');
-    expect(failure(() => read(join(dir, 'none.db'), { display: 'none.db' })).message).toBe('none.db: cannot be opened (ENOENT)');
+    expect(failure(() => read(dir, { display: 'x.db' })).message).toBe(
+      `${dir}: is a folder, expected a file. Pass the export file itself, or the profile folder that holds it.`,
+    );
+    expect(failure(() => read(join(dir, 'none.db'), { display: 'none.db' })).message).toBe(
+      `${join(dir, 'none.db')}: no such file or folder. Check the path.`,
+    );
+  });
+
+  it('a FIFO named .db is refused at once, not opened by SQLite (where mkfifo exists)', () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'pipe.db');
+    if (spawnSync('mkfifo', [fifo]).status !== 0) return;
+    expect(failure(() => read(fifo, { display: 'pipe.db' })).message).toMatch(/pipe\.db: a FIFO \(named pipe\), not a regular file/);
   });
 
   it('a better-sqlite3 built for another Node.js: an input error saying to rebuild, not an internal error', () => {

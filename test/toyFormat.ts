@@ -4,7 +4,7 @@
 // no cores, no shapes, steps and starts when the columns are there, and its kernels in order. What it declares
 // is all it gets: with steps, diff finds its fusion rewrites; with starts too, --step-time its step spans.
 
-import { readFileSync } from 'node:fs';
+import { readSmall } from '../src/input/bytes/whole.js';
 import type { FormatEntry, KernelReadOptions, KernelTarget } from '../src/input/formats/readers.js';
 import { sourceFacts } from '../src/input/formats/registry.js';
 import { NO_STREAM } from '../src/input/sink.js';
@@ -13,7 +13,8 @@ import type { SourceFile } from '../src/model/model.js';
 const ROW = /^([^,]+),(\d+(?:\.\d{1,4})?)(?:,(\d{1,9})(?:,(\d{1,15}(?:\.\d{1,4})?))?)?$/;
 
 async function readToy(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
-  const bytes = readFileSync(path);
+  // The byte layer opens the file (a regular file, at most 16 MiB here; errors name it), as for every format.
+  const bytes = readSmall(path, 16 << 20, 'a toy file');
   const lines = bytes.toString('utf8').split('\n');
   // What the file can answer, from what the entry declares (sourceFacts reads TOY.answers): the step column when
   // its first row has one.

@@ -74,7 +74,7 @@ describe('compareWithStatistic', () => {
     expect(w.groups).toBe(3);
     expect(w.disagreements.map((d) => [d.key, d.problem])).toEqual([
       ['Extra @ AI_CORE', 'only in the kernel table'],
-      ['Gone @ AI_CPU', 'only in op_statistic'],
+      ['Gone @ AI_CPU', 'only in the totals'],
     ]);
   });
 });
@@ -140,6 +140,18 @@ describe('kprof inspect: the witness', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ {13}Evil\\x1b\[2J\\x0aType @ AI_CORE: kernel table none, op_statistic 1 \(1\.00 µs\): not in the kernel table$/m);
     expect(r.stdout).not.toMatch(/\u001b/);
+  });
+
+  it('a group only in the totals is `only in <its format id>` in JSON, as before the registry named it', async () => {
+    const dir = copyWith((l) => l);
+    const stat = join(dir, RANK0, 'ASCEND_PROFILER_OUTPUT', 'op_statistic.csv');
+    writeFileSync(stat, `${readFileSync(stat, 'utf8').trimEnd()}\n0,Gone,AI_CPU,1,1.000,1.000,1.000,1.000,0.0\n`);
+    const r = await kprof(['inspect', dir, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const problems = (JSON.parse(r.stdout) as { witness: { disagreements: { key: string; problem: string }[] }[] }).witness.flatMap(
+      (w) => w.disagreements,
+    );
+    expect(problems).toContainEqual(expect.objectContaining({ key: 'Gone @ AI_CPU', problem: 'only in op_statistic' }));
   });
 
   it('rows of op_statistic that cannot be read: it witnesses only the rest, and says so', async () => {

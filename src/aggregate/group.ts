@@ -8,7 +8,7 @@ import { exactTotals } from '../input/accumulator.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
-import { formatOf, passKernelTable } from '../input/formats/registry.js';
+import { briefList, formatOf, passKernelTable } from '../input/formats/registry.js';
 import {
   GROUP_BY_FIELDS,
   groupKey,
@@ -378,7 +378,9 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   // One file can hold several ranks (msprof devices): list it once.
   const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
   const warnings = profile.ranks.flatMap((r) => r.warnings);
-  exactTotals(profile.input, totals, filtered);
+  // Counts that large come from files of totals (their Count column): named as the registry names their formats.
+  const totalsFormats = [...new Set(files.map((f) => f.format))].map(formatOf).filter((f) => f.holds === 'totals');
+  exactTotals(profile.input, totals, filtered, totalsFormats.length === 0 ? null : briefList(totalsFormats, 'and'));
   return {
     input: profile.input,
     groupBy: opts.by,

@@ -69,10 +69,11 @@ export function incomparableMessages(base: Profile, pr: Profile, by: GroupBy, se
     const t = tallies[j]!;
     // Named as the registry names the totals format of its files (op_statistic).
     const statName = formatOf(stat.p.ranks[0]!.files[0]!.format).naming.brief;
+    const tableName = formatOf(table.p.ranks[0]!.files[0]!.format).naming.brief;
     out.push(
       `the ${stat.label} is ${statName}, which counts no communication kernels, and the ${table.label} is a kernel table with ` +
         `${fmtCount(t.comm)} of them (${typesText(t.commTypes)}): they show as ${j === 1 ? 'added' : 'removed'}, though the change did not make them. ` +
-        `Compare kernel_details with kernel_details, or leave them out on both sides with --exclude '^hcom_'.`,
+        `Compare ${tableName} with ${tableName}, or leave them out on both sides with --exclude '^hcom_'.`,
     );
   }
   if ((GROUP_BY_FIELDS[by] as readonly string[]).includes('type')) {

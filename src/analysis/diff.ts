@@ -42,6 +42,7 @@ import {
 } from './timeTest.js';
 
 import type { RewritesSection } from './rewrites/section.js';
+import { briefList, formatsAnswering } from '../input/formats/registry.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
@@ -561,7 +562,7 @@ function noSteps(which: 'base' | 'PR', s: Summary): never {
   const input = file === s.input ? '' : ` (${s.input})`;
   throw inputError(
     `${file}: --per-step needs the number of steps of both sides, but the ${which}${input} cannot give it: ${why}. ` +
-      `Drop --per-step, or profile both runs with a torch_npu schedule so that kernel_details.csv has a Step Id column.`,
+      `Drop --per-step, or profile both runs with a schedule (torch_npu's, the PyTorch profiler's) so that their export has a Step Id per kernel (${briefList(formatsAnswering(['steps']))}).`,
   );
 }
 

@@ -28,7 +28,11 @@ export interface Tally {
   ticks: number;
 }
 
-export type WitnessProblem = 'count' | 'time' | 'only in the kernel table' | 'only in op_statistic';
+/**
+ * What is wrong with a group: in JSON, `only in the totals` is written `only in <the totals' format id>` (only in
+ * op_statistic), as the registry names it (witnessJson).
+ */
+export type WitnessProblem = 'count' | 'time' | 'only in the kernel table' | 'only in the totals';
 
 export interface WitnessGroup {
   key: string;
@@ -44,6 +48,8 @@ export interface WitnessResult {
   ranks: string[];
   tableFiles: string[];
   statisticFiles: string[];
+  /** The format id of the statistic files (the registry's `witness` of the table's format). */
+  statisticFormat: string;
   /** null when op_statistic could not be read (then `error` says why). */
   agrees: boolean | null;
   error?: string;
@@ -83,7 +89,10 @@ function byTypeCore(ranks: RankData[]): Map<string, Tally & { type: string; core
 }
 
 /** Compare kernel-table ranks with op_statistic ranks of the same run. */
-export function compareWithStatistic(table: RankData[], statistic: RankData[]): Omit<WitnessResult, 'ranks' | 'tableFiles' | 'statisticFiles'> {
+export function compareWithStatistic(
+  table: RankData[],
+  statistic: RankData[],
+): Omit<WitnessResult, 'ranks' | 'tableFiles' | 'statisticFiles' | 'statisticFormat'> {
   const statisticRowsSkipped = statistic.reduce((n, r) => n + r.rowsSkipped, 0);
   const firstWarning = statistic.flatMap((r) => r.warnings)[0];
   const ours = byTypeCore(table);
@@ -134,7 +143,7 @@ export function compareWithStatistic(table: RankData[], statistic: RankData[]): 
       core: s.core,
       table: null,
       statistic: { count: s.count, ticks: s.ticks },
-      problem: 'only in op_statistic',
+      problem: 'only in the totals',
     });
   }
   disagreements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -207,6 +216,7 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
         ranks: ranks.map((r) => r.rank),
         tableFiles,
         statisticFiles,
+        statisticFormat: beside.format,
         agrees: null,
         error: e.message,
         groups: 0,
@@ -224,7 +234,7 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
     const table = paired ? ranks : await allDevices(ranks, tableFiles);
     const pairs: [RankData[], RankData[]][] = paired ? ranks.map((r) => [[r], [statIds.get(r.rank)!]]) : [[table, stat]];
     for (const [t, s] of pairs) {
-      results.push({ ranks: t.map((r) => r.rank), tableFiles, statisticFiles, ...compareWithStatistic(t, s) });
+      results.push({ ranks: t.map((r) => r.rank), tableFiles, statisticFiles, statisticFormat: beside.format, ...compareWithStatistic(t, s) });
     }
   }
   return { results, withoutStatistic };

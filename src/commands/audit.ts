@@ -11,6 +11,7 @@ import { readText } from '../aggregate/userGroups.js';
 import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { readProfile } from '../input/read.js';
+import { orderedWithStepsText } from '../input/formats/registry.js';
 import type { Progress } from '../model/progress.js';
 import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, usageError } from '../util/errors.js';
@@ -74,7 +75,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
     const why = unauditable(profile.ranks);
     if (why !== null)
       throw inputError(
-        `${shown(input)}: cannot be audited: ${why}. kprof audit needs a kernel table with Step Id (kernel_details.csv, op_summary, a .db or a trace).`,
+        `${shown(input)}: cannot be audited: ${why}. kprof audit needs the kernels in the order they ran, with a Step Id (${orderedWithStepsText()}).`,
       );
     const parts: AuditPart[] = [];
     for (const r of profile.ranks) {
@@ -94,7 +95,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
           if (s.rank === r.rank && s.types !== null)
             wanted.push({ w: { step: s.at.step, stream: s.at.stream, index: s.at.index, type: s.types[0]!, file: null, line: null }, s });
       citeRows(
-        r.files.map((f) => ({ path: f.path, shown: relPath(f.path) })),
+        r.files.map((f) => ({ path: f.path, shown: relPath(f.path), format: f.format })),
         wanted.map((x) => x.w),
       );
       for (const { w, s } of wanted) if (w.file !== null) s.at = { ...s.at, file: w.file, line: w.line };

@@ -43,8 +43,10 @@ export { MAX_EXACT_TEXT, MAX_EXACT_TICKS };
 /**
  * Refuse totals that are not exact any more: kernel time at or past MAX_EXACT_TICKS, or a count past 2^53. Every
  * group and rank figure is a part of the totals (times and counts are never negative), so they are exact too.
+ * `totalsFiles`: the formats of totals the profile was read from, as messages name them (the caller asks the
+ * registry: this layer names no format), whose Count column a count that large comes from; null for none.
  */
-export function exactTotals(input: string, totals: Cell, filteredKernels: number): void {
+export function exactTotals(input: string, totals: Cell, filteredKernels: number, totalsFiles: string | null = null): void {
   if (totals.ticks >= MAX_EXACT_TICKS || !Number.isFinite(totals.ticks)) {
     throw inputError(
       `${input}: the kernels kept add up to ${totals.ticks / 10_000} µs, at or past ${MAX_EXACT_TEXT}, beyond which ` +
@@ -54,7 +56,7 @@ export function exactTotals(input: string, totals: Cell, filteredKernels: number
   if (!Number.isSafeInteger(totals.count + filteredKernels)) {
     throw inputError(
       `${input}: the kernels add up to ${totals.count + filteredKernels}, past 2^53, beyond which kprof cannot count exactly. ` +
-        'Read fewer ranks (--rank), or check the Count column of the op_statistic files.',
+        `Read fewer ranks (--rank)${totalsFiles === null ? '' : `, or check the Count column of the ${totalsFiles} files`}.`,
     );
   }
 }

@@ -16,6 +16,8 @@ import { exactUs, fmtCount, fmtPct, fmtSignedPct, fmtSignedUs, fmtUs, plural, ra
 import { clipped } from '../util/inputText.js';
 import { markdownTable, paint, textTable, type Align, type RenderContext } from './render.js';
 import { esc } from './html/markup.js';
+import { formatsNotAnswering } from '../input/formats/registry.js';
+import { stepTimeFiles } from '../input/formats/readers.js';
 
 /** Up to this many (step, rank) rows the summary lists every step; above, one row per rank. */
 export const PER_STEP_ROWS = 16;
@@ -42,11 +44,17 @@ export interface Block {
   notes: string[];
 }
 
-const GAP_TEXT = {
-  'no-starts': 'its files have no start time per kernel (op_statistic, or a table without a start column)',
-  'no-steps': 'its kernels have no Step Id',
-  'not-saved': 'a summary JSON made without --step-time',
-} as const satisfies Record<StepTimeGap, string>;
+/** Why a rank has no step spans (the formats without start times named as the registry names them). */
+function gapText(gap: StepTimeGap): string {
+  switch (gap) {
+    case 'no-starts':
+      return `its files have no start time per kernel (${[...formatsNotAnswering(['starts']).map((f) => f.naming.brief), 'or a table without a start column'].join(', ')})`;
+    case 'no-steps':
+      return 'its kernels have no Step Id';
+    case 'not-saved':
+      return 'a summary JSON made without --step-time';
+  }
+}
 
 const SUMMARY_TITLE = 'Step time: the wall span of each step on the device, first kernel start to last kernel end (all kernels, communication too)';
 
@@ -91,12 +99,12 @@ const us = (v: number | null): string => (v === null ? '-' : fmtUs(v));
 function summaryNotes(st: StepTimeSummary, q: (s: string) => string): string[] {
   const notes: string[] = [];
   for (const r of st.ranks) {
-    if (r.gap !== null) notes.push(`${ranksNamed([r.rank], q)}: no step spans: ${GAP_TEXT[r.gap]}.`);
+    if (r.gap !== null) notes.push(`${ranksNamed([r.rank], q)}: no step spans: ${gapText(r.gap)}.`);
     else if (r.spans.length === 0) notes.push(`${ranksNamed([r.rank], q)}: no step in the selection.`);
     if (r.withoutStart > 0)
       notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.withoutStart, 'kernel')} with a Step Id had no start time: in no span.`);
     if (r.trace !== null && r.trace.rowsSkipped > 0)
-      notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, 'step_trace_time.csv row')} could not be read (see the warnings).`);
+      notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, `${stepTimeFiles()} row`)} could not be read (see the warnings).`);
     if (r.spans.length >= 3) {
       const [first, ...rest] = r.spans;
       const m = median(rest.map((s) => s.ticks));
@@ -226,7 +234,7 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
     ['base', sd.gaps.base],
     ['PR', sd.gaps.pr],
   ] as const) {
-    for (const g of gaps) notes.push(`${side} ${ranksNamed([g.rank], q)}: no step spans: ${GAP_TEXT[g.gap]}.`);
+    for (const g of gaps) notes.push(`${side} ${ranksNamed([g.rank], q)}: no step spans: ${gapText(g.gap)}.`);
   }
   if (sd.withoutStart.base + sd.withoutStart.pr > 0) {
     notes.push(
@@ -234,7 +242,7 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
     );
   }
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right'];
-  return { title: 'Step time: base vs PR, the wall span of each step on the device and its step_trace_time.csv', head, align, body, notes };
+  return { title: `Step time: base vs PR, the wall span of each step on the device and its ${stepTimeFiles()}`, head, align, body, notes };
 }
 
 /** A block as terminal text. */

@@ -61,7 +61,7 @@ function problemText(d: WitnessGroup): string {
       return `times differ by ${fmtUs(Math.abs(ticksToUs(d.table!.ticks - d.statistic!.ticks)))}, more than rounding`;
     case 'only in the kernel table':
       return `not in ${witnessText().totals}`;
-    case 'only in op_statistic':
+    case 'only in the totals':
       return 'not in the kernel table';
   }
 }
@@ -84,7 +84,7 @@ export function witnessJson(w: WitnessResult): object {
       key: d.key,
       type: d.type,
       core: d.core,
-      problem: d.problem,
+      problem: d.problem === 'only in the totals' ? `only in ${w.statisticFormat}` : d.problem,
       table: tally(d.table),
       statistic: tally(d.statistic),
     })),

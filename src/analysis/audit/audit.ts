@@ -23,6 +23,7 @@ import type { Sequences } from '../rewrites/sequence.js';
 import type { MarkerSite } from '../rewrites/layers.js';
 import { gapOf, type CatalogueEntry, type ChainElement } from './catalogue.js';
 import { laneMarker, mtpLayers, PHASES, phaseOfShape, shapeLayers, siteLayer, type Phase } from './structure.js';
+import { totalsText } from '../../input/formats/registry.js';
 
 /** Where the first kernel of a site is in its input: its step, stream and index among the step's compute kernels there. */
 export interface SiteAt {
@@ -454,7 +455,7 @@ export function unauditable(ranks: { rank: string; beside?: unknown; files: { pa
   for (const r of ranks) {
     if (r.beside === undefined) return `${r.files[0]?.path ?? r.rank}: a summary JSON holds totals per group, not the kernels in the order they ran`;
     for (const b of r.beside as RecordedRank[]) {
-      if (b.unordered !== null) return `${b.unordered}: totals per type (op_statistic), not the kernels in the order they ran`;
+      if (b.unordered !== null) return `${b.unordered}: ${totalsText(b.unordered)}, not the kernels in the order they ran`;
       if (b.withoutSteps !== null) return `${b.withoutSteps}: no Step Id column, so kernels cannot be put in steps`;
     }
   }

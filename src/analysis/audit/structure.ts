@@ -19,10 +19,9 @@
 // layer is told. Limit: in a model of few layers whose last layer is the first of its kind (two dense layers then
 // one MoE layer, no MTP), the last layer is taken for an MTP layer.
 
-import { existsSync } from 'node:fs';
 import { chooseMarker, layerOf, markerPositions, type MarkerSite } from '../rewrites/layers.js';
-import { readRegularFile, onDisk } from '../../util/files.js';
-import { stepTimeBeside } from '../../input/formats/readers.js';
+import { isKprofError } from '../../util/errors.js';
+import { stepTimeColumn } from '../../input/formats/readers.js';
 
 export const PHASES = ['prefill', 'decode', 'step', 'mtp'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -64,38 +63,25 @@ export function stageWord(cell: string): 'prefill' | 'decode' | null {
   return null;
 }
 
-/** The largest step_trace_time.csv looked at for phase words. */
-const MAX_STAGE_BYTES = 64 << 20;
-
 /**
- * Per Step Id, the phase word of the Stage column of the step_trace_time.csv beside each kernel table of a rank
- * (only rows whose Stage cell is a phase word); empty without one. Cells are split on commas (the file has no quoted
- * cells in any export seen).
+ * Per Step Id, the phase word of the Stage column of the step-time file beside each kernel table of a rank (only
+ * rows whose Stage cell is a phase word); empty without one. The file is read by its format's reader (readers.ts
+ * stepTimeColumn: the CSV scanner, so quoted cells, CRLF and a BOM read as in every CSV). A file that cannot be
+ * read gives no phases (they are then told by the attention kernels).
  */
 export function stagePhases(kernelTables: { path: string; format: string }[]): Map<number, 'prefill' | 'decode'> {
   const out = new Map<number, 'prefill' | 'decode'>();
   for (const table of kernelTables) {
-    const p = stepTimeBeside(table.format, table.path);
-    if (p === null || !existsSync(onDisk(p))) continue;
-    let text: string;
+    let stages: Map<number, string> | null;
     try {
-      text = readRegularFile(p, MAX_STAGE_BYTES, 'a step-time file')
-        .toString('utf8')
-        .replace(/^\uFEFF/, '');
-    } catch {
-      continue;
+      stages = stepTimeColumn(table.format, table.path, 'Stage');
+    } catch (e) {
+      if (isKprofError(e)) continue;
+      throw e;
     }
-    const lines = text.split(/\r?\n/);
-    const head = (lines[0] ?? '').split(',').map((c) => c.trim());
-    const stepAt = head.indexOf('Step');
-    const stageAt = head.indexOf('Stage');
-    if (stepAt < 0 || stageAt < 0) continue;
-    for (let n = 1; n < lines.length; n++) {
-      const c = lines[n]!.split(',');
-      if (c.length !== head.length) continue;
-      const step = /^-?\d+$/.test(c[stepAt]!.trim()) ? Number(c[stepAt]!.trim()) : Number.NaN;
-      const w = stageWord(c[stageAt]!);
-      if (Number.isSafeInteger(step) && w !== null) out.set(step, w);
+    for (const [step, cell] of stages ?? []) {
+      const w = stageWord(cell);
+      if (w !== null) out.set(step, w);
     }
   }
   return out;

@@ -7,10 +7,19 @@ import { inputError, type KprofError } from '../../util/errors.js';
 import { openRegular } from '../../util/files.js';
 import { isGzip, SNIFF_BYTES } from './sniff.js';
 
-/** What zlib's error means for the user: a checksum that does not match, data cut short, or damage. */
-export function gzipError(path: string, code: string, message: string, unpacked: number): KprofError {
-  const where = unpacked > 0 ? `after ${unpacked} unpacked bytes` : 'before any data could be unpacked';
-  const fix = 'Copy the file again or export the profile again.';
+/**
+ * What zlib's error means for the user: a checksum that does not match, data cut short, or damage. `unpacked`:
+ * the bytes unpacked before it (null: not known, for a file unpacked at once); `fix`: what to do.
+ */
+export function gzipError(
+  path: string,
+  code: string,
+  message: string,
+  unpacked: number | null,
+  fix = 'Copy the file again or export the profile again.',
+): KprofError {
+  const at = unpacked === null ? '' : unpacked > 0 ? `after ${unpacked} unpacked bytes` : 'before any data could be unpacked';
+  const where = at === '' ? '' : ` ${at}`;
   if (/incorrect (data|length) check/.test(message)) {
     return inputError(
       `${path}: the gzip checksum at the end of the file does not match the data (${message}): the file is damaged, ` +
@@ -19,10 +28,10 @@ export function gzipError(path: string, code: string, message: string, unpacked:
   }
   if (code === 'Z_BUF_ERROR' || /unexpected end/.test(message)) {
     return inputError(
-      `${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk) ${where}; expected a complete gzip file. ${fix}`,
+      `${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk)${where}; expected a complete gzip file. ${fix}`,
     );
   }
-  return inputError(`${path}: the gzip data is damaged (${message}) ${where}; expected a complete gzip file. ${fix}`);
+  return inputError(`${path}: the gzip data is damaged (${message})${where}; expected a complete gzip file. ${fix}`);
 }
 
 /** The first bytes of a file (for sniffing), unpacked when it is gzip; empty when they cannot be read. */

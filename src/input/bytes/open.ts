@@ -4,7 +4,7 @@
 
 import { closeSync, readSync } from 'node:fs';
 import { fsError, isSystemError, openRegular } from '../../util/files.js';
-import { SNIFF_BYTES } from './sniff.js';
+import { isGzip, SNIFF_BYTES } from './sniff.js';
 
 /** An open regular file: its descriptor (the caller closes it), its size, and its first bytes. */
 export interface Opened {
@@ -50,5 +50,43 @@ export function readInto(fd: number, into: ByteWindow, each: (buf: Buffer, start
     last = sp.buf[sp.offset + n - 1]!;
     each(sp.buf, sp.offset, sp.offset + n);
     into.commit(n);
+  }
+}
+
+/** The 1-based line of a byte offset of a plain open file, counted by reading the file again up to it (for a message). */
+export function lineAt(fd: number, offset: number): number {
+  const buf = Buffer.alloc(1 << 20);
+  let line = 1;
+  for (let pos = 0; pos < offset; ) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
+    if (n === 0) break;
+    for (let i = buf.indexOf(10); i >= 0 && i < n; i = buf.indexOf(10, i + 1)) line++;
+    pos += n;
+  }
+  return line;
+}
+
+/**
+ * Read a plain file into `into`'s windows until `done()` says it has enough (asked after each read) or the file
+ * ends: for a reader that stops early (the audit's row citations). A gzip file is not read: false. Errors name it.
+ */
+export function readPlainUntil(path: string, into: ByteWindow, done: () => boolean): boolean {
+  const { fd, head } = openWithHead(path, 2);
+  try {
+    if (isGzip(head)) return false;
+    for (;;) {
+      const sp = into.space();
+      let n: number;
+      try {
+        n = readSync(fd, sp.buf, sp.offset, sp.length, null);
+      } catch (e) {
+        throw isSystemError(e) ? fsError(path, e) : e;
+      }
+      if (n === 0) return true;
+      into.commit(n);
+      if (done()) return true;
+    }
+  } finally {
+    closeSync(fd);
   }
 }

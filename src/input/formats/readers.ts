@@ -1,8 +1,9 @@
 // Each format's reader, bound to its id in the registry (registry.ts holds everything else about a format, and
 // the reader types). Two kinds of reader:
 // - `kernels`: reads one file of a rank's kernels into the rank's KernelTarget, and says what it found (a
-//   SourceFile). It opens the file itself, so it may be text or binary, row-based or not (a CSV scanner, a SQLite
-//   query, a streaming JSON tokenizer); the plan's files are read into one target, in order.
+//   SourceFile). It gets the file from the byte layer (input/bytes/: bytes into its scanner, chunks, a whole small
+//   file, or a checked path for a library that opens by path), so it may be text or binary, row-based or not (a CSV
+//   scanner, a SQLite query, a streaming JSON tokenizer); the plan's files are read into one target, in order.
 // - `ranks`: reads one file that holds finished ranks (kprof's summary JSON), read in the main thread.
 
 export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from './registry.js';
@@ -10,7 +11,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 import { readTable } from './ascend/readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
 import { readSnapshot, sameMaking } from './summary/snapshot.js';
-import { readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
+import { readStepColumn, readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
@@ -20,7 +21,7 @@ const csvTable: FormatReader = { kind: 'kernels', read: readTable };
 /** Every built-in format's reader: an id with no reader, or a reader of no id, does not compile. */
 const READERS = {
   // torch_npu writes a step_trace_time.csv beside it.
-  kernel_details: { ...csvTable, stepTime: { name: STEP_TRACE_FILE, beside: stepTraceBeside, read: readStepTrace } },
+  kernel_details: { ...csvTable, stepTime: { name: STEP_TRACE_FILE, beside: stepTraceBeside, read: readStepTrace, column: readStepColumn } },
   op_summary: csvTable,
   op_statistic: csvTable,
   db: { kind: 'kernels', read: readDb },
@@ -74,4 +75,15 @@ export function stepTimeBeside(format: string, path: string): string | null {
   if (!FORMATS.some((f) => f.id === format) && !addedReaders.has(format)) return null;
   const r = readerOf(format);
   return r.kind === 'kernels' && r.stepTime !== undefined ? r.stepTime.beside(path) : null;
+}
+
+/**
+ * The text of one column per step of the step-time file beside a file of this format (the audit's Stage), read by
+ * its reader with the CSV scanner; null when there is no such file or it has no such column.
+ */
+export function stepTimeColumn(format: string, path: string, name: string): Map<number, string> | null {
+  const file = stepTimeBeside(format, path);
+  if (file === null) return null;
+  const r = readerOf(format);
+  return r.kind === 'kernels' && r.stepTime !== undefined ? r.stepTime.column(file, name) : null;
 }

@@ -106,6 +106,13 @@ export interface Recognition {
   rank?: (head: Uint8Array, name: string) => { rank: string; source: string } | null;
   /** From a folder: the first of its files by name (one export), or all of them in order (slices of one export). */
   takes: 'first' | 'all';
+  /**
+   * Its profiler writes a large export as slices, `<export>_slice_<n>_<rest>` (msprof): read in slice order as one
+   * file, a missing slice warned of, and a slice given alone read with its siblings.
+   */
+  slices?: true;
+  /** A file name that says its rank (its first group: torch_npu's `ascend_pytorch_profiler_3.db`), used when the folder says none. */
+  rankInName?: RegExp;
 }
 
 /** How messages and --help name a format. */
@@ -220,6 +227,8 @@ export interface StepTimeFile {
   name: string;
   beside(file: string): string | null;
   read(path: string, log: RowLog): StepTrace | null;
+  /** The text of one column per step (the audit's Stage), read as `read` reads the file; null without that column. */
+  column(path: string, name: string): Map<number, string> | null;
 }
 
 export type FormatReader =
@@ -298,7 +307,7 @@ export const FORMATS = [
   {
     id: 'op_summary',
     holds: 'kernels',
-    recognise: { names: [OP_SUMMARY], places: ['msprof', 'loose'], takes: 'all' },
+    recognise: { names: [OP_SUMMARY], places: ['msprof', 'loose'], takes: 'all', slices: true },
     answers: {
       names: 'yes',
       types: 'yes',
@@ -325,7 +334,7 @@ export const FORMATS = [
   {
     id: 'op_statistic',
     holds: 'totals',
-    recognise: { names: [OP_STATISTIC], places: ['framework', 'msprof', 'loose'], takes: 'all' },
+    recognise: { names: [OP_STATISTIC], places: ['framework', 'msprof', 'loose'], takes: 'all', slices: true },
     answers: { names: 'no', types: 'yes', cores: 'yes', shapes: 'no', steps: 'no', starts: 'no', streams: 'no', order: 'no', ranks: 'folder' },
     naming: {
       short: 'op_statistic*.csv',
@@ -343,7 +352,13 @@ export const FORMATS = [
     holds: 'kernels',
     // After the text exports: where a folder holds both exports of one run, the text is read unless --prefer db
     // says otherwise (it needs no SQLite library, and its Step Id is the device-side one).
-    recognise: { names: DB_EXPORT, sniff: isSqlite, places: ['framework', 'msprof', 'loose'], takes: 'first' },
+    recognise: {
+      names: DB_EXPORT,
+      sniff: isSqlite,
+      places: ['framework', 'msprof', 'loose'],
+      takes: 'first',
+      rankInName: /^ascend_pytorch_profiler_(\d+)\.db$/,
+    },
     answers: {
       names: 'yes',
       types: 'yes',
@@ -678,4 +693,79 @@ export function witnessText(): { tables: string; totals: string } {
   const tables = allFormats().filter((f) => f.witness !== undefined);
   const totals = [...new Set(tables.map((f) => f.witness!))].map((id) => formatOf(id).naming.brief);
   return { tables: tables.map((f) => f.naming.brief).join(', '), totals: listed(totals, 'or') };
+}
+
+// Texts of later stages' messages, made from the table (they name no format themselves: test/architecture.test.ts).
+
+/** A question about kernels a format answers (Answers but where ranks come from). */
+export type Question = Exclude<keyof Answers, 'ranks'>;
+
+/** The formats that answer every one of these questions (always, or when the file has the column), in order. */
+export function formatsAnswering(questions: readonly Question[], holds: readonly Holds[] = ['kernels']): FormatFacts[] {
+  return allFormats().filter((f) => holds.includes(f.holds) && questions.every((q) => f.answers[q] !== 'no'));
+}
+
+/** The formats that answer none of these questions at all, in order. */
+export function formatsNotAnswering(questions: readonly Question[], holds: readonly Holds[] = ['kernels', 'totals']): FormatFacts[] {
+  return allFormats().filter((f) => holds.includes(f.holds) && questions.every((q) => f.answers[q] === 'no'));
+}
+
+/** Formats as a note names them in passing: `kernel_details.csv, op_summary or kineto trace`. */
+export function briefList(formats: readonly FormatFacts[], last: 'and' | 'or' = 'or'): string {
+  return listed(
+    formats.map((f) => f.naming.brief),
+    last,
+  );
+}
+
+/**
+ * The exports that hold each kernel in the order it ran with its step, for "pass an export that …" (a sequence
+ * rule, the rewrites, the audit): `kernel_details.csv, op_summary, …, kineto trace or cuda_gpu_trace`.
+ */
+export function orderedWithStepsText(): string {
+  return briefList(formatsAnswering(['order', 'steps']));
+}
+
+/** The formats of totals, with what their totals are per, for "X: totals per type (op_statistic)". */
+export function totalsText(file: string): string {
+  const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  const f = formatsNamed(base).find((x) => x.holds === 'totals');
+  if (f === undefined) return 'totals per kernel group';
+  return `totals per ${f.answers.names === 'no' ? 'type' : 'kernel name'} (${f.naming.brief})`;
+}
+
+/** The formats whose files are Chrome-trace JSON (sniffed as one), in order. */
+export function chromeTraceFormats(): FormatFacts[] {
+  return allFormats().filter((f) => f.recognise.sniff === sniffChromeTrace);
+}
+
+/** The Chrome-trace formats as "pass …" lists them: `trace_view.json or a PyTorch kineto trace (*.pt.trace.json[.gz])`. */
+export function chromeTraceNames(): string {
+  return listed(
+    chromeTraceFormats().map((f) => f.naming.pass),
+    'or',
+  );
+}
+
+/** Who writes the Chrome-trace formats: `torch_npu and the PyTorch profiler`. */
+export function chromeTraceWriters(): string {
+  return listed([...new Set(chromeTraceFormats().map((f) => f.naming.by))], 'and');
+}
+
+/** The kernel tables of a run's text export (not its db export), for "or read the text export (…)". */
+export function passTextExport(): string {
+  return listed(
+    allFormats()
+      .filter((f) => f.holds === 'kernels' && !isDbExport(f) && f.answers.types !== 'no' && f.recognise.places.some((p) => p !== 'collection'))
+      .map((f) => f.naming.pass),
+    'or',
+  );
+}
+
+/** The file names a format of the db export has in a place (`msprof_*.db` in a PROF_* folder), for a note. */
+export function dbExportIn(place: Place, prefix: string): string {
+  const names = formatsIn(place)
+    .filter(isDbExport)
+    .flatMap((f) => f.naming.lookedFor.filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length)));
+  return names.length > 0 ? listed(names, 'or') : 'db export';
 }

@@ -6,16 +6,18 @@
 // Over 400 lines: the layouts of FORMATS.md §1 and the walk that finds them, with the notes of what is not read:
 // one decision per folder, whose rules are read side by side.
 
-import { closeSync, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import type { RowWarning } from '../../model/model.js';
-import { fsError, missingPathError, onDisk, openRegular, readRegularFile, specialKindOf } from '../../util/files.js';
+import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
+import { checkRegular, readSmall } from '../bytes/whole.js';
 import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
+  dbExportIn,
   exportKindOf,
   fallbackFormat,
   formatOf,
@@ -59,7 +61,13 @@ export interface ResolvedInput {
   unread: string[];
 }
 
-const SLICE = /^(op_summary|op_statistic)_slice_(\d+)_(.*)$/;
+/** A slice of an export (`<export>_slice_<n>_<rest>`), of a format that declares slices (Recognition.slices). */
+const SLICE = /^(.+?)_slice_(\d+)_(.*)$/;
+
+/** The slice a file name is, for a format whose files may be slices; else null. */
+function sliceOf(format: FormatFacts, name: string): RegExpExecArray | null {
+  return format.recognise.slices === true ? SLICE.exec(name) : null;
+}
 
 function listDir(dir: string): string[] {
   try {
@@ -78,10 +86,10 @@ function isDir(p: string): boolean {
 }
 
 /** Order slices by their number, other files by name. */
-function sortFiles(files: string[]): string[] {
+function sortFiles(format: FormatFacts, files: string[]): string[] {
   return [...files].sort((a, b) => {
-    const ma = SLICE.exec(basename(a));
-    const mb = SLICE.exec(basename(b));
+    const ma = sliceOf(format, basename(a));
+    const mb = sliceOf(format, basename(b));
     if (ma && mb && ma[3] === mb[3]) return Number(ma[2]) - Number(mb[2]);
     return a < b ? -1 : a > b ? 1 : 0;
   });
@@ -117,7 +125,7 @@ export function rankOf(folder: string): RankId {
     noteInput(path);
     // A FIFO, a device or an oversized file here is refused (the error propagates); JSON that does not parse
     // falls back to the file name.
-    const bytes = readRegularFile(path, MAX_INFO_BYTES, 'a profiler_info file');
+    const bytes = readSmall(path, MAX_INFO_BYTES, 'a profiler_info file');
     let id: unknown;
     try {
       id = (JSON.parse(bytes.toString('utf8')) as { rank_id?: unknown } | null)?.rank_id;
@@ -153,7 +161,12 @@ export function rankOf(folder: string): RankId {
 function filesOf(f: FormatFacts, dir: string, entries: string[]): string[] {
   const mine = entries.filter((e) => f.recognise.names.some((re) => re.test(e)));
   if (mine.length === 0) return [];
-  return f.recognise.takes === 'first' ? [join(dir, mine[0]!)] : sortFiles(mine.map((e) => join(dir, e)));
+  return f.recognise.takes === 'first'
+    ? [join(dir, mine[0]!)]
+    : sortFiles(
+        f,
+        mine.map((e) => join(dir, e)),
+      );
 }
 
 /** What a place holds, in order of preference: a format of kernels before one of totals, then registry order. */
@@ -290,7 +303,7 @@ function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): Ran
     const out = isDir(join(dir, 'mindstudio_profiler_output'))
       ? `no ${msprofLooked()} in mindstudio_profiler_output`
       : 'no mindstudio_profiler_output folder';
-    unread(notes, `${dir}: ${out}, no msprof_*.db and no device_* folder; left out`);
+    unread(notes, `${dir}: ${out}, no ${dbExportIn('msprof', 'PROF_*/')} and no device_* folder; left out`);
   }
   // One device under a framework folder that knows its rank: that rank.
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
@@ -547,7 +560,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     throw fsError(input, e);
   }
   // A FIFO, a device or a socket: refused with what it is (openRegular says it) instead of read as a folder.
-  if (!st.isFile() && !st.isDirectory()) closeSync(openRegular(input).fd);
+  if (!st.isFile() && !st.isDirectory()) checkRegular(input);
   if (st.isFile()) {
     const plan = resolveFile(input, notes);
     rankFromFileName(plan);
@@ -590,10 +603,10 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   return { input, ranks, notes, unread: [] };
 }
 
-/** torch_npu names its db export by the rank (`ascend_pytorch_profiler_3.db`): the rank when the folder says none. */
+/** A file name that says its rank (Recognition.rankInName: torch_npu's db export): the rank when the folder says none. */
 function rankFromFileName(plan: RankPlan): void {
   if (plan.rank !== '-' || plan.files.length !== 1) return;
-  const m = /^ascend_pytorch_profiler_(\d+)\.db$/.exec(basename(plan.files[0]!));
+  const m = formatOf(plan.format).recognise.rankInName?.exec(basename(plan.files[0]!)) ?? null;
   if (m === null) return;
   plan.rank = m[1]!.replace(/^0+(?=\d)/, '');
   plan.rankSource = `file name ${m[0]}`;
@@ -602,7 +615,7 @@ function rankFromFileName(plan: RankPlan): void {
 /** Note a plan's files as inputs, and warn of slices missing from a sliced export. */
 function finishPlan(plan: RankPlan): void {
   for (const f of plan.files) noteInput(f);
-  const gaps = sliceGaps(plan.files);
+  const gaps = sliceGaps(formatOf(plan.format), plan.files);
   if (gaps.length > 0) plan.warnings = [...(plan.warnings ?? []), ...gaps];
 }
 
@@ -610,10 +623,10 @@ function finishPlan(plan: RankPlan): void {
  * msprof numbers the slices of one export 0, 1, 2 …: a number missing (0, 1, 3) is a slice that was not copied,
  * and its rows are not in the figures.
  */
-export function sliceGaps(files: string[]): RowWarning[] {
+export function sliceGaps(format: FormatFacts, files: string[]): RowWarning[] {
   const byExport = new Map<string, { file: string; n: number }[]>();
   for (const f of files) {
-    const m = SLICE.exec(basename(f));
+    const m = sliceOf(format, basename(f));
     if (!m) continue;
     const key = `${m[1]}\u0000${m[3]}`;
     const list = byExport.get(key) ?? [];
@@ -710,11 +723,11 @@ function resolveFile(path: string, notes: string[]): RankPlan {
   if (ranksInFile(format.id)) {
     return { rank: '-', rankSource: format.naming.short.replace(/^an? /, ''), format: format.id, files: [path], root: dir };
   }
-  const slice = SLICE.exec(name);
+  const slice = sliceOf(format, name);
   if (slice) {
     // One slice of a sliced msprof export: read all slices of the same export as one.
     const siblings = listDir(dir).filter((f) => {
-      const m = SLICE.exec(f);
+      const m = sliceOf(format, f);
       return m !== null && m[1] === slice[1] && m[3] === slice[3];
     });
     if (siblings.length > 1) notes.push(`${path}: one of ${siblings.length} slices; all of them are read as one file`);
@@ -723,7 +736,10 @@ function resolveFile(path: string, notes: string[]): RankPlan {
       rankSource: r.source,
       warnings: r.warnings,
       format: format.id,
-      files: sortFiles(siblings.map((f) => join(dir, f))),
+      files: sortFiles(
+        format,
+        siblings.map((f) => join(dir, f)),
+      ),
       root: dir,
     };
   }

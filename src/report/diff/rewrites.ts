@@ -15,6 +15,7 @@ import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ran
 import { relPath } from '../../util/paths.js';
 import { WHOLE } from '../../util/inputText.js';
 import { idsText } from './shared.js';
+import { orderedWithStepsText, totalsText } from '../../input/formats/registry.js';
 
 type Code = (s: string, max?: number) => string;
 
@@ -48,7 +49,11 @@ const UNAVAILABLE: Record<Unavailable, [string, string]> = {
     'is a summary JSON: it holds totals per group, not the kernels in the order they ran',
     'are summary JSONs: they hold totals per group, not the kernels in the order they ran',
   ],
-  totals: ['holds totals per type, not the kernels in the order they ran', 'hold totals per type, not the kernels in the order they ran'],
+  // What the totals are per is the file's format's (totalsText): this is said only where no file is known.
+  totals: [
+    'holds totals per kernel group, not the kernels in the order they ran',
+    'hold totals per kernel group, not the kernels in the order they ran',
+  ],
   'no-step-column': ['has no Step Id column, so its steps cannot be told apart', 'have no Step Id column, so their steps cannot be told apart'],
   'no-step-ids': ['has no compute kernel with a Step Id', 'have no compute kernel with a Step Id'],
   'no-compute-kernels': ['has no compute kernel', 'have no compute kernel'],
@@ -58,13 +63,16 @@ const UNAVAILABLE: Record<Unavailable, [string, string]> = {
 /** Why the section is empty: what each side that cannot be compared is (both at once when they are alike). */
 export function unavailableText(s: Extract<RewritesSection, { status: 'unavailable' }>, code: Code): string {
   const file = (x: (typeof s.sides)[number]): string => `the ${x.side === 'pr' ? 'PR' : 'base'}'s ${code(relPath(x.file), WHOLE)}`;
+  // Why, in one file's words (0) or two's (1): totals say what they are per, from the file's format (registry).
+  const why = (x: (typeof s.sides)[number], n: 0 | 1): string =>
+    x.why === 'totals' ? `${n === 0 ? 'holds' : 'hold'} ${totalsText(x.file)}, not the kernels in the order they ran` : UNAVAILABLE[x.why][n];
   const [a, b] = s.sides;
   const parts =
-    a !== undefined && b !== undefined && a.why === b.why
-      ? [`${file(a)} and ${file(b)} ${UNAVAILABLE[a.why][1]}`]
-      : s.sides.map((x) => `${file(x)} ${UNAVAILABLE[x.why][0]}`);
+    a !== undefined && b !== undefined && a.why === b.why && why(a, 1) === why(b, 1)
+      ? [`${file(a)} and ${file(b)} ${why(a, 1)}`]
+      : s.sides.map((x) => `${file(x)} ${why(x, 0)}`);
   const byName = s.sides.some((x) => x.why === 'no-types') ? ' By type they also need the types: compare with --by name.' : '';
-  return `unavailable: ${parts.join('; ')}. Rewrites need kernel tables with a Step Id (kernel_details.csv, op_summary) on both sides.${byName}`;
+  return `unavailable: ${parts.join('; ')}. Rewrites need the kernels in the order they ran, with a Step Id (${orderedWithStepsText()}), on both sides.${byName}`;
 }
 
 /** The heading: `Fusion rewrites (compute streams, by type; ranks 0-1; on each, the most frequent step: 96 → 72 kernels (4 of 4 steps on each side))`. */

@@ -170,7 +170,7 @@ export const fused: ProfileKind<'fused'> = {
         .filter((s) => s.types !== null)
         .map((s) => ({ s, w: { ...s.at, type: s.types![0]!, file: null, line: null } as Wanted }));
       citeRows(
-        rank.files.map((f) => ({ path: f.path, shown: relPath(f.path) })),
+        rank.files.map((f) => ({ path: f.path, shown: relPath(f.path), format: f.format })),
         wanted.map((x) => x.w),
       );
       for (const f of fallbacks) {

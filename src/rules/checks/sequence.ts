@@ -22,6 +22,7 @@ import type { Bound, Rule, SequenceSite } from '../model.js';
 import { inRange, ruleAt } from '../slice.js';
 import { boundsOf, boundsText } from './bounds.js';
 import type { ProfileKind, RankOutcome, Sample } from './kind.js';
+import { orderedWithStepsText } from '../../input/formats/registry.js';
 
 /** The longest chain a rule may give (a step of a real model has a few thousand kernels). */
 export const MAX_CHAIN = 1000;
@@ -55,7 +56,7 @@ export function requireSequence(rule: Rule, rank: RankData): void {
   if (why !== null) {
     throw inputError(
       `${ruleAt(rule)}: the rule counts a chain of kernels in the order they ran, but ${why}${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`}. ` +
-        'Check an export of the run that lists every kernel in the order it ran, with its steps (kernel_details.csv or op_summary, a db export, a kineto trace, or nsys cuda_gpu_trace).',
+        `Check an export of the run that lists every kernel in the order it ran, with its steps (${orderedWithStepsText()}).`,
     );
   }
 }

@@ -4,7 +4,7 @@
 // Over 400 lines: one file's read: the checks of its bytes (not CSV, gzip in gzip, CR-only, NUL, not UTF-8), the
 // header and the rows to the kernel-table or op_statistic reader, each message naming what was found.
 
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../../csv/scan.js';
 import { KernelRowBatcher } from './kernelBatch.js';
@@ -13,11 +13,11 @@ import { excerpt } from '../../../util/inputText.js';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, type KernelSink, type RankTarget, type RowLog } from '../../sink.js';
 import { fsError, isSystemError, textEncoding } from '../../../util/files.js';
-import { openWithHead, readInto } from '../../bytes/open.js';
+import { lineAt, openWithHead, readInto } from '../../bytes/open.js';
 import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../../bytes/sniff.js';
 import { gunzipChunks } from '../../bytes/chunks.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
-import { formatOf, passAnyFormat, sourceFacts } from '../registry.js';
+import { chromeTraceNames, formatOf, passAnyFormat, sourceFacts } from '../registry.js';
 import { KernelTableReader, type DeviceSplit } from './kernelTable.js';
 import { OpStatisticReader } from './opStatistic.js';
 
@@ -53,7 +53,7 @@ function notCsv(path: string, kind: ByteKind, head: Uint8Array, inGzip: boolean)
       );
     case 'json':
       return inputError(
-        `${path}: ${it} is JSON, not a CSV export (a trace is read as one when its name says JSON: trace_view.json, *.pt.trace.json). ` +
+        `${path}: ${it} is JSON, not a CSV export (a trace is read as one when its name says JSON: ${chromeTraceNames()}). ` +
           `Pass ${passAnyFormat()}, or the profile folder.`,
       );
     case 'binary': {
@@ -240,19 +240,6 @@ export function firstInvalidUtf8(buf: Uint8Array, start: number, end: number): n
     i += len;
   }
   return end;
-}
-
-/** The 1-based line of a byte offset of a plain file, counted by reading the file again up to it. */
-function lineAt(fd: number, offset: number): number {
-  const buf = Buffer.alloc(1 << 20);
-  let line = 1;
-  for (let pos = 0; pos < offset; ) {
-    const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
-    if (n === 0) break;
-    line += countLf(buf, 0, n);
-    pos += n;
-  }
-  return line;
 }
 
 /** A warning for header cells that name the same column twice (the first of them is read), or null. */

@@ -11,7 +11,8 @@
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { StepTrace } from '../../../model/model.js';
-import { onDisk, readRegularFile } from '../../../util/files.js';
+import { onDisk } from '../../../util/files.js';
+import { readSmall } from '../../bytes/whole.js';
 import { excerpt } from '../../../util/inputText.js';
 import { noteInput } from '../../../util/io.js';
 import type { RowLog } from '../../sink.js';
@@ -54,7 +55,7 @@ function records(bytes: Buffer): { cells: string[]; line: number }[] {
  */
 export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   noteInput(path);
-  const recs = records(readRegularFile(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv'));
+  const recs = records(readSmall(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv'));
   const header = (recs[0]?.cells ?? ['']).map((c) => c.trim());
   const stepAt = header.indexOf('Step');
   if (stepAt < 0) {
@@ -97,4 +98,34 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   }
   rows.sort((a, b) => a.step - b.step);
   return { file: path, columns, rows, rowsSkipped: skipped };
+}
+
+/**
+ * The text of one column per Step of a step_trace_time.csv (the audit asks for Stage, which some exports fill with
+ * a phase word), read with the CSV scanner as readStepTrace reads the file: quoted cells, CRLF and a BOM as in every
+ * CSV. null when the file has no Step column or no such column; a row readStepTrace would skip (a wrong number of
+ * cells, a Step that is not a whole number, a step twice) is left out here, quietly (a --step-time read warns).
+ */
+export function readStepColumn(path: string, column: string): Map<number, string> | null {
+  noteInput(path);
+  const recs = records(readSmall(path, MAX_STEP_TRACE_BYTES, 'a step_trace_time.csv'));
+  const header = (recs[0]?.cells ?? ['']).map((c) => c.trim());
+  const stepAt = header.indexOf('Step');
+  const at = header.indexOf(column);
+  if (stepAt < 0 || at < 0) return null;
+  const out = new Map<number, string>();
+  const twice = new Set<number>();
+  for (const { cells: c } of recs.slice(1)) {
+    if (c.length !== header.length) continue;
+    const stepText = c[stepAt]!.trim();
+    const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
+    if (!Number.isSafeInteger(step) || twice.has(step)) continue;
+    if (out.has(step)) {
+      // readStepTrace keeps the first row of a step and skips the others: so does this.
+      twice.add(step);
+      continue;
+    }
+    out.set(step, c[at]!);
+  }
+  return out;
 }

@@ -144,7 +144,7 @@ export function readDbGroups(path: string, sink: DbGroupSink, options: Omit<Read
   const db = openDb(path, file, options.library ?? lazyLibrary(file), options);
   try {
     const schema = probeSchema(db.rows, file);
-    return readGroups(db.rows, db.lookups, schema, file, sink, options, [...schema.traits, ...db.traits]);
+    return { ...readGroups(db.rows, db.lookups, schema, file, sink, options, [...schema.traits, ...db.traits]), bytes: db.header.bytes };
   } catch (e) {
     throw sqliteFailure(file, e);
   } finally {

@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import { inputError } from '../../../util/errors.js';
 import { clipped } from '../../../util/inputText.js';
+import { passTextExport } from '../registry.js';
 
 /** The statement methods the reader uses (better-sqlite3's Statement). */
 export interface SqliteStatement {
@@ -147,7 +148,7 @@ export function sqliteLibrary(file: string, load: (id: string) => unknown = inje
     throw inputError(
       `${file}: reading an SQLite export needs Node.js 22.16 or later (its built-in node:sqlite) or the ${SQLITE_PACKAGE} package (version 12), which ${why}. ` +
         `Run kprof with Node.js 22.16+ or 24, or install the package where kprof is installed (\`${SQLITE_INSTALL}\`, or \`npm install -g better-sqlite3@12\` beside a global kprof; ` +
-        'it builds with python3 and a C++ compiler when no prebuilt binary is reachable), or read the text export (kernel_details.csv) instead.',
+        `it builds with python3 and a C++ compiler when no prebuilt binary is reachable), or read the text export (${passTextExport()}) instead.`,
     );
   }
   const open: SqliteOpen = (path) => {

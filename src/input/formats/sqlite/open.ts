@@ -12,11 +12,11 @@
 //   change it), or a copy where a link cannot be made (another file system, a read-only mount); plus a copy of a
 //   non-empty `-wal`, whose pages are part of the database. The folder is removed when the db is closed.
 
-import { closeSync, copyFileSync, constants, fstatSync, linkSync, mkdtempSync, openSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, constants, linkSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inputError, isKprofError } from '../../../util/errors.js';
-import { onDisk } from '../../../util/files.js';
+import { forLibrary } from '../../bytes/whole.js';
 import { shown } from '../../../util/inputText.js';
 import type { SqliteDatabase, SqliteOpen } from './library.js';
 
@@ -41,49 +41,37 @@ export function looksLikeSqlite(head: Uint8Array): boolean {
 }
 
 /**
- * Reads and checks the header of `path` (shown as `file`): an input error when it is not an SQLite database,
- * is cut short or has a header SQLite would refuse.
+ * Reads and checks the header of `path` (as the user wrote it; messages show `file`): an input error when it is
+ * not an SQLite database, is cut short or has a header SQLite would refuse. The byte layer opens it (a regular
+ * file, not a FIFO or a device: its errors name `path`) and hands over the path on disk the library is to open.
  */
-export function readHeader(path: string, file: string): DbHeader {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw inputError(`${file}: cannot be opened (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+export function readHeader(path: string, file: string): DbHeader & { disk: string } {
+  const { disk, size: bytes, head } = forLibrary(path, HEADER_BYTES);
+  const n = head.length;
+  if (bytes === 0)
+    throw inputError(`${file}: empty file; expected an SQLite export (a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db)`);
+  if (!looksLikeSqlite(head.subarray(0, n))) {
+    throw inputError(
+      `${file}: not an SQLite database: it starts with "${shown(head.subarray(0, Math.min(n, 24)).toString('latin1'))}", ` +
+        `expected "SQLite format 3". Pass a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db, or the text export.`,
+    );
   }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw inputError(`${file}: not a regular file; expected an SQLite export (.db)`);
-    const head = Buffer.alloc(HEADER_BYTES);
-    const n = readSync(fd, head, 0, HEADER_BYTES, 0);
-    const bytes = st.size;
-    if (bytes === 0)
-      throw inputError(`${file}: empty file; expected an SQLite export (a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db)`);
-    if (!looksLikeSqlite(head.subarray(0, n))) {
-      throw inputError(
-        `${file}: not an SQLite database: it starts with "${shown(head.subarray(0, Math.min(n, 24)).toString('latin1'))}", ` +
-          `expected "SQLite format 3". Pass a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db, or the text export.`,
-      );
-    }
-    if (n < HEADER_BYTES) throw cutShort(file, `the file has ${bytes} bytes, less than the 100 of an SQLite header`);
-    const rawPage = head.readUInt16BE(16);
-    const pageSize = rawPage === 1 ? 65536 : rawPage;
-    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw damaged(file, `its page size is ${rawPage}`);
-    const write = head[18]!;
-    const read = head[19]!;
-    if (read > 2 || write > 2 || read === 0 || write === 0) throw damaged(file, `its file format bytes are ${write} and ${read}, expected 1 or 2`);
-    const changes = head.readUInt32BE(24);
-    const validFor = head.readUInt32BE(92);
-    const counted = head.readUInt32BE(28);
-    const pages = counted > 0 && changes === validFor ? counted : null;
-    if (bytes % pageSize !== 0) throw cutShort(file, `the file has ${bytes} bytes, not a whole number of its ${pageSize}-byte pages`);
-    if (pages !== null && bytes < pages * pageSize) {
-      throw cutShort(file, `its header says ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes); the file has ${bytes}`);
-    }
-    return { pageSize, wal: read === 2 || write === 2, pages, bytes };
-  } finally {
-    closeSync(fd);
+  if (n < HEADER_BYTES) throw cutShort(file, `the file has ${bytes} bytes, less than the 100 of an SQLite header`);
+  const rawPage = head.readUInt16BE(16);
+  const pageSize = rawPage === 1 ? 65536 : rawPage;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw damaged(file, `its page size is ${rawPage}`);
+  const write = head[18]!;
+  const read = head[19]!;
+  if (read > 2 || write > 2 || read === 0 || write === 0) throw damaged(file, `its file format bytes are ${write} and ${read}, expected 1 or 2`);
+  const changes = head.readUInt32BE(24);
+  const validFor = head.readUInt32BE(92);
+  const counted = head.readUInt32BE(28);
+  const pages = counted > 0 && changes === validFor ? counted : null;
+  if (bytes % pageSize !== 0) throw cutShort(file, `the file has ${bytes} bytes, not a whole number of its ${pageSize}-byte pages`);
+  if (pages !== null && bytes < pages * pageSize) {
+    throw cutShort(file, `its header says ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes); the file has ${bytes}`);
   }
+  return { pageSize, wal: read === 2 || write === 2, pages, bytes, disk };
 }
 
 function cutShort(file: string, what: string): Error {
@@ -116,8 +104,7 @@ export interface OpenOptions {
 
 /** Opens `path` (shown as `file`) read-only with `open`, through a private view when it is in WAL mode. */
 export function openDb(path: string, file: string, open: SqliteOpen, options: OpenOptions = {}): OpenDb {
-  const disk = onDisk(path);
-  const header = readHeader(disk, file);
+  const { disk, ...header } = readHeader(path, file);
   const traits: string[] = [];
   let target = disk;
   let cleanup = (): void => {};

@@ -95,6 +95,8 @@ export interface DbInfo {
   schemaVersion: string | null;
   /** Human-readable traits: schema generation, block column, WAL view … */
   traits: string[];
+  /** The file's size in bytes, as the byte layer opened it (for inspect). */
+  bytes?: number;
   /** Which questions the rows read can answer. */
   answers: {
     names: boolean;
@@ -137,7 +139,7 @@ export function readDbExport(path: string, sink: DbSink, options: ReadOptions = 
   const db = openDb(path, file, open, options);
   try {
     const schema = probeSchema(db.rows, file);
-    return readRows(db.rows, db.lookups, schema, file, sink, options, [...schema.traits, ...db.traits]);
+    return { ...readRows(db.rows, db.lookups, schema, file, sink, options, [...schema.traits, ...db.traits]), bytes: db.header.bytes };
   } catch (e) {
     throw sqliteFailure(file, e);
   } finally {

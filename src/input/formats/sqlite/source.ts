@@ -13,10 +13,8 @@
 //
 // What the sink is told of each kernel goes through addOne(), the one place that knows the sink's method.
 
-import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { SourceFile } from '../../../model/model.js';
-import { onDisk } from '../../../util/files.js';
 import {
   besides,
   MAX_NAME_BYTES,
@@ -196,12 +194,8 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
   const mapped = info.devices.length === 1 ? info.devices[0]! : null;
   if (mapped !== null && mapped.rank !== null)
     options.ownRank?.(String(mapped.rank), `RANK_DEVICE_MAP of ${basename(path)} (device ${mapped.device})`);
-  let bytes = 0;
-  try {
-    bytes = statSync(onDisk(path)).size;
-  } catch {
-    // read already: its size is only for inspect
-  }
+  // Its size as the byte layer opened it (only for inspect and progress).
+  const bytes = info.bytes ?? 0;
   options.onBytes?.(bytes);
   return {
     path,

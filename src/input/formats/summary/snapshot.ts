@@ -6,7 +6,6 @@
 // Over 400 lines: the whole summary JSON read back and checked field by field (every figure is the profile's: a
 // value out of range is refused naming its path); one schema, one module.
 
-import { statSync } from 'node:fs';
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
 import { inputError } from '../../../util/errors.js';
 import { escaped, excerpt, shown } from '../../../util/inputText.js';
@@ -22,7 +21,7 @@ import {
   type RankData,
   type SourceFile,
 } from '../../../model/model.js';
-import type { FormatId } from '../registry.js';
+import { chromeTraceFormats, chromeTraceNames, chromeTraceWriters, passTextExport, type FormatId } from '../registry.js';
 import {
   SCHEMA_VERSION,
   type StepJson,
@@ -32,9 +31,9 @@ import {
   type SummaryRankJson,
 } from '../../../model/schema.js';
 import { usToTicks } from '../../csv/numbers.js';
-import { onDisk, readRegularFile, textEncoding } from '../../../util/files.js';
-import { isGzip, sniffBytes } from '../../bytes/sniff.js';
-import { unpackWhole } from '../../bytes/gzip.js';
+import { textEncoding } from '../../../util/files.js';
+import { sniffBytes } from '../../bytes/sniff.js';
+import { readWhole } from '../../bytes/whole.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -42,9 +41,13 @@ export function fail(path: string, what: string, todo = REGENERATE): never {
   throw inputError(`${path}: not a kprof summary JSON: ${what}. ${todo}`);
 }
 
-const TRACE_TODO =
-  'It is not read as a trace either: kprof reads a trace whose first 64 KiB show it (a JSON array of event objects, or a "traceEvents" member), ' +
-  'as torch_npu (trace_view.json) and the PyTorch profiler (*.pt.trace.json) write them; pass the file the profiler wrote, or the kernel_details.csv beside it.';
+/** What to do with a trace given as a summary JSON (the trace formats named as the registry names them). */
+function traceTodo(): string {
+  return (
+    'It is not read as a trace either: kprof reads a trace whose first 64 KiB show it (a JSON array of event objects, or a "traceEvents" member), ' +
+    `as ${chromeTraceWriters()} write them (${chromeTraceNames()}); pass the file the profiler wrote, or the kernel table beside it (${passTextExport()}).`
+  );
+}
 
 /** Text quoted from a file in a message: in double quotes, at most 40 characters, escaped (see excerpt). */
 export function quoteText(s: string): string {
@@ -88,20 +91,9 @@ export function sizeText(limit: number): string {
 
 /** Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked). */
 export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData[] {
-  // Said before reading (a device or a FIFO has no size here: readRegularFile refuses them).
-  if (statSizeOver(path, limit)) tooLarge(path, limit, false);
-  let bytes = readRegularFile(path, limit, 'a summary JSON');
-  if (isGzip(bytes)) {
-    try {
-      bytes = unpackWhole(bytes, limit);
-    } catch (e) {
-      if (e instanceof RangeError || (e instanceof Error && 'code' in e && e.code === 'ERR_BUFFER_TOO_LARGE')) tooLarge(path, limit, true);
-      throw inputError(
-        `${path}: the gzip data is damaged or cut short (${e instanceof Error ? e.message : String(e)}); expected a gzipped kprof summary JSON. ` +
-          'Copy the file again or regenerate it.',
-      );
-    }
-  }
+  // The byte layer opens it (a FIFO or a device is refused), says it is too large before reading it when its
+  // size says so, and unpacks it when gzip.
+  const { bytes } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
   if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). ${REGENERATE}`);
   const kind = sniffBytes(bytes.subarray(0, 65536));
   if (kind === 'zip') fail(path, 'this is a ZIP archive or an XLSX workbook');
@@ -110,7 +102,7 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
     if (encoding !== null) {
       // A summary JSON or a trace saved again by an editor or a Windows tool: both are read as UTF-8 only.
       throw inputError(
-        `${path}: the file is ${encoding} text, not UTF-8; a summary JSON and a trace (trace_view.json, *.pt.trace.json) are read as UTF-8 only. ` +
+        `${path}: the file is ${encoding} text, not UTF-8; a summary JSON and a trace (${chromeTraceNames()}) are read as UTF-8 only. ` +
           `Convert it: iconv -f ${encoding} -t UTF-8 FILE > NEW.json, and pass the new file.`,
       );
     }
@@ -151,15 +143,6 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
 
 /** The step cells of a group with none. */
 const NO_STEPS = new PackedSteps(new Float64Array(0), 0, 0);
-
-/** Is the file larger than `limit` bytes? */
-function statSizeOver(path: string, limit: number): boolean {
-  try {
-    return statSync(onDisk(path)).size > limit;
-  } catch {
-    return false;
-  }
-}
 
 /** A count kprof could have written: a whole number that is exact in a double (at most 2^53 - 1). */
 function isCount(x: unknown): x is number {
@@ -212,10 +195,11 @@ function optionalCount(path: string, where: string, o: Record<string, unknown>, 
  * what they are parts of. A file that fails any check is refused, naming what is wrong.
  */
 export function parseSnapshot(path: string, json: unknown, size: number): RankData[] {
-  if (Array.isArray(json)) fail(path, 'found a JSON array (the trace events of a timeline such as trace_view.json?)', TRACE_TODO);
+  if (Array.isArray(json))
+    fail(path, `found a JSON array (the trace events of a timeline such as ${chromeTraceFormats()[0]?.naming.brief ?? 'a trace'}?)`, traceTodo());
   if (typeof json !== 'object' || json === null) fail(path, `the top level is ${json === null ? 'null' : typeof json}, expected an object`);
   const o = json as Partial<SummaryJson> & Record<string, unknown>;
-  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto timeline)', TRACE_TODO);
+  if ('traceEvents' in o) fail(path, 'found "traceEvents" (a Chrome/kineto timeline)', traceTodo());
   if (o.kind !== 'summary') {
     fail(path, o.kind === undefined ? 'no "kind" field' : `"kind" is ${JSON.stringify(o.kind)}; only "summary" files are profiles`);
   }
