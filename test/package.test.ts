@@ -59,6 +59,7 @@ describe('package.json', () => {
       'README.md',
       'bin/kprof.js',
       'dist/bundle/cli.cjs',
+      'dist/bundle/cli.cjs.cache',
       'dist/bundle/early.js',
       'dist/bundle/workers/readWorker.js',
       'package.json',

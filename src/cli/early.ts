@@ -5,7 +5,8 @@
 //   hundred files at most;
 // - then the CLI bundle is loaded with V8's code cache of it (runCli).
 
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -15,7 +16,7 @@ import { onDisk } from '../util/files.js';
 /** The commands that read a base and a PR profile. */
 const TWO_PROFILES = new Set(['diff', 'rules']);
 
-/** Files looked at in all: past them, a folder counts as large. */
+/** Entries looked at below each path: past them, a folder counts as large. */
 const MAX_ENTRIES = 512;
 
 /**
@@ -26,11 +27,10 @@ const MAX_ENTRIES = 512;
 export function startEarly(args: readonly string[], script = new URL('./workers/readWorker.js', import.meta.url)): void {
   if (!TWO_PROFILES.has(args[0] ?? '')) return;
   if (args.includes('-h') || args.includes('--help')) return;
-  const budget = { entries: MAX_ENTRIES };
   let large = 0;
   for (const a of args.slice(1)) {
     if (a.startsWith('-')) continue;
-    if (bytesBelow(a, PARALLEL_MIN_BYTES, budget, 0) >= PARALLEL_MIN_BYTES) large++;
+    if (bytesBelow(a, PARALLEL_MIN_BYTES, { entries: MAX_ENTRIES }, 0) >= PARALLEL_MIN_BYTES) large++;
     if (large === 2) {
       prestartReadWorker(script);
       return;
@@ -40,42 +40,78 @@ export function startEarly(args: readonly string[], script = new URL('./workers/
 
 /**
  * The bytes of the file or folder at `path`, counted up to `enough` (a count past it stops there; an unreadable
- * path counts 0; a folder past the budget of entries counts as `enough`). Links are not followed into folders.
+ * path counts 0; a folder past the budget of entries counts as `enough`, and its entries are read one by one, so a
+ * folder of a million files costs no more than the budget). Links are not followed into folders.
  */
 function bytesBelow(path: string, enough: number, budget: { entries: number }, depth: number): number {
   try {
     const st = depth === 0 ? statSync(onDisk(path)) : lstatSync(onDisk(path));
     if (st.isFile()) return st.size;
     if (!st.isDirectory() || depth > 6) return 0;
-    let n = 0;
-    for (const name of readdirSync(onDisk(path))) {
-      if (--budget.entries < 0) return enough;
-      n += bytesBelow(join(path, name), enough - n, budget, depth + 1);
-      if (n >= enough) return n;
+    const dir = opendirSync(onDisk(path));
+    try {
+      let n = 0;
+      for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+        if (--budget.entries < 0) return enough;
+        n += bytesBelow(join(path, e.name), enough - n, budget, depth + 1);
+        if (n >= enough) return n;
+      }
+      return n;
+    } finally {
+      dir.closeSync();
     }
-    return n;
   } catch {
     return 0;
   }
 }
 
+/** The largest code cache read: V8's cache of the bundle is under 1 MB; a larger file is not one of ours. */
+const MAX_CACHE_BYTES = 16 << 20;
+
 /**
- * What the code cache beside the CLI bundle starts with: it fits the bundle of this size and modification time, as
- * compiled by this V8, only. V8 checks that a cache was made by the same V8 with the same flags, but of the source
- * only its length: a cache of an older bundle of the same length would run the old code. A cache of another V8
- * (another Node) is not even offered to it.
+ * The first line of the code cache of the bundle `source`, whose body (what V8 made) is `body`: the V8 that made it,
+ * and a SHA-256 of the bundle and of the body. V8 checks that a cache was made by the same V8 with the same flags,
+ * but of the source only its length, and of the body nothing (a release build does not checksum it): a cache of
+ * another bundle of the same length would run that bundle's code, and a damaged one can crash the process or
+ * compute wrong figures. So a cache is offered to V8 only when it was made by this V8, for this bundle, and is
+ * whole; else the bundle is compiled as usual.
  */
-export function codeCacheStamp(size: number, mtimeMs: number): Buffer {
-  return Buffer.from(`kprof code cache ${size} ${Math.round(mtimeMs * 1000)} v8 ${process.versions.v8}\n`);
+export function codeCacheStamp(source: Uint8Array, body: Uint8Array): Buffer {
+  const sha = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
+  return Buffer.from(`kprof code cache v8 ${process.versions.v8} bundle ${sha(source)} body ${sha(body)}\n`);
+}
+
+/** The code cache file's body when its stamp fits this V8, `source` and the body itself; else undefined. */
+function fittingCache(path: string, source: Buffer): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(onDisk(path), constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined; // none: compile
+  }
+  try {
+    // A FIFO or a device (which could block, or never end) is not a cache; nor is a file larger than one.
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
+    const cache = readFileSync(fd);
+    const eol = cache.indexOf(10);
+    if (eol < 0) return undefined;
+    const body = cache.subarray(eol + 1);
+    return cache.subarray(0, eol + 1).equals(codeCacheStamp(source, body)) ? body : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
  * Load and run the CLI bundle (CommonJS, scripts/bundle.mjs) at `file`, with V8's code cache of it (`file` +
- * `.cache`, made by the build) when the cache fits this bundle and this Node: a compiled bundle need not be
- * parsed again, which is most of what loading it costs (Node 20 has no compile cache of its own). A cache that
- * does not fit is not used (V8 rejects one of another V8 or other flags), and the bundle is compiled as usual.
- * Returns the script, from which the build makes the cache. With `cache` false the bundle is required as any
- * CommonJS module (returns null): Node maps the stack traces of a required module through its source map
+ * `.cache`, made by the build) when the cache fits this bundle and this V8 (codeCacheStamp): a compiled bundle
+ * need not be parsed again, which is most of what loading it costs (Node 20 has no compile cache of its own). A
+ * cache that does not fit is not used (V8 itself rejects one made with other flags), and the bundle is compiled
+ * as usual. Returns the script, from which the build makes the cache. With `cache` false the bundle is required
+ * as any CommonJS module (returns null): Node maps the stack traces of a required module through its source map
  * (`node --enable-source-maps`), not those of a script compiled by node:vm.
  */
 export function runCli(file: string, cache = true): Script | null {
@@ -83,26 +119,11 @@ export function runCli(file: string, cache = true): Script | null {
     createRequire(file)(file);
     return null;
   }
-  const fd = openSync(onDisk(file), 'r');
-  let source: string;
-  let stamp: Buffer;
-  try {
-    const st = fstatSync(fd);
-    source = readFileSync(fd, 'utf8');
-    stamp = codeCacheStamp(st.size, st.mtimeMs);
-  } finally {
-    closeSync(fd);
-  }
-  let cachedData: Buffer | undefined;
-  try {
-    const cache = readFileSync(onDisk(`${file}.cache`));
-    if (cache.subarray(0, stamp.length).equals(stamp)) cachedData = cache.subarray(stamp.length);
-  } catch {
-    // no cache: compile
-  }
+  const bytes = readFileSync(onDisk(file));
+  const cachedData = fittingCache(`${file}.cache`, bytes);
   // The wrapper is CommonJS's own, on the bundle's first line (whose banner is one statement), so that lines keep
   // their numbers for the source map.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${bytes.toString('utf8')}\n})`, {
     filename: file,
     ...(cachedData !== undefined ? { cachedData } : {}),
   });
