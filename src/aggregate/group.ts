@@ -16,6 +16,7 @@ import {
   emptyCell,
   addPerStep,
   lazyProperty,
+  ZERO_PER_STEP,
   mergeCell,
   rankPerStep,
   steppedCell,
@@ -373,7 +374,6 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       skippedRows: rank.rowsSkipped,
       filteredKernels: rankFiltered,
     });
-    if (single) for (const [k, g] of groups) all.set(k, g);
   }
   // One file can hold several ranks (msprof devices): list it once.
   const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
@@ -391,7 +391,8 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0),
     filteredKernels: filtered,
     totals,
-    groups: sortGroups(groupsOf(all), 'time'),
+    // One rank: its sorted groups are the profile's (the same objects, in the same order), held once.
+    groups: single ? perRank[0]!.groups : sortGroups(groupsOf(all), 'time'),
     perRank,
     warnings,
     warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),
@@ -401,7 +402,8 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
 
 /** A summary's figures per step (see "Per step" in model.ts): of each group, and of all of them. */
 export interface SummaryPerStep {
-  groups: Map<string, PerStep>;
+  /** By group key (made on first read: see groupPerStep for one group's). */
+  readonly groups: Map<string, PerStep>;
   total: PerStep;
 }
 
@@ -409,14 +411,15 @@ const perStepCache = new WeakMap<Summary, SummaryPerStep | null>();
 
 /**
  * The figures per step of a summary: each rank's kernels with a Step Id over its own steps, summed over the
- * ranks. null when the summary has no Step Id, or no rank has a step.
+ * ranks. null when the summary has no Step Id, or no rank has a step. The Map of every group's figure is made
+ * when first read: of a million groups it holds three big integers each, and a report of one rank reads each
+ * group's figure once (groupPerStep).
  */
 export function summaryPerStep(s: Summary): SummaryPerStep | null {
   const cached = perStepCache.get(s);
   if (cached !== undefined) return cached;
   let out: SummaryPerStep | null = null;
   if (s.hasSteps && s.perRank.some((r) => r.steps.length > 0)) {
-    const groups = new Map<string, PerStep>();
     let total = rankPerStep({ count: 0, ticks: 0 }, 0);
     for (const r of s.perRank) {
       const rankTotal = { count: 0, ticks: 0 };
@@ -424,16 +427,38 @@ export function summaryPerStep(s: Summary): SummaryPerStep | null {
         const c = steppedCell(g.steps);
         rankTotal.count += c.count;
         rankTotal.ticks += c.ticks;
-        const f = rankPerStep(c, r.steps.length);
-        const had = groups.get(g.key);
-        groups.set(g.key, had ? addPerStep(had, f) : f);
       }
       total = addPerStep(total, rankPerStep(rankTotal, r.steps.length));
     }
-    out = { groups, total };
+    out = lazyProperty({ total }, 'groups', () => perStepByGroup(s));
   }
   perStepCache.set(s, out);
   return out;
+}
+
+/** Every group's figure per step, by key (see summaryPerStep). */
+function perStepByGroup(s: Summary): Map<string, PerStep> {
+  const groups = new Map<string, PerStep>();
+  for (const r of s.perRank) {
+    for (const g of r.groups) {
+      const f = rankPerStep(steppedCell(g.steps), r.steps.length);
+      const had = groups.get(g.key);
+      groups.set(g.key, had ? addPerStep(had, f) : f);
+    }
+  }
+  return groups;
+}
+
+/**
+ * One group's figure per step in the whole profile (ranks combined; zero in a rank that lacks it), null when the
+ * summary has none (see summaryPerStep). Of a summary of one rank it is made from the group itself, with no Map
+ * of every group's.
+ */
+export function groupPerStep(s: Summary, g: Group): PerStep | null {
+  const ps = summaryPerStep(s);
+  if (ps === null) return null;
+  if (s.perRank.length === 1 && s.groups === s.perRank[0]!.groups) return rankPerStep(steppedCell(g.steps), s.perRank[0]!.steps.length);
+  return ps.groups.get(g.key) ?? ZERO_PER_STEP;
 }
 
 /** Kernels of a summary that have a Step Id (the rest are in no step). */

@@ -33,10 +33,10 @@ function registry<R>(): <F extends string>(entries: Registry<F, R>) => Registry<
 }
 
 export const SUMMARY_REPORTERS = registry<SummaryReporter>()({
-  table: async () => (await import('./summary/table.js')).summaryTable,
+  table: async () => (await import('./summary/table.js')).summaryTableChunks,
   markdown: async () => (await import('./summary/markdown.js')).summaryMarkdown,
   json: async () => (await import('./summary/json.js')).summaryJson,
-  csv: async () => (await import('./summary/csv.js')).summaryCsv,
+  csv: async () => (await import('./summary/csv.js')).summaryCsvChunks,
   html: async () => (await import('./html/summary.js')).summaryHtml,
 });
 
