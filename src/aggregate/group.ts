@@ -254,10 +254,17 @@ interface StepSource {
   readonly steps: Map<number, Cell>;
 }
 
-/** A group being formed, and the step cells it gathers. */
+/**
+ * The groups being formed, by key, and the step sources of each group of more than one fine group (a group of one
+ * holds its source's cells as its `steps`, and no list: most groups of a profile by name are of one fine group).
+ */
 interface Forming {
-  group: Group;
-  sources: StepSource[];
+  groups: Map<string, Group>;
+  sources: Map<Group, StepSource[]>;
+}
+
+function forming(): Forming {
+  return { groups: new Map(), sources: new Map() };
 }
 
 /** The cell of a fine group within the step range (or its total), and its step cells there. */
@@ -274,27 +281,31 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource }
   return { cell, steps: { steps } };
 }
 
-function addGroup(into: Map<string, Forming>, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
-  let t = into.get(key);
+function addGroup(into: Forming, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
+  const t = into.groups.get(key);
   if (!t) {
-    // A group of one fine group shares its step cells (a plain property: most groups of a rank, and every group
-    // of a snapshot rank, are of one fine group, and an accessor on each of them would cost more than the cells).
-    t = { group: { key, ...fields, total: emptyCell(), steps: steps.steps }, sources: [] };
-    into.set(key, t);
-  } else {
-    if (t.sources.length === 1) {
-      // The per-step cells of several fine groups are merged when first read: a diff reads only totals, and
-      // merging the tens of thousands of step cells of a large profile would be most of what grouping it costs.
-      const sources = t.sources;
-      lazyProperty(t.group, 'steps', () => mergeSteps(sources));
-    }
-    // A field that differs between merged fine groups is not single-valued any more.
-    for (const f of ['type', 'name', 'core', 'shapes'] as const) {
-      if (t.group[f] !== undefined && t.group[f] !== fields[f]) delete t.group[f];
-    }
+    // A group of one fine group shares its cell and step cells (plain properties: most groups of a rank, and
+    // every group of a snapshot rank, are of one fine group, and a copy or an accessor on each of them would cost
+    // more than the cells). Nothing writes to a group's cells but this function, which copies the total first.
+    into.groups.set(key, { key, ...fields, total: cell, steps: steps.steps });
+    return;
   }
-  mergeCell(t.group.total, cell);
-  t.sources.push(steps);
+  let sources = into.sources.get(t);
+  if (sources === undefined) {
+    // The per-step cells of several fine groups are merged when first read: a diff reads only totals, and
+    // merging the tens of thousands of step cells of a large profile would be most of what grouping it costs.
+    const list: StepSource[] = [{ steps: t.steps }];
+    sources = list;
+    into.sources.set(t, list);
+    t.total = cloneCell(t.total);
+    lazyProperty(t, 'steps', () => mergeSteps(list));
+  }
+  // A field that differs between merged fine groups is not single-valued any more.
+  for (const f of ['type', 'name', 'core', 'shapes'] as const) {
+    if (t[f] !== undefined && t[f] !== fields[f]) delete t[f];
+  }
+  mergeCell(t.total, cell);
+  sources.push(steps);
 }
 
 /** The step cells of a group. From one fine group, its own Map: shared, not copied (nothing writes to it). */
@@ -323,8 +334,8 @@ export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
   return [...groups].sort(cmp);
 }
 
-function groupsOf(formed: Map<string, Forming>): Group[] {
-  return [...formed.values()].map((f) => f.group);
+function groupsOf(formed: Forming): Group[] {
+  return [...formed.groups.values()];
 }
 
 function stepsIn(rank: RankData, sel: Selection): number[] {
@@ -337,14 +348,14 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   checkFields(profile, opts);
   checkUserGroupNames(profile, opts);
   const sel = opts.selection;
-  const all = new Map<string, Forming>();
+  const all = forming();
   const perRank: RankSummary[] = [];
   const totals = emptyCell();
   let filtered = 0;
   const stepSet = new Set<number>();
   const single = profile.ranks.length === 1;
   for (const rank of profile.ranks) {
-    const groups = new Map<string, Forming>();
+    const groups = forming();
     const rankTotals = emptyCell();
     let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
     for (const g of rank.groups.values()) {

@@ -591,6 +591,7 @@ export interface GroupFields {
 
 /** One row of a summary: a group of kernels. */
 export interface Group extends GroupFields {
+  /** Of a group of one fine group it is that group's own cell: read it, never write to it. */
   total: Cell;
   /**
    * Per Step Id, merged when first read. Of a group of one fine group it is that group's own Map: read it, never
