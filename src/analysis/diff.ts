@@ -731,6 +731,8 @@ export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
     view.sort,
   );
   const rows = view.top !== null ? kept.slice(0, view.top) : kept;
+  // Every row shown (no --only, no --top): nothing is folded, and no Set of a million rows is made to say so.
+  if (rows.length === d.rows.length) return { rows, others: null };
   const shown = new Set(rows);
   const hidden = d.rows.filter((r) => !shown.has(r));
   if (hidden.length === 0) return { rows, others: null };

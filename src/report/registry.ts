@@ -41,7 +41,7 @@ export const SUMMARY_REPORTERS = registry<SummaryReporter>()({
 });
 
 export const DIFF_REPORTERS = registry<DiffReporter>()({
-  table: async () => (await import('./diff/table.js')).diffTable,
+  table: async () => (await import('./diff/table.js')).diffTableChunks,
   markdown: async () => (await import('./diff/markdown.js')).diffMarkdown,
   json: async () => (await import('./diff/json.js')).diffJson,
   csv: async () => (await import('./diff/csv.js')).diffCsv,
