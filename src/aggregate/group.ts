@@ -472,6 +472,22 @@ export function groupPerStep(s: Summary, g: Group): PerStep | null {
   return ps.groups.get(g.key) ?? ZERO_PER_STEP;
 }
 
+const indexCache = new WeakMap<readonly Group[], Map<string, Group>>();
+
+/**
+ * Groups by key, made once per list of groups and kept while it is: a diff looks a rank's groups up by key in
+ * several passes (the rows, the noise test, the per-rank and per-step checks), and of a million groups each Map
+ * costs some 50 MB. A summary of one rank has one list for the profile and the rank (summarize), so one Map.
+ */
+export function groupsByKey(groups: readonly Group[]): Map<string, Group> {
+  let m = indexCache.get(groups);
+  if (m === undefined) {
+    m = new Map(groups.map((g) => [g.key, g]));
+    indexCache.set(groups, m);
+  }
+  return m;
+}
+
 /** Kernels of a summary that have a Step Id (the rest are in no step). */
 export function totalStepped(s: Summary): number {
   let n = 0;

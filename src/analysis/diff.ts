@@ -10,7 +10,7 @@ import { inputError } from '../util/errors.js';
 import { ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
-import { ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
+import { groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
 import {
   comparePerStepCount,
   compareRanks,
@@ -465,7 +465,7 @@ function pairRanks(
  */
 function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[], perStep: boolean): void {
   if (pairs.length < 2) return;
-  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const index = (r: RankSummary): Map<string, Group> => groupsByKey(r.groups);
   const figure = (r: RankSummary, g: Group | undefined): RankFigure => {
     if (!g) return ZERO_PER_STEP;
     return perStep ? rankPerStep(steppedCell(g.steps), r.steps.length) : rawFigure(g.total.count, g.total.ticks);
@@ -518,7 +518,7 @@ export interface UnpairedSteps {
 function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
   if (withSteps.length === 0) return [];
-  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const index = (r: RankSummary): Map<string, Group> => groupsByKey(r.groups);
   const indexed = withSteps.map((x) => ({
     ...x,
     bi: index(x.b),
@@ -647,8 +647,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     pps = prs.total;
   }
   const tol = opts.timeTolerancePct;
-  const b = new Map(base.groups.map((g) => [g.key, g]));
-  const p = new Map(pr.groups.map((g) => [g.key, g]));
+  const b = groupsByKey(base.groups);
+  const p = groupsByKey(pr.groups);
   const keys = [...new Set([...b.keys(), ...p.keys()])];
   const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps)));
 
