@@ -1,6 +1,6 @@
 // `kprof diff --format table`: the terminal table. Pure: Diff (+ view) in, text out (in chunks: see textTableChunks).
 
-import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
+import { viewDiff, type Diff, type DiffFigures, type DiffRow, type DiffView } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH, clipped } from '../../util/inputText.js';
@@ -11,18 +11,18 @@ import { rewritesTextLines } from './rewrites.js';
 import {
   comparedLine,
   disagreementLines,
+  differs,
   disagreeTitle,
+  label,
   headlineLines,
   othersLine,
   pctText,
   perStep,
   reportWarnings,
-  rowLine,
   timeFallbackNote,
   timePctText,
   unevenStepLines,
   UNEVEN_TITLE,
-  type Line,
 } from './shared.js';
 
 const STATUS_PAINT = {
@@ -49,12 +49,11 @@ export function* diffTableChunks(d: Diff, view: DiffView, ctx: RenderContext): G
   const ps = perStep(d) ? ' /step' : '';
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
-  const names = clippedApart(
-    v.rows.map((r) => rowLine(r).label),
-    CELL_WIDTH,
-  );
-  const cells = (l: Line, others: boolean, name?: string): string[] => [
-    others ? paint(ctx, 'dim', l.label) : (name ?? clipped(l.label)),
+  const names = clippedApart(v.rows.map(label), CELL_WIDTH);
+  // A row's cells from its figures, its first cell as shown and its status (a row's as rowLine gives them,
+  // without a copy of the row for each).
+  const cells = (l: DiffFigures, first: string, status: string): string[] => [
+    first,
     fmtCount(l.base.count),
     fmtCount(l.pr.count),
     fmtSignedCount(l.deltaCount),
@@ -63,13 +62,21 @@ export function* diffTableChunks(d: Diff, view: DiffView, ctx: RenderContext): G
     fmtUs(l.pr.us),
     fmtSignedUs(l.deltaUs),
     timePaint(ctx, timePctText(l.deltaUsPct, l.pr.us, l.timeNoise), l.deltaUs, l.timeNoise),
-    l.status === '' ? '' : paint(ctx, STATUS_PAINT[l.status.replace('*', '') as DiffRow['status']], l.status),
+    status === '' ? '' : paint(ctx, STATUS_PAINT[status.replace('*', '') as DiffRow['status']], status),
   ];
+
   const n = v.rows.length;
-  const row = (i: number): string[] => (i < n ? cells(rowLine(v.rows[i]!), false, names[i]) : cells(othersLine(v.others!), true));
+  const row = (i: number): string[] => {
+    if (i >= n) {
+      const o = othersLine(v.others!);
+      return cells(o, paint(ctx, 'dim', o.label), o.status);
+    }
+    const r = v.rows[i]!;
+    return cells(r, names[i]!, differs(r) ? `${r.status}*` : r.status);
+  };
   const count = n + (v.others ? 1 : 0);
   const t = d.totals;
-  const footer = cells({ ...t, label: 'total', status: '' }, false);
+  const footer = cells(t, clipped('total'), '');
   const out: string[] = [...headlineLines(d).map((l, i) => (i === 0 ? paint(ctx, 'bold', l) : l)), ''];
   const warnings = reportWarnings(d);
   if (warnings.length > 0) {
