@@ -3,10 +3,9 @@
 // have. The messages are those of protocol.ts. The worker's entry (src/cli/readWorker.ts) registers the kinds of
 // beside sinks (../beside.ts) a task may ask for, then calls serveReads.
 
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { isKprofError } from '../../util/errors.js';
+import { collectGarbage } from '../../util/heap.js';
 import { besideKind } from '../beside.js';
 import { readRank } from '../readRank.js';
 import { packedBuffers, packRanks } from './pack.js';
@@ -66,8 +65,10 @@ export function serveReads(): void {
           }
         }
         const packed = packRanks(ranks);
+        // The fine groups are columns now, their objects garbage: collected before the main thread makes its own.
+        releaseHeap();
         port.postMessage({ id: m.id, type: 'done', result: packed } satisfies WorkerReply, [...packedBuffers(packed), ...transfer]);
-        // Once this callback has returned, nothing holds the rank any more.
+        // Once this callback has returned, nothing holds the columns' strings (copied into the message) either.
         setImmediate(releaseHeap);
       },
       (e: unknown) => {
@@ -78,28 +79,9 @@ export function serveReads(): void {
   });
 }
 
-/** Past this much heap in use after an answer, the worker collects its garbage at once (releaseHeap). */
+/** Past this much heap in use, the worker collects its garbage at once after an answer (see util/heap.ts). */
 const RELEASE_MIN_BYTES = 64 << 20;
 
-/** V8's full collection, made callable in this worker on first use; null where it cannot be. */
-let collect: (() => void) | null | undefined;
-
-/**
- * Collect this worker's garbage once its answer is posted, when its heap is large: the rank it read (its fine
- * groups, a million objects and more for a profile of a million distinct names) is garbage once posted, but an
- * idle worker collects nothing, so it would stay in the process while the main thread makes its own copy of the
- * rank and goes on with it: twice the memory of the rank at the peak of a run. V8 makes the collection callable
- * only with --expose-gc, which applies to contexts made after it is set: hence a new context, once, to get it.
- */
 function releaseHeap(): void {
-  if (getHeapStatistics().used_heap_size < RELEASE_MIN_BYTES) return;
-  if (collect === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
-    } catch {
-      collect = null;
-    }
-  }
-  collect?.();
+  collectGarbage(RELEASE_MIN_BYTES);
 }
