@@ -20,6 +20,7 @@ export const SLOW = [
   'test/hostile-files.test.ts',
   'test/hostile-text.test.ts',
   'test/input-limits.test.ts',
+  'test/many-names.test.ts',
   'test/package.test.ts',
   'test/parallel.test.ts',
   'test/real.test.ts',

@@ -479,6 +479,18 @@ describe('outputs are safe to open', () => {
   });
 });
 
+describe('a report written with --out', () => {
+  it('is written chunk by chunk, every byte: short chunks and long ones, of characters of several bytes', () => {
+    const dir = join(tmp, 'chunks');
+    mkdirSync(dir);
+    const out = join(dir, 'report.txt');
+    // Chunks that fit the buffer used again, one longer than it (2 MB), and short ones after a long one.
+    const chunks = ['Δ µs ─ 中文 😀\n', 'x'.repeat(70_000), 'é'.repeat(1_100_000), 'ab', '→'.repeat(300_000), '\n'];
+    writeFileAtomic(out, chunks);
+    expect(readFileSync(out, 'utf8')).toBe(chunks.join(''));
+  });
+});
+
 describe('a failed run never leaves a half-written --out file', () => {
   it('writeFileAtomic replaces the file whole, and leaves nothing behind when it cannot', () => {
     const dir = join(tmp, 'atomic');

@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cliTextTable, codeSpan, paint, textTable, type Align, type Paint } from '../src/report/render.js';
+import { cliTextTable, codeSpan, csvChunks, csvLines, paint, textTable, textTableChunks, type Align, type Paint } from '../src/report/render.js';
 
 const STYLES: Paint[] = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'];
 
@@ -40,7 +40,10 @@ function draw(t: fc.Arbitrary<ReturnType<typeof table> extends fc.Arbitrary<infe
       const cells = (r: { text: string; style: Paint | null }[]): string[] => r.map((c) => (c.style ? paint(ctx, c.style, c.text) : c.text));
       const body = rows.map(cells);
       const foot = footer ? cells(footer) : undefined;
-      expect(textTable(ctx, head, body, align, foot)).toBe(cliTextTable(ctx, head, body, align, foot));
+      const whole = cliTextTable(ctx, head, body, align, foot);
+      expect(textTable(ctx, head, body, align, foot)).toBe(whole);
+      // In chunks, each row made when it is written (twice: to measure, to write): the same text.
+      expect([...textTableChunks(ctx, head, body.length, (i) => body[i]!, align, foot)].join('')).toBe(whole);
     }),
     { numRuns: 500 },
   );
@@ -66,6 +69,19 @@ describe('textTable', () => {
         '\n',
       ),
     );
+  });
+});
+
+describe('textTableChunks and csvChunks', () => {
+  it('write a table of many rows in chunks, no row held: the text textTable and csvLines make', () => {
+    const rows = Array.from({ length: 30_000 }, (_, i) => [`kernel_${i}`, String(i * 7), i % 3 === 0 ? '-' : `${i}.5`]);
+    const align: Align[] = ['left', 'right', 'right'];
+    const chunks = [...textTableChunks({ color: false }, ['name', 'count', 'µs'], rows.length, (i) => rows[i]!, align, ['total', '1', '2'])];
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.join('')).toBe(textTable({ color: false }, ['name', 'count', 'µs'], rows, align, ['total', '1', '2']));
+    const csv = [...csvChunks(['name', 'count', 'us'], rows.length, (i) => rows[i]!)];
+    expect(csv.length).toBeGreaterThan(5);
+    expect(csv.join('')).toBe(csvLines(['name', 'count', 'us'], rows));
   });
 });
 

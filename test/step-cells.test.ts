@@ -46,7 +46,7 @@ describe('StepCells', () => {
     }
   });
 
-  it('reads packed cells back as they were, and a cell read from them stays written', () => {
+  it('reads packed cells back as they were; a cell read from a few is a copy, and set() writes one', () => {
     const buf = new Float64Array([99, 0, 0, 0, 0, 7, 2, 2 ** 52 + 1, 1, 2 ** 52 - 1, -3, 1, 5, 5, 5]);
     const s = StepCells.packed(buf, 5, 2);
     expect(s.size).toBe(2);
@@ -54,9 +54,30 @@ describe('StepCells', () => {
       [7, { count: 2, ticks: 2 ** 52 + 1, minTicks: 1, maxTicks: 2 ** 52 - 1 }],
       [-3, { count: 1, ticks: 5, minTicks: 5, maxTicks: 5 }],
     ]);
+    // Read in place: each read makes the cell anew (a group of one step read from a worker keeps no Cell object).
+    expect(s.get(7)).not.toBe(s.get(7));
     s.get(7)!.count += 1;
-    expect(s.get(7)!.count).toBe(3);
+    expect(s.get(7)!.count).toBe(2);
+    expect(s.has(-3)).toBe(true);
+    expect(s.has(8)).toBe(false);
+    s.set(7, { count: 3, ticks: 9, minTicks: 1, maxTicks: 8 });
+    expect([...s]).toEqual([
+      [7, { count: 3, ticks: 9, minTicks: 1, maxTicks: 8 }],
+      [-3, { count: 1, ticks: 5, minTicks: 5, maxTicks: 5 }],
+    ]);
+    expect(s.get(7)).toBe(s.get(7));
     expect(StepCells.packed(buf, 0, 0).size).toBe(0);
     expect([...StepCells.packed(buf, 0, 0)]).toEqual([]);
+  });
+
+  it('unpacks the packed cells of a group of many steps on first read: a cell read from them stays written', () => {
+    const n = 6;
+    const buf = new Float64Array(n * 5);
+    for (let k = 0; k < n; k++) buf.set([k + 1, 1, 10, 10, 10], k * 5);
+    const s = StepCells.packed(buf, 0, n);
+    s.get(3)!.count += 1;
+    expect(s.get(3)!.count).toBe(2);
+    expect(s.get(3)).toBe(s.get(3));
+    expect([...s.keys()]).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

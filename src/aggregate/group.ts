@@ -16,6 +16,7 @@ import {
   emptyCell,
   addPerStep,
   lazyProperty,
+  ZERO_PER_STEP,
   mergeCell,
   rankPerStep,
   steppedCell,
@@ -253,10 +254,17 @@ interface StepSource {
   readonly steps: Map<number, Cell>;
 }
 
-/** A group being formed, and the step cells it gathers. */
+/**
+ * The groups being formed, by key, and the step sources of each group of more than one fine group (a group of one
+ * holds its source's cells as its `steps`, and no list: most groups of a profile by name are of one fine group).
+ */
 interface Forming {
-  group: Group;
-  sources: StepSource[];
+  groups: Map<string, Group>;
+  sources: Map<Group, StepSource[]>;
+}
+
+function forming(): Forming {
+  return { groups: new Map(), sources: new Map() };
 }
 
 /** The cell of a fine group within the step range (or its total), and its step cells there. */
@@ -273,27 +281,31 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource }
   return { cell, steps: { steps } };
 }
 
-function addGroup(into: Map<string, Forming>, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
-  let t = into.get(key);
+function addGroup(into: Forming, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
+  const t = into.groups.get(key);
   if (!t) {
-    // A group of one fine group shares its step cells (a plain property: most groups of a rank, and every group
-    // of a snapshot rank, are of one fine group, and an accessor on each of them would cost more than the cells).
-    t = { group: { key, ...fields, total: emptyCell(), steps: steps.steps }, sources: [] };
-    into.set(key, t);
-  } else {
-    if (t.sources.length === 1) {
-      // The per-step cells of several fine groups are merged when first read: a diff reads only totals, and
-      // merging the tens of thousands of step cells of a large profile would be most of what grouping it costs.
-      const sources = t.sources;
-      lazyProperty(t.group, 'steps', () => mergeSteps(sources));
-    }
-    // A field that differs between merged fine groups is not single-valued any more.
-    for (const f of ['type', 'name', 'core', 'shapes'] as const) {
-      if (t.group[f] !== undefined && t.group[f] !== fields[f]) delete t.group[f];
-    }
+    // A group of one fine group shares its cell and step cells (plain properties: most groups of a rank, and
+    // every group of a snapshot rank, are of one fine group, and a copy or an accessor on each of them would cost
+    // more than the cells). Nothing writes to a group's cells but this function, which copies the total first.
+    into.groups.set(key, { key, ...fields, total: cell, steps: steps.steps });
+    return;
   }
-  mergeCell(t.group.total, cell);
-  t.sources.push(steps);
+  let sources = into.sources.get(t);
+  if (sources === undefined) {
+    // The per-step cells of several fine groups are merged when first read: a diff reads only totals, and
+    // merging the tens of thousands of step cells of a large profile would be most of what grouping it costs.
+    const list: StepSource[] = [{ steps: t.steps }];
+    sources = list;
+    into.sources.set(t, list);
+    t.total = cloneCell(t.total);
+    lazyProperty(t, 'steps', () => mergeSteps(list));
+  }
+  // A field that differs between merged fine groups is not single-valued any more.
+  for (const f of ['type', 'name', 'core', 'shapes'] as const) {
+    if (t[f] !== undefined && t[f] !== fields[f]) delete t[f];
+  }
+  mergeCell(t.total, cell);
+  sources.push(steps);
 }
 
 /** The step cells of a group. From one fine group, its own Map: shared, not copied (nothing writes to it). */
@@ -322,8 +334,8 @@ export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
   return [...groups].sort(cmp);
 }
 
-function groupsOf(formed: Map<string, Forming>): Group[] {
-  return [...formed.values()].map((f) => f.group);
+function groupsOf(formed: Forming): Group[] {
+  return [...formed.groups.values()];
 }
 
 function stepsIn(rank: RankData, sel: Selection): number[] {
@@ -336,14 +348,14 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
   checkFields(profile, opts);
   checkUserGroupNames(profile, opts);
   const sel = opts.selection;
-  const all = new Map<string, Forming>();
+  const all = forming();
   const perRank: RankSummary[] = [];
   const totals = emptyCell();
   let filtered = 0;
   const stepSet = new Set<number>();
   const single = profile.ranks.length === 1;
   for (const rank of profile.ranks) {
-    const groups = new Map<string, Forming>();
+    const groups = forming();
     const rankTotals = emptyCell();
     let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
     for (const g of rank.groups.values()) {
@@ -373,7 +385,6 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       skippedRows: rank.rowsSkipped,
       filteredKernels: rankFiltered,
     });
-    if (single) for (const [k, g] of groups) all.set(k, g);
   }
   // One file can hold several ranks (msprof devices): list it once.
   const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
@@ -393,7 +404,8 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0),
     filteredKernels: filtered,
     totals,
-    groups: sortGroups(groupsOf(all), 'time'),
+    // One rank: its sorted groups are the profile's (the same objects, in the same order), held once.
+    groups: single ? perRank[0]!.groups : sortGroups(groupsOf(all), 'time'),
     perRank,
     warnings,
     warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),
@@ -403,7 +415,8 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
 
 /** A summary's figures per step (see "Per step" in model.ts): of each group, and of all of them. */
 export interface SummaryPerStep {
-  groups: Map<string, PerStep>;
+  /** By group key (made on first read: see groupPerStep for one group's). */
+  readonly groups: Map<string, PerStep>;
   total: PerStep;
 }
 
@@ -411,14 +424,15 @@ const perStepCache = new WeakMap<Summary, SummaryPerStep | null>();
 
 /**
  * The figures per step of a summary: each rank's kernels with a Step Id over its own steps, summed over the
- * ranks. null when the summary has no Step Id, or no rank has a step.
+ * ranks. null when the summary has no Step Id, or no rank has a step. The Map of every group's figure is made
+ * when first read: of a million groups it holds three big integers each, and a report of one rank reads each
+ * group's figure once (groupPerStep).
  */
 export function summaryPerStep(s: Summary): SummaryPerStep | null {
   const cached = perStepCache.get(s);
   if (cached !== undefined) return cached;
   let out: SummaryPerStep | null = null;
   if (s.hasSteps && s.perRank.some((r) => r.steps.length > 0)) {
-    const groups = new Map<string, PerStep>();
     let total = rankPerStep({ count: 0, ticks: 0 }, 0);
     for (const r of s.perRank) {
       const rankTotal = { count: 0, ticks: 0 };
@@ -426,16 +440,54 @@ export function summaryPerStep(s: Summary): SummaryPerStep | null {
         const c = steppedCell(g.steps);
         rankTotal.count += c.count;
         rankTotal.ticks += c.ticks;
-        const f = rankPerStep(c, r.steps.length);
-        const had = groups.get(g.key);
-        groups.set(g.key, had ? addPerStep(had, f) : f);
       }
       total = addPerStep(total, rankPerStep(rankTotal, r.steps.length));
     }
-    out = { groups, total };
+    out = lazyProperty({ total }, 'groups', () => perStepByGroup(s));
   }
   perStepCache.set(s, out);
   return out;
+}
+
+/** Every group's figure per step, by key (see summaryPerStep). */
+function perStepByGroup(s: Summary): Map<string, PerStep> {
+  const groups = new Map<string, PerStep>();
+  for (const r of s.perRank) {
+    for (const g of r.groups) {
+      const f = rankPerStep(steppedCell(g.steps), r.steps.length);
+      const had = groups.get(g.key);
+      groups.set(g.key, had ? addPerStep(had, f) : f);
+    }
+  }
+  return groups;
+}
+
+/**
+ * One group's figure per step in the whole profile (ranks combined; zero in a rank that lacks it), null when the
+ * summary has none (see summaryPerStep). Of a summary of one rank it is made from the group itself, with no Map
+ * of every group's.
+ */
+export function groupPerStep(s: Summary, g: Group): PerStep | null {
+  const ps = summaryPerStep(s);
+  if (ps === null) return null;
+  if (s.perRank.length === 1 && s.groups === s.perRank[0]!.groups) return rankPerStep(steppedCell(g.steps), s.perRank[0]!.steps.length);
+  return ps.groups.get(g.key) ?? ZERO_PER_STEP;
+}
+
+const indexCache = new WeakMap<readonly Group[], Map<string, Group>>();
+
+/**
+ * Groups by key, made once per list of groups and kept while it is: a diff looks a rank's groups up by key in
+ * several passes (the rows, the noise test, the per-rank and per-step checks), and of a million groups each Map
+ * costs some 50 MB. A summary of one rank has one list for the profile and the rank (summarize), so one Map.
+ */
+export function groupsByKey(groups: readonly Group[]): Map<string, Group> {
+  let m = indexCache.get(groups);
+  if (m === undefined) {
+    m = new Map(groups.map((g) => [g.key, g]));
+    indexCache.set(groups, m);
+  }
+  return m;
 }
 
 /** Kernels of a summary that have a Step Id (the rest are in no step). */

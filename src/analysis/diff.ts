@@ -10,7 +10,7 @@ import { inputError } from '../util/errors.js';
 import { ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
-import { ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
+import { groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
 import {
   comparePerStepCount,
   compareRanks,
@@ -254,13 +254,52 @@ function judged(
   return { timeNoise: isTimeNoise(timeTest), timeTest };
 }
 
+/**
+ * Judgements alike, held once: a diff of a million groups that each run in one step has a million judgements of a
+ * handful of kinds (and their tests), which cost some 100 bytes a row each as objects of their own. Nothing writes
+ * to a judgement once made. At most JUDGEMENTS_HELD kinds are held; past them, judgements are kept as made.
+ */
+class Judgements {
+  readonly #held = new Map<string, TimeJudgement>();
+
+  one(j: TimeJudgement): TimeJudgement {
+    const t = j.test;
+    const key = `${j.verdict} ${j.withinTolerance} ${num(j.strata)}${t === null ? '' : ` ${t.method} ${num(t.u)} ${num(t.p)} ${num(t.n1)} ${num(t.n2)}`}`;
+    const had = this.#held.get(key);
+    if (had !== undefined && sameJudgement(had, j)) return had;
+    if (this.#held.size < JUDGEMENTS_HELD) this.#held.set(key, j);
+    return j;
+  }
+}
+
+const JUDGEMENTS_HELD = 4096;
+
+/** A number's text that tells every double apart (-0 too). */
+function num(x: number): string {
+  return Object.is(x, -0) ? '-0' : String(x);
+}
+
+/** Two judgements of the same fields (TimeJudgement and UTest, whose fields the key above names). */
+function sameJudgement(a: TimeJudgement, b: TimeJudgement): boolean {
+  const keys = (o: object): string => Object.keys(o).sort().join(',');
+  return keys(a) === keys(b) && (a.test === null ? b.test === null : b.test !== null && keys(a.test) === keys(b.test));
+}
+
+/** A row's judgement until judgeRows makes it (every row is judged there). */
+const NOT_JUDGED: TimeJudgement = Object.freeze({ verdict: 'no-steps', withinTolerance: false, test: null, strata: 0 });
+
+/** A row's ranks or steps before any disagrees (checkRanks and checkSteps give a row its own list). */
+const NO_DISAGREEMENT: RankDisagreement[] = Object.freeze([]) as unknown as RankDisagreement[];
+const NO_UNEVEN_STEPS: UnevenSteps[] = Object.freeze([]) as unknown as UnevenSteps[];
+
 /** Judge every row's time change and the totals' by the test over per-step samples (see timeTest.ts). */
 function judgeRows(src: SampleSource | null, rows: DiffRow[], totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
   const sum: TimeTestSummary = { alpha, tooFew: 0, noSteps: 0, noise: 0, tested: 0 };
+  const held = new Judgements();
   const one = (f: DiffFigures, keys: string[] | null): void => {
     const j = judged(f.base, f.pr, f.deltaUsPct, tol, src === null ? null : samplesOf(src, keys), alpha);
     f.timeNoise = j.timeNoise;
-    f.timeTest = j.timeTest;
+    f.timeTest = held.one(j.timeTest);
     const v = j.timeTest.verdict;
     if (v === 'too-few') sum.tooFew++;
     else if (v === 'no-steps') sum.noSteps++;
@@ -278,7 +317,7 @@ interface PerStepSides {
   pr: Map<string, PerStep>;
 }
 
-function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null, tol: number): DiffRow {
+function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null): DiffRow {
   let base: Side;
   let pr: Side;
   let status: DiffStatus;
@@ -309,12 +348,13 @@ function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: Pe
     deltaCountPct: pct(deltaCount, base.count),
     deltaUs,
     deltaUsPct,
-    ...judged(base, pr, deltaUsPct, tol, null, DEFAULT_ALPHA),
+    timeNoise: false,
+    timeTest: NOT_JUDGED,
     rankStatus: null,
     ranksCompared: 0,
     rankMajority: null,
-    disagreeingRanks: [],
-    unevenSteps: [],
+    disagreeingRanks: NO_DISAGREEMENT,
+    unevenSteps: NO_UNEVEN_STEPS,
   };
 }
 
@@ -426,7 +466,7 @@ function pairRanks(
  */
 function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[], perStep: boolean): void {
   if (pairs.length < 2) return;
-  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const index = (r: RankSummary): Map<string, Group> => groupsByKey(r.groups);
   const figure = (r: RankSummary, g: Group | undefined): RankFigure => {
     if (!g) return ZERO_PER_STEP;
     return perStep ? rankPerStep(steppedCell(g.steps), r.steps.length) : rawFigure(g.total.count, g.total.ticks);
@@ -479,7 +519,7 @@ export interface UnpairedSteps {
 function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
   if (withSteps.length === 0) return [];
-  const index = (r: RankSummary): Map<string, Group> => new Map(r.groups.map((g) => [g.key, g]));
+  const index = (r: RankSummary): Map<string, Group> => groupsByKey(r.groups);
   const indexed = withSteps.map((x) => ({
     ...x,
     bi: index(x.b),
@@ -529,6 +569,7 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
       // steps of 4 lists those 2.
       const unchanged = changes.filter((c) => c.deltaCount === 0).length;
       const m = majorityOf(changes, (c) => String(c.deltaCount)) ?? (unchanged > 0 ? { key: '0', n: unchanged } : null);
+      if (row.unevenSteps === NO_UNEVEN_STEPS) row.unevenSteps = [];
       row.unevenSteps.push({
         rank,
         stepsCompared: changes.length,
@@ -607,10 +648,10 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     pps = prs.total;
   }
   const tol = opts.timeTolerancePct;
-  const b = new Map(base.groups.map((g) => [g.key, g]));
-  const p = new Map(pr.groups.map((g) => [g.key, g]));
+  const b = groupsByKey(base.groups);
+  const p = groupsByKey(pr.groups);
   const keys = [...new Set([...b.keys(), ...p.keys()])];
-  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps, tol)));
+  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps)));
 
   // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
   // creeps in.
@@ -732,6 +773,8 @@ export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
     view.sort,
   );
   const rows = view.top !== null ? kept.slice(0, view.top) : kept;
+  // Every row shown (no --only, no --top): nothing is folded, and no Set of a million rows is made to say so.
+  if (rows.length === d.rows.length) return { rows, others: null };
   const shown = new Set(rows);
   const hidden = d.rows.filter((r) => !shown.has(r));
   if (hidden.length === 0) return { rows, others: null };

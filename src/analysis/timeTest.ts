@@ -17,6 +17,7 @@
 //   noise.
 
 import type { Group, RankSummary, Summary } from '../model/model.js';
+import { groupsByKey } from '../aggregate/group.js';
 import { smallestStratifiedP, stratifiedU, type Stratum, type UTest } from './noise.js';
 
 export const DEFAULT_ALPHA = 0.05;
@@ -93,7 +94,7 @@ export interface SampleSource {
 }
 
 function indexRanks(s: Summary): RankIndex[] {
-  return s.perRank.map((r: RankSummary) => ({ rank: r.rank, steps: r.steps.length, groups: new Map(r.groups.map((g) => [g.key, g])) }));
+  return s.perRank.map((r: RankSummary) => ({ rank: r.rank, steps: r.steps.length, groups: groupsByKey(r.groups) }));
 }
 
 /** Index two summaries for sampling; null when a side has no Step Id at all (nothing to test). */

@@ -160,12 +160,10 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const reporter = await DIFF_REPORTERS[flags.format]();
   const report = reporter(d, { ...view, sides: { base: sb, pr: sp } }, ctx);
   await emit(io, flags.out, report);
+  // The keys are read only of a profile of kernel names only (their length): not listed for a million names else.
+  const gpuNames = flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p));
   io.stderr(
-    fitHint(
-      fit,
-      flags.shortNames !== true && (namesOnlyProfile(b) || namesOnlyProfile(p)),
-      flags.format === 'table' || flags.format === 'markdown' ? viewDiff(d, view).rows.map((r) => r.key) : [],
-    ),
+    fitHint(fit, gpuNames, gpuNames && (flags.format === 'table' || flags.format === 'markdown') ? viewDiff(d, view).rows.map((r) => r.key) : []),
   );
   return 0;
 }

@@ -26,7 +26,7 @@ import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/summary/snapshot.
 import { witnessText } from '../input/formats/registry.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
-import { rows as summaryRows } from '../report/summary/shared.js';
+import { shownRows } from '../report/summary/shared.js';
 import type { Progress } from '../model/progress.js';
 import type { Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
@@ -80,13 +80,9 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const report = reporter(s, view, ctx);
   const making: SnapshotMaking = { command: 'summary', by, typesKnown: !namesOnlyProfile(data), stepIds: s.stepIds, ranks: s.ranks };
   await emit(io, flags.out, flags.format === 'json' ? readableSnapshot(report, snapshotLimit(io), flags.out, making) : report);
-  io.stderr(
-    fitHint(
-      fit,
-      flags.shortNames !== true && namesOnlyProfile(data),
-      flags.format === 'table' || flags.format === 'markdown' ? summaryRows(s, view).map((r) => r.label) : [],
-    ),
-  );
+  // The labels are read only of a profile of kernel names only (their length): not made for a million names else.
+  const gpuNames = flags.shortNames !== true && namesOnlyProfile(data);
+  io.stderr(fitHint(fit, gpuNames, gpuNames && (flags.format === 'table' || flags.format === 'markdown') ? shownRows(s, view).labels() : []));
   return 0;
 }
 

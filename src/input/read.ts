@@ -12,6 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
+import { collectGarbage } from '../util/heap.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readerOf, readInWorker } from './formats/readers.js';
 import { allFormats, formatOf, ranksInFile } from './formats/registry.js';
@@ -104,6 +105,9 @@ export function observeReads(observer: ((input: string) => void) | null): void {
   onRead = observer;
 }
 
+/** Past this much heap in use after a read, this thread collects its garbage at once (see util/heap.ts). */
+const COLLECT_AFTER_READ_BYTES = 256 << 20;
+
 /** Read a `<profile>` argument, or one planned by planProfile with the same ranks and --prefer. */
 export async function readProfile(profile: string | PlannedProfile, options: ReadOptions): Promise<Profile> {
   const { input, resolved, plans } = typeof profile === 'string' ? planProfile(profile, options) : profile;
@@ -117,6 +121,8 @@ export async function readProfile(profile: string | PlannedProfile, options: Rea
     const mode = options.threads ?? 'auto';
     const pool = mode === 'on' || (mode === 'auto' && total >= PARALLEL_MIN_BYTES) ? sharedPool() : null;
     const ranks = pool ? await readInWorkers(pool, plans, options) : await readInThread(plans, options);
+    // A read that leaves a large heap leaves much garbage with it (a million distinct names: hundreds of MB).
+    collectGarbage(COLLECT_AFTER_READ_BYTES);
     return finishProfile(input, resolved, ranks, options.ranks);
   } finally {
     counter?.end?.();

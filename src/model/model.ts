@@ -63,9 +63,11 @@ export function mergeGroups(into: Map<string, FineGroup>, from: Map<string, Fine
     }
     mergeCell(t.total, g.total);
     for (const [step, c] of g.steps) {
+      // A new cell, set: a cell read from packed step cells (StepCells) is a copy, written to nowhere.
       const tc = t.steps.get(step);
-      if (tc) mergeCell(tc, c);
-      else t.steps.set(step, cloneCell(c));
+      const merged = cloneCell(c);
+      if (tc) mergeCell(merged, tc);
+      t.steps.set(step, merged);
     }
   }
 }
@@ -194,17 +196,25 @@ export class PackedSteps implements Map<number, Cell> {
  * The per-step cells of a fine group as the readers make them: a Map that holds its first step in two fields and
  * makes a real Map only for a second one. In a profile of many distinct names most groups run in one step, and an
  * empty Map with its table costs some 220 bytes where this costs 64. Cells a worker sent packed (workers/pack.ts)
- * stay packed until the first call of any method but `size` (no accessor per group: that cost some 500 bytes a
- * group, each object getting a hidden class of its own). It behaves as a Map<number, Cell> in every way the code
- * uses one (insertion order, set on a step it has replaces the cell, delete, clear); it is not an `instanceof
- * Map`, and a structured clone of it is a plain object (the workers pack step cells instead).
+ * stay packed until they are written (set, delete), those of a group of at most READ_PACKED steps also while they
+ * are read: reading them (get, has, forEach, the iterators) makes each cell it returns anew, a copy that nothing
+ * writes back (a group of more steps is unpacked on its first read: its cells are looked up one by one; no accessor per group either: that cost some 500 bytes a
+ * group, each object getting a hidden class of its own). A million groups read from a worker are then a million
+ * packed cells of 40 bytes rather than a million Cell objects with their boxed doubles, which every report that
+ * reads the step cells of each group would otherwise make and keep. It behaves as a Map<number, Cell> in every way
+ * the code uses one (insertion order, set on a step it has replaces the cell, delete, clear), except that a cell
+ * got from packed cells is a copy (so a cell is changed by set, never in place: mergeGroups); it is not an
+ * `instanceof Map`, and a structured clone of it is a plain object (the workers pack step cells instead).
  */
+/** Packed step cells of at most this many steps are read in place (copies), never unpacked but to be written. */
+const READ_PACKED = 4;
+
 export class StepCells implements Map<number, Cell> {
   /** The one step while there is at most one and `#cell` is set (packed: the first index), else 0. */
   #step = 0;
   #cell: Cell | undefined = undefined;
   #map: Map<number, Cell> | null = null;
-  /** Packed cells (step, count, ticks, minTicks, maxTicks from #step on, #packed of them), until first read. */
+  /** Packed cells (step, count, ticks, minTicks, maxTicks from #step on, #packed of them), until first written. */
   #buf: Float64Array | null = null;
   #packed = 0;
 
@@ -219,23 +229,42 @@ export class StepCells implements Map<number, Cell> {
     return s;
   }
 
-  #unpack(): void {
+  /** The packed cell `k` (a copy), and its step. */
+  #packedCell(k: number): Cell {
     const b = this.#buf!;
-    let o = this.#step;
+    const o = this.#step + k * 5;
+    return { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! };
+  }
+
+  #packedStep(k: number): number {
+    return small(this.#buf![this.#step + k * 5]!);
+  }
+
+  /** The index of a step among the packed cells, or -1. */
+  #packedIndex(step: number): number {
+    for (let k = 0; k < this.#packed; k++) if (this.#packedStep(k) === step) return k;
+    return -1;
+  }
+
+  #unpack(): void {
     const n = this.#packed;
+    const cells: Cell[] = [];
+    const steps: number[] = [];
+    for (let k = 0; k < n; k++) {
+      steps.push(this.#packedStep(k));
+      cells.push(this.#packedCell(k));
+    }
     this.#buf = null;
     this.#step = 0;
     this.#packed = 0;
     if (n === 1) {
-      this.#step = small(b[o]!);
-      this.#cell = { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! };
+      this.#step = steps[0]!;
+      this.#cell = cells[0]!;
       return;
     }
     // Straight into a Map (the cells of a pack are of distinct steps): a set() per cell costs its checks.
     const map = new Map<number, Cell>();
-    for (let k = 0; k < n; k++, o += 5) {
-      map.set(small(b[o]!), { count: small(b[o + 1]!), ticks: b[o + 2]!, minTicks: b[o + 3]!, maxTicks: b[o + 4]! });
-    }
+    for (let k = 0; k < n; k++) map.set(steps[k]!, cells[k]!);
     this.#map = map;
   }
 
@@ -245,13 +274,22 @@ export class StepCells implements Map<number, Cell> {
   }
 
   get(step: number): Cell | undefined {
-    if (this.#buf !== null) this.#unpack();
+    if (this.#buf !== null) {
+      if (this.#packed <= READ_PACKED) {
+        const k = this.#packedIndex(step);
+        return k < 0 ? undefined : this.#packedCell(k);
+      }
+      this.#unpack();
+    }
     if (this.#map !== null) return this.#map.get(step);
     return this.#cell !== undefined && step === this.#step ? this.#cell : undefined;
   }
 
   has(step: number): boolean {
-    if (this.#buf !== null) this.#unpack();
+    if (this.#buf !== null) {
+      if (this.#packed <= READ_PACKED) return this.#packedIndex(step) >= 0;
+      this.#unpack();
+    }
     return this.#map !== null ? this.#map.has(step) : this.#cell !== undefined && step === this.#step;
   }
 
@@ -289,7 +327,13 @@ export class StepCells implements Map<number, Cell> {
   }
 
   forEach(fn: (value: Cell, key: number, map: Map<number, Cell>) => void, thisArg?: unknown): void {
-    if (this.#buf !== null) this.#unpack();
+    if (this.#buf !== null) {
+      if (this.#packed <= READ_PACKED) {
+        for (let k = 0; k < this.#packed; k++) fn.call(thisArg, this.#packedCell(k), this.#packedStep(k), this);
+        return;
+      }
+      this.#unpack();
+    }
     if (this.#map !== null) {
       this.#map.forEach((c, s) => {
         fn.call(thisArg, c, s, this);
@@ -299,9 +343,9 @@ export class StepCells implements Map<number, Cell> {
     if (this.#cell !== undefined) fn.call(thisArg, this.#cell, this.#step, this);
   }
 
-  // The iterators are the Map's own (of a one-cell Map while there is one step): a generator per call, and
-  // keys() and values() as generators over entries(), cost several times the iteration itself, and the noise
-  // test and the per-step check iterate the cells of every group.
+  // The iterators are the Map's own (of a one-cell Map while there is one step, of a Map of copies while the
+  // cells are packed): a generator per call, and keys() and values() as generators over entries(), cost several
+  // times the iteration itself, and the noise test and the per-step check iterate the cells of every group.
   entries(): MapIterator<[number, Cell]> {
     return this.#asMap().entries();
   }
@@ -314,9 +358,16 @@ export class StepCells implements Map<number, Cell> {
     return this.#asMap().values();
   }
 
-  /** The cells as a Map to iterate: the Map held, else a new one of the one cell (or none). */
+  /** The cells as a Map to iterate: the Map held, else a new one of the one cell (or none, or the packed copies). */
   #asMap(): Map<number, Cell> {
-    if (this.#buf !== null) this.#unpack();
+    if (this.#buf !== null) {
+      if (this.#packed <= READ_PACKED) {
+        const m = new Map<number, Cell>();
+        for (let k = 0; k < this.#packed; k++) m.set(this.#packedStep(k), this.#packedCell(k));
+        return m;
+      }
+      this.#unpack();
+    }
     if (this.#map !== null) return this.#map;
     return this.#cell !== undefined ? new Map([[this.#step, this.#cell]]) : new Map();
   }
@@ -591,6 +642,7 @@ export interface GroupFields {
 
 /** One row of a summary: a group of kernels. */
 export interface Group extends GroupFields {
+  /** Of a group of one fine group it is that group's own cell: read it, never write to it. */
   total: Cell;
   /**
    * Per Step Id, merged when first read. Of a group of one fine group it is that group's own Map: read it, never

@@ -33,15 +33,15 @@ function registry<R>(): <F extends string>(entries: Registry<F, R>) => Registry<
 }
 
 export const SUMMARY_REPORTERS = registry<SummaryReporter>()({
-  table: async () => (await import('./summary/table.js')).summaryTable,
+  table: async () => (await import('./summary/table.js')).summaryTableChunks,
   markdown: async () => (await import('./summary/markdown.js')).summaryMarkdown,
   json: async () => (await import('./summary/json.js')).summaryJson,
-  csv: async () => (await import('./summary/csv.js')).summaryCsv,
+  csv: async () => (await import('./summary/csv.js')).summaryCsvChunks,
   html: async () => (await import('./html/summary.js')).summaryHtml,
 });
 
 export const DIFF_REPORTERS = registry<DiffReporter>()({
-  table: async () => (await import('./diff/table.js')).diffTable,
+  table: async () => (await import('./diff/table.js')).diffTableChunks,
   markdown: async () => (await import('./diff/markdown.js')).diffMarkdown,
   json: async () => (await import('./diff/json.js')).diffJson,
   csv: async () => (await import('./diff/csv.js')).diffCsv,

@@ -68,6 +68,79 @@ export function textTable(
   return plain ? padTable(all, align) : trimLines(cliTable(all, align));
 }
 
+/**
+ * textTable in chunks, for a table of many rows: the rows are made by `row(i)`, twice (once to measure the
+ * columns, once to write them), and never held together: a summary of a million names would otherwise hold a
+ * million arrays of cells, their padded lines and the joined text at once. The chunks joined are textTable's
+ * text: fitted to a terminal, or with a cell that is not plain (drawn by cli-table3), it is textTable itself.
+ */
+export function* textTableChunks(
+  ctx: RenderContext,
+  head: string[],
+  count: number,
+  row: (i: number) => string[],
+  align: Align[],
+  footer?: string[],
+  droppable: number[] = [],
+): Generator<string> {
+  const whole = (): string =>
+    textTable(
+      ctx,
+      head,
+      Array.from({ length: count }, (_, i) => row(i)),
+      align,
+      footer,
+      droppable,
+    );
+  if (ctx.fit || head.length === 0) {
+    yield whole();
+    return;
+  }
+  // The widths of tableRows (head, rows, footer), which are padTable's too: the rule is as wide as its column.
+  const n = head.length;
+  const widths = head.map((h) => visible(h));
+  const painted = head.map((h) => paint(ctx, 'bold', h));
+  let plain = painted.every(isPlain) && (footer === undefined || (footer.length === n && footer.every(isPlain)));
+  const measure = (r: string[]): void => {
+    if (r.length !== n) plain = false;
+    for (let c = 0; c < r.length && c < n; c++) {
+      const cell = r[c]!;
+      if (!isPlain(cell)) plain = false;
+      const w = visible(cell);
+      if (w > widths[c]!) widths[c] = w;
+    }
+  };
+  for (let i = 0; i < count && plain; i++) measure(row(i));
+  if (footer) measure(footer);
+  if (!plain) {
+    yield whole();
+    return;
+  }
+  const rule = widths.map((w) => '─'.repeat(w));
+  const line = (r: string[]): string => {
+    let out = '';
+    for (let c = 0; c < n; c++) {
+      const cell = r[c]!;
+      const width = widths[c]! + cell.length - visible(cell);
+      out += (align[c] === 'right' ? cell.padStart(width) : cell.padEnd(width)) + GAP;
+    }
+    return out.trimEnd();
+  };
+  let buf = `${line(painted)}\n${line(rule)}`;
+  for (let i = 0; i < count; i++) {
+    buf += `\n${line(row(i))}`;
+    if (buf.length >= TABLE_CHUNK_CHARS) {
+      yield buf;
+      buf = '';
+    }
+  }
+  if (footer) buf += `\n${line(rule)}\n${line(footer)}`;
+  if (buf !== '') yield buf;
+}
+
+/** Characters per chunk of textTableChunks, about. */
+const TABLE_CHUNK_CHARS = 1 << 16;
+
 /** The same table as textTable, always drawn by cli-table3 (for tests), `block` rows per cli-table3 table. */
 export function cliTextTable(
   ctx: RenderContext,
@@ -440,6 +513,19 @@ export function csvCell(v: string | number | boolean | null | undefined): string
 
 export function csvLines(head: string[], rows: (string | number | boolean | null | undefined)[][]): string {
   return [head.map(csvCell).join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
+}
+
+/** csvLines in chunks, each row made by `row(i)` as it is written (see textTableChunks). */
+export function* csvChunks(head: string[], count: number, row: (i: number) => (string | number | boolean | null | undefined)[]): Generator<string> {
+  let buf = `${head.map(csvCell).join(',')}\n`;
+  for (let i = 0; i < count; i++) {
+    buf += `${row(i).map(csvCell).join(',')}\n`;
+    if (buf.length >= TABLE_CHUNK_CHARS) {
+      yield buf;
+      buf = '';
+    }
+  }
+  if (buf !== '') yield buf;
 }
 
 /**

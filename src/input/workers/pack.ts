@@ -1,9 +1,11 @@
-// Per-step cells cross from a worker to the main thread packed in one Float64Array (transferred, not copied)
-// instead of as a structured clone of a Map of objects per group: at a thousand steps of a few hundred groups
-// that is a few hundred thousand small objects, which cost memory twice (the serialized copy and the objects)
-// and time. Everything else in RankData goes as a structured clone.
+// A worker's ranks cross to the main thread packed: each rank's fine groups as columns (their totals and per-step
+// cells in Float64Arrays, transferred, not copied; their type, core and shapes texts as indices into one table of
+// the distinct texts; their keys and names as two arrays of strings) instead of as a structured clone of a Map of
+// objects. A million fine groups (a profile of a million distinct names) cloned as objects cost some 250 bytes each
+// in the message alone, on top of the worker's objects and the main thread's; packed, some 60, and the main thread
+// makes the objects from the columns. Everything else in RankData goes as a structured clone.
 
-import { StepCells, type Cell, type RankData } from '../../model/model.js';
+import { StepCells, type Cell, type FineGroup, type RankData } from '../../model/model.js';
 
 /** The fields of a Cell, in packed order. The check below fails to compile if Cell gains a field. */
 const FIELDS = ['count', 'ticks', 'minTicks', 'maxTicks'] as const;
@@ -11,14 +13,43 @@ type Missing = Exclude<keyof Cell, (typeof FIELDS)[number]>;
 const exact: [Missing] extends [never] ? true : never = true;
 void exact;
 
+/** The fields of a FineGroup that are packed. The check below fails to compile if FineGroup gains a field. */
+const GROUP_FIELDS = ['name', 'rawName', 'type', 'core', 'shapes', 'total', 'steps', 'savedKey', 'savedUserGroup'] as const;
+type MissingGroupField = Exclude<keyof FineGroup, (typeof GROUP_FIELDS)[number]>;
+const exactGroup: [MissingGroupField] extends [never] ? true : never = true;
+void exactGroup;
+
 const STRIDE = FIELDS.length + 1; // step id, then the fields (the layout StepCells.packed reads back)
 
+/** One rank's fine groups as columns, in the Map's order. */
+export interface PackedGroups {
+  keys: string[];
+  names: (string | null)[];
+  /** The distinct type, core and shapes texts; the columns below index it (-1: null). */
+  texts: string[];
+  type: Int32Array<ArrayBuffer>;
+  core: Int32Array<ArrayBuffer>;
+  shapes: Int32Array<ArrayBuffer>;
+  /** count, ticks, minTicks, maxTicks of each group. */
+  totals: Float64Array<ArrayBuffer>;
+  /** The few groups with a raw name or a saved key or user group: their index and those fields. */
+  rare: { i: number; rawName?: string; savedKey?: string; savedUserGroup?: string }[];
+}
+
 export interface PackedRanks {
-  /** The ranks with every group's `steps` emptied. */
+  /** The ranks with every `groups` emptied (packed in `groups`, one per rank). */
   ranks: RankData[];
-  /** Per group, in iteration order of every rank's groups: how many steps it had. */
+  groups: PackedGroups[];
+  /** Per group, in order of every rank's groups: how many steps it had. */
   sizes: Int32Array<ArrayBuffer>;
   cells: Float64Array<ArrayBuffer>;
+}
+
+/** The buffers of a pack, to transfer rather than copy. */
+export function packedBuffers(p: PackedRanks): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [p.sizes.buffer, p.cells.buffer];
+  for (const g of p.groups) out.push(g.type.buffer, g.core.buffer, g.shapes.buffer, g.totals.buffer);
+  return out;
 }
 
 export function packRanks(ranks: RankData[]): PackedRanks {
@@ -44,32 +75,101 @@ export function packRanks(ranks: RankData[]): PackedRanks {
     cells[o + 4] = c.maxTicks;
     o += STRIDE;
   };
+  const packed: PackedGroups[] = [];
   for (const r of ranks) {
-    for (const g of r.groups.values()) {
+    const size = r.groups.size;
+    const p: PackedGroups = {
+      keys: new Array<string>(size),
+      names: new Array<string | null>(size),
+      texts: [],
+      type: new Int32Array(size),
+      core: new Int32Array(size),
+      shapes: new Int32Array(size),
+      totals: new Float64Array(size * FIELDS.length),
+      rare: [],
+    };
+    const textIds = new Map<string, number>();
+    const text = (t: string | null): number => {
+      if (t === null) return -1;
+      let id = textIds.get(t);
+      if (id === undefined) {
+        id = p.texts.length;
+        p.texts.push(t);
+        textIds.set(t, id);
+      }
+      return id;
+    };
+    let k = 0;
+    for (const [key, g] of r.groups) {
+      p.keys[k] = key;
+      p.names[k] = g.name;
+      p.type[k] = text(g.type);
+      p.core[k] = text(g.core);
+      p.shapes[k] = text(g.shapes);
+      const t = k * FIELDS.length;
+      p.totals[t] = g.total.count;
+      p.totals[t + 1] = g.total.ticks;
+      p.totals[t + 2] = g.total.minTicks;
+      p.totals[t + 3] = g.total.maxTicks;
+      if (g.rawName !== undefined || g.savedKey !== undefined || g.savedUserGroup !== undefined) {
+        p.rare.push({
+          i: k,
+          ...(g.rawName !== undefined ? { rawName: g.rawName } : {}),
+          ...(g.savedKey !== undefined ? { savedKey: g.savedKey } : {}),
+          ...(g.savedUserGroup !== undefined ? { savedUserGroup: g.savedUserGroup } : {}),
+        });
+      }
       sizes[i++] = g.steps.size;
       g.steps.forEach(put);
-      // A Map (what a structured clone keeps as one; a StepCells would arrive as a plain object): emptied.
-      g.steps = new Map();
+      k++;
     }
+    packed.push(p);
+    r.groups = new Map();
   }
-  return { ranks, sizes, cells };
+  return { ranks, groups: packed, sizes, cells };
 }
 
 /**
- * The ranks with each group's `steps` back, made into cells when first read (StepCells.packed): a diff reads only
- * totals, and making tens of thousands of cells would be most of the time between the worker's answer and the
- * report.
+ * The ranks with their fine groups made again from the columns, each group's step cells made when first read
+ * (StepCells.packed): a diff reads only totals, and making tens of thousands of cells would be most of the time
+ * between the worker's answer and the report.
  */
 export function unpackRanks(p: PackedRanks): RankData[] {
   const { sizes, cells } = p;
   let i = 0;
   let o = 0;
-  for (const r of p.ranks) {
-    for (const g of r.groups.values()) {
+  p.ranks.forEach((r, ri) => {
+    const c = p.groups[ri]!;
+    const rare = new Map(c.rare.map((x) => [x.i, x]));
+    const text = (id: number): string | null => (id < 0 ? null : c.texts[id]!);
+    const groups = new Map<string, FineGroup>();
+    for (let k = 0; k < c.keys.length; k++) {
+      const t = k * FIELDS.length;
       const size = sizes[i++]!;
-      g.steps = StepCells.packed(cells, o, size);
+      const g: FineGroup = {
+        name: c.names[k]!,
+        type: text(c.type[k]!),
+        core: text(c.core[k]!),
+        shapes: text(c.shapes[k]!),
+        total: { count: small(c.totals[t]!), ticks: small(c.totals[t + 1]!), minTicks: small(c.totals[t + 2]!), maxTicks: small(c.totals[t + 3]!) },
+        steps: StepCells.packed(cells, o, size),
+      };
       o += size * STRIDE;
+      const x = rare.get(k);
+      if (x !== undefined) {
+        if (x.rawName !== undefined) g.rawName = x.rawName;
+        if (x.savedKey !== undefined) g.savedKey = x.savedKey;
+        if (x.savedUserGroup !== undefined) g.savedUserGroup = x.savedUserGroup;
+      }
+      groups.set(c.keys[k]!, g);
     }
-  }
+    r.groups = groups;
+  });
   return p.ranks;
+}
+
+/** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
+function small(x: number): number {
+  const i = x | 0;
+  return i === x && !Object.is(x, -0) ? i : x;
 }

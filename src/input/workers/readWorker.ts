@@ -5,9 +5,10 @@
 
 import { parentPort } from 'node:worker_threads';
 import { isKprofError } from '../../util/errors.js';
+import { collectGarbage } from '../../util/heap.js';
 import { besideKind } from '../beside.js';
 import { readRank } from '../readRank.js';
-import { packRanks } from './pack.js';
+import { packedBuffers, packRanks } from './pack.js';
 import { inTaskDir, PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
 
 export type { ReadTask } from './protocol.js';
@@ -64,7 +65,11 @@ export function serveReads(): void {
           }
         }
         const packed = packRanks(ranks);
-        port.postMessage({ id: m.id, type: 'done', result: packed } satisfies WorkerReply, [packed.sizes.buffer, packed.cells.buffer, ...transfer]);
+        // The fine groups are columns now, their objects garbage: collected before the main thread makes its own.
+        releaseHeap();
+        port.postMessage({ id: m.id, type: 'done', result: packed } satisfies WorkerReply, [...packedBuffers(packed), ...transfer]);
+        // Once this callback has returned, nothing holds the columns' strings (copied into the message) either.
+        setImmediate(releaseHeap);
       },
       (e: unknown) => {
         const err = e instanceof Error ? e : new Error(String(e));
@@ -72,4 +77,11 @@ export function serveReads(): void {
       },
     );
   });
+}
+
+/** Past this much heap in use, the worker collects its garbage at once after an answer (see util/heap.ts). */
+const RELEASE_MIN_BYTES = 64 << 20;
+
+function releaseHeap(): void {
+  collectGarbage(RELEASE_MIN_BYTES);
 }

@@ -1,28 +1,28 @@
-// `kprof diff --format table`: the terminal table. Pure: Diff (+ view) in, string out.
+// `kprof diff --format table`: the terminal table. Pure: Diff (+ view) in, text out (in chunks: see textTableChunks).
 
-import { viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
+import { viewDiff, type Diff, type DiffFigures, type DiffRow, type DiffView } from '../../analysis/diff.js';
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH, clipped } from '../../util/inputText.js';
-import { fitProse, paint, textTable, type Align, type Paint, type RenderContext } from '../render.js';
+import { fitProse, paint, textTable, textTableChunks, type Align, type Paint, type RenderContext } from '../render.js';
 import { blockText, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { rewritesTextLines } from './rewrites.js';
 import {
   comparedLine,
   disagreementLines,
+  differs,
   disagreeTitle,
+  label,
   headlineLines,
   othersLine,
   pctText,
   perStep,
   reportWarnings,
-  rowLine,
   timeFallbackNote,
   timePctText,
   unevenStepLines,
   UNEVEN_TITLE,
-  type Line,
 } from './shared.js';
 
 const STATUS_PAINT = {
@@ -38,19 +38,22 @@ function timePaint(ctx: RenderContext, text: string, delta: number, noise: boole
   return paint(ctx, delta < 0 ? 'green' : 'red', text);
 }
 
+/** The report as one string. */
 export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
+  return [...diffTableChunks(d, view, ctx)].join('');
+}
+
+/** The report in chunks, each row of the table made as it is written (a diff by name may have a million rows). */
+export function* diffTableChunks(d: Diff, view: DiffView, ctx: RenderContext): Generator<string> {
   const v = viewDiff(d, view);
   const ps = perStep(d) ? ' /step' : '';
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
-  const names = new Map(
-    clippedApart(
-      v.rows.map((r) => rowLine(r).label),
-      CELL_WIDTH,
-    ).map((n, i) => [v.rows[i]!, n]),
-  );
-  const cells = (l: Line, others: boolean, r?: DiffRow): string[] => [
-    others ? paint(ctx, 'dim', l.label) : ((r && names.get(r)) ?? clipped(l.label)),
+  const names = clippedApart(v.rows.map(label), CELL_WIDTH);
+  // A row's cells from its figures, its first cell as shown and its status (a row's as rowLine gives them,
+  // without a copy of the row for each).
+  const cells = (l: DiffFigures, first: string, status: string): string[] => [
+    first,
     fmtCount(l.base.count),
     fmtCount(l.pr.count),
     fmtSignedCount(l.deltaCount),
@@ -59,12 +62,21 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     fmtUs(l.pr.us),
     fmtSignedUs(l.deltaUs),
     timePaint(ctx, timePctText(l.deltaUsPct, l.pr.us, l.timeNoise), l.deltaUs, l.timeNoise),
-    l.status === '' ? '' : paint(ctx, STATUS_PAINT[l.status.replace('*', '') as DiffRow['status']], l.status),
+    status === '' ? '' : paint(ctx, STATUS_PAINT[status.replace('*', '') as DiffRow['status']], status),
   ];
-  const body = v.rows.map((r) => cells(rowLine(r), false, r));
-  if (v.others) body.push(cells(othersLine(v.others), true));
+
+  const n = v.rows.length;
+  const row = (i: number): string[] => {
+    if (i >= n) {
+      const o = othersLine(v.others!);
+      return cells(o, paint(ctx, 'dim', o.label), o.status);
+    }
+    const r = v.rows[i]!;
+    return cells(r, names[i]!, differs(r) ? `${r.status}*` : r.status);
+  };
+  const count = n + (v.others ? 1 : 0);
   const t = d.totals;
-  const footer = cells({ ...t, label: 'total', status: '' }, false);
+  const footer = cells(t, clipped('total'), '');
   const out: string[] = [...headlineLines(d).map((l, i) => (i === 0 ? paint(ctx, 'bold', l) : l)), ''];
   const warnings = reportWarnings(d);
   if (warnings.length > 0) {
@@ -72,29 +84,40 @@ export function diffTable(d: Diff, view: DiffView, ctx: RenderContext): string {
     out.push('');
   }
   // Too narrow a terminal loses the count changes first (the counts say them), then Δ% time, the base time and the PR time (Δ time stays).
-  out.push(textTable(ctx, head, body, align, footer, [3, 4, 8, 5, 6]), '');
+  const droppable = [3, 4, 8, 5, 6];
+  // The lines after the table, the first of them empty.
+  const after: string[] = [''];
   const dis = disagreementLines(d);
   // Loops, not push(...dis): one line per row that ranks disagree on would overflow the stack at ~125k.
   if (dis.length > 0) {
-    out.push(paint(ctx, 'yellow', `* ${disagreeTitle(d)}`));
-    for (const l of dis) out.push(`  ${l}`);
-    out.push('');
+    after.push(paint(ctx, 'yellow', `* ${disagreeTitle(d)}`));
+    for (const l of dis) after.push(`  ${l}`);
+    after.push('');
   }
   const un = unevenStepLines(d);
   if (un.length > 0) {
-    out.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`));
-    for (const l of un) out.push(`  ${l}`);
-    out.push('');
+    after.push(paint(ctx, 'yellow', `* ${UNEVEN_TITLE}`));
+    for (const l of un) after.push(`  ${l}`);
+    after.push('');
   }
   if (d.rewrites !== undefined) {
     const rw = rewritesTextLines(d.rewrites, clipped, ctx.fit?.width);
-    out.push(paint(ctx, 'bold', rw[0]!));
-    for (const l of rw.slice(1)) out.push(l);
-    out.push('');
+    after.push(paint(ctx, 'bold', rw[0]!));
+    for (const l of rw.slice(1)) after.push(l);
+    after.push('');
   }
   const note = timeFallbackNote(d);
-  if (note !== null) out.push(note, '');
-  if (d.stepTime) out.push(blockText(ctx, diffStepTimeBlock(d.stepTime, clipped)));
-  out.push(comparedLine(d));
-  return `${fitProse(out.join('\n'), ctx.fit)}\n`;
+  if (note !== null) after.push(note, '');
+  if (d.stepTime) after.push(blockText(ctx, diffStepTimeBlock(d.stepTime, clipped)));
+  after.push(comparedLine(d));
+  if (ctx.fit) {
+    const body = Array.from({ length: count }, (_, i) => row(i));
+    out.push(textTable(ctx, head, body, align, footer, droppable));
+    for (const l of after) out.push(l);
+    yield `${fitProse(out.join('\n'), ctx.fit)}\n`;
+    return;
+  }
+  yield `${out.join('\n')}\n`;
+  yield* textTableChunks(ctx, head, count, row, align, footer, droppable);
+  yield `\n${after.join('\n')}\n`;
 }

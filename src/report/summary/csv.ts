@@ -1,11 +1,11 @@
-// `kprof summary --format csv`. Pure: Summary (+ view) in, string out.
+// `kprof summary --format csv`. Pure: Summary (+ view) in, text out (in chunks: see csvChunks).
 
 import { summaryPerStep } from '../../aggregate/group.js';
 import { perStepCount, type Cell, type PerStep, type Summary } from '../../model/model.js';
 import { exactUs, round4, ticksToUs } from '../../util/format.js';
-import { csvLines } from '../render.js';
+import { csvChunks } from '../render.js';
 import { groupJson } from './json.js';
-import { rows, type SummaryView } from './shared.js';
+import { shownRows, type SummaryView } from './shared.js';
 
 /**
  * One row per group, in the --sort order; with --top the groups after the first N are folded into one
@@ -13,6 +13,11 @@ import { rows, type SummaryView } from './shared.js';
  * `total`), so a kernel named like a label cannot pass for one.
  */
 export function summaryCsv(s: Summary, view: SummaryView): string {
+  return [...summaryCsvChunks(s, view)].join('');
+}
+
+/** The CSV in chunks, each row made as it is written (a summary by name may have a million rows). */
+export function summaryCsvChunks(s: Summary, view: SummaryView): Generator<string> {
   const head = [
     'key',
     'type',
@@ -29,7 +34,10 @@ export function summaryCsv(s: Summary, view: SummaryView): string {
     'countPerStep',
     'row',
   ];
-  const body: (string | number | null | undefined)[][] = rows(s, view).map((r) => {
+  const v = shownRows(s, view);
+  const row = (i: number): (string | number | null | undefined)[] => {
+    if (i === v.count) return ['(total)', null, null, null, null, null, ...cellCsv(s, s.totals, summaryPerStep(s)?.total ?? null), 'total'];
+    const r = v.at(i);
     if (r.group !== null) {
       const j = groupJson(s, r.group, r.perStep);
       return [
@@ -50,9 +58,8 @@ export function summaryCsv(s: Summary, view: SummaryView): string {
       ];
     }
     return [r.label, null, null, null, null, null, ...cellCsv(s, r.cell, r.perStep), 'others'];
-  });
-  body.push(['(total)', null, null, null, null, null, ...cellCsv(s, s.totals, summaryPerStep(s)?.total ?? null), 'total']);
-  return csvLines(head, body);
+  };
+  return csvChunks(head, v.count + 1, row);
 }
 
 /** count, totalUs, avgUs, minUs, maxUs, sharePct, countPerStep of a folded or total row, as groupJson gives them. */

@@ -1,8 +1,8 @@
 // `kprof summary --format json`: the declared summary schema (see schema.ts), which kprof reads back exactly as
 // a snapshot. Pure: Summary (+ view) in, chunks out.
 
-import { sortGroups, summaryPerStep } from '../../aggregate/group.js';
-import { perStepCount, rankPerStep, steppedCell, ZERO_PER_STEP, type Cell, type Group, type PerStep, type Summary } from '../../model/model.js';
+import { groupPerStep, sortGroups } from '../../aggregate/group.js';
+import { perStepCount, rankPerStep, steppedCell, type Cell, type Group, type PerStep, type Summary } from '../../model/model.js';
 import { SCHEMA_VERSION, type CellJson, type SummaryGroupJson, type SummaryJson } from '../../model/schema.js';
 import { exactUs, round4, ticksToUs } from '../../util/format.js';
 import { jsonSafe } from '../../util/inputText.js';
@@ -36,8 +36,7 @@ export function groupJson(s: Summary, g: Group, perStep: PerStep | null): Summar
 
 /** A group's kernels per step in the whole profile (ranks combined), null without steps. */
 export function profilePerStep(s: Summary, g: Group): PerStep | null {
-  const ps = summaryPerStep(s);
-  return ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null;
+  return groupPerStep(s, g);
 }
 
 /** The declared summary schema (see schema.ts). All groups are written: --top applies to text formats only. */

@@ -1,7 +1,7 @@
 // What the formats of `kprof summary` share: the view, the rows as shown (the first groups, the rest folded into
 // one), the key column's heading, the totals line. Pure.
 
-import { summaryPerStep, sortGroups, type SummarySort } from '../../aggregate/group.js';
+import { groupPerStep, summaryPerStep, sortGroups, type SummarySort } from '../../aggregate/group.js';
 import {
   addPerStep,
   emptyCell,
@@ -59,20 +59,51 @@ export function stepped(g: Group): number {
   return n;
 }
 
-export function rows(s: Summary, view: SummaryView): Row[] {
+/**
+ * The rows as shown, made one at a time (`at`): a report of a million groups writes each row as it makes it
+ * rather than holding a million rows.
+ */
+export interface ShownRows {
+  /** Rows: the groups shown, then the folded ones' row when there is one. */
+  count: number;
+  at(i: number): Row;
+  /** The label of each row, in order. */
+  labels(): string[];
+}
+
+export function shownRows(s: Summary, view: SummaryView): ShownRows {
   const sorted = sortGroups(s.groups, view.sort);
-  const shown = view.top !== null ? sorted.slice(0, view.top) : sorted;
-  const ps = summaryPerStep(s);
-  const of = (g: Group): PerStep | null => (ps ? (ps.groups.get(g.key) ?? ZERO_PER_STEP) : null);
-  const out: Row[] = shown.map((g) => ({ group: g, label: g.key, cell: g.total, perStep: of(g) }));
-  const rest = sorted.slice(shown.length);
-  if (rest.length > 0) {
+  const shown = view.top !== null ? Math.min(view.top, sorted.length) : sorted.length;
+  let others: Row | null = null;
+  if (shown < sorted.length) {
     const cell = emptyCell();
-    for (const g of rest) mergeCell(cell, g.total);
-    const perStep = ps ? rest.reduce((n, g) => addPerStep(n, of(g)!), ZERO_PER_STEP) : null;
-    out.push({ group: null, label: `(${plural(rest.length, 'more group')})`, cell, perStep });
+    let perStep: PerStep | null = summaryPerStep(s) !== null ? ZERO_PER_STEP : null;
+    for (let i = shown; i < sorted.length; i++) {
+      const g = sorted[i]!;
+      mergeCell(cell, g.total);
+      if (perStep !== null) perStep = addPerStep(perStep, groupPerStep(s, g)!);
+    }
+    others = { group: null, label: `(${plural(sorted.length - shown, 'more group')})`, cell, perStep };
   }
-  return out;
+  return {
+    count: shown + (others !== null ? 1 : 0),
+    at: (i) => {
+      if (i >= shown) return others!;
+      const g = sorted[i]!;
+      return { group: g, label: g.key, cell: g.total, perStep: groupPerStep(s, g) };
+    },
+    labels: () => {
+      const out: string[] = new Array(shown + (others !== null ? 1 : 0));
+      for (let i = 0; i < shown; i++) out[i] = sorted[i]!.key;
+      if (others !== null) out[shown] = others.label;
+      return out;
+    },
+  };
+}
+
+export function rows(s: Summary, view: SummaryView): Row[] {
+  const v = shownRows(s, view);
+  return Array.from({ length: v.count }, (_, i) => v.at(i));
 }
 
 /** Kernels per step of a row or of the totals, as shown. */

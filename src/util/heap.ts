@@ -1,0 +1,26 @@
+// A full garbage collection at the few points where a run has just left a large heap of garbage behind it: the end
+// of a large read (in the main thread, and in a read worker once its answer is packed and again once posted).
+// V8 collects when it decides to, and an idle worker never does, so the garbage of a read of a million distinct
+// names (hundreds of MB) would stay in the process, and later stages grow the heap beside it: collected at once,
+// they reuse its pages. V8 makes the collection callable only with --expose-gc, which applies to contexts made
+// after it is set: hence a new context, made once, to get it. Nothing else in kprof collects.
+
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** V8's full collection, callable from the first use on; null where it cannot be had. */
+let collect: (() => void) | null | undefined;
+
+/** Collect this thread's garbage now, when its heap in use (live and garbage) is at least `minBytes`. */
+export function collectGarbage(minBytes: number): void {
+  if (getHeapStatistics().used_heap_size < minBytes) return;
+  if (collect === undefined) {
+    try {
+      setFlagsFromString('--expose-gc');
+      collect = runInNewContext('gc') as () => void;
+    } catch {
+      collect = null;
+    }
+  }
+  collect?.();
+}
