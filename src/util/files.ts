@@ -118,27 +118,35 @@ export function openRegular(path: string): { fd: number; size: number } {
 export function readRegularFile(path: string, limit: number, what: string): Buffer {
   const { fd } = openRegular(path);
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.alloc(Math.min(1 << 20, limit + 1 - total));
-      let n: number;
-      try {
-        n = readSync(fd, buf, 0, buf.length, null);
-      } catch (e) {
-        throw fsError(path, e);
-      }
-      if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
-      total += n;
-      if (total > limit) {
-        throw inputError(`${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`);
-      }
-    }
-    return Buffer.concat(chunks, total);
+    return readBounded(path, fd, limit, () => {
+      throw inputError(`${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`);
+    });
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The bytes of the open file `fd` (of `path`) to its end, read 1 MiB at a time; `tooLarge` is called as soon as
+ * more than `limit` were read (it throws). A read error is fsError's message; the caller closes `fd`.
+ */
+export function readBounded(path: string, fd: number, limit: number, tooLarge: () => never): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = Buffer.alloc(Math.min(1 << 20, limit + 1 - total));
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
+      throw isSystemError(e) ? fsError(path, e) : e;
+    }
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > limit) tooLarge();
+  }
+  return Buffer.concat(chunks, total);
 }
 
 function formatLimit(bytes: number): string {

@@ -8,8 +8,8 @@
 //   reader's own checks, closed, and its path on disk handed over with its size.
 // - checkRegular: refuse a path that is a FIFO, a device or a socket, saying which.
 
-import { closeSync, readSync } from 'node:fs';
-import { fsError, isSystemError, onDisk, openRegular, readRegularFile } from '../../util/files.js';
+import { closeSync } from 'node:fs';
+import { onDisk, openRegular, readBounded, readRegularFile } from '../../util/files.js';
 import { gzipError, unpackWhole } from './gzip.js';
 import { isGzip } from './sniff.js';
 import { openWithHead } from './open.js';
@@ -26,22 +26,7 @@ export function readWhole(path: string, limit: number, tooLarge: TooLarge, fix: 
   let bytes: Buffer;
   try {
     if (size > limit) tooLarge(false);
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.alloc(Math.min(1 << 20, limit + 1 - total));
-      let n: number;
-      try {
-        n = readSync(fd, buf, 0, buf.length, null);
-      } catch (e) {
-        throw isSystemError(e) ? fsError(path, e) : e;
-      }
-      if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
-      total += n;
-      if (total > limit) tooLarge(false);
-    }
-    bytes = Buffer.concat(chunks, total);
+    bytes = readBounded(path, fd, limit, () => tooLarge(false));
   } finally {
     closeSync(fd);
   }
