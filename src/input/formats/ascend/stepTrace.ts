@@ -66,29 +66,12 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   for (let i = 0; i < header.length && timeAt.length < MAX_COLUMNS; i++) if (!NOT_TIME.has(header[i]!) && header[i] !== '') timeAt.push(i);
   const columns = timeAt.map((i) => header[i]!);
   const rows: StepTrace['rows'] = [];
-  const seen = new Set<number>();
   let skipped = 0;
   const skip = (line: number, message: string): void => {
     skipped++;
     log.warn(path, line, `${message}; step_trace row skipped`);
   };
-  for (const { cells: c, line } of recs.slice(1)) {
-    if (c.length === 1 && c[0]!.trim() === '') continue;
-    if (c.length !== header.length) {
-      skip(line, `row has ${c.length} cells, the header has ${header.length}`);
-      continue;
-    }
-    const stepText = c[stepAt]!.trim();
-    const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
-    if (!Number.isSafeInteger(step)) {
-      skip(line, `Step is "${excerpt(stepText)}", expected a whole number`);
-      continue;
-    }
-    if (seen.has(step)) {
-      skip(line, `step ${step} is in the file twice`);
-      continue;
-    }
-    seen.add(step);
+  for (const { step, cells: c } of stepRows(recs, header.length, stepAt, skip)) {
     const values = timeAt.map((i) => {
       const t = c[i]!.trim();
       const v = NUMBER.test(t) ? Number(t) : Number.NaN;
@@ -114,18 +97,39 @@ export function readStepColumn(path: string, column: string): Map<number, string
   const at = header.indexOf(column);
   if (stepAt < 0 || at < 0) return null;
   const out = new Map<number, string>();
-  const twice = new Set<number>();
-  for (const { cells: c } of recs.slice(1)) {
-    if (c.length !== header.length) continue;
-    const stepText = c[stepAt]!.trim();
-    const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
-    if (!Number.isSafeInteger(step) || twice.has(step)) continue;
-    if (out.has(step)) {
-      // readStepTrace keeps the first row of a step and skips the others: so does this.
-      twice.add(step);
+  for (const { step, cells } of stepRows(recs, header.length, stepAt, () => {})) out.set(step, cells[at]!);
+  return out;
+}
+
+/**
+ * The rows of a step_trace_time.csv (records after the header) that can be read, with their Step; the others go to
+ * `skip` with why: a wrong number of cells, a Step that is not a whole number, a step already read (its first row
+ * is kept). Empty lines are passed over.
+ */
+function* stepRows(
+  recs: { cells: string[]; line: number }[],
+  width: number,
+  stepAt: number,
+  skip: (line: number, message: string) => void,
+): Generator<{ step: number; cells: string[] }> {
+  const seen = new Set<number>();
+  for (const { cells: c, line } of recs.slice(1)) {
+    if (c.length === 1 && c[0]!.trim() === '') continue;
+    if (c.length !== width) {
+      skip(line, `row has ${c.length} cells, the header has ${width}`);
       continue;
     }
-    out.set(step, c[at]!);
+    const stepText = c[stepAt]!.trim();
+    const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
+    if (!Number.isSafeInteger(step)) {
+      skip(line, `Step is "${excerpt(stepText)}", expected a whole number`);
+      continue;
+    }
+    if (seen.has(step)) {
+      skip(line, `step ${step} is in the file twice`);
+      continue;
+    }
+    seen.add(step);
+    yield { step, cells: c };
   }
-  return out;
 }
