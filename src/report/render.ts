@@ -117,15 +117,8 @@ export function* textTableChunks(
     return;
   }
   const rule = widths.map((w) => '─'.repeat(w));
-  const line = (r: string[]): string => {
-    let out = '';
-    for (let c = 0; c < n; c++) {
-      const cell = r[c]!;
-      const width = widths[c]! + cell.length - visible(cell);
-      out += (align[c] === 'right' ? cell.padStart(width) : cell.padEnd(width)) + GAP;
-    }
-    return out.trimEnd();
-  };
+  // Every row has n cells here (measure saw to it).
+  const line = (r: string[]): string => paddedLine(r, widths, align);
   let buf = `${line(painted)}\n${line(rule)}`;
   for (let i = 0; i < count; i++) {
     buf += `\n${line(row(i))}`;
@@ -372,12 +365,19 @@ function padTable(rows: string[][], align: Align[]): string {
     for (const r of rows) w = Math.max(w, visible(r[i]!));
     return w;
   });
-  const cell = (c: string, i: number): string => {
-    const width = widths[i]! + c.length - visible(c);
-    return (align[i] === 'right' ? c.padStart(width) : c.padEnd(width)) + GAP;
-  };
   // Each line trimmed as it is made (trimLines on the whole table would hold it twice more, split and joined).
-  return rows.map((r) => r.map(cell).join('').trimEnd()).join('\n');
+  return rows.map((r) => paddedLine(r, widths, align)).join('\n');
+}
+
+/** A row of a plain table, each cell padded to its column's width and followed by GAP, the line's end trimmed. */
+function paddedLine(r: readonly string[], widths: readonly number[], align: readonly Align[]): string {
+  let out = '';
+  for (let c = 0; c < r.length; c++) {
+    const cell = r[c]!;
+    const width = widths[c]! + cell.length - visible(cell);
+    out += (align[c] === 'right' ? cell.padStart(width) : cell.padEnd(width)) + GAP;
+  }
+  return out.trimEnd();
 }
 
 /** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide. */
