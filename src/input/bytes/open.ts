@@ -53,6 +53,13 @@ export function readInto(fd: number, into: ByteWindow, each: (buf: Buffer, start
   }
 }
 
+/** How many line feeds buf[start, end) holds. */
+export function countLf(buf: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(10, start); i >= 0 && i < end; i = buf.indexOf(10, i + 1)) n++;
+  return n;
+}
+
 /** The 1-based line of a byte offset of a plain open file, counted by reading the file again up to it (for a message). */
 export function lineAt(fd: number, offset: number): number {
   const buf = Buffer.alloc(1 << 20);
@@ -60,7 +67,7 @@ export function lineAt(fd: number, offset: number): number {
   for (let pos = 0; pos < offset; ) {
     const n = readSync(fd, buf, 0, Math.min(buf.length, offset - pos), pos);
     if (n === 0) break;
-    for (let i = buf.indexOf(10); i >= 0 && i < n; i = buf.indexOf(10, i + 1)) line++;
+    line += countLf(buf, 0, n);
     pos += n;
   }
   return line;

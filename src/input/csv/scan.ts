@@ -28,6 +28,7 @@
 import type { Engine } from '../engine.js';
 import { acquireEngine, releaseEngine, simdAvailable, type SimdEngine } from './simdEngine.js';
 import { LAYOUT } from './simdLayout.js';
+import { countLf } from '../bytes/open.js';
 
 export { simdAvailable, type SimdEngine };
 
@@ -757,12 +758,6 @@ function commas(x: number): number {
   const y = x ^ 0x2c2c2c2c;
   const nonzero = (((y & 0x7f7f7f7f) + 0x7f7f7f7f) | y) & 0x80808080;
   return Math.imul((~nonzero & 0x80808080) >>> 7, 0x01010101) >>> 24;
-}
-
-function countLf(b: Buffer, s: number, e: number): number {
-  let n = 0;
-  for (let i = s; i < e; i++) if (b[i] === LF) n++;
-  return n;
 }
 
 /** Scan a whole string or buffer (tests, small inputs). */

@@ -13,7 +13,7 @@ import { excerpt } from '../../../util/inputText.js';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, type KernelSink, type RankTarget, type RowLog } from '../../sink.js';
 import { fsError, isSystemError, textEncoding } from '../../../util/files.js';
-import { lineAt, openWithHead, readInto } from '../../bytes/open.js';
+import { countLf, lineAt, openWithHead, readInto } from '../../bytes/open.js';
 import { binaryAt, sniffBytes, SNIFF_BYTES, type ByteKind } from '../../bytes/sniff.js';
 import { gunzipChunks } from '../../bytes/chunks.js';
 import { detectHeader, SYNONYMS, type DetectedHeader } from './detect.js';
@@ -211,13 +211,6 @@ class ByteAudit {
       );
     }
   }
-}
-
-function countLf(buf: Buffer, start: number, end: number): number {
-  const b = buf.subarray(start, end);
-  let n = 0;
-  for (let i = b.indexOf(LF); i >= 0; i = b.indexOf(LF, i + 1)) n++;
-  return n;
 }
 
 /** `end`, or the start of a UTF-8 sequence cut off by it. */
