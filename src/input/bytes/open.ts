@@ -3,6 +3,7 @@
 // scanner's: no copy on the hot path), or unpacked chunk by chunk (chunks.ts). Errors name the file.
 
 import { closeSync, readSync } from 'node:fs';
+import { countLf } from '../../util/bytes.js';
 import { fsError, isSystemError, openRegular } from '../../util/files.js';
 import { isGzip, SNIFF_BYTES } from './sniff.js';
 
@@ -51,13 +52,6 @@ export function readInto(fd: number, into: ByteWindow, each: (buf: Buffer, start
     each(sp.buf, sp.offset, sp.offset + n);
     into.commit(n);
   }
-}
-
-/** How many line feeds buf[start, end) holds. */
-export function countLf(buf: Uint8Array, start: number, end: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(10, start); i >= 0 && i < end; i = buf.indexOf(10, i + 1)) n++;
-  return n;
 }
 
 /** The 1-based line of a byte offset of a plain open file, counted by reading the file again up to it (for a message). */

@@ -28,7 +28,7 @@
 import type { Engine } from '../engine.js';
 import { acquireEngine, releaseEngine, simdAvailable, type SimdEngine } from './simdEngine.js';
 import { LAYOUT } from './simdLayout.js';
-import { countLf } from '../bytes/open.js';
+import { countLf } from '../../util/bytes.js';
 
 export { simdAvailable, type SimdEngine };
 
