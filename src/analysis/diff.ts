@@ -525,46 +525,49 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
     bi: index(x.b),
     pi: index(x.p),
     same: sameIds(x.b.steps, x.p.steps),
-    /** The index of each base Step Id in b.steps. */
+    /** The index of each base Step Id in b.steps, and of each PR Step Id in p.steps. */
     baseAt: new Map(x.b.steps.map((st, i) => [st, i])),
+    prAt: new Map(x.p.steps.map((st, i) => [st, i])),
     varying: [] as string[],
     notCompared: [] as string[],
   }));
   for (const row of rows) {
-    for (const { rank, b, p, bi, pi, same, baseAt, varying, notCompared } of indexed) {
+    for (const { rank, p, bi, pi, same, baseAt, prAt, varying, notCompared } of indexed) {
       const bg = bi.get(row.key);
       const pg = pi.get(row.key);
       if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
-      // Each side's count per step, looked up once per step.
-      const bv = countsIn(bg, b.steps);
-      const pv = countsIn(pg, p.steps);
+      // Each side's count per step, in one walk of the group's cells.
+      const bv = countsIn(bg, baseAt);
+      const pv = countsIn(pg, prAt);
       const uniform = bv.every((c) => c === bv[0]);
       if (!same && !(uniform && pv.every((c) => c === pv[0]))) varying.push(row.key);
-      const changes: StepChange[] = [];
-      let missed = false;
-      for (let k = 0; k < p.steps.length; k++) {
-        const st = p.steps[k]!;
-        const pc = pv[k]!;
-        let base: number;
-        let baseStep: number | null;
-        const at = baseAt.get(st);
-        // Plain assignments: a destructured pair is an array and its iterator per step until the code is optimised.
-        if (at !== undefined) {
-          base = bv[at]!;
-          baseStep = st;
-        } else if (uniform) {
-          base = bv[0]!;
-          baseStep = null;
-        } else {
-          missed = true;
-          continue;
-        }
+      // Most groups change alike in every step (or not at all): the steps are only listed when they differ.
+      const compared = (k: number): number | null => {
+        const at = baseAt.get(p.steps[k]!);
+        const base = at !== undefined ? bv[at]! : uniform ? bv[0]! : null;
         // Absent on both sides in this step: not compared.
-        if (base === 0 && pc === 0) continue;
-        changes.push({ step: st, baseStep, base, pr: pc, deltaCount: pc - base });
+        return base === null || (base === 0 && pv[k] === 0) ? null : base;
+      };
+      let missed = false;
+      let first: number | null = null;
+      let differ = false;
+      for (let k = 0; k < p.steps.length; k++) {
+        if (!uniform && !baseAt.has(p.steps[k]!)) missed = true;
+        const base = compared(k);
+        if (base === null) continue;
+        const delta = pv[k]! - base;
+        if (first === null) first = delta;
+        else if (delta !== first) differ = true;
       }
       if (missed) notCompared.push(row.key);
-      if (new Set(changes.map((c) => c.deltaCount)).size <= 1) continue;
+      if (!differ) continue;
+      const changes: StepChange[] = [];
+      for (let k = 0; k < p.steps.length; k++) {
+        const base = compared(k);
+        if (base === null) continue;
+        const st = p.steps[k]!;
+        changes.push({ step: st, baseStep: baseAt.has(st) ? st : null, base, pr: pv[k]!, deltaCount: pv[k]! - base });
+      }
       // Without a majority, the steps that did not change are the reference: a fusion that took effect in 2
       // steps of 4 lists those 2.
       const unchanged = changes.filter((c) => c.deltaCount === 0).length;
@@ -583,12 +586,14 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
     .map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
 }
 
-/** The count of a group (none: 0) in each of these steps. */
-function countsIn(g: Group | undefined, steps: readonly number[]): number[] {
-  const out = new Array<number>(steps.length).fill(0);
+/** The count of a group (none: 0) in each step of a rank, given as the index of each of its Step Ids. */
+function countsIn(g: Group | undefined, at: ReadonlyMap<number, number>): number[] {
+  const out = new Array<number>(at.size).fill(0);
   if (g === undefined) return out;
-  const cells = g.steps;
-  for (let k = 0; k < steps.length; k++) out[k] = cells.get(steps[k]!)?.count ?? 0;
+  g.steps.forEach((c, st) => {
+    const k = at.get(st);
+    if (k !== undefined) out[k] = c.count;
+  });
   return out;
 }
 
