@@ -188,6 +188,41 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
     await expectSameEngines(path, 64);
   });
 
+  it('start cells of runs of digits of any length (read eight at a time): both engines read the same starts', async () => {
+    // Whole µs of 0 to 24 digits (eight-digit words and the digits left, past 2^53 - 1 and past 10^10), near the
+    // origin (a start more than 2^53 ticks from it is none whatever its digits), with a byte that is no digit
+    // anywhere in them, decimals, spaces.
+    const ORIGIN = '1764246877073569';
+    const whole = fc.oneof(
+      fc.record({ keep: fc.integer({ min: 4, max: 16 }), more: fc.stringMatching(/^[0-9]{0,8}$/) }).map(({ keep, more }) => ORIGIN.slice(0, keep) + more.slice(0, 16 - keep + (more.length % 3))),
+      fc.stringMatching(/^0{0,12}[0-9]{0,12}$/),
+    );
+    const odd = fc.constantFrom('', '', '', '.', ':', '/', '@', 'a', ' ', '\t', '\x7f', '-');
+    const cell = fc
+      .record({ whole, cut: fc.nat(24), odd, frac: fc.stringMatching(/^(\.[0-9]{0,6})?$/), pad: fc.constantFrom('', ' ', '\t') })
+      .map(({ whole, cut, odd, frac, pad }) => {
+        const at = Math.min(cut, whole.length);
+        return `${pad}${whole.slice(0, at)}${odd}${whole.slice(at)}${frac}${pad}`;
+      });
+    const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+    let run = 0;
+    let times = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(`${ORIGIN}.5`, '0'), fc.array(cell, { minLength: 1, maxLength: 40 }), async (origin, cells) => {
+        // The first row's start is the origin, which the others are read against.
+        const rows = [`1,Op,Op,AI_CORE,${origin},1`, ...cells.map((c, i) => `1,Op_${i % 3},Op,AI_CORE,${c},1`)];
+        const path = join(tmp, `starts-${run++}.csv`);
+        writeFileSync(path, `${header}\n${rows.join('\n')}\n`);
+        const simd = (await read(path, 'simd', false, undefined, true)) as { kernels: string[] };
+        times += simd.kernels.filter((k) => !k.includes('|none|')).length;
+        expect(simd).toEqual(await read(path, 'js', false, undefined, true));
+      }),
+      { seed: 20_261_205, numRuns: 80 },
+    );
+    // Hundreds of starts are times (the test is not only of cells that read as none).
+    expect(times).toBeGreaterThan(200);
+  });
+
   it('more key bytes than the key table holds (it starts again and every row still counts)', async () => {
     // 4,400 keys of ~1 KB: past the table's 4 MiB of key bytes, so it is emptied once and filled again.
     const lines = ['Step Id,Name,Type,Accelerator Core,Duration(us)'];

@@ -108,6 +108,7 @@
   ;; Spaces, TAB, CR and LF around are allowed. The reader makes them exact ticks after its origin (startTicksOf).
   (func $start (param $s i32) (param $e i32) (param $o i32)
     (local $c i32) (local $d i32) (local $whole i64) (local $first i32) (local $big i32) (local $ticks i32) (local $place i32)
+    (local $x i64)
     (block $trimmed (loop $l
       (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
       (local.set $c (i32.load8_u (local.get $s)))
@@ -116,6 +117,26 @@
       (local.set $s (i32.add (local.get $s) (i32.const 1)))
       (br $l)))
     (local.set $first (local.get $s))
+    ;; Whole µs, eight digits at a time while eight more are in the cell (SWAR: the eight bytes as one word) and the
+    ;; value is below 10^10 (so that it cannot overflow); then one digit at a time.
+    (block $eights (loop $l
+      (br_if $eights (i32.gt_u (i32.add (local.get $s) (i32.const 8)) (local.get $e)))
+      (br_if $eights (i64.ge_u (local.get $whole) (i64.const 10000000000)))
+      (local.set $x (i64.load align=1 (local.get $s)))
+      ;; Eight digits: each byte's high half is 3, and stays 3 once 6 is added (0x30-0x39, not 0x3a-0x3f).
+      (br_if $eights (i64.ne
+        (i64.and (i64.or (local.get $x) (i64.add (local.get $x) (i64.const 0x0606060606060606))) (i64.const 0xf0f0f0f0f0f0f0f0))
+        (i64.const 0x3030303030303030)))
+      (br_if $eights (i64.ne (i64.and (local.get $x) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030)))
+      ;; The first digit is the lowest byte: pairs, then fours, then the eight, each lane times its place.
+      (local.set $x (i64.sub (local.get $x) (i64.const 0x3030303030303030)))
+      (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10)) (i64.shr_u (local.get $x) (i64.const 8))) (i64.const 0x00ff00ff00ff00ff)))
+      (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 100)) (i64.shr_u (local.get $x) (i64.const 16))) (i64.const 0x0000ffff0000ffff)))
+      (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10000)) (i64.shr_u (local.get $x) (i64.const 32))) (i64.const 0xffffffff)))
+      (local.set $whole (i64.add (i64.mul (local.get $whole) (i64.const 100000000)) (local.get $x)))
+      (local.set $big (i64.gt_u (local.get $whole) (i64.const 9007199254740991)))
+      (local.set $s (i32.add (local.get $s) (i32.const 8)))
+      (br $l)))
     ;; Whole µs: past 2^53 - 1 it is no time (a double would not hold it exactly), and it is not multiplied on.
     (block $int (loop $l
       (br_if $int (i32.ge_u (local.get $s) (local.get $e)))
