@@ -181,8 +181,8 @@ export interface ScanOptions {
   engine?: Engine | undefined;
 }
 
-/** Bytes kept readable past the data: the sentinel line feed, and sixteen-byte loads that start before it. */
-const SLACK = 32;
+/** Bytes kept readable past the data: the sentinel line feed, and simd.wat's loads of up to 64 bytes from it. */
+const SLACK = 64;
 /** Cells simd.wat locates at most (the JavaScript scanner takes records with more). */
 const CAP = LAYOUT.CAP;
 /** The fields of simd.wat's META, as indices of i32s. */

@@ -6,10 +6,11 @@
 ;; table's (src/input/formats/kernelRows.wat: plain kernel rows in batches).
 ;;
 ;; The algorithm.
-;; 1. record(p, end, limit) scans one CSV record from p. Sixteen bytes are loaded at a time and compared with
+;; 1. record(p, end, limit) scans one CSV record from p. Bytes are loaded sixteen at a time and compared with
 ;;    `,` `"` and LF at once (i8x16.eq, then i8x16.bitmask: one bit per byte); the lowest set bit (ctz) is the
-;;    next byte that matters, so a plain cell costs one load per sixteen bytes. For the first `limit` cells it
-;;    writes where each starts and ends and its flags (as scan.ts's RowView holds them); past them it only counts
+;;    next byte that matters. For the first `limit` cells it writes where each starts and ends and its flags (as
+;;    scan.ts's RowView holds them); their commas and line feeds are taken 64 bytes at a time into one i64 mask,
+;;    so a plain cell there costs a ctz and a load per 64 bytes (a quoted cell starts a new block). Past them it only counts
 ;;    commas (popcnt of the comma mask below the first quote or LF), which is most of the speed on wide tables.
 ;;    A quoted cell ($quoted) is searched for quotes and LFs the same way; `""` is an escape, a lone quote ends it.
 ;;    It handles what a profile is made of: plain cells, quoted cells with `""`, commas and LFs inside quotes,
@@ -20,8 +21,8 @@
 ;;    So the two engines agree on every input: this one is only a faster path through the common records.
 ;; Memory (offsets in bytes, see simdLayout.ts): META (cells and line feeds of the last record), the located cells
 ;; (STARTS, ENDS, FLAGS: 1 quoted, 3 quoted with "" escapes), the regions of the decoders, then the data buffer at
-;; DATA. The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 32 readable bytes past
-;; it, since searches load sixteen bytes at a time.
+;; DATA. The caller writes a line feed at `end` (a sentinel that stops every search) and keeps 64 readable bytes past
+;; it, since searches load up to 64 bytes at a time.
 
 (module
   (memory (export "memory") 2)
@@ -84,8 +85,10 @@
   ;; One record from p (p < end). Returns the position after its line feed, -1 or -2 (see the top).
   (func $record (export "record") (param $p i32) (param $end i32) (param $limit i32) (result i32)
     (local $n i32) (local $s i32) (local $v v128) (local $m i32) (local $c i32) (local $y i32) (local $e i32)
-    (local $r i32) (local $k i32) (local $x i32) (local $sp i32)
+    (local $r i32) (local $k i32) (local $x i32) (local $sp i32) (local $blk i32) (local $bm i64)
     (global.set $nl (i32.const 0))
+    ;; No block yet: the first unquoted cell loads the one at p.
+    (local.set $blk (i32.sub (local.get $p) (i32.const 64)))
     ;; Located cells.
     (block $tail
       (loop $cell
@@ -103,23 +106,40 @@
             (if (i32.eq (i32.load8_u (local.get $r)) (i32.const 44))
               (then
                 (local.set $p (i32.add (local.get $r) (i32.const 1)))
+                ;; The block is behind: the next unquoted cell loads the one at p.
+                (local.set $blk (i32.sub (local.get $p) (i32.const 64)))
+                (local.set $bm (i64.const 0))
                 (br $cell)))
             (i32.store (i32.const {{META_CELLS}}) (local.get $n))
             (i32.store (i32.const {{META_LINES}}) (i32.add (global.get $nl) (i32.const 1)))
             (return (i32.add (local.get $r) (i32.const 1)))))
-        ;; An unquoted cell: it ends at the first comma or line feed (a quote inside it is data).
+        ;; An unquoted cell: it ends at the first comma or line feed (a quote inside it is data). The commas and line
+        ;; feeds of 64 bytes at a time are one mask (bm: those not yet passed), so the cells of a block cost a ctz
+        ;; each; the next block is loaded when this one has none left (the line feed at `end` stops them).
         (local.set $s (local.get $p))
-        (loop $find
-          (local.set $v (v128.load align=1 (local.get $p)))
-          (local.set $m
-            (i32.or
-              (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))
-              (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
-          (if (i32.eqz (local.get $m))
-            (then
-              (local.set $p (i32.add (local.get $p) (i32.const 16)))
-              (br $find))))
-        (local.set $y (i32.add (local.get $p) (i32.ctz (local.get $m))))
+        (block $found
+          (loop $find
+            (br_if $found (i64.ne (local.get $bm) (i64.const 0)))
+            (local.set $blk (i32.add (local.get $blk) (i32.const 64)))
+            (local.set $bm
+              (i64.or
+                (i64.or
+                  (i64.extend_i32_u (i8x16.bitmask (v128.or
+                  (i8x16.eq (local.tee $v (v128.load align=1 (local.get $blk))) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44))
+                  (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
+                  (i64.shl (i64.extend_i32_u (i8x16.bitmask (v128.or
+                  (i8x16.eq (local.tee $v (v128.load align=1 (i32.add (local.get $blk) (i32.const 16)))) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44))
+                  (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))) (i64.const 16)))
+                (i64.or
+                  (i64.shl (i64.extend_i32_u (i8x16.bitmask (v128.or
+                  (i8x16.eq (local.tee $v (v128.load align=1 (i32.add (local.get $blk) (i32.const 32)))) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44))
+                  (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))) (i64.const 32))
+                  (i64.shl (i64.extend_i32_u (i8x16.bitmask (v128.or
+                  (i8x16.eq (local.tee $v (v128.load align=1 (i32.add (local.get $blk) (i32.const 48)))) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44))
+                  (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))) (i64.const 48)))))
+            (br $find)))
+        (local.set $y (i32.add (local.get $blk) (i32.wrap_i64 (i64.ctz (local.get $bm)))))
+        (local.set $bm (i64.and (local.get $bm) (i64.sub (local.get $bm) (i64.const 1))))
         (if (i32.ge_u (local.get $y) (local.get $end)) (then (return (i32.const -1))))
         (local.set $c (i32.load8_u (local.get $y)))
         (local.set $e (local.get $y))
