@@ -194,7 +194,9 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
     // anywhere in them, decimals, spaces.
     const ORIGIN = '1764246877073569';
     const whole = fc.oneof(
-      fc.record({ keep: fc.integer({ min: 4, max: 16 }), more: fc.stringMatching(/^[0-9]{0,8}$/) }).map(({ keep, more }) => ORIGIN.slice(0, keep) + more.slice(0, 16 - keep + (more.length % 3))),
+      fc
+        .record({ keep: fc.integer({ min: 4, max: 16 }), more: fc.stringMatching(/^[0-9]{0,8}$/) })
+        .map(({ keep, more }) => ORIGIN.slice(0, keep) + more.slice(0, 16 - keep + (more.length % 3))),
       fc.stringMatching(/^0{0,12}[0-9]{0,12}$/),
     );
     const odd = fc.constantFrom('', '', '', '.', ':', '/', '@', 'a', ' ', '\t', '\x7f', '-');

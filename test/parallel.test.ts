@@ -15,7 +15,9 @@ import { WorkerPool } from '../src/input/pool.js';
 import { readTable } from '../src/input/formats/ascend/readTable.js';
 import type { Profile } from '../src/model/model.js';
 import { TICKS_PER_US } from '../src/model/model.js';
-import { PARALLEL_MIN_BYTES, readProfile, sharedPool, workerScript, type ReadOptions } from '../src/input/read.js';
+import { holdReadWorkers, PARALLEL_MIN_BYTES, readProfile, runJob, sharedPool, workerScript, type ReadOptions } from '../src/input/read.js';
+import { profileSequences, SEQUENCE_RECORDER, type RecordedRank } from '../src/analysis/rewrites/recorderSink.js';
+import { REWRITES_SECTION_JOB, type SectionInput } from '../src/analysis/rewrites/sectionJob.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
 import { REAL, ROOT, realData } from './helpers.js';
 
@@ -157,6 +159,72 @@ describe('a large input', () => {
     expect(sharedPool()!.completed).toBe(before + 1);
     expect(a).toEqual(await readProfile(big, { ...base, threads: 'off' }));
     expect(b).toEqual(await readProfile(big, { ...base, withShapes: true, threads: 'off' }));
+  });
+});
+
+describe('a job after the reads (as diff runs the Fusion rewrites)', () => {
+  let dir = '';
+  let big = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kprof-job-'));
+    big = join(dir, 'kernel_details.csv');
+    const src = HAS_REAL
+      ? join(REAL, 'msinsight-st-level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv')
+      : join(ROOT, 'fixtures/formats/torch-2025-pipe/kernel_details.csv');
+    generate(src, big, (PARALLEL_MIN_BYTES * 1.2) / 1e6);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const recorded: ReadOptions = { ...base, beside: { kind: SEQUENCE_RECORDER, options: { by: 'type', steps: null } } };
+  const input = (a: Profile, b: Profile): SectionInput => ({
+    by: 'type',
+    base: profileSequences(a, 'type'),
+    pr: profileSequences(b, 'type'),
+    options: {},
+  });
+
+  it('runs in the worker kept after its read, gives what it gives in this thread, and moves the samples there', async () => {
+    const pool = sharedPool()!;
+    const release = holdReadWorkers();
+    try {
+      const before = pool.completed;
+      const [a, b] = await Promise.all([readProfile(big, recorded), readProfile(big, recorded)]);
+      expect(pool.completed).toBe(before + 1);
+      // Held: the worker that read is still there, idle.
+      expect(pool.hasIdle()).toBe(true);
+      const here = REWRITES_SECTION_JOB.run(input(a, b));
+      expect(here.status).toBe('ok');
+      const there = await runJob(REWRITES_SECTION_JOB, input(a, b));
+      expect(pool.completed).toBe(before + 2);
+      expect(there).toStrictEqual(here);
+      // The sampled steps' arrays went to the worker (moved, not copied): empty here now, on both sides (one
+      // read in the worker, its samples views of one buffer; one read here, each its own).
+      for (const side of [a, b]) expect((side.ranks[0]!.beside as RecordedRank[])[0]!.seq.shapes[0]!.sampleDurTicks[0]!.length).toBe(0);
+    } finally {
+      release();
+    }
+    // Released: the idle worker is stopped.
+    expect(pool.hasIdle()).toBe(false);
+  });
+
+  it('runs in this thread when no worker is there (inputs read here), moving nothing', async () => {
+    const a = await readProfile(big, { ...recorded, threads: 'off' });
+    const before = sharedPool()!.completed;
+    const section = await runJob(REWRITES_SECTION_JOB, input(a, a));
+    expect(sharedPool()!.completed).toBe(before);
+    expect(section).toStrictEqual(REWRITES_SECTION_JOB.run(input(a, a)));
+    expect((a.ranks[0]!.beside as RecordedRank[])[0]!.seq.shapes[0]!.sampleDurTicks[0]!.length).toBeGreaterThan(0);
+  });
+
+  it('a job the worker does not know fails as an internal error that names it', async () => {
+    const release = holdReadWorkers();
+    try {
+      await readProfile(big, { ...base, threads: 'on' });
+      expect(sharedPool()!.hasIdle()).toBe(true);
+      const unknown = { name: 'kprof.noSuchJob', run: () => 1 };
+      await expect(runJob(unknown, null)).rejects.toThrow(/no worker job named kprof\.noSuchJob/);
+    } finally {
+      release();
+    }
   });
 });
 

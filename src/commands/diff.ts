@@ -5,7 +5,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
-import { diffSummaries, viewDiff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
+import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
@@ -26,15 +26,16 @@ import {
   type CommonFlags,
 } from './options.js';
 import type { Progress } from '../model/progress.js';
-import type { GroupBy } from '../model/model.js';
-import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
+import type { GroupBy, Profile, Summary } from '../model/model.js';
+import { holdReadWorkers, planProfile, readProfile, runJob, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 import { DEFAULT_NOISE } from '../analysis/noise.js';
 import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
-import { rewritesScope, rewritesSection } from '../analysis/rewrites/section.js';
+import { rewritesScope, type RewritesSection } from '../analysis/rewrites/section.js';
+import { REWRITES_SECTION_JOB } from '../analysis/rewrites/sectionJob.js';
 import { fusionsFile } from '../analysis/audit/saveFusions.js';
 import { writeFileAtomic } from '../util/io.js';
 
@@ -112,34 +113,56 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   const recordBy = rewrites ? plannedBy(common.byGiven, common.by, planned) : null;
   // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
   const kernelNames = namesNeeded(plannedBy(common.byGiven, common.by, planned), common.selection);
-  let [b, p] = await Promise.all([read(planned[0], recordBy, true, kernelNames), read(planned[1], recordBy, true, kernelNames)]);
-  progress.done();
-  // Both sides go through summarize with the same options: a summary JSON made with other grouping or
-  // filters is refused there, with the command that regenerates it.
-  apartNote([b, p], io);
-  shortenedNote([b, p], io);
-  unreadNote([b, p], io);
-  const by = chooseBy(common.byGiven, common.by, [b, p], io);
-  // Grouped by name after all (what only the read tells, see plannedBy): read both sides again with the names.
-  if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
-    [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);
-  const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
-  const sb = summarize(b, opts);
-  const sp = summarize(p, opts);
-  io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));
-  io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows));
-  io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
-  io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
-  strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
-  const d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
-  if (rewrites) {
-    // The sequences follow the grouping used (read again by it only where the plans could not tell it).
-    const [rb, rp] = await sequencesBy(by, recordBy ?? by, [b, p], (side) => read(planned[side], by, false));
-    d.rewrites = rewritesSection(by, profileSequences(rb, by), profileSequences(rp, by), {
-      layerMarker: flags.layerMarker ?? null,
-      noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
-      scope: rewritesScope(common.selection),
-    });
+  // The rewrites section runs in a read worker kept after the reads (if the inputs were read in one), while this
+  // thread groups and diffs.
+  const release = rewrites ? holdReadWorkers() : () => {};
+  let b: Profile;
+  let p: Profile;
+  let sb: Summary;
+  let sp: Summary;
+  let d: Diff;
+  let by: GroupBy;
+  try {
+    [b, p] = await Promise.all([read(planned[0], recordBy, true, kernelNames), read(planned[1], recordBy, true, kernelNames)]);
+    progress.done();
+    // Both sides go through summarize with the same options: a summary JSON made with other grouping or
+    // filters is refused there, with the command that regenerates it.
+    apartNote([b, p], io);
+    shortenedNote([b, p], io);
+    unreadNote([b, p], io);
+    by = chooseBy(common.byGiven, common.by, [b, p], io);
+    // Grouped by name after all (what only the read tells, see plannedBy): read both sides again with the names.
+    if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
+      [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);
+    let section: Promise<RewritesSection> | null = null;
+    if (rewrites) {
+      // The sequences follow the grouping used (read again by it only where the plans could not tell it).
+      const [rb, rp] = await sequencesBy(by, recordBy ?? by, [b, p], (side) => read(planned[side], by, false));
+      section = runJob(REWRITES_SECTION_JOB, {
+        by,
+        base: profileSequences(rb, by),
+        pr: profileSequences(rp, by),
+        options: {
+          layerMarker: flags.layerMarker ?? null,
+          noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
+          scope: rewritesScope(common.selection),
+        },
+      });
+      // Awaited below; a failure of the grouping first must not leave it unhandled.
+      section.catch(() => {});
+    }
+    const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
+    sb = summarize(b, opts);
+    sp = summarize(p, opts);
+    io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));
+    io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows));
+    io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
+    io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
+    strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
+    d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
+    if (section !== null) d.rewrites = await section;
+  } finally {
+    release();
   }
   if (flags.saveFusions !== undefined) {
     // --save-fusions: the rewrites as catalogue entries for kprof audit (needs the rewrites by type).

@@ -1,6 +1,6 @@
 // A small pool of worker threads: one thread per core at most, started on demand, reused while tasks are queued
-// and stopped when there is none left. A worker is ref'd only while it runs a task, so it never keeps the process
-// alive by itself.
+// and stopped when there is none left (or, held, kept for a job that follows: hold, runOnIdle). A worker is ref'd
+// only while it runs a task, so it never keeps the process alive by itself.
 //
 // The main thread is one of the pool's threads when a task allows it (no progress bar to draw): the last task
 // that would need a new worker runs here instead, so a single input starts no worker at all and the two inputs
@@ -19,6 +19,8 @@ interface Task {
   /** May run in the main thread. */
   inline: boolean;
   onBytes: ((n: number) => void) | undefined;
+  /** Buffers of the payload moved to the worker rather than copied (the caller gives them up). */
+  transfer?: ArrayBuffer[];
   resolve: (value: unknown) => void;
   reject: (reason: WorkerFailure) => void;
 }
@@ -76,6 +78,41 @@ export class WorkerPool {
     });
   }
 
+  /** Holds (hold()) not yet released: while there is one, a worker with nothing left to do is kept. */
+  private holds = 0;
+
+  /**
+   * Keep the workers that finish their tasks (instead of stopping them) until the returned function is called:
+   * for a job (runOnIdle) that follows the reads. Released, the idle ones are stopped.
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds === 0) for (const slot of this.slots.filter((s) => s.task === null)) this.retire(slot);
+    };
+  }
+
+  /** Is a worker there and idle now (runOnIdle would post to it)? */
+  hasIdle(): boolean {
+    return this.queue.length === 0 && this.slots.some((s) => s.task === null);
+  }
+
+  /**
+   * Run a task in a worker that is there and idle now (a held one), posted at once; null when there is none.
+   * `transfer`: buffers of the payload to move there rather than copy (the caller gives them up).
+   */
+  runOnIdle<T>(payload: unknown, transfer: ArrayBuffer[] = []): Promise<T> | null {
+    if (!this.hasIdle()) return null;
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, payload, inline: false, onBytes: undefined, transfer, resolve: resolve as (v: unknown) => void, reject });
+      // Now, not on the next turn of the event loop: the caller goes on with work of its own meanwhile.
+      this.dispatch();
+    });
+  }
+
   /** Stop every worker now (the pool also stops each one as soon as there is no task left for it). */
   async close(): Promise<void> {
     const workers = this.slots.splice(0).map((s) => s.worker);
@@ -98,7 +135,10 @@ export class WorkerPool {
       const task = this.queue.shift()!;
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ id: task.id, payload: task.payload, progress: task.onBytes !== undefined } satisfies TaskMessage<unknown>);
+      slot.worker.postMessage(
+        { id: task.id, payload: task.payload, progress: task.onBytes !== undefined } satisfies TaskMessage<unknown>,
+        task.transfer ?? [],
+      );
     }
   }
 
@@ -150,7 +190,7 @@ export class WorkerPool {
       if (m.type === 'done') task.resolve(m.result);
       else task.reject({ kind: m.kind, message: m.message, stack: m.stack });
       this.dispatch();
-      if (slot.task === null) this.retire(slot);
+      if (slot.task === null && this.holds === 0) this.retire(slot);
     });
     const fail = (message: string, stack?: string): void => {
       const i = this.slots.indexOf(slot);

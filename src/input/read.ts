@@ -25,7 +25,8 @@ import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
-import { inTaskDir, type ReadTask } from './workers/protocol.js';
+import { inTaskDir, type JobTask, type ReadTask } from './workers/protocol.js';
+import type { WorkerJob } from './workers/jobs.js';
 import { defaultEngine, type Engine } from './engine.js';
 import { besideKind, besideTask, registerBeside, type BesideRequest } from './beside.js';
 
@@ -241,6 +242,33 @@ export function sharedPool(): WorkerPool | null {
       : null;
   }
   return pool;
+}
+
+/**
+ * Keep the read workers that finish their reads (instead of stopping them) until the returned function is called:
+ * a command that runs a job after its reads (runJob) holds them before it reads.
+ */
+export function holdReadWorkers(): () => void {
+  return sharedPool()?.hold() ?? (() => {});
+}
+
+/**
+ * Run a job (workers/jobs.ts) in a read worker that is there and idle (held), while this thread goes on; or here,
+ * at once, when there is none (inputs read in this thread). The same result either way; the buffers the job
+ * moves (WorkerJob.transfer) are the caller's no more once it ran in a worker.
+ */
+export function runJob<I, R>(job: WorkerJob<I, R>, input: I): Promise<R> {
+  const inWorker = pool?.runOnIdle<R>({ job: job.name, input } satisfies JobTask, pool.hasIdle() ? (job.transfer?.(input) ?? []) : []);
+  if (inWorker) {
+    return inWorker.catch((f: WorkerFailure) => {
+      throw workerError(f);
+    });
+  }
+  try {
+    return Promise.resolve(job.run(input));
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** Merge ranks that share an id (several `PROF_*` folders of one device), filter snapshot ranks, check. */

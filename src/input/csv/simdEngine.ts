@@ -75,3 +75,8 @@ export function releaseEngine(engine: SimdEngine): void {
   if (idle.length >= MAX_IDLE) return;
   idle.push(engine);
 }
+
+/** Let the idle engines go (their memories are then garbage): a thread done reading that stays for other work. */
+export function dropIdleEngines(): void {
+  idle.length = 0;
+}

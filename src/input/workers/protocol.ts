@@ -1,5 +1,6 @@
 // The messages between the main thread (the scheduler in read.ts, through pool.ts) and a read worker
-// (readWorker.ts): one task per rank plan, answered by progress messages and then exactly one `done` or `error`.
+// (readWorker.ts): one task per rank plan, answered by progress messages and then exactly one `done` or `error`;
+// or a job (jobs.ts) for a worker kept after its reads, answered by one `done` or `error`.
 // Both sides import their types from here, and neither imports the other.
 
 import type { BesideTask } from '../beside.js';
@@ -33,13 +34,19 @@ export interface ReadTask {
   shortNames?: boolean | undefined;
 }
 
+/** A job (jobs.ts) to run in a worker, by its name, and its input. */
+export interface JobTask {
+  job: string;
+  input: unknown;
+}
+
 /** Run a task's read in the working directory it names, wherever it runs (a worker, or the main thread). */
 export function inTaskDir<T>(task: ReadTask, read: () => T): T {
   return task.cwd === undefined ? read() : inWorkingDir(task.cwd, read);
 }
 
 /** The message that gives a worker a task; `progress`: post `bytes` messages while reading. */
-export interface TaskMessage<P = ReadTask> {
+export interface TaskMessage<P = ReadTask | JobTask> {
   id: number;
   payload: P;
   progress: boolean;

@@ -1,4 +1,5 @@
-// Worker thread: reads one rank plan (readRank, the per-rank job) and posts its RankData back, packed (pack.ts).
+// Worker thread: reads one rank plan (readRank, the per-rank job) and posts its RankData back, packed (pack.ts); or
+// runs a job (jobs.ts) of a later stage, when the pool kept it after its reads.
 // Errors are posted as kind + message, so the main thread throws the same KprofError the in-thread read would
 // have. The messages are those of protocol.ts. The worker's entry (src/cli/readWorker.ts) registers the kinds of
 // beside sinks (../beside.ts) a task may ask for, then calls serveReads.
@@ -6,10 +7,12 @@
 import { parentPort } from 'node:worker_threads';
 import { isKprofError } from '../../util/errors.js';
 import { collectGarbage } from '../../util/heap.js';
+import { dropIdleEngines } from '../csv/simdEngine.js';
 import { besideKind } from '../beside.js';
 import { readRank } from '../readRank.js';
 import { packedBuffers, packRanks } from './pack.js';
-import { inTaskDir, PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
+import { jobNamed } from './jobs.js';
+import { inTaskDir, type JobTask, PROGRESS_STEP, type TaskMessage, type WorkerReply } from './protocol.js';
 
 export type { ReadTask } from './protocol.js';
 
@@ -18,7 +21,12 @@ export function serveReads(): void {
   const port = parentPort;
   if (!port) return;
   port.on('message', (m: TaskMessage) => {
-    const post = (r: WorkerReply): void => port.postMessage(r);
+    const post = (r: WorkerReply<unknown>): void => port.postMessage(r);
+    if ('job' in m.payload) {
+      runJob(m.id, m.payload, post);
+      return;
+    }
+    const read = m.payload;
     let pending = 0;
     const onBytes = m.progress
       ? (n: number): void => {
@@ -29,7 +37,7 @@ export function serveReads(): void {
           }
         }
       : undefined;
-    const task = m.payload.beside ?? null;
+    const task = read.beside ?? null;
     // Found before reading: a kind the entry did not register is a bug, said at once.
     let kind: ReturnType<typeof besideKind> | null = null;
     try {
@@ -39,16 +47,16 @@ export function serveReads(): void {
       post({ id: m.id, type: 'error', kind: null, message: err.message, stack: err.stack });
       return;
     }
-    inTaskDir(m.payload, () =>
-      readRank(m.payload.plan, {
-        withShapes: m.payload.withShapes,
-        withSpan: m.payload.withSpan,
-        stepTime: m.payload.stepTime,
-        engine: m.payload.engine,
-        rawNames: m.payload.rawNames,
-        kernelNames: m.payload.kernelNames,
+    inTaskDir(read, () =>
+      readRank(read.plan, {
+        withShapes: read.withShapes,
+        withSpan: read.withSpan,
+        stepTime: read.stepTime,
+        engine: read.engine,
+        rawNames: read.rawNames,
+        kernelNames: read.kernelNames,
         beside: kind === null || task === null ? null : { kind, options: task.options },
-        shortNames: m.payload.shortNames,
+        shortNames: read.shortNames,
         onBytes,
       }),
     ).then(
@@ -77,6 +85,19 @@ export function serveReads(): void {
       },
     );
   });
+}
+
+/** Run a job and post its result (a clone), or the error it threw. */
+function runJob(id: number, task: JobTask, post: (r: WorkerReply<unknown>) => void): void {
+  try {
+    // Done reading: the scanners' memories and the read's garbage go before the job makes its own.
+    dropIdleEngines();
+    collectGarbage(0);
+    post({ id, type: 'done', result: jobNamed(task.job).run(task.input) });
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    post({ id, type: 'error', kind: isKprofError(e) ? e.kind : null, message: err.message, stack: err.stack });
+  }
 }
 
 /** Past this much heap in use, the worker collects its garbage at once after an answer (see util/heap.ts). */
