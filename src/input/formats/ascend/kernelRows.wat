@@ -12,8 +12,8 @@
   ;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
   ;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
   ;; 2. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
-  ;;    The hash multiplies in eight bytes at a time (the last ones masked, with the length) and folds the high bits
-  ;;    down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
+  ;;    The hash multiplies in sixteen bytes at a time in two lanes (the last ones masked, with their number) and
+  ;;    folds the high bits down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
   ;;    compares hash and lengths before bytes. Full (MAX_KEYS keys or ARENA_LIMIT bytes), keyId() says -1 and the
   ;;    caller empties it (resetKeys) and gives ids anew.
   ;;
@@ -220,17 +220,25 @@
           (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3)))))))))
 
 
-  ;; Hashing: each eight bytes are xor-ed in and multiplied; the last ones (fewer than eight) with the length.
+  ;; Hashing: sixteen bytes at a time, the two words of each in two lanes xor-ed in and multiplied (two chains the
+  ;; processor runs side by side); then eight bytes more if there are, and the last ones (fewer than eight) with their
+  ;; number. Equal spans hash alike; a collision costs only a comparison ($same).
   (func $hashSpan (param $h i64) (param $s i32) (param $e i32) (result i64)
-    (local $len i32)
+    (local $len i32) (local $g i64)
+    (local.set $g (i64.xor (local.get $h) (i64.const 0x6A09E667F3BCC908)))
     (block $done (loop $l
-      (br_if $done (i32.gt_s (i32.add (local.get $s) (i32.const 8)) (local.get $e)))
+      (br_if $done (i32.gt_s (i32.add (local.get $s) (i32.const 16)) (local.get $e)))
       (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (local.get $s))) (i64.const 0x9E3779B97F4A7C15)))
-      (local.set $s (i32.add (local.get $s) (i32.const 8)))
+      (local.set $g (i64.mul (i64.xor (local.get $g) (i64.load offset=8 align=1 (local.get $s))) (i64.const 0xC2B2AE3D27D4EB4F)))
+      (local.set $s (i32.add (local.get $s) (i32.const 16)))
       (br $l)))
+    (if (i32.le_s (i32.add (local.get $s) (i32.const 8)) (local.get $e))
+      (then
+        (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (local.get $s))) (i64.const 0x9E3779B97F4A7C15)))
+        (local.set $s (i32.add (local.get $s) (i32.const 8)))))
     (local.set $len (i32.sub (local.get $e) (local.get $s)))
     (i64.mul
-      (i64.xor (local.get $h)
+      (i64.xor (i64.xor (local.get $h) (i64.rotl (local.get $g) (i64.const 29)))
         (i64.xor (call $partial (local.get $s) (local.get $len))
           (i64.shl (i64.extend_i32_u (local.get $len)) (i64.const 56))))
       (i64.const 0x9E3779B97F4A7C15)))
@@ -245,15 +253,21 @@
     (local.set $h (i64.mul (local.get $h) (i64.const 0xBF58476D1CE4E5B9)))
     (i32.wrap_i64 (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32)))))
 
-  ;; Are the `len` bytes at a and at b the same?
+  ;; Are the `len` bytes at a and at b the same? Sixteen at a time, then eight, then the rest.
   (func $same (param $a i32) (param $b i32) (param $len i32) (result i32)
     (block $done (loop $l
-      (br_if $done (i32.lt_s (local.get $len) (i32.const 8)))
-      (if (i64.ne (i64.load align=1 (local.get $a)) (i64.load align=1 (local.get $b))) (then (return (i32.const 0))))
-      (local.set $a (i32.add (local.get $a) (i32.const 8)))
-      (local.set $b (i32.add (local.get $b) (i32.const 8)))
-      (local.set $len (i32.sub (local.get $len) (i32.const 8)))
+      (br_if $done (i32.lt_s (local.get $len) (i32.const 16)))
+      (if (v128.any_true (v128.xor (v128.load align=1 (local.get $a)) (v128.load align=1 (local.get $b)))) (then (return (i32.const 0))))
+      (local.set $a (i32.add (local.get $a) (i32.const 16)))
+      (local.set $b (i32.add (local.get $b) (i32.const 16)))
+      (local.set $len (i32.sub (local.get $len) (i32.const 16)))
       (br $l)))
+    (if (i32.ge_s (local.get $len) (i32.const 8))
+      (then
+        (if (i64.ne (i64.load align=1 (local.get $a)) (i64.load align=1 (local.get $b))) (then (return (i32.const 0))))
+        (local.set $a (i32.add (local.get $a) (i32.const 8)))
+        (local.set $b (i32.add (local.get $b) (i32.const 8)))
+        (local.set $len (i32.sub (local.get $len) (i32.const 8)))))
     (i64.eq (call $partial (local.get $a) (local.get $len)) (call $partial (local.get $b) (local.get $len))))
 
   ;; The slot of a key: where its entry is, or the empty slot where it would go. Slots hold entry + 1.
