@@ -160,20 +160,8 @@ describe('a large input', () => {
     expect(a).toEqual(await readProfile(big, { ...base, threads: 'off' }));
     expect(b).toEqual(await readProfile(big, { ...base, withShapes: true, threads: 'off' }));
   });
-});
 
-describe('a job after the reads (as diff runs the Fusion rewrites)', () => {
-  let dir = '';
-  let big = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'kprof-job-'));
-    big = join(dir, 'kernel_details.csv');
-    const src = HAS_REAL
-      ? join(REAL, 'msinsight-st-level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv')
-      : join(ROOT, 'fixtures/formats/torch-2025-pipe/kernel_details.csv');
-    generate(src, big, (PARALLEL_MIN_BYTES * 1.2) / 1e6);
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A job after the reads, as diff runs the Fusion rewrites.
   const recorded: ReadOptions = { ...base, beside: { kind: SEQUENCE_RECORDER, options: { by: 'type', steps: null } } };
   const input = (a: Profile, b: Profile): SectionInput => ({
     by: 'type',
@@ -182,7 +170,7 @@ describe('a job after the reads (as diff runs the Fusion rewrites)', () => {
     options: {},
   });
 
-  it('runs in the worker kept after its read, gives what it gives in this thread, and moves the samples there', async () => {
+  it('a job after the reads runs in the worker kept after its read, gives what it gives here, and moves the samples there', async () => {
     const pool = sharedPool()!;
     const release = holdReadWorkers();
     try {
@@ -206,7 +194,7 @@ describe('a job after the reads (as diff runs the Fusion rewrites)', () => {
     expect(pool.hasIdle()).toBe(false);
   });
 
-  it('runs in this thread when no worker is there (inputs read here), moving nothing', async () => {
+  it('a job runs in this thread when no worker is there (inputs read here), moving nothing', async () => {
     const a = await readProfile(big, { ...recorded, threads: 'off' });
     const before = sharedPool()!.completed;
     const section = await runJob(REWRITES_SECTION_JOB, input(a, a));
