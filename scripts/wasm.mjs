@@ -1,4 +1,5 @@
-// Assemble src/input/csv/simd.wat, with the decoders of src/input/formats/ascend/kernelRows.wat spliced in, into
+// Assemble src/input/csv/simd.wat, with the decoders of src/input/formats/ascend/kernelRows.wat (and the cell parsers
+// it calls, kernelCells.wat) spliced in, into
 // src/input/csv/simdWasm.ts (the module's bytes, base64), and write the memory layout they share with TypeScript
 // into src/input/csv/simdLayout.ts (the record scanner's part) and src/input/formats/ascend/kernelRowsLayout.ts (the
 // kernel-row decoder's). All are committed, so that building and running kprof need no assembler. Run it after
@@ -21,7 +22,7 @@ const WAT = join(ROOT, 'src/input/csv/simd.wat');
  * says `;; @decoders`: one module, since a decoder calls the record scanner once per record and a call between
  * WebAssembly modules would cost more than the record.
  */
-const DECODERS = [join(ROOT, 'src/input/formats/ascend/kernelRows.wat')];
+const DECODERS = [join(ROOT, 'src/input/formats/ascend/kernelCells.wat'), join(ROOT, 'src/input/formats/ascend/kernelRows.wat')];
 const SPLICE = '  ;; @decoders (scripts/wasm.mjs splices the record-run decoders in here)\n';
 const OUT = join(ROOT, 'src/input/csv/simdWasm.ts');
 

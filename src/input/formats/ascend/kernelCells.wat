@@ -1,0 +1,168 @@
+;; The cells of a plain kernel row that the kernel table's decoder (kernelRows.wat) parses itself: the duration,
+;; the start time and the Step Id, each exactly as the JavaScript parser of that cell reads it (numbers.ts,
+;; kernelCells.ts), or a value that sends the row to it. Spliced into simd.wat with the decoder by scripts/wasm.mjs
+;; (one module: these are fields of it, called by rows()).
+
+  ;; A duration cell [s, e) as ticks, as parseTicks in numbers.ts reads it; -1 when it is anything but a
+  ;; plain non-negative decimal of at most 11 integer digits (the JavaScript parser then decides).
+  (func $ticks (param $s i32) (param $e i32) (result i64)
+    (local $c i32) (local $int i64) (local $frac i64) (local $digits i32) (local $id i32) (local $fd i32) (local $up i64) (local $d i32)
+    (block $trimmed (loop $l
+      (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (block $trimmed2 (loop $l
+      (br_if $trimmed2 (i32.le_u (local.get $e) (local.get $s)))
+      (local.set $c (i32.load8_u (i32.sub (local.get $e) (i32.const 1))))
+      (br_if $trimmed2 (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+      (br $l)))
+    (block $int (loop $l
+      (br_if $int (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+      (br_if $int (i32.gt_u (local.get $d) (i32.const 9)))
+      (local.set $int (i64.add (i64.mul (local.get $int) (i64.const 10)) (i64.extend_i32_u (local.get $d))))
+      (local.set $id (i32.add (local.get $id) (i32.const 1)))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (if (i32.gt_u (local.get $id) (i32.const 11)) (then (return (i64.const -1))))
+    (local.set $digits (local.get $id))
+    (if (i32.lt_u (local.get $s) (local.get $e))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $s)) (i32.const 46))
+          (then
+            (local.set $s (i32.add (local.get $s) (i32.const 1)))
+            (block $frac (loop $l
+              (br_if $frac (i32.ge_u (local.get $s) (local.get $e)))
+              (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+              (br_if $frac (i32.gt_u (local.get $d) (i32.const 9)))
+              (if (i32.lt_u (local.get $fd) (i32.const 4))
+                (then
+                  (local.set $frac (i64.add (i64.mul (local.get $frac) (i64.const 10)) (i64.extend_i32_u (local.get $d))))
+                  (local.set $fd (i32.add (local.get $fd) (i32.const 1))))
+                (else
+                  (if (i32.eq (local.get $fd) (i32.const 4))
+                    (then
+                      (local.set $up (i64.extend_i32_u (i32.ge_u (local.get $d) (i32.const 5))))
+                      (local.set $fd (i32.const 5))))))
+              (local.set $digits (i32.add (local.get $digits) (i32.const 1)))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $l)))))))
+    (if (i32.or (i32.ne (local.get $s) (local.get $e)) (i32.eqz (local.get $digits))) (then (return (i64.const -1))))
+    (block $scaled (loop $l
+      (br_if $scaled (i32.ge_u (local.get $fd) (i32.const 4)))
+      (local.set $frac (i64.mul (local.get $frac) (i64.const 10)))
+      (local.set $fd (i32.add (local.get $fd) (i32.const 1)))
+      (br $l)))
+    (i64.add (i64.add (i64.mul (local.get $int) (i64.const 10000)) (local.get $frac)) (local.get $up)))
+
+  ;; A start-time cell [s, e) read as startTicksAfterBytes (kernelCells.ts) reads it, for row o (its index × 4):
+  ;; its whole µs as an f64 at START_US (NaN when the cell is not such a time: empty, `N/A`, a sign, an exponent,
+  ;; or whole µs past 2^53 - 1) and the ticks of its decimals (four, rounded half up on the fifth) at START_TICKS.
+  ;; Spaces, TAB, CR and LF around are allowed. The reader makes them exact ticks after its origin (startTicksOf).
+  (func $start (param $s i32) (param $e i32) (param $o i32)
+    (local $c i32) (local $d i32) (local $whole i64) (local $first i32) (local $big i32) (local $ticks i32) (local $place i32)
+    (local $x i64)
+    (block $trimmed (loop $l
+      (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9)))
+        (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10))))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (local.set $first (local.get $s))
+    ;; Whole µs, eight digits at a time while eight more are in the cell (SWAR: the eight bytes as one word) and the
+    ;; value is below 10^10 (so that it cannot overflow); then one digit at a time.
+    (block $eights (loop $l
+      (br_if $eights (i32.gt_u (i32.add (local.get $s) (i32.const 8)) (local.get $e)))
+      (br_if $eights (i64.ge_u (local.get $whole) (i64.const 10000000000)))
+      (local.set $x (i64.load align=1 (local.get $s)))
+      ;; Eight digits: each byte's high half is 3, and stays 3 once 6 is added (0x30-0x39, not 0x3a-0x3f).
+      (br_if $eights (i64.ne
+        (i64.and (i64.or (local.get $x) (i64.add (local.get $x) (i64.const 0x0606060606060606))) (i64.const 0xf0f0f0f0f0f0f0f0))
+        (i64.const 0x3030303030303030)))
+      (br_if $eights (i64.ne (i64.and (local.get $x) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030)))
+      ;; The first digit is the lowest byte: pairs, then fours, then the eight, each lane times its place.
+      (local.set $x (i64.sub (local.get $x) (i64.const 0x3030303030303030)))
+      (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10)) (i64.shr_u (local.get $x) (i64.const 8))) (i64.const 0x00ff00ff00ff00ff)))
+      (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 100)) (i64.shr_u (local.get $x) (i64.const 16))) (i64.const 0x0000ffff0000ffff)))
+      (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10000)) (i64.shr_u (local.get $x) (i64.const 32))) (i64.const 0xffffffff)))
+      (local.set $whole (i64.add (i64.mul (local.get $whole) (i64.const 100000000)) (local.get $x)))
+      (local.set $big (i64.gt_u (local.get $whole) (i64.const 9007199254740991)))
+      (local.set $s (i32.add (local.get $s) (i32.const 8)))
+      (br $l)))
+    ;; Whole µs: past 2^53 - 1 it is no time (a double would not hold it exactly), and it is not multiplied on.
+    (block $int (loop $l
+      (br_if $int (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+      (br_if $int (i32.gt_u (local.get $d) (i32.const 9)))
+      (if (i32.eqz (local.get $big))
+        (then
+          (local.set $whole (i64.add (i64.mul (local.get $whole) (i64.const 10)) (i64.extend_i32_u (local.get $d))))
+          (local.set $big (i64.gt_u (local.get $whole) (i64.const 9007199254740991)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    ;; No whole digit: no time (whatever follows).
+    (local.set $first (i32.eq (local.get $s) (local.get $first)))
+    (if (i32.lt_u (local.get $s) (local.get $e))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $s)) (i32.const 46))
+          (then
+            (local.set $s (i32.add (local.get $s) (i32.const 1)))
+            (block $frac (loop $l
+              (br_if $frac (i32.ge_u (local.get $s) (local.get $e)))
+              (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+              (br_if $frac (i32.gt_u (local.get $d) (i32.const 9)))
+              (if (i32.lt_u (local.get $place) (i32.const 4))
+                (then (local.set $ticks (i32.add (i32.mul (local.get $ticks) (i32.const 10)) (local.get $d))))
+                (else
+                  (if (i32.and (i32.eq (local.get $place) (i32.const 4)) (i32.ge_u (local.get $d) (i32.const 5)))
+                    (then (local.set $ticks (i32.add (local.get $ticks) (i32.const 1)))))))
+              (local.set $place (i32.add (local.get $place) (i32.const 1)))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $l)))
+            ;; Fewer than four decimals: scale up.
+            (block $scaled (loop $l
+              (br_if $scaled (i32.ge_u (local.get $place) (i32.const 4)))
+              (local.set $ticks (i32.mul (local.get $ticks) (i32.const 10)))
+              (local.set $place (i32.add (local.get $place) (i32.const 1)))
+              (br $l)))))))
+    (block $trimmed2 (loop $l
+      (br_if $trimmed2 (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed2 (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9)))
+        (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10))))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (i32.store offset={{START_TICKS}} (local.get $o) (local.get $ticks))
+    (f64.store offset={{START_US}} (i32.shl (local.get $o) (i32.const 1))
+      (select (f64.const nan) (f64.convert_i64_u (local.get $whole))
+        (i32.or (i32.or (i32.ne (local.get $s) (local.get $e)) (local.get $first)) (local.get $big)))))
+
+  ;; A Step Id cell [s, e): its value; -2147483648 when empty; -2147483647 when it is anything but a plain
+  ;; non-negative integer of at most 9 digits (the JavaScript parser then decides).
+  (func $step (param $s i32) (param $e i32) (result i32)
+    (local $c i32) (local $v i32) (local $d i32)
+    (block $trimmed (loop $l
+      (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
+      (local.set $c (i32.load8_u (local.get $s)))
+      (br_if $trimmed (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $l)))
+    (block $trimmed2 (loop $l
+      (br_if $trimmed2 (i32.le_u (local.get $e) (local.get $s)))
+      (local.set $c (i32.load8_u (i32.sub (local.get $e) (i32.const 1))))
+      (br_if $trimmed2 (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9))) (i32.eq (local.get $c) (i32.const 13)))))
+      (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+      (br $l)))
+    (if (i32.eq (local.get $s) (local.get $e)) (then (return (i32.const -2147483648))))
+    (if (i32.gt_u (i32.sub (local.get $e) (local.get $s)) (i32.const 9)) (then (return (i32.const -2147483647))))
+    (loop $l
+      (local.set $d (i32.sub (i32.load8_u (local.get $s)) (i32.const 48)))
+      (if (i32.gt_u (local.get $d) (i32.const 9)) (then (return (i32.const -2147483647))))
+      (local.set $v (i32.add (i32.mul (local.get $v) (i32.const 10)) (local.get $d)))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $s) (local.get $e))))
+    (local.get $v))
