@@ -28,6 +28,7 @@ import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import { inTaskDir, type JobTask, type ReadTask } from './workers/protocol.js';
 import type { WorkerJob } from './workers/jobs.js';
 import { defaultEngine, type Engine } from './engine.js';
+import { dropIdleEngines } from './csv/simdEngine.js';
 import { besideKind, besideTask, registerBeside, type BesideRequest } from './beside.js';
 
 export interface ReadOptions {
@@ -260,6 +261,10 @@ export function holdReadWorkers(): () => void {
 export function runJob<I, R>(job: WorkerJob<I, R>, input: I): Promise<R> {
   const inWorker = pool?.runOnIdle<R>({ job: job.name, input } satisfies JobTask, pool.hasIdle() ? (job.transfer?.(input) ?? []) : []);
   if (inWorker) {
+    // While the worker keeps its core busy, this thread lets its reads' memory go (its scanners' memories and the
+    // garbage), as the worker does before the job: the two threads' peaks then do not add up.
+    dropIdleEngines();
+    collectGarbage(0);
     return inWorker.catch((f: WorkerFailure) => {
       throw workerError(f);
     });
