@@ -186,6 +186,40 @@ describe('kprof check: --markdown-out and --html-out', () => {
     expect(readFileSync(md, 'utf8')).toBe((await kprof(['check', ...MULTI, '--format', 'markdown'])).stdout);
     expect(readFileSync(html, 'utf8')).toBe((await kprof(['check', ...MULTI, '--format', 'html'])).stdout);
   });
+
+  it('two reports to one file: refused before the check runs, and nothing is written', async () => {
+    const same = join(tmp, 'one-file.out');
+    for (const args of [
+      ['--format', 'junit', '-o', same, '--html-out', same],
+      ['--format', 'json', '-o', same, '--markdown-out', join(tmp, '.', 'one-file.out')],
+      ['--markdown-out', same, '--html-out', same],
+    ]) {
+      const r = await kprof(['check', ...MULTI, ...args]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        /^kprof: --(html|markdown)-out .*one-file\.out: the same file as (-o|--markdown-out); each report needs a file of its own/,
+      );
+      if (args[1] === 'junit') {
+        // Under --format junit the error itself is the report of -o (a JUnit error), never the HTML report.
+        expect(readFileSync(same, 'utf8')).toMatch(/^<\?xml[\s\S]*the same file as -o/);
+        rmSync(same);
+      } else expect(existsSync(same)).toBe(false);
+    }
+  });
+
+  it('--markdown-out or --html-out naming the rules file: refused before the check runs, the rules kept', async () => {
+    const rules = join(tmp, 'kept.rules.yaml');
+    const text = readFileSync(resolve(ROOT, MULTI[2]!), 'utf8');
+    writeFileSync(rules, text);
+    for (const flag of ['--markdown-out', '--html-out']) {
+      const r = await kprof(['check', MULTI[0]!, '--rules', rules, flag, rules]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(`^kprof: ${flag} .*kept\\.rules\\.yaml: this is an input of this run; writing the report there would destroy it`),
+      );
+      expect(readFileSync(rules, 'utf8')).toBe(text);
+    }
+  });
 });
 
 describe('kprof check: bad rules or input exit 2', () => {

@@ -10,7 +10,7 @@ import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
-import { colorEnabled, emit, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
 import {
   apartNote,
   shortenedNote,
@@ -88,6 +88,13 @@ function sideWarnings(base: string[], pr: string[]): string {
 }
 
 export async function diffCommand(base: string, pr: string, flags: DiffFlags, io: Io, progress: Progress): Promise<number> {
+  distinctOutputs(
+    [
+      ['-o', flags.out],
+      ['--save-fusions', flags.saveFusions],
+    ],
+    [base, pr],
+  );
   const common = parseCommon(flags);
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
