@@ -96,6 +96,11 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     [base, pr],
   );
   const common = parseCommon(flags);
+  if (flags.layerMarker === '') {
+    throw usageError(
+      '--layer-marker: expected a kernel type or name; found an empty value (an unset variable?). Leave --layer-marker out to have one found.',
+    );
+  }
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
