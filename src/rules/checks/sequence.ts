@@ -202,6 +202,12 @@ export const sequence: ProfileKind<'sequence'> = {
     if (bounds.min !== null && bounds.max !== null && bounds.min > bounds.max) {
       reader.fail(e.get('min')!.value, 'sequence: min is larger than max; no run can pass.');
     }
+    if (bounds.min === 0 && bounds.max === null) {
+      reader.fail(
+        e.get('min')!.value,
+        'sequence: min: 0 with no max: holds for every run, so the rule can never break. Write min: 1 for "runs at least once", or give a max:.',
+      );
+    }
     const m = e.get('layer-marker');
     let layerMarker: string | null = null;
     if (m) {
