@@ -1,6 +1,6 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -205,6 +205,16 @@ describe('kprof check: --markdown-out and --html-out', () => {
         rmSync(same);
       } else expect(existsSync(same)).toBe(false);
     }
+  });
+
+  it('two reports to one file through a link that does not lead anywhere yet: refused too', async () => {
+    const target = join(tmp, 'later.md');
+    const link = join(tmp, 'to-later.md');
+    symlinkSync(target, link);
+    const r = await kprof(['check', ...MULTI, '-o', target, '--markdown-out', link]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^kprof: --markdown-out .*to-later\.md: the same file as -o; each report needs a file of its own/);
+    expect(existsSync(target)).toBe(false);
   });
 
   it('--markdown-out or --html-out naming the rules file: refused before the check runs, the rules kept', async () => {

@@ -134,9 +134,11 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
   }
 }
 
-/** A path not yet there, as the file system would name it: its folder resolved (links too), and its name. */
+/** A path not yet there, as the file system would name it: its folder resolved (links too), and its name (a dangling link's, that of the file it points to). */
 function resolvedPath(path: string): string {
-  const abs = resolve(onDisk(path));
+  // A dangling link names the file it will create: the end of its chain of links.
+  const chain = linkChain(path);
+  const abs = resolve(onDisk(chain[chain.length - 1]!));
   const dir = dirname(abs);
   try {
     return join(realpathSync(onDisk(dir)), basename(abs));
