@@ -180,6 +180,18 @@ describe('kprof diff --save-fusions', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test('--save-fusions and -o naming one file: refused before the diff runs, nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const file = join(dir, 'saved.yaml');
+      const d = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file, '-o', file]);
+      expect(d).toMatchObject({ code: 2, stdout: '' });
+      expect(d.stderr).toMatch(/^kprof: --save-fusions .*saved\.yaml: the same file as -o; each report needs a file of its own/);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('text from a user catalogue is escaped', () => {

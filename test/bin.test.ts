@@ -2,7 +2,9 @@
 // makes it), and the read worker bundled beside it.
 
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { resolveInput } from '../src/input/formats/resolve.js';
@@ -33,6 +35,33 @@ describe('bin/kprof.js', () => {
     const d = kprofBin(['summary', 'fixtures/does-not-exist', '--debug']);
     expect(d.code).toBe(2);
     expect(d.stderr).toMatch(/KprofError: .*\n\s+at /);
+  });
+
+  it('in a copy that was never built (no dist/): exit 2 and what to run, not a stack trace with exit 1', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'kprof-unbuilt-'));
+    try {
+      mkdirSync(join(copy, 'bin'));
+      copyFileSync(join(ROOT, 'bin/kprof.js'), join(copy, 'bin/kprof.js'));
+      writeFileSync(join(copy, 'package.json'), '{"type":"module"}\n');
+      const run = () => spawnSync(process.execPath, [join(copy, 'bin/kprof.js'), 'check', 'p', '--rules', 'r'], { encoding: 'utf8' });
+      const r = run();
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        /^kprof: this copy of kprof is not built: .*dist[/\\]bundle[/\\]early\.js is missing\. Run npm install \(or npm run build\) in .*, then run kprof again\.\n$/,
+      );
+      // Half a build (the CLI bundle missing): the same.
+      mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
+      for (const f of ['early.js', 'workers/readWorker.js']) {
+        mkdirSync(dirname(join(copy, 'dist/bundle', f)), { recursive: true });
+        copyFileSync(join(ROOT, 'dist/bundle', f), join(copy, 'dist/bundle', f));
+      }
+      const h = run();
+      expect(h.status).toBe(2);
+      expect(h.stderr).toMatch(/^kprof: this copy of kprof is not built: .*dist[/\\]bundle[/\\]cli\.cjs is missing\. /);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 for usage errors, 0 for --help and --version', () => {

@@ -1,6 +1,6 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -185,6 +185,50 @@ describe('kprof check: --markdown-out and --html-out', () => {
     expect(r.stdout).toMatch(/^::error /m);
     expect(readFileSync(md, 'utf8')).toBe((await kprof(['check', ...MULTI, '--format', 'markdown'])).stdout);
     expect(readFileSync(html, 'utf8')).toBe((await kprof(['check', ...MULTI, '--format', 'html'])).stdout);
+  });
+
+  it('two reports to one file: refused before the check runs, and nothing is written', async () => {
+    const same = join(tmp, 'one-file.out');
+    for (const args of [
+      ['--format', 'junit', '-o', same, '--html-out', same],
+      ['--format', 'json', '-o', same, '--markdown-out', join(tmp, '.', 'one-file.out')],
+      ['--markdown-out', same, '--html-out', same],
+    ]) {
+      const r = await kprof(['check', ...MULTI, ...args]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        /^kprof: --(html|markdown)-out .*one-file\.out: the same file as (-o|--markdown-out); each report needs a file of its own/,
+      );
+      if (args[1] === 'junit') {
+        // Under --format junit the error itself is the report of -o (a JUnit error), never the HTML report.
+        expect(readFileSync(same, 'utf8')).toMatch(/^<\?xml[\s\S]*the same file as -o/);
+        rmSync(same);
+      } else expect(existsSync(same)).toBe(false);
+    }
+  });
+
+  it('two reports to one file through a link that does not lead anywhere yet: refused too', async () => {
+    const target = join(tmp, 'later.md');
+    const link = join(tmp, 'to-later.md');
+    symlinkSync(target, link);
+    const r = await kprof(['check', ...MULTI, '-o', target, '--markdown-out', link]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^kprof: --markdown-out .*to-later\.md: the same file as -o; each report needs a file of its own/);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('--markdown-out or --html-out naming the rules file: refused before the check runs, the rules kept', async () => {
+    const rules = join(tmp, 'kept.rules.yaml');
+    const text = readFileSync(resolve(ROOT, MULTI[2]!), 'utf8');
+    writeFileSync(rules, text);
+    for (const flag of ['--markdown-out', '--html-out']) {
+      const r = await kprof(['check', MULTI[0]!, '--rules', rules, flag, rules]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(`^kprof: ${flag} .*kept\\.rules\\.yaml: this is an input of this run; writing the report there would destroy it`),
+      );
+      expect(readFileSync(rules, 'utf8')).toBe(text);
+    }
   });
 });
 

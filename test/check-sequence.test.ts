@@ -409,3 +409,25 @@ describe('sequence rules: errors of the rules file exit 2 with file:line:col', (
     expect(r.stdout.split('\n').some((l) => l.startsWith('FAIL x'))).toBe(false);
   });
 });
+
+describe('the layer of a site, by a marker that starts each layer', () => {
+  it('a chain at the end of each layer is in its own layer, not the next (the nearest marker)', async () => {
+    // 4 layers of S E G L A B C per step (S starts each layer), 2 steps: the chain A B C is nearer the next S.
+    const dir = join(tmp, 'layer-start', 'r0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(dir, { recursive: true });
+    const rows = ['Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
+    let t = 1000;
+    for (const step of [1, 2])
+      for (let l = 0; l < 4; l++)
+        for (const k of ['S', 'E', 'G', 'L', 'A', 'B', 'C']) {
+          rows.push(`${step},2,${k},${k},AI_CORE,${t},5`);
+          t += 10;
+        }
+    writeFileSync(join(dir, 'kernel_details.csv'), `${rows.join('\n')}\n`);
+    const rules = rulesFile('layer-start.yaml', 'rules:\n  - type: [A, B, C]\n    sequence: { per: step, max: 0, layer-marker: S }\n');
+    const r = await kprof(['check', join(tmp, 'layer-start'), '--rules', rules, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const [res] = (JSON.parse(r.stdout) as CheckJson).results;
+    expect(res!.site).toEqual({ stream: '2', index: 4, of: 28, layer: 0, edits: 0 });
+  });
+});

@@ -115,6 +115,29 @@ describe('makeProgress', () => {
     expect(drawn).not.toContain('\u0007');
   });
 
+  it('says the ETA is not known yet before a byte is read, never a cut "INF" ("ETA NFs")', () => {
+    const o = io(true);
+    const p = makeProgress(o, false);
+    const a = p.tracker('base/kernel_details.csv')!;
+    const b = p.tracker('pr/kernel_details.csv')!;
+    // The first input's size, then the second's: the bar is drawn (and redrawn) while nothing is read.
+    a.total!(4 * MIN_BYTES);
+    b.total!(4 * MIN_BYTES);
+    vi.advanceTimersByTime(250);
+    const before = o.err.join('');
+    expect(before).toMatch(/ETA/);
+    expect(before).not.toMatch(/ETA (?:NF|INF|NULL|LL)/);
+    expect(before).toMatch(/ETA +\?/);
+    // Once bytes arrive the ETA is a time again.
+    vi.advanceTimersByTime(1000);
+    a(MIN_BYTES);
+    vi.advanceTimersByTime(1000);
+    b(MIN_BYTES);
+    vi.advanceTimersByTime(250);
+    expect(o.err.join('').slice(before.length)).toMatch(/ETA +\d+s/);
+    p.done();
+  });
+
   it('draws nothing for a small input', () => {
     const o = io(true);
     const p = makeProgress(o, false);

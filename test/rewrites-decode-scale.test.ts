@@ -3,10 +3,14 @@
 // chain, ranks and fusion by rank and step: the chain is exactly the one replaced, the counts, layers and ranks are
 // the truth's, and every kernel the PR lost or gained is accounted for.
 
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
-import { CHAIN, DUP, decodePair, FUSED } from './decodeGen.js';
+import { CHAIN, DUP, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
+import { kprof } from './helpers.js';
 
 const range = (n: number) => [...Array(n).keys()];
 
@@ -136,4 +140,124 @@ test('property: the savings are the measured change of their kernels and the tim
     ),
     { numRuns: 40, seed: 2212 },
   );
+});
+
+describe('kprof diff, check and rules on a 60-layer decode export (4 ranks, 6 steps), end to end', () => {
+  // The generator's kernels written as torch_npu kernel_details.csv (writeDecodeCsv, durations of its own), read
+  // back by the CLI: the rewrites must be the truth's at real depth (no chain split, no saving overstated), and the
+  // gate must pass on the PR that fused every layer and fail on one where a rank kept the chain in 5 layers.
+  const HEADER =
+    'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+  const LAYERS = 60;
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-decode60-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const unfused = (rank: number, layer: number): boolean => rank === 1 && layer >= 30 && layer < 35;
+  const spec = { layers: LAYERS, dense: 3, mtp: true, dup: true, ranks: 4, steps: 6 };
+  const full = decodePair(spec);
+  const partial = decodePair({ ...spec, fused: (rank, _step, layer) => !unfused(rank, layer) });
+  writeDecodeCsv(join(dir, 'full'), HEADER, full.steps);
+  writeDecodeCsv(join(dir, 'partial'), HEADER, partial.steps);
+  const side = (run: string, s: 'base' | 'pr') => join(dir, run, s);
+
+  /** Each rank's steps as written: [rank][step] → the (type, duration in ticks) of each kernel, in order. */
+  function written(folder: string): { type: string; ticks: number }[][][] {
+    return readdirSync(folder)
+      .sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]))
+      .map((rank) => {
+        const lines = readFileSync(join(folder, rank, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), 'utf8')
+          .split('\r\n')
+          .slice(1, -1);
+        const steps: { type: string; ticks: number }[][] = [];
+        for (const line of lines) {
+          const c = line.split(',');
+          (steps[Number(c[0]) - 1] ??= []).push({ type: c[6]!, ticks: Math.round(Number(c[10]) * 10_000) });
+        }
+        return steps;
+      });
+  }
+
+  /** Σ ticks of the exact chains (left to right, none overlapping) and of the fused kernels of every step of a side. */
+  function chainTicks(folder: string): number {
+    let t = 0;
+    for (const ks of written(folder).flat()) {
+      for (let i = 0; i < ks.length; i++) {
+        if (ks[i]!.type === FUSED) t += ks[i]!.ticks;
+        else if (CHAIN.every((k, j) => ks[i + j]?.type === k)) {
+          for (let j = 0; j < CHAIN.length; j++) t += ks[i + j]!.ticks;
+          i += CHAIN.length - 1;
+        }
+      }
+    }
+    return t;
+  }
+
+  test.each([
+    ['full', full],
+    ['partial', partial],
+  ] as const)('%s: the 13-kernel chain → MlaPrologV3 and the duplicate, exact counts, layers and saving', async (run, pair) => {
+    const r = await kprof(['diff', side(run, 'base'), side(run, 'pr'), '--format', 'json']);
+    expect(r.code).toBe(0);
+    const rw = JSON.parse(r.stdout).rewrites;
+    expect(rw.marker).toMatchObject({ token: 'LightningIndexer' });
+    const [main, dup, ...more] = rw.rewrites;
+    expect(more).toEqual([]);
+    expect([main.removed, main.added, main.chains, main.layers, main.ranks.length]).toEqual([CHAIN, [FUSED], pair.truth.chains, range(LAYERS), 4]);
+    expect([dup.removed, dup.added, dup.chains]).toEqual([DUP, [], pair.truth.chains]);
+    expect(main.perStep).toEqual(run === 'full' ? { min: LAYERS, max: LAYERS } : { min: LAYERS - 5, max: LAYERS });
+    // The saving is the measured change of the rewrite's kernels, as the engine's property test defines it: the
+    // PR's fused kernels and the chains it still runs, less the base's chains (the MTP layer's is 2 edits away).
+    expect(Math.round(main.saving.totalUs * 10_000)).toBe(chainTicks(side(run, 'pr')) - chainTicks(side(run, 'base')));
+    expect(rw.conservation).toMatchObject({ rest: [], removedUnpaired: 0, addedUnpaired: 0 });
+    expect(rw.conservation.removedAccounted).toBe(rw.conservation.removed);
+    expect(rw.conservation.addedAccounted).toBe(rw.conservation.added);
+  });
+
+  test('check: rules the fused PR meets exit 0; the PR with 5 unfused layers on rank 1 breaks each, there only', async () => {
+    const rules = join(dir, 'kprof.rules.yaml');
+    writeFileSync(
+      rules,
+      [
+        'version: 1',
+        'rules:',
+        '  - rule: the MLA prolog is fused in every decoder layer',
+        '    fused: mla-prolog',
+        '  - rule: MlaPrologV3 once per decoder layer',
+        '    type: MlaPrologV3',
+        `    count: { per: step, exactly: ${LAYERS} }`,
+        '  - rule: the chain stays gone',
+        `    type: [${CHAIN.join(', ')}]`,
+        '    sequence: { per: step, max: 0 }',
+        '    evidence: { note: "fused into MlaPrologV3" }',
+        '  - rule: ScatterNdUpdate stays removed',
+        '    type: ScatterNdUpdate',
+        '    absent: true',
+        '    evidence: { note: "fused into MlaPrologV3" }',
+        '',
+      ].join('\n'),
+    );
+    const pass = await kprof(['check', side('full', 'pr'), '--rules', rules, '--format', 'json']);
+    expect([pass.code, pass.stderr]).toEqual([0, '']);
+    expect(JSON.parse(pass.stdout).results.map((x: { passed: boolean }) => x.passed)).toEqual([true, true, true, true]);
+    const fail = await kprof(['check', side('partial', 'pr'), '--rules', rules, '--format', 'json']);
+    expect(fail.code).toBe(1);
+    const results = JSON.parse(fail.stdout).results as { passed: boolean; ranksBroken: string[]; observed: number }[];
+    expect(results.map((x) => [x.passed, x.ranksBroken.length])).toEqual([
+      [false, 1],
+      [false, 1],
+      [false, 1],
+      [false, 1],
+    ]);
+    expect(new Set(results.map((x) => x.ranksBroken[0]))).toEqual(new Set([results[0]!.ranksBroken[0]]));
+    expect(results[0]!.ranksBroken[0]).toMatch(/1/);
+    expect(results.slice(0, 3).map((x) => x.observed)).toEqual([5, LAYERS - 5, 5]);
+  });
+
+  test('rules: the rules written from the diff hold on the PR and break on the base and on the partly fused PR', async () => {
+    const file = join(dir, 'written.rules.yaml');
+    const w = await kprof(['rules', side('full', 'base'), side('full', 'pr'), '-o', file]);
+    expect(w.code).toBe(0);
+    expect((await kprof(['check', side('full', 'pr'), '--rules', file])).code).toBe(0);
+    expect((await kprof(['check', side('full', 'base'), '--rules', file])).code).toBe(1);
+    expect((await kprof(['check', side('partial', 'pr'), '--rules', file])).code).toBe(1);
+  });
 });

@@ -165,6 +165,34 @@ describe('layers', () => {
     expect(none.rewrites[0]!.notFused.map((s) => s.layer)).toEqual([null, null]);
     expect(none.notes).toContainEqual({ kind: 'marker-absent', marker: 'Nope' });
   });
+  test('a marker that starts each layer, the chain at the end of the layer (nearer the next marker): each chain in its own layer', () => {
+    // S starts each of 5 layers; the chain A B C ends it. Layers 0 and 3 keep the chain in the PR.
+    const layered = (fused: number[]) => [0, 1, 2, 3, 4].flatMap((l) => ['S', 'E', 'G', `L${l}`, ...(fused.includes(l) ? ['F'] : words('A B C'))]);
+    const r = findRewrites(
+      seq({ 0: { 2: { 1: layered([]), 2: layered([]) } } }),
+      seq({ 0: { 2: { 1: layered([1, 2, 4]), 2: layered([1, 2, 4]) } } }),
+      { layerMarker: 'S' },
+    );
+    const w = r.rewrites[0]!;
+    expect([w.removed, w.added, w.layers, w.layerCount]).toEqual([words('A B C'), ['F'], [1, 2, 4], 5]);
+    expect(w.notFused.map((x) => x.layer)).toEqual([0, 3]);
+    // Fused everywhere: every layer, not layers 1-4 and the last one twice.
+    const all = findRewrites(seq({ 0: { 2: { 1: layered([]) } } }), seq({ 0: { 2: { 1: layered([0, 1, 2, 3, 4]) } } }), { layerMarker: 'S' });
+    expect(all.rewrites[0]!.layers).toEqual([0, 1, 2, 3, 4]);
+  });
+  test('a marker after the chain in each layer (the chain runs before it): the chain is the layer of the marker after it', () => {
+    // M in the middle of each layer, the chain A B C just before it, as the MLA prolog runs before LightningIndexer.
+    const layered = (fused: number[]) =>
+      [0, 1, 2, 3].flatMap((l) => ['N', ...(fused.includes(l) ? ['F'] : words('A B C')), 'M', 'P', 'Q', 'R', `L${l}`]);
+    const r = findRewrites(seq({ 0: { 2: { 1: layered([]), 2: layered([]) } } }), seq({ 0: { 2: { 1: layered([1, 2]), 2: layered([1, 2]) } } }), {
+      layerMarker: 'M',
+    });
+    const w = r.rewrites[0]!;
+    expect([w.layers, w.notFused.map((x) => x.layer)]).toEqual([
+      [1, 2],
+      [0, 3],
+    ]);
+  });
 });
 
 describe('rewrites', () => {

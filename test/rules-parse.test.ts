@@ -178,6 +178,21 @@ describe('parseRules: validation errors name file:line:col and what was expected
     ],
     ['min above max', 'rules:\n  - type: Cast\n    count: { min: 3, max: 1 }\n', 'r.yaml:3:19: count: min is larger than max; no run can pass.'],
     [
+      'min: 0 alone (every run holds it)',
+      'rules:\n  - type: Cast\n    count: { per: step, min: 0 }\n',
+      'r.yaml:3:30: count: min: 0 with no max: holds for every run, so the rule can never break. Write min: 1 for "runs at least once", or give a max:.',
+    ],
+    [
+      'time min: 0us alone',
+      'rules:\n  - type: Cast\n    time: { min: 0us }\n',
+      'r.yaml:3:18: time: min: 0 with no max: holds for every run, so the rule can never break. Write a min: above 0, or give a max:.',
+    ],
+    [
+      'sequence min: 0 alone',
+      'rules:\n  - type: [Cast, Cast]\n    sequence: { per: step, min: 0 }\n',
+      'r.yaml:3:33: sequence: min: 0 with no max: holds for every run, so the rule can never break. Write min: 1 for "runs at least once", or give a max:.',
+    ],
+    [
       'exactly with min',
       'rules:\n  - type: Cast\n    count: { exactly: 1, min: 1 }\n',
       'r.yaml:3:14: count: exactly: cannot be combined with min: or max:.',

@@ -264,3 +264,47 @@ describe('an empty --core', () => {
     }
   });
 });
+
+describe('an empty value where a pattern, a kernel or a path is expected (an unset variable?)', () => {
+  it('--match or --exclude "": a usage error, not a pattern that matches every kernel', async () => {
+    for (const [cmd, flag] of [
+      [['summary', P], '--match'],
+      [['summary', P], '--exclude'],
+      [['diff', P, Q], '--match'],
+      [['check', P, '--rules', 'fixtures/rules/multi-rank-one-breaks/kprof.rules.yaml'], '--match'],
+    ] as const) {
+      const r = await kprof([...cmd, flag, '']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(new RegExp(`^kprof: ${flag}: expected a regular expression; found an empty value \\(an unset variable\\?\\)`));
+    }
+  });
+
+  it('--layer-marker "": a usage error, not a marker that runs nowhere', async () => {
+    const r = await kprof(['diff', P, Q, '--layer-marker', '']);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^kprof: --layer-marker: expected a kernel type or name; found an empty value \(an unset variable\?\)/);
+  });
+
+  it('an empty path names its option or argument, never ": no such file"', async () => {
+    const rules = 'fixtures/fusion-example/kprof.rules.yaml';
+    for (const [args, what] of [
+      [['summary', ''], '<profile>'],
+      [['diff', '', Q], '<base>'],
+      [['diff', P, ''], '<pr>'],
+      [['summary', P, '--groups', ''], '--groups'],
+      [['check', P, '--rules', ''], '--rules'],
+      [['check', P, '--rules', rules, '--base', ''], '--base'],
+      [['diff', P, Q, '--save-fusions', ''], '--save-fusions'],
+      [['check', P, '--rules', rules, '--markdown-out', ''], '--markdown-out'],
+      [['merge', ''], '<summary...>'],
+      [['audit', P, '--catalogue', ''], '--catalogue'],
+    ] as const) {
+      const r = await kprof([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^kprof: (\S+): found an empty value \(an unset variable\?\); expected a path\./);
+      expect(r.stderr.split(':')[1]!.trim(), args.join(' ')).toBe(what);
+      // A path that must be given is asked for; an optional one may be left out.
+      expect(r.stderr.includes(`or leave ${what} out`), args.join(' ')).toBe(what.startsWith('--') && what !== '--rules');
+    }
+  });
+});

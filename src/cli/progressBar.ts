@@ -129,10 +129,25 @@ class BarProgress implements Progress {
       etaBuffer: 20,
       autopadding: true,
       noTTYOutput: false,
+      formatTime: etaText,
     });
     bar.start(total, 0, this.payload(0, total));
     return bar;
   }
+}
+
+/**
+ * The ETA as cli-progress's own format writes it (`12s`, ` 3m05s`, ` 1h20m`), but for an ETA not known yet: before
+ * a byte is read cli-progress has 'INF' or 'NULL', which its format cuts to two characters ("ETA NFs").
+ */
+function etaText(t: number | string, _options: unknown, roundTo: number): string {
+  if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) return '  ?';
+  const pad = (v: number): string => ` ${v}`.slice(-2);
+  const round = (v: number): number => roundTo * Math.round(v / roundTo);
+  if (t > 3600) return `${pad(Math.floor(t / 3600))}h${pad(round((t % 3600) / 60))}m`;
+  if (t > 60) return `${pad(Math.floor(t / 60))}m${pad(round(t % 60))}s`;
+  if (t > 10) return `${pad(round(t))}s`;
+  return `${pad(t)}s`;
 }
 
 /** Keep the end of a long path: that is where the rank and file names are. */

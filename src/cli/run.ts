@@ -32,7 +32,7 @@ import type { RulesFlags } from '../commands/rules.js';
 import type { SummaryFlags } from '../commands/summary.js';
 import { DEFAULT_TIME_TOLERANCE_PCT, DIFF_ONLY, DIFF_SORTS } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
-import { EXIT, isKprofError } from '../util/errors.js';
+import { EXIT, isKprofError, usageError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
 import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
@@ -132,6 +132,27 @@ function choiceError(message: string): string {
   return `${m[1]}: expected ${choices.length > 2 ? 'one of ' : ''}${list}; found "${m[2]}".`;
 }
 
+/**
+ * An empty path (`--base "$BASE"` with BASE unset) is named by its option or argument before the command runs,
+ * not as ": no such file or folder". -o "" is left to writeFileAtomic, which says the same in its own words.
+ */
+function emptyPaths(command: Command): void {
+  const opts = command.opts();
+  const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(value) && value.includes(''));
+  const empty = (what: string, required: boolean): never => {
+    throw usageError(
+      `${what}: found an empty value (an unset variable?); expected a path. Pass the path${required ? '' : `, or leave ${what} out`}.`,
+    );
+  };
+  for (const option of command.options) {
+    if (!/<(file|profile)(\.\.\.)?>/.test(option.flags) || option.attributeName() === 'out') continue;
+    if (isEmpty(opts[option.attributeName()])) empty(option.long ?? option.flags, option.mandatory);
+  }
+  command.registeredArguments.forEach((argument, i) => {
+    if (isEmpty(command.processedArgs[i])) empty(`<${argument.name()}${argument.variadic ? '...' : ''}>`, argument.required);
+  });
+}
+
 export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
   const program = new Command();
   const progressFor = (opts: { quiet?: boolean }): Progress => {
@@ -150,7 +171,8 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       writeErr: (s) => io.stderr(s),
       outputError: (s, write) => write(commanderError(s, github, io)),
     })
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', (_, command) => emptyPaths(command));
 
   addRunOptions(
     addCommonOptions(

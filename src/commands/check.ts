@@ -7,7 +7,7 @@ import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
-import { emit, colorEnabled, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
 import type { Profile } from '../model/model.js';
 import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
@@ -95,6 +95,14 @@ export function sequenceGrouping(rules: RuleSet): 'type' | 'name' | null {
 }
 
 export async function checkCommand(profile: string, flags: CheckFlags, io: Io, progress: Progress): Promise<number> {
+  distinctOutputs(
+    [
+      ['-o', flags.out],
+      ['--markdown-out', flags.markdownOut],
+      ['--html-out', flags.htmlOut],
+    ],
+    [flags.rules, profile, ...(flags.base !== undefined ? [flags.base] : [])],
+  );
   const rules = readRulesFile(flags.rules, relPath(flags.rules));
   const needing = rulesNeedingBase(rules);
   if (needing.length > 0 && flags.base === undefined) {

@@ -10,7 +10,7 @@ import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
-import { colorEnabled, emit, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
 import {
   apartNote,
   shortenedNote,
@@ -89,7 +89,19 @@ function sideWarnings(base: string[], pr: string[]): string {
 }
 
 export async function diffCommand(base: string, pr: string, flags: DiffFlags, io: Io, progress: Progress): Promise<number> {
+  distinctOutputs(
+    [
+      ['-o', flags.out],
+      ['--save-fusions', flags.saveFusions],
+    ],
+    [base, pr],
+  );
   const common = parseCommon(flags);
+  if (flags.layerMarker === '') {
+    throw usageError(
+      '--layer-marker: expected a kernel type or name; found an empty value (an unset variable?). Leave --layer-marker out to have one found.',
+    );
+  }
   const view: DiffView = { sort: flags.sort, only: flags.only ?? null, top: parseTop(flags.top) };
   const timeTolerancePct = parseTolerance(flags.timeTolerance);
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).

@@ -51,6 +51,12 @@ export function parsePrefer(text: string | undefined): Prefer | null {
 }
 
 export function parseRegex(flag: string, text: string): RegExp {
+  // An empty value is most often an unset variable (`--match "$PATTERN"`): as a pattern it matches every kernel.
+  if (text === '') {
+    throw usageError(
+      `${flag}: expected a regular expression; found an empty value (an unset variable?), which would ${flag === '--exclude' ? 'leave out' : 'select'} every kernel. Leave ${flag} out, or pass the pattern.`,
+    );
+  }
   try {
     return compilePattern(text);
   } catch (e) {

@@ -88,6 +88,65 @@ export function noteNamedInputs(paths: string[], out: string): void {
   }
 }
 
+/**
+ * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`),
+ * checked before anything is read: two of them naming one file would leave only the report written last, and one
+ * naming a file the command line reads (the rules file, a profile's file) would be refused only after the run,
+ * with another report already printed. `outs` are [flag, path] pairs (an absent flag's path is undefined);
+ * `named` the paths the command names as inputs. /dev and /proc paths (stdout, a pipe) are written to, not
+ * replaced, so they may be named twice.
+ */
+export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
+  const seen: { flag: string; id: string }[] = [];
+  for (const [flag, path] of outs) {
+    if (path === undefined || path === '') continue;
+    if (linkChain(path).some(isOwn)) continue;
+    let st: Stats | null = null;
+    try {
+      st = statSync(onDisk(path));
+    } catch {
+      // not there yet: known by its resolved path
+    }
+    if (st !== null && !st.isFile()) continue; // a folder or a device: writeFileAtomic says what it is
+    for (const input of named) {
+      if (st === null) break;
+      let id: Stats;
+      try {
+        id = statSync(onDisk(input));
+      } catch {
+        continue;
+      }
+      if (id.isFile() && id.dev === st.dev && id.ino === st.ino) {
+        throw inputError(
+          `${flag} ${path}: this is ${input === path ? 'an input' : `the same file as ${input}, an input`} of this run; ` +
+            `writing the report there would destroy it, so nothing was written. Pass ${flag} another path.`,
+        );
+      }
+    }
+    const id = st !== null ? `${st.dev}:${st.ino}` : resolvedPath(path);
+    const other = seen.find((s) => s.id === id);
+    if (other !== undefined) {
+      throw usageError(
+        `${flag} ${path}: the same file as ${other.flag}; each report needs a file of its own (only the last written would be kept). Pass ${flag} another path.`,
+      );
+    }
+    seen.push({ flag, id });
+  }
+}
+
+/** A path not yet there, as the file system would name it: its folder resolved (links too), and its name (a dangling link's, that of the file it points to). */
+function resolvedPath(path: string): string {
+  // A dangling link names the file it will create: the end of its chain of links.
+  const chain = linkChain(path);
+  const abs = resolve(onDisk(chain[chain.length - 1]!));
+  const dir = dirname(abs);
+  try {
+    return join(realpathSync(onDisk(dir)), basename(abs));
+  } catch {
+    return abs;
+  }
+}
+
 function startsWithXml(path: string): boolean {
   const fd = openSync(onDisk(path), 'r');
   try {

@@ -1,6 +1,8 @@
 // Which layer of the model a stretch of a step belongs to, by a marker kernel that runs once per layer
 // (LightningIndexer, FlashAttentionScore …). Layer i is the stretch nearest to the i-th occurrence of the marker
-// in the step, so a marker may come before or after the chain within its layer.
+// in the step, so a marker may come before or after the chain within its layer; where a rewrite's sites at the
+// ends of the step tell which (LayerPhase), the layer follows it: the marker that starts the layer, or the one
+// after the chain.
 //
 // Found automatically among the tokens that no rewrite touches and that run as often in the base's representative
 // step as in the PR's (at least twice, and no more often than the largest rewrite has sites in a step, fused or
@@ -46,6 +48,54 @@ export function layerOf(positions: number[], start: number, end: number): number
     }
   }
   return best;
+}
+
+/**
+ * Where a rewrite's sites sit in their layers, as the sites at the ends of the step tell it: `after` the marker (it
+ * starts each layer: a site is the layer of the last marker before it), `before` it (a site is the layer of the
+ * first marker after it, as the MLA prolog before LightningIndexer), or `nearest` (layerOf) when no site tells or
+ * they disagree. A site before the first marker can only be of the marker after it, one past the last marker only
+ * of the marker before it: without them the nearest marker would take a chain at the end of a layer whose marker
+ * starts it for the next layer's (and a fusion of every layer for one of layers 1 to n-1, the last twice).
+ */
+export type LayerPhase = 'after' | 'before' | 'nearest';
+
+/** The phase that `sites` ([start, end) with the marker positions of their step) tell; see LayerPhase. */
+export function layerPhase(sites: Iterable<{ markers: number[]; start: number; end: number }>): LayerPhase {
+  let before = false;
+  let after = false;
+  for (const { markers, start, end } of sites) {
+    if (markers.length === 0) continue;
+    if (end <= markers[0]!) before = true;
+    else if (start > markers[markers.length - 1]!) after = true;
+  }
+  return before === after ? 'nearest' : before ? 'before' : 'after';
+}
+
+/**
+ * The layer of the stretch [start, end) under `phase`: the last marker before it (`after`), the first after it
+ * (`before`), or the nearest (layerOf) for `nearest`, for a stretch that holds a marker, and where the phase
+ * names no marker (before the first, past the last). null without markers.
+ */
+export function layerIn(positions: number[], start: number, end: number, phase: LayerPhase): number | null {
+  if (positions.length === 0) return null;
+  // The markers before `start`, and those before `end`: equal when no marker is inside the stretch.
+  const below = (p: number): number => {
+    let lo = 0;
+    let hi = positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (positions[mid]! < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const b = below(start);
+  if (phase !== 'nearest' && b === below(end)) {
+    if (phase === 'after' && b > 0) return b - 1;
+    if (phase === 'before' && b < positions.length) return b;
+  }
+  return layerOf(positions, start, end);
 }
 
 /** Σ over the sites of the distance to the nearest marker of its side (`pos`: the marker's positions per side). */

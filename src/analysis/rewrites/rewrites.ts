@@ -23,7 +23,7 @@
 import { compareRanks } from '../../model/model.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
-import { chooseMarker, layerOf, markerPositions, type MarkerSite } from './layers.js';
+import { chooseMarker, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
@@ -634,29 +634,35 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     });
     const laneIds = [...f.perLane.keys()].sort((x, y) => x - y);
     const perLaneCounts = laneIds.map((l) => f.perLane.get(l)!);
-    let layers: number[] | null = null;
-    let layerCount: number | null = null;
-    if (marker !== null) {
-      const set = new Set<number>();
-      for (const l of laneIds) {
-        const rep = reps.find((x) => x.lane === l)!;
-        const m = markersOf(0, rep.base);
-        layerCount = Math.max(layerCount ?? 0, m.length);
-        for (const p of f.positions.get(l)!) {
-          const layer = layerOf(m, p, p + Math.max(1, f.removed.length));
-          if (layer !== null) set.add(layer);
-        }
-      }
-      layers = [...set].sort((x, y) => x - y);
-    }
+    // The base's sites (in each lane's representative step), then where the chain still runs in the PR: together
+    // they tell where the chain sits in its layer (layerPhase), for the layers of both.
+    const baseSites = laneIds.flatMap((l) => {
+      const m = markersOf(0, reps.find((x) => x.lane === l)!.base);
+      return f.positions.get(l)!.map((p) => ({ markers: m, start: p, end: p + Math.max(1, f.removed.length) }));
+    });
     applied.push({ removed: f.removed, added: f.added, chains });
     const k = Math.floor(f.removed.length / 4);
-    const notFused =
+    const unfused =
       f.removed.length >= 2 || (f.copy && f.added.length === 0)
         ? notFusedSites(sides[1], scans, f.removed, f.copy ? 0 : k, markersOf, texts, f.copy)
         : f.removed.length === 1
           ? unchangedSites(sides, reps, f, markersOf, texts)
           : [];
+    const phase = layerPhase([...baseSites, ...unfused.map((u) => u.at)]);
+    const notFused = unfused.map(({ at, site }) => ({ ...site, layer: layerIn(at.markers, at.start, at.end, phase) })).sort(byPlace);
+    let layers: number[] | null = null;
+    let layerCount: number | null = null;
+    if (marker !== null) {
+      const set = new Set<number>();
+      for (const { markers, start, end } of baseSites) {
+        layerCount = Math.max(layerCount ?? 0, markers.length);
+        const layer = layerIn(markers, start, end, phase);
+        if (layer !== null) set.add(layer);
+      }
+      // A lane without sites still counts its markers.
+      for (const l of laneIds) layerCount = Math.max(layerCount ?? 0, markersOf(0, reps.find((x) => x.lane === l)!.base).length);
+      layers = [...set].sort((x, y) => x - y);
+    }
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
@@ -1008,6 +1014,12 @@ function sampleChains(durs: Float64Array, starts: Float64Array, occ: number[], m
   return stepSum;
 }
 
+/** A site where the chain still runs in the PR, with where it is (its layer is set once the phase is known). */
+interface UnfusedSite {
+  at: { markers: number[]; start: number; end: number };
+  site: NotFused;
+}
+
 function notFusedSites(
   s: Side,
   scans: Scans,
@@ -1016,7 +1028,7 @@ function notFusedSites(
   markersOf: (side: 0 | 1, shape: number) => number[],
   texts: string[],
   copy = false,
-): NotFused[] {
+): UnfusedSite[] {
   // Sites per shape, then the lanes and steps that have the shape. A removed copy: the second of two exact copies
   // next to each other (the one kept is not a site).
   const sitesByShape = new Map<number, Site[]>();
@@ -1027,7 +1039,7 @@ function notFusedSites(
   });
   if (sitesByShape.size === 0) return [];
   // One entry per site of a shape, for each (rank, stream, shape) with its steps.
-  const out: NotFused[] = [];
+  const out: UnfusedSite[] = [];
   for (const g of stepGroups(s)) {
     const sites = sitesByShape.get(g.shape);
     if (sites === undefined) continue;
@@ -1035,18 +1047,20 @@ function notFusedSites(
     const steps = g.steps.slice();
     for (const site of sites) {
       out.push({
-        rank: g.rank,
-        stream: g.stream,
-        steps,
-        layer: m.length > 0 ? layerOf(m, site.start, site.end) : null,
-        layers: m.length,
-        position: site.start,
-        tokens: Array.from(s.tokens[g.shape]!.subarray(site.start, site.end), (t) => texts[t]!),
-        edits: site.edits,
+        at: { markers: m, start: site.start, end: site.end },
+        site: {
+          rank: g.rank,
+          stream: g.stream,
+          steps,
+          layer: null,
+          layers: m.length,
+          position: site.start,
+          tokens: Array.from(s.tokens[g.shape]!.subarray(site.start, site.end), (t) => texts[t]!),
+          edits: site.edits,
+        },
       });
     }
   }
-  out.sort(byPlace);
   return out;
 }
 
@@ -1061,13 +1075,13 @@ function unchangedSites(
   f: Forming,
   markersOf: (side: 0 | 1, shape: number) => number[],
   texts: string[],
-): NotFused[] {
+): UnfusedSite[] {
   const places = new Map<number, number[]>();
   for (const [lane, ps] of f.positions) {
     const rep = reps.find((x) => x.lane === lane);
     if (rep !== undefined) places.set(rep.base, ps);
   }
-  const out: NotFused[] = [];
+  const out: UnfusedSite[] = [];
   for (const g of stepGroups(sides[1])) {
     const tokens = sides[1].tokens[g.shape]!;
     for (const [shape, ps] of places) {
@@ -1076,19 +1090,22 @@ function unchangedSites(
       const m = markersOf(1, g.shape);
       for (const p of ps)
         out.push({
-          rank: g.rank,
-          stream: g.stream,
-          steps: g.steps.slice(),
-          layer: m.length > 0 ? layerOf(m, p, p + 1) : null,
-          layers: m.length,
-          position: p,
-          tokens: [texts[tokens[p]!]!],
-          edits: 0,
+          at: { markers: m, start: p, end: p + 1 },
+          site: {
+            rank: g.rank,
+            stream: g.stream,
+            steps: g.steps.slice(),
+            layer: null,
+            layers: m.length,
+            position: p,
+            tokens: [texts[tokens[p]!]!],
+            edits: 0,
+          },
         });
       break;
     }
   }
-  return out.sort(byPlace);
+  return out;
 }
 
 function byPlace(x: NotFused, y: NotFused): number {

@@ -50,6 +50,13 @@ export function parseBounds(node: Node, reader: CheckReader, kind: 'count' | 'ti
   if (bounds.min !== null && bounds.max !== null && bounds.min > bounds.max) {
     reader.fail(e.get('min')!.value, `${kind}: min is larger than max; no run can pass.`);
   }
+  // The other way round: a gate that no run can break (a typo for min: 1, most often) would pass forever.
+  if (bounds.min === 0 && bounds.max === null) {
+    reader.fail(
+      e.get('min')!.value,
+      `${kind}: min: 0 with no max: holds for every run, so the rule can never break. ${kind === 'count' ? 'Write min: 1 for "runs at least once"' : 'Write a min: above 0'}, or give a max:.`,
+    );
+  }
   return { per, bounds };
 }
 

@@ -15,7 +15,7 @@ import { fmtCount, NO_RANK_ID, ranksNamed } from '../../util/format.js';
 import { shown } from '../../util/inputText.js';
 import type { RankData } from '../../model/model.js';
 import { exactOccurrences, nearOccurrences } from '../../analysis/rewrites/match.js';
-import { layerOf, markerPositions } from '../../analysis/rewrites/layers.js';
+import { layerIn, layerPhase, markerPositions } from '../../analysis/rewrites/layers.js';
 import type { RecordedRank } from '../../analysis/rewrites/recorderSink.js';
 import type { Sequences } from '../../analysis/rewrites/sequence.js';
 import type { Bound, Rule, SequenceSite } from '../model.js';
@@ -92,7 +92,7 @@ function scan(
       counts.set(st.step, (counts.get(st.step) ?? 0) + h.starts.length);
       if (h.starts.length > 0 && !first.has(st.step)) {
         const tokens = seq.shapes[st.shape]!.tokens;
-        first.set(st.step, site(seq, st.stream, tokens, h.starts[0]!, chain.length, 0, markerId));
+        first.set(st.step, site(seq, st.stream, tokens, h.starts[0]!, chain.length, 0, markerId, h.starts));
       }
     }
   }
@@ -142,8 +142,11 @@ function site(
   length: number,
   edits: number,
   marker: number | undefined,
+  starts: readonly number[] = [start],
 ): SequenceSite {
-  const layer = marker === undefined || marker < 0 ? null : layerOf(markerPositions(tokens, marker), start, start + length);
+  // Every occurrence of the chain in the step tells where it sits in its layer (layerPhase), as in diff's rewrites.
+  const m = marker === undefined || marker < 0 ? null : markerPositions(tokens, marker);
+  const layer = m === null ? null : layerIn(m, start, start + length, layerPhase(starts.map((p) => ({ markers: m, start: p, end: p + length }))));
   return { stream: seq.streams[stream] ?? '-', index: start, of: tokens.length, layer, edits };
 }
 
@@ -201,6 +204,12 @@ export const sequence: ProfileKind<'sequence'> = {
     if (bounds.min === null && bounds.max === null) reader.fail(node, 'sequence: expected min:, max: or exactly: (how many chains, e.g. max: 0).');
     if (bounds.min !== null && bounds.max !== null && bounds.min > bounds.max) {
       reader.fail(e.get('min')!.value, 'sequence: min is larger than max; no run can pass.');
+    }
+    if (bounds.min === 0 && bounds.max === null) {
+      reader.fail(
+        e.get('min')!.value,
+        'sequence: min: 0 with no max: holds for every run, so the rule can never break. Write min: 1 for "runs at least once", or give a max:.',
+      );
     }
     const m = e.get('layer-marker');
     let layerMarker: string | null = null;
