@@ -12,6 +12,7 @@ import { strictCheck } from '../src/commands/summary.js';
 import { isKprofError } from '../src/util/errors.js';
 import { writeFileAtomic } from '../src/util/io.js';
 import { readProfile } from '../src/input/read.js';
+import { relPath } from '../src/util/paths.js';
 import { expectTranscript, kprof, ROOT, type Result } from './helpers.js';
 
 const F = (path: string): string => `fixtures/${path}`;
@@ -544,5 +545,38 @@ describe('a failed run never leaves a half-written --out file', () => {
     expect(() => strictCheck(true, 0)).not.toThrow();
     expect(() => strictCheck(true, 1)).toThrow('--strict: 1 row could not be read (see the warnings above); no report written.');
     expect(() => strictCheck(true, 2)).toThrow('--strict: 2 rows could not be read (see the warnings above); no report written.');
+  });
+});
+
+describe('rows, none of which can be read', () => {
+  it('every command refuses the profile (exit 2) and names the first skipped row: no figure is read from it', async () => {
+    const dir = join(tmp, 'all-skipped');
+    mkdirSync(dir);
+    // A quote never closed, then a row narrower than the header: both skipped.
+    writeFileSync(join(dir, 'kernel_details.csv'), `${HEADER}\n1,"Add,Add,AI_CORE,1,2,0,8\n`);
+    const file = join(dir, 'kernel_details.csv');
+    for (const args of [
+      ['summary', dir],
+      ['diff', F('fusion-example/base'), dir],
+      ['inspect', dir],
+    ]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      // The file as warnings show it (relative to the working directory, or absolute when that is far).
+      expect(r.stderr).toContain(
+        `kprof: ${dir}: no kernel could be read: its one row was skipped. The first: ${relPath(file)}:2: a quote opened on this line is never closed`,
+      );
+      expect(r.stderr).toContain('repair the file or export the profile again');
+    }
+    writeFileSync(join(dir, 'kernel_details.csv'), `${HEADER}\n1,Add,Add\n2,"Mul\n`);
+    const two = await kprof(['summary', dir]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('no kernel could be read: every one of its 2 rows was skipped. The first:');
+    // One row that can be read: the profile is read, the others skipped and counted.
+    writeFileSync(join(dir, 'kernel_details.csv'), `${HEADER}\n1,Add,Add\n${ROW}\n`);
+    const one = await kprof(['summary', dir]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('1 row skipped');
   });
 });

@@ -17,7 +17,8 @@ import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readerOf, readInWorker } from './formats/readers.js';
 import { allFormats, formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { shown } from '../util/inputText.js';
+import { escaped, shown } from '../util/inputText.js';
+import { relPath } from '../util/paths.js';
 import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
@@ -328,6 +329,17 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     throw inputError(
       `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} ${empty}. ` +
         `Expected at least one kernel row; was the profile collected with NPU activities on?`,
+    );
+  }
+  // Rows, none of which could be read: every figure would be a zero the profile never measured (a diff would say
+  // every kernel of the other side was removed).
+  const skipped = out.reduce((n, r) => n + r.rowsSkipped, 0);
+  if (skipped >= rows && out.every((r) => r.kernels === 0)) {
+    const first = out.flatMap((r) => r.warnings)[0];
+    const why = first === undefined ? '' : ` The first: ${escaped(relPath(first.file))}${first.line > 0 ? `:${first.line}` : ''}: ${first.message}.`;
+    throw inputError(
+      `${input}: no kernel could be read: ${rows === 1 ? 'its one row was' : `every one of its ${rows.toLocaleString('en-US')} rows was`} skipped.${why} ` +
+        'Expected kernel rows kprof can read; repair the file or export the profile again.',
     );
   }
   return { input, ranks: out, notes: resolved.notes, unread: resolved.unread };
