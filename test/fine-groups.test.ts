@@ -111,3 +111,50 @@ describe('FineGroupTable', () => {
     expect(back).not.toEqual(t);
   });
 });
+
+describe('a summary group of one fine group of a table', () => {
+  it('reads the row (no Group object of its own), and becomes an object once a second fine group joins it', async () => {
+    const { summarize } = await import('../src/aggregate/group.js');
+    const t = new FineGroupTable();
+    const one = t.at(t.index('solo', 'T', 'AI_CORE', null, ''));
+    Object.assign(one.total, cell(2, 20));
+    one.steps.set(1, cell(2, 20));
+    for (const core of ['AI_CORE', 'AI_VECTOR_CORE']) {
+      const g = t.at(t.index('pair', 'T', core, null, ''));
+      Object.assign(g.total, cell(1, 5));
+      g.steps.set(1, cell(1, 5));
+    }
+    const rank = {
+      rank: '-',
+      files: [],
+      fields: { name: true, type: true, core: true, shapes: false, steps: true },
+      groups: t,
+      rowsRead: 4,
+      rowsSkipped: 0,
+      kernels: 4,
+      rowsWithoutStep: 0,
+      stepIds: [1],
+      spanTicks: null,
+      warnings: [],
+      warningCount: 0,
+      snapshot: null,
+    };
+    const sel = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+    const s = summarize({ input: 'x', ranks: [rank], notes: [] }, { by: 'name', selection: sel });
+    const [solo, pair] = s.groups;
+    expect(Object.prototype.toString.call(solo)).toBe('[object RowGroup]');
+    expect(solo).toEqual({ key: 'solo', name: 'solo', total: cell(2, 20), steps: new Map([[1, cell(2, 20)]]) });
+    expect(solo!.type).toBeUndefined();
+    expect(Object.prototype.toString.call(pair)).toBe('[object Object]');
+    expect(pair!.key).toBe('pair');
+    expect(pair!.name).toBe('pair');
+    expect(plainCell(pair!.total)).toEqual(cell(2, 10, 5, 5));
+    expect([...pair!.steps].map(([st, c]) => [st, plainCell(c)])).toEqual([[1, cell(2, 10, 5, 5)]]);
+    // The first fine group's cell is not written by the merge.
+    expect(t.at(1).total.count).toBe(1);
+    const byType = summarize({ input: 'x', ranks: [rank], notes: [] }, { by: 'type', selection: sel });
+    expect(byType.groups).toHaveLength(1);
+    expect(byType.groups[0]!.type).toBe('T');
+    expect(byType.groups[0]!.total.count).toBe(4);
+  });
+});

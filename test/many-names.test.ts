@@ -65,10 +65,11 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     }
   });
 
-  it('a fine group costs at most 200 bytes once read, and a summary by name at most 200 more (heap and typed arrays, after a collection)', async () => {
+  it('a fine group costs under 250 bytes once read (its name included), and its group by name under 120 more (heap and typed arrays, after a collection)', async () => {
     // What the process holds, measured in this thread after a full collection: the reads of the other tests
     // are garbage by then. A fine group as an object (the FineGroup, two Cells, a StepCells, a Map entry and its
-    // key) cost ~510 bytes, its summary Group ~85 more; as a row of columns (model/fineGroups.ts) ~100 and ~150.
+    // key) cost ~510 bytes, its summary Group ~85 more (~150 with views of a row's cells); as a row of columns
+    // (model/fineGroups.ts) ~180-205, and a group reading that row ~65.
     const held = (): number => {
       collectGarbage(0);
       collectGarbage(0);
@@ -85,9 +86,8 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     expect(s.groups).toHaveLength(5 * N);
     expect(p.ranks[0]!.groups.size).toBe(5 * N);
     const perGroup = (bytes: number) => Math.round(bytes / (5 * N));
-    console.log(perGroup(afterRead - before), perGroup(afterSummary - afterRead));
-    expect(perGroup(afterRead - before)).toBeLessThan(200);
-    expect(perGroup(afterSummary - afterRead)).toBeLessThan(200);
+    expect(perGroup(afterRead - before)).toBeLessThan(250);
+    expect(perGroup(afterSummary - afterRead)).toBeLessThan(120);
   });
 
   it('a worker hands its fine groups over as columns, and they come back the same', async () => {

@@ -5,6 +5,7 @@
 // the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
+import { collectGarbage } from '../util/heap.js';
 import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
@@ -65,6 +66,11 @@ export function exactTotals(input: string, totals: Cell, filteredKernels: number
 export const MAX_WARNINGS_KEPT = 50;
 
 export { fineKey };
+
+/** A read of this many groups or more collects its garbage at each doubling of them (groupIndex). */
+const GROUPS_COLLECT_FROM = 1 << 17;
+/** …when its heap holds at least this much. */
+const COLLECT_MIN_BYTES = 64 << 20;
 
 /** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
 export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {
@@ -250,7 +256,12 @@ export class Accumulator implements KernelSink, RowLog {
     }
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
-    return this.groups.index(name, type, core, shapes, cls, raw);
+    const before = this.groups.size;
+    const i = this.groups.index(name, type, core, shapes, cls, raw);
+    // Each new group leaves garbage behind (the texts its kind was decoded from, the reader's kind): past 128 k
+    // groups, collected at each doubling of them, before the columns double too.
+    if (before !== this.groups.size && before >= GROUPS_COLLECT_FROM && before % GROUPS_COLLECT_FROM === 0) collectGarbage(COLLECT_MIN_BYTES);
+    return i;
   }
 
   /** The fine group for these fields (see groupIndex): a view of its row of the table. */
