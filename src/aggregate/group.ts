@@ -505,6 +505,12 @@ export function groupsByKey(groups: readonly Group[]): Map<string, Group> {
   return m;
 }
 
+/** Let go of the indexes groupsByKey made of a summary's lists of groups (made again if asked for). */
+export function forgetGroupsByKey(s: Summary): void {
+  indexCache.delete(s.groups);
+  for (const r of s.perRank) indexCache.delete(r.groups);
+}
+
 /** Kernels of a summary that have a Step Id (the rest are in no step). */
 export function totalStepped(s: Summary): number {
   let n = 0;
