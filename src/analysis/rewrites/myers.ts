@@ -22,24 +22,11 @@ export interface Hunk {
  * that turn a into b (each edit changes one count by one), equal to it when nothing moved.
  */
 export function editLowerBound(a: Int32Array, b: Int32Array): number {
-  // Counted in an array by token id (small integers: ids into a token table) when the ids are few against the
-  // steps' length, not a Map: a step of a million distinct names would make a Map of a million entries.
-  let top = -1;
-  for (let i = 0; i < a.length; i++) if (a[i]! > top) top = a[i]!;
-  for (let i = 0; i < b.length; i++) if (b[i]! > top) top = b[i]!;
-  if (top >= 4 * (a.length + b.length) + 1024) {
-    const m = new Map<number, number>();
-    for (const t of a) m.set(t, (m.get(t) ?? 0) + 1);
-    for (const t of b) m.set(t, (m.get(t) ?? 0) - 1);
-    let total = 0;
-    for (const c of m.values()) total += Math.abs(c);
-    return total;
-  }
-  const counts = new Int32Array(top + 1);
-  for (let i = 0; i < a.length; i++) counts[a[i]!]!++;
-  for (let i = 0; i < b.length; i++) counts[b[i]!]!--;
+  const counts = new Map<number, number>();
+  for (const t of a) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const t of b) counts.set(t, (counts.get(t) ?? 0) - 1);
   let sum = 0;
-  for (let t = 0; t <= top; t++) sum += Math.abs(counts[t]!);
+  for (const c of counts.values()) sum += Math.abs(c);
   return sum;
 }
 
