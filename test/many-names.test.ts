@@ -1,7 +1,8 @@
 // A profile of many distinct kernel names grouped by name (issue 24): every name is a group the report needs, so
 // what a group costs is what the run costs (1 M names: docs/performance.md). These hold the structure that keeps
-// it small: a group of one fine group shares its cells, a worker's groups cross as columns, judgements alike are
-// held once, and the long reports are written in chunks, each row made as it is written.
+// it small: fine groups are columns and a group of one reads its row, what a group costs once read and summarized
+// (bytes held after a collection), a worker's groups cross as the table's columns, judgements alike are held
+// once, and the long reports are written in chunks, each row made as it is written.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
