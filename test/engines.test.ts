@@ -22,6 +22,12 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** Maps and Sets as sorted entries, so that two accumulators compare with toEqual whatever their insertion order. */
 function plain(x: unknown): unknown {
+  // Fine groups read from columns (a table, its views and their step cells: model/fineGroups.ts) as the data they stand for.
+  const tag = Object.prototype.toString.call(x);
+  if (tag === '[object FineGroupView]' || tag === '[object CellView]') return plain((x as { toJSON(): unknown }).toJSON());
+  if (x instanceof Map || tag === '[object FineGroupTable]' || tag === '[object GroupSteps]' || tag === '[object StepCells]') {
+    x = new Map(x as Map<unknown, unknown>);
+  }
   if (x instanceof Map) {
     const entries = [...x.entries()].map(([k, v]) => [String(k), plain(v)] as const);
     return entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));

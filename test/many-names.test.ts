@@ -1,7 +1,8 @@
 // A profile of many distinct kernel names grouped by name (issue 24): every name is a group the report needs, so
 // what a group costs is what the run costs (1 M names: docs/performance.md). These hold the structure that keeps
-// it small: a group of one fine group shares its cells, a worker's groups cross as columns, judgements alike are
-// held once, and the long reports are written in chunks, each row made as it is written.
+// it small: fine groups are columns and a group of one reads its row, what a group costs once read and summarized
+// (bytes held after a collection), a worker's groups cross as the table's columns, judgements alike are held
+// once, and the long reports are written in chunks, each row made as it is written.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,9 @@ import { summarize } from '../src/aggregate/group.js';
 import { diffSummaries } from '../src/analysis/diff.js';
 import { readProfile, type ReadOptions } from '../src/input/read.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
-import type { Profile, Selection } from '../src/model/model.js';
+import { FineGroupTable } from '../src/model/fineGroups.js';
+import { collectGarbage } from '../src/util/heap.js';
+import type { Cell, FineGroup, Profile, Selection } from '../src/model/model.js';
 import { DIFF_REPORTERS, SUMMARY_REPORTERS } from '../src/report/registry.js';
 import { summaryTable } from '../src/report/summary/table.js';
 import { summaryCsv } from '../src/report/summary/csv.js';
@@ -45,29 +48,72 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const read = (path: string): Promise<Profile> => readProfile(path, READ);
 
+const cellOf = (c: Cell): Cell => ({ count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks });
+
 describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
-  it('a group of one fine group shares its cell and step cells; a summary of one rank holds its sorted groups once', async () => {
+  it('a group of one fine group reads the row of its fine group (no copy); a summary of one rank holds its sorted groups once', async () => {
     const p = await read(base);
     const s = summarize(p, { by: 'name', selection: NONE });
     expect(s.groups).toHaveLength(N);
     expect(s.groups).toBe(s.perRank[0]!.groups);
+    expect(p.ranks[0]!.groups).toBeInstanceOf(FineGroupTable);
     const fine = new Map([...p.ranks[0]!.groups.values()].map((g) => [g.name, g]));
     for (const g of s.groups.slice(0, 100)) {
-      expect(g.total).toBe(fine.get(g.key)!.total);
-      expect(g.steps).toBe(fine.get(g.key)!.steps);
+      // A view of the table's columns, not a cell of its own.
+      expect(Object.prototype.toString.call(g.total)).toBe('[object CellView]');
+      expect(g.total).toEqual(fine.get(g.key)!.total);
+      expect([...g.steps]).toEqual([...fine.get(g.key)!.steps]);
     }
+  });
+
+  it('a fine group costs under 250 bytes once read (its name included), and its group by name under 120 more (heap and typed arrays, after a collection)', async () => {
+    // What the process holds, measured in this thread after a full collection: the reads of the other tests
+    // are garbage by then. A fine group as an object (the FineGroup, two Cells, a StepCells, a Map entry and its
+    // key) cost ~510 bytes, its summary Group ~85 more (~150 with views of a row's cells); as a row of columns
+    // (model/fineGroups.ts) ~180-205, and a group reading that row ~65.
+    const held = (): number => {
+      collectGarbage(0);
+      collectGarbage(0);
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const big = join(dir, 'big.csv');
+    table(big, 5 * N);
+    const before = held();
+    const p = await read(big);
+    const afterRead = held();
+    const s = summarize(p, { by: 'name', selection: NONE });
+    const afterSummary = held();
+    expect(s.groups).toHaveLength(5 * N);
+    expect(p.ranks[0]!.groups.size).toBe(5 * N);
+    const perGroup = (bytes: number) => Math.round(bytes / (5 * N));
+    expect(perGroup(afterRead - before)).toBeLessThan(250);
+    expect(perGroup(afterSummary - afterRead)).toBeLessThan(120);
   });
 
   it('a worker hands its fine groups over as columns, and they come back the same', async () => {
     const p = await read(base);
-    const want = [...p.ranks[0]!.groups].map(([k, g]) => [k, { ...g, total: { ...g.total }, steps: [...g.steps] }]);
+    const plain = (g: FineGroup) => ({
+      name: g.name,
+      type: g.type,
+      core: g.core,
+      shapes: g.shapes,
+      total: cellOf(g.total),
+      steps: [...g.steps].map(([st, c]) => [st, cellOf(c)]),
+    });
+    const want = [...p.ranks[0]!.groups].map(([k, g]) => [k, plain(g)]);
     const packed = structuredClone(packRanks(p.ranks));
     expect(packed.ranks[0]!.groups.size).toBe(0);
-    expect(packed.groups[0]!.totals).toBeInstanceOf(Float64Array);
-    expect(packed.groups[0]!.totals).toHaveLength(4 * N);
-    expect(packed.groups[0]!.texts.length).toBeLessThanOrEqual(42);
+    // The accumulator's own columns, trimmed: no key string crosses (the main thread makes its index again).
+    const cols = packed.groups[0]!;
+    if (!('table' in cols)) throw new Error('expected the columns of a table');
+    expect(cols.table.totals).toBeInstanceOf(Float64Array);
+    expect(cols.table.totals).toHaveLength(4 * N);
+    expect(cols.table.inline).toHaveLength(5 * N);
+    expect(cols.table.texts.length).toBeLessThanOrEqual(42);
+    expect(cols.table.many).toEqual([]);
     const back = unpackRanks(packed)[0]!;
-    expect([...back.groups].map(([k, g]) => [k, { ...g, total: { ...g.total }, steps: [...g.steps] }])).toEqual(want);
+    expect([...back.groups].map(([k, g]) => [k, plain(g)])).toEqual(want);
   });
 
   it('the rows of a diff hold their judgements alike once', async () => {

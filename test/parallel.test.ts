@@ -13,7 +13,7 @@ import { mergeGroups } from '../src/model/model.js';
 import { inputError, KprofError } from '../src/util/errors.js';
 import { WorkerPool } from '../src/input/pool.js';
 import { readTable } from '../src/input/formats/ascend/readTable.js';
-import type { Profile } from '../src/model/model.js';
+import type { Cell, FineGroup, Profile } from '../src/model/model.js';
 import { TICKS_PER_US } from '../src/model/model.js';
 import { holdReadWorkers, PARALLEL_MIN_BYTES, readProfile, runJob, sharedPool, workerScript, type ReadOptions } from '../src/input/read.js';
 import { profileSequences, SEQUENCE_RECORDER, type RecordedRank } from '../src/analysis/rewrites/recorderSink.js';
@@ -96,6 +96,17 @@ describe('worker threads', () => {
   }
 });
 
+/** A fine group as plain data (one read from a table is a view of its columns: model/fineGroups.ts). */
+function plainGroup(g: FineGroup): FineGroup {
+  const out: FineGroup = { name: g.name, type: g.type, core: g.core, shapes: g.shapes, total: { ...cellOf(g.total) }, steps: g.steps };
+  if (g.rawName !== undefined) out.rawName = g.rawName;
+  return out;
+}
+
+function cellOf(c: Cell): Cell {
+  return { count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks };
+}
+
 describe('results cross threads packed', () => {
   it('per-step cells come back the same, large step ids and tick sums included', async () => {
     const p = await readProfile(join(ROOT, 'fixtures/formats/multi-rank'), { ...base, threads: 'off' });
@@ -104,7 +115,7 @@ describe('results cross threads packed', () => {
     g.steps.set(-7, { count: 1, ticks: 5, minTicks: 5, maxTicks: 5 });
     // Step cells as Maps (the readers' StepCells is a Map in behaviour, not in class, and clones as a plain object).
     const asMaps = (ranks: typeof p.ranks) =>
-      ranks.map((r) => ({ ...r, groups: new Map([...r.groups].map(([k, x]) => [k, { ...x, steps: new Map(x.steps) }])) }));
+      ranks.map((r) => ({ ...r, groups: new Map([...r.groups].map(([k, x]) => [k, { ...plainGroup(x), steps: new Map(x.steps) }])) }));
     const want = structuredClone(asMaps(p.ranks));
     const packed = packRanks(structuredClone(asMaps(p.ranks)));
     expect(packed.cells.length).toBeGreaterThan(0);

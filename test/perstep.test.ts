@@ -37,8 +37,7 @@ const NO_STEP = 'none';
 function rankData(rank: string, spec: RankSpec): RankData {
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
   for (const [type, bySteps] of Object.entries(spec)) {
-    const g = acc.group(type, type, 'AI_CORE', null);
-    const cursor = { group: g, step: Number.NaN, cell: null };
+    const cursor = { index: acc.groupIndex(type, type, 'AI_CORE', null), step: Number.NaN, cell: null };
     for (const [step, n] of Object.entries(bySteps)) {
       for (let i = 0; i < n; i++) {
         acc.rowsRead++;

@@ -5,6 +5,7 @@
 // at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
+import { groupOfRow, isRowGroup } from '../model/fineGroups.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
@@ -281,14 +282,26 @@ function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource }
   return { cell, steps: { steps } };
 }
 
-function addGroup(into: Forming, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource): void {
-  const t = into.groups.get(key);
+function addGroup(into: Forming, key: string, fields: Partial<Group>, cell: Cell, steps: StepSource, fine: FineGroup | null): void {
+  let t = into.groups.get(key);
   if (!t) {
-    // A group of one fine group shares its cell and step cells (plain properties: most groups of a rank, and
-    // every group of a snapshot rank, are of one fine group, and a copy or an accessor on each of them would cost
-    // more than the cells). Nothing writes to a group's cells but this function, which copies the total first.
-    into.groups.set(key, { key, ...fields, total: cell, steps: steps.steps });
+    // A group of one fine group of a table reads its row (fineGroups.ts: most groups by name are of one), else
+    // shares its cell and step cells (plain properties: every group of a snapshot rank is of one fine group, and
+    // a copy or an accessor on each of them would cost more than the cells). Nothing writes to a group's cells
+    // but this function, which copies the total first.
+    const row = fine !== null ? groupOfRow(key, fields, fine) : null;
+    into.groups.set(key, row ?? { key, ...fields, total: cell, steps: steps.steps });
     return;
+  }
+  if (isRowGroup(t)) {
+    // A second fine group: the group becomes an object of its own (its first fine group's cells shared).
+    const own: Group = { key, total: t.total, steps: t.steps };
+    for (const f of ['type', 'name', 'core', 'shapes'] as const) {
+      const v = t[f];
+      if (v !== undefined) own[f] = v;
+    }
+    into.groups.set(key, own);
+    t = own;
   }
   let sources = into.sources.get(t);
   if (sources === undefined) {
@@ -367,9 +380,11 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       rankFiltered += g.total.count - cell.count;
       if (cell.count === 0) continue;
       const { key, fields } = keyOf(g, opts.by, sel);
-      addGroup(groups, key, fields, cell, steps);
+      // The group reads the fine group's row only when it holds all of it (its cells, not those within --steps).
+      const whole = steps === g ? g : null;
+      addGroup(groups, key, fields, cell, steps, whole);
       // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.
-      if (!single) addGroup(all, key, fields, cell, steps);
+      if (!single) addGroup(all, key, fields, cell, steps, whole);
       mergeCell(rankTotals, cell);
     }
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
@@ -488,6 +503,12 @@ export function groupsByKey(groups: readonly Group[]): Map<string, Group> {
     indexCache.set(groups, m);
   }
   return m;
+}
+
+/** Let go of the indexes groupsByKey made of a summary's lists of groups (made again if asked for). */
+export function forgetGroupsByKey(s: Summary): void {
+  indexCache.delete(s.groups);
+  for (const r of s.perRank) indexCache.delete(r.groups);
 }
 
 /** Kernels of a summary that have a Step Id (the rest are in no step). */

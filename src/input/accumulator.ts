@@ -5,17 +5,17 @@
 // the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
+import { collectGarbage } from '../util/heap.js';
 import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
+import { FineGroupTable, fineKey } from '../model/fineGroups.js';
 import {
-  StepCells,
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
   TICKS_PER_US,
   addToCell,
   cloneCell,
-  emptyCell,
   mergeCell,
   type Cell,
   type RawNameTests,
@@ -29,11 +29,12 @@ import {
 } from '../model/model.js';
 
 /**
- * A fine group as the hot loop holds it: with the cell of the step it last counted into, since the rows of one
- * step are contiguous and a Map lookup per row is a tenth of the reading time.
+ * A fine group as the hot loop holds it: its index in the table, and the cell of the step it last counted into
+ * when the group keeps its cells in a Map (the rows of one step are contiguous, and a Map lookup per row is a
+ * tenth of the reading time); a group of one step counts into the table's columns.
  */
 export interface GroupCursor {
-  group: FineGroup;
+  index: number;
   step: number;
   cell: Cell | null;
 }
@@ -64,18 +65,12 @@ export function exactTotals(input: string, totals: Cell, filteredKernels: number
 /** How many warnings are kept with their text; the rest are counted. */
 export const MAX_WARNINGS_KEPT = 50;
 
-/**
- * The key of a fine group: the fields as a JSON array, so that no text in a field (a name holding a separator, say)
- * can make two groups one. A missing field and an empty one are the same here. JSON.stringify makes one flat
- * string: a template of the fields would be a tree of nine concatenated strings, which a Map keeps as they are
- * (some 290 bytes a group, a third of what a million distinct names cost).
- */
-export function fineKey(name: string | null, type: string | null, core: string | null, shapes: string | null, cls = ''): string {
-  return JSON.stringify([name ?? '', type ?? '', core ?? '', shapes ?? '', cls]);
-}
+export { fineKey };
 
-/** Past this many distinct values the intern table of type, core and shapes texts starts again (it is a cache). */
-const INTERN_LIMIT = 1 << 14;
+/** A read of this many groups or more collects its garbage at each doubling of them (groupIndex). */
+const GROUPS_COLLECT_FROM = 1 << 17;
+/** …when its heap holds at least this much. */
+const COLLECT_MIN_BYTES = 64 << 20;
 
 /** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
 export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {
@@ -131,7 +126,8 @@ class RawNameClasses {
 }
 
 export class Accumulator implements KernelSink, RowLog {
-  readonly groups = new Map<string, FineGroup>();
+  /** The fine groups, as columns (model/fineGroups.ts). */
+  readonly groups = new FineGroupTable();
   private readonly classes: RawNameClasses | null;
   rowsRead = 0;
   rowsSkipped = 0;
@@ -151,11 +147,6 @@ export class Accumulator implements KernelSink, RowLog {
   readonly warnings: RowWarning[] = [];
   warningCount = 0;
 
-  /**
-   * One string per distinct type, core and shapes text: a reader decodes them anew for each kind it binds, and a
-   * profile of a million names has a handful of types and cores.
-   */
-  private readonly interned = new Map<string, string>();
   /** The group cursor of each kernel id a reader bound (see KernelSink). */
   private readonly cursors: GroupCursor[] = [];
   /** Start times make the time span (inspect) and the step spans (--step-time): an exact decimal parse per row. */
@@ -205,7 +196,7 @@ export class Accumulator implements KernelSink, RowLog {
   }
 
   bind(id: number, kind: KernelKind): void {
-    this.cursors[id] = { group: this.kindGroup(kind), step: Number.NaN, cell: null };
+    this.cursors[id] = { index: this.kindGroup(kind), step: Number.NaN, cell: null };
   }
 
   addBatch(batch: KernelBatch): void {
@@ -235,7 +226,7 @@ export class Accumulator implements KernelSink, RowLog {
   }
 
   addAggregated(kind: KernelKind, cell: Cell, step?: number | null): void {
-    const g = this.kindGroup(kind);
+    const g = this.groups.at(this.kindGroup(kind));
     this.addCell(g, cell);
     if (this.stepSpans !== null) this.stepSpans.available = false;
     if (step === undefined) return;
@@ -249,44 +240,40 @@ export class Accumulator implements KernelSink, RowLog {
     else g.steps.set(step, cloneCell(cell));
   }
 
-  private kindGroup(k: KernelKind): FineGroup {
-    return this.group(k.name, k.type, k.core, k.shapes, k.rawName ?? undefined);
+  private kindGroup(k: KernelKind): number {
+    return this.groupIndex(k.name, k.type, k.core, k.shapes, k.rawName ?? undefined);
   }
 
   /**
-   * The fine group for these fields, created on first use; `rawName`: the name before normalisation, if other.
-   * Called once per distinct row key (the readers cache the group of each), so a raw name is classed once.
+   * The index of the fine group for these fields, created on first use; `rawName`: the name before
+   * normalisation, if other. Called once per distinct row key (the readers cache the group of each), so a raw
+   * name is classed once. (Type, core and shapes texts are held once each by the table.)
    */
-  group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
+  groupIndex(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): number {
     if (!this.names && type !== null) {
       name = null;
       rawName = undefined;
     }
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
-    const key = fineKey(name, type, core, shapes, cls);
-    let g = this.groups.get(key);
-    if (!g) {
-      g = { name, type: this.intern(type), core: this.intern(core), shapes: this.intern(shapes), total: emptyCell(), steps: new StepCells() };
-      if (raw !== undefined) g.rawName = raw;
-      this.groups.set(key, g);
-    }
-    return g;
+    const before = this.groups.size;
+    const i = this.groups.index(name, type, core, shapes, cls, raw);
+    // Each new group leaves garbage behind (the texts its kind was decoded from, the reader's kind): past 128 k
+    // groups, collected at each doubling of them, before the columns double too.
+    if (before !== this.groups.size && before >= GROUPS_COLLECT_FROM && before % GROUPS_COLLECT_FROM === 0) collectGarbage(COLLECT_MIN_BYTES);
+    return i;
   }
 
-  private intern(text: string | null): string | null {
-    if (text === null) return null;
-    const t = this.interned.get(text);
-    if (t !== undefined) return t;
-    if (this.interned.size >= INTERN_LIMIT) this.interned.clear();
-    this.interned.set(text, text);
-    return text;
+  /** The fine group for these fields (see groupIndex): a view of its row of the table. */
+  group(name: string | null, type: string | null, core: string | null, shapes: string | null, rawName?: string): FineGroup {
+    return this.groups.at(this.groupIndex(name, type, core, shapes, rawName));
   }
 
   /** Count one kernel of the cursor's group. */
   addVia(k: GroupCursor, step: number | null, ticks: number): void {
-    const g = k.group;
-    addToCell(g.total, ticks);
+    const i = k.index;
+    const groups = this.groups;
+    addAt(groups.totals, i * 4, ticks);
     this.kernels++;
     if (step === null) {
       this.rowsWithoutStep++;
@@ -296,13 +283,26 @@ export class Accumulator implements KernelSink, RowLog {
       this.stepIds.add(step);
       this.lastStep = step;
     }
+    // The group's one step inline (step, then its cell), else its Map of cells through the cursor.
+    const st = groups.inlineSteps;
+    const o = i * 5;
+    const s = st[o]!;
+    if (s === step) {
+      addAt(st, o + 1, ticks);
+      return;
+    }
+    if (Number.isNaN(s)) {
+      // No step yet.
+      st[o] = step;
+      st[o + 1] = 1;
+      st[o + 2] = ticks;
+      st[o + 3] = ticks;
+      st[o + 4] = ticks;
+      return;
+    }
     let c = k.cell;
     if (c === null || k.step !== step) {
-      c = g.steps.get(step) ?? null;
-      if (c === null) {
-        c = emptyCell();
-        g.steps.set(step, c);
-      }
+      c = groups.stepCell(i, step);
       k.step = step;
       k.cell = c;
     }
@@ -337,6 +337,7 @@ export class Accumulator implements KernelSink, RowLog {
   }
 
   toRankData(rank: string, files: SourceFile[], snapshot: SnapshotInfo | null = null): RankData {
+    this.groups.trim();
     return {
       rank,
       files,
@@ -354,4 +355,12 @@ export class Accumulator implements KernelSink, RowLog {
       ...(this.stepSpans !== null ? { stepSpans: this.stepSpans.result() } : {}),
     };
   }
+}
+
+/** Count a kernel of `ticks` into the cell at `o` of a column (count, ticks, minTicks, maxTicks). */
+function addAt(b: Float64Array, o: number, ticks: number): void {
+  b[o]! += 1;
+  b[o + 1]! += ticks;
+  if (ticks < b[o + 2]!) b[o + 2] = ticks;
+  if (ticks > b[o + 3]!) b[o + 3] = ticks;
 }

@@ -40,7 +40,11 @@ function scopeRank(rank: RankData, sel: Selection): RankData {
         cells.set(s, c);
         mergeCell(total, c);
       }
-      kept = { ...g, total, steps: cells };
+      // Field by field: a fine group read from a table is a view, whose fields a spread would not copy.
+      kept = { name: g.name, type: g.type, core: g.core, shapes: g.shapes, total, steps: cells };
+      if (g.rawName !== undefined) kept.rawName = g.rawName;
+      if (g.savedKey !== undefined) kept.savedKey = g.savedKey;
+      if (g.savedUserGroup !== undefined) kept.savedUserGroup = g.savedUserGroup;
     }
     if (kept.total.count === 0) continue;
     groups.set(key, kept);

@@ -131,13 +131,29 @@ export function chooseMarker(
   why: { equal: boolean } = { equal: false },
 ): number | null {
   if (sites.length === 0) return null;
-  // Each token's positions in each step, in one pass (a token's count is its number of positions).
+  // Each token's positions in each step (a token's count is its number of positions), of the tokens that run
+  // twice or more in the step: no rule below reads the others (a token once per step splits it into no layers),
+  // and a step of a million distinct names would make a list and a Map entry each. Counted first, in an array
+  // by token id (small integers: ids into a token table); positions kept in order of first position, as before.
   const positions: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
+  let top = -1;
+  for (const rep of reps) for (let i = 0; i < rep.length; i++) if (rep[i]! > top) top = rep[i]!;
+  // (A Map of counts where the ids are many against the steps' length.)
+  const dense = top < 4 * (reps[0].length + reps[1].length) + 1024;
+  const counts = dense ? new Int32Array(top + 1) : new Map<number, number>();
   for (const side of [0, 1] as const) {
     const at = positions[side];
     const rep = reps[side];
+    if (counts instanceof Int32Array) {
+      counts.fill(0);
+      for (let i = 0; i < rep.length; i++) counts[rep[i]!]!++;
+    } else {
+      counts.clear();
+      for (let i = 0; i < rep.length; i++) counts.set(rep[i]!, (counts.get(rep[i]!) ?? 0) + 1);
+    }
     for (let i = 0; i < rep.length; i++) {
       const t = rep[i]!;
+      if ((counts instanceof Int32Array ? counts[t]! : counts.get(t)!) < 2) continue;
       const p = at.get(t);
       if (p === undefined) at.set(t, [i]);
       else p.push(i);

@@ -291,12 +291,14 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
   const stats: SequenceStats = { kernels: 0, communication: 0, withoutStep: 0, badStart: 0, outOfOrder: 0, splitSteps: 0, pastLaneLimit: 0 };
   for (const { rank, seq } of parts) {
     if (seq.by !== by) throw new Error(`rewrites: a rank was recorded by ${seq.by}, not by ${by}`);
-    const tokenMap = seq.tokens.map((t) => tokens.intern(t));
+    // One part (one rank of one device, most profiles): its tokens are the side's, as they are (distinct texts,
+    // a recorder's token table); interning them again would make a Map of every one (a million distinct names).
+    const tokenMap = parts.length === 1 ? null : seq.tokens.map((t) => tokens.intern(t));
     const rankId = ranks.intern(rank);
     const streamMap = seq.streams.map((s) => streams.intern(s));
     const stepBase = steps.length;
     const shapeMap = seq.shapes.map((s) => {
-      const mapped = Int32Array.from(s.tokens, (t) => tokenMap[t]!);
+      const mapped = tokenMap === null ? Int32Array.from(s.tokens) : Int32Array.from(s.tokens, (t) => tokenMap[t]!);
       const h = hashTokens(mapped);
       const ids = byHash.get(h) ?? [];
       let into = ids.map((id) => shapes[id]!).find((x) => sameTokens(x.tokens, mapped));
@@ -335,7 +337,7 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
     s.sampleDurTicks = keep.map((j) => s.sampleDurTicks[j]!);
     s.sampleStartTicks = keep.map((j) => s.sampleStartTicks[j]!);
   }
-  return { by, tokens: tokens.texts, ranks: ranks.texts, streams: streams.texts, shapes, steps, stats };
+  return { by, tokens: parts.length === 1 ? parts[0]!.seq.tokens : tokens.texts, ranks: ranks.texts, streams: streams.texts, shapes, steps, stats };
 }
 
 /** Why a side has no sequences to compare. */

@@ -1245,17 +1245,33 @@ function conservation(
   applied: { removed: Int32Array; added: Int32Array; chains: number }[],
   texts: string[],
 ): Omit<Conservation, 'time'> {
-  const counts: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
+  // Per token id (ids index the joint table `texts`): arrays, not Maps (a million distinct names would make three
+  // Maps of a million entries). `seen`: the tokens of either side's steps or of a rewrite, in the order of ids (the
+  // order does not matter: the sums are exact, and `rest` is sorted by a total order).
+  const n = texts.length;
+  const counts = [new Float64Array(n), new Float64Array(n)] as const;
+  const seen = new Uint8Array(n);
   for (const i of [0, 1] as const) {
+    const c = counts[i];
     sides[i].seq.shapes.forEach((shape, j) => {
       if (shape.instances === 0) return;
-      for (const t of sides[i].tokens[j]!) counts[i].set(t, (counts[i].get(t) ?? 0) + shape.instances);
+      const tokens = sides[i].tokens[j]!;
+      for (let k = 0; k < tokens.length; k++) {
+        c[tokens[k]!]! += shape.instances;
+        seen[tokens[k]!] = 1;
+      }
     });
   }
-  const explained = new Map<number, number>();
+  const explained = new Float64Array(n);
   for (const f of applied) {
-    for (const t of f.removed) explained.set(t, (explained.get(t) ?? 0) - f.chains);
-    for (const t of f.added) explained.set(t, (explained.get(t) ?? 0) + f.chains);
+    for (const t of f.removed) {
+      explained[t]! -= f.chains;
+      seen[t] = 1;
+    }
+    for (const t of f.added) {
+      explained[t]! += f.chains;
+      seen[t] = 1;
+    }
   }
   const out: Omit<Conservation, 'time'> = {
     removed: 0,
@@ -1266,12 +1282,12 @@ function conservation(
     addedUnpaired: 0,
     rest: [],
   };
-  const all = new Set([...counts[0].keys(), ...counts[1].keys(), ...explained.keys()]);
-  for (const t of all) {
-    const b = counts[0].get(t) ?? 0;
-    const p = counts[1].get(t) ?? 0;
+  for (let t = 0; t < n; t++) {
+    if (seen[t] === 0) continue;
+    const b = counts[0][t]!;
+    const p = counts[1][t]!;
     const observed = p - b;
-    const e = explained.get(t) ?? 0;
+    const e = explained[t]!;
     // The steps of one side only: what they ran is a change of its own (PR-only steps add, base-only ones remove).
     const u = (sides[1].unpaired.get(t) ?? 0) - (sides[0].unpaired.get(t) ?? 0);
     if (observed < 0) {

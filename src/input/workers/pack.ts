@@ -6,6 +6,7 @@
 // makes the objects from the columns. Everything else in RankData goes as a structured clone.
 
 import { StepCells, type Cell, type FineGroup, type RankData } from '../../model/model.js';
+import { FineGroupTable, type TableColumns } from '../../model/fineGroups.js';
 
 /** The fields of a Cell, in packed order. The check below fails to compile if Cell gains a field. */
 const FIELDS = ['count', 'ticks', 'minTicks', 'maxTicks'] as const;
@@ -39,7 +40,11 @@ export interface PackedGroups {
 export interface PackedRanks {
   /** The ranks with every `groups` emptied (packed in `groups`, one per rank). */
   ranks: RankData[];
-  groups: PackedGroups[];
+  /**
+   * Per rank: the columns of its table (an accumulator's: model/fineGroups.ts, the step cells of its groups of
+   * several steps in `cells`), or its groups packed one by one (a Map of objects: a summary JSON's).
+   */
+  groups: (PackedGroups | { table: TableColumns })[];
   /** Per group, in order of every rank's groups: how many steps it had. */
   sizes: Int32Array<ArrayBuffer>;
   cells: Float64Array<ArrayBuffer>;
@@ -48,19 +53,32 @@ export interface PackedRanks {
 /** The buffers of a pack, to transfer rather than copy. */
 export function packedBuffers(p: PackedRanks): ArrayBuffer[] {
   const out: ArrayBuffer[] = [p.sizes.buffer, p.cells.buffer];
-  for (const g of p.groups) out.push(g.type.buffer, g.core.buffer, g.shapes.buffer, g.totals.buffer);
+  for (const g of p.groups) {
+    if ('table' in g) out.push(g.table.type.buffer, g.table.core.buffer, g.table.shapes.buffer, g.table.totals.buffer, g.table.inline.buffer);
+    else out.push(g.type.buffer, g.core.buffer, g.shapes.buffer, g.totals.buffer);
+  }
   return out;
 }
 
 export function packRanks(ranks: RankData[]): PackedRanks {
   let groups = 0;
   let n = 0;
-  for (const r of ranks) {
+  const tables = ranks.map((r) => (r.groups instanceof FineGroupTable ? { t: r.groups, cols: r.groups.columns() } : null));
+  ranks.forEach((r, ri) => {
+    const t = tables[ri];
+    if (t != null && t.cols !== null) {
+      // Only the step cells of groups of several steps go in `cells`: the others are inline in the columns.
+      for (const i of t.cols.many) {
+        groups++;
+        n += t.t.manySteps(i)!.size;
+      }
+      return;
+    }
     for (const g of r.groups.values()) {
       groups++;
       n += g.steps.size;
     }
-  }
+  });
   const sizes = new Int32Array(groups);
   const cells = new Float64Array(n * STRIDE);
   let i = 0;
@@ -75,8 +93,19 @@ export function packRanks(ranks: RankData[]): PackedRanks {
     cells[o + 4] = c.maxTicks;
     o += STRIDE;
   };
-  const packed: PackedGroups[] = [];
-  for (const r of ranks) {
+  const packed: (PackedGroups | { table: TableColumns })[] = [];
+  for (const [ri, r] of ranks.entries()) {
+    const table = tables[ri];
+    if (table != null && table.cols !== null) {
+      for (const gi of table.cols.many) {
+        const m = table.t.manySteps(gi)!;
+        sizes[i++] = m.size;
+        m.forEach(put);
+      }
+      packed.push({ table: table.cols });
+      r.groups = new Map();
+      continue;
+    }
     const size = r.groups.size;
     const p: PackedGroups = {
       keys: new Array<string>(size),
@@ -140,6 +169,15 @@ export function unpackRanks(p: PackedRanks): RankData[] {
   let o = 0;
   p.ranks.forEach((r, ri) => {
     const c = p.groups[ri]!;
+    if ('table' in c) {
+      r.groups = FineGroupTable.fromColumns(c.table, () => {
+        const size = sizes[i++]!;
+        const s = StepCells.packed(cells, o, size);
+        o += size * STRIDE;
+        return s;
+      });
+      return;
+    }
     const rare = new Map(c.rare.map((x) => [x.i, x]));
     const text = (id: number): string | null => (id < 0 ? null : c.texts[id]!);
     const groups = new Map<string, FineGroup>();

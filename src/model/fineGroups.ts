@@ -1,0 +1,734 @@
+// A rank's fine groups held as columns: what a profile of a million distinct kernel names costs, read.
+//
+// Over 400 lines: one data structure (the columns, the index, and the views that make them a Map of FineGroups
+// with cells to every stage that reads one), whose parts only work together.
+//
+// The accumulator made one FineGroup object a fine group: the object, its total Cell and step Cell (each with four
+// boxed doubles: minTicks starts at +∞, so the fields are doubles), a StepCells, the Map entry and its JSON key:
+// some 520 bytes a group once read, 1 M distinct names ~520 MB before anything else ran. Here a group is a row of
+// typed arrays (its total and its first step cell inline, 72 bytes), its type, core and shapes texts are indices
+// into one table of the distinct texts, its name is the one string a group keeps (the index looks a group up by
+// its name when it has no shapes, so no key string is made), and a group of two steps or more keeps a Map of its
+// cells. FineGroupTable is a Map<string, FineGroup> to every stage that reads one: a FineGroup read from it is a
+// view of its row (a small object made on each read, never kept by the table), whose cells read and write the
+// columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
+
+import { emptyCell, type Cell, type FineGroup, type Group, type GroupFields } from './model.js';
+
+/**
+ * The key of a fine group: the fields as a JSON array, so that no text in a field (a name holding a separator, say)
+ * can make two groups one. A missing field and an empty one are the same here. `cls`: the class of its raw name
+ * (input/accumulator.ts), '' for most. The table below makes a key only to iterate, or for a group with shapes.
+ */
+export function fineKey(name: string | null, type: string | null, core: string | null, shapes: string | null, cls = ''): string {
+  return JSON.stringify([name ?? '', type ?? '', core ?? '', shapes ?? '', cls]);
+}
+
+/** The few fields of a group that most groups lack. */
+interface Rare {
+  rawName?: string;
+  /** The raw-name class of its key (see fineKey): '' when absent. */
+  cls?: string;
+}
+
+const TOT = 4; // count, ticks, minTicks, maxTicks
+const ST = 5; // step, then the four fields of its cell; step NaN: no step cell inline
+/** The step of a group whose cells are in its Map (Columns.multi), in place of an inline step. */
+const MANY = Number.POSITIVE_INFINITY;
+
+/** The columns of a table, shared with the views of its groups (which read them anew at each access: they grow). */
+class Columns {
+  n = 0;
+  tot: Float64Array = new Float64Array(16 * TOT);
+  st: Float64Array = new Float64Array(16 * ST);
+  names: (string | null)[] = [];
+  type: Int32Array = new Int32Array(16);
+  core: Int32Array = new Int32Array(16);
+  shapes: Int32Array = new Int32Array(16);
+  /** The next group of the same name (index of byName), -1 at the end of the chain. */
+  next: Int32Array = new Int32Array(16);
+  texts: string[] = [];
+  textIds = new Map<string, number>();
+  /** The first group of each name, for groups with a name and no shapes (most groups by name). */
+  byName = new Map<string, number>();
+  /** The other groups, by key (fineKey). */
+  byKey = new Map<string, number>();
+  /** The step cells of a group of more than one step (or made elsewhere: a worker's packed cells). */
+  multi = new Map<number, Map<number, Cell>>();
+  rare = new Map<number, Rare>();
+
+  text(t: string | null): number {
+    if (t === null) return -1;
+    let id = this.textIds.get(t);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.texts.push(t);
+      this.textIds.set(t, id);
+    }
+    return id;
+  }
+
+  textOf(id: number): string | null {
+    return id < 0 ? null : this.texts[id]!;
+  }
+
+  grow(): void {
+    const cap = Math.max(16, this.type.length * 2);
+    const f64 = (a: Float64Array, w: number): Float64Array => {
+      const b = new Float64Array(cap * w);
+      b.set(a);
+      return b;
+    };
+    const i32 = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.tot = f64(this.tot, TOT);
+    this.st = f64(this.st, ST);
+    this.type = i32(this.type);
+    this.core = i32(this.core);
+    this.shapes = i32(this.shapes);
+    this.next = i32(this.next);
+  }
+
+  /**
+   * The columns cut to the groups they hold (they grow by doubling: up to half of them unused), when a quarter or
+   * more is unused (the cut copies them).
+   */
+  trim(): void {
+    const n = Math.max(this.n, 1);
+    if (this.type.length * 3 <= n * 4) return;
+    this.tot = this.tot.slice(0, n * TOT);
+    this.st = this.st.slice(0, n * ST);
+    this.type = this.type.slice(0, n);
+    this.core = this.core.slice(0, n);
+    this.shapes = this.shapes.slice(0, n);
+    this.next = this.next.slice(0, n);
+  }
+
+  /** The index of the group of these fields, or -1. */
+  find(name: string | null, type: string | null, core: string | null, shapes: string | null, cls: string): number {
+    if (useName(name, shapes)) {
+      for (let i = this.byName.get(name!) ?? -1; i >= 0; i = this.next[i]!) {
+        if (same(this.textOf(this.type[i]!), type) && same(this.textOf(this.core[i]!), core) && (this.rare.get(i)?.cls ?? '') === cls) return i;
+      }
+      return -1;
+    }
+    return this.byKey.get(fineKey(name, type, core, shapes, cls)) ?? -1;
+  }
+
+  /** A new empty group of these fields (the caller found none). */
+  add(name: string | null, type: string | null, core: string | null, shapes: string | null, cls: string, rawName: string | undefined): number {
+    if (this.n === this.type.length) this.grow();
+    const i = this.n++;
+    this.names.push(name);
+    this.type[i] = this.text(type);
+    this.core[i] = this.text(core);
+    this.shapes[i] = this.text(shapes);
+    const t = i * TOT;
+    this.tot[t] = 0;
+    this.tot[t + 1] = 0;
+    this.tot[t + 2] = Number.POSITIVE_INFINITY;
+    this.tot[t + 3] = Number.NEGATIVE_INFINITY;
+    this.st[i * ST] = Number.NaN;
+    if (cls !== '' || rawName !== undefined) {
+      const r: Rare = {};
+      if (cls !== '') r.cls = cls;
+      if (rawName !== undefined) r.rawName = rawName;
+      this.rare.set(i, r);
+    }
+    if (useName(name, shapes)) {
+      // Appended at the end of its name's chain: the chain is short (the types and cores of one name).
+      const first = this.byName.get(name!);
+      this.next[i] = -1;
+      if (first === undefined) this.byName.set(name!, i);
+      else {
+        let j = first;
+        while (this.next[j]! >= 0) j = this.next[j]!;
+        this.next[j] = i;
+      }
+    } else {
+      this.next[i] = -1;
+      this.byKey.set(fineKey(name, type, core, shapes, cls), i);
+    }
+    return i;
+  }
+
+  key(i: number): string {
+    return fineKey(this.names[i]!, this.textOf(this.type[i]!), this.textOf(this.core[i]!), this.textOf(this.shapes[i]!), this.rare.get(i)?.cls ?? '');
+  }
+}
+
+/** Groups with a name and no shapes are found by their name (no key string made): the others by key. */
+function useName(name: string | null, shapes: string | null): boolean {
+  return name !== null && name !== '' && (shapes === null || shapes === '');
+}
+
+/** Two field texts are the same in a key (a missing field and an empty one are: fineKey). */
+function same(a: string | null, b: string | null): boolean {
+  return (a ?? '') === (b ?? '');
+}
+
+/** The total cell of a group, read and written in the columns. */
+class TotalCell implements Cell {
+  constructor(
+    private readonly c: Columns,
+    private readonly i: number,
+  ) {}
+  get count(): number {
+    return small(this.c.tot[this.i * TOT]!);
+  }
+  set count(v: number) {
+    this.c.tot[this.i * TOT] = v;
+  }
+  get ticks(): number {
+    return small(this.c.tot[this.i * TOT + 1]!);
+  }
+  set ticks(v: number) {
+    this.c.tot[this.i * TOT + 1] = v;
+  }
+  get minTicks(): number {
+    return small(this.c.tot[this.i * TOT + 2]!);
+  }
+  set minTicks(v: number) {
+    this.c.tot[this.i * TOT + 2] = v;
+  }
+  get maxTicks(): number {
+    return small(this.c.tot[this.i * TOT + 3]!);
+  }
+  set maxTicks(v: number) {
+    this.c.tot[this.i * TOT + 3] = v;
+  }
+  get [Symbol.toStringTag](): string {
+    return 'CellView';
+  }
+  /** As JSON, the plain cell it stands for. */
+  toJSON(): Cell {
+    return { count: this.count, ticks: this.ticks, minTicks: this.minTicks, maxTicks: this.maxTicks };
+  }
+}
+
+/** The step cell held inline, read and written in the columns. */
+class InlineCell implements Cell {
+  constructor(
+    private readonly c: Columns,
+    private readonly i: number,
+  ) {}
+  get count(): number {
+    return small(this.c.st[this.i * ST + 1]!);
+  }
+  set count(v: number) {
+    this.c.st[this.i * ST + 1] = v;
+  }
+  get ticks(): number {
+    return small(this.c.st[this.i * ST + 2]!);
+  }
+  set ticks(v: number) {
+    this.c.st[this.i * ST + 2] = v;
+  }
+  get minTicks(): number {
+    return small(this.c.st[this.i * ST + 3]!);
+  }
+  set minTicks(v: number) {
+    this.c.st[this.i * ST + 3] = v;
+  }
+  get maxTicks(): number {
+    return small(this.c.st[this.i * ST + 4]!);
+  }
+  set maxTicks(v: number) {
+    this.c.st[this.i * ST + 4] = v;
+  }
+  get [Symbol.toStringTag](): string {
+    return 'CellView';
+  }
+  /** As JSON, the plain cell it stands for. */
+  toJSON(): Cell {
+    return { count: this.count, ticks: this.ticks, minTicks: this.minTicks, maxTicks: this.maxTicks };
+  }
+}
+
+/**
+ * The step cells of a group: the one inline, else the group's Map once it has two. set() copies a cell's figures
+ * inline (the first step) or keeps the cell (in the Map, from the second step on); a cell got from it is a view
+ * of the columns while the step is inline.
+ */
+class GroupSteps implements Map<number, Cell> {
+  constructor(
+    private readonly c: Columns,
+    private readonly i: number,
+  ) {}
+
+  #many(): Map<number, Cell> | undefined {
+    return this.c.multi.get(this.i);
+  }
+
+  /** The inline step (NaN: none; read only while the group has no Map). */
+  #step(): number {
+    return this.c.st[this.i * ST]!;
+  }
+
+  get size(): number {
+    const m = this.#many();
+    if (m !== undefined) return m.size;
+    return Number.isNaN(this.#step()) ? 0 : 1;
+  }
+
+  get(step: number): Cell | undefined {
+    const m = this.#many();
+    if (m !== undefined) return m.get(step);
+    return this.#step() === step ? new InlineCell(this.c, this.i) : undefined;
+  }
+
+  has(step: number): boolean {
+    const m = this.#many();
+    return m !== undefined ? m.has(step) : this.#step() === step;
+  }
+
+  set(step: number, cell: Cell): this {
+    const m = this.#many();
+    if (m !== undefined) {
+      m.set(step, cell);
+      return this;
+    }
+    const s = this.#step();
+    const o = this.i * ST;
+    if (Number.isNaN(s) || s === step) {
+      const st = this.c.st;
+      st[o] = step;
+      st[o + 1] = cell.count;
+      st[o + 2] = cell.ticks;
+      st[o + 3] = cell.minTicks;
+      st[o + 4] = cell.maxTicks;
+      return this;
+    }
+    this.c.multi.set(
+      this.i,
+      new Map([
+        [small(s), inlineCopy(this.c, this.i)],
+        [step, cell],
+      ]),
+    );
+    this.c.st[o] = MANY;
+    return this;
+  }
+
+  delete(step: number): boolean {
+    const m = this.#many();
+    if (m !== undefined) return m.delete(step);
+    if (this.#step() !== step) return false;
+    this.c.st[this.i * ST] = Number.NaN;
+    return true;
+  }
+
+  clear(): void {
+    const m = this.#many();
+    if (m !== undefined) m.clear();
+    else this.c.st[this.i * ST] = Number.NaN;
+  }
+
+  forEach(fn: (value: Cell, key: number, map: Map<number, Cell>) => void, thisArg?: unknown): void {
+    const m = this.#many();
+    if (m !== undefined) {
+      m.forEach((c, s) => {
+        fn.call(thisArg, c, s, this);
+      });
+      return;
+    }
+    const s = this.#step();
+    if (!Number.isNaN(s)) fn.call(thisArg, new InlineCell(this.c, this.i), small(s), this);
+  }
+
+  /** The cells as a Map to iterate: the group's own, else a new one of the inline cell (or none). */
+  #asMap(): Map<number, Cell> {
+    const m = this.#many();
+    if (m !== undefined) return m;
+    const s = this.#step();
+    return Number.isNaN(s) ? new Map() : new Map([[small(s), new InlineCell(this.c, this.i) as Cell]]);
+  }
+
+  entries(): MapIterator<[number, Cell]> {
+    return this.#asMap().entries();
+  }
+
+  keys(): MapIterator<number> {
+    return this.#asMap().keys();
+  }
+
+  values(): MapIterator<Cell> {
+    return this.#asMap().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[number, Cell]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'GroupSteps';
+  }
+}
+
+function inlineCopy(c: Columns, i: number): Cell {
+  const o = i * ST;
+  return { count: small(c.st[o + 1]!), ticks: c.st[o + 2]!, minTicks: c.st[o + 3]!, maxTicks: c.st[o + 4]! };
+}
+
+/** One group of a table, as a FineGroup: made on each read, reading the columns. */
+class GroupView implements FineGroup {
+  constructor(
+    readonly table: Columns,
+    readonly index: number,
+  ) {}
+  get name(): string | null {
+    return this.table.names[this.index]!;
+  }
+  get type(): string | null {
+    return this.table.textOf(this.table.type[this.index]!);
+  }
+  get core(): string | null {
+    return this.table.textOf(this.table.core[this.index]!);
+  }
+  get shapes(): string | null {
+    return this.table.textOf(this.table.shapes[this.index]!);
+  }
+  get rawName(): string | undefined {
+    return this.table.rare.get(this.index)?.rawName;
+  }
+  get total(): Cell {
+    return new TotalCell(this.table, this.index);
+  }
+  get steps(): Map<number, Cell> {
+    return this.table.multi.get(this.index) ?? new GroupSteps(this.table, this.index);
+  }
+  get savedKey(): undefined {
+    return undefined;
+  }
+  get savedUserGroup(): undefined {
+    return undefined;
+  }
+  get [Symbol.toStringTag](): string {
+    return 'FineGroupView';
+  }
+  /** As JSON, the plain group it stands for (step cells as a Map write: {}). */
+  toJSON(): FineGroup {
+    const g: FineGroup = { name: this.name, type: this.type, core: this.core, shapes: this.shapes, total: this.total, steps: this.steps };
+    const raw = this.rawName;
+    if (raw !== undefined) g.rawName = raw;
+    return g;
+  }
+}
+
+/** Which of its fine group's fields a group of one holds (bits of RowGroup.fields). */
+const FIELD_BITS = { name: 1, type: 2, core: 4, shapes: 8 } as const;
+
+/**
+ * A summary's group of one fine group of a table (most groups by name): its key, and the fine group's row, whose
+ * cells it reads (views, as the fine group's). 56 bytes where a Group object with its two views costs ~140.
+ * Its single-valued fields are those of its fine group that the grouping keeps (keyOf): `fields`, a set of bits.
+ */
+class RowGroup implements Group {
+  constructor(
+    readonly key: string,
+    private readonly c: Columns,
+    private readonly i: number,
+    private readonly fields: number,
+  ) {}
+  get name(): string | undefined {
+    return this.fields & FIELD_BITS.name ? (this.c.names[this.i] ?? undefined) : undefined;
+  }
+  get type(): string | undefined {
+    return this.fields & FIELD_BITS.type ? (this.c.textOf(this.c.type[this.i]!) ?? undefined) : undefined;
+  }
+  get core(): string | undefined {
+    return this.fields & FIELD_BITS.core ? (this.c.textOf(this.c.core[this.i]!) ?? undefined) : undefined;
+  }
+  get shapes(): string | undefined {
+    return this.fields & FIELD_BITS.shapes ? (this.c.textOf(this.c.shapes[this.i]!) ?? undefined) : undefined;
+  }
+  get userGroup(): undefined {
+    return undefined;
+  }
+  get total(): Cell {
+    return new TotalCell(this.c, this.i);
+  }
+  get steps(): Map<number, Cell> {
+    return this.c.multi.get(this.i) ?? new GroupSteps(this.c, this.i);
+  }
+  get [Symbol.toStringTag](): string {
+    return 'RowGroup';
+  }
+  /** As JSON, the plain group it stands for. */
+  toJSON(): Group {
+    const g: Group = { key: this.key, total: this.total, steps: this.steps };
+    for (const f of ['type', 'name', 'core', 'shapes'] as const) {
+      const v = this[f];
+      if (v !== undefined) g[f] = v;
+    }
+    return g;
+  }
+}
+
+/** Is this group one of a fine group's row (groupOfRow)? */
+export function isRowGroup(g: Group): boolean {
+  return g instanceof RowGroup;
+}
+
+/**
+ * The group of one fine group `fine` with these fields (keyOf's: the fine group's own, a subset of name, type,
+ * core and shapes), reading its row: when `fine` is a view of a table and its whole cells are the group's (no
+ * --steps). Null otherwise (the caller makes a Group object).
+ */
+export function groupOfRow(key: string, fields: Partial<GroupFields>, fine: FineGroup): Group | null {
+  if (!(fine instanceof GroupView) || fields.userGroup !== undefined) return null;
+  let bits = 0;
+  for (const f of ['name', 'type', 'core', 'shapes'] as const) {
+    const v = fields[f];
+    if (v === undefined) continue;
+    if (v !== fine[f]) return null;
+    bits |= FIELD_BITS[f];
+  }
+  // A field the grouping keeps must be in `fields` exactly when the fine group has it (keyOf copies non-null
+  // fields): a null one reads back as undefined, as keyOf leaves it out.
+  return new RowGroup(key, fine.table, fine.index, bits);
+}
+
+/**
+ * A rank's fine groups, by key (see fineKey), as columns. Iteration is in the order groups were added (those of
+ * the table, then any set as objects). Nothing deletes a fine group: delete() refuses.
+ */
+export class FineGroupTable implements Map<string, FineGroup> {
+  #c = new Columns();
+  /** Groups set as objects (a summary JSON's, with keys of their own), by key. */
+  #objects = new Map<string, FineGroup>();
+
+  get size(): number {
+    return this.#c.n + this.#objects.size;
+  }
+
+  /** The index of the group of these fields, created (empty) when there is none. */
+  index(name: string | null, type: string | null, core: string | null, shapes: string | null, cls: string, rawName?: string): number {
+    const c = this.#c;
+    const i = c.find(name, type, core, shapes, cls);
+    return i >= 0 ? i : c.add(name, type, core, shapes, cls, rawName);
+  }
+
+  /** Cut the columns to the groups they hold, once the read is done (a group added later grows them again). */
+  trim(): void {
+    this.#c.trim();
+  }
+
+  /** The group at an index. */
+  at(i: number): FineGroup {
+    return new GroupView(this.#c, i);
+  }
+
+  /** The columns a hot loop writes: totals (4 a group) and inline step cells (5 a group: step, then the cell). */
+  get totals(): Float64Array {
+    return this.#c.tot;
+  }
+  get inlineSteps(): Float64Array {
+    return this.#c.st;
+  }
+  /** The Map of step cells of a group of more than one step, if it has one. */
+  manySteps(i: number): Map<number, Cell> | undefined {
+    return this.#c.multi.get(i);
+  }
+  /**
+   * The step cell of group `i` in `step` that holds no inline step or another one: made (empty) in the group's
+   * Map of cells, which is made first (with the inline cell) when it has none. A cell of the Map is an object
+   * the caller may keep and write to (the accumulator's cursor does).
+   */
+  stepCell(i: number, step: number): Cell {
+    const c = this.#c;
+    let m = c.multi.get(i);
+    if (m === undefined) {
+      const o = i * ST;
+      m = Number.isNaN(c.st[o]!) ? new Map<number, Cell>() : new Map([[small(c.st[o]!), inlineCopy(c, i)]]);
+      c.multi.set(i, m);
+      c.st[o] = MANY;
+    }
+    let cell = m.get(step);
+    if (cell === undefined) {
+      cell = emptyCell();
+      m.set(step, cell);
+    }
+    return cell;
+  }
+
+  get(key: string): FineGroup | undefined {
+    const o = this.#objects.get(key);
+    if (o !== undefined) return o;
+    const f = parseKey(key);
+    if (f === null) return undefined;
+    const i = this.#c.find(f[0] === '' ? null : f[0], f[1], f[2], f[3], f[4]);
+    return i < 0 ? undefined : this.at(i);
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /**
+   * A group of another table (merging ranks read apart) is copied into this one, into its group of the same key
+   * (made if there is none); any other FineGroup is kept as it is, by its key.
+   */
+  set(key: string, g: FineGroup): this {
+    if (!(g instanceof GroupView) || key !== g.table.key(g.index)) {
+      this.#objects.set(key, g);
+      return this;
+    }
+    const from = g.table;
+    const cls = from.rare.get(g.index)?.cls ?? '';
+    const i = this.index(g.name, g.type, g.core, g.shapes, cls, g.rawName);
+    const c = this.#c;
+    c.tot.set(from.tot.subarray(g.index * TOT, g.index * TOT + TOT), i * TOT);
+    c.multi.delete(i);
+    c.st[i * ST] = Number.NaN;
+    const steps = new GroupSteps(c, i);
+    g.steps.forEach((cell, s) => {
+      steps.set(s, { count: cell.count, ticks: cell.ticks, minTicks: cell.minTicks, maxTicks: cell.maxTicks });
+    });
+    return this;
+  }
+
+  delete(): boolean {
+    throw new Error('internal error: fine groups are never deleted');
+  }
+
+  clear(): void {
+    this.#c = new Columns();
+    this.#objects.clear();
+  }
+
+  forEach(fn: (value: FineGroup, key: string, map: Map<string, FineGroup>) => void, thisArg?: unknown): void {
+    for (const [k, g] of this.entries()) fn.call(thisArg, g, k, this);
+  }
+
+  *entries(): MapIterator<[string, FineGroup]> {
+    const c = this.#c;
+    for (let i = 0; i < c.n; i++) yield [c.key(i), new GroupView(c, i)];
+    yield* this.#objects.entries();
+  }
+
+  *keys(): MapIterator<string> {
+    const c = this.#c;
+    for (let i = 0; i < c.n; i++) yield c.key(i);
+    yield* this.#objects.keys();
+  }
+
+  *values(): MapIterator<FineGroup> {
+    const c = this.#c;
+    for (let i = 0; i < c.n; i++) yield new GroupView(c, i);
+    yield* this.#objects.values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, FineGroup]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'FineGroupTable';
+  }
+
+  /** The columns, for a worker to send (pack.ts): only a table with no group set as an object. */
+  columns(): TableColumns | null {
+    if (this.#objects.size > 0) return null;
+    const c = this.#c;
+    const n = c.n;
+    return {
+      n,
+      names: c.names,
+      texts: c.texts,
+      type: c.type.slice(0, n),
+      core: c.core.slice(0, n),
+      shapes: c.shapes.slice(0, n),
+      totals: c.tot.slice(0, n * TOT),
+      inline: c.st.slice(0, n * ST),
+      rare: [...c.rare].map(([i, r]) => ({ i, ...r })),
+      many: [...c.multi.keys()],
+    };
+  }
+
+  /** A table from a worker's columns; `many(i)`: the step cells of a group listed in `many`. */
+  static fromColumns(t: TableColumns, many: (i: number) => Map<number, Cell>): FineGroupTable {
+    const table = new FineGroupTable();
+    const c = table.#c;
+    const n = t.n;
+    c.n = n;
+    c.names = t.names;
+    c.texts = t.texts;
+    for (let k = 0; k < t.texts.length; k++) c.textIds.set(t.texts[k]!, k);
+    c.type = t.type;
+    c.core = t.core;
+    c.shapes = t.shapes;
+    c.tot = t.totals;
+    c.st = t.inline;
+    c.next = new Int32Array(n);
+    for (const r of t.rare) {
+      const x: Rare = {};
+      if (r.cls !== undefined) x.cls = r.cls;
+      if (r.rawName !== undefined) x.rawName = r.rawName;
+      c.rare.set(r.i, x);
+    }
+    for (const i of t.many) c.multi.set(i, many(i));
+    // The index, made again (a Map does not cross threads but as a copy of every key).
+    for (let i = 0; i < n; i++) {
+      const name = c.names[i]!;
+      const shapes = c.textOf(c.shapes[i]!);
+      c.next[i] = -1;
+      if (useName(name, shapes)) {
+        const first = c.byName.get(name!);
+        if (first === undefined) c.byName.set(name!, i);
+        else {
+          let j = first;
+          while (c.next[j]! >= 0) j = c.next[j]!;
+          c.next[j] = i;
+        }
+      } else c.byKey.set(c.key(i), i);
+    }
+    if (n === 0) {
+      c.type = new Int32Array(16);
+      c.core = new Int32Array(16);
+      c.shapes = new Int32Array(16);
+      c.next = new Int32Array(16);
+      c.tot = new Float64Array(16 * TOT);
+      c.st = new Float64Array(16 * ST);
+    }
+    return table;
+  }
+}
+
+/** A table's columns as a worker sends them (trimmed to its groups). */
+export interface TableColumns {
+  n: number;
+  names: (string | null)[];
+  texts: string[];
+  type: Int32Array<ArrayBuffer>;
+  core: Int32Array<ArrayBuffer>;
+  shapes: Int32Array<ArrayBuffer>;
+  totals: Float64Array<ArrayBuffer>;
+  inline: Float64Array<ArrayBuffer>;
+  rare: ({ i: number } & Rare)[];
+  /** The groups with a Map of step cells (sent apart). */
+  many: number[];
+}
+
+/** The fields of a fine key, or null when it is not one. */
+function parseKey(key: string): [string, string | null, string | null, string | null, string] | null {
+  if (!key.startsWith('[')) return null;
+  let a: unknown;
+  try {
+    a = JSON.parse(key);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(a) || a.length !== 5 || !a.every((x) => typeof x === 'string')) return null;
+  const [name, type, core, shapes, cls] = a as string[];
+  return [name!, type!, core!, shapes!, cls!];
+}
+
+/** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
+function small(x: number): number {
+  const i = x | 0;
+  return i === x && !Object.is(x, -0) ? i : x;
+}
