@@ -19,6 +19,7 @@ import { DIFF_REPORTERS, SUMMARY_REPORTERS } from '../src/report/registry.js';
 import { summaryTable } from '../src/report/summary/table.js';
 import { summaryCsv } from '../src/report/summary/csv.js';
 import { diffTable } from '../src/report/diff/table.js';
+import { kprof } from './helpers.js';
 
 const N = 20_000;
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
@@ -148,5 +149,41 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     // Every row is there.
     const lines = summaryTable(sb, view, ctx).split('\n');
     expect(lines.filter((l) => l.startsWith('aclnnKernel'))).toHaveLength(N);
+  });
+});
+
+describe('the Fusion rewrites of a diff by name past 65,536 distinct names (made in the main thread, after the diff)', () => {
+  it('name the chain fused among 70 k other names, as of a few names', async () => {
+    // Two steps of 70 k distinct names each; in the base the three kernels X, Y, Z run between them, in the PR the
+    // one kernel F: the rewrite X·Y·Z → F, whatever the number of names around it.
+    const sides = (fused: boolean, names: number): string => {
+      const rows = ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
+      let t = 1_000_000;
+      for (const step of [1, 2]) {
+        for (let i = 0; i < names; i++) {
+          rows.push(`${step},aclnnKernel${i}_Op${i % 40},Op${i % 40},AI_CORE,${t}.000,1`);
+          t += 2;
+          if (i === Math.min(1000, names >> 1)) {
+            for (const k of fused ? ['F'] : ['X', 'Y', 'Z']) {
+              rows.push(`${step},${k},${k},AI_CORE,${t}.000,2`);
+              t += 3;
+            }
+          }
+        }
+      }
+      return `${rows.join('\n')}\n`;
+    };
+    for (const names of [70_000, 50]) {
+      const b = join(dir, `fuse-base-${names}.csv`);
+      const p = join(dir, `fuse-pr-${names}.csv`);
+      writeFileSync(b, sides(false, names));
+      writeFileSync(p, sides(true, names));
+      const r = await kprof(['diff', b, p, '--by', 'name', '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const rw = JSON.parse(r.stdout).rewrites;
+      expect(rw.status).toBe('ok');
+      const found = rw.rewrites.map((x: { removed: string[]; added: string[] }) => [x.removed.join('·'), x.added.join('·')]);
+      expect(found, String(names)).toEqual([['X·Y·Z', 'F']]);
+    }
   });
 });

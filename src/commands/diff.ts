@@ -36,12 +36,23 @@ import { strictCheck } from './summary.js';
 import { DEFAULT_NOISE } from '../analysis/noise.js';
 import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { rewritesScope, type RewritesSection } from '../analysis/rewrites/section.js';
-import { REWRITES_SECTION_JOB } from '../analysis/rewrites/sectionJob.js';
+import { REWRITES_SECTION_JOB, type SectionInput } from '../analysis/rewrites/sectionJob.js';
 import { fusionsFile } from '../analysis/audit/saveFusions.js';
 import { writeFileAtomic } from '../util/io.js';
 
 /** A stage of diff that leaves this much heap or more (live and garbage) is followed by a collection. */
 const COLLECT_AFTER_STAGE_BYTES = 256 << 20;
+
+/**
+ * The rewrites section runs in the read worker (beside the grouping and diffing here) when the two sides have at
+ * most this many distinct tokens in all: kernel types, or the names of a profile of a few thousand; past it, here.
+ */
+const JOB_MAX_TOKENS = 1 << 16;
+
+/** The distinct tokens (types or names) of the section's two sides. */
+function tokensOf(input: SectionInput): number {
+  return (input.base.ok ? input.base.seq.tokens.length : 0) + (input.pr.ok ? input.pr.seq.tokens.length : 0);
+}
 
 export interface DiffFlags extends CommonFlags {
   /** Tables and lines whole on a terminal too (not fitted to its width). */
@@ -151,10 +162,13 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
       [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);
     let section: Promise<RewritesSection> | null = null;
+    let later: SectionInput | null = null;
+    const recorded: Profile[] = [b, p];
     if (rewrites) {
       // The sequences follow the grouping used (read again by it only where the plans could not tell it).
       const [rb, rp] = await sequencesBy(by, recordBy ?? by, [b, p], (side) => read(planned[side], by, false));
-      section = runJob(REWRITES_SECTION_JOB, {
+      recorded.push(rb, rp);
+      const input: SectionInput = {
         by,
         base: profileSequences(rb, by),
         pr: profileSequences(rp, by),
@@ -163,12 +177,20 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
           noise: { ...DEFAULT_NOISE, alpha, minEffect: timeTolerancePct / 100 },
           scope: rewritesScope(common.selection),
         },
-      });
-      // Awaited below; a failure of the grouping first must not leave it unhandled.
-      section.catch(() => {});
-      // The ranks' recorded sequences are read by nothing after the section's input was made (of a million names,
-      // tens of MB a side).
-      for (const r of [...b.ranks, ...p.ranks, ...rb.ranks, ...rp.ranks]) delete r.beside;
+      };
+      if (tokensOf(input) <= JOB_MAX_TOKENS) {
+        section = runJob(REWRITES_SECTION_JOB, input);
+        // Awaited below; a failure of the grouping first must not leave it unhandled.
+        section.catch(() => {});
+        // The ranks' recorded sequences are read by nothing once the section's input is made.
+        for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
+      } else {
+        // Many distinct tokens (grouped by name, a name per call): a copy in a worker beside this thread's would
+        // cost more memory than the time it saves; made here, once the diff's garbage is collected. The worker kept
+        // for it is stopped now.
+        later = input;
+        release();
+      }
     }
     const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
     sb = summarize(b, opts);
@@ -186,6 +208,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     forgetGroupsByKey(sp);
     collectGarbage(COLLECT_AFTER_STAGE_BYTES);
     if (section !== null) d.rewrites = await section;
+    if (later !== null) {
+      d.rewrites = REWRITES_SECTION_JOB.run(later);
+      // The ranks' recorded sequences are read by nothing after the section (of a million names, tens of MB a side).
+      later = null;
+      for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
+    }
   } finally {
     release();
   }
