@@ -187,11 +187,22 @@ async function postComment() {
     return r.json();
   };
   try {
+    // The comment to update is one this token posted: anyone can write a comment that starts with the marker. A
+    // personal token's user is asked for; the workflow's own token may not ask (HTTP 403) and posts as a bot, which
+    // no one can write as.
+    let me = null;
+    try {
+      const user = await call('GET', '/user');
+      if (typeof user?.login === 'string') me = user.login;
+    } catch {
+      me = null;
+    }
+    const ours = (c) => (me !== null ? c?.user?.login === me : c?.user?.type === 'Bot');
     let existing = null;
     for (let page = 1; page <= 50 && existing === null; page++) {
       const list = await call('GET', `/repos/${repo}/issues/${pr.number}/comments?per_page=100&page=${page}`);
       if (!Array.isArray(list)) break;
-      existing = list.find((c) => typeof c?.body === 'string' && c.body.startsWith(MARKER) && Number.isSafeInteger(c.id)) ?? null;
+      existing = list.find((c) => typeof c?.body === 'string' && c.body.startsWith(MARKER) && Number.isSafeInteger(c.id) && ours(c)) ?? null;
       if (list.length < 100) break;
     }
     if (existing !== null) await call('PATCH', `/repos/${repo}/issues/comments/${existing.id}`, { body });

@@ -301,8 +301,19 @@ describe('the action: one sticky comment on the pull request (against a GitHub A
     body: string;
   }
 
-  /** A server answering the comment API: `comments` is what GET lists; `status` forces an error status. */
-  async function api(comments: { id: number; body: string }[], status = 200): Promise<{ url: string; calls: Call[]; close: () => void }> {
+  /** A comment as the API lists it: its author a bot (the workflow's token posts as github-actions[bot]) or a user. */
+  interface Listed {
+    id: number;
+    body: string;
+    user?: { login: string; type: 'Bot' | 'User' };
+  }
+  const BOT = { login: 'github-actions[bot]', type: 'Bot' } as const;
+
+  /**
+   * A server answering the comment API: `comments` is what GET lists; `status` forces an error status. GET /user
+   * answers 403, as it does to the workflow's own token, unless `login` is given (a personal token's user).
+   */
+  async function api(comments: Listed[], status = 200, login?: string): Promise<{ url: string; calls: Call[]; close: () => void }> {
     const calls: Call[] = [];
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       let body = '';
@@ -311,8 +322,18 @@ describe('the action: one sticky comment on the pull request (against a GitHub A
       });
       req.on('end', () => {
         calls.push({ method: req.method ?? '', url: req.url ?? '', auth: String(req.headers.authorization ?? ''), body });
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(status !== 200 ? '{"message":"Resource not accessible by integration"}' : req.method === 'GET' ? JSON.stringify(comments) : '{}');
+        const user = req.url === '/user';
+        const code = user && login === undefined ? 403 : status;
+        res.writeHead(code, { 'content-type': 'application/json' });
+        res.end(
+          code !== 200
+            ? '{"message":"Resource not accessible by integration"}'
+            : user
+              ? JSON.stringify({ login })
+              : req.method === 'GET'
+                ? JSON.stringify(comments)
+                : '{}',
+        );
       });
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -351,7 +372,7 @@ describe('the action: one sticky comment on the pull request (against a GitHub A
   }
 
   it('posts one comment when the pull request has none: the marker first, the report, the link to the HTML report', async () => {
-    const s = await api([{ id: 3, body: 'a reviewer wrote this' }]);
+    const s = await api([{ id: 3, body: 'a reviewer wrote this', user: { login: 'reviewer', type: 'User' } }]);
     try {
       const r = await comment(s.url, {
         report: '### kprof check: passed\n\n8 of 8 rules held.\n',
@@ -359,11 +380,12 @@ describe('the action: one sticky comment on the pull request (against a GitHub A
       });
       expect(r.code).toBe(0);
       expect(s.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+        'GET /user',
         'GET /repos/acme/model/issues/42/comments?per_page=100&page=1',
         'POST /repos/acme/model/issues/42/comments',
       ]);
       expect(s.calls.every((c) => c.auth === 'Bearer the-token')).toBe(true);
-      const body = (JSON.parse(s.calls[1]!.body) as { body: string }).body;
+      const body = (JSON.parse(s.calls[2]!.body) as { body: string }).body;
       expect(body.startsWith(`${MARKER}\n### kprof check: passed\n`)).toBe(true);
       expect(body).toContain('[The HTML report](https://github.example/acme/model/actions/runs/7/artifacts/9)');
       expect(r.stdout).toContain('posted a comment on pull request #42');
@@ -374,18 +396,50 @@ describe('the action: one sticky comment on the pull request (against a GitHub A
 
   it('updates the comment it posted before (found by its marker), and posts no second one', async () => {
     const s = await api([
-      { id: 3, body: 'a reviewer wrote this' },
-      { id: 11, body: `${MARKER}\n### kprof check: failed\n` },
+      { id: 3, body: 'a reviewer wrote this', user: { login: 'reviewer', type: 'User' } },
+      { id: 11, body: `${MARKER}\n### kprof check: failed\n`, user: BOT },
     ]);
     try {
       const r = await comment(s.url, { report: '### kprof check: passed\n' });
       expect(r.code).toBe(0);
       expect(s.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+        'GET /user',
         'GET /repos/acme/model/issues/42/comments?per_page=100&page=1',
         'PATCH /repos/acme/model/issues/comments/11',
       ]);
       // Without an artifact, the link is to the run.
-      expect((JSON.parse(s.calls[1]!.body) as { body: string }).body).toContain('[The run](https://github.example/acme/model/actions/runs/7)');
+      expect((JSON.parse(s.calls[2]!.body) as { body: string }).body).toContain('[The run](https://github.example/acme/model/actions/runs/7)');
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a comment that starts with the marker but was written by someone else is left alone: a new one is posted', async () => {
+    // Anyone may comment on a pull request; a planted comment must not become the one the action writes to.
+    const s = await api([{ id: 5, body: `${MARKER}\nplanted`, user: { login: 'stranger', type: 'User' } }]);
+    try {
+      expect((await comment(s.url, { report: '### kprof check: passed\n' })).code).toBe(0);
+      expect(s.calls.map((c) => `${c.method} ${c.url}`).slice(1)).toEqual([
+        'GET /repos/acme/model/issues/42/comments?per_page=100&page=1',
+        'POST /repos/acme/model/issues/42/comments',
+      ]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("with a personal token, the comment of the token's user is updated, and a bot's is not", async () => {
+    const s = await api(
+      [
+        { id: 6, body: `${MARKER}\nanother workflow's`, user: BOT },
+        { id: 7, body: `${MARKER}\nours`, user: { login: 'ci-user', type: 'User' } },
+      ],
+      200,
+      'ci-user',
+    );
+    try {
+      expect((await comment(s.url, { report: '### kprof check: passed\n' })).code).toBe(0);
+      expect(s.calls.map((c) => `${c.method} ${c.url}`).at(-1)).toBe('PATCH /repos/acme/model/issues/comments/7');
     } finally {
       s.close();
     }
@@ -396,7 +450,7 @@ describe('the action: one sticky comment on the pull request (against a GitHub A
     try {
       const long = `### kprof check: failed\n${'| `Kernel` | 1 |\n'.repeat(8000)}`;
       expect((await comment(s.url, { report: long })).code).toBe(0);
-      const body = (JSON.parse(s.calls[1]!.body) as { body: string }).body;
+      const body = (JSON.parse(s.calls.at(-1)!.body) as { body: string }).body;
       expect(body.length).toBeLessThan(65_536);
       expect(body).toMatch(/\| 1 \|\n\n… the report is longer than a comment holds \(60,000 characters\)/);
     } finally {
