@@ -123,8 +123,9 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'not YAML',
       'rules:\n  - type: [Cast\n    absent: true\n',
-      'r.yaml:3:5: not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ].',
+      'r.yaml:3:5: not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]. Fix the file there (YAML or JSON).',
     ],
+
     [
       'no check',
       'rules:\n  - type: Cast\n    why: x\n',
@@ -252,6 +253,15 @@ describe('parseRules: validation errors name file:line:col and what was expected
   it('a bad regular expression in a group', () => {
     expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(
       /^r\.yaml:2:7: group "g": bad regular expression \/\[\/: .+\.$/,
+    );
+  });
+});
+
+describe('parseRules: lists nested past what the YAML parser reads', () => {
+  it('say so at the line, not as a stack overflow', () => {
+    // Where the parser's stack runs out depends on the thread's stack size: the column is not fixed.
+    expect(() => parseRules('r.yaml', `rules:\n  - type: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).toThrow(
+      /^r\.yaml:2:\d+: lists or mappings nested too deeply to read \(hundreds of levels; a rules or groups file needs a few\)\. Flatten the file there\.$/,
     );
   });
 });

@@ -98,8 +98,15 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
   const err = doc.errors[0];
   if (err) {
     const p = lc.linePos(err.pos[0]);
-    const msg = err.message.split('\n')[0];
-    throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg}.`);
+    const msg = err.message.split('\n')[0]!;
+    // The parser's own recursion, on lists or mappings nested hundreds deep: said as what it is, not as a stack.
+    if (/Maximum call stack size exceeded/.test(msg)) {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: lists or mappings nested too deeply to read (hundreds of levels; a rules or groups file needs a few). ` +
+          'Flatten the file there.',
+      );
+    }
+    throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg.replace(/\.$/, '')}. Fix the file there (YAML or JSON).`);
   }
   const alias = firstAliasOrMerge(doc);
   if (alias !== null) {
