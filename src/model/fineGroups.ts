@@ -13,7 +13,7 @@
 // view of its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
-import { emptyCell, type Cell, type FineGroup, type Group, type GroupFields } from './model.js';
+import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields } from './model.js';
 
 /**
  * The key of a fine group: the fields as a JSON array, so that no text in a field (a name holding a separator, say)
@@ -253,11 +253,13 @@ class InlineCell implements Cell {
  * inline (the first step) or keeps the cell (in the Map, from the second step on); a cell got from it is a view
  * of the columns while the step is inline.
  */
-class GroupSteps implements Map<number, Cell> {
+class GroupSteps extends CellsOverMap implements Map<number, Cell> {
   constructor(
     private readonly c: Columns,
     private readonly i: number,
-  ) {}
+  ) {
+    super();
+  }
 
   #many(): Map<number, Cell> | undefined {
     return this.c.multi.get(this.i);
@@ -340,27 +342,11 @@ class GroupSteps implements Map<number, Cell> {
   }
 
   /** The cells as a Map to iterate: the group's own, else a new one of the inline cell (or none). */
-  #asMap(): Map<number, Cell> {
+  protected asMap(): Map<number, Cell> {
     const m = this.#many();
     if (m !== undefined) return m;
     const s = this.#step();
     return Number.isNaN(s) ? new Map() : new Map([[small(s), new InlineCell(this.c, this.i) as Cell]]);
-  }
-
-  entries(): MapIterator<[number, Cell]> {
-    return this.#asMap().entries();
-  }
-
-  keys(): MapIterator<number> {
-    return this.#asMap().keys();
-  }
-
-  values(): MapIterator<Cell> {
-    return this.#asMap().values();
-  }
-
-  [Symbol.iterator](): MapIterator<[number, Cell]> {
-    return this.entries();
   }
 
   get [Symbol.toStringTag](): string {

@@ -209,7 +209,33 @@ export class PackedSteps implements Map<number, Cell> {
 /** Packed step cells of at most this many steps are read in place (copies), never unpacked but to be written. */
 const READ_PACKED = 4;
 
-export class StepCells implements Map<number, Cell> {
+/**
+ * The iterators of a group's step cells held in some other form than a Map: the iterators of the Map `asMap` gives
+ * (the cells' own, or one made for the call). A generator per call, and keys() and values() as generators over
+ * entries(), cost several times the iteration itself, and the noise test and the per-step check iterate the cells
+ * of every group.
+ */
+export abstract class CellsOverMap {
+  protected abstract asMap(): Map<number, Cell>;
+
+  entries(): MapIterator<[number, Cell]> {
+    return this.asMap().entries();
+  }
+
+  keys(): MapIterator<number> {
+    return this.asMap().keys();
+  }
+
+  values(): MapIterator<Cell> {
+    return this.asMap().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[number, Cell]> {
+    return this.entries();
+  }
+}
+
+export class StepCells extends CellsOverMap implements Map<number, Cell> {
   /** The one step while there is at most one and `#cell` is set (packed: the first index), else 0. */
   #step = 0;
   #cell: Cell | undefined = undefined;
@@ -343,23 +369,8 @@ export class StepCells implements Map<number, Cell> {
     if (this.#cell !== undefined) fn.call(thisArg, this.#cell, this.#step, this);
   }
 
-  // The iterators are the Map's own (of a one-cell Map while there is one step, of a Map of copies while the
-  // cells are packed): a generator per call, and keys() and values() as generators over entries(), cost several
-  // times the iteration itself, and the noise test and the per-step check iterate the cells of every group.
-  entries(): MapIterator<[number, Cell]> {
-    return this.#asMap().entries();
-  }
-
-  keys(): MapIterator<number> {
-    return this.#asMap().keys();
-  }
-
-  values(): MapIterator<Cell> {
-    return this.#asMap().values();
-  }
-
   /** The cells as a Map to iterate: the Map held, else a new one of the one cell (or none, or the packed copies). */
-  #asMap(): Map<number, Cell> {
+  protected asMap(): Map<number, Cell> {
     if (this.#buf !== null) {
       if (this.#packed <= READ_PACKED) {
         const m = new Map<number, Cell>();
@@ -370,10 +381,6 @@ export class StepCells implements Map<number, Cell> {
     }
     if (this.#map !== null) return this.#map;
     return this.#cell !== undefined ? new Map([[this.#step, this.#cell]]) : new Map();
-  }
-
-  [Symbol.iterator](): MapIterator<[number, Cell]> {
-    return this.entries();
   }
 
   get [Symbol.toStringTag](): string {
