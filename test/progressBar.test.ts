@@ -9,6 +9,17 @@ function io(tty: boolean): Io & { err: string[] } {
   return { stdout: () => {}, stderr: (s) => void err.push(s), env: { COLUMNS: '120' }, stdoutIsTTY: tty, stderrIsTTY: tty, cwd: '/', err };
 }
 
+/** A progress bar on a TTY and the trackers of a diff's two inputs, each told its size (4 × MIN_BYTES). */
+function twoInputs() {
+  const o = io(true);
+  const p = makeProgress(o, false);
+  const a = p.tracker('base/kernel_details.csv')!;
+  const b = p.tracker('pr/kernel_details.csv')!;
+  a.total!(4 * MIN_BYTES);
+  b.total!(4 * MIN_BYTES);
+  return { o, p, a, b };
+}
+
 describe('makeProgress', () => {
   // The bars are redrawn on a timer and show a rate: fake timers (and clock) move time without waiting for it.
   beforeEach(() => void vi.useFakeTimers());
@@ -30,12 +41,7 @@ describe('makeProgress', () => {
   });
 
   it('draws one bar for all the inputs, with bytes, rate and ETA, and erases it when every input has ended', () => {
-    const o = io(true);
-    const p = makeProgress(o, false);
-    const a = p.tracker('base/kernel_details.csv')!;
-    const b = p.tracker('pr/kernel_details.csv')!;
-    a.total!(4 * MIN_BYTES);
-    b.total!(4 * MIN_BYTES);
+    const { o, p, a, b } = twoInputs();
     a(MIN_BYTES);
     b(2 * MIN_BYTES);
     // The bar is redrawn on a timer (the main thread is free while workers read).
@@ -116,13 +122,8 @@ describe('makeProgress', () => {
   });
 
   it('says the ETA is not known yet before a byte is read, never a cut "INF" ("ETA NFs")', () => {
-    const o = io(true);
-    const p = makeProgress(o, false);
-    const a = p.tracker('base/kernel_details.csv')!;
-    const b = p.tracker('pr/kernel_details.csv')!;
     // The first input's size, then the second's: the bar is drawn (and redrawn) while nothing is read.
-    a.total!(4 * MIN_BYTES);
-    b.total!(4 * MIN_BYTES);
+    const { o, p, a, b } = twoInputs();
     vi.advanceTimersByTime(250);
     const before = o.err.join('');
     expect(before).toMatch(/ETA/);
