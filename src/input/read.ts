@@ -109,7 +109,7 @@ export function observeReads(observer: ((input: string) => void) | null): void {
 }
 
 /** Past this much heap in use after a read, this thread collects its garbage at once (see util/heap.ts). */
-const COLLECT_AFTER_READ_BYTES = 256 << 20;
+const COLLECT_AFTER_READ_BYTES = 64 << 20;
 
 /** Read a `<profile>` argument, or one planned by planProfile with the same ranks and --prefer. */
 export async function readProfile(profile: string | PlannedProfile, options: ReadOptions): Promise<Profile> {

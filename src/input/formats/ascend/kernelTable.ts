@@ -6,6 +6,7 @@
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
 import { BytesMap } from '../../csv/bytesMap.js';
+import { ROWS_LAYOUT } from './kernelRowsLayout.js';
 import { readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
@@ -25,8 +26,13 @@ import type { KernelTableHeader } from './detect.js';
 import { normaliseName } from '../names.js';
 import { excerpt as clip } from '../../../util/inputText.js';
 
-/** Bound on the raw-key cache; past it the cache is cleared (it is only a cache). */
-const CACHE_LIMIT = 200_000;
+/**
+ * Bound on the raw-key cache; past it the cache is cleared (it is only a cache). As many kinds as the scanner's
+ * key table holds (kernelRows.wat): a profile of more distinct kinds than that misses either way, and a larger
+ * cache only keeps its entries long enough to be garbage the collector must compact (1 M distinct names: 200 k
+ * entries cost 30 MB more at the read's peak).
+ */
+const CACHE_LIMIT = ROWS_LAYOUT.MAX_KEYS;
 
 /**
  * Where the rows of each device go. msprof writes one op_summary for every device of a collection, told apart
