@@ -110,6 +110,25 @@ describe('FineGroupTable', () => {
     back.at(3).total.ticks += 1;
     expect(back).not.toEqual(t);
   });
+
+  it('crossed, knows the groups alone in their name before it is looked up, and finds and adds groups in the chains it came with', () => {
+    const t = new FineGroupTable();
+    for (let i = 0; i < 30; i++) t.index(`k${i % 12}`, `T${i % 2}`, 'AI_CORE', null, i === 29 ? 'c' : '');
+    const alone = [...t.values()].map((g) => t.aloneInName(g));
+    expect(t.size).toBe(13);
+    expect(alone.filter(Boolean)).toHaveLength(11);
+    const back = FineGroupTable.fromColumns(structuredClone(t.columns()!), () => new Map());
+    expect([...back.values()].map((g) => back.aloneInName(g))).toEqual(alone);
+    expect(back.index('k5', 'T1', 'AI_CORE', null, 'c')).toBe(t.index('k5', 'T1', 'AI_CORE', null, 'c'));
+    const added = back.index('k3', 'T9', 'AI_CORE', null, '');
+    expect(added).toBe(13);
+    expect(back.index('k3', 'T9', 'AI_CORE', null, '')).toBe(added);
+    expect(back.index('k3', 'T1', 'AI_CORE', null, '')).toBe(t.index('k3', 'T1', 'AI_CORE', null, ''));
+    // k3 has three groups now: none of them is alone; k0 is as it was.
+    expect(back.aloneInName(back.at(3))).toBe(false);
+    expect(back.aloneInName(back.at(added))).toBe(false);
+    expect(back.aloneInName(back.at(0))).toBe(alone[0]);
+  });
 });
 
 describe('a summary group of one fine group of a table', () => {
@@ -156,5 +175,75 @@ describe('a summary group of one fine group of a table', () => {
     expect(byType.groups).toHaveLength(1);
     expect(byType.groups[0]!.type).toBe('T');
     expect(byType.groups[0]!.total.count).toBe(4);
+  });
+});
+
+describe('a fine group alone in its name (a group of its own by name, in no index by key)', () => {
+  const sel = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
+  const rankOf = (t: FineGroupTable) => ({
+    rank: '-',
+    files: [],
+    fields: { name: true, type: true, core: true, shapes: true, steps: true },
+    groups: t,
+    rowsRead: t.size,
+    rowsSkipped: 0,
+    kernels: t.size,
+    rowsWithoutStep: 0,
+    stepIds: [1],
+    spanTicks: null,
+    warnings: [],
+    warningCount: 0,
+    snapshot: null,
+  });
+  const add = (t: FineGroupTable, name: string | null, type: string, core: string, shapes: string | null, cls = ''): void => {
+    const g = t.at(t.index(name, type, core, shapes, cls));
+    Object.assign(g.total, cell(1, 10));
+    g.steps.set(1, cell(1, 10));
+  };
+
+  it('is the only group of its name: not a chain of types, cores or raw-name classes, not beside a group of that name with shapes or set as an object', () => {
+    const t = new FineGroupTable();
+    add(t, 'solo', 'T', 'AI_CORE', null);
+    add(t, 'cores', 'T', 'AI_CORE', null);
+    add(t, 'cores', 'T', 'AI_VECTOR_CORE', null);
+    add(t, 'calls', 'T', 'AI_CORE', null, '1');
+    add(t, 'calls', 'T', 'AI_CORE', null, '2');
+    add(t, null, 'T', 'AI_CORE', null);
+    const alone = [...t.values()].map((g) => t.aloneInName(g));
+    expect(alone).toEqual([true, false, false, false, false, false]);
+    // A group of another table, or a plain object, is not one of this table's.
+    expect(new FineGroupTable().aloneInName(t.at(0))).toBe(false);
+    const withShapes = new FineGroupTable();
+    add(withShapes, 'solo', 'T', 'AI_CORE', null);
+    add(withShapes, 'other', 'T', 'AI_CORE', '4,4');
+    expect(withShapes.aloneInName(withShapes.at(0))).toBe(false);
+    const withObject = new FineGroupTable();
+    add(withObject, 'solo', 'T', 'AI_CORE', null);
+    withObject.set('saved', { name: 'solo', type: 'T', core: null, shapes: null, total: cell(1, 1), steps: new Map() });
+    expect(withObject.aloneInName(withObject.at(0))).toBe(false);
+  });
+
+  it('by name, the groups of a name are one group wherever its fine groups are (chains, shapes, unnamed), and every other name is its own', async () => {
+    const { summarize } = await import('../src/aggregate/group.js');
+    const t = new FineGroupTable();
+    for (let i = 0; i < 50; i++) add(t, `k${i}`, 'T', 'AI_CORE', null);
+    add(t, 'k7', 'U', 'AI_CORE', null);
+    add(t, 'k9', 'T', 'AI_CORE', '8,8');
+    add(t, 'k11', 'T', 'AI_CORE', null, '3');
+    add(t, null, 'T', 'AI_CORE', null);
+    add(t, null, 'U', 'AI_CORE', null);
+    const s = summarize({ input: 'x', ranks: [rankOf(t)], notes: [] }, { by: 'name', selection: sel });
+    const counts = new Map(s.groups.map((g) => [g.key, g.total.count]));
+    expect(s.groups).toHaveLength(51);
+    expect(counts.get('k7')).toBe(2);
+    expect(counts.get('k9')).toBe(2);
+    expect(counts.get('k11')).toBe(2);
+    expect(counts.get('')).toBe(2);
+    expect(counts.get('k0')).toBe(1);
+    expect(s.totals.count).toBe(55);
+    // Sorted by time, ties by key.
+    expect(s.groups.map((g) => g.key)).toEqual(
+      [...s.groups.map((g) => g.key)].sort((a, b) => counts.get(b)! - counts.get(a)! || (a < b ? -1 : a > b ? 1 : 0)),
+    );
   });
 });

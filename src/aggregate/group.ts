@@ -5,7 +5,7 @@
 // at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
-import { groupOfRow, isRowGroup } from '../model/fineGroups.js';
+import { FineGroupTable, groupOfRow, isRowGroup } from '../model/fineGroups.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
@@ -262,10 +262,12 @@ interface StepSource {
 interface Forming {
   groups: Map<string, Group>;
   sources: Map<Group, StepSource[]>;
+  /** Groups known to be of one fine group with a key of its own (alone in its name, by name), in no Map. */
+  alone: Group[];
 }
 
 function forming(): Forming {
-  return { groups: new Map(), sources: new Map() };
+  return { groups: new Map(), sources: new Map(), alone: [] };
 }
 
 /** The cell of a fine group within the step range (or its total), and its step cells there. */
@@ -336,19 +338,30 @@ function mergeSteps(sources: StepSource[]): Map<number, Cell> {
 }
 
 /** Sort groups: time (default) or count descending (ties by the other), or name ascending; then by key. */
-export function sortGroups(groups: Group[], sort: SummarySort): Group[] {
-  const byKey = (a: Group, b: Group): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-  const cmp =
-    sort === 'count'
-      ? (a: Group, b: Group) => b.total.count - a.total.count || b.total.ticks - a.total.ticks || byKey(a, b)
-      : sort === 'time'
-        ? (a: Group, b: Group) => b.total.ticks - a.total.ticks || b.total.count - a.total.count || byKey(a, b)
-        : byKey;
-  return [...groups].sort(cmp);
+/**
+ * Groups in this order: `groups` itself when they are in it already (a summary's come sorted by time), else a
+ * sorted copy. Read it, never write to it.
+ */
+export function sortGroups(groups: readonly Group[], sort: SummarySort): readonly Group[] {
+  const cmp = groupOrder(sort);
+  for (let i = 1; i < groups.length; i++) if (cmp(groups[i - 1]!, groups[i]!) > 0) return [...groups].sort(cmp);
+  return groups;
 }
 
+function groupOrder(sort: SummarySort): (a: Group, b: Group) => number {
+  const byKey = (a: Group, b: Group): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return sort === 'count'
+    ? (a: Group, b: Group) => b.total.count - a.total.count || b.total.ticks - a.total.ticks || byKey(a, b)
+    : sort === 'time'
+      ? (a: Group, b: Group) => b.total.ticks - a.total.ticks || b.total.count - a.total.count || byKey(a, b)
+      : byKey;
+}
+
+/** The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it). */
 function groupsOf(formed: Forming): Group[] {
-  return [...formed.groups.values()];
+  const out = formed.alone;
+  for (const g of formed.groups.values()) out.push(g);
+  return out.sort(groupOrder('time'));
 }
 
 function stepsIn(rank: RankData, sel: Selection): number[] {
@@ -371,6 +384,8 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     const groups = forming();
     const rankTotals = emptyCell();
     let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
+    // By name, a fine group alone in its name is a group of its own: no index by key of a million names to make.
+    const byName = !rank.snapshot && opts.by === 'name' && sel.groups.length === 0 && rank.groups instanceof FineGroupTable ? rank.groups : null;
     for (const g of rank.groups.values()) {
       if (!rank.snapshot && !keepGroup(g, sel)) {
         rankFiltered += g.total.count;
@@ -382,7 +397,9 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       const { key, fields } = keyOf(g, opts.by, sel);
       // The group reads the fine group's row only when it holds all of it (its cells, not those within --steps).
       const whole = steps === g ? g : null;
-      addGroup(groups, key, fields, cell, steps, whole);
+      const alone = whole !== null && byName?.aloneInName(g) ? groupOfRow(key, fields, whole) : null;
+      if (alone !== null) groups.alone.push(alone);
+      else addGroup(groups, key, fields, cell, steps, whole);
       // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.
       if (!single) addGroup(all, key, fields, cell, steps, whole);
       mergeCell(rankTotals, cell);
@@ -394,7 +411,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     perRank.push({
       rank: rank.rank,
       totals: rankTotals,
-      groups: sortGroups(groupsOf(groups), 'time'),
+      groups: groupsOf(groups),
       steps: rankSteps,
       rowsRead: rank.rowsRead,
       skippedRows: rank.rowsSkipped,
@@ -420,7 +437,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     filteredKernels: filtered,
     totals,
     // One rank: its sorted groups are the profile's (the same objects, in the same order), held once.
-    groups: single ? perRank[0]!.groups : sortGroups(groupsOf(all), 'time'),
+    groups: single ? perRank[0]!.groups : groupsOf(all),
     perRank,
     warnings,
     warningCount: profile.ranks.reduce((n, r) => n + r.warningCount, 0),

@@ -53,6 +53,15 @@ class Columns {
   byName = new Map<string, number>();
   /** The other groups, by key (fineKey). */
   byKey = new Map<string, number>();
+  /** How many of those have a name (and shapes): a name's chain then holds not every group of that name. */
+  namedByKey = 0;
+  /**
+   * byName and byKey hold every group (false: a worker's columns not looked up yet: made on the first find or
+   * add, as a summary by name looks no group up, and the index of a million names costs tens of MB).
+   */
+  indexed = true;
+  /** Of each group, whether a group is before it in its name's chain (made when first asked, dropped on add). */
+  #chained: Uint8Array | null = null;
   /** The step cells of a group of more than one step (or made elsewhere: a worker's packed cells). */
   multi = new Map<number, Map<number, Cell>>();
   rare = new Map<number, Rare>();
@@ -109,6 +118,7 @@ class Columns {
 
   /** The index of the group of these fields, or -1. */
   find(name: string | null, type: string | null, core: string | null, shapes: string | null, cls: string): number {
+    if (!this.indexed) this.makeIndex();
     if (useName(name, shapes)) {
       for (let i = this.byName.get(name!) ?? -1; i >= 0; i = this.next[i]!) {
         if (same(this.textOf(this.type[i]!), type) && same(this.textOf(this.core[i]!), core) && (this.rare.get(i)?.cls ?? '') === cls) return i;
@@ -120,6 +130,8 @@ class Columns {
 
   /** A new empty group of these fields (the caller found none). */
   add(name: string | null, type: string | null, core: string | null, shapes: string | null, cls: string, rawName: string | undefined): number {
+    if (!this.indexed) this.makeIndex();
+    this.#chained = null;
     if (this.n === this.type.length) this.grow();
     const i = this.n++;
     this.names.push(name);
@@ -150,9 +162,36 @@ class Columns {
       }
     } else {
       this.next[i] = -1;
+      if (name !== null && name !== '') this.namedByKey++;
       this.byKey.set(fineKey(name, type, core, shapes, cls), i);
     }
     return i;
+  }
+
+  /** Make byName and byKey of columns that came with their chains (next) and no index. */
+  makeIndex(): void {
+    this.indexed = true;
+    const chained = this.chained();
+    for (let i = 0; i < this.n; i++) {
+      const name = this.names[i]!;
+      if (useName(name, this.textOf(this.shapes[i]!))) {
+        if (chained[i] === 0) this.byName.set(name!, i);
+      } else this.byKey.set(this.key(i), i);
+    }
+  }
+
+  /** Is group `i` the only one of its name's chain (no other type, core or raw-name class of its name)? */
+  aloneInChain(i: number): boolean {
+    return this.next[i] === -1 && this.chained()[i] === 0;
+  }
+
+  private chained(): Uint8Array {
+    if (this.#chained === null) {
+      const c = new Uint8Array(this.n);
+      for (let i = 0; i < this.n; i++) if (this.next[i]! >= 0) c[this.next[i]!] = 1;
+      this.#chained = c;
+    }
+    return this.#chained;
   }
 
   key(i: number): string {
@@ -503,6 +542,16 @@ export class FineGroupTable implements Map<string, FineGroup> {
     this.#c.trim();
   }
 
+  /**
+   * Is `g` a group of this table and the only one of its name (no other type, core, shapes or raw-name class of
+   * it)? Then grouping by name makes it a group of its own, with no index by key to find out (see summarize).
+   */
+  aloneInName(g: FineGroup): boolean {
+    const c = this.#c;
+    if (!(g instanceof GroupView) || g.table !== c || this.#objects.size > 0 || c.namedByKey > 0) return false;
+    return useName(c.names[g.index]!, c.textOf(c.shapes[g.index]!)) && c.aloneInChain(g.index);
+  }
+
   /** The group at an index. */
   at(i: number): FineGroup {
     return new GroupView(this.#c, i);
@@ -628,6 +677,8 @@ export class FineGroupTable implements Map<string, FineGroup> {
       type: c.type.slice(0, n),
       core: c.core.slice(0, n),
       shapes: c.shapes.slice(0, n),
+      next: c.next.slice(0, n),
+      namedByKey: c.namedByKey,
       totals: c.tot.slice(0, n * TOT),
       inline: c.st.slice(0, n * ST),
       rare: [...c.rare].map(([i, r]) => ({ i, ...r })),
@@ -649,7 +700,8 @@ export class FineGroupTable implements Map<string, FineGroup> {
     c.shapes = t.shapes;
     c.tot = t.totals;
     c.st = t.inline;
-    c.next = new Int32Array(n);
+    c.next = t.next;
+    c.namedByKey = t.namedByKey;
     for (const r of t.rare) {
       const x: Rare = {};
       if (r.cls !== undefined) x.cls = r.cls;
@@ -657,21 +709,8 @@ export class FineGroupTable implements Map<string, FineGroup> {
       c.rare.set(r.i, x);
     }
     for (const i of t.many) c.multi.set(i, many(i));
-    // The index, made again (a Map does not cross threads but as a copy of every key).
-    for (let i = 0; i < n; i++) {
-      const name = c.names[i]!;
-      const shapes = c.textOf(c.shapes[i]!);
-      c.next[i] = -1;
-      if (useName(name, shapes)) {
-        const first = c.byName.get(name!);
-        if (first === undefined) c.byName.set(name!, i);
-        else {
-          let j = first;
-          while (c.next[j]! >= 0) j = c.next[j]!;
-          c.next[j] = i;
-        }
-      } else c.byKey.set(c.key(i), i);
-    }
+    // The index is made again when first needed (a Map does not cross threads but as a copy of every key).
+    c.indexed = false;
     if (n === 0) {
       c.type = new Int32Array(16);
       c.core = new Int32Array(16);
@@ -692,6 +731,9 @@ export interface TableColumns {
   type: Int32Array<ArrayBuffer>;
   core: Int32Array<ArrayBuffer>;
   shapes: Int32Array<ArrayBuffer>;
+  /** The chains of names (Columns.next), and how many groups with a name are in no chain (namedByKey). */
+  next: Int32Array<ArrayBuffer>;
+  namedByKey: number;
   totals: Float64Array<ArrayBuffer>;
   inline: Float64Array<ArrayBuffer>;
   rare: ({ i: number } & Rare)[];

@@ -54,7 +54,8 @@ export interface PackedRanks {
 export function packedBuffers(p: PackedRanks): ArrayBuffer[] {
   const out: ArrayBuffer[] = [p.sizes.buffer, p.cells.buffer];
   for (const g of p.groups) {
-    if ('table' in g) out.push(g.table.type.buffer, g.table.core.buffer, g.table.shapes.buffer, g.table.totals.buffer, g.table.inline.buffer);
+    if ('table' in g)
+      out.push(g.table.type.buffer, g.table.core.buffer, g.table.shapes.buffer, g.table.next.buffer, g.table.totals.buffer, g.table.inline.buffer);
     else out.push(g.type.buffer, g.core.buffer, g.shapes.buffer, g.totals.buffer);
   }
   return out;
