@@ -19,6 +19,8 @@ export function formatFixed(n: number, digits: 0 | 1 | 2): string {
   const sign = n < 0 || Object.is(n, -0) ? '-' : '';
   const a = Math.abs(n);
   if (a === Infinity) return `${sign}∞`;
+  // Between 1e-6 and 1e21, String() writes those shortest digits out in full ("1234.5678"): rounded there.
+  if (a === 0 || (a >= 1e-6 && a < 1e21)) return sign + fixedOfPlain(String(a), digits);
 
   // toExponential() with no argument gives the shortest round-trip digits: "d.ddde±x".
   const e = a.toExponential();
@@ -42,6 +44,23 @@ export function formatFixed(n: number, digits: 0 | 1 | 2): string {
   const intLen = scaled.length - digits;
   const int = groupThousands(scaled.slice(0, intLen));
   return digits === 0 ? sign + int : `${sign}${int}.${scaled.slice(intLen)}`;
+}
+
+/** A number as String() writes it without an exponent ("0.125", "1234"), rounded as formatFixed rounds. */
+function fixedOfPlain(s: string, digits: 0 | 1 | 2): string {
+  const dot = s.indexOf('.');
+  const int = dot < 0 ? s : s.slice(0, dot);
+  const frac = dot < 0 ? '' : s.slice(dot + 1);
+  if (frac.length <= digits) {
+    const g = groupThousands(int);
+    return digits === 0 ? g : `${g}.${frac}${'0'.repeat(digits - frac.length)}`;
+  }
+  // Half away from zero on the decimal digits: the first digit dropped decides.
+  let scaled = int + frac.slice(0, digits);
+  if (frac.charCodeAt(digits) >= 53 /* '5' */) scaled = incrementDecimal(scaled);
+  const intLen = scaled.length - digits;
+  const g = groupThousands(scaled.slice(0, intLen));
+  return digits === 0 ? g : `${g}.${scaled.slice(intLen)}`;
 }
 
 /** "1299" → "1300", "999" → "1000". */
