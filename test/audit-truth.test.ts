@@ -4,7 +4,7 @@
 // >= 95% of the unfused chains at their rank, step, phase and decoder layer, with <= 1 false site per profile, and
 // count the fused kernels, the chains per phase and the measured time exactly.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -76,5 +76,51 @@ describe('kprof audit finds the unfused chains of generated profiles with known 
       ['decode', 4, [2, 3]],
     ]);
     expect(truth.unfused.size).toBe(3);
+  });
+
+  test('a chain at the end of its layer, nearer the marker of the next layer than its own: each site in its own layer (60 layers)', async () => {
+    // Each layer: AddRmsNorm, attention, MLP …, Transpose mid-layer, then the MLA prolog (fused, or its chain ending
+    // in the KV cache's two ScatterNdUpdate). The cache write's chain is nearer the next layer's Transpose than its
+    // own: the nearest marker put it one layer late, and the last layer's twice.
+    const chain = [
+      'QuantBatchMatmulV3',
+      'RmsNorm',
+      'RmsNorm',
+      'DynamicQuant',
+      'QuantBatchMatmulV3',
+      'BatchMatMulV3',
+      'InterleaveRope',
+      'InterleaveRope',
+      'Cast',
+      'Cast',
+      'DynamicBlockQuant',
+      'ScatterNdUpdate',
+      'ScatterNdUpdate',
+    ];
+    const layer = ['AddRmsNorm', 'FusedInferAttentionScore', 'MatMulV2', 'Add', 'Mul', 'Transpose', 'GroupedMatmul', 'SwiGlu', 'MoeGatingTopK'];
+    const unfused = new Set(['1/7', '2/0', '3/59', '4/30']);
+    const rows = ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
+    let t = 1_000_000;
+    for (let s = 1; s <= 4; s++)
+      for (let l = 0; l < 60; l++)
+        for (const k of [...layer, ...(unfused.has(`${s}/${l}`) ? chain : ['MlaPrologV3'])]) {
+          rows.push(`${s},${k}_k,${k},AI_CORE,${t}.000,2.000`);
+          t += 3;
+        }
+    const dir = join(tmp, 'late');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'kernel_details.csv'), `${rows.join('\n')}\n`);
+    const res = await kprof(['audit', dir, '--only', 'mla-prolog,scatter-pa-kv-cache', '--format', 'json', '-q']);
+    expect(res.code).toBe(0);
+    const entries = JSON.parse(res.stdout).profiles[0].entries as { id: string; unfused: { sites: Site[] } }[];
+    const layers = (id: string) => entries.find((e) => e.id === id)!.unfused.sites.map((s) => [s.layer, s.steps]);
+    const want = [
+      [0, [2]],
+      [7, [1]],
+      [30, [4]],
+      [59, [3]],
+    ];
+    expect(layers('mla-prolog')).toEqual(want);
+    expect(layers('scatter-pa-kv-cache')).toEqual(want);
   });
 });

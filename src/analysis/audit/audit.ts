@@ -15,12 +15,12 @@
 // lane, so they never break a chain.
 //
 // Phases and layers: structure.ts. A site of an entry that runs once per layer (`per_layer`) is in the decoder layer
-// of the marker occurrence nearest to it, or in the MTP layer; without a marker (a step of one layer), the n-th site
-// in a step is layer n.
+// its marker occurrences tell (the one before it, after it or nearest to it, as its entry's sites at the ends of the
+// steps say), or in the MTP layer; without a marker (a step of one layer), the n-th site in a step is layer n.
 
 import type { RecordedRank } from '../rewrites/recorderSink.js';
 import type { Sequences } from '../rewrites/sequence.js';
-import type { MarkerSite } from '../rewrites/layers.js';
+import { layerPhase, type MarkerSite } from '../rewrites/layers.js';
 import { gapOf, type CatalogueEntry, type ChainElement } from './catalogue.js';
 import { laneMarker, mtpLayers, PHASES, phaseOfShape, shapeLayers, siteLayer, type Phase } from './structure.js';
 import { totalsText } from '../../input/formats/registry.js';
@@ -387,6 +387,15 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
         }
       }
     }
+    // Where each entry's sites sit in their layers (after the marker, before it, or unknown: the nearest), as its
+    // sites at the ends of the steps tell, fused and unfused, in every shape of the lane.
+    const phaseOfEntry = entries.map((_, k) =>
+      layerPhase(
+        seq.shapes.flatMap((_, i) =>
+          found[i]![k]!.map((site) => ({ markers: layersOf[i]!.positions, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 })),
+        ),
+      ),
+    );
     for (const g of groups.values()) {
       const shape = seq.shapes[g.shape]!;
       const layers = layersOf[g.shape]!;
@@ -399,7 +408,7 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
           const share = ticks;
           const start = Math.min(...site.positions);
           const end = Math.max(...site.positions) + 1;
-          const where = siteLayer(layers, start, end);
+          const where = siteLayer(layers, start, end, phaseOfEntry[k]!);
           const phase: Phase = where.mtp ? 'mtp' : g.phase;
           const layer = entry.perLayer ? (layers.positions.length > 0 ? where.layer : n) : null;
           const at: SiteAt = { step: g.first, stream: seq.streams[g.stream] ?? '-', index: start, file: null, line: null };

@@ -9,8 +9,10 @@
 //
 // Layers: the layer marker is chosen by the rewrites engine's rule (chooseMarker: a kernel that no catalogue site
 // takes, that puts each site of the entry with most sites in a layer of its own, then splits the step into the most
-// equal layers) in the lane's most frequent step shape; a site's layer is the marker occurrence nearest to it
-// (layerOf). The MTP layer: the last occurrence of the marker, when the stretch before it (from the marker before)
+// equal layers) in the lane's most frequent step shape; a site's layer is told as the rewrites engine tells it
+// (layerPhase, layerIn): where an entry's sites (fused and unfused) at the ends of the steps say that the marker
+// starts each layer (a site past the last marker) or ends it (a site before the first), a site is in the layer of
+// the marker before it or after it; else of the marker occurrence nearest to it (layerOf). The MTP layer: the last occurrence of the marker, when the stretch before it (from the marker before)
 // holds a kernel type that no other stretch between two markers of the step holds (the main model's head and
 // sampling, then the MTP layer's own projection, which no decoder layer runs), the same type in every step of the
 // lane (a stray kernel of one step is not an MTP layer); kernels of catalogue sites (fused or
@@ -19,7 +21,7 @@
 // layer is told. Limit: in a model of few layers whose last layer is the first of its kind (two dense layers then
 // one MoE layer, no MTP), the last layer is taken for an MTP layer.
 
-import { chooseMarker, layerOf, markerPositions, type MarkerSite } from '../rewrites/layers.js';
+import { chooseMarker, layerIn, markerPositions, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
 import { isKprofError } from '../../util/errors.js';
 import { stepTimeColumn } from '../../input/formats/readers.js';
 
@@ -143,9 +145,12 @@ export function mtpLayers(layers: ShapeLayers[], withSites: boolean[]): ShapeLay
   return layers.map((l) => (l.unique !== null && mark.every((t) => l.unique!.has(t)) ? { ...l, mtp: true } : l));
 }
 
-/** Where a site [start, end) of a shape is: decoder layer n, or the MTP layer (layer 0 of phase mtp); null: no marker. */
-export function siteLayer(l: ShapeLayers, start: number, end: number): { layer: number | null; mtp: boolean } {
-  const i = layerOf(l.positions, start, end);
+/**
+ * Where a site [start, end) of a shape is, its entry's sites telling `phase` (layerPhase): decoder layer n, or the
+ * MTP layer (layer 0 of phase mtp); null: no marker.
+ */
+export function siteLayer(l: ShapeLayers, start: number, end: number, phase: LayerPhase): { layer: number | null; mtp: boolean } {
+  const i = layerIn(l.positions, start, end, phase);
   if (i === null) return { layer: null, mtp: false };
   if (l.mtp && i === l.positions.length - 1) return { layer: 0, mtp: true };
   return { layer: i, mtp: false };
