@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { generate, rankOf, type GenCase } from './auditGen.js';
+import { CHAIN, FUSED } from './decodeGen.js';
 import { kprof } from './helpers.js';
 
 interface Site {
@@ -82,28 +83,13 @@ describe('kprof audit finds the unfused chains of generated profiles with known 
     // Each layer: AddRmsNorm, attention, MLP …, Transpose mid-layer, then the MLA prolog (fused, or its chain ending
     // in the KV cache's two ScatterNdUpdate). The cache write's chain is nearer the next layer's Transpose than its
     // own: the nearest marker put it one layer late, and the last layer's twice.
-    const chain = [
-      'QuantBatchMatmulV3',
-      'RmsNorm',
-      'RmsNorm',
-      'DynamicQuant',
-      'QuantBatchMatmulV3',
-      'BatchMatMulV3',
-      'InterleaveRope',
-      'InterleaveRope',
-      'Cast',
-      'Cast',
-      'DynamicBlockQuant',
-      'ScatterNdUpdate',
-      'ScatterNdUpdate',
-    ];
     const layer = ['AddRmsNorm', 'FusedInferAttentionScore', 'MatMulV2', 'Add', 'Mul', 'Transpose', 'GroupedMatmul', 'SwiGlu', 'MoeGatingTopK'];
     const unfused = new Set(['1/7', '2/0', '3/59', '4/30']);
     const rows = ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
     let t = 1_000_000;
     for (let s = 1; s <= 4; s++)
       for (let l = 0; l < 60; l++)
-        for (const k of [...layer, ...(unfused.has(`${s}/${l}`) ? chain : ['MlaPrologV3'])]) {
+        for (const k of [...layer, ...(unfused.has(`${s}/${l}`) ? CHAIN : [FUSED])]) {
           rows.push(`${s},${k}_k,${k},AI_CORE,${t}.000,2.000`);
           t += 3;
         }

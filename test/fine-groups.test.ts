@@ -8,6 +8,23 @@ import { mergeGroups, type Cell } from '../src/model/model.js';
 const cell = (count: number, ticks: number, minTicks = ticks, maxTicks = ticks): Cell => ({ count, ticks, minTicks, maxTicks });
 const plainCell = (c: Cell): Cell => ({ count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks });
 
+/** A rank of one table's groups, as a reader makes it (one step, Step Id 1). */
+const rankOf = (t: FineGroupTable, fields: { shapes: boolean } = { shapes: true }) => ({
+  rank: '-',
+  files: [],
+  fields: { name: true, type: true, core: true, shapes: fields.shapes, steps: true },
+  groups: t,
+  rowsRead: t.size,
+  rowsSkipped: 0,
+  kernels: t.size,
+  rowsWithoutStep: 0,
+  stepIds: [1],
+  spanTicks: null,
+  warnings: [],
+  warningCount: 0,
+  snapshot: null,
+});
+
 describe('FineGroupTable', () => {
   it('finds a group by its fields: a name with other types or cores is another group; null and empty are one', () => {
     const t = new FineGroupTable();
@@ -143,21 +160,7 @@ describe('a summary group of one fine group of a table', () => {
       Object.assign(g.total, cell(1, 5));
       g.steps.set(1, cell(1, 5));
     }
-    const rank = {
-      rank: '-',
-      files: [],
-      fields: { name: true, type: true, core: true, shapes: false, steps: true },
-      groups: t,
-      rowsRead: 4,
-      rowsSkipped: 0,
-      kernels: 4,
-      rowsWithoutStep: 0,
-      stepIds: [1],
-      spanTicks: null,
-      warnings: [],
-      warningCount: 0,
-      snapshot: null,
-    };
+    const rank = rankOf(t, { shapes: false });
     const sel = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
     const s = summarize({ input: 'x', ranks: [rank], notes: [] }, { by: 'name', selection: sel });
     const [solo, pair] = s.groups;
@@ -180,21 +183,6 @@ describe('a summary group of one fine group of a table', () => {
 
 describe('a fine group alone in its name (a group of its own by name, in no index by key)', () => {
   const sel = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
-  const rankOf = (t: FineGroupTable) => ({
-    rank: '-',
-    files: [],
-    fields: { name: true, type: true, core: true, shapes: true, steps: true },
-    groups: t,
-    rowsRead: t.size,
-    rowsSkipped: 0,
-    kernels: t.size,
-    rowsWithoutStep: 0,
-    stepIds: [1],
-    spanTicks: null,
-    warnings: [],
-    warningCount: 0,
-    snapshot: null,
-  });
   const add = (t: FineGroupTable, name: string | null, type: string, core: string, shapes: string | null, cls = ''): void => {
     const g = t.at(t.index(name, type, core, shapes, cls));
     Object.assign(g.total, cell(1, 10));
