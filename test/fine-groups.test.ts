@@ -128,6 +128,25 @@ describe('FineGroupTable', () => {
     expect(back).not.toEqual(t);
   });
 
+  it('a large table lets its index go once trimmed, and finds and adds groups as before after it', () => {
+    const t = new FineGroupTable();
+    const n = 70_000;
+    for (let i = 0; i < n; i++) t.index(`k${i % 60_000}`, `T${Math.floor(i / 60_000)}`, 'AI_CORE', i % 1000 === 0 ? '2,2' : null, '');
+    const keys = [...t.keys()];
+    t.trim();
+    // Found by their fields again (the index made anew from the chains), each at its own index.
+    for (const i of [0, 1, 999, 1000, 59_999, 60_000, 60_001, n - 1]) {
+      const g = t.at(i);
+      expect(t.index(g.name, g.type, g.core, g.shapes, '')).toBe(i);
+      expect(t.get(keys[i]!)).toEqual(g);
+    }
+    expect(t.size).toBe(n);
+    const added = t.index('k5', 'T9', 'AI_CORE', null, '');
+    expect(added).toBe(n);
+    expect(t.index('k5', 'T9', 'AI_CORE', null, '')).toBe(added);
+    expect(t.aloneInName(t.at(5))).toBe(false);
+  });
+
   it('crossed, knows the groups alone in their name before it is looked up, and finds and adds groups in the chains it came with', () => {
     const t = new FineGroupTable();
     for (let i = 0; i < 30; i++) t.index(`k${i % 12}`, `T${i % 2}`, 'AI_CORE', null, i === 29 ? 'c' : '');

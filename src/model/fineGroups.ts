@@ -36,6 +36,9 @@ const ST = 5; // step, then the four fields of its cell; step NaN: no step cell 
 /** The step of a group whose cells are in its Map (Columns.multi), in place of an inline step. */
 const MANY = Number.POSITIVE_INFINITY;
 
+/** Tables of this many groups or more let their index go once read (Columns.trim). */
+const INDEX_DROPPED_FROM = 1 << 16;
+
 /** The columns of a table, shared with the views of its groups (which read them anew at each access: they grow). */
 class Columns {
   n = 0;
@@ -106,6 +109,13 @@ class Columns {
    * more is unused (the cut copies them).
    */
   trim(): void {
+    // A large index goes too (made again from the chains if a group is looked up after): tens of MB at a million
+    // groups, which a summary does not look up.
+    if (this.n >= INDEX_DROPPED_FROM && this.indexed) {
+      this.byName = new Map();
+      this.byKey = new Map();
+      this.indexed = false;
+    }
     const n = Math.max(this.n, 1);
     if (this.type.length * 3 <= n * 4) return;
     this.tot = this.tot.slice(0, n * TOT);
@@ -544,7 +554,10 @@ export class FineGroupTable implements Map<string, FineGroup> {
     return i >= 0 ? i : c.add(name, type, core, shapes, cls, rawName);
   }
 
-  /** Cut the columns to the groups they hold, once the read is done (a group added later grows them again). */
+  /**
+   * Cut the columns to the groups they hold, once the read is done (a group added later grows them again), and
+   * let a large index go (made again when a group is next looked up).
+   */
   trim(): void {
     this.#c.trim();
   }
