@@ -190,5 +190,10 @@ describe('helpers', () => {
     expect(sortGroups(gs, 'time').map((x) => x.key)).toEqual(['a', 'b', 'c']);
     expect(sortGroups(gs, 'count').map((x) => x.key)).toEqual(['c', 'a', 'b']);
     expect(sortGroups(gs, 'name').map((x) => x.key)).toEqual(['a', 'b', 'c']);
+    // The list given is never reordered; in the order asked already, it is given back as it is.
+    expect(gs.map((x) => x.key)).toEqual(['b', 'a', 'c']);
+    const sorted = sortGroups(gs, 'time');
+    expect(sortGroups(sorted, 'time')).toBe(sorted);
+    expect(sortGroups(sorted, 'count')).not.toBe(sorted);
   });
 });
