@@ -2,7 +2,7 @@
 
 import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
-import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
+import { emptyGroupMessages, emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
 import {
@@ -77,7 +77,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     ...(saved !== undefined ? { savedSelection: saved } : {}),
   });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
-  io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
+  io.stderr(emptySelectionWarnings([...emptySelectionMessages(data, common.selection, s), ...emptyGroupMessages(data, common.selection, s)]));
   strictCheck(flags.strict, s.skippedRows);
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };
