@@ -20,7 +20,7 @@ export function parseMember(text: string): RegExp | string {
   const m = /^\/(.*)\/([imsu]*)$/s.exec(text);
   // JavaScript's other flags (d, g, v, y): each name is tested once and whole, so they would change nothing.
   const js = m ? null : /^\/.*\/([dgimsuvy]*)$/s.exec(text);
-  const other = js?.[1]!.match(/[dgvy]/);
+  const other = js === null ? null : /[dgvy]/.exec(js[1]!);
   if (other) throw new Error(`the flag ${other[0]} is not one kprof takes (it takes i, m, s and u); remove it`);
   if (!m) return text;
   return compilePattern(m[1]!, m[2]);

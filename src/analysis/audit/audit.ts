@@ -392,7 +392,11 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
     const phaseOfEntry = entries.map((_, k) =>
       layerPhase(
         seq.shapes.flatMap((_, i) =>
-          found[i]![k]!.map((site) => ({ markers: layersOf[i]!.positions, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 })),
+          found[i]![k]!.map((site) => ({
+            markers: layersOf[i]!.positions,
+            start: Math.min(...site.positions),
+            end: Math.max(...site.positions) + 1,
+          })),
         ),
       ),
     );
