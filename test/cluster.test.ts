@@ -87,6 +87,34 @@ describe('a folder of summary JSONs is a multi-rank profile', () => {
     expect(r.code).toBe(2);
   });
 
+  it('--short-names is part of what made a snapshot: merged, diffed or read back only with it', async () => {
+    // A trace's names shortened are other group keys than its full names: a snapshot made with --short-names
+    // beside one made without would put one kernel under two keys, and a diff would call both "added".
+    const w0 = 'fixtures/trace/kineto-ranks/worker0.1700000000.pt.trace.json';
+    const w1 = 'fixtures/trace/kineto-ranks/worker1.1700000000.pt.trace.json';
+    const full = join(tmp, 'sn-full.json');
+    const short = join(tmp, 'sn-short.json');
+    const short0 = join(tmp, 'sn-short0.json');
+    expect((await kprof(['summary', w0, '--format', 'json', '-o', full])).code).toBe(0);
+    expect((await kprof(['summary', w1, '--short-names', '--format', 'json', '-o', short])).code).toBe(0);
+    expect((await kprof(['summary', w0, '--short-names', '--format', 'json', '-o', short0])).code).toBe(0);
+    expect((JSON.parse(readFileSync(short, 'utf8')) as { selection: string }).selection).toBe('short-names');
+    const merged = await kprof(['merge', full, short]);
+    expect(merged.code).toBe(2);
+    expect(merged.stderr).toContain('made with --by name and short-names, but');
+    // The other order: the command that regenerates one says --short-names.
+    expect((await kprof(['merge', short, full])).stderr).toContain('kprof summary <profile> --by name --short-names --format json');
+    // Snapshots made alike merge, and read back only with --short-names.
+    expect((await kprof(['merge', short0, short])).code).toBe(0);
+    const plain = await kprof(['diff', w0, short0]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('short-names');
+    const same = await kprof(['diff', w0, short0, '--short-names', '--format', 'json']);
+    expect(same.code).toBe(0);
+    const rows = (JSON.parse(same.stdout) as { rows: { status: string }[] }).rows;
+    expect(rows.filter((r) => r.status !== 'same')).toEqual([]);
+  });
+
   it('refuses a JSON file in the folder that is not a summary JSON', async () => {
     const r = await expectTranscript('cluster-bad-not-snapshot', ['summary', `${C}/bad-not-snapshot`]);
     expect(r.code).toBe(2);

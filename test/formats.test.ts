@@ -123,6 +123,46 @@ describe('header variants', () => {
     ]);
   });
 
+  it('msprof rows whose Device_id is no device number are skipped and counted, not put on the device before them', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
+    try {
+      const file = join(dir, 'op_summary_20260101000000.csv');
+      const row = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
+      writeFileSync(
+        file,
+        [
+          'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num',
+          row('0', 'a'),
+          row('1', 'b'),
+          row('N/A', 'c'),
+          row('1.5', 'd'),
+          row('-1', 'e'),
+          row('99999999999999999999', 'f'),
+          row('', 'g'),
+          '',
+        ].join('\n'),
+      );
+      const p = await readProfile(file, { withShapes: false, ranks: null });
+      // A row with no Device_id stays on the device before it (g on 1); the others are no device at all.
+      expect(p.ranks.map((r) => [r.rank, r.kernels])).toEqual([
+        ['0', 1],
+        ['1', 2],
+      ]);
+      expect(p.ranks.reduce((n, r) => n + r.rowsSkipped, 0)).toBe(4);
+      expect(p.ranks.flatMap((r) => r.warnings.map((w) => w.message))).toEqual([
+        'Device_id is "N/A", expected a device number (0, 1, …); row skipped',
+        'Device_id is "1.5", expected a device number (0, 1, …); row skipped',
+        'Device_id is "-1", expected a device number (0, 1, …); row skipped',
+        'Device_id is "99999999999999999999", expected a device number (0, 1, …); row skipped',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('CANN 5.x: old device_*/summary layout, unit-less time columns, one rank per device', async () => {
     const p = await read('msprof-cann5');
     expect(p.ranks.map((r) => r.rank)).toEqual(['0', '1']);

@@ -179,6 +179,52 @@ describe('kprof rules: uneven ranks', () => {
   });
 });
 
+describe('kprof rules: long kernel names', () => {
+  // kprof check reads a rules file of at most 256 KiB; a kernel name may be 64 KiB. The generated file must be
+  // one kprof check reads: names are whole in selectors only, and cut in comments and rule labels.
+  const write = async (side: string, names: string[]): Promise<string> => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const dir = join(tmp, 'long', side, 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(dir, { recursive: true });
+    let t = 0;
+    const rows = [1, 2].flatMap((step) => names.map((n) => `${step},${n},${n.slice(0, 20)},AI_CORE,${(t += 3)}.0,2.0,0,8`));
+    writeFileSync(
+      join(dir, 'kernel_details.csv'),
+      `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n${rows.join('\n')}\n`,
+    );
+    return join(tmp, 'long', side);
+  };
+
+  it('a removed kernel with a 60,000-character name: kprof check reads the file, which holds on the PR and breaks on the base', async () => {
+    const long = `Long${'A'.repeat(60_000)}`;
+    const base = await write('base', ['MatMul', long]);
+    const pr = await write('pr', ['MatMul']);
+    const out = join(tmp, 'long.rules.yaml');
+    expect(await kprof(['rules', base, pr, '--by', 'name', '-o', out])).toEqual({ code: 0, stdout: '', stderr: '' });
+    const text = readFileSync(out, 'utf8');
+    // Whole in the selectors (the absent rule and the sequence rule), nowhere else.
+    expect(text.split(long).length - 1).toBe(2);
+    expect(Buffer.byteLength(text)).toBeLessThan(256 << 10);
+    expect(text.includes(`  - rule: "Long${'A'.repeat(115)}… stays removed"\n`)).toBe(true);
+    const onPr = await kprof(['check', pr, '--rules', out]);
+    expect(onPr.stderr).toBe('');
+    expect(onPr.code).toBe(0);
+    expect((await kprof(['check', base, '--rules', out])).code).toBe(1);
+  });
+
+  it('names too long to fit a rules file: exit 2, with what to do, and nothing written', async () => {
+    const names = ['B', 'C', 'D'].map((c) => c.repeat(60_000));
+    const base = await write('base3', ['MatMul', ...names]);
+    const pr = await write('pr3', ['MatMul']);
+    const out = join(tmp, 'long3.rules.yaml');
+    const r = await kprof(['rules', base, pr, '--by', 'name', '-o', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('more than the 256 KiB kprof check reads');
+    expect(r.stderr).toContain('--exclude');
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe('kprof rules: transcripts', () => {
   it('prints a commented starter rules file', async () => {
     const r = await expectTranscript('rules-one-rank', ['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr']);

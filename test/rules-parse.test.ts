@@ -250,6 +250,24 @@ describe('parseRules: validation errors name file:line:col and what was expected
       /^r\.yaml:2:29: allow: bad regular expression \/\(x\/: missing closing \): `\(x`\.$/,
     );
   });
+  // `/rope/g` is how JavaScript writes a regular expression with a flag: read as a name (or, in match:, as the
+  // pattern "/rope/g"), it would match no kernel, and an absent: rule on it would pass.
+  it('a /regular expression/ with a JavaScript flag kprof does not take (g, y, d, v) in match:, allow: and a group', () => {
+    // (x is no JavaScript flag: `/usr/x` stays a name.)
+    expect(error('rules:\n  - match: /rope/g\n    absent: true\n')).toBe(
+      'r.yaml:2:12: match: bad regular expression /rope/g: the flag g is not one kprof takes (it takes i, m, s and u); remove it.',
+    );
+    expect(error('rules:\n  - no-new-types: { allow: ["/^Mla/gi"] }\n')).toMatch(
+      /^r\.yaml:2:29: allow: bad regular expression \/\^Mla\/gi: the flag g is not/,
+    );
+    expect(error('groups:\n  g: ["/Rope/y"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(
+      /^r\.yaml:2:7: group "g": bad regular expression \/Rope\/y: the flag y is not one kprof takes/,
+    );
+    // A name with slashes stays a name; /…/ with the flags kprof takes is a pattern.
+    expect(parseRules('r.yaml', 'rules:\n  - type: "/a/b/1"\n    absent: true\n').rules[0]!.selector).toEqual({ kind: 'type', values: ['/a/b/1'] });
+    expect(parseRules('r.yaml', 'groups:\n  g: ["/usr/x"]\nrules:\n  - group: g\n    absent: true\n').groups[0]!.exact).toEqual(new Set(['/usr/x']));
+    expect(parseRules('r.yaml', 'rules:\n  - match: /rope/is\n    absent: true\n').rules[0]!.selector).toMatchObject({ kind: 'match' });
+  });
   it('a bad regular expression in a group', () => {
     expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(
       /^r\.yaml:2:7: group "g": bad regular expression \/\[\/: .+\.$/,

@@ -198,6 +198,25 @@ describe('filters that select nothing', () => {
     expect(part.stderr).not.toMatch(/--steps 7/);
   });
 
+  it('summary warns of a user group that got no kernel: its members match none, or an earlier group took them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-groups-'));
+    try {
+      const groups = join(dir, 'groups.yaml');
+      writeFileSync(groups, 'matmul: ["/Mat/"]\nall-mm: [MatMulV3]\ntypo: [FlashAtention]\nnorm: [RmsNorm]\n');
+      const r = await kprof(['summary', MULTI, '--groups', groups]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(
+        'kprof: warning: --groups: group "all-mm" holds no kernel: its members match none that no earlier group took (a kernel joins the first group it matches).\n' +
+          'kprof: warning: --groups: group "typo" holds no kernel: its members match none that no earlier group took (a kernel joins the first group it matches).\n',
+      );
+      // Every group with kernels: no warning.
+      writeFileSync(groups, 'matmul: ["/Mat/"]\nnorm: [RmsNorm]\n');
+      expect((await kprof(['summary', MULTI, '--groups', groups])).stderr).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('filters that each keep kernels but together none are named together', async () => {
     const r = await kprof(['summary', MULTI, '--match', 'Flash', '--exclude', 'Score']);
     expect(r.stderr).toBe('kprof: warning: the filters (--match Flash, --exclude Score) keep none of the 24 kernels read.\n');

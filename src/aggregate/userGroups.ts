@@ -12,9 +12,16 @@ import { compilePattern, quotePattern } from '../util/regex.js';
 import { excerpt } from '../util/inputText.js';
 import type { UserGroup } from '../model/model.js';
 
-/** `/…/` or `/…/flags` → RegExp; anything else is an exact name. Throws a message on a bad expression. */
+/**
+ * `/…/` or `/…/flags` → RegExp; anything else is an exact name. Throws a message on a bad expression, and on a
+ * JavaScript flag kprof does not take (`/rope/g`): read as a name, it would match no kernel.
+ */
 export function parseMember(text: string): RegExp | string {
   const m = /^\/(.*)\/([imsu]*)$/s.exec(text);
+  // JavaScript's other flags (d, g, v, y): each name is tested once and whole, so they would change nothing.
+  const js = m ? null : /^\/.*\/([dgimsuvy]*)$/s.exec(text);
+  const other = js === null ? null : /[dgvy]/.exec(js[1]!);
+  if (other) throw new Error(`the flag ${other[0]} is not one kprof takes (it takes i, m, s and u); remove it`);
   if (!m) return text;
   return compilePattern(m[1]!, m[2]);
 }

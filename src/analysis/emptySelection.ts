@@ -75,6 +75,23 @@ export function emptySelectionMessages(profile: Profile, sel: Selection, summary
   return out;
 }
 
+/**
+ * The user groups (--groups) that hold no kernel of the summary, one message each: their members match no kernel
+ * that an earlier group did not take (a kernel joins the first group it matches), so they are in no row. None when
+ * the selection keeps no kernel at all (that is said above), or when every rank is a summary JSON.
+ */
+export function emptyGroupMessages(profile: Profile, sel: Selection, summary: Summary): string[] {
+  if (sel.groups.length === 0 || summary.totals.count === 0 || profile.ranks.every((r) => r.snapshot)) return [];
+  const held = new Set<string>();
+  for (const g of summary.groups) if (g.userGroup !== undefined && g.total.count > 0) held.add(g.userGroup);
+  return sel.groups
+    .filter((g) => !held.has(g.name))
+    .map(
+      (g) =>
+        `--groups: group "${shown(g.name)}" holds no kernel: its members match none that no earlier group took (a kernel joins the first group it matches).`,
+    );
+}
+
 function filterText(sel: Selection): string {
   const o: string[] = [];
   if (sel.steps) o.push(`--steps ${stepsText(sel.steps)}`);

@@ -57,9 +57,11 @@ function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean
   const seen = new Set<string>();
   for (const r of p.ranks) {
     const snap = r.snapshot;
-    if (!snap || snap.selection === '' || seen.has(snap.path)) continue;
+    // `short-names` (--short-names) is not a filter: every kernel is there, by its shortened name.
+    const filters = snap?.selection.replace(/(?:^|; )short-names$/, '') ?? '';
+    if (!snap || filters === '' || seen.has(snap.path)) continue;
     seen.add(snap.path);
-    io.stderr(`kprof: note: ${escaped(relPath(snap.path))} was made with ${escaped(snap.selection)}; the rules see only those kernels.\n`);
+    io.stderr(`kprof: note: ${escaped(relPath(snap.path))} was made with ${escaped(filters)}; the rules see only those kernels.\n`);
   }
 }
 

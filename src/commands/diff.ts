@@ -23,6 +23,7 @@ import {
   parseCommon,
   parseTop,
   plannedBy,
+  savedSelectionOf,
   sequencesBy,
   type CommonFlags,
 } from './options.js';
@@ -192,7 +193,8 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
         release();
       }
     }
-    const opts = { by, selection: common.selection, stepTime: flags.stepTime === true };
+    const saved = savedSelectionOf(common.selection, flags.shortNames);
+    const opts = { by, selection: common.selection, stepTime: flags.stepTime === true, ...(saved !== undefined ? { savedSelection: saved } : {}) };
     sb = summarize(b, opts);
     sp = summarize(p, opts);
     io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows));

@@ -1,7 +1,7 @@
 // Command-line option values → the typed options the stages take. Validation errors are usage errors.
 
 import { usageError } from '../util/errors.js';
-import { parseSteps } from '../aggregate/group.js';
+import { parseSteps, selectionText } from '../aggregate/group.js';
 import { GROUP_BY_FIELDS, GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { readGroupsFile } from '../aggregate/userGroups.js';
@@ -130,6 +130,20 @@ export function parseCommon(flags: CommonFlags): Common {
 }
 
 /** The grouping when --by is not given, unless the input holds kernel names only (see chooseBy). */
+/** The part of a summary JSON's "selection" that says its trace kernel names were shortened (--short-names). */
+export const SHORT_NAMES_TEXT = 'short-names';
+
+/**
+ * The selection text a summary JSON saves and a snapshot read is compared with, when it is not the filters' alone:
+ * with --short-names, the filters' and then `short-names` (a trace's shortened names are other group keys than
+ * its full names, so snapshots made with and without it must not be merged or compared). Undefined without it.
+ */
+export function savedSelectionOf(selection: Selection, shortNames: boolean | undefined): string | undefined {
+  if (shortNames !== true) return undefined;
+  const text = selectionText(selection);
+  return text === '' ? SHORT_NAMES_TEXT : `${text}; ${SHORT_NAMES_TEXT}`;
+}
+
 export const DEFAULT_BY = 'type';
 
 /** Does a format name its kernels only (a trace: no op types)? */

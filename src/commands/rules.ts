@@ -8,7 +8,7 @@ import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
-import { chooseBy, DEFAULT_BY, parseCommon, plannedBy, sequencesBy, unreadNote, type CommonFlags } from './options.js';
+import { chooseBy, DEFAULT_BY, parseCommon, plannedBy, savedSelectionOf, sequencesBy, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
 import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
@@ -115,7 +115,12 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   report(io, base, flags.strict);
   report(io, pr, flags.strict);
   unreadNote([base, pr], io);
-  const opts = { by: chooseBy(flags.by !== undefined, givenBy, [base, pr], io), selection };
+  const saved = savedSelectionOf(selection, flags.shortNames);
+  const opts = {
+    by: chooseBy(flags.by !== undefined, givenBy, [base, pr], io),
+    selection,
+    ...(saved !== undefined ? { savedSelection: saved } : {}),
+  };
   // The sequences follow the grouping used (read again by it only where the plans could not tell it).
   const [rb, rp] = await sequencesBy(opts.by, recordBy, [base, pr], (side) => read(planned[side], opts.by, false));
   const bs = summarize(base, opts);

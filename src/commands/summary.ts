@@ -2,7 +2,7 @@
 
 import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
-import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
+import { emptyGroupMessages, emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
 import {
@@ -14,6 +14,7 @@ import {
   namesNeeded,
   namesOnlyProfile,
   parseCommon,
+  savedSelectionOf,
   parseTop,
   type CommonFlags,
 } from './options.js';
@@ -68,9 +69,15 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   const by = chooseBy(common.byGiven, common.by, [data], io);
   // Grouped by name after all (a rank of kernel names only beside ranks with types): read again with the names.
   if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([data])) data = await read(true, undefined);
-  const s = summarize(data, { by, selection: common.selection, stepTime: flags.stepTime === true });
+  const saved = savedSelectionOf(common.selection, flags.shortNames);
+  const s = summarize(data, {
+    by,
+    selection: common.selection,
+    stepTime: flags.stepTime === true,
+    ...(saved !== undefined ? { savedSelection: saved } : {}),
+  });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows));
-  io.stderr(emptySelectionWarnings(emptySelectionMessages(data, common.selection, s)));
+  io.stderr(emptySelectionWarnings([...emptySelectionMessages(data, common.selection, s), ...emptyGroupMessages(data, common.selection, s)]));
   strictCheck(flags.strict, s.skippedRows);
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
   const view = { sort: flags.sort, top };

@@ -22,7 +22,9 @@ import type { Diff, DiffRow } from '../analysis/diff.js';
 import { stepsLabel } from '../aggregate/group.js';
 import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, plural, stepCountsText } from '../util/format.js';
-import { escaped as shown, jsonSafe } from '../util/inputText.js';
+import { CELL_WIDTH, escaped as shown, jsonSafe } from '../util/inputText.js';
+import { inputError } from '../util/errors.js';
+import { MAX_TEXT_FILE_BYTES } from '../aggregate/userGroups.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
 import { rejectMisspelt } from './unmatched.js';
@@ -117,6 +119,18 @@ export function yamlString(s: string): string {
   return PLAIN.test(s) && !RESERVED.test(s) ? s : jsonSafe(JSON.stringify(s));
 }
 
+/**
+ * A name in a comment or a rule label: whole up to CELL_WIDTH characters (code points), else its first ones and
+ * `…`, as tables show it. The selectors keep names whole; a name may be 64 KiB, and kprof check reads a rules
+ * file of at most 256 KiB, so a long name written whole in every comment and label too would make a file that
+ * kprof check refuses.
+ */
+function said(name: string): string {
+  if (name.length <= CELL_WIDTH) return name;
+  const points = Array.from(name.slice(0, 2 * CELL_WIDTH));
+  return points.length <= CELL_WIDTH ? name : `${points.slice(0, CELL_WIDTH - 1).join('')}…`;
+}
+
 /** A comment line; names in it are shown as every text format shows them (no line break, no control). */
 function comment(text: string): string {
   return `  # ${shown(text)}`;
@@ -203,7 +217,7 @@ function chainWords(chain: string[]): string {
   for (let i = 0; i < chain.length; ) {
     let j = i;
     while (j < chain.length && chain[j] === chain[i]) j++;
-    out.push(j - i > 1 ? `${chain[i]} ×${j - i}` : chain[i]!);
+    out.push(j - i > 1 ? `${said(chain[i]!)} ×${j - i}` : said(chain[i]!));
     i = j;
   }
   return out.join(' · ');
@@ -414,23 +428,23 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     emit(
       [
         {
-          notes: [comment(`${r.key}: base ${levelsText(baseLevels(r.key), perStep)}, PR none.`)],
+          notes: [comment(`${said(r.key)}: base ${levelsText(baseLevels(r.key), perStep)}, PR none.`)],
           lines: [
-            `  - rule: ${yamlString(`${r.key} stays removed`)}`,
+            `  - rule: ${yamlString(`${said(r.key)} stays removed`)}`,
             `    ${field(r)}`,
             '    absent: true',
             evidenceLine(baseLevels(r.key).reduce((n, l) => n + l.total, 0)),
           ],
         },
       ],
-      `"${r.key} stays removed"`,
+      `"${said(r.key)} stays removed"`,
     );
   }
 
   if (added.length > 0) body.push('', comment('Added by the change: they must keep running.'));
   for (const r of added) {
     const levels = prLevels(r.key);
-    const notes = [comment(`${r.key}: base none, PR ${levelsText(levels, perStep)}.`)];
+    const notes = [comment(`${said(r.key)}: base none, PR ${levelsText(levels, perStep)}.`)];
     const candidates: Candidate[] = [];
     // Where the ranks run it alike, one rule; else a rule per level, on the ranks of that level.
     const running = levels.filter((l) => l.min > 0);
@@ -438,7 +452,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
         lines: [
-          `  - rule: ${yamlString(`${r.key} runs at least ${plural(min, 'time')}${perStep ? ' per step' : ''}${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} runs at least ${plural(min, 'time')}${perStep ? ' per step' : ''}${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}`)}`,
           `    ${field(r)}`,
           `    count: { per: ${per}, min: ${min} }`,
           ...ranksLine(ranks, prRanks),
@@ -451,21 +465,23 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
         lines: [
-          `  - rule: ${yamlString(`${r.key} runs${sometimes.length < prRanks.length ? ` on rank${sometimes.length === 1 ? '' : 's'} ${sometimes.join(', ')}` : ''}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} runs${sometimes.length < prRanks.length ? ` on rank${sometimes.length === 1 ? '' : 's'} ${sometimes.join(', ')}` : ''}`)}`,
           `    ${field(r)}`,
           '    present: true',
           ...ranksLine(sometimes, prRanks),
         ],
       });
     }
-    emit(candidates, `a rule on ${r.key}`);
+    emit(candidates, `a rule on ${said(r.key)}`);
   }
 
   if (cut.length > 0) body.push('', comment(`Cut by ${opts.cutThresholdPct}% or more: they must stay at the PR's level.`));
   for (const r of cut) {
     const levels = prLevels(r.key);
     const paired = levels.map((l) => ({ l, b: baseLevel(l.rank, r.key) }));
-    const notes = [comment(`${r.key}: base ${levelsText(baseLevels(r.key), perStep)}, PR ${levelsText(levels, perStep)} (${changeText(d, r)}).`)];
+    const notes = [
+      comment(`${said(r.key)}: base ${levelsText(baseLevels(r.key), perStep)}, PR ${levelsText(levels, perStep)} (${changeText(d, r)}).`),
+    ];
     const candidates: Candidate[] = [];
     const first = (): string[] => (candidates.length === 0 ? notes : []);
     let after: string[] = [];
@@ -475,7 +491,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: first(),
         lines: [
-          `  - rule: ${yamlString(`${r.key} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`,
           `    ${field(r)}`,
           '    absent: true',
           ...ranksLine(gone, prRanks),
@@ -496,7 +512,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: first(),
         lines: [
-          `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)}${perStep ? ' per step' : ''}${onRanks(ranks)}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} stays at most ${fmtCount(value)}${perStep ? ' per step' : ''}${onRanks(ranks)}`)}`,
           `    ${field(r)}`,
           `    count: { per: ${per}, max: ${value} }`,
           ...ranksLine(ranks, prRanks),
@@ -508,7 +524,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
         candidates.push({
           notes: first(),
           lines: [
-            `  - rule: ${yamlString(`${r.key} stays at most ${fmtCount(value)} in total${onRanks(ranks)}`)}`,
+            `  - rule: ${yamlString(`${said(r.key)} stays at most ${fmtCount(value)} in total${onRanks(ranks)}`)}`,
             `    ${field(r)}`,
             `    count: { per: total, max: ${value} }`,
             ...ranksLine(ranks, prRanks),
@@ -533,11 +549,11 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       after = [
         ...(candidates.length === 0 ? notes : []),
         ...[...why].map(([reason, ranks]) =>
-          comment(`Not written: a maximum on ${r.key}${all ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`}; ${reason}.`),
+          comment(`Not written: a maximum on ${said(r.key)}${all ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`}; ${reason}.`),
         ),
       ];
     }
-    emit(candidates, `a maximum on ${r.key}`);
+    emit(candidates, `a maximum on ${said(r.key)}`);
     body.push(...after);
   }
 
@@ -603,6 +619,15 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     `#   kprof check <profile> --rules <this file>${opts.checkOptions ? ` ${opts.checkOptions}` : ''}`,
   ];
   const text = `${[...header, ...preamble, 'rules:', ...body].join('\n')}\n`;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_TEXT_FILE_BYTES) {
+    const longest = d.rows.reduce((n, r) => Math.max(n, r.key.length), 0);
+    throw inputError(
+      `the rules file would be ${fmtCount(bytes)} bytes, more than the 256 KiB kprof check reads: its selectors name kernels whole, ` +
+        `and some names are long (up to ${fmtCount(longest)} characters). Nothing was written. Leave the kernels with the longest names out ` +
+        `(--exclude REGEX)${d.groupBy === 'name' ? ' or group them by type (--by type)' : ''}, and run kprof rules again.`,
+    );
+  }
   // What is written reads back as the rules that were verified, and every one of them holds on the PR.
   const final = evaluate(profiles.pr, null, parseRules('generated rules', text));
   if (!final.results.every((r) => r.passed) || final.results.length !== written) {

@@ -213,9 +213,13 @@ export class KernelTableReader {
 
   row(v: RowView): void {
     v.locate = this.locate;
-    if (this.deviceI >= 0 && v.n === this.width && v.problem === 'none') this.toDevice(v);
+    const noDevice = this.deviceI >= 0 && v.n === this.width && v.problem === 'none' ? this.toDevice(v) : null;
     const log = this.log;
     if (!readableRow(v, this.width, log, this.file)) return;
+    if (noDevice !== null) {
+      log.skip(this.file, v.line, noDevice);
+      return;
+    }
     const b = v.buf;
     const ticks = parseTicks(b, v.starts[this.durI]!, v.ends[this.durI]!);
     if (!(ticks >= 0)) {
@@ -298,10 +302,17 @@ export class KernelTableReader {
     this.sink.addKernel(id, step, ticks, start, stream);
   }
 
-  /** Switch to the sink, log (and kind cache) of this row's Device_id; a row without one stays put. */
-  private toDevice(v: RowView): void {
+  /**
+   * Switch to the sink, log (and kind cache) of this row's Device_id; a row without one stays put. A Device_id that
+   * is no device number (`N/A`, `1.5`, `-1`, past 2^53) is no device to put the row on: the message to skip it.
+   */
+  private toDevice(v: RowView): string | null {
     const d = parseIntCell(v.buf, v.starts[this.deviceI]!, v.ends[this.deviceI]!);
-    if (d === null || !Number.isFinite(d) || d === this.device) return;
+    if (d === null) return null;
+    if (!Number.isSafeInteger(d) || d < 0) {
+      return `${this.header.header[this.deviceI]!.trim()} is "${clip(v.text(this.deviceI).trim())}", expected a device number (0, 1, …); row skipped`;
+    }
+    if (d === this.device) return null;
     this.device = d;
     const target = this.split!.targetFor(d);
     this.sink = target.sink;
@@ -317,6 +328,7 @@ export class KernelTableReader {
       this.caches.set(d, cache);
     }
     this.cache = cache;
+    return null;
   }
 
   private lookup(v: RowView): KernelKind {

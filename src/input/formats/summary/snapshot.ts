@@ -505,11 +505,11 @@ function readSteps(path: string, inRank: string, steps: unknown): number[] {
   return steps as number[];
 }
 
-const SAVED_PART = /; (?=steps=|core=|match=\/|exclude=\/|group )/;
+const SAVED_PART = /; (?=steps=|core=|match=\/|exclude=\/|group |short-names$)/;
 
 /**
  * The `kprof summary` options that make a snapshot with this grouping and selection text (as group.ts writes it:
- * `steps=…; core=…; match=/…/; exclude=/…/; group NAME=[…]`), for messages that say how to regenerate one.
+ * `steps=…; core=…; match=/…/; exclude=/…/; group NAME=[…]`, and `short-names` last with --short-names), for messages that say how to regenerate one.
  */
 export function savedOptions(groupBy: string, selection: string): string {
   const out = [`--by ${groupBy}`];
@@ -517,6 +517,7 @@ export function savedOptions(groupBy: string, selection: string): string {
   for (const part of selection === '' ? [] : selection.split(SAVED_PART)) {
     const m = /^(steps|core)=(.*)$/s.exec(part) ?? /^(match|exclude)=\/(.*)\/$/s.exec(part);
     if (m) out.push(`--${m[1]} ${shellWord(m[2]!)}`);
+    else if (part === 'short-names') out.push('--short-names');
     else if (part.startsWith('group ')) groups = true;
     else out.push(shellWord(part));
   }
