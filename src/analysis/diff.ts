@@ -42,6 +42,7 @@ import {
 } from './timeTest.js';
 
 import type { RewritesSection } from './rewrites/section.js';
+import { DiffRowTable, NO_UNEVEN_STEPS } from './diffRows.js';
 import { briefList, formatsAnswering } from '../input/formats/registry.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
@@ -218,17 +219,6 @@ export function statusOf(base: number, pr: number): DiffStatus {
   return 'same';
 }
 
-function groupFields(g: Group | undefined): Partial<DiffRow> {
-  if (!g) return {};
-  const f: Partial<DiffRow> = {};
-  if (g.type !== undefined) f.type = g.type;
-  if (g.name !== undefined) f.name = g.name;
-  if (g.core !== undefined) f.core = g.core;
-  if (g.shapes !== undefined) f.shapes = g.shapes;
-  if (g.userGroup !== undefined) f.userGroup = g.userGroup;
-  return f;
-}
-
 function side(count: number, ticks: number): Side {
   return { count, us: ticks / TICKS_PER_US };
 }
@@ -254,60 +244,28 @@ function judged(
   return { timeNoise: isTimeNoise(timeTest), timeTest };
 }
 
-/**
- * Judgements alike, held once: a diff of a million groups that each run in one step has a million judgements of a
- * handful of kinds (and their tests), which cost some 100 bytes a row each as objects of their own. Nothing writes
- * to a judgement once made. At most JUDGEMENTS_HELD kinds are held; past them, judgements are kept as made.
- */
-class Judgements {
-  readonly #held = new Map<string, TimeJudgement>();
-
-  one(j: TimeJudgement): TimeJudgement {
-    const t = j.test;
-    const key = `${j.verdict} ${j.withinTolerance} ${num(j.strata)}${t === null ? '' : ` ${t.method} ${num(t.u)} ${num(t.p)} ${num(t.n1)} ${num(t.n2)}`}`;
-    const had = this.#held.get(key);
-    if (had !== undefined && sameJudgement(had, j)) return had;
-    if (this.#held.size < JUDGEMENTS_HELD) this.#held.set(key, j);
-    return j;
-  }
-}
-
-const JUDGEMENTS_HELD = 4096;
-
-/** A number's text that tells every double apart (-0 too). */
-function num(x: number): string {
-  return Object.is(x, -0) ? '-0' : String(x);
-}
-
-/** Two judgements of the same fields (TimeJudgement and UTest, whose fields the key above names). */
-function sameJudgement(a: TimeJudgement, b: TimeJudgement): boolean {
-  const keys = (o: object): string => Object.keys(o).sort().join(',');
-  return keys(a) === keys(b) && (a.test === null ? b.test === null : b.test !== null && keys(a.test) === keys(b.test));
-}
-
-/** A row's judgement until judgeRows makes it (every row is judged there). */
-const NOT_JUDGED: TimeJudgement = Object.freeze({ verdict: 'no-steps', withinTolerance: false, test: null, strata: 0 });
-
-/** A row's ranks or steps before any disagrees (checkRanks and checkSteps give a row its own list). */
-const NO_DISAGREEMENT: RankDisagreement[] = Object.freeze([]) as unknown as RankDisagreement[];
-const NO_UNEVEN_STEPS: UnevenSteps[] = Object.freeze([]) as unknown as UnevenSteps[];
-
 /** Judge every row's time change and the totals' by the test over per-step samples (see timeTest.ts). */
-function judgeRows(src: SampleSource | null, rows: DiffRow[], totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
+function judgeRows(src: SampleSource | null, t: DiffRowTable, totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
   const sum: TimeTestSummary = { alpha, tooFew: 0, noSteps: 0, noise: 0, tested: 0 };
-  const held = new Judgements();
-  const one = (f: DiffFigures, keys: string[] | null): void => {
-    const j = judged(f.base, f.pr, f.deltaUsPct, tol, src === null ? null : samplesOf(src, keys), alpha);
-    f.timeNoise = j.timeNoise;
-    f.timeTest = held.one(j.timeTest);
-    const v = j.timeTest.verdict;
+  const count = (j: TimeJudgement): void => {
+    const v = j.verdict;
     if (v === 'too-few') sum.tooFew++;
     else if (v === 'no-steps') sum.noSteps++;
     else if (v !== 'zero') sum.tested++;
-    if (v === 'noise' && !j.timeTest.withinTolerance) sum.noise++;
+    if (v === 'noise' && !j.withinTolerance) sum.noise++;
   };
-  for (const r of rows) one(r, [r.key]);
-  one(totals, null);
+  const f = t.figures;
+  for (let i = 0; i < t.size; i++) {
+    const base = { count: f[4 * i]!, us: f[4 * i + 1]! };
+    const pr = { count: f[4 * i + 2]!, us: f[4 * i + 3]! };
+    const j = judged(base, pr, pct(pr.us - base.us, base.us), tol, src === null ? null : samplesOf(src, [t.keys[i]!]), alpha);
+    t.judge(i, j.timeTest);
+    count(j.timeTest);
+  }
+  const j = judged(totals.base, totals.pr, totals.deltaUsPct, tol, src === null ? null : samplesOf(src, null), alpha);
+  totals.timeNoise = j.timeNoise;
+  totals.timeTest = j.timeTest;
+  count(j.timeTest);
   return sum;
 }
 
@@ -317,45 +275,17 @@ interface PerStepSides {
   pr: Map<string, PerStep>;
 }
 
-function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null): DiffRow {
-  let base: Side;
-  let pr: Side;
-  let status: DiffStatus;
+/** Row `i` of the table: the group of `key` on each side (undefined: none), its figures and status. */
+function fillRow(t: DiffRowTable, i: number, key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null): void {
   if (ps) {
     const bf = ps.base.get(key) ?? ZERO_PER_STEP;
     const pf = ps.pr.get(key) ?? ZERO_PER_STEP;
-    base = perStepSide(bf);
-    pr = perStepSide(pf);
-    status = perStepStatus(bf, pf);
+    t.set(i, key, b, p, perStepSide(bf), perStepSide(pf), perStepStatus(bf, pf));
   } else {
     const bc = b?.total.count ?? 0;
     const pc = p?.total.count ?? 0;
-    base = side(bc, b?.total.ticks ?? 0);
-    pr = side(pc, p?.total.ticks ?? 0);
-    status = statusOf(bc, pc);
+    t.set(i, key, b, p, side(bc, b?.total.ticks ?? 0), side(pc, p?.total.ticks ?? 0), statusOf(bc, pc));
   }
-  const deltaCount = pr.count - base.count;
-  const deltaUs = pr.us - base.us;
-  const deltaUsPct = pct(deltaUs, base.us);
-  return {
-    key,
-    ...groupFields(b),
-    ...groupFields(p),
-    status,
-    base,
-    pr,
-    deltaCount,
-    deltaCountPct: pct(deltaCount, base.count),
-    deltaUs,
-    deltaUsPct,
-    timeNoise: false,
-    timeTest: NOT_JUDGED,
-    rankStatus: null,
-    ranksCompared: 0,
-    rankMajority: null,
-    disagreeingRanks: NO_DISAGREEMENT,
-    unevenSteps: NO_UNEVEN_STEPS,
-  };
 }
 
 /** The status of a change between two exact figures per step. */
@@ -655,8 +585,14 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   const tol = opts.timeTolerancePct;
   const b = groupsByKey(base.groups);
   const p = groupsByKey(pr.groups);
-  const keys = [...new Set([...b.keys(), ...p.keys()])];
-  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps)));
+  // A row per key of either side: the base's keys, then the PR's the base lacks (no list or Set of both sides'
+  // keys: a diff by name has millions), as columns (diffRows.ts).
+  let n = b.size;
+  for (const k of p.keys()) if (!b.has(k)) n++;
+  const t = new DiffRowTable(n);
+  let at = 0;
+  for (const [k, g] of b) fillRow(t, at++, k, g, p.get(k), ps);
+  for (const [k, g] of p) if (!b.has(k)) fillRow(t, at++, k, undefined, g, ps);
 
   // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
   // creeps in.
@@ -664,11 +600,13 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   let pc = 0;
   let bt = 0;
   let pt = 0;
-  for (const k of keys) {
-    bc += b.get(k)?.total.count ?? 0;
-    pc += p.get(k)?.total.count ?? 0;
-    bt += b.get(k)?.total.ticks ?? 0;
-    pt += p.get(k)?.total.ticks ?? 0;
+  for (let i = 0; i < n; i++) {
+    const bg = t.baseGroups[i];
+    const pg = t.prGroups[i];
+    bc += bg?.total.count ?? 0;
+    pc += pg?.total.count ?? 0;
+    bt += bg?.total.ticks ?? 0;
+    pt += pg?.total.ticks ?? 0;
   }
   if (bc !== base.totals.count || pc !== pr.totals.count || bt !== base.totals.ticks || pt !== pr.totals.ticks) {
     throw new Error('diff totals do not add up to the sum of the rows (a bug in kprof)');
@@ -676,7 +614,7 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   let bs = side(bc, bt);
   let prs = side(pc, pt);
   if (ps) {
-    const sum = (m: Map<string, PerStep>): PerStep => keys.reduce((n, k) => addPerStep(n, m.get(k) ?? ZERO_PER_STEP), ZERO_PER_STEP);
+    const sum = (m: Map<string, PerStep>): PerStep => t.keys.reduce((x, k) => addPerStep(x, m.get(k) ?? ZERO_PER_STEP), ZERO_PER_STEP);
     if (!samePerStep(sum(ps.base), bps) || !samePerStep(sum(ps.pr), pps)) {
       throw new Error('diff totals per step do not add up to the sum of the rows (a bug in kprof)');
     }
@@ -694,7 +632,9 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     ...judged(bs, prs, deltaUsPct, tol, null, DEFAULT_ALPHA),
   };
   const alpha = opts.alpha ?? DEFAULT_ALPHA;
-  const timeTestSummary = judgeRows(sampleSource(base, pr), rows, totals, tol, alpha);
+  const timeTestSummary = judgeRows(sampleSource(base, pr), t, totals, tol, alpha);
+  // The rows in the default order.
+  const rows = t.views().sort(SORTS['delta-count']);
   const { pairs, paired, unpaired } = pairRanks(base, pr);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;

@@ -200,6 +200,9 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
     io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
     strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
+    // The garbage of grouping a million groups (a hundred MB and more), collected before the diff grows the heap
+    // beside it.
+    collectGarbage(COLLECT_AFTER_STAGE_BYTES);
     d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
     // The diff's indexes of each side's groups by key are not read again (of a million groups, some 40 MB each);
     // with the garbage of grouping and diffing a million groups (hundreds of MB), collected at once, before the
@@ -213,6 +216,8 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       // The ranks' recorded sequences are read by nothing after the section (of a million names, tens of MB a side).
       later = null;
       for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
+      // With the garbage of making the section, collected before the report grows the heap beside it.
+      collectGarbage(COLLECT_AFTER_STAGE_BYTES);
     }
   } finally {
     release();
