@@ -19,6 +19,7 @@ import { DIFF_REPORTERS, SUMMARY_REPORTERS } from '../src/report/registry.js';
 import { summaryTable } from '../src/report/summary/table.js';
 import { summaryCsv } from '../src/report/summary/csv.js';
 import { diffTable } from '../src/report/diff/table.js';
+import { diffCsv } from '../src/report/diff/csv.js';
 import { kprof } from './helpers.js';
 
 const N = 20_000;
@@ -175,6 +176,7 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     const d = diffSummaries(sb, sp, { normalization: 'none', timeTolerancePct: 2 });
     const dview = { sort: 'delta-count' as const, only: null, top: null };
     expect(chunked((await DIFF_REPORTERS.table())(d, dview, ctx)).join('')).toBe(diffTable(d, dview, ctx));
+    expect(chunked((await DIFF_REPORTERS.csv())(d, dview, ctx)).join('')).toBe(diffCsv(d, dview));
     // Every row is there.
     const lines = summaryTable(sb, view, ctx).split('\n');
     expect(lines.filter((l) => l.startsWith('aclnnKernel'))).toHaveLength(N);

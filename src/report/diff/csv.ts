@@ -12,7 +12,12 @@ const ranksCell = (r: DiffRowJson): string => r.disagreeingRanks.map((x) => `${x
 const stepsCell = (r: DiffRowJson): string => r.unevenSteps.map((u) => `${u.rank}:${u.steps.map((c) => c.step).join(',')}`).join(' ');
 
 /** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */
-export function* diffCsv(d: Diff, view: DiffView): Generator<string> {
+export function diffCsv(d: Diff, view: DiffView): string {
+  return [...diffCsvChunks(d, view)].join('');
+}
+
+/** The CSV in chunks, each row made as it is written (a diff by name may have a million rows). */
+export function* diffCsvChunks(d: Diff, view: DiffView): Generator<string> {
   const j = diffJsonOnce(d, view);
   const head = [
     'key',
