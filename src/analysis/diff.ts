@@ -1,7 +1,8 @@
 // Base vs PR: a pure function of two summaries. Every group present on either side gets a row; the totals row
 // is the sum of the rows (checked); a percentage against zero is null, never Infinity. Sorting, --only and
 // --top are a view over the rows (viewDiff) that folds what it hides into one row, so what is shown still adds
-// up to the totals.
+// up to the totals. The rows are columns (diffRows.ts), read as DiffRows through one view object a row: a diff by
+// name may have a million.
 //
 // Over 400 lines: the row diff, the per-rank and per-step checks and the view (sort, --only, --top) share the row
 // type and the totals check; the per-step check is the part to move out next.
