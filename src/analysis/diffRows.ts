@@ -5,14 +5,100 @@
 // judgements alike held once: ~60 bytes in typed arrays and two arrays of references. What few rows have (the
 // per-rank and per-step checks' findings) is kept by row in Maps. `DiffRowView` is a row as the DiffRow the
 // reporters read: one object a row (the row list's identity is what views of a diff filter and fold by), with
-// only its table and index as fields.
+// only its table and index as fields. The row types are here too (diff.ts imports this module and exports them).
 
 import { isTimeNoise, type TimeJudgement } from './timeTest.js';
-import type { Group } from '../model/model.js';
-import type { DiffRow, DiffStatus, RankDisagreement, Side, UnevenSteps } from './diff.js';
+import type { Group, GroupFields } from '../model/model.js';
 
-/** The statuses by their code in DiffRowTable.status (a copy of DIFF_STATUSES: diff.ts imports this module). */
-const STATUS_OF: readonly DiffStatus[] = ['removed', 'added', 'fewer', 'more', 'same'];
+export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
+export type DiffStatus = (typeof DIFF_STATUSES)[number];
+
+/** One side of a row: a count and a time, per step when normalised (then the count may be fractional). */
+export interface Side {
+  count: number;
+  us: number;
+}
+
+/** Both sides of a row or of the totals, and how they differ. */
+export interface DiffFigures {
+  base: Side;
+  pr: Side;
+  deltaCount: number;
+  /** null when the base count is zero. */
+  deltaCountPct: number | null;
+  deltaUs: number;
+  /** null when the base time is zero. */
+  deltaUsPct: number | null;
+  /** The time change is shown as `~`: the steps do not support it, or it is within --time-tolerance (see timeTest.ts). */
+  timeNoise: boolean;
+  /** How the time change was judged: the test over per-step samples, or the tolerance alone. */
+  timeTest: TimeJudgement;
+}
+
+export interface DiffRow extends DiffFigures, GroupFields {
+  status: DiffStatus;
+  /**
+   * With several paired ranks: the status most ranks show (more than half of the ranks that have the group on
+   * either side), or null when no status has a majority.
+   */
+  rankStatus: DiffStatus | null;
+  /** How many paired ranks have the group on either side (0 with fewer than two paired ranks). */
+  ranksCompared: number;
+  /**
+   * The change most compared ranks show, by its size (the factor PR ÷ base, or `added`): one of those ranks, and
+   * how many show it. null when no change has a majority (or fewer than two paired ranks).
+   */
+  rankMajority: { change: RankDisagreement; ranks: number } | null;
+  /**
+   * Ranks whose own change differs from the one most ranks show, in status or in size (all compared ranks when
+   * no change has a majority).
+   */
+  disagreeingRanks: RankDisagreement[];
+  /** Per rank, the steps whose change differs from the one most of that rank's steps show (see checkSteps). */
+  unevenSteps: UnevenSteps[];
+}
+
+export interface RankDisagreement {
+  rank: string;
+  status: DiffStatus;
+  /** The rank's count on each side (per step of that rank when normalised). */
+  base: number;
+  pr: number;
+  /** pr − base. */
+  deltaCount: number;
+  /** The change in percent of the base; null when the base is zero. */
+  deltaCountPct: number | null;
+}
+
+/** A step of the PR on one rank, against the base. */
+export interface StepChange {
+  /** The PR's Step Id. */
+  step: number;
+  /**
+   * The base step it is compared with (the same Step Id), or null when the base has no step of that Step Id and
+   * ran the group alike in every step: then compared with that count.
+   */
+  baseStep: number | null;
+  base: number;
+  pr: number;
+  deltaCount: number;
+}
+
+/** A group whose change on one rank was not the same in every step (a fusion that took effect in some only). */
+export interface UnevenSteps {
+  rank: string;
+  stepsCompared: number;
+  /**
+   * The change the steps are held to, and in how many steps it was seen: the one most steps show, or without
+   * a majority no change at all (when some steps did not change); null when neither.
+   */
+  reference: { deltaCount: number; steps: number } | null;
+  /** Steps whose change differs from the reference (all steps without one), in step order. */
+  steps: StepChange[];
+}
+
+/** The statuses by their code in DiffRowTable.status. */
+const STATUS_OF: readonly DiffStatus[] = DIFF_STATUSES;
 const CODE_OF = { removed: 0, added: 1, fewer: 2, more: 3, same: 4 } as const satisfies Record<DiffStatus, number>;
 /** rankStatus null. */
 const NO_STATUS = 255;
