@@ -1,14 +1,14 @@
 // A profile of many distinct kernel names grouped by name (issue 24): every name is a group the report needs, so
 // what a group costs is what the run costs (1 M names: docs/performance.md). These hold the structure that keeps
 // it small: fine groups are columns and a group of one reads its row, what a group costs once read and summarized
-// (bytes held after a collection), a worker's groups cross as the table's columns, judgements alike are held
-// once, and the long reports are written in chunks, each row made as it is written.
+// (bytes held after a collection), what a row of their diff costs, a worker's groups cross as the table's columns,
+// judgements alike are held once, and the long reports are written in chunks, each row made as it is written.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarize } from '../src/aggregate/group.js';
+import { forgetGroupsByKey, summarize } from '../src/aggregate/group.js';
 import { diffSummaries } from '../src/analysis/diff.js';
 import { readProfile, type ReadOptions } from '../src/input/read.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
@@ -19,6 +19,7 @@ import { DIFF_REPORTERS, SUMMARY_REPORTERS } from '../src/report/registry.js';
 import { summaryTable } from '../src/report/summary/table.js';
 import { summaryCsv } from '../src/report/summary/csv.js';
 import { diffTable } from '../src/report/diff/table.js';
+import { diffCsv } from '../src/report/diff/csv.js';
 import { kprof } from './helpers.js';
 
 const N = 20_000;
@@ -92,6 +93,35 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     expect(perGroup(afterSummary - afterRead)).toBeLessThan(120);
   });
 
+  it('a row of their diff costs under 160 bytes once judged (heap and typed arrays, after a collection)', async () => {
+    // A DiffRow object of ~20 fields with two Side objects and boxed doubles cost ~310 bytes a row; as a row of
+    // columns (analysis/diffRows.ts) and one view object, ~110. Measured after the diff's indexes by key are let
+    // go, as kprof diff lets them go.
+    const held = (): number => {
+      collectGarbage(0);
+      collectGarbage(0);
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const b5 = join(dir, 'rows-base.csv');
+    const p5 = join(dir, 'rows-pr.csv');
+    table(b5, 5 * N);
+    table(p5, 5 * N + 10);
+    const [b, q] = await Promise.all([read(b5), read(p5)]);
+    const sb = summarize(b, { by: 'name', selection: NONE });
+    const sp = summarize(q, { by: 'name', selection: NONE });
+    const before = held();
+    const d = diffSummaries(sb, sp, { normalization: 'none', timeTolerancePct: 2 });
+    forgetGroupsByKey(sb);
+    forgetGroupsByKey(sp);
+    const after = held();
+    expect(d.rows).toHaveLength(5 * N + 10);
+    expect(Math.round((after - before) / d.rows.length)).toBeLessThan(160);
+    // Every row is there, with its figures.
+    expect(d.rows.reduce((n, r) => n + r.base.count, 0)).toBe(5 * N);
+    expect(d.rows.reduce((n, r) => n + r.pr.count, 0)).toBe(5 * N + 10);
+  });
+
   it('a worker hands its fine groups over as columns, and they come back the same', async () => {
     const p = await read(base);
     const plain = (g: FineGroup) => ({
@@ -146,6 +176,7 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     const d = diffSummaries(sb, sp, { normalization: 'none', timeTolerancePct: 2 });
     const dview = { sort: 'delta-count' as const, only: null, top: null };
     expect(chunked((await DIFF_REPORTERS.table())(d, dview, ctx)).join('')).toBe(diffTable(d, dview, ctx));
+    expect(chunked((await DIFF_REPORTERS.csv())(d, dview, ctx)).join('')).toBe(diffCsv(d, dview));
     // Every row is there.
     const lines = summaryTable(sb, view, ctx).split('\n');
     expect(lines.filter((l) => l.startsWith('aclnnKernel'))).toHaveLength(N);

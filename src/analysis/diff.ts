@@ -1,7 +1,8 @@
 // Base vs PR: a pure function of two summaries. Every group present on either side gets a row; the totals row
 // is the sum of the rows (checked); a percentage against zero is null, never Infinity. Sorting, --only and
 // --top are a view over the rows (viewDiff) that folds what it hides into one row, so what is shown still adds
-// up to the totals.
+// up to the totals. The rows are columns (diffRows.ts), read as DiffRows through one view object a row: a diff by
+// name may have a million.
 //
 // Over 400 lines: the row diff, the per-rank and per-step checks and the view (sort, --only, --top) share the row
 // type and the totals check; the per-step check is the part to move out next.
@@ -25,7 +26,6 @@ import {
   ZERO_PER_STEP,
   type Group,
   type GroupBy,
-  type GroupFields,
   type PerStep,
   type RankSummary,
   type Summary,
@@ -43,9 +43,28 @@ import {
 
 import type { RewritesSection } from './rewrites/section.js';
 import { briefList, formatsAnswering } from '../input/formats/registry.js';
+import {
+  DiffRowTable,
+  NO_UNEVEN_STEPS,
+  type DiffFigures,
+  type DiffRow,
+  type DiffStatus,
+  type RankDisagreement,
+  type Side,
+  type StepChange,
+} from './diffRows.js';
 
-export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
-export type DiffStatus = (typeof DIFF_STATUSES)[number];
+// The row types live with the rows (diffRows.ts); every user imports them from here.
+export {
+  DIFF_STATUSES,
+  type DiffFigures,
+  type DiffRow,
+  type DiffStatus,
+  type RankDisagreement,
+  type Side,
+  type StepChange,
+  type UnevenSteps,
+} from './diffRows.js';
 
 export const NORMALIZATIONS = ['none', 'per-step'] as const;
 export type Normalization = (typeof NORMALIZATIONS)[number];
@@ -59,90 +78,6 @@ export const DIFF_ONLY = ['changed', 'removed', 'added'] as const;
 export type DiffOnly = (typeof DIFF_ONLY)[number];
 
 export const DEFAULT_TIME_TOLERANCE_PCT = 2;
-
-/** One side of a row: a count and a time, per step when normalised (then the count may be fractional). */
-export interface Side {
-  count: number;
-  us: number;
-}
-
-/** Both sides of a row or of the totals, and how they differ. */
-export interface DiffFigures {
-  base: Side;
-  pr: Side;
-  deltaCount: number;
-  /** null when the base count is zero. */
-  deltaCountPct: number | null;
-  deltaUs: number;
-  /** null when the base time is zero. */
-  deltaUsPct: number | null;
-  /** The time change is shown as `~`: the steps do not support it, or it is within --time-tolerance (see timeTest.ts). */
-  timeNoise: boolean;
-  /** How the time change was judged: the test over per-step samples, or the tolerance alone. */
-  timeTest: TimeJudgement;
-}
-
-export interface DiffRow extends DiffFigures, GroupFields {
-  status: DiffStatus;
-  /**
-   * With several paired ranks: the status most ranks show (more than half of the ranks that have the group on
-   * either side), or null when no status has a majority.
-   */
-  rankStatus: DiffStatus | null;
-  /** How many paired ranks have the group on either side (0 with fewer than two paired ranks). */
-  ranksCompared: number;
-  /**
-   * The change most compared ranks show, by its size (the factor PR ÷ base, or `added`): one of those ranks, and
-   * how many show it. null when no change has a majority (or fewer than two paired ranks).
-   */
-  rankMajority: { change: RankDisagreement; ranks: number } | null;
-  /**
-   * Ranks whose own change differs from the one most ranks show, in status or in size (all compared ranks when
-   * no change has a majority).
-   */
-  disagreeingRanks: RankDisagreement[];
-  /** Per rank, the steps whose change differs from the one most of that rank's steps show (see checkSteps). */
-  unevenSteps: UnevenSteps[];
-}
-
-export interface RankDisagreement {
-  rank: string;
-  status: DiffStatus;
-  /** The rank's count on each side (per step of that rank when normalised). */
-  base: number;
-  pr: number;
-  /** pr − base. */
-  deltaCount: number;
-  /** The change in percent of the base; null when the base is zero. */
-  deltaCountPct: number | null;
-}
-
-/** A step of the PR on one rank, against the base. */
-export interface StepChange {
-  /** The PR's Step Id. */
-  step: number;
-  /**
-   * The base step it is compared with (the same Step Id), or null when the base has no step of that Step Id and
-   * ran the group alike in every step: then compared with that count.
-   */
-  baseStep: number | null;
-  base: number;
-  pr: number;
-  deltaCount: number;
-}
-
-/** A group whose change on one rank was not the same in every step (a fusion that took effect in some only). */
-export interface UnevenSteps {
-  rank: string;
-  stepsCompared: number;
-  /**
-   * The change the steps are held to, and in how many steps it was seen: the one most steps show, or without
-   * a majority no change at all (when some steps did not change); null when neither.
-   */
-  reference: { deltaCount: number; steps: number } | null;
-  /** Steps whose change differs from the reference (all steps without one), in step order. */
-  steps: StepChange[];
-}
 
 export interface DiffSideInfo {
   input: string;
@@ -218,17 +153,6 @@ export function statusOf(base: number, pr: number): DiffStatus {
   return 'same';
 }
 
-function groupFields(g: Group | undefined): Partial<DiffRow> {
-  if (!g) return {};
-  const f: Partial<DiffRow> = {};
-  if (g.type !== undefined) f.type = g.type;
-  if (g.name !== undefined) f.name = g.name;
-  if (g.core !== undefined) f.core = g.core;
-  if (g.shapes !== undefined) f.shapes = g.shapes;
-  if (g.userGroup !== undefined) f.userGroup = g.userGroup;
-  return f;
-}
-
 function side(count: number, ticks: number): Side {
   return { count, us: ticks / TICKS_PER_US };
 }
@@ -254,60 +178,28 @@ function judged(
   return { timeNoise: isTimeNoise(timeTest), timeTest };
 }
 
-/**
- * Judgements alike, held once: a diff of a million groups that each run in one step has a million judgements of a
- * handful of kinds (and their tests), which cost some 100 bytes a row each as objects of their own. Nothing writes
- * to a judgement once made. At most JUDGEMENTS_HELD kinds are held; past them, judgements are kept as made.
- */
-class Judgements {
-  readonly #held = new Map<string, TimeJudgement>();
-
-  one(j: TimeJudgement): TimeJudgement {
-    const t = j.test;
-    const key = `${j.verdict} ${j.withinTolerance} ${num(j.strata)}${t === null ? '' : ` ${t.method} ${num(t.u)} ${num(t.p)} ${num(t.n1)} ${num(t.n2)}`}`;
-    const had = this.#held.get(key);
-    if (had !== undefined && sameJudgement(had, j)) return had;
-    if (this.#held.size < JUDGEMENTS_HELD) this.#held.set(key, j);
-    return j;
-  }
-}
-
-const JUDGEMENTS_HELD = 4096;
-
-/** A number's text that tells every double apart (-0 too). */
-function num(x: number): string {
-  return Object.is(x, -0) ? '-0' : String(x);
-}
-
-/** Two judgements of the same fields (TimeJudgement and UTest, whose fields the key above names). */
-function sameJudgement(a: TimeJudgement, b: TimeJudgement): boolean {
-  const keys = (o: object): string => Object.keys(o).sort().join(',');
-  return keys(a) === keys(b) && (a.test === null ? b.test === null : b.test !== null && keys(a.test) === keys(b.test));
-}
-
-/** A row's judgement until judgeRows makes it (every row is judged there). */
-const NOT_JUDGED: TimeJudgement = Object.freeze({ verdict: 'no-steps', withinTolerance: false, test: null, strata: 0 });
-
-/** A row's ranks or steps before any disagrees (checkRanks and checkSteps give a row its own list). */
-const NO_DISAGREEMENT: RankDisagreement[] = Object.freeze([]) as unknown as RankDisagreement[];
-const NO_UNEVEN_STEPS: UnevenSteps[] = Object.freeze([]) as unknown as UnevenSteps[];
-
 /** Judge every row's time change and the totals' by the test over per-step samples (see timeTest.ts). */
-function judgeRows(src: SampleSource | null, rows: DiffRow[], totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
+function judgeRows(src: SampleSource | null, t: DiffRowTable, totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
   const sum: TimeTestSummary = { alpha, tooFew: 0, noSteps: 0, noise: 0, tested: 0 };
-  const held = new Judgements();
-  const one = (f: DiffFigures, keys: string[] | null): void => {
-    const j = judged(f.base, f.pr, f.deltaUsPct, tol, src === null ? null : samplesOf(src, keys), alpha);
-    f.timeNoise = j.timeNoise;
-    f.timeTest = held.one(j.timeTest);
-    const v = j.timeTest.verdict;
+  const count = (j: TimeJudgement): void => {
+    const v = j.verdict;
     if (v === 'too-few') sum.tooFew++;
     else if (v === 'no-steps') sum.noSteps++;
     else if (v !== 'zero') sum.tested++;
-    if (v === 'noise' && !j.timeTest.withinTolerance) sum.noise++;
+    if (v === 'noise' && !j.withinTolerance) sum.noise++;
   };
-  for (const r of rows) one(r, [r.key]);
-  one(totals, null);
+  const f = t.figures;
+  for (let i = 0; i < t.size; i++) {
+    const base = { count: f[4 * i]!, us: f[4 * i + 1]! };
+    const pr = { count: f[4 * i + 2]!, us: f[4 * i + 3]! };
+    const j = judged(base, pr, pct(pr.us - base.us, base.us), tol, src === null ? null : samplesOf(src, [t.keys[i]!]), alpha);
+    t.judge(i, j.timeTest);
+    count(j.timeTest);
+  }
+  const j = judged(totals.base, totals.pr, totals.deltaUsPct, tol, src === null ? null : samplesOf(src, null), alpha);
+  totals.timeNoise = j.timeNoise;
+  totals.timeTest = j.timeTest;
+  count(j.timeTest);
   return sum;
 }
 
@@ -317,45 +209,17 @@ interface PerStepSides {
   pr: Map<string, PerStep>;
 }
 
-function makeRow(key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null): DiffRow {
-  let base: Side;
-  let pr: Side;
-  let status: DiffStatus;
+/** Row `i` of the table: the group of `key` on each side (undefined: none), its figures and status. */
+function fillRow(t: DiffRowTable, i: number, key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null): void {
   if (ps) {
     const bf = ps.base.get(key) ?? ZERO_PER_STEP;
     const pf = ps.pr.get(key) ?? ZERO_PER_STEP;
-    base = perStepSide(bf);
-    pr = perStepSide(pf);
-    status = perStepStatus(bf, pf);
+    t.set(i, key, b, p, perStepSide(bf), perStepSide(pf), perStepStatus(bf, pf));
   } else {
     const bc = b?.total.count ?? 0;
     const pc = p?.total.count ?? 0;
-    base = side(bc, b?.total.ticks ?? 0);
-    pr = side(pc, p?.total.ticks ?? 0);
-    status = statusOf(bc, pc);
+    t.set(i, key, b, p, side(bc, b?.total.ticks ?? 0), side(pc, p?.total.ticks ?? 0), statusOf(bc, pc));
   }
-  const deltaCount = pr.count - base.count;
-  const deltaUs = pr.us - base.us;
-  const deltaUsPct = pct(deltaUs, base.us);
-  return {
-    key,
-    ...groupFields(b),
-    ...groupFields(p),
-    status,
-    base,
-    pr,
-    deltaCount,
-    deltaCountPct: pct(deltaCount, base.count),
-    deltaUs,
-    deltaUsPct,
-    timeNoise: false,
-    timeTest: NOT_JUDGED,
-    rankStatus: null,
-    ranksCompared: 0,
-    rankMajority: null,
-    disagreeingRanks: NO_DISAGREEMENT,
-    unevenSteps: NO_UNEVEN_STEPS,
-  };
 }
 
 /** The status of a change between two exact figures per step. */
@@ -655,8 +519,14 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   const tol = opts.timeTolerancePct;
   const b = groupsByKey(base.groups);
   const p = groupsByKey(pr.groups);
-  const keys = [...new Set([...b.keys(), ...p.keys()])];
-  const rows = sortDiffRows(keys.map((k) => makeRow(k, b.get(k), p.get(k), ps)));
+  // A row per key of either side: the base's keys, then the PR's the base lacks (no list or Set of both sides'
+  // keys: a diff by name has millions), as columns (diffRows.ts).
+  let n = b.size;
+  for (const k of p.keys()) if (!b.has(k)) n++;
+  const t = new DiffRowTable(n);
+  let at = 0;
+  for (const [k, g] of b) fillRow(t, at++, k, g, p.get(k), ps);
+  for (const [k, g] of p) if (!b.has(k)) fillRow(t, at++, k, undefined, g, ps);
 
   // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
   // creeps in.
@@ -664,11 +534,13 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   let pc = 0;
   let bt = 0;
   let pt = 0;
-  for (const k of keys) {
-    bc += b.get(k)?.total.count ?? 0;
-    pc += p.get(k)?.total.count ?? 0;
-    bt += b.get(k)?.total.ticks ?? 0;
-    pt += p.get(k)?.total.ticks ?? 0;
+  for (let i = 0; i < n; i++) {
+    const bg = t.baseGroups[i];
+    const pg = t.prGroups[i];
+    bc += bg?.total.count ?? 0;
+    pc += pg?.total.count ?? 0;
+    bt += bg?.total.ticks ?? 0;
+    pt += pg?.total.ticks ?? 0;
   }
   if (bc !== base.totals.count || pc !== pr.totals.count || bt !== base.totals.ticks || pt !== pr.totals.ticks) {
     throw new Error('diff totals do not add up to the sum of the rows (a bug in kprof)');
@@ -676,7 +548,7 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   let bs = side(bc, bt);
   let prs = side(pc, pt);
   if (ps) {
-    const sum = (m: Map<string, PerStep>): PerStep => keys.reduce((n, k) => addPerStep(n, m.get(k) ?? ZERO_PER_STEP), ZERO_PER_STEP);
+    const sum = (m: Map<string, PerStep>): PerStep => t.keys.reduce((x, k) => addPerStep(x, m.get(k) ?? ZERO_PER_STEP), ZERO_PER_STEP);
     if (!samePerStep(sum(ps.base), bps) || !samePerStep(sum(ps.pr), pps)) {
       throw new Error('diff totals per step do not add up to the sum of the rows (a bug in kprof)');
     }
@@ -694,7 +566,9 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     ...judged(bs, prs, deltaUsPct, tol, null, DEFAULT_ALPHA),
   };
   const alpha = opts.alpha ?? DEFAULT_ALPHA;
-  const timeTestSummary = judgeRows(sampleSource(base, pr), rows, totals, tol, alpha);
+  const timeTestSummary = judgeRows(sampleSource(base, pr), t, totals, tol, alpha);
+  // The rows in the default order.
+  const rows = t.views().sort(SORTS['delta-count']);
   const { pairs, paired, unpaired } = pairRanks(base, pr);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;

@@ -163,13 +163,14 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
       [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);
     let section: Promise<RewritesSection> | null = null;
-    let later: SectionInput | null = null;
+    let made: RewritesSection | null = null;
     const recorded: Profile[] = [b, p];
     if (rewrites) {
       // The sequences follow the grouping used (read again by it only where the plans could not tell it).
       const [rb, rp] = await sequencesBy(by, recordBy ?? by, [b, p], (side) => read(planned[side], by, false));
       recorded.push(rb, rp);
-      const input: SectionInput = {
+      // Let go of once the section is made here (below): a variable that still held it would keep it from the collector.
+      let input: SectionInput | null = {
         by,
         base: profileSequences(rb, by),
         pr: profileSequences(rp, by),
@@ -187,10 +188,14 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
         for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
       } else {
         // Many distinct tokens (grouped by name, a name per call): a copy in a worker beside this thread's would
-        // cost more memory than the time it saves; made here, once the diff's garbage is collected. The worker kept
-        // for it is stopped now.
-        later = input;
+        // cost more memory than the time it saves; the worker kept for it is stopped now. Made here, before the
+        // summaries and the diff: the ranks' recorded sequences (of a million names, tens of MB a side) and the
+        // section's garbage are then let go before the summaries and the diff's rows grow the heap, not beside them.
         release();
+        made = REWRITES_SECTION_JOB.run(input);
+        input = null;
+        for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
+        collectGarbage(COLLECT_AFTER_STAGE_BYTES);
       }
     }
     const saved = savedSelectionOf(common.selection, flags.shortNames);
@@ -202,6 +207,9 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
     io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
     strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
+    // The garbage of grouping a million groups (a hundred MB and more), collected before the diff grows the heap
+    // beside it.
+    collectGarbage(COLLECT_AFTER_STAGE_BYTES);
     d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
     // The diff's indexes of each side's groups by key are not read again (of a million groups, some 40 MB each);
     // with the garbage of grouping and diffing a million groups (hundreds of MB), collected at once, before the
@@ -210,12 +218,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     forgetGroupsByKey(sp);
     collectGarbage(COLLECT_AFTER_STAGE_BYTES);
     if (section !== null) d.rewrites = await section;
-    if (later !== null) {
-      d.rewrites = REWRITES_SECTION_JOB.run(later);
-      // The ranks' recorded sequences are read by nothing after the section (of a million names, tens of MB a side).
-      later = null;
-      for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
-    }
+    if (made !== null) d.rewrites = made;
   } finally {
     release();
   }

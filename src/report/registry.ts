@@ -44,7 +44,7 @@ export const DIFF_REPORTERS = registry<DiffReporter>()({
   table: async () => (await import('./diff/table.js')).diffTableChunks,
   markdown: async () => (await import('./diff/markdown.js')).diffMarkdown,
   json: async () => (await import('./diff/json.js')).diffJson,
-  csv: async () => (await import('./diff/csv.js')).diffCsv,
+  csv: async () => (await import('./diff/csv.js')).diffCsvChunks,
   html: async () => (await import('./html/diff.js')).diffHtml,
 });
 

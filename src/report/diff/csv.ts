@@ -1,17 +1,24 @@
-// `kprof diff --format csv`. Pure: Diff (+ view) in, string out.
+// `kprof diff --format csv`. Pure: Diff (+ view) in, text out (in chunks, each row made as it is written: a diff by
+// name may have a million rows).
 
 import type { Diff, DiffView } from '../../analysis/diff.js';
 import type { DiffRowJson, DiffTimeTestJson } from '../../model/schema.js';
 import { plural } from '../../util/format.js';
-import { csvLines } from '../render.js';
-import { diffJsonObject } from './json.js';
+import { CHUNK_CHARS } from '../json.js';
+import { csvCell } from '../render.js';
+import { diffJsonOnce } from './json.js';
 
 const ranksCell = (r: DiffRowJson): string => r.disagreeingRanks.map((x) => `${x.rank}:${x.status}`).join(' ');
 const stepsCell = (r: DiffRowJson): string => r.unevenSteps.map((u) => `${u.rank}:${u.steps.map((c) => c.step).join(',')}`).join(' ');
 
 /** CSV: one line per shown row, then an `others` line when rows were left out, then the `total` line. */
 export function diffCsv(d: Diff, view: DiffView): string {
-  const j = diffJsonObject(d, view);
+  return [...diffCsvChunks(d, view)].join('');
+}
+
+/** The CSV in chunks, each row made as it is written (a diff by name may have a million rows). */
+export function* diffCsvChunks(d: Diff, view: DiffView): Generator<string> {
+  const j = diffJsonOnce(d, view);
   const head = [
     'key',
     'type',
@@ -47,7 +54,8 @@ export function diffCsv(d: Diff, view: DiffView): string {
     x.timeTest.n.base,
     x.timeTest.n.pr,
   ];
-  const body: (string | number | boolean | null | undefined)[][] = j.rows.map((r) => [
+  const line = (cells: (string | number | boolean | null | undefined)[]): string => `${cells.map(csvCell).join(',')}\n`;
+  const rowCells = (r: DiffRowJson): (string | number | boolean | null | undefined)[] => [
     r.key,
     r.type,
     r.name,
@@ -68,15 +76,25 @@ export function diffCsv(d: Diff, view: DiffView): string {
     ranksCell(r),
     stepsCell(r),
     ...test(r),
-  ]);
+  ];
+  let buf = line(head);
+  // j.rows is read once, each row's JSON made as it is read (diffJsonOnce).
+  for (const r of j.rows) {
+    buf += line(rowCells(r));
+    if (buf.length >= CHUNK_CHARS) {
+      yield buf;
+      buf = '';
+    }
+  }
   if (j.others) {
     const o = j.others;
+    const changed = [...o.changedDifferently];
     // The folded rows whose change differs across ranks or steps keep their detail, by key: `A=0:fewer 1:more | B=…`.
     const detail = (f: (r: DiffRowJson) => string): string | null => {
-      const parts = o.changedDifferently.map((r) => [r.key, f(r)] as const).filter(([, x]) => x !== '');
+      const parts = changed.map((r) => [r.key, f(r)] as const).filter(([, x]) => x !== '');
       return parts.length > 0 ? parts.map(([k, x]) => `${k}=${x}`).join(' | ') : null;
     };
-    body.push([
+    buf += line([
       `(${plural(o.groups, 'more group')})`,
       null,
       null,
@@ -100,7 +118,7 @@ export function diffCsv(d: Diff, view: DiffView): string {
     ]);
   }
   const t = j.totals;
-  body.push([
+  buf += line([
     '(total)',
     null,
     null,
@@ -122,5 +140,5 @@ export function diffCsv(d: Diff, view: DiffView): string {
     null,
     ...test(t),
   ]);
-  return csvLines(head, body);
+  yield buf;
 }

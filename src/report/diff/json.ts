@@ -88,6 +88,14 @@ export function diffJsonObject(d: Diff, view: DiffView): DiffJson {
   return diffJsonWith(d, view, arrays);
 }
 
+/**
+ * The diff's JSON with its lists (rows, others.changedDifferently) made as they are read: each read once, in
+ * order, as diffCsv reads them (a diff by name may have a million rows).
+ */
+export function diffJsonOnce(d: Diff, view: DiffView): DiffJson {
+  return diffJsonWith(d, view, (items) => items as never);
+}
+
 /** The diff's JSON, its rows made by `list` (see ListOf). */
 function diffJsonWith(d: Diff, view: DiffView, list: ListOf): DiffJson {
   const v = viewDiff(d, view);

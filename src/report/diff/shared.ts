@@ -356,7 +356,19 @@ export function othersLine(o: DiffOthers): Line {
 }
 
 export function rowLine(r: DiffRow): Line {
-  return { ...r, label: label(r), status: differs(r) ? `${r.status}*` : r.status };
+  // Field by field, not {...r}: a diff's rows are views of its columns (analysis/diffRows.ts), their fields getters.
+  return {
+    base: r.base,
+    pr: r.pr,
+    deltaCount: r.deltaCount,
+    deltaCountPct: r.deltaCountPct,
+    deltaUs: r.deltaUs,
+    deltaUsPct: r.deltaUsPct,
+    timeNoise: r.timeNoise,
+    timeTest: r.timeTest,
+    label: label(r),
+    status: differs(r) ? `${r.status}*` : r.status,
+  };
 }
 
 /** The row's change was not the same on every rank or in every step. */
