@@ -42,14 +42,14 @@ const INDEX_DROPPED_FROM = 1 << 16;
 /** The columns of a table, shared with the views of its groups (which read them anew at each access: they grow). */
 class Columns {
   n = 0;
-  tot: Float64Array = new Float64Array(16 * TOT);
-  st: Float64Array = new Float64Array(16 * ST);
+  tot: Float64Array<ArrayBuffer> = new Float64Array(16 * TOT);
+  st: Float64Array<ArrayBuffer> = new Float64Array(16 * ST);
   names: (string | null)[] = [];
-  type: Int32Array = new Int32Array(16);
-  core: Int32Array = new Int32Array(16);
-  shapes: Int32Array = new Int32Array(16);
+  type: Int32Array<ArrayBuffer> = new Int32Array(16);
+  core: Int32Array<ArrayBuffer> = new Int32Array(16);
+  shapes: Int32Array<ArrayBuffer> = new Int32Array(16);
   /** The next group of the same name (index of byName), -1 at the end of the chain. */
-  next: Int32Array = new Int32Array(16);
+  next: Int32Array<ArrayBuffer> = new Int32Array(16);
   texts: string[] = [];
   textIds = new Map<string, number>();
   /** The first group of each name, for groups with a name and no shapes (most groups by name). */
@@ -86,12 +86,12 @@ class Columns {
 
   grow(): void {
     const cap = Math.max(16, this.type.length * 2);
-    const f64 = (a: Float64Array, w: number): Float64Array => {
+    const f64 = (a: Float64Array, w: number): Float64Array<ArrayBuffer> => {
       const b = new Float64Array(cap * w);
       b.set(a);
       return b;
     };
-    const i32 = (a: Int32Array): Int32Array => {
+    const i32 = (a: Int32Array): Int32Array<ArrayBuffer> => {
       const b = new Int32Array(cap);
       b.set(a);
       return b;
@@ -685,7 +685,11 @@ export class FineGroupTable implements Map<string, FineGroup> {
     return 'FineGroupTable';
   }
 
-  /** The columns, for a worker to send (pack.ts): only a table with no group set as an object. */
+  /**
+   * The columns, for a worker to send (pack.ts): only a table with no group set as an object. Views of the table's
+   * own arrays, cut to its groups (trim left a quarter unused at most), not copies: a copy of a million groups'
+   * columns cost the worker 84 MB more at its peak. Moved to another thread, they are the table's no more.
+   */
   columns(): TableColumns | null {
     if (this.#objects.size > 0) return null;
     const c = this.#c;
@@ -694,13 +698,13 @@ export class FineGroupTable implements Map<string, FineGroup> {
       n,
       names: c.names,
       texts: c.texts,
-      type: c.type.slice(0, n),
-      core: c.core.slice(0, n),
-      shapes: c.shapes.slice(0, n),
-      next: c.next.slice(0, n),
+      type: c.type.subarray(0, n),
+      core: c.core.subarray(0, n),
+      shapes: c.shapes.subarray(0, n),
+      next: c.next.subarray(0, n),
       namedByKey: c.namedByKey,
-      totals: c.tot.slice(0, n * TOT),
-      inline: c.st.slice(0, n * ST),
+      totals: c.tot.subarray(0, n * TOT),
+      inline: c.st.subarray(0, n * ST),
       rare: [...c.rare].map(([i, r]) => ({ i, ...r })),
       many: [...c.multi.keys()],
     };
