@@ -425,8 +425,8 @@ describe('ranks', () => {
     expect(d.unpairedRanks).toEqual({ base: ['2'], pr: ['5'] });
     expect(d.pairedRanks).toEqual(['0', '1']);
     expect(d.totals.base.count).toBe(6);
-    expect(diffWarnings(d)).toMatch(/Ranks on one side only: base 2; PR 5\./);
-    expect(diffMarkdown(d, VIEW)).toMatch(/> \*\*Warning:\*\* Ranks on one side only: base `2`; PR `5`\./);
+    expect(diffWarnings(d)).toMatch(/Ranks on one side only: rank 2 in the base only; rank 5 in the PR only\./);
+    expect(diffMarkdown(d, VIEW)).toMatch(/> \*\*Warning:\*\* Ranks on one side only: rank `2` in the base only; rank `5` in the PR only\./);
     expect(diffJsonObject(d, VIEW).unpairedRanks).toEqual({ base: ['2'], pr: ['5'] });
   });
 

@@ -138,9 +138,13 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
   }
   const u = d.unpairedRanks;
   if (u.base.length > 0 || u.pr.length > 0) {
-    const list = (r: string[]): string => (r.length > 0 ? r.map((x) => code(x)).join(', ') : 'none');
+    // `rank 2 in the base only`, not `base 2`, which read as two ranks.
+    const sides = [
+      ...(u.base.length > 0 ? [`${ranksNamed(u.base, (x) => code(x))} in the base only`] : []),
+      ...(u.pr.length > 0 ? [`${ranksNamed(u.pr, (x) => code(x))} in the PR only`] : []),
+    ];
     out.push(
-      `Ranks on one side only: base ${list(u.base)}; PR ${list(u.pr)}. Their kernels are in the counts, but they ` +
+      `Ranks on one side only: ${sides.join('; ')}. Their kernels are in the counts, but they ` +
         `were not checked for a change that differs between ranks.`,
     );
   }
