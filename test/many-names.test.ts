@@ -50,6 +50,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const read = (path: string): Promise<Profile> => readProfile(path, READ);
 
+/** What this thread holds after a full collection: heap and typed arrays. */
+function held(): number {
+  collectGarbage(0);
+  collectGarbage(0);
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
 const cellOf = (c: Cell): Cell => ({ count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks });
 
 describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
@@ -73,12 +81,6 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     // are garbage by then. A fine group as an object (the FineGroup, two Cells, a StepCells, a Map entry and its
     // key) cost ~510 bytes, its summary Group ~85 more (~150 with views of a row's cells); as a row of columns
     // (model/fineGroups.ts) ~180-205, and a group reading that row ~65.
-    const held = (): number => {
-      collectGarbage(0);
-      collectGarbage(0);
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
     const big = join(dir, 'big.csv');
     table(big, 5 * N);
     const before = held();
@@ -97,12 +99,6 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     // A DiffRow object of ~20 fields with two Side objects and boxed doubles cost ~310 bytes a row; as a row of
     // columns (analysis/diffRows.ts) and one view object, ~110. Measured after the diff's indexes by key are let
     // go, as kprof diff lets them go.
-    const held = (): number => {
-      collectGarbage(0);
-      collectGarbage(0);
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
     const b5 = join(dir, 'rows-base.csv');
     const p5 = join(dir, 'rows-pr.csv');
     table(b5, 5 * N);
