@@ -40,7 +40,7 @@ export default defineConfig({
     // The folder vitest is started in (the repo root): the tests' own relative paths lead from there.
     root: '.',
     // Bundle src/ first when it changed: worker threads and spawned CLIs run the bundle (test/setup/bundle.ts).
-    globalSetup: ['test/setup/bundle.ts'],
+    globalSetup: ['test/setup/bundle.ts', 'test/setup/notice.ts'],
     // Fine groups read from columns compare as the data they stand for (test/setup/equality.ts).
     setupFiles: ['test/setup/equality.ts'],
     // Test files share a thread and its loaded modules (no test changes the working directory or mocks a

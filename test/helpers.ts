@@ -1,10 +1,10 @@
 // Shared test helpers: run the CLI in-process, write transcripts, find the real exports.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { test } from 'vitest';
+import { inject, test } from 'vitest';
 import { run } from '../src/cli/run.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,8 +21,8 @@ export const REAL_REL = '../shared/data/real';
 
 /**
  * Called once at the top of every test file that reads the real exports. With the exports present it returns
- * true. Without them it prints one notice line for the file and returns false, so that the file's real-data tests
- * skip; under CI=true (where `../shared` must be beside the clone) it adds a test that fails instead, unless the
+ * true. Without them it returns false, so that the file's real-data tests skip, and the first file of the run to
+ * ask prints one notice line for the whole run (setup/notice.ts); under CI=true (where `../shared` must be beside the clone) it adds a test that fails instead, unless the
  * data was hidden on purpose (`KPROF_TEST_REAL=absent`).
  */
 export function realData(file: string): boolean {
@@ -32,10 +32,29 @@ export function realData(file: string): boolean {
     test(`the real exports are beside the clone (${REAL_REL})`, () => {
       throw new Error(`${REAL_REL} is absent under CI=true: ${name} cannot run its real-data tests; CI must lay ../shared beside the clone`);
     });
-  } else {
-    console.warn(`NOTICE: ${name}: ${REAL_REL} is ${REAL_HIDDEN ? 'hidden (KPROF_TEST_REAL=absent)' : 'absent'}; its real-data tests are skipped.`);
+  } else if (firstNotice('real-data')) {
+    console.warn(
+      `NOTICE: ${REAL_REL} is ${REAL_HIDDEN ? 'hidden (KPROF_TEST_REAL=absent)' : 'absent'}: the real-data tests of this run are skipped (the first in ${name}; CI=true runs them).`,
+    );
   }
   return false;
+}
+
+/** Is this the first time in this run (over every test file's worker) that the notice `id` is said? */
+function firstNotice(id: string): boolean {
+  let dir: string;
+  try {
+    dir = inject('noticeDir');
+  } catch {
+    return true;
+  }
+  if (typeof dir !== 'string') return true;
+  try {
+    closeSync(openSync(join(dir, id), 'wx'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface Result {
@@ -121,7 +140,7 @@ export const HAS_SQLITE = HAS_NODE_SQLITE || HAS_BETTER_SQLITE;
 
 /**
  * Called once at the top of every test file that reads SQLite exports: true on Node 22.16+ (node:sqlite) or with
- * better-sqlite3 installed (`.ci/run` installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, one notice line and false, so that
+ * better-sqlite3 installed (`.ci/run` installs it; `npm install --no-save better-sqlite3@12` in a clone). Without it, false (the first file of the run to ask prints one notice for the run), so that
  * the file's SQLite tests skip; under CI=true a test that fails instead.
  */
 export function sqliteInstalled(file: string): boolean {
@@ -133,9 +152,9 @@ export function sqliteInstalled(file: string): boolean {
         `neither node:sqlite (Node 22.16+) nor better-sqlite3 under CI=true: ${name} cannot run its SQLite tests; .ci/run installs better-sqlite3`,
       );
     });
-  } else {
+  } else if (firstNotice('sqlite')) {
     console.warn(
-      `NOTICE: ${name}: this Node has no node:sqlite (22.16+) and better-sqlite3 is not installed (npm install --no-save better-sqlite3@12); its SQLite tests are skipped.`,
+      `NOTICE: this Node has no node:sqlite (22.16+) and better-sqlite3 is not installed (npm install --no-save better-sqlite3@12): the SQLite tests of this run are skipped (the first in ${name}).`,
     );
   }
   return false;
