@@ -27,17 +27,22 @@ function distance(start: number, end: number, p: number): number {
   return 0;
 }
 
+/** The first index of a sorted array whose value is at least v (the length when none is). */
+export function firstAtLeast(a: ArrayLike<number>, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The index of the marker occurrence nearest to [start, end) (on a tie, the later one); null without markers. */
 export function layerOf(positions: number[], start: number, end: number): number | null {
   if (positions.length === 0) return null;
-  // Binary search for the first marker at or after `start`.
-  let lo = 0;
-  let hi = positions.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (positions[mid]! < start) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = firstAtLeast(positions, start);
   let best = -1;
   let bestD = Number.POSITIVE_INFINITY;
   for (let i = Math.max(0, lo - 1); i <= lo + 1 && i < positions.length; i++) {
@@ -80,18 +85,8 @@ export function layerPhase(sites: Iterable<{ markers: number[]; start: number; e
 export function layerIn(positions: number[], start: number, end: number, phase: LayerPhase): number | null {
   if (positions.length === 0) return null;
   // The markers before `start`, and those before `end`: equal when no marker is inside the stretch.
-  const below = (p: number): number => {
-    let lo = 0;
-    let hi = positions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (positions[mid]! < p) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const b = below(start);
-  if (phase !== 'nearest' && b === below(end)) {
+  const b = firstAtLeast(positions, start);
+  if (phase !== 'nearest' && b === firstAtLeast(positions, end)) {
     if (phase === 'after' && b > 0) return b - 1;
     if (phase === 'before' && b < positions.length) return b;
   }

@@ -23,7 +23,7 @@
 import { compareRanks } from '../../model/model.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
-import { chooseMarker, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
+import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
@@ -872,18 +872,6 @@ function placedKernels(s: Side, keys: string[], step: number): Placed | null {
   }
   all.sort((x, y) => x.start - y.start);
   return { starts: Float64Array.from(all, (x) => x.start), tokens: Int32Array.from(all, (x) => x.token) };
-}
-
-/** The first index of a sorted array whose value is at least v (the length when none is). */
-function firstAtLeast(a: Float64Array, v: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 interface LanePair {
