@@ -219,35 +219,39 @@ function same(a: string | null, b: string | null): boolean {
   return (a ?? '') === (b ?? '');
 }
 
-/** The total cell of a group, read and written in the columns. */
-class TotalCell implements Cell {
+/**
+ * A cell of a group read and written in the columns: its four figures from `o` on in the column `figures()`
+ * gives (read anew at each access: the columns grow).
+ */
+abstract class ColumnCell implements Cell {
   constructor(
-    private readonly c: Columns,
-    private readonly i: number,
+    protected readonly c: Columns,
+    private readonly o: number,
   ) {}
+  protected abstract figures(): Float64Array;
   get count(): number {
-    return small(this.c.tot[this.i * TOT]!);
+    return small(this.figures()[this.o]!);
   }
   set count(v: number) {
-    this.c.tot[this.i * TOT] = v;
+    this.figures()[this.o] = v;
   }
   get ticks(): number {
-    return small(this.c.tot[this.i * TOT + 1]!);
+    return small(this.figures()[this.o + 1]!);
   }
   set ticks(v: number) {
-    this.c.tot[this.i * TOT + 1] = v;
+    this.figures()[this.o + 1] = v;
   }
   get minTicks(): number {
-    return small(this.c.tot[this.i * TOT + 2]!);
+    return small(this.figures()[this.o + 2]!);
   }
   set minTicks(v: number) {
-    this.c.tot[this.i * TOT + 2] = v;
+    this.figures()[this.o + 2] = v;
   }
   get maxTicks(): number {
-    return small(this.c.tot[this.i * TOT + 3]!);
+    return small(this.figures()[this.o + 3]!);
   }
   set maxTicks(v: number) {
-    this.c.tot[this.i * TOT + 3] = v;
+    this.figures()[this.o + 3] = v;
   }
   get [Symbol.toStringTag](): string {
     return 'CellView';
@@ -258,42 +262,23 @@ class TotalCell implements Cell {
   }
 }
 
-/** The step cell held inline, read and written in the columns. */
-class InlineCell implements Cell {
-  constructor(
-    private readonly c: Columns,
-    private readonly i: number,
-  ) {}
-  get count(): number {
-    return small(this.c.st[this.i * ST + 1]!);
+/** The total cell of group `i`. */
+class TotalCell extends ColumnCell {
+  constructor(c: Columns, i: number) {
+    super(c, i * TOT);
   }
-  set count(v: number) {
-    this.c.st[this.i * ST + 1] = v;
+  protected figures(): Float64Array {
+    return this.c.tot;
   }
-  get ticks(): number {
-    return small(this.c.st[this.i * ST + 2]!);
+}
+
+/** The step cell group `i` holds inline (after its step). */
+class InlineCell extends ColumnCell {
+  constructor(c: Columns, i: number) {
+    super(c, i * ST + 1);
   }
-  set ticks(v: number) {
-    this.c.st[this.i * ST + 2] = v;
-  }
-  get minTicks(): number {
-    return small(this.c.st[this.i * ST + 3]!);
-  }
-  set minTicks(v: number) {
-    this.c.st[this.i * ST + 3] = v;
-  }
-  get maxTicks(): number {
-    return small(this.c.st[this.i * ST + 4]!);
-  }
-  set maxTicks(v: number) {
-    this.c.st[this.i * ST + 4] = v;
-  }
-  get [Symbol.toStringTag](): string {
-    return 'CellView';
-  }
-  /** As JSON, the plain cell it stands for. */
-  toJSON(): Cell {
-    return { count: this.count, ticks: this.ticks, minTicks: this.minTicks, maxTicks: this.maxTicks };
+  protected figures(): Float64Array {
+    return this.c.st;
   }
 }
 
