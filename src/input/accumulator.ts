@@ -9,7 +9,7 @@ import { collectGarbage } from '../util/heap.js';
 import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
-import { FineGroupTable, fineKey } from '../model/fineGroups.js';
+import { FineGroupTable, fineKey, INLINE_STRIDE, TOTAL_STRIDE } from '../model/fineGroups.js';
 import {
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
@@ -67,7 +67,7 @@ export const MAX_WARNINGS_KEPT = 50;
 
 export { fineKey };
 
-/** A read of this many groups or more collects its garbage at each doubling of them (groupIndex). */
+/** A read collects its garbage at each multiple of this many groups (groupIndex). */
 const GROUPS_COLLECT_FROM = 1 << 17;
 /** …when its heap holds at least this much. */
 const COLLECT_MIN_BYTES = 64 << 20;
@@ -258,8 +258,8 @@ export class Accumulator implements KernelSink, RowLog {
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
     const before = this.groups.size;
     const i = this.groups.index(name, type, core, shapes, cls, raw);
-    // Each new group leaves garbage behind (the texts its kind was decoded from, the reader's kind): past 128 k
-    // groups, collected at each doubling of them, before the columns double too.
+    // Each new group leaves garbage behind (the texts its kind was decoded from, the reader's kind): collected at
+    // each 128 k groups, so also before the columns double (at each power of two from there).
     if (before !== this.groups.size && before >= GROUPS_COLLECT_FROM && before % GROUPS_COLLECT_FROM === 0) collectGarbage(COLLECT_MIN_BYTES);
     return i;
   }
@@ -273,7 +273,7 @@ export class Accumulator implements KernelSink, RowLog {
   addVia(k: GroupCursor, step: number | null, ticks: number): void {
     const i = k.index;
     const groups = this.groups;
-    addAt(groups.totals, i * 4, ticks);
+    addAt(groups.totals, i * TOTAL_STRIDE, ticks);
     this.kernels++;
     if (step === null) {
       this.rowsWithoutStep++;
@@ -285,7 +285,7 @@ export class Accumulator implements KernelSink, RowLog {
     }
     // The group's one step inline (step, then its cell), else its Map of cells through the cursor.
     const st = groups.inlineSteps;
-    const o = i * 5;
+    const o = i * INLINE_STRIDE;
     const s = st[o]!;
     if (s === step) {
       addAt(st, o + 1, ticks);

@@ -33,6 +33,9 @@ interface Rare {
 
 const TOT = 4; // count, ticks, minTicks, maxTicks
 const ST = 5; // step, then the four fields of its cell; step NaN: no step cell inline
+/** A group's figures in FineGroupTable.totals (count, ticks, min, max) and .inlineSteps (step, then its cell). */
+export const TOTAL_STRIDE = TOT;
+export const INLINE_STRIDE = ST;
 /** The step of a group whose cells are in its Map (Columns.multi), in place of an inline step. */
 const MANY = Number.POSITIVE_INFINITY;
 
