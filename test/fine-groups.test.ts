@@ -1,9 +1,11 @@
 // A rank's fine groups as columns (src/model/fineGroups.ts): a Map<string, FineGroup> to every stage that reads
 // one, whose groups are views of their rows.
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Accumulator } from '../src/input/accumulator.js';
 import { FineGroupTable, fineKey } from '../src/model/fineGroups.js';
-import { mergeGroups, type Cell } from '../src/model/model.js';
+import { addToCell, emptyCell, mergeGroups, type Cell } from '../src/model/model.js';
 
 const cell = (count: number, ticks: number, minTicks = ticks, maxTicks = ticks): Cell => ({ count, ticks, minTicks, maxTicks });
 const plainCell = (c: Cell): Cell => ({ count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks });
@@ -52,7 +54,7 @@ describe('FineGroupTable', () => {
     expect(t.get('not a key')).toBeUndefined();
   });
 
-  it('a view reads and writes its row; step cells stay inline for one step and move to a Map from the second', () => {
+  it('a view reads and writes its row; step cells other than its total go to a Map', () => {
     const t = new FineGroupTable();
     const g = t.at(t.index('k', 'T', null, null, '', 'k_raw'));
     expect(g.rawName).toBe('k_raw');
@@ -76,6 +78,82 @@ describe('FineGroupTable', () => {
     c.count = 1;
     expect(t.at(0).steps.get(2 ** 40)!.count).toBe(1);
     expect(JSON.parse(JSON.stringify(t.at(0).total))).toEqual({ count: 3, ticks: 2 ** 52 + 2, minTicks: null, maxTicks: null });
+  });
+
+  it("a group's one step holds no cell of its own (its total is that cell) until the two part, and each keeps its figures then", () => {
+    const t = new FineGroupTable();
+    const g = t.at(t.index('k', 'T', null, null, ''));
+    g.total.count = 2;
+    g.total.ticks = 10;
+    g.total.minTicks = 4;
+    g.total.maxTicks = 6;
+    // A cell equal to the total is its step's, inline; any other goes in the group's Map.
+    g.steps.set(3, cell(2, 10, 4, 6));
+    expect(t.manySteps(0)).toBeUndefined();
+    expect(plainCell(g.steps.get(3)!)).toEqual(cell(2, 10, 4, 6));
+    const three = g.steps.get(3)!;
+    // The total takes a kernel of no step: step 3 keeps its figures, now a cell of its own.
+    g.total.count += 1;
+    expect(t.manySteps(0)).toBeDefined();
+    expect(plainCell(three)).toEqual(cell(2, 10, 4, 6));
+    expect(t.at(0).total.count).toBe(3);
+    // The step's cell is written, the total not.
+    const h = t.at(t.index('h', 'T', null, null, ''));
+    h.total.count = 1;
+    h.total.ticks = 5;
+    h.steps.set(1, cell(1, 5, 0, 0));
+    expect(t.manySteps(1)).toBeDefined();
+    const u = t.at(t.index('u', 'T', null, null, ''));
+    u.total.count = 1;
+    u.total.ticks = 5;
+    u.total.minTicks = 5;
+    u.total.maxTicks = 5;
+    u.steps.set(1, cell(1, 5));
+    const one = u.steps.get(1)!;
+    one.ticks = 7;
+    expect(plainCell(t.at(2).total)).toEqual(cell(1, 5));
+    expect(plainCell(t.at(2).steps.get(1)!)).toEqual(cell(1, 7, 5, 5));
+    expect(plainCell(one)).toEqual(cell(1, 7, 5, 5));
+  });
+
+  it('the accumulator counts every kernel in its total and its step, whatever the order of steps and of kernels of no step', () => {
+    const row = fc.record({
+      group: fc.integer({ min: 0, max: 3 }),
+      step: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+      ticks: fc.integer({ min: 1, max: 1000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 40 }), (rows) => {
+        const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+        const cursors = [0, 1, 2, 3].map((g) => ({
+          index: acc.groupIndex(`k${g}`, 'T', 'AI_CORE', null),
+          step: Number.NaN,
+          cell: null as Cell | null,
+        }));
+        const want = [0, 1, 2, 3].map(() => ({ total: emptyCell(), steps: new Map<number, Cell>() }));
+        for (const r of rows) {
+          acc.addVia(cursors[r.group]!, r.step, r.ticks);
+          const w = want[r.group]!;
+          addToCell(w.total, r.ticks);
+          if (r.step !== null) {
+            if (!w.steps.has(r.step)) w.steps.set(r.step, emptyCell());
+            addToCell(w.steps.get(r.step)!, r.ticks);
+          }
+        }
+        const t = acc.groups;
+        const seen = (g: { total: Cell; steps: Map<number, Cell> }) => ({
+          total: plainCell(g.total),
+          steps: [...g.steps].map(([s, c]) => [s, plainCell(c)]).sort((a, b) => (a[0] as number) - (b[0] as number)),
+        });
+        const got = [0, 1, 2, 3].map((g) => seen(t.at(cursors[g]!.index)));
+        expect(got).toEqual(want.map(seen));
+        // And across threads.
+        const back = FineGroupTable.fromColumns(structuredClone(t.columns()!), (i) => new Map(t.manySteps(i)!));
+        expect([0, 1, 2, 3].map((g) => seen(back.at(cursors[g]!.index)))).toEqual(want.map(seen));
+        expect(acc.rowsWithoutStep).toBe(rows.filter((r) => r.step === null).length);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('merges another table group by group (ranks read apart), and keeps groups set as objects as they are', () => {

@@ -9,7 +9,7 @@ import { collectGarbage } from '../util/heap.js';
 import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
-import { FineGroupTable, fineKey, INLINE_STRIDE, TOTAL_STRIDE } from '../model/fineGroups.js';
+import { FineGroupTable, fineKey, TOTAL_STRIDE } from '../model/fineGroups.js';
 import {
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
@@ -273,31 +273,26 @@ export class Accumulator implements KernelSink, RowLog {
   addVia(k: GroupCursor, step: number | null, ticks: number): void {
     const i = k.index;
     const groups = this.groups;
-    addAt(groups.totals, i * TOTAL_STRIDE, ticks);
+    const tot = groups.totals;
+    const t = i * TOTAL_STRIDE;
     this.kernels++;
+    // The group's one step (its cell is the total: fineGroups.ts MANY) while all its kernels are of it, else its
+    // Map of cells through the cursor; the Map is made before the total takes the kernel (it starts as a copy of it).
+    const st = groups.inlineSteps;
+    const s = st[i]!;
     if (step === null) {
       this.rowsWithoutStep++;
+      if (Number.isFinite(s)) groups.stepCell(i, s);
+      addAt(tot, t, ticks);
       return;
     }
     if (step !== this.lastStep) {
       this.stepIds.add(step);
       this.lastStep = step;
     }
-    // The group's one step inline (step, then its cell), else its Map of cells through the cursor.
-    const st = groups.inlineSteps;
-    const o = i * INLINE_STRIDE;
-    const s = st[o]!;
-    if (s === step) {
-      addAt(st, o + 1, ticks);
-      return;
-    }
-    if (Number.isNaN(s)) {
-      // No step yet.
-      st[o] = step;
-      st[o + 1] = 1;
-      st[o + 2] = ticks;
-      st[o + 3] = ticks;
-      st[o + 4] = ticks;
+    if (s === step || (Number.isNaN(s) && tot[t] === 0)) {
+      st[i] = step;
+      addAt(tot, t, ticks);
       return;
     }
     let c = k.cell;
@@ -306,6 +301,7 @@ export class Accumulator implements KernelSink, RowLog {
       k.step = step;
       k.cell = c;
     }
+    addAt(tot, t, ticks);
     addToCell(c, ticks);
   }
 

@@ -6,10 +6,10 @@
 // The accumulator made one FineGroup object a fine group: the object, its total Cell and step Cell (each with four
 // boxed doubles: minTicks starts at +∞, so the fields are doubles), a StepCells, the Map entry and its JSON key:
 // some 520 bytes a group once read, 1 M distinct names ~520 MB before anything else ran. Here a group is a row of
-// typed arrays (its total and its first step cell inline, 72 bytes), its type, core and shapes texts are indices
-// into one table of the distinct texts, its name is the one string a group keeps (the index looks a group up by
-// its name when it has no shapes, so no key string is made), and a group of two steps or more keeps a Map of its
-// cells. FineGroupTable is a Map<string, FineGroup> to every stage that reads one: a FineGroup read from it is a
+// typed arrays (its total, and its step when all its kernels are of one: that step's cell is its total, 40 bytes), its
+// type, core and shapes texts are indices into one table of the distinct texts, its name is the one string a group
+// keeps (the index looks a group up by its name when it has no shapes, so no key string is made), and a group of
+// two steps or more (or kernels outside any step beside those in one) keeps a Map of its cells. FineGroupTable is a Map<string, FineGroup> to every stage that reads one: a FineGroup read from it is a
 // view of its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
@@ -32,12 +32,14 @@ interface Rare {
 }
 
 const TOT = 4; // count, ticks, minTicks, maxTicks
-const ST = 5; // step, then the four fields of its cell; step NaN: no step cell inline
-/** A group's figures in FineGroupTable.totals (count, ticks, min, max) and .inlineSteps (step, then its cell). */
+/** A group's figures in FineGroupTable.totals (count, ticks, min, max); .inlineSteps holds one number a group. */
 export const TOTAL_STRIDE = TOT;
-export const INLINE_STRIDE = ST;
-/** The step of a group whose cells are in its Map (Columns.multi), in place of an inline step. */
-const MANY = Number.POSITIVE_INFINITY;
+/**
+ * A group's steps in Columns.st, one number: a step (finite), when every kernel of the group is of that step so
+ * far (its one step cell is its total, not held twice: 32 bytes a group, most groups by name); NaN when it has no
+ * step cell; MANY when its cells are in its Map (Columns.multi).
+ */
+export const MANY = Number.POSITIVE_INFINITY;
 
 /** Tables of this many groups or more let their index go once read (Columns.trim). */
 const INDEX_DROPPED_FROM = 1 << 16;
@@ -46,7 +48,8 @@ const INDEX_DROPPED_FROM = 1 << 16;
 class Columns {
   n = 0;
   tot: Float64Array<ArrayBuffer> = new Float64Array(16 * TOT);
-  st: Float64Array<ArrayBuffer> = new Float64Array(16 * ST);
+  /** The step whose cell is the total, NaN or MANY (see MANY). */
+  st: Float64Array<ArrayBuffer> = new Float64Array(16);
   names: (string | null)[] = [];
   type: Int32Array<ArrayBuffer> = new Int32Array(16);
   core: Int32Array<ArrayBuffer> = new Int32Array(16);
@@ -87,6 +90,21 @@ class Columns {
     return id < 0 ? null : this.texts[id]!;
   }
 
+  /**
+   * Group `i`'s step cells in its Map, when they are not already (made with the cell of its one step, a copy of
+   * its total, if it has one): before its total and that cell part (a write to its total, or to another step).
+   */
+  promote(i: number): Map<number, Cell> {
+    let m = this.multi.get(i);
+    if (m === undefined) {
+      const s = this.st[i]!;
+      m = Number.isNaN(s) ? new Map<number, Cell>() : new Map([[small(s), totalCopy(this, i)]]);
+      this.multi.set(i, m);
+      this.st[i] = MANY;
+    }
+    return m;
+  }
+
   grow(): void {
     const cap = Math.max(16, this.type.length * 2);
     const f64 = (a: Float64Array, w: number): Float64Array<ArrayBuffer> => {
@@ -100,7 +118,7 @@ class Columns {
       return b;
     };
     this.tot = f64(this.tot, TOT);
-    this.st = f64(this.st, ST);
+    this.st = f64(this.st, 1);
     this.type = i32(this.type);
     this.core = i32(this.core);
     this.shapes = i32(this.shapes);
@@ -122,7 +140,7 @@ class Columns {
     const n = Math.max(this.n, 1);
     if (this.type.length * 3 <= n * 4) return;
     this.tot = this.tot.slice(0, n * TOT);
-    this.st = this.st.slice(0, n * ST);
+    this.st = this.st.slice(0, n);
     this.type = this.type.slice(0, n);
     this.core = this.core.slice(0, n);
     this.shapes = this.shapes.slice(0, n);
@@ -156,7 +174,7 @@ class Columns {
     this.tot[t + 1] = 0;
     this.tot[t + 2] = Number.POSITIVE_INFINITY;
     this.tot[t + 3] = Number.NEGATIVE_INFINITY;
-    this.st[i * ST] = Number.NaN;
+    this.st[i] = Number.NaN;
     if (cls !== '' || rawName !== undefined) {
       const r: Rare = {};
       if (cls !== '') r.cls = cls;
@@ -222,39 +240,39 @@ function same(a: string | null, b: string | null): boolean {
   return (a ?? '') === (b ?? '');
 }
 
-/**
- * A cell of a group read and written in the columns: its four figures from `o` on in the column `figures()`
- * gives (read anew at each access: the columns grow).
- */
+const FIELDS = ['count', 'ticks', 'minTicks', 'maxTicks'] as const;
+
+/** A cell of a group read and written in the columns: field k (FIELDS) read by `field`, written by `setField`. */
 abstract class ColumnCell implements Cell {
   constructor(
     protected readonly c: Columns,
-    private readonly o: number,
+    protected readonly i: number,
   ) {}
-  protected abstract figures(): Float64Array;
+  protected abstract field(k: number): number;
+  protected abstract setField(k: number, v: number): void;
   get count(): number {
-    return small(this.figures()[this.o]!);
+    return this.field(0);
   }
   set count(v: number) {
-    this.figures()[this.o] = v;
+    this.setField(0, v);
   }
   get ticks(): number {
-    return small(this.figures()[this.o + 1]!);
+    return this.field(1);
   }
   set ticks(v: number) {
-    this.figures()[this.o + 1] = v;
+    this.setField(1, v);
   }
   get minTicks(): number {
-    return small(this.figures()[this.o + 2]!);
+    return this.field(2);
   }
   set minTicks(v: number) {
-    this.figures()[this.o + 2] = v;
+    this.setField(2, v);
   }
   get maxTicks(): number {
-    return small(this.figures()[this.o + 3]!);
+    return this.field(3);
   }
   set maxTicks(v: number) {
-    this.figures()[this.o + 3] = v;
+    this.setField(3, v);
   }
   get [Symbol.toStringTag](): string {
     return 'CellView';
@@ -265,29 +283,45 @@ abstract class ColumnCell implements Cell {
   }
 }
 
-/** The total cell of group `i`. */
+/** The total cell of group `i` (read anew at each access: the columns grow). */
 class TotalCell extends ColumnCell {
-  constructor(c: Columns, i: number) {
-    super(c, i * TOT);
+  protected field(k: number): number {
+    return small(this.c.tot[this.i * TOT + k]!);
   }
-  protected figures(): Float64Array {
-    return this.c.tot;
-  }
-}
-
-/** The step cell group `i` holds inline (after its step). */
-class InlineCell extends ColumnCell {
-  constructor(c: Columns, i: number) {
-    super(c, i * ST + 1);
-  }
-  protected figures(): Float64Array {
-    return this.c.st;
+  protected setField(k: number, v: number): void {
+    // The cell of the group's one step was its total: it keeps its figures.
+    if (Number.isFinite(this.c.st[this.i]!)) this.c.promote(this.i);
+    this.c.tot[this.i * TOT + k] = v;
   }
 }
 
 /**
- * The step cells of a group: the one inline, else the group's Map once it has two. set() copies a cell's figures
- * inline (the first step) or keeps the cell (in the Map, from the second step on); a cell got from it is a view
+ * The cell of group `i`'s one step, `step`: its total while that step is inline (see MANY), else (once the total
+ * and it part) the cell of that step in its Map.
+ */
+class InlineCell extends ColumnCell {
+  constructor(
+    c: Columns,
+    i: number,
+    private readonly step: number,
+  ) {
+    super(c, i);
+  }
+  protected field(k: number): number {
+    if (this.c.st[this.i] === this.step) return small(this.c.tot[this.i * TOT + k]!);
+    return this.c.multi.get(this.i)?.get(this.step)?.[FIELDS[k]!] ?? Number.NaN;
+  }
+  protected setField(k: number, v: number): void {
+    const cell = this.c.promote(this.i).get(this.step);
+    if (cell === undefined) throw new Error(`internal error: a cell of step ${this.step} written after the step went`);
+    cell[FIELDS[k]!] = v;
+  }
+}
+
+/**
+ * The step cells of a group: its total as the cell of its one step while every kernel of it is of that step (see
+ * MANY), else the group's Map. set() of a cell equal to the total, as the group's first or only step, makes it that
+ * step; any other cell goes in the Map (a copy, as the cell was copied inline before). A cell got from it is a view
  * of the columns while the step is inline.
  */
 class GroupSteps extends CellsOverMap implements Map<number, Cell> {
@@ -304,7 +338,7 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
 
   /** The inline step (NaN: none; read only while the group has no Map). */
   #step(): number {
-    return this.c.st[this.i * ST]!;
+    return this.c.st[this.i]!;
   }
 
   get size(): number {
@@ -316,7 +350,7 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
   get(step: number): Cell | undefined {
     const m = this.#many();
     if (m !== undefined) return m.get(step);
-    return this.#step() === step ? new InlineCell(this.c, this.i) : undefined;
+    return this.#step() === step ? new InlineCell(this.c, this.i, step) : undefined;
   }
 
   has(step: number): boolean {
@@ -331,24 +365,12 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
       return this;
     }
     const s = this.#step();
-    const o = this.i * ST;
-    if (Number.isNaN(s) || s === step) {
-      const st = this.c.st;
-      st[o] = step;
-      st[o + 1] = cell.count;
-      st[o + 2] = cell.ticks;
-      st[o + 3] = cell.minTicks;
-      st[o + 4] = cell.maxTicks;
+    if ((Number.isNaN(s) || s === step) && sameCell(cell, this.c, this.i)) {
+      this.c.st[this.i] = step;
       return this;
     }
-    this.c.multi.set(
-      this.i,
-      new Map([
-        [small(s), inlineCopy(this.c, this.i)],
-        [step, cell],
-      ]),
-    );
-    this.c.st[o] = MANY;
+    if (s === step) this.c.st[this.i] = Number.NaN;
+    this.c.promote(this.i).set(step, { count: cell.count, ticks: cell.ticks, minTicks: cell.minTicks, maxTicks: cell.maxTicks });
     return this;
   }
 
@@ -356,14 +378,14 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
     const m = this.#many();
     if (m !== undefined) return m.delete(step);
     if (this.#step() !== step) return false;
-    this.c.st[this.i * ST] = Number.NaN;
+    this.c.st[this.i] = Number.NaN;
     return true;
   }
 
   clear(): void {
     const m = this.#many();
     if (m !== undefined) m.clear();
-    else this.c.st[this.i * ST] = Number.NaN;
+    else this.c.st[this.i] = Number.NaN;
   }
 
   forEach(fn: (value: Cell, key: number, map: Map<number, Cell>) => void, thisArg?: unknown): void {
@@ -375,7 +397,7 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
       return;
     }
     const s = this.#step();
-    if (!Number.isNaN(s)) fn.call(thisArg, new InlineCell(this.c, this.i), small(s), this);
+    if (!Number.isNaN(s)) fn.call(thisArg, new InlineCell(this.c, this.i, small(s)), small(s), this);
   }
 
   /** The cells as a Map to iterate: the group's own, else a new one of the inline cell (or none). */
@@ -383,7 +405,7 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
     const m = this.#many();
     if (m !== undefined) return m;
     const s = this.#step();
-    return Number.isNaN(s) ? new Map() : new Map([[small(s), new InlineCell(this.c, this.i) as Cell]]);
+    return Number.isNaN(s) ? new Map() : new Map([[small(s), new InlineCell(this.c, this.i, small(s)) as Cell]]);
   }
 
   get [Symbol.toStringTag](): string {
@@ -391,9 +413,16 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
   }
 }
 
-function inlineCopy(c: Columns, i: number): Cell {
-  const o = i * ST;
-  return { count: small(c.st[o + 1]!), ticks: c.st[o + 2]!, minTicks: c.st[o + 3]!, maxTicks: c.st[o + 4]! };
+/** Group `i`'s total, as a cell of its own. */
+function totalCopy(c: Columns, i: number): Cell {
+  const o = i * TOT;
+  return { count: small(c.tot[o]!), ticks: small(c.tot[o + 1]!), minTicks: small(c.tot[o + 2]!), maxTicks: small(c.tot[o + 3]!) };
+}
+
+/** Has `cell` the figures of group `i`'s total? */
+function sameCell(cell: Cell, c: Columns, i: number): boolean {
+  const o = i * TOT;
+  return cell.count === c.tot[o] && cell.ticks === c.tot[o + 1] && cell.minTicks === c.tot[o + 2] && cell.maxTicks === c.tot[o + 3];
 }
 
 /** One group of a table, as a FineGroup: made on each read, reading the columns. */
@@ -565,7 +594,7 @@ export class FineGroupTable implements Map<string, FineGroup> {
     return new GroupView(this.#c, i);
   }
 
-  /** The columns a hot loop writes: totals (4 a group) and inline step cells (5 a group: step, then the cell). */
+  /** The columns a hot loop writes: totals (4 a group) and inline steps (1 a group: see MANY). */
   get totals(): Float64Array {
     return this.#c.tot;
   }
@@ -577,19 +606,13 @@ export class FineGroupTable implements Map<string, FineGroup> {
     return this.#c.multi.get(i);
   }
   /**
-   * The step cell of group `i` in `step` that holds no inline step or another one: made (empty) in the group's
-   * Map of cells, which is made first (with the inline cell) when it has none. A cell of the Map is an object
-   * the caller may keep and write to (the accumulator's cursor does).
+   * The step cell of group `i` in `step`, in the group's Map of cells: made (empty) there, after the Map is made
+   * (with the cell of its inline step, a copy of its total) when it has none. Call it before the total takes a
+   * kernel of that step. A cell of the Map is an object the caller may keep and write to (the accumulator's cursor
+   * does).
    */
   stepCell(i: number, step: number): Cell {
-    const c = this.#c;
-    let m = c.multi.get(i);
-    if (m === undefined) {
-      const o = i * ST;
-      m = Number.isNaN(c.st[o]!) ? new Map<number, Cell>() : new Map([[small(c.st[o]!), inlineCopy(c, i)]]);
-      c.multi.set(i, m);
-      c.st[o] = MANY;
-    }
+    const m = this.#c.promote(i);
     let cell = m.get(step);
     if (cell === undefined) {
       cell = emptyCell();
@@ -626,7 +649,7 @@ export class FineGroupTable implements Map<string, FineGroup> {
     const c = this.#c;
     c.tot.set(from.tot.subarray(g.index * TOT, g.index * TOT + TOT), i * TOT);
     c.multi.delete(i);
-    c.st[i * ST] = Number.NaN;
+    c.st[i] = Number.NaN;
     const steps = new GroupSteps(c, i);
     g.steps.forEach((cell, s) => {
       steps.set(s, { count: cell.count, ticks: cell.ticks, minTicks: cell.minTicks, maxTicks: cell.maxTicks });
@@ -692,7 +715,7 @@ export class FineGroupTable implements Map<string, FineGroup> {
       next: c.next.subarray(0, n),
       namedByKey: c.namedByKey,
       totals: c.tot.subarray(0, n * TOT),
-      inline: c.st.subarray(0, n * ST),
+      inline: c.st.subarray(0, n),
       rare: [...c.rare].map(([i, r]) => ({ i, ...r })),
       many: [...c.multi.keys()],
     };
@@ -729,7 +752,7 @@ export class FineGroupTable implements Map<string, FineGroup> {
       c.shapes = new Int32Array(16);
       c.next = new Int32Array(16);
       c.tot = new Float64Array(16 * TOT);
-      c.st = new Float64Array(16 * ST);
+      c.st = new Float64Array(16);
     }
     return table;
   }
