@@ -269,6 +269,8 @@ describe('a summary group of one fine group of a table', () => {
     expect(Object.prototype.toString.call(solo)).toBe('[object RowGroup]');
     expect(solo).toEqual({ key: 'solo', name: 'solo', total: cell(2, 20), steps: new Map([[1, cell(2, 20)]]) });
     expect(solo!.type).toBeUndefined();
+    // Alone in its name, it holds its row's index and nothing else (its key and name are its row's name).
+    expect(Object.keys(solo!)).toEqual(['i']);
     expect(Object.prototype.toString.call(pair)).toBe('[object Object]');
     expect(pair!.key).toBe('pair');
     expect(pair!.name).toBe('pair');

@@ -397,7 +397,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       const { key, fields } = keyOf(g, opts.by, sel);
       // The group reads the fine group's row only when it holds all of it (its cells, not those within --steps).
       const whole = steps === g ? g : null;
-      const alone = whole !== null && byName?.aloneInName(g) ? groupOfRow(key, fields, whole) : null;
+      const alone = whole !== null && byName !== null ? byName.aloneGroup(g) : null;
       if (alone !== null) groups.alone.push(alone);
       else addGroup(groups, key, fields, cell, steps, whole);
       // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.

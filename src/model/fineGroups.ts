@@ -211,6 +211,22 @@ class Columns {
     }
   }
 
+  /** The class of this table's NamedRow groups, made on first use. */
+  #named: (new (i: number) => Group) | null = null;
+
+  /** The group by name of row `i` (alone in its name: see FineGroupTable.aloneGroup). */
+  named(i: number): Group {
+    if (this.#named === null) {
+      const c = this;
+      this.#named = class extends NamedRow {
+        protected get c(): Columns {
+          return c;
+        }
+      };
+    }
+    return new this.#named(i);
+  }
+
   /** Is group `i` the only one of its name's chain (no other type, core or raw-name class of its name)? */
   aloneInChain(i: number): boolean {
     return this.next[i] === -1 && this.chained()[i] === 0;
@@ -475,23 +491,16 @@ const FIELD_BITS = { name: 1, type: 2, core: 4, shapes: 8 } as const;
 
 /**
  * A summary's group of one fine group of a table (most groups by name): its key, and the fine group's row, whose
- * cells it reads (views, as the fine group's). 48 bytes where a Group object with its two views costs ~140.
- * Its single-valued fields are those of its fine group that the grouping keeps (keyOf): a set of FIELD_BITS,
- * kept with the row's index in one number (`at`: index × 16 + bits; arithmetic, not bitwise, so that no index is
- * too large for it).
+ * cells it reads (views, as the fine group's), where a Group object with its two views costs ~140 bytes. Its
+ * single-valued fields are those of its fine group that the grouping keeps (keyOf): a set of FIELD_BITS.
  */
-class RowGroup implements Group {
-  constructor(
-    readonly key: string,
-    private readonly c: Columns,
-    private readonly at: number,
-  ) {}
-  private get i(): number {
-    return Math.floor(this.at / 16);
-  }
-  private has(bit: number): boolean {
-    return Math.floor(this.at / bit) % 2 === 1;
-  }
+abstract class RowView implements Group {
+  abstract readonly key: string;
+  protected abstract get c(): Columns;
+  /** The row's index. */
+  protected abstract get i(): number;
+  /** Does the group hold this field of FIELD_BITS? */
+  protected abstract has(bit: number): boolean;
   get name(): string | undefined {
     return this.has(FIELD_BITS.name) ? (this.c.names[this.i] ?? undefined) : undefined;
   }
@@ -527,9 +536,43 @@ class RowGroup implements Group {
   }
 }
 
+/** A row's group of any fields: the row's index and the field bits in one number (`at`: index × 16 + bits). 48 bytes. */
+class RowGroup extends RowView {
+  constructor(
+    readonly key: string,
+    protected readonly c: Columns,
+    private readonly at: number,
+  ) {
+    super();
+  }
+  protected get i(): number {
+    return Math.floor(this.at / 16);
+  }
+  protected has(bit: number): boolean {
+    return Math.floor(this.at / bit) % 2 === 1;
+  }
+}
+
+/**
+ * The group by name of a fine group alone in its name (FineGroupTable.aloneGroup): its key and only field are its
+ * name, and it holds the row's index alone (32 bytes): its columns are its class's, one class a table
+ * (Columns.named).
+ */
+abstract class NamedRow extends RowView {
+  constructor(protected readonly i: number) {
+    super();
+  }
+  get key(): string {
+    return this.c.names[this.i]!;
+  }
+  protected has(bit: number): boolean {
+    return bit === FIELD_BITS.name;
+  }
+}
+
 /** Is this group one of a fine group's row (groupOfRow)? */
 export function isRowGroup(g: Group): boolean {
-  return g instanceof RowGroup;
+  return g instanceof RowView;
 }
 
 /**
@@ -587,6 +630,14 @@ export class FineGroupTable implements Map<string, FineGroup> {
     const c = this.#c;
     if (!(g instanceof GroupView) || g.table !== c || this.#objects.size > 0 || c.namedByKey > 0) return false;
     return useName(c.names[g.index]!, c.textOf(c.shapes[g.index]!)) && c.aloneInChain(g.index);
+  }
+
+  /**
+   * The group by name of `g` when `g` is alone in its name (aloneInName) and its whole: a NamedRow, whose key and
+   * only field are its name. Null when it is not alone.
+   */
+  aloneGroup(g: FineGroup): Group | null {
+    return this.aloneInName(g) ? this.#c.named((g as GroupView).index) : null;
   }
 
   /** The group at an index. */
