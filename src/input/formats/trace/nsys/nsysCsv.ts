@@ -11,8 +11,6 @@
 // - Units in headers vary: times in ns, us/µs, ms or s (each converted exactly to ticks of 0.1 ns), sizes in
 //   MB or B/byte, throughput MBps or MB/s (not read); `GreenCtx` only in newer versions; older reports give
 //   `Average`/`Minimum`/`Maximum` without a unit (then the unit of `Total Time` is theirs).
-// - The Device column (`NVIDIA A100-SXM4-80GB (0)`) makes each GPU a rank; a kernel row whose Device names no GPU
-//   (`N/A`, empty) is skipped and counted, never put on another row's GPU.
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../../model/model.js';
 import { inputError } from '../../../../util/errors.js';
@@ -242,12 +240,9 @@ export class NsysCsvReader {
     }
     const kind = memoryKind(name);
     const device = c.device >= 0 ? deviceNumber(cells[c.device]!) : null;
-    // A kernel whose Device cell names no GPU (`N/A`, empty) is on no GPU kprof can tell: put on the GPU of the row
-    // before, its time would be that GPU's though nothing says so. Skipped and said, as msprof's Device_id N/A is.
-    // (A memory operation is only counted apart, on no GPU.)
     if (c.device >= 0 && device === null && kind !== 'memcpy' && kind !== 'memset') {
       this.skip(line, `Device is "${cells[c.device]!.trim().slice(0, 40)}", expected a GPU (NVIDIA A100-SXM4-80GB (0)) or its number; row skipped`);
-      return;
+      return; // on no GPU (N/A, empty): said, never put on the GPU of the row before (a memcpy is only counted apart)
     }
     const startTicks = decimalTicks(cells[c.start]!, c.shift.get(c.start)!);
     const r = this.rec;
