@@ -164,7 +164,7 @@ describe('nothing read, nothing passed', () => {
     const f = rules('rules:\n  - type: Cast\n    absent: true\n');
     const steps = await kprof(['check', PR, '--rules', f, '--steps', '99']);
     expect(steps.code).toBe(2);
-    expect(steps.stderr).toContain('the profile fixtures/rules/one-rank/pr: the selection --steps 99 leaves no kernel (it has Step Id 1-3).');
+    expect(steps.stderr).toContain('--steps 99: fixtures/rules/one-rank/pr has no step 99; its steps are 1-3.');
     const match = await kprof(['check', PR, '--rules', f, '--match', 'NoSuchKernel']);
     expect(match.code).toBe(2);
     expect(match.stderr).toContain('the selection --match NoSuchKernel leaves no kernel');

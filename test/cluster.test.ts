@@ -184,6 +184,22 @@ describe('kprof merge', () => {
     const none = await kprof(['merge']);
     expect(none.code).toBe(2);
   });
+
+  it('an empty folder: says it is empty and what to pass, not every format it looked for (exit 2)', async () => {
+    const empty = join(tmp, 'merge-empty');
+    mkdirSync(empty);
+    for (const args of [
+      ['merge', empty],
+      ['merge', `${C}/small/rank0.summary.json`, empty],
+    ]) {
+      const r = await kprof(args);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr.split(empty).join('<empty>')).toBe(
+        'kprof: <empty>: the folder is empty (no files). kprof merge combines summary JSONs: pass the files that ' +
+          '`kprof summary <profile> --format json -o <file>` wrote, or a folder that holds them.\n',
+      );
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ describe('kprof diff --format html: the fusion rewrites', () => {
     expect(sec).toContain('<strong>-627.42 µs</strong> measured over 16 chains (per chain <span class="rw-faster">-39.01 µs</span>, the median)');
     expect(sec).toContain(`<div class="rw-base" data-v="${w.base!.medianUs}">`);
     expect(sec).toContain('<dd>layers 0-1 of 0-2</dd>');
-    expect(sec).toContain('<li>layer 2 (the last) in every step of ranks 0-1: 2 edits from the chain</li>');
+    expect(sec).toContain('<li>layer 2 (the last) in every step of ranks <code>0</code>, <code>1</code>: 2 edits from the chain</li>');
     expect([...sec.matchAll(/<td class="l" data-steps="([^"]*)">/g)].map((m) => m[1])).toEqual(w.notFused.map((n) => n.steps.join(',')));
     const c = j.conservation!;
     expect(sec).toContain(

@@ -1,14 +1,15 @@
 // Nsight Systems CSV readers on our fixtures (fixtures/nsys/, written from FORMATS.md §14): preamble lines, each
 // unit variant, the older report names, NVTX steps, and bad input.
 
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decimalTicks, NsysCsvReader, type NsysOptions, NvtxStepsReader } from '../src/input/formats/trace/nsys/nsysCsv.js';
 import { CsvRecords } from '../src/input/formats/trace/nsys/csvRecords.js';
 import type { StatisticRecord, TraceRecord } from '../src/input/formats/trace/record.js';
 import { isKprofError } from '../src/util/errors.js';
-import { ROOT } from './helpers.js';
+import { kprof, ROOT } from './helpers.js';
 
 const FIX = join(ROOT, 'fixtures/nsys');
 
@@ -89,6 +90,61 @@ describe('cuda_gpu_trace', () => {
     expect(warnings).toEqual(['line 5: Duration is "n/a", expected a number; row skipped']);
     expect(info).toMatchObject({ kernels: 2, skipped: 1, events: 4 });
     expect(info.traits).toEqual(['nsys stats cuda_gpu_trace', 'times in us']);
+  });
+
+  it('a kernel whose Device names no GPU (N/A, empty) is skipped and said, never put on the GPU of the row before', () => {
+    const records: TraceRecord[] = [];
+    const warnings: string[] = [];
+    const r = new NsysCsvReader('x.csv', { kernel: (k) => records.push({ ...k }), warn: (w, m) => warnings.push(`${w}: ${m}`) });
+    r.push(
+      Buffer.from(
+        'Start (ns),Duration (ns),Device,Strm,Name\n' +
+          '1,10,NVIDIA A100-SXM4-80GB (1),7,a\n' +
+          '2,20,N/A,7,b\n' +
+          '3,30,,7,c\n' +
+          '4,40,N/A,7,[CUDA memset]\n' +
+          '5,50,0,7,d\n',
+      ),
+    );
+    const info = r.finish();
+    expect(records.map((k) => [k.name, k.device])).toEqual([
+      ['a', 1],
+      ['[CUDA memset]', null],
+      ['d', 0],
+    ]);
+    expect(warnings).toEqual([
+      'line 3: Device is "N/A", expected a GPU (NVIDIA A100-SXM4-80GB (0)) or its number; row skipped',
+      'line 4: Device is "", expected a GPU (NVIDIA A100-SXM4-80GB (0)) or its number; row skipped',
+    ]);
+    expect(info).toMatchObject({ kernels: 2, skipped: 2, events: 5 });
+  });
+
+  it('end to end: the row of Device N/A is a skipped row of the report, in no rank (rows read = kernels + skipped)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-nsys-'));
+    try {
+      cpSync(join(FIX, 'gpu-trace-two-gpus'), dir, { recursive: true });
+      const csv = join(dir, 'cuda_gpu_trace.csv');
+      const lines = readFileSync(csv, 'utf8').split('\n');
+      // The kernel at 1010500 ns, of GPU 1, written after one of GPU 0.
+      const at = lines.findIndex((l) => l.startsWith('1010500,'));
+      expect(lines[at]).toContain(',NVIDIA A100-SXM4-80GB (1),');
+      lines[at] = lines[at]!.replace(',NVIDIA A100-SXM4-80GB (1),', ',N/A,');
+      writeFileSync(csv, lines.join('\n'));
+      type Out = { totals: { count: number }; skippedRows: number; perRank: { rank: string; totals: { count: number } }[] };
+      const json = async (p: string): Promise<Out> => JSON.parse((await kprof(['summary', p, '--format', 'json'])).stdout);
+      const [was, now] = [await json('fixtures/nsys/gpu-trace-two-gpus'), await json(dir)];
+      expect(now.skippedRows).toBe(1);
+      expect(now.totals.count).toBe(was.totals.count - 1);
+      // GPU 0 keeps its own kernels (before, it gained the row of N/A); GPU 1 lost the one it ran.
+      const count = (o: Out, rank: string) => o.perRank.find((r) => r.rank === rank)?.totals.count;
+      expect([count(now, '0'), count(now, '1')]).toEqual([count(was, '0'), count(was, '1')! - 1]);
+      const r = await kprof(['summary', dir]);
+      expect(r.stderr).toContain(
+        `cuda_gpu_trace.csv:${at + 1}: Device is "N/A", expected a GPU (NVIDIA A100-SXM4-80GB (0)) or its number; row skipped`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -99,8 +99,10 @@ test('ranks of two step shapes: one line per shape with its ranks, not one line 
   const r = findRewrites(base, pr);
   const heading = headingText(r, 'type', (x) => x);
   expect(heading).toMatch(/the step shape of each below\)$/);
+  // Ranks as every text format writes them: a run of three or more with an en dash.
+  expect(heading).toContain('; ranks 0–7; ');
   expect(laneLines(r, heading, (x) => x)).toEqual([
-    'ranks 0-4 stream 2: step shape 67 → 43 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 28 edits',
-    'ranks 5-7 stream 2: step shape 67 → 67 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 0 edits',
+    'ranks 0–4 stream 2: step shape 67 → 43 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 28 edits',
+    'ranks 5–7 stream 2: step shape 67 → 67 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 0 edits',
   ]);
 });

@@ -177,6 +177,39 @@ describe('kprof rules: uneven ranks', () => {
     );
     expect(r.stdout).not.toContain('no count of it in a step or in the run is lower');
   });
+
+  it('when the number of ranks changed, the comment says the change per rank, not the sum over the ranks alone', async () => {
+    const header = 'Device_id,Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const write = (root: string, side: string, rank: number, rms: number) => {
+      const dir = join(tmp, root, side, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      let t = 0;
+      const rows = [1, 2].flatMap((step) =>
+        [...Array(rms).fill('RmsNorm'), ...Array(10).fill('Add')].map(
+          (type) => `${rank},${step},aclnn${type},${type},AI_VECTOR_CORE,${(t += 3)}.0,2.0,0,8`,
+        ),
+      );
+      writeFileSync(join(dir, 'kernel_details.csv'), `${[header, ...rows].join('\n')}\n`);
+    };
+    // Only the ranks changed: 3 ranks in the base, 2 in the PR, each running the same kernels.
+    for (const rank of [0, 1, 2]) write('fewer-ranks', 'base', rank, 48);
+    for (const rank of [0, 1]) write('fewer-ranks', 'pr', rank, 48);
+    const same = await kprof(['rules', join(tmp, 'fewer-ranks', 'base'), join(tmp, 'fewer-ranks', 'pr')]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain(
+      '  # RmsNorm: base 48 in every step of every rank, PR 48 in every step of every rank (unchanged per rank; -33.3% per step summed over the ranks, as the base has 3 ranks and the PR 2).\n',
+    );
+    expect(same.stdout).not.toMatch(/-33\.3% per step over 2 ranks/);
+    // The rules are as they were: no maximum where no rank's count fell.
+    expect(same.stdout).not.toMatch(/^ {2}- rule: (RmsNorm|Add) stays at most/m);
+    // The ranks and the kernels changed: both said.
+    for (const rank of [0, 1, 2]) write('fewer-ranks-fused', 'base', rank, 48);
+    for (const rank of [0, 1]) write('fewer-ranks-fused', 'pr', rank, 20);
+    const fused = await kprof(['rules', join(tmp, 'fewer-ranks-fused', 'base'), join(tmp, 'fewer-ranks-fused', 'pr')]);
+    expect(fused.stdout).toContain('(-58.3% per step per rank; -72.2% per step summed over the ranks, as the base has 3 ranks and the PR 2).\n');
+    expect(fused.stdout).toContain('  - rule: RmsNorm stays at most 20 per step\n');
+  });
 });
 
 describe('kprof rules: long kernel names', () => {

@@ -32,13 +32,14 @@ describe('--steps lists and open ranges', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
     try {
       const snap = join(dir, 's.json');
-      expect((await kprof(['summary', MULTI, '--steps', '8,10-', '--format', 'json', '-o', snap])).code).toBe(0);
-      const again = await kprof(['summary', snap, '--steps', '10-, 8', '--format', 'json']);
+      // Steps 21-24: steps 21, 23 and 24.
+      expect((await kprof(['summary', 'fixtures/fusion-example/base', '--steps', '21,23-', '--format', 'json', '-o', snap])).code).toBe(0);
+      const again = await kprof(['summary', snap, '--steps', '23-, 21', '--format', 'json']);
       expect(again.code).toBe(0);
-      expect(json(again.stdout).totals.count).toBe(12);
-      const other = await kprof(['summary', snap, '--steps', '8']);
+      expect(json(again.stdout).totals.count).toBe(624);
+      const other = await kprof(['summary', snap, '--steps', '21']);
       expect(other.code).toBe(2);
-      expect(other.stderr).toMatch(/made with --by type and steps=8-8,10-, .*--steps 8-8/);
+      expect(other.stderr).toMatch(/made with --by type and steps=21-21,23-, .*--steps 21-21/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -189,13 +190,9 @@ describe('filters that select nothing', () => {
     expect(core.stderr).toBe(
       'kprof: warning: --core ai_core selects no kernel: no kernel of the profile ran on that core (did you mean AI_CORE? core names are case-sensitive); its cores are AI_CORE, AI_VECTOR_CORE, COMMUNICATION, MIX_AIC.\n',
     );
-    const steps = await kprof(['summary', MULTI, '--steps', '99-100']);
-    expect(steps.code).toBe(0);
-    expect(steps.stderr).toBe('kprof: warning: --steps 99-100 selects no kernel: the profile has no such step; its steps are 7-8.\n');
-    const part = await kprof(['summary', MULTI, '--steps', '7,99-', '--match', 'zzz']);
-    expect(part.stderr).toMatch(/--steps 99- selects no kernel/);
-    expect(part.stderr).toMatch(/--match zzz selects no kernel: it matches no kernel name or type/);
-    expect(part.stderr).not.toMatch(/--steps 7/);
+    const part = await kprof(['summary', MULTI, '--steps', '7', '--match', 'zzz']);
+    expect(part.code).toBe(0);
+    expect(part.stderr).toBe('kprof: warning: --match zzz selects no kernel: it matches no kernel name or type of the profile.\n');
   });
 
   it('summary warns of a user group that got no kernel: its members match none, or an earlier group took them', async () => {
@@ -240,8 +237,46 @@ describe('filters that select nothing', () => {
     expect(both.code).toBe(0);
     expect(both.stderr).toMatch(/^kprof: warning: base and PR: --core ai_core selects no kernel/);
     expect(both.stderr.match(/ai_core/g)).toHaveLength(1);
-    const one = await kprof(['diff', MULTI, 'fixtures/fusion-example/pr', '--steps', '8']);
-    expect(one.stderr).toMatch(/^kprof: warning: PR: --steps 8-8 selects no kernel: the profile has no such step; its steps are 21-24\.$/m);
-    expect(one.stderr).not.toMatch(/base: --steps/);
+    const one = await kprof(['diff', MULTI, MULTI, '--core', 'AI_CORE', '--match', 'zzz']);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toBe('kprof: warning: base and PR: --match zzz selects no kernel: it matches no kernel name or type of the profile.\n');
+  });
+});
+
+describe('--steps naming a step the profile does not have is a usage error, as --rank naming a rank it lacks', () => {
+  const STEPS = '; its steps are 7-8. Select steps it has, or leave --steps out for every step.\n';
+  it('summary: exit 2, naming the steps the profile has (no report: its footer would say "no Step Id")', async () => {
+    const one = await kprof(['summary', MULTI, '--steps', '999']);
+    expect([one.code, one.stdout]).toEqual([2, '']);
+    expect(one.stderr).toBe(`kprof: --steps 999: ${MULTI} has no step 999${STEPS}`);
+    // A list is refused when any of its items matches no step (as --rank 0,9 is when rank 9 is missing), each named.
+    const list = await kprof(['summary', MULTI, '--steps', '7,99-100,200-']);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toBe(`kprof: --steps 7,99-100,200-: ${MULTI} has no step in 99-100, none from 200 on${STEPS}`);
+    const ranks = await kprof(['summary', MULTI, '--rank', '0,9']);
+    expect(ranks.code).toBe(2);
+    // A range that holds one step of the profile selects it.
+    expect((await kprof(['summary', MULTI, '--steps', '8-100'])).code).toBe(0);
+  });
+
+  it('diff, check and rules: exit 2 naming the side that lacks the step, also when the other side has it', async () => {
+    const pr = 'fixtures/fusion-example/pr';
+    const diff = await kprof(['diff', MULTI, pr, '--steps', '8']);
+    expect([diff.code, diff.stdout]).toEqual([2, '']);
+    expect(diff.stderr).toBe(
+      `kprof: --steps 8: ${pr} has no step 8; its steps are 21-24. Select steps it has, or leave --steps out for every step.\n`,
+    );
+    const both = await kprof(['diff', pr, pr, '--steps', '999']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).not.toMatch(/Step Id \(|no Step Id/);
+    const rules = 'fixtures/fusion-example/kprof.rules.yaml';
+    const check = await kprof(['check', pr, '--base', 'fixtures/fusion-example/base', '--rules', rules, '--steps', '21,999']);
+    expect([check.code, check.stdout]).toEqual([2, '']);
+    expect(check.stderr).toBe(
+      `kprof: --steps 21,999: ${pr} has no step 999; its steps are 21-24. Select steps it has, or leave --steps out for every step.\n`,
+    );
+    const made = await kprof(['rules', 'fixtures/fusion-example/base', pr, '--steps', '25']);
+    expect([made.code, made.stdout]).toEqual([2, '']);
+    expect(made.stderr).toMatch(/^kprof: --steps 25: fixtures\/fusion-example\/base has no step 25; its steps are 21-24\./);
   });
 });

@@ -209,6 +209,55 @@ describe.skipIf(!HAS_SQLITE)('uneven dbs', () => {
     }
   });
 
+  it('a kernel whose deviceId is no device (-1, NULL) or a device RANK_DEVICE_MAP leaves out is skipped and said, not made a rank of that number', async () => {
+    // Copies of TASK row 1 (and its COMPUTE_TASK_INFO row) on other devices, each with a globalTaskId of its own.
+    const copies = (file: string, devices: (number | null)[], extra = ''): string => {
+      const path = join(tempDir(), 'ascend_pytorch_profiler_0.db');
+      copyFileSync(`${FIX}/${file}`, path);
+      const db = new Database!(path);
+      db.exec(
+        devices
+          .map(
+            (d, i) =>
+              `CREATE TEMP TABLE t${i} AS SELECT * FROM TASK WHERE rowid = 1; UPDATE t${i} SET deviceId = ${d ?? 'NULL'}, globalTaskId = ${301 + i}, startNs = startNs + ${i + 1}; ` +
+              `CREATE TEMP TABLE c${i} AS SELECT * FROM COMPUTE_TASK_INFO WHERE globalTaskId = (SELECT globalTaskId FROM TASK WHERE rowid = 1); UPDATE c${i} SET globalTaskId = ${301 + i}; ` +
+              `INSERT INTO TASK SELECT * FROM t${i}; INSERT INTO COMPUTE_TASK_INFO SELECT * FROM c${i};`,
+          )
+          .join(' ') + extra,
+      );
+      db.close();
+      return path;
+    };
+    type Out = { ranks: string[]; skippedRows: number; totals: { count: number }; perRank: { rank: string; totals: { count: number } }[] };
+    const json = async (path: string): Promise<{ out: Out; stderr: string }> => {
+      const r = await kprof(['summary', path, '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return { out: JSON.parse(r.stdout) as Out, stderr: r.stderr };
+    };
+    // schema-1.0.0.db: device 5, which RANK_DEVICE_MAP maps to rank 3.
+    const clean = (await json(`${FIX}/schema-1.0.0.db`)).out;
+    const bad = await json(copies('schema-1.0.0.db', [-1, null, 7, 5]));
+    expect(bad.out.ranks).toEqual(['3']);
+    expect(bad.out.skippedRows).toBe(3);
+    // The copy on device 5 counts (on rank 3); the others are in no rank.
+    expect(bad.out.totals.count).toBe(clean.totals.count + 1);
+    expect(bad.stderr).toContain('its deviceId is -1, not a device number (0, 1, …); row skipped');
+    expect(bad.stderr).toContain('its deviceId is NULL, not a device number (0, 1, …); row skipped');
+    expect(bad.stderr).toContain('its deviceId 7 is not in RANK_DEVICE_MAP, which maps device 5 to rank 3: it is on no rank; row skipped');
+    // Read row by row (diff's Fusion rewrites read the kernels in order): the same rows skipped, named by row.
+    const diff = await kprof(['diff', copies('schema-1.0.0.db', [-1, 7]), `${FIX}/schema-1.0.0.db`, '--format', 'json']);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stderr).toMatch(/TASK row 9: its deviceId is -1, not a device number/);
+    expect(diff.stderr).toMatch(/TASK row 10: its deviceId 7 is not in RANK_DEVICE_MAP/);
+    // A db without RANK_DEVICE_MAP (msprof: devices 0 and 1, each a rank by its number): -1 is skipped, 2 is a rank.
+    const msprof = await json(copies('msprof.db', [-1, 2]));
+    expect(msprof.out.ranks).toEqual(['0', '1', '2']);
+    expect(msprof.out.skippedRows).toBe(1);
+    // A map of another device only says nothing of these kernels: device 5 takes the folder's rank as before.
+    const other = await json(copies('schema-1.0.0.db', [], 'UPDATE RANK_DEVICE_MAP SET deviceId = 9;'));
+    expect([other.out.skippedRows, other.out.totals.count]).toEqual([0, clean.totals.count]);
+  });
+
   it('a db without the accelerator core column: --by type+core is refused naming what it lacks, --by type reads', async () => {
     const path = edited('ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN taskType');
     const r = await kprof(['summary', path, '--by', 'type+core']);

@@ -3,7 +3,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../src/util/io.js';
 import { expectTranscript, kprof } from './helpers.js';
 
 const MULTI = 'fixtures/formats/multi-rank';
@@ -91,6 +93,68 @@ describe('kprof summary', () => {
       const other = await kprof(['summary', snap, '--by', 'type']);
       expect(other.code).toBe(2);
       expect(other.stderr).toMatch(/this summary JSON was made with --by type\+core and steps=7-8, but this run asks for --by type/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('-o x.json.gz writes gzip, which summary, diff, check and merge read back with the same figures as the plain JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    const base = 'fixtures/fusion-example/base';
+    const pr = 'fixtures/fusion-example/pr';
+    try {
+      const plain = join(dir, 'base.json');
+      const gz = join(dir, 'base.json.gz');
+      expect((await kprof(['summary', base, '--format', 'json', '-o', plain])).code).toBe(0);
+      expect((await kprof(['summary', base, '--format', 'json', '-o', gz])).code).toBe(0);
+      const packed = readFileSync(gz);
+      expect([packed[0], packed[1]]).toEqual([0x1f, 0x8b]);
+      expect(packed.length).toBeLessThan(readFileSync(plain).length);
+      expect(gunzipSync(packed).toString('utf8')).toBe(readFileSync(plain, 'utf8'));
+      // Read back: the same figures, only the file's name differs.
+      const named = (text: string, file: string) => text.split(file).join('<snapshot>');
+      for (const args of [
+        ['summary', '<snapshot>', '--format', 'json'],
+        ['diff', '<snapshot>', pr, '--format', 'json'],
+        ['check', pr, '--base', '<snapshot>', '--rules', 'fixtures/fusion-example/kprof.rules.yaml', '--format', 'json'],
+      ]) {
+        const [a, b] = await Promise.all([plain, gz].map((f) => kprof(args.map((x) => (x === '<snapshot>' ? f : x)))));
+        expect([a!.code, b!.code], args.join(' ')).toEqual([0, 0]);
+        expect(named(b!.stdout, gz), args.join(' ')).toBe(named(a!.stdout, plain));
+        expect(b!.stderr).toBe('');
+      }
+      // merge -o .gz too, and it reads back.
+      const merged = join(dir, 'merged.json.gz');
+      expect((await kprof(['merge', gz, '-o', merged])).code).toBe(0);
+      expect(readFileSync(merged)[0]).toBe(0x1f);
+      expect((await kprof(['summary', merged, '--format', 'json'])).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a large report written to .gz is gzip members one after another, unpacked whole (never held whole to pack)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      const out = join(dir, 'big.json.gz');
+      // 20 Mi characters in chunks of 1 Mi: more than one member.
+      const chunk = `${'x'.repeat((1 << 20) - 1)}\n`;
+      function* chunks(): Generator<string> {
+        yield '{"pad":"';
+        for (let i = 0; i < 20; i++) yield chunk.slice(0, -1);
+        yield '"}';
+      }
+      writeFileAtomic(out, chunks());
+      const packed = readFileSync(out);
+      const text = gunzipSync(packed).toString('utf8');
+      expect(text.length).toBe(20 * ((1 << 20) - 1) + 10);
+      expect(text.startsWith('{"pad":"xxx') && text.endsWith('xxx"}')).toBe(true);
+      // More than one member: a gzip header past the first.
+      expect(packed.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), 10)).toBeGreaterThan(0);
+      // An empty report is an empty gzip file, not an empty file.
+      const empty = join(dir, 'empty.txt.gz');
+      writeFileAtomic(empty, '');
+      expect(gunzipSync(readFileSync(empty)).length).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

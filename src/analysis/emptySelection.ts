@@ -1,9 +1,11 @@
-// Filters that select nothing. `--core ai_core` or `--steps 99-100` would otherwise give an empty report that
-// looks like a profile with no such kernels: say which filter kept nothing and what the profile has instead.
+// Filters that select nothing. `--core ai_core` would otherwise give an empty report that looks like a profile
+// with no such kernels: say which filter kept nothing and what the profile has instead. `--steps 99-100` on a
+// profile of steps 7-8 selects no part of the profile at all, as `--rank 9` of ranks 0-1 does: a usage error.
 
-import { inSteps, keepGroup, kernelMatches, stepsText } from '../aggregate/group.js';
-import type { Profile, Selection, Summary } from '../model/model.js';
+import { inSteps, keepGroup, kernelMatches, stepsLabel, stepsText } from '../aggregate/group.js';
+import type { Profile, Selection, StepRange, Summary } from '../model/model.js';
 import { fmtCount } from '../util/format.js';
+import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 
 function list(values: Iterable<string>, max = 8): string {
@@ -25,7 +27,33 @@ function stepRanges(ids: number[]): string {
 }
 
 /**
- * What in the selection kept no kernel, as one message per filter; and, when the filters together keep nothing
+ * `--steps` naming a step (or a range) the profile does not have is a usage error (exit 2), as `--rank` naming a
+ * rank it does not have is: a selection that matches nothing must not pass quietly (an empty report, a footer
+ * saying "no Step Id", a gate on nothing). Each item of the list must match a step of some rank read (a range one
+ * of its steps); the message names the steps the profile has. Ranks read from a summary JSON are left out: their
+ * steps were selected when it was made (and a different --steps is refused when it is read).
+ */
+export function requireSelectedSteps(profile: Profile, sel: Selection): void {
+  if (!sel.steps) return;
+  const ranks = profile.ranks.filter((r) => !r.snapshot);
+  // A rank of no steps at all (no Step Id column, a trace of no ProfilerStep#N) is refused by the grouping, which
+  // says why its format has none.
+  if (ranks.length === 0 || ranks.some((r) => !r.fields.steps)) return;
+  const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
+  const missing = sel.steps.filter((range) => !ids.some((s) => inSteps([range], s)));
+  if (missing.length === 0) return;
+  const item = (r: StepRange): string =>
+    r.from === r.to ? `${r.from}` : r.to === Number.POSITIVE_INFINITY ? `from ${r.from} on` : `in ${r.from}-${r.to}`;
+  const what = missing.map((r, i) => (i === 0 ? `no step ${item(r)}` : `none ${item(r)}`)).join(', ');
+  const has = ids.length > 0 ? `its steps are ${stepRanges(ids)}` : 'every Step Id cell is empty';
+  throw usageError(
+    `--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} has ${what}; ${has}. Select steps it has, or leave --steps out for every step.`,
+  );
+}
+
+/**
+ * What in the selection kept no kernel, as one message per filter (--core, --match, --exclude: a --steps that
+ * selects no step stopped at requireSelectedSteps); and, when the filters together keep nothing
  * though each alone keeps something, one message saying so. Empty when the summary holds kernels and every filter
  * matched one. Ranks read from a summary JSON are left out (their filters were applied when it was made).
  */
@@ -43,15 +71,6 @@ export function emptySelectionMessages(profile: Profile, sel: Selection, summary
       out.push(
         `--core ${shown(c)} selects no kernel: no kernel of the profile ran on that core` +
           `${like !== undefined ? ` (did you mean ${shown(like)}? core names are case-sensitive)` : ''}; its cores are ${have.size > 0 ? list([...have.keys()].sort()) : 'none'}.`,
-      );
-    }
-  }
-  if (sel.steps) {
-    const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
-    for (const range of sel.steps) {
-      if (ids.some((s) => inSteps([range], s))) continue;
-      out.push(
-        `--steps ${stepsText([range])} selects no kernel: the profile has no such step; its steps are ${ids.length > 0 ? stepRanges(ids) : 'none (every Step Id is empty)'}.`,
       );
     }
   }

@@ -24,6 +24,7 @@ import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { scopeProfile } from '../rules/scope.js';
+import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { hasEvidence, misspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
@@ -133,6 +134,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   if (base0) report(io, base0, flags.strict, format === 'github');
   // A gate does not pass on a partly read profile in silence.
   unreadNote(base0 ? [read0, base0] : [read0], io, format === 'github');
+  requireSelectedSteps(read0, selection);
+  if (base0) requireSelectedSteps(base0, selection);
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);

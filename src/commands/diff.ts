@@ -4,7 +4,7 @@ import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import type { DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
-import { emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
+import { emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } from '../analysis/emptySelection.js';
 import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
@@ -153,6 +153,8 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   try {
     [b, p] = await Promise.all([read(planned[0], recordBy, true, kernelNames), read(planned[1], recordBy, true, kernelNames)]);
     progress.done();
+    requireSelectedSteps(b, common.selection);
+    requireSelectedSteps(p, common.selection);
     // Both sides go through summarize with the same options: a summary JSON made with other grouping or
     // filters is refused there, with the command that regenerates it.
     apartNote([b, p], io);

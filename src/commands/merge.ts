@@ -9,7 +9,7 @@ import { inputError } from '../util/errors.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, RankData, Selection } from '../model/model.js';
-import { resolveInput, type RankPlan } from '../input/formats/resolve.js';
+import { isEmptyFolder, resolveInput, type RankPlan } from '../input/formats/resolve.js';
 import { formatOf } from '../input/formats/registry.js';
 import { finishProfile } from '../input/read.js';
 import { readRank } from '../input/readRank.js';
@@ -40,6 +40,13 @@ export async function readSnapshots(inputs: string[]): Promise<Profile> {
   const notes: string[] = [];
   const unread: string[] = [];
   for (const input of inputs) {
+    // An empty folder is not a folder of the wrong format: what it lacks is files, and merge wants summary JSONs.
+    if (isEmptyFolder(input)) {
+      throw inputError(
+        `${shown(input)}: the folder is empty (no files). kprof merge combines summary JSONs: pass the files that ` +
+          '`kprof summary <profile> --format json -o <file>` wrote, or a folder that holds them.',
+      );
+    }
     const resolved = resolveInput(input);
     notes.push(...resolved.notes);
     unread.push(...resolved.unread);

@@ -3,6 +3,7 @@
 import { selectionRawNames } from '../input/accumulator.js';
 import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
+import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
@@ -112,6 +113,8 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   const recordBy = plannedBy(flags.by !== undefined, givenBy, planned);
   const [base, pr] = await Promise.all([read(planned[0], recordBy, true), read(planned[1], recordBy, true)]);
   progress.done();
+  requireSelectedSteps(base, selection);
+  requireSelectedSteps(pr, selection);
   report(io, base, flags.strict);
   report(io, pr, flags.strict);
   unreadNote([base, pr], io);

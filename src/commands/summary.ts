@@ -2,7 +2,7 @@
 
 import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
-import { emptyGroupMessages, emptySelectionMessages, emptySelectionWarnings } from '../analysis/emptySelection.js';
+import { emptyGroupMessages, emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';
 import {
@@ -63,6 +63,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     });
   let data = await read(kernelNames, progress.tracker(profile));
   progress.done();
+  requireSelectedSteps(data, common.selection);
   apartNote([data], io);
   shortenedNote([data], io);
   unreadNote([data], io);

@@ -151,10 +151,21 @@ function levelsText(levels: RankLevel[], perStep: boolean): string {
   return levels.map((l, i) => `rank ${l.rank} ${texts[i]}`).join(', ');
 }
 
-/** The change of a row as the diff saw it: "-50.0% per step" (all ranks together). */
+/**
+ * The change of a row as the diff saw it: "-50.0% per step" (all ranks together). The figures of the ranks are
+ * added up, so where the sides have different numbers of ranks the sum moves with that number alone: the change
+ * per rank (the sum over the side's ranks) is said first, "unchanged per rank" when only the ranks changed.
+ */
 function changeText(d: Diff, row: DiffRow): string {
   const how = d.normalization === 'per-step' ? 'per step' : 'in total';
-  return `${fmtSignedPct(row.deltaCountPct!)} ${how}${d.pr.ranks.length > 1 ? ` over ${fmtCount(d.pr.ranks.length)} ranks` : ''}`;
+  const nb = d.base.ranks.length;
+  const np = d.pr.ranks.length;
+  const summed = `${fmtSignedPct(row.deltaCountPct!)} ${how}`;
+  if (nb === np) return `${summed}${np > 1 ? ` over ${fmtCount(np)} ranks` : ''}`;
+  const base = row.base.count / nb;
+  const perRank = ((row.pr.count / np - base) / base) * 100;
+  const rank = Math.abs(perRank) < 1e-9 ? 'unchanged per rank' : `${fmtSignedPct(perRank)} ${how} per rank`;
+  return `${rank}; ${summed} summed over the ranks, as the base has ${plural(nb, 'rank')} and the PR ${fmtCount(np)}`;
 }
 
 /** A rule as it will be written, before it is verified. */

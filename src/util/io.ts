@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { inputError, isKprofError, usageError, type KprofError } from './errors.js';
 import { onDisk } from './files.js';
+import { writePacked } from './packed.js';
 
 /**
  * node:crypto's randomBytes, loaded on first use: a static import loads node:crypto in every run of every command
@@ -187,6 +188,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * replaced, the link stays); a character device or a FIFO (/dev/null, /dev/stdout, a named pipe) is written
  * directly, as a shell redirection would; a folder, a block device, a dangling link and an input of this run
  * are refused with a message.
+ *
+ * A path that ends in `.gz` (as written, any case) gets the report gzipped, as its name says (kprof reads a
+ * `.json.gz` summary JSON back, unpacking it); a device or a FIFO is written as it is.
  */
 export function writeFileAtomic(path: string, text: Report): void {
   if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
@@ -252,7 +256,8 @@ export function writeFileAtomic(path: string, text: Report): void {
   try {
     fd = openSync(tmp, 'wx', st !== null ? st.mode & 0o777 : 0o666);
     pending.add(tmp);
-    writeAll(fd, text);
+    if (GZ_PATH.test(path)) writePacked(fd, text);
+    else writeAll(fd, text);
     closeSync(fd);
     fd = -1;
     renameSync(tmp, target);
@@ -312,6 +317,9 @@ function writeAll(fd: number, text: Report): void {
     while (off < bytes) off += writeSync(fd, buf, off, bytes - off);
   }
 }
+
+/** A path whose report is written gzipped. */
+const GZ_PATH = /\.gz$/i;
 
 function errorCode(e: unknown): string {
   return e instanceof Error && 'code' in e ? String(e.code) : '';

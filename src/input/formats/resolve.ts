@@ -531,6 +531,11 @@ function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
   return out;
 }
 
+/** Is `input` a folder with nothing in it (no file, no folder)? False for a file, or a path that is not there. */
+export function isEmptyFolder(input: string): boolean {
+  return isDir(input) && listDir(input).length === 0;
+}
+
 /**
  * Resolve a `<profile>` argument into the files to read per rank. `prefer`: which export to read where a folder
  * holds both the text and the db export of one run (default: registry order, the text).

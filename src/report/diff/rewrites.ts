@@ -23,11 +23,14 @@ export const REWRITES_TITLE = 'Fusion rewrites';
 
 const us = (ticks: number): number => ticks / TICKS_PER_US;
 
-/** `0-3` for ranks that are integers in a run, else the ranks listed. */
+/**
+ * Ranks as every text format lists them (rankIdsText: `0–3` with an en dash, `0, 1`, each shown by `code`), in
+ * numeric order when they are all whole numbers. (Steps and layers are ranges with a hyphen, `0-3`, as --steps
+ * writes them.)
+ */
 export function ranksText(ranks: string[], code: Code): string {
-  const ints = ranks.map((r) => (/^(0|[1-9]\d{0,8})$/.test(r) ? Number(r) : Number.NaN));
-  if (ranks.length > 1 && ints.every(Number.isFinite)) return idsText([...ints].sort((a, b) => a - b));
-  return rankIdsText(ranks, code);
+  const ints = ranks.every((r) => /^(0|[1-9]\d{0,8})$/.test(r));
+  return rankIdsText(ints ? [...ranks].sort((a, b) => Number(a) - Number(b)) : ranks, code);
 }
 
 /** A chain with runs of one token written once: `RmsNorm ×2 · DynamicQuant`; nothing: `nothing`. */
@@ -75,7 +78,7 @@ export function unavailableText(s: Extract<RewritesSection, { status: 'unavailab
   return `unavailable: ${parts.join('; ')}. Rewrites need the kernels in the order they ran, with a Step Id (${orderedWithStepsText()}), on both sides.${byName}`;
 }
 
-/** The heading: `Fusion rewrites (compute streams, by type; ranks 0-1; on each, the most frequent step: 96 → 72 kernels (4 of 4 steps on each side))`. */
+/** The heading: `Fusion rewrites (compute streams, by type; ranks 0–3; on each, the most frequent step: 96 → 72 kernels (4 of 4 steps on each side))`. */
 export function headingText(r: Rewrites, by: string, code: Code): string {
   const aligned = r.lanes.filter((l) => l.base !== null && l.pr !== null);
   const ranks = [...new Set(r.lanes.map((l) => l.rank))];
@@ -89,7 +92,7 @@ export function headingText(r: Rewrites, by: string, code: Code): string {
             streams.map((x) => code(x)),
             8,
           )}`
-        : `, ${fmtCount(lanes)} streams in all`;
+        : ` (${fmtCount(lanes)} streams in all)`;
   const head = `${REWRITES_TITLE} (compute streams, by ${by}; rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}${perRank}`;
   const first = aligned[0];
   const same =

@@ -15,6 +15,7 @@ import {
   OUT_OF_RANGE,
   TICKS_PER_NS,
   COMMUNICATION_CORE,
+  deviceProblem,
   fieldColumns,
   finish,
   intOrNull,
@@ -161,7 +162,7 @@ function readGroups(
   options: Omit<ReadOptions, 'order'>,
   traits: string[],
 ): DbInfo {
-  const { withShapes, originNs, steps, rankOf, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
+  const { withShapes, originNs, steps, rankOf, placing, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
   if (originNs === null) return info;
   const skip = (where: string, message: string, count: number): void => {
     info.skipped += count;
@@ -231,6 +232,12 @@ function readGroups(
       }
       if (!Number.isSafeInteger(sum * TICKS_PER_NS)) {
         skip(`${table} (${count} rows of ${name})`, 'their durations add up past what kprof sums exactly; rows skipped', count);
+        return;
+      }
+      const noRank = deviceProblem(r[G.device], communication ? schema.communication!.device : schema.task.device, placing);
+      if (noRank !== null) {
+        const one = count === 1;
+        skip(`${table} (${count} ${one ? 'row' : 'rows'} of ${name})`, `${noRank}; ${one ? 'row' : 'rows'} skipped`, count);
         return;
       }
       const device = intOrNull(r[G.device]);

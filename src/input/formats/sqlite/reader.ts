@@ -222,6 +222,8 @@ export function startRead(
   originNs: bigint | null;
   steps: DbStep[];
   rankOf: Map<number, number>;
+  /** RANK_DEVICE_MAP where it maps a device of the db's kernels (which then places every kernel), else empty. */
+  placing: ReadonlyMap<number, number>;
   strings: StringTable;
   devices: Set<number>;
   info: DbInfo;
@@ -250,7 +252,8 @@ export function startRead(
   };
   // A db with no kernel start has nothing more to read: its facts are final.
   if (originNs === null) finish(info, devices, rankOf);
-  return { withShapes, originNs, steps, rankOf, strings, devices, info };
+  const placing = mapsItsDevices(rows, schema, rankOf) ? rankOf : new Map<number, number>();
+  return { withShapes, originNs, steps, rankOf, placing, strings, devices, info };
 }
 
 function readRows(
@@ -263,7 +266,7 @@ function readRows(
   traits: string[],
 ): DbInfo {
   const order = options.order ?? 'file';
-  const { withShapes, originNs, steps, rankOf, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
+  const { withShapes, originNs, steps, rankOf, placing, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
   if (originNs === null) return info;
   const stmt: SqliteStatement = rows.prepare(kernelQuery(schema, withShapes, order)).raw();
   const columns = fieldColumns(schema);
@@ -299,6 +302,11 @@ function readRows(
     const name = strings.get(r[K.name]);
     if (name === null) {
       skip(where, `its name (${shownId(r[K.name])}) is not in STRING_IDS; row skipped`);
+      continue;
+    }
+    const noRank = deviceProblem(r[K.device], communication ? schema.communication!.device : schema.task.device, placing);
+    if (noRank !== null) {
+      skip(where, `${noRank}; row skipped`);
       continue;
     }
     const k: DbKernel = {
@@ -344,6 +352,18 @@ function note(info: DbInfo, k: DbKernel, devices: Set<number>): void {
 export function finish(info: DbInfo, devices: Set<number>, rankOf: Map<number, number>): void {
   info.devices = [...devices].sort((a, b) => a - b).map((device) => ({ device, rank: rankOf.get(device) ?? null }));
   info.answers.ranks = info.devices.length > 0 && info.devices.every((d) => d.rank !== null);
+}
+
+/**
+ * Does RANK_DEVICE_MAP map a device of TASK's rows? Then a device it leaves out is on no rank. (A map of another
+ * device only, or none, says nothing of these kernels: their devices are ranks as a Device_id column's are, and
+ * the one device of a db takes the rank its folder says.)
+ */
+function mapsItsDevices(db: SqliteDatabase, s: DbSchema, rankOf: ReadonlyMap<number, number>): boolean {
+  if (rankOf.size === 0 || s.task.device === null) return false;
+  const d = ident(s.task.device);
+  const devices = [...rankOf.keys()].filter((x) => Number.isSafeInteger(x)).join(', ');
+  return db.prepare(`SELECT 1 FROM TASK WHERE ${d} IN (${devices}) LIMIT 1`).raw().get() !== undefined;
 }
 
 /** The one device of TASK's rows, or null (none, several, or no deviceId column). */
@@ -443,6 +463,26 @@ function stepOf(steps: DbStep[], t: number): number | null {
 
 export function intOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+}
+
+/**
+ * Why a kernel's deviceId puts it on no rank (the start of its skip message), or null. `column`: its table's deviceId
+ * column, null when it has none (then the kernel is on the db's own device). A value that is no device number (-1,
+ * NULL, text, 1.5) is on no device; a device that `placing` (RANK_DEVICE_MAP, where it maps a device of the db's
+ * kernels) leaves out is on no rank (its number is a device's, not a rank's). Put on the device of the row before, or made a rank of its number, the
+ * kernel would count where nothing says it ran (FORMATS.md §12: the rank is RANK_DEVICE_MAP's for TASK.deviceId).
+ */
+export function deviceProblem(raw: unknown, column: string | null, placing: ReadonlyMap<number, number>): string | null {
+  if (column === null) return null;
+  const d = intOrNull(raw);
+  if (d === null || d < 0) {
+    const value =
+      typeof raw === 'number' ? String(raw) : raw === null ? 'NULL' : typeof raw === 'string' ? JSON.stringify(raw.slice(0, 20)) : 'not a number';
+    return `its ${column} is ${value}, not a device number (0, 1, …)`;
+  }
+  if (placing.size === 0 || placing.has(d)) return null;
+  const mapped = [...placing].slice(0, 4).map(([device, rank]) => `device ${device} to rank ${rank}`);
+  return `its ${column} ${d} is not in RANK_DEVICE_MAP, which maps ${mapped.join(', ')}${placing.size > 4 ? ', …' : ''}: it is on no rank`;
 }
 
 /** The columns of the fields read through StringTable.field, as `TABLE.column` (for the reader's warning). */

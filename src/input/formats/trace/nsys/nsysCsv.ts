@@ -238,9 +238,15 @@ export class NsysCsvReader {
       this.skip(line, `Duration is ${cells[c.duration]!.trim().slice(0, 40)}, more than kprof sums exactly (${MAX_EXACT_TEXT}); row skipped`);
       return;
     }
+    const kind = memoryKind(name);
+    const device = c.device >= 0 ? deviceNumber(cells[c.device]!) : null;
+    if (c.device >= 0 && device === null && kind !== 'memcpy' && kind !== 'memset') {
+      this.skip(line, `Device is "${cells[c.device]!.trim().slice(0, 40)}", expected a GPU (NVIDIA A100-SXM4-80GB (0)) or its number; row skipped`);
+      return; // on no GPU (N/A, empty): said, never put on the GPU of the row before (a memcpy is only counted apart)
+    }
     const startTicks = decimalTicks(cells[c.start]!, c.shift.get(c.start)!);
     const r = this.rec;
-    r.kind = memoryKind(name);
+    r.kind = kind;
     r.name = name;
     r.category = null;
     r.stream = c.stream >= 0 && cells[c.stream]!.trim() !== '' ? cells[c.stream]!.trim() : null;
@@ -248,7 +254,7 @@ export class NsysCsvReader {
     if (Number.isNaN(this.originUs) && startTicks >= 0) this.originUs = Math.floor(startTicks / 10_000);
     r.startTicks = startTicks >= 0 ? startTicks - this.originUs * 10_000 : Number.NaN;
     r.ticks = ticks;
-    r.device = c.device >= 0 ? deviceNumber(cells[c.device]!) : null;
+    r.device = device;
     r.step = this.options.steps && startTicks >= 0 ? this.options.steps.at(r.startUs) : null;
     if (r.stream !== null && startTicks >= 0) {
       const key = c.device >= 0 ? `${cells[c.device]}/${r.stream}` : r.stream;
