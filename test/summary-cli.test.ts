@@ -133,6 +133,42 @@ describe('kprof summary', () => {
     }
   });
 
+  it("-o's extension names the format when --format is not given (-o base.json writes JSON), and --format given wins", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    const base = 'fixtures/fusion-example/base';
+    const pr = 'fixtures/fusion-example/pr';
+    const at = (f: string) => join(dir, f);
+    try {
+      expect((await kprof(['summary', base, '-o', at('b.json')])).code).toBe(0);
+      expect((await kprof(['summary', pr, '-o', at('p.JSON.gz')])).code).toBe(0);
+      expect(JSON.parse(readFileSync(at('b.json'), 'utf8')).kind).toBe('summary');
+      expect(JSON.parse(gunzipSync(readFileSync(at('p.JSON.gz'))).toString('utf8')).kind).toBe('summary');
+      // The two read back as a diff's sides, its report written as the extension says.
+      const want = await kprof(['diff', at('b.json'), at('p.JSON.gz'), '--format', 'markdown']);
+      expect(want.stdout).toContain('<!-- kprof:diff -->');
+      expect((await kprof(['diff', at('b.json'), at('p.JSON.gz'), '-o', at('d.md')])).code).toBe(0);
+      expect(readFileSync(at('d.md'), 'utf8')).toBe(want.stdout);
+      for (const [file, start] of [
+        ['s.csv', 'key,'],
+        ['s.html', '<!DOCTYPE html>'],
+        ['s.txt', 'type '],
+        ['s', 'type '],
+      ] as const) {
+        expect((await kprof(['summary', base, '-o', at(file)])).code).toBe(0);
+        expect(readFileSync(at(file), 'utf8').startsWith(start), file).toBe(true);
+      }
+      expect((await kprof(['summary', base, '--format', 'table', '-o', at('t.json')])).code).toBe(0);
+      expect(readFileSync(at('t.json'), 'utf8').startsWith('type ')).toBe(true);
+      expect((await kprof(['inspect', base, '-o', at('i.json')])).code).toBe(0);
+      expect(JSON.parse(readFileSync(at('i.json'), 'utf8')).kind).toBe('inspect');
+      const check = ['check', pr, '--base', base, '--rules', 'fixtures/fusion-example/kprof.rules.yaml'];
+      expect((await kprof([...check, '-o', at('c.xml')])).code).toBe(0);
+      expect(readFileSync(at('c.xml'), 'utf8').startsWith('<?xml')).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a large report written to .gz is gzip members one after another, unpacked whole (never held whole to pack)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
     try {

@@ -8,12 +8,13 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import {
-  canonicalFormat,
   CHECK_FORMAT_NAMES,
+  CHECK_FORMATS,
   DIFF_FORMAT_NAMES,
   DIFF_FORMATS,
   INSPECT_FORMAT_NAMES,
   INSPECT_FORMATS,
+  reportFormat,
   RULES_BYS,
   SUMMARY_FORMAT_NAMES,
   SUMMARY_FORMATS,
@@ -105,6 +106,11 @@ function addRunOptions(cmd: Command): Command {
     .option('--debug', 'print stack traces of errors');
 }
 
+/** Was --format given on the command line (not commander's default)? Else -o's extension may name it (reportFormat). */
+function givenFormat(cmd: Command): boolean {
+  return cmd.getOptionValueSource('format') !== 'default';
+}
+
 /** A command's flags as commander hands them over: --format may be either name of the text format. */
 type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format: F };
 
@@ -183,13 +189,16 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--witness', `cross-check the kernel table against the same run's ${witnessText().totals} beside it (per type and core), on stderr`)
       .option('--step-time', `add each step's wall span on the device and its ${stepTimeFiles()} (reads every start time)`)
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(SUMMARY_FORMAT_NAMES).default('table'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout')
+      .option(
+        '-o, --out <file>',
+        'write the report to a file instead of stdout (without --format, its extension names the format: .json, .csv, .md, .html)',
+      )
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (profile: string, opts: Formatted<SummaryFlags, FormatName<SummaryFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { summaryCommand } = await import('../commands/summary.js');
     hooks.code = await summaryCommand(
       profile,
-      { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(SUMMARY_FORMATS, opts.format) },
+      { ...cmd.optsWithGlobals(), ...opts, format: reportFormat(SUMMARY_FORMATS, opts.format, givenFormat(cmd), opts.out) },
       io,
       progressFor(opts),
     );
@@ -203,12 +212,13 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--short-names', 'strip template arguments, parameters and return types from CUDA/ROCm kernel names (kineto, Nsight)')
     .addOption(preferOption())
     .addOption(new Option('--format <format>', 'output format (table is text)').choices(INSPECT_FORMAT_NAMES).default('text'))
-    .option('-o, --out <file>', 'write the report to a file instead of stdout')
+    .option('-o, --out <file>', 'write the report to a file instead of stdout (without --format, a .json file is written as JSON)')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
-    .action(async (profile: string, opts: Formatted<InspectFlags, FormatName<InspectFormat>> & { quiet?: boolean }) => {
+    .action(async (profile: string, opts: Formatted<InspectFlags, FormatName<InspectFormat>> & { quiet?: boolean }, cmd: Command) => {
       const { inspectCommand } = await import('../commands/inspect.js');
-      hooks.code = await inspectCommand(profile, { ...opts, format: canonicalFormat(INSPECT_FORMATS, opts.format) }, io, progressFor(opts));
+      const format = reportFormat(INSPECT_FORMATS, opts.format, givenFormat(cmd), opts.out);
+      hooks.code = await inspectCommand(profile, { ...opts, format }, io, progressFor(opts));
     });
 
   addRunOptions(
@@ -234,14 +244,17 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--alpha <p>', 'time changes whose per-step samples differ at p ≥ this level are shown as ~', String(DEFAULT_ALPHA))
       .option('--step-time', `compare each step's wall span on the device and its ${stepTimeFiles()} (reads every start time)`)
       .addOption(new Option('--format <format>', 'output format (text is table)').choices(DIFF_FORMAT_NAMES).default('table'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout')
+      .option(
+        '-o, --out <file>',
+        'write the report to a file instead of stdout (without --format, its extension names the format: .json, .csv, .md, .html)',
+      )
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (base: string, pr: string, opts: Formatted<DiffFlags, FormatName<DiffFormat>> & { quiet?: boolean }, cmd: Command) => {
     const { diffCommand } = await import('../commands/diff.js');
     hooks.code = await diffCommand(
       base,
       pr,
-      { ...cmd.optsWithGlobals(), ...opts, format: canonicalFormat(DIFF_FORMATS, opts.format) },
+      { ...cmd.optsWithGlobals(), ...opts, format: reportFormat(DIFF_FORMATS, opts.format, givenFormat(cmd), opts.out) },
       io,
       progressFor(opts),
     );
@@ -257,13 +270,21 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
         .option('--base <profile>', 'the base to compare against (a profile or a summary JSON), for count-vs-base, time-vs-base and no-new-types'),
     )
       .addOption(new Option('--format <format>', 'output format (table is text)').choices(CHECK_FORMAT_NAMES).default('text'))
-      .option('-o, --out <file>', 'write the report to a file instead of stdout (also when the check fails)')
+      .option(
+        '-o, --out <file>',
+        'write the report to a file instead of stdout, also when the check fails (without --format, its extension names the format: .json, .xml, .md, .html)',
+      )
       .option('--markdown-out <file>', 'also write the Markdown report to a file: one check, two reports (the GitHub Action uses it)')
       .option('--html-out <file>', 'also write the HTML report to a file, from the same check (the GitHub Action keeps it as an artifact)')
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
-  ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }) => {
+  ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }, cmd: Command) => {
     const { checkCommand } = await import('../commands/check.js');
-    hooks.code = await checkCommand(profile, opts, io, progressFor(opts));
+    hooks.code = await checkCommand(
+      profile,
+      { ...opts, format: reportFormat(CHECK_FORMATS, opts.format, givenFormat(cmd), opts.out) },
+      io,
+      progressFor(opts),
+    );
   });
 
   addRunOptions(

@@ -48,3 +48,28 @@ export function canonicalFormat<F extends string>(formats: readonly F[], name: F
 /** rules' --by: rules select kernels by type or by name; the other groupings have no rule selector. */
 export const RULES_BYS = ['type', 'name'] as const;
 export type RulesBy = (typeof RULES_BYS)[number];
+
+/** The format a report file's extension names (before any .gz). */
+const EXTENSION_FORMATS: Readonly<Record<string, string>> = {
+  json: 'json',
+  csv: 'csv',
+  md: 'markdown',
+  markdown: 'markdown',
+  html: 'html',
+  htm: 'html',
+  xml: 'junit',
+};
+
+/**
+ * The format of a command's report: the one --format names when given (`given`), else the one the extension of
+ * `out` (-o) names when the command has it (`-o base.json` writes JSON, as `.json.gz` gzipped JSON, `.md`
+ * Markdown, `.html`, `.csv`, `.xml` JUnit), else the default (`name`, commander's).
+ */
+export function reportFormat<F extends string>(formats: readonly F[], name: FormatName<NoInfer<F>>, given: boolean, out: string | undefined): F {
+  if (!given && out !== undefined) {
+    const ext = /\.([a-z]+)(?:\.gz)?$/i.exec(out)?.[1]?.toLowerCase();
+    const f = ext === undefined ? undefined : EXTENSION_FORMATS[ext];
+    if (f !== undefined && (formats as readonly string[]).includes(f)) return f as F;
+  }
+  return canonicalFormat(formats, name);
+}
