@@ -30,12 +30,13 @@ function stepRanges(ids: number[]): string {
  * `--steps` naming a step (or a range) the profile does not have is a usage error (exit 2), as `--rank` naming a
  * rank it does not have is: a selection that matches nothing must not pass quietly (an empty report, a footer
  * saying "no Step Id", a gate on nothing). Each item of the list must match a step of some rank read (a range one
- * of its steps); the message names the steps the profile has. Ranks read from a summary JSON are left out: their
- * steps were selected when it was made (and a different --steps is refused when it is read).
+ * of its steps); the message names the steps the profile has. A rank read from a summary JSON counts with the steps
+ * it holds (those selected when it was made: a different --steps is refused when it is read), so that a snapshot
+ * and the profile it was made of give the same answer.
  */
 export function requireSelectedSteps(profile: Profile, sel: Selection): void {
   if (!sel.steps) return;
-  const ranks = profile.ranks.filter((r) => !r.snapshot);
+  const ranks = profile.ranks;
   // A rank of no steps at all (no Step Id column, a trace of no ProfilerStep#N) is refused by the grouping, which
   // says why its format has none.
   if (ranks.length === 0 || ranks.some((r) => !r.fields.steps)) return;
