@@ -259,6 +259,19 @@ describe('--steps naming a step the profile does not have is a usage error, as -
     expect((await kprof(['summary', MULTI, '--steps', '8-100'])).code).toBe(0);
   });
 
+  it('a profile of one step is said to have that one step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      const file = join(dir, 'kernel_details.csv');
+      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n13,k,MatMulV3,AI_CORE,1.000,2.000\n');
+      const r = await kprof(['summary', file, '--steps', '1-2']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('has no step in 1-2; its one step is 13.');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('diff, check and rules: exit 2 naming the side that lacks the step, also when the other side has it', async () => {
     const pr = 'fixtures/fusion-example/pr';
     const diff = await kprof(['diff', MULTI, pr, '--steps', '8']);

@@ -46,7 +46,7 @@ export function requireSelectedSteps(profile: Profile, sel: Selection): void {
   const item = (r: StepRange): string =>
     r.from === r.to ? `${r.from}` : r.to === Number.POSITIVE_INFINITY ? `from ${r.from} on` : `in ${r.from}-${r.to}`;
   const what = missing.map((r, i) => (i === 0 ? `no step ${item(r)}` : `none ${item(r)}`)).join(', ');
-  const has = ids.length > 0 ? `its steps are ${stepRanges(ids)}` : 'every Step Id cell is empty';
+  const has = ids.length > 1 ? `its steps are ${stepRanges(ids)}` : ids.length === 1 ? `its one step is ${ids[0]}` : 'every Step Id cell is empty';
   throw usageError(
     `--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} has ${what}; ${has}. Select steps it has, or leave --steps out for every step.`,
   );
