@@ -106,11 +106,6 @@ function addRunOptions(cmd: Command): Command {
     .option('--debug', 'print stack traces of errors');
 }
 
-/** Was --format given on the command line (not commander's default)? Else -o's extension may name it (reportFormat). */
-function givenFormat(cmd: Command): boolean {
-  return cmd.getOptionValueSource('format') !== 'default';
-}
-
 /** A command's flags as commander hands them over: --format may be either name of the text format. */
 type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format: F };
 
@@ -198,7 +193,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     const { summaryCommand } = await import('../commands/summary.js');
     hooks.code = await summaryCommand(
       profile,
-      { ...cmd.optsWithGlobals(), ...opts, format: reportFormat(SUMMARY_FORMATS, opts.format, givenFormat(cmd), opts.out) },
+      { ...cmd.optsWithGlobals(), ...opts, format: reportFormat(SUMMARY_FORMATS, opts.format, cmd, opts.out) },
       io,
       progressFor(opts),
     );
@@ -217,7 +212,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--debug', 'print stack traces of errors')
     .action(async (profile: string, opts: Formatted<InspectFlags, FormatName<InspectFormat>> & { quiet?: boolean }, cmd: Command) => {
       const { inspectCommand } = await import('../commands/inspect.js');
-      const format = reportFormat(INSPECT_FORMATS, opts.format, givenFormat(cmd), opts.out);
+      const format = reportFormat(INSPECT_FORMATS, opts.format, cmd, opts.out);
       hooks.code = await inspectCommand(profile, { ...opts, format }, io, progressFor(opts));
     });
 
@@ -254,7 +249,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     hooks.code = await diffCommand(
       base,
       pr,
-      { ...cmd.optsWithGlobals(), ...opts, format: reportFormat(DIFF_FORMATS, opts.format, givenFormat(cmd), opts.out) },
+      { ...cmd.optsWithGlobals(), ...opts, format: reportFormat(DIFF_FORMATS, opts.format, cmd, opts.out) },
       io,
       progressFor(opts),
     );
@@ -279,12 +274,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--wide', 'on a terminal, print tables and lines whole (they are fitted to its width by default)'),
   ).action(async (profile: string, opts: CheckFlags & { quiet?: boolean }, cmd: Command) => {
     const { checkCommand } = await import('../commands/check.js');
-    hooks.code = await checkCommand(
-      profile,
-      { ...opts, format: reportFormat(CHECK_FORMATS, opts.format, givenFormat(cmd), opts.out) },
-      io,
-      progressFor(opts),
-    );
+    hooks.code = await checkCommand(profile, { ...opts, format: reportFormat(CHECK_FORMATS, opts.format, cmd, opts.out) }, io, progressFor(opts));
   });
 
   addRunOptions(

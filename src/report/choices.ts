@@ -61,12 +61,18 @@ const EXTENSION_FORMATS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The format of a command's report: the one --format names when given (`given`), else the one the extension of
- * `out` (-o) names when the command has it (`-o base.json` writes JSON, as `.json.gz` gzipped JSON, `.md`
- * Markdown, `.html`, `.csv`, `.xml` JUnit), else the default (`name`, commander's).
+ * The format of a command's report: the one --format names when given on the command line (`cmd` says where its
+ * value came from), else the one the extension of `out` (-o) names when the command has it (`-o base.json` writes
+ * JSON, as `.json.gz` gzipped JSON, `.md` Markdown, `.html`, `.csv`, `.xml` JUnit), else the default (`name`,
+ * commander's).
  */
-export function reportFormat<F extends string>(formats: readonly F[], name: FormatName<NoInfer<F>>, given: boolean, out: string | undefined): F {
-  if (!given && out !== undefined) {
+export function reportFormat<F extends string>(
+  formats: readonly F[],
+  name: FormatName<NoInfer<F>>,
+  cmd: { getOptionValueSource(key: string): string | undefined },
+  out: string | undefined,
+): F {
+  if (cmd.getOptionValueSource('format') === 'default' && out !== undefined) {
     const ext = /\.([a-z]+)(?:\.gz)?$/i.exec(out)?.[1]?.toLowerCase();
     const f = ext === undefined ? undefined : EXTENSION_FORMATS[ext];
     if (f !== undefined && (formats as readonly string[]).includes(f)) return f as F;
