@@ -165,6 +165,11 @@ describe('kprof summary', () => {
       const check = ['check', pr, '--base', base, '--rules', 'fixtures/fusion-example/kprof.rules.yaml'];
       expect((await kprof([...check, '-o', at('c.xml')])).code).toBe(0);
       expect(readFileSync(at('c.xml'), 'utf8').startsWith('<?xml')).toBe(true);
+      expect((await kprof(['audit', pr, '-o', at('a.json')])).code).toBe(0);
+      expect(JSON.parse(readFileSync(at('a.json'), 'utf8')).schema).toMatch(/^kprof\.audit\//);
+      // The catalogue listing has no HTML form: a .html file gets the table.
+      expect((await kprof(['audit', '--list', '-o', at('l.html')])).code).toBe(0);
+      expect(readFileSync(at('l.html'), 'utf8').startsWith('Fusion catalogue')).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -308,12 +308,15 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
     .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
-    .option('-o, --out <file>', 'write the report to a file instead of stdout')
+    .option('-o, --out <file>', 'write the report to a file instead of stdout (without --format, its extension names the format: .json, .md, .html)')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
-    .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }) => {
+    .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {
       const { auditCommand } = await import('../commands/audit.js');
-      hooks.code = await auditCommand(profiles, opts, io, progressFor(opts));
+      // The catalogue listing has no HTML form: a .html file does not ask for one there.
+      const out = opts.list === true && /\.html?(\.gz)?$/i.test(opts.out ?? '') ? undefined : opts.out;
+      const format = reportFormat(AUDIT_FORMATS, opts.format, cmd, out);
+      hooks.code = await auditCommand(profiles, { ...opts, format }, io, progressFor(opts));
     });
 
   program
