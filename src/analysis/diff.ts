@@ -55,16 +55,8 @@ import {
 } from './diffRows.js';
 
 // The row types live with the rows (diffRows.ts); every user imports them from here.
-export {
-  DIFF_STATUSES,
-  type DiffFigures,
-  type DiffRow,
-  type DiffStatus,
-  type RankDisagreement,
-  type Side,
-  type StepChange,
-  type UnevenSteps,
-} from './diffRows.js';
+export { DIFF_STATUSES } from './diffRows.js';
+export type * from './diffRows.js';
 
 export const NORMALIZATIONS = ['none', 'per-step'] as const;
 export type Normalization = (typeof NORMALIZATIONS)[number];
