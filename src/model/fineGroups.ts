@@ -525,6 +525,10 @@ abstract class RowView implements Group {
   get [Symbol.toStringTag](): string {
     return 'RowGroup';
   }
+  /** Its total's count (0) or ticks (1), read with no cell made (see totalFigure). */
+  figure(k: 0 | 1): number {
+    return small(this.c.tot[this.i * TOT + k]!);
+  }
   /** As JSON, the plain group it stands for. */
   toJSON(): Group {
     const g: Group = { key: this.key, total: this.total, steps: this.steps };
@@ -568,6 +572,12 @@ abstract class NamedRow extends RowView {
   protected has(bit: number): boolean {
     return bit === FIELD_BITS.name;
   }
+}
+
+/** The count (0) or ticks (1) of a group's total; of a row's group, read from the row with no cell made. */
+export function totalFigure(g: Group, k: 0 | 1): number {
+  if (g instanceof RowView) return g.figure(k);
+  return k === 0 ? g.total.count : g.total.ticks;
 }
 
 /** Is this group one of a fine group's row (groupOfRow)? */
