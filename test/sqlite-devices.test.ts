@@ -1,5 +1,7 @@
 // A db export whose TASK holds the kernels of several devices: each device is the rank RANK_DEVICE_MAP gives it
-// (FORMATS.md §12), not the rank of its number. Both reads: summary groups in SQLite, inspect reads the kernels one by one in time order.
+// (FORMATS.md §12), not the rank of its number; communication rows whose table has no deviceId (before schema
+// 1.2.0) are on the db's one device, and on no rank (skipped, counted, said) where the kernels ran on several.
+// Both reads: summary groups in SQLite, inspect reads the kernels one by one in time order.
 
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -133,5 +135,52 @@ describe.skipIf(!HAS_SQLITE)('a db of several devices: each is the rank RANK_DEV
       ['5', 5],
     ]);
     expect(stderr).toContain('RANK_DEVICE_MAP of devices.db names devices 4 and 5 one rank (0): each device is read as the rank of its number');
+  });
+});
+
+describe.skipIf(!HAS_SQLITE)('communication rows without a deviceId', () => {
+  const SKIP =
+    "it has no deviceId (COMMUNICATION_OP has none before schema 1.2.0) and the db's kernels ran on 2 devices (4, 5): nothing says which one it ran on, so it is on no rank";
+
+  it("on a db of several devices: skipped, counted and said, on no device's rank (both reads)", async () => {
+    // schema 1.0.0: COMMUNICATION_OP has no deviceId.
+    const path = devicesDb('schema-1.0.0.db', 4, 5, [
+      [0, 4],
+      [1, 5],
+    ]);
+    const { out, stderr } = await summary(path, '--by', 'name');
+    expect(out.ranks).toEqual(['0', '1']);
+    expect(out.skippedRows).toBe(2);
+    expect(out.rowsRead).toBe(8);
+    // The compute kernels only: before, both allReduces were put on one device's rank.
+    expect(perRank(out)).toEqual([
+      ['0', 2],
+      ['1', 4],
+    ]);
+    expect(out.groups.map((g) => g.key)).not.toContain('hcom_allReduce__*');
+    expect(stderr).toContain(`COMMUNICATION_OP (1 row of hcom_allReduce__12_0_1): ${SKIP}; row skipped`);
+    expect(stderr).toContain(`COMMUNICATION_OP (1 row of hcom_allReduce__12_1_1): ${SKIP}; row skipped`);
+    // One by one, in time order (each allReduce came after a kernel of another device): the same rows skipped.
+    const ins = await inspect(path);
+    expect(inspected(ins.out)).toEqual([
+      ['0', 2],
+      ['1', 4],
+    ]);
+    expect(ins.stderr).toContain(`COMMUNICATION_OP row 1: ${SKIP}; row skipped`);
+    expect(ins.stderr).toContain(`COMMUNICATION_OP row 2: ${SKIP}; row skipped`);
+    // Without RANK_DEVICE_MAP the devices are ranks 4 and 5, and the rows are on neither.
+    const unmapped = (await summary(devicesDb('schema-1.0.0.db', 4, 5, []))).out;
+    expect([unmapped.ranks, unmapped.skippedRows, unmapped.totals.count]).toEqual([['4', '5'], 2, 6]);
+  });
+
+  it("on a db of one device: on that device's rank, as before (both reads)", async () => {
+    for (const path of [`${FIX}/schema-1.0.0.db`, devicesDb('schema-1.0.0.db', 7, 7, [[2, 7]])]) {
+      const { out, stderr } = await summary(path, '--by', 'name');
+      expect(out.ranks).toHaveLength(1);
+      expect([out.skippedRows, out.totals.count]).toEqual([0, 8]);
+      expect(out.groups.find((g) => g.key === 'hcom_allReduce__*')?.count).toBe(2);
+      expect(stderr).not.toContain('deviceId');
+      expect((await inspect(path)).out.ranks.map((r) => [r.kernels, r.rowsSkipped])).toEqual([[8, 0]]);
+    }
   });
 });
