@@ -123,3 +123,34 @@ describe('where only the read tells the grouping, the sequences are read again b
     expect(rewrites(mixed.stdout)).toBe(rewrites(alone.stdout));
   });
 });
+
+describe("a side read again says its warnings once (the first read's are not said beside the second's)", () => {
+  // As above: an op_summary of devices 0 and 1 beside a trace_view.json rank, --rank 1, so that each side is read
+  // twice (the sequences keyed by name, then by type). Device 1 of the base has a row that cannot be read.
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-read-once-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const side = (name: string, bad: boolean): string => {
+    const prof = join(dir, name, 'a', 'PROF_000001_20260605155111872_ABCDEFGHIJKLMNOP', 'mindstudio_profiler_output');
+    mkdirSync(prof, { recursive: true });
+    const rows = ['Device_id,Step ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)'];
+    for (const device of [0, 1]) {
+      for (const step of [1, 2]) rows.push(`${device},${step},5,aclnnMatmul_MatMulV3,MatMulV3,AI_CORE,${1000 + step * 20}.000,10.000`);
+    }
+    if (bad) rows.push('1,2,5,aclnnAdd_AddAiCore,Add,AI_CORE,1100.000,abc');
+    writeFileSync(join(prof, 'op_summary_20260605155140.csv'), `${rows.join('\n')}\n`);
+    const trace = join(dir, name, 'b', 'rank9_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(trace, { recursive: true });
+    copyFileSync(join(TV, 'trace_view.json'), join(trace, 'trace_view.json'));
+    return join(dir, name);
+  };
+  const base = side('base', true);
+  const pr = side('pr', false);
+
+  it.each([['diff'], ['rules']])('%s --rank 1: each side read twice, the skipped row is said once', async (command) => {
+    const r = await readsOf([command, base, pr, '--rank', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.counts).toEqual([2, 2]);
+    expect(r.stderr.match(/Task Duration\(us\) is "abc", expected a number of µs; row skipped/g)).toHaveLength(1);
+    expect(r.stderr.match(/1 row could not be read and was skipped/g)).toHaveLength(1);
+  });
+});

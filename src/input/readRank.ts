@@ -89,6 +89,10 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
     return { sink: t, log: t };
   };
   const targets = new Map<Accumulator, RankTarget>([[acc, targetOf(acc, others)]]);
+  // The rank a file names a device (a db's RANK_DEVICE_MAP), by device: that rank, not the device number, is the
+  // device's rank (as the text export of the same run names it).
+  const named = new Map<number, { rank: string; source: string; file: string }>();
+  let reading = '';
   const split = {
     targetFor(device: number, column = 'Device_id'): RankTarget {
       deviceColumn = column;
@@ -104,6 +108,9 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
       }
       return t;
     },
+    rankOf(device: number, rank: string, source: string): void {
+      named.set(device, { rank, source, file: reading });
+    },
   };
   for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
   const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
@@ -111,6 +118,7 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   let own: { rank: string; source: string; file: string } | null = null;
   for (const f of plan.files) {
     const before = skipped();
+    reading = f;
     // One target: the accumulator's rows, and its kernels fanned out to the sinks beside it.
     const file = await reader.read(f, asTarget(targets.get(acc)!), {
       withShapes: options.withShapes,
@@ -151,12 +159,48 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
     return [data];
   }
   const ids = [...devices.keys()].sort((a, b) => a - b);
-  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per ${deviceColumn}`];
-  return ids.map((d) => ({
-    ...devices.get(d)!.toRankData(String(d), files),
-    rankSource: `${deviceColumn} ${d} (the file holds the rows of ${ids.length} devices)`,
-    ...besideOf(devices.get(d)!),
-  }));
+  const rankNames = deviceRanks(ids, named, acc);
+  const by = rankNames === null ? deviceColumn : `${deviceColumn}, each the rank ${[...rankNames.values()][0]!.source} names it`;
+  for (const f of files) f.traits = [...f.traits, `rows of ${ids.length} devices (${ids.join(', ')}): one rank per ${by}`];
+  return ids.map((d) => {
+    const n = rankNames?.get(d);
+    return {
+      ...devices.get(d)!.toRankData(n?.rank ?? String(d), files),
+      rankSource:
+        n !== undefined
+          ? `${n.source} (device ${d}; the file holds the rows of ${ids.length} devices)`
+          : `${deviceColumn} ${d} (the file holds the rows of ${ids.length} devices)`,
+      ...besideOf(devices.get(d)!),
+    };
+  });
+}
+
+/**
+ * The ranks the file names its devices (KernelReadOptions.split.rankOf), where it names each device a rank of
+ * its own; else null, and the devices are ranks by their numbers (a file that names some, or two devices one
+ * rank, is warned of: its ranks cannot be told apart by what it says).
+ */
+function deviceRanks(
+  ids: number[],
+  named: ReadonlyMap<number, { rank: string; source: string; file: string }>,
+  acc: Accumulator,
+): ReadonlyMap<number, { rank: string; source: string }> | null {
+  if (named.size === 0) return null;
+  const first = [...named.values()][0]!;
+  const unnamed = ids.filter((d) => !named.has(d));
+  const byRank = new Map<string, number[]>();
+  for (const d of ids) {
+    const n = named.get(d);
+    if (n !== undefined) byRank.set(n.rank, [...(byRank.get(n.rank) ?? []), d]);
+  }
+  const shared = [...byRank].find(([, ds]) => ds.length > 1);
+  if (unnamed.length === 0 && shared === undefined) return named;
+  const why =
+    shared !== undefined
+      ? `names devices ${shared[1].join(' and ')} one rank (${shared[0]})`
+      : `names no rank for device${unnamed.length === 1 ? '' : 's'} ${unnamed.join(', ')}`;
+  acc.warn(first.file, 0, `${first.source} ${why}: each device is read as the rank of its number`);
+  return null;
 }
 
 /**

@@ -190,8 +190,12 @@ export interface KernelReadOptions {
    * reader that feeds `into` alone feeds them all.
    */
   beside?: readonly KernelSink[] | undefined;
-  /** Route the rows of a file that holds several devices to one target per device id (`column`: where it is read). */
-  split?: { targetFor(device: number, column?: string): RankTarget };
+  /**
+   * Route the rows of a file that holds several devices to one target per device id (`column`: where it is read).
+   * `rankOf`: the file says which rank a device is (`source`: where, as `RANK_DEVICE_MAP of x.db`), told before
+   * the read returns; the device's rows are then that rank, not the device number.
+   */
+  split?: { targetFor(device: number, column?: string): RankTarget; rankOf?(device: number, rank: string, source: string): void };
   /** Called with the number of (as stored) bytes read since the last call. */
   onBytes?: ((n: number) => void) | undefined;
   /** The scan engine of a text format (undefined: the default, see engine.ts). */

@@ -20,9 +20,11 @@ import {
   finish,
   intOrNull,
   lazyLibrary,
+  noDeviceOf,
   shownId,
   startRead,
   unquoted,
+  type CommunicationDevice,
   type DbInfo,
   type DbStep,
   type ReadOptions,
@@ -169,6 +171,7 @@ function readGroups(
     sink.skip(where, message, count);
   };
   const communicationGroups: DbGroup[] = [];
+  let commDevice: CommunicationDevice | null = null;
   const columns = fieldColumns(schema);
   for (const kind of ['compute', 'communication'] as const) {
     const src = source(schema, kind, withShapes);
@@ -240,6 +243,20 @@ function readGroups(
         skip(`${table} (${count} ${one ? 'row' : 'rows'} of ${name})`, `${noRank}; ${one ? 'row' : 'rows'} skipped`, count);
         return;
       }
+      if (communication && schema.communication!.device === null) {
+        // The compute kernels are read first: their devices are known (no scan of TASK, as communicationDevice makes).
+        commDevice ??=
+          devices.size > 1 ? { several: [...devices].sort((a, b) => a - b).slice(0, 5) } : { device: devices.size === 1 ? [...devices][0]! : null };
+        if ('several' in commDevice) {
+          const one = count === 1;
+          skip(
+            `${table} (${count} ${one ? 'row' : 'rows'} of ${name})`,
+            `${noDeviceOf(schema, commDevice.several)}; ${one ? 'row' : 'rows'} skipped`,
+            count,
+          );
+          return;
+        }
+      }
       const device = intOrNull(r[G.device]);
       const g: DbGroup = {
         kind,
@@ -270,10 +287,11 @@ function readGroups(
     }
   }
   // Communication rows have no device of their own before schema 1.2.0: they ran on the db's device, when the
-  // compute kernels ran on one.
-  const only = devices.size === 1 ? [...devices][0]! : null;
+  // compute kernels ran on one (on several, emit skipped them, as readDbExport does: communicationDevice).
+  // (Set in emit: the compiler cannot tell that a closure assigned it.)
+  const ranOn = commDevice as CommunicationDevice | null;
   for (const g of communicationGroups) {
-    g.device ??= only;
+    if (ranOn !== null && 'device' in ranOn) g.device ??= ranOn.device;
     if (g.device !== null) devices.add(g.device);
     sink.group(g);
   }

@@ -1,6 +1,7 @@
 // The reader of torch_npu / msprof SQLite exports (FORMATS.md §12): kernels from TASK ⋈ COMPUTE_TASK_INFO,
 // communication from COMMUNICATION_OP (or COMMUNICATE_OP), steps from STEP_TIME, ranks from RANK_DEVICE_MAP,
-// pushed one by one into a sink, in file order or in time order.
+// pushed one by one into a sink, in file order or in time order. Communication rows without a deviceId (before
+// schema 1.2.0) are on the db's one device; where its kernels ran on several, they are skipped (communicationDevice).
 //
 // - Times are Unix nanoseconds past 2^53, which a double cannot hold: SQL subtracts before JavaScript sees them
 //   (durations as endNs − startNs, starts as offsets from the earliest start, which the reader holds as a BigInt),
@@ -274,9 +275,8 @@ function readRows(
     info.skipped++;
     sink.skip(where, message);
   };
-  // Communication rows have no device of their own before schema 1.2.0: they ran on the db's device, when the
-  // compute kernels ran on one.
-  const commDevice = schema.communication !== null && schema.communication.device === null ? onlyDevice(rows, schema) : null;
+  // Communication rows have no device of their own before schema 1.2.0: asked when the first one comes.
+  let commDevice: CommunicationDevice | null = null;
   for (const r of stmt.iterate({ origin: originNs }) as IterableIterator<unknown[]>) {
     const communication = r[K.kind] === 1;
     const where = `${communication ? schema.communication!.table : 'TASK'} row ${String(r[K.row])}`;
@@ -309,6 +309,13 @@ function readRows(
       skip(where, `${noRank}; row skipped`);
       continue;
     }
+    if (communication && schema.communication!.device === null) {
+      commDevice ??= communicationDevice(rows, schema, placing);
+      if ('several' in commDevice) {
+        skip(where, `${noDeviceOf(schema, commDevice.several)}; row skipped`);
+        continue;
+      }
+    }
     const k: DbKernel = {
       kind: communication ? 'communication' : 'compute',
       name,
@@ -321,7 +328,7 @@ function readRows(
       ticks,
       shapes: withShapes && !communication ? unquoted(strings.field(r[K.shapes], columns.shapes)) : null,
       blockDim: intOrNull(r[K.block]),
-      device: intOrNull(r[K.device]) ?? (communication ? commDevice : null),
+      device: intOrNull(r[K.device]) ?? (communication && commDevice !== null && 'device' in commDevice ? commDevice.device : null),
     };
     if (communication) info.communication++;
     else info.compute++;
@@ -366,12 +373,41 @@ function mapsItsDevices(db: SqliteDatabase, s: DbSchema, rankOf: ReadonlyMap<num
   return db.prepare(`SELECT 1 FROM TASK WHERE ${d} IN (${devices}) LIMIT 1`).raw().get() !== undefined;
 }
 
-/** The one device of TASK's rows, or null (none, several, or no deviceId column). */
-export function onlyDevice(db: SqliteDatabase, s: DbSchema): number | null {
-  if (s.task.device === null) return null;
-  const d = ident(s.task.device);
-  const [lo, hi] = db.prepare(`SELECT min(${d}), max(${d}) FROM TASK`).raw().get() as [unknown, unknown];
-  return lo === hi ? intOrNull(lo) : null;
+/** Where communication rows without a deviceId ran (see communicationDevice). */
+export type CommunicationDevice = { device: number | null } | { several: number[] };
+
+/**
+ * Where the rows of a communication table without a deviceId column (before schema 1.2.0) ran. FORMATS.md §12
+ * links them to no device or task, so they ran on the db's device when its compute kernels ran on one (TASK.deviceId:
+ * the device numbers that put a kernel on a rank, see deviceProblem), or on the file's own rank when TASK says no
+ * device (`device: null`). Kernels on several devices (an msprof db of a collection): `several` (up to 5 of them),
+ * and such a row is on no rank that can be told. Put on the device of the row before, it would count where
+ * nothing says it ran. (The grouped read, groups.ts, reads the compute kernels first and tells the same from the
+ * devices it read, with no query.)
+ */
+export function communicationDevice(db: SqliteDatabase, s: DbSchema, placing: ReadonlyMap<number, number>): CommunicationDevice {
+  if (s.task.device === null) return { device: null };
+  const d = `t.${ident(s.task.device)}`;
+  const mapped = [...placing.keys()].filter((x) => Number.isSafeInteger(x));
+  const onRank = `typeof(${d}) = 'integer' AND ${d} >= 0${placing.size > 0 ? ` AND ${d} IN (${mapped.join(', ')})` : ''}`;
+  // TASK alone first (one device: no join to make); the kernels' own devices where TASK holds several.
+  const [lo, hi] = db.prepare(`SELECT min(${d}), max(${d}) FROM TASK t WHERE ${onRank}`).raw().get() as [unknown, unknown];
+  if (lo === hi) return { device: intOrNull(lo) };
+  const c = s.compute;
+  const found = db
+    .prepare(`SELECT DISTINCT ${d} FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.${ident(c.key)} = t.${ident(s.task.key)} WHERE ${onRank} LIMIT 5`)
+    .raw()
+    .all()
+    .map((r) => (r as [unknown])[0])
+    .filter((x): x is number => intOrNull(x) !== null)
+    .sort((a, b) => a - b);
+  return found.length > 1 ? { several: found } : { device: found[0] ?? null };
+}
+
+/** Why a communication row of a table without deviceId is on no rank, where the kernels ran on `several` devices (the start of its skip message). */
+export function noDeviceOf(s: DbSchema, several: number[]): string {
+  const shown = several.length > 4 ? `${several.slice(0, 4).join(', ')}, …` : several.join(', ');
+  return `it has no deviceId (${s.communication!.table} has none before schema 1.2.0) and the db's kernels ran on ${several.length > 4 ? 'several' : several.length} devices (${shown}): nothing says which one it ran on, so it is on no rank`;
 }
 
 /**

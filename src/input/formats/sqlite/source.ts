@@ -9,7 +9,8 @@
 // - one by one (inspect's span, a sequence view beside the accumulator): every kernel in time order (reader.ts),
 //   with its exact start and its stream.
 // Either way the figures are the same exact integers (ns × 10 ticks). The rows of several devices (an msprof db
-// of a collection) go to one target per device id, as an msprof op_summary's do.
+// of a collection) go to one target per device id, as an msprof op_summary's do, each named the rank
+// RANK_DEVICE_MAP gives the device (split.rankOf).
 //
 // What the sink is told of each kernel goes through addOne(), the one place that knows the sink's method.
 
@@ -194,6 +195,9 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
   const mapped = info.devices.length === 1 ? info.devices[0]! : null;
   if (mapped !== null && mapped.rank !== null)
     options.ownRank?.(String(mapped.rank), `RANK_DEVICE_MAP of ${basename(path)} (device ${mapped.device})`);
+  // Several devices: each is the rank RANK_DEVICE_MAP gives it (FORMATS.md §12), not the rank of its number.
+  if (info.devices.length > 1)
+    for (const d of info.devices) if (d.rank !== null) options.split?.rankOf?.(d.device, String(d.rank), `RANK_DEVICE_MAP of ${basename(path)}`);
   // Its size as the byte layer opened it (only for inspect and progress).
   const bytes = info.bytes ?? 0;
   options.onBytes?.(bytes);

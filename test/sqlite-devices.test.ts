@@ -1,0 +1,186 @@
+// A db export whose TASK holds the kernels of several devices: each device is the rank RANK_DEVICE_MAP gives it
+// (FORMATS.md §12), not the rank of its number; communication rows whose table has no deviceId (before schema
+// 1.2.0) are on the db's one device, and on no rank (skipped, counted, said) where the kernels ran on several.
+// Both reads: summary groups in SQLite, inspect reads the kernels one by one in time order.
+
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { kprof, sqliteInstalled, TestDatabase } from './helpers.js';
+
+const HAS_SQLITE = sqliteInstalled(import.meta.url);
+
+const FIX = 'fixtures/sqlite';
+
+const dir = mkdtempSync(join(tmpdir(), 'kprof-sqlite-devices-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let made = 0;
+
+/**
+ * A copy of a fixture (one device, 5, which RANK_DEVICE_MAP maps to rank 3) whose TASK rows 1–2 ran on device `a`
+ * and rows 3–8 on device `b`: compute kernels aclnnMm_MatMulV2 (20 ns) and aclnnAdd_AddAiCore_Add (1500 ns) on
+ * `a`, the other four on `b`. COMMUNICATION_OP (schema 1.2.0 has a deviceId there): row 1 on `a`, row 2 on `b`.
+ * `map`: the rows of RANK_DEVICE_MAP as [rank, device]. Each db in a folder of its own, as devices.db.
+ */
+function devicesDb(fixture: string, a: number, b: number, map: [number, number][]): string {
+  const folder = join(dir, `run${made++}`);
+  mkdirSync(folder);
+  const path = join(folder, 'devices.db');
+  copyFileSync(join(FIX, fixture), path);
+  const db = new TestDatabase(path);
+  const commDevice = (db.prepare("SELECT count(*) FROM pragma_table_info('COMMUNICATION_OP') WHERE name = 'deviceId'").pluck().get() as number) > 0;
+  db.exec(
+    `UPDATE TASK SET deviceId = CASE WHEN rowid <= 2 THEN ${a} ELSE ${b} END; DELETE FROM RANK_DEVICE_MAP;` +
+      map.map(([rank, device]) => `INSERT INTO RANK_DEVICE_MAP (rankId, deviceId) VALUES (${rank}, ${device});`).join('') +
+      (commDevice ? `UPDATE COMMUNICATION_OP SET deviceId = CASE WHEN rowid = 1 THEN ${a} ELSE ${b} END;` : ''),
+  );
+  db.close();
+  return path;
+}
+
+interface SummaryJson {
+  ranks: string[];
+  rowsRead: number;
+  skippedRows: number;
+  totals: { count: number };
+  groups: { key: string; count: number }[];
+  perRank: { rank: string; totals: { count: number }; groups: { key: string; count: number }[] }[];
+}
+
+interface InspectJson {
+  ranks: { rank: string; rankSource: string; kernels: number; rowsSkipped: number }[];
+}
+
+async function summary(path: string, ...args: string[]): Promise<{ out: SummaryJson; stderr: string }> {
+  const r = await kprof(['summary', path, '--format', 'json', ...args]);
+  expect(r.code, r.stderr).toBe(0);
+  return { out: JSON.parse(r.stdout) as SummaryJson, stderr: r.stderr };
+}
+
+async function inspect(path: string): Promise<{ out: InspectJson; stderr: string }> {
+  const r = await kprof(['inspect', path, '--format', 'json']);
+  expect(r.code, r.stderr).toBe(0);
+  return { out: JSON.parse(r.stdout) as InspectJson, stderr: r.stderr };
+}
+
+/** Kernels per rank, in rank order. */
+const perRank = (s: SummaryJson): [string, number][] => s.perRank.map((r) => [r.rank, r.totals.count]);
+const inspected = (s: InspectJson): [string, number][] => s.ranks.map((r) => [r.rank, r.kernels]);
+
+describe.skipIf(!HAS_SQLITE)('a db of several devices: each is the rank RANK_DEVICE_MAP gives it', () => {
+  it('device 4 is rank 0 and device 5 is rank 1: summary per rank, --rank, and the messages name ranks 0 and 1', async () => {
+    const path = devicesDb('schema-1.2.0.db', 4, 5, [
+      [0, 4],
+      [1, 5],
+    ]);
+    const { out } = await summary(path, '--by', 'name');
+    expect(out.ranks).toEqual(['0', '1']);
+    // Device 4: MatMulV2, Add and the first allReduce; device 5: four compute kernels and the second allReduce.
+    expect(perRank(out)).toEqual([
+      ['0', 3],
+      ['1', 5],
+    ]);
+    expect(out.skippedRows).toBe(0);
+    // Read one by one (inspect): the same ranks, named where they come from.
+    const ins = await inspect(path);
+    expect(inspected(ins.out)).toEqual([
+      ['0', 3],
+      ['1', 5],
+    ]);
+    expect(ins.out.ranks.map((r) => r.rankSource)).toEqual([
+      'RANK_DEVICE_MAP of devices.db (device 4; the file holds the rows of 2 devices)',
+      'RANK_DEVICE_MAP of devices.db (device 5; the file holds the rows of 2 devices)',
+    ]);
+    // --rank selects by the mapped rank: rank 0 is device 4's kernels.
+    const zero = (await summary(path, '--by', 'name', '--rank', '0')).out;
+    expect(zero.ranks).toEqual(['0']);
+    expect(zero.groups.map((g) => [g.key, g.count]).sort()).toEqual([
+      ['aclnnAdd_AddAiCore_Add', 1],
+      ['aclnnMm_MatMulV2', 1],
+      ['hcom_allReduce__*', 1],
+    ]);
+    // A device number is no rank of this db.
+    const four = await kprof(['summary', path, '--rank', '4']);
+    expect(four.code).toBe(2);
+    expect(four.stderr).toContain('rank 4 not found; the input has ranks 0, 1.');
+    const table = await kprof(['summary', path]);
+    expect(table.stdout).toContain('2 ranks (0, 1)');
+    expect(table.stdout).not.toMatch(/rank [45]\b/);
+  });
+
+  it('a map that swaps the numbers (device 0 is rank 1, device 1 is rank 0) puts each device on its own rank', async () => {
+    const path = devicesDb('schema-1.2.0.db', 0, 1, [
+      [1, 0],
+      [0, 1],
+    ]);
+    expect(perRank((await summary(path)).out)).toEqual([
+      ['0', 5],
+      ['1', 3],
+    ]);
+    expect(inspected((await inspect(path)).out)).toEqual([
+      ['0', 5],
+      ['1', 3],
+    ]);
+  });
+
+  it('a map that makes two devices one rank is warned of, and each device is the rank of its number', async () => {
+    const path = devicesDb('schema-1.2.0.db', 4, 5, [
+      [0, 4],
+      [0, 5],
+    ]);
+    const { out, stderr } = await summary(path);
+    expect(perRank(out)).toEqual([
+      ['4', 3],
+      ['5', 5],
+    ]);
+    expect(stderr).toContain('RANK_DEVICE_MAP of devices.db names devices 4 and 5 one rank (0): each device is read as the rank of its number');
+  });
+});
+
+describe.skipIf(!HAS_SQLITE)('communication rows without a deviceId', () => {
+  const SKIP =
+    "it has no deviceId (COMMUNICATION_OP has none before schema 1.2.0) and the db's kernels ran on 2 devices (4, 5): nothing says which one it ran on, so it is on no rank";
+
+  it("on a db of several devices: skipped, counted and said, on no device's rank (both reads)", async () => {
+    // schema 1.0.0: COMMUNICATION_OP has no deviceId.
+    const path = devicesDb('schema-1.0.0.db', 4, 5, [
+      [0, 4],
+      [1, 5],
+    ]);
+    const { out, stderr } = await summary(path, '--by', 'name');
+    expect(out.ranks).toEqual(['0', '1']);
+    expect(out.skippedRows).toBe(2);
+    expect(out.rowsRead).toBe(8);
+    // The compute kernels only: before, both allReduces were put on one device's rank.
+    expect(perRank(out)).toEqual([
+      ['0', 2],
+      ['1', 4],
+    ]);
+    expect(out.groups.map((g) => g.key)).not.toContain('hcom_allReduce__*');
+    expect(stderr).toContain(`COMMUNICATION_OP (1 row of hcom_allReduce__12_0_1): ${SKIP}; row skipped`);
+    expect(stderr).toContain(`COMMUNICATION_OP (1 row of hcom_allReduce__12_1_1): ${SKIP}; row skipped`);
+    // One by one, in time order (each allReduce came after a kernel of another device): the same rows skipped.
+    const ins = await inspect(path);
+    expect(inspected(ins.out)).toEqual([
+      ['0', 2],
+      ['1', 4],
+    ]);
+    expect(ins.stderr).toContain(`COMMUNICATION_OP row 1: ${SKIP}; row skipped`);
+    expect(ins.stderr).toContain(`COMMUNICATION_OP row 2: ${SKIP}; row skipped`);
+    // Without RANK_DEVICE_MAP the devices are ranks 4 and 5, and the rows are on neither.
+    const unmapped = (await summary(devicesDb('schema-1.0.0.db', 4, 5, []))).out;
+    expect([unmapped.ranks, unmapped.skippedRows, unmapped.totals.count]).toEqual([['4', '5'], 2, 6]);
+  });
+
+  it("on a db of one device: on that device's rank, as before (both reads)", async () => {
+    for (const path of [`${FIX}/schema-1.0.0.db`, devicesDb('schema-1.0.0.db', 7, 7, [[2, 7]])]) {
+      const { out, stderr } = await summary(path, '--by', 'name');
+      expect(out.ranks).toHaveLength(1);
+      expect([out.skippedRows, out.totals.count]).toEqual([0, 8]);
+      expect(out.groups.find((g) => g.key === 'hcom_allReduce__*')?.count).toBe(2);
+      expect(stderr).not.toContain('deviceId');
+      expect((await inspect(path)).out.ranks.map((r) => [r.kernels, r.rowsSkipped])).toEqual([[8, 0]]);
+    }
+  });
+});
