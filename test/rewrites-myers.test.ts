@@ -55,6 +55,19 @@ describe('alignSequences', () => {
     expect(editLowerBound(a, b)).toBe(3);
     expect(alignSequences(a, b, 100)!.edits).toBe(3);
   });
+  test('the lower bound is the sum of count differences, for tokens of any range (counted in an array or a Map)', () => {
+    const token = fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 40 }), fc.array(token, { maxLength: 40 }), (xs, ys) => {
+        const counts = new Map<number, number>();
+        for (const t of xs) counts.set(t, (counts.get(t) ?? 0) + 1);
+        for (const t of ys) counts.set(t, (counts.get(t) ?? 0) - 1);
+        const sum = [...counts.values()].reduce((n, c) => n + Math.abs(c), 0);
+        expect(editLowerBound(Int32Array.from(xs), Int32Array.from(ys))).toBe(sum);
+      }),
+      { numRuns: 500 },
+    );
+  });
   test('steps too different: the lower bound refuses before any search', () => {
     const a = new Int32Array(1500).fill(1);
     const b = new Int32Array(1500).fill(2);

@@ -298,7 +298,9 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
     const streamMap = seq.streams.map((s) => streams.intern(s));
     const stepBase = steps.length;
     const shapeMap = seq.shapes.map((s) => {
-      const mapped = tokenMap === null ? Int32Array.from(s.tokens) : Int32Array.from(s.tokens, (t) => tokenMap[t]!);
+      const mapped = new Int32Array(s.tokens.length);
+      if (tokenMap === null) mapped.set(s.tokens);
+      else for (let i = 0; i < mapped.length; i++) mapped[i] = tokenMap[s.tokens[i]!]!;
       const h = hashTokens(mapped);
       const ids = byHash.get(h) ?? [];
       let into = ids.map((id) => shapes[id]!).find((x) => sameTokens(x.tokens, mapped));

@@ -241,16 +241,22 @@ function laneKey(rank: string, stream: string): string {
 }
 
 function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
-  const map = seq.tokens.map((t) => {
+  const map = new Int32Array(seq.tokens.length);
+  seq.tokens.forEach((t, i) => {
     let id = joint.get(t);
     if (id === undefined) {
       id = texts.length;
       texts.push(t);
       joint.set(t, id);
     }
-    return id;
+    map[i] = id;
   });
-  const tokens = seq.shapes.map((s) => Int32Array.from(s.tokens, (t) => map[t]!));
+  // A loop, not Int32Array.from(…, fn): that reads its source through an iterator, an object a kernel.
+  const tokens = seq.shapes.map((s) => {
+    const out = new Int32Array(s.tokens.length);
+    for (let i = 0; i < out.length; i++) out[i] = map[s.tokens[i]!]!;
+    return out;
+  });
   const lanes = new Map<string, number[]>();
   seq.steps.forEach((st, i) => {
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
