@@ -192,12 +192,13 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
         // Many distinct tokens (grouped by name, a name per call): a copy in a worker beside this thread's would
         // cost more memory than the time it saves; the worker kept for it is stopped now. Made here, before the
         // summaries and the diff: the ranks' recorded sequences (of a million names, tens of MB a side) and the
-        // section's garbage are then let go before the summaries and the diff's rows grow the heap, not beside them.
+        // section's garbage are then let go before the summaries and the diff's rows grow the heap, not beside them
+        // (collected whatever the heap holds: this path is taken only past 65,536 distinct tokens).
         release();
         made = REWRITES_SECTION_JOB.run(input);
         input = null;
         for (const r of recorded.flatMap((x) => x.ranks)) delete r.beside;
-        collectGarbage(COLLECT_AFTER_STAGE_BYTES);
+        collectGarbage(0);
       }
     }
     const saved = savedSelectionOf(common.selection, flags.shortNames);
