@@ -6,6 +6,7 @@
 
 import { exactTotals } from '../input/accumulator.js';
 import { FineGroupTable, groupOfRow, isRowGroup, totalFigure } from '../model/fineGroups.js';
+import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
@@ -510,19 +511,17 @@ export function groupPerStep(s: Summary, g: Group): PerStep | null {
   return ps.groups.get(g.key) ?? ZERO_PER_STEP;
 }
 
-const indexCache = new WeakMap<readonly Group[], Map<string, Group>>();
+const indexCache = new WeakMap<readonly Group[], KeyIndex>();
 
 /**
  * Groups by key, made once per list of groups and kept while it is: a diff looks a rank's groups up by key in
- * several passes (the rows, the noise test, the per-rank and per-step checks), and of a million groups each Map
- * costs some 50 MB. A summary of one rank has one list for the profile and the rank (summarize), so one Map.
+ * several passes (the rows, the noise test, the per-rank and per-step checks): a KeyIndex (8 MB of a million groups,
+ * where a Map cost some 50 MB). A summary of one rank has one list for the profile and the rank (summarize), so one.
  */
-export function groupsByKey(groups: readonly Group[]): Map<string, Group> {
+export function groupsByKey(groups: readonly Group[]): KeyIndex {
   let m = indexCache.get(groups);
   if (m === undefined) {
-    // Set one by one: new Map(groups.map(…)) made a pair array per group first (~100 bytes of garbage a group).
-    m = new Map();
-    for (const g of groups) m.set(g.key, g);
+    m = new KeyIndex(groups);
     indexCache.set(groups, m);
   }
   return m;

@@ -12,6 +12,7 @@ import { ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
+import type { KeyIndex } from '../aggregate/keyIndex.js';
 import {
   comparePerStepCount,
   compareRanks,
@@ -322,7 +323,7 @@ function pairRanks(
  */
 function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[], perStep: boolean): void {
   if (pairs.length < 2) return;
-  const index = (r: RankSummary): Map<string, Group> => groupsByKey(r.groups);
+  const index = (r: RankSummary): KeyIndex => groupsByKey(r.groups);
   const figure = (r: RankSummary, g: Group | undefined): RankFigure => {
     if (!g) return ZERO_PER_STEP;
     return perStep ? rankPerStep(steppedCell(g.steps), r.steps.length) : rawFigure(g.total.count, g.total.ticks);
@@ -375,7 +376,7 @@ export interface UnpairedSteps {
 function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
   const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
   if (withSteps.length === 0) return [];
-  const index = (r: RankSummary): Map<string, Group> => groupsByKey(r.groups);
+  const index = (r: RankSummary): KeyIndex => groupsByKey(r.groups);
   const indexed = withSteps.map((x) => ({
     ...x,
     bi: index(x.b),

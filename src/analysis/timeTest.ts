@@ -16,8 +16,9 @@
 // - A time against zero (a group added or removed, or no time on either side) is never `~`: not a question of
 //   noise.
 
-import type { Group, RankSummary, Summary } from '../model/model.js';
+import type { RankSummary, Summary } from '../model/model.js';
 import { groupsByKey } from '../aggregate/group.js';
+import type { KeyIndex } from '../aggregate/keyIndex.js';
 import { smallestStratifiedP, stratifiedU, type Stratum, type UTest } from './noise.js';
 
 export const DEFAULT_ALPHA = 0.05;
@@ -79,7 +80,7 @@ export function judgeTime(baseUs: number, prUs: number, withinTolerance: boolean
 interface RankIndex {
   rank: string;
   steps: number;
-  groups: Map<string, Group>;
+  groups: KeyIndex;
 }
 
 /**
