@@ -338,4 +338,25 @@ describe('a fine group alone in its name (a group of its own by name, in no inde
       [...s.groups.map((g) => g.key)].sort((a, b) => counts.get(b)! - counts.get(a)! || (a < b ? -1 : a > b ? 1 : 0)),
     );
   });
+
+  it('a diff gives the PR the strings of the base for the names both have (shareKeys), and every group reads as before', async () => {
+    const { summarize, shareKeys } = await import('../src/aggregate/group.js');
+    const { shareName } = await import('../src/model/fineGroups.js');
+    const base = new FineGroupTable();
+    const pr = new FineGroupTable();
+    for (let i = 0; i < 40; i++) add(base, `k${i}`, 'T', 'AI_CORE', null);
+    for (let i = 20; i < 60; i++) add(pr, `k${i}`, 'T', 'AI_CORE', null);
+    add(pr, 'k25', 'U', 'AI_CORE', null);
+    const sb = summarize({ input: 'b', ranks: [rankOf(base)], notes: [] }, { by: 'name', selection: sel });
+    const sp = summarize({ input: 'p', ranks: [rankOf(pr)], notes: [] }, { by: 'name', selection: sel });
+    const read = (s: typeof sp) => s.groups.map((g) => [g.key, g.name, g.type, g.total.count, g.total.ticks]);
+    const before = read(sp);
+    shareKeys(sb, sp);
+    expect(read(sp)).toEqual(before);
+    // A string that differs is never taken for the group's own.
+    const g = sp.groups.find((x) => x.key === 'k30')!;
+    shareName(g, 'k31');
+    expect(g.key).toBe('k30');
+    expect(g.name).toBe('k30');
+  });
 });

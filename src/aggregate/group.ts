@@ -5,7 +5,7 @@
 // at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
-import { FineGroupTable, groupOfRow, isRowGroup, totalFigure } from '../model/fineGroups.js';
+import { FineGroupTable, groupOfRow, isRowGroup, shareName, totalFigure } from '../model/fineGroups.js';
 import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
@@ -525,6 +525,18 @@ export function groupsByKey(groups: readonly Group[]): KeyIndex {
     indexCache.set(groups, m);
   }
   return m;
+}
+
+/**
+ * The PR's groups hold the base's strings of the keys both sides have, where they can (shareName): a diff by name
+ * of a million names then holds each name once. Nothing read changes (the strings are equal).
+ */
+export function shareKeys(base: Summary, pr: Summary): void {
+  const index = groupsByKey(base.groups);
+  for (const g of pr.groups) {
+    const b = index.get(g.key);
+    if (b !== undefined) shareName(g, b.key);
+  }
 }
 
 /** Let go of the indexes groupsByKey made of a summary's lists of groups (made again if asked for). */

@@ -13,6 +13,7 @@ import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
 import type { KeyIndex } from '../aggregate/keyIndex.js';
+import { totalFigure } from '../model/fineGroups.js';
 import {
   comparePerStepCount,
   compareRanks,
@@ -209,9 +210,9 @@ function fillRow(t: DiffRowTable, i: number, key: string, b: Group | undefined, 
     const pf = ps.pr.get(key) ?? ZERO_PER_STEP;
     t.set(i, key, b, p, perStepSide(bf), perStepSide(pf), perStepStatus(bf, pf));
   } else {
-    const bc = b?.total.count ?? 0;
-    const pc = p?.total.count ?? 0;
-    t.set(i, key, b, p, side(bc, b?.total.ticks ?? 0), side(pc, p?.total.ticks ?? 0), statusOf(bc, pc));
+    const bc = b === undefined ? 0 : totalFigure(b, 0);
+    const pc = p === undefined ? 0 : totalFigure(p, 0);
+    t.set(i, key, b, p, side(bc, b === undefined ? 0 : totalFigure(b, 1)), side(pc, p === undefined ? 0 : totalFigure(p, 1)), statusOf(bc, pc));
   }
 }
 
@@ -530,10 +531,14 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   for (let i = 0; i < n; i++) {
     const bg = t.baseGroups[i];
     const pg = t.prGroups[i];
-    bc += bg?.total.count ?? 0;
-    pc += pg?.total.count ?? 0;
-    bt += bg?.total.ticks ?? 0;
-    pt += pg?.total.ticks ?? 0;
+    if (bg !== undefined) {
+      bc += totalFigure(bg, 0);
+      bt += totalFigure(bg, 1);
+    }
+    if (pg !== undefined) {
+      pc += totalFigure(pg, 0);
+      pt += totalFigure(pg, 1);
+    }
   }
   if (bc !== base.totals.count || pc !== pr.totals.count || bt !== base.totals.ticks || pt !== pr.totals.ticks) {
     throw new Error('diff totals do not add up to the sum of the rows (a bug in kprof)');

@@ -9,7 +9,7 @@ import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type 
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
 import { shown } from '../util/inputText.js';
-import { forgetGroupsByKey, summarize } from '../aggregate/group.js';
+import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
 import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
 import {
@@ -43,6 +43,11 @@ import { writeFileAtomic } from '../util/io.js';
 
 /** A stage of diff that leaves this much heap or more (live and garbage) is followed by a collection. */
 const COLLECT_AFTER_STAGE_BYTES = 256 << 20;
+/**
+ * …and the summaries, from this much: by name, the two sides' names and groups alone are ~180 MB of a million
+ * names, and their garbage (the PR's copies of the names, once shared) must go before the diff's rows grow.
+ */
+const COLLECT_AFTER_SUMMARIES_BYTES = 128 << 20;
 
 /**
  * The rewrites section runs in the read worker (beside the grouping and diffing here) when the two sides have at
@@ -210,9 +215,10 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
     io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
     strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);
-    // The garbage of grouping a million groups (a hundred MB and more), collected before the diff grows the heap
-    // beside it.
-    collectGarbage(COLLECT_AFTER_STAGE_BYTES);
+    // The names both sides have held once (the PR's copies are then garbage), and the garbage of grouping a
+    // million groups (a hundred MB and more), collected before the diff grows the heap beside it.
+    shareKeys(sb, sp);
+    collectGarbage(COLLECT_AFTER_SUMMARIES_BYTES);
     d = diffSummaries(sb, sp, { normalization: flags.perStep ? 'per-step' : 'none', timeTolerancePct, alpha });
     // The diff's indexes of each side's groups by key are not read again (of a million groups, some 40 MB each);
     // with the garbage of grouping and diffing a million groups (hundreds of MB), collected at once, before the
