@@ -421,7 +421,9 @@ describe('the escaping scheme', () => {
     expect(escaped('  ::x')).toBe('  \\x3a:x');
     expect(escaped('\u00a0\u2028\t::x')).toBe('\u00a0\\u2028\\x09\\x3a:x');
     expect(escaped('a::b ##[c] #[d]')).toBe('a::b \\x23#[c] #[d]');
-    expect(escaped('##vso[task.setvariable variable=X]y a##VSO[z] ##vso ##vs[')).toBe('\\x23#vso[task.setvariable variable=X]y a\\x23#VSO[z] ##vso ##vs[');
+    expect(escaped('##vso[task.setvariable variable=X]y a##VSO[z] ##vso ##vs[')).toBe(
+      '\\x23#vso[task.setvariable variable=X]y a\\x23#VSO[z] ##vso ##vs[',
+    );
     expect(escaped('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>')).toBe(
       'aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>',
     );
