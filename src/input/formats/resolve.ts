@@ -11,6 +11,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
+import { relPath } from '../../util/paths.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
 import { checkRegular, readSmall } from '../bytes/whole.js';
@@ -810,9 +811,9 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
   }
 }
 
+/** A folder as a message names it: as relPath() shows a path (relative to the working folder, unless that climbs 3 levels). */
 function rel(p: string): string {
-  const r = relative(onDisk('.'), onDisk(p));
-  return r === '' ? '.' : r;
+  return relPath(resolve(onDisk(p)));
 }
 
 /**
