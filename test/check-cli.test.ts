@@ -217,6 +217,16 @@ describe('kprof check: --markdown-out and --html-out', () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  it('--markdown-out or --html-out naming a folder: refused before the check runs, by its own flag', async () => {
+    for (const flag of ['--markdown-out', '--html-out']) {
+      const r = await kprof(['check', ...MULTI, flag, tmp]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(`^kprof: ${flag} .*: cannot write the report \\(it is a folder\\); nothing was written. Pass ${flag} a file path`),
+      );
+    }
+  });
+
   it('--markdown-out or --html-out naming the rules file: refused before the check runs, the rules kept', async () => {
     const rules = join(tmp, 'kept.rules.yaml');
     const text = readFileSync(resolve(ROOT, MULTI[2]!), 'utf8');

@@ -95,7 +95,7 @@ export function noteNamedInputs(paths: string[], out: string): void {
  * naming a file the command line reads (the rules file, a profile's file) would be refused only after the run,
  * with another report already printed. `outs` are [flag, path] pairs (an absent flag's path is undefined);
  * `named` the paths the command names as inputs. /dev and /proc paths (stdout, a pipe) are written to, not
- * replaced, so they may be named twice.
+ * replaced, so they may be named twice. A folder is refused here too, naming its flag.
  */
 export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
   const seen: { flag: string; id: string }[] = [];
@@ -108,7 +108,13 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
     } catch {
       // not there yet: known by its resolved path
     }
-    if (st !== null && !st.isFile()) continue; // a folder or a device: writeFileAtomic says what it is
+    // A folder would be refused only after the run, another report already printed, and as `--out`'s.
+    if (st?.isDirectory()) {
+      throw inputError(
+        `${flag} ${path}: cannot write the report (it is a folder); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
+      );
+    }
+    if (st !== null && !st.isFile()) continue; // a device: writeFileAtomic says what it is
     for (const input of named) {
       if (st === null) break;
       let id: Stats;
