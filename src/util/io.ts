@@ -95,7 +95,8 @@ export function noteNamedInputs(paths: string[], out: string): void {
  * naming a file the command line reads (the rules file, a profile's file) would be refused only after the run,
  * with another report already printed. `outs` are [flag, path] pairs (an absent flag's path is undefined);
  * `named` the paths the command names as inputs. /dev and /proc paths (stdout, a pipe) are written to, not
- * replaced, so they may be named twice. A folder is refused here too, naming its flag.
+ * replaced, so they may be named twice. A folder, or a path in a folder that does not exist, is refused here too,
+ * naming its flag.
  */
 export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
   const seen: { flag: string; id: string }[] = [];
@@ -112,6 +113,11 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
     if (st?.isDirectory()) {
       throw inputError(
         `${flag} ${path}: cannot write the report (it is a folder); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
+      );
+    }
+    if (st === null && !isDir(dirname(path))) {
+      throw inputError(
+        `${flag} ${path}: cannot write the report (the folder ${dirname(path)} does not exist); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
       );
     }
     if (st !== null && !st.isFile()) continue; // a device: writeFileAtomic says what it is
@@ -138,6 +144,14 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
       );
     }
     seen.push({ flag, id });
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(onDisk(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
