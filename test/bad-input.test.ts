@@ -550,6 +550,15 @@ describe('a failed run never leaves a half-written --out file', () => {
     }
   });
 
+  it('a rank folder with nothing to read, passed alone: the error says what it lacks, and no rank "left out"', async () => {
+    const dir = join(tmp, 'r3_ascend_pt');
+    mkdirSync(join(dir, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    const r = await kprof(['summary', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/found: ASCEND_PROFILER_OUTPUT; .*r3_ascend_pt: no kernel data \(no kernel_details\.csv, [^)]*\)\. Pass /);
+    expect(r.stderr).not.toContain('left out');
+  });
+
   it('a run that fails on its input keeps the previous --out file as it was', async () => {
     const out = join(tmp, 'kept.json');
     writeFileSync(out, '{"previous":true}\n');

@@ -197,7 +197,6 @@ function preferred(formats: FormatFacts[]): FormatFacts[] {
 }
 
 /**
-/**
  * The first format (by PREFERENCE, then formats with op types, then registry order and --prefer) with files among a
  * folder's entries in this place, and those files; `holds` narrows the formats looked for. Where a text and a db
  * export of kernels are both there, a note says which is read.
@@ -600,7 +599,8 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
       `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : '(empty folder)'}` +
-        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass ${passAnyFolder()}.`,
+        // Nothing is read, so nothing is "left out" (a note's ending when the other ranks are read).
+        `${notes.length ? `; ${summarizeNotes(notes.map((n) => n.replace(/;(?: (?:rank|device) [^;]*)? left out$/, '')))}` : ''}. Pass ${passAnyFolder()}.`,
     );
   }
   for (const r of ranks) rankFromFileName(r);
