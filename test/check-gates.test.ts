@@ -274,3 +274,18 @@ describe('options agree across commands', () => {
     }
   });
 });
+
+describe('rules against a base whose kernels took no time', () => {
+  it('say the base had no time, not that the kernels were not in it', async () => {
+    const base = join(tmp, 'zero-base.csv');
+    const pr = join(tmp, 'zero-pr.csv');
+    writeFileSync(base, `${HEADER}\n1,a,A,AI_CORE,1,0,0,1\n1,b,B,AI_CORE,2,0,0,1\n`);
+    writeFileSync(pr, `${HEADER}\n1,a,A,AI_CORE,1,0,0,1\n1,b,B,AI_CORE,2,5,0,1\n1,c,C,AI_CORE,9,1,0,1\n`);
+    const f = rules('rules:\n  - kernels: all\n    time-vs-base: { rose-by-at-most: 1% }\n  - type: C\n    count-vs-base: { rose-by-at-most: 1% }\n');
+    const r = await kprof(['check', pr, '--rules', f, '--base', base]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('all kernels: 0 µs → 6.00 µs (no time in the base); bound: time rose by at most 1.0% against the base');
+    // A count of 0 in the base is a kernel not in it.
+    expect(r.stdout).toContain('type C: 0 → 1 (not in the base)');
+  });
+});
