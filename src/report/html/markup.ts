@@ -32,7 +32,8 @@ export function scriptJson(value: unknown): string {
   );
 }
 
-const SCRIPT_UNSAFE = /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[|##(?=[vV][sS][oO]\[)/g;
+const SCRIPT_UNSAFE =
+  /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\[)/g;
 
 /** A number for an SVG attribute: at most two decimals, no `-0`, no exponent. */
 export function num(n: number): string {
