@@ -2,12 +2,13 @@
 // table, counted as the recorder counts kernels (per step and stream, communication kernels and rows without a Step
 // Id left out), across quoted cells that hold commas and line breaks; a row of another type is not cited.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { citeRows, type Wanted } from '../src/analysis/audit/rows.js';
+import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-rows-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -79,5 +80,27 @@ describe('citeRows', () => {
     const w = [want(1, '2', 1, 'Mul')];
     citeRows([{ path: p, shown: 'o.csv', format: 'op_summary' }], w);
     expect(w.map((x) => [x.file, x.line])).toEqual([['o.csv', 4]]);
+  });
+});
+
+describe('kprof audit names a site as the other reports name ranks and steps', () => {
+  test('the rank of no id is `rank (no id)`, one step is `step 13`', async () => {
+    const file = join(tmp, 'one-rank', 'kernel_details.csv');
+    mkdirSync(join(tmp, 'one-rank'));
+    writeFileSync(
+      file,
+      ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', '13,a,Add,AI_VECTOR_CORE,1,5', '13,b,RmsNorm,AI_VECTOR_CORE,10,5', ''].join(
+        '\n',
+      ),
+    );
+    for (const [format, site] of [
+      ['table', 'rank (no id) step 13: 1 chain'],
+      ['markdown', 'rank (no id) step 13: 1 chain'],
+    ] as const) {
+      const r = await kprof(['audit', file, '--only', 'add-rms-norm', '--format', format]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(site);
+      expect(r.stdout).not.toMatch(/rank `?-`? steps/);
+    }
   });
 });

@@ -527,6 +527,38 @@ describe('a failed run never leaves a half-written --out file', () => {
     expect(existsSync(join(tmp, 'no-such-folder'))).toBe(false);
   });
 
+  it('--out into a folder that does not exist, or naming a folder: said before any input is read, by every command', async () => {
+    // The input does not exist: were it read first, that would be the error.
+    const none = join(tmp, 'no-such-profile');
+    for (const args of [
+      ['summary', none],
+      ['inspect', none],
+      ['audit', none],
+      ['merge', none],
+      ['rules', none, none],
+      ['diff', none, none],
+    ]) {
+      for (const [out, why] of [
+        [join(tmp, 'no-such-folder', 'r.out'), `the folder ${join(tmp, 'no-such-folder')} does not exist`],
+        [tmp, 'it is a folder'],
+      ] as const) {
+        expectOneError(
+          await kprof([...args, '-o', out]),
+          `${out}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`,
+        );
+      }
+    }
+  });
+
+  it('a rank folder with nothing to read, passed alone: the error says what it lacks, and no rank "left out"', async () => {
+    const dir = join(tmp, 'r3_ascend_pt');
+    mkdirSync(join(dir, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    const r = await kprof(['summary', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/found: ASCEND_PROFILER_OUTPUT; .*r3_ascend_pt: no kernel data \(no kernel_details\.csv, [^)]*\)\. Pass /);
+    expect(r.stderr).not.toContain('left out');
+  });
+
   it('a run that fails on its input keeps the previous --out file as it was', async () => {
     const out = join(tmp, 'kept.json');
     writeFileSync(out, '{"previous":true}\n');

@@ -217,6 +217,19 @@ describe('kprof check: --markdown-out and --html-out', () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  it('--markdown-out or --html-out naming a folder, or a file in a folder that does not exist: refused before the check runs, by its own flag', async () => {
+    for (const flag of ['--markdown-out', '--html-out']) {
+      const r = await kprof(['check', ...MULTI, flag, tmp]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(`^kprof: ${flag} .*: cannot write the report \\(it is a folder\\); nothing was written. Pass ${flag} a file path`),
+      );
+      const gone = await kprof(['check', ...MULTI, flag, join(tmp, 'no-such-folder', 'r.out')]);
+      expect(gone).toMatchObject({ code: 2, stdout: '' });
+      expect(gone.stderr).toMatch(new RegExp(`^kprof: ${flag} .*r\\.out: cannot write the report \\(the folder .*no-such-folder does not exist\\)`));
+    }
+  });
+
   it('--markdown-out or --html-out naming the rules file: refused before the check runs, the rules kept', async () => {
     const rules = join(tmp, 'kept.rules.yaml');
     const text = readFileSync(resolve(ROOT, MULTI[2]!), 'utf8');

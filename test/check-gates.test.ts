@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
+import fc from 'fast-check';
+import { distance, distanceWithin } from '../src/rules/unmatched.js';
 import { kprof, REAL_REL, realData } from './helpers.js';
 
 const HAS_REAL = realData(import.meta.url);
@@ -272,5 +274,42 @@ describe('options agree across commands', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(/^kprof: /);
     }
+  });
+});
+
+describe('rules against a base whose kernels took no time', () => {
+  it('say the base had no time, not that the kernels were not in it', async () => {
+    const base = join(tmp, 'zero-base.csv');
+    const pr = join(tmp, 'zero-pr.csv');
+    writeFileSync(base, `${HEADER}\n1,a,A,AI_CORE,1,0,0,1\n1,b,B,AI_CORE,2,0,0,1\n`);
+    writeFileSync(pr, `${HEADER}\n1,a,A,AI_CORE,1,0,0,1\n1,b,B,AI_CORE,2,5,0,1\n1,c,C,AI_CORE,9,1,0,1\n`);
+    const f = rules('rules:\n  - kernels: all\n    time-vs-base: { rose-by-at-most: 1% }\n  - type: C\n    count-vs-base: { rose-by-at-most: 1% }\n');
+    const r = await kprof(['check', pr, '--rules', f, '--base', base]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('all kernels: 0 µs → 6.00 µs (no time in the base); bound: time rose by at most 1.0% against the base');
+    // A count of 0 in the base is a kernel not in it.
+    expect(r.stdout).toContain('type C: 0 → 1 (not in the base)');
+  });
+});
+
+describe('did you mean: the edit distance within the edits allowed', () => {
+  it('is the edit distance when it is at most the limit, else the limit + 1', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 12 });
+    fc.assert(
+      fc.property(text, text, fc.integer({ min: 0, max: 3 }), (a, b, limit) => {
+        expect(distanceWithin(a, b, limit)).toBe(Math.min(distance(a, b), limit + 1));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('finds a long name one edit away among many long names', async () => {
+    const names = Array.from({ length: 300 }, (_, i) => `void kernel_${'ab'.repeat(90)}_${String(i).padStart(4, '0')}`);
+    const file = join(tmp, 'long-names.csv');
+    writeFileSync(file, `${HEADER}\n${names.map((n, i) => `1,${n},T,AI_CORE,${i},1,0,1`).join('\n')}\n`);
+    const typo = names[123]!.replace('kernel', 'kernal');
+    const r = await kprof(['check', file, '--rules', rules(`rules:\n  - name: "${typo}"\n    absent: true\n`)]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`did you mean "${names[123]}"?`);
   });
 });

@@ -59,6 +59,19 @@ describe('the working directory is io.cwd', () => {
     expect(here).toBe(await shown(ROOT));
   });
 
+  it('names folders far from it by their absolute path, as relPath does, in the message of a rank found twice', async () => {
+    // Three levels down in one temporary folder, the profile in another: relative, it would be ../../../../kprof-cwd-….
+    const deep = join(dir, 'a', 'b', 'c');
+    mkdirSync(deep, { recursive: true });
+    const ranks = join(other, 'twice');
+    for (const run of ['x', 'y']) cpSync(join(ROOT, FE, 'pr'), join(ranks, run), { recursive: true });
+    const r = await kprof(['summary', ranks], {}, deep);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/rank 0 found twice: /);
+    expect(r.stderr).toContain(`${ranks}/x/node-07_`);
+    expect(r.stderr).not.toContain('../');
+  });
+
   it('reads the profile, the rules and the groups there', async () => {
     const check = ['check', 'mine/pr', '--rules', 'mine/kprof.rules.yaml', '--base', 'mine/base'];
     const here = await kprof(check, {}, dir);

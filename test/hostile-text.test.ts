@@ -30,6 +30,8 @@ const HOSTILE = [
   '  ::warning::INJ after spaces',
   '\u00a0\u3000::error::INJ after Unicode spaces',
   'v1 ##[error]INJ',
+  '##vso[task.setvariable variable=INJ]x ##VSO[task.complete]',
+  "tc ##teamcity[setParameter name='INJ' value='x'] ##TeamCity[",
   'md\n\n<!-- INJ',
   'link](http://x) INJ',
   '@user INJ',
@@ -183,6 +185,8 @@ function expectSafe(label: string, text: string, kind: Kind): void {
     `${label}: raw U+${raw?.[0].charCodeAt(0).toString(16).padStart(4, '0')} near ${JSON.stringify(text.slice(Math.max(0, (raw?.index ?? 0) - 30), (raw?.index ?? 0) + 10))}`,
   ).toBeNull();
   expect(text, `${label}: ##[ (a workflow command in any position)`).not.toContain('##[');
+  expect(text, `${label}: ##vso[ (an Azure Pipelines logging command in any position)`).not.toMatch(/##vso\[/i);
+  expect(text, `${label}: ##teamcity[ (a TeamCity service message in any position)`).not.toMatch(/##teamcity\[/i);
   for (const [i, line] of text.split('\n').entries()) {
     // The Markdown diff's fixed first line, no input in it (src/report/diff/markdown.ts).
     if (i === 0 && kind === 'markdown' && line === DIFF_MARKDOWN_MARKER) continue;
@@ -419,6 +423,9 @@ describe('the escaping scheme', () => {
     expect(escaped('  ::x')).toBe('  \\x3a:x');
     expect(escaped('\u00a0\u2028\t::x')).toBe('\u00a0\\u2028\\x09\\x3a:x');
     expect(escaped('a::b ##[c] #[d]')).toBe('a::b \\x23#[c] #[d]');
+    expect(escaped('##vso[task.setvariable variable=X]y a##VSO[z] ##vso ##vs[ ##teamcity[a] ##TeamCity[')).toBe(
+      '\\x23#vso[task.setvariable variable=X]y a\\x23#VSO[z] ##vso ##vs[ \\x23#teamcity[a] \\x23#TeamCity[',
+    );
     expect(escaped('aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>')).toBe(
       'aclnnMatmul_MatMulV3 [4096,512;512,1024] µs Δ 中文 a\\b <x>',
     );
@@ -433,10 +440,12 @@ describe('the escaping scheme', () => {
   });
 
   it('jsonSafe() escapes what JSON.stringify leaves raw, and parses back to the same text', () => {
-    const s = 'c1\u009b ls\u2028 \u202e del\u007f \ufffe ##[x] \u001b \ud800';
+    const s = 'c1\u009b ls\u2028 \u202e del\u007f \ufffe ##[x] \u001b \ud800 ##vso[x] ##teamcity[x]';
     const j = jsonSafe(JSON.stringify({ s }));
     expect(RAW.test(j)).toBe(false);
     expect(j).not.toContain('##[');
+    expect(j).not.toContain('##vso[');
+    expect(j).not.toContain('##teamcity[');
     expect((JSON.parse(j) as { s: string }).s).toBe(s);
   });
 

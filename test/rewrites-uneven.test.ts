@@ -119,7 +119,7 @@ describe('a representative step that stands for few steps', () => {
     ...times(2, () => [k('2', 'A', 10), k('2', 'BC', 8), k('2', 'D', 7)]),
     k('2', `V${i}`, 3),
   ]);
-  const NOTE = 'the most frequent step of each side stands for only 1 of its 10 steps on rank - stream 2 (10 different kernel sequences)';
+  const NOTE = 'the most frequent step of each side stands for only 1 of its 10 steps on rank (no id) stream 2 (10 different kernel sequences)';
 
   test('noted in JSON, the table, Markdown and HTML, under the heading', async () => {
     const s = await rewrites(base, pr);
@@ -202,7 +202,7 @@ describe('uneven steps: every kernel accounted for', () => {
     expect(s.notes).toEqual([{ kind: 'no-common-steps', rank: '-', base: [50, 51, 52, 53], pr: [10, 11, 12] }]);
     const text = (await kprof(['diff', base, pr])).stdout;
     expect(text).toContain(
-      "Note: rank -: the base's steps 50-53 and the PR's 10-12 have no Step Id in common and differ in number (4 against 3), so they are compared as they are: the counts of the line above include the work of 1 step more on the base.",
+      "Note: rank (no id): the base's steps 50-53 and the PR's 10-12 have no Step Id in common and differ in number (4 against 3), so they are compared as they are: the counts of the line above include the work of 1 step more on the base.",
     );
   });
 

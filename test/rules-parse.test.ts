@@ -103,7 +103,12 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'a wrong type',
       'rules:\n  - type: Cast\n    count: { max: one }\n',
-      'r.yaml:3:19: count: max: expected a whole number of kernels (0 or more); found "one".',
+      'r.yaml:3:19: count: max: expected a whole number of kernels (0 or more, below 2^53); found "one".',
+    ],
+    [
+      'a count too large to be exact (it would be read as 1e20)',
+      'rules:\n  - type: Cast\n    count: { min: 99999999999999999999 }\n',
+      'r.yaml:3:19: count: min: expected a whole number of kernels (0 or more, below 2^53); found 100000000000000000000.',
     ],
     [
       'an unknown group',
@@ -166,6 +171,21 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'a bad duration',
       'rules:\n  - type: Cast\n    time: { max: 5 sec }\n',
       'r.yaml:3:18: time: max: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found "5 sec".',
+    ],
+    [
+      'a duration of 400 digits (Infinity)',
+      `rules:\n  - type: Cast\n    time: { max: "1${'0'.repeat(400)}us" }\n`,
+      `r.yaml:3:18: time: max: expected a duration of at most 2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours), the most kernel time kprof sums; found "1${'0'.repeat(39)}…".`,
+    ],
+    [
+      'a duration larger than any kernel time kprof sums',
+      'rules:\n  - type: Cast\n    time: { max: 1e300 }\n',
+      'r.yaml:3:18: time: max: expected a duration of at most 2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours), the most kernel time kprof sums; found 1e+300.',
+    ],
+    [
+      'a percentage of 400 digits (Infinity)',
+      `rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: "1${'0'.repeat(400)}%" }\n`,
+      `r.yaml:3:39: count-vs-base: rose-by-at-most: expected a percentage such as 20%; found "1${'0'.repeat(39)}…".`,
     ],
     [
       'a bad percentage',

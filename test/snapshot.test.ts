@@ -538,6 +538,10 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     }
     expect(await refused((j) => ((top(j) as Record<string, unknown>).countPerStep = 99))).toMatch(/its "countPerStep" 99 is not what/);
     expect(await refused((j) => (top(j).type = 'Z'))).toMatch(/its "type" is not what/);
+    // A list is named, not quoted as "a list" (`its "byStep" a list is not what …` read as garbled).
+    expect(await refused((j) => (top(j).byStep = (top(j).byStep as unknown[]).slice(1)))).toMatch(
+      /the top-level group "\w+": its "byStep" is not what its ranks in "perRank" add up to/,
+    );
     expect(await refused((j) => (j.groups as G[]).pop())).toMatch(/the top-level "groups" lack the group/);
     expect(await refused((j) => (j.groups as G[]).push({ ...top(j), key: 'Nowhere' }))).toMatch(/the top-level group "Nowhere" is in no rank/);
     expect(await refused((j) => (j.ranks = ['0', '1', '2']))).toMatch(/the top-level "ranks" are not the ranks of "perRank" \("0", "1"\)/);

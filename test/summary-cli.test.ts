@@ -1,6 +1,6 @@
 // Transcripts of `kprof summary` and `kprof inspect`: args, stdout, stderr and exit code, as golden files.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -197,6 +197,25 @@ describe('kprof summary', () => {
       const empty = join(dir, 'empty.txt.gz');
       writeFileAtomic(empty, '');
       expect(gunzipSync(readFileSync(empty)).length).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('kernels of no time: no share, in the total row as in each group, in every format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-zero-'));
+    try {
+      const file = join(dir, 'kernel_details.csv');
+      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1,0\n1,b,B,AI_CORE,2,0\n');
+      const table = (await kprof(['summary', file])).stdout.split('\n');
+      for (const key of ['A', 'B', 'total']) expect(table.find((l) => l.startsWith(`${key} `))).toMatch(/\s-\s+\d+$/);
+      expect((await kprof(['summary', file, '--format', 'markdown'])).stdout).toMatch(/^\| \*\*total\*\* \|.*\| - \| 2 \|$/m);
+      const html = (await kprof(['summary', file, '--format', 'html'])).stdout;
+      expect(html).not.toContain('100.0%');
+      expect(JSON.parse((await kprof(['summary', file, '--format', 'json'])).stdout).groups.map((g: { sharePct: null }) => g.sharePct)).toEqual([
+        null,
+        null,
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -36,7 +36,7 @@ import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { EXIT, isKprofError, usageError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
-import { clearInputs, emit, noteNamedInputs, type Io } from '../util/io.js';
+import { clearInputs, emit, noteNamedInputs, writablePath, type Io } from '../util/io.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
 import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
@@ -135,10 +135,12 @@ function choiceError(message: string): string {
 
 /**
  * An empty path (`--base "$BASE"` with BASE unset) is named by its option or argument before the command runs,
- * not as ": no such file or folder". -o "" is left to writeFileAtomic, which says the same in its own words.
+ * not as ": no such file or folder". -o "" is left to writeFileAtomic, which says the same in its own words; -o
+ * naming a folder or a path in no folder is said here, before a profile is read (writablePath).
  */
 function emptyPaths(command: Command): void {
   const opts = command.opts();
+  if (typeof opts.out === 'string') writablePath('--out', opts.out);
   const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(value) && value.includes(''));
   const empty = (what: string, required: boolean): never => {
     throw usageError(

@@ -62,7 +62,9 @@ function groupDiffers(saved: Record<string, unknown>, want: SummaryGroupJson): s
   const stepless = want.byStep.reduce((n, c) => n + c.count, 0) !== want.count;
   for (const f of GROUP_FIGURES) {
     if (f === 'countPerStep' && stepless) continue;
-    if (saved[f] !== undefined && !sameJson(saved[f], want[f])) return `"${f}" ${quoteJson(saved[f])}`;
+    // A number is quoted (`"avgUs" 12345`); a list or an object by its name alone (`"byStep"`).
+    if (saved[f] !== undefined && !sameJson(saved[f], want[f]))
+      return typeof saved[f] === 'object' && saved[f] !== null ? `"${f}"` : `"${f}" ${quoteJson(saved[f])}`;
   }
   return null;
 }

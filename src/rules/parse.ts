@@ -6,7 +6,7 @@ import type { Pair } from 'yaml';
 import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
-import type { StepRange, UserGroup } from '../model/model.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type StepRange, type UserGroup } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
 import { distance } from './unmatched.js';
@@ -317,26 +317,36 @@ class RulesReader implements CheckReader {
   }
 
   count(node: Node, what: string): number {
-    if (!isScalar(node) || typeof node.value !== 'number' || !Number.isInteger(node.value) || node.value < 0) {
-      this.fail(node, `${what}: expected a whole number of kernels (0 or more); found ${describe(node)}.`);
+    // Above 2^53 - 1 a number is not exact (99999999999999999999 reads as 1e20): refused, not shown rounded.
+    if (!isScalar(node) || typeof node.value !== 'number' || !Number.isSafeInteger(node.value) || node.value < 0) {
+      this.fail(node, `${what}: expected a whole number of kernels (0 or more, below 2^53); found ${describe(node)}.`);
     }
     return node.value;
   }
 
   /** A duration: a number of µs, or a string with a unit: 150us, 150µs, 1.5ms, 2s. */
   duration(node: Node, what: string): number {
-    if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
-    const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$/.exec(node.value) : null;
-    if (!m) this.fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
-    const n = Number(m[1]);
-    return m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
+    let us: number;
+    if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) us = node.value;
+    else {
+      const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$/.exec(node.value) : null;
+      if (!m) this.fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
+      const n = Number(m[1]);
+      us = m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
+    }
+    // No kernel time kprof sums can be larger (it refuses such a profile): a larger bound is a typo, and one of
+    // 400 digits would read as Infinity and print as ∞.
+    if (!(us <= MAX_EXACT_TICKS / TICKS_PER_US)) {
+      this.fail(node, `${what}: expected a duration of at most ${MAX_EXACT_TEXT}, the most kernel time kprof sums; found ${describe(node)}.`);
+    }
+    return us;
   }
 
   /** A percentage: 20% or 20. */
   percent(node: Node, what: string): number {
     if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
     const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(node.value) : null;
-    if (!m) this.fail(node, `${what}: expected a percentage such as 20%; found ${describe(node)}.`);
+    if (!m || !Number.isFinite(Number(m[1]))) this.fail(node, `${what}: expected a percentage such as 20%; found ${describe(node)}.`);
     return Number(m[1]);
   }
 

@@ -74,20 +74,57 @@ export function keptApart(texts: string[], shown: string[], width: number): stri
     else alike.set(shown[i]!, [i]);
   }
   const out = shown.slice();
+  // A text shown whole that another was cut to is in that group too.
+  const wholeAt = new Map<string, number>();
+  for (let i = shown.length - 1; i >= 0; i--) if (shown[i] === texts[i] && alike.has(shown[i]!)) wholeAt.set(shown[i]!, i);
   for (const [cut, group] of alike) {
     if (new Set(group.map((i) => texts[i])).size < 2) continue;
-    // A text shown whole that another was cut to is in the group too.
-    const whole = shown.findIndex((s, i) => s === cut && s === texts[i]);
-    const members = whole >= 0 ? [whole, ...group] : group;
+    const whole = wholeAt.get(cut);
+    const members = whole !== undefined ? [whole, ...group] : group;
     const ts = members.map((i) => tokens(texts[i]!));
+    const at = differAt(
+      members.map((i) => texts[i]!),
+      ts,
+    );
     members.forEach((i, k) => {
-      let at = 0;
-      for (let m = 0; m < members.length; m++) if (texts[members[m]!] !== texts[i]) at = Math.max(at, common(ts[k]!, ts[m]!));
-      out[i] = around(ts[k]!, at, width);
+      out[i] = around(ts[k]!, at[k]!, width);
     });
     numberAlike(members, texts, out, width);
   }
   return out;
+}
+
+/**
+ * For each text, the most leading tokens it shares with a different text of the list. In the lexicographic order
+ * of the token lists, the longest common start with any other list is that with a neighbour (the common start of
+ * two lists is the least of those of the neighbours between them), so the lists are sorted once and each is
+ * compared with the nearest lists of another text on either side: n log n comparisons, not n² (2,000 CUDA names
+ * of 1,000 characters alike in their first 120 took 9 s).
+ */
+export function differAt(texts: string[], ts: string[][]): number[] {
+  const order = texts.map((_, k) => k).sort((a, b) => compareTokens(ts[a]!, ts[b]!));
+  // Runs of one text (equal texts have equal token lists, so they sort together, or beside lists equal to theirs).
+  const runs: number[][] = [];
+  for (const k of order) {
+    const last = runs[runs.length - 1];
+    if (last && texts[last[0]!] === texts[k]) last.push(k);
+    else runs.push([k]);
+  }
+  const at = new Array<number>(texts.length).fill(0);
+  runs.forEach((run, r) => {
+    const k = run[0]!;
+    const before = r > 0 ? common(ts[k]!, ts[runs[r - 1]![0]!]!) : 0;
+    const after = r + 1 < runs.length ? common(ts[k]!, ts[runs[r + 1]![0]!]!) : 0;
+    for (const x of run) at[x] = Math.max(before, after);
+  });
+  return at;
+}
+
+/** Token lists in lexicographic order (token by token, each compared as text; a list before its extensions). */
+function compareTokens(a: string[], b: string[]): number {
+  const i = common(a, b);
+  if (i === a.length || i === b.length) return a.length - b.length;
+  return a[i]! < b[i]! ? -1 : 1;
 }
 
 /** Cuts of different texts still alike: each of them ends in `#n` instead (n from 1 in the order given). */

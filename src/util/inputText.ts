@@ -5,11 +5,13 @@
 /**
  * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
  * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
- * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` anywhere
- * and `::` at the start (after any white space, which a GitHub runner trims): runners read those as workflow commands.
+ * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` and
+ * `##vso[` and `##teamcity[` (any case) anywhere, and `::` at the start (after any white space, which a GitHub
+ * runner trims): runners read those as workflow commands (an Azure Pipelines agent acts on the first `##vso[`
+ * anywhere in a line, TeamCity on every `##teamcity[`).
  */
 const UNSAFE_SOURCE =
-  '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|##\\[|^\\s*::';
+  '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|##\\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\\[)|^\\s*::';
 const UNSAFE = new RegExp(UNSAFE_SOURCE, 'g');
 
 /**
@@ -30,6 +32,7 @@ const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
 
 function escapeUnsafe(m: string): string {
   if (m === '##[') return `${hexEscape(0x23)}#[`;
+  if (m === '##') return `${hexEscape(0x23)}#`;
   if (m === '\\') return hexEscape(0x5c);
   // A byte that was not UTF-8, kept by the readers as U+DC80–U+DCFF (csv/scan.ts decodeKeepingBytes): `\xNN`
   // with upper-case digits, as the byte it was (a character from U+0080 up is `\uHHHH`, so the two never meet).
@@ -43,7 +46,7 @@ function escapeUnsafe(m: string): string {
 /**
  * Text from input as every text format shows it, one text at a time: each unsafe character (see UNSAFE) is
  * written as `\xHH` (below U+0080) or `\uHHHH`, so a line break becomes `\x0a`, ESC `\x1b` and the C1 control
- * U+009B `\u009b`; `##[` becomes `\x23#[` and a leading `::` becomes `\x3a:`. A byte of a file that was not
+ * U+009B `\u009b`; `##[` becomes `\x23#[`, `##vso[` `\x23#vso[` (`##teamcity[` alike) and a leading `::` becomes `\x3a:`. A byte of a file that was not
  * UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with upper-case digits (`\x85`, `\xC3`): only bytes from 0x80
  * up are written so. A backslash that starts what reads as an escape (`\x` and two hex digits, `\u` and four)
  * is written `\x5c`; other backslashes, and all other text, are unchanged. So the escaped text reads back to
@@ -113,11 +116,12 @@ export function excerpt(s: string, max = 40): string {
 /**
  * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
  * JSON.stringify leaves raw (DEL, C1 controls, U+2028/U+2029, bidirectional controls, U+FFFE/U+FFFF) are
- * written as `\uHHHH` escapes, and `##[` as `\u0023#[`. JSON.stringify already escapes C0 controls and lone
+ * written as `\uHHHH` escapes, and `##[` as `\u0023#[` (`##vso[` as `\u0023#vso[`, `##teamcity[` alike). JSON.stringify already escapes C0 controls and lone
  * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
  */
 export function jsonSafe(json: string): string {
-  return json.replace(JSON_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return json.replace(JSON_UNSAFE, (m) => (m.startsWith('##') ? `\\u0023${m.slice(1)}` : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;
+const JSON_UNSAFE =
+  /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\[)/g;

@@ -90,12 +90,22 @@ export function noteNamedInputs(paths: string[], out: string): void {
 }
 
 /**
+ * Before a run: an output path that is a folder, or in a folder that does not exist, refused as writeFileAtomic
+ * would refuse it only after the run (a report already printed, a large profile read), naming `flag`.
+ */
+export function writablePath(flag: string, path: string): void {
+  if (path === '' || linkChain(path).some(isOwn)) return;
+  const code = isDir(path) ? 'EISDIR' : !isDir(dirname(path)) ? 'ENOENT' : null;
+  if (code !== null) throw writeError(path, Object.assign(new Error(code), { code }), flag);
+}
+
+/**
  * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`),
  * checked before anything is read: two of them naming one file would leave only the report written last, and one
  * naming a file the command line reads (the rules file, a profile's file) would be refused only after the run,
  * with another report already printed. `outs` are [flag, path] pairs (an absent flag's path is undefined);
  * `named` the paths the command names as inputs. /dev and /proc paths (stdout, a pipe) are written to, not
- * replaced, so they may be named twice.
+ * replaced, so they may be named twice. writablePath() refuses a folder, naming its flag.
  */
 export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
   const seen: { flag: string; id: string }[] = [];
@@ -108,7 +118,8 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
     } catch {
       // not there yet: known by its resolved path
     }
-    if (st !== null && !st.isFile()) continue; // a folder or a device: writeFileAtomic says what it is
+    writablePath(flag, path);
+    if (st !== null && !st.isFile()) continue; // a device: writeFileAtomic says what it is
     for (const input of named) {
       if (st === null) break;
       let id: Stats;
@@ -132,6 +143,14 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
       );
     }
     seen.push({ flag, id });
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(onDisk(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -326,7 +345,7 @@ function errorCode(e: unknown): string {
 }
 
 /** Why --out could not be written, and what to do. */
-function writeError(path: string, e: unknown): KprofError {
+function writeError(path: string, e: unknown, flag = '--out'): KprofError {
   const code = errorCode(e);
   const name = basename(path);
   const why =
@@ -344,7 +363,7 @@ function writeError(path: string, e: unknown): KprofError {
                 ? 'the path goes through a loop of symbolic links'
                 : code || (e instanceof Error ? e.message : String(e));
   return inputError(
-    `${path}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.`,
+    `${flag === '--out' ? '' : `${flag} `}${path}: cannot write the report (${why}); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
   );
 }
 

@@ -11,6 +11,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
+import { relPath } from '../../util/paths.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
 import { checkRegular, readSmall } from '../bytes/whole.js';
@@ -195,7 +196,6 @@ function preferred(formats: FormatFacts[]): FormatFacts[] {
   return [...formats.filter(first), ...formats.filter((f) => !first(f))];
 }
 
-/**
 /**
  * The first format (by PREFERENCE, then formats with op types, then registry order and --prefer) with files among a
  * folder's entries in this place, and those files; `holds` narrows the formats looked for. Where a text and a db
@@ -599,7 +599,8 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
       `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : '(empty folder)'}` +
-        `${notes.length ? `; ${summarizeNotes(notes)}` : ''}. Pass ${passAnyFolder()}.`,
+        // Nothing is read, so nothing is "left out" (a note's ending when the other ranks are read).
+        `${notes.length ? `; ${summarizeNotes(notes.map((n) => n.replace(/;(?: (?:rank|device) [^;]*)? left out$/, '')))}` : ''}. Pass ${passAnyFolder()}.`,
     );
   }
   for (const r of ranks) rankFromFileName(r);
@@ -810,9 +811,9 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
   }
 }
 
+/** A folder as a message names it: as relPath() shows a path (relative to the working folder, unless that climbs 3 levels). */
 function rel(p: string): string {
-  const r = relative(onDisk('.'), onDisk(p));
-  return r === '' ? '.' : r;
+  return relPath(resolve(onDisk(p)));
 }
 
 /**

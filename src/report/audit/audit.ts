@@ -7,7 +7,7 @@ import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '
 import { TICKS_PER_US } from '../../model/model.js';
 import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
-import { fmtCount, fmtUs } from '../../util/format.js';
+import { fmtCount, fmtUs, ranksNamed } from '../../util/format.js';
 import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
 
 export { AUDIT_FORMATS, AUDIT_SCHEMA, type AuditFormat } from './formats.js';
@@ -29,10 +29,10 @@ const STATUS_WORD: Record<EntryAudit['status'], string> = {
   absent: 'absent',
 };
 
-/** Where: `rank 0 decode layer 2 steps 1-4`, or `rank 0 MTP layer steps 21-24`. */
+/** Where: `rank 0 decode layer 2 steps 1-4`, `rank 0 MTP layer steps 21-24`, `rank (no id) step 13`. */
 export function siteText(s: AuditSite, text: (x: string) => string): string {
   const layer = s.phase === 'mtp' ? ' MTP layer' : `${s.phase === 'step' ? '' : ` ${s.phase}`}${s.layer !== null ? ` layer ${s.layer}` : ''}`;
-  return `rank ${text(s.rank)}${layer} steps ${stepRanges(s.steps)}`;
+  return `${ranksNamed([s.rank], text)}${layer} ${s.steps.length === 1 ? 'step' : 'steps'} ${stepRanges(s.steps)}`;
 }
 
 /** Where a site's first kernel is: `kernel_details.csv:123` (its row), else `step 21 stream 2 #47`. */

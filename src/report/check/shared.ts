@@ -117,8 +117,11 @@ export function where(rank: string | null, step: number | null, q: Quote): strin
 /** The base and profile values of a rule against the base: "count 122 → 0 (-100.0%)". */
 export function comparedText(r: RuleResult): string {
   if (!r.compared) return '';
-  const f = (v: number): string => amount(kindOf(r.rule.check).measure, v);
-  const pct = r.observed === null ? (r.compared.base === 0 ? 'not in the base' : 'n/a') : fmtSignedPct(r.observed);
+  const measure = kindOf(r.rule.check).measure;
+  const f = (v: number): string => amount(measure, v);
+  // No time in the base need not be no kernel in it: kernels of 0 µs are there (a time of 0 is no percentage).
+  const none = measure === 'us' ? 'no time in the base' : 'not in the base';
+  const pct = r.observed === null ? (r.compared.base === 0 ? none : 'n/a') : fmtSignedPct(r.observed);
   return `${f(r.compared.base)} → ${f(r.compared.profile)} (${pct})`;
 }
 

@@ -472,7 +472,7 @@ export function noteText(n: RewriteNote, code: Code): string {
     }
     case 'no-common-steps':
       return (
-        `rank ${code(n.rank)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
+        `${ranksNamed([n.rank], code)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
         `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared as they are: the counts of the line above include ` +
         `the work of ${plural(Math.abs(n.base.length - n.pr.length), 'step')} more on ${n.base.length > n.pr.length ? 'the base' : 'the PR'}`
       );
@@ -488,7 +488,7 @@ export function noteText(n: RewriteNote, code: Code): string {
         'These look like different runs, not a change of one run, so no rewrite is listed; the count table above is exact'
       );
     case 'low-coverage': {
-      const lane = n.stream === '-' ? `rank ${code(n.rank)}` : `rank ${code(n.rank)} stream ${code(n.stream)}`;
+      const lane = `${ranksNamed([n.rank], code)}${n.stream === '-' ? '' : ` stream ${code(n.stream)}`}`;
       const more = n.lanes > 1 ? `; below half on ${plural(n.lanes - 1, 'more stream')} too` : '';
       return (
         `the most frequent step of ${n.side === 'both' ? 'each side' : side(n.side)} stands for only ${fmtCount(n.repSteps)} of its ${fmtCount(n.steps)} steps on ${lane} ` +

@@ -27,10 +27,13 @@ export function text(s: string, max = CELL_WIDTH): string {
  * ASCII without `#`, so the whole text can be passed through.
  */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (m) => (m === '##[' ? '\\u0023#[' : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (m) =>
+    m.startsWith('##') ? `\\u0023${m.slice(1)}` : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
-const SCRIPT_UNSAFE = /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[/g;
+const SCRIPT_UNSAFE =
+  /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\[)/g;
 
 /** A number for an SVG attribute: at most two decimals, no `-0`, no exponent. */
 export function num(n: number): string {

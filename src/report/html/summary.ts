@@ -101,7 +101,7 @@ function tableSection(s: Summary, view: SummaryView, json: SummaryJson): string 
   const ps = summaryPerStep(s);
   foot.push(
     `<tr><th scope="row" class="l">total</th><td data-v="${json.totals.count}">${fmtCount(t.count)}</td><td data-v="${json.totals.totalUs}">${fmtUs(ticksToUs(t.ticks))}</td>` +
-      `<td>${t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-'}</td><td></td><td></td><td>${t.count > 0 ? '100.0%' : '-'}</td>${withSteps ? `<td>${ps ? fmtCount(perStepCount(ps.total)) : '-'}</td>` : ''}</tr>`,
+      `<td>${t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-'}</td><td></td><td></td><td>${t.ticks > 0 ? '100.0%' : '-'}</td>${withSteps ? `<td>${ps ? fmtCount(perStepCount(ps.total)) : '-'}</td>` : ''}</tr>`,
   );
   return [
     '<section aria-labelledby="table-h"><h2 id="table-h">All figures</h2>',

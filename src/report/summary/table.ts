@@ -46,7 +46,8 @@ export function* summaryTableChunks(s: Summary, view: SummaryView, ctx: RenderCo
     t.count > 0 ? fmtUs(ticksToUs(t.ticks) / t.count) : '-',
     '',
     '',
-    t.count > 0 ? '100.0%' : '-',
+    // No share when the kernel time is 0 (every group's is '-' then, as in Markdown, CSV and JSON).
+    fmtShare(share(s, t)),
   ];
   if (withSteps) footer.push(perStepText(summaryPerStep(s)?.total));
   const stepTime = s.stepTime ? `\n${blockText(ctx, summaryStepTimeBlock(s.stepTime, clipped))}` : '';
