@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { alignSequences, compactHunks, editLowerBound, hunksOf, type Alignment } from '../src/analysis/rewrites/myers.js';
+import { editLowerBound } from '../src/analysis/rewrites/editBound.js';
+import { alignSequences, compactHunks, hunksOf, type Alignment } from '../src/analysis/rewrites/myers.js';
 
 /** Length of a longest common subsequence (the textbook dynamic programme). */
 function lcs(a: ArrayLike<number>, b: ArrayLike<number>): number {

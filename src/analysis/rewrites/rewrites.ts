@@ -25,7 +25,8 @@ import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
-import { alignSequences, compactHunks, editLowerBound, type Hunk } from './myers.js';
+import { editLowerBound } from './editBound.js';
+import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
 
