@@ -103,6 +103,22 @@ describe('kprof rules round-trips', () => {
   });
 });
 
+describe('kprof rules -o', () => {
+  it('refuses a name whose extension says another format (rules are YAML), before reading, and writes nothing', async () => {
+    for (const name of ['rules.json', 'rules.md', 'rules.csv.gz', 'rules.xml']) {
+      const out = join(tmp, name);
+      const r = await kprof(['rules', 'fixtures/cluster/base', 'fixtures/cluster/pr', '-o', out]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('kprof rules writes a YAML rules file');
+      expect(r.stderr).toContain('Name it .yaml or .yml');
+      expect(existsSync(out)).toBe(false);
+    }
+    const out = join(tmp, 'cluster.rules.yml');
+    expect((await kprof(['rules', 'fixtures/cluster/base', 'fixtures/cluster/pr', '-q', '-o', out])).code).toBe(0);
+    expect(parseRules(out, readFileSync(out, 'utf8')).rules.length).toBeGreaterThan(0);
+  });
+});
+
 describe('kprof rules takes the selection and grouping options of summary and diff', () => {
   it('--rank, --steps, --match and --groups: the file and its check line carry them, and check agrees', async () => {
     const FE = 'fixtures/fusion-example';

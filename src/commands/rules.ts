@@ -18,6 +18,7 @@ import { profileSequences, SEQUENCE_RECORDER, type Unavailable } from '../analys
 import { findRewrites, type Rewrites } from '../analysis/rewrites/rewrites.js';
 import { scopeProfile } from '../rules/scope.js';
 import { warningLines } from '../report/warnings.js';
+import { extensionFormat } from '../report/choices.js';
 import { strictCheck } from './summary.js';
 
 export interface RulesFlags extends CommonFlags {
@@ -91,6 +92,13 @@ function rewritesOf(base: Profile, pr: Profile, by: RulesBy): Rewrites | string 
 }
 
 export async function rulesCommand(basePath: string, prPath: string, flags: RulesFlags, io: Io, progress: Progress): Promise<number> {
+  // -o names the format of other commands' reports by its extension: rules are YAML only, which `x.json` would hide.
+  const named = flags.out === undefined ? undefined : extensionFormat(flags.out);
+  if (named !== undefined) {
+    throw usageError(
+      `-o ${shown(flags.out!)}: kprof rules writes a YAML rules file, and this name says ${named === 'junit' ? 'JUnit XML' : named === 'markdown' ? 'Markdown' : named.toUpperCase()}. Name it .yaml or .yml (kprof check --rules reads it).`,
+    );
+  }
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);
   if (cutThresholdPct <= 0 || cutThresholdPct > 100)
     throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${shown(flags.cutThreshold)}".`);

@@ -60,6 +60,12 @@ const EXTENSION_FORMATS: Readonly<Record<string, string>> = {
   xml: 'junit',
 };
 
+/** The report format the extension of a file name names (`x.json`, `x.csv.gz`: see EXTENSION_FORMATS), if any. */
+export function extensionFormat(out: string): string | undefined {
+  const ext = /\.([a-z]+)(?:\.gz)?$/i.exec(out)?.[1]?.toLowerCase();
+  return ext === undefined ? undefined : EXTENSION_FORMATS[ext];
+}
+
 /**
  * The format of a command's report: the one --format names when given on the command line (`cmd` says where its
  * value came from), else the one the extension of `out` (-o) names when the command has it (`-o base.json` writes
@@ -73,8 +79,7 @@ export function reportFormat<F extends string>(
   out: string | undefined,
 ): F {
   if (cmd.getOptionValueSource('format') === 'default' && out !== undefined) {
-    const ext = /\.([a-z]+)(?:\.gz)?$/i.exec(out)?.[1]?.toLowerCase();
-    const f = ext === undefined ? undefined : EXTENSION_FORMATS[ext];
+    const f = extensionFormat(out);
     if (f !== undefined && (formats as readonly string[]).includes(f)) return f as F;
   }
   return canonicalFormat(formats, name);
