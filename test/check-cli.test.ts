@@ -162,6 +162,13 @@ describe('kprof check: output formats', () => {
     expect(readFileSync(out, 'utf8')).toMatch(/<failure message="rank 1, step 2: 2 kernels;/);
   });
 
+  it('--format junit -o a folder: the error is said once (the JUnit error report cannot be written there either)', async () => {
+    const r = await kprof(['check', ...MULTI, '--format', 'junit', '-o', tmp]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr.match(/cannot write the report \(it is a folder\)/g)).toHaveLength(1);
+    expect(r.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
+
   it('a summary JSON stands in for the profile and the base', async () => {
     const S = `${R}/snapshot-by-type`;
     const r = await expectTranscript('check-snapshot', [

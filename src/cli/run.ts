@@ -45,7 +45,7 @@ import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import type { Progress } from '../model/progress.js';
-import { failureFormat, githubError, junitError, namedPaths } from '../report/failure.js';
+import { failureFormat, githubError, junitError, namedPaths, reportWriteError } from '../report/failure.js';
 import { escaped, oneLine } from '../report/render.js';
 
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
@@ -358,7 +358,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
       if (failure.out !== undefined) noteNamedInputs(namedPaths(argv), failure.out);
       await emit(io, failure.out, junitError(message, title));
     } catch (w) {
-      io.stderr(`kprof: ${oneLine(w instanceof Error ? w.message : String(w))}\n`);
+      io.stderr(reportWriteError(w, message));
     }
   };
   const stack = (e: unknown): void => {

@@ -114,3 +114,12 @@ export function junitError(message: string, title: string): string {
     '',
   ].join('\n');
 }
+
+/**
+ * The stderr line of an error in writing the JUnit error report (`w`), or nothing when it is the run's own error
+ * (`message`, already said: -o naming a folder fails the run and its error report alike).
+ */
+export function reportWriteError(w: unknown, message: string): string {
+  const said = oneLine(w instanceof Error ? w.message : String(w));
+  return said === oneLine(message) ? '' : `kprof: ${said}\n`;
+}
