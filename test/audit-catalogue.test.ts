@@ -170,12 +170,19 @@ describe('kprof diff --save-fusions', () => {
       expect(e!.id).toBe('diff-mlaprologv3');
       expect(e!.fused).toEqual(['MlaPrologV3']);
       expect(e!.chains[0]!.map((el) => el.types[0])).toEqual(CHAIN);
-      // Audited everywhere after: the base runs the chain 16 times where the PR fused it (the MTP layer's chain,
-      // which ends in ScatterPaKvCache, is not the one the diff saw replaced).
-      const a = await kprof(['audit', '--catalogue', file, '--only', 'diff-mlaprologv3', '--format', 'json', 'fixtures/fusion-example/base']);
-      expect(a.code).toBe(0);
-      const entry = JSON.parse(a.stdout).profiles[0].entries[0];
-      expect([entry.status, entry.unfused.count]).toEqual(['unfused', 16]);
+      // The MTP layer's chain (11 kernels, then ScatterPaKvCache), which the diff lists as not fused (2 edits from
+      // the chain), is the entry's variant.
+      expect(e!.chains.slice(1).map((c) => c.map((el) => el.types[0]))).toEqual([CHAIN.slice(0, 11)]);
+      // Audited everywhere after: the base runs the chain 16 times where the PR fused it, and the variant 8 times
+      // (its MTP layer); the PR falls back to the variant where the diff said it was not fused.
+      const audit = async (profile: string) => {
+        const a = await kprof(['audit', '--catalogue', file, '--only', 'diff-mlaprologv3', '--format', 'json', profile]);
+        expect(a.code).toBe(0);
+        const entry = JSON.parse(a.stdout).profiles[0].entries[0];
+        return [entry.status, entry.fused.count, entry.unfused.count];
+      };
+      expect(await audit('fixtures/fusion-example/base')).toEqual(['unfused', 0, 24]);
+      expect(await audit('fixtures/fusion-example/pr')).toEqual(['fallback', 16, 8]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

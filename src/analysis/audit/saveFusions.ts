@@ -38,12 +38,19 @@ export function fusionsFile(rewrites: Rewrite[], base: string, pr: string): { te
     ids.add(id);
     written++;
     const q = (s: string) => JSON.stringify(s);
+    const list = (ts: string[]) => `[${ts.map(q).join(', ')}]`;
+    // What the PR still ran unfused near the chain (the section's "not fused" sites): variants of the chain, so that
+    // an audit with this entry finds them as the diff did.
+    const variants = [...new Map(r.notFused.filter((n) => n.edits > 0).map((n) => [list(n.tokens), n.tokens])).values()].filter(
+      (ts) => ts.length > 0 && ts.length <= 64 && ts.every((t) => TYPE_RE.test(t)),
+    );
     lines.push(
       `  - id: ${q(id)}`,
-      `    fused: [${fused.map(q).join(', ')}]`,
+      `    fused: ${list(fused)}`,
       `    api: ${q('unknown: found by kprof diff')}`,
       `    versions: ${q(`as in ${pr}`)}`,
-      `    chain: [${chain.map(q).join(', ')}]`,
+      `    chain: ${list(chain)}`,
+      ...(variants.length > 0 ? [`    variants: [${variants.map(list).join(', ')}]`] : []),
       `    chain_source: ${q(`kprof diff: the base ran this chain where the PR ran ${fused.join(', ')} (${r.chains} chains, ranks ${r.ranks.join(', ')})`)}`,
       `    type_source: ${q('the Type column of both profiles')}`,
       '    sources:',
