@@ -156,16 +156,17 @@ describe('exported formatters print what Intl prints, under the rules of format.
   const [INT, FIX1, FIX2] = [intl[0], intl[1], intl[2]];
   const unsignedZero = (s: string) => (/^-0(\.0+)?$/.test(s) ? s.slice(1) : s);
   const refFmtCount = (n: number) => unsignedZero(Number.isInteger(n) ? INT.format(n) : FIX2.format(n));
+  const refTiny = (us: number) => (/^-?0\.00$/.test(FIX2.format(us * 1000)) ? '0 µs' : `${FIX2.format(us * 1000)} ns`);
   const refFmtUs = (us: number) => {
     const a = Math.abs(us);
-    if (FIX2.format(a) === '0.00') return '0 µs';
+    if (FIX2.format(a) === '0.00') return refTiny(us);
     if (FIX2.format(a) !== '1,000.00' && a < 1000) return `${FIX2.format(us)} µs`;
     if (FIX2.format(a / 1000) !== '1,000.00' && a < 1e6) return `${FIX2.format(us / 1000)} ms`;
     return `${FIX2.format(us / 1e6)} s`;
   };
   const refFmtUsShort = (us: number) => {
     const a = Math.abs(us);
-    if (FIX2.format(a) === '0.00') return '0 µs';
+    if (FIX2.format(a) === '0.00') return refTiny(us);
     const [k, unit] = INT.format(a) !== '1,000' && a < 1000 ? [1, 'µs'] : INT.format(a / 1000) !== '1,000' && a < 1e6 ? [1000, 'ms'] : [1e6, 's'];
     const b = a / k;
     const f = FIX2.format(b) !== '10.00' && b < 10 ? FIX2 : FIX1.format(b) !== '100.0' && b < 100 ? FIX1 : INT;
@@ -193,10 +194,12 @@ describe('exported formatters print what Intl prints, under the rules of format.
 
 describe('numbers are printed one way', () => {
   it('zero: "0" for counts, "0 µs" for times, "0.0%" for shares, whatever rounds to zero and -0 included', () => {
-    for (const z of [0, -0, 0.004, -0.004, 1e-9]) {
+    for (const z of [0, -0, 0.000004, -0.000004, 1e-9]) {
       expect(fmtUs(z)).toBe('0 µs');
       expect(fmtSignedUs(z)).toBe('0 µs');
       expect(fmtUsShort(z)).toBe('0 µs');
+    }
+    for (const z of [0, -0, 0.004, -0.004, 1e-9]) {
       expect(fmtSignedCount(z)).toBe('0');
       expect(fmtPct(z / 100)).toBe('0.0%');
       expect(fmtSignedPct(z)).toBe('0.0%');
@@ -204,6 +207,15 @@ describe('numbers are printed one way', () => {
     expect(fmtCount(-0)).toBe('0');
     expect(fmtCount(-0.001)).toBe('0.00');
     expect(fmtPct(-0.01)).toBe('0.0%');
+  });
+
+  it('a duration that is not zero but rounds to 0.00 µs is in ns, never "0 µs" (kprof reads times to 0.1 ns)', () => {
+    expect(fmtUs(0.004)).toBe('4.00 ns');
+    expect(fmtUs(-0.0001)).toBe('-0.10 ns');
+    expect(fmtSignedUs(0.004)).toBe('+4.00 ns');
+    expect(fmtSignedUs(-0.0049)).toBe('-4.90 ns');
+    expect(fmtUsShort(0.003)).toBe('3.00 ns');
+    expect(fmtUs(0.005)).toBe('0.01 µs');
   });
 
   it('durations of 1 s and more are in s; the unit is that of the rounded value', () => {

@@ -183,6 +183,11 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:3:18: time: max: expected a duration of at most 2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours), the most kernel time kprof sums; found 1e+300.',
     ],
     [
+      'a duration above 0 and below 0.1 ns (a tick: no time kprof can tell from 0)',
+      'rules:\n  - type: Cast\n    time: { min: 1e-9 }\n',
+      'r.yaml:3:18: time: min: expected 0 or a duration of at least 0.1 ns (0.0001 µs), the finest time kprof reads; found 1e-9.',
+    ],
+    [
       'a percentage of 400 digits (Infinity)',
       `rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: "1${'0'.repeat(400)}%" }\n`,
       `r.yaml:3:39: count-vs-base: rose-by-at-most: expected a percentage such as 20%; found "1${'0'.repeat(39)}…".`,

@@ -339,6 +339,10 @@ class RulesReader implements CheckReader {
     if (!(us <= MAX_EXACT_TICKS / TICKS_PER_US)) {
       this.fail(node, `${what}: expected a duration of at most ${MAX_EXACT_TEXT}, the most kernel time kprof sums; found ${describe(node)}.`);
     }
+    // kprof reads times to 0.1 ns (a tick): a bound above 0 and below it is no time kprof can tell from 0.
+    if (us > 0 && us * TICKS_PER_US < 1) {
+      this.fail(node, `${what}: expected 0 or a duration of at least 0.1 ns (0.0001 µs), the finest time kprof reads; found ${describe(node)}.`);
+    }
     return us;
   }
 

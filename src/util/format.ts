@@ -105,14 +105,21 @@ export function fmtSignedCount(n: number): string {
 
 /**
  * A duration in µs, in µs below 1 ms, in ms below 1 s and in s above, two decimals: "812.30 µs", "629.40 ms",
- * "1.63 s". The unit is that of the rounded value (999.999 µs is "1.00 ms"); zero is "0 µs".
+ * "1.63 s". The unit is that of the rounded value (999.999 µs is "1.00 ms"); zero is "0 µs", and a duration that
+ * is not zero but rounds to 0.00 µs is in ns ("4.00 ns", "0.10 ns": kprof reads times to 0.1 ns), never "0 µs".
  */
 export function fmtUs(us: number): string {
   const a = Math.abs(us);
-  if (FIX2.format(a) === '0.00') return ZERO_US;
+  if (FIX2.format(a) === '0.00') return tinyUs(us);
   if (a < 999.995) return `${FIX2.format(us)} µs`;
   if (a / 1000 < 999.995) return `${FIX2.format(us / 1000)} ms`;
   return `${FIX2.format(us / 1_000_000)} s`;
+}
+
+/** A duration that rounds to 0.00 µs: "0 µs" when it is zero (or rounds to 0.00 ns), else in ns. */
+function tinyUs(us: number): string {
+  const ns = FIX2.format(us * 1000);
+  return /^-?0\.00$/.test(ns) ? ZERO_US : `${ns} ns`;
 }
 
 /** A signed duration: "+1.20 ms", "-794.00 ms", "0 µs". */
@@ -128,7 +135,7 @@ export function fmtSignedUs(us: number): string {
  */
 export function fmtUsShort(us: number): string {
   const a = Math.abs(us);
-  if (FIX2.format(a) === '0.00') return ZERO_US;
+  if (FIX2.format(a) === '0.00') return tinyUs(us);
   const [scale, unit] = a < 999.5 ? [1, 'µs'] : a / 1000 < 999.5 ? [1000, 'ms'] : [1_000_000, 's'];
   const v = us / scale;
   const b = a / scale;
