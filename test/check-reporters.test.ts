@@ -51,6 +51,20 @@ describe('check reporters', () => {
     );
   });
 
+  it('github: a rules file whose name starts with :: is named by its file= property (each : as %3A), control characters escaped', () => {
+    for (const [name, file] of [
+      ['::error::x.yaml', '%3A%3Aerror%3A%3Ax.yaml'],
+      ['  ::x.yaml', '  %3A%3Ax.yaml'],
+      ['::a\x1bb.yaml', '%3A%3Aa\\x1bb.yaml'],
+      ['dir/::x.yaml', 'dir/%3A%3Ax.yaml'],
+    ]) {
+      const v = verdictOf(name!, 'rules:\n  - type: Cast\n    count: { max: 1 }\n', [false]);
+      expect(checkGithub(v, { ...CTX, rules: name! }).split('\n')[0]).toMatch(
+        new RegExp(`^::error file=${file!.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')},line=2,`),
+      );
+    }
+  });
+
   it('junit: a warn-level break is not a failure', () => {
     const v = verdictOf('r.yaml', 'rules:\n  - type: Cast\n    count: { max: 1 }\n    severity: warn\n', [false]);
     const xml = checkJunit(v, CTX);

@@ -19,6 +19,15 @@ export function ghProperty(s: string): string {
   return ghData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
+/**
+ * A path as an annotation's `file=` property: escaped as text from input is, but for a leading `::`, which is no
+ * workflow command inside a property (and ghProperty writes each `:` as `%3A`): escaped, it would name no file.
+ */
+export function ghFile(path: string): string {
+  const lead = /^ *::/.exec(path)?.[0] ?? '';
+  return ghProperty(lead + escaped(path.slice(lead.length)));
+}
+
 /** The value of the last `--flag value` or `--flag=value` (or `-o value` / `-ovalue` for a short name) in argv. */
 function flagValue(argv: string[], long: string, short?: string): string | undefined {
   let value: string | undefined;
@@ -84,7 +93,7 @@ export function githubAnnotation(
   workspace: string | undefined,
 ): string {
   const props = [
-    ...(at ? [`file=${ghProperty(escaped(workspacePath(at.file, workspace)))}`] : []),
+    ...(at ? [`file=${ghFile(workspacePath(at.file, workspace))}`] : []),
     ...(at?.line != null ? [`line=${at.line}`] : []),
     ...(at?.col != null ? [`col=${at.col}`] : []),
     `title=${ghProperty(`kprof: ${title}`)}`,

@@ -2,9 +2,9 @@
 
 import type { Verdict } from '../../rules/model.js';
 import { hasEvidence } from '../../rules/unmatched.js';
-import { clipped, escaped } from '../../util/inputText.js';
+import { clipped } from '../../util/inputText.js';
 import { workspacePath } from '../../util/paths.js';
-import { ghData, ghProperty } from '../failure.js';
+import { ghData, ghFile, ghProperty } from '../failure.js';
 import { readLine, resultMessage, ruleTitle, verdictLine, whyText, type CheckContext } from './shared.js';
 
 /** GitHub Actions annotations on the rules file: ::error for broken error-level rules, ::warning for warn-level. */
@@ -15,8 +15,7 @@ export function checkGithub(v: Verdict, ctx: CheckContext): string {
     // one whose evidence says its kernels ran once: matching nothing is then the steady state it asks for.
     if (r.passed && (r.unmatched.length === 0 || hasEvidence(r.rule))) continue;
     const cmd = r.passed ? 'warning' : r.rule.severity === 'warn' ? 'warning' : 'error';
-    const file = escaped(workspacePath(r.rule.file, ctx.workspace));
-    const props = `file=${ghProperty(file)},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;
+    const props = `file=${ghFile(workspacePath(r.rule.file, ctx.workspace))},line=${r.rule.line},col=${r.rule.col},title=${ghProperty(`kprof check: ${ruleTitle(r.rule)}`)}`;
     const text = `${resultMessage(r, ctx.base !== null)}${!r.passed && r.rule.why !== null ? `\nwhy: ${whyText(r.rule.why, clipped)}` : ''}`;
     out.push(`::${cmd} ${props}::${ghData(text)}`);
   }
