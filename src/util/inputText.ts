@@ -3,6 +3,12 @@
 // message shows it through the one scheme here (docs/safety.md).
 
 /**
+ * What a CI runner reads as a workflow command anywhere in a line: `##[` (GitHub, Azure), and the `##` of `##vso[`
+ * (Azure Pipelines) and `##teamcity[` (TeamCity), any case. Every escaping of text and JSON below matches it.
+ */
+const CI_COMMAND = '##\\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\\[)';
+
+/**
  * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
  * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
  * U+2066–U+2069), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML cannot hold them). Also `##[` and
@@ -10,8 +16,7 @@
  * runner trims): runners read those as workflow commands (an Azure Pipelines agent acts on the first `##vso[`
  * anywhere in a line, TeamCity on every `##teamcity[`).
  */
-const UNSAFE_SOURCE =
-  '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|##\\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\\[)|^\\s*::';
+const UNSAFE_SOURCE = `[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|${CI_COMMAND}|^\\s*::`;
 const UNSAFE = new RegExp(UNSAFE_SOURCE, 'g');
 
 /**
@@ -120,8 +125,21 @@ export function excerpt(s: string, max = 40): string {
  * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
  */
 export function jsonSafe(json: string): string {
-  return json.replace(JSON_UNSAFE, (m) => (m.startsWith('##') ? `\\u0023${m.slice(1)}` : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return json.replace(JSON_UNSAFE, jsonEscape);
 }
 
-const JSON_UNSAFE =
-  /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\[)/g;
+/**
+ * jsonSafe that escapes the characters `extra` (a character class's contents) too, alike (`\\uHHHH`): made once,
+ * used for each text.
+ */
+export function jsonSafeWith(extra: string): (json: string) => string {
+  const unsafe = new RegExp(`[${extra}]|${JSON_UNSAFE.source}`, 'g');
+  return (json) => json.replace(unsafe, jsonEscape);
+}
+
+/** A match of JSON_UNSAFE as a JSON escape: a CI command's `##` as `\\u0023#`, a character as `\\uHHHH`. */
+function jsonEscape(m: string): string {
+  return m.startsWith('##') ? `\\u0023${m.slice(1)}` : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+const JSON_UNSAFE = new RegExp(`[\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|${CI_COMMAND}`, 'g');

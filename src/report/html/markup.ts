@@ -5,7 +5,7 @@
 // inputText.ts), then the characters that mean markup are written as entities, so a name is always text and
 // never opens an element, an attribute or a comment.
 
-import { CELL_WIDTH, clipped } from '../../util/inputText.js';
+import { CELL_WIDTH, clipped, jsonSafeWith } from '../../util/inputText.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -27,13 +27,10 @@ export function text(s: string, max = CELL_WIDTH): string {
  * ASCII without `#`, so the whole text can be passed through.
  */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(SCRIPT_UNSAFE, (m) =>
-    m.startsWith('##') ? `\\u0023${m.slice(1)}` : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return scriptSafe(JSON.stringify(value));
 }
 
-const SCRIPT_UNSAFE =
-  /[<>&\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|##\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\[)/g;
+const scriptSafe = jsonSafeWith('<>&');
 
 /** A number for an SVG attribute: at most two decimals, no `-0`, no exponent. */
 export function num(n: number): string {
