@@ -6,11 +6,12 @@
 // The accumulator made one FineGroup object a fine group: the object, its total Cell and step Cell (each with four
 // boxed doubles: minTicks starts at +∞, so the fields are doubles), a StepCells, the Map entry and its JSON key:
 // some 520 bytes a group once read, 1 M distinct names ~520 MB before anything else ran. Here a group is a row of
-// typed arrays (its total, and its step when all its kernels are of one: that step's cell is its total, 40 bytes), its
-// type, core and shapes texts are indices into one table of the distinct texts, its name is the one string a group
-// keeps (the index looks a group up by its name when it has no shapes, so no key string is made), and a group of
-// two steps or more (or kernels outside any step beside those in one) keeps a Map of its cells. FineGroupTable is a Map<string, FineGroup> to every stage that reads one: a FineGroup read from it is a
-// view of its row (a small object made on each read, never kept by the table), whose cells read and write the
+// typed arrays (its total, and its step when all its kernels are of one: that step's cell is its total, 40
+// bytes), its type, core and shapes texts are indices into one table of the distinct texts, its name is the one
+// string a group keeps (the index looks a group up by its name when it has no shapes, so no key string is made),
+// and a group of two steps or more (or kernels outside any step beside those in one) keeps a Map of its cells.
+// FineGroupTable is a Map<string, FineGroup> to every stage that reads one: a FineGroup read from it is a view of
+// its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
 import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields } from './model.js';

@@ -51,9 +51,9 @@ function escapeUnsafe(m: string): string {
 /**
  * Text from input as every text format shows it, one text at a time: each unsafe character (see UNSAFE) is
  * written as `\xHH` (below U+0080) or `\uHHHH`, so a line break becomes `\x0a`, ESC `\x1b` and the C1 control
- * U+009B `\u009b`; `##[` becomes `\x23#[`, `##vso[` `\x23#vso[` (`##teamcity[` alike) and a leading `::` becomes `\x3a:`. A byte of a file that was not
- * UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with upper-case digits (`\x85`, `\xC3`): only bytes from 0x80
- * up are written so. A backslash that starts what reads as an escape (`\x` and two hex digits, `\u` and four)
+ * U+009B `\u009b`; `##[` becomes `\x23#[`, `##vso[` `\x23#vso[` (`##teamcity[` alike) and a leading `::` becomes
+ * `\x3a:`. A byte of a file that was not UTF-8 (kept as U+DC80–U+DCFF) is written `\xNN` with upper-case digits
+ * (`\x85`, `\xC3`): only bytes from 0x80 up are written so. A backslash that starts what reads as an escape (`\x` and two hex digits, `\u` and four)
  * is written `\x5c`; other backslashes, and all other text, are unchanged. So the escaped text reads back to
  * one text only: `\x5cx1b` is the four characters `\x1b`, `\x1b` is ESC. JSON keeps the exact text (see
  * jsonSafe below). Not idempotent, by necessity: a message that holds escaped text goes through oneLine().
@@ -121,8 +121,8 @@ export function excerpt(s: string, max = 40): string {
 /**
  * JSON text made safe for a terminal or CI log without changing what it parses to: the unsafe characters that
  * JSON.stringify leaves raw (DEL, C1 controls, U+2028/U+2029, bidirectional controls, U+FFFE/U+FFFF) are
- * written as `\uHHHH` escapes, and `##[` as `\u0023#[` (`##vso[` as `\u0023#vso[`, `##teamcity[` alike). JSON.stringify already escapes C0 controls and lone
- * surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
+ * written as `\uHHHH` escapes, and `##[` as `\u0023#[` (`##vso[` as `\u0023#vso[`, `##teamcity[` alike).
+ * JSON.stringify already escapes C0 controls and lone surrogates; outside strings JSON is plain ASCII, so the whole text can be passed through.
  */
 export function jsonSafe(json: string): string {
   return json.replace(JSON_UNSAFE, jsonEscape);
