@@ -2,12 +2,22 @@
 // worker packed until first read. Under any sequence of operations it answers as a Map does, in the same order.
 
 import { describe, expect, it } from 'vitest';
-import { StepCells, type Cell } from '../src/model/model.js';
+import { forEachStepFigure, PackedSteps, StepCells, type Cell } from '../src/model/model.js';
 import { prng } from './decodeGen.js';
 
 const cell = (n: number): Cell => ({ count: n, ticks: n * 10, minTicks: n, maxTicks: n * 2 });
 
+/** What forEachStepFigure gives of some cells: [step, count, ticks] each, in order. */
+function figures(steps: Map<number, Cell>): [number, number, number][] {
+  const out: [number, number, number][] = [];
+  forEachStepFigure(steps, (step, count, ticks) => out.push([step, count, ticks]));
+  return out;
+}
+
+const figuresOf = (m: Map<number, Cell>): [number, number, number][] => [...m].map(([k, c]) => [k, c.count, c.ticks]);
+
 function same(s: StepCells, m: Map<number, Cell>): void {
+  expect(figures(s)).toEqual(figuresOf(m));
   expect(s.size).toBe(m.size);
   expect([...s]).toEqual([...m]);
   expect([...s.keys()]).toEqual([...m.keys()]);
@@ -79,5 +89,47 @@ describe('StepCells', () => {
     expect(s.get(3)!.count).toBe(2);
     expect(s.get(3)).toBe(s.get(3));
     expect([...s.keys()]).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('walks the packed cells of a group of many steps in place with forEach: copies, nothing unpacked', () => {
+    const n = 6;
+    const buf = new Float64Array(n * 5 + 5);
+    for (let k = 0; k < n; k++) buf.set([k + 1, k % 2, 10 * k, k, 2 * k], 5 + k * 5);
+    const s = StepCells.packed(buf, 5, n);
+    const seen: [number, Cell][] = [];
+    s.forEach((c, k) => {
+      c.count += 100;
+      seen.push([k, c]);
+    });
+    expect(seen.map(([k, c]) => [k, c.count - 100, c.ticks])).toEqual([1, 2, 3, 4, 5, 6].map((k) => [k, (k - 1) % 2, 10 * (k - 1)]));
+    // The copies were written, not the cells: still packed (a get is a copy until the first unpacking read).
+    expect(s.get(2)!.count).toBe(1);
+    expect(figures(s)).toEqual([1, 2, 3, 4, 5, 6].map((k) => [k, (k - 1) % 2, 10 * (k - 1)]));
+    expect(buf.slice(5, 10)).toEqual(new Float64Array([1, 0, 0, 0, 0]));
+  });
+});
+
+describe('forEachStepFigure', () => {
+  it("gives each cell's step, count and ticks in order, for every form of step cells", () => {
+    const rnd = prng(11);
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(rnd() * 9);
+      const steps = [...new Set(Array.from({ length: n }, () => Math.floor(rnd() * 40) - 5))];
+      const m = new Map<number, Cell>(steps.map((st, i) => [st, cell(i + Math.floor(rnd() * 3))]));
+      // A Map, a StepCells written cell by cell, packed cells (as a worker sends them) and a summary JSON's triples.
+      const written = new StepCells();
+      for (const [k, c] of m) written.set(k, c);
+      const packed = new Float64Array(3 + steps.length * 5);
+      const triples = new Float64Array(6 + steps.length * 3);
+      [...m].forEach(([k, c], i) => {
+        packed.set([k, c.count, c.ticks, c.minTicks, c.maxTicks], 3 + i * 5);
+        triples.set([k, c.count, c.ticks], 6 + i * 3);
+      });
+      const want = figuresOf(m);
+      expect(figures(m)).toEqual(want);
+      expect(figures(written)).toEqual(want);
+      expect(figures(StepCells.packed(packed, 3, steps.length))).toEqual(want);
+      expect(figures(new PackedSteps(triples, 2, steps.length))).toEqual(want);
+    }
   });
 });

@@ -17,6 +17,7 @@ import { totalFigure } from '../model/fineGroups.js';
 import {
   comparePerStepCount,
   compareRanks,
+  forEachStepFigure,
   fractionKey,
   perStepCount,
   perStepUs,
@@ -448,9 +449,9 @@ function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
 function countsIn(g: Group | undefined, at: ReadonlyMap<number, number>): number[] {
   const out = new Array<number>(at.size).fill(0);
   if (g === undefined) return out;
-  g.steps.forEach((c, st) => {
+  forEachStepFigure(g.steps, (st, count) => {
     const k = at.get(st);
-    if (k !== undefined) out[k] = c.count;
+    if (k !== undefined) out[k] = count;
   });
   return out;
 }

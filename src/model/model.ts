@@ -159,6 +159,12 @@ export class PackedSteps implements Map<number, Cell> {
     for (let i = 0; i < this.size; i++) fn.call(thisArg, this.#cell(i), this.#step(i), this);
   }
 
+  /** Each cell's step, count and ticks, in order, read in place (see forEachStepFigure). */
+  forEachFigure(fn: StepFigureFn): void {
+    const b = this.buf;
+    for (let o = this.from * 3, end = (this.from + this.size) * 3; o < end; o += 3) fn(small(b[o]!), small(b[o + 1]!), b[o + 2]!);
+  }
+
   *entries(): MapIterator<[number, Cell]> {
     for (let i = 0; i < this.size; i++) yield [this.#step(i), this.#cell(i)];
   }
@@ -196,9 +202,10 @@ export class PackedSteps implements Map<number, Cell> {
  * The per-step cells of a fine group as the readers make them: a Map that holds its first step in two fields and
  * makes a real Map only for a second one. In a profile of many distinct names most groups run in one step, and an
  * empty Map with its table costs some 220 bytes where this costs 64. Cells a worker sent packed (workers/pack.ts)
- * stay packed until they are written (set, delete), those of a group of at most READ_PACKED steps also while they
- * are read: reading them (get, has, forEach, the iterators) makes each cell it returns anew, a copy that nothing
- * writes back (a group of more steps is unpacked on its first read: its cells are looked up one by one; no accessor per group either: that cost some 500 bytes a
+ * stay packed until they are written (set, delete), and while forEach walks them; those of a group of at most
+ * READ_PACKED steps also while they are looked up or iterated: reading them (get, has, forEach, the iterators) makes
+ * each cell it returns anew, a copy that nothing writes back (a group of more steps is unpacked on its first get,
+ * has or iterator: its cells are looked up one by one; no accessor per group either: that cost some 500 bytes a
  * group, each object getting a hidden class of its own). A million groups read from a worker are then a million
  * packed cells of 40 bytes rather than a million Cell objects with their boxed doubles, which every report that
  * reads the step cells of each group would otherwise make and keep. It behaves as a Map<number, Cell> in every way
@@ -206,7 +213,7 @@ export class PackedSteps implements Map<number, Cell> {
  * got from packed cells is a copy (so a cell is changed by set, never in place: mergeGroups); it is not an
  * `instanceof Map`, and a structured clone of it is a plain object (the workers pack step cells instead).
  */
-/** Packed step cells of at most this many steps are read in place (copies), never unpacked but to be written. */
+/** Packed step cells of at most this many steps are looked up in place (copies), never unpacked but to be written. */
 const READ_PACKED = 4;
 
 /**
@@ -353,12 +360,10 @@ export class StepCells extends CellsOverMap implements Map<number, Cell> {
   }
 
   forEach(fn: (value: Cell, key: number, map: Map<number, Cell>) => void, thisArg?: unknown): void {
+    // Packed cells are read in place, each a copy, whatever their number: one walk needs no Map of them.
     if (this.#buf !== null) {
-      if (this.#packed <= READ_PACKED) {
-        for (let k = 0; k < this.#packed; k++) fn.call(thisArg, this.#packedCell(k), this.#packedStep(k), this);
-        return;
-      }
-      this.#unpack();
+      for (let k = 0; k < this.#packed; k++) fn.call(thisArg, this.#packedCell(k), this.#packedStep(k), this);
+      return;
     }
     if (this.#map !== null) {
       this.#map.forEach((c, s) => {
@@ -367,6 +372,22 @@ export class StepCells extends CellsOverMap implements Map<number, Cell> {
       return;
     }
     if (this.#cell !== undefined) fn.call(thisArg, this.#cell, this.#step, this);
+  }
+
+  /** Each cell's step, count and ticks, in order, without making a cell (see forEachStepFigure). */
+  forEachFigure(fn: StepFigureFn): void {
+    const b = this.#buf;
+    if (b !== null) {
+      for (let o = this.#step, end = this.#step + this.#packed * 5; o < end; o += 5) fn(small(b[o]!), small(b[o + 1]!), b[o + 2]!);
+      return;
+    }
+    if (this.#map !== null) {
+      this.#map.forEach((c, s) => {
+        fn(s, c.count, c.ticks);
+      });
+      return;
+    }
+    if (this.#cell !== undefined) fn(this.#step, this.#cell.count, this.#cell.ticks);
   }
 
   /** The cells as a Map to iterate: the Map held, else a new one of the one cell (or none, or the packed copies). */
@@ -386,6 +407,23 @@ export class StepCells extends CellsOverMap implements Map<number, Cell> {
   get [Symbol.toStringTag](): string {
     return 'StepCells';
   }
+}
+
+/** What forEachStepFigure calls with each step cell's figures. */
+export type StepFigureFn = (step: number, count: number, ticks: number) => void;
+
+/**
+ * Each step cell's step, count and ticks, in the cells' order. What the noise test and the per-step check read of
+ * every group's cells: packed cells (a worker's, a summary JSON's) are read in place, with no cell made for the call
+ * and nothing unpacked; these run once a diff, in the interpreter, where a cell object and a call through forEach
+ * per cell cost more than the cell's own work.
+ */
+export function forEachStepFigure(steps: Map<number, Cell>, fn: StepFigureFn): void {
+  if (steps instanceof StepCells || steps instanceof PackedSteps) steps.forEachFigure(fn);
+  else
+    steps.forEach((c, s) => {
+      fn(s, c.count, c.ticks);
+    });
 }
 
 /** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
