@@ -186,10 +186,12 @@ describe('a large input', () => {
     const release = holdReadWorkers();
     try {
       const before = pool.completed;
+      const tidies = pool.tidies;
       const [a, b] = await Promise.all([readProfile(big, recorded), readProfile(big, recorded)]);
       expect(pool.completed).toBe(before + 1);
-      // Held: the worker that read is still there, idle.
+      // Held: the worker that read is still there, idle, and told to let go of its read's memory.
       expect(pool.hasIdle()).toBe(true);
+      expect(pool.tidies).toBe(tidies + 1);
       const here = REWRITES_SECTION_JOB.run(input(a, b));
       expect(here.status).toBe('ok');
       const there = await runJob(REWRITES_SECTION_JOB, input(a, b));
@@ -198,6 +200,10 @@ describe('a large input', () => {
       // The sampled steps' arrays went to the worker (moved, not copied): empty here now, on both sides (one
       // read in the worker, its samples views of one buffer; one read here, each its own).
       for (const side of [a, b]) expect((side.ranks[0]!.beside as RecordedRank[])[0]!.seq.shapes[0]!.sampleDurTicks[0]!.length).toBe(0);
+      // A worker that let go of its scanners reads again as before (a command may read again after a job).
+      const again = await readProfile(big, { ...base, threads: 'on' });
+      expect(pool.completed).toBe(before + 3);
+      expect(again).toEqual(await readProfile(big, { ...base, threads: 'off' }));
     } finally {
       release();
     }

@@ -11,13 +11,15 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { isKprofError } from '../util/errors.js';
 import { READ_WORKER_OPTIONS, takePrestarted } from './workers/prestart.js';
-import type { TaskMessage, WorkerReply } from './workers/protocol.js';
+import type { TaskMessage, TidyTask, WorkerReply } from './workers/protocol.js';
 
 interface Task {
   id: number;
   payload: unknown;
   /** May run in the main thread. */
   inline: boolean;
+  /** A job after the reads (runOnIdle), not a read. */
+  job: boolean;
   onBytes: ((n: number) => void) | undefined;
   /** Buffers of the payload moved to the worker rather than copied (the caller gives them up). */
   transfer?: ArrayBuffer[];
@@ -43,6 +45,8 @@ export class WorkerPool {
   private nextId = 1;
   /** Tasks finished (done or failed) in a worker: tests check that work really went to a worker. */
   completed = 0;
+  /** Tidy messages posted (to a worker kept for a job after its read): tests check they are. */
+  tidies = 0;
   /** A task is running in the main thread. */
   private inlineBusy = false;
   private scheduled = false;
@@ -64,6 +68,7 @@ export class WorkerPool {
         id: this.nextId++,
         payload,
         inline: inline && this.inline !== null,
+        job: false,
         onBytes,
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -107,7 +112,16 @@ export class WorkerPool {
   runOnIdle<T>(payload: unknown, transfer: ArrayBuffer[] = []): Promise<T> | null {
     if (!this.hasIdle()) return null;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, payload, inline: false, onBytes: undefined, transfer, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        id: this.nextId++,
+        payload,
+        inline: false,
+        job: true,
+        onBytes: undefined,
+        transfer,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       // Now, not on the next turn of the event loop: the caller goes on with work of its own meanwhile.
       this.dispatch();
     });
@@ -190,7 +204,14 @@ export class WorkerPool {
       if (m.type === 'done') task.resolve(m.result);
       else task.reject({ kind: m.kind, message: m.message, stack: m.stack });
       this.dispatch();
-      if (slot.task === null && this.holds === 0) this.retire(slot);
+      if (slot.task === null) {
+        if (this.holds === 0) this.retire(slot);
+        // Kept for a job: it lets go of its reads' memory while this thread makes the job's input.
+        else if (m.type === 'done' && !task.job) {
+          this.tidies++;
+          worker.postMessage({ id: 0, payload: { tidy: true }, progress: false } satisfies TaskMessage<TidyTask>);
+        }
+      }
     });
     const fail = (message: string, stack?: string): void => {
       const i = this.slots.indexOf(slot);

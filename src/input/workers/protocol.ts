@@ -40,13 +40,22 @@ export interface JobTask {
   input: unknown;
 }
 
+/**
+ * Let go of the reads' memory now (the scanners' memories and the garbage): posted by the pool to a worker it keeps
+ * idle for a job (pool.hold), so that the collection runs while the main thread makes the job's input, not after
+ * the job has arrived. No answer.
+ */
+export interface TidyTask {
+  tidy: true;
+}
+
 /** Run a task's read in the working directory it names, wherever it runs (a worker, or the main thread). */
 export function inTaskDir<T>(task: ReadTask, read: () => T): T {
   return task.cwd === undefined ? read() : inWorkingDir(task.cwd, read);
 }
 
 /** The message that gives a worker a task; `progress`: post `bytes` messages while reading. */
-export interface TaskMessage<P = ReadTask | JobTask> {
+export interface TaskMessage<P = ReadTask | JobTask | TidyTask> {
   id: number;
   payload: P;
   progress: boolean;

@@ -22,11 +22,16 @@ export function serveReads(): void {
   if (!port) return;
   port.on('message', (m: TaskMessage) => {
     const post = (r: WorkerReply<unknown>): void => port.postMessage(r);
+    if ('tidy' in m.payload) {
+      tidy();
+      return;
+    }
     if ('job' in m.payload) {
       runJob(m.id, m.payload, post);
       return;
     }
     const read = m.payload;
+    tidied = false;
     let pending = 0;
     const onBytes = m.progress
       ? (n: number): void => {
@@ -87,12 +92,22 @@ export function serveReads(): void {
   });
 }
 
+/** The reads' memory was let go since the last read (a tidy message came). */
+let tidied = false;
+
+/** Let go of the reads' memory: the scanners' memories and the garbage. */
+function tidy(): void {
+  dropIdleEngines();
+  collectGarbage(0);
+  tidied = true;
+}
+
 /** Run a job and post its result (a clone), or the error it threw. */
 function runJob(id: number, task: JobTask, post: (r: WorkerReply<unknown>) => void): void {
   try {
-    // Done reading: the scanners' memories and the read's garbage go before the job makes its own.
-    dropIdleEngines();
-    collectGarbage(0);
+    // Done reading: the scanners' memories and the read's garbage go before the job makes its own (at once, unless
+    // the pool's tidy message came first).
+    if (!tidied) tidy();
     post({ id, type: 'done', result: jobNamed(task.job).run(task.input) });
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
