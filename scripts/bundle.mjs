@@ -4,10 +4,12 @@
 // worker of a diff; one file of each costs a fraction of it. Type-checking is tsc's (`npm run typecheck`); esbuild
 // only strips the types.
 //
-// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.js beside its own module (its entry is
+// - The reader (src/input/read.ts) starts the worker as ./workers/readWorker.cjs beside its own module (its entry is
 //   src/cli/readWorker.ts, which registers the beside-sink kinds of later stages): the
-//   bundle's CLI file is dist/bundle/cli.cjs, so the worker's entry is bundled to dist/bundle/workers/readWorker.js
-//   (ENTRY_SOURCES). Under vitest the reader runs from src/ and starts that same bundled worker.
+//   bundle's CLI file is dist/bundle/cli.cjs, so the worker's entry is bundled to dist/bundle/workers/readWorker.cjs
+//   (ENTRY_SOURCES). Under vitest the reader runs from src/ and starts that same bundled worker. The worker is
+//   CommonJS as the CLI is: a worker thread that starts an ES module first loads Node's ES module loader, some 15 ms
+//   of every diff's worker start-up (median of 12 paired starts).
 // - A command's `await import()` (src/cli/run.ts) stays lazy inside the bundle: its modules run only when it does.
 // - Dependencies loaded on first use with createRequire (cli-table3, yaml, cli-progress) stay out of the bundle
 //   and load from node_modules when needed. Commander is CommonJS: its require() of node builtins needs a
@@ -38,14 +40,15 @@ export function packageVersion() {
 }
 
 /** The bundle's files (below dist/bundle/) and the module of src/ each one bundles. */
-const ENTRY_SOURCES = { 'cli.cjs': 'cli/cli.ts', 'early.js': 'cli/early.ts', 'workers/readWorker.js': 'cli/readWorker.ts' };
+const ENTRY_SOURCES = { 'cli.cjs': 'cli/cli.ts', 'workers/readWorker.cjs': 'cli/readWorker.ts', 'early.js': 'cli/early.ts' };
 const ENTRIES = Object.keys(ENTRY_SOURCES);
 
 /**
  * esbuild's options for the bundle of `entries` (names below dist/bundle/, all `.cjs` or all `.js`) into `outdir`,
  * with `version` written in. The CLI is CommonJS (`.cjs`): bin/kprof.js compiles it with V8's code cache
  * (src/cli/early.ts runCli), which Node 20 offers for scripts, not for ES modules; `import.meta.url` is then the
- * bundle's own URL. The others are ES modules.
+ * bundle's own URL; the read worker is CommonJS too (a worker started from an ES module loads the ES loader first).
+ * early.js, which bin/kprof.js imports, is an ES module.
  */
 export function bundleOptions({ entries = ENTRIES, outdir = BUNDLE, version = packageVersion() } = {}) {
   const cjs = entries.every((e) => e.endsWith('.cjs'));

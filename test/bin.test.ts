@@ -52,7 +52,7 @@ describe('bin/kprof.js', () => {
       );
       // Half a build (the CLI bundle missing): the same.
       mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
-      for (const f of ['early.js', 'workers/readWorker.js']) {
+      for (const f of ['early.js', 'workers/readWorker.cjs']) {
         mkdirSync(dirname(join(copy, 'dist/bundle', f)), { recursive: true });
         copyFileSync(join(ROOT, 'dist/bundle', f), join(copy, 'dist/bundle', f));
       }
@@ -87,7 +87,7 @@ describe('bin/kprof.js', () => {
         await pool.close();
       }
     };
-    const bundled = await read('dist/bundle/workers/readWorker.js');
+    const bundled = await read('dist/bundle/workers/readWorker.cjs');
     expect(bundled.map((r) => r.rank)).toEqual(['0', '1']);
     const here = (await Promise.all(plans.map((plan) => readRank(plan, { withShapes: false, withSpan: false })))).flat();
     expect(bundled).toEqual(here);

@@ -61,7 +61,7 @@ describe('package.json', () => {
       'dist/bundle/cli.cjs',
       'dist/bundle/cli.cjs.cache',
       'dist/bundle/early.js',
-      'dist/bundle/workers/readWorker.js',
+      'dist/bundle/workers/readWorker.cjs',
       'package.json',
     ]);
   });

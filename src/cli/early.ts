@@ -24,7 +24,7 @@ const MAX_ENTRIES = 512;
  * the program) when it reads two profiles that will each be read in a thread: two of its paths hold
  * PARALLEL_MIN_BYTES or more.
  */
-export function startEarly(args: readonly string[], script = new URL('./workers/readWorker.js', import.meta.url)): void {
+export function startEarly(args: readonly string[], script = new URL('./workers/readWorker.cjs', import.meta.url)): void {
   if (!TWO_PROFILES.has(args[0] ?? '')) return;
   if (args.includes('-h') || args.includes('--help')) return;
   let large = 0;

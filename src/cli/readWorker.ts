@@ -1,4 +1,4 @@
-// The read worker's entry (bundled as dist/bundle/workers/readWorker.js): the worker of the input stage
+// The read worker's entry (bundled as dist/bundle/workers/readWorker.cjs): the worker of the input stage
 // (input/workers/readWorker.ts) with the kinds of sink a task may ask to read beside each accumulator, which
 // later stages define (input/beside.ts), and the jobs a command may run in it after its reads (input/workers/jobs.ts).
 

@@ -216,9 +216,9 @@ function planBytes(plan: RankPlan): number {
  * in this thread.
  */
 export function workerScript(): URL | null {
-  const here = new URL('./workers/readWorker.js', import.meta.url);
+  const here = new URL('./workers/readWorker.cjs', import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL('../../dist/bundle/workers/readWorker.js', import.meta.url);
+  const built = new URL('../../dist/bundle/workers/readWorker.cjs', import.meta.url);
   if (existsSync(fileURLToPath(built))) return built;
   return null;
 }
