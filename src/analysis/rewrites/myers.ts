@@ -7,6 +7,7 @@
 // after the last element, so that the group walks of xdl_change_compact port line for line.
 
 import { editLowerBound } from './editBound.js';
+import { alignInWasm } from './myersEngine.js';
 
 /** Per-element change flags of one sequence; element i is at index i + 1 (indexes 0 and n + 1 are sentinels). */
 export type ChangeFlags = Uint8Array;
@@ -35,7 +36,8 @@ export function alignSequences(a: Int32Array, b: Int32Array, maxEdits: number): 
   if (editLowerBound(a, b) > maxEdits) return null;
   const changedA = new Uint8Array(a.length + 2);
   const changedB = new Uint8Array(b.length + 2);
-  const ok = compare(a, 0, a.length, b, 0, b.length, changedA, changedB, maxEdits);
+  // The same search in WebAssembly where it runs (myersEngine.ts), else here.
+  const ok = alignInWasm(a, b, capRounds(maxEdits), changedA, changedB) ?? compare(a, 0, a.length, b, 0, b.length, changedA, changedB, maxEdits);
   if (!ok) return null;
   let edits = 0;
   for (let i = 1; i <= a.length; i++) edits += changedA[i]!;
@@ -101,6 +103,12 @@ function compare(
     stack.push(al, al + x, bl, bl + y);
   }
   return true;
+}
+
+/** The rounds bisect takes for `cap` before it meets maxD, min(maxD, ⌈cap / 2⌉ + 1), as myers.wat takes them (-1: no cap). */
+function capRounds(cap: number): number {
+  if (cap >= 2 ** 30) return -1;
+  return (Math.ceil(cap / 2) + 1) | 0;
 }
 
 /** Sequences are shorter than this. */
