@@ -43,6 +43,18 @@ describe('kprof diff: time changes judged by the steps', () => {
     });
   }
 
+  it('--time-tolerance is a percentage from 0 to 100: a time falls by 100% at most', async () => {
+    const args = ['diff', `${NOISE}/base`, `${NOISE}/pr`, '--time-tolerance'];
+    expect((await kprof([...args, '100'])).code).toBe(0);
+    expect(await kprof([...args, '101'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'kprof: --time-tolerance: expected a percentage from 0 to 100, such as 2 or 0.5%; found "101". A time falls by 100% at most, ' +
+        'so a tolerance above 100 is not ±: it hides more slow-downs only. Give 100 or less (the default is 2).\n',
+    });
+  });
+
   it('a change within the step noise is ~ in every format; a real one is shown; JSON carries the test', async () => {
     const args = ['diff', `${NOISE}/base`, `${NOISE}/pr`];
     const j = json(await kprof([...args, '--format', 'json']));
