@@ -327,14 +327,22 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
       ['bad choice', ['summary', at('base'), '--by', 'x\n::error::INJ choice']],
       ['bad regex', ['summary', at('base'), '--match', '(\n::error::INJ']],
       ['bad steps', ['summary', at('base'), '--steps', '1\n::error::INJ']],
+      // The same errors of check, which has the github and junit formats.
+      ['check: missing file', ['check', at(DIR, 'missing\n::error::INJ.csv'), '--rules', at('rules.json')]],
+      ['check: bad choice', ['check', at('base'), '--rules', at('rules.json'), '--prefer', 'x\n::error::INJ choice']],
+      ['check: bad regex', ['check', at('base'), '--rules', at('rules.json'), '--match', '(\n::error::INJ']],
+      ['check: bad steps', ['check', at('base'), '--rules', at('rules.json'), '--steps', '1\n::error::INJ']],
     ];
     for (const [label, args] of cases) {
       const plain = await kprof(args);
       expectAll(label, plain, 'text', [2]);
+      // Summary has neither format: a usage error, said as any other.
+      const check = args[0] === 'check';
       const gh = await kprof([...args, '--format', 'github']);
-      expectAll(`${label} github`, gh, 'github', [2]);
+      expectAll(`${label} github`, gh, check ? 'github' : 'text', [2]);
       const junit = await kprof([...args, '--format', 'junit']);
-      expectAll(`${label} junit`, junit, 'junit', [2]);
+      expectAll(`${label} junit`, junit, check ? 'junit' : 'text', [2]);
+      if (!check) expect([gh.stdout, junit.stdout]).toEqual(['', '']);
     }
   });
 });

@@ -5,8 +5,6 @@
 import { existsSync } from 'node:fs';
 import { onDisk } from '../util/files.js';
 import { workspacePath } from '../util/paths.js';
-import { AUDIT_FORMATS } from './audit/formats.js';
-import { CHECK_FORMAT_NAMES, DIFF_FORMAT_NAMES, INSPECT_FORMAT_NAMES, SUMMARY_FORMAT_NAMES } from './choices.js';
 import { escaped, oneLine, xmlEscape } from './render.js';
 
 /** The formats that report an error in their own way. */
@@ -62,26 +60,15 @@ export function namedPaths(argv: string[]): string[] {
   return out;
 }
 
-/** Each command's --format names (a command without --format is not here). */
-const COMMAND_FORMATS: Readonly<Record<string, readonly string[]>> = {
-  summary: SUMMARY_FORMAT_NAMES,
-  diff: DIFF_FORMAT_NAMES,
-  check: CHECK_FORMAT_NAMES,
-  inspect: INSPECT_FORMAT_NAMES,
-  audit: AUDIT_FORMATS,
-};
-
 /**
- * The --format of a command line when it is one that reports errors itself, and its --out: only for a command
- * that has that format. `kprof summary --format github` is a usage error (summary writes no annotations), said
- * on stderr as any other, not as an annotation; `kprof diff --format junit -o r.xml` writes no JUnit report.
+ * The --format of a command line when it is one that reports errors itself, and its --out: only when `formats`, the
+ * --format names of the command, has it (choices.ts failureFormat gives them). `kprof summary --format github` is a
+ * usage error (summary writes no annotations), said on stderr as any other, not as an annotation; `kprof diff
+ * --format junit -o r.xml` writes no JUnit report.
  */
-export function failureFormat(argv: string[]): { format: FailureFormat; out: string | undefined } | null {
+export function failureFormatOf(argv: string[], formats: readonly string[]): { format: FailureFormat; out: string | undefined } | null {
   const format = flagValue(argv, '--format');
-  if (format !== 'github' && format !== 'junit') return null;
-  // The command is the first word that is no option (kprof's own options, -V and -h, take no value).
-  const command = argv.find((a) => !a.startsWith('-'));
-  if (command === undefined || !Object.hasOwn(COMMAND_FORMATS, command) || !COMMAND_FORMATS[command]!.includes(format)) return null;
+  if ((format !== 'github' && format !== 'junit') || !formats.includes(format)) return null;
   return { format, out: flagValue(argv, '--out', '-o') };
 }
 
