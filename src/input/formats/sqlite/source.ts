@@ -36,6 +36,9 @@ import type { DbSchema } from './schema.js';
 /** The registry id of the db export. */
 export const DB_FORMAT = 'db';
 
+/** The column whose device numbers split a db's rows into ranks (readRank names it in a rank's source and the file's traits). */
+const DEVICE_COLUMN = 'TASK.deviceId';
+
 /** A rank's target as this reader uses it: told of the file (begin) once, with the kernel ids bound to it. */
 interface Target {
   sink: KernelSink;
@@ -72,7 +75,8 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
   let current = main;
   const targetOf = (device: number | null): Target => {
     if (device === null || options.split === undefined) return current;
-    const t: RankTarget = options.split.targetFor(device);
+    // The devices are TASK's (COMMUNICATION_OP.deviceId, from schema 1.2.0, names the same): messages name that column.
+    const t: RankTarget = options.split.targetFor(device, DEVICE_COLUMN);
     let mine = byLog.get(t.log);
     if (mine === undefined) {
       mine = { sink: t.sink, log: t.log, begun: false, bound: new Set() };
