@@ -303,7 +303,9 @@ describe('kprof rules: transcripts', () => {
     expect(huge.stderr).toMatch(/^kprof: --margin: expected a percentage such as 20 or 20%; found "9{59}…"\.\n$/);
     const big = await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--margin', '100000000000000']);
     expect(big).toMatchObject({ code: 2, stdout: '' });
-    expect(big.stderr).toMatch(/^kprof: --margin: expected a percentage that keeps the time maximum \(the PR's highest, [^)]+, plus the margin\) at most 2\^51 ticks/);
+    expect(big.stderr).toMatch(
+      /^kprof: --margin: expected a percentage that keeps the time maximum \(the PR's highest, [^)]+, plus the margin\) at most 2\^51 ticks/,
+    );
     expect(big.stderr).toContain('found "100000000000000". Give a smaller --margin (the default is 10).');
     expect(big.stderr).not.toContain('generated rules');
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base'])).code).toBe(2);

@@ -168,7 +168,10 @@ describe('kprof diff: time changes judged by the steps', () => {
 describe('kprof diff: ranks that do not pair are not tested', () => {
   /** fixtures/cluster/pr's rank 0 snapshot with its rank id renamed (the summary's `ranks` and `perRank[].rank`). */
   function renamed(id: string): string {
-    const s = JSON.parse(readFileSync(join(ROOT, 'fixtures/cluster/pr/rank0.summary.json'), 'utf8')) as { ranks: string[]; perRank: { rank: string }[] };
+    const s = JSON.parse(readFileSync(join(ROOT, 'fixtures/cluster/pr/rank0.summary.json'), 'utf8')) as {
+      ranks: string[];
+      perRank: { rank: string }[];
+    };
     s.ranks = [id];
     for (const r of s.perRank) r.rank = id;
     const f = join(tmp, `pr${id}.summary.json`);

@@ -20,7 +20,17 @@
 
 import type { Diff, DiffRow } from '../analysis/diff.js';
 import { stepsLabel } from '../aggregate/group.js';
-import { compareRanks, MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model/model.js';
+import {
+  compareRanks,
+  MAX_EXACT_TEXT,
+  MAX_EXACT_TICKS,
+  TICKS_PER_US,
+  type Profile,
+  type RankSummary,
+  type StepRange,
+  type Summary,
+  type UserGroup,
+} from '../model/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, plural, stepCountsText } from '../util/format.js';
 import { CELL_WIDTH, escaped as shown, jsonSafe } from '../util/inputText.js';
 import { inputError, usageError } from '../util/errors.js';
