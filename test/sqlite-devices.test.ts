@@ -7,9 +7,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kprof, sqliteInstalled, TestDatabase } from './helpers.js';
+import { kprof, REAL, realData, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
+const HAS_REAL = realData(import.meta.url);
 
 const FIX = 'fixtures/sqlite';
 
@@ -268,5 +269,30 @@ describe.skipIf(!HAS_SQLITE)('a skipped row is counted on its own rank, or on no
     const refused = await kprof(['summary', bad]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('the top-level "rowsRead" 8 is not the sum of the ranks\' (7) and "rowsOnNoRank" (2)');
+  });
+});
+
+describe.skipIf(!HAS_SQLITE || !HAS_REAL)('a real db export made one of two devices', () => {
+  it("its 4 communication rows (no deviceId, schema 1.0.0) are on no rank; each device's rank has its own kernels only", async () => {
+    // torch_npu Level1 rank 1 (device 1, 187 compute kernels, 4 allReduces), every other TASK row moved to device 0.
+    const folder = join(dir, `real${made++}`);
+    mkdirSync(folder);
+    const path = join(folder, 'devices.db');
+    copyFileSync(join(REAL, 'msinsight-torchnpu-db/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db'), path);
+    const db = new TestDatabase(path);
+    db.exec('UPDATE TASK SET deviceId = 0 WHERE rowid % 2 = 0; INSERT INTO RANK_DEVICE_MAP (rankId, deviceId) VALUES (0, 0);');
+    db.close();
+    const { out, stderr } = await summary(path);
+    expect([out.rowsRead, out.skippedRows, out.rowsOnNoRank, out.totals.count]).toEqual([191, 4, 4, 187]);
+    expect(out.perRank.map((r) => [r.rank, r.rowsRead, r.skippedRows])).toEqual([
+      ['0', 96, 0],
+      ['1', 91, 0],
+    ]);
+    expect(stderr.match(/nothing says which one it ran on, so it is on no rank; row skipped/g)).toHaveLength(4);
+    const ins = (await inspect(path)).out;
+    expect(ins.ranks.map((r) => [r.rowsRead, r.rowsSkipped, r.files[0]!.rowsOnNoRank])).toEqual([
+      [96, 0, 4],
+      [91, 0, 4],
+    ]);
   });
 });
