@@ -77,6 +77,7 @@ function summary(ranks: Record<string, RankSpec>, steps: number | null = 4, inpu
     files: [],
     rowsRead: totals.count,
     skippedRows: 0,
+    rowsOnNoRank: 0,
     filteredKernels: 0,
     totals,
     groups: [...all.values()],

@@ -54,6 +54,27 @@ describe('FineGroupTable', () => {
     expect(t.get('not a key')).toBeUndefined();
   });
 
+  it('names too long for V8 to hash (past 16,383 code units) are found as any other, also alike in all but one unit', () => {
+    const t = new FineGroupTable();
+    // One length, alike at both ends: they differ in one code unit in the middle.
+    const names = Array.from({ length: 40 }, (_, i) => `${'a'.repeat(20_000)}${String.fromCharCode(0x4e00 + i)}${'z'.repeat(20_000)}`);
+    const at = names.map((n) => t.index(n, 'T', 'AI_CORE', null, ''));
+    expect(new Set(at).size).toBe(40);
+    // Found again by an equal name made anew (not the same string), and by its other type in its own group.
+    names.forEach((n, i) => expect(t.index(n.slice(0, 20_000) + n.slice(20_000), 'T', 'AI_CORE', null, '')).toBe(at[i]));
+    const other = t.index(names[7]!, 'U', 'AI_CORE', null, '');
+    expect(at).not.toContain(other);
+    expect(t.aloneInName(t.at(at[7]!))).toBe(false);
+    expect(t.aloneInName(t.at(at[8]!))).toBe(true);
+    expect(t.size).toBe(41);
+    // After the index is let go (a large table once read) and made again from the chains, the same.
+    const big = new FineGroupTable();
+    for (let i = 0; i < 1 << 16; i++) big.index(`k${i}`, 'T', null, null, '');
+    const long = names.map((n) => big.index(n, 'T', null, null, ''));
+    big.trim();
+    names.forEach((n, i) => expect(big.index(n, 'T', null, null, '')).toBe(long[i]));
+  });
+
   it('a view reads and writes its row; step cells other than its total go to a Map', () => {
     const t = new FineGroupTable();
     const g = t.at(t.index('k', 'T', null, null, '', 'k_raw'));

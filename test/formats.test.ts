@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain .mjs generator without types
 import { KERNELS } from '../fixtures/formats/generate.mjs';
 import { summarize } from '../src/aggregate/group.js';
-import type { Profile, Selection } from '../src/model/model.js';
+import { skippedRowsOf, type Profile, type Selection } from '../src/model/model.js';
 import { readProfile } from '../src/input/read.js';
 import { ROOT } from './helpers.js';
 
@@ -151,7 +151,14 @@ describe('header variants', () => {
         ['0', 1],
         ['1', 2],
       ]);
-      expect(p.ranks.reduce((n, r) => n + r.rowsSkipped, 0)).toBe(4);
+      // Skipped on no rank (the file's rowsOnNoRank), not on the device of the row before them (1).
+      expect(p.ranks.map((r) => [r.rowsRead, r.rowsSkipped])).toEqual([
+        [1, 0],
+        [2, 0],
+      ]);
+      expect(p.ranks[0]!.files[0]!).toMatchObject({ rowsRead: 7, rowsSkipped: 4, rowsOnNoRank: 4 });
+      expect(skippedRowsOf(p.ranks)).toBe(4);
+      expect(summarize(p, { by: 'type', selection: NONE })).toMatchObject({ rowsRead: 7, skippedRows: 4, rowsOnNoRank: 4 });
       expect(p.ranks.flatMap((r) => r.warnings.map((w) => w.message))).toEqual([
         'Device_id is "N/A", expected a device number (0, 1, …); row skipped',
         'Device_id is "1.5", expected a device number (0, 1, …); row skipped',

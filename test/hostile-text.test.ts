@@ -3,7 +3,7 @@
 // profiles, folders, summary JSON and rules files are built here at test time with hostile names, and every
 // command is run in every format; the checks are byte-wise, on stdout and stderr alike.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -327,14 +327,22 @@ describe('hostile names in kernel tables, folders, summary JSON and rules files'
       ['bad choice', ['summary', at('base'), '--by', 'x\n::error::INJ choice']],
       ['bad regex', ['summary', at('base'), '--match', '(\n::error::INJ']],
       ['bad steps', ['summary', at('base'), '--steps', '1\n::error::INJ']],
+      // The same errors of check, which has the github and junit formats.
+      ['check: missing file', ['check', at(DIR, 'missing\n::error::INJ.csv'), '--rules', at('rules.json')]],
+      ['check: bad choice', ['check', at('base'), '--rules', at('rules.json'), '--prefer', 'x\n::error::INJ choice']],
+      ['check: bad regex', ['check', at('base'), '--rules', at('rules.json'), '--match', '(\n::error::INJ']],
+      ['check: bad steps', ['check', at('base'), '--rules', at('rules.json'), '--steps', '1\n::error::INJ']],
     ];
     for (const [label, args] of cases) {
       const plain = await kprof(args);
       expectAll(label, plain, 'text', [2]);
+      // Summary has neither format: a usage error, said as any other.
+      const check = args[0] === 'check';
       const gh = await kprof([...args, '--format', 'github']);
-      expectAll(`${label} github`, gh, 'github', [2]);
+      expectAll(`${label} github`, gh, check ? 'github' : 'text', [2]);
       const junit = await kprof([...args, '--format', 'junit']);
-      expectAll(`${label} junit`, junit, 'junit', [2]);
+      expectAll(`${label} junit`, junit, check ? 'junit' : 'text', [2]);
+      if (!check) expect([gh.stdout, junit.stdout]).toEqual(['', '']);
     }
   });
 });
@@ -368,6 +376,28 @@ describe('exit-2 errors under --format github and junit', () => {
     const r = await kprof(['check', PROFILE, '--rules', BAD, '--format', 'github', '--bogus']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^::error title=kprof%3A usage error::unknown option '--bogus'/);
+  });
+
+  it('a command without that format prints its usage error as every other usage error, and writes no report', async () => {
+    const usage = (format: string): string =>
+      `kprof: --format: expected one of table, text, markdown, json, csv or html; found "${format}".\n(run with --help for usage)\n`;
+    for (const cmd of ['summary', 'diff']) {
+      const inputs = cmd === 'diff' ? [PROFILE, PROFILE] : [PROFILE];
+      for (const format of ['github', 'junit']) {
+        expect(await kprof([cmd, ...inputs, '--format', format])).toEqual({ code: 2, stdout: '', stderr: usage(format) });
+        const out = join(tmp, `${cmd}-${format}.xml`);
+        expect((await kprof([cmd, ...inputs, `--format=${format}`, '-o', out])).stderr).toBe(usage(format));
+        expect(existsSync(out)).toBe(false);
+      }
+    }
+    // An error that is not commander's, under a command that has no github format: a plain line too.
+    const r = await kprof(['inspect', PROFILE, '--format', 'github', '--rank', '9']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kprof: --format: expected one of text, table or json; found "github"\./);
+    const audit = await kprof(['audit', PROFILE, '--format', 'junit']);
+    expect(audit.code).toBe(2);
+    expect(audit.stderr).toMatch(/^kprof: --format: expected one of table, markdown, json or html; found "junit"\./);
+    expect(audit.stdout).toBe('');
   });
 
   it('junit: a well-formed report with one failed test case, on stdout or in --out', async () => {

@@ -297,6 +297,17 @@ describe('kprof rules: transcripts', () => {
     ]);
     expect(r).toEqual({ code: 2, stdout: '', stderr: 'kprof: --cut-threshold: expected a percentage such as 20 or 20%; found "half".\n' });
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--by', 'core'])).code).toBe(2);
+    // A margin that makes the time maximum larger than a rules file takes is the user's error, named as such.
+    const huge = await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--margin', '9'.repeat(400)]);
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toMatch(/^kprof: --margin: expected a percentage such as 20 or 20%; found "9{59}…"\.\n$/);
+    const big = await kprof(['rules', 'fixtures/rules/one-rank/base', 'fixtures/rules/one-rank/pr', '--margin', '100000000000000']);
+    expect(big).toMatchObject({ code: 2, stdout: '' });
+    expect(big.stderr).toMatch(
+      /^kprof: --margin: expected a percentage that keeps the time maximum \(the PR's highest, [^)]+, plus the margin\) at most 2\^51 ticks/,
+    );
+    expect(big.stderr).toContain('found "100000000000000". Give a smaller --margin (the default is 10).');
+    expect(big.stderr).not.toContain('generated rules');
     expect((await kprof(['rules', 'fixtures/rules/one-rank/base'])).code).toBe(2);
   });
 });

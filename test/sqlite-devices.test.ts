@@ -3,13 +3,14 @@
 // 1.2.0) are on the db's one device, and on no rank (skipped, counted, said) where the kernels ran on several.
 // Both reads: summary groups in SQLite, inspect reads the kernels one by one in time order.
 
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kprof, sqliteInstalled, TestDatabase } from './helpers.js';
+import { kprof, REAL, realData, sqliteInstalled, TestDatabase } from './helpers.js';
 
 const HAS_SQLITE = sqliteInstalled(import.meta.url);
+const HAS_REAL = realData(import.meta.url);
 
 const FIX = 'fixtures/sqlite';
 
@@ -43,13 +44,21 @@ interface SummaryJson {
   ranks: string[];
   rowsRead: number;
   skippedRows: number;
+  rowsOnNoRank?: number;
   totals: { count: number };
   groups: { key: string; count: number }[];
-  perRank: { rank: string; totals: { count: number }; groups: { key: string; count: number }[] }[];
+  perRank: { rank: string; rowsRead: number; skippedRows: number; totals: { count: number }; groups: { key: string; count: number }[] }[];
 }
 
 interface InspectJson {
-  ranks: { rank: string; rankSource: string; kernels: number; rowsSkipped: number }[];
+  ranks: {
+    rank: string;
+    rankSource: string;
+    kernels: number;
+    rowsRead: number;
+    rowsSkipped: number;
+    files: { rowsRead: number; rowsSkipped: number; rowsOnNoRank?: number }[];
+  }[];
 }
 
 async function summary(path: string, ...args: string[]): Promise<{ out: SummaryJson; stderr: string }> {
@@ -158,6 +167,12 @@ describe.skipIf(!HAS_SQLITE)('communication rows without a deviceId', () => {
       ['1', 4],
     ]);
     expect(out.groups.map((g) => g.key)).not.toContain('hcom_allReduce__*');
+    // Counted as the file's, on no rank: not on the rank of the row read before them (device 5's rank, 1).
+    expect(out.rowsOnNoRank).toBe(2);
+    expect(out.perRank.map((r) => [r.rank, r.rowsRead, r.skippedRows])).toEqual([
+      ['0', 2, 0],
+      ['1', 4, 0],
+    ]);
     expect(stderr).toContain(`COMMUNICATION_OP (1 row of hcom_allReduce__12_0_1): ${SKIP}; row skipped`);
     expect(stderr).toContain(`COMMUNICATION_OP (1 row of hcom_allReduce__12_1_1): ${SKIP}; row skipped`);
     // One by one, in time order (each allReduce came after a kernel of another device): the same rows skipped.
@@ -165,6 +180,10 @@ describe.skipIf(!HAS_SQLITE)('communication rows without a deviceId', () => {
     expect(inspected(ins.out)).toEqual([
       ['0', 2],
       ['1', 4],
+    ]);
+    expect(ins.out.ranks.map((r) => [r.rowsRead, r.rowsSkipped, r.files[0]!.rowsOnNoRank])).toEqual([
+      [2, 0, 2],
+      [4, 0, 2],
     ]);
     expect(ins.stderr).toContain(`COMMUNICATION_OP row 1: ${SKIP}; row skipped`);
     expect(ins.stderr).toContain(`COMMUNICATION_OP row 2: ${SKIP}; row skipped`);
@@ -182,5 +201,98 @@ describe.skipIf(!HAS_SQLITE)('communication rows without a deviceId', () => {
       expect(stderr).not.toContain('deviceId');
       expect((await inspect(path)).out.ranks.map((r) => [r.kernels, r.rowsSkipped])).toEqual([[8, 0]]);
     }
+  });
+});
+
+describe.skipIf(!HAS_SQLITE)('a skipped row is counted on its own rank, or on none: never on the rank of the row before it', () => {
+  /**
+   * Device 4 (rank 0): TASK rows 1-2, row 2 ending before it starts and moved after every other kernel (read in
+   * time order, it comes after device 5's rows); device 5 (rank 1): rows 3-8, row 5 with deviceId -1 (no device).
+   */
+  function damaged(): string {
+    const path = devicesDb('schema-1.2.0.db', 4, 5, [
+      [0, 4],
+      [1, 5],
+    ]);
+    const db = new TestDatabase(path);
+    db.exec(
+      'UPDATE TASK SET startNs = startNs + 10000000, endNs = startNs + 10000000 - 5 WHERE rowid = 2; UPDATE TASK SET deviceId = -1 WHERE rowid = 5;',
+    );
+    db.close();
+    return path;
+  }
+
+  it('both reads: row 2 on rank 0 (its device), row 5 on no rank; the profile counts both', async () => {
+    const path = damaged();
+    const { out, stderr } = await summary(path, '--by', 'name');
+    expect([out.rowsRead, out.skippedRows, out.rowsOnNoRank]).toEqual([8, 2, 1]);
+    expect(out.perRank.map((r) => [r.rank, r.rowsRead, r.skippedRows, r.totals.count])).toEqual([
+      ['0', 3, 1, 2],
+      ['1', 4, 0, 4],
+    ]);
+    expect(stderr).toContain('TASK row 2: it ends 5 ns before it starts; row skipped');
+    expect(stderr).toContain('its deviceId is -1, not a device number (0, 1, …); row skipped');
+    const ins = await inspect(path);
+    expect(ins.out.ranks.map((r) => [r.rank, r.rowsRead, r.rowsSkipped, r.kernels])).toEqual([
+      ['0', 3, 1, 2],
+      ['1', 4, 0, 4],
+    ]);
+    expect(ins.out.ranks.map((r) => r.files[0])).toEqual([
+      expect.objectContaining({ rowsRead: 8, rowsSkipped: 2, rowsOnNoRank: 1 }),
+      expect.objectContaining({ rowsRead: 8, rowsSkipped: 2, rowsOnNoRank: 1 }),
+    ]);
+    const text = await kprof(['inspect', path]);
+    expect(text.stdout).toContain('rows     8 read, 2 skipped (1 of them on no rank: their device cannot be told)');
+    expect(text.stdout).toContain("device   3 of those rows are this rank's, 1 of them skipped");
+  });
+
+  it('a summary JSON keeps the rows on no rank: read back, merged and selected, the same figures', async () => {
+    const path = damaged();
+    const saved = join(dir, 'damaged.summary.json');
+    expect((await kprof(['summary', path, '--format', 'json', '-o', saved])).code).toBe(0);
+    const back = (await summary(saved)).out;
+    expect([back.rowsRead, back.skippedRows, back.rowsOnNoRank]).toEqual([8, 2, 1]);
+    expect(back.perRank.map((r) => [r.rowsRead, r.skippedRows])).toEqual([
+      [3, 1],
+      [4, 0],
+    ]);
+    const merged = await kprof(['merge', saved]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect((JSON.parse(merged.stdout) as SummaryJson).rowsOnNoRank).toBe(1);
+    // The rows on no rank are the file's: they are counted whichever of its ranks is selected.
+    const one = (await summary(path, '--rank', '1')).out;
+    expect([one.rowsRead, one.skippedRows, one.rowsOnNoRank, one.perRank[0]!.skippedRows]).toEqual([5, 1, 1, 0]);
+    // A top level that is not the ranks' sum and the rows on no rank is refused.
+    const text = readFileSync(saved, 'utf8').replace('"rowsOnNoRank": 1', '"rowsOnNoRank": 2');
+    const bad = join(dir, 'bad.summary.json');
+    writeFileSync(bad, text);
+    const refused = await kprof(['summary', bad]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the top-level "rowsRead" 8 is not the sum of the ranks\' (7) and "rowsOnNoRank" (2)');
+  });
+});
+
+describe.skipIf(!HAS_SQLITE || !HAS_REAL)('a real db export made one of two devices', () => {
+  it("its 4 communication rows (no deviceId, schema 1.0.0) are on no rank; each device's rank has its own kernels only", async () => {
+    // torch_npu Level1 rank 1 (device 1, 187 compute kernels, 4 allReduces), every other TASK row moved to device 0.
+    const folder = join(dir, `real${made++}`);
+    mkdirSync(folder);
+    const path = join(folder, 'devices.db');
+    copyFileSync(join(REAL, 'msinsight-torchnpu-db/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db'), path);
+    const db = new TestDatabase(path);
+    db.exec('UPDATE TASK SET deviceId = 0 WHERE rowid % 2 = 0; INSERT INTO RANK_DEVICE_MAP (rankId, deviceId) VALUES (0, 0);');
+    db.close();
+    const { out, stderr } = await summary(path);
+    expect([out.rowsRead, out.skippedRows, out.rowsOnNoRank, out.totals.count]).toEqual([191, 4, 4, 187]);
+    expect(out.perRank.map((r) => [r.rank, r.rowsRead, r.skippedRows])).toEqual([
+      ['0', 96, 0],
+      ['1', 91, 0],
+    ]);
+    expect(stderr.match(/nothing says which one it ran on, so it is on no rank; row skipped/g)).toHaveLength(4);
+    const ins = (await inspect(path)).out;
+    expect(ins.ranks.map((r) => [r.rowsRead, r.rowsSkipped, r.files[0]!.rowsOnNoRank])).toEqual([
+      [96, 0, 4],
+      [91, 0, 4],
+    ]);
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DiffJson, DiffRowJson } from '../src/model/schema.js';
-import { expectTranscript, kprof, REAL, REAL_REL, type Result, realData } from './helpers.js';
+import { expectTranscript, kprof, REAL, REAL_REL, ROOT, type Result, realData } from './helpers.js';
 
 const HAS_REAL = realData(import.meta.url);
 
@@ -42,6 +42,18 @@ describe('kprof diff: time changes judged by the steps', () => {
       expect(r.code).toBe(name.includes('error') ? 2 : 0);
     });
   }
+
+  it('--time-tolerance is a percentage from 0 to 100: a time falls by 100% at most', async () => {
+    const args = ['diff', `${NOISE}/base`, `${NOISE}/pr`, '--time-tolerance'];
+    expect((await kprof([...args, '100'])).code).toBe(0);
+    expect(await kprof([...args, '101'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'kprof: --time-tolerance: expected a percentage from 0 to 100, such as 2 or 0.5%; found "101". A time falls by 100% at most, ' +
+        'so a tolerance above 100 is not ±: it hides more slow-downs only. Give 100 or less (the default is 2).\n',
+    });
+  });
 
   it('a change within the step noise is ~ in every format; a real one is shown; JSON carries the test', async () => {
     const args = ['diff', `${NOISE}/base`, `${NOISE}/pr`];
@@ -150,6 +162,51 @@ describe('kprof diff: time changes judged by the steps', () => {
       const t = json(await kprof(['diff', pr, base, ...extra, '--format', 'json'])).totals.timeTest;
       expect(Math.abs(t.p! - ab.totals.timeTest.p!)).toBeLessThan(1e-12);
     }
+  });
+});
+
+describe('kprof diff: ranks that do not pair are not tested', () => {
+  /** fixtures/cluster/pr's rank 0 snapshot with its rank id renamed (the summary's `ranks` and `perRank[].rank`). */
+  function renamed(id: string): string {
+    const s = JSON.parse(readFileSync(join(ROOT, 'fixtures/cluster/pr/rank0.summary.json'), 'utf8')) as {
+      ranks: string[];
+      perRank: { rank: string }[];
+    };
+    s.ranks = [id];
+    for (const r of s.perRank) r.rank = id;
+    const f = join(tmp, `pr${id}.summary.json`);
+    writeFileSync(f, JSON.stringify(s));
+    return f;
+  }
+
+  it('two base ranks against one PR rank of another id: the halved times are shown, not called noise', async () => {
+    const pr10 = renamed('10');
+    const r = await kprof(['diff', 'fixtures/cluster/base', pr10, '--format', 'json']);
+    expect(r.stderr).toContain('Ranks on one side only: ranks 0, 1 in the base only; rank 10 in the PR only.');
+    const j = json(r);
+    expect(j.pairedRanks).toEqual([]);
+    const mm = byKey(j).get('MatMulV3')!;
+    expect(mm.deltaUsPct!).toBeLessThan(-50);
+    expect(mm.timeTest).toMatchObject({ verdict: 'no-steps', p: null, strata: 0 });
+    expect(mm.timeNoise).toBe(false);
+    for (const x of [...j.rows, j.totals]) {
+      expect(['no-steps', 'zero']).toContain(x.timeTest.verdict);
+      expect(x.timeNoise).toBe(false);
+    }
+    expect(j.timeTest).toMatchObject({ tested: 0, noise: 0 });
+    expect(j.timeTest.fallback).toBe(
+      'Time test: the time changes of 23 groups and of the totals are judged by --time-tolerance alone: no rank id is on both sides, so no rank can be compared with its own steps (see the warning on ranks).',
+    );
+    const table = (await kprof(['diff', 'fixtures/cluster/base', pr10])).stdout;
+    expect(table).toMatch(/\nMatMulV3 .* -50\.6% {2}fewer\n/);
+    expect(table).not.toMatch(/ ~ /);
+    expect(table).not.toContain('rank by rank');
+  });
+
+  it('one rank against one is a pair whatever the ids, and is tested', async () => {
+    const j = json(await kprof(['diff', 'fixtures/cluster/pr/rank0.summary.json', renamed('10'), '--format', 'json']));
+    expect(j.timeTest).toMatchObject({ noSteps: 0, fallback: null });
+    expect(byKey(j).get('MatMulV3')!.timeTest).toMatchObject({ verdict: 'noise', p: 1, strata: 1 });
   });
 });
 

@@ -32,10 +32,13 @@ describe('a bad option value', () => {
     [['diff', P, Q, '--only', 'same'], '--only', 'same'],
     [['diff', P, Q, '--rewrites', 'maybe'], '--rewrites', 'maybe'],
     [['diff', P, Q, '--time-tolerance', 'abc'], '--time-tolerance', 'abc'],
+    [['diff', P, Q, '--time-tolerance', '101'], '--time-tolerance', '101'],
+    [['diff', P, Q, '--time-tolerance', '100.5%'], '--time-tolerance', '100.5%'],
     [['diff', P, Q, '--alpha', '2'], '--alpha', '2'],
     [['rules', P, Q, '--by', 'core'], '--by', 'core'],
     [['rules', P, Q, '--cut-threshold', '150'], '--cut-threshold', '150'],
     [['rules', P, Q, '--margin', 'qq'], '--margin', 'qq'],
+    [['rules', P, Q, '--margin', '1000000000000000000000000'], '--margin', '1000000000000000000000000'],
     [['inspect', P, '--format', 'csv'], '--format', 'csv'],
   ];
   it.each(cases)('%j names the option, the value once, and what is expected', async (args, flag, found) => {

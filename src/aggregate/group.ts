@@ -22,6 +22,7 @@ import {
   mergeCell,
   rankPerStep,
   steppedCell,
+  rowsOnNoRank,
   type Cell,
   type Fields,
   type FineGroup,
@@ -423,6 +424,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       filteredKernels: rankFiltered,
     });
   }
+  const onNoRank = rowsOnNoRank(profile.ranks);
   // One file can hold several ranks (msprof devices): list it once.
   const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];
   const warnings = profile.ranks.flatMap((r) => r.warnings);
@@ -437,8 +439,9 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     stepIds: [...stepSet].sort((a, b) => a - b),
     hasSteps: profile.ranks.every((r) => r.fields.steps),
     files,
-    rowsRead: profile.ranks.reduce((n, r) => n + r.rowsRead, 0),
-    skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0),
+    rowsRead: profile.ranks.reduce((n, r) => n + r.rowsRead, 0) + onNoRank,
+    skippedRows: profile.ranks.reduce((n, r) => n + r.rowsSkipped, 0) + onNoRank,
+    rowsOnNoRank: onNoRank,
     filteredKernels: filtered,
     totals,
     // One rank: its sorted groups are the profile's (the same objects, in the same order), held once.

@@ -7,7 +7,8 @@
 //
 // - A pair of ranks contributes its steps to a group's samples when the group runs there on either side (a
 //   pipeline stage that never runs it adds nothing; an added or removed group adds that rank's zeros). Ranks on
-//   one side only are in no stratum: a row with kernels there is judged by the tolerance alone.
+//   one side only are in no stratum: a row with kernels there is judged by the tolerance alone. With no rank id
+//   on both sides (but one rank against one, a pair whatever the ids), every rank is on one side only.
 // - The totals line is tested the same way on each rank's total kernel time per step.
 // - The test needs the samples to hold the row's kernels: a row with kernels outside any step (no Step Id, an
 //   op_statistic input, a rank without steps, a rank on one side only) is judged by --time-tolerance alone
@@ -85,8 +86,8 @@ interface RankIndex {
 
 /**
  * Both sides, indexed by rank: what a diff needs to draw samples for any set of groups. Each pair of ranks is a
- * stratum (ranks on one side only are left out of the test); without a pair (no rank id in common), all ranks
- * of each side are one stratum.
+ * stratum (ranks on one side only are left out of the test); one rank against one is a pair whatever their ids.
+ * Without a pair (no rank id in common), every rank is unpaired and nothing is tested.
  */
 export interface SampleSource {
   pairs: { base: RankIndex[]; pr: RankIndex[] }[];
@@ -107,7 +108,9 @@ export function sampleSource(base: Summary, pr: Summary): SampleSource | null {
   const pi = new Map(p.map((x) => [x.rank, x]));
   const bi = new Map(b.map((x) => [x.rank, x]));
   const pairs = b.filter((x) => pi.has(x.rank)).map((x) => ({ base: [x], pr: [pi.get(x.rank)!] }));
-  if (pairs.length === 0) return { pairs: [{ base: b, pr: p }], unpaired: { base: [], pr: [] } };
+  // No rank id on both sides (and not one rank against one): every rank is on one side only, so no row is tested.
+  // Pooling the ranks of each side would test one rank's time per step while the row shows the sum over ranks:
+  // two ranks against one halve the row's time with every sample alike, and the test would call -50% noise.
   return { pairs, unpaired: { base: b.filter((x) => !pi.has(x.rank)), pr: p.filter((x) => !bi.has(x.rank)) } };
 }
 

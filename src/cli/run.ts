@@ -11,6 +11,7 @@ import {
   CHECK_FORMAT_NAMES,
   CHECK_FORMATS,
   extensionFormat,
+  failureFormat,
   DIFF_FORMAT_NAMES,
   DIFF_FORMATS,
   INSPECT_FORMAT_NAMES,
@@ -46,7 +47,7 @@ import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
 import { makeProgress } from './progressBar.js';
 import type { Progress } from '../model/progress.js';
-import { failureFormat, githubError, junitError, namedPaths, reportWriteError } from '../report/failure.js';
+import { githubError, junitError, namedPaths, reportWriteError } from '../report/failure.js';
 import { escaped, oneLine } from '../report/render.js';
 
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
@@ -111,9 +112,8 @@ function addRunOptions(cmd: Command): Command {
 type Formatted<T extends { format: unknown }, F> = Omit<T, 'format'> & { format: F };
 
 /**
- * Commander's own error message (a usage error), started like every other kprof error, with the text of the
- * command line in it escaped, and under `--format github` an annotation. Its "(Did you mean …?)" line is
- * commander's own and stays a line.
+ * Commander's own error message (a usage error), started like every other kprof error, with the text of the command line in it
+ * escaped, and under `--format github` (of a command that has it) an annotation. Its "(Did you mean …?)" line is commander's own.
  */
 function commanderError(str: string, github: boolean, io: Io): string {
   const m = /^([\s\S]*?)(\n\(Did you mean [^\n]*\?\))?\n?$/.exec(str)!;

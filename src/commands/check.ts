@@ -8,7 +8,7 @@ import { selectionRawNames } from '../input/accumulator.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
 import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
-import type { Profile } from '../model/model.js';
+import { skippedRowsOf, type Profile } from '../model/model.js';
 import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import { plural } from '../util/format.js';
@@ -70,7 +70,7 @@ function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean
 function readCounts(p: Profile): { kernels: number; skippedRows: number } {
   let kernels = 0;
   for (const r of p.ranks) for (const g of r.groups.values()) kernels += g.total.count;
-  return { kernels, skippedRows: p.ranks.reduce((n, r) => n + r.rowsSkipped, 0) };
+  return { kernels, skippedRows: skippedRowsOf(p.ranks) };
 }
 
 /**

@@ -78,11 +78,22 @@ export interface DiffFlags extends CommonFlags {
   saveFusions?: string;
 }
 
-/** `--time-tolerance 2` or `2%`: a percentage, at least 0. */
+/**
+ * `--time-tolerance 2` or `2%`: a percentage from 0 to 100. A time that is not zero falls by less than 100%, so a
+ * tolerance above 100 hides no more speed-ups than 100 does, only larger slow-downs: not the symmetric ±PCT it
+ * says (as `fell-by-at-least` of a rules file, at most 100%).
+ */
 export function parseTolerance(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
   if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${shown(text)}".`);
-  return Number(m[1]);
+  const pct = Number(m[1]);
+  if (!(pct <= 100)) {
+    throw usageError(
+      `--time-tolerance: expected a percentage from 0 to 100, such as 2 or 0.5%; found "${shown(text)}". ` +
+        'A time falls by 100% at most, so a tolerance above 100 is not ±: it hides more slow-downs only. Give 100 or less (the default is 2).',
+    );
+  }
+  return pct;
 }
 
 /** `--alpha 0.05`: a significance level, above 0 and below 1. */

@@ -4,6 +4,7 @@ import type { InspectFormat } from '../report/choices.js';
 import { emit, type Io } from '../util/io.js';
 import { parsePrefer, parseRanks } from './options.js';
 import type { Progress } from '../model/progress.js';
+import { skippedRowsOf } from '../model/model.js';
 import { readProfile } from '../input/read.js';
 import { INSPECT_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
@@ -30,7 +31,7 @@ export async function inspectCommand(profile: string, flags: InspectFlags, io: I
   const witness = await witnessProfile(data);
   const warnings = data.ranks.flatMap((r) => r.warnings);
   const count = data.ranks.reduce((n, r) => n + r.warningCount, 0);
-  const skipped = data.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
+  const skipped = skippedRowsOf(data.ranks);
   io.stderr(warningLines(warnings, count, skipped));
   const reporter = await INSPECT_REPORTERS[flags.format]();
   await emit(io, flags.out, reporter(data, witness, { color: false }));

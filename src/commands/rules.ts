@@ -32,7 +32,8 @@ export interface RulesFlags extends CommonFlags {
 /** `20`, `20%` → 20. */
 export function parsePercent(flag: string, text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
-  if (!m) throw usageError(`${flag}: expected a percentage such as 20 or 20%; found "${shown(text)}".`);
+  // 400 digits read as Infinity: no percentage.
+  if (!m || !Number.isFinite(Number(m[1]))) throw usageError(`${flag}: expected a percentage such as 20 or 20%; found "${shown(text)}".`);
   return Number(m[1]);
 }
 
@@ -145,6 +146,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
     rewrites: rewritesOf(rb, rp, opts.by),
     cutThresholdPct,
     marginPct,
+    marginText: flags.margin,
     basePath: relPath(basePath),
     prPath: relPath(prPath),
     checkOptions: [checkOptions(selection), ...(flags.shortNames === true ? ['--short-names'] : [])].filter((o) => o !== '').join(' '),

@@ -10,7 +10,7 @@ import { readerOf } from './formats/readers.js';
 import { formatOf, limitFields, ReadAgain } from './formats/registry.js';
 import { FOLDER_OF_SNAPSHOTS, type RankPlan } from './formats/resolve.js';
 import type { BesideRequest, BesideSink } from './beside.js';
-import { asTarget, besides, type KernelSink, type RankTarget } from './sink.js';
+import { asTarget, besides, type KernelSink, type RankTarget, type RowLog } from './sink.js';
 
 /** Read every file of one rank plan. */
 export async function readRank(
@@ -59,6 +59,20 @@ export async function readRank(
   }
 }
 
+/** The log of a plan's rows on no rank (KernelReadOptions.split.noRank): counted; their warnings said with `said`'s. */
+class NoRankLog implements RowLog {
+  rowsRead = 0;
+  rowsSkipped = 0;
+  constructor(private readonly said: RowLog) {}
+  skip(file: string, line: number, message: string): void {
+    this.rowsSkipped++;
+    this.said.warn(file, line, message);
+  }
+  warn(file: string, line: number, message: string): void {
+    this.said.warn(file, line, message);
+  }
+}
+
 /** Read the files of a plan of kernels into fresh accumulators (`known`: what a read before learnt of a file). */
 async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[1], known: ReadonlyMap<string, unknown>): Promise<RankData[]> {
   const reader = readerOf(plan.format);
@@ -93,7 +107,11 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
   // device's rank (as the text export of the same run names it).
   const named = new Map<number, { rank: string; source: string; file: string }>();
   let reading = '';
+  // Rows whose device cannot be told: counted as the file's (SourceFile.rowsOnNoRank), in no rank's figures; their
+  // warnings are said with the plan's own (the first accumulator's, as plan.warnings are).
+  const noRank = new NoRankLog(acc);
   const split = {
+    noRank,
     targetFor(device: number, column = 'Device_id'): RankTarget {
       deviceColumn = column;
       let a = devices.get(device);
@@ -113,11 +131,12 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
     },
   };
   for (const w of plan.warnings ?? []) acc.warn(w.file, w.line, w.message);
-  const skipped = (): number => acc.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
+  const skipped = (): number => acc.rowsSkipped + noRank.rowsSkipped + [...devices.values()].reduce((n, a) => n + (a === acc ? 0 : a.rowsSkipped), 0);
   const files: SourceFile[] = [];
   let own: { rank: string; source: string; file: string } | null = null;
   for (const f of plan.files) {
     const before = skipped();
+    const beforeNoRank = noRank.rowsSkipped;
     reading = f;
     // One target: the accumulator's rows, and its kernels fanned out to the sinks beside it.
     const file = await reader.read(f, asTarget(targets.get(acc)!), {
@@ -132,6 +151,7 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
       known: known.get(f),
     });
     file.rowsSkipped = skipped() - before;
+    if (noRank.rowsSkipped > beforeNoRank) file.rowsOnNoRank = noRank.rowsSkipped - beforeNoRank;
     if (files.length > 0 && formatOf(file.format).holds !== formatOf(files[0]!.format).holds) {
       throw inputError(
         `${f}: is ${file.format} but ${files[0]!.path} of the same rank is ${files[0]!.format}; ` +

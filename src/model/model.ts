@@ -505,6 +505,11 @@ export interface SourceFile {
   bytes: number;
   rowsRead: number;
   rowsSkipped: number;
+  /**
+   * Of those rows, the ones on no rank (a row of a file of several devices whose device cannot be told: skipped,
+   * and counted here, in no rank's figures). Absent: none. A file of several ranks is in each rank's files.
+   */
+  rowsOnNoRank?: number;
   /** What else the reader found (what the file can answer, what it left out and why), a line each in inspect. */
   notes?: string[];
   /** Operations the file holds that are not kernels (memory copies and sets …), left out of the figures, by label. */
@@ -605,6 +610,24 @@ export interface SnapshotInfo {
 }
 
 /** The ranks read from one `<profile>` argument. */
+/**
+ * The rows of these ranks' files that are on no rank (SourceFile.rowsOnNoRank), each file once: they are in the
+ * profile's rows read and skipped, and in no rank's.
+ */
+export function rowsOnNoRank(ranks: readonly RankData[]): number {
+  const byPath = new Map<string, number>();
+  for (const r of ranks)
+    for (const f of r.files) if (f.rowsOnNoRank !== undefined) byPath.set(f.path, Math.max(byPath.get(f.path) ?? 0, f.rowsOnNoRank));
+  let n = 0;
+  for (const v of byPath.values()) n += v;
+  return n;
+}
+
+/** The rows of a profile's ranks that were skipped: each rank's, and those on no rank. */
+export function skippedRowsOf(ranks: readonly RankData[]): number {
+  return ranks.reduce((n, r) => n + r.rowsSkipped, 0) + rowsOnNoRank(ranks);
+}
+
 export interface Profile {
   /** The argument as given. */
   input: string;
@@ -719,8 +742,11 @@ export interface Summary {
   stepIds: number[];
   hasSteps: boolean;
   files: SourceFile[];
+  /** The ranks' rows, and those on no rank (rowsOnNoRank). */
   rowsRead: number;
   skippedRows: number;
+  /** Rows read and skipped that are in no rank's figures (SourceFile.rowsOnNoRank): in rowsRead and skippedRows. */
+  rowsOnNoRank: number;
   /** Kernels left out by --rank/--steps/--core/--match/--exclude. */
   filteredKernels: number;
   totals: Cell;

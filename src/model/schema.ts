@@ -116,8 +116,14 @@ export interface SummaryJson {
   steps: number | null;
   stepIds: number[];
   ranks: string[];
+  /** The sums of perRank's, and the rows on no rank. */
   rowsRead: number;
   skippedRows: number;
+  /**
+   * Rows read and skipped that are in no rank's figures (a row of a db of several devices whose device cannot be
+   * told): in rowsRead and skippedRows above, in no perRank entry. Absent when there are none.
+   */
+  rowsOnNoRank?: number;
   filteredKernels: number;
   totals: CellJson;
   groups: SummaryGroupJson[];

@@ -3,6 +3,8 @@
 // only when that command runs (start-up time is part of every run). The output formats are the keys of the
 // reporter registries (registry.ts), which load no reporter until one is used.
 
+import { AUDIT_FORMATS } from './audit/formats.js';
+import { failureFormatOf, type FailureFormat } from './failure.js';
 import { CHECK_REPORTERS, DIFF_REPORTERS, INSPECT_REPORTERS, SUMMARY_REPORTERS } from './registry.js';
 
 /** The formats of a registry, in its order (the order --help lists). */
@@ -39,6 +41,25 @@ export const CHECK_FORMAT_NAMES = namesOf(CHECK_FORMATS);
 export const INSPECT_FORMAT_NAMES = namesOf(INSPECT_FORMATS);
 
 export type CheckFormatName = FormatName<CheckFormat>;
+
+/** Each command's --format names (a command without --format is not here). */
+const COMMAND_FORMAT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  summary: SUMMARY_FORMAT_NAMES,
+  diff: DIFF_FORMAT_NAMES,
+  check: CHECK_FORMAT_NAMES,
+  inspect: INSPECT_FORMAT_NAMES,
+  audit: AUDIT_FORMATS,
+};
+
+/**
+ * The format a command line's errors take (failure.ts): `github` or `junit` when its command has that --format, else
+ * null (a plain line on stderr). The command is the first word that is no option (kprof's own, -V and -h, take no value).
+ */
+export function failureFormat(argv: string[]): { format: FailureFormat; out: string | undefined } | null {
+  const command = argv.find((a) => !a.startsWith('-'));
+  const formats = command !== undefined && Object.hasOwn(COMMAND_FORMAT_NAMES, command) ? COMMAND_FORMAT_NAMES[command]! : [];
+  return failureFormatOf(argv, formats);
+}
 
 /** The format a name given to --format stands for (commander has checked it is one of `formats`' names). */
 export function canonicalFormat<F extends string>(formats: readonly F[], name: FormatName<NoInfer<F>>): F {

@@ -60,10 +60,15 @@ export function namedPaths(argv: string[]): string[] {
   return out;
 }
 
-/** The --format of a command line when it is one that reports errors itself, and its --out. */
-export function failureFormat(argv: string[]): { format: FailureFormat; out: string | undefined } | null {
+/**
+ * The --format of a command line when it is one that reports errors itself, and its --out: only when `formats`, the
+ * --format names of the command, has it (choices.ts failureFormat gives them). `kprof summary --format github` is a
+ * usage error (summary writes no annotations), said on stderr as any other, not as an annotation; `kprof diff
+ * --format junit -o r.xml` writes no JUnit report.
+ */
+export function failureFormatOf(argv: string[], formats: readonly string[]): { format: FailureFormat; out: string | undefined } | null {
   const format = flagValue(argv, '--format');
-  if (format !== 'github' && format !== 'junit') return null;
+  if ((format !== 'github' && format !== 'junit') || !formats.includes(format)) return null;
   return { format, out: flagValue(argv, '--out', '-o') };
 }
 

@@ -20,10 +20,20 @@
 
 import type { Diff, DiffRow } from '../analysis/diff.js';
 import { stepsLabel } from '../aggregate/group.js';
-import { compareRanks, TICKS_PER_US, type Profile, type RankSummary, type StepRange, type Summary, type UserGroup } from '../model/model.js';
+import {
+  compareRanks,
+  MAX_EXACT_TEXT,
+  MAX_EXACT_TICKS,
+  TICKS_PER_US,
+  type Profile,
+  type RankSummary,
+  type StepRange,
+  type Summary,
+  type UserGroup,
+} from '../model/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, plural, stepCountsText } from '../util/format.js';
 import { CELL_WIDTH, escaped as shown, jsonSafe } from '../util/inputText.js';
-import { inputError } from '../util/errors.js';
+import { inputError, usageError } from '../util/errors.js';
 import { MAX_TEXT_FILE_BYTES } from '../aggregate/userGroups.js';
 import { evaluate } from './evaluate.js';
 import { parseRules } from './parse.js';
@@ -45,6 +55,8 @@ export interface GenerateOptions {
   cutThresholdPct: number;
   /** Headroom added to the PR's kernel time in the time maximum, in percent. */
   marginPct: number;
+  /** --margin as the user wrote it, for a message (absent: the number). */
+  marginText?: string;
   /** The inputs, as shown to the user. */
   basePath: string;
   prPath: string;
@@ -599,6 +611,13 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   const usMax = all.reduce((m, l) => Math.max(m, l.maxUs), 0);
   const usBase = allBase.reduce((m, l) => Math.max(m, l.maxUs), 0);
   const limit = Math.ceil(Math.round(usMax * (1 + opts.marginPct / 100) * 100 * 1e6) / 1e6) / 100;
+  // A rules file refuses a bound above the most kernel time kprof sums: so large a margin is the user's, not ours.
+  if (!(limit <= MAX_EXACT_TICKS / TICKS_PER_US)) {
+    throw usageError(
+      `--margin: expected a percentage that keeps the time maximum (the PR's highest, ${fmtUs(usMax)}, plus the margin) at most ${MAX_EXACT_TEXT}, ` +
+        `the most kernel time kprof sums; found "${shown(opts.marginText ?? String(opts.marginPct))}". Give a smaller --margin (the default is 10).`,
+    );
+  }
   emit(
     [
       {

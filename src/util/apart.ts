@@ -11,53 +11,144 @@ export const ESCAPE_TOKEN = /\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|[\s\S]/gu;
 /** How much of a name is looked at to tell it apart: names longer than this that differ only after it are numbered. */
 const LOOKED_AT = 65_536;
 
-function tokens(text: string): string[] {
-  return text.slice(0, LOOKED_AT).match(ESCAPE_TOKEN) ?? [];
+// A text is read as its tokens (ESCAPE_TOKEN: an escape of escaped(), else one code point), but never split into
+// them: a name of 64 KiB is 65,536 strings, and 400 of them took seconds. A text is held with a mark at the start
+// of each token (Tokens.starts), found by one pass over its code units; the functions below step from token to
+// token by the marks, and compare texts by their code units, as the token lists compared.
+
+/**
+ * A text (its first LOOKED_AT code units) and where its tokens start: starts[i] is 1 at each, and at its end; null
+ * when every code unit is a token (no backslash, no surrogate: most names), which needs no pass at all.
+ */
+interface Tokens {
+  text: string;
+  starts: Uint8Array | null;
 }
 
-function lengthOf(ts: string[], from = 0, to = ts.length): number {
-  let n = 0;
-  for (let i = from; i < to; i++) n += ts[i]!.length;
-  return n;
+/** A code unit that may start a token of more than one: a backslash, a surrogate. */
+const MULTI_UNIT = /[\\\ud800-\udfff]/;
+
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** The length of the token at i, as ESCAPE_TOKEN reads it: `\xHH` 4, `\uHHHH` 6, a surrogate pair 2, else 1. */
+function tokenLength(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === 92) {
+    const k = s.charCodeAt(i + 1);
+    if (k === 120 && isHex(s.charCodeAt(i + 2)) && isHex(s.charCodeAt(i + 3))) return 4;
+    if (k === 117 && isHex(s.charCodeAt(i + 2)) && isHex(s.charCodeAt(i + 3)) && isHex(s.charCodeAt(i + 4)) && isHex(s.charCodeAt(i + 5))) return 6;
+    return 1;
+  }
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const k = s.charCodeAt(i + 1);
+    if (k >= 0xdc00 && k <= 0xdfff) return 2;
+  }
+  return 1;
 }
 
-/** How many leading tokens two token lists share. */
-function common(a: string[], b: string[]): number {
+function tokens(text: string): Tokens {
+  const t = text.length > LOOKED_AT ? text.slice(0, LOOKED_AT) : text;
+  if (!MULTI_UNIT.test(t)) return { text: t, starts: null };
+  const starts = new Uint8Array(t.length + 1);
+  for (let i = 0; i < t.length; i += tokenLength(t, i)) starts[i] = 1;
+  starts[t.length] = 1;
+  return { text: t, starts };
+}
+
+/** The start of the token after the one at i (i < the text's length). */
+function next(ts: Tokens, i: number): number {
+  const starts = ts.starts;
+  let j = i + 1;
+  if (starts !== null) while (starts[j] === 0) j++;
+  return j;
+}
+
+/** Whether a token starts at i. */
+const startsAt = (ts: Tokens, i: number): boolean => ts.starts === null || ts.starts[i] === 1;
+
+/** The start of the token before the one at i (i > 0). */
+function previous(ts: Tokens, i: number): number {
+  const starts = ts.starts;
+  let j = i - 1;
+  if (starts !== null) while (starts[j] === 0) j--;
+  return j;
+}
+
+/** How many leading code units two texts share: compared a block at a time, then unit by unit. */
+function commonUnits(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
+  const BLOCK = 256;
   let i = 0;
-  while (i < n && a[i] === b[i]) i++;
+  while (i + BLOCK <= n && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
 }
 
-/** Tokens from `from`, as many as fit in `room` characters. */
-function take(ts: string[], from: number, room: number): { text: string; end: number } {
-  let text = '';
+/**
+ * Where the leading tokens two texts share end (a code unit offset, a token start of both). A token is read from
+ * at most its first 6 code units, so the tokens of both that start 6 units or more before the first unit that
+ * differs are the same tokens: only the last few are compared one by one.
+ */
+function common(a: Tokens, b: Tokens): number {
+  const p = commonUnits(a.text, b.text);
+  let i = Math.max(0, p - 6);
+  while (!startsAt(a, i)) i--;
+  while (i < a.text.length && i < b.text.length) {
+    const end = next(a, i);
+    if (end > p || end !== next(b, i)) break;
+    i = end;
+  }
+  return i;
+}
+
+/** Tokens from `from`, as many as fit in `room` characters, and where they end. */
+function take(ts: Tokens, from: number, room: number): { text: string; end: number } {
   let i = from;
-  while (i < ts.length && text.length + ts[i]!.length <= room) text += ts[i++]!;
-  return { text, end: i };
+  while (i < ts.text.length) {
+    const j = next(ts, i);
+    if (j - from > room) break;
+    i = j;
+  }
+  return { text: ts.text.slice(from, Math.max(from, i)), end: i };
+}
+
+/** The token `k` tokens after the one at `at` (before it when k < 0), within the text. */
+function moved(ts: Tokens, at: number, k: number): number {
+  let i = at;
+  for (; k > 0 && i < ts.text.length; k--) i = next(ts, i);
+  for (; k < 0 && i > 0; k++) i = previous(ts, i);
+  return i;
 }
 
 /**
- * An escaped text in at most `width` characters that shows its token `at` (where it differs from the texts it
+ * An escaped text in at most `width` characters that shows its token at `at` (where it differs from the texts it
  * was alike with): its start, `…`, a window from a little before `at`, and `…` when more follows.
  */
-function around(ts: string[], at: number, width: number): string {
-  if (lengthOf(ts) <= width) return ts.join('');
+function around(ts: Tokens, at: number, width: number): string {
+  const s = ts.text;
+  if (s.length <= width) return s;
   const headRoom = Math.max(1, Math.floor(width / 3));
   const head = take(ts, 0, headRoom);
   const rest = width - head.text.length - 1;
   // The end of the text fits after the start: show it whole.
-  const tailFrom = (() => {
-    let i = ts.length;
-    let n = 0;
-    while (i > head.end && n + ts[i - 1]!.length <= rest) n += ts[--i]!.length;
-    return i;
-  })();
-  if (tailFrom <= at) return `${head.text}…${ts.slice(tailFrom).join('')}`;
+  let tailFrom = s.length;
+  while (tailFrom > head.end) {
+    const p = previous(ts, tailFrom);
+    if (s.length - p > rest) break;
+    tailFrom = p;
+  }
+  if (tailFrom <= at) return `${head.text}…${s.slice(tailFrom)}`;
   const room = rest - 1;
-  const from = Math.max(head.end, at - Math.floor(room / 4));
+  // A little before `at`: a quarter of the room, in tokens (past `at` when there is no room at all).
+  const from = Math.max(head.end, moved(ts, at, -Math.floor(room / 4)));
   const win = take(ts, from, room);
-  return `${head.text}…${win.text}${win.end < ts.length ? '…' : ''}`;
+  return `${head.text}…${win.text}${win.end < s.length ? '…' : ''}`;
+}
+
+/** Whether the texts at these indices are all one text. */
+function allOne(group: number[], texts: string[]): boolean {
+  const first = texts[group[0]!];
+  return group.every((i) => texts[i] === first);
 }
 
 /**
@@ -78,11 +169,13 @@ export function keptApart(texts: string[], shown: string[], width: number): stri
   const wholeAt = new Map<string, number>();
   for (let i = shown.length - 1; i >= 0; i--) if (shown[i] === texts[i] && alike.has(shown[i]!)) wholeAt.set(shown[i]!, i);
   for (const [cut, group] of alike) {
-    if (new Set(group.map((i) => texts[i])).size < 2) continue;
+    // Not a Set of the texts: V8 hashes a string of more than 16,383 code units by its length alone, so a Set of
+    // long names of one length compares each with all the others.
+    if (allOne(group, texts)) continue;
     const whole = wholeAt.get(cut);
     const members = whole !== undefined ? [whole, ...group] : group;
     const ts = members.map((i) => tokens(texts[i]!));
-    const at = differAt(
+    const at = differAtTokens(
       members.map((i) => texts[i]!),
       ts,
     );
@@ -95,13 +188,26 @@ export function keptApart(texts: string[], shown: string[], width: number): stri
 }
 
 /**
- * For each text, the most leading tokens it shares with a different text of the list. In the lexicographic order
- * of the token lists, the longest common start with any other list is that with a neighbour (the common start of
- * two lists is the least of those of the neighbours between them), so the lists are sorted once and each is
- * compared with the nearest lists of another text on either side: n log n comparisons, not n² (2,000 CUDA names
- * of 1,000 characters alike in their first 120 took 9 s).
+ * For each text, how many leading tokens (ESCAPE_TOKEN, of its first LOOKED_AT code units) it shares with a
+ * different text of the list. See differAtTokens.
  */
-export function differAt(texts: string[], ts: string[][]): number[] {
+export function differAt(texts: string[]): number[] {
+  const ts = texts.map(tokens);
+  return differAtTokens(texts, ts).map((at, k) => {
+    let n = 0;
+    for (let i = 0; i < at; i++) if (startsAt(ts[k]!, i)) n++;
+    return n;
+  });
+}
+
+/**
+ * For each text, where the most leading tokens it shares with a different text of the list end. In the
+ * lexicographic order of the token lists, the longest common start with any other list is that with a neighbour
+ * (the common start of two lists is the least of those of the neighbours between them), so the lists are sorted
+ * once and each is compared with the nearest lists of another text on either side: n log n comparisons, not n²
+ * (2,000 CUDA names of 1,000 characters alike in their first 120 took 9 s).
+ */
+function differAtTokens(texts: string[], ts: Tokens[]): number[] {
   const order = texts.map((_, k) => k).sort((a, b) => compareTokens(ts[a]!, ts[b]!));
   // Runs of one text (equal texts have equal token lists, so they sort together, or beside lists equal to theirs).
   const runs: number[][] = [];
@@ -121,10 +227,12 @@ export function differAt(texts: string[], ts: string[][]): number[] {
 }
 
 /** Token lists in lexicographic order (token by token, each compared as text; a list before its extensions). */
-function compareTokens(a: string[], b: string[]): number {
+function compareTokens(a: Tokens, b: Tokens): number {
   const i = common(a, b);
-  if (i === a.length || i === b.length) return a.length - b.length;
-  return a[i]! < b[i]! ? -1 : 1;
+  const aEnds = i === a.text.length;
+  const bEnds = i === b.text.length;
+  if (aEnds || bEnds) return aEnds && bEnds ? 0 : aEnds ? -1 : 1;
+  return a.text.slice(i, next(a, i)) < b.text.slice(i, next(b, i)) ? -1 : 1;
 }
 
 /** Cuts of different texts still alike: each of them ends in `#n` instead (n from 1 in the order given). */
@@ -136,11 +244,10 @@ function numberAlike(members: number[], texts: string[], out: string[], width: n
     else seen.set(out[i]!, [i]);
   }
   for (const g of seen.values()) {
-    if (new Set(g.map((i) => texts[i])).size < 2) continue;
+    if (allOne(g, texts)) continue;
     g.forEach((i, n) => {
       const mark = `#${n + 1}`;
-      const ts = tokens(out[i]!);
-      const kept = take(ts, 0, Math.max(1, width - mark.length - 1)).text;
+      const kept = take(tokens(out[i]!), 0, Math.max(1, width - mark.length - 1)).text;
       out[i] = `${kept}…${mark}`;
     });
   }

@@ -193,9 +193,14 @@ export interface KernelReadOptions {
   /**
    * Route the rows of a file that holds several devices to one target per device id (`column`: where it is read).
    * `rankOf`: the file says which rank a device is (`source`: where, as `RANK_DEVICE_MAP of x.db`), told before
-   * the read returns; the device's rows are then that rank, not the device number.
+   * the read returns; the device's rows are then that rank, not the device number. `noRank`: the log of the rows
+   * whose device cannot be told (skipped there: counted as the file's, in no rank's figures).
    */
-  split?: { targetFor(device: number, column?: string): RankTarget; rankOf?(device: number, rank: string, source: string): void };
+  split?: {
+    targetFor(device: number, column?: string): RankTarget;
+    rankOf?(device: number, rank: string, source: string): void;
+    readonly noRank?: RowLog;
+  };
   /** Called with the number of (as stored) bytes read since the last call. */
   onBytes?: ((n: number) => void) | undefined;
   /** The scan engine of a text format (undefined: the default, see engine.ts). */

@@ -300,7 +300,13 @@ export function timeFallbackNote(d: Diff): string | null {
     parts.push(`${few} judged by --time-tolerance alone${n}`);
   }
   const out = whose(d, 'no-steps');
-  if (out !== null) parts.push(`${out} judged by --time-tolerance alone: some of their kernels are in no step or on a rank of one side only`);
+  const u = d.unpairedRanks;
+  // No rank pairs (one rank against one always does): the test compares a rank with the same rank, so none is tested.
+  const noPair = d.pairedRanks.length === 0 && u.base.length > 0 && u.pr.length > 0;
+  const why = noPair
+    ? 'no rank id is on both sides, so no rank can be compared with its own steps (see the warning on ranks)'
+    : 'some of their kernels are in no step or on a rank of one side only';
+  if (out !== null) parts.push(`${out} judged by --time-tolerance alone: ${why}`);
   return parts.length === 0 ? null : `Time test: ${parts.join('; ')}.`;
 }
 

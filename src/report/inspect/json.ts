@@ -40,6 +40,7 @@ export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterab
           bytes: f.bytes,
           rowsRead: f.rowsRead,
           rowsSkipped: f.rowsSkipped,
+          ...(f.rowsOnNoRank !== undefined ? { rowsOnNoRank: f.rowsOnNoRank } : {}),
         })),
         rowsRead: r.rowsRead,
         rowsSkipped: r.rowsSkipped,

@@ -70,7 +70,10 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
         );
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.map(shown).join(', ')}`);
       for (const n of f.notes ?? []) out.push(`  found    ${shown(n)}`);
-      out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
+      const none = f.rowsOnNoRank ?? 0;
+      out.push(
+        `  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped${none > 0 ? ` (${fmtCount(none)} of them on no rank: their device cannot be told)` : ''}`,
+      );
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${distinct(r)}`);

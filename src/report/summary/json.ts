@@ -60,6 +60,7 @@ function summaryJsonWith(s: Summary, view: SummaryView, list: ListOf): SummaryJs
     ranks: s.ranks,
     rowsRead: s.rowsRead,
     skippedRows: s.skippedRows,
+    ...(s.rowsOnNoRank > 0 ? { rowsOnNoRank: s.rowsOnNoRank } : {}),
     filteredKernels: s.filteredKernels,
     totals: cellJson(s.totals),
     groups: list(mapped(groups, (g) => groupJson(s, g, profilePerStep(s, g)))),

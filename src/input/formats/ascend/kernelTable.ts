@@ -41,6 +41,8 @@ const CACHE_LIMIT = ROWS_LAYOUT.MAX_KEYS;
 export interface DeviceSplit {
   /** Where the rows of a Device_id go. */
   targetFor(device: number): RankTarget;
+  /** Where a row whose Device_id is no device goes: on no rank (absent: the device before it). */
+  readonly noRank?: RowLog;
 }
 
 /** A kind of kernel as the reader's cache holds it, with the id it is bound to in the sink. */
@@ -214,7 +216,8 @@ export class KernelTableReader {
   row(v: RowView): void {
     v.locate = this.locate;
     const noDevice = this.deviceI >= 0 && v.n === this.width && v.problem === 'none' ? this.toDevice(v) : null;
-    const log = this.log;
+    // A row whose device cannot be told is read and skipped on no rank, not on the device of the row before it.
+    const log = noDevice !== null ? (this.split!.noRank ?? this.log) : this.log;
     if (!readableRow(v, this.width, log, this.file)) return;
     if (noDevice !== null) {
       log.skip(this.file, v.line, noDevice);

@@ -28,6 +28,7 @@ import {
   type DbInfo,
   type DbStep,
   type ReadOptions,
+  type RowPlace,
 } from './reader.js';
 import type { SqliteDatabase, SqliteStatement } from './library.js';
 import { openDb, sqliteFailure } from './open.js';
@@ -52,8 +53,8 @@ export interface DbGroup {
 
 export interface DbGroupSink {
   group(g: DbGroup): void;
-  /** `rows` rows were not read: `where` names them (`TASK row 12`), `message` says why. */
-  skip(where: string, message: string, rows: number): void;
+  /** `rows` rows were not read: `where` names them (`TASK row 12`), `message` says why, `place` whose rows they are. */
+  skip(where: string, message: string, rows: number, place: RowPlace): void;
 }
 
 /** Durations longer than this many ns are past the exact sums of 2^51 ticks. */
@@ -166,14 +167,34 @@ function readGroups(
 ): DbInfo {
   const { withShapes, originNs, steps, rankOf, placing, strings, devices, info } = startRead(rows, lookups, schema, file, options, traits);
   if (originNs === null) return info;
-  const skip = (where: string, message: string, count: number): void => {
-    info.skipped += count;
-    sink.skip(where, message, count);
-  };
   const communicationGroups: DbGroup[] = [];
   let commDevice: CommunicationDevice | null = null;
+  // Communication rows without a deviceId ran on the db's device, when its compute kernels ran on one: they are
+  // read first, so their devices are known (no scan of TASK, as communicationDevice makes).
+  const ranOn = (): CommunicationDevice => {
+    commDevice ??=
+      devices.size > 1 ? { several: [...devices].sort((a, b) => a - b).slice(0, 5) } : { device: devices.size === 1 ? [...devices][0]! : null };
+    return commDevice;
+  };
+  /** Whose the rows of a group are (RowPlace): its device's, the file's, or no rank's. */
+  const placeOf = (r: unknown[], communication: boolean): RowPlace => {
+    const column = communication ? schema.communication!.device : schema.task.device;
+    if (column !== null) return deviceProblem(r[G.device], column, placing) === null ? intOrNull(r[G.device])! : 'none';
+    if (!communication) return 'file';
+    const on = ranOn();
+    return 'several' in on ? 'none' : (on.device ?? 'file');
+  };
+  let group: unknown[] = [];
+  let kind: 'compute' | 'communication' = 'compute';
+  const skip = (where: string, message: string, count: number): void => {
+    info.skipped += count;
+    const place = placeOf(group, kind === 'communication');
+    // A device of skipped rows only is a device of the db all the same (its rank holds them), as readDbExport counts it.
+    if (typeof place === 'number') devices.add(place);
+    sink.skip(where, message, count, place);
+  };
   const columns = fieldColumns(schema);
-  for (const kind of ['compute', 'communication'] as const) {
+  for (kind of ['compute', 'communication'] as const) {
     const src = source(schema, kind, withShapes);
     if (src === null) continue;
     const table = kind === 'compute' ? 'TASK' : schema.communication!.table;
@@ -181,6 +202,7 @@ function readGroups(
     const result = rows.prepare(groupQuery(src, step)).raw().all({ origin: originNs }) as unknown[][];
     let split: SqliteStatement | null = null;
     for (const r of result) {
+      group = r;
       const count = r[G.count] as number;
       const clean =
         r[G.ints] === count &&
@@ -244,16 +266,10 @@ function readGroups(
         return;
       }
       if (communication && schema.communication!.device === null) {
-        // The compute kernels are read first: their devices are known (no scan of TASK, as communicationDevice makes).
-        commDevice ??=
-          devices.size > 1 ? { several: [...devices].sort((a, b) => a - b).slice(0, 5) } : { device: devices.size === 1 ? [...devices][0]! : null };
-        if ('several' in commDevice) {
+        const on = ranOn();
+        if ('several' in on) {
           const one = count === 1;
-          skip(
-            `${table} (${count} ${one ? 'row' : 'rows'} of ${name})`,
-            `${noDeviceOf(schema, commDevice.several)}; ${one ? 'row' : 'rows'} skipped`,
-            count,
-          );
+          skip(`${table} (${count} ${one ? 'row' : 'rows'} of ${name})`, `${noDeviceOf(schema, on.several)}; ${one ? 'row' : 'rows'} skipped`, count);
           return;
         }
       }
@@ -289,9 +305,9 @@ function readGroups(
   // Communication rows have no device of their own before schema 1.2.0: they ran on the db's device, when the
   // compute kernels ran on one (on several, emit skipped them, as readDbExport does: communicationDevice).
   // (Set in emit: the compiler cannot tell that a closure assigned it.)
-  const ranOn = commDevice as CommunicationDevice | null;
+  const settled = commDevice as CommunicationDevice | null;
   for (const g of communicationGroups) {
-    if (ranOn !== null && 'device' in ranOn) g.device ??= ranOn.device;
+    if (settled !== null && 'device' in settled) g.device ??= settled.device;
     if (g.device !== null) devices.add(g.device);
     sink.group(g);
   }

@@ -59,11 +59,18 @@ export interface DbKernel {
   device: number | null;
 }
 
+/**
+ * Whose a skipped row is: its device's (TASK.deviceId, or COMMUNICATION_OP's), the file's own rank (`file`: the db
+ * says no device, so all its rows are one rank's), or no rank's (`none`: its device is no device, one
+ * RANK_DEVICE_MAP leaves out, or, without a deviceId, one of several). Never the rank of the row before it.
+ */
+export type RowPlace = number | 'file' | 'none';
+
 /** Where the reader pushes what it reads. */
 export interface DbSink {
   kernel(k: DbKernel): void;
-  /** A row that was not read: `where` names it (`TASK row 12`), `message` says why. */
-  skip(where: string, message: string): void;
+  /** A row that was not read: `where` names it (`TASK row 12`), `message` says why, `place` whose row it is. */
+  skip(where: string, message: string, place: RowPlace): void;
 }
 
 export interface ReadOptions extends OpenOptions {
@@ -271,14 +278,27 @@ function readRows(
   if (originNs === null) return info;
   const stmt: SqliteStatement = rows.prepare(kernelQuery(schema, withShapes, order)).raw();
   const columns = fieldColumns(schema);
-  const skip = (where: string, message: string): void => {
-    info.skipped++;
-    sink.skip(where, message);
-  };
   // Communication rows have no device of their own before schema 1.2.0: asked when the first one comes.
   let commDevice: CommunicationDevice | null = null;
+  const placeOf = (r: unknown[], communication: boolean): RowPlace => {
+    const column = communication ? schema.communication!.device : schema.task.device;
+    if (column !== null) return deviceProblem(r[K.device], column, placing) === null ? intOrNull(r[K.device])! : 'none';
+    if (!communication) return 'file';
+    commDevice ??= communicationDevice(rows, schema, placing);
+    return 'several' in commDevice ? 'none' : (commDevice.device ?? 'file');
+  };
+  let row: unknown[] = [];
+  let communication = false;
+  const skip = (where: string, message: string): void => {
+    info.skipped++;
+    const place = placeOf(row, communication);
+    // A device of skipped rows only is a device of the db all the same (its rank holds them).
+    if (typeof place === 'number') devices.add(place);
+    sink.skip(where, message, place);
+  };
   for (const r of stmt.iterate({ origin: originNs }) as IterableIterator<unknown[]>) {
-    const communication = r[K.kind] === 1;
+    row = r;
+    communication = r[K.kind] === 1;
     const where = `${communication ? schema.communication!.table : 'TASK'} row ${String(r[K.row])}`;
     if (r[K.ints] !== 3) {
       skip(where, `its start or end ${r[K.ints] === 0 ? 'are' : 'is'} not integer nanoseconds; row skipped`);

@@ -30,11 +30,14 @@ import {
 import { normaliseName } from '../names.js';
 import { formatOf, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
 import { readDbGroups, type DbGroup } from './groups.js';
-import { readDbExport, TICKS_PER_NS, type DbInfo, type DbKernel } from './reader.js';
+import { readDbExport, TICKS_PER_NS, type DbInfo, type DbKernel, type RowPlace } from './reader.js';
 import type { DbSchema } from './schema.js';
 
 /** The registry id of the db export. */
 export const DB_FORMAT = 'db';
+
+/** The column whose device numbers split a db's rows into ranks (readRank names it in a rank's source and the file's traits). */
+const DEVICE_COLUMN = 'TASK.deviceId';
 
 /** A rank's target as this reader uses it: told of the file (begin) once, with the kernel ids bound to it. */
 interface Target {
@@ -72,7 +75,8 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
   let current = main;
   const targetOf = (device: number | null): Target => {
     if (device === null || options.split === undefined) return current;
-    const t: RankTarget = options.split.targetFor(device);
+    // The devices are TASK's (COMMUNICATION_OP.deviceId, from schema 1.2.0, names the same): messages name that column.
+    const t: RankTarget = options.split.targetFor(device, DEVICE_COLUMN);
     let mine = byLog.get(t.log);
     if (mine === undefined) {
       mine = { sink: t.sink, log: t.log, begun: false, bound: new Set() };
@@ -107,11 +111,18 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
     }
     begun(main);
   };
-  const skip = (where: string, message: string, rows = 1): void => {
-    const t = current;
+  // A skipped row is counted where it belongs (RowPlace): on its device's rank, on the file's one rank, or, when
+  // its device cannot be told, on no rank (the file's rowsOnNoRank); never on the rank of the row read before it.
+  const logOf = (place: RowPlace): RowLog => {
+    if (typeof place === 'number') return begun(targetOf(place)).log;
+    if (place === 'none' && options.split?.noRank !== undefined) return options.split.noRank;
+    return main.log;
+  };
+  const skip = (where: string, message: string, rows: number, place: RowPlace): void => {
+    const log = logOf(place);
     const row = /row (\d+)$/.exec(where);
-    t.log.rowsRead += rows;
-    for (let i = 0; i < rows; i++) t.log.skip(path, row ? Number(row[1]) : 0, `${where}: ${message}`);
+    log.rowsRead += rows;
+    for (let i = 0; i < rows; i++) log.skip(path, row ? Number(row[1]) : 0, `${where}: ${message}`);
   };
   // A name or type over MAX_NAME_BYTES: the message of its skipped rows, else null.
   const tooLong = (name: string, type: string | null): string | null => {
@@ -146,7 +157,7 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
           const t = begun(targetOf(k.device));
           const long = tooLong(k.name, k.type);
           if (long !== null) {
-            skip('a kernel', long);
+            skip('a kernel', long, 1, k.device ?? 'file');
             return;
           }
           const { id, kind } = kindOf(k.name, k.type, k.core, k.shapes);
@@ -157,7 +168,7 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
           t.log.rowsRead++;
           addOne(t.sink, id, k, origin);
         },
-        skip: (where, message) => skip(where, message),
+        skip: (where, message, place) => skip(where, message, 1, place),
       },
       { ...common, order: 'time' },
     );
@@ -169,7 +180,7 @@ export async function readDb(path: string, into: KernelTarget, options: KernelRe
           const t = begun(targetOf(g.device));
           const long = tooLong(g.name, g.type);
           if (long !== null) {
-            skip(`${g.count === 1 ? 'a kernel' : `${g.count} kernels of one name`}`, long, g.count);
+            skip(`${g.count === 1 ? 'a kernel' : `${g.count} kernels of one name`}`, long, g.count, g.device ?? 'file');
             return;
           }
           t.log.rowsRead += g.count;

@@ -370,10 +370,20 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     }
   }
   const top = o as Record<string, unknown>;
+  // Rows on no rank (a db of several devices): in the top-level rows read and skipped, in no rank's.
+  const onNoRank = optionalCount(path, 'the top level', top, 'rowsOnNoRank') ?? 0;
   if (perRankFigures > 0) {
+    // Each rank's file is the snapshot: a file counted once however many ranks it holds (rowsOnNoRank()).
+    if (onNoRank > 0) for (const r of out) r.files[0]!.rowsOnNoRank = onNoRank;
     for (const f of ['rowsRead', 'skippedRows', 'filteredKernels'] as const) {
       const v = optionalCount(path, 'the top level', top, f);
-      if (v !== null && v !== sum[f]) fail(path, `the top-level "${f}" ${v} is not the sum of the ranks' (${sum[f]})`);
+      const expected = sum[f] + (f === 'filteredKernels' ? 0 : onNoRank);
+      if (v !== null && v !== expected) {
+        fail(
+          path,
+          `the top-level "${f}" ${v} is not the sum of the ranks' (${sum[f]})${f === 'filteredKernels' || onNoRank === 0 ? '' : ` and "rowsOnNoRank" (${onNoRank})`}`,
+        );
+      }
     }
   } else {
     // An older snapshot keeps these figures for the whole profile only: each other rank is taken to have read its
