@@ -1,7 +1,8 @@
 // Assemble the small WebAssembly modules, each from its .wat into a TypeScript module of its bytes (base64),
 // committed so that building and running kprof need no assembler:
 // - src/input/json/events.wat (the event scanner's fast path) into src/input/json/eventsWasm.ts;
-// - src/analysis/rewrites/myers.wat (the Fusion rewrites' alignment search) into src/analysis/rewrites/myersWasm.ts.
+// - src/analysis/rewrites/search.wat (the Fusion rewrites' searches: alignment, near occurrences) into
+//   src/analysis/rewrites/searchWasm.ts.
 // Run it after editing a .wat:
 //   node scripts/wasm-json.mjs          write every module
 //   node scripts/wasm-json.mjs --check  exit 1 when one is not what this script makes of its .wat (tests run it)
@@ -16,7 +17,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The modules: their .wat, the TypeScript module written, and the name of its one export. */
 export const MODULES = {
   events: { wat: 'src/input/json/events.wat', out: 'src/input/json/eventsWasm.ts', name: 'EVENTS_WASM_BASE64' },
-  myers: { wat: 'src/analysis/rewrites/myers.wat', out: 'src/analysis/rewrites/myersWasm.ts', name: 'MYERS_WASM_BASE64' },
+  search: { wat: 'src/analysis/rewrites/search.wat', out: 'src/analysis/rewrites/searchWasm.ts', name: 'SEARCH_WASM_BASE64' },
 };
 
 /** The TypeScript module that the assembly of module `which`'s .wat gives. */

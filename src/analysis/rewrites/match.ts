@@ -2,7 +2,10 @@
 // (Levenshtein: substitutions, insertions, deletions), the latter with Myers' bit-parallel approximate matching
 // (G. Myers, "A fast bit-vector algorithm for approximate string matching based on dynamic programming", JACM 1999,
 // in Hyyrö's formulation) for chains of up to 32 tokens, and a column of the plain dynamic programme, cut off
-// past k (Ukkonen), for longer ones. Both are tested against the textbook dynamic programme.
+// past k (Ukkonen), for longer ones. Both are tested against the textbook dynamic programme. nearOccurrences has a
+// WebAssembly twin (search.wat, through searchEngine.ts), used where it runs.
+
+import { nearInWasm } from './searchEngine.js';
 
 /** Start positions of the non-overlapping exact occurrences of `chain` in `text`, left to right. */
 export function exactOccurrences(text: Int32Array, chain: Int32Array): number[] {
@@ -150,6 +153,9 @@ export interface Site {
  * reached with a length closest to the chain's.
  */
 export function nearOccurrences(text: Int32Array, chain: Int32Array, k: number): Site[] {
+  // The same search in WebAssembly where it runs (searchEngine.ts), else here.
+  const fast = nearInWasm(text, chain, k);
+  if (fast !== null) return fast;
   const m = chain.length;
   const out: Site[] = [];
   if (m === 0) return out;

@@ -7,7 +7,7 @@
 // after the last element, so that the group walks of xdl_change_compact port line for line.
 
 import { editLowerBound } from './editBound.js';
-import { alignInWasm } from './myersEngine.js';
+import { alignInWasm } from './searchEngine.js';
 
 /** Per-element change flags of one sequence; element i is at index i + 1 (indexes 0 and n + 1 are sentinels). */
 export type ChangeFlags = Uint8Array;
@@ -36,7 +36,7 @@ export function alignSequences(a: Int32Array, b: Int32Array, maxEdits: number): 
   if (editLowerBound(a, b) > maxEdits) return null;
   const changedA = new Uint8Array(a.length + 2);
   const changedB = new Uint8Array(b.length + 2);
-  // The same search in WebAssembly where it runs (myersEngine.ts), else here.
+  // The same search in WebAssembly where it runs (searchEngine.ts), else here.
   const ok = alignInWasm(a, b, capRounds(maxEdits), changedA, changedB) ?? compare(a, 0, a.length, b, 0, b.length, changedA, changedB, maxEdits);
   if (!ok) return null;
   let edits = 0;
@@ -105,7 +105,7 @@ function compare(
   return true;
 }
 
-/** The rounds bisect takes for `cap` before it meets maxD, min(maxD, ⌈cap / 2⌉ + 1), as myers.wat takes them (-1: no cap). */
+/** The rounds bisect takes for `cap` before it meets maxD, min(maxD, ⌈cap / 2⌉ + 1), as search.wat takes them (-1: no cap). */
 function capRounds(cap: number): number {
   if (cap >= 2 ** 30) return -1;
   return (Math.ceil(cap / 2) + 1) | 0;
