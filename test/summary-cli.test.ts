@@ -1,6 +1,6 @@
 // Transcripts of `kprof summary` and `kprof inspect`: args, stdout, stderr and exit code, as golden files.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -170,6 +170,23 @@ describe('kprof summary', () => {
       // The catalogue listing has no HTML form: a .html file gets the table.
       expect((await kprof(['audit', '--list', '-o', at('l.html')])).code).toBe(0);
       expect(readFileSync(at('l.html'), 'utf8').startsWith('Fusion catalogue')).toBe(true);
+      // An extension that names a format the command does not write is refused before anything is read (it wrote
+      // the text report under report.csv); --format given writes what it names under any name.
+      for (const [args, file, says] of [
+        [check, 'c.csv', 'this name says CSV, which kprof check does not write'],
+        [['inspect', base], 'i.md', 'this name says Markdown, which kprof inspect does not write (it writes text, JSON)'],
+        [['summary', base], 's.xml', 'this name says JUnit XML, which kprof summary does not write'],
+        [['diff', base, pr], 'd.xml.gz', 'this name says JUnit XML, which kprof diff does not write'],
+        [['audit', pr], 'a.csv', 'this name says CSV, which kprof audit does not write'],
+        [['merge', at('b.json')], 'm.csv', 'kprof merge writes a summary JSON, and this name says CSV. Name it .json or .json.gz.'],
+      ] as const) {
+        const r = await kprof([...args, '-o', at(file)]);
+        expect(r.code, file).toBe(2);
+        expect(r.stderr, file).toContain(`-o ${at(file)}: ${says}`);
+        expect(existsSync(at(file)), file).toBe(false);
+      }
+      expect((await kprof([...check, '--format', 'text', '-o', at('c.csv')])).code).toBe(0);
+      expect(readFileSync(at('c.csv'), 'utf8').startsWith('kprof check ')).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
