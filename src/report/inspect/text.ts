@@ -63,7 +63,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
       out.push(`  format   ${f.format}: ${f.traits.map(shown).join(', ')}`);
       if (f.columns.length > 0)
         out.push(
-          `  columns  ${f.columns.length}: ${f.columns
+          `  columns  ${fmtCount(f.columns.length)}: ${f.columns
             .slice(0, 14)
             .map((c) => clipped(c))
             .join(', ')}${f.columns.length > 14 ? ', …' : ''}`,
