@@ -82,4 +82,12 @@ describe('kprof inspect', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a summary JSON holds the fields of its grouping only: by type, types (not names, cores, shapes)', async () => {
+    const [rank] = await inspectJson('fixtures/cluster/small');
+    expect(rank!.fields).toEqual({ name: false, type: true, core: false, shapes: false, steps: true });
+    const text = (await kprof(['inspect', 'fixtures/cluster/small'])).stdout;
+    expect(text).toContain('\n  kernels  12 in 5 distinct types\n');
+    expect(text).not.toContain('(name, type, core)');
+  });
 });

@@ -7,6 +7,7 @@ import { fmtCount, fmtUs, plural, ranksCounted, ranksNamed } from '../../util/fo
 import { clipped, oneLine, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { witnessLines } from '../witness.js';
+import { fieldsHeld } from './json.js';
 
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
@@ -98,11 +99,17 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
 /**
  * The fine groups of a rank, named by the fields the input has: `6 distinct (name, type, core) combinations` for a
  * kernel table, `82 distinct names` for a trace (no op type, no core), `5 distinct (type, core) combinations` for
- * op_statistic (no names).
+ * op_statistic (no names), `5 distinct types` for a summary JSON grouped by type (`groups` with user groups).
  */
 function distinct(r: RankData): string {
-  const f = r.fields;
-  const by = [...(f.name ? ['name'] : []), ...(f.type ? ['type'] : []), ...(f.core ? ['core'] : [])];
+  if (r.snapshot?.selection.includes('group ')) return plural(r.groups.size, 'group');
+  const f = fieldsHeld(r);
+  const by = [
+    ...(f.name ? ['name'] : []),
+    ...(f.type ? ['type'] : []),
+    ...(f.core ? ['core'] : []),
+    ...(r.snapshot && f.shapes ? ['input shapes'] : []),
+  ];
   if (by.length === 0) return plural(r.groups.size, 'group');
   if (by.length === 1) return plural(r.groups.size, `distinct ${by[0]}`);
   return plural(r.groups.size, `distinct (${by.join(', ')}) combination`);
