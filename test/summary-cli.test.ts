@@ -1,6 +1,6 @@
 // Transcripts of `kprof summary` and `kprof inspect`: args, stdout, stderr and exit code, as golden files.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -187,6 +187,32 @@ describe('kprof summary', () => {
       }
       expect((await kprof([...check, '--format', 'text', '-o', at('c.csv')])).code).toBe(0);
       expect(readFileSync(at('c.csv'), 'utf8').startsWith('kprof check ')).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts of a thousand and more have a thousands separator in every sentence (files, steps)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      // 1,001 one-rank snapshots: the Markdown and HTML source lines count the files as the table counts ranks.
+      const one = JSON.parse(readFileSync('fixtures/cluster/small/rank0.summary.json', 'utf8'));
+      mkdirSync(join(dir, 'ranks'));
+      for (let i = 0; i < 1001; i++) {
+        const x = structuredClone(one);
+        x.ranks = [String(i)];
+        x.perRank[0].rank = String(i);
+        writeFileSync(join(dir, 'ranks', `r${i}.json`), JSON.stringify(x));
+      }
+      const md = await kprof(['summary', join(dir, 'ranks'), '--format', 'markdown', '-q']);
+      expect(md.stdout).toContain('1,001 ranks (`0`–`1000`), 0 rows skipped. Source: 1,001 files, grouped by type.');
+      const html = await kprof(['summary', join(dir, 'ranks'), '--format', 'html', '-q']);
+      expect(html.stdout).toContain('(1,001 files), grouped by type');
+      // 1,000 steps of one kernel: the audit's first line.
+      const rows = Array.from({ length: 1000 }, (_, i) => `${i + 1},aclnnAddRmsNorm,AddRmsNorm,AI_VECTOR_CORE,${1000 + 10 * i},2,0,1`);
+      writeFileSync(join(dir, 'kernel_details.csv'), `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n${rows.join('\n')}\n`);
+      const audit = await kprof(['audit', join(dir, 'kernel_details.csv'), '-q']);
+      expect(audit.stdout).toMatch(/: 30 catalogue entries, 1 rank, 1,000 steps, 1,000 compute kernels;/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
