@@ -87,7 +87,8 @@ describe('kprof inspect', () => {
     const [rank] = await inspectJson('fixtures/cluster/small');
     expect(rank!.fields).toEqual({ name: false, type: true, core: false, shapes: false, steps: true });
     const text = (await kprof(['inspect', 'fixtures/cluster/small'])).stdout;
-    expect(text).toContain('\n  kernels  12 in 5 distinct types\n');
+    // Its entries are groups; the rows are those the summary that wrote it read.
+    expect(text).toContain('\n  rows     12 read, 0 skipped when it was made (5 groups here)\n  kernels  12 in 5 distinct types\n');
     expect(text).not.toContain('(name, type, core)');
   });
 });
