@@ -181,7 +181,10 @@ describe('check and diff agree on steps', () => {
 describe('a per-step rule says the kernels it selects that are in no step', () => {
   it('warns with their count and ranks; per: total, steps: and a rule selecting none of them do not warn', () => {
     // Add runs twice on rank 0 with an empty Step Id: `max: 0` per step holds (no step has one) but must say so.
-    const p = profile('p', { '0': { Add: { [NO_STEP]: 2 }, Cast: each(S1_4, 1) }, '1': { Add: { ...each(S1_4, 0), [NO_STEP]: 1 }, Cast: each(S1_4, 1) } });
+    const p = profile('p', {
+      '0': { Add: { [NO_STEP]: 2 }, Cast: each(S1_4, 1) },
+      '1': { Add: { ...each(S1_4, 0), [NO_STEP]: 1 }, Cast: each(S1_4, 1) },
+    });
     const v = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Add\n    count: { per: step, max: 0 }\n'));
     expect(v.passed).toBe(true);
     expect(v.warnings).toEqual([

@@ -210,7 +210,10 @@ describe('kprof summary', () => {
       expect(html.stdout).toContain('(1,001 files), grouped by type');
       // 1,000 steps of one kernel: the audit's first line.
       const rows = Array.from({ length: 1000 }, (_, i) => `${i + 1},aclnnAddRmsNorm,AddRmsNorm,AI_VECTOR_CORE,${1000 + 10 * i},2,0,1`);
-      writeFileSync(join(dir, 'kernel_details.csv'), `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n${rows.join('\n')}\n`);
+      writeFileSync(
+        join(dir, 'kernel_details.csv'),
+        `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n${rows.join('\n')}\n`,
+      );
       const audit = await kprof(['audit', join(dir, 'kernel_details.csv'), '-q']);
       expect(audit.stdout).toMatch(/: 30 catalogue entries, 1 rank, 1,000 steps, 1,000 compute kernels;/);
     } finally {

@@ -73,7 +73,9 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
       for (const n of f.notes ?? []) out.push(`  found    ${shown(n)}`);
       // A summary JSON's entries are groups; the rows are those the summary that wrote it read.
       if (r.snapshot)
-        out.push(`  rows     ${fmtCount(r.rowsRead)} read, ${fmtCount(r.rowsSkipped)} skipped when it was made (${plural(f.rowsRead, 'group')} here)`);
+        out.push(
+          `  rows     ${fmtCount(r.rowsRead)} read, ${fmtCount(r.rowsSkipped)} skipped when it was made (${plural(f.rowsRead, 'group')} here)`,
+        );
       else out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped`);
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
