@@ -199,6 +199,26 @@ describe('kprof diff --save-fusions', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test('a name that says another format (x.json) is refused before the diff runs: the catalogue is YAML', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      for (const [name, says] of [
+        ['saved.json', 'JSON'],
+        ['saved.md', 'Markdown'],
+        ['saved.xml.gz', 'JUnit XML'],
+      ] as const) {
+        const file = join(dir, name);
+        const d = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file]);
+        expect(d).toMatchObject({ code: 2, stdout: '' });
+        expect(d.stderr).toBe(
+          `kprof: --save-fusions ${file}: it writes a YAML fusion catalogue, and this name says ${says}. Name it .yaml or .yml (kprof audit --catalogue reads it).\n`,
+        );
+      }
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('text from a user catalogue is escaped', () => {

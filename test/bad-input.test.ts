@@ -402,6 +402,24 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
       `${empty}: no header row; the file holds only an empty CSV once unpacked. Expected a CSV export that starts with a header row; export the profile again.`,
     );
   });
+
+  it('a gzip followed by bytes that are not gzip: said as such, not as data damaged before any was unpacked', async () => {
+    const csv = readFileSync(F('fusion-example/pr/node-07_3019544_20260312141047205_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'));
+    const joined = join(tmp, 'joined.csv.gz');
+    writeFileSync(joined, Buffer.concat([gzipSync(csv), Buffer.from('JUNKJUNK')]));
+    const snap = join(tmp, 'joined.json.gz');
+    const json = await kprof(['summary', 'fixtures/cluster/small', '--format', 'json']);
+    writeFileSync(snap, Buffer.concat([gzipSync(Buffer.from(json.stdout)), Buffer.from('<html>')]));
+    for (const [file, fix] of [
+      [joined, 'Copy the file again or export the profile again.'],
+      [snap, 'Copy the file again or regenerate it.'],
+    ] as const) {
+      expectOneError(
+        await kprof(['summary', file]),
+        `${file}: the gzip data is followed by bytes that are not gzip data (incorrect header check): files joined together, or a copy padded? Expected a file that ends where its gzip data ends. ${fix}`,
+      );
+    }
+  });
 });
 
 describe('bad user files: groups and rules', () => {

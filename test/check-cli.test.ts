@@ -27,7 +27,12 @@ describe('kprof check: output formats', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\ncheck passed: 13 of 13 rules held\.\n$/);
     expect(r.stdout).not.toContain('FAIL');
-    expect(r.stderr).toBe('');
+    // The PR's one Cast with an empty Step Id is in no step: the two per-step rules that select it say so.
+    expect(r.stderr.split('\n')).toEqual([
+      'kprof: warning: fixtures/rules/one-rank/every-kind.rules.yaml:21: 1 kernel the rule selects has an empty Step Id: in no step, so the rule, per step, did not count it. per: total counts every kernel.',
+      'kprof: warning: fixtures/rules/one-rank/every-kind.rules.yaml:34: 1 kernel the rule selects has an empty Step Id: in no step, so the rule, per step, did not count it. per: total counts every kernel.',
+      '',
+    ]);
   });
 
   it('text: broken rules → exit 1, with the value, the bound, the step, the rule line and its why', async () => {
@@ -126,7 +131,7 @@ describe('kprof check: output formats', () => {
     expect(text.stderr).toMatch(/^kprof: warning: .*kernel_details\.csv:3: Duration\(us\) is "5%0A\\x1b", expected a number of µs; row skipped$/m);
   });
 
-  it('github: nothing to annotate when every rule holds', async () => {
+  it('github: no ::error when every rule holds; the rules warnings are ::warning annotations', async () => {
     const r = await kprof([
       'check',
       `${R}/one-rank/pr`,
@@ -140,7 +145,12 @@ describe('kprof check: output formats', () => {
     expect(r).toEqual({
       code: 0,
       stdout: 'read: 16 kernels, 0 rows skipped; base: 31 kernels, 0 rows skipped\ncheck passed: 13 of 13 rules held.\n',
-      stderr: '',
+      stderr: [21, 34]
+        .map(
+          (line) =>
+            `::warning file=fixtures/rules/one-rank/every-kind.rules.yaml,line=${line},title=kprof%3A rule warning::fixtures/rules/one-rank/every-kind.rules.yaml:${line}: 1 kernel the rule selects has an empty Step Id: in no step, so the rule, per step, did not count it. per: total counts every kernel.\n`,
+        )
+        .join(''),
     });
   });
 

@@ -39,6 +39,7 @@ const HOSTILE = [
   'cdata ]]> INJ',
   'nonchar \ufffe\uffff INJ',
   'bidi \u202eINJ\u202c \u2066x\u2069 \u200f',
+  'zero\u200bwidth\u200c\u200d\u00ad\u2060\ufeff\u180e\u206f INJ',
   'tab\tINJ',
   'del\u007f INJ',
   'pipe|INJ\\|',
@@ -48,7 +49,7 @@ const HOSTILE = [
 /** Characters that must never be in any output, raw (LF is a line end; no format of kprof uses TAB). */
 // eslint-disable-next-line no-control-regex
 const RAW =
-  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u180e\u200b-\u200d\u2060-\u2064\u206a-\u206f\ufeff\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function csvQuote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
@@ -448,6 +449,10 @@ describe('the escaping scheme', () => {
   it('escaped(): controls as \\xHH or \\uHHHH, ##[ and a leading :: broken, other text unchanged', () => {
     expect(escaped('a\nb\r\tc\u001b[31m\u0007')).toBe('a\\x0ab\\x0d\\x09c\\x1b[31m\\x07');
     expect(escaped('c1\u009b x\u2028y\u2029 \u202e\u2066\u2069\u200f\u061c')).toBe('c1\\u009b x\\u2028y\\u2029 \\u202e\\u2066\\u2069\\u200f\\u061c');
+    // Invisible characters: `Cast\u200b` must not look like `Cast`.
+    expect(escaped('Cast\u200b \u200c\u200d\u00ad\u2060\ufeff\u180e\u206f')).toBe('Cast\\u200b \\u200c\\u200d\\u00ad\\u2060\\ufeff\\u180e\\u206f');
+    // Written `\ufeff`, it no longer leaves the `::` at the start of the line (as `\x09::` for a TAB).
+    expect(escaped('\ufeff::error::x')).toBe('\\ufeff::error::x');
     expect(escaped('\ufffe\uffff \ud800 \udfff \ud83d\ude00')).toBe('\\ufffe\\uffff \\ud800 \\udfff \ud83d\ude00');
     expect(escaped('::error::x')).toBe('\\x3a:error::x');
     expect(escaped('  ::x')).toBe('  \\x3a:x');
@@ -470,7 +475,7 @@ describe('the escaping scheme', () => {
   });
 
   it('jsonSafe() escapes what JSON.stringify leaves raw, and parses back to the same text', () => {
-    const s = 'c1\u009b ls\u2028 \u202e del\u007f \ufffe ##[x] \u001b \ud800 ##vso[x] ##teamcity[x]';
+    const s = 'c1\u009b ls\u2028 \u202e del\u007f \ufffe ##[x] \u001b \ud800 ##vso[x] ##teamcity[x] zw\u200b\ufeff';
     const j = jsonSafe(JSON.stringify({ s }));
     expect(RAW.test(j)).toBe(false);
     expect(j).not.toContain('##[');

@@ -1,5 +1,8 @@
 // kprof inspect: where rank ids came from, the fields the files hold, rows per device of a shared file.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HAS_SQLITE, kprof } from './helpers.js';
 
@@ -65,5 +68,27 @@ describe('kprof inspect', () => {
     expect(await line('fixtures/nsys/kern-sum')).toEqual(['  kernels  5 in 2 distinct names', '  steps    none (aggregated per name)']);
     // (An SQLite export needs better-sqlite3: test/sqlite-cli.test.ts says so once when it is not installed.)
     if (HAS_SQLITE) expect(await line('fixtures/sqlite/msprof.db')).toContain('  steps    none (no STEP_TIME)');
+  });
+
+  it('counts columns as every count: 1,206, not 1206', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-inspect-'));
+    try {
+      const extra = Array.from({ length: 1200 }, (_, i) => `c${i}`);
+      const csv = `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),${extra.join(',')}\n1,a,A,AI_CORE,1,2,${extra.map(() => '').join(',')}\n`;
+      writeFileSync(join(dir, 'kernel_details.csv'), csv);
+      const text = (await kprof(['inspect', join(dir, 'kernel_details.csv')])).stdout;
+      expect(text).toMatch(/^ {2}columns {2}1,206: Step Id, Name, /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a summary JSON holds the fields of its grouping only: by type, types (not names, cores, shapes)', async () => {
+    const [rank] = await inspectJson('fixtures/cluster/small');
+    expect(rank!.fields).toEqual({ name: false, type: true, core: false, shapes: false, steps: true });
+    const text = (await kprof(['inspect', 'fixtures/cluster/small'])).stdout;
+    // Its entries are groups; the rows are those the summary that wrote it read.
+    expect(text).toContain('\n  rows     12 read, 0 skipped when it was made (5 groups here)\n  kernels  12 in 5 distinct types\n');
+    expect(text).not.toContain('(name, type, core)');
   });
 });

@@ -178,6 +178,31 @@ describe('check and diff agree on steps', () => {
   });
 });
 
+describe('a per-step rule says the kernels it selects that are in no step', () => {
+  it('warns with their count and ranks; per: total, steps: and a rule selecting none of them do not warn', () => {
+    // Add runs twice on rank 0 with an empty Step Id: `max: 0` per step holds (no step has one) but must say so.
+    const p = profile('p', {
+      '0': { Add: { [NO_STEP]: 2 }, Cast: each(S1_4, 1) },
+      '1': { Add: { ...each(S1_4, 0), [NO_STEP]: 1 }, Cast: each(S1_4, 1) },
+    });
+    const v = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Add\n    count: { per: step, max: 0 }\n'));
+    expect(v.passed).toBe(true);
+    expect(v.warnings).toEqual([
+      'r.yaml:2: 3 kernels the rule selects have an empty Step Id (on ranks 0, 1): in no step, so the rule, per step, did not count them. per: total counts every kernel.',
+    ]);
+    const quiet = [
+      'rules:\n  - type: Add\n    count: { per: total, max: 3 }\n',
+      'rules:\n  - type: Cast\n    count: { per: step, max: 1 }\n',
+      'rules:\n  - type: Add\n    count: { per: step, max: 0 }\n    steps: 1-4\n',
+    ];
+    for (const text of quiet) expect(evaluate(p, null, parseRules('r.yaml', text)).warnings, text).toEqual([]);
+    const time = evaluate(p, null, parseRules('r.yaml', 'rules:\n  - type: Add\n    time: { per: step, max: 1us }\n    ranks: [0]\n'));
+    expect(time.warnings).toEqual([
+      'r.yaml:2: 2 kernels the rule selects have an empty Step Id (on rank 0): in no step, so the rule, per step, did not count them. per: total counts every kernel.',
+    ]);
+  });
+});
+
 describe('a fusion that took effect unevenly is seen', () => {
   // 224 InterleaveRope per step on both ranks; the PR fuses all layers on rank 0 (112 left), half on rank 1.
   const base = profile('base', { '0': { InterleaveRope: each(S1_4, 224) }, '1': { InterleaveRope: each(S1_4, 224) } });

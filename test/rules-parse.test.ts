@@ -108,7 +108,12 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'a count too large to be exact (it would be read as 1e20)',
       'rules:\n  - type: Cast\n    count: { min: 99999999999999999999 }\n',
-      'r.yaml:3:19: count: min: expected a whole number of kernels (0 or more, below 2^53); found 100000000000000000000.',
+      'r.yaml:3:19: count: min: expected a whole number of kernels (0 or more, below 2^53); found 99999999999999999999.',
+    ],
+    [
+      'a number past a double, quoted as the file writes it (not as the Infinity it parses to)',
+      'rules:\n  - type: Cast\n    count: { max: 1e400 }\n',
+      'r.yaml:3:19: count: max: expected a whole number of kernels (0 or more, below 2^53); found 1e400.',
     ],
     [
       'an unknown group',
@@ -180,7 +185,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'a duration larger than any kernel time kprof sums',
       'rules:\n  - type: Cast\n    time: { max: 1e300 }\n',
-      'r.yaml:3:18: time: max: expected a duration of at most 2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours), the most kernel time kprof sums; found 1e+300.',
+      'r.yaml:3:18: time: max: expected a duration of at most 2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours), the most kernel time kprof sums; found 1e300.',
     ],
     [
       'a duration above 0 and below 0.1 ns (a tick: no time kprof can tell from 0)',

@@ -99,6 +99,20 @@ describe('--rank by folder path', () => {
   });
 });
 
+describe('a filter a trace cannot answer', () => {
+  it('--core on a trace of kernel names only: drop --core (--by name gives it no cores)', async () => {
+    for (const input of ['fixtures/trace/kineto-no-step', 'fixtures/nsys/gpu-trace-preamble']) {
+      const r = await kprof(['summary', input, '--core', 'AI_CORE']);
+      expect(r.code, input).toBe(2);
+      expect(r.stderr, input).toMatch(
+        /: --core needs core types \(Accelerator Core \/ Task Type\), but .* has none: it names its kernels only\. Drop --core\.\n$/,
+      );
+    }
+    const byType = await kprof(['summary', 'fixtures/trace/kineto-no-step', '--by', 'type']);
+    expect(byType.stderr).toMatch(/--by type needs kernel types, .* Use --by name \(the default for this input\)\.\n$/);
+  });
+});
+
 describe('an empty --rank', () => {
   it('is a usage error on every command, never every rank (an unset $RANK)', async () => {
     for (const value of ['', ' ']) {

@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileS
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isKprofError, type KprofError } from '../src/util/errors.js';
 import { readDbGroups, stepExpression } from '../src/input/formats/sqlite/groups.js';
@@ -407,6 +408,11 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     writeFileSync(join(dir, 'empty.db'), '');
     writeFileSync(join(dir, 'head.db'), whole.subarray(0, 50));
     writeFileSync(join(dir, 'page.db'), whole.subarray(0, 5000));
+    writeFileSync(join(dir, 'packed.db.gz'), gzipSync(whole));
+    // A gzipped export is said for what it is (it was "not an SQLite database: it starts with "\x1f\u008b\x08…").
+    expect(failure(() => read(join(dir, 'packed.db.gz'), { display: 'p.db.gz' })).message).toBe(
+      'p.db.gz: gzip data, not an SQLite database: SQLite reads a db unpacked only. Unpack it first (gunzip -k p.db.gz) and pass the .db it writes.',
+    );
     expect(failure(() => read(join(dir, 'empty.db'), { display: 'empty.db' })).message).toMatch(/^empty\.db: empty file; expected an SQLite export/);
     expect(failure(() => read(join(dir, 'head.db'), { display: 'head.db' })).message).toMatch(
       /^head\.db: the SQLite database is cut short: the file has 50 bytes, less than the 100 of an SQLite header/,

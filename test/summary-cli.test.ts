@@ -1,6 +1,6 @@
 // Transcripts of `kprof summary` and `kprof inspect`: args, stdout, stderr and exit code, as golden files.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -170,6 +170,52 @@ describe('kprof summary', () => {
       // The catalogue listing has no HTML form: a .html file gets the table.
       expect((await kprof(['audit', '--list', '-o', at('l.html')])).code).toBe(0);
       expect(readFileSync(at('l.html'), 'utf8').startsWith('Fusion catalogue')).toBe(true);
+      // An extension that names a format the command does not write is refused before anything is read (it wrote
+      // the text report under report.csv); --format given writes what it names under any name.
+      for (const [args, file, says] of [
+        [check, 'c.csv', 'this name says CSV, which kprof check does not write'],
+        [['inspect', base], 'i.md', 'this name says Markdown, which kprof inspect does not write (it writes text, JSON)'],
+        [['summary', base], 's.xml', 'this name says JUnit XML, which kprof summary does not write'],
+        [['diff', base, pr], 'd.xml.gz', 'this name says JUnit XML, which kprof diff does not write'],
+        [['audit', pr], 'a.csv', 'this name says CSV, which kprof audit does not write'],
+        [['merge', at('b.json')], 'm.csv', 'kprof merge writes a summary JSON, and this name says CSV. Name it .json or .json.gz.'],
+      ] as const) {
+        const r = await kprof([...args, '-o', at(file)]);
+        expect(r.code, file).toBe(2);
+        expect(r.stderr, file).toContain(`-o ${at(file)}: ${says}`);
+        expect(existsSync(at(file)), file).toBe(false);
+      }
+      expect((await kprof([...check, '--format', 'text', '-o', at('c.csv')])).code).toBe(0);
+      expect(readFileSync(at('c.csv'), 'utf8').startsWith('kprof check ')).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts of a thousand and more have a thousands separator in every sentence (files, steps)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      // 1,001 one-rank snapshots: the Markdown and HTML source lines count the files as the table counts ranks.
+      const one = JSON.parse(readFileSync('fixtures/cluster/small/rank0.summary.json', 'utf8'));
+      mkdirSync(join(dir, 'ranks'));
+      for (let i = 0; i < 1001; i++) {
+        const x = structuredClone(one);
+        x.ranks = [String(i)];
+        x.perRank[0].rank = String(i);
+        writeFileSync(join(dir, 'ranks', `r${i}.json`), JSON.stringify(x));
+      }
+      const md = await kprof(['summary', join(dir, 'ranks'), '--format', 'markdown', '-q']);
+      expect(md.stdout).toContain('1,001 ranks (`0`–`1000`), 0 rows skipped. Source: 1,001 files, grouped by type.');
+      const html = await kprof(['summary', join(dir, 'ranks'), '--format', 'html', '-q']);
+      expect(html.stdout).toContain('(1,001 files), grouped by type');
+      // 1,000 steps of one kernel: the audit's first line.
+      const rows = Array.from({ length: 1000 }, (_, i) => `${i + 1},aclnnAddRmsNorm,AddRmsNorm,AI_VECTOR_CORE,${1000 + 10 * i},2,0,1`);
+      writeFileSync(
+        join(dir, 'kernel_details.csv'),
+        `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n${rows.join('\n')}\n`,
+      );
+      const audit = await kprof(['audit', join(dir, 'kernel_details.csv'), '-q']);
+      expect(audit.stdout).toMatch(/: 30 catalogue entries, 1 rank, 1,000 steps, 1,000 compute kernels;/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

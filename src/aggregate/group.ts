@@ -86,9 +86,9 @@ function missingField(rank: RankData, field: keyof Fields, asked: string): never
   const answer = { name: 'names', type: 'types', core: 'cores', shapes: 'shapes', steps: 'steps' } as const;
   const facts = f === undefined ? null : formatOf(f.format);
   if (facts !== null && facts.answers[answer[field]] === 'no' && facts.answers.names !== 'no' && facts.answers.types === 'no') {
-    // A format of kernel names only (a trace): what it has instead.
-    const instead =
-      field === 'type' || field === 'shapes' || field === 'core' ? ' Use --by name (the default for this input).' : ' Drop that option.';
+    // A format of kernel names only (a trace): what it has instead. A grouping asks for another grouping; a filter
+    // (--core, --steps) is dropped (--by name does not give it cores).
+    const instead = asked.startsWith('--by ') ? ' Use --by name (the default for this input).' : ` Drop ${asked}.`;
     throw inputError(`${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${facts.naming.title} has none: it names its kernels only.${instead}`);
   }
   if (holds === 'totals') {

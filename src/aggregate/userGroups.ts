@@ -94,7 +94,8 @@ export function describe(node: unknown): string {
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
   // A text is quoted as a message quotes input: escaped, its first 40 characters (a rules file may be one long text).
-  if (isScalar(node)) return typeof node.value === 'string' ? `"${excerpt(node.value)}"` : excerpt(String(node.value));
+  // Another scalar as the file writes it (`1e400`, not the `Infinity` it parses to; `0x10`, not `16`).
+  if (isScalar(node)) return typeof node.value === 'string' ? `"${excerpt(node.value)}"` : excerpt(node.source ?? String(node.value));
   return typeof node;
 }
 

@@ -2,13 +2,13 @@
 
 import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
-import type { DiffFormat } from '../report/choices.js';
+import { extensionFormat, formatLabel, type DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } from '../analysis/emptySelection.js';
 import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
-import { shown } from '../util/inputText.js';
+import { escaped, shown } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
 import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
@@ -128,6 +128,13 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     ],
     [base, pr],
   );
+  // A name whose extension says another format (x.json) would hide the YAML catalogue written under it.
+  const named = flags.saveFusions === undefined ? undefined : extensionFormat(flags.saveFusions);
+  if (named !== undefined) {
+    throw usageError(
+      `--save-fusions ${escaped(flags.saveFusions!)}: it writes a YAML fusion catalogue, and this name says ${formatLabel(named)}. Name it .yaml or .yml (kprof audit --catalogue reads it).`,
+    );
+  }
   const common = parseCommon(flags);
   if (flags.layerMarker === '') {
     throw usageError(

@@ -5,7 +5,8 @@
 // its own perRank entry (a rank in two inputs is refused), so merging is associative and does not depend on the
 // order of the inputs: a cluster can be merged in a tree (per node, then per rack, then all).
 
-import { inputError } from '../util/errors.js';
+import { inputError, usageError } from '../util/errors.js';
+import { extensionFormat, formatLabel } from '../report/choices.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, RankData, Selection } from '../model/model.js';
@@ -14,7 +15,7 @@ import { formatOf } from '../input/formats/registry.js';
 import { finishProfile } from '../input/read.js';
 import { readRank } from '../input/readRank.js';
 import { summaryJson } from '../report/summary/json.js';
-import { shown } from '../util/inputText.js';
+import { escaped, shown } from '../util/inputText.js';
 import { readableSnapshot, snapshotLimit } from './summary.js';
 
 export interface MergeFlags {
@@ -24,6 +25,13 @@ export interface MergeFlags {
 const NO_SELECTION: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 
 export async function mergeCommand(inputs: string[], flags: MergeFlags, io: Io): Promise<number> {
+  // Other commands' -o picks the format its extension names: a merged summary is JSON only, which `x.csv` would hide.
+  const named = flags.out === undefined ? undefined : extensionFormat(flags.out);
+  if (named !== undefined && named !== 'json') {
+    throw usageError(
+      `-o ${escaped(flags.out!)}: kprof merge writes a summary JSON, and this name says ${formatLabel(named)}. Name it .json or .json.gz.`,
+    );
+  }
   const profile = await readSnapshots(inputs);
   const first = profile.ranks[0]!.snapshot!;
   // Step time saved in any of the snapshots is kept (a rank saved without it says so).

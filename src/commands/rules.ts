@@ -5,7 +5,7 @@ import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { usageError } from '../util/errors.js';
-import { shown } from '../util/inputText.js';
+import { escaped, shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
@@ -18,7 +18,7 @@ import { profileSequences, SEQUENCE_RECORDER, type Unavailable } from '../analys
 import { findRewrites, type Rewrites } from '../analysis/rewrites/rewrites.js';
 import { scopeProfile } from '../rules/scope.js';
 import { warningLines } from '../report/warnings.js';
-import { extensionFormat } from '../report/choices.js';
+import { extensionFormat, formatLabel } from '../report/choices.js';
 import { strictCheck } from './summary.js';
 
 export interface RulesFlags extends CommonFlags {
@@ -97,7 +97,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   const named = flags.out === undefined ? undefined : extensionFormat(flags.out);
   if (named !== undefined) {
     throw usageError(
-      `-o ${shown(flags.out!)}: kprof rules writes a YAML rules file, and this name says ${named === 'junit' ? 'JUnit XML' : named === 'markdown' ? 'Markdown' : named.toUpperCase()}. Name it .yaml or .yml (kprof check --rules reads it).`,
+      `-o ${escaped(flags.out!)}: kprof rules writes a YAML rules file, and this name says ${formatLabel(named)}. Name it .yaml or .yml (kprof check --rules reads it).`,
     );
   }
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);

@@ -3,6 +3,8 @@
 // only when that command runs (start-up time is part of every run). The output formats are the keys of the
 // reporter registries (registry.ts), which load no reporter until one is used.
 
+import { usageError } from '../util/errors.js';
+import { escaped } from '../util/inputText.js';
 import { AUDIT_FORMATS } from './audit/formats.js';
 import { failureFormatOf, type FailureFormat } from './failure.js';
 import { CHECK_REPORTERS, DIFF_REPORTERS, INSPECT_REPORTERS, SUMMARY_REPORTERS } from './registry.js';
@@ -87,21 +89,34 @@ export function extensionFormat(out: string): string | undefined {
   return ext === undefined ? undefined : EXTENSION_FORMATS[ext];
 }
 
+/** A format as a message names it. */
+export function formatLabel(format: string): string {
+  const labels: Readonly<Record<string, string>> = { junit: 'JUnit XML', markdown: 'Markdown', github: 'GitHub annotations', table: 'text' };
+  return labels[format] ?? (format === 'text' ? 'text' : format.toUpperCase());
+}
+
 /**
  * The format of a command's report: the one --format names when given on the command line (`cmd` says where its
- * value came from), else the one the extension of `out` (-o) names when the command has it (`-o base.json` writes
- * JSON, as `.json.gz` gzipped JSON, `.md` Markdown, `.html`, `.csv`, `.xml` JUnit), else the default (`name`,
- * commander's).
+ * value came from), else the one the extension of `out` (-o) names (`-o base.json` writes JSON, as `.json.gz`
+ * gzipped JSON, `.md` Markdown, `.html`, `.csv`, `.xml` JUnit), else the default (`name`, commander's). An
+ * extension that names a format the command does not write (`check -o report.csv`, `inspect -o x.md`) is a usage
+ * error: the file would hold another format than its name says.
  */
 export function reportFormat<F extends string>(
   formats: readonly F[],
   name: FormatName<NoInfer<F>>,
-  cmd: { getOptionValueSource(key: string): string | undefined },
+  cmd: { getOptionValueSource(key: string): string | undefined; name(): string },
   out: string | undefined,
 ): F {
   if (cmd.getOptionValueSource('format') === 'default' && out !== undefined) {
     const f = extensionFormat(out);
     if (f !== undefined && (formats as readonly string[]).includes(f)) return f as F;
+    if (f !== undefined) {
+      const writes = [...new Set(formats.map(formatLabel))].join(', ');
+      throw usageError(
+        `-o ${escaped(out)}: this name says ${formatLabel(f)}, which kprof ${cmd.name()} does not write (it writes ${writes}). Pass --format to choose what is written under this name, or give the file a name that fits the report.`,
+      );
+    }
   }
   return canonicalFormat(formats, name);
 }

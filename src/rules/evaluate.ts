@@ -6,7 +6,7 @@
 import { inputError } from '../util/errors.js';
 import { stepsLabel } from '../aggregate/group.js';
 import type { Profile, RankData } from '../model/model.js';
-import { fmtSteps, NO_RANK_ID, rankIdsText, ranksNamed } from '../util/format.js';
+import { fmtSteps, NO_RANK_ID, plural, rankIdsText, ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { kindOf } from './checks/registry.js';
 import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
@@ -136,6 +136,20 @@ function stepMismatchWarning(rule: Rule, m: StepMismatch[]): string {
   return `${ruleAt(rule)}: step counts differ${where}: ${what}. The rule compares totals, so different amounts of work; ${fix}`;
 }
 
+/**
+ * A per-step rule counts the kernels of each step: those it selects with an empty Step Id are in none, so a rule
+ * such as `max: 0` per step holds while they run. Said, as diff says it (the verdict stands).
+ */
+function outsideStepsWarning(rule: Rule, outside: { rank: string; kernels: number }[]): string {
+  const n = outside.reduce((a, o) => a + o.kernels, 0);
+  const ranks = outside.map((o) => o.rank);
+  const where = ranks.length === 1 && ranks[0] === NO_RANK_ID ? '' : ` (on ${ranksNamed(ranks, shown)})`;
+  return (
+    `${ruleAt(rule)}: ${plural(n, 'kernel')} the rule selects ${n === 1 ? 'has' : 'have'} an empty Step Id${where}: in no step, ` +
+    `so the rule, per step, did not count ${n === 1 ? 'it' : 'them'}. per: total counts every kernel.`
+  );
+}
+
 function perOf(check: Check): Per {
   // A fused rule looks at each step (an unfused chain in any step breaks it).
   if (check.kind === 'fused') return 'step';
@@ -170,6 +184,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
   const mismatched: StepMismatch[] = [];
   const fallbacks: FusedFallback[] = [];
   const short: FusedShortStep[] = [];
+  const outside: { rank: string; kernels: number }[] = [];
   for (const rank of ranks) {
     // A sequence rule asks for kernels in order first: "no Step Id" would be the lesser half of the answer.
     if (rule.check.kind === 'sequence') requireSequence(rule, rank);
@@ -180,10 +195,12 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     if (r.mismatch !== null) mismatched.push(r.mismatch);
     if (r.fallbacks !== undefined) for (const f of r.fallbacks) fallbacks.push(f);
     if (r.short !== undefined) for (const f of r.short) short.push(f);
+    if (r.outsideSteps !== undefined) outside.push({ rank: rank.rank, kernels: r.outsideSteps });
     // A loop, not push(...r.samples): one sample per step overflows the stack at ~65k steps.
     for (const s of r.samples) samples.push(s);
   }
   if (mismatched.length > 0) warnings.push(stepMismatchWarning(rule, mismatched));
+  if (outside.length > 0) warnings.push(outsideStepsWarning(rule, outside));
   // The decisive sample: the smallest slack (the worst break, or the closest call); ties go to the first
   // rank, then the first step, in file order of the bounds.
   let decisive = samples[0];

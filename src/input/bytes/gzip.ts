@@ -31,6 +31,15 @@ export function gzipError(
       `${path}: the gzip data ends early (cut short, e.g. a partial copy or a full disk)${where}; expected a complete gzip file. ${fix}`,
     );
   }
+  // A file's first bytes are gzip's before it is unpacked (isGzip), and a member is checked whole (its checksum)
+  // before the next header is read: a header that is not gzip's is past complete data, in bytes appended to it.
+  // zlib stops there before it hands over the last data, so nothing says how much was unpacked.
+  if (/incorrect header check/.test(message)) {
+    return inputError(
+      `${path}: the gzip data is followed by bytes that are not gzip data (${message}): files joined together, or a copy padded? ` +
+        `Expected a file that ends where its gzip data ends. ${fix}`,
+    );
+  }
   return inputError(`${path}: the gzip data is damaged (${message})${where}; expected a complete gzip file. ${fix}`);
 }
 

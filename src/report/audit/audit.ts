@@ -7,7 +7,7 @@ import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '
 import { TICKS_PER_US } from '../../model/model.js';
 import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
-import { fmtCount, fmtUs, ranksNamed } from '../../util/format.js';
+import { fmtCount, fmtUs, plural, ranksNamed } from '../../util/format.js';
 import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
 
 export { AUDIT_FORMATS, AUDIT_SCHEMA, type AuditFormat } from './formats.js';
@@ -57,8 +57,8 @@ function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
 export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
-    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}, ` +
-    `${a.steps.length} step${a.steps.length === 1 ? '' : 's'}, ${fmtCount(a.kernels)} compute kernels; ` +
+    `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${plural(a.ranks.length, 'rank')}, ` +
+    `${plural(a.steps.length, 'step')}, ${fmtCount(a.kernels)} compute kernels; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
 }

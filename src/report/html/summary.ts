@@ -3,7 +3,7 @@
 import { summaryPerStep } from '../../aggregate/group.js';
 import { perStepCount, perStepUs, type Summary } from '../../model/model.js';
 import type { SummaryGroupJson, SummaryJson } from '../../model/schema.js';
-import { fmtCount, fmtPct, fmtUs, ticksToUs } from '../../util/format.js';
+import { fmtCount, fmtPct, fmtUs, plural, ticksToUs } from '../../util/format.js';
 import { summaryJsonObject } from '../summary/json.js';
 import { groupHeading, totalsLine, type SummaryView } from '../summary/shared.js';
 import { clippedApart } from '../../util/apart.js';
@@ -141,7 +141,7 @@ export function summaryHtml(s: Summary, view: SummaryView): string {
     `<ul class="cards" aria-label="Totals">${cards.join('')}</ul>`,
     '</header>',
   ].join('\n');
-  const footer = `<footer><p class="note">${sentence.html(`Source: ${sentence.code(s.input, Infinity)} (${s.files.length} file${s.files.length === 1 ? '' : 's'}), grouped by ${s.groupBy}${s.selection ? `, ${sentence.code(s.selection, Infinity)}` : ''}.`)}</p><p class="note">Made by kprof. The figures are in this file as JSON (the element <code>kprof-summary</code>): those of <code>kprof summary --format json</code>, without the per-rank and per-step detail.</p></footer>`;
+  const footer = `<footer><p class="note">${sentence.html(`Source: ${sentence.code(s.input, Infinity)} (${plural(s.files.length, 'file')}), grouped by ${s.groupBy}${s.selection ? `, ${sentence.code(s.selection, Infinity)}` : ''}.`)}</p><p class="note">Made by kprof. The figures are in this file as JSON (the element <code>kprof-summary</code>): those of <code>kprof summary --format json</code>, without the per-rank and per-step detail.</p></footer>`;
   return page({
     title: esc(`kprof summary: ${fmtCount(s.totals.count)} kernels, ${fmtUs(ticksToUs(s.totals.ticks))}`),
     body: [

@@ -10,8 +10,15 @@ import { witnessJson } from '../witness.js';
 
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
-/** Fields the files hold (not only those this read kept: inspect does not read shapes into groups). */
-function fieldsHeld(r: RankData): RankData['fields'] {
+/**
+ * Fields the files hold (not only those this read kept: inspect does not read shapes into groups). A summary JSON
+ * holds those of its grouping only (`--by type`: types), though its groups are read with every field.
+ */
+export function fieldsHeld(r: RankData): RankData['fields'] {
+  if (r.snapshot) {
+    const by = r.snapshot.groupBy.split('+');
+    return { name: by.includes('name'), type: by.includes('type'), core: by.includes('core'), shapes: by.includes('shapes'), steps: r.fields.steps };
+  }
   const held = (f: RankData['files'][number]): boolean => {
     const a = formatOf(f.format).answers.shapes;
     return a === 'yes' || (a === 'column' && f.columns.includes('Input Shapes'));

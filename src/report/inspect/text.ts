@@ -7,6 +7,7 @@ import { fmtCount, fmtUs, plural, ranksCounted, ranksNamed } from '../../util/fo
 import { clipped, oneLine, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { witnessLines } from '../witness.js';
+import { fieldsHeld } from './json.js';
 
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
@@ -63,7 +64,7 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
       out.push(`  format   ${f.format}: ${f.traits.map(shown).join(', ')}`);
       if (f.columns.length > 0)
         out.push(
-          `  columns  ${f.columns.length}: ${f.columns
+          `  columns  ${fmtCount(f.columns.length)}: ${f.columns
             .slice(0, 14)
             .map((c) => clipped(c))
             .join(', ')}${f.columns.length > 14 ? ', …' : ''}`,
@@ -71,9 +72,13 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
       if (f.missing.length > 0) out.push(`  missing  ${f.missing.map(shown).join(', ')}`);
       for (const n of f.notes ?? []) out.push(`  found    ${shown(n)}`);
       const none = f.rowsOnNoRank ?? 0;
-      out.push(
-        `  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped${none > 0 ? ` (${fmtCount(none)} of them on no rank: their device cannot be told)` : ''}`,
-      );
+      const onNoRank = none > 0 ? ` (${fmtCount(none)} of them on no rank: their device cannot be told)` : '';
+      // A summary JSON's entries are groups; the rows are those the summary that wrote it read.
+      if (r.snapshot)
+        out.push(
+          `  rows     ${fmtCount(r.rowsRead)} read, ${fmtCount(r.rowsSkipped)} skipped when it was made (${plural(f.rowsRead, 'group')} here)`,
+        );
+      else out.push(`  rows     ${fmtCount(f.rowsRead)} read, ${fmtCount(f.rowsSkipped)} skipped${onNoRank}`);
     }
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${distinct(r)}`);
@@ -101,11 +106,17 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
 /**
  * The fine groups of a rank, named by the fields the input has: `6 distinct (name, type, core) combinations` for a
  * kernel table, `82 distinct names` for a trace (no op type, no core), `5 distinct (type, core) combinations` for
- * op_statistic (no names).
+ * op_statistic (no names), `5 distinct types` for a summary JSON grouped by type (`groups` with user groups).
  */
 function distinct(r: RankData): string {
-  const f = r.fields;
-  const by = [...(f.name ? ['name'] : []), ...(f.type ? ['type'] : []), ...(f.core ? ['core'] : [])];
+  if (r.snapshot?.selection.includes('group ')) return plural(r.groups.size, 'group');
+  const f = fieldsHeld(r);
+  const by = [
+    ...(f.name ? ['name'] : []),
+    ...(f.type ? ['type'] : []),
+    ...(f.core ? ['core'] : []),
+    ...(r.snapshot && f.shapes ? ['input shapes'] : []),
+  ];
   if (by.length === 0) return plural(r.groups.size, 'group');
   if (by.length === 1) return plural(r.groups.size, `distinct ${by[0]}`);
   return plural(r.groups.size, `distinct (${by.join(', ')}) combination`);

@@ -2,7 +2,7 @@
 
 import { summaryPerStep } from '../../aggregate/group.js';
 import type { Summary } from '../../model/model.js';
-import { fmtCount, fmtUs, ticksToUs } from '../../util/format.js';
+import { fmtCount, fmtUs, plural, ticksToUs } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH, WHOLE } from '../../util/inputText.js';
 import { markdownTable, mdCode, mdCodeOf, type Align } from '../render.js';
@@ -44,5 +44,5 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   if (withSteps) total.push(perStepText(summaryPerStep(s)?.total));
   body.push(total);
   const stepTime = s.stepTime ? `\n${blockMarkdown(summaryStepTimeBlock(s.stepTime, (x) => md(x)))}` : '';
-  return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${s.files.length} file${s.files.length === 1 ? '' : 's'}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n${stepTime}`;
+  return `${markdownTable(head, body, align)}\n\n${totalsLine(s, md)}. Source: ${plural(s.files.length, 'file')}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n${stepTime}`;
 }

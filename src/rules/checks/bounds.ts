@@ -13,11 +13,16 @@ export function boundSamples(on: RankInput, per: Per, measure: Measure, bounds: 
   const s = slice(rule, rank, rule.selector, known);
   if (per === 'total') return outcome(bounds.map((b) => sampleOf(rank.rank, null, metric(measure, s.total), b)));
   const samples: Sample[] = [];
+  let inSteps = 0;
   for (const step of s.stepIds) {
-    const v = metric(measure, s.steps.get(step));
+    const c = s.steps.get(step);
+    inSteps += c?.count ?? 0;
+    const v = metric(measure, c);
     for (const b of bounds) samples.push(sampleOf(rank.rank, step, v, b));
   }
-  return outcome(samples, s.stepIds.length);
+  // Over every step (no steps: in the rule), the total holds the kernels with an empty Step Id too: no step counts them.
+  const outsideSteps = rule.steps === null ? s.total.count - inSteps : 0;
+  return { ...outcome(samples, s.stepIds.length), ...(outsideSteps > 0 ? { outsideSteps } : {}) };
 }
 
 /** min and max as bounds, the maximum first. */

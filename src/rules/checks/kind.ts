@@ -80,6 +80,8 @@ export interface RankOutcome {
   fallbacks?: FusedFallback[];
   /** A fused rule: steps with fewer of its sites than the other steps of their phase. */
   short?: FusedShortStep[];
+  /** A per-step count or time rule over every step: the kernels it selects that have an empty Step Id (in no step). */
+  outsideSteps?: number;
 }
 
 interface KindCommon<K extends CheckKind> {

@@ -50,6 +50,11 @@ export function readHeader(path: string, file: string): DbHeader & { disk: strin
   const n = head.length;
   if (bytes === 0)
     throw inputError(`${file}: empty file; expected an SQLite export (a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db)`);
+  if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    throw inputError(
+      `${file}: gzip data, not an SQLite database: SQLite reads a db unpacked only. Unpack it first (gunzip -k ${file}) and pass the .db it writes.`,
+    );
+  }
   if (!looksLikeSqlite(head.subarray(0, n))) {
     throw inputError(
       `${file}: not an SQLite database: it starts with "${shown(head.subarray(0, Math.min(n, 24)).toString('latin1'))}", ` +
