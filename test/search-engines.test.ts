@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { alignSequences } from '../src/analysis/rewrites/myers.js';
 import { nearOccurrences } from '../src/analysis/rewrites/match.js';
-import { alignInWasm, nearInWasm, useSearchEngine } from '../src/analysis/rewrites/searchEngine.js';
+import { alignInWasm, nearInWasm, searchMemoryHeld, useSearchEngine } from '../src/analysis/rewrites/searchEngine.js';
 import { prng } from './decodeGen.js';
 
 afterEach(() => useSearchEngine('wasm'));
@@ -80,6 +80,22 @@ describe('the WebAssembly alignment search', () => {
     both(big, other, Number.POSITIVE_INFINITY);
     both(Int32Array.from([5, 6, 7]), Int32Array.from([5, 7, 8]), Number.POSITIVE_INFINITY);
     both(new Int32Array(0), Int32Array.from([1]), 0);
+    expect(searchMemoryHeld()).toBeGreaterThan(0);
+  });
+
+  test('lets go of a memory grown past 16 MB for a search of very long steps, and searches again after', () => {
+    const long = Int32Array.from({ length: 400_000 }, (_, i) => i % 1000);
+    const other = long.slice();
+    other[200_000] = 5000;
+    const ca = new Uint8Array(long.length + 2);
+    const cb = new Uint8Array(other.length + 2);
+    expect(alignInWasm(long, other, -1, ca, cb)).toBe(true);
+    expect(ca.reduce((n, x) => n + x, 0) + cb.reduce((n, x) => n + x, 0)).toBe(2);
+    // Its memory (some 30 MB) is not held to the end of the run.
+    expect(searchMemoryHeld()).toBe(0);
+    both(Int32Array.from([5, 6, 7]), Int32Array.from([5, 7, 8]), Number.POSITIVE_INFINITY);
+    expect(searchMemoryHeld()).toBeGreaterThan(0);
+    expect(searchMemoryHeld()).toBeLessThanOrEqual(16 << 20);
   });
 });
 

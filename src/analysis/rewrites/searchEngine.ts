@@ -32,6 +32,24 @@ interface FoundSite {
 
 /** The instance (made on first use, kept: its memory is reused), or null where WebAssembly does not run. */
 let instance: Exports | null | undefined;
+let compiled: WebAssembly.Module | undefined;
+
+/**
+ * Past this much memory after a call, the instance is let go (made again for the next call, in a few ms): its
+ * memory never shrinks, and a search of steps of a million kernels would otherwise hold tens of MB to the end of
+ * the run.
+ */
+const KEEP_BYTES = 16 << 20;
+
+/** Let the instance go when its memory has grown past KEEP_BYTES. */
+function settle(e: Exports): void {
+  if (e.memory.buffer.byteLength > KEEP_BYTES) instance = undefined;
+}
+
+/** The bytes of memory the instance holds now (0: none): tests check it is let go. */
+export function searchMemoryHeld(): number {
+  return instance ? instance.memory.buffer.byteLength : 0;
+}
 
 /** Which searches the rewrites use: 'wasm' where they can, else 'js' (tests choose). */
 let chosen: 'wasm' | 'js' = 'wasm';
@@ -46,8 +64,9 @@ function engine(bytes: number): Exports | null {
   if (chosen !== 'wasm' || bytes > MAX_BYTES) return null;
   if (instance === undefined) {
     try {
-      const mod = new WebAssembly.Module(Buffer.from(SEARCH_WASM_BASE64, 'base64'));
-      instance = new WebAssembly.Instance(mod, {}).exports as unknown as Exports;
+      // The module is compiled once; an instance let go (settle) is made again from it.
+      compiled ??= new WebAssembly.Module(Buffer.from(SEARCH_WASM_BASE64, 'base64'));
+      instance = new WebAssembly.Instance(compiled, {}).exports as unknown as Exports;
     } catch {
       instance = null;
     }
@@ -85,10 +104,13 @@ export function alignInWasm(a: Int32Array, b: Int32Array, capRounds: number, cha
   new Int32Array(buf, oB, m).set(b);
   new Uint8Array(buf, oCA, oCB + m + 2 - oCA).fill(0);
   e.layout(oA, oB, oCA, oCB, oV1, oV2, oStack);
-  if (e.align(n, m, capRounds) === 0) return false;
-  changedA.set(new Uint8Array(buf, oCA, n + 2));
-  changedB.set(new Uint8Array(buf, oCB, m + 2));
-  return true;
+  const done = e.align(n, m, capRounds) !== 0;
+  if (done) {
+    changedA.set(new Uint8Array(buf, oCA, n + 2));
+    changedB.set(new Uint8Array(buf, oCB, m + 2));
+  }
+  settle(e);
+  return done;
 }
 
 /**
@@ -127,5 +149,6 @@ export function nearInWasm(text: Int32Array, chain: Int32Array, k: number): Foun
   const sites = new Int32Array(buf, oSites, 3 * count);
   const out: FoundSite[] = [];
   for (let i = 0; i < count; i++) out.push({ start: sites[3 * i]!, end: sites[3 * i + 1]!, edits: sites[3 * i + 2]! });
+  settle(e);
   return out;
 }
