@@ -15,8 +15,12 @@ interface Exports {
   near(n: number, m: number, k: number, lo: number, span: number): number;
 }
 
-/** Past this much memory for one call, the search is the JavaScript one (a search this large runs long anyway). */
-const MAX_BYTES = 256 << 20;
+/**
+ * Past this much memory for one call, the search is the JavaScript one: the module works on copies of the
+ * sequences (the JavaScript on the arrays themselves), and a search this large (steps of hundreds of thousands of
+ * kernels) runs long enough for V8 to compile the JavaScript early in it, so the copies would cost memory for little.
+ */
+const MAX_BYTES = 32 << 20;
 
 /** A chain's token ids span at most this many values for its masks to be a table (match.ts: MASK_TABLE_SPAN). */
 const MAX_SPAN = 1 << 16;
