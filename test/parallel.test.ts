@@ -19,6 +19,8 @@ import { holdReadWorkers, PARALLEL_MIN_BYTES, readProfile, runJob, sharedPool, w
 import { profileSequences, SEQUENCE_RECORDER, type RecordedRank } from '../src/analysis/rewrites/recorderSink.js';
 import { REWRITES_SECTION_JOB, type SectionInput } from '../src/analysis/rewrites/sectionJob.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
+import { resolveInput } from '../src/input/formats/resolve.js';
+import type { ReadTask } from '../src/input/workers/protocol.js';
 import { REAL, ROOT, realData } from './helpers.js';
 
 const HAS_REAL = realData(import.meta.url);
@@ -245,6 +247,22 @@ describe('the main thread as one of the pool', () => {
     await expect(pool.run('bad', undefined, true)).rejects.toEqual(expect.objectContaining({ kind: 'input', message: 'x.csv: bad input' }));
     expect(ran).toBe(2);
     expect(pool.completed).toBe(0);
+    await pool.close();
+  });
+
+  it('says when only workers are busy: the main thread, done with its own task, would wait for them (it tidies then)', async () => {
+    const seen: boolean[] = [];
+    const pool: WorkerPool = new WorkerPool(workerScript()!, 2, async (payload) => {
+      seen.push(pool.onlyWorkersBusy());
+      return payload;
+    });
+    expect(pool.onlyWorkersBusy()).toBe(false);
+    const plan = resolveInput(join(ROOT, 'fixtures/formats/multi-rank')).ranks[0]!;
+    const read = { plan, cwd: undefined, withShapes: false, withSpan: false, rawNames: null, beside: null } satisfies ReadTask;
+    // The worker's read is dispatched first; the main thread's task runs while it starts and reads.
+    await Promise.all([pool.run(read), pool.run('here', undefined, true)]);
+    expect(seen).toEqual([true]);
+    expect(pool.onlyWorkersBusy()).toBe(false);
     await pool.close();
   });
 });

@@ -100,6 +100,11 @@ export class WorkerPool {
     };
   }
 
+  /** Is a worker running a task now, with none queued (the main thread, done with its own, would wait)? */
+  onlyWorkersBusy(): boolean {
+    return this.queue.length === 0 && this.slots.some((s) => s.task !== null);
+  }
+
   /** Is a worker there and idle now (runOnIdle would post to it)? */
   hasIdle(): boolean {
     return this.queue.length === 0 && this.slots.some((s) => s.task === null);

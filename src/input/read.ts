@@ -115,6 +115,7 @@ const COLLECT_AFTER_READ_BYTES = 64 << 20;
 export async function readProfile(profile: string | PlannedProfile, options: ReadOptions): Promise<Profile> {
   const { input, resolved, plans } = typeof profile === 'string' ? planProfile(profile, options) : profile;
   onRead?.(input);
+  tidiedHere = false;
   options = { ...options, engine: options.engine ?? defaultEngine() };
   if (options.beside) registerBeside(options.beside.kind);
   const counter = options.onBytes;
@@ -225,6 +226,16 @@ export function workerScript(): URL | null {
 
 let pool: WorkerPool | null | undefined;
 
+/** This thread let go of its reads' memory since its last read (tidyHere). */
+let tidiedHere = false;
+
+/** Let go of this thread's reads' memory: its scanners' memories and the garbage. */
+function tidyHere(): void {
+  dropIdleEngines();
+  collectGarbage(0);
+  tidiedHere = true;
+}
+
 /** A task's result when it ran in the main thread: no need to pack it for a transfer. */
 interface InlineRanks {
   inline: true;
@@ -239,7 +250,12 @@ export function sharedPool(): WorkerPool | null {
       ? new WorkerPool(script, undefined, async (payload) => {
           const task = payload as ReadTask;
           const beside = task.beside === null ? null : { kind: besideKind(task.beside.name), options: task.beside.options };
-          return { inline: true, ranks: await inTaskDir(task, () => readRank(task.plan, { ...task, beside })) } satisfies InlineRanks;
+          tidiedHere = false;
+          const ranks = await inTaskDir(task, () => readRank(task.plan, { ...task, beside }));
+          // Done before a worker: this thread would wait for it, so it lets its read's memory go now (as runJob
+          // would, once the reads are done, on the way to the job).
+          if (pool?.onlyWorkersBusy() === true) tidyHere();
+          return { inline: true, ranks } satisfies InlineRanks;
         })
       : null;
   }
@@ -263,9 +279,9 @@ export function runJob<I, R>(job: WorkerJob<I, R>, input: I): Promise<R> {
   const inWorker = pool?.runOnIdle<R>({ job: job.name, input } satisfies JobTask, pool.hasIdle() ? (job.transfer?.(input) ?? []) : []);
   if (inWorker) {
     // While the worker keeps its core busy, this thread lets its reads' memory go (its scanners' memories and the
-    // garbage), as the worker does before the job: the two threads' peaks then do not add up.
-    dropIdleEngines();
-    collectGarbage(0);
+    // garbage), as the worker does before the job: the two threads' peaks then do not add up. Not again when it did
+    // so while it waited for a worker's read (the collection is then not on the way to the diff).
+    if (!tidiedHere) tidyHere();
     return inWorker.catch((f: WorkerFailure) => {
       throw workerError(f);
     });
