@@ -1,6 +1,18 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupKey, keepGroup, parseSteps, selectionText, sortGroups, summarize, userGroupOf } from '../src/aggregate/group.js';
-import { emptyCell, type FineGroup, type Group, type Profile, type RankData, type Selection } from '../src/model/model.js';
+import {
+  cloneCell,
+  emptyCell,
+  mergeCell,
+  StepCells,
+  type Cell,
+  type FineGroup,
+  type Group,
+  type Profile,
+  type RankData,
+  type Selection,
+} from '../src/model/model.js';
 
 const NONE: Selection = { ranks: null, steps: null, cores: null, match: null, exclude: null, groups: [] };
 
@@ -99,6 +111,52 @@ describe('summarize', () => {
       [2, 4, 230],
     ]);
     expect(Object.keys(cast)).toEqual(['key', 'type', 'total', 'steps']);
+  });
+
+  it('merges the step cells of several fine groups as mergeCell would, in the order steps are first seen', () => {
+    const cell = fc.record({
+      count: fc.integer({ min: 1, max: 50 }),
+      ticks: fc.integer({ min: 0, max: 2 ** 40 }),
+      lo: fc.nat(1000),
+      hi: fc.nat(1000),
+    });
+    const group = fc.array(fc.tuple(fc.integer({ min: -3, max: 12 }), cell), { maxLength: 10 });
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 2, maxLength: 6 }), fc.boolean(), (groups, packed) => {
+        const fines: FineGroup[] = groups.map((cells, i) => {
+          const steps = new Map<number, Cell>();
+          const total = emptyCell();
+          for (const [step, c] of cells) {
+            const x = { count: c.count, ticks: c.ticks, minTicks: Math.min(c.lo, c.hi), maxTicks: Math.max(c.lo, c.hi) };
+            steps.set(step, x);
+          }
+          for (const x of steps.values()) mergeCell(total, x);
+          // A worker's fine groups hold their cells packed (StepCells.packed), this thread's in a Map.
+          let held: Map<number, Cell> = steps;
+          if (packed && i % 2 === 0) {
+            const buf = new Float64Array(5 * steps.size);
+            [...steps].forEach(([k, x], j) => buf.set([k, x.count, x.ticks, x.minTicks, x.maxTicks], 5 * j));
+            held = StepCells.packed(buf, 0, steps.size);
+          }
+          return { name: `k${i}`, type: 'T', core: 'AI_CORE', shapes: null, total, steps: held };
+        });
+        const want = new Map<number, Cell>();
+        for (const f of fines) for (const [k, x] of f.steps) want.has(k) ? mergeCell(want.get(k)!, x) : want.set(k, cloneCell(x));
+        const p: Profile = {
+          ...profile,
+          ranks: [
+            rank(
+              '0',
+              fines,
+              [...want.keys()].sort((a, b) => a - b),
+            ),
+          ],
+        };
+        const t = summarize(p, { by: 'type', selection: NONE }).groups.find((g) => g.key === 'T')!;
+        expect([...t.steps]).toEqual([...want]);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('drops a field that differs inside a group', () => {

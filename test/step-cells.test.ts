@@ -7,14 +7,14 @@ import { prng } from './decodeGen.js';
 
 const cell = (n: number): Cell => ({ count: n, ticks: n * 10, minTicks: n, maxTicks: n * 2 });
 
-/** What forEachStepFigure gives of some cells: [step, count, ticks] each, in order. */
-function figures(steps: Map<number, Cell>): [number, number, number][] {
-  const out: [number, number, number][] = [];
-  forEachStepFigure(steps, (step, count, ticks) => out.push([step, count, ticks]));
+/** What forEachStepFigure gives of some cells: [step, count, ticks, min, max] each, in order. */
+function figures(steps: Map<number, Cell>): number[][] {
+  const out: number[][] = [];
+  forEachStepFigure(steps, (step, count, ticks, min, max) => out.push([step, count, ticks, min, max]));
   return out;
 }
 
-const figuresOf = (m: Map<number, Cell>): [number, number, number][] => [...m].map(([k, c]) => [k, c.count, c.ticks]);
+const figuresOf = (m: Map<number, Cell>): number[][] => [...m].map(([k, c]) => [k, c.count, c.ticks, c.minTicks, c.maxTicks]);
 
 function same(s: StepCells, m: Map<number, Cell>): void {
   expect(figures(s)).toEqual(figuresOf(m));
@@ -104,7 +104,7 @@ describe('StepCells', () => {
     expect(seen.map(([k, c]) => [k, c.count - 100, c.ticks])).toEqual([1, 2, 3, 4, 5, 6].map((k) => [k, (k - 1) % 2, 10 * (k - 1)]));
     // The copies were written, not the cells: still packed (a get is a copy until the first unpacking read).
     expect(s.get(2)!.count).toBe(1);
-    expect(figures(s)).toEqual([1, 2, 3, 4, 5, 6].map((k) => [k, (k - 1) % 2, 10 * (k - 1)]));
+    expect(figures(s)).toEqual([1, 2, 3, 4, 5, 6].map((k) => [k, (k - 1) % 2, 10 * (k - 1), k - 1, 2 * (k - 1)]));
     expect(buf.slice(5, 10)).toEqual(new Float64Array([1, 0, 0, 0, 0]));
   });
 });
@@ -129,7 +129,9 @@ describe('forEachStepFigure', () => {
       expect(figures(m)).toEqual(want);
       expect(figures(written)).toEqual(want);
       expect(figures(StepCells.packed(packed, 3, steps.length))).toEqual(want);
-      expect(figures(new PackedSteps(triples, 2, steps.length))).toEqual(want);
+      // A summary JSON keeps no min or max per step: those of the empty cell.
+      const noBounds = want.map(([k, n, t]) => [k!, n!, t!, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+      expect(figures(new PackedSteps(triples, 2, steps.length))).toEqual(noBounds);
     }
   });
 });

@@ -18,6 +18,8 @@ import {
   emptyCell,
   addPerStep,
   lazyProperty,
+  forEachStepFigure,
+  StepCells,
   ZERO_PER_STEP,
   mergeCell,
   rankPerStep,
@@ -325,18 +327,43 @@ function addGroup(into: Forming, key: string, fields: Partial<Group>, cell: Cell
   sources.push(steps);
 }
 
-/** The step cells of a group. From one fine group, its own Map: shared, not copied (nothing writes to it). */
+/**
+ * The step cells of a group. From one fine group, its own Map: shared, not copied (nothing writes to it). From
+ * several, their sums per step packed as a worker packs cells (StepCells.packed: step, count, ticks, min and max,
+ * in the order the steps were first seen): no Map and no cell object per step, and read in place by what walks
+ * every group's cells once a diff (forEachStepFigure: the noise test, the per-step check).
+ */
 function mergeSteps(sources: StepSource[]): Map<number, Cell> {
   if (sources.length === 1) return sources[0]!.steps;
-  const out = new Map<number, Cell>();
-  for (const src of sources) {
-    src.steps.forEach((c, s) => {
-      const t = out.get(s);
-      if (t) mergeCell(t, c);
-      else out.set(s, cloneCell(c));
-    });
-  }
-  return out;
+  const at = new Map<number, number>();
+  let buf = new Float64Array(5 * 16);
+  let n = 0;
+  const add = (step: number, count: number, ticks: number, minTicks: number, maxTicks: number): void => {
+    const k = at.get(step);
+    if (k === undefined) {
+      if (5 * n + 5 > buf.length) {
+        const grown = new Float64Array(2 * buf.length);
+        grown.set(buf);
+        buf = grown;
+      }
+      const o = 5 * n;
+      buf[o] = step;
+      buf[o + 1] = count;
+      buf[o + 2] = ticks;
+      buf[o + 3] = minTicks;
+      buf[o + 4] = maxTicks;
+      at.set(step, n++);
+      return;
+    }
+    // mergeCell's sums and bounds, in place.
+    const o = 5 * k;
+    buf[o + 1]! += count;
+    buf[o + 2]! += ticks;
+    if (minTicks < buf[o + 3]!) buf[o + 3] = minTicks;
+    if (maxTicks > buf[o + 4]!) buf[o + 4] = maxTicks;
+  };
+  for (const src of sources) forEachStepFigure(src.steps, add);
+  return StepCells.packed(buf, 0, n);
 }
 
 /**

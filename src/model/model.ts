@@ -159,10 +159,12 @@ export class PackedSteps implements Map<number, Cell> {
     for (let i = 0; i < this.size; i++) fn.call(thisArg, this.#cell(i), this.#step(i), this);
   }
 
-  /** Each cell's step, count and ticks, in order, read in place (see forEachStepFigure). */
+  /** Each cell's figures, in order, read in place (see forEachStepFigure): no min or max kept (savedStepCell's). */
   forEachFigure(fn: StepFigureFn): void {
     const b = this.buf;
-    for (let o = this.from * 3, end = (this.from + this.size) * 3; o < end; o += 3) fn(small(b[o]!), small(b[o + 1]!), b[o + 2]!);
+    for (let o = this.from * 3, end = (this.from + this.size) * 3; o < end; o += 3) {
+      fn(small(b[o]!), small(b[o + 1]!), b[o + 2]!, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY);
+    }
   }
 
   *entries(): MapIterator<[number, Cell]> {
@@ -374,20 +376,22 @@ export class StepCells extends CellsOverMap implements Map<number, Cell> {
     if (this.#cell !== undefined) fn.call(thisArg, this.#cell, this.#step, this);
   }
 
-  /** Each cell's step, count and ticks, in order, without making a cell (see forEachStepFigure). */
+  /** Each cell's figures, in order, without making a cell (see forEachStepFigure). */
   forEachFigure(fn: StepFigureFn): void {
     const b = this.#buf;
     if (b !== null) {
-      for (let o = this.#step, end = this.#step + this.#packed * 5; o < end; o += 5) fn(small(b[o]!), small(b[o + 1]!), b[o + 2]!);
+      for (let o = this.#step, end = this.#step + this.#packed * 5; o < end; o += 5)
+        fn(small(b[o]!), small(b[o + 1]!), b[o + 2]!, b[o + 3]!, b[o + 4]!);
       return;
     }
     if (this.#map !== null) {
       this.#map.forEach((c, s) => {
-        fn(s, c.count, c.ticks);
+        fn(s, c.count, c.ticks, c.minTicks, c.maxTicks);
       });
       return;
     }
-    if (this.#cell !== undefined) fn(this.#step, this.#cell.count, this.#cell.ticks);
+    const c = this.#cell;
+    if (c !== undefined) fn(this.#step, c.count, c.ticks, c.minTicks, c.maxTicks);
   }
 
   /** The cells as a Map to iterate: the Map held, else a new one of the one cell (or none, or the packed copies). */
@@ -410,19 +414,19 @@ export class StepCells extends CellsOverMap implements Map<number, Cell> {
 }
 
 /** What forEachStepFigure calls with each step cell's figures. */
-export type StepFigureFn = (step: number, count: number, ticks: number) => void;
+export type StepFigureFn = (step: number, count: number, ticks: number, minTicks: number, maxTicks: number) => void;
 
 /**
- * Each step cell's step, count and ticks, in the cells' order. What the noise test and the per-step check read of
- * every group's cells: packed cells (a worker's, a summary JSON's) are read in place, with no cell made for the call
- * and nothing unpacked; these run once a diff, in the interpreter, where a cell object and a call through forEach
- * per cell cost more than the cell's own work.
+ * Each step cell's step, count, ticks, min and max, in the cells' order. What the noise test, the per-step check
+ * and the merge of a group's step cells read of every group's cells: packed cells (a worker's, a summary JSON's, a
+ * merged group's) are read in place, with no cell made for the call and nothing unpacked; these run once a diff,
+ * in the interpreter, where a cell object and a call through forEach per cell cost more than the cell's own work.
  */
 export function forEachStepFigure(steps: Map<number, Cell>, fn: StepFigureFn): void {
   if (steps instanceof StepCells || steps instanceof PackedSteps) steps.forEachFigure(fn);
   else
     steps.forEach((c, s) => {
-      fn(s, c.count, c.ticks);
+      fn(s, c.count, c.ticks, c.minTicks, c.maxTicks);
     });
 }
 
