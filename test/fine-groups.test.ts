@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Accumulator } from '../src/input/accumulator.js';
 import { FineGroupTable, fineKey } from '../src/model/fineGroups.js';
-import { addToCell, emptyCell, mergeGroups, type Cell } from '../src/model/model.js';
+import { addToCell, emptyCell, forEachStepFigure, mergeGroups, type Cell } from '../src/model/model.js';
 
 const cell = (count: number, ticks: number, minTicks = ticks, maxTicks = ticks): Cell => ({ count, ticks, minTicks, maxTicks });
 const plainCell = (c: Cell): Cell => ({ count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks });
@@ -168,6 +168,13 @@ describe('FineGroupTable', () => {
         });
         const got = [0, 1, 2, 3].map((g) => seen(t.at(cursors[g]!.index)));
         expect(got).toEqual(want.map(seen));
+        // A view's step cells walked by their figures (its one step read from its total, or its Map): as forEach.
+        for (const g of [0, 1, 2, 3]) {
+          const steps = t.at(cursors[g]!.index).steps;
+          const walked: number[][] = [];
+          forEachStepFigure(steps, (st, n, ticks, min, max) => walked.push([st, n, ticks, min, max]));
+          expect(walked).toEqual([...steps].map(([st, c]) => [st, c.count, c.ticks, c.minTicks, c.maxTicks]));
+        }
         // And across threads.
         const back = FineGroupTable.fromColumns(structuredClone(t.columns()!), (i) => new Map(t.manySteps(i)!));
         expect([0, 1, 2, 3].map((g) => seen(back.at(cursors[g]!.index)))).toEqual(want.map(seen));

@@ -120,7 +120,7 @@ describe('summarize', () => {
       lo: fc.nat(1000),
       hi: fc.nat(1000),
     });
-    const group = fc.array(fc.tuple(fc.integer({ min: -3, max: 12 }), cell), { maxLength: 10 });
+    const group = fc.array(fc.tuple(fc.integer({ min: -3, max: 12 }), cell), { minLength: 1, maxLength: 10 });
     fc.assert(
       fc.property(fc.array(group, { minLength: 2, maxLength: 6 }), fc.boolean(), (groups, packed) => {
         const fines: FineGroup[] = groups.map((cells, i) => {

@@ -14,7 +14,7 @@
 // its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
-import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields } from './model.js';
+import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
 
 /**
  * The key of a fine group: the fields as a JSON array, so that no text in a field (a name holding a separator, say)
@@ -462,6 +462,23 @@ class GroupSteps extends CellsOverMap implements Map<number, Cell> {
     }
     const s = this.#step();
     if (!Number.isNaN(s)) fn.call(thisArg, new InlineCell(this.c, this.i, small(s)), small(s), this);
+  }
+
+  /** Each cell's figures, in order, without a cell made or a call through forEach (see forEachStepFigure). */
+  forEachFigure(fn: StepFigureFn): void {
+    const m = this.#many();
+    if (m !== undefined) {
+      m.forEach((c, s) => {
+        fn(s, c.count, c.ticks, c.minTicks, c.maxTicks);
+      });
+      return;
+    }
+    const s = this.#step();
+    if (Number.isNaN(s)) return;
+    // The one step's cell is the group's total (InlineCell).
+    const t = this.c.tot;
+    const o = this.i * TOT;
+    fn(small(s), small(t[o]!), small(t[o + 1]!), small(t[o + 2]!), small(t[o + 3]!));
   }
 
   /** The cells as a Map to iterate: the group's own, else a new one of the inline cell (or none). */

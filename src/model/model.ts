@@ -423,11 +423,18 @@ export type StepFigureFn = (step: number, count: number, ticks: number, minTicks
  * in the interpreter, where a cell object and a call through forEach per cell cost more than the cell's own work.
  */
 export function forEachStepFigure(steps: Map<number, Cell>, fn: StepFigureFn): void {
-  if (steps instanceof StepCells || steps instanceof PackedSteps) steps.forEachFigure(fn);
+  // The holders of step cells of kprof's own (StepCells, PackedSteps, a table's GroupSteps) walk them themselves.
+  const own = (steps as Partial<FigureWalker>).forEachFigure;
+  if (typeof own === 'function') own.call(steps, fn);
   else
     steps.forEach((c, s) => {
       fn(s, c.count, c.ticks, c.minTicks, c.maxTicks);
     });
+}
+
+/** A holder of step cells that walks their figures itself (forEachStepFigure). */
+interface FigureWalker {
+  forEachFigure(fn: StepFigureFn): void;
 }
 
 /** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
