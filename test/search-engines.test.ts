@@ -152,6 +152,17 @@ describe('the WebAssembly near occurrences', () => {
     );
   });
 
+  test('give the same sites for ids at both ends of the 32-bit range', () => {
+    const max = 2 ** 31 - 1;
+    const min = -(2 ** 31);
+    // A chain of ids near the top; a text of ids near the bottom (whose differences from the chain's overflow 32
+    // bits), and of the chain's own ids.
+    const chain = Int32Array.from([max - 100, max - 50, max]);
+    const text = Int32Array.from([min, min + 50, min + 100, max - 100, max - 50, max, min + 100, max - 100, min, max]);
+    for (const k of [0, 1, 2]) sameSites(text, chain, k);
+    expect(nearInWasm(text, chain, 0)).toEqual([{ start: 3, end: 6, edits: 0 }]);
+  });
+
   test('give the same sites on steps the size of a decode layer stack, for chains of 1 to 40 kernels', () => {
     const rnd = prng(9);
     for (let round = 0; round < 20; round++) {

@@ -303,7 +303,7 @@
   ;; bitParallel of match.ts (a chain of 1..32 tokens): the masks first (textMasks, by the table from `lo`).
   (func $bitParallel (param $n i32) (param $m i32) (param $k i32) (param $lo i32) (param $span i32)
     (local $i i32) (local $j i32) (local $t i32) (local $p i32) (local $eq i32) (local $xv i32) (local $xh i32)
-    (local $ph i32) (local $mh i32) (local $pv i32) (local $mv i32) (local $score i32) (local $high i32)
+    (local $ph i32) (local $mh i32) (local $pv i32) (local $mv i32) (local $score i32) (local $high i32) (local $hi i32)
     ;; The table: zeros, then a bit per chain position.
     (local.set $i (i32.const 0))
     (block $z (loop $zl
@@ -318,6 +318,7 @@
       (i32.store (local.get $p) (i32.or (i32.load (local.get $p)) (i32.shl (i32.const 1) (local.get $i))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $cl)))
+    (local.set $hi (i32.sub (i32.add (local.get $lo) (local.get $span)) (i32.const 1)))
     (local.set $high (i32.shl (i32.const 1) (i32.sub (local.get $m) (i32.const 1))))
     (local.set $pv (i32.const -1))
     (local.set $mv (i32.const 0))
@@ -325,10 +326,11 @@
     (local.set $j (i32.const 0))
     (block $done (loop $next
       (br_if $done (i32.ge_s (local.get $j) (local.get $n)))
-      (local.set $t (i32.sub (call $at (local.get $j)) (local.get $lo)))
+      ;; A token in the chain's range of ids has the table's mask (each compared as an id, as match.ts compares them).
+      (local.set $t (call $at (local.get $j)))
       (local.set $eq (i32.const 0))
-      (if (i32.lt_u (local.get $t) (local.get $span))
-        (then (local.set $eq (i32.load (i32.add (global.get $ca) (i32.shl (local.get $t) (i32.const 2)))))))
+      (if (i32.and (i32.ge_s (local.get $t) (local.get $lo)) (i32.le_s (local.get $t) (local.get $hi)))
+        (then (local.set $eq (i32.load (i32.add (global.get $ca) (i32.shl (i32.sub (local.get $t) (local.get $lo)) (i32.const 2)))))))
       (local.set $xv (i32.or (local.get $eq) (local.get $mv)))
       (local.set $xh (i32.or (i32.xor (i32.add (i32.and (local.get $eq) (local.get $pv)) (local.get $pv)) (local.get $pv)) (local.get $eq)))
       (local.set $ph (i32.or (local.get $mv) (i32.xor (i32.or (local.get $xh) (local.get $pv)) (i32.const -1))))

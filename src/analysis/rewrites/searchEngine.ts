@@ -77,7 +77,14 @@ function engine(bytes: number): Exports | null {
   }
   if (instance === null) return null;
   const have = instance.memory.buffer.byteLength;
-  if (bytes > have) instance.memory.grow(Math.ceil((bytes - have) / PAGE));
+  if (bytes > have) {
+    try {
+      instance.memory.grow(Math.ceil((bytes - have) / PAGE));
+    } catch {
+      // No memory for it (a RangeError): the JavaScript search, which allocates as it goes.
+      return null;
+    }
+  }
   return instance;
 }
 
