@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import {
   CHECK_FORMAT_NAMES,
   CHECK_FORMATS,
-  extensionFormat,
+  auditFormat,
   failureFormat,
   DIFF_FORMAT_NAMES,
   DIFF_FORMATS,
@@ -316,8 +316,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--debug', 'print stack traces of errors')
     .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {
       const { auditCommand } = await import('../commands/audit.js');
-      const out = opts.list === true && extensionFormat(opts.out ?? '') === 'html' ? undefined : opts.out; // --list has no HTML form
-      const format = reportFormat(AUDIT_FORMATS, opts.format, cmd, out);
+      const format = auditFormat(opts, cmd);
       hooks.code = await auditCommand(profiles, { ...opts, format }, io, progressFor(opts));
     });
 
