@@ -231,7 +231,7 @@ describe('a rule tested on name and type, on an input of kernel names only', () 
 
   it('says what the input lacks and how to select by name instead', async () => {
     for (const [text, list] of [
-      ['rules:\n  - match: /Mat/\n    count: {max: 5}\n', ` --by name --match 'Mat' lists them`],
+      ['rules:\n  - match: /Mat/\n    count: {max: 5}\n', ` --by name --match Mat lists them`],
       ['groups:\n  mm: ["/Mat/"]\nrules:\n  - group: mm\n    count: {max: 5}\n', ' --by name lists them'],
     ] as const) {
       const f = rulesFile(text);

@@ -9,7 +9,7 @@ import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.j
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
-import { clipped, shown, WHOLE } from '../util/inputText.js';
+import { clipped, shellWord, shown, WHOLE } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import { githubAnnotation } from '../report/failure.js';
@@ -251,7 +251,7 @@ export function unreadNote(profiles: readonly Profile[], io: Io, github = false)
     const unread = p.unread ?? [];
     if (unread.length === 0) continue;
     const more = unread.length > 1 ? ` (and ${fmtCount(unread.length - 1)} more)` : '';
-    const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shown(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
+    const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shellWord(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
     io.stderr(github ? githubAnnotation('warning', text, 'not read', null, io.env.GITHUB_WORKSPACE) : `kprof: note: ${text}\n`);
   }
 }

@@ -8,7 +8,7 @@
 
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
 import { inputError } from '../../../util/errors.js';
-import { escaped, excerpt, shown } from '../../../util/inputText.js';
+import { excerpt, shellWord, shown } from '../../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -535,12 +535,6 @@ export function savedOptions(groupBy: string, selection: string): string {
   return out.join(' ');
 }
 
-/** A word as a POSIX shell reads it back: bare when plain, else single-quoted; unsafe characters escaped (see escaped). */
-function shellWord(s: string): string {
-  const t = escaped(s);
-  return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
-}
-
 /** Snapshots combined into one profile must have been made with one grouping and the same filters. */
 export function sameMaking(read: RankData[]): void {
   const first = read.find((r) => r.snapshot !== null)?.snapshot;
@@ -551,7 +545,7 @@ export function sameMaking(read: RankData[]): void {
     const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
     throw inputError(
       `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
-        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
+        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${shellWord(s.path)}`,
     );
   }
 }
