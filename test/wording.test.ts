@@ -282,6 +282,34 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
     }
   });
 
+  it('audit --only "" or a list with an empty id: said for what it is, not "no catalogue entry \"\""', async () => {
+    for (const args of [['audit', P], ['audit', '--list']]) {
+      const r = await kprof([...args, '--only', '']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(
+        'kprof: --only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.\n',
+      );
+    }
+    const r = await kprof(['audit', '--list', '--only', 'mla-prolog,']);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toBe('kprof: --only: expected catalogue entry ids separated by single commas; found an empty one in "mla-prolog,".\n');
+  });
+
+  it('an empty number (--top, --time-tolerance, --alpha, --cut-threshold, --margin) is said to be empty, not quoted as ""', async () => {
+    for (const [cmd, flag] of [
+      [['summary', P], '--top'],
+      [['diff', P, Q], '--top'],
+      [['diff', P, Q], '--time-tolerance'],
+      [['diff', P, Q], '--alpha'],
+      [['rules', P, Q], '--cut-threshold'],
+      [['rules', P, Q], '--margin'],
+    ] as const) {
+      const r = await kprof([...cmd, flag, ' ', '-q']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(new RegExp(`^kprof: ${flag}: expected .*; found an empty value \\(an unset variable\\?\\)\\.\n$`));
+    }
+  });
+
   it('--layer-marker "": a usage error, not a marker that runs nowhere', async () => {
     const r = await kprof(['diff', P, Q, '--layer-marker', '']);
     expect(r).toMatchObject({ code: 2, stdout: '' });

@@ -40,7 +40,11 @@ export function loadCatalogue(userFiles: string[]): CatalogueEntry[] {
 /** --only a,b: the entries named, each of which must exist. */
 function selected(entries: CatalogueEntry[], only: string | undefined): CatalogueEntry[] {
   if (only === undefined) return entries;
+  // An empty value is most often an unset variable (`--only "$IDS"`); an empty id in a list, a stray comma.
+  if (only.trim() === '')
+    throw usageError('--only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.');
   const ids = only.split(',').map((s) => s.trim());
+  if (ids.includes('')) throw usageError(`--only: expected catalogue entry ids separated by single commas; found an empty one in "${shown(only)}".`);
   for (const id of ids) {
     if (!entries.some((e) => e.id === id)) {
       throw usageError(`--only: no catalogue entry "${shown(id)}"; kprof audit --list shows the ids.`);

@@ -234,10 +234,18 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
   return by;
 }
 
+/**
+ * A flag's value as a message quotes it: `"x"`, or `an empty value (an unset variable?)` for an empty one (or one of
+ * white space only), which is most often `--flag "$VAR"` with VAR unset.
+ */
+export function given(text: string): string {
+  return text.trim() === '' ? 'an empty value (an unset variable?)' : `"${shown(text)}"`;
+}
+
 /** `--top N`. */
 export function parseTop(text: string | undefined): number | null {
   if (text === undefined) return null;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${shown(text)}".`);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found ${given(text)}.`);
   return Number(text);
 }
 
