@@ -522,6 +522,13 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = 999))).toMatch(
       /step 999 of group .* is not one of the rank's "steps"/,
     );
+    // A negative step: no kernel table's row gives one (it is a skipped row), and no --steps range selects one.
+    expect(await refused((j) => ((j.perRank[0] as unknown as { steps: number[] }).steps[0] = -5))).toMatch(
+      /the "steps" of rank "0" are not a list of step numbers \(whole numbers, 0 or more\)/,
+    );
+    expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = -5))).toMatch(
+      /a "byStep" entry of group .* has a "step" of -5, expected a step number \(a whole number, 0 or more\)/,
+    );
     expect(await refused((j) => (j.perRank[0]!.totals.count += 1))).toMatch(/the "totals" of rank "0" .* are not the sum of its groups/);
     expect(await refused((j) => (j.totals.count += 1))).toMatch(/the top-level "totals" .* are not the sum of the ranks' groups/);
     expect(await refused((j) => (j.rowsRead = Number(j.rowsRead) + 1))).toMatch(/the top-level "rowsRead" \d+ is not the sum of the ranks'/);

@@ -591,7 +591,10 @@ export interface StepTrace {
   file: string;
   /** Its time columns in file order (Computing, Communication(Not Overlapped), Overlapped, …, Free …). */
   columns: string[];
-  /** By Step, ascending; a value is null when its cell was empty or not a number. */
+  /**
+   * By Step, ascending; a value is null when its cell was empty, or a word in Stage (a phase). A row with a time
+   * that is not a number of µs, or is negative, is skipped (rowsSkipped).
+   */
   rows: { step: number; values: (number | null)[] }[];
   /** Rows that could not be read (warned of): in no step. */
   rowsSkipped: number;

@@ -292,7 +292,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       const seenSteps = new Set<number>();
       for (const su of bySteps as unknown[]) {
         const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
-        if (!Number.isSafeInteger(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a whole number`);
+        if (!isStepNumber(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a step number (a whole number, 0 or more)`);
         const at = `step ${step} of ${where}`;
         const cell = readCell(path, at, su, 'count');
         if (seenSteps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
@@ -403,11 +403,16 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
 /** The most step_trace_time.csv columns a rank's step time may hold (the reader keeps at most 32). */
 const MAX_TRACE_COLUMNS = 32;
 
+/** A step as kprof reads one: a whole number, 0 or more (a kernel table's negative Step Id is a skipped row). */
+function isStepNumber(step: unknown): step is number {
+  return Number.isSafeInteger(step) && (step as number) >= 0;
+}
+
 /** Whole numbers, distinct and ascending, of a list of objects' `step`. */
 function ascendingSteps(path: string, where: string, items: { step?: unknown }[]): void {
   let last = Number.NEGATIVE_INFINITY;
   for (const it of items) {
-    if (!Number.isSafeInteger(it.step)) fail(path, `${where} has a "step" of ${quoteJson(it.step)}, expected a whole number`);
+    if (!isStepNumber(it.step)) fail(path, `${where} has a "step" of ${quoteJson(it.step)}, expected a step number (a whole number, 0 or more)`);
     if (!((it.step as number) > last)) fail(path, `${where} has steps that are not distinct and in order (${last} then ${it.step})`);
     last = it.step as number;
   }
@@ -455,8 +460,8 @@ function readStepTime(path: string, inRank: string, x: unknown, rank: RankData):
   ascendingSteps(path, tw, t.rows as { step?: unknown }[]);
   const rows = (t.rows as Record<string, unknown>[]).map((r) => {
     const v = r.values;
-    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n)))) {
-      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers or nulls (one per column)`);
+    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n) && n >= 0))) {
+      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers of µs (0 or more) or nulls (one per column)`);
     }
     return { step: r.step as number, values: v as (number | null)[] };
   });
@@ -507,7 +512,7 @@ function savedFigures(path: string, o: Record<string, unknown>, ranks: RankData[
 /** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */
 function readSteps(path: string, inRank: string, steps: unknown): number[] {
   if (steps === undefined || steps === null) return [];
-  if (!Array.isArray(steps) || !steps.every((s) => Number.isSafeInteger(s))) fail(path, `the "steps" of ${inRank} are not a list of whole numbers`);
+  if (!Array.isArray(steps) || !steps.every(isStepNumber)) fail(path, `the "steps" of ${inRank} are not a list of step numbers (whole numbers, 0 or more)`);
   for (let i = 1; i < steps.length; i++) {
     if (!((steps[i] as number) > (steps[i - 1] as number)))
       fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
