@@ -506,6 +506,25 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect(await refused((j) => (g0(j).maxUs = -1))).toMatch(/"minUs" or "maxUs" that is not a number of µs/);
   });
 
+  it('a group without "minUs" or "maxUs" (kprof writes both, null where the source has none)', async () => {
+    // The rank whose minimum (maximum) is not the profile's: without the field it read as unknown (shown as -),
+    // and the profile's figure, taken from the other rank alone, still agreed with the top level.
+    for (const [f, worse] of [
+      ['minUs', (a: number, b: number) => a > b],
+      ['maxUs', (a: number, b: number) => a < b],
+    ] as const) {
+      const message = await refused((j) => {
+        const [r0, r1] = j.perRank as { groups: Record<string, number>[] }[];
+        const g = r0!.groups.find((x) => {
+          const y = r1!.groups.find((z) => z.key === x.key);
+          return y !== undefined && worse(x[f]!, y[f]!);
+        })!;
+        delete g[f];
+      });
+      expect(message).toMatch(new RegExp(`group "\\w+" in rank "0" has a "${f}" of nothing, expected a number of µs .*, or null where its source gives none`));
+    }
+  });
+
   it('per-step cells or totals that contradict the counts', async () => {
     expect(
       await refused((j) => {
@@ -650,6 +669,8 @@ describe('per-step cells read back', () => {
         type: 'Cast',
         count: 6,
         totalUs: 6.5,
+        minUs: 1,
+        maxUs: 1.5,
         byStep: [
           { step: 2, count: 2, totalUs: 2.5 },
           { step: 4, count: 3, totalUs: 3 },
@@ -661,12 +682,14 @@ describe('per-step cells read back', () => {
         type: 'MatMul',
         count: 2,
         totalUs: 4,
+        minUs: 2,
+        maxUs: 2,
         byStep: [
           { step: 2, count: 1, totalUs: 2 },
           { step: 4, count: 1, totalUs: 2 },
         ],
       };
-      const empty = { key: 'Mul', type: 'Mul', count: 1, totalUs: 1 };
+      const empty = { key: 'Mul', type: 'Mul', count: 1, totalUs: 1, minUs: 1, maxUs: 1 };
       const snap = {
         schemaVersion: 1,
         kind: 'summary',

@@ -252,6 +252,12 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (![g.name, g.type, g.core, g.shapes, g.userGroup].every(isOptionalText)) {
         fail(path, `${where} has a name, type, core, shapes or userGroup that is not text`);
       }
+      // kprof writes both, null where the source gives none (an op_statistic or Nsight CSV without the column, a
+      // group of no kernel): a group without one would read as a rank whose minimum is unknown, and the profile's
+      // minimum would be taken from the other ranks alone.
+      for (const f of ['minUs', 'maxUs'] as const) {
+        if (g[f] === undefined) fail(path, `${where} has a "${f}" of nothing, expected ${US_RULE}, or null where its source gives none`);
+      }
       const minTicks = g.minUs === undefined || g.minUs === null ? null : exactTicks(g.minUs);
       const maxTicks = g.maxUs === undefined || g.maxUs === null ? null : exactTicks(g.maxUs);
       if (
