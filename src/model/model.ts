@@ -490,6 +490,8 @@ export interface RowWarning {
   file: string;
   line: number;
   message: string;
+  /** Said of a row on no rank (its device cannot be told: SourceFile.rowsOnNoRank), kept with a rank's to be said. */
+  noRank?: true;
 }
 
 /** One file that was read, and what was found in it. */
@@ -543,6 +545,11 @@ export interface RankData {
   /** The first warnings (capped), and how many there were in all. */
   warnings: RowWarning[];
   warningCount: number;
+  /**
+   * Of warningCount, those said of rows on no rank (`noRank` in `warnings`): a file's, kept with its first rank's
+   * warnings so that every command says them once, but of no rank (inspect says them apart). Absent: none.
+   */
+  warningsOnNoRank?: number;
   /** Where the data came from when it was a saved summary JSON. */
   snapshot: SnapshotInfo | null;
   /** Where the rank id came from (profiler_info, folder name, folder path, Device_id …), for inspect. */
