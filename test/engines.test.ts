@@ -179,7 +179,10 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
       expect(
         rank.warnings.map((w) => `${w.line}: ${w.message}`),
         engine,
-      ).toEqual(['3: Step Id is -5, expected a step number (0 or more); row skipped', '4: Step Id is -1, expected a step number (0 or more); row skipped']);
+      ).toEqual([
+        '3: Step Id is -5, expected a step number (0 or more); row skipped',
+        '4: Step Id is -1, expected a step number (0 or more); row skipped',
+      ]);
     }
     await expectSameEngines(path);
   });

@@ -521,7 +521,9 @@ describe('a summary JSON that kprof could not have written is refused', () => {
         })!;
         delete g[f];
       });
-      expect(message).toMatch(new RegExp(`group "\\w+" in rank "0" has a "${f}" of nothing, expected a number of µs .*, or null where its source gives none`));
+      expect(message).toMatch(
+        new RegExp(`group "\\w+" in rank "0" has a "${f}" of nothing, expected a number of µs .*, or null where its source gives none`),
+      );
     }
   });
 

@@ -250,16 +250,25 @@ describe.skipIf(!HAS_SQLITE)('a skipped row is counted on its own rank, or on no
     const [rank0, rank1, none] = [blocks.find((b) => b.startsWith('rank 0\n'))!, blocks.find((b) => b.startsWith('rank 1\n'))!, blocks.at(-1)!];
     expect(rank0).toMatch(/\n {2}warnings 1 \(first: [^\n]*TASK row 2: it ends 5 ns before it starts; row skipped\)/);
     expect(rank1).not.toContain('warnings');
-    expect(none).toMatch(/^no rank\n {2}rows {5}1 of \S+\.db skipped: its device cannot be told\n {2}warnings 1 \(first: [^\n]*its deviceId is -1, not a device number/);
+    expect(none).toMatch(
+      /^no rank\n {2}rows {5}1 of \S+\.db skipped: its device cannot be told\n {2}warnings 1 \(first: [^\n]*its deviceId is -1, not a device number/,
+    );
     expect(ins.out.ranks.map((r) => [r.warningCount, r.warnings.map((w) => w.message.slice(0, 10))])).toEqual([
       [1, ['TASK row 2']],
       [0, []],
     ]);
-    const noRank = (ins.out as unknown as { noRank: { files: { rowsSkipped: number }[]; warningCount: number; warnings: { message: string }[] } }).noRank;
+    const noRank = (ins.out as unknown as { noRank: { files: { rowsSkipped: number }[]; warningCount: number; warnings: { message: string }[] } })
+      .noRank;
     expect([noRank.files.map((f) => f.rowsSkipped), noRank.warningCount, noRank.warnings.length]).toEqual([[1], 1, 1]);
     expect(noRank.warnings[0]!.message).toContain('its deviceId is -1');
     // Every other command says both warnings, as before.
     expect((await kprof(['summary', path, '-q'])).stderr.match(/^kprof: warning: /gm)).toHaveLength(2);
+    // A summary JSON of it keeps the count (not the warnings): said under no rank too.
+    const snap = `${path}.summary.json`;
+    expect((await kprof(['summary', path, '-q', '-o', snap])).code).toBe(0);
+    expect((await kprof(['inspect', snap])).stdout).toMatch(
+      /\n\nno rank\n {2}rows {5}1 skipped when \S+\.summary\.json was made: its device could not be told\n$/,
+    );
   });
 
   it('a summary JSON keeps the rows on no rank: read back, merged and selected, the same figures', async () => {

@@ -386,7 +386,11 @@ describe('summary JSON: step time reads back exactly', () => {
       ['order', (x) => x.perRank[0]!.stepTime!.steps.reverse(), /not distinct and in order/],
       ['µs', (x) => void (x.perRank[0]!.stepTime!.steps[0]!.spanUs = 1.00001), /"spanUs" of 1\.00001, expected a number of µs/],
       ['values', (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(), /"values" that are not 8 numbers of µs \(0 or more\) or nulls/],
-      ['negative', (x) => void (x.perRank[0]!.stepTime!.trace!.rows[0]!.values[0] = -5), /"values" that are not 8 numbers of µs \(0 or more\) or nulls/],
+      [
+        'negative',
+        (x) => void (x.perRank[0]!.stepTime!.trace!.rows[0]!.values[0] = -5),
+        /"values" that are not 8 numbers of µs \(0 or more\) or nulls/,
+      ],
       ['top', (x) => void (x.stepTime!.medianUs = 1), /top-level "stepTime"/],
     ];
     for (const [name, edit, message] of cases) {

@@ -283,7 +283,10 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
   });
 
   it('audit --only "" or a list with an empty id: said for what it is, not "no catalogue entry \"\""', async () => {
-    for (const args of [['audit', P], ['audit', '--list']]) {
+    for (const args of [
+      ['audit', P],
+      ['audit', '--list'],
+    ]) {
       const r = await kprof([...args, '--only', '']);
       expect(r).toMatchObject({ code: 2, stdout: '' });
       expect(r.stderr).toBe(

@@ -43,7 +43,9 @@ function selected(entries: CatalogueEntry[], only: string | undefined): Catalogu
   if (only === undefined) return entries;
   // An empty value is most often an unset variable (`--only "$IDS"`); an empty id in a list, a stray comma.
   if (only.trim() === '')
-    throw usageError('--only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.');
+    throw usageError(
+      '--only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.',
+    );
   const ids = only.split(',').map((s) => s.trim());
   if (ids.includes('')) throw usageError(`--only: expected catalogue entry ids separated by single commas; found an empty one in "${shown(only)}".`);
   for (const id of ids) {

@@ -36,13 +36,16 @@ export function ownWarnings(r: RankData): { warnings: RankData['warnings']; coun
  * The rows on no rank (a file of several devices whose row's device cannot be told): each such file (once, though it
  * is in the files of each of its ranks) with how many, and their warnings (kept with a rank's); null when none.
  */
-export function noRankOf(p: Profile): { files: { path: string; rows: number }[]; warnings: RankData['warnings']; count: number } | null {
-  const files = new Map<string, number>();
-  for (const r of p.ranks) for (const f of r.files) if ((f.rowsOnNoRank ?? 0) > 0) files.set(f.path, f.rowsOnNoRank!);
+export function noRankOf(
+  p: Profile,
+): { files: { path: string; rows: number; snapshot: boolean }[]; warnings: RankData['warnings']; count: number } | null {
+  const files = new Map<string, { path: string; rows: number; snapshot: boolean }>();
+  for (const r of p.ranks)
+    for (const f of r.files) if ((f.rowsOnNoRank ?? 0) > 0) files.set(f.path, { path: f.path, rows: f.rowsOnNoRank!, snapshot: r.snapshot !== null });
   const count = p.ranks.reduce((n, r) => n + (r.warningsOnNoRank ?? 0), 0);
   if (files.size === 0 && count === 0) return null;
   const warnings = p.ranks.flatMap((r) => r.warnings.filter((w) => w.noRank === true));
-  return { files: [...files].map(([path, rows]) => ({ path, rows })), warnings, count };
+  return { files: [...files.values()], warnings, count };
 }
 
 const warningJson = (w: RankData['warnings'][number]) => ({ file: relPath(w.file), line: w.line, message: w.message });
@@ -93,6 +96,10 @@ function noRankJson(p: Profile): { noRank?: object } {
   const n = noRankOf(p);
   if (n === null) return {};
   return {
-    noRank: { files: n.files.map((f) => ({ path: relPath(f.path), rowsSkipped: f.rows })), warnings: n.warnings.map(warningJson), warningCount: n.count },
+    noRank: {
+      files: n.files.map((f) => ({ path: relPath(f.path), rowsSkipped: f.rows })),
+      warnings: n.warnings.map(warningJson),
+      warningCount: n.count,
+    },
   };
 }

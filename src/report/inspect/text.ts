@@ -97,8 +97,12 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   const noRank = noRankOf(p);
   if (noRank !== null) {
     out.push('', 'no rank');
-    for (const f of noRank.files)
-      out.push(`  rows     ${fmtCount(f.rows)} of ${shown(relPath(f.path))} skipped: ${f.rows === 1 ? 'its device' : 'their devices'} cannot be told`);
+    for (const f of noRank.files) {
+      const of = f.snapshot ? `skipped when ${shown(relPath(f.path))} was made` : `of ${shown(relPath(f.path))} skipped`;
+      out.push(
+        `  rows     ${fmtCount(f.rows)} ${of}: ${f.rows === 1 ? 'its device' : 'their devices'} ${f.snapshot ? 'could not' : 'cannot'} be told`,
+      );
+    }
     if (noRank.count > 0) out.push(warningsLine(noRank.count, noRank.warnings[0]));
   }
   for (const w of witness.results.filter((x) => x.ranks.length > 1)) {

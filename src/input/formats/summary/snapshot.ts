@@ -298,7 +298,8 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       const seenSteps = new Set<number>();
       for (const su of bySteps as unknown[]) {
         const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
-        if (!isStepNumber(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a step number (a whole number, 0 or more)`);
+        if (!isStepNumber(step))
+          fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a step number (a whole number, 0 or more)`);
         const at = `step ${step} of ${where}`;
         const cell = readCell(path, at, su, 'count');
         if (seenSteps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
@@ -518,7 +519,8 @@ function savedFigures(path: string, o: Record<string, unknown>, ranks: RankData[
 /** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */
 function readSteps(path: string, inRank: string, steps: unknown): number[] {
   if (steps === undefined || steps === null) return [];
-  if (!Array.isArray(steps) || !steps.every(isStepNumber)) fail(path, `the "steps" of ${inRank} are not a list of step numbers (whole numbers, 0 or more)`);
+  if (!Array.isArray(steps) || !steps.every(isStepNumber))
+    fail(path, `the "steps" of ${inRank} are not a list of step numbers (whole numbers, 0 or more)`);
   for (let i = 1; i < steps.length; i++) {
     if (!((steps[i] as number) > (steps[i - 1] as number)))
       fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
