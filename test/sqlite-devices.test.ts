@@ -58,7 +58,10 @@ interface InspectJson {
     rowsRead: number;
     rowsSkipped: number;
     files: { rowsRead: number; rowsSkipped: number; rowsOnNoRank?: number }[];
+    warnings: { file: string; line: number; message: string }[];
+    warningCount: number;
   }[];
+  noRank?: { files: { path: string; rowsSkipped: number }[]; warnings: { message: string }[]; warningCount: number };
 }
 
 async function summary(path: string, ...args: string[]): Promise<{ out: SummaryJson; stderr: string }> {
@@ -257,8 +260,7 @@ describe.skipIf(!HAS_SQLITE)('a skipped row is counted on its own rank, or on no
       [1, ['TASK row 2']],
       [0, []],
     ]);
-    const noRank = (ins.out as unknown as { noRank: { files: { rowsSkipped: number }[]; warningCount: number; warnings: { message: string }[] } })
-      .noRank;
+    const noRank = ins.out.noRank!;
     expect([noRank.files.map((f) => f.rowsSkipped), noRank.warningCount, noRank.warnings.length]).toEqual([[1], 1, 1]);
     expect(noRank.warnings[0]!.message).toContain('its deviceId is -1');
     // Every other command says both warnings, as before.

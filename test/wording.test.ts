@@ -282,7 +282,7 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
     }
   });
 
-  it('audit --only "" or a list with an empty id: said for what it is, not "no catalogue entry \"\""', async () => {
+  it('audit --only "" or a list with an empty id: said for what it is, not "no catalogue entry ""', async () => {
     for (const args of [
       ['audit', P],
       ['audit', '--list'],
