@@ -65,6 +65,14 @@ describe('suggested command lines', () => {
     expect(r.stderr).toContain(`(kprof summary '${trace}/trace_view.json' --by name --match 'Mat'\\''x' lists them)`);
   });
 
+  it('kprof summary <profile> OPTIONS to regenerate a snapshot made with other filters: each value a shell word', async () => {
+    const snap = join(tmp, 's.json');
+    expect((await kprof(['summary', 'fixtures/fusion-example/base', '--format', 'json', '-o', snap, '-q'])).code).toBe(0);
+    const r = await kprof(['summary', snap, '--match', "it's a b", '--exclude', 'Cast']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(kprof summary <profile> --by type --match 'it'\\''s a b' --exclude Cast --format json)");
+  });
+
   it("--save-fusions names the diff's profiles as a shell reads them", async () => {
     const base = join(tmp, 'b "1"');
     cpSync('fixtures/fusion-example/base', base, { recursive: true });
