@@ -73,6 +73,12 @@ describe('suggested command lines', () => {
     expect(r.stderr).toContain("(kprof summary <profile> --by type --match 'it'\\''s a b' --exclude Cast --format json)");
   });
 
+  it('the kprof check line of a rules file: a line break in --match is escaped, not a line of YAML of its own', async () => {
+    const r = await kprof(['rules', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--match', "Mat|\nx'", '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("\n#   kprof check <profile> --rules <this file> --match 'Mat|\\x0ax'\\'''\n");
+  });
+
   it("--save-fusions names the diff's profiles as a shell reads them", async () => {
     const base = join(tmp, 'b "1"');
     cpSync('fixtures/fusion-example/base', base, { recursive: true });
