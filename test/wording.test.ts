@@ -298,7 +298,7 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
     expect(r.stderr).toBe('kprof: --only: expected catalogue entry ids separated by single commas; found an empty one in "mla-prolog,".\n');
   });
 
-  it('an empty number (--top, --time-tolerance, --alpha, --cut-threshold, --margin) is said to be empty, not quoted as ""', async () => {
+  it('an empty number (--top, --time-tolerance, --alpha, --cut-threshold, --margin) or choice is said to be empty, not quoted as ""', async () => {
     for (const [cmd, flag] of [
       [['summary', P], '--top'],
       [['diff', P, Q], '--top'],
@@ -306,10 +306,18 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
       [['diff', P, Q], '--alpha'],
       [['rules', P, Q], '--cut-threshold'],
       [['rules', P, Q], '--margin'],
+      // A value among choices, and --prefer: the choices, then that the value is empty.
+      [['summary', P], '--by'],
+      [['summary', P], '--sort'],
+      [['summary', P], '--prefer'],
+      [['diff', P, Q], '--only'],
+      [['diff', P, Q], '--rewrites'],
     ] as const) {
       const r = await kprof([...cmd, flag, ' ', '-q']);
       expect(r).toMatchObject({ code: 2, stdout: '' });
-      expect(r.stderr).toMatch(new RegExp(`^kprof: ${flag}: expected .*; found an empty value \\(an unset variable\\?\\)\\.\n$`));
+      expect(r.stderr).toMatch(
+        new RegExp(`^kprof: ${flag}: expected .*; found an empty value \\(an unset variable\\?\\)\\.\n(\\(run with --help for usage\\)\n)?$`),
+      );
     }
   });
 

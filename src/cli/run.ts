@@ -11,6 +11,7 @@ import {
   CHECK_FORMAT_NAMES,
   CHECK_FORMATS,
   auditFormat,
+  EMPTY_VALUE,
   failureFormat,
   DIFF_FORMAT_NAMES,
   DIFF_FORMATS,
@@ -131,7 +132,7 @@ function choiceError(message: string): string {
   if (!m) return message;
   const choices = m[3]!.split(', ');
   const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}` : m[3]!;
-  return `${m[1]}: expected ${choices.length > 2 ? 'one of ' : ''}${list}; found "${m[2]}".`;
+  return `${m[1]}: expected ${choices.length > 2 ? 'one of ' : ''}${list}; found ${m[2]!.trim() === '' ? EMPTY_VALUE : `"${m[2]}"`}.`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } 
 import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
-import { escaped, shown } from '../util/inputText.js';
+import { escaped, given, shown } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
 import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
@@ -17,7 +17,6 @@ import {
   shortenedNote,
   unreadNote,
   chooseBy,
-  given,
   namesLeftOut,
   namesNeeded,
   namesOnlyProfile,

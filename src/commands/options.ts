@@ -9,7 +9,7 @@ import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.j
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
-import { clipped, shellWord, shown, WHOLE } from '../util/inputText.js';
+import { clipped, given, shellWord, shown, WHOLE } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import { githubAnnotation } from '../report/failure.js';
@@ -46,7 +46,7 @@ export const PREFER_CHOICES: readonly string[] = EXPORT_KINDS;
 /** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
 export function parsePrefer(text: string | undefined): Prefer | null {
   if (text === undefined) return null;
-  if (!PREFER_CHOICES.includes(text)) throw usageError(`--prefer: expected ${[...PREFER_CHOICES].sort().join(' or ')}; found "${shown(text)}".`);
+  if (!PREFER_CHOICES.includes(text)) throw usageError(`--prefer: expected ${[...PREFER_CHOICES].sort().join(' or ')}; found ${given(text)}.`);
   return text as Prefer;
 }
 
@@ -232,14 +232,6 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
     return 'name';
   }
   return by;
-}
-
-/**
- * A flag's value as a message quotes it: `"x"`, or `an empty value (an unset variable?)` for an empty one (or one of
- * white space only), which is most often `--flag "$VAR"` with VAR unset.
- */
-export function given(text: string): string {
-  return text.trim() === '' ? 'an empty value (an unset variable?)' : `"${shown(text)}"`;
 }
 
 /** `--top N`. */

@@ -5,6 +5,8 @@
 
 import { usageError } from '../util/errors.js';
 import { escaped } from '../util/inputText.js';
+
+export { EMPTY_VALUE } from '../util/inputText.js';
 import { AUDIT_FORMATS, AUDIT_LIST_FORMATS, type AuditFormat } from './audit/formats.js';
 import { failureFormatOf, type FailureFormat } from './failure.js';
 import { CHECK_REPORTERS, DIFF_REPORTERS, INSPECT_REPORTERS, SUMMARY_REPORTERS } from './registry.js';

@@ -116,6 +116,14 @@ export function shellWord(s: string): string {
   return /^[\w.,:@%+=/-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A flag's value found empty (or white space only), as messages say it: most often `--flag "$VAR"` with VAR unset. */
+export const EMPTY_VALUE = 'an empty value (an unset variable?)';
+
+/** A flag's value as a message quotes it: `"x"` (shown()), or EMPTY_VALUE for an empty one. */
+export function given(text: string): string {
+  return text.trim() === '' ? EMPTY_VALUE : `"${shown(text)}"`;
+}
+
 /** Input text shown in a message: escaped, at most 60 characters. */
 export function shown(s: string): string {
   return clipped(s, 60);
