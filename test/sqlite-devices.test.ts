@@ -321,5 +321,11 @@ describe.skipIf(!HAS_SQLITE || !HAS_REAL)('a real db export made one of two devi
       [96, 0, 4],
       [91, 0, 4],
     ]);
+    // Their 4 warnings are no rank's: not under rank 0 (the file's first), which has none of its own.
+    expect(ins.ranks.map((r) => r.warningCount)).toEqual([0, 0]);
+    expect([ins.noRank!.warningCount, ins.noRank!.files.map((f) => f.rowsSkipped)]).toEqual([4, [4]]);
+    const text = (await kprof(['inspect', path])).stdout;
+    expect(text.split('\n\n').filter((b) => b.startsWith('rank ') && b.includes('\n  warnings'))).toEqual([]);
+    expect(text).toMatch(/\n\nno rank\n {2}rows {5}4 of \S+devices\.db skipped: their devices cannot be told\n {2}warnings 4 \(first: /);
   });
 });
