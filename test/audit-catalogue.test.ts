@@ -156,6 +156,24 @@ describe('kprof audit of the README example', () => {
     const c = await kprof(['audit']);
     expect(c.code).toBe(2);
   });
+
+  test('--matrix of one profile named twice (as written, or another path to its folder) is a usage error', async () => {
+    const base = 'fixtures/fusion-example/base';
+    const pr = 'fixtures/fusion-example/pr';
+    for (const [second, shownAs] of [
+      [pr, pr],
+      [`${pr}/`, `${pr}/`],
+      [`fixtures/fusion-example/../fusion-example/pr`, 'fixtures/fusion-example/../fusion-example/pr'],
+    ] as const) {
+      const r = await kprof(['audit', pr, base, second, '--matrix', '-q']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(
+        `kprof: --matrix: [3] ${shownAs} names the same profile as [1] ${pr}; expected one profile per configuration, a column each. Name each profile once.\n`,
+      );
+    }
+    // Without --matrix, each profile is audited on its own, as before.
+    expect((await kprof(['audit', pr, pr, '--only', 'mla-prolog', '-q'])).code).toBe(0);
+  });
 });
 
 describe('kprof diff --save-fusions', () => {

@@ -167,6 +167,26 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
     }
   });
 
+  it('a negative Step Id is a skipped row, warned of, in both engines (no --steps range could select it)', async () => {
+    const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+    const path = join(tmp, 'kernel_details.csv');
+    writeFileSync(path, `${header}\n1,a,Add,AI_CORE,1,2\n-5,a,Add,AI_CORE,2,2\n -1 ,a,Add,AI_CORE,3,2\n-0,a,Add,AI_CORE,4,2\n2,a,Add,AI_CORE,5,2\n`);
+    for (const engine of ['simd', 'js'] as const) {
+      const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
+      const file = await readTable(path, acc, { withShapes: false, engine });
+      const rank = acc.toRankData('r', [file]);
+      expect([file.rowsRead, file.rowsSkipped, rank.kernels, rank.stepIds], engine).toEqual([5, 2, 3, [0, 1, 2]]);
+      expect(
+        rank.warnings.map((w) => `${w.line}: ${w.message}`),
+        engine,
+      ).toEqual([
+        '3: Step Id is -5, expected a step number (0 or more); row skipped',
+        '4: Step Id is -1, expected a step number (0 or more); row skipped',
+      ]);
+    }
+    await expectSameEngines(path);
+  });
+
   it('start and Stream ID cells of every kind: both engines read the same exact starts and streams', async () => {
     const header = 'Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
     const starts = ['N/A', '', '1764246877073569.640\t', '1764246877073569.64049', '1764246877073570.00005', ' 17 ', '0', '.5', '5.'];

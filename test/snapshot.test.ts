@@ -506,6 +506,27 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect(await refused((j) => (g0(j).maxUs = -1))).toMatch(/"minUs" or "maxUs" that is not a number of µs/);
   });
 
+  it('a group without "minUs" or "maxUs" (kprof writes both, null where the source has none)', async () => {
+    // The rank whose minimum (maximum) is not the profile's: without the field it read as unknown (shown as -),
+    // and the profile's figure, taken from the other rank alone, still agreed with the top level.
+    for (const [f, worse] of [
+      ['minUs', (a: number, b: number) => a > b],
+      ['maxUs', (a: number, b: number) => a < b],
+    ] as const) {
+      const message = await refused((j) => {
+        const [r0, r1] = j.perRank as { groups: Record<string, number>[] }[];
+        const g = r0!.groups.find((x) => {
+          const y = r1!.groups.find((z) => z.key === x.key);
+          return y !== undefined && worse(x[f]!, y[f]!);
+        })!;
+        delete g[f];
+      });
+      expect(message).toMatch(
+        new RegExp(`group "\\w+" in rank "0" has a "${f}" of nothing, expected a number of µs .*, or null where its source gives none`),
+      );
+    }
+  });
+
   it('per-step cells or totals that contradict the counts', async () => {
     expect(
       await refused((j) => {
@@ -521,6 +542,13 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     ).toMatch(/is in its "byStep" twice/);
     expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = 999))).toMatch(
       /step 999 of group .* is not one of the rank's "steps"/,
+    );
+    // A negative step: no kernel table's row gives one (it is a skipped row), and no --steps range selects one.
+    expect(await refused((j) => ((j.perRank[0] as unknown as { steps: number[] }).steps[0] = -5))).toMatch(
+      /the "steps" of rank "0" are not a list of step numbers \(whole numbers, 0 or more\)/,
+    );
+    expect(await refused((j) => ((g0(j).byStep as { step: number }[])[0]!.step = -5))).toMatch(
+      /a "byStep" entry of group .* has a "step" of -5, expected a step number \(a whole number, 0 or more\)/,
     );
     expect(await refused((j) => (j.perRank[0]!.totals.count += 1))).toMatch(/the "totals" of rank "0" .* are not the sum of its groups/);
     expect(await refused((j) => (j.totals.count += 1))).toMatch(/the top-level "totals" .* are not the sum of the ranks' groups/);
@@ -643,6 +671,8 @@ describe('per-step cells read back', () => {
         type: 'Cast',
         count: 6,
         totalUs: 6.5,
+        minUs: 1,
+        maxUs: 1.5,
         byStep: [
           { step: 2, count: 2, totalUs: 2.5 },
           { step: 4, count: 3, totalUs: 3 },
@@ -654,12 +684,14 @@ describe('per-step cells read back', () => {
         type: 'MatMul',
         count: 2,
         totalUs: 4,
+        minUs: 2,
+        maxUs: 2,
         byStep: [
           { step: 2, count: 1, totalUs: 2 },
           { step: 4, count: 1, totalUs: 2 },
         ],
       };
-      const empty = { key: 'Mul', type: 'Mul', count: 1, totalUs: 1 };
+      const empty = { key: 'Mul', type: 'Mul', count: 1, totalUs: 1, minUs: 1, maxUs: 1 };
       const snap = {
         schemaVersion: 1,
         kind: 'summary',

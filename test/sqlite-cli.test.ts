@@ -158,6 +158,31 @@ describe.skipIf(!HAS_SQLITE)('every schema generation through the command line',
     });
   }
 
+  it('a STEP_TIME window of a negative id is no step (no --steps range selects one): left out, said, its kernels in no step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-negative-step-'));
+    try {
+      const path = join(dir, 'ascend_pytorch_profiler.db');
+      copyFileSync(`${FIX}/schema-1.2.0.db`, path);
+      const db = new TestDatabase(path);
+      db.exec('UPDATE STEP_TIME SET id = -7 WHERE id = 7;');
+      db.close();
+      const whole = JSON.parse((await kprof(['summary', `${FIX}/schema-1.2.0.db`, '--format', 'json'])).stdout);
+      for (const grouped of [true, false]) {
+        // Both reads: the grouped one (summary) and the one-by-one one (--step-time reads every kernel).
+        const r = await kprof(['summary', path, '--format', 'json', ...(grouped ? [] : ['--step-time'])]);
+        expect(r.code, r.stderr).toBe(0);
+        const j = JSON.parse(r.stdout);
+        expect(j.stepIds).toEqual([8]);
+        expect(j.totals).toEqual(whole.totals);
+      }
+      const ins = await kprof(['inspect', path]);
+      expect(ins.stdout).toContain('1 STEP_TIME window of a negative id left out (steps are numbered from 0): its kernels in no step');
+      expect(ins.stdout).toContain('steps    1 (8)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the grouped read (summary) and the one-by-one read (inspect, sinks beside) give the same figures', async () => {
     const inputs = [...generations.map((g) => `${FIX}/${g}.db`), `${FIX}/bad-rows.db`, `${L}/base`, `${L}/msprof`];
     if (HAS_REAL)

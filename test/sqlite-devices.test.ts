@@ -58,7 +58,10 @@ interface InspectJson {
     rowsRead: number;
     rowsSkipped: number;
     files: { rowsRead: number; rowsSkipped: number; rowsOnNoRank?: number }[];
+    warnings: { file: string; line: number; message: string }[];
+    warningCount: number;
   }[];
+  noRank?: { files: { path: string; rowsSkipped: number }[]; warnings: { message: string }[]; warningCount: number };
 }
 
 async function summary(path: string, ...args: string[]): Promise<{ out: SummaryJson; stderr: string }> {
@@ -244,6 +247,30 @@ describe.skipIf(!HAS_SQLITE)('a skipped row is counted on its own rank, or on no
     const text = await kprof(['inspect', path]);
     expect(text.stdout).toContain('rows     8 read, 2 skipped (1 of them on no rank: their device cannot be told)');
     expect(text.stdout).toContain("device   3 of those rows are this rank's, 1 of them skipped");
+    // The warning of the row on no rank is said under no rank, not under rank 0 (the file's first), whose own
+    // warning is its row 2's; JSON alike.
+    const blocks = text.stdout.split('\n\n');
+    const [rank0, rank1, none] = [blocks.find((b) => b.startsWith('rank 0\n'))!, blocks.find((b) => b.startsWith('rank 1\n'))!, blocks.at(-1)!];
+    expect(rank0).toMatch(/\n {2}warnings 1 \(first: [^\n]*TASK row 2: it ends 5 ns before it starts; row skipped\)/);
+    expect(rank1).not.toContain('warnings');
+    expect(none).toMatch(
+      /^no rank\n {2}rows {5}1 of \S+\.db skipped: its device cannot be told\n {2}warnings 1 \(first: [^\n]*its deviceId is -1, not a device number/,
+    );
+    expect(ins.out.ranks.map((r) => [r.warningCount, r.warnings.map((w) => w.message.slice(0, 10))])).toEqual([
+      [1, ['TASK row 2']],
+      [0, []],
+    ]);
+    const noRank = ins.out.noRank!;
+    expect([noRank.files.map((f) => f.rowsSkipped), noRank.warningCount, noRank.warnings.length]).toEqual([[1], 1, 1]);
+    expect(noRank.warnings[0]!.message).toContain('its deviceId is -1');
+    // Every other command says both warnings, as before.
+    expect((await kprof(['summary', path, '-q'])).stderr.match(/^kprof: warning: /gm)).toHaveLength(2);
+    // A summary JSON of it keeps the count (not the warnings): said under no rank too.
+    const snap = `${path}.summary.json`;
+    expect((await kprof(['summary', path, '-q', '-o', snap])).code).toBe(0);
+    expect((await kprof(['inspect', snap])).stdout).toMatch(
+      /\n\nno rank\n {2}rows {5}1 skipped when \S+\.summary\.json was made: its device could not be told\n$/,
+    );
   });
 
   it('a summary JSON keeps the rows on no rank: read back, merged and selected, the same figures', async () => {
@@ -294,5 +321,11 @@ describe.skipIf(!HAS_SQLITE || !HAS_REAL)('a real db export made one of two devi
       [96, 0, 4],
       [91, 0, 4],
     ]);
+    // Their 4 warnings are no rank's: not under rank 0 (the file's first), which has none of its own.
+    expect(ins.ranks.map((r) => r.warningCount)).toEqual([0, 0]);
+    expect([ins.noRank!.warningCount, ins.noRank!.files.map((f) => f.rowsSkipped)]).toEqual([4, [4]]);
+    const text = (await kprof(['inspect', path])).stdout;
+    expect(text.split('\n\n').filter((b) => b.startsWith('rank ') && b.includes('\n  warnings'))).toEqual([]);
+    expect(text).toMatch(/\n\nno rank\n {2}rows {5}4 of \S+devices\.db skipped: their devices cannot be told\n {2}warnings 4 \(first: /);
   });
 });

@@ -385,7 +385,12 @@ describe('summary JSON: step time reads back exactly', () => {
       ['step', (x) => void (x.perRank[0]!.stepTime!.steps[5]!.step = 60), /step 60 of the "stepTime" of rank "0" is not one of the rank's "steps"/],
       ['order', (x) => x.perRank[0]!.stepTime!.steps.reverse(), /not distinct and in order/],
       ['µs', (x) => void (x.perRank[0]!.stepTime!.steps[0]!.spanUs = 1.00001), /"spanUs" of 1\.00001, expected a number of µs/],
-      ['values', (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(), /"values" that are not 8 numbers or nulls/],
+      ['values', (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(), /"values" that are not 8 numbers of µs \(0 or more\) or nulls/],
+      [
+        'negative',
+        (x) => void (x.perRank[0]!.stepTime!.trace!.rows[0]!.values[0] = -5),
+        /"values" that are not 8 numbers of µs \(0 or more\) or nulls/,
+      ],
       ['top', (x) => void (x.stepTime!.medianUs = 1), /top-level "stepTime"/],
     ];
     for (const [name, edit, message] of cases) {
@@ -401,29 +406,53 @@ describe('summary JSON: step time reads back exactly', () => {
 });
 
 describe('step_trace_time.csv from others', () => {
+  it('a negative time or Step is a row warned of and counted; a word in Stage (a phase) is no time, quietly', async () => {
+    const dir = join(tmp, 'negative', 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(BASE, 'rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), join(dir, 'kernel_details.csv'));
+    writeFileSync(join(dir, 'step_trace_time.csv'), 'Step,Computing,Stage,Free\n1,10,decode,2\n2,-5,1,1\n-7,1,1,1\n3,4,-2,1\n4,4,prefill x,1\n');
+    const r = await kprof(['summary', join(tmp, 'negative'), '--step-time']);
+    expect(r.code).toBe(0);
+    // It was shown as it was (a negative Computing), or read as a step no --steps range selects (-7).
+    expect(r.stderr).toMatch(/step_trace_time\.csv:3: Computing is negative \(-5\); step_trace row skipped/);
+    expect(r.stderr).toMatch(/step_trace_time\.csv:4: Step is -7, expected a step number \(0 or more\); step_trace row skipped/);
+    expect(r.stderr).toMatch(/step_trace_time\.csv:5: Stage is negative \(-2\); step_trace row skipped/);
+    expect(r.stderr.match(/step_trace row skipped/g)).toHaveLength(3);
+    const t = (await json<SummaryJson>(['summary', join(tmp, 'negative'), '--step-time'])).perRank[0]!.stepTime!.trace!;
+    expect(t.rows).toEqual([
+      { step: 1, values: [10, null, 2] },
+      { step: 4, values: [4, null, 1] },
+    ]);
+    expect(t.rowsSkipped).toBe(3);
+  });
+
   it('rows that cannot be read are warned of and counted; a column name is text, never markup or a line', async () => {
     const dir = join(tmp, 'hostile', 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
     mkdirSync(dir, { recursive: true });
     copyFileSync(join(BASE, 'rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), join(dir, 'kernel_details.csv'));
     writeFileSync(
       join(dir, 'step_trace_time.csv'),
-      '\uFEFFStep,Computing,"<b>x\u001b[31m",Free\r\n1,10,1,2\r\nx,1,1,1\r\n2,1,1\r\n1,5,5,5\r\n3,abc,,1e400\r\n',
+      '\uFEFFStep,Computing,"<b>x\u001b[31m",Free\r\n1,10,1,2\r\nx,1,1,1\r\n2,1,1\r\n1,5,5,5\r\n3,abc,,1\r\n4,1,2,1e400\r\n3,1,,2\r\n',
     );
     const r = await kprof(['summary', join(tmp, 'hostile'), '--step-time']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/step_trace_time\.csv:3: Step is "x", expected a whole number; step_trace row skipped/);
     expect(r.stderr).toMatch(/:4: row has 3 cells, the header has 4/);
     expect(r.stderr).toMatch(/:5: step 1 is in the file twice/);
-    expect(r.stdout).toContain('3 step_trace_time.csv rows could not be read');
+    // A time that is not a number of µs: it showed as -, unsaid. Each row warned of with its line, and counted.
+    expect(r.stderr).toMatch(/step_trace_time\.csv:6: Computing is "abc", expected a number of µs; step_trace row skipped/);
+    expect(r.stderr).toMatch(/step_trace_time\.csv:7: Free is "1e400", expected a number of µs; step_trace row skipped/);
+    expect(r.stdout).toContain('5 step_trace_time.csv rows could not be read');
     expect(r.stdout).not.toMatch(/\u001b|<b>/);
     const s = await json<SummaryJson>(['summary', join(tmp, 'hostile'), '--step-time']);
     const t = s.perRank[0]!.stepTime!.trace!;
     expect(t.columns).toEqual(['Computing', '<b>x\u001b[31m', 'Free']);
+    // An empty cell is no time given: null (shown as -), the row read.
     expect(t.rows).toEqual([
       { step: 1, values: [10, 1, 2] },
-      { step: 3, values: [null, null, null] },
+      { step: 3, values: [1, null, 2] },
     ]);
-    expect(t.rowsSkipped).toBe(3);
+    expect(t.rowsSkipped).toBe(5);
     const md = await kprof(['diff', join(tmp, 'hostile'), join(tmp, 'hostile'), '--step-time', '--format', 'markdown']);
     expect(md.stdout).not.toMatch(/\u001b|<b>/);
   });

@@ -231,7 +231,7 @@ describe('a rule tested on name and type, on an input of kernel names only', () 
 
   it('says what the input lacks and how to select by name instead', async () => {
     for (const [text, list] of [
-      ['rules:\n  - match: /Mat/\n    count: {max: 5}\n', ` --by name --match 'Mat' lists them`],
+      ['rules:\n  - match: /Mat/\n    count: {max: 5}\n', ` --by name --match Mat lists them`],
       ['groups:\n  mm: ["/Mat/"]\nrules:\n  - group: mm\n    count: {max: 5}\n', ' --by name lists them'],
     ] as const) {
       const f = rulesFile(text);
@@ -279,6 +279,45 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
       const r = await kprof([...cmd, flag, '']);
       expect(r).toMatchObject({ code: 2, stdout: '' });
       expect(r.stderr).toMatch(new RegExp(`^kprof: ${flag}: expected a regular expression; found an empty value \\(an unset variable\\?\\)`));
+    }
+  });
+
+  it('audit --only "" or a list with an empty id: said for what it is, not "no catalogue entry ""', async () => {
+    for (const args of [
+      ['audit', P],
+      ['audit', '--list'],
+    ]) {
+      const r = await kprof([...args, '--only', '']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(
+        'kprof: --only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.\n',
+      );
+    }
+    const r = await kprof(['audit', '--list', '--only', 'mla-prolog,']);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toBe('kprof: --only: expected catalogue entry ids separated by single commas; found an empty one in "mla-prolog,".\n');
+  });
+
+  it('an empty number (--top, --time-tolerance, --alpha, --cut-threshold, --margin) or choice is said to be empty, not quoted as ""', async () => {
+    for (const [cmd, flag] of [
+      [['summary', P], '--top'],
+      [['diff', P, Q], '--top'],
+      [['diff', P, Q], '--time-tolerance'],
+      [['diff', P, Q], '--alpha'],
+      [['rules', P, Q], '--cut-threshold'],
+      [['rules', P, Q], '--margin'],
+      // A value among choices, and --prefer: the choices, then that the value is empty.
+      [['summary', P], '--by'],
+      [['summary', P], '--sort'],
+      [['summary', P], '--prefer'],
+      [['diff', P, Q], '--only'],
+      [['diff', P, Q], '--rewrites'],
+    ] as const) {
+      const r = await kprof([...cmd, flag, ' ', '-q']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(`^kprof: ${flag}: expected .*; found an empty value \\(an unset variable\\?\\)\\.\n(\\(run with --help for usage\\)\n)?$`),
+      );
     }
   });
 

@@ -9,7 +9,7 @@ import { FineGroupTable, groupOfRow, isRowGroup, shareName, totalFigure } from '
 import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, usageError } from '../util/errors.js';
-import { shown } from '../util/inputText.js';
+import { shellWord, shown } from '../util/inputText.js';
 import { briefList, formatOf, passKernelTable } from '../input/formats/registry.js';
 import {
   GROUP_BY_FIELDS,
@@ -179,9 +179,9 @@ function checkSnapshot(rank: RankData, opts: GroupOptions): void {
 function formatOptions(by: GroupBy, sel: Selection): string {
   const o = [`--by ${by}`];
   if (sel.steps) o.push(`--steps ${stepsText(sel.steps)}`);
-  if (sel.cores) o.push(`--core ${sel.cores.join(',')}`);
-  if (sel.match) o.push(`--match '${sel.match.source}'`);
-  if (sel.exclude) o.push(`--exclude '${sel.exclude.source}'`);
+  if (sel.cores) o.push(`--core ${shellWord(sel.cores.join(','))}`);
+  if (sel.match) o.push(`--match ${shellWord(sel.match.source)}`);
+  if (sel.exclude) o.push(`--exclude ${shellWord(sel.exclude.source)}`);
   if (sel.groups.length) o.push('--groups <file>');
   return o.join(' ');
 }

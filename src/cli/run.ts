@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import {
   CHECK_FORMAT_NAMES,
   CHECK_FORMATS,
-  extensionFormat,
+  auditFormat,
+  EMPTY_VALUE,
   failureFormat,
   DIFF_FORMAT_NAMES,
   DIFF_FORMATS,
@@ -131,7 +132,7 @@ function choiceError(message: string): string {
   if (!m) return message;
   const choices = m[3]!.split(', ');
   const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}` : m[3]!;
-  return `${m[1]}: expected ${choices.length > 2 ? 'one of ' : ''}${list}; found "${m[2]}".`;
+  return `${m[1]}: expected ${choices.length > 2 ? 'one of ' : ''}${list}; found ${m[2]!.trim() === '' ? EMPTY_VALUE : `"${m[2]}"`}.`;
 }
 
 /**
@@ -316,8 +317,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--debug', 'print stack traces of errors')
     .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {
       const { auditCommand } = await import('../commands/audit.js');
-      const out = opts.list === true && extensionFormat(opts.out ?? '') === 'html' ? undefined : opts.out; // --list has no HTML form
-      const format = reportFormat(AUDIT_FORMATS, opts.format, cmd, out);
+      const format = auditFormat(opts, cmd);
       hooks.code = await auditCommand(profiles, { ...opts, format }, io, progressFor(opts));
     });
 

@@ -15,6 +15,7 @@ import { orderedWithStepsText } from '../input/formats/registry.js';
 import type { Progress } from '../model/progress.js';
 import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, usageError } from '../util/errors.js';
+import { diskIdentity } from '../util/files.js';
 import { shown } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseRanks } from './options.js';
@@ -40,13 +41,38 @@ export function loadCatalogue(userFiles: string[]): CatalogueEntry[] {
 /** --only a,b: the entries named, each of which must exist. */
 function selected(entries: CatalogueEntry[], only: string | undefined): CatalogueEntry[] {
   if (only === undefined) return entries;
+  // An empty value is most often an unset variable (`--only "$IDS"`); an empty id in a list, a stray comma.
+  if (only.trim() === '')
+    throw usageError(
+      '--only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.',
+    );
   const ids = only.split(',').map((s) => s.trim());
+  if (ids.includes('')) throw usageError(`--only: expected catalogue entry ids separated by single commas; found an empty one in "${shown(only)}".`);
   for (const id of ids) {
     if (!entries.some((e) => e.id === id)) {
       throw usageError(`--only: no catalogue entry "${shown(id)}"; kprof audit --list shows the ids.`);
     }
   }
   return entries.filter((e) => ids.includes(e.id));
+}
+
+/**
+ * --matrix compares configurations, one column each: a profile named twice (`run` and `run/`, a link to it) would
+ * be two columns of one configuration, which say nothing of each other. A usage error, before anything is read.
+ */
+function sameProfileTwice(profiles: string[]): void {
+  const seen = new Map<string, number>();
+  profiles.forEach((p, i) => {
+    const id = diskIdentity(p);
+    if (id === null) return; // not there: the read says so
+    const first = seen.get(id);
+    if (first !== undefined) {
+      throw usageError(
+        `--matrix: [${i + 1}] ${shown(p)} names the same profile as [${first + 1}] ${shown(profiles[first]!)}; expected one profile per configuration, a column each. Name each profile once.`,
+      );
+    }
+    seen.set(id, i);
+  });
 }
 
 export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io, progress: Progress): Promise<number> {
@@ -59,6 +85,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
   }
   if (profiles.length === 0) throw usageError('kprof audit: expected at least one profile (or --list to show the catalogue).');
   if (flags.matrix && profiles.length < 2) throw usageError('--matrix: expected two profiles or more (one per configuration).');
+  if (flags.matrix) sameProfileTwice(profiles);
   const ranks = parseRanks(flags.rank);
   const audits: ProfileAudit[] = [];
   for (const input of profiles) {

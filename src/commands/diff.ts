@@ -8,7 +8,7 @@ import { emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } 
 import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
-import { escaped, shown } from '../util/inputText.js';
+import { escaped, given, shown } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
 import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
@@ -85,7 +85,7 @@ export interface DiffFlags extends CommonFlags {
  */
 export function parseTolerance(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/.exec(text);
-  if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found "${shown(text)}".`);
+  if (!m) throw usageError(`--time-tolerance: expected a percentage such as 2 or 0.5%; found ${given(text)}.`);
   const pct = Number(m[1]);
   if (!(pct <= 100)) {
     throw usageError(
@@ -100,7 +100,7 @@ export function parseTolerance(text: string): number {
 export function parseAlpha(text: string): number {
   const m = /^\s*(0?\.\d+|0|1)\s*$/.exec(text);
   const a = m ? Number(m[1]) : Number.NaN;
-  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found "${shown(text)}".`);
+  if (!(a > 0 && a < 1)) throw usageError(`--alpha: expected a significance level between 0 and 1 such as 0.05 or 0.01; found ${given(text)}.`);
   return a;
 }
 

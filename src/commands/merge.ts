@@ -15,7 +15,7 @@ import { formatOf } from '../input/formats/registry.js';
 import { finishProfile } from '../input/read.js';
 import { readRank } from '../input/readRank.js';
 import { summaryJson } from '../report/summary/json.js';
-import { escaped, shown } from '../util/inputText.js';
+import { escaped, shellWord, shown } from '../util/inputText.js';
 import { readableSnapshot, snapshotLimit } from './summary.js';
 
 export interface MergeFlags {
@@ -63,7 +63,7 @@ export async function readSnapshots(inputs: string[]): Promise<Profile> {
       if (format.holds !== 'summary') {
         throw inputError(
           `${p.files[0] ?? input}: not a summary JSON (it is a ${format.holds === 'kernels' ? 'kernel' : format.id} export); kprof merge combines ` +
-            `the output of \`kprof summary <profile> --format json\`. Summarise it first (kprof summary ${shown(input)} --format json -o <file>), then merge that file.`,
+            `the output of \`kprof summary <profile> --format json\`. Summarise it first (kprof summary ${shellWord(input)} --format json -o <file>), then merge that file.`,
         );
       }
       plans.push(p);

@@ -9,7 +9,7 @@ import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.j
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
-import { clipped, shown, WHOLE } from '../util/inputText.js';
+import { clipped, given, shellWord, shown, WHOLE } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import { githubAnnotation } from '../report/failure.js';
@@ -46,7 +46,7 @@ export const PREFER_CHOICES: readonly string[] = EXPORT_KINDS;
 /** `--prefer db|text` → which export to read where a folder holds both; null when not given. */
 export function parsePrefer(text: string | undefined): Prefer | null {
   if (text === undefined) return null;
-  if (!PREFER_CHOICES.includes(text)) throw usageError(`--prefer: expected ${[...PREFER_CHOICES].sort().join(' or ')}; found "${shown(text)}".`);
+  if (!PREFER_CHOICES.includes(text)) throw usageError(`--prefer: expected ${[...PREFER_CHOICES].sort().join(' or ')}; found ${given(text)}.`);
   return text as Prefer;
 }
 
@@ -237,7 +237,7 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
 /** `--top N`. */
 export function parseTop(text: string | undefined): number | null {
   if (text === undefined) return null;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found "${shown(text)}".`);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--top: expected a whole number of at least 1; found ${given(text)}.`);
   return Number(text);
 }
 
@@ -251,7 +251,7 @@ export function unreadNote(profiles: readonly Profile[], io: Io, github = false)
     const unread = p.unread ?? [];
     if (unread.length === 0) continue;
     const more = unread.length > 1 ? ` (and ${fmtCount(unread.length - 1)} more)` : '';
-    const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shown(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
+    const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shellWord(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
     io.stderr(github ? githubAnnotation('warning', text, 'not read', null, io.env.GITHUB_WORKSPACE) : `kprof: note: ${text}\n`);
   }
 }

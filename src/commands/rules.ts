@@ -5,7 +5,7 @@ import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { usageError } from '../util/errors.js';
-import { escaped, shown } from '../util/inputText.js';
+import { escaped, given, shellWord, shown } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
@@ -33,13 +33,8 @@ export interface RulesFlags extends CommonFlags {
 export function parsePercent(flag: string, text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
   // 400 digits read as Infinity: no percentage.
-  if (!m || !Number.isFinite(Number(m[1]))) throw usageError(`${flag}: expected a percentage such as 20 or 20%; found "${shown(text)}".`);
+  if (!m || !Number.isFinite(Number(m[1]))) throw usageError(`${flag}: expected a percentage such as 20 or 20%; found ${given(text)}.`);
   return Number(m[1]);
-}
-
-/** A word for a shell command line: quoted unless it is plain. */
-function shellWord(s: string): string {
-  return /^[\w./@:=,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The options `kprof check` needs to see the kernels the rules were made from (--steps is in the file). */

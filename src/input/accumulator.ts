@@ -146,6 +146,8 @@ export class Accumulator implements KernelSink, RowLog {
   private originTicks = 0;
   readonly warnings: RowWarning[] = [];
   warningCount = 0;
+  /** Of warningCount, those of rows on no rank (warnOnNoRank). */
+  warningsOnNoRank = 0;
 
   /** The group cursor of each kernel id a reader bound (see KernelSink). */
   private readonly cursors: GroupCursor[] = [];
@@ -332,6 +334,13 @@ export class Accumulator implements KernelSink, RowLog {
     if (this.warnings.length < MAX_WARNINGS_KEPT) this.warnings.push({ file, line, message });
   }
 
+  /** A warning of a row on no rank (its device cannot be told): said with this rank's, but marked as no rank's. */
+  warnOnNoRank(file: string, line: number, message: string): void {
+    this.warningCount++;
+    this.warningsOnNoRank++;
+    if (this.warnings.length < MAX_WARNINGS_KEPT) this.warnings.push({ file, line, message, noRank: true });
+  }
+
   toRankData(rank: string, files: SourceFile[], snapshot: SnapshotInfo | null = null): RankData {
     this.groups.trim();
     return {
@@ -347,6 +356,7 @@ export class Accumulator implements KernelSink, RowLog {
       spanTicks: this.firstStart !== null && this.lastEnd !== null ? this.lastEnd - this.firstStart : null,
       warnings: this.warnings,
       warningCount: this.warningCount,
+      ...(this.warningsOnNoRank > 0 ? { warningsOnNoRank: this.warningsOnNoRank } : {}),
       snapshot,
       ...(this.stepSpans !== null ? { stepSpans: this.stepSpans.result() } : {}),
     };

@@ -317,6 +317,7 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     prev.stepIds = [...new Set([...prev.stepIds, ...r.stepIds])].sort((a, b) => a - b);
     for (const w of r.warnings) prev.warnings.push(w);
     prev.warningCount += r.warningCount;
+    if (r.warningsOnNoRank !== undefined) prev.warningsOnNoRank = (prev.warningsOnNoRank ?? 0) + r.warningsOnNoRank;
     if (r.beside !== undefined) prev.beside = [...(prev.beside ?? []), ...r.beside];
     if (prev.stepSpans !== undefined && r.stepSpans !== undefined) {
       const spans = mergeStepSpans(prev.stepSpans, r.stepSpans);

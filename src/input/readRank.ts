@@ -59,17 +59,20 @@ export async function readRank(
   }
 }
 
-/** The log of a plan's rows on no rank (KernelReadOptions.split.noRank): counted; their warnings said with `said`'s. */
+/**
+ * The log of a plan's rows on no rank (KernelReadOptions.split.noRank): counted; their warnings said with `said`'s,
+ * marked as no rank's (inspect says them apart from the rank's own).
+ */
 class NoRankLog implements RowLog {
   rowsRead = 0;
   rowsSkipped = 0;
-  constructor(private readonly said: RowLog) {}
+  constructor(private readonly said: Accumulator) {}
   skip(file: string, line: number, message: string): void {
     this.rowsSkipped++;
-    this.said.warn(file, line, message);
+    this.said.warnOnNoRank(file, line, message);
   }
   warn(file: string, line: number, message: string): void {
-    this.said.warn(file, line, message);
+    this.said.warnOnNoRank(file, line, message);
   }
 }
 
@@ -175,6 +178,7 @@ async function readKernels(plan: RankPlan, options: Parameters<typeof readRank>[
       if (t !== null) data.stepTrace = t;
       data.warnings = acc.warnings;
       data.warningCount = acc.warningCount;
+      if (acc.warningsOnNoRank > 0) data.warningsOnNoRank = acc.warningsOnNoRank;
     }
     return [data];
   }

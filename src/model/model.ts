@@ -501,6 +501,8 @@ export interface RowWarning {
   file: string;
   line: number;
   message: string;
+  /** Said of a row on no rank (its device cannot be told: SourceFile.rowsOnNoRank), kept with a rank's to be said. */
+  noRank?: true;
 }
 
 /** One file that was read, and what was found in it. */
@@ -554,6 +556,11 @@ export interface RankData {
   /** The first warnings (capped), and how many there were in all. */
   warnings: RowWarning[];
   warningCount: number;
+  /**
+   * Of warningCount, those said of rows on no rank (`noRank` in `warnings`): a file's, kept with its first rank's
+   * warnings so that every command says them once, but of no rank (inspect says them apart). Absent: none.
+   */
+  warningsOnNoRank?: number;
   /** Where the data came from when it was a saved summary JSON. */
   snapshot: SnapshotInfo | null;
   /** Where the rank id came from (profiler_info, folder name, folder path, Device_id …), for inspect. */
@@ -602,7 +609,10 @@ export interface StepTrace {
   file: string;
   /** Its time columns in file order (Computing, Communication(Not Overlapped), Overlapped, …, Free …). */
   columns: string[];
-  /** By Step, ascending; a value is null when its cell was empty or not a number. */
+  /**
+   * By Step, ascending; a value is null when its cell was empty, or a word in Stage (a phase). A row with a time
+   * that is not a number of µs, or is negative, is skipped (rowsSkipped).
+   */
   rows: { step: number; values: (number | null)[] }[];
   /** Rows that could not be read (warned of): in no step. */
   rowsSkipped: number;

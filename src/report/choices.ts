@@ -5,7 +5,9 @@
 
 import { usageError } from '../util/errors.js';
 import { escaped } from '../util/inputText.js';
-import { AUDIT_FORMATS } from './audit/formats.js';
+
+export { EMPTY_VALUE } from '../util/inputText.js';
+import { AUDIT_FORMATS, AUDIT_LIST_FORMATS, type AuditFormat } from './audit/formats.js';
 import { failureFormatOf, type FailureFormat } from './failure.js';
 import { CHECK_REPORTERS, DIFF_REPORTERS, INSPECT_REPORTERS, SUMMARY_REPORTERS } from './registry.js';
 
@@ -107,6 +109,7 @@ export function reportFormat<F extends string>(
   name: FormatName<NoInfer<F>>,
   cmd: { getOptionValueSource(key: string): string | undefined; name(): string },
   out: string | undefined,
+  what = cmd.name(),
 ): F {
   if (cmd.getOptionValueSource('format') === 'default' && out !== undefined) {
     const f = extensionFormat(out);
@@ -114,9 +117,22 @@ export function reportFormat<F extends string>(
     if (f !== undefined) {
       const writes = [...new Set(formats.map(formatLabel))].join(', ');
       throw usageError(
-        `-o ${escaped(out)}: this name says ${formatLabel(f)}, which kprof ${cmd.name()} does not write (it writes ${writes}). Pass --format to choose what is written under this name, or give the file a name that fits the report.`,
+        `-o ${escaped(out)}: this name says ${formatLabel(f)}, which kprof ${what} does not write (it writes ${writes}). Pass --format to choose what is written under this name, or give the file a name that fits the report.`,
       );
     }
   }
   return canonicalFormat(formats, name);
+}
+
+/**
+ * The format of `kprof audit`'s report, or of its `--list` catalogue, which has no HTML form: `--list -o x.html` is
+ * refused as any name of a format not written is (it wrote the text table under x.html).
+ */
+export function auditFormat(
+  opts: { list?: boolean; format: FormatName<AuditFormat>; out?: string },
+  cmd: { getOptionValueSource(key: string): string | undefined; name(): string },
+): AuditFormat {
+  // --list --format html stays html, for the command to refuse by its own words.
+  if (opts.list !== true || opts.format === 'html') return reportFormat(AUDIT_FORMATS, opts.format, cmd, opts.out);
+  return reportFormat<AuditFormat>(AUDIT_LIST_FORMATS, opts.format, cmd, opts.out, 'audit --list');
 }

@@ -2,7 +2,7 @@
 // that keeps types only, a user group a summary JSON was saved without) is an input error, never a silent miss.
 
 import { inputError } from '../util/errors.js';
-import { shown } from '../util/inputText.js';
+import { shellWord } from '../util/inputText.js';
 import { groupText, inSteps, kernelMatches, kernelNamed, userGroupOf } from '../aggregate/group.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type RankData, type Selection, type UserGroup } from '../model/model.js';
 import { formatOf, passKernelTable } from '../input/formats/registry.js';
@@ -44,10 +44,10 @@ export function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: st
     if (both) {
       // The input has no types at all: what it lacks is the type of the kernels whose names do not match.
       const re = rule.selector?.kind === 'match' ? rule.selector.re.source : null;
-      const list = re !== null && !re.includes("'") ? ` --match '${shown(re)}'` : '';
+      const list = re !== null ? ` --match ${shellWord(re)}` : '';
       throw inputError(
         `${head} is ${formatOf(file.format).naming.title}, which names its kernels only (no op types), so whether a kernel whose name does not match has a type that does is unknown. ` +
-          `Select by name only: name: with the kernel names to select (kprof summary ${path} --by name${list} lists them), ` +
+          `Select by name only: name: with the kernel names to select (kprof summary ${shellWord(path)} --by name${list} lists them), ` +
           `or check it on a kernel table with op types (the same run's ${passKernelTable()}).`,
       );
     }

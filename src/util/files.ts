@@ -36,6 +36,19 @@ export function onDisk(path: string): string {
 }
 
 /**
+ * What a path names on disk (its device and inode, after symbolic links), so that two paths written differently
+ * (`run`, `run/`, `./run`, a link to it) are known for one file or folder; null when it cannot be told.
+ */
+export function diskIdentity(path: string): string | null {
+  try {
+    const st = statSync(onDisk(path));
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The encoding of text that is not UTF-8 but UTF-16 or UTF-32 (a byte order mark, or the zero bytes of ASCII
  * text in those encodings), or null. Such a file would otherwise look like binary data full of NUL bytes.
  */

@@ -104,6 +104,26 @@ function cut(s: string, max: number, keep: number): string {
     .replace(/\\(?:x[0-9a-fA-F]?|u[0-9a-fA-F]{0,3})?$/, '')}…`;
 }
 
+/**
+ * A word of a command line that a message suggests (a path, an option's value), as a POSIX shell reads it back:
+ * escaped() as all input text, bare when it holds only characters no shell treats specially (letters, digits and
+ * `_ . , : @ % + = / -`), else in single quotes, each of its own single quotes written `'\''`. So `gunzip -k
+ * 'my run/x.db.gz'` pastes as it reads; a control character is still written `\x0a`, never raw (the file's name
+ * then differs from what the shell is given, which beats a line break in a message). Never clipped.
+ */
+export function shellWord(s: string): string {
+  const t = escaped(s);
+  return /^[\w.,:@%+=/-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A flag's value found empty (or white space only), as messages say it: most often `--flag "$VAR"` with VAR unset. */
+export const EMPTY_VALUE = 'an empty value (an unset variable?)';
+
+/** A flag's value as a message quotes it: `"x"` (shown()), or EMPTY_VALUE for an empty one. */
+export function given(text: string): string {
+  return text.trim() === '' ? EMPTY_VALUE : `"${shown(text)}"`;
+}
+
 /** Input text shown in a message: escaped, at most 60 characters. */
 export function shown(s: string): string {
   return clipped(s, 60);

@@ -6,13 +6,14 @@
 
 import type { Rewrite } from '../rewrites/rewrites.js';
 import { TYPE_RE_SOURCE } from './catalogue.js';
+import { shellWord } from '../../util/inputText.js';
 
 const TYPE_RE = new RegExp(TYPE_RE_SOURCE);
 
 /** The entries' text, and how many rewrites were left out (a type the catalogue cannot name, or nothing fused). */
 export function fusionsFile(rewrites: Rewrite[], base: string, pr: string): { text: string; written: number; skipped: number } {
   const lines = [
-    `# Fusions found by kprof diff ${JSON.stringify(base)} ${JSON.stringify(pr)}: each the chain the base ran and the`,
+    `# Fusions found by kprof diff ${shellWord(base)} ${shellWord(pr)}: each the chain the base ran and the`,
     '# kernel(s) the PR ran instead. Audit other profiles with: kprof audit --catalogue THIS_FILE <profile>',
     'entries:',
   ];

@@ -27,6 +27,29 @@ export function fieldsHeld(r: RankData): RankData['fields'] {
   return { ...r.fields, shapes };
 }
 
+/** A rank's own warnings (of rows of its own), and how many: those of rows on no rank are said apart (noRankOf). */
+export function ownWarnings(r: RankData): { warnings: RankData['warnings']; count: number } {
+  return { warnings: r.warnings.filter((w) => w.noRank !== true), count: r.warningCount - (r.warningsOnNoRank ?? 0) };
+}
+
+/**
+ * The rows on no rank (a file of several devices whose row's device cannot be told): each such file (once, though it
+ * is in the files of each of its ranks) with how many, and their warnings (kept with a rank's); null when none.
+ */
+export function noRankOf(
+  p: Profile,
+): { files: { path: string; rows: number; snapshot: boolean }[]; warnings: RankData['warnings']; count: number } | null {
+  const files = new Map<string, { path: string; rows: number; snapshot: boolean }>();
+  for (const r of p.ranks)
+    for (const f of r.files) if ((f.rowsOnNoRank ?? 0) > 0) files.set(f.path, { path: f.path, rows: f.rowsOnNoRank!, snapshot: r.snapshot !== null });
+  const count = p.ranks.reduce((n, r) => n + (r.warningsOnNoRank ?? 0), 0);
+  if (files.size === 0 && count === 0) return null;
+  const warnings = p.ranks.flatMap((r) => r.warnings.filter((w) => w.noRank === true));
+  return { files: [...files.values()], warnings, count };
+}
+
+const warningJson = (w: RankData['warnings'][number]) => ({ file: relPath(w.file), line: w.line, message: w.message });
+
 /** The JSON report, in chunks (see report/json.ts). */
 export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterable<string> {
   const obj = {
@@ -57,12 +80,26 @@ export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterab
         steps: r.fields.steps ? r.stepIds : null,
         rowsWithoutStep: r.rowsWithoutStep,
         spanUs: r.spanTicks !== null ? Math.round(r.spanTicks / 10) / 1000 : null,
-        warnings: r.warnings.map((w) => ({ file: relPath(w.file), line: w.line, message: w.message })),
-        warningCount: r.warningCount,
+        warnings: ownWarnings(r).warnings.map(warningJson),
+        warningCount: ownWarnings(r).count,
       })),
     ),
+    ...noRankJson(p),
     witness: witness.results.map(witnessJson),
     notes: p.notes,
   };
   return mapped(jsonChunks(obj), jsonSafe);
+}
+
+/** `noRank`, only when some rows are on no rank: their files and rows skipped, and their warnings. */
+function noRankJson(p: Profile): { noRank?: object } {
+  const n = noRankOf(p);
+  if (n === null) return {};
+  return {
+    noRank: {
+      files: n.files.map((f) => ({ path: relPath(f.path), rowsSkipped: f.rows })),
+      warnings: n.warnings.map(warningJson),
+      warningCount: n.count,
+    },
+  };
 }

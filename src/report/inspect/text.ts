@@ -2,12 +2,12 @@
 
 import { witnessText } from '../../input/formats/registry.js';
 import type { Witnessed } from '../../analysis/witness.js';
-import { TICKS_PER_US, type Profile, type RankData } from '../../model/model.js';
+import { TICKS_PER_US, type Profile, type RankData, type RowWarning } from '../../model/model.js';
 import { fmtCount, fmtUs, plural, ranksCounted, ranksNamed } from '../../util/format.js';
 import { clipped, oneLine, escaped as shown } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { witnessLines } from '../witness.js';
-import { fieldsHeld } from './json.js';
+import { fieldsHeld, noRankOf, ownWarnings } from './json.js';
 
 const NO_WITNESS: Witnessed = { results: [], withoutStatistic: [] };
 
@@ -90,10 +90,20 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
     const own = witness.results.filter((w) => w.ranks.length === 1 && w.ranks[0] === r.rank);
     for (const w of own) out.push(...witnessBlock(witnessLines(w, '')));
     if (witness.withoutStatistic.includes(r.rank)) out.push(`  witness  none: no ${witnessText().totals} beside the kernel table`);
-    if (r.warningCount > 0)
+    const said = ownWarnings(r);
+    if (said.count > 0) out.push(warningsLine(said.count, said.warnings[0]));
+  }
+  // Rows whose device cannot be told are the file's, on no rank: said once, apart from every rank's.
+  const noRank = noRankOf(p);
+  if (noRank !== null) {
+    out.push('', 'no rank');
+    for (const f of noRank.files) {
+      const of = f.snapshot ? `skipped when ${shown(relPath(f.path))} was made` : `of ${shown(relPath(f.path))} skipped`;
       out.push(
-        `  warnings ${fmtCount(r.warningCount)} (first: ${shown(relPath(r.warnings[0]!.file))}:${r.warnings[0]!.line}: ${oneLine(r.warnings[0]!.message)})`,
+        `  rows     ${fmtCount(f.rows)} ${of}: ${f.rows === 1 ? 'its device' : 'their devices'} ${f.snapshot ? 'could not' : 'cannot'} be told`,
       );
+    }
+    if (noRank.count > 0) out.push(warningsLine(noRank.count, noRank.warnings[0]));
   }
   for (const w of witness.results.filter((x) => x.ranks.length > 1)) {
     out.push('');
@@ -101,6 +111,12 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   }
   for (const n of p.notes) out.push(`note: ${shown(n)}`);
   return `${out.join('\n')}\n`;
+}
+
+/** `warnings N (first: file:line: message)`; the first left out when it was not kept (past the warnings kept). */
+function warningsLine(count: number, first: RowWarning | undefined): string {
+  const at = first === undefined ? '' : ` (first: ${shown(relPath(first.file))}:${first.line}: ${oneLine(first.message)})`;
+  return `  warnings ${fmtCount(count)}${at}`;
 }
 
 /**

@@ -252,6 +252,12 @@ export class KernelTableReader {
         log.skip(this.file, v.line, `${this.stepName} is "${clip(v.text(this.stepI))}", expected an integer; row skipped`);
         return;
       }
+      // A step is numbered from 0 (ProfilerStep#N): a negative Step Id is no step a profiler writes, and no --steps
+      // range could select it (`-8` is "up to 8"). Negative ids come here from either engine.
+      if (step !== null && step < 0) {
+        log.skip(this.file, v.line, `${this.stepName} is ${clip(v.text(this.stepI).trim())}, expected a step number (0 or more); row skipped`);
+        return;
+      }
       // Step Ids of 10 digits and more come here from either engine.
       if (step !== null && !Number.isSafeInteger(step)) {
         log.skip(

@@ -48,10 +48,31 @@ function records(bytes: Buffer): { cells: string[]; line: number }[] {
   return out;
 }
 
+/** The time columns of a header (every column but Step, Device_id, Type, Index), at most MAX_COLUMNS. */
+function timeColumns(header: string[]): number[] {
+  const timeAt: number[] = [];
+  for (let i = 0; i < header.length && timeAt.length < MAX_COLUMNS; i++) if (!NOT_TIME.has(header[i]!) && header[i] !== '') timeAt.push(i);
+  return timeAt;
+}
+
+/**
+ * A time cell as a number of µs: null when empty (the profiler gave no time), or when it is Stage's and holds a
+ * word (some exports write the step's phase there: the audit reads it); else a number of 0 µs or more, or why not.
+ */
+function timeCell(column: string, text: string): number | null | { why: string } {
+  const t = text.trim();
+  if (t === '') return null;
+  if (column === 'Stage' && /^[A-Za-z][A-Za-z _-]*$/.test(t)) return null;
+  const v = NUMBER.test(t) ? Number(t) : Number.NaN;
+  if (!Number.isFinite(v)) return { why: `${column} is "${excerpt(t)}", expected a number of µs` };
+  if (v < 0) return { why: `${column} is negative (${excerpt(t)})` };
+  return v;
+}
+
 /**
  * Read a step_trace_time.csv. A file that is not one (no Step column) is said in a warning and gives null; a row
- * that cannot be read (a Step that is not a whole number, a step twice, a wrong number of cells) is warned of,
- * counted and left out. A cell that is not a number is null.
+ * that cannot be read (a Step that is not a step number, a step twice, a wrong number of cells, a time that is not
+ * a number of µs or is negative) is warned of, counted and left out. An empty time cell is null.
  */
 export function readStepTrace(path: string, log: RowLog): StepTrace | null {
   noteInput(path);
@@ -62,8 +83,7 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
     log.warn(path, 1, `no "Step" column (found ${excerpt(header.slice(0, 6).join(', '))}); expected a step_trace_time.csv header, file not read`);
     return null;
   }
-  const timeAt: number[] = [];
-  for (let i = 0; i < header.length && timeAt.length < MAX_COLUMNS; i++) if (!NOT_TIME.has(header[i]!) && header[i] !== '') timeAt.push(i);
+  const timeAt = timeColumns(header);
   const columns = timeAt.map((i) => header[i]!);
   const rows: StepTrace['rows'] = [];
   let skipped = 0;
@@ -71,14 +91,7 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
     skipped++;
     log.warn(path, line, `${message}; step_trace row skipped`);
   };
-  for (const { step, cells: c } of stepRows(recs, header.length, stepAt, skip)) {
-    const values = timeAt.map((i) => {
-      const t = c[i]!.trim();
-      const v = NUMBER.test(t) ? Number(t) : Number.NaN;
-      return Number.isFinite(v) ? v : null;
-    });
-    rows.push({ step, values });
-  }
+  for (const { step, values } of stepRows(recs, header, stepAt, timeAt, skip)) rows.push({ step, values });
   rows.sort((a, b) => a.step - b.step);
   return { file: path, columns, rows, rowsSkipped: skipped };
 }
@@ -86,8 +99,9 @@ export function readStepTrace(path: string, log: RowLog): StepTrace | null {
 /**
  * The text of one column per Step of a step_trace_time.csv (the audit asks for Stage, which some exports fill with
  * a phase word), read with the CSV scanner as readStepTrace reads the file: quoted cells, CRLF and a BOM as in every
- * CSV. null when the file has no Step column or no such column; a row readStepTrace would skip (a wrong number of
- * cells, a Step that is not a whole number, a step twice) is left out here, quietly (a --step-time read warns).
+ * CSV. null when the file has no Step column or no such column; a row readStepTrace would skip for its shape or
+ * its Step (a wrong number of cells, a Step that is not a step number, a step twice) is left out here, quietly (a
+ * --step-time read warns); its time cells are not looked at (a damaged Computing says nothing of the Stage).
  */
 export function readStepColumn(path: string, column: string): Map<number, string> | null {
   noteInput(path);
@@ -97,39 +111,56 @@ export function readStepColumn(path: string, column: string): Map<number, string
   const at = header.indexOf(column);
   if (stepAt < 0 || at < 0) return null;
   const out = new Map<number, string>();
-  for (const { step, cells } of stepRows(recs, header.length, stepAt, () => {})) out.set(step, cells[at]!);
+  for (const { step, cells } of stepRows(recs, header, stepAt, [], () => {})) out.set(step, cells[at]!);
   return out;
 }
 
 /**
- * The rows of a step_trace_time.csv (records after the header) that can be read, with their Step; the others go to
- * `skip` with why: a wrong number of cells, a Step that is not a whole number, a step already read (its first row
- * is kept). Empty lines are passed over.
+ * The rows of a step_trace_time.csv (records after the header) that can be read, with their Step and the values of
+ * the time columns `timeAt`; the others go to `skip` with why: a wrong number of cells, a Step that is not a step
+ * number (a whole number, 0 or more, as a kernel table's Step Id), a time that is not a number of µs or is
+ * negative (timeCell), a step already read (its first row is kept). Empty lines are passed over.
  */
 function* stepRows(
   recs: { cells: string[]; line: number }[],
-  width: number,
+  header: string[],
   stepAt: number,
+  timeAt: number[],
   skip: (line: number, message: string) => void,
-): Generator<{ step: number; cells: string[] }> {
+): Generator<{ step: number; cells: string[]; values: (number | null)[] }> {
   const seen = new Set<number>();
-  for (const { cells: c, line } of recs.slice(1)) {
+  const width = header.length;
+  rows: for (const { cells: c, line } of recs.slice(1)) {
     if (c.length === 1 && c[0]!.trim() === '') continue;
     if (c.length !== width) {
       skip(line, `row has ${c.length} cells, the header has ${width}`);
       continue;
     }
     const stepText = c[stepAt]!.trim();
-    const step = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
-    if (!Number.isSafeInteger(step)) {
+    const read = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
+    if (!Number.isSafeInteger(read)) {
       skip(line, `Step is "${excerpt(stepText)}", expected a whole number`);
       continue;
+    }
+    if (read < 0) {
+      skip(line, `Step is ${read}, expected a step number (0 or more)`);
+      continue;
+    }
+    const step = read + 0; // -0 is step 0
+    const values: (number | null)[] = [];
+    for (const i of timeAt) {
+      const v = timeCell(header[i]!, c[i]!);
+      if (v !== null && typeof v === 'object') {
+        skip(line, v.why);
+        continue rows;
+      }
+      values.push(v);
     }
     if (seen.has(step)) {
       skip(line, `step ${step} is in the file twice`);
       continue;
     }
     seen.add(step);
-    yield { step, cells: c };
+    yield { step, cells: c, values };
   }
 }

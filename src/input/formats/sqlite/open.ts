@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inputError, isKprofError } from '../../../util/errors.js';
 import { forLibrary } from '../../bytes/whole.js';
-import { shown } from '../../../util/inputText.js';
+import { shellWord, shown } from '../../../util/inputText.js';
 import type { SqliteDatabase, SqliteOpen } from './library.js';
 
 const MAGIC = 'SQLite format 3\u0000';
@@ -52,7 +52,7 @@ export function readHeader(path: string, file: string): DbHeader & { disk: strin
     throw inputError(`${file}: empty file; expected an SQLite export (a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db)`);
   if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
     throw inputError(
-      `${file}: gzip data, not an SQLite database: SQLite reads a db unpacked only. Unpack it first (gunzip -k ${file}) and pass the .db it writes.`,
+      `${file}: gzip data, not an SQLite database: SQLite reads a db unpacked only. Unpack it first (gunzip -k ${shellWord(file)}) and pass the .db it writes.`,
     );
   }
   if (!looksLikeSqlite(head.subarray(0, n))) {

@@ -238,7 +238,15 @@ export function startRead(
 } {
   const withShapes = options.shapes === true && schema.compute.shapes !== null;
   const originNs = earliestStart(rows, schema);
-  const steps = originNs === null ? [] : readSteps(rows, schema, originNs);
+  const windows = originNs === null ? [] : readSteps(rows, schema, originNs);
+  // Steps are numbered from 0 (ProfilerStep#N), as a kernel table's Step Id: a window of a negative id is no step
+  // (no --steps range selects one), left out and said; its kernels are in no step.
+  const steps = windows.filter((w) => w.id >= 0);
+  const negative = windows.length - steps.length;
+  if (negative > 0)
+    traits.push(
+      `${negative} STEP_TIME window${negative === 1 ? '' : 's'} of a negative id left out (steps are numbered from 0): ${negative === 1 ? 'its' : 'their'} kernels in no step`,
+    );
   const rankOf = readRankMap(rows, schema);
   options.onStart?.(schema, originNs);
   const strings = new StringTable(lookups);

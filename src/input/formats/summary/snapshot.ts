@@ -8,7 +8,7 @@
 
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
 import { inputError } from '../../../util/errors.js';
-import { escaped, excerpt, shown } from '../../../util/inputText.js';
+import { excerpt, shellWord, shown } from '../../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -252,6 +252,12 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (![g.name, g.type, g.core, g.shapes, g.userGroup].every(isOptionalText)) {
         fail(path, `${where} has a name, type, core, shapes or userGroup that is not text`);
       }
+      // kprof writes both, null where the source gives none (an op_statistic or Nsight CSV without the column, a
+      // group of no kernel): a group without one would read as a rank whose minimum is unknown, and the profile's
+      // minimum would be taken from the other ranks alone.
+      for (const f of ['minUs', 'maxUs'] as const) {
+        if (g[f] === undefined) fail(path, `${where} has a "${f}" of nothing, expected ${US_RULE}, or null where its source gives none`);
+      }
       const minTicks = g.minUs === undefined || g.minUs === null ? null : exactTicks(g.minUs);
       const maxTicks = g.maxUs === undefined || g.maxUs === null ? null : exactTicks(g.maxUs);
       if (
@@ -292,7 +298,8 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       const seenSteps = new Set<number>();
       for (const su of bySteps as unknown[]) {
         const step = typeof su === 'object' && su !== null ? (su as StepJson).step : undefined;
-        if (!Number.isSafeInteger(step)) fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a whole number`);
+        if (!isStepNumber(step))
+          fail(path, `a "byStep" entry of ${where} has a "step" of ${quoteJson(step)}, expected a step number (a whole number, 0 or more)`);
         const at = `step ${step} of ${where}`;
         const cell = readCell(path, at, su, 'count');
         if (seenSteps.has(step!)) fail(path, `${at} is in its "byStep" twice`);
@@ -403,11 +410,16 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
 /** The most step_trace_time.csv columns a rank's step time may hold (the reader keeps at most 32). */
 const MAX_TRACE_COLUMNS = 32;
 
+/** A step as kprof reads one: a whole number, 0 or more (a kernel table's negative Step Id is a skipped row). */
+function isStepNumber(step: unknown): step is number {
+  return Number.isSafeInteger(step) && (step as number) >= 0;
+}
+
 /** Whole numbers, distinct and ascending, of a list of objects' `step`. */
 function ascendingSteps(path: string, where: string, items: { step?: unknown }[]): void {
   let last = Number.NEGATIVE_INFINITY;
   for (const it of items) {
-    if (!Number.isSafeInteger(it.step)) fail(path, `${where} has a "step" of ${quoteJson(it.step)}, expected a whole number`);
+    if (!isStepNumber(it.step)) fail(path, `${where} has a "step" of ${quoteJson(it.step)}, expected a step number (a whole number, 0 or more)`);
     if (!((it.step as number) > last)) fail(path, `${where} has steps that are not distinct and in order (${last} then ${it.step})`);
     last = it.step as number;
   }
@@ -455,8 +467,8 @@ function readStepTime(path: string, inRank: string, x: unknown, rank: RankData):
   ascendingSteps(path, tw, t.rows as { step?: unknown }[]);
   const rows = (t.rows as Record<string, unknown>[]).map((r) => {
     const v = r.values;
-    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n)))) {
-      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers or nulls (one per column)`);
+    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n) && n >= 0))) {
+      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers of µs (0 or more) or nulls (one per column)`);
     }
     return { step: r.step as number, values: v as (number | null)[] };
   });
@@ -507,7 +519,8 @@ function savedFigures(path: string, o: Record<string, unknown>, ranks: RankData[
 /** A rank's "steps": distinct whole numbers, in order (as kprof writes them); [] when there are none. */
 function readSteps(path: string, inRank: string, steps: unknown): number[] {
   if (steps === undefined || steps === null) return [];
-  if (!Array.isArray(steps) || !steps.every((s) => Number.isSafeInteger(s))) fail(path, `the "steps" of ${inRank} are not a list of whole numbers`);
+  if (!Array.isArray(steps) || !steps.every(isStepNumber))
+    fail(path, `the "steps" of ${inRank} are not a list of step numbers (whole numbers, 0 or more)`);
   for (let i = 1; i < steps.length; i++) {
     if (!((steps[i] as number) > (steps[i - 1] as number)))
       fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
@@ -535,12 +548,6 @@ export function savedOptions(groupBy: string, selection: string): string {
   return out.join(' ');
 }
 
-/** A word as a POSIX shell reads it back: bare when plain, else single-quoted; unsafe characters escaped (see escaped). */
-function shellWord(s: string): string {
-  const t = escaped(s);
-  return /^[\w.,:@%+=-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
-}
-
 /** Snapshots combined into one profile must have been made with one grouping and the same filters. */
 export function sameMaking(read: RankData[]): void {
   const first = read.find((r) => r.snapshot !== null)?.snapshot;
@@ -551,7 +558,7 @@ export function sameMaking(read: RankData[]): void {
     const made = (x: { groupBy: string; selection: string }): string => `--by ${x.groupBy}${x.selection ? ` and ${shown(x.selection)}` : ''}`;
     throw inputError(
       `${s.path}: made with ${made(s)}, but ${first.path} was made with ${made(first)}; summary JSONs are combined only when made with ` +
-        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${s.path}`,
+        `the same grouping and filters. Regenerate it with the options of the other: kprof summary <profile> ${savedOptions(first.groupBy, first.selection)} --format json -o ${shellWord(s.path)}`,
     );
   }
 }
