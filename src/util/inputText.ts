@@ -9,15 +9,6 @@
 const CI_COMMAND = '##\\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])\\[)';
 
 /**
- * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
- * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
- * U+2066–U+2069), the invisible characters (INVISIBLE), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML
- * cannot hold them). Also `##[` and
- * `##vso[` and `##teamcity[` (any case) anywhere, and `::` at the start (after any white space, which a GitHub
- * runner trims): runners read those as workflow commands (an Azure Pipelines agent acts on the first `##vso[`
- * anywhere in a line, TeamCity on every `##teamcity[`).
- */
-/**
  * Characters that show as nothing, so that a name holding one looks like another name (`Cast\u200b` like `Cast`):
  * the soft hyphen U+00AD, U+180E, the zero-width space, non-joiner and joiner U+200B–U+200D, the word joiner and
  * invisible operators U+2060–U+2064, the deprecated format characters U+206A–U+206F and U+FEFF (a zero-width
@@ -25,8 +16,23 @@ const CI_COMMAND = '##\\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])
  */
 const INVISIBLE = '\\u00ad\\u180e\\u200b-\\u200d\\u2060-\\u2064\\u206a-\\u206f\\ufeff';
 
+/**
+ * The unsafe characters that JSON.stringify leaves raw (all but the C0 controls), a character class's contents:
+ * what jsonSafe escapes, and with the C0 controls what escaped() escapes.
+ */
+const RAW_IN_JSON = `${INVISIBLE}\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff`;
+
 /** The unsafe characters (see UNSAFE_SOURCE), a character class's contents. */
-const UNSAFE_CLASS = `${INVISIBLE}\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff`;
+const UNSAFE_CLASS = `\\u0000-\\u001f${RAW_IN_JSON}`;
+
+/**
+ * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
+ * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069), the invisible characters (INVISIBLE), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML
+ * cannot hold them). Also `##[`, `##vso[` and `##teamcity[` (any case) anywhere, and `::` at the start (after any
+ * white space, which a GitHub runner trims): runners read those as workflow commands (an Azure Pipelines agent acts
+ * on the first `##vso[` anywhere in a line, TeamCity on every `##teamcity[`).
+ */
 const UNSAFE_SOURCE = `[${UNSAFE_CLASS}]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|${CI_COMMAND}|^\\s*::`;
 const UNSAFE = new RegExp(UNSAFE_SOURCE, 'g');
 
@@ -173,7 +179,4 @@ function jsonEscape(m: string): string {
   return m.startsWith('##') ? `\\u0023${m.slice(1)}` : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-const JSON_UNSAFE = new RegExp(
-  `[${INVISIBLE}\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|${CI_COMMAND}`,
-  'g',
-);
+const JSON_UNSAFE = new RegExp(`[${RAW_IN_JSON}]|${CI_COMMAND}`, 'g');
