@@ -93,8 +93,14 @@ export function extensionFormat(out: string): string | undefined {
 
 /** A format as a message names it. */
 export function formatLabel(format: string): string {
-  const labels: Readonly<Record<string, string>> = { junit: 'JUnit XML', markdown: 'Markdown', github: 'GitHub annotations', table: 'text' };
-  return labels[format] ?? (format === 'text' ? 'text' : format.toUpperCase());
+  const labels: Readonly<Record<string, string>> = {
+    junit: 'JUnit XML',
+    markdown: 'Markdown',
+    github: 'GitHub annotations',
+    table: 'text',
+    text: 'text',
+  };
+  return labels[format] ?? format.toUpperCase();
 }
 
 /**
