@@ -5,15 +5,11 @@
 // its last group).
 //
 // Keys come from the input: the hash is seeded per process, and an index whose keys still pile up (a run of more
-// than MAX_RUN filled slots, which a lookup may walk) is kept in a Map instead, so no input makes lookups slow.
+// than MAX_RUN filled slots, which a lookup may walk) is kept in a Map instead, so no input makes lookups slow
+// (util/textIndex.ts: the hash and the run are that index's, which grows).
 
 import type { Group } from '../model/model.js';
-
-/** The longest run of filled slots kept (see above). */
-const MAX_RUN = 256;
-
-/** This process's seed of the hash (the order of nothing depends on it). */
-const SEED = (Math.random() * 0x100000000) | 0;
+import { MAX_RUN, textHash as hashOf } from '../util/textIndex.js';
 
 export class KeyIndex implements Iterable<[string, Group]> {
   /** Position + 1 in the list of the key's first group, 0 for an empty slot. */
@@ -132,14 +128,4 @@ function longestRun(slots: Int32Array): number {
     }
   }
   return longest;
-}
-
-/** FNV-1a of the key's UTF-16 code units (from this process's seed), its bits spread over the low ones (the slot is taken from them). */
-function hashOf(key: string): number {
-  let h = (0x811c9dc5 ^ SEED) | 0;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  h ^= h >>> 12;
-  return h;
 }

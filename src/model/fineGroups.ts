@@ -14,6 +14,7 @@
 // its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
+import { TextIndex } from '../util/textIndex.js';
 import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
 
 /**
@@ -60,7 +61,7 @@ class Columns {
   texts: string[] = [];
   textIds = new Map<string, number>();
   /** The first group of each name, for groups with a name and no shapes (most groups by name). */
-  byName = new NameIndex();
+  byName = this.nameIndex();
   /** The other groups, by key (fineKey). */
   byKey = new Map<string, number>();
   /** How many of those have a name (and shapes): a name's chain then holds not every group of that name. */
@@ -75,6 +76,11 @@ class Columns {
   /** The step cells of a group of more than one step (or made elsewhere: a worker's packed cells). */
   multi = new Map<number, Map<number, Cell>>();
   rare = new Map<number, Rare>();
+
+  /** An index of names to the first group of each (whose name it reads from the column). */
+  private nameIndex(): TextIndex {
+    return new TextIndex((i) => this.names[i]!);
+  }
 
   text(t: string | null): number {
     if (t === null) return -1;
@@ -134,7 +140,7 @@ class Columns {
     // A large index goes too (made again from the chains if a group is looked up after): tens of MB at a million
     // groups, which a summary does not look up.
     if (this.n >= INDEX_DROPPED_FROM && this.indexed) {
-      this.byName = new NameIndex();
+      this.byName = this.nameIndex();
       this.byKey = new Map();
       this.indexed = false;
     }
@@ -245,53 +251,6 @@ class Columns {
   key(i: number): string {
     return fineKey(this.names[i]!, this.textOf(this.type[i]!), this.textOf(this.core[i]!), this.textOf(this.shapes[i]!), this.rare.get(i)?.cls ?? '');
   }
-}
-
-/** V8 hashes a string of more than this many code units by its length alone. */
-const HASHED_LENGTH = 16_383;
-
-/**
- * The first group of each name: a Map by name, but for names too long for V8 to hash (see HASHED_LENGTH), whose
- * Map would put every name of one length in one bucket and compare each with all the others (400 names of 64 KiB
- * alike in their first 65,000 characters took a second): those are found by a hash of the whole name, then
- * compared whole.
- */
-class NameIndex {
-  private readonly names = new Map<string, number>();
-  private readonly long = new Map<number, { name: string; first: number }[]>();
-
-  /** The last long name hashed and its hash: a group is looked up (find), then added, by one name. */
-  private last: { name: string; hash: number } | null = null;
-
-  private hash(name: string): number {
-    if (this.last?.name !== name) this.last = { name, hash: hashOf(name) };
-    return this.last.hash;
-  }
-
-  get(name: string): number | undefined {
-    if (name.length <= HASHED_LENGTH) return this.names.get(name);
-    return this.long.get(this.hash(name))?.find((e) => e.name === name)?.first;
-  }
-
-  set(name: string, first: number): void {
-    if (name.length <= HASHED_LENGTH) {
-      this.names.set(name, first);
-      return;
-    }
-    const h = this.hash(name);
-    const bucket = this.long.get(h);
-    const e = bucket?.find((x) => x.name === name);
-    if (e !== undefined) e.first = first;
-    else if (bucket !== undefined) bucket.push({ name, first });
-    else this.long.set(h, [{ name, first }]);
-  }
-}
-
-/** FNV-1a over the code units of a text, with its length: a number a Map hashes (collisions are compared whole). */
-function hashOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0) * 2 ** 20 + (text.length % 2 ** 20);
 }
 
 /** Groups with a name and no shapes are found by their name (no key string made): the others by key. */

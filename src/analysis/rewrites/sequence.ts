@@ -21,6 +21,7 @@
 
 import { groupKey } from '../../aggregate/group.js';
 import type { GroupBy } from '../../model/model.js';
+import { TextIndex } from '../../util/textIndex.js';
 
 /** Sampled steps kept per shape (see the top of this file). */
 export const SAMPLE_CAP = 64;
@@ -50,10 +51,10 @@ export function tokenKey(by: GroupBy, k: KernelFields): string | null {
   return groupKey(by, k);
 }
 
-/** Token texts ↔ small integer ids, in order of first appearance. */
+/** Token texts ↔ small integer ids, in order of first appearance (an index over the texts: a million names by name). */
 export class TokenTable {
   readonly texts: string[] = [];
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new TextIndex((id) => this.texts[id]!);
 
   intern(text: string): number {
     let id = this.ids.get(text);
