@@ -7,6 +7,8 @@
 // into the RankData (`beside`), packed into transferable buffers when it crosses from a worker.
 
 import type { KernelSink } from './sink.js';
+import type { RankData } from '../model/model.js';
+import { FineGroupTable } from '../model/fineGroups.js';
 
 /** A sink beside the accumulator, and what it gives back after the last file of its rank. */
 export interface BesideSink<R> extends KernelSink {
@@ -18,9 +20,24 @@ export interface BesideKind<O = unknown, R = unknown> {
   /** Unique: a worker finds the kind by it. */
   readonly name: string;
   make(options: O): BesideSink<R>;
-  /** The result as a structured-cloneable value, and the buffers to transfer rather than copy. */
-  pack(result: R): { value: unknown; transfer: ArrayBuffer[] };
-  unpack(value: unknown): R;
+  /**
+   * The result as a structured-cloneable value, and the buffers to transfer rather than copy. `names`: the texts the
+   * rank's message carries already (rankNames), which the value may name by position rather than carry again.
+   */
+  pack(result: R, names: RankNames): { value: unknown; transfer: ArrayBuffer[] };
+  /** The result again, with the same rank's `names` as it was packed with. */
+  unpack(value: unknown, names: RankNames): R;
+}
+
+/**
+ * The names of a rank's fine groups, in the order its message carries them (null: none it carries as a list). A
+ * text crossing from a worker is copied, once into the message and once out of it, each time it is in it: a
+ * recorder's tokens by name are those names (a million names, some 40 MB more a side each way).
+ */
+export type RankNames = readonly (string | null)[] | null;
+
+export function rankNames(r: RankData): RankNames {
+  return r.groups instanceof FineGroupTable ? r.groups.columnNames() : null;
 }
 
 /** What a read asks for: a kind and its options. */

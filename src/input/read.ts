@@ -30,7 +30,7 @@ import { inTaskDir, type JobTask, type ReadTask } from './workers/protocol.js';
 import type { WorkerJob } from './workers/jobs.js';
 import { defaultEngine, type Engine } from './engine.js';
 import { dropIdleEngines } from './csv/simdEngine.js';
-import { besideKind, besideTask, registerBeside, type BesideRequest } from './beside.js';
+import { besideKind, besideTask, rankNames, registerBeside, type BesideRequest } from './beside.js';
 
 export interface ReadOptions {
   /** Read Input Shapes into the group key (grouping by shapes). */
@@ -185,7 +185,7 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
 
 /** The beside results of ranks read in a worker, unpacked. */
 function unpackBeside(ranks: RankData[], request: BesideRequest | null): RankData[] {
-  if (request !== null) for (const r of ranks) if (r.beside !== undefined) r.beside = r.beside.map((v) => request.kind.unpack(v));
+  if (request !== null) for (const r of ranks) if (r.beside !== undefined) r.beside = r.beside.map((v) => request.kind.unpack(v, rankNames(r)));
   return ranks;
 }
 

@@ -799,6 +799,11 @@ export class FineGroupTable implements Map<string, FineGroup> {
    * own arrays, cut to its groups (trim left a quarter unused at most), not copies: a copy of a million groups'
    * columns cost the worker 84 MB more at its peak. Moved to another thread, they are the table's no more.
    */
+  /** The names of the groups, in the order of columns() (null where columns() is). */
+  columnNames(): readonly (string | null)[] | null {
+    return this.#objects.size > 0 ? null : this.#c.names;
+  }
+
   columns(): TableColumns | null {
     if (this.#objects.size > 0) return null;
     const c = this.#c;

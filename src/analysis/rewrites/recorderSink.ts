@@ -6,7 +6,7 @@
 // Start times are exact integer ticks after the reader's origin (an integer µs per file): a rank of several
 // files is rebased onto the origin of its first. Streams are the file's Stream ID (`-` when it has none).
 
-import type { BesideKind, BesideSink } from '../../input/beside.js';
+import type { BesideKind, BesideSink, RankNames } from '../../input/beside.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type SourceFacts } from '../../input/sink.js';
 import { TICKS_PER_US, type Cell, type GroupBy, type Profile, type StepRange } from '../../model/model.js';
 import {
@@ -144,7 +144,10 @@ interface PackedShape {
 
 interface PackedRecorded {
   by: GroupBy;
+  /** The token texts the rank's names do not carry (see tokenAt), in token order. */
   tokens: string[];
+  /** Per token, its position in the rank's names, or -1: the next of `tokens` (null: every token is in `tokens`). */
+  tokenAt: Int32Array<ArrayBuffer> | null;
   ranks: string[];
   streams: string[];
   stats: SequenceStats;
@@ -162,8 +165,37 @@ interface PackedRecorded {
 
 const STEP_STRIDE = 7;
 
-export function packRecorded(r: RecordedRank): { value: PackedRecorded; transfer: ArrayBuffer[] } {
+/** How far past the last token found a token is looked for in the rank's names (see tokensIn). */
+const NAMES_AHEAD = 64;
+
+/**
+ * The position of each token in the rank's names, or -1 (null when tokens are not names). Tokens by name are the
+ * names of the rank's groups, both in the order first read, less the names of communication kernels and the
+ * second group of a name (another type or core): each is found a few names past the last, with no index (a
+ * million names by name). A token not found there is carried as its text, so the order is a saving, not a rule.
+ */
+function tokensIn(seq: Sequences, names: RankNames): Int32Array<ArrayBuffer> | null {
+  if (names === null || seq.by !== 'name' || seq.tokens.length === 0) return null;
+  const at = new Int32Array(seq.tokens.length);
+  let next = 0;
+  for (let k = 0; k < at.length; k++) {
+    const t = seq.tokens[k]!;
+    let found = -1;
+    for (let j = next, end = Math.min(names.length, next + NAMES_AHEAD); j < end; j++) {
+      if (names[j] === t) {
+        found = j;
+        break;
+      }
+    }
+    at[k] = found;
+    if (found >= 0) next = found + 1;
+  }
+  return at;
+}
+
+export function packRecorded(r: RecordedRank, names: RankNames): { value: PackedRecorded; transfer: ArrayBuffer[] } {
   const { seq } = r;
+  const tokenAt = tokensIn(seq, names);
   let nTokens = 0;
   let nTicks = 0;
   for (const s of seq.shapes) {
@@ -200,7 +232,8 @@ export function packRecorded(r: RecordedRank): { value: PackedRecorded; transfer
   return {
     value: {
       by: seq.by,
-      tokens: seq.tokens,
+      tokens: tokenAt === null ? seq.tokens : seq.tokens.filter((_, k) => tokenAt[k]! < 0),
+      tokenAt,
       ranks: seq.ranks,
       streams: seq.streams,
       stats: seq.stats,
@@ -212,11 +245,22 @@ export function packRecorded(r: RecordedRank): { value: PackedRecorded; transfer
       withoutSteps: r.withoutSteps,
       withoutStarts: r.withoutStarts,
     },
-    transfer: [shapeTokens.buffer, shapeTicks.buffer, steps.buffer],
+    transfer: [shapeTokens.buffer, shapeTicks.buffer, steps.buffer, ...(tokenAt === null ? [] : [tokenAt.buffer])],
   };
 }
 
-export function unpackRecorded(value: unknown): RecordedRank {
+/** The token texts of a packed recording, from the names of the rank it was packed with. */
+function tokensOf(p: PackedRecorded, names: RankNames): string[] {
+  const at = p.tokenAt;
+  if (at === null) return p.tokens;
+  if (names === null) throw new Error('rewrites: a recording packed with its rank names came without them');
+  const tokens = new Array<string>(at.length);
+  let own = 0;
+  for (let k = 0; k < at.length; k++) tokens[k] = at[k]! >= 0 ? names[at[k]!]! : p.tokens[own++]!;
+  return tokens;
+}
+
+export function unpackRecorded(value: unknown, names: RankNames): RecordedRank {
   const p = value as PackedRecorded;
   let t = 0;
   let f = 0;
@@ -248,7 +292,7 @@ export function unpackRecorded(value: unknown): RecordedRank {
     });
   }
   return {
-    seq: { by: p.by, tokens: p.tokens, ranks: p.ranks, streams: p.streams, shapes, steps, stats: p.stats },
+    seq: { by: p.by, tokens: tokensOf(p, names), ranks: p.ranks, streams: p.streams, shapes, steps, stats: p.stats },
     unordered: p.unordered,
     withoutSteps: p.withoutSteps,
     withoutStarts: p.withoutStarts,

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { isKprofError } from '../../util/errors.js';
 import { collectGarbage } from '../../util/heap.js';
 import { dropIdleEngines } from '../csv/simdEngine.js';
-import { besideKind } from '../beside.js';
+import { besideKind, rankNames } from '../beside.js';
 import { readRank } from '../readRank.js';
 import { packedBuffers, packRanks } from './pack.js';
 import { jobNamed } from './jobs.js';
@@ -71,7 +71,7 @@ export function serveReads(): void {
         if (kind !== null) {
           for (const r of ranks) {
             r.beside = r.beside?.map((v) => {
-              const p = kind.pack(v);
+              const p = kind.pack(v, rankNames(r));
               for (const b of p.transfer) transfer.push(b);
               return p.value;
             });
