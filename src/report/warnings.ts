@@ -17,13 +17,7 @@ export interface GithubWarnings {
  * The first warnings, how many more, and how many rows were skipped. `inReport`: the report counts the skipped rows
  * (every format but CSV, whose rows are groups only: for it this line is their one count).
  */
-export function warningLines(
-  warnings: RowWarning[],
-  total: number,
-  skipped: number,
-  github: GithubWarnings | null = null,
-  inReport = true,
-): string {
+export function warningLines(warnings: RowWarning[], total: number, skipped: number, github: GithubWarnings | null = null, inReport = true): string {
   if (total === 0) return '';
   // Paths carry text from input (folder names): escaped() escapes what a terminal or CI log would run. Messages
   // quote cells already escaped (excerpt()): oneLine() leaves those as they are.
