@@ -203,11 +203,12 @@ describe('the action: inputs are data, never code', () => {
   it('a version input is no way to run a package fetched by name: the action has no such input, and npm never installs kprof', () => {
     const bin = mkdtempSync(join(tmp, 'bin-'));
     const npmLog = join(bin, 'npm.log');
-    writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$@" >> '${npmLog}'\n`);
+    // The log's path is the stand-in's environment, not its text: a temporary path may hold a quote.
+    writeFileSync(join(bin, 'npm'), '#!/bin/sh\necho "$@" >> "$NPM_LOG"\n');
     chmodSync(join(bin, 'npm'), 0o755);
     const r = runAction(
       { profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, base: `${EX}/base`, version: '1.0.0' },
-      { PATH: `${bin}:${process.env.PATH}` },
+      { PATH: `${bin}:${process.env.PATH}`, NPM_LOG: npmLog },
     );
     expect(r.code).toBe(0);
     expect(existsSync(npmLog)).toBe(false);
@@ -236,10 +237,13 @@ describe('the action: inputs are data, never code', () => {
   it('builds the action’s own copy when it has no bundle, and exits 2 when that fails', () => {
     const bin = mkdtempSync(join(tmp, 'bin-'));
     const npmLog = join(bin, 'npm.log');
-    writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$@ in $PWD" >> '${npmLog}'\nexit 1\n`);
+    writeFileSync(join(bin, 'npm'), '#!/bin/sh\necho "$@ in $PWD" >> "$NPM_LOG"\nexit 1\n');
     chmodSync(join(bin, 'npm'), 0o755);
     const clone = mkdtempSync(join(tmp, 'action-clone-'));
-    const r = runAction({ profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml` }, { PATH: `${bin}:${process.env.PATH}`, GITHUB_ACTION_PATH: clone });
+    const r = runAction(
+      { profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml` },
+      { PATH: `${bin}:${process.env.PATH}`, GITHUB_ACTION_PATH: clone, NPM_LOG: npmLog },
+    );
     expect(r.code).toBe(2);
     // No install scripts: nothing native is compiled, so a runner without a compiler builds it too.
     expect(readFileSync(npmLog, 'utf8')).toBe(`ci --ignore-scripts --no-audit --no-fund in ${clone}\n`);

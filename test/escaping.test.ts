@@ -145,7 +145,7 @@ describe('every format that escapes shows the two names apart', () => {
     expect(rank.code).toBe(2);
     expect(rank.stderr).toContain('found "a\\x1b"');
     const rankOwn = await kprof(['summary', csv, '--rank', 'a\\x1b,']);
-    expect(rankOwn.stderr).toContain('found "a\\x5cx1b,"');
+    expect(rankOwn.stderr).toContain('found an empty item in "a\\x5cx1b,"');
     // Option values are quoted alike, and cut: a value of any size gives a message of one short line.
     const top = await kprof(['summary', csv, '--top', `${'9'.repeat(5000)}\u001b`]);
     expect(top.code).toBe(2);

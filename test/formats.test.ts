@@ -170,6 +170,47 @@ describe('header variants', () => {
     }
   });
 
+  it('msprof damaged rows of several devices are counted on their own Device_id, else on no rank', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
+    try {
+      const file = join(dir, 'op_summary_20260101000000.csv');
+      const row = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
+      writeFileSync(
+        file,
+        [
+          'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num',
+          row('0', 'a'),
+          row('1', 'b'),
+          `${row('0', 'x')},extra`, // too many cells: device 0's, read after device 1's row
+          row('1', 'c'),
+          '0,1,1', // too few cells: device 0's
+          row('0', 'f'),
+          row('1', '"e"x'), // text after a closing quote: device 1's, read after device 0's row
+          'N/A,1,1', // too few cells, no device: no rank's
+          row('1', 'd'),
+          row('0', '"unclosed'), // a quote never closed: its cells cannot be told, no rank's
+          row('0', 'g'),
+          row('1', 'h'),
+          '0,1,1,2,cut', // the file ends in this row: device 0's
+        ].join('\n'),
+      );
+      for (const engine of ['js', 'simd'] as const) {
+        const p = await readProfile(file, { withShapes: false, ranks: null, engine });
+        expect(p.ranks.map((r) => [r.rank, r.kernels, r.rowsRead, r.rowsSkipped])).toEqual([
+          ['0', 3, 6, 3],
+          ['1', 4, 5, 1],
+        ]);
+        expect(p.ranks[0]!.files[0]!).toMatchObject({ rowsRead: 13, rowsSkipped: 6, rowsOnNoRank: 2 });
+        expect(summarize(p, { by: 'type', selection: NONE })).toMatchObject({ rowsRead: 13, skippedRows: 6, rowsOnNoRank: 2 });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('CANN 5.x: old device_*/summary layout, unit-less time columns, one rank per device', async () => {
     const p = await read('msprof-cann5');
     expect(p.ranks.map((r) => r.rank)).toEqual(['0', '1']);

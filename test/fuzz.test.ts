@@ -140,7 +140,7 @@ interface SummaryJson {
 
 interface InspectJson {
   ranks: {
-    files: { path: string; format: string; rowsRead: number; rowsSkipped: number }[];
+    files: { path: string; format: string; rowsRead: number; rowsSkipped: number; rowsOnNoRank?: number }[];
     kernels: number;
     rowsRead: number;
     rowsSkipped: number;
@@ -190,13 +190,16 @@ describe('fuzz: damaged exports never crash kprof and the rows always add up', (
         if (tables) {
           expect(sj.rowsRead).toBe(sj.totals.count + sj.filteredKernels + sj.skippedRows);
           for (const r of ij.ranks) expect(r.rowsRead).toBe(r.kernels + r.rowsSkipped);
-          // A file's rows are its ranks' rows (an msprof op_summary can hold several devices, each a rank).
-          const byFile = new Map<string, { read: number; skipped: number }>();
+          // A file's rows are its ranks' rows (an msprof op_summary can hold several devices, each a rank), and
+          // those on no rank (a row whose device cannot be told: its Device_id unreadable, or another header).
+          const byFile = new Map<string, { read: number; skipped: number; noRank: number }>();
           for (const r of ij.ranks) {
-            for (const f of r.files) byFile.set(f.path, { read: f.rowsRead, skipped: f.rowsSkipped });
+            for (const f of r.files) byFile.set(f.path, { read: f.rowsRead, skipped: f.rowsSkipped, noRank: f.rowsOnNoRank ?? 0 });
           }
           const fileRows = [...byFile.values()].reduce((n, f) => n + f.read, 0);
-          expect(fileRows).toBe(ij.ranks.reduce((n, r) => n + r.rowsRead, 0));
+          const noRank = [...byFile.values()].reduce((n, f) => n + f.noRank, 0);
+          expect(fileRows).toBe(ij.ranks.reduce((n, r) => n + r.rowsRead, 0) + noRank);
+          expect(sj.rowsRead).toBe(fileRows);
         }
         // Every skipped row is said on stderr.
         if (sj.skippedRows > 0) expect(s.stderr).toContain(`kprof: ${sj.skippedRows} row${sj.skippedRows === 1 ? '' : 's'} could not be read`);

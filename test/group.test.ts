@@ -197,7 +197,11 @@ describe('helpers', () => {
       { from: 12, to: Infinity },
     ]);
     expect(() => parseSteps('20-5')).toThrow(/ends before it starts \(write it as 5-20\)/);
-    for (const bad of ['a-b', '', '-', '1,,2', '1-2-3', '1 2', '5-x']) expect(() => parseSteps(bad), bad).toThrow(/--steps: .*Expected a Step Id/);
+    for (const bad of ['a-b', '', '-', '1-2-3', '1 2', '5-x']) expect(() => parseSteps(bad), bad).toThrow(/--steps: .*Expected a Step Id/);
+    // An empty item is said as in every list option (errors.ts listItems).
+    expect(() => parseSteps('1,,2')).toThrow(
+      /^--steps: expected Step Ids or ranges \(13,15,20-30\) separated by single commas; found an empty item in "1,,2"/,
+    );
   });
 
   it('the canonical step text: old single ranges keep their text, equal selections have equal text', () => {

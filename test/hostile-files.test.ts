@@ -314,7 +314,8 @@ describe('stdout', () => {
     const { csv } = profile();
     const r = spawnSync(
       'bash',
-      ['-c', `node ${join(ROOT, 'bin/kprof.js')} summary ${csv} --by name | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`],
+      // The paths as arguments of the script, not its text: a clone's or a temporary path may hold a space or a quote.
+      ['-c', 'node "$1" summary "$2" --by name | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}', 'bash', join(ROOT, 'bin/kprof.js'), csv],
       {
         encoding: 'utf8',
         timeout: 20_000,

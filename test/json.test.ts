@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonList, jsonChunks, jsonText, mapped } from '../src/report/json.js';
+import { CHUNK_CHARS, JsonList, jsonChunks, jsonText, mapped } from '../src/report/json.js';
 import { jsonSafe } from '../src/report/render.js';
 
 /** A copy of `v` with some arrays (those `pick` chooses) turned into JsonLists, at any depth. */
@@ -80,6 +80,22 @@ describe('jsonChunks', () => {
     expect(made).toBe(10_000);
     expect(n).toBeGreaterThan(100);
     expect(JSON.parse(text).groups).toHaveLength(10_000);
+  });
+
+  it('writes each long string as a piece of its own: no chunk of 64 KiB names is longer than one name', () => {
+    // V8 makes and reads a string of more than ~128 K characters several times slower than shorter ones: a group of
+    // two 64 KiB names written whole (131 K characters) made a report of such names spend seconds in
+    // JSON.stringify and jsonSafe. Each name is now a chunk of its own, and the text is unchanged.
+    const name = (i: number): string => `${'ab_c'.repeat(16_383)}${String(i).padStart(4, '0')}`;
+    const groups = Array.from({ length: 40 }, (_, i) => ({ key: name(i), names: [name(i)], count: i, byStep: [{ step: 1, count: i }] }));
+    const value = { kind: 'summary', groups: new JsonList(groups), perRank: [{ rank: '0', groups }] };
+    const chunks = [...jsonChunks(value)];
+    expect(chunks.join('')).toBe(`${JSON.stringify({ ...value, groups }, null, 2)}\n`);
+    const longest = JSON.stringify(name(0)).length;
+    expect(longest).toBe(CHUNK_CHARS + 2);
+    expect(Math.max(...chunks.map((c) => c.length))).toBe(longest);
+    // A short chunk between two names: the pieces around a long string are not glued to it.
+    expect(chunks.filter((c) => c.length === longest)).toHaveLength(160);
   });
 
   it('lists nested a thousand deep', () => {

@@ -256,6 +256,11 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'rules:\n  - type: Cast\n    absent: true\n    steps: 9-3\n',
       'r.yaml:4:12: steps: the range ends before it starts (write it as 3-9); found "9-3". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).',
     ],
+    [
+      'an empty item in a step list',
+      'rules:\n  - type: Cast\n    absent: true\n    steps: "7,"\n',
+      'r.yaml:4:12: steps: an empty item in the list (a stray comma?); found "7,". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).',
+    ],
     ['an unknown version', 'version: 2\nrules:\n  - type: Cast\n    absent: true\n', 'r.yaml:1:10: version: expected 1; found 2.'],
     [
       'kernels: other than all',

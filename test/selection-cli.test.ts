@@ -46,11 +46,32 @@ describe('--steps lists and open ranges', () => {
   });
 
   it('a bad list is a usage error that shows what is accepted', async () => {
-    const r = await kprof(['summary', MULTI, '--steps', '7,,8']);
+    const r = await kprof(['summary', MULTI, '--steps', '7,x']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /--steps: an empty item in the list; found "7,,8"\. Expected a Step Id \(7\), a range \(5-20\), an open range \(14- or -8\)/,
+      /--steps: the item "x" is not a Step Id or a range; found "7,x"\. Expected a Step Id \(7\), a range \(5-20\), an open range \(14- or -8\)/,
     );
+  });
+
+  it('an empty item in any list option is the same usage error, naming the option, the value and the list to give', async () => {
+    const lists = [
+      [['summary', MULTI], '--core', 'AI_CORE,', 'core types (AI_CORE,MIX_AIC)'],
+      [['summary', MULTI], '--core', ',AI_CORE', 'core types (AI_CORE,MIX_AIC)'],
+      [['diff', MULTI, MULTI], '--core', 'AI_CORE,,MIX_AIC', 'core types (AI_CORE,MIX_AIC)'],
+      [['summary', MULTI], '--steps', '7,', 'Step Ids or ranges (13,15,20-30)'],
+      [['summary', MULTI], '--steps', '7,,8', 'Step Ids or ranges (13,15,20-30)'],
+      [['summary', MULTI], '--rank', '0,', 'rank ids or folder paths (0,3)'],
+      [['inspect', MULTI], '--rank', '0,,1', 'rank ids or folder paths (0,3)'],
+      [['audit', MULTI], '--rank', ',0', 'rank ids or folder paths (0,3)'],
+      [['audit', '--list'], '--only', 'mla-prolog,', 'catalogue entry ids (mla-prolog,rope)'],
+    ] as const;
+    for (const [cmd, flag, value, items] of lists) {
+      const r = await kprof([...cmd, flag, value]);
+      expect(r, `${flag} ${value}`).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr, `${flag} ${value}`).toBe(
+        `kprof: ${flag}: expected ${items} separated by single commas; found an empty item in "${value}". Remove the stray comma.\n`,
+      );
+    }
   });
 });
 
@@ -89,8 +110,8 @@ describe('--rank by folder path', () => {
     }
   });
 
-  it('an empty item or a control character is still a usage error', async () => {
-    for (const bad of ['0,,1', '0,\u001b[2J']) {
+  it('a control character is still a usage error', async () => {
+    for (const bad of ['0,\u001b[2J', '\u001b']) {
       const r = await kprof(['summary', MULTI, '--rank', bad]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--rank: expected a rank id, a rank's folder path/);

@@ -10,7 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../src/util/inputText.js';
 import { kprof } from './helpers.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'kprof-shell-'));
+// The temporary folder's own name holds a quote and a space, so that every expectation below holds for any
+// temporary path (TMPDIR may hold either): the paths in them are shell words of their own (shellWord, pinned above).
+const tmp = mkdtempSync(join(tmpdir(), "kprof-shell 'q'-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('shellWord', () => {
@@ -31,7 +33,8 @@ describe('suggested command lines', () => {
     writeFileSync(join(dir, 'p.db.gz'), gzipSync(readFileSync('fixtures/sqlite/schema-1.0.0.db')));
     const r = await kprof(['summary', join(dir, 'p.db.gz')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`Unpack it first (gunzip -k '${tmp}/my run'\\''s/p.db.gz') and pass the .db it writes.`);
+    expect(r.stderr).toContain(`Unpack it first (gunzip -k ${shellWord(join(dir, 'p.db.gz'))}) and pass the .db it writes.`);
+    expect(shellWord(join(dir, 'p.db.gz'))).toMatch(/\/my run'\\''s\/p\.db\.gz'$/);
   });
 
   it('kprof summary PROFILE in merge, kprof inspect FOLDER in the not-read note, -o FILE to regenerate a snapshot', async () => {
@@ -39,20 +42,20 @@ describe('suggested command lines', () => {
     cpSync('fixtures/fusion-example/base', base, { recursive: true });
     const m = await kprof(['merge', base]);
     expect(m.code).toBe(2);
-    expect(m.stderr).toContain(`Summarise it first (kprof summary '${base}' --format json -o <file>), then merge that file.`);
+    expect(m.stderr).toContain(`Summarise it first (kprof summary ${shellWord(base)} --format json -o <file>), then merge that file.`);
 
     const run = join(tmp, 'run (2)');
     cpSync('fixtures/fusion-example/base', run, { recursive: true });
     mkdirSync(join(run, 'rank_9_ascend_pt', 'FRAMEWORK'), { recursive: true });
     const s = await kprof(['summary', run, '-q']);
     expect(s.code, s.stderr).toBe(0);
-    expect(s.stderr).toContain(`; kprof inspect '${run}' lists it.\n`);
+    expect(s.stderr).toContain(`; kprof inspect ${shellWord(run)} lists it.\n`);
 
     const mixed = join(tmp, 'mixed grouping');
     cpSync('fixtures/cluster/bad-mixed-grouping', mixed, { recursive: true });
     const g = await kprof(['summary', mixed]);
     expect(g.code).toBe(2);
-    expect(g.stderr).toContain(`--format json -o '${mixed}/rank1.summary.json'\n`);
+    expect(g.stderr).toContain(`--format json -o ${shellWord(join(mixed, 'rank1.summary.json'))}\n`);
   });
 
   it('kprof summary TRACE --by name --match RE, for a rule on names and types of a trace', async () => {
@@ -62,7 +65,7 @@ describe('suggested command lines', () => {
     writeFileSync(rules, "rules:\n  - match: /Mat'x/\n    count: {max: 5}\n");
     const r = await kprof(['check', trace, '--rules', rules, '-q']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`(kprof summary '${trace}/trace_view.json' --by name --match 'Mat'\\''x' lists them)`);
+    expect(r.stderr).toContain(`(kprof summary ${shellWord(join(trace, 'trace_view.json'))} --by name --match 'Mat'\\''x' lists them)`);
   });
 
   it('kprof summary <profile> OPTIONS to regenerate a snapshot made with other filters: each value a shell word', async () => {
@@ -86,7 +89,7 @@ describe('suggested command lines', () => {
     const d = await kprof(['diff', base, 'fixtures/fusion-example/pr', '--save-fusions', file, '-q']);
     expect(d.code, d.stderr).toBe(0);
     expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(
-      `# Fusions found by kprof diff '${base}' fixtures/fusion-example/pr: each the chain the base ran and the`,
+      `# Fusions found by kprof diff ${shellWord(base)} fixtures/fusion-example/pr: each the chain the base ran and the`,
     );
   });
 });

@@ -493,6 +493,20 @@ describe('a summary JSON that kprof could not have written is refused', () => {
     expect({ ...summaryOf(await kprof(['summary', f, '--groups', join(dir, 'g.yaml'), '--format', 'json'])) }).toEqual({ ...good, inputs: null });
   });
 
+  it('without its derived figures (avgUs, sharePct, countPerStep) reads back as with them: they are computed again', async () => {
+    // The contract of the reader (savedSummary.ts): what is read is each rank's counts, times and step cells; the
+    // derived figures, where the file has them, must be what kprof computes (refused otherwise, below).
+    const lean = structuredClone(good) as J;
+    for (const g of [...(lean.groups as Record<string, unknown>[]), ...lean.perRank.flatMap((r) => r.groups)]) {
+      delete g.avgUs;
+      delete g.sharePct;
+      delete g.countPerStep;
+    }
+    const f = join(dir, 'lean.json');
+    writeFileSync(f, JSON.stringify(lean));
+    expect({ ...summaryOf(await kprof(['summary', f, '--groups', join(dir, 'g.yaml'), '--format', 'json'])) }).toEqual({ ...good, inputs: null });
+  });
+
   it('counts and times that are not whole, finite or exact', async () => {
     expect(await refused((j) => (g0(j).count = 1e300))).toMatch(/has a "count" of 1e\+300, expected a whole number from 0 to 2\^53 - 1/);
     expect(await refused((j) => (g0(j).count = 2.5))).toMatch(/"count" of 2\.5/);

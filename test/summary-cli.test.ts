@@ -48,6 +48,29 @@ describe('kprof summary', () => {
     expect(r.stdout).toContain('| **total** | **0** | **0 µs** | - | - |');
   });
 
+  it('rows skipped are said on stderr in every format; CSV, which has no field for them, only there', async () => {
+    const RAGGED = 'fixtures/bad-ragged-rows';
+    const warned =
+      'kprof: warning: fixtures/bad-ragged-rows/kernel_details.csv:3: row has 6 cells, the header has 8; row skipped\n' +
+      'kprof: warning: fixtures/bad-ragged-rows/kernel_details.csv:4: row has 9 cells, the header has 8; row skipped\n';
+    for (const format of ['table', 'markdown', 'json', 'html']) {
+      const r = await kprof(['summary', RAGGED, '--format', format, '-q']);
+      expect(r.code, format).toBe(0);
+      expect(r.stderr, format).toBe(`${warned}kprof: 2 rows could not be read and were skipped (counted in the report's skipped rows).\n`);
+    }
+    for (const args of [
+      ['summary', RAGGED, '--format', 'csv'],
+      ['diff', RAGGED, RAGGED, '--format', 'csv'],
+    ]) {
+      const r = await kprof([...args, '-q']);
+      expect(r.code, args[0]).toBe(0);
+      const line = 'kprof: 2 rows could not be read and were skipped (the CSV report has no field for them).\n';
+      expect(r.stderr, args[0]).toBe(args[0] === 'diff' ? `${warned}${line}${warned}${line}` : `${warned}${line}`);
+      // The CSV data is groups only: no line of it says the skipped rows.
+      expect(r.stdout).not.toMatch(/skipped/);
+    }
+  });
+
   it('exit codes: 0 for a report, 2 for usage and input errors', async () => {
     expect((await kprof(['summary', MULTI])).code).toBe(0);
     expect((await kprof(['summary', STAT, '--by', 'name'])).code).toBe(2);

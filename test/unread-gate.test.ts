@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { shellWord } from '../src/util/inputText.js';
 import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-unread-gate-'));
@@ -28,7 +29,7 @@ function partial(name: string): string {
 const dir = partial('run');
 const rulesFile = join(tmp, 'rules.yaml');
 writeFileSync(rulesFile, 'version: 1\nrules:\n  - type: Add\n    present: true\n');
-const line = `kprof: note: not read: ${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out; kprof inspect ${dir} lists it.\n`;
+const line = `kprof: note: not read: ${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out; kprof inspect ${shellWord(dir)} lists it.\n`;
 
 describe('profile folders not read', () => {
   it('check says so on stderr, for the profile and for the base, and still gives its verdict', async () => {
@@ -56,7 +57,7 @@ describe('profile folders not read', () => {
     const fifoRun = partial('fifo-run');
     rmSync(join(fifoRun, 'rank_1_ascend_pt'), { recursive: true });
     execFileSync('mkfifo', [join(fifoRun, 'rank_1_ascend_pt')]);
-    const note = `kprof: note: not read: ${join(fifoRun, 'rank_1_ascend_pt')}: named like a profile folder, but a FIFO (named pipe); not read; kprof inspect ${fifoRun} lists it.\n`;
+    const note = `kprof: note: not read: ${join(fifoRun, 'rank_1_ascend_pt')}: named like a profile folder, but a FIFO (named pipe); not read; kprof inspect ${shellWord(fifoRun)} lists it.\n`;
     const summary = await kprof(['summary', fifoRun]);
     expect(summary.code, summary.stderr).toBe(0);
     expect(summary.stderr).toBe(note);

@@ -295,7 +295,9 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
     }
     const r = await kprof(['audit', '--list', '--only', 'mla-prolog,']);
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toBe('kprof: --only: expected catalogue entry ids separated by single commas; found an empty one in "mla-prolog,".\n');
+    expect(r.stderr).toBe(
+      'kprof: --only: expected catalogue entry ids (mla-prolog,rope) separated by single commas; found an empty item in "mla-prolog,". Remove the stray comma.\n',
+    );
   });
 
   it('an empty number (--top, --time-tolerance, --alpha, --cut-threshold, --margin) or choice is said to be empty, not quoted as ""', async () => {

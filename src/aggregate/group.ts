@@ -8,7 +8,7 @@ import { exactTotals } from '../input/accumulator.js';
 import { FineGroupTable, groupOfRow, isRowGroup, shareName, totalFigure } from '../model/fineGroups.js';
 import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
-import { inputError, usageError } from '../util/errors.js';
+import { inputError, listItems, usageError } from '../util/errors.js';
 import { shellWord, shown } from '../util/inputText.js';
 import { briefList, formatOf, passKernelTable } from '../input/formats/registry.js';
 import {
@@ -618,7 +618,7 @@ export function parseSteps(text: string): StepRange[] {
   const expected = 'Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).';
   // An empty value is most often an unset variable (`--steps "$STEPS"`).
   if (text.trim() === '') throw usageError(`--steps: found an empty value (an unset variable?). ${expected} Leave --steps out for every step.`);
-  const parts = text.split(',');
+  const parts = listItems('--steps', text, 'Step Ids or ranges (13,15,20-30)');
   // The value is quoted once: an item is named on its own only when it is not the whole value.
   const bad = (why: string): never => {
     throw usageError(`--steps: ${why}; found "${shown(text)}". ${expected}`);
@@ -636,7 +636,6 @@ export function parseSteps(text: string): StepRange[] {
             : 'not a Step Id or a range',
       );
     const m = STEP_PART.exec(part);
-    if (part === '') bad('an empty item in the list');
     if (!m || (m[1] === undefined && m[3] === undefined)) notStep();
     const [, a, dash, b] = m!;
     if (dash === undefined && b !== undefined) notStep();

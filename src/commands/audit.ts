@@ -14,7 +14,7 @@ import { readProfile } from '../input/read.js';
 import { orderedWithStepsText } from '../input/formats/registry.js';
 import type { Progress } from '../model/progress.js';
 import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
-import { inputError, usageError } from '../util/errors.js';
+import { inputError, listItems, usageError } from '../util/errors.js';
 import { diskIdentity } from '../util/files.js';
 import { shown } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
@@ -46,8 +46,7 @@ function selected(entries: CatalogueEntry[], only: string | undefined): Catalogu
     throw usageError(
       '--only: expected catalogue entry ids (comma-separated); found an empty value (an unset variable?). Leave --only out for every entry.',
     );
-  const ids = only.split(',').map((s) => s.trim());
-  if (ids.includes('')) throw usageError(`--only: expected catalogue entry ids separated by single commas; found an empty one in "${shown(only)}".`);
+  const ids = listItems('--only', only, 'catalogue entry ids (mla-prolog,rope)');
   for (const id of ids) {
     if (!entries.some((e) => e.id === id)) {
       throw usageError(`--only: no catalogue entry "${shown(id)}"; kprof audit --list shows the ids.`);

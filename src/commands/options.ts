@@ -1,6 +1,6 @@
 // Command-line option values → the typed options the stages take. Validation errors are usage errors.
 
-import { usageError } from '../util/errors.js';
+import { listItems, usageError } from '../util/errors.js';
 import { parseSteps, selectionText } from '../aggregate/group.js';
 import { GROUP_BY_FIELDS, GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
@@ -78,7 +78,7 @@ export function parseRanks(text: string | undefined): string[] | null {
       '--rank: expected a rank id, a comma-separated list (0,3) or "all"; found an empty value (an unset variable?). Pass --rank all for every rank, or leave --rank out.',
     );
   }
-  const ranks = text.split(',').map((r) => normaliseRankPath(r.trim()));
+  const ranks = listItems('--rank', text, 'rank ids or folder paths (0,3)').map(normaliseRankPath);
   for (const r of ranks) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
     if (r === '' || /[\u0000-\u001f\u007f]/.test(r)) {
@@ -115,13 +115,7 @@ export function parseCommon(flags: CommonFlags): Common {
   const selection: Selection = {
     ranks: parseRanks(flags.rank),
     steps: flags.steps !== undefined ? parseSteps(flags.steps) : null,
-    cores:
-      flags.core !== undefined
-        ? flags.core
-            .split(',')
-            .map((c) => c.trim())
-            .filter(Boolean)
-        : null,
+    cores: flags.core !== undefined ? listItems('--core', flags.core, 'core types (AI_CORE,MIX_AIC)') : null,
     match: flags.match !== undefined ? parseRegex('--match', flags.match) : null,
     exclude: flags.exclude !== undefined ? parseRegex('--exclude', flags.exclude) : null,
     groups: flags.groups !== undefined ? readGroupsFile(flags.groups) : [],

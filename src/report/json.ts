@@ -39,24 +39,50 @@ type Frame =
 
 /**
  * `${JSON.stringify(value, null, 2)}\n` in chunks of about `chunkChars` characters. JsonLists are written as
- * arrays; a plain object or array that holds a JsonList (at any depth) is written member by member, and every
- * other value by JSON.stringify itself, indented to its depth (the text JSON.stringify makes of a value holds
- * no line break but those between members, so indenting it is adding spaces after each one). An explicit stack,
- * not recursion. A chunk ends only where a piece that JSON.stringify made whole ends: no JSON string (a key or
- * a value) is ever split between two chunks, so a rewrite of strings (jsonSafe) can be made chunk by chunk.
+ * arrays; a plain object or array that holds a JsonList (at any depth), or a long string (see holdsLong), is
+ * written member by member, and every other value by JSON.stringify itself, indented to its depth (the text
+ * JSON.stringify makes of a value holds no line break but those between members, so indenting it is adding
+ * spaces after each one). An explicit stack, not recursion. A chunk ends only where a piece that JSON.stringify
+ * made whole ends: no JSON string (a key or a value) is ever split between two chunks, so a rewrite of strings
+ * (jsonSafe) can be made chunk by chunk. A piece that would take a chunk past `chunkChars` begins the next one,
+ * so a chunk is longer than `chunkChars` only when one piece is: V8 makes and reads a string of more than ~128 K
+ * characters several times slower than shorter ones (a chunk of two kernel names of 64 KiB cost ~5× the time of
+ * two chunks of one), and a report of long names was most of its run in JSON.stringify and jsonSafe.
  */
 export function* jsonChunks(value: unknown, chunkChars = CHUNK_CHARS): Generator<string> {
   let buf = '';
+  /** Chunks made, to yield. */
+  const ready: string[] = [];
   const stack: Frame[] = [];
   const pads = ['\n'];
   const pad = (depth: number): string => {
     while (pads.length <= depth) pads.push(`${pads[pads.length - 1]!}  `);
     return pads[depth]!;
   };
+  // A string this long is a piece of its own (see holdsLong).
+  const long = chunkChars >>> 4;
+  /** Add a piece of text, in the next chunk when it would take this one past its size. */
+  const add = (piece: string): void => {
+    if (buf.length > 0 && buf.length + piece.length > chunkChars) {
+      ready.push(buf);
+      buf = '';
+    }
+    buf += piece;
+  };
+  /** Write a plain object or array member by member. */
+  const open = (v: unknown, depth: number): void => {
+    if (Array.isArray(v)) stack.push({ kind: 'array', items: v[Symbol.iterator](), n: 0, depth });
+    else if (isPlainObject(v)) stack.push({ kind: 'object', obj: v, keys: Object.keys(v), i: 0, n: 0, depth });
+    else throw new Error('jsonChunks: a JsonList inside an object that is not a plain object or array');
+  };
   /** Write a value at `depth`: open a frame for it, or write it whole. */
   const put = (v: unknown, depth: number): void => {
     if (v instanceof JsonList) {
       stack.push({ kind: 'array', items: v.items[Symbol.iterator](), n: 0, depth });
+      return;
+    }
+    if (typeof v === 'object' && v !== null && holdsLong(v, long, 0)) {
+      open(v, depth);
       return;
     }
     let s: string | undefined;
@@ -65,14 +91,12 @@ export function* jsonChunks(value: unknown, chunkChars = CHUNK_CHARS): Generator
     } catch (e) {
       if (e !== NESTED) throw e;
       // A list inside: the text so far is thrown away, and the value is written member by member.
-      if (Array.isArray(v)) stack.push({ kind: 'array', items: v[Symbol.iterator](), n: 0, depth });
-      else if (isPlainObject(v)) stack.push({ kind: 'object', obj: v, keys: Object.keys(v), i: 0, n: 0, depth });
-      else throw new Error('jsonChunks: a JsonList inside an object that is not a plain object or array');
+      open(v, depth);
       return;
     }
     // Undefined, functions and symbols are null in an array (object members that are are left out before put()).
-    if (s === undefined) buf += 'null';
-    else buf += depth === 0 ? s : s.replaceAll('\n', pad(depth));
+    if (s === undefined) add('null');
+    else add(depth === 0 ? s : s.replaceAll('\n', pad(depth)));
   };
   put(value, 0);
   while (stack.length > 0) {
@@ -80,10 +104,10 @@ export function* jsonChunks(value: unknown, chunkChars = CHUNK_CHARS): Generator
     if (f.kind === 'array') {
       const next = f.items.next();
       if (next.done === true) {
-        buf += f.n === 0 ? '[]' : `${pad(f.depth)}]`;
+        add(f.n === 0 ? '[]' : `${pad(f.depth)}]`);
         stack.pop();
       } else {
-        buf += (f.n++ === 0 ? '[' : ',') + pad(f.depth + 1);
+        add((f.n++ === 0 ? '[' : ',') + pad(f.depth + 1));
         put(next.value, f.depth + 1);
       }
     } else {
@@ -96,19 +120,40 @@ export function* jsonChunks(value: unknown, chunkChars = CHUNK_CHARS): Generator
         }
       }
       if (key === undefined) {
-        buf += f.n === 0 ? '{}' : `${pad(f.depth)}}`;
+        add(f.n === 0 ? '{}' : `${pad(f.depth)}}`);
         stack.pop();
       } else {
-        buf += `${f.n++ === 0 ? '{' : ','}${pad(f.depth + 1)}${JSON.stringify(key)}: `;
+        add(`${f.n++ === 0 ? '{' : ','}${pad(f.depth + 1)}${JSON.stringify(key)}: `);
         put(f.obj[key], f.depth + 1);
       }
     }
+    for (const chunk of ready) yield chunk;
+    ready.length = 0;
     if (buf.length >= chunkChars) {
       yield buf;
       buf = '';
     }
   }
+  for (const chunk of ready) yield chunk;
   yield `${buf}\n`;
+}
+
+/**
+ * Does a plain object or array hold a string (or a key) of more than `long` characters, at any depth? Such a value
+ * is written member by member, so that each long string is a piece of its own (jsonChunks). Looks no deeper than
+ * 64 levels, and not into other objects (a JsonList, an object with toJSON: JSON.stringify or a frame of their own
+ * writes those).
+ */
+function holdsLong(v: unknown, long: number, depth: number): boolean {
+  if (typeof v === 'string') return v.length > long;
+  if (typeof v !== 'object' || v === null || depth > 64) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (holdsLong(x, long, depth + 1)) return true;
+    return false;
+  }
+  if (!isPlainObject(v)) return false;
+  for (const k of Object.keys(v)) if (k.length > long || holdsLong(v[k], long, depth + 1)) return true;
+  return false;
 }
 
 /** All the chunks as one string (small reports, tests). */

@@ -13,7 +13,11 @@ export interface GithubWarnings {
   workspace: string | undefined;
 }
 
-export function warningLines(warnings: RowWarning[], total: number, skipped: number, github: GithubWarnings | null = null): string {
+/**
+ * The first warnings, how many more, and how many rows were skipped. `inReport`: the report counts the skipped rows
+ * (every format but CSV, whose rows are groups only: for it this line is their one count).
+ */
+export function warningLines(warnings: RowWarning[], total: number, skipped: number, github: GithubWarnings | null = null, inReport = true): string {
   if (total === 0) return '';
   // Paths carry text from input (folder names): escaped() escapes what a terminal or CI log would run. Messages
   // quote cells already escaped (excerpt()): oneLine() leaves those as they are.
@@ -33,7 +37,7 @@ export function warningLines(warnings: RowWarning[], total: number, skipped: num
   if (total > lines.length) lines.push(`kprof: warning: … and ${total - lines.length} more`);
   if (skipped > 0)
     lines.push(
-      `kprof: ${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).`,
+      `kprof: ${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (${inReport ? "counted in the report's skipped rows" : 'the CSV report has no field for them'}).`,
     );
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,7 @@
 // The exit-code table and the one error type that carries a user-facing message.
 
+import { shown } from './inputText.js';
+
 export const EXIT = {
   ok: 0,
   /** A check (rules gate) failed. */
@@ -28,6 +30,22 @@ export class KprofError extends Error {
 
 export function usageError(message: string): KprofError {
   return new KprofError('usage', message);
+}
+
+/**
+ * The items of a comma-separated option value (`--core AI_CORE,MIX_AIC`, `--rank 0,3`, `--steps 13,20-30`,
+ * `audit --only a,b`), each trimmed. An empty item (`AI_CORE,`, `0,,3`: a stray comma, or a list joined from an
+ * unset variable) is a usage error that names the option, the value found and the list to give, the same for
+ * every list option: skipped, it would select other kernels than the list says. `items` says what the list
+ * holds, with an example (`core types (AI_CORE,MIX_AIC)`). A value that is empty as a whole (an unset variable)
+ * is each option's own message, said before this.
+ */
+export function listItems(flag: string, text: string, items: string): string[] {
+  const list = text.split(',').map((s) => s.trim());
+  if (list.includes('')) {
+    throw usageError(`${flag}: expected ${items} separated by single commas; found an empty item in "${shown(text)}". Remove the stray comma.`);
+  }
+  return list;
 }
 
 export function inputError(message: string): KprofError {

@@ -215,9 +215,10 @@ export class KernelTableReader {
 
   row(v: RowView): void {
     v.locate = this.locate;
-    const noDevice = this.deviceI >= 0 && v.n === this.width && v.problem === 'none' ? this.toDevice(v) : null;
+    const whole = v.n === this.width && v.problem === 'none';
     // A row whose device cannot be told is read and skipped on no rank, not on the device of the row before it.
-    const log = noDevice !== null ? (this.split!.noRank ?? this.log) : this.log;
+    const noDevice = this.deviceI >= 0 && whole ? this.toDevice(v) : null;
+    const log = !whole ? this.damagedLog(v) : noDevice !== null ? (this.split!.noRank ?? this.log) : this.log;
     if (!readableRow(v, this.width, log, this.file)) return;
     if (noDevice !== null) {
       log.skip(this.file, v.line, noDevice);
@@ -321,7 +322,29 @@ export class KernelTableReader {
     if (!Number.isSafeInteger(d) || d < 0) {
       return `${this.header.header[this.deviceI]!.trim()} is "${clip(v.text(this.deviceI).trim())}", expected a device number (0, 1, …); row skipped`;
     }
-    if (d === this.device) return null;
+    this.switchTo(d);
+    return null;
+  }
+
+  /**
+   * The log to count a damaged row on (one skipped for a cell count not the header's, text after a closing quote,
+   * a quote never closed, a record past the limit, another export's header). In an msprof file of several devices:
+   * its own device's (the reader switches to it), when the scanner located its Device_id cell and that is a device
+   * number; else no rank's (a row whose cells are not told apart, or whose Device_id is empty or no device number),
+   * as for a well-formed row of no device; never the device of the row before it.
+   */
+  damagedLog(v: RowView): RowLog {
+    if (this.deviceI < 0) return this.log;
+    const cells = v.problem === 'none' || v.problem === 'text-after-quote';
+    const d = cells && this.deviceI < Math.min(v.n, v.located) ? parseIntCell(v.buf, v.starts[this.deviceI]!, v.ends[this.deviceI]!) : null;
+    if (d === null || !Number.isSafeInteger(d) || d < 0) return this.split!.noRank ?? this.log;
+    this.switchTo(d);
+    return this.log;
+  }
+
+  /** Switch to the sink, log (and kind cache) of device `d`. */
+  private switchTo(d: number): void {
+    if (d === this.device) return;
     this.device = d;
     const target = this.split!.targetFor(d);
     this.sink = target.sink;
@@ -337,7 +360,6 @@ export class KernelTableReader {
       this.caches.set(d, cache);
     }
     this.cache = cache;
-    return null;
   }
 
   private lookup(v: RowView): KernelKind {

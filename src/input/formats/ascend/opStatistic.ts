@@ -24,6 +24,11 @@ export class OpStatisticReader {
     this.log = target.log;
   }
 
+  /** The log to count a damaged row on (KernelTableReader.damagedLog): the file's one. */
+  damagedLog(_v: RowView): RowLog {
+    return this.log;
+  }
+
   row(v: RowView): void {
     const log = this.log;
     const h = this.header;

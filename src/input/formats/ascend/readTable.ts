@@ -266,6 +266,8 @@ class TableState {
   /** A short row waiting to be reported: its line and number of cells. */
   private shortLine = 0;
   private shortCells = 0;
+  /** The log the short row is counted on (KernelTableReader.damagedLog). */
+  private shortLog: RowLog;
   rows = 0;
   readonly skippedBefore: number;
   /** The scanner, to plug a batcher of plain kernel rows into. */
@@ -280,6 +282,7 @@ class TableState {
     private readonly split: DeviceSplit | null,
   ) {
     this.acc = target.log;
+    this.shortLog = target.log;
     this.skippedBefore = target.log.rowsSkipped;
   }
 
@@ -288,9 +291,12 @@ class TableState {
       this.rows++;
       if (this.shortLine > 0) this.flushShort(false);
       if (v.n !== this.width && v.problem === 'none') {
+        // A damaged row is counted on its own device's rank where its Device_id can be read, else on no rank
+        // (KernelTableReader.damagedLog), never on the rank of the row before it.
+        const log = this.reader.damagedLog(v);
         if (this.isOtherHeader(v)) {
-          this.acc.rowsRead++;
-          this.acc.skip(
+          log.rowsRead++;
+          log.skip(
             this.path,
             v.line,
             `a different header (${v.n} columns) starts here: files of two exports joined together? Row skipped; ` +
@@ -299,7 +305,8 @@ class TableState {
           return;
         }
         if (v.n < this.width) {
-          this.acc.rowsRead++;
+          log.rowsRead++;
+          this.shortLog = log;
           this.shortLine = v.line;
           this.shortCells = v.n;
           return;
@@ -362,7 +369,7 @@ class TableState {
     const message = cutAtEnd
       ? `the file ends in the middle of this row (${this.shortCells} of ${this.width} cells): it was cut short, e.g. by a profiler stopped while writing or a partial copy; row skipped`
       : `row has ${this.shortCells} cells, the header has ${this.width}; row skipped`;
-    this.acc.skip(this.path, this.shortLine, message);
+    this.shortLog.skip(this.path, this.shortLine, message);
     this.shortLine = 0;
   }
 
