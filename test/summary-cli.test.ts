@@ -64,10 +64,35 @@ describe('kprof summary', () => {
     ]) {
       const r = await kprof([...args, '-q']);
       expect(r.code, args[0]).toBe(0);
-      const line = 'kprof: 2 rows could not be read and were skipped (the CSV report has no field for them).\n';
-      expect(r.stderr, args[0]).toBe(args[0] === 'diff' ? `${warned}${line}${warned}${line}` : `${warned}${line}`);
+      const line = (side: string) => `kprof: ${side}2 rows could not be read and were skipped (the CSV report has no field for them).\n`;
+      // diff says whose each count is (its warnings name their files).
+      expect(r.stderr, args[0]).toBe(args[0] === 'diff' ? `${warned}${line('base: ')}${warned}${line('PR: ')}` : `${warned}${line('')}`);
       // The CSV data is groups only: no line of it says the skipped rows.
       expect(r.stdout).not.toMatch(/skipped/);
+    }
+  });
+
+  it('commands that read two inputs say whose each count of skipped rows is (rules: base and PR; check --base: profile and base)', async () => {
+    const RAGGED = 'fixtures/bad-ragged-rows';
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      const rulesFile = join(dir, 'r.yaml');
+      const rules = await kprof(['rules', RAGGED, RAGGED, '-o', rulesFile, '-q']);
+      expect(rules.code).toBe(0);
+      const counts = (stderr: string) => stderr.split('\n').filter((l) => l.includes('could not be read'));
+      expect(counts(rules.stderr)).toEqual([
+        "kprof: base: 2 rows could not be read and were skipped (counted in the report's skipped rows).",
+        "kprof: PR: 2 rows could not be read and were skipped (counted in the report's skipped rows).",
+      ]);
+      const check = await kprof(['check', RAGGED, '--rules', rulesFile, '--base', RAGGED, '-q']);
+      expect(counts(check.stderr)).toEqual([
+        "kprof: profile: 2 rows could not be read and were skipped (counted in the report's skipped rows).",
+        "kprof: base: 2 rows could not be read and were skipped (counted in the report's skipped rows).",
+      ]);
+      // One input: no side to name.
+      expect(counts((await kprof(['check', RAGGED, '--rules', rulesFile, '-q'])).stderr)[0]).toMatch(/^kprof: 2 rows could not be read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -48,11 +48,16 @@ export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
  * Warnings of one input on stderr (annotations under --format github); --strict turns skipped rows into an
  * error.
  */
-function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean): void {
+function report(io: Io, p: Profile, strict: boolean | undefined, github: boolean, side?: string): void {
   const warnings = p.ranks.flatMap((r) => r.warnings);
   const count = p.ranks.reduce((n, r) => n + r.warningCount, 0);
   const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
-  io.stderr(warningLines(warnings, count, skipped, github ? { workspace: io.env.GITHUB_WORKSPACE } : null));
+  io.stderr(
+    warningLines(warnings, count, skipped, {
+      github: github ? { workspace: io.env.GITHUB_WORKSPACE } : null,
+      ...(side !== undefined ? { side } : {}),
+    }),
+  );
   strictCheck(strict, skipped);
   // A summary JSON made with filters holds only the kernels that passed them; say so once per file.
   const seen = new Set<string>();
@@ -130,8 +135,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     });
   const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
   progress.done();
-  report(io, read0, flags.strict, format === 'github');
-  if (base0) report(io, base0, flags.strict, format === 'github');
+  // With a base, each side's lines that name no file say whose they are.
+  report(io, read0, flags.strict, format === 'github', base0 ? 'profile' : undefined);
+  if (base0) report(io, base0, flags.strict, format === 'github', 'base');
   // A gate does not pass on a partly read profile in silence.
   unreadNote(base0 ? [read0, base0] : [read0], io, format === 'github');
   requireSelectedSteps(read0, selection);

@@ -228,8 +228,8 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     const opts = { by, selection: common.selection, stepTime: flags.stepTime === true, ...(saved !== undefined ? { savedSelection: saved } : {}) };
     sb = summarize(b, opts);
     sp = summarize(p, opts);
-    io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows, null, flags.format !== 'csv'));
-    io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows, null, flags.format !== 'csv'));
+    io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows, { inReport: flags.format !== 'csv', side: 'base' }));
+    io.stderr(warningLines(sp.warnings, sp.warningCount, sp.skippedRows, { inReport: flags.format !== 'csv', side: 'PR' }));
     io.stderr(sideWarnings(emptySelectionMessages(b, common.selection, sb), emptySelectionMessages(p, common.selection, sp)));
     io.stderr(emptySelectionWarnings(incomparableMessages(b, p, by, common.selection)));
     strictCheck(flags.strict, sb.skippedRows + sp.skippedRows);

@@ -47,13 +47,14 @@ function checkOptions(sel: Selection): string {
   return o.join(' ');
 }
 
-function report(io: Io, p: Profile, strict: boolean | undefined): void {
+function report(io: Io, p: Profile, strict: boolean | undefined, side: string): void {
   const skipped = p.ranks.reduce((n, r) => n + r.rowsSkipped, 0);
   io.stderr(
     warningLines(
       p.ranks.flatMap((r) => r.warnings),
       p.ranks.reduce((n, r) => n + r.warningCount, 0),
       skipped,
+      { side },
     ),
   );
   strictCheck(strict, skipped);
@@ -119,8 +120,8 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   progress.done();
   requireSelectedSteps(base, selection);
   requireSelectedSteps(pr, selection);
-  report(io, base, flags.strict);
-  report(io, pr, flags.strict);
+  report(io, base, flags.strict, 'base');
+  report(io, pr, flags.strict, 'PR');
   unreadNote([base, pr], io);
   const saved = savedSelectionOf(selection, flags.shortNames);
   const opts = {

@@ -77,7 +77,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     stepTime: flags.stepTime === true,
     ...(saved !== undefined ? { savedSelection: saved } : {}),
   });
-  io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows, null, flags.format !== 'csv'));
+  io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows, { inReport: flags.format !== 'csv' }));
   io.stderr(emptySelectionWarnings([...emptySelectionMessages(data, common.selection, s), ...emptyGroupMessages(data, common.selection, s)]));
   strictCheck(flags.strict, s.skippedRows);
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));

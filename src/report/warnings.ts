@@ -13,12 +13,24 @@ export interface GithubWarnings {
   workspace: string | undefined;
 }
 
-/**
- * The first warnings, how many more, and how many rows were skipped. `inReport`: the report counts the skipped rows
- * (every format but CSV, whose rows are groups only: for it this line is their one count).
- */
-export function warningLines(warnings: RowWarning[], total: number, skipped: number, github: GithubWarnings | null = null, inReport = true): string {
+/** How warningLines says them. */
+export interface WarningStyle {
+  /** Under `--format github`: annotations (see GithubWarnings). */
+  github?: GithubWarnings | null;
+  /**
+   * The report counts the skipped rows (every format but CSV, whose rows are groups only: for it this line is their
+   * one count). True when left out.
+   */
+  inReport?: boolean;
+  /** The input they are of, where a command reads two (`base`, `PR`): said on the lines that name no file. */
+  side?: string;
+}
+
+/** The first warnings, how many more, and how many rows were skipped. */
+export function warningLines(warnings: RowWarning[], total: number, skipped: number, style: WarningStyle = {}): string {
   if (total === 0) return '';
+  const { github = null, inReport = true } = style;
+  const of = style.side === undefined ? '' : `${style.side}: `;
   // Paths carry text from input (folder names): escaped() escapes what a terminal or CI log would run. Messages
   // quote cells already escaped (excerpt()): oneLine() leaves those as they are.
   const lines = warnings
@@ -34,10 +46,10 @@ export function warningLines(warnings: RowWarning[], total: number, skipped: num
           ).trimEnd()
         : `kprof: warning: ${escaped(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${oneLine(w.message)}`,
     );
-  if (total > lines.length) lines.push(`kprof: warning: … and ${total - lines.length} more`);
+  if (total > lines.length) lines.push(`kprof: warning: ${of}… and ${total - lines.length} more`);
   if (skipped > 0)
     lines.push(
-      `kprof: ${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (${inReport ? "counted in the report's skipped rows" : 'the CSV report has no field for them'}).`,
+      `kprof: ${of}${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (${inReport ? "counted in the report's skipped rows" : 'the CSV report has no field for them'}).`,
     );
   return `${lines.join('\n')}\n`;
 }
