@@ -1,7 +1,8 @@
 // A text → number index that grows, for the tables that meet a text once per distinct kernel while a rank is read
 // (a fine-group table's first group of each name, a recorder's token ids). Its owner holds each text already (a
-// table's names, a token list): the index keeps only a slot per value, 4 bytes, at most half full (8 MB of a million
-// texts, where a Map<string, number> holds some 28 MB and, as it doubles, its old table beside the new one).
+// table's names, a token list): the index keeps only a slot per value, 8 bytes (the value and its text's hash, so
+// that growing hashes no text again), at most half full: 16 MB of a million texts, where a Map<string, number> holds
+// some 28 MB and, as it doubles, its old table beside the new one.
 //
 // Texts come from the input: the hash is seeded per process (the order of nothing depends on it), and an index
 // whose texts still pile up (a run of more than MAX_RUN filled slots, which a lookup may walk) moves to a Map, so no
@@ -30,8 +31,11 @@ export function textHash(text: string): number {
  * must be the same).
  */
 export class TextIndex {
-  /** Value + 1 of the text whose probe reaches this slot first, 0 for an empty slot. */
-  private slots = new Int32Array(64);
+  /**
+   * Per slot two numbers: value + 1 of the text whose probe reaches it first (0: empty), and that text's hash (a
+   * lookup compares texts only where the hashes are equal, and growing hashes no text again).
+   */
+  private slots = new Int32Array(2 * 64);
   private count = 0;
   /** The values by text instead, once texts piled up in the slots. */
   private map: Map<string, number> | null = null;
@@ -52,11 +56,12 @@ export class TextIndex {
   get(text: string): number | undefined {
     if (this.map !== null) return this.map.get(text);
     const slots = this.slots;
-    const mask = slots.length - 1;
-    for (let s = this.hash(text) & mask; ; s = (s + 1) & mask) {
-      const at = slots[s]!;
+    const mask = (slots.length >> 1) - 1;
+    const h = this.hash(text);
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const at = slots[2 * s]!;
       if (at === 0) return undefined;
-      if (this.textOf(at - 1) === text) return at - 1;
+      if (slots[2 * s + 1] === h && this.textOf(at - 1) === text) return at - 1;
     }
   }
 
@@ -65,25 +70,27 @@ export class TextIndex {
       this.map.set(text, value);
       return;
     }
-    if ((this.count + 1) * 2 > this.slots.length) this.grow();
-    if (!this.place(text, value)) this.toMap(text, value);
+    if ((this.count + 1) * 4 > this.slots.length) this.grow();
+    if (!this.place(text, this.hash(text), value)) this.toMap(text, value);
   }
 
   /** Put `value` in the slot of `text` (new or its own); false when the walk passed maxRun slots. */
-  private place(text: string, value: number): boolean {
+  private place(text: string | null, h: number, value: number): boolean {
     const slots = this.slots;
-    const mask = slots.length - 1;
-    let s = this.hash(text) & mask;
+    const mask = (slots.length >> 1) - 1;
+    let s = h & mask;
     for (let walked = 0; ; walked++, s = (s + 1) & mask) {
       if (walked > this.maxRun) return false;
-      const at = slots[s]!;
+      const at = slots[2 * s]!;
       if (at === 0) {
-        slots[s] = value + 1;
+        slots[2 * s] = value + 1;
+        slots[2 * s + 1] = h;
         this.count++;
         return true;
       }
-      if (this.textOf(at - 1) === text) {
-        slots[s] = value + 1;
+      // (text null: a text moved by grow, distinct from every other there.)
+      if (text !== null && slots[2 * s + 1] === h && this.textOf(at - 1) === text) {
+        slots[2 * s] = value + 1;
         return true;
       }
     }
@@ -93,9 +100,9 @@ export class TextIndex {
     const old = this.slots;
     this.slots = new Int32Array(old.length * 2);
     this.count = 0;
-    for (let i = 0; i < old.length; i++) {
+    for (let i = 0; i < old.length; i += 2) {
       const at = old[i]!;
-      if (at !== 0 && !this.place(this.textOf(at - 1), at - 1)) {
+      if (at !== 0 && !this.place(null, old[i + 1]!, at - 1)) {
         // Piled up at the new size too: every value goes to a Map (the slots' own first).
         this.slots = old;
         this.toMap(null, 0);
@@ -107,7 +114,7 @@ export class TextIndex {
   /** Every value in a Map, and `text` → `value` (null: none) after them. */
   private toMap(text: string | null, value: number): void {
     const map = new Map<string, number>();
-    for (const at of this.slots) if (at !== 0) map.set(this.textOf(at - 1), at - 1);
+    for (let i = 0; i < this.slots.length; i += 2) if (this.slots[i] !== 0) map.set(this.textOf(this.slots[i]! - 1), this.slots[i]! - 1);
     if (text !== null) map.set(text, value);
     this.map = map;
     this.slots = new Int32Array(0);
