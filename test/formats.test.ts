@@ -211,6 +211,29 @@ describe('header variants', () => {
     }
   });
 
+  it('msprof of several devices: a header repeated in the file is said as one (not as a Device_id that is no number)', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
+    try {
+      const file = join(dir, 'op_summary_20260101000000.csv');
+      const header =
+        'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num';
+      const row = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
+      writeFileSync(file, [header, row('0', 'a'), row('1', 'b'), header, row('0', 'c'), 'x,1,1,2,d,A,dynamic,AI_CORE,1.0,2.0,0,1'].join('\n'));
+      for (const engine of ['js', 'simd'] as const) {
+        const p = await readProfile(file, { withShapes: false, ranks: null, engine });
+        expect(p.ranks.flatMap((r) => r.warnings).map((w) => [w.line, w.message])).toEqual([
+          [4, 'the header is repeated here (files joined together?); row skipped'],
+          [6, 'Device_id is "x", expected a device number (0, 1, …); row skipped'],
+        ]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('CANN 5.x: old device_*/summary layout, unit-less time columns, one rank per device', async () => {
     const p = await read('msprof-cann5');
     expect(p.ranks.map((r) => r.rank)).toEqual(['0', '1']);

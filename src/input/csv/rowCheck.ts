@@ -9,6 +9,9 @@ interface RowCount {
   skip(file: string, line: number, message: string): void;
 }
 
+/** The skip message of a row that is the table's header again (files joined together). */
+export const REPEATED_HEADER = 'the header is repeated here (files joined together?); row skipped';
+
 /** Counts the record as read; false (and the row skipped in `log`) when it cannot be read as a row of `width` cells. */
 export function readableRow(v: RowView, width: number, log: RowCount, file: string): boolean {
   log.rowsRead++;

@@ -7,7 +7,7 @@ import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
 import { BytesMap } from '../../csv/bytesMap.js';
 import { ROWS_LAYOUT } from './kernelRowsLayout.js';
-import { readableRow } from '../../csv/rowCheck.js';
+import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
 import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../../kernelCells.js';
@@ -221,15 +221,15 @@ export class KernelTableReader {
     const log = !whole ? this.damagedLog(v) : noDevice !== null ? (this.split!.noRank ?? this.log) : this.log;
     if (!readableRow(v, this.width, log, this.file)) return;
     if (noDevice !== null) {
-      log.skip(this.file, v.line, noDevice);
+      log.skip(this.file, v.line, this.repeatedHeader(v) ? REPEATED_HEADER : noDevice);
       return;
     }
     const b = v.buf;
     const ticks = parseTicks(b, v.starts[this.durI]!, v.ends[this.durI]!);
     if (!(ticks >= 0)) {
       const text = v.text(this.durI);
-      if (text === this.durName && v.text(this.nameI) === this.header.header[this.nameI]) {
-        log.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
+      if (this.repeatedHeader(v)) {
+        log.skip(this.file, v.line, REPEATED_HEADER);
       } else if (ticks < 0) {
         log.skip(this.file, v.line, `${this.durName} is negative (${clip(text)}); row skipped`);
       } else {
@@ -310,6 +310,11 @@ export class KernelTableReader {
     const start = this.startI >= 0 ? this.startTicks(b, v.starts[this.startI]!, v.ends[this.startI]!) : Number.NaN;
     const stream = this.streamI >= 0 ? parseStreamCell(b, v.starts[this.streamI]!, v.ends[this.streamI]!) : NO_STREAM;
     this.sink.addKernel(id, step, ticks, start, stream);
+  }
+
+  /** The row is the header again (its duration and name cells are the header's): files joined together. */
+  private repeatedHeader(v: RowView): boolean {
+    return v.text(this.durI) === this.durName && v.text(this.nameI) === this.header.header[this.nameI];
   }
 
   /**

@@ -3,7 +3,7 @@
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks } from '../../csv/numbers.js';
-import { readableRow } from '../../csv/rowCheck.js';
+import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { KernelSink, RankTarget, RowLog } from '../../sink.js';
 import type { StatisticHeader } from './detect.js';
@@ -38,7 +38,7 @@ export class OpStatisticReader {
     const total = parseTicks(b, v.starts[h.total]!, v.ends[h.total]!);
     if (count === null || !Number.isFinite(count) || count < 0) {
       if (v.text(h.count) === 'Count') {
-        log.skip(this.file, v.line, 'the header is repeated here (files joined together?); row skipped');
+        log.skip(this.file, v.line, REPEATED_HEADER);
       } else {
         log.skip(this.file, v.line, `Count is "${clip(v.text(h.count))}", expected a whole number; row skipped`);
       }
