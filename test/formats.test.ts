@@ -1,7 +1,9 @@
 // Every header variant and quirk of FORMATS.md, from the fixtures in fixtures/formats/ (written by
 // fixtures/formats/generate.mjs from one kernel list, so every reader must give the same numbers).
 
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain .mjs generator without types
 import { KERNELS } from '../fixtures/formats/generate.mjs';
@@ -24,6 +26,23 @@ async function read(p: string, withShapes = false): Promise<Profile> {
 function byType(p: Profile): Record<string, number> {
   const s = summarize(p, { by: 'type', selection: NONE });
   return Object.fromEntries(s.groups.map((g) => [g.key, g.total.count]));
+}
+
+/** An msprof op_summary of several devices (Device_id first) whose rows are `lines`, in a temporary folder. */
+const OP_SUMMARY_HEADER =
+  'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num';
+/** A well-formed row of it: `device` its Device_id cell, `name` its Op Name cell. */
+const opRow = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
+
+async function withOpSummary(lines: string[], fn: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
+  try {
+    const file = join(dir, 'op_summary_20260101000000.csv');
+    writeFileSync(file, [OP_SUMMARY_HEADER, ...lines].join('\n'));
+    await fn(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const EXPECTED_TYPES = { MatMulV3: 2, Cast: 4, RmsNorm: 2, FlashAttentionScore: 2, hcom_allReduce_: 2 };
@@ -124,27 +143,8 @@ describe('header variants', () => {
   });
 
   it('msprof rows whose Device_id is no device number are skipped and counted, not put on the device before them', async () => {
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
-    try {
-      const file = join(dir, 'op_summary_20260101000000.csv');
-      const row = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
-      writeFileSync(
-        file,
-        [
-          'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num',
-          row('0', 'a'),
-          row('1', 'b'),
-          row('N/A', 'c'),
-          row('1.5', 'd'),
-          row('-1', 'e'),
-          row('99999999999999999999', 'f'),
-          row('', 'g'),
-          '',
-        ].join('\n'),
-      );
+    const rows = ['0', '1', 'N/A', '1.5', '-1', '99999999999999999999', ''].map((d, k) => opRow(d, 'abcdefg'[k]!));
+    await withOpSummary([...rows, ''], async (file) => {
       const p = await readProfile(file, { withShapes: false, ranks: null });
       // A row with no Device_id stays on the device before it (g on 1); the others are no device at all.
       expect(p.ranks.map((r) => [r.rank, r.kernels])).toEqual([
@@ -165,38 +165,26 @@ describe('header variants', () => {
         'Device_id is "-1", expected a device number (0, 1, …); row skipped',
         'Device_id is "99999999999999999999", expected a device number (0, 1, …); row skipped',
       ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('msprof damaged rows of several devices are counted on their own Device_id, else on no rank', async () => {
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
-    try {
-      const file = join(dir, 'op_summary_20260101000000.csv');
-      const row = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
-      writeFileSync(
-        file,
-        [
-          'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num',
-          row('0', 'a'),
-          row('1', 'b'),
-          `${row('0', 'x')},extra`, // too many cells: device 0's, read after device 1's row
-          row('1', 'c'),
-          '0,1,1', // too few cells: device 0's
-          row('0', 'f'),
-          row('1', '"e"x'), // text after a closing quote: device 1's, read after device 0's row
-          'N/A,1,1', // too few cells, no device: no rank's
-          row('1', 'd'),
-          row('0', '"unclosed'), // a quote never closed: its cells cannot be told, no rank's
-          row('0', 'g'),
-          row('1', 'h'),
-          '0,1,1,2,cut', // the file ends in this row: device 0's
-        ].join('\n'),
-      );
+    const lines = [
+      opRow('0', 'a'),
+      opRow('1', 'b'),
+      `${opRow('0', 'x')},extra`, // too many cells: device 0's, read after device 1's row
+      opRow('1', 'c'),
+      '0,1,1', // too few cells: device 0's
+      opRow('0', 'f'),
+      opRow('1', '"e"x'), // text after a closing quote: device 1's, read after device 0's row
+      'N/A,1,1', // too few cells, no device: no rank's
+      opRow('1', 'd'),
+      opRow('0', '"unclosed'), // a quote never closed: its cells cannot be told, no rank's
+      opRow('0', 'g'),
+      opRow('1', 'h'),
+      '0,1,1,2,cut', // the file ends in this row: device 0's
+    ];
+    await withOpSummary(lines, async (file) => {
       for (const engine of ['js', 'simd'] as const) {
         const p = await readProfile(file, { withShapes: false, ranks: null, engine });
         expect(p.ranks.map((r) => [r.rank, r.kernels, r.rowsRead, r.rowsSkipped])).toEqual([
@@ -206,22 +194,11 @@ describe('header variants', () => {
         expect(p.ranks[0]!.files[0]!).toMatchObject({ rowsRead: 13, rowsSkipped: 6, rowsOnNoRank: 2 });
         expect(summarize(p, { by: 'type', selection: NONE })).toMatchObject({ rowsRead: 13, skippedRows: 6, rowsOnNoRank: 2 });
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('msprof of several devices: a header repeated in the file is said as one (not as a Device_id that is no number)', async () => {
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'kprof-device-'));
-    try {
-      const file = join(dir, 'op_summary_20260101000000.csv');
-      const header =
-        'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num';
-      const row = (device: string, name: string): string => `${device},1,1,2,${name},A,dynamic,AI_CORE,1.0,2.0,0,1`;
-      writeFileSync(file, [header, row('0', 'a'), row('1', 'b'), header, row('0', 'c'), 'x,1,1,2,d,A,dynamic,AI_CORE,1.0,2.0,0,1'].join('\n'));
+    await withOpSummary([opRow('0', 'a'), opRow('1', 'b'), OP_SUMMARY_HEADER, opRow('0', 'c'), opRow('x', 'd')], async (file) => {
       for (const engine of ['js', 'simd'] as const) {
         const p = await readProfile(file, { withShapes: false, ranks: null, engine });
         expect(p.ranks.flatMap((r) => r.warnings).map((w) => [w.line, w.message])).toEqual([
@@ -229,9 +206,7 @@ describe('header variants', () => {
           [6, 'Device_id is "x", expected a device number (0, 1, …); row skipped'],
         ]);
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('CANN 5.x: old device_*/summary layout, unit-less time columns, one rank per device', async () => {
