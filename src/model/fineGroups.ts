@@ -794,16 +794,16 @@ export class FineGroupTable implements Map<string, FineGroup> {
     return 'FineGroupTable';
   }
 
-  /**
-   * The columns, for a worker to send (pack.ts): only a table with no group set as an object. Views of the table's
-   * own arrays, cut to its groups (trim left a quarter unused at most), not copies: a copy of a million groups'
-   * columns cost the worker 84 MB more at its peak. Moved to another thread, they are the table's no more.
-   */
   /** The names of the groups, in the order of columns() (null where columns() is). */
   columnNames(): readonly (string | null)[] | null {
     return this.#objects.size > 0 ? null : this.#c.names;
   }
 
+  /**
+   * The columns, for a worker to send (pack.ts): only a table with no group set as an object. Views of the table's
+   * own arrays, cut to its groups (trim left a quarter unused at most), not copies: a copy of a million groups'
+   * columns cost the worker 84 MB more at its peak. Moved to another thread, they are the table's no more.
+   */
   columns(): TableColumns | null {
     if (this.#objects.size > 0) return null;
     const c = this.#c;
