@@ -4,15 +4,8 @@
 
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import {
-  RecorderSink,
-  SEQUENCE_RECORDER,
-  packRecorded,
-  profileSequences,
-  unpackRecorded,
-  type RecordedRank,
-  type SideSequences,
-} from '../src/analysis/rewrites/recorderSink.js';
+import { RecorderSink, SEQUENCE_RECORDER, profileSequences, type RecordedRank, type SideSequences } from '../src/analysis/rewrites/recorderSink.js';
+import { packRecorded, unpackRecorded } from '../src/analysis/rewrites/recordedPack.js';
 import { NO_STREAM, type KernelKind, type SourceFacts } from '../src/input/sink.js';
 import type { Sequences } from '../src/analysis/rewrites/sequence.js';
 import { readProfile, sharedPool } from '../src/input/read.js';

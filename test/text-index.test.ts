@@ -1,10 +1,10 @@
-// The growing text index (src/util/textIndex.ts) of a fine-group table's names and a recorder's tokens: it must
+// The growing text index (src/model/textIndex.ts) of a fine-group table's names and a recorder's tokens: it must
 // answer exactly as a Map<string, number> of the same sets would, as it grows, once texts pile up (it moves to a
 // Map), and for texts too long for V8 to hash by their content.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TextIndex } from '../src/util/textIndex.js';
+import { TextIndex } from '../src/model/textIndex.js';
 import { FineGroupTable } from '../src/model/fineGroups.js';
 import { TokenTable } from '../src/analysis/rewrites/sequence.js';
 

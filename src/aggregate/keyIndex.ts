@@ -6,10 +6,10 @@
 //
 // Keys come from the input: the hash is seeded per process, and an index whose keys still pile up (a run of more
 // than MAX_RUN filled slots, which a lookup may walk) is kept in a Map instead, so no input makes lookups slow
-// (util/textIndex.ts: the hash and the run are that index's, which grows).
+// (model/textIndex.ts: the hash and the run are that index's, which grows).
 
 import type { Group } from '../model/model.js';
-import { MAX_RUN, textHash as hashOf } from '../util/textIndex.js';
+import { MAX_RUN, textHash as hashOf } from '../model/textIndex.js';
 
 export class KeyIndex implements Iterable<[string, Group]> {
   /** Position + 1 in the list of the key's first group, 0 for an empty slot. */

@@ -14,7 +14,7 @@
 // its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
-import { TextIndex } from '../util/textIndex.js';
+import { TextIndex } from './textIndex.js';
 import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
 
 /**

@@ -381,10 +381,8 @@ class RulesReader implements CheckReader {
       return parseSteps(text);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      // An empty item is said as the list option says it (errors.ts listItems), here of the rules file's value.
-      const why = /; found an empty item in /.test(message)
-        ? 'an empty item in the list (a stray comma?)'
-        : message.replace(/^--steps: /, '').replace(/; found .*$/s, '');
+      const empty = /; found an empty item in /.test(message); // (errors.ts listItems), said of the rules file's value
+      const why = empty ? 'an empty item in the list (a stray comma?)' : message.replace(/^--steps: /, '').replace(/; found .*$/s, '');
       this.fail(
         node,
         `steps: ${why}; found ${describe(node)}. Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).`,

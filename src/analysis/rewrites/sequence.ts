@@ -21,7 +21,7 @@
 
 import { groupKey } from '../../aggregate/group.js';
 import type { GroupBy } from '../../model/model.js';
-import { TextIndex } from '../../util/textIndex.js';
+import { TextIndex } from '../../model/textIndex.js';
 
 /** Sampled steps kept per shape (see the top of this file). */
 export const SAMPLE_CAP = 64;
