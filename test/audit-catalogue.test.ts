@@ -2,7 +2,7 @@
 // generated module the bundle ships is the files on disk, bad entries are refused with their place, and
 // `kprof audit --list` shows every entry; plus the audit of the README's example profile.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -201,6 +201,25 @@ describe('kprof diff --save-fusions', () => {
       };
       expect(await audit('fixtures/fusion-example/base')).toEqual(['unfused', 0, 24]);
       expect(await audit('fixtures/fusion-example/pr')).toEqual(['fallback', 16, 8]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  test("a profile's folder name with a bidi override and a line separator is written escaped, and reads back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const pr = join(dir, 'pr\u202eevil\u2028x');
+      cpSync('fixtures/fusion-example/pr', pr, { recursive: true });
+      const file = join(dir, 'saved.yaml');
+      // One rank: the chain source says "rank 0", not "ranks 0".
+      const d = await kprof(['diff', 'fixtures/fusion-example/base', pr, '--rank', '0', '--save-fusions', file, '-q']);
+      expect(d.code, d.stderr).toBe(0);
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toMatch(/[\u202e\u2028]/);
+      expect(text).toContain('pr\\u202eevil\\u2028x"');
+      expect(text).toContain('(8 chains, rank 0)');
+      const [e] = parseCatalogue('saved.yaml', text);
+      expect(e!.id).toBe('diff-mlaprologv3');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
