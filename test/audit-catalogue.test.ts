@@ -236,6 +236,36 @@ describe('kprof diff --save-fusions', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test('--save-fusions or -o naming the --groups file, or a file of a profile: refused by its own flag, nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const groups = join(dir, 'groups.yaml');
+      writeFileSync(groups, 'rope: [InterleaveRope]\n');
+      const saved = join(dir, 'saved.yaml');
+      const s = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups, '--save-fusions', groups]);
+      expect(s).toMatchObject({ code: 2, stdout: '' });
+      expect(s.stderr).toMatch(/^kprof: --save-fusions .*groups\.yaml: this is an input of this run; .*Pass --save-fusions another path\.\n$/);
+      const o = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups, '--save-fusions', saved, '-o', groups]);
+      expect(o).toMatchObject({ code: 2, stdout: '' });
+      expect(o.stderr).toMatch(/^kprof: -o .*groups\.yaml: this is an input of this run; .*Pass -o another path\.\n$/);
+      // A file inside the base's folder is known as an input only once read: still refused before the catalogue is written.
+      const base = join(dir, 'base');
+      cpSync('fixtures/fusion-example/base', base, { recursive: true });
+      const csv = join(
+        base,
+        readdirSync(base, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('kernel_details.csv'))
+          .sort()[0]!,
+      );
+      const f = await kprof(['diff', base, 'fixtures/fusion-example/pr', '--save-fusions', saved, '-o', csv, '-q']);
+      expect(f).toMatchObject({ code: 2, stdout: '' });
+      expect(f.stderr).toMatch(/^kprof: -o .*kernel_details\.csv: this is an input of this run; .*Pass -o another path\.\n$/);
+      expect(readFileSync(groups, 'utf8')).toBe('rope: [InterleaveRope]\n');
+      expect(readdirSync(dir).sort()).toEqual(['base', 'groups.yaml']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   test('a name that says another format (x.json) is refused before the diff runs: the catalogue is YAML', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
     try {

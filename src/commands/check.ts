@@ -7,7 +7,7 @@ import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
-import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';
 import { skippedRowsOf, type Profile } from '../model/model.js';
 import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
@@ -195,10 +195,15 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY), ...(fit ? { fit } : {}) };
   const reporter = await CHECK_REPORTERS[format]();
   const text = reporter(verdict, ctx, rc);
+  outputsNotInputs([
+    ['-o', flags.out],
+    ['--markdown-out', flags.markdownOut],
+    ['--html-out', flags.htmlOut],
+  ]);
   const went = await emit(io, flags.out, text);
   io.stderr(fitHint(fit));
-  if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
-  if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }));
+  if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }), '--markdown-out');
+  if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }), '--html-out');
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined)
     io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? escaped(relPath(flags.out)) : went}.\n`);

@@ -11,7 +11,7 @@ import { usageError } from '../util/errors.js';
 import { escaped, given, shown } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
-import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';
 import {
   apartNote,
   shortenedNote,
@@ -126,7 +126,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       ['-o', flags.out],
       ['--save-fusions', flags.saveFusions],
     ],
-    [base, pr],
+    [base, pr, ...(flags.groups !== undefined ? [flags.groups] : [])],
   );
   // A name whose extension says another format (x.json) would hide the YAML catalogue written under it.
   const named = flags.saveFusions === undefined ? undefined : extensionFormat(flags.saveFusions);
@@ -257,7 +257,11 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       );
     }
     const saved = fusionsFile(d.rewrites.result.rewrites, base, pr);
-    writeFileAtomic(flags.saveFusions, saved.text);
+    outputsNotInputs([
+      ['-o', flags.out],
+      ['--save-fusions', flags.saveFusions],
+    ]);
+    writeFileAtomic(flags.saveFusions, saved.text, '--save-fusions');
     io.stderr(
       `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${shown(flags.saveFusions)}${saved.skipped > 0 ? ` (${saved.skipped} rewrites left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
     );
