@@ -245,7 +245,17 @@ describe('kprof diff --save-fusions', () => {
       const s = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups, '--save-fusions', groups]);
       expect(s).toMatchObject({ code: 2, stdout: '' });
       expect(s.stderr).toMatch(/^kprof: --save-fusions .*groups\.yaml: this is an input of this run; .*Pass --save-fusions another path\.\n$/);
-      const o = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups, '--save-fusions', saved, '-o', groups]);
+      const o = await kprof([
+        'diff',
+        'fixtures/fusion-example/base',
+        'fixtures/fusion-example/pr',
+        '--groups',
+        groups,
+        '--save-fusions',
+        saved,
+        '-o',
+        groups,
+      ]);
       expect(o).toMatchObject({ code: 2, stdout: '' });
       expect(o.stderr).toMatch(/^kprof: -o .*groups\.yaml: this is an input of this run; .*Pass -o another path\.\n$/);
       // A file inside the base's folder is known as an input only once read: still refused before the catalogue is written.

@@ -276,7 +276,9 @@ describe('kprof check: --markdown-out and --html-out', () => {
       const r = await kprof(['check', profile, '--rules', MULTI[2]!, '-o', out, flag, csv]);
       expect(r).toMatchObject({ code: 2, stdout: '' });
       expect(r.stderr).toMatch(
-        new RegExp(`^kprof: ${flag} .*kernel_details\\.csv: this is an input of this run; writing the report there would destroy it, so nothing was written\\. Pass ${flag} another path\\.\\n$`),
+        new RegExp(
+          `^kprof: ${flag} .*kernel_details\\.csv: this is an input of this run; writing the report there would destroy it, so nothing was written\\. Pass ${flag} another path\\.\\n$`,
+        ),
       );
       expect(existsSync(out)).toBe(false);
       expect(readFileSync(csv, 'utf8')).toBe(text);

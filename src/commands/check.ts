@@ -202,7 +202,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   ]);
   const went = await emit(io, flags.out, text);
   io.stderr(fitHint(fit));
-  if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }), '--markdown-out');
+  if (flags.markdownOut !== undefined)
+    await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }), '--markdown-out');
   if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }), '--html-out');
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined)
