@@ -11,13 +11,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
+import { inputError, isKprofError, KprofError, type ErrorKind } from '../util/errors.js';
 import { collectGarbage } from '../util/heap.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readerOf, readInWorker } from './formats/readers.js';
 import { allFormats, formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
-import { escaped, shown } from '../util/inputText.js';
+import { escaped, shellWord, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
@@ -135,8 +135,35 @@ export async function readProfile(profile: string | PlannedProfile, options: Rea
 
 async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
   const ranks: RankData[] = [];
-  for (const plan of plans) for (const r of await readRank(plan, options)) ranks.push(r);
+  for (const plan of plans) {
+    let read: RankData[];
+    try {
+      read = await readRank(plan, options);
+    } catch (e) {
+      throw withOtherRanks(e, plan, plans);
+    }
+    for (const r of read) ranks.push(r);
+  }
   return ranks;
+}
+
+/** At most this many other ranks are named in the --rank a message suggests (a cluster's thousand are not). */
+const OTHER_RANKS_NAMED = 8;
+
+/**
+ * An input error of one rank of several (a rank's file empty, binary, of no known format): the message says
+ * which rank it is and how to read the others without it (`--rank 0,2`), as one bad rank of 64 stops the read of
+ * the whole folder. Other errors, and those of a file that holds several ranks, are given as they are.
+ */
+function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): unknown {
+  if (!isKprofError(e) || e.kind !== 'input' || plans.length < 2 || plan.rank === '-' || ranksInFile(plan.format)) return e;
+  const others = [...new Set(plans.map((p) => p.rank).filter((r) => r !== plan.rank && r !== '-'))].sort(compareRanks);
+  if (others.length === 0) return e;
+  const read =
+    others.length <= OTHER_RANKS_NAMED
+      ? `--rank ${shellWord(others.join(','))} reads the ${others.length === 1 ? 'other' : `other ${others.length}`} without it`
+      : `--rank with the other ranks reads them without it`;
+  return new KprofError(e.kind, `${e.message} It is rank ${shown(plan.rank)}, one of ${plans.length} ranks read: ${read}.`);
 }
 
 /**
@@ -176,8 +203,8 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
     ),
   );
   const ranks: RankData[] = [];
-  for (const s of settled) {
-    if (s.status === 'rejected') throw s.reason;
+  for (const [i, s] of settled.entries()) {
+    if (s.status === 'rejected') throw withOtherRanks(s.reason, plans[i]!, plans);
     for (const r of s.value) ranks.push(r);
   }
   return ranks;
