@@ -311,6 +311,7 @@ describe('text from a user catalogue is escaped', () => {
       for (const format of ['table', 'markdown', 'json']) {
         const res = await kprof(['audit', '--list', '--catalogue', file, '--only', 'mine', '--format', format]);
         expect(res.code).toBe(0);
+        if (format !== 'json') expect(res.stdout).toMatch(/^Fusion catalogue: 1 entry\n/);
         expect(res.stdout).not.toContain('\u001b');
         expect(res.stdout).not.toContain('\u0085');
         expect(res.stdout).not.toContain('##[');
