@@ -198,6 +198,17 @@ describe('base ranks the profile lacks', () => {
       /the base .*base01 has rank 1, which the profile .*pr0 lacks \(it has 0\): a rank that was not profiled cannot be checked\. .*--rank 0/,
     );
     expect((await kprof(['check', pr, '--rules', f, '--base', base, '--rank', '0'])).code).toBe(0);
+    // A rank of the profile alone is left out of the --rank suggested: --rank reads both sides, and the base lacks it.
+    const pr02 = profile('pr02', { '0': RANK0, '2': RANK1 });
+    const uneven = await kprof(['check', pr02, '--rules', f, '--base', base]);
+    expect(uneven.code).toBe(2);
+    expect(uneven.stderr).toMatch(
+      /\(it has 0, 2\): a rank that was not profiled cannot be checked\. Pass the profile of every rank, or --rank 0 to check only the rank both have\.\n$/,
+    );
+    expect((await kprof(['check', pr02, '--rules', f, '--base', base, '--rank', '0'])).code).toBe(0);
+    const none = await kprof(['check', profile('pr23', { '2': RANK0, '3': RANK1 }), '--rules', f, '--base', base]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/Pass the profile of every rank, or a base of the same ranks \(the two share none\)\.\n$/);
     // One rank against one rank is a pair whatever the ids.
     const other = profile('base1', { '1': RANK0 });
     expect((await kprof(['check', pr, '--rules', f, '--base', other])).code).toBe(0);

@@ -8,7 +8,7 @@ import { stepsLabel } from '../aggregate/group.js';
 import { stepsNamingNone } from '../analysis/emptySelection.js';
 import type { Profile, RankData } from '../model/model.js';
 import { fmtSteps, NO_RANK_ID, plural, rankIdsText, ranksNamed } from '../util/format.js';
-import { shown } from '../util/inputText.js';
+import { shellWord, shown } from '../util/inputText.js';
 import { kindOf } from './checks/registry.js';
 import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
@@ -132,10 +132,16 @@ export function rejectUnpairedBase(profile: Profile, base: Profile): void {
   const lost = base.ranks.map((r) => r.rank).filter((r) => !have.has(r));
   if (lost.length === 0) return;
   const list = (ids: string[]): string => rankIdsText(ids, shown);
+  // --rank selects on both sides: only the ranks both have read on each (a rank of the profile alone would be
+  // "not found" in the base).
+  const both = base.ranks.map((r) => r.rank).filter((r) => have.has(r));
+  const only =
+    both.length > 0
+      ? `or --rank ${shellWord(both.join(','))} to check only the rank${both.length === 1 ? '' : 's'} both have`
+      : 'or a base of the same ranks (the two share none)';
   throw inputError(
     `the base ${base.input} has rank${lost.length === 1 ? '' : 's'} ${list(lost)}, which the profile ${profile.input} lacks ` +
-      `(it has ${list([...have])}): a rank that was not profiled cannot be checked. ` +
-      `Pass the profile of every rank, or --rank ${[...have].join(',')} to check only the ranks it has.`,
+      `(it has ${list([...have])}): a rank that was not profiled cannot be checked. Pass the profile of every rank, ${only}.`,
   );
 }
 
