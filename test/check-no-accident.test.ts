@@ -117,6 +117,8 @@ describe('a rank where nothing was read is not a clean rank', () => {
     expect(r.stderr).toMatch(
       /the profile .*dead: no kernel was read on rank 1 \(.*rank1_ascend_pt.*kernel_details\.csv\): every one of its 8 rows could not be read/,
     );
+    // The --rank that leaves it out is named: the ranks where kernels were read.
+    expect(r.stderr).toMatch(/check that rank's export, or leave it out with --rank 0\.\n$/);
     // Leaving the rank out says which ranks the gate is on.
     expect((await kprof(['check', DEAD, '--rules', file('b.yaml', 'rules:\n  - type: B\n    count: { max: 4 }\n'), '--rank', '0'])).code).toBe(0);
   });
@@ -127,6 +129,15 @@ describe('a rank where nothing was read is not a clean rank', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no kernel was read on rank 1');
     expect(r.stderr).toContain('it has no kernel rows');
+  });
+
+  it('a rank of no id where nothing was read is named "rank (no id)", not "rank -"', async () => {
+    const dir = profile('no-id-dead', { '0': RANK0 });
+    mkdirSync(join(dir, 'node', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(dir, 'node', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), `${HEADER}\n`);
+    const r = await kprof(['check', dir, '--rules', gate()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no kernel was read on rank \(no id\) \(.*node.*kernel_details\.csv\): it has no kernel rows\. .*--rank 0\.\n$/);
   });
 
   it('kprof rules: exit 2, no rules written from the dead rank', async () => {
