@@ -29,7 +29,7 @@ import {
 } from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy, Profile, Summary } from '../model/model.js';
-import { holdReadWorkers, planProfile, readProfile, runJob, type PlannedProfile } from '../input/read.js';
+import { holdReadWorkers, planPair, readProfile, runJob, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
@@ -146,7 +146,6 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
   const rewrites = flags.rewrites !== 'off';
   const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
-  const plan = (input: string) => planProfile(input, { ranks: common.selection.ranks, prefer: common.prefer });
   const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean, kernelNames = true) =>
     readProfile(input, {
       withShapes: common.withShapes,
@@ -160,7 +159,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       stepTime: flags.stepTime === true,
     });
   // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
-  const planned = [plan(base), plan(pr)] as const;
+  const planned = planPair([base, pr], { ranks: common.selection.ranks, prefer: common.prefer });
   const recordBy = rewrites ? plannedBy(common.byGiven, common.by, planned) : null;
   // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
   const kernelNames = namesNeeded(plannedBy(common.byGiven, common.by, planned), common.selection);

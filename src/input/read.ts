@@ -19,7 +19,7 @@ import { allFormats, formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 import { escaped, shellWord, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
-import { ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
@@ -68,8 +68,11 @@ export interface ReadOptions {
 
 export { PARALLEL_MIN_BYTES };
 
-/** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
-export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): RankPlan[] {
+/**
+ * Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found, and then says
+ * what to do (`advice`, by default: another --rank of those).
+ */
+export function selectPlans(resolved: ResolvedInput, ranks: string[] | null, said: { side?: string; advice?: string } = {}): RankPlan[] {
   if (ranks === null) return resolved.ranks;
   if (resolved.ranks.some((p) => ranksInFile(p.format))) return resolved.ranks; // filtered after reading
   const have = new Set(resolved.ranks.map((p) => p.rank));
@@ -78,8 +81,8 @@ export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): Ra
   if (missing.length > 0 && resolved.ranks.some((p) => formatOf(p.format).answers.ranks === 'column')) return resolved.ranks;
   if (missing.length > 0) {
     throw inputError(
-      `${resolved.input}: ${ranksNamed(missing, shown)} not found; the input has ${ranksNamed([...have].sort(compareRanks), shown)}. ` +
-        'Use --rank with one of those, or --rank all.',
+      `${resolved.input}${said.side !== undefined ? ` (${said.side})` : ''}: ${ranksNamed(missing, shown)} not found; the input has ` +
+        `${ranksNamed([...have].sort(compareRanks), shown)}. ${said.advice ?? 'Use --rank with one of those, or --rank all.'}`,
     );
   }
   return resolved.ranks.filter((p) => ranks.includes(p.rank));
@@ -99,6 +102,25 @@ export interface PlannedProfile {
 export function planProfile(input: string, options: Pick<ReadOptions, 'ranks' | 'prefer'>): PlannedProfile {
   const resolved = resolveInput(input, { prefer: options.prefer ?? null });
   return { input, resolved, plans: selectPlans(resolved, options.ranks) };
+}
+
+/**
+ * The two sides of a diff (or of kprof rules), planned with the same --rank: a rank one side lacks is said with
+ * the side and the ranks both have, since another rank of that side alone would stop the other side's read.
+ */
+export function planPair(inputs: readonly [string, string], options: Pick<ReadOptions, 'ranks' | 'prefer'>): [PlannedProfile, PlannedProfile] {
+  const resolved = inputs.map((i) => resolveInput(i, { prefer: options.prefer ?? null }));
+  const ids = (r: ResolvedInput) => new Set(r.ranks.map((p) => p.rank));
+  const plans = resolved.map((r, i) => {
+    const other = ids(resolved[1 - i]!);
+    const both = [...ids(r)].filter((x) => other.has(x) && x !== NO_RANK_ID).sort(compareRanks);
+    const advice =
+      both.length > 0
+        ? `Use --rank with ranks both sides have (${both.length <= 8 ? `--rank ${shellWord(both.join(','))}` : ranksNamed(both, shown)}), or --rank all.`
+        : 'The base and the PR share no rank id: --rank all compares them whole.';
+    return selectPlans(r, options.ranks, { side: i === 0 ? 'the base' : 'the PR', advice });
+  });
+  return [0, 1].map((i) => ({ input: inputs[i]!, resolved: resolved[i]!, plans: plans[i]! })) as [PlannedProfile, PlannedProfile];
 }
 
 let onRead: ((input: string) => void) | null = null;
