@@ -220,6 +220,12 @@ describe('base ranks the profile lacks', () => {
     const none = await kprof(['check', profile('pr23', { '2': RANK0, '3': RANK1 }), '--rules', f, '--base', base]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Pass the profile of every rank, or a base of the same ranks \(the two share none\)\.\n$/);
+    // A --rank the base lacks names the base and the ranks both have (--rank reads both sides).
+    const r2 = await kprof(['check', pr02, '--rules', f, '--base', base, '--rank', '2']);
+    expect(r2).toMatchObject({ code: 2, stdout: '' });
+    expect(r2.stderr).toMatch(
+      /^kprof: .*base01 \(the base\): rank 2 not found; the input has ranks 0, 1\. Use --rank with ranks both sides have \(--rank 0\), or --rank all\.\n$/,
+    );
     // One rank against one rank is a pair whatever the ids.
     const other = profile('base1', { '1': RANK0 });
     expect((await kprof(['check', pr, '--rules', f, '--base', other])).code).toBe(0);

@@ -13,7 +13,7 @@ import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import { plural } from '../util/format.js';
 import type { Progress } from '../model/progress.js';
-import { readProfile } from '../input/read.js';
+import { planPair, planProfile, readProfile, type PlannedProfile } from '../input/read.js';
 import { unmatchedPart, verdictLine } from '../report/check/shared.js';
 import { CHECK_REPORTERS } from '../report/registry.js';
 import { githubAnnotation, messageLocation } from '../report/failure.js';
@@ -117,18 +117,22 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
   const sequenceBy = sequenceGrouping(rules);
   const { selection, prefer } = parseCommon({ ...flags, by: 'type' });
-  const read = (input: string): Promise<Profile> =>
+  const read = (input: PlannedProfile): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
       ranks: selection.ranks,
       rawNames: selectionRawNames(selection, ruleNameTests(rules)),
       shortNames: flags.shortNames === true,
-      onBytes: progress.tracker(input),
+      onBytes: progress.tracker(input.input),
       prefer,
       // Sequence rules read each rank's kernels in order, beside its accumulator (only when a rule needs it).
       beside: sequenceBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: sequenceBy } } : null,
     });
-  const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
+  // With a base, a --rank one of the two lacks is said with the side and the ranks both have.
+  const plans = { ranks: selection.ranks, prefer };
+  const [planned, plannedBase] =
+    flags.base !== undefined ? planPair([profile, flags.base], plans, ['the profile', 'the base']) : [planProfile(profile, plans), null];
+  const [read0, base0] = await Promise.all([read(planned), plannedBase !== null ? read(plannedBase) : Promise.resolve(null)]);
   progress.done();
   report(io, read0, flags.strict, format === 'github');
   if (base0) report(io, base0, flags.strict, format === 'github');

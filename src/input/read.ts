@@ -105,10 +105,15 @@ export function planProfile(input: string, options: Pick<ReadOptions, 'ranks' | 
 }
 
 /**
- * The two sides of a diff (or of kprof rules), planned with the same --rank: a rank one side lacks is said with
- * the side and the ranks both have, since another rank of that side alone would stop the other side's read.
+ * The two sides of a diff (or of kprof rules, or check's profile and --base), planned with the same --rank: a
+ * rank one side lacks is said with the side (`sides`) and the ranks both have, since another rank of that side
+ * alone would stop the other side's read.
  */
-export function planPair(inputs: readonly [string, string], options: Pick<ReadOptions, 'ranks' | 'prefer'>): [PlannedProfile, PlannedProfile] {
+export function planPair(
+  inputs: readonly [string, string],
+  options: Pick<ReadOptions, 'ranks' | 'prefer'>,
+  sides: readonly [string, string] = ['the base', 'the PR'],
+): [PlannedProfile, PlannedProfile] {
   const resolved = inputs.map((i) => resolveInput(i, { prefer: options.prefer ?? null }));
   const ids = (r: ResolvedInput) => new Set(r.ranks.map((p) => p.rank));
   const plans = resolved.map((r, i) => {
@@ -117,8 +122,8 @@ export function planPair(inputs: readonly [string, string], options: Pick<ReadOp
     const advice =
       both.length > 0
         ? `Use --rank with ranks both sides have (${both.length <= 8 ? `--rank ${shellWord(both.join(','))}` : ranksNamed(both, shown)}), or --rank all.`
-        : 'The base and the PR share no rank id: --rank all compares them whole.';
-    return selectPlans(r, options.ranks, { side: i === 0 ? 'the base' : 'the PR', advice });
+        : `${sides[0].replace(/^t/, 'T')} and ${sides[1]} share no rank id: --rank all compares them whole.`;
+    return selectPlans(r, options.ranks, { side: sides[i]!, advice });
   });
   return [0, 1].map((i) => ({ input: inputs[i]!, resolved: resolved[i]!, plans: plans[i]! })) as [PlannedProfile, PlannedProfile];
 }
