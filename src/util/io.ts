@@ -3,8 +3,9 @@
 import { closeSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { inputError, isKprofError, usageError, type KprofError } from './errors.js';
+import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
+import { errorCode, isOwn, linkChain, writeError } from './outPath.js';
 import { writePacked } from './packed.js';
 
 /**
@@ -316,30 +317,6 @@ export function writeFileAtomic(path: string, text: Report, flag = '--out'): voi
   }
 }
 
-/** A path in /dev or /proc: a device or an open file of this process, never replaced by a rename. */
-function isOwn(path: string): boolean {
-  return /^\/(dev|proc)\//.test(path);
-}
-
-/**
- * The paths a link leads through, `path` first, each hop read with readlink (at most 40, as the kernel follows):
- * so a link to /dev/stdout is known as one even where the chain ends in no path at all (a pipe, a socket).
- */
-function linkChain(path: string): string[] {
-  let p = onDisk(path);
-  const chain = [p];
-  for (let i = 0; i < 40; i++) {
-    try {
-      if (!lstatSync(p).isSymbolicLink()) break;
-      p = resolve(dirname(p), readlinkSync(p));
-    } catch {
-      break;
-    }
-    chain.push(p);
-  }
-  return chain;
-}
-
 /** The buffer writeAll encodes a chunk into (the reporters' chunks are of 64 Ki characters, about). */
 const WRITE_BUFFER_BYTES = 1 << 20;
 
@@ -365,33 +342,6 @@ function writeAll(fd: number, text: Report): void {
 
 /** A path whose report is written gzipped. */
 const GZ_PATH = /\.gz$/i;
-
-function errorCode(e: unknown): string {
-  return e instanceof Error && 'code' in e ? String(e.code) : '';
-}
-
-/** Why --out could not be written, and what to do. */
-function writeError(path: string, e: unknown, flag = '--out'): KprofError {
-  const code = errorCode(e);
-  const name = basename(path);
-  const why =
-    code === 'ENOENT' || code === 'ENOTDIR'
-      ? `the folder ${dirname(path)} does not exist`
-      : code === 'EISDIR'
-        ? 'it is a folder'
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? 'permission denied'
-          : code === 'ENOSPC'
-            ? 'the disk is full'
-            : code === 'ENAMETOOLONG'
-              ? `the name is too long: ${Buffer.byteLength(name)} bytes in the file name, ${Buffer.byteLength(path)} in the path; most file systems take at most 255 bytes in a name`
-              : code === 'ELOOP'
-                ? 'the path goes through a loop of symbolic links'
-                : code || (e instanceof Error ? e.message : String(e));
-  return inputError(
-    `${flag === '--out' ? '' : `${flag} `}${path}: cannot write the report (${why}); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
-  );
-}
 
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
 const STDERR_PATHS: ReadonlySet<string> = new Set(['/dev/stderr', '/dev/fd/2', '/proc/self/fd/2']);
