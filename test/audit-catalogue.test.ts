@@ -276,6 +276,33 @@ describe('kprof diff --save-fusions', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test('--rewrites off or --by other than type: refused before the diff runs; a side of no kernel order: said why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const file = join(dir, 'saved.yaml');
+      const args = ['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file];
+      const off = await kprof([...args, '--rewrites', 'off']);
+      expect(off).toMatchObject({ code: 2, stdout: '' });
+      expect(off.stderr).toBe(
+        'kprof: --save-fusions: it writes the fusions the Fusion rewrites section finds, and --rewrites off turns the section off. Leave one of them out.\n',
+      );
+      const byName = await kprof([...args, '--by', 'name']);
+      expect(byName).toMatchObject({ code: 2, stdout: '' });
+      expect(byName.stderr).toBe(
+        'kprof: --save-fusions: a fusion catalogue names kernel types, and --by name groups the rewrites otherwise. Leave --by out (or pass --by type).\n',
+      );
+      const snap = join(dir, 'base.json');
+      expect((await kprof(['summary', 'fixtures/fusion-example/base', '-o', snap])).code).toBe(0);
+      const json = await kprof(['diff', snap, 'fixtures/fusion-example/pr', '--save-fusions', file, '-q']);
+      expect(json.code).toBe(2);
+      expect(json.stderr).toMatch(
+        /^kprof: --save-fusions: needs the Fusion rewrites section by type; the Fusion rewrites section is unavailable: the base's .*base\.json is a summary JSON/m,
+      );
+      expect(readdirSync(dir)).toEqual(['base.json']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   test('a name that says another format (x.json) is refused before the diff runs: the catalogue is YAML', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
     try {

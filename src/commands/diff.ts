@@ -31,6 +31,7 @@ import type { Progress } from '../model/progress.js';
 import type { GroupBy, Profile, Summary } from '../model/model.js';
 import { holdReadWorkers, planPair, readProfile, runJob, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
+import { unavailableText } from '../report/diff/rewrites.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
@@ -136,6 +137,17 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     );
   }
   const common = parseCommon(flags);
+  // --save-fusions writes the rewrites the section finds, by type: options that rule it out are said before the read.
+  if (flags.saveFusions !== undefined && flags.rewrites === 'off') {
+    throw usageError(
+      '--save-fusions: it writes the fusions the Fusion rewrites section finds, and --rewrites off turns the section off. Leave one of them out.',
+    );
+  }
+  if (flags.saveFusions !== undefined && common.byGiven && common.by !== 'type') {
+    throw usageError(
+      `--save-fusions: a fusion catalogue names kernel types, and --by ${common.by} groups the rewrites otherwise. Leave --by out (or pass --by type).`,
+    );
+  }
   if (flags.layerMarker === '') {
     throw usageError(
       '--layer-marker: expected a kernel type or name; found an empty value (an unset variable?). Leave --layer-marker out to have one found.',
@@ -251,9 +263,14 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   if (flags.saveFusions !== undefined) {
     // --save-fusions: the rewrites as catalogue entries for kprof audit (needs the rewrites by type).
     if (d.rewrites?.status !== 'ok' || by !== 'type') {
-      throw usageError(
-        `--save-fusions: needs the Fusion rewrites section by type (--rewrites on, --by type, both sides with kernels in order and Step Id).`,
-      );
+      // What the inputs lack, as the report's section would say it (the report is not written: exit 2).
+      const why =
+        by !== 'type'
+          ? `the inputs are grouped by ${by} (they name their kernels only), and a fusion catalogue names kernel types. Save fusions from exports that give op types (kernel_details.csv, op_summary, a db export).`
+          : d.rewrites?.status === 'unavailable'
+            ? `the Fusion rewrites section is ${unavailableText(d.rewrites, (t) => t)}`
+            : 'there is no Fusion rewrites section.';
+      throw usageError(`--save-fusions: needs the Fusion rewrites section by type; ${why}`);
     }
     const saved = fusionsFile(d.rewrites.result.rewrites, base, pr);
     outputsNotInputs([
