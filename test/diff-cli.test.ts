@@ -272,6 +272,14 @@ describe('kprof diff: awkward cases', () => {
     expect(filtered.stderr).toMatch(/base\.json: this summary JSON was made with --by type, but this run asks for --by type and steps=21-22/);
   });
 
+  it('a step of one kernel is "1 → 1 kernel" in the rewrites heading', async () => {
+    const f = join(dir, 'one-kernel.csv');
+    writeFileSync(f, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1,2\n2,a,A,AI_CORE,5,2\n');
+    const r = await kprof(['diff', f, f]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('the most frequent step: 1 → 1 kernel, in 2 of 2 steps on each side)');
+  });
+
   it('a --rank one side lacks names that side and the ranks both have, in diff and in kprof rules', async () => {
     const one = join(dir, 'rank-0-only');
     cpSync(join(ROOT, PR, rankFolder(PR, 0)), join(one, rankFolder(PR, 0)), { recursive: true });
