@@ -266,7 +266,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       // What the inputs lack, as the report's section would say it (the report is not written: exit 2).
       const why =
         by !== 'type'
-          ? `the inputs are grouped by ${by} (they name their kernels only), and a fusion catalogue names kernel types. Save fusions from exports that give op types (kernel_details.csv, op_summary, a db export).`
+          ? `the inputs are grouped by ${by} (they name their kernels only), and a fusion catalogue names kernel types. Save fusions from exports that give op types (kprof inspect says what each file gives).`
           : d.rewrites?.status === 'unavailable'
             ? `the Fusion rewrites section is ${unavailableText(d.rewrites, (t) => t)}`
             : 'there is no Fusion rewrites section.';
