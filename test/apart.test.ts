@@ -53,6 +53,14 @@ describe('clippedApart', () => {
     expect(sb!.length).toBeLessThanOrEqual(20);
   });
 
+  it('numbers over the whole list: two groups numbered apart are not cut alike again (a case the property below found)', () => {
+    const stem = 'aa\u001b\u001b'.repeat(4);
+    const names = [`${stem}\u001b`, stem, `${stem}aaa𝔘a`, `${stem}𝔘aaaa`];
+    const shown = clippedApart(names, 8);
+    expect(new Set(shown).size).toBe(4);
+    for (const s of shown) expect(Array.from(s).length).toBeLessThanOrEqual(8);
+  });
+
   it('keeps any set of different names apart, within the width, escapes whole', () => {
     const char = fc.constantFrom('a', 'b', '<', '>', ' ', '\u001b', '\\', 'é', '𝔘', ':', '#', '[');
     const word = fc.array(char, { minLength: 0, maxLength: 40 }).map((a) => a.join(''));
@@ -127,6 +135,8 @@ function referenceKeptApart(texts: string[], shown: string[], width: number): st
     else alike.set(shown[i]!, [i]);
   }
   const out = shown.slice();
+  // One count for the whole list: cuts numbered in two groups could be cut alike again (`aa…#1` twice).
+  const numbered = { n: 0 };
   const wholeAt = new Map<string, number>();
   for (let i = shown.length - 1; i >= 0; i--) if (shown[i] === texts[i] && alike.has(shown[i]!)) wholeAt.set(shown[i]!, i);
   for (const [cut, group] of alike) {
@@ -141,7 +151,7 @@ function referenceKeptApart(texts: string[], shown: string[], width: number): st
     members.forEach((i, k) => {
       out[i] = around(ts[k]!, at[k]!, width);
     });
-    numberAlike(members, texts, out, width);
+    numberAlike(members, texts, out, width, numbered);
   }
   return out;
 }
@@ -170,7 +180,7 @@ function compareTokens(a: string[], b: string[]): number {
   return a[i]! < b[i]! ? -1 : 1;
 }
 
-function numberAlike(members: number[], texts: string[], out: string[], width: number): void {
+function numberAlike(members: number[], texts: string[], out: string[], width: number, numbered: { n: number }): void {
   const seen = new Map<string, number[]>();
   for (const i of members) {
     const g = seen.get(out[i]!);
@@ -179,8 +189,8 @@ function numberAlike(members: number[], texts: string[], out: string[], width: n
   }
   for (const g of seen.values()) {
     if (new Set(g.map((i) => texts[i])).size < 2) continue;
-    g.forEach((i, n) => {
-      const mark = `#${n + 1}`;
+    g.forEach((i) => {
+      const mark = `#${++numbered.n}`;
       const ts = tokens(out[i]!);
       const kept = take(ts, 0, Math.max(1, width - mark.length - 1)).text;
       out[i] = `${kept}…${mark}`;

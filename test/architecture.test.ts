@@ -100,8 +100,8 @@ const ON_DISK_ALREADY: string[] = [
   'util/io.ts: disk',
   'util/io.ts: own ? disk : target',
   'util/io.ts: tmp',
-  // linkChain: starts from onDisk(path), then follows the links.
-  'util/io.ts: p',
+  // linkChain (util/outPath.ts): starts from onDisk(path), then follows the links.
+  'util/outPath.ts: p',
   // The CLI bundle, read from the descriptor openSync(onDisk(file)) gave (runCli).
   'cli/early.ts: fd',
   // The worker script, beside the module.
@@ -247,8 +247,8 @@ const INPUT_LAYERS: { name: string; test: RegExp }[] = [
   { name: 'sink', test: /^input\/(sink|kernelCells|beside|stepSpans|accumulator|names)\.ts$/ },
   // The registry and the formats' readers.
   { name: 'formats', test: /^input\/formats\// },
-  // The scheduler of a read: rank plans into ranks, in this thread or in workers.
-  { name: 'read', test: /^input\/(readRank|read|pool)\.ts$|^input\/workers\// },
+  // The scheduler of a read: rank plans (which ranks --rank keeps) into ranks, in this thread or in workers.
+  { name: 'read', test: /^input\/(readRank|read|plans|pool)\.ts$|^input\/workers\// },
 ];
 
 function inputLayerOf(module: string): number {

@@ -2,7 +2,7 @@
 // generated module the bundle ships is the files on disk, bad entries are refused with their place, and
 // `kprof audit --list` shows every entry; plus the audit of the README's example profile.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -205,6 +205,25 @@ describe('kprof diff --save-fusions', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test("a profile's folder name with a bidi override and a line separator is written escaped, and reads back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const pr = join(dir, 'pr\u202eevil\u2028x');
+      cpSync('fixtures/fusion-example/pr', pr, { recursive: true });
+      const file = join(dir, 'saved.yaml');
+      // One rank: the chain source says "rank 0", not "ranks 0".
+      const d = await kprof(['diff', 'fixtures/fusion-example/base', pr, '--rank', '0', '--save-fusions', file, '-q']);
+      expect(d.code, d.stderr).toBe(0);
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toMatch(/[\u202e\u2028]/);
+      expect(text).toContain('pr\\u202eevil\\u2028x"');
+      expect(text).toContain('(8 chains, rank 0)');
+      const [e] = parseCatalogue('saved.yaml', text);
+      expect(e!.id).toBe('diff-mlaprologv3');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   test('--save-fusions and -o naming one file: refused before the diff runs, nothing written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
     try {
@@ -213,6 +232,73 @@ describe('kprof diff --save-fusions', () => {
       expect(d).toMatchObject({ code: 2, stdout: '' });
       expect(d.stderr).toMatch(/^kprof: --save-fusions .*saved\.yaml: the same file as -o; each report needs a file of its own/);
       expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  test('--save-fusions or -o naming the --groups file, or a file of a profile: refused by its own flag, nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const groups = join(dir, 'groups.yaml');
+      writeFileSync(groups, 'rope: [InterleaveRope]\n');
+      const saved = join(dir, 'saved.yaml');
+      const s = await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--groups', groups, '--save-fusions', groups]);
+      expect(s).toMatchObject({ code: 2, stdout: '' });
+      expect(s.stderr).toMatch(/^kprof: --save-fusions .*groups\.yaml: this is an input of this run; .*Pass --save-fusions another path\.\n$/);
+      const o = await kprof([
+        'diff',
+        'fixtures/fusion-example/base',
+        'fixtures/fusion-example/pr',
+        '--groups',
+        groups,
+        '--save-fusions',
+        saved,
+        '-o',
+        groups,
+      ]);
+      expect(o).toMatchObject({ code: 2, stdout: '' });
+      expect(o.stderr).toMatch(/^kprof: -o .*groups\.yaml: this is an input of this run; .*Pass -o another path\.\n$/);
+      // A file inside the base's folder is known as an input only once read: still refused before the catalogue is written.
+      const base = join(dir, 'base');
+      cpSync('fixtures/fusion-example/base', base, { recursive: true });
+      const csv = join(
+        base,
+        readdirSync(base, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('kernel_details.csv'))
+          .sort()[0]!,
+      );
+      const f = await kprof(['diff', base, 'fixtures/fusion-example/pr', '--save-fusions', saved, '-o', csv, '-q']);
+      expect(f).toMatchObject({ code: 2, stdout: '' });
+      expect(f.stderr).toMatch(/^kprof: -o .*kernel_details\.csv: this is an input of this run; .*Pass -o another path\.\n$/);
+      expect(readFileSync(groups, 'utf8')).toBe('rope: [InterleaveRope]\n');
+      expect(readdirSync(dir).sort()).toEqual(['base', 'groups.yaml']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  test('--rewrites off or --by other than type: refused before the diff runs; a side of no kernel order: said why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));
+    try {
+      const file = join(dir, 'saved.yaml');
+      const args = ['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file];
+      const off = await kprof([...args, '--rewrites', 'off']);
+      expect(off).toMatchObject({ code: 2, stdout: '' });
+      expect(off.stderr).toBe(
+        'kprof: --save-fusions: it writes the fusions the Fusion rewrites section finds, and --rewrites off turns the section off. Leave one of them out.\n',
+      );
+      const byName = await kprof([...args, '--by', 'name']);
+      expect(byName).toMatchObject({ code: 2, stdout: '' });
+      expect(byName.stderr).toBe(
+        'kprof: --save-fusions: a fusion catalogue names kernel types, and --by name groups the rewrites otherwise. Leave --by out (or pass --by type).\n',
+      );
+      const snap = join(dir, 'base.json');
+      expect((await kprof(['summary', 'fixtures/fusion-example/base', '-o', snap])).code).toBe(0);
+      const json = await kprof(['diff', snap, 'fixtures/fusion-example/pr', '--save-fusions', file, '-q']);
+      expect(json.code).toBe(2);
+      expect(json.stderr).toMatch(
+        /^kprof: --save-fusions: needs the Fusion rewrites section by type; the Fusion rewrites section is unavailable: the base's .*base\.json is a summary JSON/m,
+      );
+      expect(readdirSync(dir)).toEqual(['base.json']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -252,6 +338,7 @@ describe('text from a user catalogue is escaped', () => {
       for (const format of ['table', 'markdown', 'json']) {
         const res = await kprof(['audit', '--list', '--catalogue', file, '--only', 'mine', '--format', format]);
         expect(res.code).toBe(0);
+        if (format !== 'json') expect(res.stdout).toMatch(/^Fusion catalogue: 1 entry\n/);
         expect(res.stdout).not.toContain('\u001b');
         expect(res.stdout).not.toContain('\u0085');
         expect(res.stdout).not.toContain('##[');

@@ -375,6 +375,25 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     );
   });
 
+  it('one unusable rank of several: the message says which rank it is and the --rank that reads the others', async () => {
+    const dir = join(tmp, 'one-bad-rank');
+    const csvOf = (rank: number) => join(dir, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv');
+    for (const rank of [0, 1, 2]) {
+      mkdirSync(join(dir, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      writeFileSync(csvOf(rank), [HEADER, ROW, ''].join('\n'));
+    }
+    writeFileSync(csvOf(1), ''); // the profiler of rank 1 was stopped before it wrote
+    const empty = `${csvOf(1)}: the file is empty (0 bytes); expected a CSV export that starts with a header row. Was the profiler stopped before it wrote its output? Export the profile again.`;
+    expectOneError(await kprof(['summary', dir]), `${empty} It is rank 1, one of 3 ranks read: --rank 0,2 reads the other 2 without it.`);
+    expectOneError(
+      await kprof(['diff', dir, dir, '--rank', '0,1']),
+      `${empty} It is rank 1, one of 2 ranks read: --rank 0 reads the other without it.`,
+    );
+    // The rank asked for alone: nothing else to suggest.
+    expectOneError(await kprof(['summary', dir, '--rank', '1']), empty);
+    expect((await kprof(['summary', dir, '--rank', '0,2', '-q'])).code).toBe(0);
+  });
+
   const isRoot = process.getuid?.() === 0;
   if (isRoot) console.warn('NOTICE: running as root, where chmod 000 does not stop reading: the permission test is skipped.');
   it.skipIf(isRoot)('a file that cannot be read (permissions; skipped as root, where chmod 000 does not stop reading)', async () => {

@@ -1,6 +1,6 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -258,6 +258,30 @@ describe('kprof check: --markdown-out and --html-out', () => {
         new RegExp(`^kprof: ${flag} .*kept\\.rules\\.yaml: this is an input of this run; writing the report there would destroy it`),
       );
       expect(readFileSync(rules, 'utf8')).toBe(text);
+    }
+  });
+
+  it("--markdown-out or --html-out naming a file inside the profile's folder: refused by its own flag, before -o's report is written", async () => {
+    const profile = join(tmp, 'inside-profile');
+    cpSync(resolve(ROOT, MULTI[0]!), profile, { recursive: true });
+    const csv = join(
+      profile,
+      readdirSync(profile, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('kernel_details.csv'))
+        .sort()[0]!,
+    );
+    const text = readFileSync(csv, 'utf8');
+    for (const flag of ['--markdown-out', '--html-out']) {
+      const out = join(tmp, `inside${flag}.txt`);
+      const r = await kprof(['check', profile, '--rules', MULTI[2]!, '-o', out, flag, csv]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^kprof: ${flag} .*kernel_details\\.csv: this is an input of this run; writing the report there would destroy it, so nothing was written\\. Pass ${flag} another path\\.\\n$`,
+        ),
+      );
+      expect(existsSync(out)).toBe(false);
+      expect(readFileSync(csv, 'utf8')).toBe(text);
     }
   });
 });

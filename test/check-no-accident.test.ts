@@ -117,6 +117,8 @@ describe('a rank where nothing was read is not a clean rank', () => {
     expect(r.stderr).toMatch(
       /the profile .*dead: no kernel was read on rank 1 \(.*rank1_ascend_pt.*kernel_details\.csv\): every one of its 8 rows could not be read/,
     );
+    // The --rank that leaves it out is named: the ranks where kernels were read.
+    expect(r.stderr).toMatch(/check that rank's export, or leave it out with --rank 0\.\n$/);
     // Leaving the rank out says which ranks the gate is on.
     expect((await kprof(['check', DEAD, '--rules', file('b.yaml', 'rules:\n  - type: B\n    count: { max: 4 }\n'), '--rank', '0'])).code).toBe(0);
   });
@@ -127,6 +129,15 @@ describe('a rank where nothing was read is not a clean rank', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no kernel was read on rank 1');
     expect(r.stderr).toContain('it has no kernel rows');
+  });
+
+  it('a rank of no id where nothing was read is named "rank (no id)", not "rank -"', async () => {
+    const dir = profile('no-id-dead', { '0': RANK0 });
+    mkdirSync(join(dir, 'node', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(dir, 'node', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), `${HEADER}\n`);
+    const r = await kprof(['check', dir, '--rules', gate()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no kernel was read on rank \(no id\) \(.*node.*kernel_details\.csv\): it has no kernel rows\. .*--rank 0\.\n$/);
   });
 
   it('kprof rules: exit 2, no rules written from the dead rank', async () => {
@@ -198,6 +209,23 @@ describe('base ranks the profile lacks', () => {
       /the base .*base01 has rank 1, which the profile .*pr0 lacks \(it has 0\): a rank that was not profiled cannot be checked\. .*--rank 0/,
     );
     expect((await kprof(['check', pr, '--rules', f, '--base', base, '--rank', '0'])).code).toBe(0);
+    // A rank of the profile alone is left out of the --rank suggested: --rank reads both sides, and the base lacks it.
+    const pr02 = profile('pr02', { '0': RANK0, '2': RANK1 });
+    const uneven = await kprof(['check', pr02, '--rules', f, '--base', base]);
+    expect(uneven.code).toBe(2);
+    expect(uneven.stderr).toMatch(
+      /\(it has 0, 2\): a rank that was not profiled cannot be checked\. Pass the profile of every rank, or --rank 0 to check only the rank both have\.\n$/,
+    );
+    expect((await kprof(['check', pr02, '--rules', f, '--base', base, '--rank', '0'])).code).toBe(0);
+    const none = await kprof(['check', profile('pr23', { '2': RANK0, '3': RANK1 }), '--rules', f, '--base', base]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/Pass the profile of every rank, or a base of the same ranks \(the two share none\)\.\n$/);
+    // A --rank the base lacks names the base and the ranks both have (--rank reads both sides).
+    const r2 = await kprof(['check', pr02, '--rules', f, '--base', base, '--rank', '2']);
+    expect(r2).toMatchObject({ code: 2, stdout: '' });
+    expect(r2.stderr).toMatch(
+      /^kprof: .*base01 \(the base\): rank 2 not found; the input has ranks 0, 1\. Use --rank with ranks both sides have \(--rank 0\), or --rank all\.\n$/,
+    );
     // One rank against one rank is a pair whatever the ids.
     const other = profile('base1', { '1': RANK0 });
     expect((await kprof(['check', pr, '--rules', f, '--base', other])).code).toBe(0);

@@ -272,6 +272,31 @@ describe('kprof diff: awkward cases', () => {
     expect(filtered.stderr).toMatch(/base\.json: this summary JSON was made with --by type, but this run asks for --by type and steps=21-22/);
   });
 
+  it('a step of one kernel is "1 → 1 kernel" in the rewrites heading', async () => {
+    const f = join(dir, 'one-kernel.csv');
+    writeFileSync(f, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1,2\n2,a,A,AI_CORE,5,2\n');
+    const r = await kprof(['diff', f, f]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('the most frequent step: 1 → 1 kernel, in 2 of 2 steps on each side)');
+  });
+
+  it('a --rank one side lacks names that side and the ranks both have, in diff and in kprof rules', async () => {
+    const one = join(dir, 'rank-0-only');
+    cpSync(join(ROOT, PR, rankFolder(PR, 0)), join(one, rankFolder(PR, 0)), { recursive: true });
+    for (const cmd of ['diff', 'rules']) {
+      const r = await kprof([cmd, BASE, one, '--rank', '1']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(
+        `kprof: ${one} (the PR): rank 1 not found; the input has rank 0. Use --rank with ranks both sides have (--rank 0), or --rank all.\n`,
+      );
+      const base = await kprof([cmd, one, BASE, '--rank', '0,1']);
+      expect(base.stderr).toMatch(
+        /^kprof: .*rank-0-only \(the base\): rank 1 not found; the input has rank 0\. Use --rank with ranks both sides have \(--rank 0\)/,
+      );
+    }
+    expect((await kprof(['diff', BASE, one, '--rank', '0', '-q'])).code).toBe(0);
+  });
+
   it('--strict refuses inputs with unreadable rows; without it they are counted and reported', async () => {
     const broken = join(dir, 'broken');
     cpSync(join(ROOT, PR), broken, { recursive: true });

@@ -694,4 +694,30 @@ describe('warnings instead of silence', () => {
     expect(two.code).toBe(2);
     expect(two.stderr).toMatch(/rank 0 found twice/);
   });
+
+  it('a profiler_info with a byte order mark is read; one cut short or empty is warned of, the rank taken from its name', async () => {
+    const d = tmp();
+    const rank = (name: string, info: string | Buffer) => {
+      mkdirSync(join(d, name, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      writeFileSync(join(d, name, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), CSV);
+      writeFileSync(join(d, name, 'profiler_info_7.json'), info);
+    };
+    rank('a_ascend_pt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"rank_id": 5}')]));
+    const bom = await kprof(['summary', join(d, 'a_ascend_pt'), '--format', 'json']);
+    expect(bom.code).toBe(0);
+    expect(bom.stderr).toBe('');
+    expect(JSON.parse(bom.stdout).ranks).toEqual(['5']);
+    for (const [name, info, said] of [
+      ['b_ascend_pt', '{"rank_id": 5', 'not valid JSON (cut short?)'],
+      ['c_ascend_pt', '', 'the file is empty'],
+    ] as const) {
+      rank(name, info);
+      const r = await kprof(['summary', join(d, name), '--format', 'json']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(
+        `profiler_info_7.json:1: ${said}, expected the profiler's JSON with its rank_id; the rank is taken from the file name instead`,
+      );
+      expect(JSON.parse(r.stdout).ranks).toEqual(['7']);
+    }
+  });
 });

@@ -96,6 +96,26 @@ describe('worker threads', () => {
       expect(on).toEqual(off);
     });
   }
+
+  it('throw the same error as this thread for one bad rank of several, with the rank and the --rank of the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-bad-rank-'));
+    try {
+      for (const rank of [0, 1]) {
+        const out = join(dir, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+        mkdirSync(out, { recursive: true });
+        writeFileSync(
+          join(out, 'kernel_details.csv'),
+          rank === 1 ? '' : 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a_Add,Add,AI_CORE,1,2\n',
+        );
+      }
+      const off = await errorOf(readProfile(dir, { ...base, threads: 'off' }));
+      const on = await errorOf(readProfile(dir, { ...base, threads: 'on' }));
+      expect(off?.message).toMatch(/the file is empty \(0 bytes\).* It is rank 1, one of 2 ranks read: --rank 0 reads the other without it\.$/);
+      expect(on).toEqual(off);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 /** A fine group as plain data (one read from a table is a view of its columns: model/fineGroups.ts). */

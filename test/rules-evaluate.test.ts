@@ -126,8 +126,24 @@ describe('steps', () => {
 
   it('a step range the profile does not have is an input error', () => {
     expect(errorOf(() => one(pr, '  - type: Cast\n    count: { per: step, max: 1 }\n    steps: 40-50\n'))).toBe(
-      `r.yaml:2: the rule checks each step, but ${F('one-rank/pr/kernel_details.csv')} has no steps in 40-50 (it has Step Id 1-3). Fix steps: or use per: total.`,
+      `r.yaml:2: the rule checks each step, but ${F('one-rank/pr/kernel_details.csv')} has no steps in 40-50 (it has Step Id 1-3). Fix steps: in the rule, or leave it out for every step.`,
     );
+    // A rule of the total: per: total is no way out (it is one already), and was not said as one.
+    expect(errorOf(() => one(pr, '  - type: Cast\n    count: { max: 1 }\n    steps: 40-50\n'))).toBe(
+      `r.yaml:2: the rule is limited to steps 40-50, but ${F('one-rank/pr/kernel_details.csv')} has no steps in 40-50 (it has Step Id 1-3). Fix steps: in the rule, or leave it out for every step.`,
+    );
+  });
+
+  it('a step of the list that the profile does not have is an input error, as in --steps: the others would hide the typo', () => {
+    for (const check of ['count: { max: 9 }', 'count: { per: step, max: 9 }', 'absent: true']) {
+      expect(errorOf(() => one(pr, `  - type: Cast\n    ${check}\n    steps: 1,3,99-100\n`))).toBe(
+        'r.yaml:2: steps: 1,3,99-100: rank (no id) has no step in 99-100; its steps are 1-3. Fix steps: in the rule.',
+      );
+    }
+    expect(errorOf(() => one(twoRanks, '  - type: Cast\n    count: { max: 9 }\n    steps: 2,5-\n'))).toBe(
+      'r.yaml:2: steps: 2,5-: ranks 0, 1 have no step from 5 on; their steps are 1-3. Fix steps: in the rule.',
+    );
+    expect(one(pr, '  - type: Cast\n    count: { max: 9 }\n    steps: 1,3\n')).toMatchObject({ passed: true });
   });
 });
 

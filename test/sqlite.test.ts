@@ -422,6 +422,15 @@ describe.skipIf(!HAS_SQLITE)('bad input', () => {
     );
   });
 
+  it('a file that is not SQLite: its first bytes quoted as text shows bytes, each that is not UTF-8 as \\xNN', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'noise.db'), Buffer.from([0xd8, 0xac, 0x35, 0x9f, 0x41, 0xc3, 0xa9, 0x0a, 0x42, 0xff]));
+    // 0xd8 0xac is UTF-8 (U+062C), 0x9f alone and 0xff are not; é (0xc3 0xa9) is; the line feed is escaped.
+    expect(failure(() => read(join(dir, 'noise.db'), { display: 'noise.db' })).message).toMatch(
+      /^noise\.db: not an SQLite database: it starts with "\u062c5\\x9FAé\\x0aB\\xFF", expected "SQLite format 3"/,
+    );
+  });
+
   it("a db damaged inside (its header intact): SQLite's error, naming the file", () => {
     const dir = tempDir();
     const bytes = Buffer.from(readFileSync(join(FIX, 'schema-1.0.0.db')));

@@ -315,6 +315,24 @@ describe('kprof summary', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('the group of an empty Type (or core) cell is named (empty) in the table and Markdown, as diff names it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-key-'));
+    try {
+      const file = join(dir, 'kernel_details.csv');
+      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a_Add,,AI_CORE,1,2\n1,b,Cast,,3,1\n');
+      const table = (await kprof(['summary', file])).stdout.split('\n');
+      expect(table[2]).toMatch(/^\(empty\)\s+1\s+2\.00 µs/);
+      expect((await kprof(['summary', file, '--by', 'core'])).stdout.split('\n')[3]).toMatch(/^\(empty\)\s+1\s+1\.00 µs/);
+      const md = (await kprof(['summary', file, '--format', 'markdown'])).stdout;
+      expect(md).toContain('\n| `(empty)` | 1 | 2.00 µs |');
+      expect(md).not.toContain('``');
+      // The data formats keep the key as it is.
+      expect(JSON.parse((await kprof(['summary', file, '--format', 'json'])).stdout).groups.map((g: { key: string }) => g.key)).toEqual(['', 'Cast']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('kprof inspect', () => {

@@ -224,6 +224,16 @@ describe('ChromeTraceReader: input that is not a trace', () => {
     ]);
   });
 
+  it('skips a device event of no name, or of a name that is not a string, with a warning, and counts it', () => {
+    const { info, records, warnings } = readText(
+      '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2}, {"ph": "X", "cat": "gpu_memcpy", "name": 7, "ts": 2, "dur": 2}, ' +
+        '{"ph": "X", "cat": "cpu_op", "ts": 2, "dur": 2}, {"ph": "X", "cat": "kernel", "name": "c", "ts": 3, "dur": 1}]}',
+    );
+    expect(records.map((r) => r.name)).toEqual(['c']);
+    expect(info.skipped).toBe(2);
+    expect(warnings).toEqual(['byte 17: kernel event 0 has no name; skipped', 'byte 66: memcpy event 1 has a name that is not a string; skipped']);
+  });
+
   it('skips a kernel whose duration is past what kprof sums exactly (1e400, 2^51 ticks), as the CSV readers do', () => {
     const { info, records, warnings } = readText(
       '[{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 1e400}, {"ph": "X", "cat": "kernel", "name": "b", "ts": 2, "dur": 225179981368.5248}, ' +

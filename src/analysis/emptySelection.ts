@@ -15,7 +15,7 @@ function list(values: Iterable<string>, max = 8): string {
 }
 
 /** Step Ids as ranges: 1-4, 7, 9-12. */
-function stepRanges(ids: number[]): string {
+export function stepRanges(ids: number[]): string {
   const out: string[] = [];
   for (let i = 0; i < ids.length; ) {
     let j = i;
@@ -41,15 +41,25 @@ export function requireSelectedSteps(profile: Profile, sel: Selection): void {
   // says why its format has none.
   if (ranks.length === 0 || ranks.some((r) => !r.fields.steps)) return;
   const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
-  const missing = sel.steps.filter((range) => !ids.some((s) => inSteps([range], s)));
-  if (missing.length === 0) return;
+  const gap = stepsNamingNone(sel.steps, ids);
+  if (gap === null) return;
+  throw usageError(`--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} has ${gap}. Select steps it has, or leave --steps out for every step.`);
+}
+
+/**
+ * The items of a step selection that name no step of `ids` (sorted Step Ids), said with the steps there are
+ * (`no step 99; its steps are 21-24`; `its` is the pronoun of what has them), or null when each item names one.
+ * For --steps and a rule's steps:.
+ */
+export function stepsNamingNone(steps: readonly StepRange[], ids: readonly number[], its = 'its'): string | null {
+  const missing = steps.filter((range) => !ids.some((s) => inSteps([range], s)));
+  if (missing.length === 0) return null;
   const item = (r: StepRange): string =>
     r.from === r.to ? `${r.from}` : r.to === Number.POSITIVE_INFINITY ? `from ${r.from} on` : `in ${r.from}-${r.to}`;
   const what = missing.map((r, i) => (i === 0 ? `no step ${item(r)}` : `none ${item(r)}`)).join(', ');
-  const has = ids.length > 1 ? `its steps are ${stepRanges(ids)}` : ids.length === 1 ? `its one step is ${ids[0]}` : 'every Step Id cell is empty';
-  throw usageError(
-    `--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} has ${what}; ${has}. Select steps it has, or leave --steps out for every step.`,
-  );
+  const has =
+    ids.length > 1 ? `${its} steps are ${stepRanges([...ids])}` : ids.length === 1 ? `${its} one step is ${ids[0]}` : 'every Step Id cell is empty';
+  return `${what}; ${has}`;
 }
 
 /**

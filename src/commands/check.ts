@@ -7,13 +7,13 @@ import { fitHint, terminalFit } from './terminalFit.js';
 import { selectionRawNames } from '../input/accumulator.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
-import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';
 import { skippedRowsOf, type Profile } from '../model/model.js';
 import { parseCommon, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import { plural } from '../util/format.js';
 import type { Progress } from '../model/progress.js';
-import { readProfile } from '../input/read.js';
+import { planPair, planProfile, readProfile, type PlannedProfile } from '../input/read.js';
 import { unmatchedPart, verdictLine } from '../report/check/shared.js';
 import { CHECK_REPORTERS } from '../report/registry.js';
 import { githubAnnotation, messageLocation } from '../report/failure.js';
@@ -122,18 +122,22 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
   const sequenceBy = sequenceGrouping(rules);
   const { selection, prefer } = parseCommon({ ...flags, by: 'type' });
-  const read = (input: string): Promise<Profile> =>
+  const read = (input: PlannedProfile): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,
       ranks: selection.ranks,
       rawNames: selectionRawNames(selection, ruleNameTests(rules)),
       shortNames: flags.shortNames === true,
-      onBytes: progress.tracker(input),
+      onBytes: progress.tracker(input.input),
       prefer,
       // Sequence rules read each rank's kernels in order, beside its accumulator (only when a rule needs it).
       beside: sequenceBy !== null ? { kind: SEQUENCE_RECORDER, options: { by: sequenceBy } } : null,
     });
-  const [read0, base0] = await Promise.all([read(profile), flags.base !== undefined ? read(flags.base) : Promise.resolve(null)]);
+  // With a base, a --rank one of the two lacks is said with the side and the ranks both have.
+  const plans = { ranks: selection.ranks, prefer };
+  const [planned, plannedBase] =
+    flags.base !== undefined ? planPair([profile, flags.base], plans, ['the profile', 'the base']) : [planProfile(profile, plans), null];
+  const [read0, base0] = await Promise.all([read(planned), plannedBase !== null ? read(plannedBase) : Promise.resolve(null)]);
   progress.done();
   // With a base, each side's lines that name no file say whose they are.
   report(io, read0, flags.strict, format === 'github', base0 ? 'profile' : undefined);
@@ -201,10 +205,16 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const rc = { color: flags.out === undefined && format === 'text' && colorEnabled(io, io.stdoutIsTTY), ...(fit ? { fit } : {}) };
   const reporter = await CHECK_REPORTERS[format]();
   const text = reporter(verdict, ctx, rc);
+  outputsNotInputs([
+    ['-o', flags.out],
+    ['--markdown-out', flags.markdownOut],
+    ['--html-out', flags.htmlOut],
+  ]);
   const went = await emit(io, flags.out, text);
   io.stderr(fitHint(fit));
-  if (flags.markdownOut !== undefined) await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }));
-  if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }));
+  if (flags.markdownOut !== undefined)
+    await emit(io, flags.markdownOut, (await CHECK_REPORTERS.markdown())(verdict, ctx, { color: false }), '--markdown-out');
+  if (flags.htmlOut !== undefined) await emit(io, flags.htmlOut, (await CHECK_REPORTERS.html())(verdict, ctx, { color: false }), '--html-out');
   // -o /dev/stdout, or a link to it (-o so), writes to stdout itself: say so rather than name the link.
   if (flags.out !== undefined)
     io.stderr(`kprof: ${verdictLine(verdict)} Report written to ${went === 'file' ? escaped(relPath(flags.out)) : went}.\n`);

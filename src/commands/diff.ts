@@ -11,7 +11,7 @@ import { usageError } from '../util/errors.js';
 import { escaped, given, shown } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
-import { colorEnabled, distinctOutputs, emit, type Io } from '../util/io.js';
+import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';
 import {
   apartNote,
   shortenedNote,
@@ -29,8 +29,9 @@ import {
 } from './options.js';
 import type { Progress } from '../model/progress.js';
 import type { GroupBy, Profile, Summary } from '../model/model.js';
-import { holdReadWorkers, planProfile, readProfile, runJob, type PlannedProfile } from '../input/read.js';
+import { holdReadWorkers, planPair, readProfile, runJob, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
+import { unavailableText } from '../report/diff/rewrites.js';
 import { DIFF_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
@@ -126,7 +127,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       ['-o', flags.out],
       ['--save-fusions', flags.saveFusions],
     ],
-    [base, pr],
+    [base, pr, ...(flags.groups !== undefined ? [flags.groups] : [])],
   );
   // A name whose extension says another format (x.json) would hide the YAML catalogue written under it.
   const named = flags.saveFusions === undefined ? undefined : extensionFormat(flags.saveFusions);
@@ -136,6 +137,17 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     );
   }
   const common = parseCommon(flags);
+  // --save-fusions writes the rewrites the section finds, by type: options that rule it out are said before the read.
+  if (flags.saveFusions !== undefined && flags.rewrites === 'off') {
+    throw usageError(
+      '--save-fusions: it writes the fusions the Fusion rewrites section finds, and --rewrites off turns the section off. Leave one of them out.',
+    );
+  }
+  if (flags.saveFusions !== undefined && common.byGiven && common.by !== 'type') {
+    throw usageError(
+      `--save-fusions: a fusion catalogue names kernel types, and --by ${common.by} groups the rewrites otherwise. Leave --by out (or pass --by type).`,
+    );
+  }
   if (flags.layerMarker === '') {
     throw usageError(
       '--layer-marker: expected a kernel type or name; found an empty value (an unset variable?). Leave --layer-marker out to have one found.',
@@ -146,7 +158,6 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   // The rewrites section reads each rank's kernel sequence beside its accumulator (on by default).
   const rewrites = flags.rewrites !== 'off';
   const alpha = parseAlpha(flags.alpha ?? String(DEFAULT_ALPHA));
-  const plan = (input: string) => planProfile(input, { ranks: common.selection.ranks, prefer: common.prefer });
   const read = (input: PlannedProfile, recordBy: GroupBy | null, track: boolean, kernelNames = true) =>
     readProfile(input, {
       withShapes: common.withShapes,
@@ -160,7 +171,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       stepTime: flags.stepTime === true,
     });
   // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
-  const planned = [plan(base), plan(pr)] as const;
+  const planned = planPair([base, pr], { ranks: common.selection.ranks, prefer: common.prefer });
   const recordBy = rewrites ? plannedBy(common.byGiven, common.by, planned) : null;
   // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
   const kernelNames = namesNeeded(plannedBy(common.byGiven, common.by, planned), common.selection);
@@ -252,12 +263,21 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
   if (flags.saveFusions !== undefined) {
     // --save-fusions: the rewrites as catalogue entries for kprof audit (needs the rewrites by type).
     if (d.rewrites?.status !== 'ok' || by !== 'type') {
-      throw usageError(
-        `--save-fusions: needs the Fusion rewrites section by type (--rewrites on, --by type, both sides with kernels in order and Step Id).`,
-      );
+      // What the inputs lack, as the report's section would say it (the report is not written: exit 2).
+      const why =
+        by !== 'type'
+          ? `the inputs are grouped by ${by} (they name their kernels only), and a fusion catalogue names kernel types. Save fusions from exports that give op types (kprof inspect says what each file gives).`
+          : d.rewrites?.status === 'unavailable'
+            ? `the Fusion rewrites section is ${unavailableText(d.rewrites, (t) => t)}`
+            : 'there is no Fusion rewrites section.';
+      throw usageError(`--save-fusions: needs the Fusion rewrites section by type; ${why}`);
     }
     const saved = fusionsFile(d.rewrites.result.rewrites, base, pr);
-    writeFileAtomic(flags.saveFusions, saved.text);
+    outputsNotInputs([
+      ['-o', flags.out],
+      ['--save-fusions', flags.saveFusions],
+    ]);
+    writeFileAtomic(flags.saveFusions, saved.text, '--save-fusions');
     io.stderr(
       `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${shown(flags.saveFusions)}${saved.skipped > 0 ? ` (${saved.skipped} rewrites left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
     );

@@ -12,7 +12,7 @@ import type { Profile, Selection } from '../model/model.js';
 import { chooseBy, DEFAULT_BY, parseCommon, plannedBy, savedSelectionOf, sequencesBy, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
 import type { Progress } from '../model/progress.js';
-import { planProfile, readProfile, type PlannedProfile } from '../input/read.js';
+import { planPair, readProfile, type PlannedProfile } from '../input/read.js';
 import { generateRules } from '../rules/generate.js';
 import { profileSequences, SEQUENCE_RECORDER, type Unavailable } from '../analysis/rewrites/recorderSink.js';
 import { findRewrites, type Rewrites } from '../analysis/rewrites/rewrites.js';
@@ -114,7 +114,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
     });
   const givenBy = flags.by ?? (DEFAULT_BY as RulesBy);
   // The sequences are keyed by the grouping, which is told from the plans before the read (chooseBy says it after).
-  const planned = [planProfile(basePath, { ranks: selection.ranks, prefer }), planProfile(prPath, { ranks: selection.ranks, prefer })] as const;
+  const planned = planPair([basePath, prPath], { ranks: selection.ranks, prefer });
   const recordBy = plannedBy(flags.by !== undefined, givenBy, planned);
   const [base, pr] = await Promise.all([read(planned[0], recordBy, true), read(planned[1], recordBy, true)]);
   progress.done();

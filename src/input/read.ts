@@ -15,8 +15,8 @@ import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { collectGarbage } from '../util/heap.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readerOf, readInWorker } from './formats/readers.js';
-import { allFormats, formatOf, ranksInFile } from './formats/registry.js';
-import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+import { allFormats, formatOf } from './formats/registry.js';
+import type { Prefer, RankPlan, ResolvedInput } from './formats/resolve.js';
 import { escaped, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { ranksNamed } from '../util/format.js';
@@ -25,6 +25,7 @@ import { WorkerPool, type WorkerFailure } from './pool.js';
 import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
+import { planProfile, withOtherRanks, type PlannedProfile } from './plans.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import { inTaskDir, type JobTask, type ReadTask } from './workers/protocol.js';
 import type { WorkerJob } from './workers/jobs.js';
@@ -68,38 +69,7 @@ export interface ReadOptions {
 
 export { PARALLEL_MIN_BYTES };
 
-/** Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found. */
-export function selectPlans(resolved: ResolvedInput, ranks: string[] | null): RankPlan[] {
-  if (ranks === null) return resolved.ranks;
-  if (resolved.ranks.some((p) => ranksInFile(p.format))) return resolved.ranks; // filtered after reading
-  const have = new Set(resolved.ranks.map((p) => p.rank));
-  const missing = ranks.filter((r) => !have.has(r));
-  // An msprof op_summary may hold several devices, each a rank known only once read: read, then filter.
-  if (missing.length > 0 && resolved.ranks.some((p) => formatOf(p.format).answers.ranks === 'column')) return resolved.ranks;
-  if (missing.length > 0) {
-    throw inputError(
-      `${resolved.input}: ${ranksNamed(missing, shown)} not found; the input has ${ranksNamed([...have].sort(compareRanks), shown)}. ` +
-        'Use --rank with one of those, or --rank all.',
-    );
-  }
-  return resolved.ranks.filter((p) => ranks.includes(p.rank));
-}
-
-/**
- * A `<profile>` argument resolved into the rank plans its read takes: planned before the read, so that a command
- * can ask what the formats of its files answer (kernel names only?) before it reads them.
- */
-export interface PlannedProfile {
-  input: string;
-  resolved: ResolvedInput;
-  plans: RankPlan[];
-}
-
-/** Resolve a `<profile>` argument and select its rank plans (no kernel is read; a bad path or rank throws here). */
-export function planProfile(input: string, options: Pick<ReadOptions, 'ranks' | 'prefer'>): PlannedProfile {
-  const resolved = resolveInput(input, { prefer: options.prefer ?? null });
-  return { input, resolved, plans: selectPlans(resolved, options.ranks) };
-}
+export { planPair, planProfile, selectPlans, type PlannedProfile } from './plans.js';
 
 let onRead: ((input: string) => void) | null = null;
 
@@ -135,7 +105,15 @@ export async function readProfile(profile: string | PlannedProfile, options: Rea
 
 async function readInThread(plans: RankPlan[], options: ReadOptions): Promise<RankData[]> {
   const ranks: RankData[] = [];
-  for (const plan of plans) for (const r of await readRank(plan, options)) ranks.push(r);
+  for (const plan of plans) {
+    let read: RankData[];
+    try {
+      read = await readRank(plan, options);
+    } catch (e) {
+      throw withOtherRanks(e, plan, plans);
+    }
+    for (const r of read) ranks.push(r);
+  }
   return ranks;
 }
 
@@ -176,8 +154,8 @@ async function readInWorkers(pool: WorkerPool, plans: RankPlan[], options: ReadO
     ),
   );
   const ranks: RankData[] = [];
-  for (const s of settled) {
-    if (s.status === 'rejected') throw s.reason;
+  for (const [i, s] of settled.entries()) {
+    if (s.status === 'rejected') throw withOtherRanks(s.reason, plans[i]!, plans);
     for (const r of s.value) ranks.push(r);
   }
   return ranks;

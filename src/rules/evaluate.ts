@@ -5,9 +5,10 @@
 
 import { inputError } from '../util/errors.js';
 import { stepsLabel } from '../aggregate/group.js';
+import { stepsNamingNone } from '../analysis/emptySelection.js';
 import type { Profile, RankData } from '../model/model.js';
 import { fmtSteps, NO_RANK_ID, plural, rankIdsText, ranksNamed } from '../util/format.js';
-import { shown } from '../util/inputText.js';
+import { shellWord, shown } from '../util/inputText.js';
 import { kindOf } from './checks/registry.js';
 import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
@@ -50,9 +51,31 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
     throw inputError(
       `${ruleAt(rule)}: the rule ${why}, but ${path}${rankOf(rank)} has no steps${range}` +
         ` (${rank.stepIds.length ? `it has Step Id ${fmtSteps(rank.stepIds[0]!, rank.stepIds[rank.stepIds.length - 1]!)}` : noStepWhy(rank)}). ` +
-        `Fix steps: or use per: total.`,
+        // per: total is the way out only for a per-step rule of no steps: (a step range needs steps either way).
+        (rule.steps !== null ? 'Fix steps: in the rule, or leave it out for every step.' : 'Use per: total, or profile with a step schedule.'),
     );
   }
+}
+
+/**
+ * A rule's steps: naming a step that none of its ranks has (`steps: 21,99` on steps 21-24) is an input error, as
+ * `--steps 21,99` is a usage error: the rule would hold on the steps that are there, the typo unseen. Ranks of no
+ * Step Id are left to requireSteps, which says why.
+ */
+function requireRuleSteps(rule: Rule, ranks: RankData[]): void {
+  if (rule.steps === null || ranks.length === 0 || ranks.some((r) => !r.fields.steps)) return;
+  const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
+  if (stepsNamingNone(rule.steps, ids) === null) return;
+  const one = ranks.length === 1;
+  const where = one
+    ? ranksNamed([ranks[0]!.rank], shown)
+    : ranksNamed(
+        ranks.map((r) => r.rank),
+        shown,
+      );
+  throw inputError(
+    `${ruleAt(rule)}: steps: ${stepsLabel(rule.steps)}: ${where} ${one ? 'has' : 'have'} ${stepsNamingNone(rule.steps, ids, one ? 'its' : 'their')}. Fix steps: in the rule.`,
+  );
 }
 
 /** Why a rank with a Step Id column has no step: its rows had none, or those that had one were skipped. */
@@ -109,10 +132,16 @@ export function rejectUnpairedBase(profile: Profile, base: Profile): void {
   const lost = base.ranks.map((r) => r.rank).filter((r) => !have.has(r));
   if (lost.length === 0) return;
   const list = (ids: string[]): string => rankIdsText(ids, shown);
+  // --rank selects on both sides: only the ranks both have read on each (a rank of the profile alone would be
+  // "not found" in the base).
+  const both = base.ranks.map((r) => r.rank).filter((r) => have.has(r));
+  const only =
+    both.length > 0
+      ? `or --rank ${shellWord(both.join(','))} to check only the rank${both.length === 1 ? '' : 's'} both have`
+      : 'or a base of the same ranks (the two share none)';
   throw inputError(
     `the base ${base.input} has rank${lost.length === 1 ? '' : 's'} ${list(lost)}, which the profile ${profile.input} lacks ` +
-      `(it has ${list([...have])}): a rank that was not profiled cannot be checked. ` +
-      `Pass the profile of every rank, or --rank ${[...have].join(',')} to check only the ranks it has.`,
+      `(it has ${list([...have])}): a rank that was not profiled cannot be checked. Pass the profile of every rank, ${only}.`,
   );
 }
 
@@ -199,6 +228,7 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
     // A loop, not push(...r.samples): one sample per step overflows the stack at ~65k steps.
     for (const s of r.samples) samples.push(s);
   }
+  requireRuleSteps(rule, ranks);
   if (mismatched.length > 0) warnings.push(stepMismatchWarning(rule, mismatched));
   if (outside.length > 0) warnings.push(outsideStepsWarning(rule, outside));
   // The decisive sample: the smallest slack (the worst break, or the closest call); ties go to the first

@@ -6,7 +6,7 @@
 
 import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, stepsLabel } from '../aggregate/group.js';
-import { shown } from '../util/inputText.js';
+import { shellWord, shown } from '../util/inputText.js';
 import { NO_RANK_ID, ranksNamed } from '../util/format.js';
 import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model/model.js';
 
@@ -112,9 +112,12 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
   const dead = p.ranks.find((r) => kernelsOf({ ...p, ranks: [r] }) === 0 && (r.snapshot?.filteredKernels ?? 0) === 0);
   if (dead) {
     const path = dead.files[0]?.path ?? p.input;
+    // The --rank that leaves it out: the ranks where kernels were read (a rank of no id cannot be named).
+    const live = p.ranks.filter((r) => r !== dead && r.rank !== NO_RANK_ID && kernelsOf({ ...p, ranks: [r] }) > 0).map((r) => r.rank);
+    const leave = live.length > 0 && live.length <= 8 ? `leave it out with --rank ${shellWord(live.join(','))}` : 'leave it out with --rank';
     throw inputError(
-      `${what} ${p.input}: no kernel was read on rank ${dead.rank} (${path}): ${whyNothing(dead.rowsRead, dead.rowsSkipped)}. ` +
-        `A rank where nothing was read cannot pass a gate; check that rank's export, or leave it out with --rank.`,
+      `${what} ${p.input}: no kernel was read on ${ranksNamed([dead.rank], shown)} (${path}): ${whyNothing(dead.rowsRead, dead.rowsSkipped)}. ` +
+        `A rank where nothing was read cannot pass a gate; check that rank's export, or ${leave}.`,
     );
   }
   if (!filters(sel)) return p;

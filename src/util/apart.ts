@@ -165,6 +165,8 @@ export function keptApart(texts: string[], shown: string[], width: number): stri
     else alike.set(shown[i]!, [i]);
   }
   const out = shown.slice();
+  // One count for the whole list: cuts numbered in two groups could be cut alike again (`aa…#1` twice).
+  const numbered = { n: 0 };
   // A text shown whole that another was cut to is in that group too.
   const wholeAt = new Map<string, number>();
   for (let i = shown.length - 1; i >= 0; i--) if (shown[i] === texts[i] && alike.has(shown[i]!)) wholeAt.set(shown[i]!, i);
@@ -182,7 +184,7 @@ export function keptApart(texts: string[], shown: string[], width: number): stri
     members.forEach((i, k) => {
       out[i] = around(ts[k]!, at[k]!, width);
     });
-    numberAlike(members, texts, out, width);
+    numberAlike(members, texts, out, width, numbered);
   }
   return out;
 }
@@ -235,8 +237,8 @@ function compareTokens(a: Tokens, b: Tokens): number {
   return a.text.slice(i, next(a, i)) < b.text.slice(i, next(b, i)) ? -1 : 1;
 }
 
-/** Cuts of different texts still alike: each of them ends in `#n` instead (n from 1 in the order given). */
-function numberAlike(members: number[], texts: string[], out: string[], width: number): void {
+/** Cuts of different texts still alike: each of them ends in `#n` instead (n counted over the whole list, from 1 in the order given). */
+function numberAlike(members: number[], texts: string[], out: string[], width: number, numbered: { n: number }): void {
   const seen = new Map<string, number[]>();
   for (const i of members) {
     const g = seen.get(out[i]!);
@@ -245,8 +247,8 @@ function numberAlike(members: number[], texts: string[], out: string[], width: n
   }
   for (const g of seen.values()) {
     if (allOne(g, texts)) continue;
-    g.forEach((i, n) => {
-      const mark = `#${n + 1}`;
+    g.forEach((i) => {
+      const mark = `#${++numbered.n}`;
       const kept = take(tokens(out[i]!), 0, Math.max(1, width - mark.length - 1)).text;
       out[i] = `${kept}…${mark}`;
     });

@@ -3,8 +3,9 @@
 import { closeSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { inputError, isKprofError, usageError, type KprofError } from './errors.js';
+import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
+import { errorCode, isOwn, linkChain, writeError } from './outPath.js';
 import { writePacked } from './packed.js';
 
 /**
@@ -177,6 +178,37 @@ function startsWithXml(path: string): boolean {
   }
 }
 
+/** A path whose file (`st`) is one this run read: refused, naming the option that gave it. */
+function refuseInput(path: string, st: Stats, flag: string): void {
+  for (const [input, id] of inputs) {
+    if (id.dev === st.dev && id.ino === st.ino) {
+      throw inputError(
+        `${flag === '--out' ? '' : `${flag} `}${path}: this is ${input === path ? 'an input' : `the same file as ${input}, an input`} of this run; ` +
+          `writing the report there would destroy it, so nothing was written. Pass ${flag} another path.`,
+      );
+    }
+  }
+}
+
+/**
+ * After the read, before the first of several reports is written: a path that names a file the run read (a
+ * profile's kernel_details.csv given as --markdown-out, which distinctOutputs could not know before the read)
+ * is refused before any report is written, not after -o's, so that "nothing was written" holds. writeFileAtomic
+ * checks again when it writes. `outs` as for distinctOutputs.
+ */
+export function outputsNotInputs(outs: readonly (readonly [string, string | undefined])[]): void {
+  for (const [flag, path] of outs) {
+    if (path === undefined || path === '' || linkChain(path).some(isOwn)) continue;
+    let st: Stats;
+    try {
+      st = statSync(onDisk(path));
+    } catch {
+      continue; // not there yet, or a dangling link: writeFileAtomic says what it is
+    }
+    if (st.isFile()) refuseInput(path, st, flag);
+  }
+}
+
 /** Forget the inputs of the last run (run() starts each run with none). */
 export function clearInputs(): void {
   inputs.clear();
@@ -211,7 +243,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * A path that ends in `.gz` (as written, any case) gets the report gzipped, as its name says (kprof reads a
  * `.json.gz` summary JSON back, unpacking it); a device or a FIFO is written as it is.
  */
-export function writeFileAtomic(path: string, text: Report): void {
+export function writeFileAtomic(path: string, text: Report, flag = '--out'): void {
+  // Messages name the option that gave the path (--out's own say the path alone, as they always have).
+  const at = flag === '--out' ? path : `${flag} ${path}`;
   if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
   // The path as written names the file in messages; `disk` is where it is (see onDisk).
   const disk = onDisk(path);
@@ -232,26 +266,19 @@ export function writeFileAtomic(path: string, text: Report): void {
     const code = errorCode(e);
     if (code === 'ENOENT' && st?.isSymbolicLink()) {
       throw inputError(
-        `${path}: a symbolic link to ${readlinkSync(disk)}, which does not exist; nothing was written. ` +
+        `${at}: a symbolic link to ${readlinkSync(disk)}, which does not exist; nothing was written. ` +
           'kprof does not create the file a dangling link points to: remove the link, or pass the path of the file to write.',
       );
     }
-    if (code !== 'ENOENT') throw writeError(path, e);
+    if (code !== 'ENOENT') throw writeError(path, e, flag);
     st = null;
   }
   if (st !== null) {
-    if (st.isDirectory()) throw writeError(path, Object.assign(new Error('is a folder'), { code: 'EISDIR' }));
+    if (st.isDirectory()) throw writeError(path, Object.assign(new Error('is a folder'), { code: 'EISDIR' }), flag);
     if (st.isBlockDevice()) {
-      throw inputError(`${path}: a block device (a disk or partition); nothing was written. Pass --out a file path.`);
+      throw inputError(`${at}: a block device (a disk or partition); nothing was written. Pass ${flag} a file path.`);
     }
-    for (const [input, id] of inputs) {
-      if (id.dev === st.dev && id.ino === st.ino) {
-        throw inputError(
-          `${path}: this is ${input === path ? 'an input' : `the same file as ${input}, an input`} of this run; ` +
-            'writing the report there would destroy it, so nothing was written. Pass --out another path.',
-        );
-      }
-    }
+    refuseInput(path, st, flag);
     // A character device or a FIFO: the reader at the other end takes the report as it is written. A file
     // reached through /dev or /proc is appended to, as a shell redirection does, never replaced (that would
     // cut a log that stdout appends to).
@@ -262,7 +289,7 @@ export function writeFileAtomic(path: string, text: Report): void {
         writeAll(fd, text);
       } catch (e) {
         // An error of the report itself (one too large to read back) is said as it is.
-        throw isKprofError(e) ? e : writeError(path, e);
+        throw isKprofError(e) ? e : writeError(path, e, flag);
       } finally {
         if (fd >= 0) closeSync(fd);
       }
@@ -283,35 +310,11 @@ export function writeFileAtomic(path: string, text: Report): void {
   } catch (e) {
     if (fd >= 0) closeSync(fd);
     if (pending.has(tmp)) rmSync(tmp, { force: true });
-    throw isKprofError(e) ? e : writeError(path, e);
+    throw isKprofError(e) ? e : writeError(path, e, flag);
   } finally {
     pending.delete(tmp);
     for (const s of SIGNALS) process.removeListener(s, onSignal);
   }
-}
-
-/** A path in /dev or /proc: a device or an open file of this process, never replaced by a rename. */
-function isOwn(path: string): boolean {
-  return /^\/(dev|proc)\//.test(path);
-}
-
-/**
- * The paths a link leads through, `path` first, each hop read with readlink (at most 40, as the kernel follows):
- * so a link to /dev/stdout is known as one even where the chain ends in no path at all (a pipe, a socket).
- */
-function linkChain(path: string): string[] {
-  let p = onDisk(path);
-  const chain = [p];
-  for (let i = 0; i < 40; i++) {
-    try {
-      if (!lstatSync(p).isSymbolicLink()) break;
-      p = resolve(dirname(p), readlinkSync(p));
-    } catch {
-      break;
-    }
-    chain.push(p);
-  }
-  return chain;
 }
 
 /** The buffer writeAll encodes a chunk into (the reporters' chunks are of 64 Ki characters, about). */
@@ -340,33 +343,6 @@ function writeAll(fd: number, text: Report): void {
 /** A path whose report is written gzipped. */
 const GZ_PATH = /\.gz$/i;
 
-function errorCode(e: unknown): string {
-  return e instanceof Error && 'code' in e ? String(e.code) : '';
-}
-
-/** Why --out could not be written, and what to do. */
-function writeError(path: string, e: unknown, flag = '--out'): KprofError {
-  const code = errorCode(e);
-  const name = basename(path);
-  const why =
-    code === 'ENOENT' || code === 'ENOTDIR'
-      ? `the folder ${dirname(path)} does not exist`
-      : code === 'EISDIR'
-        ? 'it is a folder'
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? 'permission denied'
-          : code === 'ENOSPC'
-            ? 'the disk is full'
-            : code === 'ENAMETOOLONG'
-              ? `the name is too long: ${Buffer.byteLength(name)} bytes in the file name, ${Buffer.byteLength(path)} in the path; most file systems take at most 255 bytes in a name`
-              : code === 'ELOOP'
-                ? 'the path goes through a loop of symbolic links'
-                : code || (e instanceof Error ? e.message : String(e));
-  return inputError(
-    `${flag === '--out' ? '' : `${flag} `}${path}: cannot write the report (${why}); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
-  );
-}
-
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
 const STDERR_PATHS: ReadonlySet<string> = new Set(['/dev/stderr', '/dev/fd/2', '/proc/self/fd/2']);
 
@@ -380,7 +356,7 @@ export type Destination = 'stdout' | 'stderr' | 'file';
  * Write a report to --out or stdout; chunks are written one at a time, waiting while stdout is full. Returns
  * where it went.
  */
-export async function emit(io: Io, out: string | undefined, report: Report): Promise<Destination> {
+export async function emit(io: Io, out: string | undefined, report: Report, flag = '--out'): Promise<Destination> {
   const chunks = typeof report === 'string' ? [report] : report;
   // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket,
   // a terminal).
@@ -393,6 +369,6 @@ export async function emit(io: Io, out: string | undefined, report: Report): Pro
     for (const chunk of chunks) io.stderr(chunk);
     return 'stderr';
   }
-  writeFileAtomic(out, report);
+  writeFileAtomic(out, report, flag);
   return 'file';
 }

@@ -2,11 +2,13 @@
 // so that a fusion proven once by a diff is audited everywhere after (`kprof audit --catalogue FILE`). Each rewrite
 // that removed a chain and added kernels of other types becomes one entry: the added types are the fused kernel,
 // the removed chain the unfused one, and the source is the two profiles. The file is YAML in JSON's flow style
-// (each value JSON-quoted), so no kernel type can break its structure; it reads back through parseCatalogue.
+// (each value JSON-quoted, with jsonSafe's escapes: a folder name's bidi override or line separator is `\u202e`,
+// not the character, in a file others open), so no kernel type or path can break its structure; it reads back
+// through parseCatalogue.
 
 import type { Rewrite } from '../rewrites/rewrites.js';
 import { TYPE_RE_SOURCE } from './catalogue.js';
-import { shellWord } from '../../util/inputText.js';
+import { jsonSafe, shellWord } from '../../util/inputText.js';
 
 const TYPE_RE = new RegExp(TYPE_RE_SOURCE);
 
@@ -38,7 +40,7 @@ export function fusionsFile(rewrites: Rewrite[], base: string, pr: string): { te
     for (let n = 2; ids.has(id); n++) id = `${slug}-${n}`;
     ids.add(id);
     written++;
-    const q = (s: string) => JSON.stringify(s);
+    const q = (s: string) => jsonSafe(JSON.stringify(s));
     const list = (ts: string[]) => `[${ts.map(q).join(', ')}]`;
     // What the PR still ran unfused near the chain (the section's "not fused" sites): variants of the chain, so that
     // an audit with this entry finds them as the diff did.
@@ -52,7 +54,7 @@ export function fusionsFile(rewrites: Rewrite[], base: string, pr: string): { te
       `    versions: ${q(`as in ${pr}`)}`,
       `    chain: ${list(chain)}`,
       ...(variants.length > 0 ? [`    variants: [${variants.map(list).join(', ')}]`] : []),
-      `    chain_source: ${q(`kprof diff: the base ran this chain where the PR ran ${fused.join(', ')} (${r.chains} chains, ranks ${r.ranks.join(', ')})`)}`,
+      `    chain_source: ${q(`kprof diff: the base ran this chain where the PR ran ${fused.join(', ')} (${r.chains} ${r.chains === 1 ? 'chain' : 'chains'}, ${r.ranks.length === 1 ? 'rank' : 'ranks'} ${r.ranks.join(', ')})`)}`,
       `    type_source: ${q('the Type column of both profiles')}`,
       '    sources:',
       `      - profile: ${q(base)}`,

@@ -125,13 +125,20 @@ export function rankOf(folder: string): RankId {
     const path = join(folder, f);
     noteInput(path);
     // A FIFO, a device or an oversized file here is refused (the error propagates); JSON that does not parse
-    // falls back to the file name.
+    // falls back to the file name, said in a warning (a rank_id it held would have named another rank). A UTF-8
+    // byte order mark, which JSON.parse refuses, is passed over, as in every CSV.
     const bytes = readSmall(path, MAX_INFO_BYTES, 'a profiler_info file');
+    const m = /^profiler_info_(\d+)\.json$/.exec(f);
     let id: unknown;
     try {
-      id = (JSON.parse(bytes.toString('utf8')) as { rank_id?: unknown } | null)?.rank_id;
+      id = (JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, '')) as { rank_id?: unknown } | null)?.rank_id;
     } catch {
       id = undefined;
+      warnings.push({
+        file: path,
+        line: 1,
+        message: `${bytes.length === 0 ? 'the file is empty' : 'not valid JSON (cut short?)'}, expected the profiler's JSON with its rank_id; the rank is taken from the ${m ? 'file name' : 'folder name'} instead`,
+      });
     }
     if (typeof id === 'number' && Number.isInteger(id) && id >= 0) return { rank: String(id), source: `${f} rank_id`, warnings };
     if (typeof id === 'string' && /^\d+$/.test(id)) {
@@ -139,7 +146,6 @@ export function rankOf(folder: string): RankId {
       if (rank !== id) warnings.push({ file: path, line: 1, message: `rank_id is "${id}", read as rank ${rank}` });
       return { rank, source: `${f} rank_id`, warnings };
     }
-    const m = /^profiler_info_(\d+)\.json$/.exec(f);
     if (id !== undefined && id !== null && id !== -1) {
       const shown = excerpt(JSON.stringify(id) ?? String(id));
       warnings.push({

@@ -248,7 +248,7 @@ export function catalogueListing(entries: CatalogueEntry[], format: AuditFormat)
     )}\n`;
   }
   const text = format === 'markdown' ? (x: string) => mdCode(x) : (x: string) => clipped(x);
-  const out: string[] = [`Fusion catalogue: ${entries.length} entries`];
+  const out: string[] = [`Fusion catalogue: ${plural(entries.length, 'entry', 'entries')}`];
   for (const e of entries) {
     out.push('');
     out.push(`${format === 'markdown' ? '### ' : ''}${text(e.id)} (${text(e.file)})`);

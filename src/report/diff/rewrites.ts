@@ -46,6 +46,11 @@ export function chainText(tokens: string[], code: Code): string {
   return parts.join(' · ');
 }
 
+/** `96 → 72 kernels`; `1 → 1 kernel` when both sides have one. */
+function kernelsTo(base: number, pr: number): string {
+  return `${fmtCount(base)} → ${fmtCount(pr)} kernel${base === 1 && pr === 1 ? '' : 's'}`;
+}
+
 /** Why a side cannot be compared, said of one file and of two. */
 const UNAVAILABLE: Record<Unavailable, [string, string]> = {
   'summary-json': [
@@ -115,7 +120,7 @@ export function headingText(r: Rewrites, by: string, code: Code): string {
       ? `${fmtCount(b.repSteps)} of ${fmtCount(b.steps)} steps on each side`
       : `${fmtCount(b.repSteps)} of ${fmtCount(b.steps)} base steps and ${fmtCount(p.repSteps)} of ${fmtCount(p.steps)} PR steps`;
   const where = aligned.length > 1 ? 'on each, the' : 'the';
-  return `${head}; ${where} most frequent step: ${fmtCount(b.kernels)} → ${fmtCount(p.kernels)} kernels, in ${cover})`;
+  return `${head}; ${where} most frequent step: ${kernelsTo(b.kernels, p.kernels)}, in ${cover})`;
 }
 
 /** A stream id; the stream of a file that names none (`-`): `(no id)`. */
@@ -145,11 +150,11 @@ export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
       out.push(`${name}: on the ${l.base === null ? 'PR' : 'base'} only (${plural(s.steps, 'step')}), not compared${into}`);
     } else if (l.status === 'too-different') {
       out.push(
-        `${name}: steps too different to align (${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, at least ${fmtCount(l.lowerBound)} edits; at most ${fmtCount(l.maxEdits)} are aligned)`,
+        `${name}: steps too different to align (${kernelsTo(l.base.kernels, l.pr.kernels)}, at least ${fmtCount(l.lowerBound)} edits; at most ${fmtCount(l.maxEdits)} are aligned)`,
       );
     } else if (each) {
       // Lanes alike (the same stream, shapes, steps and edits) share one line: not one line per rank.
-      const text = `step shape ${fmtCount(l.base.kernels)} → ${fmtCount(l.pr.kernels)} kernels, the most frequent in ${fmtCount(l.base.repSteps)} of ${fmtCount(l.base.steps)} base and ${fmtCount(l.pr.repSteps)} of ${fmtCount(l.pr.steps)} PR steps; ${plural(l.edits ?? 0, 'edit')}`;
+      const text = `step shape ${kernelsTo(l.base.kernels, l.pr.kernels)}, the most frequent in ${fmtCount(l.base.repSteps)} of ${fmtCount(l.base.steps)} base and ${fmtCount(l.pr.repSteps)} of ${fmtCount(l.pr.steps)} PR steps; ${plural(l.edits ?? 0, 'edit')}`;
       const key = JSON.stringify([l.stream, text]);
       const g = alike.get(key);
       if (g === undefined) {

@@ -21,7 +21,7 @@ import { startOriginUsBytes, startTicksAfterBytes } from '../../kernelCells.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
 import { inputError } from '../../../util/errors.js';
 import type { Engine } from '../../engine.js';
-import { EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
+import { ABSENT, EventScanner, JsonTraceError, STRING, NUMBER, type EventView } from '../../json/eventScanner.js';
 import { addApart, emptyRecord, emptyTraceInfo, type RecordKind, type TraceInfo, type TraceRecord, type TraceSink } from './record.js';
 import { Shortener } from './shortName.js';
 import { profilerStep, StepWindows } from './steps.js';
@@ -388,7 +388,15 @@ export class ChromeTraceReader {
     if (v.kind(PH) !== STRING) return;
     this.withPh++;
     if (v.strIs(PH, X)) {
-      if (v.kind(NAME) !== STRING) return;
+      if (v.kind(NAME) !== STRING) {
+        // A device event of no name (missing, a number, null) cannot be grouped: skipped and said, as one of no
+        // duration is, never dropped unsaid. Host events of no name are of no use to kprof and passed over.
+        const c = v.kind(CAT) === STRING ? category(v) : C_OTHER;
+        const what = c === C_KERNEL ? 'kernel' : c === C_MEMCPY ? 'memcpy' : c === C_MEMSET ? 'memset' : null;
+        if (what !== null)
+          this.skip(v, `${what} event ${v.index} has ${v.kind(NAME) === ABSENT ? 'no name' : 'a name that is not a string'}; skipped`);
+        return;
+      }
       if (v.kind(CAT) === STRING) {
         switch (category(v)) {
           case C_KERNEL:

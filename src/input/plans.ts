@@ -1,0 +1,95 @@
+// The rank plans of a `<profile>` argument, before any kernel is read: the ranks --rank keeps (an unknown rank
+// said with what the input has, and for the two sides of a diff, with the ranks both have), and the message of an
+// unusable file of one rank of several (which rank, and the --rank that reads the others).
+
+import { inputError, isKprofError, KprofError } from '../util/errors.js';
+import { NO_RANK_ID, ranksNamed } from '../util/format.js';
+import { shellWord, shown } from '../util/inputText.js';
+import { compareRanks } from '../model/model.js';
+import { formatOf, ranksInFile } from './formats/registry.js';
+import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
+
+/** What planning takes of the read's options. */
+export interface PlanOptions {
+  ranks: string[] | null;
+  prefer?: Prefer | null;
+}
+
+/**
+ * Which plans the rank selection keeps; an unknown rank is a usage error that lists the ranks found, and then says
+ * what to do (`advice`, by default: another --rank of those).
+ */
+export function selectPlans(resolved: ResolvedInput, ranks: string[] | null, said: { side?: string; advice?: string } = {}): RankPlan[] {
+  if (ranks === null) return resolved.ranks;
+  if (resolved.ranks.some((p) => ranksInFile(p.format))) return resolved.ranks; // filtered after reading
+  const have = new Set(resolved.ranks.map((p) => p.rank));
+  const missing = ranks.filter((r) => !have.has(r));
+  // An msprof op_summary may hold several devices, each a rank known only once read: read, then filter.
+  if (missing.length > 0 && resolved.ranks.some((p) => formatOf(p.format).answers.ranks === 'column')) return resolved.ranks;
+  if (missing.length > 0) {
+    throw inputError(
+      `${resolved.input}${said.side !== undefined ? ` (${said.side})` : ''}: ${ranksNamed(missing, shown)} not found; the input has ` +
+        `${ranksNamed([...have].sort(compareRanks), shown)}. ${said.advice ?? 'Use --rank with one of those, or --rank all.'}`,
+    );
+  }
+  return resolved.ranks.filter((p) => ranks.includes(p.rank));
+}
+
+/**
+ * A `<profile>` argument resolved into the rank plans its read takes: planned before the read, so that a command
+ * can ask what the formats of its files answer (kernel names only?) before it reads them.
+ */
+export interface PlannedProfile {
+  input: string;
+  resolved: ResolvedInput;
+  plans: RankPlan[];
+}
+
+/** Resolve a `<profile>` argument and select its rank plans (no kernel is read; a bad path or rank throws here). */
+export function planProfile(input: string, options: PlanOptions): PlannedProfile {
+  const resolved = resolveInput(input, { prefer: options.prefer ?? null });
+  return { input, resolved, plans: selectPlans(resolved, options.ranks) };
+}
+
+/**
+ * The two sides of a diff (or of kprof rules, or check's profile and --base), planned with the same --rank: a
+ * rank one side lacks is said with the side (`sides`) and the ranks both have, since another rank of that side
+ * alone would stop the other side's read.
+ */
+export function planPair(
+  inputs: readonly [string, string],
+  options: PlanOptions,
+  sides: readonly [string, string] = ['the base', 'the PR'],
+): [PlannedProfile, PlannedProfile] {
+  const resolved = inputs.map((i) => resolveInput(i, { prefer: options.prefer ?? null }));
+  const ids = (r: ResolvedInput) => new Set(r.ranks.map((p) => p.rank));
+  const plans = resolved.map((r, i) => {
+    const other = ids(resolved[1 - i]!);
+    const both = [...ids(r)].filter((x) => other.has(x) && x !== NO_RANK_ID).sort(compareRanks);
+    const advice =
+      both.length > 0
+        ? `Use --rank with ranks both sides have (${both.length <= 8 ? `--rank ${shellWord(both.join(','))}` : ranksNamed(both, shown)}), or --rank all.`
+        : `${sides[0].replace(/^t/, 'T')} and ${sides[1]} share no rank id: --rank all compares them whole.`;
+    return selectPlans(r, options.ranks, { side: sides[i]!, advice });
+  });
+  return [0, 1].map((i) => ({ input: inputs[i]!, resolved: resolved[i]!, plans: plans[i]! })) as [PlannedProfile, PlannedProfile];
+}
+
+/** At most this many other ranks are named in the --rank a message suggests (a cluster's thousand are not). */
+const OTHER_RANKS_NAMED = 8;
+
+/**
+ * An input error of one rank of several (a rank's file empty, binary, of no known format): the message says
+ * which rank it is and how to read the others without it (`--rank 0,2`), as one bad rank of 64 stops the read of
+ * the whole folder. Other errors, and those of a file that holds several ranks, are given as they are.
+ */
+export function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): unknown {
+  if (!isKprofError(e) || e.kind !== 'input' || plans.length < 2 || plan.rank === '-' || ranksInFile(plan.format)) return e;
+  const others = [...new Set(plans.map((p) => p.rank).filter((r) => r !== plan.rank && r !== '-'))].sort(compareRanks);
+  if (others.length === 0) return e;
+  const read =
+    others.length <= OTHER_RANKS_NAMED
+      ? `--rank ${shellWord(others.join(','))} reads the ${others.length === 1 ? 'other' : `other ${others.length}`} without it`
+      : `--rank with the other ranks reads them without it`;
+  return new KprofError(e.kind, `${e.message} It is rank ${shown(plan.rank)}, one of ${plans.length} ranks read: ${read}.`);
+}
