@@ -209,6 +209,28 @@ describe('header variants', () => {
     });
   });
 
+  it('text cells lose only the ASCII white space around them: a name ending in U+00A0 is another name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-trim-'));
+    try {
+      const file = join(dir, 'kernel_details.csv');
+      const rows = ['Cast', 'Cast ', '\tCast', 'Cast\u00a0', '\u3000Cast', 'Cast\ufeff'].map((n, k) => `1,"${n}",A\t,AI_CORE ,${k},2`);
+      writeFileSync(file, ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows].join('\n'));
+      for (const engine of ['js', 'simd'] as const) {
+        const p = await readProfile(file, { withShapes: false, ranks: null, engine });
+        const s = summarize(p, { by: 'name', selection: NONE });
+        expect(Object.fromEntries(s.groups.map((g) => [g.key, g.total.count]))).toEqual({
+          Cast: 3,
+          'Cast\u00a0': 1,
+          '\u3000Cast': 1,
+          'Cast\ufeff': 1,
+        });
+        expect(summarize(p, { by: 'type+core', selection: NONE }).groups.map((g) => g.key)).toEqual(['A @ AI_CORE']);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('CANN 5.x: old device_*/summary layout, unit-less time columns, one rank per device', async () => {
     const p = await read('msprof-cann5');
     expect(p.ranks.map((r) => r.rank)).toEqual(['0', '1']);

@@ -17,10 +17,17 @@ const CI_COMMAND = '##\\[|##(?=(?:[vV][sS][oO]|[tT][eE][aA][mM][cC][iI][tT][yY])
 const INVISIBLE = '\\u00ad\\u180e\\u200b-\\u200d\\u2060-\\u2064\\u206a-\\u206f\\ufeff';
 
 /**
+ * The spaces that are not U+0020 but show as one (no-break U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000):
+ * a name is read with them (only ASCII white space is a cell's padding), so `Cast\u00a0` is not `Cast`, and must not
+ * look like it. A character class's contents.
+ */
+const LOOKALIKE_SPACES = '\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000';
+
+/**
  * The unsafe characters that JSON.stringify leaves raw (all but the C0 controls), a character class's contents:
  * what jsonSafe escapes, and with the C0 controls what escaped() escapes.
  */
-const RAW_IN_JSON = `${INVISIBLE}\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff`;
+const RAW_IN_JSON = `${INVISIBLE}${LOOKALIKE_SPACES}\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff`;
 
 /** The unsafe characters (see UNSAFE_SOURCE), a character class's contents. */
 const UNSAFE_CLASS = `\\u0000-\\u001f${RAW_IN_JSON}`;
@@ -28,7 +35,7 @@ const UNSAFE_CLASS = `\\u0000-\\u001f${RAW_IN_JSON}`;
 /**
  * Characters that never reach output raw: C0 controls (TAB, LF and CR included), DEL, C1 controls, the line and
  * paragraph separators U+2028/U+2029, the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
- * U+2066–U+2069), the invisible characters (INVISIBLE), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML
+ * U+2066–U+2069), the invisible characters (INVISIBLE), the spaces that look like U+0020 (LOOKALIKE_SPACES), the noncharacters U+FFFE/U+FFFF and lone surrogates (XML
  * cannot hold them). Also `##[`, `##vso[` and `##teamcity[` (any case) anywhere, and `::` at the start (after any
  * white space, which a GitHub runner trims): runners read those as workflow commands (an Azure Pipelines agent acts
  * on the first `##vso[` anywhere in a line, TeamCity on every `##teamcity[`).

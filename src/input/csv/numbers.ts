@@ -140,3 +140,20 @@ export function ticksToUs(ticks: number): number {
 export function usToTicks(us: number): number {
   return Math.round(us * TICKS_PER_US);
 }
+
+/**
+ * A text cell without the ASCII white space around it (space, TAB, CR, LF, VT, FF): a writer's padding. Not
+ * String.trim, which takes Unicode spaces too: a name that ends in U+00A0, U+2028 or U+FEFF is another name than
+ * the one without it, and is kept as written.
+ */
+export function trimCell(text: string): string {
+  let s = 0;
+  let e = text.length;
+  while (s < e && isAsciiSpace(text.charCodeAt(s))) s++;
+  while (e > s && isAsciiSpace(text.charCodeAt(e - 1))) e--;
+  return s === 0 && e === text.length ? text : text.slice(s, e);
+}
+
+function isAsciiSpace(c: number): boolean {
+  return c === SP || (c >= TAB && c <= CR);
+}

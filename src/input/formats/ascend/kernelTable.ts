@@ -4,7 +4,7 @@
 // seen.
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
-import { parseIntCell, parseTicks } from '../../csv/numbers.js';
+import { parseIntCell, parseTicks, trimCell } from '../../csv/numbers.js';
 import { BytesMap } from '../../csv/bytesMap.js';
 import { ROWS_LAYOUT } from './kernelRowsLayout.js';
 import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
@@ -368,10 +368,10 @@ export class KernelTableReader {
   }
 
   private lookup(v: RowView): KernelKind {
-    const raw = v.key(this.nameI).trim();
+    const raw = trimCell(v.key(this.nameI));
     const name = normaliseName(raw);
-    const type = v.key(this.typeI).trim();
-    const core = this.coreI >= 0 ? v.key(this.coreI).trim() : null;
+    const type = trimCell(v.key(this.typeI));
+    const core = this.coreI >= 0 ? trimCell(v.key(this.coreI)) : null;
     const shapes = this.shapesI >= 0 ? cleanShapes(v.key(this.shapesI)) : null;
     return { name, rawName: raw, type, core, shapes };
   }
@@ -382,7 +382,7 @@ export class KernelTableReader {
  * unquoting): strip them. `N/A` stays as it is.
  */
 export function cleanShapes(text: string): string {
-  let t = text.trim();
+  let t = trimCell(text);
   if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) t = t.slice(1, -1);
   return t;
 }

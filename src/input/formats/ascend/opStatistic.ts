@@ -2,7 +2,7 @@
 // cell of kernels with no name, shapes, steps or order (KernelSink.addAggregated).
 
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
-import { parseIntCell, parseTicks } from '../../csv/numbers.js';
+import { parseIntCell, parseTicks, trimCell } from '../../csv/numbers.js';
 import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { KernelSink, RankTarget, RowLog } from '../../sink.js';
@@ -98,7 +98,7 @@ export class OpStatisticReader {
       return;
     }
     this.sink.addAggregated(
-      { name: null, rawName: null, type: v.key(h.type).trim(), core: v.key(h.core).trim(), shapes: null },
+      { name: null, rawName: null, type: trimCell(v.key(h.type)), core: trimCell(v.key(h.core)), shapes: null },
       {
         count,
         ticks: total,
