@@ -231,3 +231,16 @@ describe('base ranks the profile lacks', () => {
     expect((await kprof(['check', pr, '--rules', f, '--base', other])).code).toBe(0);
   });
 });
+
+describe('a rules file of many rules that match nothing', () => {
+  it('says the first ten on stderr and how many more, and the report has every rule', async () => {
+    const rules = ['version: 1', 'rules:'];
+    for (let i = 0; i < 30; i++) rules.push(`  - rule: gone ${i}`, `    type: NoSuchKernel${i}`, '    absent: true');
+    const r = await kprof(['check', 'fixtures/fusion-example/pr', '--rules', file('many.yaml', `${rules.join('\n')}\n`)]);
+    expect(r.code).toBe(0);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.filter((l) => l.includes('matches no kernel in the profile'))).toHaveLength(10);
+    expect(lines.at(-1)).toBe('kprof: warning: … and 20 more rules that match nothing, without evidence (the report has every rule).');
+    for (let i = 0; i < 30; i++) expect(r.stdout).toContain(`gone ${i}`);
+  });
+});

@@ -44,6 +44,15 @@ export interface CheckFlags extends Omit<CommonFlags, 'by' | 'groups'> {
   strict?: boolean;
 }
 
+/** Rule warnings said one by one on stderr; past them, how many more (a rules file of thousands of rules). */
+const RULE_WARNINGS_SHOWN = 10;
+
+/** The line that says how many of `n` warnings (`what`, plural) were not said (RULE_WARNINGS_SHOWN were), or ''. */
+function moreWarnings(n: number, what: string): string {
+  const more = n - RULE_WARNINGS_SHOWN;
+  return more > 0 ? `kprof: warning: … and ${more.toLocaleString('en-US')} more ${what} (the report has every rule).\n` : '';
+}
+
 /**
  * Warnings of one input on stderr (annotations under --format github); --strict turns skipped rows into an
  * error.
@@ -153,12 +162,13 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const typos = misspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
   // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there.
-  for (const w of verdict.warnings)
+  for (const w of verdict.warnings.slice(0, RULE_WARNINGS_SHOWN))
     io.stderr(
       format === 'github'
         ? githubAnnotation('warning', escaped(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
         : `kprof: warning: ${escaped(w)}\n`,
     );
+  io.stderr(moreWarnings(verdict.warnings.length, 'rule warnings'));
   // A rule that held while matching nothing holds on absence, which is what absent: and max: ask for once a change
   // removed the kernels. Evidence that they ran once (kprof rules writes it) tells that from a misspelt name;
   // without it the rule is a warning, and under --strict an error. (A profile where nothing was read has already
@@ -183,9 +193,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
       `${doubts[0]!.text}${doubts.length > 1 ? ` (and ${plural(doubts.length - 1, 'rule')} more)` : ''} Under --strict a rule that matches nothing needs evidence.`,
     );
   }
-  for (const d of doubts) {
-    // Under --format github the report marks a rule that matched nothing itself (::warning on its line).
-    if (format === 'github' && !d.typo) continue;
+  // Under --format github the report marks a rule that matched nothing itself (::warning on its line).
+  const said = doubts.filter((d) => format !== 'github' || d.typo);
+  for (const d of said.slice(0, RULE_WARNINGS_SHOWN)) {
     const text = `${d.text} --strict makes this an error.`;
     io.stderr(
       format === 'github'
@@ -193,6 +203,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
         : `kprof: warning: ${oneLine(text)}\n`,
     );
   }
+  io.stderr(moreWarnings(said.length, 'rules that match nothing, without evidence'));
+
   const ctx = {
     profile: relPath(profile),
     base: flags.base !== undefined ? relPath(flags.base) : null,
