@@ -234,6 +234,22 @@ describe('ChromeTraceReader: input that is not a trace', () => {
     expect(warnings).toEqual(['byte 17: kernel event 0 has no name; skipped', 'byte 66: memcpy event 1 has a name that is not a string; skipped']);
   });
 
+  it('skips a torch_npu device task of no name with a warning, and counts it (by its Task Type, or its process)', () => {
+    const { info, records, warnings } = readText(
+      '[{"name": "process_name", "pid": 9, "tid": 0, "args": {"name": "Ascend Hardware"}, "ph": "M"},' +
+        '{"pid": 9, "tid": 1, "ts": "10.0", "dur": 2.5, "args": {"Task Type": "AI_CORE"}, "ph": "X"},' +
+        '{"name": null, "pid": 9, "tid": 1, "ts": "11.0", "dur": 1, "ph": "X"},' +
+        '{"pid": 3, "tid": 1, "ts": "11.0", "dur": 1, "ph": "X"},' +
+        '{"name": "Add", "pid": 9, "tid": 1, "ts": "12.0", "dur": 1, "args": {"Task Type": "AI_VECTOR_CORE"}, "ph": "X"}]',
+    );
+    expect(records.map((r) => r.name)).toEqual(['Add']);
+    expect(info.skipped).toBe(2);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^byte \d+: device event 1 has no name; skipped$/),
+      expect.stringMatching(/^byte \d+: device event 2 has a name that is not a string; skipped$/),
+    ]);
+  });
+
   it('skips a kernel whose duration is past what kprof sums exactly (1e400, 2^51 ticks), as the CSV readers do', () => {
     const { info, records, warnings } = readText(
       '[{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 1e400}, {"ph": "X", "cat": "kernel", "name": "b", "ts": 2, "dur": 225179981368.5248}, ' +

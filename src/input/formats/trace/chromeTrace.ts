@@ -390,9 +390,19 @@ export class ChromeTraceReader {
     if (v.strIs(PH, X)) {
       if (v.kind(NAME) !== STRING) {
         // A device event of no name (missing, a number, null) cannot be grouped: skipped and said, as one of no
-        // duration is, never dropped unsaid. Host events of no name are of no use to kprof and passed over.
+        // duration is, never dropped unsaid. Host events of no name are of no use to kprof and passed over. A
+        // torch_npu device task has no category: it is one by its Task Type, or by its process.
         const c = v.kind(CAT) === STRING ? category(v) : C_OTHER;
-        const what = c === C_KERNEL ? 'kernel' : c === C_MEMCPY ? 'memcpy' : c === C_MEMSET ? 'memset' : null;
+        const what =
+          c === C_KERNEL
+            ? 'kernel'
+            : c === C_MEMCPY
+              ? 'memcpy'
+              : c === C_MEMSET
+                ? 'memset'
+                : v.kind(CAT) !== STRING && this.onDevice(v)
+                  ? 'device'
+                  : null;
         if (what !== null)
           this.skip(v, `${what} event ${v.index} has ${v.kind(NAME) === ABSENT ? 'no name' : 'a name that is not a string'}; skipped`);
         return;
@@ -556,6 +566,14 @@ export class ChromeTraceReader {
   }
 
   // ----- torch_npu -----
+
+  /** A torch_npu event of a device task: with a Task Type, or of the Ascend Hardware or HCCL process. */
+  private onDevice(v: EventView): boolean {
+    if (v.kind(A_TASK) === STRING) return true;
+    const pid = v.scalar(PID);
+    const proc = pid === null ? undefined : this.processes.get(pid);
+    return proc === 'Ascend Hardware' || proc === 'HCCL';
+  }
 
   private npu(v: EventView): void {
     const pid = v.scalar(PID);
