@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * The suites that read every real export, compare engines or renderers, round-trip or fuzz, generate large or
  * hostile input, start many worker threads or processes, drive a browser, pack or install packages, or hold the
  * CLI transcripts of large generated profiles: `npm run test:all` runs them with the rest, `npm test` (the quick
- * loop while editing, under 20 s on two cores) leaves them out. A file is slow by name here, never by timing.
+ * loop while editing, about 30 s on two cores) leaves them out. A file is slow by name here, never by timing.
  */
 export const SLOW = [
   'test/rewrites-decode-scale.test.ts',
