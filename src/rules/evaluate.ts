@@ -65,17 +65,14 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
 function requireRuleSteps(rule: Rule, ranks: RankData[]): void {
   if (rule.steps === null || ranks.length === 0 || ranks.some((r) => !r.fields.steps)) return;
   const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
-  if (stepsNamingNone(rule.steps, ids) === null) return;
   const one = ranks.length === 1;
-  const where = one
-    ? ranksNamed([ranks[0]!.rank], shown)
-    : ranksNamed(
-        ranks.map((r) => r.rank),
-        shown,
-      );
-  throw inputError(
-    `${ruleAt(rule)}: steps: ${stepsLabel(rule.steps)}: ${where} ${one ? 'has' : 'have'} ${stepsNamingNone(rule.steps, ids, one ? 'its' : 'their')}. Fix steps: in the rule.`,
+  const gap = stepsNamingNone(rule.steps, ids, one ? 'its' : 'their');
+  if (gap === null) return;
+  const where = ranksNamed(
+    ranks.map((r) => r.rank),
+    shown,
   );
+  throw inputError(`${ruleAt(rule)}: steps: ${stepsLabel(rule.steps)}: ${where} ${one ? 'has' : 'have'} ${gap}. Fix steps: in the rule.`);
 }
 
 /** Why a rank with a Step Id column has no step: its rows had none, or those that had one were skipped. */
