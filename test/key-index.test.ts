@@ -22,9 +22,20 @@ function sameAsMap(index: KeyIndex, groups: Group[], probes: string[]): void {
   expect([...index]).toEqual([...m]);
   expect([...index.keys()]).toEqual([...m.keys()]);
   expect([...index.values()]).toEqual([...m.values()]);
+  const entries: [string, Group][] = [];
+  index.forEachEntry((k, g, at) => {
+    entries.push([k, g]);
+    // The entry's position is its key's first place in the list, and reads its group back.
+    expect(groups.findIndex((x) => x.key === k)).toBe(at);
+    expect(index.groupAt(at)).toBe(g);
+  });
+  expect(entries).toEqual([...m]);
   for (const k of [...m.keys(), ...probes]) {
     expect(index.get(k)).toBe(m.get(k));
     expect(index.has(k)).toBe(m.has(k));
+    const at = index.position(k);
+    expect(at).toBe(m.has(k) ? groups.findIndex((x) => x.key === k) : -1);
+    if (at >= 0) expect(index.groupAt(at)).toBe(m.get(k));
   }
 }
 

@@ -76,6 +76,27 @@ export class KeyIndex implements Iterable<[string, Group]> {
     return this.groups.length - this.repeated.size;
   }
 
+  /** The position of the key's first group in the list, or -1 (groupAt reads its group). */
+  position(key: string): number {
+    return this.find(key);
+  }
+
+  /** The group of a key whose first position this is (position): its last group. */
+  groupAt(position: number): Group {
+    return this.later.get(position) ?? this.groups[position]!;
+  }
+
+  /** Each key as iteration gives it, with its group and first position, and no entry made a key. */
+  forEachEntry(fn: (key: string, g: Group, position: number) => void): void {
+    const groups = this.groups;
+    const repeated = this.repeated.size > 0;
+    for (let i = 0; i < groups.length; i++) {
+      if (repeated && this.repeated.has(i)) continue;
+      const g = groups[i]!;
+      fn(g.key, this.later.get(i) ?? g, i);
+    }
+  }
+
   /** The position of the key's first group, or -1. */
   private find(key: string): number {
     if (this.map !== null) return this.map.get(key) ?? -1;

@@ -12,12 +12,10 @@ import { ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
-import type { KeyIndex } from '../aggregate/keyIndex.js';
 import { totalFigure } from '../model/fineGroups.js';
 import {
   comparePerStepCount,
   compareRanks,
-  forEachStepFigure,
   fractionKey,
   perStepCount,
   perStepUs,
@@ -37,6 +35,7 @@ import {
   DEFAULT_ALPHA,
   isTimeNoise,
   judgeTime,
+  pairSamples,
   samplesOf,
   sampleSource,
   type SampleSource,
@@ -46,20 +45,13 @@ import {
 
 import type { RewritesSection } from './rewrites/section.js';
 import { briefList, formatsAnswering } from '../input/formats/registry.js';
-import {
-  DiffRowTable,
-  NO_UNEVEN_STEPS,
-  type DiffFigures,
-  type DiffRow,
-  type DiffStatus,
-  type RankDisagreement,
-  type Side,
-  type StepChange,
-} from './diffRows.js';
+import { checkSteps, majorityOf, type UnpairedSteps } from './stepCheck.js';
+import { DiffRowTable, rankGroups, type DiffFigures, type DiffRow, type DiffStatus, type RankDisagreement, type Side } from './diffRows.js';
 
 // The row types live with the rows (diffRows.ts); every user imports them from here.
 export { DIFF_STATUSES } from './diffRows.js';
 export type * from './diffRows.js';
+export type { UnpairedSteps } from './stepCheck.js';
 
 export const NORMALIZATIONS = ['none', 'per-step'] as const;
 export type Normalization = (typeof NORMALIZATIONS)[number];
@@ -174,7 +166,14 @@ function judged(
 }
 
 /** Judge every row's time change and the totals' by the test over per-step samples (see timeTest.ts). */
-function judgeRows(src: SampleSource | null, t: DiffRowTable, totals: DiffTotals, tol: number, alpha: number): TimeTestSummary {
+function judgeRows(
+  src: SampleSource | null,
+  t: DiffRowTable,
+  totals: DiffTotals,
+  tol: number,
+  alpha: number,
+  sides: { base: Summary; pr: Summary },
+): TimeTestSummary {
   const sum: TimeTestSummary = { alpha, tooFew: 0, noSteps: 0, noise: 0, tested: 0 };
   const count = (j: TimeJudgement): void => {
     const v = j.verdict;
@@ -184,10 +183,13 @@ function judgeRows(src: SampleSource | null, t: DiffRowTable, totals: DiffTotals
     if (v === 'noise' && !j.withinTolerance) sum.noise++;
   };
   const f = t.figures;
+  // One rank against one, each its summary's own list: a row's groups are the ranks' (no key looked up).
+  const direct = src !== null && oneList(sides.base) && oneList(sides.pr);
   for (let i = 0; i < t.size; i++) {
     const base = { count: f[4 * i]!, us: f[4 * i + 1]! };
     const pr = { count: f[4 * i + 2]!, us: f[4 * i + 3]! };
-    const j = judged(base, pr, pct(pr.us - base.us, base.us), tol, src === null ? null : samplesOf(src, [t.keys[i]!]), alpha);
+    const samples = src === null ? null : direct ? pairSamples(src, t.baseGroups[i], t.prGroups[i]) : samplesOf(src, [t.keys[i]!]);
+    const j = judged(base, pr, pct(pr.us - base.us, base.us), tol, samples, alpha);
     t.judge(i, j.timeTest);
     count(j.timeTest);
   }
@@ -196,6 +198,11 @@ function judgeRows(src: SampleSource | null, t: DiffRowTable, totals: DiffTotals
   totals.timeTest = j.timeTest;
   count(j.timeTest);
   return sum;
+}
+
+/** A summary of one rank, whose list of groups is the rank's. */
+function oneList(s: Summary): boolean {
+  return s.perRank.length === 1 && s.groups === s.perRank[0]!.groups;
 }
 
 /** The per-step figures of both sides, when the diff is per step. */
@@ -284,17 +291,6 @@ function rankChange(rank: string, b: RankFigure, p: RankFigure): RankDisagreemen
   return { rank, status: perStepStatus(b, p), base, pr, deltaCount: pr - base, deltaCountPct: pct(pr - base, base) };
 }
 
-/** The value most items of a list show (more than half), or null. */
-function majorityOf<T>(items: T[], key: (t: T) => string): { key: string; n: number } | null {
-  const tally = new Map<string, number>();
-  for (const t of items) {
-    const k = key(t);
-    tally.set(k, (tally.get(k) ?? 0) + 1);
-  }
-  for (const [k, n] of tally) if (2 * n > items.length) return { key: k, n };
-  return null;
-}
-
 /** The ranks compared with each other (and step by step): those on both sides, or one against one. */
 function pairRanks(
   base: Summary,
@@ -323,19 +319,27 @@ function pairRanks(
  * most ranks show, in status or in size (the factor PR ÷ base), disagree; without a majority, every compared rank
  * is listed.
  */
-function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[], perStep: boolean): void {
+function checkRanks(
+  pairs: { rank: string; b: RankSummary; p: RankSummary }[],
+  t: DiffRowTable,
+  order: ArrayLike<number>,
+  rows: DiffRow[],
+  sides: { base: Summary; pr: Summary },
+  perStep: boolean,
+): void {
   if (pairs.length < 2) return;
-  const index = (r: RankSummary): KeyIndex => groupsByKey(r.groups);
   const figure = (r: RankSummary, g: Group | undefined): RankFigure => {
     if (!g) return ZERO_PER_STEP;
     return perStep ? rankPerStep(steppedCell(g.steps), r.steps.length) : rawFigure(g.total.count, g.total.ticks);
   };
-  const indexed = pairs.map(({ rank, b, p }) => ({ rank, b, p, bi: index(b), pi: index(p) }));
-  for (const row of rows) {
+  const indexed = pairs.map(({ rank, b, p }) => ({ rank, b, p, bi: rankGroups(t, 'base', sides.base, b), pi: rankGroups(t, 'pr', sides.pr, p) }));
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    const row = rows[k]!;
     const seen: { change: RankDisagreement; key: string }[] = [];
     for (const { rank, b, p, bi, pi } of indexed) {
-      const bf = figure(b, bi.get(row.key));
-      const pf = figure(p, pi.get(row.key));
+      const bf = figure(b, bi(i));
+      const pf = figure(p, pi(i));
       // Absent on both sides (per step: in no step on either side): not compared.
       if (bf.count === 0n && pf.count === 0n) continue;
       seen.push({ change: rankChange(rank, bf, pf), key: changeKey(bf, pf) });
@@ -348,116 +352,6 @@ function checkRanks(pairs: { rank: string; b: RankSummary; p: RankSummary }[], r
     if (size !== null) row.rankMajority = { change: seen.find((x) => x.key === size.key)!.change, ranks: size.n };
     if (new Set(seen.map((x) => x.key)).size > 1) row.disagreeingRanks = seen.filter((x) => x.key !== size?.key).map((x) => x.change);
   }
-}
-
-/** A paired rank whose Step Ids are not the same on both sides, and the groups there that vary from step to step. */
-export interface UnpairedSteps {
-  rank: string;
-  /** The rank's Step Ids on each side. */
-  base: number[];
-  pr: number[];
-  /**
-   * Groups whose count is not the same in every step of the rank (on either side): their figures depend on
-   * which steps each side profiled.
-   */
-  varying: string[];
-  /** Of those, the groups with PR steps that were not compared one by one (no base step of the same Step Id). */
-  notCompared: string[];
-}
-
-/**
- * Per-step check, on every pair of ranks that both have steps. Each PR step is compared with the base step of
- * the same Step Id; a PR step whose Step Id the base lacks (offset Step Ids, a lost or extra step) is compared
- * with the base's count per step only when the base ran the group alike in every step (otherwise it is not
- * compared). A step where the group is absent on both sides is not compared (a kernel of even steps only). The
- * change most steps show is the reference (without a majority: no change); the steps with another change are
- * listed, so a fusion that took effect in 2 steps of 4 is seen. Steps are never paired by position: a workload
- * whose steps differ from one another would show changes that never happened. Returns the ranks whose Step
- * Ids differ, with the groups that vary from step to step there.
- */
-function checkSteps(pairs: { rank: string; b: RankSummary; p: RankSummary }[], rows: DiffRow[]): UnpairedSteps[] {
-  const withSteps = pairs.filter(({ b, p }) => b.steps.length > 0 && p.steps.length > 0);
-  if (withSteps.length === 0) return [];
-  const index = (r: RankSummary): KeyIndex => groupsByKey(r.groups);
-  const indexed = withSteps.map((x) => ({
-    ...x,
-    bi: index(x.b),
-    pi: index(x.p),
-    same: sameIds(x.b.steps, x.p.steps),
-    /** The index of each base Step Id in b.steps, and of each PR Step Id in p.steps. */
-    baseAt: new Map(x.b.steps.map((st, i) => [st, i])),
-    prAt: new Map(x.p.steps.map((st, i) => [st, i])),
-    varying: [] as string[],
-    notCompared: [] as string[],
-  }));
-  for (const row of rows) {
-    for (const { rank, p, bi, pi, same, baseAt, prAt, varying, notCompared } of indexed) {
-      const bg = bi.get(row.key);
-      const pg = pi.get(row.key);
-      if ((bg?.total.count ?? 0) === 0 && (pg?.total.count ?? 0) === 0) continue;
-      // Each side's count per step, in one walk of the group's cells.
-      const bv = countsIn(bg, baseAt);
-      const pv = countsIn(pg, prAt);
-      const uniform = bv.every((c) => c === bv[0]);
-      if (!same && !(uniform && pv.every((c) => c === pv[0]))) varying.push(row.key);
-      // Most groups change alike in every step (or not at all): the steps are only listed when they differ.
-      const compared = (k: number): number | null => {
-        const at = baseAt.get(p.steps[k]!);
-        const base = at !== undefined ? bv[at]! : uniform ? bv[0]! : null;
-        // Absent on both sides in this step: not compared.
-        return base === null || (base === 0 && pv[k] === 0) ? null : base;
-      };
-      let missed = false;
-      let first: number | null = null;
-      let differ = false;
-      for (let k = 0; k < p.steps.length; k++) {
-        if (!uniform && !baseAt.has(p.steps[k]!)) missed = true;
-        const base = compared(k);
-        if (base === null) continue;
-        const delta = pv[k]! - base;
-        if (first === null) first = delta;
-        else if (delta !== first) differ = true;
-      }
-      if (missed) notCompared.push(row.key);
-      if (!differ) continue;
-      const changes: StepChange[] = [];
-      for (let k = 0; k < p.steps.length; k++) {
-        const base = compared(k);
-        if (base === null) continue;
-        const st = p.steps[k]!;
-        changes.push({ step: st, baseStep: baseAt.has(st) ? st : null, base, pr: pv[k]!, deltaCount: pv[k]! - base });
-      }
-      // Without a majority, the steps that did not change are the reference: a fusion that took effect in 2
-      // steps of 4 lists those 2.
-      const unchanged = changes.filter((c) => c.deltaCount === 0).length;
-      const m = majorityOf(changes, (c) => String(c.deltaCount)) ?? (unchanged > 0 ? { key: '0', n: unchanged } : null);
-      if (row.unevenSteps === NO_UNEVEN_STEPS) row.unevenSteps = [];
-      row.unevenSteps.push({
-        rank,
-        stepsCompared: changes.length,
-        reference: m === null ? null : { deltaCount: Number(m.key), steps: m.n },
-        steps: changes.filter((c) => String(c.deltaCount) !== m?.key),
-      });
-    }
-  }
-  return indexed
-    .filter((x) => x.varying.length > 0)
-    .map((x) => ({ rank: x.rank, base: x.b.steps, pr: x.p.steps, varying: x.varying, notCompared: x.notCompared }));
-}
-
-/** The count of a group (none: 0) in each step of a rank, given as the index of each of its Step Ids. */
-function countsIn(g: Group | undefined, at: ReadonlyMap<number, number>): number[] {
-  const out = new Array<number>(at.size).fill(0);
-  if (g === undefined) return out;
-  forEachStepFigure(g.steps, (st, count) => {
-    const k = at.get(st);
-    if (k !== undefined) out[k] = count;
-  });
-  return out;
-}
-
-function sameIds(a: number[], b: number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Why --per-step cannot be used on one side. */
@@ -515,13 +409,25 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   const b = groupsByKey(base.groups);
   const p = groupsByKey(pr.groups);
   // A row per key of either side: the base's keys, then the PR's the base lacks (no list or Set of both sides'
-  // keys: a diff by name has millions), as columns (diffRows.ts).
-  let n = b.size;
-  for (const k of p.keys()) if (!b.has(k)) n++;
+  // keys: a diff by name has millions), as columns (diffRows.ts). Each base key is looked up once among the PR's:
+  // its PR position is kept, and the PR's positions the base has are marked.
+  const prAt = new Int32Array(base.groups.length);
+  const inBase = new Uint8Array(pr.groups.length);
+  let n = b.size + p.size;
+  b.forEachEntry((k, _, i) => {
+    const j = p.position(k);
+    prAt[i] = j;
+    if (j >= 0) {
+      inBase[j] = 1;
+      n--;
+    }
+  });
   const t = new DiffRowTable(n);
   let at = 0;
-  for (const [k, g] of b) fillRow(t, at++, k, g, p.get(k), ps);
-  for (const [k, g] of p) if (!b.has(k)) fillRow(t, at++, k, undefined, g, ps);
+  b.forEachEntry((k, g, i) => fillRow(t, at++, k, g, prAt[i]! < 0 ? undefined : p.groupAt(prAt[i]!), ps));
+  p.forEachEntry((k, g, j) => {
+    if (inBase[j] === 0) fillRow(t, at++, k, undefined, g, ps);
+  });
 
   // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
   // creeps in.
@@ -565,9 +471,11 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
     ...judged(bs, prs, deltaUsPct, tol, null, DEFAULT_ALPHA),
   };
   const alpha = opts.alpha ?? DEFAULT_ALPHA;
-  const timeTestSummary = judgeRows(sampleSource(base, pr), t, totals, tol, alpha);
-  // The rows in the default order.
-  const rows = t.views().sort(SORTS['delta-count']);
+  const sides = { base, pr };
+  const timeTestSummary = judgeRows(sampleSource(base, pr), t, totals, tol, alpha, sides);
+  // The rows in the default order (SORTS['delta-count']).
+  const order = t.deltaCountOrder();
+  const rows = t.views(order);
   const { pairs, paired, unpaired } = pairRanks(base, pr);
   const baseSteps = base.hasSteps ? base.stepIds.length : null;
   const prSteps = pr.hasSteps ? pr.stepIds.length : null;
@@ -581,8 +489,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   // Raw counts of a rank that lost a step show the lost step as a change: then ranks are compared per step of
   // each rank, when every paired rank has steps on both sides.
   const ranksPerStep = perStep || (mismatchRanks.length > 0 && pairs.every(({ b, p }) => b.steps.length > 0 && p.steps.length > 0));
-  checkRanks(paired.length >= 2 ? pairs : [], rows, ranksPerStep);
-  const unpairedSteps = checkSteps(pairs, rows);
+  checkRanks(paired.length >= 2 ? pairs : [], t, order, rows, sides, ranksPerStep);
+  const unpairedSteps = checkSteps(pairs, t, order, rows, sides);
   return {
     groupBy: base.groupBy,
     selection: base.selection,

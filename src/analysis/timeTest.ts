@@ -17,8 +17,9 @@
 // - A time against zero (a group added or removed, or no time on either side) is never `~`: not a question of
 //   noise.
 
-import { forEachStepFigure, type RankSummary, type Summary } from '../model/model.js';
+import { forEachStepFigure, type Group, type RankSummary, type Summary } from '../model/model.js';
 import { groupsByKey } from '../aggregate/group.js';
+import { totalFigure } from '../model/fineGroups.js';
 import type { KeyIndex } from '../aggregate/keyIndex.js';
 import { smallestStratifiedP, stratifiedU, type Stratum, type UTest } from './noise.js';
 
@@ -128,41 +129,68 @@ function rankSamples(ranks: RankIndex[], keys: readonly string[] | null): StepSa
   let complete = true;
   for (const r of ranks) {
     const groups = keys === null ? [...r.groups.values()] : keys.map((k) => r.groups.get(k)).filter((g) => g !== undefined);
-    if (groups.length === 1) {
-      // One group (the common case): its step cells are the samples, no sum needed.
-      const g = groups[0]!;
-      let ticks = 0;
-      let cells = 0;
-      // This runs before the code is optimised, where an iterator, a destructured entry or a cell object per cell
-      // costs several times the cell's work: the cells' figures are read in place.
-      forEachStepFigure(g.steps, (_, count, t) => {
-        if (count === 0) return;
-        values.push(t);
-        ticks += t;
-        cells++;
-      });
-      if (ticks !== g.total.ticks || (r.steps === 0 && g.total.count > 0)) complete = false;
-      zeros += Math.max(0, r.steps - cells);
-      continue;
-    }
-    const perStep = new Map<number, number>();
-    let stepped = 0;
-    let total = 0;
-    let count = 0;
-    for (const g of groups) {
-      total += g.total.ticks;
-      count += g.total.count;
-      forEachStepFigure(g.steps, (st, n, t) => {
-        if (n === 0) return;
-        perStep.set(st, (perStep.get(st) ?? 0) + t);
-        stepped += t;
-      });
-    }
-    if (stepped !== total || (r.steps === 0 && count > 0)) complete = false;
-    for (const v of perStep.values()) values.push(v);
-    zeros += Math.max(0, r.steps - perStep.size);
+    const one = groups.length <= 1 ? oneGroupSamples(r.steps, groups[0], values) : severalGroupsSamples(r.steps, groups, values);
+    zeros += one.zeros;
+    complete &&= one.complete;
   }
   return { values: Float64Array.from(values), zeros, complete };
+}
+
+/**
+ * The samples of one group (undefined: none) on a rank of `steps` steps, pushed to `values`: its step cells are
+ * the samples, no sum needed (the common case).
+ */
+function oneGroupSamples(steps: number, g: Group | undefined, values: number[]): { zeros: number; complete: boolean } {
+  if (g === undefined) return { zeros: steps, complete: true };
+  let ticks = 0;
+  let cells = 0;
+  // This runs before the code is optimised, where an iterator, a destructured entry or a cell object per cell
+  // costs several times the cell's work: the cells' figures are read in place.
+  forEachStepFigure(g.steps, (_, count, t) => {
+    if (count === 0) return;
+    values.push(t);
+    ticks += t;
+    cells++;
+  });
+  return { zeros: Math.max(0, steps - cells), complete: !(ticks !== totalFigure(g, 1) || (steps === 0 && totalFigure(g, 0) > 0)) };
+}
+
+/** The samples of several groups on a rank of `steps` steps, pushed to `values`: per step, the sum of their times. */
+function severalGroupsSamples(steps: number, groups: readonly Group[], values: number[]): { zeros: number; complete: boolean } {
+  const perStep = new Map<number, number>();
+  let stepped = 0;
+  let total = 0;
+  let count = 0;
+  for (const g of groups) {
+    total += g.total.ticks;
+    count += g.total.count;
+    forEachStepFigure(g.steps, (st, n, t) => {
+      if (n === 0) return;
+      perStep.set(st, (perStep.get(st) ?? 0) + t);
+      stepped += t;
+    });
+  }
+  for (const v of perStep.values()) values.push(v);
+  return { zeros: Math.max(0, steps - perStep.size), complete: !(stepped !== total || (steps === 0 && count > 0)) };
+}
+
+/**
+ * samplesOf one row of a diff of one rank against one whose groups are each summary's own list (so the row's
+ * group on each side is the rank's: `bg` and `pg`, undefined where the side has none), without looking its key
+ * up in each rank's index (a diff by name looks up millions).
+ */
+export function pairSamples(src: SampleSource, bg: Group | undefined, pg: Group | undefined): RowSamples {
+  const pair = src.pairs[0];
+  if (src.pairs.length !== 1 || pair!.base.length !== 1 || pair!.pr.length !== 1) throw new Error('pairSamples: not one rank against one');
+  if ((bg === undefined || totalFigure(bg, 0) === 0) && (pg === undefined || totalFigure(pg, 0) === 0)) return { strata: [], complete: true };
+  const a: number[] = [];
+  const b: number[] = [];
+  const sa = oneGroupSamples(pair!.base[0]!.steps, bg, a);
+  const sb = oneGroupSamples(pair!.pr[0]!.steps, pg, b);
+  return {
+    strata: [{ a: Float64Array.from(a), zerosA: sa.zeros, b: Float64Array.from(b), zerosB: sb.zeros }],
+    complete: sa.complete && sb.complete,
+  };
 }
 
 /**
