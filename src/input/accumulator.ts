@@ -5,7 +5,7 @@
 // the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
-import { collectGarbage } from '../util/heap.js';
+import { collectGarbage, collectGrown } from '../util/heap.js';
 import { StepSpanTable } from './stepSpans.js';
 import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
@@ -66,6 +66,15 @@ export function exactTotals(input: string, totals: Cell, filteredKernels: number
 export const MAX_WARNINGS_KEPT = 50;
 
 export { fineKey };
+
+/**
+ * A read that folds many kinds into few groups (its names not kept, or a counter in every name folded) checks its
+ * garbage at each multiple of this many kinds looked up (groupIndex), when they made fewer than half as many groups:
+ * the readers' caches of kinds (cleared past 64 k) leave their kinds behind as promoted garbage.
+ */
+const KINDS_CHECKED_EVERY = 1 << 16;
+/** …and collects it when the heap grew by this much since its last collection. */
+const KINDS_GARBAGE_BYTES = 32 << 20;
 
 /** A read collects its garbage at each multiple of this many groups (groupIndex). */
 const GROUPS_COLLECT_FROM = 1 << 17;
@@ -151,6 +160,9 @@ export class Accumulator implements KernelSink, RowLog {
 
   /** The group cursor of each kernel id a reader bound (see KernelSink). */
   private readonly cursors: GroupCursor[] = [];
+  /** Kinds looked up (groupIndex), and the groups there were at the last check of the garbage (KINDS_CHECKED_EVERY). */
+  private kindsLooked = 0;
+  private groupsAtCheck = 0;
   /** Start times make the time span (inspect) and the step spans (--step-time): an exact decimal parse per row. */
   readonly wantsStarts: boolean;
   readonly wantsStreams = false;
@@ -259,6 +271,10 @@ export class Accumulator implements KernelSink, RowLog {
     const raw = rawName !== undefined && rawName !== name ? rawName : undefined;
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
     const before = this.groups.size;
+    if (++this.kindsLooked % KINDS_CHECKED_EVERY === 0) {
+      if (before - this.groupsAtCheck < KINDS_CHECKED_EVERY / 2) collectGrown(KINDS_GARBAGE_BYTES);
+      this.groupsAtCheck = before;
+    }
     const i = this.groups.index(name, type, core, shapes, cls, raw);
     // Each new group leaves garbage behind (the texts its kind was decoded from, the reader's kind): collected at
     // each 128 k groups, so also before the columns double (at each power of two from there).

@@ -23,4 +23,18 @@ export function collectGarbage(minBytes: number): void {
     }
   }
   collect?.();
+  liveAfter = getHeapStatistics().used_heap_size;
+}
+
+/** This thread's heap in use right after its last collection made here (collectGarbage), 0 before any. */
+let liveAfter = 0;
+
+/**
+ * Collect when this thread's heap in use has grown by `slackBytes` since its last collection made here: at a point
+ * where the caller knows it has let go of many objects that lived long enough to be promoted (a cache of a read,
+ * cleared), which V8 lets pile up until its own limit (a read of a million kinds folded into a few groups left
+ * 150 MB of them).
+ */
+export function collectGrown(slackBytes: number): void {
+  if (getHeapStatistics().used_heap_size >= liveAfter + slackBytes) collectGarbage(0);
 }

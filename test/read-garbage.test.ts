@@ -1,0 +1,43 @@
+// A read that folds many kinds into few groups (--by type of a million names, or names whose per-call counters fold)
+// collects the garbage its readers' caches of kinds leave, at each 64 k kinds looked up: the accumulator asks for a
+// collection when the heap grew (collectGrown), and only where the kinds made few groups (a read by name of a
+// million names, whose kinds are each a group, collects at its own points). collectGrown: test/heap.test.ts.
+
+import { describe, expect, it, vi } from 'vitest';
+
+const asked: number[] = [];
+vi.mock('../src/util/heap.js', async (original) => {
+  const real = await original<typeof import('../src/util/heap.js')>();
+  return { ...real, collectGrown: (slack: number) => asked.push(slack) };
+});
+
+const { Accumulator } = await import('../src/input/accumulator.js');
+
+const FIELDS = { name: true, type: true, core: true, shapes: false, steps: true };
+
+/** Look `n` distinct kinds up, of 40 types (as a kernel table of n distinct names). */
+function lookUp(acc: InstanceType<typeof Accumulator>, n: number): void {
+  for (let i = 0; i < n; i++) acc.groupIndex(`aclnnKernel${i}_Op${i % 40}`, `Op${i % 40}`, 'AI_CORE', null);
+}
+
+describe('a read that folds many kinds into few groups collects their garbage', () => {
+  it('asks at each 64 k kinds when they made few groups (names not kept)', () => {
+    asked.length = 0;
+    const acc = new Accumulator(FIELDS, { names: false });
+    lookUp(acc, 65_535);
+    expect(asked).toEqual([]);
+    lookUp(acc, 1);
+    expect(asked).toEqual([32 << 20]);
+    lookUp(acc, 3 * 65_536);
+    expect(asked).toHaveLength(4);
+    expect(acc.groups.size).toBe(40);
+  });
+
+  it('does not ask where every kind is a group of its own (names kept)', () => {
+    asked.length = 0;
+    const acc = new Accumulator(FIELDS);
+    lookUp(acc, 200_000);
+    expect(asked).toEqual([]);
+    expect(acc.groups.size).toBe(200_000);
+  });
+});
