@@ -4,8 +4,8 @@
 // up to the totals. The rows are columns (diffRows.ts), read as DiffRows through one view object a row: a diff by
 // name may have a million.
 //
-// Over 400 lines: the row diff, the per-rank and per-step checks and the view (sort, --only, --top) share the row
-// type and the totals check; the per-step check is the part to move out next.
+// Over 400 lines: the row diff, the per-rank check and the view (sort, --only, --top) share the row type and the
+// totals check (the per-step check is in stepCheck.ts).
 
 import { inputError } from '../util/errors.js';
 import { ranksNamed } from '../util/format.js';
@@ -46,7 +46,7 @@ import {
 import type { RewritesSection } from './rewrites/section.js';
 import { briefList, formatsAnswering } from '../input/formats/registry.js';
 import { checkSteps, majorityOf, type UnpairedSteps } from './stepCheck.js';
-import { DiffRowTable, rankGroups, type DiffFigures, type DiffRow, type DiffStatus, type RankDisagreement, type Side } from './diffRows.js';
+import { DiffRowTable, oneList, rankGroups, type DiffFigures, type DiffRow, type DiffStatus, type RankDisagreement, type Side } from './diffRows.js';
 
 // The row types live with the rows (diffRows.ts); every user imports them from here.
 export { DIFF_STATUSES } from './diffRows.js';
@@ -198,11 +198,6 @@ function judgeRows(
   totals.timeTest = j.timeTest;
   count(j.timeTest);
   return sum;
-}
-
-/** A summary of one rank, whose list of groups is the rank's. */
-function oneList(s: Summary): boolean {
-  return s.perRank.length === 1 && s.groups === s.perRank[0]!.groups;
 }
 
 /** The per-step figures of both sides, when the diff is per step. */

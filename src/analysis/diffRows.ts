@@ -228,9 +228,8 @@ export class DiffRowTable {
   }
 
   /**
-   * The row indices in the default order of a diff's rows (diff.ts, SORTS['delta-count'], which sorts DiffRows
-   * alike): changed rows first, then |Δ count|, then |Δ time| (descending), ties by key. Read from the columns, not
-   * through a view per comparison (a million rows meet some twenty million times).
+   * The row indices in a diff's default order (diff.ts SORTS['delta-count'] on DiffRows): changed rows first, then
+   * |Δ count|, |Δ time| (descending), ties by key; read from the columns (a million rows meet ~20 M times).
    */
   deltaCountOrder(): Int32Array {
     const f = this.figures;
@@ -248,13 +247,17 @@ export class DiffRowTable {
   }
 }
 
+/** A summary of one rank whose list of groups is the rank's (summarize makes one list of a rank's groups). */
+export function oneList(s: Summary): boolean {
+  return s.perRank.length === 1 && s.groups === s.perRank[0]!.groups;
+}
+
 /**
  * Rank `r`'s group of each row on one side (undefined: none): the row's own group of that side when the side is
- * this one rank with the summary's own list of groups (a summary of one rank holds one list), else the rank's
- * group of the row's key.
+ * this one rank with one list of groups (oneList), else the rank's group of the row's key.
  */
 export function rankGroups(t: DiffRowTable, side: 'base' | 'pr', s: Summary, r: RankSummary): (i: number) => Group | undefined {
-  if (s.perRank.length === 1 && s.perRank[0] === r && s.groups === r.groups) {
+  if (oneList(s) && s.perRank[0] === r) {
     const own = side === 'base' ? t.baseGroups : t.prGroups;
     return (i) => own[i];
   }
