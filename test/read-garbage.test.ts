@@ -3,27 +3,25 @@
 // collection when the heap grew (collectGrown), and only where the kinds made few groups (a read by name of a
 // million names, whose kinds are each a group, collects at its own points). collectGrown: test/heap.test.ts.
 
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { Accumulator } from '../src/input/accumulator.js';
 
 const asked: number[] = [];
-vi.mock('../src/util/heap.js', async (original) => {
-  const real = await original<typeof import('../src/util/heap.js')>();
-  return { ...real, collectGrown: (slack: number) => asked.push(slack) };
-});
-
-const { Accumulator } = await import('../src/input/accumulator.js');
+const collectGrown = (slack: number): void => {
+  asked.push(slack);
+};
 
 const FIELDS = { name: true, type: true, core: true, shapes: false, steps: true };
 
 /** Look `n` distinct kinds up, of 40 types (as a kernel table of n distinct names). */
-function lookUp(acc: InstanceType<typeof Accumulator>, n: number): void {
+function lookUp(acc: Accumulator, n: number): void {
   for (let i = 0; i < n; i++) acc.groupIndex(`aclnnKernel${i}_Op${i % 40}`, `Op${i % 40}`, 'AI_CORE', null);
 }
 
 describe('a read that folds many kinds into few groups collects their garbage', () => {
   it('asks at each 64 k kinds when they made few groups (names not kept)', () => {
     asked.length = 0;
-    const acc = new Accumulator(FIELDS, { names: false });
+    const acc = new Accumulator(FIELDS, { names: false, collectGrown });
     lookUp(acc, 65_535);
     expect(asked).toEqual([]);
     lookUp(acc, 1);
@@ -35,7 +33,7 @@ describe('a read that folds many kinds into few groups collects their garbage', 
 
   it('does not ask where every kind is a group of its own (names kept)', () => {
     asked.length = 0;
-    const acc = new Accumulator(FIELDS);
+    const acc = new Accumulator(FIELDS, { collectGrown });
     lookUp(acc, 200_000);
     expect(asked).toEqual([]);
     expect(acc.groups.size).toBe(200_000);

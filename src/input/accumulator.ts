@@ -163,6 +163,7 @@ export class Accumulator implements KernelSink, RowLog {
   /** Kinds looked up (groupIndex), and the groups there were at the last check of the garbage (KINDS_CHECKED_EVERY). */
   private kindsLooked = 0;
   private groupsAtCheck = 0;
+  private readonly collectGrown: (slackBytes: number) => void;
   /** Start times make the time span (inspect) and the step spans (--step-time): an exact decimal parse per row. */
   readonly wantsStarts: boolean;
   readonly wantsStreams = false;
@@ -182,8 +183,16 @@ export class Accumulator implements KernelSink, RowLog {
 
   constructor(
     readonly fields: Fields,
-    options: { span?: boolean; stepTime?: boolean; rawNames?: RawNameTests | null; names?: boolean } = {},
+    options: {
+      span?: boolean;
+      stepTime?: boolean;
+      rawNames?: RawNameTests | null;
+      names?: boolean;
+      /** How the read collects the garbage of kinds folded into few groups (tests watch it): collectGrown. */
+      collectGrown?: (slackBytes: number) => void;
+    } = {},
   ) {
+    this.collectGrown = options.collectGrown ?? collectGrown;
     this.names = options.names !== false;
     this.wantsSpan = options.span === true;
     this.stepSpans = options.stepTime === true ? new StepSpanTable() : null;
@@ -272,7 +281,7 @@ export class Accumulator implements KernelSink, RowLog {
     const cls = raw !== undefined && this.classes !== null ? this.classes.of(raw) : '';
     const before = this.groups.size;
     if (++this.kindsLooked % KINDS_CHECKED_EVERY === 0) {
-      if (before - this.groupsAtCheck < KINDS_CHECKED_EVERY / 2) collectGrown(KINDS_GARBAGE_BYTES);
+      if (before - this.groupsAtCheck < KINDS_CHECKED_EVERY / 2) this.collectGrown(KINDS_GARBAGE_BYTES);
       this.groupsAtCheck = before;
     }
     const i = this.groups.index(name, type, core, shapes, cls, raw);

@@ -23,11 +23,36 @@ export function collectGarbage(minBytes: number): void {
     }
   }
   collect?.();
-  liveAfter = getHeapStatistics().used_heap_size;
+  growth.collected();
 }
 
-/** This thread's heap in use right after its last collection made here (collectGarbage), 0 before any. */
-let liveAfter = 0;
+/** Collections by the growth of the heap since the last one (collectGrown): the rule, over a heap's figure and a collection. */
+export class GrowthCollector {
+  /** The heap in use right after the last collection, 0 before any. */
+  private liveAfter = 0;
+
+  constructor(
+    private readonly used: () => number,
+    private readonly collect: () => void,
+  ) {}
+
+  /** A collection was made: the heap in use now is the mark. */
+  collected(): void {
+    this.liveAfter = this.used();
+  }
+
+  /** Collect when the heap in use has grown by `slackBytes` since the last collection. */
+  collectGrown(slackBytes: number): void {
+    if (this.used() < this.liveAfter + slackBytes) return;
+    this.collect();
+    this.collected();
+  }
+}
+
+const growth = new GrowthCollector(
+  () => getHeapStatistics().used_heap_size,
+  () => collectGarbage(0),
+);
 
 /**
  * Collect when this thread's heap in use has grown by `slackBytes` since its last collection made here: at a point
@@ -36,5 +61,5 @@ let liveAfter = 0;
  * 150 MB of them).
  */
 export function collectGrown(slackBytes: number): void {
-  if (getHeapStatistics().used_heap_size >= liveAfter + slackBytes) collectGarbage(0);
+  growth.collectGrown(slackBytes);
 }
