@@ -81,9 +81,19 @@ describe('diff of one rank against one: rows read their groups directly', () => 
         fc.boolean(),
         (bs, ps, bSteps, pSteps, perStep) => {
           const opts: DiffOptions = { normalization: perStep ? 'per-step' : 'none', timeTolerancePct: 2 };
-          const diff = (oneList: boolean) => diffSummaries(summaryOf(bs, bSteps, oneList), summaryOf(ps, pSteps, oneList), opts);
-          const direct = diff(true);
-          expect(JSON.stringify(diffJsonObject(direct, VIEW))).toBe(JSON.stringify(diffJsonObject(diff(false), VIEW)));
+          const sides = (oneList: boolean) => ({ base: summaryOf(bs, bSteps, oneList), pr: summaryOf(ps, pSteps, oneList) });
+          const both = [sides(true), sides(false)] as const;
+          const direct = diffSummaries(both[0].base, both[0].pr, opts);
+          const looked = diffSummaries(both[1].base, both[1].pr, opts);
+          expect(JSON.stringify(diffJsonObject(direct, VIEW))).toBe(JSON.stringify(diffJsonObject(looked, VIEW)));
+          // The rows a view leaves out, folded into one with their time test, alike too.
+          for (const view of [
+            { ...VIEW, top: 1 },
+            { ...VIEW, only: 'changed' as const },
+          ]) {
+            const json = (d: typeof direct, s: (typeof both)[number]) => JSON.stringify(diffJsonObject(d, { ...view, sides: s }));
+            expect(json(direct, both[0])).toBe(json(looked, both[1]));
+          }
           // The default order sorted over the columns is the views' sort.
           expect(direct.rows.map((r) => r.key)).toEqual(sortDiffRows(direct.rows, 'delta-count').map((r) => r.key));
         },

@@ -35,9 +35,12 @@ import {
   DEFAULT_ALPHA,
   isTimeNoise,
   judgeTime,
+  pairSumSamples,
+  StepSums,
   pairSamples,
   samplesOf,
   sampleSource,
+  type RowSamples,
   type SampleSource,
   type TimeJudgement,
   type TimeTestSummary,
@@ -46,7 +49,8 @@ import {
 import type { RewritesSection } from './rewrites/section.js';
 import { briefList, formatsAnswering } from '../input/formats/registry.js';
 import { checkSteps, majorityOf, type UnpairedSteps } from './stepCheck.js';
-import { DiffRowTable, oneList, rankGroups, type DiffFigures, type DiffRow, type DiffStatus, type RankDisagreement, type Side } from './diffRows.js';
+import { oneList, rankGroups, tableRow } from './rowGroups.js';
+import { DiffRowTable, type DiffFigures, type DiffRow, type DiffStatus, type RankDisagreement, type Side } from './diffRows.js';
 
 // The row types live with the rows (diffRows.ts); every user imports them from here.
 export { DIFF_STATUSES } from './diffRows.js';
@@ -245,9 +249,11 @@ const SORTS = {
   'pr-time': (a, b) => b.pr.us - a.pr.us || b.base.us - a.base.us || byKey(a, b),
 } as const satisfies Record<DiffSort, (a: DiffRow, b: DiffRow) => number>;
 
-/** Sort rows (a copy); the default is delta-count. */
+/** Sort rows (a copy); the default is delta-count. Rows in that order already (a diff's) are only copied. */
 export function sortDiffRows(rows: DiffRow[], sort: DiffSort = 'delta-count'): DiffRow[] {
-  return [...rows].sort(SORTS[sort]);
+  const cmp = SORTS[sort];
+  for (let i = 1; i < rows.length; i++) if (cmp(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(cmp);
+  return [...rows];
 }
 
 function sideInfo(s: Summary): DiffSideInfo {
@@ -556,8 +562,10 @@ export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
   const rows = view.top !== null ? kept.slice(0, view.top) : kept;
   // Every row shown (no --only, no --top): nothing is folded, and no Set of a million rows is made to say so.
   if (rows.length === d.rows.length) return { rows, others: null };
-  const shown = new Set(rows);
-  const hidden = d.rows.filter((r) => !shown.has(r));
+  // The rows left out, in the diff's order: past --top of rows in that order already, else found by a Set.
+  const inOrder = view.only === null && kept.length === d.rows.length && kept.every((r, i) => r === d.rows[i]);
+  const shown = inOrder ? null : new Set(rows);
+  const hidden = inOrder ? kept.slice(rows.length) : d.rows.filter((r) => !shown!.has(r));
   if (hidden.length === 0) return { rows, others: null };
   return { rows, others: foldRows(d, hidden, view.sides) };
 }
@@ -567,20 +575,52 @@ export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
  * of their kernels when the two summaries are given, else by --time-tolerance alone.
  */
 export function foldRows(d: Diff, hidden: DiffRow[], sides?: { base: Summary; pr: Summary }): DiffOthers {
-  const sum = (f: (r: DiffRow) => number): number => hidden.reduce((n, r) => n + f(r), 0);
-  const base = { count: sum((r) => r.base.count), us: sum((r) => r.base.us) };
-  const pr = { count: sum((r) => r.pr.count), us: sum((r) => r.pr.us) };
+  const base = { count: 0, us: 0 };
+  const pr = { count: 0, us: 0 };
+  for (const r of hidden) {
+    const b = r.base;
+    const p = r.pr;
+    base.count += b.count;
+    base.us += b.us;
+    pr.count += p.count;
+    pr.us += p.us;
+  }
   const deltaUs = pr.us - base.us;
-  const src = sides ? sampleSource(sides.base, sides.pr) : null;
-  const samples =
-    src === null
-      ? null
-      : samplesOf(
-          src,
-          hidden.map((r) => r.key),
-        );
+  const samples = sides ? (foldedPairSamples(hidden, sides) ?? samplesOfKeys(sides, hidden)) : null;
   const { timeTest } = judged(base, pr, base.us === 0 ? null : (100 * deltaUs) / base.us, d.timeTolerancePct, samples, d.alpha);
   return { groups: hidden.length, base, pr, deltaCount: pr.count - base.count, deltaUs, timeTest };
+}
+
+/** The samples of rows folded into one, their groups looked up by key in each rank (null: a side has no step). */
+function samplesOfKeys(sides: { base: Summary; pr: Summary }, rows: DiffRow[]): RowSamples | null {
+  const src = sampleSource(sides.base, sides.pr);
+  return src === null
+    ? null
+    : samplesOf(
+        src,
+        rows.map((r) => r.key),
+      );
+}
+
+/**
+ * The samples of rows folded into one of a diff of one rank against one, each its summary's own list, read from
+ * the rows' groups (pairListSamples); undefined when the sides are otherwise, or a row is not a table's.
+ */
+function foldedPairSamples(rows: DiffRow[], sides: { base: Summary; pr: Summary }): RowSamples | null | undefined {
+  const { base, pr } = sides;
+  if (!oneList(base) || !oneList(pr)) return undefined;
+  if (!base.hasSteps || !pr.hasSteps) return null;
+  const b = new StepSums();
+  const p = new StepSums();
+  for (const r of rows) {
+    const t = tableRow(r);
+    if (t === null) return undefined;
+    const bg = t.group('base');
+    const pg = t.group('pr');
+    if (bg !== undefined) b.add(bg);
+    if (pg !== undefined) p.add(pg);
+  }
+  return pairSumSamples(base.perRank[0]!.steps.length, pr.perRank[0]!.steps.length, b, p);
 }
 
 /** What the headline tells: the changed rows by kind, biggest count change first, and how many more. */

@@ -8,8 +8,7 @@
 // only its table and index as fields. The row types are here too (diff.ts imports this module and exports them).
 
 import { isTimeNoise, type TimeJudgement } from './timeTest.js';
-import type { Group, GroupFields, RankSummary, Summary } from '../model/model.js';
-import { groupsByKey } from '../aggregate/group.js';
+import type { Group, GroupFields } from '../model/model.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
@@ -247,24 +246,6 @@ export class DiffRowTable {
   }
 }
 
-/** A summary of one rank whose list of groups is the rank's (summarize makes one list of a rank's groups). */
-export function oneList(s: Summary): boolean {
-  return s.perRank.length === 1 && s.groups === s.perRank[0]!.groups;
-}
-
-/**
- * Rank `r`'s group of each row on one side (undefined: none): the row's own group of that side when the side is
- * this one rank with one list of groups (oneList), else the rank's group of the row's key.
- */
-export function rankGroups(t: DiffRowTable, side: 'base' | 'pr', s: Summary, r: RankSummary): (i: number) => Group | undefined {
-  if (oneList(s) && s.perRank[0] === r) {
-    const own = side === 'base' ? t.baseGroups : t.prGroups;
-    return (i) => own[i];
-  }
-  const index = groupsByKey(r.groups);
-  return (i) => index.get(t.keys[i]!);
-}
-
 function pct(delta: number, base: number): number | null {
   return base === 0 ? null : (100 * delta) / base;
 }
@@ -286,6 +267,10 @@ export class DiffRowView implements DiffRow {
   }
   get key(): string {
     return this.#t.keys[this.#i]!;
+  }
+  /** The row's group of a side (undefined: none). */
+  group(side: 'base' | 'pr'): Group | undefined {
+    return (side === 'base' ? this.#t.baseGroups : this.#t.prGroups)[this.#i];
   }
   get type(): string | undefined {
     return field(this.#t, this.#i, 'type');

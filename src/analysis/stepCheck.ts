@@ -6,7 +6,8 @@
 import type { RankSummary, Summary } from '../model/model.js';
 import { forEachStepFigure, type Group } from '../model/model.js';
 import { totalFigure } from '../model/fineGroups.js';
-import { NO_UNEVEN_STEPS, rankGroups, type DiffRow, type DiffRowTable, type StepChange } from './diffRows.js';
+import { NO_UNEVEN_STEPS, type DiffRow, type DiffRowTable, type StepChange } from './diffRows.js';
+import { rankGroups } from './rowGroups.js';
 
 /** A paired rank whose Step Ids are not the same on both sides, and the groups there that vary from step to step. */
 export interface UnpairedSteps {
