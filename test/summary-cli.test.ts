@@ -333,6 +333,46 @@ describe('kprof summary', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('by type+core, an empty type or core is labelled (empty) in every format people read; a type holding " @ " stays whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-part-'));
+    try {
+      const base = join(dir, 'base.csv');
+      const pr = join(dir, 'pr.csv');
+      const rows = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,Mul,,0,1\n1,b,,AI_CORE,2,1\n1,c,Add @ X,,4,1\n1,d,<i>,,6,1\n';
+      writeFileSync(base, rows);
+      writeFileSync(pr, `${rows}1,e,Mul,,8,1\n`);
+      const by = ['--by', 'type+core'];
+      const table = (await kprof(['summary', base, ...by])).stdout;
+      expect(table).toMatch(/\n\(empty\) @ AI_CORE +1 /);
+      expect(table).toMatch(/\nMul @ \(empty\) +1 /);
+      expect(table).toMatch(/\nAdd @ X @ \(empty\) +1 /);
+      const md = (await kprof(['summary', base, ...by, '--format', 'markdown'])).stdout;
+      expect(md).toContain('| `(empty) @ AI_CORE` |');
+      expect(md).toContain('| `Mul @ (empty)` |');
+      const html = (await kprof(['summary', base, ...by, '--format', 'html'])).stdout;
+      expect(html).toContain('(empty) @ AI_CORE');
+      expect(html).toContain('&lt;i&gt; @ (empty)');
+      expect(html).not.toMatch(/> @ AI_CORE/);
+      const diff = (await kprof(['diff', base, pr, ...by])).stdout;
+      expect(diff.split('\n')[0]).toBe('Mul @ (empty) +100.0% (1 → 2).');
+      expect(diff).toMatch(/\n\(empty\) @ AI_CORE +1 +1 /);
+      const diffMd = (await kprof(['diff', base, pr, ...by, '--format', 'markdown'])).stdout;
+      expect(diffMd).toContain('| `Mul @ (empty)` | 1 (1.00 µs) | 2 (2.00 µs) |');
+      const diffHtml = (await kprof(['diff', base, pr, ...by, '--format', 'html'])).stdout;
+      expect(diffHtml).toContain('Mul @ (empty)');
+      expect(diffHtml).not.toMatch(/> @ AI_CORE/);
+      // The data formats keep the key as it is.
+      const keys = JSON.parse((await kprof(['summary', base, ...by, '--format', 'json'])).stdout).groups.map((g: { key: string }) => g.key);
+      expect(keys.sort()).toEqual([' @ AI_CORE', '<i> @ ', 'Add @ X @ ', 'Mul @ ']);
+      expect((await kprof(['summary', base, ...by, '--format', 'csv'])).stdout).toContain('\nMul @ ,');
+      // by type+shapes, an empty type likewise.
+      const shapes = join(dir, 'shapes.csv');
+      writeFileSync(shapes, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\n1,a,,AI_CORE,0,1,"1,2"\n');
+      expect((await kprof(['summary', shapes, '--by', 'type+shapes'])).stdout).toMatch(/\n\(empty\) \[1,2\] +1 /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('kprof inspect', () => {

@@ -689,6 +689,29 @@ export function groupKey(by: GroupBy, g: { name: string | null; type: string | n
   }
 }
 
+/**
+ * The label of a group where people read it (the terminal table, Markdown, HTML): its key, with `(empty)` for
+ * an empty key and for each empty part of a two-part one, so that a kernel of no type grouped by type+core reads
+ * `(empty) @ AI_CORE`, not ` @ AI_CORE`. Made from the group's fields, never by splitting the key: a type that
+ * itself holds ` @ ` stays whole. A user group is labelled by its name. CSV and JSON keep the key as it is.
+ */
+export function groupLabel(by: GroupBy, g: { key: string; type?: string; core?: string; shapes?: string; userGroup?: string }): string {
+  if (g.key === '') return EMPTY_LABEL;
+  if (g.userGroup !== undefined) return g.key;
+  const part = (v: string | undefined): string => (v === undefined || v === '' ? EMPTY_LABEL : v);
+  switch (by) {
+    case 'type+core':
+      return `${part(g.type)} @ ${part(g.core)}`;
+    case 'type+shapes':
+      return `${part(g.type)} [${g.shapes ?? ''}]`;
+    default:
+      return g.key;
+  }
+}
+
+/** How a label shows an empty key, or an empty part of one. */
+export const EMPTY_LABEL = '(empty)';
+
 /** A user-defined group: a name and the kernels it gathers. */
 export interface UserGroup {
   name: string;
