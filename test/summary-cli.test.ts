@@ -353,6 +353,7 @@ describe('kprof summary', () => {
       expect(html).toContain('(empty) @ AI_CORE');
       expect(html).toContain('&lt;i&gt; @ (empty)');
       expect(html).not.toMatch(/> @ AI_CORE/);
+      expect(html).toContain('<title>(empty) @ AI_CORE: 1 kernel, 1.00 µs, 25.0% of the kernel time</title>');
       const diff = (await kprof(['diff', base, pr, ...by])).stdout;
       expect(diff.split('\n')[0]).toBe('Mul @ (empty) +100.0% (1 → 2).');
       expect(diff).toMatch(/\n\(empty\) @ AI_CORE +1 +1 /);

@@ -25,7 +25,7 @@ function timeChart(s: Summary, json: SummaryJson): string {
     valueText: `${fmtUs(g.totalUs)}${g.sharePct !== null ? ` (${fmtPct(g.sharePct)})` : ''}`,
     cls: 'base-bar',
     striped: false,
-    tip: `${clipped(groupLabel(s.groupBy, g))}: ${fmtCount(g.count)} kernels, ${fmtUs(g.totalUs)}${g.sharePct !== null ? `, ${fmtPct(g.sharePct)} of the kernel time` : ''}`,
+    tip: `${clipped(groupLabel(s.groupBy, g))}: ${plural(g.count, 'kernel')}, ${fmtUs(g.totalUs)}${g.sharePct !== null ? `, ${fmtPct(g.sharePct)} of the kernel time` : ''}`,
   }));
   const more = groups.length - shown.length;
   const desc = `Kernel time of ${groups.length} group${groups.length === 1 ? '' : 's'}, largest first, of ${fmtUs(ticksToUs(s.totals.ticks))} in all.`;
@@ -139,7 +139,7 @@ export function summaryHtml(s: Summary, view: SummaryView): string {
   ].join('\n');
   const footer = `<footer><p class="note">${sentence.html(`Source: ${sentence.code(s.input, Infinity)} (${plural(s.files.length, 'file')}), grouped by ${s.groupBy}${s.selection ? `, ${sentence.code(s.selection, Infinity)}` : ''}.`)}</p><p class="note">Made by kprof. The figures are in this file as JSON (the element <code>kprof-summary</code>): those of <code>kprof summary --format json</code>, without the per-rank and per-step detail.</p></footer>`;
   return page({
-    title: esc(`kprof summary: ${fmtCount(s.totals.count)} kernels, ${fmtUs(ticksToUs(s.totals.ticks))}`),
+    title: esc(`kprof summary: ${plural(s.totals.count, 'kernel')}, ${fmtUs(ticksToUs(s.totals.ticks))}`),
     body: [
       header,
       timeChart(s, json),
