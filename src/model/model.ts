@@ -697,16 +697,11 @@ export function groupKey(by: GroupBy, g: { name: string | null; type: string | n
  */
 export function groupLabel(by: GroupBy, g: { key: string; type?: string; core?: string; shapes?: string; userGroup?: string }): string {
   if (g.key === '') return EMPTY_LABEL;
-  if (g.userGroup !== undefined) return g.key;
+  if (g.userGroup !== undefined || (by !== 'type+core' && by !== 'type+shapes')) return g.key;
+  // Fields that do not make the key (a group without them): the key as it is.
+  if (groupKey(by, { type: g.type ?? null, name: null, core: g.core ?? null, shapes: g.shapes ?? null }) !== g.key) return g.key;
   const part = (v: string | undefined): string => (v === undefined || v === '' ? EMPTY_LABEL : v);
-  switch (by) {
-    case 'type+core':
-      return `${part(g.type)} @ ${part(g.core)}`;
-    case 'type+shapes':
-      return `${part(g.type)} [${g.shapes ?? ''}]`;
-    default:
-      return g.key;
-  }
+  return by === 'type+core' ? `${part(g.type)} @ ${part(g.core)}` : `${part(g.type)} [${g.shapes ?? ''}]`;
 }
 
 /** How a label shows an empty key, or an empty part of one. */
