@@ -25,6 +25,7 @@ import {
   plannedBy,
   savedSelectionOf,
   sequencesBy,
+  stepTimeFits,
   type CommonFlags,
 } from './options.js';
 import type { Progress } from '../model/progress.js';
@@ -148,6 +149,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       `--save-fusions: a fusion catalogue names kernel types, and --by ${common.by} groups the rewrites otherwise. Leave --by out (or pass --by type).`,
     );
   }
+  if (flags.layerMarker !== undefined && flags.rewrites === 'off') {
+    throw usageError(
+      '--layer-marker: it marks the layers of the Fusion rewrites section, and --rewrites off turns the section off. Leave one of them out.',
+    );
+  }
+  stepTimeFits(flags.stepTime, flags.format);
   if (flags.layerMarker === '') {
     throw usageError(
       '--layer-marker: expected a kernel type or name; found an empty value (an unset variable?). Leave --layer-marker out to have one found.',

@@ -228,6 +228,18 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
   return by;
 }
 
+/**
+ * `--step-time` adds a section, which the CSV report (rows of groups only) has no field for: refused there rather
+ * than read and left out unsaid.
+ */
+export function stepTimeFits(stepTime: boolean | undefined, format: string): void {
+  if (stepTime === true && format === 'csv') {
+    throw usageError(
+      '--step-time: the CSV report holds rows of groups only and has no field for the step time. Use --format json (or table, markdown, html), or leave --step-time out.',
+    );
+  }
+}
+
 /** `--top N`. */
 export function parseTop(text: string | undefined): number | null {
   if (text === undefined) return null;

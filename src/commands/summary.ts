@@ -16,6 +16,7 @@ import {
   parseCommon,
   savedSelectionOf,
   parseTop,
+  stepTimeFits,
   type CommonFlags,
 } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
@@ -48,6 +49,7 @@ export interface SummaryFlags extends CommonFlags {
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const top = parseTop(flags.top);
+  stepTimeFits(flags.stepTime, flags.format);
   // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
   const kernelNames = namesNeeded(common.by, common.selection);
   const read = (names: boolean, onBytes: ReturnType<Progress['tracker']>) =>
