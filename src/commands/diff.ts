@@ -29,7 +29,7 @@ import {
   type CommonFlags,
 } from './options.js';
 import type { Progress } from '../model/progress.js';
-import type { GroupBy, Profile, Summary } from '../model/model.js';
+import { GROUP_BYS, type GroupBy, type Profile, type Summary } from '../model/model.js';
 import { holdReadWorkers, planPair, readProfile, runJob, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
 import { unavailableText } from '../report/diff/rewrites.js';
@@ -201,7 +201,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     apartNote([b, p], io);
     shortenedNote([b, p], io);
     unreadNote([b, p], io);
-    by = chooseBy(common.byGiven, common.by, [b, p], io);
+    by = chooseBy(common.byGiven, common.by, [b, p], io, GROUP_BYS);
     // Grouped by name after all (what only the read tells, see plannedBy): read both sides again with the names.
     if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
       [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);

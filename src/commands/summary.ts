@@ -30,7 +30,7 @@ import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { shownRows } from '../report/summary/shared.js';
 import type { Progress } from '../model/progress.js';
-import type { Profile } from '../model/model.js';
+import { GROUP_BYS, type Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
 import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
@@ -69,7 +69,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   apartNote([data], io);
   shortenedNote([data], io);
   unreadNote([data], io);
-  const by = chooseBy(common.byGiven, common.by, [data], io);
+  const by = chooseBy(common.byGiven, common.by, [data], io, GROUP_BYS);
   // Grouped by name after all (a rank of kernel names only beside ranks with types): read again with the names.
   if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([data])) data = await read(true, undefined);
   const saved = savedSelectionOf(common.selection, flags.shortNames);
