@@ -408,7 +408,7 @@ function checkKeysApart(formed: Forming, by: GroupBy, where: string): void {
         ? ['(type, core)', 'a type or a core holds " @ "', 'by type or by core']
         : ['(type, input shapes)', 'a type or its shapes hold "[" or "]"', 'by type or by name'];
     throw inputError(
-      `${where}: kernels of different ${pair} have the same --by ${by} key "${shown(g.key)}" (${why}), so their figures ` +
+      `${shown(where)}: kernels of different ${pair} have the same --by ${by} key "${shown(g.key)}" (${why}), so their figures ` +
         `would be one row that names neither. Group ${instead}, or leave those kernels out with --exclude.`,
     );
   }
@@ -424,7 +424,7 @@ export function checkPairedKeys(by: GroupBy, base: Group, pr: Group, sides: { ba
   if (fields.every((f) => (base[f] ?? '') === (pr[f] ?? ''))) return;
   const text = (g: Group): string => fields.map((f) => `${f} "${shown(g[f] ?? '')}"`).join(', ');
   throw inputError(
-    `the base ${sides.base} has kernels of ${text(base)} and the PR ${sides.pr} kernels of ${text(pr)}, and both have the ` +
+    `the base ${shown(sides.base)} has kernels of ${text(base)} and the PR ${shown(sides.pr)} kernels of ${text(pr)}, and both have the ` +
       `--by ${by} key "${shown(base.key)}", so they would be compared as one row. Group ${by === 'type+core' ? 'by type or by core' : 'by type or by name'}, ` +
       'or leave those kernels out with --exclude.',
   );
