@@ -59,6 +59,18 @@ describe('the shipped catalogue', () => {
     const json = JSON.parse((await kprof(['audit', '--list', '--format', 'json'])).stdout);
     expect(json.entries.map((e: { id: string }) => e.id)).toEqual(entries.map((e) => e.id));
   });
+
+  test('kprof audit --list with a profile, --matrix or --all is a usage error: they would be ignored', async () => {
+    const profile = await kprof(['audit', '--list', 'fixtures/fusion-example/pr']);
+    expect([profile.code, profile.stdout]).toEqual([2, '']);
+    expect(profile.stderr).toBe(
+      'kprof: --list shows the catalogue and audits nothing: the profile fixtures/fusion-example/pr would be ignored. ' +
+        'Leave --list out to audit, or leave out the profile fixtures/fusion-example/pr.\n',
+    );
+    const flags = await kprof(['audit', '--list', '--matrix', '--all']);
+    expect([flags.code, flags.stdout]).toEqual([2, '']);
+    expect(flags.stderr).toContain('--matrix and --all would be ignored');
+  });
 });
 
 describe('a catalogue file is checked', () => {

@@ -111,6 +111,24 @@ describe('kprof diff on the example pair', () => {
     expect(rope.pr.count).toBe(4);
   });
 
+  it('an option whose output the report has no place for is a usage error, not ignored', async () => {
+    const stepTime =
+      'kprof: --step-time: the CSV report holds rows of groups only and has no field for the step time. Use --format json (or table, markdown, html), or leave --step-time out.\n';
+    for (const args of [
+      ['diff', BASE, PR, '--step-time', '--format', 'csv'],
+      ['summary', BASE, '--step-time', '--format', 'csv'],
+    ]) {
+      const r = await kprof(args);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', stepTime]);
+    }
+    expect((await kprof(['summary', BASE, '--step-time', '--format', 'json'])).code).toBe(0);
+    const marker = await kprof(['diff', BASE, PR, '--rewrites', 'off', '--layer-marker', 'LightningIndexer']);
+    expect([marker.code, marker.stdout]).toEqual([2, '']);
+    expect(marker.stderr).toBe(
+      'kprof: --layer-marker: it marks the layers of the Fusion rewrites section, and --rewrites off turns the section off. Leave one of them out.\n',
+    );
+  });
+
   it('--format markdown starts with a fixed marker line, for a sticky pull request comment to find', async () => {
     // The marker is an HTML comment: invisible where the Markdown is shown; it is the same for every diff.
     for (const args of [

@@ -4,6 +4,7 @@ import { groupKey, keepGroup, parseSteps, selectionText, sortGroups, summarize, 
 import {
   cloneCell,
   emptyCell,
+  groupLabel,
   mergeCell,
   StepCells,
   type Cell,
@@ -227,6 +228,18 @@ describe('helpers', () => {
   it('groupKey for every grouping', () => {
     const g = { name: 'n', type: 'T', core: 'C', shapes: '1,2' };
     expect(['type', 'name', 'core', 'type+core', 'type+shapes'].map((by) => groupKey(by as never, g))).toEqual(['T', 'n', 'C', 'T @ C', 'T [1,2]']);
+  });
+
+  it('groupLabel: (empty) for an empty key or part, from the fields; the key as it is when the fields do not make it', () => {
+    expect(groupLabel('type', { key: '' })).toBe('(empty)');
+    expect(groupLabel('type+core', { key: ' @ AI_CORE', type: '', core: 'AI_CORE' })).toBe('(empty) @ AI_CORE');
+    // A field the format does not have (null, so left out) is empty too.
+    expect(groupLabel('type+core', { key: 'Mul @ ', type: 'Mul' })).toBe('Mul @ (empty)');
+    expect(groupLabel('type+core', { key: 'Add @ X @ ', type: 'Add @ X', core: '' })).toBe('Add @ X @ (empty)');
+    expect(groupLabel('type+shapes', { key: ' [1,2]', type: '', shapes: '1,2' })).toBe('(empty) [1,2]');
+    expect(groupLabel('type+core', { key: 'A @ B @ C' })).toBe('A @ B @ C');
+    expect(groupLabel('type+core', { key: 'attention', userGroup: 'attention' })).toBe('attention');
+    expect(groupLabel('name', { key: ' @ ' })).toBe(' @ ');
   });
 
   it('user groups: exact type or name, or regex; first match wins', () => {

@@ -225,7 +225,7 @@ describe('HTML charts: labels apart, per-step chart of the changed groups', () =
     const { largeDiff } = await import('./htmlReport.js');
     const { d, charts } = largeDiff(20, 2, 3);
     const view = { sort: 'delta-count', only: null, top: null } as const;
-    const none = diffHtmlPage(d, view, { ...charts, groupSteps: [{ key: 'a', base: [], pr: [] }] });
+    const none = diffHtmlPage(d, view, { ...charts, groupSteps: [{ key: 'a', label: 'a', base: [], pr: [] }] });
     expect(none).toContain('Neither side has a Step Id: no figures per step of the changed groups.');
     expect(none).not.toContain('id="group-steps-1"');
   });

@@ -195,7 +195,12 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'a percentage of 400 digits (Infinity)',
       `rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: "1${'0'.repeat(400)}%" }\n`,
-      `r.yaml:3:39: count-vs-base: rose-by-at-most: expected a percentage such as 20%; found "1${'0'.repeat(39)}…".`,
+      `r.yaml:3:39: count-vs-base: rose-by-at-most: expected a percentage below 2^53; found "1${'0'.repeat(39)}…".`,
+    ],
+    [
+      'a percentage of 2^53 or more, written as a number (it bounds nothing, and would be 309 digits in the report)',
+      'rules:\n  - type: Cast\n    count-vs-base: { rose-by-at-most: 1e308 }\n',
+      'r.yaml:3:39: count-vs-base: rose-by-at-most: expected a percentage below 2^53; found 1e308.',
     ],
     [
       'a bad percentage',

@@ -286,6 +286,35 @@ describe('a summary JSON reads back exactly', () => {
   });
 });
 
+describe('summary JSONs read without --by', () => {
+  it('are grouped as they were made, with a note, when every input is one made alike; else refused with the fix', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-snapby-'));
+    try {
+      const EX = 'fixtures/fusion-example';
+      const [b, p, t] = ['b.json', 'p.json', 't.json'].map((f) => join(dir, f));
+      expect((await kprof(['summary', `${EX}/base`, '--by', 'type+core', '-o', b!])).code).toBe(0);
+      expect((await kprof(['summary', `${EX}/pr`, '--by', 'type+core', '-o', p!])).code).toBe(0);
+      expect((await kprof(['summary', `${EX}/pr`, '-o', t!])).code).toBe(0);
+      const note = `kprof: note: grouped by type+core, as ${relPath(b!)} was made; pass --by to choose.\n`;
+      const alone = await kprof(['summary', b!, '--format', 'json']);
+      expect([alone.code, alone.stderr]).toEqual([0, note]);
+      expect(alone.stdout).toBe((await kprof(['summary', b!, '--by', 'type+core', '--format', 'json'])).stdout);
+      const diff = await kprof(['diff', b!, p!, '--format', 'json']);
+      expect([diff.code, diff.stderr]).toEqual([0, note]);
+      const whole = JSON.parse((await kprof(['diff', `${EX}/base`, `${EX}/pr`, '--by', 'type+core', '--format', 'json'])).stdout);
+      const saved = JSON.parse(diff.stdout);
+      expect([saved.groupBy, saved.rows, saved.totals]).toEqual(['type+core', whole.rows, whole.totals]);
+      // Made otherwise than each other, or beside a profile: the default grouping, refused with the fix.
+      const mixed = await kprof(['diff', b!, t!]);
+      expect(mixed.code).toBe(2);
+      expect(mixed.stderr).toContain('this summary JSON was made with --by type+core, but this run asks for --by type.');
+      expect((await kprof(['diff', b!, `${EX}/pr`])).code).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a summary JSON made with --groups', () => {
   const EX = 'fixtures/fusion-example';
   let dir: string;

@@ -333,6 +333,92 @@ describe('kprof summary', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('by type+core, an empty type or core is labelled (empty) in every format people read; a type holding " @ " stays whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-part-'));
+    try {
+      const base = join(dir, 'base.csv');
+      const pr = join(dir, 'pr.csv');
+      const rows = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,Mul,,0,1\n1,b,,AI_CORE,2,1\n1,c,Add @ X,,4,1\n1,d,<i>,,6,1\n';
+      writeFileSync(base, rows);
+      writeFileSync(pr, `${rows}1,e,Mul,,8,1\n`);
+      const by = ['--by', 'type+core'];
+      const table = (await kprof(['summary', base, ...by])).stdout;
+      expect(table).toMatch(/\n\(empty\) @ AI_CORE +1 /);
+      expect(table).toMatch(/\nMul @ \(empty\) +1 /);
+      expect(table).toMatch(/\nAdd @ X @ \(empty\) +1 /);
+      const md = (await kprof(['summary', base, ...by, '--format', 'markdown'])).stdout;
+      expect(md).toContain('| `(empty) @ AI_CORE` |');
+      expect(md).toContain('| `Mul @ (empty)` |');
+      const html = (await kprof(['summary', base, ...by, '--format', 'html'])).stdout;
+      expect(html).toContain('(empty) @ AI_CORE');
+      expect(html).toContain('&lt;i&gt; @ (empty)');
+      expect(html).not.toMatch(/> @ AI_CORE/);
+      expect(html).toContain('<title>(empty) @ AI_CORE: 1 kernel, 1.00 µs, 25.0% of the kernel time</title>');
+      const diff = (await kprof(['diff', base, pr, ...by])).stdout;
+      expect(diff.split('\n')[0]).toBe('Mul @ (empty) +100.0% (1 → 2).');
+      expect(diff).toMatch(/\n\(empty\) @ AI_CORE +1 +1 /);
+      const diffMd = (await kprof(['diff', base, pr, ...by, '--format', 'markdown'])).stdout;
+      expect(diffMd).toContain('| `Mul @ (empty)` | 1 (1.00 µs) | 2 (2.00 µs) |');
+      const diffHtml = (await kprof(['diff', base, pr, ...by, '--format', 'html'])).stdout;
+      expect(diffHtml).toContain('Mul @ (empty)');
+      expect(diffHtml).not.toMatch(/> @ AI_CORE/);
+      // The data formats keep the key as it is.
+      const keys = JSON.parse((await kprof(['summary', base, ...by, '--format', 'json'])).stdout).groups.map((g: { key: string }) => g.key);
+      expect(keys.sort()).toEqual([' @ AI_CORE', '<i> @ ', 'Add @ X @ ', 'Mul @ ']);
+      expect((await kprof(['summary', base, ...by, '--format', 'csv'])).stdout).toContain('\nMul @ ,');
+      // by type+shapes, an empty type likewise.
+      const shapes = join(dir, 'shapes.csv');
+      writeFileSync(shapes, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\n1,a,,AI_CORE,0,1,"1,2"\n');
+      expect((await kprof(['summary', shapes, '--by', 'type+shapes'])).stdout).toMatch(/\n\(empty\) \[1,2\] +1 /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('by type+core (or type+shapes), kernels whose fields join into one key are refused, not merged into one row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-key-clash-'));
+    try {
+      const head = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n';
+      const a = join(dir, 'a.csv');
+      const b = join(dir, 'b.csv');
+      writeFileSync(a, `${head}1,c,Add @ X,Y,4,1\n`);
+      writeFileSync(b, `${head}1,d,Add,X @ Y,6,2\n`);
+      const both = join(dir, 'both.csv');
+      writeFileSync(both, `${head}1,c,Add @ X,Y,4,1\n1,d,Add,X @ Y,6,2\n`);
+      const clash = /kernels of different \(type, core\) have the same --by type\+core key "Add @ X @ Y" \(a type or a core holds " @ "\)/;
+      const one = await kprof(['summary', both, '--by', 'type+core']);
+      expect(one.code).toBe(2);
+      expect(one.stderr).toMatch(clash);
+      // Each on a rank of its own: the profile's row would merge them.
+      const cluster = join(dir, 'cluster');
+      for (const [rank, f] of [
+        ['0', a],
+        ['1', b],
+      ] as const) {
+        mkdirSync(join(cluster, `rank_${rank}`), { recursive: true });
+        writeFileSync(join(cluster, `rank_${rank}`, 'kernel_details.csv'), readFileSync(f));
+      }
+      const ranks = await kprof(['summary', cluster, '--by', 'type+core']);
+      expect(ranks.code).toBe(2);
+      expect(ranks.stderr).toMatch(clash);
+      // The base has one, the PR the other: not one row of the diff.
+      const diff = await kprof(['diff', a, b, '--by', 'type+core']);
+      expect(diff.code).toBe(2);
+      expect(diff.stderr).toContain('has kernels of type "Add @ X", core "Y" and the PR');
+      expect(diff.stderr).toContain('kernels of type "Add", core "X @ Y", and both have the --by type+core key "Add @ X @ Y"');
+      // By type they are two groups, as they are.
+      expect((await kprof(['summary', both, '--format', 'json'])).stdout).toContain('"key": "Add @ X"');
+      const shapes = join(dir, 'shapes.csv');
+      writeFileSync(
+        shapes,
+        'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\n1,a,A [x],AI_CORE,0,1,y\n1,b,A,AI_CORE,2,1,"x] [y"\n',
+      );
+      const byShapes = await kprof(['summary', shapes, '--by', 'type+shapes']);
+      expect(byShapes.code).toBe(2);
+      expect(byShapes.stderr).toContain('have the same --by type+shapes key "A [x] [y]"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('kprof inspect', () => {

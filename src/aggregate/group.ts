@@ -391,6 +391,45 @@ function groupOrder(sort: SummarySort): (a: Group, b: Group) => number {
 }
 
 /** The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it). */
+/**
+ * Under type+core or type+shapes a key joins two fields, so a field that holds the joint makes the key of others:
+ * `Add @ X` on core `Y` and `Add` on core `X @ Y` are both `Add @ X @ Y`. Their kernels would be one row that no
+ * field names, and whose summary JSON would not read back: refused, as a user group named like a kernel is. Only a
+ * group of several fine groups can be such a row; one whose fields still make its key merged kernels of an empty
+ * and a missing cell, which are one key by design.
+ */
+function checkKeysApart(formed: Forming, by: GroupBy, where: string): void {
+  if (GROUP_BY_FIELDS[by].length < 2) return;
+  for (const g of formed.sources.keys()) {
+    if (g.userGroup !== undefined) continue;
+    if (groupKey(by, { type: g.type ?? null, name: g.name ?? null, core: g.core ?? null, shapes: g.shapes ?? null }) === g.key) continue;
+    const [pair, why, instead] =
+      by === 'type+core'
+        ? ['(type, core)', 'a type or a core holds " @ "', 'by type or by core']
+        : ['(type, input shapes)', 'a type or its shapes hold "[" or "]"', 'by type or by name'];
+    throw inputError(
+      `${shown(where)}: kernels of different ${pair} have the same --by ${by} key "${shown(g.key)}" (${why}), so their figures ` +
+        `would be one row that names neither. Group ${instead}, or leave those kernels out with --exclude.`,
+    );
+  }
+}
+
+/**
+ * A group of the base and one of the PR under one key must hold the same kernels: under type+core or type+shapes a
+ * type holding the joint gives other fields the same key (checkKeysApart), and they would be compared as one row.
+ */
+export function checkPairedKeys(by: GroupBy, base: Group, pr: Group, sides: { base: string; pr: string }): void {
+  const fields = GROUP_BY_FIELDS[by];
+  if (fields.length < 2 || base.userGroup !== undefined || pr.userGroup !== undefined) return;
+  if (fields.every((f) => (base[f] ?? '') === (pr[f] ?? ''))) return;
+  const text = (g: Group): string => fields.map((f) => `${f} "${shown(g[f] ?? '')}"`).join(', ');
+  throw inputError(
+    `the base ${shown(sides.base)} has kernels of ${text(base)} and the PR ${shown(sides.pr)} kernels of ${text(pr)}, and both have the ` +
+      `--by ${by} key "${shown(base.key)}", so they would be compared as one row. Group ${by === 'type+core' ? 'by type or by core' : 'by type or by name'}, ` +
+      'or leave those kernels out with --exclude.',
+  );
+}
+
 function groupsOf(formed: Forming): Group[] {
   const out = formed.alone;
   for (const g of formed.groups.values()) out.push(g);
@@ -437,6 +476,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       if (!single) addGroup(all, key, fields, cell, steps, whole);
       mergeCell(rankTotals, cell);
     }
+    checkKeysApart(groups, opts.by, rank.files[0]?.path ?? profile.input);
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
     for (const s of rankSteps) stepSet.add(s);
     mergeCell(totals, rankTotals);
@@ -451,6 +491,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       filteredKernels: rankFiltered,
     });
   }
+  checkKeysApart(all, opts.by, profile.input);
   const onNoRank = rowsOnNoRank(profile.ranks);
   // One file can hold several ranks (msprof devices): list it once.
   const files = [...new Map(profile.ranks.flatMap((r) => r.files).map((f) => [f.path, f])).values()];

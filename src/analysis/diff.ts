@@ -11,7 +11,7 @@ import { inputError } from '../util/errors.js';
 import { ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
-import { groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
+import { checkPairedKeys, groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
 import { totalFigure } from '../model/fineGroups.js';
 import {
   comparePerStepCount,
@@ -425,7 +425,11 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   });
   const t = new DiffRowTable(n);
   let at = 0;
-  b.forEachEntry((k, g, i) => fillRow(t, at++, k, g, prAt[i]! < 0 ? undefined : p.groupAt(prAt[i]!), ps));
+  b.forEachEntry((k, g, i) => {
+    const pg = prAt[i]! < 0 ? undefined : p.groupAt(prAt[i]!);
+    if (pg !== undefined) checkPairedKeys(base.groupBy, g, pg, { base: base.input, pr: pr.input });
+    fillRow(t, at++, k, g, pg, ps);
+  });
   p.forEachEntry((k, g, j) => {
     if (inBase[j] === 0) fillRow(t, at++, k, undefined, g, ps);
   });

@@ -79,6 +79,16 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   if (flags.list) {
     if (flags.format === 'html') throw usageError('--list: the catalogue is shown as table, markdown or json; --format html is for an audit.');
+    // What only an audit reads would be left out unsaid: the profiles given, --matrix, --all.
+    const unused = [
+      ...(profiles.length > 0 ? [`the profile ${shown(profiles[0]!)}`] : []),
+      ...(flags.matrix ? ['--matrix'] : []),
+      ...(flags.all ? ['--all'] : []),
+    ];
+    if (unused.length > 0) {
+      const what = unused.join(' and ');
+      throw usageError(`--list shows the catalogue and audits nothing: ${what} would be ignored. Leave --list out to audit, or leave out ${what}.`);
+    }
     await emit(io, flags.out, catalogueListing(entries, flags.format));
     return 0;
   }

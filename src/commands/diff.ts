@@ -25,10 +25,11 @@ import {
   plannedBy,
   savedSelectionOf,
   sequencesBy,
+  stepTimeFits,
   type CommonFlags,
 } from './options.js';
 import type { Progress } from '../model/progress.js';
-import type { GroupBy, Profile, Summary } from '../model/model.js';
+import { GROUP_BYS, type GroupBy, type Profile, type Summary } from '../model/model.js';
 import { holdReadWorkers, planPair, readProfile, runJob, type PlannedProfile } from '../input/read.js';
 import { diffWarnings } from '../report/diff/shared.js';
 import { unavailableText } from '../report/diff/rewrites.js';
@@ -148,6 +149,12 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       `--save-fusions: a fusion catalogue names kernel types, and --by ${common.by} groups the rewrites otherwise. Leave --by out (or pass --by type).`,
     );
   }
+  if (flags.layerMarker !== undefined && flags.rewrites === 'off') {
+    throw usageError(
+      '--layer-marker: it marks the layers of the Fusion rewrites section, and --rewrites off turns the section off. Leave one of them out.',
+    );
+  }
+  stepTimeFits(flags.stepTime, flags.format);
   if (flags.layerMarker === '') {
     throw usageError(
       '--layer-marker: expected a kernel type or name; found an empty value (an unset variable?). Leave --layer-marker out to have one found.',
@@ -194,7 +201,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     apartNote([b, p], io);
     shortenedNote([b, p], io);
     unreadNote([b, p], io);
-    by = chooseBy(common.byGiven, common.by, [b, p], io);
+    by = chooseBy(common.byGiven, common.by, [b, p], io, GROUP_BYS);
     // Grouped by name after all (what only the read tells, see plannedBy): read both sides again with the names.
     if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([b, p]))
       [b, p] = await Promise.all([read(planned[0], recordBy, false), read(planned[1], recordBy, false)]);

@@ -209,10 +209,17 @@ export async function sequencesBy<P extends Profile>(
 
 /**
  * --by as given; when it is not, `type`, or `name` when a profile holds kernel names only (trace_view.json, a
- * kineto trace, an Nsight CSV: none has op types) or is made only of summary JSONs made with --by name. A
- * note on stderr says so. An explicit --by type on such an input is refused when grouping (group.ts).
+ * kineto trace, an Nsight CSV: none has op types), or the grouping of the summary JSONs the profiles are made of
+ * when they were all made with one (of those `follow` lists: `rules` writes rules by type or name only). A note on
+ * stderr says so. An explicit --by type on such an input is refused when grouping (group.ts).
  */
-export function chooseBy<B extends string>(given: boolean, by: B, profiles: readonly Profile[], io: Io): B | 'name' {
+export function chooseBy<B extends string, F extends GroupBy>(
+  given: boolean,
+  by: B,
+  profiles: readonly Profile[],
+  io: Io,
+  follow: readonly F[],
+): B | F | 'name' {
   if (given || by === 'name') return by;
   const ranks = profiles.flatMap((p) => p.ranks);
   const file = ranks.map(nameOnlyFile).find((f) => f !== null);
@@ -221,11 +228,23 @@ export function chooseBy<B extends string>(given: boolean, by: B, profiles: read
     return 'name';
   }
   const saved = ranks.filter((r) => r.snapshot !== null);
-  if (saved.length > 0 && saved.length === ranks.length && saved.every((r) => r.snapshot!.groupBy === 'name')) {
-    io.stderr(`kprof: note: grouped by name, as ${shown(relPath(saved[0]!.snapshot!.path))} was made; pass --by to choose.\n`);
-    return 'name';
+  const made = saved[0]?.snapshot?.groupBy;
+  if (made === undefined || made === by || saved.length !== ranks.length || saved.some((r) => r.snapshot!.groupBy !== made)) return by;
+  if (!(follow as readonly GroupBy[]).includes(made)) return by;
+  io.stderr(`kprof: note: grouped by ${made}, as ${shown(relPath(saved[0]!.snapshot!.path))} was made; pass --by to choose.\n`);
+  return made as F;
+}
+
+/**
+ * `--step-time` adds a section, which the CSV report (rows of groups only) has no field for: refused there rather
+ * than read and left out unsaid.
+ */
+export function stepTimeFits(stepTime: boolean | undefined, format: string): void {
+  if (stepTime === true && format === 'csv') {
+    throw usageError(
+      '--step-time: the CSV report holds rows of groups only and has no field for the step time. Use --format json (or table, markdown, html), or leave --step-time out.',
+    );
   }
-  return by;
 }
 
 /** `--top N`. */

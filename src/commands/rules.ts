@@ -125,7 +125,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   unreadNote([base, pr], io);
   const saved = savedSelectionOf(selection, flags.shortNames);
   const opts = {
-    by: chooseBy(flags.by !== undefined, givenBy, [base, pr], io),
+    by: chooseBy(flags.by !== undefined, givenBy, [base, pr], io, ['name']),
     selection,
     ...(saved !== undefined ? { savedSelection: saved } : {}),
   };

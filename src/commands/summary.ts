@@ -16,6 +16,7 @@ import {
   parseCommon,
   savedSelectionOf,
   parseTop,
+  stepTimeFits,
   type CommonFlags,
 } from './options.js';
 import type { SummaryFormat } from '../report/choices.js';
@@ -29,7 +30,7 @@ import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { shownRows } from '../report/summary/shared.js';
 import type { Progress } from '../model/progress.js';
-import type { Profile } from '../model/model.js';
+import { GROUP_BYS, type Profile } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
 import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
@@ -48,6 +49,7 @@ export interface SummaryFlags extends CommonFlags {
 export async function summaryCommand(profile: string, flags: SummaryFlags, io: Io, progress: Progress): Promise<number> {
   const common = parseCommon(flags);
   const top = parseTop(flags.top);
+  stepTimeFits(flags.stepTime, flags.format);
   // Kernel names are kept only when the grouping or the selection reads them (namesNeeded).
   const kernelNames = namesNeeded(common.by, common.selection);
   const read = (names: boolean, onBytes: ReturnType<Progress['tracker']>) =>
@@ -67,7 +69,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
   apartNote([data], io);
   shortenedNote([data], io);
   unreadNote([data], io);
-  const by = chooseBy(common.byGiven, common.by, [data], io);
+  const by = chooseBy(common.byGiven, common.by, [data], io, GROUP_BYS);
   // Grouped by name after all (a rank of kernel names only beside ranks with types): read again with the names.
   if (!kernelNames && namesNeeded(by, common.selection) && namesLeftOut([data])) data = await read(true, undefined);
   const saved = savedSelectionOf(common.selection, flags.shortNames);

@@ -689,6 +689,24 @@ export function groupKey(by: GroupBy, g: { name: string | null; type: string | n
   }
 }
 
+/**
+ * The label of a group where people read it (the terminal table, Markdown, HTML): its key, with `(empty)` for
+ * an empty key and for each empty part of a two-part one, so that a kernel of no type grouped by type+core reads
+ * `(empty) @ AI_CORE`, not ` @ AI_CORE`. Made from the group's fields, never by splitting the key: a type that
+ * itself holds ` @ ` stays whole. A user group is labelled by its name. CSV and JSON keep the key as it is.
+ */
+export function groupLabel(by: GroupBy, g: { key: string; type?: string; core?: string; shapes?: string; userGroup?: string }): string {
+  if (g.key === '') return EMPTY_LABEL;
+  if (g.userGroup !== undefined || (by !== 'type+core' && by !== 'type+shapes')) return g.key;
+  // Fields that do not make the key (a group without them): the key as it is.
+  if (groupKey(by, { type: g.type ?? null, name: null, core: g.core ?? null, shapes: g.shapes ?? null }) !== g.key) return g.key;
+  const part = (v: string | undefined): string => (v === undefined || v === '' ? EMPTY_LABEL : v);
+  return by === 'type+core' ? `${part(g.type)} @ ${part(g.core)}` : `${part(g.type)} [${g.shapes ?? ''}]`;
+}
+
+/** How a label shows an empty key, or an empty part of one. */
+export const EMPTY_LABEL = '(empty)';
+
 /** A user-defined group: a name and the kernels it gathers. */
 export interface UserGroup {
   name: string;

@@ -346,12 +346,12 @@ class RulesReader implements CheckReader {
     return us;
   }
 
-  /** A percentage: 20% or 20. */
+  /** A percentage: 20% or 20; below 2^53, as counts are (1e308 bounds nothing, and prints as 309 digits). */
   percent(node: Node, what: string): number {
-    if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) return node.value;
     const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(node.value) : null;
-    if (!m || !Number.isFinite(Number(m[1]))) this.fail(node, `${what}: expected a percentage such as 20%; found ${describe(node)}.`);
-    return Number(m[1]);
+    const pct = isScalar(node) && typeof node.value === 'number' && node.value >= 0 ? node.value : m ? Number(m[1]) : Number.NaN;
+    if (!(pct < 2 ** 53)) this.fail(node, `${what}: expected a percentage ${pct >= 0 ? 'below 2^53' : 'such as 20%'}; found ${describe(node)}.`);
+    return pct;
   }
 
   private ranks(node: Node): string[] | null {

@@ -125,12 +125,12 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   // The first rows' names kept apart (clippedApart): those are the ones the table shows.
   const names = new Map(
     clippedApart(
-      v.rows.slice(0, MARKDOWN_TABLE_ROWS).map((r) => rowLine(r).label),
+      v.rows.slice(0, MARKDOWN_TABLE_ROWS).map((r) => rowLine(d, r).label),
       CELL_WIDTH,
     ).map((n, i) => [v.rows[i]!, n]),
   );
   const rowCells = (r: DiffRow): string[] => {
-    const l = rowLine(r);
+    const l = rowLine(d, r);
     const exact = mdExact(l);
     const name = names.get(r);
     return [

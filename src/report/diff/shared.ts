@@ -15,12 +15,13 @@ import {
 } from '../../analysis/diff.js';
 import { isTimeNoise, type TimeVerdict } from '../../analysis/timeTest.js';
 import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
+import { EMPTY_LABEL, groupLabel } from '../../model/model.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 
-/** The label of a row: its key, or a placeholder when the source had no value. */
-export function label(r: DiffRow): string {
-  return r.key === '' ? '(empty)' : r.key;
+/** The label of a row: its key, with `(empty)` for an empty key or an empty part of one (model.ts groupLabel). */
+export function label(d: Pick<Diff, 'groupBy'>, r: DiffRow): string {
+  return groupLabel(d.groupBy, r);
 }
 
 /** A percentage change; against a zero base it is `new` (or `-` when both are zero), never a number. */
@@ -44,10 +45,10 @@ export function perStep(d: Diff): boolean {
 export function headlineLines(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
   const h = headline(d);
   const items: string[] = [
-    ...h.added.map((r) => `${code(label(r))} appears (${fmtSignedCount(r.deltaCount)})`),
-    ...h.removed.map((r) => `${code(label(r))} removed (${fmtSignedCount(r.deltaCount)})`),
+    ...h.added.map((r) => `${code(label(d, r))} appears (${fmtSignedCount(r.deltaCount)})`),
+    ...h.removed.map((r) => `${code(label(d, r))} removed (${fmtSignedCount(r.deltaCount)})`),
     ...[...h.fewer, ...h.more].map(
-      (r) => `${code(label(r))} ${pctText(r.deltaCountPct, r.pr.count)} (${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)})`,
+      (r) => `${code(label(d, r))} ${pctText(r.deltaCountPct, r.pr.count)} (${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)})`,
     ),
   ];
   if (h.unnamed > 0) items.push(`${plural(h.unnamed, 'more changed group')}`);
@@ -121,9 +122,14 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
   }
   const us = d.unpairedSteps;
   if (us.length > 0) {
+    const rowOf = new Map(d.rows.map((r) => [r.key, r]));
+    const keyText = (k: string): string => {
+      const r = rowOf.get(k);
+      return r !== undefined ? label(d, r) : k === '' ? EMPTY_LABEL : k;
+    };
     const ranks = us.slice(0, 4).map((x) => {
       const names = listed(
-        x.varying.map((k) => code(k === '' ? '(empty)' : k)),
+        x.varying.map((k) => code(keyText(k))),
         4,
       );
       return `${x.rank === '-' ? 'the rank' : `${ranksNamed([x.rank], code)}`} (base steps ${idsText(x.base)}, PR steps ${idsText(x.pr)}: ${names})`;
@@ -181,7 +187,7 @@ export function disagreementLines(d: Diff, code: (s: string, max?: number) => st
     const ranks = r.disagreeingRanks
       .map((x) => `${ranksNamed([x.rank], code)} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`)
       .join(', ');
-    return `${code(label(r))}: ${most}; ${ranks}`;
+    return `${code(label(d, r))}: ${most}; ${ranks}`;
   });
 }
 
@@ -216,9 +222,9 @@ export const MAX_UNEVEN_GROUPS = 20;
 export function unevenStepLines(d: Diff, code: (s: string) => string = clipped): string[] {
   const rows = uneven(d);
   const lines = rows.slice(0, MAX_UNEVEN_GROUPS).flatMap((r) => {
-    const shown = r.unevenSteps.slice(0, 8).map((u) => `${code(label(r))}: ${unevenText(u, code)}`);
+    const shown = r.unevenSteps.slice(0, 8).map((u) => `${code(label(d, r))}: ${unevenText(u, code)}`);
     const more = r.unevenSteps.length - shown.length;
-    return more > 0 ? [...shown, `${code(label(r))}: and ${plural(more, 'more rank')}`] : shown;
+    return more > 0 ? [...shown, `${code(label(d, r))}: and ${plural(more, 'more rank')}`] : shown;
   });
   const more = rows.length - MAX_UNEVEN_GROUPS;
   return more > 0 ? [...lines, `and ${plural(more, 'more group')} (all of them in --format json)`] : lines;
@@ -324,7 +330,7 @@ export function diffWarnings(d: Diff): string {
   if (dis.length > 0) {
     const names = dis
       .slice(0, 5)
-      .map((r) => clipped(label(r)))
+      .map((r) => clipped(label(d, r)))
       .join(', ');
     lines.push(
       `kprof: warning: ${plural(dis.length, 'group')} changed differently across ranks (${names}${dis.length > 5 ? ', …' : ''}); see the report.`,
@@ -334,7 +340,7 @@ export function diffWarnings(d: Diff): string {
   if (un.length > 0) {
     const names = un
       .slice(0, 5)
-      .map((r) => clipped(label(r)))
+      .map((r) => clipped(label(d, r)))
       .join(', ');
     lines.push(
       `kprof: warning: ${plural(un.length, 'group')} changed differently across steps (${names}${un.length > 5 ? ', …' : ''}); see the report.`,
@@ -365,7 +371,7 @@ export function othersLine(o: DiffOthers): Line {
   };
 }
 
-export function rowLine(r: DiffRow): Line {
+export function rowLine(d: Pick<Diff, 'groupBy'>, r: DiffRow): Line {
   // Field by field, not {...r}: a diff's rows are views of its columns (analysis/diffRows.ts), their fields getters.
   return {
     base: r.base,
@@ -376,7 +382,7 @@ export function rowLine(r: DiffRow): Line {
     deltaUsPct: r.deltaUsPct,
     timeNoise: r.timeNoise,
     timeTest: r.timeTest,
-    label: label(r),
+    label: label(d, r),
     status: differs(r) ? `${r.status}*` : r.status,
   };
 }

@@ -49,7 +49,10 @@ export function* diffTableChunks(d: Diff, view: DiffView, ctx: RenderContext): G
   const ps = perStep(d) ? ' /step' : '';
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'Δ%', `base time${ps}`, `PR time${ps}`, 'Δ time', 'Δ% time', 'status'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
-  const names = clippedApart(v.rows.map(label), CELL_WIDTH);
+  const names = clippedApart(
+    v.rows.map((r) => label(d, r)),
+    CELL_WIDTH,
+  );
   // A row's cells from its figures, its first cell as shown and its status (a row's as rowLine gives them,
   // without a copy of the row for each).
   const cells = (l: DiffFigures, first: string, status: string): string[] => [

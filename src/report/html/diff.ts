@@ -11,6 +11,7 @@
 import { sortDiffRows, viewDiff, type Diff, type DiffRow, type DiffView } from '../../analysis/diff.js';
 import {
   compareRanks,
+  groupLabel,
   perStepCount,
   perStepUs,
   rankPerStep,
@@ -86,7 +87,7 @@ export interface DiffCharts {
    * Kernels per Step Id of the groups whose count changed most (at most MAX_STEP_GROUPS, the diff's order), all
    * ranks added up, by side; sorted by Step Id. Absent or empty: no chart of them.
    */
-  groupSteps?: { key: string; base: [step: number, kernels: number][]; pr: [step: number, kernels: number][] }[];
+  groupSteps?: { key: string; label: string; base: [step: number, kernels: number][]; pr: [step: number, kernels: number][] }[];
 }
 
 /** Most groups drawn per step (the groups whose count changed most). */
@@ -107,7 +108,7 @@ export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
   const groupSteps = d.rows
     .filter((r) => r.deltaCount !== 0)
     .slice(0, MAX_STEP_GROUPS)
-    .map((r) => ({ key: r.key, base: stepCounts(base, r.key), pr: stepCounts(pr, r.key) }));
+    .map((r) => ({ key: r.key, label: groupLabel(d.groupBy, r), base: stepCounts(base, r.key), pr: stepCounts(pr, r.key) }));
   const perStep = (s: Summary): { count: number; us: number } | null => {
     const ps = summaryPerStep(s);
     return ps ? { count: perStepCount(ps.total), us: perStepUs(ps.total) } : null;
@@ -158,8 +159,8 @@ interface Inputs {
 
 type Section = (x: Inputs) => string;
 
-function label(r: { key: string }): string {
-  return r.key === '' ? '(empty)' : r.key;
+function label(d: Diff, r: DiffRow): string {
+  return groupLabel(d.groupBy, r);
 }
 
 const perStepDiff = (d: Diff): boolean => d.normalization === 'per-step';
@@ -230,12 +231,12 @@ function countChart({ d }: Inputs): string {
   if (changed.length === 0) return `${head}<p>No group changed its kernel count.</p></section>`;
   const shown = changed.slice(0, MAX_BARS);
   const bars: Bar[] = shown.map((r) => ({
-    label: label(r),
+    label: label(d, r),
     value: r.deltaCount,
     valueText: `${fmtSignedCount(r.deltaCount)}${MARK[r.status]}`,
     cls: r.status,
     striped: r.status === 'added' || r.status === 'removed',
-    tip: `${clipped(label(r))}: ${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)}${ps} (${fmtSignedCount(r.deltaCount)}, ${r.status === 'added' || r.status === 'removed' ? r.status : pctText(r.deltaCountPct, r.pr.count)})`,
+    tip: `${clipped(label(d, r))}: ${fmtCount(r.base.count)} → ${fmtCount(r.pr.count)}${ps} (${fmtSignedCount(r.deltaCount)}, ${r.status === 'added' || r.status === 'removed' ? r.status : pctText(r.deltaCountPct, r.pr.count)})`,
   }));
   const desc = `${changed.length} group${changed.length === 1 ? '' : 's'} changed ${changed.length === 1 ? 'its' : 'their'} kernel count${ps}, largest change first; bars left are fewer kernels, right more; striped bars are groups added or removed.`;
   const more = changed.length - shown.length;
@@ -254,12 +255,12 @@ function timeChart({ d }: Inputs): string {
   if (moved.length === 0) return `${head}<p>No group's kernel time changed.</p></section>`;
   const shown = moved.slice(0, MAX_BARS);
   const bars: Bar[] = shown.map((r) => ({
-    label: label(r),
+    label: label(d, r),
     value: r.deltaUs,
     valueText: `${fmtSignedUs(r.deltaUs)}${r.timeNoise ? ' ~' : MARK[r.status]}`,
     cls: r.timeNoise ? 'noise' : r.deltaUs < 0 ? 'faster' : 'slower',
     striped: r.status === 'added' || r.status === 'removed',
-    tip: `${clipped(label(r))}: ${fmtUs(r.base.us)} → ${fmtUs(r.pr.us)}${ps} (${fmtSignedUs(r.deltaUs)}, ${r.timeNoise ? `${noiseWhy(d, r)}: noise` : timePctText(r.deltaUsPct, r.pr.us, false)})`,
+    tip: `${clipped(label(d, r))}: ${fmtUs(r.base.us)} → ${fmtUs(r.pr.us)}${ps} (${fmtSignedUs(r.deltaUs)}, ${r.timeNoise ? `${noiseWhy(d, r)}: noise` : timePctText(r.deltaUsPct, r.pr.us, false)})`,
   }));
   const noise = moved.filter((r) => r.timeNoise).length;
   const desc = `Kernel time change of ${moved.length} group${moved.length === 1 ? '' : 's'}${ps}, largest first; bars left are faster, right slower; grey bars marked ~ moved within ±${d.timeTolerancePct}% or by what the per-step samples do not support (${noise} of them): noise, not a result.`;
@@ -315,7 +316,7 @@ function groupStepsChart({ charts }: Inputs): string {
     '<div class="group-steps">',
   ];
   groups.forEach((g, i) => {
-    const name = g.key === '' ? '(empty)' : g.key;
+    const name = g.label;
     const ids = [...new Set([...g.base.map(([s]) => s), ...g.pr.map(([s]) => s)])].sort((a, b) => a - b);
     const id = `group-steps-${i + 1}`;
     out.push(`<h3 id="${id}-h"><code>${text(name)}</code></h3>`);
@@ -388,7 +389,7 @@ function heatSection({ d, charts }: Inputs): string {
   const rows: HeatRow[] = groups.map((r) => {
     const f = charts.rankFigures.get(r.key);
     return {
-      label: label(r),
+      label: label(d, r),
       cells: cols.map((j) => {
         const b = f?.base[j] ?? 0;
         const p = f?.pr[j] ?? 0;
@@ -396,7 +397,7 @@ function heatSection({ d, charts }: Inputs): string {
         return {
           cls: heatClass(b, p),
           v: b === 0 && p === 0 ? null : p - b,
-          tip: `${ranksNamed([charts.ranks[j]!], (x) => clipped(x, 20))}, ${clipped(label(r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})`,
+          tip: `${ranksNamed([charts.ranks[j]!], (x) => clipped(x, 20))}, ${clipped(label(d, r))}: ${fmtCount(b)} → ${fmtCount(p)}${ps} (${what})`,
         };
       }),
     };
@@ -597,7 +598,7 @@ function tableSection({ d, view, json }: Inputs): string {
     .map((c) => `<th scope="col"${c.num ? ' data-type="num"' : ' class="l"'}><button type="button">${esc(c.head)}</button></th>`)
     .join('')}</tr>`;
   const names = clippedApart(
-    v.rows.map((r) => label(r)),
+    v.rows.map((r) => label(d, r)),
     CELL_WIDTH,
   );
   const body = v.rows.map(

@@ -1,7 +1,7 @@
 // `kprof summary --format html`: one self-contained page of a profile. Pure: Summary and view in, text out.
 
 import { summaryPerStep } from '../../aggregate/group.js';
-import { perStepCount, perStepUs, type Summary } from '../../model/model.js';
+import { groupLabel, perStepCount, perStepUs, type Summary } from '../../model/model.js';
 import type { SummaryGroupJson, SummaryJson } from '../../model/schema.js';
 import { fmtCount, fmtPct, fmtUs, plural, ticksToUs } from '../../util/format.js';
 import { summaryJsonObject } from '../summary/json.js';
@@ -14,22 +14,18 @@ import { page, searchBox } from './page.js';
 import { sentence } from './sentence.js';
 import { blockHtml, summaryStepTimeBlock } from '../stepTime.js';
 
-function label(k: string): string {
-  return k === '' ? '(empty)' : k;
-}
-
 function timeChart(s: Summary, json: SummaryJson): string {
   const head = '<section aria-labelledby="time-h"><h2 id="time-h">Kernel time per group</h2>';
   const groups = json.groups.filter((g) => g.totalUs > 0).sort((a, b) => b.totalUs - a.totalUs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (groups.length === 0) return `${head}<p>No kernel time.</p></section>`;
   const shown = groups.slice(0, MAX_BARS);
   const bars: Bar[] = shown.map((g) => ({
-    label: label(g.key),
+    label: groupLabel(s.groupBy, g),
     value: g.totalUs,
     valueText: `${fmtUs(g.totalUs)}${g.sharePct !== null ? ` (${fmtPct(g.sharePct)})` : ''}`,
     cls: 'base-bar',
     striped: false,
-    tip: `${clipped(label(g.key))}: ${fmtCount(g.count)} kernels, ${fmtUs(g.totalUs)}${g.sharePct !== null ? `, ${fmtPct(g.sharePct)} of the kernel time` : ''}`,
+    tip: `${clipped(groupLabel(s.groupBy, g))}: ${plural(g.count, 'kernel')}, ${fmtUs(g.totalUs)}${g.sharePct !== null ? `, ${fmtPct(g.sharePct)} of the kernel time` : ''}`,
   }));
   const more = groups.length - shown.length;
   const desc = `Kernel time of ${groups.length} group${groups.length === 1 ? '' : 's'}, largest first, of ${fmtUs(ticksToUs(s.totals.ticks))} in all.`;
@@ -76,7 +72,7 @@ function tableSection(s: Summary, view: SummaryView, json: SummaryJson): string 
   const head = `<tr><th scope="col"><button type="button">${esc(groupHeading(s.groupBy, s.groups))}</button></th>${cols.map((c) => `<th scope="col" data-type="num"><button type="button">${esc(c.head)}</button></th>`).join('')}</tr>`;
   const shown = view.top !== null ? json.groups.slice(0, view.top) : json.groups;
   const names = clippedApart(
-    shown.map((g) => label(g.key)),
+    shown.map((g) => groupLabel(s.groupBy, g)),
     CELL_WIDTH,
   );
   const body = shown.map(
@@ -143,7 +139,7 @@ export function summaryHtml(s: Summary, view: SummaryView): string {
   ].join('\n');
   const footer = `<footer><p class="note">${sentence.html(`Source: ${sentence.code(s.input, Infinity)} (${plural(s.files.length, 'file')}), grouped by ${s.groupBy}${s.selection ? `, ${sentence.code(s.selection, Infinity)}` : ''}.`)}</p><p class="note">Made by kprof. The figures are in this file as JSON (the element <code>kprof-summary</code>): those of <code>kprof summary --format json</code>, without the per-rank and per-step detail.</p></footer>`;
   return page({
-    title: esc(`kprof summary: ${fmtCount(s.totals.count)} kernels, ${fmtUs(ticksToUs(s.totals.ticks))}`),
+    title: esc(`kprof summary: ${plural(s.totals.count, 'kernel')}, ${fmtUs(ticksToUs(s.totals.ticks))}`),
     body: [
       header,
       timeChart(s, json),

@@ -5,6 +5,7 @@ import { groupPerStep, summaryPerStep, sortGroups, type SummarySort } from '../.
 import {
   addPerStep,
   emptyCell,
+  groupLabel,
   mergeCell,
   perStepCount,
   ZERO_PER_STEP,
@@ -90,24 +91,15 @@ export function shownRows(s: Summary, view: SummaryView): ShownRows {
     at: (i) => {
       if (i >= shown) return others!;
       const g = sorted[i]!;
-      return { group: g, label: keyLabel(g.key), cell: g.total, perStep: groupPerStep(s, g) };
+      return { group: g, label: groupLabel(s.groupBy, g), cell: g.total, perStep: groupPerStep(s, g) };
     },
     labels: () => {
       const out: string[] = new Array(shown + (others !== null ? 1 : 0));
-      for (let i = 0; i < shown; i++) out[i] = keyLabel(sorted[i]!.key);
+      for (let i = 0; i < shown; i++) out[i] = groupLabel(s.groupBy, sorted[i]!);
       if (others !== null) out[shown] = others.label;
       return out;
     },
   };
-}
-
-/**
- * The label of a group's key in the table and Markdown: the key, or `(empty)` for the group of an empty cell (a
- * kernel of no type), as diff and the HTML report name it; a blank label, or an empty Markdown code span (shown as
- * two backticks), said nothing. CSV and JSON keep the key as it is.
- */
-function keyLabel(key: string): string {
-  return key === '' ? '(empty)' : key;
 }
 
 export function rows(s: Summary, view: SummaryView): Row[] {
