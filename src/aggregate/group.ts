@@ -390,7 +390,6 @@ function groupOrder(sort: SummarySort): (a: Group, b: Group) => number {
       : byKey;
 }
 
-/** The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it). */
 /**
  * Under type+core or type+shapes a key joins two fields, so a field that holds the joint makes the key of others:
  * `Add @ X` on core `Y` and `Add` on core `X @ Y` are both `Add @ X @ Y`. Their kernels would be one row that no
@@ -430,6 +429,7 @@ export function checkPairedKeys(by: GroupBy, base: Group, pr: Group, sides: { ba
   );
 }
 
+/** The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it). */
 function groupsOf(formed: Forming): Group[] {
   const out = formed.alone;
   for (const g of formed.groups.values()) out.push(g);
