@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clipped, escaped, excerpt, oneLine } from '../src/util/inputText.js';
+import { clipped, escaped, excerpt, jsonSafe, jsonSafeWith, oneLine } from '../src/util/inputText.js';
 import { kprof } from './helpers.js';
 
 /** What a reader of kprof's output does: `\xHH` (from 0x80: the byte HH) and `\uHHHH` back, other text as it is. */
@@ -96,6 +96,33 @@ describe('escaped(): one text per escaped text', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('jsonSafe()', () => {
+  // jsonSafeWith('') is jsonSafe's pattern alone (an empty class matches nothing); jsonSafe passes text of ASCII
+  // alone with no DEL and no `##` without it, and must write what the pattern writes.
+  const pattern = jsonSafeWith('');
+
+  it('writes what its pattern writes, on text of ASCII with DEL and CI commands, and with one character past it', () => {
+    const near = fc
+      .array(fc.constantFrom('a', '#', '[', 'v', 's', 'o', 'V', 'S', 'O', 't', 'e', 'm', 'c', 'i', 'y', '"', '\\', ' ', '\u007f', '\u0080'), {
+        maxLength: 40,
+      })
+      .map((a) => a.join(''));
+    const past = fc.constantFrom('\u0080', '\u009f', '\u00a0', 'é', '\u00ad', '\u2028', '\u202e', '\ufeff', '中', '\ud800', '\udc85', '😀', '\uffff');
+    fc.assert(
+      fc.property(near, fc.option(past), near, (a, c, b) => {
+        const s = `${a}${c ?? ''}${b}`;
+        expect(jsonSafe(s)).toBe(pattern(s));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(jsonSafe('{"a": "x\u007fy ##[z ##vso[w ##teamcity[v ## # [", "b": 1}')).toBe(
+      '{"a": "x\\u007fy \\u0023#[z \\u0023#vso[w \\u0023#teamcity[v ## # [", "b": 1}',
+    );
+    const plain = `{"name": "${'aclnnMatmul_MatMulV3 '.repeat(4000)}"}`;
+    expect(jsonSafe(plain)).toBe(plain);
   });
 });
 

@@ -1,7 +1,7 @@
 // The JSON writer: the same bytes as JSON.stringify(value, null, 2), in chunks, with lists made while writing.
 
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CHUNK_CHARS, JsonList, jsonChunks, jsonText, mapped } from '../src/report/json.js';
 import { jsonSafe } from '../src/report/render.js';
 
@@ -48,6 +48,51 @@ describe('jsonChunks', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('writes long lists, at any depth, as JSON.stringify does: items in batches, one by one where a batch cannot be', () => {
+    // Lists of up to 300 items (a batch is many of them), among them long strings (a piece of their own, written one
+    // by one), lists (the list's items then written one by one), undefined, functions and toJSON, nested in objects
+    // and arrays up to six deep, with chunks from a few characters to more than the whole text.
+    const item = fc.oneof(value, fc.string({ minLength: 40, maxLength: 400 }), fc.array(fc.integer(), { maxLength: 60 }));
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 300 }),
+        fc.array(fc.oneof(fc.constant('array'), fc.string({ maxLength: 4 })), { maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 1 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        (items, wrappers, picks, size) => {
+          let i = 0;
+          const pick = () => picks[i++ % picks.length]!;
+          let plain: unknown = items;
+          let lazy: unknown = new JsonList(items.map((x) => listify(x, pick)));
+          for (const w of wrappers) {
+            plain = w === 'array' ? [1, plain] : { [w]: plain, after: [w] };
+            lazy = w === 'array' ? [1, lazy] : { [w]: lazy, after: [w] };
+          }
+          const want = `${JSON.stringify(plain, null, 2)}\n`;
+          const chunks = [...jsonChunks(lazy, size)];
+          expect(chunks.join('')).toBe(want);
+          expect(chunks.map(jsonSafe).join('')).toBe(jsonSafe(want));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes a long list of small items a batch at a time, not an item at a time', () => {
+    // JSON.stringify called once an item, and its text indented, was most of the time of writing a diff of a million
+    // rows; a batch of items is one call (here about 270 items of 120 characters, half a chunk).
+    const items = Array.from({ length: 10_000 }, (_, i) => ({ i, name: `k${i}`, byStep: [{ step: 1, count: i }] }));
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const text = jsonText({ kind: 'summary', groups: new JsonList(items) });
+      expect(stringify.mock.calls.length).toBeLessThan(100);
+      stringify.mockRestore();
+      expect(text).toBe(`${JSON.stringify({ kind: 'summary', groups: items }, null, 2)}\n`);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('empty lists, lists in lists, a list at the top', () => {

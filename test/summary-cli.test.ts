@@ -270,6 +270,25 @@ describe('kprof summary', () => {
     }
   });
 
+  it('a report in chunks is written byte for byte: characters of 1 to 4 bytes across writes, a chunk past the buffer', () => {
+    // The chunks are encoded one after another into one buffer of 1 MiB, written when the next might not fit.
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
+    try {
+      const out = join(dir, 'report.json');
+      const pieces = ['a', 'é', '中', '😀', '\u2028', '"'];
+      const chunks = Array.from({ length: 90 }, (_, i) => pieces[i % pieces.length]!.repeat(1000 + 997 * i));
+      chunks.splice(40, 0, '', '中'.repeat(400_000), 'x');
+      writeFileAtomic(out, chunks);
+      expect(readFileSync(out).equals(Buffer.from(chunks.join('')))).toBe(true);
+      // A new path: the file just written could have the inode of an input of an earlier run, since deleted.
+      const small = join(dir, 'small.json');
+      writeFileAtomic(small, chunks.slice(0, 3));
+      expect(readFileSync(small, 'utf8')).toBe(chunks.slice(0, 3).join(''));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a large report written to .gz is gzip members one after another, unpacked whole (never held whole to pack)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-'));
     try {

@@ -8,6 +8,7 @@ import { TICKS_PER_US } from '../../model/model.js';
 import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
 import { fmtCount, fmtUs, plural, ranksNamed } from '../../util/format.js';
+import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
 import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
 
 export { AUDIT_FORMATS, AUDIT_SCHEMA, type AuditFormat } from './formats.js';
@@ -190,35 +191,45 @@ function siteJson(s: AuditSite): AuditSiteJson {
   };
 }
 
-export function auditJson(audits: ProfileAudit[]): string {
-  return `${jsonSafe(JSON.stringify(auditJsonObject(audits), null, 2))}\n`;
+/** The JSON report, in chunks (see report/json.ts): its profiles, entries and sites made as they are written. */
+export function auditJson(audits: ProfileAudit[]): Iterable<string> {
+  return mapped(jsonChunks(auditJsonWith(audits, lazyLists)), jsonSafe);
 }
 
 /** The audit's JSON document (schema AuditJson in model/schema.ts). */
 export function auditJsonObject(audits: ProfileAudit[]): AuditJson {
+  return auditJsonWith(audits, arrays);
+}
+
+/** The audit's JSON document, its lists made by `list` (see ListOf). */
+function auditJsonWith(audits: ProfileAudit[], list: ListOf): AuditJson {
   return {
     schema: AUDIT_SCHEMA,
-    profiles: audits.map((a) => ({
-      input: a.input,
-      ranks: a.ranks,
-      steps: a.steps,
-      phases: a.phaseSteps.map((p) => ({ phase: p.phase, steps: p.steps })),
-      phase_source: a.phaseSource,
-      layer_markers: a.markers,
-      kernels: a.kernels,
-      entries: a.entries.map((e) => ({
-        id: e.entry.id,
-        fused_types: e.entry.fused,
-        status: e.status,
-        phases: e.phases.map((f) => ({
-          phase: f.phase,
-          fused: { count: f.fusedCount, time_us: us(f.fusedTicks) },
-          unfused: { count: f.unfusedCount, time_us: us(f.unfusedTicks) },
-        })),
-        fused: { count: e.fusedCount, time_us: us(e.fusedTicks), sites: e.fusedSites.map(siteJson) },
-        unfused: { count: e.unfusedCount, time_us: us(e.unfusedTicks), sites: e.unfusedSites.map(siteJson) },
+    profiles: list(
+      mapped(audits, (a) => ({
+        input: a.input,
+        ranks: a.ranks,
+        steps: a.steps,
+        phases: a.phaseSteps.map((p) => ({ phase: p.phase, steps: p.steps })),
+        phase_source: a.phaseSource,
+        layer_markers: a.markers,
+        kernels: a.kernels,
+        entries: list(
+          mapped(a.entries, (e) => ({
+            id: e.entry.id,
+            fused_types: e.entry.fused,
+            status: e.status,
+            phases: e.phases.map((f) => ({
+              phase: f.phase,
+              fused: { count: f.fusedCount, time_us: us(f.fusedTicks) },
+              unfused: { count: f.unfusedCount, time_us: us(f.unfusedTicks) },
+            })),
+            fused: { count: e.fusedCount, time_us: us(e.fusedTicks), sites: list(mapped(e.fusedSites, siteJson)) },
+            unfused: { count: e.unfusedCount, time_us: us(e.unfusedTicks), sites: list(mapped(e.unfusedSites, siteJson)) },
+          })),
+        ),
       })),
-    })),
+    ),
   };
 }
 

@@ -1,0 +1,71 @@
+// `kprof audit --format json` (report/audit/audit.ts): written in chunks, byte for byte the one string it was.
+
+import { describe, expect, it } from 'vitest';
+import type { AuditSite, ProfileAudit } from '../src/analysis/audit/audit.js';
+import { auditJson, auditJsonObject } from '../src/report/audit/audit.js';
+import { CHUNK_CHARS } from '../src/report/json.js';
+import { jsonSafe } from '../src/util/inputText.js';
+
+/** An audit of one entry with `n` unfused sites, its ranks and files named with text that jsonSafe escapes. */
+function audit(n: number): ProfileAudit {
+  const site = (i: number): AuditSite => ({
+    rank: `r${i % 7}\u202e##[x]`,
+    phase: i % 2 === 0 ? 'decode' : 'prefill',
+    layer: i % 61,
+    chain: 0,
+    steps: [i, i + 1],
+    count: 2,
+    ticks: 1234 + i,
+    types: ['RmsNorm', 'MatMulV2', 'Cast\u00a0'],
+    at: { step: i, stream: '2', index: i * 10, file: `run\u2028${i}/kernel_details.csv`, line: i + 2 },
+  });
+  return {
+    input: 'profiles/pr\u0085',
+    ranks: ['0', '1'],
+    steps: [1, 2, 3],
+    phaseSteps: [{ phase: 'decode', steps: [1, 2, 3] }],
+    phaseSource: 'kernels',
+    markers: [{ rank: '0', marker: 'RmsNorm' }],
+    kernels: 10 * n,
+    entries: [
+      {
+        entry: {
+          id: 'mla-prolog',
+          file: 'catalogue/mla.yaml',
+          fused: ['MlaProlog'],
+          api: 'npu_mla_prolog',
+          versions: 'any',
+          perLayer: true,
+          chains: [[{ types: ['RmsNorm'], optional: false }]],
+          maxGap: null,
+          chainSource: 'x',
+          typeSource: 'y',
+          sources: [],
+        },
+        fusedCount: 0,
+        fusedTicks: 0,
+        unfusedCount: 2 * n,
+        unfusedTicks: 1234 * n,
+        status: 'unfused',
+        phases: [{ phase: 'decode', fusedCount: 0, fusedTicks: 0, unfusedCount: 2 * n, unfusedTicks: 1234 * n }],
+        fusedSites: [],
+        unfusedSites: Array.from({ length: n }, (_, i) => site(i)),
+        byStep: new Map(),
+      },
+    ],
+  };
+}
+
+describe('auditJson', () => {
+  it('writes a large audit in chunks of about a chunk each, that join to the text of the whole', () => {
+    const audits = [audit(3000), audit(0)];
+    const report = auditJson(audits);
+    expect(typeof report).not.toBe('string');
+    const chunks = [...report];
+    expect(chunks.length).toBeGreaterThan(10);
+    // About CHUNK_CHARS each, longer by jsonSafe's escapes (6 characters for each escaped one).
+    for (const c of chunks) expect(c.length).toBeLessThan(2 * CHUNK_CHARS);
+    expect(chunks.join('')).toBe(`${jsonSafe(JSON.stringify(auditJsonObject(audits), null, 2))}\n`);
+    expect(chunks.join('')).not.toMatch(/[\u0085\u00a0\u2028\u202e]|##\[/);
+  });
+});
