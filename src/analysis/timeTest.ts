@@ -196,10 +196,20 @@ export function pairSamples(src: SampleSource, bg: Group | undefined, pg: Group 
   const pair = src.pairs[0];
   if (src.pairs.length !== 1 || pair!.base.length !== 1 || pair!.pr.length !== 1) throw new Error('pairSamples: not one rank against one');
   if ((bg === undefined || totalFigure(bg, 0) === 0) && (pg === undefined || totalFigure(pg, 0) === 0)) return { strata: [], complete: true };
+  return oneStratum(
+    (a) => oneGroupSamples(pair!.base[0]!.steps, bg, a),
+    (b) => oneGroupSamples(pair!.pr[0]!.steps, pg, b),
+  );
+}
+
+type SideSamples = (values: number[]) => { zeros: number; complete: boolean };
+
+/** The samples of one pair of ranks: each side's values, pushed by `base` and `pr`. */
+function oneStratum(base: SideSamples, pr: SideSamples): RowSamples {
   const a: number[] = [];
   const b: number[] = [];
-  const sa = oneGroupSamples(pair!.base[0]!.steps, bg, a);
-  const sb = oneGroupSamples(pair!.pr[0]!.steps, pg, b);
+  const sa = base(a);
+  const sb = pr(b);
   return {
     strata: [{ a: Float64Array.from(a), zerosA: sa.zeros, b: Float64Array.from(b), zerosB: sb.zeros }],
     complete: sa.complete && sb.complete,
@@ -213,14 +223,10 @@ export function pairSamples(src: SampleSource, bg: Group | undefined, pg: Group 
  */
 export function pairSumSamples(baseSteps: number, prSteps: number, base: StepSums, pr: StepSums): RowSamples {
   if (base.count === 0 && pr.count === 0) return { strata: [], complete: true };
-  const a: number[] = [];
-  const b: number[] = [];
-  const sa = base.samples(baseSteps, a);
-  const sb = pr.samples(prSteps, b);
-  return {
-    strata: [{ a: Float64Array.from(a), zerosA: sa.zeros, b: Float64Array.from(b), zerosB: sb.zeros }],
-    complete: sa.complete && sb.complete,
-  };
+  return oneStratum(
+    (a) => base.samples(baseSteps, a),
+    (b) => pr.samples(prSteps, b),
+  );
 }
 
 /**

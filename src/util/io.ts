@@ -331,8 +331,7 @@ function writeAll(fd: number, text: Report): void {
   let buf: Buffer | null = null;
   let used = 0;
   const flush = (): void => {
-    let off = 0;
-    while (off < used) off += writeSync(fd, buf!, off, used - off);
+    if (buf !== null) writeBytes(fd, buf, used);
     used = 0;
   };
   for (const chunk of typeof text === 'string' ? [text] : text) {
@@ -343,11 +342,16 @@ function writeAll(fd: number, text: Report): void {
     } else {
       flush();
       const bytes = Buffer.from(chunk);
-      let off = 0;
-      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      writeBytes(fd, bytes, bytes.length);
     }
   }
   flush();
+}
+
+/** Write the first `n` bytes of `buf` whole (a write may take fewer). */
+function writeBytes(fd: number, buf: Buffer, n: number): void {
+  let off = 0;
+  while (off < n) off += writeSync(fd, buf, off, n - off);
 }
 
 /** A path whose report is written gzipped. */
