@@ -1,5 +1,5 @@
-// `npm run build`: bundle src/ into dist/bundle/ with esbuild, one file for the CLI (what bin/kprof.js runs) and
-// one for the read worker. Loading some 40 modules one by one (resolve, read, compile, link each; commander's
+// `npm run build`: bundle src/ into dist/bundle/ with esbuild, one file for the CLI (what bin/kprof.js runs), one
+// for the read worker, and early.cjs, the few kB bin/kprof.js runs first (src/cli/early.ts). Loading some 40 modules one by one (resolve, read, compile, link each; commander's
 // CJS files through the ESM loader) cost every run tens of milliseconds, in the main thread and again in the
 // worker of a diff; one file of each costs a fraction of it. Type-checking is tsc's (`npm run typecheck`); esbuild
 // only strips the types.
@@ -12,8 +12,7 @@
 //   of every diff's worker start-up (median of 12 paired starts).
 // - A command's `await import()` (src/cli/run.ts) stays lazy inside the bundle: its modules run only when it does.
 // - Dependencies loaded on first use with createRequire (cli-table3, yaml, cli-progress) stay out of the bundle
-//   and load from node_modules when needed. Commander is CommonJS: its require() of node builtins needs a
-//   `require` in the ESM bundle, which the banner makes.
+//   and load from node_modules when needed.
 // - The source maps go back to src/*.ts (node --enable-source-maps bin/kprof.js … --debug).
 // - `kprof --version` is package.json's version, written into the bundle here (KPROF_VERSION in src/cli/run.ts):
 //   package.json is its one source, and the installed package need not read it at run time.
@@ -40,35 +39,34 @@ export function packageVersion() {
 }
 
 /** The bundle's files (below dist/bundle/) and the module of src/ each one bundles. */
-const ENTRY_SOURCES = { 'cli.cjs': 'cli/cli.ts', 'workers/readWorker.cjs': 'cli/readWorker.ts', 'early.js': 'cli/early.ts' };
+const ENTRY_SOURCES = { 'cli.cjs': 'cli/cli.ts', 'workers/readWorker.cjs': 'cli/readWorker.ts', 'early.cjs': 'cli/early.ts' };
 const ENTRIES = Object.keys(ENTRY_SOURCES);
 
 /**
- * esbuild's options for the bundle of `entries` (names below dist/bundle/, all `.cjs` or all `.js`) into `outdir`,
- * with `version` written in. The CLI is CommonJS (`.cjs`): bin/kprof.js compiles it with V8's code cache
- * (src/cli/early.ts runCli), which Node 20 offers for scripts, not for ES modules; `import.meta.url` is then the
- * bundle's own URL; the read worker is CommonJS too (a worker started from an ES module loads the ES loader first).
- * early.js, which bin/kprof.js imports, is an ES module.
+ * esbuild's options for the bundle of `entries` (names below dist/bundle/, each `.cjs`) into `outdir`, with
+ * `version` written in. Every bundle is CommonJS: bin/kprof.js compiles the CLI with V8's code cache
+ * (src/cli/early.ts runCli), which Node 20 offers for scripts, not for ES modules; a thread whose first module is an
+ * ES module loads Node's ES module loader first (some 15 ms of every run, and again in the read worker); and
+ * `import.meta.url` is then the bundle's own URL. The code is written without its comments and indentation
+ * (`minifyWhitespace`; names are kept, and the source maps map it back to src/), in ASCII: 0.9 MB instead of
+ * 1.2 MB to read and turn into a string at every start (a text with no other byte is decoded on a faster path).
  */
 export function bundleOptions({ entries = ENTRIES, outdir = BUNDLE, version = packageVersion() } = {}) {
-  const cjs = entries.every((e) => e.endsWith('.cjs'));
-  if (!cjs && !entries.every((e) => e.endsWith('.js'))) throw new Error(`bundleOptions: ${entries.join(', ')} mix .cjs and .js`);
+  if (!entries.every((e) => e.endsWith('.cjs'))) throw new Error(`bundleOptions: ${entries.join(', ')}: every bundle is .cjs`);
   return {
-    entryPoints: entries.map((e) => ({ in: join(SRC, ENTRY_SOURCES[e]), out: e.replace(/\.c?js$/, '') })),
+    entryPoints: entries.map((e) => ({ in: join(SRC, ENTRY_SOURCES[e]), out: e.replace(/\.cjs$/, '') })),
     outdir,
     bundle: true,
     platform: 'node',
-    format: cjs ? 'cjs' : 'esm',
-    ...(cjs ? { outExtension: { '.js': '.cjs' } } : {}),
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
     target: 'node20',
     sourcemap: true,
-    define: { KPROF_VERSION: JSON.stringify(version), ...(cjs ? { 'import.meta.url': '__kprofUrl' } : {}) },
-    banner: {
-      js: cjs
-        ? "const __kprofUrl = require('node:url').pathToFileURL(__filename).href;"
-        : "import { createRequire as __kprofRequire } from 'node:module'; const require = __kprofRequire(import.meta.url);",
-    },
+    define: { KPROF_VERSION: JSON.stringify(version), 'import.meta.url': '__kprofUrl' },
+    banner: { js: "const __kprofUrl = require('node:url').pathToFileURL(__filename).href;" },
     logLevel: 'warning',
+    minifyWhitespace: true,
+    charset: 'ascii',
   };
 }
 
@@ -108,8 +106,7 @@ export function fingerprint() {
 export async function bundle() {
   const print = fingerprint();
   rmSync(DIST, { recursive: true, force: true });
-  await build(bundleOptions({ entries: ENTRIES.filter((e) => e.endsWith('.cjs')) }));
-  await build(bundleOptions({ entries: ENTRIES.filter((e) => e.endsWith('.js')) }));
+  await build(bundleOptions());
   codeCache();
   writeFileSync(FINGERPRINT, `${print}\n`);
 }

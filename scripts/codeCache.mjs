@@ -4,11 +4,11 @@
 // which runCli checks.
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 const [file, ...command] = process.argv.slice(2);
-const { codeCacheStamp, runCli } = await import(pathToFileURL(join(dirname(file), 'early.js')).href);
+const { codeCacheStamp, runCli } = createRequire(import.meta.url)(join(dirname(file), 'early.cjs'));
 process.argv = [process.argv[0], file, ...command];
 const script = runCli(file, true);
 process.on('exit', (code) => {

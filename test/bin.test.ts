@@ -42,17 +42,18 @@ describe('bin/kprof.js', () => {
     try {
       mkdirSync(join(copy, 'bin'));
       copyFileSync(join(ROOT, 'bin/kprof.js'), join(copy, 'bin/kprof.js'));
+      copyFileSync(join(ROOT, 'bin/package.json'), join(copy, 'bin/package.json'));
       writeFileSync(join(copy, 'package.json'), '{"type":"module"}\n');
       const run = () => spawnSync(process.execPath, [join(copy, 'bin/kprof.js'), 'check', 'p', '--rules', 'r'], { encoding: 'utf8' });
       const r = run();
       expect(r.status).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(
-        /^kprof: this copy of kprof is not built: .*dist[/\\]bundle[/\\]early\.js is missing\. Run npm install \(or npm run build\) in .*, then run kprof again\.\n$/,
+        /^kprof: this copy of kprof is not built: .*dist[/\\]bundle[/\\]early\.cjs is missing\. Run npm install \(or npm run build\) in .*, then run kprof again\.\n$/,
       );
       // Half a build (the CLI bundle missing): the same.
       mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
-      for (const f of ['early.js', 'workers/readWorker.cjs']) {
+      for (const f of ['early.cjs', 'workers/readWorker.cjs']) {
         mkdirSync(dirname(join(copy, 'dist/bundle', f)), { recursive: true });
         copyFileSync(join(ROOT, 'dist/bundle', f), join(copy, 'dist/bundle', f));
       }

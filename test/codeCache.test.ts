@@ -76,7 +76,7 @@ describe('the code cache of the CLI bundle', () => {
     const probe = join(dir, 'probe.mjs');
     writeFileSync(
       probe,
-      `import { runCli } from ${JSON.stringify(new URL('../dist/bundle/early.js', import.meta.url).href)};\n` +
+      `import { runCli } from ${JSON.stringify(new URL('../dist/bundle/early.cjs', import.meta.url).href)};\n` +
         `process.argv = [process.argv[0], ${JSON.stringify(cli)}, '--version'];\n` +
         `const s = runCli(${JSON.stringify(cli)});\nprocess.stderr.write('rejected ' + s.cachedDataRejected + '\\n');\n`,
     );

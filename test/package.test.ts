@@ -58,9 +58,10 @@ describe('package.json', () => {
       'LICENSE',
       'README.md',
       'bin/kprof.js',
+      'bin/package.json',
       'dist/bundle/cli.cjs',
       'dist/bundle/cli.cjs.cache',
-      'dist/bundle/early.js',
+      'dist/bundle/early.cjs',
       'dist/bundle/workers/readWorker.cjs',
       'package.json',
     ]);

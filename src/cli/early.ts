@@ -1,4 +1,4 @@
-// What bin/kprof.js runs first (bundled alone as dist/bundle/early.js, a few kB, so that it runs at once):
+// What bin/kprof.js runs first (bundled alone as dist/bundle/early.cjs, a few kB, so that it runs at once):
 // - a command that reads two large profiles, each in a thread of its own, gets its read worker started now, while
 //   this thread loads the CLI (input/workers/prestart.ts). Small profiles are read in this thread, so a worker
 //   started for them would only cost time and memory: the paths on the command line are measured first, a few

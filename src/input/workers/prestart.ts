@@ -25,7 +25,7 @@ interface Prestarted {
   onEnd: () => void;
 }
 
-/** Where the worker waits: the pool is in another bundle (dist/bundle/cli.cjs) than the starter (early.js). */
+/** Where the worker waits: the pool is in another bundle (dist/bundle/cli.cjs) than the starter (early.cjs). */
 const KEY = Symbol.for('kprof.prestartedReadWorker');
 
 type Holder = { [KEY]?: Prestarted };
