@@ -380,8 +380,8 @@ function paddedLine(r: readonly string[], widths: readonly number[], align: read
   return out.trimEnd();
 }
 
-/** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide. */
-const NARROW = /^[\x20-\x7eΔµ─…→±·∞]*$/;
+/** Printable ASCII, and the other characters reports put in tables that a terminal shows one column wide (Δ µ ─ … → ± · ∞, escaped: the bundle is ASCII). */
+const NARROW = /^[\x20-\x7e\u0394\u00b5\u2500\u2026\u2192\u00b1\u00b7\u221e]*$/;
 /** A text as paint() makes it: one style, closed again at the end (cli-table3 then adds no codes of its own). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const PAINTED = /^\u001b\[(?:[12]m(.*)\u001b\[22m|3\dm(.*)\u001b\[39m)$/;

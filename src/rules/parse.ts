@@ -329,7 +329,7 @@ class RulesReader implements CheckReader {
     let us: number;
     if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) us = node.value;
     else {
-      const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$/.exec(node.value) : null;
+      const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|\u00b5s|ms|s)\s*$/.exec(node.value) : null;
       if (!m) this.fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
       const n = Number(m[1]);
       us = m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
