@@ -6,10 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Accumulator, rawNameTests } from '../src/input/accumulator.js';
+import { Accumulator } from '../src/input/accumulator.js';
+import { rawNameTests } from '../src/input/rawNames.js';
 import { readProfile } from '../src/input/read.js';
 import { summarize } from '../src/aggregate/group.js';
 import { StepCells, type Selection } from '../src/model/model.js';
+import { GrowingSteps } from '../src/model/growingSteps.js';
 import { namesLeftOut, namesNeeded } from '../src/commands/options.js';
 import { kprof } from './helpers.js';
 
@@ -169,7 +171,9 @@ describe('a read that keeps no kernel names (kernelNames: false)', () => {
         const plain = (x: unknown) =>
           JSON.parse(
             JSON.stringify(x, (_k, v) =>
-              v instanceof Map || v instanceof StepCells ? [...v].sort((m, n) => (m[0] as number) - (n[0] as number)) : v,
+              v instanceof Map || v instanceof StepCells || v instanceof GrowingSteps
+                ? [...v].sort((m, n) => (m[0] as number) - (n[0] as number))
+                : v,
             ),
           );
         const a = summarize(named, { by, selection: NONE });

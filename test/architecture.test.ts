@@ -244,7 +244,7 @@ const INPUT_LAYERS: { name: string; test: RegExp }[] = [
   // Bytes: opening, unpacking and sniffing files (bytes/), the scan engines (CSV, JSON) and the choice between them.
   { name: 'bytes', test: /^input\/(bytes\/|csv\/|json\/|engine\.ts$)/ },
   // The sink: what readers feed, and the accumulator (the rank's first sink).
-  { name: 'sink', test: /^input\/(sink|kernelCells|beside|stepSpans|accumulator|names)\.ts$/ },
+  { name: 'sink', test: /^input\/(sink|kernelCells|beside|stepSpans|accumulator|rawNames|names)\.ts$/ },
   // The registry and the formats' readers.
   { name: 'formats', test: /^input\/formats\// },
   // The scheduler of a read: rank plans (which ranks --rank keeps) into ranks, in this thread or in workers.

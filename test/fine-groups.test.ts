@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/input/accumulator.js';
+import { Accumulator, groupCursor } from '../src/input/accumulator.js';
 import { FineGroupTable, fineKey } from '../src/model/fineGroups.js';
 import { addToCell, emptyCell, forEachStepFigure, mergeGroups, type Cell } from '../src/model/model.js';
 
@@ -146,11 +146,7 @@ describe('FineGroupTable', () => {
     fc.assert(
       fc.property(fc.array(row, { maxLength: 40 }), (rows) => {
         const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
-        const cursors = [0, 1, 2, 3].map((g) => ({
-          index: acc.groupIndex(`k${g}`, 'T', 'AI_CORE', null),
-          step: Number.NaN,
-          cell: null as Cell | null,
-        }));
+        const cursors = [0, 1, 2, 3].map((g) => groupCursor(acc.groupIndex(`k${g}`, 'T', 'AI_CORE', null)));
         const want = [0, 1, 2, 3].map(() => ({ total: emptyCell(), steps: new Map<number, Cell>() }));
         for (const r of rows) {
           acc.addVia(cursors[r.group]!, r.step, r.ticks);

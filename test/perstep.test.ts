@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accumulator } from '../src/input/accumulator.js';
+import { Accumulator, groupCursor } from '../src/input/accumulator.js';
 import { diffSummaries, type Diff, type DiffRow } from '../src/analysis/diff.js';
 import { summarize } from '../src/aggregate/group.js';
 import { TICKS_PER_US, type Profile, type RankData, type Selection, type Summary } from '../src/model/model.js';
@@ -37,7 +37,7 @@ const NO_STEP = 'none';
 function rankData(rank: string, spec: RankSpec): RankData {
   const acc = new Accumulator({ name: true, type: true, core: true, shapes: false, steps: true });
   for (const [type, bySteps] of Object.entries(spec)) {
-    const cursor = { index: acc.groupIndex(type, type, 'AI_CORE', null), step: Number.NaN, cell: null };
+    const cursor = groupCursor(acc.groupIndex(type, type, 'AI_CORE', null));
     for (const [step, n] of Object.entries(bySteps)) {
       for (let i = 0; i < n; i++) {
         acc.rowsRead++;

@@ -4,7 +4,7 @@
 // mapped to the exit code.
 
 import { fitHint, terminalFit } from './terminalFit.js';
-import { selectionRawNames } from '../input/accumulator.js';
+import { selectionRawNames } from '../input/rawNames.js';
 import { canonicalFormat, CHECK_FORMATS, type CheckFormatName } from '../report/choices.js';
 import { inputError, usageError } from '../util/errors.js';
 import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';

@@ -1,7 +1,7 @@
 // `kprof diff <base> <pr>`: read both inputs at once, group them alike, diff, render.
 
 import { fitHint, terminalFit } from './terminalFit.js';
-import { selectionRawNames } from '../input/accumulator.js';
+import { selectionRawNames } from '../input/rawNames.js';
 import { extensionFormat, formatLabel, type DiffFormat } from '../report/choices.js';
 import { incomparableMessages } from '../analysis/comparable.js';
 import { emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } from '../analysis/emptySelection.js';

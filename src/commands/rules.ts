@@ -1,6 +1,6 @@
 // `kprof rules <base> <pr>`: a starter rules file that locks in what a change achieved (see rules/generate.ts).
 
-import { selectionRawNames } from '../input/accumulator.js';
+import { selectionRawNames } from '../input/rawNames.js';
 import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';

@@ -1,7 +1,7 @@
 // `kprof summary <profile>`: read, group, render.
 
 import { fitHint, terminalFit } from './terminalFit.js';
-import { selectionRawNames } from '../input/accumulator.js';
+import { selectionRawNames } from '../input/rawNames.js';
 import { emptyGroupMessages, emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } from '../analysis/emptySelection.js';
 import { summarize, type SummarySort } from '../aggregate/group.js';
 import { emit, colorEnabled, type Io, type Report } from '../util/io.js';

@@ -6,10 +6,11 @@
 
 import { inputError } from '../util/errors.js';
 import { collectGarbage, collectGrown } from '../util/heap.js';
+import { RawNameClasses } from './rawNames.js';
 import { StepSpanTable } from './stepSpans.js';
-import { compilePattern } from '../util/regex.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
 import { FineGroupTable, fineKey, TOTAL_STRIDE } from '../model/fineGroups.js';
+import type { GrowingSteps } from '../model/growingSteps.js';
 import {
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
@@ -23,7 +24,6 @@ import {
   type FineGroup,
   type RankData,
   type RowWarning,
-  type Selection,
   type SourceFile,
   type SnapshotInfo,
 } from '../model/model.js';
@@ -35,8 +35,16 @@ import {
  */
 export interface GroupCursor {
   index: number;
+  /** The step of the cell found last (NaN: none), where in `steps` it is (slot), or the cell itself (`cell`). */
   step: number;
+  steps: GrowingSteps | null;
+  slot: number;
   cell: Cell | null;
+}
+
+/** A cursor of group `index` that has found no cell yet. */
+export function groupCursor(index: number): GroupCursor {
+  return { index, step: Number.NaN, steps: null, slot: -1, cell: null };
 }
 
 export { MAX_EXACT_TEXT, MAX_EXACT_TICKS };
@@ -80,59 +88,6 @@ const KINDS_GARBAGE_BYTES = 32 << 20;
 const GROUPS_COLLECT_FROM = 1 << 17;
 /** …when its heap holds at least this much. */
 const COLLECT_MIN_BYTES = 64 << 20;
-
-/** The tests of these patterns and names, or null when there are none (no raw name is told apart then). */
-export function rawNameTests(patterns: Iterable<RegExp | null>, exact: Iterable<string>): RawNameTests | null {
-  const p = new Map<string, { source: string; flags: string }>();
-  for (const re of patterns) {
-    if (re === null) continue;
-    // RE2's flags only (a RegExp made in code may carry g or y, which change nothing for a test).
-    const flags = [...re.flags].filter((f) => 'imsu'.includes(f)).join('');
-    p.set(`/${re.source}/${flags}`, { source: re.source, flags });
-  }
-  const e = [...new Set(exact)];
-  return p.size === 0 && e.length === 0 ? null : { patterns: [...p.values()], exact: e };
-}
-
-/** The tests of a selection (--match, --exclude, user groups), with `more` (a rules file's selectors). */
-export function selectionRawNames(sel: Selection, more: { patterns: RegExp[]; exact: string[] } = { patterns: [], exact: [] }): RawNameTests | null {
-  return rawNameTests(
-    [sel.match, sel.exclude, ...sel.groups.flatMap((g) => g.patterns), ...more.patterns],
-    [...sel.groups.flatMap((g) => [...g.exact]), ...more.exact],
-  );
-}
-
-/**
- * Which raw names a run can tell apart. In a real export every communication row has a raw name of its own (the
- * counter counts calls), so a fine group per raw name would be a fine group per row. Instead the raw names of one
- * normalised name are kept apart only by what the run's tests say of them: a name equal to an exact value is a
- * class of its own, the others are classed by which patterns match them. All raw names of one class answer every
- * test of the run alike, so one fine group per class (holding the first raw name read as its `rawName`) selects
- * exactly the kernels one group per raw name would.
- */
-class RawNameClasses {
-  private readonly patterns: RegExp[];
-  private readonly exact: Set<string>;
-
-  constructor(tests: RawNameTests) {
-    this.patterns = tests.patterns.map((p) => compilePattern(p.source, p.flags));
-    this.exact = new Set(tests.exact);
-  }
-
-  /** The class of a raw name: '' when no test tells it from the others of its normalised name. */
-  of(raw: string): string {
-    if (this.exact.has(raw)) return `=${raw}`;
-    let bits = '';
-    let any = false;
-    for (const re of this.patterns) {
-      re.lastIndex = 0;
-      const hit = re.test(raw);
-      bits += hit ? '1' : '0';
-      any ||= hit;
-    }
-    return any ? bits : '';
-  }
-}
 
 export class Accumulator implements KernelSink, RowLog {
   /** The fine groups, as columns (model/fineGroups.ts). */
@@ -219,7 +174,7 @@ export class Accumulator implements KernelSink, RowLog {
   }
 
   bind(id: number, kind: KernelKind): void {
-    this.cursors[id] = { index: this.kindGroup(kind), step: Number.NaN, cell: null };
+    this.cursors[id] = groupCursor(this.kindGroup(kind));
   }
 
   addBatch(batch: KernelBatch): void {
@@ -322,14 +277,18 @@ export class Accumulator implements KernelSink, RowLog {
       addAt(tot, t, ticks);
       return;
     }
-    let c = k.cell;
-    if (c === null || k.step !== step) {
-      c = groups.stepCell(i, step);
+    if (k.step !== step) {
+      // The group's cells packed (GrowingSteps, as this read makes them): its cell of the step found once, then
+      // each kernel added in place; else (cells held otherwise) the cell object, written.
+      const g = groups.growingSteps(i);
+      k.steps = g;
+      if (g !== null) k.slot = g.slot(step);
+      else k.cell = groups.stepCell(i, step);
       k.step = step;
-      k.cell = c;
     }
     addAt(tot, t, ticks);
-    addToCell(c, ticks);
+    if (k.steps !== null) k.steps.addTicks(k.slot, ticks);
+    else addToCell(k.cell!, ticks);
   }
 
   /** Count an already aggregated cell (op_statistic rows). */

@@ -9,11 +9,13 @@
 // typed arrays (its total, and its step when all its kernels are of one: that step's cell is its total, 40
 // bytes), its type, core and shapes texts are indices into one table of the distinct texts, its name is the one
 // string a group keeps (the index looks a group up by its name when it has no shapes, so no key string is made),
-// and a group of two steps or more (or kernels outside any step beside those in one) keeps a Map of its cells.
+// and a group of two steps or more (or kernels outside any step beside those in one) keeps its cells packed, 40
+// bytes a cell (model/growingSteps.ts: a Map of a Cell object a step cost ~150).
 // FineGroupTable is a Map<string, FineGroup> to every stage that reads one: a FineGroup read from it is a view of
 // its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
+import { GrowingSteps, small } from './growingSteps.js';
 import { TextIndex } from './textIndex.js';
 import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
 
@@ -105,7 +107,9 @@ class Columns {
     let m = this.multi.get(i);
     if (m === undefined) {
       const s = this.st[i]!;
-      m = Number.isNaN(s) ? new Map<number, Cell>() : new Map([[small(s), totalCopy(this, i)]]);
+      const g = new GrowingSteps();
+      if (!Number.isNaN(s)) g.set(small(s), totalCopy(this, i));
+      m = g;
       this.multi.set(i, m);
       this.st[i] = MANY;
     }
@@ -713,10 +717,20 @@ export class FineGroupTable implements Map<string, FineGroup> {
     const m = this.#c.promote(i);
     let cell = m.get(step);
     if (cell === undefined) {
-      cell = emptyCell();
-      m.set(step, cell);
+      m.set(step, emptyCell());
+      cell = m.get(step)!;
     }
     return cell;
+  }
+
+  /**
+   * The step cells of group `i` as the accumulator writes them (made as stepCell makes them): a GrowingSteps, whose
+   * cell of a step it finds once (slot) and then adds each kernel to in place (addTicks); null when the group's
+   * cells are held otherwise (a worker's, or set from outside), which stepCell then writes.
+   */
+  growingSteps(i: number): GrowingSteps | null {
+    const m = this.#c.promote(i);
+    return m instanceof GrowingSteps ? m : null;
   }
 
   get(key: string): FineGroup | undefined {
@@ -891,10 +905,4 @@ function parseKey(key: string): [string, string | null, string | null, string | 
   if (!Array.isArray(a) || a.length !== 5 || !a.every((x) => typeof x === 'string')) return null;
   const [name, type, core, shapes, cls] = a as string[];
   return [name!, type!, core!, shapes!, cls!];
-}
-
-/** A number read back from a Float64Array as the small integer it was (V8 then keeps it unboxed), when it was one. */
-function small(x: number): number {
-  const i = x | 0;
-  return i === x && !Object.is(x, -0) ? i : x;
 }

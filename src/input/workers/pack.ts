@@ -5,7 +5,7 @@
 // in the message alone, on top of the worker's objects and the main thread's; packed, some 60, and the main thread
 // makes the objects from the columns. Everything else in RankData goes as a structured clone.
 
-import { StepCells, type Cell, type FineGroup, type RankData } from '../../model/model.js';
+import { forEachStepFigure, StepCells, type Cell, type FineGroup, type RankData } from '../../model/model.js';
 import { FineGroupTable, type TableColumns } from '../../model/fineGroups.js';
 
 /** The fields of a Cell, in packed order. The check below fails to compile if Cell gains a field. */
@@ -84,14 +84,14 @@ export function packRanks(ranks: RankData[]): PackedRanks {
   const cells = new Float64Array(n * STRIDE);
   let i = 0;
   let o = 0;
-  // forEach rather than for-of: this runs once, mostly before it is optimised, where each [step, cell] entry of
-  // an iterator would be an allocation.
-  const put = (c: Cell, step: number): void => {
+  // Each cell's figures read in place (forEachStepFigure), not a cell or an iterator's [step, cell] entry made per
+  // cell: this runs once, mostly before it is optimised.
+  const put = (step: number, count: number, ticks: number, minTicks: number, maxTicks: number): void => {
     cells[o] = step;
-    cells[o + 1] = c.count;
-    cells[o + 2] = c.ticks;
-    cells[o + 3] = c.minTicks;
-    cells[o + 4] = c.maxTicks;
+    cells[o + 1] = count;
+    cells[o + 2] = ticks;
+    cells[o + 3] = minTicks;
+    cells[o + 4] = maxTicks;
     o += STRIDE;
   };
   const packed: (PackedGroups | { table: TableColumns })[] = [];
@@ -101,7 +101,7 @@ export function packRanks(ranks: RankData[]): PackedRanks {
       for (const gi of table.cols.many) {
         const m = table.t.manySteps(gi)!;
         sizes[i++] = m.size;
-        m.forEach(put);
+        forEachStepFigure(m, put);
       }
       packed.push({ table: table.cols });
       r.groups = new Map();
@@ -150,7 +150,7 @@ export function packRanks(ranks: RankData[]): PackedRanks {
         });
       }
       sizes[i++] = g.steps.size;
-      g.steps.forEach(put);
+      forEachStepFigure(g.steps, put);
       k++;
     }
     packed.push(p);
