@@ -106,6 +106,19 @@ describe('the working directory is io.cwd', () => {
     expect(clobber.stderr).toContain('the same file as out/pr.json, an input of this run');
   });
 
+  it('takes -o - for standard output, as other tools do, and writes no file named "-"', async () => {
+    for (const args of [
+      ['summary', 'mine/pr', '--format', 'json'],
+      ['diff', 'mine/base', 'mine/pr', '--format', 'markdown'],
+      ['rules', 'mine/base', 'mine/pr'],
+    ]) {
+      const want = await kprof(args, {}, dir);
+      expect(want.code).toBe(0);
+      expect(await kprof([...args, '-o', '-'], {}, dir)).toEqual(want);
+    }
+    expect(existsSync(join(dir, '-'))).toBe(false);
+  });
+
   it('is per run: two runs at once in two folders each read their own', async () => {
     const args = ['summary', 'mine/pr', '--format', 'json'];
     const [a, b] = await Promise.all([kprof(args, {}, dir), kprof(args, {}, other)]);

@@ -138,9 +138,11 @@ function choiceError(message: string): string {
 /**
  * An empty path (`--base "$BASE"` with BASE unset) is named by its option or argument before the command runs,
  * not as ": no such file or folder". -o "" is left to writeFileAtomic, which says the same in its own words; -o
- * naming a folder or a path in no folder is said here, before a profile is read (writablePath).
+ * naming a folder or a path in no folder is said here, before a profile is read (writablePath); -o - is stdout.
  */
 function emptyPaths(command: Command): void {
+  // `-o -` is standard output, as other tools read it (it wrote a file named "-").
+  if (command.opts().out === '-') command.setOptionValue('out', undefined);
   const opts = command.opts();
   if (typeof opts.out === 'string') writablePath('--out', opts.out);
   const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(value) && value.includes(''));
