@@ -304,10 +304,13 @@ describe('summary JSONs read without --by', () => {
       const whole = JSON.parse((await kprof(['diff', `${EX}/base`, `${EX}/pr`, '--by', 'type+core', '--format', 'json'])).stdout);
       const saved = JSON.parse(diff.stdout);
       expect([saved.groupBy, saved.rows, saved.totals]).toEqual(['type+core', whole.rows, whole.totals]);
-      // Made otherwise than each other, or beside a profile: the default grouping, refused with the fix.
+      // Made otherwise than each other: refused, naming both and what to pass; beside a profile: the default
+      // grouping, refused with the fix.
       const mixed = await kprof(['diff', b!, t!]);
       expect(mixed.code).toBe(2);
-      expect(mixed.stderr).toContain('this summary JSON was made with --by type+core, but this run asks for --by type.');
+      expect(mixed.stderr).toBe(
+        `kprof: ${relPath(b!)} was made with --by type+core and ${relPath(t!)} with --by type; summary JSONs are compared only when made with the same grouping. Pass --by to choose one, and regenerate the others with it (kprof summary <profile> --by type+core --format json).\n`,
+      );
       expect((await kprof(['diff', b!, `${EX}/pr`])).code).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // Command-line option values → the typed options the stages take. Validation errors are usage errors.
 
-import { listItems, usageError } from '../util/errors.js';
+import { inputError, listItems, usageError } from '../util/errors.js';
 import { parseSteps, selectionText } from '../aggregate/group.js';
 import { GROUP_BY_FIELDS, GROUP_BYS, type GroupBy, type Selection } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
@@ -229,7 +229,18 @@ export function chooseBy<B extends string, F extends GroupBy>(
   }
   const saved = ranks.filter((r) => r.snapshot !== null);
   const made = saved[0]?.snapshot?.groupBy;
-  if (made === undefined || made === by || saved.length !== ranks.length || saved.some((r) => r.snapshot!.groupBy !== made)) return by;
+  const other = saved.map((r) => r.snapshot!).find((s) => s.groupBy !== made);
+  if (made !== undefined && other !== undefined && saved.length === ranks.length) {
+    // Summary JSONs of two groupings, and no --by to say which: the run cannot follow both (it took the default
+    // and said "this run asks for --by type", which was not asked).
+    const first = saved[0]!.snapshot!;
+    throw inputError(
+      `${shown(relPath(first.path))} was made with --by ${made} and ${shown(relPath(other.path))} with --by ${other.groupBy}; ` +
+        'summary JSONs are compared only when made with the same grouping. Pass --by to choose one, and regenerate the others with it ' +
+        `(kprof summary <profile> --by ${made} --format json).`,
+    );
+  }
+  if (made === undefined || made === by || saved.length !== ranks.length) return by;
   if (!(follow as readonly GroupBy[]).includes(made)) return by;
   io.stderr(`kprof: note: grouped by ${made}, as ${shown(relPath(saved[0]!.snapshot!.path))} was made; pass --by to choose.\n`);
   return made as F;
