@@ -43,7 +43,8 @@ export function startTicksAfterBytes(b: Uint8Array, s: number, e: number, origin
 /**
  * A start time read in two parts, its whole µs (NaN: the cell was no time) and the ticks of its decimals, as
  * exact ticks after `originUs`; NaN when it is none or more than 2^53 ticks from the origin. The SIMD engine reads
- * a cell into those parts (formats/ascend/kernelCells.wat's $start) by the rules of startTicksAfterBytes.
+ * a cell by the rules of startTicksAfterBytes and makes its start so, in the same operations
+ * (formats/ascend/kernelCells.wat's $start).
  */
 export function startTicksOf(us: number, ticks: number, originUs: number): number {
   const after = (us - originUs) * TICKS_PER_US + ticks;

@@ -21,7 +21,7 @@ export interface BatchSpec {
   keyLo: number;
   keyHi: number;
   shapes: number;
-  /** The start-time cell, read into two parts per row of a batch: startUs, startTicks. */
+  /** The start-time cell, read per row of a batch into exact ticks after the file's origin (starts). */
   start: number;
   /** The Stream ID cell, whose value each row of a batch gives (streams; -1 for a cell that holds none). */
   stream: number;
@@ -31,17 +31,18 @@ export interface BatchSpec {
 
 /**
  * A batch of plain kernel rows: per row, the id keyId() gave its key, its Step Id (NO_STEP: none) and its
- * duration in ticks (as small integers, which V8 keeps unboxed), when the spec has a start column, that cell's
- * whole µs (NaN: no time) and the ticks after them (startTicksOf in kernelCells.ts makes them exact ticks after an
- * origin), and when it has a stream column, its Stream ID. The arrays are views of the scanner's memory, reused by
- * the next batch.
+ * duration in ticks (as small integers, which V8 keeps unboxed), when the spec has a start column, its start in
+ * exact ticks after the file's origin (NaN: no time; as startTicksOf in kernelCells.ts makes it), and when it has a
+ * stream column, its Stream ID. The arrays are views of the scanner's memory, reused by the next batch. `originUs`:
+ * the file's origin after the batch (the first time read, NaN: none yet), set by the decoder unless the reader set
+ * it first (setOrigin).
  */
 export interface RowBatch {
   readonly ids: Int32Array;
   readonly steps: Int32Array;
   readonly ticks: Int32Array;
-  readonly startUs: Float64Array;
-  readonly startTicks: Int32Array;
+  readonly starts: Float64Array;
+  readonly originUs: number;
   readonly streams: Int32Array;
   readonly n: number;
 }
@@ -64,6 +65,9 @@ interface KernelRows {
   ): void;
   /** Plain kernel rows from p into the batch (at most MAX_BATCH); returns where it stopped. */
   rows(p: number, end: number): number;
+  /** The whole µs start times are ticks after (NaN: none yet; the decoder takes the first it reads). */
+  setOrigin(us: number): void;
+  origin(): number;
   /** The id of the key in these byte ranges (s2 = -1: one range), given one if new; -1 when the table is full. */
   keyId(s1: number, e1: number, s2: number, e2: number): number;
   /** Empty the key table. */
@@ -86,8 +90,8 @@ export class KernelRowBatcher implements RecordRuns {
     ids: new Int32Array(0),
     steps: new Int32Array(0),
     ticks: new Int32Array(0),
-    startUs: new Float64Array(0),
-    startTicks: new Int32Array(0),
+    starts: new Float64Array(0),
+    originUs: Number.NaN,
     streams: new Int32Array(0),
     n: 0,
   };
@@ -97,7 +101,7 @@ export class KernelRowBatcher implements RecordRuns {
     spec: BatchSpec,
     private readonly sink: BatchSink,
   ) {
-    const rows = decoderExports<KernelRows>(engine, ['configure', 'rows', 'keyId', 'resetKeys']);
+    const rows = decoderExports<KernelRows>(engine, ['configure', 'rows', 'keyId', 'resetKeys', 'setOrigin', 'origin']);
     this.rows = rows;
     // An engine is reused from file to file: its key table starts empty, its ids given anew.
     rows.resetKeys();
@@ -121,9 +125,15 @@ export class KernelRowBatcher implements RecordRuns {
     this.more = n === MAX_BATCH;
     if (n > 0) {
       this.batch.n = n;
+      this.batch.originUs = this.rows.origin();
       this.sink(this.batch);
     }
     return q;
+  }
+
+  /** The file's origin, set by the reader from a row it read itself (before any batch set one). */
+  setOrigin(us: number): void {
+    this.rows.setOrigin(us);
   }
 
   /** The id of the key in these byte ranges of the current row (s2 = -1: one range), given one if new. */
@@ -147,8 +157,7 @@ export class KernelRowBatcher implements RecordRuns {
     b.ids = new Int32Array(ab, ROWS_LAYOUT.IDS, MAX_BATCH);
     b.steps = new Int32Array(ab, ROWS_LAYOUT.STEPS, MAX_BATCH);
     b.ticks = new Int32Array(ab, ROWS_LAYOUT.TICKS, MAX_BATCH);
-    b.startUs = new Float64Array(ab, ROWS_LAYOUT.START_US, MAX_BATCH);
-    b.startTicks = new Int32Array(ab, ROWS_LAYOUT.START_TICKS, MAX_BATCH);
+    b.starts = new Float64Array(ab, ROWS_LAYOUT.START_AFTER, MAX_BATCH);
     b.streams = new Int32Array(ab, ROWS_LAYOUT.STREAMS, MAX_BATCH);
   }
 }

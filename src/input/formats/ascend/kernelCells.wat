@@ -58,13 +58,14 @@
       (br $l)))
     (i64.add (i64.add (i64.mul (local.get $int) (i64.const 10000)) (local.get $frac)) (local.get $up)))
 
-  ;; A start-time cell [s, e) read as startTicksAfterBytes (kernelCells.ts) reads it, for row o (its index × 4):
-  ;; its whole µs as an f64 at START_US (NaN when the cell is not such a time: empty, `N/A`, a sign, an exponent,
-  ;; or whole µs past 2^53 - 1) and the ticks of its decimals (four, rounded half up on the fifth) at START_TICKS.
-  ;; Spaces, TAB, CR and LF around are allowed. The reader makes them exact ticks after its origin (startTicksOf).
+  ;; A start-time cell [s, e) read as startTicksAfterBytes (kernelCells.ts) reads it, for row o (its index × 4): its
+  ;; whole µs (not a time when the cell is empty, `N/A`, a sign, an exponent, or whole µs past 2^53 - 1) and the
+  ;; ticks of its decimals (four, rounded half up on the fifth), as exact ticks after the file's origin ($origin of
+  ;; kernelRows.wat: the first time read, here or by the reader) in an f64 at START_AFTER (NaN: no time). Spaces,
+  ;; TAB, CR and LF around are allowed.
   (func $start (param $s i32) (param $e i32) (param $o i32)
     (local $c i32) (local $d i32) (local $whole i64) (local $first i32) (local $big i32) (local $ticks i32) (local $place i32)
-    (local $x i64)
+    (local $x i64) (local $us f64) (local $after f64)
     (block $trimmed (loop $l
       (br_if $trimmed (i32.ge_u (local.get $s) (local.get $e)))
       (local.set $c (i32.load8_u (local.get $s)))
@@ -136,10 +137,15 @@
         (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10))))))
       (local.set $s (i32.add (local.get $s) (i32.const 1)))
       (br $l)))
-    (i32.store offset={{START_TICKS}} (local.get $o) (local.get $ticks))
-    (f64.store offset={{START_US}} (i32.shl (local.get $o) (i32.const 1))
-      (select (f64.const nan) (f64.convert_i64_u (local.get $whole))
-        (i32.or (i32.or (i32.ne (local.get $s) (local.get $e)) (local.get $first)) (local.get $big)))))
+    ;; The whole µs (NaN: the cell is no time); the first time of a file is its origin; the start is then exact
+    ;; ticks after it, as startTicksOf (kernelCells.ts) makes it: (us - origin) * 10000 + ticks, NaN past 2^53 - 1.
+    (local.set $us (select (f64.const nan) (f64.convert_i64_u (local.get $whole))
+      (i32.or (i32.or (i32.ne (local.get $s) (local.get $e)) (local.get $first)) (local.get $big))))
+    (if (i32.and (f64.ne (global.get $origin) (global.get $origin)) (f64.eq (local.get $us) (local.get $us)))
+      (then (global.set $origin (local.get $us))))
+    (local.set $after (f64.add (f64.mul (f64.sub (local.get $us) (global.get $origin)) (f64.const 10000)) (f64.convert_i32_s (local.get $ticks))))
+    (f64.store offset={{START_AFTER}} (i32.shl (local.get $o) (i32.const 1))
+      (select (local.get $after) (f64.const nan) (f64.le (f64.abs (local.get $after)) (f64.const 9007199254740991)))))
 
   ;; A Step Id cell [s, e): its value; -2147483648 when empty; -2147483647 when it is anything but a plain
   ;; non-negative integer of at most 9 digits (the JavaScript parser then decides).

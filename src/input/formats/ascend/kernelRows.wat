@@ -6,8 +6,8 @@
   ;;    many cells as the header, a duration that $ticks reads as a plain decimal (exactly as parseTicks does, in
   ;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
   ;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
-  ;;    key's id, the step, the ticks and, when configured, the start time in two parts as $start reads it (the
-  ;;    JavaScript reader takes them to exact ticks after the file's origin) and the Stream ID ($step's plain
+  ;;    key's id, the step, the ticks and, when configured, the start time in exact ticks after the file's origin
+  ;;    ($start: the first time read is the origin, unless the reader set it first) and the Stream ID ($step's plain
   ;;    integer, else -1: none). It stops at the first other record or
   ;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
   ;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
@@ -18,7 +18,7 @@
   ;;    caller empties it (resetKeys) and gives ids anew.
   ;;
   ;; Memory (offsets in bytes, see kernelRowsLayout.ts): BATCH_META (rows and line feeds of the last batch), the batch
-  ;; (IDS, STEPS with -2147483648 for none, TICKS, START_US with NaN for none, START_TICKS, STREAMS with -1 for
+  ;; (IDS, STEPS with -2147483648 for none, TICKS, START_AFTER with NaN for none, STREAMS with -1 for
   ;; none), the key table
   ;; (SLOTS, HASHES, OFFSETS, LEN1, LEN2 with -1 for no second span, ARENA).
 
@@ -30,6 +30,9 @@
   (global $shapesI (mut i32) (i32.const -1))
   (global $startI (mut i32) (i32.const -1))
   (global $streamI (mut i32) (i32.const -1))
+  ;; The whole µs of the file's first start time, which start times are ticks after (NaN until one is read: by
+  ;; $start, or by the reader, which says so with setOrigin).
+  (global $origin (mut f64) (f64.const nan))
   (global $locate (mut i32) (i32.const 1))
   (global $keys (mut i32) (i32.const 0))
   (global $used (mut i32) (i32.const 0))
@@ -44,7 +47,14 @@
     (global.set $shapesI (local.get $shapesI))
     (global.set $startI (local.get $startI))
     (global.set $streamI (local.get $streamI))
-    (global.set $locate (local.get $locate)))
+    (global.set $locate (local.get $locate))
+    (global.set $origin (f64.const nan)))
+
+  ;; The file's origin, as the reader has it (setOrigin) and as a batch may have set it (origin).
+  (func (export "setOrigin") (param $us f64)
+    (global.set $origin (local.get $us)))
+  (func (export "origin") (result f64)
+    (global.get $origin))
 
 
   ;; The first `len` (< 8) bytes at p as a little-endian word, the rest zero (p may be read 8 bytes on).
@@ -222,7 +232,7 @@
         (i32.store offset={{IDS}} (local.get $o) (local.get $id))
         (i32.store offset={{STEPS}} (local.get $o) (local.get $st))
         (i32.store offset={{TICKS}} (local.get $o) (i32.wrap_i64 (local.get $d)))
-        ;; The start time, when asked for, in its two parts (see $start).
+        ;; The start time, when asked for, in ticks after the file's origin (see $start).
         (if (i32.ge_s (global.get $startI) (i32.const 0))
           (then
             (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))

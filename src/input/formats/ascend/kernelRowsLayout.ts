@@ -26,22 +26,20 @@ export const ROWS_LAYOUT = {
   STEPS: 24576,
   /** i32 per row of a batch: its duration in ticks of 1e-4 µs */
   TICKS: 32768,
-  /** f64 per row of a batch: the whole µs of its start time (NaN: none; when configured) */
-  START_US: 40960,
-  /** i32 per row of a batch: the ticks of its start time after those µs */
-  START_TICKS: 57344,
+  /** f64 per row of a batch: its start time in exact ticks after the file's origin (NaN: none; when configured) */
+  START_AFTER: 40960,
   /** i32 per row of a batch: its Stream ID (-1: none; when configured) */
-  STREAMS: 65536,
+  STREAMS: 57344,
   /** i32 per slot of the key table: entry + 1, 0 when empty */
-  SLOTS: 131072,
+  SLOTS: 65536,
   /** i32 per key: its hash */
-  HASHES: 655360,
+  HASHES: 589824,
   /** i32 per key: where its bytes are in the arena */
-  OFFSETS: 917504,
+  OFFSETS: 851968,
   /** i32 per key: the length of its first span */
-  LEN1: 1179648,
+  LEN1: 1114112,
   /** i32 per key: the length of its second span (-1: none) */
-  LEN2: 1441792,
+  LEN2: 1376256,
   /** the bytes of the keys */
-  ARENA: 1703936,
+  ARENA: 1638400,
 } as const;

@@ -10,7 +10,7 @@ import { ROWS_LAYOUT } from './kernelRowsLayout.js';
 import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
 import type { BatchSpec, KernelRowBatcher, RowBatch } from './kernelBatch.js';
-import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes, startTicksOf } from '../../kernelCells.js';
+import { parseStreamCell, startOriginUsBytes, startTicksAfterBytes } from '../../kernelCells.js';
 import {
   MAX_NAME_BYTES,
   NO_STREAM,
@@ -162,6 +162,7 @@ export class KernelTableReader {
   /** Plain rows come by the batch (addBatch) from now on; the others still come to row(). */
   useBatches(batcher: KernelRowBatcher): void {
     this.batcher = batcher;
+    batcher.setOrigin(this.originUs);
   }
 
   /** A batch of plain rows: each is counted as row() would count it. */
@@ -173,23 +174,14 @@ export class KernelTableReader {
     batch.steps = rows.steps;
     batch.ticks = rows.ticks;
     batch.n = n;
-    let starts = batch.starts;
-    if (starts !== null) {
-      if (starts.length < n) starts = batch.starts = new Float64Array(rows.ids.length);
-      const { startUs, startTicks } = rows;
-      let i = 0;
-      // Until a start is read, the first one read is the origin (its whole µs, as startOriginUsBytes gives it;
-      // told before the batch that holds it).
-      for (; i < n && Number.isNaN(this.originUs); i++) {
-        const us = startUs[i]!;
-        if (!Number.isNaN(us)) {
-          this.originUs = us;
-          this.tellOrigin();
-        }
-        starts[i] = startTicksOf(us, startTicks[i]!, this.originUs);
+    if (batch.starts !== null) {
+      // The starts, ticks after the file's origin: the decoder's (its origin the first time read, which the
+      // batch may have set: told before the batch that holds it).
+      if (Number.isNaN(this.originUs) && !Number.isNaN(rows.originUs)) {
+        this.originUs = rows.originUs;
+        this.tellOrigin();
       }
-      const origin = this.originUs;
-      for (; i < n; i++) starts[i] = startTicksOf(startUs[i]!, startTicks[i]!, origin);
+      batch.starts = rows.starts;
     }
     if (this.streamI >= 0) batch.streams = rows.streams;
     this.sink.addBatch(batch);
@@ -201,6 +193,7 @@ export class KernelTableReader {
       const us = startOriginUsBytes(b, s, e);
       if (Number.isNaN(us)) return Number.NaN;
       this.originUs = us;
+      this.batcher?.setOrigin(us);
       this.tellOrigin();
     }
     return startTicksAfterBytes(b, s, e, this.originUs);
