@@ -141,7 +141,6 @@ function choiceError(message: string): string {
  * naming a folder or a path in no folder is said here, before a profile is read (writablePath); -o - is stdout.
  */
 function emptyPaths(command: Command): void {
-  // `-o -` is standard output, as other tools read it (it wrote a file named "-").
   if (command.opts().out === '-') command.setOptionValue('out', undefined);
   const opts = command.opts();
   if (typeof opts.out === 'string') writablePath('--out', opts.out);
