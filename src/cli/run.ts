@@ -141,9 +141,9 @@ function choiceError(message: string): string {
  * naming a folder or a path in no folder is said here, before a profile is read (writablePath); -o - is stdout.
  */
 function emptyPaths(command: Command): void {
-  if (command.opts().out === '-') command.setOptionValue('out', undefined);
   const opts = command.opts();
-  if (typeof opts.out === 'string') writablePath('--out', opts.out);
+  if (opts.out === '-') command.setOptionValue('out', undefined);
+  else if (typeof opts.out === 'string') writablePath('--out', opts.out);
   const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(value) && value.includes(''));
   const empty = (what: string, required: boolean): never => {
     throw usageError(
