@@ -56,7 +56,6 @@ checkSavedFiguresWith(checkSavedFigures);
 
 /** package.json's version, which scripts/bundle.mjs writes into the bundle. */
 declare const KPROF_VERSION: string | undefined;
-
 /**
  * `kprof --version`: package.json's, its one source. The bundle (what bin/kprof.js runs) has it written in; the
  * modules tsc builds and the sources under vitest read it from package.json, one folder up from both.
