@@ -284,7 +284,9 @@ describe('kprof diff: awkward cases', () => {
     expect((await kprof(['summary', PR, '--by', 'name', '--format', 'json', '--out', byName])).code).toBe(0);
     const t = await tmpTranscript('diff-error-snapshot-grouping', ['diff', '<tmp>/base.json', '<tmp>/pr-by-name.json']);
     expect(t.code).toBe(2);
-    expect(t.stderr).toMatch(/base\.json was made with --by type and .*pr-by-name\.json with --by name; summary JSONs are compared only when .* Pass --by to choose one/);
+    expect(t.stderr).toMatch(
+      /base\.json was made with --by type and .*pr-by-name\.json with --by name; summary JSONs are compared only when .* Pass --by to choose one/,
+    );
     // --by given: the one made otherwise is named, with the command that regenerates it.
     const given = await kprof(['diff', snap, byName, '--by', 'type']);
     expect(given.stderr).toMatch(/pr-by-name\.json: this summary JSON was made with --by name, but this run asks for --by type\. Regenerate it/);

@@ -35,7 +35,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 /** Every way the code reads step cells, as plain data. */
 function read(m: Map<number, Cell>, probes: number[]) {
-  const plain = (c: Cell | undefined) => (c === undefined ? undefined : { count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks });
+  const plain = (c: Cell | undefined) =>
+    c === undefined ? undefined : { count: c.count, ticks: c.ticks, minTicks: c.minTicks, maxTicks: c.maxTicks };
   const each: unknown[] = [];
   m.forEach((c, s) => each.push([s, plain(c)]));
   const figures: unknown[] = [];
