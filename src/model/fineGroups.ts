@@ -15,7 +15,7 @@
 // its row (a small object made on each read, never kept by the table), whose cells read and write the
 // columns. Groups set from outside as objects (a summary JSON's) are kept as the objects they are.
 
-import { GrowingSteps, small } from './growingSteps.js';
+import { CellView, GrowingSteps, small } from './growingSteps.js';
 import { TextIndex } from './textIndex.js';
 import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
 
@@ -270,43 +270,12 @@ function same(a: string | null, b: string | null): boolean {
 const FIELDS = ['count', 'ticks', 'minTicks', 'maxTicks'] as const;
 
 /** A cell of a group read and written in the columns: field k (FIELDS) read by `field`, written by `setField`. */
-abstract class ColumnCell implements Cell {
+abstract class ColumnCell extends CellView {
   constructor(
     protected readonly c: Columns,
     protected readonly i: number,
-  ) {}
-  protected abstract field(k: number): number;
-  protected abstract setField(k: number, v: number): void;
-  get count(): number {
-    return this.field(0);
-  }
-  set count(v: number) {
-    this.setField(0, v);
-  }
-  get ticks(): number {
-    return this.field(1);
-  }
-  set ticks(v: number) {
-    this.setField(1, v);
-  }
-  get minTicks(): number {
-    return this.field(2);
-  }
-  set minTicks(v: number) {
-    this.setField(2, v);
-  }
-  get maxTicks(): number {
-    return this.field(3);
-  }
-  set maxTicks(v: number) {
-    this.setField(3, v);
-  }
-  get [Symbol.toStringTag](): string {
-    return 'CellView';
-  }
-  /** As JSON, the plain cell it stands for. */
-  toJSON(): Cell {
-    return { count: this.count, ticks: this.ticks, minTicks: this.minTicks, maxTicks: this.maxTicks };
+  ) {
+    super();
   }
 }
 

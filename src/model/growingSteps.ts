@@ -169,38 +169,37 @@ export class GrowingSteps extends CellsOverMap implements Map<number, Cell> {
   }
 }
 
-/** The cell of one step of a GrowingSteps, read and written there (NaN once the step is gone). */
-class StepView implements Cell {
-  constructor(
-    private readonly steps: GrowingSteps,
-    private readonly step: number,
-  ) {}
+/**
+ * A cell whose four figures are read and written elsewhere (packed numbers): field k (0 count, 1 ticks, 2 minTicks,
+ * 3 maxTicks) read by `field`, written by `setField`. A fine group's total and cells in its table's columns
+ * (fineGroups.ts) and a step of a GrowingSteps are such views.
+ */
+export abstract class CellView implements Cell {
+  protected abstract field(k: number): number;
+  protected abstract setField(k: number, v: number): void;
   get count(): number {
-    return this.steps.field(this.step, 1);
+    return this.field(0);
   }
   set count(v: number) {
-    this.write(1, v);
+    this.setField(0, v);
   }
   get ticks(): number {
-    return this.steps.field(this.step, 2);
+    return this.field(1);
   }
   set ticks(v: number) {
-    this.write(2, v);
+    this.setField(1, v);
   }
   get minTicks(): number {
-    return this.steps.field(this.step, 3);
+    return this.field(2);
   }
   set minTicks(v: number) {
-    this.write(3, v);
+    this.setField(2, v);
   }
   get maxTicks(): number {
-    return this.steps.field(this.step, 4);
+    return this.field(3);
   }
   set maxTicks(v: number) {
-    this.write(4, v);
-  }
-  private write(f: number, v: number): void {
-    if (!this.steps.setField(this.step, f, v)) throw new Error(`internal error: a cell of step ${this.step} written after the step went`);
+    this.setField(3, v);
   }
   get [Symbol.toStringTag](): string {
     return 'CellView';
@@ -208,6 +207,22 @@ class StepView implements Cell {
   /** As JSON, the plain cell it stands for. */
   toJSON(): Cell {
     return { count: this.count, ticks: this.ticks, minTicks: this.minTicks, maxTicks: this.maxTicks };
+  }
+}
+
+/** The cell of one step of a GrowingSteps, read and written there (NaN once the step is gone). */
+class StepView extends CellView {
+  constructor(
+    private readonly steps: GrowingSteps,
+    private readonly step: number,
+  ) {
+    super();
+  }
+  protected field(k: number): number {
+    return this.steps.field(this.step, k + 1);
+  }
+  protected setField(k: number, v: number): void {
+    if (!this.steps.setField(this.step, k + 1, v)) throw new Error(`internal error: a cell of step ${this.step} written after the step went`);
   }
 }
 
