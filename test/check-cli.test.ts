@@ -172,6 +172,17 @@ describe('kprof check: output formats', () => {
     expect(readFileSync(out, 'utf8')).toMatch(/<failure message="rank 1, step 2: 2 kernels;/);
   });
 
+  it('--format junit -o -: the report, and the JUnit report of an error, go to stdout (no file named "-")', async () => {
+    const r = await kprof(['check', ...MULTI, '--format', 'junit', '-o', '-']);
+    expect(r.code).toBe(1);
+    expect(existsSync(join(ROOT, '-'))).toBe(false);
+    expect(r.stdout).toMatch(/<failure message="rank 1, step 2: 2 kernels;/);
+    const e = await kprof(['check', join(tmp, 'nothing-here'), '--rules', join(tmp, 'nothing.yaml'), '--format', 'junit', '-o', '-'], {}, tmp);
+    expect(e.code).toBe(2);
+    expect(e.stdout).toMatch(/^<\?xml[\s\S]*<failure message=".*no such file or folder[\s\S]*type="kprof\.input"/);
+    expect(existsSync(join(tmp, '-'))).toBe(false);
+  });
+
   it('--format junit -o a folder: the error is said once (the JUnit error report cannot be written there either)', async () => {
     const r = await kprof(['check', ...MULTI, '--format', 'junit', '-o', tmp]);
     expect(r).toMatchObject({ code: 2, stdout: '' });

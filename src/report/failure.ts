@@ -69,7 +69,9 @@ export function namedPaths(argv: string[]): string[] {
 export function failureFormatOf(argv: string[], formats: readonly string[]): { format: FailureFormat; out: string | undefined } | null {
   const format = flagValue(argv, '--format');
   if ((format !== 'github' && format !== 'junit') || !formats.includes(format)) return null;
-  return { format, out: flagValue(argv, '--out', '-o') };
+  const out = flagValue(argv, '--out', '-o');
+  // `-o -` is stdout, as for the report itself (cli/run.ts emptyPaths).
+  return { format, out: out === '-' ? undefined : out };
 }
 
 /** The `file:line:col: ` a message starts with, when that file exists (messages name the file first). */
