@@ -119,6 +119,32 @@ describe('the working directory is io.cwd', () => {
     expect(existsSync(join(dir, '-'))).toBe(false);
   });
 
+  it('takes - for stdout in --markdown-out, --html-out and --save-fusions, refuses two reports there, and ./- is a file', async () => {
+    expect((await kprof(['rules', 'mine/base', 'mine/pr', '-o', 'out/dash.yaml'], {}, dir)).code).toBe(0);
+    const check = ['check', 'mine/pr', '--rules', 'out/dash.yaml'];
+    const md = await kprof([...check, '--format', 'markdown'], {}, dir);
+    const both = await kprof([...check, '--markdown-out', '-', '-o', 'out/dash.txt'], {}, dir);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toBe(md.stdout);
+    const saved = await kprof(['diff', 'mine/base', 'mine/pr', '--save-fusions', '-', '-o', 'out/dash.md'], {}, dir);
+    expect(saved.stdout).toContain('entries:');
+    expect(saved.stderr).toContain('1 entry written to stdout.');
+    for (const [args, said] of [
+      [[...check, '--markdown-out', '-'], '--markdown-out -: stdout, where the report goes too (no -o FILE)'],
+      [[...check, '--markdown-out', '-', '--html-out', '-', '-o', 'out/dash.txt'], '--html-out -: stdout, where --markdown-out - writes too'],
+      [['diff', 'mine/base', 'mine/pr', '--save-fusions', '-', '-o', '-'], '--save-fusions -: stdout, where the report goes too'],
+    ] as const) {
+      const refused = await kprof([...args], {}, dir);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain(said);
+    }
+    expect(existsSync(join(dir, '-'))).toBe(false);
+    expect((await kprof([...check, '--html-out', './-', '-o', 'out/dash.txt'], {}, dir)).code).toBe(0);
+    expect(readFileSync(join(dir, '-'), 'utf8')).toMatch(/^<!DOCTYPE html>/i);
+    rmSync(join(dir, '-'));
+  });
+
   it('is per run: two runs at once in two folders each read their own', async () => {
     const args = ['summary', 'mine/pr', '--format', 'json'];
     const [a, b] = await Promise.all([kprof(args, {}, dir), kprof(args, {}, other)]);

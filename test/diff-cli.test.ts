@@ -290,6 +290,14 @@ describe('kprof diff: awkward cases', () => {
     // --by given: the one made otherwise is named, with the command that regenerates it.
     const given = await kprof(['diff', snap, byName, '--by', 'type']);
     expect(given.stderr).toMatch(/pr-by-name\.json: this summary JSON was made with --by name, but this run asks for --by type\. Regenerate it/);
+    // Beside a profile and no --by: the profile is grouped by the default, which was not asked; said so.
+    const mixed = await kprof(['diff', byName, PR]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(
+      /pr-by-name\.json was made with --by name, and .* is a profile, grouped by type when no --by is given\. Pass --by name/,
+    );
+    expect(mixed.stderr).not.toContain('this run asks for');
+    expect((await kprof(['diff', byName, PR, '--by', 'name'])).code).toBe(0);
     const filtered = await kprof(['diff', snap, PR, '--steps', '21-22']);
     expect(filtered.code).toBe(2);
     expect(filtered.stderr).toMatch(/base\.json: this summary JSON was made with --by type, but this run asks for --by type and steps=21-22/);

@@ -41,7 +41,6 @@ import { profileSequences, SEQUENCE_RECORDER } from '../analysis/rewrites/record
 import { rewritesScope, type RewritesSection } from '../analysis/rewrites/section.js';
 import { REWRITES_SECTION_JOB, type SectionInput } from '../analysis/rewrites/sectionJob.js';
 import { fusionsFile } from '../analysis/audit/saveFusions.js';
-import { writeFileAtomic } from '../util/io.js';
 
 /** A stage of diff that leaves this much heap or more (live and garbage) is followed by a collection. */
 const COLLECT_AFTER_STAGE_BYTES = 256 << 20;
@@ -284,9 +283,9 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       ['-o', flags.out],
       ['--save-fusions', flags.saveFusions],
     ]);
-    writeFileAtomic(flags.saveFusions, saved.text, '--save-fusions');
+    const went = await emit(io, flags.saveFusions, saved.text, '--save-fusions');
     io.stderr(
-      `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${shown(flags.saveFusions)}${saved.skipped > 0 ? ` (${saved.skipped} rewrites left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
+      `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${went === 'file' ? shown(flags.saveFusions) : went}${saved.skipped > 0 ? ` (${saved.skipped} rewrites left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
     );
   }
   io.stderr(diffWarnings(d));

@@ -240,6 +240,15 @@ export function chooseBy<B extends string, F extends GroupBy>(
         `(kprof summary <profile> --by ${made} --format json).`,
     );
   }
+  if (made !== undefined && made !== by && saved.length !== ranks.length) {
+    // A summary JSON beside a profile, and no --by: the profile is grouped by the default (it said "this run asks
+    // for --by type", which was not asked).
+    const read = profiles.find((p) => p.ranks.some((r) => r.snapshot === null))!;
+    throw inputError(
+      `${shown(relPath(saved[0]!.snapshot!.path))} was made with --by ${made}, and ${shown(relPath(read.input))} is a profile, grouped by ${by} ` +
+        `when no --by is given. Pass --by ${made} to compare by ${made}, or regenerate the summary JSON (kprof summary <profile> --by ${by} --format json).`,
+    );
+  }
   if (made === undefined || made === by || saved.length !== ranks.length) return by;
   if (!(follow as readonly GroupBy[]).includes(made)) return by;
   io.stderr(`kprof: note: grouped by ${made}, as ${shown(relPath(saved[0]!.snapshot!.path))} was made; pass --by to choose.\n`);

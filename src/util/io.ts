@@ -109,9 +109,15 @@ export function writablePath(flag: string, path: string): void {
  * replaced, so they may be named twice. writablePath() refuses a folder, naming its flag.
  */
 export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
+  // `-` is stdout (-o's is undefined by then: absent -o is stdout too); two reports there would run together.
+  const [a, b] = outs.filter(([flag, path]) => path === '-' || (flag === '-o' && path === undefined)).map(([flag]) => flag);
+  if (b !== undefined) {
+    const where = a === '-o' ? 'the report goes too (no -o FILE)' : `${a} - writes too`;
+    throw usageError(`${b} -: stdout, where ${where}; two reports there would run together. Pass one of them a file path.`);
+  }
   const seen: { flag: string; id: string }[] = [];
   for (const [flag, path] of outs) {
-    if (path === undefined || path === '') continue;
+    if (path === undefined || path === '' || path === '-') continue;
     if (linkChain(path).some(isOwn)) continue;
     let st: Stats | null = null;
     try {
@@ -198,7 +204,7 @@ function refuseInput(path: string, st: Stats, flag: string): void {
  */
 export function outputsNotInputs(outs: readonly (readonly [string, string | undefined])[]): void {
   for (const [flag, path] of outs) {
-    if (path === undefined || path === '' || linkChain(path).some(isOwn)) continue;
+    if (path === undefined || path === '' || path === '-' || linkChain(path).some(isOwn)) continue;
     let st: Stats;
     try {
       st = statSync(onDisk(path));
@@ -367,15 +373,15 @@ export type Report = string | Iterable<string>;
 export type Destination = 'stdout' | 'stderr' | 'file';
 
 /**
- * Write a report to --out or stdout; chunks are written one at a time, waiting while stdout is full. Returns
+ * Write a report to --out or stdout (`-`, as for --markdown-out, --html-out, --save-fusions; `./-` is a file); chunks are written one at a time, waiting while stdout is full. Returns
  * where it went.
  */
 export async function emit(io: Io, out: string | undefined, report: Report, flag = '--out'): Promise<Destination> {
   const chunks = typeof report === 'string' ? [report] : report;
   // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket,
   // a terminal).
-  const chain = out === undefined ? [] : linkChain(out);
-  if (out === undefined || chain.some((p) => STDOUT_PATHS.has(p))) {
+  const chain = out === undefined || out === '-' ? [] : linkChain(out);
+  if (out === undefined || out === '-' || chain.some((p) => STDOUT_PATHS.has(p))) {
     for (const chunk of chunks) await io.stdout(chunk);
     return 'stdout';
   }
