@@ -373,8 +373,8 @@ export type Report = string | Iterable<string>;
 export type Destination = 'stdout' | 'stderr' | 'file';
 
 /**
- * Write a report to --out or stdout (`-`, as for --markdown-out, --html-out, --save-fusions; `./-` is a file); chunks are written one at a time, waiting while stdout is full. Returns
- * where it went.
+ * Write a report to --out or stdout (`-` is stdout, as for --markdown-out, --html-out and --save-fusions; `./-` is a
+ * file); chunks are written one at a time, waiting while stdout is full. Returns where it went.
  */
 export async function emit(io: Io, out: string | undefined, report: Report, flag = '--out'): Promise<Destination> {
   const chunks = typeof report === 'string' ? [report] : report;
