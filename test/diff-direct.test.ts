@@ -6,6 +6,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { summaryShell } from './helpers.js';
 import { diffSummaries, sortDiffRows, type DiffOptions } from '../src/analysis/diff.js';
 import { TICKS_PER_US, type Cell, type Group, type Summary } from '../src/model/model.js';
 import { diffJsonObject } from '../src/report/diff/json.js';
@@ -43,24 +44,7 @@ function summaryOf(specs: GroupSpec[], steps: number[], oneList: boolean): Summa
     totals.ticks += g.total.ticks;
   }
   const rank = { rank: '0', totals, groups, steps, rowsRead: totals.count, skippedRows: 0, filteredKernels: 0 };
-  return {
-    input: 'in',
-    groupBy: 'type',
-    selection: '',
-    ranks: ['0'],
-    stepIds: steps,
-    hasSteps: true,
-    files: [],
-    rowsRead: totals.count,
-    skippedRows: 0,
-    rowsOnNoRank: 0,
-    filteredKernels: 0,
-    totals,
-    groups: oneList ? groups : [...groups],
-    perRank: [rank],
-    warnings: [],
-    warningCount: 0,
-  };
+  return summaryShell({ input: 'in', ranks: ['0'], stepIds: steps, hasSteps: true, totals, groups: oneList ? groups : [...groups], perRank: [rank] });
 }
 
 const spec = fc.record({

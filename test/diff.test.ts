@@ -2,6 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { summaryShell } from './helpers.js';
 import {
   DIFF_SORTS,
   diffSummaries,
@@ -67,24 +68,15 @@ function summary(ranks: Record<string, RankSpec>, steps: number | null = 4, inpu
     totals.count += g.total.count;
     totals.ticks += g.total.ticks;
   }
-  return {
+  return summaryShell({
     input,
-    groupBy: 'type',
-    selection: '',
     ranks: Object.keys(ranks),
     stepIds: steps === null ? [] : Array.from({ length: steps }, (_, i) => i + 1),
     hasSteps: steps !== null,
-    files: [],
-    rowsRead: totals.count,
-    skippedRows: 0,
-    rowsOnNoRank: 0,
-    filteredKernels: 0,
     totals,
     groups: [...all.values()],
     perRank,
-    warnings: [],
-    warningCount: 0,
-  };
+  });
 }
 
 const RAW: DiffOptions = { normalization: 'none', timeTolerancePct: 2 };

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inject, test } from 'vitest';
 import { run } from '../src/cli/run.js';
+import type { Summary } from '../src/model/model.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Real exports, read at run time from ../shared (never copied into this repo). */
@@ -260,4 +261,29 @@ export class TestDatabase {
     };
     return st;
   }
+}
+
+/**
+ * A summary grouped by type with no selection, file or warning, every row of its ranks read and none skipped (the
+ * diff's tests make its groups and ranks by hand).
+ */
+export function summaryShell(s: Pick<Summary, 'input' | 'ranks' | 'stepIds' | 'hasSteps' | 'totals' | 'groups' | 'perRank'>): Summary {
+  return {
+    input: s.input,
+    groupBy: 'type',
+    selection: '',
+    ranks: s.ranks,
+    stepIds: s.stepIds,
+    hasSteps: s.hasSteps,
+    files: [],
+    rowsRead: s.totals.count,
+    skippedRows: 0,
+    rowsOnNoRank: 0,
+    filteredKernels: 0,
+    totals: s.totals,
+    groups: s.groups,
+    perRank: s.perRank,
+    warnings: [],
+    warningCount: 0,
+  };
 }
