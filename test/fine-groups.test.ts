@@ -95,7 +95,9 @@ describe('FineGroupTable', () => {
       [7, cell(2, 5)],
       [-2, cell(4, 9)],
     ]);
-    const c = t.stepCell(0, 2 ** 40);
+    const packed = t.growingSteps(0);
+    packed.slot(2 ** 40);
+    const c = packed.get(2 ** 40)!;
     c.count = 1;
     expect(t.at(0).steps.get(2 ** 40)!.count).toBe(1);
     expect(JSON.parse(JSON.stringify(t.at(0).total))).toEqual({ count: 3, ticks: 2 ** 52 + 2, minTicks: null, maxTicks: null });

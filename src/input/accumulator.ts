@@ -15,7 +15,6 @@ import {
   MAX_EXACT_TEXT,
   MAX_EXACT_TICKS,
   TICKS_PER_US,
-  addToCell,
   cloneCell,
   mergeCell,
   type Cell,
@@ -35,16 +34,15 @@ import {
  */
 export interface GroupCursor {
   index: number;
-  /** The step of the cell found last (NaN: none), where in `steps` it is (slot), or the cell itself (`cell`). */
+  /** The step of the cell found last (NaN: none), and where in `steps` it is (slot). */
   step: number;
   steps: GrowingSteps | null;
   slot: number;
-  cell: Cell | null;
 }
 
 /** A cursor of group `index` that has found no cell yet. */
 export function groupCursor(index: number): GroupCursor {
-  return { index, step: Number.NaN, steps: null, slot: -1, cell: null };
+  return { index, step: Number.NaN, steps: null, slot: -1 };
 }
 
 export { MAX_EXACT_TEXT, MAX_EXACT_TICKS };
@@ -264,7 +262,8 @@ export class Accumulator implements KernelSink, RowLog {
     const s = st[i]!;
     if (step === null) {
       this.rowsWithoutStep++;
-      if (Number.isFinite(s)) groups.stepCell(i, s);
+      // Its one step's cell parts from the total now (the total takes a kernel of no step).
+      if (Number.isFinite(s)) groups.growingSteps(i);
       addAt(tot, t, ticks);
       return;
     }
@@ -278,17 +277,13 @@ export class Accumulator implements KernelSink, RowLog {
       return;
     }
     if (k.step !== step) {
-      // The group's cells packed (GrowingSteps, as this read makes them): its cell of the step found once, then
-      // each kernel added in place; else (cells held otherwise) the cell object, written.
-      const g = groups.growingSteps(i);
-      k.steps = g;
-      if (g !== null) k.slot = g.slot(step);
-      else k.cell = groups.stepCell(i, step);
+      // The group's cells, packed (GrowingSteps): its cell of the step found once, then each kernel added in place.
+      k.steps = groups.growingSteps(i);
+      k.slot = k.steps.slot(step);
       k.step = step;
     }
     addAt(tot, t, ticks);
-    if (k.steps !== null) k.steps.addTicks(k.slot, ticks);
-    else addToCell(k.cell!, ticks);
+    k.steps!.addTicks(k.slot, ticks);
   }
 
   /** Count an already aggregated cell (op_statistic rows). */

@@ -17,7 +17,7 @@
 
 import { CellView, GrowingSteps, small } from './growingSteps.js';
 import { TextIndex } from './textIndex.js';
-import { CellsOverMap, emptyCell, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
+import { CellsOverMap, type Cell, type FineGroup, type Group, type GroupFields, type StepFigureFn } from './model.js';
 
 /**
  * The key of a fine group: the fields as a JSON array, so that no text in a field (a name holding a separator, say)
@@ -677,29 +677,14 @@ export class FineGroupTable implements Map<string, FineGroup> {
     return this.#c.multi.get(i);
   }
   /**
-   * The step cell of group `i` in `step`, in the group's Map of cells: made (empty) there, after the Map is made
-   * (with the cell of its inline step, a copy of its total) when it has none. Call it before the total takes a
-   * kernel of that step. A cell of the Map is an object the caller may keep and write to (the accumulator's cursor
-   * does).
+   * The step cells of group `i`, packed (GrowingSteps), made when it has none (with the cell of its inline step, a
+   * copy of its total): call it before the total takes a kernel of another step or of none. The accumulator finds a
+   * step's cell there once (slot) and adds each kernel to it in place (addTicks).
    */
-  stepCell(i: number, step: number): Cell {
+  growingSteps(i: number): GrowingSteps {
     const m = this.#c.promote(i);
-    let cell = m.get(step);
-    if (cell === undefined) {
-      m.set(step, emptyCell());
-      cell = m.get(step)!;
-    }
-    return cell;
-  }
-
-  /**
-   * The step cells of group `i` as the accumulator writes them (made as stepCell makes them): a GrowingSteps, whose
-   * cell of a step it finds once (slot) and then adds each kernel to in place (addTicks); null when the group's
-   * cells are held otherwise (a worker's, or set from outside), which stepCell then writes.
-   */
-  growingSteps(i: number): GrowingSteps | null {
-    const m = this.#c.promote(i);
-    return m instanceof GrowingSteps ? m : null;
+    if (!(m instanceof GrowingSteps)) throw new Error('internal error: the step cells of a table read from a worker are read-only');
+    return m;
   }
 
   get(key: string): FineGroup | undefined {
