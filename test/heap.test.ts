@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { GrowthCollector } from '../src/util/heap.js';
+import { RELEASE_MIN_BYTES, tidiesBeforePack } from '../src/input/workers/readWorker.js';
 
 describe('collectGrown', () => {
   it('collects past the growth since the last collection, not before', () => {
@@ -32,5 +33,14 @@ describe('collectGrown', () => {
     used = 80;
     growth.collectGrown(50);
     expect(collections).toBe(2);
+  });
+});
+
+describe('a read worker done with its read', () => {
+  it('lets its scanners and its garbage go before packing its answer from 64 MB of heap in use on, and not below', () => {
+    // Below it (every read of a few hundred groups) the worker keeps its engines for the next task.
+    expect(tidiesBeforePack(RELEASE_MIN_BYTES - 1)).toBe(false);
+    expect(tidiesBeforePack(RELEASE_MIN_BYTES)).toBe(true);
+    expect(RELEASE_MIN_BYTES).toBe(64 << 20);
   });
 });

@@ -4,6 +4,7 @@
 // have. The messages are those of protocol.ts. The worker's entry (src/cli/readWorker.ts) registers the kinds of
 // beside sinks (../beside.ts) a task may ask for, then calls serveReads.
 
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { isKprofError } from '../../util/errors.js';
 import { collectGarbage } from '../../util/heap.js';
@@ -67,6 +68,10 @@ export function serveReads(): void {
     ).then(
       (ranks) => {
         if (pending > 0) post({ id: m.id, type: 'bytes', n: pending });
+        // A large read (a million distinct names) lets its scanners' memories and its garbage go before the pack is
+        // made beside them, while the main thread may still be reading its own input: the two threads' peaks then
+        // add up less. A read of a few groups leaves less than this (the engines are kept for the next task).
+        if (tidiesBeforePack(getHeapStatistics().used_heap_size)) tidy();
         const transfer: ArrayBuffer[] = [];
         if (kind !== null) {
           for (const r of ranks) {
@@ -116,7 +121,12 @@ function runJob(id: number, task: JobTask, post: (r: WorkerReply<unknown>) => vo
 }
 
 /** Past this much heap in use, the worker collects its garbage at once after an answer (see util/heap.ts). */
-const RELEASE_MIN_BYTES = 64 << 20;
+export const RELEASE_MIN_BYTES = 64 << 20;
+
+/** Does a read that left this much heap in use let its memory go (tidy) before its answer is packed? */
+export function tidiesBeforePack(usedHeapBytes: number): boolean {
+  return usedHeapBytes >= RELEASE_MIN_BYTES;
+}
 
 function releaseHeap(): void {
   collectGarbage(RELEASE_MIN_BYTES);
