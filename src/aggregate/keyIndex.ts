@@ -83,15 +83,22 @@ export class KeyIndex implements Iterable<[string, Group]> {
 
   /** The group of a key whose first position this is (position): its last group. */
   groupAt(position: number): Group {
-    return this.later.get(position) ?? this.groups[position]!;
+    return (this.later.size > 0 ? this.later.get(position) : undefined) ?? this.groups[position]!;
   }
 
   /** Each key as iteration gives it, with its group and first position, and no entry made a key. */
   forEachEntry(fn: (key: string, g: Group, position: number) => void): void {
     const groups = this.groups;
-    const repeated = this.repeated.size > 0;
+    // Most lists set no key twice: then each group is its key's, with no lookup in the Maps of a million keys.
+    if (this.repeated.size === 0) {
+      for (let i = 0; i < groups.length; i++) {
+        const g = groups[i]!;
+        fn(g.key, g, i);
+      }
+      return;
+    }
     for (let i = 0; i < groups.length; i++) {
-      if (repeated && this.repeated.has(i)) continue;
+      if (this.repeated.has(i)) continue;
       const g = groups[i]!;
       fn(g.key, this.later.get(i) ?? g, i);
     }
@@ -111,7 +118,7 @@ export class KeyIndex implements Iterable<[string, Group]> {
 
   get(key: string): Group | undefined {
     const i = this.find(key);
-    return i < 0 ? undefined : (this.later.get(i) ?? this.groups[i]);
+    return i < 0 ? undefined : this.groupAt(i);
   }
 
   has(key: string): boolean {
