@@ -4,7 +4,7 @@ import { summaryPerStep } from '../../aggregate/group.js';
 import { perStepCount, type Cell, type PerStep, type Summary } from '../../model/model.js';
 import { exactUs, round4, ticksToUs } from '../../util/format.js';
 import { csvChunks } from '../render.js';
-import { groupJson } from './json.js';
+import { groupFields } from './json.js';
 import { shownRows, type SummaryView } from './shared.js';
 
 /**
@@ -39,7 +39,7 @@ export function summaryCsvChunks(s: Summary, view: SummaryView): Generator<strin
     if (i === v.count) return ['(total)', null, null, null, null, null, ...cellCsv(s, s.totals, summaryPerStep(s)?.total ?? null), 'total'];
     const r = v.at(i);
     if (r.group !== null) {
-      const j = groupJson(s, r.group, r.perStep);
+      const j = groupFields(s, r.group, r.perStep);
       return [
         j.key,
         j.type,
@@ -62,7 +62,7 @@ export function summaryCsvChunks(s: Summary, view: SummaryView): Generator<strin
   return csvChunks(head, v.count + 1, row);
 }
 
-/** count, totalUs, avgUs, minUs, maxUs, sharePct, countPerStep of a folded or total row, as groupJson gives them. */
+/** count, totalUs, avgUs, minUs, maxUs, sharePct, countPerStep of a folded or total row, as groupFields gives them. */
 function cellCsv(s: Summary, c: Cell, perStep: PerStep | null): (number | null)[] {
   return [
     c.count,
