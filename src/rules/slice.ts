@@ -4,7 +4,17 @@
 import { inputError } from '../util/errors.js';
 import { shellWord } from '../util/inputText.js';
 import { groupText, inSteps, kernelMatches, kernelNamed, userGroupOf } from '../aggregate/group.js';
-import { emptyCell, mergeCell, type Cell, type FineGroup, type RankData, type Selection, type UserGroup } from '../model/model.js';
+import {
+  emptyCell,
+  forEachStepFigure,
+  mergeCell,
+  mergeFigures,
+  type Cell,
+  type FineGroup,
+  type RankData,
+  type Selection,
+  type UserGroup,
+} from '../model/model.js';
 import { formatOf, passKernelTable } from '../input/formats/registry.js';
 import type { KnownValues } from './unmatched.js';
 import type { Rule, Selector } from './model.js';
@@ -146,16 +156,17 @@ export function slice(rule: Rule, rank: RankData, sel: Selector | null, known: K
   for (const g of rank.groups.values()) {
     if (sel !== null && !matches(rule, sel, rank, g, known)) continue;
     if (rule.steps === null) mergeCell(total, g.total);
-    for (const [s, c] of g.steps) {
-      if (!inRange(rule, s)) continue;
-      if (rule.steps !== null) mergeCell(total, c);
+    // Each cell's figures read in place (a group of many steps makes no Cell per step to be summed).
+    forEachStepFigure(g.steps, (s, count, ticks, minTicks, maxTicks) => {
+      if (!inRange(rule, s)) return;
+      if (rule.steps !== null) mergeFigures(total, count, ticks, minTicks, maxTicks);
       let t = steps.get(s);
       if (!t) {
         t = emptyCell();
         steps.set(s, t);
       }
-      mergeCell(t, c);
-    }
+      mergeFigures(t, count, ticks, minTicks, maxTicks);
+    });
   }
   return { total, steps, stepIds: rank.stepIds.filter((s) => inRange(rule, s)) };
 }
@@ -165,7 +176,11 @@ export function typesOf(rule: Rule, rank: RankData): Set<string> {
   const out = new Set<string>();
   for (const g of rank.groups.values()) {
     if (g.type === null) unanswerable(rule, rank, g, 'type', 'type');
-    const count = rule.steps === null ? g.total.count : [...g.steps].filter(([st]) => inRange(rule, st)).reduce((n, [, c]) => n + c.count, 0);
+    let count = rule.steps === null ? g.total.count : 0;
+    if (rule.steps !== null)
+      forEachStepFigure(g.steps, (st, n) => {
+        if (inRange(rule, st)) count += n;
+      });
     if (count > 0) out.add(g.type);
   }
   return out;

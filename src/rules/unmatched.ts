@@ -11,7 +11,7 @@
 import { inputError } from '../util/errors.js';
 import { normaliseName } from '../input/formats/names.js';
 import { inSteps, kernelMatches } from '../aggregate/group.js';
-import type { FineGroup, Profile, RankData, UserGroup } from '../model/model.js';
+import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
 import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import type { Rule, RuleSet } from './model.js';
 
@@ -56,8 +56,11 @@ export function knownValues(profile: Profile, base: Profile | null): KnownValues
 /** The kernels a group has in a rule's steps (all of them without steps:). */
 function countIn(rule: Rule | null, g: FineGroup): number {
   if (rule === null || rule.steps === null) return g.total.count;
+  const steps = rule.steps;
   let n = 0;
-  for (const [s, c] of g.steps) if (inSteps(rule.steps, s)) n += c.count;
+  forEachStepFigure(g.steps, (s, count) => {
+    if (inSteps(steps, s)) n += count;
+  });
   return n;
 }
 

@@ -12,6 +12,7 @@ import { sortDiffRows, viewDiff, type Diff, type DiffRow, type DiffView } from '
 import {
   compareRanks,
   groupLabel,
+  forEachStepFigure,
   perStepCount,
   perStepUs,
   rankPerStep,
@@ -101,8 +102,10 @@ export const MAX_HEAT_RANKS = 64;
 export function diffCharts(d: Diff, base: Summary, pr: Summary): DiffCharts {
   const stepCounts = (s: Summary, key?: string): [number, number][] => {
     const m = new Map<number, number>();
-    for (const r of s.perRank)
-      for (const g of r.groups) if (key === undefined || g.key === key) for (const [step, c] of g.steps) m.set(step, (m.get(step) ?? 0) + c.count);
+    const add = (step: number, count: number): void => {
+      m.set(step, (m.get(step) ?? 0) + count);
+    };
+    for (const r of s.perRank) for (const g of r.groups) if (key === undefined || g.key === key) forEachStepFigure(g.steps, add);
     return [...m].sort((a, b) => a[0] - b[0]);
   };
   const groupSteps = d.rows

@@ -1,7 +1,7 @@
 // `kprof summary --format html`: one self-contained page of a profile. Pure: Summary and view in, text out.
 
 import { summaryPerStep } from '../../aggregate/group.js';
-import { groupLabel, perStepCount, perStepUs, type Summary } from '../../model/model.js';
+import { forEachStepFigure, groupLabel, perStepCount, perStepUs, type Summary } from '../../model/model.js';
 import type { SummaryGroupJson, SummaryJson } from '../../model/schema.js';
 import { fmtCount, fmtPct, fmtUs, plural, ticksToUs } from '../../util/format.js';
 import { summaryJsonObject } from '../summary/json.js';
@@ -40,7 +40,10 @@ function timeChart(s: Summary, json: SummaryJson): string {
 function stepsChart(s: Summary): string {
   const head = '<section aria-labelledby="perstep-h"><h2 id="perstep-h">Kernels per step</h2>';
   const m = new Map<number, number>();
-  for (const r of s.perRank) for (const g of r.groups) for (const [step, c] of g.steps) m.set(step, (m.get(step) ?? 0) + c.count);
+  const add = (step: number, count: number): void => {
+    m.set(step, (m.get(step) ?? 0) + count);
+  };
+  for (const r of s.perRank) for (const g of r.groups) forEachStepFigure(g.steps, add);
   if (m.size === 0) return `${head}<p>No Step Id: no figures per step.</p></section>`;
   const ids = [...m.keys()].sort((a, b) => a - b);
   const buckets = stepBuckets(ids);

@@ -5,6 +5,7 @@ import { groupPerStep, summaryPerStep, sortGroups, type SummarySort } from '../.
 import {
   addPerStep,
   emptyCell,
+  forEachStepFigure,
   groupLabel,
   mergeCell,
   perStepCount,
@@ -56,7 +57,9 @@ export interface Row {
 /** Kernels of a group that belong to a step. */
 export function stepped(g: Group): number {
   let n = 0;
-  for (const c of g.steps.values()) n += c.count;
+  forEachStepFigure(g.steps, (_step, count) => {
+    n += count;
+  });
   return n;
 }
 
