@@ -9,7 +9,8 @@
 //          inspect, and --match on one call (memory grows with kernel groups, not with the raw names of the rows)
 //   names  1,000,000 distinct kernel names: summary --by type (no name kept), --by name as a table and as CSV,
 //          diff --by name as JSON
-//   grid   4,000 names × 700 steps: summary --by name --format json (2.8 M per-step cells, ~0.5 GB of JSON)
+//   grid   4,000 names × 700 steps: summary --by name --format json of 300 steps (1.2 M per-step cells, ~0.2 GB of
+//          JSON), and of all 700 (2.8 M cells), which is refused before it is written: past 256 MiB
 //   steps  100,000 steps of 10 kernels: summary --format json, check with per-step rules, diff --per-step
 //   ranks  64 ranks, each a copy of a real rank: summary and diff of the folders
 //   2gb    one 2 GB kernel_details.csv replicated from a real export: summary, diff against itself (< 200 MB)
@@ -116,7 +117,15 @@ export function runScale(only) {
       const input = `4,000 names × 700 steps, ${fmtMb(g.bytes)}, ${g.rows.toLocaleString('en-US')} rows`;
       process.stdout.write(`${input}\n`);
       const out = join(dir, 'out');
-      run('summary --by name --format json', input, ['summary', a, '--by', 'name', '--format', 'json', '-o', out], out);
+      // A summary JSON is written up to 256 MiB (what kprof reads back): 300 of the steps fit (1.2 M cells); all 700
+      // are refused before anything is written (exit 2), which is measured too.
+      run(
+        'summary --by name --format json --steps 1-300',
+        input,
+        ['summary', a, '--by', 'name', '--format', 'json', '--steps', '1-300', '-o', out],
+        out,
+      );
+      run('summary --by name --format json (refused: past 256 MiB)', input, ['summary', a, '--by', 'name', '--format', 'json', '-o', out], out, [2]);
       rmSync(a);
     }
     if (want('steps')) {
