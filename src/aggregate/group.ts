@@ -6,6 +6,7 @@
 
 import { exactTotals } from '../input/accumulator.js';
 import { FineGroupTable, groupOfRow, isRowGroup, shareName, totalFigure } from '../model/fineGroups.js';
+import { GrowingSteps } from '../model/growingSteps.js';
 import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, listItems, usageError } from '../util/errors.js';
@@ -22,6 +23,7 @@ import {
   StepCells,
   ZERO_PER_STEP,
   mergeCell,
+  mergeFigures,
   rankPerStep,
   steppedCell,
   rowsOnNoRank,
@@ -277,14 +279,16 @@ function forming(): Forming {
 /** The cell of a fine group within the step range (or its total), and its step cells there. */
 function cellIn(g: FineGroup, sel: Selection): { cell: Cell; steps: StepSource } {
   if (!sel.steps) return { cell: g.total, steps: g };
+  const ranges = sel.steps;
   const cell = emptyCell();
-  const steps = new Map<number, Cell>();
-  for (const [step, c] of g.steps) {
-    if (inSteps(sel.steps, step)) {
-      mergeCell(cell, c);
-      steps.set(step, c);
-    }
-  }
+  // The cells in the range copied as figures, packed (a Map of Cell objects cost ~150 bytes a cell: 4,000 names
+  // over 300 selected steps, 180 MB).
+  const steps = new GrowingSteps();
+  forEachStepFigure(g.steps, (step, count, ticks, minTicks, maxTicks) => {
+    if (!inSteps(ranges, step)) return;
+    mergeFigures(cell, count, ticks, minTicks, maxTicks);
+    steps.setFigures(step, count, ticks, minTicks, maxTicks);
+  });
   return { cell, steps: { steps } };
 }
 

@@ -109,17 +109,22 @@ export class GrowingSteps extends CellsOverMap implements Map<number, Cell> {
 
   /** The cell's figures are copied in (a later write to `cell` is not seen here). */
   set(step: number, cell: Cell): this {
+    this.setFigures(step, cell.count, cell.ticks, cell.minTicks, cell.maxTicks);
+    return this;
+  }
+
+  /** set() of a cell given by its figures (forEachStepFigure's), with no cell made. */
+  setFigures(step: number, count: number, ticks: number, minTicks: number, maxTicks: number): void {
     const k = this.indexOf(step);
-    if (k < 0) this.#append(step, cell.count, cell.ticks, cell.minTicks, cell.maxTicks);
+    if (k < 0) this.#append(step, count, ticks, minTicks, maxTicks);
     else {
       const o = k * STRIDE;
       const b = this.#buf;
-      b[o + 1] = cell.count;
-      b[o + 2] = cell.ticks;
-      b[o + 3] = cell.minTicks;
-      b[o + 4] = cell.maxTicks;
+      b[o + 1] = count;
+      b[o + 2] = ticks;
+      b[o + 3] = minTicks;
+      b[o + 4] = maxTicks;
     }
-    return this;
   }
 
   delete(step: number): boolean {

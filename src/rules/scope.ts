@@ -8,7 +8,17 @@ import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, stepsLabel } from '../aggregate/group.js';
 import { shellWord, shown } from '../util/inputText.js';
 import { NO_RANK_ID, ranksNamed } from '../util/format.js';
-import { emptyCell, mergeCell, type Cell, type FineGroup, type Profile, type RankData, type Selection } from '../model/model.js';
+import {
+  emptyCell,
+  forEachStepFigure,
+  mergeFigures,
+  type Cell,
+  type FineGroup,
+  type Profile,
+  type RankData,
+  type Selection,
+} from '../model/model.js';
+import { GrowingSteps } from '../model/growingSteps.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
 function filters(sel: Selection): boolean {
@@ -34,12 +44,13 @@ function scopeRank(rank: RankData, sel: Selection): RankData {
     let kept: FineGroup = g;
     if (steps) {
       const total: Cell = emptyCell();
-      const cells = new Map<number, Cell>();
-      for (const [s, c] of g.steps) {
-        if (!inSteps(steps, s)) continue;
-        cells.set(s, c);
-        mergeCell(total, c);
-      }
+      // The cells in the rule's steps copied as figures, packed (no Cell object a step).
+      const cells = new GrowingSteps();
+      forEachStepFigure(g.steps, (s, count, ticks, minTicks, maxTicks) => {
+        if (!inSteps(steps, s)) return;
+        cells.setFigures(s, count, ticks, minTicks, maxTicks);
+        mergeFigures(total, count, ticks, minTicks, maxTicks);
+      });
       // Field by field: a fine group read from a table is a view, whose fields a spread would not copy.
       kept = { name: g.name, type: g.type, core: g.core, shapes: g.shapes, total, steps: cells };
       if (g.rawName !== undefined) kept.rawName = g.rawName;
