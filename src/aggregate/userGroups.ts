@@ -99,6 +99,18 @@ export function describe(node: unknown): string {
   return typeof node;
 }
 
+/** What YAML 1.1 read a text as (`yes`, `on`, `y`: true; `no`, `off`, `n`: false), else null. YAML 1.2, which kprof reads, reads them as texts. */
+export function yaml11Boolean(node: unknown): boolean | null {
+  if (!isScalar(node) || typeof node.value !== 'string') return null;
+  return /^(?:y|yes|on)$/i.test(node.value) ? true : /^(?:n|no|off)$/i.test(node.value) ? false : null;
+}
+
+/** After "found …" of a key that takes true or false: what a YAML 1.1 boolean is to kprof, and what to write; else ''. */
+export function yaml11Hint(node: unknown): string {
+  const b = yaml11Boolean(node);
+  return b === null ? '' : ` (YAML 1.1 read it as ${b}; kprof reads YAML 1.2, where it is a text: write ${b})`;
+}
+
 /** Parse YAML (JSON is YAML) text, turning syntax errors into file:line:col messages. */
 export function parseYaml(path: string, text: string): { doc: ReturnType<typeof parseDocument>; lc: LineCounter } {
   const lc = newLineCounter();
