@@ -167,6 +167,21 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:3:13: absent: expected true; found false. For "must run", write present: true.',
     ],
     [
+      'absent: yes (YAML 1.1)',
+      'rules:\n  - type: Cast\n    absent: yes\n',
+      'r.yaml:3:13: absent: expected true; found "yes" (YAML 1.1 read it as true; kprof reads YAML 1.2, where it is a text: write true). For "must run", write present: true.',
+    ],
+    [
+      'present: on (YAML 1.1)',
+      'rules:\n  - type: Cast\n    present: On\n',
+      'r.yaml:3:14: present: expected true; found "On" (YAML 1.1 read it as true; kprof reads YAML 1.2, where it is a text: write true). For "must not run", write absent: true.',
+    ],
+    [
+      'present: no (YAML 1.1): no hint to write false, which present: does not take',
+      'rules:\n  - type: Cast\n    present: no\n',
+      'r.yaml:3:14: present: expected true; found "no". For "must not run", write absent: true.',
+    ],
+    [
       'a bad severity',
       'rules:\n  - type: Cast\n    absent: true\n    severity: fatal\n',
       'r.yaml:4:15: severity: expected error or warn; found "fatal".',
