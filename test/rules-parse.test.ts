@@ -167,6 +167,11 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:3:13: absent: expected true; found false. For "must run", write present: true.',
     ],
     [
+      'two YAML documents',
+      'rules:\n  - type: Cast\n    absent: true\n---\nrules:\n  - type: Mul\n    absent: true\n',
+      'r.yaml:4:1: a second YAML document (a --- line, or what follows a ... line); kprof reads one document a file. Remove it, or move what it holds into the first.',
+    ],
+    [
       'absent: yes (YAML 1.1)',
       'rules:\n  - type: Cast\n    absent: yes\n',
       'r.yaml:3:13: absent: expected true; found "yes" (YAML 1.1 read it as true; kprof reads YAML 1.2, where it is a text: write true). For "must run", write present: true.',

@@ -126,6 +126,13 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
           'Flatten the file there.',
       );
     }
+    // The library's words for a second document name its own API: said in the file's terms.
+    if (err.code === 'MULTIPLE_DOCS') {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: a second YAML document (a --- line, or what follows a ... line); kprof reads one document a file. ` +
+          'Remove it, or move what it holds into the first.',
+      );
+    }
     throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg.replace(/\.$/, '')}. Fix the file there (YAML or JSON).`);
   }
   const alias = firstAliasOrMerge(doc);
