@@ -135,6 +135,16 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
     }
     throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg.replace(/\.$/, '')}. Fix the file there (YAML or JSON).`);
   }
+  // `%YAML 1.1` would make the library read the file as YAML 1.1 (yes and on true, 010 eight, 1:30 ninety): kprof's
+  // files are YAML 1.2 (docs/check.md), so they mean one thing whatever a directive says.
+  if (doc.directives?.yaml.explicit === true && doc.directives.yaml.version !== '1.2') {
+    const at = /^%YAML\b/m.exec(text);
+    const line = at === null ? 1 : text.slice(0, at.index).split('\n').length;
+    throw inputError(
+      `${path}:${line}:1: %YAML ${doc.directives.yaml.version}: kprof reads YAML 1.2 only, where yes, no, on and off are texts and 010 is ten, ` +
+        'not the booleans and octal numbers of YAML 1.1. Remove the %YAML line, and write true or false where you meant them.',
+    );
+  }
   const alias = firstAliasOrMerge(doc);
   if (alias !== null) {
     const p = positionOf(alias.node, lc);
