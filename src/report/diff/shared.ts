@@ -14,7 +14,7 @@ import {
   type UnevenSteps,
 } from '../../analysis/diff.js';
 import { isTimeNoise, type TimeVerdict } from '../../analysis/timeTest.js';
-import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
+import { fmtCount, fmtP, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
 import { EMPTY_LABEL, groupLabel } from '../../model/model.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
@@ -69,12 +69,6 @@ export function noiseWhy(d: Diff, f: DiffFigures): string {
   return `within the step noise, p = ${fmtP(t.test.p)}`;
 }
 
-/** A p-value in two significant digits (`0.31`, `0.0042`), `under 0.0001` below that. */
-export function fmtP(p: number): string {
-  if (p < 1e-4) return 'under 0.0001';
-  return String(Number(p.toPrecision(2)));
-}
-
 /** Each rank's own steps (never the distinct Step Ids across ranks, which offset or lost steps inflate). */
 export function stepsText(s: DiffSideInfo, code: (s: string) => string): string {
   return s.steps === null ? 'no Step Id' : stepCountsText(s.rankSteps, code);
@@ -90,6 +84,14 @@ export function idsText(ids: number[]): string {
     i = j + 1;
   }
   return listed(parts, 6);
+}
+
+/** After a warning that steps differ: rows a side could not read (a step none of whose rows was read, as one of a negative Step Id, is not counted). */
+function skippedStepsText(d: Diff): string {
+  const [b, p] = [d.base.skippedRows, d.pr.skippedRows];
+  const sides = [...(b > 0 ? [`${plural(b, 'row')} of the base`] : []), ...(p > 0 ? [`${plural(p, 'row')} of the PR`] : [])];
+  if (sides.length === 0) return '';
+  return ` ${sides.join(' and ')} could not be read (a row of a negative Step Id is one; each is warned of): ${b + p === 1 ? 'it is' : 'they are'} in no step, so a step none of whose rows was read is not counted.`;
 }
 
 /** Warnings that belong in the report itself (and on stderr): unequal steps, ranks on one side only. */
@@ -109,7 +111,7 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
           )})`
         : '';
     out.push(
-      `Step counts differ: the base has ${stepsText(d.base, code)}, the PR has ${stepsText(d.pr, code)}${byRank}. Raw counts compare ` +
+      `Step counts differ: the base has ${stepsText(d.base, code)}, the PR has ${stepsText(d.pr, code)}${byRank}.${skippedStepsText(d)} Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
     );
   }
@@ -139,7 +141,8 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
       `Step Ids differ where groups run a different number of times from step to step: ${ranks.join('; ')}` +
         `${us.length > 4 ? `; and ${plural(us.length - 4, 'more rank')}` : ''}. Their figures depend on which steps each side profiled, ` +
         `and their steps are compared one by one under the same Step Id only` +
-        `${notCompared > 0 ? ` (PR steps without one are not compared: ${plural(notCompared, 'group')} on ${plural(us.filter((x) => x.notCompared.length > 0).length, 'rank')})` : ''}.`,
+        `${notCompared > 0 ? ` (PR steps without one are not compared: ${plural(notCompared, 'group')} on ${plural(us.filter((x) => x.notCompared.length > 0).length, 'rank')})` : ''}.` +
+        (d.stepMismatch ? '' : skippedStepsText(d)),
     );
   }
   const u = d.unpairedRanks;
