@@ -196,6 +196,14 @@ describe('kprof audit of the README example', () => {
     const a = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'nope']);
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(/--only: no catalogue entry "nope"/);
+    // A fused kernel type (which a fused: rule takes) names its entry's id; a near miss, the id meant.
+    const byType = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'MlaPrologV3']);
+    expect(byType.code).toBe(2);
+    expect(byType.stderr).toBe(
+      'kprof: --only: no catalogue entry "MlaPrologV3"; kprof audit --list shows the ids. MlaPrologV3 is the fused kernel of mla-prolog: pass --only mla-prolog.\n',
+    );
+    const typo = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolgo']);
+    expect(typo.stderr).toBe('kprof: --only: no catalogue entry "mla-prolgo"; kprof audit --list shows the ids. Did you mean "mla-prolog"?\n');
     const b = await kprof(['audit', 'fixtures/fusion-example/pr', '--matrix']);
     expect(b.code).toBe(2);
     const c = await kprof(['audit']);
