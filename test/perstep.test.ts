@@ -881,7 +881,7 @@ describe('steps that differ because rows could not be read', () => {
         const d = await kprof(['diff', join(dir, 'base'), join(dir, 'pr'), '--format', format]);
         expect(d.code, d.stderr).toBe(0);
         const why =
-          '1 row of the PR could not be read (a row of a negative Step Id is one; each is warned of): it is in no step, ' +
+          '1 row of the PR could not be read (a row of a negative Step Id is one): it is in no step, ' +
           'so a step none of whose rows was read is not counted.';
         expect(d.stderr).toContain('Step Id is -1, expected a step number (0 or more); row skipped');
         for (const out of [d.stdout, d.stderr]) {

@@ -18,6 +18,7 @@ import { fmtCount, fmtP, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID
 import { EMPTY_LABEL, groupLabel } from '../../model/model.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
+import { skippedRowsWarning, skippedStepsText } from './skipped.js';
 
 /** The label of a row: its key, with `(empty)` for an empty key or an empty part of one (model.ts groupLabel). */
 export function label(d: Pick<Diff, 'groupBy'>, r: DiffRow): string {
@@ -86,17 +87,14 @@ export function idsText(ids: number[]): string {
   return listed(parts, 6);
 }
 
-/** After a warning that steps differ: rows a side could not read (a step none of whose rows was read, as one of a negative Step Id, is not counted). */
-function skippedStepsText(d: Diff): string {
-  const [b, p] = [d.base.skippedRows, d.pr.skippedRows];
-  const sides = [...(b > 0 ? [`${plural(b, 'row')} of the base`] : []), ...(p > 0 ? [`${plural(p, 'row')} of the PR`] : [])];
-  if (sides.length === 0) return '';
-  return ` ${sides.join(' and ')} could not be read (a row of a negative Step Id is one; each is warned of): ${b + p === 1 ? 'it is' : 'they are'} in no step, so a step none of whose rows was read is not counted.`;
-}
-
-/** Warnings that belong in the report itself (and on stderr): unequal steps, ranks on one side only. */
-export function reportWarnings(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
+/**
+ * Warnings that belong in the report itself (and on stderr): rows that could not be read (the report's alone: stderr
+ * says so in its own words), unequal steps, ranks on one side only.
+ */
+export function reportWarnings(d: Diff, code: (s: string, max?: number) => string = clipped, onStderr = false): string[] {
   const out: string[] = [];
+  const skipped = onStderr ? null : skippedRowsWarning(d);
+  if (skipped !== null) out.push(skipped);
   if (d.stepMismatch) {
     const ranks = d.stepMismatchRanks;
     // Per rank, unless every rank shows the same difference as the sides do (each side's ranks alike).
@@ -328,7 +326,7 @@ function testedText(d: Diff): string {
 
 /** The stderr warnings of a diff (the report carries the same facts). */
 export function diffWarnings(d: Diff): string {
-  const lines = reportWarnings(d).map((w) => `kprof: warning: ${w}`);
+  const lines = reportWarnings(d, clipped, true).map((w) => `kprof: warning: ${w}`);
   const dis = disagreeing(d);
   if (dis.length > 0) {
     const names = dis
