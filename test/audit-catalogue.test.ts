@@ -111,6 +111,39 @@ describe('a catalogue file is checked', () => {
     expect(m).toMatch(/^user\.yaml/);
   });
 
+  test.each([
+    [
+      'per_layer: yes (YAML 1.1)',
+      ok.replace('versions: any', 'versions: any\n    per_layer: yes'),
+      'user.yaml:6:16: entry 1: "per_layer": expected true or false; found "yes" (YAML 1.1 read it as true; kprof reads YAML 1.2, where it is a text: write true)',
+    ],
+    [
+      'max_gap out of range',
+      ok.replace('versions: any', 'versions: any\n    max_gap: 99'),
+      'user.yaml:6:14: entry 1: "max_gap": expected a whole number 0 to 16; found 99',
+    ],
+    [
+      'a bad chain element',
+      ok.replace('[A, B|C, D?]', '[A, "B C"]'),
+      'user.yaml:6:16: entry 1: "chain": each element is a kernel type, A|B (either) or A? (optional); found "B C"',
+    ],
+    ['a bad fused type', ok.replace('[MyFused]', '[MyFused, 7]'), 'user.yaml:3:22: entry 1: "fused": expected a kernel type; found 7'],
+    ['a text that is a list', ok.replace('api: my_api', 'api: [my_api]'), 'user.yaml:4:10: entry 1: "api": expected a text; found a list'],
+    [
+      'a short commit',
+      ok.replace('says: it fuses A and B', 'says: it fuses A and B\n        commit: abc'),
+      'user.yaml:12:17: entry 1: source 1: "commit": expected 40 hex digits; found "abc"',
+    ],
+    ['an unknown key', ok.replace('api: my_api', 'api: my_api\n    colour: red'), 'user.yaml:5:13: entry 1: unknown key "colour"'],
+    [
+      'an id twice in one file',
+      `${ok}${ok.replace('entries:\n', '')}`,
+      'user.yaml:12:9: entry 2: "id": "my-fusion" is the id of entry 1 already; give each entry an id of its own',
+    ],
+  ])('the message names the line of the value and what it holds: %s', (_what, text, message) => {
+    expect(refusal(text)).toContain(message);
+  });
+
   test('an id that the shipped catalogue has already is refused', () => {
     const shipped = parseCatalogue('catalogue/mla.yaml', readFileSync(join(DIR, 'mla.yaml'), 'utf8'));
     const mine = parseCatalogue('mine.yaml', ok.replace('my-fusion', 'mla-prolog'));
@@ -163,6 +196,14 @@ describe('kprof audit of the README example', () => {
     const a = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'nope']);
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(/--only: no catalogue entry "nope"/);
+    // A fused kernel type (which a fused: rule takes) names its entry's id; a near miss, the id meant.
+    const byType = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'MlaPrologV3']);
+    expect(byType.code).toBe(2);
+    expect(byType.stderr).toBe(
+      'kprof: --only: no catalogue entry "MlaPrologV3"; kprof audit --list shows the ids. MlaPrologV3 is the fused kernel of mla-prolog: pass --only mla-prolog.\n',
+    );
+    const typo = await kprof(['audit', 'fixtures/fusion-example/pr', '--only', 'mla-prolgo']);
+    expect(typo.stderr).toBe('kprof: --only: no catalogue entry "mla-prolgo"; kprof audit --list shows the ids. Did you mean "mla-prolog"?\n');
     const b = await kprof(['audit', 'fixtures/fusion-example/pr', '--matrix']);
     expect(b.code).toBe(2);
     const c = await kprof(['audit']);

@@ -340,6 +340,17 @@ describe('kprof diff: awkward cases', () => {
     expect(loose.stderr).toMatch(/kernel_details\.csv:6: /);
     expect(loose.stderr).toMatch(/1 row could not be read/);
     expect(loose.stdout).toMatch(/1 row skipped/);
+    // The report itself says so, above the table (a PR comment shows no stderr): a group may look removed for it.
+    const warning =
+      '1 row of the PR could not be read and is in no figure of this report (each is warned of on stderr, with its file and line): ' +
+      'a group shown as fewer, or removed, may have run in them. Repair or export the profile again, or pass --strict to stop on such rows.';
+    expect(loose.stdout).toContain(`\nWarning: ${warning}\n`);
+    const md = await kprof(['diff', BASE, broken, '--format', 'markdown']);
+    expect(md.stdout).toContain(`\n> **Warning:** ${warning}\n`);
+    const html = await kprof(['diff', BASE, broken, '--format', 'html']);
+    expect(html.stdout).toContain('1 row of the PR could not be read and is in no figure of this report');
+    // Stderr says it once, in its own words.
+    expect(loose.stderr).not.toContain('in no figure of this report');
     const strict = await kprof(['diff', BASE, broken, '--strict']);
     expect(strict.code).toBe(2);
     expect(strict.stdout).toBe('');

@@ -857,3 +857,42 @@ describe('summary: the last line counts each rank’s own steps', () => {
     expect(summaryTable(lost, { sort: 'name', top: null }, { color: false })).toMatch(/, 4 steps on rank 0, 3 steps on rank 1, 2 ranks \(0, 1\),/);
   });
 });
+
+describe('steps that differ because rows could not be read', () => {
+  it('a PR whose first step has a negative Step Id (its rows skipped): the step warnings say so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-perstep-negative-'));
+    try {
+      const write = (side: string, ids: number[]): void => {
+        const folder = join(dir, side, 'rank0_ascend_pt');
+        mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+        let t = 1000;
+        const rows = ids.flatMap((s) =>
+          (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${((t += 100)).toFixed(3)},2.0`),
+        );
+        writeFileSync(
+          join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
+          ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'),
+        );
+      };
+      write('base', S1_4);
+      // The same four steps numbered from -1: the rows of step -1 are skipped (no step is negative).
+      write('pr', [-1, 0, 1, 2]);
+      for (const format of ['table', 'markdown']) {
+        const d = await kprof(['diff', join(dir, 'base'), join(dir, 'pr'), '--format', format]);
+        expect(d.code, d.stderr).toBe(0);
+        const why =
+          '1 row of the PR could not be read (a row of a negative Step Id is one): it is in no step, ' +
+          'so a step none of whose rows was read is not counted.';
+        expect(d.stderr).toContain('Step Id is -1, expected a step number (0 or more); row skipped');
+        for (const out of [d.stdout, d.stderr]) {
+          expect(out).toContain(`Step counts differ: the base has 4 steps, the PR has 3 steps. ${why} Raw counts compare`);
+          // Said once, not again after Step Ids differ.
+          expect(out).toMatch(/rank `?0`? \(base steps 1-4, PR steps 0-2: `?C`?\)/);
+          expect(out.split('could not be read (a row').length).toBe(2);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

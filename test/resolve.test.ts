@@ -213,3 +213,32 @@ describe('no profile folder skipped in silence', () => {
     ]);
   });
 });
+
+describe('two folders that say the same rank', () => {
+  it('names where each says so (profiler_info or folder name) and what to do for two runs and for one', async () => {
+    const dir = join(tmp, 'same-rank');
+    // Two runs side by side, each rank 0 by its profiler_info; and a folder whose name says rank 0 too.
+    for (const name of ['run-a_ascend_pt', 'run-b_ascend_pt']) {
+      rank(dir, name, ['1,a,Add,AI_CORE,1,2.5']);
+      writeFileSync(join(dir, name, 'profiler_info_0.json'), '{"rank_id": 0}');
+    }
+    const r = await kprof(['summary', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /: rank 0 found twice: \S*run-a_ascend_pt \(rank from profiler_info_0\.json rank_id\) and \S*run-b_ascend_pt \(rank from profiler_info_0\.json rank_id\)\. /,
+    );
+    expect(r.stderr).toContain(
+      "Expected one profile folder per rank, all of one run. If these are two runs, pass the folder of one run, or one rank's folder " +
+        'itself; if they are ranks of one run, one of them names the wrong rank: correct it where it says so.\n',
+    );
+    const other = join(tmp, 'same-rank-by-name');
+    rank(other, 'x_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    writeFileSync(join(other, 'x_ascend_pt', 'profiler_info_0.json'), '{"rank_id": 0}');
+    rank(other, 'rank0_copy_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    const byName = await kprof(['summary', other]);
+    expect(byName.code).toBe(2);
+    expect(byName.stderr).toMatch(/\(rank from folder name rank0_copy_ascend_pt\)/);
+    expect(byName.stderr).toMatch(/\(rank from profiler_info_0\.json rank_id\)/);
+  });
+});

@@ -390,4 +390,31 @@ describe('kprof diff: the Fusion rewrites section in each format', () => {
     expect(md.stdout.split('<img').length).toBe(md.stdout.split('`` `<img').length);
     expect(md.stdout).toContain('| 1 | 13 kernels → `\\x3a:warning::Fused\\u202e` |');
   });
+
+  test('by type+core, a kernel of no core is labelled in the chains as in the count table: RmsNorm @ (empty)', async () => {
+    // The README pair with the Accelerator Core cell of every RmsNorm emptied (a column the export leaves blank).
+    const dir = join(tmp, 'no-core');
+    for (const side of ['base', 'pr']) {
+      cpSync(join('fixtures/fusion-example', side), join(dir, side), { recursive: true });
+      for (const rank of readdirSync(join(dir, side)).filter((d) => d.endsWith('_ascend_pt'))) {
+        const file = join(dir, side, rank, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv');
+        writeFileSync(file, readFileSync(file, 'utf8').split(',RmsNorm,dynamic,AI_VECTOR_CORE,').join(',RmsNorm,dynamic,,'));
+      }
+    }
+    const args = (f: string) => ['diff', join(dir, 'base'), join(dir, 'pr'), '--by', 'type+core', '--format', f];
+    const table = await kprof(args('table'));
+    const md = await kprof(args('markdown'));
+    const html = await kprof(args('html'));
+    const json = JSON.parse((await kprof(args('json'))).stdout) as DiffJson;
+    for (const r of [table, md, html]) expect(r.code, r.stderr).toBe(0);
+    expect(table.stdout).toContain('RmsNorm @ (empty)    ');
+    expect(table.stdout).toContain('QuantBatchMatmulV3 @ AI_CORE · RmsNorm @ (empty) ×2 · DynamicQuant @ AI_VECTOR_CORE');
+    expect(md.stdout).toContain('| `RmsNorm @ (empty)` |');
+    expect(md.stdout).toContain('`QuantBatchMatmulV3 @ AI_CORE` · `RmsNorm @ (empty)` ×2 ·');
+    expect(html.stdout).toContain('<code>RmsNorm @ (empty)</code><span class="times"> ×2</span>');
+    // No chain element ends with the bare separator; the JSON (also the one inside the HTML page) keeps the key.
+    for (const out of [table.stdout, md.stdout]) expect(out).not.toMatch(/\bRmsNorm @ [^(]/);
+    expect(html.stdout).not.toMatch(/<code>RmsNorm @ <\/code>/);
+    expect(json.rewrites?.rewrites[0]?.removed).toContain('RmsNorm @ ');
+  });
 });

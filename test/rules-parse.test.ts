@@ -167,6 +167,31 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:3:13: absent: expected true; found false. For "must run", write present: true.',
     ],
     [
+      'a %YAML 1.1 directive, which would make yes true and 010 eight',
+      '# kprof rules\n%YAML 1.1\n---\nrules:\n  - type: Cast\n    count: { max: 010 }\n',
+      'r.yaml:2:1: %YAML 1.1: kprof reads YAML 1.2 only, where yes, no, on and off are texts and 010 is ten, not the booleans and octal numbers of YAML 1.1. Remove the %YAML line, and write true or false where you meant them.',
+    ],
+    [
+      'two YAML documents',
+      'rules:\n  - type: Cast\n    absent: true\n---\nrules:\n  - type: Mul\n    absent: true\n',
+      'r.yaml:4:1: a second YAML document (a --- line, or what follows a ... line); kprof reads one document a file. Remove it, or move what it holds into the first.',
+    ],
+    [
+      'absent: yes (YAML 1.1)',
+      'rules:\n  - type: Cast\n    absent: yes\n',
+      'r.yaml:3:13: absent: expected true; found "yes" (YAML 1.1 read it as true; kprof reads YAML 1.2, where it is a text: write true). For "must run", write present: true.',
+    ],
+    [
+      'present: on (YAML 1.1)',
+      'rules:\n  - type: Cast\n    present: On\n',
+      'r.yaml:3:14: present: expected true; found "On" (YAML 1.1 read it as true; kprof reads YAML 1.2, where it is a text: write true). For "must not run", write absent: true.',
+    ],
+    [
+      'present: no (YAML 1.1): no hint to write false, which present: does not take',
+      'rules:\n  - type: Cast\n    present: no\n',
+      'r.yaml:3:14: present: expected true; found "no". For "must not run", write absent: true.',
+    ],
+    [
       'a bad severity',
       'rules:\n  - type: Cast\n    absent: true\n    severity: fatal\n',
       'r.yaml:4:15: severity: expected error or warn; found "fatal".',
@@ -336,5 +361,14 @@ describe('parseRules: steps: takes what --steps takes', () => {
       { from: 20, to: 30 },
     ]);
     expect(set.rules[1]!.steps).toEqual([{ from: 14, to: Number.POSITIVE_INFINITY }]);
+  });
+});
+
+describe('parseRules: YAML 1.2', () => {
+  it('a %YAML 1.2 directive is read as a file without one', () => {
+    const text = 'rules:\n  - type: Cast\n    count: { max: 010 }\n';
+    const [rule] = parseRules('r.yaml', `%YAML 1.2\n---\n${text}`).rules;
+    expect(rule?.check).toEqual(parseRules('r.yaml', text).rules[0]?.check);
+    expect(rule?.check).toMatchObject({ kind: 'count', bounds: { max: 10 } });
   });
 });

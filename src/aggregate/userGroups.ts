@@ -99,6 +99,18 @@ export function describe(node: unknown): string {
   return typeof node;
 }
 
+/** What YAML 1.1 read a text as (`yes`, `on`, `y`: true; `no`, `off`, `n`: false), else null. YAML 1.2, which kprof reads, reads them as texts. */
+export function yaml11Boolean(node: unknown): boolean | null {
+  if (!isScalar(node) || typeof node.value !== 'string') return null;
+  return /^(?:y|yes|on)$/i.test(node.value) ? true : /^(?:n|no|off)$/i.test(node.value) ? false : null;
+}
+
+/** After "found …" of a key that takes true or false: what a YAML 1.1 boolean is to kprof, and what to write; else ''. */
+export function yaml11Hint(node: unknown): string {
+  const b = yaml11Boolean(node);
+  return b === null ? '' : ` (YAML 1.1 read it as ${b}; kprof reads YAML 1.2, where it is a text: write ${b})`;
+}
+
 /** Parse YAML (JSON is YAML) text, turning syntax errors into file:line:col messages. */
 export function parseYaml(path: string, text: string): { doc: ReturnType<typeof parseDocument>; lc: LineCounter } {
   const lc = newLineCounter();
@@ -114,7 +126,24 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
           'Flatten the file there.',
       );
     }
+    // The library's words for a second document name its own API: said in the file's terms.
+    if (err.code === 'MULTIPLE_DOCS') {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: a second YAML document (a --- line, or what follows a ... line); kprof reads one document a file. ` +
+          'Remove it, or move what it holds into the first.',
+      );
+    }
     throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg.replace(/\.$/, '')}. Fix the file there (YAML or JSON).`);
+  }
+  // `%YAML 1.1` would make the library read the file as YAML 1.1 (yes and on true, 010 eight, 1:30 ninety): kprof's
+  // files are YAML 1.2 (docs/check.md), so they mean one thing whatever a directive says.
+  if (doc.directives?.yaml.explicit === true && doc.directives.yaml.version !== '1.2') {
+    const at = /^%YAML\b/m.exec(text);
+    const line = at === null ? 1 : text.slice(0, at.index).split('\n').length;
+    throw inputError(
+      `${path}:${line}:1: %YAML ${doc.directives.yaml.version}: kprof reads YAML 1.2 only, where yes, no, on and off are texts and 010 is ten, ` +
+        'not the booleans and octal numbers of YAML 1.1. Remove the %YAML line, and write true or false where you meant them.',
+    );
   }
   const alias = firstAliasOrMerge(doc);
   if (alias !== null) {

@@ -163,6 +163,12 @@ export function listed(items: readonly string[], max: number): string {
   return items.length > max ? `${items.slice(0, max).join(', ')}, …` : items.join(', ');
 }
 
+/** A p-value in two significant digits (`0.31`, `0.0042`), `under 0.0001` below that. */
+export function fmtP(p: number): string {
+  if (p < 1e-4) return 'under 0.0001';
+  return String(Number(p.toPrecision(2)));
+}
+
 /** A percentage: "12.3%". */
 export function fmtPct(p: number): string {
   return `${unsignedZero(FIX1.format(p))}%`;

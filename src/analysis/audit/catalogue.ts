@@ -3,7 +3,7 @@
 // the fused kernel type(s), the chain of device kernel types that runs instead when the fusion does not happen, and
 // where each fact comes from. catalogue/README.md describes the format.
 
-import { parseYaml, positionOf } from '../../aggregate/userGroups.js';
+import { describe, parseYaml, positionOf, yaml11Hint } from '../../aggregate/userGroups.js';
 import { CATALOGUE_FILES } from './catalogueData.js';
 import { inputError } from '../../util/errors.js';
 import { shown } from '../../util/inputText.js';
@@ -64,9 +64,9 @@ export function parseElement(text: string): ChainElement | null {
 /** The entries of one catalogue file; errors name the file, line and what is wrong. */
 export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
   const { doc, lc } = parseYaml(shown(file), text);
+  const nodeAt = (path: (string | number)[]): Parameters<typeof positionOf>[0] => doc.getIn(path, true) as Parameters<typeof positionOf>[0];
   const where = (path: (string | number)[]): string => {
-    const node = doc.getIn(path, true) as Parameters<typeof positionOf>[0];
-    const p = positionOf(node, lc);
+    const p = positionOf(nodeAt(path), lc);
     return `${shown(file)}:${p.line}:${p.col}`;
   };
   const root = doc.toJS({ maxAliasCount: 0 }) as unknown;
@@ -75,64 +75,79 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
   }
   const out: CatalogueEntry[] = [];
   (root as { entries: unknown[] }).entries.forEach((raw, i) => {
-    const at = where(['entries', i]);
-    const bad = (what: string): never => {
-      throw inputError(`${at}: entry ${i + 1}: ${what} (see catalogue/README.md).`);
+    // An error names the line of the value it is about (`path` below the entry; the entry itself without one) and,
+    // where a value is wrong, what the file holds there, as the file writes it.
+    const bad = (what: string, path: (string | number)[] = []): never => {
+      throw inputError(`${where(['entries', i, ...path])}: entry ${i + 1}: ${what} (see catalogue/README.md).`);
     };
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad('expected a mapping');
+    const found = (path: (string | number)[]): string => `; found ${describe(nodeAt(['entries', i, ...path]))}`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad(`expected a mapping${found([])}`);
     const e = raw as Record<string, unknown>;
-    for (const k of Object.keys(e)) if (!ENTRY_KEYS.includes(k)) bad(`unknown key "${shown(k)}"; expected one of ${ENTRY_KEYS.join(', ')}`);
+    for (const k of Object.keys(e)) if (!ENTRY_KEYS.includes(k)) bad(`unknown key "${shown(k)}"; expected one of ${ENTRY_KEYS.join(', ')}`, [k]);
     for (const k of REQUIRED) if (e[k] === undefined) bad(`"${k}" is missing`);
     const text = (k: string): string => {
       const v = e[k];
-      if (typeof v !== 'string' || v.trim() === '') bad(`"${k}": expected a text`);
+      if (typeof v !== 'string' || v.trim() === '') bad(`"${k}": expected a text${found([k])}`, [k]);
       return (v as string).trim();
     };
     const id = text('id');
-    if (!ID_RE.test(id)) bad(`"id": expected lower-case letters, digits and -; found "${shown(id)}"`);
+    if (!ID_RE.test(id)) bad(`"id": expected lower-case letters, digits and -; found "${shown(id)}"`, ['id']);
+    const twin = out.findIndex((o) => o.id === id);
+    if (twin >= 0) bad(`"id": "${id}" is the id of entry ${twin + 1} already; give each entry an id of its own`, ['id']);
     const fused = e.fused;
-    if (!Array.isArray(fused) || fused.length === 0 || !fused.every((t) => typeof t === 'string' && TYPE_RE.test(t))) {
-      bad('"fused": expected a list of kernel types');
-    }
-    const chainOf = (v: unknown, key: string): ChainElement[] => {
-      if (!Array.isArray(v) || v.length === 0 || v.length > MAX_CHAIN) bad(`"${key}": expected a list of 1 to ${MAX_CHAIN} kernel types`);
-      const els = (v as unknown[]).map((x) => (typeof x === 'string' ? parseElement(x) : null));
-      if (els.some((x) => x === null)) bad(`"${key}": each element is a kernel type, A|B (either) or A? (optional)`);
-      const chain = els as ChainElement[];
-      if (chain[0]!.optional) bad(`"${key}": the first element may not be optional`);
-      for (const el of chain)
-        for (const t of el.types) if ((fused as string[]).includes(t)) bad(`"${key}": the fused type ${shown(t)} is in its own chain`);
+    if (!Array.isArray(fused) || fused.length === 0) bad(`"fused": expected a list of kernel types${found(['fused'])}`, ['fused']);
+    (fused as unknown[]).forEach((t, k) => {
+      if (typeof t !== 'string' || !TYPE_RE.test(t)) bad(`"fused": expected a kernel type${found(['fused', k])}`, ['fused', k]);
+    });
+    const chainOf = (v: unknown, path: (string | number)[]): ChainElement[] => {
+      const key = path[0] as string;
+      if (!Array.isArray(v) || v.length === 0 || v.length > MAX_CHAIN) {
+        const n = Array.isArray(v) ? `; found a list of ${v.length}` : found(path);
+        bad(`"${key}": expected a list of 1 to ${MAX_CHAIN} kernel types${n}`, path);
+      }
+      const chain = (v as unknown[]).map((x, k): ChainElement => {
+        const el = typeof x === 'string' ? parseElement(x) : null;
+        return el ?? bad(`"${key}": each element is a kernel type, A|B (either) or A? (optional)${found([...path, k])}`, [...path, k]);
+      });
+      if (chain[0]!.optional) bad(`"${key}": the first element may not be optional${found([...path, 0])}`, [...path, 0]);
+      chain.forEach((el, k) => {
+        for (const t of el.types) if ((fused as string[]).includes(t)) bad(`"${key}": the fused type ${shown(t)} is in its own chain`, [...path, k]);
+      });
       return chain;
     };
     const chains: ChainElement[][] = [];
-    if (e.chain !== undefined) chains.push(chainOf(e.chain, 'chain'));
+    if (e.chain !== undefined) chains.push(chainOf(e.chain, ['chain']));
     if (e.variants !== undefined) {
-      if (e.chain === undefined) bad('"variants" without a "chain"');
-      if (!Array.isArray(e.variants)) bad('"variants": expected a list of chains');
-      for (const v of e.variants as unknown[]) chains.push(chainOf(v, 'variants'));
+      if (e.chain === undefined) bad('"variants" without a "chain"', ['variants']);
+      if (!Array.isArray(e.variants)) bad(`"variants": expected a list of chains${found(['variants'])}`, ['variants']);
+      for (const [k, v] of (e.variants as unknown[]).entries()) chains.push(chainOf(v, ['variants', k]));
     }
     let maxGap: number | null = null;
     if (e.max_gap !== undefined) {
       if (typeof e.max_gap !== 'number' || !Number.isInteger(e.max_gap) || e.max_gap < 0 || e.max_gap > MAX_GAP)
-        bad(`"max_gap": expected a whole number 0 to ${MAX_GAP}`);
+        bad(`"max_gap": expected a whole number 0 to ${MAX_GAP}${found(['max_gap'])}`, ['max_gap']);
       maxGap = e.max_gap as number;
     }
-    if (e.per_layer !== undefined && typeof e.per_layer !== 'boolean') bad('"per_layer": expected true or false');
+    if (e.per_layer !== undefined && typeof e.per_layer !== 'boolean')
+      bad(`"per_layer": expected true or false${found(['per_layer'])}${yaml11Hint(nodeAt(['entries', i, 'per_layer']))}`, ['per_layer']);
     const sources = e.sources;
-    if (!Array.isArray(sources) || sources.length === 0) bad('"sources": expected a list of at least one source');
+    if (!Array.isArray(sources) || sources.length === 0) bad(`"sources": expected a list of at least one source${found(['sources'])}`, ['sources']);
     const srcs = (sources as unknown[]).map((s, j) => {
-      if (s === null || typeof s !== 'object' || Array.isArray(s)) bad(`source ${j + 1}: expected a mapping`);
+      const at = ['sources', j];
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) bad(`source ${j + 1}: expected a mapping${found(at)}`, at);
       const r = s as Record<string, unknown>;
       for (const k of Object.keys(r))
-        if (!SOURCE_KEYS.includes(k)) bad(`source ${j + 1}: unknown key "${shown(k)}"; expected one of ${SOURCE_KEYS.join(', ')}`);
-      for (const k of SOURCE_KEYS) if (r[k] !== undefined && typeof r[k] !== 'string') bad(`source ${j + 1}: "${k}": expected a text`);
-      if (typeof r.says !== 'string' || r.says.trim() === '') bad(`source ${j + 1}: "says" is missing: what the source says`);
+        if (!SOURCE_KEYS.includes(k)) bad(`source ${j + 1}: unknown key "${shown(k)}"; expected one of ${SOURCE_KEYS.join(', ')}`, [...at, k]);
+      for (const k of SOURCE_KEYS)
+        if (r[k] !== undefined && typeof r[k] !== 'string') bad(`source ${j + 1}: "${k}": expected a text${found([...at, k])}`, [...at, k]);
+      if (typeof r.says !== 'string' || r.says.trim() === '') bad(`source ${j + 1}: "says" is missing: what the source says`, at);
       const hasUrl = typeof r.url === 'string' && /^https:\/\/\S+$/.test(r.url);
       const hasRepo = typeof r.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(r.repo) && typeof r.path === 'string' && r.path !== '';
       const hasProfile = typeof r.profile === 'string' && r.profile !== '';
       if (!hasUrl && !hasRepo && !hasProfile)
-        bad(`source ${j + 1}: expected a "url" (https://…), a "repo" (owner/name) with a "path", or the "profile" it was measured in`);
-      if (r.commit !== undefined && !/^[0-9a-f]{40}$/.test(r.commit as string)) bad(`source ${j + 1}: "commit": expected 40 hex digits`);
+        bad(`source ${j + 1}: expected a "url" (https://…), a "repo" (owner/name) with a "path", or the "profile" it was measured in`, at);
+      if (r.commit !== undefined && !/^[0-9a-f]{40}$/.test(r.commit as string))
+        bad(`source ${j + 1}: "commit": expected 40 hex digits${found([...at, 'commit'])}`, [...at, 'commit']);
       return r as unknown as Source;
     });
     out.push({

@@ -796,9 +796,11 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
     }
     const prev = seen.get(p.rank);
     if (prev) {
+      // Where each says so: two runs in one folder (the same source twice), or a rank id that is wrong in one.
       throw inputError(
-        `${input}: rank ${p.rank} found twice: ${rel(prev.root)} and ${rel(p.root)}. ` +
-          `Expected one profile folder per rank; pass the folder of one run.`,
+        `${input}: rank ${p.rank} found twice: ${rel(prev.root)} (rank from ${prev.rankSource}) and ${rel(p.root)} (rank from ${p.rankSource}). ` +
+          'Expected one profile folder per rank, all of one run. If these are two runs, pass the folder of one run, or one ' +
+          "rank's folder itself; if they are ranks of one run, one of them names the wrong rank: correct it where it says so.",
       );
     }
     seen.set(p.rank, p);

@@ -9,7 +9,8 @@
 import type { RewritesSection } from '../../analysis/rewrites/section.js';
 import type { Lane, NotFused, Rewrite, RewriteNote, Rewrites } from '../../analysis/rewrites/rewrites.js';
 import type { Unavailable } from '../../analysis/rewrites/recorderSink.js';
-import { TICKS_PER_US } from '../../model/model.js';
+import { EMPTY_LABEL, groupLabel, TICKS_PER_US } from '../../model/model.js';
+import type { Diff } from '../../analysis/diff.js';
 import { REWRITES_VERSION, type DiffRewritesJson, type RewriteChainTimeJson } from '../../model/schema.js';
 import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ranksNamed, round4 } from '../../util/format.js';
 import { relPath } from '../../util/paths.js';
@@ -31,6 +32,38 @@ const us = (ticks: number): number => ticks / TICKS_PER_US;
 export function ranksText(ranks: string[], code: Code): string {
   const ints = ranks.every((r) => /^(0|[1-9]\d{0,8})$/.test(r));
   return rankIdsText(ints ? [...ranks].sort((a, b) => Number(a) - Number(b)) : ranks, code);
+}
+
+/**
+ * A token of the Fusion rewrites (a group key under the diff's grouping) labelled as the count table labels its row:
+ * `RmsNorm @ (empty)` for a kernel of no core by type+core, not `RmsNorm @ `. A token without a row of its own
+ * (its kernels left out by --exclude, or gathered in a --groups group) keeps its key; the empty key is `(empty)`.
+ */
+export function tokenLabel(d: Pick<Diff, 'groupBy' | 'rows'>): (token: string) => string {
+  const labels = new Map(d.rows.map((r) => [r.key, groupLabel(d.groupBy, r)]));
+  return (t) => labels.get(t) ?? (t === '' ? EMPTY_LABEL : t);
+}
+
+/**
+ * The section with its kernel tokens labelled by `labelOf` (tokenLabel: as the count table labels them), for
+ * the reports people read; the JSON report keeps the keys. The `--layer-marker` of a note is as the user wrote it.
+ */
+export function labelled(s: RewritesSection, labelOf: (token: string) => string): RewritesSection {
+  if (s.status !== 'ok') return s;
+  const r = s.result;
+  const each = (tokens: string[]): string[] => tokens.map(labelOf);
+  const result: Rewrites = {
+    ...r,
+    marker: r.marker === null ? null : { ...r.marker, token: labelOf(r.marker.token) },
+    rewrites: r.rewrites.map((w) => ({
+      ...w,
+      removed: each(w.removed),
+      added: each(w.added),
+      notFused: w.notFused.map((n) => ({ ...n, tokens: each(n.tokens) })),
+    })),
+    conservation: { ...r.conservation, rest: r.conservation.rest.map((x) => ({ ...x, token: labelOf(x.token) })) },
+  };
+  return { ...s, result };
 }
 
 /** A chain with runs of one token written once: `RmsNorm ×2 · DynamicQuant`; nothing: `nothing`. */

@@ -14,10 +14,11 @@ import {
   type UnevenSteps,
 } from '../../analysis/diff.js';
 import { isTimeNoise, type TimeVerdict } from '../../analysis/timeTest.js';
-import { fmtCount, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
+import { fmtCount, fmtP, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
 import { EMPTY_LABEL, groupLabel } from '../../model/model.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
+import { skippedRowsWarning, skippedStepsText } from './skipped.js';
 
 /** The label of a row: its key, with `(empty)` for an empty key or an empty part of one (model.ts groupLabel). */
 export function label(d: Pick<Diff, 'groupBy'>, r: DiffRow): string {
@@ -69,12 +70,6 @@ export function noiseWhy(d: Diff, f: DiffFigures): string {
   return `within the step noise, p = ${fmtP(t.test.p)}`;
 }
 
-/** A p-value in two significant digits (`0.31`, `0.0042`), `under 0.0001` below that. */
-export function fmtP(p: number): string {
-  if (p < 1e-4) return 'under 0.0001';
-  return String(Number(p.toPrecision(2)));
-}
-
 /** Each rank's own steps (never the distinct Step Ids across ranks, which offset or lost steps inflate). */
 export function stepsText(s: DiffSideInfo, code: (s: string) => string): string {
   return s.steps === null ? 'no Step Id' : stepCountsText(s.rankSteps, code);
@@ -92,9 +87,14 @@ export function idsText(ids: number[]): string {
   return listed(parts, 6);
 }
 
-/** Warnings that belong in the report itself (and on stderr): unequal steps, ranks on one side only. */
-export function reportWarnings(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
+/**
+ * Warnings that belong in the report itself (and on stderr): rows that could not be read (the report's alone: stderr
+ * says so in its own words), unequal steps, ranks on one side only.
+ */
+export function reportWarnings(d: Diff, code: (s: string, max?: number) => string = clipped, onStderr = false): string[] {
   const out: string[] = [];
+  const skipped = onStderr ? null : skippedRowsWarning(d);
+  if (skipped !== null) out.push(skipped);
   if (d.stepMismatch) {
     const ranks = d.stepMismatchRanks;
     // Per rank, unless every rank shows the same difference as the sides do (each side's ranks alike).
@@ -109,7 +109,7 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
           )})`
         : '';
     out.push(
-      `Step counts differ: the base has ${stepsText(d.base, code)}, the PR has ${stepsText(d.pr, code)}${byRank}. Raw counts compare ` +
+      `Step counts differ: the base has ${stepsText(d.base, code)}, the PR has ${stepsText(d.pr, code)}${byRank}.${skippedStepsText(d)} Raw counts compare ` +
         `different amounts of work; ${d.base.steps !== null && d.pr.steps !== null ? 'rerun with --per-step.' : 'compare runs profiled alike.'}`,
     );
   }
@@ -139,7 +139,8 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
       `Step Ids differ where groups run a different number of times from step to step: ${ranks.join('; ')}` +
         `${us.length > 4 ? `; and ${plural(us.length - 4, 'more rank')}` : ''}. Their figures depend on which steps each side profiled, ` +
         `and their steps are compared one by one under the same Step Id only` +
-        `${notCompared > 0 ? ` (PR steps without one are not compared: ${plural(notCompared, 'group')} on ${plural(us.filter((x) => x.notCompared.length > 0).length, 'rank')})` : ''}.`,
+        `${notCompared > 0 ? ` (PR steps without one are not compared: ${plural(notCompared, 'group')} on ${plural(us.filter((x) => x.notCompared.length > 0).length, 'rank')})` : ''}.` +
+        (d.stepMismatch ? '' : skippedStepsText(d)),
     );
   }
   const u = d.unpairedRanks;
@@ -325,7 +326,7 @@ function testedText(d: Diff): string {
 
 /** The stderr warnings of a diff (the report carries the same facts). */
 export function diffWarnings(d: Diff): string {
-  const lines = reportWarnings(d).map((w) => `kprof: warning: ${w}`);
+  const lines = reportWarnings(d, clipped, true).map((w) => `kprof: warning: ${w}`);
   const dis = disagreeing(d);
   if (dis.length > 0) {
     const names = dis

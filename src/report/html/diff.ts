@@ -32,7 +32,9 @@ import {
   conservationText,
   timeText,
   headingText,
+  labelled,
   laneLines,
+  tokenLabel,
   layersText,
   markerText,
   noneText,
@@ -452,7 +454,7 @@ function chips(tokens: string[], side: 'base' | 'pr'): string {
  */
 function rewritesSection({ d, json }: Inputs): string {
   const head = `<section aria-labelledby="rewrites-h" id="rewrites"><h2 id="rewrites-h">${esc(REWRITES_TITLE)}</h2>`;
-  const s = d.rewrites;
+  const s = d.rewrites === undefined ? undefined : labelled(d.rewrites, tokenLabel(d));
   const j = json.rewrites;
   if (s === undefined || j === null) return `${head}<p class="note">Not computed: --rewrites off.</p></section>`;
   if (s.status === 'unavailable')
@@ -510,9 +512,9 @@ function rewritesSection({ d, json }: Inputs): string {
       `<article class="rewrite" id="${id}" aria-labelledby="${id}-h" data-i="${i}">`,
       `<h3 id="${id}-h">#${i + 1} ${h(rewriteTitle(w, sentence.code))}</h3>`,
       `<figure class="rw-chain" aria-label="${esc(label)}">`,
-      `<div class="rw-side"><span class="rw-k">base</span>${chips(x.removed, 'base')}</div>`,
+      `<div class="rw-side"><span class="rw-k">base</span>${chips(w.removed, 'base')}</div>`,
       '<div class="rw-arrow" aria-hidden="true">↓</div>',
-      `<div class="rw-side"><span class="rw-k">PR</span>${chips(x.added, 'pr')}</div>`,
+      `<div class="rw-side"><span class="rw-k">PR</span>${chips(w.added, 'pr')}</div>`,
       '</figure>',
       `<dl class="rw-facts">${facts.join('')}</dl>`,
     ];

@@ -2,7 +2,7 @@
 // total or in each step; and count's and time's mapping of min:, max:, exactly: and per:.
 
 import { isScalar, type Node } from '../../util/yamlLib.js';
-import { describe } from '../../aggregate/userGroups.js';
+import { describe, yaml11Boolean, yaml11Hint } from '../../aggregate/userGroups.js';
 import type { Bound, Bounds, Per } from '../model.js';
 import { slice } from '../slice.js';
 import { amount, metric, outcome, sampleOf, type CheckReader, type Measure, type RankInput, type RankOutcome, type Sample } from './kind.js';
@@ -80,5 +80,8 @@ export function boundsText(measure: Measure, per: Per, { min, max }: Bounds): st
 
 /** `absent: true` / `present: true`: anything but true is refused, with `hint`. */
 export function parseTrue(node: Node, reader: CheckReader, key: 'absent' | 'present', hint: string): void {
-  if (!isScalar(node) || node.value !== true) reader.fail(node, `${key}: expected true; found ${describe(node)}.${hint}`);
+  if (!isScalar(node) || node.value !== true) {
+    // `absent: yes` (YAML 1.1's true) is the text "yes" to a YAML 1.2 reader: said so, and what to write.
+    reader.fail(node, `${key}: expected true; found ${describe(node)}${yaml11Boolean(node) === true ? yaml11Hint(node) : ''}.${hint}`);
+  }
 }
