@@ -333,6 +333,14 @@ describe('parseRules: validation errors name file:line:col and what was expected
     expect(parseRules('r.yaml', 'groups:\n  g: ["/usr/x"]\nrules:\n  - group: g\n    absent: true\n').groups[0]!.exact).toEqual(new Set(['/usr/x']));
     expect(parseRules('r.yaml', 'rules:\n  - match: /rope/is\n    absent: true\n').rules[0]!.selector).toMatchObject({ kind: 'match' });
   });
+  it('a type or name YAML reads as a number is the text as written (1.10, 0x10, 007)', () => {
+    expect(parseRules('r.yaml', 'rules:\n  - type: 1.10\n    absent: true\n').rules[0]!.selector).toEqual({ kind: 'type', values: ['1.10'] });
+    expect(parseRules('r.yaml', 'rules:\n  - name: [0x10, 007, 1e3, 12]\n    absent: true\n').rules[0]!.selector).toEqual({
+      kind: 'name',
+      values: ['0x10', '007', '1e3', '12'],
+    });
+    expect(parseRules('r.json', '{"rules": [{"type": 1.10, "absent": true}]}').rules[0]!.selector).toEqual({ kind: 'type', values: ['1.10'] });
+  });
   it('a bad regular expression in a group', () => {
     expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(
       /^r\.yaml:2:7: group "g": bad regular expression \/\[\/: .+\.$/,
