@@ -800,22 +800,31 @@ describe('step counts in messages are each rank’s own', () => {
   });
 });
 
+/**
+ * A rank folder `rank<N>_ascend_pt` in `dir` whose kernel table runs B once in each of steps `ids`, and C twice more in
+ * the even ones; its path.
+ */
+function writeStepsRank(dir: string, rank: number, ids: number[]): string {
+  const folder = join(dir, `rank${rank}_ascend_pt`);
+  mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+  let t = 1000;
+  const rows = ids.flatMap((s) =>
+    (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${((t += 100)).toFixed(3)},2.0`),
+  );
+  writeFileSync(
+    join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
+    ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'),
+  );
+  return folder;
+}
+
 describe('kprof rules: the header counts each rank’s own steps', () => {
   it('offset Step Ids on one rank are 4 steps on each rank, not 8', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-perstep-header-'));
     try {
       const write = (side: string, rank: number, ids: number[]): void => {
-        const folder = join(dir, side, `rank${rank}_ascend_pt`);
-        mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+        const folder = writeStepsRank(join(dir, side), rank, ids);
         writeFileSync(join(folder, `profiler_info_${rank}.json`), `{"rank_id": ${rank}}`);
-        let t = 1000;
-        const rows = ids.flatMap((s) =>
-          (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${((t += 100)).toFixed(3)},2.0`),
-        );
-        writeFileSync(
-          join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
-          ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'),
-        );
       };
       for (const r of [0, 1]) write('base', r, S1_4);
       write('pr', 0, S1_4);
@@ -863,16 +872,7 @@ describe('steps that differ because rows could not be read', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-perstep-negative-'));
     try {
       const write = (side: string, ids: number[]): void => {
-        const folder = join(dir, side, 'rank0_ascend_pt');
-        mkdirSync(join(folder, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
-        let t = 1000;
-        const rows = ids.flatMap((s) =>
-          (s % 2 === 0 ? ['aclB,B', 'aclC,C', 'aclC,C'] : ['aclB,B']).map((k) => `${s},${k},AI_CORE,${((t += 100)).toFixed(3)},2.0`),
-        );
-        writeFileSync(
-          join(folder, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv'),
-          ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', ...rows, ''].join('\n'),
-        );
+        writeStepsRank(join(dir, side), 0, ids);
       };
       write('base', S1_4);
       // The same four steps numbered from -1: the rows of step -1 are skipped (no step is negative).
