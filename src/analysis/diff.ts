@@ -250,10 +250,16 @@ const SORTS = {
 } as const satisfies Record<DiffSort, (a: DiffRow, b: DiffRow) => number>;
 
 /** Sort rows (a copy); the default is delta-count. Rows in that order already (a diff's) are only copied. */
-export function sortDiffRows(rows: DiffRow[], sort: DiffSort = 'delta-count'): DiffRow[] {
+export function sortDiffRows(rows: readonly DiffRow[], sort: DiffSort = 'delta-count'): DiffRow[] {
+  const sorted = rowsInOrder(rows, sort);
+  return sorted === rows ? [...rows] : (sorted as DiffRow[]);
+}
+
+/** Rows in the `sort` order: `rows` itself when in that order already (a diff's, by default), else a sorted copy. */
+function rowsInOrder(rows: readonly DiffRow[], sort: DiffSort): readonly DiffRow[] {
   const cmp = SORTS[sort];
   for (let i = 1; i < rows.length; i++) if (cmp(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(cmp);
-  return [...rows];
+  return rows;
 }
 
 function sideInfo(s: Summary): DiffSideInfo {
@@ -547,7 +553,8 @@ export interface DiffOthers {
 }
 
 export interface DiffViewRows {
-  rows: DiffRow[];
+  /** The rows shown, in order: the diff's own list when it shows all of them in its order (read it, never write to it). */
+  rows: readonly DiffRow[];
   others: DiffOthers | null;
 }
 
@@ -559,15 +566,13 @@ function keeps(only: DiffOnly | null, r: DiffRow): boolean {
 
 /** Apply --sort, --only and --top; the rows left out are folded into `others`. */
 export function viewDiff(d: Diff, view: DiffView): DiffViewRows {
-  const kept = sortDiffRows(
-    d.rows.filter((r) => keeps(view.only, r)),
-    view.sort,
-  );
+  // No --only, and the diff's order (the default sort): the diff's own list, not two copies of a million rows.
+  const kept = rowsInOrder(view.only === null ? d.rows : d.rows.filter((r) => keeps(view.only, r)), view.sort);
   const rows = view.top !== null ? kept.slice(0, view.top) : kept;
   // Every row shown (no --only, no --top): nothing is folded, and no Set of a million rows is made to say so.
   if (rows.length === d.rows.length) return { rows, others: null };
   // The rows left out, in the diff's order: past --top of rows in that order already, else found by a Set.
-  const inOrder = view.only === null && kept.length === d.rows.length && kept.every((r, i) => r === d.rows[i]);
+  const inOrder = kept === d.rows || (view.only === null && kept.length === d.rows.length && kept.every((r, i) => r === d.rows[i]));
   const shown = inOrder ? null : new Set(rows);
   const hidden = inOrder ? kept.slice(rows.length) : d.rows.filter((r) => !shown!.has(r));
   if (hidden.length === 0) return { rows, others: null };

@@ -78,7 +78,7 @@ function rowJson(r: DiffRow): DiffRowJson {
 }
 
 /** Rows a view folds into `others` whose change differs across ranks or steps, in the default order. */
-function foldedDiffering(d: Diff, shown: DiffRow[]): DiffRow[] {
+function foldedDiffering(d: Diff, shown: readonly DiffRow[]): DiffRow[] {
   const kept = new Set(shown);
   return d.rows.filter((r) => !kept.has(r) && differs(r));
 }
