@@ -244,8 +244,7 @@ class RulesReader implements CheckReader {
       if (!isScalar(item) || (typeof item.value !== 'string' && typeof item.value !== 'number') || String(item.value) === '') {
         this.fail(item, `${key}: expected a kernel ${key} or a list of them; found ${describe(item)}.`);
       }
-      // A plain scalar YAML reads as a number (1.10, 0x10, 007) is the kernel's text as written, not the number.
-      return typeof item.value === 'number' ? (item.source ?? String(item.value)) : item.value;
+      return typeof item.value === 'number' ? (item.source ?? String(item.value)) : item.value; // 1.10 as written, not 1.1
     });
   }
 
