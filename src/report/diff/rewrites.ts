@@ -522,7 +522,7 @@ export function noteText(n: RewriteNote, code: Code): string {
     case 'unaligned':
       return (
         `The steps do not align: the most frequent steps of the two sides differ in ${fmtCount(n.changes)} places; ${n.of === n.changes ? 'of them' : `of the ${fmtCount(n.of)} largest`}, ` +
-        `${fmtCount(n.undone)} are undone over the steps (the PR runs their chains as often as the base) and ${fmtCount(n.once)} happen once in a step. ` +
+        `${fmtCount(n.undone)} are undone over the steps (the PR runs their chains as often as the base), and ${fmtCount(n.once)} happen once in a step (a place can be both). ` +
         'These look like different runs, not a change of one run, so no rewrite is listed; the count table above is exact'
       );
     case 'low-coverage': {
