@@ -229,6 +229,22 @@ describe('kprof audit of the README example', () => {
   });
 });
 
+describe('kprof audit --catalogue of a file of no entry', () => {
+  test('audits with the shipped catalogue, and says the file adds nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-catalogue-'));
+    try {
+      const file = join(dir, 'none.yaml');
+      writeFileSync(file, 'entries: []\n');
+      const r = await kprof(['audit', 'fixtures/fusion-example/pr', '--catalogue', file]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`kprof: warning: --catalogue ${file}: it has no entries, so it adds nothing to the shipped catalogue.`);
+      expect(r.stdout).toMatch(/^Fusion audit of .*: 30 catalogue entries/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('kprof diff --save-fusions', () => {
   test('writes the rewrites as catalogue entries that kprof audit --catalogue reads back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));

@@ -32,10 +32,14 @@ export interface AuditFlags {
   out?: string;
 }
 
-/** The shipped catalogue, then the user's files (--catalogue), ids unique across all. */
-export function loadCatalogue(userFiles: string[]): CatalogueEntry[] {
+/** The shipped catalogue, then the user's files (--catalogue), ids unique across all; `empty` is told of a user file of no entry. */
+export function loadCatalogue(userFiles: string[], empty: (file: string) => void = () => {}): CatalogueEntry[] {
   const parts = CATALOGUE_FILES.map((f) => parseCatalogue(f.file, f.text));
-  for (const f of userFiles) parts.push(parseCatalogue(f, readText(f)));
+  for (const f of userFiles) {
+    const entries = parseCatalogue(f, readText(f));
+    if (entries.length === 0) empty(f);
+    parts.push(entries);
+  }
   return joinCatalogues(parts);
 }
 
@@ -88,7 +92,10 @@ function sameProfileTwice(profiles: string[]): void {
 }
 
 export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io, progress: Progress): Promise<number> {
-  const entries = selected(loadCatalogue(flags.catalogue ?? []), flags.only);
+  // A file of no entry (`entries: []`, as --save-fusions writes when the diff found no rewrite) is said: it adds nothing.
+  const none = (f: string): void =>
+    io.stderr(`kprof: warning: --catalogue ${shown(f)}: it has no entries, so it adds nothing to the shipped catalogue.\n`);
+  const entries = selected(loadCatalogue(flags.catalogue ?? [], none), flags.only);
   const ctx = { color: flags.out === undefined && colorEnabled(io, io.stdoutIsTTY) };
   if (flags.list) {
     if (flags.format === 'html') throw usageError('--list: the catalogue is shown as table, markdown or json; --format html is for an audit.');
