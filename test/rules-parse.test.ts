@@ -340,6 +340,12 @@ describe('parseRules: validation errors name file:line:col and what was expected
       values: ['0x10', '007', '1e3', '12'],
     });
     expect(parseRules('r.json', '{"rules": [{"type": 1.10, "absent": true}]}').rules[0]!.selector).toEqual({ kind: 'type', values: ['1.10'] });
+    // A group named by a number is named as written, and a rule finds it by that name.
+    for (const name of ['1', '01', '1.10']) {
+      const set = parseRules('r.yaml', `groups:\n  ${name}: [Cast]\nrules:\n  - group: ${name}\n    absent: true\n`);
+      expect(set.groups.map((g) => g.name)).toEqual([name]);
+      expect(set.rules[0]!.selector).toMatchObject({ kind: 'group' });
+    }
   });
   it('a bad regular expression in a group', () => {
     expect(error('groups:\n  g: ["/[/"]\nrules:\n  - group: g\n    absent: true\n')).toMatch(

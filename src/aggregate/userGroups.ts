@@ -4,7 +4,17 @@
 //   rope-chain: [InterleaveRope, RotaryMul]
 //   quant: ["/Quant/"]
 
-import { firstAliasOrMerge, isMap, isScalar, isSeq, newLineCounter, parseDocument, type LineCounter, type Node } from '../util/yamlLib.js';
+import {
+  firstAliasOrMerge,
+  isMap,
+  isScalar,
+  isSeq,
+  newLineCounter,
+  parseDocument,
+  scalarText,
+  type LineCounter,
+  type Node,
+} from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { readRegularFile, textEncoding } from '../util/files.js';
 import { noteInput } from '../util/io.js';
@@ -52,7 +62,7 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
   const out: UserGroup[] = [];
   for (const pair of node.items) {
     const keyNode = pair.key as Node;
-    const name = isScalar(keyNode) ? String(keyNode.value) : '';
+    const name = isScalar(keyNode) ? scalarText(keyNode) : '';
     if (!name) throw inputError(`${at(keyNode)}: a group needs a name.`);
     const value = pair.value as Node | null;
     const blank = isScalar(value) && (value.value === null || value.value === '');

@@ -3,7 +3,7 @@
 // was expected and what was found. The syntax is documented in docs/check.md.
 
 import type { Pair } from 'yaml';
-import { isMap, isScalar, isSeq, type LineCounter, type Node } from '../util/yamlLib.js';
+import { isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type StepRange, type UserGroup } from '../model/model.js';
@@ -244,7 +244,7 @@ class RulesReader implements CheckReader {
       if (!isScalar(item) || (typeof item.value !== 'string' && typeof item.value !== 'number') || String(item.value) === '') {
         this.fail(item, `${key}: expected a kernel ${key} or a list of them; found ${describe(item)}.`);
       }
-      return typeof item.value === 'number' ? (item.source ?? String(item.value)) : item.value; // 1.10 as written, not 1.1
+      return scalarText(item); // 1.10 as written, not 1.1
     });
   }
 
@@ -271,9 +271,9 @@ class RulesReader implements CheckReader {
       case 'match':
         return { kind: 'match', re: this.regex(node, 'match') };
       case 'group': {
-        if (!isScalar(node) || typeof node.value !== 'string')
+        if (!isScalar(node) || (typeof node.value !== 'string' && typeof node.value !== 'number'))
           this.fail(node, `group: expected the name of a group from "groups:"; found ${describe(node)}.`);
-        const name = node.value;
+        const name = scalarText(node);
         const g = this.groups.find((x) => x.name === name);
         if (!g) {
           const known = this.groups.map((x) => x.name);

@@ -25,6 +25,11 @@ export function isScalar(n: unknown): n is Scalar<unknown> {
   return yaml().isScalar(n);
 }
 
+/** A scalar's text: a number as the file writes it (1.10, 0x10, 007), not the number YAML read; else its value as text. */
+export function scalarText(n: Scalar<unknown>): string {
+  return typeof n.value === 'number' ? (n.source ?? String(n.value)) : String(n.value);
+}
+
 export function isAlias(n: unknown): n is Alias {
   return yaml().isAlias(n);
 }
