@@ -7,7 +7,7 @@ import { CELL_WIDTH } from '../../util/inputText.js';
 import { markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
-import { labelled, tokenLabel, rewritesMarkdown } from './rewrites.js';
+import { labelled, rewritesMarkdown } from './rewrites.js';
 import {
   comparedLine,
   disagreementLines,
@@ -160,7 +160,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const top: string[] = [DIFF_MARKDOWN_MARKER, `**Kernel diff:** ${first}`, '', `${second}`, ''];
   for (const w of reportWarnings(d, code)) top.push(`> **Warning:** ${w}`, '');
   const compared = comparedLine(d, code, true);
-  const rewrites = d.rewrites === undefined ? [] : [...rewritesMarkdown(labelled(d.rewrites, tokenLabel(d)), code), ''];
+  const rewrites = d.rewrites === undefined ? [] : [...rewritesMarkdown(labelled(d, d.rewrites), code), ''];
   const note = timeFallbackNote(d);
   const stepTime = d.stepTime ? blockMarkdown(diffStepTimeBlock(d.stepTime, code)) : null;
   const fixed =

@@ -35,22 +35,25 @@ export function ranksText(ranks: string[], code: Code): string {
 }
 
 /**
- * A token of the Fusion rewrites (a group key under the diff's grouping) labelled as the count table labels its row:
- * `RmsNorm @ (empty)` for a kernel of no core by type+core, not `RmsNorm @ `. A token without a row of its own
- * (its kernels left out by --exclude, or gathered in a --groups group) keeps its key; the empty key is `(empty)`.
+ * The diff's Fusion rewrites section with its kernel tokens (group keys under the diff's grouping) labelled as the
+ * count table labels their rows, for the reports people read (the JSON report keeps the keys): `RmsNorm @ (empty)`
+ * for a kernel of no core by type+core, not `RmsNorm @ `. A token without a row of its own (its kernels left out by
+ * --exclude, or gathered in a --groups group) keeps its key; the empty key is `(empty)`. Only the section's tokens
+ * are labelled (a diff by name has a million rows and a section of a few). The `--layer-marker` of a note is as the
+ * user wrote it.
  */
-export function tokenLabel(d: Pick<Diff, 'groupBy' | 'rows'>): (token: string) => string {
-  const labels = new Map(d.rows.map((r) => [r.key, groupLabel(d.groupBy, r)]));
-  return (t) => labels.get(t) ?? (t === '' ? EMPTY_LABEL : t);
-}
-
-/**
- * The section with its kernel tokens labelled by `labelOf` (tokenLabel: as the count table labels them), for
- * the reports people read; the JSON report keeps the keys. The `--layer-marker` of a note is as the user wrote it.
- */
-export function labelled(s: RewritesSection, labelOf: (token: string) => string): RewritesSection {
+export function labelled(d: Pick<Diff, 'groupBy' | 'rows'>, s: RewritesSection): RewritesSection {
   if (s.status !== 'ok') return s;
   const r = s.result;
+  const labels = new Map<string, string>();
+  const want = (t: string): void => {
+    labels.set(t, t === '' ? EMPTY_LABEL : t);
+  };
+  if (r.marker !== null) want(r.marker.token);
+  for (const w of r.rewrites) for (const t of [...w.removed, ...w.added, ...w.notFused.flatMap((n) => n.tokens)]) want(t);
+  for (const x of r.conservation.rest) want(x.token);
+  for (const row of d.rows) if (labels.has(row.key)) labels.set(row.key, groupLabel(d.groupBy, row));
+  const labelOf = (t: string): string => labels.get(t)!;
   const each = (tokens: string[]): string[] => tokens.map(labelOf);
   const result: Rewrites = {
     ...r,

@@ -7,7 +7,7 @@ import { CELL_WIDTH, clipped } from '../../util/inputText.js';
 import { fitProse, paint, textTable, textTableChunks, type Align, type Paint, type RenderContext } from '../render.js';
 import { blockText, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
-import { labelled, tokenLabel, rewritesTextLines } from './rewrites.js';
+import { labelled, rewritesTextLines } from './rewrites.js';
 import {
   comparedLine,
   disagreementLines,
@@ -104,7 +104,7 @@ export function* diffTableChunks(d: Diff, view: DiffView, ctx: RenderContext): G
     after.push('');
   }
   if (d.rewrites !== undefined) {
-    const rw = rewritesTextLines(labelled(d.rewrites, tokenLabel(d)), clipped, ctx.fit?.width);
+    const rw = rewritesTextLines(labelled(d, d.rewrites), clipped, ctx.fit?.width);
     after.push(paint(ctx, 'bold', rw[0]!));
     for (const l of rw.slice(1)) after.push(l);
     after.push('');

@@ -34,7 +34,6 @@ import {
   headingText,
   labelled,
   laneLines,
-  tokenLabel,
   layersText,
   markerText,
   noneText,
@@ -454,7 +453,7 @@ function chips(tokens: string[], side: 'base' | 'pr'): string {
  */
 function rewritesSection({ d, json }: Inputs): string {
   const head = `<section aria-labelledby="rewrites-h" id="rewrites"><h2 id="rewrites-h">${esc(REWRITES_TITLE)}</h2>`;
-  const s = d.rewrites === undefined ? undefined : labelled(d.rewrites, tokenLabel(d));
+  const s = d.rewrites === undefined ? undefined : labelled(d, d.rewrites);
   const j = json.rewrites;
   if (s === undefined || j === null) return `${head}<p class="note">Not computed: --rewrites off.</p></section>`;
   if (s.status === 'unavailable')
