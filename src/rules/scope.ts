@@ -5,20 +5,10 @@
 // is an input error, never a gate that holds.
 
 import { inputError } from '../util/errors.js';
-import { inSteps, keepGroup, stepsLabel } from '../aggregate/group.js';
+import { inSteps, keepGroup, stepsLabel, stepsWithin } from '../aggregate/group.js';
 import { shellWord, shown } from '../util/inputText.js';
 import { NO_RANK_ID, ranksNamed } from '../util/format.js';
-import {
-  emptyCell,
-  forEachStepFigure,
-  mergeFigures,
-  type Cell,
-  type FineGroup,
-  type Profile,
-  type RankData,
-  type Selection,
-} from '../model/model.js';
-import { GrowingSteps } from '../model/growingSteps.js';
+import type { FineGroup, Profile, RankData, Selection } from '../model/model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
 function filters(sel: Selection): boolean {
@@ -43,14 +33,7 @@ function scopeRank(rank: RankData, sel: Selection): RankData {
     if (!keepGroup(g, sel)) continue;
     let kept: FineGroup = g;
     if (steps) {
-      const total: Cell = emptyCell();
-      // The cells in the rule's steps copied as figures, packed (no Cell object a step).
-      const cells = new GrowingSteps();
-      forEachStepFigure(g.steps, (s, count, ticks, minTicks, maxTicks) => {
-        if (!inSteps(steps, s)) return;
-        cells.setFigures(s, count, ticks, minTicks, maxTicks);
-        mergeFigures(total, count, ticks, minTicks, maxTicks);
-      });
+      const { total, steps: cells } = stepsWithin(g.steps, steps);
       // Field by field: a fine group read from a table is a view, whose fields a spread would not copy.
       kept = { name: g.name, type: g.type, core: g.core, shapes: g.shapes, total, steps: cells };
       if (g.rawName !== undefined) kept.rawName = g.rawName;

@@ -16,7 +16,7 @@ import {
   type UserGroup,
 } from '../model/model.js';
 import { formatOf, passKernelTable } from '../input/formats/registry.js';
-import type { KnownValues } from './unmatched.js';
+import { countIn, type KnownValues } from './unmatched.js';
 import type { Rule, Selector } from './model.js';
 
 /** Where a rule is in the rules file, for messages: `kprof.rules.yaml:12`. */
@@ -176,12 +176,7 @@ export function typesOf(rule: Rule, rank: RankData): Set<string> {
   const out = new Set<string>();
   for (const g of rank.groups.values()) {
     if (g.type === null) unanswerable(rule, rank, g, 'type', 'type');
-    let count = rule.steps === null ? g.total.count : 0;
-    if (rule.steps !== null)
-      forEachStepFigure(g.steps, (st, n) => {
-        if (inRange(rule, st)) count += n;
-      });
-    if (count > 0) out.add(g.type);
+    if (countIn(rule, g) > 0) out.add(g.type);
   }
   return out;
 }

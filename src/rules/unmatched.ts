@@ -54,7 +54,7 @@ export function knownValues(profile: Profile, base: Profile | null): KnownValues
 }
 
 /** The kernels a group has in a rule's steps (all of them without steps:). */
-function countIn(rule: Rule | null, g: FineGroup): number {
+export function countIn(rule: Rule | null, g: FineGroup): number {
   if (rule === null || rule.steps === null) return g.total.count;
   const steps = rule.steps;
   let n = 0;
