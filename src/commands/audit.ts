@@ -19,7 +19,7 @@ import { diskIdentity } from '../util/files.js';
 import { shown } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseRanks } from './options.js';
-import { distance } from '../rules/unmatched.js';
+import { nearest } from '../rules/unmatched.js';
 
 export interface AuditFlags {
   format: AuditFormat;
@@ -56,15 +56,15 @@ function selected(entries: CatalogueEntry[], only: string | undefined): Catalogu
     if (!entries.some((e) => e.id === id)) {
       // A fused kernel type names its entry in a fused: rule: said so here, with the id to pass; else the nearest id.
       const of = entries.filter((e) => e.fused.includes(id)).map((e) => e.id);
-      const near = entries
-        .map((e) => ({ id: e.id, d: distance(id.toLowerCase(), e.id) }))
-        .filter((x) => x.d <= 2)
-        .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))[0];
+      const near = nearest(
+        id,
+        entries.map((e) => e.id),
+      );
       const hint =
         of.length > 0
           ? ` ${shown(id)} is the fused kernel of ${of.join(', ')}: pass --only ${of.join(',')}.`
           : near !== undefined
-            ? ` Did you mean "${near.id}"?`
+            ? ` Did you mean "${near}"?`
             : '';
       throw usageError(`--only: no catalogue entry "${shown(id)}"; kprof audit --list shows the ids.${hint}`);
     }

@@ -9,7 +9,7 @@ import { parseSteps } from '../aggregate/group.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type StepRange, type UserGroup } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
-import { distance } from './unmatched.js';
+import { nearest } from './unmatched.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';
@@ -56,11 +56,8 @@ const NESTED_HINTS: Record<string, string> = {
 
 function suggestion(key: string, allowed: readonly string[]): string {
   if (allowed === RULE_KEYS && NESTED_HINTS[key] !== undefined) return NESTED_HINTS[key];
-  const best = allowed
-    .map((k) => ({ k, d: distance(key.toLowerCase(), k) }))
-    .filter((x) => x.d <= 2)
-    .sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : 1))[0];
-  return best ? ` Did you mean "${best.k}"?` : '';
+  const best = nearest(key, allowed);
+  return best !== undefined ? ` Did you mean "${best}"?` : '';
 }
 
 class RulesReader implements CheckReader {

@@ -233,6 +233,14 @@ function variants(a: string, b: string): boolean {
   return long.startsWith(short) && /^(?:s|D|V?[0-9]+)$/.test(long.slice(short.length));
 }
 
+/** The candidate nearest to `word` (its lower case) within 2 edits, the first in text order of the nearest; undefined when none is. */
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  return candidates
+    .map((c) => ({ c, d: distance(word.toLowerCase(), c) }))
+    .filter((x) => x.d <= 2)
+    .sort((a, b) => a.d - b.d || (a.c < b.c ? -1 : 1))[0]?.c;
+}
+
 /** Edit distance, for "did you mean" (keys and kernel names are short, so the quadratic table is cheap). */
 export function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);

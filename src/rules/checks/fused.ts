@@ -18,7 +18,7 @@ import type { RecordedRank } from '../../analysis/rewrites/recorderSink.js';
 import { TICKS_PER_US } from '../../model/model.js';
 import { FUSED_PHASES, type FusedFallback, type FusedPhase, type FusedShortStep } from '../model.js';
 import { inRange } from '../slice.js';
-import { distance } from '../unmatched.js';
+import { nearest } from '../unmatched.js';
 import type { CheckReader, ProfileKind, Sample } from './kind.js';
 import { requireSequence } from './sequence.js';
 
@@ -85,13 +85,13 @@ export const fused: ProfileKind<'fused'> = {
     const entry = entryNamed(v);
     if (entry === undefined) {
       const name = v;
-      const best = shippedCatalogue()
-        .map((e) => ({ id: e.id, d: distance(name.toLowerCase(), e.id) }))
-        .filter((x) => x.d <= 2)
-        .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))[0];
+      const best = nearest(
+        name,
+        shippedCatalogue().map((e) => e.id),
+      );
       return reader.fail(
         nameNode,
-        `fused: no catalogue entry ${describe(nameNode)} (by id or fused kernel type); kprof audit --list shows the entries.${best ? ` Did you mean "${best.id}"?` : ''}`,
+        `fused: no catalogue entry ${describe(nameNode)} (by id or fused kernel type); kprof audit --list shows the entries.${best !== undefined ? ` Did you mean "${best}"?` : ''}`,
       );
     }
     if (entry.chains.length === 0) {
