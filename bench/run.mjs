@@ -11,7 +11,8 @@
 //            section's cost, with rewrites on by default: printed as the median of the run-by-run ratios, of
 //            wall time and, with GNU time, of CPU time, beside the median peak RSS of each)
 //   kprof audit (PR)   `kprof audit PR`: the fusion catalogue against the PR's kernel sequence
-//   node     Node reading the same bytes and nothing else (readSync into a 4 MiB buffer): the floor
+//   node     Node reading the same bytes and nothing else (readSync into a 4 MiB buffer): the floor; and
+//            `node group-by`, the least a JavaScript reader does (count and sum by Type, a thread a file: NODE_GROUP_BY)
 //   startup  `node -e 0` and `kprof --version`: what each costs before reading (the ratio past start-up is printed)
 //   python   Python's csv module grouping by Type (count and sum of Duration(us)), both files
 //   pandas   pandas.read_csv(usecols) + groupby, with the first Python that can import pandas: python3 on PATH,
@@ -123,6 +124,92 @@ for (const f of process.argv.slice(1)) {
 }
 process.stdout.write(total + '\\n');
 process.stderr.write('MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n');
+`;
+
+// The least a JavaScript reader of these files can do (`node group-by`): what python csv does (count and sum of
+// Duration(us) by Type), with one thread per file (this one reads the first, a worker the second, as kprof's read
+// does): each line found with indexOf, its cells split up to the Duration column only (a quoted cell skipped whole),
+// and nothing checked. It assumes no line break inside a quoted cell (kernel_details never has one). Its time against
+// `node read only` is what reading and splitting the rows costs in JavaScript here, before any of kprof's work.
+const NODE_GROUP_BY = `
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { openSync, readSync, closeSync } from 'node:fs';
+function group(file) {
+  const fd = openSync(file, 'r');
+  const CAP = 1 << 20;
+  let buf = Buffer.allocUnsafe(2 * CAP);
+  const groups = new Map();
+  let carry = 0;
+  let ti = -1;
+  let di = -1;
+  for (;;) {
+    if (carry + CAP > buf.length) { const b = Buffer.allocUnsafe(2 * buf.length); buf.copy(b, 0, 0, carry); buf = b; }
+    const n = readSync(fd, buf, carry, CAP, null);
+    const end = carry + n;
+    let p = 0;
+    for (;;) {
+      let nl = buf.indexOf(10, p);
+      if (nl >= end) nl = -1;
+      if (nl < 0 && n > 0) break;
+      const e = nl < 0 ? end : nl;
+      if (e > p) {
+        if (ti < 0) {
+          const h = buf.toString('utf8', p, e).replace(/^\\uFEFF/, '').replace(/\\r$/, '').split(',').map((c) => c.trim());
+          ti = h.indexOf('Type');
+          di = h.indexOf('Duration(us)');
+        } else {
+          // Cells up to the Duration column: a quoted cell is skipped to its closing quote.
+          let s = p, ts = -1, te = -1, ds = -1, de = -1;
+          for (let f = 0; f <= di && s <= e; f++) {
+            let i = s;
+            if (buf[i] === 34) {
+              for (i++; i < e; i++) if (buf[i] === 34) { if (buf[i + 1] === 34) i++; else { i++; break; } }
+            }
+            while (i < e && buf[i] !== 44) i++;
+            if (f === ti) { ts = s; te = i; }
+            if (f === di) { ds = s; de = i < e || buf[e - 1] !== 13 ? i : i - 1; }
+            s = i + 1;
+          }
+          if (de >= 0) {
+            let t = ts >= 0 ? buf.latin1Slice(ts, te) : '';
+            if (/[^\\x20-\\x7e]/.test(t)) t = buf.toString('utf8', ts, te);
+            if (t.charCodeAt(0) === 34) t = t.slice(1, -1).replaceAll('""', '"');
+            // A plain decimal read here; anything else by Number().
+            let d = 0, scale = 1, dot = false, plain = de > ds;
+            for (let i = ds; i < de && plain; i++) {
+              const c = buf[i];
+              if (c >= 48 && c <= 57) { d = d * 10 + (c - 48); if (dot) scale *= 10; }
+              else if (c === 46 && !dot) dot = true;
+              else plain = false;
+            }
+            d = plain ? d / scale : Number(buf.latin1Slice(ds, de));
+            const g = groups.get(t);
+            if (g === undefined) groups.set(t, [1, d]);
+            else { g[0]++; g[1] += d; }
+          }
+        }
+      }
+      if (nl < 0) break;
+      p = nl + 1;
+    }
+    if (n === 0) break;
+    buf.copy(buf, 0, p, end);
+    carry = end - p;
+  }
+  closeSync(fd);
+  return Object.fromEntries(groups);
+}
+if (isMainThread) {
+  const files = process.argv.slice(2);
+  const others = files.slice(1).map((f) => new Promise((ok, bad) => {
+    const w = new Worker(new URL(import.meta.url), { workerData: f });
+    w.on('message', ok);
+    w.on('error', bad);
+  }));
+  const out = [group(files[0]), ...(await Promise.all(others))];
+  process.stdout.write(JSON.stringify(out) + '\\n');
+  process.stderr.write('MAXRSS_KB ' + process.resourceUsage().maxRSS + '\\n');
+} else parentPort.postMessage(group(workerData));
 `;
 
 const PY_CSV = `
@@ -349,6 +436,11 @@ async function main() {
       return p;
     };
     // `groups` marks the contenders whose stdout is JSON groups, checked against kprof's after the first run.
+    // The least a JavaScript reader does (NODE_GROUP_BY), checked like the others.
+    if (want('node')) {
+      const script = writeScript('node_group.mjs', NODE_GROUP_BY);
+      contenders.push({ name: 'node group-by', groups: true, run: () => measure(process.execPath, [script, base, pr]) });
+    }
     if (want('python')) {
       if (py) {
         contenders.push({ name: 'python csv', groups: true, run: () => measure(py, [writeScript('csv_group.py', PY_CSV), base, pr]) });
@@ -455,6 +547,15 @@ async function main() {
               `${read > 0 ? '' : ': the read took no longer than the start-up, within the noise'})\n`,
           );
         }
+      }
+      if (med.has('node group-by') && med.has('node read only')) {
+        // The floor of a JavaScript reader (NODE_GROUP_BY), and kprof against it: what kprof adds to reading and
+        // splitting the rows (no goal; the goal above is against the bare read).
+        const g = med.get('node group-by');
+        process.stdout.write(
+          `  ${pad('node group-by / node read (JavaScript floor)', 44)} ${pad((g / med.get('node read only')).toFixed(2), 6, true)}×\n`,
+        );
+        process.stdout.write(`  ${pad('kprof / node group-by', 44)} ${pad((k / g).toFixed(2), 6, true)}×\n`);
       }
       if (med.has('kprof --rewrites off') && med.has('kprof diff')) {
         // Run i of each ran one after the other: the median of the ratios run by run, which the machine's drift
