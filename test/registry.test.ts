@@ -2,7 +2,8 @@
 // messages that list formats are made from it, and a format added in its own module (test/toyFormat.ts) is read
 // through the same path as the built-in ones with nothing else changed.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { NO_STREAM } from '../src/input/sink.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, ROOT } from './helpers.js';
+import { KLOG } from './klogFormat.js';
 import { TOY } from './toyFormat.js';
 
 let tmp: string;
@@ -225,3 +227,31 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
 });
 
 // That the compiler refuses an incomplete entry is test/types/registry.ts, checked by `npm run typecheck`.
+
+describe('a second format added in its own module (test/klogFormat.ts: kernel types, no cores, streamed)', () => {
+  const HEAD = 'step\tstart_us\tdur_us\top_type\top_name';
+  const klog = (name: string, lines: string[]): string => {
+    const dir = join(tmp, `klog-${name}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'run.klog'), `${[HEAD, ...lines].join('\n')}\n`);
+    return join(dir, 'run.klog');
+  };
+
+  it('is read by its header, also under another name and gzipped; its figures are the sums of its rows', async () => {
+    register(KLOG);
+    const path = klog('read', ['1\t100\t10\tMatMul\tmm', '1\t112.5\t2.25\tAdd\tadd', '1\t115\t-3\tAdd\tadd', '2\t200\t10\tMatMul\tmm']);
+    const other = join(tmp, 'klog-read', 'kernels.txt.gz');
+    writeFileSync(other, gzipSync(readFileSync(path)));
+    for (const input of [path, other]) {
+      const r = await kprof(['summary', input, '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect([j.rowsRead, j.skippedRows, j.steps, j.totals.count, j.totals.totalUs]).toEqual([4, 1, 2, 3, 22.25]);
+      expect(j.groups.map((g: { key: string; count: number }) => [g.key, g.count])).toEqual([
+        ['MatMul', 2],
+        ['Add', 1],
+      ]);
+      expect(r.stderr).toMatch(/:4: expected step, start_us, dur_us/);
+    }
+  });
+});
