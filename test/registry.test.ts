@@ -254,4 +254,19 @@ describe('a second format added in its own module (test/klogFormat.ts: kernel ty
       expect(r.stderr).toMatch(/:4: expected step, start_us, dur_us/);
     }
   });
+
+  it('a question its format never answers is refused as such, with the groupings it has', async () => {
+    register(KLOG);
+    const path = klog('no-cores', ['1\t100\t10\tMatMul\tmm']);
+    const byCore = await kprof(['summary', path, '--by', 'core']);
+    expect(byCore.code).toBe(2);
+    expect(byCore.stderr).toContain(
+      '--by core needs core types (Accelerator Core / Task Type), but a kernel log has none (its files never do). Use --by type or --by name.',
+    );
+    expect(byCore.stderr).not.toContain('profile with a level');
+    const core = await kprof(['summary', path, '--core', 'AI_CORE']);
+    expect(core.stderr).toContain(
+      '--core needs core types (Accelerator Core / Task Type), but a kernel log has none (its files never do). Drop --core.',
+    );
+  });
 });
