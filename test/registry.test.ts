@@ -269,4 +269,12 @@ describe('a second format added in its own module (test/klogFormat.ts: kernel ty
       '--core needs core types (Accelerator Core / Task Type), but a kernel log has none (its files never do). Drop --core.',
     );
   });
+
+  it('--witness on it says it has no totals beside it, not that the input has no kernel table', async () => {
+    register(KLOG);
+    const r = await kprof(['summary', klog('witness', ['1\t100\t10\tMatMul\tmm']), '--witness']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('and this input is a kernel log, which has no totals of the same kernels beside it.');
+    expect(r.stderr).not.toContain('has no kernel table');
+  });
 });
