@@ -146,7 +146,9 @@ function sequenceKnown(rule: Rule, profile: Profile, base: Profile | null): Know
     if (p === null || !answered) continue;
     for (const rank of ranksFor(rule, p, profile)) {
       const parts = rank.beside as RecordedRank[] | undefined;
-      if (parts === undefined || rank.snapshot !== null || parts.some((x) => x.unordered !== null || x.withoutSteps !== null)) {
+      // A rank that cannot answer a sequence rule (checks/sequence.ts unavailable, which says why): no steps to know.
+      const stepless = parts !== undefined && parts.every((x) => x.seq.steps.length === 0) && parts.some((x) => x.seq.stats.withoutStep > 0);
+      if (parts === undefined || rank.snapshot !== null || stepless || parts.some((x) => x.unordered !== null || x.withoutSteps !== null)) {
         answered = false;
         break;
       }
