@@ -28,7 +28,9 @@ async function readKlog(path: string, into: KernelTarget, options: KernelReadOpt
   let [line, rows, bytes, originUs] = [0, 0, 0, Number.NaN];
   const row = (text: string): void => {
     if (++line === 1) {
-      if (text.replace(/\r$/, '') !== HEADER) throw inputError(`${path}:1: expected the header "${HEADER}" of a kernel log. Pass a kernel log.`);
+      if (text.replace(/\r$/, '') !== HEADER) {
+        throw inputError(`${path}:1: expected the header "${HEADER}" of a kernel log; found "${text.slice(0, 60)}". Pass a kernel log.`);
+      }
       into.begin(sourceFacts(path, KLOG.answers, { steps: true, starts: true }, options.withShapes));
       return;
     }
@@ -39,11 +41,8 @@ async function readKlog(path: string, into: KernelTarget, options: KernelReadOpt
     const [step = '', start = '', dur = '', type = '', name = ''] = cells;
     const ticks = startTicksAfter(dur, 0);
     if (cells.length !== 5 || !/^\d{0,9}$/.test(step) || !(ticks >= 0 && ticks < MAX_EXACT_TICKS) || type === '' || name === '') {
-      into.skip(
-        path,
-        line,
-        `expected ${cells.length === 0 ? 'a row shorter than 128 KiB' : 'step, start_us, dur_us (µs), op_type and op_name'}; row skipped`,
-      );
+      const found = cells.length === 0 ? `a line of ${text.length.toLocaleString('en-US')} characters or more` : `"${text.slice(0, 60)}"`;
+      into.skip(path, line, `expected step, start_us, dur_us (µs, 0 or more), op_type and op_name; found ${found}; row skipped`);
       return;
     }
     if (Number.isNaN(originUs) && start !== '' && into.wantsStarts) {
