@@ -280,4 +280,14 @@ describe('a second format added in its own module (test/klogFormat.ts: kernel ty
     expect(r.stderr).toContain('and this input is a kernel log, which has no totals of the same kernels beside it.');
     expect(r.stderr).not.toContain('has no kernel table');
   });
+
+  it('a file of it with no kernel is said without advice for another profiler (the NPU activities of an Ascend export)', async () => {
+    register(KLOG);
+    const r = await kprof(['summary', klog('empty', [])]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/run\.klog has no kernels in it\. Expected at least one kernel row\.\n$/);
+    expect(r.stderr).not.toContain('NPU');
+    const ascend = await kprof(['summary', 'fixtures/bad-header-only/kernel_details.csv']);
+    expect(ascend.stderr).toContain('Expected at least one kernel row; was the profile collected with NPU activities on?');
+  });
 });

@@ -135,6 +135,11 @@ export interface Naming {
    * (listed in the messages of a CSV that is none of them); null otherwise, also for a format with a header of its own.
    */
   header: string | null;
+  /**
+   * What its writer is told so that it records kernels, for "was the profile collected with …?" when a file of
+   * it holds none (`NPU activities on`); absent: the reader says itself why a file has none, or nothing is advised.
+   */
+  record?: string;
 }
 
 /** The kinds of export `--prefer` chooses between, the default first. */
@@ -312,6 +317,7 @@ export const FORMATS = [
       by: 'torch_npu',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/kernel_details.csv'],
       header: '"Name,Type,…,Duration(us)"',
+      record: 'NPU activities on',
     },
     gzip: true,
     witness: 'op_statistic',
@@ -340,6 +346,7 @@ export const FORMATS = [
       by: 'msprof',
       lookedFor: ['PROF_*/mindstudio_profiler_output/op_summary_*.csv', 'PROF_*/device_*/summary/op_summary_*.csv'],
       header: '"Op Name,OP Type,…,Task Duration(us)"',
+      record: 'NPU activities on',
     },
     gzip: true,
     witness: 'op_statistic',
@@ -357,6 +364,7 @@ export const FORMATS = [
       by: 'msprof and torch_npu',
       lookedFor: ['op_statistic*.csv'],
       header: '"OP Type,Core Type,Count,Total Time(us),…"',
+      record: 'NPU activities on',
     },
     gzip: true,
   },
@@ -391,6 +399,7 @@ export const FORMATS = [
       by: 'torch_npu / msprof',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db', 'PROF_*/msprof_*.db'],
       header: null,
+      record: 'NPU activities on',
     },
     gzip: false,
     exportKind: 'db',
