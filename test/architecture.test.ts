@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readerOf, registerFormat } from '../src/input/formats/readers.js';
+import { allFormats } from '../src/input/formats/registry.js';
 import { ROOT, walk } from './helpers.js';
+import { KLOG } from './klogFormat.js';
 
 /** The stages of src/, first to last. */
 const STAGES = ['model', 'util', 'input', 'aggregate', 'analysis', 'rules', 'report', 'commands', 'cli'] as const;
@@ -292,26 +295,38 @@ function upInput(graph: Map<string, string[]>): string[] {
 }
 
 /**
- * What names a format: its id as a whole string, or a file name of a profiler export. Each belongs to one format
- * family folder (below input/formats/); only that folder and the registry's own modules may write it.
+ * The file names of profiler exports each family reads, as messages and patterns write them (an id is found from
+ * the registry, below; a family not listed here is checked on its ids alone).
  */
-const FAMILY_WORDS: Record<string, { ids: string[]; files: RegExp }> = {
-  ascend: { ids: ['kernel_details', 'op_summary', 'op_statistic'], files: /kernel_details|op_summary|op_statistic|step_trace_time/ },
-  sqlite: { ids: ['db', 'analysis_db'], files: /ascend_pytorch_profiler|msprof_[^ ]*\.db|analysis\.db/ },
-  summary: { ids: ['summary_json'], files: /(?!)/ },
-  trace: {
-    ids: ['trace_view', 'kineto', 'nsys_gpu_trace', 'nsys_kern_sum'],
-    files: /trace_view|\.pt\.trace\.json|cuda_gpu_trace|cuda_gpu_kern_sum|gpukernsum|nvtx_gpu_proj_trace/,
-  },
+const FAMILY_FILES: Record<string, RegExp> = {
+  ascend: /kernel_details|op_summary|op_statistic|step_trace_time/,
+  sqlite: /ascend_pytorch_profiler|msprof_[^ ]*\.db|analysis\.db/,
+  trace: /trace_view|\.pt\.trace\.json|cuda_gpu_trace|cuda_gpu_kern_sum|gpukernsum|nvtx_gpu_proj_trace/,
 };
 
-/** The folder of each family. */
-const FAMILY_FOLDERS: Record<string, RegExp> = {
-  ascend: /^input\/formats\/ascend\//,
-  sqlite: /^input\/formats\/sqlite\//,
-  summary: /^input\/formats\/summary\//,
-  trace: /^input\/formats\/trace\//,
-};
+/**
+ * The family of a format: the folder of the module that exports the function its registry entry reads with
+ * (readers.ts binds it by name: `export function readTable`, `export async function readDb`); null when none does.
+ */
+function familyOfFormat(id: string, modules: readonly { file: string; text: string }[]): string | null {
+  const name = readerOf(id).read.name;
+  const exported = new RegExp(`^export (?:async )?function\\*? *${name}\\b`, 'm');
+  const owners = modules.filter(({ file, text }) => familyOf(file) !== null && exported.test(text));
+  return owners.length === 1 ? familyOf(owners[0]!.file) : null;
+}
+
+/**
+ * What names a format: its id as a whole string (every id of the registry, in the family of its reader: familyOfFormat), or a file
+ * name of a profiler export. Each belongs to one format family folder; only that folder and the registry's own
+ * modules may write it.
+ */
+function familyWords(modules: readonly { file: string; text: string }[]): Record<string, { ids: string[]; files: RegExp }> {
+  const ids = new Map(allFormats().map((f) => [f.id, familyOfFormat(f.id, modules)]));
+  const families = [...new Set(modules.flatMap(({ file }) => familyOf(file) ?? []))].sort();
+  return Object.fromEntries(
+    families.map((family) => [family, { ids: [...ids].filter(([, f]) => f === family).map(([id]) => id), files: FAMILY_FILES[family] ?? /(?!)/ }]),
+  );
+}
 
 /**
  * The string literals of a source (comments left out): quoted, double-quoted and template text, and the text of
@@ -326,13 +341,13 @@ function stringLiterals(text: string): string[] {
 }
 
 /** Literals that name a format outside its family folder and the registry's own modules: `file: family: literal`. */
-function formatLiterals(file: string, text: string): string[] {
+function formatLiterals(file: string, text: string, words: Record<string, { ids: string[]; files: RegExp }>): string[] {
   if (BINDS_FAMILIES.has(file)) return [];
   const out: string[] = [];
   for (const lit of stringLiterals(text)) {
-    for (const [family, words] of Object.entries(FAMILY_WORDS)) {
-      if (FAMILY_FOLDERS[family]!.test(file)) continue;
-      if (words.ids.includes(lit) || words.files.test(lit)) out.push(`${file}: ${family}: ${lit.length > 60 ? `${lit.slice(0, 60)}…` : lit}`);
+    for (const [family, w] of Object.entries(words)) {
+      if (familyOf(file) === family) continue;
+      if (w.ids.includes(lit) || w.files.test(lit)) out.push(`${file}: ${family}: ${lit.length > 60 ? `${lit.slice(0, 60)}…` : lit}`);
     }
   }
   return out;
@@ -440,8 +455,17 @@ describe('the input stage', () => {
     ).toEqual([]);
   });
 
+  it('knows the family of every format of the registry: the folder whose module exports its reader', () => {
+    const unknown = allFormats().filter((f) => familyOfFormat(f.id, sources) === null);
+    expect(
+      unknown.map((f) => `${f.id}: ${readerOf(f.id).read.name || '(an unnamed function)'}`),
+      'a format whose reader is no named function exported by one module of its folder below input/formats/ (export function readX)',
+    ).toEqual([]);
+  });
+
   it('names a format (its id, its file names) only in its own folder and the registry', () => {
-    const found = sources.flatMap(({ file, text }) => formatLiterals(file, text));
+    const words = familyWords(sources);
+    const found = sources.flatMap(({ file, text }) => formatLiterals(file, text, words));
     expect(
       found.filter((l) => !KNOWN_LITERALS.includes(l)),
       'format ids and file names outside their format folder: make the text from the registry (naming, witnessText …)',
@@ -469,17 +493,32 @@ describe('the input stage', () => {
     const text =
       '// op_statistic in a comment\nconst a = \'db\';\nconst b = `no ${x} op_statistic.csv`;\nconst c = "kernel_details";\n' +
       'const d = /^msprof_.*\\.db$/.test(n) && n / 2 > m / 3;\n';
-    expect(formatLiterals('report/x.ts', text)).toEqual([
+    const words = familyWords(sources);
+    expect(formatLiterals('report/x.ts', text, words)).toEqual([
       'report/x.ts: sqlite: db',
       'report/x.ts: ascend: no ${x} op_statistic.csv',
       'report/x.ts: ascend: kernel_details',
       'report/x.ts: sqlite: ^msprof_.*\\.db$',
     ]);
-    expect(formatLiterals('input/formats/sqlite/x.ts', text)).toEqual([
+    expect(formatLiterals('input/formats/sqlite/x.ts', text, words)).toEqual([
       'input/formats/sqlite/x.ts: ascend: no ${x} op_statistic.csv',
       'input/formats/sqlite/x.ts: ascend: kernel_details',
     ]);
-    expect(formatLiterals('input/formats/registry.ts', text)).toEqual([]);
+    expect(formatLiterals('input/formats/registry.ts', text, words)).toEqual([]);
+  });
+
+  it('guards the id of a format in a family folder of its own, found from the registry (the check works)', () => {
+    // The kernel log example, as if its reader were in a folder of its own: its id is its family's word.
+    const unregister = registerFormat({ ...KLOG, id: 'klog_example' });
+    try {
+      const modules = [...sources, { file: 'input/formats/klogs/reader.ts', text: 'export async function readKlog(path) {}\n' }];
+      const words = familyWords(modules);
+      expect(words.klogs?.ids).toEqual(['klog_example']);
+      expect(formatLiterals('report/x.ts', "const f = 'klog_example';\n", words)).toEqual(['report/x.ts: klogs: klog_example']);
+      expect(formatLiterals('input/formats/klogs/x.ts', "const f = 'klog_example';\n", words)).toEqual([]);
+    } finally {
+      unregister();
+    }
   });
 });
 

@@ -304,6 +304,21 @@ describe('a chain that runs nowhere is a gate that matched nothing', () => {
 describe('what cannot answer a sequence rule: exit 2, saying why', () => {
   const CHAIN_RULE = 'rules:\n  - type: [RmsNorm, DynamicQuant]\n    sequence: { per: total, max: 0 }\n';
 
+  it('a Step Id column with no compute kernel in a step: said so, not that the chain holds a kernel to take out', async () => {
+    const dir = join(tmp, 'empty-step-ids');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'kernel_details.csv'),
+      'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n,a,RmsNorm,AI_CORE,100,3\n,b,DynamicQuant,AI_CORE,104,1\n',
+    );
+    const r = await kprof(['check', dir, '--rules', rulesFile('empty-steps.yaml', CHAIN_RULE)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /empty-steps\.yaml:2: the rule counts a chain of kernels in the order they ran, but .*kernel_details\.csv has no compute kernel with a Step Id\./,
+    );
+    expect(r.stderr).not.toContain('Take it out of the chain');
+  });
+
   it('a summary JSON', async () => {
     const snap = join(tmp, 'pr.summary.json');
     expect((await kprof(['summary', `${FE}/pr`, '--format', 'json', '-o', snap])).code).toBe(0);

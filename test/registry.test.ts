@@ -2,7 +2,8 @@
 // messages that list formats are made from it, and a format added in its own module (test/toyFormat.ts) is read
 // through the same path as the built-in ones with nothing else changed.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { NO_STREAM } from '../src/input/sink.js';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { readProfile } from '../src/input/read.js';
 import { kprof, ROOT } from './helpers.js';
+import { KLOG } from './klogFormat.js';
 import { TOY } from './toyFormat.js';
 
 let tmp: string;
@@ -59,10 +61,13 @@ describe('the registry drives detection and messages', () => {
     register(TOY);
     const json = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
     expect(json.stderr).toContain('a toy file (*.toy), or the profile folder.');
+    // After the built-in formats, whichever is last (a format added to the table must not break this test).
+    const looked = FORMATS.filter((f) => f.recognise.places.some((p) => p !== 'collection')).flatMap((f) => f.naming.lookedFor);
     const none = await kprof(['summary', emptyDir()]);
-    expect(none.stderr).toContain('*cuda_gpu_kern_sum.csv and *.toy, up to 3 levels down');
+    expect(none.stderr).toContain(`${looked.at(-1)} and *.toy, up to 3 levels down`);
+    const plain = FORMATS.filter((f) => (f.holds === 'kernels' || f.holds === 'totals') && !f.gzip).map((f) => f.naming.short);
     const help = await kprof(['summary', '--help']);
-    expect(flat(help.stdout)).toContain('msprof_*.db, *.toy, a profile folder');
+    expect(flat(help.stdout)).toContain(`${plain.at(-1)}, *.toy, a profile folder`);
     unregister.pop()!();
     const again = await kprof(['summary', 'fixtures/bad-json-as-csv/kernel_details.csv']);
     expect(again.stderr).not.toContain('toy');
@@ -225,3 +230,64 @@ describe('a format added in its own module (test/toyFormat.ts)', () => {
 });
 
 // That the compiler refuses an incomplete entry is test/types/registry.ts, checked by `npm run typecheck`.
+
+describe('a second format added in its own module (test/klogFormat.ts: kernel types, no cores, streamed)', () => {
+  const HEAD = 'step\tstart_us\tdur_us\top_type\top_name';
+  const klog = (name: string, lines: string[]): string => {
+    const dir = join(tmp, `klog-${name}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'run.klog'), `${[HEAD, ...lines].join('\n')}\n`);
+    return join(dir, 'run.klog');
+  };
+
+  it('is read by its header, also under another name and gzipped; its figures are the sums of its rows', async () => {
+    register(KLOG);
+    const path = klog('read', ['1\t100\t10\tMatMul\tmm', '1\t112.5\t2.25\tAdd\tadd', '1\t115\t-3\tAdd\tadd', '2\t200\t10\tMatMul\tmm']);
+    const other = join(tmp, 'klog-read', 'kernels.txt.gz');
+    writeFileSync(other, gzipSync(readFileSync(path)));
+    for (const input of [path, other]) {
+      const r = await kprof(['summary', input, '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect([j.rowsRead, j.skippedRows, j.steps, j.totals.count, j.totals.totalUs]).toEqual([4, 1, 2, 3, 22.25]);
+      expect(j.groups.map((g: { key: string; count: number }) => [g.key, g.count])).toEqual([
+        ['MatMul', 2],
+        ['Add', 1],
+      ]);
+      expect(r.stderr).toMatch(/:4: expected step, start_us, dur_us/);
+    }
+  });
+
+  it('a question its format never answers is refused as such, with the groupings it has', async () => {
+    register(KLOG);
+    const path = klog('no-cores', ['1\t100\t10\tMatMul\tmm']);
+    const byCore = await kprof(['summary', path, '--by', 'core']);
+    expect(byCore.code).toBe(2);
+    expect(byCore.stderr).toContain(
+      '--by core needs core types (Accelerator Core / Task Type), but a kernel log has none (its files never do). Use --by type or --by name.',
+    );
+    expect(byCore.stderr).not.toContain('profile with a level');
+    const core = await kprof(['summary', path, '--core', 'AI_CORE']);
+    expect(core.stderr).toContain(
+      '--core needs core types (Accelerator Core / Task Type), but a kernel log has none (its files never do). Drop --core.',
+    );
+  });
+
+  it('--witness on it says it has no totals beside it, not that the input has no kernel table', async () => {
+    register(KLOG);
+    const r = await kprof(['summary', klog('witness', ['1\t100\t10\tMatMul\tmm']), '--witness']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('and this input is a kernel log, which has no totals of the same kernels beside it.');
+    expect(r.stderr).not.toContain('has no kernel table');
+  });
+
+  it('a file of it with no kernel is said without advice for another profiler (the NPU activities of an Ascend export)', async () => {
+    register(KLOG);
+    const r = await kprof(['summary', klog('empty', [])]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/run\.klog has no kernels in it\. Expected at least one kernel row\.\n$/);
+    expect(r.stderr).not.toContain('NPU');
+    const ascend = await kprof(['summary', 'fixtures/bad-header-only/kernel_details.csv']);
+    expect(ascend.stderr).toContain('Expected at least one kernel row; was the profile collected with NPU activities on?');
+  });
+});

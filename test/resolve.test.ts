@@ -1,13 +1,13 @@
 // The folder walk: a folder reached twice (through a symbolic link, or a link back up: a loop) is read once,
 // by its real path, and the walk says so.
 
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveInput } from '../src/input/formats/resolve.js';
 import { shellWord } from '../src/util/inputText.js';
-import { kprof } from './helpers.js';
+import { kprof, ROOT } from './helpers.js';
 
 let tmp: string;
 beforeAll(() => {
@@ -199,6 +199,19 @@ describe('no profile folder skipped in silence', () => {
     const r = resolveInput(dir);
     expect(r.ranks.map((p) => p.root)).toEqual([join(dir, 'PROF_L2Cache', P2), join(dir, 'PROF_MemoryL0', P1)]);
     expect(r.notes).toEqual([]);
+  });
+
+  it('a folder with two exports of a format read one a folder: the first by name is read, the other said', () => {
+    const dir = join(tmp, 'loose-two-gpu-traces');
+    mkdirSync(dir);
+    const trace = readFileSync(join(ROOT, 'fixtures/nsys/gpu-trace-preamble/cuda_gpu_trace.csv'));
+    for (const name of ['b_cuda_gpu_trace.csv', 'a_cuda_gpu_trace.csv']) writeFileSync(join(dir, name), trace);
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.files)).toEqual([[join(dir, 'a_cuda_gpu_trace.csv')]]);
+    expect(r.notes).toEqual([
+      `${dir}: holds b_cuda_gpu_trace.csv (cuda_gpu_trace) beside a_cuda_gpu_trace.csv; not read (one cuda_gpu_trace is read per rank, the first by name; pass b_cuda_gpu_trace.csv by itself to read it)`,
+    ]);
+    expect(r.unread).toEqual(r.notes);
   });
 
   it('a folder with kernel_details.csv and an op_summary: one is read, the other said', () => {

@@ -1,5 +1,6 @@
-// A toy input format, written the way a new format is added: one module with its registry entry and its reader,
-// and nothing changed anywhere else. A `.toy` file holds `name,duration` lines (µs), or `name,duration,step`
+// A toy input format, added at run time (registerFormat) as a test adds one: one module with its registry entry
+// and its reader, and nothing changed anywhere else (a built-in format puts the same entry and reader in FORMATS
+// and READERS: CONTRIBUTING.md). A `.toy` file holds `name,duration` lines (µs), or `name,duration,step`
 // lines (a step column), or `name,duration,step,start` lines (and a start column, µs); it has names, no types,
 // no cores, no shapes, steps and starts when the columns are there, and its kernels in order. What it declares
 // is all it gets: with steps, diff finds its fusion rewrites; with starts too, --step-time its step spans.

@@ -14,6 +14,7 @@ import { shellWord, shown } from '../util/inputText.js';
 import { briefList, formatOf, passKernelTable } from '../input/formats/registry.js';
 import {
   GROUP_BY_FIELDS,
+  GROUP_BYS,
   groupKey,
   cloneCell,
   emptyCell,
@@ -95,9 +96,16 @@ function missingField(rank: RankData, field: keyof Fields, asked: string): never
     const instead = asked.startsWith('--by ') ? ' Use --by name (the default for this input).' : ` Drop ${asked}.`;
     throw inputError(`${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${facts.naming.title} has none: it names its kernels only.${instead}`);
   }
+  if (facts !== null && holds === 'kernels' && facts.answers[answer[field]] === 'no') {
+    // A format that never has it (no profiler level records it): what it can be asked instead.
+    const can = GROUP_BYS.filter((by) => GROUP_BY_FIELDS[by].every((x) => facts.answers[answer[x]] !== 'no')).map((by) => `--by ${by}`);
+    const or = can.length > 1 ? `${can.slice(0, -1).join(', ')} or ${can[can.length - 1]}` : can.join('');
+    const instead = asked.startsWith('--by ') && can.length > 0 ? ` Use ${or}.` : ` Drop ${asked}.`;
+    throw inputError(`${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${facts.naming.title} has none (its files never do).${instead}`);
+  }
   if (holds === 'totals') {
     throw inputError(
-      `${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${f!.format} is already aggregated per OP Type + Core Type ` +
+      `${path}: ${asked} needs ${FIELD_LABEL[field]}, but ${facts!.naming.brief} is already aggregated per OP Type + Core Type ` +
         `and has none. Use the same run's ${passKernelTable(true)}, or group by type, core or type+core.`,
     );
   }

@@ -25,7 +25,7 @@ import { SUMMARY_REPORTERS } from '../report/registry.js';
 import { warningLines } from '../report/warnings.js';
 import { inputError, KprofError } from '../util/errors.js';
 import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/summary/snapshot.js';
-import { witnessText } from '../input/formats/registry.js';
+import { formatOf, witnessText } from '../input/formats/registry.js';
 import { shown } from '../util/inputText.js';
 import { ranksNamed } from '../util/format.js';
 import { shownRows } from '../report/summary/shared.js';
@@ -155,9 +155,14 @@ function witnessReport(data: Profile, w: Witnessed): string {
   }
   if (lines.length === 0) {
     const w = witnessText();
-    lines.push(
-      `kprof: witness: nothing to cross-check: --witness compares a kernel table (${w.tables}) with the ${w.totals} beside it, and this input has no kernel table.`,
-    );
+    // Kernels of a format that declares no totals beside it (a trace, a kernel log): said as such, not as no kernels.
+    const files = data.ranks.filter((r) => !r.snapshot).flatMap((r) => r.files.map((f) => formatOf(f.format)));
+    const unwitnessed = [...new Set(files)].filter((f) => f.holds === 'kernels' && f.witness === undefined).map((f) => f.naming.title);
+    const why =
+      unwitnessed.length === 0
+        ? 'this input has no kernel table'
+        : `this input is ${unwitnessed.join(' and ')}, which has no totals of the same kernels beside it`;
+    lines.push(`kprof: witness: nothing to cross-check: --witness compares a kernel table (${w.tables}) with the ${w.totals} beside it, and ${why}.`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -321,9 +321,11 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     const files = read.map((f) => f.path);
     // A CSV export is told apart by its header; a file of another format (a db export) has none.
     const empty = read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it';
+    // What the writers of these formats are told to record kernels (registry naming.record), if they say.
+    const record = [...new Set(read.map((f) => formatOf(f.format).naming.record))];
+    const advice = record.length === 1 && record[0] !== undefined ? `; was the profile collected with ${record[0]}?` : '.';
     throw inputError(
-      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} ${empty}. ` +
-        `Expected at least one kernel row; was the profile collected with NPU activities on?`,
+      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} ${empty}. Expected at least one kernel row${advice}`,
     );
   }
   // Rows, none of which could be read: every figure would be a zero the profile never measured (a diff would say

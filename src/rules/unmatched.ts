@@ -119,6 +119,11 @@ function unmatchedIn(rule: Rule, k: Known): string[] {
 
 const sequenceCache = new WeakMap<Profile, WeakMap<Profile | typeof NO_BASE, Map<string, Known | null>>>();
 
+/** A rank's sequences hold no step (its Step Id cells are empty): it cannot answer a sequence rule (checks/sequence.ts says why). */
+function stepless(parts: readonly RecordedRank[]): boolean {
+  return parts.every((x) => x.seq.steps.length === 0) && parts.some((x) => x.seq.stats.withoutStep > 0);
+}
+
 /**
  * For a sequence rule: the kernels of the recorded sequences of the rule's ranks and steps, in the profile and the
  * base. A chain is not thinned by --core, --match or --exclude, so what they leave out of the groups still runs for
@@ -146,7 +151,7 @@ function sequenceKnown(rule: Rule, profile: Profile, base: Profile | null): Know
     if (p === null || !answered) continue;
     for (const rank of ranksFor(rule, p, profile)) {
       const parts = rank.beside as RecordedRank[] | undefined;
-      if (parts === undefined || rank.snapshot !== null || parts.some((x) => x.unordered !== null || x.withoutSteps !== null)) {
+      if (parts === undefined || rank.snapshot !== null || stepless(parts) || parts.some((x) => x.unordered !== null || x.withoutSteps !== null)) {
         answered = false;
         break;
       }

@@ -5,7 +5,7 @@
 //
 // This module is a leaf: readers import it for their messages, so it imports no reader (readers.ts does).
 //
-// Adding a format (test/toyFormat.ts is a whole one, in 60 lines):
+// Adding a format (CONTRIBUTING.md; test/toyFormat.ts and test/klogFormat.ts are whole ones, added at run time):
 // 1. A folder under formats/ (or its family's: ascend/, sqlite/, trace/, summary/) with its reader: `kernels`
 //    (reads one file into the one KernelTarget it is given and returns its SourceFile; it opens the file itself,
 //    through the byte layer input/bytes/, text or binary) or `ranks` (a file of finished ranks, as a summary
@@ -94,7 +94,8 @@ export interface Recognition {
   /**
    * A test of the first bytes of a file (up to 64 KiB, unpacked when gzip): true claims the file whatever its name
    * (SQLite's 16-byte header "SQLite format 3\0"; JSON that holds "traceEvents"). Asked only when the names of two
-   * formats with different readers match a file, so a plain read costs no extra open.
+   * formats with different readers match a file, or of a file given alone that no format's names match (formats
+   * found in `loose` places), so a plain read costs no extra open.
    */
   sniff?: (head: Uint8Array) => boolean;
   /** Where it is found in a profile; [] for a format read only when given as a file. */
@@ -129,8 +130,16 @@ export interface Naming {
   by: string;
   /** Where it is looked for, for "looked for …": `ASCEND_PROFILER_OUTPUT/kernel_details.csv`. */
   lookedFor: readonly string[];
-  /** The start of its header as messages quote it, for a CSV format told apart by its header; null otherwise. */
+  /**
+   * The start of its header as messages quote it, for a CSV export that ascend/detect.ts tells apart by its header
+   * (listed in the messages of a CSV that is none of them); null otherwise, also for a format with a header of its own.
+   */
   header: string | null;
+  /**
+   * What its writer is told so that it records kernels, for "was the profile collected with …?" when a file of
+   * it holds none (`NPU activities on`); absent: the reader says itself why a file has none, or nothing is advised.
+   */
+  record?: string;
 }
 
 /** The kinds of export `--prefer` chooses between, the default first. */
@@ -308,6 +317,7 @@ export const FORMATS = [
       by: 'torch_npu',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/kernel_details.csv'],
       header: '"Name,Type,…,Duration(us)"',
+      record: 'NPU activities on',
     },
     gzip: true,
     witness: 'op_statistic',
@@ -336,6 +346,7 @@ export const FORMATS = [
       by: 'msprof',
       lookedFor: ['PROF_*/mindstudio_profiler_output/op_summary_*.csv', 'PROF_*/device_*/summary/op_summary_*.csv'],
       header: '"Op Name,OP Type,…,Task Duration(us)"',
+      record: 'NPU activities on',
     },
     gzip: true,
     witness: 'op_statistic',
@@ -353,6 +364,7 @@ export const FORMATS = [
       by: 'msprof and torch_npu',
       lookedFor: ['op_statistic*.csv'],
       header: '"OP Type,Core Type,Count,Total Time(us),…"',
+      record: 'NPU activities on',
     },
     gzip: true,
   },
@@ -387,6 +399,7 @@ export const FORMATS = [
       by: 'torch_npu / msprof',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db', 'PROF_*/msprof_*.db'],
       header: null,
+      record: 'NPU activities on',
     },
     gzip: false,
     exportKind: 'db',

@@ -220,6 +220,7 @@ function pick(place: Place, dir: string, entries: string[], holds: readonly Hold
     const other = found.find((x) => exportKindOf(x.f) !== exportKindOf(chosen.f) && x.f.answers.types === chosen.f.answers.types);
     if (other !== undefined) bothExports(dir, chosen.f, chosen.files, other.files);
     if (h === 'kernels') otherTables(dir, entries, chosen.f, chosen.files, other?.f);
+    sameFormatLeft(dir, entries, chosen.f, chosen.files);
     return { format: chosen.f.id, files: chosen.files };
   }
   return null;
@@ -243,6 +244,21 @@ function otherTables(dir: string, entries: string[], chosen: FormatFacts, files:
         `(one kernel table is read per rank; pass ${basename(theirs[0]!)} by itself to read it)`,
     );
   }
+}
+
+/**
+ * The note of a folder that holds more files of the chosen format than it takes (`takes: 'first'`: one export a
+ * folder, as `*cuda_gpu_trace.csv` is): the others are not read, and said, never left out in silence.
+ */
+function sameFormatLeft(dir: string, entries: string[], chosen: FormatFacts, files: string[]): void {
+  const left = entries.filter((e) => chosen.recognise.names.some((re) => re.test(e)) && !files.includes(join(dir, e)));
+  if (left.length === 0) return;
+  const more = left.length > 1 ? ` and ${left.length - 1} more` : '';
+  unread(
+    pickNotes,
+    `${dir}: holds ${left[0]}${more} (${chosen.naming.brief}) beside ${basename(files[0]!)}; not read ` +
+      `(one ${chosen.naming.brief} is read per rank, the first by name; pass ${left[0]} by itself to read it)`,
+  );
 }
 
 /** The note of a folder (or PROF_ folder) that holds the text and the db export of one run. */

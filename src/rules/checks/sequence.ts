@@ -47,6 +47,10 @@ export function unavailable(rule: Rule, rank: RankData): string | null {
     if (p.unordered !== null) return `${p.unordered} holds totals per kernel group, not the kernels in the order they ran`;
     if (p.withoutSteps !== null) return `${p.withoutSteps} has no Step Id column, so its steps cannot be told apart`;
   }
+  // A Step Id column with no compute kernel's cell filled: no step to count a chain in (as diff's rewrites say).
+  if (parts.every((p) => p.seq.steps.length === 0) && parts.some((p) => p.seq.stats.withoutStep > 0)) {
+    return `${rank.files[0]?.path ?? 'the input'} has no compute kernel with a Step Id`;
+  }
   return null;
 }
 
