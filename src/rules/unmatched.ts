@@ -12,7 +12,7 @@ import { inputError } from '../util/errors.js';
 import { normaliseName } from '../input/formats/names.js';
 import { inSteps, kernelMatches } from '../aggregate/group.js';
 import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
-import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
+import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import type { Rule, RuleSet } from './model.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
@@ -118,11 +118,6 @@ function unmatchedIn(rule: Rule, k: Known): string[] {
 }
 
 const sequenceCache = new WeakMap<Profile, WeakMap<Profile | typeof NO_BASE, Map<string, Known | null>>>();
-
-/** A rank's sequences hold no step (its Step Id cells are empty): it cannot answer a sequence rule (checks/sequence.ts says why). */
-function stepless(parts: readonly RecordedRank[]): boolean {
-  return parts.every((x) => x.seq.steps.length === 0) && parts.some((x) => x.seq.stats.withoutStep > 0);
-}
 
 /**
  * For a sequence rule: the kernels of the recorded sequences of the rule's ranks and steps, in the profile and the

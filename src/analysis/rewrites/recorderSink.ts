@@ -24,6 +24,14 @@ import {
 
 export type { RecordedRank };
 
+/**
+ * A rank's recorded sequences hold no step: its Step Id cells are all empty (the column is there, or withoutSteps
+ * would say so). No step to count a chain in: sequence rules cannot be answered (rules/checks/sequence.ts says why).
+ */
+export function stepless(parts: readonly RecordedRank[]): boolean {
+  return parts.every((x) => x.seq.steps.length === 0) && parts.some((x) => x.seq.stats.withoutStep > 0);
+}
+
 /** Of the token kinds a bound id can be: communication (kept out) or unbound. */
 const COMMUNICATION = -1;
 

@@ -16,7 +16,7 @@ import { shown } from '../../util/inputText.js';
 import type { RankData } from '../../model/model.js';
 import { exactOccurrences, nearOccurrences } from '../../analysis/rewrites/match.js';
 import { layerIn, layerPhase, markerPositions } from '../../analysis/rewrites/layers.js';
-import type { RecordedRank } from '../../analysis/rewrites/recorderSink.js';
+import { stepless, type RecordedRank } from '../../analysis/rewrites/recorderSink.js';
 import type { Sequences } from '../../analysis/rewrites/sequence.js';
 import type { Bound, Rule, SequenceSite } from '../model.js';
 import { inRange, ruleAt } from '../slice.js';
@@ -48,9 +48,7 @@ export function unavailable(rule: Rule, rank: RankData): string | null {
     if (p.withoutSteps !== null) return `${p.withoutSteps} has no Step Id column, so its steps cannot be told apart`;
   }
   // A Step Id column with no compute kernel's cell filled: no step to count a chain in (as diff's rewrites say).
-  if (parts.every((p) => p.seq.steps.length === 0) && parts.some((p) => p.seq.stats.withoutStep > 0)) {
-    return `${rank.files[0]?.path ?? 'the input'} has no compute kernel with a Step Id`;
-  }
+  if (stepless(parts)) return `${rank.files[0]?.path ?? 'the input'} has no compute kernel with a Step Id`;
   return null;
 }
 
