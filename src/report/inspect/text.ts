@@ -113,9 +113,13 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   return `${out.join('\n')}\n`;
 }
 
-/** `warnings N (first: file:line: message)`; the first left out when it was not kept (past the warnings kept). */
+/**
+ * `warnings N (first: file:line: message)`; the first left out when it was not kept (past the warnings kept). Line 0
+ * is a file of no lines (a JSON trace, whose message says the byte; an SQLite export): `file: message`.
+ */
 function warningsLine(count: number, first: RowWarning | undefined): string {
-  const at = first === undefined ? '' : ` (first: ${shown(relPath(first.file))}:${first.line}: ${oneLine(first.message)})`;
+  const line = first !== undefined && first.line > 0 ? `:${first.line}` : '';
+  const at = first === undefined ? '' : ` (first: ${shown(relPath(first.file))}${line}: ${oneLine(first.message)})`;
   return `  warnings ${fmtCount(count)}${at}`;
 }
 
