@@ -3,6 +3,7 @@
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kprof } from './helpers.js';
@@ -37,5 +38,41 @@ describe('hostile traces', () => {
     const line = r.stdout.split('\n').find((l) => l.includes('warnings'));
     expect(line).toMatch(/\(first: huge\.json: byte \d+: kernel event 1 has dur 1e400/);
     expect(r.stdout).not.toContain('huge.json:0');
+  });
+
+  it('a gzip trace names its byte offsets as of the unpacked data', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'cut.json.gz'), gzipSync(`{"traceEvents":[${kernel('a', '1', '1')},${kernel('b', '2', '1')}`));
+    const r = await kprof(['summary', 'cut.json.gz'], {}, dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kprof: cut\.json\.gz: byte \d+ of the unpacked data: the file ends inside the array of trace events/);
+    expect(r.stderr).not.toContain('    at ');
+  });
+
+  for (const engine of ['js', 'simd']) {
+    it(`a gzip bomb of white space stops at the item limit, not at its end (${engine} engine)`, async () => {
+      const dir = tmp();
+      // 65 MiB of spaces between two events unpack from some 65 KB; the limit is 64 MiB. A bomb of gigabytes
+      // would be read to its end without the limit (memory stays bounded either way: white space is not kept).
+      const blank = Buffer.alloc(65 << 20, 32);
+      const head = Buffer.from(`{"traceEvents":[${kernel('a', '1', '1')},`);
+      const tail = Buffer.from(`${kernel('b', '2', '1')}]}`);
+      writeFileSync(join(dir, 'bomb.json.gz'), gzipSync(Buffer.concat([head, blank, tail]), { level: 1 }));
+      const r = await kprof(['summary', 'bomb.json.gz'], { KPROF_ENGINE: engine }, dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^kprof: bomb\.json\.gz: byte \d+ of the unpacked data: more than 64 MiB of white space in a row, the limit \(no profiler writes that much between two items of a trace\)/,
+      );
+    });
+  }
+
+  it('white space just under the limit, over many chunks, is read', async () => {
+    const dir = tmp();
+    const blank = Buffer.alloc((64 << 20) - 16, 10);
+    const head = Buffer.from(`{"traceEvents":[${kernel('a', '1', '1')},`);
+    writeFileSync(join(dir, 'padded.json.gz'), gzipSync(Buffer.concat([head, blank, Buffer.from(`${kernel('b', '2', '1')}]}`)]), { level: 1 }));
+    const r = await kprof(['summary', 'padded.json.gz', '--format', 'json'], {}, dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).totals.count).toBe(2);
   });
 });

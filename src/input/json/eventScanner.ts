@@ -303,6 +303,8 @@ export class EventScanner {
   /** A UTF-8 sequence cut by the end of the last chunk. */
   private utf8Carry: Buffer | null = null;
   private finished = false;
+  /** White space in a row up to the end of the bytes scanned, between items (see run). */
+  private blank = 0;
 
   form: TraceForm | null = null;
   /** Events seen (elements of the events array). */
@@ -600,7 +602,19 @@ export class EventScanner {
     }
     // White space between items is no part of one: it is not kept (a file of white space would otherwise grow
     // the window to the item limit, and be refused as an item that is not there).
+    const blankFrom = itemStart;
     while (itemStart < this.end && (b[itemStart] === 32 || b[itemStart] === 10 || b[itemStart] === 13 || b[itemStart] === 9)) itemStart++;
+    if (itemStart === this.end) {
+      // Counted over the chunks it spans, and bounded as an item is: a small gzip that unpacks to gigabytes of
+      // white space (a gzip bomb) would otherwise be unpacked to its end, for nothing.
+      this.blank = blankFrom === start && this.blank > 0 ? this.blank + (this.end - blankFrom) : this.end - blankFrom;
+      if (this.blank > this.maxItem) {
+        throw new JsonTraceError(
+          this.bufAbs + this.end - this.blank,
+          `more than ${this.maxItem >> 20} MiB of white space in a row, the limit (no profiler writes that much between two items of a trace)`,
+        );
+      }
+    } else this.blank = 0;
     if (itemStart < this.end) {
       const keep = b.subarray(itemStart);
       if (keep.length >= this.maxItem) {

@@ -20,7 +20,7 @@ import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from './nsys/nsysCsv
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
 import { Shortener } from './shortName.js';
-import { traceChunks } from '../../bytes/chunks.js';
+import { isGzipFile, traceChunks } from '../../bytes/chunks.js';
 import type { StepWindows } from './steps.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
@@ -265,6 +265,7 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   reader = new ChromeTraceReader(path, target, {
     shortNames: options.shortNames === true,
     exactStarts: target.wantsStarts,
+    packed: isGzipFile(path),
     ...(known !== undefined ? { steps: known.windows } : {}),
   });
   let bytes = 0;
