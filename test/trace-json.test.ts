@@ -115,7 +115,7 @@ describe('EventScanner', () => {
     expect(fed).toBeLessThan(3 << 20);
   });
 
-  it('white space between events, however long, is passed over in the memory of a chunk (not kept as an item)', () => {
+  it('white space between events, up to its limit (MAX_BLANK), is passed over in the memory of a chunk (not kept as an item)', () => {
     // 8 MiB of white space between two events, with a 1 MiB item limit, fed in 64 KiB chunks: a window that
     // kept the white space would grow to the limit and refuse an item that is not there.
     for (const form of ['array', 'object'] as const) {

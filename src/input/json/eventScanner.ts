@@ -49,6 +49,11 @@ export const ARRAY = 7;
 
 export const MAX_DEPTH = 512;
 export const DEFAULT_MAX_ITEM = 64 << 20;
+/**
+ * Most white space in a row between items. It is never kept (memory stays a chunk's), but scanned: a small gzip that
+ * unpacks to gigabytes of blanks (a gzip bomb) would take minutes without a bound. No profiler writes a MiB of it.
+ */
+export const MAX_BLANK = 64 << 20;
 /** Top-level members the reader asks for are decoded whole (JSON.parse) up to this size; larger ones are skipped. */
 const MAX_TOP_VALUE = 1 << 20;
 /** A cut item up to this size is finished in a small buffer (see push). */
@@ -605,13 +610,12 @@ export class EventScanner {
     const blankFrom = itemStart;
     while (itemStart < this.end && (b[itemStart] === 32 || b[itemStart] === 10 || b[itemStart] === 13 || b[itemStart] === 9)) itemStart++;
     if (itemStart === this.end) {
-      // Counted over the chunks it spans, and bounded as an item is: a small gzip that unpacks to gigabytes of
-      // white space (a gzip bomb) would otherwise be unpacked to its end, for nothing.
+      // Counted over the chunks it spans, and bounded (MAX_BLANK).
       this.blank = blankFrom === start && this.blank > 0 ? this.blank + (this.end - blankFrom) : this.end - blankFrom;
-      if (this.blank > this.maxItem) {
+      if (this.blank > MAX_BLANK) {
         throw new JsonTraceError(
           this.bufAbs + this.end - this.blank,
-          `more than ${this.maxItem >> 20} MiB of white space in a row, the limit (no profiler writes that much between two items of a trace)`,
+          `more than ${MAX_BLANK >> 20} MiB of white space in a row, the limit (no profiler writes that much between two items of a trace)`,
         );
       }
     } else this.blank = 0;
