@@ -75,4 +75,31 @@ describe('hostile traces', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).totals.count).toBe(2);
   });
+
+  it('a member named twice in the top-level object is refused: JSON readers differ on which one counts', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'two.json'), `{"traceEvents":[${kernel('a', '1', '1')}],"traceEvents":[${kernel('b', '1', '1')}]}`);
+    writeFileSync(join(dir, 'ranks.json'), `{"distributedInfo":{"rank":3},"traceEvents":[${kernel('a', '1', '1')}],"distributedInfo":{"rank":5}}`);
+    for (const engine of ['js', 'simd']) {
+      const two = await kprof(['summary', 'two.json'], { KPROF_ENGINE: engine }, dir);
+      expect(two.code).toBe(2);
+      expect(two.stderr).toMatch(
+        /^kprof: two\.json: byte 85: a second "traceEvents" member in the top-level object \(JSON readers differ on which one counts\); expected one\./,
+      );
+      const ranks = await kprof(['summary', 'ranks.json'], { KPROF_ENGINE: engine }, dir);
+      expect(ranks.code).toBe(2);
+      expect(ranks.stderr).toContain('a second "distributedInfo" member');
+    }
+  });
+
+  it('a top-level member cut by a chunk boundary is not taken for a second one', async () => {
+    const dir = tmp();
+    // distributedInfo's value spans the first 1 MiB chunk's end: it is scanned again once the window grows.
+    const pad = 'x'.repeat(1 << 20);
+    writeFileSync(join(dir, 'long.pt.trace.json'), `{"traceEvents":[${kernel('a', '1', '1')}],"distributedInfo":{"rank":3,"pad":"${pad}"}}`);
+    const r = await kprof(['summary', 'long.pt.trace.json', '--format', 'json'], {}, dir);
+    expect(r.stderr).not.toContain('second');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).ranks).toEqual(['3']);
+  });
 });

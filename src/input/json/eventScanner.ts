@@ -308,6 +308,8 @@ export class EventScanner {
   /** A UTF-8 sequence cut by the end of the last chunk. */
   private utf8Carry: Buffer | null = null;
   private finished = false;
+  /** The members of the top-level object read so far that may appear once (traceEvents and the topKeys). */
+  private readonly topSeen: string[] = [];
   /** White space in a row up to the end of the bytes scanned, between items (see run). */
   private blank = 0;
 
@@ -545,14 +547,21 @@ export class EventScanner {
             if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
             p = this.ws(p + 1);
             const key = decodeString(b, ks, ke, this.bufAbs);
+            // A member named twice is the last one for JSON.parse (and the tools built on it), the first one for
+            // a scan that stops at it: the two would read different traces, so neither is chosen.
+            // (Kept once its value is scanned whole: a value cut by the window's end is scanned again.)
+            if (this.topSeen.includes(key))
+              this.fail(ks - 1, `a second "${key}" member in the top-level object (JSON readers differ on which one counts); expected one`);
             if (key === 'traceEvents') {
               if (b[p] !== LBRACKET) this.fail(p, `expected "traceEvents" to be an array of events; found ${describe(b, p)}`);
               this.sawTraceEvents = true;
+              this.topSeen.push(key);
               p++;
               this.state = State.EventsFirst;
             } else {
               const vs = p;
               p = this.skipValue(p);
+              if (this.topKeys.includes(key)) this.topSeen.push(key);
               if (this.topKeys.includes(key) && this.handler.top) {
                 const value = p - vs <= MAX_TOP_VALUE ? this.parseTop(b, vs, p) : null;
                 this.handler.top(key, value, this.bufAbs + vs);
