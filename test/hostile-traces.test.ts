@@ -102,4 +102,20 @@ describe('hostile traces', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).ranks).toEqual(['3']);
   });
+
+  it("inspect's span says how many kernels have no start it reads, in text and JSON", async () => {
+    const dir = tmp();
+    trace(dir, 'starts.json', [kernel('a', '10', '1'), kernel('b', '-5', '1'), kernel('c', '2e1', '1'), kernel('d', String(2 ** 60), '1')]);
+    const text = await kprof(['inspect', 'starts.json'], {}, dir);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      '  span     1.00 µs from the first kernel start to the last kernel end; 3 kernels of 4 have no start time kprof reads (empty, 0, negative, in exponent form, or too far from the first), and are not in it\n',
+    );
+    const json = await kprof(['inspect', 'starts.json', '--format', 'json'], {}, dir);
+    expect(JSON.parse(json.stdout).ranks[0]).toMatchObject({ spanUs: 1, kernelsOutsideSpan: 3 });
+    // Every start read: no count.
+    trace(dir, 'fine.json', [kernel('a', '10', '1'), kernel('b', '20', '1')]);
+    const fine = await kprof(['inspect', 'fine.json', '--format', 'json'], {}, dir);
+    expect(JSON.parse(fine.stdout).ranks[0].kernelsOutsideSpan).toBeUndefined();
+  });
 });

@@ -103,6 +103,8 @@ export class Accumulator implements KernelSink, RowLog {
    */
   firstStart: number | null = null;
   lastEnd: number | null = null;
+  /** Kernels given to span() whose start says nothing of it (RankData.spanWithoutStart). */
+  startless = 0;
   private firstOriginUs = Number.NaN;
   private originUs = 0;
   private originTicks = 0;
@@ -295,7 +297,10 @@ export class Accumulator implements KernelSink, RowLog {
   /** A kernel of `ticks` that starts `startTicks` after the current origin (NaN: no time). */
   span(startTicks: number, ticks: number): void {
     // A start that is not a time (NaN) or is time 0 (a profiler's placeholder) says nothing about the span.
-    if (!(this.originUs * TICKS_PER_US + startTicks > 0)) return;
+    if (!(this.originUs * TICKS_PER_US + startTicks > 0)) {
+      this.startless++;
+      return;
+    }
     const start = this.originTicks + startTicks;
     if (this.firstStart === null || start < this.firstStart) this.firstStart = start;
     const end = start + ticks;
@@ -333,6 +338,7 @@ export class Accumulator implements KernelSink, RowLog {
       rowsWithoutStep: this.rowsWithoutStep,
       stepIds: [...this.stepIds].sort((a, b) => a - b),
       spanTicks: this.firstStart !== null && this.lastEnd !== null ? this.lastEnd - this.firstStart : null,
+      ...(this.startless > 0 ? { spanWithoutStart: this.startless } : {}),
       warnings: this.warnings,
       warningCount: this.warningCount,
       ...(this.warningsOnNoRank > 0 ? { warningsOnNoRank: this.warningsOnNoRank } : {}),
