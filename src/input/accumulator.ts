@@ -103,8 +103,10 @@ export class Accumulator implements KernelSink, RowLog {
    */
   firstStart: number | null = null;
   lastEnd: number | null = null;
-  /** Kernels given to span() whose start says nothing of it (RankData.spanWithoutStart). */
+  /** Kernels of files with start times whose start says nothing of the span (RankData.spanWithoutStart). */
   startless = 0;
+  /** The file being read has start times (SourceFacts.starts). */
+  private fileStarts = false;
   private firstOriginUs = Number.NaN;
   private originUs = 0;
   private originTicks = 0;
@@ -164,6 +166,7 @@ export class Accumulator implements KernelSink, RowLog {
     if (!facts.shapes) f.shapes = false;
     if (!facts.steps) f.steps = false;
     this.stepSpans?.beginFile(facts.starts && facts.ordered);
+    this.fileStarts = facts.starts;
   }
 
   origin(us: number): void {
@@ -298,7 +301,8 @@ export class Accumulator implements KernelSink, RowLog {
   span(startTicks: number, ticks: number): void {
     // A start that is not a time (NaN) or is time 0 (a profiler's placeholder) says nothing about the span.
     if (!(this.originUs * TICKS_PER_US + startTicks > 0)) {
-      this.startless++;
+      // A file without start times has no start to miss (its kernels come with NaN, one by one or in no batch).
+      if (this.fileStarts) this.startless++;
       return;
     }
     const start = this.originTicks + startTicks;
