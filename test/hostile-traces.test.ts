@@ -118,4 +118,16 @@ describe('hostile traces', () => {
     const fine = await kprof(['inspect', 'fine.json', '--format', 'json'], {}, dir);
     expect(JSON.parse(fine.stdout).ranks[0].kernelsOutsideSpan).toBeUndefined();
   });
+
+  it('a diff of traces without steps says they hold no ProfilerStep#N events, not that they lack a Step Id column', async () => {
+    const dir = tmp();
+    trace(dir, 'a.json', [kernel('a', '10', '1'), kernel('b', '20', '1')]);
+    trace(dir, 'b.json', [kernel('a', '10', '1')]);
+    const r = await kprof(['diff', 'a.json', 'b.json'], {}, dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "Fusion rewrites: unavailable: the base's a.json and the PR's b.json hold no ProfilerStep#N events, so their steps cannot be told apart.",
+    );
+    expect(r.stdout).not.toContain('Step Id column');
+  });
 });
