@@ -130,4 +130,24 @@ describe('hostile traces', () => {
     );
     expect(r.stdout).not.toContain('Step Id column');
   });
+
+  it('an NVTX report beside a cuda_gpu_trace whose ProfilerStep#N ranges are no times is said, not taken for no report', async () => {
+    const dir = tmp();
+    const head =
+      'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
+    writeFileSync(join(dir, 'cuda_gpu_trace.csv'), `${head}\n1000,500,1,1,1,1,1,1,1,32,0,0,,,,,NVIDIA A100 (0),1,,7,k1\n`);
+    const nvtx =
+      'Name,Projected Start (ns),Projected Duration (ns),Orig Start (ns),Orig Duration (ns),Style,PID,TID,NumGPUOps,Lvl,NumChild,RangeId,ParentId,RangeStack';
+    writeFileSync(
+      join(dir, 'nvtx_gpu_proj_trace.csv'),
+      `${nvtx}\nProfilerStep#1,900,1e400,990000,900000,PushPop,1,1,6,0,12,1,,:1\nProfilerStep#2,900,abc,990000,900000,PushPop,1,1,6,0,12,1,,:1\n`,
+    );
+    const r = await kprof(['inspect', 'cuda_gpu_trace.csv'], {}, dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  steps    none (no ProfilerStep#N range in nvtx_gpu_proj_trace.csv beside it)');
+    expect(r.stdout).toContain(
+      '2 ProfilerStep#N ranges of nvtx_gpu_proj_trace.csv (the first at line 2) have a start or duration that is no time: not used as steps',
+    );
+    expect(r.stdout).not.toContain('no NVTX report');
+  });
 });

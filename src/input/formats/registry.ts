@@ -755,7 +755,7 @@ export function noStepsText(file: string): [string, string] {
     case 'trace_view':
       return ['holds no ProfilerStep#N events', 'hold no ProfilerStep#N events'];
     case 'nsys_gpu_trace':
-      return ['has no NVTX report of ProfilerStep#N ranges beside it', 'have no NVTX report of ProfilerStep#N ranges beside them'];
+      return ['has no ProfilerStep#N range from an NVTX report beside it', 'have no ProfilerStep#N range from an NVTX report beside them'];
     case 'db':
       return ['has no STEP_TIME table', 'have no STEP_TIME table'];
     default:
