@@ -148,7 +148,7 @@ describe('EventScanner', () => {
     const full = '[{"ph": "X", "name": "a", "dur": 1}, {"ph": "X", "name": "b", "dur": 2}]';
     expect(scanError(full.slice(0, 50))).toMatchObject({ offset: 50 });
     expect(scanError(full.slice(0, 50)).what).toMatch(/ends inside trace event 1 \(which starts at byte 37\)/);
-    expect(scanError(full.slice(0, 36)).what).toMatch(/after 1 events, without its closing '\]'/);
+    expect(scanError(full.slice(0, 36)).what).toMatch(/after 1 event, without its closing '\]'/);
     expect(scanError('{"traceEvents": [], "x": 1').what).toMatch(/without its closing '\}'/);
     expect(scanError('').what).toMatch(/holds no JSON/);
     expect(scanError('  \n').what).toMatch(/holds no JSON/);

@@ -36,6 +36,7 @@
 import { isUtf8 } from 'node:buffer';
 import { defaultEngine, type Engine } from '../engine.js';
 import { FastEvents } from './fastEvents.js';
+import { plural } from '../../util/format.js';
 
 /** Value kinds of a located field. */
 export const ABSENT = 0;
@@ -670,7 +671,7 @@ export class EventScanner {
     if (s === State.Event || s === State.EventsFirst || s === State.EventsNext) {
       throw new JsonTraceError(
         at,
-        `the file ends inside the array of trace events, after ${this.events} events, without its closing ']': the file is cut short`,
+        `the file ends inside the array of trace events, after ${plural(this.events, 'event')}, without its closing ']': the file is cut short`,
       );
     }
     throw new JsonTraceError(at, "the file ends inside the top-level object, without its closing '}': the file is cut short");
