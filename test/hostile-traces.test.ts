@@ -150,4 +150,21 @@ describe('hostile traces', () => {
     );
     expect(r.stdout).not.toContain('no NVTX report');
   });
+
+  it('NaN and Infinity (which Python writes) are refused with what they are and what to do', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'nan.json'), `{"traceEvents":[${kernel('a', '1', 'NaN')}]}`);
+    writeFileSync(join(dir, 'inf.json'), `{"traceEvents":[{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":1,"args":{"x":-Infinity}}]}`);
+    for (const engine of ['js', 'simd']) {
+      for (const [file, at] of [
+        ['nan.json', 'byte 81: expected a value'],
+        ['inf.json', 'byte 80: not a valid number'],
+      ] as const) {
+        const r = await kprof(['summary', file], { KPROF_ENGINE: engine }, dir);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(`kprof: ${file}: ${at}`);
+        expect(r.stderr).toContain("(NaN and Infinity are not JSON; Python's json module writes them for a float NaN or infinity: write null there");
+      }
+    }
+  });
 });

@@ -733,7 +733,7 @@ export class EventScanner {
     else if (c >= 49 && c <= 57) {
       p++;
       while (p < end && isDigit(b[p]!)) p++;
-    } else this.fail(p, `not a valid number: ${describe(b, start)}`);
+    } else this.fail(p, `not a valid number: ${describe(b, start)}${notJson(b, start)}`);
     if (p < end && b[p] === 46) {
       const d = ++p;
       while (p < end && isDigit(b[p]!)) p++;
@@ -824,7 +824,7 @@ export class EventScanner {
         } else if (c === 116) p = this.literal(p, 'true');
         else if (c === 102) p = this.literal(p, 'false');
         else if (c === 110) p = this.literal(p, 'null');
-        else this.fail(p, `expected a value; found ${describe(b, p)}`);
+        else this.fail(p, `expected a value; found ${describe(b, p)}${notJson(b, p)}`);
       }
       value = true;
       // After a value: close containers, or go on to the next element.
@@ -1131,6 +1131,16 @@ function isDigit(c: number): boolean {
 }
 
 /** A byte for a message: the character, or its hex code when it is not printable ASCII. */
+/**
+ * What to do about a value that JSON has not but Python's json module writes for a float NaN or infinity (a trace
+ * rewritten by a Python tool): '' for anything else. Only the bytes at `p` are looked at (they may be cut: '').
+ */
+function notJson(b: Buffer, p: number): string {
+  const at = (w: string): boolean => b.length >= p + w.length && b.toString('latin1', p, p + w.length) === w;
+  if (!at('NaN') && !at('Infinity') && !at('-Infinity')) return '';
+  return " (NaN and Infinity are not JSON; Python's json module writes them for a float NaN or infinity: write null there, or the trace again without them)";
+}
+
 function describe(b: Buffer, p: number): string {
   const c = b[p];
   if (c === undefined) return 'the end of the file';
