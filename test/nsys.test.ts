@@ -5,7 +5,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decimalTicks, NsysCsvReader, type NsysOptions, NvtxStepsReader } from '../src/input/formats/trace/nsys/nsysCsv.js';
+import { decimalTicks, NsysCsvReader, type NsysOptions } from '../src/input/formats/trace/nsys/nsysCsv.js';
+import { NvtxStepsReader } from '../src/input/formats/trace/nsys/nvtxSteps.js';
 import { CsvRecords } from '../src/input/formats/trace/nsys/csvRecords.js';
 import type { StatisticRecord, TraceRecord } from '../src/input/formats/trace/record.js';
 import { isKprofError } from '../src/util/errors.js';

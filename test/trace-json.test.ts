@@ -115,7 +115,7 @@ describe('EventScanner', () => {
     expect(fed).toBeLessThan(3 << 20);
   });
 
-  it('white space between events, however long, is passed over in the memory of a chunk (not kept as an item)', () => {
+  it('white space between events, up to its limit (MAX_BLANK), is passed over in the memory of a chunk (not kept as an item)', () => {
     // 8 MiB of white space between two events, with a 1 MiB item limit, fed in 64 KiB chunks: a window that
     // kept the white space would grow to the limit and refuse an item that is not there.
     for (const form of ['array', 'object'] as const) {
@@ -148,7 +148,7 @@ describe('EventScanner', () => {
     const full = '[{"ph": "X", "name": "a", "dur": 1}, {"ph": "X", "name": "b", "dur": 2}]';
     expect(scanError(full.slice(0, 50))).toMatchObject({ offset: 50 });
     expect(scanError(full.slice(0, 50)).what).toMatch(/ends inside trace event 1 \(which starts at byte 37\)/);
-    expect(scanError(full.slice(0, 36)).what).toMatch(/after 1 events, without its closing '\]'/);
+    expect(scanError(full.slice(0, 36)).what).toMatch(/after 1 event, without its closing '\]'/);
     expect(scanError('{"traceEvents": [], "x": 1').what).toMatch(/without its closing '\}'/);
     expect(scanError('').what).toMatch(/holds no JSON/);
     expect(scanError('  \n').what).toMatch(/holds no JSON/);

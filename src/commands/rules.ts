@@ -1,6 +1,7 @@
 // `kprof rules <base> <pr>`: a starter rules file that locks in what a change achieved (see rules/generate.ts).
 
 import { selectionRawNames } from '../input/rawNames.js';
+import { noStepsText } from '../input/formats/registry.js';
 import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
@@ -69,7 +70,7 @@ function unavailableWhy(why: Unavailable, path: string): string {
     case 'totals':
       return `${file} holds totals per type, not the kernels in the order they ran`;
     case 'no-step-column':
-      return `${file} has no Step Id column, so its steps cannot be told apart`;
+      return `${file} ${noStepsText(path)[0]}, so its steps cannot be told apart`;
     case 'no-step-ids':
       return `${file}: no compute kernel has a Step Id`;
     case 'no-compute-kernels':

@@ -103,6 +103,10 @@ export class Accumulator implements KernelSink, RowLog {
    */
   firstStart: number | null = null;
   lastEnd: number | null = null;
+  /** Kernels of files with start times whose start says nothing of the span (RankData.spanWithoutStart). */
+  startless = 0;
+  /** The file being read has start times (SourceFacts.starts). */
+  private fileStarts = false;
   private firstOriginUs = Number.NaN;
   private originUs = 0;
   private originTicks = 0;
@@ -162,6 +166,7 @@ export class Accumulator implements KernelSink, RowLog {
     if (!facts.shapes) f.shapes = false;
     if (!facts.steps) f.steps = false;
     this.stepSpans?.beginFile(facts.starts && facts.ordered);
+    this.fileStarts = facts.starts;
   }
 
   origin(us: number): void {
@@ -295,7 +300,11 @@ export class Accumulator implements KernelSink, RowLog {
   /** A kernel of `ticks` that starts `startTicks` after the current origin (NaN: no time). */
   span(startTicks: number, ticks: number): void {
     // A start that is not a time (NaN) or is time 0 (a profiler's placeholder) says nothing about the span.
-    if (!(this.originUs * TICKS_PER_US + startTicks > 0)) return;
+    if (!(this.originUs * TICKS_PER_US + startTicks > 0)) {
+      // A file without start times has no start to miss (its kernels come with NaN, one by one or in no batch).
+      if (this.fileStarts) this.startless++;
+      return;
+    }
     const start = this.originTicks + startTicks;
     if (this.firstStart === null || start < this.firstStart) this.firstStart = start;
     const end = start + ticks;
@@ -333,6 +342,7 @@ export class Accumulator implements KernelSink, RowLog {
       rowsWithoutStep: this.rowsWithoutStep,
       stepIds: [...this.stepIds].sort((a, b) => a - b),
       spanTicks: this.firstStart !== null && this.lastEnd !== null ? this.lastEnd - this.firstStart : null,
+      ...(this.startless > 0 ? { spanWithoutStart: this.startless } : {}),
       warnings: this.warnings,
       warningCount: this.warningCount,
       ...(this.warningsOnNoRank > 0 ? { warningsOnNoRank: this.warningsOnNoRank } : {}),

@@ -558,6 +558,12 @@ export interface RankData {
   stepIds: number[];
   /** From the earliest kernel start to the latest kernel end, in exact ticks (null: no start times read). */
   spanTicks: number | null;
+  /**
+   * Kernels of a file with start times whose start is in no span: none, 0 (a placeholder), or one kprof does not
+   * read as an exact time (negative, in exponent form, further from the file's first start than 2^53 ticks).
+   * Absent when there are none, and when the span was not asked for.
+   */
+  spanWithoutStart?: number;
   /** The first warnings (capped), and how many there were in all. */
   warnings: RowWarning[];
   warningCount: number;

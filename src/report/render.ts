@@ -491,9 +491,13 @@ export function mdCell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
 }
 
+/**
+ * A GFM table. Its delimiter row has one cell per heading, whatever `align` holds (a column it does not name is
+ * left-aligned): GFM shows no table at all where the two rows differ in cells.
+ */
 export function markdownTable(head: string[], rows: string[][], align: Align[]): string {
   const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
-  const rule = `|${align.map((a) => (a === 'right' ? '---:' : ':---')).join('|')}|`;
+  const rule = `|${head.map((_, i) => (align[i] === 'right' ? '---:' : ':---')).join('|')}|`;
   return [line(head), rule, ...rows.map(line)].join('\n');
 }
 

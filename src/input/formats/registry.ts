@@ -756,6 +756,26 @@ export function totalsText(file: string): string {
   return `totals per ${f.answers.names === 'no' ? 'type' : 'kernel name'} (${f.naming.brief})`;
 }
 
+/**
+ * Why a file of kernels in the order they ran has no steps, in its format's words, said of one file and of two:
+ * a kernel table has no Step Id column, a trace no ProfilerStep#N events. The format is told by the file's name.
+ */
+export function noStepsText(file: string): [string, string] {
+  const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  const f = formatsNamed(base).find((x) => x.holds === 'kernels' && x.answers.order !== 'no');
+  switch (f?.id) {
+    case 'kineto':
+    case 'trace_view':
+      return ['holds no ProfilerStep#N events', 'hold no ProfilerStep#N events'];
+    case 'nsys_gpu_trace':
+      return ['has no ProfilerStep#N range from an NVTX report beside it', 'have no ProfilerStep#N range from an NVTX report beside them'];
+    case 'db':
+      return ['has no STEP_TIME table', 'have no STEP_TIME table'];
+    default:
+      return ['has no Step Id column', 'have no Step Id column'];
+  }
+}
+
 /** The formats whose files are Chrome-trace JSON (sniffed as one), in order. */
 export function chromeTraceFormats(): FormatFacts[] {
   return allFormats().filter((f) => f.recognise.sniff === sniffChromeTrace);

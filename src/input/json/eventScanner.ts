@@ -36,6 +36,7 @@
 import { isUtf8 } from 'node:buffer';
 import { defaultEngine, type Engine } from '../engine.js';
 import { FastEvents } from './fastEvents.js';
+import { plural } from '../../util/format.js';
 
 /** Value kinds of a located field. */
 export const ABSENT = 0;
@@ -49,6 +50,11 @@ export const ARRAY = 7;
 
 export const MAX_DEPTH = 512;
 export const DEFAULT_MAX_ITEM = 64 << 20;
+/**
+ * Most white space in a row between items. It is never kept (memory stays a chunk's), but scanned: a small gzip that
+ * unpacks to gigabytes of blanks (a gzip bomb) would take minutes without a bound. No profiler writes a MiB of it.
+ */
+export const MAX_BLANK = 64 << 20;
 /** Top-level members the reader asks for are decoded whole (JSON.parse) up to this size; larger ones are skipped. */
 const MAX_TOP_VALUE = 1 << 20;
 /** A cut item up to this size is finished in a small buffer (see push). */
@@ -303,6 +309,10 @@ export class EventScanner {
   /** A UTF-8 sequence cut by the end of the last chunk. */
   private utf8Carry: Buffer | null = null;
   private finished = false;
+  /** The members of the top-level object read so far that may appear once (traceEvents and the topKeys). */
+  private readonly topSeen: string[] = [];
+  /** White space in a row up to the end of the bytes scanned, between items (see run). */
+  private blank = 0;
 
   form: TraceForm | null = null;
   /** Events seen (elements of the events array). */
@@ -538,14 +548,21 @@ export class EventScanner {
             if (b[p] !== COLON) this.fail(p, `expected ':' after a member name; found ${describe(b, p)}`);
             p = this.ws(p + 1);
             const key = decodeString(b, ks, ke, this.bufAbs);
+            // A member named twice is the last one for JSON.parse (and the tools built on it), the first one for
+            // a scan that stops at it: the two would read different traces, so neither is chosen.
+            // (Kept once its value is scanned whole: a value cut by the window's end is scanned again.)
+            if (this.topSeen.includes(key))
+              this.fail(ks - 1, `a second "${key}" member in the top-level object (JSON readers differ on which one counts); expected one`);
             if (key === 'traceEvents') {
               if (b[p] !== LBRACKET) this.fail(p, `expected "traceEvents" to be an array of events; found ${describe(b, p)}`);
               this.sawTraceEvents = true;
+              this.topSeen.push(key);
               p++;
               this.state = State.EventsFirst;
             } else {
               const vs = p;
               p = this.skipValue(p);
+              if (this.topKeys.includes(key)) this.topSeen.push(key);
               if (this.topKeys.includes(key) && this.handler.top) {
                 const value = p - vs <= MAX_TOP_VALUE ? this.parseTop(b, vs, p) : null;
                 this.handler.top(key, value, this.bufAbs + vs);
@@ -600,7 +617,18 @@ export class EventScanner {
     }
     // White space between items is no part of one: it is not kept (a file of white space would otherwise grow
     // the window to the item limit, and be refused as an item that is not there).
+    const blankFrom = itemStart;
     while (itemStart < this.end && (b[itemStart] === 32 || b[itemStart] === 10 || b[itemStart] === 13 || b[itemStart] === 9)) itemStart++;
+    if (itemStart === this.end) {
+      // Counted over the chunks it spans, and bounded (MAX_BLANK).
+      this.blank = blankFrom === start && this.blank > 0 ? this.blank + (this.end - blankFrom) : this.end - blankFrom;
+      if (this.blank > MAX_BLANK) {
+        throw new JsonTraceError(
+          this.bufAbs + this.end - this.blank,
+          `more than ${MAX_BLANK >> 20} MiB of white space in a row, the limit (no profiler writes that much between two items of a trace)`,
+        );
+      }
+    } else this.blank = 0;
     if (itemStart < this.end) {
       const keep = b.subarray(itemStart);
       if (keep.length >= this.maxItem) {
@@ -643,7 +671,7 @@ export class EventScanner {
     if (s === State.Event || s === State.EventsFirst || s === State.EventsNext) {
       throw new JsonTraceError(
         at,
-        `the file ends inside the array of trace events, after ${this.events} events, without its closing ']': the file is cut short`,
+        `the file ends inside the array of trace events, after ${plural(this.events, 'event')}, without its closing ']': the file is cut short`,
       );
     }
     throw new JsonTraceError(at, "the file ends inside the top-level object, without its closing '}': the file is cut short");
@@ -705,7 +733,7 @@ export class EventScanner {
     else if (c >= 49 && c <= 57) {
       p++;
       while (p < end && isDigit(b[p]!)) p++;
-    } else this.fail(p, `not a valid number: ${describe(b, start)}`);
+    } else this.fail(p, `not a valid number: ${describe(b, start)}${notJson(b, start)}`);
     if (p < end && b[p] === 46) {
       const d = ++p;
       while (p < end && isDigit(b[p]!)) p++;
@@ -796,7 +824,7 @@ export class EventScanner {
         } else if (c === 116) p = this.literal(p, 'true');
         else if (c === 102) p = this.literal(p, 'false');
         else if (c === 110) p = this.literal(p, 'null');
-        else this.fail(p, `expected a value; found ${describe(b, p)}`);
+        else this.fail(p, `expected a value; found ${describe(b, p)}${notJson(b, p)}`);
       }
       value = true;
       // After a value: close containers, or go on to the next element.
@@ -1103,6 +1131,16 @@ function isDigit(c: number): boolean {
 }
 
 /** A byte for a message: the character, or its hex code when it is not printable ASCII. */
+/**
+ * What to do about a value that JSON has not but Python's json module writes for a float NaN or infinity (a trace
+ * rewritten by a Python tool): '' for anything else. Only the bytes at `p` are looked at (they may be cut: '').
+ */
+function notJson(b: Buffer, p: number): string {
+  const at = (w: string): boolean => b.length >= p + w.length && b.toString('latin1', p, p + w.length) === w;
+  if (!at('NaN') && !at('Infinity') && !at('-Infinity')) return '';
+  return " (NaN and Infinity are not JSON; Python's json module writes them for a float NaN or infinity: write null there, or the trace again without them)";
+}
+
 function describe(b: Buffer, p: number): string {
   const c = b[p];
   if (c === undefined) return 'the end of the file';

@@ -16,7 +16,7 @@ import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ran
 import { relPath } from '../../util/paths.js';
 import { WHOLE } from '../../util/inputText.js';
 import { idsText } from './shared.js';
-import { orderedWithStepsText, totalsText } from '../../input/formats/registry.js';
+import { noStepsText, orderedWithStepsText, totalsText } from '../../input/formats/registry.js';
 
 type Code = (s: string, max?: number) => string;
 
@@ -98,7 +98,8 @@ const UNAVAILABLE: Record<Unavailable, [string, string]> = {
     'holds totals per kernel group, not the kernels in the order they ran',
     'hold totals per kernel group, not the kernels in the order they ran',
   ],
-  'no-step-column': ['has no Step Id column, so its steps cannot be told apart', 'have no Step Id column, so their steps cannot be told apart'],
+  // What a file without steps lacks is its format's (noStepsText): this is said only where no file is known.
+  'no-step-column': ['has no steps, so its steps cannot be told apart', 'have no steps, so their steps cannot be told apart'],
   'no-step-ids': ['has no compute kernel with a Step Id', 'have no compute kernel with a Step Id'],
   'no-compute-kernels': ['has no compute kernel', 'have no compute kernel'],
   'no-types': ['has no kernel types (Type is N/A in every row: a Level0 export)', 'have no kernel types (Type is N/A in every row: Level0 exports)'],
@@ -109,7 +110,11 @@ export function unavailableText(s: Extract<RewritesSection, { status: 'unavailab
   const file = (x: (typeof s.sides)[number]): string => `the ${x.side === 'pr' ? 'PR' : 'base'}'s ${code(relPath(x.file), WHOLE)}`;
   // Why, in one file's words (0) or two's (1): totals say what they are per, from the file's format (registry).
   const why = (x: (typeof s.sides)[number], n: 0 | 1): string =>
-    x.why === 'totals' ? `${n === 0 ? 'holds' : 'hold'} ${totalsText(x.file)}, not the kernels in the order they ran` : UNAVAILABLE[x.why][n];
+    x.why === 'totals'
+      ? `${n === 0 ? 'holds' : 'hold'} ${totalsText(x.file)}, not the kernels in the order they ran`
+      : x.why === 'no-step-column'
+        ? `${noStepsText(x.file)[n]}, so ${n === 0 ? 'its' : 'their'} steps cannot be told apart`
+        : UNAVAILABLE[x.why][n];
   const [a, b] = s.sides;
   const parts =
     a !== undefined && b !== undefined && a.why === b.why && why(a, 1) === why(b, 1)

@@ -80,6 +80,7 @@ export function inspectJson(p: Profile, witness: Witnessed = NO_WITNESS): Iterab
         steps: r.fields.steps ? r.stepIds : null,
         rowsWithoutStep: r.rowsWithoutStep,
         spanUs: r.spanTicks !== null ? Math.round(r.spanTicks / 10) / 1000 : null,
+        ...(r.spanTicks !== null && r.spanWithoutStart !== undefined ? { kernelsOutsideSpan: r.spanWithoutStart } : {}),
         warnings: ownWarnings(r).warnings.map(warningJson),
         warningCount: ownWarnings(r).count,
       })),

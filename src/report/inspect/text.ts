@@ -83,7 +83,15 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
     if (sharedFile(r)) out.push(`  device   ${fmtCount(r.rowsRead)} of those rows are this rank's, ${fmtCount(r.rowsSkipped)} of them skipped`);
     out.push(`  kernels  ${fmtCount(r.kernels)} in ${distinct(r)}`);
     out.push(`  steps    ${stepText(r)}`);
-    if (r.spanTicks !== null) out.push(`  span     ${fmtUs(r.spanTicks / TICKS_PER_US)} from the first kernel start to the last kernel end`);
+    if (r.spanTicks !== null) {
+      // Kernels whose start is in no span: the span is of the others only, and says so.
+      const without = r.spanWithoutStart ?? 0;
+      const of =
+        without > 0
+          ? `; ${plural(without, 'kernel')} of ${fmtCount(r.kernels)} ${without === 1 ? 'has' : 'have'} no start time kprof reads (empty, 0, negative, in exponent form, or too far from the first), and ${without === 1 ? 'is' : 'are'} not in it`
+          : '';
+      out.push(`  span     ${fmtUs(r.spanTicks / TICKS_PER_US)} from the first kernel start to the last kernel end${of}`);
+    }
     const na = [...r.groups.values()].filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
     if (na > 0)
       out.push(`  note     Type is N/A for ${fmtCount(na)} of ${kernels(r.kernels)} (a Level0 / task-time l0 export): group by name for detail`);
@@ -113,9 +121,13 @@ export function inspectText(p: Profile, witness: Witnessed = NO_WITNESS): string
   return `${out.join('\n')}\n`;
 }
 
-/** `warnings N (first: file:line: message)`; the first left out when it was not kept (past the warnings kept). */
+/**
+ * `warnings N (first: file:line: message)`; the first left out when it was not kept (past the warnings kept). Line 0
+ * is a file of no lines (a JSON trace, whose message says the byte; an SQLite export): `file: message`.
+ */
 function warningsLine(count: number, first: RowWarning | undefined): string {
-  const at = first === undefined ? '' : ` (first: ${shown(relPath(first.file))}:${first.line}: ${oneLine(first.message)})`;
+  const line = first !== undefined && first.line > 0 ? `:${first.line}` : '';
+  const at = first === undefined ? '' : ` (first: ${shown(relPath(first.file))}${line}: ${oneLine(first.message)})`;
   return `  warnings ${fmtCount(count)}${at}`;
 }
 

@@ -15,7 +15,7 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const withSteps = hasPerStep(s);
   const head = [groupHeading(s.groupBy, s.groups), 'count', 'total', 'avg', 'share'];
   if (withSteps) head.push(perStepHeading(s));
-  const align: Align[] = ['left', 'right', 'right', 'right', 'right', 'right'];
+  const align: Align[] = head.map((_, i): Align => (i === 0 ? 'left' : 'right'));
   const shownRows = rows(s, view);
   const names = clippedApart(
     shownRows.map((r) => r.label),

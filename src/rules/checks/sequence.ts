@@ -22,7 +22,7 @@ import type { Bound, Rule, SequenceSite } from '../model.js';
 import { inRange, ruleAt } from '../slice.js';
 import { boundsOf, boundsText } from './bounds.js';
 import type { ProfileKind, RankOutcome, Sample } from './kind.js';
-import { orderedWithStepsText } from '../../input/formats/registry.js';
+import { noStepsText, orderedWithStepsText } from '../../input/formats/registry.js';
 
 /** The longest chain a rule may give (a step of a real model has a few thousand kernels). */
 export const MAX_CHAIN = 1000;
@@ -45,7 +45,7 @@ export function unavailable(rule: Rule, rank: RankData): string | null {
   if (parts === undefined) throw new Error(`${ruleAt(rule)}: rank ${rank.rank} was read without its kernel sequence (a bug in kprof)`);
   for (const p of parts) {
     if (p.unordered !== null) return `${p.unordered} holds totals per kernel group, not the kernels in the order they ran`;
-    if (p.withoutSteps !== null) return `${p.withoutSteps} has no Step Id column, so its steps cannot be told apart`;
+    if (p.withoutSteps !== null) return `${p.withoutSteps} ${noStepsText(p.withoutSteps)[0]}, so its steps cannot be told apart`;
   }
   // A Step Id column with no compute kernel's cell filled: no step to count a chain in (as diff's rewrites say).
   if (stepless(parts)) return `${rank.files[0]?.path ?? 'the input'} has no compute kernel with a Step Id`;

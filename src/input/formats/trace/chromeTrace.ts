@@ -40,6 +40,8 @@ export interface ChromeTraceOptions {
    * every kernel is placed with them from the start, and the file's ProfilerStep#N events are not added again.
    */
   steps?: StepWindows;
+  /** The file is gzip: its byte offsets are of the unpacked data, and said so. */
+  packed?: boolean;
 }
 
 // Fields located in each event (indices into the view).
@@ -332,10 +334,15 @@ export class ChromeTraceReader {
     return info;
   }
 
+  /** `byte N`, of the unpacked data when the file is gzip (the offset of no byte of the file itself). */
+  private at(offset: number): string {
+    return this.options.packed === true ? `byte ${offset} of the unpacked data` : `byte ${offset}`;
+  }
+
   private translate(e: unknown): unknown {
     if (e instanceof JsonTraceError) {
       return inputError(
-        `${this.file}: byte ${e.offset}: ${e.what}. Expected a complete Chrome-trace JSON file (PyTorch profiler *.pt.trace.json or torch_npu trace_view.json); copy or export it again.`,
+        `${this.file}: ${this.at(e.offset)}: ${e.what}. Expected a complete Chrome-trace JSON file (PyTorch profiler *.pt.trace.json or torch_npu trace_view.json); copy or export it again.`,
       );
     }
     return e;
@@ -478,7 +485,7 @@ export class ChromeTraceReader {
     if (this.options.steps !== undefined) return;
     if (this.windows.size >= MAX_STEPS) {
       throw inputError(
-        `${this.file}: byte ${v.offset}: more than ${MAX_STEPS} ProfilerStep#N events; no real trace has that many steps. Is the file a trace of one profiling session?`,
+        `${this.file}: ${this.at(v.offset)}: more than ${MAX_STEPS} ProfilerStep#N events; no real trace has that many steps. Is the file a trace of one profiling session?`,
       );
     }
     this.windows.add(id, start, dur / 10_000);
@@ -498,7 +505,7 @@ export class ChromeTraceReader {
 
   private skip(v: EventView, message: string): void {
     this.info.skipped++;
-    this.sink.warn(`byte ${v.offset}`, message);
+    this.sink.warn(this.at(v.offset), message);
   }
 
   /** The exact start of an event in ticks after originUs (the first start read sets it); NaN when not asked or none. */
@@ -646,7 +653,7 @@ export class ChromeTraceReader {
   private orphan(v: EventView, pid: string): void {
     if (this.orphans.length >= MAX_WAITING_FOR_PROCESS) {
       throw inputError(
-        `${this.file}: byte ${v.offset}: more than ${MAX_WAITING_FOR_PROCESS} device events come before the process_name metadata that says ` +
+        `${this.file}: ${this.at(v.offset)}: more than ${MAX_WAITING_FOR_PROCESS} device events come before the process_name metadata that says ` +
           'which process they belong to; kprof reads traces whose metadata comes first (as torch_npu writes them). Export the trace again.',
       );
     }

@@ -16,11 +16,12 @@ import type { SourceFile } from '../../../model/model.js';
 import { besides, MAX_NAME_BYTES, NO_STREAM, nameTooLong, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
-import { NsysCsvReader, NvtxStepsReader, type NsysOptions } from './nsys/nsysCsv.js';
+import { NsysCsvReader, type NsysOptions } from './nsys/nsysCsv.js';
+import { NvtxStepsReader } from './nsys/nvtxSteps.js';
 import { ChromeTraceReader } from './chromeTrace.js';
 import type { StatisticRecord, TraceInfo, TraceRecord, TraceSink } from './record.js';
 import { Shortener } from './shortName.js';
-import { traceChunks } from '../../bytes/chunks.js';
+import { isGzipFile, traceChunks } from '../../bytes/chunks.js';
 import type { StepWindows } from './steps.js';
 
 /** A stream id as the readers give it (`7`, a "Stream 7" thread's number) → the sink's integer; NO_STREAM otherwise. */
@@ -265,6 +266,7 @@ export async function readChromeTraceFile(path: string, into: KernelTarget, opti
   reader = new ChromeTraceReader(path, target, {
     shortNames: options.shortNames === true,
     exactStarts: target.wantsStarts,
+    packed: isGzipFile(path),
     ...(known !== undefined ? { steps: known.windows } : {}),
   });
   let bytes = 0;
@@ -318,12 +320,17 @@ export function nvtxBeside(path: string): string | null {
 export async function readNsysFile(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile> {
   const nsys: NsysOptions = {};
   const nvtx = nvtxBeside(path);
+  let unreadSteps = '';
   if (nvtx !== null) {
     const steps = new NvtxStepsReader(nvtx);
     for await (const chunk of traceChunks(nvtx)) steps.push(chunk);
     const found = steps.finish();
     nsys.steps = found.windows;
     nsys.stepSource = `${found.source} (${basename(nvtx)})`;
+    // Ranges named ProfilerStep#N that give no window are said, not dropped in silence: with none left the trace
+    // has no steps, though the report is beside it.
+    if (found.unreadable > 0)
+      unreadSteps = `${fmtCount(found.unreadable)} ProfilerStep#N range${found.unreadable === 1 ? '' : 's'} of ${basename(nvtx)} (the first at line ${found.firstUnreadable}) ${found.unreadable === 1 ? 'has' : 'have'} a start or duration that is no time: not used as steps`;
   }
   let reader: NsysCsvReader | null = null;
   const format = (): string => reader?.info.format ?? 'nsys_gpu_trace';
@@ -344,7 +351,12 @@ export async function readNsysFile(path: string, into: KernelTarget, options: Ke
   }))
     reader.push(chunk);
   const info = reader.finish();
+  if (unreadSteps !== '') info.notes.push(unreadSteps);
   if (info.kernels === 0) noKernels(path, info);
   target.begin();
-  return sourceFile(path, info, bytes, target.rows, target.short?.merged() ?? []);
+  const file = sourceFile(path, info, bytes, target.rows, target.short?.merged() ?? []);
+  // The report is beside it, but holds no ProfilerStep#N range kprof reads.
+  if (nvtx !== null && info.format === 'nsys_gpu_trace' && (nsys.steps?.size ?? 0) === 0)
+    file.missing = file.missing.map((m) => (m.startsWith('steps (') ? `steps (no ProfilerStep#N range in ${basename(nvtx)} beside it)` : m));
+  return file;
 }

@@ -3,7 +3,7 @@
 // - `cuda_gpu_trace` (older: `gputrace`): one row per kernel or memory operation, in the order nsys wrote them:
 //   `Start (ns),Duration (ns),CorrId,GrdX,…,Strm,Name`. Memory operations (`[CUDA memcpy HtoD]`,
 //   `[CUDA memset]`) are handed on as memcpy/memset. No step column: steps only from NVTX ranges named
-//   ProfilerStep#N (an `nvtx_gpu_proj_trace` or `nvtx_pushpop_trace` CSV, read by readNvtxSteps), else none.
+//   ProfilerStep#N (an `nvtx_gpu_proj_trace` or `nvtx_pushpop_trace` CSV, read by nvtxSteps.ts), else none.
 // - `cuda_gpu_kern_sum` (older: `gpukernsum`): one row per kernel name, already aggregated (like op_statistic):
 //   `Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name`. Names only; no
 //   steps, no order.
@@ -24,22 +24,22 @@ import {
   type TraceRecord,
   type TraceSink,
 } from '../record.js';
-import { profilerStep, StepWindows } from '../steps.js';
+import type { StepWindows } from '../steps.js';
 import { CsvRecords } from './csvRecords.js';
 
 /** How many lines may come before the header. */
-const MAX_PREAMBLE_LINES = 50;
+export const MAX_PREAMBLE_LINES = 50;
 
 /** Decimal digits a unit's value is shifted by to give ticks of 0.1 ns. */
-const TIME_UNITS: Record<string, number> = { ns: 1, us: 4, µs: 4, μs: 4, usec: 4, ms: 7, msec: 7, s: 10, sec: 10, nsec: 1 };
+export const TIME_UNITS: Record<string, number> = { ns: 1, us: 4, µs: 4, μs: 4, usec: 4, ms: 7, msec: 7, s: 10, sec: 10, nsec: 1 };
 
-interface HeaderCell {
+export interface HeaderCell {
   label: string;
   unit: string | null;
 }
 
 /** `Total Time (ns)` → { label: 'total time', unit: 'ns' }; `Time(%)` → { label: 'time', unit: '%' }. */
-function headerCell(text: string): HeaderCell {
+export function headerCell(text: string): HeaderCell {
   const m = /^\s*(.*?)\s*(?:\(([^()]*)\))?\s*$/.exec(text.replace(/^\uFEFF/, ''));
   return { label: (m?.[1] ?? text).toLowerCase(), unit: m?.[2]?.trim() ?? null };
 }
@@ -65,7 +65,7 @@ interface Columns {
   units: string[];
 }
 
-function find(cells: HeaderCell[], ...labels: string[]): number {
+export function find(cells: HeaderCell[], ...labels: string[]): number {
   return cells.findIndex((c) => labels.includes(c.label));
 }
 
@@ -329,71 +329,5 @@ export class NsysCsvReader {
   private skip(line: number, message: string): void {
     this.info.skipped++;
     this.sink.warn(`line ${line}`, message);
-  }
-}
-
-/**
- * ProfilerStep#N ranges of an NVTX report CSV of the same run: `nvtx_gpu_proj_trace` (ranges projected onto the
- * GPU: `Projected Start`, `Projected Duration`; preferred, as kernels are placed by their GPU start) or
- * `nvtx_pushpop_trace` (`Start`, `End` or `Duration`: the host's ranges). Other ranges are ignored.
- */
-export class NvtxStepsReader {
-  private readonly csv: CsvRecords;
-  private cols: { name: number; start: number; end: number; dur: number; shift: number; projected: boolean } | null = null;
-  readonly windows = new StepWindows();
-  private lines = 0;
-
-  constructor(private readonly file: string) {
-    this.csv = new CsvRecords(
-      (cells, line) => this.record(cells, line),
-      (line) => {
-        throw inputError(`${this.file}:${line}: a CSV record longer than 16 MiB characters; is the file an nsys NVTX report?`);
-      },
-    );
-  }
-
-  push(chunk: Buffer): void {
-    this.csv.push(chunk);
-  }
-
-  finish(): { windows: StepWindows; source: string } {
-    this.csv.finish();
-    if (this.cols === null) {
-      throw inputError(
-        `${this.file}: no NVTX range header (Name and Start, or Projected Start) in the first ${MAX_PREAMBLE_LINES} lines; expected \`nsys stats --report nvtx_gpu_proj_trace --format csv\`.`,
-      );
-    }
-    return {
-      windows: this.windows,
-      source: this.cols.projected ? 'NVTX ranges ProfilerStep#N projected onto the GPU' : 'NVTX ranges ProfilerStep#N of the host',
-    };
-  }
-
-  private record(cells: string[], line: number): void {
-    if (this.cols === null) {
-      const h = cells.map(headerCell);
-      const name = find(h, 'name');
-      const pStart = find(h, 'projected start');
-      const start = pStart >= 0 ? pStart : find(h, 'start');
-      if (name < 0 || start < 0) {
-        if (++this.lines > MAX_PREAMBLE_LINES) {
-          throw inputError(
-            `${this.file}: no NVTX range header (Name and Start, or Projected Start) in the first ${MAX_PREAMBLE_LINES} lines (line ${line} is not one); expected \`nsys stats --report nvtx_gpu_proj_trace --format csv\`.`,
-          );
-        }
-        return;
-      }
-      const end = pStart >= 0 ? -1 : find(h, 'end');
-      const dur = pStart >= 0 ? find(h, 'projected duration') : find(h, 'duration');
-      const shift = TIME_UNITS[h[start]!.unit ?? 'ns'] ?? 1;
-      this.cols = { name, start, end, dur, shift, projected: pStart >= 0 };
-      return;
-    }
-    const c = this.cols;
-    const id = profilerStep((cells[c.name] ?? '').trim());
-    if (id === null) return;
-    const s = decimalTicks(cells[c.start] ?? '', c.shift);
-    const e = c.end >= 0 ? decimalTicks(cells[c.end] ?? '', c.shift) : s + decimalTicks(cells[c.dur] ?? '', c.shift);
-    if (s >= 0 && e >= s) this.windows.add(id, s / 10_000, (e - s) / 10_000);
   }
 }
