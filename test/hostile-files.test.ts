@@ -273,6 +273,24 @@ describe('-o / --out', () => {
     expect(readdirSync(d)).toEqual(['x'.repeat(255)]);
   });
 
+  it('refuses -o "" (an unset variable) before anything is read, in every command that writes a report', async () => {
+    // A profile that is not there: the read would fail first, had -o "" been left for the write.
+    const missing = join(tmp(), 'no-such-profile');
+    for (const args of [
+      ['summary', missing],
+      ['diff', missing, missing],
+      ['inspect', missing],
+      ['merge', missing],
+      ['audit', missing],
+    ]) {
+      const r = await kprof([...args, '-o', '']);
+      expect(r.code, args[0]).toBe(2);
+      expect(r.stderr, args[0]).toBe(
+        'kprof: --out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.\n',
+      );
+    }
+  });
+
   it('leaves no temporary file behind when interrupted by SIGTERM or SIGINT while writing', async () => {
     // A report of some MB: its write takes long enough for the signal to land in it. The child is signalled the
     // moment its temporary file appears.

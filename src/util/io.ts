@@ -95,10 +95,15 @@ export function noteNamedInputs(paths: string[], out: string): void {
  * would refuse it only after the run (a report already printed, a large profile read), naming `flag`.
  */
 export function writablePath(flag: string, path: string): void {
+  // -o '' (an unset variable): said before the read, not after it (other options' empty paths are cli/run.ts's).
+  if (path === '' && flag === '--out') throw usageError(EMPTY_OUT);
   if (path === '' || linkChain(path).some(isOwn)) return;
   const code = isDir(path) ? 'EISDIR' : !isDir(dirname(path)) ? 'ENOENT' : null;
   if (code !== null) throw writeError(path, Object.assign(new Error(code), { code }), flag);
 }
+
+/** The message of `-o ''` (an unset variable): refused before the read (writablePath), and on writing (writeFileAtomic). */
+export const EMPTY_OUT = '--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.';
 
 /**
  * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`),
@@ -252,7 +257,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 export function writeFileAtomic(path: string, text: Report, flag = '--out'): void {
   // Messages name the option that gave the path (--out's own say the path alone, as they always have).
   const at = flag === '--out' ? path : `${flag} ${path}`;
-  if (path === '') throw usageError('--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.');
+  if (path === '') throw usageError(EMPTY_OUT);
   // The path as written names the file in messages; `disk` is where it is (see onDisk).
   const disk = onDisk(path);
   let target = disk;
