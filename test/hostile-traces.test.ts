@@ -92,6 +92,20 @@ describe('hostile traces', () => {
     }
   });
 
+  it('two traces of one rank in a folder are said to be traces, not profile folders', async () => {
+    const dir = tmp();
+    for (const f of ['a.pt.trace.json', 'b.pt.trace.json']) {
+      writeFileSync(join(dir, f), `{"distributedInfo":{"rank":1},"traceEvents":[${kernel('k', '1', '1')}]}`);
+    }
+    const r = await kprof(['summary', '.'], {}, dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/rank 1 found twice: .*a\.pt\.trace\.json \(rank from distributedInfo\.rank\) and .*b\.pt\.trace\.json/);
+    expect(r.stderr).toContain(
+      "Expected one trace per rank, all of one run. If these are two runs, pass a folder of one run's traces, or one trace itself;",
+    );
+    expect(r.stderr).not.toContain('folder per rank');
+  });
+
   it('a top-level member cut by a chunk boundary is not taken for a second one', async () => {
     const dir = tmp();
     // distributedInfo's value spans the first 1 MiB chunk's end: it is scanned again once the window grows.

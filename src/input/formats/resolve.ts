@@ -813,10 +813,14 @@ function checkDistinctRanks(input: string, ranks: RankPlan[]): void {
     const prev = seen.get(p.rank);
     if (prev) {
       // Where each says so: two runs in one folder (the same source twice), or a rank id that is wrong in one.
+      // Two files (traces) or folders: the message names what they are.
+      const files = [prev.root, p.root].every((r) => statSync(onDisk(r), { throwIfNoEntry: false })?.isFile() === true);
+      const one = files ? 'one trace per rank' : 'one profile folder per rank';
+      const pass = files ? "a folder of one run's traces, or one trace itself" : "the folder of one run, or one rank's folder itself";
       throw inputError(
         `${input}: rank ${p.rank} found twice: ${rel(prev.root)} (rank from ${prev.rankSource}) and ${rel(p.root)} (rank from ${p.rankSource}). ` +
-          'Expected one profile folder per rank, all of one run. If these are two runs, pass the folder of one run, or one ' +
-          "rank's folder itself; if they are ranks of one run, one of them names the wrong rank: correct it where it says so.",
+          `Expected ${one}, all of one run. If these are two runs, pass ${pass}; if they are ranks of one run, one of them ` +
+          'names the wrong rank: correct it where it says so.',
       );
     }
     seen.set(p.rank, p);
