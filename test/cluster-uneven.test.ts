@@ -1,0 +1,132 @@
+// Clusters whose truth is known: a generator writes N rank folders (`rank_N/ASCEND_PROFILER_OUTPUT/kernel_details.csv`
+// with a profiler_info) of kernels whose durations are exact ticks, with uneven ranks (one lost a step, one has
+// offset Step Ids, one has no kernel row), and keeps what every figure must be. The summaries, the per-node
+// snapshots merged, and the checks against them are compared with it.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { kprof } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kprof-uneven-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** type, core, base duration in ticks of 0.1 ns, kernels per step. */
+const TYPES: [string, string, number, number][] = [
+  ['MatMulV3', 'AI_CORE', 1205120, 3],
+  ['Cast', 'AI_VECTOR_CORE', 82500, 5],
+  ['FlashAttentionScore', 'MIX_AIC', 4020030, 2],
+  ['hcom_allReduce_', 'COMMUNICATION', 22817600, 1],
+];
+
+interface Truth {
+  count: number;
+  ticks: number;
+  ranks: Map<number, { steps: number[]; count: number; byType: Map<string, { count: number; ticks: number }> }>;
+}
+
+const us = (ticks: number): string => `${Math.floor(ticks / 1e4)}.${String(ticks % 1e4).padStart(4, '0')}`;
+
+/** Writes the cluster under `dir` and returns its truth. Rank 3 lost step 3, rank 5 counts from 101, rank 7 is empty. */
+function cluster(dir: string, ranks: number): Truth {
+  const truth: Truth = { count: 0, ticks: 0, ranks: new Map() };
+  for (let r = 0; r < ranks; r++) {
+    const steps = r === 7 ? [] : r === 3 ? [1, 2, 4, 5] : r === 5 ? [101, 102, 103, 104, 105] : [1, 2, 3, 4, 5];
+    const rank = { steps, count: 0, byType: new Map<string, { count: number; ticks: number }>() };
+    const lines = ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
+    let start = 10_000_000_000;
+    for (const s of steps) {
+      for (const [type, core, base, per] of TYPES) {
+        for (let i = 0; i < per; i++) {
+          const d = base + ((r * 7 + s * 13 + i * 3) % 1000);
+          start += 200000;
+          lines.push([s, `aclnn${type}_${type}`, type, core, us(start), us(d)].join(','));
+          const t = rank.byType.get(type) ?? { count: 0, ticks: 0 };
+          t.count++;
+          t.ticks += d;
+          rank.byType.set(type, t);
+          rank.count++;
+          truth.ticks += d;
+        }
+      }
+    }
+    truth.count += rank.count;
+    truth.ranks.set(r, rank);
+    mkdirSync(join(dir, `rank_${r}`, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(dir, `rank_${r}`, `profiler_info_${r}.json`), JSON.stringify({ rank_id: r }));
+    writeFileSync(join(dir, `rank_${r}`, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), `${lines.join('\r\n')}\r\n`);
+  }
+  return truth;
+}
+
+const RUN = join(tmp, 'run');
+const TRUTH = cluster(RUN, 16);
+
+interface SummaryJson {
+  totals: { count: number; totalUs: number };
+  groups: { key: string; count: number; totalUs: number; countPerStep: number | null }[];
+  perRank: { rank: string; steps: number[]; totals: { count: number; totalUs: number } }[];
+}
+
+describe('a generated cluster of uneven ranks', () => {
+  it('summary: every figure is the truth, ranks in numeric order', async () => {
+    const r = await kprof(['summary', RUN, '--format', 'json', '-q']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as SummaryJson;
+    expect(s.totals.count).toBe(TRUTH.count);
+    expect(Math.round(s.totals.totalUs * 1e4)).toBe(TRUTH.ticks);
+    expect(s.perRank.map((x) => x.rank)).toEqual([...TRUTH.ranks.keys()].map(String));
+    for (const pr of s.perRank) {
+      const t = TRUTH.ranks.get(Number(pr.rank))!;
+      expect(pr.steps).toEqual(t.steps);
+      expect(pr.totals.count).toBe(t.count);
+    }
+    // Per step: each rank by its own steps, the empty rank adding nothing.
+    for (const g of s.groups) {
+      const per = TYPES.find((t) => t[0] === g.key)![3];
+      expect(g.countPerStep).toBe(per * (TRUTH.ranks.size - 1));
+    }
+  });
+});
+
+describe('check against a base: both sides seen through the same filters', () => {
+  const snap = join(tmp, 'ai-core.summary.json');
+  const rules = join(tmp, 'rules.yaml');
+  const ranks = ['--rank', '0,1,2,3,4,5,6,8'];
+
+  it('a summary JSON made with --core is refused against a base of every kernel, naming both and the fix', async () => {
+    const made = await kprof(['summary', RUN, '--core', 'AI_CORE', ...ranks, '--format', 'json', '-q', '-o', snap]);
+    expect(made.code).toBe(0);
+    writeFileSync(rules, 'rules:\n  - kernels: all\n    time-vs-base: { rose-by-at-most: 1% }\n');
+    const r = await kprof(['check', snap, '--base', RUN, '--rules', rules, ...ranks, '-q']);
+    // Before, every kernel of the base but the AI_CORE ones counted as removed and the time rule held.
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      `${RUN} (the base) holds every kernel (made with no filter), but ${snap} (the profile) holds only the kernels of core=AI_CORE`,
+    );
+    expect(r.stderr).toContain('pass them on the command (--core AI_CORE)');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('with the filters it was made with on the command, it is checked against the base alike', async () => {
+    // A summary JSON by type keeps no core: --core was not applied to it again (it left no kernel before).
+    const ok = await kprof(['check', snap, '--base', RUN, '--rules', rules, ...ranks, '--core', 'AI_CORE', '-q']);
+    expect(ok.stderr).not.toContain('leaves no kernel');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('1 rule held');
+    const gen = await kprof(['rules', RUN, snap, ...ranks, '--core', 'AI_CORE', '-q']);
+    expect(gen.stderr).not.toContain('leaves no kernel');
+    expect(gen.code).toBe(0);
+  });
+
+  it('two summary JSONs of other filters are refused', async () => {
+    const other = join(tmp, 'steps.summary.json');
+    expect((await kprof(['summary', RUN, '--core', 'AI_CORE', '--steps', '1-2', ...ranks, '--format', 'json', '-q', '-o', other])).code).toBe(0);
+    const r = await kprof(['check', other, '--base', snap, '--rules', rules, ...ranks, '-q']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('holds only the kernels of steps=1-2; core=AI_CORE');
+    expect(r.stderr).toContain('regenerate one summary JSON with the options of the other');
+  });
+});
