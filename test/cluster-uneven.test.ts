@@ -130,3 +130,30 @@ describe('check against a base: both sides seen through the same filters', () =>
     expect(r.stderr).toContain('regenerate one summary JSON with the options of the other');
   });
 });
+
+describe('-o into a folder of summary JSONs that the run reads', () => {
+  it('is refused: the next read would find the merged ranks twice', async () => {
+    const nodes = join(tmp, 'nodes');
+    mkdirSync(nodes);
+    for (const [node, ranks] of [
+      ['a', '0,1,2,3'],
+      ['b', '4,5,6,8'],
+    ] as const) {
+      const r = await kprof(['summary', RUN, '--rank', ranks, '--format', 'json', '-q', '-o', join(nodes, `${node}.summary.json`)]);
+      expect(r.code).toBe(0);
+    }
+    const into = join(nodes, 'all.json');
+    const merged = await kprof(['merge', nodes, '-o', into]);
+    expect(merged.code).toBe(2);
+    expect(merged.stderr).toContain(`${into}: in ${nodes}, a folder of summary JSONs this run reads`);
+    expect(merged.stderr).toContain('nothing was written');
+    const summary = await kprof(['summary', nodes, '--format', 'json', '-q', '-o', join(nodes, 'all.json.gz')]);
+    expect(summary.code).toBe(2);
+    // Before, the folder then held every rank twice: refused at its next read.
+    expect((await kprof(['merge', nodes])).code).toBe(0);
+    // Outside the folder, or a hidden name (not read as a snapshot), it is written.
+    expect((await kprof(['merge', nodes, '-o', join(tmp, 'all.json')])).code).toBe(0);
+    expect((await kprof(['merge', nodes, '-o', join(nodes, '.all.json')])).code).toBe(0);
+    expect((await kprof(['merge', nodes])).code).toBe(0);
+  });
+});
