@@ -157,3 +157,13 @@ describe('-o into a folder of summary JSONs that the run reads', () => {
     expect((await kprof(['merge', nodes])).code).toBe(0);
   });
 });
+
+describe('merge in a script', () => {
+  it('takes -q as the commands that make the snapshots do', async () => {
+    const a = join(tmp, 'q.summary.json');
+    expect((await kprof(['summary', RUN, '--rank', '0,1', '--format', 'json', '-q', '-o', a])).code).toBe(0);
+    const r = await kprof(['merge', a, '-q']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+});
