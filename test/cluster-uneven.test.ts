@@ -167,3 +167,20 @@ describe('merge in a script', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('ranks of a format without Step Id beside ranks with steps', () => {
+  it('the last line says which ranks have no Step Id, not that the run has no steps', async () => {
+    const mixed = join(tmp, 'mixed');
+    cluster(mixed, 4);
+    // Rank 2 as msprof wrote it: an op_summary in a PROF_* folder, which has no Step Id column.
+    rmSync(join(mixed, 'rank_2', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    const out = join(mixed, 'rank_2', 'PROF_000001_20260605155111872_ABCDEFGHIJKLMNOP', 'mindstudio_profiler_output');
+    mkdirSync(out, { recursive: true });
+    const rows = ['Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)', '2,aclnnCast_Cast,Cast,AI_VECTOR_CORE,1000.0,8.25'];
+    writeFileSync(join(out, 'op_summary_20260605155140.csv'), `${rows.join('\n')}\n`);
+    const r = await kprof(['summary', mixed, '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('5 steps on ranks 0, 1, no Step Id on rank 2, 4 steps on rank 3, 4 ranks (0–3)');
+    expect(r.stdout).not.toContain('no steps');
+  });
+});
