@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-uneven-'));
@@ -62,6 +62,8 @@ function cluster(dir: string, ranks: number): Truth {
 
 const RUN = join(tmp, 'run');
 const TRUTH = cluster(RUN, 16);
+const RULES = join(tmp, 'rules.yaml');
+writeFileSync(RULES, 'rules:\n  - kernels: all\n    time-vs-base: { rose-by-at-most: 1% }\n');
 
 interface SummaryJson {
   totals: { count: number; totalUs: number };
@@ -92,13 +94,14 @@ describe('a generated cluster of uneven ranks', () => {
 
 describe('check against a base: both sides seen through the same filters', () => {
   const snap = join(tmp, 'ai-core.summary.json');
-  const rules = join(tmp, 'rules.yaml');
+  const rules = RULES;
   const ranks = ['--rank', '0,1,2,3,4,5,6,8'];
-
-  it('a summary JSON made with --core is refused against a base of every kernel, naming both and the fix', async () => {
+  beforeAll(async () => {
     const made = await kprof(['summary', RUN, '--core', 'AI_CORE', ...ranks, '--format', 'json', '-q', '-o', snap]);
     expect(made.code).toBe(0);
-    writeFileSync(rules, 'rules:\n  - kernels: all\n    time-vs-base: { rose-by-at-most: 1% }\n');
+  });
+
+  it('a summary JSON made with --core is refused against a base of every kernel, naming both and the fix', async () => {
     const r = await kprof(['check', snap, '--base', RUN, '--rules', rules, ...ranks, '-q']);
     // Before, every kernel of the base but the AI_CORE ones counted as removed and the time rule held.
     expect(r.code).toBe(2);
@@ -182,5 +185,36 @@ describe('ranks of a format without Step Id beside ranks with steps', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('5 steps on ranks 0, 1, no Step Id on rank 2, 4 steps on rank 3, 4 ranks (0–3)');
     expect(r.stdout).not.toContain('no steps');
+  });
+});
+
+describe('--rank A-B: leaving one rank of a large run out', () => {
+  it('a range names the ranks in it, as the list of them does; the messages suggest it', async () => {
+    // Rank 7 has no kernel: per step, it cannot be divided by its steps.
+    const refused = await kprof(['diff', RUN, RUN, '--per-step', '-q']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('Leave it out with --rank 0-6,8-15, or drop --per-step.');
+    const list = await kprof(['diff', RUN, RUN, '--per-step', '--format', 'json', '-q', '--rank', '0,1,2,3,4,5,6,8,9,10,11,12,13,14,15']);
+    expect(list.code).toBe(0);
+    for (const rank of ['0-6,8-15', '0\u20136, 8\u201315', '0-6,8-15,3']) {
+      const r = await kprof(['diff', RUN, RUN, '--per-step', '--format', 'json', '-q', '--rank', rank]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(list.stdout);
+    }
+    const gate = await kprof(['check', RUN, '--rules', RULES, '--base', RUN, '-q']);
+    expect(gate.code).toBe(2);
+    expect(gate.stderr).toContain('leave it out with --rank 0-6,8-15.');
+  });
+
+  it('a range the wrong way round, or of a billion ranks, is a usage error', async () => {
+    const back = await kprof(['summary', RUN, '--rank', '9-3', '-q']);
+    expect(back.code).toBe(2);
+    expect(back.stderr).toContain('found "9-3". Write the range the other way round');
+    const huge = await kprof(['summary', RUN, '--rank', '0-999999999', '-q']);
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain('of at most 65,536 ranks');
+    const past = await kprof(['summary', RUN, '--rank', '14-17', '-q']);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('ranks 16, 17 not found');
   });
 });

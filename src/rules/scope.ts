@@ -7,7 +7,7 @@
 import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, selectionText, stepsLabel, stepsWithin } from '../aggregate/group.js';
 import { shellWord, shown } from '../util/inputText.js';
-import { NO_RANK_ID, ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import type { FineGroup, Profile, RankData, Selection } from '../model/model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
@@ -181,7 +181,8 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
     const path = dead.files[0]?.path ?? p.input;
     // The --rank that leaves it out: the ranks where kernels were read (a rank of no id cannot be named).
     const live = p.ranks.filter((r) => r !== dead && r.rank !== NO_RANK_ID && kernelsOf({ ...p, ranks: [r] }) > 0).map((r) => r.rank);
-    const leave = live.length > 0 && live.length <= 8 ? `leave it out with --rank ${shellWord(live.join(','))}` : 'leave it out with --rank';
+    const option = rankOption(live);
+    const leave = option !== null ? `leave it out with --rank ${shellWord(option)}` : 'leave it out with --rank';
     throw inputError(
       `${what} ${p.input}: no kernel was read on ${ranksNamed([dead.rank], shown)} (${path}): ${whyNothing(dead.rowsRead, dead.rowsSkipped)}. ` +
         `A rank where nothing was read cannot pass a gate; check that rank's export, or ${leave}.`,
