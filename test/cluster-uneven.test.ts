@@ -218,3 +218,21 @@ describe('--rank A-B: leaving one rank of a large run out', () => {
     expect(past.stderr).toContain('ranks 16, 17 not found');
   });
 });
+
+describe('step time of many ranks', () => {
+  it('ranks without spans for one reason are one line per side, not one per rank', async () => {
+    const snap = join(tmp, 'no-step-time.summary.json');
+    expect((await kprof(['summary', RUN, '--format', 'json', '-q', '-o', snap])).code).toBe(0);
+    const d = await kprof(['diff', snap, snap, '--step-time', '--rewrites', 'off', '-q']);
+    expect(d.code).toBe(0);
+    const lines = d.stdout.split('\n').filter((l) => l.includes('no step spans'));
+    expect(lines).toEqual([
+      'base ranks 0–15: no step spans: a summary JSON made without --step-time.',
+      'PR ranks 0–15: no step spans: a summary JSON made without --step-time.',
+    ]);
+    const s = await kprof(['summary', snap, '--step-time', '-q']);
+    expect(s.stdout.split('\n').filter((l) => l.includes('no step spans'))).toEqual([
+      'ranks 0–15: no step spans: a summary JSON made without --step-time.',
+    ]);
+  });
+});
