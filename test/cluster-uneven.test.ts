@@ -3,7 +3,7 @@
 // offset Step Ids, one has no kernel row), and keeps what every figure must be. The summaries, the per-node
 // snapshots merged, and the checks against them are compared with it.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -234,5 +234,26 @@ describe('step time of many ranks', () => {
     expect(s.stdout.split('\n').filter((l) => l.includes('no step spans'))).toEqual([
       'ranks 0–15: no step spans: a summary JSON made without --step-time.',
     ]);
+  });
+});
+
+describe('a change on many ranks', () => {
+  it('ranks of one change are one item of the list, not one each', async () => {
+    // The PR: every even rank from 8 lost its Casts of step 2.
+    const pr = join(tmp, 'pr-many');
+    cluster(pr, 16);
+    for (const r of [8, 10, 12, 14]) {
+      const f = join(pr, `rank_${r}`, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv');
+      writeFileSync(
+        f,
+        `${readFileSync(f, 'utf8')
+          .split('\r\n')
+          .filter((l) => !l.startsWith('2,aclnnCast'))
+          .join('\r\n')}`,
+      );
+    }
+    const r = await kprof(['diff', RUN, pr, '--rank', '0-6,8-15', '--rewrites', 'off', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  Cast: same on 11 of 15 ranks; ranks 8, 10, 12, 14 -5 (-20.0%): 25 → 20\n');
   });
 });
