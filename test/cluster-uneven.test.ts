@@ -257,3 +257,21 @@ describe('a change on many ranks', () => {
     expect(r.stdout).toContain('  Cast: same on 11 of 15 ranks; ranks 8, 10, 12, 14 -5 (-20.0%): 25 → 20\n');
   });
 });
+
+describe('a summary JSON edited to name a rank twice', () => {
+  it('a rank number with leading zeros ("00" beside "0") is refused, not merged as one more rank', async () => {
+    const folder = join(tmp, 'zeros');
+    mkdirSync(folder);
+    const a = join(folder, 'a.summary.json');
+    expect((await kprof(['summary', RUN, '--rank', '0', '--format', 'json', '-q', '-o', a])).code).toBe(0);
+    const s = JSON.parse(readFileSync(a, 'utf8')) as { ranks: string[]; perRank: { rank: string }[] };
+    s.ranks = ['00'];
+    s.perRank[0]!.rank = '00';
+    const b = join(folder, 'b.summary.json');
+    writeFileSync(b, JSON.stringify(s));
+    const r = await kprof(['merge', folder]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${b}: not a kprof summary JSON: rank "00" is not a rank id as kprof writes it`);
+  });
+});
