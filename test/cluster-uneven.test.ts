@@ -185,6 +185,11 @@ describe('ranks of a format without Step Id beside ranks with steps', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('5 steps on ranks 0, 1, no Step Id on rank 2, 4 steps on rank 3, 4 ranks (0–3)');
     expect(r.stdout).not.toContain('no steps');
+    // --per-step names that rank, not the first rank's file as having no Step Id column.
+    const d = await kprof(['diff', mixed, RUN, '--per-step', '--rank', '0-3', '-q']);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toContain(`${mixed}: --per-step divides each rank by its own number of steps, but rank 2 of the base has no Step Id`);
+    expect(d.stderr).toContain('Leave it out with --rank 0,1,3, or drop --per-step.');
   });
 });
 

@@ -363,6 +363,9 @@ function checkRanks(
 
 /** Why --per-step cannot be used on one side. */
 function noSteps(which: 'base' | 'PR', s: Summary): never {
+  // Ranks of a format without Step Id beside ranks with steps (an msprof op_summary among kernel_details): those ranks.
+  const none = ranksWithoutSteps(s);
+  if (none.length < s.perRank.length) rankWithoutSteps(which, s, none);
   const file = s.files[0]?.path ?? s.input;
   const why = s.hasSteps ? 'its Step Id cells are all empty (or --steps kept none)' : 'it has no Step Id column';
   const input = file === s.input ? '' : ` (${s.input})`;
