@@ -124,6 +124,15 @@ describe('check against a base: both sides seen through the same filters', () =>
     expect(gen.code).toBe(0);
   });
 
+  it('a summary JSON made with --short-names is refused against a base read without it', async () => {
+    const short = join(tmp, 'short.summary.json');
+    expect((await kprof(['summary', RUN, ...ranks, '--short-names', '--format', 'json', '-q', '-o', short])).code).toBe(0);
+    const r = await kprof(['check', short, '--base', RUN, '--rules', rules, ...ranks, '-q']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${short} holds kernel names shortened by --short-names, but ${RUN} holds them whole`);
+    expect((await kprof(['check', short, '--base', RUN, '--rules', rules, ...ranks, '--short-names', '-q'])).code).toBe(0);
+  });
+
   it('two summary JSONs of other filters are refused', async () => {
     const other = join(tmp, 'steps.summary.json');
     expect((await kprof(['summary', RUN, '--core', 'AI_CORE', '--steps', '1-2', ...ranks, '--format', 'json', '-q', '-o', other])).code).toBe(0);

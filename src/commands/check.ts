@@ -155,7 +155,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   unreadNote(base0 ? [read0, base0] : [read0], io, format === 'github');
   requireSelectedSteps(read0, selection);
   if (base0) requireSelectedSteps(base0, selection);
-  if (base0) requireAlikeFilters(read0, base0, selection);
+  if (base0) requireAlikeFilters(read0, base0, selection, flags.shortNames === true);
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);

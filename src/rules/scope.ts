@@ -50,15 +50,25 @@ function effectiveFilters(rank: RankData, sel: Selection): string {
  * only those kernels, and compared with a base that holds every kernel every count would seem to fall. Throws
  * (exit 2) naming a file of each side.
  */
-export function requireAlikeFilters(profile: Profile, base: Profile, sel: Selection): void {
+export function requireAlikeFilters(profile: Profile, base: Profile, sel: Selection, shortNames: boolean): void {
   // Every rank is looked at (a rank of other filters than the command's is refused); the first stands for its side.
   const sides = [profile, base].map((p) => {
     const filters = p.ranks.map((r) => effectiveFilters(r, sel));
     return p.ranks[0] ? { rank: p.ranks[0], filters: filters[0]! } : null;
   });
   const [a, b] = sides;
-  if (!a || !b || a.filters === b.filters) return;
+  if (!a || !b) return;
   const where = (p: Profile, r: RankData): string => r.snapshot?.path ?? p.input;
+  // Shortened names (--short-names) are other kernels than full ones: a summary JSON keeps the names it was made with.
+  const short = (r: RankData): boolean => (r.snapshot ? /(?:^|; )short-names$/.test(r.snapshot.selection) : shortNames);
+  if (short(a.rank) !== short(b.rank)) {
+    const [s, f] = short(a.rank) ? [where(profile, a.rank), where(base, b.rank)] : [where(base, b.rank), where(profile, a.rank)];
+    throw inputError(
+      `${s} holds kernel names shortened by --short-names, but ${f} holds them whole: against the base, each rule would compare other kernels. ` +
+        'Expected both sides read alike: pass --short-names when only a summary JSON was made with it, or regenerate the summary JSON as the other side is read.',
+    );
+  }
+  if (a.filters === b.filters) return;
   const said = (f: string): string => (f === '' ? 'every kernel (made with no filter)' : `only the kernels of ${f}`);
   const needs = a.filters === '' ? b.filters : b.filters === '' ? a.filters : '';
   throw inputError(
