@@ -360,7 +360,7 @@ describe('summary JSON: step time reads back exactly', () => {
     const b = snap('plain.json');
     await kprof(['summary', BASE, '--format', 'json', '-o', b]);
     const r = await kprof(['summary', b, '--step-time']);
-    expect(r.stdout).toContain('rank 0: no step spans: a summary JSON made without --step-time.');
+    expect(r.stdout).toContain('ranks 0, 1: no step spans: a summary JSON made without --step-time.');
     const d = await json<DiffJson>(['diff', b, PR, '--step-time']);
     expect(d.stepTime!.gaps.base).toEqual([
       { rank: '0', gap: 'not-saved' },

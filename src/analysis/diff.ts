@@ -8,7 +8,7 @@
 // totals check (the per-step check is in stepCheck.ts).
 
 import { inputError } from '../util/errors.js';
-import { ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { checkPairedKeys, groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
@@ -363,6 +363,9 @@ function checkRanks(
 
 /** Why --per-step cannot be used on one side. */
 function noSteps(which: 'base' | 'PR', s: Summary): never {
+  // Ranks of a format without Step Id beside ranks with steps (an msprof op_summary among kernel_details): those ranks.
+  const none = ranksWithoutSteps(s);
+  if (none.length < s.perRank.length) rankWithoutSteps(which, s, none);
   const file = s.files[0]?.path ?? s.input;
   const why = s.hasSteps ? 'its Step Id cells are all empty (or --steps kept none)' : 'it has no Step Id column';
   const input = file === s.input ? '' : ` (${s.input})`;
@@ -379,10 +382,13 @@ function rankWithoutSteps(which: 'base' | 'PR', s: Summary, ranks: string[]): ne
   const what = ranks.every((r) => empty.has(r))
     ? 'no kernels at all (no kernel row was read from its files; see the warnings)'
     : `no Step Id in any row${s.selection.includes('steps=') ? ' within --steps' : ''}`;
+  // The --rank that leaves them out: the side's other ranks, as ranges (a rank of no id cannot be named).
+  const left = s.perRank.map((r) => r.rank).filter((r) => !ranks.includes(r));
+  const others = left.includes(NO_RANK_ID) ? null : rankOption(left);
   throw inputError(
     `${s.input}: --per-step divides each rank by its own number of steps, but ${ranksNamed(ranks, shown)} of the ${which} ` +
       `${ranks.length === 1 ? 'has' : 'have'} ${what}. ` +
-      `Leave ${ranks.length === 1 ? 'it' : 'them'} out with --rank, or drop --per-step.`,
+      `Leave ${ranks.length === 1 ? 'it' : 'them'} out with --rank${others !== null ? ` ${others}` : ''}, or drop --per-step.`,
   );
 }
 

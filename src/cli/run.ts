@@ -1,9 +1,8 @@
 // The commander program: every flag in one place, actions that call the commands. `run(argv, io)` returns the
-// exit code and never touches `process`, so tests run the whole CLI in-process.
-//
-// Only what declaring the flags needs is imported here; each action imports its command when it runs. A command
-// pulls in the readers, the reporters and what they use, and loading all of them for every run (--version,
-// --help, a small diff) took most of kprof's start-up.
+// exit code and never touches `process`, so tests run the whole CLI in-process. Only what declaring the flags
+// needs is imported here; each action imports its command when it runs. A command pulls in the readers, the
+// reporters and what they use, and loading all of them for every run (--version, --help, a small diff) took most
+// of kprof's start-up.
 
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
@@ -326,6 +325,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .description('combine summary JSONs (one per rank or per node) into one summary JSON, exactly; merged files merge again')
     .argument('<summary...>', 'summary JSONs (kprof summary --format json), or folders of them')
     .option('-o, --out <file>', 'write the merged summary JSON to a file instead of stdout')
+    .option('-q, --quiet', 'no progress bar (merge shows none; taken as the other commands take it, for scripts)')
     .option('--debug', 'print stack traces of errors')
     .action(async (inputs: string[], opts: MergeFlags) => {
       const { mergeCommand } = await import('../commands/merge.js');

@@ -23,7 +23,7 @@ import { readRulesFile } from '../rules/parse.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
-import { scopeProfile } from '../rules/scope.js';
+import { requireAlikeFilters, scopeProfile } from '../rules/scope.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { hasEvidence, misspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
@@ -155,6 +155,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   unreadNote(base0 ? [read0, base0] : [read0], io, format === 'github');
   requireSelectedSteps(read0, selection);
   if (base0) requireSelectedSteps(base0, selection);
+  if (base0) requireAlikeFilters(read0, base0, selection, flags.shortNames === true);
   const data = scopeProfile(read0, selection, 'the profile');
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);

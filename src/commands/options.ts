@@ -78,7 +78,7 @@ export function parseRanks(text: string | undefined): string[] | null {
       '--rank: expected a rank id, a comma-separated list (0,3) or "all"; found an empty value (an unset variable?). Pass --rank all for every rank, or leave --rank out.',
     );
   }
-  const ranks = listItems('--rank', text, 'rank ids or folder paths (0,3)').map(normaliseRankPath);
+  const ranks = [...new Set(listItems('--rank', text, 'rank ids or folder paths (0,3)').flatMap(rankRange).map(normaliseRankPath))];
   for (const r of ranks) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
     if (r === '' || /[\u0000-\u001f\u007f]/.test(r)) {
@@ -88,6 +88,26 @@ export function parseRanks(text: string | undefined): string[] | null {
     }
   }
   return ranks;
+}
+
+/** The most ranks one `--rank A-B` names: a cluster's ranks, not a typo's billion. */
+const MAX_RANK_RANGE = 1 << 16;
+
+/**
+ * `8-511` (or `8–511`, as reports print ranges) → the rank ids 8 to 511, so that a 512-rank run leaves one rank
+ * out as `--rank 0-6,8-511`; any other item as it is.
+ */
+function rankRange(item: string): string[] {
+  const m = /^(\d{1,9})\s*[-\u2013]\s*(\d{1,9})$/.exec(item);
+  if (m === null) return [item];
+  const [from, to] = [Number(m[1]), Number(m[2])];
+  if (from > to || to - from >= MAX_RANK_RANGE) {
+    throw usageError(
+      `--rank: expected a range of rank ids from the lower to the higher, of at most ${MAX_RANK_RANGE.toLocaleString('en-US')} ranks (0-6,8-511); ` +
+        `found "${shown(item)}". ${from > to ? 'Write the range the other way round' : 'Name fewer ranks, or pass --rank all'}.`,
+    );
+  }
+  return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 }
 
 /** A folder path written the way a shell completes it (`./a/b/`, `a\b`) → the way ranks are named (`a/b`). */

@@ -95,26 +95,40 @@ function traceMedian(r: RankStepTime, column: string): number | null {
 
 const us = (v: number | null): string => (v === null ? '-' : fmtUs(v));
 
-/** Notes of the summary: ranks without spans, starts that could not be read, warm-up steps. */
+/** Notes of one rank each, past which a cluster's are counted, not listed (the JSON has every rank). */
+const RANK_NOTES = 8;
+
+/**
+ * Notes of the summary: ranks without spans, starts that could not be read, warm-up steps. The same reason on many
+ * ranks is one line (`ranks 0–999: no step spans: …`); notes whose figures differ by rank, past RANK_NOTES, are
+ * counted: a 1,000-rank run gives a few lines, not thousands.
+ */
 function summaryNotes(st: StepTimeSummary, q: (s: string) => string): string[] {
-  const notes: string[] = [];
+  const alike = new Map<string, string[]>();
+  const own: string[] = [];
+  const same = (text: string, rank: string): void => {
+    alike.set(text, [...(alike.get(text) ?? []), rank]);
+  };
   for (const r of st.ranks) {
-    if (r.gap !== null) notes.push(`${ranksNamed([r.rank], q)}: no step spans: ${gapText(r.gap)}.`);
-    else if (r.spans.length === 0) notes.push(`${ranksNamed([r.rank], q)}: no step in the selection.`);
-    if (r.withoutStart > 0)
-      notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.withoutStart, 'kernel')} with a Step Id had no start time: in no span.`);
+    if (r.gap !== null) same(`no step spans: ${gapText(r.gap)}.`, r.rank);
+    else if (r.spans.length === 0) same('no step in the selection.', r.rank);
+    if (r.withoutStart > 0) own.push(`${ranksNamed([r.rank], q)}: ${plural(r.withoutStart, 'kernel')} with a Step Id had no start time: in no span.`);
     if (r.trace !== null && r.trace.rowsSkipped > 0)
-      notes.push(`${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, `${stepTimeFiles()} row`)} could not be read (see the warnings).`);
+      own.push(`${ranksNamed([r.rank], q)}: ${plural(r.trace.rowsSkipped, `${stepTimeFiles()} row`)} could not be read (see the warnings).`);
     if (r.spans.length >= 3) {
       const [first, ...rest] = r.spans;
       const m = median(rest.map((s) => s.ticks));
       if (first!.ticks >= WARM_UP * m) {
-        notes.push(
+        own.push(
           `${ranksNamed([r.rank], q)}: the first step (${first!.step}) took ${fmtUs(usOf(first!.ticks))}, ${(first!.ticks / m).toFixed(1)}× the median of the others: a warm-up? --steps ${first!.step + 1}- leaves it out.`,
         );
       }
     }
   }
+  const notes = [...alike].map(([text, ranks]) => `${ranksNamed(ranks, q)}: ${text}`);
+  notes.push(...own.slice(0, RANK_NOTES));
+  if (own.length > RANK_NOTES)
+    notes.push(`… and ${plural(own.length - RANK_NOTES, 'more note')} of this kind, one per rank (--format json has every rank's figures).`);
   return notes;
 }
 
@@ -234,7 +248,10 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
     ['base', sd.gaps.base],
     ['PR', sd.gaps.pr],
   ] as const) {
-    for (const g of gaps) notes.push(`${side} ${ranksNamed([g.rank], q)}: no step spans: ${gapText(g.gap)}.`);
+    // One line per reason and side, whatever the number of ranks.
+    const byGap = new Map<StepTimeGap, string[]>();
+    for (const g of gaps) byGap.set(g.gap, [...(byGap.get(g.gap) ?? []), g.rank]);
+    for (const [gap, ranks] of byGap) notes.push(`${side} ${ranksNamed(ranks, q)}: no step spans: ${gapText(gap)}.`);
   }
   if (sd.withoutStart.base + sd.withoutStart.pr > 0) {
     notes.push(

@@ -5,9 +5,9 @@
 // is an input error, never a gate that holds.
 
 import { inputError } from '../util/errors.js';
-import { inSteps, keepGroup, stepsLabel, stepsWithin } from '../aggregate/group.js';
+import { inSteps, keepGroup, selectionText, stepsLabel, stepsWithin } from '../aggregate/group.js';
 import { shellWord, shown } from '../util/inputText.js';
-import { NO_RANK_ID, ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import type { FineGroup, Profile, RankData, Selection } from '../model/model.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
@@ -15,7 +15,90 @@ function filters(sel: Selection): boolean {
   return sel.steps !== null || sel.cores !== null || sel.match !== null || sel.exclude !== null;
 }
 
+/** The filters of a selection as a summary JSON saves them (`core=AI_CORE; match=/x/`): user groups are no filter. */
+function filterText(sel: Selection): string {
+  return selectionText({ ...sel, groups: [] });
+}
+
+/** The filters a summary JSON rank was made with (its selection without user groups and `short-names`), or null. */
+function savedFilters(rank: RankData): string | null {
+  const snap = rank.snapshot;
+  if (!snap) return null;
+  return snap.selection
+    .split('; ')
+    .filter((part) => part !== '' && part !== 'short-names' && !part.startsWith('group '))
+    .join('; ');
+}
+
+/**
+ * The filters the rules see a rank through: the command's, or those a summary JSON was made with when the command
+ * gives none. A summary JSON made with other filters than the command's is refused: its kernels were already cut.
+ */
+function effectiveFilters(rank: RankData, sel: Selection): string {
+  const asked = filterText(sel);
+  const saved = savedFilters(rank);
+  if (saved === null || saved === '' || saved === asked) return asked;
+  if (asked === '') return saved;
+  throw inputError(
+    `${rank.snapshot!.path}: this summary JSON was made with ${saved}, but this run asks for ${asked}. ` +
+      'Expected a summary JSON made with the same filters as the command, or none; pass the options it was made with, or regenerate it with these.',
+  );
+}
+
+/**
+ * With a base, both sides must be seen through the same filters: a summary JSON made with `--core AI_CORE` holds
+ * only those kernels, and compared with a base that holds every kernel every count would seem to fall. Throws
+ * (exit 2) naming a file of each side.
+ */
+export function requireAlikeFilters(profile: Profile, base: Profile, sel: Selection, shortNames: boolean): void {
+  // Every rank is looked at (a rank of other filters than the command's is refused); the first stands for its side.
+  const sides = [profile, base].map((p) => {
+    const filters = p.ranks.map((r) => effectiveFilters(r, sel));
+    return p.ranks[0] ? { rank: p.ranks[0], filters: filters[0]! } : null;
+  });
+  const [a, b] = sides;
+  if (!a || !b) return;
+  const where = (p: Profile, r: RankData): string => r.snapshot?.path ?? p.input;
+  // Shortened names (--short-names) are other kernels than full ones: a summary JSON keeps the names it was made with.
+  const short = (r: RankData): boolean => (r.snapshot ? /(?:^|; )short-names$/.test(r.snapshot.selection) : shortNames);
+  if (short(a.rank) !== short(b.rank)) {
+    const [s, f] = short(a.rank) ? [where(profile, a.rank), where(base, b.rank)] : [where(base, b.rank), where(profile, a.rank)];
+    throw inputError(
+      `${s} holds kernel names shortened by --short-names, but ${f} holds them whole: against the base, each rule would compare other kernels. ` +
+        'Expected both sides read alike: pass --short-names when only a summary JSON was made with it, or regenerate the summary JSON as the other side is read.',
+    );
+  }
+  if (a.filters === b.filters) return;
+  const said = (f: string): string => (f === '' ? 'every kernel (made with no filter)' : `only the kernels of ${f}`);
+  const needs = a.filters === '' ? b.filters : b.filters === '' ? a.filters : '';
+  throw inputError(
+    `${where(base, b.rank)} (the base) holds ${said(b.filters)}, but ${where(profile, a.rank)} (the profile) holds ${said(a.filters)}: ` +
+      'against the base, each rule would compare other kernels. Expected both sides made with the same filters; ' +
+      (needs !== ''
+        ? `pass them on the command (${optionsOf(needs)}), which the side made without filters then applies, or regenerate the summary JSON without them.`
+        : 'regenerate one summary JSON with the options of the other.'),
+  );
+}
+
+/** Saved filters (`steps=2-3; core=AI_CORE; match=/x/`) as the options that give them. */
+function optionsOf(filters: string): string {
+  return filters
+    .split('; ')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const key = part.slice(0, eq);
+      const value = part.slice(eq + 1);
+      const regex = (key === 'match' || key === 'exclude') && value.startsWith('/') && value.endsWith('/');
+      return `--${key} ${shellWord(regex ? value.slice(1, -1) : value)}`;
+    })
+    .join(' ');
+}
+
 function scopeRank(rank: RankData, sel: Selection): RankData {
+  // A summary JSON made with these very filters holds only the kernels they keep, under the grouping it was made
+  // with (a snapshot by type has no core to filter on again): it is already in scope.
+  const saved = savedFilters(rank);
+  if (saved !== null && saved !== '' && effectiveFilters(rank, sel) === saved) return rank;
   const steps = sel.steps;
   if (steps && !rank.fields.steps) {
     throw inputError(
@@ -108,7 +191,8 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
     const path = dead.files[0]?.path ?? p.input;
     // The --rank that leaves it out: the ranks where kernels were read (a rank of no id cannot be named).
     const live = p.ranks.filter((r) => r !== dead && r.rank !== NO_RANK_ID && kernelsOf({ ...p, ranks: [r] }) > 0).map((r) => r.rank);
-    const leave = live.length > 0 && live.length <= 8 ? `leave it out with --rank ${shellWord(live.join(','))}` : 'leave it out with --rank';
+    const option = rankOption(live);
+    const leave = option !== null ? `leave it out with --rank ${shellWord(option)}` : 'leave it out with --rank';
     throw inputError(
       `${what} ${p.input}: no kernel was read on ${ranksNamed([dead.rank], shown)} (${path}): ${whyNothing(dead.rowsRead, dead.rowsSkipped)}. ` +
         `A rank where nothing was read cannot pass a gate; check that rank's export, or ${leave}.`,

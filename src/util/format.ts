@@ -255,3 +255,21 @@ export function ranksCounted(ranks: readonly string[], code: (s: string) => stri
 export function ranksNamed(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
   return `${ranks.length === 1 ? 'rank' : 'ranks'} ${rankIdsText(ranks, code)}`;
 }
+
+/**
+ * Ranks as `--rank` takes them, shortest: runs of three or more consecutive whole numbers as `A-B` (`0-6,8-511`);
+ * null when that is over `most` items (too long to suggest).
+ */
+export function rankOption(ranks: readonly string[], most = 8): string | null {
+  const items: string[] = [];
+  for (let i = 0; i < ranks.length; ) {
+    const n = wholeRankId(ranks[i]);
+    let j = i;
+    if (n !== null) while (j + 1 < ranks.length && wholeRankId(ranks[j + 1]) === n + (j + 1 - i)) j++;
+    if (j - i >= 2) items.push(`${ranks[i]}-${ranks[j]}`);
+    else j = i;
+    if (j === i) items.push(ranks[i]!);
+    i = j + 1;
+  }
+  return items.length > 0 && items.length <= most ? items.join(',') : null;
+}

@@ -7,6 +7,7 @@ import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
 import { errorCode, isOwn, linkChain, writeError } from './outPath.js';
 import { writePacked } from './packed.js';
+import { clearCollections, refuseInCollection } from './collections.js';
 
 /**
  * node:crypto's randomBytes, loaded on first use: a static import loads node:crypto in every run of every command
@@ -223,6 +224,7 @@ export function outputsNotInputs(outs: readonly (readonly [string, string | unde
 /** Forget the inputs of the last run (run() starts each run with none). */
 export function clearInputs(): void {
   inputs.clear();
+  clearCollections();
 }
 
 /** Temporary files being written, removed by the signal handler when SIGINT or SIGTERM arrives meanwhile. */
@@ -307,6 +309,7 @@ export function writeFileAtomic(path: string, text: Report, flag = '--out'): voi
       return;
     }
   }
+  refuseInCollection(path, target, flag);
   const tmp = join(dirname(target), `.kprof-${randomBytes(8).toString('hex')}.tmp`);
   let fd = -1;
   for (const s of SIGNALS) process.on(s, onSignal);

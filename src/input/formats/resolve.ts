@@ -11,6 +11,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
+import { noteCollectionFolder } from '../../util/collections.js';
 import { relPath } from '../../util/paths.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
@@ -604,6 +605,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   }
   const collected = profileFolder ? [] : collectionFiles(input);
   if (ranks.length === 0) {
+    for (const c of collected) noteCollectionFolder(input, c.format.recognise.names, `a folder of ${plural(c.format.naming.short)}`);
     ranks = collected.map((c) =>
       ranksInFile(c.format.id)
         ? { rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, format: c.format.id, files: [c.file], root: input }

@@ -185,9 +185,14 @@ export function disagreementLines(d: Diff, code: (s: string, max?: number) => st
   return disagreeing(d).map((r) => {
     const m = r.rankMajority;
     const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
-    const ranks = r.disagreeingRanks
-      .map((x) => `${ranksNamed([x.rank], code)} ${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`)
-      .join(', ');
+    // Ranks of one change in one item (`ranks 100, 102, …, 400 -5 (-20.0%): 25 → 20`); past 8 changes, counted.
+    const alike = new Map<string, string[]>();
+    for (const x of r.disagreeingRanks) {
+      const t = `${changeText(x, ps)}: ${fmtCount(x.base)} → ${fmtCount(x.pr)}`;
+      alike.get(t)?.push(x.rank) ?? alike.set(t, [x.rank]);
+    }
+    const items = [...alike].map(([t, rs]) => `${ranksNamed(rs, code)} ${t}`);
+    const ranks = [...items.slice(0, 8), ...(items.length > 8 ? [`and ${plural(items.length - 8, 'other change')}`] : [])].join(', ');
     return `${code(label(d, r))}: ${most}; ${ranks}`;
   });
 }

@@ -138,8 +138,10 @@ export function totalsLine(s: Summary, q: (text: string) => string = clipped): s
   const parts = [
     plural(s.totals.count, 'kernel'),
     `${fmtUs(ticksToUs(s.totals.ticks))} kernel time`,
-    // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them).
-    s.hasSteps
+    // Each rank's own steps, never the distinct Step Ids of all ranks (offset Step Ids would double them). Ranks of
+    // a format without Step Id beside ranks with steps are said as such (`no Step Id on ranks 12, 13`): the run
+    // has steps, the report no per-step figure.
+    s.hasSteps || s.perRank.some((r) => r.steps.length > 0)
       ? stepCountsText(
           s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length, rows: r.rowsRead })),
           q,

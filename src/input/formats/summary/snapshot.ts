@@ -237,6 +237,13 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     }
     const rankId = String(rj.rank);
     const inRank = `rank ${quoteText(rankId)}`;
+    // kprof writes a rank number as the number (`rank_007` is rank 7): "007" beside "7" would be one rank twice.
+    if (/^\s*\d+\s*$/.test(rankId) && !/^(0|[1-9]\d*)$/.test(rankId)) {
+      fail(
+        path,
+        `${inRank} is not a rank id as kprof writes it (a whole number without leading zeros or spaces: "${String(BigInt(rankId.trim()))}")`,
+      );
+    }
     if (seenRanks.has(rankId)) fail(path, `${inRank} is in "perRank" twice`);
     seenRanks.add(rankId);
     const rankSteps = readSteps(path, inRank, rj.steps);
