@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
-import { errorCode, isOwn, linkChain, writeError } from './outPath.js';
+import { EMPTY_OUT, errorCode, isOwn, linkChain, writeError } from './outPath.js';
 import { writePacked } from './packed.js';
 import { clearCollections, refuseInCollection } from './collections.js';
 
@@ -102,9 +102,6 @@ export function writablePath(flag: string, path: string): void {
   const code = isDir(path) ? 'EISDIR' : !isDir(dirname(path)) ? 'ENOENT' : null;
   if (code !== null) throw writeError(path, Object.assign(new Error(code), { code }), flag);
 }
-
-/** The message of `-o ''` (an unset variable): refused before the read (writablePath), and on writing (writeFileAtomic). */
-export const EMPTY_OUT = '--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.';
 
 /**
  * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`),

@@ -57,3 +57,6 @@ export function writeError(path: string, e: unknown, flag = '--out'): KprofError
     `${flag === '--out' ? '' : `${flag} `}${path}: cannot write the report (${why}); nothing was written. Pass ${flag} a file path in a folder that exists and is writable.`,
   );
 }
+
+/** The message of `-o ''` (an unset variable): refused before the read (writablePath), and on writing (writeFileAtomic). */
+export const EMPTY_OUT = '--out: expected a file path; found an empty string. Pass -o FILE, or leave -o out to write to stdout.';
