@@ -1,7 +1,7 @@
 // Size limits on hostile input that hold to the byte: a trace event over the scanner's item limit is refused
 // whatever the chunks, before any of its fields is handed on, with the window never past the limit and a chunk.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,5 +102,76 @@ describe('the size of a rules or groups file', () => {
     const within = await kprof(['check', profile, '--rules', rules(5_000), '--format', 'json']);
     expect(within.code, within.stderr).toBe(1);
     expect(JSON.parse(within.stdout).results).toHaveLength(5_000);
+  });
+});
+
+describe('the ranks of summary JSONs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-limits-ranks-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A summary JSON of ranks `from` … `from + n - 1`, one kernel of one group each (some 270 bytes a rank). */
+  function snapshot(file: string, from: number, n: number): string {
+    const group = (count: number, us: number, share: number) => ({
+      key: 'Add',
+      type: 'Add',
+      count,
+      totalUs: us,
+      avgUs: us / count,
+      minUs: 1.5,
+      maxUs: 1.5,
+      sharePct: share,
+      countPerStep: null,
+      byStep: [],
+    });
+    const ranks = Array.from({ length: n }, (_, i) => String(from + i));
+    const json = {
+      schemaVersion: 1,
+      kind: 'summary',
+      groupBy: 'type',
+      selection: '',
+      inputs: ['cluster'],
+      steps: null,
+      stepIds: [],
+      ranks,
+      rowsRead: n,
+      skippedRows: 0,
+      filteredKernels: 0,
+      totals: { count: n, totalUs: 1.5 * n },
+      groups: [group(n, 1.5 * n, 100)],
+      perRank: ranks.map((rank) => ({
+        rank,
+        steps: [],
+        rowsRead: 1,
+        skippedRows: 0,
+        filteredKernels: 0,
+        totals: { count: 1, totalUs: 1.5 },
+        groups: [group(1, 1.5, Math.round(1e6 / n) / 1e4)],
+      })),
+    };
+    const path = join(dir, file);
+    writeFileSync(path, JSON.stringify(json));
+    return path;
+  }
+
+  it('a file of more than 65,536 ranks is refused before they are held (a million of them would exhaust memory)', async () => {
+    const r = await kprof(['summary', snapshot('big.json', 0, 65_537)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `kprof: ${join(dir, 'big.json')}: holds 65,537 ranks; kprof reads at most 65,536 ranks of summary JSONs (each rank held costs kilobytes of memory). Summarise and compare the cluster in parts of fewer ranks (--rank 0-32767, …).\n`,
+    );
+  });
+
+  it('so is a folder of summary JSONs that hold more in all; 65,536 are read', async () => {
+    const folder = join(dir, 'parts');
+    mkdirSync(folder);
+    snapshot('parts/a.json', 0, 32_768);
+    snapshot('parts/b.json', 32_768, 32_768);
+    const within = await kprof(['summary', folder, '--format', 'json']);
+    expect(within.code, within.stderr).toBe(0);
+    expect(JSON.parse(within.stdout).ranks).toHaveLength(65_536);
+    snapshot('parts/c.json', 65_536, 1);
+    const over = await kprof(['summary', folder]);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(/summary JSONs read with it: holds 65,537 ranks; kprof reads at most 65,536 ranks of summary JSONs/);
   });
 });

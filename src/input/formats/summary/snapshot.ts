@@ -213,6 +213,7 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
     fail(path, `"groupBy" is ${JSON.stringify(o.groupBy)}`);
   }
   if (!Array.isArray(o.perRank)) fail(path, 'no "perRank" array');
+  if (o.perRank.length > MAX_SNAPSHOT_RANKS) tooManyRanks(path, o.perRank.length);
   const groupBy = o.groupBy as GroupBy;
   const selection = typeof o.selection === 'string' ? o.selection : '';
   const hasSteps = typeof o.steps === 'number';
@@ -555,8 +556,28 @@ export function savedOptions(groupBy: string, selection: string): string {
   return out.join(' ');
 }
 
-/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
+/**
+ * The most ranks read from summary JSONs, a file or a folder of them. A rank held costs kilobytes (its tables and
+ * figures, ~5 KB for a rank of one group), so a file of a million one-group ranks, within the size kprof reads,
+ * would exhaust memory; a folder of such files, more so. A cluster of more ranks is summarised, and compared, in
+ * parts (--rank).
+ */
+export const MAX_SNAPSHOT_RANKS = 1 << 16;
+
+function tooManyRanks(where: string, n: number): never {
+  throw inputError(
+    `${where}: holds ${n.toLocaleString('en-US')} ranks; kprof reads at most ${MAX_SNAPSHOT_RANKS.toLocaleString('en-US')} ranks of summary JSONs ` +
+      '(each rank held costs kilobytes of memory). Summarise and compare the cluster in parts of fewer ranks (--rank 0-32767, …).',
+  );
+}
+
+/**
+ * Snapshots combined into one profile must have been made with one grouping and the same filters, and hold at most
+ * MAX_SNAPSHOT_RANKS ranks in all.
+ */
 export function sameMaking(read: RankData[]): void {
+  const snapshots = read.filter((r) => r.snapshot !== null);
+  if (snapshots.length > MAX_SNAPSHOT_RANKS) tooManyRanks(`${snapshots[0]!.snapshot!.path} and the summary JSONs read with it`, snapshots.length);
   const first = read.find((r) => r.snapshot !== null)?.snapshot;
   if (!first) return;
   for (const r of read) {
