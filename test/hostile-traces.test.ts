@@ -92,6 +92,21 @@ describe('hostile traces', () => {
     }
   });
 
+  it('a distributedInfo.rank that is no rank id is said, and the rank taken from the file name (or none)', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'a_rank3.pt.trace.json'), `{"distributedInfo":{"rank":1e29},"traceEvents":[${kernel('k', '1', '2')}]}`);
+    writeFileSync(join(dir, 'b.pt.trace.json'), `{"distributedInfo":{"rank":"x\\u001b[31m"},"traceEvents":[${kernel('k', '1', '2')}]}`);
+    const r = await kprof(['summary', '.', '--format', 'json'], {}, dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'kprof: warning: a_rank3.pt.trace.json: distributedInfo.rank is 1e29, not a rank id (a whole number from 0 to 999,999,999); the rank is taken from the file name\n',
+    );
+    expect(r.stderr).toContain(
+      'kprof: warning: b.pt.trace.json: distributedInfo.rank is "x\\x5cu001b[31m", not a rank id (a whole number from 0 to 999,999,999); the trace has no rank id\n',
+    );
+    expect(JSON.parse(r.stdout).ranks).toEqual(['3', '-']);
+  });
+
   it('two traces of one rank in a folder are said to be traces, not profile folders', async () => {
     const dir = tmp();
     for (const f of ['a.pt.trace.json', 'b.pt.trace.json']) {

@@ -88,6 +88,13 @@ export type Holds =
  */
 export type Place = 'framework' | 'msprof' | 'loose' | 'collection';
 
+/** What a file says of its rank (Recognition.rank): the id ('-': none) and where it was found; a warning of what was off. */
+export interface RankClaim {
+  rank: string;
+  source: string;
+  warning?: string;
+}
+
 export interface Recognition {
   /** Names its files have (tested on the base name), where it is found and when given alone. */
   names: readonly RegExp[];
@@ -104,7 +111,7 @@ export interface Recognition {
    * The rank of a file given alone or found in a collection, from its first bytes (as for sniff) and its base
    * name, when the file says it (kineto's distributedInfo); null: the folder's rank, as for other formats.
    */
-  rank?: (head: Uint8Array, name: string) => { rank: string; source: string } | null;
+  rank?: (head: Uint8Array, name: string) => RankClaim | null;
   /** From a folder: the first of its files by name (one export), or all of them in order (slices of one export). */
   takes: 'first' | 'all';
   /**

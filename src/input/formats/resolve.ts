@@ -33,6 +33,7 @@ import {
   ranksInFile,
   type ExportKind,
   type FormatFacts,
+  type RankClaim,
   type Holds,
   type Place,
 } from './registry.js';
@@ -729,14 +730,21 @@ function listed(items: readonly string[], last: 'and' | 'or'): string {
  */
 function filePlan(path: string, format: FormatFacts): RankPlan {
   const own = format.recognise.rank?.(readHead(path), basename(path)) ?? null;
-  if (own !== null) return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: path };
+  const warnings = claimWarnings(path, own);
+  if (own !== null && own.rank !== '-') return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: path, ...warnings };
   return {
     rank: '-',
     rankSource: 'not found in the file (no distributedInfo.rank, no rank in its name)',
     format: format.id,
     files: [path],
     root: path,
+    ...warnings,
   };
+}
+
+/** A file's word on its rank that was off (a distributedInfo.rank that is no rank id), as the plan's warnings. */
+function claimWarnings(path: string, own: RankClaim | null): { warnings?: RowWarning[] } {
+  return own?.warning === undefined ? {} : { warnings: [{ file: path, line: 0, message: own.warning }] };
 }
 
 function resolveFile(path: string, notes: string[]): RankPlan {
@@ -747,7 +755,20 @@ function resolveFile(path: string, notes: string[]): RankPlan {
   const format = recognise(path, name);
   if (format.recognise.rank !== undefined) {
     const own = format.recognise.rank(readHead(path), name);
-    if (own !== null) return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: dir };
+    if (own !== null && own.rank !== '-')
+      return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: dir, ...claimWarnings(path, own) };
+    if (own !== null) {
+      // A rank that is no rank id: the folder's, as for other formats, with the warning.
+      const r = rankOf(rankFolder);
+      return {
+        rank: r.rank,
+        rankSource: r.source,
+        warnings: [...(r.warnings ?? []), ...claimWarnings(path, own).warnings!],
+        format: format.id,
+        files: [path],
+        root: dir,
+      };
+    }
   }
   const r = rankOf(rankFolder);
   if (ranksInFile(format.id)) {

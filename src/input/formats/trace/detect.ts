@@ -3,6 +3,7 @@
 
 import { nsysHeader } from './nsys/nsysCsv.js';
 import type { TraceFormat } from './record.js';
+import { excerpt } from '../../../util/inputText.js';
 
 /** How much of a file the sniffers look at. */
 export const SNIFF_BYTES = 64 << 10;
@@ -42,15 +43,23 @@ export function sniffNsysCsv(head: Uint8Array): Extract<TraceFormat, 'nsys_gpu_t
  * The rank of a kineto trace from its first bytes: `distributedInfo.rank` (kineto writes distributedInfo before
  * traceEvents), else a `rank-N` / `rank_N` / `rankN` in the file name; null when neither says.
  */
-export function kinetoRank(head: Uint8Array, name: string): { rank: string; source: string } | null {
+export function kinetoRank(head: Uint8Array, name: string): { rank: string; source: string; warning?: string } | null {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, SNIFF_BYTES)).toString('latin1');
   const at = text.indexOf('"distributedInfo"');
+  let warning: string | undefined;
   if (at >= 0) {
     const end = text.indexOf('}', at);
     const body = text.slice(at, end < 0 ? at + 4096 : Math.min(end, at + 4096));
     const m = /"rank"\s*:\s*"?(\d{1,9})"?\s*[,}\s]/.exec(`${body} `);
     if (m) return { rank: String(Number(m[1])), source: 'distributedInfo.rank' };
+    // A rank that is not a rank id (1e29, -1, 3.5, a text): said, never passed over in silence.
+    const odd = /"rank"\s*:\s*([^,}\s][^,}]*)/.exec(body);
+    if (odd) warning = `distributedInfo.rank is ${excerpt(odd[1]!.trim())}, not a rank id (a whole number from 0 to 999,999,999)`;
   }
   const n = /(?:^|[^a-z])rank[-_]?(\d{1,9})(?=\D|$)/i.exec(name);
-  return n ? { rank: String(Number(n[1])), source: `file name ${name}` } : null;
+  if (n) {
+    const own = { rank: String(Number(n[1])), source: `file name ${name}` };
+    return warning === undefined ? own : { ...own, warning: `${warning}; the rank is taken from the file name` };
+  }
+  return warning === undefined ? null : { rank: '-', source: 'not found in the file', warning: `${warning}; the trace has no rank id` };
 }
