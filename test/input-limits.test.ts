@@ -172,6 +172,6 @@ describe('the ranks of summary JSONs', () => {
     snapshot('parts/c.json', 65_536, 1);
     const over = await kprof(['summary', folder]);
     expect(over.code).toBe(2);
-    expect(over.stderr).toMatch(/summary JSONs read with it: holds 65,537 ranks; kprof reads at most 65,536 ranks of summary JSONs/);
+    expect(over.stderr).toMatch(/c\.json and the files read before it: holds 65,537 ranks; kprof reads at most 65,536 ranks of summary JSONs/);
   });
 });

@@ -65,6 +65,8 @@ export interface ReadOptions {
   shortNames?: boolean;
   /** Which export to read where a folder holds both the text and the db export of one run (--prefer). */
   prefer?: Prefer | null;
+  /** Set by readProfile: the ranks of formats of finished ranks read so far (see readRank). */
+  held?: { ranks: number };
 }
 
 export { PARALLEL_MIN_BYTES };
@@ -86,7 +88,8 @@ export async function readProfile(profile: string | PlannedProfile, options: Rea
   const { input, resolved, plans } = typeof profile === 'string' ? planProfile(profile, options) : profile;
   onRead?.(input);
   tidiedHere = false;
-  options = { ...options, engine: options.engine ?? defaultEngine() };
+  // `held`: the ranks of formats of finished ranks read so far (readRank checks them as each file is read).
+  options = { ...options, engine: options.engine ?? defaultEngine(), held: { ranks: 0 } };
   if (options.beside) registerBeside(options.beside.kind);
   const counter = options.onBytes;
   try {

@@ -31,20 +31,30 @@ export async function readRank(
     kernelNames?: boolean | undefined;
     /** Shorten CUDA/ROCm kernel names (--short-names). */
     shortNames?: boolean | undefined;
+    /** The ranks of formats of finished ranks read so far for this profile (FormatReader `most`). */
+    held?: { ranks: number } | undefined;
   },
 ): Promise<RankData[]> {
   const reader = readerOf(plan.format);
   if (reader.kind === 'ranks') {
+    // The ranks read so far, counted as each file is read and checked before the next one is (a folder's files are
+    // all started at once, each read in full before its first await: past the most, none more is read).
+    const held = reader.most !== undefined ? options.held : undefined;
+    const refuse = (): void => {
+      if (held !== undefined && held.ranks > reader.most!.ranks) reader.most!.refuse(`${plan.files[0]!} and the files read before it`, held.ranks);
+    };
+    refuse();
+    let got: RankData[] | Promise<RankData[]>;
     try {
-      const rankSource = `${formatOf(plan.format).naming.short.replace(/^an? /, '')} (its perRank entry)`;
-      return (await reader.read(plan.files[0]!)).map((r) => ({ ...r, rankSource }));
+      got = reader.read(plan.files[0]!);
     } catch (e) {
-      if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) throw e;
-      throw new KprofError(
-        e.kind,
-        `${e.message} (In a folder of summary JSONs or PyTorch kineto traces every *.json file is read as one or the other: move other JSON files out of ${plan.root}.)`,
-      );
+      throw inFolderOfSnapshots(e, plan);
     }
+    if (!Array.isArray(got)) got = await got.catch((e: unknown) => Promise.reject(inFolderOfSnapshots(e, plan)));
+    if (held !== undefined) held.ranks += got.length;
+    refuse();
+    const rankSource = `${formatOf(plan.format).naming.short.replace(/^an? /, '')} (its perRank entry)`;
+    return got.map((r) => ({ ...r, rankSource }));
   }
   // A reader that learnt too late what it needed (ReadAgain): the plan is read again into fresh accumulators,
   // that reader told what it learnt; each file at most once more.
@@ -237,4 +247,13 @@ function withOwnRank(plan: RankPlan, own: { rank: string; source: string; file: 
   if (plan.rank === '-' || /^(not found|folder path|file name )/.test(plan.rankSource)) return [own.rank, own.source];
   acc.warn(own.file, 0, `${own.source} says rank ${own.rank}; the rank is taken from ${plan.rankSource} (${plan.rank})`);
   return [plan.rank, plan.rankSource];
+}
+
+/** An error reading a file of a folder of summary JSONs or traces, with what such a folder holds (else as it is). */
+function inFolderOfSnapshots(e: unknown, plan: RankPlan): unknown {
+  if (plan.rankSource !== FOLDER_OF_SNAPSHOTS || !(e instanceof KprofError)) return e;
+  return new KprofError(
+    e.kind,
+    `${e.message} (In a folder of summary JSONs or PyTorch kineto traces every *.json file is read as one or the other: move other JSON files out of ${plan.root}.)`,
+  );
 }

@@ -10,7 +10,7 @@ export type { FormatEntry, FormatReader, KernelReadOptions, KernelTarget } from 
 
 import { readTable } from './ascend/readTable.js';
 import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type FormatReader } from './registry.js';
-import { readSnapshot, sameMaking } from './summary/snapshot.js';
+import { MAX_SNAPSHOT_RANKS, readSnapshot, sameMaking, tooManyRanks } from './summary/snapshot.js';
 import { readStepColumn, readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
@@ -27,7 +27,7 @@ const READERS = {
   db: { kind: 'kernels', read: readDb },
   // An analysis.db holds no kernels: the db reader says so (its tables tell it), naming the file.
   analysis_db: { kind: 'kernels', read: readDb },
-  summary_json: { kind: 'ranks', read: readSnapshot, combined: sameMaking },
+  summary_json: { kind: 'ranks', read: readSnapshot, combined: sameMaking, most: { ranks: MAX_SNAPSHOT_RANKS, refuse: tooManyRanks } },
   trace_view: { kind: 'kernels', read: readChromeTraceFile },
   kineto: { kind: 'kernels', read: readChromeTraceFile },
   nsys_gpu_trace: { kind: 'kernels', read: readNsysFile },

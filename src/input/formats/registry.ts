@@ -268,6 +268,11 @@ export type FormatReader =
       read(path: string): RankData[] | Promise<RankData[]>;
       /** Check the ranks of one profile, its own among them, before they are combined (throws an input error). */
       combined?(ranks: RankData[]): void;
+      /**
+       * The most ranks of the format one profile holds, and the error past it: checked as each file is read, so that
+       * a folder of many files is not held whole before `combined` sees it.
+       */
+      most?: { ranks: number; refuse(where: string, n: number): never };
     };
 
 /** A format with its reader: what registerFormat takes. */

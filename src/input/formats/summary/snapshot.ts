@@ -557,27 +557,22 @@ export function savedOptions(groupBy: string, selection: string): string {
 }
 
 /**
- * The most ranks read from summary JSONs, a file or a folder of them. A rank held costs kilobytes (its tables and
- * figures, ~5 KB for a rank of one group), so a file of a million one-group ranks, within the size kprof reads,
- * would exhaust memory; a folder of such files, more so. A cluster of more ranks is summarised, and compared, in
- * parts (--rank).
+ * The most ranks read from summary JSONs, a file or a folder of them (readers.ts `most`: counted as each file is
+ * read). A rank held costs kilobytes (its tables and figures, ~5 KB for a rank of one group), so a file of a million
+ * one-group ranks, within the size kprof reads, would exhaust memory; a folder of such files, more so. A cluster of
+ * more ranks is summarised, and compared, in parts (--rank).
  */
 export const MAX_SNAPSHOT_RANKS = 1 << 16;
 
-function tooManyRanks(where: string, n: number): never {
+export function tooManyRanks(where: string, n: number): never {
   throw inputError(
     `${where}: holds ${n.toLocaleString('en-US')} ranks; kprof reads at most ${MAX_SNAPSHOT_RANKS.toLocaleString('en-US')} ranks of summary JSONs ` +
       '(each rank held costs kilobytes of memory). Summarise and compare the cluster in parts of fewer ranks (--rank 0-32767, …).',
   );
 }
 
-/**
- * Snapshots combined into one profile must have been made with one grouping and the same filters, and hold at most
- * MAX_SNAPSHOT_RANKS ranks in all.
- */
+/** Snapshots combined into one profile must have been made with one grouping and the same filters. */
 export function sameMaking(read: RankData[]): void {
-  const snapshots = read.filter((r) => r.snapshot !== null);
-  if (snapshots.length > MAX_SNAPSHOT_RANKS) tooManyRanks(`${snapshots[0]!.snapshot!.path} and the summary JSONs read with it`, snapshots.length);
   const first = read.find((r) => r.snapshot !== null)?.snapshot;
   if (!first) return;
   for (const r of read) {
