@@ -171,6 +171,16 @@ describe('a hand-written rule that matches nothing', () => {
     expect(strict.stderr).toContain('Under --strict a rule that matches nothing needs evidence.');
   });
 
+  it('a name rule against a baseline summary by type (the CI recipe): a name that runs nowhere is said, not passed in silence', async () => {
+    // The baseline holds no kernel names: it cannot show the name ever ran, so the rule matched nothing.
+    const f = write('by-name.yaml', '  - rule: the rope kernel stays removed\n    name: aclnnRopeQuant_RopeQuant_RopeQuant\n    absent: true\n');
+    const r = await kprof(['check', PR, '--rules', f, '--base', refreshed]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('check passed: 2 of 2 rules held; 1 matched no kernel.');
+    expect(r.stderr).toMatch(/by-name\.yaml:3: name aclnnRopeQuant_RopeQuant_RopeQuant matches no kernel .*--strict makes this an error\./);
+    expect((await kprof(['check', PR, '--rules', f, '--base', refreshed, '--strict'])).code).toBe(2);
+  });
+
   it('evidence: must say something; base-count is a whole number of 1 or more', async () => {
     for (const [ev, want] of [
       ['{}', /evidence: expected base-count: \(how many ran in the base\) or note:/],

@@ -81,9 +81,11 @@ function known(profiles: (Profile | null)[], rule: Rule | null = null): Known {
       for (const g of rank.groups.values()) {
         if (countIn(rule, g) === 0) continue;
         k.groups.push(g);
-        if (g.type === null) k.typeless = true;
+        // Only the profile's own gaps leave a field unanswered (evaluate says why): a base that holds no names
+        // (a summary by type) or no types cannot show that the kernel ever ran, so it adds nothing.
+        if (g.type === null) k.typeless ||= p === profile;
         else k.types.add(g.type);
-        if (g.name === null) k.nameless = true;
+        if (g.name === null) k.nameless ||= p === profile;
         else k.names.add(g.name);
         // A communication kernel answers to its raw name too (hcom_allGather__612_7_1), as selectors match it.
         if (g.rawName !== undefined) k.names.add(g.rawName);
