@@ -14,6 +14,7 @@ import { inSteps, kernelMatches } from '../aggregate/group.js';
 import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
 import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import type { Rule, RuleSet } from './model.js';
+import { shapeHint } from './shapeHints.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
 interface Known {
@@ -310,6 +311,10 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): strin
   const normal = normaliseName(value);
   if (normal !== value && pools.some((p) => p.has(normal))) {
     return `communication kernels are named with their counters folded; did you mean ${q(normal)}?`;
+  }
+  if (kind !== 'member') {
+    const shape = shapeHint(kind, value, kind === 'type' ? k.types : k.names);
+    if (shape !== null) return shape;
   }
   for (const pool of pools) {
     const c = closest(value, pool);
