@@ -177,7 +177,13 @@ export const MAX_TEXT_FILE_BYTES = 256 << 10;
 /** Read a rules or groups file as text: a regular file of at most 256 KiB. */
 export function readText(path: string): string {
   noteInput(path);
-  const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, 'a rules or groups file');
+  const buf = readRegularFile(
+    path,
+    MAX_TEXT_FILE_BYTES,
+    'a rules or groups file',
+    'Is this the right file? If it is: select many kernels in one rule (a groups: entry, match:, or a type: list) rather than ' +
+      'one rule each, drop comments, or split the rules into several files and run kprof check once for each.',
+  );
   const encoding = textEncoding(buf);
   if (encoding !== null) {
     throw inputError(
