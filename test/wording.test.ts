@@ -352,3 +352,22 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
     }
   });
 });
+
+describe('a rules file value that is not there or not a kernel', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-wording-rules-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an empty value is "nothing", and an item of a list is said to be one', async () => {
+    for (const [body, want] of [
+      ['  - type:\n    absent: true\n', 'rules.yaml:2:10: type: expected a kernel type or a list of them; found nothing (an empty value).'],
+      ['  - type: Cast\n    absent:\n', 'rules.yaml:3:12: absent: expected true; found nothing (an empty value).'],
+      ['  - type: [[Cast]]\n    absent: true\n', 'rules.yaml:2:12: type: expected each item of the list to be a kernel type; found a list.'],
+    ] as const) {
+      const f = join(dir, 'rules.yaml');
+      writeFileSync(f, `rules:\n${body}`);
+      const r = await kprof(['check', 'fixtures/rules/one-rank/pr', '--rules', f]);
+      expect(r.code, body).toBe(2);
+      expect(r.stderr, body).toContain(want);
+    }
+  });
+});

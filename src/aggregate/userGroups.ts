@@ -103,6 +103,8 @@ export function describe(node: unknown): string {
   if (node === null || node === undefined) return 'nothing';
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
+  // `type:` with nothing after it: YAML reads null, written as nothing.
+  if (isScalar(node) && node.value === null && (node.source ?? '') === '') return 'nothing (an empty value)';
   // A text is quoted as a message quotes input: escaped, its first 40 characters (a rules file may be one long text).
   // Another scalar as the file writes it (`1e400`, not the `Infinity` it parses to; `0x10`, not `16`).
   if (isScalar(node)) return typeof node.value === 'string' ? `"${excerpt(node.value)}"` : excerpt(node.source ?? String(node.value));

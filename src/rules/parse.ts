@@ -239,7 +239,8 @@ class RulesReader implements CheckReader {
     if (items.length === 0) this.fail(node, `${key}: the list is empty; expected at least one kernel ${key}.`);
     return items.map((item) => {
       if (!isScalar(item) || (typeof item.value !== 'string' && typeof item.value !== 'number') || String(item.value) === '') {
-        this.fail(item, `${key}: expected a kernel ${key} or a list of them; found ${describe(item)}.`);
+        const what = item === node ? `a kernel ${key} or a list of them` : `each item of the list to be a kernel ${key}`;
+        this.fail(item, `${key}: expected ${what}; found ${describe(item)}.`);
       }
       return scalarText(item); // 1.10 as written, not 1.1
     });
