@@ -145,6 +145,19 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
           'Remove it, or move what it holds into the first.',
       );
     }
+    if (err.code === 'TAB_AS_INDENT') {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: a tab indents this line; YAML indents with spaces only. Replace the tabs at the start of the line with spaces.`,
+      );
+    }
+    if (err.code === 'DUPLICATE_KEY') {
+      // The key named when it is a plain word as written (quoted or not); another is pointed at by line and column.
+      const key = /^(["']?)([\w.-]{1,80})\1\s*:/.exec(text.slice(err.pos[0]))?.[2];
+      throw inputError(
+        `${path}:${p.line}:${p.col}: ${key === undefined ? 'a key' : `the key "${key}"`} is given twice in one mapping; expected each key once. ` +
+          'Keep one, or start another rule with "- " where a second rule was meant.',
+      );
+    }
     throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg.replace(/\.$/, '')}. Fix the file there (YAML or JSON).`);
   }
   // `%YAML 1.1` would make the library read the file as YAML 1.1 (yes and on true, 010 eight, 1:30 ninety): kprof's
