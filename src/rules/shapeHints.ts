@@ -17,8 +17,8 @@ export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySe
   }
   if (value.includes('*')) {
     const parts = value.split('*');
-    const escape = (p: string): string => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    const source = `^${parts.map(escape).join('.*')}$`
+    const quoteRe = (p: string): string => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const source = `^${parts.map(quoteRe).join('.*')}$`
       .replace(/(?:\.\*)+/g, '.*')
       .replace(/^\^\.\*/, '')
       .replace(/\.\*\$$/, '');
