@@ -3,7 +3,7 @@
 // was expected and what was found. The syntax is documented in docs/check.md.
 
 import type { Pair } from 'yaml';
-import { isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
+import { idText, isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type StepRange, type UserGroup } from '../model/model.js';
@@ -357,8 +357,7 @@ class RulesReader implements CheckReader {
     const items: Node[] = isSeq(node) ? (node.items as Node[]) : [node];
     if (items.length === 0) this.fail(node, 'ranks: the list is empty; expected rank ids such as [0, 1], or all.');
     return items.map((item) => {
-      const v = isScalar(item) ? item.value : undefined;
-      const s = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
+      const s = isScalar(item) ? idText(item) : '';
       if (!/^[A-Za-z0-9_.-]+$/.test(s) || s === 'all') {
         this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
       }
