@@ -150,6 +150,12 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
         `${path}:${p.line}:${p.col}: a tab indents this line; YAML indents with spaces only. Replace the tabs at the start of the line with spaces.`,
       );
     }
+    if (err.code === 'BLOCK_AS_IMPLICIT_KEY') {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: a value holds ": " (a key: value inside a value, which YAML does not take); expected a text there. ` +
+          'Quote the value, as in why: "fused: into MlaPrologV3".',
+      );
+    }
     if (err.code === 'DUPLICATE_KEY') {
       // The key named when it is a plain word as written (quoted or not); another is pointed at by line and column.
       const key = /^(["']?)([\w.-]{1,80})\1\s*:/.exec(text.slice(err.pos[0]))?.[2];

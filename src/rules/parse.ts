@@ -372,7 +372,7 @@ class RulesReader implements CheckReader {
     if (text.trim() === '')
       this.fail(
         node,
-        `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${describe(node)}.`,
+        `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${isSeq(node) ? 'a YAML list: write the list as one text, as in steps: 13,15,20-30' : describe(node)}.`,
       );
     try {
       return parseSteps(text);
