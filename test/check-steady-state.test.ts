@@ -159,6 +159,30 @@ describe('a hand-written rule that matches nothing', () => {
     expect((await kprof(['check', PR, '--rules', meant])).code).toBe(0);
   });
 
+  it('valid YAML that means something else: a text with commas for a list, a * for a pattern: a warning saying what to write', async () => {
+    for (const [value, want] of [
+      [
+        'InterleaveRope, Cast',
+        /type "InterleaveRope, Cast" matches no kernel .*a text with commas is one type, not a list; did you mean type: \[InterleaveRope, Cast\]\?/,
+      ],
+      [
+        'Interleave*',
+        /type "Interleave\*" matches no kernel .*\* is no wildcard in type: \(it matches whole values\); did you mean match: "\^Interleave"\?/,
+      ],
+      ['*Rope', /did you mean match: "Rope\$"\?/],
+      ['Inter*Rope', /did you mean match: "\^Inter\.\*Rope\$"\?/],
+    ] as const) {
+      const f = write('shape.yaml', `  - rule: the rope stays removed\n    type: "${value}"\n    absent: true\n`);
+      const r = await kprof(['check', PR, '--rules', f]);
+      expect(r.code, value).toBe(0);
+      expect(r.stderr, value).toMatch(want);
+      expect((await kprof(['check', PR, '--rules', f, '--strict'])).code, value).toBe(2);
+    }
+    // A glob of many stars is matched without a regular expression (nothing to backtrack); it meets no kernel here.
+    const many = write('stars.yaml', `  - rule: stars\n    type: "${'a*'.repeat(40)}b"\n    absent: true\n`);
+    expect((await kprof(['check', PR, '--rules', many])).stderr).not.toContain('wildcard');
+  });
+
   it('a hand-written file of absent rules alone, on a profile without those kernels: passes with a warning (exit 2 under --strict)', async () => {
     const f = join(tmp, 'nothing.yaml');
     writeFileSync(f, 'version: 1\nrules:\n  - rule: RopeQuant stays removed\n    type: RopeQuant\n    absent: true\n');
@@ -169,6 +193,16 @@ describe('a hand-written rule that matches nothing', () => {
     const strict = await kprof(['check', PR, '--rules', f, '--strict']);
     expect(strict.code).toBe(2);
     expect(strict.stderr).toContain('Under --strict a rule that matches nothing needs evidence.');
+  });
+
+  it('a name rule against a baseline summary by type (the CI recipe): a name that runs nowhere is said, not passed in silence', async () => {
+    // The baseline holds no kernel names: it cannot show the name ever ran, so the rule matched nothing.
+    const f = write('by-name.yaml', '  - rule: the rope kernel stays removed\n    name: aclnnRopeQuant_RopeQuant_RopeQuant\n    absent: true\n');
+    const r = await kprof(['check', PR, '--rules', f, '--base', refreshed]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('check passed: 2 of 2 rules held; 1 matched no kernel.');
+    expect(r.stderr).toMatch(/by-name\.yaml:3: name aclnnRopeQuant_RopeQuant_RopeQuant matches no kernel .*--strict makes this an error\./);
+    expect((await kprof(['check', PR, '--rules', f, '--base', refreshed, '--strict'])).code).toBe(2);
   });
 
   it('evidence: must say something; base-count is a whole number of 1 or more', async () => {

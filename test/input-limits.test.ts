@@ -98,6 +98,10 @@ describe('the size of a rules or groups file', () => {
     const r = await kprof(['check', profile, '--rules', big]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`rules-9000.yaml: more than 256 KiB; a rules or groups file is at most 256 KiB. Is this the right file?`);
+    // And what to do when it is.
+    expect(r.stderr).toMatch(
+      /If it is: select many kernels in one rule .*or split the rules into several files and run kprof check once for each\.\n$/,
+    );
     // 5,000 rules fit: the gate runs (and fails, as the other types are absent).
     const within = await kprof(['check', profile, '--rules', rules(5_000), '--format', 'json']);
     expect(within.code, within.stderr).toBe(1);

@@ -170,6 +170,13 @@ describe('several ranks: a rule must hold on every rank', () => {
     );
   });
 
+  it('a rank id too large to be exact is named as written, not as the number it parses to', () => {
+    expect(errorOf(() => one(twoRanks, '  - type: Cast\n    absent: true\n    ranks: [99999999999999999999]\n'))).toContain(
+      'the rule applies to rank 99999999999999999999, but',
+    );
+    expect(one(twoRanks, '  - type: Cast\n    count: { max: 9 }\n    ranks: [01]\n')).toMatchObject({ ranksChecked: ['1'] });
+  });
+
   it('against a base, ranks are paired by id', () => {
     expect(errorOf(() => one(twoRanks, '  - type: Cast\n    count-vs-base: { rose-by-at-most: 0% }\n', pr))).toBe(
       `r.yaml:2: the base ${F('one-rank/pr')} has no rank 0 to compare with (it has one rank, of no id). Compare profiles of the same ranks, or limit the rule with ranks:.`,

@@ -352,3 +352,33 @@ describe('an empty value where a pattern, a kernel or a path is expected (an uns
     }
   });
 });
+
+describe('a rules file value that is not there or not a kernel', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-wording-rules-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an empty value is "nothing", an item of a list is said to be one; a tab, a key given twice, a ": " in a value or a YAML list of steps is said plainly', async () => {
+    for (const [body, want] of [
+      ['  - type:\n    absent: true\n', 'rules.yaml:2:10: type: expected a kernel type or a list of them; found nothing (an empty value).'],
+      ['  - type: Cast\n    absent:\n', 'rules.yaml:3:12: absent: expected true; found nothing (an empty value).'],
+      ['  - type: [[Cast]]\n    absent: true\n', 'rules.yaml:2:12: type: expected each item of the list to be a kernel type; found a list.'],
+      ['\t- type: Cast\n\t  absent: true\n', 'rules.yaml:2:1: a tab indents this line; YAML indents with spaces only. Replace the tabs at the start'],
+      [
+        '  - type: Cast\n    absent: true\n    type: Add\n',
+        'rules.yaml:4:5: the key "type" is given twice in one mapping; expected each key once. Keep one, or start another rule with "- "',
+      ],
+      ['  - "\\x1b::error x": 1\n    "\\x1b::error x": 2\n', 'rules.yaml:3:5: a key is given twice in one mapping;'],
+      [
+        '  - type: Cast\n    absent: true\n    why: fused: into MlaPrologV3\n',
+        'rules.yaml:4:10: a value holds ": " (a key: value inside a value, which YAML does not take); expected a text there. Quote the value',
+      ],
+      ['  - type: Cast\n    absent: true\n    steps: [1, 3]\n', 'found a YAML list: write the list as one text, as in steps: 13,15,20-30.'],
+    ] as const) {
+      const f = join(dir, 'rules.yaml');
+      writeFileSync(f, `rules:\n${body}`);
+      const r = await kprof(['check', 'fixtures/rules/one-rank/pr', '--rules', f]);
+      expect(r.code, body).toBe(2);
+      expect(r.stderr, body).toContain(want);
+    }
+  });
+});

@@ -103,6 +103,8 @@ export function describe(node: unknown): string {
   if (node === null || node === undefined) return 'nothing';
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
+  // `type:` with nothing after it: YAML reads null, written as nothing.
+  if (isScalar(node) && node.value === null && (node.source ?? '') === '') return 'nothing (an empty value)';
   // A text is quoted as a message quotes input: escaped, its first 40 characters (a rules file may be one long text).
   // Another scalar as the file writes it (`1e400`, not the `Infinity` it parses to; `0x10`, not `16`).
   if (isScalar(node)) return typeof node.value === 'string' ? `"${excerpt(node.value)}"` : excerpt(node.source ?? String(node.value));
@@ -143,6 +145,25 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
           'Remove it, or move what it holds into the first.',
       );
     }
+    if (err.code === 'TAB_AS_INDENT') {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: a tab indents this line; YAML indents with spaces only. Replace the tabs at the start of the line with spaces.`,
+      );
+    }
+    if (err.code === 'BLOCK_AS_IMPLICIT_KEY') {
+      throw inputError(
+        `${path}:${p.line}:${p.col}: a value holds ": " (a key: value inside a value, which YAML does not take); expected a text there. ` +
+          'Quote the value, as in why: "fused: into MlaPrologV3".',
+      );
+    }
+    if (err.code === 'DUPLICATE_KEY') {
+      // The key named when it is a plain word as written (quoted or not); another is pointed at by line and column.
+      const key = /^(["']?)([\w.-]{1,80})\1\s*:/.exec(text.slice(err.pos[0]))?.[2];
+      throw inputError(
+        `${path}:${p.line}:${p.col}: ${key === undefined ? 'a key' : `the key "${key}"`} is given twice in one mapping; expected each key once. ` +
+          'Keep one, or start another rule with "- " where a second rule was meant.',
+      );
+    }
     throw inputError(`${path}:${p.line}:${p.col}: not valid YAML or JSON: ${msg.replace(/\.$/, '')}. Fix the file there (YAML or JSON).`);
   }
   // `%YAML 1.1` would make the library read the file as YAML 1.1 (yes and on true, 010 eight, 1:30 ninety): kprof's
@@ -177,7 +198,13 @@ export const MAX_TEXT_FILE_BYTES = 256 << 10;
 /** Read a rules or groups file as text: a regular file of at most 256 KiB. */
 export function readText(path: string): string {
   noteInput(path);
-  const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, 'a rules or groups file');
+  const buf = readRegularFile(
+    path,
+    MAX_TEXT_FILE_BYTES,
+    'a rules or groups file',
+    'Is this the right file? If it is: select many kernels in one rule (a groups: entry, match:, or a type: list) rather than ' +
+      'one rule each, drop comments, or split the rules into several files and run kprof check once for each.',
+  );
   const encoding = textEncoding(buf);
   if (encoding !== null) {
     throw inputError(

@@ -529,7 +529,7 @@ export interface CheckResultJson {
   unit: 'kernels' | 'us' | 'percent' | 'types' | 'chains';
   /** step: each step on its own (against a base: the mean per step); total: the whole run. */
   per: 'total' | 'step';
-  /** Where the rule broke; null when it held. */
+  /** Where the rule broke ("-" for a profile of one rank with no rank id); null when it held. */
   rank: string | null;
   step: number | null;
   /** Every rank where the rule broke, and the steps where it broke on `rank` (empty when it held). */

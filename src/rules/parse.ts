@@ -3,7 +3,7 @@
 // was expected and what was found. The syntax is documented in docs/check.md.
 
 import type { Pair } from 'yaml';
-import { isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
+import { idText, isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type StepRange, type UserGroup } from '../model/model.js';
@@ -239,7 +239,8 @@ class RulesReader implements CheckReader {
     if (items.length === 0) this.fail(node, `${key}: the list is empty; expected at least one kernel ${key}.`);
     return items.map((item) => {
       if (!isScalar(item) || (typeof item.value !== 'string' && typeof item.value !== 'number') || String(item.value) === '') {
-        this.fail(item, `${key}: expected a kernel ${key} or a list of them; found ${describe(item)}.`);
+        const what = item === node ? `a kernel ${key} or a list of them` : `each item of the list to be a kernel ${key}`;
+        this.fail(item, `${key}: expected ${what}; found ${describe(item)}.`);
       }
       return scalarText(item); // 1.10 as written, not 1.1
     });
@@ -356,8 +357,7 @@ class RulesReader implements CheckReader {
     const items: Node[] = isSeq(node) ? (node.items as Node[]) : [node];
     if (items.length === 0) this.fail(node, 'ranks: the list is empty; expected rank ids such as [0, 1], or all.');
     return items.map((item) => {
-      const v = isScalar(item) ? item.value : undefined;
-      const s = typeof v === 'number' || typeof v === 'string' ? String(v) : '';
+      const s = isScalar(item) ? idText(item) : '';
       if (!/^[A-Za-z0-9_.-]+$/.test(s) || s === 'all') {
         this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
       }
@@ -372,7 +372,7 @@ class RulesReader implements CheckReader {
     if (text.trim() === '')
       this.fail(
         node,
-        `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${describe(node)}.`,
+        `steps: expected a Step Id, a range such as 5-20, an open range (14- or -8) or a list of them (13,15,20-30); found ${isSeq(node) ? 'a YAML list: write the list as one text, as in steps: 13,15,20-30' : describe(node)}.`,
       );
     try {
       return parseSteps(text);

@@ -14,6 +14,7 @@ import { inSteps, kernelMatches } from '../aggregate/group.js';
 import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
 import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import type { Rule, RuleSet } from './model.js';
+import { shapeHint } from './shapeHints.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
 interface Known {
@@ -81,9 +82,11 @@ function known(profiles: (Profile | null)[], rule: Rule | null = null): Known {
       for (const g of rank.groups.values()) {
         if (countIn(rule, g) === 0) continue;
         k.groups.push(g);
-        if (g.type === null) k.typeless = true;
+        // Only the profile's own gaps leave a field unanswered (evaluate says why): a base that holds no names
+        // (a summary by type) or no types cannot show that the kernel ever ran, so it adds nothing.
+        if (g.type === null) k.typeless ||= p === profile;
         else k.types.add(g.type);
-        if (g.name === null) k.nameless = true;
+        if (g.name === null) k.nameless ||= p === profile;
         else k.names.add(g.name);
         // A communication kernel answers to its raw name too (hcom_allGather__612_7_1), as selectors match it.
         if (g.rawName !== undefined) k.names.add(g.rawName);
@@ -308,6 +311,10 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): strin
   const normal = normaliseName(value);
   if (normal !== value && pools.some((p) => p.has(normal))) {
     return `communication kernels are named with their counters folded; did you mean ${q(normal)}?`;
+  }
+  if (kind !== 'member') {
+    const shape = shapeHint(kind, value, kind === 'type' ? k.types : k.names);
+    if (shape !== null) return shape;
   }
   for (const pool of pools) {
     const c = closest(value, pool);

@@ -126,13 +126,14 @@ export function openRegular(path: string): { fd: number; size: number } {
 
 /**
  * Read a small side file (a rules or groups file, profiler_info_*.json, a summary JSON) whole, refusing a
- * special file and anything over `limit` bytes, counted as read (a size from stat can be 0 for /proc files).
+ * special file and anything over `limit` bytes, counted as read (a size from stat can be 0 for /proc files);
+ * `toDo` ends the message of a file too large.
  */
-export function readRegularFile(path: string, limit: number, what: string): Buffer {
+export function readRegularFile(path: string, limit: number, what: string, toDo = 'Is this the right file?'): Buffer {
   const { fd } = openRegular(path);
   try {
     return readBounded(path, fd, limit, () => {
-      throw inputError(`${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. Is this the right file?`);
+      throw inputError(`${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. ${toDo}`);
     });
   } finally {
     closeSync(fd);

@@ -30,6 +30,16 @@ export function scalarText(n: Scalar<unknown>): string {
   return typeof n.value === 'number' ? (n.source ?? String(n.value)) : String(n.value);
 }
 
+/**
+ * An id's text: a string as is, an exact whole number as its value (01 is 1), another number as written
+ * (99999999999999999999, not the 100000000000000000000 it parses to); '' for anything else.
+ */
+export function idText(n: Scalar<unknown>): string {
+  if (typeof n.value === 'string') return n.value;
+  if (typeof n.value !== 'number') return '';
+  return Number.isSafeInteger(n.value) ? String(n.value) : scalarText(n);
+}
+
 export function isAlias(n: unknown): n is Alias {
   return yaml().isAlias(n);
 }

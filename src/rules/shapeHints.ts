@@ -1,0 +1,45 @@
+// Selector values that are valid YAML but mean something else than their writer meant: `type: Cast, Add` is one
+// type named "Cast, Add", not a list, and `type: Interleave*` is the type "Interleave*", not a pattern (type: and
+// name: match whole values). Such a value matches nothing, so `absent:` and `max:` would hold whatever runs; the
+// hint says what to write instead, when the kernels it most likely meant run.
+
+/** The kernels `value` meant as a list or a pattern, as the end of a sentence; null when it reads as neither. */
+export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySet<string>): string | null {
+  const q = JSON.stringify;
+  if (value.includes(',')) {
+    const parts = value
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    if (parts.length > 1 && parts.some((p) => pool.has(p))) {
+      return `a text with commas is one ${kind}, not a list; did you mean ${kind}: [${parts.map((p) => (/^[\w.-]+$/.test(p) ? p : q(p))).join(', ')}]?`;
+    }
+  }
+  if (value.includes('*')) {
+    const parts = value.split('*');
+    const quoteRe = (p: string): string => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const source = `^${parts.map(quoteRe).join('.*')}$`
+      .replace(/(?:\.\*)+/g, '.*')
+      .replace(/^\^\.\*/, '')
+      .replace(/\.\*\$$/, '');
+    for (const k of pool) {
+      if (globMatches(parts, k)) return `* is no wildcard in ${kind}: (it matches whole values); did you mean match: ${q(source)}?`;
+    }
+  }
+  return null;
+}
+
+/** `parts` (a value split at its *) match `text` as a glob: no regular expression, so no backtracking. */
+function globMatches(parts: readonly string[], text: string): boolean {
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (const p of parts.slice(1, -1)) {
+    const i = text.indexOf(p, at);
+    if (i < 0 || i + p.length > end) return false;
+    at = i + p.length;
+  }
+  return true;
+}
