@@ -229,20 +229,22 @@ function wholeRankId(rank: string | undefined): number | null {
  * of no id as `(no id)`; of more than 8 items, the first 6, `…` and the last (`0, 2, 4, 6, 8, 10, …, 998`).
  */
 export function rankIdsText(ranks: readonly string[], code: (s: string) => string = (s) => s): string {
-  const parts: string[] = [];
+  const parts = rankRuns(ranks).map(([a, b]) => (a !== b ? `${code(a)}–${code(b)}` : a === NO_RANK_ID ? '(no id)' : code(a)));
+  return parts.length > 8 ? `${parts.slice(0, 6).join(', ')}, …, ${parts[parts.length - 1]}` : parts.join(', ');
+}
+
+/** Ranks in the order given as runs [first, last]: three or more consecutive whole numbers one run, any other a run of one. */
+function rankRuns(ranks: readonly string[]): [string, string][] {
+  const runs: [string, string][] = [];
   for (let i = 0; i < ranks.length; ) {
     const n = wholeRankId(ranks[i]);
     let j = i;
     if (n !== null) while (j + 1 < ranks.length && wholeRankId(ranks[j + 1]) === n + (j + 1 - i)) j++;
-    if (j - i >= 2) {
-      parts.push(`${code(ranks[i]!)}–${code(ranks[j]!)}`);
-    } else {
-      j = i;
-      parts.push(ranks[i] === NO_RANK_ID ? '(no id)' : code(ranks[i]!));
-    }
+    if (j - i < 2) j = i;
+    runs.push([ranks[i]!, ranks[j]!]);
     i = j + 1;
   }
-  return parts.length > 8 ? `${parts.slice(0, 6).join(', ')}, …, ${parts[parts.length - 1]}` : parts.join(', ');
+  return runs;
 }
 
 /** How many ranks, and which: `1 rank (3)`, `1,000 ranks (0–999)`; the one rank of no id: `1 rank`. */
@@ -261,15 +263,6 @@ export function ranksNamed(ranks: readonly string[], code: (s: string) => string
  * null when that is over `most` items (too long to suggest).
  */
 export function rankOption(ranks: readonly string[], most = 8): string | null {
-  const items: string[] = [];
-  for (let i = 0; i < ranks.length; ) {
-    const n = wholeRankId(ranks[i]);
-    let j = i;
-    if (n !== null) while (j + 1 < ranks.length && wholeRankId(ranks[j + 1]) === n + (j + 1 - i)) j++;
-    if (j - i >= 2) items.push(`${ranks[i]}-${ranks[j]}`);
-    else j = i;
-    if (j === i) items.push(ranks[i]!);
-    i = j + 1;
-  }
+  const items = rankRuns(ranks).map(([a, b]) => (a !== b ? `${a}-${b}` : a));
   return items.length > 0 && items.length <= most ? items.join(',') : null;
 }

@@ -1130,7 +1130,6 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** A byte for a message: the character, or its hex code when it is not printable ASCII. */
 /**
  * What to do about a value that JSON has not but Python's json module writes for a float NaN or infinity (a trace
  * rewritten by a Python tool): '' for anything else. Only the bytes at `p` are looked at (they may be cut: '').
@@ -1141,6 +1140,7 @@ function notJson(b: Buffer, p: number): string {
   return " (NaN and Infinity are not JSON; Python's json module writes them for a float NaN or infinity: write null there, or the trace again without them)";
 }
 
+/** A byte for a message: the character, or its hex code when it is not printable ASCII. */
 function describe(b: Buffer, p: number): string {
   const c = b[p];
   if (c === undefined) return 'the end of the file';
