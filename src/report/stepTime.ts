@@ -107,7 +107,9 @@ function summaryNotes(st: StepTimeSummary, q: (s: string) => string): string[] {
   const alike = new Map<string, string[]>();
   const own: string[] = [];
   const same = (text: string, rank: string): void => {
-    alike.set(text, [...(alike.get(text) ?? []), rank]);
+    const ranks = alike.get(text);
+    if (ranks === undefined) alike.set(text, [rank]);
+    else ranks.push(rank);
   };
   for (const r of st.ranks) {
     if (r.gap !== null) same(`no step spans: ${gapText(r.gap)}.`, r.rank);
@@ -250,7 +252,11 @@ export function diffStepTimeBlock(sd: StepTimeDiff, q: (s: string) => string): B
   ] as const) {
     // One line per reason and side, whatever the number of ranks.
     const byGap = new Map<StepTimeGap, string[]>();
-    for (const g of gaps) byGap.set(g.gap, [...(byGap.get(g.gap) ?? []), g.rank]);
+    for (const g of gaps) {
+      const ranks = byGap.get(g.gap);
+      if (ranks === undefined) byGap.set(g.gap, [g.rank]);
+      else ranks.push(g.rank);
+    }
     for (const [gap, ranks] of byGap) notes.push(`${side} ${ranksNamed(ranks, q)}: no step spans: ${gapText(gap)}.`);
   }
   if (sd.withoutStart.base + sd.withoutStart.pr > 0) {
