@@ -755,19 +755,11 @@ function resolveFile(path: string, notes: string[]): RankPlan {
   const format = recognise(path, name);
   if (format.recognise.rank !== undefined) {
     const own = format.recognise.rank(readHead(path), name);
-    if (own !== null && own.rank !== '-')
-      return { rank: own.rank, rankSource: own.source, format: format.id, files: [path], root: dir, ...claimWarnings(path, own) };
     if (own !== null) {
-      // A rank that is no rank id: the folder's, as for other formats, with the warning.
-      const r = rankOf(rankFolder);
-      return {
-        rank: r.rank,
-        rankSource: r.source,
-        warnings: [...(r.warnings ?? []), ...claimWarnings(path, own).warnings!],
-        format: format.id,
-        files: [path],
-        root: dir,
-      };
+      // Its own rank; for one that is no rank id, the folder's (as for other formats), with the warning.
+      const r = own.rank !== '-' ? { rank: own.rank, source: own.source, warnings: [] } : rankOf(rankFolder);
+      const warnings = [...(r.warnings ?? []), ...(claimWarnings(path, own).warnings ?? [])];
+      return { rank: r.rank, rankSource: r.source, warnings, format: format.id, files: [path], root: dir };
     }
   }
   const r = rankOf(rankFolder);
