@@ -147,6 +147,11 @@ export interface Naming {
    * it holds none (`NPU activities on`); absent: the reader says itself why a file has none, or nothing is advised.
    */
   record?: string;
+  /**
+   * What a file of it lacks when its kernels have no step, said of one file and of two: absent, a kernel table's
+   * `has no Step Id column`.
+   */
+  noSteps?: readonly [string, string];
 }
 
 /** The kinds of export `--prefer` chooses between, the default first. */
@@ -305,6 +310,9 @@ const SUMMARY_JSON_START = /^(\xEF\xBB\xBF)?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*
  * The formats kprof reads, in the order they are preferred where several are found in one place and listed in
  * messages. A CSV of the first three is told apart by its header (ascend/detect.ts): its name only says where to look.
  */
+/** What a Chrome trace without steps lacks (FormatFacts.naming.noSteps). */
+const TRACE_NO_STEPS = ['holds no ProfilerStep#N events', 'hold no ProfilerStep#N events'] as const;
+
 export const FORMATS = [
   {
     id: 'kernel_details',
@@ -411,6 +419,7 @@ export const FORMATS = [
       by: 'torch_npu / msprof',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db', 'PROF_*/msprof_*.db'],
       header: null,
+      noSteps: ['has no STEP_TIME table', 'have no STEP_TIME table'],
       record: 'NPU activities on',
     },
     gzip: false,
@@ -446,6 +455,7 @@ export const FORMATS = [
       by: 'torch_npu',
       lookedFor: ['ASCEND_PROFILER_OUTPUT/trace_view.json'],
       header: null,
+      noSteps: TRACE_NO_STEPS,
     },
     gzip: true,
   },
@@ -502,6 +512,7 @@ export const FORMATS = [
       by: 'the PyTorch profiler',
       lookedFor: ['PyTorch kineto traces (*.json[.gz])'],
       header: null,
+      noSteps: TRACE_NO_STEPS,
     },
     gzip: true,
   },
@@ -528,6 +539,7 @@ export const FORMATS = [
       by: 'nsys stats',
       lookedFor: ['*cuda_gpu_trace.csv'],
       header: null,
+      noSteps: ['has no ProfilerStep#N range from an NVTX report beside it', 'have no ProfilerStep#N range from an NVTX report beside them'],
     },
     gzip: true,
   },
@@ -772,20 +784,10 @@ export function totalsText(file: string): string {
  * Why a file of kernels in the order they ran has no steps, in its format's words, said of one file and of two:
  * a kernel table has no Step Id column, a trace no ProfilerStep#N events. The format is told by the file's name.
  */
-export function noStepsText(file: string): [string, string] {
+export function noStepsText(file: string): readonly [string, string] {
   const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
   const f = formatsNamed(base).find((x) => x.holds === 'kernels' && x.answers.order !== 'no');
-  switch (f?.id) {
-    case 'kineto':
-    case 'trace_view':
-      return ['holds no ProfilerStep#N events', 'hold no ProfilerStep#N events'];
-    case 'nsys_gpu_trace':
-      return ['has no ProfilerStep#N range from an NVTX report beside it', 'have no ProfilerStep#N range from an NVTX report beside them'];
-    case 'db':
-      return ['has no STEP_TIME table', 'have no STEP_TIME table'];
-    default:
-      return ['has no Step Id column', 'have no Step Id column'];
-  }
+  return f?.naming.noSteps ?? ['has no Step Id column', 'have no Step Id column'];
 }
 
 /** The formats whose files are Chrome-trace JSON (sniffed as one), in order. */
