@@ -233,6 +233,16 @@ describe('check takes --rank, --steps and the filters', () => {
   });
 });
 
+describe('a rule that no run can pass', () => {
+  it('kernels: all with absent: true stops before the profile is read, naming the file and line (exit 2)', async () => {
+    const f = rules('rules:\n  - type: Cast\n    count: { max: 9 }\n  - rule: nothing at all runs\n    kernels: all\n    absent: true\n');
+    const r = await kprof(['check', `${R}/no-such-profile`, '--rules', f]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^kprof: .*r\d+\.yaml:4:5: kernels: all with absent: true can never hold: .* To keep kernels out, name them/);
+  });
+});
+
 describe('check reports skipped rows in every format', () => {
   const csv = join(tmp, 'one-bad-row.csv');
   writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,fast,0,8\n`);

@@ -254,6 +254,20 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:3:33: sequence: min: 0 with no max: holds for every run, so the rule can never break. Write min: 1 for "runs at least once", or give a max:.',
     ],
     [
+      'kernels: all with absent: true, which no run can pass',
+      'rules:\n  - rule: nothing runs\n    kernels: all\n    absent: true\n',
+      'r.yaml:2:5: kernels: all with absent: true can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+        'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
+        'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
+    ],
+    [
+      'kernels: all with a count of at most 0',
+      'rules:\n  - type: Cast\n    absent: true\n  - kernels: all\n    count: { per: step, exactly: 0 }\n',
+      'r.yaml:4:5: kernels: all with count: exactly: 0 can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+        'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
+        'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
+    ],
+    [
       'exactly with min',
       'rules:\n  - type: Cast\n    count: { exactly: 1, min: 1 }\n',
       'r.yaml:3:14: count: exactly: cannot be combined with min: or max:.',

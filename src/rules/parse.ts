@@ -14,6 +14,7 @@ import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';
 import { fusedPhase } from './checks/fused.js';
+import { rejectImpossible } from './impossible.js';
 import {
   PERS,
   SEVERITIES,
@@ -114,7 +115,7 @@ class RulesReader implements CheckReader {
     // A top-level steps: applies to every rule that does not set its own.
     const steps = top.get('steps');
     const allSteps = steps ? this.steps(steps.value ?? steps.key) : null;
-    const read = (list.items as Node[]).map((item) => this.rule(item));
+    const read = (list.items as Node[]).map((item) => rejectImpossible(this.rule(item)));
     return { file: this.path, groups: this.groups, rules: read.map((r) => (r.steps === null && allSteps !== null ? { ...r, steps: allSteps } : r)) };
   }
 
