@@ -243,6 +243,24 @@ describe('a rule that no run can pass', () => {
   });
 });
 
+describe('a time bound without a unit', () => {
+  it("is read as µs, and check says so in one note naming the rule's line (the verdict stands)", async () => {
+    const f = rules(
+      'rules:\n  - type: Cast\n    count: { max: 9 }\n  - rule: Cast time\n    type: Cast\n    time: { max: 150 }\n  - type: Cast\n    time: { min: 1, max: 2ms }\n',
+    );
+    const r = await kprof(['check', PR, '--rules', f]);
+    expect(r.code).toBe(0);
+    const notes = r.stderr.split('\n').filter((l) => l.includes('has no unit'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^kprof: note: .*r\d+\.yaml:4: time: max: 150 has no unit, read as 150 µs \(150us\); so is 1 more, at line 7\. Write the unit \(150us, 1\.5ms, 2s\) to say which is meant\.$/,
+    );
+    // With units, nothing is said.
+    const quiet = await kprof(['check', PR, '--rules', rules('rules:\n  - type: Cast\n    time: { max: 150us }\n')]);
+    expect(quiet.stderr).not.toContain('has no unit');
+  });
+});
+
 describe('check reports skipped rows in every format', () => {
   const csv = join(tmp, 'one-bad-row.csv');
   writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,fast,0,8\n`);

@@ -20,6 +20,7 @@ import { githubAnnotation, messageLocation } from '../report/failure.js';
 import { clipped, escaped, oneLine, WHOLE } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
+import { bareDurationNote } from '../rules/duration.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
@@ -121,6 +122,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     [flags.rules, profile, ...(flags.base !== undefined ? [flags.base] : [])],
   );
   const rules = readRulesFile(flags.rules, relPath(flags.rules));
+  // A time bound written as a bare number is µs: said once, with its line, as other assumptions are said.
+  const bare = bareDurationNote(rules.file, rules.bareDurations ?? []);
+  if (bare !== '') io.stderr(`kprof: note: ${oneLine(bare)}\n`);
   const needing = rulesNeedingBase(rules);
   if (needing.length > 0 && flags.base === undefined) {
     throw usageError(

@@ -106,6 +106,15 @@ export interface RuleSet {
   file: string;
   groups: UserGroup[];
   rules: Rule[];
+  /** The durations written as a bare number (read as µs), in file order; `kprof check` says so in a note. */
+  bareDurations?: BareDuration[];
+}
+
+/** A duration of a rules file written without a unit: its line, the key (`time: max`) and the µs it was read as. */
+export interface BareDuration {
+  line: number;
+  what: string;
+  us: number;
 }
 
 /** The unit of an observed value and its bound. */
