@@ -166,6 +166,12 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   // Rules whose selector is one or two letters from a kernel that runs: a misspelling, or a kernel meant (evidence:).
   const typos = misspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
+  // The report says what such a rule most likely meant, as the warning does.
+  const hintOf = new Map(typos.map((t) => [t.rule, t.hint]));
+  for (const r of verdict.results) {
+    const hint = hintOf.get(r.rule);
+    if (hint !== undefined) r.hint = hint;
+  }
   // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there.
   for (const w of verdict.warnings.slice(0, RULE_WARNINGS_SHOWN))
     io.stderr(

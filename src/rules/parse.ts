@@ -9,7 +9,7 @@ import { parseSteps } from '../aggregate/group.js';
 import type { StepRange, UserGroup } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
-import { nearest } from './unmatched.js';
+import { nearest } from './nearName.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';
