@@ -2,10 +2,11 @@
 // the same but for case, within an edit or two (by the value's length), or the start of it (a value cut short,
 // `ScatterNd` for `ScatterNdUpdate`); kernels of one family (`Mul`, `Muls`; `MatMulV2`, `MatMulV3`) are not
 // typos of each other. Names come from the input: a profile may hold a million distinct names, each long, and a
-// rules file thousands of values. So each pool of names is indexed once (by lower case, by length, sorted for
-// prefixes), names longer than MAX_COMPARED are not compared, and the letter-by-letter comparisons of one rules
-// file share a budget (Budget): past it, a value gets the suggestions the index gives in one look-up only (case,
-// prefix), never a scan. Linear in the names, whatever the number of values.
+// rules file thousands of values. So each pool of names is indexed once (by the first HEAD characters of their lower
+// case, sorted for prefixes, and by length; the names by reference, no copy of a whole name), names longer than
+// MAX_COMPARED are not compared, and the comparisons of one rules file share a budget (Budget): past it, a value
+// gets only what OWN_LOOKUPS names of its own head show (case, prefix), never a scan. Linear in the names, whatever
+// the number of values.
 
 /** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
 function allowedEdits(length: number): number {
@@ -92,33 +93,46 @@ export function distanceWithin(a: string, b: string, limit: number): number {
   return prev[b.length]!;
 }
 
-/** A pool of names, indexed once: by lower case, by length, and sorted (lower case) for prefixes. */
+/** The index keeps of each name its first HEAD characters in lower case (the name itself by reference only). */
+const HEAD = 32;
+
+/** Look-ups of the index each value may make whatever is left of the budget (case, prefix). */
+const OWN_LOOKUPS = 32;
+
+function headOf(s: string): string {
+  return (s.length > HEAD ? s.slice(0, HEAD) : s).toLowerCase();
+}
+
+/** A pool of names, indexed once: by the head of their lower case (sorted too, for prefixes) and by length. */
 interface NameIndex {
-  /** Lower case → the name (the least, in code unit order, of those alike but for case). */
-  byLower: Map<string, string>;
-  /** Length → the names of that length with their lower case, in the pool's order. */
-  byLength: Map<number, { c: string; lower: string }[]>;
-  /** Every lower case, sorted. */
-  sorted: string[];
+  /** Head → the names whose lower case starts so, in the pool's order. */
+  byHead: Map<string, string[]>;
+  /** Every head, sorted. */
+  heads: string[];
+  /** Length → the names of that length, in the pool's order. */
+  byLength: Map<number, string[]>;
 }
 
 const indexes = new WeakMap<ReadonlySet<string> | readonly string[], NameIndex>();
 
+function push<K>(m: Map<K, string[]>, k: K, c: string): boolean {
+  const list = m.get(k);
+  if (list === undefined) m.set(k, [c]);
+  else list.push(c);
+  return list === undefined;
+}
+
 function indexOf(pool: ReadonlySet<string> | readonly string[]): NameIndex {
   let ix = indexes.get(pool);
   if (ix !== undefined) return ix;
-  ix = { byLower: new Map(), byLength: new Map(), sorted: [] };
+  ix = { byHead: new Map(), heads: [], byLength: new Map() };
   for (const c of pool) {
     if (c.length > MAX_COMPARED) continue;
-    const lower = c.toLowerCase();
-    const had = ix.byLower.get(lower);
-    if (had === undefined) ix.sorted.push(lower);
-    if (had === undefined || c < had) ix.byLower.set(lower, c);
-    const bucket = ix.byLength.get(c.length);
-    if (bucket === undefined) ix.byLength.set(c.length, [{ c, lower }]);
-    else bucket.push({ c, lower });
+    const h = headOf(c);
+    if (push(ix.byHead, h, c)) ix.heads.push(h);
+    push(ix.byLength, c.length, c);
   }
-  ix.sorted.sort();
+  ix.heads.sort();
   indexes.set(pool, ix);
   return ix;
 }
@@ -141,24 +155,41 @@ function prefixClose(value: string, c: string): boolean {
   return short.length >= MIN_PREFIX && 2 * short.length >= long.length && !variants(value, c);
 }
 
-/** The shortest name (then the least) that `value` starts, or that starts `value`, in the index; null when none. */
-function byPrefix(value: string, lower: string, ix: NameIndex): string | null {
-  let best: string | null = null;
-  const consider = (c: string): void => {
-    if (c !== value && prefixClose(value, c) && (best === null || c.length < best.length || (c.length === best.length && c < best))) best = c;
+/** Spends `cost` of a value's own look-ups, else of the budget; false when neither has it left. */
+type Spend = (cost: number) => boolean;
+
+/**
+ * The names the index holds that are `value` but for case, that start with it or that it starts with: those of
+ * its head, of the heads that start with it (a short value), and of its own shorter heads.
+ */
+function alike(value: string, lower: string, ix: NameIndex, spend: Spend): { same: string | null; prefix: string | null } {
+  let same: string | null = null;
+  let prefix: string | null = null;
+  const consider = (c: string): boolean => {
+    if (!spend(c.length)) return false;
+    if (c === value) return true;
+    const cl = c.toLowerCase();
+    if (cl === lower) {
+      if (same === null || c < same) same = c;
+    } else if ((cl.startsWith(lower) || lower.startsWith(cl)) && prefixClose(value, c)) {
+      if (prefix === null || c.length < prefix.length || (c.length === prefix.length && c < prefix)) prefix = c;
+    }
+    return true;
   };
-  // Names that start with the value: they follow it in sorted order; the first few are the shortest candidates.
-  for (let i = lowerBound(ix.sorted, lower), seen = 0; i < ix.sorted.length && seen < 64; i++, seen++) {
-    const l = ix.sorted[i]!;
-    if (!l.startsWith(lower) || l.length > 2 * lower.length) break;
-    consider(ix.byLower.get(l)!);
+  const bucket = (h: string): boolean => (ix.byHead.get(h) ?? []).every(consider);
+  const head = headOf(value);
+  if (!bucket(head)) return { same, prefix };
+  // A value shorter than a head: the heads that start with it (sorted after it), the shortest first in practice.
+  if (value.length < HEAD) {
+    const from = lowerBound(ix.heads, head);
+    for (let i = ix.heads[from] === head ? from + 1 : from, seen = 0; i < ix.heads.length && seen < 64; i++, seen++) {
+      const h = ix.heads[i]!;
+      if (!h.startsWith(head) || !bucket(h)) break;
+    }
   }
-  // Names that the value starts with: its own prefixes, one look-up each.
-  for (let n = lower.length - 1; n >= MIN_PREFIX; n--) {
-    const c = ix.byLower.get(lower.slice(0, n));
-    if (c !== undefined) consider(c);
-  }
-  return best;
+  // Names that the value starts with, shorter than a head: each is a head of its own.
+  for (let n = Math.min(lower.length, HEAD) - 1; n >= MIN_PREFIX; n--) if (!bucket(lower.slice(0, n))) break;
+  return { same, prefix };
 }
 
 /** The kernel in `pool` that `value` most likely meant, or null. `budget` bounds the letter-by-letter comparisons. */
@@ -166,20 +197,30 @@ export function closest(value: string, pool: ReadonlySet<string> | readonly stri
   if (value.length > MAX_COMPARED) return null;
   const lower = value.toLowerCase();
   const ix = indexOf(pool);
-  const same = ix.byLower.get(lower);
-  if (same !== undefined && same !== value) return same;
+  let own = OWN_LOOKUPS;
+  const spend: Spend = (cost) => {
+    if (own > 0) {
+      own--;
+      return true;
+    }
+    if (budget.cells < cost) return false;
+    budget.cells -= cost;
+    return true;
+  };
+  const { same, prefix } = alike(value, lower, ix, spend);
+  if (same !== null) return same;
   const limit = allowedEdits(value.length);
   let best: { c: string; d: number } | null = null;
   for (let len = value.length - limit; len <= value.length + limit && limit > 0; len++) {
-    for (const { c, lower: cl } of ix.byLength.get(len) ?? []) {
-      const cost = Math.min(value.length, len) * (2 * limit + 1);
+    for (const c of ix.byLength.get(len) ?? []) {
+      const cost = Math.min(value.length, len) * (2 * limit + 2);
       if (budget.cells < cost) break;
       budget.cells -= cost;
       if (c === value) continue;
-      const d = cl === lower ? 0 : distanceWithin(lower, cl, limit);
+      const d = distanceWithin(lower, c.toLowerCase(), limit);
       if (d > limit || (d > 0 && variants(value, c))) continue;
       if (best === null || d < best.d || (d === best.d && c < best.c)) best = { c, d };
     }
   }
-  return best?.c ?? byPrefix(value, lower, ix);
+  return best?.c ?? prefix;
 }
