@@ -138,4 +138,17 @@ describe('fused: rules', () => {
       expect(res.stderr).toMatch(message);
     }
   });
+
+  test('a profile without steps cannot answer a fused rule: an input error (exit 2) saying what it lacks and what to do, as for sequence rules', async () => {
+    // A file of no Step Id column, and a rule limited to steps: on it (which was told to use per: total, which a fused rule has not).
+    for (const text of ['rules:\n  - fused: mla-prolog\n', 'rules:\n  - fused: mla-prolog\n    steps: 21-22\n']) {
+      const res = await kprof(['check', 'fixtures/rules/no-steps', '--rules', rules('stepless.yaml', text)]);
+      expect(res.code, text).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr, text).toMatch(
+        /^kprof: .*stepless\.yaml:2: the rule \(fused: mla-prolog\) looks for the entry's unfused chain and fused kernel in each step, in the order the kernels ran, but fixtures\/rules\/no-steps\/kernel_details\.csv has no Step Id column, so its steps cannot be told apart\. Check an export of the run that lists every kernel in the order it ran, with its steps \(kernel_details\.csv, /,
+      );
+      expect(res.stderr).not.toContain('per: total');
+    }
+  });
 });

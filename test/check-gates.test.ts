@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
 import fc from 'fast-check';
-import { distance, distanceWithin } from '../src/rules/unmatched.js';
+import { closest, distance, distanceWithin, MAX_COMPARED, newBudget } from '../src/rules/nearName.js';
 import { kprof, REAL_REL, realData } from './helpers.js';
 
 const HAS_REAL = realData(import.meta.url);
@@ -43,6 +43,40 @@ describe('a selector that matches nothing', () => {
     expect(r.stderr).toMatch(
       /r\d+\.yaml:2: type "InterleaveRop" matches no kernel in fixtures\/rules\/one-rank\/pr nor in the base fixtures\/rules\/one-rank\/base; did you mean "InterleaveRope"\?/,
     );
+  });
+
+  it('the report says what the rule most likely meant too, in every format, and so does a name cut short', async () => {
+    const f = rules(
+      'rules:\n  - rule: typo\n    type: InterleaveRop\n    absent: true\n  - rule: cut short\n    type: Interleave\n    absent: true\n',
+    );
+    const text = await kprof(['check', PR, '--rules', f, '--base', BASE]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      'typo: none; bound: absent; type InterleaveRop matches no kernel in the profile or the base, and the rule gives no evidence that it ever ran; did you mean InterleaveRope?\n',
+    );
+    expect(text.stdout).toContain(
+      'cut short: none; bound: absent; type Interleave matches no kernel in the profile or the base, and the rule gives no evidence that it ever ran; did you mean InterleaveRope?\n',
+    );
+    expect(text.stderr).toMatch(/r\d+\.yaml:5: type "Interleave" matches no kernel .*; did you mean "InterleaveRope"\? /);
+    const json = JSON.parse((await kprof(['check', PR, '--rules', f, '--base', BASE, '--format', 'json'])).stdout) as CheckJson;
+    expect(json.results.map((r) => r.message.endsWith('; did you mean InterleaveRope?'))).toEqual([true, true]);
+    for (const format of ['markdown', 'junit', 'github', 'html']) {
+      const out = (await kprof(['check', PR, '--rules', f, '--base', BASE, '--format', format])).stdout;
+      expect(out, format).toContain('did you mean');
+    }
+    // A rule with evidence is taken as meant: no hint.
+    const meant = await kprof(['check', PR, '--rules', rules('rules:\n  - type: InterleaveRop\n    absent: true\n    evidence: { note: gone }\n')]);
+    expect(meant.stdout).not.toContain('did you mean');
+  });
+
+  it('a suggested name from the input is escaped in the warning and the report, never raw', async () => {
+    const csv = join(tmp, 'hostile-near.csv');
+    writeFileSync(csv, `${HEADER}\n1,aclnnRope,Inter\u001bleave\u202eRope,AI_VECTOR_CORE,1.0,2.0,0,8\n`);
+    const r = await kprof(['check', csv, '--rules', rules('rules:\n  - type: InterleaveRope\n    absent: true\n')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('did you mean "Inter\\x1bleave\\u202eRope"?');
+    expect(r.stdout).toContain('did you mean Inter\\x1bleave\\u202eRope?');
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/[\u001b\u202e]/);
   });
 
   it('the same but for case, and a name given as a type: exit 2 under --strict', async () => {
@@ -233,6 +267,34 @@ describe('check takes --rank, --steps and the filters', () => {
   });
 });
 
+describe('a rule that no run can pass', () => {
+  it('kernels: all with absent: true stops before the profile is read, naming the file and line (exit 2)', async () => {
+    const f = rules('rules:\n  - type: Cast\n    count: { max: 9 }\n  - rule: nothing at all runs\n    kernels: all\n    absent: true\n');
+    const r = await kprof(['check', `${R}/no-such-profile`, '--rules', f]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^kprof: .*r\d+\.yaml:4:5: kernels: all with absent: true can never hold: .* To keep kernels out, name them/);
+  });
+});
+
+describe('a time bound without a unit', () => {
+  it("is read as µs, and check says so in one note naming the rule's line (the verdict stands)", async () => {
+    const f = rules(
+      'rules:\n  - type: Cast\n    count: { max: 9 }\n  - rule: Cast time\n    type: Cast\n    time: { max: 150 }\n  - type: Cast\n    time: { min: 1, max: 2ms }\n',
+    );
+    const r = await kprof(['check', PR, '--rules', f]);
+    expect(r.code).toBe(0);
+    const notes = r.stderr.split('\n').filter((l) => l.includes('has no unit'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^kprof: note: .*r\d+\.yaml:4: time: max: 150 has no unit, read as 150 µs \(150us\); so is 1 more, at line 7\. Write the unit \(150us, 1\.5ms, 2s\) to say which is meant\.$/,
+    );
+    // With units, nothing is said.
+    const quiet = await kprof(['check', PR, '--rules', rules('rules:\n  - type: Cast\n    time: { max: 150us }\n')]);
+    expect(quiet.stderr).not.toContain('has no unit');
+  });
+});
+
 describe('check reports skipped rows in every format', () => {
   const csv = join(tmp, 'one-bad-row.csv');
   writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,fast,0,8\n`);
@@ -301,6 +363,28 @@ describe('did you mean: the edit distance within the edits allowed', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('compares within a budget shared by the values of a file: past it, only the look-ups of case and prefix', () => {
+    const pool = Array.from({ length: 100_000 }, (_, i) => `Kernel${String(i).padStart(6, '0')}x`);
+    const wanted = pool[pool.length - 1]!;
+    const typo = wanted.replace(/x$/, 'y');
+    expect(closest(typo, pool)).toBe(wanted);
+    // The letter-by-letter scan stops when the budget is spent, however many names are left.
+    const small = newBudget(10_000);
+    expect(closest(typo, pool, small)).toBeNull();
+    expect(small.cells).toBeGreaterThanOrEqual(0);
+    expect(small.cells).toBeLessThan(10_000);
+    // Case and a name cut short are one look-up each: found with no budget at all.
+    expect(closest(wanted.toUpperCase(), pool, newBudget(0))).toBe(wanted);
+    expect(closest('Kerne', ['Kernel099999x'], newBudget(0))).toBeNull(); // less than half of it
+    expect(closest('InterleaveR', ['InterleaveRope', 'Cast'], newBudget(0))).toBe('InterleaveRope');
+    expect(closest('scatterndupdat', ['ScatterNdUpdate'], newBudget(0))).toBe('ScatterNdUpdate');
+    // Kernels of one family are not a name cut short, nor are names of under 5 letters.
+    expect(closest('ReduceSum', ['ReduceSumD'], newBudget(0))).toBeNull();
+    expect(closest('Mla', ['MlaProlog'], newBudget(0))).toBeNull();
+    // A value longer than any name compared is not compared.
+    expect(closest(`${'a'.repeat(MAX_COMPARED)}b`, [`${'a'.repeat(MAX_COMPARED)}c`])).toBeNull();
   });
 
   it('finds a long name one edit away among many long names', async () => {

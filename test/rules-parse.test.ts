@@ -13,6 +13,12 @@ function error(text: string): string {
 }
 
 describe('parseRules: a valid file', () => {
+  it("keeps the durations written without a unit (read as µs), with the rule's line", () => {
+    const set = parseRules('r.yaml', 'rules:\n  - type: Cast\n    time: { min: 100us, max: 150 }\n  - type: Add\n    time: { exactly: 2s }\n');
+    expect(set.rules[0]!.check).toEqual({ kind: 'time', per: 'total', bounds: { min: 100, max: 150 } });
+    expect(set.bareDurations).toEqual([{ line: 2, what: 'time: max', us: 150 }]);
+  });
+
   it('reads every rule kind with its position, scope, severity and why', () => {
     const set = parseRules(
       'kprof.rules.yaml',
@@ -252,6 +258,20 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'sequence min: 0 alone',
       'rules:\n  - type: [Cast, Cast]\n    sequence: { per: step, min: 0 }\n',
       'r.yaml:3:33: sequence: min: 0 with no max: holds for every run, so the rule can never break. Write min: 1 for "runs at least once", or give a max:.',
+    ],
+    [
+      'kernels: all with absent: true, which no run can pass',
+      'rules:\n  - rule: nothing runs\n    kernels: all\n    absent: true\n',
+      'r.yaml:2:5: kernels: all with absent: true can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+        'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
+        'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
+    ],
+    [
+      'kernels: all with a count of at most 0',
+      'rules:\n  - type: Cast\n    absent: true\n  - kernels: all\n    count: { per: step, exactly: 0 }\n',
+      'r.yaml:4:5: kernels: all with count: exactly: 0 can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+        'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
+        'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
     ],
     [
       'exactly with min',

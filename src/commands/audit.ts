@@ -19,7 +19,7 @@ import { diskIdentity } from '../util/files.js';
 import { shown } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseRanks } from './options.js';
-import { nearest } from '../rules/unmatched.js';
+import { nearest } from '../rules/nearName.js';
 
 export interface AuditFlags {
   format: AuditFormat;

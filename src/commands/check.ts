@@ -20,6 +20,7 @@ import { githubAnnotation, messageLocation } from '../report/failure.js';
 import { clipped, escaped, oneLine, WHOLE } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
+import { bareDurationNote } from '../rules/duration.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
@@ -121,6 +122,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     [flags.rules, profile, ...(flags.base !== undefined ? [flags.base] : [])],
   );
   const rules = readRulesFile(flags.rules, relPath(flags.rules));
+  // A time bound written as a bare number is µs: said once, with its line, as other assumptions are said.
+  const bare = bareDurationNote(rules.file, rules.bareDurations ?? []);
+  if (bare !== '') io.stderr(`kprof: note: ${oneLine(bare)}\n`);
   const needing = rulesNeedingBase(rules);
   if (needing.length > 0 && flags.base === undefined) {
     throw usageError(
@@ -162,6 +166,12 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   // Rules whose selector is one or two letters from a kernel that runs: a misspelling, or a kernel meant (evidence:).
   const typos = misspelt(rules, data, base);
   const verdict = evaluate(data, base, rules);
+  // The report says what such a rule most likely meant, as the warning does.
+  const hintOf = new Map(typos.map((t) => [t.rule, t.hint]));
+  for (const r of verdict.results) {
+    const hint = hintOf.get(r.rule);
+    if (hint !== undefined) r.hint = hint;
+  }
   // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there.
   for (const w of verdict.warnings.slice(0, RULE_WARNINGS_SHOWN))
     io.stderr(

@@ -212,8 +212,9 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
   const short: FusedShortStep[] = [];
   const outside: { rank: string; kernels: number }[] = [];
   for (const rank of ranks) {
-    // A sequence rule asks for kernels in order first: "no Step Id" would be the lesser half of the answer.
-    if (rule.check.kind === 'sequence') requireSequence(rule, rank);
+    // A sequence or fused rule asks for kernels in order first: "no Step Id" would be the lesser half of the answer
+    // (and its way out, per: total, is none for them).
+    if (rule.check.kind === 'sequence' || rule.check.kind === 'fused') requireSequence(rule, rank);
     if (why) requireSteps(rule, rank, why);
     const r = evaluateOn(rule.check, rule, rank, profile, base, known, why);
     stepsOn.set(rank.rank, r.steps);

@@ -106,6 +106,15 @@ export interface RuleSet {
   file: string;
   groups: UserGroup[];
   rules: Rule[];
+  /** The durations written as a bare number (read as µs), in file order; `kprof check` says so in a note. */
+  bareDurations?: BareDuration[];
+}
+
+/** A duration of a rules file written without a unit: its line, the key (`time: max`) and the µs it was read as. */
+export interface BareDuration {
+  line: number;
+  what: string;
+  us: number;
 }
 
 /** The unit of an observed value and its bound. */
@@ -177,6 +186,19 @@ export interface RuleResult {
   short?: FusedShortStep[];
   /** With chainNowhere: a base rank held no kernel order (a summary JSON …), so the base could not show the chain ran. */
   chainBaseUnordered?: boolean;
+  /** A rule that matched nothing but is close to a kernel that runs: what it most likely meant ("did you mean …?"). */
+  hint?: Said;
+}
+
+/**
+ * A sentence of kprof's words with texts from the input among them, which each format quotes its own way; `bare`:
+ * a text to write as it is meant to be written (a YAML list, a quoted pattern), never in quotes of a message's own.
+ */
+export type Said = (string | { input: string; bare?: true })[];
+
+/** `said` as text, each text from the input through `q` (`bare` ones through `asIs`). */
+export function saidText(said: Said, q: (text: string) => string, asIs: (text: string) => string = q): string {
+  return said.map((p) => (typeof p === 'string' ? p : p.bare === true ? asIs(p.input) : q(p.input))).join('');
 }
 
 export interface Verdict {

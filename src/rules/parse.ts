@@ -6,19 +6,22 @@ import type { Pair } from 'yaml';
 import { idText, isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US, type StepRange, type UserGroup } from '../model/model.js';
+import type { StepRange, UserGroup } from '../model/model.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
 import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
-import { nearest } from './unmatched.js';
+import { nearest } from './nearName.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';
 import { fusedPhase } from './checks/fused.js';
+import { rejectImpossible } from './impossible.js';
+import { readDuration } from './duration.js';
 import {
   PERS,
   SEVERITIES,
   type Check,
   type CheckKind,
+  type BareDuration,
   type Evidence,
   type Per,
   type Rule,
@@ -62,6 +65,7 @@ function suggestion(key: string, allowed: readonly string[]): string {
 
 class RulesReader implements CheckReader {
   private groups: UserGroup[] = [];
+  private bare: BareDuration[] = [];
 
   constructor(
     private readonly path: string,
@@ -114,8 +118,13 @@ class RulesReader implements CheckReader {
     // A top-level steps: applies to every rule that does not set its own.
     const steps = top.get('steps');
     const allSteps = steps ? this.steps(steps.value ?? steps.key) : null;
-    const read = (list.items as Node[]).map((item) => this.rule(item));
-    return { file: this.path, groups: this.groups, rules: read.map((r) => (r.steps === null && allSteps !== null ? { ...r, steps: allSteps } : r)) };
+    const read = (list.items as Node[]).map((item) => rejectImpossible(this.rule(item)));
+    return {
+      file: this.path,
+      groups: this.groups,
+      bareDurations: this.bare,
+      rules: read.map((r) => (r.steps === null && allSteps !== null ? { ...r, steps: allSteps } : r)),
+    };
   }
 
   private rule(node: Node): Rule {
@@ -157,7 +166,9 @@ class RulesReader implements CheckReader {
     }
     if (checkKey === 'sequence' && selector !== null) this.chain(selector, e.get(selectors[0]!)!);
     const { key: ck, value: cv } = e.get(checkKey)!;
+    const bareBefore = this.bare.length;
     let check = this.check(checkKey, ck, cv);
+    for (const b of this.bare.slice(bareBefore)) b.line = pos.line; // the rule's line, as reports name it
     const phase = e.get('phase');
     if (phase) {
       if (check.kind !== 'fused')
@@ -322,25 +333,10 @@ class RulesReader implements CheckReader {
     return node.value;
   }
 
-  /** A duration: a number of µs, or a string with a unit: 150us, 150µs, 1.5ms, 2s. */
+  /** A duration: a number of µs, or a string with a unit: 150us, 150µs, 1.5ms, 2s (duration.ts); a bare number is noted. */
   duration(node: Node, what: string): number {
-    let us: number;
-    if (isScalar(node) && typeof node.value === 'number' && node.value >= 0 && Number.isFinite(node.value)) us = node.value;
-    else {
-      const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|\u00b5s|ms|s)\s*$/.exec(node.value) : null;
-      if (!m) this.fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
-      const n = Number(m[1]);
-      us = m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
-    }
-    // No kernel time kprof sums can be larger (it refuses such a profile): a larger bound is a typo, and one of
-    // 400 digits would read as Infinity and print as ∞.
-    if (!(us <= MAX_EXACT_TICKS / TICKS_PER_US)) {
-      this.fail(node, `${what}: expected a duration of at most ${MAX_EXACT_TEXT}, the most kernel time kprof sums; found ${describe(node)}.`);
-    }
-    // kprof reads times to 0.1 ns (a tick): a bound above 0 and below it is no time kprof can tell from 0.
-    if (us > 0 && us * TICKS_PER_US < 1) {
-      this.fail(node, `${what}: expected 0 or a duration of at least 0.1 ns (0.0001 µs), the finest time kprof reads; found ${describe(node)}.`);
-    }
+    const { us, bare } = readDuration(node, what, (n, m) => this.fail(n, m));
+    if (bare) this.bare.push({ line: positionOf(node, this.lc).line, what, us });
     return us;
   }
 

@@ -3,16 +3,22 @@
 // name: match whole values). Such a value matches nothing, so `absent:` and `max:` would hold whatever runs; the
 // hint says what to write instead, when the kernels it most likely meant run.
 
-/** The kernels `value` meant as a list or a pattern, as the end of a sentence; null when it reads as neither. */
-export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySet<string>): string | null {
-  const q = JSON.stringify;
+import type { Said } from './model.js';
+import type { Budget } from './nearName.js';
+
+/**
+ * The kernels `value` meant as a list or a pattern, as the end of a sentence; null when it reads as neither.
+ * `budget` bounds the names a pattern is tried on (nearName.ts).
+ */
+export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySet<string>, budget: Budget): Said | null {
   if (value.includes(',')) {
     const parts = value
       .split(',')
       .map((p) => p.trim())
       .filter((p) => p !== '');
     if (parts.length > 1 && parts.some((p) => pool.has(p))) {
-      return `a text with commas is one ${kind}, not a list; did you mean ${kind}: [${parts.map((p) => (/^[\w.-]+$/.test(p) ? p : q(p))).join(', ')}]?`;
+      const list = parts.map((p) => (/^[\w.-]+$/.test(p) ? p : JSON.stringify(p))).join(', ');
+      return [`a text with commas is one ${kind}, not a list; did you mean ${kind}: [`, { input: list, bare: true }, ']?'];
     }
   }
   if (value.includes('*')) {
@@ -23,7 +29,10 @@ export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySe
       .replace(/^\^\.\*/, '')
       .replace(/\.\*\$$/, '');
     for (const k of pool) {
-      if (globMatches(parts, k)) return `* is no wildcard in ${kind}: (it matches whole values); did you mean match: ${q(source)}?`;
+      budget.cells -= k.length;
+      if (budget.cells < 0) break;
+      if (globMatches(parts, k))
+        return [`* is no wildcard in ${kind}: (it matches whole values); did you mean match: `, { input: JSON.stringify(source), bare: true }, '?'];
     }
   }
   return null;

@@ -13,7 +13,9 @@ import { normaliseName } from '../input/formats/names.js';
 import { inSteps, kernelMatches } from '../aggregate/group.js';
 import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
 import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
-import type { Rule, RuleSet } from './model.js';
+import { saidText, type Rule, type RuleSet, type Said } from './model.js';
+import { closest, MAX_COMPARED, newBudget, type Budget } from './nearName.js';
+import { clipped, WHOLE } from '../util/inputText.js';
 import { shapeHint } from './shapeHints.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
@@ -217,110 +219,30 @@ export function hasEvidence(rule: Rule): boolean {
   return rule.evidence !== undefined && rule.evidence !== null;
 }
 
-/** Edits allowed between a misspelt value and a kernel that exists, by the value's length. */
-function allowedEdits(length: number): number {
-  return length < 5 ? 0 : length < 12 ? 1 : 2;
-}
-
-/** Values longer than this are not compared letter by letter (kernel names are far shorter). */
-const MAX_COMPARED = 256;
-
-/**
- * Two kernels of one family, not a typo: names that differ only in their digits (MatMulV2, MatMulV3), or where
- * one is the other with a variant suffix (Mul and Muls, ReduceSum and ReduceSumD, BatchMatMul and BatchMatMulV2).
- */
-function variants(a: string, b: string): boolean {
-  const strip = (s: string): string => s.toLowerCase().replace(/[0-9]+/g, '0');
-  if (a.length === b.length && strip(a) === strip(b)) return true;
-  const [short, long] = a.length < b.length ? [a, b] : [b, a];
-  return long.startsWith(short) && /^(?:s|D|V?[0-9]+)$/.test(long.slice(short.length));
-}
-
-/** The candidate nearest to `word` (its lower case) within 2 edits, the first in text order of the nearest; undefined when none is. */
-export function nearest(word: string, candidates: readonly string[]): string | undefined {
-  return candidates
-    .map((c) => ({ c, d: distance(word.toLowerCase(), c) }))
-    .filter((x) => x.d <= 2)
-    .sort((a, b) => a.d - b.d || (a.c < b.c ? -1 : 1))[0]?.c;
-}
-
-/** Edit distance, for "did you mean" (keys and kernel names are short, so the quadratic table is cheap). */
-export function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/**
- * Edit distance when it is at most `limit`, else `limit + 1`: only the cells within `limit` of the diagonal are
- * computed, so a name of 200 characters costs 1,000 cells, not 40,000 (a rule that matched nothing was compared
- * with every kernel name of the profile: 20,000 names of 200 characters took 10 s).
- */
-export function distanceWithin(a: string, b: string, limit: number): number {
-  const cap = limit + 1;
-  if (Math.abs(a.length - b.length) > limit) return cap;
-  // Two rows, used in turn; the cells just outside the band are set to cap before they are read.
-  let prev = new Array<number>(b.length + 1).fill(cap);
-  let cur = new Array<number>(b.length + 1).fill(cap);
-  for (let j = 0; j <= Math.min(b.length, limit); j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const lo = Math.max(1, i - limit);
-    const hi = Math.min(b.length, i + limit);
-    cur[lo - 1] = lo === 1 && i <= limit ? i : cap;
-    let least = cur[lo - 1]!;
-    for (let j = lo; j <= hi; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1), cap);
-      cur[j] = v;
-      if (v < least) least = v;
-    }
-    if (hi < b.length) cur[hi + 1] = cap;
-    // A row's least value never falls in the rows below it.
-    if (least > limit) return cap;
-    [prev, cur] = [cur, prev];
-  }
-  return prev[b.length]!;
-}
-
-/** The kernel in `pool` that `value` most likely meant, or null. */
-export function closest(value: string, pool: Iterable<string>): string | null {
-  if (value.length > MAX_COMPARED) return null;
-  const lower = value.toLowerCase();
-  const limit = allowedEdits(value.length);
-  let best: { c: string; d: number } | null = null;
-  for (const c of pool) {
-    if (c === value || Math.abs(c.length - value.length) > limit || c.length > MAX_COMPARED) continue;
-    const d = c.toLowerCase() === lower ? 0 : distanceWithin(lower, c.toLowerCase(), limit);
-    if (d > limit || (d > 0 && variants(value, c))) continue;
-    if (best === null || d < best.d || (d === best.d && c < best.c)) best = { c, d };
-  }
-  return best?.c ?? null;
-}
-
 /** What an unmatched value of a rule was most likely meant to be, as the end of a sentence, or null. */
-function meant(kind: 'type' | 'name' | 'member', value: string, k: Known): string | null {
-  const q = JSON.stringify;
-  if (kind === 'type' && k.names.has(value)) return `${q(value)} is a kernel name; did you mean name: ${q(value)}?`;
-  if (kind === 'name' && k.types.has(value)) return `${q(value)} is a kernel type; did you mean type: ${q(value)}?`;
+function meant(kind: 'type' | 'name' | 'member', value: string, k: Known, budget: Budget): Said | null {
+  const v = { input: value };
+  if (kind === 'type' && k.names.has(value)) return [v, ' is a kernel name; did you mean name: ', v, '?'];
+  if (kind === 'name' && k.types.has(value)) return [v, ' is a kernel type; did you mean type: ', v, '?'];
   const pools = kind === 'type' ? [k.types] : kind === 'name' ? [k.names] : [k.types, k.names];
   const normal = normaliseName(value);
   if (normal !== value && pools.some((p) => p.has(normal))) {
-    return `communication kernels are named with their counters folded; did you mean ${q(normal)}?`;
+    return ['communication kernels are named with their counters folded; did you mean ', { input: normal }, '?'];
   }
   if (kind !== 'member') {
-    const shape = shapeHint(kind, value, kind === 'type' ? k.types : k.names);
+    const shape = shapeHint(kind, value, kind === 'type' ? k.types : k.names, budget);
     if (shape !== null) return shape;
   }
   for (const pool of pools) {
-    const c = closest(value, pool);
-    if (c !== null) return `did you mean ${q(c)}?`;
+    const c = closest(value, pool, budget);
+    if (c !== null) return ['did you mean ', { input: c }, '?'];
   }
   return null;
+}
+
+/** A text from the input in a message: in double quotes, escaped, and cut past the longest name compared. */
+function quoted(text: string): string {
+  return `"${clipped(text, MAX_COMPARED)}"`;
 }
 
 /** A rule whose selector names a kernel that runs nowhere but is close to one that runs: likely a misspelling. */
@@ -328,6 +250,8 @@ export interface Misspelt {
   rule: Rule;
   /** `file:line: type "X" matches no kernel in …; did you mean "Y"?` */
   message: string;
+  /** The end of the message: what the rule most likely meant (`did you mean "Y"?`), for the report. */
+  hint: Said;
 }
 
 /**
@@ -348,7 +272,10 @@ export function rejectMisspelt(set: RuleSet, profile: Profile, base: Profile | n
 export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): Misspelt[] {
   const found: Misspelt[] = [];
   const all = knownOf(profile, base);
-  const where = `${profile.input}${base !== null ? ` nor in the base ${base.input}` : ''}`;
+  const where = `${clipped(profile.input, WHOLE)}${base !== null ? ` nor in the base ${clipped(base.input, WHOLE)}` : ''}`;
+  const at = (rule: Rule): string => `${clipped(rule.file, WHOLE)}:${rule.line}`;
+  // The comparisons of the whole file share one budget: a million names and thousands of values stay linear.
+  const budget = newBudget();
   for (const rule of set.rules) {
     const s = rule.selector;
     if (s === null) continue;
@@ -358,10 +285,10 @@ export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): 
       const marker = rule.check.layerMarker;
       const pool = s.kind === 'type' ? (k.typeless ? null : k.types) : k.nameless ? null : k.names;
       if (pool !== null && !pool.has(marker)) {
-        const c = closest(marker, pool);
+        const c = closest(marker, pool, budget);
         throw inputError(
-          `${rule.file}:${rule.line}: sequence: layer-marker ${JSON.stringify(marker)} is no compute kernel ${s.kind} in ${where}` +
-            `${c !== null ? `; did you mean ${JSON.stringify(c)}?` : '.'} The layer marker is a kernel that runs once per layer ` +
+          `${at(rule)}: sequence: layer-marker ${quoted(marker)} is no compute kernel ${s.kind} in ${where}` +
+            `${c !== null ? `; did you mean ${quoted(c)}?` : '.'} The layer marker is a kernel that runs once per layer ` +
             `(the chain is given by ${s.kind}, so the marker is too). Fix the rules file.`,
         );
       }
@@ -371,7 +298,7 @@ export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): 
       const out = unmatchedIn(rule, k).find((v) => pool.has(v));
       if (out !== undefined) {
         throw inputError(
-          `${rule.file}:${rule.line}: sequence: ${s.kind} ${JSON.stringify(out)} runs, but not in the kernel sequence a chain is read from: ` +
+          `${at(rule)}: sequence: ${s.kind} ${quoted(out)} runs, but not in the kernel sequence a chain is read from: ` +
             'communication kernels (and kernels without a Step Id) are left out of it, so a chain that holds one never runs. Take it out of the chain.',
         );
       }
@@ -386,11 +313,14 @@ export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): 
           ? [...s.group.exact].filter((m) => !k.types.has(m) && !k.names.has(m)).map((value) => ({ kind: 'member' as const, value }))
           : [];
     for (const { kind, value } of values) {
-      const hint = meant(kind, value, k);
+      const hint = meant(kind, value, k, budget);
       if (hint === null) continue;
-      const what =
-        kind === 'member' ? `group ${s.kind === 'group' ? s.group.name : ''}: ${JSON.stringify(value)}` : `${kind} ${JSON.stringify(value)}`;
-      found.push({ rule, message: `${rule.file}:${rule.line}: ${what} matches no kernel in ${where}; ${hint}` });
+      const what = kind === 'member' ? `group ${s.kind === 'group' ? clipped(s.group.name) : ''}: ${quoted(value)}` : `${kind} ${quoted(value)}`;
+      found.push({
+        rule,
+        message: `${at(rule)}: ${what} matches no kernel in ${where}; ${saidText(hint, quoted, (x) => clipped(x, MAX_COMPARED))}`,
+        hint,
+      });
       break;
     }
   }

@@ -5,7 +5,7 @@ import { stepsLabel } from '../../aggregate/group.js';
 import { fallbackText } from '../../rules/checks/fused.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
-import type { Evidence, RuleResult, SequenceSite, Verdict } from '../../rules/model.js';
+import { saidText, type Evidence, type RuleResult, type SequenceSite, type Verdict } from '../../rules/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, listed, plural, rankIdsText, ranksNamed } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
@@ -223,8 +223,10 @@ export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clippe
   // A rule that held on a kernel that runs nowhere holds on its evidence, or says it has none (a misspelt name
   // would hold as well); one that broke is broken whatever the evidence.
   const ev = r.rule.evidence;
-  if (!r.passed) return nowhere;
-  if (ev === undefined || ev === null) return `${nowhere}, and the rule gives no evidence that it ever ran`;
+  // Close to a kernel that runs: what the rule most likely meant (rules with evidence are taken as meant).
+  const hint = r.hint !== undefined ? `; ${saidText(r.hint, (x) => q(x))}` : '';
+  if (!r.passed) return `${nowhere}${hint}`;
+  if (ev === undefined || ev === null) return `${nowhere}, and the rule gives no evidence that it ever ran${hint}`;
   return `${nowhere}; evidence that it ran: ${evidenceText(ev, q)}`;
 }
 

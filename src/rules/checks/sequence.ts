@@ -56,8 +56,13 @@ export function unavailable(rule: Rule, rank: RankData): string | null {
 export function requireSequence(rule: Rule, rank: RankData): void {
   const why = unavailable(rule, rank);
   if (why !== null) {
+    // A fused rule asks the same of the profile: the entry's unfused chain, looked for in each step (as kprof audit does).
+    const asks =
+      rule.check.kind === 'fused'
+        ? `the rule (fused: ${rule.check.entry}) looks for the entry's unfused chain and fused kernel in each step, in the order the kernels ran`
+        : 'the rule counts a chain of kernels in the order they ran';
     throw inputError(
-      `${ruleAt(rule)}: the rule counts a chain of kernels in the order they ran, but ${why}${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`}. ` +
+      `${ruleAt(rule)}: ${asks}, but ${why}${rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`}. ` +
         `Check an export of the run that lists every kernel in the order it ran, with its steps (${orderedWithStepsText()}).`,
     );
   }

@@ -1,0 +1,56 @@
+// Durations of a rules file (`time: { max: 150us }`): a number with a unit (us, µs, ms, s), or a bare number, which
+// is µs. A bare number is taken (rules files written so keep working) and remembered with its line, so that
+// `kprof check` can say once which unit it assumed: `max: 150` meant as milliseconds would be a bound a thousand
+// times tighter than meant, and the check would say nothing.
+
+import { isScalar, type Node } from '../util/yamlLib.js';
+import { describe } from '../aggregate/userGroups.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US } from '../model/model.js';
+import { fmtCount } from '../util/format.js';
+import type { BareDuration } from './model.js';
+
+/** A duration in µs, and whether it was a bare number (no unit). `fail` throws the rules file's input error. */
+export function readDuration(node: Node, what: string, fail: (node: Node, message: string) => never): { us: number; bare: boolean } {
+  let us: number;
+  const n0 = isScalar(node) ? node.value : null;
+  const bare = typeof n0 === 'number';
+  if (typeof n0 === 'number' && n0 >= 0 && Number.isFinite(n0)) us = n0;
+  else {
+    const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|\u00b5s|ms|s)\s*$/.exec(node.value) : null;
+    if (!m) fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
+    const n = Number(m[1]);
+    us = m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
+  }
+  // No kernel time kprof sums can be larger (it refuses such a profile): a larger bound is a typo, and one of
+  // 400 digits would read as Infinity and print as ∞.
+  if (!(us <= MAX_EXACT_TICKS / TICKS_PER_US)) {
+    fail(node, `${what}: expected a duration of at most ${MAX_EXACT_TEXT}, the most kernel time kprof sums; found ${describe(node)}.`);
+  }
+  // kprof reads times to 0.1 ns (a tick): a bound above 0 and below it is no time kprof can tell from 0.
+  if (us > 0 && us * TICKS_PER_US < 1) {
+    fail(node, `${what}: expected 0 or a duration of at least 0.1 ns (0.0001 µs), the finest time kprof reads; found ${describe(node)}.`);
+  }
+  return { us, bare };
+}
+
+/**
+ * The one line `kprof check` says of a file's bare durations (the file as the messages show it), or '':
+ * `rules.yaml:4: time: max: 150 has no unit, read as 150 µs (150us); write the unit to say so. …`
+ */
+export function bareDurationNote(file: string, bare: readonly BareDuration[]): string {
+  if (bare.length === 0) return '';
+  const first = bare[0]!;
+  const number = String(first.us);
+  const more =
+    bare.length > 1
+      ? `; so ${bare.length === 2 ? 'is 1 more' : `are ${fmtCount(bare.length - 1)} more`}, at line${bare.length === 2 ? '' : 's'} ` +
+        `${bare
+          .slice(1, 9)
+          .map((b) => b.line)
+          .join(', ')}${bare.length > 9 ? ', …' : ''}`
+      : '';
+  return (
+    `${file}:${first.line}: ${first.what}: ${number} has no unit, read as ${number} µs (${number}us)${more}. ` +
+    'Write the unit (150us, 1.5ms, 2s) to say which is meant.'
+  );
+}
