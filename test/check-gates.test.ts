@@ -120,6 +120,21 @@ describe('a selector that matches nothing', () => {
     expect(r.stdout).toContain('check passed: 2 of 2 rules held; 1 matched no kernel.');
   });
 
+  it('a rule of many values that match nothing names the first 8 and how many more on its line; JSON has every one', async () => {
+    const values = Array.from({ length: 20 }, (_, i) => `Gone${String(i).padStart(2, '0')}Kernel`);
+    const f = rules(`rules:\n  - type: [${values.join(', ')}]\n    absent: true\n`);
+    const r = await kprof(['check', PR, '--rules', f]);
+    expect(r.code).toBe(0);
+    const listed = `type ${values.slice(0, 8).join(', ')} and 12 more match no kernel in the profile`;
+    expect(r.stdout).toContain(listed);
+    expect(r.stderr).toContain(listed);
+    expect(r.stdout).not.toContain(values[8]);
+    expect(r.stderr).not.toContain(values[8]);
+    const json = JSON.parse((await kprof(['check', PR, '--rules', f, '--format', 'json'])).stdout) as CheckJson;
+    expect(json.results[0]!.unmatched).toEqual(values);
+    expect(json.results[0]!.message).toContain(listed);
+  });
+
   it('is said in every format', async () => {
     const f = rules(
       'rules:\n  - rule: FooBar stays away\n    type: FooBar\n    absent: true\n  - match: /^nothing$/\n    count: { max: 1 }\n  - type: Cast\n    present: true\n',

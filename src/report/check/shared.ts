@@ -53,9 +53,9 @@ export function selectorText(rule: Rule, q: Quote): string {
     case 'all':
       return 'all kernels';
     case 'type':
-      return `type ${s.values.map((x) => q(x)).join(', ')}`;
+      return `type ${valuesText(s.values, q)}`;
     case 'name':
-      return `name ${s.values.map((x) => q(x)).join(', ')}`;
+      return `name ${valuesText(s.values, q)}`;
     case 'group':
       return `group ${q(s.group.name)}`;
     case 'match':
@@ -213,10 +213,10 @@ export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clippe
   const s = r.rule.selector;
   const what =
     s?.kind === 'type' || s?.kind === 'name'
-      ? `${s.kind} ${r.unmatched.map((x) => q(x)).join(', ')}`
+      ? `${s.kind} ${valuesText(r.unmatched, q)}`
       : s?.kind === 'group'
         ? `group ${q(s.group.name)}`
-        : `match ${r.unmatched.map((x) => q(x)).join(', ')}`;
+        : `match ${valuesText(r.unmatched, q)}`;
   const verb = r.unmatched.length > 1 ? 'match' : 'matches';
   // Limited to steps or ranks, the rule sees only those (a kernel that runs elsewhere is not there for it).
   const nowhere = `${what} ${verb} no kernel in the profile${hasBase ? ' or the base' : ''}${scopeText(r.rule, q)}`;
@@ -228,6 +228,16 @@ export function unmatchedPart(r: RuleResult, hasBase: boolean, q: Quote = clippe
   if (!r.passed) return `${nowhere}${hint}`;
   if (ev === undefined || ev === null) return `${nowhere}, and the rule gives no evidence that it ever ran${hint}`;
   return `${nowhere}; evidence that it ran: ${evidenceText(ev, q)}`;
+}
+
+/** The most values of a selector a rule's line names (the rules file and JSON's `unmatched` have every one). */
+export const MAX_VALUES_SHOWN = 8;
+
+/** A selector's values (or those that matched no kernel), the first MAX_VALUES_SHOWN and how many more: one line stays short. */
+function valuesText(values: readonly string[], q: Quote): string {
+  const shown = values.slice(0, MAX_VALUES_SHOWN).map((x) => q(x));
+  const more = values.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${fmtCount(more)} more` : shown.join(', ');
 }
 
 /** A rule's evidence in words: "32 in the base the rule was written from", and a person's note. */
