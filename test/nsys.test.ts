@@ -238,7 +238,10 @@ describe('a duration of -0', () => {
       const head =
         'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
       const row = (start: number, dur: string, name: string) => `${start},${dur},1,1,1,1,1,1,1,32,0,0,,,,,NVIDIA A100-SXM4-80GB (0),1,,7,${name}`;
-      writeFileSync(join(dir, 'report_cuda_gpu_trace.csv'), [head, row(1000, '3200', 'kA'), row(5000, '-0', 'kB'), row(6000, '-0.0', 'kC')].join('\n'));
+      writeFileSync(
+        join(dir, 'report_cuda_gpu_trace.csv'),
+        [head, row(1000, '3200', 'kA'), row(5000, '-0', 'kB'), row(6000, '-0.0', 'kC')].join('\n'),
+      );
       const ev = (ts: number, dur: string, name: string) =>
         `{"ph":"X","cat":"kernel","name":"${name}","pid":0,"tid":7,"ts":${ts},"dur":${dur},"args":{"device":0,"stream":7,"correlation":${ts}}}`;
       writeFileSync(join(dir, 'k.pt.trace.json'), `{"traceEvents":[${[ev(1, '3.2', 'kA'), ev(5, '-0', 'kB'), ev(6, '-0.0', 'kC')].join(',')}]}`);
@@ -246,7 +249,11 @@ describe('a duration of -0', () => {
         const r = await kprof(['summary', join(dir, f), '--format', 'json']);
         expect(r.stderr).not.toMatch(/skipped|warning/);
         expect(r.code).toBe(0);
-        const j = JSON.parse(r.stdout) as { skippedRows: number; totals: { count: number; totalUs: number }; groups: { key: string; totalUs: number }[] };
+        const j = JSON.parse(r.stdout) as {
+          skippedRows: number;
+          totals: { count: number; totalUs: number };
+          groups: { key: string; totalUs: number }[];
+        };
         expect(j.skippedRows).toBe(0);
         expect(j.totals).toEqual({ count: 3, totalUs: 3.2 });
         expect(j.groups.map((g) => [g.key, g.totalUs])).toEqual([
