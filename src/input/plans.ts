@@ -1,11 +1,13 @@
 // The rank plans of a `<profile>` argument, before any kernel is read: the ranks --rank keeps (an unknown rank
 // said with what the input has, and for the two sides of a diff, with the ranks both have), and the message of an
-// unusable file of one rank of several (which rank, and the --rank that reads the others).
+// unusable file of one rank of several (which rank, and the --rank that reads the others), and of ranks --rank
+// selects where no row was read.
 
 import { inputError, isKprofError, KprofError } from '../util/errors.js';
-import { NO_RANK_ID, ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { shellWord, shown } from '../util/inputText.js';
-import { compareRanks } from '../model/model.js';
+import { compareRanks, type RankData } from '../model/model.js';
+import { readerOf } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 
@@ -92,4 +94,59 @@ export function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): u
       ? `--rank ${shellWord(others.join(','))} reads the ${others.length === 1 ? 'other' : `other ${others.length}`} without it`
       : `--rank with the other ranks reads them without it`;
   return new KprofError(e.kind, `${e.message} It is rank ${shown(plan.rank)}, one of ${plans.length} ranks read: ${read}.`);
+}
+
+/**
+ * Refuse a profile (or the ranks --rank selects of it) where no row was read: zeros it never measured would be its
+ * figures. Of ranks a file holds (a summary JSON), a rank that read none when it was saved is named as such, not
+ * the file as empty; with --rank, the input's other ranks are named with the --rank that reads them.
+ */
+export function noKernelRows(input: string, resolved: ResolvedInput, byRank: Map<string, RankData>, out: RankData[], ranks: string[] | null): never {
+  const read = out.flatMap((r) => r.files);
+  const files = [...new Set(read.map((f) => f.path))];
+  const has = files.length === 1 ? 'has' : 'have';
+  const selected =
+    ranks === null
+      ? ''
+      : ` on ${ranksNamed(
+          out.map((r) => r.rank),
+          shown,
+        )} (--rank)`;
+  let empty: string;
+  const saved = read.every((f) => readerOf(f.format).kind === 'ranks');
+  if (saved) {
+    // A file of finished ranks (a summary JSON) saved this rank as it was read: with no row.
+    const them = out.length === 1 ? 'it' : 'them';
+    empty = `${files.length === 1 ? 'holds' : 'hold'} ${ranksNamed(
+      out.map((r) => r.rank),
+      shown,
+    )} with no kernel row (the profile it was made from had none for ${them})`;
+  } else {
+    // A CSV export is told apart by its header; a file of another format (a db export) has none.
+    empty = `${has} ${read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it'}`;
+  }
+  // What the writers of these formats are told to record kernels (registry naming.record), if they say.
+  const record = [...new Set(read.map((f) => formatOf(f.format).naming.record))];
+  const advice = saved
+    ? ': a profile of no kernel row is read by no command, saved or not (its figures would be zeros it never measured, and a gate that read nothing does not pass).'
+    : record.length === 1 && record[0] !== undefined
+      ? `; was the profile collected with ${record[0]}?`
+      : '.';
+  let others = '';
+  if (ranks !== null) {
+    // The input's ranks that --rank left out: read (of a file of several ranks) with rows, or planned (not read).
+    const left = new Set<string>();
+    for (const [id, r] of byRank) if (!ranks.includes(id) && r.rowsRead > 0) left.add(id);
+    for (const p of resolved.ranks) if (!ranks.includes(p.rank) && p.rank !== '-' && !byRank.has(p.rank)) left.add(p.rank);
+    const ids = [...left].sort(compareRanks);
+    if (ids.length > 0) {
+      const option = rankOption(ids);
+      const read = `--rank ${option !== null ? shellWord(option) : 'with those'} reads ${ids.length === 1 ? 'it' : 'them'}`;
+      others = ` --rank left out the input's other ${ranksNamed(ids, shown)}: ${read}; read whole, the profile shows ${ranksNamed(
+        out.map((r) => r.rank),
+        shown,
+      )} with no kernels.`;
+    }
+  }
+  throw inputError(`${input}: no kernel rows${selected}: ${files.join(', ')} ${empty}. Expected at least one kernel row${advice}${others}`);
 }

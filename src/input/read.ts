@@ -15,17 +15,17 @@ import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { collectGarbage } from '../util/heap.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readerOf, readInWorker } from './formats/readers.js';
-import { allFormats, formatOf } from './formats/registry.js';
+import { allFormats } from './formats/registry.js';
 import type { Prefer, RankPlan, ResolvedInput } from './formats/resolve.js';
-import { escaped, shellWord, shown } from '../util/inputText.js';
+import { escaped, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
-import { rankOption, ranksNamed } from '../util/format.js';
+import { ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
-import { planProfile, withOtherRanks, type PlannedProfile } from './plans.js';
+import { noKernelRows, planProfile, withOtherRanks, type PlannedProfile } from './plans.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import { inTaskDir, type JobTask, type ReadTask } from './workers/protocol.js';
 import type { WorkerJob } from './workers/jobs.js';
@@ -332,61 +332,6 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     );
   }
   return { input, ranks: out, notes: resolved.notes, unread: resolved.unread };
-}
-
-/**
- * Refuse a profile (or the ranks --rank selects of it) where no row was read: zeros it never measured would be its
- * figures. Of ranks a file holds (a summary JSON), a rank that read none when it was saved is named as such, not
- * the file as empty; with --rank, the input's other ranks are named with the --rank that reads them.
- */
-function noKernelRows(input: string, resolved: ResolvedInput, byRank: Map<string, RankData>, out: RankData[], ranks: string[] | null): never {
-  const read = out.flatMap((r) => r.files);
-  const files = [...new Set(read.map((f) => f.path))];
-  const has = files.length === 1 ? 'has' : 'have';
-  const selected =
-    ranks === null
-      ? ''
-      : ` on ${ranksNamed(
-          out.map((r) => r.rank),
-          shown,
-        )} (--rank)`;
-  let empty: string;
-  const saved = read.every((f) => readerOf(f.format).kind === 'ranks');
-  if (saved) {
-    // A file of finished ranks (a summary JSON) saved this rank as it was read: with no row.
-    const them = out.length === 1 ? 'it' : 'them';
-    empty = `${files.length === 1 ? 'holds' : 'hold'} ${ranksNamed(
-      out.map((r) => r.rank),
-      shown,
-    )} with no kernel row (the profile it was made from had none for ${them})`;
-  } else {
-    // A CSV export is told apart by its header; a file of another format (a db export) has none.
-    empty = `${has} ${read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it'}`;
-  }
-  // What the writers of these formats are told to record kernels (registry naming.record), if they say.
-  const record = [...new Set(read.map((f) => formatOf(f.format).naming.record))];
-  const advice = saved
-    ? ': a profile of no kernel row is read by no command, saved or not (its figures would be zeros it never measured, and a gate that read nothing does not pass).'
-    : record.length === 1 && record[0] !== undefined
-      ? `; was the profile collected with ${record[0]}?`
-      : '.';
-  let others = '';
-  if (ranks !== null) {
-    // The input's ranks that --rank left out: read (of a file of several ranks) with rows, or planned (not read).
-    const left = new Set<string>();
-    for (const [id, r] of byRank) if (!ranks.includes(id) && r.rowsRead > 0) left.add(id);
-    for (const p of resolved.ranks) if (!ranks.includes(p.rank) && p.rank !== '-' && !byRank.has(p.rank)) left.add(p.rank);
-    const ids = [...left].sort(compareRanks);
-    if (ids.length > 0) {
-      const option = rankOption(ids);
-      const read = `--rank ${option !== null ? shellWord(option) : 'with those'} reads ${ids.length === 1 ? 'it' : 'them'}`;
-      others = ` --rank left out the input's other ${ranksNamed(ids, shown)}: ${read}; read whole, the profile shows ${ranksNamed(
-        out.map((r) => r.rank),
-        shown,
-      )} with no kernels.`;
-    }
-  }
-  throw inputError(`${input}: no kernel rows${selected}: ${files.join(', ')} ${empty}. Expected at least one kernel row${advice}${others}`);
 }
 
 /**
