@@ -104,26 +104,19 @@ export function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): u
 export function noKernelRows(input: string, resolved: ResolvedInput, byRank: Map<string, RankData>, out: RankData[], ranks: string[] | null): never {
   const read = out.flatMap((r) => r.files);
   const files = [...new Set(read.map((f) => f.path))];
-  const has = files.length === 1 ? 'has' : 'have';
-  const selected =
-    ranks === null
-      ? ''
-      : ` on ${ranksNamed(
-          out.map((r) => r.rank),
-          shown,
-        )} (--rank)`;
-  let empty: string;
+  const named = ranksNamed(
+    out.map((r) => r.rank),
+    shown,
+  );
   const saved = read.every((f) => readerOf(f.format).kind === 'ranks');
+  let empty: string;
   if (saved) {
-    // A file of finished ranks (a summary JSON) saved this rank as it was read: with no row.
-    const them = out.length === 1 ? 'it' : 'them';
-    empty = `${files.length === 1 ? 'holds' : 'hold'} ${ranksNamed(
-      out.map((r) => r.rank),
-      shown,
-    )} with no kernel row (the profile it was made from had none for ${them})`;
+    // A file of finished ranks (a summary JSON) saved the rank as it was read: with no row.
+    empty = `${files.length === 1 ? 'holds' : 'hold'} ${named} with no kernel row (the profile it was made from had none for ${out.length === 1 ? 'it' : 'them'})`;
   } else {
     // A CSV export is told apart by its header; a file of another format (a db export) has none.
-    empty = `${has} ${read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it'}`;
+    const what = read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it';
+    empty = `${files.length === 1 ? 'has' : 'have'} ${what}`;
   }
   // What the writers of these formats are told to record kernels (registry naming.record), if they say.
   const record = [...new Set(read.map((f) => formatOf(f.format).naming.record))];
@@ -135,18 +128,18 @@ export function noKernelRows(input: string, resolved: ResolvedInput, byRank: Map
   let others = '';
   if (ranks !== null) {
     // The input's ranks that --rank left out: read (of a file of several ranks) with rows, or planned (not read).
+    const kept = new Set(ranks);
     const left = new Set<string>();
-    for (const [id, r] of byRank) if (!ranks.includes(id) && r.rowsRead > 0) left.add(id);
-    for (const p of resolved.ranks) if (!ranks.includes(p.rank) && p.rank !== '-' && !byRank.has(p.rank)) left.add(p.rank);
+    for (const [id, r] of byRank) if (!kept.has(id) && r.rowsRead > 0) left.add(id);
+    for (const p of resolved.ranks) if (!kept.has(p.rank) && p.rank !== NO_RANK_ID && !byRank.has(p.rank)) left.add(p.rank);
     const ids = [...left].sort(compareRanks);
     if (ids.length > 0) {
       const option = rankOption(ids);
-      const read = `--rank ${option !== null ? shellWord(option) : 'with those'} reads ${ids.length === 1 ? 'it' : 'them'}`;
-      others = ` --rank left out the input's other ${ranksNamed(ids, shown)}: ${read}; read whole, the profile shows ${ranksNamed(
-        out.map((r) => r.rank),
-        shown,
-      )} with no kernels.`;
+      const reads = `--rank ${option !== null ? shellWord(option) : 'with those'} reads ${ids.length === 1 ? 'it' : 'them'}`;
+      others = ` --rank left out the input's other ${ranksNamed(ids, shown)}: ${reads}; read whole, the profile shows ${named} with no kernels.`;
     }
   }
-  throw inputError(`${input}: no kernel rows${selected}: ${files.join(', ')} ${empty}. Expected at least one kernel row${advice}${others}`);
+  throw inputError(
+    `${input}: no kernel rows${ranks === null ? '' : ` on ${named} (--rank)`}: ${files.join(', ')} ${empty}. Expected at least one kernel row${advice}${others}`,
+  );
 }
