@@ -92,6 +92,37 @@ describe('a generated cluster of uneven ranks', () => {
   });
 });
 
+describe('the rank with no kernel row, alone', () => {
+  it('is refused as the profile is, saved or not, naming the rank, why, and the --rank that reads the others', async () => {
+    const snap = join(tmp, 'whole.json');
+    expect((await kprof(['summary', RUN, '--format', 'json', '-q', '-o', snap])).code).toBe(0);
+    const others = '--rank 0-6,8-15';
+    const from = await kprof(['summary', RUN, '--rank', '7', '--format', 'json', '-o', join(tmp, 'r7.json')]);
+    expect(from.code).toBe(2);
+    expect(from.stderr).toMatch(/: no kernel rows on rank 7 \(--rank\): .*rank_7.*kernel_details\.csv has a header but no data\./);
+    expect(from.stderr).toContain(
+      `--rank left out the input's other ranks 0–6, 8–15: ${others} reads them; read whole, the profile shows rank 7 with no kernels.`,
+    );
+    for (const args of [
+      ['summary', snap, '--rank', '7'],
+      ['diff', snap, snap, '--rank', '7'],
+    ]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(
+        /whole\.json: no kernel rows on rank 7 \(--rank\): .*whole\.json holds rank 7 with no kernel row \(the profile it was made from had none for it\)/,
+      );
+      expect(r.stderr).toMatch(/a profile of no kernel row is read by no command, saved or not/);
+      expect(r.stderr).toContain(`${others} reads them; read whole, the profile shows rank 7 with no kernels.`);
+      expect(r.stderr).not.toMatch(/\n./);
+    }
+    // Read whole, the snapshot holds the rank as the profile does: no kernels, its totals 0.
+    const back = await kprof(['summary', snap, '--format', 'json', '-q']);
+    const rank7 = (JSON.parse(back.stdout) as SummaryJson).perRank.find((x) => x.rank === '7')!;
+    expect(rank7).toMatchObject({ steps: [], totals: { count: 0, totalUs: 0 } });
+  });
+});
+
 describe('check against a base: both sides seen through the same filters', () => {
   const snap = join(tmp, 'ai-core.summary.json');
   const rules = RULES;

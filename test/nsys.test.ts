@@ -231,6 +231,43 @@ describe('bad input', () => {
   });
 });
 
+describe('a duration of -0', () => {
+  it('is zero, in an Nsight CSV as in a kineto trace: the kernel is read, not skipped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-negzero-'));
+    try {
+      const head =
+        'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
+      const row = (start: number, dur: string, name: string) => `${start},${dur},1,1,1,1,1,1,1,32,0,0,,,,,NVIDIA A100-SXM4-80GB (0),1,,7,${name}`;
+      writeFileSync(
+        join(dir, 'report_cuda_gpu_trace.csv'),
+        [head, row(1000, '3200', 'kA'), row(5000, '-0', 'kB'), row(6000, '-0.0', 'kC')].join('\n'),
+      );
+      const ev = (ts: number, dur: string, name: string) =>
+        `{"ph":"X","cat":"kernel","name":"${name}","pid":0,"tid":7,"ts":${ts},"dur":${dur},"args":{"device":0,"stream":7,"correlation":${ts}}}`;
+      writeFileSync(join(dir, 'k.pt.trace.json'), `{"traceEvents":[${[ev(1, '3.2', 'kA'), ev(5, '-0', 'kB'), ev(6, '-0.0', 'kC')].join(',')}]}`);
+      for (const f of ['report_cuda_gpu_trace.csv', 'k.pt.trace.json']) {
+        const r = await kprof(['summary', join(dir, f), '--format', 'json']);
+        expect(r.stderr).not.toMatch(/skipped|warning/);
+        expect(r.code).toBe(0);
+        const j = JSON.parse(r.stdout) as {
+          skippedRows: number;
+          totals: { count: number; totalUs: number };
+          groups: { key: string; totalUs: number }[];
+        };
+        expect(j.skippedRows).toBe(0);
+        expect(j.totals).toEqual({ count: 3, totalUs: 3.2 });
+        expect(j.groups.map((g) => [g.key, g.totalUs])).toEqual([
+          ['kA', 3.2],
+          ['kB', 0],
+          ['kC', 0],
+        ]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('decimalTicks and CsvRecords', () => {
   it.each([
     ['3200', 1, 32000],
@@ -240,6 +277,9 @@ describe('decimalTicks and CsvRecords', () => {
     ['1.5', 7, 15000000],
     ['2', 10, 20000000000],
     ['-1', 1, Number.NaN],
+    ['-0.5', 4, Number.NaN],
+    ['-0', 1, 0],
+    [' -0.000 ', 4, 0],
     ['1e3', 1, Number.NaN],
     ['', 1, Number.NaN],
   ])('%s × 10^%i', (text, shift, ticks) => {

@@ -649,6 +649,57 @@ describe('a summary JSON that kprof could not have written is refused', () => {
   });
 });
 
+describe('a summary JSON that writes a key twice in one object', () => {
+  it('is refused (exit 2) naming the file, the line and column of the second, the key escaped and clipped, and what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-dupkey-'));
+    try {
+      const made = ok(await kprof(['summary', 'fixtures/fusion-example/base', '--format', 'json'])).stdout;
+      const j = JSON.parse(made) as { perRank: { groups: Record<string, unknown>[] }[] };
+      const g = j.perRank[0]!.groups[0]!;
+      const count = `"count": ${String(g.count)}`;
+      // The text as kprof writes it (indented), with one key written again: at the top level, in a group, in a
+      // per-step cell, as an escape of the same key, and a long key with a control character.
+      const cases: [string, RegExp][] = [
+        [
+          made.replace('"kind": "summary",', '"kind": "summary",\n  "kind": "summary",'),
+          /:4:3: .*the key "kind" is written twice in one object \(first at 3:3\)/,
+        ],
+        [made.replace(count, `${count}, ${count}`), /:\d+:\d+: .*the key "count" is written twice in one object/],
+        [made.replace('"step": ', '"st\\u0065p": 0, "step": '), /the key "step" is written twice/],
+        [
+          made.replace('"kind": "summary",', `"kind": "summary", "\\u001b${'x'.repeat(50)}": 1, "\\u001b${'x'.repeat(50)}": 2,`),
+          /the key "\\x1bx{20,39}…" is written twice/,
+        ],
+      ];
+      for (const [i, [text, want]] of cases.entries()) {
+        expect(text).not.toBe(made);
+        const f = join(dir, `dup${i}.json`);
+        writeFileSync(f, text);
+        for (const args of [
+          ['summary', f],
+          ['diff', f, f],
+          ['merge', f],
+        ]) {
+          const r = await kprof(args);
+          expect(r.code, r.stderr).toBe(2);
+          expect(r.stderr).toMatch(want);
+          expect(r.stderr).toContain(`kprof: ${f}:`);
+          expect(r.stderr).toMatch(/JSON readers differ on which one counts.*Remove one of the two, or regenerate it/);
+          expect(r.stderr).not.toMatch(/\n./); // one line
+        }
+      }
+      // Gzipped alike, and the same text without the second key reads.
+      const gz = join(dir, 'dup.json.gz');
+      writeFileSync(gz, gzipSync(cases[1]![0]));
+      expect((await kprof(['summary', gz])).stderr).toMatch(/the key "count" is written twice/);
+      writeFileSync(join(dir, 'good.json'), made);
+      ok(await kprof(['summary', join(dir, 'good.json')]));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a summary JSON written before ranks kept their own row figures', () => {
   it('reads back with the saved top-level figures', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-old-'));

@@ -65,4 +65,35 @@ describe('profile folders not read', () => {
     expect(check.code, check.stderr).toBe(0);
     expect(check.stderr).toBe(note);
   });
+
+  it('a FIFO among the traces or summary JSONs of a folder is said as not read, the others read (and nothing waits on it)', async () => {
+    const traces = join(tmp, 'fifo-traces');
+    mkdirSync(traces);
+    for (const rank of [0, 1]) {
+      const ev = (ts: number) =>
+        `{"ph":"X","cat":"kernel","name":"kA","pid":0,"tid":7,"ts":${ts},"dur":2,"args":{"device":0,"stream":7,"correlation":${ts}}}`;
+      writeFileSync(join(traces, `w${rank}.pt.trace.json`), `{"distributedInfo":{"rank":${rank}},"traceEvents":[${ev(1)},${ev(5)}]}`);
+    }
+    execFileSync('mkfifo', [join(traces, 'w2.pt.trace.json')]);
+    const note = (folder: string, file: string): string =>
+      `kprof: note: not read: ${join(folder, file)}: named like a summary JSON or a PyTorch kineto trace, but a FIFO (named pipe); not read; kprof inspect ${shellWord(folder)} lists it.\n`;
+    const summary = await kprof(['summary', traces, '--format', 'json']);
+    expect(summary.code, summary.stderr).toBe(0);
+    expect(summary.stderr).toContain(note(traces, 'w2.pt.trace.json'));
+    expect(JSON.parse(summary.stdout)).toMatchObject({ ranks: ['0', '1'], totals: { count: 4 } });
+    const rules = join(tmp, 'names.yaml');
+    writeFileSync(rules, 'version: 1\nrules:\n  - name: kA\n    present: true\n');
+    const check = await kprof(['check', traces, '--rules', rules]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stderr).toContain(note(traces, 'w2.pt.trace.json'));
+    // A folder of summary JSONs alike.
+    const snaps = join(tmp, 'fifo-snapshots');
+    mkdirSync(snaps);
+    writeFileSync(join(snaps, 'all.json'), summary.stdout);
+    execFileSync('mkfifo', [join(snaps, 'more.json')]);
+    const back = await kprof(['summary', snaps, '--format', 'json']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stderr).toContain(note(snaps, 'more.json'));
+    expect(JSON.parse(back.stdout)).toMatchObject({ ranks: ['0', '1'], totals: { count: 4 } });
+  });
 });

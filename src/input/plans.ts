@@ -1,11 +1,13 @@
 // The rank plans of a `<profile>` argument, before any kernel is read: the ranks --rank keeps (an unknown rank
 // said with what the input has, and for the two sides of a diff, with the ranks both have), and the message of an
-// unusable file of one rank of several (which rank, and the --rank that reads the others).
+// unusable file of one rank of several (which rank, and the --rank that reads the others), and of ranks --rank
+// selects where no row was read.
 
 import { inputError, isKprofError, KprofError } from '../util/errors.js';
-import { NO_RANK_ID, ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { shellWord, shown } from '../util/inputText.js';
-import { compareRanks } from '../model/model.js';
+import { compareRanks, type RankData } from '../model/model.js';
+import { readerOf } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 
@@ -92,4 +94,52 @@ export function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): u
       ? `--rank ${shellWord(others.join(','))} reads the ${others.length === 1 ? 'other' : `other ${others.length}`} without it`
       : `--rank with the other ranks reads them without it`;
   return new KprofError(e.kind, `${e.message} It is rank ${shown(plan.rank)}, one of ${plans.length} ranks read: ${read}.`);
+}
+
+/**
+ * Refuse a profile (or the ranks --rank selects of it) where no row was read: zeros it never measured would be its
+ * figures. Of ranks a file holds (a summary JSON), a rank that read none when it was saved is named as such, not
+ * the file as empty; with --rank, the input's other ranks are named with the --rank that reads them.
+ */
+export function noKernelRows(input: string, resolved: ResolvedInput, byRank: Map<string, RankData>, out: RankData[], ranks: string[] | null): never {
+  const read = out.flatMap((r) => r.files);
+  const files = [...new Set(read.map((f) => f.path))];
+  const named = ranksNamed(
+    out.map((r) => r.rank),
+    shown,
+  );
+  const saved = read.every((f) => readerOf(f.format).kind === 'ranks');
+  let empty: string;
+  if (saved) {
+    // A file of finished ranks (a summary JSON) saved the rank as it was read: with no row.
+    empty = `${files.length === 1 ? 'holds' : 'hold'} ${named} with no kernel row (the profile it was made from had none for ${out.length === 1 ? 'it' : 'them'})`;
+  } else {
+    // A CSV export is told apart by its header; a file of another format (a db export) has none.
+    const what = read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it';
+    empty = `${files.length === 1 ? 'has' : 'have'} ${what}`;
+  }
+  // What the writers of these formats are told to record kernels (registry naming.record), if they say.
+  const record = [...new Set(read.map((f) => formatOf(f.format).naming.record))];
+  const advice = saved
+    ? ': a profile of no kernel row is read by no command, saved or not (its figures would be zeros it never measured, and a gate that read nothing does not pass).'
+    : record.length === 1 && record[0] !== undefined
+      ? `; was the profile collected with ${record[0]}?`
+      : '.';
+  let others = '';
+  if (ranks !== null) {
+    // The input's ranks that --rank left out: read (of a file of several ranks) with rows, or planned (not read).
+    const kept = new Set(ranks);
+    const left = new Set<string>();
+    for (const [id, r] of byRank) if (!kept.has(id) && r.rowsRead > 0) left.add(id);
+    for (const p of resolved.ranks) if (!kept.has(p.rank) && p.rank !== NO_RANK_ID && !byRank.has(p.rank)) left.add(p.rank);
+    const ids = [...left].sort(compareRanks);
+    if (ids.length > 0) {
+      const option = rankOption(ids);
+      const reads = `--rank ${option !== null ? shellWord(option) : 'with those'} reads ${ids.length === 1 ? 'it' : 'them'}`;
+      others = ` --rank left out the input's other ${ranksNamed(ids, shown)}: ${reads}; read whole, the profile shows ${named} with no kernels.`;
+    }
+  }
+  throw inputError(
+    `${input}: no kernel rows${ranks === null ? '' : ` on ${named} (--rank)`}: ${files.join(', ')} ${empty}. Expected at least one kernel row${advice}${others}`,
+  );
 }

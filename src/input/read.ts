@@ -15,7 +15,7 @@ import { inputError, KprofError, type ErrorKind } from '../util/errors.js';
 import { collectGarbage } from '../util/heap.js';
 import { currentWorkingDir, onDisk } from '../util/files.js';
 import { readerOf, readInWorker } from './formats/readers.js';
-import { allFormats, formatOf } from './formats/registry.js';
+import { allFormats } from './formats/registry.js';
 import type { Prefer, RankPlan, ResolvedInput } from './formats/resolve.js';
 import { escaped, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
@@ -25,7 +25,7 @@ import { WorkerPool, type WorkerFailure } from './pool.js';
 import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
 import type { ByteCounter } from '../model/progress.js';
 import { readRank } from './readRank.js';
-import { planProfile, withOtherRanks, type PlannedProfile } from './plans.js';
+import { noKernelRows, planProfile, withOtherRanks, type PlannedProfile } from './plans.js';
 import { unpackRanks, type PackedRanks } from './workers/pack.js';
 import { inTaskDir, type JobTask, type ReadTask } from './workers/protocol.js';
 import type { WorkerJob } from './workers/jobs.js';
@@ -319,18 +319,7 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
   }
   out.sort((a, b) => compareRanks(a.rank, b.rank));
   const rows = out.reduce((n, r) => n + r.rowsRead, 0);
-  if (rows === 0) {
-    const read = out.flatMap((r) => r.files);
-    const files = read.map((f) => f.path);
-    // A CSV export is told apart by its header; a file of another format (a db export) has none.
-    const empty = read.every((f) => formatOf(f.format).naming.header !== null) ? 'a header but no data' : 'no kernels in it';
-    // What the writers of these formats are told to record kernels (registry naming.record), if they say.
-    const record = [...new Set(read.map((f) => formatOf(f.format).naming.record))];
-    const advice = record.length === 1 && record[0] !== undefined ? `; was the profile collected with ${record[0]}?` : '.';
-    throw inputError(
-      `${input}: no kernel rows: ${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} ${empty}. Expected at least one kernel row${advice}`,
-    );
-  }
+  if (rows === 0) noKernelRows(input, resolved, byRank, out, ranks);
   // Rows, none of which could be read: every figure would be a zero the profile never measured (a diff would say
   // every kernel of the other side was removed).
   const skipped = out.reduce((n, r) => n + r.rowsSkipped, 0);

@@ -604,7 +604,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     findRankFolders(input, WALK_DEPTH, walk);
     ranks = walk.slots.flat();
   }
-  const collected = profileFolder ? [] : collectionFiles(input);
+  const collected = profileFolder ? [] : collectionFiles(input, notes);
   if (ranks.length === 0) {
     for (const c of collected) noteCollectionFolder(input, c.format.recognise.names, `a folder of ${plural(c.format.naming.short)}`);
     ranks = collected.map((c) =>
@@ -700,13 +700,21 @@ export const FOLDER_OF_SNAPSHOTS = 'summary JSON in a folder of them';
  * `*.json.gz`, by name; hidden files such as a report being written are left out): a folder of per-rank or
  * per-node snapshots is one multi-rank profile.
  */
-function collectionFiles(dir: string): { file: string; format: FormatFacts }[] {
+function collectionFiles(dir: string, notes: string[]): { file: string; format: FormatFacts }[] {
   const formats = formatsIn('collection');
   const out: { file: string; format: FormatFacts }[] = [];
   for (const e of listDir(dir)) {
     if (e.startsWith('.')) continue;
     const named = formats.filter((f) => f.recognise.names.some((re) => re.test(e)));
     if (named.length === 0 || isDir(join(dir, e))) continue;
+    // A FIFO, a device or a socket among them: its rank and format cannot be known without reading it (a read
+    // that could block), so it is said and the others are read, as one named like a profile folder in a folder of
+    // ranks is (findRankFolders).
+    const what = specialKindOf(join(dir, e));
+    if (what !== null) {
+      unread(notes, `${join(dir, e)}: named like ${listed([...new Set(named.map((f) => f.naming.short))], 'or')}, but ${what}; not read`);
+      continue;
+    }
     out.push({ file: join(dir, e), format: claim(join(dir, e), named) });
   }
   return out;

@@ -34,6 +34,7 @@ import { usToTicks } from '../../csv/numbers.js';
 import { textEncoding } from '../../../util/files.js';
 import { sniffBytes } from '../../bytes/sniff.js';
 import { readWhole } from '../../bytes/whole.js';
+import { duplicateKey } from '../../json/duplicateKeys.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -136,6 +137,16 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
     throw inputError(
       `${where}: invalid JSON (${found}). ` +
         `Expected a kprof summary JSON; was the file cut short or edited? Regenerate it with \`kprof summary <profile> --format json\`.`,
+    );
+  }
+  // A key written twice in one object is read by JSON.parse as its last value, by other readers as its first: the
+  // file says two things, and neither is chosen.
+  const twice = duplicateKey(text, json);
+  if (twice !== null) {
+    fail(
+      `${path}:${lineCol(text, twice.second)}`,
+      `the key ${quoteText(twice.key)} is written twice in one object (first at ${lineCol(text, twice.first)}); JSON readers differ on which one counts, and kprof writes each key once`,
+      'Was the file edited or joined with another? Remove one of the two, or regenerate it with `kprof summary <profile> --format json`.',
     );
   }
   return parseSnapshot(path, json, bytes.length);

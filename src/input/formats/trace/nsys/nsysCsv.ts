@@ -113,14 +113,17 @@ export function nsysHeader(raw: string[]): Columns | null | { unknownUnit: strin
 
 /**
  * A decimal number of a unit `10^shift` ticks (ns: 1, µs: 4, ms: 7, s: 10) → integer ticks, exactly from the
- * digits (more decimals than a tick holds are rounded half up). NaN when the text is not a plain decimal.
+ * digits (more decimals than a tick holds are rounded half up). NaN when the text is not a plain decimal. A
+ * negative zero (`-0`, `-0.000`) is zero, as a kineto trace's `"dur": -0` and a kernel table's `-0` are; any
+ * other negative number is NaN.
  */
 export function decimalTicks(text: string, shift: number): number {
-  const m = /^\s*(\d+)(?:\.(\d*))?\s*$/.exec(text);
+  const m = /^\s*(-?)(\d+)(?:\.(\d*))?\s*$/.exec(text);
   if (!m) return Number.NaN;
-  const frac = m[2] ?? '';
+  if (m[1] === '-') return /^0+$/.test(m[2]!) && /^0*$/.test(m[3] ?? '') ? 0 : Number.NaN;
+  const frac = m[3] ?? '';
   const kept = (frac + '0'.repeat(shift)).slice(0, shift);
-  const ticks = Number(m[1]! + kept) + (frac.length > shift && frac.charCodeAt(shift) >= 53 ? 1 : 0);
+  const ticks = Number(m[2]! + kept) + (frac.length > shift && frac.charCodeAt(shift) >= 53 ? 1 : 0);
   return Number.isSafeInteger(ticks) ? ticks : Number.NaN;
 }
 
