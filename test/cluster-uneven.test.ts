@@ -233,6 +233,26 @@ describe('ranks of a format without Step Id beside ranks with steps', () => {
   });
 });
 
+describe('--steps that name none of the steps of a rank', () => {
+  it('the last line says that rank kept no kernel, not that it has no Step Id', async () => {
+    // Rank 5 counts its steps from 101: --steps 1-5 keeps none of its kernels; rank 7 has none at all.
+    const r = await kprof(['summary', RUN, '--steps', '1-5', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('no kernel kept on rank 5');
+    expect(r.stdout).toContain('no kernels on rank 7');
+    expect(r.stdout).not.toContain('no Step Id');
+    // Saved so, the rank is in the summary JSON with no kernel: alone, it is said to be what the filters left.
+    const snap = join(tmp, 'steps-1-5.json');
+    expect((await kprof(['summary', RUN, '--steps', '1-5', '--format', 'json', '-q', '-o', snap])).code).toBe(0);
+    const alone = await kprof(['summary', snap, '--steps', '1-5', '--rank', '5']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe(
+      `kprof: --steps 1-5: ${snap} holds no kernel in any step: it was made with steps=1-5, which left out every kernel of rank 5. ` +
+        'Pass the profile it was made from, or a summary JSON made with other filters.\n',
+    );
+  });
+});
+
 describe('--rank A-B: leaving one rank of a large run out', () => {
   it('a range names the ranks in it, as the list of them does; the messages suggest it', async () => {
     // Rank 7 has no kernel: per step, it cannot be divided by its steps.

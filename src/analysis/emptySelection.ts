@@ -43,6 +43,14 @@ export function requireSelectedSteps(profile: Profile, sel: Selection): void {
   const ids = [...new Set(ranks.flatMap((r) => r.stepIds))].sort((a, b) => a - b);
   const gap = stepsNamingNone(sel.steps, ids);
   if (gap === null) return;
+  // Summary JSONs whose ranks kept no kernel under the filters they were made with have steps, none kept: not a
+  // Step Id column left empty.
+  const made = ids.length === 0 && ranks.every((r) => r.kernels === 0 && (r.snapshot?.filteredKernels ?? 0) > 0) ? ranks[0]!.snapshot : null;
+  if (made)
+    throw usageError(
+      `--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} holds no kernel in any step: it was made with ${shown(made.selection)}, which left out every kernel of ${ranks.length === 1 ? `rank ${shown(ranks[0]!.rank)}` : 'its ranks'}. ` +
+        'Pass the profile it was made from, or a summary JSON made with other filters.',
+    );
   throw usageError(`--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} has ${gap}. Select steps it has, or leave --steps out for every step.`);
 }
 

@@ -198,13 +198,24 @@ export function exactUs(ticks: number): number {
 /**
  * Each rank's own number of steps in words: `4 steps` (one rank), `4 steps on each rank`, or by rank when they
  * differ (`4 steps on rank 0, 3 steps on rank 1`; a rank without any: `no Step Id on rank 2`; a rank whose files
- * held no kernel row, when `rows` is given: `no kernels on rank 3`). Never the
+ * held no kernel row, when `rows` is given: `no kernels on rank 3`; one whose every kernel was filtered out, when
+ * `kept` and `filtered` are given: `no kernel kept on rank 1`). Never the
  * number of distinct Step Ids across ranks, which offset or lost steps inflate.
  */
-export function stepCountsText(ranks: { rank: string; steps: number; rows?: number }[], code: (s: string) => string = (s) => s): string {
-  // A rank whose files held no kernel row at all (a header only) has no kernels, not merely no Step Id.
-  const label = (r: { steps: number; rows?: number }): string =>
-    r.rows === 0 ? 'no kernels' : r.steps === 0 ? 'no Step Id' : `${fmtCount(r.steps)} ${r.steps === 1 ? 'step' : 'steps'}`;
+export function stepCountsText(
+  ranks: { rank: string; steps: number; rows?: number; kept?: number; filtered?: number }[],
+  code: (s: string) => string = (s) => s,
+): string {
+  // A rank whose files held no kernel row at all (a header only) has no kernels, not merely no Step Id; one whose
+  // every kernel the filters left out (--steps naming none of its steps, say) has no kernel kept.
+  const label = (r: { steps: number; rows?: number; kept?: number; filtered?: number }): string =>
+    r.rows === 0
+      ? 'no kernels'
+      : r.kept === 0 && (r.filtered ?? 0) > 0
+        ? 'no kernel kept'
+        : r.steps === 0
+          ? 'no Step Id'
+          : `${fmtCount(r.steps)} ${r.steps === 1 ? 'step' : 'steps'}`;
   if (ranks.length === 0) return 'no Step Id';
   if (ranks.every((r) => label(r) === label(ranks[0]!)))
     return ranks.length === 1 || ranks[0]!.steps === 0 ? label(ranks[0]!) : `${label(ranks[0]!)} on each rank`;

@@ -143,7 +143,7 @@ export function totalsLine(s: Summary, q: (text: string) => string = clipped): s
     // has steps, the report no per-step figure.
     s.hasSteps || s.perRank.some((r) => r.steps.length > 0)
       ? stepCountsText(
-          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length, rows: r.rowsRead })),
+          s.perRank.map((r) => ({ rank: r.rank, steps: r.steps.length, rows: r.rowsRead, kept: r.totals.count, filtered: r.filteredKernels })),
           q,
         )
       : 'no steps',
