@@ -167,7 +167,7 @@ describe('no profile folder skipped in silence', () => {
     ]);
     expect((await kprof(['inspect', dir])).stdout).toContain(`rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder`);
     // summary and diff say it on stderr too (one line per profile), their figures unchanged.
-    const line = `kprof: note: not read: ${r.notes[0]} (and 1 more); kprof inspect ${shellWord(dir)} lists them.\n`;
+    const line = `kprof: note: ${r.notes[0]} (and 1 more); kprof inspect ${shellWord(dir)} lists them.\n`;
     const summary = await kprof(['summary', dir]);
     expect(summary.code).toBe(0);
     expect(summary.stderr).toBe(line);

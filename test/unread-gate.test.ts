@@ -29,7 +29,7 @@ function partial(name: string): string {
 const dir = partial('run');
 const rulesFile = join(tmp, 'rules.yaml');
 writeFileSync(rulesFile, 'version: 1\nrules:\n  - type: Add\n    present: true\n');
-const line = `kprof: note: not read: ${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out; kprof inspect ${shellWord(dir)} lists it.\n`;
+const line = `kprof: note: ${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out; kprof inspect ${shellWord(dir)} lists it.\n`;
 
 describe('profile folders not read', () => {
   it('check says so on stderr, for the profile and for the base, and still gives its verdict', async () => {
@@ -44,7 +44,7 @@ describe('profile folders not read', () => {
   it('check --format github makes it a ::warning annotation', async () => {
     const r = await kprof(['check', dir, '--rules', rulesFile, '--format', 'github']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^::warning title=kprof%3A not read::not read: .*rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder .*lists it\.\n$/);
+    expect(r.stderr).toMatch(/^::warning title=kprof%3A not read::.*rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder .*lists it\.\n$/);
   });
 
   it('rules says so on stderr for each side', async () => {
@@ -57,7 +57,7 @@ describe('profile folders not read', () => {
     const fifoRun = partial('fifo-run');
     rmSync(join(fifoRun, 'rank_1_ascend_pt'), { recursive: true });
     execFileSync('mkfifo', [join(fifoRun, 'rank_1_ascend_pt')]);
-    const note = `kprof: note: not read: ${join(fifoRun, 'rank_1_ascend_pt')}: named like a profile folder, but a FIFO (named pipe); not read; kprof inspect ${shellWord(fifoRun)} lists it.\n`;
+    const note = `kprof: note: ${join(fifoRun, 'rank_1_ascend_pt')}: named like a profile folder, but a FIFO (named pipe); not read; kprof inspect ${shellWord(fifoRun)} lists it.\n`;
     const summary = await kprof(['summary', fifoRun]);
     expect(summary.code, summary.stderr).toBe(0);
     expect(summary.stderr).toBe(note);
@@ -76,7 +76,7 @@ describe('profile folders not read', () => {
     }
     execFileSync('mkfifo', [join(traces, 'w2.pt.trace.json')]);
     const note = (folder: string, file: string): string =>
-      `kprof: note: not read: ${join(folder, file)}: named like a summary JSON or a PyTorch kineto trace, but a FIFO (named pipe); not read; kprof inspect ${shellWord(folder)} lists it.\n`;
+      `kprof: note: ${join(folder, file)}: named like a summary JSON or a PyTorch kineto trace, but a FIFO (named pipe); not read; kprof inspect ${shellWord(folder)} lists it.\n`;
     const summary = await kprof(['summary', traces, '--format', 'json']);
     expect(summary.code, summary.stderr).toBe(0);
     expect(summary.stderr).toContain(note(traces, 'w2.pt.trace.json'));

@@ -296,7 +296,8 @@ export function parseTop(text: string | undefined): number | null {
 
 /**
  * One stderr line per profile that has folders or files looking like a profile that were not read (a rank folder
- * with no kernel data, a PROF_ folder with no output …): how many, the first of them; kprof inspect lists them all.
+ * with no kernel data, a PROF_ folder with no output …): the first of them (whose text ends in what became of it:
+ * `not read`, `rank 1 left out`), how many more; kprof inspect lists them all.
  * Under `github` (check --format github) the line is a `::warning` annotation.
  */
 export function unreadNote(profiles: readonly Profile[], io: Io, github = false): void {
@@ -304,7 +305,7 @@ export function unreadNote(profiles: readonly Profile[], io: Io, github = false)
     const unread = p.unread ?? [];
     if (unread.length === 0) continue;
     const more = unread.length > 1 ? ` (and ${fmtCount(unread.length - 1)} more)` : '';
-    const text = `not read: ${clipped(unread[0]!, 240)}${more}; kprof inspect ${shellWord(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
+    const text = `${clipped(unread[0]!, 240)}${more}; kprof inspect ${shellWord(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
     io.stderr(github ? githubAnnotation('warning', text, 'not read', null, io.env.GITHUB_WORKSPACE) : `kprof: note: ${text}\n`);
   }
 }
