@@ -174,10 +174,22 @@ function changeText(d: Diff, row: DiffRow): string {
   const np = d.pr.ranks.length;
   const summed = `${fmtSignedPct(row.deltaCountPct!)} ${how}`;
   if (nb === np) return `${summed}${np > 1 ? ` over ${fmtCount(np)} ranks` : ''}`;
-  const base = row.base.count / nb;
-  const perRank = ((row.pr.count / np - base) / base) * 100;
+  const perRank = perRankPct(d, row)!;
   const rank = Math.abs(perRank) < 1e-9 ? 'unchanged per rank' : `${fmtSignedPct(perRank)} ${how} per rank`;
   return `${rank}; ${summed} summed over the ranks, as the base has ${plural(nb, 'rank')} and the PR ${fmtCount(np)}`;
+}
+
+/**
+ * The change of a row's count per rank: where the sides have different numbers of ranks, the change of the mean
+ * over each side's ranks (the sum over the ranks moves with their number alone); else the diff's own. null
+ * against a base of zero.
+ */
+function perRankPct(d: Diff, row: DiffRow): number | null {
+  const nb = d.base.ranks.length;
+  const np = d.pr.ranks.length;
+  if (nb === np || row.base.count === 0) return row.deltaCountPct;
+  const base = row.base.count / nb;
+  return ((row.pr.count / np - base) / base) * 100;
 }
 
 /** A rule as it will be written, before it is verified. */
@@ -444,7 +456,11 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   const rows = d.rows.filter((r) => r.key !== '');
   const removed = rows.filter((r) => r.status === 'removed');
   const added = rows.filter((r) => r.status === 'added');
-  const cut = rows.filter((r) => r.status === 'fewer' && r.deltaCountPct !== null && r.deltaCountPct <= -opts.cutThresholdPct);
+  // Cut per rank: with one rank fewer in the PR, every kernel's sum over the ranks falls, none of them cut.
+  const cut = rows.filter((r) => {
+    const pct = perRankPct(d, r);
+    return r.status === 'fewer' && pct !== null && pct <= -opts.cutThresholdPct;
+  });
 
   if (removed.length > 0) body.push('', comment('Removed by the change: they must not come back.'));
   for (const r of removed) {

@@ -234,6 +234,8 @@ interface Side {
   paired: number[];
   /** Per token: its kernels in the steps the other side does not have. */
   unpaired: Map<number, number>;
+  /** The steps (indexes into seq.steps) the other side does not have. */
+  unpairedSteps: number[];
 }
 
 /** A lane's key: unambiguous whatever the rank and stream texts hold. */
@@ -263,7 +265,7 @@ function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: s
     const key = laneKey(seq.ranks[st.rank]!, seq.streams[st.stream]!);
     entry(lanes, key, () => []).push(i);
   });
-  return { index, seq, tokens, lanes, groups: null, paired: seq.shapes.map((sh) => sh.instances), unpaired: new Map() };
+  return { index, seq, tokens, lanes, groups: null, paired: seq.shapes.map((sh) => sh.instances), unpaired: new Map(), unpairedSteps: [] };
 }
 
 /**
@@ -293,16 +295,17 @@ function pairSteps(sides: [Side, Side], notes: RewriteNote[]): void {
     const stepIds = new Set<number>();
     const perShape = new Map<number, number>();
     let kernels = 0;
-    for (const st of s.seq.steps) {
+    s.seq.steps.forEach((st, index) => {
       const rank = s.seq.ranks[st.rank]!;
-      if (disjoint.has(rank) || other.get(rank)?.has(st.step) === true) continue;
+      if (disjoint.has(rank) || other.get(rank)?.has(st.step) === true) return;
       s.paired[st.shape]!--;
+      s.unpairedSteps.push(index);
       perShape.set(st.shape, (perShape.get(st.shape) ?? 0) + 1);
       kernels += s.tokens[st.shape]!.length;
       seen.add(JSON.stringify([rank, st.step]));
       ranks.add(rank);
       stepIds.add(st.step);
-    }
+    });
     for (const [shape, n] of perShape) for (const t of s.tokens[shape]!) s.unpaired.set(t, (s.unpaired.get(t) ?? 0) + n);
     if (seen.size > 0)
       notes.push({
@@ -1176,7 +1179,8 @@ function findMarker(
  * (Conservation.time). In each step shape of each side, the exact occurrences of the rewrites' chains (removed and
  * added) are given to the rewrites, the longer chains first, an occurrence only when none of its kernels is given
  * yet; a rewrite's figure is the PR's time of its kernels less the base's. Each kernel's time is the sum over the
- * shape's steps; a shape with steps of one side only among its steps splits its time by its share of them.
+ * shape's steps that the other side has too (pairedTicks): exact when the shape's steps of one side only are among
+ * its sampled steps, else the shape's time split by its share of them (and `exact` is false).
  */
 function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): { of: Map<Forming, number>; time: Conservation['time'] } {
   const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
@@ -1187,27 +1191,28 @@ function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): 
   for (const i of [0, 1] as const) {
     const s = sides[i];
     const sign = i === 0 ? -1 : 1;
+    const unpairedOf = unpairedByShape(s);
     s.seq.shapes.forEach((shape, j) => {
       if (shape.instances === 0) return;
       const tokens = s.tokens[j]!;
-      const paired = s.paired[j]!;
-      if (paired !== 0 && paired !== shape.instances) time.exact = false;
-      const share = paired / shape.instances;
+      const paired = pairedTicks(shape, s.paired[j]!, unpairedOf.get(j) ?? []);
+      if (!paired.exact) time.exact = false;
       const given = new Uint8Array(tokens.length);
       for (const f of byLength) {
         let t = 0;
         for (const chain of [f.removed, f.added]) {
           if (chain.length === 0) continue;
-          t = claim(given, shape.sumTicks, scans.exact(i, j, chain), chain.length, t);
+          t = claim(given, paired.ticks, scans.exact(i, j, chain), chain.length, t);
         }
-        if (t !== 0) of.set(f, of.get(f)! + sign * t * share);
+        if (t !== 0) of.set(f, of.get(f)! + sign * t);
       }
       for (let k = 0; k < tokens.length; k++) {
         if (!named.has(tokens[k]!)) continue;
         const v = sign * shape.sumTicks[k]!;
+        const p = sign * paired.ticks[k]!;
         time.named += v;
-        if (given[k] === 0) time.outside += v * share;
-        time.unpaired += v * (1 - share);
+        if (given[k] === 0) time.outside += p;
+        time.unpaired += v - p;
       }
     });
   }
@@ -1219,6 +1224,34 @@ function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): 
   }
   for (const v of of.values()) time.rewrites += v;
   return { of, time };
+}
+
+/** The side's steps of one side only (Side.unpairedSteps), by shape. */
+function unpairedByShape(s: Side): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const index of s.unpairedSteps) entry(out, s.seq.steps[index]!.shape, () => []).push(index);
+  return out;
+}
+
+/**
+ * Per position of a shape, the summed time of its steps that the other side has too. All of them: its sum; none:
+ * zeros; some: its sum less the durations of the others, which is exact when each of those is a sampled step
+ * (a shape keeps up to SAMPLE_CAP), else the sum times their share (`exact` false).
+ */
+function pairedTicks(shape: StepShape, paired: number, unpaired: number[]): { ticks: Float64Array; exact: boolean } {
+  if (paired === shape.instances) return { ticks: shape.sumTicks, exact: true };
+  if (paired === 0) return { ticks: new Float64Array(shape.sumTicks.length), exact: true };
+  const at = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
+  if (unpaired.every((index) => at.has(index))) {
+    const ticks = shape.sumTicks.slice();
+    for (const index of unpaired) {
+      const durs = shape.sampleDurTicks[at.get(index)!]!;
+      for (let k = 0; k < ticks.length; k++) ticks[k]! -= durs[k]!;
+    }
+    return { ticks, exact: true };
+  }
+  const share = paired / shape.instances;
+  return { ticks: shape.sumTicks.map((t) => t * share), exact: false };
 }
 
 /** `total` plus the time of each occurrence none of whose kernels is given yet, which it gives. */
