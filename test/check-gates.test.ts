@@ -308,6 +308,9 @@ describe('a time bound without a unit', () => {
     // With units, nothing is said.
     const quiet = await kprof(['check', PR, '--rules', rules('rules:\n  - type: Cast\n    time: { max: 150us }\n')]);
     expect(quiet.stderr).not.toContain('has no unit');
+    // The number as the file writes it (the line holds no 16 to find), and what it was read as.
+    const hex = await kprof(['check', PR, '--rules', rules('rules:\n  - type: Cast\n    time: { max: 0x10 }\n')]);
+    expect(hex.stderr).toMatch(/r\d+\.yaml:2: time: max: 0x10 has no unit, read as 16 µs \(16us\)\./);
   });
 });
 
