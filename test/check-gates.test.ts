@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
 import fc from 'fast-check';
 import { closest, distance, distanceWithin, MAX_COMPARED, newBudget } from '../src/rules/nearName.js';
+import { shapeHint } from '../src/rules/shapeHints.js';
 import { kprof, REAL_REL, realData } from './helpers.js';
 
 const HAS_REAL = realData(import.meta.url);
@@ -307,6 +308,9 @@ describe('a time bound without a unit', () => {
     // With units, nothing is said.
     const quiet = await kprof(['check', PR, '--rules', rules('rules:\n  - type: Cast\n    time: { max: 150us }\n')]);
     expect(quiet.stderr).not.toContain('has no unit');
+    // The number as the file writes it (the line holds no 16 to find), and what it was read as.
+    const hex = await kprof(['check', PR, '--rules', rules('rules:\n  - type: Cast\n    time: { max: 0x10 }\n')]);
+    expect(hex.stderr).toMatch(/r\d+\.yaml:2: time: max: 0x10 has no unit, read as 16 µs \(16us\)\./);
   });
 });
 
@@ -400,6 +404,29 @@ describe('did you mean: the edit distance within the edits allowed', () => {
     expect(closest('Mla', ['MlaProlog'], newBudget(0))).toBeNull();
     // A value longer than any name compared is not compared.
     expect(closest(`${'a'.repeat(MAX_COMPARED)}b`, [`${'a'.repeat(MAX_COMPARED)}c`])).toBeNull();
+  });
+
+  it('tries a value of many * on each name at the cost of the name, not of the value', () => {
+    // 10,000 parts, empty ones between the stars: each name was tried with all of them (and the parts copied per
+    // name), so a rules file's one value on a profile of 200,000 names ran for minutes.
+    const pool = new Set(Array.from({ length: 500 }, (_, i) => `Kernel${i}0`));
+    const value = `K${'*'.repeat(10_000)}z*0`;
+    const indexOf = String.prototype.indexOf;
+    let lookups = 0;
+    String.prototype.indexOf = function (this: string, ...args: Parameters<string['indexOf']>): number {
+      lookups++;
+      return indexOf.apply(this, args);
+    };
+    try {
+      expect(shapeHint('type', value, pool, newBudget())).toBeNull();
+    } finally {
+      String.prototype.indexOf = indexOf;
+    }
+    expect(lookups).toBeLessThanOrEqual(pool.size);
+    // The stars still match as a glob: runs of them are one, and the parts between them are looked for in order.
+    expect(shapeHint('type', `K${'*'.repeat(10_000)}19*0`, pool, newBudget())).not.toBeNull();
+    expect(shapeHint('type', 'K*2*1*0', new Set(['Kernel120']), newBudget())).toBeNull();
+    expect(shapeHint('type', 'K*1*2*0', new Set(['Kernel120']), newBudget())).not.toBeNull();
   });
 
   it('finds a long name one edit away among many long names', async () => {

@@ -16,7 +16,7 @@ describe('parseRules: a valid file', () => {
   it("keeps the durations written without a unit (read as µs), with the rule's line", () => {
     const set = parseRules('r.yaml', 'rules:\n  - type: Cast\n    time: { min: 100us, max: 150 }\n  - type: Add\n    time: { exactly: 2s }\n');
     expect(set.rules[0]!.check).toEqual({ kind: 'time', per: 'total', bounds: { min: 100, max: 150 } });
-    expect(set.bareDurations).toEqual([{ line: 2, what: 'time: max', us: 150 }]);
+    expect(set.bareDurations).toEqual([{ line: 2, what: 'time: max', written: '150', us: 150 }]);
   });
 
   it('reads every rule kind with its position, scope, severity and why', () => {

@@ -35,7 +35,8 @@ export function readDuration(node: Node, what: string, fail: (node: Node, messag
 
 /**
  * The one line `kprof check` says of a file's bare durations (the file as the messages show it), or '':
- * `rules.yaml:4: time: max: 150 has no unit, read as 150 µs (150us); write the unit to say so. …`
+ * `rules.yaml:4: time: max: 150 has no unit, read as 150 µs (150us); write the unit to say so. …`. The number is
+ * named as the file writes it (`0x10`, `1e3`: the line holds no `16` or `1000` to find).
  */
 export function bareDurationNote(file: string, bare: readonly BareDuration[]): string {
   if (bare.length === 0) return '';
@@ -50,7 +51,7 @@ export function bareDurationNote(file: string, bare: readonly BareDuration[]): s
           .join(', ')}${bare.length > 9 ? ', …' : ''}`
       : '';
   return (
-    `${file}:${first.line}: ${first.what}: ${number} has no unit, read as ${number} µs (${number}us)${more}. ` +
+    `${file}:${first.line}: ${first.what}: ${first.written} has no unit, read as ${number} µs (${number}us)${more}. ` +
     'Write the unit (150us, 1.5ms, 2s) to say which is meant.'
   );
 }

@@ -110,10 +110,14 @@ export interface RuleSet {
   bareDurations?: BareDuration[];
 }
 
-/** A duration of a rules file written without a unit: its line, the key (`time: max`) and the µs it was read as. */
+/**
+ * A duration of a rules file written without a unit: its line, the key (`time: max`), the number as the file
+ * writes it (`0x10`, `1e3`; escaped) and the µs it was read as.
+ */
 export interface BareDuration {
   line: number;
   what: string;
+  written: string;
   us: number;
 }
 

@@ -336,7 +336,7 @@ class RulesReader implements CheckReader {
   /** A duration: a number of µs, or a string with a unit: 150us, 150µs, 1.5ms, 2s (duration.ts); a bare number is noted. */
   duration(node: Node, what: string): number {
     const { us, bare } = readDuration(node, what, (n, m) => this.fail(n, m));
-    if (bare) this.bare.push({ line: positionOf(node, this.lc).line, what, us });
+    if (bare) this.bare.push({ line: positionOf(node, this.lc).line, what, written: describe(node), us });
     return us;
   }
 

@@ -28,24 +28,28 @@ export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySe
       .replace(/(?:\.\*)+/g, '.*')
       .replace(/^\^\.\*/, '')
       .replace(/\.\*\$$/, '');
+    // The parts between the first and the last, once: an empty one (`**`) matches anywhere, so it is left out,
+    // and a name costs what it holds (each part found moves past a character), not what the value holds.
+    const middle = parts.slice(1, -1).filter((p) => p !== '');
     for (const k of pool) {
-      budget.cells -= k.length;
+      budget.cells -= k.length + 1;
       if (budget.cells < 0) break;
-      if (globMatches(parts, k))
+      if (globMatches(parts[0]!, middle, parts[parts.length - 1]!, k))
         return [`* is no wildcard in ${kind}: (it matches whole values); did you mean match: `, { input: JSON.stringify(source), bare: true }, '?'];
     }
   }
   return null;
 }
 
-/** `parts` (a value split at its *) match `text` as a glob: no regular expression, so no backtracking. */
-function globMatches(parts: readonly string[], text: string): boolean {
-  const first = parts[0]!;
-  const last = parts[parts.length - 1]!;
+/**
+ * A value split at its * (`first`, the non-empty `middle` parts, `last`) matches `text` as a glob: no regular
+ * expression, so no backtracking; at most one look-up per character of `text`, however many parts the value has.
+ */
+function globMatches(first: string, middle: readonly string[], last: string, text: string): boolean {
   if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
   let at = first.length;
   const end = text.length - last.length;
-  for (const p of parts.slice(1, -1)) {
+  for (const p of middle) {
     const i = text.indexOf(p, at);
     if (i < 0 || i + p.length > end) return false;
     at = i + p.length;
