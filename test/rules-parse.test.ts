@@ -269,7 +269,21 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'kernels: all with a count of at most 0',
       'rules:\n  - type: Cast\n    absent: true\n  - kernels: all\n    count: { per: step, exactly: 0 }\n',
-      'r.yaml:4:5: kernels: all with count: exactly: 0 can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+      'r.yaml:4:5: kernels: all with a count of exactly 0 per step can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+        'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
+        'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
+    ],
+    [
+      'kernels: all with min: 0, max: 0, said as the bound reads (not as exactly:, which the file does not write)',
+      'rules:\n  - kernels: all\n    count: { min: 0, max: 0 }\n',
+      'r.yaml:2:5: kernels: all with a count of exactly 0 in total can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
+        'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
+        'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
+    ],
+    [
+      'kernels: all with max: 0 per step',
+      'rules:\n  - kernels: all\n    count: { per: step, max: 0 }\n',
+      'r.yaml:2:5: kernels: all with a count of at most 0 per step can never hold: it asks that no kernel at all runs, and a profile where no kernel was read ' +
         'stops the check with exit 2, so every run would break the rule. To keep kernels out, name them (type: InterleaveRope with absent: true, ' +
         'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
     ],

@@ -5,13 +5,14 @@
 
 import { inputError } from '../util/errors.js';
 import type { Rule } from './model.js';
+import { boundsText } from './checks/bounds.js';
 
 /** The rule as it is, or an input error naming its file:line when no run can pass it. */
 export function rejectImpossible(rule: Rule): Rule {
   if (rule.selector?.kind !== 'all') return rule;
   const c = rule.check;
   const what =
-    c.kind === 'absent' ? 'absent: true' : c.kind === 'count' && c.bounds.max === 0 ? `count: ${c.bounds.min === 0 ? 'exactly' : 'max'}: 0` : null;
+    c.kind === 'absent' ? 'absent: true' : c.kind === 'count' && c.bounds.max === 0 ? `a count of ${boundsText('kernels', c.per, c.bounds)}` : null;
   if (what === null) return rule;
   throw inputError(
     `${rule.file}:${rule.line}:${rule.col}: kernels: all with ${what} can never hold: it asks that no kernel at all runs, and a profile ` +
