@@ -394,6 +394,30 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
     expect((await kprof(['summary', dir, '--rank', '0,2', '-q'])).code).toBe(0);
   });
 
+  it('the --rank a message suggests is written one way: runs of three or more as A-B, in every message alike', async () => {
+    const dir = join(tmp, 'one-bad-rank-of-twelve');
+    const csvOf = (rank: number) => join(dir, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv');
+    for (let rank = 0; rank < 12; rank++) {
+      mkdirSync(join(dir, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      writeFileSync(csvOf(rank), [HEADER, ROW, ''].join('\n'));
+    }
+    writeFileSync(csvOf(5), '');
+    const empty = `${csvOf(5)}: the file is empty (0 bytes); expected a CSV export that starts with a header row. Was the profiler stopped before it wrote its output? Export the profile again.`;
+    // 11 other ranks, two runs: named (they were left unnamed past 8 ranks, and listed one by one below that).
+    expectOneError(await kprof(['summary', dir]), `${empty} It is rank 5, one of 12 ranks read: --rank 0-4,6-11 reads the other 11 without it.`);
+    const d = await kprof(['diff', dir, dir, '--rank', '0-4']);
+    expect(d.code).toBe(0);
+    const four = join(tmp, 'four-ranks');
+    for (let rank = 0; rank < 4; rank++) {
+      mkdirSync(join(four, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+      writeFileSync(join(four, `rank${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), [HEADER, ROW, ''].join('\n'));
+    }
+    expectOneError(
+      await kprof(['diff', dir, four, '--rank', '7']),
+      `${four} (the PR): rank 7 not found; the input has ranks 0–3. Use --rank with ranks both sides have (--rank 0-3), or --rank all.`,
+    );
+  });
+
   const isRoot = process.getuid?.() === 0;
   if (isRoot) console.warn('NOTICE: running as root, where chmod 000 does not stop reading: the permission test is skipped.');
   it.skipIf(isRoot)('a file that cannot be read (permissions; skipped as root, where chmod 000 does not stop reading)', async () => {

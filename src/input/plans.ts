@@ -68,16 +68,17 @@ export function planPair(
   const plans = resolved.map((r, i) => {
     const other = ids(resolved[1 - i]!);
     const both = [...ids(r)].filter((x) => other.has(x) && x !== NO_RANK_ID).sort(compareRanks);
+    const option = rankOption(both);
     const advice =
       both.length > 0
-        ? `Use --rank with ranks both sides have (${both.length <= 8 ? `--rank ${shellWord(both.join(','))}` : ranksNamed(both, shown)}), or --rank all.`
+        ? `Use --rank with ranks both sides have (${option !== null ? `--rank ${shellWord(option)}` : ranksNamed(both, shown)}), or --rank all.`
         : `${sides[0].replace(/^t/, 'T')} and ${sides[1]} share no rank id: --rank all compares them whole.`;
     return selectPlans(r, options.ranks, { side: sides[i]!, advice });
   });
   return [0, 1].map((i) => ({ input: inputs[i]!, resolved: resolved[i]!, plans: plans[i]! })) as [PlannedProfile, PlannedProfile];
 }
 
-/** At most this many other ranks are named in the --rank a message suggests (a cluster's thousand are not). */
+/** At most this many runs of other ranks (`0-6`, `9`) are named in the --rank a message suggests (a cluster's thousand scattered ones are not). */
 const OTHER_RANKS_NAMED = 8;
 
 /**
@@ -89,9 +90,10 @@ export function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): u
   if (!isKprofError(e) || e.kind !== 'input' || plans.length < 2 || plan.rank === '-' || ranksInFile(plan.format)) return e;
   const others = [...new Set(plans.map((p) => p.rank).filter((r) => r !== plan.rank && r !== '-'))].sort(compareRanks);
   if (others.length === 0) return e;
+  const option = rankOption(others, OTHER_RANKS_NAMED);
   const read =
-    others.length <= OTHER_RANKS_NAMED
-      ? `--rank ${shellWord(others.join(','))} reads the ${others.length === 1 ? 'other' : `other ${others.length}`} without it`
+    option !== null
+      ? `--rank ${shellWord(option)} reads the ${others.length === 1 ? 'other' : `other ${others.length}`} without it`
       : `--rank with the other ranks reads them without it`;
   return new KprofError(e.kind, `${e.message} It is rank ${shown(plan.rank)}, one of ${plans.length} ranks read: ${read}.`);
 }

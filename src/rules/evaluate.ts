@@ -7,7 +7,7 @@ import { inputError } from '../util/errors.js';
 import { stepsLabel } from '../aggregate/group.js';
 import { stepsNamingNone } from '../analysis/emptySelection.js';
 import type { Profile, RankData } from '../model/model.js';
-import { fmtSteps, NO_RANK_ID, plural, rankIdsText, ranksNamed } from '../util/format.js';
+import { fmtSteps, NO_RANK_ID, plural, rankIdsText, rankOption, ranksNamed } from '../util/format.js';
 import { shellWord, shown } from '../util/inputText.js';
 import { kindOf } from './checks/registry.js';
 import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
@@ -132,9 +132,12 @@ export function rejectUnpairedBase(profile: Profile, base: Profile): void {
   // --rank selects on both sides: only the ranks both have read on each (a rank of the profile alone would be
   // "not found" in the base).
   const both = base.ranks.map((r) => r.rank).filter((r) => have.has(r));
+  const option = rankOption(both);
   const only =
     both.length > 0
-      ? `or --rank ${shellWord(both.join(','))} to check only the rank${both.length === 1 ? '' : 's'} both have`
+      ? option !== null
+        ? `or --rank ${shellWord(option)} to check only the rank${both.length === 1 ? '' : 's'} both have`
+        : 'or --rank with the ranks both have, to check only those'
       : 'or a base of the same ranks (the two share none)';
   throw inputError(
     `the base ${base.input} has rank${lost.length === 1 ? '' : 's'} ${list(lost)}, which the profile ${profile.input} lacks ` +
