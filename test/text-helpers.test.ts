@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listed, plural, round4, round4OrNull } from '../src/util/format.js';
-import { excerpt } from '../src/util/inputText.js';
+import { excerpt, inQuotes } from '../src/util/inputText.js';
 import { kprof } from './helpers.js';
 
 describe('plural, listed, round4', () => {
@@ -48,5 +48,27 @@ describe('excerpt: a value from a file in a reader message', () => {
     const r = await kprof(['summary', csv]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Duration(us) is "fa\\u0085st", expected a number of µs; row skipped');
+  });
+});
+
+describe('inQuotes: input text in the double quotes of a message', () => {
+  it('writes the text’s own double quotes \\x22, so the quotes around it are the only raw ones', () => {
+    expect(inQuotes('a')).toBe('"a"');
+    expect(inQuotes(excerpt('a"'))).toBe('"a\\x22"');
+    expect(inQuotes(excerpt('"a" "b"'))).toBe('"\\x22a\\x22 \\x22b\\x22"');
+    // A name that holds the four characters \x22 reads back apart from one that holds a quote.
+    expect(inQuotes(excerpt('a\\x22'))).toBe('"a\\x5cx22"');
+  });
+
+  it('a rules file key: clipped, escaped, its quotes \\x22 (it was shown whole, its quote raw)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-quoted-'));
+    writeFileSync(join(dir, 'kernel_details.csv'), 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1.0,2.0\n');
+    writeFileSync(join(dir, 'r.yaml'), `rules:\n  - "${'x'.repeat(300)}\\"q\\e[31m": 1\n`);
+    const r = await kprof(['check', join(dir, 'kernel_details.csv'), '--rules', join(dir, 'r.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`unknown key "${'x'.repeat(59)}…" in a rule`);
+    writeFileSync(join(dir, 'r.yaml'), 'rules:\n  - "ty\\"pe\\e": 1\n');
+    const q = await kprof(['check', join(dir, 'kernel_details.csv'), '--rules', join(dir, 'r.yaml')]);
+    expect(q.stderr).toContain('unknown key "ty\\x22pe\\x1b" in a rule');
   });
 });

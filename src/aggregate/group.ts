@@ -10,7 +10,7 @@ import { GrowingSteps } from '../model/growingSteps.js';
 import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
 import { inputError, listItems, usageError } from '../util/errors.js';
-import { shellWord, shown } from '../util/inputText.js';
+import { shellWord, shown, inQuotes } from '../util/inputText.js';
 import { briefList, formatOf, passKernelTable } from '../input/formats/registry.js';
 import {
   GROUP_BY_FIELDS,
@@ -164,8 +164,8 @@ function checkUserGroupNames(profile: Profile, opts: GroupOptions): void {
         const ug = v !== null ? names.get(v) : undefined;
         if (ug === undefined) continue;
         throw inputError(
-          `${ug.at ?? 'groups'}: group "${shown(ug.name)}" is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
-            `${rank.rank !== '-' ? ` (rank ${shown(rank.rank)})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. "${shown(ug.name)} (group)").`,
+          `${ug.at ?? 'groups'}: group ${inQuotes(shown(ug.name))} is named like a ${what} of ${rank.files[0]?.path ?? profile.input}` +
+            `${rank.rank !== '-' ? ` (rank ${shown(rank.rank)})` : ''}, so its row could not be told from that kernel's. Rename the group (e.g. ${inQuotes(`${shown(ug.name)} (group)`)}).`,
         );
       }
     }
@@ -425,7 +425,7 @@ function checkKeysApart(formed: Forming, by: GroupBy, where: string): void {
         ? ['(type, core)', 'a type or a core holds " @ "', 'by type or by core']
         : ['(type, input shapes)', 'a type or its shapes hold "[" or "]"', 'by type or by name'];
     throw inputError(
-      `${shown(where)}: kernels of different ${pair} have the same --by ${by} key "${shown(g.key)}" (${why}), so their figures ` +
+      `${shown(where)}: kernels of different ${pair} have the same --by ${by} key ${inQuotes(shown(g.key))} (${why}), so their figures ` +
         `would be one row that names neither. Group ${instead}, or leave those kernels out with --exclude.`,
     );
   }
@@ -439,10 +439,10 @@ export function checkPairedKeys(by: GroupBy, base: Group, pr: Group, sides: { ba
   const fields = GROUP_BY_FIELDS[by];
   if (fields.length < 2 || base.userGroup !== undefined || pr.userGroup !== undefined) return;
   if (fields.every((f) => (base[f] ?? '') === (pr[f] ?? ''))) return;
-  const text = (g: Group): string => fields.map((f) => `${f} "${shown(g[f] ?? '')}"`).join(', ');
+  const text = (g: Group): string => fields.map((f) => `${f} ${inQuotes(shown(g[f] ?? ''))}`).join(', ');
   throw inputError(
     `the base ${shown(sides.base)} has kernels of ${text(base)} and the PR ${shown(sides.pr)} kernels of ${text(pr)}, and both have the ` +
-      `--by ${by} key "${shown(base.key)}", so they would be compared as one row. Group ${by === 'type+core' ? 'by type or by core' : 'by type or by name'}, ` +
+      `--by ${by} key ${inQuotes(shown(base.key))}, so they would be compared as one row. Group ${by === 'type+core' ? 'by type or by core' : 'by type or by name'}, ` +
       'or leave those kernels out with --exclude.',
   );
 }
@@ -680,12 +680,12 @@ export function parseSteps(text: string): StepRange[] {
   const parts = listItems('--steps', text, 'Step Ids or ranges (13,15,20-30)');
   // The value is quoted once: an item is named on its own only when it is not the whole value.
   const bad = (why: string): never => {
-    throw usageError(`--steps: ${why}; found "${shown(text)}". ${expected}`);
+    throw usageError(`--steps: ${why}; found ${inQuotes(shown(text))}. ${expected}`);
   };
   const ranges: StepRange[] = [];
   for (const raw of parts) {
     const part = raw.trim();
-    const item = parts.length > 1 ? ` "${shown(part)}"` : '';
+    const item = parts.length > 1 ? ` ${inQuotes(shown(part))}` : '';
     const notStep = (): never =>
       bad(
         /\d{16}/.test(part)

@@ -19,7 +19,7 @@ import { inputError } from '../util/errors.js';
 import { readRegularFile, textEncoding } from '../util/files.js';
 import { noteInput } from '../util/io.js';
 import { compilePattern, quotePattern } from '../util/regex.js';
-import { excerpt } from '../util/inputText.js';
+import { excerpt, inQuotes, shown } from '../util/inputText.js';
 import type { UserGroup } from '../model/model.js';
 
 /**
@@ -69,31 +69,33 @@ export function groupsFromNode(path: string, node: Node | null | undefined, lc: 
     const items: Node[] = isSeq(value) ? (value.items as Node[]) : isScalar(value) && !blank ? [value] : [];
     if (value !== null && !isSeq(value) && !isScalar(value)) {
       throw inputError(
-        `${at(value ?? keyNode)}: group "${name}" should list kernel types, names or /regular expressions/; found ${describe(value)}.`,
+        `${at(value ?? keyNode)}: group ${inQuotes(shown(name))} should list kernel types, names or /regular expressions/; found ${describe(value)}.`,
       );
     }
     const g: UserGroup = { name, exact: new Set(), patterns: [], at: at(keyNode) };
     if (items.length === 0) {
       throw inputError(
-        `${at(value ?? keyNode)}: group "${name}" is empty; list at least one kernel type, name or /regular expression/, or remove the group.`,
+        `${at(value ?? keyNode)}: group ${inQuotes(shown(name))} is empty; list at least one kernel type, name or /regular expression/, or remove the group.`,
       );
     }
     for (const item of items) {
       if (!isScalar(item) || typeof item.value !== 'string' || item.value === '') {
-        throw inputError(`${at(item)}: group "${name}": expected a kernel type, name or /regular expression/ (a string); found ${describe(item)}.`);
+        throw inputError(
+          `${at(item)}: group ${inQuotes(shown(name))}: expected a kernel type, name or /regular expression/ (a string); found ${describe(item)}.`,
+        );
       }
       let member: RegExp | string;
       try {
         member = parseMember(item.value);
       } catch (e) {
         throw inputError(
-          `${at(item)}: group "${name}": bad regular expression ${quotePattern(item.value)}: ${e instanceof Error ? e.message : String(e)}.`,
+          `${at(item)}: group ${inQuotes(shown(name))}: bad regular expression ${quotePattern(item.value)}: ${e instanceof Error ? e.message : String(e)}.`,
         );
       }
       if (typeof member === 'string') g.exact.add(member);
       else g.patterns.push(member);
     }
-    if (out.some((o) => o.name === name)) throw inputError(`${at(keyNode)}: group "${name}" is defined twice.`);
+    if (out.some((o) => o.name === name)) throw inputError(`${at(keyNode)}: group ${inQuotes(shown(name))} is defined twice.`);
     out.push(g);
   }
   return out;
@@ -107,7 +109,7 @@ export function describe(node: unknown): string {
   if (isScalar(node) && node.value === null && (node.source ?? '') === '') return 'nothing (an empty value)';
   // A text is quoted as a message quotes input: escaped, its first 40 characters (a rules file may be one long text).
   // Another scalar as the file writes it (`1e400`, not the `Infinity` it parses to; `0x10`, not `16`).
-  if (isScalar(node)) return typeof node.value === 'string' ? `"${excerpt(node.value)}"` : excerpt(node.source ?? String(node.value));
+  if (isScalar(node)) return typeof node.value === 'string' ? `${inQuotes(excerpt(node.value))}` : excerpt(node.source ?? String(node.value));
   return typeof node;
 }
 
@@ -160,7 +162,7 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
       // The key named when it is a plain word as written (quoted or not); another is pointed at by line and column.
       const key = /^(["']?)([\w.-]{1,80})\1\s*:/.exec(text.slice(err.pos[0]))?.[2];
       throw inputError(
-        `${path}:${p.line}:${p.col}: ${key === undefined ? 'a key' : `the key "${key}"`} is given twice in one mapping; expected each key once. ` +
+        `${path}:${p.line}:${p.col}: ${key === undefined ? 'a key' : `the key ${inQuotes(shown(key))}`} is given twice in one mapping; expected each key once. ` +
           'Keep one, or start another rule with "- " where a second rule was meant.',
       );
     }

@@ -6,7 +6,7 @@ import { inSteps, keepGroup, kernelMatches, stepsLabel, stepsText } from '../agg
 import type { Profile, Selection, StepRange, Summary } from '../model/model.js';
 import { fmtCount } from '../util/format.js';
 import { usageError } from '../util/errors.js';
-import { shown } from '../util/inputText.js';
+import { shown, inQuotes } from '../util/inputText.js';
 
 function list(values: Iterable<string>, max = 8): string {
   const all = [...values];
@@ -126,7 +126,7 @@ export function emptyGroupMessages(profile: Profile, sel: Selection, summary: Su
     .filter((g) => !held.has(g.name))
     .map(
       (g) =>
-        `--groups: group "${shown(g.name)}" holds no kernel: its members match none that no earlier group took (a kernel joins the first group it matches).`,
+        `--groups: group ${inQuotes(shown(g.name))} holds no kernel: its members match none that no earlier group took (a kernel joins the first group it matches).`,
     );
 }
 

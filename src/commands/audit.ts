@@ -16,7 +16,7 @@ import type { Progress } from '../model/progress.js';
 import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, listItems, usageError } from '../util/errors.js';
 import { diskIdentity } from '../util/files.js';
-import { shown } from '../util/inputText.js';
+import { shown, inQuotes } from '../util/inputText.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseRanks } from './options.js';
 import { nearest } from '../rules/nearName.js';
@@ -66,7 +66,7 @@ function selected(entries: CatalogueEntry[], only: string | undefined): Catalogu
           : near !== undefined
             ? ` Did you mean "${near}"?`
             : '';
-      throw usageError(`--only: no catalogue entry "${shown(id)}"; kprof audit --list shows the ids.${hint}`);
+      throw usageError(`--only: no catalogue entry ${inQuotes(shown(id))}; kprof audit --list shows the ids.${hint}`);
     }
   }
   return entries.filter((e) => ids.includes(e.id));

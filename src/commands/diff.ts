@@ -8,7 +8,7 @@ import { emptySelectionMessages, emptySelectionWarnings, requireSelectedSteps } 
 import { diffSummaries, viewDiff, type Diff, type DiffOnly, type DiffSort, type DiffView } from '../analysis/diff.js';
 import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { usageError } from '../util/errors.js';
-import { escaped, given, shown } from '../util/inputText.js';
+import { escaped, given, shown, inQuotes } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
 import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';
@@ -90,7 +90,7 @@ export function parseTolerance(text: string): number {
   const pct = Number(m[1]);
   if (!(pct <= 100)) {
     throw usageError(
-      `--time-tolerance: expected a percentage from 0 to 100, such as 2 or 0.5%; found "${shown(text)}". ` +
+      `--time-tolerance: expected a percentage from 0 to 100, such as 2 or 0.5%; found ${inQuotes(shown(text))}. ` +
         'A time falls by 100% at most, so a tolerance above 100 is not ±: it hides more slow-downs only. Give 100 or less (the default is 2).',
     );
   }

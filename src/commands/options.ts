@@ -9,7 +9,7 @@ import { EXPORT_KINDS, formatOf, ranksInFile } from '../input/formats/registry.j
 import type { PlannedProfile } from '../input/read.js';
 import type { Profile, RankData } from '../model/model.js';
 import type { Io } from '../util/io.js';
-import { clipped, given, shellWord, shown, WHOLE } from '../util/inputText.js';
+import { clipped, given, shellWord, shown, WHOLE, inQuotes } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { fmtCount, fmtUs } from '../util/format.js';
 import { githubAnnotation } from '../report/failure.js';
@@ -83,7 +83,7 @@ export function parseRanks(text: string | undefined): string[] | null {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
     if (r === '' || /[\u0000-\u001f\u007f]/.test(r)) {
       throw usageError(
-        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found "${shown(text)}".`,
+        `--rank: expected a rank id, a rank's folder path as kprof inspect shows it, a comma-separated list (0,3) or "all"; found ${inQuotes(shown(text))}.`,
       );
     }
   }
@@ -104,7 +104,7 @@ function rankRange(item: string): string[] {
   if (from > to || to - from >= MAX_RANK_RANGE) {
     throw usageError(
       `--rank: expected a range of rank ids from the lower to the higher, of at most ${MAX_RANK_RANGE.toLocaleString('en-US')} ranks (0-6,8-511); ` +
-        `found "${shown(item)}". ${from > to ? 'Write the range the other way round' : 'Name fewer ranks, or pass --rank all'}.`,
+        `found ${inQuotes(shown(item))}. ${from > to ? 'Write the range the other way round' : 'Name fewer ranks, or pass --rank all'}.`,
     );
   }
   return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
@@ -123,7 +123,7 @@ function normaliseRankPath(r: string): string {
 export function parseCommon(flags: CommonFlags): Common {
   const given = flags.by;
   if (given !== undefined && !(GROUP_BYS as readonly string[]).includes(given)) {
-    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found "${shown(given)}".`);
+    throw usageError(`--by: expected one of ${GROUP_BYS.join(', ')}; found ${inQuotes(shown(given))}.`);
   }
   const by = (given ?? DEFAULT_BY) as GroupBy;
   // An empty value is most often an unset variable (`--core "$CORES"`): it would select no kernel at all.

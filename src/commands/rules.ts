@@ -6,7 +6,7 @@ import type { RulesBy } from '../report/choices.js';
 import { diffSummaries } from '../analysis/diff.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { usageError } from '../util/errors.js';
-import { escaped, given, shellWord, shown } from '../util/inputText.js';
+import { escaped, given, shellWord, shown, inQuotes } from '../util/inputText.js';
 import { summarize } from '../aggregate/group.js';
 import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
@@ -99,7 +99,7 @@ export async function rulesCommand(basePath: string, prPath: string, flags: Rule
   }
   const cutThresholdPct = parsePercent('--cut-threshold', flags.cutThreshold);
   if (cutThresholdPct <= 0 || cutThresholdPct > 100)
-    throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found "${shown(flags.cutThreshold)}".`);
+    throw usageError(`--cut-threshold: expected a percentage above 0 and at most 100; found ${inQuotes(shown(flags.cutThreshold))}.`);
   const marginPct = parsePercent('--margin', flags.margin);
   const { selection, prefer } = parseCommon(flags);
   const read = (input: PlannedProfile, recordBy: RulesBy, track: boolean): Promise<Profile> =>

@@ -4,7 +4,7 @@
 // so that the CLI can set it without loading the input layer.
 
 import { usageError } from '../util/errors.js';
-import { excerpt } from '../util/inputText.js';
+import { excerpt, inQuotes } from '../util/inputText.js';
 
 export type Engine = 'simd' | 'js';
 
@@ -25,6 +25,6 @@ export function parseEngine(v: string | undefined): Engine {
   if (v === undefined || v === '' || v === 'simd') return 'simd';
   if (v === 'js') return 'js';
   throw usageError(
-    `KPROF_ENGINE is "${excerpt(v)}"; expected js (the JavaScript reference engine) or simd (the default). Unset it or set one of those.`,
+    `KPROF_ENGINE is ${inQuotes(excerpt(v))}; expected js (the JavaScript reference engine) or simd (the default). Unset it or set one of those.`,
   );
 }

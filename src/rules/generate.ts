@@ -32,7 +32,7 @@ import {
   type UserGroup,
 } from '../model/model.js';
 import { fmtCount, fmtSignedPct, fmtUs, plural, stepCountsText } from '../util/format.js';
-import { CELL_WIDTH, escaped as shown, jsonSafe } from '../util/inputText.js';
+import { CELL_WIDTH, escaped as shown, jsonSafe, inQuotes } from '../util/inputText.js';
 import { inputError, usageError } from '../util/errors.js';
 import { MAX_TEXT_FILE_BYTES } from '../aggregate/userGroups.js';
 import { evaluate } from './evaluate.js';
@@ -631,7 +631,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   if (!(limit <= MAX_EXACT_TICKS / TICKS_PER_US)) {
     throw usageError(
       `--margin: expected a percentage that keeps the time maximum (the PR's highest, ${fmtUs(usMax)}, plus the margin) at most ${MAX_EXACT_TEXT}, ` +
-        `the most kernel time kprof sums; found "${shown(opts.marginText ?? String(opts.marginPct))}". Give a smaller --margin (the default is 10).`,
+        `the most kernel time kprof sums; found ${inQuotes(shown(opts.marginText ?? String(opts.marginPct)))}. Give a smaller --margin (the default is 10).`,
     );
   }
   emit(

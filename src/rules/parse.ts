@@ -3,6 +3,7 @@
 // was expected and what was found. The syntax is documented in docs/check.md.
 
 import type { Pair } from 'yaml';
+import { inQuotes, shown } from '../util/inputText.js';
 import { idText, isMap, isScalar, isSeq, scalarText, type LineCounter, type Node } from '../util/yamlLib.js';
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
@@ -89,7 +90,7 @@ class RulesReader implements CheckReader {
       const key = pair.key;
       const name = isScalar(key) ? String(key.value) : '';
       if (!allowed.includes(name)) {
-        this.fail(key, `unknown key "${name}" in ${what}; expected one of: ${allowed.join(', ')}.${suggestion(name, allowed)}`);
+        this.fail(key, `unknown key ${inQuotes(shown(name))} in ${what}; expected one of: ${allowed.join(', ')}.${suggestion(name, allowed)}`);
       }
       out.set(name, { key, value: pair.value ?? null });
     }
@@ -288,7 +289,7 @@ class RulesReader implements CheckReader {
           const known = this.groups.map((x) => x.name);
           this.fail(
             node,
-            `group "${name}" is not defined; ${known.length ? `the groups: section defines ${known.join(', ')}.` : 'the file has no groups: section.'}` +
+            `group ${inQuotes(shown(name))} is not defined; ${known.length ? `the groups: section defines ${known.join(', ')}.` : 'the file has no groups: section.'}` +
               suggestion(name, known),
           );
         }

@@ -2,7 +2,7 @@
 // that keeps types only, a user group a summary JSON was saved without) is an input error, never a silent miss.
 
 import { inputError } from '../util/errors.js';
-import { shellWord } from '../util/inputText.js';
+import { inQuotes, shellWord, shown } from '../util/inputText.js';
 import { groupText, inSteps, kernelMatches, kernelNamed, userGroupOf } from '../aggregate/group.js';
 import {
   emptyCell,
@@ -115,7 +115,7 @@ function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup, known:
       return unanswerable(rule, rank, g, `a regular expression (/${sel.re.source}/), tested on name and type`, g.name === null ? 'name' : 'type');
     }
     case 'group': {
-      const asked = `group "${sel.group.name}" (matched on type or name)`;
+      const asked = `group ${inQuotes(shown(sel.group.name))} (matched on type or name)`;
       if (rank.snapshot) {
         // Saved with user groups: answered when the snapshot holds this group as the rules file defines it, and
         // no other (a kernel saved in another group could match this one's members too; the kernels saved under
@@ -123,7 +123,7 @@ function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup, known:
         if (savedAsIs(rank, sel.group)) return g.savedUserGroup === sel.group.name;
         if (savedGroupsOf(rank).has(sel.group.name)) {
           throw inputError(
-            `${ruleAt(rule)}: the rule selects kernels by group "${sel.group.name}", but ${rank.snapshot.path} holds a user group of that name made with other members or beside other groups (${rank.snapshot.selection}), so which of its kernels are in the rules file's group is unknown. ` +
+            `${ruleAt(rule)}: the rule selects kernels by group ${inQuotes(shown(sel.group.name))}, but ${rank.snapshot.path} holds a user group of that name made with other members or beside other groups (${rank.snapshot.selection}), so which of its kernels are in the rules file's group is unknown. ` +
               `Regenerate the summary JSON with the rules file's groups only, or pass the profile itself.`,
           );
         }

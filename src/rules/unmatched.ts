@@ -15,7 +15,7 @@ import { forEachStepFigure, type FineGroup, type Profile, type RankData, type Us
 import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { saidText, type Rule, type RuleSet, type Said } from './model.js';
 import { closest, MAX_COMPARED, newBudget, type Budget } from './nearName.js';
-import { clipped, WHOLE } from '../util/inputText.js';
+import { clipped, WHOLE, inQuotes } from '../util/inputText.js';
 import { shapeHint } from './shapeHints.js';
 
 /** Kernel types and names of the fine groups that hold kernels; null where the source has no such field. */
@@ -242,7 +242,7 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known, budget
 
 /** A text from the input in a message: in double quotes, escaped, and cut past the longest name compared. */
 function quoted(text: string): string {
-  return `"${clipped(text, MAX_COMPARED)}"`;
+  return `${inQuotes(clipped(text, MAX_COMPARED))}`;
 }
 
 /** A rule whose selector names a kernel that runs nowhere but is close to one that runs: likely a misspelling. */

@@ -1,6 +1,6 @@
 // The exit-code table and the one error type that carries a user-facing message.
 
-import { shown } from './inputText.js';
+import { shown, inQuotes } from './inputText.js';
 
 export const EXIT = {
   ok: 0,
@@ -43,7 +43,9 @@ export function usageError(message: string): KprofError {
 export function listItems(flag: string, text: string, items: string): string[] {
   const list = text.split(',').map((s) => s.trim());
   if (list.includes('')) {
-    throw usageError(`${flag}: expected ${items} separated by single commas; found an empty item in "${shown(text)}". Remove the stray comma.`);
+    throw usageError(
+      `${flag}: expected ${items} separated by single commas; found an empty item in ${inQuotes(shown(text))}. Remove the stray comma.`,
+    );
   }
   return list;
 }

@@ -129,12 +129,21 @@ export function shellWord(s: string): string {
   return /^[\w.,:@%+=/-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Input text, already escaped (shown(), clipped(), excerpt()), in the double quotes of a message, its own double
+ * quotes written `\x22`: so a name `a"` reads `"a\x22"`, never `"a""`. (A backslash of the name that starts what
+ * reads as an escape is `\x5c` already: the text reads back to one name only.)
+ */
+export function inQuotes(text: string): string {
+  return `"${text.includes('"') ? text.replaceAll('"', '\\x22') : text}"`;
+}
+
 /** A flag's value found empty (or white space only), as messages say it: most often `--flag "$VAR"` with VAR unset. */
 export const EMPTY_VALUE = 'an empty value (an unset variable?)';
 
 /** A flag's value as a message quotes it: `"x"` (shown()), or EMPTY_VALUE for an empty one. */
 export function given(text: string): string {
-  return text.trim() === '' ? EMPTY_VALUE : `"${shown(text)}"`;
+  return text.trim() === '' ? EMPTY_VALUE : inQuotes(shown(text));
 }
 
 /** Input text shown in a message: escaped, at most 60 characters. */

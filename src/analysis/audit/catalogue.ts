@@ -6,7 +6,7 @@
 import { describe, parseYaml, positionOf, yaml11Hint } from '../../aggregate/userGroups.js';
 import { CATALOGUE_FILES } from './catalogueData.js';
 import { inputError } from '../../util/errors.js';
-import { shown } from '../../util/inputText.js';
+import { shown, inQuotes } from '../../util/inputText.js';
 
 /** One element of a chain: any of these types; optional elements may be missing. */
 export interface ChainElement {
@@ -83,7 +83,8 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
     const found = (path: (string | number)[]): string => `; found ${describe(nodeAt(['entries', i, ...path]))}`;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad(`expected a mapping${found([])}`);
     const e = raw as Record<string, unknown>;
-    for (const k of Object.keys(e)) if (!ENTRY_KEYS.includes(k)) bad(`unknown key "${shown(k)}"; expected one of ${ENTRY_KEYS.join(', ')}`, [k]);
+    for (const k of Object.keys(e))
+      if (!ENTRY_KEYS.includes(k)) bad(`unknown key ${inQuotes(shown(k))}; expected one of ${ENTRY_KEYS.join(', ')}`, [k]);
     for (const k of REQUIRED) if (e[k] === undefined) bad(`"${k}" is missing`);
     const text = (k: string): string => {
       const v = e[k];
@@ -91,7 +92,7 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
       return (v as string).trim();
     };
     const id = text('id');
-    if (!ID_RE.test(id)) bad(`"id": expected lower-case letters, digits and -; found "${shown(id)}"`, ['id']);
+    if (!ID_RE.test(id)) bad(`"id": expected lower-case letters, digits and -; found ${inQuotes(shown(id))}`, ['id']);
     const twin = out.findIndex((o) => o.id === id);
     if (twin >= 0) bad(`"id": "${id}" is the id of entry ${twin + 1} already; give each entry an id of its own`, ['id']);
     const fused = e.fused;
@@ -137,7 +138,8 @@ export function parseCatalogue(file: string, text: string): CatalogueEntry[] {
       if (s === null || typeof s !== 'object' || Array.isArray(s)) bad(`source ${j + 1}: expected a mapping${found(at)}`, at);
       const r = s as Record<string, unknown>;
       for (const k of Object.keys(r))
-        if (!SOURCE_KEYS.includes(k)) bad(`source ${j + 1}: unknown key "${shown(k)}"; expected one of ${SOURCE_KEYS.join(', ')}`, [...at, k]);
+        if (!SOURCE_KEYS.includes(k))
+          bad(`source ${j + 1}: unknown key ${inQuotes(shown(k))}; expected one of ${SOURCE_KEYS.join(', ')}`, [...at, k]);
       for (const k of SOURCE_KEYS)
         if (r[k] !== undefined && typeof r[k] !== 'string') bad(`source ${j + 1}: "${k}": expected a text${found([...at, k])}`, [...at, k]);
       if (typeof r.says !== 'string' || r.says.trim() === '') bad(`source ${j + 1}: "says" is missing: what the source says`, at);
@@ -175,7 +177,7 @@ export function joinCatalogues(parts: CatalogueEntry[][]): CatalogueEntry[] {
     for (const e of part) {
       const before = seen.get(e.id);
       if (before !== undefined)
-        throw inputError(`${shown(e.file)}: the id "${shown(e.id)}" is in ${shown(before)} already; give the entry another id.`);
+        throw inputError(`${shown(e.file)}: the id ${inQuotes(shown(e.id))} is in ${shown(before)} already; give the entry another id.`);
       seen.set(e.id, e.file);
       all.push(e);
     }

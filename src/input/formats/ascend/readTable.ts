@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { CsvScanner, DEFAULT_MAX_RECORD, utf8SequenceLength, type RowView, type ScanOptions } from '../../csv/scan.js';
 import { KernelRowBatcher } from './kernelBatch.js';
 import { inputError, isKprofError, type KprofError } from '../../../util/errors.js';
-import { excerpt } from '../../../util/inputText.js';
+import { excerpt, inQuotes } from '../../../util/inputText.js';
 import type { SourceFile } from '../../../model/model.js';
 import { besides, type KernelSink, type RankTarget, type RowLog } from '../../sink.js';
 import { fsError, isSystemError, textEncoding } from '../../../util/files.js';
@@ -245,7 +245,7 @@ export function duplicateColumns(header: string[]): string | null {
     if (name === '') return;
     const at = first.get(name);
     if (at === undefined) first.set(name, i);
-    else twice.push(`"${excerpt(name)}" (columns ${at + 1} and ${i + 1})`);
+    else twice.push(`${inQuotes(excerpt(name))} (columns ${at + 1} and ${i + 1})`);
   });
   if (twice.length === 0) return null;
   const shown = twice.slice(0, 3).join(', ') + (twice.length > 3 ? ` and ${twice.length - 3} more` : '');

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import type { StepTrace } from '../../../model/model.js';
 import { onDisk } from '../../../util/files.js';
 import { readSmall } from '../../bytes/whole.js';
-import { excerpt } from '../../../util/inputText.js';
+import { excerpt, inQuotes } from '../../../util/inputText.js';
 import { noteInput } from '../../../util/io.js';
 import type { RowLog } from '../../sink.js';
 import { CsvScanner } from '../../csv/scan.js';
@@ -64,7 +64,7 @@ function timeCell(column: string, text: string): number | null | { why: string }
   if (t === '') return null;
   if (column === 'Stage' && /^[A-Za-z][A-Za-z _-]*$/.test(t)) return null;
   const v = NUMBER.test(t) ? Number(t) : Number.NaN;
-  if (!Number.isFinite(v)) return { why: `${column} is "${excerpt(t)}", expected a number of µs` };
+  if (!Number.isFinite(v)) return { why: `${column} is ${inQuotes(excerpt(t))}, expected a number of µs` };
   if (v < 0) return { why: `${column} is negative (${excerpt(t)})` };
   return v;
 }
@@ -139,7 +139,7 @@ function* stepRows(
     const stepText = c[stepAt]!.trim();
     const read = /^-?\d+$/.test(stepText) ? Number(stepText) : Number.NaN;
     if (!Number.isSafeInteger(read)) {
-      skip(line, `Step is "${excerpt(stepText)}", expected a whole number`);
+      skip(line, `Step is ${inQuotes(excerpt(stepText))}, expected a whole number`);
       continue;
     }
     if (read < 0) {

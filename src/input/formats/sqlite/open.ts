@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inputError, isKprofError } from '../../../util/errors.js';
 import { forLibrary } from '../../bytes/whole.js';
-import { shellWord, shown } from '../../../util/inputText.js';
+import { shellWord, shown, inQuotes } from '../../../util/inputText.js';
 import { decodeKeepingBytes } from '../../csv/scan.js';
 import type { SqliteDatabase, SqliteOpen } from './library.js';
 
@@ -58,7 +58,7 @@ export function readHeader(path: string, file: string): DbHeader & { disk: strin
   }
   if (!looksLikeSqlite(head.subarray(0, n))) {
     throw inputError(
-      `${file}: not an SQLite database: it starts with "${shown(decodeKeepingBytes(head, 0, Math.min(n, 24)))}", ` +
+      `${file}: not an SQLite database: it starts with ${inQuotes(shown(decodeKeepingBytes(head, 0, Math.min(n, 24))))}, ` +
         `expected "SQLite format 3". Pass a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db, or the text export.`,
     );
   }

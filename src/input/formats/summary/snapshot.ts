@@ -8,7 +8,7 @@
 
 import { Accumulator, MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../accumulator.js';
 import { inputError } from '../../../util/errors.js';
-import { excerpt, shellWord, shown } from '../../../util/inputText.js';
+import { excerpt, shellWord, shown, inQuotes } from '../../../util/inputText.js';
 import {
   emptyCell,
   GROUP_BY_FIELDS,
@@ -52,7 +52,7 @@ function traceTodo(): string {
 
 /** Text quoted from a file in a message: in double quotes, at most 40 characters, escaped (see excerpt). */
 export function quoteText(s: string): string {
-  return `"${excerpt(s)}"`;
+  return `${inQuotes(excerpt(s))}`;
 }
 
 /** 1-based line and column of a character offset. */
