@@ -1,9 +1,10 @@
 // The duplicate-key check of JSON text (src/input/json/duplicateKeys.ts): the counting pass and the locating scan
-// agree, on hand-written cases and on generated JSON, and a key is one key however it is escaped.
+// agree, on hand-written cases and on generated JSON, and a key is one key however it is escaped. The count of
+// different key names stops at the first name past the bound, whatever the text holds after it.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { duplicateKey, firstDuplicateKey } from '../src/input/json/duplicateKeys.js';
+import { duplicateKey, firstDuplicateKey, keyNames } from '../src/input/json/duplicateKeys.js';
 
 function check(text: string): ReturnType<typeof firstDuplicateKey> {
   const located = firstDuplicateKey(text);
@@ -70,5 +71,37 @@ describe('duplicateKey', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('keyNames', () => {
+  it('counts the keys, and finds the first key whose name is past the most (a name written again is not counted again)', () => {
+    const text = '{"a":1,"b":{"a":2,"c":[{"b":3}]},"d":"e:","f":4}';
+    expect(keyNames(text, 10)).toEqual({ keys: 7, pastMost: null });
+    expect(keyNames(text, 5)).toEqual({ keys: 7, pastMost: null });
+    expect(keyNames(text, 4)).toEqual({ keys: 7, pastMost: { key: 'f', at: text.indexOf('"f"') } });
+    expect(keyNames(text, 3)).toEqual({ keys: 6, pastMost: { key: 'd', at: text.indexOf('"d"') } });
+    expect(keyNames(text, 1)).toEqual({ keys: 2, pastMost: { key: 'b', at: text.indexOf('"b"') } });
+  });
+
+  it('stops at the first name past the most, so one object of very many members is read only up to it', () => {
+    const members = Array.from({ length: 100_000 }, (_, i) => `"k${i}":0`).join(',');
+    const text = `{"kind":"summary","x":{${members}}}`;
+    expect(keyNames(text, 1024)).toEqual({ keys: 1025, pastMost: { key: 'k1022', at: text.indexOf('"k1022"') } });
+  });
+
+  it('tells apart names that share a slot of its table of recent names (same length, first, middle and last character)', () => {
+    const pair = '{"abxcd":1,"aaxcd":2}';
+    const text = `[${Array(1000).fill(pair).join(',')}]`;
+    expect(keyNames(text, 2)).toEqual({ keys: 2000, pastMost: null });
+    expect(keyNames(text, 1)).toEqual({ keys: 2, pastMost: { key: 'aaxcd', at: text.indexOf('"aaxcd"') } });
+    expect(keyNames('{"":1,"":2,"a":3}', 1)).toEqual({ keys: 3, pastMost: { key: 'a', at: 11 } });
+  });
+
+  it('names a key decoded when it can, and ends at a string that does not end (the text is not parsed yet)', () => {
+    expect(keyNames('{"a":1,"\\u0062":2}', 1).pastMost).toEqual({ key: 'b', at: 7 });
+    expect(keyNames('{"a":1,"\\x":2}', 1).pastMost).toEqual({ key: '\\x', at: 7 });
+    expect(keyNames('{"a":1,"b', 1)).toEqual({ keys: 1, pastMost: null });
+    expect(keyNames('{"a":1,"b\\"', 1)).toEqual({ keys: 1, pastMost: null });
   });
 });

@@ -2,29 +2,74 @@
 // the text means two things and an untrusted file that holds one (a summary JSON) is refused instead of read as
 // either. The traces' scanner refuses it for its top-level members (eventScanner.ts); this finds it anywhere.
 //
-// Both passes run on text that JSON.parse has accepted already (so it is well-formed and needs no error handling).
-// The check (duplicateKey) counts the keys twice: those written in the text (each string a colon follows; strings
-// passed over with indexOf) and those of the parsed value, which lost one for each key written again. Only when
-// the counts differ is the text scanned for where (firstDuplicateKey): each object's keys compared as written
-// (decoded only when they hold an escape, so "a" and "\u0061" are one key), a small object's with each other, a
-// larger one's through a Map. Both are linear in the text, and the count costs a summary JSON of 100,000 groups
-// (117 MB) some 0.15 s beside JSON.parse's 0.7 s.
+// Before JSON.parse, keyNames counts the keys written in the text (each string a colon follows; strings passed
+// over with indexOf) and the different names they have, up to a bound: each name JSON.parse meets is a string it
+// interns and a shape its objects take, so 15 million names (one object of 15 million members, or many objects of
+// other names) ran for minutes in gigabytes, where the few dozen names of a summary JSON's fields parse at the
+// speed of the text. It stops at the first name past the bound, so a file of too many is refused at once.
+//
+// After JSON.parse has accepted the text (so it is well-formed), the check (duplicateKey) compares that count with
+// the keys of the parsed value, which lost one for each key written again. Only when the counts differ is the text
+// scanned for where (firstDuplicateKey): each object's keys compared as written (decoded only when they hold an
+// escape, so "a" and "\u0061" are one key), a small object's with each other, a larger one's through a Map. Both
+// are linear in the text: counting the keys and their names costs a summary JSON of 300,000 groups (236 MB) some
+// 0.3 s beside JSON.parse's 2.5 s.
 
-/** Where `text` (valid JSON, parsed as `value`) writes a key twice in one object; null when it writes none twice. */
-export function duplicateKey(text: string, value: unknown): DuplicateKey | null {
-  return textKeyCount(text) === valueKeyCount(value) ? null : firstDuplicateKey(text);
+/** Where `text` (valid JSON, parsed as `value`, with `keys` keys written: keyNames) writes a key twice in one object; null when it writes none twice. */
+export function duplicateKey(text: string, value: unknown, keys = keyNames(text, Number.POSITIVE_INFINITY).keys): DuplicateKey | null {
+  return keys === valueKeyCount(value) ? null : firstDuplicateKey(text);
 }
 
-/** The keys written in `text` (valid JSON): the strings followed by a colon. */
-function textKeyCount(text: string): number {
-  let count = 0;
+/** The keys written in a JSON text, and the first key whose name is past the most names read (null when none is). */
+export interface KeyNames {
+  keys: number;
+  pastMost: { key: string; at: number } | null;
+}
+
+/**
+ * The keys written in `text` (the strings followed by a colon) and, when it names more than `most` different keys
+ * (as written: "a" and "\u0061" are two names here, which only counts more), the first key past them: the key
+ * (decoded when it can be) and the offset of its opening quote. Read before JSON.parse, the text may be invalid: the count is then
+ * of what it holds up to a string that does not end, and JSON.parse says what is wrong.
+ */
+export function keyNames(text: string, most: number): KeyNames {
+  let keys = 0;
+  const names = new Set<string>();
+  // The last name seen at each slot of a small table (by length and first, middle and last character, chosen so
+  // that the names of a summary JSON take a slot each): the names of a file that names few are found there
+  // without making a string of each.
+  const recent: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
   let i = text.indexOf('"');
   while (i >= 0) {
     const end = stringEnd(text, i);
-    if (nextIsColon(text, end + 1)) count++;
+    if (end < 0) break;
+    if (nextIsColon(text, end + 1)) {
+      keys++;
+      const length = end - i - 1;
+      const slot = (length * 37 + text.charCodeAt(i + 1) * 5 + text.charCodeAt(i + 1 + (length >> 1)) + text.charCodeAt(end - 1)) & 1023;
+      const seen = recent[slot];
+      if (seen === undefined || seen.length !== length || !text.startsWith(seen, i + 1)) {
+        const name = text.slice(i + 1, end);
+        recent[slot] = name;
+        if (!names.has(name)) {
+          if (names.size >= most) return { keys, pastMost: { key: decoded(name), at: i } };
+          names.add(name);
+        }
+      }
+    }
     i = text.indexOf('"', end + 1);
   }
-  return count;
+  return { keys, pastMost: null };
+}
+
+/** A key's text as written, decoded; as written when it is not valid JSON (the text is not parsed yet). */
+function decoded(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
 }
 
 /** The keys of every object in a parsed JSON value (no recursion: a deeply nested file does not overflow the stack). */
@@ -129,10 +174,11 @@ export function firstDuplicateKey(text: string): DuplicateKey | null {
   return null;
 }
 
-/** The offset of the quote that closes the string opened at `open` (one preceded by an even run of backslashes). */
+/** The offset of the quote that closes the string opened at `open` (one preceded by an even run of backslashes); -1 if none does. */
 function stringEnd(text: string, open: number): number {
   let q = text.indexOf('"', open + 1);
   for (;;) {
+    if (q < 0) return -1;
     let b = q - 1;
     while (text.charCodeAt(b) === BACKSLASH) b--;
     if ((q - 1 - b) % 2 === 0) return q;

@@ -34,7 +34,7 @@ import { usToTicks } from '../../csv/numbers.js';
 import { textEncoding } from '../../../util/files.js';
 import { sniffBytes } from '../../bytes/sniff.js';
 import { readWhole } from '../../bytes/whole.js';
-import { duplicateKey } from '../../json/duplicateKeys.js';
+import { duplicateKey, keyNames } from '../../json/duplicateKeys.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -90,8 +90,19 @@ export function sizeText(limit: number): string {
   return limit >= 1 << 20 ? `${limit / (1 << 20)} MiB` : `${limit / 1024} KiB`;
 }
 
-/** Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked). */
-export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData[] {
+/**
+ * The most different key names a summary JSON is read with. kprof writes a few dozen (the names of its fields,
+ * whatever the profile's size: its groups, ranks and steps are lists), and JSON.parse pays for each name it meets
+ * (a string interned, a shape of object): a file of millions of names, in one object or many, ran for minutes in
+ * gigabytes before this bound.
+ */
+export const MAX_KEY_NAMES = 1024;
+
+/**
+ * Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked);
+ * `mostNames`: the most different key names read (MAX_KEY_NAMES).
+ */
+export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames = MAX_KEY_NAMES): RankData[] {
   // The byte layer opens it (a FIFO or a device is refused), says it is too large before reading it when its
   // size says so, and unpacks it when gzip.
   const { bytes } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
@@ -115,6 +126,16 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
       path,
       `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`,
       `${REGENERATE} A CSV export must be named *.csv.`,
+    );
+  }
+  // Counted before JSON.parse, which would take minutes over a file of millions of names.
+  const { keys, pastMost } = keyNames(text, mostNames);
+  if (pastMost !== null) {
+    fail(
+      `${path}:${lineCol(text, pastMost.at)}`,
+      `the file names more than ${mostNames.toLocaleString('en-US')} different keys, the most kprof reads, from the key ${quoteText(pastMost.key)} here on ` +
+        "(a summary JSON names only its fields, a few dozen whatever the profile's size: its ranks, groups and steps are lists)",
+      'Was the file made by another tool, or edited? Regenerate it with `kprof summary <profile> --format json`.',
     );
   }
   let json: unknown;
@@ -141,7 +162,7 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES): RankData
   }
   // A key written twice in one object is read by JSON.parse as its last value, by other readers as its first: the
   // file says two things, and neither is chosen.
-  const twice = duplicateKey(text, json);
+  const twice = duplicateKey(text, json, keys);
   if (twice !== null) {
     fail(
       `${path}:${lineCol(text, twice.second)}`,
