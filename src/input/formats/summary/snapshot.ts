@@ -98,6 +98,15 @@ export function sizeText(limit: number): string {
  */
 export const MAX_KEY_NAMES = 1024;
 
+/** How deep kprof nests a summary JSON's lists and objects (test/snapshot-names.test.ts checks it of one it writes). */
+export const WRITTEN_DEPTH = 8;
+
+/**
+ * The deepest nesting a summary JSON is read with: JSON.parse holds each level open (some 100 bytes a level), so
+ * a file of 256 MiB of `[` would take it over 20 GB; kprof writes WRITTEN_DEPTH levels at most.
+ */
+export const MAX_DEPTH = 64;
+
 /**
  * Read a summary JSON into one RankData per rank it holds; `limit`: the largest file read, in bytes (unpacked);
  * `mostNames`: the most different key names read (MAX_KEY_NAMES).
@@ -128,8 +137,16 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames
       `${REGENERATE} A CSV export must be named *.csv.`,
     );
   }
-  // Counted before JSON.parse, which would take minutes over a file of millions of names.
-  const { keys, pastMost } = keyNames(text, mostNames);
+  // Counted before JSON.parse, which would take minutes over a file of millions of names, and gigabytes over one
+  // nested millions of levels deep.
+  const { keys, pastMost, tooDeep } = keyNames(text, mostNames, MAX_DEPTH);
+  if (tooDeep !== undefined) {
+    fail(
+      `${path}:${lineCol(text, tooDeep)}`,
+      `a ${text[tooDeep] === '[' ? 'list' : 'object'} here is nested more than ${MAX_DEPTH} levels deep, the most kprof reads (a summary JSON is ${WRITTEN_DEPTH} levels deep at most)`,
+      'Was the file made by another tool, or edited? Regenerate it with `kprof summary <profile> --format json`.',
+    );
+  }
   if (pastMost !== null) {
     fail(
       `${path}:${lineCol(text, pastMost.at)}`,
