@@ -84,6 +84,7 @@ export function decodeStep(
   pr: boolean,
   fusedLayer: (layer: number) => boolean,
   keptIn: (layer: number) => number | null = () => null,
+  keptAt: number[] = [],
 ): string[] {
   const out = ['GatherV2'];
   const chain = spec.chain ?? CHAIN;
@@ -93,6 +94,7 @@ export function decodeStep(
     const kept = fused ? keptIn(l) : null;
     const before = kept !== null && kept * 2 < chain.length ? [chain[kept]!] : [];
     const after = kept !== null && kept * 2 >= chain.length ? [chain[kept]!] : [];
+    if (kept !== null) keptAt.push(out.length + (before.length > 0 ? 0 : 1));
     if (fused) out.push(...before, FUSED, ...after, ...DUP, ...(spec.dup ? [] : DUP));
     else out.push(...(spec.chain ?? CHAIN), ...DUP, ...DUP);
     out.push(...ATTENTION, 'AddRmsNorm', ...(l < spec.dense ? DENSE : MOE));
@@ -129,6 +131,8 @@ export interface DecodeTruth {
   kept: number;
   /** Of those, the steps ((rank, step) pairs) with one. */
   keptSteps: number;
+  /** Σ of those kernels' durations (ticks). */
+  keptTicks: number;
   /** The layers fused in some step of some rank. */
   layers: number[];
   /** Ranks with a fused layer. */
@@ -155,6 +159,7 @@ export function decodePair(spec: DecodeSpec): {
   const fusedLayers: number[][][] = [];
   const steps: [string[][][], string[][][]] = [[], []];
   const durations: [number[][][], number[][][]] = [[], []];
+  let keptTicks = 0;
   for (const side of [0, 1] as const) {
     const rec = recs[side]!;
     for (let rank = 0; rank < spec.ranks; rank++) {
@@ -167,6 +172,7 @@ export function decodePair(spec: DecodeSpec): {
       for (let step = 0; step < spec.steps; step++) {
         // A step the side did not profile: no kernels (its Step Id is not written).
         const absent = missingOf(side, rank, step);
+        const keptAt: number[] = [];
         const kernels = absent
           ? []
           : decodeStep(
@@ -174,7 +180,9 @@ export function decodePair(spec: DecodeSpec): {
               side === 1,
               (l) => fusedOf(rank, step, l),
               (l) => keptOf(rank, step, l),
+              keptAt,
             );
+        const paired = !missingOf(0, rank, step) && !missingOf(1, rank, step);
         if (side === 1) fusedLayers[rank]!.push(absent ? [] : [...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
         steps[side][rank]!.push(kernels);
         const ds: number[] = [];
@@ -182,6 +190,7 @@ export function decodePair(spec: DecodeSpec): {
         for (const type of kernels) {
           const d = Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
           rec.add(r, s, step + 1, rec.table.intern(type), d, t);
+          if (paired && keptAt.includes(ds.length)) keptTicks += d;
           ds.push(d);
           time[side].set(type, (time[side].get(type) ?? 0) + d);
           t += d + 10_000;
@@ -222,6 +231,7 @@ export function decodePair(spec: DecodeSpec): {
       perStep: { min: Math.min(...counts), max: Math.max(...counts) },
       kept,
       keptSteps,
+      keptTicks,
       layers: [...layers].sort((a, b) => a - b),
       ranks,
       time,

@@ -508,7 +508,10 @@ function rewritesSection({ d, json }: Inputs): string {
       ),
     ];
     const kept = keptText(w, sentence.code);
-    if (kept !== null) facts.push(row('kept', h(`${kept[0]!.toUpperCase()}${kept.slice(1)}`), ` class="rw-kept" data-kernels="${x.kept.kernels}" data-steps="${x.kept.steps}"`));
+    if (kept !== null)
+      facts.push(
+        row('kept', h(`${kept[0]!.toUpperCase()}${kept.slice(1)}`), ` class="rw-kept" data-kernels="${x.kept.kernels}" data-steps="${x.kept.steps}"`),
+      );
     const label = `Rewrite ${i + 1}: ${plural(x.removed.length, 'kernel')} of the base replaced by ${x.added.length === 0 ? 'nothing' : plural(x.added.length, 'kernel')} in the PR`;
     const parts = [
       `<article class="rewrite" id="${id}" aria-labelledby="${id}-h" data-i="${i}">`,
