@@ -9,7 +9,9 @@
 //     git's xdl_change_compact does. Lanes with the same pair of shapes share one alignment.
 //  3. Hunks are grouped into rewrites by (removed tokens, added tokens).
 //  4. Each rewrite is verified on every step of every rank, one pass per distinct shape (a shape's steps all
-//     count): the exact occurrences of the removed chain (base and PR) and of the added chain, the near occurrences
+//     count): the exact occurrences of the removed chain (base and PR) and of the added chain, counted step by step
+//     into its chains, its least and most in a step and the kernels of its chain kept beside the added one
+//     (chainCount.ts), the near occurrences
 //     of the removed chain in the PR (within ⌊|chain|/4⌋ edits; these are where the fusion did not happen), their
 //     layers (layers.ts), and the time of one chain on each side (sum of its kernels' durations and its wall span,
 //     the median over the occurrences in the sampled steps), judged by the noise test over per-step samples.
@@ -17,8 +19,8 @@
 //     how many the rewrites account for; the rest is listed.
 //
 // Over 400 lines: the engine's steps below share one state (the sides, the rewrites forming); alignment (myers.ts),
-// sequences (sequence.ts), layers (layers.ts) are apart already, and chain counting and time attribution are the
-// parts to move out next.
+// sequences (sequence.ts), layers (layers.ts) and chain counting (chainCount.ts) are apart already, and time
+// attribution is the part to move out next.
 
 import { compareRanks } from '../../model/model.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
