@@ -157,32 +157,35 @@ function keptBeside(
   around: { before: number[]; after: number[] },
 ): number[] {
   const out: number[] = [];
-  const taken = new Uint8Array(t.length);
-  const ctxAt = (ctx: number[], at: (k: number) => number): boolean => ctx.every((x, k) => (t[at(k)] ?? -1) === x);
+  if (occ.length === 0) return out;
+  // How often the chain has each kernel, made once: an occurrence counts what its runs took (most take nothing).
+  const times = new Map<number, number>();
+  for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
+  const ctxAt = (ctx: number[], k: number, dir: 1 | -1): boolean => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x);
+  const taken = new Set<number>();
   for (const o of occ) {
-    const left = new Map<number, number>();
-    for (const x of removed) left.set(x, (left.get(x) ?? 0) + 1);
+    const used = new Map<number, number>();
     for (const [ctx, dir, from] of [
       [around.after, 1, o + m],
       [around.before, -1, o - 1],
     ] as const) {
-      if (ctx.length === 0) continue;
+      if (ctx.length === 0 || ctxAt(ctx, from, dir)) continue;
       const run: number[] = [];
-      const use = new Map(left);
+      const take = new Map<number, number>();
       for (let k = from; ; k += dir) {
-        if (ctxAt(ctx, (i) => k + dir * i)) {
-          for (const x of run) {
-            taken[x] = 1;
-            out.push(x);
-          }
-          for (const [x, n] of use) left.set(x, n);
-          break;
-        }
         const x = t[k];
-        const n = x === undefined ? 0 : (use.get(x) ?? 0);
-        if (n === 0 || given[k] !== 0 || taken[k] !== 0) break;
-        use.set(x!, n - 1);
+        if (x === undefined || given[k] !== 0 || taken.has(k)) break;
+        const n = take.get(x) ?? 0;
+        if (n + (used.get(x) ?? 0) >= (times.get(x) ?? 0)) break;
+        take.set(x, n + 1);
         run.push(k);
+        if (!ctxAt(ctx, k + dir, dir)) continue;
+        for (const y of run) {
+          taken.add(y);
+          out.push(y);
+        }
+        for (const [y, c] of take) used.set(y, (used.get(y) ?? 0) + c);
+        break;
       }
     }
   }
