@@ -2,7 +2,8 @@
 // known truth, for the rewrites engine: the PR replaces the MLA-prolog chain of each layer by one MlaPrologV3 and,
 // optionally, drops a duplicate `MatMulV3 Slice` right after it (two independent edits next to each other). The
 // MTP layer keeps the unfused prolog (with ScatterPaKvCache, so it is 2 edits from the chain). Fusion may be partial
-// by rank, step and layer. Deterministic (a seeded PRNG for durations).
+// by rank, step and layer; a fused layer may keep one kernel of the chain beside the fused one (`kept`), and a side
+// may not have profiled a step (`missing`). Deterministic (a seeded PRNG for durations).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,6 +52,14 @@ export interface DecodeSpec {
   chain?: readonly string[];
   /** Whether the PR fused layer `layer` of `step` (0-based index) on `rank`; default: every one. */
   fused?: (rank: number, step: number, layer: number) => boolean;
+  /**
+   * In a fused layer of the PR, the index (in the chain) of a kernel that still runs beside the fused one (before it
+   * for the first half of the chain, after it for the rest), or null (default: none). The chain is fused all the
+   * same: its kernels but that one are gone.
+   */
+  kept?: (rank: number, step: number, layer: number) => number | null;
+  /** Whether `side` (0 base, 1 PR) did not profile step `step` (0-based) of `rank`; default: it did. */
+  missing?: (side: 0 | 1, rank: number, step: number) => boolean;
   seed?: number;
 }
 
@@ -66,13 +75,27 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** The kernels (types) of one step; `fusedLayer(l)`: whether layer l is fused (PR side). */
-export function decodeStep(spec: DecodeSpec, pr: boolean, fusedLayer: (layer: number) => boolean): string[] {
+/**
+ * The kernels (types) of one step; `fusedLayer(l)`: whether layer l is fused (PR side); `keptIn(l)`: the index in the
+ * chain of the kernel a fused layer l keeps beside the fused one (DecodeSpec.kept), or null.
+ */
+export function decodeStep(
+  spec: DecodeSpec,
+  pr: boolean,
+  fusedLayer: (layer: number) => boolean,
+  keptIn: (layer: number) => number | null = () => null,
+  keptAt: number[] = [],
+): string[] {
   const out = ['GatherV2'];
+  const chain = spec.chain ?? CHAIN;
   for (let l = 0; l < spec.layers; l++) {
     const fused = pr && fusedLayer(l);
     out.push(l === 0 ? 'RmsNorm' : 'AddRmsNorm', 'DynamicQuant');
-    if (fused) out.push(FUSED, ...DUP, ...(spec.dup ? [] : DUP));
+    const kept = fused ? keptIn(l) : null;
+    const before = kept !== null && kept * 2 < chain.length ? [chain[kept]!] : [];
+    const after = kept !== null && kept * 2 >= chain.length ? [chain[kept]!] : [];
+    if (kept !== null) keptAt.push(out.length + (before.length > 0 ? 0 : 1));
+    if (fused) out.push(...before, FUSED, ...after, ...DUP, ...(spec.dup ? [] : DUP));
     else out.push(...(spec.chain ?? CHAIN), ...DUP, ...DUP);
     out.push(...ATTENTION, 'AddRmsNorm', ...(l < spec.dense ? DENSE : MOE));
   }
@@ -98,10 +121,18 @@ export function decodeStep(spec: DecodeSpec, pr: boolean, fusedLayer: (layer: nu
 const MEAN: Record<string, number> = { MlaPrologV3: 338_000, QuantBatchMatmulV3: 170_000, GroupedMatmul: 800_000, MatMulV3: 75_000 };
 
 export interface DecodeTruth {
-  /** Fused layers per rank and step. */
+  /** Fused layers per rank and step (of the PR; [] for a step the PR did not profile). */
   fusedLayers: number[][][];
-  /** The chains fused over all steps and ranks. */
+  /** The chains fused over all steps and ranks, in the steps both sides profiled. */
   chains: number;
+  /** Chains fused per step (over the steps both sides profiled, of the ranks that fused any): the least and most. */
+  perStep: { min: number; max: number };
+  /** Kernels of the chain kept beside a fused one, in the steps both sides profiled. */
+  kept: number;
+  /** Of those, the steps ((rank, step) pairs) with one. */
+  keptSteps: number;
+  /** Σ of those kernels' durations (ticks). */
+  keptTicks: number;
   /** The layers fused in some step of some rank. */
   layers: number[];
   /** Ranks with a fused layer. */
@@ -120,12 +151,15 @@ export function decodePair(spec: DecodeSpec): {
   durations: [number[][][], number[][][]];
 } {
   const fusedOf = spec.fused ?? (() => true);
+  const keptOf = spec.kept ?? (() => null);
+  const missingOf = spec.missing ?? (() => false);
   const rand = prng(spec.seed ?? 1);
   const recs = [new SequenceRecorder('type'), new SequenceRecorder('type')];
   const time: [Map<string, number>, Map<string, number>] = [new Map(), new Map()];
   const fusedLayers: number[][][] = [];
   const steps: [string[][][], string[][][]] = [[], []];
   const durations: [number[][][], number[][][]] = [[], []];
+  let keptTicks = 0;
   for (const side of [0, 1] as const) {
     const rec = recs[side]!;
     for (let rank = 0; rank < spec.ranks; rank++) {
@@ -136,14 +170,27 @@ export function decodePair(spec: DecodeSpec): {
       steps[side].push([]);
       durations[side].push([]);
       for (let step = 0; step < spec.steps; step++) {
-        const kernels = decodeStep(spec, side === 1, (l) => fusedOf(rank, step, l));
-        if (side === 1) fusedLayers[rank]!.push([...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
+        // A step the side did not profile: no kernels (its Step Id is not written).
+        const absent = missingOf(side, rank, step);
+        const keptAt: number[] = [];
+        const kernels = absent
+          ? []
+          : decodeStep(
+              spec,
+              side === 1,
+              (l) => fusedOf(rank, step, l),
+              (l) => keptOf(rank, step, l),
+              keptAt,
+            );
+        const paired = !missingOf(0, rank, step) && !missingOf(1, rank, step);
+        if (side === 1) fusedLayers[rank]!.push(absent ? [] : [...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
         steps[side][rank]!.push(kernels);
         const ds: number[] = [];
         durations[side][rank]!.push(ds);
         for (const type of kernels) {
           const d = Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
           rec.add(r, s, step + 1, rec.table.intern(type), d, t);
+          if (paired && keptAt.includes(ds.length)) keptTicks += d;
           ds.push(d);
           time[side].set(type, (time[side].get(type) ?? 0) + d);
           t += d + 10_000;
@@ -153,20 +200,42 @@ export function decodePair(spec: DecodeSpec): {
   }
   const layers = new Set<number>();
   let chains = 0;
+  let kept = 0;
+  let keptSteps = 0;
   const ranks: string[] = [];
+  const counts: number[] = [];
   fusedLayers.forEach((perStep, rank) => {
     let any = false;
-    for (const ls of perStep) {
-      chains += ls.length;
+    const paired: number[] = [];
+    perStep.forEach((ls, step) => {
       for (const l of ls) layers.add(l);
       if (ls.length > 0) any = true;
+      if (missingOf(0, rank, step) || missingOf(1, rank, step)) return;
+      chains += ls.length;
+      paired.push(ls.length);
+      const k = ls.filter((l) => keptOf(rank, step, l) !== null).length;
+      kept += k;
+      if (k > 0) keptSteps++;
+    });
+    if (any) {
+      ranks.push(String(rank));
+      counts.push(...paired);
     }
-    if (any) ranks.push(String(rank));
   });
   return {
     base: recs[0]!.finish(),
     pr: recs[1]!.finish(),
-    truth: { fusedLayers, chains, layers: [...layers].sort((a, b) => a - b), ranks, time },
+    truth: {
+      fusedLayers,
+      chains,
+      perStep: { min: Math.min(...counts), max: Math.max(...counts) },
+      kept,
+      keptSteps,
+      keptTicks,
+      layers: [...layers].sort((a, b) => a - b),
+      ranks,
+      time,
+    },
     steps,
     durations,
   };
@@ -198,6 +267,7 @@ export function writeDecodeCsv(dir: string, header: string, steps: [string[][][]
       const lines = [header];
       let t = 1_700_000_000_000_000;
       perStep.forEach((kernels, step) => {
+        // A step of no kernels is one the side did not profile (DecodeSpec.missing): it has no rows.
         for (const type of kernels) {
           const cells = cols.map(() => 'N/A');
           const d = ((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand())) / 10_000;

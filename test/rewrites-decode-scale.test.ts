@@ -261,3 +261,87 @@ describe('kprof diff, check and rules on a 60-layer decode export (4 ranks, 6 st
     expect((await kprof(['check', side('partial', 'pr'), '--rules', file])).code).toBe(1);
   });
 });
+
+describe('kprof diff on a 60-layer decode pair (2 ranks × 16 steps) where rank 1 keeps ScatterNdUpdate beside the fused kernel in layer 30', () => {
+  // The figures of the section agree with each other and with the generator in every format: 1,920 chains = 60 per
+  // step × 32 steps (not "59-60 per step": the layer that kept a kernel fused its chain too), the 16 kernels kept
+  // named, their time in the saving, and no rewrite made of the kept kernel and the kernels after it.
+  const HEADER =
+    'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-kept60-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const KEPT = CHAIN.length - 1;
+  const pair = decodePair({
+    layers: 60,
+    dense: 3,
+    mtp: true,
+    dup: true,
+    ranks: 2,
+    steps: 16,
+    kept: (rank, _step, layer) => (rank === 1 && layer === 30 ? KEPT : null),
+  });
+  writeDecodeCsv(dir, HEADER, pair.steps);
+  const args = [join(dir, 'base'), join(dir, 'pr')];
+
+  /** Σ ticks of a side's exact chains, fused kernels and (PR) ScatterNdUpdate outside a chain, as written. */
+  function ticks(side: 'base' | 'pr'): number {
+    let t = 0;
+    for (const rank of readdirSync(join(dir, side))) {
+      const rows = readFileSync(join(dir, side, rank, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'), 'utf8')
+        .split('\r\n')
+        .slice(1, -1);
+      const ks = rows.map((line) => {
+        const c = line.split(',');
+        return { step: c[0]!, type: c[6]!, ticks: Math.round(Number(c[10]) * 10_000) };
+      });
+      for (let i = 0; i < ks.length; i++) {
+        if (ks[i]!.type === FUSED || (side === 'pr' && ks[i]!.type === CHAIN[KEPT])) t += ks[i]!.ticks;
+        else if (CHAIN.every((k, j) => ks[i + j]?.type === k && ks[i + j]!.step === ks[i]!.step)) {
+          for (let j = 0; j < CHAIN.length; j++) t += ks[i + j]!.ticks;
+          i += CHAIN.length - 1;
+        }
+      }
+    }
+    return t;
+  }
+
+  test('json: chains, per step, ranks and kept are the truth, and the saving is the kernels as written', async () => {
+    const r = await kprof(['diff', ...args, '--format', 'json']);
+    expect(r.code).toBe(0);
+    const rw = JSON.parse(r.stdout).rewrites;
+    expect(
+      rw.rewrites.map((w: { removed: string[]; added: string[]; chains: number; perStep: unknown }) => [w.removed, w.added, w.chains, w.perStep]),
+    ).toEqual([
+      [CHAIN, [FUSED], pair.truth.chains, pair.truth.perStep],
+      [DUP, [], pair.truth.chains, pair.truth.perStep],
+    ]);
+    expect([pair.truth.chains, pair.truth.perStep, pair.truth.kept]).toEqual([1920, { min: 60, max: 60 }, 16]);
+    expect(rw.rewrites[0].kept).toEqual({ kernels: 16, steps: 16, tokens: [{ token: CHAIN[KEPT], kernels: 16 }] });
+    expect(rw.rewrites[0].ranks).toHaveLength(2);
+    expect(Math.round(rw.rewrites[0].saving.totalUs * 10_000)).toBe(ticks('pr') - ticks('base'));
+    expect(rw.conservation).toMatchObject({ rest: [], removedUnpaired: 0, addedUnpaired: 0 });
+    expect(rw.conservation.removedAccounted).toBe(rw.conservation.removed);
+  });
+
+  test('table, Markdown and HTML say the same figures', async () => {
+    const table = (await kprof(['diff', ...args])).stdout;
+    expect(table).toMatch(/#1 {2}13 → 1 · 60 per step · layers 0-59 of 0-60 · ranks /);
+    expect(table).toContain('measured over 1,920 chains');
+    expect(table).toContain(
+      '    kept   16 kernels of the chain still run beside MlaPrologV3 in 16 steps (ScatterNdUpdate ×16; their time is in the saving).',
+    );
+    expect(table).not.toContain('59-60');
+    expect(table).not.toContain('Not accounted for');
+    const md = (await kprof(['diff', ...args, '--format', 'markdown'])).stdout;
+    expect(md).toMatch(/\| 1 \| 13 kernels → `MlaPrologV3` \| 60 per step \| layers 0-59 of 0-60 \|[^\n]*\| 1,920 \|/);
+    expect(md).toContain(
+      '- #1 16 kernels of the chain still run beside `MlaPrologV3` in 16 steps (`ScatterNdUpdate` ×16; their time is in the saving)',
+    );
+    const html = join(dir, 'report.html');
+    expect((await kprof(['diff', ...args, '--format', 'html', '-o', html])).code).toBe(0);
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain('data-min="60" data-max="60" class="rw-per-step"');
+    expect(page).toContain('data-chains="1920"');
+    expect(page).toContain('class="rw-kept" data-kernels="16" data-steps="16"');
+  });
+});

@@ -380,11 +380,20 @@ export interface RewriteNotFusedJson {
 export interface RewriteJson {
   removed: string[];
   added: string[];
-  /** Times per most frequent step, over the lanes that show it. */
+  /**
+   * Chains replaced in one step (a rank's step both sides profiled), the least and the most over the steps of
+   * `ranks`; `chains` is their sum.
+   */
   perStep: { min: number; max: number };
+  /** Ranks with a chain replaced in some step. */
   ranks: string[];
   /** Chains replaced over every step of every rank. */
   chains: number;
+  /**
+   * Kernels of the removed chain the PR still runs right beside the added chain: how many, in how many steps, and
+   * of which kernels (in the chain's order). Their time is in `saving.totalUs`, their count in the conservation.
+   */
+  kept: { kernels: number; steps: number; tokens: { token: string; kernels: number }[] };
   /** Exact non-overlapping occurrences of each chain over every step, per side. */
   removedChains: { base: number; pr: number };
   addedChains: { base: number; pr: number };

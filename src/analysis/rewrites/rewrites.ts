@@ -9,7 +9,9 @@
 //     git's xdl_change_compact does. Lanes with the same pair of shapes share one alignment.
 //  3. Hunks are grouped into rewrites by (removed tokens, added tokens).
 //  4. Each rewrite is verified on every step of every rank, one pass per distinct shape (a shape's steps all
-//     count): the exact occurrences of the removed chain (base and PR) and of the added chain, the near occurrences
+//     count): the exact occurrences of the removed chain (base and PR) and of the added chain, counted step by step
+//     into its chains, its least and most in a step and the kernels of its chain kept beside the added one
+//     (chainCount.ts), the near occurrences
 //     of the removed chain in the PR (within ⌊|chain|/4⌋ edits; these are where the fusion did not happen), their
 //     layers (layers.ts), and the time of one chain on each side (sum of its kernels' durations and its wall span,
 //     the median over the occurrences in the sampled steps), judged by the noise test over per-step samples.
@@ -17,14 +19,15 @@
 //     how many the rewrites account for; the rest is listed.
 //
 // Over 400 lines: the engine's steps below share one state (the sides, the rewrites forming); alignment (myers.ts),
-// sequences (sequence.ts), layers (layers.ts) are apart already, and chain counting and time attribution are the
-// parts to move out next.
+// sequences (sequence.ts), layers (layers.ts) and chain counting (chainCount.ts) are apart already, and time
+// attribution is the part to move out next.
 
 import { compareRanks } from '../../model/model.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
+import { type Counted, countSteps, type StepUnit } from './chainCount.js';
 import { editLowerBound } from './editBound.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
@@ -115,12 +118,21 @@ export interface NotFused {
 export interface Rewrite {
   removed: string[];
   added: string[];
-  /** Times the change occurs per representative step, over the lanes that showed it. */
+  /**
+   * Chains replaced in one step (a rank's step both sides profiled): the least and the most, over the steps of
+   * `ranks` (chainCount.ts); `chains` is their sum over the steps.
+   */
   perStep: { min: number; max: number };
-  /** Ranks whose representative steps showed it. */
+  /** Ranks with a chain replaced in some step. */
   ranks: string[];
-  /** Chains replaced in all steps of all ranks (see `removedChains` and `addedChains`). */
+  /** Chains replaced in all steps of all ranks (see `removedChains` and `addedChains`, and chainCount.ts). */
   chains: number;
+  /**
+   * Kernels of the removed chain the PR still runs right beside an occurrence of the added chain (a kernel the
+   * fusion left out): how many, in how many steps, and of which kernels (in the chain's order). Their time is in
+   * the saving, and their count in the conservation line.
+   */
+  kept: { kernels: number; steps: number; tokens: { token: string; kernels: number }[] };
   /** Exact, non-overlapping occurrences of the removed chain over all steps (0 when it is empty). */
   removedChains: { base: number; pr: number };
   /** The same for the added chain. */
@@ -274,7 +286,7 @@ function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: s
  * and kept out of the chain counts (Side.paired). A rank of both sides that shares no Step Id is compared as it is
  * (the ids of two runs may simply differ), and said when its step counts differ.
  */
-function pairSteps(sides: [Side, Side], notes: RewriteNote[]): void {
+function pairSteps(sides: [Side, Side], notes: RewriteNote[]): Set<string> {
   const idsOf = sides.map((s) => {
     const byRank = new Map<string, Set<number>>();
     for (const st of s.seq.steps) entry(byRank, s.seq.ranks[st.rank]!, () => new Set<number>()).add(st.step);
@@ -317,6 +329,31 @@ function pairSteps(sides: [Side, Side], notes: RewriteNote[]): void {
         stepIds: [...stepIds].sort((x, y) => x - y),
       });
   }
+  return disjoint;
+}
+
+/**
+ * The steps the chains are counted in, each as the shapes of its streams on both sides: a rank's steps of the same
+ * Step Id on both sides; on a rank compared as it is (no Step Id in common), its steps in order of Step Id, the
+ * first with the first (a step past the other side's last is a step of its own).
+ */
+function stepUnits(sides: [Side, Side], disjoint: Set<string>): StepUnit[] {
+  const units = new Map<string, StepUnit>();
+  for (const s of sides) {
+    const skip = new Set(s.unpairedSteps);
+    const ordinal = new Map<string, Map<number, number>>();
+    for (const rank of disjoint) {
+      const ids = [...new Set(s.seq.steps.filter((st) => s.seq.ranks[st.rank] === rank).map((st) => st.step))].sort((x, y) => x - y);
+      ordinal.set(rank, new Map(ids.map((id, i) => [id, i])));
+    }
+    s.seq.steps.forEach((st, i) => {
+      if (skip.has(i)) return;
+      const rank = s.seq.ranks[st.rank]!;
+      const at = disjoint.has(rank) ? ordinal.get(rank)!.get(st.step)! : st.step;
+      entry(units, JSON.stringify([rank, at]), (): StepUnit => ({ rank, shapes: [[], []] })).shapes[s.index].push(st.shape);
+    });
+  }
+  return [...units.values()];
 }
 
 /** The side's steps grouped by (rank, stream, shape), in order of each group's first step; made once. */
@@ -483,7 +520,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const sides: [Side, Side] = [side(0, base, joint, texts), side(1, pr, joint, texts)];
   const scans = new Scans(sides);
   const notes: RewriteNote[] = [];
-  pairSteps(sides, notes);
+  const units = stepUnits(sides, pairSteps(sides, notes));
   for (const [side, s] of [
     ['base', base],
     ['pr', pr],
@@ -603,7 +640,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
 
   // 4. Verify each rewrite on every step.
   const rewrites: Rewrite[] = [];
-  const applied: { removed: Int32Array; added: Int32Array; chains: number }[] = [];
+  const applied: { removed: Int32Array; added: Int32Array; chains: number; kept: Map<number, number> }[] = [];
   const unverified = { rewrites: 0, removed: 0, added: 0 };
   for (const f of ordered.slice(MAX_VERIFIED)) {
     const copies = [...f.perLane.values()].reduce((n, c) => n + c, 0);
@@ -612,7 +649,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.added += copies * f.added.length;
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
-  const chainsOf = countChains(sides, scans, ordered.slice(0, MAX_VERIFIED));
+  const chainsOf = countChains(sides, scans, units, ordered.slice(0, MAX_VERIFIED));
   // A difference of the most frequent steps is a rewrite only when the profile bears it out: the PR runs its chain
   // fewer times (or its added chain more) over every step both sides profiled, and it is not a kernel become itself.
   // When most differences of many are undone over the steps, the steps do not align (unrelated runs): none is listed.
@@ -630,9 +667,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (i >= 0) notes.splice(i, 1);
     kept = [];
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
-  const timed = attributeTime(sides, scans, kept);
+  const timed = attributeTime(sides, scans, kept, (f) => chainsOf.get(f)!.keptAt);
   for (const f of kept) {
-    const { removedChains, addedChains, chains } = chainsOf.get(f)!;
+    const { removedChains, addedChains, chains, perStep, ranks, kept: keptKernels } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], scans, f.removed);
     const prTime = chainTime(sides[1], scans, f.added);
     const baseSamples = baseTime?.perStepTicks ?? [];
@@ -643,14 +680,13 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       pr: prTime?.medianTicks ?? 0,
     });
     const laneIds = [...f.perLane.keys()].sort((x, y) => x - y);
-    const perLaneCounts = laneIds.map((l) => f.perLane.get(l)!);
     // The base's sites (in each lane's representative step), then where the chain still runs in the PR: together
     // they tell where the chain sits in its layer (layerPhase), for the layers of both.
     const baseSites = laneIds.flatMap((l) => {
       const m = markersOf(0, reps.find((x) => x.lane === l)!.base);
       return f.positions.get(l)!.map((p) => ({ markers: m, start: p, end: p + Math.max(1, f.removed.length) }));
     });
-    applied.push({ removed: f.removed, added: f.added, chains });
+    applied.push({ removed: f.removed, added: f.added, chains, kept: keptKernels.tokens });
     const k = Math.floor(f.removed.length / 4);
     const unfused =
       f.removed.length >= 2 || (f.copy && f.added.length === 0)
@@ -676,9 +712,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     rewrites.push({
       removed: Array.from(f.removed, (t) => texts[t]!),
       added: Array.from(f.added, (t) => texts[t]!),
-      perStep: { min: Math.min(...perLaneCounts), max: Math.max(...perLaneCounts) },
-      ranks: [...new Set(laneIds.map((l) => lanes[l]!.rank))].sort(compareRanks),
+      perStep,
+      ranks: [...ranks].sort(compareRanks),
       chains,
+      kept: {
+        kernels: keptKernels.kernels,
+        steps: keptKernels.steps,
+        tokens: [...keptKernels.tokens]
+          .sort(([x], [y]) => f.removed.indexOf(x) - f.removed.indexOf(y))
+          .map(([t, n]) => ({ token: texts[t]!, kernels: n })),
+      },
       removedChains,
       addedChains,
       layers,
@@ -715,34 +758,30 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
 }
 
 /**
- * The exact occurrences of each rewrite's chains over every step, and the chains it replaced: base minus PR of its
- * removed chain, PR minus base of its added chain (the smaller of the two when it has both), less the occurrences
- * that the chains of a longer rewrite hold (Relu → nothing beside Conv2D · TransData · Relu → ConvRelu: the Relu of
- * each fused chain went too, and is that rewrite's). Longer chains are counted first.
+ * The exact occurrences of each rewrite's chains over every step (removedChains, addedChains), and the chains it
+ * replaced, step by step (chainCount.ts): its count, its least and most in a step, its ranks, and the kernels of its
+ * chain kept beside its added chain.
  */
 function countChains(
   sides: [Side, Side],
   scans: Scans,
+  units: StepUnit[],
   verified: Forming[],
-): Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }> {
-  const out = new Map<Forming, { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number }; chains: number }>();
-  const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
-  const done: { f: Forming; chains: number }[] = [];
-  for (const f of byLength) {
-    const removedChains = { base: occurrencesOver(sides[0], scans, f.removed), pr: occurrencesOver(sides[1], scans, f.removed) };
-    const addedChains = { base: occurrencesOver(sides[0], scans, f.added), pr: occurrencesOver(sides[1], scans, f.added) };
-    let fromRemoved = removedChains.base - removedChains.pr;
-    let fromAdded = addedChains.pr - addedChains.base;
-    for (const d of done) {
-      if (d.chains === 0) continue;
-      if (f.removed.length > 0) fromRemoved -= exactOccurrences(d.f.removed, f.removed).length * d.chains;
-      if (f.added.length > 0) fromAdded -= exactOccurrences(d.f.added, f.added).length * d.chains;
-    }
-    const chains = Math.max(0, f.removed.length === 0 ? fromAdded : f.added.length === 0 ? fromRemoved : Math.min(fromRemoved, fromAdded));
-    out.set(f, { removedChains, addedChains, chains });
-    done.push({ f, chains });
-  }
-  return out;
+): Map<Forming, Counted & { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number } }> {
+  const counted = countSteps(
+    { tokens: [sides[0].tokens, sides[1].tokens], paired: [sides[0].paired, sides[1].paired], units, exact: (i, j, c) => scans.exact(i, j, c) },
+    verified,
+  );
+  return new Map(
+    verified.map((f) => [
+      f,
+      {
+        ...counted.get(f)!,
+        removedChains: { base: occurrencesOver(sides[0], scans, f.removed), pr: occurrencesOver(sides[1], scans, f.removed) },
+        addedChains: { base: occurrencesOver(sides[0], scans, f.added), pr: occurrencesOver(sides[1], scans, f.added) },
+      },
+    ]),
+  );
 }
 
 /** How many times a sequence is one unit repeated (the shortest unit); 1 for an empty one. */
@@ -1182,7 +1221,12 @@ function findMarker(
  * shape's steps that the other side has too (pairedTicks): exact when the shape's steps of one side only are among
  * its sampled steps, else the shape's time split by its share of them (and `exact` is false).
  */
-function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): { of: Map<Forming, number>; time: Conservation['time'] } {
+function attributeTime(
+  sides: [Side, Side],
+  scans: Scans,
+  verified: Forming[],
+  keptAt: (f: Forming) => Map<number, number[]>,
+): { of: Map<Forming, number>; time: Conservation['time'] } {
   const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const of = new Map<Forming, number>(verified.map((f) => [f, 0]));
   const named = new Set<number>();
@@ -1204,6 +1248,8 @@ function attributeTime(sides: [Side, Side], scans: Scans, verified: Forming[]): 
           if (chain.length === 0) continue;
           t = claim(given, paired.ticks, scans.exact(i, j, chain), chain.length, t);
         }
+        // The kernels of its chain the PR kept beside its added chain (chainCount.ts) are its too.
+        if (i === 1) t = claim(given, paired.ticks, keptAt(f).get(j) ?? [], 1, t);
         if (t !== 0) of.set(f, of.get(f)! + sign * t);
       }
       for (let k = 0; k < tokens.length; k++) {
@@ -1270,7 +1316,7 @@ function claim(given: Uint8Array, sumTicks: Float64Array, occ: number[], m: numb
 
 function conservation(
   sides: [Side, Side],
-  applied: { removed: Int32Array; added: Int32Array; chains: number }[],
+  applied: { removed: Int32Array; added: Int32Array; chains: number; kept: Map<number, number> }[],
   texts: string[],
 ): Omit<Conservation, 'time'> {
   // Per token id (ids index the joint table `texts`): arrays, not Maps (a million distinct names would make three
@@ -1300,6 +1346,7 @@ function conservation(
       explained[t]! += f.chains;
       seen[t] = 1;
     }
+    for (const [t, n] of f.kept) explained[t]! += n;
   }
   const out: Omit<Conservation, 'time'> = {
     removed: 0,

@@ -314,6 +314,18 @@ export function savingText(r: Rewrite): string {
 }
 
 /**
+ * The kernels of the chain the PR still runs beside the added chain: `1 kernel of the chain still runs beside
+ * MlaPrologV3 in 16 steps (ScatterNdUpdate ×16; its time is in the saving)`; null when there is none.
+ */
+export function keptText(r: Rewrite, code: Code): string | null {
+  const k = r.kept;
+  if (k.kernels === 0) return null;
+  const which = k.tokens.map((t) => `${code(t.token)} ×${fmtCount(t.kernels)}`).join(', ');
+  const beside = r.added.length <= 2 ? chainText(r.added, code) : 'the added chain';
+  return `${plural(k.kernels, 'kernel')} of the chain still ${k.kernels === 1 ? 'runs' : 'run'} beside ${beside} in ${plural(k.steps, 'step')} (${which}; ${k.kernels === 1 ? 'its' : 'their'} time is in the saving)`;
+}
+
+/**
  * Why the steps show a rewrite that replaced no chain over the profile: `the chain runs 16 times in the base, 16 in
  * the PR` (a change of the representative steps that other steps undo, or kernels moved between streams).
  */
@@ -622,6 +634,8 @@ export function rewritesTextLines(s: RewritesSection, code: Code, width?: number
     side('base', w.removed, chainTimeText(w.base, true));
     side('PR', w.added, chainTimeText(w.pr, true));
     out.push(`    saved  ${savingText(w)}`);
+    const kept = keptText(w, code);
+    if (kept !== null) out.push(`    kept   ${kept[0]!.toUpperCase()}${kept.slice(1)}.`);
     const across = acrossText(w, code);
     if (across !== null) out.push(`    note   ${across[0]!.toUpperCase()}${across.slice(1)}.`);
     const nf = notFusedLines(w, r.lanes, code);
@@ -683,6 +697,7 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
     const rows: string[] = [];
     const details: string[] = [];
     const notFused: string[] = [];
+    const keptLines: string[] = [];
     let shown = 0;
     for (const [i, w] of r.rewrites.entries()) {
       const total = totalSavingText(w);
@@ -701,6 +716,8 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
         .map(cell)
         .join(' | ')} |`;
       const nf = notFusedLines(w, r.lanes, code, 4).map((l) => `- #${i + 1} ${l}`);
+      const keptLine = keptText(w, code);
+      const kept = keptLine === null ? [] : [`- #${i + 1} ${keptLine}`];
       const across = acrossText(w, code);
       const chain = [
         `**#${i + 1}** ${rewriteTitle(w, code)}`,
@@ -710,11 +727,12 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
         ...(across === null ? [] : [`- ${across[0]!.toUpperCase()}${across.slice(1)}.`]),
         '',
       ];
-      const size = row.length + nf.join('\n').length + chain.join('\n').length + 4;
+      const size = row.length + nf.join('\n').length + kept.join('\n').length + chain.join('\n').length + 4;
       if (used + size > limit) break;
       used += size;
       rows.push(row);
       for (const l of nf) notFused.push(l);
+      for (const l of kept) keptLines.push(l);
       for (const l of chain) details.push(l);
       shown++;
     }
@@ -728,6 +746,7 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
     out.push('');
     if (marker !== null) out.push(`Layers by the ${marker}.`, '');
     if (notFused.length > 0) out.push('**Not fused** (where the removed chain still runs in the PR):', '', ...notFused, '');
+    if (keptLines.length > 0) out.push('**Kept** (kernels of the removed chain the PR still runs beside the added one):', '', ...keptLines, '');
     out.push('<details><summary>The chains</summary>', '', ...details, '</details>', '');
   }
   for (const l of tail) out.push(l);
@@ -775,6 +794,7 @@ export function rewritesJson(s: RewritesSection): DiffRewritesJson {
       perStep: w.perStep,
       ranks: w.ranks,
       chains: w.chains,
+      kept: { kernels: w.kept.kernels, steps: w.kept.steps, tokens: w.kept.tokens.map((t) => ({ ...t })) },
       removedChains: w.removedChains,
       addedChains: w.addedChains,
       layers: w.layers,

@@ -42,6 +42,7 @@ import {
   notesLast,
   unaligned,
   noteText,
+  keptText,
   notFusedLines,
   pairedText,
   perChainSavingText,
@@ -506,6 +507,11 @@ function rewritesSection({ d, json }: Inputs): string {
         ` class="rw-saving" data-chains="${x.chains}" data-per-chain="${x.saving.perChainUs}" data-total="${x.saving.totalUs}" data-significant="${x.saving.significant}"`,
       ),
     ];
+    const kept = keptText(w, sentence.code);
+    if (kept !== null)
+      facts.push(
+        row('kept', h(`${kept[0]!.toUpperCase()}${kept.slice(1)}`), ` class="rw-kept" data-kernels="${x.kept.kernels}" data-steps="${x.kept.steps}"`),
+      );
     const label = `Rewrite ${i + 1}: ${plural(x.removed.length, 'kernel')} of the base replaced by ${x.added.length === 0 ? 'nothing' : plural(x.added.length, 'kernel')} in the PR`;
     const parts = [
       `<article class="rewrite" id="${id}" aria-labelledby="${id}-h" data-i="${i}">`,

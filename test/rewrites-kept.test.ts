@@ -1,0 +1,175 @@
+// A rewrite's figures are one count seen several ways, and the generator's truth (test/decodeGen.ts) says each: at
+// real depth (60 decoder layers, 32 steps), with a kernel of the fused chain kept beside the fused kernel in one
+// layer, a layer not fused, and a step of one side only, the chains, their least and most in a step, the kernels
+// kept, the saving and the conservation line agree with each other and with the truth. Before, the chains were
+// exact while "per step" came from the representative steps' hunks (1,920 chains beside "59-60 per step"), and a
+// chain straddling the fused chain's end (ScatterNdUpdate · MatMulV3 · Slice) was listed as a rewrite of its own.
+
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
+import { CHAIN, DUP, type DecodeSpec, decodePair, FUSED } from './decodeGen.js';
+
+const LAYERS = 60;
+
+/**
+ * Σ ticks of the exact chains (left to right, none overlapping) of each side and of the PR's fused kernels, in the
+ * steps both sides profiled: the rewrite's kernels but the kept ones (truth.keptTicks).
+ */
+function chainTicks(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { base: number; pr: number } {
+  const out = { base: 0, pr: 0 };
+  for (const side of [0, 1] as const) {
+    pair.steps[side].forEach((perStep, rank) =>
+      perStep.forEach((ks, step) => {
+        if (spec.missing?.(0, rank, step) === true || spec.missing?.(1, rank, step) === true) return;
+        const ds = pair.durations[side][rank]![step]!;
+        for (let i = 0; i < ks.length; i++) {
+          if (side === 1 && ks[i] === FUSED) out.pr += ds[i]!;
+          else if (CHAIN.every((k, j) => ks[i + j] === k)) {
+            for (let j = 0; j < CHAIN.length; j++) out[side === 0 ? 'base' : 'pr'] += ds[i + j]!;
+            i += CHAIN.length - 1;
+          }
+        }
+      }),
+    );
+  }
+  return out;
+}
+
+function main(rewrites: Rewrite[]): Rewrite {
+  return rewrites.find((w) => w.added.length === 1 && w.added[0] === FUSED)!;
+}
+
+/** The figures a reader checks against each other: steps × least ≤ chains ≤ steps × most. */
+function consistent(w: Rewrite, steps: number): void {
+  expect(w.perStep.min * steps).toBeLessThanOrEqual(w.chains);
+  expect(w.chains).toBeLessThanOrEqual(w.perStep.max * steps);
+}
+
+describe.each([
+  ['after it (ScatterNdUpdate, the last)', 12],
+  ['after it (InterleaveRope, the middle)', 6],
+  ['before it (QuantBatchMatmulV3, the first)', 0],
+  ['before it (DynamicQuant, the kernel the base runs before the chain too)', 3],
+])('60 layers, 2 ranks × 16 steps: rank 1 keeps a kernel of the chain %s in layer 30 of every step', (_, index) => {
+  const spec: DecodeSpec = {
+    layers: LAYERS,
+    dense: 3,
+    mtp: true,
+    dup: true,
+    ranks: 2,
+    steps: 16,
+    kept: (rank, _step, layer) => (rank === 1 && layer === 30 ? index : null),
+  };
+  const pair = decodePair(spec);
+  const r = findRewrites(pair.base, pair.pr);
+  const w = main(r.rewrites);
+
+  test('1,920 chains, 60 per step (not 59-60), the kept kernel named, and nothing else listed', () => {
+    expect(pair.truth).toMatchObject({ chains: 1920, perStep: { min: 60, max: 60 }, kept: 16, keptSteps: 16 });
+    expect([w.removed, w.chains, w.perStep, w.ranks]).toEqual([CHAIN, pair.truth.chains, pair.truth.perStep, ['0', '1']]);
+    expect(w.kept).toEqual({ kernels: 16, steps: 16, tokens: [{ token: CHAIN[index]!, kernels: 16 }] });
+    consistent(w, 32);
+    // The duplicate dropped next to it, the same count; no chain made of the kept kernel and the kernels after it.
+    expect(r.rewrites.map((x) => [x.removed, x.added, x.chains, x.perStep])).toEqual([
+      [CHAIN, [FUSED], 1920, { min: 60, max: 60 }],
+      [DUP, [], 1920, { min: 60, max: 60 }],
+    ]);
+  });
+
+  test('the saving holds the kept kernels; the conservation and the time line add up with nothing left over', () => {
+    const t = chainTicks(pair, spec);
+    expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
+    expect(r.conservation.rest).toEqual([]);
+    expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
+    expect(r.conservation.removed - r.conservation.added).toBe(1920 * (CHAIN.length - 1 + DUP.length) - 16);
+    const time = r.conservation.time;
+    expect(time.rewrites).toBe(r.rewrites.reduce((a, x) => a + x.totalSavingTicks, 0));
+    expect(time.rewrites + time.outside + time.unpaired).toBeCloseTo(time.named, 3);
+  });
+});
+
+test('60 layers, 1 rank × 32 steps: the kernel kept in one step only, a layer not fused in another, a step of each side only', () => {
+  const spec: DecodeSpec = {
+    layers: LAYERS,
+    dense: 3,
+    mtp: false,
+    dup: true,
+    ranks: 1,
+    steps: 32,
+    kept: (_rank, step, layer) => (step === 5 && layer === 30 ? 12 : null),
+    fused: (_rank, step, layer) => !(step === 9 && layer === 40),
+    missing: (side, _rank, step) => (side === 0 && step === 20) || (side === 1 && step === 27),
+  };
+  const pair = decodePair(spec);
+  const r = findRewrites(pair.base, pair.pr);
+  const w = main(r.rewrites);
+  // 30 steps on both sides: 29 × 60 + 59.
+  expect(pair.truth).toMatchObject({ chains: 29 * 60 + 59, perStep: { min: 59, max: 60 }, kept: 1, keptSteps: 1 });
+  expect([w.chains, w.perStep, w.kept.kernels, w.kept.steps]).toEqual([pair.truth.chains, pair.truth.perStep, 1, 1]);
+  consistent(w, 30);
+  expect(w.notFused.map((s) => [s.steps, s.layer, s.edits])).toEqual([[[10], 40, 0]]);
+  const t = chainTicks(pair, spec);
+  expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
+  expect(r.conservation.rest).toEqual([]);
+});
+
+test('a rank that fused in some steps only: 0 in its other steps, and the range says so', () => {
+  const spec: DecodeSpec = { layers: LAYERS, dense: 3, mtp: true, dup: false, ranks: 2, steps: 6, fused: (rank, step) => rank === 0 || step < 2 };
+  const pair = decodePair(spec);
+  const w = main(findRewrites(pair.base, pair.pr).rewrites);
+  expect(pair.truth.perStep).toEqual({ min: 0, max: 60 });
+  expect([w.chains, w.perStep, w.ranks]).toEqual([8 * 60, { min: 0, max: 60 }, ['0', '1']]);
+  consistent(w, 12);
+});
+
+test('property: any depth, kept kernels, layers not fused, steps of one side only: chains, per step, kept and saving are the truth', () => {
+  fc.assert(
+    fc.property(
+      fc.record({
+        // From 4 layers: the representative step has a fused layer without the kept kernel to align the chain by.
+        layers: fc.integer({ min: 4, max: 24 }),
+        mtp: fc.boolean(),
+        dup: fc.boolean(),
+        ranks: fc.integer({ min: 1, max: 2 }),
+        steps: fc.integer({ min: 2, max: 5 }),
+        keptIndex: fc.integer({ min: 0, max: CHAIN.length - 1 }),
+        // Layers from 1 (layer 0 starts the step with RmsNorm, not the AddRmsNorm the others run before the chain).
+        keptLayer: fc.integer({ min: 1, max: 23 }),
+        keptEvery: fc.integer({ min: 1, max: 3 }),
+        offLayer: fc.integer({ min: 0, max: 23 }),
+        offStep: fc.integer({ min: 0, max: 4 }),
+        missing: fc.constantFrom('none', 'base', 'pr'),
+        seed: fc.integer({ min: 1, max: 1_000_000 }),
+      }),
+      (s) => {
+        const keptLayer = 1 + ((s.keptLayer - 1) % (s.layers - 1));
+        const offLayer = s.offLayer % s.layers;
+        fc.pre(offLayer !== keptLayer);
+        const spec: DecodeSpec = {
+          layers: s.layers,
+          dense: 1,
+          mtp: s.mtp,
+          dup: s.dup,
+          ranks: s.ranks,
+          steps: s.steps,
+          seed: s.seed,
+          kept: (_rank, step, layer) => (layer === keptLayer && step % s.keptEvery === 0 ? s.keptIndex : null),
+          fused: (rank, step, layer) => !(rank === 0 && step === s.offStep % s.steps && layer === offLayer),
+          missing: (side, rank, step) =>
+            s.missing !== 'none' && side === (s.missing === 'base' ? 0 : 1) && rank === s.ranks - 1 && step === s.steps - 1,
+        };
+        const pair = decodePair(spec);
+        const r = findRewrites(pair.base, pair.pr);
+        const w = main(r.rewrites);
+        expect(w.removed).toEqual(CHAIN);
+        expect([w.chains, w.perStep]).toEqual([pair.truth.chains, pair.truth.perStep]);
+        expect([w.kept.kernels, w.kept.steps]).toEqual([pair.truth.kept, pair.truth.keptSteps]);
+        const t = chainTicks(pair, spec);
+        expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
+        expect(r.conservation.rest).toEqual([]);
+      },
+    ),
+    { numRuns: 40, seed: 2323 },
+  );
+});
