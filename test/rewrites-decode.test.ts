@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
-import { headingText, laneLines } from '../src/report/diff/rewrites.js';
+import { headingText, laneLines, notFusedLines } from '../src/report/diff/rewrites.js';
 import { CHAIN, DUP, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
 import { kprof, REAL, realData } from './helpers.js';
 
@@ -105,4 +105,14 @@ test('ranks of two step shapes: one line per shape with its ranks, not one line 
     'ranks 0–4 stream 2: step shape 67 → 43 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 28 edits',
     'ranks 5–7 stream 2: step shape 67 → 67 kernels, the most frequent in 2 of 2 base and 2 of 2 PR steps; 0 edits',
   ]);
+});
+
+test('a layer not fused in one step of the run: "in step N", one step named as one', () => {
+  const fused = (_rank: number, step: number, layer: number) => !(step === 2 && layer === 1);
+  const { base, pr } = decodePair({ layers: 4, dense: 1, mtp: false, dup: false, ranks: 2, steps: 4, fused });
+  const r = findRewrites(base, pr);
+  const w = r.rewrites.find((x) => x.added.includes(FUSED))!;
+  const lines = notFusedLines(w, r.lanes, (x) => x);
+  expect(lines.join('\n')).toMatch(/\bin step \d+ of ranks 0, 1\b/);
+  expect(lines.join('\n')).not.toMatch(/\bsteps \d+ of\b/);
 });

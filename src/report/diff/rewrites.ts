@@ -313,6 +313,11 @@ export function savingText(r: Rewrite): string {
   return `${total} measured over ${plural(r.chains, 'chain')} (per chain ${perChainSavingText(r)}${r.saving.significant ? ', the median' : ''})`;
 }
 
+/** Step Ids as a sentence names them: `step 8`, `steps 3-5, 8`. */
+function stepsText(steps: number[]): string {
+  return `step${steps.length === 1 ? '' : 's'} ${idsText(steps)}`;
+}
+
 /**
  * The kernels of the chain the PR still runs beside the added chain: `1 kernel of the chain still runs beside
  * MlaPrologV3 in 16 steps (ScatterNdUpdate ×16; its time is in the saving)`; null when there is none.
@@ -386,11 +391,11 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
     const of = `rank${ranks.length === 1 ? '' : 's'} ${ranksText(ranks, code)}`;
     let when: string;
     if (everyStep) when = `in every step of ${of}`;
-    else if (sameSteps) when = `in steps ${idsText(joined(ranks[0]!)[0]!.steps)} of ${of}`;
+    else if (sameSteps) when = `in ${stepsText(joined(ranks[0]!)[0]!.steps)} of ${of}`;
     else
       when = ranks
         .slice(0, 4)
-        .map((rank) => `${ranksNamed([rank], code)} steps ${idsText([...new Set(byRank.get(rank)!.flatMap((x) => x.steps))].sort((a, b) => a - b))}`)
+        .map((rank) => `${ranksNamed([rank], code)} ${stepsText([...new Set(byRank.get(rank)!.flatMap((x) => x.steps))].sort((a, b) => a - b))}`)
         .join('; ')
         .concat(ranks.length > 4 ? `; and ${plural(ranks.length - 4, 'more rank')}` : '');
     const edits = r.copy
