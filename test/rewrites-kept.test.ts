@@ -114,6 +114,33 @@ test('60 layers, 1 rank × 32 steps: the kernel kept in one step only, a layer n
   expect(r.conservation.rest).toEqual([]);
 });
 
+test.each([
+  ['the first, before it', 0],
+  ['a RmsNorm, before it', 1],
+  ['the last, after it', 12],
+])('a kernel of the chain kept beside the fused one in layer 0 (%s), whose chain follows RmsNorm, not AddRmsNorm', (_, index) => {
+  // The base runs `AddRmsNorm DynamicQuant` before the chain in every layer but the first, where it runs `RmsNorm
+  // DynamicQuant`: a kernel kept there was looked for against the other layers' context only, and not found.
+  const spec: DecodeSpec = {
+    layers: LAYERS,
+    dense: 3,
+    mtp: true,
+    dup: true,
+    ranks: 2,
+    steps: 4,
+    kept: (rank, step, layer) => (layer === 0 && (rank === 0 || step === 1) ? index : null),
+  };
+  const pair = decodePair(spec);
+  const r = findRewrites(pair.base, pair.pr);
+  const w = main(r.rewrites);
+  expect(pair.truth).toMatchObject({ chains: 480, kept: 5, keptSteps: 5 });
+  expect([w.chains, w.perStep]).toEqual([480, { min: 60, max: 60 }]);
+  expect(w.kept).toEqual({ kernels: 5, steps: 5, tokens: [{ token: CHAIN[index]!, kernels: 5 }] });
+  const t = chainTicks(pair, spec);
+  expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
+  expect(r.conservation.rest).toEqual([]);
+});
+
 test('a rank that fused in some steps only: 0 in its other steps, and the range says so', () => {
   const spec: DecodeSpec = { layers: LAYERS, dense: 3, mtp: true, dup: false, ranks: 2, steps: 6, fused: (rank, step) => rank === 0 || step < 2 };
   const pair = decodePair(spec);
@@ -134,8 +161,8 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
         ranks: fc.integer({ min: 1, max: 2 }),
         steps: fc.integer({ min: 2, max: 5 }),
         keptIndex: fc.integer({ min: 0, max: CHAIN.length - 1 }),
-        // Layers from 1 (layer 0 starts the step with RmsNorm, not the AddRmsNorm the others run before the chain).
-        keptLayer: fc.integer({ min: 1, max: 23 }),
+        // Layer 0 too: it starts the step with RmsNorm, not the AddRmsNorm the others run before the chain.
+        keptLayer: fc.integer({ min: 0, max: 23 }),
         keptEvery: fc.integer({ min: 1, max: 3 }),
         offLayer: fc.integer({ min: 0, max: 23 }),
         offStep: fc.integer({ min: 0, max: 4 }),
@@ -143,7 +170,7 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
         seed: fc.integer({ min: 1, max: 1_000_000 }),
       }),
       (s) => {
-        const keptLayer = 1 + ((s.keptLayer - 1) % (s.layers - 1));
+        const keptLayer = s.keptLayer % s.layers;
         const offLayer = s.offLayer % s.layers;
         fc.pre(offLayer !== keptLayer);
         const spec: DecodeSpec = {

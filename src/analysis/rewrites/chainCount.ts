@@ -114,12 +114,15 @@ function freeOf(given: Uint8Array, occ: number[], m: number): number[] {
 
 /** Kernels of the base's context of a chain, each side (see keptBeside). */
 const CONTEXT = 2;
+/** The most contexts of each side kept (the most frequent): a chain runs in few places of a step. */
+const CONTEXTS = 8;
 
 /**
  * The kernels the base runs right before and right after its chains (CONTEXT of each, nearest first; -1 past the
- * step's end), the most often (ties: the first in text order of their ids).
+ * step's end), each side's distinct ones, the most frequent first (ties: text order of their ids), at most CONTEXTS:
+ * the first layer's chain may follow other kernels than the others' (RmsNorm, not AddRmsNorm).
  */
-function context(tokens: Int32Array[], occ: number[][], paired: number[], m: number): { before: number[]; after: number[] } {
+function context(tokens: Int32Array[], occ: number[][], paired: number[], m: number): { before: number[][]; after: number[][] } {
   const tally = [new Map<string, number>(), new Map<string, number>()];
   occ.forEach((os, j) => {
     const t = tokens[j]!;
@@ -133,12 +136,12 @@ function context(tokens: Int32Array[], occ: number[][], paired: number[], m: num
       }
     }
   });
-  const top = (m: Map<string, number>): number[] => {
-    let best = '';
-    let n = 0;
-    for (const [key, c] of m) if (c > n || (c === n && key < best)) [best, n] = [key, c];
-    return n === 0 ? [] : best.split(',').map(Number);
-  };
+  const top = (m: Map<string, number>): number[][] =>
+    [...m]
+      .filter(([, c]) => c > 0)
+      .sort(([x, a], [y, b]) => b - a || (x < y ? -1 : x > y ? 1 : 0))
+      .slice(0, CONTEXTS)
+      .map(([key]) => key.split(',').map(Number));
   return { before: top(tally[0]!), after: top(tally[1]!) };
 }
 
@@ -154,14 +157,14 @@ function keptBeside(
   occ: number[],
   m: number,
   removed: Int32Array,
-  around: { before: number[]; after: number[] },
+  around: { before: number[][]; after: number[][] },
 ): number[] {
   const out: number[] = [];
   if (occ.length === 0) return out;
   // How often the chain has each kernel, made once: an occurrence counts what its runs took (most take nothing).
   const times = new Map<number, number>();
   for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
-  const ctxAt = (ctx: number[], k: number, dir: 1 | -1): boolean => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x);
+  const ctxAt = (ctxs: number[][], k: number, dir: 1 | -1): boolean => ctxs.some((ctx) => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x));
   const taken = new Set<number>();
   for (const o of occ) {
     const used = new Map<number, number>();
