@@ -200,3 +200,26 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
     { numRuns: 40, seed: 2323 },
   );
 });
+
+test.each([
+  ['layer 30, after it', 30, 12],
+  ['layer 30, before it', 30, 5],
+  ['layer 0, before it', 0, 0],
+])('a kernel kept in the same layer of every step of every rank (%s): that layer is among the rewrite layers', (_, layer, index) => {
+  // Every representative step aligns that layer otherwise (its chain → the fused kernel and the kept kernel), so no
+  // site of the rewrite was there: the section said `60 per step · layers 0-29, 31-59`.
+  const spec: DecodeSpec = {
+    layers: LAYERS,
+    dense: 3,
+    mtp: true,
+    dup: true,
+    ranks: 2,
+    steps: 4,
+    kept: (_rank, _step, l) => (l === layer ? index : null),
+  };
+  const pair = decodePair(spec);
+  const w = main(findRewrites(pair.base, pair.pr).rewrites);
+  expect([w.chains, w.perStep, w.kept.kernels]).toEqual([480, { min: 60, max: 60 }, 8]);
+  expect(w.layers).toEqual(pair.truth.layers);
+  expect(w.layerCount).toBe(LAYERS + 1);
+});
