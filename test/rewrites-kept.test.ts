@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
+import { SequenceRecorder } from '../src/analysis/rewrites/sequence.js';
 import { CHAIN, DUP, type DecodeSpec, decodePair, FUSED } from './decodeGen.js';
 
 const LAYERS = 60;
@@ -222,4 +223,31 @@ test.each([
   expect([w.chains, w.perStep, w.kept.kernels]).toEqual([480, { min: 60, max: 60 }, 8]);
   expect(w.layers).toEqual(pair.truth.layers);
   expect(w.layerCount).toBe(LAYERS + 1);
+});
+
+test('a shorter rewrite inside a longer one keeps its chains: the longer claims the occurrences it replaced, not all', () => {
+  // Each step runs `A B C D` in 6 layers; the PR fuses 5 of them into `F1 F2 F3` and, in layer 2, only `B C` into
+  // `F1 F2` (`A F1 F2 D`). The longer rewrite claimed every occurrence of `A B C D` in the base, the sixth too, and
+  // `B · C → F1 · F2` was dropped with its 6 chains (the conservation line listed B, C, F1 and F2).
+  const layer = (i: number, body: string[]) => ['Mk', 'X', ...body, 'Y', `Z${i % 2}`];
+  const sides = [(i: number) => layer(i, ['A', 'B', 'C', 'D']), (i: number) => layer(i, i === 2 ? ['A', 'F1', 'F2', 'D'] : ['F1', 'F2', 'F3'])];
+  const [base, pr] = sides.map((of) => {
+    const rec = new SequenceRecorder('type');
+    const r = rec.rank('0');
+    const s = rec.stream('2');
+    let t = 0;
+    for (let step = 1; step <= 6; step++)
+      for (let i = 0; i < 6; i++)
+        for (const k of of(i)) {
+          rec.add(r, s, step, rec.table.intern(k), 10_000, t);
+          t += 11_000;
+        }
+    return rec.finish();
+  });
+  const r = findRewrites(base!, pr!);
+  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.perStep])).toEqual([
+    [['A', 'B', 'C', 'D'], ['F1', 'F2', 'F3'], 30, { min: 5, max: 5 }],
+    [['B', 'C'], ['F1', 'F2'], 6, { min: 1, max: 1 }],
+  ]);
+  expect(r.conservation.rest).toEqual([]);
 });

@@ -4,8 +4,10 @@
 // right beside its added chain. Pure: the step shapes' tokens and the occurrences in, the counts out.
 //
 // In each step shape of each side, the rewrites claim the kernels of the exact occurrences of their chains, longer
-// chains first (as the time attribution does), and a rewrite counts only the occurrences none of whose kernels a
-// longer one claimed: a `Relu` removed beside a fused `Conv2D · TransData · Relu` is not counted for each fused chain,
+// chains first, as many as they account for (of the removed chain, the PR's and as many more of the base's as the
+// step replaced; of the added chain, the base's and as many more of the PR's; a shape of several steps, as many as
+// the step of it that replaced the most), and a rewrite counts only the occurrences none of whose kernels a longer
+// one claimed: a `Relu` removed beside a fused `Conv2D · TransData · Relu` is not counted for each fused chain,
 // nor is a chain that straddles the end of a longer one (`ScatterNdUpdate · MatMulV3 · Slice`, the last kernel of a
 // fused chain and the kernels after it). In one step the rewrite replaced the fewer of (base − PR occurrences of its
 // removed chain) and (PR − base of its added chain); `chains` is their sum over the steps, none when that is below
@@ -88,14 +90,31 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           for (const k of at) kept.tokens.set(t[k]!, (kept.tokens.get(t[k]!) ?? 0) + paired[1][j]!);
         });
       }
-      for (const side of [0, 1] as const) {
-        tokens[side].forEach((_, j) => {
-          for (const [occ, m] of [
-            [removed[side]![j]!, f.removed.length],
-            [added[side]![j]!, f.added.length],
-          ] as const)
-            for (const o of occ) given[side][j]!.fill(1, o, o + m);
+      // The rewrite claims the occurrences it accounts for: of its removed chain, the PR's and as many more of the
+      // base's as it replaced in the step; of its added chain, the base's and as many more of the PR's. The others stay
+      // free for a shorter rewrite inside them (`B · C → F1 · F2` where one layer fused `A · B · C · D` otherwise).
+      const claims = [
+        [removed, f.removed.length, 0],
+        [added, f.added.length, 1],
+      ] as const;
+      for (const [occ, m, grows] of claims) {
+        if (m === 0) continue;
+        const take = [new Int32Array(tokens[0].length), new Int32Array(tokens[1].length)];
+        units.forEach((u, i) => {
+          const other = u.shapes[1 - grows]!.reduce((a, j) => a + occ[1 - grows]![j]!.length, 0);
+          for (const side of [0, 1] as const) {
+            let left = side === grows ? other + Math.max(0, perUnit[i]!) : other;
+            for (const j of u.shapes[side]) {
+              const n = Math.min(left, occ[side]![j]!.length);
+              take[side]![j] = Math.max(take[side]![j]!, n);
+              left -= n;
+            }
+          }
         });
+        for (const side of [0, 1] as const)
+          occ[side]!.forEach((os, j) => {
+            for (const o of os.slice(0, take[side]![j]!)) given[side][j]!.fill(1, o, o + m);
+          });
       }
       for (const [j, at] of keptAt) for (const k of at) given[1][j]![k] = 1;
     }
