@@ -226,28 +226,36 @@ test.each([
 });
 
 test('a shorter rewrite inside a longer one keeps its chains: the longer claims the occurrences it replaced, not all', () => {
-  // Each step runs `A B C D` in 6 layers; the PR fuses 5 of them into `F1 F2 F3` and, in layer 2, only `B C` into
-  // `F1 F2` (`A F1 F2 D`). The longer rewrite claimed every occurrence of `A B C D` in the base, the sixth too, and
-  // `B · C → F1 · F2` was dropped with its 6 chains (the conservation line listed B, C, F1 and F2).
+  // Each step of both ranks runs `A B C D` in 6 layers. The PR fuses them into `F1 F2 F3`, but on rank 0 layer 2 only
+  // `B C` into `F1 F2` (`A F1 F2 D`). The longer rewrite claimed every occurrence of `A B C D` in the base (rank 0's
+  // sixth too, as rank 1, which runs the same steps, replaced 6), and `B · C → F1 · F2` was dropped with its 6
+  // chains (the conservation line listed B, C, F1 and F2).
   const layer = (i: number, body: string[]) => ['Mk', 'X', ...body, 'Y', `Z${i % 2}`];
-  const sides = [(i: number) => layer(i, ['A', 'B', 'C', 'D']), (i: number) => layer(i, i === 2 ? ['A', 'F1', 'F2', 'D'] : ['F1', 'F2', 'F3'])];
-  const [base, pr] = sides.map((of) => {
+  const unfused = (i: number) => layer(i, ['A', 'B', 'C', 'D']);
+  const fused = (i: number) => layer(i, ['F1', 'F2', 'F3']);
+  const partly = (i: number) => layer(i, i === 2 ? ['A', 'F1', 'F2', 'D'] : ['F1', 'F2', 'F3']);
+  const [base, pr] = [
+    [unfused, unfused],
+    [partly, fused],
+  ].map((ranks) => {
     const rec = new SequenceRecorder('type');
-    const r = rec.rank('0');
-    const s = rec.stream('2');
-    let t = 0;
-    for (let step = 1; step <= 6; step++)
-      for (let i = 0; i < 6; i++)
-        for (const k of of(i)) {
-          rec.add(r, s, step, rec.table.intern(k), 10_000, t);
-          t += 11_000;
-        }
+    ranks.forEach((of, rank) => {
+      const r = rec.rank(String(rank));
+      const s = rec.stream('2');
+      let t = 0;
+      for (let step = 1; step <= 6; step++)
+        for (let i = 0; i < 6; i++)
+          for (const k of of(i)) {
+            rec.add(r, s, step, rec.table.intern(k), 10_000, t);
+            t += 11_000;
+          }
+    });
     return rec.finish();
   });
   const r = findRewrites(base!, pr!);
-  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.perStep])).toEqual([
-    [['A', 'B', 'C', 'D'], ['F1', 'F2', 'F3'], 30, { min: 5, max: 5 }],
-    [['B', 'C'], ['F1', 'F2'], 6, { min: 1, max: 1 }],
+  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.perStep, w.ranks])).toEqual([
+    [['A', 'B', 'C', 'D'], ['F1', 'F2', 'F3'], 66, { min: 5, max: 6 }, ['0', '1']],
+    [['B', 'C'], ['F1', 'F2'], 6, { min: 1, max: 1 }, ['0']],
   ]);
   expect(r.conservation.rest).toEqual([]);
 });

@@ -779,10 +779,7 @@ function countChains(
   units: StepUnit[],
   verified: Forming[],
 ): Map<Forming, Counted & { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number } }> {
-  const counted = countSteps(
-    { tokens: [sides[0].tokens, sides[1].tokens], paired: [sides[0].paired, sides[1].paired], units, exact: (i, j, c) => scans.exact(i, j, c) },
-    verified,
-  );
+  const counted = countSteps({ tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c) }, verified);
   return new Map(
     verified.map((f) => [
       f,
