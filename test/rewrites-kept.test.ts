@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
+import { SequenceRecorder } from '../src/analysis/rewrites/sequence.js';
 import { CHAIN, DUP, type DecodeSpec, decodePair, FUSED } from './decodeGen.js';
 
 const LAYERS = 60;
@@ -114,6 +115,33 @@ test('60 layers, 1 rank × 32 steps: the kernel kept in one step only, a layer n
   expect(r.conservation.rest).toEqual([]);
 });
 
+test.each([
+  ['the first, before it', 0],
+  ['a RmsNorm, before it', 1],
+  ['the last, after it', 12],
+])('a kernel of the chain kept beside the fused one in layer 0 (%s), whose chain follows RmsNorm, not AddRmsNorm', (_, index) => {
+  // The base runs `AddRmsNorm DynamicQuant` before the chain in every layer but the first, where it runs `RmsNorm
+  // DynamicQuant`: a kernel kept there was looked for against the other layers' context only, and not found.
+  const spec: DecodeSpec = {
+    layers: LAYERS,
+    dense: 3,
+    mtp: true,
+    dup: true,
+    ranks: 2,
+    steps: 4,
+    kept: (rank, step, layer) => (layer === 0 && (rank === 0 || step === 1) ? index : null),
+  };
+  const pair = decodePair(spec);
+  const r = findRewrites(pair.base, pair.pr);
+  const w = main(r.rewrites);
+  expect(pair.truth).toMatchObject({ chains: 480, kept: 5, keptSteps: 5 });
+  expect([w.chains, w.perStep]).toEqual([480, { min: 60, max: 60 }]);
+  expect(w.kept).toEqual({ kernels: 5, steps: 5, tokens: [{ token: CHAIN[index]!, kernels: 5 }] });
+  const t = chainTicks(pair, spec);
+  expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
+  expect(r.conservation.rest).toEqual([]);
+});
+
 test('a rank that fused in some steps only: 0 in its other steps, and the range says so', () => {
   const spec: DecodeSpec = { layers: LAYERS, dense: 3, mtp: true, dup: false, ranks: 2, steps: 6, fused: (rank, step) => rank === 0 || step < 2 };
   const pair = decodePair(spec);
@@ -134,8 +162,8 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
         ranks: fc.integer({ min: 1, max: 2 }),
         steps: fc.integer({ min: 2, max: 5 }),
         keptIndex: fc.integer({ min: 0, max: CHAIN.length - 1 }),
-        // Layers from 1 (layer 0 starts the step with RmsNorm, not the AddRmsNorm the others run before the chain).
-        keptLayer: fc.integer({ min: 1, max: 23 }),
+        // Layer 0 too: it starts the step with RmsNorm, not the AddRmsNorm the others run before the chain.
+        keptLayer: fc.integer({ min: 0, max: 23 }),
         keptEvery: fc.integer({ min: 1, max: 3 }),
         offLayer: fc.integer({ min: 0, max: 23 }),
         offStep: fc.integer({ min: 0, max: 4 }),
@@ -143,7 +171,7 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
         seed: fc.integer({ min: 1, max: 1_000_000 }),
       }),
       (s) => {
-        const keptLayer = 1 + ((s.keptLayer - 1) % (s.layers - 1));
+        const keptLayer = s.keptLayer % s.layers;
         const offLayer = s.offLayer % s.layers;
         fc.pre(offLayer !== keptLayer);
         const spec: DecodeSpec = {
@@ -172,4 +200,62 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
     ),
     { numRuns: 40, seed: 2323 },
   );
+});
+
+test.each([
+  ['layer 30, after it', 30, 12],
+  ['layer 30, before it', 30, 5],
+  ['layer 0, before it', 0, 0],
+])('a kernel kept in the same layer of every step of every rank (%s): that layer is among the rewrite layers', (_, layer, index) => {
+  // Every representative step aligns that layer otherwise (its chain → the fused kernel and the kept kernel), so no
+  // site of the rewrite was there: the section said `60 per step · layers 0-29, 31-59`.
+  const spec: DecodeSpec = {
+    layers: LAYERS,
+    dense: 3,
+    mtp: true,
+    dup: true,
+    ranks: 2,
+    steps: 4,
+    kept: (_rank, _step, l) => (l === layer ? index : null),
+  };
+  const pair = decodePair(spec);
+  const w = main(findRewrites(pair.base, pair.pr).rewrites);
+  expect([w.chains, w.perStep, w.kept.kernels]).toEqual([480, { min: 60, max: 60 }, 8]);
+  expect(w.layers).toEqual(pair.truth.layers);
+  expect(w.layerCount).toBe(LAYERS + 1);
+});
+
+test('a shorter rewrite inside a longer one keeps its chains: the longer claims the occurrences it replaced, not all', () => {
+  // Each step of both ranks runs `A B C D` in 6 layers. The PR fuses them into `F1 F2 F3`, but on rank 0 layer 2 only
+  // `B C` into `F1 F2` (`A F1 F2 D`). The longer rewrite claimed every occurrence of `A B C D` in the base (rank 0's
+  // sixth too, as rank 1, which runs the same steps, replaced 6), and `B · C → F1 · F2` was dropped with its 6
+  // chains (the conservation line listed B, C, F1 and F2).
+  const layer = (i: number, body: string[]) => ['Mk', 'X', ...body, 'Y', `Z${i % 2}`];
+  const unfused = (i: number) => layer(i, ['A', 'B', 'C', 'D']);
+  const fused = (i: number) => layer(i, ['F1', 'F2', 'F3']);
+  const partly = (i: number) => layer(i, i === 2 ? ['A', 'F1', 'F2', 'D'] : ['F1', 'F2', 'F3']);
+  const [base, pr] = [
+    [unfused, unfused],
+    [partly, fused],
+  ].map((ranks) => {
+    const rec = new SequenceRecorder('type');
+    ranks.forEach((of, rank) => {
+      const r = rec.rank(String(rank));
+      const s = rec.stream('2');
+      let t = 0;
+      for (let step = 1; step <= 6; step++)
+        for (let i = 0; i < 6; i++)
+          for (const k of of(i)) {
+            rec.add(r, s, step, rec.table.intern(k), 10_000, t);
+            t += 11_000;
+          }
+    });
+    return rec.finish();
+  });
+  const r = findRewrites(base!, pr!);
+  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.perStep, w.ranks])).toEqual([
+    [['A', 'B', 'C', 'D'], ['F1', 'F2', 'F3'], 66, { min: 5, max: 6 }, ['0', '1']],
+    [['B', 'C'], ['F1', 'F2'], 6, { min: 1, max: 1 }, ['0']],
+  ]);
+  expect(r.conservation.rest).toEqual([]);
 });

@@ -4,8 +4,10 @@
 // right beside its added chain. Pure: the step shapes' tokens and the occurrences in, the counts out.
 //
 // In each step shape of each side, the rewrites claim the kernels of the exact occurrences of their chains, longer
-// chains first (as the time attribution does), and a rewrite counts only the occurrences none of whose kernels a
-// longer one claimed: a `Relu` removed beside a fused `Conv2D · TransData · Relu` is not counted for each fused chain,
+// chains first, as many as they account for (of the removed chain, the PR's and as many more of the base's as the
+// step replaced; of the added chain, the base's and as many more of the PR's; a shape of several steps of a rank, as many as
+// the step of it that replaced the most), and a rewrite counts only the occurrences none of whose kernels a longer
+// one claimed: a `Relu` removed beside a fused `Conv2D · TransData · Relu` is not counted for each fused chain,
 // nor is a chain that straddles the end of a longer one (`ScatterNdUpdate · MatMulV3 · Slice`, the last kernel of a
 // fused chain and the kernels after it). In one step the rewrite replaced the fewer of (base − PR occurrences of its
 // removed chain) and (PR − base of its added chain); `chains` is their sum over the steps, none when that is below
@@ -20,8 +22,6 @@ export interface StepUnit {
 export interface CountInput {
   /** Per side, per shape: its tokens. */
   tokens: [Int32Array[], Int32Array[]];
-  /** Per side, per shape: its steps in the units (the steps the other side has too). */
-  paired: [number[], number[]];
   units: StepUnit[];
   /** The exact, non-overlapping occurrences of a chain in a shape of a side (cached by the caller). */
   exact: (side: 0 | 1, shape: number, chain: Int32Array) => number[];
@@ -39,25 +39,49 @@ export interface Counted {
   keptAt: Map<number, number[]>;
 }
 
+/** A shape of a side on one rank, in the units' steps: what its rewrites claimed there, and in how many steps it runs. */
+interface Place {
+  side: 0 | 1;
+  shape: number;
+  steps: number;
+  given: Uint8Array;
+}
+
 /** The counts of each rewrite (the longer chains first: the order given is kept in the result's keys). */
 export function countSteps<F extends { removed: Int32Array; added: Int32Array }>(input: CountInput, rewrites: F[]): Map<F, Counted> {
-  const { tokens, paired, units, exact } = input;
-  const given = tokens.map((side) => side.map((t) => new Uint8Array(t.length))) as [Uint8Array[], Uint8Array[]];
+  const { tokens, units, exact } = input;
+  // Claims are made per rank: ranks that run the same shape may have replaced a different number of its chains.
+  const places: Place[] = [];
+  const index = new Map<string, number>();
+  const at = units.map((u) =>
+    u.shapes.map((shapes, side) =>
+      shapes.map((shape) => {
+        const key = JSON.stringify([u.rank, side, shape]);
+        let i = index.get(key);
+        if (i === undefined) {
+          i = places.push({ side: side as 0 | 1, shape, steps: 0, given: new Uint8Array(tokens[side]![shape]!.length) }) - 1;
+          index.set(key, i);
+        }
+        places[i]!.steps++;
+        return i;
+      }),
+    ),
+  );
   const byLength = [...rewrites].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const out = new Map<F, Counted>();
   for (const f of byLength) {
-    // Per side, per shape: the free occurrences of each chain.
-    const free = (side: 0 | 1, chain: Int32Array): number[][] =>
-      tokens[side].map((_, j) => (chain.length === 0 || paired[side][j]! === 0 ? [] : freeOf(given[side][j]!, exact(side, j, chain), chain.length)));
-    const removed = [free(0, f.removed), free(1, f.removed)];
-    const added = [free(0, f.added), free(1, f.added)];
+    // Per place: the free occurrences of each chain.
+    const free = (chain: Int32Array): number[][] =>
+      places.map((p) => (chain.length === 0 ? [] : freeOf(p.given, exact(p.side, p.shape, chain), chain.length)));
+    const removed = free(f.removed);
+    const added = free(f.added);
+    const n = (occ: number[][], i: number, side: 0 | 1): number => at[i]![side]!.reduce((a, p) => a + occ[p]!.length, 0);
     const perUnit = new Int32Array(units.length);
     const byRank = new Map<string, number>();
     let sum = 0;
     units.forEach((u, i) => {
-      const n = (occ: number[][], side: 0 | 1): number => u.shapes[side].reduce((a, j) => a + occ[j]!.length, 0);
-      const fromRemoved = n(removed[0]!, 0) - n(removed[1]!, 1);
-      const fromAdded = n(added[1]!, 1) - n(added[0]!, 0);
+      const fromRemoved = n(removed, i, 0) - n(removed, i, 1);
+      const fromAdded = n(added, i, 1) - n(added, i, 0);
       const v = f.removed.length === 0 ? fromAdded : f.added.length === 0 ? fromRemoved : Math.min(fromRemoved, fromAdded);
       perUnit[i] = v;
       sum += v;
@@ -76,32 +100,70 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
     const ranks = [...byRank].filter(([, v]) => v > 0).map(([r]) => r);
     const kept = { kernels: 0, steps: 0, tokens: new Map<number, number>() };
     const keptAt = new Map<number, number[]>();
+    const keptIn = new Map<number, number[]>();
     if (chains > 0) {
       if (f.removed.length >= 2 && f.added.length > 0) {
-        const around = context(tokens[0], removed[0]!, paired[0], f.removed.length);
-        tokens[1].forEach((t, j) => {
-          const at = keptBeside(t, given[1][j]!, added[1]![j]!, f.added.length, f.removed, around);
-          if (at.length === 0) return;
-          keptAt.set(j, at);
-          kept.kernels += at.length * paired[1][j]!;
-          kept.steps += paired[1][j]!;
-          for (const k of at) kept.tokens.set(t[k]!, (kept.tokens.get(t[k]!) ?? 0) + paired[1][j]!);
+        const around = context(
+          places.flatMap((p, i) => (p.side === 0 ? [{ t: tokens[0][p.shape]!, occ: removed[i]!, steps: p.steps }] : [])),
+          f.removed.length,
+        );
+        const union = new Map<number, Set<number>>();
+        places.forEach((p, i) => {
+          if (p.side !== 1) return;
+          const t = tokens[1][p.shape]!;
+          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around);
+          if (ks.length === 0) return;
+          keptIn.set(i, ks);
+          for (const k of ks) entrySet(union, p.shape).add(k);
+          kept.kernels += ks.length * p.steps;
+          kept.steps += p.steps;
+          for (const k of ks) kept.tokens.set(t[k]!, (kept.tokens.get(t[k]!) ?? 0) + p.steps);
+        });
+        for (const [j, ks] of union)
+          keptAt.set(
+            j,
+            [...ks].sort((x, y) => x - y),
+          );
+      }
+      // The rewrite claims the occurrences it accounts for: of its removed chain, the PR's and as many more of the
+      // base's as it replaced in the step; of its added chain, the base's and as many more of the PR's. The others stay
+      // free for a shorter rewrite inside them (`B · C → F1 · F2` where one layer fused `A · B · C · D` otherwise).
+      const claims = [
+        [removed, f.removed.length, 0],
+        [added, f.added.length, 1],
+      ] as const;
+      for (const [occ, m, grows] of claims) {
+        if (m === 0) continue;
+        const take = new Int32Array(places.length);
+        units.forEach((_, i) => {
+          const other = n(occ, i, (1 - grows) as 0 | 1);
+          for (const side of [0, 1] as const) {
+            let left = side === grows ? other + Math.max(0, perUnit[i]!) : other;
+            for (const p of at[i]![side]!) {
+              const k = Math.min(left, occ[p]!.length);
+              take[p] = Math.max(take[p]!, k);
+              left -= k;
+            }
+          }
+        });
+        places.forEach((p, i) => {
+          for (const o of occ[i]!.slice(0, take[i]!)) p.given.fill(1, o, o + m);
         });
       }
-      for (const side of [0, 1] as const) {
-        tokens[side].forEach((_, j) => {
-          for (const [occ, m] of [
-            [removed[side]![j]!, f.removed.length],
-            [added[side]![j]!, f.added.length],
-          ] as const)
-            for (const o of occ) given[side][j]!.fill(1, o, o + m);
-        });
-      }
-      for (const [j, at] of keptAt) for (const k of at) given[1][j]![k] = 1;
+      for (const [i, ks] of keptIn) for (const k of ks) places[i]!.given[k] = 1;
     }
     out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, kept, keptAt });
   }
   return out;
+}
+
+function entrySet(m: Map<number, Set<number>>, k: number): Set<number> {
+  let s = m.get(k);
+  if (s === undefined) {
+    s = new Set<number>();
+    m.set(k, s);
+  }
+  return s;
 }
 
 /** The occurrences none of whose kernels is given. */
@@ -114,31 +176,33 @@ function freeOf(given: Uint8Array, occ: number[], m: number): number[] {
 
 /** Kernels of the base's context of a chain, each side (see keptBeside). */
 const CONTEXT = 2;
+/** The most contexts of each side kept (the most frequent): a chain runs in few places of a step. */
+const CONTEXTS = 8;
 
 /**
  * The kernels the base runs right before and right after its chains (CONTEXT of each, nearest first; -1 past the
- * step's end), the most often (ties: the first in text order of their ids).
+ * step's end), each side's distinct ones, the most frequent first (ties: text order of their ids), at most CONTEXTS:
+ * the first layer's chain may follow other kernels than the others' (RmsNorm, not AddRmsNorm).
  */
-function context(tokens: Int32Array[], occ: number[][], paired: number[], m: number): { before: number[]; after: number[] } {
+function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: number): { before: number[][]; after: number[][] } {
   const tally = [new Map<string, number>(), new Map<string, number>()];
-  occ.forEach((os, j) => {
-    const t = tokens[j]!;
-    for (const o of os) {
+  for (const { t, occ, steps } of places) {
+    for (const o of occ) {
       for (const [i, at] of [
         [0, (k: number) => o - 1 - k],
         [1, (k: number) => o + m + k],
       ] as const) {
         const key = Array.from({ length: CONTEXT }, (_, k) => t[at(k)] ?? -1).join(',');
-        tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + paired[j]!);
+        tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + steps);
       }
     }
-  });
-  const top = (m: Map<string, number>): number[] => {
-    let best = '';
-    let n = 0;
-    for (const [key, c] of m) if (c > n || (c === n && key < best)) [best, n] = [key, c];
-    return n === 0 ? [] : best.split(',').map(Number);
-  };
+  }
+  const top = (m: Map<string, number>): number[][] =>
+    [...m]
+      .filter(([, c]) => c > 0)
+      .sort(([x, a], [y, b]) => b - a || (x < y ? -1 : x > y ? 1 : 0))
+      .slice(0, CONTEXTS)
+      .map(([key]) => key.split(',').map(Number));
   return { before: top(tally[0]!), after: top(tally[1]!) };
 }
 
@@ -154,14 +218,14 @@ function keptBeside(
   occ: number[],
   m: number,
   removed: Int32Array,
-  around: { before: number[]; after: number[] },
+  around: { before: number[][]; after: number[][] },
 ): number[] {
   const out: number[] = [];
   if (occ.length === 0) return out;
   // How often the chain has each kernel, made once: an occurrence counts what its runs took (most take nothing).
   const times = new Map<number, number>();
   for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
-  const ctxAt = (ctx: number[], k: number, dir: 1 | -1): boolean => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x);
+  const ctxAt = (ctxs: number[][], k: number, dir: 1 | -1): boolean => ctxs.some((ctx) => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x));
   const taken = new Set<number>();
   for (const o of occ) {
     const used = new Map<number, number>();

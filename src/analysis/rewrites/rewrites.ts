@@ -705,6 +705,17 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
         const layer = layerIn(markers, start, end, phase);
         if (layer !== null) set.add(layer);
       }
+      // A layer whose representative step kept a kernel of the chain beside the added one aligned otherwise (no site
+      // of this rewrite in the base), yet its chain was replaced: the kept kernels' place in the PR tells its layer.
+      const keptAt = chainsOf.get(f)!.keptAt;
+      for (const l of laneIds) {
+        const pr = reps.find((x) => x.lane === l)!.pr;
+        const m = markersOf(1, pr);
+        for (const k of keptAt.get(pr) ?? []) {
+          const layer = layerIn(m, k, k + 1, phase);
+          if (layer !== null) set.add(layer);
+        }
+      }
       // A lane without sites still counts its markers.
       for (const l of laneIds) layerCount = Math.max(layerCount ?? 0, markersOf(0, reps.find((x) => x.lane === l)!.base).length);
       layers = [...set].sort((x, y) => x - y);
@@ -768,10 +779,7 @@ function countChains(
   units: StepUnit[],
   verified: Forming[],
 ): Map<Forming, Counted & { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number } }> {
-  const counted = countSteps(
-    { tokens: [sides[0].tokens, sides[1].tokens], paired: [sides[0].paired, sides[1].paired], units, exact: (i, j, c) => scans.exact(i, j, c) },
-    verified,
-  );
+  const counted = countSteps({ tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c) }, verified);
   return new Map(
     verified.map((f) => [
       f,
