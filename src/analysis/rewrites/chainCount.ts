@@ -116,8 +116,11 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           keptIn.set(i, ks);
           for (const k of ks) entrySet(union, p.shape).add(k);
           kept.kernels += ks.length * p.steps;
-          kept.steps += p.steps;
           for (const k of ks) kept.tokens.set(t[k]!, (kept.tokens.get(t[k]!) ?? 0) + p.steps);
+        });
+        // The steps where some stream kept one: a step whose two streams each kept one is one step.
+        units.forEach((_, i) => {
+          if (at[i]![1]!.some((p) => keptIn.has(p))) kept.steps++;
         });
         for (const [j, ks] of union)
           keptAt.set(

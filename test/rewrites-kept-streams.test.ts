@@ -1,0 +1,54 @@
+// countSteps (analysis/rewrites/chainCount.ts) on hand-made step shapes: a step whose two streams each keep a
+// kernel of the chain beside the fused one is one step of `kept.steps`, its kernels counted on each stream.
+
+import { expect, test } from 'vitest';
+import { countSteps } from '../src/analysis/rewrites/chainCount.js';
+
+const [X, A, B, Y, F] = [1, 2, 3, 4, 5];
+
+/** The exact, non-overlapping occurrences of `chain` in `t`. */
+function occurrences(t: Int32Array, chain: Int32Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + chain.length <= t.length; ) {
+    if (chain.every((c, k) => t[i + k] === c)) {
+      out.push(i);
+      i += chain.length;
+    } else i++;
+  }
+  return out;
+}
+
+test('two streams of one step each keep a kernel of the chain: 2 kept kernels in 1 step', () => {
+  const base = [new Int32Array([X, A, B, Y]), new Int32Array([X, A, B, Y])];
+  const pr = [new Int32Array([X, F, B, Y]), new Int32Array([X, F, B, Y])];
+  const tokens: [Int32Array[], Int32Array[]] = [base, pr];
+  const rewrite = { removed: new Int32Array([A, B]), added: new Int32Array([F]) };
+  const counted = countSteps(
+    {
+      tokens,
+      units: [
+        {
+          rank: '0',
+          shapes: [
+            [0, 1],
+            [0, 1],
+          ],
+        },
+        {
+          rank: '0',
+          shapes: [
+            [0, 1],
+            [0, 1],
+          ],
+        },
+      ],
+      exact: (side, shape, chain) => occurrences(tokens[side][shape]!, chain),
+    },
+    [rewrite],
+  ).get(rewrite)!;
+  expect(counted.chains).toBe(4);
+  expect(counted.perStep).toEqual({ min: 2, max: 2 });
+  expect(counted.kept.kernels).toBe(4);
+  expect(counted.kept.steps).toBe(2);
+  expect([...counted.kept.tokens]).toEqual([[B, 4]]);
+});
