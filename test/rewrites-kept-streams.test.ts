@@ -3,20 +3,9 @@
 
 import { expect, test } from 'vitest';
 import { countSteps } from '../src/analysis/rewrites/chainCount.js';
+import { exactOccurrences } from '../src/analysis/rewrites/match.js';
 
 const [X, A, B, Y, F] = [1, 2, 3, 4, 5];
-
-/** The exact, non-overlapping occurrences of `chain` in `t`. */
-function occurrences(t: Int32Array, chain: Int32Array): number[] {
-  const out: number[] = [];
-  for (let i = 0; i + chain.length <= t.length; ) {
-    if (chain.every((c, k) => t[i + k] === c)) {
-      out.push(i);
-      i += chain.length;
-    } else i++;
-  }
-  return out;
-}
 
 test('two streams of one step each keep a kernel of the chain: 2 kept kernels in 1 step', () => {
   const base = [new Int32Array([X, A, B, Y]), new Int32Array([X, A, B, Y])];
@@ -42,7 +31,7 @@ test('two streams of one step each keep a kernel of the chain: 2 kept kernels in
           ],
         },
       ],
-      exact: (side, shape, chain) => occurrences(tokens[side][shape]!, chain),
+      exact: (side, shape, chain) => exactOccurrences(tokens[side][shape]!, chain),
     },
     [rewrite],
   ).get(rewrite)!;
