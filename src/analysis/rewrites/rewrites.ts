@@ -341,11 +341,14 @@ function stepUnits(sides: [Side, Side], disjoint: Set<string>): StepUnit[] {
   const units = new Map<string, StepUnit>();
   for (const s of sides) {
     const skip = new Set(s.unpairedSteps);
-    const ordinal = new Map<string, Map<number, number>>();
-    for (const rank of disjoint) {
-      const ids = [...new Set(s.seq.steps.filter((st) => s.seq.ranks[st.rank] === rank).map((st) => st.step))].sort((x, y) => x - y);
-      ordinal.set(rank, new Map(ids.map((id, i) => [id, i])));
+    // On a rank compared as it is, each Step Id's place among the rank's (one pass over the steps, whatever the ranks).
+    const idsOf = new Map<string, Set<number>>();
+    for (const st of s.seq.steps) {
+      const rank = s.seq.ranks[st.rank]!;
+      if (disjoint.has(rank)) entry(idsOf, rank, () => new Set<number>()).add(st.step);
     }
+    const ordinal = new Map<string, Map<number, number>>();
+    for (const [rank, ids] of idsOf) ordinal.set(rank, new Map([...ids].sort((x, y) => x - y).map((id, i) => [id, i])));
     s.seq.steps.forEach((st, i) => {
       if (skip.has(i)) return;
       const rank = s.seq.ranks[st.rank]!;
