@@ -54,6 +54,26 @@ describe('FineGroupTable', () => {
     expect(t.get('not a key')).toBeUndefined();
   });
 
+  it('finds each group by its fields, whatever their texts hold (lengths, digits, colons): fields that differ never share a group', () => {
+    // Texts of the characters the lookup key is made of, so that a field running into the next would show.
+    const text = fc.option(fc.stringMatching(/^[0-9:a]{0,4}$/), { nil: null });
+    const fields = fc.tuple(text, text, text, text, fc.constantFrom('', '1', ':'));
+    fc.assert(
+      fc.property(fc.array(fields, { maxLength: 30 }), (all) => {
+        const t = new FineGroupTable();
+        const seen = new Map<string, number>();
+        for (const [name, type, core, shapes, cls] of all) {
+          const i = t.index(name, type, core, shapes, cls);
+          const key = fineKey(name, type, core, shapes, cls);
+          if (seen.has(key)) expect(i).toBe(seen.get(key));
+          else seen.set(key, i);
+        }
+        expect(t.size).toBe(seen.size);
+        expect(new Set(seen.values()).size).toBe(seen.size);
+      }),
+    );
+  });
+
   it('names too long for V8 to hash (past 16,383 code units) are found as any other, also alike in all but one unit', () => {
     const t = new FineGroupTable();
     // One length, alike at both ends: they differ in one code unit in the middle.
