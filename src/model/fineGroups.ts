@@ -218,7 +218,11 @@ class Columns {
       const name = this.names[i]!;
       if (useName(name, this.textOf(this.shapes[i]!))) {
         if (chained[i] === 0) this.byName.set(name!, i);
-      } else this.byKey.set(lookupKey(name, this.textOf(this.type[i]!), this.textOf(this.core[i]!), this.textOf(this.shapes[i]!), this.rare.get(i)?.cls ?? ''), i);
+      } else
+        this.byKey.set(
+          lookupKey(name, this.textOf(this.type[i]!), this.textOf(this.core[i]!), this.textOf(this.shapes[i]!), this.rare.get(i)?.cls ?? ''),
+          i,
+        );
     }
   }
 
