@@ -314,6 +314,27 @@ describe('a time bound without a unit', () => {
   });
 });
 
+describe('a percentage written as a bare number below 1', () => {
+  it("is read as that many per cent, and check says so in one note naming the rule's line (the verdict stands)", async () => {
+    const f = rules(
+      'rules:\n  - type: Cast\n    count-vs-base: { fell-by-at-least: 0.2 }\n  - type: Cast\n    time-vs-base: { rose-by-at-most: 0.5 }\n',
+    );
+    const r = await kprof(['check', PR, '--base', BASE, '--rules', f, '--format', 'json']);
+    const notes = r.stderr.split('\n').filter((l) => l.includes('not as the fraction'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^kprof: note: .*r\d+\.yaml:2: count-vs-base: fell-by-at-least: 0\.2 is read as 0\.2%, not as the fraction 0\.2 \(20%\); so is 1 more, at line 4\. Write the % sign \(0\.2% or 20%\) to say which is meant\.$/,
+    );
+    // The bound is 0.2% as the note says.
+    expect((JSON.parse(r.stdout) as CheckJson).results[0]!.rule).toContain('fell by at least 0.2%');
+    // With the % sign, or a bare number of 1 or more, nothing is said.
+    for (const text of ['{ fell-by-at-least: 0.2% }', '{ fell-by-at-least: 20 }', '{ fell-by-at-least: 0.2 %  }']) {
+      const quiet = await kprof(['check', PR, '--base', BASE, '--rules', rules(`rules:\n  - type: Cast\n    count-vs-base: ${text}\n`)]);
+      expect(quiet.stderr).not.toContain('not as the fraction');
+    }
+  });
+});
+
 describe('check reports skipped rows in every format', () => {
   const csv = join(tmp, 'one-bad-row.csv');
   writeFileSync(csv, `${HEADER}\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,1.0,2.0,0,8\n1,aclnnCast_Cast_Cast,Cast,AI_VECTOR_CORE,2.0,fast,0,8\n`);

@@ -20,7 +20,7 @@ import { githubAnnotation, messageLocation } from '../report/failure.js';
 import { clipped, escaped, oneLine, WHOLE } from '../report/render.js';
 import { evaluate, exitCodeOf, rejectUnpairedBase, ruleAt, rulesNeedingBase } from '../rules/evaluate.js';
 import { readRulesFile } from '../rules/parse.js';
-import { bareDurationNote } from '../rules/duration.js';
+import { bareDurationNote, bareFractionNote } from '../rules/duration.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
@@ -125,6 +125,9 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   // A time bound written as a bare number is µs: said once, with its line, as other assumptions are said.
   const bare = bareDurationNote(rules.file, rules.bareDurations ?? []);
   if (bare !== '') io.stderr(`kprof: note: ${oneLine(bare)}\n`);
+  // So is a percentage written as a bare number below 1 (0.2 meant as 20%?).
+  const fraction = bareFractionNote(rules.file, rules.bareFractions ?? []);
+  if (fraction !== '') io.stderr(`kprof: note: ${oneLine(fraction)}\n`);
   const needing = rulesNeedingBase(rules);
   if (needing.length > 0 && flags.base === undefined) {
     throw usageError(

@@ -7,7 +7,7 @@ import { isScalar, type Node } from '../util/yamlLib.js';
 import { describe } from '../aggregate/userGroups.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US } from '../model/model.js';
 import { fmtCount } from '../util/format.js';
-import type { BareDuration } from './model.js';
+import type { BareDuration, BareFraction } from './model.js';
 
 /** A duration in µs, and whether it was a bare number (no unit). `fail` throws the rules file's input error. */
 export function readDuration(node: Node, what: string, fail: (node: Node, message: string) => never): { us: number; bare: boolean } {
@@ -42,16 +42,37 @@ export function bareDurationNote(file: string, bare: readonly BareDuration[]): s
   if (bare.length === 0) return '';
   const first = bare[0]!;
   const number = String(first.us);
-  const more =
-    bare.length > 1
-      ? `; so ${bare.length === 2 ? 'is 1 more' : `are ${fmtCount(bare.length - 1)} more`}, at line${bare.length === 2 ? '' : 's'} ` +
-        `${bare
-          .slice(1, 9)
-          .map((b) => b.line)
-          .join(', ')}${bare.length > 9 ? ', …' : ''}`
-      : '';
+  const more = moreLines(bare);
   return (
     `${file}:${first.line}: ${first.what}: ${first.written} has no unit, read as ${number} µs (${number}us)${more}. ` +
     'Write the unit (150us, 1.5ms, 2s) to say which is meant.'
+  );
+}
+
+/** `; so is 1 more, at line 9` / `; so are 3 more, at lines 9, 12, 15` of the notes past the first, or ''. */
+function moreLines(all: readonly { line: number }[]): string {
+  if (all.length <= 1) return '';
+  return (
+    `; so ${all.length === 2 ? 'is 1 more' : `are ${fmtCount(all.length - 1)} more`}, at line${all.length === 2 ? '' : 's'} ` +
+    `${all
+      .slice(1, 9)
+      .map((b) => b.line)
+      .join(', ')}${all.length > 9 ? ', …' : ''}`
+  );
+}
+
+/**
+ * The one line `kprof check` says of a file's percentages written as a bare number below 1, or '':
+ * `rules.yaml:4: count-vs-base: fell-by-at-least: 0.2 is read as 0.2%, not as the fraction 0.2 (20%). …`. A
+ * percentage is a number of per cent (20 or 20%), and a fraction written for it makes a bound a hundred times
+ * looser or tighter than meant, with nothing said.
+ */
+export function bareFractionNote(file: string, bare: readonly BareFraction[]): string {
+  if (bare.length === 0) return '';
+  const first = bare[0]!;
+  return (
+    `${file}:${first.line}: ${first.what}: ${first.written} is read as ${first.pct}%, not as the fraction ${first.pct} ` +
+    `(${Number((first.pct * 100).toPrecision(12))}%)${moreLines(bare)}. Write the % sign (${first.pct}% or ` +
+    `${Number((first.pct * 100).toPrecision(12))}%) to say which is meant.`
   );
 }

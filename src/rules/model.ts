@@ -108,6 +108,8 @@ export interface RuleSet {
   rules: Rule[];
   /** The durations written as a bare number (read as µs), in file order; `kprof check` says so in a note. */
   bareDurations?: BareDuration[];
+  /** The percentages written as a bare number below 1 (read as that many %, not as a fraction), in file order. */
+  bareFractions?: BareFraction[];
 }
 
 /**
@@ -119,6 +121,15 @@ export interface BareDuration {
   what: string;
   written: string;
   us: number;
+}
+
+/** A percentage of a rules file written as a bare number below 1 (`0.2`): its line, the key, the number as written. */
+export interface BareFraction {
+  line: number;
+  what: string;
+  written: string;
+  /** The percentage it was read as. */
+  pct: number;
 }
 
 /** The unit of an observed value and its bound. */

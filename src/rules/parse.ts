@@ -23,6 +23,7 @@ import {
   type Check,
   type CheckKind,
   type BareDuration,
+  type BareFraction,
   type Evidence,
   type Per,
   type Rule,
@@ -67,6 +68,7 @@ function suggestion(key: string, allowed: readonly string[]): string {
 class RulesReader implements CheckReader {
   private groups: UserGroup[] = [];
   private bare: BareDuration[] = [];
+  private fractions: BareFraction[] = [];
 
   constructor(
     private readonly path: string,
@@ -124,6 +126,7 @@ class RulesReader implements CheckReader {
       file: this.path,
       groups: this.groups,
       bareDurations: this.bare,
+      bareFractions: this.fractions,
       rules: read.map((r) => (r.steps === null && allSteps !== null ? { ...r, steps: allSteps } : r)),
     };
   }
@@ -168,8 +171,9 @@ class RulesReader implements CheckReader {
     if (checkKey === 'sequence' && selector !== null) this.chain(selector, e.get(selectors[0]!)!);
     const { key: ck, value: cv } = e.get(checkKey)!;
     const bareBefore = this.bare.length;
+    const fractionsBefore = this.fractions.length;
     let check = this.check(checkKey, ck, cv);
-    for (const b of this.bare.slice(bareBefore)) b.line = pos.line; // the rule's line, as reports name it
+    for (const b of [...this.bare.slice(bareBefore), ...this.fractions.slice(fractionsBefore)]) b.line = pos.line; // the rule's, as reports name it
     const phase = e.get('phase');
     if (phase) {
       if (check.kind !== 'fused')
@@ -346,6 +350,8 @@ class RulesReader implements CheckReader {
     const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(node.value) : null;
     const pct = isScalar(node) && typeof node.value === 'number' && node.value >= 0 ? node.value : m ? Number(m[1]) : Number.NaN;
     if (!(pct < 2 ** 53)) this.fail(node, `${what}: expected a percentage ${pct >= 0 ? 'below 2^53' : 'such as 20%'}; found ${describe(node)}.`);
+    // A bare number below 1 may be a fraction (0.2 for 20%): taken as a percentage, and said (fractionNote).
+    if (m === null && pct > 0 && pct < 1) this.fractions.push({ line: positionOf(node, this.lc).line, what, written: describe(node), pct });
     return pct;
   }
 
