@@ -498,7 +498,11 @@ export type RewriteNoteJson =
    * step and an eighth or more are undone (`of`: the largest differences, those verified): the runs look unrelated.
    */
   | { kind: 'unaligned'; changes: number; of: number; undone: number; once: number }
-  /** A rank of both sides with no Step Id in common and different step counts: its steps are compared as they are. */
+  /**
+   * A rank of both sides with no Step Id in common and different step counts: its steps are compared in order, the
+   * first with the first, and the longer side's steps past the other's last are compared with nothing (their kernels
+   * are counted apart in the conservation, as those of `unpaired-steps`, which does not list them).
+   */
   | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
   /** A lane whose representative step is the shape of fewer than half of its steps. */
   | {

@@ -533,12 +533,18 @@ export function noteText(n: RewriteNote, code: Code): string {
         `compared with nothing, so no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
       );
     }
-    case 'no-common-steps':
+    case 'no-common-steps': {
+      // The steps past the other side's last are compared with nothing (see pairSteps): the last ones of the longer.
+      const longer = n.base.length > n.pr.length ? n.base : n.pr;
+      const past = longer.slice(Math.min(n.base.length, n.pr.length));
+      const one = past.length === 1;
       return (
         `${ranksNamed([n.rank], code)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
-        `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared as they are: the counts of the line above include ` +
-        `the work of ${plural(Math.abs(n.base.length - n.pr.length), 'step')} more on ${n.base.length > n.pr.length ? 'the base' : 'the PR'}`
+        `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared in order, the first with the first, and ` +
+        `${longer === n.base ? "the base's" : "the PR's"} last ${one ? 'step' : `${fmtCount(past.length)} steps`} (${idsText(past)}) ${one ? 'is' : 'are'} ` +
+        `compared with nothing: no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
       );
+    }
     case 'no-chains':
       return (
         `${plural(n.changes, 'difference')} of the most frequent steps ${n.changes === 1 ? 'is' : 'are'} not listed: over every step the PR runs ` +

@@ -1,0 +1,117 @@
+// A rank whose two sides share no Step Id is compared as it is: its steps in order, the first with the first. When
+// one side profiled more of them, the steps past the other side's last are compared with nothing, as a step whose
+// Step Id the other side lacks: they count in no chain, no "per step" and no saving (generator's truth:
+// test/decodeGen.ts, the PR numbering its steps from 101). Before, each was a step of its own, compared with an
+// empty step: `0-8 per step` where every step compared replaced 8, and the saving took in the extra steps' kernels.
+
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
+import { CHAIN, type DecodeSpec, decodePair, FUSED } from './decodeGen.js';
+
+/** Base steps 1..n[0], PR steps 101..100+n[1]: no Step Id in common. */
+function apart(n: [number, number], more: Partial<DecodeSpec> = {}): DecodeSpec {
+  return {
+    layers: 8,
+    dense: 1,
+    mtp: false,
+    dup: false,
+    ranks: 2,
+    steps: Math.max(n[0], n[1]),
+    missing: (side, _rank, step) => step >= n[side],
+    stepId: (side, step) => (side === 0 ? step + 1 : step + 101),
+    ...more,
+  };
+}
+
+/** Σ ticks of the exact chains of each side and of the PR's fused kernels, in the steps both sides profiled. */
+function chainTicks(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): number {
+  let t = 0;
+  for (const side of [0, 1] as const) {
+    pair.steps[side].forEach((perStep, rank) =>
+      perStep.forEach((ks, step) => {
+        if (spec.missing?.(0, rank, step) === true || spec.missing?.(1, rank, step) === true) return;
+        const ds = pair.durations[side][rank]![step]!;
+        const sign = side === 0 ? -1 : 1;
+        for (let i = 0; i < ks.length; i++) {
+          if (side === 1 && ks[i] === FUSED) t += ds[i]!;
+          else if (CHAIN.every((k, j) => ks[i + j] === k)) {
+            for (let j = 0; j < CHAIN.length; j++) t += sign * ds[i + j]!;
+            i += CHAIN.length - 1;
+          }
+        }
+      }),
+    );
+  }
+  return t;
+}
+
+function main(rewrites: Rewrite[]): Rewrite {
+  return rewrites.find((w) => w.added.length === 1 && w.added[0] === FUSED)!;
+}
+
+describe.each([
+  ['the base profiled 10 steps, the PR 8', [10, 8]],
+  ['the base profiled 8 steps, the PR 10', [8, 10]],
+] as const)('2 ranks, 8 layers, no Step Id in common: %s', (_, n) => {
+  const spec = apart([n[0], n[1]]);
+  const pair = decodePair(spec);
+  const r = findRewrites(pair.base, pair.pr);
+  const w = main(r.rewrites);
+
+  test('the chains, per step and ranks are those of the 8 steps each rank compared', () => {
+    expect([w.removed, w.chains, w.perStep, w.ranks]).toEqual([CHAIN, 2 * 8 * 8, { min: 8, max: 8 }, ['0', '1']]);
+    expect([pair.truth.chains, pair.truth.perStep]).toEqual([2 * 8 * 8, { min: 8, max: 8 }]);
+  });
+
+  test('the saving is the measured change of the steps compared, not of the 2 extra steps of each rank', () => {
+    expect(w.totalSavingTicks).toBe(chainTicks(pair, spec));
+  });
+
+  test('the extra steps are counted apart in the conservation line, and the note names them', () => {
+    const c = r.conservation;
+    expect([c.rest, c.removedAccounted + c.removedUnpaired, c.addedAccounted + c.addedUnpaired]).toEqual([[], c.removed, c.added]);
+    const longer = n[0] > n[1] ? 'base' : 'pr';
+    expect(longer === 'base' ? c.removedUnpaired : c.addedUnpaired).toBeGreaterThan(0);
+    const ids = (side: 0 | 1) => [...Array(n[side]).keys()].map((s) => spec.stepId!(side, s));
+    expect(r.notes.filter((x) => x.kind === 'no-common-steps')).toEqual(
+      ['0', '1'].map((rank) => ({ kind: 'no-common-steps', rank, base: ids(0), pr: ids(1) })),
+    );
+    // The steps left out are the no-common-steps note's to say: no note of Step Ids the other side lacks besides.
+    expect(r.notes.filter((x) => x.kind === 'unpaired-steps')).toEqual([]);
+  });
+});
+
+test('property: ranks compared as they are, of any step counts and partial fusion: chains, per step and saving are the steps compared', () => {
+  fc.assert(
+    fc.property(
+      fc.record({
+        base: fc.integer({ min: 1, max: 6 }),
+        pr: fc.integer({ min: 1, max: 6 }),
+        ranks: fc.integer({ min: 1, max: 3 }),
+        layers: fc.integer({ min: 2, max: 10 }),
+        offStep: fc.integer({ min: 0, max: 6 }),
+        offLayer: fc.integer({ min: 0, max: 9 }),
+      }),
+      (s) => {
+        const spec = apart([s.base, s.pr], {
+          ranks: s.ranks,
+          layers: s.layers,
+          // One step of rank 0 keeps one layer unfused (when both sides profiled it, per step is a range).
+          fused: (rank, step, layer) => !(rank === 0 && step === s.offStep && layer === s.offLayer % s.layers),
+        });
+        const pair = decodePair(spec);
+        const r = findRewrites(pair.base, pair.pr);
+        const w = main(r.rewrites);
+        const compared = Math.min(s.base, s.pr);
+        expect(w.chains).toBe(pair.truth.chains);
+        expect(w.perStep).toEqual(pair.truth.perStep);
+        expect(w.perStep.min * compared * s.ranks).toBeLessThanOrEqual(w.chains);
+        expect(w.chains).toBeLessThanOrEqual(w.perStep.max * compared * s.ranks);
+        expect(w.totalSavingTicks).toBe(chainTicks(pair, spec));
+        expect(r.conservation.rest).toEqual([]);
+      },
+    ),
+    { numRuns: 60, seed: 2407 },
+  );
+});
