@@ -195,7 +195,7 @@ describe('uneven steps: every kernel accounted for', () => {
     });
   });
 
-  test('no Step Id in common and a step more: compared in order, the step past the other side\'s last with nothing, and said', async () => {
+  test("no Step Id in common and a step more: compared in order, the step past the other side's last with nothing, and said", async () => {
     const base = profile('steps-apart/base', [50, 51, 52, 53], BASE);
     const pr = profile('steps-apart/pr', [10, 11, 12], FUSED);
     const s = await rewrites(base, pr);
