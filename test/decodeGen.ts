@@ -53,6 +53,11 @@ export interface DecodeSpec {
   /** Whether the PR fused layer `layer` of `step` (0-based index) on `rank`; default: every one. */
   fused?: (rank: number, step: number, layer: number) => boolean;
   /**
+   * Whether the base fused that layer already (default: none). The truth's figures (`DecodeTruth`) count the PR's
+   * fused layers only: a test that sets this reckons its own.
+   */
+  baseFused?: (rank: number, step: number, layer: number) => boolean;
+  /**
    * In a fused layer of the PR, the index (in the chain) of a kernel that still runs beside the fused one (before it
    * for the first half of the chain, after it for the rest), or null (default: none). The chain is fused all the
    * same: its kernels but that one are gone.
@@ -153,6 +158,7 @@ export function decodePair(spec: DecodeSpec): {
   durations: [number[][][], number[][][]];
 } {
   const fusedOf = spec.fused ?? (() => true);
+  const baseFusedOf = spec.baseFused ?? (() => false);
   const keptOf = spec.kept ?? (() => null);
   const missingOf = spec.missing ?? (() => false);
   const stepIdOf = spec.stepId ?? ((_side: 0 | 1, step: number) => step + 1);
@@ -180,9 +186,9 @@ export function decodePair(spec: DecodeSpec): {
           ? []
           : decodeStep(
               spec,
-              side === 1,
-              (l) => fusedOf(rank, step, l),
-              (l) => keptOf(rank, step, l),
+              side === 1 || spec.baseFused !== undefined,
+              (l) => (side === 1 ? fusedOf(rank, step, l) : baseFusedOf(rank, step, l)),
+              (l) => (side === 1 ? keptOf(rank, step, l) : null),
               keptAt,
             );
         const paired = !missingOf(0, rank, step) && !missingOf(1, rank, step);

@@ -382,11 +382,17 @@ export interface RewriteJson {
   added: string[];
   /**
    * Chains replaced in one step (a rank's step both sides profiled), the least and the most over the steps of
-   * `ranks`; `chains` is their sum.
+   * `ranks` and of `undone.ranks` (a step below zero counts as none); `chains` is their sum, so min × those steps ≤
+   * chains ≤ max × those steps.
    */
   perStep: { min: number; max: number };
   /** Ranks with a chain replaced in some step. */
   ranks: string[];
+  /**
+   * Ranks where the PR ran the chain more often than the base (their steps' chains sum below zero), and how many
+   * chains that takes off the other ranks' in `chains`; `{ranks: [], chains: 0}` when there is none.
+   */
+  undone: { ranks: string[]; chains: number };
   /** Chains replaced over every step of every rank. */
   chains: number;
   /**

@@ -120,11 +120,13 @@ export interface Rewrite {
   added: string[];
   /**
    * Chains replaced in one step (a rank's step both sides profiled): the least and the most, over the steps of
-   * `ranks` (chainCount.ts); `chains` is their sum over the steps.
+   * `ranks` and of `undone.ranks` (chainCount.ts); `chains` is their sum over the steps.
    */
   perStep: { min: number; max: number };
   /** Ranks with a chain replaced in some step. */
   ranks: string[];
+  /** Ranks where the PR ran the chain more often than the base, and the chains that takes off the other ranks'. */
+  undone: { ranks: string[]; chains: number };
   /** Chains replaced in all steps of all ranks (see `removedChains` and `addedChains`, and chainCount.ts). */
   chains: number;
   /**
@@ -682,7 +684,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
   const timed = attributeTime(sides, scans, kept, (f) => chainsOf.get(f)!.keptAt);
   for (const f of kept) {
-    const { removedChains, addedChains, chains, perStep, ranks, kept: keptKernels } = chainsOf.get(f)!;
+    const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], scans, f.removed);
     const prTime = chainTime(sides[1], scans, f.added);
     const baseSamples = baseTime?.perStepTicks ?? [];
@@ -738,6 +740,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       added: Array.from(f.added, (t) => texts[t]!),
       perStep,
       ranks: [...ranks].sort(compareRanks),
+      undone: { ranks: [...undoneBy.ranks].sort(compareRanks), chains: undoneBy.chains },
       chains,
       kept: {
         kernels: keptKernels.kernels,
