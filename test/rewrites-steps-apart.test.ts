@@ -4,10 +4,16 @@
 // test/decodeGen.ts, the PR numbering its steps from 101). Before, each was a step of its own, compared with an
 // empty step: `0-8 per step` where every step compared replaced 8, and the saving took in the extra steps' kernels.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
-import { CHAIN, type DecodeSpec, decodePair, FUSED } from './decodeGen.js';
+import { CHAIN, type DecodeSpec, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
+import { kprof } from './helpers.js';
+
+const HEADER = 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
 
 /** Base steps 1..n[0], PR steps 101..100+n[1]: no Step Id in common. */
 function apart(n: [number, number], more: Partial<DecodeSpec> = {}): DecodeSpec {
@@ -79,6 +85,40 @@ describe.each([
     );
     // The steps left out are the no-common-steps note's to say: no note of Step Ids the other side lacks besides.
     expect(r.notes.filter((x) => x.kind === 'unpaired-steps')).toEqual([]);
+  });
+});
+
+describe('kprof diff, the base 10 steps and the PR 8 on each of 2 ranks, no Step Id in common: every format says the same', () => {
+  const spec = apart([10, 8]);
+  const pair = decodePair(spec);
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-apart-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeDecodeCsv(dir, HEADER, pair.steps, spec.stepId);
+  const args = [join(dir, 'base'), join(dir, 'pr')];
+  const note = (code: (x: string) => string, rank: number) =>
+    `rank ${code(`node_${rank}_ascend_pt`)}: the base's steps 1-10 and the PR's 101-108 have no Step Id in common and differ in number (10 against 8), so they are ` +
+    "compared in order, the first with the first, and the base's last 2 steps (9-10) are compared with nothing: no chain in them counts as replaced, and their kernels are counted apart in the line above";
+
+  test('table, Markdown, HTML and JSON: 128 chains, 8 per step, the saving of the steps compared, and the note', async () => {
+    const json = await kprof(['diff', ...args, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const rw = JSON.parse(json.stdout).rewrites;
+    const w = rw.rewrites[0];
+    expect([w.removed, w.added, w.chains, w.perStep, w.undone]).toEqual([CHAIN, [FUSED], 128, { min: 8, max: 8 }, { ranks: [], chains: 0 }]);
+    expect(rw.notes.filter((n: { kind: string }) => n.kind === 'unpaired-steps')).toEqual([]);
+    const saved = `measured over 128 chains`;
+    const table = (await kprof(['diff', ...args])).stdout;
+    expect(table).toMatch(/#1 {2}13 → 1 · 8 per step · layers 0-7 of 0-7 · ranks /);
+    expect(table).toContain(saved);
+    for (const rank of [0, 1]) expect(table).toContain(`Note: ${note((x) => x, rank)}.`);
+    const md = (await kprof(['diff', ...args, '--format', 'markdown'])).stdout;
+    expect(md).toMatch(/\| 1 \| 13 kernels → `MlaPrologV3` \| 8 per step \| layers 0-7 of 0-7 \| .* \| 128 \| /);
+    for (const rank of [0, 1]) expect(md).toContain(`- Note: ${note((x) => `\`${x}\``, rank)}.`);
+    const html = (await kprof(['diff', ...args, '--format', 'html'])).stdout;
+    expect(html).toContain('data-min="8" data-max="8" class="rw-per-step"><dt>how often</dt><dd>8 per step</dd>');
+    expect(html).toContain('data-chains="128"');
+    expect(html).toContain(`data-total="${w.saving.totalUs}"`);
+    for (const rank of [0, 1]) expect(html).toContain(note((x) => `<code>${x}</code>`, rank).replace(/'/g, '&#39;'));
   });
 });
 
