@@ -61,6 +61,12 @@ describe('8 layers, 2 ranks × 10 steps: rank 0 fused every layer, rank 1 unfuse
     const html = (await kprof(['diff', ...args, '--format', 'html'])).stdout;
     expect(html).toContain(`data-min="0" data-max="8" class="rw-per-step"><dt>how often</dt><dd>${range((x) => `<code>${x}</code>`)}</dd>`);
     expect(html).toContain('data-chains="70"');
+    // The rules written from the diff say it in their comment.
+    const rules = await kprof(['rules', ...args]);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(rules.stdout).toContain(
+      '0 to 8 per step over ranks node_0_ascend_pt, node_1_ascend_pt, replaced on rank node_0_ascend_pt (70 chains; rank node_1_ascend_pt undid 10: the PR ran the chain more often there);',
+    );
     const json = JSON.parse((await kprof(['diff', ...args, '--format', 'json'])).stdout).rewrites.rewrites[0];
     expect([json.chains, json.perStep, json.ranks, json.undone]).toEqual([
       70,
