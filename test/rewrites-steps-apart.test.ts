@@ -122,6 +122,22 @@ describe('kprof diff, the base 10 steps and the PR 8 on each of 2 ranks, no Step
   });
 });
 
+test("a rank of one step on the base and two on the PR: the base's step, the PR's last step compared with nothing", async () => {
+  const spec = apart([1, 2], { ranks: 1 });
+  const pair = decodePair(spec);
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-apart-one-'));
+  try {
+    writeDecodeCsv(dir, HEADER, pair.steps, spec.stepId);
+    const r = await kprof(['diff', join(dir, 'base'), join(dir, 'pr')]);
+    expect(r.stdout).toContain('#1  13 → 1 · 8 per step · layers 0-7 of 0-7 · rank (no id)\n');
+    expect(r.stdout).toContain(
+      "Note: rank (no id): the base's step 1 and the PR's 101-102 have no Step Id in common and differ in number (1 against 2), so they are compared in order, the first with the first, and the PR's last step (102) is compared with nothing: no chain in it counts as replaced, and its kernels are counted apart in the line above.",
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('property: ranks compared as they are, of any step counts and partial fusion: chains, per step and saving are the steps compared', () => {
   fc.assert(
     fc.property(

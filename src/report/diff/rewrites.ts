@@ -551,7 +551,7 @@ export function noteText(n: RewriteNote, code: Code): string {
       const past = longer.slice(Math.min(n.base.length, n.pr.length));
       const one = past.length === 1;
       return (
-        `${ranksNamed([n.rank], code)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
+        `${ranksNamed([n.rank], code)}: the base's step${n.base.length === 1 ? '' : 's'} ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
         `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared in order, the first with the first, and ` +
         `${longer === n.base ? "the base's" : "the PR's"} last ${one ? 'step' : `${fmtCount(past.length)} steps`} (${idsText(past)}) ${one ? 'is' : 'are'} ` +
         `compared with nothing: no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
