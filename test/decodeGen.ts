@@ -53,6 +53,11 @@ export interface DecodeSpec {
   /** Whether the PR fused layer `layer` of `step` (0-based index) on `rank`; default: every one. */
   fused?: (rank: number, step: number, layer: number) => boolean;
   /**
+   * Whether the base fused that layer already (default: none). The truth's figures (`DecodeTruth`) count the PR's
+   * fused layers only: a test that sets this reckons its own.
+   */
+  baseFused?: (rank: number, step: number, layer: number) => boolean;
+  /**
    * In a fused layer of the PR, the index (in the chain) of a kernel that still runs beside the fused one (before it
    * for the first half of the chain, after it for the rest), or null (default: none). The chain is fused all the
    * same: its kernels but that one are gone.
@@ -60,6 +65,8 @@ export interface DecodeSpec {
   kept?: (rank: number, step: number, layer: number) => number | null;
   /** Whether `side` (0 base, 1 PR) did not profile step `step` (0-based) of `rank`; default: it did. */
   missing?: (side: 0 | 1, rank: number, step: number) => boolean;
+  /** The Step Id `side` gives step `step` (0-based); default step + 1 on both sides (two runs may number them apart). */
+  stepId?: (side: 0 | 1, step: number) => number;
   seed?: number;
 }
 
@@ -141,7 +148,7 @@ export interface DecodeTruth {
   time: [Map<string, number>, Map<string, number>];
 }
 
-/** The two sides' sequences (Step Ids 1..steps, stream 2) and the truth. */
+/** The two sides' sequences (Step Ids 1..steps unless DecodeSpec.stepId says otherwise, stream 2) and the truth. */
 export function decodePair(spec: DecodeSpec): {
   base: Sequences;
   pr: Sequences;
@@ -151,8 +158,10 @@ export function decodePair(spec: DecodeSpec): {
   durations: [number[][][], number[][][]];
 } {
   const fusedOf = spec.fused ?? (() => true);
+  const baseFusedOf = spec.baseFused ?? (() => false);
   const keptOf = spec.kept ?? (() => null);
   const missingOf = spec.missing ?? (() => false);
+  const stepIdOf = spec.stepId ?? ((_side: 0 | 1, step: number) => step + 1);
   const rand = prng(spec.seed ?? 1);
   const recs = [new SequenceRecorder('type'), new SequenceRecorder('type')];
   const time: [Map<string, number>, Map<string, number>] = [new Map(), new Map()];
@@ -177,9 +186,9 @@ export function decodePair(spec: DecodeSpec): {
           ? []
           : decodeStep(
               spec,
-              side === 1,
-              (l) => fusedOf(rank, step, l),
-              (l) => keptOf(rank, step, l),
+              side === 1 || spec.baseFused !== undefined,
+              (l) => (side === 1 ? fusedOf(rank, step, l) : baseFusedOf(rank, step, l)),
+              (l) => (side === 1 ? keptOf(rank, step, l) : null),
               keptAt,
             );
         const paired = !missingOf(0, rank, step) && !missingOf(1, rank, step);
@@ -189,7 +198,7 @@ export function decodePair(spec: DecodeSpec): {
         durations[side][rank]!.push(ds);
         for (const type of kernels) {
           const d = Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
-          rec.add(r, s, step + 1, rec.table.intern(type), d, t);
+          rec.add(r, s, stepIdOf(side, step), rec.table.intern(type), d, t);
           if (paired && keptAt.includes(ds.length)) keptTicks += d;
           ds.push(d);
           time[side].set(type, (time[side].get(type) ?? 0) + d);
@@ -244,9 +253,14 @@ export function decodePair(spec: DecodeSpec): {
 /**
  * Write the pair as torch_npu profile folders (`<dir>/{base,pr}/node_<rank>_ascend_pt/ASCEND_PROFILER_OUTPUT/
  * kernel_details.csv`) under `header` (the real export's first line): Step Id, Device_id, Stream ID, Name, Type,
- * Accelerator Core, Start Time and Duration filled, the other cells N/A.
+ * Accelerator Core, Start Time and Duration filled, the other cells N/A. `stepId`: as DecodeSpec.stepId.
  */
-export function writeDecodeCsv(dir: string, header: string, steps: [string[][][], string[][][]]): void {
+export function writeDecodeCsv(
+  dir: string,
+  header: string,
+  steps: [string[][][], string[][][]],
+  stepId: (side: 0 | 1, step: number) => number = (_side, step) => step + 1,
+): void {
   const cols = header.split(',');
   const at = (name: string) => cols.indexOf(name);
   const [iStep, iDev, iStream, iName, iType, iCore, iStart, iDur] = [
@@ -271,7 +285,7 @@ export function writeDecodeCsv(dir: string, header: string, steps: [string[][][]
         for (const type of kernels) {
           const cells = cols.map(() => 'N/A');
           const d = ((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand())) / 10_000;
-          cells[iStep!] = String(step + 1);
+          cells[iStep!] = String(stepId(side, step));
           cells[iDev!] = String(rank);
           cells[iStream!] = '2';
           cells[iName!] = `aclnn${type}_${type}_${type}`;

@@ -195,15 +195,19 @@ describe('uneven steps: every kernel accounted for', () => {
     });
   });
 
-  test('no Step Id in common and a step more: compared as they are, and said', async () => {
+  test("no Step Id in common and a step more: compared in order, the step past the other side's last with nothing, and said", async () => {
     const base = profile('steps-apart/base', [50, 51, 52, 53], BASE);
     const pr = profile('steps-apart/pr', [10, 11, 12], FUSED);
     const s = await rewrites(base, pr);
     expect(s.notes).toEqual([{ kind: 'no-common-steps', rank: '-', base: [50, 51, 52, 53], pr: [10, 11, 12] }]);
+    // As with Step Ids in common (the first case): step 53 is compared with nothing, its kernels counted apart.
+    expect(s.rewrites.map((w) => [w.removed, w.added, w.chains, w.perStep])).toEqual([[['B', 'C'], ['BC'], 9, { min: 3, max: 3 }]]);
+    expect(countsOf(s.conservation!)).toMatchObject({ removedAccounted: 18, addedAccounted: 9, removedUnpaired: 15, rest: [] });
     const text = (await kprof(['diff', base, pr])).stdout;
     expect(text).toContain(
-      "Note: rank (no id): the base's steps 50-53 and the PR's 10-12 have no Step Id in common and differ in number (4 against 3), so they are compared as they are: the counts of the line above include the work of 1 step more on the base.",
+      "Note: rank (no id): the base's steps 50-53 and the PR's 10-12 have no Step Id in common and differ in number (4 against 3), so they are compared in order, the first with the first, and the base's last step (53) is compared with nothing: no chain in it counts as replaced, and its kernels are counted apart in the line above.",
     );
+    expect(text).toContain('15 removed ran in steps only the base profiled');
   });
 
   test('steps that differ in content: the kernel no rewrite explains is listed with its counts', async () => {

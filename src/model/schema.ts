@@ -382,11 +382,17 @@ export interface RewriteJson {
   added: string[];
   /**
    * Chains replaced in one step (a rank's step both sides profiled), the least and the most over the steps of
-   * `ranks`; `chains` is their sum.
+   * `ranks` and of `undone.ranks` (a step below zero counts as none); `chains` is their sum, so min × those steps ≤
+   * chains ≤ max × those steps.
    */
   perStep: { min: number; max: number };
   /** Ranks with a chain replaced in some step. */
   ranks: string[];
+  /**
+   * Ranks where the PR ran the chain more often than the base (their steps' chains sum below zero), and how many
+   * chains that takes off the other ranks' in `chains`; `{ranks: [], chains: 0}` when there is none.
+   */
+  undone: { ranks: string[]; chains: number };
   /** Chains replaced over every step of every rank. */
   chains: number;
   /**
@@ -498,7 +504,11 @@ export type RewriteNoteJson =
    * step and an eighth or more are undone (`of`: the largest differences, those verified): the runs look unrelated.
    */
   | { kind: 'unaligned'; changes: number; of: number; undone: number; once: number }
-  /** A rank of both sides with no Step Id in common and different step counts: its steps are compared as they are. */
+  /**
+   * A rank of both sides with no Step Id in common and different step counts: its steps are compared in order, the
+   * first with the first, and the longer side's steps past the other's last are compared with nothing (their kernels
+   * are counted apart in the conservation, as those of `unpaired-steps`, which does not list them).
+   */
   | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
   /** A lane whose representative step is the shape of fewer than half of its steps. */
   | {

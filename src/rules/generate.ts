@@ -300,12 +300,21 @@ function sequenceRules(
     const n = i + 1;
     const into = rw.added.length === 0 ? 'removed with nothing in its place' : `replaced by ${chainWords(rw.added)}`;
     const what = rw.removed.length === 0 ? 'nothing' : `${chainWords(rw.removed)} (${plural(rw.removed.length, 'kernel')})`;
+    // A range that takes in the steps of ranks where the PR ran the chain more often (Rewrite.undone) names them.
+    const rankList = (ranks: string[]): string => `rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`;
+    const u = rw.undone;
+    const where =
+      u.ranks.length > 0
+        ? ` over ${rankList([...rw.ranks, ...u.ranks].sort(compareRanks))}, replaced on ${rankList(rw.ranks)}`
+        : rw.ranks.length === 1 && rw.ranks[0] === '-'
+          ? ''
+          : ` on ${rankList(rw.ranks)}`;
+    const undid = u.ranks.length > 0 ? `; ${rankList(u.ranks)} undid ${fmtCount(u.chains)}: the PR ran the chain more often there` : '';
     const notes = [
       comment(
         `Rewrite #${n}: ${what} ${into}, ` +
-          `${rw.perStep.min === rw.perStep.max ? fmtCount(rw.perStep.min) : `${fmtCount(rw.perStep.min)} to ${fmtCount(rw.perStep.max)}`} per step` +
-          `${rw.ranks.length === 1 && rw.ranks[0] === '-' ? '' : ` on rank${rw.ranks.length === 1 ? '' : 's'} ${rw.ranks.join(', ')}`} ` +
-          `(${plural(rw.chains, 'chain')}); the chain runs ${fmtCount(rw.removedChains.base)} times in the base, ${fmtCount(rw.removedChains.pr)} in the PR.`,
+          `${rw.perStep.min === rw.perStep.max ? fmtCount(rw.perStep.min) : `${fmtCount(rw.perStep.min)} to ${fmtCount(rw.perStep.max)}`} per step${where} ` +
+          `(${plural(rw.chains, 'chain')}${undid}); the chain runs ${fmtCount(rw.removedChains.base)} times in the base, ${fmtCount(rw.removedChains.pr)} in the PR.`,
       ),
     ];
     const candidates: Candidate[] = [];

@@ -1,7 +1,7 @@
 // The chains each rewrite replaced, counted step by step from the exact occurrences of its chains, so that its
 // figures are one count seen three ways: `chains` is the sum over the steps both sides profiled, `perStep` the least
-// and the most of one step (of the ranks where it happened), and `kept` the kernels of its chain the PR still runs
-// right beside its added chain. Pure: the step shapes' tokens and the occurrences in, the counts out.
+// and the most of one step (of the ranks where it happened, and of those whose steps undid some: `undone`), and `kept`
+// the kernels of its chain the PR still runs right beside its added chain. Pure: the step shapes' tokens and the occurrences in, the counts out.
 //
 // In each step shape of each side, the rewrites claim the kernels of the exact occurrences of their chains, longer
 // chains first, as many as they account for (of the removed chain, the PR's and as many more of the base's as the
@@ -29,10 +29,18 @@ export interface CountInput {
 
 export interface Counted {
   chains: number;
-  /** The least and the most chains of one step, over the steps of `ranks`; zeros when there is no chain. */
+  /**
+   * The least and the most chains of one step, over the steps of `ranks` and of `undone.ranks` (a step below zero
+   * counts as none); zeros when there is no chain. So min × those steps ≤ chains ≤ max × those steps.
+   */
   perStep: { min: number; max: number };
-  /** Ranks with a chain in some step. */
+  /** Ranks with a chain in some step (their steps' sum above zero). */
   ranks: string[];
+  /**
+   * Ranks whose steps' sum is below zero (the PR ran the chain more often there than the base), and the chains
+   * they take off the others' (`chains` is the sum over every rank): their steps are in `perStep` too.
+   */
+  undone: { ranks: string[]; chains: number };
   /** Kernels of the removed chain still run right beside an occurrence of the added chain, in the units' steps. */
   kept: { kernels: number; steps: number; tokens: Map<number, number> };
   /** Per PR shape: the positions of those kernels. */
@@ -92,12 +100,15 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
     const chains = Math.max(0, sum);
     let min = Number.POSITIVE_INFINITY;
     let max = 0;
+    // Over the steps of the ranks whose sum is not zero: those listed, and those that undid some (said: `undone`).
     units.forEach((u, i) => {
       if (byRank.get(u.rank)! === 0) return;
       min = Math.min(min, perUnit[i]!);
       max = Math.max(max, perUnit[i]!);
     });
     const ranks = [...byRank].filter(([, v]) => v > 0).map(([r]) => r);
+    const below = [...byRank].filter(([, v]) => v < 0);
+    const undone = { ranks: below.map(([r]) => r), chains: below.reduce((a, [, v]) => a - v, 0) };
     const kept = { kernels: 0, steps: 0, tokens: new Map<number, number>() };
     const keptAt = new Map<number, number[]>();
     const keptIn = new Map<number, number[]>();
@@ -155,7 +166,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       }
       for (const [i, ks] of keptIn) for (const k of ks) places[i]!.given[k] = 1;
     }
-    out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, kept, keptAt });
+    out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, undone, kept, keptAt });
   }
   return out;
 }

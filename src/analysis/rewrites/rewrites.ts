@@ -120,11 +120,13 @@ export interface Rewrite {
   added: string[];
   /**
    * Chains replaced in one step (a rank's step both sides profiled): the least and the most, over the steps of
-   * `ranks` (chainCount.ts); `chains` is their sum over the steps.
+   * `ranks` and of `undone.ranks` (chainCount.ts); `chains` is their sum over the steps.
    */
   perStep: { min: number; max: number };
   /** Ranks with a chain replaced in some step. */
   ranks: string[];
+  /** Ranks where the PR ran the chain more often than the base, and the chains that takes off the other ranks'. */
+  undone: { ranks: string[]; chains: number };
   /** Chains replaced in all steps of all ranks (see `removedChains` and `addedChains`, and chainCount.ts). */
   chains: number;
   /**
@@ -284,7 +286,8 @@ function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: s
  * Steps are paired by rank and Step Id (never by index): a step of a rank whose Step Id the other side's rank
  * lacks (a longer run, a rank of one side only) is compared with nothing. Its kernels are counted apart (Side.unpaired)
  * and kept out of the chain counts (Side.paired). A rank of both sides that shares no Step Id is compared as it is
- * (the ids of two runs may simply differ), and said when its step counts differ.
+ * (the ids of two runs may simply differ): its steps in order of Step Id, the first with the first; when one side has
+ * more, those past the other side's last are compared with nothing as well, and the rank is said (its note names them).
  */
 function pairSteps(sides: [Side, Side], notes: RewriteNote[]): Set<string> {
   const idsOf = sides.map((s) => {
@@ -293,11 +296,17 @@ function pairSteps(sides: [Side, Side], notes: RewriteNote[]): Set<string> {
     return byRank;
   });
   const disjoint = new Set<string>();
+  // Per side, per rank compared as it is: the Step Ids past the other side's count (its last ones).
+  const extra = [new Map<string, Set<number>>(), new Map<string, Set<number>>()] as const;
   for (const [rank, b] of idsOf[0]!) {
     const p = idsOf[1]!.get(rank);
     if (p === undefined || [...b].some((x) => p.has(x))) continue;
     disjoint.add(rank);
-    if (b.size !== p.size) notes.push({ kind: 'no-common-steps', rank, base: [...b].sort((x, y) => x - y), pr: [...p].sort((x, y) => x - y) });
+    if (b.size === p.size) continue;
+    const ids = [[...b].sort((x, y) => x - y), [...p].sort((x, y) => x - y)] as const;
+    const longer = b.size > p.size ? 0 : 1;
+    extra[longer].set(rank, new Set(ids[longer].slice(ids[1 - longer]!.length)));
+    notes.push({ kind: 'no-common-steps', rank, base: ids[0], pr: ids[1] });
   }
   for (const i of [0, 1] as const) {
     const s = sides[i];
@@ -309,10 +318,13 @@ function pairSteps(sides: [Side, Side], notes: RewriteNote[]): Set<string> {
     let kernels = 0;
     s.seq.steps.forEach((st, index) => {
       const rank = s.seq.ranks[st.rank]!;
-      if (disjoint.has(rank) || other.get(rank)?.has(st.step) === true) return;
+      const past = extra[i].get(rank)?.has(st.step) === true;
+      if (!past && (disjoint.has(rank) || other.get(rank)?.has(st.step) === true)) return;
       s.paired[st.shape]!--;
       s.unpairedSteps.push(index);
       perShape.set(st.shape, (perShape.get(st.shape) ?? 0) + 1);
+      // The steps past the other side's last of a rank compared as it is: its no-common-steps note says them.
+      if (past) return;
       kernels += s.tokens[st.shape]!.length;
       seen.add(JSON.stringify([rank, st.step]));
       ranks.add(rank);
@@ -335,7 +347,7 @@ function pairSteps(sides: [Side, Side], notes: RewriteNote[]): Set<string> {
 /**
  * The steps the chains are counted in, each as the shapes of its streams on both sides: a rank's steps of the same
  * Step Id on both sides; on a rank compared as it is (no Step Id in common), its steps in order of Step Id, the
- * first with the first (a step past the other side's last is a step of its own).
+ * first with the first (a step past the other side's last is compared with nothing: pairSteps left it out).
  */
 function stepUnits(sides: [Side, Side], disjoint: Set<string>): StepUnit[] {
   const units = new Map<string, StepUnit>();
@@ -672,7 +684,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
   const timed = attributeTime(sides, scans, kept, (f) => chainsOf.get(f)!.keptAt);
   for (const f of kept) {
-    const { removedChains, addedChains, chains, perStep, ranks, kept: keptKernels } = chainsOf.get(f)!;
+    const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], scans, f.removed);
     const prTime = chainTime(sides[1], scans, f.added);
     const baseSamples = baseTime?.perStepTicks ?? [];
@@ -728,6 +740,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       added: Array.from(f.added, (t) => texts[t]!),
       perStep,
       ranks: [...ranks].sort(compareRanks),
+      undone: { ranks: [...undoneBy.ranks].sort(compareRanks), chains: undoneBy.chains },
       chains,
       kept: {
         kernels: keptKernels.kernels,

@@ -9,7 +9,7 @@
 import type { RewritesSection } from '../../analysis/rewrites/section.js';
 import type { Lane, NotFused, Rewrite, RewriteNote, Rewrites } from '../../analysis/rewrites/rewrites.js';
 import type { Unavailable } from '../../analysis/rewrites/recorderSink.js';
-import { EMPTY_LABEL, groupLabel, TICKS_PER_US } from '../../model/model.js';
+import { compareRanks, EMPTY_LABEL, groupLabel, TICKS_PER_US } from '../../model/model.js';
 import type { Diff } from '../../analysis/diff.js';
 import { REWRITES_VERSION, type DiffRewritesJson, type RewriteChainTimeJson } from '../../model/schema.js';
 import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ranksNamed, round4 } from '../../util/format.js';
@@ -211,9 +211,21 @@ export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
   return out;
 }
 
-/** `2 per step` or `1-2 per step`. */
-function perStepText(r: Rewrite): string {
-  return r.perStep.min === r.perStep.max ? `${fmtCount(r.perStep.min)} per step` : `${fmtCount(r.perStep.min)}-${fmtCount(r.perStep.max)} per step`;
+/**
+ * `2 per step` or `1-2 per step`; with the steps of ranks where the PR ran the chain more often (Rewrite.undone), which
+ * ranks' steps: `0-8 per step over ranks 0, 1 (rank 1 undid 10 chains: the PR ran the chain more often there)`.
+ */
+export function perStepText(r: Rewrite, code: Code): string {
+  const { min, max } = r.perStep;
+  const range = min === max ? `${fmtCount(min)} per step` : `${fmtCount(min)}-${fmtCount(max)} per step`;
+  const u = r.undone;
+  if (u.ranks.length === 0) return range;
+  const over = [...r.ranks, ...u.ranks].sort(compareRanks);
+  const who = u.ranks.length === 1 ? ranksNamed(u.ranks, code) : `ranks ${ranksText(u.ranks, code)}`;
+  return (
+    `${range} over ${over.length === 1 ? ranksNamed(over, code) : `ranks ${ranksText(over, code)}`} ` +
+    `(${who} undid ${plural(u.chains, 'chain')}: the PR ran the chain more often there)`
+  );
 }
 
 /** `layers 0-1 of 0-2`; null without a marker. */
@@ -226,7 +238,7 @@ export function layersText(r: Rewrite): string | null {
 
 /** The title of a rewrite: `13 → 1 · 2 per step · layers 0-1 of 0-2 · ranks 0-1`. */
 export function rewriteTitle(r: Rewrite, code: Code): string {
-  const parts = [`${fmtCount(r.removed.length)} → ${fmtCount(r.added.length)}`, perStepText(r)];
+  const parts = [`${fmtCount(r.removed.length)} → ${fmtCount(r.added.length)}`, perStepText(r, code)];
   const layers = layersText(r);
   if (layers !== null) parts.push(layers);
   parts.push(`rank${r.ranks.length === 1 ? '' : 's'} ${ranksText(r.ranks, code)}`);
@@ -533,12 +545,18 @@ export function noteText(n: RewriteNote, code: Code): string {
         `compared with nothing, so no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
       );
     }
-    case 'no-common-steps':
+    case 'no-common-steps': {
+      // The steps past the other side's last are compared with nothing (see pairSteps): the last ones of the longer.
+      const longer = n.base.length > n.pr.length ? n.base : n.pr;
+      const past = longer.slice(Math.min(n.base.length, n.pr.length));
+      const one = past.length === 1;
       return (
-        `${ranksNamed([n.rank], code)}: the base's steps ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
-        `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared as they are: the counts of the line above include ` +
-        `the work of ${plural(Math.abs(n.base.length - n.pr.length), 'step')} more on ${n.base.length > n.pr.length ? 'the base' : 'the PR'}`
+        `${ranksNamed([n.rank], code)}: the base's step${n.base.length === 1 ? '' : 's'} ${idsText(n.base)} and the PR's ${idsText(n.pr)} have no Step Id in common and differ in number ` +
+        `(${fmtCount(n.base.length)} against ${fmtCount(n.pr.length)}), so they are compared in order, the first with the first, and ` +
+        `${longer === n.base ? "the base's" : "the PR's"} last ${one ? 'step' : `${fmtCount(past.length)} steps`} (${idsText(past)}) ${one ? 'is' : 'are'} ` +
+        `compared with nothing: no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
       );
+    }
     case 'no-chains':
       return (
         `${plural(n.changes, 'difference')} of the most frequent steps ${n.changes === 1 ? 'is' : 'are'} not listed: over every step the PR runs ` +
@@ -709,7 +727,7 @@ export function rewritesMarkdown(s: RewritesSection, code: Code, limit = MARKDOW
       const row = `| ${[
         String(i + 1),
         `${short(w.removed)}${streamsOf(w, 'base', code)} → ${short(w.added)}${streamsOf(w, 'pr', code)}`,
-        perStepText(w),
+        perStepText(w, code),
         layersText(w) ?? '',
         ranksText(w.ranks, code),
         w.base === null ? '' : fmtUs(us(w.base.medianTicks)),
@@ -798,6 +816,7 @@ export function rewritesJson(s: RewritesSection): DiffRewritesJson {
       added: w.added,
       perStep: w.perStep,
       ranks: w.ranks,
+      undone: { ranks: w.undone.ranks, chains: w.undone.chains },
       chains: w.chains,
       kept: { kernels: w.kept.kernels, steps: w.kept.steps, tokens: w.kept.tokens.map((t) => ({ ...t })) },
       removedChains: w.removedChains,

@@ -47,6 +47,7 @@ import {
   pairedText,
   perChainSavingText,
   ranksText,
+  perStepText,
   restLines,
   REWRITES_TITLE,
   rewriteTitle,
@@ -484,13 +485,7 @@ function rewritesSection({ d, json }: Inputs): string {
     const row = (k: string, v: string, attrs = ''): string => `<div${attrs}><dt>${esc(k)}</dt><dd>${v}</dd></div>`;
     const total = totalSavingText(w);
     const facts = [
-      row(
-        'how often',
-        esc(
-          x.perStep.min === x.perStep.max ? `${fmtCount(x.perStep.min)} per step` : `${fmtCount(x.perStep.min)}-${fmtCount(x.perStep.max)} per step`,
-        ),
-        ` data-min="${x.perStep.min}" data-max="${x.perStep.max}" class="rw-per-step"`,
-      ),
+      row('how often', h(perStepText(w, sentence.code)), ` data-min="${x.perStep.min}" data-max="${x.perStep.max}" class="rw-per-step"`),
       ...(x.layers === null ? [] : [row('layers', esc(layersText(w) ?? ''), ' class="rw-layers"')]),
       row('ranks', h(ranksText(w.ranks, sentence.code)), ' class="rw-ranks"'),
       row('base, one chain', esc(time(w.base, 'no timed chain')), ` class="rw-base" data-v="${x.base?.medianUs ?? ''}"`),
