@@ -62,7 +62,7 @@ async function expectRankInvariant(path: string): Promise<void> {
 }
 
 describe('damaged rows are skipped with a file:line warning and counted', () => {
-  const cases: { name: string; path: string; counts: Counts; warnings: string[] }[] = [
+  const cases: { name: string; path: string; counts: Counts; warnings: string[]; note?: string }[] = [
     {
       name: 'bad-truncated-last-row',
       path: F('bad-truncated-last-row/kernel_details.csv'),
@@ -107,6 +107,7 @@ describe('damaged rows are skipped with a file:line warning and counted', () => 
         'fixtures/bad-na-numbers/kernel_details.csv:3: Duration(us) is "N/A", expected a number of µs; row skipped',
         'fixtures/bad-na-numbers/kernel_details.csv:4: Step Id is "N/A", expected an integer; row skipped',
       ],
+      note: 'Type is N/A for 1 of 2 kernels (a Level0 export writes no types): grouped by type, they are one N/A row; --by name shows them apart.',
     },
     {
       name: 'bad-repeated-header',
@@ -134,7 +135,8 @@ describe('damaged rows are skipped with a file:line warning and counted', () => 
       const n = c.counts.skipped;
       expect(r.stderr).toBe(
         c.warnings.map((w) => `kprof: warning: ${w}\n`).join('') +
-          `kprof: ${n} row${n === 1 ? '' : 's'} could not be read and ${n === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).\n`,
+          `kprof: ${n} row${n === 1 ? '' : 's'} could not be read and ${n === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).\n` +
+          (c.note !== undefined ? `kprof: note: ${c.note}\n` : ''),
       );
       expect(r.stdout).toContain(`${n} row${n === 1 ? '' : 's'} skipped`);
       expect(await summaryCounts(c.path)).toEqual(c.counts);

@@ -44,7 +44,8 @@ describe('kprof summary', () => {
   }
 
   it('kernels of Type N/A (Level0) grouped by type: a note says they are one row and what shows them apart', async () => {
-    const note = 'kprof: note: Type is N/A for 10 of 12 kernels (a Level0 export): grouped by type, they are one N/A row; --by name shows them apart.\n';
+    const note =
+      'kprof: note: Type is N/A for 10 of 12 kernels (a Level0 export writes no types): grouped by type, they are one N/A row; --by name shows them apart.\n';
     for (const format of ['table', 'json']) {
       const r = await kprof(['summary', 'fixtures/formats/torch-level0', '--format', format, '-q']);
       expect(r.code).toBe(0);

@@ -176,7 +176,7 @@ export function typelessNote(s: Summary): string {
   if (!(GROUP_BY_FIELDS[s.groupBy] as readonly string[]).includes('type')) return '';
   const na = s.groups.filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
   if (na === 0) return '';
-  return `kprof: note: Type is N/A for ${fmtCount(na)} of ${fmtCount(s.totals.count)} kernels (a Level0 export): grouped by ${s.groupBy}, they are one N/A row; --by name shows them apart.\n`;
+  return `kprof: note: Type is N/A for ${fmtCount(na)} of ${fmtCount(s.totals.count)} kernels (a Level0 export writes no types): grouped by ${s.groupBy}, they are one N/A row; --by name shows them apart.\n`;
 }
 
 /** --strict: any skipped row makes the input unusable. */
