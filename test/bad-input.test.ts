@@ -467,6 +467,27 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
   });
 });
 
+describe('a kernel export a spreadsheet saved with another separator', () => {
+  it('";" or TABs: the separator is named, not a header of one column', async () => {
+    const csv = readFileSync(F('fusion-example/pr/node-07_3019544_20260312141047205_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), 'utf8');
+    for (const [sep, name, why, shown] of [
+      [';', '";"', 'A spreadsheet saves CSV so in a locale that writes decimal commas.', 'Step Id;Device_id;Model ID;Task ID;Strea…'],
+      ['\t', 'TABs', 'A spreadsheet saves tab-delimited text so.', 'Step Id\\x09Device_id\\x09Model ID\\x09Task…'],
+    ] as const) {
+      const file = join(tmp, `separated-${name.length}.csv`);
+      writeFileSync(file, csv.replaceAll(',', sep));
+      expectOneError(
+        await kprof(['summary', file]),
+        `${file}: the columns are separated by ${name}, not by commas; found the header ${shown}. ${why} Expected a CSV export separated by commas, as the profiler writes it: pass the profiler's own file, or save the sheet again as CSV with commas.`,
+      );
+    }
+    // A file of one column that is no kernel header split otherwise is an unknown CSV, as before.
+    const other = join(tmp, 'one-column.csv');
+    writeFileSync(other, 'a;b;c\n1;2;3\n');
+    expect((await kprof(['summary', other])).stderr).toContain(`${other}: unknown CSV format; found columns: a;b;c.`);
+  });
+});
+
 describe('bad user files: groups and rules', () => {
   it('bad-groups-not-yaml: --groups with a file that is not YAML names file:line:col', async () => {
     const r = await expectTranscript('bad-groups-not-yaml', ['summary', F('bad-durations'), '--groups', F('bad-groups-not-yaml/groups.yaml')]);
