@@ -695,4 +695,26 @@ describe('rows, none of which can be read', () => {
     expect(one.code).toBe(0);
     expect(one.stdout).toContain('1 row skipped');
   });
+
+  it('an op_summary of several devices whose every Device_id is no device: its rows are skipped, not "no data"', async () => {
+    const src = readFileSync(
+      F('formats/msprof-multi-device/PROF_000003_20260605155111872_QWERTYUIOPASDFGH/mindstudio_profiler_output/op_summary_20260605155140.csv'),
+      'utf8',
+    );
+    const lines = src.trimEnd().split('\n');
+    const file = join(tmp, 'op_summary_no_device.csv');
+    // Every row's Device_id (its first cell) N/A: each is on no rank, so no rank holds a row.
+    writeFileSync(file, `${[lines[0], ...lines.slice(1).map((l) => l.replace(/^[^,]*,/, 'N/A,'))].join('\n')}\n`);
+    for (const args of [
+      ['summary', file],
+      ['inspect', file],
+      ['diff', F('fusion-example/base'), file],
+    ]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(
+        `kprof: ${file}: no kernel could be read: every one of its ${lines.length - 1} rows was skipped. The first: ${relPath(file)}:2: Device_id is "N/A", expected a device number`,
+      );
+    }
+  });
 });
