@@ -467,6 +467,19 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
   });
 });
 
+describe('an empty JSON file', () => {
+  it('names both things a JSON file can be, a summary JSON or a trace (nothing in it tells them apart)', async () => {
+    for (const name of ['base.json', 'rank0.pt.trace.json', 'rank0.pt.trace.json.gz']) {
+      const file = join(tmp, name);
+      writeFileSync(file, name.endsWith('.gz') ? gzipSync(Buffer.alloc(0)) : '');
+      expectOneError(
+        await kprof(['summary', file]),
+        `${file}: the file is empty (0 bytes); expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace (trace_view.json or a PyTorch kineto trace (*.pt.trace.json[.gz])). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
+      );
+    }
+  });
+});
+
 describe('a kernel export a spreadsheet saved with another separator', () => {
   it('";" or TABs: the separator is named, not a header of one column', async () => {
     const csv = readFileSync(F('fusion-example/pr/node-07_3019544_20260312141047205_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), 'utf8');
