@@ -245,6 +245,30 @@ describe('kprof audit --catalogue of a file of no entry', () => {
   });
 });
 
+describe('kprof audit --catalogue FILE PROFILE', () => {
+  test('the profile after the catalogue is audited, not read as a second catalogue', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-catalogue-order-'));
+    try {
+      const file = join(dir, 'saved.yaml');
+      expect((await kprof(['diff', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--save-fusions', file, '-q'])).code).toBe(0);
+      // The order the header of the saved file suggests: kprof audit --catalogue THIS_FILE <profile>.
+      const a = await kprof(['audit', '--catalogue', file, 'fixtures/fusion-example/pr', '--only', 'diff-mlaprologv3', '-q']);
+      expect(a.stderr).toBe('');
+      expect(a.code).toBe(0);
+      expect(a.stdout).toMatch(/^Fusion audit of fixtures\/fusion-example\/pr: 1 catalogue entry/);
+      // Several catalogues after the option, then profiles, in the order the line gives them (--matrix's columns).
+      const copy = join(dir, 'copy.YML');
+      writeFileSync(copy, 'entries: []\n');
+      const m = await kprof(['audit', 'fixtures/fusion-example/base', '--catalogue', file, copy, 'fixtures/fusion-example/pr', '--matrix', '-q']);
+      expect(m.code, m.stderr).toBe(0);
+      expect(m.stdout).toContain('[1] fixtures/fusion-example/base\n  [2] fixtures/fusion-example/pr\n');
+      expect(m.stderr).toContain(`--catalogue ${copy}: it has no entries`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('kprof diff --save-fusions', () => {
   test('writes the rewrites as catalogue entries that kprof audit --catalogue reads back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-save-'));

@@ -62,7 +62,7 @@ async function expectRankInvariant(path: string): Promise<void> {
 }
 
 describe('damaged rows are skipped with a file:line warning and counted', () => {
-  const cases: { name: string; path: string; counts: Counts; warnings: string[] }[] = [
+  const cases: { name: string; path: string; counts: Counts; warnings: string[]; note?: string }[] = [
     {
       name: 'bad-truncated-last-row',
       path: F('bad-truncated-last-row/kernel_details.csv'),
@@ -107,6 +107,7 @@ describe('damaged rows are skipped with a file:line warning and counted', () => 
         'fixtures/bad-na-numbers/kernel_details.csv:3: Duration(us) is "N/A", expected a number of µs; row skipped',
         'fixtures/bad-na-numbers/kernel_details.csv:4: Step Id is "N/A", expected an integer; row skipped',
       ],
+      note: 'Type is N/A for 1 of 2 kernels (a Level0 export writes no types): grouped by type, they are one N/A row; --by name shows them apart.',
     },
     {
       name: 'bad-repeated-header',
@@ -134,7 +135,8 @@ describe('damaged rows are skipped with a file:line warning and counted', () => 
       const n = c.counts.skipped;
       expect(r.stderr).toBe(
         c.warnings.map((w) => `kprof: warning: ${w}\n`).join('') +
-          `kprof: ${n} row${n === 1 ? '' : 's'} could not be read and ${n === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).\n`,
+          `kprof: ${n} row${n === 1 ? '' : 's'} could not be read and ${n === 1 ? 'was' : 'were'} skipped (counted in the report's skipped rows).\n` +
+          (c.note !== undefined ? `kprof: note: ${c.note}\n` : ''),
       );
       expect(r.stdout).toContain(`${n} row${n === 1 ? '' : 's'} skipped`);
       expect(await summaryCounts(c.path)).toEqual(c.counts);
@@ -465,6 +467,40 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
   });
 });
 
+describe('an empty JSON file', () => {
+  it('names both things a JSON file can be, a summary JSON or a trace (nothing in it tells them apart)', async () => {
+    for (const name of ['base.json', 'rank0.pt.trace.json', 'rank0.pt.trace.json.gz']) {
+      const file = join(tmp, name);
+      writeFileSync(file, name.endsWith('.gz') ? gzipSync(Buffer.alloc(0)) : '');
+      expectOneError(
+        await kprof(['summary', file]),
+        `${file}: the file is empty (0 bytes); expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace (trace_view.json or a PyTorch kineto trace (*.pt.trace.json[.gz])). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
+      );
+    }
+  });
+});
+
+describe('a kernel export a spreadsheet saved with another separator', () => {
+  it('";" or TABs: the separator is named, not a header of one column', async () => {
+    const csv = readFileSync(F('fusion-example/pr/node-07_3019544_20260312141047205_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), 'utf8');
+    for (const [sep, name, why, shown] of [
+      [';', '";"', 'A spreadsheet saves CSV so in a locale that writes decimal commas.', 'Step Id;Device_id;Model ID;Task ID;Strea…'],
+      ['\t', 'TABs', 'A spreadsheet saves tab-delimited text so.', 'Step Id\\x09Device_id\\x09Model ID\\x09Task…'],
+    ] as const) {
+      const file = join(tmp, `separated-${name.length}.csv`);
+      writeFileSync(file, csv.replaceAll(',', sep));
+      expectOneError(
+        await kprof(['summary', file]),
+        `${file}: the columns are separated by ${name}, not by commas; found the header ${shown}. ${why} Expected a CSV export separated by commas, as the profiler writes it: pass the profiler's own file, or save the sheet again as CSV with commas.`,
+      );
+    }
+    // A file of one column that is no kernel header split otherwise is an unknown CSV, as before.
+    const other = join(tmp, 'one-column.csv');
+    writeFileSync(other, 'a;b;c\n1;2;3\n');
+    expect((await kprof(['summary', other])).stderr).toContain(`${other}: unknown CSV format; found columns: a;b;c.`);
+  });
+});
+
 describe('bad user files: groups and rules', () => {
   it('bad-groups-not-yaml: --groups with a file that is not YAML names file:line:col', async () => {
     const r = await expectTranscript('bad-groups-not-yaml', ['summary', F('bad-durations'), '--groups', F('bad-groups-not-yaml/groups.yaml')]);
@@ -671,5 +707,27 @@ describe('rows, none of which can be read', () => {
     const one = await kprof(['summary', dir]);
     expect(one.code).toBe(0);
     expect(one.stdout).toContain('1 row skipped');
+  });
+
+  it('an op_summary of several devices whose every Device_id is no device: its rows are skipped, not "no data"', async () => {
+    const src = readFileSync(
+      F('formats/msprof-multi-device/PROF_000003_20260605155111872_QWERTYUIOPASDFGH/mindstudio_profiler_output/op_summary_20260605155140.csv'),
+      'utf8',
+    );
+    const lines = src.trimEnd().split('\n');
+    const file = join(tmp, 'op_summary_no_device.csv');
+    // Every row's Device_id (its first cell) N/A: each is on no rank, so no rank holds a row.
+    writeFileSync(file, `${[lines[0], ...lines.slice(1).map((l) => l.replace(/^[^,]*,/, 'N/A,'))].join('\n')}\n`);
+    for (const args of [
+      ['summary', file],
+      ['inspect', file],
+      ['diff', F('fusion-example/base'), file],
+    ]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(
+        `kprof: ${file}: no kernel could be read: every one of its ${lines.length - 1} rows was skipped. The first: ${relPath(file)}:2: Device_id is "N/A", expected a device number`,
+      );
+    }
   });
 });

@@ -1,7 +1,7 @@
 // The working directory is Io.cwd, never the process's: the CLI runs in-process in a temporary folder (the
 // process stays in the repo root), and what it reads, what -o writes and the paths it shows follow that folder.
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,7 @@ describe('the working directory is io.cwd', () => {
   it('takes - for stdout in --markdown-out, --html-out and --save-fusions, refuses two reports there, and ./- is a file', async () => {
     expect((await kprof(['rules', 'mine/base', 'mine/pr', '-o', 'out/dash.yaml'], {}, dir)).code).toBe(0);
     const check = ['check', 'mine/pr', '--rules', 'out/dash.yaml'];
+    symlinkSync('/dev/stdout', join(dir, 'out/stdout'));
     const md = await kprof([...check, '--format', 'markdown'], {}, dir);
     const both = await kprof([...check, '--markdown-out', '-', '-o', 'out/dash.txt'], {}, dir);
     expect(both.code).toBe(0);
@@ -133,6 +134,14 @@ describe('the working directory is io.cwd', () => {
       [[...check, '--markdown-out', '-'], '--markdown-out -: stdout, where the report goes too (no -o FILE)'],
       [[...check, '--markdown-out', '-', '--html-out', '-', '-o', 'out/dash.txt'], '--html-out -: stdout, where --markdown-out - writes too'],
       [['diff', 'mine/base', 'mine/pr', '--save-fusions', '-', '-o', '-'], '--save-fusions -: stdout, where the report goes too'],
+      // /dev/stdout, or a link to it, is stdout as - is.
+      [[...check, '--markdown-out', '/dev/stdout'], '--markdown-out /dev/stdout: stdout, where the report goes too (no -o FILE)'],
+      [[...check, '-o', '/dev/stdout', '--markdown-out', '-'], '--markdown-out -: stdout, where -o /dev/stdout writes too'],
+      [
+        [...check, '-o', 'out/dash.txt', '--markdown-out', '-', '--html-out', 'out/stdout'],
+        '--html-out out/stdout: stdout, where --markdown-out - writes too',
+      ],
+      [['diff', 'mine/base', 'mine/pr', '--save-fusions', '/dev/fd/1'], '--save-fusions /dev/fd/1: stdout, where the report goes too'],
     ] as const) {
       const refused = await kprof([...args], {}, dir);
       expect(refused.code).toBe(2);

@@ -699,6 +699,16 @@ describe('warnings instead of silence', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/profiler_info_7\.json:1: rank_id is true, not a whole number; the rank is taken from the file name instead/);
     expect(JSON.parse(r.stdout).ranks).toEqual(['7']);
+    // A rank_id past 2^53 - 1 parses as another number (99999999999999999999 as 1e20): never a rank the file does not name.
+    for (const big of ['99999999999999999999', '1e308', '9007199254740992']) {
+      rank('a_ascend_pt', `{"rank_id": ${big}}`);
+      const b = await kprof(['summary', join(d, 'a_ascend_pt'), '--format', 'json']);
+      expect(b.code).toBe(0);
+      expect(b.stderr).toContain(
+        `profiler_info_7.json:1: rank_id is ${big}, more than a rank id kprof reads exactly (2^53 - 1); the rank is taken from the file name instead`,
+      );
+      expect(JSON.parse(b.stdout).ranks).toEqual(['7']);
+    }
     const e = tmp();
     for (const [name, id] of [
       ['r0_ascend_pt', '"0"'],

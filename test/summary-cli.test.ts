@@ -43,6 +43,19 @@ describe('kprof summary', () => {
     });
   }
 
+  it('kernels of Type N/A (Level0) grouped by type: a note says they are one row and what shows them apart', async () => {
+    const note =
+      'kprof: note: Type is N/A for 10 of 12 kernels (a Level0 export writes no types): grouped by type, they are one N/A row; --by name shows them apart.\n';
+    for (const format of ['table', 'json']) {
+      const r = await kprof(['summary', 'fixtures/formats/torch-level0', '--format', format, '-q']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(note);
+    }
+    // Asked for by name (or by type, knowingly), nothing is said.
+    for (const by of ['name', 'type']) expect((await kprof(['summary', 'fixtures/formats/torch-level0', '--by', by, '-q'])).stderr).toBe('');
+    expect((await kprof(['summary', MULTI, '-q'])).stderr).toBe('');
+  });
+
   it('markdown: when no kernel is left, the total row has no share (as in the table)', async () => {
     const r = await kprof(['summary', MULTI, '--match', '^nothing-matches$', '--format', 'markdown']);
     expect(r.stdout).toContain('| **total** | **0** | **0 µs** | - | - |');

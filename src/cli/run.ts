@@ -45,11 +45,11 @@ import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats
 import { stepTimeFiles } from '../input/formats/readers.js';
 import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
+import { catalogueArgs } from './auditArgs.js';
 import { makeProgress } from './progressBar.js';
 import type { Progress } from '../model/progress.js';
 import { githubError, junitError, namedPaths, reportWriteError } from '../report/failure.js';
 import { escaped, oneLine } from '../report/render.js';
-
 // A summary JSON read back is checked against what kprof writes (see report/savedSummary.ts).
 checkSavedFiguresWith(checkSavedFigures);
 
@@ -366,7 +366,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
   };
   try {
     setDefaultEngine(parseEngine(io.env.KPROF_ENGINE));
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(catalogueArgs(argv), { from: 'user' });
     return hooks.code;
   } catch (e) {
     // A bar left on the terminal would sit above the message, frozen part-way.

@@ -27,10 +27,10 @@ import { inputError, KprofError } from '../util/errors.js';
 import { MAX_SNAPSHOT_BYTES, sizeText } from '../input/formats/summary/snapshot.js';
 import { formatOf, witnessText } from '../input/formats/registry.js';
 import { shown } from '../util/inputText.js';
-import { ranksNamed } from '../util/format.js';
+import { fmtCount, ranksNamed } from '../util/format.js';
 import { shownRows } from '../report/summary/shared.js';
 import type { Progress } from '../model/progress.js';
-import { GROUP_BYS, type Profile } from '../model/model.js';
+import { GROUP_BY_FIELDS, GROUP_BYS, type Profile, type Summary } from '../model/model.js';
 import { witnessLines } from '../report/witness.js';
 import { witnessProfile, type Witnessed } from '../analysis/witness.js';
 
@@ -80,6 +80,7 @@ export async function summaryCommand(profile: string, flags: SummaryFlags, io: I
     ...(saved !== undefined ? { savedSelection: saved } : {}),
   });
   io.stderr(warningLines(s.warnings, s.warningCount, s.skippedRows, { inReport: flags.format !== 'csv' }));
+  if (!common.byGiven) io.stderr(typelessNote(s));
   io.stderr(emptySelectionWarnings([...emptySelectionMessages(data, common.selection, s), ...emptyGroupMessages(data, common.selection, s)]));
   strictCheck(flags.strict, s.skippedRows);
   if (flags.witness) io.stderr(witnessReport(data, await witnessProfile(data)));
@@ -165,6 +166,17 @@ function witnessReport(data: Profile, w: Witnessed): string {
     lines.push(`kprof: witness: nothing to cross-check: --witness compares a kernel table (${w.tables}) with the ${w.totals} beside it, and ${why}.`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Kernels whose Type is N/A (a Level0 export) grouped by a type they lack are one N/A row, of every kernel where
+ * the whole export is Level0: said once, with the grouping that shows them apart, as inspect and diff say it.
+ */
+export function typelessNote(s: Summary): string {
+  if (!(GROUP_BY_FIELDS[s.groupBy] as readonly string[]).includes('type')) return '';
+  const na = s.groups.filter((g) => g.type === 'N/A').reduce((n, g) => n + g.total.count, 0);
+  if (na === 0) return '';
+  return `kprof: note: Type is N/A for ${fmtCount(na)} of ${fmtCount(s.totals.count)} kernels (a Level0 export writes no types): grouped by ${s.groupBy}, they are one N/A row; --by name shows them apart.\n`;
 }
 
 /** --strict: any skipped row makes the input unusable. */

@@ -20,7 +20,7 @@ import type { Prefer, RankPlan, ResolvedInput } from './formats/resolve.js';
 import { escaped, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
 import { ranksNamed } from '../util/format.js';
-import { compareRanks, mergeGroups, mergeStepSpans, type Profile, type RankData, type RawNameTests } from '../model/model.js';
+import { compareRanks, mergeGroups, mergeStepSpans, rowsOnNoRank, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
 import type { ByteCounter } from '../model/progress.js';
@@ -318,11 +318,14 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     out = out.filter((r) => ranks.includes(r.rank));
   }
   out.sort((a, b) => compareRanks(a.rank, b.rank));
-  const rows = out.reduce((n, r) => n + r.rowsRead, 0);
+  // Read whole, the profile's rows are its ranks' and those on no rank (of a file of several devices, a row whose
+  // device cannot be told): an op_summary whose every Device_id is N/A has rows, every one of them skipped.
+  const onNoRank = ranks === null ? rowsOnNoRank(out) : 0;
+  const rows = out.reduce((n, r) => n + r.rowsRead, 0) + onNoRank;
   if (rows === 0) noKernelRows(input, resolved, byRank, out, ranks);
   // Rows, none of which could be read: every figure would be a zero the profile never measured (a diff would say
   // every kernel of the other side was removed).
-  const skipped = out.reduce((n, r) => n + r.rowsSkipped, 0);
+  const skipped = out.reduce((n, r) => n + r.rowsSkipped, 0) + onNoRank;
   if (skipped >= rows && out.every((r) => r.kernels === 0)) {
     const first = out.flatMap((r) => r.warnings)[0];
     const why = first === undefined ? '' : ` The first: ${escaped(relPath(first.file))}${first.line > 0 ? `:${first.line}` : ''}: ${first.message}.`;

@@ -104,19 +104,18 @@ export function writablePath(flag: string, path: string): void {
 }
 
 /**
- * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`),
- * checked before anything is read: two of them naming one file would leave only the report written last, and one
- * naming a file the command line reads (the rules file, a profile's file) would be refused only after the run,
- * with another report already printed. `outs` are [flag, path] pairs (an absent flag's path is undefined);
- * `named` the paths the command names as inputs. /dev and /proc paths (stdout, a pipe) are written to, not
- * replaced, so they may be named twice. writablePath() refuses a folder, naming its flag.
+ * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`), checked before
+ * anything is read: two of them naming one file would leave only the report written last, and one naming a file the command
+ * line reads (the rules file, a profile's file) would be refused only after the run, with another report already printed.
+ * `outs` are [flag, path] pairs (an absent flag's path is undefined); `named` the paths the command names as inputs. Other
+ * /dev and /proc paths (a pipe) are written to, not replaced, so they may be named twice. writablePath() refuses a folder.
  */
 export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
-  // `-` is stdout (-o's is undefined by then: absent -o is stdout too); two reports there would run together.
-  const [a, b] = outs.filter(([flag, path]) => path === '-' || (flag === '-o' && path === undefined)).map(([flag]) => flag);
+  // `-` and /dev/stdout (or a link to it) are stdout, and so is an absent -o (undefined); two reports there would run together.
+  const [a, b] = outs.filter(([flag, path]) => (path === undefined ? flag === '-o' : path === '-' || linkChain(path).some(isStdout)));
   if (b !== undefined) {
-    const where = a === '-o' ? 'the report goes too (no -o FILE)' : `${a} - writes too`;
-    throw usageError(`${b} -: stdout, where ${where}; two reports there would run together. Pass one of them a file path.`);
+    const where = a![1] === undefined ? 'the report goes too (no -o FILE)' : `${a![0]} ${a![1]} writes too`;
+    throw usageError(`${b[0]} ${b[1]}: stdout, where ${where}; two reports there would run together. Pass one of them a file path.`);
   }
   const seen: { flag: string; id: string }[] = [];
   for (const [flag, path] of outs) {
@@ -369,6 +368,7 @@ function writeBytes(fd: number, buf: Buffer, n: number): void {
 const GZ_PATH = /\.gz$/i;
 
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
+const isStdout = (path: string): boolean => STDOUT_PATHS.has(path);
 const STDERR_PATHS: ReadonlySet<string> = new Set(['/dev/stderr', '/dev/fd/2', '/proc/self/fd/2']);
 
 /** A report: one string, or chunks of it (JSON reports, which can be larger than a string can be). */
@@ -386,7 +386,7 @@ export async function emit(io: Io, out: string | undefined, report: Report, flag
   // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket,
   // a terminal).
   const chain = out === undefined || out === '-' ? [] : linkChain(out);
-  if (out === undefined || out === '-' || chain.some((p) => STDOUT_PATHS.has(p))) {
+  if (out === undefined || out === '-' || chain.some(isStdout)) {
     for (const chunk of chunks) await io.stdout(chunk);
     return 'stdout';
   }

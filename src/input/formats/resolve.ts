@@ -142,7 +142,17 @@ export function rankOf(folder: string): RankId {
         message: `${bytes.length === 0 ? 'the file is empty' : 'not valid JSON (cut short?)'}, expected the profiler's JSON with its rank_id; the rank is taken from the ${m ? 'file name' : 'folder name'} instead`,
       });
     }
-    if (typeof id === 'number' && Number.isInteger(id) && id >= 0) return { rank: String(id), source: `${f} rank_id`, warnings };
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return { rank: String(id), source: `${f} rank_id`, warnings };
+    if (typeof id === 'number' && Number.isInteger(id) && id >= 0) {
+      // 99999999999999999999 parses as 1e20: that rank id would be one the file does not name (and collide with others).
+      const written = /"rank_id"\s*:\s*([-+.\deE]+)/.exec(bytes.toString('utf8'))?.[1] ?? String(id);
+      warnings.push({
+        file: path,
+        line: 1,
+        message: `rank_id is ${excerpt(written)}, more than a rank id kprof reads exactly (2^53 - 1); the rank is taken from the ${m ? 'file name' : 'folder name'} instead`,
+      });
+      id = undefined;
+    }
     if (typeof id === 'string' && /^\d+$/.test(id)) {
       const rank = id.replace(/^0+(?=\d)/, '');
       if (rank !== id) warnings.push({ file: path, line: 1, message: `rank_id is "${id}", read as rank ${rank}` });

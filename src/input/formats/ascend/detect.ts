@@ -71,6 +71,22 @@ export function cleanHeader(cells: string[]): string[] {
 }
 
 /**
+ * A header read as one column that another separator splits into a kernel export's (a spreadsheet's `;` CSV, or
+ * TAB-separated text): that separator, named, so that the message says what is wrong rather than listing one column.
+ */
+function otherSeparator(header: string[]): { name: string; why: string } | undefined {
+  if (header.length !== 1) return undefined;
+  for (const [sep, name, why] of [
+    [';', '";"', 'A spreadsheet saves CSV so in a locale that writes decimal commas.'],
+    ['\t', 'TABs', 'A spreadsheet saves tab-delimited text so.'],
+  ] as const) {
+    const cells = cleanHeader(header[0]!.split(sep));
+    if (cells.length >= 3 && Object.values(SYNONYMS).some((names) => names.some((n) => cells.includes(n)))) return { name, why };
+  }
+  return undefined;
+}
+
+/**
  * Detect the format of a CSV from its header. Throws an input error that names the file, what was found and
  * what was expected when the header is not a kernel export.
  */
@@ -114,6 +130,14 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
       throw inputError(
         `${file}: this is ${known.what}, not a kernel export; found columns: ${found}. ` +
           `Pass ${passCsvFormat()}, or the profile folder that holds them.`,
+      );
+    }
+    const separator = otherSeparator(header);
+    if (separator !== undefined) {
+      throw inputError(
+        `${file}: the columns are separated by ${separator.name}, not by commas; found the header ${found}. ${separator.why} ` +
+          "Expected a CSV export separated by commas, as the profiler writes it: pass the profiler's own file, or save the sheet " +
+          'again as CSV with commas.',
       );
     }
     throw inputError(

@@ -115,7 +115,13 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames
   // The byte layer opens it (a FIFO or a device is refused), says it is too large before reading it when its
   // size says so, and unpacks it when gzip.
   const { bytes } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
-  if (bytes.length === 0) throw inputError(`${path}: the file is empty (0 bytes). ${REGENERATE}`);
+  if (bytes.length === 0) {
+    // Nothing in it tells a summary JSON from a kineto trace (`*.pt.trace.json`, both read as JSON): both are named.
+    throw inputError(
+      `${path}: the file is empty (0 bytes); expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace ` +
+        `(${chromeTraceNames()}). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
+    );
+  }
   const kind = sniffBytes(bytes.subarray(0, 65536));
   if (kind === 'zip') fail(path, 'this is a ZIP archive or an XLSX workbook');
   const encoding = textEncoding(bytes.subarray(0, 64));
