@@ -8,8 +8,8 @@ import { idText, isMap, isScalar, isSeq, scalarText, type LineCounter, type Node
 import { inputError } from '../util/errors.js';
 import { parseSteps } from '../aggregate/group.js';
 import type { StepRange, UserGroup } from '../model/model.js';
-import { compilePattern, quotePattern } from '../util/regex.js';
-import { describe, groupsFromNode, parseMember, parseYaml, positionOf, readText } from '../aggregate/userGroups.js';
+import { compilePattern } from '../util/regex.js';
+import { countedMember, describe, groupsFromNode, parseMember, parseYaml, PatternCount, positionOf, readText } from '../aggregate/userGroups.js';
 import { nearest } from './nearName.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
@@ -67,6 +67,7 @@ function suggestion(key: string, allowed: readonly string[]): string {
 
 class RulesReader implements CheckReader {
   private groups: UserGroup[] = [];
+  private readonly patterns = new PatternCount();
   private bare: BareDuration[] = [];
   private fractions: BareFraction[] = [];
 
@@ -112,7 +113,7 @@ class RulesReader implements CheckReader {
       if (!isScalar(v) || v.value !== 1) this.fail(v ?? version.key, `version: expected 1; found ${describe(v)}.`);
     }
     const groups = top.get('groups');
-    if (groups) this.groups = groupsFromNode(this.path, groups.value ?? groups.key, this.lc);
+    if (groups) this.groups = groupsFromNode(this.path, groups.value ?? groups.key, this.lc, this.patterns);
     const rules = top.get('rules');
     if (!rules) this.fail(root, 'no "rules:" list; expected a list of rules, each with a kernel selector and a check.');
     const list = rules.value;
@@ -267,12 +268,10 @@ class RulesReader implements CheckReader {
       this.fail(node, `${key}: expected a regular expression (a string such as "Rope" or "/rope/i"); found ${describe(node)}.`);
     }
     const text = node.value;
-    try {
+    return countedMember(this.patterns, this.at(node), text, key, () => {
       const m = parseMember(text);
       return typeof m === 'string' ? compilePattern(m) : m;
-    } catch (e) {
-      this.fail(node, `${key}: bad regular expression ${quotePattern(text)}: ${e instanceof Error ? e.message : String(e)}.`);
-    }
+    });
   }
 
   private selector(key: (typeof SELECTOR_KEYS)[number], entry: { key: Node; value: Node | null }): Selector {
@@ -313,11 +312,8 @@ class RulesReader implements CheckReader {
     if (!isScalar(node) || typeof node.value !== 'string' || node.value === '') {
       this.fail(node, `${what}: expected kernel types or /regular expressions/; found ${describe(node)}.`);
     }
-    try {
-      return parseMember(node.value);
-    } catch (err) {
-      this.fail(node, `${what}: bad regular expression ${quotePattern(node.value)}: ${err instanceof Error ? err.message : String(err)}.`);
-    }
+    const text = node.value;
+    return countedMember(this.patterns, this.at(node), text, what, () => parseMember(text));
   }
 
   per(e: Entries, what: string): Per {
