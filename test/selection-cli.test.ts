@@ -244,6 +244,12 @@ describe('filters that select nothing', () => {
       // Every group with kernels: no warning.
       writeFileSync(groups, 'matmul: ["/Mat/"]\nnorm: [RmsNorm]\n');
       expect((await kprof(['summary', MULTI, '--groups', groups])).stderr).toBe('');
+      // Hundreds of empty groups: the first 8 named, the rest counted in one line.
+      writeFileSync(groups, `matmul: ["/Mat/"]\n${Array.from({ length: 300 }, (_, i) => `none${i}: [Nothing${i}]`).join('\n')}\n`);
+      const many = (await kprof(['summary', MULTI, '--groups', groups])).stderr.split('\n').filter((l) => l !== '');
+      expect(many).toHaveLength(9);
+      expect(many[7]).toContain('group "none7" holds no kernel');
+      expect(many[8]).toBe('kprof: warning: --groups: 292 more groups of the file hold no kernel, as the 8 above.');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -122,13 +122,24 @@ export function emptyGroupMessages(profile: Profile, sel: Selection, summary: Su
   if (sel.groups.length === 0 || summary.totals.count === 0 || profile.ranks.every((r) => r.snapshot)) return [];
   const held = new Set<string>();
   for (const g of summary.groups) if (g.userGroup !== undefined && g.total.count > 0) held.add(g.userGroup);
-  return sel.groups
-    .filter((g) => !held.has(g.name))
+  const empty = sel.groups.filter((g) => !held.has(g.name));
+  const out = empty
+    .slice(0, EMPTY_GROUPS_SAID)
     .map(
       (g) =>
         `--groups: group ${inQuotes(shown(g.name))} holds no kernel: its members match none that no earlier group took (a kernel joins the first group it matches).`,
     );
+  // A file of hundreds of such groups: the rest in one line, not a screen of warnings that hides the others.
+  const more = empty.length - out.length;
+  if (more > 0)
+    out.push(
+      `--groups: ${fmtCount(more)} more group${more === 1 ? '' : 's'} of the file hold${more === 1 ? 's' : ''} no kernel, as the ${out.length} above.`,
+    );
+  return out;
 }
+
+/** The empty user groups named one by one; the rest are counted in one line. */
+const EMPTY_GROUPS_SAID = 8;
 
 function filterText(sel: Selection): string {
   const o: string[] = [];
