@@ -178,6 +178,11 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:2:1: %YAML 1.1: kprof reads YAML 1.2 only, where yes, no, on and off are texts and 010 is ten, not the booleans and octal numbers of YAML 1.1. Remove the %YAML line, and write true or false where you meant them.',
     ],
     [
+      'a YAML tag kprof does not read (the value would be read as a text, the tag dropped)',
+      'rules:\n  - type: !custom Cast\n    present: true\n',
+      'r.yaml:2:11: the YAML tag "!custom" is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.',
+    ],
+    [
       'two YAML documents',
       'rules:\n  - type: Cast\n    absent: true\n---\nrules:\n  - type: Mul\n    absent: true\n',
       'r.yaml:4:1: a second YAML document (a --- line, or what follows a ... line); kprof reads one document a file. Remove it, or move what it holds into the first.',

@@ -213,6 +213,16 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
         'not the booleans and octal numbers of YAML 1.1. Remove the %YAML line, and write true or false where you meant them.',
     );
   }
+  // A tag the library does not know (`!custom Cast`) is dropped with a warning, the value read as a text: the file
+  // meant something by it that kprof would not do.
+  const tag = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
+  if (tag !== undefined) {
+    const p = lc.linePos(tag.pos[0]);
+    const name = /^Unresolved tag: (\S+)/.exec(tag.message)?.[1] ?? 'a tag';
+    throw inputError(
+      `${path}:${p.line}:${p.col}: the YAML tag ${inQuotes(shown(name))} is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.`,
+    );
+  }
   const alias = firstAliasOrMerge(doc);
   if (alias !== null) {
     const p = positionOf(alias.node, lc);
