@@ -142,6 +142,8 @@ describe('the working directory is io.cwd', () => {
         '--html-out out/stdout: stdout, where --markdown-out - writes too',
       ],
       [['diff', 'mine/base', 'mine/pr', '--save-fusions', '/dev/fd/1'], '--save-fusions /dev/fd/1: stdout, where the report goes too'],
+      // So is /dev/stderr, with kprof's messages between the two.
+      [[...check, '-o', '/dev/stderr', '--markdown-out', '/dev/fd/2'], '--markdown-out /dev/fd/2: stderr, where -o /dev/stderr writes too'],
     ] as const) {
       const refused = await kprof([...args], {}, dir);
       expect(refused.code).toBe(2);

@@ -9,10 +9,7 @@ import { EMPTY_OUT, errorCode, isOwn, linkChain, writeError } from './outPath.js
 import { writePacked } from './packed.js';
 import { clearCollections, refuseInCollection } from './collections.js';
 
-/**
- * node:crypto's randomBytes, loaded on first use: a static import loads node:crypto in every run of every command
- * (~5 ms of start-up), and only a file written with -o needs it.
- */
+/** node:crypto's randomBytes, loaded on first use (only -o needs it; a static import costs each run ~5 ms of start-up). */
 function randomBytes(n: number): Buffer {
   return (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).randomBytes(n);
 }
@@ -104,11 +101,10 @@ export function writablePath(flag: string, path: string): void {
 }
 
 /**
- * Before a run that writes more than one file (`-o` beside `--markdown-out`, `--html-out` or `--save-fusions`), checked before
- * anything is read: two of them naming one file would leave only the report written last, and one naming a file the command
- * line reads (the rules file, a profile's file) would be refused only after the run, with another report already printed.
- * `outs` are [flag, path] pairs (an absent flag's path is undefined); `named` the paths the command names as inputs. Other
- * /dev and /proc paths (a pipe) are written to, not replaced, so they may be named twice. writablePath() refuses a folder.
+ * Before a run that writes more than one file (-o beside --markdown-out, --html-out or --save-fusions), checked before anything
+ * is read: two naming one file would leave only the report written last, and one naming a file the command line reads (the
+ * rules file, a profile's) would be refused only after the run, with another report printed. `outs`: [flag, path] pairs (an
+ * absent flag's path undefined); `named`: the inputs. Other /dev and /proc paths (a pipe) may be named twice.
  */
 export function distinctOutputs(outs: readonly (readonly [string, string | undefined])[], named: readonly string[]): void {
   // `-` and /dev/stdout (or a link to it) are stdout, and so is an absent -o (undefined); two reports there would run together.
@@ -117,6 +113,10 @@ export function distinctOutputs(outs: readonly (readonly [string, string | undef
     const where = a![1] === undefined ? 'the report goes too (no -o FILE)' : `${a![0]} ${a![1]} writes too`;
     throw usageError(`${b[0]} ${b[1]}: stdout, where ${where}; two reports there would run together. Pass one of them a file path.`);
   }
+  // So are two on /dev/stderr (or a link to it), with kprof's messages between them.
+  const [c, d] = outs.filter(([, path]) => path !== undefined && path !== '-' && linkChain(path).some((p) => STDERR_PATHS.has(p)));
+  if (d !== undefined)
+    throw usageError(`${d[0]} ${d[1]}: stderr, where ${c![0]} ${c![1]} writes too; they would run together. Pass one a file path.`);
   const seen: { flag: string; id: string }[] = [];
   for (const [flag, path] of outs) {
     if (path === undefined || path === '' || path === '-') continue;
