@@ -410,7 +410,7 @@ export interface RewriteJson {
   pr: RewriteChainTimeJson | null;
   /**
    * PR − base median time of one chain (`perChainUs`), and the measured change of the time of the rewrite's kernels
-   * (`totalUs`: every kernel of an exact occurrence of its chains, each kernel given to one rewrite); `significant`: the per-step samples say it is real
+   * (`totalUs`: the kernels of the exact occurrences of its chains that it counts, rank by rank, each kernel given to one rewrite); `significant`: the per-step samples say it is real
    * (Mann-Whitney U, `p` < 0.05) and it is at least the time tolerance; `reason` says why not.
    */
   saving: {

@@ -151,9 +151,9 @@ export interface Rewrite {
    */
   saving: Omit<Judged, 'reason'> & { reason: Judged['reason'] | 'unplaced' };
   /**
-   * The measured change (PR − base, ticks) of the time of this rewrite's kernels: every kernel of an exact occurrence
-   * of its removed or added chain on either side (in the steps both sides profiled), each kernel given to one
-   * rewrite only (the longer chains first). The rewrites' figures and the time of their kernel groups outside them
+   * The measured change (PR − base, ticks) of the time of this rewrite's kernels: the kernels of the exact occurrences
+   * of its removed and added chains that it counts (chainCount.ts: rank by rank, in the steps both sides profiled, of
+   * the layers it changed), each kernel given to one rewrite only (the longer chains first). The rewrites' figures and the time of their kernel groups outside them
    * add up to those groups' change (Conservation.time).
    */
   totalSavingTicks: number;
