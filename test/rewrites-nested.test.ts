@@ -5,11 +5,17 @@
 // of every layer's chain, the shorter one's included, so the shorter one's saving was its fused kernel's time alone
 // (a loss) and the longer one's too large by as much; the two summed right.
 
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { findRewrites, type Rewrite, type Rewrites } from '../src/analysis/rewrites/rewrites.js';
 import { timeText } from '../src/report/diff/rewrites.js';
-import { CHAIN, type DecodeSpec, decodePair, FUSED, INNER, INNER_FUSED } from './decodeGen.js';
+import { CHAIN, type DecodeSpec, decodePair, FUSED, INNER, INNER_FUSED, writeDecodeCsv } from './decodeGen.js';
+import { kprof } from './helpers.js';
+
+const HEADER = 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
 
 /**
  * The truth, layer by layer in the steps both sides profiled: per rewrite, Σ of the PR's fused kernel less the base's
@@ -155,4 +161,58 @@ test('a base step shape of more steps than its samples hold, on ranks that repla
   expect(exact.conservation.time.ranksSplit).toBe(false);
   const t = truth(decodePair(few), few);
   expect([of(exact, FUSED)!.totalSavingTicks, of(exact, INNER_FUSED)!.totalSavingTicks]).toEqual([t.whole, t.inner]);
+});
+
+test("table, Markdown, HTML and JSON: each rewrite's saving is its own chains' time, from the files written", async () => {
+  const spec: DecodeSpec = {
+    layers: 8,
+    dense: 1,
+    mtp: false,
+    dup: false,
+    ranks: 2,
+    steps: 4,
+    fused: (_r, _s, l) => l % 2 === 1,
+    inner: (_r, _s, l) => l % 2 === 0,
+  };
+  const pair = decodePair(spec);
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-nested-'));
+  try {
+    writeDecodeCsv(dir, HEADER, pair.steps);
+    // The durations as written (µs), step by step: the truth is reckoned from the files.
+    const durations = ([0, 1] as const).map((side) =>
+      pair.steps[side].map((_, rank) => {
+        const rows = readFileSync(
+          join(dir, side === 0 ? 'base' : 'pr', `node_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'),
+          'utf8',
+        )
+          .trim()
+          .split('\r\n')
+          .slice(1)
+          .map((l) => l.split(','));
+        return Array.from({ length: spec.steps }, (_, step) => rows.filter((c) => c[0] === String(step + 1)).map((c) => Number(c[10])));
+      }),
+    ) as [number[][][], number[][][]];
+    const t = truth({ ...pair, durations }, spec);
+    const args = [join(dir, 'base'), join(dir, 'pr')];
+    const json = await kprof(['diff', ...args, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const rw = JSON.parse(json.stdout).rewrites;
+    const saved = (added: string) => rw.rewrites.find((w: { added: string[] }) => w.added[0] === added).saving.totalUs;
+    expect(saved(FUSED)).toBeCloseTo(t.whole, 6);
+    expect(saved(INNER_FUSED)).toBeCloseTo(t.inner, 6);
+    // Before: -3.91 ms and +283.91 µs (the shorter one's base chains in the longer one's saving).
+    expect([t.whole, t.inner].map((x) => x.toFixed(2))).toEqual(['-1413.40', '-227.79']);
+    const table = (await kprof(['diff', ...args])).stdout;
+    expect(table).toContain('saved  -1.41 ms measured over 32 chains');
+    expect(table).toContain('saved  -227.79 µs measured over 32 chains');
+    expect(table).toContain('-1.64 ms in these rewrites (the sum of their savings) and +2.01 µs outside their chains.');
+    const md = (await kprof(['diff', ...args, '--format', 'markdown'])).stdout;
+    expect(md).toContain('-1.41 ms');
+    expect(md).toContain('-227.79 µs');
+    const html = (await kprof(['diff', ...args, '--format', 'html'])).stdout;
+    expect(html).toContain(`data-total="${saved(FUSED)}"`);
+    expect(html).toContain(`data-total="${saved(INNER_FUSED)}"`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
