@@ -3,7 +3,8 @@
 // optionally, drops a duplicate `MatMulV3 Slice` right after it (two independent edits next to each other). The
 // MTP layer keeps the unfused prolog (with ScatterPaKvCache, so it is 2 edits from the chain). Fusion may be partial
 // by rank, step and layer; a fused layer may keep one kernel of the chain beside the fused one (`kept`), and a side
-// may not have profiled a step (`missing`). Deterministic (a seeded PRNG for durations).
+// may not have profiled a step (`missing`); a layer not fused whole may have only the middle of its chain fused
+// (`inner`: a rewrite inside the longer one). Deterministic (a seeded PRNG for durations, or each type's mean: `fixed`).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
