@@ -3,7 +3,8 @@
 // optionally, drops a duplicate `MatMulV3 Slice` right after it (two independent edits next to each other). The
 // MTP layer keeps the unfused prolog (with ScatterPaKvCache, so it is 2 edits from the chain). Fusion may be partial
 // by rank, step and layer; a fused layer may keep one kernel of the chain beside the fused one (`kept`), and a side
-// may not have profiled a step (`missing`). Deterministic (a seeded PRNG for durations).
+// may not have profiled a step (`missing`); a layer not fused whole may have only the middle of its chain fused
+// (`inner`: a rewrite inside the longer one). Deterministic (a seeded PRNG for durations, or each type's mean: `fixed`).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +27,9 @@ export const CHAIN = [
 ];
 export const FUSED = 'MlaPrologV3';
 export const DUP = ['MatMulV3', 'Slice'];
+/** The part of CHAIN a layer the PR did not fuse whole may fuse alone (DecodeSpec.inner), and what replaces it. */
+export const INNER = CHAIN.slice(6, 10);
+export const INNER_FUSED = 'InterleaveRopeCast';
 const ATTENTION = ['LightningIndexer', 'SparseFlashAttention', 'BatchMatMulV3', 'DynamicQuant', 'QuantBatchMatmulV3'];
 const MOE = [
   'MatMulV3',
@@ -63,6 +67,13 @@ export interface DecodeSpec {
    * same: its kernels but that one are gone.
    */
   kept?: (rank: number, step: number, layer: number) => number | null;
+  /**
+   * Whether the PR, in a layer it did not fuse whole, fuses INNER alone into INNER_FUSED (a rewrite inside the longer
+   * one); default: none. Default chain only.
+   */
+  inner?: (rank: number, step: number, layer: number) => boolean;
+  /** Each kernel takes its type's mean duration exactly (no noise): a chain's time is the same in every layer. */
+  fixed?: boolean;
   /** Whether `side` (0 base, 1 PR) did not profile step `step` (0-based) of `rank`; default: it did. */
   missing?: (side: 0 | 1, rank: number, step: number) => boolean;
   /** The Step Id `side` gives step `step` (0-based); default step + 1 on both sides (two runs may number them apart). */
@@ -92,6 +103,7 @@ export function decodeStep(
   fusedLayer: (layer: number) => boolean,
   keptIn: (layer: number) => number | null = () => null,
   keptAt: number[] = [],
+  innerLayer: (layer: number) => boolean = () => false,
 ): string[] {
   const out = ['GatherV2'];
   const chain = spec.chain ?? CHAIN;
@@ -103,6 +115,7 @@ export function decodeStep(
     const after = kept !== null && kept * 2 >= chain.length ? [chain[kept]!] : [];
     if (kept !== null) keptAt.push(out.length + (before.length > 0 ? 0 : 1));
     if (fused) out.push(...before, FUSED, ...after, ...DUP, ...(spec.dup ? [] : DUP));
+    else if (pr && innerLayer(l)) out.push(...CHAIN.slice(0, 6), INNER_FUSED, ...CHAIN.slice(10), ...DUP, ...DUP);
     else out.push(...(spec.chain ?? CHAIN), ...DUP, ...DUP);
     out.push(...ATTENTION, 'AddRmsNorm', ...(l < spec.dense ? DENSE : MOE));
   }
@@ -125,7 +138,13 @@ export function decodeStep(
 }
 
 /** Mean duration of a kernel type, ticks (0.1 ns). */
-const MEAN: Record<string, number> = { MlaPrologV3: 338_000, QuantBatchMatmulV3: 170_000, GroupedMatmul: 800_000, MatMulV3: 75_000 };
+export const MEAN: Record<string, number> = {
+  MlaPrologV3: 338_000,
+  InterleaveRopeCast: 90_000,
+  QuantBatchMatmulV3: 170_000,
+  GroupedMatmul: 800_000,
+  MatMulV3: 75_000,
+};
 
 export interface DecodeTruth {
   /** Fused layers per rank and step (of the PR; [] for a step the PR did not profile). */
@@ -160,6 +179,7 @@ export function decodePair(spec: DecodeSpec): {
   const fusedOf = spec.fused ?? (() => true);
   const baseFusedOf = spec.baseFused ?? (() => false);
   const keptOf = spec.kept ?? (() => null);
+  const innerOf = spec.inner ?? (() => false);
   const missingOf = spec.missing ?? (() => false);
   const stepIdOf = spec.stepId ?? ((_side: 0 | 1, step: number) => step + 1);
   const rand = prng(spec.seed ?? 1);
@@ -190,6 +210,7 @@ export function decodePair(spec: DecodeSpec): {
               (l) => (side === 1 ? fusedOf(rank, step, l) : baseFusedOf(rank, step, l)),
               (l) => (side === 1 ? keptOf(rank, step, l) : null),
               keptAt,
+              (l) => side === 1 && innerOf(rank, step, l),
             );
         const paired = !missingOf(0, rank, step) && !missingOf(1, rank, step);
         if (side === 1) fusedLayers[rank]!.push(absent ? [] : [...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
@@ -197,7 +218,7 @@ export function decodePair(spec: DecodeSpec): {
         const ds: number[] = [];
         durations[side][rank]!.push(ds);
         for (const type of kernels) {
-          const d = Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
+          const d = spec.fixed === true ? (MEAN[type] ?? 40_000) : Math.round((MEAN[type] ?? 40_000) * (0.95 + 0.1 * rand()));
           rec.add(r, s, stepIdOf(side, step), rec.table.intern(type), d, t);
           if (paired && keptAt.includes(ds.length)) keptTicks += d;
           ds.push(d);

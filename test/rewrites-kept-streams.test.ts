@@ -34,7 +34,7 @@ test('two streams of one step each keep a kernel of the chain: 2 kept kernels in
       exact: (side, shape, chain) => exactOccurrences(tokens[side][shape]!, chain),
     },
     [rewrite],
-  ).get(rewrite)!;
+  ).counted.get(rewrite)!;
   expect(counted.chains).toBe(4);
   expect(counted.perStep).toEqual({ min: 2, max: 2 });
   expect(counted.kept.kernels).toBe(4);

@@ -410,7 +410,7 @@ export interface RewriteJson {
   pr: RewriteChainTimeJson | null;
   /**
    * PR − base median time of one chain (`perChainUs`), and the measured change of the time of the rewrite's kernels
-   * (`totalUs`: every kernel of an exact occurrence of its chains, each kernel given to one rewrite); `significant`: the per-step samples say it is real
+   * (`totalUs`: the kernels of the exact occurrences of its chains that it counts, rank by rank, each kernel given to one rewrite); `significant`: the per-step samples say it is real
    * (Mann-Whitney U, `p` < 0.05) and it is at least the time tolerance; `reason` says why not.
    */
   saving: {
@@ -448,9 +448,11 @@ export interface RewriteConservationJson {
    * The time change (PR − base, µs) of the kernel groups the rewrites name (their compute kernels in a step):
    * namedUs = rewritesUs (the sum of the rewrites' saving.totalUs) + outsideUs (outside their chains, in steps both
    * sides profiled) + unpairedUs (steps of one side only). `exact`: false when a step shape had steps of both kinds
-   * (its time split between them by its mean).
+   * (its time split between them by its mean). `ranksSplit`: true when a step shape run by ranks whose rewrites
+   * replaced different chains had more steps of a rank than its samples hold (its time split between the ranks by
+   * their share of its steps, so the savings there are that share).
    */
-  time: { namedUs: number; rewritesUs: number; outsideUs: number; unpairedUs: number; exact: boolean };
+  time: { namedUs: number; rewritesUs: number; outsideUs: number; unpairedUs: number; exact: boolean; ranksSplit: boolean };
 }
 
 /** A place where a fused rule's entry ran its unfused chain: rank, phase, decoder layer, steps, and where in the input. */

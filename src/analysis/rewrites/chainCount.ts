@@ -11,7 +11,11 @@
 // nor is a chain that straddles the end of a longer one (`ScatterNdUpdate · MatMulV3 · Slice`, the last kernel of a
 // fused chain and the kernels after it). In one step the rewrite replaced the fewer of (base − PR occurrences of its
 // removed chain) and (PR − base of its added chain); `chains` is their sum over the steps, none when that is below
-// zero, and a step below zero (the PR ran the chain there more often) counts as none in `perStep`.
+// zero, and a step below zero (the PR ran the chain there more often) counts as none in `perStep`. Where a step runs
+// more of a chain than the rewrite claims, it claims those of the layers where the other side changed it (prefer), and
+// what each rewrite claimed, rank by rank (Claimed), is the kernels its saving is measured on (rewrites.ts).
+
+import { firstAtLeast } from './layers.js';
 
 /** A step both sides profiled (or a step of a rank compared as it is), as the shapes of its streams on each side. */
 export interface StepUnit {
@@ -25,6 +29,22 @@ export interface CountInput {
   units: StepUnit[];
   /** The exact, non-overlapping occurrences of a chain in a shape of a side (cached by the caller). */
   exact: (side: 0 | 1, shape: number, chain: Int32Array) => number[];
+  /**
+   * The positions of the layer marker in a shape of a side ([] without one): where a step replaced fewer chains than
+   * it has, the chains claimed are those of the layers where the other side changed them (see prefer).
+   */
+  markers?: (side: 0 | 1, shape: number) => number[];
+}
+
+/**
+ * A shape of a side on one rank, in the units' steps, and the rewrite that claimed each of its kernels there (its
+ * index in the rewrites given; -1: none): the kernels whose time is that rewrite's saving.
+ */
+export interface Claimed {
+  rank: string;
+  side: 0 | 1;
+  shape: number;
+  owner: Int32Array;
 }
 
 export interface Counted {
@@ -49,14 +69,19 @@ export interface Counted {
 
 /** A shape of a side on one rank, in the units' steps: what its rewrites claimed there, and in how many steps it runs. */
 interface Place {
+  rank: string;
   side: 0 | 1;
   shape: number;
   steps: number;
   given: Uint8Array;
+  owner: Int32Array;
 }
 
 /** The counts of each rewrite (the longer chains first: the order given is kept in the result's keys). */
-export function countSteps<F extends { removed: Int32Array; added: Int32Array }>(input: CountInput, rewrites: F[]): Map<F, Counted> {
+export function countSteps<F extends { removed: Int32Array; added: Int32Array }>(
+  input: CountInput,
+  rewrites: F[],
+): { counted: Map<F, Counted>; claimed: Claimed[] } {
   const { tokens, units, exact } = input;
   // Claims are made per rank: ranks that run the same shape may have replaced a different number of its chains.
   const places: Place[] = [];
@@ -67,7 +92,16 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
         const key = JSON.stringify([u.rank, side, shape]);
         let i = index.get(key);
         if (i === undefined) {
-          i = places.push({ side: side as 0 | 1, shape, steps: 0, given: new Uint8Array(tokens[side]![shape]!.length) }) - 1;
+          const length = tokens[side]![shape]!.length;
+          i =
+            places.push({
+              rank: u.rank,
+              side: side as 0 | 1,
+              shape,
+              steps: 0,
+              given: new Uint8Array(length),
+              owner: new Int32Array(length).fill(-1),
+            }) - 1;
           index.set(key, i);
         }
         places[i]!.steps++;
@@ -75,9 +109,18 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       }),
     ),
   );
+  // Per place: the places of the other side in its steps (the rank's).
+  const partners = places.map(() => new Set<number>());
+  for (const u of at)
+    for (const p of u[0]!)
+      for (const q of u[1]!) {
+        partners[p]!.add(q);
+        partners[q]!.add(p);
+      }
   const byLength = [...rewrites].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const out = new Map<F, Counted>();
   for (const f of byLength) {
+    const id = rewrites.indexOf(f);
     // Per place: the free occurrences of each chain.
     const free = (chain: Int32Array): number[][] =>
       places.map((p) => (chain.length === 0 ? [] : freeOf(p.given, exact(p.side, p.shape, chain), chain.length)));
@@ -160,15 +203,63 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
             }
           }
         });
+        const other = occ === removed ? added : removed;
         places.forEach((p, i) => {
-          for (const o of occ[i]!.slice(0, take[i]!)) p.given.fill(1, o, o + m);
+          const all = occ[i]!;
+          const mine = take[i]! < all.length && p.side === grows ? prefer(input, places, partners[i]!, i, occ, other) : all;
+          for (const o of mine.slice(0, take[i]!)) {
+            p.given.fill(1, o, o + m);
+            p.owner.fill(id, o, o + m);
+          }
         });
       }
-      for (const [i, ks] of keptIn) for (const k of ks) places[i]!.given[k] = 1;
+      for (const [i, ks] of keptIn)
+        for (const k of ks) {
+          places[i]!.given[k] = 1;
+          places[i]!.owner[k] = id;
+        }
     }
     out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, undone, kept, keptAt });
   }
-  return out;
+  return { counted: out, claimed: places.map(({ rank, side, shape, owner }) => ({ rank, side, shape, owner })) };
+}
+
+/**
+ * The occurrences of a chain in place `i` on the side that ran more of them, in the order the rewrite claims them: of
+ * the layers (counted by the marker), those where the other side's places of its steps ran the chain as often, or
+ * ran the rewrite's other chain, first; in order of position otherwise. A step that fused whole chains in some layers
+ * and only part of them in others (a shorter rewrite inside) gives the whole chains to the longer rewrite, so each
+ * saving is the time of the chains it replaced. Without a marker: in order of position.
+ */
+function prefer(input: CountInput, places: Place[], partners: Set<number>, i: number, occ: number[][], other: number[][]): number[] {
+  const p = places[i]!;
+  const marks = input.markers?.(p.side, p.shape) ?? [];
+  if (marks.length === 0 || partners.size === 0) return occ[i]!;
+  const layers = (q: number, list: number[]): Map<number, number> => {
+    const m = input.markers!(places[q]!.side, places[q]!.shape);
+    const out = new Map<number, number>();
+    for (const o of list) {
+      const l = firstAtLeast(m, o);
+      out.set(l, (out.get(l) ?? 0) + 1);
+    }
+    return out;
+  };
+  const own = layers(i, occ[i]!);
+  const fewer = new Set<number>();
+  const changed = new Set<number>();
+  for (const q of partners) {
+    const theirs = layers(q, occ[q]!);
+    for (const [l, n] of own) if ((theirs.get(l) ?? 0) < n) fewer.add(l);
+    for (const l of layers(q, other[q]!).keys()) changed.add(l);
+  }
+  // Those the other side ran too (as many of its own the rewrite claims) and those it changed, before the others.
+  const score = (o: number): number => {
+    const l = firstAtLeast(marks, o);
+    return !fewer.has(l) || changed.has(l) ? 1 : 0;
+  };
+  return occ[i]!.map((o) => ({ o, s: score(o) }))
+    .sort((x, y) => y.s - x.s || x.o - y.o)
+    .map((x) => x.o);
 }
 
 function entrySet(m: Map<number, Set<number>>, k: number): Set<number> {

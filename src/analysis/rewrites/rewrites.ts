@@ -27,7 +27,7 @@ import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
-import { type Counted, countSteps, type StepUnit } from './chainCount.js';
+import { type Claimed, type Counted, countSteps, type StepUnit } from './chainCount.js';
 import { editLowerBound } from './editBound.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
@@ -151,9 +151,9 @@ export interface Rewrite {
    */
   saving: Omit<Judged, 'reason'> & { reason: Judged['reason'] | 'unplaced' };
   /**
-   * The measured change (PR − base, ticks) of the time of this rewrite's kernels: every kernel of an exact occurrence
-   * of its removed or added chain on either side (in the steps both sides profiled), each kernel given to one
-   * rewrite only (the longer chains first). The rewrites' figures and the time of their kernel groups outside them
+   * The measured change (PR − base, ticks) of the time of this rewrite's kernels: the kernels of the exact occurrences
+   * of its removed and added chains that it counts (chainCount.ts: rank by rank, in the steps both sides profiled, of
+   * the layers it changed), each kernel given to one rewrite only (the longer chains first). The rewrites' figures and the time of their kernel groups outside them
    * add up to those groups' change (Conservation.time).
    */
   totalSavingTicks: number;
@@ -202,9 +202,11 @@ export interface Conservation {
    * in a step: `named` = `rewrites` (the sum of the rewrites' totalSavingTicks) + `outside` (the same groups outside
    * the rewrites' chains, in the steps both sides profiled) + `unpaired` (in steps of one side only). `exact`: no
    * step shape mixes steps both sides profiled with steps of one side only (else those shapes' time is split
-   * between them by their mean).
+   * between them by their mean). `ranksSplit`: a step shape that ranks ran with different chains replaced had more
+   * steps of a rank than its samples hold, so its time is split between the ranks by their share of its steps (the
+   * rewrites' savings there are that share, not measured).
    */
-  time: { named: number; rewrites: number; outside: number; unpaired: number; exact: boolean };
+  time: { named: number; rewrites: number; outside: number; unpaired: number; exact: boolean; ranksSplit: boolean };
 }
 
 export interface Rewrites {
@@ -664,7 +666,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.added += copies * f.added.length;
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
-  const chainsOf = countChains(sides, scans, units, ordered.slice(0, MAX_VERIFIED));
+  const { of: chainsOf, claimed } = countChains(sides, scans, units, ordered.slice(0, MAX_VERIFIED), markersOf);
   // A difference of the most frequent steps is a rewrite only when the profile bears it out: the PR runs its chain
   // fewer times (or its added chain more) over every step both sides profiled, and it is not a kernel become itself.
   // When most differences of many are undone over the steps, the steps do not align (unrelated runs): none is listed.
@@ -682,7 +684,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (i >= 0) notes.splice(i, 1);
     kept = [];
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
-  const timed = attributeTime(sides, scans, kept, (f) => chainsOf.get(f)!.keptAt);
+  const timed = attributeTime(sides, claimed, considered, kept);
   for (const f of kept) {
     const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;
     const baseTime = chainTime(sides[0], scans, f.removed);
@@ -794,9 +796,16 @@ function countChains(
   scans: Scans,
   units: StepUnit[],
   verified: Forming[],
-): Map<Forming, Counted & { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number } }> {
-  const counted = countSteps({ tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c) }, verified);
-  return new Map(
+  markers: (side: 0 | 1, shape: number) => number[],
+): {
+  of: Map<Forming, Counted & { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number } }>;
+  claimed: Claimed[];
+} {
+  const { counted, claimed } = countSteps(
+    { tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c), markers },
+    verified,
+  );
+  const of = new Map(
     verified.map((f) => [
       f,
       {
@@ -806,6 +815,7 @@ function countChains(
       },
     ]),
   );
+  return { of, claimed };
 }
 
 /** How many times a sequence is one unit repeated (the shortest unit); 1 for an empty one. */
@@ -1239,50 +1249,68 @@ function findMarker(
 
 /**
  * The measured time of each rewrite's kernels (see Rewrite.totalSavingTicks) and the time line of the conservation
- * (Conservation.time). In each step shape of each side, the exact occurrences of the rewrites' chains (removed and
- * added) are given to the rewrites, the longer chains first, an occurrence only when none of its kernels is given
- * yet; a rewrite's figure is the PR's time of its kernels less the base's. Each kernel's time is the sum over the
- * shape's steps that the other side has too (pairedTicks): exact when the shape's steps of one side only are among
- * its sampled steps, else the shape's time split by its share of them (and `exact` is false).
+ * (Conservation.time). A rewrite's kernels are those chainCount.ts claimed for it, rank by rank (`claimed`: per rank,
+ * side and shape, each kernel's rewrite, an index into `considered`): the exact occurrences of its chains that it
+ * accounts for, longer chains first, so that a shorter rewrite inside a longer one keeps the chains it replaced. A
+ * rewrite's figure is the PR's time of its kernels less the base's. Each kernel's time is the sum over the shape's
+ * steps that the other side has too (pairedTicks): exact when the shape's steps of one side only are among its
+ * sampled steps, else the shape's time split by its share of them (`exact` false). A shape whose ranks claimed
+ * alike is timed whole; one whose ranks claimed differently is timed per rank from its sampled steps, exact when they
+ * hold each of the rank's steps of it, else the shape's time split by the rank's share of its steps (`ranksSplit`).
  */
 function attributeTime(
   sides: [Side, Side],
-  scans: Scans,
+  claimed: Claimed[],
+  considered: Forming[],
   verified: Forming[],
-  keptAt: (f: Forming) => Map<number, number[]>,
 ): { of: Map<Forming, number>; time: Conservation['time'] } {
-  const byLength = [...verified].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const of = new Map<Forming, number>(verified.map((f) => [f, 0]));
+  const listed = considered.map((f) => (of.has(f) ? f : null));
   const named = new Set<number>();
   for (const f of verified) for (const chain of [f.removed, f.added]) for (const t of chain) named.add(t);
-  const time = { named: 0, rewrites: 0, outside: 0, unpaired: 0, exact: true };
+  const time = { named: 0, rewrites: 0, outside: 0, unpaired: 0, exact: true, ranksSplit: false };
+  const byShape = [new Map<number, Claimed[]>(), new Map<number, Claimed[]>()] as const;
+  for (const c of claimed) entry(byShape[c.side], c.shape, () => []).push(c);
   for (const i of [0, 1] as const) {
     const s = sides[i];
     const sign = i === 0 ? -1 : 1;
     const unpairedOf = unpairedByShape(s);
+    let perRank: Map<number, Map<string, { steps: number; sampled: number[] }>> | null = null;
     s.seq.shapes.forEach((shape, j) => {
       if (shape.instances === 0) return;
       const tokens = s.tokens[j]!;
       const paired = pairedTicks(shape, s.paired[j]!, unpairedOf.get(j) ?? []);
       if (!paired.exact) time.exact = false;
-      const given = new Uint8Array(tokens.length);
-      for (const f of byLength) {
-        let t = 0;
-        for (const chain of [f.removed, f.added]) {
-          if (chain.length === 0) continue;
-          t = claim(given, paired.ticks, scans.exact(i, j, chain), chain.length, t);
+      // The kernels' time by owner (-1: none), over each place of the shape.
+      const add = (owner: Int32Array | null, ticks: Float64Array): void => {
+        for (let k = 0; k < tokens.length; k++) {
+          const f = owner === null || owner[k]! < 0 ? null : listed[owner[k]!]!;
+          if (f !== null) of.set(f, of.get(f)! + sign * ticks[k]!);
+          else if (named.has(tokens[k]!)) time.outside += sign * ticks[k]!;
         }
-        // The kernels of its chain the PR kept beside its added chain (chainCount.ts) are its too.
-        if (i === 1) t = claim(given, paired.ticks, keptAt(f).get(j) ?? [], 1, t);
-        if (t !== 0) of.set(f, of.get(f)! + sign * t);
+      };
+      const places = byShape[i].get(j) ?? [];
+      if (places.every((c) => sameOwners(c.owner, places[0]!.owner))) add(places[0]?.owner ?? null, paired.ticks);
+      else {
+        perRank ??= stepsByRank(s);
+        const ranks = perRank.get(j)!;
+        for (const c of places) {
+          const r = ranks.get(c.rank)!;
+          if (r.sampled.length === r.steps) add(c.owner, sampledTicks(shape, r.sampled, tokens.length));
+          else {
+            time.ranksSplit = true;
+            const share = r.steps / s.paired[j]!;
+            add(
+              c.owner,
+              paired.ticks.map((t) => t * share),
+            );
+          }
+        }
       }
       for (let k = 0; k < tokens.length; k++) {
         if (!named.has(tokens[k]!)) continue;
-        const v = sign * shape.sumTicks[k]!;
-        const p = sign * paired.ticks[k]!;
-        time.named += v;
-        if (given[k] === 0) time.outside += p;
-        time.unpaired += v - p;
+        time.named += sign * shape.sumTicks[k]!;
+        time.unpaired += sign * (shape.sumTicks[k]! - paired.ticks[k]!);
       }
     });
   }
@@ -1294,6 +1322,45 @@ function attributeTime(
   }
   for (const v of of.values()) time.rewrites += v;
   return { of, time };
+}
+
+function sameOwners(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/**
+ * Per shape, per rank: its steps the other side has too, and which of them are sampled (indexes into the shape's
+ * samples).
+ */
+function stepsByRank(s: Side): Map<number, Map<string, { steps: number; sampled: number[] }>> {
+  const out = new Map<number, Map<string, { steps: number; sampled: number[] }>>();
+  const unpaired = new Set(s.unpairedSteps);
+  const sampleAt = new Map<number, number>();
+  for (const shape of s.seq.shapes) for (const [k, index] of shape.sampled.entries()) sampleAt.set(index, k);
+  s.seq.steps.forEach((st, index) => {
+    if (unpaired.has(index)) return;
+    const r = entry(
+      entry(out, st.shape, () => new Map()),
+      s.seq.ranks[st.rank]!,
+      () => ({ steps: 0, sampled: [] as number[] }),
+    );
+    r.steps++;
+    const k = sampleAt.get(index);
+    if (k !== undefined) r.sampled.push(k);
+  });
+  return out;
+}
+
+/** Per position, the summed durations of the given samples of a shape. */
+function sampledTicks(shape: StepShape, samples: number[], n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (const k of samples) {
+    const durs = shape.sampleDurTicks[k]!;
+    for (let p = 0; p < n; p++) out[p]! += durs[p]!;
+  }
+  return out;
 }
 
 /** The side's steps of one side only (Side.unpairedSteps), by shape. */
@@ -1322,20 +1389,6 @@ function pairedTicks(shape: StepShape, paired: number, unpaired: number[]): { ti
   }
   const share = paired / shape.instances;
   return { ticks: shape.sumTicks.map((t) => t * share), exact: false };
-}
-
-/** `total` plus the time of each occurrence none of whose kernels is given yet, which it gives. */
-function claim(given: Uint8Array, sumTicks: Float64Array, occ: number[], m: number, total: number): number {
-  for (const o of occ) {
-    let free = true;
-    for (let k = o; k < o + m && free; k++) free = given[k] === 0;
-    if (!free) continue;
-    for (let k = o; k < o + m; k++) {
-      given[k] = 1;
-      total += sumTicks[k]!;
-    }
-  }
-  return total;
 }
 
 function conservation(

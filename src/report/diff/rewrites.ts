@@ -469,7 +469,11 @@ export function conservationText(r: Rewrites): string {
 export function timeText(r: Rewrites): string | null {
   const t = r.conservation.time;
   if (r.rewrites.length === 0) return null;
-  const parts = [`${fmtSignedUs(us(t.rewrites))} in these rewrites (the sum of their savings)`, `${fmtSignedUs(us(t.outside))} outside their chains`];
+  const split = t.ranksSplit ? '; a step shape of ranks that replaced different chains split between them by its mean' : '';
+  const parts = [
+    `${fmtSignedUs(us(t.rewrites))} in these rewrites (the sum of their savings${split})`,
+    `${fmtSignedUs(us(t.outside))} outside their chains`,
+  ];
   if (t.unpaired !== 0)
     parts.push(`${fmtSignedUs(us(t.unpaired))} in steps of one side only${t.exact ? '' : ' (a step shape of both kinds split by its mean)'}`);
   return `Time: the kernel groups named above changed by ${fmtSignedUs(us(t.named))} in all: ${listedAnd(parts)}.`;
@@ -847,6 +851,7 @@ export function rewritesJson(s: RewritesSection): DiffRewritesJson {
         outsideUs: exactUs(r.conservation.time.outside),
         unpairedUs: exactUs(r.conservation.time.unpaired),
         exact: r.conservation.time.exact,
+        ranksSplit: r.conservation.time.ranksSplit,
       },
     },
     unverified: r.unverified,
