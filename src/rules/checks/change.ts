@@ -28,6 +28,16 @@ function stepMismatch(rule: Rule, per: Per, rank: RankData, baseRank: RankData):
   return p === b ? null : { rank: rank.rank, base: b, profile: p };
 }
 
+/**
+ * The change from `b` to `p` in percent, to 12 significant digits: the floating-point error of the division is
+ * not a change (a mean of 2 → 2.2 per step, or 1 µs → 1.1 µs, is +10.000000000000009% unrounded, and broke
+ * rose-by-at-most: 10%). Twelve digits are far finer than any bound a rules file can mean.
+ */
+export function changePct(p: number, b: number): number {
+  const pct = (100 * (p - b)) / b;
+  return pct === 0 ? 0 : Number(pct.toPrecision(12));
+}
+
 /** A rank's samples: its change in percent against the base rank, against each bound of `change`. */
 export function changeSamples(on: BaseRankInput, per: Per, measure: Measure, change: ChangeBounds): RankOutcome {
   const { rule, rank, baseRank, known } = on;
@@ -35,7 +45,7 @@ export function changeSamples(on: BaseRankInput, per: Per, measure: Measure, cha
   const b = comparable(per, measure, slice(rule, baseRank, rule.selector, known));
   // Against a base of zero there is no percentage: no kernels at all is no rise (0%), any kernel is an unbounded
   // rise, and nothing can fall.
-  const pct = b === 0 ? (p === 0 ? 0 : null) : (100 * (p - b)) / b;
+  const pct = b === 0 ? (p === 0 ? 0 : null) : changePct(p, b);
   const compared = { base: b, profile: p };
   const out: Sample[] = [];
   if (change.roseByAtMostPct !== null) {
