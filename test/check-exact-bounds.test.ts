@@ -71,3 +71,34 @@ describe('a change against the base equal to the bound', () => {
     expect(j.passed).toBe(false);
   });
 });
+
+/** The text lines of the rules' results. */
+async function lines(pr: string, rules: string, base?: string): Promise<string[]> {
+  const r = await kprof(['check', pr, '--rules', file(rules, 'yaml'), ...(base ? ['--base', base] : []), '-q']);
+  return r.stdout.split('\n').filter((l) => /^(pass|FAIL) /.test(l));
+}
+
+describe('a figure beside its bound is shown on its side of it', () => {
+  it('a bound is shown as written: max: 1001us is 1.001 ms, rose-by-at-most: 0.01% is 0.01%', async () => {
+    const out = await lines(
+      profile([1], '1001.5'),
+      'rules:\n  - type: Cast\n    time: { max: 1001us }\n  - type: Cast\n    time-vs-base: { rose-by-at-most: 0.01% }\n',
+      profile([1], '1001.3'),
+    );
+    // Broken, each was "1.00 ms; bound: time at most 1.00 ms" and "(0.0%); bound: … at most 0.0%".
+    expect(out[0]).toMatch(/ type Cast: 1\.002 ms; bound: time at most 1\.001 ms in total$/);
+    expect(out[1]).toMatch(/ type Cast: 1\.00 ms → 1\.00 ms \(\+0\.02%\); bound: time rose by at most 0\.01% against the base$/);
+  });
+
+  it('a value that held is not shown past its bound (1,005.5 µs against at most 1,006 µs is not "1.01 ms")', async () => {
+    const out = await lines(profile([1], '1005.5'), 'rules:\n  - type: Cast\n    time: { max: 1006us }\n  - type: Cast\n    time: { max: 2ms }\n');
+    expect(out[0]).toMatch(/^pass .* type Cast: 1\.006 ms; bound: time at most 1\.006 ms in total$/);
+    // Away from the bound, two decimals as ever.
+    expect(out[1]).toMatch(/^pass .* type Cast: 1\.01 ms; bound: time at most 2\.00 ms in total$/);
+  });
+
+  it('a change just past its bound shows the decimals that tell it from the bound', async () => {
+    const out = await lines(profile([1], '1.1001'), 'rules:\n  - type: Cast\n    time-vs-base: { rose-by-at-most: 10% }\n', profile([1], '1'));
+    expect(out[0]).toMatch(/^FAIL .*\(\+10\.01%\); bound: time rose by at most 10\.0% against the base$/);
+  });
+});

@@ -2,7 +2,7 @@
 // figure per step, against its base rank's; and their mapping of fell-by-at-least:, rose-by-at-most: and per:.
 
 import { perStepCount, perStepUs, rankPerStep, steppedCell, type RankData } from '../../model/model.js';
-import { fmtPct } from '../../util/format.js';
+import { exactDigits, fmtPctDigits } from '../../util/format.js';
 import type { Node } from '../../util/yamlLib.js';
 import { describe } from '../../aggregate/userGroups.js';
 import type { Bound, ChangeBounds, Per, Rule } from '../model.js';
@@ -82,10 +82,15 @@ export function parseChange(node: Node, reader: CheckReader, kind: 'count-vs-bas
   return { per, change };
 }
 
+/** A bound in percent as written: "20.0%", "0.01%" (not "0.0%"). */
+function pctAsWritten(p: number): string {
+  return fmtPctDigits(p, exactDigits(p, 1, 8, (d) => fmtPctDigits(p, d, false), (t) => Number(t.replace(/[,%]/g, ''))), false);
+}
+
 /** "count fell by at least 20.0% against the base", "mean time per step rose by at most 5.0% against the base". */
 export function changeText(what: 'count' | 'time', per: Per, change: ChangeBounds): string {
   const parts: string[] = [];
-  if (change.fellByAtLeastPct !== null) parts.push(`fell by at least ${fmtPct(change.fellByAtLeastPct)}`);
-  if (change.roseByAtMostPct !== null) parts.push(`rose by at most ${fmtPct(change.roseByAtMostPct)}`);
+  if (change.fellByAtLeastPct !== null) parts.push(`fell by at least ${pctAsWritten(change.fellByAtLeastPct)}`);
+  if (change.roseByAtMostPct !== null) parts.push(`rose by at most ${pctAsWritten(change.roseByAtMostPct)}`);
   return `${per === 'step' ? `mean ${what} per step` : what} ${parts.join(' and ')} against the base`;
 }
