@@ -112,13 +112,20 @@ export function valueText(r: RuleResult, v: number | null, q: Quote): string {
  * value is the rule's observed one, the one measured against the bound).
  */
 function usBeside(r: RuleResult, v: number): string {
-  return fmtUsDigits(v, sideDigits(v, r.bound.op, r.bound.value, 2, 10, (d) => fmtUsDigits(v, d), usOfText));
+  return fmtUsDigits(
+    v,
+    sideDigits(v, r.bound.op, r.bound.value, 2, 10, (d) => fmtUsDigits(v, d), usOfText),
+  );
 }
 
 /** A change in percent beside the rule's bound, as usBeside: "+10.02%" against at most 10%, not "+10.0%". */
 function pctBeside(r: RuleResult, v: number): string {
   const read = (t: string): number => Number(t.replace(/[,%+]/g, ''));
-  return fmtPctDigits(v, sideDigits(v, r.bound.op, r.bound.value, 1, 8, (d) => fmtPctDigits(v, d, true), read), true);
+  return fmtPctDigits(
+    v,
+    sideDigits(v, r.bound.op, r.bound.value, 1, 8, (d) => fmtPctDigits(v, d, true), read),
+    true,
+  );
 }
 
 export function where(rank: string | null, step: number | null, q: Quote): string {

@@ -84,7 +84,17 @@ export function parseChange(node: Node, reader: CheckReader, kind: 'count-vs-bas
 
 /** A bound in percent as written: "20.0%", "0.01%" (not "0.0%"). */
 function pctAsWritten(p: number): string {
-  return fmtPctDigits(p, exactDigits(p, 1, 8, (d) => fmtPctDigits(p, d, false), (t) => Number(t.replace(/[,%]/g, ''))), false);
+  return fmtPctDigits(
+    p,
+    exactDigits(
+      p,
+      1,
+      8,
+      (d) => fmtPctDigits(p, d, false),
+      (t) => Number(t.replace(/[,%]/g, '')),
+    ),
+    false,
+  );
 }
 
 /** "count fell by at least 20.0% against the base", "mean time per step rose by at most 5.0% against the base". */

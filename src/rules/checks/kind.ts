@@ -129,7 +129,10 @@ export function amount(measure: Measure, v: number): string {
 /** A bound of a measure in words, as written: "1.20 ms", "1.001 ms" (not "1.00 ms"), "3". */
 export function boundAmount(measure: Measure, v: number): string {
   if (measure !== 'us') return fmtCount(v);
-  return fmtUsDigits(v, exactDigits(v, 2, 10, (d) => fmtUsDigits(v, d), usOfText));
+  return fmtUsDigits(
+    v,
+    exactDigits(v, 2, 10, (d) => fmtUsDigits(v, d), usOfText),
+  );
 }
 
 /** What a rank found that has samples only. */
