@@ -1,5 +1,5 @@
-// kprof diff --time-tolerance at its bound: a time change of exactly the tolerance is within it (±2% includes 2%),
-// whatever the floating-point error of dividing the change (1.00 µs → 1.02 µs is +2.0000000000000018% unrounded).
+// kprof diff --time-tolerance and kprof rules --cut-threshold at their bound: a change of exactly the threshold
+// counts as within it (diff) or as a cut (rules), whatever the floating-point error of dividing the change.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,4 +29,23 @@ it('a time change of exactly the tolerance is within it; one past it is not', as
       ['Add', false, false], // +2.04%
     ]),
   );
+});
+
+it('kprof rules: a cut of exactly --cut-threshold is a cut (1 → 0.8 per step is -19.999999999999996% unrounded)', async () => {
+  const p = (name: string, rows: string[]): string => {
+    const f = join(tmp, `${name}.csv`);
+    writeFileSync(f, `${HEADER}\n${rows.join('\n')}\n`);
+    return f;
+  };
+  const base = p('cut-base', ['1,Cast,Cast,AI_CORE,1,1,0,1', '1,Add,Add,AI_CORE,10,1,0,1']);
+  const pr = p('cut-pr', [
+    ...[1, 2, 3, 4].map((s) => `${s},Cast,Cast,AI_CORE,${s * 100},1,0,1`),
+    ...[1, 2, 3, 4, 5].map((s) => `${s},Add,Add,AI_CORE,${s * 100 + 10},1,0,1`),
+  ]);
+  const r = await kprof(['rules', base, pr, '-q']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(
+    "# Cut by 20% or more: they must stay at the PR's level.\n  # Cast: base 1 in every step, PR 0 to 1 in a step (-20.0% per step).\n",
+  );
+  expect(r.stdout).not.toContain('no kernel type removed, added or cut');
 });
