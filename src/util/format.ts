@@ -135,7 +135,7 @@ export function fmtUsDigits(us: number, digits: number): string {
 
 /** The µs a text of fmtUsDigits shows ("1,001.30 µs" → 1001.3), or NaN for one in ns or of no unit. */
 export function usOfText(text: string): number {
-  const m = /^(-?[\d,]+(?:\.\d+)?) (µs|ms|s)$/.exec(text);
+  const m = /^(-?[\d,]+(?:\.\d+)?) (\u00b5s|ms|s)$/.exec(text);
   if (!m) return text === ZERO_US ? 0 : Number.NaN;
   const n = Number(m[1]!.replace(/,/g, ''));
   return m[2] === 'µs' ? n : m[2] === 'ms' ? n * 1000 : n * 1_000_000;
