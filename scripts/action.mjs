@@ -223,13 +223,15 @@ function main() {
 
   const work = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'kprof-'));
   const cmd = kprofCommand();
-  const checkArgs = ['check', profile, '--rules', rules, ...(base === '' ? [] : ['--base', base])];
+  // Options as --name=value and the paths after `--`: an input that starts with a dash (`--help`, `-q`) is a path,
+  // never an option of kprof's (`profile: --help` printed the usage and passed the gate, having checked nothing).
+  const checkOptions = ['check', `--rules=${rules}`, ...(base === '' ? [] : [`--base=${base}`])];
 
   // 1. The check, once: annotations on the rules file (and kprof's own error messages) in the log with
   //    --format github, and the same verdict as Markdown for the job summary and the report-path output.
   const reportPath = join(work, 'kprof-check.md');
   const htmlPath = join(work, 'kprof-check.html');
-  const check = kprof(cmd, [...checkArgs, '--format', 'github', '--markdown-out', reportPath, '--html-out', htmlPath], true);
+  const check = kprof(cmd, [...checkOptions, '--format', 'github', '--markdown-out', reportPath, '--html-out', htmlPath, '--', profile], true);
   const code = check.code;
   let report = '';
   const html = (code === 0 || code === 1) && existsSync(htmlPath) ? htmlPath : '';
@@ -246,7 +248,7 @@ function main() {
   let diffReport = '';
   if (diffBase !== '') {
     const diffPath = join(work, 'kprof-diff.md');
-    const d = kprof(cmd, ['diff', diffBase, profile, '--format', 'markdown', '-q', '-o', diffPath], false);
+    const d = kprof(cmd, ['diff', '--format', 'markdown', '-q', '-o', diffPath, '--', diffBase, profile], false);
     if (d.code === 0 && existsSync(diffPath)) {
       diffReport = diffPath;
       summary(`### kprof diff\n\n${readFileSync(diffPath, 'utf8')}`);

@@ -200,6 +200,18 @@ describe('the action: inputs are data, never code', () => {
     );
   });
 
+  it.each([
+    ['profile', { profile: '--help', rules: `${BREAKS}/kprof.rules.yaml` }, '--help: no such file or folder'],
+    ['rules', { profile: `${EX}/pr`, rules: '--version' }, '--version: no such file or folder'],
+    ['base', { profile: `${EX}/pr`, rules: `${EX}/kprof.rules.yaml`, base: '-q' }, '-q: no such file or folder'],
+  ])('a %s input that starts with a dash is a path, never an option of kprof: no gate passes on it', (_, inputs, message) => {
+    // `profile: --help` printed the usage, exit 0: passed=true on a check of nothing.
+    const r = runAction(inputs);
+    expect(r.code).toBe(2);
+    expect(r.outputs.passed).toBe('false');
+    expect(r.summary).toContain(message);
+  });
+
   it('a version input is no way to run a package fetched by name: the action has no such input, and npm never installs kprof', () => {
     const bin = mkdtempSync(join(tmp, 'bin-'));
     const npmLog = join(bin, 'npm.log');
@@ -230,7 +242,7 @@ describe('the action: inputs are data, never code', () => {
     expect(r.code).toBe(1);
     const runs = readFileSync(log, 'utf8').trimEnd().split('\n');
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatch(/^check .* --format github --markdown-out .*kprof-check\.md --html-out .*kprof-check\.html$/);
+    expect(runs[0]).toMatch(/^check --rules=.* --format github --markdown-out .*kprof-check\.md --html-out .*kprof-check\.html -- .*\/profile$/);
     expect(r.summary).toMatch(/^### kprof check: failed\n/);
   });
 

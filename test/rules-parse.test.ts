@@ -19,6 +19,21 @@ describe('parseRules: a valid file', () => {
     expect(set.bareDurations).toEqual([{ line: 2, what: 'time: max', written: '150', us: 150 }]);
   });
 
+  it('reads a duration with a unit as the number written with the point moved, exactly (1.001ms is 1001 µs)', () => {
+    // 1.001 × 1000 is 1000.9999999999999 in floating point: a kernel time of exactly 1.001 ms broke max: 1.001ms.
+    const set = parseRules(
+      'r.yaml',
+      'rules:\n  - type: Cast\n    time: { min: 0.000123s, max: 1.001ms }\n  - type: Add\n    time: { exactly: 0.0041ms }\n  - type: Mul\n    time: { max: 1.5\u03bcs }\n',
+    );
+    expect(set.rules.map((r) => r.check)).toEqual([
+      { kind: 'time', per: 'total', bounds: { min: 123, max: 1001 } },
+      { kind: 'time', per: 'total', bounds: { min: 4.1, max: 4.1 } },
+      // µs with the Greek mu (U+03BC), which looks the same as the micro sign (U+00B5)
+      { kind: 'time', per: 'total', bounds: { min: null, max: 1.5 } },
+    ]);
+    expect(set.bareDurations).toEqual([]);
+  });
+
   it('reads every rule kind with its position, scope, severity and why', () => {
     const set = parseRules(
       'kprof.rules.yaml',

@@ -152,8 +152,12 @@ function perStepSide(p: PerStep): Side {
   return { count: perStepCount(p), us: perStepUs(p) };
 }
 
+/**
+ * Within ±tol percent, the bound included. The change is taken to 12 significant digits: the floating-point error
+ * of its division is no change (1.00 µs → 1.02 µs is +2.0000000000000018% unrounded, and was not within ±2%).
+ */
 function isNoise(base: Side, pr: Side, deltaUsPct: number | null, tol: number): boolean {
-  return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Math.abs(deltaUsPct) <= tol;
+  return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Number(Math.abs(deltaUsPct).toPrecision(12)) <= tol;
 }
 
 /** The time judgement of shown figures, with the per-step samples of their kernels (null: none). */

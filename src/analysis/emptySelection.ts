@@ -51,7 +51,19 @@ export function requireSelectedSteps(profile: Profile, sel: Selection): void {
       `--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} holds no kernel in any step: it was made with ${shown(made.selection)}, which left out every kernel of ${ranks.length === 1 ? `rank ${shown(ranks[0]!.rank)}` : 'its ranks'}. ` +
         'Pass the profile it was made from, or a summary JSON made with other filters.',
     );
-  throw usageError(`--steps ${stepsLabel(sel.steps)}: ${shown(profile.input)} has ${gap}. Select steps it has, or leave --steps out for every step.`);
+  throw usageError(`--steps ${stepsSaid(sel.steps)}: ${shown(profile.input)} has ${gap}. Select steps it has, or leave --steps out for every step.`);
+}
+
+/** Most items of a step selection a message names (those that name no step; the selection itself, see stepsSaid). */
+const MAX_SAID = 8;
+
+/**
+ * A step selection in a message: as written (stepsLabel) up to MAX_SAID items, else the first 6, `…` and the last,
+ * with the number of items (`1,3,5,7,9,11,…,19999 (10,000 items)`).
+ */
+export function stepsSaid(steps: readonly StepRange[]): string {
+  if (steps.length <= MAX_SAID) return stepsLabel(steps);
+  return `${stepsLabel(steps.slice(0, 6))},…,${stepsLabel(steps.slice(-1))} (${fmtCount(steps.length)} items)`;
 }
 
 /**
@@ -64,7 +76,12 @@ export function stepsNamingNone(steps: readonly StepRange[], ids: readonly numbe
   if (missing.length === 0) return null;
   const item = (r: StepRange): string =>
     r.from === r.to ? `${r.from}` : r.to === Number.POSITIVE_INFINITY ? `from ${r.from} on` : `in ${r.from}-${r.to}`;
-  const what = missing.map((r, i) => (i === 0 ? `no step ${item(r)}` : `none ${item(r)}`)).join(', ');
+  // The first MAX_SAID of them, and how many more: a list of thousands (a script's --steps) is no message.
+  const what =
+    missing
+      .slice(0, MAX_SAID)
+      .map((r, i) => (i === 0 ? `no step ${item(r)}` : `none ${item(r)}`))
+      .join(', ') + (missing.length > MAX_SAID ? `, nor ${fmtCount(missing.length - MAX_SAID)} more of the items` : '');
   const has =
     ids.length > 1 ? `${its} steps are ${stepRanges([...ids])}` : ids.length === 1 ? `${its} one step is ${ids[0]}` : 'every Step Id cell is empty';
   return `${what}; ${has}`;

@@ -24,7 +24,7 @@ import { bareDurationNote, bareFractionNote } from '../rules/duration.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
-import { requireAlikeFilters, scopeProfile } from '../rules/scope.js';
+import { requireAlikeFilters, requireRuleStepsSelected, scopeProfile } from '../rules/scope.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { hasEvidence, misspelt, ruleNameTests } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
@@ -138,6 +138,7 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const format = canonicalFormat(CHECK_FORMATS, flags.format);
   const sequenceBy = sequenceGrouping(rules);
   const { selection, prefer } = parseCommon({ ...flags, by: 'type' });
+  requireRuleStepsSelected(rules, selection);
   const read = (input: PlannedProfile): Promise<Profile> =>
     readProfile(input, {
       withShapes: false,

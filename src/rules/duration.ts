@@ -16,10 +16,10 @@ export function readDuration(node: Node, what: string, fail: (node: Node, messag
   const bare = typeof n0 === 'number';
   if (typeof n0 === 'number' && n0 >= 0 && Number.isFinite(n0)) us = n0;
   else {
-    const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(us|\u00b5s|ms|s)\s*$/.exec(node.value) : null;
+    // µs is written with the micro sign (U+00B5) or the Greek mu (U+03BC): they look alike, and keyboards give either.
+    const m = isScalar(node) && typeof node.value === 'string' ? /^\s*(\d+)(?:\.(\d+))?\s*(us|\u00b5s|\u03bcs|ms|s)\s*$/.exec(node.value) : null;
     if (!m) fail(node, `${what}: expected a duration such as 150us, 1.5ms or 2s (a bare number is µs); found ${describe(node)}.`);
-    const n = Number(m[1]);
-    us = m[2] === 'ms' ? n * 1000 : m[2] === 's' ? n * 1_000_000 : n;
+    us = decimalUs(m[1]!, m[2] ?? '', m[3] === 'ms' ? 3 : m[3] === 's' ? 6 : 0);
   }
   // No kernel time kprof sums can be larger (it refuses such a profile): a larger bound is a typo, and one of
   // 400 digits would read as Infinity and print as ∞.
@@ -31,6 +31,17 @@ export function readDuration(node: Node, what: string, fail: (node: Node, messag
     fail(node, `${what}: expected 0 or a duration of at least 0.1 ns (0.0001 µs), the finest time kprof reads; found ${describe(node)}.`);
   }
   return { us, bare };
+}
+
+/**
+ * The µs of a decimal `int.frac` of a unit 10^shift µs, read as the number written with the point moved: the
+ * nearest double to the exact value, as a kernel time of that many µs is (1.001ms is 1001 µs; multiplying the
+ * number read, 1.001 × 1000, gives 1000.9999999999999, and a kernel of exactly 1.001 ms would break max: 1.001ms).
+ */
+function decimalUs(int: string, frac: string, shift: number): number {
+  const digits = `${int}${frac.padEnd(shift, '0')}`;
+  const point = int.length + shift;
+  return Number(`${digits.slice(0, point)}.${digits.slice(point) || '0'}`);
 }
 
 /**

@@ -4,8 +4,7 @@
 // without Step Id, a rank the profile does not have) is an input error, never a silent pass.
 
 import { inputError } from '../util/errors.js';
-import { stepsLabel } from '../aggregate/group.js';
-import { stepsNamingNone } from '../analysis/emptySelection.js';
+import { stepsNamingNone, stepsSaid } from '../analysis/emptySelection.js';
 import type { Profile, RankData } from '../model/model.js';
 import { fmtSteps, NO_RANK_ID, plural, rankIdsText, rankOption, ranksNamed } from '../util/format.js';
 import { shellWord, shown } from '../util/inputText.js';
@@ -47,7 +46,7 @@ function requireSteps(rule: Rule, rank: RankData, why: string): void {
     );
   }
   if (rank.stepIds.filter((s) => inRange(rule, s)).length === 0) {
-    const range = rule.steps ? ` in ${stepsLabel(rule.steps)}` : '';
+    const range = rule.steps ? ` in ${stepsSaid(rule.steps)}` : '';
     throw inputError(
       `${ruleAt(rule)}: the rule ${why}, but ${path}${rankOf(rank)} has no steps${range}` +
         ` (${rank.stepIds.length ? `it has Step Id ${fmtSteps(rank.stepIds[0]!, rank.stepIds[rank.stepIds.length - 1]!)}` : noStepWhy(rank)}). ` +
@@ -72,7 +71,7 @@ function requireRuleSteps(rule: Rule, ranks: RankData[]): void {
     ranks.map((r) => r.rank),
     shown,
   );
-  throw inputError(`${ruleAt(rule)}: steps: ${stepsLabel(rule.steps)}: ${where} ${one ? 'has' : 'have'} ${gap}. Fix steps: in the rule.`);
+  throw inputError(`${ruleAt(rule)}: steps: ${stepsSaid(rule.steps)}: ${where} ${one ? 'has' : 'have'} ${gap}. Fix steps: in the rule.`);
 }
 
 /** Why a rank with a Step Id column has no step: its rows had none, or those that had one were skipped. */
@@ -88,7 +87,7 @@ function noStepWhy(rank: RankData): string {
 function needsSteps(rule: Rule): string | null {
   const per = 'per' in rule.check ? rule.check.per : 'total';
   if (per === 'step') return 'checks each step';
-  if (rule.steps !== null) return `is limited to steps ${stepsLabel(rule.steps)}`;
+  if (rule.steps !== null) return `is limited to steps ${stepsSaid(rule.steps)}`;
   return null;
 }
 

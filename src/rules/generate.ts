@@ -468,7 +468,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   // Cut per rank: with one rank fewer in the PR, every kernel's sum over the ranks falls, none of them cut.
   const cut = rows.filter((r) => {
     const pct = perRankPct(d, r);
-    return r.status === 'fewer' && pct !== null && pct <= -opts.cutThresholdPct;
+    // To 12 significant digits: 1 → 0.8 per step is -19.999999999999996% unrounded, a cut of exactly 20%.
+    return r.status === 'fewer' && pct !== null && Number(pct.toPrecision(12)) <= -opts.cutThresholdPct;
   });
 
   if (removed.length > 0) body.push('', comment('Removed by the change: they must not come back.'));

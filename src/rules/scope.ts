@@ -9,6 +9,8 @@ import { inSteps, keepGroup, selectionText, stepsLabel, stepsWithin } from '../a
 import { shellWord, shown } from '../util/inputText.js';
 import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import type { FineGroup, Profile, RankData, Selection } from '../model/model.js';
+import type { RuleSet } from './model.js';
+import { ruleAt } from './slice.js';
 
 /** Does the selection filter kernels (rather than keep every kernel of the ranks read)? */
 function filters(sel: Selection): boolean {
@@ -214,4 +216,21 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
     );
   }
   return scoped;
+}
+
+/**
+ * A rule whose steps: lie wholly outside --steps sees no step: an input error that names both, before the
+ * profile's steps are looked at (it would say the profile has only the selected steps, and to fix steps: alone).
+ */
+export function requireRuleStepsSelected(rules: RuleSet, sel: Selection): void {
+  if (sel.steps === null) return;
+  const selected = sel.steps;
+  for (const rule of rules.rules) {
+    if (rule.steps === null) continue;
+    if (rule.steps.some((r) => selected.some((s) => r.from <= s.to && s.from <= r.to))) continue;
+    throw inputError(
+      `${ruleAt(rule)}: steps: ${stepsLabel(rule.steps)} lies outside --steps ${stepsLabel(selected)}, so the rule sees no step. ` +
+        'Widen --steps to take them in, or fix steps: in the rule.',
+    );
+  }
 }

@@ -10,6 +10,7 @@
 
 import { inputError } from '../util/errors.js';
 import { normaliseName } from '../input/formats/names.js';
+import { shortenName } from '../input/formats/trace/shortName.js';
 import { inSteps, kernelMatches } from '../aggregate/group.js';
 import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
 import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
@@ -219,6 +220,22 @@ export function hasEvidence(rule: Rule): boolean {
   return rule.evidence !== undefined && rule.evidence !== null;
 }
 
+const shortened = new WeakMap<Known, Set<string>>();
+
+/** The names of `k` that --short-names would shorten, shortened (once per profile and base). */
+function shortenedNames(k: Known): Set<string> {
+  let out = shortened.get(k);
+  if (!out) {
+    out = new Set();
+    for (const n of k.names) {
+      const s = shortenName(n);
+      if (s !== n) out.add(s);
+    }
+    shortened.set(k, out);
+  }
+  return out;
+}
+
 /** What an unmatched value of a rule was most likely meant to be, as the end of a sentence, or null. */
 function meant(kind: 'type' | 'name' | 'member', value: string, k: Known, budget: Budget): Said | null {
   const v = { input: value };
@@ -228,6 +245,11 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known, budget
   const normal = normaliseName(value);
   if (normal !== value && pools.some((p) => p.has(normal))) {
     return ['communication kernels are named with their counters folded; did you mean ', { input: normal }, '?'];
+  }
+  // A name written shortened (at::native::vectorized_elementwise_kernel) against whole CUDA/ROCm names: the rules
+  // were written for --short-names, and the check runs without it.
+  if (kind !== 'type' && shortenedNames(k).has(value)) {
+    return [v, ' is the shortened name of kernels that run; did you mean to pass --short-names?'];
   }
   if (kind !== 'member') {
     const shape = shapeHint(kind, value, kind === 'type' ? k.types : k.names, budget);

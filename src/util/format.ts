@@ -14,7 +14,7 @@ import { TICKS_PER_US } from '../model/model.js';
 // rounds to zero ("-0.00"). Numbers of any size are written out in full, the digits
 // past the shortest representation as zeros (1e23 → "100,000,…,000"). NaN prints
 // "NaN" and the infinities "∞" and "-∞".
-export function formatFixed(n: number, digits: 0 | 1 | 2): string {
+export function formatFixed(n: number, digits: number): string {
   if (Number.isNaN(n)) return 'NaN';
   const sign = n < 0 || Object.is(n, -0) ? '-' : '';
   const a = Math.abs(n);
@@ -47,7 +47,7 @@ export function formatFixed(n: number, digits: 0 | 1 | 2): string {
 }
 
 /** A number as String() writes it without an exponent ("0.125", "1234"), rounded as formatFixed rounds. */
-function fixedOfPlain(s: string, digits: 0 | 1 | 2): string {
+function fixedOfPlain(s: string, digits: number): string {
   const dot = s.indexOf('.');
   const int = dot < 0 ? s : s.slice(0, dot);
   const frac = dot < 0 ? '' : s.slice(dot + 1);
@@ -122,6 +122,62 @@ function tinyUs(us: number): string {
   return /^-?0\.00$/.test(ns) ? ZERO_US : `${ns} ns`;
 }
 
+/**
+ * fmtUs with `digits` decimals (2 or more) in the unit fmtUs picks: "1.0013 ms" (fmtUs itself at 2, and for a
+ * duration it shows as 0 µs or in ns). For a figure beside a bound that two decimals would show as the bound.
+ */
+export function fmtUsDigits(us: number, digits: number): string {
+  const two = fmtUs(us);
+  if (digits <= 2 || two === ZERO_US || two.endsWith(' ns')) return two;
+  const [scale, unit] = two.endsWith(' µs') ? [1, 'µs'] : two.endsWith(' ms') ? [1000, 'ms'] : [1_000_000, 's'];
+  return `${unsignedZero(formatFixed(us / scale, digits))} ${unit}`;
+}
+
+/** The µs a text of fmtUsDigits shows ("1,001.30 µs" → 1001.3), or NaN for one in ns or of no unit. */
+export function usOfText(text: string): number {
+  const m = /^(-?[\d,]+(?:\.\d+)?) (\u00b5s|ms|s)$/.exec(text);
+  if (!m) return text === ZERO_US ? 0 : Number.NaN;
+  const n = Number(m[1]!.replace(/,/g, ''));
+  return m[2] === 'µs' ? n : m[2] === 'ms' ? n * 1000 : n * 1_000_000;
+}
+
+/** a and b equal to 12 significant digits: a decimal read back, against the number it was written from. */
+function near(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
+}
+
+/**
+ * The fewest decimals, from `least` up to `most`, at which `text(d)` reads back (`read`) as `v`: a bound shown as
+ * written (max: 1001us is "1.001 ms", not "1.00 ms"; rose-by-at-most: 0.01% is "0.01%", not "0.0%").
+ */
+export function exactDigits(v: number, least: number, most: number, text: (d: number) => string, read: (s: string) => number): number {
+  for (let d = least; d < most; d++) if (near(read(text(d)), v)) return d;
+  return most;
+}
+
+/**
+ * The fewest decimals, from `least` up to `most`, at which `text(d)` shows `v` on its side of the bound `op value`:
+ * past it when `v` is past it (1,001.3 µs against at most 1,001 µs is "1.0013 ms", not "1.00 ms", which reads as
+ * the bound), and not past it when it is not (1,005.5 µs against at most 1,006 µs is "1.0055 ms", not "1.01 ms").
+ */
+export function sideDigits(
+  v: number,
+  op: '<=' | '>=',
+  value: number,
+  least: number,
+  most: number,
+  text: (d: number) => string,
+  read: (s: string) => number,
+): number {
+  const past = (x: number): boolean => !near(x, value) && (op === '<=' ? x > value : x < value);
+  const want = op === '<=' ? v > value : v < value;
+  for (let d = least; d < most; d++) {
+    const x = read(text(d));
+    if (Number.isNaN(x) || past(x) === want) return d;
+  }
+  return most;
+}
+
 /** A signed duration: "+1.20 ms", "-794.00 ms", "0 µs". */
 export function fmtSignedUs(us: number): string {
   const s = fmtUs(Math.abs(us));
@@ -172,6 +228,14 @@ export function fmtP(p: number): string {
 /** A percentage: "12.3%". */
 export function fmtPct(p: number): string {
   return `${unsignedZero(FIX1.format(p))}%`;
+}
+
+/** A percentage with `digits` decimals (1 or more), signed or not: "0.01%", "+10.02%". */
+export function fmtPctDigits(p: number, digits: number, signed: boolean): string {
+  if (!signed) return `${unsignedZero(formatFixed(p, digits))}%`;
+  const s = formatFixed(Math.abs(p), digits);
+  if (/^0\.0*$/.test(s)) return `${s}%`;
+  return p > 0 ? `+${s}%` : `-${s}%`;
 }
 
 /** A signed percentage: "+4.0%", "-96.0%". */

@@ -6,7 +6,7 @@ import { fallbackText } from '../../rules/checks/fused.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
 import { saidText, type Evidence, type RuleResult, type SequenceSite, type Verdict } from '../../rules/model.js';
-import { fmtCount, fmtSignedPct, fmtUs, listed, plural, rankIdsText, ranksNamed } from '../../util/format.js';
+import { fmtCount, fmtPctDigits, fmtUsDigits, listed, plural, rankIdsText, ranksNamed, sideDigits, usOfText } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
 
@@ -97,14 +97,35 @@ export function valueText(r: RuleResult, v: number | null, q: Quote): string {
     case 'kernels':
       return plural(v, 'kernel');
     case 'us':
-      return fmtUs(v);
+      return usBeside(r, v);
     case 'percent':
-      return fmtSignedPct(v);
+      return pctBeside(r, v);
     case 'chains':
       return plural(v, 'chain');
     case 'types':
       return r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
   }
+}
+
+/**
+ * A time beside the rule's bound: with the decimals that show it on its side of the bound (the rank's or step's
+ * value is the rule's observed one, the one measured against the bound).
+ */
+function usBeside(r: RuleResult, v: number): string {
+  return fmtUsDigits(
+    v,
+    sideDigits(v, r.bound.op, r.bound.value, 2, 10, (d) => fmtUsDigits(v, d), usOfText),
+  );
+}
+
+/** A change in percent beside the rule's bound, as usBeside: "+10.02%" against at most 10%, not "+10.0%". */
+function pctBeside(r: RuleResult, v: number): string {
+  const read = (t: string): number => Number(t.replace(/[,%+]/g, ''));
+  return fmtPctDigits(
+    v,
+    sideDigits(v, r.bound.op, r.bound.value, 1, 8, (d) => fmtPctDigits(v, d, true), read),
+    true,
+  );
 }
 
 export function where(rank: string | null, step: number | null, q: Quote): string {
@@ -121,7 +142,7 @@ export function comparedText(r: RuleResult): string {
   const f = (v: number): string => amount(measure, v);
   // No time in the base need not be no kernel in it: kernels of 0 µs are there (a time of 0 is no percentage).
   const none = measure === 'us' ? 'no time in the base' : 'not in the base';
-  const pct = r.observed === null ? (r.compared.base === 0 ? none : 'n/a') : fmtSignedPct(r.observed);
+  const pct = r.observed === null ? (r.compared.base === 0 ? none : 'n/a') : pctBeside(r, r.observed);
   return `${f(r.compared.base)} → ${f(r.compared.profile)} (${pct})`;
 }
 

@@ -5,7 +5,7 @@ import { isScalar, type Node } from '../../util/yamlLib.js';
 import { describe, yaml11Boolean, yaml11Hint } from '../../aggregate/userGroups.js';
 import type { Bound, Bounds, Per } from '../model.js';
 import { slice } from '../slice.js';
-import { amount, metric, outcome, sampleOf, type CheckReader, type Measure, type RankInput, type RankOutcome, type Sample } from './kind.js';
+import { boundAmount, metric, outcome, sampleOf, type CheckReader, type Measure, type RankInput, type RankOutcome, type Sample } from './kind.js';
 
 /** A rank's samples against `bounds`: its total, or each of its steps (per: step). */
 export function boundSamples(on: RankInput, per: Per, measure: Measure, bounds: Bound[]): RankOutcome {
@@ -70,11 +70,11 @@ export function boundsText(measure: Measure, per: Per, { min, max }: Bounds): st
   const b =
     min !== null && max !== null
       ? min === max
-        ? `exactly ${amount(measure, min)}`
-        : `between ${amount(measure, min)} and ${amount(measure, max)}`
+        ? `exactly ${boundAmount(measure, min)}`
+        : `between ${boundAmount(measure, min)} and ${boundAmount(measure, max)}`
       : min !== null
-        ? `at least ${amount(measure, min)}`
-        : `at most ${amount(measure, max!)}`;
+        ? `at least ${boundAmount(measure, min)}`
+        : `at most ${boundAmount(measure, max!)}`;
   return `${b}${per === 'step' ? ' per step' : ' in total'}`;
 }
 

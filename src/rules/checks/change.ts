@@ -2,7 +2,7 @@
 // figure per step, against its base rank's; and their mapping of fell-by-at-least:, rose-by-at-most: and per:.
 
 import { perStepCount, perStepUs, rankPerStep, steppedCell, type RankData } from '../../model/model.js';
-import { fmtPct } from '../../util/format.js';
+import { exactDigits, fmtPctDigits } from '../../util/format.js';
 import type { Node } from '../../util/yamlLib.js';
 import { describe } from '../../aggregate/userGroups.js';
 import type { Bound, ChangeBounds, Per, Rule } from '../model.js';
@@ -28,6 +28,16 @@ function stepMismatch(rule: Rule, per: Per, rank: RankData, baseRank: RankData):
   return p === b ? null : { rank: rank.rank, base: b, profile: p };
 }
 
+/**
+ * The change from `b` to `p` in percent, to 12 significant digits: the floating-point error of the division is
+ * not a change (a mean of 2 → 2.2 per step, or 1 µs → 1.1 µs, is +10.000000000000009% unrounded, and broke
+ * rose-by-at-most: 10%). Twelve digits are far finer than any bound a rules file can mean.
+ */
+export function changePct(p: number, b: number): number {
+  const pct = (100 * (p - b)) / b;
+  return pct === 0 ? 0 : Number(pct.toPrecision(12));
+}
+
 /** A rank's samples: its change in percent against the base rank, against each bound of `change`. */
 export function changeSamples(on: BaseRankInput, per: Per, measure: Measure, change: ChangeBounds): RankOutcome {
   const { rule, rank, baseRank, known } = on;
@@ -35,7 +45,7 @@ export function changeSamples(on: BaseRankInput, per: Per, measure: Measure, cha
   const b = comparable(per, measure, slice(rule, baseRank, rule.selector, known));
   // Against a base of zero there is no percentage: no kernels at all is no rise (0%), any kernel is an unbounded
   // rise, and nothing can fall.
-  const pct = b === 0 ? (p === 0 ? 0 : null) : (100 * (p - b)) / b;
+  const pct = b === 0 ? (p === 0 ? 0 : null) : changePct(p, b);
   const compared = { base: b, profile: p };
   const out: Sample[] = [];
   if (change.roseByAtMostPct !== null) {
@@ -72,10 +82,25 @@ export function parseChange(node: Node, reader: CheckReader, kind: 'count-vs-bas
   return { per, change };
 }
 
+/** A bound in percent as written: "20.0%", "0.01%" (not "0.0%"). */
+function pctAsWritten(p: number): string {
+  return fmtPctDigits(
+    p,
+    exactDigits(
+      p,
+      1,
+      8,
+      (d) => fmtPctDigits(p, d, false),
+      (t) => Number(t.replace(/[,%]/g, '')),
+    ),
+    false,
+  );
+}
+
 /** "count fell by at least 20.0% against the base", "mean time per step rose by at most 5.0% against the base". */
 export function changeText(what: 'count' | 'time', per: Per, change: ChangeBounds): string {
   const parts: string[] = [];
-  if (change.fellByAtLeastPct !== null) parts.push(`fell by at least ${fmtPct(change.fellByAtLeastPct)}`);
-  if (change.roseByAtMostPct !== null) parts.push(`rose by at most ${fmtPct(change.roseByAtMostPct)}`);
+  if (change.fellByAtLeastPct !== null) parts.push(`fell by at least ${pctAsWritten(change.fellByAtLeastPct)}`);
+  if (change.roseByAtMostPct !== null) parts.push(`rose by at most ${pctAsWritten(change.roseByAtMostPct)}`);
   return `${per === 'step' ? `mean ${what} per step` : what} ${parts.join(' and ')} against the base`;
 }

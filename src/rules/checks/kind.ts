@@ -5,7 +5,7 @@
 import type { Node } from '../../util/yamlLib.js';
 import type { Cell, RankData } from '../../model/model.js';
 import { TICKS_PER_US } from '../../model/model.js';
-import { fmtCount, fmtUs } from '../../util/format.js';
+import { exactDigits, fmtCount, fmtUs, fmtUsDigits, usOfText } from '../../util/format.js';
 import type { KnownValues } from '../unmatched.js';
 import type { Bound, Check, CheckKind, FusedFallback, FusedShortStep, Per, Rule, SequenceSite, Unit } from '../model.js';
 
@@ -124,6 +124,15 @@ export function metric(measure: Measure, c: Cell | undefined): number {
 /** A value of a measure in words: "1.20 ms", "3". */
 export function amount(measure: Measure, v: number): string {
   return measure === 'us' ? fmtUs(v) : fmtCount(v);
+}
+
+/** A bound of a measure in words, as written: "1.20 ms", "1.001 ms" (not "1.00 ms"), "3". */
+export function boundAmount(measure: Measure, v: number): string {
+  if (measure !== 'us') return fmtCount(v);
+  return fmtUsDigits(
+    v,
+    exactDigits(v, 2, 10, (d) => fmtUsDigits(v, d), usOfText),
+  );
 }
 
 /** What a rank found that has samples only. */
