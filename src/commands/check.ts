@@ -26,7 +26,7 @@ import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { requireAlikeFilters, requireRuleStepsSelected, scopeProfile } from '../rules/scope.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
-import { hasEvidence, misspelt, ruleNameTests } from '../rules/unmatched.js';
+import { hasEvidence, misspelt, ruleNameTests, SHORT_NAMES_HINT } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
 import { strictCheck } from './summary.js';
 
@@ -194,7 +194,10 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const doubts = [
     ...typos.map((t) => ({
       typo: true,
-      text: `${t.message} A misspelt name matches nothing, so the rule holds whatever runs: fix the name. ${fix}`,
+      // A name written for --short-names is no misspelling: passing the flag is the fix.
+      text: t.hint.includes(SHORT_NAMES_HINT)
+        ? `${t.message} Without it the name matches nothing, so the rule holds whatever runs.`
+        : `${t.message} A misspelt name matches nothing, so the rule holds whatever runs: fix the name. ${fix}`,
     })),
     ...verdict.results
       .filter((r) => r.passed && r.unmatched.length > 0 && !hasEvidence(r.rule) && !typoOf.has(r.rule))

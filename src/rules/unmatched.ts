@@ -237,6 +237,9 @@ function shortenedNames(k: Known): Set<string> {
 }
 
 /** What an unmatched value of a rule was most likely meant to be, as the end of a sentence, or null. */
+/** The end of the hint for a name written shortened, checked without --short-names (see meant). */
+export const SHORT_NAMES_HINT = ' is the shortened name of kernels that run; did you mean to pass --short-names?';
+
 function meant(kind: 'type' | 'name' | 'member', value: string, k: Known, budget: Budget): Said | null {
   const v = { input: value };
   if (kind === 'type' && k.names.has(value)) return [v, ' is a kernel name; did you mean name: ', v, '?'];
@@ -249,7 +252,7 @@ function meant(kind: 'type' | 'name' | 'member', value: string, k: Known, budget
   // A name written shortened (at::native::vectorized_elementwise_kernel) against whole CUDA/ROCm names: the rules
   // were written for --short-names, and the check runs without it.
   if (kind !== 'type' && shortenedNames(k).has(value)) {
-    return [v, ' is the shortened name of kernels that run; did you mean to pass --short-names?'];
+    return [v, SHORT_NAMES_HINT];
   }
   if (kind !== 'member') {
     const shape = shapeHint(kind, value, kind === 'type' ? k.types : k.names, budget);
