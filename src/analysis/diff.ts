@@ -8,7 +8,7 @@
 // totals check (the per-step check is in stepCheck.ts).
 
 import { inputError } from '../util/errors.js';
-import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankOption, ranksNamed, settled } from '../util/format.js';
 import { shown } from '../util/inputText.js';
 import { diffStepTime, type StepTimeDiff } from './stepTime.js';
 import { checkPairedKeys, groupsByKey, ranksWithoutSteps, summaryPerStep, totalStepped } from '../aggregate/group.js';
@@ -153,11 +153,13 @@ function perStepSide(p: PerStep): Side {
 }
 
 /**
- * Within ±tol percent, the bound included. The change is taken to 12 significant digits: the floating-point error
- * of its division is no change (1.00 µs → 1.02 µs is +2.0000000000000018% unrounded, and was not within ±2%).
+ * Within ±tol percent, the bound included, the change settled (util/format.ts: 1.00 µs → 1.02 µs is +2.0000000000000018%
+ * unrounded, within ±2%); settled only when it is past the tolerance unrounded (a row of a million makes no text).
  */
 function isNoise(base: Side, pr: Side, deltaUsPct: number | null, tol: number): boolean {
-  return base.us > 0 && pr.us > 0 && deltaUsPct !== null && Number(Math.abs(deltaUsPct).toPrecision(12)) <= tol;
+  if (!(base.us > 0 && pr.us > 0 && deltaUsPct !== null)) return false;
+  const a = Math.abs(deltaUsPct);
+  return a <= tol || settled(a) <= tol;
 }
 
 /** The time judgement of shown figures, with the per-step samples of their kernels (null: none). */

@@ -6,7 +6,7 @@
 import { isScalar, type Node } from '../util/yamlLib.js';
 import { describe } from '../aggregate/userGroups.js';
 import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, TICKS_PER_US } from '../model/model.js';
-import { fmtCount } from '../util/format.js';
+import { fmtCount, settled } from '../util/format.js';
 import type { BareDuration, BareFraction } from './model.js';
 
 /** A duration in µs, and whether it was a bare number (no unit). `fail` throws the rules file's input error. */
@@ -81,9 +81,9 @@ function moreLines(all: readonly { line: number }[]): string {
 export function bareFractionNote(file: string, bare: readonly BareFraction[]): string {
   if (bare.length === 0) return '';
   const first = bare[0]!;
+  const whole = settled(first.pct * 100);
   return (
     `${file}:${first.line}: ${first.what}: ${first.written} is read as ${first.pct}%, not as the fraction ${first.pct} ` +
-    `(${Number((first.pct * 100).toPrecision(12))}%)${moreLines(bare)}. Write the % sign (${first.pct}% or ` +
-    `${Number((first.pct * 100).toPrecision(12))}%) to say which is meant.`
+    `(${whole}%)${moreLines(bare)}. Write the % sign (${first.pct}% or ${whole}%) to say which is meant.`
   );
 }

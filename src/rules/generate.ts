@@ -31,7 +31,7 @@ import {
   type Summary,
   type UserGroup,
 } from '../model/model.js';
-import { fmtCount, fmtSignedPct, fmtUs, plural, stepCountsText } from '../util/format.js';
+import { fmtCount, fmtSignedPct, fmtUs, plural, settled, stepCountsText } from '../util/format.js';
 import { CELL_WIDTH, escaped as shown, jsonSafe, inQuotes } from '../util/inputText.js';
 import { inputError, usageError } from '../util/errors.js';
 import { MAX_TEXT_FILE_BYTES } from '../aggregate/userGroups.js';
@@ -468,8 +468,8 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   // Cut per rank: with one rank fewer in the PR, every kernel's sum over the ranks falls, none of them cut.
   const cut = rows.filter((r) => {
     const pct = perRankPct(d, r);
-    // To 12 significant digits: 1 → 0.8 per step is -19.999999999999996% unrounded, a cut of exactly 20%.
-    return r.status === 'fewer' && pct !== null && Number(pct.toPrecision(12)) <= -opts.cutThresholdPct;
+    // Settled (util/format.ts): 1 → 0.8 per step is -19.999999999999996% unrounded, a cut of exactly 20%.
+    return r.status === 'fewer' && pct !== null && settled(pct) <= -opts.cutThresholdPct;
   });
 
   if (removed.length > 0) body.push('', comment('Removed by the change: they must not come back.'));

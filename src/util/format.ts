@@ -141,6 +141,15 @@ export function usOfText(text: string): number {
   return m[2] === 'µs' ? n : m[2] === 'ms' ? n * 1000 : n * 1_000_000;
 }
 
+/**
+ * `x` to 12 significant digits: a percentage computed by a division carries its floating-point error (a mean of 2 →
+ * 2.2 per step is +10.000000000000009%, 1 → 0.8 is -19.999999999999996%), which is no change, and must not take it
+ * past a bound it meets exactly. Twelve digits are far finer than any bound or tolerance means.
+ */
+export function settled(x: number): number {
+  return x === 0 ? 0 : Number(x.toPrecision(12));
+}
+
 /** a and b equal to 12 significant digits: a decimal read back, against the number it was written from. */
 function near(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));

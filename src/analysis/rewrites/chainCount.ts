@@ -16,6 +16,7 @@
 // what each rewrite claimed, rank by rank (Claimed), is the kernels its saving is measured on (rewrites.ts).
 
 import { firstAtLeast } from './layers.js';
+import { entry } from '../../util/maps.js';
 
 /** A step both sides profiled (or a step of a rank compared as it is), as the shapes of its streams on each side. */
 export interface StepUnit {
@@ -168,7 +169,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around);
           if (ks.length === 0) return;
           keptIn.set(i, ks);
-          for (const k of ks) entrySet(union, p.shape).add(k);
+          for (const k of ks) entry(union, p.shape, () => new Set<number>()).add(k);
           kept.kernels += ks.length * p.steps;
           for (const k of ks) kept.tokens.set(t[k]!, (kept.tokens.get(t[k]!) ?? 0) + p.steps);
         });
@@ -260,15 +261,6 @@ function prefer(input: CountInput, places: Place[], partners: Set<number>, i: nu
   return occ[i]!.map((o) => ({ o, s: score(o) }))
     .sort((x, y) => y.s - x.s || x.o - y.o)
     .map((x) => x.o);
-}
-
-function entrySet(m: Map<number, Set<number>>, k: number): Set<number> {
-  let s = m.get(k);
-  if (s === undefined) {
-    s = new Set<number>();
-    m.set(k, s);
-  }
-  return s;
 }
 
 /** The occurrences none of whose kernels is given. */

@@ -29,6 +29,7 @@ import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type 
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { type Claimed, type Counted, countSteps, type StepUnit } from './chainCount.js';
 import { editLowerBound } from './editBound.js';
+import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
@@ -843,16 +844,6 @@ function repeats(removed: Int32Array, added: Int32Array): number {
   const a = periods(added);
   // A repeat count of each that divides both (a unit repeated 4 times is also a double unit repeated twice).
   return gcd(r, a);
-}
-
-/** The value of `key` in `map`, made and stored first when there is none. */
-function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let v = map.get(key);
-  if (v === undefined) {
-    v = make();
-    map.set(key, v);
-  }
-  return v;
 }
 
 function cmp(a: string, b: string): number {

@@ -2,7 +2,7 @@
 // figure per step, against its base rank's; and their mapping of fell-by-at-least:, rose-by-at-most: and per:.
 
 import { perStepCount, perStepUs, rankPerStep, steppedCell, type RankData } from '../../model/model.js';
-import { exactDigits, fmtPctDigits } from '../../util/format.js';
+import { exactDigits, fmtPctDigits, settled } from '../../util/format.js';
 import type { Node } from '../../util/yamlLib.js';
 import { describe } from '../../aggregate/userGroups.js';
 import type { Bound, ChangeBounds, Per, Rule } from '../model.js';
@@ -28,14 +28,9 @@ function stepMismatch(rule: Rule, per: Per, rank: RankData, baseRank: RankData):
   return p === b ? null : { rank: rank.rank, base: b, profile: p };
 }
 
-/**
- * The change from `b` to `p` in percent, to 12 significant digits: the floating-point error of the division is
- * not a change (a mean of 2 → 2.2 per step, or 1 µs → 1.1 µs, is +10.000000000000009% unrounded, and broke
- * rose-by-at-most: 10%). Twelve digits are far finer than any bound a rules file can mean.
- */
+/** The change from `b` to `p` in percent, settled (util/format.ts): 2 → 2.2 meets rose-by-at-most: 10%. */
 export function changePct(p: number, b: number): number {
-  const pct = (100 * (p - b)) / b;
-  return pct === 0 ? 0 : Number(pct.toPrecision(12));
+  return settled((100 * (p - b)) / b);
 }
 
 /** A rank's samples: its change in percent against the base rank, against each bound of `change`. */
