@@ -42,6 +42,9 @@ function main(rewrites: Rewrite[]): Rewrite {
 }
 
 /** The figures a reader checks against each other: steps × least ≤ chains ≤ steps × most. */
+/** The generator's full decode model at depth: three dense layers, the MTP layer, the duplicated chain. */
+const DEEP = { layers: LAYERS, dense: 3, mtp: true, dup: true } as const;
+
 function consistent(w: Rewrite, steps: number): void {
   expect(w.perStep.min * steps).toBeLessThanOrEqual(w.chains);
   expect(w.chains).toBeLessThanOrEqual(w.perStep.max * steps);
@@ -54,10 +57,7 @@ describe.each([
   ['before it (DynamicQuant, the kernel the base runs before the chain too)', 3],
 ])('60 layers, 2 ranks × 16 steps: rank 1 keeps a kernel of the chain %s in layer 30 of every step', (_, index) => {
   const spec: DecodeSpec = {
-    layers: LAYERS,
-    dense: 3,
-    mtp: true,
-    dup: true,
+    ...DEEP,
     ranks: 2,
     steps: 16,
     kept: (rank, _step, layer) => (rank === 1 && layer === 30 ? index : null),
@@ -123,10 +123,7 @@ test.each([
   // The base runs `AddRmsNorm DynamicQuant` before the chain in every layer but the first, where it runs `RmsNorm
   // DynamicQuant`: a kernel kept there was looked for against the other layers' context only, and not found.
   const spec: DecodeSpec = {
-    layers: LAYERS,
-    dense: 3,
-    mtp: true,
-    dup: true,
+    ...DEEP,
     ranks: 2,
     steps: 4,
     kept: (rank, step, layer) => (layer === 0 && (rank === 0 || step === 1) ? index : null),
@@ -210,10 +207,7 @@ test.each([
   // Every representative step aligns that layer otherwise (its chain → the fused kernel and the kept kernel), so no
   // site of the rewrite was there: the section said `60 per step · layers 0-29, 31-59`.
   const spec: DecodeSpec = {
-    layers: LAYERS,
-    dense: 3,
-    mtp: true,
-    dup: true,
+    ...DEEP,
     ranks: 2,
     steps: 4,
     kept: (_rank, _step, l) => (l === layer ? index : null),

@@ -57,6 +57,9 @@ function truth(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { whole: 
   return out;
 }
 
+/** The generator's small decode model: one dense layer, no MTP layer, no duplicated chain. */
+const SMALL = { dense: 1, mtp: false, dup: false } as const;
+
 function of(r: Rewrites, added: string): Rewrite | undefined {
   return r.rewrites.find((w) => w.added.length === 1 && w.added[0] === added);
 }
@@ -69,10 +72,8 @@ function adds(r: Rewrites): void {
 
 describe('8 layers, 2 ranks × 4 steps: odd layers fused whole, even layers their middle only', () => {
   const spec: DecodeSpec = {
+    ...SMALL,
     layers: 8,
-    dense: 1,
-    mtp: false,
-    dup: false,
     ranks: 2,
     steps: 4,
     fixed: true,
@@ -108,10 +109,8 @@ test("property: over depth, ranks, steps and which layers take which rewrite, ea
         // Alike in every step of a rank: the rewrites are read from a rank's most frequent step.
         const fate = (rank: number, layer: number): Fate => fates[(rank * layers + layer) % fates.length]!;
         const spec: DecodeSpec = {
+          ...SMALL,
           layers,
-          dense: 1,
-          mtp: false,
-          dup: false,
           ranks,
           steps,
           fixed,
@@ -141,10 +140,8 @@ test("property: over depth, ranks, steps and which layers take which rewrite, ea
 
 test('a base step shape of more steps than its samples hold, on ranks that replaced different chains: split by rank, and said', () => {
   const spec: DecodeSpec = {
+    ...SMALL,
     layers: 4,
-    dense: 1,
-    mtp: false,
-    dup: false,
     ranks: 2,
     steps: 40,
     fused: (r, _s, l) => r === 0 || l % 2 === 1,
@@ -165,10 +162,8 @@ test('a base step shape of more steps than its samples hold, on ranks that repla
 
 test("table, Markdown, HTML and JSON: each rewrite's saving is its own chains' time, from the files written", async () => {
   const spec: DecodeSpec = {
+    ...SMALL,
     layers: 8,
-    dense: 1,
-    mtp: false,
-    dup: false,
     ranks: 2,
     steps: 4,
     fused: (_r, _s, l) => l % 2 === 1,

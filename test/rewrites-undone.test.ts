@@ -13,6 +13,9 @@ import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js
 import { CHAIN, type DecodeSpec, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
 import { kprof } from './helpers.js';
 
+/** The generator's small decode model: one dense layer, no MTP layer, no duplicated chain. */
+const SMALL = { dense: 1, mtp: false, dup: false } as const;
+
 function main(rewrites: Rewrite[]): Rewrite | undefined {
   return rewrites.find((w) => w.removed.join() === CHAIN.join() && w.added.join() === FUSED);
 }
@@ -21,10 +24,8 @@ const HEADER = 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,
 
 describe('8 layers, 2 ranks × 10 steps: rank 0 fused every layer, rank 1 unfused layer 0, which its base had fused', () => {
   const spec: DecodeSpec = {
+    ...SMALL,
     layers: 8,
-    dense: 1,
-    mtp: false,
-    dup: false,
     ranks: 2,
     steps: 10,
     fused: (rank) => rank === 0,
@@ -95,7 +96,7 @@ test('property: the range covers the steps of the ranks listed and of those that
         const prFused = (rank: number, step: number, layer: number) =>
           rank === 0 ? true : on(step === s.odd[rank]! % s.steps ? s.pr[rank]! ^ 1 : s.pr[rank]!, layer);
         const baseFused = (rank: number, _step: number, layer: number) => rank !== 0 && on(s.base[rank]!, layer);
-        const spec: DecodeSpec = { layers: s.layers, dense: 1, mtp: false, dup: false, ranks: s.ranks, steps: s.steps, fused: prFused, baseFused };
+        const spec: DecodeSpec = { ...SMALL, layers: s.layers, ranks: s.ranks, steps: s.steps, fused: prFused, baseFused };
         const pair = decodePair(spec);
         const w = main(findRewrites(pair.base, pair.pr).rewrites);
         // The truth: a step replaced (PR's fused layers) − (base's fused layers); a rank's steps sum.
