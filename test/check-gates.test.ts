@@ -103,7 +103,9 @@ describe('a selector that matches nothing', () => {
 
   it('another kernel of the same family is not a typo: the rule is evaluated and says it matched nothing', async () => {
     // MatMulV3 (digits), MatMulV2s / Casts / AddRmsNormD (variant suffixes), Mla (too short to guess at).
-    const family = rules('rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n  - kernels: all\n    present: true\n');
+    const family = rules(
+      'rules:\n  - type: [MatMulV2s, Casts, AddRmsNormD, MatMul, Mla]\n    absent: true\n  - kernels: all\n    count: { min: 2 }\n',
+    );
     const fr = await kprof(['check', PR, '--rules', family]);
     // Not a typo, but nothing says these ever ran: a warning that says how to give evidence.
     expect(fr.stderr).toMatch(

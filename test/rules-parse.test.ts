@@ -308,6 +308,20 @@ describe('parseRules: validation errors name file:line:col and what was expected
         'or a group: or match:); to cap every kernel, give a bound above 0 (kernels: all with count: { per: step, max: 80 }).',
     ],
     [
+      'kernels: all with present: true, which no run can break',
+      'rules:\n  - kernels: all\n    present: true\n',
+      'r.yaml:2:5: kernels: all with present: true holds for every run, so the rule can never break: a profile where no kernel was read ' +
+        'stops the check with exit 2 before any rule is evaluated. To ask that a kernel runs, name it (type: MlaPrologV3 with present: true); ' +
+        'to ask for a number of kernels, give a min: above 1 or a max: (kernels: all with count: { per: step, min: 40, max: 80 }).',
+    ],
+    [
+      'kernels: all with a count of at least 1 per step and no max',
+      'rules:\n  - type: Cast\n    absent: true\n  - kernels: all\n    count: { per: step, min: 1 }\n',
+      'r.yaml:4:5: kernels: all with a count of at least 1 per step holds for every run, so the rule can never break: a profile where no kernel was read ' +
+        'stops the check with exit 2 before any rule is evaluated. To ask that a kernel runs, name it (type: MlaPrologV3 with present: true); ' +
+        'to ask for a number of kernels, give a min: above 1 or a max: (kernels: all with count: { per: step, min: 40, max: 80 }).',
+    ],
+    [
       'exactly with min',
       'rules:\n  - type: Cast\n    count: { exactly: 1, min: 1 }\n',
       'r.yaml:3:14: count: exactly: cannot be combined with min: or max:.',
