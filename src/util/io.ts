@@ -7,6 +7,7 @@ import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
 import { EMPTY_OUT, errorCode, isOwn, linkChain, writeError } from './outPath.js';
 import { writePacked } from './packed.js';
+import { collectedAlong } from './heap.js';
 import { clearCollections, refuseInCollection } from './collections.js';
 
 /** node:crypto's randomBytes, loaded on first use (only -o needs it; a static import costs each run ~5 ms of start-up). */
@@ -230,8 +231,7 @@ function onSignal(signal: NodeJS.Signals): void {
   for (const tmp of pending) rmSync(tmp, { force: true });
   pending.clear();
   // Die of the signal as the default action would, now that nothing is left behind.
-  process.removeListener('SIGINT', onSignal);
-  process.removeListener('SIGTERM', onSignal);
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
   process.kill(process.pid, signal);
 }
 
@@ -379,12 +379,12 @@ export type Destination = 'stdout' | 'stderr' | 'file';
 
 /**
  * Write a report to --out or stdout (`-` is stdout, as for --markdown-out, --html-out and --save-fusions; `./-` is a
- * file); chunks are written one at a time, waiting while stdout is full. Returns where it went.
+ * file); chunks are written one at a time, waiting while stdout is full, the garbage of making them collected
+ * along the way (util/heap.ts). Returns where it went.
  */
 export async function emit(io: Io, out: string | undefined, report: Report, flag = '--out'): Promise<Destination> {
-  const chunks = typeof report === 'string' ? [report] : report;
-  // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket,
-  // a terminal).
+  const chunks = typeof report === 'string' ? [report] : collectedAlong(report);
+  // -o /dev/stdout, or a link to it, is stdout itself, whatever it is (a file appended to, a pipe, a socket, a terminal).
   const chain = out === undefined || out === '-' ? [] : linkChain(out);
   if (out === undefined || out === '-' || chain.some(isStdout)) {
     for (const chunk of chunks) await io.stdout(chunk);
@@ -394,6 +394,6 @@ export async function emit(io: Io, out: string | undefined, report: Report, flag
     for (const chunk of chunks) io.stderr(chunk);
     return 'stderr';
   }
-  writeFileAtomic(out, report, flag);
+  writeFileAtomic(out, typeof report === 'string' ? report : chunks, flag);
   return 'file';
 }
