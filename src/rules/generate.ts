@@ -320,6 +320,10 @@ function sequenceRules(
     const candidates: Candidate[] = [];
     // A chain added with nothing removed has no chain to keep out.
     const removedLevels = rw.removed.length > 0 ? chainLevels(profiles.pr, field, rw.removed) : [];
+    // The evidence of a rule on some ranks is the chains of those ranks in the base, not of every rank.
+    const baseLevels = removedLevels.length > 0 ? chainLevels(profiles.base, field, rw.removed) : [];
+    const ranBase = (ranks: string[]): number =>
+      ranks.length === prRanks.length ? rw.removedChains.base : baseLevels.reduce((a, l) => a + (ranks.includes(l.rank) ? l.total : 0), 0);
     for (const { value, ranks } of byValue(removedLevels, (l) => l.max)) {
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
@@ -328,7 +332,7 @@ function sequenceRules(
           `    ${field}: ${list(rw.removed)}`,
           `    sequence: { per: step, max: ${value}${marker} }`,
           ...ranksLine(ranks, prRanks),
-          ...(value === 0 && rw.removedChains.base > 0 ? [evidenceLine(rw.removedChains.base)] : []),
+          ...(value === 0 && ranBase(ranks) > 0 ? [evidenceLine(ranBase(ranks))] : []),
         ],
         chain: true,
       });
