@@ -11,8 +11,7 @@ import type { CheckJson } from '../src/model/schema.js';
 import { CHAIN, decodePair, writeDecodeCsv } from './decodeGen.js';
 import { kprof } from './helpers.js';
 
-const HEADER =
-  'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+const HEADER = 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
 const dir = mkdtempSync(join(tmpdir(), 'kprof-seqscope-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -63,6 +62,8 @@ describe('a sequence rule whose chain runs only outside its ranks or steps', () 
     expect(r.code, r.stderr).toBe(0);
     const text = readFileSync(out, 'utf8');
     expect(text).not.toContain('would take a kernel of the chain for a misspelling');
-    expect(text).toMatch(/sequence: \{ per: step, max: 0, layer-marker: LightningIndexer \}\n {4}ranks: \[node_0_ascend_pt\]\n {4}evidence: \{ base-count: 12 \}/);
+    expect(text).toMatch(
+      /sequence: \{ per: step, max: 0, layer-marker: LightningIndexer \}\n {4}ranks: \[node_0_ascend_pt\]\n {4}evidence: \{ base-count: 12 \}/,
+    );
   });
 });

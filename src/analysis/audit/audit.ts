@@ -316,18 +316,15 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
     });
     // Each shape's layer marker, chosen among its own kernels by the rewrites engine's rule (structure.ts).
     const markerOf = seq.shapes.map((shape, i) => {
-      const markerSites: MarkerSite[] = [];
-      let chainSites: MarkerSite[] = [];
+      const entrySites: MarkerSite[][] = [];
       const touched = new Set<number>();
       entries.forEach((entry, k) => {
         const f = found[i]![k]!;
         if (!entry.perLayer || f.length === 0) return;
-        const ms = f.map((site) => ({ side: 0 as const, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 }));
-        for (const m of ms) markerSites.push(m);
-        if (ms.length > chainSites.length) chainSites = ms;
+        entrySites.push(f.map((site) => ({ side: 0 as const, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 })));
       });
       for (let j = 0; j < shape.tokens.length; j++) if (taken[i]![j] === 1) touched.add(shape.tokens[j]!);
-      return laneMarker(shape.tokens, markerSites, chainSites, touched, chainSites.length, seq.tokens);
+      return laneMarker(shape.tokens, entrySites, touched, seq.tokens);
     });
     const used = new Set<number>();
     for (const st of seq.steps) {

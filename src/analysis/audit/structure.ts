@@ -8,7 +8,7 @@
 // with a backward kernel such as FlashAttentionScoreGrad) is `step` (no phase can be told).
 //
 // Layers: the layer marker is chosen by the rewrites engine's rule (chooseMarker: a kernel that no catalogue site
-// takes, that puts each site of the entry with most sites in a layer of its own, then splits the step into the most
+// takes, that puts each site of the entry with most sites (of those some kernel splits so) in a layer of its own, then splits the step into the most
 // equal layers) in the lane's most frequent step shape; a site's layer is told as the rewrites engine tells it
 // (layerPhase, layerIn): where an entry's sites (fused and unfused) at the ends of the steps say that the marker
 // starts each layer (a site past the last marker) or ends it (a site before the first), a site is in the layer of
@@ -21,7 +21,7 @@
 // layer is told. Limit: in a model of few layers whose last layer is the first of its kind (two dense layers then
 // one MoE layer, no MTP), the last layer is taken for an MTP layer.
 
-import { chooseMarker, layerIn, markerPositions, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
+import { chooseMarker, layerIn, layerOf, markerPositions, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
 import { isKprofError } from '../../util/errors.js';
 import { stepTimeColumn } from '../../input/formats/readers.js';
 
@@ -97,17 +97,35 @@ export interface ShapeLayers {
   unique: Set<number> | null;
 }
 
-/** The marker of one lane (a recorded part), from its most frequent shape and the catalogue sites in it. */
-export function laneMarker(
-  rep: Int32Array,
-  sites: MarkerSite[],
-  chainSites: MarkerSite[],
-  touched: Set<number>,
-  maxPerStep: number,
-  texts: string[],
-): number | null {
+/**
+ * The marker of one lane (a recorded part), from its most frequent shape and the catalogue sites in it, per entry
+ * (`entrySites`: each per-layer entry's sites). The entry the marker must put each site of in a layer of its own is
+ * the one with the most sites that some kernel can split so: an entry of two sites per layer (GroupedMatmul in each
+ * MoE layer) has more sites than any marker has layers, and would favour a kernel of the MoE layers only (their
+ * gate's MatMulV3) over one of every layer, numbering the layers from the first MoE layer. Without such an entry,
+ * the one with the most sites.
+ */
+export function laneMarker(rep: Int32Array, entrySites: MarkerSite[][], touched: Set<number>, texts: string[]): number | null {
+  const sites = entrySites.flat();
   if (sites.length === 0) return null;
-  return chooseMarker([rep, rep], touched, sites, maxPerStep, texts, chainSites);
+  const bySites = entrySites.filter((e) => e.length > 0).sort((a, b) => b.length - a.length);
+  const chainSites = bySites.find((e) => splitsAlone(rep, e, touched)) ?? bySites[0]!;
+  return chooseMarker([rep, rep], touched, sites, chainSites.length, texts, chainSites);
+}
+
+/** Whether a kernel no site takes runs as often as `sites` and puts each of them in a layer of its own. */
+function splitsAlone(rep: Int32Array, sites: MarkerSite[], touched: Set<number>): boolean {
+  if (sites.length < 2) return false;
+  const counts = new Map<number, number>();
+  for (const t of rep) if (!touched.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const [t, c] of counts) {
+    if (c !== sites.length) continue;
+    const p = markerPositions(rep, t);
+    const seen = new Set<number>();
+    for (const s of sites) seen.add(layerOf(p, s.start, s.end)!);
+    if (seen.size === sites.length) return true;
+  }
+  return false;
 }
 
 /** The layers of a shape under a marker (see the top of this file). */
