@@ -20,7 +20,7 @@
 
 import type { RecordedRank } from '../rewrites/recorderSink.js';
 import type { Sequences } from '../rewrites/sequence.js';
-import { layerPhase, type MarkerSite } from '../rewrites/layers.js';
+import { layerPhase, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
 import { gapOf, type CatalogueEntry, type ChainElement } from './catalogue.js';
 import { laneMarker, mtpLayers, PHASES, phaseOfShape, shapeLayers, siteLayer, type Phase } from './structure.js';
 import { totalsText } from '../../input/formats/registry.js';
@@ -385,18 +385,27 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
       }
     }
     // Where each entry's sites sit in their layers (after the marker, before it, or unknown: the nearest), as its
-    // sites at the ends of the steps tell, fused and unfused, in every shape of the lane.
-    const phaseOfEntry = entries.map((_, k) =>
-      layerPhase(
-        seq.shapes.flatMap((_, i) =>
-          found[i]![k]!.map((site) => ({
-            markers: layersOf[i]!.positions,
-            start: Math.min(...site.positions),
-            end: Math.max(...site.positions) + 1,
-          })),
-        ),
-      ),
-    );
+    // sites at the ends of the steps tell, fused and unfused, in every shape of the lane that has the same marker
+    // (sites past the last LightningIndexer of one shape say nothing of where they sit beside another's SwiGlu).
+    const phaseOfEntry = entries.map((_, k) => {
+      const byMarker = new Map<number | null, LayerPhase>();
+      for (const m of new Set(markerOf))
+        byMarker.set(
+          m,
+          layerPhase(
+            seq.shapes.flatMap((_, i) =>
+              markerOf[i] !== m
+                ? []
+                : found[i]![k]!.map((site) => ({
+                    markers: layersOf[i]!.positions,
+                    start: Math.min(...site.positions),
+                    end: Math.max(...site.positions) + 1,
+                  })),
+            ),
+          ),
+        );
+      return byMarker;
+    });
     for (const g of groups.values()) {
       const shape = seq.shapes[g.shape]!;
       const layers = layersOf[g.shape]!;
@@ -409,7 +418,7 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
           const share = ticks;
           const start = Math.min(...site.positions);
           const end = Math.max(...site.positions) + 1;
-          const where = siteLayer(layers, start, end, phaseOfEntry[k]!);
+          const where = siteLayer(layers, start, end, phaseOfEntry[k]!.get(markerOf[g.shape]!)!);
           const phase: Phase = where.mtp ? 'mtp' : g.phase;
           const layer = entry.perLayer ? (layers.positions.length > 0 ? where.layer : n) : null;
           const at: SiteAt = { step: g.first, stream: seq.streams[g.stream] ?? '-', index: start, file: null, line: null };
