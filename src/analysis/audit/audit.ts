@@ -54,6 +54,11 @@ export interface AuditSite {
   types: string[] | null;
   /** Where it first ran (the lowest step). */
   at: SiteAt;
+  /**
+   * Where it ran in each step shape it ran in: the shape's first step, and its steps (a rule limited to some steps
+   * cites the first of them, which may be of another shape than `at`).
+   */
+  shapes: { at: SiteAt; types: string[] | null; steps: number[] }[];
 }
 
 export type AuditStatus = 'fused' | 'fallback' | 'unfused' | 'absent';
@@ -178,6 +183,7 @@ interface SiteAcc {
   count: number;
   ticks: number;
   types: string[] | null;
+  shapes: { at: SiteAt; types: string[] | null; steps: number[] }[];
   at: SiteAt;
 }
 
@@ -192,12 +198,13 @@ function addSite(
   const k = `${key.rank}\u0000${key.phase}\u0000${key.layer}\u0000${key.chain}`;
   let s = map.get(k);
   if (s === undefined) {
-    s = { ...key, steps: new Set(), count: 0, ticks: 0, types, at };
+    s = { ...key, steps: new Set(), count: 0, ticks: 0, types, at, shapes: [] };
     map.set(k, s);
   } else if (at.step < s.at.step) {
     s.at = at;
     s.types = types;
   }
+  s.shapes.push({ at, types, steps });
   for (const st of steps) s.steps.add(st);
   s.count += steps.length;
   s.ticks += ticks;
@@ -214,6 +221,7 @@ function sites(map: Map<string, SiteAcc>): AuditSite[] {
     ticks: s.ticks,
     types: s.types,
     at: s.at,
+    shapes: s.shapes,
   }));
   return out.sort(
     (a, b) =>
