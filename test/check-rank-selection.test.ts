@@ -64,10 +64,18 @@ describe("a rule's ranks: under --rank", () => {
     expect(r.stderr).not.toContain('is no compute kernel');
   });
 
-  it('a rank the profile does not have at all is still said as such', async () => {
-    const f = rules('lost.yaml', 'rules:\n  - type: MlaPrologV3\n    present: true\n    ranks: [node_7_ascend_pt]\n');
-    const r = await kprof(['check', PR, '--rules', f, '--rank', R0]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('the rule applies to rank node_7_ascend_pt, but');
+  it.each([
+    ['a count rule', '  - type: MlaPrologV3\n    present: true\n    ranks: [node_7_ascend_pt]\n'],
+    [
+      'a sequence rule with a layer marker',
+      `  - type: ${chain}\n    sequence: { per: step, max: 2, layer-marker: LightningIndexer }\n    ranks: [node_7_ascend_pt]\n`,
+    ],
+  ])('%s on a rank the profile does not have at all is said as such, with or without --rank', async (_, rule) => {
+    const f = rules(`lost${rule.length}.yaml`, `rules:\n${rule}`);
+    for (const args of [['--rank', R0], []]) {
+      const r = await kprof(['check', PR, '--rules', f, ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('.yaml:2: the rule applies to rank node_7_ascend_pt, but');
+    }
   });
 });
