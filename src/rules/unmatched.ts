@@ -306,7 +306,7 @@ export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): 
     if (s === null) continue;
     // A rank the profile lacks is said by the evaluation (the rule applies to rank 7, but …): of no rank, every
     // kernel and marker of the rule would seem to run nowhere.
-    if (rule.ranks !== null && rule.ranks.some((r) => !profile.ranks.some((x) => x.rank === r))) continue;
+    if (rule.ranks?.some((r) => !profile.ranks.some((x) => x.rank === r))) continue;
     const k = rule.check.kind === 'sequence' ? (sequenceKnown(rule, profile, base) ?? all) : all;
     if (rule.check.kind === 'sequence' && rule.check.layerMarker !== null && (s.kind === 'type' || s.kind === 'name')) {
       // A layer marker runs once per layer, so one that runs nowhere is a mistake whatever it is close to.
