@@ -18,6 +18,7 @@ function audit(n: number): ProfileAudit {
     ticks: 1234 + i,
     types: ['RmsNorm', 'MatMulV2', 'Cast\u00a0'],
     at: { step: i, stream: '2', index: i * 10, file: `run\u2028${i}/kernel_details.csv`, line: i + 2 },
+    shapes: [],
   });
   return {
     input: 'profiles/pr\u0085',

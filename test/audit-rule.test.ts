@@ -123,6 +123,18 @@ describe('fused: rules', () => {
     );
   });
 
+  test('a rule limited to some steps cites the row of the chain in the first of them, not in an earlier step', async () => {
+    const r = rules('steps.yaml', 'rules:\n  - fused: mla-prolog\n    phase: mtp\n    steps: 23-24\n');
+    const res = await kprof(['check', 'fixtures/fusion-example/pr', '--rules', r, '-q']);
+    expect(res.code).toBe(1);
+    // Row 209 of each rank's kernel_details.csv is the chain's first kernel in step 23; row 49 is step 21's.
+    expect(res.stdout).toContain(
+      'unfused chain at rank 0 MTP layer steps 23,24 (kernel_details.csv:209), rank 1 MTP layer steps 23,24 (kernel_details.csv:209)',
+    );
+    const json = JSON.parse((await kprof(['check', 'fixtures/fusion-example/pr', '--rules', r, '-q', '--format', 'json'])).stdout);
+    expect(json.results[0].fallbacks[0].first).toMatchObject({ step: 23, line: 209 });
+  });
+
   test('bad rules are input errors naming file:line', async () => {
     const cases: [string, RegExp][] = [
       ['rules:\n  - fused: mla-prolg\n', /bad\.yaml:2:\d+: fused: no catalogue entry "mla-prolg".*Did you mean "mla-prolog"\?/],

@@ -346,6 +346,19 @@ describe('what cannot answer a sequence rule: exit 2, saying why', () => {
     expect(ok.stdout).toContain('2 of 2 rules held; 1 matched no kernel');
   });
 
+  it('a summary JSON as the base shows a chain of one kernel ran: its counts need no order', async () => {
+    // The fused kernel as a chain of one, as kprof rules writes it; the base build (unfused) breaks it, against a
+    // baseline of the PR: the rule broke, and did not match nothing.
+    const snap = join(tmp, 'pr-as-base.summary.json');
+    expect((await kprof(['summary', `${FE}/pr`, '--format', 'json', '-o', snap])).code).toBe(0);
+    const one = rulesFile('one.yaml', 'rules:\n  - type: [MlaPrologV3]\n    sequence: { per: step, min: 2 }\n');
+    const r = await kprof(['check', `${FE}/base`, '--base', snap, '--rules', one, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const res = (JSON.parse(r.stdout) as CheckJson).results[0]!;
+    expect(res).toMatchObject({ passed: false, observed: 0, unmatched: [] });
+    expect(res.message).not.toContain('holds no kernel order');
+  });
+
   it('an op_statistic export', async () => {
     const r = await kprof(['check', 'fixtures/formats/op-statistic-no-device/op_statistic.csv', '--rules', rulesFile('opstat.yaml', CHAIN_RULE)]);
     expect(r.code).toBe(2);

@@ -91,6 +91,26 @@ describe('the steady state of a fusion, end to end', () => {
     expect(r.stdout).toMatch(/stays gone: .*evidence that it ran: 16 in the base the rule was written from$/m);
   });
 
+  it('a later change that removes the rest of a cut kernel passes quietly, also under --strict', async () => {
+    // The MTP layer's InterleaveRope (the 2 per step the rules keep as a maximum) fused too: a profile, and a
+    // baseline refreshed from it, where InterleaveRope runs nowhere.
+    const done = join(tmp, 'done');
+    cpSync(PR, done, { recursive: true });
+    for (const rank of ['node-07_3019544_20260312141047205_ascend_pt', 'node-07_3019545_20260312141047331_ascend_pt']) {
+      const file = join(done, rank, 'ASCEND_PROFILER_OUTPUT/kernel_details.csv');
+      const lines = readFileSync(file, 'utf8').split('\r\n');
+      writeFileSync(file, lines.filter((line) => line.split(',')[6] !== 'InterleaveRope').join('\r\n'));
+    }
+    const doneSummary = join(tmp, 'done.summary.json');
+    expect((await kprof(['summary', done, '--format', 'json', '-o', doneSummary, '-q'])).code).toBe(0);
+    // 6 per step on 2 ranks in 4 steps ran in the base.
+    expect(readFileSync(rules, 'utf8')).toMatch(/type: InterleaveRope\n {4}count: \{ per: step, max: 2 \}\n {4}evidence: \{ base-count: 48 \}\n/);
+    const r = await kprof(['check', done, '--rules', rules, '--base', doneSummary, '--strict']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^pass .*InterleaveRope stays at most 2 per step: .*evidence that it ran: 48 in the base the rule was written from$/m);
+  });
+
   it('a file of only rules with evidence, of kernels that run nowhere: passes (the steady state), fails when they return', async () => {
     const only = join(tmp, 'only-absent.yaml');
     writeFileSync(

@@ -24,7 +24,7 @@ import { bareDurationNote, bareFractionNote } from '../rules/duration.js';
 import type { RuleSet } from '../rules/model.js';
 import { chainOf } from '../rules/checks/sequence.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
-import { requireAlikeFilters, requireRuleStepsSelected, scopeProfile } from '../rules/scope.js';
+import { requireAlikeFilters, requireRuleStepsSelected, scopeProfile, selectRuleRanks } from '../rules/scope.js';
 import { requireSelectedSteps } from '../analysis/emptySelection.js';
 import { hasEvidence, misspelt, ruleNameTests, SHORT_NAMES_HINT } from '../rules/unmatched.js';
 import { warningLines } from '../report/warnings.js';
@@ -154,6 +154,10 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const plans = { ranks: selection.ranks, prefer };
   const [planned, plannedBase] =
     flags.base !== undefined ? planPair([profile, flags.base], plans, ['the profile', 'the base']) : [planProfile(profile, plans), null];
+  // A rule's ranks: that --rank left out: the rule sees the others (none: exit 2, naming both).
+  const chosen = new Set(planned.plans.map((p) => p.rank));
+  const left = planned.resolved.ranks.map((p) => p.rank).filter((r) => !chosen.has(r));
+  const ruled = selectRuleRanks(rules, left, [...chosen]);
   const [read0, base0] = await Promise.all([read(planned), plannedBase !== null ? read(plannedBase) : Promise.resolve(null)]);
   progress.done();
   // With a base, each side's lines that name no file say whose they are.
@@ -168,8 +172,8 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
   const base = base0 && scopeProfile(base0, selection, 'the base');
   if (base) rejectUnpairedBase(data, base);
   // Rules whose selector is one or two letters from a kernel that runs: a misspelling, or a kernel meant (evidence:).
-  const typos = misspelt(rules, data, base);
-  const verdict = evaluate(data, base, rules);
+  const typos = misspelt(ruled, data, base);
+  const verdict = evaluate(data, base, ruled);
   // The report says what such a rule most likely meant, as the warning does.
   const hintOf = new Map(typos.map((t) => [t.rule, t.hint]));
   for (const r of verdict.results) {

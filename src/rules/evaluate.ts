@@ -12,7 +12,7 @@ import { kindOf } from './checks/registry.js';
 import { chainCounts, chainOf, requireSequence, unavailable } from './checks/sequence.js';
 import type { RankOutcome, Sample, StepMismatch } from './checks/kind.js';
 import { inRange, ruleAt } from './slice.js';
-import { knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
+import { countIn, knownValues, unmatchedOf, type KnownValues } from './unmatched.js';
 import type { Check, CheckKind, FusedFallback, FusedShortStep, Per, Rule, RuleResult, RuleSet, Verdict } from './model.js';
 
 export { ruleAt } from './slice.js';
@@ -266,7 +266,8 @@ function evaluateRule(rule: Rule, profile: Profile, base: Profile | null, warnin
  * What a rule matched nothing of. For a sequence rule whose kernels all run: the chain itself, when it runs in
  * none of the rule's steps of the profile, nor of the base (every base rank read in order): `max: 0` of a chain
  * that never ran, in that order, holds whatever runs, as `absent:` of a type that never ran does. A base rank that
- * holds no kernel order (a summary JSON, op_statistic, no Step Id) cannot show the chain ran: it is passed over.
+ * holds no kernel order (a summary JSON, op_statistic, no Step Id) cannot show the chain ran: it is passed over,
+ * unless the chain is one kernel, which its counts show.
  */
 function unmatchedChain(
   rule: Rule,
@@ -284,8 +285,11 @@ function unmatchedChain(
         ? base.ranks
         : base.ranks.filter((r) => rule.ranks!.includes(r.rank));
     for (const rank of ranks) {
-      // A base that holds no kernel order (a summary JSON …) cannot say the chain ever ran: it matched nothing.
+      // A base that holds no kernel order (a summary JSON …) cannot say the chain ever ran: it matched nothing;
+      // but a chain of one kernel needs no order, and ran when the base counts that kernel in the rule's steps.
       if (unavailable(rule, rank) !== null) {
+        if (chain.length === 1 && [...rank.groups.values()].some((g) => (by === 'type' ? g.type : g.name) === chain[0] && countIn(rule, g) > 0))
+          return { unmatched, chainNowhere: false };
         baseUnordered = true;
         continue;
       }

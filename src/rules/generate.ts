@@ -320,6 +320,10 @@ function sequenceRules(
     const candidates: Candidate[] = [];
     // A chain added with nothing removed has no chain to keep out.
     const removedLevels = rw.removed.length > 0 ? chainLevels(profiles.pr, field, rw.removed) : [];
+    // The evidence of a rule on some ranks is the chains of those ranks in the base, not of every rank.
+    const baseLevels = removedLevels.length > 0 ? chainLevels(profiles.base, field, rw.removed) : [];
+    const ranBase = (ranks: string[]): number =>
+      ranks.length === prRanks.length ? rw.removedChains.base : baseLevels.reduce((a, l) => a + (ranks.includes(l.rank) ? l.total : 0), 0);
     for (const { value, ranks } of byValue(removedLevels, (l) => l.max)) {
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
@@ -328,7 +332,7 @@ function sequenceRules(
           `    ${field}: ${list(rw.removed)}`,
           `    sequence: { per: step, max: ${value}${marker} }`,
           ...ranksLine(ranks, prRanks),
-          ...(value === 0 && rw.removedChains.base > 0 ? [evidenceLine(rw.removedChains.base)] : []),
+          ...(ranBase(ranks) > 0 ? [evidenceLine(ranBase(ranks))] : []),
         ],
         chain: true,
       });
@@ -557,6 +561,10 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     const runFell = rest.filter((x) => x.b !== null && x.b.max <= x.l.max && x.b.steps === x.l.steps && x.b.total > x.l.total).map((x) => x.l);
     const onRanks = (ranks: string[]): string =>
       ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '';
+    // A maximum matches nothing once a later change removes the rest of the kernels: the base's count of them on
+    // its ranks says they ran, so that steady state holds without a warning (as for absent: true).
+    const ranBefore = (ranks: string[]): string =>
+      evidenceLine(paired.filter((x) => ranks.includes(x.l.rank)).reduce((n, x) => n + (x.b?.total ?? 0), 0));
     for (const { value, ranks } of byValue(stepFell, (l) => l.max)) {
       candidates.push({
         notes: first(),
@@ -565,6 +573,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
           `    ${field(r)}`,
           `    count: { per: ${per}, max: ${value} }`,
           ...ranksLine(ranks, prRanks),
+          ranBefore(ranks),
         ],
       });
     }
@@ -577,6 +586,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
             `    ${field(r)}`,
             `    count: { per: total, max: ${value} }`,
             ...ranksLine(ranks, prRanks),
+            ranBefore(ranks),
           ],
         });
       }

@@ -7,7 +7,7 @@
 import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, selectionText, stepsLabel, stepsWithin } from '../aggregate/group.js';
 import { shellWord, shown } from '../util/inputText.js';
-import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, rankIdsText, rankOption, ranksNamed } from '../util/format.js';
 import type { FineGroup, Profile, RankData, Selection } from '../model/model.js';
 import type { RuleSet } from './model.js';
 import { ruleAt } from './slice.js';
@@ -233,4 +233,30 @@ export function requireRuleStepsSelected(rules: RuleSet, sel: Selection): void {
         'Widen --steps to take them in, or fix steps: in the rule.',
     );
   }
+}
+
+/**
+ * A rule's ranks: under --rank: the rule sees the ranks of both, as a rule's steps: under --steps (`ranks: [0, 1]`
+ * with `--rank 0` checks rank 0; kprof rules writes such lists). `left`: the ranks of the profile --rank left out.
+ * A rank the profile does not have at all stays in the rule (evaluate says so); one whose ranks: were all left out
+ * sees no rank: an input error that names both (it said the profile lacked the ranks, and to fix ranks:, and a
+ * sequence rule that its layer marker ran nowhere).
+ */
+export function selectRuleRanks(rules: RuleSet, left: readonly string[], selected: readonly string[]): RuleSet {
+  if (left.length === 0) return rules;
+  const out = new Set(left);
+  return {
+    ...rules,
+    rules: rules.rules.map((rule) => {
+      if (rule.ranks === null || !rule.ranks.some((r) => out.has(r))) return rule;
+      const kept = rule.ranks.filter((r) => !out.has(r));
+      if (kept.length === 0) {
+        throw inputError(
+          `${ruleAt(rule)}: ranks: ${rankIdsText(rule.ranks, shown)} ${rule.ranks.length === 1 ? 'lies' : 'lie'} outside --rank ` +
+            `${rankIdsText(selected, shown)}, so the rule sees no rank. Widen --rank to take them in, or fix ranks: in the rule.`,
+        );
+      }
+      return { ...rule, ranks: kept };
+    }),
+  };
 }

@@ -304,6 +304,9 @@ export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): 
   for (const rule of set.rules) {
     const s = rule.selector;
     if (s === null) continue;
+    // A rank the profile lacks is said by the evaluation (the rule applies to rank 7, but …): of no rank, every
+    // kernel and marker of the rule would seem to run nowhere.
+    if (rule.ranks?.some((r) => !profile.ranks.some((x) => x.rank === r))) continue;
     const k = rule.check.kind === 'sequence' ? (sequenceKnown(rule, profile, base) ?? all) : all;
     if (rule.check.kind === 'sequence' && rule.check.layerMarker !== null && (s.kind === 'type' || s.kind === 'name')) {
       // A layer marker runs once per layer, so one that runs nowhere is a mistake whatever it is close to.
@@ -319,8 +322,12 @@ export function misspelt(set: RuleSet, profile: Profile, base: Profile | null): 
       }
     }
     if (rule.check.kind === 'sequence' && k !== all && (s.kind === 'type' || s.kind === 'name')) {
-      const pool = s.kind === 'type' ? all.types : all.names;
-      const out = unmatchedIn(rule, k).find((v) => pool.has(v));
+      // Against the kernels of the same ranks and steps: one that runs only on a rank or in a step the rule does not
+      // look at (a layer of another rank left unfused) is in no sequence of the rule's, and is no communication kernel.
+      const missing = unmatchedIn(rule, k);
+      const scoped = missing.length > 0 ? known([profile, base], rule) : all;
+      const pool = s.kind === 'type' ? scoped.types : scoped.names;
+      const out = missing.find((v) => pool.has(v));
       if (out !== undefined) {
         throw inputError(
           `${at(rule)}: sequence: ${s.kind} ${quoted(out)} runs, but not in the kernel sequence a chain is read from: ` +

@@ -20,7 +20,7 @@
 
 import type { RecordedRank } from '../rewrites/recorderSink.js';
 import type { Sequences } from '../rewrites/sequence.js';
-import { layerPhase, type MarkerSite } from '../rewrites/layers.js';
+import { layerPhase, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
 import { gapOf, type CatalogueEntry, type ChainElement } from './catalogue.js';
 import { laneMarker, mtpLayers, PHASES, phaseOfShape, shapeLayers, siteLayer, type Phase } from './structure.js';
 import { totalsText } from '../../input/formats/registry.js';
@@ -54,6 +54,11 @@ export interface AuditSite {
   types: string[] | null;
   /** Where it first ran (the lowest step). */
   at: SiteAt;
+  /**
+   * Where it ran in each step shape it ran in: the shape's first step, and its steps (a rule limited to some steps
+   * cites the first of them, which may be of another shape than `at`).
+   */
+  shapes: { at: SiteAt; types: string[] | null; steps: number[] }[];
 }
 
 export type AuditStatus = 'fused' | 'fallback' | 'unfused' | 'absent';
@@ -178,6 +183,7 @@ interface SiteAcc {
   count: number;
   ticks: number;
   types: string[] | null;
+  shapes: { at: SiteAt; types: string[] | null; steps: number[] }[];
   at: SiteAt;
 }
 
@@ -192,12 +198,13 @@ function addSite(
   const k = `${key.rank}\u0000${key.phase}\u0000${key.layer}\u0000${key.chain}`;
   let s = map.get(k);
   if (s === undefined) {
-    s = { ...key, steps: new Set(), count: 0, ticks: 0, types, at };
+    s = { ...key, steps: new Set(), count: 0, ticks: 0, types, at, shapes: [] };
     map.set(k, s);
   } else if (at.step < s.at.step) {
     s.at = at;
     s.types = types;
   }
+  s.shapes.push({ at, types, steps });
   for (const st of steps) s.steps.add(st);
   s.count += steps.length;
   s.ticks += ticks;
@@ -214,6 +221,7 @@ function sites(map: Map<string, SiteAcc>): AuditSite[] {
     ticks: s.ticks,
     types: s.types,
     at: s.at,
+    shapes: s.shapes,
   }));
   return out.sort(
     (a, b) =>
@@ -316,18 +324,15 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
     });
     // Each shape's layer marker, chosen among its own kernels by the rewrites engine's rule (structure.ts).
     const markerOf = seq.shapes.map((shape, i) => {
-      const markerSites: MarkerSite[] = [];
-      let chainSites: MarkerSite[] = [];
+      const entrySites: MarkerSite[][] = [];
       const touched = new Set<number>();
       entries.forEach((entry, k) => {
         const f = found[i]![k]!;
         if (!entry.perLayer || f.length === 0) return;
-        const ms = f.map((site) => ({ side: 0 as const, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 }));
-        for (const m of ms) markerSites.push(m);
-        if (ms.length > chainSites.length) chainSites = ms;
+        entrySites.push(f.map((site) => ({ side: 0 as const, start: Math.min(...site.positions), end: Math.max(...site.positions) + 1 })));
       });
       for (let j = 0; j < shape.tokens.length; j++) if (taken[i]![j] === 1) touched.add(shape.tokens[j]!);
-      return laneMarker(shape.tokens, markerSites, chainSites, touched, chainSites.length, seq.tokens);
+      return laneMarker(shape.tokens, entrySites, touched, seq.tokens);
     });
     const used = new Set<number>();
     for (const st of seq.steps) {
@@ -388,18 +393,27 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
       }
     }
     // Where each entry's sites sit in their layers (after the marker, before it, or unknown: the nearest), as its
-    // sites at the ends of the steps tell, fused and unfused, in every shape of the lane.
-    const phaseOfEntry = entries.map((_, k) =>
-      layerPhase(
-        seq.shapes.flatMap((_, i) =>
-          found[i]![k]!.map((site) => ({
-            markers: layersOf[i]!.positions,
-            start: Math.min(...site.positions),
-            end: Math.max(...site.positions) + 1,
-          })),
-        ),
-      ),
-    );
+    // sites at the ends of the steps tell, fused and unfused, in every shape of the lane that has the same marker
+    // (sites past the last LightningIndexer of one shape say nothing of where they sit beside another's SwiGlu).
+    const phaseOfEntry = entries.map((_, k) => {
+      const byMarker = new Map<number | null, LayerPhase>();
+      for (const m of new Set(markerOf))
+        byMarker.set(
+          m,
+          layerPhase(
+            seq.shapes.flatMap((_, i) =>
+              markerOf[i] !== m
+                ? []
+                : found[i]![k]!.map((site) => ({
+                    markers: layersOf[i]!.positions,
+                    start: Math.min(...site.positions),
+                    end: Math.max(...site.positions) + 1,
+                  })),
+            ),
+          ),
+        );
+      return byMarker;
+    });
     for (const g of groups.values()) {
       const shape = seq.shapes[g.shape]!;
       const layers = layersOf[g.shape]!;
@@ -412,7 +426,7 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
           const share = ticks;
           const start = Math.min(...site.positions);
           const end = Math.max(...site.positions) + 1;
-          const where = siteLayer(layers, start, end, phaseOfEntry[k]!);
+          const where = siteLayer(layers, start, end, phaseOfEntry[k]!.get(markerOf[g.shape]!)!);
           const phase: Phase = where.mtp ? 'mtp' : g.phase;
           const layer = entry.perLayer ? (layers.positions.length > 0 ? where.layer : n) : null;
           const at: SiteAt = { step: g.first, stream: seq.streams[g.stream] ?? '-', index: start, file: null, line: null };

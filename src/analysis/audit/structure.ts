@@ -7,8 +7,9 @@
 // decode one is prefill, a decode one (IncreFlashAttention, PagedAttention …) is decode, neither (or a training step,
 // with a backward kernel such as FlashAttentionScoreGrad) is `step` (no phase can be told).
 //
-// Layers: the layer marker is chosen by the rewrites engine's rule (chooseMarker: a kernel that no catalogue site
-// takes, that puts each site of the entry with most sites in a layer of its own, then splits the step into the most
+// Layers: the layer marker is chosen among the kernels that put the sites of the most entries one to a layer, and run
+// the fewest times (laneMarker), by the rewrites engine's rule (chooseMarker: a kernel that no catalogue site
+// takes, that puts each site of an entry in a layer of its own, then splits the step into the most
 // equal layers) in the lane's most frequent step shape; a site's layer is told as the rewrites engine tells it
 // (layerPhase, layerIn): where an entry's sites (fused and unfused) at the ends of the steps say that the marker
 // starts each layer (a site past the last marker) or ends it (a site before the first), a site is in the layer of
@@ -21,7 +22,7 @@
 // layer is told. Limit: in a model of few layers whose last layer is the first of its kind (two dense layers then
 // one MoE layer, no MTP), the last layer is taken for an MTP layer.
 
-import { chooseMarker, layerIn, markerPositions, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
+import { chooseMarker, layerIn, layerPhase, markerPositions, type LayerPhase, type MarkerSite } from '../rewrites/layers.js';
 import { isKprofError } from '../../util/errors.js';
 import { stepTimeColumn } from '../../input/formats/readers.js';
 
@@ -97,17 +98,57 @@ export interface ShapeLayers {
   unique: Set<number> | null;
 }
 
-/** The marker of one lane (a recorded part), from its most frequent shape and the catalogue sites in it. */
-export function laneMarker(
-  rep: Int32Array,
-  sites: MarkerSite[],
-  chainSites: MarkerSite[],
-  touched: Set<number>,
-  maxPerStep: number,
-  texts: string[],
-): number | null {
+/**
+ * The marker of one lane (a recorded part), from its most frequent shape and the catalogue sites in it, per entry
+ * (`entrySites`: each per-layer entry's sites). A kernel that runs once per layer puts the sites of each entry that
+ * runs at most once per layer in layers of their own, whatever layers the entry runs in: of the kernels no site takes,
+ * those that do so for the most sites (summed over such entries), and of them those that run the fewest times, are
+ * left to the rewrites engine's rule, with the largest such entry as the one it puts a site to a layer. Counting one
+ * entry only, as that rule does, an entry of two sites per layer (GroupedMatmul in each MoE layer) or of the MoE
+ * layers only favoured a kernel of those layers (the MoE gate's MatMulV3), numbering the layers from the first MoE
+ * layer; and a kernel of more than once in some layers (BatchMatMulV3 of the attention and of a chain) did as well as
+ * one of once in each. Without a kernel that does so for any entry, the rule alone, on the entry with most sites.
+ */
+export function laneMarker(rep: Int32Array, entrySites: MarkerSite[][], touched: Set<number>, texts: string[]): number | null {
+  const sites = entrySites.flat();
   if (sites.length === 0) return null;
-  return chooseMarker([rep, rep], touched, sites, maxPerStep, texts, chainSites);
+  const entries = entrySites.filter((e) => e.length > 0).sort((a, b) => b.length - a.length);
+  const positions = new Map<number, number[]>();
+  for (let i = 0; i < rep.length; i++) {
+    const t = rep[i]!;
+    if (touched.has(t)) continue;
+    const p = positions.get(t);
+    if (p === undefined) positions.set(t, [i]);
+    else p.push(i);
+  }
+  // Each site in the layer the marker tells, as the audit places it (layerPhase: a marker that starts or ends its layer).
+  const alone = (p: number[], e: MarkerSite[]): boolean => {
+    const phase = layerPhase(e.map((s) => ({ markers: p, start: s.start, end: s.end })));
+    const seen = new Set<number>();
+    for (const s of e) seen.add(layerIn(p, s.start, s.end, phase)!);
+    return seen.size === e.length;
+  };
+  const scores = new Map<number, number>();
+  let split: MarkerSite[] | null = null;
+  let best = 0;
+  for (const [t, p] of positions) {
+    if (p.length < 2) continue;
+    let score = 0;
+    for (const e of entries) {
+      if (e.length < 2 || p.length < e.length || !alone(p, e)) continue;
+      score += e.length;
+      if (split === null || e.length > split.length) split = e;
+    }
+    if (score === 0) continue;
+    scores.set(t, score);
+    best = Math.max(best, score);
+  }
+  if (split === null) return chooseMarker([rep, rep], touched, sites, entries[0]!.length, texts, entries[0]!);
+  let fewest = Number.POSITIVE_INFINITY;
+  for (const [t, score] of scores) if (score === best) fewest = Math.min(fewest, positions.get(t)!.length);
+  const left = new Set(touched);
+  for (const t of positions.keys()) if (scores.get(t) !== best || positions.get(t)!.length !== fewest) left.add(t);
+  return chooseMarker([rep, rep], left, sites, Math.max(entries[0]!.length, fewest), texts, split);
 }
 
 /** The layers of a shape under a marker (see the top of this file). */

@@ -150,33 +150,37 @@ export const fused: ProfileKind<'fused'> = {
     // A gate that saw the entry nowhere does not pass: the fused kernel must have run in the phases.
     if (unfused.size === 0 && missing.size === 0)
       samples.push({ rank: rank.rank, step: null, value: fusedCount, bound: { op: '>=', value: 1 }, slack: fusedCount - 1, compared: null });
-    const fallbacks: FusedFallback[] = audit.unfusedSites
+    // Each site where it first ran in the rule's steps: the first of them, in the place its step shape has it.
+    const sites = audit.unfusedSites
       .filter((s) => phases.includes(s.phase))
       .map((s) => ({ s, steps: s.steps.filter((x) => inScope.has(x)) }))
       .filter((x) => x.steps.length > 0)
-      .map(({ s, steps: kept }) => ({
-        rank: rank.rank,
-        phase: s.phase,
-        layer: s.layer,
-        steps: kept,
-        // Sums over the site's steps: a site partly outside the rule's steps has no exact figure for the rest.
-        chains: kept.length === s.steps.length ? s.count : null,
-        timeUs: kept.length === s.steps.length ? s.ticks / TICKS_PER_US : null,
-        first: { ...s.at },
-      }));
+      .map(({ s, steps: kept }) => {
+        const from = s.shapes.find((x) => x.steps.includes(kept[0]!));
+        const first = { ...(from?.at ?? s.at), step: kept[0]!, file: null, line: null };
+        const fallback: FusedFallback = {
+          rank: rank.rank,
+          phase: s.phase,
+          layer: s.layer,
+          steps: kept,
+          // Sums over the site's steps: a site partly outside the rule's steps has no exact figure for the rest.
+          chains: kept.length === s.steps.length ? s.count : null,
+          timeUs: kept.length === s.steps.length ? s.ticks / TICKS_PER_US : null,
+          first,
+        };
+        return { fallback, types: from?.types ?? s.types };
+      });
+    const fallbacks = sites.map((x) => x.fallback);
     // The first kernel of each, by its row in a CSV kernel table of one device.
     if (parts.length === 1) {
-      const wanted = audit.unfusedSites
-        .filter((s) => s.types !== null)
-        .map((s) => ({ s, w: { ...s.at, type: s.types![0]!, file: null, line: null } as Wanted }));
+      const wanted = sites
+        .filter((x) => x.types !== null)
+        .map((x) => ({ f: x.fallback, w: { ...x.fallback.first, type: x.types![0]!, file: null, line: null } as Wanted }));
       citeRows(
         rank.files.map((f) => ({ path: f.path, shown: relPath(f.path), format: f.format })),
         wanted.map((x) => x.w),
       );
-      for (const f of fallbacks) {
-        const hit = wanted.find((x) => x.s.at.step === f.first.step && x.s.at.stream === f.first.stream && x.s.at.index === f.first.index);
-        if (hit !== undefined && hit.w.file !== null) f.first = { ...f.first, file: hit.w.file, line: hit.w.line };
-      }
+      for (const { f, w } of wanted) if (w.file !== null) f.first = { ...f.first, file: w.file, line: w.line };
     }
     return { samples, steps: steps.length, newTypes: [], mismatch: null, fallbacks, short };
   },
