@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { AuditSite, ProfileAudit } from '../src/analysis/audit/audit.js';
-import { auditJson, auditJsonObject } from '../src/report/audit/audit.js';
+import { auditJson, auditJsonObject, auditTable } from '../src/report/audit/audit.js';
 import { CHUNK_CHARS } from '../src/report/json.js';
 import { jsonSafe } from '../src/util/inputText.js';
 
@@ -67,5 +67,19 @@ describe('auditJson', () => {
     for (const c of chunks) expect(c.length).toBeLessThan(2 * CHUNK_CHARS);
     expect(chunks.join('')).toBe(`${jsonSafe(JSON.stringify(auditJsonObject(audits), null, 2))}\n`);
     expect(chunks.join('')).not.toMatch(/[\u0085\u00a0\u2028\u202e]|##\[/);
+  });
+});
+
+describe('auditTable', () => {
+  it('says one compute kernel and one hidden entry in the singular', () => {
+    const one = audit(0);
+    const absent = { ...one.entries[0], entry: { ...one.entries[0].entry, id: 'other' }, unfusedCount: 0, unfusedTicks: 0, phases: [] };
+    const a: ProfileAudit = { ...one, kernels: 1, entries: [{ ...absent, status: 'absent' }] };
+    const out = auditTable([a], { all: false, matrix: false }, { color: false });
+    expect(out).toContain(', 1 compute kernel; ');
+    expect(out).toContain('(1 entry whose kernels never ran is not shown; --all shows them)');
+    const two = auditTable([{ ...a, kernels: 2, entries: [a.entries[0], a.entries[0]] }], { all: false, matrix: false }, { color: false });
+    expect(two).toContain(', 2 compute kernels; ');
+    expect(two).toContain('(2 entries whose kernels never ran are not shown; --all shows them)');
   });
 });
