@@ -1,7 +1,7 @@
 // `kprof audit --format json` (report/audit/audit.ts): written in chunks, byte for byte the one string it was.
 
 import { describe, expect, it } from 'vitest';
-import type { AuditSite, ProfileAudit } from '../src/analysis/audit/audit.js';
+import type { AuditSite, EntryAudit, ProfileAudit } from '../src/analysis/audit/audit.js';
 import { auditJson, auditJsonObject, auditTable } from '../src/report/audit/audit.js';
 import { CHUNK_CHARS } from '../src/report/json.js';
 import { jsonSafe } from '../src/util/inputText.js';
@@ -73,12 +73,14 @@ describe('auditJson', () => {
 describe('auditTable', () => {
   it('says one compute kernel and one hidden entry in the singular', () => {
     const one = audit(0);
-    const absent = { ...one.entries[0], entry: { ...one.entries[0].entry, id: 'other' }, unfusedCount: 0, unfusedTicks: 0, phases: [] };
+    const first = one.entries[0]!;
+    const absent: EntryAudit = { ...first, entry: { ...first.entry, id: 'other' }, unfusedCount: 0, unfusedTicks: 0, phases: [] };
     const a: ProfileAudit = { ...one, kernels: 1, entries: [{ ...absent, status: 'absent' }] };
+    const e = a.entries[0]!;
     const out = auditTable([a], { all: false, matrix: false }, { color: false });
     expect(out).toContain(', 1 compute kernel; ');
     expect(out).toContain('(1 entry whose kernels never ran is not shown; --all shows them)');
-    const two = auditTable([{ ...a, kernels: 2, entries: [a.entries[0], a.entries[0]] }], { all: false, matrix: false }, { color: false });
+    const two = auditTable([{ ...a, kernels: 2, entries: [e, e] }], { all: false, matrix: false }, { color: false });
     expect(two).toContain(', 2 compute kernels; ');
     expect(two).toContain('(2 entries whose kernels never ran are not shown; --all shows them)');
   });
