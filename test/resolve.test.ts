@@ -176,6 +176,40 @@ describe('no profile folder skipped in silence', () => {
     expect(diff.stderr).toBe(line + line);
   });
 
+  // Linux keeps a name's bytes as they are; other systems may refuse a name that is not UTF-8.
+  it.runIf(process.platform === 'linux')('a rank folder whose name is not UTF-8 (GBK) is said, not left out unsaid', async () => {
+    const dir = join(tmp, 'gbk');
+    rank(dir, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    // "rank_1_测试_ascend_pt" in GBK: Node.js reads the name with U+FFFD for its bytes, a path that does not exist.
+    const gbk = Buffer.concat([Buffer.from(`${dir}/rank_1_`), Buffer.from([0xb2, 0xe2, 0xca, 0xd4]), Buffer.from('_ascend_pt')]);
+    const out = Buffer.concat([gbk, Buffer.from('/ASCEND_PROFILER_OUTPUT')]);
+    mkdirSync(out, { recursive: true });
+    writeFileSync(
+      Buffer.concat([out, Buffer.from('/kernel_details.csv')]),
+      'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,Add,AI_CORE,1,3.5\n',
+    );
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.rank)).toEqual(['0']);
+    const note = `${join(dir, 'rank_1_\udcb2\udce2\udcca\udcd4_ascend_pt')}: its name is not UTF-8 (GBK? Latin-1?), so it cannot be opened by name; not read. Rename it (convmv -f gbk -t utf-8)`;
+    expect(r.notes).toEqual([note]);
+    expect(r.unread).toEqual([note]);
+    const summary = await kprof(['summary', dir]);
+    expect(summary.code).toBe(0);
+    expect(summary.stderr).toBe(
+      `kprof: note: ${join(dir, 'rank_1_\\xB2\\xE2\\xCA\\xD4_ascend_pt')}: its name is not UTF-8 (GBK? Latin-1?), so it cannot be opened by name; not read. Rename it (convmv -f gbk -t utf-8); kprof inspect ${shellWord(dir)} lists it.\n`,
+    );
+    // Alone in its folder: the folder is not said to be empty.
+    rmSync(join(dir, 'rank_0_ascend_pt'), { recursive: true });
+    const alone = await kprof(['summary', dir]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('found: no name it can open; ');
+    expect(alone.stderr).toContain('rank_1_\\xB2\\xE2\\xCA\\xD4_ascend_pt: its name is not UTF-8');
+    // Given on the command line, where its bytes reach kprof as U+FFFD: said for what it is.
+    const given = await kprof(['summary', join(dir, 'rank_1_\ufffd\ufffd\ufffd\ufffd_ascend_pt')]);
+    expect(given.code).toBe(2);
+    expect(given.stderr).toContain('which holds U+FFFD where the command line had bytes that are not UTF-8');
+  });
+
   it('a PROF_ folder with no output and no device_*, and a device with no summary: said', () => {
     const dir = join(tmp, 'prof-empty');
     prof(dir, P1, 1);

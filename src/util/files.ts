@@ -184,6 +184,12 @@ export function missingPathError(path: string): KprofError {
   } catch {
     /* not there at all */
   }
+  // U+FFFD is what a command line's bytes that are not UTF-8 become: the name on disk is in another encoding.
+  if (path.includes('\uFFFD'))
+    return inputError(
+      `${path}: no such file or folder by this name, which holds U+FFFD where the command line had bytes that are not UTF-8 ` +
+        '(a name in GBK, Latin-1 or another encoding), so it cannot be opened. Rename it in UTF-8 (convmv -f gbk -t utf-8).',
+    );
   return inputError(`${path}: no such file or folder. Check the path.`);
 }
 

@@ -16,6 +16,7 @@ import { relPath } from '../../util/paths.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
 import { checkRegular, readSmall } from '../bytes/whole.js';
+import { decodeKeepingBytes } from '../csv/scan.js';
 import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
@@ -72,12 +73,31 @@ function sliceOf(format: FormatFacts, name: string): RegExpExecArray | null {
   return format.recognise.slices === true ? SLICE.exec(name) : null;
 }
 
+/**
+ * The names in a folder, sorted. A name whose bytes are not UTF-8 (a folder unpacked from an archive made where file
+ * names are GBK or Latin-1) cannot be opened by the text Node.js makes of it (each such byte is U+FFFD there), so it
+ * is left out of the list and said in a note of what is not read: passed over, it was a rank left out unsaid.
+ */
 function listDir(dir: string): string[] {
+  let raw: Buffer[];
   try {
-    return readdirSync(onDisk(dir)).sort();
+    raw = readdirSync(onDisk(dir), { encoding: 'buffer' });
   } catch (e) {
     throw fsError(dir, e);
   }
+  const names: string[] = [];
+  for (const b of raw) {
+    const name = b.toString('utf8');
+    if (Buffer.from(name, 'utf8').equals(b)) names.push(name);
+    else notUtf8Name(join(dir, decodeKeepingBytes(b, 0, b.length)));
+  }
+  return names.sort();
+}
+
+/** The note of a name in a folder that is not UTF-8, once per resolveInput. */
+function notUtf8Name(path: string): void {
+  const text = `${path}: its name is not UTF-8 (GBK? Latin-1?), so it cannot be opened by name; not read. Rename it (convmv -f gbk -t utf-8)`;
+  if (!pickNotes.includes(text)) unread(pickNotes, text);
 }
 
 function isDir(p: string): boolean {
@@ -567,7 +587,8 @@ function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
 
 /** Is `input` a folder with nothing in it (no file, no folder)? False for a file, or a path that is not there. */
 export function isEmptyFolder(input: string): boolean {
-  return isDir(input) && listDir(input).length === 0;
+  // Names that are not UTF-8 count: listDir leaves them out.
+  return isDir(input) && readdirSync(onDisk(input), { encoding: 'buffer' }).length === 0;
 }
 
 /**
@@ -633,7 +654,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const entries = listDir(input);
     const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
-      `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : '(empty folder)'}` +
+      `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : isEmptyFolder(input) ? '(empty folder)' : 'no name it can open'}` +
         // Nothing is read, so nothing is "left out" (a note's ending when the other ranks are read).
         `${notes.length ? `; ${summarizeNotes(notes.map((n) => n.replace(/;(?: (?:rank|device) [^;]*)? left out$/, '')))}` : ''}. Pass ${passAnyFolder()}.`,
     );
