@@ -245,6 +245,27 @@ describe('-o / --out', () => {
     expect(statSync(out).mode & 0o777).toBe(0o600);
   });
 
+  it('says what is wrong with a path that ends as a folder (out/, x/.) or that goes through a file, before the read', async () => {
+    const d = tmp();
+    writeFileSync(join(d, 'base.json'), '{}');
+    const none = join(d, 'no-such-profile');
+    const cases: [string, string][] = [
+      [`${join(d, 'new')}/`, 'it ends in "/", so it names a folder, not a file'],
+      [`${join(d, 'base.json')}/`, 'it ends in "/", so it names a folder, not a file'],
+      [`${join(d, 'base.json')}/.`, 'it ends in "/.", so it names a folder, not a file'],
+      [join(d, 'base.json', 'sub', 'r.md'), `${join(d, 'base.json')} is a file, not a folder`],
+    ];
+    for (const [out, why] of cases) {
+      // The profile does not exist: the -o path is said first, before anything is read.
+      const r = await kprof(['summary', none, '-o', out]);
+      expect(r.code, out).toBe(2);
+      expect(r.stderr, out).toBe(
+        `kprof: ${out}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.\n`,
+      );
+    }
+    expect(readdirSync(d)).toEqual(['base.json']);
+  });
+
   it('says what is wrong with "", ".", "/", a 255-character name and a missing folder', async () => {
     const { csv } = profile();
     const d = tmp();
