@@ -617,6 +617,35 @@ describe('messages for files in the wrong shape', () => {
     expect(m.stderr).toMatch(/r\.yaml:2:5: a YAML merge key \(<<\); kprof does not merge mappings/);
   });
 
+  it('a key that is a list, a mapping or nothing is refused where it stands, in groups, rules and catalogue files', async () => {
+    const { csv } = profile();
+    const d = tmp();
+    const write = (name: string, text: string): string => {
+      writeFileSync(join(d, name), text);
+      return join(d, name);
+    };
+    const why = (what: string): string => `a key that is ${what}; kprof's files take a name as a key. Write the key as a word or a quoted text.`;
+    // A list as a group's name was refused as "a group needs a name"; nothing as a name made the group "null".
+    const list = await kprof(['summary', csv, '--groups', write('g1.yaml', '? [a, b]\n: [Cast]\n')]);
+    expect(list.stderr).toBe(`kprof: ${join(d, 'g1.yaml')}:1:3: ${why('a list')}\n`);
+    const none = await kprof(['summary', csv, '--groups', write('g2.yaml', '? \n: [Cast]\n')]);
+    expect([none.code, none.stderr]).toEqual([2, `kprof: ${join(d, 'g2.yaml')}:1:3: ${why('nothing (an empty value)')}\n`]);
+    // In a rule, it was `unknown key ""`.
+    const rule = await kprof([
+      'check',
+      csv,
+      '--rules',
+      write('r.yaml', 'version: 1\nrules:\n  - rule: a\n    type: Cast\n    count: { ? [per]: step, max: 1 }\n'),
+    ]);
+    // (A rules file is named relative to the working folder.)
+    expect(rule.code).toBe(2);
+    expect(rule.stderr).toMatch(/^kprof: \S*r\.yaml:5:16: /);
+    expect(rule.stderr).toContain(`r.yaml:5:16: ${why('a list')}\n`);
+    // In a catalogue, the YAML library's own warning reached stderr ("Set mapAsMap: true …") before the error.
+    const cat = await kprof(['audit', csv, '--catalogue', write('c.yaml', 'entries:\n  - ? {a: 1}\n    : x\n')]);
+    expect([cat.code, cat.stderr]).toEqual([2, `kprof: ${join(d, 'c.yaml')}:2:7: ${why('a mapping')}\n`]);
+  });
+
   it('10,000 empty rank folders give a message of a few lines, not one line per folder', async () => {
     const d = tmp();
     for (let i = 0; i < 10_000; i++) mkdirSync(join(d, `rank_${i}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
