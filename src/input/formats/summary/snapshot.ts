@@ -15,6 +15,7 @@ import {
   GROUP_BYS,
   groupKey,
   PackedSteps,
+  MAX_STEP_TRACE_US,
   TICKS_PER_US,
   type FineGroup,
   type GroupBy,
@@ -530,8 +531,12 @@ function readStepTime(path: string, inRank: string, x: unknown, rank: RankData):
   ascendingSteps(path, tw, t.rows as { step?: unknown }[]);
   const rows = (t.rows as Record<string, unknown>[]).map((r) => {
     const v = r.values;
-    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n) && n >= 0))) {
-      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers of µs (0 or more) or nulls (one per column)`);
+    const time = (n: unknown): boolean => n === null || (typeof n === 'number' && n >= 0 && n < MAX_STEP_TRACE_US);
+    if (!Array.isArray(v) || v.length !== columns.length || !v.every(time)) {
+      fail(
+        path,
+        `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers of µs (0 or more, below ${MAX_EXACT_TEXT}) or nulls (one per column)`,
+      );
     }
     return { step: r.step as number, values: v as (number | null)[] };
   });
