@@ -210,6 +210,17 @@ describe('no profile folder skipped in silence', () => {
     expect(given.stderr).toContain('which holds U+FFFD where the command line had bytes that are not UTF-8');
   });
 
+  it('a rank folder left out whose rank is not known is "rank (no id)", not "rank -"', () => {
+    const dir = join(tmp, 'no-id');
+    rank(dir, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    mkdirSync(join(dir, 'other_ascend_pt'));
+    mkdirSync(join(dir, 'empty_ascend_pt', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    expect(resolveInput(dir).notes).toEqual([
+      expect.stringMatching(/empty_ascend_pt: no kernel data \(no .*\); rank \(no id\) left out$/),
+      `${join(dir, 'other_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank (no id) left out`,
+    ]);
+  });
+
   it('a PROF_ folder with no output and no device_*, and a device with no summary: said', () => {
     const dir = join(tmp, 'prof-empty');
     prof(dir, P1, 1);

@@ -221,6 +221,11 @@ let pickNotes: string[] = [];
 /** The notes of the resolveInput running that say a profile folder or file is not read. */
 let unreadTexts = new Set<string>();
 
+/** The end of a note of a rank folder not read: `rank 3 left out`, `rank (no id) left out` (no `rank -`). */
+function rankLeftOut(rank: string): string {
+  return `rank ${rank === '-' ? '(no id)' : rank} left out`;
+}
+
 /** A note of a profile folder or file that is not read. */
 function unread(notes: string[], text: string): void {
   notes.push(text);
@@ -437,7 +442,7 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     `${dir}: no kernel data (no ${listed(
       looked.map((f) => f.naming.brief),
       'or',
-    )}); rank ${r.rank} left out`,
+    )}); ${rankLeftOut(r.rank)}`,
   );
   return [];
 }
@@ -478,7 +483,7 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
   const entries = listDir(dir);
   if (frameworkMarked(dir, entries)) {
     const what = entries.includes('ASCEND_PROFILER_OUTPUT') ? 'its ASCEND_PROFILER_OUTPUT is not a folder' : 'no ASCEND_PROFILER_OUTPUT folder';
-    unread(notes, `${dir}: ${what} and no PROF_* folder; rank ${rankOf(dir).rank} left out`);
+    unread(notes, `${dir}: ${what} and no PROF_* folder; ${rankLeftOut(rankOf(dir).rank)}`);
     return [];
   }
   return null;
