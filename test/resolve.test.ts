@@ -246,6 +246,17 @@ describe('no profile folder skipped in silence', () => {
     expect(r.notes).toEqual([]);
   });
 
+  it("the folder above one such PROF_ folder (vllm-ascend's prof_unpack/PROF_GROUP_…) is walked into, with no note", async () => {
+    const dir = join(tmp, 'unpack');
+    prof(join(dir, 'PROF_GROUP_1', 'PROF_MemoryL0'), P1, 1);
+    prof(join(dir, 'PROF_GROUP_1', 'PROF_L2Cache'), P2, 2);
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.rank)).toEqual([`PROF_GROUP_1/PROF_L2Cache/${P2}`, `PROF_GROUP_1/PROF_MemoryL0/${P1}`]);
+    // It said the group had no mindstudio_profiler_output and the folder's rank was "left out", of a run read whole.
+    expect(r.notes).toEqual([]);
+    expect((await kprof(['summary', dir])).stderr).toBe('');
+  });
+
   it('a folder with two exports of a format read one a folder: the first by name is read, the other said', () => {
     const dir = join(tmp, 'loose-two-gpu-traces');
     mkdirSync(dir);

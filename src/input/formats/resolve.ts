@@ -410,6 +410,10 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
   if (!hasOut && prof.length === 0) return null;
   const others = entries.map((e) => join(dir, e)).filter(rankFolderLike);
   if (!hasOut && !frameworkMarked(dir, entries) && (prof.length > 1 || others.length > 0)) return null;
+  // Its one PROF_ folder named by hand, holding the profile folders (vllm-ascend's PROF_GROUP_…/PROF_L2Cache/PROF_…):
+  // a folder of ranks, walked into, as that PROF_ folder is when given itself (it was said to hold no kernel data,
+  // and the folder a rank "left out", beside the ranks the walk then read).
+  if (!hasOut && !frameworkMarked(dir, entries) && prof.length === 1 && groupsProfiles(join(dir, prof[0]!))) return null;
   // Profile folders inside this one are not read with it: said, not skipped in silence.
   for (const o of others) unread(notes, `${o}: a profile folder inside the profile folder ${dir}; not read (pass it by itself)`);
   const r = rankOf(dir);
@@ -447,6 +451,18 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
   return [];
 }
 
+/** Does a folder hold PROF_ folders or profile folders (a folder named PROF_ by hand that groups msprof runs)? */
+function holdsProfiles(dir: string): boolean {
+  return listDir(dir)
+    .map((e) => join(dir, e))
+    .some((p) => (basename(p).startsWith('PROF_') && isDir(p)) || rankFolderLike(p));
+}
+
+/** A PROF_ folder with no kernel data of its own that holds profile folders: a group of msprof runs, not one. */
+function groupsProfiles(dir: string): boolean {
+  return resolveProf(dir, null, []).length === 0 && holdsProfiles(dir);
+}
+
 /** Resolve one folder; returns null when it is not a profile folder itself. */
 function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
   const name = basename(dir);
@@ -470,8 +486,7 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
       return plans;
     }
     // A folder named PROF_ by hand that holds the profile folders (PROF_MemoryL0/PROF_000001_…): walked into.
-    const inner = listDir(dir).map((e) => join(dir, e));
-    if (inner.some((p) => (basename(p).startsWith('PROF_') && isDir(p)) || rankFolderLike(p))) return null;
+    if (holdsProfiles(dir)) return null;
     notes.push(...said);
     return [];
   }
