@@ -256,6 +256,34 @@ describe('kprof rules: ranks named by their folder path', () => {
   });
 });
 
+describe('kprof rules: the rank of no id', () => {
+  it('a rule for it names it quoted, "-" (plain, - is a YAML block indicator, and the file did not parse)', async () => {
+    const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+    const side = (name: string, casts: number): string => {
+      for (const [folder, n] of [
+        ['rank0_ascend_pt', 1],
+        ['other_ascend_pt', casts],
+      ] as const) {
+        const out = join(tmp, name, folder, 'ASCEND_PROFILER_OUTPUT');
+        mkdirSync(out, { recursive: true });
+        const rows = [1, 2].flatMap((st) => [
+          ...Array.from({ length: n }, (_, i) => `${st},c,Cast,AI_CORE,${st * 100 + i},1`),
+          `${st},m,MatMul,AI_CORE,${st * 100 + 50},2`,
+        ]);
+        writeFileSync(join(out, 'kernel_details.csv'), `${[header, ...rows].join('\n')}\n`);
+      }
+      return join(tmp, name);
+    };
+    const base = side('no-id-base', 3);
+    const pr = side('no-id-pr', 1);
+    const out = join(tmp, 'no-id.rules.yaml');
+    expect(await kprof(['rules', base, pr, '-o', out])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(out, 'utf8')).toContain('    ranks: ["-"]\n');
+    expect((await kprof(['check', pr, '--rules', out, '-q'])).code).toBe(0);
+    expect((await kprof(['check', base, '--rules', out, '-q'])).code).toBe(1);
+  });
+});
+
 describe('kprof rules: long kernel names', () => {
   // kprof check reads a rules file of at most 256 KiB; a kernel name may be 64 KiB. The generated file must be
   // one kprof check reads: names are whole in selectors only, and cut in comments and rule labels.

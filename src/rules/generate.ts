@@ -231,8 +231,11 @@ function asMatch(lines: string[]): string[] {
 /** `ranks: [0, 1]` when the rule is for some ranks only. */
 function ranksLine(ranks: string[], all: string[]): string[] {
   if (ranks.length === all.length) return [];
-  // Plain when the rules parser takes it so (letters, digits, _ . -), else quoted: a rank named by its folder path.
-  return [`    ranks: [${ranks.map((r) => (/^[A-Za-z0-9_.-]+$/.test(r) && !RESERVED.test(r) ? r : jsonSafe(JSON.stringify(r)))).join(', ')}]`];
+  // Plain when YAML and the rules parser read it back as written (a number, a word), else quoted: the rank of no
+  // id (`-`, a block indicator plain) and a rank named by its folder path.
+  return [
+    `    ranks: [${ranks.map((r) => (/^(?:\d+|[A-Za-z_][A-Za-z0-9_.-]*)$/.test(r) && !RESERVED.test(r) ? r : jsonSafe(JSON.stringify(r)))).join(', ')}]`,
+  ];
 }
 
 /** Ranks grouped by a value, in rank order of their first member: rule by rule, ranks of one level together. */
