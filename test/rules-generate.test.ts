@@ -279,6 +279,9 @@ describe('kprof rules: the rank of no id', () => {
     const out = join(tmp, 'no-id.rules.yaml');
     expect(await kprof(['rules', base, pr, '-o', out])).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(readFileSync(out, 'utf8')).toContain('    ranks: ["-"]\n');
+    // Labels and comments name it as reports do.
+    expect(readFileSync(out, 'utf8')).toContain('  - rule: "Cast stays at most 1 per step on rank (no id)"\n');
+    expect(readFileSync(out, 'utf8')).not.toMatch(/rank -[ ,]/);
     expect((await kprof(['check', pr, '--rules', out, '-q'])).code).toBe(0);
     expect((await kprof(['check', base, '--rules', out, '-q'])).code).toBe(1);
   });
