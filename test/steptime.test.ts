@@ -385,7 +385,11 @@ describe('summary JSON: step time reads back exactly', () => {
       ['step', (x) => void (x.perRank[0]!.stepTime!.steps[5]!.step = 60), /step 60 of the "stepTime" of rank "0" is not one of the rank's "steps"/],
       ['order', (x) => x.perRank[0]!.stepTime!.steps.reverse(), /not distinct and in order/],
       ['µs', (x) => void (x.perRank[0]!.stepTime!.steps[0]!.spanUs = 1.00001), /"spanUs" of 1\.00001, expected a number of µs/],
-      ['values', (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(), /"values" that are not 8 numbers of µs \(0 or more, below 2\^51 ticks of 0\.1 ns .*\) or nulls/],
+      [
+        'values',
+        (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(),
+        /"values" that are not 8 numbers of µs \(0 or more, below 2\^51 ticks of 0\.1 ns .*\) or nulls/,
+      ],
       [
         'negative',
         (x) => void (x.perRank[0]!.stepTime!.trace!.rows[0]!.values[0] = -5),
