@@ -14,6 +14,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -644,6 +645,34 @@ describe('messages for files in the wrong shape', () => {
     // In a catalogue, the YAML library's own warning reached stderr ("Set mapAsMap: true …") before the error.
     const cat = await kprof(['audit', csv, '--catalogue', write('c.yaml', 'entries:\n  - ? {a: 1}\n    : x\n')]);
     expect([cat.code, cat.stderr]).toEqual([2, `kprof: ${join(d, 'c.yaml')}:2:7: ${why('a mapping')}\n`]);
+  });
+
+  it('a file of a profile that is a symbolic link elsewhere is not quoted in a message, but where it leads is named', async () => {
+    const d = tmp();
+    // A credential file a profile from elsewhere could link to: its first line was quoted into the error (a CI log).
+    const secret = join(d, 'git-credentials');
+    writeFileSync(secret, 'https://user:ghp_SECRET123@github.com\n');
+    const csv = join(d, 'run', 'r_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(csv, { recursive: true });
+    symlinkSync(secret, join(csv, 'kernel_details.csv'));
+    const db = join(d, 'db', 'r_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(db, { recursive: true });
+    symlinkSync(secret, join(db, 'ascend_pytorch_profiler_0.db'));
+    const traces = join(d, 'traces');
+    mkdirSync(traces);
+    symlinkSync(secret, join(traces, 'rank0.pt.trace.json'));
+    for (const [input, what] of [
+      [join(d, 'run'), 'unknown CSV format; found columns: '],
+      [join(d, 'db'), 'not an SQLite database: it starts with '],
+      [traces, 'the file does not start with { (it starts with '],
+    ] as const) {
+      const r = await kprof(['summary', input]);
+      expect(r.code, input).toBe(2);
+      expect(r.stderr, input).toContain(`${what}(not quoted: the file is a symbolic link to ${realpathSync(secret)})`);
+      expect(r.stderr, input).not.toContain('SECRET');
+    }
+    // Named on the command line itself, the file is quoted as before: the user chose it.
+    expect((await kprof(['summary', secret])).stderr).toContain('found columns: https://user:ghp_SECRET123@github.com');
   });
 
   it('10,000 empty rank folders give a message of a few lines, not one line per folder', async () => {

@@ -32,7 +32,7 @@ import {
   type SummaryRankJson,
 } from '../../../model/schema.js';
 import { usToTicks } from '../../csv/numbers.js';
-import { textEncoding } from '../../../util/files.js';
+import { quotedUnlessLink, textEncoding } from '../../../util/files.js';
 import { sniffBytes } from '../../bytes/sniff.js';
 import { readWhole } from '../../bytes/whole.js';
 import { duplicateKey, keyNames } from '../../json/duplicateKeys.js';
@@ -140,7 +140,7 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames
   if (kind !== 'json') {
     fail(
       path,
-      `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`,
+      `the file does not start with { (it starts with ${quotedUnlessLink(path, () => quoteText(text.split('\n', 1)[0] ?? ''))})`,
       `${REGENERATE} A CSV export must be named *.csv.`,
     );
   }
