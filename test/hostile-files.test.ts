@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -244,6 +245,25 @@ describe('-o / --out', () => {
     chmodSync(out, 0o600);
     expect((await kprof(['summary', csv, '-o', out])).code).toBe(0);
     expect(statSync(out).mode & 0o777).toBe(0o600);
+  });
+
+  it("-o into a folder of profile folders it reads, under a kernel table's name: refused, nothing written", async () => {
+    const d = tmp();
+    const run = join(d, 'run');
+    cpSync(join(ROOT, 'fixtures/fusion-example/base'), run, { recursive: true });
+    const before = readdirSync(run).sort();
+    // The next read of run/ would have been one profile of that CSV report ("unknown CSV format"), its ranks not read.
+    for (const name of ['kernel_details.csv', 'op_summary_1.csv', 'op_statistic.csv']) {
+      const r = await kprof(['summary', run, '--format', 'csv', '-o', join(run, name)]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).toContain(
+        `${join(run, name)}: in ${run}, a folder of profile folders this run reads, where a file named like this one would be read by the next run as one profile of that file, its ranks not read, so nothing was written.`,
+      );
+    }
+    expect(readdirSync(run).sort()).toEqual(before);
+    // A report of another name, a summary JSON among them, is written there as before (a summary JSON beside profile folders is not read).
+    expect((await kprof(['summary', run, '--format', 'csv', '-o', join(run, 'report.csv')])).code).toBe(0);
+    expect((await kprof(['summary', run, '--format', 'json', '-o', join(run, 'summary.json')])).code).toBe(0);
   });
 
   it('says what is wrong with a path that ends as a folder (out/, x/.) or that goes through a file, before the read', async () => {

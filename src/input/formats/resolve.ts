@@ -654,6 +654,12 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const walk: Walk = { notes, seen: new Map(), slots: [], stack: [realPath(input)] };
     findRankFolders(input, WALK_DEPTH, walk);
     ranks = walk.slots.flat();
+    // A folder of ranks: a kernel table written into it (-o run/kernel_details.csv) would make it one profile of
+    // that file for the next run, its ranks unread.
+    if (ranks.length > 0) {
+      const names = formatsIn('loose').flatMap((f) => f.recognise.names);
+      noteCollectionFolder(input, names, 'a folder of profile folders', 'read by the next run as one profile of that file, its ranks not read');
+    }
   }
   const collected = profileFolder ? [] : collectionFiles(input, notes);
   if (ranks.length === 0) {
