@@ -1,8 +1,8 @@
 // `kprof audit --format json` (report/audit/audit.ts): written in chunks, byte for byte the one string it was.
 
 import { describe, expect, it } from 'vitest';
-import type { AuditSite, ProfileAudit } from '../src/analysis/audit/audit.js';
-import { auditJson, auditJsonObject } from '../src/report/audit/audit.js';
+import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../src/analysis/audit/audit.js';
+import { auditJson, auditJsonObject, auditTable } from '../src/report/audit/audit.js';
 import { CHUNK_CHARS } from '../src/report/json.js';
 import { jsonSafe } from '../src/util/inputText.js';
 
@@ -68,5 +68,32 @@ describe('auditJson', () => {
     for (const c of chunks) expect(c.length).toBeLessThan(2 * CHUNK_CHARS);
     expect(chunks.join('')).toBe(`${jsonSafe(JSON.stringify(auditJsonObject(audits), null, 2))}\n`);
     expect(chunks.join('')).not.toMatch(/[\u0085\u00a0\u2028\u202e]|##\[/);
+  });
+});
+
+describe('auditTable', () => {
+  it('says one compute kernel and one hidden entry in the singular', () => {
+    const one = audit(0);
+    const first = one.entries[0]!;
+    const absent: EntryAudit = { ...first, entry: { ...first.entry, id: 'other' }, unfusedCount: 0, unfusedTicks: 0, phases: [] };
+    const a: ProfileAudit = { ...one, kernels: 1, entries: [{ ...absent, status: 'absent' }] };
+    const e = a.entries[0]!;
+    const out = auditTable([a], { all: false, matrix: false }, { color: false });
+    expect(out).toContain(', 1 compute kernel; ');
+    expect(out).toContain('(1 entry whose kernels never ran is not shown; --all shows them)');
+    const two = auditTable([{ ...a, kernels: 2, entries: [e, e] }], { all: false, matrix: false }, { color: false });
+    expect(two).toContain(', 2 compute kernels; ');
+    expect(two).toContain('(2 entries whose kernels never ran are not shown; --all shows them)');
+  });
+});
+
+describe('stepRanges', () => {
+  it('writes ranges, and of more than 8 the first 6, the last and how many steps', () => {
+    expect(stepRanges([1, 2, 3, 4, 7])).toBe('1-4,7');
+    expect(stepRanges([1, 3, 5, 7, 9, 11, 13, 15])).toBe('1,3,5,7,9,11,13,15');
+    // Every other step of 2,000: it was one line of 1,000 ranges (4.5 KB; 600 KB for 100,000 steps).
+    const odd = Array.from({ length: 1000 }, (_, i) => 2 * i + 1);
+    expect(stepRanges(odd)).toBe('1,3,5,7,9,11,…,1999 (1,000 steps)');
+    expect(stepRanges([1, 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 19, 20, 22, 23, 25, 26])).toBe('1-2,4-5,7-8,10-11,13-14,16-17,…,25-26 (18 steps)');
   });
 });

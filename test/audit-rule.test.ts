@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { generate } from './auditGen.js';
+import { fallbackText } from '../src/rules/checks/fused.js';
 import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-fused-'));
@@ -101,7 +102,7 @@ describe('fused: rules', () => {
     const res = await kprof(['check', mtpFallback, '--rules', r, '-q']);
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/pass .*mtp\.yaml:2/);
-    expect(res.stdout).toMatch(/FAIL .*mtp\.yaml:3 .*unfused chain at MTP layer steps 1,2,3/);
+    expect(res.stdout).toMatch(/FAIL .*mtp\.yaml:3 .*unfused chain at rank \(no id\) MTP layer steps 1,2,3/);
   });
 
   test('a rule that saw neither the fused kernel nor its chain does not pass', async () => {
@@ -162,5 +163,21 @@ describe('fused: rules', () => {
       );
       expect(res.stderr).not.toContain('per: total');
     }
+  });
+});
+
+describe('a fallback as a fused rule names it', () => {
+  test('a layer that is not known is not named (it read "layer ?"); a rank of no id is "rank (no id)"', () => {
+    const first = { step: 13, stream: '2', index: 30, file: 'run/kernel_details.csv', line: 34 };
+    const q = (x: string): string => x;
+    expect(fallbackText({ rank: '0', phase: 'step', layer: null, steps: [13], chains: 54, timeUs: 1, first }, q)).toBe(
+      'rank 0 step 13 (kernel_details.csv:34)',
+    );
+    expect(fallbackText({ rank: '-', phase: 'decode', layer: null, steps: [1, 2], chains: 2, timeUs: 1, first }, q)).toBe(
+      'rank (no id) decode steps 1,2 (kernel_details.csv:34)',
+    );
+    expect(fallbackText({ rank: '1', phase: 'decode', layer: 4, steps: [3], chains: 1, timeUs: 1, first }, q)).toBe(
+      'rank 1 decode layer 4 step 3 (kernel_details.csv:34)',
+    );
   });
 });

@@ -171,6 +171,16 @@ describe('kprof merge', () => {
     expect(over.stderr).toContain('an input of this run');
   });
 
+  it('the rank of no id in two inputs is named "rank (no id)", not "rank -"', async () => {
+    const one = join(tmp, 'no-id.json');
+    const r = await kprof(['summary', 'fixtures/bad-bom', '--format', 'json', '-o', one]);
+    expect(r.code, r.stderr).toBe(0);
+    writeFileSync(join(tmp, 'no-id-copy.json'), readFileSync(one));
+    const twice = await kprof(['merge', one, join(tmp, 'no-id-copy.json')]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/^kprof: rank \(no id\) is in both .*no-id\.json and .*no-id-copy\.json \(a rank of unknown id: /);
+  });
+
   it('refuses a rank in two inputs, mixed grouping, and an input that is not a summary JSON', async () => {
     const dup = await expectTranscript('cluster-merge-bad-duplicate', ['merge', `${C}/base`, `${C}/base/rank0.summary.json`]);
     expect(dup.code).toBe(2);

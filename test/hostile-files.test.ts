@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -14,6 +15,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -243,6 +245,46 @@ describe('-o / --out', () => {
     chmodSync(out, 0o600);
     expect((await kprof(['summary', csv, '-o', out])).code).toBe(0);
     expect(statSync(out).mode & 0o777).toBe(0o600);
+  });
+
+  it("-o into a folder of profile folders it reads, under a kernel table's name: refused, nothing written", async () => {
+    const d = tmp();
+    const run = join(d, 'run');
+    cpSync(join(ROOT, 'fixtures/fusion-example/base'), run, { recursive: true });
+    const before = readdirSync(run).sort();
+    // The next read of run/ would have been one profile of that CSV report ("unknown CSV format"), its ranks not read.
+    for (const name of ['kernel_details.csv', 'op_summary_1.csv', 'op_statistic.csv']) {
+      const r = await kprof(['summary', run, '--format', 'csv', '-o', join(run, name)]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).toContain(
+        `${join(run, name)}: in ${run}, a folder of profile folders this run reads, where a file named like this one would be read by the next run as one profile of that file, its ranks not read, so nothing was written.`,
+      );
+    }
+    expect(readdirSync(run).sort()).toEqual(before);
+    // A report of another name, a summary JSON among them, is written there as before (a summary JSON beside profile folders is not read).
+    expect((await kprof(['summary', run, '--format', 'csv', '-o', join(run, 'report.csv')])).code).toBe(0);
+    expect((await kprof(['summary', run, '--format', 'json', '-o', join(run, 'summary.json')])).code).toBe(0);
+  });
+
+  it('says what is wrong with a path that ends as a folder (out/, x/.) or that goes through a file, before the read', async () => {
+    const d = tmp();
+    writeFileSync(join(d, 'base.json'), '{}');
+    const none = join(d, 'no-such-profile');
+    const cases: [string, string][] = [
+      [`${join(d, 'new')}/`, 'it ends in "/", so it names a folder, not a file'],
+      [`${join(d, 'base.json')}/`, 'it ends in "/", so it names a folder, not a file'],
+      [`${join(d, 'base.json')}/.`, 'it ends in "/.", so it names a folder, not a file'],
+      [join(d, 'base.json', 'sub', 'r.md'), `${join(d, 'base.json')} is a file, not a folder`],
+    ];
+    for (const [out, why] of cases) {
+      // The profile does not exist: the -o path is said first, before anything is read.
+      const r = await kprof(['summary', none, '-o', out]);
+      expect(r.code, out).toBe(2);
+      expect(r.stderr, out).toBe(
+        `kprof: ${out}: cannot write the report (${why}); nothing was written. Pass --out a file path in a folder that exists and is writable.\n`,
+      );
+    }
+    expect(readdirSync(d)).toEqual(['base.json']);
   });
 
   it('says what is wrong with "", ".", "/", a 255-character name and a missing folder', async () => {
@@ -594,6 +636,63 @@ describe('messages for files in the wrong shape', () => {
     const m = await kprof(['check', csv, '--rules', rules]);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/r\.yaml:2:5: a YAML merge key \(<<\); kprof does not merge mappings/);
+  });
+
+  it('a key that is a list, a mapping or nothing is refused where it stands, in groups, rules and catalogue files', async () => {
+    const { csv } = profile();
+    const d = tmp();
+    const write = (name: string, text: string): string => {
+      writeFileSync(join(d, name), text);
+      return join(d, name);
+    };
+    const why = (what: string): string => `a key that is ${what}; kprof's files take a name as a key. Write the key as a word or a quoted text.`;
+    // A list as a group's name was refused as "a group needs a name"; nothing as a name made the group "null".
+    const list = await kprof(['summary', csv, '--groups', write('g1.yaml', '? [a, b]\n: [Cast]\n')]);
+    expect(list.stderr).toBe(`kprof: ${join(d, 'g1.yaml')}:1:3: ${why('a list')}\n`);
+    const none = await kprof(['summary', csv, '--groups', write('g2.yaml', '? \n: [Cast]\n')]);
+    expect([none.code, none.stderr]).toEqual([2, `kprof: ${join(d, 'g2.yaml')}:1:3: ${why('nothing (an empty value)')}\n`]);
+    // In a rule, it was `unknown key ""`.
+    const rule = await kprof([
+      'check',
+      csv,
+      '--rules',
+      write('r.yaml', 'version: 1\nrules:\n  - rule: a\n    type: Cast\n    count: { ? [per]: step, max: 1 }\n'),
+    ]);
+    // (A rules file is named relative to the working folder.)
+    expect(rule.code).toBe(2);
+    expect(rule.stderr).toMatch(/^kprof: \S*r\.yaml:5:16: /);
+    expect(rule.stderr).toContain(`r.yaml:5:16: ${why('a list')}\n`);
+    // In a catalogue, the YAML library's own warning reached stderr ("Set mapAsMap: true …") before the error.
+    const cat = await kprof(['audit', csv, '--catalogue', write('c.yaml', 'entries:\n  - ? {a: 1}\n    : x\n')]);
+    expect([cat.code, cat.stderr]).toEqual([2, `kprof: ${join(d, 'c.yaml')}:2:7: ${why('a mapping')}\n`]);
+  });
+
+  it('a file of a profile that is a symbolic link elsewhere is not quoted in a message, but where it leads is named', async () => {
+    const d = tmp();
+    // A credential file a profile from elsewhere could link to: its first line was quoted into the error (a CI log).
+    const secret = join(d, 'git-credentials');
+    writeFileSync(secret, 'https://user:ghp_SECRET123@github.com\n');
+    const csv = join(d, 'run', 'r_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(csv, { recursive: true });
+    symlinkSync(secret, join(csv, 'kernel_details.csv'));
+    const db = join(d, 'db', 'r_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(db, { recursive: true });
+    symlinkSync(secret, join(db, 'ascend_pytorch_profiler_0.db'));
+    const traces = join(d, 'traces');
+    mkdirSync(traces);
+    symlinkSync(secret, join(traces, 'rank0.pt.trace.json'));
+    for (const [input, what] of [
+      [join(d, 'run'), 'unknown CSV format; found columns: '],
+      [join(d, 'db'), 'not an SQLite database: it starts with '],
+      [traces, 'the file does not start with { (it starts with '],
+    ] as const) {
+      const r = await kprof(['summary', input]);
+      expect(r.code, input).toBe(2);
+      expect(r.stderr, input).toContain(`${what}(not quoted: the file is a symbolic link to ${realpathSync(secret)})`);
+      expect(r.stderr, input).not.toContain('SECRET');
+    }
+    // Named on the command line itself, the file is quoted as before: the user chose it.
+    expect((await kprof(['summary', secret])).stderr).toContain('found columns: https://user:ghp_SECRET123@github.com');
   });
 
   it('10,000 empty rank folders give a message of a few lines, not one line per folder', async () => {

@@ -176,6 +176,51 @@ describe('no profile folder skipped in silence', () => {
     expect(diff.stderr).toBe(line + line);
   });
 
+  // Linux keeps a name's bytes as they are; other systems may refuse a name that is not UTF-8.
+  it.runIf(process.platform === 'linux')('a rank folder whose name is not UTF-8 (GBK) is said, not left out unsaid', async () => {
+    const dir = join(tmp, 'gbk');
+    rank(dir, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    // "rank_1_测试_ascend_pt" in GBK: Node.js reads the name with U+FFFD for its bytes, a path that does not exist.
+    const gbk = Buffer.concat([Buffer.from(`${dir}/rank_1_`), Buffer.from([0xb2, 0xe2, 0xca, 0xd4]), Buffer.from('_ascend_pt')]);
+    const out = Buffer.concat([gbk, Buffer.from('/ASCEND_PROFILER_OUTPUT')]);
+    mkdirSync(out, { recursive: true });
+    writeFileSync(
+      Buffer.concat([out, Buffer.from('/kernel_details.csv')]),
+      'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,Add,AI_CORE,1,3.5\n',
+    );
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.rank)).toEqual(['0']);
+    const note = `${join(dir, 'rank_1_\udcb2\udce2\udcca\udcd4_ascend_pt')}: its name is not UTF-8 (GBK? Latin-1?), so it cannot be opened by name; not read. Rename it (convmv -f gbk -t utf-8)`;
+    expect(r.notes).toEqual([note]);
+    expect(r.unread).toEqual([note]);
+    const summary = await kprof(['summary', dir]);
+    expect(summary.code).toBe(0);
+    expect(summary.stderr).toBe(
+      `kprof: note: ${join(dir, 'rank_1_\\xB2\\xE2\\xCA\\xD4_ascend_pt')}: its name is not UTF-8 (GBK? Latin-1?), so it cannot be opened by name; not read. Rename it (convmv -f gbk -t utf-8); kprof inspect ${shellWord(dir)} lists it.\n`,
+    );
+    // Alone in its folder: the folder is not said to be empty.
+    rmSync(join(dir, 'rank_0_ascend_pt'), { recursive: true });
+    const alone = await kprof(['summary', dir]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('found: no name it can open; ');
+    expect(alone.stderr).toContain('rank_1_\\xB2\\xE2\\xCA\\xD4_ascend_pt: its name is not UTF-8');
+    // Given on the command line, where its bytes reach kprof as U+FFFD: said for what it is.
+    const given = await kprof(['summary', join(dir, 'rank_1_\ufffd\ufffd\ufffd\ufffd_ascend_pt')]);
+    expect(given.code).toBe(2);
+    expect(given.stderr).toContain('which holds U+FFFD where the command line had bytes that are not UTF-8');
+  });
+
+  it('a rank folder left out whose rank is not known is "rank (no id)", not "rank -"', () => {
+    const dir = join(tmp, 'no-id');
+    rank(dir, 'rank_0_ascend_pt', ['1,a,Add,AI_CORE,1,2.5']);
+    mkdirSync(join(dir, 'other_ascend_pt'));
+    mkdirSync(join(dir, 'empty_ascend_pt', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    expect(resolveInput(dir).notes).toEqual([
+      expect.stringMatching(/empty_ascend_pt: no kernel data \(no .*\); rank \(no id\) left out$/),
+      `${join(dir, 'other_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank (no id) left out`,
+    ]);
+  });
+
   it('a PROF_ folder with no output and no device_*, and a device with no summary: said', () => {
     const dir = join(tmp, 'prof-empty');
     prof(dir, P1, 1);
@@ -199,6 +244,17 @@ describe('no profile folder skipped in silence', () => {
     const r = resolveInput(dir);
     expect(r.ranks.map((p) => p.root)).toEqual([join(dir, 'PROF_L2Cache', P2), join(dir, 'PROF_MemoryL0', P1)]);
     expect(r.notes).toEqual([]);
+  });
+
+  it("the folder above one such PROF_ folder (vllm-ascend's prof_unpack/PROF_GROUP_…) is walked into, with no note", async () => {
+    const dir = join(tmp, 'unpack');
+    prof(join(dir, 'PROF_GROUP_1', 'PROF_MemoryL0'), P1, 1);
+    prof(join(dir, 'PROF_GROUP_1', 'PROF_L2Cache'), P2, 2);
+    const r = resolveInput(dir);
+    expect(r.ranks.map((p) => p.rank)).toEqual([`PROF_GROUP_1/PROF_L2Cache/${P2}`, `PROF_GROUP_1/PROF_MemoryL0/${P1}`]);
+    // It said the group had no mindstudio_profiler_output and the folder's rank was "left out", of a run read whole.
+    expect(r.notes).toEqual([]);
+    expect((await kprof(['summary', dir])).stderr).toBe('');
   });
 
   it('a folder with two exports of a format read one a folder: the first by name is read, the other said', () => {

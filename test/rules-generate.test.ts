@@ -1,7 +1,7 @@
 // kprof rules: the generated rules lock in what a change achieved, so they hold on the PR they were made from
 // and break on its base.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -225,6 +225,65 @@ describe('kprof rules: uneven ranks', () => {
     const fused = await kprof(['rules', join(tmp, 'fewer-ranks-fused', 'base'), join(tmp, 'fewer-ranks-fused', 'pr')]);
     expect(fused.stdout).toContain('(-58.3% per step per rank; -72.2% per step summed over the ranks, as the base has 3 ranks and the PR 2).\n');
     expect(fused.stdout).toContain('  - rule: RmsNorm stays at most 20 per step\n');
+  });
+});
+
+describe('kprof rules: ranks named by their folder path', () => {
+  it('msprof runs in a group of PROF_ folders: a rule for some of them names them quoted, and kprof check reads it', async () => {
+    // vllm-ascend's layout: PROF_GROUP/PROF_<metric>/PROF_000001_…/mindstudio_profiler_output/op_summary_*.csv; each
+    // run is a rank named by its path, which a rule's ranks: refused (kprof rules stopped: "generated rules:…").
+    const head = 'Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us)';
+    const side = (name: string, casts: number): string => {
+      for (const [run, n] of [
+        ['PROF_a b', casts],
+        ['PROF_c', 1],
+      ] as const) {
+        const out = join(tmp, name, 'PROF_GROUP', run, 'PROF_000001_x', 'mindstudio_profiler_output');
+        mkdirSync(out, { recursive: true });
+        const rows = Array.from({ length: n }, (_, i) => `0,1,${i},2,c${i},Cast,dynamic,AI_VECTOR_CORE,${10 * i},4,0`);
+        writeFileSync(join(out, 'op_summary_1.csv'), [head, ...rows, '0,1,9,2,m,MatMul,dynamic,AI_CORE,99,4,0', ''].join('\n'));
+      }
+      return join(tmp, name);
+    };
+    const base = side('group-base', 4);
+    const pr = side('group-pr', 1);
+    const out = join(tmp, 'group.rules.yaml');
+    const gen = await kprof(['rules', base, pr, '-o', out]);
+    expect(gen).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(out, 'utf8')).toContain('    ranks: ["PROF_GROUP/PROF_a b/PROF_000001_x"]\n');
+    expect((await kprof(['check', pr, '--rules', out, '-q'])).code).toBe(0);
+    expect((await kprof(['check', base, '--rules', out, '-q'])).code).toBe(1);
+  });
+});
+
+describe('kprof rules: the rank of no id', () => {
+  it('a rule for it names it quoted, "-" (plain, - is a YAML block indicator, and the file did not parse)', async () => {
+    const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+    const side = (name: string, casts: number): string => {
+      for (const [folder, n] of [
+        ['rank0_ascend_pt', 1],
+        ['other_ascend_pt', casts],
+      ] as const) {
+        const out = join(tmp, name, folder, 'ASCEND_PROFILER_OUTPUT');
+        mkdirSync(out, { recursive: true });
+        const rows = [1, 2].flatMap((st) => [
+          ...Array.from({ length: n }, (_, i) => `${st},c,Cast,AI_CORE,${st * 100 + i},1`),
+          `${st},m,MatMul,AI_CORE,${st * 100 + 50},2`,
+        ]);
+        writeFileSync(join(out, 'kernel_details.csv'), `${[header, ...rows].join('\n')}\n`);
+      }
+      return join(tmp, name);
+    };
+    const base = side('no-id-base', 3);
+    const pr = side('no-id-pr', 1);
+    const out = join(tmp, 'no-id.rules.yaml');
+    expect(await kprof(['rules', base, pr, '-o', out])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(out, 'utf8')).toContain('    ranks: ["-"]\n');
+    // Labels and comments name it as reports do.
+    expect(readFileSync(out, 'utf8')).toContain('  - rule: "Cast stays at most 1 per step on rank (no id)"\n');
+    expect(readFileSync(out, 'utf8')).not.toMatch(/rank -[ ,]/);
+    expect((await kprof(['check', pr, '--rules', out, '-q'])).code).toBe(0);
+    expect((await kprof(['check', base, '--rules', out, '-q'])).code).toBe(1);
   });
 });
 

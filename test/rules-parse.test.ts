@@ -98,6 +98,14 @@ describe('parseRules: a valid file', () => {
     expect(r7).toMatchObject({ check: { kind: 'no-new-types', allow: [] }, ranks: ['1'], steps: [{ from: 7, to: 7 }] });
   });
 
+  it("takes a quoted rank id of any text a profile names a rank by (a PROF_ folder's path); a plain one is a word", () => {
+    const set = parseRules('r.yaml', 'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, "PROF_L2Cache/PROF_000001_x", \'run a: b\']\n');
+    expect(set.rules[0]!.ranks).toEqual(['0', 'PROF_L2Cache/PROF_000001_x', 'run a: b']);
+    expect(() => parseRules('r.yaml', 'rules:\n  - type: Cast\n    absent: true\n    ranks: [PROF_a/b]\n')).toThrow(/ranks: expected a rank id/);
+    for (const bad of ['""', '" 0"', '"all"'])
+      expect(() => parseRules('r.yaml', `rules:\n  - type: Cast\n    absent: true\n    ranks: [${bad}]\n`), bad).toThrow(/ranks: expected a rank id/);
+  });
+
   it('reads the same rules written as JSON', () => {
     const set = parseRules('r.json', '{"rules": [{"type": "Cast", "count": {"per": "step", "max": 1}}]}');
     expect(set.rules[0]).toMatchObject({ line: 1, col: 12, check: { kind: 'count', per: 'step', bounds: { min: null, max: 1 } } });
@@ -346,7 +354,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
     ],
     [
       'a bad rank',
-      'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, "a b"]\n',
+      'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, a b]\n',
       'r.yaml:4:16: ranks: expected a rank id, a list of them ([0, 1]) or all; found "a b".',
     ],
     [

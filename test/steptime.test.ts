@@ -385,11 +385,15 @@ describe('summary JSON: step time reads back exactly', () => {
       ['step', (x) => void (x.perRank[0]!.stepTime!.steps[5]!.step = 60), /step 60 of the "stepTime" of rank "0" is not one of the rank's "steps"/],
       ['order', (x) => x.perRank[0]!.stepTime!.steps.reverse(), /not distinct and in order/],
       ['µs', (x) => void (x.perRank[0]!.stepTime!.steps[0]!.spanUs = 1.00001), /"spanUs" of 1\.00001, expected a number of µs/],
-      ['values', (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(), /"values" that are not 8 numbers of µs \(0 or more\) or nulls/],
+      [
+        'values',
+        (x) => void x.perRank[0]!.stepTime!.trace!.rows[0]!.values.pop(),
+        /"values" that are not 8 numbers of µs \(0 or more, below 2\^51 ticks of 0\.1 ns .*\) or nulls/,
+      ],
       [
         'negative',
         (x) => void (x.perRank[0]!.stepTime!.trace!.rows[0]!.values[0] = -5),
-        /"values" that are not 8 numbers of µs \(0 or more\) or nulls/,
+        /"values" that are not 8 numbers of µs \(0 or more, below 2\^51 ticks of 0\.1 ns .*\) or nulls/,
       ],
       ['top', (x) => void (x.stepTime!.medianUs = 1), /top-level "stepTime"/],
     ];
@@ -455,6 +459,31 @@ describe('step_trace_time.csv from others', () => {
     expect(t.rowsSkipped).toBe(5);
     const md = await kprof(['diff', join(tmp, 'hostile'), join(tmp, 'hostile'), '--step-time', '--format', 'markdown']);
     expect(md.stdout).not.toMatch(/\u001b|<b>/);
+  });
+
+  it('a time past 2^51 ticks (1e308) is a row that cannot be read, in the file and in a summary JSON', async () => {
+    const dir = join(tmp, 'huge', 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(BASE, 'rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv'), join(dir, 'kernel_details.csv'));
+    writeFileSync(join(dir, 'step_trace_time.csv'), 'Step,Computing,Free\n1,1e308,2\n2,225179981369,1\n3,225179981368,1\n');
+    const r = await kprof(['summary', join(tmp, 'huge'), '--step-time']);
+    expect(r.code).toBe(0);
+    // It was read, and the table printed a number of 309 digits.
+    expect(r.stderr).toMatch(
+      /step_trace_time\.csv:2: Computing is 1e308, more than kprof takes of a time \(2\^51 ticks of 0\.1 ns .*\); step_trace row skipped/,
+    );
+    expect(r.stderr).toMatch(/step_trace_time\.csv:3: Computing is 225179981369, more than kprof takes of a time/);
+    expect(r.stdout).not.toMatch(/000,000,000,000,000/);
+    const s = await json<SummaryJson>(['summary', join(tmp, 'huge'), '--step-time']);
+    const t = s.perRank[0]!.stepTime!.trace!;
+    expect(t.rows).toEqual([{ step: 3, values: [225179981368, 1] }]);
+    // A summary JSON edited to hold one: refused, as any figure it could not have written.
+    t.rows[0]!.values[0] = 1e308;
+    const file = join(tmp, 'huge.json');
+    writeFileSync(file, JSON.stringify(s));
+    const back = await kprof(['summary', file, '--step-time']);
+    expect(back.code).toBe(2);
+    expect(back.stderr).toMatch(/has "values" that are not 2 numbers of µs \(0 or more, below 2\^51 ticks of 0\.1 ns/);
   });
 
   it('a file with no Step column is warned of and not read', async () => {

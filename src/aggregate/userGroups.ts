@@ -229,7 +229,9 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
     throw inputError(
       alias.what === 'alias'
         ? `${path}:${p.line}:${p.col}: a YAML alias (*name); kprof does not expand anchors and aliases in its files. Write the value out in full here.`
-        : `${path}:${p.line}:${p.col}: a YAML merge key (<<); kprof does not merge mappings in its files. Write the keys out in full here.`,
+        : alias.what === 'merge'
+          ? `${path}:${p.line}:${p.col}: a YAML merge key (<<); kprof does not merge mappings in its files. Write the keys out in full here.`
+          : `${path}:${p.line}:${p.col}: a key that is ${describe(alias.node)}; kprof's files take a name as a key. Write the key as a word or a quoted text.`,
     );
   }
   return { doc, lc };

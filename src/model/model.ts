@@ -22,6 +22,9 @@ export const MAX_EXACT_TICKS = 2 ** 51;
 /** The limit in words, for messages. */
 export const MAX_EXACT_TEXT = '2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)';
 
+/** A step_trace_time.csv time (µs, not summed into ticks) is kept below the same limit: past it, no time a step took. */
+export const MAX_STEP_TRACE_US = MAX_EXACT_TICKS / TICKS_PER_US;
+
 /** Count and time of a set of kernels. */
 export interface Cell {
   count: number;

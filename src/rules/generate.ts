@@ -31,7 +31,7 @@ import {
   type Summary,
   type UserGroup,
 } from '../model/model.js';
-import { fmtCount, fmtSignedPct, fmtUs, plural, settled, stepCountsText } from '../util/format.js';
+import { fmtCount, fmtSignedPct, fmtUs, NO_RANK_ID, plural, settled, stepCountsText } from '../util/format.js';
 import { CELL_WIDTH, escaped as shown, jsonSafe, inQuotes } from '../util/inputText.js';
 import { inputError, usageError } from '../util/errors.js';
 import { MAX_TEXT_FILE_BYTES } from '../aggregate/userGroups.js';
@@ -155,12 +155,17 @@ function levelText(l: { min: number; max: number }, perStep: boolean): string {
   return `${fmtCount(l.min)} to ${fmtCount(l.max)} ${perStep ? 'in a step' : 'in total'}`;
 }
 
+/** Rank ids for a label or a comment, the rank of no id as `(no id)` (as reports name it), not `-`. */
+function rankList(ranks: readonly string[]): string {
+  return ranks.map((r) => (r === NO_RANK_ID ? '(no id)' : r)).join(', ');
+}
+
 /** The levels of all ranks: one text when they agree, else rank by rank. */
 function levelsText(levels: RankLevel[], perStep: boolean): string {
   if (levels.length === 0) return 'none';
   const texts = levels.map((l) => levelText(l, perStep));
   if (texts.every((t) => t === texts[0])) return levels.length > 1 ? `${texts[0]} of every rank` : texts[0]!;
-  return levels.map((l, i) => `rank ${l.rank} ${texts[i]}`).join(', ');
+  return levels.map((l, i) => `rank ${rankList([l.rank])} ${texts[i]}`).join(', ');
 }
 
 /**
@@ -231,7 +236,11 @@ function asMatch(lines: string[]): string[] {
 /** `ranks: [0, 1]` when the rule is for some ranks only. */
 function ranksLine(ranks: string[], all: string[]): string[] {
   if (ranks.length === all.length) return [];
-  return [`    ranks: [${ranks.map((r) => (/^\d+$/.test(r) ? r : yamlString(r))).join(', ')}]`];
+  // Plain when YAML and the rules parser read it back as written (a number, a word), else quoted: the rank of no
+  // id (`-`, a block indicator plain) and a rank named by its folder path.
+  return [
+    `    ranks: [${ranks.map((r) => (/^(?:\d+|[A-Za-z_][A-Za-z0-9_.-]*)$/.test(r) && !RESERVED.test(r) ? r : jsonSafe(JSON.stringify(r)))).join(', ')}]`,
+  ];
 }
 
 /** Ranks grouped by a value, in rank order of their first member: rule by rule, ranks of one level together. */
@@ -295,21 +304,21 @@ function sequenceRules(
   const prRanks = profiles.pr.ranks.map((r) => r.rank).sort(compareRanks);
   const marker = rewrites.marker === null ? '' : `, layer-marker: ${yamlString(rewrites.marker.token)}`;
   const list = (chain: string[]): string => `[${chain.map(yamlString).join(', ')}]`;
-  const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '');
+  const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${rankList(ranks)}` : '');
   rewrites.rewrites.forEach((rw, i) => {
     const n = i + 1;
     const into = rw.added.length === 0 ? 'removed with nothing in its place' : `replaced by ${chainWords(rw.added)}`;
     const what = rw.removed.length === 0 ? 'nothing' : `${chainWords(rw.removed)} (${plural(rw.removed.length, 'kernel')})`;
     // A range that takes in the steps of ranks where the PR ran the chain more often (Rewrite.undone) names them.
-    const rankList = (ranks: string[]): string => `rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`;
+    const ranksText = (ranks: string[]): string => `rank${ranks.length === 1 ? '' : 's'} ${rankList(ranks)}`;
     const u = rw.undone;
     const where =
       u.ranks.length > 0
-        ? ` over ${rankList([...rw.ranks, ...u.ranks].sort(compareRanks))}, replaced on ${rankList(rw.ranks)}`
+        ? ` over ${ranksText([...rw.ranks, ...u.ranks].sort(compareRanks))}, replaced on ${ranksText(rw.ranks)}`
         : rw.ranks.length === 1 && rw.ranks[0] === '-'
           ? ''
-          : ` on ${rankList(rw.ranks)}`;
-    const undid = u.ranks.length > 0 ? `; ${rankList(u.ranks)} undid ${fmtCount(u.chains)}: the PR ran the chain more often there` : '';
+          : ` on ${ranksText(rw.ranks)}`;
+    const undid = u.ranks.length > 0 ? `; ${ranksText(u.ranks)} undid ${fmtCount(u.chains)}: the PR ran the chain more often there` : '';
     const notes = [
       comment(
         `Rewrite #${n}: ${what} ${into}, ` +
@@ -505,7 +514,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
         lines: [
-          `  - rule: ${yamlString(`${said(r.key)} runs at least ${plural(min, 'time')}${perStep ? ' per step' : ''}${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : ''}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} runs at least ${plural(min, 'time')}${perStep ? ' per step' : ''}${ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${rankList(ranks)}` : ''}`)}`,
           `    ${field(r)}`,
           `    count: { per: ${per}, min: ${min} }`,
           ...ranksLine(ranks, prRanks),
@@ -559,8 +568,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
     const rest = paired.filter((x) => x.l.total > 0);
     const stepFell = rest.filter((x) => x.b !== null && x.b.max > x.l.max).map((x) => x.l);
     const runFell = rest.filter((x) => x.b !== null && x.b.max <= x.l.max && x.b.steps === x.l.steps && x.b.total > x.l.total).map((x) => x.l);
-    const onRanks = (ranks: string[]): string =>
-      ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}` : '';
+    const onRanks = (ranks: string[]): string => (ranks.length < prRanks.length ? ` on rank${ranks.length === 1 ? '' : 's'} ${rankList(ranks)}` : '');
     // A maximum matches nothing once a later change removes the rest of the kernels: the base's count of them on
     // its ranks says they ran, so that steady state holds without a warning (as for absent: true).
     const ranBefore = (ranks: string[]): string =>
@@ -608,7 +616,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       after = [
         ...(candidates.length === 0 ? notes : []),
         ...[...why].map(([reason, ranks]) =>
-          comment(`Not written: a maximum on ${said(r.key)}${all ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ')}`}; ${reason}.`),
+          comment(`Not written: a maximum on ${said(r.key)}${all ? '' : ` on rank${ranks.length === 1 ? '' : 's'} ${rankList(ranks)}`}; ${reason}.`),
         ),
       ];
     }

@@ -357,7 +357,10 @@ class RulesReader implements CheckReader {
     if (items.length === 0) this.fail(node, 'ranks: the list is empty; expected rank ids such as [0, 1], or all.');
     return items.map((item) => {
       const s = isScalar(item) ? idText(item) : '';
-      if (!/^[A-Za-z0-9_.-]+$/.test(s) || s === 'all') {
+      // Written plain, an id is letters, digits, _ . - (so `0 1` or `0,1` is no id); quoted, any id a profile names
+      // (msprof runs in PROF_ folders of a group are ranks named by their path: "PROF_L2Cache/PROF_000001_…").
+      const quoted = isScalar(item) && (item.type === 'QUOTE_DOUBLE' || item.type === 'QUOTE_SINGLE');
+      if (!(quoted ? s.trim() !== '' && s === s.trim() : /^[A-Za-z0-9_.-]+$/.test(s)) || s === 'all') {
         this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
       }
       return s;

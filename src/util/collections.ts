@@ -8,16 +8,17 @@ import { onDisk } from './files.js';
 
 /**
  * Folders this run reads every file of a name of (a folder of summary JSONs, of kineto traces: `what` says which),
- * by real path: a report written there under such a name would be read as one more of them by the next run.
+ * by real path: a report written there under such a name would be read as one more of them by the next run; or a
+ * folder of profile folders, which a kernel table written there would make one profile of it (`after` says so).
  */
-const collections = new Map<string, { names: readonly RegExp[]; what: string }>();
+const collections = new Map<string, { names: readonly RegExp[]; what: string; after?: string }>();
 
 /** Note a folder whose files named like `names` (not hidden) are each read as a rank (see collections). */
-export function noteCollectionFolder(dir: string, names: readonly RegExp[], what: string): void {
+export function noteCollectionFolder(dir: string, names: readonly RegExp[], what: string, after?: string): void {
   try {
     const real = realpathSync(onDisk(dir));
     const had = collections.get(real);
-    collections.set(real, had === undefined ? { names, what } : { names: [...had.names, ...names], what: had.what });
+    collections.set(real, had === undefined ? { names, what, after } : { names: [...had.names, ...names], what: had.what, after: had.after });
   } catch {
     // unreadable: the read reports it
   }
@@ -37,9 +38,12 @@ export function refuseInCollection(path: string, target: string, flag: string): 
   }
   const c = collections.get(dir);
   if (c === undefined || !c.names.some((re) => re.test(name))) return;
+  const then =
+    c.after === undefined
+      ? 'where every file named like this one is read as a rank; written there, the report would be read with them by the next run (its ranks twice, or a file that is not one of them)'
+      : `where a file named like this one would be ${c.after}`;
   throw inputError(
-    `${flag === '--out' ? '' : `${flag} `}${path}: in ${dirname(path)}, ${c.what} this run reads, where every file named like this one is read as ` +
-      'a rank; written there, the report would be read with them by the next run (its ranks twice, or a file that is not one of them), ' +
+    `${flag === '--out' ? '' : `${flag} `}${path}: in ${dirname(path)}, ${c.what} this run reads, ${then}, ` +
       `so nothing was written. Expected a path outside that folder: pass ${flag} another path.`,
   );
 }

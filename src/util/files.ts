@@ -3,7 +3,7 @@
 // Paths are resolved against the run's working directory (Io.cwd), never the process's.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import { inputError, type KprofError } from './errors.js';
 
@@ -171,6 +171,25 @@ export function isSystemError(e: unknown): e is Error & { code: string } {
   return e instanceof Error && 'code' in e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code);
 }
 
+/**
+ * Where a file that is itself a symbolic link leads (its real path), else null. A message about what such a file
+ * holds names where it leads instead of quoting it: a link in a profile from elsewhere (`kernel_details.csv ->
+ * ~/.git-credentials`) would otherwise put the start of any file kprof can read into a CI log.
+ */
+export function linkTarget(path: string): string | null {
+  try {
+    return lstatSync(onDisk(path)).isSymbolicLink() ? realpathSync(onDisk(path)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The text of a file's start to quote in a message, or, for a symbolic link, where it leads (see linkTarget). */
+export function quotedUnlessLink(path: string, text: () => string): string {
+  const target = linkTarget(path);
+  return target === null ? text() : `(not quoted: the file is a symbolic link to ${target})`;
+}
+
 /** A path that does not exist; a dangling symbolic link, or a loop of them, is named as one. */
 export function missingPathError(path: string): KprofError {
   try {
@@ -184,6 +203,12 @@ export function missingPathError(path: string): KprofError {
   } catch {
     /* not there at all */
   }
+  // U+FFFD is what a command line's bytes that are not UTF-8 become: the name on disk is in another encoding.
+  if (path.includes('\uFFFD'))
+    return inputError(
+      `${path}: no such file or folder by this name, which holds U+FFFD where the command line had bytes that are not UTF-8 ` +
+        '(a name in GBK, Latin-1 or another encoding), so it cannot be opened. Rename it in UTF-8 (convmv -f gbk -t utf-8).',
+    );
   return inputError(`${path}: no such file or folder. Check the path.`);
 }
 

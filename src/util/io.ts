@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
-import { EMPTY_OUT, errorCode, isOwn, linkChain, writeError } from './outPath.js';
+import { EMPTY_OUT, endsAsFolder, errorCode, isOwn, linkChain, writeError } from './outPath.js';
 import { writePacked } from './packed.js';
 import { collectedAlong } from './heap.js';
 import { clearCollections, refuseInCollection } from './collections.js';
@@ -97,7 +97,7 @@ export function writablePath(flag: string, path: string): void {
   // -o '' (an unset variable): said before the read, not after it (other options' empty paths are cli/run.ts's).
   if (path === '' && flag === '--out') throw usageError(EMPTY_OUT);
   if (path === '' || linkChain(path).some(isOwn)) return;
-  const code = isDir(path) ? 'EISDIR' : !isDir(dirname(path)) ? 'ENOENT' : null;
+  const code = isDir(path) ? 'EISDIR' : endsAsFolder(path) || !isDir(dirname(path)) ? 'ENOENT' : null;
   if (code !== null) throw writeError(path, Object.assign(new Error(code), { code }), flag);
 }
 

@@ -2,7 +2,7 @@
 // leads through, and why it could not be written (naming the option that gave it). Shared by io.ts's checks before
 // a run and its atomic write.
 
-import { lstatSync, readlinkSync } from 'node:fs';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { inputError, type KprofError } from './errors.js';
 import { onDisk } from './files.js';
@@ -35,13 +35,36 @@ export function errorCode(e: unknown): string {
   return e instanceof Error && 'code' in e ? String(e.code) : '';
 }
 
+/** `dir/`, `dir/.` or `dir/..`: a path that names a folder, whatever is there, never a file to write. */
+export function endsAsFolder(path: string): boolean {
+  return /\/\.{0,2}$/.test(path);
+}
+
+/**
+ * Why a path's folder cannot take the report: the path names a folder itself (`out/`), a part of it is a file
+ * (`base.json/r.md`), or its folder does not exist.
+ */
+function noFolder(path: string): string {
+  const end = /\/\.{0,2}$/.exec(path);
+  if (end !== null) return `it ends in "${end[0]}", so it names a folder, not a file`;
+  for (let d = dirname(path); dirname(d) !== d; d = dirname(d)) {
+    try {
+      if (statSync(onDisk(d)).isDirectory()) break;
+      return `${d} is a file, not a folder`;
+    } catch {
+      /* not there: look further up */
+    }
+  }
+  return `the folder ${dirname(path)} does not exist`;
+}
+
 /** Why --out could not be written, and what to do. */
 export function writeError(path: string, e: unknown, flag = '--out'): KprofError {
   const code = errorCode(e);
   const name = basename(path);
   const why =
     code === 'ENOENT' || code === 'ENOTDIR'
-      ? `the folder ${dirname(path)} does not exist`
+      ? noFolder(path)
       : code === 'EISDIR'
         ? 'it is a folder'
         : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'

@@ -49,8 +49,8 @@ export function isAlias(n: unknown): n is Alias {
  * without expanding aliases, so a "billion laughs" document costs nothing; but an alias would be read as
  * something it is not, so it is refused, with its position, rather than half understood.
  */
-export function firstAliasOrMerge(doc: ReturnType<Yaml['parseDocument']>): { node: Node; what: 'alias' | 'merge' } | null {
-  let found: { node: Node; what: 'alias' | 'merge' } | null = null;
+export function firstAliasOrMerge(doc: ReturnType<Yaml['parseDocument']>): { node: Node; what: 'alias' | 'merge' | 'key' } | null {
+  let found: { node: Node; what: 'alias' | 'merge' | 'key' } | null = null;
   yaml().visit(doc, {
     Alias(_, node) {
       found = { node: node as Node, what: 'alias' };
@@ -60,6 +60,13 @@ export function firstAliasOrMerge(doc: ReturnType<Yaml['parseDocument']>): { nod
       const key = pair.key;
       if (yaml().isScalar(key) && key.value === '<<') {
         found = { node: key as Node, what: 'merge' };
+        return yaml().visit.BREAK;
+      }
+      // A key that is a list or a mapping (`? [a, b]`), or nothing (`? ` alone): no name a file of kprof's takes
+      // (the library would make a text of it, with a warning of its own on stderr, or read "null").
+      const empty = yaml().isScalar(key) && key.value === null && (key.source ?? '') === '';
+      if (key === null || empty || yaml().isCollection(key)) {
+        found = { node: (key ?? pair.value) as Node, what: 'key' };
         return yaml().visit.BREAK;
       }
       return undefined;

@@ -24,6 +24,7 @@ import { layerPhase, type LayerPhase, type MarkerSite } from '../rewrites/layers
 import { gapOf, type CatalogueEntry, type ChainElement } from './catalogue.js';
 import { laneMarker, mtpLayers, PHASES, phaseOfShape, shapeLayers, siteLayer, type Phase } from './structure.js';
 import { totalsText } from '../../input/formats/registry.js';
+import { fmtCount } from '../../util/format.js';
 
 /** Where the first kernel of a site is in its input: its step, stream and index among the step's compute kernels there. */
 export interface SiteAt {
@@ -489,7 +490,11 @@ export function unauditable(ranks: { rank: string; beside?: unknown; files: { pa
   return null;
 }
 
-/** Step Ids as ranges: 1-4,7. */
+/**
+ * Step Ids as ranges: 1-4,7. Of more than 8 ranges, the first 6, `…`, the last and how many steps (`1,3,5,7,9,11,…,1999
+ * (1,000 steps)`): a site of every other step of a long run, or the prefill steps of a serving run, were a line of
+ * thousands of ranges. JSON lists them all.
+ */
 export function stepRanges(steps: number[]): string {
   const out: string[] = [];
   let i = 0;
@@ -499,5 +504,5 @@ export function stepRanges(steps: number[]): string {
     out.push(j > i ? `${steps[i]}-${steps[j]}` : `${steps[i]}`);
     i = j + 1;
   }
-  return out.join(',');
+  return out.length > 8 ? `${out.slice(0, 6).join(',')},…,${out[out.length - 1]} (${fmtCount(steps.length)} steps)` : out.join(',');
 }

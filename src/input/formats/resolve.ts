@@ -16,6 +16,7 @@ import { relPath } from '../../util/paths.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
 import { checkRegular, readSmall } from '../bytes/whole.js';
+import { decodeKeepingBytes } from '../csv/scan.js';
 import { readHead } from '../bytes/gzip.js';
 import {
   allFormats,
@@ -72,12 +73,31 @@ function sliceOf(format: FormatFacts, name: string): RegExpExecArray | null {
   return format.recognise.slices === true ? SLICE.exec(name) : null;
 }
 
+/**
+ * The names in a folder, sorted. A name whose bytes are not UTF-8 (a folder unpacked from an archive made where file
+ * names are GBK or Latin-1) cannot be opened by the text Node.js makes of it (each such byte is U+FFFD there), so it
+ * is left out of the list and said in a note of what is not read: passed over, it was a rank left out unsaid.
+ */
 function listDir(dir: string): string[] {
+  let raw: Buffer[];
   try {
-    return readdirSync(onDisk(dir)).sort();
+    raw = readdirSync(onDisk(dir), { encoding: 'buffer' });
   } catch (e) {
     throw fsError(dir, e);
   }
+  const names: string[] = [];
+  for (const b of raw) {
+    const name = b.toString('utf8');
+    if (Buffer.from(name, 'utf8').equals(b)) names.push(name);
+    else notUtf8Name(join(dir, decodeKeepingBytes(b, 0, b.length)));
+  }
+  return names.sort();
+}
+
+/** The note of a name in a folder that is not UTF-8, once per resolveInput. */
+function notUtf8Name(path: string): void {
+  const text = `${path}: its name is not UTF-8 (GBK? Latin-1?), so it cannot be opened by name; not read. Rename it (convmv -f gbk -t utf-8)`;
+  if (!pickNotes.includes(text)) unread(pickNotes, text);
 }
 
 function isDir(p: string): boolean {
@@ -200,6 +220,11 @@ let prefer: Prefer | null = null;
 let pickNotes: string[] = [];
 /** The notes of the resolveInput running that say a profile folder or file is not read. */
 let unreadTexts = new Set<string>();
+
+/** The end of a note of a rank folder not read: `rank 3 left out`, `rank (no id) left out` (no `rank -`). */
+function rankLeftOut(rank: string): string {
+  return `rank ${rank === '-' ? '(no id)' : rank} left out`;
+}
 
 /** A note of a profile folder or file that is not read. */
 function unread(notes: string[], text: string): void {
@@ -385,6 +410,10 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
   if (!hasOut && prof.length === 0) return null;
   const others = entries.map((e) => join(dir, e)).filter(rankFolderLike);
   if (!hasOut && !frameworkMarked(dir, entries) && (prof.length > 1 || others.length > 0)) return null;
+  // Its one PROF_ folder named by hand, holding the profile folders (vllm-ascend's PROF_GROUP_…/PROF_L2Cache/PROF_…):
+  // a folder of ranks, walked into, as that PROF_ folder is when given itself (it was said to hold no kernel data,
+  // and the folder a rank "left out", beside the ranks the walk then read).
+  if (!hasOut && !frameworkMarked(dir, entries) && prof.length === 1 && groupsProfiles(join(dir, prof[0]!))) return null;
   // Profile folders inside this one are not read with it: said, not skipped in silence.
   for (const o of others) unread(notes, `${o}: a profile folder inside the profile folder ${dir}; not read (pass it by itself)`);
   const r = rankOf(dir);
@@ -417,9 +446,21 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     `${dir}: no kernel data (no ${listed(
       looked.map((f) => f.naming.brief),
       'or',
-    )}); rank ${r.rank} left out`,
+    )}); ${rankLeftOut(r.rank)}`,
   );
   return [];
+}
+
+/** Does a folder hold PROF_ folders or profile folders (a folder named PROF_ by hand that groups msprof runs)? */
+function holdsProfiles(dir: string): boolean {
+  return listDir(dir)
+    .map((e) => join(dir, e))
+    .some((p) => (basename(p).startsWith('PROF_') && isDir(p)) || rankFolderLike(p));
+}
+
+/** A PROF_ folder with no kernel data of its own that holds profile folders: a group of msprof runs, not one. */
+function groupsProfiles(dir: string): boolean {
+  return resolveProf(dir, null, []).length === 0 && holdsProfiles(dir);
 }
 
 /** Resolve one folder; returns null when it is not a profile folder itself. */
@@ -445,8 +486,7 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
       return plans;
     }
     // A folder named PROF_ by hand that holds the profile folders (PROF_MemoryL0/PROF_000001_…): walked into.
-    const inner = listDir(dir).map((e) => join(dir, e));
-    if (inner.some((p) => (basename(p).startsWith('PROF_') && isDir(p)) || rankFolderLike(p))) return null;
+    if (holdsProfiles(dir)) return null;
     notes.push(...said);
     return [];
   }
@@ -458,7 +498,7 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
   const entries = listDir(dir);
   if (frameworkMarked(dir, entries)) {
     const what = entries.includes('ASCEND_PROFILER_OUTPUT') ? 'its ASCEND_PROFILER_OUTPUT is not a folder' : 'no ASCEND_PROFILER_OUTPUT folder';
-    unread(notes, `${dir}: ${what} and no PROF_* folder; rank ${rankOf(dir).rank} left out`);
+    unread(notes, `${dir}: ${what} and no PROF_* folder; ${rankLeftOut(rankOf(dir).rank)}`);
     return [];
   }
   return null;
@@ -567,7 +607,8 @@ function readOnce(plans: RankPlan[], notes: string[]): RankPlan[] {
 
 /** Is `input` a folder with nothing in it (no file, no folder)? False for a file, or a path that is not there. */
 export function isEmptyFolder(input: string): boolean {
-  return isDir(input) && listDir(input).length === 0;
+  // Names that are not UTF-8 count: listDir leaves them out.
+  return isDir(input) && readdirSync(onDisk(input), { encoding: 'buffer' }).length === 0;
 }
 
 /**
@@ -613,6 +654,12 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const walk: Walk = { notes, seen: new Map(), slots: [], stack: [realPath(input)] };
     findRankFolders(input, WALK_DEPTH, walk);
     ranks = walk.slots.flat();
+    // A folder of ranks: a kernel table written into it (-o run/kernel_details.csv) would make it one profile of
+    // that file for the next run, its ranks unread.
+    if (ranks.length > 0) {
+      const names = formatsIn('loose').flatMap((f) => f.recognise.names);
+      noteCollectionFolder(input, names, 'a folder of profile folders', 'read by the next run as one profile of that file, its ranks not read');
+    }
   }
   const collected = profileFolder ? [] : collectionFiles(input, notes);
   if (ranks.length === 0) {
@@ -633,7 +680,7 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
     const entries = listDir(input);
     const listing = entries.slice(0, 10).join(', ') + (entries.length > 10 ? ` … (${entries.length} entries)` : '');
     throw inputError(
-      `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : '(empty folder)'}` +
+      `${input}: no profile found in this folder (looked for ${lookedForText(WALK_DEPTH)}); found: ${entries.length ? listing : isEmptyFolder(input) ? '(empty folder)' : 'no name it can open'}` +
         // Nothing is read, so nothing is "left out" (a note's ending when the other ranks are read).
         `${notes.length ? `; ${summarizeNotes(notes.map((n) => n.replace(/;(?: (?:rank|device) [^;]*)? left out$/, '')))}` : ''}. Pass ${passAnyFolder()}.`,
     );

@@ -59,7 +59,7 @@ export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
     `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${plural(a.ranks.length, 'rank')}, ` +
-    `${plural(a.steps.length, 'step')}, ${fmtCount(a.kernels)} compute kernels; ` +
+    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
 }
@@ -145,7 +145,10 @@ export function auditTable(audits: ProfileAudit[], view: AuditView, ctx: RenderC
     const r = rows(a, view, text);
     out.push(r.length > 0 ? textTable(ctx, HEAD, r, [...ALIGN]) : 'No kernel of any catalogue entry ran (kprof audit --list shows the entries).');
     const hidden = a.entries.length - shownEntries(a, view).length;
-    if (hidden > 0) out.push(`(${hidden} entries whose kernels never ran are not shown; --all shows them)`);
+    if (hidden > 0)
+      out.push(
+        `(${hidden} ${hidden === 1 ? 'entry whose kernels never ran is' : 'entries whose kernels never ran are'} not shown; --all shows them)`,
+      );
     const sl = siteLines(a, text, '');
     if (sl.length > 0) out.push('', ...sl);
   }

@@ -50,14 +50,19 @@ function entryOf(id: string): CatalogueEntry {
 
 /** `rank 0 MTP layer steps 21-24 (kernel_details.csv:311)`: a fallback in a report. */
 export function fallbackText(f: FusedFallback, q: (x: string) => string): string {
-  const rank = f.rank === '-' ? '' : `rank ${q(f.rank)} `;
-  const layer = f.phase === 'mtp' ? 'MTP layer' : `${f.phase === 'step' ? '' : `${f.phase} `}${f.layer !== null ? `layer ${f.layer}` : 'layer ?'}`;
+  // As the audit names a site: a rank of no id is `rank (no id)`, and a layer that is not known is not named.
+  const rank = `rank ${f.rank === '-' ? '(no id)' : q(f.rank)} `;
+  const where = f.phase === 'mtp' ? ['MTP layer'] : [f.phase === 'step' ? '' : f.phase, f.layer !== null ? `layer ${f.layer}` : ''];
+  const layer = where
+    .filter((w) => w !== '')
+    .map((w) => `${w} `)
+    .join('');
   const steps = f.steps.length <= 4 ? f.steps.join(',') : `${f.steps[0]}…${f.steps[f.steps.length - 1]} (${f.steps.length})`;
   const at =
     f.first.file !== null && f.first.line !== null
       ? `${q(f.first.file.slice(f.first.file.lastIndexOf('/') + 1))}:${f.first.line}`
       : `step ${f.first.step} stream ${q(f.first.stream)} #${f.first.index}`;
-  return `${rank}${layer} step${f.steps.length === 1 ? '' : 's'} ${steps} (${at})`;
+  return `${rank}${layer}step${f.steps.length === 1 ? '' : 's'} ${steps} (${at})`;
 }
 
 export const fused: ProfileKind<'fused'> = {

@@ -3,6 +3,7 @@
 
 import { inputError } from '../../../util/errors.js';
 import { excerpt } from '../../../util/inputText.js';
+import { quotedUnlessLink } from '../../../util/files.js';
 import { expectedCsvFormat, passCsvFormat, type FormatId } from '../registry.js';
 
 export const SYNONYMS = {
@@ -99,7 +100,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
     const missing = ['Core Type', 'Min Time(us)', 'Max Time(us)'].filter((n) => !set.has(n));
     if (!set.has('Core Type')) {
       throw inputError(
-        `${file}: op_statistic header has no "Core Type" column; found: ${shownColumns(header)}. ` +
+        `${file}: op_statistic header has no "Core Type" column; found: ${quotedUnlessLink(file, () => shownColumns(header))}. ` +
           `Expected "OP Type,Core Type,Count,Total Time(us),…" as msprof and torch_npu write it.`,
       );
     }
@@ -125,7 +126,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
   // A lone "Name" column is too common to call a file a kernel export with columns missing.
   const looksKernel = columns.duration >= 0 || (columns.name >= 0 && columns.type >= 0) || (columns.type >= 0 && columns.core >= 0);
   if (!looksKernel || known) {
-    const found = shownColumns(header);
+    const found = quotedUnlessLink(file, () => shownColumns(header));
     if (known) {
       throw inputError(
         `${file}: this is ${known.what}, not a kernel export; found columns: ${found}. ` +
@@ -153,7 +154,7 @@ export function detectHeader(file: string, rawHeader: string[]): DetectedHeader 
   for (const [col, expected] of need) {
     if (columns[col] < 0) {
       throw inputError(
-        `${file}: no ${col} column; found: ${shownColumns(header)}. Expected ${expected}. ` +
+        `${file}: no ${col} column; found: ${quotedUnlessLink(file, () => shownColumns(header))}. Expected ${expected}. ` +
           `Is the file cut or edited? Re-export it from the profiler.`,
       );
     }

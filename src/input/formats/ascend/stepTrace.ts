@@ -10,7 +10,7 @@
 
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
-import type { StepTrace } from '../../../model/model.js';
+import { MAX_EXACT_TEXT, MAX_STEP_TRACE_US, type StepTrace } from '../../../model/model.js';
 import { onDisk } from '../../../util/files.js';
 import { readSmall } from '../../bytes/whole.js';
 import { excerpt, inQuotes } from '../../../util/inputText.js';
@@ -66,6 +66,8 @@ function timeCell(column: string, text: string): number | null | { why: string }
   const v = NUMBER.test(t) ? Number(t) : Number.NaN;
   if (!Number.isFinite(v)) return { why: `${column} is ${inQuotes(excerpt(t))}, expected a number of µs` };
   if (v < 0) return { why: `${column} is negative (${excerpt(t)})` };
+  // Past the longest time kprof takes of a kernel (1e308 µs was read, and printed as a number of 309 digits).
+  if (v >= MAX_STEP_TRACE_US) return { why: `${column} is ${excerpt(t)}, more than kprof takes of a time (${MAX_EXACT_TEXT})` };
   return v;
 }
 

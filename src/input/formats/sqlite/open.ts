@@ -16,6 +16,7 @@ import { copyFileSync, constants, linkSync, mkdtempSync, realpathSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inputError, isKprofError } from '../../../util/errors.js';
+import { quotedUnlessLink } from '../../../util/files.js';
 import { forLibrary } from '../../bytes/whole.js';
 import { shellWord, shown, inQuotes } from '../../../util/inputText.js';
 import { decodeKeepingBytes } from '../../csv/scan.js';
@@ -58,7 +59,7 @@ export function readHeader(path: string, file: string): DbHeader & { disk: strin
   }
   if (!looksLikeSqlite(head.subarray(0, n))) {
     throw inputError(
-      `${file}: not an SQLite database: it starts with ${inQuotes(shown(decodeKeepingBytes(head, 0, Math.min(n, 24))))}, ` +
+      `${file}: not an SQLite database: it starts with ${quotedUnlessLink(file, () => inQuotes(shown(decodeKeepingBytes(head, 0, Math.min(n, 24)))))}, ` +
         `expected "SQLite format 3". Pass a torch_npu ascend_pytorch_profiler*.db or an msprof msprof_*.db, or the text export.`,
     );
   }

@@ -15,6 +15,7 @@ import {
   GROUP_BYS,
   groupKey,
   PackedSteps,
+  MAX_STEP_TRACE_US,
   TICKS_PER_US,
   type FineGroup,
   type GroupBy,
@@ -31,7 +32,7 @@ import {
   type SummaryRankJson,
 } from '../../../model/schema.js';
 import { usToTicks } from '../../csv/numbers.js';
-import { textEncoding } from '../../../util/files.js';
+import { quotedUnlessLink, textEncoding } from '../../../util/files.js';
 import { sniffBytes } from '../../bytes/sniff.js';
 import { readWhole } from '../../bytes/whole.js';
 import { duplicateKey, keyNames } from '../../json/duplicateKeys.js';
@@ -139,7 +140,7 @@ export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames
   if (kind !== 'json') {
     fail(
       path,
-      `the file does not start with { (it starts with ${quoteText(text.split('\n', 1)[0] ?? '')})`,
+      `the file does not start with { (it starts with ${quotedUnlessLink(path, () => quoteText(text.split('\n', 1)[0] ?? ''))})`,
       `${REGENERATE} A CSV export must be named *.csv.`,
     );
   }
@@ -530,8 +531,12 @@ function readStepTime(path: string, inRank: string, x: unknown, rank: RankData):
   ascendingSteps(path, tw, t.rows as { step?: unknown }[]);
   const rows = (t.rows as Record<string, unknown>[]).map((r) => {
     const v = r.values;
-    if (!Array.isArray(v) || v.length !== columns.length || !v.every((n) => n === null || (typeof n === 'number' && Number.isFinite(n) && n >= 0))) {
-      fail(path, `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers of µs (0 or more) or nulls (one per column)`);
+    const time = (n: unknown): boolean => n === null || (typeof n === 'number' && n >= 0 && n < MAX_STEP_TRACE_US);
+    if (!Array.isArray(v) || v.length !== columns.length || !v.every(time)) {
+      fail(
+        path,
+        `step ${r.step} of ${tw} has "values" that are not ${columns.length} numbers of µs (0 or more, below ${MAX_EXACT_TEXT}) or nulls (one per column)`,
+      );
     }
     return { step: r.step as number, values: v as (number | null)[] };
   });
