@@ -9,9 +9,15 @@
 // not). First those that put each chain of the largest rewrite in a layer of its own; of them, those that split the step into the most equal layers (stretches between consecutive occurrences that
 // repeat the one before kernel for kernel: a token twice per layer, AddRmsNorm, alternates two stretches, and one
 // of some layers only, MoeGatingTopK, makes fewer); among them the one nearest, on average, to the sites of the
-// rewrites (their chains in the base, what replaced them and where they still run in the PR). When no token
-// repeats a stretch (a model of one or two layers, or of unlike ones), the one that runs most often, then the
-// nearest. Ties: the one that runs more often, then by text. `--layer-marker` names it instead.
+// rewrites (their chains in the base, what replaced them and where they still run in the PR). Then, as the cap on
+// runs leaves out a kernel of every layer when the largest rewrite is of some layers only (the MoE gating of a model
+// of dense layers then MoE layers), a token that runs more often than that cap is taken instead where it marks the
+// layers of the one found and more (`wider`): one of the found token's occurrences in each of a run of its layers,
+// its other layers between two occurrences as long as those within a factor of two (not a prologue or the model's
+// head), at least as many equal stretches, equal over the found token's equal ones, and each chain of the largest
+// rewrite in a layer of its own; of several, the most equal, then the nearest, then by text. When no token repeats
+// a stretch (a model of one or two layers, or of unlike ones), the one that runs most often, then the nearest, and
+// no wider token. Ties: the one that runs more often, then by text. `--layer-marker` names it instead.
 
 /** The positions of `marker` in `tokens`, in order. */
 export function markerPositions(tokens: Int32Array, marker: number): number[] {
@@ -174,16 +180,8 @@ export function chooseMarker(
   const equalOf = new Map<number, number>();
   let mostEqual = 0;
   for (const [t, p0] of positions[0]) {
-    const c = p0.length;
-    if (c < 3 || layersOf.get(t) !== mostLayers) continue;
-    let equal = 0;
-    for (let i = 2; i < c; i++) {
-      const g = p0[i]! - p0[i - 1]!;
-      if (g !== p0[i - 1]! - p0[i - 2]!) continue;
-      let same = true;
-      for (let j = 0; j < g && same; j++) same = rep[p0[i - 1]! + j] === rep[p0[i - 2]! + j];
-      if (same) equal++;
-    }
+    if (p0.length < 3 || layersOf.get(t) !== mostLayers) continue;
+    const equal = equalStretches(rep, p0);
     equalOf.set(t, equal);
     mostEqual = Math.max(mostEqual, equal);
   }
@@ -208,5 +206,80 @@ export function chooseMarker(
     }
   }
   why.equal = best !== null && mostEqual > 0;
-  return best;
+  if (best === null || mostEqual === 0) return best;
+  // A kernel of every layer where the one found runs in some layers only (the MoE layers of a dense-then-MoE model,
+  // when the largest rewrite is of those layers and so has fewer sites than the model has layers): see wider.
+  const narrow = positions[0].get(best)!;
+  const narrowSame = narrow.map((_, j) => same(rep, narrow, j));
+  let wide: number | null = null;
+  let wideEqual = equalOf.get(best)!;
+  let wideScore = Number.POSITIVE_INFINITY;
+  for (const [t, p0] of positions[0]) {
+    const c = p0.length;
+    if (c <= maxPerStep || positions[1].get(t)?.length !== c || touched.has(t) || !wider(rep, p0, narrow, narrowSame)) continue;
+    const seen = new Set<number>();
+    for (const site of chainSites) seen.add(layerOf(p0, site.start, site.end)!);
+    if (seen.size !== mostLayers) continue;
+    const equal = equalStretches(rep, p0);
+    if (equal < wideEqual) continue;
+    const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
+    if (wide === null || equal > wideEqual || score < wideScore || (score === wideScore && texts[t]! < texts[wide]!)) {
+      wide = t;
+      wideEqual = equal;
+      wideScore = score;
+    }
+  }
+  return wide ?? best;
+}
+
+/**
+ * The stretches between consecutive positions `p` of a marker in `rep` that repeat the stretch before them kernel for
+ * kernel (see the top of this file).
+ */
+function equalStretches(rep: Int32Array, p: number[]): number {
+  let equal = 0;
+  for (let i = 2; i < p.length; i++) if (same(rep, p, i)) equal++;
+  return equal;
+}
+
+/** Whether the stretch from p[i-1] to p[i] repeats the one before it kernel for kernel (false for i < 2 or past p). */
+function same(rep: Int32Array, p: number[], i: number): boolean {
+  if (i < 2 || i >= p.length) return false;
+  const g = p[i]! - p[i - 1]!;
+  if (g !== p[i - 1]! - p[i - 2]!) return false;
+  for (let j = 0; j < g; j++) if (rep[p[i - 1]! + j] !== rep[p[i - 2]! + j]) return false;
+  return true;
+}
+
+/**
+ * Whether the kernel at `wide` (more positions) marks the layers of the step where the one at `narrow` marks some of
+ * them only: each of its layers (the stretches from one occurrence to the next, and before the first and after the
+ * last) holds at most one of `narrow`, those that hold one are consecutive (the layers of `narrow` are a run of the
+ * model's, as the MoE layers after the dense ones), and each of its layers between two occurrences that holds none
+ * is as long as the others within a factor of two (a layer of another kind, not a prologue or the model's head).
+ * `narrowSame`: of each stretch of `narrow`, whether it repeats the one before it (same).
+ */
+function wider(rep: Int32Array, wide: number[], narrow: number[], narrowSame: boolean[]): boolean {
+  if (wide.length <= narrow.length || rep.length === 0) return false;
+  const first = firstAtLeast(wide, narrow[0]!);
+  for (let j = 1; j < narrow.length; j++) if (firstAtLeast(wide, narrow[j]!) !== first + j) return false;
+  // Stretch k (1 ≤ k < wide.length) runs from wide[k-1] to wide[k]; it holds narrow's occurrence k - first.
+  const holds = (k: number) => k >= first && k < first + narrow.length;
+  const lengths: number[] = [];
+  for (let k = 1; k < wide.length; k++) if (holds(k)) lengths.push(wide[k]! - wide[k - 1]!);
+  if (lengths.length === 0) return false;
+  lengths.sort((a, b) => a - b);
+  const median = lengths[lengths.length >> 1]!;
+  for (let k = 1; k < wide.length; k++) {
+    if (holds(k)) continue;
+    const g = wide[k]! - wide[k - 1]!;
+    if (2 * g < median || g > 2 * median) return false;
+  }
+  // Where a stretch of `narrow` repeats the one before it, so does one of `wide` over the same layers (its stretch
+  // that ends in the layer of narrow's stretch's end, or the one before: `narrow` may run before or after `wide` in
+  // a layer): the same layers, told alike.
+  for (let j = 2; j < narrow.length; j++) {
+    if (narrowSame[j]! && !same(rep, wide, first + j - 1) && !same(rep, wide, first + j)) return false;
+  }
+  return true;
 }
