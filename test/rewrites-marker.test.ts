@@ -1,7 +1,8 @@
 // The layer marker of the rewrites section when the PR fuses a chain of some layers only (the MoE gating of a
 // dense-then-MoE decoder, test/decodeGen.ts `moe`): the marker is a kernel of every layer, so the layers fused and
-// the layers not fused are numbered from the model's first layer, not from its first MoE layer, with 0, 1 or 3
-// leading dense layers and with an MTP layer or without.
+// the layers not fused are numbered from the model's first layer, not from its first MoE layer, with 0, 1, 2 or 3
+// leading dense layers and with an MTP layer or without; also with two MoE layers (no kernel splits the step into
+// equal layers then).
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ const HAS_REAL = realData(import.meta.url);
 const range = (from: number, to: number) => [...Array(to - from).keys()].map((i) => from + i);
 
 describe.each([
+  [3, 1, true],
+  [4, 2, false],
   [8, 0, false],
   [8, 1, false],
   [8, 3, false],
@@ -24,8 +27,8 @@ describe.each([
   [64, 3, false],
   [64, 3, true],
 ])('%i layers of which %i dense (MTP layer: %s), the MoE gating fused', (layers, dense, mtp) => {
-  // The PR fuses every MoE layer but one (the fifth MoE layer) in the odd steps of rank 1.
-  const left = dense + 4;
+  // The PR fuses every MoE layer but one (the fifth MoE layer, or the last of fewer) in the odd steps of rank 1.
+  const left = Math.min(dense + 4, layers - 1);
   const fused = (rank: number, step: number, layer: number) => !(rank === 1 && step % 2 === 1 && layer === left);
   const { base, pr, truth } = decodePair({ layers, dense, mtp, dup: false, ranks: 2, steps: 4, moe: true, fused });
   const r = findRewrites(base, pr);
