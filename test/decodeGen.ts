@@ -4,7 +4,9 @@
 // MTP layer keeps the unfused prolog (with ScatterPaKvCache, so it is 2 edits from the chain). Fusion may be partial
 // by rank, step and layer; a fused layer may keep one kernel of the chain beside the fused one (`kept`), and a side
 // may not have profiled a step (`missing`); a layer not fused whole may have only the middle of its chain fused
-// (`inner`: a rewrite inside the longer one). Deterministic (a seeded PRNG for durations, or each type's mean: `fixed`).
+// (`inner`: a rewrite inside the longer one). Or the PR fuses the MoE gating of the MoE layers instead (`moe`: a chain
+// of some layers only; the MTP layer keeps it unfused). Deterministic (a seeded PRNG for durations, or each type's
+// mean: `fixed`).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +32,9 @@ export const DUP = ['MatMulV3', 'Slice'];
 /** The part of CHAIN a layer the PR did not fuse whole may fuse alone (DecodeSpec.inner), and what replaces it. */
 export const INNER = CHAIN.slice(6, 10);
 export const INNER_FUSED = 'InterleaveRopeCast';
+/** The MoE gating the PR fuses in the MoE layers under DecodeSpec.moe (inside MOE), and what replaces it. */
+export const MOE_CHAIN = ['MoeGatingTopK', 'DynamicQuant'];
+export const MOE_FUSED = 'MoeGatingTopKQuant';
 const ATTENTION = ['LightningIndexer', 'SparseFlashAttention', 'BatchMatMulV3', 'DynamicQuant', 'QuantBatchMatmulV3'];
 const MOE = [
   'MatMulV3',
@@ -72,6 +77,11 @@ export interface DecodeSpec {
    * one); default: none. Default chain only.
    */
   inner?: (rank: number, step: number, layer: number) => boolean;
+  /**
+   * The PR fuses MOE_CHAIN into MOE_FUSED in the MoE layers (those `fused` says of them) and leaves the MLA prolog
+   * unfused; the MTP layer keeps the gating unfused. The truth's fused layers are then MoE layers only.
+   */
+  moe?: boolean;
   /** Each kernel takes its type's mean duration exactly (no noise): a chain's time is the same in every layer. */
   fixed?: boolean;
   /** Whether `side` (0 base, 1 PR) did not profile step `step` (0-based) of `rank`; default: it did. */
@@ -108,6 +118,13 @@ export function decodeStep(
   const out = ['GatherV2'];
   const chain = spec.chain ?? CHAIN;
   for (let l = 0; l < spec.layers; l++) {
+    if (spec.moe === true) {
+      const fused = pr && l >= spec.dense && fusedLayer(l);
+      out.push(l === 0 ? 'RmsNorm' : 'AddRmsNorm', 'DynamicQuant', ...chain, ...DUP, ...DUP, ...ATTENTION, 'AddRmsNorm');
+      // MOE_CHAIN is MOE's second and third kernels.
+      out.push(...(l < spec.dense ? DENSE : fused ? [MOE[0]!, MOE_FUSED, ...MOE.slice(3)] : MOE));
+      continue;
+    }
     const fused = pr && fusedLayer(l);
     out.push(l === 0 ? 'RmsNorm' : 'AddRmsNorm', 'DynamicQuant');
     const kept = fused ? keptIn(l) : null;
@@ -213,7 +230,10 @@ export function decodePair(spec: DecodeSpec): {
               (l) => side === 1 && innerOf(rank, step, l),
             );
         const paired = !missingOf(0, rank, step) && !missingOf(1, rank, step);
-        if (side === 1) fusedLayers[rank]!.push(absent ? [] : [...Array(spec.layers).keys()].filter((l) => fusedOf(rank, step, l)));
+        if (side === 1)
+          fusedLayers[rank]!.push(
+            absent ? [] : [...Array(spec.layers).keys()].filter((l) => (spec.moe !== true || l >= spec.dense) && fusedOf(rank, step, l)),
+          );
         steps[side][rank]!.push(kernels);
         const ds: number[] = [];
         durations[side][rank]!.push(ds);

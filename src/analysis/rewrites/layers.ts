@@ -11,7 +11,13 @@
 // of some layers only, MoeGatingTopK, makes fewer); among them the one nearest, on average, to the sites of the
 // rewrites (their chains in the base, what replaced them and where they still run in the PR). When no token
 // repeats a stretch (a model of one or two layers, or of unlike ones), the one that runs most often, then the
-// nearest. Ties: the one that runs more often, then by text. `--layer-marker` names it instead.
+// nearest. Ties: the one that runs more often, then by text. Then, as the cap on runs leaves out a kernel of every
+// layer when the largest rewrite is of some layers only (the MoE gating of a model of dense layers then MoE layers),
+// a token that runs more often than that cap is taken instead where it marks the layers of the one found and more
+// (nests, alike): one of the found token's occurrences in each of a run of its layers, its other layers between two
+// occurrences as long as those within a factor of two (not a prologue or the model's head), at least as many equal
+// stretches, equal over the found token's equal ones, and each chain of the largest rewrite in a layer of its own;
+// of several, the most equal, then the nearest, then by text. `--layer-marker` names it instead.
 
 /** The positions of `marker` in `tokens`, in order. */
 export function markerPositions(tokens: Int32Array, marker: number): number[] {
@@ -174,16 +180,8 @@ export function chooseMarker(
   const equalOf = new Map<number, number>();
   let mostEqual = 0;
   for (const [t, p0] of positions[0]) {
-    const c = p0.length;
-    if (c < 3 || layersOf.get(t) !== mostLayers) continue;
-    let equal = 0;
-    for (let i = 2; i < c; i++) {
-      const g = p0[i]! - p0[i - 1]!;
-      if (g !== p0[i - 1]! - p0[i - 2]!) continue;
-      let same = true;
-      for (let j = 0; j < g && same; j++) same = rep[p0[i - 1]! + j] === rep[p0[i - 2]! + j];
-      if (same) equal++;
-    }
+    if (p0.length < 3 || layersOf.get(t) !== mostLayers) continue;
+    const equal = equalStretches(rep, p0);
     equalOf.set(t, equal);
     mostEqual = Math.max(mostEqual, equal);
   }
@@ -208,5 +206,97 @@ export function chooseMarker(
     }
   }
   why.equal = best !== null && mostEqual > 0;
-  return best;
+  if (best === null) return best;
+  // A kernel of every layer where the one found runs in some layers only (the MoE layers of a dense-then-MoE model,
+  // when the largest rewrite is of those layers and so has fewer sites than the model has layers): see nests, alike.
+  const narrow = positions[0].get(best)!;
+  const narrowSame = narrow.map((_, j) => same(rep, narrow, j));
+  let wide: number | null = null;
+  let wideEqual = equalOf.get(best) ?? 0;
+  let wideScore = Number.POSITIVE_INFINITY;
+  // Each token that nests the one found compares up to twice its span kernel for kernel (alike, equalStretches): at
+  // most 64 steps' worth in all, in order of first occurrence, so a step of many tokens that each run once in every
+  // layer of the one found (made so) cannot make this quadratic.
+  let work = 0;
+  for (const [t, p0] of positions[0]) {
+    const c = p0.length;
+    if (c <= maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
+    const first = nests(p0, narrow);
+    if (first < 0) continue;
+    work += 2 * (p0[c - 1]! - p0[0]!);
+    if (work > 64 * rep.length) break;
+    if (!alike(rep, p0, narrowSame, first)) continue;
+    const seen = new Set<number>();
+    for (const site of chainSites) seen.add(layerOf(p0, site.start, site.end)!);
+    if (seen.size !== mostLayers) continue;
+    const equal = equalStretches(rep, p0);
+    if (equal < wideEqual) continue;
+    const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
+    if (wide === null || equal > wideEqual || score < wideScore || (score === wideScore && texts[t]! < texts[wide]!)) {
+      wide = t;
+      wideEqual = equal;
+      wideScore = score;
+    }
+  }
+  if (wide === null) return best;
+  why.equal = wideEqual > 0;
+  return wide;
+}
+
+/**
+ * The stretches between consecutive positions `p` of a marker in `rep` that repeat the stretch before them kernel for
+ * kernel (see the top of this file).
+ */
+function equalStretches(rep: Int32Array, p: number[]): number {
+  let equal = 0;
+  for (let i = 2; i < p.length; i++) if (same(rep, p, i)) equal++;
+  return equal;
+}
+
+/** Whether the stretch from p[i-1] to p[i] repeats the one before it kernel for kernel (false for i < 2 or past p). */
+function same(rep: Int32Array, p: number[], i: number): boolean {
+  if (i < 2 || i >= p.length) return false;
+  const g = p[i]! - p[i - 1]!;
+  if (g !== p[i - 1]! - p[i - 2]!) return false;
+  for (let j = 0; j < g; j++) if (rep[p[i - 1]! + j] !== rep[p[i - 2]! + j]) return false;
+  return true;
+}
+
+/**
+ * Whether the kernel at `wide` (more positions) marks the layers of the step where the one at `narrow` marks some of
+ * them only, by where they run: each of its layers (the stretches from one occurrence to the next, and before the
+ * first and after the last) holds at most one of `narrow`, those that hold one are consecutive (the layers of
+ * `narrow` are a run of the model's, as the MoE layers after the dense ones), and each of its layers between two
+ * occurrences that holds none is as long as the others within a factor of two (a layer of another kind, not a
+ * prologue or the model's head). The index of its stretch that holds narrow's first occurrence, or -1.
+ */
+function nests(wide: number[], narrow: number[]): number {
+  if (wide.length <= narrow.length) return -1;
+  const first = firstAtLeast(wide, narrow[0]!);
+  for (let j = 1; j < narrow.length; j++) if (firstAtLeast(wide, narrow[j]!) !== first + j) return -1;
+  // Stretch k (1 ≤ k < wide.length) runs from wide[k-1] to wide[k]; it holds narrow's occurrence k - first.
+  const holds = (k: number) => k >= first && k < first + narrow.length;
+  const lengths: number[] = [];
+  for (let k = 1; k < wide.length; k++) if (holds(k)) lengths.push(wide[k]! - wide[k - 1]!);
+  if (lengths.length === 0) return -1;
+  lengths.sort((a, b) => a - b);
+  const median = lengths[lengths.length >> 1]!;
+  for (let k = 1; k < wide.length; k++) {
+    if (holds(k)) continue;
+    const g = wide[k]! - wide[k - 1]!;
+    if (2 * g < median || g > 2 * median) return -1;
+  }
+  return first;
+}
+
+/**
+ * Whether, where a stretch of the narrow marker repeats the one before it (`narrowSame`, by its index), so does one of
+ * `wide` over the same layers (its stretch that ends in the layer of narrow's stretch's end, or the one before:
+ * the narrow one may run before or after `wide` in a layer); `first`: as nests returned.
+ */
+function alike(rep: Int32Array, wide: number[], narrowSame: boolean[], first: number): boolean {
+  for (let j = 2; j < narrowSame.length; j++) {
+    if (narrowSame[j]! && !same(rep, wide, first + j - 1) && !same(rep, wide, first + j)) return false;
+  }
+  return true;
 }
