@@ -165,13 +165,22 @@ export function chooseMarker(
   // alternates two stretches; one of some layers only, MoeGatingTopK, has fewer). Among them, and when no token
   // repeats a stretch, the rule below.
   const rep = reps[0];
+  const periods = new Periods(rep);
   // Before all: the tokens that put each chain of the largest rewrite in a layer of its own (a token at the end of
   // each layer is nearer the next layer's chain than its own, and puts two chains in one layer).
+  // Each token looked at costs a pass over the chain's sites here and one over every site below (distanceSum): at
+  // most 64 steps' worth in all, in order of first occurrence, so a step of many candidates and a rewrite of many
+  // sites (made so: 100,000 kernels four times each and 50,000 sites took three minutes) cannot make this quadratic.
+  // The candidates of a real step cost a small part of it; those past it are not candidates.
+  const perToken = chainSites.length + sites.length;
+  let looked = 0;
   const layersOf = new Map<number, number>();
   let mostLayers = 0;
   for (const [t, p0] of positions[0]) {
     const c = p0.length;
     if (c < 2 || c > maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
+    looked += perToken;
+    if (looked > 64 * (reps[0].length + reps[1].length)) break;
     const seen = new Set<number>();
     for (const site of chainSites) seen.add(layerOf(p0, site.start, site.end)!);
     layersOf.set(t, seen.size);
@@ -181,7 +190,7 @@ export function chooseMarker(
   let mostEqual = 0;
   for (const [t, p0] of positions[0]) {
     if (p0.length < 3 || layersOf.get(t) !== mostLayers) continue;
-    const equal = equalStretches(rep, p0);
+    const equal = equalStretches(periods, p0);
     equalOf.set(t, equal);
     mostEqual = Math.max(mostEqual, equal);
   }
@@ -210,7 +219,7 @@ export function chooseMarker(
   // A kernel of every layer where the one found runs in some layers only (the MoE layers of a dense-then-MoE model,
   // when the largest rewrite is of those layers and so has fewer sites than the model has layers): see nests, alike.
   const narrow = positions[0].get(best)!;
-  const narrowSame = narrow.map((_, j) => same(rep, narrow, j));
+  const narrowSame = narrow.map((_, j) => same(periods, narrow, j));
   let wide: number | null = null;
   let wideEqual = equalOf.get(best) ?? 0;
   let wideScore = Number.POSITIVE_INFINITY;
@@ -225,11 +234,11 @@ export function chooseMarker(
     if (first < 0) continue;
     work += 2 * (p0[c - 1]! - p0[0]!);
     if (work > 64 * rep.length) break;
-    if (!alike(rep, p0, narrowSame, first)) continue;
+    if (!alike(periods, p0, narrowSame, first)) continue;
     const seen = new Set<number>();
     for (const site of chainSites) seen.add(layerOf(p0, site.start, site.end)!);
     if (seen.size !== mostLayers) continue;
-    const equal = equalStretches(rep, p0);
+    const equal = equalStretches(periods, p0);
     if (equal < wideEqual) continue;
     const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
     if (wide === null || equal > wideEqual || score < wideScore || (score === wideScore && texts[t]! < texts[wide]!)) {
@@ -247,19 +256,55 @@ export function chooseMarker(
  * The stretches between consecutive positions `p` of a marker in `rep` that repeat the stretch before them kernel for
  * kernel (see the top of this file).
  */
-function equalStretches(rep: Int32Array, p: number[]): number {
+function equalStretches(rep: Periods, p: number[]): number {
   let equal = 0;
   for (let i = 2; i < p.length; i++) if (same(rep, p, i)) equal++;
   return equal;
 }
 
 /** Whether the stretch from p[i-1] to p[i] repeats the one before it kernel for kernel (false for i < 2 or past p). */
-function same(rep: Int32Array, p: number[], i: number): boolean {
+function same(rep: Periods, p: number[], i: number): boolean {
   if (i < 2 || i >= p.length) return false;
   const g = p[i]! - p[i - 1]!;
-  if (g !== p[i - 1]! - p[i - 2]!) return false;
-  for (let j = 0; j < g; j++) if (rep[p[i - 1]! + j] !== rep[p[i - 2]! + j]) return false;
-  return true;
+  return g === p[i - 1]! - p[i - 2]! && rep.repeats(p[i - 1]!, g);
+}
+
+/** The periods whose repeats are told by their marks (Periods) at most: 4 bytes a kernel of the step each. */
+const MARKED_PERIODS = 16;
+
+/**
+ * A step, and whether a stretch of it repeats the one right before it. Kernel by kernel at first; a period whose
+ * comparisons have cost as much as the step is long gets marks instead (how many kernels before each position
+ * differ from the one a period earlier), and its stretches are then told at once. A step of one block of distinct
+ * kernels repeated (made so) has every kernel a candidate whose stretches repeat for the whole block: compared
+ * kernel by kernel, a block of 100,000 kernels four times was 2 × 10^10 comparisons, half a minute.
+ */
+class Periods {
+  private readonly cost = new Map<number, number>();
+  private readonly marks = new Map<number, Int32Array>();
+
+  constructor(readonly rep: Int32Array) {}
+
+  /** Whether rep[a, a + g) repeats rep[a - g, a) (a ≥ g, a + g ≤ its length). */
+  repeats(a: number, g: number): boolean {
+    const rep = this.rep;
+    const m = this.marks.get(g) ?? this.marked(g);
+    if (m !== null) return m[a + g]! === m[a]!;
+    for (let j = 0; j < g; j++) if (rep[a + j] !== rep[a - g + j]) return false;
+    return true;
+  }
+
+  /** The marks of period g, made once its comparisons have cost the step's length (up to MARKED_PERIODS); else null. */
+  private marked(g: number): Int32Array | null {
+    const spent = (this.cost.get(g) ?? 0) + g;
+    this.cost.set(g, spent);
+    if (spent < this.rep.length || this.marks.size >= MARKED_PERIODS) return null;
+    const rep = this.rep;
+    const m = new Int32Array(rep.length + 1);
+    for (let x = 0; x < rep.length; x++) m[x + 1] = m[x]! + (x >= g && rep[x] !== rep[x - g] ? 1 : 0);
+    this.marks.set(g, m);
+    return m;
+  }
 }
 
 /**
@@ -294,7 +339,7 @@ function nests(wide: number[], narrow: number[]): number {
  * `wide` over the same layers (its stretch that ends in the layer of narrow's stretch's end, or the one before:
  * the narrow one may run before or after `wide` in a layer); `first`: as nests returned.
  */
-function alike(rep: Int32Array, wide: number[], narrowSame: boolean[], first: number): boolean {
+function alike(rep: Periods, wide: number[], narrowSame: boolean[], first: number): boolean {
   for (let j = 2; j < narrowSame.length; j++) {
     if (narrowSame[j]! && !same(rep, wide, first + j - 1) && !same(rep, wide, first + j)) return false;
   }
