@@ -2,7 +2,7 @@
 // the number of groups, folds the rows after the first 50 into a <details> table, and says how many it left out,
 // with figures that still add up to the totals.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,5 +90,32 @@ describe('Markdown diff of thousands of groups with long hostile names', () => {
     const r = await kprof(['diff', small, pr, '--by', 'name', '--format', 'markdown', '--top', '40']);
     expect(r.stdout).not.toContain('<details>');
     expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);
+  });
+});
+
+describe('Markdown diff whose lists fill the comment before the folded rows', () => {
+  /** Two ranks: every group halved on rank 0 only, so each is listed as changed differently across ranks. */
+  function side(name: string, pr: boolean): string {
+    for (const rank of [0, 1]) {
+      const dir = join(tmp, name, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      const rows = Array.from({ length: 600 }, (_, i) => `1,${hostile(i)},T,AI_CORE,1\n`.repeat(pr && rank === 0 ? 1 : 2));
+      writeFileSync(join(dir, 'kernel_details.csv'), HEADER + rows.join(''));
+    }
+    return join(tmp, name);
+  }
+
+  it('writes no <details> that holds no group, and says where the folded rows are', async () => {
+    const r = await kprof(['diff', side('lists-base', false), side('lists-pr', true), '--by', 'name', '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    const md = r.stdout;
+    expect(md.length).toBeLessThan(MARKDOWN_LIMIT);
+    expect(md).toContain('**Changed differently across ranks');
+    // The folded rows do not fit after that list: the table's row of them points to JSON and HTML, with no fold
+    // that opened on their sum alone (`<details><summary>550 more groups</summary>` over one `(and 550 more …)` row).
+    const lines = md.split('\n');
+    expect(lines.find((l) => /^\| \(\d[\d,]* more groups/.test(l))).toMatch(/^\| \([\d,]+ more groups: all of them in --format json or html\) \|/);
+    expect(md).not.toContain('<details>');
+    expect(md).not.toContain('in the table below');
   });
 });

@@ -202,19 +202,24 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   list(disagreeTitle(d), disagreementLines(d, code));
   list(UNEVEN_TITLE, unevenStepLines(d, code));
 
+  // The folded rows that fit below the table; when none does, the table's row of them says where they are, and no
+  // `<details>` is written (one that opened on no group but the same sum again).
+  const body: string[] = [];
+  for (const r of folded) {
+    const l = line(rowCells(r));
+    if (l.length + 1 > budget) break;
+    body.push(l);
+    budget -= l.length + 1;
+  }
   const out = [...top, tableHead];
   for (const l of rowLines) out.push(l);
-  if (folded.length > 0) out.push(line(sumCells(foldRows(d, folded, view.sides), `(${plural(folded.length, 'more group')}, in the table below)`)));
+  if (folded.length > 0) {
+    const where = body.length > 0 ? ', in the table below)' : ': all of them in --format json or html)';
+    out.push(line(sumCells(foldRows(d, folded, view.sides), `(${plural(folded.length, 'more group')}${where}`)));
+  }
   if (othersText !== null) out.push(othersText);
   out.push(totalLine, '');
-  if (folded.length > 0) {
-    const body: string[] = [];
-    for (const r of folded) {
-      const l = line(rowCells(r));
-      if (l.length + 1 > budget) break;
-      body.push(l);
-      budget -= l.length + 1;
-    }
+  if (body.length > 0) {
     const rest = folded.slice(body.length);
     if (rest.length > 0)
       body.push(line(sumCells(foldRows(d, rest, view.sides), `(and ${plural(rest.length, 'more group')}: all of them in --format json or html)`)));
