@@ -4,7 +4,7 @@ import { foldRows, viewDiff, type Diff, type DiffOthers, type DiffRow, type Diff
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH } from '../../util/inputText.js';
-import { markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
+import { MARKDOWN_LIMIT, markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { labelled, rewritesMarkdown } from './rewrites.js';
@@ -85,11 +85,8 @@ function stepsNote(u: UnevenSteps): string {
  */
 export const DIFF_MARKDOWN_MARKER = '<!-- kprof:diff -->';
 
-/**
- * GitHub's limit on a comment (and on a pull request's description), in characters: a Markdown diff never
- * exceeds it, whatever the number of groups. Measured in UTF-16 code units, never fewer than characters.
- */
-export const MARKDOWN_LIMIT = 65_536;
+/** GitHub's limit on a comment: a Markdown diff never exceeds it, whatever the number of groups. */
+export { MARKDOWN_LIMIT };
 
 /** Rows in the Markdown diff's table; the rows after them are folded into a `<details>` table below it. */
 export const MARKDOWN_TABLE_ROWS = 50;
