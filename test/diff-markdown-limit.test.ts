@@ -119,3 +119,31 @@ describe('Markdown diff whose lists fill the comment before the folded rows', ()
     expect(md).not.toContain('in the table below');
   });
 });
+
+describe('Markdown diff whose list of uneven steps is cut', () => {
+  /** Two ranks of two steps: on rank 0 every group is halved in step 2 only (steps differ, ranks differ). */
+  function side(name: string, pr: boolean): string {
+    for (const rank of [0, 1]) {
+      const dir = join(tmp, name, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      const rows = [1, 2].flatMap((step) =>
+        Array.from({ length: 600 }, (_, i) => `${step},${hostile(i)},T,AI_CORE,1\n`.repeat(pr && rank === 0 && step === 2 ? 1 : 2)),
+      );
+      writeFileSync(join(dir, 'kernel_details.csv'), HEADER + rows.join(''));
+    }
+    return join(tmp, name);
+  }
+
+  it('counts the lines it cut apart from the groups the list had already left out', async () => {
+    const r = await kprof(['diff', side('steps-base', false), side('steps-pr', true), '--by', 'name', '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);
+    const lines = r.stdout.split('\n');
+    const title = lines.findIndex((l) => l.startsWith('**Changed differently across steps'));
+    expect(title).toBeGreaterThan(0);
+    const list = lines.slice(title + 2, lines.indexOf('', title + 2));
+    const shown = list.filter((l) => l.startsWith('- `')).length;
+    // The first 20 groups have a line each (one rank); the other 580 were one line saying so, which is no line.
+    expect(list.at(-1)).toBe(`- and ${20 - shown} more lines; and 580 more groups (all of them in --format json)`);
+  });
+});

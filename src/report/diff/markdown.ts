@@ -188,12 +188,18 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const lists: string[] = [];
   const list = (title: string, items: string[]): void => {
     if (items.length === 0) return;
+    // A list of the first groups ends with how many more groups it left out (`and 180 more groups (…)`): that
+    // line is no line of the list, and ends the count of those cut here (`and 160 more lines; and 180 more groups`).
+    const last = items[items.length - 1]!;
+    const tail = last.startsWith('and ') ? last : null;
+    const own = tail === null ? items : items.slice(0, -1);
     const f = fitted(
-      items.map((l) => `- ${l}`),
-      budget - title.length - 8,
-      (n) => `- and ${plural(n, 'more line')} (all of them in --format json)`,
+      own.map((l) => `- ${l}`),
+      budget - title.length - 8 - (tail?.length ?? 0),
+      (n) => `- and ${plural(n, 'more line')}${tail === null ? ' (all of them in --format json)' : `; ${tail}`}`,
     );
-    budget -= f.used + title.length + 8;
+    if (tail !== null && f.lines.length === own.length) f.lines.push(`- ${tail}`);
+    budget -= f.used + title.length + 8 + (tail?.length ?? 0);
     lists.push(`**${title}**`, '', ...f.lines, '');
   };
   list(disagreeTitle(d), disagreementLines(d, code));
