@@ -179,10 +179,14 @@ export function majorityText(x: RankDisagreement): string {
   return x.status;
 }
 
-/** One line per row whose change is not the same on every rank: in status or in size. */
+/**
+ * One line per row whose change is not the same on every rank (in status or in size), for the first groups in
+ * row order; then how many more there are.
+ */
 export function disagreementLines(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
   const ps = perStep(d) || d.ranksPerStep ? ' per step' : '';
-  return disagreeing(d).map((r) => {
+  const rows = disagreeing(d);
+  const lines = rows.slice(0, MAX_DISAGREE_GROUPS).map((r) => {
     const m = r.rankMajority;
     const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
     // Ranks of one change in one item (`ranks 100, 102, …, 400 -5 (-20.0%): 25 → 20`); past 8 changes, counted.
@@ -195,7 +199,15 @@ export function disagreementLines(d: Diff, code: (s: string, max?: number) => st
     const ranks = [...items.slice(0, 8), ...(items.length > 8 ? [`and ${plural(items.length - 8, 'other change')}`] : [])].join(', ');
     return `${code(label(d, r))}: ${most}; ${ranks}`;
   });
+  const more = rows.length - MAX_DISAGREE_GROUPS;
+  return more > 0 ? [...lines, `and ${plural(more, 'more group')} (all of them in --format json)`] : lines;
 }
+
+/**
+ * How many groups the text formats list under "Changed differently across ranks" (a rank that ran another
+ * model, or lost its layers, makes every group differ there: thousands of lines); JSON has them all.
+ */
+export const MAX_DISAGREE_GROUPS = 20;
 
 /** Steps that show the same change, in words: `-56 in 2 of 4 steps (52, 53: 224 → 168)`. */
 export function stepGroupText(changes: StepChange[], of: number): string {
