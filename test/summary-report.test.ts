@@ -117,7 +117,9 @@ describe('summary Markdown of many groups', () => {
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('| '));
     const groups = lines.filter((l) => l.startsWith('| `k'));
     const more = lines.find((l) => l.startsWith('| ('))!;
-    expect(more).toMatch(new RegExp(`^\\| \\(${(3000 - groups.length).toLocaleString('en-US')} more groups: all of them in --format json, csv or html\\) \\|`));
+    expect(more).toMatch(
+      new RegExp(`^\\| \\(${(3000 - groups.length).toLocaleString('en-US')} more groups: all of them in --format json, csv or html\\) \\|`),
+    );
     const count = (l: string): number => Number(l.split('|')[2]!.replace(/[*,\s]/g, ''));
     expect([...groups, more].reduce((n, l) => n + count(l), 0)).toBe(3000);
     expect(count(lines.at(-1)!)).toBe(3000);

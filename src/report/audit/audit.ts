@@ -126,9 +126,7 @@ function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string)
         chains += s.count;
         ticks += s.ticks;
       }
-      lines.push(
-        `${item}and ${plural(rest.length, 'more site')}: ${plural(chains, 'chain')}, ${fmtUs(us(ticks))} (--format json lists every site)`,
-      );
+      lines.push(`${item}and ${plural(rest.length, 'more site')}: ${plural(chains, 'chain')}, ${fmtUs(us(ticks))} (--format json lists every site)`);
     }
   }
   return lines;
