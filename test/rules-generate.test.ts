@@ -455,7 +455,10 @@ describe('kprof rules of many ranks', () => {
         const dir = join(tmp, name, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
         mkdirSync(dir, { recursive: true });
         const cast = !pr || rank === 7 ? '1,Cast,Cast,AI_CORE,1\n2,Cast,Cast,AI_CORE,1\n' : '';
-        writeFileSync(join(dir, 'kernel_details.csv'), `Step Id,Name,Type,Accelerator Core,Duration(us)\n1,Add,Add,AI_CORE,2\n2,Add,Add,AI_CORE,2\n${cast}`);
+        writeFileSync(
+          join(dir, 'kernel_details.csv'),
+          `Step Id,Name,Type,Accelerator Core,Duration(us)\n1,Add,Add,AI_CORE,2\n2,Add,Add,AI_CORE,2\n${cast}`,
+        );
       }
       return join(tmp, name);
     };

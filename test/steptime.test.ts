@@ -342,7 +342,9 @@ describe('summary step time of many ranks', () => {
     // Rank 40 has its row, in rank order, and the first ranks on ties; rank 41 and on do not.
     expect(rows.map((l) => l.split(' ')[0])).toEqual([...Array.from({ length: 31 }, (_, i) => String(i)), '40']);
     expect(rows.at(-1)).toMatch(/^40 +2 +5\.00 ms/);
-    expect(r.stdout).toContain("The 32 of 48 ranks whose median wall span is farthest from the ranks' median have a row; all of them are in --format json.");
+    expect(r.stdout).toContain(
+      "The 32 of 48 ranks whose median wall span is farthest from the ranks' median have a row; all of them are in --format json.",
+    );
   });
 });
 

@@ -168,9 +168,9 @@ function levelsText(levels: RankLevel[], perStep: boolean): string {
   if (levels.length === 0) return 'none';
   const texts = levels.map((l) => levelText(l, perStep));
   if (texts.every((t) => t === texts[0])) return levels.length > 1 ? `${texts[0]} of every rank` : texts[0]!;
-  // The ranks of one level together (`ranks 0–6, 8–46 none; rank 7 52 in every step`), not one item per rank.
+  // The ranks of one level together (`ranks 0–6, 8–46: none; rank 7: 52 in every step`), not one item per rank.
   const alike = new Map<string, string[]>();
-  levels.forEach((l, i) => alike.get(texts[i]!)?.push(l.rank) ?? alike.set(texts[i]!, [l.rank]));
+  for (const [i, l] of levels.entries()) alike.get(texts[i]!)?.push(l.rank) ?? alike.set(texts[i]!, [l.rank]);
   return [...alike].map(([t, ranks]) => `${ranksNamed(ranks)}: ${t}`).join('; ');
 }
 
