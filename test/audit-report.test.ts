@@ -2,9 +2,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../src/analysis/audit/audit.js';
-import { auditJson, auditJsonObject, auditTable } from '../src/report/audit/audit.js';
+import { auditJson, auditJsonObject, auditMarkdown, auditTable, MAX_TEXT_SITES } from '../src/report/audit/audit.js';
 import { CHUNK_CHARS } from '../src/report/json.js';
 import { jsonSafe } from '../src/util/inputText.js';
+import { fmtUs } from '../src/util/format.js';
+import { TICKS_PER_US } from '../src/model/model.js';
 
 /** An audit of one entry with `n` unfused sites, its ranks and files named with text that jsonSafe escapes. */
 function audit(n: number): ProfileAudit {
@@ -84,6 +86,26 @@ describe('auditTable', () => {
     const two = auditTable([{ ...a, kernels: 2, entries: [e, e] }], { all: false, matrix: false }, { color: false });
     expect(two).toContain(', 2 compute kernels; ');
     expect(two).toContain('(2 entries whose kernels never ran are not shown; --all shows them)');
+  });
+});
+
+describe('audit site lists', () => {
+  it('lists the first sites of an entry and counts the rest with their chains and time, in the table and Markdown', () => {
+    // 3,000 sites: a chain unfused in every layer of many ranks was one line per rank and layer, with no end.
+    const a = audit(3000);
+    const view = { all: false, matrix: false };
+    const rest = a.entries[0]!.unfusedSites.slice(MAX_TEXT_SITES);
+    const ticks = rest.reduce((t, s) => t + s.ticks, 0);
+    const more = `and 2,980 more sites: 5,960 chains, ${fmtUs(ticks / TICKS_PER_US)} (--format json lists every site)`;
+    const table = auditTable([a], view, { color: false }).split('\n');
+    expect(table.filter((l) => / at kernel_details\.csv:/.test(l))).toHaveLength(MAX_TEXT_SITES);
+    expect(table).toContain(`  ${more}`);
+    const md = auditMarkdown([a], view).split('\n');
+    expect(md.filter((l) => l.startsWith('  - ') && l.includes('kernel_details.csv'))).toHaveLength(MAX_TEXT_SITES);
+    expect(md).toContain(`  - ${more}`);
+    // A list that fits is whole, with no count line.
+    const few = auditTable([audit(MAX_TEXT_SITES)], view, { color: false });
+    expect(few).not.toContain('more site');
   });
 });
 

@@ -197,6 +197,15 @@ describe('damaged rows are skipped with a file:line warning and counted', () => 
     expect(lines[6]).toBe("kprof: 12 rows could not be read and were skipped (counted in the report's skipped rows).");
     expect(await summaryCounts(path)).toEqual({ rowsRead: 14, kernels: 2, skipped: 12 });
   });
+
+  it('counts thousands of bad rows with a thousands separator, as every count', async () => {
+    const path = join(tmp, 'thousands-bad.csv');
+    const bad = Array.from({ length: 2500 }, (_, i) => `1,k${i},Add,AI_CORE,1736408883704770.000,oops,0,8`);
+    writeFileSync(path, [HEADER, ROW, ...bad, ''].join('\n'));
+    const lines = (await kprof(['summary', path])).stderr.trimEnd().split('\n');
+    expect(lines[5]).toBe('kprof: warning: … and 2,495 more');
+    expect(lines[6]).toBe("kprof: 2,500 rows could not be read and were skipped (counted in the report's skipped rows).");
+  });
 });
 
 describe('odd but valid input is read in full, with no warning', () => {

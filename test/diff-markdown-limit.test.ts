@@ -2,11 +2,12 @@
 // the number of groups, folds the rows after the first 50 into a <details> table, and says how many it left out,
 // with figures that still add up to the totals.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DIFF_MARKDOWN_MARKER, MARKDOWN_LIMIT, MARKDOWN_TABLE_ROWS } from '../src/report/diff/markdown.js';
+import { MAX_DISAGREE_GROUPS } from '../src/report/diff/shared.js';
 import { kprof } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-mdlimit-'));
@@ -90,5 +91,76 @@ describe('Markdown diff of thousands of groups with long hostile names', () => {
     const r = await kprof(['diff', small, pr, '--by', 'name', '--format', 'markdown', '--top', '40']);
     expect(r.stdout).not.toContain('<details>');
     expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);
+  });
+});
+
+describe('Markdown diff of groups that all changed differently across ranks', () => {
+  /** Two ranks: every group halved on rank 0 only, so each is listed as changed differently across ranks. */
+  function side(name: string, pr: boolean): string {
+    for (const rank of [0, 1]) {
+      const dir = join(tmp, name, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      const rows = Array.from({ length: 600 }, (_, i) => `1,${hostile(i)},T,AI_CORE,1\n`.repeat(pr && rank === 0 ? 1 : 2));
+      writeFileSync(join(dir, 'kernel_details.csv'), HEADER + rows.join(''));
+    }
+    return join(tmp, name);
+  }
+
+  it('lists the first 20 groups that changed differently across ranks, then how many more, in every text format', async () => {
+    // Every one of the 600 groups differs across ranks: the table printed 600 lines of them below a --top 5 table.
+    const args = ['diff', side('lists-base', false), side('lists-pr', true), '--by', 'name'];
+    const table = (await kprof([...args, '--top', '5'])).stdout.split('\n');
+    const title = table.findIndex((l) => l.startsWith('* Changed differently across ranks'));
+    const list = table.slice(title + 1, table.indexOf('', title + 1));
+    expect(list).toHaveLength(MAX_DISAGREE_GROUPS + 1);
+    expect(list.at(-1)).toBe('  and 580 more groups (all of them in --format json)');
+    const md = (await kprof([...args, '--format', 'markdown'])).stdout;
+    expect(md).toContain('\n- and 580 more groups (all of them in --format json)\n');
+    const json = JSON.parse((await kprof([...args, '--format', 'json'])).stdout);
+    expect(json.rows.filter((r: { disagreeingRanks: unknown[] }) => r.disagreeingRanks.length > 0)).toHaveLength(600);
+  });
+});
+
+describe('Markdown diff whose list of uneven steps fills the comment', () => {
+  /**
+   * Nine ranks of 12 steps, 60 groups of long names: the base runs each 6 times a step, the PR s times in step s,
+   * so every group's steps differ on every rank, each step its own change (lines of a few hundred characters).
+   */
+  function side(name: string, pr: boolean): string {
+    for (let rank = 0; rank < 9; rank++) {
+      const dir = join(tmp, name, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      const rows: string[] = [];
+      for (let step = 1; step <= 12; step++)
+        for (let i = 0; i < 60; i++) rows.push(`${step},g${String(i).padStart(3, '0')}_${'v'.repeat(100)},T,AI_CORE,1\n`.repeat(pr ? step : 6));
+      writeFileSync(join(dir, 'kernel_details.csv'), HEADER + rows.join(''));
+    }
+    return join(tmp, name);
+  }
+  const diff = async () => {
+    const r = await kprof(['diff', side('steps-base', false), side('steps-pr', true), '--by', 'name', '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);
+    return r.stdout.split('\n');
+  };
+
+  it('counts the lines it cut apart from the groups the list had already left out', async () => {
+    const lines = await diff();
+    const title = lines.findIndex((l) => l.startsWith('**Changed differently across steps'));
+    expect(title).toBeGreaterThan(0);
+    const list = lines.slice(title + 2, lines.indexOf('', title + 2));
+    const shown = list.filter((l) => l.startsWith('- `')).length;
+    // The first 20 groups have 9 lines each (8 ranks, then `and 1 more rank`); the other 40 groups were one line
+    // saying so, which is no line of the list.
+    expect(shown).toBeLessThan(180);
+    expect(list.at(-1)).toBe(`- and ${180 - shown} more lines; and 40 more groups (all of them in --format json)`);
+  });
+
+  it('writes no <details> that holds no group, and says where the folded rows are', async () => {
+    const lines = await diff();
+    // The folded rows do not fit after that list: the table's row of them points to JSON and HTML, with no fold
+    // that opened on their sum alone (`<details><summary>10 more groups</summary>` over one `(and 10 more …)` row).
+    expect(lines).toContain('| (10 more groups: all of them in --format json or html) | 6,480 (6.48 ms) | 7,020 (7.02 ms) | +540 (~) |  |');
+    expect(lines.filter((l) => l.startsWith('<details><summary>') && l.includes('more group'))).toEqual([]);
   });
 });

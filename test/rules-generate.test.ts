@@ -446,3 +446,31 @@ describe.skipIf(!HAS_REAL)('kprof rules on real exports', () => {
     expect(evaluate(profile, null, set).passed).toBe(true);
   });
 });
+
+describe('kprof rules of many ranks', () => {
+  it('names ranks in ranges in labels, comments and the --rank it suggests, not one item per rank', async () => {
+    // 12 ranks; Cast removed on all but rank 7, so rules and comments name ranks 0–6, 8–11.
+    const side = (name: string, pr: boolean): string => {
+      for (let rank = 0; rank < 12; rank++) {
+        const dir = join(tmp, name, `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+        mkdirSync(dir, { recursive: true });
+        const cast = !pr || rank === 7 ? '1,Cast,Cast,AI_CORE,1\n2,Cast,Cast,AI_CORE,1\n' : '';
+        writeFileSync(
+          join(dir, 'kernel_details.csv'),
+          `Step Id,Name,Type,Accelerator Core,Duration(us)\n1,Add,Add,AI_CORE,2\n2,Add,Add,AI_CORE,2\n${cast}`,
+        );
+      }
+      return join(tmp, name);
+    };
+    const base = side('many-base', false);
+    const pr = side('many-pr', true);
+    const r = await kprof(['rules', base, pr, '--rank', '0-11']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('#   kprof check <profile> --rules <this file> --rank 0-11\n');
+    expect(r.stdout).toContain('  # Cast: base 1 in every step of every rank, PR ranks 0–6, 8–11: none; rank 7: 1 in every step');
+    expect(r.stdout).toContain('  - rule: "Cast stays removed on ranks 0–6, 8–11"\n');
+    // The rule's ranks: still lists each, and the file checks the PR.
+    expect(r.stdout).toContain('    ranks: [0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11]\n');
+    expect(r.stdout).not.toMatch(/rank 1 none, rank 2 none/);
+  });
+});

@@ -325,6 +325,29 @@ describe('Markdown diff with step time of many ranks with long names', () => {
   });
 });
 
+describe('summary step time of many ranks', () => {
+  it('gives a row to the ranks farthest from the median, so a slow rank past the first 32 is seen', async () => {
+    // 48 ranks of 2 steps; rank 40's steps take 5 ms, every other rank's 1 ms.
+    const head = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n';
+    for (let rank = 0; rank < 48; rank++) {
+      const dir = join(tmp, 'straggler', `rank_${rank}_ascend_pt`, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(dir, { recursive: true });
+      const span = rank === 40 ? 5000 : 1000;
+      writeFileSync(join(dir, 'kernel_details.csv'), `${head}1,a,A,AI_CORE,0,${span}\n2,a,A,AI_CORE,10000,${span}\n`);
+    }
+    const r = await kprof(['summary', join(tmp, 'straggler'), '--step-time']);
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split('\n').filter((l) => /^\d+ +2 /.test(l));
+    expect(rows).toHaveLength(32);
+    // Rank 40 has its row, in rank order, and the first ranks on ties; rank 41 and on do not.
+    expect(rows.map((l) => l.split(' ')[0])).toEqual([...Array.from({ length: 31 }, (_, i) => String(i)), '40']);
+    expect(rows.at(-1)).toMatch(/^40 +2 +5\.00 ms/);
+    expect(r.stdout).toContain(
+      "The 32 of 48 ranks whose median wall span is farthest from the ranks' median have a row; all of them are in --format json.",
+    );
+  });
+});
+
 describe('summary JSON: step time reads back exactly', () => {
   const snap = (name: string): string => join(tmp, name);
 

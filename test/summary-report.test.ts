@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MARKDOWN_LIMIT } from '../src/report/render.js';
 import { kprof } from './helpers.js';
 
 const MULTI = 'fixtures/formats/multi-rank';
@@ -98,5 +99,32 @@ describe('user group errors', () => {
     const byCore = await withGroups('AI_CORE: [RmsNorm]\n', ['--by', 'core']);
     expect(byCore.stderr).toMatch(/group "AI_CORE" is named like a --by core key/);
     expect((await withGroups('casts: [Cast]\n')).code).toBe(0);
+  });
+});
+
+describe('summary Markdown of many groups', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'kprof-summd-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('stays under the comment limit: the groups that do not fit are summed in one row, and the rows add up', async () => {
+    // 3,000 names of 200 characters: 700 kB of Markdown, ten times what a pull request comment takes.
+    const file = join(tmp, 'k.csv');
+    const rows = Array.from({ length: 3000 }, (_, i) => `1,k${String(i).padStart(4, '0')}_${'w'.repeat(200)},T,AI_CORE,${1 + (i % 7)}\n`);
+    writeFileSync(file, `Step Id,Name,Type,Accelerator Core,Duration(us)\n${rows.join('')}`);
+    const r = await kprof(['summary', file, '--by', 'name', '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBeLessThan(MARKDOWN_LIMIT);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('| '));
+    const groups = lines.filter((l) => l.startsWith('| `k'));
+    const more = lines.find((l) => l.startsWith('| ('))!;
+    expect(more).toMatch(
+      new RegExp(`^\\| \\(${(3000 - groups.length).toLocaleString('en-US')} more groups: all of them in --format json, csv or html\\) \\|`),
+    );
+    const count = (l: string): number => Number(l.split('|')[2]!.replace(/[*,\s]/g, ''));
+    expect([...groups, more].reduce((n, l) => n + count(l), 0)).toBe(3000);
+    expect(count(lines.at(-1)!)).toBe(3000);
+    // A few groups are whole, as before.
+    const few = await kprof(['summary', file, '--by', 'name', '--format', 'markdown', '--top', '5']);
+    expect(few.stdout).toContain('| (2,995 more groups) |');
   });
 });

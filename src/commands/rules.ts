@@ -12,6 +12,7 @@ import { emit, type Io } from '../util/io.js';
 import type { Profile, Selection } from '../model/model.js';
 import { chooseBy, DEFAULT_BY, parseCommon, plannedBy, savedSelectionOf, sequencesBy, unreadNote, type CommonFlags } from './options.js';
 import { relPath } from '../util/paths.js';
+import { rankOption } from '../util/format.js';
 import type { Progress } from '../model/progress.js';
 import { planPair, readProfile, type PlannedProfile } from '../input/read.js';
 import { generateRules } from '../rules/generate.js';
@@ -41,7 +42,8 @@ export function parsePercent(flag: string, text: string): number {
 /** The options `kprof check` needs to see the kernels the rules were made from (--steps is in the file). */
 function checkOptions(sel: Selection): string {
   const o: string[] = [];
-  if (sel.ranks) o.push(`--rank ${shellWord(sel.ranks.join(','))}`);
+  // Runs of ranks as ranges (`--rank 0-6,8-46`), as the messages that suggest a --rank write them.
+  if (sel.ranks) o.push(`--rank ${shellWord(rankOption(sel.ranks, Number.POSITIVE_INFINITY) ?? sel.ranks.join(','))}`);
   if (sel.cores) o.push(`--core ${shellWord(sel.cores.join(','))}`);
   if (sel.match) o.push(`--match ${shellWord(sel.match.source)}`);
   if (sel.exclude) o.push(`--exclude ${shellWord(sel.exclude.source)}`);

@@ -168,9 +168,21 @@ export function summaryStepTimeBlock(st: StepTimeSummary, q: (s: string) => stri
     first,
     ...trace.map((t) => t ?? '-'),
   ];
-  const listed = st.ranks.slice(0, RANK_ROWS);
+  // With many ranks, those whose median span is farthest from the ranks' median have a row, in rank order (a
+  // straggler is the rank to see; the first by id on ties); all of them are in JSON.
+  const medians = new Map(st.ranks.map((r) => [r, r.spans.length > 0 ? median(r.spans.map((s) => s.ticks)) : null]));
+  const known = [...medians.values()].filter((m): m is number => m !== null);
+  const mid = known.length > 0 ? median(known) : 0;
+  const away = (r: RankStepTime): number => {
+    const m = medians.get(r);
+    return m === null || m === undefined ? -1 : Math.abs(m - mid);
+  };
+  const kept = new Set([...st.ranks].sort((a, b) => away(b) - away(a)).slice(0, RANK_ROWS));
+  const listed = st.ranks.filter((r) => kept.has(r));
   if (listed.length < st.ranks.length)
-    notes.push(`The first ${RANK_ROWS} of ${fmtCount(st.ranks.length)} ranks have a row; all of them are in --format json.`);
+    notes.push(
+      `The ${RANK_ROWS} of ${fmtCount(st.ranks.length)} ranks whose median wall span is farthest from the ranks' median have a row; all of them are in --format json.`,
+    );
   const body = listed.map((r) =>
     line(
       q(r.rank),

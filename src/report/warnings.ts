@@ -1,6 +1,7 @@
 // Row-level warnings on stderr: the first few with file:line (line 0: a JSON file, whose message says the byte), then a count. Stdout stays parseable.
 
 import type { RowWarning } from '../model/model.js';
+import { fmtCount, plural } from '../util/format.js';
 import { relPath } from '../util/paths.js';
 import { githubAnnotation } from './failure.js';
 import { escaped, oneLine } from './render.js';
@@ -46,10 +47,10 @@ export function warningLines(warnings: RowWarning[], total: number, skipped: num
           ).trimEnd()
         : `kprof: warning: ${escaped(relPath(w.file))}${w.line > 0 ? `:${w.line}` : ''}: ${oneLine(w.message)}`,
     );
-  if (total > lines.length) lines.push(`kprof: warning: ${of}… and ${total - lines.length} more`);
+  if (total > lines.length) lines.push(`kprof: warning: ${of}… and ${fmtCount(total - lines.length)} more`);
   if (skipped > 0)
     lines.push(
-      `kprof: ${of}${skipped} row${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (${inReport ? "counted in the report's skipped rows" : 'the CSV report has no field for them'}).`,
+      `kprof: ${of}${plural(skipped, 'row')} could not be read and ${skipped === 1 ? 'was' : 'were'} skipped (${inReport ? "counted in the report's skipped rows" : 'the CSV report has no field for them'}).`,
     );
   return `${lines.join('\n')}\n`;
 }

@@ -31,7 +31,7 @@ import {
   type Summary,
   type UserGroup,
 } from '../model/model.js';
-import { fmtCount, fmtSignedPct, fmtUs, NO_RANK_ID, plural, settled, stepCountsText } from '../util/format.js';
+import { fmtCount, fmtSignedPct, fmtUs, plural, rankIdsText, ranksNamed, settled, stepCountsText } from '../util/format.js';
 import { CELL_WIDTH, escaped as shown, jsonSafe, inQuotes } from '../util/inputText.js';
 import { inputError, usageError } from '../util/errors.js';
 import { MAX_TEXT_FILE_BYTES } from '../aggregate/userGroups.js';
@@ -155,9 +155,12 @@ function levelText(l: { min: number; max: number }, perStep: boolean): string {
   return `${fmtCount(l.min)} to ${fmtCount(l.max)} ${perStep ? 'in a step' : 'in total'}`;
 }
 
-/** Rank ids for a label or a comment, the rank of no id as `(no id)` (as reports name it), not `-`. */
+/**
+ * Rank ids for a label or a comment as reports name them: consecutive ids as a range, of many the first and the
+ * last (`0–6, 8–46`; `ranks:` lists each), the rank of no id as `(no id)`, not `-`.
+ */
 function rankList(ranks: readonly string[]): string {
-  return ranks.map((r) => (r === NO_RANK_ID ? '(no id)' : r)).join(', ');
+  return rankIdsText(ranks);
 }
 
 /** The levels of all ranks: one text when they agree, else rank by rank. */
@@ -165,7 +168,10 @@ function levelsText(levels: RankLevel[], perStep: boolean): string {
   if (levels.length === 0) return 'none';
   const texts = levels.map((l) => levelText(l, perStep));
   if (texts.every((t) => t === texts[0])) return levels.length > 1 ? `${texts[0]} of every rank` : texts[0]!;
-  return levels.map((l, i) => `rank ${rankList([l.rank])} ${texts[i]}`).join(', ');
+  // The ranks of one level together (`ranks 0–6, 8–46: none; rank 7: 52 in every step`), not one item per rank.
+  const alike = new Map<string, string[]>();
+  for (const [i, l] of levels.entries()) alike.get(texts[i]!)?.push(l.rank) ?? alike.set(texts[i]!, [l.rank]);
+  return [...alike].map(([t, ranks]) => `${ranksNamed(ranks)}: ${t}`).join('; ');
 }
 
 /**
@@ -527,7 +533,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: candidates.length === 0 ? notes : [],
         lines: [
-          `  - rule: ${yamlString(`${said(r.key)} runs${sometimes.length < prRanks.length ? ` on rank${sometimes.length === 1 ? '' : 's'} ${sometimes.join(', ')}` : ''}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} runs${sometimes.length < prRanks.length ? ` on rank${sometimes.length === 1 ? '' : 's'} ${rankList(sometimes)}` : ''}`)}`,
           `    ${field(r)}`,
           '    present: true',
           ...ranksLine(sometimes, prRanks),
@@ -553,7 +559,7 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
       candidates.push({
         notes: first(),
         lines: [
-          `  - rule: ${yamlString(`${said(r.key)} stays removed on rank${gone.length === 1 ? '' : 's'} ${gone.join(', ')}`)}`,
+          `  - rule: ${yamlString(`${said(r.key)} stays removed on rank${gone.length === 1 ? '' : 's'} ${rankList(gone)}`)}`,
           `    ${field(r)}`,
           '    absent: true',
           ...ranksLine(gone, prRanks),

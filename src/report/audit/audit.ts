@@ -97,19 +97,36 @@ function rows(a: ProfileAudit, view: AuditView, code: (x: string) => string): st
 const HEAD = ['entry', 'status', 'fused', 'fused µs', 'unfused chains', 'unfused µs'];
 const ALIGN = ['left', 'left', 'right', 'right', 'right', 'right'] as const;
 
-/** The lines naming where each entry's unfused chain ran. */
+/**
+ * Most unfused sites listed per entry in the table and Markdown (a site is a rank and layer: a chain unfused in
+ * every layer of 64 ranks is thousands); the rest are counted with their chains and time, and JSON lists all.
+ */
+export const MAX_TEXT_SITES = 20;
+
+/** The lines naming where each entry's unfused chain ran: the first MAX_TEXT_SITES sites, then the rest counted. */
 function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string): string[] {
   const lines: string[] = [];
+  const item = bullet === '' ? '  ' : '  - ';
   for (const e of a.entries) {
     if (e.unfusedSites.length === 0) continue;
     lines.push(
       `${bullet}${text(e.entry.id)} (${e.status === 'fallback' ? 'fused elsewhere' : 'never fused'}): ${phaseText(e)}; unfused chain ran at`,
     );
-    for (const s of e.unfusedSites) {
+    for (const s of e.unfusedSites.slice(0, MAX_TEXT_SITES)) {
       lines.push(
-        `${bullet === '' ? '  ' : '  - '}${siteText(s, text)}: ${fmtCount(s.count)} chain${s.count === 1 ? '' : 's'}, ${fmtUs(us(s.ticks))}` +
+        `${item}${siteText(s, text)}: ${fmtCount(s.count)} chain${s.count === 1 ? '' : 's'}, ${fmtUs(us(s.ticks))}` +
           `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''} at ${citation(s, text)}: ${(s.types ?? []).map(text).join(' ')}`,
       );
+    }
+    const rest = e.unfusedSites.slice(MAX_TEXT_SITES);
+    if (rest.length > 0) {
+      let chains = 0;
+      let ticks = 0;
+      for (const s of rest) {
+        chains += s.count;
+        ticks += s.ticks;
+      }
+      lines.push(`${item}and ${plural(rest.length, 'more site')}: ${plural(chains, 'chain')}, ${fmtUs(us(ticks))} (--format json lists every site)`);
     }
   }
   return lines;

@@ -4,7 +4,7 @@ import { foldRows, viewDiff, type Diff, type DiffOthers, type DiffRow, type Diff
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH } from '../../util/inputText.js';
-import { markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
+import { MARKDOWN_LIMIT, markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { labelled, rewritesMarkdown } from './rewrites.js';
@@ -85,11 +85,8 @@ function stepsNote(u: UnevenSteps): string {
  */
 export const DIFF_MARKDOWN_MARKER = '<!-- kprof:diff -->';
 
-/**
- * GitHub's limit on a comment (and on a pull request's description), in characters: a Markdown diff never
- * exceeds it, whatever the number of groups. Measured in UTF-16 code units, never fewer than characters.
- */
-export const MARKDOWN_LIMIT = 65_536;
+/** GitHub's limit on a comment: a Markdown diff never exceeds it, whatever the number of groups. */
+export { MARKDOWN_LIMIT };
 
 /** Rows in the Markdown diff's table; the rows after them are folded into a `<details>` table below it. */
 export const MARKDOWN_TABLE_ROWS = 50;
@@ -191,30 +188,41 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const lists: string[] = [];
   const list = (title: string, items: string[]): void => {
     if (items.length === 0) return;
+    // A list of the first groups ends with how many more groups it left out (`and 180 more groups (…)`): that
+    // line is no line of the list, and ends the count of those cut here (`and 160 more lines; and 180 more groups`).
+    const last = items[items.length - 1]!;
+    const tail = last.startsWith('and ') ? last : null;
+    const own = tail === null ? items : items.slice(0, -1);
     const f = fitted(
-      items.map((l) => `- ${l}`),
-      budget - title.length - 8,
-      (n) => `- and ${plural(n, 'more line')} (all of them in --format json)`,
+      own.map((l) => `- ${l}`),
+      budget - title.length - 8 - (tail?.length ?? 0),
+      (n) => `- and ${plural(n, 'more line')}${tail === null ? ' (all of them in --format json)' : `; ${tail}`}`,
     );
-    budget -= f.used + title.length + 8;
+    if (tail !== null && f.lines.length === own.length) f.lines.push(`- ${tail}`);
+    budget -= f.used + title.length + 8 + (tail?.length ?? 0);
     lists.push(`**${title}**`, '', ...f.lines, '');
   };
   list(disagreeTitle(d), disagreementLines(d, code));
   list(UNEVEN_TITLE, unevenStepLines(d, code));
 
+  // The folded rows that fit below the table; when none does, the table's row of them says where they are, and no
+  // `<details>` is written (one that opened on no group but the same sum again).
+  const body: string[] = [];
+  for (const r of folded) {
+    const l = line(rowCells(r));
+    if (l.length + 1 > budget) break;
+    body.push(l);
+    budget -= l.length + 1;
+  }
   const out = [...top, tableHead];
   for (const l of rowLines) out.push(l);
-  if (folded.length > 0) out.push(line(sumCells(foldRows(d, folded, view.sides), `(${plural(folded.length, 'more group')}, in the table below)`)));
+  if (folded.length > 0) {
+    const where = body.length > 0 ? ', in the table below)' : ': all of them in --format json or html)';
+    out.push(line(sumCells(foldRows(d, folded, view.sides), `(${plural(folded.length, 'more group')}${where}`)));
+  }
   if (othersText !== null) out.push(othersText);
   out.push(totalLine, '');
-  if (folded.length > 0) {
-    const body: string[] = [];
-    for (const r of folded) {
-      const l = line(rowCells(r));
-      if (l.length + 1 > budget) break;
-      body.push(l);
-      budget -= l.length + 1;
-    }
+  if (body.length > 0) {
     const rest = folded.slice(body.length);
     if (rest.length > 0)
       body.push(line(sumCells(foldRows(d, rest, view.sides), `(and ${plural(rest.length, 'more group')}: all of them in --format json or html)`)));

@@ -158,13 +158,8 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
   return out;
 }
 
-export function disagreeing(d: Diff): DiffRow[] {
-  return d.rows.filter((r) => r.disagreeingRanks.length > 0);
-}
-
-export function uneven(d: Diff): DiffRow[] {
-  return d.rows.filter((r) => r.unevenSteps.length > 0);
-}
+export const disagreeing = (d: Diff): DiffRow[] => d.rows.filter((r) => r.disagreeingRanks.length > 0);
+export const uneven = (d: Diff): DiffRow[] => d.rows.filter((r) => r.unevenSteps.length > 0);
 
 /** A rank's change in words: `removed (-4)`, `same`, `-112 per step (-50.0%)`. */
 export function changeText(x: RankDisagreement, ps: string): string {
@@ -179,10 +174,11 @@ export function majorityText(x: RankDisagreement): string {
   return x.status;
 }
 
-/** One line per row whose change is not the same on every rank: in status or in size. */
+/** One line per row whose change is not the same on every rank (in status or size), for the first groups. */
 export function disagreementLines(d: Diff, code: (s: string, max?: number) => string = clipped): string[] {
   const ps = perStep(d) || d.ranksPerStep ? ' per step' : '';
-  return disagreeing(d).map((r) => {
+  const rows = disagreeing(d);
+  const lines = rows.slice(0, MAX_DISAGREE_GROUPS).map((r) => {
     const m = r.rankMajority;
     const most = m !== null ? `${majorityText(m.change)} on ${m.ranks} of ${r.ranksCompared} ranks` : 'ranks differ';
     // Ranks of one change in one item (`ranks 100, 102, …, 400 -5 (-20.0%): 25 → 20`); past 8 changes, counted.
@@ -195,6 +191,8 @@ export function disagreementLines(d: Diff, code: (s: string, max?: number) => st
     const ranks = [...items.slice(0, 8), ...(items.length > 8 ? [`and ${plural(items.length - 8, 'other change')}`] : [])].join(', ');
     return `${code(label(d, r))}: ${most}; ${ranks}`;
   });
+  const more = rows.length - MAX_DISAGREE_GROUPS;
+  return more > 0 ? [...lines, `and ${plural(more, 'more group')} (all of them in --format json)`] : lines;
 }
 
 /** Steps that show the same change, in words: `-56 in 2 of 4 steps (52, 53: 224 → 168)`. */
@@ -218,13 +216,14 @@ export function unevenText(u: UnevenSteps, code: (s: string) => string): string 
   return `${u.rank === '-' ? 'steps differ' : `${ranksNamed([u.rank], code)} steps differ`}: ${parts.join('; ')}`;
 }
 
-/** How many groups the text formats list under "Changed differently across steps"; JSON has them all. */
+/**
+ * How many groups the text formats list under "Changed differently across ranks" and "… steps" (a rank that lost
+ * its layers makes every group differ: thousands of lines), then how many more; JSON has them all.
+ */
+export const MAX_DISAGREE_GROUPS = 20;
 export const MAX_UNEVEN_GROUPS = 20;
 
-/**
- * One line per row and rank whose change is not the same in every step (counts of each step, PR vs base), for
- * the first groups in row order; then how many more there are.
- */
+/** One line per row and rank whose change is not the same in every step (PR vs base), for the first groups. */
 export function unevenStepLines(d: Diff, code: (s: string) => string = clipped): string[] {
   const rows = uneven(d);
   const lines = rows.slice(0, MAX_UNEVEN_GROUPS).flatMap((r) => {
