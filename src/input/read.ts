@@ -345,12 +345,12 @@ function duplicateRank(a: RankData, b: RankData): never {
   const where = (r: RankData): string => r.snapshot?.path ?? r.files[0]?.path ?? '(input)';
   if (where(a) === where(b)) {
     throw inputError(
-      `${where(a)}: given twice (rank ${a.rank === '-' ? '(no id)' : shown(a.rank)} would be counted twice). Pass each summary JSON once, alone or in one folder.`,
+      `${where(a)}: given twice (${ranksNamed([a.rank], shown)} would be counted twice). Pass each summary JSON once, alone or in one folder.`,
     );
   }
   const unknown = a.rank === '-' ? ' (a rank of unknown id: the profile it was made from had no profiler_info or rank in its folder name)' : '';
   throw inputError(
-    `rank ${a.rank === '-' ? '(no id)' : shown(a.rank)} is in both ${where(a)} and ${where(b)}${unknown}. Expected each rank in one summary JSON only: ` +
+    `${ranksNamed([a.rank], shown)} is in both ${where(a)} and ${where(b)}${unknown}. Expected each rank in one summary JSON only: ` +
       `leave one of the files out (a copy, or the summary of a node made twice), or summarise each node's own ranks with --rank.`,
   );
 }

@@ -492,19 +492,23 @@ export function mdCell(s: string): string {
 }
 
 /**
- * A GFM table. Its delimiter row has one cell per heading, whatever `align` holds (a column it does not name is
- * left-aligned): GFM shows no table at all where the two rows differ in cells.
- */
-/**
  * GitHub's limit on a comment (and on a pull request's description), in characters: no Markdown report of a
  * command that lists groups exceeds it. Measured in UTF-16 code units, never fewer than characters.
  */
 export const MARKDOWN_LIMIT = 65_536;
 
+/** One row of a GFM table (its cells escaped by mdCell), without its line break. */
+export function markdownRow(cells: string[]): string {
+  return `| ${cells.map(mdCell).join(' | ')} |`;
+}
+
+/**
+ * A GFM table. Its delimiter row has one cell per heading, whatever `align` holds (a column it does not name is
+ * left-aligned): GFM shows no table at all where the two rows differ in cells.
+ */
 export function markdownTable(head: string[], rows: string[][], align: Align[]): string {
-  const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
   const rule = `|${head.map((_, i) => (align[i] === 'right' ? '---:' : ':---')).join('|')}|`;
-  return [line(head), rule, ...rows.map(line)].join('\n');
+  return [markdownRow(head), rule, ...rows.map(markdownRow)].join('\n');
 }
 
 /**

@@ -35,9 +35,12 @@ export function errorCode(e: unknown): string {
   return e instanceof Error && 'code' in e ? String(e.code) : '';
 }
 
-/** `dir/`, `dir/.` or `dir/..`: a path that names a folder, whatever is there, never a file to write. */
+/** The end of `dir/`, `dir/.` or `dir/..`: a path that names a folder, whatever is there, never a file to write. */
+const FOLDER_END = /\/\.{0,2}$/;
+
+/** Does the path name a folder by its end (FOLDER_END)? */
 export function endsAsFolder(path: string): boolean {
-  return /\/\.{0,2}$/.test(path);
+  return FOLDER_END.test(path);
 }
 
 /**
@@ -45,7 +48,7 @@ export function endsAsFolder(path: string): boolean {
  * (`base.json/r.md`), or its folder does not exist.
  */
 function noFolder(path: string): string {
-  const end = /\/\.{0,2}$/.exec(path);
+  const end = FOLDER_END.exec(path);
   if (end !== null) return `it ends in "${end[0]}", so it names a folder, not a file`;
   for (let d = dirname(path); dirname(d) !== d; d = dirname(d)) {
     try {

@@ -13,6 +13,7 @@ import { excerpt } from '../../util/inputText.js';
 import { noteInput } from '../../util/io.js';
 import { noteCollectionFolder } from '../../util/collections.js';
 import { relPath } from '../../util/paths.js';
+import { ranksNamed } from '../../util/format.js';
 import type { RowWarning } from '../../model/model.js';
 import { fsError, missingPathError, onDisk, specialKindOf } from '../../util/files.js';
 import { checkRegular, readSmall } from '../bytes/whole.js';
@@ -223,7 +224,7 @@ let unreadTexts = new Set<string>();
 
 /** The end of a note of a rank folder not read: `rank 3 left out`, `rank (no id) left out` (no `rank -`). */
 function rankLeftOut(rank: string): string {
-  return `rank ${rank === '-' ? '(no id)' : rank} left out`;
+  return `${ranksNamed([rank])} left out`;
 }
 
 /** A note of a profile folder or file that is not read. */

@@ -4,7 +4,7 @@
 import type { RuleResult, Verdict } from '../../rules/model.js';
 import { fmtCount, plural } from '../../util/format.js';
 import { WHOLE } from '../../util/inputText.js';
-import { markdownTable, mdCell, type Align } from '../render.js';
+import { markdownTable, markdownRow, type Align } from '../render.js';
 import {
   boundText,
   exact,
@@ -53,7 +53,7 @@ export function checkMarkdown(v: Verdict, ctx: CheckContext): string {
   const top = `${head}\n\n${what}\n\n${readLine(ctx)}\n\n`;
   const end = `\n\n**${verdictLine(v)}**\n`;
   // Each row is one line of the table: it grows by the line and its break.
-  const rowLength = (cells: string[]): number => `| ${cells.map(mdCell).join(' | ')} |`.length + 1;
+  const rowLength = (cells: string[]): number => markdownRow(cells).length + 1;
   const fixed = top.length + markdownTable(HEAD, [], ALIGN).length + end.length;
   const lengths = rows.map(rowLength);
   if (fixed + lengths.reduce((n, x) => n + x, 0) <= CHECK_MARKDOWN_LIMIT) return `${top}${markdownTable(HEAD, rows, ALIGN)}${end}`;

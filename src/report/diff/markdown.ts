@@ -4,7 +4,7 @@ import { foldRows, viewDiff, type Diff, type DiffOthers, type DiffRow, type Diff
 import { fmtCount, fmtSignedCount, fmtSignedUs, fmtUs, fmtUsShort, listed, plural } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH } from '../../util/inputText.js';
-import { MARKDOWN_LIMIT, markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
+import { MARKDOWN_LIMIT, markdownRow, markdownTable, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, diffStepTimeBlock } from '../stepTime.js';
 import { groupHeading } from '../summary/shared.js';
 import { labelled, rewritesMarkdown } from './rewrites.js';
@@ -118,7 +118,7 @@ export function diffMarkdown(d: Diff, view: DiffView): string {
   const ps = perStep(d) ? ' per step' : '';
   const head = [groupHeading(d.groupBy, d.rows), `base${ps}`, `PR${ps}`, 'Δ', 'note'];
   const align: Align[] = ['left', 'right', 'right', 'right', 'left'];
-  const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
+  const line = markdownRow;
   // The first rows' names kept apart (clippedApart): those are the ones the table shows.
   const names = new Map(
     clippedApart(

@@ -5,7 +5,7 @@ import type { Summary } from '../../model/model.js';
 import { fmtCount, fmtUs, plural, ticksToUs } from '../../util/format.js';
 import { clippedApart } from '../../util/apart.js';
 import { CELL_WIDTH, WHOLE } from '../../util/inputText.js';
-import { MARKDOWN_LIMIT, markdownTable, mdCell, mdCode, mdCodeOf, type Align } from '../render.js';
+import { MARKDOWN_LIMIT, markdownTable, markdownRow, mdCode, mdCodeOf, type Align } from '../render.js';
 import { blockMarkdown, summaryStepTimeBlock } from '../stepTime.js';
 import { fmtShare, groupHeading, hasPerStep, perStepHeading, perStepText, rows, share, totalsLine, type SummaryView } from './shared.js';
 
@@ -56,7 +56,7 @@ export function summaryMarkdown(s: Summary, view: SummaryView): string {
   const end = `\n\n${totalsLine(s, md)}. Source: ${plural(s.files.length, 'file')}, grouped by ${s.groupBy}${s.selection ? `, ${md(s.selection, WHOLE)}` : ''}.\n${stepTime}`;
   let body = lines(view);
   // Each row is one line of the table: it grows by the line and its break.
-  const rowLength = (cells: string[]): number => `| ${cells.map(mdCell).join(' | ')} |`.length + 1;
+  const rowLength = (cells: string[]): number => markdownRow(cells).length + 1;
   const fixed = markdownTable(head, [total], align).length + end.length;
   let size = fixed;
   for (const b of body) size += rowLength(b);
