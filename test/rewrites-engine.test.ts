@@ -70,6 +70,19 @@ describe('lanes', () => {
       expect(noneText(r, (x) => x)).toMatch(/^The steps do not align: the most frequent steps of the two sides differ in \d+ places/);
     }
   });
+  test('kernels swapped in every layer (each change undone over the steps): no rewrite, so no layer marker looked for', () => {
+    // Each layer runs the same kernels on both sides, two of them in the other order: the PR runs every chain as
+    // often as the base, so the steps do not align; M and H run once a layer on both sides, markers a search finds.
+    const layers = (swapped: boolean): string[] =>
+      Array.from({ length: 60 }, (_, l) => ['M', ...(swapped ? [`B${l % 30}`, `A${l % 30}`] : [`A${l % 30}`, `B${l % 30}`]), 'H']).flat();
+    const base = seq({ 0: { 2: { 1: layers(false), 2: layers(false) } } });
+    const pr = seq({ 0: { 2: { 1: layers(true), 2: layers(true) } } });
+    const r = findRewrites(base, pr);
+    expect(r.rewrites).toEqual([]);
+    expect(r.notes.some((n) => n.kind === 'unaligned')).toBe(true);
+    expect(r.marker).toBeNull();
+    expect(findRewrites(base, pr, { layerMarker: 'H' }).marker).toEqual({ token: 'H', auto: false });
+  });
   test('one change in each of many layers is not taken for unrelated runs', () => {
     const layers = (n: number, fused: boolean): string[] =>
       Array.from({ length: n }, (_, l) => ['M', ...(fused ? ['F'] : ['A', 'B', 'C']), `L${l % 7}`, 'H']).flat();
@@ -79,6 +92,7 @@ describe('lanes', () => {
     );
     expect(r.notes.some((n) => n.kind === 'unaligned')).toBe(false);
     expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['A', 'B', 'C'], ['F'], 120]]);
+    expect(r.marker).not.toBeNull();
   });
   test('a single kernel removed on 60 ranks of 64: the 4 that kept it are its sites not fused, in every layer', () => {
     const step = (cast: boolean) => [0, 1, 2, 3].flatMap((l) => ['M', 'A', ...(cast ? ['Cast'] : []), 'B', 'Cast', `L${l}`]);

@@ -648,10 +648,17 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   }));
   keyed.sort((x, y) => y.size - x.size || cmp(x.removed, y.removed) || cmp(x.added, y.added));
   const ordered = keyed.map((k) => k.f);
-  const marker = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
-  if (opts.layerMarker !== null && marker === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
+  // The marker places the listed rewrites' chains in layers: found when first asked for (an automatic one is a
+  // search over the first lane's steps, wasted on differences none of which is listed: steps that do not align).
+  let found: Marker | null | undefined;
+  const markerOf = (): Marker | null => {
+    if (found === undefined) found = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
+    return found;
+  };
+  if (opts.layerMarker !== null && markerOf() === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
+    const marker = markerOf();
     if (marker === null) return [];
     return entry(markerCache[sideIndex], shape, () => markerPositions(sides[sideIndex].tokens[shape]!, marker.id));
   };
@@ -716,7 +723,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const notFused = unfused.map(({ at, site }) => ({ ...site, layer: layerIn(at.markers, at.start, at.end, phase) })).sort(byPlace);
     let layers: number[] | null = null;
     let layerCount: number | null = null;
-    if (marker !== null) {
+    if (markerOf() !== null) {
       const set = new Set<number>();
       for (const { markers, start, end } of baseSites) {
         layerCount = Math.max(layerCount ?? 0, markers.length);
@@ -776,6 +783,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       cmp(x.added.join('\u0000'), y.added.join('\u0000')),
   );
 
+  // The marker of the listed rewrites, or the one given (--layer-marker); none found for none listed.
+  const marker = rewrites.length > 0 || opts.layerMarker !== null ? markerOf() : null;
   return {
     by: base.by,
     lanes,
@@ -1187,6 +1196,13 @@ function copySites(occ: number[], m: number): Site[] {
   return out;
 }
 
+/** A layer marker: its token, and whether it was found automatically (and splits the step into equal layers). */
+interface Marker {
+  id: number;
+  auto: boolean;
+  equal?: boolean;
+}
+
 function findMarker(
   sides: [Side, Side],
   scans: Scans,
@@ -1194,7 +1210,7 @@ function findMarker(
   forming: Forming[],
   opts: RewriteOptions,
   texts: string[],
-): { id: number; auto: boolean; equal?: boolean } | null {
+): Marker | null {
   if (opts.layerMarker !== null) {
     const id = texts.indexOf(opts.layerMarker);
     // A marker that is in neither profile leaves the rewrites without layers; the caller says so.
