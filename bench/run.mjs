@@ -1,6 +1,6 @@
 // `npm run bench`: kprof against the tools people compare it with, on a generated profile pair of real size.
 //
-//   node bench/run.mjs [--size-mb 250] [--runs 3] [--only kprof,node,startup,python,pandas,duckdb]
+//   node bench/run.mjs [--size-mb 250] [--runs 3] [--only kprof,node,startup,c,python,pandas,duckdb]
 //   node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]   (the scale cases: see bench/scale.mjs)
 //
 // It writes two large kernel_details.csv (base and PR) into a temporary folder by replicating the steps of a
@@ -13,6 +13,8 @@
 //   kprof audit (PR)   `kprof audit PR`: the fusion catalogue against the PR's kernel sequence
 //   node     Node reading the same bytes and nothing else (readSync into a 4 MiB buffer): the floor; and
 //            `node group-by`, the least a JavaScript reader does (count and sum by Type, a thread a file: NODE_GROUP_BY)
+//   c        `C group-by`: the same in plain C (bench/cgroup.c, compiled with `cc -O2` when the machine has one), a
+//            thread a file: what a native reader costs here
 //   startup  `node -e 0` and `kprof --version`: what each costs before reading (the ratio past start-up is printed)
 //   python   Python's csv module grouping by Type (count and sum of Duration(us)), both files
 //   pandas   pandas.read_csv(usecols) + groupby, with the first Python that can import pandas: python3 on PATH,
@@ -49,7 +51,7 @@ function args() {
     else if (a[i] === '--scale') opt.scale = true;
     else {
       process.stderr.write(
-        `bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,startup,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]\n`,
+        `bench: unknown argument ${a[i]}\nusage: node bench/run.mjs [--size-mb N] [--runs N] [--only kprof,node,startup,c,python,pandas,duckdb]\n       node bench/run.mjs --scale [--only comm,names,grid,steps,ranks,2gb]\n`,
       );
       process.exit(2);
     }
@@ -441,6 +443,13 @@ async function main() {
       const script = writeScript('node_group.mjs', NODE_GROUP_BY);
       contenders.push({ name: 'node group-by', groups: true, run: () => measure(process.execPath, [script, base, pr]) });
     }
+    // A native reader's floor (bench/cgroup.c, compiled here with the machine's C compiler), checked like the others.
+    if (want('c')) {
+      const exe = join(dir, 'cgroup');
+      const cc = spawnSync('cc', ['-O2', '-o', exe, join(ROOT, 'bench/cgroup.c'), '-lpthread'], { encoding: 'utf8' });
+      if (cc.status === 0) contenders.push({ name: 'C group-by', groups: true, run: () => measure(exe, [base, pr]) });
+      else notes.push(`C group-by: not compiled (${cc.error ? 'no C compiler: cc not found' : `cc exited ${cc.status}`}), not measured`);
+    }
     if (want('python')) {
       if (py) {
         contenders.push({ name: 'python csv', groups: true, run: () => measure(py, [writeScript('csv_group.py', PY_CSV), base, pr]) });
@@ -556,6 +565,16 @@ async function main() {
           `  ${pad('node group-by / node read (JavaScript floor)', 44)} ${pad((g / med.get('node read only')).toFixed(2), 6, true)}×\n`,
         );
         process.stdout.write(`  ${pad('kprof / node group-by', 44)} ${pad((k / g).toFixed(2), 6, true)}×\n`);
+      }
+      if (med.has('C group-by') && med.has('node read only')) {
+        // A native reader's floor: what the goal against the bare read leaves to any reader of these files here.
+        const c = med.get('C group-by');
+        process.stdout.write(`  ${pad('C group-by / node read (native floor)', 44)} ${pad((c / med.get('node read only')).toFixed(2), 6, true)}×\n`);
+        if (med.has('node start-up'))
+          process.stdout.write(
+            `  ${pad("  with Node's start-up added", 44)} ${pad(((c + med.get('node start-up')) / med.get('node read only')).toFixed(2), 6, true)}×\n`,
+          );
+        process.stdout.write(`  ${pad('kprof / C group-by', 44)} ${pad((k / c).toFixed(2), 6, true)}×\n`);
       }
       if (med.has('kprof --rewrites off') && med.has('kprof diff')) {
         // Run i of each ran one after the other: the median of the ratios run by run, which the machine's drift
