@@ -90,7 +90,7 @@
     (local $n i32) (local $s i32) (local $v v128) (local $c i32) (local $y i32)
     (local $r i32) (local $k i32) (local $x i32) (local $blk i32) (local $bm i64) (local $lim i32)
     (local $qm i64) (local $cm i64) (local $lm i64) (local $bx i64) (local $in i64) (local $sep i64) (local $lo i64)
-    (local $below i64) (local $prev i64) (local $bad i64)
+    (local $below i64) (local $prev i64) (local $bad i64) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
     (global.set $nl (i32.const 0))
     ;; No block yet: the first unquoted cell loads the one at p.
     (local.set $blk (i32.sub (local.get $p) (i32.const 64)))
@@ -181,22 +181,15 @@
     (local.set $sep (i64.const 1))
     (loop $block
       (if (i32.ge_u (local.get $blk) (local.get $end)) (then (return (i32.const -1))))
-      (local.set $v (v128.load align=1 (local.get $blk)))
-      (local.set $qm (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))))
-      (local.set $cm (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))))
-      (local.set $lm (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
-      (local.set $v (v128.load align=1 (i32.add (local.get $blk) (i32.const 16))))
-      (local.set $qm (i64.or (local.get $qm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 16))))
-      (local.set $cm (i64.or (local.get $cm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 16))))
-      (local.set $lm (i64.or (local.get $lm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 16))))
-      (local.set $v (v128.load align=1 (i32.add (local.get $blk) (i32.const 32))))
-      (local.set $qm (i64.or (local.get $qm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 32))))
-      (local.set $cm (i64.or (local.get $cm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 32))))
-      (local.set $lm (i64.or (local.get $lm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 32))))
-      (local.set $v (v128.load align=1 (i32.add (local.get $blk) (i32.const 48))))
-      (local.set $qm (i64.or (local.get $qm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 48))))
-      (local.set $cm (i64.or (local.get $cm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 48))))
-      (local.set $lm (i64.or (local.get $lm) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 48))))
+      (local.set $v0 (v128.load align=1 (local.get $blk)))
+      (local.set $v1 (v128.load offset=16 align=1 (local.get $blk)))
+      (local.set $v2 (v128.load offset=32 align=1 (local.get $blk)))
+      (local.set $v3 (v128.load offset=48 align=1 (local.get $blk)))
+      (local.set $cm (i64.or (i64.or (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 16))) (i64.or (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 32)) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 48)))))
+      (local.set $qm (i64.const 0))
+      (if (v128.any_true (v128.or (v128.or (i8x16.eq (local.get $v0) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v1) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))) (v128.or (i8x16.eq (local.get $v2) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v3) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))) (then (local.set $qm (i64.or (i64.or (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 16))) (i64.or (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 32)) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 48)))))))
+      (local.set $lm (i64.const 0))
+      (if (v128.any_true (v128.or (v128.or (i8x16.eq (local.get $v0) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)) (i8x16.eq (local.get $v1) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))) (v128.or (i8x16.eq (local.get $v2) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)) (i8x16.eq (local.get $v3) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))) (then (local.set $lm (i64.or (i64.or (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 16))) (i64.or (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 32)) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 48)))))))
       (if (i64.eqz (i64.or (local.get $qm) (local.get $in)))
         (then
           ;; No quote and none open: the commas before the first line feed, if any.
@@ -231,30 +224,26 @@
           (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
           (local.set $below (i64.shr_u (i64.xor (local.get $lo) (i64.sub (local.get $lo) (i64.const 1))) (i64.const 1)))))
       ;; Quotes out of place (before the record's end): openings after other than a comma or quote, closings before
-      ;; other than a quote, comma or line feed (the byte after the block decides for its last bit).
+      ;; other than a quote, comma or line feed. A closing quote on the block's last bit, or before a CR, is left to
+      ;; the loop below, which looks at the bytes after it.
       (local.set $prev (i64.or (i64.shl (local.get $bx) (i64.const 1)) (i64.and (local.get $in) (i64.const 1))))
-      (local.set $c (i32.load8_u offset=64 (local.get $blk)))
       (local.set $bad (i64.and (local.get $below) (i64.or
         (i64.and (i64.and (local.get $bx) (i64.xor (local.get $prev) (i64.const -1)))
           (i64.xor (i64.or (i64.shl (i64.or (local.get $cm) (local.get $qm)) (i64.const 1)) (local.get $sep)) (i64.const -1)))
         (i64.and (i64.and (local.get $prev) (i64.xor (local.get $bx) (i64.const -1)))
-          (i64.xor
-            (i64.or
-              (i64.shr_u (i64.or (i64.or (local.get $cm) (local.get $qm)) (local.get $lm)) (i64.const 1))
-              (select (i64.const 0x8000000000000000) (i64.const 0)
-                (i32.or (i32.or (i32.eq (local.get $c) (i32.const 44)) (i32.eq (local.get $c) (i32.const 34)))
-                  (i32.eq (local.get $c) (i32.const 10)))))
-            (i64.const -1))))))
-      ;; Of those, a closing quote before a CR and a line feed is in place; anything else is not.
+          (i64.xor (i64.shr_u (i64.or (i64.or (local.get $cm) (local.get $qm)) (local.get $lm)) (i64.const 1)) (i64.const -1))))))
+      ;; Of those, a closing quote before a comma, quote or line feed, or a CR and a line feed, is in place; an
+      ;; opening one, or anything else after a closing one, is not.
       (block $placed
         (loop $each
           (br_if $placed (i64.eqz (local.get $bad)))
           (local.set $y (i32.add (local.get $blk) (i32.wrap_i64 (i64.ctz (local.get $bad)))))
-          (if (i32.or
-                (i64.eqz (i64.and (i64.and (local.get $bad) (i64.sub (i64.const 0) (local.get $bad))) (local.get $prev)))
-                (i32.or
-                  (i32.ne (i32.load8_u offset=1 (local.get $y)) (i32.const 13))
-                  (i32.ne (i32.load8_u offset=2 (local.get $y)) (i32.const 10))))
+          (if (i64.eqz (i64.and (i64.and (local.get $bad) (i64.sub (i64.const 0) (local.get $bad))) (local.get $prev)))
+            (then (return (i32.const -2))))
+          (local.set $c (i32.load8_u offset=1 (local.get $y)))
+          (if (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 44)) (i32.eq (local.get $c) (i32.const 34)))
+                (i32.or (i32.eq (local.get $c) (i32.const 10))
+                  (i32.and (i32.eq (local.get $c) (i32.const 13)) (i32.eq (i32.load8_u offset=2 (local.get $y)) (i32.const 10))))))
             (then (return (i32.const -2))))
           (local.set $bad (i64.and (local.get $bad) (i64.sub (local.get $bad) (i64.const 1))))
           (br $each)))
