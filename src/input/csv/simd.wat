@@ -90,7 +90,7 @@
     (local $n i32) (local $s i32) (local $v v128) (local $c i32) (local $y i32)
     (local $r i32) (local $k i32) (local $x i32) (local $blk i32) (local $bm i64) (local $lim i32)
     (local $qm i64) (local $cm i64) (local $lm i64) (local $bx i64) (local $in i64) (local $sep i64) (local $lo i64)
-    (local $below i64) (local $prev i64) (local $bad i64) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+    (local $below i64) (local $cq i64) (local $bad i64) (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
     (global.set $nl (i32.const 0))
     ;; No block yet: the first unquoted cell loads the one at p.
     (local.set $blk (i32.sub (local.get $p) (i32.const 64)))
@@ -223,22 +223,21 @@
           (local.set $x (i32.add (local.get $blk) (i32.wrap_i64 (i64.ctz (local.get $lo)))))
           (if (i32.ge_u (local.get $x) (local.get $end)) (then (return (i32.const -1))))
           (local.set $below (i64.shr_u (i64.xor (local.get $lo) (i64.sub (local.get $lo) (i64.const 1))) (i64.const 1)))))
-      ;; Quotes out of place (before the record's end): openings after other than a comma or quote, closings before
-      ;; other than a quote, comma or line feed. A closing quote on the block's last bit, or before a CR, is left to
-      ;; the loop below, which looks at the bytes after it.
-      (local.set $prev (i64.or (i64.shl (local.get $bx) (i64.const 1)) (i64.and (local.get $in) (i64.const 1))))
-      (local.set $bad (i64.and (local.get $below) (i64.or
-        (i64.and (i64.and (local.get $bx) (i64.xor (local.get $prev) (i64.const -1)))
-          (i64.xor (i64.or (i64.shl (i64.or (local.get $cm) (local.get $qm)) (i64.const 1)) (local.get $sep)) (i64.const -1)))
-        (i64.and (i64.and (local.get $prev) (i64.xor (local.get $bx) (i64.const -1)))
-          (i64.xor (i64.shr_u (i64.or (i64.or (local.get $cm) (local.get $qm)) (local.get $lm)) (i64.const 1)) (i64.const -1))))))
+      ;; Quotes out of place (before the record's end): each quote opens (inside X) or closes (outside it); an
+      ;; opening one must follow a comma or a quote (sep: for the block's first bit), a closing one come before a
+      ;; comma, a quote or a line feed. A closing quote on the block's last bit, or before a CR, is left to the loop
+      ;; below, which looks at the bytes after it.
+      (local.set $cq (i64.or (local.get $cm) (local.get $qm)))
+      (local.set $bad (i64.and (i64.and (local.get $below) (local.get $qm)) (i64.xor (i64.const -1) (i64.or
+        (i64.and (local.get $bx) (i64.or (i64.shl (local.get $cq) (i64.const 1)) (local.get $sep)))
+        (i64.and (i64.xor (local.get $bx) (i64.const -1)) (i64.shr_u (i64.or (local.get $cq) (local.get $lm)) (i64.const 1)))))))
       ;; Of those, a closing quote before a comma, quote or line feed, or a CR and a line feed, is in place; an
       ;; opening one, or anything else after a closing one, is not.
       (block $placed
         (loop $each
           (br_if $placed (i64.eqz (local.get $bad)))
           (local.set $y (i32.add (local.get $blk) (i32.wrap_i64 (i64.ctz (local.get $bad)))))
-          (if (i64.eqz (i64.and (i64.and (local.get $bad) (i64.sub (i64.const 0) (local.get $bad))) (local.get $prev)))
+          (if (i64.ne (i64.and (i64.and (local.get $bad) (i64.sub (i64.const 0) (local.get $bad))) (local.get $bx)) (i64.const 0))
             (then (return (i32.const -2))))
           (local.set $c (i32.load8_u offset=1 (local.get $y)))
           (if (i32.eqz (i32.or (i32.or (i32.eq (local.get $c) (i32.const 44)) (i32.eq (local.get $c) (i32.const 34)))
@@ -257,7 +256,7 @@
           (i32.store (i32.const {{META_LINES}}) (i32.add (global.get $nl) (i32.const 1)))
           (return (i32.add (local.get $x) (i32.const 1)))))
       (local.set $in (i64.shr_s (local.get $bx) (i64.const 63)))
-      (local.set $sep (i64.shr_u (i64.or (local.get $cm) (local.get $qm)) (i64.const 63)))
+      (local.set $sep (i64.shr_u (local.get $cq) (i64.const 63)))
       (local.set $blk (i32.add (local.get $blk) (i32.const 64)))
       (br $block))
     (unreachable))
