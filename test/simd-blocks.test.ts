@@ -31,9 +31,15 @@ const cell = fc.oneof(
   {
     weight: 6,
     arbitrary: fc
-      .array(fc.oneof(fc.constantFrom(',', '\n', '\r\n', '""', '""""', 'a', '1,4096,1024', ';'), fc.nat(70).map((k) => 'y'.repeat(k))), {
-        maxLength: 6,
-      })
+      .array(
+        fc.oneof(
+          fc.constantFrom(',', '\n', '\r\n', '""', '""""', 'a', '1,4096,1024', ';'),
+          fc.nat(70).map((k) => 'y'.repeat(k)),
+        ),
+        {
+          maxLength: 6,
+        },
+      )
       .map((parts) => `"${parts.join('')}"`),
   },
   { weight: 1, arbitrary: fc.constantFrom('""', '""""', '""""""', '"""375815680"""', '"""1,4096,1024"""', '"\n"') },
