@@ -185,11 +185,45 @@
       (local.set $v1 (v128.load offset=16 align=1 (local.get $blk)))
       (local.set $v2 (v128.load offset=32 align=1 (local.get $blk)))
       (local.set $v3 (v128.load offset=48 align=1 (local.get $blk)))
-      (local.set $cm (i64.or (i64.or (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 16))) (i64.or (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 32)) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 48)))))
+      (local.set $cm
+        (i64.or
+          (i64.or
+            (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44))))
+            (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 16)))
+          (i64.or
+            (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 32))
+            (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))) (i64.const 48)))))
+      ;; Quotes and line feeds: their masks only when the block has any.
       (local.set $qm (i64.const 0))
-      (if (v128.any_true (v128.or (v128.or (i8x16.eq (local.get $v0) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v1) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))) (v128.or (i8x16.eq (local.get $v2) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)) (i8x16.eq (local.get $v3) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))) (then (local.set $qm (i64.or (i64.or (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 16))) (i64.or (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 32)) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 48)))))))
+      (if (v128.any_true (v128.or
+            (v128.or (i8x16.eq (local.get $v0) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+              (i8x16.eq (local.get $v1) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))
+            (v128.or (i8x16.eq (local.get $v2) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+              (i8x16.eq (local.get $v3) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))))
+        (then
+          (local.set $qm
+            (i64.or
+              (i64.or
+                (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 16)))
+              (i64.or
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 32))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34)))) (i64.const 48)))))))
       (local.set $lm (i64.const 0))
-      (if (v128.any_true (v128.or (v128.or (i8x16.eq (local.get $v0) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)) (i8x16.eq (local.get $v1) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))) (v128.or (i8x16.eq (local.get $v2) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)) (i8x16.eq (local.get $v3) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))) (then (local.set $lm (i64.or (i64.or (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 16))) (i64.or (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 32)) (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 48)))))))
+      (if (v128.any_true (v128.or
+            (v128.or (i8x16.eq (local.get $v0) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))
+              (i8x16.eq (local.get $v1) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))
+            (v128.or (i8x16.eq (local.get $v2) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))
+              (i8x16.eq (local.get $v3) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))))
+        (then
+          (local.set $lm
+            (i64.or
+              (i64.or
+                (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 16)))
+              (i64.or
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 32))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))) (i64.const 48)))))))
       (if (i64.eqz (i64.or (local.get $qm) (local.get $in)))
         (then
           ;; No quote and none open: the commas before the first line feed, if any.
