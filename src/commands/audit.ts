@@ -11,12 +11,14 @@ import { readText } from '../aggregate/userGroups.js';
 import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { readProfile } from '../input/read.js';
-import { orderedWithStepsText } from '../input/formats/registry.js';
+import { orderedWithStepsText, passKernelTable } from '../input/formats/registry.js';
+import { noTypesWhy } from '../analysis/rewrites/noTypes.js';
 import type { Progress } from '../model/progress.js';
 import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, listItems, usageError } from '../util/errors.js';
 import { diskIdentity } from '../util/files.js';
-import { shown, inQuotes } from '../util/inputText.js';
+import { shellWord, shown, inQuotes } from '../util/inputText.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseRanks } from './options.js';
 import { nearest } from '../rules/nearName.js';
@@ -133,6 +135,24 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       throw inputError(
         `${shown(input)}: cannot be audited: ${why}. kprof audit needs the kernels in the order they ran, with a Step Id (${orderedWithStepsText()}).`,
       );
+    // The catalogue names kernel types: a profile without them (a trace, a Level0 export) would show no fusion at all.
+    const untyped = profile.ranks.map((r) => ({ rank: r.rank, why: noTypesWhy(r) }));
+    const first = untyped.find((u) => u.why !== null);
+    if (first !== undefined) {
+      const table = first.why!.includes('Level0')
+        ? 'an export with types (profiler_level Level1 or above)'
+        : `a kernel table with op types (${passKernelTable()})`;
+      // A folder of ranks, some of them with types: the --rank that audits those.
+      const typed = untyped.filter((u) => u.why === null && u.rank !== NO_RANK_ID).map((u) => u.rank);
+      const option = typed.length > 0 ? rankOption(typed) : null;
+      const others =
+        option === null
+          ? ''
+          : ` (${ranksNamed([first.rank], shown)}; --rank ${shellWord(option)} audits the ${typed.length === 1 ? 'rank' : 'ranks'} with types)`;
+      throw inputError(
+        `${shown(input)}: cannot be audited: ${first.why}${others}. The catalogue names kernel types, so no entry would be found whatever ran: audit ${table}.`,
+      );
+    }
     const parts: AuditPart[] = [];
     for (const r of profile.ranks) {
       const stage = stagePhases(r.files);
