@@ -115,11 +115,12 @@ export const MAX_DEPTH = 64;
 export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames = MAX_KEY_NAMES): RankData[] {
   // The byte layer opens it (a FIFO or a device is refused), says it is too large before reading it when its
   // size says so, and unpacks it when gzip.
-  const { bytes } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
+  const { bytes, gzip } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
   if (bytes.length === 0) {
     // Nothing in it tells a summary JSON from a kineto trace (`*.pt.trace.json`, both read as JSON): both are named.
+    // A gzip of no data is not a file of 0 bytes: it says what it unpacks to.
     throw inputError(
-      `${path}: the file is empty (0 bytes); expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace ` +
+      `${path}: ${gzip ? 'the file unpacks to nothing (gzip of 0 bytes of data)' : 'the file is empty (0 bytes)'}; expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace ` +
         `(${chromeTraceNames()}). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
     );
   }
