@@ -30,6 +30,7 @@ function audit(n: number): ProfileAudit {
     phaseSource: 'kernels',
     markers: [{ rank: '0', marker: 'RmsNorm' }],
     kernels: 10 * n,
+    skippedRows: 0,
     entries: [
       {
         entry: {

@@ -20,7 +20,9 @@ import { diskIdentity } from '../util/files.js';
 import { shellWord, shown, inQuotes } from '../util/inputText.js';
 import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { parseRanks } from './options.js';
+import { parseRanks, unreadNote } from './options.js';
+import { warningLines } from '../report/warnings.js';
+import { skippedRowsOf } from '../model/model.js';
 import { nearest } from '../rules/nearName.js';
 
 export interface AuditFlags {
@@ -130,6 +132,15 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       prefer: null,
       stepTime: false,
     });
+    io.stderr(
+      warningLines(
+        profile.ranks.flatMap((r) => r.warnings),
+        profile.ranks.reduce((n, r) => n + r.warningCount, 0),
+        skippedRowsOf(profile.ranks),
+        profiles.length > 1 ? { side: shown(input) } : {},
+      ),
+    );
+    unreadNote([profile], io);
     const why = unauditable(profile.ranks);
     if (why !== null)
       throw inputError(
@@ -162,6 +173,8 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       throw inputError(`${shown(input)}: cannot be audited: no compute kernel with a Step Id. kprof audit needs the kernels of steps.`);
     }
     const audit = auditProfile(input, parts, entries);
+    // Rows that could not be read hold kernels no site counts: said on stderr, and counted in the report.
+    audit.skippedRows = skippedRowsOf(profile.ranks);
     // Each unfused site's first kernel, cited by its row where the rank's kernel table is a CSV of one device.
     for (const r of profile.ranks) {
       if ((r.beside as RecordedRank[]).length !== 1) continue;

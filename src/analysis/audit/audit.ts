@@ -102,6 +102,8 @@ export interface ProfileAudit {
   markers: { rank: string; marker: string | null }[];
   /** Compute kernels looked at (in a step). */
   kernels: number;
+  /** Rows of the profile that could not be read (skipped, and warned of): a kernel there is in no site. */
+  skippedRows: number;
   entries: EntryAudit[];
 }
 
@@ -455,6 +457,7 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
     phaseSource: byStage ? 'stage' : byKernels ? 'kernels' : 'none',
     markers,
     kernels,
+    skippedRows: 0,
     entries: entries.map((entry, k) => {
       const a = acc[k]!;
       const fc = [...a.phases.values()].reduce((n, f) => n + f.fusedCount, 0);

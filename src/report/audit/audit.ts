@@ -59,7 +59,7 @@ export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
     `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${plural(a.ranks.length, 'rank')}, ` +
-    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}; ` +
+    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}${a.skippedRows > 0 ? `, ${plural(a.skippedRows, 'row')} skipped (not read: their kernels are in no site)` : ''}; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
 }
@@ -287,6 +287,7 @@ function auditJsonWith(audits: ProfileAudit[], list: ListOf): AuditJson {
         phase_source: a.phaseSource,
         layer_markers: a.markers,
         kernels: a.kernels,
+        skipped_rows: a.skippedRows,
         entries: list(
           mapped(a.entries, (e) => ({
             id: e.entry.id,
