@@ -31,6 +31,7 @@ function audit(n: number): ProfileAudit {
     markers: [{ rank: '0', marker: 'RmsNorm' }],
     kernels: 10 * n,
     skippedRows: 0,
+    notAudited: { withoutStep: 0, pastLaneLimit: 0 },
     entries: [
       {
         entry: {

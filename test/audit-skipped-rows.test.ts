@@ -1,7 +1,8 @@
 // `kprof audit` says what it could not read, as every other command does: rows skipped (a fused kernel or a chain's
 // kernel in one is in no site) are warned of on stderr with their file and line and counted in the report (the
 // headline; JSON `skipped_rows`), and rank folders with no kernel data are said in a note. It said neither: an
-// audit of a damaged profile read as one of a whole profile.
+// audit of a damaged profile read as one of a whole profile. Kernels read but not audited (an empty Step Id: in no
+// step; past the recorder's lane limit) are counted in the headline and JSON (`not_audited`) likewise.
 
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,5 +55,25 @@ describe('audit of a folder of ranks one of which holds no kernel data', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('rank_7_ascend_pt: no kernel data');
     expect(r.stderr).toContain('rank 7 left out');
+  });
+});
+
+describe('audit of kernels it reads but does not audit', () => {
+  it('counts those with an empty Step Id (in no step) in the headline and JSON', async () => {
+    const r = await kprof(['audit', 'fixtures/bad-empty-step-id', '-q']);
+    expect(r.stdout).toContain('2 compute kernels (and 2 with an empty Step Id, in no step: not audited);');
+    const j = JSON.parse((await kprof(['audit', 'fixtures/bad-empty-step-id', '-q', '--format', 'json'])).stdout) as AuditJson;
+    expect(j.profiles[0]!.not_audited).toEqual({ without_step: 2, past_lane_limit: 0 });
+  });
+
+  it('counts those past the lane limit (4,096 rank and stream lanes)', async () => {
+    const rows = ['Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim'];
+    for (let i = 0; i < 4100; i++) rows.push(`1,${i},n,Add,AI_CORE,${1736408883704643 + i}.000,1.0,0,8`);
+    const file = join(tmp, 'lanes.csv');
+    writeFileSync(file, `${rows.join('\n')}\n`);
+    const j = JSON.parse((await kprof(['audit', file, '-q', '--format', 'json'])).stdout) as AuditJson;
+    expect(j.profiles[0]!.kernels).toBe(4096);
+    expect(j.profiles[0]!.not_audited).toEqual({ without_step: 0, past_lane_limit: 4 });
+    expect((await kprof(['audit', file, '-q'])).stdout).toContain('(and 4 past the 4,096 rank and stream lanes kprof follows: not audited)');
   });
 });

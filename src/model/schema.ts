@@ -647,6 +647,8 @@ export interface AuditJson {
     kernels: number;
     /** Rows of the profile that could not be read (skipped, warned of on stderr). */
     skipped_rows: number;
+    /** Compute kernels read but not audited: with an empty Step Id (in no step), past the recorder's lane limit. */
+    not_audited: { without_step: number; past_lane_limit: number };
     entries: {
       id: string;
       fused_types: string[];

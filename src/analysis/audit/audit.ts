@@ -104,6 +104,8 @@ export interface ProfileAudit {
   kernels: number;
   /** Rows of the profile that could not be read (skipped, and warned of): a kernel there is in no site. */
   skippedRows: number;
+  /** Compute kernels read but not audited: with an empty Step Id (in no step), or past the recorder's lane limit. */
+  notAudited: { withoutStep: number; pastLaneLimit: number };
   entries: EntryAudit[];
 }
 
@@ -458,6 +460,10 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
     markers,
     kernels,
     skippedRows: 0,
+    notAudited: {
+      withoutStep: parts.reduce((n, p) => n + p.seq.stats.withoutStep, 0),
+      pastLaneLimit: parts.reduce((n, p) => n + p.seq.stats.pastLaneLimit, 0),
+    },
     entries: entries.map((entry, k) => {
       const a = acc[k]!;
       const fc = [...a.phases.values()].reduce((n, f) => n + f.fusedCount, 0);

@@ -5,6 +5,7 @@ import type { CatalogueEntry } from '../../analysis/audit/catalogue.js';
 import { chainText } from '../../analysis/audit/catalogue.js';
 import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../../analysis/audit/audit.js';
 import { TICKS_PER_US } from '../../model/model.js';
+import { MAX_LANES } from '../../analysis/rewrites/sequence.js';
 import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
 import { fmtCount, fmtUs, plural, ranksNamed } from '../../util/format.js';
@@ -55,11 +56,20 @@ function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
   return view.all ? a.entries : a.entries.filter((e) => e.status !== 'absent');
 }
 
+/** The compute kernels read but not audited, as the headline says them (nothing when all were). */
+function notAuditedText(a: ProfileAudit): string {
+  const { withoutStep, pastLaneLimit } = a.notAudited;
+  return (
+    (withoutStep > 0 ? ` (and ${fmtCount(withoutStep)} with an empty Step Id, in no step: not audited)` : '') +
+    (pastLaneLimit > 0 ? ` (and ${fmtCount(pastLaneLimit)} past the ${fmtCount(MAX_LANES)} rank and stream lanes kprof follows: not audited)` : '')
+  );
+}
+
 export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
     `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${plural(a.ranks.length, 'rank')}, ` +
-    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}${a.skippedRows > 0 ? `, ${plural(a.skippedRows, 'row')} skipped (not read: their kernels are in no site)` : ''}; ` +
+    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}${notAuditedText(a)}${a.skippedRows > 0 ? `, ${plural(a.skippedRows, 'row')} skipped (not read: their kernels are in no site)` : ''}; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
 }
@@ -288,6 +298,7 @@ function auditJsonWith(audits: ProfileAudit[], list: ListOf): AuditJson {
         layer_markers: a.markers,
         kernels: a.kernels,
         skipped_rows: a.skippedRows,
+        not_audited: { without_step: a.notAudited.withoutStep, past_lane_limit: a.notAudited.pastLaneLimit },
         entries: list(
           mapped(a.entries, (e) => ({
             id: e.entry.id,
