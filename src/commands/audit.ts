@@ -150,7 +150,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
     const untyped = profile.ranks.map((r) => ({ rank: r.rank, why: noTypesWhy(r) }));
     const first = untyped.find((u) => u.why !== null);
     if (first !== undefined) {
-      const table = first.why!.includes('Level0')
+      const table = first.why!.level0
         ? 'an export with types (profiler_level Level1 or above)'
         : `a kernel table with op types (${passKernelTable()})`;
       // A folder of ranks, some of them with types: the --rank that audits those.
@@ -161,7 +161,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
           ? ''
           : ` (${ranksNamed([first.rank], shown)}; --rank ${shellWord(option)} audits the ${typed.length === 1 ? 'rank' : 'ranks'} with types)`;
       throw inputError(
-        `${shown(input)}: cannot be audited: ${first.why}${others}. The catalogue names kernel types, so no entry would be found whatever ran: audit ${table}.`,
+        `${shown(input)}: cannot be audited: ${first.why!.text}${others}. The catalogue names kernel types, so no entry would be found whatever ran: audit ${table}.`,
       );
     }
     const parts: AuditPart[] = [];

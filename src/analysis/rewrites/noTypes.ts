@@ -12,20 +12,26 @@ import type { RecordedRank } from './recorderSink.js';
 /** The Type every compute kernel of a Level0 export has. */
 export const NO_TYPE = 'N/A';
 
-/** Why the rank has no kernel types (the file, and what it lacks), or null when it has them. */
-export function noTypesWhy(rank: Pick<RankData, 'files' | 'snapshot' | 'beside'>): string | null {
+/** Why a rank has no kernel types: the file and what it lacks; `level0` when it has the column, N/A throughout. */
+export interface NoTypes {
+  text: string;
+  level0: boolean;
+}
+
+/** Why the rank has no kernel types, or null when it has them. */
+export function noTypesWhy(rank: Pick<RankData, 'files' | 'snapshot' | 'beside'>): NoTypes | null {
   if (rank.snapshot !== null) return null;
   const file = rank.files[0];
   if (file === undefined) return null;
   if (rank.files.every((f) => formatOf(f.format).answers.types === 'no')) {
-    return `${file.path} is ${formatOf(file.format).naming.title}, which names its kernels only (no op types)`;
+    return { text: `${file.path} is ${formatOf(file.format).naming.title}, which names its kernels only (no op types)`, level0: false };
   }
   const parts = rank.beside as RecordedRank[] | undefined;
   if (parts === undefined || parts.length === 0) return null;
   // Tokens by type: every kernel type the sequence holds (communication kernels are not in it).
   const tokens = parts.flatMap((p) => (p.seq.by === 'type' ? p.seq.tokens : []));
   if (tokens.length > 0 && tokens.every((t) => t === NO_TYPE)) {
-    return `${file.path} has no kernel types (Type is N/A for every compute kernel: a Level0 export writes none)`;
+    return { text: `${file.path} has no kernel types (Type is N/A for every compute kernel: a Level0 export writes none)`, level0: true };
   }
   return null;
 }

@@ -65,8 +65,10 @@ export function requireSequence(rule: Rule, rank: RankData): void {
         ? `the rule (fused: ${rule.check.entry}) looks for the catalogue entry's kernel types in the order the kernels ran`
         : 'the rule counts a chain of kernel types';
     const instead = rule.check.kind === 'fused' ? '' : 'Give the chain by name (name: [...]), or check ';
-    const table = untyped.includes('Level0') ? 'an export with types (profiler_level Level1 or above)' : `the same run's ${passKernelTable()}`;
-    throw inputError(`${ruleAt(rule)}: ${asks}, but ${untyped}${on}, so the chain would match nothing whatever ran. ${instead || 'Check '}${table}.`);
+    const table = untyped.level0 ? 'an export with types (profiler_level Level1 or above)' : `the same run's ${passKernelTable()}`;
+    throw inputError(
+      `${ruleAt(rule)}: ${asks}, but ${untyped.text}${on}, so the chain would match nothing whatever ran. ${instead || 'Check '}${table}.`,
+    );
   }
   if (why !== null) {
     // A fused rule asks the same of the profile: the entry's unfused chain, looked for in each step (as kprof audit does).
