@@ -40,7 +40,7 @@ export interface AuditFlags {
 export function loadCatalogue(userFiles: string[], empty: (file: string) => void = () => {}): CatalogueEntry[] {
   const parts = CATALOGUE_FILES.map((f) => parseCatalogue(f.file, f.text));
   for (const f of userFiles) {
-    const entries = parseCatalogue(f, readText(f));
+    const entries = parseCatalogue(f, readText(f, 'catalogue'));
     if (entries.length === 0) empty(f);
     parts.push(entries);
   }
