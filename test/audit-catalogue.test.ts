@@ -441,3 +441,31 @@ describe('text from a user catalogue is escaped', () => {
     }
   });
 });
+
+describe('--catalogue messages name a catalogue file', () => {
+  test('too large: what a catalogue file may hold and what to do, not the advice for a rules file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-catalogue-size-'));
+    try {
+      const big = join(dir, 'big.yaml');
+      const line = "  - {id: e, fused: [F], api: a, versions: v, chain_source: c, type_source: t, sources: [{url: 'https://x.invalid', says: s}]}\n";
+      writeFileSync(big, `entries:\n${line.repeat(3000)}`);
+      const r = await kprof(['audit', '--catalogue', big, 'fixtures/fusion-example/pr', '-q']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('big.yaml: more than 256 KiB; a catalogue file is at most 256 KiB.');
+      expect(r.stderr).toContain('split its entries into several files (--catalogue takes several)');
+      expect(r.stderr).not.toContain('kprof check');
+      // A folder: expected a catalogue file, not an export.
+      const f = await kprof(['audit', '--catalogue', dir, 'fixtures/fusion-example/pr', '-q']);
+      expect(f.code).toBe(2);
+      expect(f.stderr).toBe(`kprof: ${dir}: is a folder, expected a catalogue file. Pass the file itself.\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a rules file that is a folder is said as such, not as an export file', async () => {
+    const r = await kprof(['check', 'fixtures/fusion-example/pr', '--rules', 'fixtures', '-q']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('kprof: fixtures: is a folder, expected a rules or groups file. Pass the file itself.\n');
+  });
+});

@@ -30,6 +30,8 @@ function audit(n: number): ProfileAudit {
     phaseSource: 'kernels',
     markers: [{ rank: '0', marker: 'RmsNorm' }],
     kernels: 10 * n,
+    skippedRows: 0,
+    notAudited: { withoutStep: 0, pastLaneLimit: 0 },
     entries: [
       {
         entry: {

@@ -477,13 +477,13 @@ describe('unusable input: exit 2 and one message, no stack trace', () => {
 });
 
 describe('an empty JSON file', () => {
-  it('names both things a JSON file can be, a summary JSON or a trace (nothing in it tells them apart)', async () => {
+  it('names both things a JSON file can be, a summary JSON or a trace (nothing in it tells them apart); a gzip of nothing is said as such, not as 0 bytes', async () => {
     for (const name of ['base.json', 'rank0.pt.trace.json', 'rank0.pt.trace.json.gz']) {
       const file = join(tmp, name);
       writeFileSync(file, name.endsWith('.gz') ? gzipSync(Buffer.alloc(0)) : '');
       expectOneError(
         await kprof(['summary', file]),
-        `${file}: the file is empty (0 bytes); expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace (trace_view.json or a PyTorch kineto trace (*.pt.trace.json[.gz])). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
+        `${file}: ${name.endsWith('.gz') ? 'the file unpacks to nothing (gzip of 0 bytes of data)' : 'the file is empty (0 bytes)'}; expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace (trace_view.json or a PyTorch kineto trace (*.pt.trace.json[.gz])). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
       );
     }
   });

@@ -262,9 +262,11 @@ const rankArb = (rank: string): fc.Arbitrary<GenRank> =>
                   .map((c, i) => ({ step: steps[i]!, count: c.count, ticks: c.count === 0 ? 0 : c.ticks }))
                   .filter((c) => c.count > 0);
                 const ticks = g.extraTicks + cells.reduce((n, c) => n + c.ticks, 0);
-                const min = Math.floor(Math.min(g.a, g.b) * g.extraTicks);
-                const max = Math.floor(Math.max(g.a, g.b) * ticks);
-                return { key, extra: g.extra, extraTicks: g.extraTicks, min, max: Math.max(min, max), cells };
+                // Figures kernels can have: min ≤ mean (ticks ÷ count) ≤ max ≤ ticks.
+                const mean = ticks / (g.extra + cells.reduce((n, c) => n + c.count, 0));
+                const min = Math.floor(Math.min(g.a, g.b) * mean);
+                const max = Math.ceil(mean) + Math.floor(Math.max(g.a, g.b) * (ticks - Math.ceil(mean)));
+                return { key, extra: g.extra, extraTicks: g.extraTicks, min, max, cells };
               }),
           ),
         )

@@ -451,6 +451,23 @@ describe('without node:sqlite or better-sqlite3', () => {
     expect(r.stderr).toContain('npm install better-sqlite3@12');
     expect((await kprof(['summary', `${L}/both`])).code).toBe(0);
   });
+
+  it('names no --rank of other db ranks to read without it (they fail alike), but one of another export', async () => {
+    injectSqliteLoader(() => {
+      throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' });
+    });
+    const r = await kprof(['summary', `${L}/base`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('npm install better-sqlite3@12');
+    expect(r.stderr).not.toContain('--rank');
+    // A db rank beside a text one: --rank reads the text one.
+    const mixed = tempDir();
+    cpSync(`${L}/base/rank1_ascend_pt`, join(mixed, 'rank1_ascend_pt'), { recursive: true });
+    cpSync('fixtures/formats/torch-level0/rank0_ascend_pt', join(mixed, 'rank0_ascend_pt'), { recursive: true });
+    const m = await kprof(['summary', mixed]);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toContain('It is rank 1, one of 2 ranks read: --rank 0 reads the other without it.');
+  });
 });
 
 describe.skipIf(!HAS_REAL || !HAS_SQLITE)('real db exports against the text export of the same script', () => {

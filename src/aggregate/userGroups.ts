@@ -245,15 +245,25 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
 export const MAX_TEXT_FILE_BYTES = 256 << 10;
 
 /** Read a rules or groups file as text: a regular file of at most 256 KiB. */
-export function readText(path: string): string {
-  noteInput(path);
-  const buf = readRegularFile(
-    path,
-    MAX_TEXT_FILE_BYTES,
-    'a rules or groups file',
-    'Is this the right file? If it is: select many kernels in one rule (a groups: entry, match:, or a type: list) rather than ' +
+/** What a text file read by readText is, for its messages: its name, and what to do when it is too large. */
+const TEXT_FILES = {
+  rules: {
+    what: 'a rules or groups file',
+    fix:
+      'Is this the right file? If it is: select many kernels in one rule (a groups: entry, match:, or a type: list) rather than ' +
       'one rule each, drop comments, or split the rules into several files and run kprof check once for each.',
-  );
+  },
+  catalogue: {
+    what: 'a catalogue file',
+    fix: 'Is this the right file? If it is: split its entries into several files (--catalogue takes several), or keep the entries you audit.',
+  },
+} as const;
+
+/** A rules, groups or catalogue file's text (UTF-8, at most MAX_TEXT_FILE_BYTES); errors say which kind of file it is. */
+export function readText(path: string, kind: keyof typeof TEXT_FILES = 'rules'): string {
+  noteInput(path);
+  const { what, fix } = TEXT_FILES[kind];
+  const buf = readRegularFile(path, MAX_TEXT_FILE_BYTES, what, fix);
   const encoding = textEncoding(buf);
   if (encoding !== null) {
     throw inputError(

@@ -11,14 +11,18 @@ import { readText } from '../aggregate/userGroups.js';
 import type { RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { SEQUENCE_RECORDER } from '../analysis/rewrites/recorderSink.js';
 import { readProfile } from '../input/read.js';
-import { orderedWithStepsText } from '../input/formats/registry.js';
+import { orderedWithStepsText, passKernelTable } from '../input/formats/registry.js';
+import { noTypesWhy } from '../analysis/rewrites/noTypes.js';
 import type { Progress } from '../model/progress.js';
 import { auditJson, auditMarkdown, auditTable, catalogueListing, headline, structureLine, type AuditFormat } from '../report/audit/audit.js';
 import { inputError, listItems, usageError } from '../util/errors.js';
 import { diskIdentity } from '../util/files.js';
-import { shown, inQuotes } from '../util/inputText.js';
+import { shellWord, shown, inQuotes } from '../util/inputText.js';
+import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { colorEnabled, emit, type Io } from '../util/io.js';
-import { parseRanks } from './options.js';
+import { parseRanks, unreadNote } from './options.js';
+import { warningLines } from '../report/warnings.js';
+import { skippedRowsOf } from '../model/model.js';
 import { nearest } from '../rules/nearName.js';
 
 export interface AuditFlags {
@@ -36,7 +40,7 @@ export interface AuditFlags {
 export function loadCatalogue(userFiles: string[], empty: (file: string) => void = () => {}): CatalogueEntry[] {
   const parts = CATALOGUE_FILES.map((f) => parseCatalogue(f.file, f.text));
   for (const f of userFiles) {
-    const entries = parseCatalogue(f, readText(f));
+    const entries = parseCatalogue(f, readText(f, 'catalogue'));
     if (entries.length === 0) empty(f);
     parts.push(entries);
   }
@@ -128,11 +132,38 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       prefer: null,
       stepTime: false,
     });
+    io.stderr(
+      warningLines(
+        profile.ranks.flatMap((r) => r.warnings),
+        profile.ranks.reduce((n, r) => n + r.warningCount, 0),
+        skippedRowsOf(profile.ranks),
+        profiles.length > 1 ? { side: shown(input) } : {},
+      ),
+    );
+    unreadNote([profile], io);
     const why = unauditable(profile.ranks);
     if (why !== null)
       throw inputError(
         `${shown(input)}: cannot be audited: ${why}. kprof audit needs the kernels in the order they ran, with a Step Id (${orderedWithStepsText()}).`,
       );
+    // The catalogue names kernel types: a profile without them (a trace, a Level0 export) would show no fusion at all.
+    const untyped = profile.ranks.map((r) => ({ rank: r.rank, why: noTypesWhy(r) }));
+    const first = untyped.find((u) => u.why !== null);
+    if (first !== undefined) {
+      const table = first.why!.level0
+        ? 'an export with types (profiler_level Level1 or above)'
+        : `a kernel table with op types (${passKernelTable()})`;
+      // A folder of ranks, some of them with types: the --rank that audits those.
+      const typed = untyped.filter((u) => u.why === null && u.rank !== NO_RANK_ID).map((u) => u.rank);
+      const option = typed.length > 0 ? rankOption(typed) : null;
+      const others =
+        option === null
+          ? ''
+          : ` (${ranksNamed([first.rank], shown)}; --rank ${shellWord(option)} audits the ${typed.length === 1 ? 'rank' : 'ranks'} with types)`;
+      throw inputError(
+        `${shown(input)}: cannot be audited: ${first.why!.text}${others}. The catalogue names kernel types, so no entry would be found whatever ran: audit ${table}.`,
+      );
+    }
     const parts: AuditPart[] = [];
     for (const r of profile.ranks) {
       const stage = stagePhases(r.files);
@@ -142,6 +173,8 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       throw inputError(`${shown(input)}: cannot be audited: no compute kernel with a Step Id. kprof audit needs the kernels of steps.`);
     }
     const audit = auditProfile(input, parts, entries);
+    // Rows that could not be read hold kernels no site counts: said on stderr, and counted in the report.
+    audit.skippedRows = skippedRowsOf(profile.ranks);
     // Each unfused site's first kernel, cited by its row where the rank's kernel table is a CSV of one device.
     for (const r of profile.ranks) {
       if ((r.beside as RecordedRank[]).length !== 1) continue;

@@ -7,7 +7,7 @@ import { inputError, isKprofError, KprofError } from '../util/errors.js';
 import { NO_RANK_ID, rankOption, ranksNamed } from '../util/format.js';
 import { shellWord, shown } from '../util/inputText.js';
 import { compareRanks, type RankData } from '../model/model.js';
-import { readerOf } from './formats/readers.js';
+import { readerOf, readerUsable } from './formats/readers.js';
 import { formatOf, ranksInFile } from './formats/registry.js';
 import { resolveInput, type Prefer, type RankPlan, type ResolvedInput } from './formats/resolve.js';
 
@@ -88,7 +88,17 @@ const OTHER_RANKS_NAMED = 8;
  */
 export function withOtherRanks(e: unknown, plan: RankPlan, plans: RankPlan[]): unknown {
   if (!isKprofError(e) || e.kind !== 'input' || plans.length < 2 || plan.rank === '-' || ranksInFile(plan.format)) return e;
-  const others = [...new Set(plans.map((p) => p.rank).filter((r) => r !== plan.rank && r !== '-'))].sort(compareRanks);
+  // A format that cannot be read here (a db without an SQLite library): every rank of it fails alike, so the others
+  // are the ranks of other formats.
+  const alike = readerUsable(plan.format) ? () => false : (p: RankPlan) => p.format === plan.format;
+  const others = [
+    ...new Set(
+      plans
+        .filter((p) => !alike(p))
+        .map((p) => p.rank)
+        .filter((r) => r !== plan.rank && r !== '-'),
+    ),
+  ].sort(compareRanks);
   if (others.length === 0) return e;
   const option = rankOption(others, OTHER_RANKS_NAMED);
   const read =

@@ -18,6 +18,12 @@ export const TICKS_PER_US = 10_000;
  * are no longer exact.
  */
 export const MAX_EXACT_TICKS = 2 ** 51;
+/**
+ * How far a group's minimum or maximum may pass its mean (total ÷ count), in ticks: 0.001 µs, the rounding of the
+ * times a statistic row writes (op_statistic). Past it, no kernels have such figures: a row (or a summary JSON
+ * group) that says so is damaged.
+ */
+export const MEAN_SLACK_TICKS = 10;
 
 /** The limit in words, for messages. */
 export const MAX_EXACT_TEXT = '2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)';

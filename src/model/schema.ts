@@ -631,7 +631,7 @@ export interface AuditSiteJson {
   first: { step: number; stream: string; index: number; file: string | null; line: number | null };
 }
 
-/** `kprof audit --format json` (schema `kprof.audit/2`). */
+/** `kprof audit --format json` (schema `kprof.audit/3`). */
 export interface AuditJson {
   schema: string;
   profiles: {
@@ -645,6 +645,10 @@ export interface AuditJson {
     /** Layer marker kernel types per rank (null: none found). */
     layer_markers: { rank: string; marker: string | null }[];
     kernels: number;
+    /** Rows of the profile that could not be read (skipped, warned of on stderr). */
+    skipped_rows: number;
+    /** Compute kernels read but not audited: with an empty Step Id (in no step), past the recorder's lane limit. */
+    not_audited: { without_step: number; past_lane_limit: number };
     entries: {
       id: string;
       fused_types: string[];

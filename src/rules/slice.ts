@@ -18,6 +18,7 @@ import {
 import { formatOf, passKernelTable } from '../input/formats/registry.js';
 import { countIn, type KnownValues } from './unmatched.js';
 import type { Rule, Selector } from './model.js';
+import { groupsWithoutTypes, NO_TYPE } from '../analysis/rewrites/noTypes.js';
 
 /** Where a rule is in the rules file, for messages: `kprof.rules.yaml:12`. */
 export function ruleAt(rule: Rule): string {
@@ -37,6 +38,14 @@ export function unanswerable(rule: Rule, rank: RankData, g: FineGroup, asked: st
   const both = asked !== 'type' && asked !== 'name';
   const kept = missing === 'type' ? 'name' : 'type';
   const unsure = both ? `: a kernel whose ${kept} is not selected may be selected by its ${missing}` : '';
+  if (missing === 'type' && groupsWithoutTypes(rank.groups)) {
+    // A Level0 export: the column is there, N/A in every compute kernel's row.
+    const names = `kprof summary ${rank.snapshot ? '<profile>' : shellWord(path)} --by name lists them`;
+    throw inputError(
+      `${head} has no kernel types: Type is N/A for every compute kernel (a Level0 export writes none), so ${both ? 'whether a kernel whose name does not match has a type that does' : 'which kernels are of the type asked'} is unknown. ` +
+        `Select by name${both ? ' only' : ''} (name: or a group of names; ${names}), or profile with profiler_level Level1 or above, which writes the types.`,
+    );
+  }
   if (rank.snapshot && g.savedUserGroup !== undefined) {
     throw inputError(
       `${head} holds "${g.savedUserGroup}" as a user group, so the kernels in it are unknown. ` +
@@ -99,7 +108,29 @@ function savedGroupsOf(rank: RankData): Set<string> {
   return out;
 }
 
-function matches(rule: Rule, sel: Selector, rank: RankData, g: FineGroup, known: KnownValues): boolean {
+/** The group with its type unknown (a view: a group read from a table has its fields as getters, which a spread would lose). */
+function typeUnknown(fine: FineGroup): FineGroup {
+  const view: FineGroup = {
+    name: fine.name,
+    type: null,
+    core: fine.core,
+    shapes: fine.shapes,
+    get total() {
+      return fine.total;
+    },
+    get steps() {
+      return fine.steps;
+    },
+  };
+  if (fine.rawName !== undefined) view.rawName = fine.rawName;
+  if (fine.savedKey !== undefined) view.savedKey = fine.savedKey;
+  if (fine.savedUserGroup !== undefined) view.savedUserGroup = fine.savedUserGroup;
+  return view;
+}
+
+function matches(rule: Rule, sel: Selector, rank: RankData, fine: FineGroup, known: KnownValues): boolean {
+  // A kernel of a Level0 export (Type N/A for every compute kernel) may be of any type: its type is unknown.
+  const g = fine.type === NO_TYPE && groupsWithoutTypes(rank.groups) ? typeUnknown(fine) : fine;
   switch (sel.kind) {
     case 'all':
       return true;
@@ -175,7 +206,7 @@ export function slice(rule: Rule, rank: RankData, sel: Selector | null, known: K
 export function typesOf(rule: Rule, rank: RankData): Set<string> {
   const out = new Set<string>();
   for (const g of rank.groups.values()) {
-    if (g.type === null) unanswerable(rule, rank, g, 'type', 'type');
+    if (g.type === null || (g.type === NO_TYPE && groupsWithoutTypes(rank.groups))) unanswerable(rule, rank, g, 'type', 'type');
     if (countIn(rule, g) > 0) out.add(g.type);
   }
   return out;

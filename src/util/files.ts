@@ -100,7 +100,7 @@ function specialKind(st: Stats): string | null {
  * regular file), so a FIFO with no writer is refused at once instead of hanging; the check is made on the open
  * file, so the path cannot be swapped between the check and the read.
  */
-export function openRegular(path: string): { fd: number; size: number } {
+export function openRegular(path: string, what?: string): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(onDisk(path), constants.O_RDONLY | constants.O_NONBLOCK);
@@ -109,7 +109,11 @@ export function openRegular(path: string): { fd: number; size: number } {
   }
   try {
     const st = fstatSync(fd);
-    if (st.isDirectory()) throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    if (st.isDirectory()) {
+      // A side file (rules, a catalogue, profiler_info …) is said as what was expected; else as an export file.
+      if (what !== undefined) throw inputError(`${path}: is a folder, expected ${what}. Pass the file itself.`);
+      throw fsError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    }
     const special = specialKind(st);
     if (special !== null) {
       throw inputError(
@@ -130,7 +134,7 @@ export function openRegular(path: string): { fd: number; size: number } {
  * `toDo` ends the message of a file too large.
  */
 export function readRegularFile(path: string, limit: number, what: string, toDo = 'Is this the right file?'): Buffer {
-  const { fd } = openRegular(path);
+  const { fd } = openRegular(path, what);
   try {
     return readBounded(path, fd, limit, () => {
       throw inputError(`${path}: more than ${formatLimit(limit)}; ${what} is at most ${formatLimit(limit)}. ${toDo}`);

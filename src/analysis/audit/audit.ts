@@ -102,6 +102,10 @@ export interface ProfileAudit {
   markers: { rank: string; marker: string | null }[];
   /** Compute kernels looked at (in a step). */
   kernels: number;
+  /** Rows of the profile that could not be read (skipped, and warned of): a kernel there is in no site. */
+  skippedRows: number;
+  /** Compute kernels read but not audited: with an empty Step Id (in no step), or past the recorder's lane limit. */
+  notAudited: { withoutStep: number; pastLaneLimit: number };
   entries: EntryAudit[];
 }
 
@@ -455,6 +459,11 @@ export function auditProfile(input: string, parts: AuditPart[], entries: Catalog
     phaseSource: byStage ? 'stage' : byKernels ? 'kernels' : 'none',
     markers,
     kernels,
+    skippedRows: 0,
+    notAudited: {
+      withoutStep: parts.reduce((n, p) => n + p.seq.stats.withoutStep, 0),
+      pastLaneLimit: parts.reduce((n, p) => n + p.seq.stats.pastLaneLimit, 0),
+    },
     entries: entries.map((entry, k) => {
       const a = acc[k]!;
       const fc = [...a.phases.values()].reduce((n, f) => n + f.fusedCount, 0);

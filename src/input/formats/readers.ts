@@ -13,6 +13,7 @@ import { addFacts, FORMATS, removeFacts, type FormatEntry, type FormatId, type F
 import { MAX_SNAPSHOT_RANKS, readSnapshot, sameMaking, tooManyRanks } from './summary/snapshot.js';
 import { readStepColumn, readStepTrace, STEP_TRACE_FILE, stepTraceBeside } from './ascend/stepTrace.js';
 import { readDb } from './sqlite/source.js';
+import { sqliteAvailable } from './sqlite/library.js';
 import { readChromeTraceFile, readNsysFile } from './trace/files.js';
 
 /** The CSV exports share one reader: the header says which of them a file is (detect.ts). */
@@ -24,7 +25,7 @@ const READERS = {
   kernel_details: { ...csvTable, stepTime: { name: STEP_TRACE_FILE, beside: stepTraceBeside, read: readStepTrace, column: readStepColumn } },
   op_summary: csvTable,
   op_statistic: csvTable,
-  db: { kind: 'kernels', read: readDb },
+  db: { kind: 'kernels', read: readDb, usable: sqliteAvailable },
   // An analysis.db holds no kernels: the db reader says so (its tables tell it), naming the file.
   analysis_db: { kind: 'kernels', read: readDb },
   summary_json: { kind: 'ranks', read: readSnapshot, combined: sameMaking, most: { ranks: MAX_SNAPSHOT_RANKS, refuse: tooManyRanks } },
@@ -55,6 +56,12 @@ export function readerOf(id: string): FormatReader {
   const r = (READERS as Record<string, FormatReader>)[id] ?? addedReaders.get(id);
   if (r === undefined) throw new Error(`no reader for format id ${JSON.stringify(id)}`);
   return r;
+}
+
+/** Can the reader of this format read here (false: every file of it fails alike, e.g. a db without an SQLite library)? */
+export function readerUsable(id: string): boolean {
+  const r = readerOf(id);
+  return r.kind !== 'kernels' || r.usable === undefined || r.usable();
 }
 
 /** Can a worker thread read this format (one of the built-in table)? */

@@ -267,6 +267,8 @@ export type FormatReader =
       read(path: string, into: KernelTarget, options: KernelReadOptions): Promise<SourceFile>;
       /** Its step-time file, when the profiler writes one beside a file of the format. */
       stepTime?: StepTimeFile;
+      /** Can it read here (the library it needs loads)? When not, every file of the format fails alike. */
+      usable?(): boolean;
     }
   | {
       kind: 'ranks';

@@ -5,11 +5,12 @@ import type { CatalogueEntry } from '../../analysis/audit/catalogue.js';
 import { chainText } from '../../analysis/audit/catalogue.js';
 import { stepRanges, type AuditSite, type EntryAudit, type ProfileAudit } from '../../analysis/audit/audit.js';
 import { TICKS_PER_US } from '../../model/model.js';
+import { MAX_LANES } from '../../analysis/rewrites/sequence.js';
 import type { AuditJson, AuditSiteJson } from '../../model/schema.js';
 import { clipped, jsonSafe } from '../../util/inputText.js';
 import { fmtCount, fmtUs, plural, ranksNamed } from '../../util/format.js';
 import { arrays, jsonChunks, lazyLists, mapped, type ListOf } from '../json.js';
-import { markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
+import { MARKDOWN_LIMIT, markdownTable, mdCode, textTable, type RenderContext } from '../render.js';
 
 export { AUDIT_FORMATS, AUDIT_SCHEMA, type AuditFormat } from './formats.js';
 import { AUDIT_SCHEMA, type AuditFormat } from './formats.js';
@@ -55,11 +56,20 @@ function shownEntries(a: ProfileAudit, view: AuditView): EntryAudit[] {
   return view.all ? a.entries : a.entries.filter((e) => e.status !== 'absent');
 }
 
+/** The compute kernels read but not audited, as the headline says them (nothing when all were). */
+function notAuditedText(a: ProfileAudit): string {
+  const { withoutStep, pastLaneLimit } = a.notAudited;
+  return (
+    (withoutStep > 0 ? ` (and ${fmtCount(withoutStep)} with an empty Step Id, in no step: not audited)` : '') +
+    (pastLaneLimit > 0 ? ` (and ${fmtCount(pastLaneLimit)} past the ${fmtCount(MAX_LANES)} rank and stream lanes kprof follows: not audited)` : '')
+  );
+}
+
 export function headline(a: ProfileAudit, text: (x: string) => string): string {
   const fallbacks = a.entries.filter((e) => e.status === 'fallback').length;
   return (
     `Fusion audit of ${text(a.input)}: ${a.entries.length} catalogue entr${a.entries.length === 1 ? 'y' : 'ies'}, ${plural(a.ranks.length, 'rank')}, ` +
-    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}; ` +
+    `${plural(a.steps.length, 'step')}, ${plural(a.kernels, 'compute kernel')}${notAuditedText(a)}${a.skippedRows > 0 ? `, ${plural(a.skippedRows, 'row')} skipped (not read: their kernels are in no site)` : ''}; ` +
     `${fallbacks} entr${fallbacks === 1 ? 'y falls' : 'ies fall'} back to the unfused chain somewhere`
   );
 }
@@ -83,8 +93,8 @@ export function structureLine(a: ProfileAudit, text: (x: string) => string): str
   return `${SOURCE_WORD[a.phaseSource]}${phases.length > 0 ? `${a.phaseSource === 'none' ? ';' : ':'} ${phases.join(', ')}` : ''}. ${layers}`;
 }
 
-function rows(a: ProfileAudit, view: AuditView, code: (x: string) => string): string[][] {
-  return shownEntries(a, view).map((e) => [
+function rows(a: ProfileAudit, view: AuditView, code: (x: string) => string, entries = shownEntries(a, view)): string[][] {
+  return entries.map((e) => [
     code(e.entry.id),
     STATUS_WORD[e.status],
     fmtCount(e.fusedCount),
@@ -103,22 +113,22 @@ const ALIGN = ['left', 'left', 'right', 'right', 'right', 'right'] as const;
  */
 export const MAX_TEXT_SITES = 20;
 
-/** The lines naming where each entry's unfused chain ran: the first MAX_TEXT_SITES sites, then the rest counted. */
-function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string): string[] {
+/** The lines naming where each entry's unfused chain ran: the first `most` sites, then the rest counted. */
+function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string, most = MAX_TEXT_SITES, entries = a.entries): string[] {
   const lines: string[] = [];
   const item = bullet === '' ? '  ' : '  - ';
-  for (const e of a.entries) {
+  for (const e of entries) {
     if (e.unfusedSites.length === 0) continue;
     lines.push(
       `${bullet}${text(e.entry.id)} (${e.status === 'fallback' ? 'fused elsewhere' : 'never fused'}): ${phaseText(e)}; unfused chain ran at`,
     );
-    for (const s of e.unfusedSites.slice(0, MAX_TEXT_SITES)) {
+    for (const s of e.unfusedSites.slice(0, most)) {
       lines.push(
         `${item}${siteText(s, text)}: ${fmtCount(s.count)} chain${s.count === 1 ? '' : 's'}, ${fmtUs(us(s.ticks))}` +
           `${s.chain !== null && s.chain > 0 ? ` (variant ${s.chain})` : ''} at ${citation(s, text)}: ${(s.types ?? []).map(text).join(' ')}`,
       );
     }
-    const rest = e.unfusedSites.slice(MAX_TEXT_SITES);
+    const rest = e.unfusedSites.slice(most);
     if (rest.length > 0) {
       let chains = 0;
       let ticks = 0;
@@ -126,7 +136,9 @@ function siteLines(a: ProfileAudit, text: (x: string) => string, bullet: string)
         chains += s.count;
         ticks += s.ticks;
       }
-      lines.push(`${item}and ${plural(rest.length, 'more site')}: ${plural(chains, 'chain')}, ${fmtUs(us(ticks))} (--format json lists every site)`);
+      lines.push(
+        `${item}${most === 0 ? plural(rest.length, 'site') : `and ${plural(rest.length, 'more site')}`}: ${plural(chains, 'chain')}, ${fmtUs(us(ticks))} (--format json lists every site)`,
+      );
     }
   }
   return lines;
@@ -174,24 +186,75 @@ export function auditTable(audits: ProfileAudit[], view: AuditView, ctx: RenderC
 
 export function auditMarkdown(audits: ProfileAudit[], view: AuditView): string {
   const code = (x: string) => mdCode(x);
-  const out: string[] = [];
+  // Within GitHub's comment limit: fewer sites listed per entry, then fewer entries (rows of the matrix), until it fits.
+  const fits = (text: string): boolean => text.length <= MARKDOWN_LIMIT - MARKDOWN_RESERVE;
   if (view.matrix) {
-    out.push('## Fusion audit', '');
-    audits.forEach((a, i) => {
-      out.push(`${i + 1}. ${mdCode(a.input)}`);
-    });
-    out.push(
-      '',
-      markdownTable(['entry', ...audits.map((_, i) => `${i + 1}`)], matrixRows(audits, view, code), ['left', ...audits.map(() => 'left' as const)]),
-    );
-    return `${out.join('\n')}\n`;
+    const all = matrixRows(audits, view, code);
+    const matrix = (n: number): string => {
+      const out = ['## Fusion audit', '', ...audits.map((a, i) => `${i + 1}. ${mdCode(a.input)}`), ''];
+      out.push(markdownTable(['entry', ...audits.map((_, i) => `${i + 1}`)], all.slice(0, n), ['left', ...audits.map(() => 'left' as const)]));
+      if (n < all.length)
+        out.push(
+          '',
+          `(${plural(all.length - n, 'more entry', 'more entries')} not shown, to keep this report within GitHub's comment limit: --format json or html lists them)`,
+        );
+      return `${out.join('\n')}\n`;
+    };
+    return matrix(largestFitting(all.length, (n) => fits(matrix(n))));
   }
+  for (const most of [MAX_TEXT_SITES, 10, 5, 2, 1, 0]) {
+    const text = profilesMarkdown(audits, view, most, Number.POSITIVE_INFINITY);
+    if (fits(text)) return text;
+  }
+  const most = Math.max(...audits.map((a) => shownEntries(a, view).length));
+  return profilesMarkdown(
+    audits,
+    view,
+    0,
+    largestFitting(most, (n) => fits(profilesMarkdown(audits, view, 0, n))),
+  );
+}
+
+/** The largest n from 0 to `most` that `fits` (all of them when they fit; the report grows with n). */
+function largestFitting(most: number, fits: (n: number) => boolean): number {
+  if (fits(most)) return most;
+  let lo = 0;
+  let hi = most - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Room left for what a CI step adds around the report (a heading, a link). */
+const MARKDOWN_RESERVE = 2_000;
+
+/** The Markdown of each profile's audit: its entries' table (the first `entries`), and `most` sites of each. */
+function profilesMarkdown(audits: ProfileAudit[], view: AuditView, most: number, entries: number): string {
+  const code = (x: string) => mdCode(x);
+  const out: string[] = [];
   for (const a of audits) {
     out.push(`## ${headline(a, code)}`, '', structureLine(a, code), '');
-    const r = rows(a, view, code);
+    const shown = shownEntries(a, view);
+    const kept = shown.slice(0, entries);
+    const r = rows(a, view, code, kept);
     out.push(r.length > 0 ? markdownTable(HEAD, r, [...ALIGN]) : 'No kernel of any catalogue entry ran.');
-    const sl = siteLines(a, code, '- ');
+    if (kept.length < shown.length) {
+      out.push(
+        '',
+        `(${plural(shown.length - kept.length, 'more entry', 'more entries')} not shown, to keep this report within GitHub's comment limit: --format json or html lists them)`,
+      );
+    }
+    const sl = siteLines(a, code, '- ', most, kept);
     if (sl.length > 0) out.push('', ...sl);
+    if (most < MAX_TEXT_SITES && sl.length > 0) {
+      out.push(
+        '',
+        `(${most === 0 ? 'No site' : `At most ${plural(most, 'site')}`} listed per entry, to keep this report within GitHub's comment limit: --format json or html lists them.)`,
+      );
+    }
     out.push('');
   }
   return `${out.join('\n')}`;
@@ -234,6 +297,8 @@ function auditJsonWith(audits: ProfileAudit[], list: ListOf): AuditJson {
         phase_source: a.phaseSource,
         layer_markers: a.markers,
         kernels: a.kernels,
+        skipped_rows: a.skippedRows,
+        not_audited: { without_step: a.notAudited.withoutStep, past_lane_limit: a.notAudited.pastLaneLimit },
         entries: list(
           mapped(a.entries, (e) => ({
             id: e.entry.id,

@@ -7,4 +7,4 @@ export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 export const AUDIT_LIST_FORMATS: readonly AuditFormat[] = ['table', 'markdown', 'json'];
 
 /** The JSON's schema id: bump on any change of its shape (model/schema.ts AuditJson). */
-export const AUDIT_SCHEMA = 'kprof.audit/2';
+export const AUDIT_SCHEMA = 'kprof.audit/3';

@@ -22,7 +22,8 @@ import type { Bound, Rule, SequenceSite } from '../model.js';
 import { inRange, ruleAt } from '../slice.js';
 import { boundsOf, boundsText } from './bounds.js';
 import type { ProfileKind, RankOutcome, Sample } from './kind.js';
-import { noStepsText, orderedWithStepsText } from '../../input/formats/registry.js';
+import { noStepsText, orderedWithStepsText, passKernelTable } from '../../input/formats/registry.js';
+import { noTypesWhy } from '../../analysis/rewrites/noTypes.js';
 
 /** The longest chain a rule may give (a step of a real model has a few thousand kernels). */
 export const MAX_CHAIN = 1000;
@@ -55,6 +56,20 @@ export function unavailable(rule: Rule, rank: RankData): string | null {
 /** Stop (exit 2) when the rank cannot answer the rule, before anything else is asked of it. */
 export function requireSequence(rule: Rule, rank: RankData): void {
   const why = unavailable(rule, rank);
+  // A chain of types on a rank without types (a trace, a Level0 export) matches nothing whatever ran.
+  const untyped = why === null && (rule.check.kind === 'fused' || chainOf(rule).by === 'type') ? noTypesWhy(rank) : null;
+  if (untyped !== null) {
+    const on = rank.rank === NO_RANK_ID ? '' : ` (${ranksNamed([rank.rank], shown)})`;
+    const asks =
+      rule.check.kind === 'fused'
+        ? `the rule (fused: ${rule.check.entry}) looks for the catalogue entry's kernel types in the order the kernels ran`
+        : 'the rule counts a chain of kernel types';
+    const instead = rule.check.kind === 'fused' ? '' : 'Give the chain by name (name: [...]), or check ';
+    const table = untyped.level0 ? 'an export with types (profiler_level Level1 or above)' : `the same run's ${passKernelTable()}`;
+    throw inputError(
+      `${ruleAt(rule)}: ${asks}, but ${untyped.text}${on}, so the chain would match nothing whatever ran. ${instead || 'Check '}${table}.`,
+    );
+  }
   if (why !== null) {
     // A fused rule asks the same of the profile: the entry's unfused chain, looked for in each step (as kprof audit does).
     const asks =

@@ -1,7 +1,7 @@
 // Rows of op_statistic*.csv: already aggregated per OP Type + Core Type (FORMATS.md §4). Each row becomes one
 // cell of kernels with no name, shapes, steps or order (KernelSink.addAggregated).
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS } from '../../../model/model.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, MEAN_SLACK_TICKS } from '../../../model/model.js';
 import { parseIntCell, parseTicks, trimCell } from '../../csv/numbers.js';
 import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
@@ -97,13 +97,26 @@ export class OpStatisticReader {
       );
       return;
     }
+    // The mean lies between them, within the row's rounding: a Min above Total ÷ Count, or a Max below it (a 0 written
+    // for a time not measured), no kernels have. The row's count and time are read; its Min and Max are unknown, as
+    // N/A ones are (a summary JSON of such figures would not read back).
+    const mean = count > 0 ? total / count : 0;
+    const off = min > mean + MEAN_SLACK_TICKS ? h.min : max < mean - MEAN_SLACK_TICKS ? h.max : -1;
+    const known = off < 0;
+    if (!known) {
+      log.warn(
+        this.file,
+        v.line,
+        `${head[off]} (${clip(v.text(off).trim())}) is ${off === h.min ? 'more' : 'less'} than the mean, ${head[h.total]} ÷ Count (${clip(v.text(h.total).trim())} ÷ ${count}); its Min and Max are taken as unknown (its count and time are read)`,
+      );
+    }
     this.sink.addAggregated(
       { name: null, rawName: null, type: trimCell(v.key(h.type)), core: trimCell(v.key(h.core)), shapes: null },
       {
         count,
         ticks: total,
-        minTicks: Number.isFinite(min) ? min : Number.POSITIVE_INFINITY,
-        maxTicks: Number.isFinite(max) ? max : Number.NEGATIVE_INFINITY,
+        minTicks: known && Number.isFinite(min) ? min : Number.POSITIVE_INFINITY,
+        maxTicks: known && Number.isFinite(max) ? max : Number.NEGATIVE_INFINITY,
       },
     );
   }

@@ -127,6 +127,16 @@ export function injectSqliteLoader(load: ((id: string) => unknown) | null): void
   injected = load;
 }
 
+/** Can a db be read here: does node:sqlite or better-sqlite3 load? (Else every db of a run fails alike.) */
+export function sqliteAvailable(): boolean {
+  try {
+    sqliteLibrary('');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A function that opens a db read-only with better-sqlite3, loading the package on the first call.
  * `file` is the db as shown to the user, for the message when the package is missing; `load` is for tests

@@ -16,6 +16,7 @@ import {
   groupKey,
   PackedSteps,
   MAX_STEP_TRACE_US,
+  MEAN_SLACK_TICKS,
   TICKS_PER_US,
   type FineGroup,
   type GroupBy,
@@ -115,11 +116,12 @@ export const MAX_DEPTH = 64;
 export function readSnapshot(path: string, limit = MAX_SNAPSHOT_BYTES, mostNames = MAX_KEY_NAMES): RankData[] {
   // The byte layer opens it (a FIFO or a device is refused), says it is too large before reading it when its
   // size says so, and unpacks it when gzip.
-  const { bytes } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
+  const { bytes, gzip } = readWhole(path, limit, (packed) => tooLarge(path, limit, packed), 'Copy the file again or regenerate it.');
   if (bytes.length === 0) {
     // Nothing in it tells a summary JSON from a kineto trace (`*.pt.trace.json`, both read as JSON): both are named.
+    // A gzip of no data is not a file of 0 bytes: it says what it unpacks to.
     throw inputError(
-      `${path}: the file is empty (0 bytes); expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace ` +
+      `${path}: ${gzip ? 'the file unpacks to nothing (gzip of 0 bytes of data)' : 'the file is empty (0 bytes)'}; expected a summary JSON (the output of \`kprof summary <profile> --format json\`) or a trace ` +
         `(${chromeTraceNames()}). Was it cut short? Copy it again or regenerate it, or pass the profile itself.`,
     );
   }
@@ -334,6 +336,13 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (count === 0 && (ticks > 0 || minTicks !== null || maxTicks !== null)) fail(path, `${where} has a "count" of 0 but a time`);
       if (minTicks !== null && minTicks > ticks) fail(path, `${where} has "minUs" ${g.minUs} above its "totalUs" ${g.totalUs}`);
       if (maxTicks !== null && maxTicks > ticks) fail(path, `${where} has "maxUs" ${g.maxUs} above its "totalUs" ${g.totalUs}`);
+      // The mean lies between them: a "minUs" above totalUs ÷ count, or a "maxUs" below it, no kernels have (within
+      // MEAN_SLACK_TICKS, the rounding of a statistic row, whose figures kprof keeps as read).
+      const mean = count > 0 ? ticks / count : 0;
+      if (minTicks !== null && minTicks > mean + MEAN_SLACK_TICKS)
+        fail(path, `${where} has "minUs" ${g.minUs} above its mean (totalUs ${g.totalUs} ÷ count ${g.count})`);
+      if (maxTicks !== null && maxTicks < mean - MEAN_SLACK_TICKS)
+        fail(path, `${where} has "maxUs" ${g.maxUs} below its mean (totalUs ${g.totalUs} ÷ count ${g.count})`);
       checkKeyFits(path, where, groupBy, g);
       const internal = `\u001e${g.key}`;
       if (acc.groups.has(internal)) fail(path, `${where} is in that rank twice`);

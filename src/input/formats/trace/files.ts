@@ -10,9 +10,10 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { inputError } from '../../../util/errors.js';
+import { excerpt, inQuotes } from '../../../util/inputText.js';
 import { onDisk } from '../../../util/files.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
-import type { SourceFile } from '../../../model/model.js';
+import { MEAN_SLACK_TICKS, type SourceFile } from '../../../model/model.js';
 import { besides, MAX_NAME_BYTES, NO_STREAM, nameTooLong, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
@@ -174,13 +175,23 @@ class TraceTarget implements TraceSink {
     this.route.log.rowsRead++;
     this.rows++;
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
+    // A Min above Total ÷ Instances, or a Max below it, no kernels have: unknown, as an op_statistic row's are.
+    const mean = r.count > 0 ? r.ticks / r.count : 0;
+    const known = !(r.minTicks > mean + MEAN_SLACK_TICKS || r.maxTicks < mean - MEAN_SLACK_TICKS);
+    if (!known) {
+      this.route.log.warn(
+        this.path,
+        0,
+        `the kernel ${inQuotes(excerpt(r.name))}: its Min or Max is past its mean (Total ÷ Instances); both taken as unknown (its count and time are read)`,
+      );
+    }
     this.route.sink.addAggregated(
       { name: normaliseName(this.named(r.name)), rawName: r.name, type: null, core: null, shapes: null },
       {
         count: r.count,
         ticks: r.ticks,
-        minTicks: Number.isFinite(r.minTicks) ? r.minTicks : Number.POSITIVE_INFINITY,
-        maxTicks: Number.isFinite(r.maxTicks) ? r.maxTicks : Number.NEGATIVE_INFINITY,
+        minTicks: known && Number.isFinite(r.minTicks) ? r.minTicks : Number.POSITIVE_INFINITY,
+        maxTicks: known && Number.isFinite(r.maxTicks) ? r.maxTicks : Number.NEGATIVE_INFINITY,
       },
     );
   }
