@@ -172,12 +172,17 @@ describe('EventScanner', () => {
 function readText(
   text: string | Buffer,
   file = 'x.json',
-): { records: TraceRecord[]; info: ReturnType<ChromeTraceReader['finish']>; warnings: string[] } {
+): { records: TraceRecord[]; info: ReturnType<ChromeTraceReader['finish']>; warnings: string[]; notes: string[] } {
   const records: TraceRecord[] = [];
   const warnings: string[] = [];
-  const r = new ChromeTraceReader(file, { kernel: (k) => records.push({ ...k }), warn: (w, m) => warnings.push(`${w}: ${m}`) });
+  const notes: string[] = [];
+  const r = new ChromeTraceReader(file, {
+    kernel: (k) => records.push({ ...k }),
+    warn: (w, m) => warnings.push(`${w}: ${m}`),
+    note: (w, m) => notes.push(`${w}: ${m}`),
+  });
   r.push(typeof text === 'string' ? Buffer.from(text) : text);
-  return { info: r.finish(), records, warnings };
+  return { info: r.finish(), records, warnings, notes };
 }
 
 function readError(text: string | Buffer, file = 'dir/x.json'): string {
@@ -221,6 +226,22 @@ describe('ChromeTraceReader: input that is not a trace', () => {
     expect(warnings).toEqual([
       'byte 17: kernel event 0 has dur "n/a", expected a duration in µs; skipped',
       'byte 83: kernel event 1 has dur "-1", expected a duration in µs; skipped',
+    ]);
+  });
+
+  it('counts a kernel without a readable start time (its duration read), with a warning naming its byte', () => {
+    const { info, records, warnings, notes } = readText(
+      '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "a", "ts": "abc", "dur": 2}, {"ph": "X", "cat": "kernel", "name": "b", "dur": 3}, {"ph": "X", "cat": "kernel", "name": "c", "ts": 3, "dur": 1}]}',
+    );
+    expect(records.map((r) => [r.name, r.ticks, r.startUs])).toEqual([
+      ['a', 20_000, Number.NaN],
+      ['b', 30_000, Number.NaN],
+      ['c', 10_000, 3],
+    ]);
+    expect([info.skipped, warnings]).toEqual([0, []]);
+    expect(notes).toEqual([
+      'byte 17: kernel event 0 has ts "abc", expected a start time in µs; counted without one',
+      'byte 83: kernel event 1 has ts missing, expected a start time in µs; counted without one',
     ]);
   });
 

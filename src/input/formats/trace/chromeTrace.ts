@@ -530,11 +530,7 @@ export class ChromeTraceReader {
   private timing(v: EventView, what: string): boolean {
     const ticks = this.durTicks(v);
     if (!(ticks >= 0)) {
-      const d =
-        v.kind(DUR) === NUMBER || v.kind(DUR) === STRING
-          ? `"${v.buf.toString('utf8', v.starts[DUR]!, Math.min(v.ends[DUR]!, v.starts[DUR]! + 40))}"`
-          : 'missing';
-      this.skip(v, `${what} event ${v.index} has dur ${d}, expected a duration in µs; skipped`);
+      this.skip(v, `${what} event ${v.index} has dur ${this.cellText(v, DUR)}, expected a duration in µs; skipped`);
       return false;
     }
     if (!(ticks < MAX_EXACT_TICKS)) {
@@ -543,9 +539,22 @@ export class ChromeTraceReader {
       return false;
     }
     this.tStart = this.startUs(v);
+    // Counted all the same (its duration is read), but its time places it in no step window and no stream order.
+    if (!(this.tStart >= 0))
+      this.sink.note?.(
+        this.at(v.offset),
+        `${what} event ${v.index} has ts ${this.cellText(v, TS)}, expected a start time in µs; counted without one`,
+      );
     this.tStartTicks = this.startTicks(v);
     this.tTicks = ticks;
     return true;
+  }
+
+  /** The cell `i` of an event as its file writes it (quoted, its first 40 bytes), or `missing`. */
+  private cellText(v: EventView, i: number): string {
+    return v.kind(i) === NUMBER || v.kind(i) === STRING
+      ? `"${v.buf.toString('utf8', v.starts[i]!, Math.min(v.ends[i]!, v.starts[i]! + 40))}"`
+      : 'missing';
   }
 
   private tooMany(what: string): void {

@@ -213,6 +213,12 @@ class TraceTarget implements TraceSink {
     if (line) log.skip(this.path, Number(line[1]), message);
     else log.skip(this.path, 0, `${where}: ${message}`);
   }
+
+  note(where: string, message: string): void {
+    const line = /^line (\d+)$/.exec(where);
+    if (line) this.route.log.warn(this.path, Number(line[1]), message);
+    else this.route.log.warn(this.path, 0, `${where}: ${message}`);
+  }
 }
 
 /** What a file can answer and what it held, for inspect: the SourceFile of a trace. */

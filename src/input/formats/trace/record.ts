@@ -63,6 +63,8 @@ export interface TraceSink {
    * TraceInfo.skipped as well.
    */
   warn(where: string, message: string): void;
+  /** A record read and counted, but for a part said in `message` (a warning; not a row skipped). */
+  note?(where: string, message: string): void;
 }
 
 /** Which questions a file can answer (the registry shows them in inspect and refuses groupings that need more). */
