@@ -28,6 +28,14 @@ describe('audit of a profile with rows that cannot be read', () => {
     expect(r.stdout).toContain('2 compute kernels, 3 rows skipped (not read: their kernels are in no site);');
   });
 
+  it('--strict: an error (exit 2), as for the other commands, with no report', async () => {
+    const r = await kprof(['audit', DAMAGED, '-q', '--strict']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('kprof: --strict: 3 rows could not be read (see the warnings above); no report written.');
+    expect((await kprof(['audit', 'fixtures/fusion-example/pr', '-q', '--strict'])).code).toBe(0);
+  });
+
   it('in JSON (skipped_rows) and Markdown too', async () => {
     const j = await kprof(['audit', DAMAGED, '-q', '--format', 'json']);
     const doc = JSON.parse(j.stdout) as AuditJson;

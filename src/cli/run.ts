@@ -312,6 +312,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
     .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
     .option('-o, --out <file>', 'write the report to a file instead of stdout (without --format, its extension names the format: .json, .md, .html)')
+    .option('--strict', 'treat any unreadable row as an error (exit 2)')
     .option('-q, --quiet', 'no progress bar')
     .option('--debug', 'print stack traces of errors')
     .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {

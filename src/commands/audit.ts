@@ -24,6 +24,7 @@ import { parseRanks, unreadNote } from './options.js';
 import { warningLines } from '../report/warnings.js';
 import { skippedRowsOf } from '../model/model.js';
 import { nearest } from '../rules/nearName.js';
+import { strictCheck } from './summary.js';
 
 export interface AuditFlags {
   format: AuditFormat;
@@ -34,6 +35,8 @@ export interface AuditFlags {
   matrix?: boolean;
   rank?: string;
   out?: string;
+  /** Rows that could not be read are an error (exit 2), as for the other commands. */
+  strict?: boolean;
 }
 
 /** The shipped catalogue, then the user's files (--catalogue), ids unique across all; `empty` is told of a user file of no entry. */
@@ -141,6 +144,7 @@ export async function auditCommand(profiles: string[], flags: AuditFlags, io: Io
       ),
     );
     unreadNote([profile], io);
+    strictCheck(flags.strict, skippedRowsOf(profile.ranks));
     const why = unauditable(profile.ranks);
     if (why !== null)
       throw inputError(
