@@ -300,26 +300,24 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
     hooks.code = await rulesCommand(base, pr, opts, io, progressFor(opts));
   });
 
-  program
-    .command('audit')
-    .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, phase, layer, step, row) and its time')
-    .argument('[profile...]', 'profiles to audit (a file or folder as for summary); several with --matrix')
-    .option('--list', 'show the fusion catalogue (its entries, chains and sources) and exit')
-    .option('--catalogue <file...>', 'your own catalogue files (YAML, the format of catalogue/README.md), added to the shipped one')
-    .option('--only <ids>', 'audit only these entries (comma-separated ids)')
-    .option('--all', 'show entries whose kernels never ran too')
-    .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
-    .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
-    .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
-    .option('-o, --out <file>', 'write the report to a file instead of stdout (without --format, its extension names the format: .json, .md, .html)')
-    .option('--strict', 'treat any unreadable row as an error (exit 2)')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--debug', 'print stack traces of errors')
-    .action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {
-      const { auditCommand } = await import('../commands/audit.js');
-      const format = auditFormat(opts, cmd);
-      hooks.code = await auditCommand(profiles, { ...opts, format }, io, progressFor(opts));
-    });
+  addRunOptions(
+    program
+      .command('audit')
+      .description('which fusions of the catalogue ran, and where the unfused chain ran instead (rank, phase, layer, step, row) and its time')
+      .argument('[profile...]', 'profiles to audit (a file or folder as for summary); several with --matrix')
+      .option('--list', 'show the fusion catalogue (its entries, chains and sources) and exit')
+      .option('--catalogue <file...>', 'your own catalogue files (YAML, the format of catalogue/README.md), added to the shipped one')
+      .option('--only <ids>', 'audit only these entries (comma-separated ids)')
+      .option('--all', 'show entries whose kernels never ran too')
+      .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
+      .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
+      .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
+      .option('-o, --out <file>', 'write the report to a file instead of stdout (without --format, its extension says which: .json, .md, .html)'),
+  ).action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {
+    const { auditCommand } = await import('../commands/audit.js');
+    const format = auditFormat(opts, cmd);
+    hooks.code = await auditCommand(profiles, { ...opts, format }, io, progressFor(opts));
+  });
 
   program
     .command('merge')
