@@ -95,6 +95,36 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     expect(perGroup(afterSummary - afterRead)).toBeLessThan(120);
   });
 
+  it('kprof summary of names each alone in its name holds no object a group (its list makes each group as it is read), and reports the same', async () => {
+    // A list of a million NamedRow objects held 40 bytes a group (the object and its slot); made on read, the list
+    // holds the rows' indices (4 bytes a group: FineGroupTable.namedGroups).
+    const big = join(dir, 'on-read.csv');
+    table(big, 5 * N);
+    const p = await read(big);
+    const before = held();
+    const s = summarize(p, { by: 'name', selection: NONE, groupsOnRead: true });
+    const after = held();
+    expect(s.groups).toHaveLength(5 * N);
+    expect(s.groups).toBe(s.perRank[0]!.groups);
+    expect(Array.isArray(s.groups)).toBe(true);
+    expect(Math.round((after - before) / (5 * N))).toBeLessThan(16);
+    // Made on each read: a group read twice is two objects of the same group.
+    expect(s.groups[7]).not.toBe(s.groups[7]);
+    expect(s.groups[7]!.key).toBe(s.groups[7]!.key);
+    // In the same order (sorted by time) as the groups held as objects, and every report the same.
+    const held0 = summarize(p, { by: 'name', selection: NONE });
+    expect(s.groups.map((g) => g.key).join('\n')).toBe(held0.groups.map((g) => g.key).join('\n'));
+    const q = await read(base);
+    const [a, b] = [summarize(q, { by: 'name', selection: NONE, groupsOnRead: true }), summarize(q, { by: 'name', selection: NONE })];
+    const text = (r: string | Iterable<string>): string => (typeof r === 'string' ? r : [...r].join(''));
+    for (const format of ['table', 'csv', 'json', 'markdown', 'html'] as const) {
+      const reporter = await SUMMARY_REPORTERS[format]();
+      const views = [{ sort: 'time' as const, top: null }, ...(format === 'json' || format === 'html' ? [] : [{ sort: 'count' as const, top: 20 }])];
+      for (const view of views)
+        expect(text(reporter(a, view, { color: false })) === text(reporter(b, view, { color: false })), `${format} ${view.sort}`).toBe(true);
+    }
+  });
+
   it('a row of their diff costs under 160 bytes once judged (heap and typed arrays, after a collection)', async () => {
     // A DiffRow object of ~20 fields with two Side objects and boxed doubles cost ~310 bytes a row; as a row of
     // columns (analysis/diffRows.ts) and one view object, ~110. Measured after the diff's indexes by key are let
