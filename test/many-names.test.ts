@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetGroupsByKey, summarize } from '../src/aggregate/group.js';
 import { diffSummaries } from '../src/analysis/diff.js';
+import type { DiffRowView } from '../src/analysis/diffRows.js';
 import { readProfile, type ReadOptions } from '../src/input/read.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
 import { FineGroupTable } from '../src/model/fineGroups.js';
@@ -146,6 +147,42 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     // Every row is there, with its figures.
     expect(d.rows.reduce((n, r) => n + r.base.count, 0)).toBe(5 * N);
     expect(d.rows.reduce((n, r) => n + r.pr.count, 0)).toBe(5 * N + 10);
+  });
+
+  it('kprof diff of names each alone in its name holds no object a group: its rows read their groups from the lists by position', async () => {
+    // Summaries whose groups are made on read (namedGroups), and a diff whose rows hold their groups' positions in
+    // those lists: a row held a reference to each side's group (and so the group: 32 bytes a side).
+    const b5 = join(dir, 'on-read-base.csv');
+    const p5 = join(dir, 'on-read-pr.csv');
+    table(b5, 5 * N);
+    table(p5, 5 * N + 10);
+    const [b, q] = await Promise.all([read(b5), read(p5)]);
+    const onRead = { by: 'name' as const, selection: NONE, groupsOnRead: true };
+    const before = held();
+    const sb = summarize(b, onRead);
+    const sp = summarize(q, onRead);
+    const d = diffSummaries(sb, sp, { normalization: 'none', timeTolerancePct: 2 });
+    forgetGroupsByKey(sb);
+    forgetGroupsByKey(sp);
+    const after = held();
+    expect(d.rows).toHaveLength(5 * N + 10);
+    // The summaries' lists (4 bytes a group) and the rows (~110 bytes, 8 of them the two positions).
+    expect(Math.round((after - before) / d.rows.length)).toBeLessThan(140);
+    const row = d.rows.find((r) => r.base.count > 0 && r.pr.count > 0) as DiffRowView;
+    expect(row.group('base')).not.toBe(row.group('base'));
+    expect(row.group('base')!.key).toBe(row.key);
+    expect(row.group('pr')!.key).toBe(row.key);
+    // The same rows and figures as of groups held as objects.
+    const held0 = diffSummaries(summarize(b, { by: 'name', selection: NONE }), summarize(q, { by: 'name', selection: NONE }), {
+      normalization: 'none',
+      timeTolerancePct: 2,
+    });
+    const text = (r: string | Iterable<string>): string => (typeof r === 'string' ? r : [...r].join(''));
+    const view = { sort: 'delta-count' as const, only: null, top: null };
+    for (const format of ['csv', 'json'] as const) {
+      const reporter = await DIFF_REPORTERS[format]();
+      expect(text(reporter(d, view, { color: false })) === text(reporter(held0, view, { color: false })), format).toBe(true);
+    }
   });
 
   it('a worker hands its fine groups over as columns, and they come back the same', async () => {

@@ -58,8 +58,8 @@ export interface GroupOptions {
   stepTime?: boolean;
   /**
    * The groups of a profile of one rank by name, when each is alone in its name, as a list that makes each group
-   * when it is read (FineGroupTable.namedGroups: no object a group held). For a run that reads each group a few
-   * times (kprof summary); a diff keeps its rows' groups, and looks them up again and again.
+   * when it is read (FineGroupTable.namedGroups: no object a group held; a diff's rows read their groups from the
+   * lists by position). For a run that reads each group a few times (kprof summary and diff).
    */
   groupsOnRead?: boolean;
 }

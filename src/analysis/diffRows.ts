@@ -9,6 +9,7 @@
 
 import { isTimeNoise, type TimeJudgement } from './timeTest.js';
 import type { Group, GroupFields } from '../model/model.js';
+import { listReader } from '../model/fineGroups.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
@@ -145,9 +146,16 @@ function sameKeys(a: object, b: object): boolean {
 export class DiffRowTable {
   readonly size: number;
   readonly keys: string[];
-  /** Each row's group on each side (undefined: none); its fields (type, name, …) are read from them. */
-  readonly baseGroups: (Group | undefined)[];
-  readonly prGroups: (Group | undefined)[];
+  /**
+   * Each row's group on each side, as its position in that side's list of groups (-1: none; -2: in #own): read
+   * from the list on each read (baseGroup, prGroup), so that a list whose groups are made on read (a summary of a
+   * million names by name: FineGroupTable.namedGroups) holds no object a group for the diff either. Its fields
+   * (type, name, …) are read from them.
+   */
+  readonly #basePos: Int32Array;
+  readonly #prPos: Int32Array;
+  /** Groups at no position of their list (a key set twice: KeyIndex keeps the last), by 2 × row + side (pr: 1). */
+  readonly #own = new Map<number, Group>();
   /** Per row: base count, base µs, PR count, PR µs (per step when normalised). */
   readonly figures: Float64Array;
   readonly status: Uint8Array;
@@ -163,22 +171,45 @@ export class DiffRowTable {
   /** The judgement given last (0: none yet). */
   #last = 0;
 
-  constructor(size: number) {
+  /** The group at a position of each side's list (the summaries' lists: listReader). */
+  readonly #baseAt: (i: number) => Group;
+  readonly #prAt: (i: number) => Group;
+
+  constructor(size: number, baseList: readonly Group[], prList: readonly Group[]) {
+    this.#baseAt = listReader(baseList).group;
+    this.#prAt = listReader(prList).group;
     this.size = size;
     this.keys = new Array<string>(size).fill('');
-    this.baseGroups = new Array<Group | undefined>(size).fill(undefined);
-    this.prGroups = new Array<Group | undefined>(size).fill(undefined);
+    this.#basePos = new Int32Array(size).fill(-1);
+    this.#prPos = new Int32Array(size).fill(-1);
     this.figures = new Float64Array(4 * size);
     this.status = new Uint8Array(size);
     this.judgement = new Int32Array(size);
     this.rankStatus = new Uint8Array(size).fill(NO_STATUS);
   }
 
-  /** Row `i`: its key, its groups, its figures and status. */
-  set(i: number, key: string, b: Group | undefined, p: Group | undefined, base: Side, pr: Side, status: DiffStatus): void {
+  /** Row `i`'s group of the base (undefined: none). */
+  baseGroup(i: number): Group | undefined {
+    const at = this.#basePos[i]!;
+    return at >= 0 ? this.#baseAt(at) : at === -1 ? undefined : this.#own.get(2 * i);
+  }
+
+  /** Row `i`'s group of the PR (undefined: none). */
+  prGroup(i: number): Group | undefined {
+    const at = this.#prPos[i]!;
+    return at >= 0 ? this.#prAt(at) : at === -1 ? undefined : this.#own.get(2 * i + 1);
+  }
+
+  /**
+   * Row `i`: its key, its groups (each with its position in its side's list when it is the group there, else -1),
+   * its figures and status.
+   */
+  set(i: number, key: string, b: Group | undefined, bAt: number, p: Group | undefined, pAt: number, base: Side, pr: Side, status: DiffStatus): void {
     this.keys[i] = key;
-    this.baseGroups[i] = b;
-    this.prGroups[i] = p;
+    this.#basePos[i] = b === undefined ? -1 : bAt >= 0 ? bAt : -2;
+    if (b !== undefined && bAt < 0) this.#own.set(2 * i, b);
+    this.#prPos[i] = p === undefined ? -1 : pAt >= 0 ? pAt : -2;
+    if (p !== undefined && pAt < 0) this.#own.set(2 * i + 1, p);
     const f = this.figures;
     f[4 * i] = base.count;
     f[4 * i + 1] = base.us;
@@ -252,8 +283,8 @@ function pct(delta: number, base: number): number | null {
 
 /** Of a field of the row's groups: the PR group's when it has one, else the base group's (as {...b, ...p}). */
 function field<K extends 'type' | 'name' | 'core' | 'shapes' | 'userGroup'>(t: DiffRowTable, i: number, k: K): string | undefined {
-  const v = t.prGroups[i]?.[k];
-  return v !== undefined ? v : t.baseGroups[i]?.[k];
+  const v = t.prGroup(i)?.[k];
+  return v !== undefined ? v : t.baseGroup(i)?.[k];
 }
 
 /** One row of a DiffRowTable as a DiffRow. Its figures are read from the columns on each read. */
@@ -270,7 +301,7 @@ export class DiffRowView implements DiffRow {
   }
   /** The row's group of a side (undefined: none). */
   group(side: 'base' | 'pr'): Group | undefined {
-    return (side === 'base' ? this.#t.baseGroups : this.#t.prGroups)[this.#i];
+    return side === 'base' ? this.#t.baseGroup(this.#i) : this.#t.prGroup(this.#i);
   }
   get type(): string | undefined {
     return field(this.#t, this.#i, 'type');

@@ -595,6 +595,23 @@ abstract class NamedRow extends RowView {
 /** The lists of namedGroups: in sortGroups' order by time as made (read-only). */
 const byTime = new WeakSet<readonly Group[]>();
 
+/** How a list's groups and their keys are read by position (ListReader). */
+export interface ListReader {
+  group(i: number): Group;
+  key(i: number): string;
+}
+
+/** The readers of the lists of namedGroups, past their Proxy (which has each index as a string to parse). */
+const readers = new WeakMap<readonly Group[], ListReader>();
+
+/**
+ * How to read `list`'s groups and keys by position, for a pass over many: a list of namedGroups is read past its
+ * Proxy (a key read from its column, with no group made), any other as the array it is.
+ */
+export function listReader(list: readonly Group[]): ListReader {
+  return readers.get(list) ?? { group: (i) => list[i]!, key: (i) => list[i]!.key };
+}
+
 /** Is `groups` a list of namedGroups, in sortGroups' order by time (not to be checked by reading every group)? */
 export function sortedByTime(groups: readonly Group[]): boolean {
   return byTime.has(groups);
@@ -751,8 +768,10 @@ export class FineGroupTable implements Map<string, FineGroup> {
       const y = names[b]!;
       return t[b * TOT + 1]! - t[a * TOT + 1]! || t[b * TOT]! - t[a * TOT]! || (x < y ? -1 : x > y ? 1 : 0);
     });
-    const list = namedGroupList(c, Int32Array.from(rows));
+    const at = Int32Array.from(rows);
+    const list = namedGroupList(c, at);
     byTime.add(list);
+    readers.set(list, { group: (i) => c.named(at[i]!), key: (i) => c.names[at[i]!]! });
     return list;
   }
 
