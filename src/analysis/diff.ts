@@ -198,7 +198,7 @@ function judgeRows(
   for (let i = 0; i < t.size; i++) {
     const base = { count: f[4 * i]!, us: f[4 * i + 1]! };
     const pr = { count: f[4 * i + 2]!, us: f[4 * i + 3]! };
-    const samples = src === null ? null : direct ? pairSamples(src, t.baseGroup(i), t.prGroup(i)) : samplesOf(src, [t.keys[i]!]);
+    const samples = src === null ? null : direct ? pairSamples(src, t.group(i, 0), t.group(i, 1)) : samplesOf(src, [t.keys[i]!]);
     const j = judged(base, pr, pct(pr.us - base.us, base.us), tol, samples, alpha);
     t.judge(i, j.timeTest);
     count(j.timeTest);
@@ -470,8 +470,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   let bt = 0;
   let pt = 0;
   for (let i = 0; i < n; i++) {
-    const bg = t.baseGroup(i);
-    const pg = t.prGroup(i);
+    const bg = t.group(i, 0);
+    const pg = t.group(i, 1);
     if (bg !== undefined) {
       bc += totalFigure(bg, 0);
       bt += totalFigure(bg, 1);
