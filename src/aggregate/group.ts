@@ -458,7 +458,7 @@ export function checkPairedKeys(by: GroupBy, base: Group, pr: Group, sides: { ba
  * The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it), with the
  * groups by name of `rows` of `table` (alone in their names, kept as rows for a list made on read that was not made).
  */
-function groupsOf(formed: Forming, table: FineGroupTable | null = null, rows: number[] | null = null): Group[] {
+function groupsOf(formed: Forming, table: FineGroupTable | null = null, rows: Int32Array | null = null): Group[] {
   const out = formed.alone;
   if (table !== null && rows !== null) for (const i of rows) out.push(table.aloneGroup(table.at(i))!);
   for (const g of formed.groups.values()) out.push(g);
@@ -487,8 +487,10 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
     // By name, a fine group alone in its name is a group of its own: no index by key of a million names to make.
     const byName = !rank.snapshot && opts.by === 'name' && sel.groups.length === 0 && rank.groups instanceof FineGroupTable ? rank.groups : null;
-    // Their rows, to be made a list of groups made on read (groupsOnRead) when every group is alone in its name.
-    const rows: number[] | null = byName !== null && single && opts.groupsOnRead === true ? [] : null;
+    // Their rows, to be made a list of groups made on read (groupsOnRead) when every group is alone in its name:
+    // a column of the table's size (a list grown to a million left its past copies to the collector, ~24 MB).
+    const rowsOf = byName !== null && single && opts.groupsOnRead === true ? new Int32Array(byName.size) : null;
+    let nRows = 0;
     for (const g of rank.groups.values()) {
       if (!rank.snapshot && !keepGroup(g, sel)) {
         rankFiltered += g.total.count;
@@ -500,9 +502,9 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       const { key, fields } = keyOf(g, opts.by, sel);
       // The group reads the fine group's row only when it holds all of it (its cells, not those within --steps).
       const whole = steps === g ? g : null;
-      const row = whole !== null && rows !== null ? byName!.aloneRow(g) : -1;
+      const row = whole !== null && rowsOf !== null ? byName!.aloneRow(g) : -1;
       const alone = row < 0 && whole !== null && byName !== null ? byName.aloneGroup(g) : null;
-      if (row >= 0) rows!.push(row);
+      if (row >= 0) rowsOf![nRows++] = row;
       else if (alone !== null) groups.alone.push(alone);
       else addGroup(groups, key, fields, cell, steps, whole);
       // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.
@@ -510,6 +512,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       mergeCell(rankTotals, cell);
     }
     checkKeysApart(groups, opts.by, rank.files[0]?.path ?? profile.input);
+    const rows = rowsOf?.subarray(0, nRows) ?? null;
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
     for (const s of rankSteps) stepSet.add(s);
     mergeCell(totals, rankTotals);
