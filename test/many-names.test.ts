@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetGroupsByKey, summarize } from '../src/aggregate/group.js';
 import { diffSummaries } from '../src/analysis/diff.js';
+import type { DiffRowView } from '../src/analysis/diffRows.js';
 import { readProfile, type ReadOptions } from '../src/input/read.js';
 import { packRanks, unpackRanks } from '../src/input/workers/pack.js';
 import { FineGroupTable } from '../src/model/fineGroups.js';
@@ -95,6 +96,36 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     expect(perGroup(afterSummary - afterRead)).toBeLessThan(120);
   });
 
+  it('kprof summary of names each alone in its name holds no object a group (its list makes each group as it is read), and reports the same', async () => {
+    // A list of a million NamedRow objects held 40 bytes a group (the object and its slot); made on read, the list
+    // holds the rows' indices (4 bytes a group: FineGroupTable.namedGroups).
+    const big = join(dir, 'on-read.csv');
+    table(big, 5 * N);
+    const p = await read(big);
+    const before = held();
+    const s = summarize(p, { by: 'name', selection: NONE, groupsOnRead: true });
+    const after = held();
+    expect(s.groups).toHaveLength(5 * N);
+    expect(s.groups).toBe(s.perRank[0]!.groups);
+    expect(Array.isArray(s.groups)).toBe(true);
+    expect(Math.round((after - before) / (5 * N))).toBeLessThan(16);
+    // Made on each read: a group read twice is two objects of the same group.
+    expect(s.groups[7]).not.toBe(s.groups[7]);
+    expect(s.groups[7]!.key).toBe(s.groups[7]!.key);
+    // In the same order (sorted by time) as the groups held as objects, and every report the same.
+    const held0 = summarize(p, { by: 'name', selection: NONE });
+    expect(s.groups.map((g) => g.key).join('\n')).toBe(held0.groups.map((g) => g.key).join('\n'));
+    const q = await read(base);
+    const [a, b] = [summarize(q, { by: 'name', selection: NONE, groupsOnRead: true }), summarize(q, { by: 'name', selection: NONE })];
+    const text = (r: string | Iterable<string>): string => (typeof r === 'string' ? r : [...r].join(''));
+    for (const format of ['table', 'csv', 'json', 'markdown', 'html'] as const) {
+      const reporter = await SUMMARY_REPORTERS[format]();
+      const views = [{ sort: 'time' as const, top: null }, ...(format === 'json' || format === 'html' ? [] : [{ sort: 'count' as const, top: 20 }])];
+      for (const view of views)
+        expect(text(reporter(a, view, { color: false })) === text(reporter(b, view, { color: false })), `${format} ${view.sort}`).toBe(true);
+    }
+  });
+
   it('a row of their diff costs under 160 bytes once judged (heap and typed arrays, after a collection)', async () => {
     // A DiffRow object of ~20 fields with two Side objects and boxed doubles cost ~310 bytes a row; as a row of
     // columns (analysis/diffRows.ts) and one view object, ~110. Measured after the diff's indexes by key are let
@@ -116,6 +147,42 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     // Every row is there, with its figures.
     expect(d.rows.reduce((n, r) => n + r.base.count, 0)).toBe(5 * N);
     expect(d.rows.reduce((n, r) => n + r.pr.count, 0)).toBe(5 * N + 10);
+  });
+
+  it('kprof diff of names each alone in its name holds no object a group: its rows read their groups from the lists by position', async () => {
+    // Summaries whose groups are made on read (namedGroups), and a diff whose rows hold their groups' positions in
+    // those lists: a row held a reference to each side's group (and so the group: 32 bytes a side).
+    const b5 = join(dir, 'on-read-base.csv');
+    const p5 = join(dir, 'on-read-pr.csv');
+    table(b5, 5 * N);
+    table(p5, 5 * N + 10);
+    const [b, q] = await Promise.all([read(b5), read(p5)]);
+    const onRead = { by: 'name' as const, selection: NONE, groupsOnRead: true };
+    const before = held();
+    const sb = summarize(b, onRead);
+    const sp = summarize(q, onRead);
+    const d = diffSummaries(sb, sp, { normalization: 'none', timeTolerancePct: 2 });
+    forgetGroupsByKey(sb);
+    forgetGroupsByKey(sp);
+    const after = held();
+    expect(d.rows).toHaveLength(5 * N + 10);
+    // The summaries' lists (4 bytes a group) and the rows (~110 bytes, 8 of them the two positions).
+    expect(Math.round((after - before) / d.rows.length)).toBeLessThan(140);
+    const row = d.rows.find((r) => r.base.count > 0 && r.pr.count > 0) as DiffRowView;
+    expect(row.group('base')).not.toBe(row.group('base'));
+    expect(row.group('base')!.key).toBe(row.key);
+    expect(row.group('pr')!.key).toBe(row.key);
+    // The same rows and figures as of groups held as objects.
+    const held0 = diffSummaries(summarize(b, { by: 'name', selection: NONE }), summarize(q, { by: 'name', selection: NONE }), {
+      normalization: 'none',
+      timeTolerancePct: 2,
+    });
+    const text = (r: string | Iterable<string>): string => (typeof r === 'string' ? r : [...r].join(''));
+    const view = { sort: 'delta-count' as const, only: null, top: null };
+    for (const format of ['csv', 'json'] as const) {
+      const reporter = await DIFF_REPORTERS[format]();
+      expect(text(reporter(d, view, { color: false })) === text(reporter(held0, view, { color: false })), format).toBe(true);
+    }
   });
 
   it('a worker hands its fine groups over as columns, and they come back the same', async () => {

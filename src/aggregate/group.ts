@@ -5,7 +5,7 @@
 // at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
-import { FineGroupTable, groupOfRow, isRowGroup, shareName, totalFigure } from '../model/fineGroups.js';
+import { FineGroupTable, groupOfRow, isRowGroup, shareName, sortedByTime, totalFigure } from '../model/fineGroups.js';
 import { GrowingSteps } from '../model/growingSteps.js';
 import { KeyIndex } from './keyIndex.js';
 import { stepTimeOf } from './stepTime.js';
@@ -56,6 +56,12 @@ export interface GroupOptions {
   savedSelection?: string;
   /** Add each rank's step time (--step-time: the ranks were read with it). */
   stepTime?: boolean;
+  /**
+   * The groups of a profile of one rank by name, when each is alone in its name, as a list that makes each group
+   * when it is read (FineGroupTable.namedGroups: no object a group held; a diff's rows read their groups from the
+   * lists by position). For a run that reads each group a few times (kprof summary and diff).
+   */
+  groupsOnRead?: boolean;
 }
 
 /** The canonical text of a selection, saved in summary JSON so snapshots can be compared. Ranks excluded. */
@@ -390,6 +396,7 @@ function mergeSteps(sources: StepSource[]): Map<number, Cell> {
  * Read it, never write to it.
  */
 export function sortGroups(groups: readonly Group[], sort: SummarySort): readonly Group[] {
+  if (sort === 'time' && sortedByTime(groups)) return groups;
   const cmp = groupOrder(sort);
   for (let i = 1; i < groups.length; i++) if (cmp(groups[i - 1]!, groups[i]!) > 0) return [...groups].sort(cmp);
   return groups;
@@ -447,9 +454,13 @@ export function checkPairedKeys(by: GroupBy, base: Group, pr: Group, sides: { ba
   );
 }
 
-/** The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it). */
-function groupsOf(formed: Forming): Group[] {
+/**
+ * The groups formed, sorted by time (the list of groups alone in their key, grown: nothing else holds it), with the
+ * groups by name of `rows` of `table` (alone in their names, kept as rows for a list made on read that was not made).
+ */
+function groupsOf(formed: Forming, table: FineGroupTable | null = null, rows: Int32Array | null = null): Group[] {
   const out = formed.alone;
+  if (table !== null && rows !== null) for (const i of rows) out.push(table.aloneGroup(table.at(i))!);
   for (const g of formed.groups.values()) out.push(g);
   return out.sort(groupOrder('time'));
 }
@@ -476,6 +487,10 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     let rankFiltered = rank.snapshot ? rank.snapshot.filteredKernels : 0;
     // By name, a fine group alone in its name is a group of its own: no index by key of a million names to make.
     const byName = !rank.snapshot && opts.by === 'name' && sel.groups.length === 0 && rank.groups instanceof FineGroupTable ? rank.groups : null;
+    // Their rows, to be made a list of groups made on read (groupsOnRead) when every group is alone in its name:
+    // a column of the table's size (a list grown to a million left its past copies to the collector, ~24 MB).
+    const rowsOf = byName !== null && single && opts.groupsOnRead === true ? new Int32Array(byName.size) : null;
+    let nRows = 0;
     for (const g of rank.groups.values()) {
       if (!rank.snapshot && !keepGroup(g, sel)) {
         rankFiltered += g.total.count;
@@ -487,14 +502,17 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
       const { key, fields } = keyOf(g, opts.by, sel);
       // The group reads the fine group's row only when it holds all of it (its cells, not those within --steps).
       const whole = steps === g ? g : null;
-      const alone = whole !== null && byName !== null ? byName.aloneGroup(g) : null;
-      if (alone !== null) groups.alone.push(alone);
+      const row = whole !== null && rowsOf !== null ? byName!.aloneRow(g) : -1;
+      const alone = row < 0 && whole !== null && byName !== null ? byName.aloneGroup(g) : null;
+      if (row >= 0) rowsOf![nRows++] = row;
+      else if (alone !== null) groups.alone.push(alone);
       else addGroup(groups, key, fields, cell, steps, whole);
       // With one rank the profile's groups are that rank's groups: share them rather than copy every step cell.
       if (!single) addGroup(all, key, fields, cell, steps, whole);
       mergeCell(rankTotals, cell);
     }
     checkKeysApart(groups, opts.by, rank.files[0]?.path ?? profile.input);
+    const rows = rowsOf?.subarray(0, nRows) ?? null;
     const rankSteps = rank.snapshot ? rank.stepIds : stepsIn(rank, sel);
     for (const s of rankSteps) stepSet.add(s);
     mergeCell(totals, rankTotals);
@@ -502,7 +520,7 @@ export function summarize(profile: Profile, opts: GroupOptions): Summary {
     perRank.push({
       rank: rank.rank,
       totals: rankTotals,
-      groups: groupsOf(groups),
+      groups: rows !== null && groups.groups.size === 0 && groups.alone.length === 0 ? byName!.namedGroups(rows) : groupsOf(groups, byName, rows),
       steps: rankSteps,
       rowsRead: rank.rowsRead,
       skippedRows: rank.rowsSkipped,

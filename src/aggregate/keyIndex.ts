@@ -9,6 +9,7 @@
 // (model/textIndex.ts: the hash and the run are that index's, which grows).
 
 import type { Group } from '../model/model.js';
+import { listReader } from '../model/fineGroups.js';
 import { MAX_RUN, textHash as hashOf } from '../model/textIndex.js';
 
 export class KeyIndex implements Iterable<[string, Group]> {
@@ -21,12 +22,18 @@ export class KeyIndex implements Iterable<[string, Group]> {
   private readonly later = new Map<number, Group>();
   /** Positions of keys set before (shadowed by their first place). */
   private readonly repeated = new Set<number>();
+  /** The group and the key at a position of the list (listReader: past the Proxy of a list made on read). */
+  private readonly groupOf: (i: number) => Group;
+  private readonly keyAt: (i: number) => string;
 
   constructor(
     private readonly groups: readonly Group[],
     /** The longest run of filled slots kept (tests: 0 keeps every index in a Map). */
     private readonly maxRun = MAX_RUN,
   ) {
+    const read = listReader(groups);
+    this.groupOf = read.group;
+    this.keyAt = read.key;
     let size = 1024;
     while (size < groups.length * 2) size *= 2;
     this.slots = new Int32Array(size);
@@ -36,11 +43,11 @@ export class KeyIndex implements Iterable<[string, Group]> {
       this.repeated.clear();
       this.map = new Map();
       for (let i = 0; i < groups.length; i++) {
-        const key = groups[i]!.key;
+        const key = this.keyAt(i);
         const first = this.map.get(key);
         if (first === undefined) this.map.set(key, i);
         else {
-          this.later.set(first, groups[i]!);
+          this.later.set(first, this.groupOf(i));
           this.repeated.add(i);
         }
       }
@@ -52,7 +59,7 @@ export class KeyIndex implements Iterable<[string, Group]> {
   private fill(): boolean {
     const groups = this.groups;
     for (let i = 0; i < groups.length; i++) {
-      const key = groups[i]!.key;
+      const key = this.keyAt(i);
       let s = hashOf(key) & this.mask;
       for (let walked = 0; ; walked++) {
         if (walked > this.maxRun) return false;
@@ -61,8 +68,8 @@ export class KeyIndex implements Iterable<[string, Group]> {
           this.slots[s] = i + 1;
           break;
         }
-        if (groups[at - 1]!.key === key) {
-          this.later.set(at - 1, groups[i]!);
+        if (this.keyAt(at - 1) === key) {
+          this.later.set(at - 1, this.groupOf(i));
           this.repeated.add(i);
           break;
         }
@@ -83,7 +90,7 @@ export class KeyIndex implements Iterable<[string, Group]> {
 
   /** The group of a key whose first position this is (position): its last group. */
   groupAt(position: number): Group {
-    return (this.later.size > 0 ? this.later.get(position) : undefined) ?? this.groups[position]!;
+    return (this.later.size > 0 ? this.later.get(position) : undefined) ?? this.groupOf(position);
   }
 
   /** Each key as iteration gives it, with its group and first position, and no entry made a key. */
@@ -92,16 +99,21 @@ export class KeyIndex implements Iterable<[string, Group]> {
     // Most lists set no key twice: then each group is its key's, with no lookup in the Maps of a million keys.
     if (this.repeated.size === 0) {
       for (let i = 0; i < groups.length; i++) {
-        const g = groups[i]!;
+        const g = this.groupOf(i);
         fn(g.key, g, i);
       }
       return;
     }
     for (let i = 0; i < groups.length; i++) {
       if (this.repeated.has(i)) continue;
-      const g = groups[i]!;
+      const g = this.groupOf(i);
       fn(g.key, this.later.get(i) ?? g, i);
     }
+  }
+
+  /** Is the group at `position` of the list the one of its key (groupAt's: no later group of the key set)? */
+  listed(position: number): boolean {
+    return this.later.size === 0 || !this.later.has(position);
   }
 
   /** The position of the key's first group, or -1. */
@@ -111,7 +123,7 @@ export class KeyIndex implements Iterable<[string, Group]> {
     for (;;) {
       const at = this.slots[s]!;
       if (at === 0) return -1;
-      if (this.groups[at - 1]!.key === key) return at - 1;
+      if (this.keyAt(at - 1) === key) return at - 1;
       s = (s + 1) & this.mask;
     }
   }
@@ -128,7 +140,7 @@ export class KeyIndex implements Iterable<[string, Group]> {
   *[Symbol.iterator](): Iterator<[string, Group]> {
     for (let i = 0; i < this.groups.length; i++) {
       if (this.repeated.size > 0 && this.repeated.has(i)) continue;
-      const g = this.groups[i]!;
+      const g = this.groupOf(i);
       yield [g.key, this.later.get(i) ?? g];
     }
   }

@@ -198,7 +198,7 @@ function judgeRows(
   for (let i = 0; i < t.size; i++) {
     const base = { count: f[4 * i]!, us: f[4 * i + 1]! };
     const pr = { count: f[4 * i + 2]!, us: f[4 * i + 3]! };
-    const samples = src === null ? null : direct ? pairSamples(src, t.baseGroups[i], t.prGroups[i]) : samplesOf(src, [t.keys[i]!]);
+    const samples = src === null ? null : direct ? pairSamples(src, t.group(i, 0), t.group(i, 1)) : samplesOf(src, [t.keys[i]!]);
     const j = judged(base, pr, pct(pr.us - base.us, base.us), tol, samples, alpha);
     t.judge(i, j.timeTest);
     count(j.timeTest);
@@ -217,15 +217,25 @@ interface PerStepSides {
 }
 
 /** Row `i` of the table: the group of `key` on each side (undefined: none), its figures and status. */
-function fillRow(t: DiffRowTable, i: number, key: string, b: Group | undefined, p: Group | undefined, ps: PerStepSides | null): void {
+function fillRow(
+  t: DiffRowTable,
+  i: number,
+  key: string,
+  b: Group | undefined,
+  bAt: number,
+  p: Group | undefined,
+  pAt: number,
+  ps: PerStepSides | null,
+): void {
   if (ps) {
     const bf = ps.base.get(key) ?? ZERO_PER_STEP;
     const pf = ps.pr.get(key) ?? ZERO_PER_STEP;
-    t.set(i, key, b, p, perStepSide(bf), perStepSide(pf), perStepStatus(bf, pf));
+    t.set(i, key, b, bAt, p, pAt, perStepSide(bf), perStepSide(pf), perStepStatus(bf, pf));
   } else {
     const bc = b === undefined ? 0 : totalFigure(b, 0);
     const pc = p === undefined ? 0 : totalFigure(p, 0);
-    t.set(i, key, b, p, side(bc, b === undefined ? 0 : totalFigure(b, 1)), side(pc, p === undefined ? 0 : totalFigure(p, 1)), statusOf(bc, pc));
+    const bs = side(bc, b === undefined ? 0 : totalFigure(b, 1));
+    t.set(i, key, b, bAt, p, pAt, bs, side(pc, p === undefined ? 0 : totalFigure(p, 1)), statusOf(bc, pc));
   }
 }
 
@@ -441,15 +451,16 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
       n--;
     }
   });
-  const t = new DiffRowTable(n);
+  const t = new DiffRowTable(n, base.groups, pr.groups);
   let at = 0;
   b.forEachEntry((k, g, i) => {
-    const pg = prAt[i]! < 0 ? undefined : p.groupAt(prAt[i]!);
+    const j = prAt[i]!;
+    const pg = j < 0 ? undefined : p.groupAt(j);
     if (pg !== undefined) checkPairedKeys(base.groupBy, g, pg, { base: base.input, pr: pr.input });
-    fillRow(t, at++, k, g, pg, ps);
+    fillRow(t, at++, k, g, b.listed(i) ? i : -1, pg, j >= 0 && p.listed(j) ? j : -1, ps);
   });
   p.forEachEntry((k, g, j) => {
-    if (inBase[j] === 0) fillRow(t, at++, k, undefined, g, ps);
+    if (inBase[j] === 0) fillRow(t, at++, k, undefined, -1, g, p.listed(j) ? j : -1, ps);
   });
 
   // Totals are the sum of the rows, in whole counts and ticks (or exact figures per step) so that no rounding
@@ -459,8 +470,8 @@ export function diffSummaries(base: Summary, pr: Summary, opts: DiffOptions): Di
   let bt = 0;
   let pt = 0;
   for (let i = 0; i < n; i++) {
-    const bg = t.baseGroups[i];
-    const pg = t.prGroups[i];
+    const bg = t.group(i, 0);
+    const pg = t.group(i, 1);
     if (bg !== undefined) {
       bc += totalFigure(bg, 0);
       bt += totalFigure(bg, 1);

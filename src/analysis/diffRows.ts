@@ -1,14 +1,15 @@
 // The rows of a diff as columns (issue 24): a diff by name of a million distinct names has a million rows, and a
 // DiffRow object of some 20 fields, its two Side objects and its boxed doubles cost ~310 bytes a row held. Here a
-// row is its key, its two groups, four doubles (the count and time of each side: every other figure of a row is
-// made from them, as diff.ts made it), its status and the index of its time judgement in a list of the
-// judgements alike held once: ~60 bytes in typed arrays and two arrays of references. What few rows have (the
+// row is its key, its two groups' positions in the summaries' lists, four doubles (the count and time of each side:
+// every other figure of a row is made from them, as diff.ts made it), its status and the index of its time
+// judgement in a list of the judgements alike held once: ~60 bytes in typed arrays. What few rows have (the
 // per-rank and per-step checks' findings) is kept by row in Maps. `DiffRowView` is a row as the DiffRow the
 // reporters read: one object a row (the row list's identity is what views of a diff filter and fold by), with
 // only its table and index as fields. The row types are here too (diff.ts imports this module and exports them).
 
 import { isTimeNoise, type TimeJudgement } from './timeTest.js';
 import type { Group, GroupFields } from '../model/model.js';
+import { listReader } from '../model/fineGroups.js';
 
 export const DIFF_STATUSES = ['removed', 'added', 'fewer', 'more', 'same'] as const;
 export type DiffStatus = (typeof DIFF_STATUSES)[number];
@@ -145,9 +146,10 @@ function sameKeys(a: object, b: object): boolean {
 export class DiffRowTable {
   readonly size: number;
   readonly keys: string[];
-  /** Each row's group on each side (undefined: none); its fields (type, name, …) are read from them. */
-  readonly baseGroups: (Group | undefined)[];
-  readonly prGroups: (Group | undefined)[];
+  /** Row i's group of the base at 2i, of the PR at 2i + 1: its position in its side's list (-1: none, -2: #own). */
+  readonly #pos: Int32Array;
+  /** Groups at no position of their list (a key set twice: KeyIndex keeps the last), by their place in #pos. */
+  readonly #own = new Map<number, Group>();
   /** Per row: base count, base µs, PR count, PR µs (per step when normalised). */
   readonly figures: Float64Array;
   readonly status: Uint8Array;
@@ -162,23 +164,33 @@ export class DiffRowTable {
   readonly #held = new Map<string, number>();
   /** The judgement given last (0: none yet). */
   #last = 0;
+  /** The group at a position of each side's list (made on read in a list of namedGroups: listReader). */
+  readonly #at: readonly ((i: number) => Group)[];
 
-  constructor(size: number) {
+  constructor(size: number, baseList: readonly Group[], prList: readonly Group[]) {
+    this.#at = [listReader(baseList).group, listReader(prList).group];
     this.size = size;
     this.keys = new Array<string>(size).fill('');
-    this.baseGroups = new Array<Group | undefined>(size).fill(undefined);
-    this.prGroups = new Array<Group | undefined>(size).fill(undefined);
+    this.#pos = new Int32Array(2 * size).fill(-1);
     this.figures = new Float64Array(4 * size);
     this.status = new Uint8Array(size);
     this.judgement = new Int32Array(size);
     this.rankStatus = new Uint8Array(size).fill(NO_STATUS);
   }
 
-  /** Row `i`: its key, its groups, its figures and status. */
-  set(i: number, key: string, b: Group | undefined, p: Group | undefined, base: Side, pr: Side, status: DiffStatus): void {
+  /** Row `i`'s group of the base (side 0), of the PR (1), or undefined; its fields (type, name, …) are read from them. */
+  group(i: number, side: 0 | 1): Group | undefined {
+    const at = this.#pos[2 * i + side]!;
+    return at >= 0 ? this.#at[side]!(at) : at === -1 ? undefined : this.#own.get(2 * i + side);
+  }
+
+  /** Row `i`: its key, its groups (and each one's position in its list, -1 if not there), figures and status. */
+  set(i: number, key: string, b: Group | undefined, bAt: number, p: Group | undefined, pAt: number, base: Side, pr: Side, status: DiffStatus): void {
     this.keys[i] = key;
-    this.baseGroups[i] = b;
-    this.prGroups[i] = p;
+    this.#pos[2 * i] = b === undefined ? -1 : bAt >= 0 ? bAt : -2;
+    this.#pos[2 * i + 1] = p === undefined ? -1 : pAt >= 0 ? pAt : -2;
+    if (b !== undefined && bAt < 0) this.#own.set(2 * i, b);
+    if (p !== undefined && pAt < 0) this.#own.set(2 * i + 1, p);
     const f = this.figures;
     f[4 * i] = base.count;
     f[4 * i + 1] = base.us;
@@ -252,8 +264,8 @@ function pct(delta: number, base: number): number | null {
 
 /** Of a field of the row's groups: the PR group's when it has one, else the base group's (as {...b, ...p}). */
 function field<K extends 'type' | 'name' | 'core' | 'shapes' | 'userGroup'>(t: DiffRowTable, i: number, k: K): string | undefined {
-  const v = t.prGroups[i]?.[k];
-  return v !== undefined ? v : t.baseGroups[i]?.[k];
+  const v = t.group(i, 1)?.[k];
+  return v !== undefined ? v : t.group(i, 0)?.[k];
 }
 
 /** One row of a DiffRowTable as a DiffRow. Its figures are read from the columns on each read. */
@@ -270,7 +282,7 @@ export class DiffRowView implements DiffRow {
   }
   /** The row's group of a side (undefined: none). */
   group(side: 'base' | 'pr'): Group | undefined {
-    return (side === 'base' ? this.#t.baseGroups : this.#t.prGroups)[this.#i];
+    return this.#t.group(this.#i, side === 'base' ? 0 : 1);
   }
   get type(): string | undefined {
     return field(this.#t, this.#i, 'type');

@@ -17,8 +17,7 @@ export function oneList(s: Summary): boolean {
  */
 export function rankGroups(t: DiffRowTable, side: 'base' | 'pr', s: Summary, r: RankSummary): (i: number) => Group | undefined {
   if (oneList(s) && s.perRank[0] === r) {
-    const own = side === 'base' ? t.baseGroups : t.prGroups;
-    return (i) => own[i];
+    return side === 'base' ? (i) => t.group(i, 0) : (i) => t.group(i, 1);
   }
   const index = groupsByKey(r.groups);
   return (i) => index.get(t.keys[i]!);

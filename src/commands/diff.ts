@@ -242,7 +242,14 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
       }
     }
     const saved = savedSelectionOf(common.selection, flags.shortNames);
-    const opts = { by, selection: common.selection, stepTime: flags.stepTime === true, ...(saved !== undefined ? { savedSelection: saved } : {}) };
+    // By name of a million names alone in them, each side's groups are made on read, not held (summarize).
+    const opts = {
+      by,
+      selection: common.selection,
+      stepTime: flags.stepTime === true,
+      groupsOnRead: true,
+      ...(saved !== undefined ? { savedSelection: saved } : {}),
+    };
     sb = summarize(b, opts);
     sp = summarize(p, opts);
     io.stderr(warningLines(sb.warnings, sb.warningCount, sb.skippedRows, { inReport: flags.format !== 'csv', side: 'base' }));

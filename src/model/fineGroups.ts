@@ -592,6 +592,78 @@ abstract class NamedRow extends RowView {
   }
 }
 
+/** The lists of namedGroups: in sortGroups' order by time as made (read-only). */
+const byTime = new WeakSet<readonly Group[]>();
+
+/** How a list's groups and their keys are read by position (ListReader). */
+export interface ListReader {
+  group(i: number): Group;
+  key(i: number): string;
+}
+
+/** The readers of the lists of namedGroups, past their Proxy (which has each index as a string to parse). */
+const readers = new WeakMap<readonly Group[], ListReader>();
+
+/**
+ * How to read `list`'s groups and keys by position, for a pass over many: a list of namedGroups is read past its
+ * Proxy (a key read from its column, with no group made), any other as the array it is.
+ */
+export function listReader(list: readonly Group[]): ListReader {
+  return readers.get(list) ?? { group: (i) => list[i]!, key: (i) => list[i]!.key };
+}
+
+/** Is `groups` a list of namedGroups, in sortGroups' order by time (not to be checked by reading every group)? */
+export function sortedByTime(groups: readonly Group[]): boolean {
+  return byTime.has(groups);
+}
+
+/**
+ * A list of the groups by name of rows (NamedRows of one table), in that order, whose groups are made when read:
+ * a list of a million groups held as the rows' indices (4 bytes each), not as a million objects and their slots
+ * (40 bytes each). It is a list to every reader (an Array: length, indexing, iteration, the Array methods): a
+ * Proxy of an empty array whose indices below its length read the row's group. A group read twice is two objects
+ * (nothing compares groups by identity: a diff's index by key keeps positions); it is read-only.
+ */
+function namedGroupList(c: Columns, rows: Int32Array): Group[] {
+  const n = rows.length;
+  /** The element index `p` names (a whole number below n: Array methods ask for their indices as such), else -1. */
+  const at = (p: string | symbol): number => {
+    if (typeof p !== 'string') return -1;
+    const d = p.charCodeAt(0);
+    if (d < 48 || d > 57) return -1;
+    const i = +p;
+    return i < n && (i | 0) === i ? i : -1;
+  };
+  const readOnly = (): never => {
+    throw new Error('internal error: a list of groups by name made on read is read-only');
+  };
+  return new Proxy<Group[]>([], {
+    get(target, p, receiver) {
+      const i = at(p);
+      if (i >= 0) return c.named(rows[i]!);
+      if (p === 'length') return n;
+      return Reflect.get(target, p, receiver);
+    },
+    has(target, p) {
+      return at(p) >= 0 || Reflect.has(target, p);
+    },
+    getOwnPropertyDescriptor(target, p) {
+      const i = at(p);
+      if (i >= 0) return { value: c.named(rows[i]!), writable: false, enumerable: true, configurable: true };
+      if (p === 'length') return { value: n, writable: true, enumerable: false, configurable: false };
+      return Reflect.getOwnPropertyDescriptor(target, p);
+    },
+    ownKeys(target) {
+      const keys: (string | symbol)[] = [];
+      for (let i = 0; i < n; i++) keys.push(String(i));
+      return [...keys, ...Reflect.ownKeys(target)];
+    },
+    set: readOnly,
+    defineProperty: readOnly,
+    deleteProperty: readOnly,
+  });
+}
+
 /**
  * A group whose key is `key` holds that string rather than its own copy of it, where it can (a group alone in its
  * name: the name is its key). The diff gives the PR's groups the base's keys: a million names by name are then
@@ -675,6 +747,32 @@ export class FineGroupTable implements Map<string, FineGroup> {
    */
   aloneGroup(g: FineGroup): Group | null {
     return this.aloneInName(g) ? this.#c.named((g as GroupView).index) : null;
+  }
+
+  /** The row of `g` when it is alone in its name (aloneInName: its group by name is aloneGroup's), else -1. */
+  aloneRow(g: FineGroup): number {
+    return this.aloneInName(g) ? (g as GroupView).index : -1;
+  }
+
+  /**
+   * The groups by name of rows `rows` (each alone in its name: aloneRow), sorted as sortGroups sorts by time (time
+   * then count descending, then by key: the name), as a list that makes each group when it is read (namedGroupList):
+   * no object a group is held, where a list of NamedRows held 40 bytes a group (1 M names: 40 MB). Sorts `rows` in
+   * place, and keeps it.
+   */
+  namedGroups(rows: Int32Array): Group[] {
+    const c = this.#c;
+    const t = c.tot;
+    const names = c.names;
+    rows.sort((a, b) => {
+      const x = names[a]!;
+      const y = names[b]!;
+      return t[b * TOT + 1]! - t[a * TOT + 1]! || t[b * TOT]! - t[a * TOT]! || (x < y ? -1 : x > y ? 1 : 0);
+    });
+    const list = namedGroupList(c, rows);
+    byTime.add(list);
+    readers.set(list, { group: (i) => c.named(rows[i]!), key: (i) => c.names[rows[i]!]! });
+    return list;
   }
 
   /** The group at an index. */
