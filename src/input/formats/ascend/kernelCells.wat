@@ -2,6 +2,108 @@
 ;; the start time and the Step Id, each exactly as the JavaScript parser of that cell reads it (numbers.ts,
 ;; kernelCells.ts), or a value that sends the row to it. Spliced into simd.wat with the decoder by scripts/wasm.mjs
 ;; (one module: these are fields of it, called by rows()).
+;;
+;; The common Step Id, Stream ID and start cells are read by fragments that scripts/wasm.mjs inlines where rows()
+;; says `{{$name ...}}` (a call would cost more than such a cell: V8 does not inline WebAssembly calls, and a call
+;; spills the loop's locals); rows() declares the locals they use ($len $mask $x $w $z $n $q $f $y $c). Each takes
+;; only cells whose every byte it has checked, from whole words (SWAR: eight digits at a time), and hands any other
+;; to the function below that reads it byte by byte ($step, $start), so the two agree on every cell (a property
+;; test of engines.test.ts compares both engines on cells either side of each bound). The duration is read by
+;; $ticks: a word-at-a-time version of it was no faster.
+
+  ;; Are the bytes of $x that $mask keeps all digits (0x30-0x39)? Each byte's high half is 3, and stays 3 once 6 is
+  ;; added (a carry out of a byte that is no digit only makes the next one fail too). An i32.
+  ;; @inline $digits $x $mask
+  (i64.eqz (i64.and (local.get $mask)
+    (i64.or
+      (i64.xor (i64.and (local.get $x) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030))
+      (i64.xor (i64.and (i64.add (local.get $x) (i64.const 0x0606060606060606)) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030)))))
+  ;; @end
+
+  ;; $x, eight digit values (0-9) a byte, the first the lowest, becomes their number (SWAR: pairs, then fours, then
+  ;; the eight, each lane times its place).
+  ;; @inline $eight $x
+  (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10)) (i64.shr_u (local.get $x) (i64.const 8))) (i64.const 0x00ff00ff00ff00ff)))
+  (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 100)) (i64.shr_u (local.get $x) (i64.const 16))) (i64.const 0x0000ffff0000ffff)))
+  (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10000)) (i64.shr_u (local.get $x) (i64.const 32))) (i64.const 0xffffffff)))
+  ;; @end
+
+  ;; The bytes of $x that are no digit, as a word whose byte is non-zero there (a digit's high half is 3 and its low
+  ;; half plus 6 stays below 16; no carry crosses a byte). An i64.
+  ;; @inline $nonDigits $x
+  (i64.or (i64.xor (i64.and (local.get $x) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030))
+    (i64.and (i64.add (i64.and (local.get $x) (i64.const 0x0f0f0f0f0f0f0f0f)) (i64.const 0x0606060606060606)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+  ;; @end
+
+  ;; $y: the four bytes of $y that $n keeps (0-4; the first the lowest), digits, as a number of four digits with
+  ;; trailing zeros: the ticks of that many decimals.
+  ;; @inline $decimals $y $n
+  (local.set $y (i32.and (local.get $y)
+    (select (i32.shr_u (i32.const -1) (i32.sub (i32.const 32) (i32.shl (local.get $n) (i32.const 3)))) (i32.const 0) (local.get $n))))
+  (local.set $y (i32.xor (local.get $y) (i32.and (local.get $y) (i32.const 0x30303030))))
+  (local.set $y (i32.and (i32.add (i32.mul (local.get $y) (i32.const 10)) (i32.shr_u (local.get $y) (i32.const 8))) (i32.const 0x00ff00ff)))
+  (local.set $y (i32.and (i32.add (i32.mul (local.get $y) (i32.const 100)) (i32.shr_u (local.get $y) (i32.const 16))) (i32.const 0xffff)))
+  ;; @end
+
+  ;; The start-time cell [$s, $e) of row $o as $start reads it, when it is sixteen whole digits (two words, parsed
+  ;; side by side), none or a `.` and up to seven decimals, and none or one space, TAB, CR or LF; any other by $start.
+  ;; @inline $startOf $s $e $o
+  (local.set $x (i64.load align=1 (local.get $s)))
+  (local.set $w (i64.load offset=8 align=1 (local.get $s)))
+  (local.set $q (i32.add (local.get $s) (i32.const 16)))
+  (local.set $f (i32.and (i32.lt_u (local.get $q) (local.get $e)) (i32.eq (i32.load8_u (local.get $q)) (i32.const 46))))
+  ;; After the dot (if any): the decimals ($n of them), then the byte at $q.
+  (local.set $z (i64.load align=1 (i32.add (local.get $q) (local.get $f))))
+  (local.set $n (select (i32.wrap_i64 (i64.shr_u (i64.ctz {{$nonDigits $z}}) (i64.const 3))) (i32.const 0) (local.get $f)))
+  (local.set $q (i32.add (i32.add (local.get $q) (local.get $f)) (local.get $n)))
+  (local.set $c (i32.load8_u (local.get $q)))
+  (local.set $q (i32.add (local.get $q) (i32.and (i32.lt_u (local.get $q) (local.get $e))
+    (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9)))
+      (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10)))))))
+  (if (i32.and (i64.eqz (i64.or {{$nonDigits $x}} {{$nonDigits $w}}))
+        (i32.and (i32.lt_u (local.get $n) (i32.const 8)) (i32.eq (local.get $q) (local.get $e))))
+    (then
+      (local.set $x (i64.xor (local.get $x) (i64.const 0x3030303030303030)))
+      (local.set $w (i64.xor (local.get $w) (i64.const 0x3030303030303030)))
+      {{$eight $x}}
+      {{$eight $w}}
+      (local.set $x (i64.add (i64.mul (local.get $x) (i64.const 100000000)) (local.get $w)))
+      ;; The decimals: four, the fifth rounding half up.
+      (local.set $y (i32.wrap_i64 (local.get $z)))
+      (local.set $f (select (i32.const 4) (local.get $n) (i32.gt_u (local.get $n) (i32.const 4))))
+      {{$decimals $y $f}}
+      (local.set $y (i32.add (local.get $y) (i32.and (i32.gt_u (local.get $n) (i32.const 4))
+        (i32.ge_u (i32.and (i32.wrap_i64 (i64.shr_u (local.get $z) (i64.const 32))) (i32.const 0xff)) (i32.const 53)))))
+      {{$startStore $x $y $o}})
+    (else (call $start (local.get $s) (local.get $e) (local.get $o))))
+  ;; @end
+
+  ;; Row $o's start from its whole µs $x (an i64, no time past 2^53 - 1) and the ticks of its decimals $y: the first
+  ;; time of a file is its origin; the start is exact ticks after it, as startTicksOf (kernelCells.ts) makes it:
+  ;; (us - origin) * 10000 + ticks, NaN past 2^53 - 1.
+  ;; @inline $startStore $x $y $o
+  (local.set $us (select (f64.const nan) (f64.convert_i64_u (local.get $x)) (i64.gt_u (local.get $x) (i64.const 9007199254740991))))
+  (if (i32.and (f64.ne (global.get $origin) (global.get $origin)) (f64.eq (local.get $us) (local.get $us)))
+    (then (global.set $origin (local.get $us))))
+  (local.set $us (f64.add (f64.mul (f64.sub (local.get $us) (global.get $origin)) (f64.const 10000)) (f64.convert_i32_s (local.get $y))))
+  (f64.store offset={{START_AFTER}} (i32.shl (local.get $o) (i32.const 1))
+    (select (local.get $us) (f64.const nan) (f64.le (f64.abs (local.get $us)) (f64.const 9007199254740991))))
+  ;; @end
+
+  ;; $v: the Step Id (or Stream ID) cell [$s, $e) as $step reads it: a cell of one to eight digits from one load
+  ;; (the digits placed after leading zeros), any other by $step.
+  ;; @inline $stepOf $s $e $v
+  (local.set $len (i32.sub (local.get $e) (local.get $s)))
+  (local.set $mask (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3))))))
+  (local.set $x (i64.and (i64.load align=1 (local.get $s)) (local.get $mask)))
+  (if (i32.and (i32.lt_u (i32.sub (local.get $len) (i32.const 1)) (i32.const 8)) {{$digits $x $mask}})
+    (then
+      (local.set $x (i64.shl (i64.sub (local.get $x) (i64.and (local.get $mask) (i64.const 0x3030303030303030)))
+        (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3))))))
+      {{$eight $x}}
+      (local.set $v (i32.wrap_i64 (local.get $x))))
+    (else (local.set $v (call $step (local.get $s) (local.get $e)))))
+  ;; @end
 
   ;; A duration cell [s, e) as ticks, as parseTicks in numbers.ts reads it; -1 when it is anything but a
   ;; plain non-negative decimal of at most 11 integer digits (the JavaScript parser then decides).
