@@ -91,9 +91,9 @@
     (select (local.get $us) (f64.const nan) (f64.le (f64.abs (local.get $us)) (f64.const 9007199254740991))))
   ;; @end
 
-  ;; $v: the Step Id (or Stream ID) cell [$s, $e) as $step reads it: a cell of one to eight digits from one load
+  ;; $out: the Step Id (or Stream ID) cell [$s, $e) as $step reads it: a cell of one to eight digits from one load
   ;; (the digits placed after leading zeros), any other by $step.
-  ;; @inline $stepOf $s $e $v
+  ;; @inline $stepOf $s $e $out
   (local.set $len (i32.sub (local.get $e) (local.get $s)))
   (local.set $mask (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3))))))
   (local.set $x (i64.and (i64.load align=1 (local.get $s)) (local.get $mask)))
@@ -102,8 +102,8 @@
       (local.set $x (i64.shl (i64.sub (local.get $x) (i64.and (local.get $mask) (i64.const 0x3030303030303030)))
         (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3))))))
       {{$eight $x}}
-      (local.set $v (i32.wrap_i64 (local.get $x))))
-    (else (local.set $v (call $step (local.get $s) (local.get $e)))))
+      (local.set $out (i32.wrap_i64 (local.get $x))))
+    (else (local.set $out (call $step (local.get $s) (local.get $e)))))
   ;; @end
 
   ;; A duration cell [s, e) as ticks, as parseTicks in numbers.ts reads it; -1 when it is anything but a
