@@ -5,28 +5,11 @@
 ;;
 ;; The common Step Id, Stream ID and start cells are read by fragments that scripts/wasm.mjs inlines where rows()
 ;; says `{{$name ...}}` (a call would cost more than such a cell: V8 does not inline WebAssembly calls, and a call
-;; spills the loop's locals); rows() declares the locals they use ($len $mask $x $v $z $n $q $f $y $c). Each takes
-;; only cells whose every byte it has checked, from whole words (eight digits at a time, sixteen in a SIMD load),
+;; spills the loop's locals); rows() declares the locals they use ($len $x $v $z $n $q $f $y $c). Each takes
+;; only cells whose every byte it has checked, from whole words (four digits at a time, sixteen in a SIMD load),
 ;; and hands any other to the function below that reads it byte by byte ($step, $start), so the two agree on every
 ;; cell (a property test of engines.test.ts compares both engines on cells either side of each bound). The
 ;; duration is read by $ticks: a word-at-a-time version of it was no faster.
-
-  ;; Are the bytes of $x that $mask keeps all digits (0x30-0x39)? Each byte's high half is 3, and stays 3 once 6 is
-  ;; added (a carry out of a byte that is no digit only makes the next one fail too). An i32.
-  ;; @inline $digits $x $mask
-  (i64.eqz (i64.and (local.get $mask)
-    (i64.or
-      (i64.xor (i64.and (local.get $x) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030))
-      (i64.xor (i64.and (i64.add (local.get $x) (i64.const 0x0606060606060606)) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030)))))
-  ;; @end
-
-  ;; $x, eight digit values (0-9) a byte, the first the lowest, becomes their number (SWAR: pairs, then fours, then
-  ;; the eight, each lane times its place).
-  ;; @inline $eight $x
-  (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10)) (i64.shr_u (local.get $x) (i64.const 8))) (i64.const 0x00ff00ff00ff00ff)))
-  (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 100)) (i64.shr_u (local.get $x) (i64.const 16))) (i64.const 0x0000ffff0000ffff)))
-  (local.set $x (i64.and (i64.add (i64.mul (local.get $x) (i64.const 10000)) (i64.shr_u (local.get $x) (i64.const 32))) (i64.const 0xffffffff)))
-  ;; @end
 
   ;; The bytes of $x that are no digit, as a word whose byte is non-zero there (a digit's high half is 3 and its low
   ;; half plus 6 stays below 16; no carry crosses a byte). An i64.
@@ -91,18 +74,20 @@
     (select (local.get $us) (f64.const nan) (f64.le (f64.abs (local.get $us)) (f64.const 9007199254740991))))
   ;; @end
 
-  ;; $out: the Step Id (or Stream ID) cell [$s, $e) as $step reads it: a cell of one to eight digits from one load
-  ;; (the digits placed after leading zeros), any other by $step.
+  ;; $out: the Step Id (or Stream ID) cell [$s, $e) as $step reads it: a cell of one to four digits from one i32
+  ;; load (the digits placed after leading zeros, then pairs and the four), any other by $step.
   ;; @inline $stepOf $s $e $out
   (local.set $len (i32.sub (local.get $e) (local.get $s)))
-  (local.set $mask (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3))))))
-  (local.set $x (i64.and (i64.load align=1 (local.get $s)) (local.get $mask)))
-  (if (i32.and (i32.lt_u (i32.sub (local.get $len) (i32.const 1)) (i32.const 8)) {{$digits $x $mask}})
+  (local.set $y (i32.shl (i32.const -1) (i32.sub (i32.const 32) (i32.shl (local.get $len) (i32.const 3)))))
+  (local.set $f (i32.shl (i32.load align=1 (local.get $s)) (i32.sub (i32.const 32) (i32.shl (local.get $len) (i32.const 3)))))
+  (if (i32.and (i32.lt_u (i32.sub (local.get $len) (i32.const 1)) (i32.const 4))
+        (i32.eqz (i32.and (local.get $y)
+          (i32.or (i32.xor (i32.and (local.get $f) (i32.const 0xf0f0f0f0)) (i32.const 0x30303030))
+            (i32.and (i32.add (i32.and (local.get $f) (i32.const 0x0f0f0f0f)) (i32.const 0x06060606)) (i32.const 0xf0f0f0f0))))))
     (then
-      (local.set $x (i64.shl (i64.sub (local.get $x) (i64.and (local.get $mask) (i64.const 0x3030303030303030)))
-        (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3))))))
-      {{$eight $x}}
-      (local.set $out (i32.wrap_i64 (local.get $x))))
+      (local.set $f (i32.and (local.get $f) (i32.const 0x0f0f0f0f)))
+      (local.set $f (i32.and (i32.add (i32.mul (local.get $f) (i32.const 10)) (i32.shr_u (local.get $f) (i32.const 8))) (i32.const 0x00ff00ff)))
+      (local.set $out (i32.and (i32.add (i32.mul (local.get $f) (i32.const 100)) (i32.shr_u (local.get $f) (i32.const 16))) (i32.const 0xffff))))
     (else (local.set $out (call $step (local.get $s) (local.get $e)))))
   ;; @end
 
