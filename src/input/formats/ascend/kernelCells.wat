@@ -5,17 +5,17 @@
 ;;
 ;; The common Step Id, Stream ID and start cells are read by fragments that scripts/wasm.mjs inlines where rows()
 ;; says `{{$name ...}}` (a call would cost more than such a cell: V8 does not inline WebAssembly calls, and a call
-;; spills the loop's locals); rows() declares the locals they use ($len $x $v $z $n $q $f $y $c). Each takes
+;; spills the loop's locals); rows() declares the locals they use ($len $x $v $n $q $f $y $c $us). Each takes
 ;; only cells whose every byte it has checked, from whole words (four digits at a time, sixteen in a SIMD load),
 ;; and hands any other to the function below that reads it byte by byte ($step, $start), so the two agree on every
 ;; cell (a property test of engines.test.ts compares both engines on cells either side of each bound). The
 ;; duration is read by $ticks: a word-at-a-time version of it was no faster.
 
-  ;; The bytes of $x that are no digit, as a word whose byte is non-zero there (a digit's high half is 3 and its low
-  ;; half plus 6 stays below 16; no carry crosses a byte). An i64.
-  ;; @inline $nonDigits $x
-  (i64.or (i64.xor (i64.and (local.get $x) (i64.const 0xf0f0f0f0f0f0f0f0)) (i64.const 0x3030303030303030))
-    (i64.and (i64.add (i64.and (local.get $x) (i64.const 0x0f0f0f0f0f0f0f0f)) (i64.const 0x0606060606060606)) (i64.const 0xf0f0f0f0f0f0f0f0)))
+  ;; The bytes of $x that are no digit, as an i32 whose byte is non-zero there (a digit's high half is 3 and its
+  ;; low half plus 6 stays below 16; no carry crosses a byte).
+  ;; @inline $nonDigits32 $x
+  (i32.or (i32.xor (i32.and (local.get $x) (i32.const 0xf0f0f0f0)) (i32.const 0x30303030))
+    (i32.and (i32.add (i32.and (local.get $x) (i32.const 0x0f0f0f0f)) (i32.const 0x06060606)) (i32.const 0xf0f0f0f0)))
   ;; @end
 
   ;; $y: the four bytes of $y that $n keeps (0-4; the first the lowest), digits, as a number of four digits with
@@ -29,14 +29,15 @@
   ;; @end
 
   ;; The start-time cell [$s, $e) of row $o as $start reads it, when it is sixteen whole digits (one SIMD load: the
-  ;; lanes checked at once, then pairs, fours and eights made by lane), none or a `.` and up to seven decimals (one
-  ;; word), and none or one space, TAB, CR or LF; any other by $start.
+  ;; lanes checked at once, then pairs, fours and eights made by lane), none or a `.` and up to four decimals (one
+  ;; i32: a fifth would be a digit where the cell must end), and none or one space, TAB, CR or LF; any other by
+  ;; $start.
   ;; @inline $startOf $s $e $o
   (local.set $q (i32.add (local.get $s) (i32.const 16)))
   (local.set $f (i32.and (i32.lt_u (local.get $q) (local.get $e)) (i32.eq (i32.load8_u (local.get $q)) (i32.const 46))))
-  ;; After the dot (if any): the decimals ($n of them), then the byte at $q.
-  (local.set $z (i64.load align=1 (i32.add (local.get $q) (local.get $f))))
-  (local.set $n (select (i32.wrap_i64 (i64.shr_u (i64.ctz {{$nonDigits $z}}) (i64.const 3))) (i32.const 0) (local.get $f)))
+  ;; After the dot (if any): the decimals ($n of them, 4: four or more), then the byte at $q.
+  (local.set $y (i32.load align=1 (i32.add (local.get $q) (local.get $f))))
+  (local.set $n (select (i32.shr_u (i32.ctz {{$nonDigits32 $y}}) (i32.const 3)) (i32.const 0) (local.get $f)))
   (local.set $q (i32.add (i32.add (local.get $q) (local.get $f)) (local.get $n)))
   (local.set $c (i32.load8_u (local.get $q)))
   (local.set $q (i32.add (local.get $q) (i32.and (i32.lt_u (local.get $q) (local.get $e))
@@ -44,7 +45,7 @@
       (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10)))))))
   (local.set $v (i8x16.sub (v128.load align=1 (local.get $s)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48)))
   (if (i32.and (i8x16.all_true (i8x16.lt_u (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))
-        (i32.and (i32.lt_u (local.get $n) (i32.const 8)) (i32.eq (local.get $q) (local.get $e))))
+        (i32.eq (local.get $q) (local.get $e)))
     (then
       (local.set $v (i16x8.add (i16x8.mul (v128.and (local.get $v) (v128.const i16x8 0xff 0xff 0xff 0xff 0xff 0xff 0xff 0xff)) (v128.const i16x8 10 10 10 10 10 10 10 10))
         (i16x8.shr_u (local.get $v) (i32.const 8))))
@@ -52,12 +53,8 @@
       (local.set $v (i32x4.mul (local.get $v) (v128.const i32x4 10000 1 10000 1)))
       (local.set $v (i64x2.add (v128.and (local.get $v) (v128.const i64x2 0xffffffff 0xffffffff)) (i64x2.shr_u (local.get $v) (i32.const 32))))
       (local.set $x (i64.add (i64.mul (i64x2.extract_lane 0 (local.get $v)) (i64.const 100000000)) (i64x2.extract_lane 1 (local.get $v))))
-      ;; The decimals: four, the fifth rounding half up.
-      (local.set $y (i32.wrap_i64 (local.get $z)))
-      (local.set $f (select (i32.const 4) (local.get $n) (i32.gt_u (local.get $n) (i32.const 4))))
-      {{$decimals $y $f}}
-      (local.set $y (i32.add (local.get $y) (i32.and (i32.gt_u (local.get $n) (i32.const 4))
-        (i32.ge_u (i32.and (i32.wrap_i64 (i64.shr_u (local.get $z) (i64.const 32))) (i32.const 0xff)) (i32.const 53)))))
+      ;; The decimals, as ticks (no fifth to round on).
+      {{$decimals $y $n}}
       {{$startStore $x $y $o}})
     (else (call $start (local.get $s) (local.get $e) (local.get $o))))
   ;; @end

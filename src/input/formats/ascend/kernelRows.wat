@@ -249,7 +249,7 @@
     (local $k i32) (local $nl i32) (local $r i32) (local $d i64) (local $st i32) (local $id i32) (local $s2 i32) (local $e2 i32)
     (local $o i32) (local $cs i32) (local $ce i32) (local $len i32) (local $x i64)
     (local $n i32) (local $f i32) (local $y i32) (local $q i32)
-    (local $v v128) (local $h i32) (local $ek i32) (local $ok i32) (local $z i64) (local $c i32) (local $us f64)
+    (local $v v128) (local $h i32) (local $ek i32) (local $ok i32) (local $c i32) (local $us f64)
     (local $hLen i32) (local $hM v128) (local $hA v128) (local $hB v128) (local $hC v128) (local $hD v128) (local $hP i32) (local $hG i64)
     (block $stop
       (loop $row
