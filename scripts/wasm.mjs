@@ -115,11 +115,40 @@ function layoutModule({ entries }, part) {
   );
 }
 
-/** simd.wat with the decoders spliced in. */
+/**
+ * The .wat with its inlined fragments expanded. A fragment is written once, between `;; @inline $name $a $b` and
+ * `;; @end` lines, and used as `{{$name $x $y}}`: its text, with each parameter ($a, $b) renamed to the local
+ * given ($x, $y). So a hot loop gets a helper's code without a call (V8 does not inline WebAssembly calls, and a
+ * call spills the loop's locals). Parameters are locals of the user, which the fragment may set; any other
+ * local it uses, the user declares.
+ */
+export function expand(wat) {
+  const fragments = new Map();
+  const text = wat.replace(/^[ \t]*;; @inline (\$[\w.]+)((?: \$[\w.]+)*)\n([\s\S]*?)^[ \t]*;; @end\n/gm, (_, name, params, body) => {
+    fragments.set(name, { params: params.trim().split(/ +/).filter(Boolean), body: body.trim() });
+    return '';
+  });
+  // A fragment may use others: expanded again, a few levels deep.
+  let out = text;
+  for (let level = 0; level < 4 && /\{\{\$/.test(out); level++) out = expandOnce(out, fragments);
+  return out;
+}
+
+function expandOnce(text, fragments) {
+  return text.replace(/\{\{(\$[\w.]+)((?: \$[\w.]+)*)\}\}/g, (_, name, args) => {
+    const f = fragments.get(name);
+    if (f === undefined) throw new Error(`simd.wat: {{${name}}} is no fragment (;; @inline ${name})`);
+    const given = args.trim().split(/ +/).filter(Boolean);
+    if (given.length !== f.params.length) throw new Error(`simd.wat: {{${name}}} takes ${f.params.length} locals, not ${given.length}`);
+    return f.params.reduce((body, p, i) => body.replace(new RegExp(`\\${p}(?![\\w.])`, 'g'), () => given[i]), f.body);
+  });
+}
+
+/** simd.wat with the decoders spliced in, and its fragments inlined. */
 export function source() {
   const wat = readFileSync(WAT, 'utf8');
   if (!wat.includes(SPLICE)) throw new Error(`simd.wat: no line "${SPLICE.trim()}" to splice the decoders in at`);
-  return wat.replace(SPLICE, () => DECODERS.map((d) => readFileSync(d, 'utf8')).join(''));
+  return expand(wat.replace(SPLICE, () => DECODERS.map((d) => readFileSync(d, 'utf8')).join('')));
 }
 
 export async function assemble() {

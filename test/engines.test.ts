@@ -251,6 +251,82 @@ describe('SIMD engine = JavaScript engine, reading kernel tables', () => {
     expect(times).toBeGreaterThan(200);
   });
 
+  it('cells at the edges of the fast paths (one-load Step Id, start times of sixteen digits, keys hashed 64 bytes at once): both engines read the same', async () => {
+    // simd.wat reads the common cells without a call (kernelCells.wat's fragments) and hands every other to the
+    // parsers of old: digit counts either side of each fragment's bounds, leading zeros, no fraction, exponents,
+    // signs, values near 2^31 ticks and 2^53, a TAB or space after, empty cells; keys either side of 16, 32 and 64
+    // bytes that differ in one byte anywhere (the same length, so only the bytes tell them apart).
+    const digits = (min: number, max: number): fc.Arbitrary<string> => fc.stringMatching(new RegExp(`^[0-9]{${min},${max}}$`));
+    const ORIGIN = '1764246877073569';
+    const pad = fc.constantFrom('', '', '', ' ', '\t', '\t\t', ' \t', '\r');
+    const odd = fc.constantFrom('-', '+', 'e3', 'E-2', '.', '..', 'x', ' ', '');
+    const duration = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ i: digits(1, 8), f: fc.option(digits(0, 4)) }).map(({ i, f }) => `${i}${f === null ? '' : `.${f}`}`) },
+      fc.record({ i: digits(0, 12), f: fc.option(digits(0, 6)), p: pad }).map(({ i, f, p }) => `${i}${f === null ? '' : `.${f}`}${p}`),
+      fc.record({ a: digits(0, 9), o: odd, b: digits(0, 5) }).map(({ a, o, b }) => `${a}${o}${b}`),
+      fc.constantFrom('214748.3647', '214748.3648', '214748.36474', '214748.36475', '99999999.9999', '0', '00000001.5', '', 'N/A'),
+    );
+    const step = fc.oneof(
+      { weight: 4, arbitrary: digits(1, 9) },
+      fc.record({ d: digits(0, 10), p: pad, q: pad }).map(({ d, p, q }) => `${p}${d}${q}`),
+      fc.constantFrom('-1', '+2', '1e2', '3.0', 'N/A', '', '"7"', '2147483647', '99999999', '00000000'),
+    );
+    const start = fc.oneof(
+      // Near the origin (a start more than 2^53 ticks from it is none whatever its digits).
+      {
+        weight: 4,
+        arbitrary: fc
+          .record({ w: digits(0, 9), f: fc.option(digits(0, 8)), p: fc.constantFrom('', '\t', ' ') })
+          .map(({ w, f, p }) => `${ORIGIN.slice(0, 16 - w.length)}${w}${f === null ? '' : `.${f}`}${p}`),
+      },
+      fc
+        .record({ w: digits(14, 18), f: fc.option(digits(0, 9)), p: pad, q: pad })
+        .map(({ w, f, p, q }) => `${p}${w}${f === null ? '' : `.${f}`}${q}`),
+      fc
+        .record({ w: fc.constantFrom('1764246877073569', '9007199254740991', '9007199254740992', '0000000000000001', '9999999999999999') })
+        .chain(({ w }) => fc.record({ f: fc.option(digits(0, 9)), p: pad, o: odd }).map(({ f, p, o }) => `${w}${f === null ? o : `.${f}`}${p}`)),
+      // A fifth decimal that rounds (up to the next µs), or that does not.
+      fc.constantFrom('', 'N/A', '.12345', '.99995\t', '.00004999', '.0000500 ', '.5', '.', '.640\t\n').map((c) => (c.length > 3 ? ORIGIN + c : c)),
+    );
+    const base = 'aclnnInplaceZero_ZerosLikeAiCore_ZerosLike_aclnnEmbedding_GatherV2AiCore_GatherV2_MatMulV3_'.repeat(2);
+    // The key is the name and `,Op,AI_CORE` (11 bytes more): keys of 12 to 150 bytes, 15-17, 31-33 and 63-65 among them.
+    const name = fc
+      .record({
+        len: fc.constantFrom(1, 4, 5, 6, 20, 21, 22, 36, 37, 52, 53, 54, 69, 70, 85, 86, 139),
+        at: fc.nat(),
+        to: fc.constantFrom('X', 'Y', '0'),
+      })
+      .map(({ len, at, to }) => {
+        const n = base.slice(0, len);
+        const i = at % (len + 1);
+        return i === len ? n : n.slice(0, i) + to + n.slice(i + 1);
+      });
+    const row = fc.record({ step, stream: step, name, start, duration });
+    const header = 'Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+    let run = 0;
+    let batched = 0;
+    let times = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { minLength: 20, maxLength: 60 }), async (rows) => {
+        // Plain rows first, so that the first start (the origin) is a time and later ones are read against it.
+        const lines = [
+          `1,2,Op,Op,AI_CORE,${ORIGIN}.640\t,1.5`,
+          ...rows.map((r) => `${r.step},${r.stream},${r.name},Op,AI_CORE,${r.start},${r.duration}`),
+        ];
+        const path = join(tmp, `edges-${run++}.csv`);
+        writeFileSync(path, `${header}\n${lines.join('\n')}\n`);
+        const simd = (await read(path, 'simd', false, undefined, true)) as { kernels: string[] };
+        batched += simd.kernels.length;
+        times += simd.kernels.filter((k) => !k.includes('|none|')).length;
+        expect(simd).toEqual(await read(path, 'js', false, undefined, true));
+      }),
+      { seed: Number(process.env.KPROF_FUZZ_SEED ?? 20_261_207), numRuns: Number(process.env.KPROF_FUZZ_RUNS ?? 120) },
+    );
+    // Most rows are plain (read in batches), the rest cover the ways out.
+    expect(batched).toBeGreaterThan(3000);
+    expect(times).toBeGreaterThan(1000);
+  });
+
   it('more key bytes than the key table holds (it starts again and every row still counts)', async () => {
     // 4,400 keys of ~1 KB: past the table's 4 MiB of key bytes, so it is emptied once and filled again.
     const lines = ['Step Id,Name,Type,Accelerator Core,Duration(us)'];

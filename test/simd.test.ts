@@ -13,6 +13,26 @@ describe('SIMD engine', () => {
     expect(await assemble()).toBe(readFileSync(join(ROOT, 'src/input/csv/simdWasm.ts'), 'utf8'));
   });
 
+  it('inlines the .wat fragments: each use gets the text with its parameters renamed; an unknown one or a wrong count is an error', async () => {
+    const { expand } = (await import('../scripts/wasm.mjs')) as { expand: (wat: string) => string };
+    const wat = [
+      '  ;; @inline $twice $a $r',
+      '  (local.set $r (i32.add (local.get $a) (local.get $a)))',
+      '  ;; @end',
+      '  ;; @inline $four $a $r',
+      '  {{$twice $a $r}} (local.set $r (i32.add (local.get $r) (local.get $r)))',
+      '  ;; @end',
+      '(func (local $x i32) (local $ab i32) {{$twice $x $ab}} {{$four $ab $x}})',
+      '',
+    ].join('\n');
+    expect(expand(wat)).toBe(
+      '(func (local $x i32) (local $ab i32) (local.set $ab (i32.add (local.get $x) (local.get $x))) ' +
+        '(local.set $x (i32.add (local.get $ab) (local.get $ab))) (local.set $x (i32.add (local.get $x) (local.get $x))))\n',
+    );
+    expect(() => expand('{{$none $x}}')).toThrow(/no fragment/);
+    expect(() => expand(`${wat}{{$twice $x}}`)).toThrow(/takes 2 locals, not 1/);
+  });
+
   it('reads records wider than the 1024 cells it locates, with every cell located or a few', () => {
     const wide = Array.from({ length: 1500 }, (_, i) => (i % 7 === 0 ? `"q,${i}"` : `c${i}`)).join(',');
     const text = `a,b\n${wide}\r\nx,"y""z"\n${wide}`;

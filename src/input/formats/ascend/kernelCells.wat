@@ -2,6 +2,91 @@
 ;; the start time and the Step Id, each exactly as the JavaScript parser of that cell reads it (numbers.ts,
 ;; kernelCells.ts), or a value that sends the row to it. Spliced into simd.wat with the decoder by scripts/wasm.mjs
 ;; (one module: these are fields of it, called by rows()).
+;;
+;; The common Step Id, Stream ID and start cells are read by fragments that scripts/wasm.mjs inlines where rows()
+;; says `{{$name ...}}` (a call would cost more than such a cell: V8 does not inline WebAssembly calls, and a call
+;; spills the loop's locals); rows() declares the locals they use ($len $x $v $n $q $f $y $c $us). Each takes
+;; only cells whose every byte it has checked, from whole words (four digits at a time, sixteen in a SIMD load),
+;; and hands any other to the function below that reads it byte by byte ($step, $start), so the two agree on every
+;; cell (a property test of engines.test.ts compares both engines on cells either side of each bound). The
+;; duration is read by $ticks: a word-at-a-time version of it was no faster.
+
+  ;; The bytes of $x that are no digit, as an i32 whose byte is non-zero there (a digit's high half is 3 and its
+  ;; low half plus 6 stays below 16; no carry crosses a byte).
+  ;; @inline $nonDigits32 $x
+  (i32.or (i32.xor (i32.and (local.get $x) (i32.const 0xf0f0f0f0)) (i32.const 0x30303030))
+    (i32.and (i32.add (i32.and (local.get $x) (i32.const 0x0f0f0f0f)) (i32.const 0x06060606)) (i32.const 0xf0f0f0f0)))
+  ;; @end
+
+  ;; $y: the four bytes of $y that $n keeps (0-4; the first the lowest), digits, as a number of four digits with
+  ;; trailing zeros: the ticks of that many decimals.
+  ;; @inline $decimals $y $n
+  (local.set $y (i32.and (local.get $y)
+    (select (i32.shr_u (i32.const -1) (i32.sub (i32.const 32) (i32.shl (local.get $n) (i32.const 3)))) (i32.const 0) (local.get $n))))
+  (local.set $y (i32.xor (local.get $y) (i32.and (local.get $y) (i32.const 0x30303030))))
+  (local.set $y (i32.and (i32.add (i32.mul (local.get $y) (i32.const 10)) (i32.shr_u (local.get $y) (i32.const 8))) (i32.const 0x00ff00ff)))
+  (local.set $y (i32.and (i32.add (i32.mul (local.get $y) (i32.const 100)) (i32.shr_u (local.get $y) (i32.const 16))) (i32.const 0xffff)))
+  ;; @end
+
+  ;; The start-time cell [$s, $e) of row $o as $start reads it, when it is sixteen whole digits (one SIMD load: the
+  ;; lanes checked at once, then pairs, fours and eights made by lane), none or a `.` and up to four decimals (one
+  ;; i32: a fifth would be a digit where the cell must end), and none or one space, TAB, CR or LF; any other by
+  ;; $start.
+  ;; @inline $startOf $s $e $o
+  (local.set $q (i32.add (local.get $s) (i32.const 16)))
+  (local.set $f (i32.and (i32.lt_u (local.get $q) (local.get $e)) (i32.eq (i32.load8_u (local.get $q)) (i32.const 46))))
+  ;; After the dot (if any): the decimals ($n of them, 4: four or more), then the byte at $q.
+  (local.set $y (i32.load align=1 (i32.add (local.get $q) (local.get $f))))
+  (local.set $n (select (i32.shr_u (i32.ctz {{$nonDigits32 $y}}) (i32.const 3)) (i32.const 0) (local.get $f)))
+  (local.set $q (i32.add (i32.add (local.get $q) (local.get $f)) (local.get $n)))
+  (local.set $c (i32.load8_u (local.get $q)))
+  (local.set $q (i32.add (local.get $q) (i32.and (i32.lt_u (local.get $q) (local.get $e))
+    (i32.or (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 9)))
+      (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 10)))))))
+  (local.set $v (i8x16.sub (v128.load align=1 (local.get $s)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48)))
+  (if (i32.and (i8x16.all_true (i8x16.lt_u (local.get $v) (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10)))
+        (i32.eq (local.get $q) (local.get $e)))
+    (then
+      (local.set $v (i16x8.add (i16x8.mul (v128.and (local.get $v) (v128.const i16x8 0xff 0xff 0xff 0xff 0xff 0xff 0xff 0xff)) (v128.const i16x8 10 10 10 10 10 10 10 10))
+        (i16x8.shr_u (local.get $v) (i32.const 8))))
+      (local.set $v (i32x4.dot_i16x8_s (local.get $v) (v128.const i16x8 100 1 100 1 100 1 100 1)))
+      (local.set $v (i32x4.mul (local.get $v) (v128.const i32x4 10000 1 10000 1)))
+      (local.set $v (i64x2.add (v128.and (local.get $v) (v128.const i64x2 0xffffffff 0xffffffff)) (i64x2.shr_u (local.get $v) (i32.const 32))))
+      (local.set $x (i64.add (i64.mul (i64x2.extract_lane 0 (local.get $v)) (i64.const 100000000)) (i64x2.extract_lane 1 (local.get $v))))
+      ;; The decimals, as ticks (no fifth to round on).
+      {{$decimals $y $n}}
+      {{$startStore $x $y $o}})
+    (else (call $start (local.get $s) (local.get $e) (local.get $o))))
+  ;; @end
+
+  ;; Row $o's start from its whole µs $x (an i64, no time past 2^53 - 1) and the ticks of its decimals $y: the first
+  ;; time of a file is its origin; the start is exact ticks after it, as startTicksOf (kernelCells.ts) makes it:
+  ;; (us - origin) * 10000 + ticks, NaN past 2^53 - 1.
+  ;; @inline $startStore $x $y $o
+  (local.set $us (select (f64.const nan) (f64.convert_i64_u (local.get $x)) (i64.gt_u (local.get $x) (i64.const 9007199254740991))))
+  (if (i32.and (f64.ne (global.get $origin) (global.get $origin)) (f64.eq (local.get $us) (local.get $us)))
+    (then (global.set $origin (local.get $us))))
+  (local.set $us (f64.add (f64.mul (f64.sub (local.get $us) (global.get $origin)) (f64.const 10000)) (f64.convert_i32_s (local.get $y))))
+  (f64.store offset={{START_AFTER}} (i32.shl (local.get $o) (i32.const 1))
+    (select (local.get $us) (f64.const nan) (f64.le (f64.abs (local.get $us)) (f64.const 9007199254740991))))
+  ;; @end
+
+  ;; $out: the Step Id (or Stream ID) cell [$s, $e) as $step reads it: a cell of one to four digits from one i32
+  ;; load (the digits placed after leading zeros, then pairs and the four), any other by $step.
+  ;; @inline $stepOf $s $e $out
+  (local.set $len (i32.sub (local.get $e) (local.get $s)))
+  (local.set $y (i32.shl (i32.const -1) (i32.sub (i32.const 32) (i32.shl (local.get $len) (i32.const 3)))))
+  (local.set $f (i32.shl (i32.load align=1 (local.get $s)) (i32.sub (i32.const 32) (i32.shl (local.get $len) (i32.const 3)))))
+  (if (i32.and (i32.lt_u (i32.sub (local.get $len) (i32.const 1)) (i32.const 4))
+        (i32.eqz (i32.and (local.get $y)
+          (i32.or (i32.xor (i32.and (local.get $f) (i32.const 0xf0f0f0f0)) (i32.const 0x30303030))
+            (i32.and (i32.add (i32.and (local.get $f) (i32.const 0x0f0f0f0f)) (i32.const 0x06060606)) (i32.const 0xf0f0f0f0))))))
+    (then
+      (local.set $f (i32.and (local.get $f) (i32.const 0x0f0f0f0f)))
+      (local.set $f (i32.and (i32.add (i32.mul (local.get $f) (i32.const 10)) (i32.shr_u (local.get $f) (i32.const 8))) (i32.const 0x00ff00ff)))
+      (local.set $out (i32.and (i32.add (i32.mul (local.get $f) (i32.const 100)) (i32.shr_u (local.get $f) (i32.const 16))) (i32.const 0xffff))))
+    (else (local.set $out (call $step (local.get $s) (local.get $e)))))
+  ;; @end
 
   ;; A duration cell [s, e) as ticks, as parseTicks in numbers.ts reads it; -1 when it is anything but a
   ;; plain non-negative decimal of at most 11 integer digits (the JavaScript parser then decides).

@@ -7,14 +7,16 @@
   ;;    integer ticks of 1e-4 µs, below 2^31), a Step Id that $step reads as a plain integer or empty, and a group
   ;;    key (the raw bytes of the key cells, and of the shapes cell) already in the key table. Per row it writes the
   ;;    key's id, the step, the ticks and, when configured, the start time in exact ticks after the file's origin
-  ;;    ($start: the first time read is the origin, unless the reader set it first) and the Stream ID ($step's plain
-  ;;    integer, else -1: none). It stops at the first other record or
+  ;;    ($startOf, or $start: the first time read is the origin, unless the reader set it first) and the Stream ID
+  ;;    ($step's plain integer, else -1: none). It stops at the first other record or
   ;;    after MAX_BATCH rows; the JavaScript reader reads that record the slow way (and gives a new key its id with
   ;;    keyId()). So every number a batch holds is what the JavaScript parsers give.
   ;; 2. The key table is open addressing over KEY_SLOTS slots (linear probing; a slot holds entry + 1, 0: empty).
-  ;;    The hash multiplies in sixteen bytes at a time in two lanes (the last ones masked, with their number) and
-  ;;    folds the high bits down; an entry keeps the hash, the two span lengths and where its bytes are in the arena, so a lookup
-  ;;    compares hash and lengths before bytes. Full (MAX_KEYS keys or ARENA_LIMIT bytes), keyId() says -1 and the
+  ;;    The hash ($spanHash) takes the first and last 32 bytes of a span in four loads and four multiplies side by
+  ;;    side (the middle of a longer span sixteen bytes at a time) and folds the high bits down; an entry keeps the
+  ;;    hash, the two span lengths and where its bytes are in the arena, so a lookup compares hash and lengths
+  ;;    before bytes. rows() looks a key of one span up itself (hash, the first slot probed, 64 bytes compared at
+  ;;    once), and any other way by $find. Full (MAX_KEYS keys or ARENA_LIMIT bytes), keyId() says -1 and the
   ;;    caller empties it (resetKeys) and gives ids anew.
   ;;
   ;; Memory (offsets in bytes, see kernelRowsLayout.ts): BATCH_META (rows and line feeds of the last batch), the batch
@@ -66,38 +68,87 @@
           (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $len) (i32.const 3)))))))))
 
 
-  ;; Hashing: sixteen bytes at a time, the two words of each in two lanes xor-ed in and multiplied (two chains the
-  ;; processor runs side by side); then eight bytes more if there are, and the last ones (fewer than eight) with their
-  ;; number. Equal spans hash alike; a collision costs only a comparison ($same).
+  ;; Hashing without a branch on the length up to 64 bytes: the first and the last 32 bytes of span [$s, $e) (four
+  ;; loads, the bytes outside it masked off, so that a span hashes alike wherever it is), two words multiplied
+  ;; together four times side by side, with the length; past 64 bytes the middle sixteen at a time too (every byte
+  ;; counts: spans that differ only in the middle do not all collide). $h: the hash so far, then with the span.
+  ;; A collision costs only a comparison ($same). Spans may be read 32 bytes before and 64 after.
+  ;; @inline $spanHash $h $s $e
+  (local.set $hLen (i32.sub (local.get $e) (local.get $s)))
+  (local.set $hM (i8x16.splat (select (local.get $hLen) (i32.const 64) (i32.lt_u (local.get $hLen) (i32.const 64)))))
+  (local.set $hA (v128.and (v128.load align=1 (local.get $s))
+    (i8x16.lt_u (v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15) (local.get $hM))))
+  (local.set $hB (v128.and (v128.load offset=16 align=1 (local.get $s))
+    (i8x16.lt_u (v128.const i8x16 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31) (local.get $hM))))
+  (local.set $hC (v128.and (v128.load align=1 (i32.sub (local.get $e) (i32.const 32)))
+    (i8x16.le_u (v128.const i8x16 32 31 30 29 28 27 26 25 24 23 22 21 20 19 18 17) (local.get $hM))))
+  (local.set $hD (v128.and (v128.load align=1 (i32.sub (local.get $e) (i32.const 16)))
+    (i8x16.le_u (v128.const i8x16 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1) (local.get $hM))))
+  (local.set $h (i64.add
+    (i64.add
+      (i64.mul (i64.xor (i64x2.extract_lane 0 (local.get $hA)) (local.get $h)) (i64.xor (i64x2.extract_lane 1 (local.get $hA)) (i64.const 0x9E3779B97F4A7C15)))
+      (i64.mul (i64.xor (i64x2.extract_lane 0 (local.get $hB)) (i64.const 0xC2B2AE3D27D4EB4F)) (i64.xor (i64x2.extract_lane 1 (local.get $hB)) (i64.const 0x165667B19E3779F9))))
+    (i64.add
+      (i64.mul (i64.xor (i64x2.extract_lane 0 (local.get $hC)) (i64.const 0x27D4EB2F165667C5)) (i64.xor (i64x2.extract_lane 1 (local.get $hC)) (i64.const 0x85EBCA77C2B2AE63)))
+      (i64.mul (i64.xor (i64x2.extract_lane 0 (local.get $hD)) (i64.const 0x6A09E667F3BCC908)) (i64.xor (i64x2.extract_lane 1 (local.get $hD)) (i64.const 0xBB67AE8584CAA73B))))))
+  (if (i32.gt_u (local.get $hLen) (i32.const 64))
+    (then
+      ;; The middle [s + 32, e - 32), sixteen bytes at a time, those past it masked off.
+      (local.set $hP (i32.add (local.get $s) (i32.const 32)))
+      (local.set $hG (local.get $h))
+      (loop $middle
+        (local.set $hA (v128.and (v128.load align=1 (local.get $hP))
+          (i8x16.lt_u (v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+            (i8x16.splat (select (i32.sub (i32.sub (local.get $e) (i32.const 32)) (local.get $hP)) (i32.const 16)
+              (i32.lt_u (i32.sub (i32.sub (local.get $e) (i32.const 32)) (local.get $hP)) (i32.const 16)))))))
+        (local.set $hG (i64.mul (i64.xor (local.get $hG) (i64x2.extract_lane 0 (local.get $hA))) (i64.const 0x9E3779B97F4A7C15)))
+        (local.set $hG (i64.mul (i64.xor (local.get $hG) (i64x2.extract_lane 1 (local.get $hA))) (i64.const 0xC2B2AE3D27D4EB4F)))
+        (local.set $hP (i32.add (local.get $hP) (i32.const 16)))
+        (br_if $middle (i32.lt_u (local.get $hP) (i32.sub (local.get $e) (i32.const 32)))))
+      (local.set $h (i64.xor (local.get $h) (i64.rotl (local.get $hG) (i64.const 29))))))
+  (local.set $h (i64.add (local.get $h) (i64.mul (i64.extend_i32_u (local.get $hLen)) (i64.const 0x9E3779B97F4A7C15))))
+  ;; @end
+
+  ;; $r: the slot hash of $h, its high bits folded into the low ones, which pick the slot.
+  ;; @inline $fold $h $r
+  (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
+  (local.set $h (i64.mul (local.get $h) (i64.const 0xBF58476D1CE4E5B9)))
+  (local.set $r (i32.wrap_i64 (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32)))))
+  ;; @end
+
+  ;; $r: are the first $len bytes at $a and at $b the same, up to 64 of them (four loads a side, the lanes past $len
+  ;; masked off; both may be read 64 bytes on)? The rest, if any, by $same.
+  ;; @inline $same64 $a $b $len $r
+  (local.set $hM (i8x16.splat (select (local.get $len) (i32.const 64) (i32.lt_u (local.get $len) (i32.const 64)))))
+  (local.set $r (i32.eqz (v128.any_true (v128.or
+    (v128.or
+      (v128.and (v128.xor (v128.load align=1 (local.get $a)) (v128.load align=1 (local.get $b)))
+        (i8x16.lt_u (v128.const i8x16 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15) (local.get $hM)))
+      (v128.and (v128.xor (v128.load offset=16 align=1 (local.get $a)) (v128.load offset=16 align=1 (local.get $b)))
+        (i8x16.lt_u (v128.const i8x16 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31) (local.get $hM))))
+    (v128.or
+      (v128.and (v128.xor (v128.load offset=32 align=1 (local.get $a)) (v128.load offset=32 align=1 (local.get $b)))
+        (i8x16.lt_u (v128.const i8x16 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47) (local.get $hM)))
+      (v128.and (v128.xor (v128.load offset=48 align=1 (local.get $a)) (v128.load offset=48 align=1 (local.get $b)))
+        (i8x16.lt_u (v128.const i8x16 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63) (local.get $hM))))))))
+  (if (i32.and (local.get $r) (i32.gt_u (local.get $len) (i32.const 64)))
+    (then
+      (local.set $r (call $same (i32.add (local.get $a) (i32.const 64)) (i32.add (local.get $b) (i32.const 64))
+        (i32.sub (local.get $len) (i32.const 64))))))
+  ;; @end
+
   (func $hashSpan (param $h i64) (param $s i32) (param $e i32) (result i64)
-    (local $len i32) (local $g i64)
-    (local.set $g (i64.xor (local.get $h) (i64.const 0x6A09E667F3BCC908)))
-    (block $done (loop $l
-      (br_if $done (i32.gt_s (i32.add (local.get $s) (i32.const 16)) (local.get $e)))
-      (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (local.get $s))) (i64.const 0x9E3779B97F4A7C15)))
-      (local.set $g (i64.mul (i64.xor (local.get $g) (i64.load offset=8 align=1 (local.get $s))) (i64.const 0xC2B2AE3D27D4EB4F)))
-      (local.set $s (i32.add (local.get $s) (i32.const 16)))
-      (br $l)))
-    (if (i32.le_s (i32.add (local.get $s) (i32.const 8)) (local.get $e))
-      (then
-        (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load align=1 (local.get $s))) (i64.const 0x9E3779B97F4A7C15)))
-        (local.set $s (i32.add (local.get $s) (i32.const 8)))))
-    (local.set $len (i32.sub (local.get $e) (local.get $s)))
-    (i64.mul
-      (i64.xor (i64.xor (local.get $h) (i64.rotl (local.get $g) (i64.const 29)))
-        (i64.xor (call $partial (local.get $s) (local.get $len))
-          (i64.shl (i64.extend_i32_u (local.get $len)) (i64.const 56))))
-      (i64.const 0x9E3779B97F4A7C15)))
+    (local $hLen i32) (local $hM v128) (local $hA v128) (local $hB v128) (local $hC v128) (local $hD v128) (local $hP i32) (local $hG i64)
+    {{$spanHash $h $s $e}}
+    (local.get $h))
 
   (func $hash (param $s1 i32) (param $e1 i32) (param $s2 i32) (param $e2 i32) (result i32)
-    (local $h i64)
+    (local $h i64) (local $r i32)
     (local.set $h (call $hashSpan (i64.const 0x243F6A8885A308D3) (local.get $s1) (local.get $e1)))
     (if (i32.ge_s (local.get $s2) (i32.const 0))
       (then (local.set $h (call $hashSpan (i64.xor (local.get $h) (i64.const 0x1e)) (local.get $s2) (local.get $e2)))))
-    ;; Fold the high bits into the low ones, which pick the slot.
-    (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
-    (local.set $h (i64.mul (local.get $h) (i64.const 0xBF58476D1CE4E5B9)))
-    (i32.wrap_i64 (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32)))))
+    {{$fold $h $r}}
+    (local.get $r))
 
   ;; Are the `len` bytes at a and at b the same? Sixteen at a time, then eight, then the rest.
   (func $same (param $a i32) (param $b i32) (param $len i32) (result i32)
@@ -196,7 +247,10 @@
   ;; Plain kernel rows from p, at most 2048; returns where it stopped (see above).
   (func (export "rows") (param $p i32) (param $end i32) (result i32)
     (local $k i32) (local $nl i32) (local $r i32) (local $d i64) (local $st i32) (local $id i32) (local $s2 i32) (local $e2 i32)
-    (local $o i32)
+    (local $o i32) (local $cs i32) (local $ce i32) (local $len i32) (local $x i64)
+    (local $n i32) (local $f i32) (local $y i32) (local $q i32)
+    (local $v v128) (local $h i32) (local $ek i32) (local $ok i32) (local $c i32) (local $us f64)
+    (local $hLen i32) (local $hM v128) (local $hA v128) (local $hB v128) (local $hC v128) (local $hD v128) (local $hP i32) (local $hG i64)
     (block $stop
       (loop $row
         (br_if $stop (i32.ge_u (local.get $k) (i32.const {{MAX_BATCH}})))
@@ -205,7 +259,9 @@
         (br_if $stop (i32.lt_s (local.get $r) (i32.const 0)))
         (br_if $stop (i32.ne (i32.load (i32.const {{META_CELLS}})) (global.get $width)))
         (local.set $o (i32.shl (global.get $durI) (i32.const 2)))
-        (local.set $d (call $ticks (i32.load offset={{STARTS}} (local.get $o)) (i32.load offset={{ENDS}} (local.get $o))))
+        (local.set $cs (i32.load offset={{STARTS}} (local.get $o)))
+        (local.set $ce (i32.load offset={{ENDS}} (local.get $o)))
+        (local.set $d (call $ticks (local.get $cs) (local.get $ce)))
         (br_if $stop (i64.lt_s (local.get $d) (i64.const 0)))
         ;; Ticks past 2^31 - 1 (a kernel of over 214 ms) go the slow way: a batch holds them as i32.
         (br_if $stop (i64.gt_s (local.get $d) (i64.const 2147483647)))
@@ -213,7 +269,9 @@
         (if (i32.ge_s (global.get $stepI) (i32.const 0))
           (then
             (local.set $o (i32.shl (global.get $stepI) (i32.const 2)))
-            (local.set $st (call $step (i32.load offset={{STARTS}} (local.get $o)) (i32.load offset={{ENDS}} (local.get $o))))
+            (local.set $cs (i32.load offset={{STARTS}} (local.get $o)))
+            (local.set $ce (i32.load offset={{ENDS}} (local.get $o)))
+            {{$stepOf $cs $ce $st}}
             (br_if $stop (i32.eq (local.get $st) (i32.const -2147483647)))))
         (local.set $s2 (i32.const -1))
         (local.set $e2 (i32.const -1))
@@ -222,11 +280,27 @@
             (local.set $o (i32.shl (global.get $shapesI) (i32.const 2)))
             (local.set $s2 (i32.load offset={{STARTS}} (local.get $o)))
             (local.set $e2 (i32.load offset={{ENDS}} (local.get $o)))))
-        (local.set $id
-          (call $find
-            (i32.load offset={{STARTS}} (i32.shl (global.get $keyLo) (i32.const 2)))
-            (i32.load offset={{ENDS}} (i32.shl (global.get $keyHi) (i32.const 2)))
-            (local.get $s2) (local.get $e2)))
+        (local.set $cs (i32.load offset={{STARTS}} (i32.shl (global.get $keyLo) (i32.const 2))))
+        (local.set $ce (i32.load offset={{ENDS}} (i32.shl (global.get $keyHi) (i32.const 2))))
+        (if (i32.lt_s (local.get $s2) (i32.const 0))
+          (then
+            ;; A key of one span: hashed and compared with the entry of the first slot probed here; any other by $find.
+            (local.set $x (i64.const 0x243F6A8885A308D3))
+            {{$spanHash $x $cs $ce}}
+            {{$fold $x $h}}
+            (local.set $id (i32.load offset={{SLOTS}} (i32.shl (i32.and (local.get $h) (i32.const {{SLOT_MASK}})) (i32.const 2))))
+            (local.set $ek (i32.shl (select (i32.sub (local.get $id) (i32.const 1)) (i32.const 0) (local.get $id)) (i32.const 2)))
+            (local.set $len (i32.sub (local.get $ce) (local.get $cs)))
+            (local.set $ok (i32.const 0))
+            (if (i32.and (i32.and (i32.ne (local.get $id) (i32.const 0)) (i32.eq (i32.load offset={{HASHES}} (local.get $ek)) (local.get $h)))
+                  (i32.and (i32.eq (i32.load offset={{LEN1}} (local.get $ek)) (local.get $len)) (i32.eq (i32.load offset={{LEN2}} (local.get $ek)) (i32.const -1))))
+              (then
+                (local.set $ek (i32.add (i32.load offset={{OFFSETS}} (local.get $ek)) (i32.const {{ARENA}})))
+                {{$same64 $ek $cs $len $ok}}))
+            (local.set $id (if (result i32) (local.get $ok)
+              (then (i32.sub (local.get $id) (i32.const 1)))
+              (else (call $find (local.get $cs) (local.get $ce) (i32.const -1) (i32.const -1))))))
+          (else (local.set $id (call $find (local.get $cs) (local.get $ce) (local.get $s2) (local.get $e2)))))
         (br_if $stop (i32.lt_s (local.get $id) (i32.const 0)))
         (local.set $o (i32.shl (local.get $k) (i32.const 2)))
         (i32.store offset={{IDS}} (local.get $o) (local.get $id))
@@ -236,13 +310,17 @@
         (if (i32.ge_s (global.get $startI) (i32.const 0))
           (then
             (local.set $s2 (i32.shl (global.get $startI) (i32.const 2)))
-            (call $start (i32.load offset={{STARTS}} (local.get $s2)) (i32.load offset={{ENDS}} (local.get $s2)) (local.get $o))))
+            (local.set $cs (i32.load offset={{STARTS}} (local.get $s2)))
+            (local.set $ce (i32.load offset={{ENDS}} (local.get $s2)))
+            {{$startOf $cs $ce $o}}))
         ;; The Stream ID, when asked for: a plain integer of at most 9 digits as $step reads it, else -1 (none),
         ;; as parseStreamCell (kernelCells.ts) reads it.
         (if (i32.ge_s (global.get $streamI) (i32.const 0))
           (then
             (local.set $s2 (i32.shl (global.get $streamI) (i32.const 2)))
-            (local.set $e2 (call $step (i32.load offset={{STARTS}} (local.get $s2)) (i32.load offset={{ENDS}} (local.get $s2))))
+            (local.set $cs (i32.load offset={{STARTS}} (local.get $s2)))
+            (local.set $ce (i32.load offset={{ENDS}} (local.get $s2)))
+            {{$stepOf $cs $ce $e2}}
             (i32.store offset={{STREAMS}} (local.get $o)
               (select (local.get $e2) (i32.const -1) (i32.ge_s (local.get $e2) (i32.const 0))))))
         (local.set $nl (i32.add (local.get $nl) (i32.load (i32.const {{META_LINES}}))))
