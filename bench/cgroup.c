@@ -91,6 +91,26 @@ static void header(const char *p, const char *end, int *ti, int *di) {
   }
 }
 
+/** The Type and Duration(us) cells of a record, as they are found. */
+typedef struct {
+  int ti, di;
+  const char *ts, *ds;
+  int tl, dl;
+} Cells;
+
+/** Cell `col`, bytes [s, e) (a CR before its end dropped), kept when it is the Type or the Duration(us) cell. */
+static void take(Cells *c, int col, const char *s, const char *e) {
+  if (e > s && e[-1] == '\r') e--;
+  if (col == c->ti) {
+    c->ts = s;
+    c->tl = (int)(e - s);
+  }
+  if (col == c->di) {
+    c->ds = s;
+    c->dl = (int)(e - s);
+  }
+}
+
 static void *run(void *arg) {
   Job *job = arg;
   int fd = open(job->path, O_RDONLY);
@@ -118,25 +138,13 @@ static void *run(void *arg) {
       // One record from p: its cells up to the Duration column, then on to its line feed outside quotes.
       size_t q = p, cell = p;
       int col = 0, quotes = 0, ended = 0;
-      const char *ts = NULL, *ds = NULL;
-      int tl = 0, dl = 0;
+      Cells cells = {ti, di, NULL, NULL, 0, 0};
       while (q < len) {
         char c = buf[q];
         if (c == '"') {
           quotes = !quotes;
         } else if (!quotes && (c == ',' || c == '\n')) {
-          if (!first && col <= di) {
-            size_t s = cell, e = q;
-            if (c == '\n' && e > s && buf[e - 1] == '\r') e--;
-            if (col == ti) {
-              ts = buf + s;
-              tl = (int)(e - s);
-            }
-            if (col == di) {
-              ds = buf + s;
-              dl = (int)(e - s);
-            }
-          }
+          if (!first && col <= di) take(&cells, col, buf + cell, buf + q);
           col++;
           cell = q + 1;
           if (c == '\n') {
@@ -156,18 +164,8 @@ static void *run(void *arg) {
         q++;
       }
       if (!ended && !(last && q > p)) break;
-      if (!ended && !first && col <= di) {
-        // The last record of a file that does not end in a line feed: its last cell ends with the data.
-        size_t e = q > cell && buf[q - 1] == '\r' ? q - 1 : q;
-        if (col == ti) {
-          ts = buf + cell;
-          tl = (int)(e - cell);
-        }
-        if (col == di) {
-          ds = buf + cell;
-          dl = (int)(e - cell);
-        }
-      }
+      // The last record of a file that does not end in a line feed: its last cell ends with the data.
+      if (!ended && !first && col <= di) take(&cells, col, buf + cell, buf + q);
       if (first) {
         header(buf + p, buf + q, &ti, &di);
         first = 0;
@@ -177,7 +175,9 @@ static void *run(void *arg) {
           free(buf);
           return NULL;
         }
-      } else if (ds != NULL && ts != NULL) {
+      } else if (cells.ds != NULL && cells.ts != NULL) {
+        const char *ts = cells.ts, *ds = cells.ds;
+        int tl = cells.tl, dl = cells.dl;
         char key[MAX_KEY];
         int n = 0;
         if (tl >= 2 && ts[0] == '"') {
