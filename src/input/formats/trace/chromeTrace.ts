@@ -538,14 +538,16 @@ export class ChromeTraceReader {
       this.skip(v, `${what} event ${v.index} has dur ${d}, more than kprof sums exactly (${MAX_EXACT_TEXT}); skipped`);
       return false;
     }
-    this.tStart = this.startUs(v);
+    // A ts past the largest double (1e400) reads as Infinity: no start time either.
+    const start = this.startUs(v);
+    this.tStart = start < Number.POSITIVE_INFINITY ? start : Number.NaN;
     // Counted all the same (its duration is read), but its time places it in no step window and no stream order.
     if (!(this.tStart >= 0))
       this.sink.note?.(
         this.at(v.offset),
         `${what} event ${v.index} has ts ${this.cellText(v, TS)}, expected a start time in µs; counted without one`,
       );
-    this.tStartTicks = this.startTicks(v);
+    this.tStartTicks = start < Number.POSITIVE_INFINITY ? this.startTicks(v) : Number.NaN;
     this.tTicks = ticks;
     return true;
   }
