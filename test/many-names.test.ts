@@ -111,6 +111,10 @@ describe(`${N.toLocaleString('en-US')} distinct names, --by name`, () => {
     expect(Math.round((after - before) / (5 * N))).toBeLessThan(16);
     // Made on each read: a group read twice is two objects of the same group.
     expect(s.groups[7]).not.toBe(s.groups[7]);
+    // Indices as an array has them: `01`, `1e1` and `0x7` are not elements, nor is one past the end.
+    const list = s.groups as unknown as Record<string, unknown>;
+    expect([list['01'], list['1e1'], list['0x7'], list[String(5 * N)]]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(['7' in list, '07' in list, Object.keys(list).length]).toEqual([true, false, 5 * N]);
     expect(s.groups[7]!.key).toBe(s.groups[7]!.key);
     // In the same order (sorted by time) as the groups held as objects, and every report the same.
     const held0 = summarize(p, { by: 'name', selection: NONE });

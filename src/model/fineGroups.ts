@@ -632,7 +632,8 @@ function namedGroupList(c: Columns, rows: Int32Array): Group[] {
     const d = p.charCodeAt(0);
     if (d < 48 || d > 57) return -1;
     const i = +p;
-    return i < n && (i | 0) === i ? i : -1;
+    // An array index is written as its number is: `01`, `1e2` and `0x10` name properties, not elements.
+    return i < n && (i | 0) === i && String(i) === p ? i : -1;
   };
   const readOnly = (): never => {
     throw new Error('internal error: a list of groups by name made on read is read-only');
