@@ -25,6 +25,17 @@ export const MAX_EXACT_TICKS = 2 ** 51;
  */
 export const MEAN_SLACK_TICKS = 10;
 
+/**
+ * Which of a group's minimum and maximum (ticks; an unknown one NaN) lies past its mean, total ÷ count, by more
+ * than MEAN_SLACK_TICKS: 'min' (above it), 'max' (below it), or null when both are where kernels put them.
+ */
+export function pastMean(count: number, ticks: number, minTicks: number, maxTicks: number): 'min' | 'max' | null {
+  const mean = count > 0 ? ticks / count : 0;
+  if (minTicks > mean + MEAN_SLACK_TICKS) return 'min';
+  if (maxTicks < mean - MEAN_SLACK_TICKS) return 'max';
+  return null;
+}
+
 /** The limit in words, for messages. */
 export const MAX_EXACT_TEXT = '2^51 ticks of 0.1 ns (225,179,981,368 µs, about 62 hours)';
 

@@ -1,7 +1,7 @@
 // Rows of op_statistic*.csv: already aggregated per OP Type + Core Type (FORMATS.md §4). Each row becomes one
 // cell of kernels with no name, shapes, steps or order (KernelSink.addAggregated).
 
-import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, MEAN_SLACK_TICKS } from '../../../model/model.js';
+import { MAX_EXACT_TEXT, MAX_EXACT_TICKS, pastMean } from '../../../model/model.js';
 import { parseIntCell, parseTicks, trimCell } from '../../csv/numbers.js';
 import { REPEATED_HEADER, readableRow } from '../../csv/rowCheck.js';
 import type { RowView } from '../../csv/scan.js';
@@ -100,8 +100,8 @@ export class OpStatisticReader {
     // The mean lies between them, within the row's rounding: a Min above Total ÷ Count, or a Max below it (a 0 written
     // for a time not measured), no kernels have. The row's count and time are read; its Min and Max are unknown, as
     // N/A ones are (a summary JSON of such figures would not read back).
-    const mean = count > 0 ? total / count : 0;
-    const off = min > mean + MEAN_SLACK_TICKS ? h.min : max < mean - MEAN_SLACK_TICKS ? h.max : -1;
+    const past = pastMean(count, total, min, max);
+    const off = past === 'min' ? h.min : past === 'max' ? h.max : -1;
     const known = off < 0;
     if (!known) {
       log.warn(

@@ -16,7 +16,7 @@ import {
   groupKey,
   PackedSteps,
   MAX_STEP_TRACE_US,
-  MEAN_SLACK_TICKS,
+  pastMean,
   TICKS_PER_US,
   type FineGroup,
   type GroupBy,
@@ -337,12 +337,10 @@ export function parseSnapshot(path: string, json: unknown, size: number): RankDa
       if (minTicks !== null && minTicks > ticks) fail(path, `${where} has "minUs" ${g.minUs} above its "totalUs" ${g.totalUs}`);
       if (maxTicks !== null && maxTicks > ticks) fail(path, `${where} has "maxUs" ${g.maxUs} above its "totalUs" ${g.totalUs}`);
       // The mean lies between them: a "minUs" above totalUs ÷ count, or a "maxUs" below it, no kernels have (within
-      // MEAN_SLACK_TICKS, the rounding of a statistic row, whose figures kprof keeps as read).
-      const mean = count > 0 ? ticks / count : 0;
-      if (minTicks !== null && minTicks > mean + MEAN_SLACK_TICKS)
-        fail(path, `${where} has "minUs" ${g.minUs} above its mean (totalUs ${g.totalUs} ÷ count ${g.count})`);
-      if (maxTicks !== null && maxTicks < mean - MEAN_SLACK_TICKS)
-        fail(path, `${where} has "maxUs" ${g.maxUs} below its mean (totalUs ${g.totalUs} ÷ count ${g.count})`);
+      // the slack of pastMean, the rounding of a statistic row, whose figures kprof keeps as read).
+      const past = pastMean(count, ticks, minTicks ?? Number.NaN, maxTicks ?? Number.NaN);
+      if (past === 'min') fail(path, `${where} has "minUs" ${g.minUs} above its mean (totalUs ${g.totalUs} ÷ count ${g.count})`);
+      if (past === 'max') fail(path, `${where} has "maxUs" ${g.maxUs} below its mean (totalUs ${g.totalUs} ÷ count ${g.count})`);
       checkKeyFits(path, where, groupBy, g);
       const internal = `\u001e${g.key}`;
       if (acc.groups.has(internal)) fail(path, `${where} is in that rank twice`);

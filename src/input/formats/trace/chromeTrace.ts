@@ -494,7 +494,9 @@ export class ChromeTraceReader {
   private startUs(v: EventView): number {
     const k = v.kind(TS);
     if (k !== STRING && k !== NUMBER) return Number.NaN;
-    return parseFloatCell(v.buf, v.starts[TS]!, v.ends[TS]!);
+    // A ts past the largest double (1e400) reads as Infinity: no start time either.
+    const us = parseFloatCell(v.buf, v.starts[TS]!, v.ends[TS]!);
+    return us < Number.POSITIVE_INFINITY ? us : Number.NaN;
   }
 
   private durTicks(v: EventView): number {
@@ -538,16 +540,14 @@ export class ChromeTraceReader {
       this.skip(v, `${what} event ${v.index} has dur ${d}, more than kprof sums exactly (${MAX_EXACT_TEXT}); skipped`);
       return false;
     }
-    // A ts past the largest double (1e400) reads as Infinity: no start time either.
-    const start = this.startUs(v);
-    this.tStart = start < Number.POSITIVE_INFINITY ? start : Number.NaN;
+    this.tStart = this.startUs(v);
     // Counted all the same (its duration is read), but its time places it in no step window and no stream order.
     if (!(this.tStart >= 0))
       this.sink.note?.(
         this.at(v.offset),
         `${what} event ${v.index} has ts ${this.cellText(v, TS)}, expected a start time in µs; counted without one`,
       );
-    this.tStartTicks = start < Number.POSITIVE_INFINITY ? this.startTicks(v) : Number.NaN;
+    this.tStartTicks = Number.isNaN(this.tStart) ? Number.NaN : this.startTicks(v);
     this.tTicks = ticks;
     return true;
   }

@@ -13,7 +13,7 @@ import { inputError } from '../../../util/errors.js';
 import { excerpt, inQuotes } from '../../../util/inputText.js';
 import { onDisk } from '../../../util/files.js';
 import { fmtCount, fmtUs } from '../../../util/format.js';
-import { MEAN_SLACK_TICKS, type SourceFile } from '../../../model/model.js';
+import { pastMean, type SourceFile } from '../../../model/model.js';
 import { besides, MAX_NAME_BYTES, NO_STREAM, nameTooLong, type KernelSink, type RowLog, type SourceFacts } from '../../sink.js';
 import { normaliseName } from '../names.js';
 import { formatOf, ReadAgain, sourceFacts, type KernelReadOptions, type KernelTarget } from '../registry.js';
@@ -176,8 +176,7 @@ class TraceTarget implements TraceSink {
     this.rows++;
     if (r.kind === 'memcpy' || r.kind === 'memset') return;
     // A Min above Total ÷ Instances, or a Max below it, no kernels have: unknown, as an op_statistic row's are.
-    const mean = r.count > 0 ? r.ticks / r.count : 0;
-    const known = !(r.minTicks > mean + MEAN_SLACK_TICKS || r.maxTicks < mean - MEAN_SLACK_TICKS);
+    const known = pastMean(r.count, r.ticks, r.minTicks, r.maxTicks) === null;
     if (!known) {
       this.route.log.warn(
         this.path,
