@@ -3,8 +3,10 @@
 // rows counted and Duration(us) summed by Type, one thread a file, and prints the groups as JSON ([{type: [count,
 // sum]}, …], one object a file, in the order given). Each record is split by a scalar state machine over the bytes
 // (quoted cells, `""` escapes, commas and line feeds inside quotes, CRLF), up to the Duration column; the rest of
-// the record is passed over by quotes and line feeds only. A record whose cells stop before the Duration column is
-// skipped. Nothing else is checked. Plain, portable C with no SIMD: a floor any native reader reaches, not the best one.
+// the record is passed over by quotes and line feeds only, found with memchr (vectorised in the C library: SSE2/AVX2
+// with glibc on x86-64). A record whose cells stop before the Duration column is skipped. Nothing else is checked.
+// Portable C with no SIMD of its own: a floor a native reader reaches with little effort, not the best one (the
+// cells before Duration are still split byte by byte).
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -153,9 +155,20 @@ static void *run(void *arg) {
           }
           if (!first && col > di) {
             // Past the Duration column: on to the line feed outside quotes.
-            for (q++; q < len; q++) {
-              if (buf[q] == '"') quotes = !quotes;
-              else if (buf[q] == '\n' && !quotes) break;
+            // Past the Duration column: on to the line feed outside quotes, found with memchr (the C library's
+            // vectorised search): the next line feed, then the quotes before it.
+            q++;
+            for (;;) {
+              const char *nl = memchr(buf + q, '\n', len - q);
+              if (nl == NULL) {
+                q = len;
+                break;
+              }
+              size_t e = (size_t)(nl - buf);
+              for (const char *qt; (qt = memchr(buf + q, '"', e - q)) != NULL; q = (size_t)(qt - buf) + 1) quotes = !quotes;
+              q = e;
+              if (!quotes) break;
+              q++;
             }
             ended = q < len;
             break;
