@@ -87,6 +87,22 @@ describe('-o / --out', () => {
     expect(readFileSync(rules, 'utf8')).toMatch(/rule: cast/);
   });
 
+  it('never replaces the op_statistic that --witness and inspect read beside the kernel table', async () => {
+    const dir = tmp();
+    cpSync(join(ROOT, 'fixtures/fusion-example/base'), dir, { recursive: true });
+    const stat = join(dir, readdirSync(dir).sort()[0]!, 'ASCEND_PROFILER_OUTPUT', 'op_statistic.csv');
+    const before = readFileSync(stat, 'utf8');
+    for (const args of [
+      ['summary', dir, '--witness', '-o', stat],
+      ['inspect', dir, '--format', 'text', '-o', stat],
+    ]) {
+      const r = await kprof(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/an input of this run; writing the report there would destroy it, so nothing was written/);
+      expect(readFileSync(stat, 'utf8')).toBe(before);
+    }
+  });
+
   it('an error report (--format junit) replaces no input, though the run stopped before reading it', async () => {
     const { dir, csv } = profile();
     const rules = join(dir, 'rules.yaml');

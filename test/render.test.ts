@@ -72,6 +72,27 @@ describe('textTable', () => {
   });
 });
 
+describe('textTable with wide and combining characters', () => {
+  it('draws each rule as wide as the terminal shows its column: 融 takes two columns, a combining accent none', () => {
+    const out = textTable(
+      { color: false },
+      ['type', 'count'],
+      [
+        ['融合算子', '1'],
+        ['e\u0301\u0301', '2'],
+      ],
+      ['left', 'right'],
+      ['total', '3'],
+    );
+    const lines = out.split('\n');
+    // 融合算子 is 8 columns wide: the rules under it too, and the count column starts after it and two spaces.
+    expect(lines[1]).toBe('────────  ─────');
+    expect(lines[4]).toBe('────────  ─────');
+    expect(lines[2]).toBe('融合算子      1');
+    expect(lines[3]).toBe(`e\u0301\u0301${' '.repeat(7 + 2 + 4)}2`);
+  });
+});
+
 describe('textTableChunks and csvChunks', () => {
   it('write a table of many rows in chunks, no row held: the text textTable and csvLines make', () => {
     const rows = Array.from({ length: 30_000 }, (_, i) => [`kernel_${i}`, String(i * 7), i % 3 === 0 ? '-' : `${i}.5`]);

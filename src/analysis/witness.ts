@@ -13,6 +13,7 @@ import { isKprofError } from '../util/errors.js';
 import { TICKS_PER_US, type Profile, type RankData } from '../model/model.js';
 import { readRank } from '../input/readRank.js';
 import { witnessBeside } from '../input/formats/resolve.js';
+import { noteInput } from '../util/io.js';
 
 /**
  * How far a total time may be from op_statistic's and still agree, in ticks: half a unit of its last digit (it
@@ -204,6 +205,8 @@ export async function witnessProfile(p: Profile): Promise<Witnessed> {
     const tableFiles = [...new Set(ranks.flatMap((r) => r.files.map((f) => f.path)))];
     const beside = witnessBeside(tableFiles[0]!, ranks[0]!.files[0]!.format)!;
     const statisticFiles = beside.files;
+    // Read by this run, so --out never replaces one (summary --witness -o op_statistic.csv).
+    for (const f of statisticFiles) noteInput(f);
     let stat: RankData[];
     try {
       stat = await readRank(

@@ -149,10 +149,12 @@ export function cliTextTable(
 /** The header (painted), a rule, the rows, and a rule and the footer when there is one. */
 function tableRows(ctx: RenderContext, head: string[], rows: string[][], footer: string[] | undefined): string[][] {
   // Loops, not Math.max(...) or push(...): a spread of one argument per row overflows the stack at ~125k rows.
+  // The columns a terminal shows: a wide character (融, an emoji) takes two, a combining one none, as cli-table3
+  // pads them, so that the rule is as wide as its column.
   const widths = head.map((h, i) => {
-    let w = visible(h);
-    for (const r of rows) w = Math.max(w, visible(r[i] ?? ''));
-    return footer ? Math.max(w, visible(footer[i] ?? '')) : w;
+    let w = shownWidth(h);
+    for (const r of rows) w = Math.max(w, shownWidth(r[i] ?? ''));
+    return footer ? Math.max(w, shownWidth(footer[i] ?? '')) : w;
   });
   const rule = widths.map((w) => '─'.repeat(w));
   const out = [head.map((h) => paint(ctx, 'bold', h)), rule];
@@ -443,6 +445,16 @@ function cliBlock(rows: string[][], align: Align[], widths: number[] | undefined
   });
   for (const r of headless ? rows : rows.slice(1)) table.push(r);
   return table.toString();
+}
+
+/** cli-table3's measure of a cell (loaded on first use, as the table itself). */
+let cliStrlen: ((s: string) => number) | null = null;
+
+/** The columns a cell takes on a terminal: its length when plain (see isPlain), else as cli-table3 measures it. */
+function shownWidth(s: string): number {
+  if (isPlain(s)) return visible(s);
+  cliStrlen ??= (createRequire(import.meta.url)('cli-table3/src/utils.js') as { strlen(s: string): number }).strlen;
+  return cliStrlen(s);
 }
 
 function visible(s: string): number {
