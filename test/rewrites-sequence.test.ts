@@ -55,6 +55,31 @@ describe('SequenceRecorder', () => {
     expect(Array.from(seq.shapes[0]!.sampleStartTicks[1]!)).toEqual([0, 100, 200]);
   });
 
+  test('two steps whose tokens hash alike are two shapes: a shape is found by its hash, then told by every token', () => {
+    // Two 4-token steps that share their first half and hash alike under the recorder's step hash (FNV-1a over the
+    // token ids, then the count; found by a search over random ids): only a compare of their last tokens tells them
+    // apart.
+    const steps = [
+      [1, 2, 1816098613, 357957549],
+      [1, 2, 761576245, 1156314029],
+    ];
+    const hash = (ts: number[]) => Math.imul(ts.reduce((h, t) => Math.imul(h ^ t, 0x01000193), 0x811c9dc5) ^ ts.length, 0x01000193);
+    expect(hash(steps[0]!)).toBe(hash(steps[1]!));
+    const rec = new SequenceRecorder('type');
+    const r = rec.rank('0');
+    const s = rec.stream('2');
+    steps.forEach((ts, i) => {
+      for (const t of ts) rec.add(r, s, i + 1, t, 10 * (i + 1), 0);
+    });
+    const seq = rec.finish();
+    expect(seq.shapes.map((sh) => Array.from(sh.tokens))).toEqual(steps);
+    expect(seq.shapes.map((sh) => Array.from(sh.sumTicks))).toEqual([
+      [10, 10, 10, 10],
+      [20, 20, 20, 20],
+    ]);
+    expect(seq.steps.map((st) => st.shape)).toEqual([0, 1]);
+  });
+
   test('memory grows with shapes, not rows: 1,000 steps of one shape keep one shape and a bounded sample', () => {
     const step = Array.from({ length: 50 }, (_, i) => `K${i % 7}`);
     const seq = recordSteps(Array.from({ length: 1000 }, () => step));

@@ -365,10 +365,13 @@ function thin(shape: StepShape, spare: Map<number, Float64Array[]>): void {
   shape.stride *= 2;
 }
 
+/**
+ * The same tokens, compared as bytes (memcmp): a loop here runs once a step over its thousands of kernels, a few
+ * hundred times a read, mostly before V8 has optimised it (~10 ms of a 250 MB read; the compare of bytes ~0.5).
+ */
 function sameTokens(a: Int32Array, b: Int32Array): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
 /** sums[i] += add[i] for i < n. */
