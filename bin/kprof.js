@@ -22,8 +22,8 @@ for (const file of [early, cli]) {
     process.exit(2);
   }
 }
-const { runCli, startEarly } = require(early);
+const { runBundle, startEarly } = require(early);
 
 startEarly(process.argv.slice(2));
 // With --enable-source-maps (for --debug's stack traces), the bundle loads as a plain module, whose traces Node maps.
-runCli(cli, process.sourceMapsEnabled !== true);
+runBundle(cli, process.sourceMapsEnabled !== true);

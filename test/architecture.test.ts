@@ -105,8 +105,8 @@ const ON_DISK_ALREADY: string[] = [
   'util/io.ts: tmp',
   // linkChain (util/outPath.ts): starts from onDisk(path), then follows the links.
   'util/outPath.ts: p',
-  // The CLI bundle, read from the descriptor openSync(onDisk(file)) gave (runCli).
-  'cli/early.ts: fd',
+  // A bundle's code cache, read from the descriptor openSync(onDisk(path)) gave (fittingCache).
+  'cli/codeCache.ts: fd',
   // The worker script, beside the module.
   'input/read.ts: fileURLToPath(here)',
   'input/read.ts: fileURLToPath(built)',

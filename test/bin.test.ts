@@ -21,7 +21,7 @@ function kprofBin(args: string[], env: Record<string, string> = {}) {
 
 describe('bin/kprof.js', () => {
   it('loads bundles of ASCII only (decoded at every start on the fast path: a character past it in a regular expression, which esbuild leaves as it is, is written as an escape)', () => {
-    for (const f of ['cli.cjs', 'early.cjs', 'workers/readWorker.cjs']) {
+    for (const f of ['cli.cjs', 'early.cjs', 'workers/readWorker.cjs', 'workers/readWorkerStart.cjs']) {
       const bytes = readFileSync(join(ROOT, 'dist/bundle', f));
       const at = bytes.findIndex((b) => b > 0x7f);
       expect(at === -1 ? '' : `${f}: ${bytes.subarray(Math.max(0, at - 40), at + 10).toString('utf8')}`).toBe('');
@@ -61,7 +61,7 @@ describe('bin/kprof.js', () => {
       );
       // Half a build (the CLI bundle missing): the same.
       mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
-      for (const f of ['early.cjs', 'workers/readWorker.cjs']) {
+      for (const f of ['early.cjs', 'workers/readWorkerStart.cjs', 'workers/readWorker.cjs']) {
         mkdirSync(dirname(join(copy, 'dist/bundle', f)), { recursive: true });
         copyFileSync(join(ROOT, 'dist/bundle', f), join(copy, 'dist/bundle', f));
       }
@@ -81,7 +81,8 @@ describe('bin/kprof.js', () => {
   });
 
   it('reads in the bundled worker what the reader reads in this thread', async () => {
-    // Small inputs never reach a worker through the CLI: run the bundled worker script directly.
+    // Small inputs never reach a worker through the CLI: run the bundled worker script directly (the script the
+    // reader starts, which loads the worker's bundle with its code cache).
     const plans = resolveInput(join(ROOT, 'fixtures/formats/multi-rank')).ranks;
     const read = async (script: string) => {
       const pool = new WorkerPool(pathToFileURL(join(ROOT, script)));
@@ -96,7 +97,7 @@ describe('bin/kprof.js', () => {
         await pool.close();
       }
     };
-    const bundled = await read('dist/bundle/workers/readWorker.cjs');
+    const bundled = await read('dist/bundle/workers/readWorkerStart.cjs');
     expect(bundled.map((r) => r.rank)).toEqual(['0', '1']);
     const here = (await Promise.all(plans.map((plan) => readRank(plan, { withShapes: false, withSpan: false })))).flat();
     expect(bundled).toEqual(here);

@@ -63,6 +63,8 @@ describe('package.json', () => {
       'dist/bundle/cli.cjs.cache',
       'dist/bundle/early.cjs',
       'dist/bundle/workers/readWorker.cjs',
+      'dist/bundle/workers/readWorker.cjs.cache',
+      'dist/bundle/workers/readWorkerStart.cjs',
       'package.json',
     ]);
   });

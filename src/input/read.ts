@@ -192,15 +192,16 @@ function planBytes(plan: RankPlan): number {
 }
 
 /**
- * The worker script: next to this module in the bundle (dist/bundle/cli.cjs starts dist/bundle/workers/). Under
+ * The worker script: next to this module in the bundle (dist/bundle/cli.cjs starts dist/bundle/workers/), the few
+ * kB that load the worker's bundle (readWorker.cjs) with V8's code cache of it (src/cli/readWorkerStart.ts). Under
  * vitest this module is src/input/read.ts and a worker cannot load .ts, so the bundled worker is used: the tests'
  * global setup makes it from src/ first (test/setup/bundle.ts). Null when there is none, and reading then stays
  * in this thread.
  */
 export function workerScript(): URL | null {
-  const here = new URL('./workers/readWorker.cjs', import.meta.url);
+  const here = new URL('./workers/readWorkerStart.cjs', import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL('../../dist/bundle/workers/readWorker.cjs', import.meta.url);
+  const built = new URL('../../dist/bundle/workers/readWorkerStart.cjs', import.meta.url);
   if (existsSync(fileURLToPath(built))) return built;
   return null;
 }
