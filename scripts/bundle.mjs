@@ -107,6 +107,8 @@ async function codeCaches() {
       return out;
     });
     make('worker', 'workers/readWorker.cjs.cache', ['diff', ...sides]);
+    // A write the end of the run cut short (codeCache.mjs writes a cache beside it first) is not part of the bundle.
+    for (const f of readdirSync(join(BUNDLE, 'workers'))) if (f.includes('.cache.part')) rmSync(join(BUNDLE, 'workers', f), { force: true });
   } catch {
     rmSync(join(BUNDLE, 'workers/readWorker.cjs.cache'), { force: true });
   } finally {

@@ -5,12 +5,13 @@
 // - cli: the CLI bundle's (cli.cjs.cache), written when the process exits;
 // - worker: the read worker's bundle's (workers/readWorker.cjs.cache); the command reads two large profiles, so that
 //   a read worker runs. Each worker is started on this script instead of the worker's script
-//   (workers/readWorkerStart.cjs), loads the worker's bundle as that script does, and writes the cache after each
-//   answer it posts, the last after its last task: a worker is stopped at the end of a run, and runs nothing then.
+//   (workers/readWorkerStart.cjs), loads the worker's bundle as that script does, and writes the cache before each
+//   answer it posts, the last before that of its last task: a worker is stopped at the end of a run, and runs
+//   nothing then.
 // A cache fits only the V8 flags it was made with, and the first collection of a read's garbage sets --expose-gc
 // (src/util/heap.ts): the flag is set back before the cache is made, as a run starts without it.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -19,12 +20,18 @@ import { pathToFileURL } from 'node:url';
 const require = createRequire(import.meta.url);
 const threads = require('node:worker_threads');
 
-/** Write the code cache of the bundle `file`, compiled as `script` (`early`: the bundle of src/cli/early.ts). */
+/**
+ * Write the code cache of the bundle `file`, compiled as `script` (`early`: the bundle of src/cli/early.ts). Written
+ * beside it and renamed over it: a worker is stopped when the run ends, which can be in the middle of a write, and
+ * a cache cut short there would be an empty or partial file (the stamp refuses it, but there would be no cache).
+ */
 function writeCache(file, script, early) {
   setFlagsFromString('--no-expose-gc');
   const body = script.createCachedData();
   const { codeCacheStamp } = require(early);
-  writeFileSync(`${file}.cache`, Buffer.concat([codeCacheStamp(readFileSync(file), body), body]));
+  const part = `${file}.cache.part${threads.threadId}`;
+  writeFileSync(part, Buffer.concat([codeCacheStamp(readFileSync(file), body), body]));
+  renameSync(part, `${file}.cache`);
 }
 
 if (!threads.isMainThread) {
@@ -33,9 +40,10 @@ if (!threads.isMainThread) {
   const port = threads.parentPort;
   const post = port.postMessage.bind(port);
   let script = null;
+  // Written before the answer is posted: the main thread may end the run as soon as it has the last one.
   port.postMessage = (reply, transfer) => {
-    post(reply, transfer);
     if (reply?.type === 'done') writeCache(bundle, script, early);
+    post(reply, transfer);
   };
   script = runBundle(bundle, true);
 } else {

@@ -365,10 +365,7 @@ function thin(shape: StepShape, spare: Map<number, Float64Array[]>): void {
   shape.stride *= 2;
 }
 
-/**
- * The same tokens, compared as bytes (memcmp): a loop here runs once a step over its thousands of kernels, a few
- * hundred times a read, mostly before V8 has optimised it (~10 ms of a 250 MB read; the compare of bytes ~0.5).
- */
+/** The same tokens, compared as bytes (memcmp: a loop here ran mostly before V8 optimised it, ~10 ms a read). */
 function sameTokens(a: Int32Array, b: Int32Array): boolean {
   if (a.length !== b.length) return false;
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
