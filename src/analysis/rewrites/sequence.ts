@@ -7,7 +7,8 @@
 //   - one open step per (rank, stream) lane: its tokens, durations and starts in reused typed arrays (the longest
 //     step of the lane, not the file);
 //   - each distinct step shape (token sequence) once, interned by a hash of its tokens (compared in full on a hit),
-//     with the sum of durations per position over every step of that shape (exact means for any chain);
+//     with the sum of durations per position over every step of that shape (exact means for any chain; a step of
+//     the shape of its lane's last step, most steps, is added to it as its kernels come: stepArrays.ts);
 //   - for at most SAMPLE_CAP steps of each shape, the per-kernel durations and starts (relative to the step's first
 //     start), for medians and per-step samples of a chain's time and wall span. The steps kept are spread evenly
 //     over the run (every stride-th step of the shape; the stride doubles when the sample is full), so that
@@ -19,57 +20,14 @@
 // Communication kernels (core COMMUNICATION or HCCL, type or name `hcom_*`, `lccl*`) are kept out: their
 // interleaving with compute kernels varies from run to run. Rows without a Step Id are kept out too (counted).
 
-import { groupKey } from '../../aggregate/group.js';
 import type { GroupBy } from '../../model/model.js';
-import { TextIndex } from '../../model/textIndex.js';
+import { addInto, sameTokens, startsAfter, thin } from './stepArrays.js';
+import { TokenTable } from './tokens.js';
 
 /** Sampled steps kept per shape (see the top of this file). */
 export const SAMPLE_CAP = 64;
 
-/** The fields of one kernel that a token is made from. */
-export interface KernelFields {
-  name: string | null;
-  type: string | null;
-  core: string | null;
-  shapes: string | null;
-}
-
-/** A communication kernel: on the COMMUNICATION / HCCL core, or of an `hcom_*` / `lccl*` type or name. */
-export function isCommunicationKernel(k: KernelFields): boolean {
-  if (k.core === 'COMMUNICATION' || k.core === 'HCCL') return true;
-  for (const v of [k.type, k.name]) {
-    if (v === null) continue;
-    const lower = v.toLowerCase();
-    if (lower.startsWith('hcom_') || lower.startsWith('lccl')) return true;
-  }
-  return false;
-}
-
-/** The token text of a kernel under `--by`, or null for a communication kernel (kept out of the sequence). */
-export function tokenKey(by: GroupBy, k: KernelFields): string | null {
-  if (isCommunicationKernel(k)) return null;
-  return groupKey(by, k);
-}
-
-/** Token texts ↔ small integer ids, in order of first appearance (an index over the texts: a million names by name). */
-export class TokenTable {
-  readonly texts: string[] = [];
-  private readonly ids = new TextIndex((id) => this.texts[id]!);
-
-  intern(text: string): number {
-    let id = this.ids.get(text);
-    if (id === undefined) {
-      id = this.texts.length;
-      this.texts.push(text);
-      this.ids.set(text, id);
-    }
-    return id;
-  }
-
-  get(text: string): number | undefined {
-    return this.ids.get(text);
-  }
-}
+export { isCommunicationKernel, tokenKey, TokenTable, type KernelFields } from './tokens.js';
 
 /** One distinct token sequence of a step, and what is kept of the steps that had it. */
 export interface StepShape {
@@ -148,6 +106,14 @@ interface Lane {
   prevStart: number;
   /** Step Ids this lane has closed already (to tell a split step). */
   closed: Set<number>;
+  /** The shape of the lane's last step, which its next one most often has too. */
+  pred: StepShape | null;
+  /**
+   * The open step has had pred's tokens so far, and its durations are added to pred's sums as they come (add);
+   * `saved`: pred's sums before them, put back if the step turns out to be of another shape.
+   */
+  onPred: boolean;
+  saved: Float64Array;
 }
 
 const EMPTY_LANE_CAPACITY = 16;
@@ -171,6 +137,8 @@ export class SequenceRecorder {
   private readonly shapes: StepShape[] = [];
   private readonly byHash = new Map<number, number[]>();
   private readonly steps: StepRecord[] = [];
+  /** The shapes some lane is adding its open step to (onPred), and that lane. */
+  private readonly predicted = new Map<StepShape, Lane>();
   /**
    * Arrays of sampled steps that thinning dropped, by length, for the next samples (a new one costs its first
    * writes to fresh pages, tens of µs, more than the copy, and a share of the collector's work).
@@ -232,6 +200,11 @@ export class SequenceRecorder {
     lane.durs[i] = durTicks;
     lane.starts[i] = startTicks;
     lane.hash = Math.imul(lane.hash ^ token, 0x01000193);
+    if (lane.onPred) {
+      const p = lane.pred!;
+      if (i < p.tokens.length && p.tokens[i] === token) p.sumTicks[i]! += durTicks;
+      else this.offPred(lane, i);
+    }
     if (i === 0) {
       lane.first = startTicks;
       lane.last = startTicks + durTicks;
@@ -281,6 +254,9 @@ export class SequenceRecorder {
         last: 0,
         prevStart: Number.NEGATIVE_INFINITY,
         closed: new Set(),
+        pred: null,
+        onPred: false,
+        saved: new Float64Array(0),
       };
       this.lanes.set(key, lane);
     }
@@ -291,6 +267,22 @@ export class SequenceRecorder {
   private open(lane: Lane, step: number): void {
     this.close(lane);
     lane.step = step;
+    // Its sums are made as its kernels come when it has the shape of the lane's last step (most steps): a loop at
+    // its end (addInto) mostly runs before V8 has optimised it. One lane at a time adds to a shape so.
+    const p = lane.pred;
+    if (p === null || this.predicted.has(p)) return;
+    if (lane.saved.length < p.sumTicks.length) lane.saved = new Float64Array(p.sumTicks.length);
+    lane.saved.set(p.sumTicks);
+    lane.onPred = true;
+    this.predicted.set(p, lane);
+  }
+
+  /** The open step is not of pred's shape after all: pred's first `added` sums back as they were. */
+  private offPred(lane: Lane, added: number): void {
+    const p = lane.pred!;
+    p.sumTicks.set(lane.saved.subarray(0, added));
+    lane.onPred = false;
+    this.predicted.delete(p);
   }
 
   // A step's loops over its kernels are small functions of their own (sameTokens, addInto, startsAfter): this
@@ -299,13 +291,26 @@ export class SequenceRecorder {
   private close(lane: Lane): void {
     if (lane.n === 0) return;
     const n = lane.n;
-    const shape = this.intern(lane.tokens.subarray(0, n), Math.imul(lane.hash ^ n, 0x01000193));
+    let shape: StepShape;
+    if (lane.onPred && n === lane.pred!.tokens.length) {
+      // Of pred's shape, token for token: its sums are made.
+      shape = lane.pred!;
+      lane.onPred = false;
+      this.predicted.delete(shape);
+    } else {
+      if (lane.onPred) this.offPred(lane, n);
+      shape = this.intern(lane.tokens.subarray(0, n), Math.imul(lane.hash ^ n, 0x01000193));
+      addInto(shape.sumTicks, lane.durs, n);
+      // Another lane adds its open step to this shape: what it puts back if that step is of another shape has these.
+      const other = this.predicted.get(shape);
+      if (other !== undefined) addInto(other.saved, lane.durs, n);
+    }
+    lane.pred = shape;
     const split = lane.closed.has(lane.step);
     this.stats.splitSteps += split ? 1 : 0;
     lane.closed.add(lane.step);
     const index = this.steps.length;
     this.steps.push({ rank: lane.rank, stream: lane.stream, step: lane.step, shape: shape.id, startTicks: lane.first, endTicks: lane.last, split });
-    addInto(shape.sumTicks, lane.durs, n);
     const seen = shape.instances++;
     if (seen % shape.stride === 0) {
       if (shape.sampled.length === SAMPLE_CAP) thin(shape, this.spare);
@@ -350,36 +355,6 @@ export class SequenceRecorder {
     else ids.push(shape.id);
     return shape;
   }
-}
-
-/** Keep every other sampled step (see SAMPLE_CAP); the arrays of the others (held by nothing else) go to `spare`. */
-function thin(shape: StepShape, spare: Map<number, Float64Array[]>): void {
-  const keep: number[] = [];
-  for (let j = 0; j < shape.sampled.length; j += 2) keep.push(j);
-  const free = spare.get(shape.tokens.length) ?? [];
-  spare.set(shape.tokens.length, free);
-  for (let j = 1; j < shape.sampled.length; j += 2) free.push(shape.sampleDurTicks[j]!, shape.sampleStartTicks[j]!);
-  shape.sampled = keep.map((j) => shape.sampled[j]!);
-  shape.sampleDurTicks = keep.map((j) => shape.sampleDurTicks[j]!);
-  shape.sampleStartTicks = keep.map((j) => shape.sampleStartTicks[j]!);
-  shape.stride *= 2;
-}
-
-/** The same tokens, compared as bytes (memcmp: a loop here ran mostly before V8 optimised it, ~10 ms a read). */
-function sameTokens(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}
-
-/** sums[i] += add[i] for i < n. */
-function addInto(sums: Float64Array, add: Float64Array, n: number): void {
-  for (let i = 0; i < n; i++) sums[i]! += add[i]!;
-}
-
-/** The first n starts, after `first`, into `out` (of length n). */
-function startsAfter(starts: Float64Array, n: number, first: number, out: Float64Array): Float64Array {
-  for (let i = 0; i < n; i++) out[i] = starts[i]! - first;
-  return out;
 }
 
 function grow(lane: Lane): void {
