@@ -208,3 +208,16 @@ describe('the gate: rules from the base and the PR, then check', () => {
     });
   });
 });
+
+describe.each([true, false])('a fusion of the dense layers’ MLP only (3 dense of 9 layers; MTP layer: %s)', (mtp) => {
+  test('its chains are in layers 0, 1 and 2, by a marker of every layer: not all in one layer, nor in none', async () => {
+    const base: SideSpec = { ranks: tp(2, 9, 3, mtp), steps: stepIds(4), seed: 91 };
+    const pair = writePair(root, `dense-mlp-${mtp}`, base, { ...base, seed: 92, fused: (f) => f === 'swiglu' });
+    const s = await section(pair);
+    const w = expectFusion(s, 'swiglu', truthOf('swiglu', pair.b, pair.p));
+    expect(w.layers).toEqual([0, 1, 2]);
+    expect(w.layerCount).toBe(mtp ? 10 : 9);
+    expect(['LightningIndexer', 'SparseFlashAttention']).toContain(s.marker?.token);
+    expectAllAccounted(s, countChange(pair.b, pair.p));
+  });
+});
