@@ -9,6 +9,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 export const SLOW = [
   'test/rewrites-decode-scale.test.ts',
+  'test/rewrites-truth-scale.test.ts',
   'test/action.test.ts',
   'test/bin.test.ts',
   'test/browser/report.test.ts',

@@ -17,7 +17,10 @@
 // (nests, alike): one of the found token's occurrences in each of a run of its layers, its other layers between two
 // occurrences as long as those within a factor of two (not a prologue or the model's head), at least as many equal
 // stretches, equal over the found token's equal ones, and each chain of the largest rewrite in a layer of its own;
-// of several, the most equal, then the nearest, then by text. `--layer-marker` names it instead.
+// of several, the most equal, then the nearest, then by text. When no token within the cap puts each chain of the
+// largest rewrite (two or more a step) in a layer of its own (a fusion of the dense layers only, which run as often as
+// the embedding or the sampler), a token that runs more often and evenly (its stretches as long as each other within
+// a factor of two) and does is taken: the most equal, then the nearest, then by text. `--layer-marker` names it.
 
 /** The positions of `marker` in `tokens`, in order. */
 export function markerPositions(tokens: Int32Array, marker: number): number[] {
@@ -215,6 +218,15 @@ export function chooseMarker(
     }
   }
   why.equal = best !== null && mostEqual > 0;
+  // No token within the cap puts each chain in a layer of its own (a fusion of the dense layers only: what runs as
+  // often as they do is the embedding or the sampler, once per model): one of every layer does.
+  if (chainSites.length >= 2 && (best === null || mostLayers < chainSites.length)) {
+    const every = everyLayer(positions, periods, touched, maxPerStep, chainSites, sites, texts, 64 * rep.length);
+    if (every !== null) {
+      why.equal = every.equal > 0;
+      return every.token;
+    }
+  }
   if (best === null) return best;
   // A kernel of every layer where the one found runs in some layers only (the MoE layers of a dense-then-MoE model,
   // when the largest rewrite is of those layers and so has fewer sites than the model has layers): see nests, alike.
@@ -250,6 +262,46 @@ export function chooseMarker(
   if (wide === null) return best;
   why.equal = wideEqual > 0;
   return wide;
+}
+
+/**
+ * Of the tokens that run more often than `maxPerStep`, as often on both sides and in no rewrite, the one that puts
+ * each of `chainSites` in a layer of its own and runs evenly (a kernel of every layer, not twice in the first as an
+ * input norm): the most equal, then the nearest, then by text; null when none does. `budget`: work in all.
+ */
+function everyLayer(
+  positions: [Map<number, number[]>, Map<number, number[]>],
+  periods: Periods,
+  touched: Set<number>,
+  maxPerStep: number,
+  chainSites: MarkerSite[],
+  sites: MarkerSite[],
+  texts: string[],
+  budget: number,
+): { token: number; equal: number } | null {
+  let best: { token: number; equal: number; score: number } | null = null;
+  let work = 0;
+  for (const [t, p0] of positions[0]) {
+    const c = p0.length;
+    if (c <= maxPerStep || positions[1].get(t)?.length !== c || touched.has(t)) continue;
+    work += p0[c - 1]! - p0[0]! + chainSites.length + sites.length;
+    if (work > budget) break;
+    const seen = new Set<number>();
+    for (const site of chainSites) seen.add(layerOf(p0, site.start, site.end)!);
+    if (seen.size !== chainSites.length || !evenly(p0)) continue;
+    const equal = equalStretches(periods, p0);
+    const score = distanceSum([p0, positions[1].get(t)!], sites) / sites.length;
+    const tie = best !== null && equal === best.equal && (score < best.score || (score === best.score && texts[t]! < texts[best.token]!));
+    if (best === null || equal > best.equal || tie) best = { token: t, equal, score };
+  }
+  return best === null ? null : { token: best.token, equal: best.equal };
+}
+
+/** Whether the stretches between consecutive positions are all as long as their median within a factor of two. */
+function evenly(p: number[]): boolean {
+  const gaps = p.slice(1).map((x, i) => x - p[i]!);
+  const median = [...gaps].sort((a, b) => a - b)[gaps.length >> 1]!;
+  return gaps.every((g) => 2 * g >= median && g <= 2 * median);
 }
 
 /**
