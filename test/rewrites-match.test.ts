@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { editDistance, endDistances, exactOccurrences, nearOccurrences } from '../src/analysis/rewrites/match.js';
+import { EXACT_WORK, editDistance, endDistances, exactOccurrences, kmpFrom, nearOccurrences } from '../src/analysis/rewrites/match.js';
 
 /** Least edit distance of the chain to a substring ending at each position (the textbook programme). */
 function naiveEnds(text: number[], chain: number[]): number[] {
@@ -37,6 +37,40 @@ describe('exactOccurrences', () => {
   });
   test('A A in A A A is one occurrence', () => {
     expect(exactOccurrences(Int32Array.from([1, 1, 1]), Int32Array.from([1, 1]))).toEqual([0]);
+  });
+  test('a repetitive text that a long chain matches far into before it fails: the same occurrences (scanned on by KMP)', () => {
+    // `0 … 0 1` in runs of 0: each place of the first token compares up to the chain's length, past EXACT_WORK a token.
+    const runs = fc.array(fc.constantFrom(0, 0, 0, 0, 0, 0, 0, 1, 2), { minLength: 0, maxLength: 300 });
+    fc.assert(
+      fc.property(runs, fc.integer({ min: EXACT_WORK + 1, max: 16 }), (text, zeros) => {
+        const chain = [...Array.from({ length: zeros }, () => 0), 1];
+        expect(exactOccurrences(Int32Array.from(text), Int32Array.from(chain))).toEqual(naiveExact(text, chain));
+      }),
+      { numRuns: 300 },
+    );
+    // Occurrences before and after the switch to KMP, and none missed at it.
+    const chain = [0, 0, 0, 0, 0, 0, 0, 0, 1];
+    const text = [...chain, ...Array.from({ length: 100 }, () => 0), ...chain, 2, ...chain];
+    expect(exactOccurrences(Int32Array.from(text), Int32Array.from(chain))).toEqual(naiveExact(text, chain));
+    expect(naiveExact(text, chain)).toEqual([0, 109, 119]);
+  });
+  test('switched to KMP at the first place that does not match: the same occurrences', () => {
+    fc.assert(
+      fc.property(tokens(0, 60), tokens(1, 4), (text, chain) => {
+        expect(exactOccurrences(Int32Array.from(text), Int32Array.from(chain), 0)).toEqual(naiveExact(text, chain));
+      }),
+      { numRuns: 500 },
+    );
+  });
+  test('KMP from a position: the occurrences starting there or later', () => {
+    fc.assert(
+      fc.property(tokens(0, 60), tokens(1, 4), fc.nat(60), (text, chain, from) => {
+        const out: number[] = [];
+        kmpFrom(Int32Array.from(text), Int32Array.from(chain), from, out);
+        expect(out).toEqual(naiveExact(text.slice(from), chain).map((i) => i + from));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { alignSequences, compactHunks, hunksOf, type Alignment } from '../src/analysis/rewrites/myers.js';
-import { fewestHunks, GAP } from '../src/analysis/rewrites/regroup.js';
+import { fewestHunks, GAP, realignTables, type Span } from '../src/analysis/rewrites/regroup.js';
 
 /** The unchanged elements of each side must be the same sequence; D is the number of changed ones. */
 function kept(a: Int32Array, b: Int32Array, al: Alignment): void {
@@ -37,6 +37,47 @@ function fewest(a: Int32Array, b: Int32Array): number {
 }
 
 const seq = (max: number) => fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: max }).map((x) => Int32Array.from(x));
+
+/** realign's tables as the plain programme writes them: every cell from its three neighbours, in full. */
+function plainTables(a: Int32Array, b: Int32Array, w: Span, K: number): { keep: Int32Array; edit: Int32Array } {
+  const n = w.aEnd - w.aStart;
+  const m = w.bEnd - w.bStart;
+  const cols = m + 1;
+  const INF = 0x3fffffff;
+  const keep = new Int32Array((n + 1) * cols).fill(INF);
+  const edit = new Int32Array((n + 1) * cols).fill(INF);
+  keep[0] = 0;
+  for (let i = 0; i <= n; i++) {
+    for (let j = 0; j <= m; j++) {
+      const c = i * cols + j;
+      if (i > 0 && j > 0 && a[w.aStart + i - 1] === b[w.bStart + j - 1]) keep[c] = Math.min(keep[c - cols - 1]!, edit[c - cols - 1]!);
+      let e = INF;
+      if (i > 0) e = Math.min(e, keep[c - cols]! + K + 1, edit[c - cols]! + K);
+      if (j > 0) e = Math.min(e, keep[c - 1]! + K + 1, edit[c - 1]! + K);
+      if (e < edit[c]!) edit[c] = e;
+    }
+  }
+  return { keep, edit };
+}
+
+describe('realignTables', () => {
+  test('the same tables as the plain programme, for any window of any two sequences', () => {
+    const window = seq(30).chain((a) =>
+      seq(30).chain((b) =>
+        fc
+          .tuple(fc.nat(a.length), fc.nat(a.length), fc.nat(b.length), fc.nat(b.length))
+          .map(([x, y, u, v]) => ({ a, b, w: { aStart: Math.min(x, y), aEnd: Math.max(x, y), bStart: Math.min(u, v), bEnd: Math.max(u, v) } })),
+      ),
+    );
+    fc.assert(
+      fc.property(window, ({ a, b, w }) => {
+        const K = w.aEnd - w.aStart + (w.bEnd - w.bStart) + 1;
+        expect(realignTables(a, b, w, K)).toEqual(plainTables(a, b, w, K));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe('fewestHunks', () => {
   test('keeps a shortest edit script and never adds a hunk; hunks less than GAP apart take the fewest', () => {

@@ -1,13 +1,14 @@
 // The Fusion rewrites' searches in WebAssembly (search.wat, through searchEngine.ts) against the JavaScript ones:
 // the alignment (myers.ts) gives the same change flags, or the same refusal, for every pair of sequences and cap;
-// the near occurrences (match.ts) the same sites. The rewrites use the WebAssembly searches by default, so every
+// the near occurrences (match.ts) the same sites; the tables of regroup.ts the same cells. The rewrites use the WebAssembly searches by default, so every
 // other test of the Fusion rewrites runs them too.
 
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { alignSequences } from '../src/analysis/rewrites/myers.js';
 import { nearOccurrences } from '../src/analysis/rewrites/match.js';
-import { alignInWasm, nearInWasm, searchMemoryHeld, useSearchEngine } from '../src/analysis/rewrites/searchEngine.js';
+import { alignInWasm, nearInWasm, regroupInWasm, searchMemoryHeld, useSearchEngine } from '../src/analysis/rewrites/searchEngine.js';
+import { realignTables } from '../src/analysis/rewrites/regroup.js';
 import { prng } from './decodeGen.js';
 
 afterEach(() => useSearchEngine('wasm'));
@@ -173,5 +174,41 @@ describe('the WebAssembly near occurrences', () => {
       const chain = Int32Array.from(layer.slice(at, at + m).concat(m > 40 - at ? layer.slice(0, m - (40 - at)) : []));
       sameSites(text, chain, Math.floor(rnd() * 4));
     }
+  });
+});
+
+describe('the WebAssembly tables of regroup', () => {
+  test('are the cells realignTables writes, for any window of any two sequences, and left to JavaScript when chosen', () => {
+    const window = seq(40, 4).chain((a) =>
+      seq(40, 4).chain((b) =>
+        fc
+          .tuple(fc.nat(a.length), fc.nat(a.length), fc.nat(b.length), fc.nat(b.length))
+          .map(([x, y, u, v]) => ({ a, b, w: { aStart: Math.min(x, y), aEnd: Math.max(x, y), bStart: Math.min(u, v), bEnd: Math.max(u, v) } })),
+      ),
+    );
+    fc.assert(
+      fc.property(window, ({ a, b, w }) => {
+        const K = w.aEnd - w.aStart + (w.bEnd - w.bStart) + 1;
+        expect(regroupInWasm(a, b, w, K)).toEqual(realignTables(a, b, w, K));
+      }),
+      { numRuns: 500 },
+    );
+    const a = Int32Array.from([1, 2, 3]);
+    useSearchEngine('js');
+    expect(regroupInWasm(a, a, { aStart: 0, aEnd: 3, bStart: 0, bEnd: 3 }, 7)).toBeNull();
+  });
+
+  test('are the same cells for a window of a decode layer stack, edited as fusions edit them', () => {
+    const rand = prng(7);
+    const layer = Array.from({ length: 60 }, () => Math.floor(rand() * 12));
+    const a = Int32Array.from(Array.from({ length: 8 }, () => layer).flat());
+    const b = Int32Array.from(
+      Array.from(a)
+        .filter((_, i) => i % 17 !== 3)
+        .map((t, i) => (i % 29 === 5 ? 40 : t)),
+    );
+    const w = { aStart: 30, aEnd: 400, bStart: 25, bEnd: 380 };
+    const K = w.aEnd - w.aStart + (w.bEnd - w.bStart) + 1;
+    expect(regroupInWasm(a, b, w, K)).toEqual(realignTables(a, b, w, K));
   });
 });

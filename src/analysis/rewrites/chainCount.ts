@@ -118,6 +118,9 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
         partners[p]!.add(q);
         partners[q]!.add(p);
       }
+  // The units alike (the same rank, and the same places on each side: most steps of a run), each kind counted once
+  // per rewrite with how many units it stands for, in order of its first unit (so the ranks in order of their first).
+  const kinds = unitKinds(units, at);
   const byLength = [...rewrites].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
   const out = new Map<F, Counted>();
   for (const f of byLength) {
@@ -127,29 +130,34 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       places.map((p) => (chain.length === 0 ? [] : freeOf(p.given, exact(p.side, p.shape, chain), chain.length)));
     const removed = free(f.removed);
     const added = free(f.added);
-    const n = (occ: number[][], i: number, side: 0 | 1): number => at[i]![side]!.reduce((a, p) => a + occ[p]!.length, 0);
-    const perUnit = new Int32Array(units.length);
+    const n = (occ: number[][], k: UnitKind, side: 0 | 1): number => {
+      let a = 0;
+      for (const p of k.at[side]) a += occ[p]!.length;
+      return a;
+    };
+    const perKind = new Int32Array(kinds.length);
     const byRank = new Map<string, number>();
     let sum = 0;
-    units.forEach((u, i) => {
-      const fromRemoved = n(removed, i, 0) - n(removed, i, 1);
-      const fromAdded = n(added, i, 1) - n(added, i, 0);
+    for (let i = 0; i < kinds.length; i++) {
+      const k = kinds[i]!;
+      const fromRemoved = n(removed, k, 0) - n(removed, k, 1);
+      const fromAdded = n(added, k, 1) - n(added, k, 0);
       const v = f.removed.length === 0 ? fromAdded : f.added.length === 0 ? fromRemoved : Math.min(fromRemoved, fromAdded);
-      perUnit[i] = v;
-      sum += v;
-      byRank.set(u.rank, (byRank.get(u.rank) ?? 0) + v);
-    });
+      perKind[i] = v;
+      sum += v * k.units;
+      byRank.set(k.rank, (byRank.get(k.rank) ?? 0) + v * k.units);
+    }
     // A step where the PR ran the chain more often than the base undoes as many of the other steps' (the change of the
     // most frequent steps moved between steps is no rewrite): its count is below zero, and shown as none.
     const chains = Math.max(0, sum);
     let min = Number.POSITIVE_INFINITY;
     let max = 0;
     // Over the steps of the ranks whose sum is not zero: those listed, and those that undid some (said: `undone`).
-    units.forEach((u, i) => {
-      if (byRank.get(u.rank)! === 0) return;
-      min = Math.min(min, perUnit[i]!);
-      max = Math.max(max, perUnit[i]!);
-    });
+    for (let i = 0; i < kinds.length; i++) {
+      if (byRank.get(kinds[i]!.rank)! === 0) continue;
+      min = Math.min(min, perKind[i]!);
+      max = Math.max(max, perKind[i]!);
+    }
     const ranks = [...byRank].filter(([, v]) => v > 0).map(([r]) => r);
     const below = [...byRank].filter(([, v]) => v < 0);
     const undone = { ranks: below.map(([r]) => r), chains: below.reduce((a, [, v]) => a - v, 0) };
@@ -174,9 +182,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           for (const k of ks) kept.tokens.set(t[k]!, (kept.tokens.get(t[k]!) ?? 0) + p.steps);
         });
         // The steps where some stream kept one: a step whose two streams each kept one is one step.
-        units.forEach((_, i) => {
-          if (at[i]![1]!.some((p) => keptIn.has(p))) kept.steps++;
-        });
+        for (const k of kinds) if (k.at[1].some((p) => keptIn.has(p))) kept.steps += k.units;
         for (const [j, ks] of union)
           keptAt.set(
             j,
@@ -193,11 +199,11 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       for (const [occ, m, grows] of claims) {
         if (m === 0) continue;
         const take = new Int32Array(places.length);
-        units.forEach((_, i) => {
-          const other = n(occ, i, (1 - grows) as 0 | 1);
+        kinds.forEach((u, i) => {
+          const other = n(occ, u, (1 - grows) as 0 | 1);
           for (const side of [0, 1] as const) {
-            let left = side === grows ? other + Math.max(0, perUnit[i]!) : other;
-            for (const p of at[i]![side]!) {
+            let left = side === grows ? other + Math.max(0, perKind[i]!) : other;
+            for (const p of u.at[side]) {
               const k = Math.min(left, occ[p]!.length);
               take[p] = Math.max(take[p]!, k);
               left -= k;
@@ -223,6 +229,25 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
     out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, undone, kept, keptAt });
   }
   return { counted: out, claimed: places.map(({ rank, side, shape, owner }) => ({ rank, side, shape, owner })) };
+}
+
+/** Units of one rank with the same places on each side, in order: their counts are the same for every rewrite. */
+interface UnitKind {
+  rank: string;
+  at: [number[], number[]];
+  /** How many units are of this kind. */
+  units: number;
+}
+
+/** The kinds of the units (`at`: each unit's places per side), in order of each kind's first unit. */
+function unitKinds(units: StepUnit[], at: number[][][]): UnitKind[] {
+  const kinds = new Map<string, UnitKind>();
+  units.forEach((u, i) => {
+    const [a, b] = at[i]! as [number[], number[]];
+    const k = entry(kinds, JSON.stringify([u.rank, a, b]), (): UnitKind => ({ rank: u.rank, at: [a, b], units: 0 }));
+    k.units++;
+  });
+  return [...kinds.values()];
 }
 
 /**

@@ -1,24 +1,57 @@
-// Finding a chain of tokens in a step: exact occurrences (Knuth–Morris–Pratt) and near occurrences within k edits
-// (Levenshtein: substitutions, insertions, deletions), the latter with Myers' bit-parallel approximate matching
-// (G. Myers, "A fast bit-vector algorithm for approximate string matching based on dynamic programming", JACM 1999,
-// in Hyyrö's formulation) for chains of up to 32 tokens, and a column of the plain dynamic programme, cut off
-// past k (Ukkonen), for longer ones. Both are tested against the textbook dynamic programme. nearOccurrences has a
-// WebAssembly twin (search.wat, through searchEngine.ts), used where it runs.
+// Finding a chain of tokens in a step: exact occurrences (at the places of its first token, or Knuth–Morris–Pratt)
+// and near occurrences within k edits (Levenshtein: substitutions, insertions, deletions), the latter with Myers'
+// bit-parallel approximate matching (G. Myers, "A fast bit-vector algorithm for approximate string matching based
+// on dynamic programming", JACM 1999, in Hyyrö's formulation) for chains of up to 32 tokens, and a column of the
+// plain dynamic programme, cut off past k (Ukkonen), for longer ones. Both are tested against the textbook dynamic
+// programme. nearOccurrences has a WebAssembly twin (search.wat, through searchEngine.ts), used where it runs.
 
 import { nearInWasm } from './searchEngine.js';
 
-/** Start positions of the non-overlapping exact occurrences of `chain` in `text`, left to right. */
-export function exactOccurrences(text: Int32Array, chain: Int32Array): number[] {
+/**
+ * Start positions of the non-overlapping exact occurrences of `chain` in `text`, left to right: each the first
+ * that starts at or after the end of the one before. The places of the chain's first token are found with the
+ * typed array's own search (indexOf: fast from the first call, where a loop of this module runs interpreted until
+ * V8 has compiled it, and a diff scans every shape for each of its rewrites' chains once) and the rest compared
+ * there; past EXACT_WORK comparisons per text token (a repetitive text and a chain that matches far into it before
+ * it fails, `A A A … A B` in `A A A …`), the rest of the text is scanned by Knuth–Morris–Pratt, linear whatever the
+ * tokens. Either finds the same occurrences (`work`: the comparisons per token; tests switch at once with 0).
+ */
+export function exactOccurrences(text: Int32Array, chain: Int32Array, work = EXACT_WORK): number[] {
   const m = chain.length;
   const out: number[] = [];
   if (m === 0 || m > text.length) return out;
+  const first = chain[0]!;
+  const last = text.length - m;
+  let budget = work * text.length;
+  for (let i = text.indexOf(first); i >= 0 && i <= last; ) {
+    let k = 1;
+    while (k < m && text[i + k] === chain[k]) k++;
+    budget -= k;
+    if (k === m) {
+      out.push(i);
+      i = text.indexOf(first, i + m);
+    } else if (budget < 0) {
+      // No occurrence starts in [the end of the last, i): the scan goes on from i.
+      kmpFrom(text, chain, i, out);
+      break;
+    } else i = text.indexOf(first, i + 1);
+  }
+  return out;
+}
+
+/** Comparisons per text token past which exactOccurrences scans on with Knuth–Morris–Pratt. */
+export const EXACT_WORK = 4;
+
+/** exactOccurrences by Knuth–Morris–Pratt over text[from, …), appended to `out`. */
+export function kmpFrom(text: Int32Array, chain: Int32Array, from: number, out: number[]): void {
+  const m = chain.length;
   const fail = new Int32Array(m);
   for (let i = 1, k = 0; i < m; i++) {
     while (k > 0 && chain[i] !== chain[k]) k = fail[k - 1]!;
     if (chain[i] === chain[k]) k++;
     fail[i] = k;
   }
-  for (let i = 0, k = 0; i < text.length; i++) {
+  for (let i = from, k = 0; i < text.length; i++) {
     while (k > 0 && text[i] !== chain[k]) k = fail[k - 1]!;
     if (text[i] === chain[k]) k++;
     if (k === m) {
@@ -27,7 +60,6 @@ export function exactOccurrences(text: Int32Array, chain: Int32Array): number[] 
       k = 0;
     }
   }
-  return out;
 }
 
 /**

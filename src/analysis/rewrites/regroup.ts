@@ -14,6 +14,7 @@
 // MAX_TOTAL_CELLS over one alignment; past those, the script is kept as it is.
 
 import type { Alignment } from './myers.js';
+import { regroupInWasm } from './searchEngine.js';
 
 /** Hunks closer than this many unchanged tokens are aligned again together. */
 export const GAP = 8;
@@ -22,7 +23,7 @@ export const MAX_CELLS = 1 << 18;
 /** The most cells over all the windows of one alignment. */
 export const MAX_TOTAL_CELLS = 1 << 22;
 
-interface Span {
+export interface Span {
   aStart: number;
   aEnd: number;
   bStart: number;
@@ -87,31 +88,8 @@ function realign(a: Int32Array, b: Int32Array, al: Alignment, w: Span, hunks: nu
   const cols = m + 1;
   // Cost = edits × K + hunks: the edits first (a window has fewer than K hunks).
   const K = n + m + 1;
-  const INF = 0x3fffffff;
-  // keep[c]: the best cost of a[0, i) against b[0, j) ending on an unchanged pair (or at the start);
-  // edit[c]: ending on an edit. c = i · cols + j.
-  const keep = new Int32Array((n + 1) * cols).fill(INF);
-  const edit = new Int32Array((n + 1) * cols).fill(INF);
-  keep[0] = 0;
-  for (let i = 0; i <= n; i++) {
-    for (let j = 0; j <= m; j++) {
-      const c = i * cols + j;
-      if (i > 0 && j > 0 && a[w.aStart + i - 1] === b[w.bStart + j - 1]) {
-        const p = c - cols - 1;
-        keep[c] = Math.min(keep[p]!, edit[p]!);
-      }
-      let e = INF;
-      if (i > 0) {
-        const p = c - cols;
-        e = Math.min(e, keep[p]! + K + 1, edit[p]! + K);
-      }
-      if (j > 0) {
-        const p = c - 1;
-        e = Math.min(e, keep[p]! + K + 1, edit[p]! + K);
-      }
-      if (e < edit[c]!) edit[c] = e;
-    }
-  }
+  // In WebAssembly where it runs (searchEngine.ts): the same cells, compiled before the first window.
+  const { keep, edit } = regroupInWasm(a, b, w, K) ?? realignTables(a, b, w, K);
   const end = n * cols + m;
   const best = Math.min(keep[end]!, edit[end]!);
   const edits = Math.floor(best / K);
@@ -152,6 +130,73 @@ function realign(a: Int32Array, b: Int32Array, al: Alignment, w: Span, hunks: nu
       j--;
     }
   }
+}
+
+/** Past any cost of a window: the tables' "none". */
+const INF = 0x3fffffff;
+
+/**
+ * The dynamic programme of realign over a[w.aStart, w.aEnd) × b[w.bStart, w.bEnd), cost = edits × K + hunks:
+ * keep[c], the best cost of a[0, i) against b[0, j) ending on an unchanged pair (or at the start); edit[c], ending
+ * on an edit (c = i · (m + 1) + j; INF: none). Each cell from the one before it in its row and the two above it,
+ * carried in variables: a diff runs a few windows, mostly before V8 has compiled this loop, where each load and
+ * call is paid in full.
+ */
+export function realignTables(a: Int32Array, b: Int32Array, w: Span, K: number): { keep: Int32Array; edit: Int32Array } {
+  const n = w.aEnd - w.aStart;
+  const m = w.bEnd - w.bStart;
+  const cols = m + 1;
+  const keep = new Int32Array((n + 1) * cols).fill(INF);
+  const edit = new Int32Array((n + 1) * cols).fill(INF);
+  const open = K + 1;
+  keep[0] = 0;
+  // Row 0: edits only (insertions of b).
+  for (let j = 1, leftKeep = 0, leftEdit = INF; j <= m; j++) {
+    let e = leftKeep + open;
+    const e2 = leftEdit + K;
+    if (e2 < e) e = e2;
+    leftKeep = INF;
+    if (e < INF) edit[j] = e;
+    leftEdit = edit[j]!;
+  }
+  const bFrom = w.bStart - 1;
+  for (let i = 1; i <= n; i++) {
+    const ai = a[w.aStart + i - 1]!;
+    const row = i * cols;
+    const up = row - cols;
+    let diagKeep = keep[up]!;
+    let diagEdit = edit[up]!;
+    // j = 0: a deletion of a[i − 1] only.
+    let e0 = diagKeep + open;
+    if (diagEdit + K < e0) e0 = diagEdit + K;
+    if (e0 < INF) edit[row] = e0;
+    let leftKeep = INF;
+    let leftEdit = edit[row]!;
+    for (let j = 1; j <= m; j++) {
+      const upKeep = keep[up + j]!;
+      const upEdit = edit[up + j]!;
+      let k = INF;
+      if (ai === b[bFrom + j]) {
+        k = diagKeep;
+        if (diagEdit < k) k = diagEdit;
+        keep[row + j] = k;
+      }
+      let e = upKeep + open;
+      let x = upEdit + K;
+      if (x < e) e = x;
+      x = leftKeep + open;
+      if (x < e) e = x;
+      x = leftEdit + K;
+      if (x < e) e = x;
+      if (e < INF) edit[row + j] = e;
+      else e = INF;
+      leftKeep = k;
+      leftEdit = e;
+      diagKeep = upKeep;
+      diagEdit = upEdit;
+    }
+  }
+  return { keep, edit };
 }
 
 function countEdits(al: Alignment, w: Span): number {

@@ -1,6 +1,6 @@
 // The Fusion rewrites' two searches run in WebAssembly (search.wat): the alignment of myers.ts (the same work list
 // and middle snakes, so the same change flags) and the near occurrences of match.ts (the same distances and
-// sites). A diff runs each once, so the JavaScript ones run mostly before V8 has compiled them; the WebAssembly
+// sites); so do the tables of regroup.ts (the same cells). A diff runs each once, so the JavaScript ones run mostly before V8 has compiled them; the WebAssembly
 // ones are compiled first. test/search-engines.test.ts checks each pair against each other. Where WebAssembly
 // does not run, or an input is outside what the module takes (more memory than MAX_BYTES; a chain whose token ids
 // span more than a table of masks), the caller searches in JavaScript.
@@ -13,6 +13,7 @@ interface Exports {
   align(n: number, m: number, cap: number): number;
   layoutNear(text: number, chain: number, dist: number, cols: number, table: number, row1: number, row2: number, sites: number): void;
   near(n: number, m: number, k: number, lo: number, span: number): number;
+  regroup(a: number, b: number, keep: number, edit: number, n: number, m: number, K: number): void;
 }
 
 /**
@@ -162,4 +163,33 @@ export function nearInWasm(text: Int32Array, chain: Int32Array, k: number): Foun
   for (let i = 0; i < count; i++) out.push({ start: sites[3 * i]!, end: sites[3 * i + 1]!, edits: sites[3 * i + 2]! });
   settle(e);
   return out;
+}
+
+/**
+ * realignTables of regroup.ts over a[w.aStart, w.aEnd) × b[w.bStart, w.bEnd) (copies of the tables), or null when
+ * this engine is not used (chosen 'js', no WebAssembly, or too much memory).
+ */
+export function regroupInWasm(
+  a: Int32Array,
+  b: Int32Array,
+  w: { aStart: number; aEnd: number; bStart: number; bEnd: number },
+  K: number,
+): { keep: Int32Array; edit: Int32Array } | null {
+  const n = w.aEnd - w.aStart;
+  const m = w.bEnd - w.bStart;
+  const cells = (n + 1) * (m + 1);
+  const oA = 0;
+  const oB = oA + 4 * n;
+  const oKeep = oB + 4 * m;
+  const oEdit = oKeep + 4 * cells;
+  const e = engine(oEdit + 4 * cells);
+  if (e === null) return null;
+  const buf = e.memory.buffer;
+  new Int32Array(buf, oA, n).set(a.subarray(w.aStart, w.aEnd));
+  new Int32Array(buf, oB, m).set(b.subarray(w.bStart, w.bEnd));
+  e.regroup(oA, oB, oKeep, oEdit, n, m, K);
+  const keep = new Int32Array(buf, oKeep, cells).slice();
+  const edit = new Int32Array(buf, oEdit, cells).slice();
+  settle(e);
+  return { keep, edit };
 }
