@@ -13,6 +13,7 @@ import {
   FUSIONS,
   type FusionId,
   generate,
+  type Generated,
   type RankSpec,
   type Site,
   type SideSpec,
@@ -219,5 +220,37 @@ describe.each([true, false])('a fusion of the dense layers’ MLP only (3 dense 
     expect(w.layerCount).toBe(mtp ? 10 : 9);
     expect(['LightningIndexer', 'SparseFlashAttention']).toContain(s.marker?.token);
     expectAllAccounted(s, countChange(pair.b, pair.p));
+  });
+});
+
+describe('a step cut short at the end of the profile (the profiler stopped mid-step)', () => {
+  // The cut step is the start of the rank's other steps, kernel for kernel: it is compared with nothing, nor is the
+  // other side's step of the same id, and said (cut-steps). Compared with the other side's whole step, the chains of
+  // the layers it never ran counted as replaced and their time as saved (-1767 µs for -1469 µs on the PR; on the base,
+  // the PR's MTP chain counted against the layers the base never ran).
+  const without = (g: Generated, rank: number, step: number): Generated => ({
+    ...g,
+    ledger: g.ledger.filter((e) => !(e.rank === rank && e.step === step)),
+  });
+  test('on the PR (rank 1’s last step after 3 of 6 layers): that step and the base’s step 33 of rank 1 are left out, said, and the rest is the truth', async () => {
+    const base: SideSpec = { ranks: tp(2, 6, 1, true), steps: stepIds(4), seed: 121 };
+    const pair = writePair(root, 'cut-pr', base, { ...base, seed: 122, fused: prologOf(decoder), cut: { rank: 1, step: 33, layers: 3 } });
+    const s = await section(pair);
+    const t = truthOf('prolog', without(pair.b, 1, 33), without(pair.p, 1, 33));
+    expect([t.chains, t.perStep]).toEqual([42, { min: 6, max: 6 }]);
+    expectFusion(s, 'prolog', t);
+    expectTimeAddsUp(s);
+    expect(s.notes.filter((n) => n.kind === 'cut-steps')).toEqual([expect.objectContaining({ side: 'pr', steps: 1, ranks: ['1'], stepIds: [33] })]);
+    expect(s.conservation.removedUnpaired).toBeGreaterThan(0);
+  });
+  test('on the base (rank 0’s last step after 2 of 6 layers): that step and the PR’s step 33 of rank 0 are left out, said, and the rest is the truth', async () => {
+    const base: SideSpec = { ranks: tp(2, 6, 1, true), steps: stepIds(4), seed: 131 };
+    const pair = writePair(root, 'cut-base', { ...base, cut: { rank: 0, step: 33, layers: 2 } }, { ...base, seed: 132, fused: prologOf(decoder) });
+    const s = await section(pair);
+    const t = truthOf('prolog', without(pair.b, 0, 33), without(pair.p, 0, 33));
+    expect([t.chains, t.perStep]).toEqual([42, { min: 6, max: 6 }]);
+    expectFusion(s, 'prolog', t);
+    expectTimeAddsUp(s);
+    expect(s.notes.filter((n) => n.kind === 'cut-steps')).toEqual([expect.objectContaining({ side: 'base', steps: 1, ranks: ['0'], stepIds: [33] })]);
   });
 });

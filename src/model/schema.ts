@@ -496,6 +496,13 @@ export type RewriteNoteJson =
    */
   | { kind: 'unpaired-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
   /**
+   * Steps `side` profiled in part (the profile starts or ends in the middle of them: a lane's first step is the end
+   * of another of its steps, kernel for kernel, or its last the start of one): compared with nothing, nor are the
+   * other side's steps they pair with (their kernels are counted apart in the conservation, as those of
+   * `unpaired-steps`), so the chains of the layers they never ran count as neither replaced nor saved.
+   */
+  | { kind: 'cut-steps'; side: 'base' | 'pr'; steps: number; kernels: number; ranks: string[]; stepIds: number[] }
+  /**
    * Differences of the most frequent steps that are not listed as rewrites: the PR runs their chain as often as the
    * base over every step (other steps undo it, it lies inside a longer rewrite's chains, or a kernel became itself).
    */

@@ -28,6 +28,7 @@ import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '..
 import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { type Claimed, type Counted, countSteps, type StepUnit } from './chainCount.js';
+import { cutStepIds } from './cutSteps.js';
 import { editLowerBound } from './editBound.js';
 import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
@@ -311,40 +312,83 @@ function pairSteps(sides: [Side, Side], notes: RewriteNote[]): Set<string> {
     extra[longer].set(rank, new Set(ids[longer].slice(ids[1 - longer]!.length)));
     notes.push({ kind: 'no-common-steps', rank, base: ids[0], pr: ids[1] });
   }
+  const cut = cutPairs(sides, idsOf, disjoint);
   for (const i of [0, 1] as const) {
     const s = sides[i];
     const other = idsOf[1 - i]!;
-    const seen = new Set<string>();
-    const ranks = new Set<string>();
-    const stepIds = new Set<number>();
+    // The steps of one side only (unpaired-steps), and those cut short on this side (cut-steps).
+    const said = [newSaid(), newSaid()] as const;
     const perShape = new Map<number, number>();
-    let kernels = 0;
     s.seq.steps.forEach((st, index) => {
       const rank = s.seq.ranks[st.rank]!;
       const past = extra[i].get(rank)?.has(st.step) === true;
-      if (!past && (disjoint.has(rank) || other.get(rank)?.has(st.step) === true)) return;
+      const left = !past && cut.leftOut[i].get(rank)?.has(st.step) === true;
+      if (!past && !left && (disjoint.has(rank) || other.get(rank)?.has(st.step) === true)) return;
       s.paired[st.shape]!--;
       s.unpairedSteps.push(index);
       perShape.set(st.shape, (perShape.get(st.shape) ?? 0) + 1);
-      // The steps past the other side's last of a rank compared as it is: its no-common-steps note says them.
-      if (past) return;
-      kernels += s.tokens[st.shape]!.length;
-      seen.add(JSON.stringify([rank, st.step]));
-      ranks.add(rank);
-      stepIds.add(st.step);
+      // The steps past the other side's last of a rank compared as it is: its no-common-steps note says them. Those
+      // left out for the other side's step cut short: its note says them.
+      if (past || (left && cut.own[i].get(rank)?.has(st.step) !== true)) return;
+      const to = said[left ? 1 : 0];
+      to.kernels += s.tokens[st.shape]!.length;
+      to.seen.add(JSON.stringify([rank, st.step]));
+      to.ranks.add(rank);
+      to.stepIds.add(st.step);
     });
     for (const [shape, n] of perShape) for (const t of s.tokens[shape]!) s.unpaired.set(t, (s.unpaired.get(t) ?? 0) + n);
-    if (seen.size > 0)
+    for (const [k, kind] of [
+      [0, 'unpaired-steps'],
+      [1, 'cut-steps'],
+    ] as const) {
+      const x = said[k];
+      if (x.seen.size === 0) continue;
       notes.push({
-        kind: 'unpaired-steps',
+        kind,
         side: i === 0 ? 'base' : 'pr',
-        steps: seen.size,
-        kernels,
-        ranks: [...ranks].sort(compareRanks),
-        stepIds: [...stepIds].sort((x, y) => x - y),
+        steps: x.seen.size,
+        kernels: x.kernels,
+        ranks: [...x.ranks].sort(compareRanks),
+        stepIds: [...x.stepIds].sort((a, b) => a - b),
       });
+    }
   }
   return disjoint;
+}
+
+/** What a note of steps compared with nothing says: how many (rank, Step Id), their kernels, ranks and Step Ids. */
+function newSaid(): { seen: Set<string>; kernels: number; ranks: Set<string>; stepIds: Set<number> } {
+  return { seen: new Set(), kernels: 0, ranks: new Set(), stepIds: new Set() };
+}
+
+/**
+ * The steps cut short (cutSteps.ts) whose step the other side has (of the same Step Id, or of the same place on a rank
+ * compared as it is), per side: `own`, cut on that side; `leftOut`, those and the other side's steps they pair with.
+ */
+function cutPairs(
+  sides: [Side, Side],
+  idsOf: Map<string, Set<number>>[],
+  disjoint: Set<string>,
+): { own: [Map<string, Set<number>>, Map<string, Set<number>>]; leftOut: [Map<string, Set<number>>, Map<string, Set<number>>] } {
+  const own: [Map<string, Set<number>>, Map<string, Set<number>>] = [new Map(), new Map()];
+  const leftOut: [Map<string, Set<number>>, Map<string, Set<number>>] = [new Map(), new Map()];
+  const add = (m: Map<string, Set<number>>, rank: string, id: number) => entry(m, rank, () => new Set<number>()).add(id);
+  for (const i of [0, 1] as const) {
+    for (const [rank, ids] of cutStepIds(sides[i].seq, sides[i].lanes.values())) {
+      const mine = idsOf[i]!.get(rank)!;
+      const theirs = idsOf[1 - i]!.get(rank);
+      if (theirs === undefined) continue;
+      const sorted = disjoint.has(rank) ? [[...mine].sort((x, y) => x - y), [...theirs].sort((x, y) => x - y)] : null;
+      for (const id of ids) {
+        const other = sorted === null ? (theirs.has(id) ? id : undefined) : sorted[1]![sorted[0]!.indexOf(id)];
+        if (other === undefined) continue;
+        add(own[i], rank, id);
+        add(leftOut[i], rank, id);
+        add(leftOut[i === 0 ? 1 : 0], rank, other);
+      }
+    }
+  }
+  return { own, leftOut };
 }
 
 /**

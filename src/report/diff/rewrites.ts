@@ -549,6 +549,16 @@ export function noteText(n: RewriteNote, code: Code): string {
         `compared with nothing, so no chain in ${one ? 'it' : 'them'} counts as replaced, and ${one ? 'its' : 'their'} kernels are counted apart in the line above`
       );
     }
+    case 'cut-steps': {
+      const one = n.steps === 1;
+      return (
+        `${side(n.side)} profiled ${plural(n.steps, 'step')} in part (step${n.stepIds.length === 1 ? '' : 's'} ${idsText(n.stepIds)} of ` +
+        `rank${n.ranks.length === 1 ? '' : 's'} ${ranksText(n.ranks, code)}; ${plural(n.kernels, 'compute kernel')}: the profile starts or ends in the middle of ` +
+        `${one ? 'it' : 'them'}, whose kernels are the first or the last of another step's): ${one ? 'it is' : 'they are'} compared with nothing, nor ` +
+        `${one ? 'is' : 'are'} ${n.side === 'pr' ? "the base's" : "the PR's"} step${one ? '' : 's'} of the same rank and place, so no chain in them counts as ` +
+        'replaced, and their kernels are counted apart in the line above'
+      );
+    }
     case 'no-common-steps': {
       // The steps past the other side's last are compared with nothing (see pairSteps): the last ones of the longer.
       const longer = n.base.length > n.pr.length ? n.base : n.pr;
