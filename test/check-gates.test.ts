@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckJson } from '../src/model/schema.js';
 import fc from 'fast-check';
-import { closest, distance, distanceWithin, MAX_COMPARED, newBudget } from '../src/rules/nearName.js';
+import { closest, distance, distanceWithin, MAX_COMPARED, newBudget } from '../src/util/nearName.js';
 import { shapeHint } from '../src/rules/shapeHints.js';
 import { kprof, REAL_REL, realData } from './helpers.js';
 

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
-import { layersText, noneText } from '../src/report/diff/rewrites.js';
+import { layersText, noneText, noteText } from '../src/report/diff/rewrites.js';
 
 /** rank → stream → steps (Step Id → token texts, each kernel 10 ticks long and 100 ticks after the previous). */
 type Spec = Record<string, Record<string, Record<number, string[]>>>;
@@ -178,7 +178,18 @@ describe('layers', () => {
     expect(none.marker).toBeNull();
     expect(none.rewrites[0]!.layers).toBeNull();
     expect(none.rewrites[0]!.notFused.map((s) => s.layer)).toEqual([null, null]);
-    expect(none.notes).toContainEqual({ kind: 'marker-absent', marker: 'Nope' });
+    expect(none.notes).toContainEqual({ kind: 'marker-absent', marker: 'Nope', near: null });
+    // A marker misspelt: the kernel it most likely meant is said.
+    const misspelt = findRewrites(
+      seq({ 0: { 2: { 1: [...model([]), 'LightningIndexer'] } } }),
+      seq({ 0: { 2: { 1: [...model([1]), 'LightningIndexer'] } } }),
+      { layerMarker: 'LightningIndexr' },
+    );
+    const note = misspelt.notes.find((n) => n.kind === 'marker-absent')!;
+    expect(note).toEqual({ kind: 'marker-absent', marker: 'LightningIndexr', near: 'LightningIndexer' });
+    expect(noteText(note, (x) => `\`${x}\``)).toBe(
+      'the layer marker `LightningIndexr` runs on neither side (did you mean `LightningIndexer`?); layers are not shown',
+    );
   });
   test('a marker that starts each layer, the chain at the end of the layer (nearer the next marker): each chain in its own layer', () => {
     // S starts each of 5 layers; the chain A B C ends it. Layers 0 and 3 keep the chain in the PR.

@@ -23,7 +23,7 @@ import { colorEnabled, emit, type Io } from '../util/io.js';
 import { parseRanks, unreadNote } from './options.js';
 import { warningLines } from '../report/warnings.js';
 import { skippedRowsOf } from '../model/model.js';
-import { nearest } from '../rules/nearName.js';
+import { nearest } from '../util/nearName.js';
 import { strictCheck } from './summary.js';
 
 export interface AuditFlags {

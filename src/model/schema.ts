@@ -486,8 +486,8 @@ export type RewriteNoteJson =
   | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
   /** A stream of a rank with no partner of the same id on the other side, compared with one that has none either. */
   | { kind: 'streams-paired'; rank: string; base: string; pr: string }
-  /** The --layer-marker token runs on neither side: no layers. */
-  | { kind: 'marker-absent'; marker: string }
+  /** The --layer-marker token runs on neither side: no layers. `near`: the kernel it most likely meant ("did you mean"), or null. */
+  | { kind: 'marker-absent'; marker: string; near: string | null }
   /** Rewrites past MAX_VERIFIED, not verified. */
   | { kind: 'unverified'; rewrites: number; verified: number }
   /**

@@ -10,7 +10,7 @@ import { parseSteps } from '../aggregate/group.js';
 import type { StepRange, UserGroup } from '../model/model.js';
 import { compilePattern } from '../util/regex.js';
 import { countedMember, describe, groupsFromNode, parseMember, parseYaml, PatternCount, positionOf, readText } from '../aggregate/userGroups.js';
-import { nearest } from './nearName.js';
+import { nearest } from '../util/nearName.js';
 import { CHECK_KEYS, kindOf } from './checks/registry.js';
 import type { CheckReader, Entries } from './checks/kind.js';
 import { MAX_CHAIN } from './checks/sequence.js';

@@ -4,11 +4,11 @@
 // hint says what to write instead, when the kernels it most likely meant run.
 
 import type { Said } from './model.js';
-import type { Budget } from './nearName.js';
+import type { Budget } from '../util/nearName.js';
 
 /**
  * The kernels `value` meant as a list or a pattern, as the end of a sentence; null when it reads as neither.
- * `budget` bounds the names a pattern is tried on (nearName.ts).
+ * `budget` bounds the names a pattern is tried on (util/nearName.ts).
  */
 export function shapeHint(kind: 'type' | 'name', value: string, pool: ReadonlySet<string>, budget: Budget): Said | null {
   if (value.includes(',')) {

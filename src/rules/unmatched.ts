@@ -15,7 +15,7 @@ import { inSteps, kernelMatches } from '../aggregate/group.js';
 import { forEachStepFigure, type FineGroup, type Profile, type RankData, type UserGroup } from '../model/model.js';
 import { stepless, type RecordedRank } from '../analysis/rewrites/recorderSink.js';
 import { saidText, type Rule, type RuleSet, type Said } from './model.js';
-import { closest, MAX_COMPARED, newBudget, type Budget } from './nearName.js';
+import { closest, MAX_COMPARED, newBudget, type Budget } from '../util/nearName.js';
 import { clipped, WHOLE, inQuotes } from '../util/inputText.js';
 import { shapeHint } from './shapeHints.js';
 

@@ -29,6 +29,7 @@ import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type 
 import { exactOccurrences, nearOccurrences, type Site } from './match.js';
 import { type Claimed, type Counted, countSteps, type StepUnit } from './chainCount.js';
 import { cutStepIds } from './cutSteps.js';
+import { closest } from '../../util/nearName.js';
 import { editLowerBound } from './editBound.js';
 import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
@@ -699,7 +700,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (found === undefined) found = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
     return found;
   };
-  if (opts.layerMarker !== null && markerOf() === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker });
+  if (opts.layerMarker !== null && markerOf() === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker, near: closest(opts.layerMarker, texts) });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
     const marker = markerOf();

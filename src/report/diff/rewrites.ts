@@ -537,7 +537,7 @@ export function noteText(n: RewriteNote, code: Code): string {
     case 'streams-paired':
       return `${ranksNamed([n.rank], code)}: stream ${streamId(n.base, code)} of the base is compared with stream ${streamId(n.pr, code)} of the PR (no stream of the same id on the other side)`;
     case 'marker-absent':
-      return `the layer marker ${code(n.marker)} runs on neither side; layers are not shown`;
+      return `the layer marker ${code(n.marker)} runs on neither side${n.near !== null ? ` (did you mean ${code(n.near)}?)` : ''}; layers are not shown`;
     case 'unverified':
       return `${plural(n.rewrites, 'smaller rewrite')} not verified (only the ${fmtCount(n.verified)} largest are)`;
     case 'unpaired-steps': {

@@ -18,7 +18,7 @@ import type { RecordedRank } from '../../analysis/rewrites/recorderSink.js';
 import { TICKS_PER_US } from '../../model/model.js';
 import { FUSED_PHASES, type FusedFallback, type FusedPhase, type FusedShortStep } from '../model.js';
 import { inRange } from '../slice.js';
-import { nearest } from '../nearName.js';
+import { nearest } from '../../util/nearName.js';
 import type { CheckReader, ProfileKind, Sample } from './kind.js';
 import { requireSequence } from './sequence.js';
 
