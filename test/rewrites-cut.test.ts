@@ -85,7 +85,14 @@ describe('steps cut short', () => {
     const base = seq({ 0: { 11: whole.slice(10), 12: whole, 13: whole } });
     const pr = seq({ 0: { 1: step(4, true), 2: step(4, true), 3: step(4, true) } });
     const r = findRewrites(base, pr);
-    expect(r.notes.find((n) => n.kind === 'cut-steps')).toEqual({ kind: 'cut-steps', side: 'base', steps: 1, kernels: whole.length - 10, ranks: ['0'], stepIds: [11] });
+    expect(r.notes.find((n) => n.kind === 'cut-steps')).toEqual({
+      kind: 'cut-steps',
+      side: 'base',
+      steps: 1,
+      kernels: whole.length - 10,
+      ranks: ['0'],
+      stepIds: [11],
+    });
     const w = r.rewrites.find((x) => x.added.join(' ') === 'F')!;
     expect({ chains: w.chains, perStep: w.perStep }).toEqual({ chains: 8, perStep: { min: 4, max: 4 } });
   });

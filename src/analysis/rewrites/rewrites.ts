@@ -700,7 +700,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (found === undefined) found = findMarker(sides, scans, reps, ordered.slice(0, MAX_VERIFIED), opts, texts);
     return found;
   };
-  if (opts.layerMarker !== null && markerOf() === null) notes.push({ kind: 'marker-absent', marker: opts.layerMarker, near: closest(opts.layerMarker, texts) });
+  if (opts.layerMarker !== null && markerOf() === null)
+    notes.push({ kind: 'marker-absent', marker: opts.layerMarker, near: closest(opts.layerMarker, texts) });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
     const marker = markerOf();
