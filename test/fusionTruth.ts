@@ -1,7 +1,7 @@
 // A generator of decode profiles whose truth is known, written apart from the rewrites engine and from
-// test/decodeGen.ts, so that what it asserts is the model's and not the code's: a vllm-ascend decode run of a
-// DeepSeek-like model (dense first layers, then MoE layers, optionally one MTP layer), N profiled steps on one or
-// more ranks, as torch_npu writes it (`<side>/<host>_<pid>_<ts>_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`
+// test/decodeGen.ts (but for its seeded PRNG), so that what it asserts is the model's and not the code's: a
+// vllm-ascend decode run of a DeepSeek-like model (dense first layers, then MoE layers, optionally one MTP layer),
+// N profiled steps on one or more ranks, as torch_npu writes it (`<side>/<host>_<pid>_<ts>_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv`
 // beside `profiler_info_<rank>.json`; communication kernels named with their per-call counter, on a stream of their
 // own). The PR side applies known fusions at known sites (a fusion, a rank, a step and a layer), and the generator
 // keeps a ledger of every site: which chain or fused kernel ran there and for how long, to the nanosecond. The truth
@@ -9,6 +9,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { prng } from './decodeGen.js';
 
 /** A kernel type: its aclnn launch name, core and mean duration (ns). */
 interface Kind {
@@ -132,18 +133,6 @@ export interface Generated {
   /** Rows of each rank in start order. */
   rows: Map<number, Row[]>;
   ledger: LedgerEntry[];
-}
-
-/** mulberry32, seeded. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const COMPUTE = 2;
