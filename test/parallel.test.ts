@@ -145,6 +145,24 @@ describe('results cross threads packed', () => {
   });
 });
 
+describe("a read's step cells cross threads packed", () => {
+  it("come back the same: a table's groups of several steps, their cells copied as the read holds them", async () => {
+    const p = await readProfile(join(ROOT, 'fixtures/fusion-example/base'), { ...base, threads: 'off' });
+    const cells = (ranks: Profile['ranks']) =>
+      ranks.map((r) =>
+        [...r.groups].map(([k, g]) => [k, [g.total.count, g.total.ticks], [...g.steps].map(([st, c]) => [st, c.count, c.ticks, c.minTicks, c.maxTicks])]),
+      );
+    const want = cells(p.ranks);
+    const packed = structuredClone(packRanks(p.ranks));
+    const cols = packed.groups[0]!;
+    if (!('table' in cols)) throw new Error('expected the columns of a table');
+    // Groups of several steps (their cells in a GrowingSteps), each with the cells of its steps.
+    expect(cols.table.many.length).toBeGreaterThan(10);
+    expect(packed.cells.length).toBe(5 * packed.sizes.reduce((a, b) => a + b, 0));
+    expect(cells(unpackRanks(packed))).toEqual(want);
+  });
+});
+
 describe('a large input', () => {
   let dir = '';
   let big = '';

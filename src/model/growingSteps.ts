@@ -154,6 +154,16 @@ export class GrowingSteps extends CellsOverMap implements Map<number, Cell> {
     }
   }
 
+  /**
+   * Its cells' numbers as they are held (step, count, ticks, minTicks, maxTicks a cell, in order) copied into `out` at
+   * `at`: how many numbers. One copy, where a walk of the cells (forEachFigure) runs before it is optimised.
+   */
+  copyFigures(out: Float64Array, at: number): number {
+    const len = this.#n * STRIDE;
+    out.set(this.#buf.subarray(0, len), at);
+    return len;
+  }
+
   /** Each cell's figures, in order, read in place (see forEachStepFigure). */
   forEachFigure(fn: StepFigureFn): void {
     const b = this.#buf;
