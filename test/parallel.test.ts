@@ -150,7 +150,11 @@ describe("a read's step cells cross threads packed", () => {
     const p = await readProfile(join(ROOT, 'fixtures/fusion-example/base'), { ...base, threads: 'off' });
     const cells = (ranks: Profile['ranks']) =>
       ranks.map((r) =>
-        [...r.groups].map(([k, g]) => [k, [g.total.count, g.total.ticks], [...g.steps].map(([st, c]) => [st, c.count, c.ticks, c.minTicks, c.maxTicks])]),
+        [...r.groups].map(([k, g]) => [
+          k,
+          [g.total.count, g.total.ticks],
+          [...g.steps].map(([st, c]) => [st, c.count, c.ticks, c.minTicks, c.maxTicks]),
+        ]),
       );
     const want = cells(p.ranks);
     const packed = structuredClone(packRanks(p.ranks));
