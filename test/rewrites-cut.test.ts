@@ -97,3 +97,21 @@ describe('steps cut short', () => {
     expect({ chains: w.chains, perStep: w.perStep }).toEqual({ chains: 8, perStep: { min: 4, max: 4 } });
   });
 });
+
+describe('kernels of no start time', () => {
+  test('are counted and said (bad-starts): their place in time is the end of the kernel before them', () => {
+    const rec = new SequenceRecorder('type');
+    const r = rec.rank('0');
+    const s = rec.stream('2');
+    const six = step(6);
+    for (const st of [1, 2])
+      six.forEach((t, i) => rec.add(r, s, st, rec.table.intern(t), 10, st === 2 && i % 10 === 3 ? Number.NaN : st * 1000 + i * 10));
+    const pr = rec.finish();
+    expect(pr.stats.badStart).toBe(3);
+    const notes = findRewrites(seq({ 0: { 1: six, 2: six } }), pr).notes.filter((n) => n.kind === 'bad-starts');
+    expect(notes).toEqual([{ kind: 'bad-starts', side: 'pr', kernels: 3 }]);
+    expect(noteText(notes[0]!, (x) => x)).toBe(
+      "the PR: 3 compute kernels in a step had no start time kprof could read (an empty cell, or one not read exactly); each is placed where the kernel before it in its stream ended, for the chains' wall spans and the kernels matched by start time",
+    );
+  });
+});

@@ -484,6 +484,12 @@ export type RewriteNoteJson =
   | { kind: 'past-lane-limit'; side: 'base' | 'pr'; kernels: number; lanes: number }
   /** Compute kernels without a Step Id: in no step. */
   | { kind: 'without-step'; side: 'base' | 'pr'; kernels: number }
+  /**
+   * Compute kernels in a step whose start time could not be read (an empty cell, or one not read exactly): each is
+   * placed where the kernel before it in its stream ended, for the chains' wall spans and the kernels matched by
+   * start time (their counts and durations are read).
+   */
+  | { kind: 'bad-starts'; side: 'base' | 'pr'; kernels: number }
   /** A stream of a rank with no partner of the same id on the other side, compared with one that has none either. */
   | { kind: 'streams-paired'; rank: string; base: string; pr: string }
   /** The --layer-marker token runs on neither side: no layers. `near`: the kernel it most likely meant ("did you mean"), or null. */

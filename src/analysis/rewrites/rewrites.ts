@@ -591,6 +591,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (s.stats.splitSteps > 0) notes.push({ kind: 'split-steps', side, steps: s.stats.splitSteps });
     if (s.stats.pastLaneLimit > 0) notes.push({ kind: 'past-lane-limit', side, kernels: s.stats.pastLaneLimit, lanes: MAX_LANES });
     if (s.stats.withoutStep > 0) notes.push({ kind: 'without-step', side, kernels: s.stats.withoutStep });
+    if (s.stats.badStart > 0) notes.push({ kind: 'bad-starts', side, kernels: s.stats.badStart });
   }
 
   // 1. Lanes, paired by rank and stream (one stream each side with different ids: paired, and said).

@@ -532,6 +532,11 @@ export function noteText(n: RewriteNote, code: Code): string {
       return `${side(n.side)}: ${plural(n.steps, 'step')} came in more than one run of rows; each run is a step of its own here`;
     case 'past-lane-limit':
       return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} on ranks and streams past the first ${fmtCount(n.lanes)} are in no step`;
+    case 'bad-starts':
+      return (
+        `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} in a step had no start time kprof could read (an empty cell, or one not read exactly); ` +
+        `each is placed where the kernel before it in its stream ended, for the chains' wall spans and the kernels matched by start time`
+      );
     case 'without-step':
       return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} without a Step Id are in no step`;
     case 'streams-paired':
