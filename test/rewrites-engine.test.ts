@@ -190,6 +190,12 @@ describe('layers', () => {
     expect(noteText(note, (x) => `\`${x}\``)).toBe(
       'the layer marker `LightningIndexr` runs on neither side (did you mean `LightningIndexer`?); layers are not shown',
     );
+    // Past 65,536 distinct kernels (a million names by name), no index of them is made for the hint.
+    const many = Array.from({ length: (1 << 16) + 1 }, (_, i) => `K${i}`);
+    const big = findRewrites(seq({ 0: { 2: { 1: [...many, 'LightningIndexer'] } } }), seq({ 0: { 2: { 1: [...many, 'LightningIndexer'] } } }), {
+      layerMarker: 'LightningIndexr',
+    });
+    expect(big.notes).toContainEqual({ kind: 'marker-absent', marker: 'LightningIndexr', near: null });
   });
   test('a marker that starts each layer, the chain at the end of the layer (nearer the next marker): each chain in its own layer', () => {
     // S starts each of 5 layers; the chain A B C ends it. Layers 0 and 3 keep the chain in the PR.

@@ -574,6 +574,12 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & 
 
 const join = (a: Int32Array): string => Array.from(a).join(',');
 
+/**
+ * The most distinct tokens a misspelt `--layer-marker` is looked up among for the kernel it meant: its index of a
+ * million names by name costs seconds and hundreds of MB, for a hint.
+ */
+const NEAR_MAX_TOKENS = 1 << 16;
+
 /** Find the rewrites from base to PR. */
 export function findRewrites(base: Sequences, pr: Sequences, options: Partial<RewriteOptions> = {}): Rewrites {
   const opts: RewriteOptions = { ...DEFAULT_REWRITE_OPTIONS, ...options };
@@ -702,7 +708,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     return found;
   };
   if (opts.layerMarker !== null && markerOf() === null)
-    notes.push({ kind: 'marker-absent', marker: opts.layerMarker, near: closest(opts.layerMarker, texts) });
+    notes.push({ kind: 'marker-absent', marker: opts.layerMarker, near: texts.length <= NEAR_MAX_TOKENS ? closest(opts.layerMarker, texts) : null });
   const markerCache: [Map<number, number[]>, Map<number, number[]>] = [new Map(), new Map()];
   const markersOf = (sideIndex: 0 | 1, shape: number): number[] => {
     const marker = markerOf();

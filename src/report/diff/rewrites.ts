@@ -531,14 +531,14 @@ export function noteText(n: RewriteNote, code: Code): string {
     case 'split-steps':
       return `${side(n.side)}: ${plural(n.steps, 'step')} came in more than one run of rows; each run is a step of its own here`;
     case 'past-lane-limit':
-      return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} on ranks and streams past the first ${fmtCount(n.lanes)} are in no step`;
+      return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} on ranks and streams past the first ${fmtCount(n.lanes)} ${n.kernels === 1 ? 'is' : 'are'} in no step`;
     case 'bad-starts':
       return (
         `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} in a step had no start time kprof could read (an empty cell, or one not read exactly); ` +
         `each is placed where the kernel before it in its stream ended, for the chains' wall spans and the kernels matched by start time`
       );
     case 'without-step':
-      return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} without a Step Id are in no step`;
+      return `${side(n.side)}: ${plural(n.kernels, 'compute kernel')} without a Step Id ${n.kernels === 1 ? 'is' : 'are'} in no step`;
     case 'streams-paired':
       return `${ranksNamed([n.rank], code)}: stream ${streamId(n.base, code)} of the base is compared with stream ${streamId(n.pr, code)} of the PR (no stream of the same id on the other side)`;
     case 'marker-absent':
