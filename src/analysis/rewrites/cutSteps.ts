@@ -6,11 +6,12 @@
 // step): of a few kernels, a last step that is the start of another may as well be a step of its own. Nor is a step
 // whose shape the lane runs again: a shape that recurs is a step of its own (one every other step that stops early).
 
-/** The fewest kernels of the whole step a step cut short is the start or the end of. */
-export const MIN_WHOLE = 16;
-
 import { entry } from '../../util/maps.js';
 import type { Sequences } from './sequence.js';
+import { sameTokens } from './stepArrays.js';
+
+/** The fewest kernels of the whole step a step cut short is the start or the end of. */
+export const MIN_WHOLE = 16;
 
 /**
  * Per rank, the Step Ids of `seq` cut short: a lane's first step whose kernels are the last ones of another of its
@@ -34,15 +35,11 @@ export function cutStepIds(seq: Sequences, lanes: Iterable<number[]>): Map<strin
       for (const other of shapes.keys()) {
         const whole = seq.shapes[other]!.tokens;
         if (whole.length <= part.length || whole.length < MIN_WHOLE) continue;
-        if (!same(end ? whole.subarray(0, part.length) : whole.subarray(whole.length - part.length), part)) continue;
+        if (!sameTokens(end ? whole.subarray(0, part.length) : whole.subarray(whole.length - part.length), part)) continue;
         entry(out, seq.ranks[st.rank]!, () => new Set<number>()).add(st.step);
         break;
       }
     }
   }
   return out;
-}
-
-function same(a: Int32Array, b: Int32Array): boolean {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
