@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { FUSIONS, type FusionId, type FusionTruth, type Generated, generate, median, type SideSpec, writeSide } from './fusionTruth.js';
 import { kprof } from './helpers.js';
+import type { DiffRewritesJson, RewriteConservationJson, RewriteJson } from '../src/model/schema.js';
 
 export interface Pair {
   base: string;
@@ -21,43 +22,17 @@ export function writePair(root: string, name: string, base: SideSpec, pr: SideSp
   return { base: writeSide(join(root, name, 'base'), b, 2841907), pr: writeSide(join(root, name, 'pr'), p, 3019544), b, p };
 }
 
-// The JSON of the section, as docs/diff.md declares it (only the fields these tests read).
-export interface RewriteJson {
-  removed: string[];
-  added: string[];
-  perStep: { min: number; max: number };
-  ranks: string[];
-  chains: number;
-  layers: number[] | null;
-  layerCount: number | null;
-  base: { occurrences: number; medianUs: number } | null;
-  pr: { occurrences: number; medianUs: number } | null;
-  saving: { totalUs: number; perChainUs: number | null; significant: boolean };
-  notFused: { rank: string; layer: number | null; steps: number[]; edits: number }[];
-}
-export interface SectionJson {
-  status: string;
-  marker: { token: string; auto: boolean } | null;
-  lanes: { rank: string; status: string }[];
-  rewrites: RewriteJson[];
-  conservation: {
-    removed: number;
-    added: number;
-    removedAccounted: number;
-    addedAccounted: number;
-    removedUnpaired: number;
-    addedUnpaired: number;
-    rest: { token: string; base: number; pr: number; observed: number; explained: number }[];
-    time: { namedUs: number; rewritesUs: number; outsideUs: number; unpairedUs: number; exact: boolean };
-  };
-  notes: { kind: string }[];
-}
+// The JSON of the section, as docs/diff.md declares it (src/model/schema.ts), of a pair that has one (section()
+// asserts its conservation is there).
+export type SectionJson = Omit<DiffRewritesJson, 'conservation'> & { conservation: RewriteConservationJson };
 
 /** `kprof diff --format json`'s rewrites section (exit 0 asserted). */
 export async function section(pair: Pair, extra: string[] = []): Promise<SectionJson> {
   const r = await kprof(['diff', pair.base, pair.pr, '--format', 'json', ...extra]);
   expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout).rewrites as SectionJson;
+  const s = JSON.parse(r.stdout).rewrites as DiffRewritesJson;
+  expect(s.conservation).not.toBeNull();
+  return s as SectionJson;
 }
 
 /** The rewrite of fusion `f` (its chain → its fused kernel), which must be listed once. */
