@@ -109,6 +109,19 @@ describe('CsvScanner: very long records', () => {
     }
   });
 
+  it('the SIMD scanner leaves the JavaScript loop no record that only waits for more data', () => {
+    // Regular records cut at every chunk end: each incomplete one waits for the next chunk as it is. The loop reads
+    // the last record (no line feed after it: the end of the input ends it) and nothing else.
+    const rows = Array.from({ length: 4_000 }, (_, i) => `k${i},"a,""b""",${i}`);
+    const input = Buffer.from(`Name,Shape,Dur\n${rows.join('\n')}`);
+    const out: string[][] = [];
+    const s = new CsvScanner((r) => out.push(r.cells()), { bufferSize: 4096, engine: 'simd' });
+    for (let i = 0; i < input.length; i += 1000) s.write(input.subarray(i, i + 1000));
+    s.finish();
+    expect(out).toEqual(reference(input.toString()));
+    expect(s.recordsReadHere).toBe(1);
+  });
+
   it('a record longer than maxRecordBytes is reported and skipped to its line break, in bounded memory', () => {
     const input = Buffer.from(`a,b\n1,2\n${'x'.repeat(10_000)},3\n4,5\n"q\n${'y'.repeat(10_000)}\n6,7\n`);
     for (const engine of ['js', 'simd'] as const) {

@@ -359,6 +359,8 @@ export class CsvScanner {
   private left = 0;
   /** Bytes parse() has looked at, in all: how the tests tell that scanning is linear. */
   bytesScanned = 0;
+  /** Records the JavaScript loop (record()) was asked to read: how the tests tell what the SIMD scanner left it. */
+  recordsReadHere = 0;
   /** Skipping the rest of a too-long record, up to and including its next line feed. */
   private skipping = false;
 
@@ -464,122 +466,140 @@ export class CsvScanner {
           this.onRow(v);
           continue;
         }
+        // Its end is not in the data yet: it waits for more (the code below reads it as it is at the end of the
+        // input, or once it is as long as the longest record read). Scanning it in JavaScript too, once a buffer,
+        // made that loop hot enough for V8 to optimise it in every read, for a record it only found incomplete.
+        if (r === -1 && !eof && end - p < this.maxRecord) break;
       }
-      const rowStart = p;
-      const rowLine = line;
-      const limit = v.locate;
-      let n = 0;
-      let problem: RowProblem = 'none';
-      let complete = false;
-      let emitted = false;
-      // Scan one record: cells below `limit` are located, the rest only counted.
-      for (;;) {
-        if (n >= limit) {
-          // Tail: count the remaining cells up to the end of the record.
-          const r = this.tail(p, end, eof, rowStart);
+      // A record the scanners above left (one across the end of the data, or none to take): read here.
+      const r = this.record(p, end, eof, line);
+      if (r < 0) break;
+      p = r;
+      line = this.line;
+    }
+    this.pos = p;
+    this.line = line;
+  }
+
+  /**
+   * One record from `p` (line `line`), read by this loop, not the SIMD scanner: returns the position after it
+   * (this.line the line it ends on), or NEED_MORE when its end is not in the data yet. A method apart from parse():
+   * it runs for the few records the scanners leave, and V8 then optimises parse() (called once a buffer) without
+   * compiling this loop into it.
+   */
+  private record(p: number, end: number, eof: boolean, line: number): number {
+    this.recordsReadHere++;
+    const b = this.buf;
+    const v = this.view;
+    const rowStart = p;
+    const rowLine = line;
+    const limit = v.locate;
+    let n = 0;
+    let problem: RowProblem = 'none';
+    let complete = false;
+    let emitted = false;
+    // Scan one record: cells below `limit` are located, the rest only counted.
+    for (;;) {
+      if (n >= limit) {
+        // Tail: count the remaining cells up to the end of the record.
+        const r = this.tail(p, end, eof, rowStart);
+        if (r === NEED_MORE) break;
+        if (r === UNCLOSED) {
+          // Unclosed quote: resume after the line the quote opened on.
+          p = this.emitUnclosed(rowStart, rowLine, this.closeAt, end);
+          line = this.line;
+          emitted = true;
+          complete = true;
+          break;
+        }
+        n += this.count;
+        line += this.nl;
+        if (this.junk) problem = 'text-after-quote';
+        p = r;
+        complete = true;
+        break;
+      }
+      if (n === v.starts.length) v.grow();
+      if (b[p] === QUOTE && p < end) {
+        const r = this.quoted(p, end, eof, rowStart);
+        if (r < 0) {
           if (r === NEED_MORE) break;
-          if (r === UNCLOSED) {
-            // Unclosed quote: resume after the line the quote opened on.
-            p = this.emitUnclosed(rowStart, rowLine, this.closeAt, end);
-            line = this.line;
-            emitted = true;
-            complete = true;
-            break;
-          }
-          n += this.count;
-          line += this.nl;
-          if (this.junk) problem = 'text-after-quote';
-          p = r;
+          p = this.emitUnclosed(rowStart, rowLine, p, end);
+          line = this.line;
+          emitted = true;
           complete = true;
           break;
         }
-        if (n === v.starts.length) v.grow();
-        if (b[p] === QUOTE && p < end) {
-          const r = this.quoted(p, end, eof, rowStart);
-          if (r < 0) {
-            if (r === NEED_MORE) break;
-            p = this.emitUnclosed(rowStart, rowLine, p, end);
-            line = this.line;
-            emitted = true;
-            complete = true;
-            break;
-          }
-          v.starts[n] = p + 1;
-          v.ends[n] = this.closeAt;
-          v.flags[n] = this.junk ? CELL_QUOTED : this.qflags;
-          if (this.junk) {
-            problem = 'text-after-quote';
-            v.ends[n] = r < end && b[r - 1] === CR && b[r] === LF ? r - 1 : r;
-          }
-          line += this.nl;
-          p = r;
-          n++;
-          if (p >= end) {
-            complete = true; // quoted() only returns the end of the data at eof
-            break;
-          }
-          if (b[p] === COMMA) {
-            p++;
-            continue;
-          }
-          // LF (a CR before it was stepped over by quoted())
-          p++;
-          line++;
-          complete = true;
-          break;
+        v.starts[n] = p + 1;
+        v.ends[n] = this.closeAt;
+        v.flags[n] = this.junk ? CELL_QUOTED : this.qflags;
+        if (this.junk) {
+          problem = 'text-after-quote';
+          v.ends[n] = r < end && b[r - 1] === CR && b[r] === LF ? r - 1 : r;
         }
-        // Unquoted cell: stop at a comma or a line feed (the sentinel stops the loop at the end of the data).
-        const s = p;
-        let c = b[p]!;
-        while (c > COMMA || (c !== COMMA && c !== LF)) c = b[++p]!;
-        if (p >= end && !eof) break;
-        let e = p;
-        if (e > s && b[e - 1] === CR && (p >= end || c === LF)) e--;
-        v.starts[n] = s;
-        v.ends[n] = e;
-        v.flags[n] = 0;
+        line += this.nl;
+        p = r;
         n++;
         if (p >= end) {
-          complete = true;
+          complete = true; // quoted() only returns the end of the data at eof
           break;
         }
-        if (c === COMMA) {
+        if (b[p] === COMMA) {
           p++;
-          if (p >= end && eof) {
-            // trailing comma at end of input: one more empty cell
-            if (n < limit) {
-              if (n === v.starts.length) v.grow();
-              v.starts[n] = p;
-              v.ends[n] = p;
-              v.flags[n] = 0;
-            }
-            n++;
-            complete = true;
-            break;
-          }
           continue;
         }
-        p++; // LF
+        // LF (a CR before it was stepped over by quoted())
+        p++;
         line++;
         complete = true;
         break;
       }
-      if (!complete) {
-        p = rowStart;
-        line = rowLine;
+      // Unquoted cell: stop at a comma or a line feed (the sentinel stops the loop at the end of the data).
+      const s = p;
+      let c = b[p]!;
+      while (c > COMMA || (c !== COMMA && c !== LF)) c = b[++p]!;
+      if (p >= end && !eof) break;
+      let e = p;
+      if (e > s && b[e - 1] === CR && (p >= end || c === LF)) e--;
+      v.starts[n] = s;
+      v.ends[n] = e;
+      v.flags[n] = 0;
+      n++;
+      if (p >= end) {
+        complete = true;
         break;
       }
-      if (emitted) continue;
-      // An empty line is not a record.
-      if (n === 1 && v.flags[0] === 0 && v.starts[0] === v.ends[0]) continue;
-      v.n = n;
-      v.located = Math.min(n, limit);
-      v.line = rowLine;
-      v.problem = problem;
-      this.onRow(v);
+      if (c === COMMA) {
+        p++;
+        if (p >= end && eof) {
+          // trailing comma at end of input: one more empty cell
+          if (n < limit) {
+            if (n === v.starts.length) v.grow();
+            v.starts[n] = p;
+            v.ends[n] = p;
+            v.flags[n] = 0;
+          }
+          n++;
+          complete = true;
+          break;
+        }
+        continue;
+      }
+      p++; // LF
+      line++;
+      complete = true;
+      break;
     }
-    this.pos = p;
+    if (!complete) return NEED_MORE;
     this.line = line;
+    // An empty line is not a record (and one emitUnclosed() read is emitted already).
+    if (emitted || (n === 1 && v.flags[0] === 0 && v.starts[0] === v.ends[0])) return p;
+    v.n = n;
+    v.located = Math.min(n, limit);
+    v.line = rowLine;
+    v.problem = problem;
+    this.onRow(v);
+    return p;
   }
 
   /** Cells counted by tail(). */
