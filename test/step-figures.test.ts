@@ -4,7 +4,9 @@
 // and an object per step of every group at once. Step cells that refuse to be iterated hold them to it.
 
 import { describe, expect, it } from 'vitest';
-import { type Cell, type Group, type StepFigureFn, steppedCell } from '../src/model/model.js';
+import { type Cell, type Group, type StepFigureFn, StepCells, stepFigures, steppedCell } from '../src/model/model.js';
+import { GrowingSteps } from '../src/model/growingSteps.js';
+import { StepSums } from '../src/analysis/timeTest.js';
 import { groupJson, groupFields } from '../src/report/summary/json.js';
 import { stepped } from '../src/report/summary/shared.js';
 import { summaryShell } from './helpers.js';
@@ -68,5 +70,53 @@ describe("a group's step cells", () => {
     // The CSV's fields are the JSON's without its cells per step.
     const { byStep: _, ...fields } = groupJson(s, g, null);
     expect(groupFields(s, g, null)).toEqual(fields);
+  });
+});
+
+describe('stepFigures', () => {
+  const figures = [
+    [9, 3, 30_000, 10_000, 10_000],
+    [2, 1, 5_000, 5_000, 5_000],
+    [5, 2, 40_000, 15_000, 25_000],
+  ];
+  const flat = figures.flat();
+
+  it("reads the cells packed where they are held: a read's GrowingSteps, a worker's StepCells (no copy)", () => {
+    const growing = new GrowingSteps();
+    for (const [st, c, t] of figures) {
+      const k = growing.slot(st!);
+      // Kernels of equal ticks: the cell's min and max are the figures' when c kernels of t / c each are added.
+      for (let i = 0; i < c!; i++) growing.addTicks(k, t! / c!);
+    }
+    const g = stepFigures(growing);
+    expect(g.n).toBe(3);
+    expect(stepFigures(growing).buf).toBe(g.buf);
+    expect([...g.buf.subarray(g.at, g.at + 15)]).toEqual([9, 3, 30_000, 10_000, 10_000, 2, 1, 5_000, 5_000, 5_000, 5, 2, 40_000, 20_000, 20_000]);
+
+    const buf = new Float64Array([7, 7, 7, 7, 7, ...flat]);
+    const packed = stepFigures(StepCells.packed(buf, 5, 3));
+    expect(packed).toEqual({ buf, at: 5, n: 3 });
+    expect(packed.buf).toBe(buf);
+  });
+
+  it('copies the cells of any other holder, in their order, with the same figures', () => {
+    const plain = new Map<number, Cell>(figures.map(([st, c, t, lo, hi]) => [st!, { count: c!, ticks: t!, minTicks: lo!, maxTicks: hi! }]));
+    const g = stepFigures(plain);
+    expect({ at: g.at, n: g.n, figures: [...g.buf] }).toEqual({ at: 0, n: 3, figures: flat });
+    expect([...stepFigures(group().steps).buf]).toEqual(flat);
+    expect(stepFigures(new Map()).n).toBe(0);
+  });
+
+  it("give the noise test's sums per step alike from any holder", () => {
+    const sums = (steps: Map<number, Cell>): number[] => {
+      const s = new StepSums();
+      s.add({ ...group(), steps });
+      const values: number[] = [];
+      s.samples(4, values);
+      return values;
+    };
+    const want = [30_000, 5_000, 40_000];
+    expect(sums(group().steps)).toEqual(want);
+    expect(sums(StepCells.packed(new Float64Array(flat), 0, 3))).toEqual(want);
   });
 });

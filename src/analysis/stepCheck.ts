@@ -4,7 +4,7 @@
 // million rows looks nothing up then.
 
 import type { RankSummary, Summary } from '../model/model.js';
-import { forEachStepFigure, type Group } from '../model/model.js';
+import { stepFigures, type Group } from '../model/model.js';
 import { totalFigure } from '../model/fineGroups.js';
 import { NO_UNEVEN_STEPS, type DiffRow, type DiffRowTable, type StepChange } from './diffRows.js';
 import { rankGroups } from './rowGroups.js';
@@ -155,10 +155,12 @@ function compared(x: PairState, k: number, uniform: boolean): number | null {
 function countsInto(g: Group | undefined, at: ReadonlyMap<number, number>, out: number[]): void {
   out.fill(0);
   if (g === undefined) return;
-  forEachStepFigure(g.steps, (st, count) => {
-    const k = at.get(st);
-    if (k !== undefined) out[k] = count;
-  });
+  // One loop over the cells' figures (read in place): it runs once a diff, before it is optimised.
+  const { buf, at: from, n } = stepFigures(g.steps);
+  for (let o = from, end = from + 5 * n; o < end; o += 5) {
+    const k = at.get(buf[o]!);
+    if (k !== undefined) out[k] = buf[o + 1]!;
+  }
 }
 
 function allEqual(v: readonly number[]): boolean {

@@ -12,7 +12,7 @@
 // may clone them). It is not an `instanceof Map`, and, its fields private, it writes as `{}` in JSON, as a Map
 // does.
 
-import { CellsOverMap, type Cell, type StepFigureFn } from './model.js';
+import { CellsOverMap, type Cell, type StepFigureFn, type StepFigures } from './model.js';
 
 /** Numbers a cell: step, count, ticks, minTicks, maxTicks. */
 const STRIDE = 5;
@@ -162,6 +162,11 @@ export class GrowingSteps extends CellsOverMap implements Map<number, Cell> {
     const len = this.#n * STRIDE;
     out.set(this.#buf.subarray(0, len), at);
     return len;
+  }
+
+  /** Its cells as they are held (see stepFigures): read in place. */
+  packedFigures(): StepFigures {
+    return { buf: this.#buf, at: 0, n: this.#n };
   }
 
   /** Each cell's figures, in order, read in place (see forEachStepFigure). */
