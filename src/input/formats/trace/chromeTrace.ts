@@ -541,12 +541,15 @@ export class ChromeTraceReader {
       return false;
     }
     this.tStart = this.startUs(v);
-    // Counted all the same (its duration is read), but its time places it in no step window and no stream order.
-    if (!(this.tStart >= 0))
+    // Counted all the same (its duration is read), but with no start: its time places it in no step window and no
+    // stream order (a negative one too, as the note says, not kept as a start before every other).
+    if (!(this.tStart >= 0)) {
       this.sink.note?.(
         this.at(v.offset),
         `${what} event ${v.index} has ts ${this.cellText(v, TS)}, expected a start time in µs; counted without one`,
       );
+      this.tStart = Number.NaN;
+    }
     this.tStartTicks = Number.isNaN(this.tStart) ? Number.NaN : this.startTicks(v);
     this.tTicks = ticks;
     return true;
