@@ -39,3 +39,25 @@ describe('a read that folds many kinds into few groups collects their garbage', 
     expect(acc.groups.size).toBe(200_000);
   });
 });
+
+describe('a read of many distinct groups holds the young generations as they are', () => {
+  it('asks once, at its 4,096th group, and a read of fewer groups never does', () => {
+    let held = 0;
+    const holdYoung = (): void => {
+      held++;
+    };
+    const few = new Accumulator(FIELDS, { collectGrown, holdYoung });
+    lookUp(few, 4_096);
+    // Kinds looked up again make no group: still 4,096.
+    lookUp(few, 4_096);
+    expect([few.groups.size, held]).toEqual([4_096, 0]);
+    lookUp(few, 4_097);
+    expect([few.groups.size, held]).toEqual([4_097, 1]);
+    lookUp(few, 20_000);
+    expect(held).toBe(1);
+    // Folded into few groups (names not kept), a million kinds are 40 groups: nothing held.
+    const folded = new Accumulator(FIELDS, { names: false, collectGrown, holdYoung });
+    lookUp(folded, 20_000);
+    expect([folded.groups.size, held]).toEqual([40, 1]);
+  });
+});
