@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { GrowthCollector, YOUNG_HOLD_FLAG } from '../src/util/heap.js';
-import { RELEASE_MIN_BYTES, tidiesBeforePack } from '../src/input/workers/readWorker.js';
+import { RELEASE_MIN_BYTES, releaseAfterPost, tidiesBeforePack } from '../src/input/workers/readWorker.js';
 
 describe('collectGrown', () => {
   it('collects past the growth since the last collection, not before', () => {
@@ -66,5 +66,13 @@ describe('a held young generation', () => {
     const grown = youngAfter(null);
     expect(held).toBeLessThanOrEqual(4);
     expect(grown).toBeGreaterThanOrEqual(4 * held);
+  });
+});
+
+describe('a read worker that posted its answer', () => {
+  it('lets the rest of a large read go at once, whatever its heap then holds; after a small read, from 64 MB only', () => {
+    // A large read's heap is mostly the columns' strings once the answer is posted (~60 MB of a million names).
+    expect(releaseAfterPost(true)).toBe(0);
+    expect(releaseAfterPost(false)).toBe(RELEASE_MIN_BYTES);
   });
 });
