@@ -10,6 +10,7 @@ import { summaryShell } from './helpers.js';
 import { diffSummaries, sortDiffRows, type DiffOptions } from '../src/analysis/diff.js';
 import { TICKS_PER_US, type Cell, type Group, type Summary } from '../src/model/model.js';
 import { diffJsonObject } from '../src/report/diff/json.js';
+import { sampleSource, samplesOf, type RowSamples } from '../src/analysis/timeTest.js';
 
 const VIEW = { sort: 'delta-count' as const, only: null, top: null };
 
@@ -113,6 +114,29 @@ describe('diff of one rank against one: rows read their groups directly', () => 
     expect(offset.unpairedSteps.map((u) => u.varying)).toEqual([['A', 'B']]);
     expect(JSON.stringify(diffJsonObject(offset, VIEW))).toBe(
       JSON.stringify(diffJsonObject(diffSummaries(summaryOf(b, [1, 2, 3, 4], false), summaryOf(p, [2, 3, 4, 5], false), opts), VIEW)),
+    );
+  });
+});
+
+describe("the samples of every group of a side (the totals' time test)", () => {
+  /** Each stratum's samples in order of size (the order of the steps a sum first met is no figure of the test). */
+  const sorted = (r: RowSamples) => ({
+    complete: r.complete,
+    strata: r.strata.map((x) => ({ a: [...x.a].sort((p, q) => p - q), zerosA: x.zerosA, b: [...x.b].sort((p, q) => p - q), zerosB: x.zerosB })),
+  });
+
+  it('are the samples of the list of every key: the groups of each rank summed as they come, never listed', () => {
+    fc.assert(
+      fc.property(fc.array(spec, { maxLength: 7 }), fc.array(spec, { maxLength: 7 }), stepIds, stepIds, (bs, ps, bSteps, pSteps) => {
+        const base = summaryOf(bs, bSteps, true);
+        const pr = summaryOf(ps, pSteps, true);
+        // A key of no kernel runs on no rank when listed, where every group is the totals': not compared here.
+        fc.pre([...base.groups, ...pr.groups].every((g) => g.total.count > 0));
+        const src = sampleSource(base, pr)!;
+        const keys = [...new Set([...base.groups, ...pr.groups].map((g) => g.key))];
+        expect(sorted(samplesOf(src, null))).toEqual(sorted(samplesOf(src, keys)));
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -227,3 +227,23 @@ test('a stream id on every row does not make a lane per row: lanes past MAX_LANE
   expect(seq.stats.kernels).toBe(MAX_LANES);
   expect(seq.shapes).toHaveLength(1);
 });
+
+describe('the steps finish closes', () => {
+  test("a lane's last step, of a new shape, holds the lane's arrays rather than copies of them; the same figures", () => {
+    // 20 kernels: the lane's arrays grew to 32 (from 16, doubling), so an array of the lane is longer than the step.
+    const types = Array.from({ length: 20 }, (_, i) => `T${i}`);
+    const seq = recordSteps([types.slice(0, 3), types]);
+    const last = seq.shapes[1]!;
+    expect(last.tokens.length).toBe(20);
+    expect(last.tokens.buffer.byteLength).toBe(32 * 4);
+    expect(last.sampleDurTicks[0]!.buffer.byteLength).toBe(32 * 8);
+    expect(last.sampleStartTicks[0]!.buffer.byteLength).toBe(32 * 8);
+    expect([...last.sampleDurTicks[0]!]).toEqual(Array(20).fill(10));
+    expect([...last.sampleStartTicks[0]!]).toEqual(types.map((_, i) => 100 * i));
+    expect([...last.sumTicks]).toEqual(Array(20).fill(10));
+    // A step closed before the last (by the next one's start) is copied: exact arrays of its own.
+    const first = seq.shapes[0]!;
+    expect(first.tokens.buffer.byteLength).toBe(3 * 4);
+    expect(first.sampleDurTicks[0]!.buffer.byteLength).toBe(3 * 8);
+  });
+});

@@ -5,7 +5,7 @@
 // the RowLog of its rows.
 
 import { inputError } from '../util/errors.js';
-import { collectGarbage, collectGrown } from '../util/heap.js';
+import { collectGarbage, collectGrown, holdYoungGeneration } from '../util/heap.js';
 import { RawNameClasses } from './rawNames.js';
 import { StepSpanTable } from './stepSpans.js';
 import { NO_STEP, type KernelBatch, type KernelKind, type KernelSink, type RowLog, type SourceFacts } from './sink.js';
@@ -86,6 +86,20 @@ const KINDS_GARBAGE_BYTES = 32 << 20;
 const GROUPS_COLLECT_FROM = 1 << 17;
 /** …when its heap holds at least this much. */
 const COLLECT_MIN_BYTES = 64 << 20;
+/**
+ * A read whose kinds are each a group (a million distinct names) checks its garbage at each multiple of this many
+ * groups past GROUPS_CHECKED_FROM (each new group leaves ~300 bytes of it, promoted: its kind, its decoded texts,
+ * the reader's cache entry)…
+ */
+const GROUPS_CHECKED_EVERY = 1 << 14;
+const GROUPS_CHECKED_FROM = 1 << 16;
+/**
+ * …and collects it when the heap grew by this much since its last collection: between the collections at each
+ * 128 k groups it grew by ~55 MB, in each thread of a diff's two reads at once.
+ */
+const GROUPS_GARBAGE_BYTES = 24 << 20;
+/** A read of this many groups keeps the process's young generations as large as they are (holdYoungGeneration). */
+const HOLD_YOUNG_FROM = 1 << 12;
 
 export class Accumulator implements KernelSink, RowLog {
   /** The fine groups, as columns (model/fineGroups.ts). */
@@ -121,6 +135,7 @@ export class Accumulator implements KernelSink, RowLog {
   private kindsLooked = 0;
   private groupsAtCheck = 0;
   private readonly collectGrown: (slackBytes: number) => void;
+  private readonly holdYoung: () => void;
   /** Start times make the time span (inspect) and the step spans (--step-time): an exact decimal parse per row. */
   readonly wantsStarts: boolean;
   readonly wantsStreams = false;
@@ -147,9 +162,12 @@ export class Accumulator implements KernelSink, RowLog {
       names?: boolean;
       /** How the read collects the garbage of kinds folded into few groups (tests watch it): collectGrown. */
       collectGrown?: (slackBytes: number) => void;
+      /** How a read of many groups keeps the young generations as they are (tests watch it): holdYoungGeneration. */
+      holdYoung?: () => void;
     } = {},
   ) {
     this.collectGrown = options.collectGrown ?? collectGrown;
+    this.holdYoung = options.holdYoung ?? holdYoungGeneration;
     this.names = options.names !== false;
     this.wantsSpan = options.span === true;
     this.stepSpans = options.stepTime === true ? new StepSpanTable() : null;
@@ -246,6 +264,9 @@ export class Accumulator implements KernelSink, RowLog {
     // Each new group leaves garbage behind (the texts its kind was decoded from, the reader's kind): collected at
     // each 128 k groups, so also before the columns double (at each power of two from there).
     if (before !== this.groups.size && before >= GROUPS_COLLECT_FROM && before % GROUPS_COLLECT_FROM === 0) collectGarbage(COLLECT_MIN_BYTES);
+    else if (before !== this.groups.size && before >= GROUPS_CHECKED_FROM && before % GROUPS_CHECKED_EVERY === 0)
+      this.collectGrown(GROUPS_GARBAGE_BYTES);
+    else if (before === HOLD_YOUNG_FROM && before !== this.groups.size) this.holdYoung();
     return i;
   }
 

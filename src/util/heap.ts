@@ -4,6 +4,7 @@
 // names (hundreds of MB) would stay in the process, and later stages grow the heap beside it: collected at once,
 // they reuse its pages. V8 makes the collection callable only with --expose-gc, which applies to contexts made
 // after it is set: hence a new context, made once, to get it. Nothing else in kprof collects.
+// And the young generations are kept from growing once a read holds many distinct kinds (holdYoungGeneration).
 
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -24,6 +25,29 @@ export function collectGarbage(minBytes: number): void {
   }
   collect?.();
   heapGrowth.collected();
+}
+
+/**
+ * V8 grows a thread's young generation (its two semi-spaces) while much of what it allocates survives, up to 16 MB
+ * a semi-space: 32 MB of the process's memory for the rest of the run, once a read of many distinct kinds has made
+ * it grow (a million names: 24 MB more at each stage's peak than at 4 MB). A read of a million kinds gains no speed
+ * from it: its kinds live on either way. V8 reads its growth factor each time it would grow, so a factor of 1 keeps
+ * every young generation of the process as large as it is then (a read worker's is capped: workers/prestart.ts).
+ */
+let youngHeld = false;
+
+/** The V8 flag that keeps young generations as large as they are. */
+export const YOUNG_HOLD_FLAG = '--semi-space-growth-factor=1';
+
+/** Keep this process's young generations from growing any more (once a read turns out to hold many distinct kinds). */
+export function holdYoungGeneration(): void {
+  if (youngHeld) return;
+  youngHeld = true;
+  try {
+    setFlagsFromString(YOUNG_HOLD_FLAG);
+  } catch {
+    // A V8 that does not take the flag grows as it would.
+  }
 }
 
 /** Collections by the growth of the heap since the last one (collectGrown): the rule, over a heap's figure and a collection. */

@@ -23,6 +23,7 @@
 // attribution is the part to move out next.
 
 import { compareRanks } from '../../model/model.js';
+import { TextIndex } from '../../model/textIndex.js';
 import type { RewriteNoteJson } from '../../model/schema.js';
 import { DEFAULT_NOISE, judge, median, type Judged, type NoiseOptions } from '../noise.js';
 import { chooseMarker, firstAtLeast, layerIn, layerPhase, markerPositions, type MarkerSite } from './layers.js';
@@ -262,7 +263,7 @@ function laneKey(rank: string, stream: string): string {
   return JSON.stringify([rank, stream]);
 }
 
-function side(index: 0 | 1, seq: Sequences, joint: Map<string, number>, texts: string[]): Side {
+function side(index: 0 | 1, seq: Sequences, joint: TextIndex, texts: string[]): Side {
   const map = new Int32Array(seq.tokens.length);
   seq.tokens.forEach((t, i) => {
     let id = joint.get(t);
@@ -585,7 +586,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const opts: RewriteOptions = { ...DEFAULT_REWRITE_OPTIONS, ...options };
   if (base.by !== pr.by) throw new Error(`rewrites: the sides were recorded by ${base.by} and by ${pr.by}`);
   const texts: string[] = [];
-  const joint = new Map<string, number>();
+  // Both sides' token texts by their joint id: a Map of a million names (by name) held ~56 MB while the section
+  // was made, an index over `texts` 16 MB (model/textIndex.ts).
+  const joint = new TextIndex((id) => texts[id]!);
   const sides: [Side, Side] = [side(0, base, joint, texts), side(1, pr, joint, texts)];
   const scans = new Scans(sides);
   const notes: RewriteNote[] = [];

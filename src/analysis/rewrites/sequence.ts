@@ -220,7 +220,10 @@ export class SequenceRecorder {
 
   finish(): Sequences {
     if (!this.done) {
-      for (const lane of [...this.lanes.values()].sort((a, b) => a.rank - b.rank || a.stream - b.stream)) this.close(lane);
+      for (const lane of [...this.lanes.values()].sort((a, b) => a.rank - b.rank || a.stream - b.stream)) this.close(lane, true);
+      // No lane is written again: the last steps' shapes and samples may hold their lanes' arrays (close).
+      this.lanes.clear();
+      this.lastLane = null;
       this.done = true;
     }
     return {
@@ -288,7 +291,12 @@ export class SequenceRecorder {
   // A step's loops over its kernels are small functions of their own (sameTokens, addInto, startsAfter): this
   // method runs once a step, and so stays small to compile, and its branches taken late (thin) cost no
   // deoptimisation of a large compiled loop.
-  private close(lane: Lane): void {
+  /**
+   * `last`: the lane's last step, which finish closes: its shape (a new one) and its samples are the lane's own
+   * arrays, not copies, as nothing writes the lane again (a step of a million kernels: 20 MB copied at the end of
+   * a read, beside the lane's arrays).
+   */
+  private close(lane: Lane, last = false): void {
     if (lane.n === 0) return;
     const n = lane.n;
     let shape: StepShape;
@@ -299,7 +307,7 @@ export class SequenceRecorder {
       this.predicted.delete(shape);
     } else {
       if (lane.onPred) this.offPred(lane, n);
-      shape = this.intern(lane.tokens.subarray(0, n), Math.imul(lane.hash ^ n, 0x01000193));
+      shape = this.intern(lane.tokens.subarray(0, n), Math.imul(lane.hash ^ n, 0x01000193), last);
       addInto(shape.sumTicks, lane.durs, n);
       // Another lane adds its open step to this shape: what it puts back if that step is of another shape has these.
       const other = this.predicted.get(shape);
@@ -316,10 +324,10 @@ export class SequenceRecorder {
       if (shape.sampled.length === SAMPLE_CAP) thin(shape, this.spare);
       if (seen % shape.stride === 0) {
         shape.sampled.push(index);
-        const durs = this.sampleArray(n);
-        durs.set(lane.durs.subarray(0, n));
+        const durs = last ? lane.durs.subarray(0, n) : this.sampleArray(n);
+        if (!last) durs.set(lane.durs.subarray(0, n));
         shape.sampleDurTicks.push(durs);
-        shape.sampleStartTicks.push(startsAfter(lane.starts, n, lane.first, this.sampleArray(n)));
+        shape.sampleStartTicks.push(startsAfter(lane.starts, n, lane.first, last ? lane.starts.subarray(0, n) : this.sampleArray(n)));
       }
     }
     lane.n = 0;
@@ -332,7 +340,8 @@ export class SequenceRecorder {
     return this.spare.get(n)?.pop() ?? new Float64Array(n);
   }
 
-  private intern(tokens: Int32Array, hash: number): StepShape {
+  /** The shape of these tokens, made when new (holding `tokens` themselves when `keep`, else a copy). */
+  private intern(tokens: Int32Array, hash: number, keep = false): StepShape {
     const ids = this.byHash.get(hash);
     if (ids !== undefined) {
       for (const id of ids) {
@@ -342,7 +351,7 @@ export class SequenceRecorder {
     }
     const shape: StepShape = {
       id: this.shapes.length,
-      tokens: tokens.slice(),
+      tokens: keep ? tokens : tokens.slice(),
       instances: 0,
       sumTicks: new Float64Array(tokens.length),
       sampled: [],

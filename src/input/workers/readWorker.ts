@@ -71,7 +71,8 @@ export function serveReads(): void {
         // A large read (a million distinct names) lets its scanners' memories and its garbage go before the pack is
         // made beside them, while the main thread may still be reading its own input: the two threads' peaks then
         // add up less. A read of a few groups leaves less than this (the engines are kept for the next task).
-        if (tidiesBeforePack(getHeapStatistics().used_heap_size)) tidy();
+        const large = tidiesBeforePack(getHeapStatistics().used_heap_size);
+        if (large) tidy();
         const transfer: ArrayBuffer[] = [];
         if (kind !== null) {
           for (const r of ranks) {
@@ -86,8 +87,11 @@ export function serveReads(): void {
         // The fine groups are columns now, their objects garbage: collected before the main thread makes its own.
         releaseHeap();
         port.postMessage({ id: m.id, type: 'done', result: packed } satisfies WorkerReply, [...packedBuffers(packed), ...transfer]);
-        // Once this callback has returned, nothing holds the columns' strings (copied into the message) either.
-        setImmediate(releaseHeap);
+        // Once this callback has returned, nothing holds the columns' strings (copied into the message) either:
+        // after a large read they go at once, while the main thread makes its own copies from the message (they
+        // were collected ~0.5 s later, after it: two heaps of a million names at once).
+        const after = releaseAfterPost(large);
+        setImmediate(() => collectGarbage(after));
       },
       (e: unknown) => {
         const err = e instanceof Error ? e : new Error(String(e));
@@ -126,6 +130,15 @@ export const RELEASE_MIN_BYTES = 64 << 20;
 /** Does a read that left this much heap in use let its memory go (tidy) before its answer is packed? */
 export function tidiesBeforePack(usedHeapBytes: number): boolean {
   return usedHeapBytes >= RELEASE_MIN_BYTES;
+}
+
+/**
+ * The heap in use from which the worker collects once its answer is posted: from none at all after a read that let
+ * its memory go before the pack (tidiesBeforePack), whose columns' strings are then most of its heap (~60 MB of a
+ * million names, under RELEASE_MIN_BYTES); else RELEASE_MIN_BYTES.
+ */
+export function releaseAfterPost(large: boolean): number {
+  return large ? 0 : RELEASE_MIN_BYTES;
 }
 
 function releaseHeap(): void {
