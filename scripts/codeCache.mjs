@@ -9,7 +9,8 @@
 //   answer it posts, the last before that of its last task: a worker is stopped at the end of a run, and runs
 //   nothing then.
 // A cache fits only the V8 flags it was made with, and the first collection of a read's garbage sets --expose-gc
-// (src/util/heap.ts): the flag is set back before the cache is made, as a run starts without it.
+// for a moment (src/util/heap.ts sets it back at once): it is set back here too before the cache is made, as a run
+// starts without it.
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -102,7 +102,7 @@ describe('the code cache of the read worker bundle', () => {
    * bundle was required as a module.
    */
   // In a process of its own: V8 takes a cache only under the flags it was made with, and a test run earlier in this
-  // process may have set one (the first collection of a read's garbage sets --expose-gc: util/heap.ts).
+  // process may have set one (a test's own, or --expose-gc while util/heap.ts gets its collection).
   async function started(folder: string, nodeArgs: string[] = []): Promise<string[]> {
     const probe = `const vm = require('node:vm');
 const seen = [];

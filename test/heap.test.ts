@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import { GrowthCollector, YOUNG_HOLD_FLAG } from '../src/util/heap.js';
 import { RELEASE_MIN_BYTES, releaseAfterPost, tidiesBeforePack } from '../src/input/workers/readWorker.js';
 
@@ -74,5 +75,40 @@ describe('a read worker that posted its answer', () => {
     // A large read's heap is mostly the columns' strings once the answer is posted (~60 MB of a million names).
     expect(releaseAfterPost(true)).toBe(0);
     expect(releaseAfterPost(false)).toBe(RELEASE_MIN_BYTES);
+  });
+});
+
+describe('a collection', () => {
+  it('leaves no V8 flag set that makes a read worker starting after it compile its bundle without its code cache', () => {
+    // In a process of its own (a test run earlier in this one may have set flags): a script's code cache made in a
+    // worker, then a collection in the main thread, then a worker compiling the script with that cache, as a read
+    // worker of a pool or one still starting up does (V8 refuses a cache made under other flags: --expose-gc).
+    const heap = buildSync({
+      entryPoints: [new URL('../src/util/heap.ts', import.meta.url).pathname],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      write: false,
+    }).outputFiles[0]!.text;
+    const compile = `const { Script } = require('node:vm');
+const { parentPort, workerData } = require('node:worker_threads');
+const s = new Script('function f(n) { return n + 1; } f(1);', { filename: 'b.cjs', ...(workerData ? { cachedData: workerData } : {}) });
+parentPort.postMessage(workerData ? String(s.cachedDataRejected) : s.createCachedData());`;
+    const main = `const m = { exports: {} };
+new Function('module', 'exports', 'require', ${JSON.stringify(heap)})(m, m.exports, require);
+const { Worker } = require('node:worker_threads');
+const run = (data) => new Promise((done) => new Worker(${JSON.stringify(compile)}, { eval: true, workerData: data }).once('message', done));
+run(undefined).then((cache) => {
+  let junk = [];
+  for (let i = 0; i < 1e5; i++) junk.push({ i });
+  junk = null;
+  const before = require('node:v8').getHeapStatistics().used_heap_size;
+  m.exports.collectGarbage(0);
+  const collected = require('node:v8').getHeapStatistics().used_heap_size < before;
+  return run(cache).then((rejected) => process.stdout.write(JSON.stringify({ collected, rejected })));
+});`;
+    const r = spawnSync(process.execPath, ['-e', main], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ collected: true, rejected: 'false' });
   });
 });

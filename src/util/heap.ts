@@ -3,7 +3,7 @@
 // V8 collects when it decides to, and an idle worker never does, so the garbage of a read of a million distinct
 // names (hundreds of MB) would stay in the process, and later stages grow the heap beside it: collected at once,
 // they reuse its pages. V8 makes the collection callable only with --expose-gc, which applies to contexts made
-// after it is set: hence a new context, made once, to get it. Nothing else in kprof collects.
+// after it is set: hence a new context, made once, to get it (the flag set back then). Nothing else in kprof collects.
 // And the young generations are kept from growing once a read holds many distinct kinds (holdYoungGeneration).
 
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -16,11 +16,20 @@ let collect: (() => void) | null | undefined;
 export function collectGarbage(minBytes: number): void {
   if (getHeapStatistics().used_heap_size < minBytes) return;
   if (collect === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
-    } catch {
-      collect = null;
+    const own = (globalThis as { gc?: unknown }).gc;
+    if (typeof own === 'function') collect = own as () => void;
+    else {
+      try {
+        setFlagsFromString('--expose-gc');
+        collect = runInNewContext('gc') as () => void;
+      } catch {
+        collect = null;
+      } finally {
+        // Set back at once (the function got stays callable): V8 takes a code cache only under the flags it was
+        // made with, and a read worker that compiles its bundle after this (started later, or still starting up)
+        // would compile it without the cache the build made.
+        setFlagsFromString('--no-expose-gc');
+      }
     }
   }
   collect?.();
