@@ -66,11 +66,12 @@ export class TextIndex {
   }
 
   set(text: string, value: number): void {
+    if (this.map === null && (this.count + 1) * 4 > this.slots.length) this.grow();
+    // (After grow too: one that moved every value to a Map leaves no slots to place this one in.)
     if (this.map !== null) {
       this.map.set(text, value);
       return;
     }
-    if ((this.count + 1) * 4 > this.slots.length) this.grow();
     if (!this.place(text, this.hash(text), value)) this.toMap(text, value);
   }
 
