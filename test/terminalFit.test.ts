@@ -1,6 +1,10 @@
 // Tables and check lines on a terminal are fitted to its width (report/render.ts fitTable, check/text.ts); pipes
 // and files get the whole output as before.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli/run.js';
 import { fitTable, middleCut, wrapWords } from '../src/report/render.js';
@@ -102,6 +106,42 @@ describe('terminal width', () => {
       expect(l.length).toBeLessThan(60);
     const words = (s: string): string[] => s.split(/\s+/).filter((w) => w !== '');
     expect(words(r.stdout).join(' ')).toBe(words(piped.stdout).join(' '));
+  });
+});
+
+describe('terminal width, names of wide characters', () => {
+  /** The columns a terminal shows a line in (a CJK character takes two), as cli-table3 pads cells. */
+  const columnsOf = (createRequire(import.meta.url)('cli-table3/src/utils.js') as { strlen(s: string): number }).strlen;
+
+  it('fits a table whose names hold wide characters to the columns they take, not to their length', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-wide-'));
+    try {
+      let t = 1_764_246_877_000_000;
+      const names = [...Array.from({ length: 4 }, (_, i) => `融合注意力算子_${'前向计算'.repeat(6)}${i}`), `aclnnMatmul_${'x'.repeat(40)}`];
+      const rows = [1, 2].flatMap((s) => names.map((n) => `${s},${n},MatMul,AI_CORE,${((t += 11)).toFixed(3)},10.000`));
+      writeFileSync(join(dir, 'kernel_details.csv'), `Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n${rows.join('\n')}\n`);
+      for (const columns of [60, 80, 100]) {
+        const r = await tty(['summary', dir, '--by', 'name'], columns);
+        expect(r.code).toBe(0);
+        const lines = tableLines(r.stdout);
+        expect(lines.length).toBe(9);
+        for (const l of lines) expect(columnsOf(l)).toBeLessThan(columns);
+        // Each name still shows its start and its own end (the names differ at their last character).
+        for (let i = 0; i < 4; i++) expect(lines.some((l) => l.startsWith('融合') && l.includes(`…`) && l.includes(`算${i} `))).toBe(true);
+        expect(r.stderr).toMatch(/names shortened/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('middleCut cuts a name of wide characters to the columns it is given', () => {
+    const name = `融合${'前向计算'.repeat(10)}_end`;
+    for (let w = 5; w < 40; w++) {
+      const c = middleCut(name, w);
+      expect(columnsOf(c)).toBeLessThanOrEqual(w);
+      expect(c.endsWith('d')).toBe(true);
+    }
   });
 });
 

@@ -180,16 +180,17 @@ export function fitTable(
   droppable: number[],
 ): { head: string[]; rows: string[][]; align: Align[]; footer: string[] | undefined } {
   const limit = fit.width - 1;
+  // The columns a terminal shows each cell in (a wide character takes two), as tableRows pads them.
   const widthOf = (i: number): number => {
-    let w = visible(head[i] ?? '');
-    for (const r of rows) w = Math.max(w, visible(r[i] ?? ''));
-    return footer ? Math.max(w, visible(footer[i] ?? '')) : w;
+    let w = shownWidth(head[i] ?? '');
+    for (const r of rows) w = Math.max(w, shownWidth(r[i] ?? ''));
+    return footer ? Math.max(w, shownWidth(footer[i] ?? '')) : w;
   };
   const widths = head.map((_, i) => widthOf(i));
   const total = (keep: number[]): number => keep.reduce((a, i) => a + widths[i]!, 0) + GAP.length * (keep.length - 1);
   let keep = head.map((_, i) => i);
   if (total(keep) <= limit || head.length === 0) return { head, rows, align, footer };
-  const floor = Math.max(MIN_NAME_WIDTH, visible(head[0]!), footer ? visible(footer[0] ?? '') : 0);
+  const floor = Math.max(MIN_NAME_WIDTH, shownWidth(head[0]!), footer ? shownWidth(footer[0] ?? '') : 0);
   const rest = (k: number[]): number => total(k) - widths[0]!;
   // Leave out columns only while the shortest names would not fit beside the others.
   const dropped: string[] = [];
@@ -202,7 +203,7 @@ export function fitTable(
   let shortened = false;
   const shorten = (r: string[]): string[] => {
     const cells = keep.map((i) => r[i] ?? '');
-    if (visible(cells[0]!) > nameWidth) {
+    if (shownWidth(cells[0]!) > nameWidth) {
       cells[0] = middleCut(cells[0]!, nameWidth);
       shortened = true;
     }
@@ -232,9 +233,9 @@ export function fitTable(
 }
 
 /**
- * Text already escaped (a table cell), at most `width` characters: its start and its end with `…` between, the
- * escapes of escaped() kept whole, so that nothing reads differently than in the whole text. A painted cell (see
- * PAINTED) keeps its paint.
+ * Text already escaped (a table cell), at most `width` columns on a terminal (a wide character takes two): its start
+ * and its end with `…` between, the escapes of escaped() kept whole, so that nothing reads differently than in the
+ * whole text. A painted cell (see PAINTED) keeps its paint.
  */
 export function middleCut(cell: string, width: number): string {
   const m = PAINTED.exec(cell);
@@ -244,20 +245,30 @@ export function middleCut(cell: string, width: number): string {
     return cell.slice(0, at) + middleCut(inner, width) + cell.slice(at + inner.length);
   }
   const tokens = cell.match(ESCAPE_TOKEN) ?? [];
+  // Each token's columns: an escape's and a narrow character's its length, a wide one's two, a combining one's none.
+  const plain = isPlain(cell);
+  const cols = tokens.map((t) => (plain ? t.length : shownWidth(t)));
   let length = 0;
-  for (const t of tokens) length += t.length;
+  for (const c of cols) length += c;
   if (length <= width) return cell;
   const room = Math.max(1, width - 1);
   let headRoom = Math.ceil(room / 2);
   let tailRoom = room - headRoom;
   let head = '';
+  let headCols = 0;
   let i = 0;
-  while (i < tokens.length && head.length + tokens[i]!.length <= headRoom) head += tokens[i++]!;
-  tailRoom += headRoom - head.length;
-  headRoom = head.length;
+  while (i < tokens.length && headCols + cols[i]! <= headRoom) {
+    headCols += cols[i]!;
+    head += tokens[i++]!;
+  }
+  tailRoom += headRoom - headCols;
   let tail = '';
+  let tailCols = 0;
   let j = tokens.length - 1;
-  while (j >= i && tail.length + tokens[j]!.length <= tailRoom) tail = tokens[j--]! + tail;
+  while (j >= i && tailCols + cols[j]! <= tailRoom) {
+    tailCols += cols[j]!;
+    tail = tokens[j--]! + tail;
+  }
   // A name's own backslash just before the `…` or a tail that starts as `x1b` would never read as an escape (the
   // backslash of an escape is always kept with it), so nothing more is needed here.
   return `${head}…${tail}`;
