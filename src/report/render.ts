@@ -252,7 +252,7 @@ export function middleCut(cell: string, width: number): string {
   for (const c of cols) length += c;
   if (length <= width) return cell;
   const room = Math.max(1, width - 1);
-  let headRoom = Math.ceil(room / 2);
+  const headRoom = Math.ceil(room / 2);
   let tailRoom = room - headRoom;
   let head = '';
   let headCols = 0;
