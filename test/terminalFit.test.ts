@@ -135,6 +135,28 @@ describe('terminal width, names of wide characters', () => {
     }
   });
 
+  it('tells apart names of wide characters that the cut made alike, in the columns they have', () => {
+    // Alike but for their middle: cut in the middle, they come out alike, and are shown where they differ instead.
+    const names = [0, 1, 2, 3].map((i) => `融合${'前向计算'.repeat(5)}${i}${'反向传播'.repeat(5)}`);
+    for (const width of [40, 60, 80]) {
+      const fit = { width, cut: [] as string[] };
+      const t = fitTable(
+        fit,
+        ['name', 'count'],
+        names.map((n) => [n, '1']),
+        ['left', 'right'],
+        undefined,
+        [],
+      );
+      const shown = t.rows.map((r) => r[0]!);
+      expect(new Set(shown).size).toBe(4);
+      for (const [i, s] of shown.entries()) {
+        expect(columnsOf(s)).toBeLessThanOrEqual(width - 1 - 2 - 5);
+        expect(s).toContain(`${i}`);
+      }
+    }
+  });
+
   it('middleCut cuts a name of wide characters to the columns it is given', () => {
     const name = `融合${'前向计算'.repeat(10)}_end`;
     for (let w = 5; w < 40; w++) {

@@ -5,7 +5,7 @@
 
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
-import { ESCAPE_TOKEN, keptApart } from '../util/apart.js';
+import { ESCAPE_TOKEN, keptApart, type Measure } from '../util/apart.js';
 import { CELL_WIDTH, clipped, escaped, hexEscape } from '../util/inputText.js';
 
 // Loaded on first use: only a terminal table with a cell that is not plain (see isPlain) needs it.
@@ -216,6 +216,7 @@ export function fitTable(
     plain.map((i) => rows[i]![0] ?? ''),
     plain.map((i) => cutRows[i]![0]!),
     nameWidth,
+    columnsOf,
   );
   plain.forEach((i, k) => {
     cutRows[i]![0] = apart[k]!;
@@ -467,6 +468,9 @@ function shownWidth(s: string): number {
   cliStrlen ??= (createRequire(import.meta.url)('cli-table3/src/utils.js') as { strlen(s: string): number }).strlen;
   return cliStrlen(s);
 }
+
+/** The columns a part of a cell takes on a terminal (keptApart's measure, as shownWidth measures a cell). */
+const columnsOf: Measure = (s, from, to) => (to - from === 1 && s.charCodeAt(from) < 0x7f ? 1 : shownWidth(s.slice(from, to)));
 
 function visible(s: string): number {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds

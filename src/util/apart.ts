@@ -101,12 +101,23 @@ function common(a: Tokens, b: Tokens): number {
   return i;
 }
 
-/** Tokens from `from`, as many as fit in `room` characters, and where they end. */
-function take(ts: Tokens, from: number, room: number): { text: string; end: number } {
+/**
+ * How wide a part of a text shows (`s` from `from` to `to`): by default its code units (a character each, an escape
+ * its length); a terminal's table measures the columns a terminal shows it in (a wide character takes two).
+ */
+export type Measure = (s: string, from: number, to: number) => number;
+
+const CODE_UNITS: Measure = (_s, from, to) => to - from;
+
+/** Tokens from `from`, as many as fit in `room` (as `measure` counts), and where they end. */
+function take(ts: Tokens, from: number, room: number, measure: Measure = CODE_UNITS): { text: string; end: number } {
   let i = from;
+  let used = 0;
   while (i < ts.text.length) {
     const j = next(ts, i);
-    if (j - from > room) break;
+    const w = measure(ts.text, i, j);
+    if (used + w > room) break;
+    used += w;
     i = j;
   }
   return { text: ts.text.slice(from, Math.max(from, i)), end: i };
@@ -124,24 +135,26 @@ function moved(ts: Tokens, at: number, k: number): number {
  * An escaped text in at most `width` characters that shows its token at `at` (where it differs from the texts it
  * was alike with): its start, `…`, a window from a little before `at`, and `…` when more follows.
  */
-function around(ts: Tokens, at: number, width: number): string {
+function around(ts: Tokens, at: number, width: number, measure: Measure): string {
   const s = ts.text;
-  if (s.length <= width) return s;
+  if (measure(s, 0, s.length) <= width) return s;
   const headRoom = Math.max(1, Math.floor(width / 3));
-  const head = take(ts, 0, headRoom);
-  const rest = width - head.text.length - 1;
+  const head = take(ts, 0, headRoom, measure);
+  const rest = width - measure(s, 0, head.end) - 1;
   // The end of the text fits after the start: show it whole.
   let tailFrom = s.length;
+  let tail = 0;
   while (tailFrom > head.end) {
     const p = previous(ts, tailFrom);
-    if (s.length - p > rest) break;
+    tail += measure(s, p, tailFrom);
+    if (tail > rest) break;
     tailFrom = p;
   }
   if (tailFrom <= at) return `${head.text}…${s.slice(tailFrom)}`;
   const room = rest - 1;
   // A little before `at`: a quarter of the room, in tokens (past `at` when there is no room at all).
   const from = Math.max(head.end, moved(ts, at, -Math.floor(room / 4)));
-  const win = take(ts, from, room);
+  const win = take(ts, from, room, measure);
   return `${head.text}…${win.text}${win.end < s.length ? '…' : ''}`;
 }
 
@@ -156,7 +169,7 @@ function allOne(group: number[], texts: string[]): boolean {
  * each of them shows instead where its text differs from the others (see around); any still alike (texts that
  * differ only past what fits) end in `#1`, `#2`, … in the order given. Texts alike themselves stay alike.
  */
-export function keptApart(texts: string[], shown: string[], width: number): string[] {
+export function keptApart(texts: string[], shown: string[], width: number, measure: Measure = CODE_UNITS): string[] {
   const alike = new Map<string, number[]>();
   for (let i = 0; i < shown.length; i++) {
     if (shown[i] === texts[i]) continue;
@@ -182,9 +195,9 @@ export function keptApart(texts: string[], shown: string[], width: number): stri
       ts,
     );
     members.forEach((i, k) => {
-      out[i] = around(ts[k]!, at[k]!, width);
+      out[i] = around(ts[k]!, at[k]!, width, measure);
     });
-    numberAlike(members, texts, out, width, numbered);
+    numberAlike(members, texts, out, width, numbered, measure);
   }
   return out;
 }
@@ -238,7 +251,7 @@ function compareTokens(a: Tokens, b: Tokens): number {
 }
 
 /** Cuts of different texts still alike: each of them ends in `#n` instead (n counted over the whole list, from 1 in the order given). */
-function numberAlike(members: number[], texts: string[], out: string[], width: number, numbered: { n: number }): void {
+function numberAlike(members: number[], texts: string[], out: string[], width: number, numbered: { n: number }, measure: Measure): void {
   const seen = new Map<string, number[]>();
   for (const i of members) {
     const g = seen.get(out[i]!);
@@ -249,7 +262,7 @@ function numberAlike(members: number[], texts: string[], out: string[], width: n
     if (allOne(g, texts)) continue;
     g.forEach((i) => {
       const mark = `#${++numbered.n}`;
-      const kept = take(tokens(out[i]!), 0, Math.max(1, width - mark.length - 1)).text;
+      const kept = take(tokens(out[i]!), 0, Math.max(1, width - mark.length - 1), measure).text;
       out[i] = `${kept}…${mark}`;
     });
   }
