@@ -232,7 +232,8 @@ describe('ChromeTraceReader: input that is not a trace', () => {
   it('counts a kernel without a readable start time (its duration read), with a warning naming its byte', () => {
     const { info, records, warnings, notes } = readText(
       '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "a", "ts": "abc", "dur": 2}, {"ph": "X", "cat": "kernel", "name": "b", "dur": 3}, {"ph": "X", "cat": "kernel", "name": "c", "ts": 3, "dur": 1}, ' +
-        '{"ph": "X", "cat": "kernel", "name": "d", "ts": 1e400, "dur": 1}, {"ph": "X", "cat": "kernel", "name": "e", "ts": -5, "dur": 1}]}',
+        '{"ph": "X", "cat": "kernel", "name": "d", "ts": 1e400, "dur": 1}, {"ph": "X", "cat": "kernel", "name": "e", "ts": -5, "dur": 1}, ' +
+        '{"ph": "X", "cat": "kernel", "name": "f", "ts": 9223372036854775808, "dur": 1}]}',
     );
     expect(records.map((r) => [r.name, r.ticks, r.startUs])).toEqual([
       ['a', 20_000, Number.NaN],
@@ -241,6 +242,8 @@ describe('ChromeTraceReader: input that is not a trace', () => {
       ['d', 10_000, Number.NaN],
       // A start before the trace's time 0 is not a start either: not kept as one (it would come before every other).
       ['e', 10_000, Number.NaN],
+      // Nor one past 2^53 µs (2^63 here): a double holds it to no whole µs.
+      ['f', 10_000, Number.NaN],
     ]);
     expect([info.skipped, warnings]).toEqual([0, []]);
     expect(notes).toEqual([
@@ -248,6 +251,7 @@ describe('ChromeTraceReader: input that is not a trace', () => {
       'byte 83: kernel event 1 has ts missing, expected a start time in µs; counted without one',
       'byte 198: kernel event 3 has ts "1e400", expected a start time in µs; counted without one',
       'byte 264: kernel event 4 has ts "-5", expected a start time in µs; counted without one',
+      'byte 327: kernel event 5 has ts "9223372036854775808", expected a start time in µs; counted without one',
     ]);
   });
 

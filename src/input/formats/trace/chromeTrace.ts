@@ -91,6 +91,8 @@ for (const [b, code] of CATEGORY_CODES) {
 const PROCESS_NAME = bytes('process_name');
 const THREAD_NAME = bytes('thread_name');
 const STEP_PREFIX = bytes('ProfilerStep#');
+/** The largest start time read (exclusive), in µs: past it a double holds no whole µs. */
+const MAX_START_US = 2 ** 53;
 const HCOM = bytes('hcom_');
 
 /** torch_npu `Task Type`s of compute kernels (kernel_details' Accelerator Core values, FORMATS.md §8). */
@@ -494,9 +496,10 @@ export class ChromeTraceReader {
   private startUs(v: EventView): number {
     const k = v.kind(TS);
     if (k !== STRING && k !== NUMBER) return Number.NaN;
-    // A ts past the largest double (1e400) reads as Infinity: no start time either.
+    // A ts past 2^53 µs (the year 2255 after the epoch; 1e400 reads as Infinity) is no start time either: a double
+    // holds it to no whole µs, and it would stretch its step's wall span to centuries.
     const us = parseFloatCell(v.buf, v.starts[TS]!, v.ends[TS]!);
-    return us < Number.POSITIVE_INFINITY ? us : Number.NaN;
+    return us < MAX_START_US ? us : Number.NaN;
   }
 
   private durTicks(v: EventView): number {
