@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { editLowerBound } from '../src/analysis/rewrites/editBound.js';
 import { alignSequences, compactHunks, hunksOf, type Alignment } from '../src/analysis/rewrites/myers.js';
+import { tokenSeq } from './tokenArbs.js';
 
 /** Length of a longest common subsequence (the textbook dynamic programme). */
 function lcs(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -26,7 +27,7 @@ function checkAlignment(a: Int32Array, b: Int32Array, al: Alignment): void {
   expect(a.length - keptA.length + b.length - keptB.length).toBe(al.edits);
 }
 
-const seq = (max: number) => fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: max }).map((x) => Int32Array.from(x));
+const seq = (max: number) => tokenSeq(max, 5);
 
 describe('alignSequences', () => {
   test('a shortest edit script: D = N + M − 2·LCS, and the kept elements agree', () => {

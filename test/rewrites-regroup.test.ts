@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { alignSequences, compactHunks, hunksOf, type Alignment } from '../src/analysis/rewrites/myers.js';
 import { fewestHunks, GAP, realignTables, type Span } from '../src/analysis/rewrites/regroup.js';
+import { tokenSeq, windowed } from './tokenArbs.js';
 
 /** The unchanged elements of each side must be the same sequence; D is the number of changed ones. */
 function kept(a: Int32Array, b: Int32Array, al: Alignment): void {
@@ -36,7 +37,7 @@ function fewest(a: Int32Array, b: Int32Array): number {
   return Math.min(keep[b.length]!, edit[b.length]!) % K;
 }
 
-const seq = (max: number) => fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: max }).map((x) => Int32Array.from(x));
+const seq = (max: number) => tokenSeq(max, 4);
 
 /** realign's tables as the plain programme writes them: every cell from its three neighbours, in full. */
 function plainTables(a: Int32Array, b: Int32Array, w: Span, K: number): { keep: Int32Array; edit: Int32Array } {
@@ -62,13 +63,7 @@ function plainTables(a: Int32Array, b: Int32Array, w: Span, K: number): { keep: 
 
 describe('realignTables', () => {
   test('the same tables as the plain programme, for any window of any two sequences', () => {
-    const window = seq(30).chain((a) =>
-      seq(30).chain((b) =>
-        fc
-          .tuple(fc.nat(a.length), fc.nat(a.length), fc.nat(b.length), fc.nat(b.length))
-          .map(([x, y, u, v]) => ({ a, b, w: { aStart: Math.min(x, y), aEnd: Math.max(x, y), bStart: Math.min(u, v), bEnd: Math.max(u, v) } })),
-      ),
-    );
+    const window = windowed(30, 4);
     fc.assert(
       fc.property(window, ({ a, b, w }) => {
         const K = w.aEnd - w.aStart + (w.bEnd - w.bStart) + 1;

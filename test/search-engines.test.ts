@@ -10,6 +10,7 @@ import { nearOccurrences } from '../src/analysis/rewrites/match.js';
 import { alignInWasm, nearInWasm, regroupInWasm, searchMemoryHeld, useSearchEngine } from '../src/analysis/rewrites/searchEngine.js';
 import { realignTables } from '../src/analysis/rewrites/regroup.js';
 import { prng } from './decodeGen.js';
+import { tokenSeq, windowed } from './tokenArbs.js';
 
 afterEach(() => useSearchEngine('wasm'));
 
@@ -22,7 +23,7 @@ function both(a: Int32Array, b: Int32Array, cap: number): void {
 }
 
 /** Sequences of a few tokens (many matches, long snakes) or of many (few matches). */
-const seq = (max: number, tokens: number) => fc.array(fc.integer({ min: 0, max: tokens }), { maxLength: max }).map((x) => Int32Array.from(x));
+const seq = tokenSeq;
 
 describe('the WebAssembly alignment search', () => {
   test('is the one alignSequences uses where WebAssembly runs', () => {
@@ -179,13 +180,7 @@ describe('the WebAssembly near occurrences', () => {
 
 describe('the WebAssembly tables of regroup', () => {
   test('are the cells realignTables writes, for any window of any two sequences, and left to JavaScript when chosen', () => {
-    const window = seq(40, 4).chain((a) =>
-      seq(40, 4).chain((b) =>
-        fc
-          .tuple(fc.nat(a.length), fc.nat(a.length), fc.nat(b.length), fc.nat(b.length))
-          .map(([x, y, u, v]) => ({ a, b, w: { aStart: Math.min(x, y), aEnd: Math.max(x, y), bStart: Math.min(u, v), bEnd: Math.max(u, v) } })),
-      ),
-    );
+    const window = windowed(40, 4);
     fc.assert(
       fc.property(window, ({ a, b, w }) => {
         const K = w.aEnd - w.aStart + (w.bEnd - w.bStart) + 1;
