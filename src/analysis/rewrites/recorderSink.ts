@@ -9,6 +9,7 @@
 
 import type { BesideKind, BesideSink } from '../../input/beside.js';
 import { packRecorded, unpackRecorded, type RecordedRank } from './recordedPack.js';
+import { addInto, sameTokens } from './stepArrays.js';
 import { NO_STEP, NO_STREAM, type KernelBatch, type KernelKind, type SourceFacts } from '../../input/sink.js';
 import { TICKS_PER_US, type Cell, type GroupBy, type Profile, type StepRange } from '../../model/model.js';
 import {
@@ -150,12 +151,6 @@ function hashTokens(tokens: Int32Array): number {
   return Math.imul(h ^ tokens.length, 0x01000193);
 }
 
-function sameTokens(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * The sequences of a side: each recorded part (in rank order) under its rank's id. Token, rank and stream tables
  * are merged; a step shape that several parts have becomes one (its sums added, its sampled steps joined and, past
@@ -200,7 +195,7 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
         byHash.set(h, ids);
       }
       into.instances += s.instances;
-      for (let i = 0; i < mapped.length; i++) into.sumTicks[i]! += s.sumTicks[i]!;
+      addInto(into.sumTicks, s.sumTicks, mapped.length);
       for (let k = 0; k < s.sampled.length; k++) {
         into.sampled.push(stepBase + s.sampled[k]!);
         into.sampleDurTicks.push(s.sampleDurTicks[k]!);
