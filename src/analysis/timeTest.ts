@@ -128,17 +128,15 @@ function rankSamples(ranks: RankIndex[], keys: readonly string[] | null): StepSa
   let zeros = 0;
   let complete = true;
   for (const r of ranks) {
-    let one: { zeros: number; complete: boolean };
-    if (keys === null && r.groups.size > 1) {
-      // Every group of the rank, summed as it comes: a list of them held at once (a rank of a million names made
-      // on read) lived long enough to be promoted, 100 MB and more of old garbage a side.
-      const sums = new StepSums();
-      for (const g of r.groups.values()) sums.add(g);
-      one = sums.samples(r.steps, values);
-    } else {
-      const groups = keys === null ? [...r.groups.values()] : keys.map((k) => r.groups.get(k)).filter((g) => g !== undefined);
-      one = groups.length <= 1 ? oneGroupSamples(r.steps, groups[0], values) : severalGroupsSamples(r.steps, groups, values);
-    }
+    // The totals sum every group of the rank as it comes: a list of them held at once (a rank of a million names
+    // made on read) lived long enough to be promoted, 100 MB and more of old garbage a side.
+    const groups = keys === null ? null : keys.map((k) => r.groups.get(k)).filter((g) => g !== undefined);
+    const one =
+      groups === null
+        ? severalGroupsSamples(r.steps, r.groups.values(), values)
+        : groups.length <= 1
+          ? oneGroupSamples(r.steps, groups[0], values)
+          : severalGroupsSamples(r.steps, groups, values);
     zeros += one.zeros;
     complete &&= one.complete;
   }
@@ -167,7 +165,7 @@ function oneGroupSamples(steps: number, g: Group | undefined, values: number[]):
 }
 
 /** The samples of several groups on a rank of `steps` steps, pushed to `values`: per step, the sum of their times. */
-function severalGroupsSamples(steps: number, groups: readonly Group[], values: number[]): { zeros: number; complete: boolean } {
+function severalGroupsSamples(steps: number, groups: Iterable<Group>, values: number[]): { zeros: number; complete: boolean } {
   const sums = new StepSums();
   for (const g of groups) sums.add(g);
   return sums.samples(steps, values);
