@@ -154,16 +154,6 @@ export class GrowingSteps extends CellsOverMap implements Map<number, Cell> {
     }
   }
 
-  /**
-   * Its cells' numbers as they are held (step, count, ticks, minTicks, maxTicks a cell, in order) copied into `out` at
-   * `at`: how many numbers. One copy, where a walk of the cells (forEachFigure) runs before it is optimised.
-   */
-  copyFigures(out: Float64Array, at: number): number {
-    const len = this.#n * STRIDE;
-    out.set(this.#buf.subarray(0, len), at);
-    return len;
-  }
-
   /** Its cells as they are held (see stepFigures): read in place. */
   packedFigures(): StepFigures {
     return { buf: this.#buf, at: 0, n: this.#n };
