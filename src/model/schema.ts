@@ -525,6 +525,13 @@ export type RewriteNoteJson =
    * are counted apart in the conservation, as those of `unpaired-steps`, which does not list them).
    */
   | { kind: 'no-common-steps'; rank: string; base: number[]; pr: number[] }
+  /**
+   * Rewrites listed that were found only in another kind of step than each lane's most frequent (prefill steps beside
+   * decode steps): each such kind (a shape that differs by count from the more frequent kinds in over a tenth of its
+   * kernels) is aligned by its most frequent shape with its like on the other side. `steps`: the steps of the shapes
+   * they were found in (summed over lanes), base and PR.
+   */
+  | { kind: 'other-classes'; rewrites: number; steps: { base: number; pr: number } }
   /** A lane whose representative step is the shape of fewer than half of its steps. */
   | {
       kind: 'low-coverage';

@@ -6,7 +6,9 @@
 //     never paired by index.
 //  2. The two representative steps of a lane are aligned (myers.ts): a shortest edit script, refused as "steps too
 //     different to align" past `maxEdits` (the lower bound is checked first), with the hunks slid and merged as
-//     git's xdl_change_compact does. Lanes with the same pair of shapes share one alignment.
+//     git's xdl_change_compact does. Lanes with the same pair of shapes share one alignment. The most frequent
+//     shapes of a lane's other classes of steps (prefill beside decode: stepClasses.ts) are aligned too, with the
+//     other side's class they pair with; the lane's status stays its representatives'.
 //  3. Hunks are grouped into rewrites by (removed tokens, added tokens).
 //  4. Each rewrite is verified on every step of every rank, one pass per distinct shape (a shape's steps all
 //     count): the exact occurrences of the removed chain (base and PR) and of the added chain, counted step by step
@@ -36,6 +38,7 @@ import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
+import { byFrequency, classPairs, shapeBound, stepClasses } from './stepClasses.js';
 
 export interface RewriteOptions {
   /** The most insertions + deletions one pair of representative steps may need. */
@@ -476,6 +479,39 @@ function lowCoverage(low: [LowCoverage | null, LowCoverage | null], i: 0 | 1, ra
   else n.lanes = lanes;
 }
 
+/**
+ * An aligned pair of steps: a lane's representatives (`primary`), or the most frequent shapes of another class of its
+ * steps (stepClasses.ts).
+ */
+interface Rep {
+  base: number;
+  pr: number;
+  lane: number;
+  primary: boolean;
+  /** Another class's: the lane's steps of these shapes, base and PR. */
+  steps?: [number, number];
+}
+
+/** The alignment of two shapes (one per pair of shapes: lanes with the same pair share it); refused past maxEdits. */
+function aligned(
+  cache: Map<string, Hunk[] | { lowerBound: number }>,
+  baseShape: number,
+  prShape: number,
+  ta: Int32Array,
+  tb: Int32Array,
+  maxEdits: number,
+  lowerBound: number,
+): Hunk[] | { lowerBound: number } {
+  const key = `${baseShape}:${prShape}`;
+  let result = cache.get(key);
+  if (result === undefined) {
+    const al = alignSequences(ta, tb, maxEdits);
+    result = al === null ? { lowerBound } : compactHunks(ta, tb, fewestHunks(ta, tb, al));
+    cache.set(key, result);
+  }
+  return result;
+}
+
 /** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
 function representative(s: Side, steps: number[]): { shape: number; side: LaneSide } {
   const counts = new Map<number, number>();
@@ -497,8 +533,11 @@ function representative(s: Side, steps: number[]): { shape: number; side: LaneSi
 interface Forming {
   removed: Int32Array;
   added: Int32Array;
+  /** Per lane index: its copies in the lane's representative steps. */
   perLane: Map<number, number>;
-  /** Per lane index: the base positions of the hunks. */
+  /** Its copies in the steps of the lanes' other classes (stepClasses.ts). */
+  other: number;
+  /** Per aligned pair of steps (an index into the reps): the base positions of the hunks. */
   positions: Map<number, number[]>;
   /** The side whose kernels in the chain's place ran on a stream of that side only (see placeAcross), and those streams. */
   moved: { side: 'base' | 'pr'; streams: Set<string> } | null;
@@ -518,6 +557,29 @@ interface Forming {
  * many of their differences are alignment's accidents that other places undo.
  */
 const UNALIGNED_MIN_CHANGES = 8;
+
+/**
+ * The note of the rewrites listed that were found only in another class of steps than the lanes' most frequent (the
+ * heading speaks of that one), with the steps of those classes' shapes they were found in.
+ */
+function otherClassesNote(kept: Forming[], reps: Rep[], notes: RewriteNote[]): void {
+  const only = kept.filter((f) => f.perLane.size === 0);
+  if (only.length === 0) return;
+  const pairs = new Set(only.flatMap((f) => [...f.positions.keys()]));
+  const steps = { base: 0, pr: 0 };
+  for (const i of pairs) {
+    steps.base += reps[i]!.steps![0];
+    steps.pr += reps[i]!.steps![1];
+  }
+  notes.push({ kind: 'other-classes', rewrites: only.length, steps });
+}
+
+/** A rewrite's copies in the lanes' representative steps. */
+function copiesOf(f: Forming): number {
+  let n = 0;
+  for (const c of f.perLane.values()) n += c;
+  return n;
+}
 
 function sameChain(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
@@ -608,10 +670,66 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const oneSide = oneSideLanes(pairs);
   const placed = new Map<string, Placed | null>();
   const lanes: Lane[] = [];
-  const reps: { base: number; pr: number; lane: number }[] = [];
+  const reps: Rep[] = [];
   const alignments = new Map<string, Hunk[] | { lowerBound: number }>();
   const forming = new Map<string, Forming>();
   const low: [LowCoverage | null, LowCoverage | null] = [null, null];
+  // The aligned pairs of the lanes' other classes of steps (stepClasses.ts), aligned after the representatives.
+  const others: { p: LanePair; lane: number; base: number; pr: number }[] = [];
+  const bounds = [shapeBound(sides[0].tokens, sides[0].tokens), shapeBound(sides[1].tokens, sides[1].tokens)];
+  const across = shapeBound(sides[0].tokens, sides[1].tokens);
+  const classesOf = (i: 0 | 1, key: string): number[] => {
+    const s = sides[i];
+    return stepClasses(
+      byFrequency((st) => s.seq.steps[st]!.shape, s.lanes.get(key)!),
+      s.tokens,
+      bounds[i]!,
+    );
+  };
+  /** The hunks of an aligned pair of steps (rep: its index in reps), grouped into the rewrites forming. */
+  const formFrom = (p: LanePair, laneIndex: number, repIndex: number, result: Hunk[]): void => {
+    const rep = reps[repIndex]!;
+    const ta = sides[0].tokens[rep.base]!;
+    const tb = sides[1].tokens[rep.pr]!;
+    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x))) {
+      // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
+      const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
+      const aLen = h.aLen / copies;
+      const bLen = h.bLen / copies;
+      const removed = ta.subarray(h.aStart, h.aStart + aLen);
+      const added = tb.subarray(h.bStart, h.bStart + bLen);
+      // A change that removed (or added) nothing, on a rank that runs a stream on the other side only: what ran in
+      // its place there, by start time (a fused kernel moved to a stream of its own).
+      const across = aLen === 0 || bLen === 0 ? placeAcross(sides, oneSide, placed, p, h, rep.base, rep.pr, copies) : null;
+      const moved = across !== null && across.tokens !== null ? across : null;
+      const removedT = moved !== null && aLen === 0 ? moved.tokens! : removed;
+      const addedT = moved !== null && bLen === 0 ? moved.tokens! : added;
+      const key = `${join(removedT)}>${join(addedT)}${moved === null ? '' : `@${moved.side}`}`;
+      const f = entry(forming, key, () => ({
+        removed: removedT.slice(),
+        added: addedT.slice(),
+        perLane: new Map(),
+        other: 0,
+        positions: new Map(),
+        moved: moved === null ? null : { side: moved.side, streams: new Set<string>() },
+        unplaced: new Set<string>(),
+        copy: true,
+      }));
+      // A deletion (or insertion) of a copy of the kernels right before or after it is a copy dropped (or added).
+      const unit = aLen === 0 ? bLen : aLen;
+      const seqOf = aLen === 0 ? tb : ta;
+      const at = aLen === 0 ? h.bStart : h.aStart;
+      const whole = aLen === 0 ? h.bLen : h.aLen;
+      const copyNear = (aLen === 0) !== (bLen === 0) && (same(seqOf, at - unit, at, unit) || same(seqOf, at + whole, at + whole - unit, unit));
+      if (h.copy !== true && !copyNear) f.copy = false;
+      if (moved !== null) for (const st of moved.streams) f.moved!.streams.add(st);
+      else if (across !== null) for (const st of across.streams) f.unplaced.add(st);
+      if (rep.primary) f.perLane.set(laneIndex, (f.perLane.get(laneIndex) ?? 0) + copies);
+      else f.other += copies;
+      const pos = entry(f.positions, repIndex, () => []);
+      for (let c = 0; c < copies; c++) pos.push(h.aStart + c * aLen);
+    }
+  };
   for (const p of pairs) {
     const b = p.base === null ? null : representative(sides[0], sides[0].lanes.get(p.base)!);
     const r = p.pr === null ? null : representative(sides[1], sides[1].lanes.get(p.pr)!);
@@ -630,18 +748,12 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     lowCoverage(low, 0, p.rank, p.stream, b.side);
     lowCoverage(low, 1, p.rank, p.stream, r.side);
     const laneIndex = lanes.length - 1;
-    reps.push({ base: b.shape, pr: r.shape, lane: laneIndex });
+    reps.push({ base: b.shape, pr: r.shape, lane: laneIndex, primary: true });
     const ta = sides[0].tokens[b.shape]!;
     const tb = sides[1].tokens[r.shape]!;
     lane.lowerBound = editLowerBound(ta, tb);
     lane.maxEdits = Math.min(opts.maxEdits, Math.floor(opts.maxWork / Math.max(1, ta.length + tb.length)));
-    const cacheKey = `${b.shape}:${r.shape}`;
-    let result = alignments.get(cacheKey);
-    if (result === undefined) {
-      const al = alignSequences(ta, tb, lane.maxEdits);
-      result = al === null ? { lowerBound: lane.lowerBound } : compactHunks(ta, tb, fewestHunks(ta, tb, al));
-      alignments.set(cacheKey, result);
-    }
+    const result = aligned(alignments, b.shape, r.shape, ta, tb, lane.maxEdits, lane.lowerBound);
     if (!Array.isArray(result)) {
       lane.status = 'too-different';
       continue;
@@ -649,42 +761,22 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     lane.status = 'aligned';
     lane.edits = result.reduce((n, h) => n + h.aLen + h.bLen, 0);
     // 3. Group the hunks by what they removed and added.
-    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x))) {
-      // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
-      const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
-      const aLen = h.aLen / copies;
-      const bLen = h.bLen / copies;
-      const removed = ta.subarray(h.aStart, h.aStart + aLen);
-      const added = tb.subarray(h.bStart, h.bStart + bLen);
-      // A change that removed (or added) nothing, on a rank that runs a stream on the other side only: what ran in
-      // its place there, by start time (a fused kernel moved to a stream of its own).
-      const across = aLen === 0 || bLen === 0 ? placeAcross(sides, oneSide, placed, p, h, b.shape, r.shape, copies) : null;
-      const moved = across !== null && across.tokens !== null ? across : null;
-      const removedT = moved !== null && aLen === 0 ? moved.tokens! : removed;
-      const addedT = moved !== null && bLen === 0 ? moved.tokens! : added;
-      const key = `${join(removedT)}>${join(addedT)}${moved === null ? '' : `@${moved.side}`}`;
-      const f = entry(forming, key, () => ({
-        removed: removedT.slice(),
-        added: addedT.slice(),
-        perLane: new Map(),
-        positions: new Map(),
-        moved: moved === null ? null : { side: moved.side, streams: new Set<string>() },
-        unplaced: new Set<string>(),
-        copy: true,
-      }));
-      // A deletion (or insertion) of a copy of the kernels right before or after it is a copy dropped (or added).
-      const unit = aLen === 0 ? bLen : aLen;
-      const seqOf = aLen === 0 ? tb : ta;
-      const at = aLen === 0 ? h.bStart : h.aStart;
-      const whole = aLen === 0 ? h.bLen : h.aLen;
-      const copyNear = (aLen === 0) !== (bLen === 0) && (same(seqOf, at - unit, at, unit) || same(seqOf, at + whole, at + whole - unit, unit));
-      if (h.copy !== true && !copyNear) f.copy = false;
-      if (moved !== null) for (const st of moved.streams) f.moved!.streams.add(st);
-      else if (across !== null) for (const st of across.streams) f.unplaced.add(st);
-      f.perLane.set(laneIndex, (f.perLane.get(laneIndex) ?? 0) + copies);
-      const pos = entry(f.positions, laneIndex, () => []);
-      for (let c = 0; c < copies; c++) pos.push(h.aStart + c * aLen);
-    }
+    formFrom(p, laneIndex, reps.length - 1, result);
+    // The lane's other classes of steps (prefill beside decode), when its representatives aligned.
+    if (b.side.shapes > 1 && r.side.shapes > 1)
+      for (const [bs, ps] of classPairs(classesOf(0, p.base!), classesOf(1, p.pr!), across)) others.push({ p, lane: laneIndex, base: bs, pr: ps });
+  }
+  for (const o of others) {
+    const ta = sides[0].tokens[o.base]!;
+    const tb = sides[1].tokens[o.pr]!;
+    const maxEdits = Math.min(opts.maxEdits, Math.floor(opts.maxWork / Math.max(1, ta.length + tb.length)));
+    const result = aligned(alignments, o.base, o.pr, ta, tb, maxEdits, across(o.base, o.pr));
+    // Steps of a class too different to align say nothing more: the lane's status is its representatives'.
+    if (!Array.isArray(result) || result.length === 0) continue;
+    const count = (i: 0 | 1, key: string, shape: number): number =>
+      sides[i].lanes.get(key)!.filter((st) => sides[i].seq.steps[st]!.shape === shape).length;
+    reps.push({ base: o.base, pr: o.pr, lane: o.lane, primary: false, steps: [count(0, o.p.base!, o.base), count(1, o.p.pr!, o.pr)] });
+    formFrom(o.p, o.lane, reps.length - 1, result);
   }
 
   // One note for both sides when they are alike (the same lane, steps and shapes).
@@ -692,16 +784,18 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   if (lb !== null && lp !== null && JSON.stringify({ ...lb, side: '' }) === JSON.stringify({ ...lp, side: '' })) notes.push({ ...lb, side: 'both' });
   else for (const n of low) if (n !== null) notes.push(n);
 
-  // The rewrites verified: the largest first (kernels changed over the lanes' representative steps), then by
-  // text, up to MAX_VERIFIED. The layer marker is found from their sites in the first aligned lane's steps.
+  // The rewrites verified: the largest first (kernels changed over the lanes' representative steps; then over the
+  // steps of their other classes, where those found only there come last), then by text, up to MAX_VERIFIED. The
+  // layer marker is found from their sites in the first aligned lane's steps.
   // The keys are made once per rewrite, not per comparison.
   const keyed = [...forming.values()].map((f) => ({
     f,
-    size: [...f.perLane.values()].reduce((n, c) => n + c, 0) * (f.removed.length + f.added.length),
+    size: copiesOf(f) * (f.removed.length + f.added.length),
+    other: f.other * (f.removed.length + f.added.length),
     removed: Array.from(f.removed, (t) => texts[t]).join('\u0000'),
     added: join(f.added),
   }));
-  keyed.sort((x, y) => y.size - x.size || cmp(x.removed, y.removed) || cmp(x.added, y.added));
+  keyed.sort((x, y) => y.size - x.size || y.other - x.other || cmp(x.removed, y.removed) || cmp(x.added, y.added));
   const ordered = keyed.map((k) => k.f);
   // The marker places the listed rewrites' chains in layers: found when first asked for (an automatic one is a
   // search over the first lane's steps, wasted on differences none of which is listed: steps that do not align).
@@ -724,7 +818,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const applied: { removed: Int32Array; added: Int32Array; chains: number; kept: Map<number, number> }[] = [];
   const unverified = { rewrites: 0, removed: 0, added: 0 };
   for (const f of ordered.slice(MAX_VERIFIED)) {
-    const copies = [...f.perLane.values()].reduce((n, c) => n + c, 0);
+    const copies = copiesOf(f) + f.other;
     unverified.rewrites++;
     unverified.removed += copies * f.removed.length;
     unverified.added += copies * f.added.length;
@@ -734,20 +828,25 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // A difference of the most frequent steps is a rewrite only when the profile bears it out: the PR runs its chain
   // fewer times (or its added chain more) over every step both sides profiled, and it is not a kernel become itself.
   // When most differences of many are undone over the steps, the steps do not align (unrelated runs): none is listed.
+  // Whether the steps align is judged by the differences of the representatives (`primary`); a difference found only
+  // in another class of steps (stepClasses.ts) that the profile does not bear out is dropped without a note.
   const considered = ordered.slice(0, MAX_VERIFIED);
-  let kept = considered.filter((f) => chainsOf.get(f)!.chains > 0 && !sameChain(f.removed, f.added));
-  const undone = considered.length - kept.length;
-  const once = considered.filter((f) => Math.max(...f.perLane.values()) <= 1).length;
+  const bornOut = (f: Forming): boolean => chainsOf.get(f)!.chains > 0 && !sameChain(f.removed, f.added);
+  let kept = considered.filter(bornOut);
+  const primary = considered.filter((f) => f.perLane.size > 0);
+  const undone = primary.filter((f) => !bornOut(f)).length;
+  const once = primary.filter((f) => Math.max(...f.perLane.values()) <= 1).length;
   if (
-    (considered.length >= UNALIGNED_MIN_CHANGES && undone * 2 > considered.length) ||
-    (considered.length >= 2 * UNALIGNED_MIN_CHANGES && once * 4 > considered.length * 3 && undone * 8 >= considered.length)
+    (primary.length >= UNALIGNED_MIN_CHANGES && undone * 2 > primary.length) ||
+    (primary.length >= 2 * UNALIGNED_MIN_CHANGES && once * 4 > primary.length * 3 && undone * 8 >= primary.length)
   ) {
-    notes.push({ kind: 'unaligned', changes: considered.length + unverified.rewrites, of: considered.length, undone, once });
+    notes.push({ kind: 'unaligned', changes: primary.length + unverified.rewrites, of: primary.length, undone, once });
     // Smaller differences of steps that do not align are not rewrites either.
     const i = notes.findIndex((n) => n.kind === 'unverified');
     if (i >= 0) notes.splice(i, 1);
     kept = [];
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
+  otherClassesNote(kept, reps, notes);
   const timed = attributeTime(sides, claimed, considered, kept);
   for (const f of kept) {
     const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;
@@ -760,12 +859,13 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       base: baseTime?.medianTicks ?? 0,
       pr: prTime?.medianTicks ?? 0,
     });
-    const laneIds = [...f.perLane.keys()].sort((x, y) => x - y);
+    // The aligned pairs of steps it was found in (reps: the representatives in lane order, then the other classes').
+    const pairIds = [...f.positions.keys()].sort((x, y) => x - y);
     // The base's sites (in each lane's representative step), then where the chain still runs in the PR: together
     // they tell where the chain sits in its layer (layerPhase), for the layers of both.
-    const baseSites = laneIds.flatMap((l) => {
-      const m = markersOf(0, reps.find((x) => x.lane === l)!.base);
-      return f.positions.get(l)!.map((p) => ({ markers: m, start: p, end: p + Math.max(1, f.removed.length) }));
+    const baseSites = pairIds.flatMap((i) => {
+      const m = markersOf(0, reps[i]!.base);
+      return f.positions.get(i)!.map((p) => ({ markers: m, start: p, end: p + Math.max(1, f.removed.length) }));
     });
     applied.push({ removed: f.removed, added: f.added, chains, kept: keptKernels.tokens });
     const k = Math.floor(f.removed.length / 4);
@@ -789,8 +889,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       // A layer whose representative step kept a kernel of the chain beside the added one aligned otherwise (no site
       // of this rewrite in the base), yet its chain was replaced: the kept kernels' place in the PR tells its layer.
       const keptAt = chainsOf.get(f)!.keptAt;
-      for (const l of laneIds) {
-        const pr = reps.find((x) => x.lane === l)!.pr;
+      for (const i of pairIds) {
+        const pr = reps[i]!.pr;
         const m = markersOf(1, pr);
         for (const k of keptAt.get(pr) ?? []) {
           const layer = layerIn(m, k, k + 1, phase);
@@ -798,7 +898,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
         }
       }
       // A lane without sites still counts its markers.
-      for (const l of laneIds) layerCount = Math.max(layerCount ?? 0, markersOf(0, reps.find((x) => x.lane === l)!.base).length);
+      for (const i of pairIds) layerCount = Math.max(layerCount ?? 0, markersOf(0, reps[i]!.base).length);
       layers = [...set].sort((x, y) => x - y);
     }
     rewrites.push({
@@ -1198,16 +1298,13 @@ function notFusedSites(
  */
 function unchangedSites(
   sides: [Side, Side],
-  reps: { base: number; pr: number; lane: number }[],
+  reps: Rep[],
   f: Forming,
   markersOf: (side: 0 | 1, shape: number) => number[],
   texts: string[],
 ): UnfusedSite[] {
   const places = new Map<number, number[]>();
-  for (const [lane, ps] of f.positions) {
-    const rep = reps.find((x) => x.lane === lane);
-    if (rep !== undefined) places.set(rep.base, ps);
-  }
+  for (const [i, ps] of f.positions) places.set(reps[i]!.base, ps);
   const out: UnfusedSite[] = [];
   for (const g of stepGroups(sides[1])) {
     const tokens = sides[1].tokens[g.shape]!;
@@ -1259,21 +1356,16 @@ interface Marker {
   equal?: boolean;
 }
 
-function findMarker(
-  sides: [Side, Side],
-  scans: Scans,
-  reps: { base: number; pr: number }[],
-  forming: Forming[],
-  opts: RewriteOptions,
-  texts: string[],
-): Marker | null {
+function findMarker(sides: [Side, Side], scans: Scans, reps: Rep[], forming: Forming[], opts: RewriteOptions, texts: string[]): Marker | null {
   if (opts.layerMarker !== null) {
     const id = texts.indexOf(opts.layerMarker);
     // A marker that is in neither profile leaves the rewrites without layers; the caller says so.
     return id < 0 ? null : { id, auto: false };
   }
-  const first = reps[0];
-  if (first === undefined || forming.length === 0) return null;
+  if (reps.length === 0 || forming.length === 0) return null;
+  // The first lane's representatives; those of another class of steps where the largest rewrite was found only there.
+  const at = [...forming[0]!.positions.keys()];
+  const first = at.some((i) => reps[i]!.primary) ? reps[0]! : reps[Math.min(...at)]!;
   const a = sides[0].tokens[first.base]!;
   const b = sides[1].tokens[first.pr]!;
   const touched = new Set<number>();

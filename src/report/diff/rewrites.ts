@@ -505,10 +505,10 @@ export function restLines(r: Rewrites, code: Code, max = 12): string[] {
  * conservation line.
  */
 export function notesFirst(r: Rewrites): RewriteNote[] {
-  return r.notes.filter((n) => n.kind === 'low-coverage');
+  return r.notes.filter((n) => n.kind === 'low-coverage' || n.kind === 'other-classes');
 }
 export function notesLast(r: Rewrites): RewriteNote[] {
-  return r.notes.filter((n) => n.kind !== 'low-coverage' && n.kind !== 'unaligned');
+  return r.notes.filter((n) => n.kind !== 'low-coverage' && n.kind !== 'other-classes' && n.kind !== 'unaligned');
 }
 
 /** Whether the steps did not align (unrelated runs): no rewrite, and no count said of them. */
@@ -587,13 +587,23 @@ export function noteText(n: RewriteNote, code: Code): string {
         `${fmtCount(n.undone)} are undone over the steps (the PR runs their chains as often as the base), and ${fmtCount(n.once)} happen once in a step (a place can be both). ` +
         'These look like different runs, not a change of one run, so no rewrite is listed; the count table above is exact'
       );
+    case 'other-classes': {
+      const steps =
+        n.steps.base === n.steps.pr
+          ? `${plural(n.steps.base, 'step')} on each side`
+          : `${plural(n.steps.base, 'base step')} and ${plural(n.steps.pr, 'PR step')}`;
+      return (
+        `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in steps of another kind than the most frequent ` +
+        `(prefill steps beside decode steps, say), in ${steps}: each kind of step is aligned by its most frequent step with its like on the other side`
+      );
+    }
     case 'low-coverage': {
       const lane = `${ranksNamed([n.rank], code)}${n.stream === '-' ? '' : ` stream ${code(n.stream)}`}`;
       const more = n.lanes > 1 ? `; below half on ${plural(n.lanes - 1, 'more stream')} too` : '';
       return (
         `the most frequent step of ${n.side === 'both' ? 'each side' : side(n.side)} stands for only ${fmtCount(n.repSteps)} of its ${fmtCount(n.steps)} steps on ${lane} ` +
-        `(${fmtCount(n.shapes)} different kernel sequences${more}): the rewrites are found in that step alone, and a change of the other ` +
-        'steps shows only in the line of what is accounted for (chains are counted in every step both sides profiled)'
+        `(${fmtCount(n.shapes)} different kernel sequences${more}): the rewrites are found in that step (and in the most frequent step of ` +
+        'each other kind of step), and a change of the other steps of its kind shows only in the line of what is accounted for (chains are counted in every step both sides profiled)'
       );
     }
   }

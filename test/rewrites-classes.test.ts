@@ -1,0 +1,205 @@
+// A profile of prefill and decode steps: a fusion on the prefill path changes only the prefill steps, which the
+// lane's most frequent shape (a decode step) does not show. Each class of steps (stepClasses.ts) is aligned with the
+// other side's, so such a fusion is listed, exact, beside the decode one; a class of one side only, or decode steps
+// that ran a kernel more, add nothing. Truth from the generators below and test/decodeGen.ts.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
+import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+import { byFrequency, classPairs, shapeBound, stepClasses } from '../src/analysis/rewrites/stepClasses.js';
+import { CHAIN, decodeStep, FUSED, writeDecodeCsv } from './decodeGen.js';
+import { kprof } from './helpers.js';
+
+/** The prefill path's chain the PR fuses (in prefill steps only), and what replaces it. */
+const ROPE = ['RotaryMul', 'Cast', 'DynamicQuant', 'ScatterPaKvCache'];
+const ROPE_FUSED = 'RopeQuantKvcache';
+
+/** A prefill step of `layers` layers: the indexer runs in it as in decode steps, the attention is another kernel. */
+function prefillStep(layers: number, fused: boolean): string[] {
+  const out = ['GatherV2'];
+  for (let l = 0; l < layers; l++) {
+    out.push(l === 0 ? 'RmsNorm' : 'AddRmsNorm', 'DynamicQuant', 'QuantBatchMatmulV3', 'RmsNorm');
+    out.push(...(fused ? [ROPE_FUSED] : ROPE));
+    out.push('LightningIndexer', 'FlashAttentionScore', 'BatchMatMulV3', 'QuantBatchMatmulV3', 'AddRmsNorm');
+    out.push('MatMulV3', 'GroupedMatmul', 'SwiGlu', 'GroupedMatmul');
+  }
+  out.push('AddRmsNorm', 'MatMulV3', 'ArgMaxV2');
+  return out;
+}
+
+interface MixedSpec {
+  layers: number;
+  ranks: number;
+  steps: number;
+  /** Steps (0-based) that are prefill steps on the base; on the PR too unless `prefillOnBaseOnly`. */
+  prefill: ReadonlySet<number>;
+  /** The PR fuses the prefill chain (ROPE → ROPE_FUSED) in its prefill steps. */
+  fusePrefill: boolean;
+  /** The PR fuses the MLA prolog (CHAIN → FUSED) in its decode steps. */
+  fuseDecode: boolean;
+  /** The PR's steps are all decode steps (it profiled no prefill). */
+  prefillOnBaseOnly?: boolean;
+  /** Base decode steps (0-based) that ran one Cast more at their end. */
+  extraCast?: ReadonlySet<number>;
+}
+
+/** The two sides' sequences of a mixed run, and their steps as types ([side][rank][step][kernel]). */
+function mixedPair(spec: MixedSpec): { base: Sequences; pr: Sequences; steps: [string[][][], string[][][]] } {
+  const decode = { layers: spec.layers, dense: 1, mtp: false, dup: false, ranks: spec.ranks, steps: spec.steps };
+  const steps: [string[][][], string[][][]] = [[], []];
+  const seqs = ([0, 1] as const).map((side) => {
+    const rec = new SequenceRecorder('type');
+    const s = rec.stream('2');
+    for (let rank = 0; rank < spec.ranks; rank++) {
+      const r = rec.rank(String(rank));
+      steps[side].push([]);
+      let t = 0;
+      for (let step = 0; step < spec.steps; step++) {
+        const pr = side === 1;
+        const prefill = spec.prefill.has(step) && !(pr && spec.prefillOnBaseOnly === true);
+        const kernels = prefill ? prefillStep(spec.layers, pr && spec.fusePrefill) : decodeStep(decode, pr && spec.fuseDecode, () => true);
+        if (!pr && !prefill && spec.extraCast?.has(step) === true) kernels.push('Cast');
+        steps[side][rank]!.push(kernels);
+        for (const k of kernels) {
+          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          t += 50_000;
+        }
+      }
+    }
+    return rec.finish();
+  });
+  return { base: seqs[0]!, pr: seqs[1]!, steps };
+}
+
+const range = (n: number) => [...Array(n).keys()];
+
+describe('step classes', () => {
+  const t = (...xs: number[]) => Int32Array.from(xs);
+  // 0: a decode step; 1: the same with a kernel more; 2: a prefill step; 3: a decode step cut short by 2 kernels.
+  const decode = t(...range(40).map((i) => i % 10));
+  const tokens = [decode, t(...decode, 3), t(...range(40).map((i) => 10 + (i % 7))), decode.subarray(0, 38)];
+  const bound = shapeBound(tokens, tokens);
+  test('a shape founds a class when over a tenth of its kernels differ by count from every class so far', () => {
+    expect(stepClasses([0, 1, 2, 3], tokens, bound)).toEqual([0, 2]);
+    expect(stepClasses([1, 0, 3], tokens, bound)).toEqual([1]);
+    expect(stepClasses([], tokens, bound)).toEqual([]);
+  });
+  test('the shapes of a lane from the most frequent, ties to the first seen', () => {
+    const shapeOf = [5, 7, 7, 9, 5, 9];
+    expect(byFrequency((i) => shapeOf[i]!, range(6))).toEqual([5, 7, 9]);
+    expect(byFrequency((i) => shapeOf[i]!, [3, 1, 2])).toEqual([7, 9]);
+  });
+  test('classes pair when each is the other’s nearest; a class of one side only pairs with nothing', () => {
+    // PR shapes: 0 decode (fused: a kernel less), 1 prefill (fused: two kernels less).
+    const pr = [decode.subarray(1), tokens[2]!.subarray(2)];
+    const across = shapeBound(tokens, pr);
+    expect(classPairs([0, 2], [0, 1], across)).toEqual([[2, 1]]);
+    expect(classPairs([0, 2], [0], across)).toEqual([]);
+    expect(classPairs([0], [0, 1], across)).toEqual([]);
+  });
+});
+
+describe('a fusion in the prefill steps only, beside one in the decode steps, at 60 layers', () => {
+  const layers = 60;
+  const spec: MixedSpec = { layers, ranks: 2, steps: 24, prefill: new Set([0, 12]), fusePrefill: true, fuseDecode: true };
+  const { base, pr } = mixedPair(spec);
+  const r = findRewrites(base, pr);
+  test('both are listed, each its chain whole, with the truth’s chains, per-step count, layers and ranks', () => {
+    const byAdded = new Map(r.rewrites.map((w) => [w.added.join(' '), w]));
+    expect([...byAdded.keys()].sort()).toEqual([FUSED, ROPE_FUSED].sort());
+    const rope = byAdded.get(ROPE_FUSED)!;
+    expect(rope.removed).toEqual(ROPE);
+    expect(rope.chains).toBe(2 * 2 * layers);
+    // Over every step of the ranks: the decode steps replaced none.
+    expect(rope.perStep).toEqual({ min: 0, max: layers });
+    expect(rope.ranks).toEqual(['0', '1']);
+    expect(rope.layers).toEqual(range(layers));
+    const prolog = byAdded.get(FUSED)!;
+    expect(prolog.removed).toEqual(CHAIN);
+    expect(prolog.chains).toBe(2 * 22 * layers);
+    expect(prolog.layers).toEqual(range(layers));
+  });
+  test('every kernel the PR lost or gained is accounted for, and the lanes are the decode steps’', () => {
+    expect(r.conservation.rest).toEqual([]);
+    expect(r.conservation.removed).toBe(r.conservation.removedAccounted);
+    expect(r.conservation.added).toBe(r.conservation.addedAccounted);
+    expect(r.lanes.map((l) => [l.status, l.base?.repSteps, l.base?.steps])).toEqual([
+      ['aligned', 22, 24],
+      ['aligned', 22, 24],
+    ]);
+  });
+  test('the prefill fusion alone is found too, its layers by the marker of the prefill steps', () => {
+    const only = mixedPair({ ...spec, fuseDecode: false });
+    const w = findRewrites(only.base, only.pr);
+    expect(w.rewrites.map((x) => [x.removed, x.added, x.chains, x.layers])).toEqual([[ROPE, [ROPE_FUSED], 2 * 2 * layers, range(layers)]]);
+    expect(w.conservation.rest).toEqual([]);
+  });
+});
+
+describe('classes that must add nothing', () => {
+  test('prefill steps profiled on the base only: the decode fusion alone, no rewrite made of prefill against decode', () => {
+    const { base, pr } = mixedPair({
+      layers: 8,
+      ranks: 2,
+      steps: 12,
+      prefill: new Set([0]),
+      fusePrefill: false,
+      fuseDecode: true,
+      prefillOnBaseOnly: true,
+    });
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => [w.removed, w.added])).toEqual([[CHAIN, [FUSED]]]);
+  });
+  test('decode steps that ran a kernel more stay in their class: no rewrite of it', () => {
+    const { base, pr } = mixedPair({
+      layers: 8,
+      ranks: 2,
+      steps: 12,
+      prefill: new Set([0]),
+      fusePrefill: true,
+      fuseDecode: true,
+      extraCast: new Set([3, 7]),
+    });
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => w.added.join(' ')).sort()).toEqual([FUSED, ROPE_FUSED].sort());
+  });
+  test('a profile of decode steps only gives what it gave before: one rewrite, no other class aligned', () => {
+    const { base, pr } = mixedPair({
+      layers: 8,
+      ranks: 1,
+      steps: 6,
+      prefill: new Set(),
+      fusePrefill: false,
+      fuseDecode: true,
+      extraCast: new Set([2]),
+    });
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[CHAIN, [FUSED], 6 * 8]]);
+  });
+});
+
+describe('kprof diff of exports with prefill and decode steps', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kprof-classes-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const header =
+    'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+  const { steps } = mixedPair({ layers: 4, ranks: 1, steps: 10, prefill: new Set([0]), fusePrefill: true, fuseDecode: false });
+  writeDecodeCsv(dir, header, steps);
+  test('the JSON and the table list the prefill fusion, every kernel accounted for', async () => {
+    const json = await kprof(['diff', join(dir, 'base'), join(dir, 'pr'), '--format', 'json']);
+    expect(json.code).toBe(0);
+    const rw = JSON.parse(json.stdout).rewrites;
+    expect(rw.rewrites.map((w: { removed: string[]; added: string[]; chains: number }) => [w.removed, w.added, w.chains])).toEqual([
+      [ROPE, [ROPE_FUSED], 4],
+    ]);
+    expect(rw.conservation.rest).toEqual([]);
+    const table = await kprof(['diff', join(dir, 'base'), join(dir, 'pr')]);
+    expect(table.stdout).toContain(`base   ${ROPE.join(' · ')}`);
+    expect(table.stdout).toContain(`PR     ${ROPE_FUSED}`);
+    expect(table.stdout).toContain('Note: one rewrite below was found only in steps of another kind than the most frequent');
+    expect(JSON.parse(json.stdout).rewrites.notes).toContainEqual({ kind: 'other-classes', rewrites: 1, steps: { base: 1, pr: 1 } });
+  });
+});
