@@ -307,7 +307,7 @@ export function timeFallbackNote(d: Diff): string | null {
     const t = j?.test ?? null;
     const within = j !== undefined && j.strata > 1 ? `, compared within each of ${fmtCount(j.strata)} ranks` : '';
     const n =
-      t === null ? '' : `: ${fmtCount(t.n1)} against ${fmtCount(t.n2)} samples (one per rank and step${within}) cannot give a p below ${alpha}`;
+      t === null ? '' : `: ${fmtCount(t.n1)} against ${plural(t.n2, 'sample')} (one per rank and step${within}) cannot give a p below ${alpha}`;
     parts.push(`${few} judged by --time-tolerance alone${n}`);
   }
   const out = whose(d, 'no-steps');
