@@ -474,3 +474,47 @@ describe('kprof rules of many ranks', () => {
     expect(r.stdout).not.toMatch(/rank 1 none, rank 2 none/);
   });
 });
+
+describe('kprof rules and kernels that ran once in a step of few steps', () => {
+  /** A rank of 8 steps of MatMul Add Relu ×5; `extra`: per step (1-based), kernels run after them. */
+  function write(dir: string, extra: Record<number, string[]>): string {
+    const rows = ['Step Id,Device_id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)'];
+    let t = 1000;
+    for (let step = 1; step <= 8; step++) {
+      for (const k of [...Array(5).fill(['MatMul', 'Add', 'Relu']).flat(), ...(extra[step] ?? [])]) {
+        rows.push(`${step},0,2,${k}_1,${k},AI_CORE,${t.toFixed(3)},5.000`);
+        t += 6;
+      }
+    }
+    mkdirSync(join(tmp, dir), { recursive: true });
+    writeFileSync(join(tmp, dir, 'kernel_details.csv'), `${rows.join('\n')}\n`);
+    return join(tmp, dir);
+  }
+  it('a kernel removed or added that ran once in one step is said in a comment, not locked in by a rule', async () => {
+    const base = write('oneoff-base', {
+      1: ['WarmupCopy'],
+      2: ['Cast', 'Cast'],
+      3: ['Cast', 'Cast'],
+      4: ['Gather'],
+      5: ['Gather'],
+      6: ['Gather'],
+      7: ['Gather'],
+      8: ['Gather'],
+    });
+    const pr = write('oneoff-pr', { 5: ['LateSync'] });
+    const r = await kprof(['rules', base, pr]);
+    expect(r.code).toBe(0);
+    const rules = (parse(r.stdout) as { rules: { rule: string }[] }).rules.map((x) => x.rule);
+    // Cast ran twice in a step (a change's kernel, if in two steps only), Gather in most steps: both locked in.
+    expect(rules).toEqual([
+      'Gather stays removed',
+      'Cast stays removed',
+      'the chain of 1 kernel removed stays gone',
+      'total kernels stay at most 16 per step',
+    ]);
+    expect(r.stdout).toContain(
+      '# Not written: "WarmupCopy stays removed"; it ran at most once in a step, in under half of the steps of each rank that ran it',
+    );
+    expect(r.stdout).toContain('# Not written: a rule on LateSync; it ran at most once in a step');
+  });
+});

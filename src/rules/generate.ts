@@ -163,6 +163,19 @@ function rankList(ranks: readonly string[]): string {
   return rankIdsText(ranks);
 }
 
+/**
+ * A kernel that ran at most once in a step, in under half of the steps of every rank that ran it (a warm-up copy in
+ * the first step, a sync of one step): a rule on it would lock in what may be a one-off of that run, and the next
+ * run of the same build would break it (or pass it) by chance. Said in a comment, not written.
+ */
+function oneOff(levels: readonly RankLevel[]): boolean {
+  const ran = levels.filter((l) => l.total > 0);
+  return ran.length > 0 && ran.every((l) => l.max <= 1 && l.total * 2 < l.steps);
+}
+
+const ONE_OFF =
+  'it ran at most once in a step, in under half of the steps of each rank that ran it: one run cannot tell such a kernel from a one-off, so the next run of the same build could break the rule by chance (write it by hand if the change is about it)';
+
 /** The levels of all ranks: one text when they agree, else rank by rank. */
 function levelsText(levels: RankLevel[], perStep: boolean): string {
   if (levels.length === 0) return 'none';
@@ -493,6 +506,13 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
 
   if (removed.length > 0) body.push('', comment('Removed by the change: they must not come back.'));
   for (const r of removed) {
+    if (perStep && oneOff(baseLevels(r.key))) {
+      body.push(
+        comment(`${said(r.key)}: base ${levelsText(baseLevels(r.key), perStep)}, PR none.`),
+        comment(`Not written: "${said(r.key)} stays removed"; ${ONE_OFF}.`),
+      );
+      continue;
+    }
     emit(
       [
         {
@@ -513,6 +533,10 @@ export function generateRules(d: Diff, base: Summary, pr: Summary, profiles: Gen
   for (const r of added) {
     const levels = prLevels(r.key);
     const notes = [comment(`${said(r.key)}: base none, PR ${levelsText(levels, perStep)}.`)];
+    if (perStep && oneOff(levels)) {
+      body.push(...notes, comment(`Not written: a rule on ${said(r.key)}; ${ONE_OFF}.`));
+      continue;
+    }
     const candidates: Candidate[] = [];
     // Where the ranks run it alike, one rule; else a rule per level, on the ranks of that level.
     const running = levels.filter((l) => l.min > 0);
