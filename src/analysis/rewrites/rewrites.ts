@@ -795,7 +795,12 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     removed: Array.from(f.removed, (t) => texts[t]).join('\u0000'),
     added: join(f.added),
   }));
-  keyed.sort((x, y) => y.size - x.size || y.other - x.other || cmp(x.removed, y.removed) || cmp(x.added, y.added));
+  // Those found in representative steps in the order they had before other classes were aligned (what is verified
+  // of them, and whether the steps align, does not depend on the other classes); then those found only elsewhere.
+  const only = (k: { size: number }): number => (k.size === 0 ? 1 : 0);
+  keyed.sort(
+    (x, y) => only(x) - only(y) || y.size - x.size || (only(x) === 1 ? y.other - x.other : 0) || cmp(x.removed, y.removed) || cmp(x.added, y.added),
+  );
   const ordered = keyed.map((k) => k.f);
   // The marker places the listed rewrites' chains in layers: found when first asked for (an automatic one is a
   // search over the first lane's steps, wasted on differences none of which is listed: steps that do not align).
@@ -840,7 +845,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     (primary.length >= UNALIGNED_MIN_CHANGES && undone * 2 > primary.length) ||
     (primary.length >= 2 * UNALIGNED_MIN_CHANGES && once * 4 > primary.length * 3 && undone * 8 >= primary.length)
   ) {
-    notes.push({ kind: 'unaligned', changes: primary.length + unverified.rewrites, of: primary.length, undone, once });
+    notes.push({ kind: 'unaligned', changes: ordered.filter((f) => f.perLane.size > 0).length, of: primary.length, undone, once });
     // Smaller differences of steps that do not align are not rewrites either.
     const i = notes.findIndex((n) => n.kind === 'unverified');
     if (i >= 0) notes.splice(i, 1);
