@@ -51,6 +51,8 @@ export interface RewriteOptions {
   /** Token text of the layer marker; null: found automatically. */
   layerMarker: string | null;
   noise: NoiseOptions;
+  /** Align the lanes' other classes of steps too (stepClasses.ts); off, the representatives alone (tests compare). */
+  otherClasses: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export interface RewriteOptions {
  */
 export const MAX_VERIFIED = 64;
 
-export const DEFAULT_REWRITE_OPTIONS: RewriteOptions = { maxEdits: 4000, maxWork: 2e8, layerMarker: null, noise: DEFAULT_NOISE };
+export const DEFAULT_REWRITE_OPTIONS: RewriteOptions = { maxEdits: 4000, maxWork: 2e8, layerMarker: null, noise: DEFAULT_NOISE, otherClasses: true };
 
 /** One side of a lane: its steps and representative shape. */
 export interface LaneSide {
@@ -763,7 +765,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     // 3. Group the hunks by what they removed and added.
     formFrom(p, laneIndex, reps.length - 1, result);
     // The lane's other classes of steps (prefill beside decode), when its representatives aligned.
-    if (b.side.shapes > 1 && r.side.shapes > 1)
+    if (opts.otherClasses && b.side.shapes > 1 && r.side.shapes > 1)
       for (const [bs, ps] of classPairs(classesOf(0, p.base!), classesOf(1, p.pr!), across)) others.push({ p, lane: laneIndex, base: bs, pr: ps });
   }
   for (const o of others) {
