@@ -840,7 +840,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     (primary.length >= UNALIGNED_MIN_CHANGES && undone * 2 > primary.length) ||
     (primary.length >= 2 * UNALIGNED_MIN_CHANGES && once * 4 > primary.length * 3 && undone * 8 >= primary.length)
   ) {
-    notes.push({ kind: 'unaligned', changes: primary.length + unverified.rewrites, of: primary.length, undone, once });
+    // The differences of the most frequent steps: those past MAX_VERIFIED of another class of steps are not among them.
+    const past = ordered.slice(MAX_VERIFIED).filter((f) => f.perLane.size > 0).length;
+    notes.push({ kind: 'unaligned', changes: primary.length + past, of: primary.length, undone, once });
     // Smaller differences of steps that do not align are not rewrites either.
     const i = notes.findIndex((n) => n.kind === 'unverified');
     if (i >= 0) notes.splice(i, 1);
