@@ -181,6 +181,35 @@ describe('classes that must add nothing', () => {
   });
 });
 
+describe('a last step cut short on both sides, a class of its own', () => {
+  test('the layer marker is chosen by the rewrites of the most frequent steps: the fusion is in every layer', () => {
+    // 60 layers (3 dense, SwiGlu in those only) and an MTP layer; the last step of each rank stops half-way on both
+    // sides, so its shape is a class of its own and is aligned: what its tail differs in (the PR's reaches further)
+    // is no rewrite, and must not keep the marker (LightningIndexer, once per layer) from being chosen.
+    const spec = { layers: 60, dense: 3, mtp: true, dup: false, ranks: 2, steps: 6 };
+    const half = Math.floor(decodeStep(spec, false, () => true).length / 2);
+    const seqs = ([false, true] as const).map((pr) => {
+      const rec = new SequenceRecorder('type');
+      const s = rec.stream('2');
+      for (let rank = 0; rank < spec.ranks; rank++) {
+        const r = rec.rank(String(rank));
+        let t = 0;
+        for (let step = 0; step < spec.steps; step++) {
+          const kernels = decodeStep(spec, pr, () => true);
+          for (const k of step === spec.steps - 1 ? kernels.slice(0, half) : kernels) {
+            rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+            t += 50_000;
+          }
+        }
+      }
+      return rec.finish();
+    });
+    const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.marker?.token).toBe('LightningIndexer');
+    expect(r.rewrites.map((w) => [w.added, w.chains, w.layers, w.layerCount])).toEqual([[[FUSED], 2 * 5 * 60, range(60), 61]]);
+  });
+});
+
 describe('kprof diff of exports with prefill and decode steps', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kprof-classes-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
