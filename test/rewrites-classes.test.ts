@@ -181,6 +181,35 @@ describe('classes that must add nothing', () => {
   });
 });
 
+describe('a last step cut short on both sides, a class of its own', () => {
+  test('the layer marker is chosen by the rewrites of the most frequent steps: the fusion is in every layer', () => {
+    // 60 layers (3 dense, SwiGlu in those only) and an MTP layer; the last step of each rank stops half-way on both
+    // sides, so its shape is a class of its own and is aligned: what its tail differs in (the PR's reaches further)
+    // is no rewrite, and must not keep the marker (LightningIndexer, once per layer) from being chosen.
+    const spec = { layers: 60, dense: 3, mtp: true, dup: false, ranks: 2, steps: 6 };
+    const half = Math.floor(decodeStep(spec, false, () => true).length / 2);
+    const seqs = ([false, true] as const).map((pr) => {
+      const rec = new SequenceRecorder('type');
+      const s = rec.stream('2');
+      for (let rank = 0; rank < spec.ranks; rank++) {
+        const r = rec.rank(String(rank));
+        let t = 0;
+        for (let step = 0; step < spec.steps; step++) {
+          const kernels = decodeStep(spec, pr, () => true);
+          for (const k of step === spec.steps - 1 ? kernels.slice(0, half) : kernels) {
+            rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+            t += 50_000;
+          }
+        }
+      }
+      return rec.finish();
+    });
+    const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.marker?.token).toBe('LightningIndexer');
+    expect(r.rewrites.map((w) => [w.added, w.chains, w.layers, w.layerCount])).toEqual([[[FUSED], 2 * 5 * 60, range(60), 61]]);
+  });
+});
+
 describe('kprof diff of exports with prefill and decode steps', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kprof-classes-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -201,5 +230,38 @@ describe('kprof diff of exports with prefill and decode steps', () => {
     expect(table.stdout).toContain(`PR     ${ROPE_FUSED}`);
     expect(table.stdout).toContain('Note: one rewrite below was found only in steps of another kind than the most frequent');
     expect(JSON.parse(json.stdout).rewrites.notes).toContainEqual({ kind: 'other-classes', rewrites: 1, steps: { base: 1, pr: 1 } });
+  });
+});
+
+/** Sequences of one rank and stream from each step's kernels (Step Ids 1, 2, …). */
+function sequencesOf(steps: string[][]): Sequences {
+  const rec = new SequenceRecorder('type');
+  const r = rec.rank('0');
+  const s = rec.stream('2');
+  let t = 0;
+  steps.forEach((kernels, i) => {
+    for (const k of kernels) {
+      rec.add(r, s, i + 1, rec.table.intern(k), 40_000, t);
+      t += 50_000;
+    }
+  });
+  return rec.finish();
+}
+
+describe('steps that do not align, beside another class with many differences', () => {
+  test('the note counts the differences of the most frequent steps only, not those of the other class past the verified', () => {
+    // Decode steps: D1 and D2 differ in 12 single kernels; the base runs D1 then D2 three times each, the PR the
+    // reverse, so every difference of the most frequent steps (D1 against D2) is undone over the steps. The prefill
+    // step differs in 70 kernels, each apart: more than the verified leave room for.
+    const at = (i: number) => `D${(i * 7 + (i >> 3)) % 30}`;
+    const d1 = range(400).map(at);
+    const d2 = d1.map((k, i) => (i % 33 === 5 ? `S${i}` : k));
+    const p = range(1000).map((i) => `P${(i * 11 + (i >> 4)) % 40}`);
+    const p2 = p.map((k, i) => (i % 14 === 3 && i < 980 ? `Q${i}` : k));
+    const base = sequencesOf([p, d1, d1, d1, d2, d2, d2]);
+    const pr = sequencesOf([p2, d2, d2, d2, d1, d1, d1]);
+    const r = findRewrites(base, pr);
+    expect(r.rewrites).toEqual([]);
+    expect(r.notes.filter((n) => n.kind === 'unaligned')).toEqual([{ kind: 'unaligned', changes: 12, of: 12, undone: 12, once: 12 }]);
   });
 });

@@ -847,6 +847,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     (primary.length >= UNALIGNED_MIN_CHANGES && undone * 2 > primary.length) ||
     (primary.length >= 2 * UNALIGNED_MIN_CHANGES && once * 4 > primary.length * 3 && undone * 8 >= primary.length)
   ) {
+    // The differences of the most frequent steps (they sort first): not those found only in another class of steps.
     notes.push({ kind: 'unaligned', changes: ordered.filter((f) => f.perLane.size > 0).length, of: primary.length, undone, once });
     // Smaller differences of steps that do not align are not rewrites either.
     const i = notes.findIndex((n) => n.kind === 'unverified');
@@ -1373,6 +1374,9 @@ function findMarker(sides: [Side, Side], scans: Scans, reps: Rep[], forming: For
   // The first lane's representatives; those of another class of steps where the largest rewrite was found only there.
   const at = [...forming[0]!.positions.keys()];
   const first = at.some((i) => reps[i]!.primary) ? reps[0]! : reps[Math.min(...at)]!;
+  // Beside the representatives, the rewrites found in them only (they sort first): the chain of one found in another
+  // class of steps alone (prefill) is not in them, and its near sites and kernels there would sway the choice.
+  if (first.primary) forming = forming.filter((f) => f.perLane.size > 0);
   const a = sides[0].tokens[first.base]!;
   const b = sides[1].tokens[first.pr]!;
   const touched = new Set<number>();
