@@ -127,7 +127,7 @@ describe('a representative step that stands for few steps', () => {
     const text = (await kprof(['diff', base, pr])).stdout.split('\n');
     const head = text.findIndex((l) => l.startsWith('Fusion rewrites ('));
     expect(text[head + 1]).toBe(
-      `Note: ${NOTE}: the rewrites are found in that step (and in the most frequent step of each other kind of step), and a change of the other steps of its kind shows only in the line of what is accounted for (chains are counted in every step both sides profiled).`,
+      `Note: ${NOTE}: the rewrites are read from that step (and from the most frequent step of each other kind of step that pairs with one of the other side), and a change of the other steps of its kind shows only in the line of what is accounted for (chains are counted in every step both sides profiled).`,
     );
     const md = (await kprof(['diff', base, pr, '--format', 'markdown'])).stdout;
     expect(md).toMatch(

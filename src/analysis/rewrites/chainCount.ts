@@ -78,10 +78,15 @@ interface Place {
   owner: Int32Array;
 }
 
-/** The counts of each rewrite (the longer chains first: the order given is kept in the result's keys). */
+/**
+ * The counts of each rewrite (the longer chains first: the order given is kept in the result's keys). `tier`: rewrites
+ * of a lower tier claim their kernels first, whatever their length (those found in the most frequent steps, before
+ * those found only in another class of steps: what the former count does not depend on the latter).
+ */
 export function countSteps<F extends { removed: Int32Array; added: Int32Array }>(
   input: CountInput,
   rewrites: F[],
+  tier: (f: F) => number = () => 0,
 ): { counted: Map<F, Counted>; claimed: Claimed[] } {
   const { tokens, units, exact } = input;
   // Claims are made per rank: ranks that run the same shape may have replaced a different number of its chains.
@@ -121,7 +126,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
   // The units alike (the same rank, and the same places on each side: most steps of a run), each kind counted once
   // per rewrite with how many units it stands for, in order of its first unit (so the ranks in order of their first).
   const kinds = unitKinds(units, at);
-  const byLength = [...rewrites].sort((x, y) => y.removed.length - x.removed.length || y.added.length - x.added.length);
+  const byLength = [...rewrites].sort((x, y) => tier(x) - tier(y) || y.removed.length - x.removed.length || y.added.length - x.added.length);
   const out = new Map<F, Counted>();
   for (const f of byLength) {
     const id = rewrites.indexOf(f);

@@ -680,13 +680,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const others: { p: LanePair; lane: number; base: number; pr: number }[] = [];
   const bounds = [shapeBound(sides[0].tokens, sides[0].tokens), shapeBound(sides[1].tokens, sides[1].tokens)];
   const across = shapeBound(sides[0].tokens, sides[1].tokens);
-  const classesOf = (i: 0 | 1, key: string): number[] => {
+  // A lane's classes of steps, its representative first: of the steps the other side has too (a step cut short, or of
+  // one side only, is not a kind of step of the run).
+  const unpaired = [new Set(sides[0].unpairedSteps), new Set(sides[1].unpairedSteps)] as const;
+  const classesOf = (i: 0 | 1, key: string, rep: number): number[] => {
     const s = sides[i];
-    return stepClasses(
-      byFrequency((st) => s.seq.steps[st]!.shape, s.lanes.get(key)!),
-      s.tokens,
-      bounds[i]!,
+    const shapes = byFrequency(
+      (st) => s.seq.steps[st]!.shape,
+      s.lanes.get(key)!.filter((st) => !unpaired[i].has(st)),
     );
+    return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!);
   };
   /** The hunks of an aligned pair of steps (rep: its index in reps), grouped into the rewrites forming. */
   const formFrom = (p: LanePair, laneIndex: number, repIndex: number, result: Hunk[]): void => {
@@ -766,7 +769,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     formFrom(p, laneIndex, reps.length - 1, result);
     // The lane's other classes of steps (prefill beside decode), when its representatives aligned.
     if (opts.otherClasses && b.side.shapes > 1 && r.side.shapes > 1)
-      for (const [bs, ps] of classPairs(classesOf(0, p.base!), classesOf(1, p.pr!), across)) others.push({ p, lane: laneIndex, base: bs, pr: ps });
+      for (const [bs, ps] of classPairs(classesOf(0, p.base!, b.shape), classesOf(1, p.pr!, r.shape), across))
+        others.push({ p, lane: laneIndex, base: bs, pr: ps });
   }
   for (const o of others) {
     const ta = sides[0].tokens[o.base]!;
@@ -978,6 +982,8 @@ function countChains(
   const { counted, claimed } = countSteps(
     { tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c), markers },
     verified,
+    // Those found in the lanes' representative steps claim their kernels first (see findRewrites).
+    (f) => (f.perLane.size > 0 ? 0 : 1),
   );
   const of = new Map(
     verified.map((f) => [

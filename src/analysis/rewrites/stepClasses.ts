@@ -72,8 +72,8 @@ export function stepClasses(shapes: readonly number[], tokens: readonly Int32Arr
 
 /**
  * The pairs of classes to align besides the representatives (`base[0]`, `pr[0]`, aligned already): a base class and
- * a PR class that are each other's nearest (`across(b, p)`: the lower bound between base shape b and PR shape p; ties
- * to the more frequent class). In the order of the base's classes.
+ * a PR class, neither a representative, that are each other's nearest among all classes (`across(b, p)`: the lower
+ * bound between base shape b and PR shape p; ties to the more frequent class). In the order of the base's classes.
  */
 export function classPairs(base: readonly number[], pr: readonly number[], across: Bound): [number, number][] {
   const nearest = (of: readonly number[], d: (x: number) => number): number => {
@@ -91,7 +91,9 @@ export function classPairs(base: readonly number[], pr: readonly number[], acros
   const out: [number, number][] = [];
   for (const b of base.slice(1)) {
     const p = nearest(pr, (x) => across(b, x));
-    if (p === pr[0] && b === base[0]) continue;
+    // The representatives are paired with each other: a class nearest to the other side's is not aligned with it
+    // again (the same PR steps read against two kinds of base step would make rewrites that contradict).
+    if (p === pr[0]) continue;
     if (nearest(base, (x) => across(x, p)) !== b) continue;
     out.push([b, p]);
   }

@@ -593,8 +593,8 @@ export function noteText(n: RewriteNote, code: Code): string {
           ? `${plural(n.steps.base, 'step')} on each side`
           : `${plural(n.steps.base, 'base step')} and ${plural(n.steps.pr, 'PR step')}`;
       return (
-        `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in steps of another kind than the most frequent ` +
-        `(prefill steps beside decode steps, say), in ${steps}: each kind of step is aligned by its most frequent step with its like on the other side`
+        `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in another kind of step than the most frequent ` +
+        `(prefill steps beside decode steps, say), in the most frequent step of that kind (the kernel sequence of ${steps}): each other kind of step is aligned so with its like on the other side`
       );
     }
     case 'low-coverage': {
@@ -602,8 +602,8 @@ export function noteText(n: RewriteNote, code: Code): string {
       const more = n.lanes > 1 ? `; below half on ${plural(n.lanes - 1, 'more stream')} too` : '';
       return (
         `the most frequent step of ${n.side === 'both' ? 'each side' : side(n.side)} stands for only ${fmtCount(n.repSteps)} of its ${fmtCount(n.steps)} steps on ${lane} ` +
-        `(${fmtCount(n.shapes)} different kernel sequences${more}): the rewrites are found in that step (and in the most frequent step of ` +
-        'each other kind of step), and a change of the other steps of its kind shows only in the line of what is accounted for (chains are counted in every step both sides profiled)'
+        `(${fmtCount(n.shapes)} different kernel sequences${more}): the rewrites are read from that step (and from the most frequent step of ` +
+        'each other kind of step that pairs with one of the other side), and a change of the other steps of its kind shows only in the line of what is accounted for (chains are counted in every step both sides profiled)'
       );
     }
   }
