@@ -323,3 +323,45 @@ describe('what the most frequent steps give does not depend on the other classes
     );
   });
 });
+
+describe('the other classes share one budget of alignment work', () => {
+  /**
+   * Rank 0 runs a 4-layer prefill step whose PR fuses ROPE, rank 1 a 3-layer one whose PR fuses its first two kernels
+   * alone (two shapes: no alignment shared, and two rewrites), then decode steps alike on both sides.
+   */
+  function pair(): { base: Sequences; pr: Sequences; sizes: number[] } {
+    const decode = { layers: 2, dense: 1, mtp: false, dup: false, ranks: 2, steps: 4 };
+    const sizes: number[] = [];
+    const seqs = ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const s = rec.stream('2');
+      for (const [rank, layers] of [4, 3].entries()) {
+        const r = rec.rank(String(rank));
+        let t = 0;
+        for (let step = 0; step < 4; step++) {
+          let kernels = step === 0 ? prefillStep(layers, side === 1 && rank === 0) : decodeStep(decode, false, () => false);
+          if (step === 0 && side === 1 && rank === 1) kernels = kernels.join(' ').replaceAll('RotaryMul Cast', 'RopeCast').split(' ');
+          if (step === 0) sizes[rank] = (sizes[rank] ?? 0) + kernels.length;
+          for (const k of kernels) {
+            rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+            t += 50_000;
+          }
+        }
+      }
+      return rec.finish();
+    });
+    return { base: seqs[0]!, pr: seqs[1]!, sizes };
+  }
+  test('past it, the other classes are not aligned; within it, both prefill fusions are found', () => {
+    const { base, pr, sizes } = pair();
+    // (N + M) · D of each rank's prefill pair: 5 edits a layer on rank 0 (4 kernels → 1), 3 on rank 1 (2 → 1).
+    const work = [sizes[0]! * 4 * 5, sizes[1]! * 3 * 3];
+    const added = (maxWork: number) => findRewrites(base, pr, { maxWork }).rewrites.map((w) => [w.added, w.ranks, w.chains]);
+    expect(added(work[0]! + work[1]!)).toEqual([
+      [[ROPE_FUSED], ['0'], 4],
+      [['RopeCast'], ['1'], 3],
+    ]);
+    // Enough for rank 0's alone: rank 1's prefill steps are not aligned.
+    expect(added(work[0]! + work[1]! - 1)).toEqual([[[ROPE_FUSED], ['0'], 4]]);
+  });
+});

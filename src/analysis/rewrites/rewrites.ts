@@ -772,11 +772,20 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       for (const [bs, ps] of classPairs(classesOf(0, p.base!, b.shape), classesOf(1, p.pr!, r.shape), across))
         others.push({ p, lane: laneIndex, base: bs, pr: ps });
   }
+  // The other classes' alignments share one budget of work, maxWork in all (each (N + M) · D, the edit cap of a pair
+  // refused): classes of steps alike in their counts but not in their order (a hostile profile) cost at most one
+  // long alignment more, not one per class and lane. Past it, the rest are not aligned.
+  let budget = opts.maxWork;
   for (const o of others) {
     const ta = sides[0].tokens[o.base]!;
     const tb = sides[1].tokens[o.pr]!;
-    const maxEdits = Math.min(opts.maxEdits, Math.floor(opts.maxWork / Math.max(1, ta.length + tb.length)));
-    const result = aligned(alignments, o.base, o.pr, ta, tb, maxEdits, across(o.base, o.pr));
+    const cached = alignments.has(`${o.base}:${o.pr}`);
+    const n = Math.max(1, ta.length + tb.length);
+    const maxEdits = Math.min(opts.maxEdits, Math.floor(budget / n));
+    const bound = across(o.base, o.pr);
+    if (!cached && bound > maxEdits) continue;
+    const result = aligned(alignments, o.base, o.pr, ta, tb, maxEdits, bound);
+    if (!cached) budget -= n * (Array.isArray(result) ? result.reduce((e, h) => e + h.aLen + h.bLen, 0) : maxEdits);
     // Steps of a class too different to align say nothing more: the lane's status is its representatives'.
     if (!Array.isArray(result) || result.length === 0) continue;
     const count = (i: 0 | 1, key: string, shape: number): number =>
