@@ -85,9 +85,17 @@ describe('step classes', () => {
   const tokens = [decode, t(...decode, 3), t(...range(40).map((i) => 10 + (i % 7))), decode.subarray(0, 38)];
   const bound = shapeBound(tokens, tokens);
   test('a shape founds a class when over a tenth of its kernels differ by count from every class so far', () => {
-    expect(stepClasses([0, 1, 2, 3], tokens, bound)).toEqual([0, 2]);
-    expect(stepClasses([1, 0, 3], tokens, bound)).toEqual([1]);
-    expect(stepClasses([], tokens, bound)).toEqual([]);
+    expect(stepClasses([0, 1, 2, 3], tokens, bound)).toEqual({
+      reps: [0, 2],
+      of: new Map([
+        [0, 0],
+        [1, 0],
+        [2, 1],
+        [3, 0],
+      ]),
+    });
+    expect(stepClasses([1, 0, 3], tokens, bound).reps).toEqual([1]);
+    expect(stepClasses([], tokens, bound).reps).toEqual([]);
   });
   test('the shapes of a lane from the most frequent, ties to the first seen', () => {
     const shapeOf = [5, 7, 7, 9, 5, 9];
@@ -101,6 +109,17 @@ describe('step classes', () => {
     expect(classPairs([0, 2], [0, 1], across)).toEqual([[2, 1]]);
     expect(classPairs([0, 2], [0], across)).toEqual([]);
     expect(classPairs([0], [0, 1], across)).toEqual([]);
+  });
+  test('classes pair by the steps of one Step Id on both sides, where there are such steps; by their kernels where not', () => {
+    // By kernels, base class 2 is nearest the PR's representative 0 (the PR fused what set it apart); its steps are
+    // of PR class 1, whose steps are of base class 2 in turn.
+    const across: (b: number, p: number) => number = (b, p) => (b === 2 && p === 0 ? 1 : 10);
+    expect(classPairs([0, 2], [0, 1], across)).toEqual([]);
+    expect(classPairs([0, 2], [0, 1], across, [[9, 0], [0, 2]])).toEqual([[2, 1]]);
+    // Its steps mostly of the PR's representative: not paired again.
+    expect(classPairs([0, 2], [0, 1], across, [[9, 0], [2, 1]])).toEqual([]);
+    // PR class 1's steps are mostly of the base's representative: not mutual.
+    expect(classPairs([0, 2], [0, 1], across, [[0, 5], [0, 2]])).toEqual([]);
   });
 });
 
@@ -138,6 +157,35 @@ describe('a fusion in the prefill steps only, beside one in the decode steps, at
     const w = findRewrites(only.base, only.pr);
     expect(w.rewrites.map((x) => [x.removed, x.added, x.chains, x.layers])).toEqual([[ROPE, [ROPE_FUSED], 2 * 2 * layers, range(layers)]]);
     expect(w.conservation.rest).toEqual([]);
+  });
+});
+
+describe('a prefill step alike in its counts, its attention another kernel', () => {
+  test('is a kind of its own: a fusion there alone is listed, exact', () => {
+    // Decode steps with SparseFlashAttention; the prefill step runs FlashAttentionScore in its place (some 3% of its
+    // kernels, 6% by count: under a tenth), and the PR fuses it with the BatchMatMulV3 after it, in prefill only.
+    const spec = { layers: 8, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
+    const seqs = ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const r = rec.rank('0');
+      const s = rec.stream('2');
+      let t = 0;
+      for (let step = 0; step < 10; step++) {
+        let kernels = decodeStep(spec, false, () => false);
+        if (step === 0) {
+          kernels = kernels.join(' ').replaceAll('SparseFlashAttention', 'FlashAttentionScore').split(' ');
+          if (side === 1) kernels = kernels.join(' ').replaceAll('FlashAttentionScore BatchMatMulV3', 'FlashAttnBmm').split(' ');
+        }
+        for (const k of kernels) {
+          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          t += 50_000;
+        }
+      }
+      return rec.finish();
+    });
+    const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['FlashAttentionScore', 'BatchMatMulV3'], ['FlashAttnBmm'], 8]]);
+    expect(r.conservation.rest).toEqual([]);
   });
 });
 

@@ -38,7 +38,7 @@ import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
-import { byFrequency, classPairs, shapeBound, stepClasses } from './stepClasses.js';
+import { byFrequency, type Classes, classPairs, shapeBound, stepClasses } from './stepClasses.js';
 
 export interface RewriteOptions {
   /** The most insertions + deletions one pair of representative steps may need. */
@@ -683,13 +683,25 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // A lane's classes of steps, its representative first: of the steps the other side has too (a step cut short, or of
   // one side only, is not a kind of step of the run).
   const unpaired = [new Set(sides[0].unpairedSteps), new Set(sides[1].unpairedSteps)] as const;
-  const classesOf = (i: 0 | 1, key: string, rep: number): number[] => {
+  const pairedOf = (i: 0 | 1, key: string): number[] => sides[i].lanes.get(key)!.filter((st) => !unpaired[i].has(st));
+  const classesOf = (i: 0 | 1, key: string, rep: number): Classes => {
     const s = sides[i];
-    const shapes = byFrequency(
-      (st) => s.seq.steps[st]!.shape,
-      s.lanes.get(key)!.filter((st) => !unpaired[i].has(st)),
-    );
+    const shapes = byFrequency((st) => s.seq.steps[st]!.shape, pairedOf(i, key));
     return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!);
+  };
+  /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
+  const lanePairs = (p: LanePair, b: number, r: number): [number, number][] => {
+    const [cb, cp] = [classesOf(0, p.base!, b), classesOf(1, p.pr!, r)];
+    const prStep = new Map<number, number>();
+    for (const st of pairedOf(1, p.pr!)) prStep.set(sides[1].seq.steps[st]!.step, sides[1].seq.steps[st]!.shape);
+    const together = cb.reps.map(() => cp.reps.map(() => 0));
+    for (const st of pairedOf(0, p.base!)) {
+      const rec = sides[0].seq.steps[st]!;
+      const shape = prStep.get(rec.step);
+      const [x, y] = [cb.of.get(rec.shape), shape === undefined ? undefined : cp.of.get(shape)];
+      if (x !== undefined && y !== undefined) together[x]![y]!++;
+    }
+    return classPairs(cb.reps, cp.reps, across, together);
   };
   /** The hunks of an aligned pair of steps (rep: its index in reps), grouped into the rewrites forming. */
   const formFrom = (p: LanePair, laneIndex: number, repIndex: number, result: Hunk[]): void => {
@@ -769,8 +781,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     formFrom(p, laneIndex, reps.length - 1, result);
     // The lane's other classes of steps (prefill beside decode), when its representatives aligned.
     if (opts.otherClasses && b.side.shapes > 1 && r.side.shapes > 1)
-      for (const [bs, ps] of classPairs(classesOf(0, p.base!, b.shape), classesOf(1, p.pr!, r.shape), across))
-        others.push({ p, lane: laneIndex, base: bs, pr: ps });
+      for (const [bs, ps] of lanePairs(p, b.shape, r.shape)) others.push({ p, lane: laneIndex, base: bs, pr: ps });
   }
   // The other classes' alignments share one budget of work, maxWork in all (each (N + M) · D, the edit cap of a pair
   // refused): classes of steps alike in their counts but not in their order (a hostile profile) cost at most one

@@ -5,8 +5,9 @@
 // other rewrite.
 //
 // A class is found by counts alone (editLowerBound: no alignment): going through a side's shapes from the most
-// frequent, a shape founds a class when more than a tenth of its kernels differ by count from every class so far (a
-// decode step that ran a kernel more, or a last step cut short by a few kernels, stays in its class). A base class
+// frequent, a shape founds a class when, against every class so far, more than a tenth of its kernels differ by count
+// or more than one in fifty are of kernels the class never runs (a prefill step whose attention kernel is another, the
+// rest alike); a decode step that ran a kernel more, or a kernel type more once, stays in its class. A base class
 // and a PR class pair when each is the other's nearest (the fewest kernels differing by count): a class of one side
 // only (prefill profiled in the base alone) pairs with nothing, rather than with a step of another kind.
 
@@ -20,6 +21,9 @@ export const MAX_SHAPES_CLASSED = 16;
 
 /** A shape founds a class when more than 1/CLASS_APART of its kernels differ by count from every class so far. */
 const CLASS_APART = 10;
+
+/** …or when more than 1/FOREIGN of its kernels are of kernels a class so far never runs (see stepClasses). */
+const FOREIGN = 50;
 
 /** A lower bound of edits between two shapes' tokens (memoised by the caller across lanes). */
 export type Bound = (a: number, b: number) => number;
@@ -56,26 +60,78 @@ export function byFrequency(shapeOf: (step: number) => number, steps: readonly n
   return [...counts.keys()].sort((x, y) => counts.get(y)! - counts.get(x)!);
 }
 
-/** The classes of one side of a lane: the most frequent shape of each, the representative (`shapes[0]`) first. */
-export function stepClasses(shapes: readonly number[], tokens: readonly Int32Array[], bound: Bound): number[] {
-  if (shapes.length === 0) return [];
+/**
+ * The classes of one side of a lane: the most frequent shape of each, the representative (`shapes[0]`) first. A shape
+ * is apart from a class when over 1/CLASS_APART of its kernels differ by count from the class's, or over 1/FOREIGN of
+ * them are of kernels the class never runs (a prefill step whose attention is another kernel, the rest alike).
+ */
+export function stepClasses(shapes: readonly number[], tokens: readonly Int32Array[], bound: Bound): Classes {
+  const of = new Map<number, number>();
+  if (shapes.length === 0) return { reps: [], of };
   const classes = [shapes[0]!];
+  of.set(shapes[0]!, 0);
+  const kinds = new Map<number, Set<number>>();
+  const foreign = (sh: number, c: number): number => {
+    let set = kinds.get(c);
+    if (set === undefined) {
+      set = new Set(tokens[c]);
+      kinds.set(c, set);
+    }
+    let k = 0;
+    for (const t of tokens[sh]!) if (!set.has(t)) k++;
+    return k;
+  };
   for (const sh of shapes.slice(1, MAX_SHAPES_CLASSED)) {
     const n = tokens[sh]!.length;
-    const apart = classes.every((c) => bound(sh, c) * CLASS_APART > Math.max(n, tokens[c]!.length));
-    if (!apart) continue;
-    classes.push(sh);
-    if (classes.length === MAX_CLASSES) break;
+    const within = classes.findIndex((c) => !(bound(sh, c) * CLASS_APART > Math.max(n, tokens[c]!.length) || foreign(sh, c) * FOREIGN > n));
+    if (within >= 0) of.set(sh, within);
+    else if (classes.length < MAX_CLASSES) {
+      of.set(sh, classes.length);
+      classes.push(sh);
+    }
   }
-  return classes;
+  return { reps: classes, of };
+}
+
+/** The classes of one side of a lane: each one's most frequent shape (`reps`, the representative first), and the class of each shape looked at. */
+export interface Classes {
+  reps: number[];
+  of: Map<number, number>;
 }
 
 /**
- * The pairs of classes to align besides the representatives (`base[0]`, `pr[0]`, aligned already): a base class and
- * a PR class, neither a representative, that are each other's nearest among all classes (`across(b, p)`: the lower
- * bound between base shape b and PR shape p; ties to the more frequent class). In the order of the base's classes.
+ * The pairs of classes to align besides the representatives (`base[0]`, `pr[0]`, aligned already), as shapes: a base
+ * class and a PR class, neither a representative, that are each other's partner. `together[b][p]`: the steps (a rank's
+ * Step Id) that are of base class b on the base and of PR class p on the PR; a class's partner is the class most of
+ * its steps are on the other side (ties to the more frequent class), as steps are compared by Step Id. A class of no
+ * such step (the sides' Step Ids differ) is paired by its kernels: with the class nearest to it (`across(b, p)`: the
+ * lower bound between base shape b and PR shape p; ties to the more frequent), when it is that one's nearest in turn.
+ * Kernels alone miss a fusion that removed what set the class apart (a prefill attention fused away). In the order of
+ * the base's classes.
  */
-export function classPairs(base: readonly number[], pr: readonly number[], across: Bound): [number, number][] {
+export function classPairs(
+  base: readonly number[],
+  pr: readonly number[],
+  across: Bound,
+  together: readonly (readonly number[])[] = [],
+): [number, number][] {
+  const most = (n: number, votes: (i: number) => number): number | null => {
+    let best: number | null = null;
+    let bestV = 0;
+    for (let i = 0; i < n; i++) {
+      const v = votes(i);
+      if (v > bestV) {
+        best = i;
+        bestV = v;
+      }
+    }
+    return best;
+  };
+  const byStep = (bi: number): number | null => {
+    const p = most(pr.length, (pi) => together[bi]?.[pi] ?? 0);
+    if (p === null) return null;
+    return most(base.length, (b) => together[b]?.[p] ?? 0) === bi ? p : -1;
+  };
   const nearest = (of: readonly number[], d: (x: number) => number): number => {
     let best = of[0]!;
     let bestD = d(best);
@@ -89,7 +145,14 @@ export function classPairs(base: readonly number[], pr: readonly number[], acros
     return best;
   };
   const out: [number, number][] = [];
-  for (const b of base.slice(1)) {
+  for (let bi = 1; bi < base.length; bi++) {
+    const b = base[bi]!;
+    const stepped = byStep(bi);
+    if (stepped !== null) {
+      // Its steps' partner on the other side, when that class's steps are mostly its in turn (not a representative).
+      if (stepped > 0) out.push([b, pr[stepped]!]);
+      continue;
+    }
     const p = nearest(pr, (x) => across(b, x));
     // The representatives are paired with each other: a class nearest to the other side's is not aligned with it
     // again (the same PR steps read against two kinds of base step would make rewrites that contradict).
