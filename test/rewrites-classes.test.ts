@@ -115,11 +115,26 @@ describe('step classes', () => {
     // of PR class 1, whose steps are of base class 2 in turn.
     const across: (b: number, p: number) => number = (b, p) => (b === 2 && p === 0 ? 1 : 10);
     expect(classPairs([0, 2], [0, 1], across)).toEqual([]);
-    expect(classPairs([0, 2], [0, 1], across, [[9, 0], [0, 2]])).toEqual([[2, 1]]);
+    expect(
+      classPairs([0, 2], [0, 1], across, [
+        [9, 0],
+        [0, 2],
+      ]),
+    ).toEqual([[2, 1]]);
     // Its steps mostly of the PR's representative: not paired again.
-    expect(classPairs([0, 2], [0, 1], across, [[9, 0], [2, 1]])).toEqual([]);
+    expect(
+      classPairs([0, 2], [0, 1], across, [
+        [9, 0],
+        [2, 1],
+      ]),
+    ).toEqual([]);
     // PR class 1's steps are mostly of the base's representative: not mutual.
-    expect(classPairs([0, 2], [0, 1], across, [[0, 5], [0, 2]])).toEqual([]);
+    expect(
+      classPairs([0, 2], [0, 1], across, [
+        [0, 5],
+        [0, 2],
+      ]),
+    ).toEqual([]);
   });
 });
 
