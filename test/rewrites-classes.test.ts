@@ -176,11 +176,12 @@ describe('a fusion in the prefill steps only, beside one in the decode steps, at
 });
 
 describe('a prefill step alike in its counts, its attention another kernel', () => {
-  test('is a kind of its own: a fusion there alone is listed, exact', () => {
-    // Decode steps with SparseFlashAttention; the prefill step runs FlashAttentionScore in its place (some 3% of its
-    // kernels, 6% by count: under a tenth), and the PR fuses it with the BatchMatMulV3 after it, in prefill only.
+  // Decode steps with SparseFlashAttention; the prefill step runs FlashAttentionScore in its place (some 3% of its
+  // kernels, 6% by count: under a tenth), and the PR fuses it with the BatchMatMulV3 after it, in prefill only.
+  // `prIds`: the PR's first Step Id.
+  const pair = (prIds: number): Sequences[] => {
     const spec = { layers: 8, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
-    const seqs = ([0, 1] as const).map((side) => {
+    return ([0, 1] as const).map((side) => {
       const rec = new SequenceRecorder('type');
       const r = rec.rank('0');
       const s = rec.stream('2');
@@ -192,13 +193,25 @@ describe('a prefill step alike in its counts, its attention another kernel', () 
           if (side === 1) kernels = kernels.join(' ').replaceAll('FlashAttentionScore BatchMatMulV3', 'FlashAttnBmm').split(' ');
         }
         for (const k of kernels) {
-          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          rec.add(r, s, step + (side === 1 ? prIds : 1), rec.table.intern(k), 40_000, t);
           t += 50_000;
         }
       }
       return rec.finish();
     });
+  };
+  test('is a kind of its own: a fusion there alone is listed, exact', () => {
+    const seqs = pair(1);
     const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['FlashAttentionScore', 'BatchMatMulV3'], ['FlashAttnBmm'], 8]]);
+    expect(r.conservation.rest).toEqual([]);
+  });
+  test('on a rank whose sides share no Step Id, its steps in order make the pair (as the chains are counted)', () => {
+    // The PR's Step Ids from 101: the steps are compared in order; by kernel counts the PR's prefill step, its
+    // attention fused away, is nearer the decode steps.
+    const seqs = pair(101);
+    const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.notes.filter((n) => n.kind === 'no-common-steps')).toEqual([]);
     expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['FlashAttentionScore', 'BatchMatMulV3'], ['FlashAttnBmm'], 8]]);
     expect(r.conservation.rest).toEqual([]);
   });

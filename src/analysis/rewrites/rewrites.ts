@@ -400,29 +400,40 @@ function cutPairs(
 
 /**
  * The steps the chains are counted in, each as the shapes of its streams on both sides: a rank's steps of the same
- * Step Id on both sides; on a rank compared as it is (no Step Id in common), its steps in order of Step Id, the
- * first with the first (a step past the other side's last is compared with nothing: pairSteps left it out).
+ * place (stepPlaces) on both sides: of the same Step Id; on a rank compared as it is (no Step Id in common), in order
+ * of Step Id, the first with the first (a step past the other side's last is compared with nothing: pairSteps left
+ * it out).
  */
-function stepUnits(sides: [Side, Side], disjoint: Set<string>): StepUnit[] {
+function stepUnits(sides: [Side, Side], places: readonly [number[], number[]]): StepUnit[] {
   const units = new Map<string, StepUnit>();
   for (const s of sides) {
     const skip = new Set(s.unpairedSteps);
-    // On a rank compared as it is, each Step Id's place among the rank's (one pass over the steps, whatever the ranks).
-    const idsOf = new Map<string, Set<number>>();
-    for (const st of s.seq.steps) {
-      const rank = s.seq.ranks[st.rank]!;
-      if (disjoint.has(rank)) entry(idsOf, rank, () => new Set<number>()).add(st.step);
-    }
-    const ordinal = new Map<string, Map<number, number>>();
-    for (const [rank, ids] of idsOf) ordinal.set(rank, new Map([...ids].sort((x, y) => x - y).map((id, i) => [id, i])));
     s.seq.steps.forEach((st, i) => {
       if (skip.has(i)) return;
       const rank = s.seq.ranks[st.rank]!;
-      const at = disjoint.has(rank) ? ordinal.get(rank)!.get(st.step)! : st.step;
-      entry(units, JSON.stringify([rank, at]), (): StepUnit => ({ rank, shapes: [[], []] })).shapes[s.index].push(st.shape);
+      entry(units, JSON.stringify([rank, places[s.index]![i]!]), (): StepUnit => ({ rank, shapes: [[], []] })).shapes[s.index].push(st.shape);
     });
   }
   return [...units.values()];
+}
+
+/**
+ * Each step's place among its rank's, by which it is compared with the other side's step of the same place: its Step
+ * Id; on a rank compared as it is (no Step Id in common), its Step Id's place among the rank's in order.
+ */
+function stepPlaces(s: Side, disjoint: Set<string>): number[] {
+  // One pass over the steps, whatever the ranks.
+  const idsOf = new Map<string, Set<number>>();
+  for (const st of s.seq.steps) {
+    const rank = s.seq.ranks[st.rank]!;
+    if (disjoint.has(rank)) entry(idsOf, rank, () => new Set<number>()).add(st.step);
+  }
+  const ordinal = new Map<string, Map<number, number>>();
+  for (const [rank, ids] of idsOf) ordinal.set(rank, new Map([...ids].sort((x, y) => x - y).map((id, i) => [id, i])));
+  return s.seq.steps.map((st) => {
+    const rank = s.seq.ranks[st.rank]!;
+    return disjoint.has(rank) ? ordinal.get(rank)!.get(st.step)! : st.step;
+  });
 }
 
 /** The side's steps grouped by (rank, stream, shape), in order of each group's first step; made once. */
@@ -656,7 +667,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const sides: [Side, Side] = [side(0, base, joint, texts), side(1, pr, joint, texts)];
   const scans = new Scans(sides);
   const notes: RewriteNote[] = [];
-  const units = stepUnits(sides, pairSteps(sides, notes));
+  const disjoint = pairSteps(sides, notes);
+  const places = [stepPlaces(sides[0], disjoint), stepPlaces(sides[1], disjoint)] as const;
+  const units = stepUnits(sides, places);
   for (const [side, s] of [
     ['base', base],
     ['pr', pr],
@@ -692,12 +705,13 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
   const lanePairs = (p: LanePair, b: number, r: number): [number, number][] => {
     const [cb, cp] = [classesOf(0, p.base!, b), classesOf(1, p.pr!, r)];
+    // By the steps' places (Step Ids; in order on a rank that shares none), as the chains are counted.
     const prStep = new Map<number, number>();
-    for (const st of pairedOf(1, p.pr!)) prStep.set(sides[1].seq.steps[st]!.step, sides[1].seq.steps[st]!.shape);
+    for (const st of pairedOf(1, p.pr!)) prStep.set(places[1][st]!, sides[1].seq.steps[st]!.shape);
     const together = cb.reps.map(() => cp.reps.map(() => 0));
     for (const st of pairedOf(0, p.base!)) {
       const rec = sides[0].seq.steps[st]!;
-      const shape = prStep.get(rec.step);
+      const shape = prStep.get(places[0][st]!);
       const [x, y] = [cb.of.get(rec.shape), shape === undefined ? undefined : cp.of.get(shape)];
       if (x !== undefined && y !== undefined) together[x]![y]!++;
     }

@@ -102,9 +102,10 @@ export interface Classes {
 /**
  * The pairs of classes to align besides the representatives (`base[0]`, `pr[0]`, aligned already), as shapes: a base
  * class and a PR class, neither a representative, that are each other's partner. `together[b][p]`: the steps (a rank's
- * Step Id) that are of base class b on the base and of PR class p on the PR; a class's partner is the class most of
- * its steps are on the other side (ties to the more frequent class), as steps are compared by Step Id. A class of no
- * such step (the sides' Step Ids differ) is paired by its kernels: with the class nearest to it (`across(b, p)`: the
+ * Step Id; in order on a rank whose sides share none) that are of base class b on the base and of PR class p on the
+ * PR; a class's partner is the class most of its steps are on the other side (ties to the more frequent class), as
+ * the steps are compared when the chains are counted. A class of no such step (the other side's lane did not run its
+ * steps) is paired by its kernels: with the class nearest to it (`across(b, p)`: the
  * lower bound between base shape b and PR shape p; ties to the more frequent), when it is that one's nearest in turn.
  * Kernels alone miss a fusion that removed what set the class apart (a prefill attention fused away). In the order of
  * the base's classes.
