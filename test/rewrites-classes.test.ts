@@ -437,7 +437,82 @@ describe('the other classes share one budget of alignment work', () => {
       [[ROPE_FUSED], ['0'], 4],
       [['RopeCast'], ['1'], 3],
     ]);
-    // Enough for rank 0's alone: rank 1's prefill steps are not aligned.
+    // Enough for rank 0's alone: rank 1's prefill steps are not aligned, and a note says so.
     expect(added(work[0]! + work[1]! - 1)).toEqual([[[ROPE_FUSED], ['0'], 4]]);
+    expect(findRewrites(base, pr, { maxWork: work[0]! + work[1]! - 1 }).notes).toContainEqual({
+      kind: 'other-classes-apart',
+      oneOff: 0,
+      differences: 0,
+      unaligned: 1,
+    });
+    expect(findRewrites(base, pr, { maxWork: work[0]! + work[1]! }).notes.filter((n) => n.kind === 'other-classes-apart')).toEqual([]);
+  });
+});
+
+describe('warm-up steps with setup kernels of their own on each side', () => {
+  const JUNK = ['MemSet', 'TransData', 'Cast', 'ZerosLike', 'Fill', 'Identity', 'TensorMove'];
+  /** Occurrences of `chain` in `seq`, none overlapping. */
+  const occurrences = (seq: string[], chain: string[]): number => {
+    let n = 0;
+    for (let i = 0; i + chain.length <= seq.length; i++) {
+      if (chain.every((k, j) => seq[i + j] === k)) {
+        n++;
+        i += chain.length - 1;
+      }
+    }
+    return n;
+  };
+  /**
+   * Steps 1 and 2 of each rank are decode steps with 30 setup kernels put in at places drawn from `seed` (other
+   * kernels at other places on each side); step 6 is a prefill step; the PR fuses both paths.
+   */
+  function pair(seed: number, layers: number): { base: Sequences; pr: Sequences; steps: [string[][], string[][]] } {
+    let x = seed;
+    const rnd = (n: number): number => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return Math.floor((x / 2147483648) * n);
+    };
+    const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 12 };
+    const steps: [string[][], string[][]] = [[], []];
+    const seqs = ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const r = rec.rank('0');
+      const s = rec.stream('2');
+      let t = 0;
+      for (let step = 0; step < 12; step++) {
+        const kernels = step === 5 ? prefillStep(layers, side === 1) : decodeStep(decode, side === 1, () => true);
+        if (step < 2) for (let j = 0; j < 30; j++) kernels.splice(rnd(kernels.length), 0, JUNK[rnd(JUNK.length)]!);
+        steps[side].push(kernels);
+        for (const k of kernels) {
+          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          t += 50_000;
+        }
+      }
+      return rec.finish();
+    });
+    return { base: seqs[0]!, pr: seqs[1]!, steps };
+  }
+  test.each([1, 2, 3, 4, 5, 6])('list the two fusions alone, exact, not the warm-up steps’ one-off differences (seed %i)', (seed) => {
+    const layers = 8;
+    const { base, pr, steps } = pair(seed, layers);
+    const r = findRewrites(base, pr);
+    // The truth: per step, the chains the base ran that the PR did not (the PR runs none), as each fused kernel
+    // replaced one (a chain a setup kernel fell into is not the chain).
+    const truth = (chain: string[], fused: string) =>
+      steps[0].reduce((n, st, i) => n + Math.min(occurrences(st, chain) - occurrences(steps[1][i]!, chain), occurrences(steps[1][i]!, [fused])), 0);
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([
+      [CHAIN, [FUSED], truth(CHAIN, FUSED)],
+      [ROPE, [ROPE_FUSED], layers],
+    ]);
+    expect(r.notes.find((n) => n.kind === 'other-classes-apart')).toMatchObject({ unaligned: 0 });
+    // Every setup kernel is counted apart, not as a rewrite's.
+    const rest = new Set(r.conservation.rest.map((x) => x.token));
+    for (const k of rest) expect([...JUNK, ...CHAIN, FUSED]).toContain(k);
+  });
+  test('one-off differences of the most frequent steps are still judged as before (the warm-up kinds alone are left out)', () => {
+    const { base, pr } = pair(1, 8);
+    const off = findRewrites(base, pr, { otherClasses: false });
+    expect(off.rewrites.map((w) => w.added)).toEqual([[FUSED]]);
+    expect(off.notes.filter((n) => n.kind === 'other-classes-apart')).toEqual([]);
   });
 });

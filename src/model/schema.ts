@@ -532,6 +532,13 @@ export type RewriteNoteJson =
    * they were found in (summed over lanes), base and PR.
    */
   | { kind: 'other-classes'; rewrites: number; steps: { base: number; pr: number } }
+  /**
+   * Other kinds of step whose differences are not listed: `oneOff`, aligned pairs of kinds whose own differences (not
+   * those of the most frequent steps) are 4 or more and mostly happen once in a step, as those of unrelated steps
+   * (warm-up steps) do, with `differences`, those left out; `unaligned`, pairs too different to align within the
+   * work the other kinds share (not compared). Counted over lanes.
+   */
+  | { kind: 'other-classes-apart'; oneOff: number; differences: number; unaligned: number }
   /** A lane whose representative step is the shape of fewer than half of its steps. */
   | {
       kind: 'low-coverage';

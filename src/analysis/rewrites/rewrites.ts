@@ -587,6 +587,37 @@ function otherClassesNote(kept: Forming[], reps: Rep[], notes: RewriteNote[]): v
   notes.push({ kind: 'other-classes', rewrites: only.length, steps });
 }
 
+/** An other class's pair of steps whose own differences are this many or more may be judged one-off (oneOffClasses). */
+const ONE_OFF_MIN_CHANGES = 4;
+
+/**
+ * Drop from `forming` the differences found only in pairs of other classes of steps that differ in one-off places:
+ * of the pair's own differences (not of the representatives), 4 or more, over half happen once in the step. A
+ * fusion repeats over the layers of the steps it is in (its prefill steps, say); steps that differ once here and
+ * there (warm-up steps with setup kernels of their own on each side) are not a change of one path, and aligning
+ * them lists alignment's accidents. Returns how many pairs were so judged and how many differences were left out.
+ */
+function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: number; differences: number } {
+  const own = new Map<number, Forming[]>();
+  for (const f of forming.values()) {
+    if (f.perLane.size > 0) continue;
+    for (const i of f.positions.keys()) entry(own, i, () => []).push(f);
+  }
+  const oneOff = new Set<number>();
+  for (const [i, fs] of own) {
+    if (reps[i]!.primary || fs.length < ONE_OFF_MIN_CHANGES) continue;
+    const once = fs.filter((f) => f.positions.get(i)!.length <= 1).length;
+    if (once * 2 > fs.length) oneOff.add(i);
+  }
+  let differences = 0;
+  for (const [key, f] of forming) {
+    if (f.perLane.size > 0 || ![...f.positions.keys()].every((i) => oneOff.has(i))) continue;
+    forming.delete(key);
+    differences++;
+  }
+  return { pairs: oneOff.size, differences };
+}
+
 /** A rewrite's copies in the lanes' representative steps. */
 function copiesOf(f: Forming): number {
   let n = 0;
@@ -801,6 +832,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // refused): classes of steps alike in their counts but not in their order (a hostile profile) cost at most one
   // long alignment more, not one per class and lane. Past it, the rest are not aligned.
   let budget = opts.maxWork;
+  let unalignedOthers = 0;
   for (const o of others) {
     const ta = sides[0].tokens[o.base]!;
     const tb = sides[1].tokens[o.pr]!;
@@ -808,16 +840,24 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const n = Math.max(1, ta.length + tb.length);
     const maxEdits = Math.min(opts.maxEdits, Math.floor(budget / n));
     const bound = across(o.base, o.pr);
-    if (!cached && bound > maxEdits) continue;
+    if (!cached && bound > maxEdits) {
+      unalignedOthers++;
+      continue;
+    }
     const result = aligned(alignments, o.base, o.pr, ta, tb, maxEdits, bound);
     if (!cached) budget -= n * (Array.isArray(result) ? result.reduce((e, h) => e + h.aLen + h.bLen, 0) : maxEdits);
-    // Steps of a class too different to align say nothing more: the lane's status is its representatives'.
+    // Steps of a class too different to align are said in a note (the lane's status is its representatives').
+    if (!Array.isArray(result)) unalignedOthers++;
     if (!Array.isArray(result) || result.length === 0) continue;
     const count = (i: 0 | 1, key: string, shape: number): number =>
       sides[i].lanes.get(key)!.filter((st) => sides[i].seq.steps[st]!.shape === shape).length;
     reps.push({ base: o.base, pr: o.pr, lane: o.lane, primary: false, steps: [count(0, o.p.base!, o.base), count(1, o.p.pr!, o.pr)] });
     formFrom(o.p, o.lane, reps.length - 1, result);
   }
+
+  const oneOff = oneOffClasses(forming, reps);
+  if (oneOff.pairs > 0 || unalignedOthers > 0)
+    notes.push({ kind: 'other-classes-apart', oneOff: oneOff.pairs, differences: oneOff.differences, unaligned: unalignedOthers });
 
   // One note for both sides when they are alike (the same lane, steps and shapes).
   const [lb, lp] = low;

@@ -522,6 +522,8 @@ export function noneText(r: Rewrites, code: Code): string {
   if (u !== undefined) return noteText(u, code);
   if (!r.lanes.some((l) => l.status === 'aligned')) return 'None: no rank and stream could be compared.';
   if (r.notes.some((n) => n.kind === 'no-chains')) return 'None that the steps bear out (see the note below).';
+  if (r.notes.some((n) => n.kind === 'other-classes-apart'))
+    return 'None: the most frequent step of each side is the same kernel sequence; the other kinds of step of the note below are not read for rewrites.';
   return 'None: the most frequent step of each side is the same kernel sequence.';
 }
 
@@ -596,6 +598,19 @@ export function noteText(n: RewriteNote, code: Code): string {
         `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in another kind of step than the most frequent ` +
         `(prefill steps beside decode steps, say), in the most frequent step of that kind (the kernel sequence of ${steps}): each other kind of step is aligned so with its like on the other side`
       );
+    }
+    case 'other-classes-apart': {
+      const parts: string[] = [];
+      if (n.oneOff > 0)
+        parts.push(
+          `${plural(n.oneOff, 'other kind')} of step differ${n.oneOff === 1 ? 's' : ''} from ${n.oneOff === 1 ? 'its' : 'their'} like on the other side in one-off places (${plural(n.differences, 'difference')} of ${n.oneOff === 1 ? 'its' : 'their'} own, most once in a step, ` +
+            'as warm-up steps differ, not as a fusion repeats over layers): not listed as rewrites',
+        );
+      if (n.unaligned > 0)
+        parts.push(
+          `${plural(n.unaligned, 'other kind')} of step ${n.unaligned === 1 ? 'is' : 'are'} too different from ${n.unaligned === 1 ? 'its' : 'their'} like on the other side to align: not compared`,
+        );
+      return `${parts.join('; ')}; ${n.oneOff + n.unaligned === 1 ? 'its' : 'their'} kernels count as replaced only in the chains of the rewrites listed`;
     }
     case 'low-coverage': {
       const lane = `${ranksNamed([n.rank], code)}${n.stream === '-' ? '' : ` stream ${code(n.stream)}`}`;
