@@ -128,6 +128,14 @@ describe('step classes', () => {
         [2, 1],
       ]),
     ).toEqual([]);
+    // As many of its steps of the PR's representative as of PR class 1 (prefill steps at Step Ids 1 and 7 on the base,
+    // 1 and 8 on the PR): a tie with a representative goes to the other class.
+    expect(
+      classPairs([0, 2], [0, 1], across, [
+        [9, 1],
+        [1, 1],
+      ]),
+    ).toEqual([[2, 1]]);
     // PR class 1's steps are mostly of the base's representative: not mutual.
     expect(
       classPairs([0, 2], [0, 1], across, [

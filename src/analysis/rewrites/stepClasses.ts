@@ -103,7 +103,9 @@ export interface Classes {
  * The pairs of classes to align besides the representatives (`base[0]`, `pr[0]`, aligned already), as shapes: a base
  * class and a PR class, neither a representative, that are each other's partner. `together[b][p]`: the steps (a rank's
  * Step Id; in order on a rank whose sides share none) that are of base class b on the base and of PR class p on the
- * PR; a class's partner is the class most of its steps are on the other side (ties to the more frequent class), as
+ * PR; a class's partner is the class most of its steps are on the other side (ties to the more frequent class, but for
+ * a tie with the representative, which goes to the other class: prefill steps at Step Ids 1 and 7 on the base, 1 and
+ * 8 on the PR, pair), as
  * the steps are compared when the chains are counted. A class of no such step (the other side's lane did not run its
  * steps) is paired by its kernels: with the class nearest to it (`across(b, p)`: the
  * lower bound between base shape b and PR shape p; ties to the more frequent), when it is that one's nearest in turn.
@@ -121,7 +123,8 @@ export function classPairs(
     let bestV = 0;
     for (let i = 0; i < n; i++) {
       const v = votes(i);
-      if (v > bestV) {
+      // Ties to the more frequent class, but for the representative: its tie with another class is no majority of it.
+      if (v > bestV || (v === bestV && v > 0 && best === 0)) {
         best = i;
         bestV = v;
       }
