@@ -596,7 +596,7 @@ export function noteText(n: RewriteNote, code: Code): string {
           : `${plural(n.steps.base, 'base step')} and ${plural(n.steps.pr, 'PR step')}`;
       return (
         `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in another kind of step than the most frequent ` +
-        `(prefill steps beside decode steps, say), in the most frequent step of that kind (the kernel sequence of ${steps}): each other kind of step is aligned so with its like on the other side`
+        `(prefill steps beside decode steps, say), in the most frequent step of that kind (the steps of that kernel sequence: ${steps} in all, over ranks and kinds): each other kind of step is aligned so with its like on the other side`
       );
     }
     case 'other-classes-apart': {
