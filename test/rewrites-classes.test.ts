@@ -517,6 +517,33 @@ describe('warm-up steps with setup kernels of their own on each side', () => {
     const rest = new Set(r.conservation.rest.map((x) => x.token));
     for (const k of rest) expect([...JUNK, ...CHAIN, FUSED]).toContain(k);
   });
+  test('a prefill fusion over its layers beside three one-off changes of the prefill step is listed', () => {
+    // The PR's prefill step also starts with another gather, ends with another argmax and runs a Cast more after its
+    // first layer: three differences once in the step, against the fusion's eight.
+    const layers = 8;
+    const seqs = ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const r = rec.rank('0');
+      const s = rec.stream('2');
+      const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
+      let t = 0;
+      for (let step = 0; step < 10; step++) {
+        let kernels = step === 4 ? prefillStep(layers, side === 1) : decodeStep(decode, false, () => true);
+        if (step === 4 && side === 1) {
+          kernels = ['GatherV3', ...kernels.slice(1, -1), 'ArgMaxV3'];
+          kernels.splice(kernels.indexOf('GroupedMatmul') + 3, 0, 'Cast');
+        }
+        for (const k of kernels) {
+          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          t += 50_000;
+        }
+      }
+      return rec.finish();
+    });
+    const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.rewrites.find((w) => w.added.join(' ') === ROPE_FUSED)).toMatchObject({ removed: ROPE, chains: layers });
+    expect(r.notes.filter((n) => n.kind === 'other-classes-apart')).toEqual([]);
+  });
   test('one-off differences of the most frequent steps are still judged as before (the warm-up kinds alone are left out)', () => {
     const { base, pr } = pair(1, 8);
     const off = findRewrites(base, pr, { otherClasses: false });

@@ -592,7 +592,9 @@ const ONE_OFF_MIN_CHANGES = 4;
 
 /**
  * Drop from `forming` the differences found only in pairs of other classes of steps that differ in one-off places:
- * of the pair's own differences (not of the representatives), 4 or more, over half happen once in the step. A
+ * of the pair's own differences (not of the representatives), 4 or more, over half happen once in the step, and
+ * those hold more kernels than the differences that repeat (a prefill fusion over 8 layers beside a changed first
+ * and last kernel of the step is a fusion, listed). A
  * fusion repeats over the layers of the steps it is in (its prefill steps, say); steps that differ once here and
  * there (warm-up steps with setup kernels of their own on each side) are not a change of one path, and aligning
  * them lists alignment's accidents. Returns how many pairs were so judged and how many differences were left out.
@@ -606,8 +608,14 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
   const oneOff = new Set<number>();
   for (const [i, fs] of own) {
     if (reps[i]!.primary || fs.length < ONE_OFF_MIN_CHANGES) continue;
+    // The kernels of its differences that happen once, and of those that repeat (a fusion over layers).
+    const kernels = [0, 0];
+    for (const f of fs) {
+      const n = f.positions.get(i)!.length;
+      kernels[n <= 1 ? 0 : 1]! += n * (f.removed.length + f.added.length);
+    }
     const once = fs.filter((f) => f.positions.get(i)!.length <= 1).length;
-    if (once * 2 > fs.length) oneOff.add(i);
+    if (once * 2 > fs.length && kernels[0]! > kernels[1]!) oneOff.add(i);
   }
   let differences = 0;
   for (const [key, f] of forming) {
