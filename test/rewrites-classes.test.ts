@@ -457,6 +457,47 @@ describe('the other classes share one budget of alignment work', () => {
   });
 });
 
+describe('a prefill step seen once among decode steps of many shapes', () => {
+  // 22 decode steps, each of a shape of its own (a kernel of its own at its end: the same kind of step), then the
+  // prefill step (whose chain the PR fuses), then a decode step: the prefill shape is the 23rd by frequency.
+  const layers = 8;
+  const pair = (): Sequences[] =>
+    ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const r = rec.rank('0');
+      const s = rec.stream('2');
+      const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 24 };
+      let t = 0;
+      for (let step = 0; step < 24; step++) {
+        const kernels = step === 22 ? prefillStep(layers, side === 1) : [...decodeStep(decode, false, () => true), `Sampler${step}`];
+        for (const k of kernels) {
+          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          t += 50_000;
+        }
+      }
+      return rec.finish();
+    });
+  test('is a kind of its own past the 16 most frequent shapes, and its fusion is listed, exact', () => {
+    const [base, pr] = pair();
+    const r = findRewrites(base!, pr!);
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[ROPE, [ROPE_FUSED], layers]]);
+    expect(r.conservation.rest).toEqual([]);
+  });
+  test('past the 16 most frequent, shapes are looked at only while the shared budget of work lasts', () => {
+    const t = (...xs: number[]) => Int32Array.from(xs);
+    // 17 shapes of one kind (a kernel of its own at the end of each), then one of another kind.
+    const tokens = [...range(17).map((i) => t(...range(100).map((k) => k % 10), 100 + i)), t(...range(100).map((k) => 20 + (k % 7)))];
+    const bound = shapeBound(tokens, tokens);
+    const shapes = range(18);
+    expect(stepClasses(shapes, tokens, bound, { work: 1 << 20 }).reps).toEqual([0, 17]);
+    expect(stepClasses(shapes, tokens, bound, { work: 0 }).reps).toEqual([0]);
+    // The 17th shape (past the 16) costs its kernels and the class's: 101 + 101.
+    const budget = { work: 202 };
+    expect(stepClasses(shapes, tokens, bound, budget)).toMatchObject({ reps: [0] });
+    expect(budget.work).toBe(0);
+  });
+});
+
 describe('warm-up steps with setup kernels of their own on each side', () => {
   const JUNK = ['MemSet', 'TransData', 'Cast', 'ZerosLike', 'Fill', 'Identity', 'TensorMove'];
   /** Occurrences of `chain` in `seq`, none overlapping. */

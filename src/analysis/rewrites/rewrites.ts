@@ -38,7 +38,7 @@ import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
-import { byFrequency, type Classes, classPairs, shapeBound, stepClasses } from './stepClasses.js';
+import { byFrequency, CLASSED_WORK, type Classes, classPairs, shapeBound, stepClasses } from './stepClasses.js';
 
 export interface RewriteOptions {
   /** The most insertions + deletions one pair of representative steps may need. */
@@ -736,10 +736,12 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // one side only, is not a kind of step of the run).
   const unpaired = [new Set(sides[0].unpairedSteps), new Set(sides[1].unpairedSteps)] as const;
   const pairedOf = (i: 0 | 1, key: string): number[] => sides[i].lanes.get(key)!.filter((st) => !unpaired[i].has(st));
+  // The work that shapes past each lane's most frequent may take to be classed, shared by all lanes and both sides.
+  const classedWork = { work: CLASSED_WORK };
   const classesOf = (i: 0 | 1, key: string, rep: number): Classes => {
     const s = sides[i];
     const shapes = byFrequency((st) => s.seq.steps[st]!.shape, pairedOf(i, key));
-    return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!);
+    return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!, classedWork);
   };
   /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
   const lanePairs = (p: LanePair, b: number, r: number): [number, number][] => {

@@ -16,8 +16,18 @@ import { editLowerBound } from './editBound.js';
 /** The most classes of one side of a lane, the representative's included. */
 export const MAX_CLASSES = 4;
 
-/** The most shapes of one side of a lane looked at for classes (the most frequent). */
+/**
+ * The shapes of one side of a lane always looked at for classes (the most frequent); the rest, as long as a budget of
+ * work shared by the whole comparison lasts (CLASSED_WORK).
+ */
 export const MAX_SHAPES_CLASSED = 16;
+
+/**
+ * The work (kernels compared, each shape's against each class's so far) that the shapes past the first
+ * MAX_SHAPES_CLASSED of every lane may take in all: a prefill step seen once among decode steps of many shapes (each
+ * a kernel more or less) is then looked at too, while a hostile profile of thousands of shapes costs a bounded time.
+ */
+export const CLASSED_WORK = 1 << 24;
 
 /** A shape founds a class when more than 1/CLASS_APART of its kernels differ by count from every class so far. */
 const CLASS_APART = 10;
@@ -61,11 +71,12 @@ export function byFrequency(shapeOf: (step: number) => number, steps: readonly n
 }
 
 /**
- * The classes of one side of a lane: the most frequent shape of each, the representative (`shapes[0]`) first. A shape
- * is apart from a class when over 1/CLASS_APART of its kernels differ by count from the class's, or over 1/FOREIGN of
+ * The classes of one side of a lane: the most frequent shape of each, the representative (`shapes[0]`) first, of the
+ * first MAX_SHAPES_CLASSED shapes and of those after them that `budget` (work, shared by the comparison's lanes)
+ * leaves room for. A shape is apart from a class when over 1/CLASS_APART of its kernels differ by count from the class's, or over 1/FOREIGN of
  * them are of kernels the class never runs (a prefill step whose attention is another kernel, the rest alike).
  */
-export function stepClasses(shapes: readonly number[], tokens: readonly Int32Array[], bound: Bound): Classes {
+export function stepClasses(shapes: readonly number[], tokens: readonly Int32Array[], bound: Bound, budget: { work: number } = { work: 0 }): Classes {
   const of = new Map<number, number>();
   if (shapes.length === 0) return { reps: [], of };
   const classes = [shapes[0]!];
@@ -81,8 +92,16 @@ export function stepClasses(shapes: readonly number[], tokens: readonly Int32Arr
     for (const t of tokens[sh]!) if (!set.has(t)) k++;
     return k;
   };
-  for (const sh of shapes.slice(1, MAX_SHAPES_CLASSED)) {
+  for (let i = 1; i < shapes.length; i++) {
+    const sh = shapes[i]!;
     const n = tokens[sh]!.length;
+    if (i >= MAX_SHAPES_CLASSED) {
+      // Past the most frequent shapes, while the comparison's budget lasts (the most each shape may cost).
+      let cost = 0;
+      for (const c of classes) cost += n + tokens[c]!.length;
+      if (budget.work < cost) break;
+      budget.work -= cost;
+    }
     const within = classes.findIndex((c) => !(bound(sh, c) * CLASS_APART > Math.max(n, tokens[c]!.length) || foreign(sh, c) * FOREIGN > n));
     if (within >= 0) of.set(sh, within);
     else if (classes.length < MAX_CLASSES) {
