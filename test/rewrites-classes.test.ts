@@ -585,6 +585,29 @@ describe('warm-up steps with setup kernels of their own on each side', () => {
     expect(r.rewrites.find((w) => w.added.join(' ') === ROPE_FUSED)).toMatchObject({ removed: ROPE, chains: layers });
     expect(r.notes.filter((n) => n.kind === 'other-classes-apart')).toEqual([]);
   });
+  test('the same warm-up steps on several ranks are one kind of step in the note, not one per rank', () => {
+    // Each rank runs the same steps (seed 1), so their warm-up steps are one pair of kernel sequences, on 3 ranks.
+    const one = pair(1, 8);
+    const seqs = ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const s = rec.stream('2');
+      for (let rank = 0; rank < 3; rank++) {
+        const r = rec.rank(String(rank));
+        let t = 0;
+        one.steps[side].forEach((kernels, step) => {
+          for (const k of kernels) {
+            rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+            t += 50_000;
+          }
+        });
+      }
+      return rec.finish();
+    });
+    const single = findRewrites(one.base, one.pr).notes.find((n) => n.kind === 'other-classes-apart');
+    const three = findRewrites(seqs[0]!, seqs[1]!).notes.find((n) => n.kind === 'other-classes-apart');
+    expect(single).toMatchObject({ oneOff: 1, unaligned: 0 });
+    expect(three).toEqual(single);
+  });
   test('one-off differences of the most frequent steps are still judged as before (the warm-up kinds alone are left out)', () => {
     const { base, pr } = pair(1, 8);
     const off = findRewrites(base, pr, { otherClasses: false });

@@ -536,7 +536,8 @@ export type RewriteNoteJson =
    * Other kinds of step whose differences are not listed: `oneOff`, aligned pairs of kinds whose own differences (not
    * those of the most frequent steps) are 4 or more and mostly happen once in a step, as those of unrelated steps
    * (warm-up steps) do, with `differences`, those left out; `unaligned`, pairs too different to align within the
-   * work the other kinds share (not compared). Counted over lanes.
+   * work the other kinds share (not compared). Counted as pairs of kernel sequences: the same pair on several lanes
+   * (ranks that ran the same warm-up steps) is one.
    */
   | { kind: 'other-classes-apart'; oneOff: number; differences: number; unaligned: number }
   /** A lane whose representative step is the shape of fewer than half of its steps. */

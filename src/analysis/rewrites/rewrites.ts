@@ -597,7 +597,8 @@ const ONE_OFF_MIN_CHANGES = 4;
  * and last kernel of the step is a fusion, listed). A
  * fusion repeats over the layers of the steps it is in (its prefill steps, say); steps that differ once here and
  * there (warm-up steps with setup kernels of their own on each side) are not a change of one path, and aligning
- * them lists alignment's accidents. Returns how many pairs were so judged and how many differences were left out.
+ * them lists alignment's accidents. Returns how many pairs of shapes were so judged (lanes of the same pair counted
+ * once) and how many differences were left out.
  */
 function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: number; differences: number } {
   const own = new Map<number, Forming[]>();
@@ -623,7 +624,8 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
     forming.delete(key);
     differences++;
   }
-  return { pairs: oneOff.size, differences };
+  // Kinds, not lanes: the same pair of kernel sequences on 8 ranks is one kind of step (a note of '8 other kinds').
+  return { pairs: new Set([...oneOff].map((i) => `${reps[i]!.base}:${reps[i]!.pr}`)).size, differences };
 }
 
 /** A rewrite's copies in the lanes' representative steps. */
@@ -842,7 +844,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // refused): classes of steps alike in their counts but not in their order (a hostile profile) cost at most one
   // long alignment more, not one per class and lane. Past it, the rest are not aligned.
   let budget = opts.maxWork;
-  let unalignedOthers = 0;
+  // The pairs of shapes not aligned (lanes of the same pair counted once, as the note speaks of kinds of step).
+  const unaligned = new Set<string>();
   for (const o of others) {
     const ta = sides[0].tokens[o.base]!;
     const tb = sides[1].tokens[o.pr]!;
@@ -851,13 +854,13 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const maxEdits = Math.min(opts.maxEdits, Math.floor(budget / n));
     const bound = across(o.base, o.pr);
     if (!cached && bound > maxEdits) {
-      unalignedOthers++;
+      unaligned.add(`${o.base}:${o.pr}`);
       continue;
     }
     const result = aligned(alignments, o.base, o.pr, ta, tb, maxEdits, bound);
     if (!cached) budget -= n * (Array.isArray(result) ? result.reduce((e, h) => e + h.aLen + h.bLen, 0) : maxEdits);
     // Steps of a class too different to align are said in a note (the lane's status is its representatives').
-    if (!Array.isArray(result)) unalignedOthers++;
+    if (!Array.isArray(result)) unaligned.add(`${o.base}:${o.pr}`);
     if (!Array.isArray(result) || result.length === 0) continue;
     const count = (i: 0 | 1, key: string, shape: number): number =>
       sides[i].lanes.get(key)!.filter((st) => sides[i].seq.steps[st]!.shape === shape).length;
@@ -866,8 +869,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   }
 
   const oneOff = oneOffClasses(forming, reps);
-  if (oneOff.pairs > 0 || unalignedOthers > 0)
-    notes.push({ kind: 'other-classes-apart', oneOff: oneOff.pairs, differences: oneOff.differences, unaligned: unalignedOthers });
+  if (oneOff.pairs > 0 || unaligned.size > 0)
+    notes.push({ kind: 'other-classes-apart', oneOff: oneOff.pairs, differences: oneOff.differences, unaligned: unaligned.size });
 
   // One note for both sides when they are alike (the same lane, steps and shapes).
   const [lb, lp] = low;
