@@ -608,6 +608,34 @@ describe('warm-up steps with setup kernels of their own on each side', () => {
     expect(single).toMatchObject({ oneOff: 1, unaligned: 0 });
     expect(three).toEqual(single);
   });
+  test('a prefill fusion of a 2-layer model beside one-off changes of more kernels is listed', () => {
+    // The PR's prefill step also starts with another gather and three Casts, ends with another argmax and three more
+    // kernels, and runs a Cast more after its first layer: 11 kernels of one-off changes against the fusion's 10.
+    const layers = 2;
+    const seqs = ([0, 1] as const).map((side) => {
+      const rec = new SequenceRecorder('type');
+      const r = rec.rank('0');
+      const s = rec.stream('2');
+      const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
+      let t = 0;
+      for (let step = 0; step < 10; step++) {
+        let kernels = step === 4 ? prefillStep(layers, side === 1) : decodeStep(decode, false, () => true);
+        if (step === 4 && side === 1) {
+          kernels = ['GatherV3', 'Cast', 'Cast', 'Cast', ...kernels.slice(1, -1), 'ArgMaxV3', 'TopK', 'Cast', 'Sort'];
+          kernels.splice(kernels.indexOf('GroupedMatmul') + 3, 0, 'Cast');
+        }
+        for (const k of kernels) {
+          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+          t += 50_000;
+        }
+      }
+      return rec.finish();
+    });
+    const r = findRewrites(seqs[0]!, seqs[1]!);
+    expect(r.rewrites.find((w) => w.added.join(' ') === ROPE_FUSED)).toMatchObject({ removed: ROPE, chains: layers });
+    // The one-off changes are left out, and said so.
+    expect(r.notes.find((n) => n.kind === 'other-classes-apart')).toMatchObject({ oneOff: 1, unaligned: 0 });
+  });
   test('one-off differences of the most frequent steps are still judged as before (the warm-up kinds alone are left out)', () => {
     const { base, pr } = pair(1, 8);
     const off = findRewrites(base, pr, { otherClasses: false });

@@ -594,7 +594,8 @@ const ONE_OFF_MIN_CHANGES = 4;
  * Drop from `forming` the differences found only in pairs of other classes of steps that differ in one-off places:
  * of the pair's own differences (not of the representatives), 4 or more, over half happen once in the step, and
  * those hold more kernels than the differences that repeat (a prefill fusion over 8 layers beside a changed first
- * and last kernel of the step is a fusion, listed). A
+ * and last kernel of the step is a fusion, listed); of such a pair, a difference of a fusion's shape that repeats in
+ * the step (2 kernels or more replaced by 1 or more, twice or more) is kept. A
  * fusion repeats over the layers of the steps it is in (its prefill steps, say); steps that differ once here and
  * there (warm-up steps with setup kernels of their own on each side) are not a change of one path, and aligning
  * them lists alignment's accidents. Returns how many pairs of shapes were so judged (lanes of the same pair counted
@@ -618,9 +619,12 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
     const once = fs.filter((f) => f.positions.get(i)!.length <= 1).length;
     if (once * 2 > fs.length && kernels[0]! > kernels[1]!) oneOff.add(i);
   }
+  // A fusion's shape that repeats in such a step (2 kernels or more replaced by 1 or more, twice or more) stays: a
+  // prefill fusion of a 2-layer model beside one-off changes of the step's ends.
+  const fusion = (f: Forming): boolean => f.removed.length >= 2 && f.added.length >= 1 && [...f.positions.values()].some((p) => p.length >= 2);
   let differences = 0;
   for (const [key, f] of forming) {
-    if (f.perLane.size > 0 || ![...f.positions.keys()].every((i) => oneOff.has(i))) continue;
+    if (f.perLane.size > 0 || ![...f.positions.keys()].every((i) => oneOff.has(i)) || fusion(f)) continue;
     forming.delete(key);
     differences++;
   }
