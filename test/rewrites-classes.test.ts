@@ -636,6 +636,28 @@ describe('warm-up steps with setup kernels of their own on each side', () => {
     // The one-off changes are left out, and said so.
     expect(r.notes.find((n) => n.kind === 'other-classes-apart')).toMatchObject({ oneOff: 1, unaligned: 0 });
   });
+  test('kprof diff says the warm-up steps are left out, in the table, Markdown and JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-warmup-'));
+    try {
+      const header = 'Step Id,Device_id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)';
+      const { steps } = pair(1, 8);
+      writeDecodeCsv(dir, header, [[steps[0]], [steps[1]]]);
+      const args = ['diff', join(dir, 'base'), join(dir, 'pr')];
+      const json = await kprof([...args, '--format', 'json']);
+      expect(json.code).toBe(0);
+      const rw = JSON.parse(json.stdout).rewrites;
+      expect(rw.rewrites.map((w: { added: string[] }) => w.added)).toEqual([[FUSED], [ROPE_FUSED]]);
+      expect(rw.notes).toContainEqual(expect.objectContaining({ kind: 'other-classes-apart', oneOff: 1, unaligned: 0 }));
+      const said = /1 other kind of step differs from its like on the other side in one-off places \(\d+ differences of its own, most once in a step/;
+      const table = await kprof(args);
+      expect(table.stdout).toMatch(new RegExp(`Note: ${said.source}`));
+      expect(table.stdout).toContain('What it changed is among the kernels not accounted for, but where a rewrite listed explains it.');
+      const md = await kprof([...args, '--format', 'markdown']);
+      expect(md.stdout).toMatch(said);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   test('one-off differences of the most frequent steps are still judged as before (the warm-up kinds alone are left out)', () => {
     const { base, pr } = pair(1, 8);
     const off = findRewrites(base, pr, { otherClasses: false });

@@ -610,7 +610,7 @@ export function noteText(n: RewriteNote, code: Code): string {
         parts.push(
           `${plural(n.unaligned, 'other kind')} of step ${n.unaligned === 1 ? 'is' : 'are'} too different from ${n.unaligned === 1 ? 'its' : 'their'} like on the other side to align: not compared`,
         );
-      return `${parts.join('; ')}; ${n.oneOff + n.unaligned === 1 ? 'its' : 'their'} kernels count as replaced only in the chains of the rewrites listed`;
+      return `${parts.join('; ')}. What ${n.oneOff + n.unaligned === 1 ? 'it' : 'they'} changed is among the kernels not accounted for, but where a rewrite listed explains it`;
     }
     case 'low-coverage': {
       const lane = `${ranksNamed([n.rank], code)}${n.stream === '-' ? '' : ` stream ${code(n.stream)}`}`;
