@@ -115,34 +115,43 @@ describe('step classes', () => {
     // of PR class 1, whose steps are of base class 2 in turn.
     const across: (b: number, p: number) => number = (b, p) => (b === 2 && p === 0 ? 1 : 10);
     expect(classPairs([0, 2], [0, 1], across)).toEqual([]);
-    expect(
-      classPairs([0, 2], [0, 1], across, [
-        [9, 0],
-        [0, 2],
-      ]),
-    ).toEqual([[2, 1]]);
-    // Its steps mostly of the PR's representative: not paired again.
-    expect(
-      classPairs([0, 2], [0, 1], across, [
-        [9, 0],
-        [2, 1],
-      ]),
-    ).toEqual([]);
-    // As many of its steps of the PR's representative as of PR class 1 (prefill steps at Step Ids 1 and 7 on the base,
-    // 1 and 8 on the PR): a tie with a representative goes to the other class.
-    expect(
-      classPairs([0, 2], [0, 1], across, [
-        [9, 1],
-        [1, 1],
-      ]),
-    ).toEqual([[2, 1]]);
-    // PR class 1's steps are mostly of the base's representative: not mutual.
-    expect(
-      classPairs([0, 2], [0, 1], across, [
-        [0, 5],
-        [0, 2],
-      ]),
-    ).toEqual([]);
+    // Each case: the steps of each base class (rows) that are of each PR class (columns), and the pairs made.
+    const cases: [string, number[][], [number, number][]][] = [
+      [
+        'its steps are of PR class 1, whose steps are its in turn',
+        [
+          [9, 0],
+          [0, 2],
+        ],
+        [[2, 1]],
+      ],
+      [
+        'its steps mostly of the PR’s representative: not paired again',
+        [
+          [9, 0],
+          [2, 1],
+        ],
+        [],
+      ],
+      // Prefill steps at Step Ids 1 and 7 on the base, 1 and 8 on the PR.
+      [
+        'as many of its steps of the PR’s representative as of PR class 1: a tie with a representative goes to the other',
+        [
+          [9, 1],
+          [1, 1],
+        ],
+        [[2, 1]],
+      ],
+      [
+        'PR class 1’s steps are mostly of the base’s representative: not mutual',
+        [
+          [0, 5],
+          [0, 2],
+        ],
+        [],
+      ],
+    ];
+    for (const [why, together, pairs] of cases) expect(classPairs([0, 2], [0, 1], across, together), why).toEqual(pairs);
   });
 });
 
@@ -498,6 +507,33 @@ describe('a prefill step seen once among decode steps of many shapes', () => {
   });
 });
 
+/**
+ * Ten decode steps with a prefill step at Step Id 5 whose chain the PR fuses over its `layers`; the PR's prefill step
+ * also starts with `head` in place of its gather, ends with `tail` in place of its argmax, and runs a Cast more after
+ * its first layer: one-off changes of the step beside the fusion.
+ */
+function changedPrefill(layers: number, head: string[], tail: string[]): Sequences[] {
+  return ([0, 1] as const).map((side) => {
+    const rec = new SequenceRecorder('type');
+    const r = rec.rank('0');
+    const s = rec.stream('2');
+    const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
+    let t = 0;
+    for (let step = 0; step < 10; step++) {
+      let kernels = step === 4 ? prefillStep(layers, side === 1) : decodeStep(decode, false, () => true);
+      if (step === 4 && side === 1) {
+        kernels = [...head, ...kernels.slice(1, -1), ...tail];
+        kernels.splice(kernels.indexOf('GroupedMatmul') + 3, 0, 'Cast');
+      }
+      for (const k of kernels) {
+        rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
+        t += 50_000;
+      }
+    }
+    return rec.finish();
+  });
+}
+
 describe('warm-up steps with setup kernels of their own on each side', () => {
   const JUNK = ['MemSet', 'TransData', 'Cast', 'ZerosLike', 'Fill', 'Identity', 'TensorMove'];
   /** Occurrences of `chain` in `seq`, none overlapping. */
@@ -562,25 +598,7 @@ describe('warm-up steps with setup kernels of their own on each side', () => {
     // The PR's prefill step also starts with another gather, ends with another argmax and runs a Cast more after its
     // first layer: three differences once in the step, against the fusion's eight.
     const layers = 8;
-    const seqs = ([0, 1] as const).map((side) => {
-      const rec = new SequenceRecorder('type');
-      const r = rec.rank('0');
-      const s = rec.stream('2');
-      const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
-      let t = 0;
-      for (let step = 0; step < 10; step++) {
-        let kernels = step === 4 ? prefillStep(layers, side === 1) : decodeStep(decode, false, () => true);
-        if (step === 4 && side === 1) {
-          kernels = ['GatherV3', ...kernels.slice(1, -1), 'ArgMaxV3'];
-          kernels.splice(kernels.indexOf('GroupedMatmul') + 3, 0, 'Cast');
-        }
-        for (const k of kernels) {
-          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
-          t += 50_000;
-        }
-      }
-      return rec.finish();
-    });
+    const seqs = changedPrefill(layers, ['GatherV3'], ['ArgMaxV3']);
     const r = findRewrites(seqs[0]!, seqs[1]!);
     expect(r.rewrites.find((w) => w.added.join(' ') === ROPE_FUSED)).toMatchObject({ removed: ROPE, chains: layers });
     expect(r.notes.filter((n) => n.kind === 'other-classes-apart')).toEqual([]);
@@ -612,25 +630,7 @@ describe('warm-up steps with setup kernels of their own on each side', () => {
     // The PR's prefill step also starts with another gather and three Casts, ends with another argmax and three more
     // kernels, and runs a Cast more after its first layer: 11 kernels of one-off changes against the fusion's 10.
     const layers = 2;
-    const seqs = ([0, 1] as const).map((side) => {
-      const rec = new SequenceRecorder('type');
-      const r = rec.rank('0');
-      const s = rec.stream('2');
-      const decode = { layers, dense: 1, mtp: false, dup: false, ranks: 1, steps: 10 };
-      let t = 0;
-      for (let step = 0; step < 10; step++) {
-        let kernels = step === 4 ? prefillStep(layers, side === 1) : decodeStep(decode, false, () => true);
-        if (step === 4 && side === 1) {
-          kernels = ['GatherV3', 'Cast', 'Cast', 'Cast', ...kernels.slice(1, -1), 'ArgMaxV3', 'TopK', 'Cast', 'Sort'];
-          kernels.splice(kernels.indexOf('GroupedMatmul') + 3, 0, 'Cast');
-        }
-        for (const k of kernels) {
-          rec.add(r, s, step + 1, rec.table.intern(k), 40_000, t);
-          t += 50_000;
-        }
-      }
-      return rec.finish();
-    });
+    const seqs = changedPrefill(layers, ['GatherV3', 'Cast', 'Cast', 'Cast'], ['ArgMaxV3', 'TopK', 'Cast', 'Sort']);
     const r = findRewrites(seqs[0]!, seqs[1]!);
     expect(r.rewrites.find((w) => w.added.join(' ') === ROPE_FUSED)).toMatchObject({ removed: ROPE, chains: layers });
     // The one-off changes are left out, and said so.
