@@ -610,14 +610,19 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
   const oneOff = new Set<number>();
   for (const [i, fs] of own) {
     if (reps[i]!.primary || fs.length < ONE_OFF_MIN_CHANGES) continue;
-    // The kernels of its differences that happen once, and of those that repeat (a fusion over layers).
-    const kernels = [0, 0];
+    // Its differences that happen once, and the kernels of those and of those that repeat (a fusion over layers).
+    let once = 0;
+    let onceKernels = 0;
+    let repeatKernels = 0;
     for (const f of fs) {
       const n = f.positions.get(i)!.length;
-      kernels[n <= 1 ? 0 : 1]! += n * (f.removed.length + f.added.length);
+      const kernels = n * (f.removed.length + f.added.length);
+      if (n <= 1) {
+        once++;
+        onceKernels += kernels;
+      } else repeatKernels += kernels;
     }
-    const once = fs.filter((f) => f.positions.get(i)!.length <= 1).length;
-    if (once * 2 > fs.length && kernels[0]! > kernels[1]!) oneOff.add(i);
+    if (once * 2 > fs.length && onceKernels > repeatKernels) oneOff.add(i);
   }
   // A fusion's shape that repeats in such a step (2 kernels or more replaced by 1 or more, twice or more) stays: a
   // prefill fusion of a 2-layer model beside one-off changes of the step's ends.
@@ -848,6 +853,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   // refused): classes of steps alike in their counts but not in their order (a hostile profile) cost at most one
   // long alignment more, not one per class and lane. Past it, the rest are not aligned.
   let budget = opts.maxWork;
+  /** The lane's steps of a shape, on one side. */
+  const count = (i: 0 | 1, key: string, shape: number): number =>
+    sides[i].lanes.get(key)!.filter((st) => sides[i].seq.steps[st]!.shape === shape).length;
   // The pairs of shapes not aligned (lanes of the same pair counted once, as the note speaks of kinds of step).
   const unaligned = new Set<string>();
   for (const o of others) {
@@ -866,8 +874,6 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     // Steps of a class too different to align are said in a note (the lane's status is its representatives').
     if (!Array.isArray(result)) unaligned.add(`${o.base}:${o.pr}`);
     if (!Array.isArray(result) || result.length === 0) continue;
-    const count = (i: 0 | 1, key: string, shape: number): number =>
-      sides[i].lanes.get(key)!.filter((st) => sides[i].seq.steps[st]!.shape === shape).length;
     reps.push({ base: o.base, pr: o.pr, lane: o.lane, primary: false, steps: [count(0, o.p.base!, o.base), count(1, o.p.pr!, o.pr)] });
     formFrom(o.p, o.lane, reps.length - 1, result);
   }
