@@ -3,7 +3,8 @@
 // reads like a long run of the same model. Used by bench/run.mjs; also runnable alone:
 //   node bench/generate.mjs SOURCE.csv OUT.csv SIZE_MB
 
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 
 const CSV_OPTIONS = { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] };
@@ -184,12 +185,33 @@ export function generateComm(out, rows, run = 586) {
   return writeLines(out, SMALL_HEADER, lines());
 }
 
+function isWritable(path) {
+  try {
+    if ((statSync(path).mode & 0o222) === 0) return false;
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) {
   const [source, out, size] = process.argv.slice(2);
   if (!source || !out) {
     process.stderr.write('usage: node bench/generate.mjs SOURCE.csv OUT.csv [SIZE_MB]\n');
     process.exit(2);
   }
-  const r = generate(source, out, Number(size ?? 250));
+  const sizeMb = Number(size ?? 250);
+  if (!(sizeMb > 0)) {
+    process.stderr.write(`generate: SIZE_MB must be a positive number, found ${JSON.stringify(size)}; nothing was written\n`);
+    process.exit(2);
+  }
+  // The output is overwritten: refuse a file that exists and is not writable (an export kept read-only),
+  // or the source itself.
+  if (resolve(out) === resolve(source) || (existsSync(out) && !isWritable(out))) {
+    process.stderr.write(`generate: will not overwrite ${out} (it is the source or read-only); give a new path\n`);
+    process.exit(2);
+  }
+  const r = generate(source, out, sizeMb);
   process.stdout.write(`${out}: ${r.bytes} bytes, ${r.rows} rows\n`);
 }
