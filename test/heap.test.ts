@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { buildSync } from 'esbuild';
 import { GrowthCollector, YOUNG_HOLD_FLAG } from '../src/util/heap.js';
-import { RELEASE_MIN_BYTES, releaseAfterPost, tidiesBeforePack } from '../src/input/workers/readWorker.js';
+import { RELEASE_MIN_BYTES, releaseAfterPost, TIDY_MIN_BYTES, tidiesBeforePack, tidyCollects } from '../src/input/workers/readWorker.js';
 
 describe('collectGrown', () => {
   it('collects past the growth since the last collection, not before', () => {
@@ -44,6 +44,14 @@ describe('a read worker done with its read', () => {
     expect(tidiesBeforePack(RELEASE_MIN_BYTES - 1)).toBe(false);
     expect(tidiesBeforePack(RELEASE_MIN_BYTES)).toBe(true);
     expect(RELEASE_MIN_BYTES).toBe(64 << 20);
+  });
+});
+
+describe('a read worker kept for a job', () => {
+  it('collects its garbage before the job from 32 MB of heap in use on (a million names), not below (a few hundred groups)', () => {
+    expect(tidyCollects(TIDY_MIN_BYTES - 1)).toBe(false);
+    expect(tidyCollects(TIDY_MIN_BYTES)).toBe(true);
+    expect(TIDY_MIN_BYTES).toBe(32 << 20);
   });
 });
 
