@@ -1,6 +1,7 @@
 // check and rules on a profile folder that holds profile-like folders they did not read: the same one stderr
 // line as summary and diff (a `::warning` under check --format github), so no gate passes on a partly read
-// profile in silence.
+// profile in silence. A rank folder with no kernel export at all is a rank where nothing was read: the gate exits 2,
+// as for a rank whose export is empty, unless --rank leaves it out.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,25 +33,70 @@ writeFileSync(rulesFile, 'version: 1\nrules:\n  - type: Add\n    present: true\n
 const line = `kprof: note: ${join(dir, 'rank_1_ascend_pt')}: no ASCEND_PROFILER_OUTPUT folder and no PROF_* folder; rank 1 left out; kprof inspect ${shellWord(dir)} lists it.\n`;
 
 describe('profile folders not read', () => {
-  it('check says so on stderr, for the profile and for the base, and still gives its verdict', async () => {
+  /** The exit-2 message of a gate on `dir` (`what`: the profile, the base, the PR). */
+  const refused = (what: string): string =>
+    `kprof: ${what} ${dir}: nothing was read on rank 1: ${join(dir, 'rank_1_ascend_pt')} holds no kernel export. ` +
+    `A rank where nothing was read cannot pass a gate; check that rank's export, or leave it out with --rank 0.\n`;
+
+  it('check refuses a rank folder with no kernel export, naming it and the --rank that leaves it out', async () => {
     const r = await kprof(['check', dir, '--rules', rulesFile]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toBe(line + refused('the profile'));
+    expect(r.stdout).not.toContain('passed');
+    const withBase = await kprof(['check', dir, '--rules', rulesFile, '--base', dir]);
+    expect(withBase.code, withBase.stderr).toBe(2);
+    expect(withBase.stderr).toContain(refused('the profile'));
+  });
+
+  it('check with --rank leaving the folder out says so on stderr, for the profile and for the base, and gives its verdict', async () => {
+    const r = await kprof(['check', dir, '--rules', rulesFile, '--rank', '0']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(line);
-    const withBase = await kprof(['check', dir, '--rules', rulesFile, '--base', dir]);
+    const withBase = await kprof(['check', dir, '--rules', rulesFile, '--base', dir, '--rank', '0']);
     expect(withBase.code, withBase.stderr).toBe(0);
     expect(withBase.stderr).toBe(line + line);
   });
 
   it('check --format github makes it a ::warning annotation', async () => {
-    const r = await kprof(['check', dir, '--rules', rulesFile, '--format', 'github']);
+    const r = await kprof(['check', dir, '--rules', rulesFile, '--format', 'github', '--rank', '0']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^::warning title=kprof%3A not read::.*rank_1_ascend_pt: no ASCEND_PROFILER_OUTPUT folder .*lists it\.\n$/);
   });
 
-  it('rules says so on stderr for each side', async () => {
+  it('rules refuses the rank folder too, and with --rank 0 says so on stderr for each side', async () => {
     const r = await kprof(['rules', dir, dir]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe(line + line);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(refused('the base'));
+    const kept = await kprof(['rules', dir, dir, '--rank', '0']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stderr).toBe(line + line);
+  });
+
+  it('a rank folder whose ASCEND_PROFILER_OUTPUT holds no kernel export (step_trace_time.csv only) is refused alike', async () => {
+    const cut = partial('cut');
+    rmSync(join(cut, 'rank_1_ascend_pt'), { recursive: true });
+    const out = join(cut, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'step_trace_time.csv'), 'Step,Computing,Communication(Not Overlapped)\n1,10,2\n');
+    const r = await kprof(['check', cut, '--rules', rulesFile]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`nothing was read on rank 1: ${join(cut, 'rank_1_ascend_pt')} holds no kernel export.`);
+    // summary reads the other ranks, with its note (it gates nothing).
+    const summary = await kprof(['summary', cut]);
+    expect(summary.code, summary.stderr).toBe(0);
+    expect(summary.stderr).toMatch(/rank_1_ascend_pt: no kernel data \(.*\); rank 1 left out;/);
+  });
+
+  it('a rank folder that holds no kernel export beside one that does (two folders of one device) is no rank left unread', async () => {
+    const two = partial('two-of-one');
+    // A second folder of rank 0 (another run's, say), with kernel data: rank 1's folder alone is refused.
+    const again = join(two, 'rank_0b_ascend_pt');
+    mkdirSync(join(again, 'FRAMEWORK'), { recursive: true });
+    writeFileSync(join(again, 'profiler_info_0.json'), '{"rank_id": 0}');
+    const r = await kprof(['check', two, '--rules', rulesFile]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('nothing was read on rank 1:');
+    expect(r.stderr).not.toContain('nothing was read on rank 0');
   });
 
   it('a FIFO named like a rank folder is said, not passed over in silence (and nothing waits on it)', async () => {

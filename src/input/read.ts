@@ -335,7 +335,9 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
         'Expected kernel rows kprof can read; repair the file or export the profile again.',
     );
   }
-  return { input, ranks: out, notes: resolved.notes, unread: resolved.unread };
+  // Rank folders of no kernel data, of ranks not read elsewhere (another folder of the same device) nor left out.
+  const empty = (resolved.emptyRanks ?? []).filter((e) => !byRank.has(e.rank) && (ranks === null || ranks.includes(e.rank)));
+  return { input, ranks: out, notes: resolved.notes, unread: resolved.unread, ...(empty.length > 0 ? { emptyRanks: empty } : {}) };
 }
 
 /**

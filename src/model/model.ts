@@ -727,6 +727,11 @@ export interface Profile {
   /** What was found and not used (e.g. a rank folder with no kernel data), for inspect and warnings. */
   notes: string[] /** Of the notes, those of a profile folder or file not read: a note on stderr says how many (commands/options.ts). */;
   unread?: string[];
+  /**
+   * Rank folders left out for holding no kernel data (a note says each), of ranks the profile has no kernels of and
+   * that --rank did not leave out: a gate cannot pass them by (rules/scope.ts).
+   */
+  emptyRanks?: { rank: string; dir: string }[];
 }
 
 export const GROUP_BYS = ['type', 'name', 'core', 'type+core', 'type+shapes'] as const;

@@ -8,7 +8,7 @@ import { inputError } from '../util/errors.js';
 import { inSteps, keepGroup, selectionText, stepsLabel, stepsWithin } from '../aggregate/group.js';
 import { shellWord, shown } from '../util/inputText.js';
 import { NO_RANK_ID, rankIdsText, rankOption, ranksNamed } from '../util/format.js';
-import type { FineGroup, Profile, RankData, Selection } from '../model/model.js';
+import { compareRanks, type FineGroup, type Profile, type RankData, type Selection } from '../model/model.js';
 import type { RuleSet } from './model.js';
 import { ruleAt } from './slice.js';
 
@@ -198,6 +198,19 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
     throw inputError(
       `${what} ${p.input}: no kernel was read on ${ranksNamed([dead.rank], shown)} (${path}): ${whyNothing(dead.rowsRead, dead.rowsSkipped)}. ` +
         `A rank where nothing was read cannot pass a gate; check that rank's export, or ${leave}.`,
+    );
+  }
+  // A rank folder with no kernel data (a profiler stopped before it wrote them) was left out with a note: nothing of
+  // it was read, as of a rank whose file is empty.
+  const empty = p.emptyRanks ?? [];
+  if (empty.length > 0) {
+    const ids = [...new Set(empty.map((e) => e.rank))].sort(compareRanks);
+    const live = p.ranks.filter((r) => r.rank !== NO_RANK_ID && kernelsOf({ ...p, ranks: [r] }) > 0).map((r) => r.rank);
+    const option = rankOption(live);
+    const leave = option !== null ? `leave ${ids.length === 1 ? 'it' : 'them'} out with --rank ${shellWord(option)}` : 'leave it out with --rank';
+    throw inputError(
+      `${what} ${p.input}: nothing was read on ${ranksNamed(ids, shown)}: ${empty[0]!.dir}${empty.length > 1 ? ` (and ${empty.length - 1} more folder${empty.length === 2 ? '' : 's'})` : ''} ` +
+        `holds no kernel export. A rank where nothing was read cannot pass a gate; check that rank's export, or ${leave}.`,
     );
   }
   if (!filters(sel)) return p;

@@ -64,6 +64,14 @@ export interface ResolvedInput {
   notes: string[];
   /** Of the notes, those of a folder or file that looks like a profile and is not read (said on stderr too). */
   unread: string[];
+  /** The rank folders left out for holding no kernel data (a note says each): a gate cannot pass them by. */
+  emptyRanks?: EmptyRank[];
+}
+
+/** A rank folder that holds no kernel data: its rank (NO_RANK_ID when it has no id) and its folder. */
+export interface EmptyRank {
+  rank: string;
+  dir: string;
 }
 
 /** A slice of an export (`<export>_slice_<n>_<rest>`), of a format that declares slices (Recognition.slices). */
@@ -222,9 +230,21 @@ let pickNotes: string[] = [];
 /** The notes of the resolveInput running that say a profile folder or file is not read. */
 let unreadTexts = new Set<string>();
 
+/** The notes of the resolveInput running that say a rank folder holds no kernel data, with its rank. */
+let emptyRanks = new Map<string, EmptyRank>();
+
 /** The end of a note of a rank folder not read: `rank 3 left out`, `rank (no id) left out` (no `rank -`). */
 function rankLeftOut(rank: string): string {
   return `${ranksNamed([rank])} left out`;
+}
+
+/**
+ * A note of rank folder `dir` left out for holding no kernel data (`text` ends in rankLeftOut): kept with its rank
+ * for the gate, once the note is among the input's (a folder looked at for another's sake notes into a list of its own).
+ */
+function unreadRank(notes: string[], text: string, rank: string, dir: string): void {
+  unread(notes, text);
+  emptyRanks.set(text, { rank, dir });
 }
 
 /** A note of a profile folder or file that is not read. */
@@ -442,12 +462,14 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
     }
   }
   const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
-  unread(
+  unreadRank(
     notes,
     `${dir}: no kernel data (no ${listed(
       looked.map((f) => f.naming.brief),
       'or',
     )}); ${rankLeftOut(r.rank)}`,
+    r.rank,
+    dir,
   );
   return [];
 }
@@ -499,7 +521,8 @@ function resolveFolder(dir: string, notes: string[]): RankPlan[] | null {
   const entries = listDir(dir);
   if (frameworkMarked(dir, entries)) {
     const what = entries.includes('ASCEND_PROFILER_OUTPUT') ? 'its ASCEND_PROFILER_OUTPUT is not a folder' : 'no ASCEND_PROFILER_OUTPUT folder';
-    unread(notes, `${dir}: ${what} and no PROF_* folder; ${rankLeftOut(rankOf(dir).rank)}`);
+    const rank = rankOf(dir).rank;
+    unreadRank(notes, `${dir}: ${what} and no PROF_* folder; ${rankLeftOut(rank)}`, rank, dir);
     return [];
   }
   return null;
@@ -621,14 +644,18 @@ export function resolveInput(input: string, options: { prefer?: Prefer | null } 
   prefer = options.prefer ?? null;
   pickNotes = notes;
   unreadTexts = new Set();
+  emptyRanks = new Map();
   try {
     const r = resolveWith(input, notes);
     r.unread = notes.filter((n) => unreadTexts.has(n));
+    const empty = notes.flatMap((n) => emptyRanks.get(n) ?? []);
+    if (empty.length > 0) r.emptyRanks = empty;
     return r;
   } finally {
     prefer = null;
     pickNotes = [];
     unreadTexts = new Set();
+    emptyRanks = new Map();
   }
 }
 
