@@ -4,7 +4,7 @@
 // as for a rank whose export is empty, unless --rank leaves it out.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,29 @@ describe('profile folders not read', () => {
     const summary = await kprof(['summary', cut]);
     expect(summary.code, summary.stderr).toBe(0);
     expect(summary.stderr).toMatch(/rank_1_ascend_pt: no kernel data \(.*\); rank 1 left out;/);
+  });
+
+  it('-o never writes a kernel table into a rank folder with no kernel data, where the next run would read it as that rank', async () => {
+    const cut = partial('cut-out');
+    rmSync(join(cut, 'rank_1_ascend_pt'), { recursive: true });
+    const out = join(cut, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'step_trace_time.csv'), 'Step,Computing,Communication(Not Overlapped)\n1,10,2\n');
+    for (const target of [join(out, 'kernel_details.csv'), join(cut, 'rank_1_ascend_pt', 'kernel_details.csv')]) {
+      const r = await kprof(['summary', cut, '--format', 'csv', '-o', target]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain("would be read by the next run as that rank's kernels, so nothing was written");
+      expect(existsSync(target)).toBe(false);
+    }
+    // Another name there is no profile's: written.
+    const report = join(out, 'report.csv');
+    const ok = await kprof(['summary', cut, '--format', 'csv', '-o', report]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(report)).toBe(true);
+    // And the next run reads the same profile.
+    const again = await kprof(['summary', cut, '--format', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ ranks: ['0'] });
   });
 
   it('a rank folder that holds no kernel export beside one that does (two folders of one device) is no rank left unread', async () => {

@@ -245,6 +245,24 @@ function rankLeftOut(rank: string): string {
 function unreadRank(notes: string[], text: string, rank: string, dir: string): void {
   unread(notes, text);
   emptyRanks.set(text, { rank, dir });
+  // A kernel table written into it (-o rank_1/ASCEND_PROFILER_OUTPUT/kernel_details.csv) would be that rank's for the
+  // next run: a report read as a profile.
+  const after = "read by the next run as that rank's kernels";
+  noteCollectionFolder(
+    dir,
+    formatsIn('loose').flatMap((f) => f.recognise.names),
+    'a rank folder with no kernel data in the profile',
+    after,
+  );
+  const out = join(dir, 'ASCEND_PROFILER_OUTPUT');
+  if (isDir(out)) {
+    noteCollectionFolder(
+      out,
+      formatsIn('framework').flatMap((f) => f.recognise.names),
+      'the output folder of a rank with no kernel data in the profile',
+      after,
+    );
+  }
 }
 
 /** A note of a profile folder or file that is not read. */
