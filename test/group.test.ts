@@ -242,6 +242,18 @@ describe('helpers', () => {
     expect(groupLabel('name', { key: ' @ ' })).toBe(' @ ');
   });
 
+  it('groupLabel: a key that reads as (empty), bare or quoted, takes one more pair of quotes, so each label reads back to one key', () => {
+    expect(groupLabel('type', { key: '(empty)' })).toBe('"(empty)"');
+    expect(groupLabel('type', { key: '"(empty)"' })).toBe('""(empty)""');
+    expect(groupLabel('type', { key: '(empty) ' })).toBe('(empty) ');
+    expect(groupLabel('type', { key: '"x"' })).toBe('"x"');
+    expect(groupLabel('type+core', { key: '(empty) @ ', type: '(empty)', core: '' })).toBe('"(empty)" @ (empty)');
+    expect(groupLabel('type+shapes', { key: '(empty) [1]', type: '(empty)', shapes: '1' })).toBe('"(empty)" [1]');
+    // Every label of these keys is another text.
+    const keys = ['', '(empty)', '"(empty)"', '""(empty)""', '"(empty)', '(empty)"'];
+    expect(new Set(keys.map((key) => groupLabel('type', { key }))).size).toBe(keys.length);
+  });
+
   it('user groups: exact type or name, or regex; first match wins', () => {
     const sel: Selection = {
       ...NONE,

@@ -365,6 +365,30 @@ describe('kprof summary', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('a kernel type named (empty) is shown in quotes, apart from the group of an empty Type cell (table, Markdown, HTML, diff)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-named-'));
+    try {
+      const file = join(dir, 'kernel_details.csv');
+      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,,AI_CORE,1,2\n1,b,(empty),AI_CORE,3,3\n');
+      const table = (await kprof(['summary', file])).stdout.split('\n');
+      expect(table[2]).toMatch(/^"\(empty\)"\s+1\s+3\.00 µs/);
+      expect(table[3]).toMatch(/^\(empty\)\s+1\s+2\.00 µs/);
+      const md = (await kprof(['summary', file, '--format', 'markdown'])).stdout;
+      expect(md).toContain('\n| `"(empty)"` | 1 | 3.00 µs |');
+      expect(md).toContain('\n| `(empty)` | 1 | 2.00 µs |');
+      const html = (await kprof(['summary', file, '--format', 'html'])).stdout;
+      expect(html).toContain('&quot;(empty)&quot;');
+      const diff = (await kprof(['diff', file, file])).stdout;
+      expect(diff).toMatch(/\n"\(empty\)" +1 +1 /);
+      // The data formats keep the key as it is.
+      expect(JSON.parse((await kprof(['summary', file, '--format', 'json'])).stdout).groups.map((g: { key: string }) => g.key)).toEqual([
+        '(empty)',
+        '',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('by type+core, an empty type or core is labelled (empty) in every format people read; a type holding " @ " stays whole', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-part-'));
     try {

@@ -773,15 +773,27 @@ export function groupKey(by: GroupBy, g: { name: string | null; type: string | n
  */
 export function groupLabel(by: GroupBy, g: { key: string; type?: string; core?: string; shapes?: string; userGroup?: string }): string {
   if (g.key === '') return EMPTY_LABEL;
-  if (g.userGroup !== undefined || (by !== 'type+core' && by !== 'type+shapes')) return g.key;
+  if (g.userGroup !== undefined || (by !== 'type+core' && by !== 'type+shapes')) return keyLabel(g.key);
   // Fields that do not make the key (a group without them): the key as it is.
-  if (groupKey(by, { type: g.type ?? null, name: null, core: g.core ?? null, shapes: g.shapes ?? null }) !== g.key) return g.key;
-  const part = (v: string | undefined): string => (v === undefined || v === '' ? EMPTY_LABEL : v);
-  return by === 'type+core' ? `${part(g.type)} @ ${part(g.core)}` : `${part(g.type)} [${g.shapes ?? ''}]`;
+  if (groupKey(by, { type: g.type ?? null, name: null, core: g.core ?? null, shapes: g.shapes ?? null }) !== g.key) return keyLabel(g.key);
+  return by === 'type+core' ? `${keyLabel(g.type ?? '')} @ ${keyLabel(g.core ?? '')}` : `${keyLabel(g.type ?? '')} [${g.shapes ?? ''}]`;
 }
 
 /** How a label shows an empty key, or an empty part of one. */
 export const EMPTY_LABEL = '(empty)';
+
+/** A text that reads as EMPTY_LABEL, bare or in double quotes (`(empty)`, `"(empty)"`, `""(empty)""` …). */
+const EMPTY_LIKE = /^"*\(empty\)"*$/;
+
+/**
+ * A key (or a part of one) as a label shows it: EMPTY_LABEL for an empty one, and a key that reads as it, bare or
+ * quoted, in one more pair of double quotes, so that each label reads back to one key: `(empty)` is the empty key,
+ * `"(empty)"` a kernel type named `(empty)`, `""(empty)""` one named `"(empty)"`.
+ */
+export function keyLabel(key: string): string {
+  if (key === '') return EMPTY_LABEL;
+  return EMPTY_LIKE.test(key) ? `"${key}"` : key;
+}
 
 /** A user-defined group: a name and the kernels it gathers. */
 export interface UserGroup {

@@ -9,7 +9,7 @@
 import type { RewritesSection } from '../../analysis/rewrites/section.js';
 import type { Lane, NotFused, Rewrite, RewriteNote, Rewrites } from '../../analysis/rewrites/rewrites.js';
 import type { Unavailable } from '../../analysis/rewrites/recorderSink.js';
-import { compareRanks, EMPTY_LABEL, groupLabel, TICKS_PER_US } from '../../model/model.js';
+import { compareRanks, groupLabel, keyLabel, TICKS_PER_US } from '../../model/model.js';
 import type { Diff } from '../../analysis/diff.js';
 import { REWRITES_VERSION, type DiffRewritesJson, type RewriteChainTimeJson } from '../../model/schema.js';
 import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ranksNamed, round4 } from '../../util/format.js';
@@ -47,7 +47,7 @@ export function labelled(d: Pick<Diff, 'groupBy' | 'rows'>, s: RewritesSection):
   const r = s.result;
   const labels = new Map<string, string>();
   const want = (t: string): void => {
-    labels.set(t, t === '' ? EMPTY_LABEL : t);
+    labels.set(t, keyLabel(t));
   };
   if (r.marker !== null) want(r.marker.token);
   for (const w of r.rewrites) for (const t of [...w.removed, ...w.added, ...w.notFused.flatMap((n) => n.tokens)]) want(t);

@@ -15,7 +15,7 @@ import {
 } from '../../analysis/diff.js';
 import { isTimeNoise, type TimeVerdict } from '../../analysis/timeTest.js';
 import { fmtCount, fmtP, fmtSignedCount, fmtSignedPct, fmtUs, listed, NO_RANK_ID, plural, ranksNamed, stepCountsText } from '../../util/format.js';
-import { EMPTY_LABEL, groupLabel } from '../../model/model.js';
+import { groupLabel, keyLabel } from '../../model/model.js';
 import { WHOLE, clipped } from '../../util/inputText.js';
 import { relPath } from '../../util/paths.js';
 import { skippedRowsWarning, skippedStepsText } from './skipped.js';
@@ -125,7 +125,7 @@ export function reportWarnings(d: Diff, code: (s: string, max?: number) => strin
     const rowOf = new Map(d.rows.map((r) => [r.key, r]));
     const keyText = (k: string): string => {
       const r = rowOf.get(k);
-      return r !== undefined ? label(d, r) : k === '' ? EMPTY_LABEL : k;
+      return r !== undefined ? label(d, r) : keyLabel(k);
     };
     const ranks = us.slice(0, 4).map((x) => {
       const names = listed(
