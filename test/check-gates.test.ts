@@ -370,6 +370,10 @@ describe('options agree across commands', () => {
     expect(await kprof(['summary', PR, '--format', 'text'])).toEqual(await kprof(['summary', PR, '--format', 'table']));
     expect(await kprof(['diff', BASE, PR, '--format', 'text'])).toEqual(await kprof(['diff', BASE, PR]));
     expect(await kprof(['inspect', PR, '--format', 'table'])).toEqual(await kprof(['inspect', PR]));
+    const audit = await kprof(['audit', PR, '--format', 'text']);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(audit).toEqual(await kprof(['audit', PR]));
+    expect(await kprof(['audit', '--list', '--format', 'text'])).toEqual(await kprof(['audit', '--list']));
   });
 
   it("commander's own usage errors start with kprof: and exit 2", async () => {

@@ -15,6 +15,7 @@ import {
   DIFF_FORMAT_NAMES,
   DIFF_FORMATS,
   INSPECT_FORMAT_NAMES,
+  AUDIT_FORMAT_NAMES,
   INSPECT_FORMATS,
   reportFormat,
   RULES_BYS,
@@ -26,7 +27,6 @@ import {
   type SummaryFormat,
 } from '../report/choices.js';
 import type { AuditFlags } from '../commands/audit.js';
-import { AUDIT_FORMATS } from '../report/audit/formats.js';
 import type { CheckFlags } from '../commands/check.js';
 import type { DiffFlags } from '../commands/diff.js';
 import type { InspectFlags } from '../commands/inspect.js';
@@ -311,7 +311,7 @@ export function buildProgram(io: Io, hooks: RunHooks, github = false): Command {
       .option('--all', 'show entries whose kernels never ran too')
       .option('--matrix', 'one table of statuses, entry by profile (one profile per configuration)')
       .option('--rank <ranks>', 'ranks to read: 0, 0,3 or all', 'all')
-      .addOption(new Option('--format <format>', 'output format').choices([...AUDIT_FORMATS]).default('table'))
+      .addOption(new Option('--format <format>', 'output format (text is table)').choices(AUDIT_FORMAT_NAMES).default('table'))
       .option('-o, --out <file>', 'write the report to a file instead of stdout (without --format, its extension says which: .json, .md, .html)'),
   ).action(async (profiles: string[], opts: AuditFlags & { quiet?: boolean }, cmd: Command) => {
     const { auditCommand } = await import('../commands/audit.js');

@@ -43,6 +43,7 @@ export const SUMMARY_FORMAT_NAMES = namesOf(SUMMARY_FORMATS);
 export const DIFF_FORMAT_NAMES = namesOf(DIFF_FORMATS);
 export const CHECK_FORMAT_NAMES = namesOf(CHECK_FORMATS);
 export const INSPECT_FORMAT_NAMES = namesOf(INSPECT_FORMATS);
+export const AUDIT_FORMAT_NAMES = namesOf(AUDIT_FORMATS);
 
 export type CheckFormatName = FormatName<CheckFormat>;
 
@@ -52,7 +53,7 @@ const COMMAND_FORMAT_NAMES: Readonly<Record<string, readonly string[]>> = {
   diff: DIFF_FORMAT_NAMES,
   check: CHECK_FORMAT_NAMES,
   inspect: INSPECT_FORMAT_NAMES,
-  audit: AUDIT_FORMATS,
+  audit: AUDIT_FORMAT_NAMES,
 };
 
 /**
