@@ -1,6 +1,6 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -188,6 +188,22 @@ describe('kprof check: output formats', () => {
     expect(r).toMatchObject({ code: 2, stdout: '' });
     expect(r.stderr.match(/cannot write the report \(it is a folder\)/g)).toHaveLength(1);
     expect(r.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
+
+  it('--format junit -o an input (the rules file): the refusal is said once, and the file is left as it was', async () => {
+    const rulesFile = join(tmp, 'junit-onto.rules.yaml');
+    copyFileSync(`${R}/multi-rank-one-breaks/kprof.rules.yaml`, rulesFile);
+    const before = readFileSync(rulesFile, 'utf8');
+    for (const flag of ['-o', '--out']) {
+      const r = await kprof(['check', `${R}/multi-rank-one-breaks/profile`, '--rules', rulesFile, '--format', 'junit', flag, rulesFile]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(
+        r.stderr.split('\n').filter((l) => l !== ''),
+        r.stderr,
+      ).toHaveLength(1);
+      expect(r.stderr).toMatch(/this is an input of this run; writing the report there would destroy it/);
+      expect(readFileSync(rulesFile, 'utf8')).toBe(before);
+    }
   });
 
   it('a summary JSON stands in for the profile and the base', async () => {
