@@ -358,6 +358,11 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:4:16: ranks: expected a rank id, a list of them ([0, 1]) or all; found "a b".',
     ],
     [
+      'a rank listed twice (plain and quoted alike)',
+      'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, 2, "0"]\n',
+      'r.yaml:4:19: ranks: rank "0" is listed twice; expected each rank once (e.g. [0, 1]).',
+    ],
+    [
       'a reversed step range',
       'rules:\n  - type: Cast\n    absent: true\n    steps: 9-3\n',
       'r.yaml:4:12: steps: the range ends before it starts (write it as 3-9); found "9-3". Expected a Step Id (7), a range (5-20), an open range (14- or -8) or a list of them (13,15,20-30).',

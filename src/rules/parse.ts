@@ -355,6 +355,7 @@ class RulesReader implements CheckReader {
     if (isScalar(node) && node.value === 'all') return null;
     const items: Node[] = isSeq(node) ? (node.items as Node[]) : [node];
     if (items.length === 0) this.fail(node, 'ranks: the list is empty; expected rank ids such as [0, 1], or all.');
+    const seen = new Set<string>();
     return items.map((item) => {
       const s = isScalar(item) ? idText(item) : '';
       // Written plain, an id is letters, digits, _ . - (so `0 1` or `0,1` is no id); quoted, any id a profile names
@@ -363,6 +364,9 @@ class RulesReader implements CheckReader {
       if (!(quoted ? s.trim() !== '' && s === s.trim() : /^[A-Za-z0-9_.-]+$/.test(s)) || s === 'all') {
         this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
       }
+      // Twice in the list is a slip (the rank meant is missing from it, [0, 0] for [0, 1]): said, not taken as once.
+      if (seen.has(s)) this.fail(item, `ranks: rank ${describe(item)} is listed twice; expected each rank once (e.g. [0, 1]).`);
+      seen.add(s);
       return s;
     });
   }
