@@ -360,7 +360,7 @@ describe('parseRules: validation errors name file:line:col and what was expected
     [
       'a rank listed twice (plain and quoted alike)',
       'rules:\n  - type: Cast\n    absent: true\n    ranks: [0, 2, "0"]\n',
-      'r.yaml:4:19: ranks: rank "0" is listed twice; expected each rank once (e.g. [0, 1]).',
+      'r.yaml:4:19: ranks: rank "0" is listed twice (a slip for another?); expected each rank once, as in [0, 1].',
     ],
     [
       'a reversed step range',

@@ -358,14 +358,12 @@ class RulesReader implements CheckReader {
     const seen = new Set<string>();
     return items.map((item) => {
       const s = isScalar(item) ? idText(item) : '';
-      // Written plain, an id is letters, digits, _ . - (so `0 1` or `0,1` is no id); quoted, any id a profile names
-      // (msprof runs in PROF_ folders of a group are ranks named by their path: "PROF_L2Cache/PROF_000001_…").
+      // Plain, an id is letters, digits, _ . - (`0 1` or `0,1` is none); quoted, any id a profile names (PROF_ runs of a group: "PROF_L2Cache/PROF_000001_…").
       const quoted = isScalar(item) && (item.type === 'QUOTE_DOUBLE' || item.type === 'QUOTE_SINGLE');
       if (!(quoted ? s.trim() !== '' && s === s.trim() : /^[A-Za-z0-9_.-]+$/.test(s)) || s === 'all') {
         this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
       }
-      // Twice in the list is a slip (the rank meant is missing from it, [0, 0] for [0, 1]): said, not taken as once.
-      if (seen.has(s)) this.fail(item, `ranks: rank ${describe(item)} is listed twice; expected each rank once (e.g. [0, 1]).`);
+      if (seen.has(s)) this.fail(item, `ranks: rank ${describe(item)} is listed twice (a slip for another?); expected each rank once, as in [0, 1].`);
       seen.add(s);
       return s;
     });
