@@ -360,9 +360,8 @@ class RulesReader implements CheckReader {
       const s = isScalar(item) ? idText(item) : '';
       // Plain, an id is letters, digits, _ . - (`0 1` or `0,1` is none); quoted, any id a profile names (PROF_ runs of a group: "PROF_L2Cache/PROF_000001_…").
       const quoted = isScalar(item) && (item.type === 'QUOTE_DOUBLE' || item.type === 'QUOTE_SINGLE');
-      if (!(quoted ? s.trim() !== '' && s === s.trim() : /^[A-Za-z0-9_.-]+$/.test(s)) || s === 'all') {
+      if (!(quoted ? s.trim() !== '' && s === s.trim() : /^[A-Za-z0-9_.-]+$/.test(s)) || s === 'all')
         this.fail(item, `ranks: expected a rank id, a list of them ([0, 1]) or all; found ${describe(item)}.`);
-      }
       if (seen.has(s)) this.fail(item, `ranks: rank ${describe(item)} is listed twice (a slip for another?); expected each rank once, as in [0, 1].`);
       seen.add(s);
       return s;
