@@ -659,7 +659,9 @@ function same(a: Int32Array, i: number, j: number, k: number): boolean {
  * A hunk that replaced a chain and, next to it, removed a copy of the unchanged kernels beside it (`C M S M S` →
  * `F M S`: C → F, and a duplicate `M S` dropped) is two edits, not one chain `C M S` → F: the copy is cut off as a
  * hunk of its own (the longest such copy, at either end, that shares no kernel with the rest of the hunk; the same
- * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites.
+ * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites. A copy is two
+ * kernels or more: a chain that starts (or ends) with the kernel that runs before (after) it, as `RmsNorm DynamicQuant
+ * … → MlaPrologV3` after another RmsNorm, is one chain, not a duplicate RmsNorm dropped beside a shorter one.
  */
 export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & { copy?: true })[] {
   if (h.aLen === 0 || h.bLen === 0) return [h];
@@ -676,7 +678,7 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & 
       for (let j = h.bStart; j < h.bStart + h.bLen; j++) if ((isA || j < from || j >= from + k) && copy.has(b[j]!)) return false;
       return true;
     };
-    for (let k = len - 1; k >= 1; k--) {
+    for (let k = len - 1; k >= MIN_COPY; k--) {
       // A copy at the end, of the k kernels after the hunk.
       if (same(side, s + len - k, s + len, k) && apart(s + len - k, k)) {
         const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
@@ -697,6 +699,9 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & 
   }
   return [h];
 }
+
+/** The fewest kernels a copy cut off a hunk holds (splitDuplicates). */
+const MIN_COPY = 2;
 
 const join = (a: Int32Array): string => Array.from(a).join(',');
 

@@ -1,0 +1,90 @@
+// A fused chain whose first (or last) kernel is of the kind that runs right before (after) it: `RmsNorm RmsNorm
+// DynamicQuant … → RmsNorm MlaPrologV3`. The hunk is one chain, not a duplicate RmsNorm dropped beside a shorter
+// chain (a copy cut off a hunk is two kernels or more: splitDuplicates). Generated at 61 layers, with durations
+// whose truth is known: the chain, its count per step and its time saved are exact.
+
+import { describe, expect, test } from 'vitest';
+import { findRewrites, splitDuplicates } from '../src/analysis/rewrites/rewrites.js';
+import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+
+/** Each kernel's duration in ticks (1e-4 µs): distinct per kind, the same every time. */
+const DUR: Record<string, number> = {
+  AddRmsNorm: 30_000,
+  RmsNorm: 21_000,
+  DynamicQuant: 13_000,
+  QuantBatchMatmulV3: 90_000,
+  InterleaveRope: 17_000,
+  ScatterNdUpdate: 11_000,
+  MlaPrologV3: 70_000,
+  LightningIndexer: 40_000,
+  SparseFlashAttention: 80_000,
+  MatMulV3: 60_000,
+  Cast: 5_000,
+  TransData: 7_000,
+  Gelu: 9_000,
+};
+
+/** Steps of `layers` layers on one rank, each layer `layer(l)`, recorded with their durations. */
+function record(layers: number, steps: number, layer: (l: number) => string[]): Sequences {
+  const rec = new SequenceRecorder('type');
+  const r = rec.rank('0');
+  const s = rec.stream('2');
+  let t = 0;
+  for (let step = 1; step <= steps; step++) {
+    for (let l = 0; l < layers; l++) {
+      for (const k of layer(l)) {
+        rec.add(r, s, step, rec.table.intern(k), DUR[k]!, t);
+        t += DUR[k]! + 10_000;
+      }
+    }
+  }
+  return rec.finish();
+}
+
+const CHAIN = ['RmsNorm', 'DynamicQuant', 'QuantBatchMatmulV3', 'InterleaveRope', 'ScatterNdUpdate'];
+const sum = (ks: string[]): number => ks.reduce((n, k) => n + DUR[k]!, 0);
+
+describe('a chain that starts with the kernel before it, 61 layers', () => {
+  const layers = 61;
+  const steps = 4;
+  const base = record(layers, steps, () => ['AddRmsNorm', 'RmsNorm', ...CHAIN, 'LightningIndexer', 'SparseFlashAttention', 'MatMulV3']);
+  const pr = record(layers, steps, () => ['AddRmsNorm', 'RmsNorm', 'MlaPrologV3', 'LightningIndexer', 'SparseFlashAttention', 'MatMulV3']);
+  const r = findRewrites(base, pr);
+  test('one rewrite: the whole chain → MlaPrologV3, once per layer, its saving exact; nothing else', () => {
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.perStep])).toEqual([
+      [CHAIN, ['MlaPrologV3'], layers * steps, { min: layers, max: layers }],
+    ]);
+    const w = r.rewrites[0]!;
+    expect(w.totalSavingTicks).toBe(layers * steps * (DUR.MlaPrologV3! - sum(CHAIN)));
+    expect(w.notFused).toEqual([]);
+    expect(r.conservation.rest).toEqual([]);
+    expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
+  });
+});
+
+describe('a chain that ends with the kernel after it', () => {
+  const base = record(8, 3, () => ['Gelu', 'TransData', 'Cast', 'Cast', 'MatMulV3']);
+  const pr = record(8, 3, () => ['Gelu', 'MlaPrologV3', 'Cast', 'MatMulV3']);
+  test('one rewrite: TransData · Cast → MlaPrologV3, not TransData → MlaPrologV3 beside Cast → nothing', () => {
+    expect(r(base, pr)).toEqual([[['TransData', 'Cast'], ['MlaPrologV3'], 24]]);
+  });
+  function r(b: Sequences, p: Sequences) {
+    return findRewrites(b, p).rewrites.map((w) => [w.removed, w.added, w.chains]);
+  }
+});
+
+test('splitDuplicates: a copy of two kernels or more beside the hunk is cut off, a single kernel is not', () => {
+  const ids = new Map<string, number>();
+  const enc = (s: string): Int32Array => Int32Array.from(s.split(' ').map((t) => ids.get(t) ?? ids.set(t, ids.size).get(t)!));
+  // `C M S M S` → `F M S`: C → F, and the duplicate `M S` dropped.
+  const a = enc('X C M S M S Y');
+  const b = enc('X F M S Y');
+  expect(splitDuplicates(a, b, { aStart: 1, aLen: 3, bStart: 1, bLen: 1 })).toEqual([
+    { aStart: 1, aLen: 1, bStart: 1, bLen: 1 },
+    { aStart: 2, aLen: 2, bStart: 2, bLen: 0, copy: true },
+  ]);
+  // `B B C D` → `B F`: one hunk B C D → F.
+  const a1 = enc('A B B C D E');
+  const b1 = enc('A B F E');
+  expect(splitDuplicates(a1, b1, { aStart: 2, aLen: 3, bStart: 2, bLen: 1 })).toEqual([{ aStart: 2, aLen: 3, bStart: 2, bLen: 1 }]);
+});
