@@ -73,6 +73,20 @@ describe('a chain that ends with the kernel after it', () => {
   }
 });
 
+describe('a chain in a run of its own kernels: R R R → R F', () => {
+  const base = record(61, 4, () => ['AddRmsNorm', 'Cast', 'Cast', 'Cast', 'MatMulV3', 'LightningIndexer']);
+  const pr = record(61, 4, () => ['AddRmsNorm', 'Cast', 'MlaPrologV3', 'MatMulV3', 'LightningIndexer']);
+  const r = findRewrites(base, pr);
+  test('Cast ×2 → MlaPrologV3, with no Cast "kept" beside it (the Cast before it is the run\'s first), every kernel accounted for', () => {
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['Cast', 'Cast'], ['MlaPrologV3'], 61 * 4]]);
+    const w = r.rewrites[0]!;
+    expect(w.kept).toEqual({ kernels: 0, steps: 0, tokens: [] });
+    expect(w.totalSavingTicks).toBe(61 * 4 * (DUR.MlaPrologV3! - 2 * DUR.Cast!));
+    expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
+    expect(r.conservation.time.outside).toBe(0);
+  });
+});
+
 test('splitDuplicates: a copy of two kernels or more beside the hunk is cut off, a single kernel is not', () => {
   const ids = new Map<string, number>();
   const enc = (s: string): Int32Array => Int32Array.from(s.split(' ').map((t) => ids.get(t) ?? ids.set(t, ids.size).get(t)!));

@@ -314,13 +314,17 @@ const CONTEXTS = 8;
 function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: number): { before: number[][]; after: number[][] } {
   const tally = [new Map<string, number>(), new Map<string, number>()];
   for (const { t, occ, steps } of places) {
-    for (const o of occ) {
-      for (const [i, at] of [
-        [0, (k: number) => o - 1 - k],
-        [1, (k: number) => o + m + k],
-      ] as const) {
-        const key = Array.from({ length: CONTEXT }, (_, k) => t[at(k)] ?? -1).join(',');
-        tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + steps);
+    for (const first of occ) {
+      // In a run of the chain's kernels (`R R R` of a chain `R R`) the chain is found first at the run's start, but
+      // the change may have been at any place of it (the PR's `R F`): the contexts of each place it also fits count.
+      for (let o = first; o < first + m && (o === first || fitsAt(t, o, first, m)); o++) {
+        for (const [i, at] of [
+          [0, (k: number) => o - 1 - k],
+          [1, (k: number) => o + m + k],
+        ] as const) {
+          const key = Array.from({ length: CONTEXT }, (_, k) => t[at(k)] ?? -1).join(',');
+          tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + steps);
+        }
       }
     }
   }
@@ -331,6 +335,13 @@ function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: n
       .slice(0, CONTEXTS)
       .map(([key]) => key.split(',').map(Number));
   return { before: top(tally[0]!), after: top(tally[1]!) };
+}
+
+/** Does the chain of `m` kernels at `first` in `t` run at `o` too (the same kernels, shifted)? */
+function fitsAt(t: Int32Array, o: number, first: number, m: number): boolean {
+  if (o + m > t.length) return false;
+  for (let k = 0; k < m; k++) if (t[o + k] !== t[first + k]) return false;
+  return true;
 }
 
 /**
