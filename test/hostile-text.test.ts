@@ -404,7 +404,7 @@ describe('exit-2 errors under --format github and junit', () => {
     expect(r.stderr).toMatch(/^kprof: --format: expected one of text, table or json; found "github"\./);
     const audit = await kprof(['audit', PROFILE, '--format', 'junit']);
     expect(audit.code).toBe(2);
-    expect(audit.stderr).toMatch(/^kprof: --format: expected one of table, markdown, json or html; found "junit"\./);
+    expect(audit.stderr).toMatch(/^kprof: --format: expected one of table, text, markdown, json or html; found "junit"\./);
     expect(audit.stdout).toBe('');
   });
 
