@@ -27,6 +27,16 @@ function partial(name: string): string {
   return dir;
 }
 
+/** partial(name), its rank 1 cut short: an ASCEND_PROFILER_OUTPUT with step_trace_time.csv only (`out`). */
+function cutShort(name: string): { dir: string; out: string } {
+  const dir = partial(name);
+  rmSync(join(dir, 'rank_1_ascend_pt'), { recursive: true });
+  const out = join(dir, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'step_trace_time.csv'), 'Step,Computing,Communication(Not Overlapped)\n1,10,2\n');
+  return { dir, out };
+}
+
 const dir = partial('run');
 const rulesFile = join(tmp, 'rules.yaml');
 writeFileSync(rulesFile, 'version: 1\nrules:\n  - type: Add\n    present: true\n');
@@ -73,11 +83,7 @@ describe('profile folders not read', () => {
   });
 
   it('a rank folder whose ASCEND_PROFILER_OUTPUT holds no kernel export (step_trace_time.csv only) is refused alike', async () => {
-    const cut = partial('cut');
-    rmSync(join(cut, 'rank_1_ascend_pt'), { recursive: true });
-    const out = join(cut, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'step_trace_time.csv'), 'Step,Computing,Communication(Not Overlapped)\n1,10,2\n');
+    const { dir: cut } = cutShort('cut');
     const r = await kprof(['check', cut, '--rules', rulesFile]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`nothing was read on rank 1: ${join(cut, 'rank_1_ascend_pt')} holds no kernel export.`);
@@ -88,11 +94,7 @@ describe('profile folders not read', () => {
   });
 
   it('-o never writes a kernel table into a rank folder with no kernel data, where the next run would read it as that rank', async () => {
-    const cut = partial('cut-out');
-    rmSync(join(cut, 'rank_1_ascend_pt'), { recursive: true });
-    const out = join(cut, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'step_trace_time.csv'), 'Step,Computing,Communication(Not Overlapped)\n1,10,2\n');
+    const { dir: cut, out } = cutShort('cut-out');
     for (const target of [join(out, 'kernel_details.csv'), join(cut, 'rank_1_ascend_pt', 'kernel_details.csv')]) {
       const r = await kprof(['summary', cut, '--format', 'csv', '-o', target]);
       expect(r.code, r.stderr).toBe(2);
