@@ -4,7 +4,7 @@
 // whose truth is known: the chain, its count per step and its time saved are exact.
 
 import { describe, expect, test } from 'vitest';
-import { findRewrites, splitDuplicates } from '../src/analysis/rewrites/rewrites.js';
+import { findRewrites, singleCopies, splitDuplicates } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
 
 /** Each kernel's duration in ticks (1e-4 µs): distinct per kind, the same every time. */
@@ -87,6 +87,49 @@ describe('a chain in a run of its own kernels: R R R → R F', () => {
   });
 });
 
+/** The rewrites of a pair of one-rank profiles whose every step runs `base` (`pr`), a layer a string, as [removed, added, chains]. */
+function rewritesOf(base: string[], pr: string[], steps = 3): [string[], string[], number][] {
+  const seq = (layers: string[]) => record(layers.length, steps, (l) => layers[l]!.split(' '));
+  return findRewrites(seq(base), seq(pr)).rewrites.map((w) => [w.removed, w.added, w.chains]);
+}
+
+describe('a copy of one kernel dropped or added beside a fusion, and on its own elsewhere in the step', () => {
+  test('dropped in both layers, a chain fused in one: the copy dropped twice a step, the chain apart', () => {
+    expect(
+      rewritesOf(
+        ['Gelu TransData Cast Cast MatMulV3 Gelu', 'Gelu TransData Cast Cast LightningIndexer'],
+        ['Gelu TransData Cast MlaPrologV3', 'Gelu TransData Cast LightningIndexer'],
+      ),
+    ).toEqual([
+      [['Cast'], [], 6],
+      [['MatMulV3', 'Gelu'], ['MlaPrologV3'], 3],
+    ]);
+  });
+  test('added in both layers, a chain fused in one: the chain apart, not fused into the copy', () => {
+    expect(
+      rewritesOf(['Gelu Cast MatMulV3 Gelu', 'Gelu Cast LightningIndexer'], ['Gelu Cast Cast MlaPrologV3', 'Gelu Cast Cast LightningIndexer']),
+    ).toEqual([
+      [['MatMulV3', 'Gelu'], ['MlaPrologV3'], 3],
+      [[], ['Cast'], 6],
+    ]);
+  });
+});
+
+describe('kept kernels: no more than the PR runs past what the base runs outside its chains', () => {
+  test('R R R → R F in one layer and R R → R F in the other: one kept a step, every µs in the rewrite', () => {
+    const seq = (layers: string[]) => record(2, 3, (l) => layers[l]!.split(' '));
+    const r = findRewrites(
+      seq(['Gelu Cast Cast Cast TransData', 'Gelu Cast Cast TransData']),
+      seq(['Gelu Cast MlaPrologV3 TransData', 'Gelu Cast MlaPrologV3 TransData']),
+    );
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.kept.kernels])).toEqual([[['Cast', 'Cast'], ['MlaPrologV3'], 6, 3]]);
+    // Five Casts a step become two beside the fused kernels: the rewrite's saving is the groups' whole change.
+    expect(r.rewrites[0]!.totalSavingTicks).toBe(3 * (2 * DUR.MlaPrologV3! - 3 * DUR.Cast!));
+    expect(r.conservation.time.outside).toBe(0);
+    expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
+  });
+});
+
 test('splitDuplicates: a copy of two kernels or more beside the hunk is cut off, a single kernel is not', () => {
   const ids = new Map<string, number>();
   const enc = (s: string): Int32Array => Int32Array.from(s.split(' ').map((t) => ids.get(t) ?? ids.set(t, ids.size).get(t)!));
@@ -97,8 +140,15 @@ test('splitDuplicates: a copy of two kernels or more beside the hunk is cut off,
     { aStart: 1, aLen: 1, bStart: 1, bLen: 1 },
     { aStart: 2, aLen: 2, bStart: 2, bLen: 0, copy: true },
   ]);
-  // `B B C D` → `B F`: one hunk B C D → F.
-  const a1 = enc('A B B C D E');
-  const b1 = enc('A B F E');
-  expect(splitDuplicates(a1, b1, { aStart: 2, aLen: 3, bStart: 2, bLen: 1 })).toEqual([{ aStart: 2, aLen: 3, bStart: 2, bLen: 1 }]);
+  // `B B C D` → `B F`: one hunk B C D → F, unless the steps drop a copy of B on its own elsewhere.
+  const a1 = enc('A B B C D E A B B E');
+  const b1 = enc('A B F E A B E');
+  const h = { aStart: 2, aLen: 3, bStart: 2, bLen: 1 };
+  expect(splitDuplicates(a1, b1, h)).toEqual([h]);
+  const singles = singleCopies(a1, b1, [h, { aStart: 8, aLen: 1, bStart: 6, bLen: 0 }]);
+  expect([...singles]).toEqual([`a:${ids.get('B')}`]);
+  expect(splitDuplicates(a1, b1, h, singles)).toEqual([
+    { aStart: 2, aLen: 1, bStart: 2, bLen: 0, copy: true },
+    { aStart: 3, aLen: 2, bStart: 2, bLen: 1 },
+  ]);
 });

@@ -179,7 +179,15 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
         places.forEach((p, i) => {
           if (p.side !== 1) return;
           const t = tokens[1][p.shape]!;
-          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around);
+          const ks = keptBeside(
+            t,
+            p.given,
+            added[i]!,
+            f.added.length,
+            f.removed,
+            around,
+            keptCap(places, tokens, partners[i]!, i, removed, f.removed),
+          );
           if (ks.length === 0) return;
           keptIn.set(i, ks);
           for (const k of ks) entry(union, p.shape, () => new Set<number>()).add(k);
@@ -314,17 +322,13 @@ const CONTEXTS = 8;
 function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: number): { before: number[][]; after: number[][] } {
   const tally = [new Map<string, number>(), new Map<string, number>()];
   for (const { t, occ, steps } of places) {
-    for (const first of occ) {
-      // In a run of the chain's kernels (`R R R` of a chain `R R`) the chain is found first at the run's start, but
-      // the change may have been at any place of it (the PR's `R F`): the contexts of each place it also fits count.
-      for (let o = first; o < first + m && (o === first || fitsAt(t, o, first, m)); o++) {
-        for (const [i, at] of [
-          [0, (k: number) => o - 1 - k],
-          [1, (k: number) => o + m + k],
-        ] as const) {
-          const key = Array.from({ length: CONTEXT }, (_, k) => t[at(k)] ?? -1).join(',');
-          tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + steps);
-        }
+    for (const o of occ) {
+      for (const [i, at] of [
+        [0, (k: number) => o - 1 - k],
+        [1, (k: number) => o + m + k],
+      ] as const) {
+        const key = Array.from({ length: CONTEXT }, (_, k) => t[at(k)] ?? -1).join(',');
+        tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + steps);
       }
     }
   }
@@ -337,11 +341,34 @@ function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: n
   return { before: top(tally[0]!), after: top(tally[1]!) };
 }
 
-/** Does the chain of `m` kernels at `first` in `t` run at `o` too (the same kernels, shifted)? */
-function fitsAt(t: Int32Array, o: number, first: number, m: number): boolean {
-  if (o + m > t.length) return false;
-  for (let k = 0; k < m; k++) if (t[o + k] !== t[first + k]) return false;
-  return true;
+/**
+ * How many of each kernel of the removed chain PR place `i` may keep beside the added chain: those it runs outside the
+ * chain's free occurrences, less the most that a base place of its steps (`partners`) runs outside its own. A kernel
+ * the base also ran outside its chains is no kept one, whatever runs beside the fused kernel.
+ */
+function keptCap(
+  places: Place[],
+  tokens: [Int32Array[], Int32Array[]],
+  partners: Set<number>,
+  i: number,
+  removedOcc: number[][],
+  chain: Int32Array,
+): Map<number, number> {
+  const times = new Map<number, number>();
+  for (const x of chain) times.set(x, (times.get(x) ?? 0) + 1);
+  const outside = (q: number): Map<number, number> => {
+    const p = places[q]!;
+    const t = tokens[p.side][p.shape]!;
+    const n = new Map<number, number>();
+    for (let k = 0; k < t.length; k++) if (p.given[k] === 0 && times.has(t[k]!)) n.set(t[k]!, (n.get(t[k]!) ?? 0) + 1);
+    for (const [x, c] of times) n.set(x, (n.get(x) ?? 0) - c * removedOcc[q]!.length);
+    return n;
+  };
+  const own = outside(i);
+  const base = [...partners].map(outside);
+  const cap = new Map<number, number>();
+  for (const x of times.keys()) cap.set(x, Math.max(0, (own.get(x) ?? 0) - Math.max(0, ...base.map((b) => b.get(x) ?? 0))));
+  return cap;
 }
 
 /**
@@ -357,9 +384,12 @@ function keptBeside(
   m: number,
   removed: Int32Array,
   around: { before: number[][]; after: number[][] },
+  cap: Map<number, number>,
 ): number[] {
   const out: number[] = [];
   if (occ.length === 0) return out;
+  // Of each kernel, those kept so far (at most its cap).
+  const spent = new Map<number, number>();
   // How often the chain has each kernel, made once: an occurrence counts what its runs took (most take nothing).
   const times = new Map<number, number>();
   for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
@@ -382,11 +412,17 @@ function keptBeside(
         take.set(x, n + 1);
         run.push(k);
         if (!ctxAt(ctx, k + dir, dir)) continue;
+        // More of a kernel than the PR runs past the base's own outside its chains is none kept: the run's kernels
+        // are the base's (`R R R` → `R F` of a chain `R R`: the R before F ran in the base too).
+        if ([...take].some(([y, c]) => (spent.get(y) ?? 0) + c > (cap.get(y) ?? 0))) break;
         for (const y of run) {
           taken.add(y);
           out.push(y);
         }
-        for (const [y, c] of take) used.set(y, (used.get(y) ?? 0) + c);
+        for (const [y, c] of take) {
+          used.set(y, (used.get(y) ?? 0) + c);
+          spent.set(y, (spent.get(y) ?? 0) + c);
+        }
         break;
       }
     }

@@ -659,11 +659,12 @@ function same(a: Int32Array, i: number, j: number, k: number): boolean {
  * A hunk that replaced a chain and, next to it, removed a copy of the unchanged kernels beside it (`C M S M S` →
  * `F M S`: C → F, and a duplicate `M S` dropped) is two edits, not one chain `C M S` → F: the copy is cut off as a
  * hunk of its own (the longest such copy, at either end, that shares no kernel with the rest of the hunk; the same
- * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites. A copy is two
- * kernels or more: a chain that starts (or ends) with the kernel that runs before (after) it, as `RmsNorm DynamicQuant
+ * for a copy added next to a fused kernel). Two independent edits next to each other are two rewrites. A copy of one
+ * kernel is cut off only where the same steps drop (or add) such a copy of it on its own elsewhere (`singles`, of
+ * singleCopies): a chain that starts (or ends) with the kernel that runs before (after) it, as `RmsNorm DynamicQuant
  * … → MlaPrologV3` after another RmsNorm, is one chain, not a duplicate RmsNorm dropped beside a shorter one.
  */
-export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & { copy?: true })[] {
+export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk, singles: ReadonlySet<string> = new Set()): (Hunk & { copy?: true })[] {
   if (h.aLen === 0 || h.bLen === 0) return [h];
   for (const [side, s, len, other] of [
     [a, h.aStart, h.aLen, h.bLen],
@@ -678,30 +679,48 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk): (Hunk & 
       for (let j = h.bStart; j < h.bStart + h.bLen; j++) if ((isA || j < from || j >= from + k) && copy.has(b[j]!)) return false;
       return true;
     };
-    for (let k = len - 1; k >= MIN_COPY; k--) {
+    // A copy of one kernel, at the end or the start: one the steps also drop (or add) on its own.
+    const single = (at: number): boolean => singles.has(copyKey(isA, side[at]!));
+    for (let k = len - 1; k >= 1; k--) {
       // A copy at the end, of the k kernels after the hunk.
-      if (same(side, s + len - k, s + len, k) && apart(s + len - k, k)) {
+      if (same(side, s + len - k, s + len, k) && apart(s + len - k, k) && (k > 1 || single(s + len - 1))) {
         const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
         const cut = isA
           ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0, copy: true as const }
           : { aStart: h.aStart + h.aLen, aLen: 0, bStart: h.bStart + h.bLen - k, bLen: k, copy: true as const };
-        return [...splitDuplicates(a, b, rest), cut];
+        return [...splitDuplicates(a, b, rest, singles), cut];
       }
       // A copy at the start, of the k kernels before the hunk.
-      if (same(side, s - k, s, k) && apart(s, k)) {
+      if (same(side, s - k, s, k) && apart(s, k) && (k > 1 || single(s))) {
         const rest = isA ? { ...h, aStart: h.aStart + k, aLen: h.aLen - k } : { ...h, bStart: h.bStart + k, bLen: h.bLen - k };
         const cut = isA
           ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0, copy: true as const }
           : { aStart: h.aStart, aLen: 0, bStart: h.bStart, bLen: k, copy: true as const };
-        return [cut, ...splitDuplicates(a, b, rest)];
+        return [cut, ...splitDuplicates(a, b, rest, singles)];
       }
     }
   }
   return [h];
 }
 
-/** The fewest kernels a copy cut off a hunk holds (splitDuplicates). */
-const MIN_COPY = 2;
+/** A copy of one kernel dropped (`a`: of the base) or added (`b`), as singleCopies lists them. */
+function copyKey(ofBase: boolean, token: number): string {
+  return `${ofBase ? 'a' : 'b'}:${token}`;
+}
+
+/**
+ * The copies of one kernel that hunks of an alignment drop or add on their own (`B B G` → `B G`: a B dropped), as
+ * copyKey names them: what lets splitDuplicates cut such a copy off a hunk that also replaced a chain beside it.
+ */
+export function singleCopies(a: Int32Array, b: Int32Array, hunks: readonly Hunk[]): Set<string> {
+  const out = new Set<string>();
+  for (const h of hunks) {
+    if (h.aLen + h.bLen !== 1) continue;
+    const [side, at] = h.aLen === 1 ? [a, h.aStart] : [b, h.bStart];
+    if (side[at - 1] === side[at] || (at + 1 < side.length && side[at + 1] === side[at])) out.add(copyKey(h.aLen === 1, side[at]!));
+  }
+  return out;
+}
 
 const join = (a: Int32Array): string => Array.from(a).join(',');
 
@@ -779,7 +798,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const rep = reps[repIndex]!;
     const ta = sides[0].tokens[rep.base]!;
     const tb = sides[1].tokens[rep.pr]!;
-    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x))) {
+    const singles = singleCopies(ta, tb, result);
+    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x, singles))) {
       // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
       const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
       const aLen = h.aLen / copies;
