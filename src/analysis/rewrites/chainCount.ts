@@ -176,18 +176,11 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           f.removed.length,
         );
         const union = new Map<number, Set<number>>();
+        const outside = outsideCounts(places, tokens, removed, f.removed);
         places.forEach((p, i) => {
-          if (p.side !== 1) return;
+          if (p.side !== 1 || added[i]!.length === 0) return;
           const t = tokens[1][p.shape]!;
-          const ks = keptBeside(
-            t,
-            p.given,
-            added[i]!,
-            f.added.length,
-            f.removed,
-            around,
-            keptCap(places, tokens, partners[i]!, i, removed, f.removed),
-          );
+          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around, keptCap(outside, partners[i]!, i, f.removed));
           if (ks.length === 0) return;
           keptIn.set(i, ks);
           for (const k of ks) entry(union, p.shape, () => new Set<number>()).add(k);
@@ -342,32 +335,42 @@ function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: n
 }
 
 /**
- * How many of each kernel of the removed chain PR place `i` may keep beside the added chain: those it runs outside the
- * chain's free occurrences, less the most that a base place of its steps (`partners`) runs outside its own. A kernel
- * the base also ran outside its chains is no kept one, whatever runs beside the fused kernel.
+ * Per place (made once each, for one rewrite), how many of each kernel of the removed `chain` it runs outside the
+ * chain's free occurrences there (`removedOcc`), of the kernels no rewrite was given yet.
  */
-function keptCap(
+function outsideCounts(
   places: Place[],
   tokens: [Int32Array[], Int32Array[]],
-  partners: Set<number>,
-  i: number,
   removedOcc: number[][],
   chain: Int32Array,
-): Map<number, number> {
+): (q: number) => Map<number, number> {
   const times = new Map<number, number>();
   for (const x of chain) times.set(x, (times.get(x) ?? 0) + 1);
-  const outside = (q: number): Map<number, number> => {
-    const p = places[q]!;
-    const t = tokens[p.side][p.shape]!;
-    const n = new Map<number, number>();
-    for (let k = 0; k < t.length; k++) if (p.given[k] === 0 && times.has(t[k]!)) n.set(t[k]!, (n.get(t[k]!) ?? 0) + 1);
-    for (const [x, c] of times) n.set(x, (n.get(x) ?? 0) - c * removedOcc[q]!.length);
-    return n;
-  };
+  const made = new Map<number, Map<number, number>>();
+  return (q) =>
+    entry(made, q, () => {
+      const p = places[q]!;
+      const t = tokens[p.side][p.shape]!;
+      const n = new Map<number, number>();
+      for (let k = 0; k < t.length; k++) if (p.given[k] === 0 && times.has(t[k]!)) n.set(t[k]!, (n.get(t[k]!) ?? 0) + 1);
+      for (const [x, c] of times) n.set(x, (n.get(x) ?? 0) - c * removedOcc[q]!.length);
+      return n;
+    });
+}
+
+/**
+ * How many of each kernel of the removed chain PR place `i` may keep beside the added chain: those it runs outside the
+ * chain (`outside`), less the most that a base place of its steps (`partners`) runs outside its own. A kernel the base
+ * also ran outside its chains is no kept one, whatever runs beside the fused kernel.
+ */
+function keptCap(outside: (q: number) => Map<number, number>, partners: Set<number>, i: number, chain: Int32Array): Map<number, number> {
   const own = outside(i);
-  const base = [...partners].map(outside);
   const cap = new Map<number, number>();
-  for (const x of times.keys()) cap.set(x, Math.max(0, (own.get(x) ?? 0) - Math.max(0, ...base.map((b) => b.get(x) ?? 0))));
+  for (const x of new Set(chain)) {
+    let base = 0;
+    for (const q of partners) base = Math.max(base, outside(q).get(x) ?? 0);
+    cap.set(x, Math.max(0, (own.get(x) ?? 0) - base));
+  }
   return cap;
 }
 
