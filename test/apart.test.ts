@@ -61,6 +61,13 @@ describe('clippedApart', () => {
     for (const s of shown) expect(Array.from(s).length).toBeLessThanOrEqual(8);
   });
 
+  it('numbers the texts of two groups that show alike (each where it differs from its own group: a case the property below found)', () => {
+    const names = ['\\aa', ' :a', '\u001b\u001b', ' :\u001baaa', ''].map((t) => `${'a:'.repeat(4)}${t}`);
+    const shown = clippedApart(names, 10);
+    expect(new Set(shown).size).toBe(5);
+    for (const s of shown) expect(Array.from(s).length).toBeLessThanOrEqual(10);
+  });
+
   it('keeps any set of different names apart, within the width, escapes whole', () => {
     const char = fc.constantFrom('a', 'b', '<', '>', ' ', '\u001b', '\\', 'é', '𝔘', ':', '#', '[');
     const word = fc.array(char, { minLength: 0, maxLength: 40 }).map((a) => a.join(''));
@@ -153,6 +160,9 @@ function referenceKeptApart(texts: string[], shown: string[], width: number): st
     });
     numberAlike(members, texts, out, width, numbered);
   }
+  // The texts of two groups that still show alike, numbered too.
+  const clash = out.flatMap((o, i) => (out.some((x, j) => x === o && texts[j] !== texts[i]) ? [i] : []));
+  if (clash.length > 0) numberAlike(clash, texts, out, width, numbered);
   return out;
 }
 

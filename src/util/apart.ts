@@ -199,6 +199,16 @@ export function keptApart(texts: string[], shown: string[], width: number, measu
     });
     numberAlike(members, texts, out, width, numbered, measure);
   }
+  // Two groups' texts may still show alike: each shows where it differs from its own group, and those places can read
+  // the same (`a:a…:\x1b…` of `a:a:a:a:\x1b\x1b` and of `a:a:a:a: :\x1baaa`). Those are numbered too.
+  const byOut = new Map<string, number[]>();
+  for (let i = 0; i < out.length; i++) {
+    const g = byOut.get(out[i]!);
+    if (g) g.push(i);
+    else byOut.set(out[i]!, [i]);
+  }
+  const clash = [...byOut.values()].filter((g) => g.length > 1 && !allOne(g, texts)).flat();
+  if (clash.length > 0) numberAlike(clash, texts, out, width, numbered, measure);
   return out;
 }
 

@@ -17,6 +17,7 @@
 
 import { firstAtLeast } from './layers.js';
 import { entry } from '../../util/maps.js';
+import { context, keptBeside, keptCap, outsideCounts, type Place } from './keptKernels.js';
 
 /** A step both sides profiled (or a step of a rank compared as it is), as the shapes of its streams on each side. */
 export interface StepUnit {
@@ -66,16 +67,6 @@ export interface Counted {
   kept: { kernels: number; steps: number; tokens: Map<number, number> };
   /** Per PR shape: the positions of those kernels. */
   keptAt: Map<number, number[]>;
-}
-
-/** A shape of a side on one rank, in the units' steps: what its rewrites claimed there, and in how many steps it runs. */
-interface Place {
-  rank: string;
-  side: 0 | 1;
-  shape: number;
-  steps: number;
-  given: Uint8Array;
-  owner: Int32Array;
 }
 
 /**
@@ -300,135 +291,4 @@ function freeOf(given: Uint8Array, occ: number[], m: number): number[] {
     for (let k = o; k < o + m; k++) if (given[k] !== 0) return false;
     return true;
   });
-}
-
-/** Kernels of the base's context of a chain, each side (see keptBeside). */
-const CONTEXT = 2;
-/** The most contexts of each side kept (the most frequent): a chain runs in few places of a step. */
-const CONTEXTS = 8;
-
-/**
- * The kernels the base runs right before and right after its chains (CONTEXT of each, nearest first; -1 past the
- * step's end), each side's distinct ones, the most frequent first (ties: text order of their ids), at most CONTEXTS:
- * the first layer's chain may follow other kernels than the others' (RmsNorm, not AddRmsNorm).
- */
-function context(places: { t: Int32Array; occ: number[]; steps: number }[], m: number): { before: number[][]; after: number[][] } {
-  const tally = [new Map<string, number>(), new Map<string, number>()];
-  for (const { t, occ, steps } of places) {
-    for (const o of occ) {
-      for (const [i, at] of [
-        [0, (k: number) => o - 1 - k],
-        [1, (k: number) => o + m + k],
-      ] as const) {
-        const key = Array.from({ length: CONTEXT }, (_, k) => t[at(k)] ?? -1).join(',');
-        tally[i]!.set(key, (tally[i]!.get(key) ?? 0) + steps);
-      }
-    }
-  }
-  const top = (m: Map<string, number>): number[][] =>
-    [...m]
-      .filter(([, c]) => c > 0)
-      .sort(([x, a], [y, b]) => b - a || (x < y ? -1 : x > y ? 1 : 0))
-      .slice(0, CONTEXTS)
-      .map(([key]) => key.split(',').map(Number));
-  return { before: top(tally[0]!), after: top(tally[1]!) };
-}
-
-/**
- * Per place (made once each, for one rewrite), how many of each kernel of the removed `chain` it runs outside the
- * chain's free occurrences there (`removedOcc`), of the kernels no rewrite was given yet.
- */
-function outsideCounts(
-  places: Place[],
-  tokens: [Int32Array[], Int32Array[]],
-  removedOcc: number[][],
-  chain: Int32Array,
-): (q: number) => Map<number, number> {
-  const times = new Map<number, number>();
-  for (const x of chain) times.set(x, (times.get(x) ?? 0) + 1);
-  const made = new Map<number, Map<number, number>>();
-  return (q) =>
-    entry(made, q, () => {
-      const p = places[q]!;
-      const t = tokens[p.side][p.shape]!;
-      const n = new Map<number, number>();
-      for (let k = 0; k < t.length; k++) if (p.given[k] === 0 && times.has(t[k]!)) n.set(t[k]!, (n.get(t[k]!) ?? 0) + 1);
-      for (const [x, c] of times) n.set(x, (n.get(x) ?? 0) - c * removedOcc[q]!.length);
-      return n;
-    });
-}
-
-/**
- * How many of each kernel of the removed chain PR place `i` may keep beside the added chain: those it runs outside the
- * chain (`outside`), less the most that a base place of its steps (`partners`) runs outside its own. A kernel the base
- * also ran outside its chains is no kept one, whatever runs beside the fused kernel.
- */
-function keptCap(outside: (q: number) => Map<number, number>, partners: Set<number>, i: number, chain: Int32Array): Map<number, number> {
-  const own = outside(i);
-  const cap = new Map<number, number>();
-  for (const x of new Set(chain)) {
-    let base = 0;
-    for (const q of partners) base = Math.max(base, outside(q).get(x) ?? 0);
-    cap.set(x, Math.max(0, (own.get(x) ?? 0) - base));
-  }
-  return cap;
-}
-
-/**
- * The kernels of the removed chain the PR runs right beside each occurrence of the added chain (`MlaPrologV3
- * ScatterNdUpdate` where the base ran the chain then `MatMulV3 Slice`): on each side of the occurrence, the fewest
- * kernels (none given, each of the chain, no more often than the chain has it) past which the PR runs the kernels the
- * base runs next to its chains there; none on a side where no such run leads to them.
- */
-function keptBeside(
-  t: Int32Array,
-  given: Uint8Array,
-  occ: number[],
-  m: number,
-  removed: Int32Array,
-  around: { before: number[][]; after: number[][] },
-  cap: Map<number, number>,
-): number[] {
-  const out: number[] = [];
-  if (occ.length === 0) return out;
-  // Of each kernel, those kept so far (at most its cap).
-  const spent = new Map<number, number>();
-  // How often the chain has each kernel, made once: an occurrence counts what its runs took (most take nothing).
-  const times = new Map<number, number>();
-  for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
-  const ctxAt = (ctxs: number[][], k: number, dir: 1 | -1): boolean => ctxs.some((ctx) => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x));
-  const taken = new Set<number>();
-  for (const o of occ) {
-    const used = new Map<number, number>();
-    for (const [ctx, dir, from] of [
-      [around.after, 1, o + m],
-      [around.before, -1, o - 1],
-    ] as const) {
-      if (ctx.length === 0 || ctxAt(ctx, from, dir)) continue;
-      const run: number[] = [];
-      const take = new Map<number, number>();
-      for (let k = from; ; k += dir) {
-        const x = t[k];
-        if (x === undefined || given[k] !== 0 || taken.has(k)) break;
-        const n = take.get(x) ?? 0;
-        if (n + (used.get(x) ?? 0) >= (times.get(x) ?? 0)) break;
-        take.set(x, n + 1);
-        run.push(k);
-        if (!ctxAt(ctx, k + dir, dir)) continue;
-        // More of a kernel than the PR runs past the base's own outside its chains is none kept: the run's kernels
-        // are the base's (`R R R` → `R F` of a chain `R R`: the R before F ran in the base too).
-        if ([...take].some(([y, c]) => (spent.get(y) ?? 0) + c > (cap.get(y) ?? 0))) break;
-        for (const y of run) {
-          taken.add(y);
-          out.push(y);
-        }
-        for (const [y, c] of take) {
-          used.set(y, (used.get(y) ?? 0) + c);
-          spent.set(y, (spent.get(y) ?? 0) + c);
-        }
-        break;
-      }
-    }
-  }
-  return out.sort((x, y) => x - y);
 }
