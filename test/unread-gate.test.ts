@@ -4,12 +4,12 @@
 // as for a rank whose export is empty, unless --rank leaves it out.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../src/util/inputText.js';
-import { kprof } from './helpers.js';
+import { kprof, ROOT } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kprof-unread-gate-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -95,12 +95,21 @@ describe('profile folders not read', () => {
 
   it('-o never writes a kernel table into a rank folder with no kernel data, where the next run would read it as that rank', async () => {
     const { dir: cut, out } = cutShort('cut-out');
-    for (const target of [join(out, 'kernel_details.csv'), join(cut, 'rank_1_ascend_pt', 'kernel_details.csv')]) {
-      const r = await kprof(['summary', cut, '--format', 'csv', '-o', target]);
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain("would be read by the next run as that rank's kernels, so nothing was written");
-      expect(existsSync(target)).toBe(false);
-    }
+    const target = join(out, 'kernel_details.csv');
+    const r = await kprof(['summary', cut, '--format', 'csv', '-o', target]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("would be read by the next run as that rank's kernels, so nothing was written");
+    expect(existsSync(target)).toBe(false);
+    // Beside its ASCEND_PROFILER_OUTPUT, the rank folder's own files are not read: written.
+    const beside = join(cut, 'rank_1_ascend_pt', 'kernel_details.csv');
+    expect((await kprof(['summary', cut, '--format', 'csv', '-o', beside])).code).toBe(0);
+    rmSync(beside);
+    // A rank folder with no ASCEND_PROFILER_OUTPUT reads its own files: refused there.
+    const bare = partial('bare-out');
+    const inBare = join(bare, 'rank_1_ascend_pt', 'kernel_details.csv');
+    const b = await kprof(['summary', bare, '--format', 'csv', '-o', inBare]);
+    expect(b.code, b.stderr).toBe(2);
+    expect(existsSync(inBare)).toBe(false);
     // Another name there is no profile's: written.
     const report = join(out, 'report.csv');
     const ok = await kprof(['summary', cut, '--format', 'csv', '-o', report]);
@@ -110,6 +119,42 @@ describe('profile folders not read', () => {
     const again = await kprof(['summary', cut, '--format', 'json']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ ranks: ['0'] });
+  });
+
+  it('an msprof device folder whose summary holds no kernel export is refused alike (device_1 of two)', async () => {
+    const prof = join(tmp, 'msprof-dev', 'PROF_000001_20211012_ABCDEFGH');
+    cpSync(join(ROOT, 'fixtures/formats/msprof-cann5/PROF_000001_20211012_ABCDEFGH'), prof, { recursive: true });
+    rmSync(join(prof, 'device_1', 'summary'), { recursive: true });
+    mkdirSync(join(prof, 'device_1', 'summary'));
+    const rules = join(tmp, 'any.yaml');
+    writeFileSync(rules, 'version: 1\nrules:\n  - type: NoSuchType\n    absent: true\n');
+    const r = await kprof(['check', join(tmp, 'msprof-dev'), '--rules', rules]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`nothing was read on rank 1: ${join(prof, 'device_1')} holds no kernel export.`);
+    expect(r.stderr).toContain('leave it out with --rank 0.');
+  });
+
+  it('an empty folder of no rank id beside one of data (no id either) is refused, the folder of data passed alone passes', async () => {
+    const two = join(tmp, 'no-ids');
+    for (const name of ['hostA_ascend_pt', 'hostB_ascend_pt']) mkdirSync(join(two, name, 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(
+      join(two, 'hostA_ascend_pt', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'),
+      ['Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)', '1,a,Add,AI_CORE,1,2.5', ''].join('\n'),
+    );
+    const r = await kprof(['check', two, '--rules', rulesFile]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`nothing was read on rank (no id): ${join(two, 'hostB_ascend_pt')} holds no kernel export.`);
+    expect(r.stderr).toContain('or pass the profile folders that hold kernels by themselves (kprof inspect');
+    const alone = await kprof(['check', join(two, 'hostA_ascend_pt'), '--rules', rulesFile]);
+    expect(alone.code, alone.stderr).toBe(0);
+    // A rank with an id left empty beside the one of no id read: --rank - gates that one.
+    rmSync(join(two, 'hostB_ascend_pt'), { recursive: true });
+    mkdirSync(join(two, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT'), { recursive: true });
+    writeFileSync(join(two, 'rank_1_ascend_pt', 'profiler_info_1.json'), '{"rank_id": 1}');
+    const one = await kprof(['check', two, '--rules', rulesFile]);
+    expect(one.code, one.stderr).toBe(2);
+    expect(one.stderr).toContain('leave it out with --rank -.');
+    expect((await kprof(['check', two, '--rules', rulesFile, '--rank', '-'])).code).toBe(0);
   });
 
   it('a rank folder that holds no kernel export beside one that does (two folders of one device) is no rank left unread', async () => {

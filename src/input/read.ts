@@ -19,7 +19,7 @@ import { allFormats } from './formats/registry.js';
 import type { Prefer, RankPlan, ResolvedInput } from './formats/resolve.js';
 import { escaped, shown } from '../util/inputText.js';
 import { relPath } from '../util/paths.js';
-import { ranksNamed } from '../util/format.js';
+import { NO_RANK_ID, ranksNamed } from '../util/format.js';
 import { compareRanks, mergeGroups, mergeStepSpans, rowsOnNoRank, type Profile, type RankData, type RawNameTests } from '../model/model.js';
 import { WorkerPool, type WorkerFailure } from './pool.js';
 import { PARALLEL_MIN_BYTES } from './workers/prestart.js';
@@ -336,7 +336,10 @@ export function finishProfile(input: string, resolved: ResolvedInput, read: Rank
     );
   }
   // Rank folders of no kernel data, of ranks not read elsewhere (another folder of the same device) nor left out.
-  const empty = (resolved.emptyRanks ?? []).filter((e) => !byRank.has(e.rank) && (ranks === null || ranks.includes(e.rank)));
+  // (A folder of no rank id is no other folder's rank: an empty one beside one of data is a rank not read.)
+  const empty = (resolved.emptyRanks ?? []).filter(
+    (e) => (e.rank === NO_RANK_ID || !byRank.has(e.rank)) && (ranks === null || ranks.includes(e.rank)),
+  );
   return { input, ranks: out, notes: resolved.notes, unread: resolved.unread, ...(empty.length > 0 ? { emptyRanks: empty } : {}) };
 }
 

@@ -205,9 +205,15 @@ export function scopeProfile(p: Profile, sel: Selection, what: string): Profile 
   const empty = p.emptyRanks ?? [];
   if (empty.length > 0) {
     const ids = [...new Set(empty.map((e) => e.rank))].sort(compareRanks);
-    const live = p.ranks.filter((r) => r.rank !== NO_RANK_ID && kernelsOf({ ...p, ranks: [r] }) > 0).map((r) => r.rank);
-    const option = rankOption(live);
-    const leave = option !== null ? `leave ${ids.length === 1 ? 'it' : 'them'} out with --rank ${shellWord(option)}` : 'leave it out with --rank';
+    const read = p.ranks.filter((r) => kernelsOf({ ...p, ranks: [r] }) > 0).map((r) => r.rank);
+    // The one rank read has no id: `--rank -` names it.
+    const option = read.length === 1 && read[0] === NO_RANK_ID ? NO_RANK_ID : rankOption(read.filter((r) => r !== NO_RANK_ID));
+    // A folder of no rank id is no rank --rank can leave out: the folders read are passed by themselves.
+    const leave = ids.includes(NO_RANK_ID)
+      ? `pass the profile folders that hold kernels by themselves (kprof inspect ${shellWord(p.input)} lists them)`
+      : option !== null
+        ? `leave ${ids.length === 1 ? 'it' : 'them'} out with --rank ${shellWord(option)}`
+        : `gate the ranks that were read with --rank (kprof inspect ${shellWord(p.input)} lists them)`;
     throw inputError(
       `${what} ${p.input}: nothing was read on ${ranksNamed(ids, shown)}: ${empty[0]!.dir}${empty.length > 1 ? ` (and ${empty.length - 1} more folder${empty.length === 2 ? '' : 's'})` : ''} ` +
         `holds no kernel export. A rank where nothing was read cannot pass a gate; check that rank's export, or ${leave}.`,

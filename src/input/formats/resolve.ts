@@ -247,22 +247,19 @@ function unreadRank(notes: string[], text: string, rank: string, dir: string): v
   emptyRanks.set(text, { rank, dir });
   // A kernel table written into it (-o rank_1/ASCEND_PROFILER_OUTPUT/kernel_details.csv) would be that rank's for the
   // next run: a report read as a profile.
+  // (Of a folder with an ASCEND_PROFILER_OUTPUT, only that folder is read.)
   const after = "read by the next run as that rank's kernels";
-  noteCollectionFolder(
-    dir,
-    formatsIn('loose').flatMap((f) => f.recognise.names),
-    'a rank folder with no kernel data in the profile',
-    after,
-  );
   const out = join(dir, 'ASCEND_PROFILER_OUTPUT');
   if (isDir(out)) {
+    const names = formatsIn('framework').flatMap((f) => f.recognise.names);
+    noteCollectionFolder(out, names, 'the output folder of a rank with no kernel data in the profile', after);
+  } else
     noteCollectionFolder(
-      out,
-      formatsIn('framework').flatMap((f) => f.recognise.names),
-      'the output folder of a rank with no kernel data in the profile',
+      dir,
+      formatsIn('loose').flatMap((f) => f.recognise.names),
+      'a rank folder with no kernel data in the profile',
       after,
     );
-  }
 }
 
 /** A note of a profile folder or file that is not read. */
@@ -392,7 +389,8 @@ function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): Ran
     const f = isDir(summaryDir) ? msprofFiles(summaryDir) : null;
     if (!f) {
       const what = isDir(summaryDir) ? `no ${msprofLooked()} in ${d}/summary` : `no ${d}/summary folder`;
-      unread(notes, `${join(dir, d)}: ${what}; device ${d.slice('device_'.length)} left out`);
+      const device = d.slice('device_'.length);
+      unreadRank(notes, `${join(dir, d)}: ${what}; device ${device} left out`, device, join(dir, d));
       continue;
     }
     plans.push({ rank: d.slice('device_'.length), rankSource: `folder name ${d}`, format: f.format, files: f.files, root: join(dir, d) });
@@ -401,7 +399,7 @@ function resolveProf(dir: string, rankHint: RankId | null, notes: string[]): Ran
     const out = isDir(join(dir, 'mindstudio_profiler_output'))
       ? `no ${msprofLooked()} in mindstudio_profiler_output`
       : 'no mindstudio_profiler_output folder';
-    unread(notes, `${dir}: ${out}, no ${dbExportIn('msprof', 'PROF_*/')} and no device_* folder; left out`);
+    unreadRank(notes, `${dir}: ${out}, no ${dbExportIn('msprof', 'PROF_*/')} and no device_* folder; left out`, (rankHint ?? rankOf(dir)).rank, dir);
   }
   // One device under a framework folder that knows its rank: that rank.
   if (plans.length === 1 && rankHint && rankHint.rank !== '-') {
