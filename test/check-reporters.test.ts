@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGithub } from '../src/report/check/github.js';
 import { checkJunit } from '../src/report/check/junit.js';
-import { ruleTitle, verdictLine } from '../src/report/check/shared.js';
+import { ruleTitle, valueText, verdictLine } from '../src/report/check/shared.js';
 import { checkText } from '../src/report/check/text.js';
 import type { RuleResult, Verdict } from '../src/rules/model.js';
 import { parseRules } from '../src/rules/parse.js';
@@ -72,6 +72,15 @@ describe('check reporters', () => {
     expect(xml).not.toContain('<failure');
     expect(xml).toContain('<system-out>warning: rank 0: 3 kernels; bound: at most 1 in total');
     expect(verdictLine(v)).toBe('check passed: 0 of 1 rule held; 1 warning.');
+  });
+
+  it('new kernel types are listed as the reports label them: (empty) for an empty type, a type named (empty) in quotes', () => {
+    const r = {
+      ...verdictOf('r.yaml', 'rules:\n  - no-new-types: true\n', [false]).results[0]!,
+      unit: 'types' as const,
+      newTypes: ['', '(empty)', 'Cast'],
+    };
+    expect(valueText(r, 3, (t) => t)).toBe('3 new types: (empty), "(empty)", Cast');
   });
 
   it('a rule without a label is named by its selector and bound', () => {

@@ -6,6 +6,7 @@ import { fallbackText } from '../../rules/checks/fused.js';
 import { describeCheck, kindOf } from '../../rules/checks/registry.js';
 import { amount, type Quote } from '../../rules/checks/kind.js';
 import { saidText, type Evidence, type RuleResult, type SequenceSite, type Verdict } from '../../rules/model.js';
+import { keyLabel } from '../../model/model.js';
 import { fmtCount, fmtPctDigits, fmtUsDigits, listed, plural, rankIdsText, ranksNamed, sideDigits, usOfText } from '../../util/format.js';
 import { clipped, escaped, WHOLE } from '../../util/inputText.js';
 import { mdCode } from '../render.js';
@@ -103,7 +104,7 @@ export function valueText(r: RuleResult, v: number | null, q: Quote): string {
     case 'chains':
       return plural(v, 'chain');
     case 'types':
-      return r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(x)).join(', ')}` : plural(v, 'new type');
+      return r.newTypes.length > 0 ? `${plural(v, 'new type')}: ${r.newTypes.map((x) => q(keyLabel(x))).join(', ')}` : plural(v, 'new type');
   }
 }
 
