@@ -171,7 +171,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
         places.forEach((p, i) => {
           if (p.side !== 1 || added[i]!.length === 0) return;
           const t = tokens[1][p.shape]!;
-          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around, keptCap(outside, partners[i]!, i, f.removed));
+          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around, () => keptCap(outside, partners[i]!, i, f.removed));
           if (ks.length === 0) return;
           keptIn.set(i, ks);
           for (const k of ks) entry(union, p.shape, () => new Set<number>()).add(k);

@@ -100,12 +100,14 @@ export function keptBeside(
   m: number,
   removed: Int32Array,
   around: { before: number[][]; after: number[][] },
-  cap: Map<number, number>,
+  /** The cap of keptCap, asked for only when a run is found (most chains have their context beside them). */
+  capOf: () => Map<number, number>,
 ): number[] {
   const out: number[] = [];
   if (occ.length === 0) return out;
   // Of each kernel, those kept so far (at most its cap).
   const spent = new Map<number, number>();
+  let cap: Map<number, number> | null = null;
   // How often the chain has each kernel, made once: an occurrence counts what its runs took (most take nothing).
   const times = new Map<number, number>();
   for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
@@ -130,7 +132,9 @@ export function keptBeside(
         if (!ctxAt(ctx, k + dir, dir)) continue;
         // More of a kernel than the PR runs past the base's own outside its chains is none kept: the run's kernels
         // are the base's (`R R R` → `R F` of a chain `R R`: the R before F ran in the base too).
-        if ([...take].some(([y, c]) => (spent.get(y) ?? 0) + c > (cap.get(y) ?? 0))) break;
+        cap ??= capOf();
+        const room = cap;
+        if ([...take].some(([y, c]) => (spent.get(y) ?? 0) + c > (room.get(y) ?? 0))) break;
         for (const y of run) {
           taken.add(y);
           out.push(y);
