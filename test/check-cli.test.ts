@@ -1,6 +1,6 @@
 // kprof check, end to end: every output format, the exit codes, --out, and the errors of bad rules or input.
 
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -191,7 +191,9 @@ describe('kprof check: output formats', () => {
   });
 
   it('--format junit -o an input (the rules file): the refusal is said once, and the file is left as it was', async () => {
-    const rulesFile = join(tmp, 'junit-onto.rules.yaml');
+    // In a folder whose name holds the message's own words.
+    mkdirSync(join(tmp, 'x Pass -o y'), { recursive: true });
+    const rulesFile = join(tmp, 'x Pass -o y', 'junit-onto.rules.yaml');
     copyFileSync(`${R}/multi-rank-one-breaks/kprof.rules.yaml`, rulesFile);
     const before = readFileSync(rulesFile, 'utf8');
     for (const flag of ['-o', '--out']) {

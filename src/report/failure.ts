@@ -146,6 +146,7 @@ export function reportWriteError(w: unknown, message: string): string {
  * before the path (`x: this is an input … Pass --out another path`).
  */
 function sameRefusal(a: string, b: string): boolean {
-  const plain = (m: string): string => m.replace(/^(?:-o|--out) /, '').replace(/ Pass (?:-o|--out) /, ' Pass --out ');
+  // The option's name at the message's start, and in its last sentence (a path may hold ` Pass -o ` itself).
+  const plain = (m: string): string => m.replace(/^(?:-o|--out) /, '').replace(/ Pass (?:-o|--out) (?!.* Pass (?:-o|--out) )/, ' Pass --out ');
   return plain(a) === plain(b);
 }
