@@ -342,3 +342,32 @@ export function writeDecodeCsv(
     });
   }
 }
+
+/**
+ * Σ ticks of the base's chains in the layers the PR fused (the l-th chain of a base step is layer l's) and of the PR's
+ * fused kernels, in the steps both sides profiled: the time of the kernels a rewrite of the chain replaced, but those
+ * kept beside the fused one (truth.keptTicks). A chain both sides ran (a layer not fused) is not the rewrite's.
+ */
+export function fusedChainTicks(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { base: number; pr: number } {
+  const chain = spec.chain ?? CHAIN;
+  const out = { base: 0, pr: 0 };
+  for (const side of [0, 1] as const) {
+    pair.steps[side].forEach((perStep, rank) =>
+      perStep.forEach((ks, step) => {
+        if (spec.missing?.(0, rank, step) === true || spec.missing?.(1, rank, step) === true) return;
+        const ds = pair.durations[side][rank]![step]!;
+        const fused = pair.truth.fusedLayers[rank]![step]!;
+        let layer = 0;
+        for (let i = 0; i < ks.length; i++) {
+          if (side === 1 && ks[i] === FUSED) out.pr += ds[i]!;
+          else if (side === 0 && chain.every((k, j) => ks[i + j] === k)) {
+            if (fused.includes(layer)) for (let j = 0; j < chain.length; j++) out.base += ds[i + j]!;
+            layer++;
+            i += chain.length - 1;
+          }
+        }
+      }),
+    );
+  }
+  return out;
+}

@@ -130,6 +130,18 @@ describe('kept kernels: no more than the PR runs past what the base runs outside
   });
 });
 
+test("R R R → R F and R R → R F in alternate layers: every layer is the rewrite's, by the layer marker", () => {
+  const seq = (layers: string[]) => record(layers.length, 3, (l) => layers[l]!.split(' '));
+  const r = findRewrites(
+    seq(['Gelu Cast Cast Cast TransData', 'Gelu Cast Cast TransData', 'Gelu Cast Cast Cast TransData', 'Gelu Cast Cast TransData']),
+    seq(Array(4).fill('Gelu Cast MlaPrologV3 TransData')),
+    { layerMarker: 'Gelu' },
+  );
+  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains, w.kept.kernels, w.layers, w.layerCount])).toEqual([
+    [['Cast', 'Cast'], ['MlaPrologV3'], 12, 6, [0, 1, 2, 3], 4],
+  ]);
+});
+
 test('splitDuplicates: a copy of two kernels or more beside the hunk is cut off, a single kernel is not', () => {
   const ids = new Map<string, number>();
   const enc = (s: string): Int32Array => Int32Array.from(s.split(' ').map((t) => ids.get(t) ?? ids.set(t, ids.size).get(t)!));

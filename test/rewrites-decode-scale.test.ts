@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
-import { CHAIN, DUP, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
+import { CHAIN, DUP, decodePair, FUSED, fusedChainTicks, writeDecodeCsv } from './decodeGen.js';
 import { kprof } from './helpers.js';
 
 const range = (n: number) => [...Array(n).keys()];
@@ -74,18 +74,22 @@ test('property: any depth, dense layers, duplicate or not, fusion by rank and st
   );
 });
 
-/** Σ durations of the exact occurrences of `chain` (left to right, none overlapping) and of `alone` kernels. */
-function chainTime(kernels: string[], durations: number[], chain: readonly string[], alone: string | null = null): number {
+/** Σ ticks of the first copy of DUP after the base's chain of each layer the PR fused ([rank][step] layers). */
+function dupTicks(steps: string[][][], durations: number[][][], fusedLayers: number[][][], chain: readonly string[]): number {
   let t = 0;
-  for (let i = 0; i < kernels.length; ) {
-    if (kernels[i] === alone) {
-      t += durations[i]!;
-      i++;
-    } else if (chain.every((k, j) => kernels[i + j] === k)) {
-      for (let j = 0; j < chain.length; j++) t += durations[i + j]!;
-      i += chain.length;
-    } else i++;
-  }
+  steps.forEach((perStep, rank) =>
+    perStep.forEach((ks, step) => {
+      let layer = 0;
+      for (let i = 0; i < ks.length; i++) {
+        if (!chain.every((k, j) => ks[i + j] === k)) continue;
+        const at = i + chain.length;
+        if (fusedLayers[rank]![step]!.includes(layer) && DUP.every((k, j) => ks[at + j] === k))
+          for (let j = 0; j < DUP.length; j++) t += durations[rank]![step]![at + j]!;
+        layer++;
+        i += chain.length - 1;
+      }
+    }),
+  );
   return t;
 }
 
@@ -119,14 +123,13 @@ test('property: the savings are the measured change of their kernels and the tim
         const main = r.rewrites.find((w) => w.added.length === 1 && w.added[0] === FUSED)!;
         expect(main.removed).toEqual(chain);
         expect(main.chains).toBe(truth.chains);
-        // The truth, from the generator's own kernels: every exact occurrence of each rewrite's chains, PR less base.
-        const sideTime = (side: 0 | 1, c: readonly string[], alone: string | null): number =>
-          steps[side]
-            .flatMap((perStep, rank) => perStep.map((k, step) => chainTime(k, durations[side][rank]![step]!, c, alone)))
-            .reduce((a, b) => a + b, 0);
-        expect(main.totalSavingTicks).toBe(sideTime(1, chain, FUSED) - sideTime(0, chain, null));
+        // The truth, from the generator's own kernels: the PR's fused kernels less the base's chains of the layers
+        // it fused; of the duplicate, the base's copy dropped in those layers (the first: the one the step's
+        // alignment gives the hunk of the fused chain).
+        const fused = fusedChainTicks({ base, pr, truth, steps, durations }, spec);
+        expect(main.totalSavingTicks).toBe(fused.pr - fused.base);
         const dup = r.rewrites.find((w) => w !== main);
-        if (s.dup) expect(dup!.totalSavingTicks).toBe(sideTime(1, DUP, null) - sideTime(0, DUP, null));
+        if (s.dup) expect(dup!.totalSavingTicks).toBe(-dupTicks(steps[0], durations[0], truth.fusedLayers, chain));
         else expect(dup).toBeUndefined();
         // The time line: the named groups' change (the generator's sums), split into the savings and the rest.
         const named = new Set([...chain, FUSED, ...(s.dup ? DUP : [])]);
@@ -176,18 +179,26 @@ describe('kprof diff, check and rules on a 60-layer decode export (4 ranks, 6 st
       });
   }
 
-  /** Σ ticks of the exact chains (left to right, none overlapping) and of the fused kernels of every step of a side. */
-  function chainTicks(folder: string): number {
+  /**
+   * Σ ticks, as written, of the fused kernels of a side and, of the base (`fusedLayers`: [rank][step] the layers the
+   * PR fused; the l-th chain of a step is layer l's), of its chains in those layers: a chain both sides ran is not
+   * the rewrite's.
+   */
+  function chainTicks(folder: string, fusedLayers: number[][][] | null): number {
     let t = 0;
-    for (const ks of written(folder).flat()) {
-      for (let i = 0; i < ks.length; i++) {
-        if (ks[i]!.type === FUSED) t += ks[i]!.ticks;
-        else if (CHAIN.every((k, j) => ks[i + j]?.type === k)) {
-          for (let j = 0; j < CHAIN.length; j++) t += ks[i + j]!.ticks;
-          i += CHAIN.length - 1;
+    written(folder).forEach((perStep, rank) =>
+      perStep.forEach((ks, step) => {
+        let layer = 0;
+        for (let i = 0; i < ks.length; i++) {
+          if (ks[i]!.type === FUSED) t += ks[i]!.ticks;
+          else if (fusedLayers !== null && CHAIN.every((k, j) => ks[i + j]?.type === k)) {
+            if (fusedLayers[rank]![step]!.includes(layer)) for (let j = 0; j < CHAIN.length; j++) t += ks[i + j]!.ticks;
+            layer++;
+            i += CHAIN.length - 1;
+          }
         }
-      }
-    }
+      }),
+    );
     return t;
   }
 
@@ -205,8 +216,10 @@ describe('kprof diff, check and rules on a 60-layer decode export (4 ranks, 6 st
     expect([dup.removed, dup.added, dup.chains]).toEqual([DUP, [], pair.truth.chains]);
     expect(main.perStep).toEqual(run === 'full' ? { min: LAYERS, max: LAYERS } : { min: LAYERS - 5, max: LAYERS });
     // The saving is the measured change of the rewrite's kernels, as the engine's property test defines it: the
-    // PR's fused kernels and the chains it still runs, less the base's chains (the MTP layer's is 2 edits away).
-    expect(Math.round(main.saving.totalUs * 10_000)).toBe(chainTicks(side(run, 'pr')) - chainTicks(side(run, 'base')));
+    // PR's fused kernels less the base's chains of the layers it fused (the chains both ran, and the MTP layer's, 2
+    // edits away, are outside it).
+    const layers = pair.truth.fusedLayers;
+    expect(Math.round(main.saving.totalUs * 10_000)).toBe(chainTicks(side(run, 'pr'), null) - chainTicks(side(run, 'base'), layers));
     expect(rw.conservation).toMatchObject({ rest: [], removedUnpaired: 0, addedUnpaired: 0 });
     expect(rw.conservation.removedAccounted).toBe(rw.conservation.removed);
     expect(rw.conservation.addedAccounted).toBe(rw.conservation.added);

@@ -9,33 +9,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder } from '../src/analysis/rewrites/sequence.js';
-import { CHAIN, DUP, type DecodeSpec, decodePair, FUSED } from './decodeGen.js';
+import { CHAIN, DUP, type DecodeSpec, decodePair, FUSED, fusedChainTicks } from './decodeGen.js';
 
 const LAYERS = 60;
-
-/**
- * Σ ticks of the exact chains (left to right, none overlapping) of each side and of the PR's fused kernels, in the
- * steps both sides profiled: the rewrite's kernels but the kept ones (truth.keptTicks).
- */
-function chainTicks(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { base: number; pr: number } {
-  const out = { base: 0, pr: 0 };
-  for (const side of [0, 1] as const) {
-    pair.steps[side].forEach((perStep, rank) =>
-      perStep.forEach((ks, step) => {
-        if (spec.missing?.(0, rank, step) === true || spec.missing?.(1, rank, step) === true) return;
-        const ds = pair.durations[side][rank]![step]!;
-        for (let i = 0; i < ks.length; i++) {
-          if (side === 1 && ks[i] === FUSED) out.pr += ds[i]!;
-          else if (CHAIN.every((k, j) => ks[i + j] === k)) {
-            for (let j = 0; j < CHAIN.length; j++) out[side === 0 ? 'base' : 'pr'] += ds[i + j]!;
-            i += CHAIN.length - 1;
-          }
-        }
-      }),
-    );
-  }
-  return out;
-}
 
 function main(rewrites: Rewrite[]): Rewrite {
   return rewrites.find((w) => w.added.length === 1 && w.added[0] === FUSED)!;
@@ -79,7 +55,7 @@ describe.each([
   });
 
   test('the saving holds the kept kernels; the conservation and the time line add up with nothing left over', () => {
-    const t = chainTicks(pair, spec);
+    const t = fusedChainTicks(pair, spec);
     expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
     expect(r.conservation.rest).toEqual([]);
     expect(r.conservation.removedAccounted).toBe(r.conservation.removed);
@@ -110,7 +86,7 @@ test('60 layers, 1 rank × 32 steps: the kernel kept in one step only, a layer n
   expect([w.chains, w.perStep, w.kept.kernels, w.kept.steps]).toEqual([pair.truth.chains, pair.truth.perStep, 1, 1]);
   consistent(w, 30);
   expect(w.notFused.map((s) => [s.steps, s.layer, s.edits])).toEqual([[[10], 40, 0]]);
-  const t = chainTicks(pair, spec);
+  const t = fusedChainTicks(pair, spec);
   expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
   expect(r.conservation.rest).toEqual([]);
 });
@@ -134,7 +110,7 @@ test.each([
   expect(pair.truth).toMatchObject({ chains: 480, kept: 5, keptSteps: 5 });
   expect([w.chains, w.perStep]).toEqual([480, { min: 60, max: 60 }]);
   expect(w.kept).toEqual({ kernels: 5, steps: 5, tokens: [{ token: CHAIN[index]!, kernels: 5 }] });
-  const t = chainTicks(pair, spec);
+  const t = fusedChainTicks(pair, spec);
   expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
   expect(r.conservation.rest).toEqual([]);
 });
@@ -190,7 +166,7 @@ test('property: any depth, kept kernels, layers not fused, steps of one side onl
         expect(w.removed).toEqual(CHAIN);
         expect([w.chains, w.perStep]).toEqual([pair.truth.chains, pair.truth.perStep]);
         expect([w.kept.kernels, w.kept.steps]).toEqual([pair.truth.kept, pair.truth.keptSteps]);
-        const t = chainTicks(pair, spec);
+        const t = fusedChainTicks(pair, spec);
         expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
         expect(r.conservation.rest).toEqual([]);
       },

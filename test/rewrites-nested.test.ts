@@ -20,12 +20,10 @@ const HEADER = 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,
 /**
  * The truth, layer by layer in the steps both sides profiled: per rewrite, Σ of the PR's fused kernel less the base's
  * kernels it replaced in that layer (the l-th chain of the base's step is layer l's). A layer the PR left as it was
- * runs the rewrite's chain on both sides: its change is the longer rewrite's (whose chain it is), or the shorter one's
- * when the PR fused no chain whole.
+ * runs the rewrite's chain on both sides: its change is neither rewrite's (it is outside them).
  */
 function truth(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { whole: number; inner: number; chains: [number, number] } {
   const out = { whole: 0, inner: 0, chains: [0, 0] as [number, number] };
-  const anyWhole = pair.truth.fusedLayers.some((perStep) => perStep.some((ls) => ls.length > 0));
   pair.steps[0].forEach((perStep, rank) =>
     perStep.forEach((base, step) => {
       if (spec.missing?.(0, rank, step) === true || spec.missing?.(1, rank, step) === true) return;
@@ -36,8 +34,6 @@ function truth(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { whole: 
       for (let i = 0; i < base.length; i++) if (CHAIN.every((k, j) => base[i + j] === k)) chains.push(i);
       const whole = pr.flatMap((k, i) => (k === FUSED ? [i] : []));
       const inner = pr.flatMap((k, i) => (k === INNER_FUSED ? [i] : []));
-      const kept: number[] = [];
-      for (let i = 0; i < pr.length; i++) if (CHAIN.every((k, j) => pr[i + j] === k)) kept.push(i);
       const sum = (ds: number[], from: number, n: number) => ds.slice(from, from + n).reduce((a, d) => a + d, 0);
       for (let l = 0; l < spec.layers; l++) {
         if (spec.fused?.(rank, step, l) ?? true) {
@@ -46,10 +42,6 @@ function truth(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): { whole: 
         } else if (spec.inner?.(rank, step, l) === true) {
           out.inner += pd[inner.shift()!]! - sum(bd, chains[l]! + 6, INNER.length);
           out.chains[1]++;
-        } else {
-          const k = kept.shift()!;
-          if (anyWhole) out.whole += sum(pd, k, CHAIN.length) - sum(bd, chains[l]!, CHAIN.length);
-          else out.inner += sum(pd, k + 6, INNER.length) - sum(bd, chains[l]! + 6, INNER.length);
         }
       }
     }),

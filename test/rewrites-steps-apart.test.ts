@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { findRewrites, type Rewrite } from '../src/analysis/rewrites/rewrites.js';
-import { CHAIN, type DecodeSpec, decodePair, FUSED, writeDecodeCsv } from './decodeGen.js';
+import { CHAIN, type DecodeSpec, decodePair, FUSED, fusedChainTicks, writeDecodeCsv } from './decodeGen.js';
 import { kprof } from './helpers.js';
 
 const HEADER = 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
@@ -30,26 +30,10 @@ function apart(n: [number, number], more: Partial<DecodeSpec> = {}): DecodeSpec 
   };
 }
 
-/** Σ ticks of the exact chains of each side and of the PR's fused kernels, in the steps both sides profiled. */
+/** The rewrite's measured change in the steps both sides profiled (the PR's fused kernels less the chains they replaced). */
 function chainTicks(pair: ReturnType<typeof decodePair>, spec: DecodeSpec): number {
-  let t = 0;
-  for (const side of [0, 1] as const) {
-    pair.steps[side].forEach((perStep, rank) =>
-      perStep.forEach((ks, step) => {
-        if (spec.missing?.(0, rank, step) === true || spec.missing?.(1, rank, step) === true) return;
-        const ds = pair.durations[side][rank]![step]!;
-        const sign = side === 0 ? -1 : 1;
-        for (let i = 0; i < ks.length; i++) {
-          if (side === 1 && ks[i] === FUSED) t += ds[i]!;
-          else if (CHAIN.every((k, j) => ks[i + j] === k)) {
-            for (let j = 0; j < CHAIN.length; j++) t += sign * ds[i + j]!;
-            i += CHAIN.length - 1;
-          }
-        }
-      }),
-    );
-  }
-  return t;
+  const t = fusedChainTicks(pair, spec);
+  return t.pr - t.base;
 }
 
 function main(rewrites: Rewrite[]): Rewrite {

@@ -12,17 +12,21 @@
 // fused chain and the kernels after it). In one step the rewrite replaced the fewer of (base − PR occurrences of its
 // removed chain) and (PR − base of its added chain); `chains` is their sum over the steps, none when that is below
 // zero, and a step below zero (the PR ran the chain there more often) counts as none in `perStep`. Where a step runs
-// more of a chain than the rewrite claims, it claims those of the layers where the other side changed it (prefer), and
-// what each rewrite claimed, rank by rank (Claimed), is the kernels its saving is measured on (rewrites.ts).
+// more of a chain than the rewrite claims, it claims those of the layers where the other side changed it (prefer).
+// The kernels its saving is measured on (rewrites.ts), rank by rank (Claimed), are only those it replaced: of the
+// occurrences it claimed on the side that ran more, those past as many as the other side ran, the ones the step's
+// alignment with the other side changed first (timedOf), and the kernels kept; a chain both sides ran is outside it.
 
 import { firstAtLeast } from './layers.js';
 import { entry } from '../../util/maps.js';
-import { context, keptBeside, keptCap, outsideCounts, type Place } from './keptKernels.js';
+import { context, keptBeside, keptCap, outsideCounts, type Place, type Scoped } from './keptKernels.js';
 
 /** A step both sides profiled (or a step of a rank compared as it is), as the shapes of its streams on each side. */
 export interface StepUnit {
   rank: string;
   shapes: [number[], number[]];
+  /** The steps of those shapes (indices in each side's steps), in the same order; none: not known. */
+  steps?: [number[], number[]];
 }
 
 export interface CountInput {
@@ -36,17 +40,26 @@ export interface CountInput {
    * it has, the chains claimed are those of the layers where the other side changed them (see prefer).
    */
   markers?: (side: 0 | 1, shape: number) => number[];
+  /**
+   * Per kernel of a shape of a side, 1 where an alignment with a shape of the other side changed it (null: not
+   * aligned): of the occurrences a rewrite claims, those the other side did not run too are its own (see timedOf).
+   */
+  changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
 }
 
 /**
- * A shape of a side on one rank, in the units' steps, and the rewrite that claimed each of its kernels there (its
- * index in the rewrites given; -1: none): the kernels whose time is that rewrite's saving.
+ * A shape of a side on one rank, in the units' steps, and the rewrite each of its kernels is timed for (its index in
+ * the rewrites given; -1: none): the kernels whose time is that rewrite's saving. Those are the kernels of the
+ * occurrences it replaced (not those the other side ran as well, which it claims for its count only) and the kernels
+ * kept beside its added chain.
  */
 export interface Claimed {
   rank: string;
   side: 0 | 1;
   shape: number;
   owner: Int32Array;
+  /** Kernels timed for a rewrite in some of the place's steps only (where its steps replaced different numbers). */
+  scoped: Scoped[];
 }
 
 export interface Counted {
@@ -98,6 +111,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
               steps: 0,
               given: new Uint8Array(length),
               owner: new Int32Array(length).fill(-1),
+              scoped: [],
             }) - 1;
           index.set(key, i);
         }
@@ -196,24 +210,46 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       for (const [occ, m, grows] of claims) {
         if (m === 0) continue;
         const take = new Int32Array(places.length);
+        // Of those, on the side that ran more: past as many as the other side ran, the ones the step replaced (the
+        // most of the place's kinds of units, and per kind).
+        const extra = new Int32Array(places.length);
+        const byKind = places.map((): { kind: number; extra: number }[] => []);
         kinds.forEach((u, i) => {
           const other = n(occ, u, (1 - grows) as 0 | 1);
           for (const side of [0, 1] as const) {
             let left = side === grows ? other + Math.max(0, perKind[i]!) : other;
+            let same = other;
             for (const p of u.at[side]) {
               const k = Math.min(left, occ[p]!.length);
               take[p] = Math.max(take[p]!, k);
               left -= k;
+              if (side !== grows) continue;
+              const s = Math.min(same, k);
+              same -= s;
+              extra[p] = Math.max(extra[p]!, k - s);
+              const last = byKind[p]!.at(-1);
+              if (last?.kind === i) last.extra = Math.max(last.extra, k - s);
+              else byKind[p]!.push({ kind: i, extra: k - s });
             }
           }
         });
         const other = occ === removed ? added : removed;
         places.forEach((p, i) => {
           const all = occ[i]!;
-          const mine = take[i]! < all.length && p.side === grows ? prefer(input, places, partners[i]!, i, occ, other) : all;
-          for (const o of mine.slice(0, take[i]!)) {
-            p.given.fill(1, o, o + m);
-            p.owner.fill(id, o, o + m);
+          const mine = (take[i]! < all.length && p.side === grows ? prefer(input, places, partners[i]!, i, occ, other) : all).slice(0, take[i]!);
+          for (const o of mine) p.given.fill(1, o, o + m);
+          if (p.side !== grows || extra[i]! === 0) return;
+          const ks = byKind[i]!;
+          if (ks.every((k) => k.extra === ks[0]!.extra) || ks.some((k) => kinds[k.kind]!.steps.get(i) === undefined)) {
+            for (const o of timedOf(input, places, partners[i]!, i, mine, m, extra[i]!)) p.owner.fill(id, o, o + m);
+            return;
+          }
+          // Its steps replaced different numbers (a layer fused in some steps only): each kind's, in its steps.
+          for (const k of ks) {
+            if (k.extra === 0) continue;
+            const u = kinds[k.kind]!;
+            const timed = timedOf(input, places, new Set(u.at[1 - grows]), i, mine, m, k.extra);
+            p.scoped.push({ id, kernels: timed.flatMap((o) => Array.from({ length: m }, (_, j) => o + j)), steps: u.steps.get(i)! });
           }
         });
       }
@@ -225,7 +261,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
     }
     out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, undone, kept, keptAt });
   }
-  return { counted: out, claimed: places.map(({ rank, side, shape, owner }) => ({ rank, side, shape, owner })) };
+  return { counted: out, claimed: places.map(({ rank, side, shape, owner, scoped }) => ({ rank, side, shape, owner, scoped })) };
 }
 
 /** Units of one rank with the same places on each side, in order: their counts are the same for every rewrite. */
@@ -234,6 +270,8 @@ interface UnitKind {
   at: [number[], number[]];
   /** How many units are of this kind. */
   units: number;
+  /** Per place of the kind: its steps in the kind's units (when the units give their steps). */
+  steps: Map<number, number[]>;
 }
 
 /** The kinds of the units (`at`: each unit's places per side), in order of each kind's first unit. */
@@ -241,8 +279,13 @@ function unitKinds(units: StepUnit[], at: number[][][]): UnitKind[] {
   const kinds = new Map<string, UnitKind>();
   units.forEach((u, i) => {
     const [a, b] = at[i]! as [number[], number[]];
-    const k = entry(kinds, JSON.stringify([u.rank, a, b]), (): UnitKind => ({ rank: u.rank, at: [a, b], units: 0 }));
+    const k = entry(kinds, JSON.stringify([u.rank, a, b]), (): UnitKind => ({ rank: u.rank, at: [a, b], units: 0, steps: new Map() }));
     k.units++;
+    if (u.steps === undefined) return;
+    for (const side of [0, 1] as const)
+      at[i]![side]!.forEach((p, j) => {
+        entry(k.steps, p, () => []).push(u.steps![side][j]!);
+      });
   });
   return [...kinds.values()];
 }
@@ -282,6 +325,31 @@ function prefer(input: CountInput, places: Place[], partners: Set<number>, i: nu
   };
   return occ[i]!.map((o) => ({ o, s: score(o) }))
     .sort((x, y) => y.s - x.s || x.o - y.o)
+    .map((x) => x.o);
+}
+
+/**
+ * Of the occurrences `mine` a rewrite claimed in place `i` (on the side that ran more of them), the `extra` it replaced:
+ * those the alignment with the other side's place of the most steps changed first (the most kernels changed first),
+ * then in the order claimed. A kernel of a common kind added once a step is timed alone, not with the kernels of its
+ * kind that both sides ran.
+ */
+function timedOf(input: CountInput, places: Place[], partners: Set<number>, i: number, mine: number[], m: number, extra: number): number[] {
+  if (extra >= mine.length) return mine;
+  let q = -1;
+  for (const r of partners) if (q < 0 || places[r]!.steps > places[q]!.steps) q = r;
+  const p = places[i]!;
+  const flags = q < 0 ? null : (input.changed?.(p.side, p.shape, places[q]!.shape) ?? null);
+  if (flags === null) return mine.slice(0, extra);
+  const changedIn = (o: number): number => {
+    let c = 0;
+    for (let k = o; k < o + m; k++) c += flags[k]!;
+    return c;
+  };
+  return mine
+    .map((o, j) => ({ o, j, c: changedIn(o) }))
+    .sort((x, y) => y.c - x.c || x.j - y.j)
+    .slice(0, extra)
     .map((x) => x.o);
 }
 

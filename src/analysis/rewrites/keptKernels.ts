@@ -13,6 +13,14 @@ export interface Place {
   steps: number;
   given: Uint8Array;
   owner: Int32Array;
+  scoped: Scoped[];
+}
+
+/** Kernels of a place timed for rewrite `id` in some of its steps only (indices in the side's steps). */
+export interface Scoped {
+  id: number;
+  kernels: number[];
+  steps: number[];
 }
 
 /** Kernels of the base's context of a chain, each side (see keptBeside). */

@@ -411,7 +411,9 @@ function stepUnits(sides: [Side, Side], places: readonly [number[], number[]]): 
     s.seq.steps.forEach((st, i) => {
       if (skip.has(i)) return;
       const rank = s.seq.ranks[st.rank]!;
-      entry(units, JSON.stringify([rank, places[s.index]![i]!]), (): StepUnit => ({ rank, shapes: [[], []] })).shapes[s.index].push(st.shape);
+      const u = entry(units, JSON.stringify([rank, places[s.index]![i]!]), (): StepUnit => ({ rank, shapes: [[], []], steps: [[], []] }));
+      u.shapes[s.index].push(st.shape);
+      u.steps![s.index].push(i);
     });
   }
   return [...units.values()];
@@ -523,6 +525,41 @@ function aligned(
     cache.set(key, result);
   }
   return result;
+}
+
+/**
+ * Per kernel of a shape of a side, 1 where the alignment with a shape of the other side changed it (the alignments
+ * made to find the rewrites, else made here, maxWork in all); null where they do not align within it.
+ */
+function changedFlags(
+  sides: [Side, Side],
+  alignments: Map<string, Hunk[] | { lowerBound: number }>,
+  opts: RewriteOptions,
+): (side: 0 | 1, shape: number, other: number) => Uint8Array | null {
+  const flags = new Map<string, Uint8Array | null>();
+  let budget = opts.maxWork;
+  return (side, shape, other) => {
+    const [b, p] = side === 0 ? [shape, other] : [other, shape];
+    return entry(flags, `${side}:${b}:${p}`, () => {
+      const ta = sides[0].tokens[b]!;
+      const tb = sides[1].tokens[p]!;
+      const n = Math.max(1, ta.length + tb.length);
+      const cached = alignments.has(`${b}:${p}`);
+      const maxEdits = cached ? 0 : Math.min(opts.maxEdits, Math.floor(budget / n));
+      const result = aligned(alignments, b, p, ta, tb, maxEdits, 0);
+      if (!Array.isArray(result)) {
+        if (!cached) budget -= n * maxEdits;
+        return null;
+      }
+      const out = new Uint8Array(side === 0 ? ta.length : tb.length);
+      for (const h of result) {
+        if (!cached) budget -= n * (h.aLen + h.bLen);
+        if (side === 0) out.fill(1, h.aStart, h.aStart + h.aLen);
+        else out.fill(1, h.bStart, h.bStart + h.bLen);
+      }
+      return out;
+    });
+  };
 }
 
 /** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
@@ -957,7 +994,14 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     unverified.added += copies * f.added.length;
   }
   if (unverified.rewrites > 0) notes.push({ kind: 'unverified', rewrites: unverified.rewrites, verified: MAX_VERIFIED });
-  const { of: chainsOf, claimed } = countChains(sides, scans, units, ordered.slice(0, MAX_VERIFIED), markersOf);
+  const { of: chainsOf, claimed } = countChains(
+    sides,
+    scans,
+    units,
+    ordered.slice(0, MAX_VERIFIED),
+    markersOf,
+    changedFlags(sides, alignments, opts),
+  );
   // A difference of the most frequent steps is a rewrite only when the profile bears it out: the PR runs its chain
   // fewer times (or its added chain more) over every step both sides profiled, and it is not a kernel become itself.
   // When most differences of many are undone over the steps, the steps do not align (unrelated runs): none is listed.
@@ -984,8 +1028,10 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const timed = attributeTime(sides, claimed, considered, kept);
   for (const f of kept) {
     const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;
-    const baseTime = chainTime(sides[0], scans, f.removed);
-    const prTime = chainTime(sides[1], scans, f.added);
+    const id = considered.indexOf(f);
+    const baseTime = chainTime(sides[0], scans, f.removed, timedAt(claimed, scans, 0, f.removed, id));
+    const prTimed = timedAt(claimed, scans, 1, f.added, id);
+    const prTime = chainTime(sides[1], scans, f.added, prTimed);
     const baseSamples = baseTime?.perStepTicks ?? [];
     // Nothing in the chain's place: each PR step spends no time on it.
     const prSamples = f.added.length === 0 ? baseSamples.map(() => 0) : (prTime?.perStepTicks ?? []);
@@ -1022,12 +1068,18 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       }
       // A layer whose representative step kept a kernel of the chain beside the added one aligned otherwise (no site
       // of this rewrite in the base), yet its chain was replaced: the kept kernels' place in the PR tells its layer.
+      // So does a layer where the PR runs an added chain the rewrite replaced, whose representative hunk was another
+      // (`R R → R F` beside `R R R → R F`: the hunk is `R → F` there).
       const keptAt = chainsOf.get(f)!.keptAt;
       for (const i of pairIds) {
         const pr = reps[i]!.pr;
         const m = markersOf(1, pr);
         for (const k of keptAt.get(pr) ?? []) {
           const layer = layerIn(m, k, k + 1, phase);
+          if (layer !== null) set.add(layer);
+        }
+        for (const o of prTimed?.get(pr) ?? []) {
+          const layer = layerIn(m, o, o + f.added.length, phase);
           if (layer !== null) set.add(layer);
         }
       }
@@ -1097,12 +1149,13 @@ function countChains(
   units: StepUnit[],
   verified: Forming[],
   markers: (side: 0 | 1, shape: number) => number[],
+  changed: (side: 0 | 1, shape: number, other: number) => Uint8Array | null,
 ): {
   of: Map<Forming, Counted & { removedChains: { base: number; pr: number }; addedChains: { base: number; pr: number } }>;
   claimed: Claimed[];
 } {
   const { counted, claimed } = countSteps(
-    { tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c), markers },
+    { tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c), markers, changed },
     verified,
     // Those found in the lanes' representative steps claim their kernels first (see findRewrites).
     (f) => (f.perLane.size > 0 ? 0 : 1),
@@ -1318,8 +1371,27 @@ function occurrencesOver(s: Side, scans: Scans, chain: Int32Array): number {
   return n;
 }
 
-/** The time of a chain on one side, from its exact occurrences; null when it does not occur (or is empty). */
-function chainTime(s: Side, scans: Scans, chain: Int32Array): ChainTime | null {
+/**
+ * Per shape of a side, the exact occurrences of a rewrite's chain whose kernels are timed for it (rewrite `id`: those
+ * it replaced, on some rank); null when there are none (then the chain is timed over all its occurrences).
+ */
+function timedAt(claimed: Claimed[], scans: Scans, side: 0 | 1, chain: Int32Array, id: number): Map<number, number[]> | null {
+  if (chain.length === 0) return null;
+  const out = new Map<number, Set<number>>();
+  for (const c of claimed) {
+    if (c.side !== side) continue;
+    const scoped = new Set(c.scoped.flatMap((sc) => (sc.id === id ? sc.kernels : [])));
+    for (const o of scans.exact(side, c.shape, chain)) if (c.owner[o] === id || scoped.has(o)) entry(out, c.shape, () => new Set()).add(o);
+  }
+  if (out.size === 0) return null;
+  return new Map([...out].map(([shape, set]) => [shape, [...set].sort((x, y) => x - y)]));
+}
+
+/**
+ * The time of a chain on one side, from its exact occurrences (only those of `timed` when given: a rewrite's own);
+ * null when it does not occur (or is empty).
+ */
+function chainTime(s: Side, scans: Scans, chain: Int32Array, timed: Map<number, number[]> | null = null): ChainTime | null {
   if (chain.length === 0) return null;
   const m = chain.length;
   const sums: number[] = [];
@@ -1332,7 +1404,7 @@ function chainTime(s: Side, scans: Scans, chain: Int32Array): ChainTime | null {
   const shapes = s.seq.shapes;
   for (let i = 0; i < shapes.length; i++) {
     const shape: StepShape = shapes[i]!;
-    const occ = scans.exact(s.index, i, chain);
+    const occ = timed === null ? scans.exact(s.index, i, chain) : (timed.get(i) ?? []);
     if (occ.length === 0) continue;
     exactSum = chainSums(exactSum, shape.sumTicks, occ, m);
     exactCount += occ.length * shape.instances;
@@ -1601,6 +1673,18 @@ function attributeTime(
           }
         }
       }
+      // Kernels timed for a rewrite in some of a place's steps: their time there is the rewrite's, not outside.
+      for (const c of places)
+        for (const sc of c.scoped) {
+          const f = listed[sc.id];
+          if (f === null || f === undefined) continue;
+          const ticks = stepsTicks(shape, sc.steps, tokens.length);
+          if (!ticks.exact) time.ranksSplit = true;
+          for (const k of sc.kernels) {
+            of.set(f, of.get(f)! + sign * ticks.ticks[k]!);
+            time.outside -= sign * ticks.ticks[k]!;
+          }
+        }
       for (let k = 0; k < tokens.length; k++) {
         if (!named.has(tokens[k]!)) continue;
         time.named += sign * shape.sumTicks[k]!;
@@ -1655,6 +1739,25 @@ function sampledTicks(shape: StepShape, samples: number[], n: number): Float64Ar
     for (let p = 0; p < n; p++) out[p]! += durs[p]!;
   }
   return out;
+}
+
+/**
+ * The time of each kernel of a shape over some of its steps (indices in the side's steps): exact when they are all
+ * among its sampled steps, else the shape's time split by their share of its steps.
+ */
+function stepsTicks(shape: StepShape, steps: number[], n: number): { ticks: Float64Array; exact: boolean } {
+  const at = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
+  if (steps.every((index) => at.has(index)))
+    return {
+      ticks: sampledTicks(
+        shape,
+        steps.map((index) => at.get(index)!),
+        n,
+      ),
+      exact: true,
+    };
+  const share = steps.length / shape.instances;
+  return { ticks: shape.sumTicks.map((t) => t * share), exact: false };
 }
 
 /** The side's steps of one side only (Side.unpairedSteps), by shape. */

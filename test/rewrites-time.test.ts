@@ -1,0 +1,97 @@
+// A rewrite's time is the time of the kernels it changed, not of every kernel of its chain's kinds. Generated at 61
+// layers, where the kernels the rewrite left alone run slower or faster in the PR (another change's drift): a
+// single kernel of a common kind added or dropped, a chain fused in all layers but one. The truth is known: the
+// rewrite's count, its total and its per-chain time are the planted kernels', and the drift is outside it.
+
+import { describe, expect, test } from 'vitest';
+import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
+import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+
+/** Each kernel's duration in ticks (1e-4 µs) in the base. */
+const DUR: Record<string, number> = {
+  AddRmsNorm: 30_000,
+  MatMulV3: 60_000,
+  Gelu: 9_000,
+  Cast: 5_000,
+  TransData: 7_000,
+  MlaPrologV3: 8_000,
+};
+
+/** A kernel of a layer: its kind, and its duration when it is not its kind's (a planted kernel). */
+type Kernel = string | [string, number];
+
+/**
+ * Steps of `layers` layers on one rank, each layer `layer(l)`; every kernel of a kind in `drift` runs that many ticks
+ * longer (a planted kernel keeps its own duration).
+ */
+function record(layers: number, steps: number, layer: (l: number) => Kernel[], drift: Record<string, number> = {}): Sequences {
+  const rec = new SequenceRecorder('type');
+  const r = rec.rank('0');
+  const s = rec.stream('2');
+  let t = 0;
+  for (let step = 1; step <= steps; step++) {
+    for (let l = 0; l < layers; l++) {
+      for (const k of layer(l)) {
+        const [kind, dur] = typeof k === 'string' ? [k, DUR[k]! + (drift[k] ?? 0)] : k;
+        rec.add(r, s, step, rec.table.intern(kind), dur, t);
+        t += dur + 10_000;
+      }
+    }
+  }
+  return rec.finish();
+}
+
+const LAYERS = 61;
+const STEPS = 4;
+const LAYER: Kernel[] = ['AddRmsNorm', 'MatMulV3', 'Gelu', 'Cast', 'TransData'];
+
+describe("one kernel of a common kind added a step; the kind's other kernels slower in the PR", () => {
+  const base = record(LAYERS, STEPS, () => LAYER);
+  // Layer 0 of the PR runs a short MatMulV3 after its Gelu; every other MatMulV3 runs 2,000 ticks longer.
+  const pr = record(LAYERS, STEPS, (l) => (l === 0 ? ['AddRmsNorm', 'MatMulV3', 'Gelu', ['MatMulV3', 20_000], 'Cast', 'TransData'] : LAYER), {
+    MatMulV3: 2_000,
+  });
+  const r = findRewrites(base, pr);
+  test("[] → MatMulV3, once a step: its time is the added kernels' alone, the others' drift outside it", () => {
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[[], ['MatMulV3'], STEPS]]);
+    const w = r.rewrites[0]!;
+    expect(w.totalSavingTicks).toBe(STEPS * 20_000);
+    expect(w.pr!.medianTicks).toBe(20_000);
+    expect(w.pr!.meanTicks).toBe(20_000);
+    expect(w.saving.delta).toBe(20_000);
+    // The groups' whole change: the added kernels, and the drift of the 61 kept a step.
+    expect(r.conservation.time.named).toBe(STEPS * (20_000 + LAYERS * 2_000));
+    expect(r.conservation.time.outside).toBe(STEPS * LAYERS * 2_000);
+  });
+});
+
+describe("one kernel of a common kind dropped a step; the kind's other kernels faster in the PR", () => {
+  // Layer 0 of the base runs a short Cast after its TransData; the PR does not, and its other Casts run faster.
+  const base = record(LAYERS, STEPS, (l) => (l === 0 ? [...LAYER, ['Cast', 3_000]] : LAYER));
+  const pr = record(LAYERS, STEPS, () => LAYER, { Cast: -1_000 });
+  const r = findRewrites(base, pr);
+  test("Cast → [], once a step: its time is the dropped kernels' alone", () => {
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['Cast'], [], STEPS]]);
+    const w = r.rewrites[0]!;
+    expect(w.totalSavingTicks).toBe(-STEPS * 3_000);
+    expect(w.base!.medianTicks).toBe(3_000);
+    expect(w.base!.meanTicks).toBe(3_000);
+    expect(r.conservation.time.outside).toBe(-STEPS * LAYERS * 1_000);
+  });
+});
+
+describe('a chain fused in every layer but the first; the PR runs the chain it kept there slower', () => {
+  const fused: Kernel[] = ['AddRmsNorm', 'MatMulV3', 'Gelu', 'MlaPrologV3'];
+  const base = record(LAYERS, STEPS, () => LAYER);
+  const slow = { Cast: 1_500, TransData: 2_500 };
+  const pr = record(LAYERS, STEPS, (l) => (l === 0 ? LAYER : fused), slow);
+  const r = findRewrites(base, pr);
+  test('Cast · TransData → MlaPrologV3 in 60 layers: the chain left in layer 0 is outside the saving', () => {
+    expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['Cast', 'TransData'], ['MlaPrologV3'], (LAYERS - 1) * STEPS]]);
+    const w = r.rewrites[0]!;
+    expect(w.totalSavingTicks).toBe((LAYERS - 1) * STEPS * (DUR.MlaPrologV3! - DUR.Cast! - DUR.TransData!));
+    expect(w.base!.medianTicks).toBe(DUR.Cast! + DUR.TransData!);
+    expect(w.pr!.medianTicks).toBe(DUR.MlaPrologV3!);
+    expect(r.conservation.time.outside).toBe(STEPS * (slow.Cast + slow.TransData));
+  });
+});
