@@ -125,6 +125,18 @@ describe('-o / --out', () => {
     expect(inside.code).toBe(2);
     expect(inside.stderr).toContain('an input folder of this run, which stopped before reading it; the error report was not written there');
     expect(readFileSync(csv, 'utf8')).toBe(CSV);
+    // A new file there named as an export is (a rank folder holding no kernel data yet, an msprof PROF_ folder):
+    // the next run would read the report as the profile's, so it is not made.
+    const empty = join(dir, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    const prof = join(dir, 'rank_2_ascend_pt', 'PROF_000001_20260101_x', 'mindstudio_profiler_output');
+    mkdirSync(empty, { recursive: true });
+    mkdirSync(prof, { recursive: true });
+    for (const made of [join(empty, 'kernel_details.csv'), join(prof, 'op_summary_20260101.csv'), join(dir, 'trace.json')]) {
+      const r = await kprof(['check', dir, '--rules', join(dir, 'missing.yaml'), '--format', 'junit', '-o', made]);
+      expect(r.code, made).toBe(2);
+      expect(r.stderr).toContain("an input folder of this run, and named as a profile's export is; the error report was not written there");
+      expect(existsSync(made), made).toBe(false);
+    }
     // The report of an earlier run there, and a new file, are written.
     const report = join(dir, 'report.xml');
     for (let i = 0; i < 2; i++) {

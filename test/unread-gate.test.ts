@@ -132,6 +132,23 @@ describe('profile folders not read', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`nothing was read on rank 1: ${join(prof, 'device_1')} holds no kernel export.`);
     expect(r.stderr).toContain('leave it out with --rank 0.');
+    // Nor does -o write an msprof export into its summary, nor into an empty PROF_ folder of a rank folder.
+    const summary = join(prof, 'device_1', 'summary', 'op_summary_0_1_1.csv');
+    const o = await kprof(['summary', join(tmp, 'msprof-dev'), '--format', 'csv', '-o', summary]);
+    expect(o.code, o.stderr).toBe(2);
+    expect(o.stderr).toContain(
+      "an msprof folder of a rank with no kernel data in the profile this run reads, where a file named like this one would be read by the next run as that rank's kernels",
+    );
+    expect(existsSync(summary)).toBe(false);
+    const bare = partial('prof-out');
+    const empty = join(bare, 'rank_1_ascend_pt', 'PROF_000002_20260101_X', 'mindstudio_profiler_output');
+    mkdirSync(empty, { recursive: true });
+    for (const target of [join(empty, 'op_summary_20260101.csv'), join(empty, '..', 'msprof_20260101.db')]) {
+      const w = await kprof(['summary', bare, '--format', 'csv', '-o', target]);
+      expect(w.code, w.stderr).toBe(2);
+      expect(existsSync(target), target).toBe(false);
+    }
+    expect((await kprof(['summary', bare, '--format', 'json'])).code).toBe(0);
   });
 
   it('an empty folder of no rank id beside one of data (no id either) is refused, the folder of data passed alone passes', async () => {

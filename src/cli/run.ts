@@ -38,10 +38,11 @@ import { DEFAULT_ALPHA } from '../analysis/timeTest.js';
 import { EXIT, isKprofError, usageError } from '../util/errors.js';
 import { parseEngine, setDefaultEngine } from '../input/engine.js';
 import { SUMMARY_SORTS } from '../aggregate/group.js';
-import { clearInputs, emit, noteNamedInputs, writablePath, type Io } from '../util/io.js';
+import { clearInputs, emit, writablePath, type Io } from '../util/io.js';
+import { noteNamedInputs } from '../util/namedInputs.js';
 import { inWorkingDir } from '../util/files.js';
 import { GROUP_BYS } from '../model/model.js';
-import { EXPORT_KINDS, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
+import { EXPORT_KINDS, isExportName, profileArgumentHelp, witnessText } from '../input/formats/registry.js';
 import { stepTimeFiles } from '../input/formats/readers.js';
 import { checkSavedFiguresWith } from '../input/formats/summary/snapshot.js';
 import { checkSavedFigures } from '../report/savedSummary.js';
@@ -354,7 +355,7 @@ async function runIn(argv: string[], io: Io): Promise<number> {
     if (failure?.format !== 'junit') return;
     try {
       // The run may have stopped before it read (and noted) its inputs: --out replaces none of them all the same.
-      if (failure.out !== undefined) noteNamedInputs(namedPaths(argv), failure.out);
+      if (failure.out !== undefined) noteNamedInputs(namedPaths(argv), failure.out, isExportName);
       await emit(io, failure.out, junitError(message, title));
     } catch (w) {
       io.stderr(reportWriteError(w, message));

@@ -1,8 +1,8 @@
 // The process boundary, injected so the whole CLI runs in-process in tests.
 
-import { closeSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { inputError, isKprofError, usageError } from './errors.js';
 import { onDisk } from './files.js';
 import { EMPTY_OUT, endsAsFolder, errorCode, isOwn, linkChain, writeError } from './outPath.js';
@@ -52,40 +52,6 @@ export function noteInput(path: string): void {
     inputs.set(path, { dev: st.dev, ino: st.ino });
   } catch {
     // unreadable: the read reports it, and a file that is not there cannot be replaced
-  }
-}
-
-/**
- * Before an error report is written to `out`: the run may have stopped before it read its inputs (a usage
- * error, a rules file that is not there), so every path the command line names counts as one: a file is noted
- * (see noteInput), and an `out` that exists inside a named folder is refused, as it may be a file of that profile,
- * unless it is an XML file (the report of an earlier run).
- */
-export function noteNamedInputs(paths: string[], out: string): void {
-  let target: string | null = null;
-  try {
-    target = realpathSync(onDisk(out));
-    if (!statSync(onDisk(target)).isFile() || startsWithXml(target)) target = null;
-  } catch {
-    // not there (or not reachable): nothing to replace
-  }
-  for (const p of paths) {
-    let st: Stats;
-    try {
-      st = statSync(onDisk(p));
-    } catch {
-      continue;
-    }
-    if (st.isFile()) noteInput(p);
-    else if (st.isDirectory() && target !== null) {
-      const dir = realpathSync(onDisk(p));
-      if (target.startsWith(dir.endsWith(sep) ? dir : dir + sep)) {
-        throw inputError(
-          `${out}: inside ${p}, an input folder of this run, which stopped before reading it; the error report was not written there, ` +
-            'as it may be a file of the profile. Pass --out a path outside the input folders.',
-        );
-      }
-    }
   }
 }
 
@@ -174,16 +140,6 @@ function resolvedPath(path: string): string {
     return join(realpathSync(onDisk(dir)), basename(abs));
   } catch {
     return abs;
-  }
-}
-
-function startsWithXml(path: string): boolean {
-  const fd = openSync(onDisk(path), 'r');
-  try {
-    const head = Buffer.alloc(5);
-    return readSync(fd, head, 0, 5, 0) === 5 && head.toString('latin1') === '<?xml';
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -614,6 +614,11 @@ export function formatsIn(place: Place, holds?: Holds): FormatFacts[] {
   return allFormats().filter((f) => f.recognise.places.includes(place) && (holds === undefined || f.holds === holds));
 }
 
+/** Is a file of this name one some format reads (`kernel_details.csv`, `op_summary_1.csv`, any JSON)? */
+export function isExportName(name: string): boolean {
+  return allFormats().some((f) => f.recognise.names.some((re) => re.test(name)));
+}
+
 /** Is a rank of this format known only once its file is read (a summary JSON holds its own ranks)? */
 export function ranksInFile(id: string): boolean {
   return formatOf(id).answers.ranks === 'file';

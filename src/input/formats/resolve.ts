@@ -260,6 +260,29 @@ function unreadRank(notes: string[], text: string, rank: string, dir: string): v
       'a rank folder with no kernel data in the profile',
       after,
     );
+  // So would an msprof export written into its msprof folders (an empty PROF_*, device_N/summary).
+  const msprof = formatsIn('msprof').flatMap((f) => f.recognise.names);
+  for (const folder of msprofFolders(dir))
+    noteCollectionFolder(folder, msprof, 'an msprof folder of a rank with no kernel data in the profile', after);
+}
+
+/**
+ * The folders under a rank folder (itself, a PROF_* or a device_N) that msprof writes its exports into: PROF_*,
+ * mindstudio_profiler_output, device_N/summary (those there).
+ */
+function msprofFolders(dir: string): string[] {
+  const out: string[] = [];
+  const within = (d: string): void => {
+    for (const sub of ['mindstudio_profiler_output', 'summary']) if (isDir(join(d, sub))) out.push(join(d, sub));
+    for (const n of listDir(d)) if (/^device_\d+$/.test(n) && isDir(join(d, n, 'summary'))) out.push(join(d, n, 'summary'));
+  };
+  within(dir);
+  for (const n of listDir(dir))
+    if (n.startsWith('PROF_') && isDir(join(dir, n))) {
+      out.push(join(dir, n));
+      within(join(dir, n));
+    }
+  return out;
 }
 
 /** A note of a profile folder or file that is not read. */
