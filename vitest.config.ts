@@ -42,8 +42,9 @@ export default defineConfig({
     root: '.',
     // Bundle src/ first when it changed: worker threads and spawned CLIs run the bundle (test/setup/bundle.ts).
     globalSetup: ['test/setup/bundle.ts', 'test/setup/notice.ts'],
-    // Fine groups read from columns compare as the data they stand for (test/setup/equality.ts).
-    setupFiles: ['test/setup/equality.ts'],
+    // Fine groups read from columns compare as the data they stand for (test/setup/equality.ts); property tests
+    // take one seed under CI=true (test/setup/propertySeed.ts).
+    setupFiles: ['test/setup/equality.ts', 'test/setup/propertySeed.ts'],
     // Test files share a thread and its loaded modules (no test changes the working directory or mocks a
     // module): loading the CLI once per thread instead of once per file is most of the quick loop's time.
     pool: 'threads',
