@@ -121,6 +121,28 @@ describe('profile folders not read', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ ranks: ['0'] });
   });
 
+  it("an op_summary copied into a rank's ASCEND_PROFILER_OUTPUT is named in the note, with how it is read", async () => {
+    const dir = partial('op-summary-copied');
+    const out = join(dir, 'rank_1_ascend_pt', 'ASCEND_PROFILER_OUTPUT');
+    mkdirSync(out, { recursive: true });
+    const src = join(ROOT, 'fixtures/formats/msprof-current/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output');
+    cpSync(join(src, 'op_summary_20260605155140.csv'), join(out, 'op_summary_20260605155140.csv'));
+    // A path long enough that the note is clipped: what became of the rank is kept.
+    const deep = join(tmp, 'x'.repeat(120));
+    cpSync(dir, deep, { recursive: true });
+    for (const d of [dir, deep]) {
+      const r = await kprof(['summary', d, '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/rank_1_ascend_pt: no kernel data \(.*; rank 1 left out; kprof inspect /);
+    }
+    const r = await kprof(['summary', dir, '--format', 'json']);
+    expect(r.stderr).toContain(
+      'rank_1_ascend_pt: no kernel data (its ASCEND_PROFILER_OUTPUT/op_summary_20260605155140.csv is read in a PROF_* folder or by itself, not there); rank 1 left out',
+    );
+    const alone = await kprof(['summary', join(out, 'op_summary_20260605155140.csv'), '--format', 'json']);
+    expect(alone.code, alone.stderr).toBe(0);
+  });
+
   it('an msprof device folder whose summary holds no kernel export is refused alike (device_1 of two)', async () => {
     const prof = join(tmp, 'msprof-dev', 'PROF_000001_20211012_ABCDEFGH');
     cpSync(join(ROOT, 'fixtures/formats/msprof-cann5/PROF_000001_20211012_ABCDEFGH'), prof, { recursive: true });

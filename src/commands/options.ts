@@ -305,9 +305,16 @@ export function unreadNote(profiles: readonly Profile[], io: Io, github = false)
     const unread = p.unread ?? [];
     if (unread.length === 0) continue;
     const more = unread.length > 1 ? ` (and ${fmtCount(unread.length - 1)} more)` : '';
-    const text = `${clipped(unread[0]!, 240)}${more}; kprof inspect ${shellWord(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
+    const text = `${endKept(unread[0]!, 240)}${more}; kprof inspect ${shellWord(p.input)} lists ${unread.length > 1 ? 'them' : 'it'}.`;
     io.stderr(github ? githubAnnotation('warning', text, 'not read', null, io.env.GITHUB_WORKSPACE) : `kprof: note: ${text}\n`);
   }
+}
+
+/** A note clipped to `max` characters before its last clause (`; rank 1 left out`), which is kept whole. */
+function endKept(note: string, max: number): string {
+  const at = note.lastIndexOf('; ');
+  if (note.length <= max || at < 0 || note.length - at > max / 2) return clipped(note, max);
+  return `${clipped(note.slice(0, at), max - (note.length - at))}${note.slice(at)}`;
 }
 
 /**

@@ -500,17 +500,30 @@ function resolveFrameworkFolder(dir: string, notes: string[]): RankPlan[] | null
       return [{ rank: r.rank, rankSource: r.source, warnings: r.warnings, format: t.format, files: t.files, root: dir }];
     }
   }
-  const looked = allFormats().filter((f) => f.holds !== 'nothing' && f.recognise.places.some((p) => p === 'framework' || p === 'msprof'));
-  unreadRank(
-    notes,
-    `${dir}: no kernel data (no ${listed(
-      looked.map((f) => f.naming.brief),
-      'or',
-    )}); ${rankLeftOut(r.rank)}`,
-    r.rank,
-    dir,
-  );
+  unreadRank(notes, `${dir}: no kernel data (${noKernelData(out, hasOut, prof.length > 0)}); ${rankLeftOut(r.rank)}`, r.rank, dir);
   return [];
+}
+
+/**
+ * What a framework folder with no kernel data lacks, where: the exports read in its ASCEND_PROFILER_OUTPUT, and a
+ * PROF_* folder with kernel data; or the msprof export found in its ASCEND_PROFILER_OUTPUT (an op_summary copied
+ * there), with how it is read.
+ */
+function noKernelData(out: string, hasOut: boolean, hasProf: boolean): string {
+  const reads = allFormats().filter((f) => f.holds !== 'nothing');
+  const inOut = reads.filter((f) => f.recognise.places.includes('framework'));
+  const inProf = reads.filter((f) => f.recognise.places.includes('msprof') && !inOut.includes(f));
+  const briefs = (fs: FormatFacts[]): string =>
+    listed(
+      fs.map((f) => f.naming.brief),
+      'or',
+    );
+  const misplaced = hasOut ? listDir(out).filter((n) => inProf.some((f) => f.recognise.names.some((re) => re.test(n)))) : [];
+  if (misplaced.length > 0) return `its ASCEND_PROFILER_OUTPUT/${misplaced[0]} is read in a PROF_* folder or by itself, not there`;
+  return [
+    hasOut ? `no ${briefs(inOut)} in ASCEND_PROFILER_OUTPUT` : 'no ASCEND_PROFILER_OUTPUT',
+    hasProf ? 'none in its PROF_* folders' : 'no PROF_* folder',
+  ].join(', ');
 }
 
 /** Does a folder hold PROF_ folders or profile folders (a folder named PROF_ by hand that groups msprof runs)? */
