@@ -95,3 +95,74 @@ describe('a chain fused in every layer but the first; the PR runs the chain it k
     expect(r.conservation.time.outside).toBe(STEPS * (slow.Cast + slow.TransData));
   });
 });
+
+/**
+ * Steps of `layers` layers on `ranks` ranks, each layer `layer(rank, step, l)`, each kernel `slow(rank, step)` times
+ * its kind's duration.
+ */
+function recordRanks(
+  ranks: number,
+  steps: number,
+  layer: (rank: number, step: number, l: number) => Kernel[],
+  slow: (rank: number, step: number) => number = () => 1,
+): Sequences {
+  const rec = new SequenceRecorder('type');
+  for (let rank = 0; rank < ranks; rank++) {
+    const r = rec.rank(String(rank));
+    const s = rec.stream('2');
+    let t = 0;
+    for (let step = 1; step <= steps; step++)
+      for (let l = 0; l < 30; l++)
+        for (const k of layer(rank, step, l)) {
+          const [kind, dur] = typeof k === 'string' ? [k, DUR[k]! * slow(rank, step)] : k;
+          rec.add(r, s, step, rec.table.intern(kind), dur, t);
+          t += dur + 10_000;
+        }
+  }
+  return rec.finish();
+}
+
+// Past 64 steps of a step shape, not each step's durations are kept (samples): the steps of one rank, or of one kind of
+// step, are not timed apart by the shape's mean (which took in the other rank's slower steps, 4× the saving).
+describe('more steps of a shape than its samples hold, timed apart only where the samples allow', () => {
+  const fused: Kernel[] = ['AddRmsNorm', 'MatMulV3', 'Gelu', 'MlaPrologV3'];
+  const chain = DUR.Cast! + DUR.TransData!;
+  test('two ranks of one shape, 33 steps each, only rank 0 fused; rank 1 runs 3× slower', () => {
+    const base = recordRanks(
+      2,
+      33,
+      () => LAYER,
+      (rank) => (rank === 1 ? 3 : 1),
+    );
+    const pr = recordRanks(
+      2,
+      33,
+      (rank) => (rank === 0 ? fused : LAYER),
+      (rank) => (rank === 1 ? 3 : 1),
+    );
+    const w = findRewrites(base, pr).rewrites[0]!;
+    expect([w.removed, w.added, w.chains, w.ranks]).toEqual([['Cast', 'TransData'], ['MlaPrologV3'], 30 * 33, ['0']]);
+    expect(w.totalSavingTicks).toBe(30 * 33 * (DUR.MlaPrologV3! - chain));
+    // The per-chain figures are rank 0's chains', not rank 1's slower ones.
+    expect([w.base!.medianTicks, w.base!.meanTicks, w.pr!.medianTicks]).toEqual([chain, chain, DUR.MlaPrologV3!]);
+  });
+  test('one rank of 100 steps fused in two of three; the steps it did not fuse run 3× slower', () => {
+    const off = (step: number): boolean => step % 3 === 0;
+    const base = recordRanks(
+      1,
+      100,
+      () => LAYER,
+      (_, step) => (off(step) ? 3 : 1),
+    );
+    const pr = recordRanks(
+      1,
+      100,
+      (_, step) => (off(step) ? LAYER : fused),
+      (_, step) => (off(step) ? 3 : 1),
+    );
+    const w = findRewrites(base, pr).rewrites[0]!;
+    expect(w.chains).toBe(30 * 67);
+    expect(w.totalSavingTicks).toBe(30 * 67 * (DUR.MlaPrologV3! - chain));
+    expect([w.base!.medianTicks, w.base!.meanTicks]).toEqual([chain, chain]);
+  });
+});

@@ -19,7 +19,8 @@
 
 import { firstAtLeast } from './layers.js';
 import { entry } from '../../util/maps.js';
-import { context, keptBeside, keptCap, outsideCounts, type Place, type Scoped } from './keptKernels.js';
+import { context, keptBeside, keptCap, outsideCounts, type Place, type Replaced, type Scoped } from './keptKernels.js';
+import { timeClaims } from './timedKernels.js';
 
 /** A step both sides profiled (or a step of a rank compared as it is), as the shapes of its streams on each side. */
 export interface StepUnit {
@@ -45,6 +46,8 @@ export interface CountInput {
    * aligned): of the occurrences a rewrite claims, those the other side did not run too are its own (see timedOf).
    */
   changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
+  /** Whether each step of a shape of a side is among its samples (see timedKernels.ts). */
+  exactShape?: (side: 0 | 1, shape: number) => boolean;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface Claimed {
   owner: Int32Array;
   /** Kernels timed for a rewrite in some of the place's steps only (where its steps replaced different numbers). */
   scoped: Scoped[];
+  /** The occurrences each rewrite replaced there (its per-chain figures are theirs). */
+  replaced: Replaced[];
 }
 
 export interface Counted {
@@ -112,6 +117,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
               given: new Uint8Array(length),
               owner: new Int32Array(length).fill(-1),
               scoped: [],
+              replaced: [],
             }) - 1;
           index.set(key, i);
         }
@@ -234,24 +240,16 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           }
         });
         const other = occ === removed ? added : removed;
-        places.forEach((p, i) => {
+        const mine = places.map((p, i) => {
           const all = occ[i]!;
-          const mine = (take[i]! < all.length && p.side === grows ? prefer(input, places, partners[i]!, i, occ, other) : all).slice(0, take[i]!);
-          for (const o of mine) p.given.fill(1, o, o + m);
-          if (p.side !== grows || extra[i]! === 0) return;
-          const ks = byKind[i]!;
-          if (ks.every((k) => k.extra === ks[0]!.extra) || ks.some((k) => kinds[k.kind]!.steps.get(i) === undefined)) {
-            for (const o of timedOf(input, places, partners[i]!, i, mine, m, extra[i]!)) p.owner.fill(id, o, o + m);
-            return;
-          }
-          // Its steps replaced different numbers (a layer fused in some steps only): each kind's, in its steps.
-          for (const k of ks) {
-            if (k.extra === 0) continue;
-            const u = kinds[k.kind]!;
-            const timed = timedOf(input, places, new Set(u.at[1 - grows]), i, mine, m, k.extra);
-            p.scoped.push({ id, kernels: timed.flatMap((o) => Array.from({ length: m }, (_, j) => o + j)), steps: u.steps.get(i)! });
-          }
+          const claimed = (take[i]! < all.length && p.side === grows ? prefer(input, places, partners[i]!, i, occ, other) : all).slice(0, take[i]!);
+          for (const o of claimed) p.given.fill(1, o, o + m);
+          return claimed;
         });
+        timeClaims(
+          { places, partners, kinds, changed: input.changed, exactShape: input.exactShape },
+          { id, m, grows: grows as 0 | 1, mine, extra, byKind },
+        );
       }
       for (const [i, ks] of keptIn)
         for (const k of ks) {
@@ -261,7 +259,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
     }
     out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, undone, kept, keptAt });
   }
-  return { counted: out, claimed: places.map(({ rank, side, shape, owner, scoped }) => ({ rank, side, shape, owner, scoped })) };
+  return { counted: out, claimed: places.map(({ rank, side, shape, owner, scoped, replaced }) => ({ rank, side, shape, owner, scoped, replaced })) };
 }
 
 /** Units of one rank with the same places on each side, in order: their counts are the same for every rewrite. */
@@ -325,31 +323,6 @@ function prefer(input: CountInput, places: Place[], partners: Set<number>, i: nu
   };
   return occ[i]!.map((o) => ({ o, s: score(o) }))
     .sort((x, y) => y.s - x.s || x.o - y.o)
-    .map((x) => x.o);
-}
-
-/**
- * Of the occurrences `mine` a rewrite claimed in place `i` (on the side that ran more of them), the `extra` it replaced:
- * those the alignment with the other side's place of the most steps changed first (the most kernels changed first),
- * then in the order claimed. A kernel of a common kind added once a step is timed alone, not with the kernels of its
- * kind that both sides ran.
- */
-function timedOf(input: CountInput, places: Place[], partners: Set<number>, i: number, mine: number[], m: number, extra: number): number[] {
-  if (extra >= mine.length) return mine;
-  let q = -1;
-  for (const r of partners) if (q < 0 || places[r]!.steps > places[q]!.steps) q = r;
-  const p = places[i]!;
-  const flags = q < 0 ? null : (input.changed?.(p.side, p.shape, places[q]!.shape) ?? null);
-  if (flags === null) return mine.slice(0, extra);
-  const changedIn = (o: number): number => {
-    let c = 0;
-    for (let k = o; k < o + m; k++) c += flags[k]!;
-    return c;
-  };
-  return mine
-    .map((o, j) => ({ o, j, c: changedIn(o) }))
-    .sort((x, y) => y.c - x.c || x.j - y.j)
-    .slice(0, extra)
     .map((x) => x.o);
 }
 

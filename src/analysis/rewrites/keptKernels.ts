@@ -14,6 +14,15 @@ export interface Place {
   given: Uint8Array;
   owner: Int32Array;
   scoped: Scoped[];
+  /** The occurrences each rewrite replaced, in all the place's steps (`steps` null) or in some: its per-chain figures. */
+  replaced: Replaced[];
+}
+
+/** Occurrences (their first kernels) of rewrite `id`'s chain replaced in a place, in its steps or in some (indices). */
+export interface Replaced {
+  id: number;
+  at: number[];
+  steps: number[] | null;
 }
 
 /** Kernels of a place timed for rewrite `id` in some of its steps only (indices in the side's steps). */

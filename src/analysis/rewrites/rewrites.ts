@@ -1029,8 +1029,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   for (const f of kept) {
     const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;
     const id = considered.indexOf(f);
-    const baseTime = chainTime(sides[0], scans, f.removed, timedAt(claimed, scans, 0, f.removed, id));
-    const prTimed = timedAt(claimed, scans, 1, f.added, id);
+    const baseTime = chainTime(sides[0], scans, f.removed, timedAt(sides[0], claimed, f.removed, id));
+    const prTimed = timedAt(sides[1], claimed, f.added, id);
     const prTime = chainTime(sides[1], scans, f.added, prTimed);
     const baseSamples = baseTime?.perStepTicks ?? [];
     // Nothing in the chain's place: each PR step spends no time on it.
@@ -1078,7 +1078,9 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
           const layer = layerIn(m, k, k + 1, phase);
           if (layer !== null) set.add(layer);
         }
-        for (const o of prTimed?.get(pr) ?? []) {
+        const t = prTimed?.get(pr);
+        const at = t === undefined ? [] : 'all' in t ? t.all : [...new Set(sides[1].seq.shapes[pr]!.sampled.flatMap((step) => t.of(step)))];
+        for (const o of at) {
           const layer = layerIn(m, o, o + f.added.length, phase);
           if (layer !== null) set.add(layer);
         }
@@ -1155,7 +1157,14 @@ function countChains(
   claimed: Claimed[];
 } {
   const { counted, claimed } = countSteps(
-    { tokens: [sides[0].tokens, sides[1].tokens], units, exact: (i, j, c) => scans.exact(i, j, c), markers, changed },
+    {
+      tokens: [sides[0].tokens, sides[1].tokens],
+      units,
+      exact: (i, j, c) => scans.exact(i, j, c),
+      markers,
+      changed,
+      exactShape: (i, j) => sides[i].seq.shapes[j]!.sampled.length >= sides[i].seq.shapes[j]!.instances,
+    },
     verified,
     // Those found in the lanes' representative steps claim their kernels first (see findRewrites).
     (f) => (f.perLane.size > 0 ? 0 : 1),
@@ -1373,25 +1382,53 @@ function occurrencesOver(s: Side, scans: Scans, chain: Int32Array): number {
 
 /**
  * Per shape of a side, the exact occurrences of a rewrite's chain whose kernels are timed for it (rewrite `id`: those
- * it replaced, on some rank); null when there are none (then the chain is timed over all its occurrences).
+ * it replaced): the same in every step of the shape (`all`), or per step (a step's index in the side's steps → its
+ * rank's and its kind's, where ranks or kinds of step replaced different ones); null when there are none (then the
+ * chain is timed over all its occurrences).
  */
-function timedAt(claimed: Claimed[], scans: Scans, side: 0 | 1, chain: Int32Array, id: number): Map<number, number[]> | null {
+type TimedAt = Map<number, { all: number[] } | { of: (step: number) => number[] }>;
+
+function timedAt(s: Side, claimed: Claimed[], chain: Int32Array, id: number): TimedAt | null {
   if (chain.length === 0) return null;
-  const out = new Map<number, Set<number>>();
+  const byShape = new Map<number, { rank: string; replaced: { at: number[]; steps: Set<number> | null }[] }[]>();
+  let any = false;
   for (const c of claimed) {
-    if (c.side !== side) continue;
-    const scoped = new Set(c.scoped.flatMap((sc) => (sc.id === id ? sc.kernels : [])));
-    for (const o of scans.exact(side, c.shape, chain)) if (c.owner[o] === id || scoped.has(o)) entry(out, c.shape, () => new Set()).add(o);
+    if (c.side !== s.index) continue;
+    const replaced = c.replaced.filter((r) => r.id === id).map((r) => ({ at: r.at, steps: r.steps === null ? null : new Set(r.steps) }));
+    if (replaced.length > 0) any = true;
+    entry(byShape, c.shape, () => []).push({ rank: c.rank, replaced });
   }
-  if (out.size === 0) return null;
-  return new Map([...out].map(([shape, set]) => [shape, [...set].sort((x, y) => x - y)]));
+  if (!any) return null;
+  const out: TimedAt = new Map();
+  for (const [shape, list] of byShape) {
+    const one = (x: (typeof list)[number]): string | null =>
+      x.replaced.length === 1 && x.replaced[0]!.steps === null ? x.replaced[0]!.at.join(',') : null;
+    const first = one(list[0]!);
+    if (first !== null && list.every((x) => one(x) === first)) {
+      out.set(shape, { all: list[0]!.replaced[0]!.at });
+      continue;
+    }
+    if (list.every((x) => x.replaced.length === 0)) continue;
+    const ofRank = new Map(list.map((x) => [x.rank, x]));
+    out.set(shape, {
+      of: (step) => {
+        const x = ofRank.get(s.seq.ranks[s.seq.steps[step]!.rank]!);
+        if (x === undefined) return [];
+        const at = new Set<number>();
+        for (const r of x.replaced) if (r.steps === null || r.steps.has(step)) for (const o of r.at) at.add(o);
+        return [...at].sort((p, q) => p - q);
+      },
+    });
+  }
+  return out;
 }
 
 /**
  * The time of a chain on one side, from its exact occurrences (only those of `timed` when given: a rewrite's own);
- * null when it does not occur (or is empty).
+ * null when it does not occur (or is empty). Where they differ between the steps of a shape, its mean is that of
+ * the shape's sampled steps.
  */
-function chainTime(s: Side, scans: Scans, chain: Int32Array, timed: Map<number, number[]> | null = null): ChainTime | null {
+function chainTime(s: Side, scans: Scans, chain: Int32Array, timed: TimedAt | null = null): ChainTime | null {
   if (chain.length === 0) return null;
   const m = chain.length;
   const sums: number[] = [];
@@ -1404,13 +1441,25 @@ function chainTime(s: Side, scans: Scans, chain: Int32Array, timed: Map<number, 
   const shapes = s.seq.shapes;
   for (let i = 0; i < shapes.length; i++) {
     const shape: StepShape = shapes[i]!;
-    const occ = timed === null ? scans.exact(s.index, i, chain) : (timed.get(i) ?? []);
-    if (occ.length === 0) continue;
-    exactSum = chainSums(exactSum, shape.sumTicks, occ, m);
-    exactCount += occ.length * shape.instances;
+    const t = timed === null ? { all: scans.exact(s.index, i, chain) } : (timed.get(i) ?? { all: [] });
+    if ('all' in t) {
+      const occ = t.all;
+      if (occ.length === 0) continue;
+      exactSum = chainSums(exactSum, shape.sumTicks, occ, m);
+      exactCount += occ.length * shape.instances;
+      for (let k = 0; k < shape.sampled.length; k++) {
+        const stepSum = sampleChains(shape.sampleDurTicks[k]!, shape.sampleStartTicks[k]!, occ, m, sums, spans);
+        perStep.push(stepSum / occ.length);
+      }
+      continue;
+    }
     for (let k = 0; k < shape.sampled.length; k++) {
+      const occ = t.of(shape.sampled[k]!);
+      if (occ.length === 0) continue;
       const stepSum = sampleChains(shape.sampleDurTicks[k]!, shape.sampleStartTicks[k]!, occ, m, sums, spans);
       perStep.push(stepSum / occ.length);
+      exactSum += stepSum;
+      exactCount += occ.length;
     }
   }
   if (exactCount === 0) return null;

@@ -1,0 +1,149 @@
+// Which of the kernels a rewrite claimed are timed for it (chainCount.ts counts, rewrites.ts times): on the side that
+// ran more of a chain, the occurrences past as many as the other side ran, those the step's alignment changed first
+// (timedOf); a chain both sides ran is outside the saving. Where that needs the time of some steps of a step shape
+// apart (one rank's steps and another's, or the kinds of step of one rank) and the shape's samples do not hold each
+// of its steps, the split would be the shape's mean: there every occurrence claimed is timed, on both sides, as the
+// chains both sides ran cancel (exact where nothing else changed them), and the places of such a shape with them.
+
+import type { Place } from './keptKernels.js';
+
+/** A kind of unit: its places on each side, and each place's steps in the kind's units (when known). */
+export interface KindPlaces {
+  at: [number[], number[]];
+  steps: Map<number, number[]>;
+}
+
+export interface TimingInput {
+  places: Place[];
+  /** Per place: the places of the other side in its steps. */
+  partners: Set<number>[];
+  kinds: KindPlaces[];
+  /** Per kernel of a shape of a side, 1 where the alignment with a shape of the other side changed it (null: none). */
+  changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
+  /** Whether each step of a shape of a side is among its samples (so any of its steps is timed exactly). */
+  exactShape?: (side: 0 | 1, shape: number) => boolean;
+}
+
+/** One chain of rewrite `id` (m kernels), the side that ran more of it (`grows`), and what was claimed per place. */
+export interface ChainClaims {
+  id: number;
+  m: number;
+  grows: 0 | 1;
+  /** Per place: the occurrences claimed (given). */
+  mine: number[][];
+  /** Per place of the growing side: of those, how many the step replaced (the most of its kinds), and per kind. */
+  extra: Int32Array;
+  byKind: { kind: number; extra: number }[][];
+}
+
+type Plan = { at: number[] } | { scoped: { at: number[]; steps: number[] }[] } | null;
+
+/** Marks the kernels timed for the rewrite in each place's owner (and its steps' own, `scoped`). */
+export function timeClaims(t: TimingInput, c: ChainClaims): void {
+  const { places, kinds } = t;
+  const { id, m, grows, mine, extra, byKind } = c;
+  const plans: Plan[] = places.map((p, i) => {
+    if (p.side !== grows || extra[i]! === 0) return null;
+    const ks = byKind[i]!;
+    if (ks.every((k) => k.extra === ks[0]!.extra) || ks.some((k) => kinds[k.kind]!.steps.get(i) === undefined))
+      return { at: timedOf(t, t.partners[i]!, i, mine[i]!, m, extra[i]!) };
+    // Its steps replaced different numbers (a layer fused in some steps only): each kind's, in its steps.
+    return {
+      scoped: ks
+        .filter((k) => k.extra > 0)
+        .map((k) => ({
+          at: timedOf(t, new Set(kinds[k.kind]!.at[1 - grows]), i, mine[i]!, m, k.extra),
+          steps: kinds[k.kind]!.steps.get(i)!,
+        })),
+    };
+  });
+  const whole = wholeClaims(t, grows, plans);
+  const fill = (p: Place, at: number[]): void => {
+    for (const o of at) p.owner.fill(id, o, o + m);
+  };
+  places.forEach((p, i) => {
+    const plan = plans[i]!;
+    // The per-chain figures are the replaced chains' from the samples, whatever the total is timed on.
+    if (plan !== null && 'at' in plan) p.replaced.push({ id, at: plan.at, steps: null });
+    else if (plan !== null) for (const s of plan.scoped) p.replaced.push({ id, at: s.at, steps: s.steps });
+    if (whole[i] === 1) fill(p, mine[i]!);
+    else if (plan === null) return;
+    else if ('at' in plan) fill(p, plan.at);
+    else for (const s of plan.scoped) p.scoped.push({ id, kernels: s.at.flatMap((o) => Array.from({ length: m }, (_, j) => o + j)), steps: s.steps });
+  });
+}
+
+/**
+ * The places (1) whose claims are timed whole: the places tied to a shape whose steps the timing would split (a
+ * place timed per kind, or places of one shape timed differently on different ranks) where its samples do not hold
+ * each step; tied are the places of a kind of unit, and the places of one shape of a side.
+ */
+function wholeClaims(t: TimingInput, grows: 0 | 1, plans: Plan[]): Uint8Array {
+  const { places } = t;
+  const out = new Uint8Array(places.length);
+  if (t.exactShape === undefined) return out;
+  const parent = places.map((_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  const union = (a: number, b: number): void => {
+    parent[find(a)] = find(b);
+  };
+  for (const k of t.kinds) {
+    const all = [...k.at[0], ...k.at[1]];
+    for (const p of all) union(p, all[0]!);
+  }
+  const byShape = new Map<string, number[]>();
+  places.forEach((p, i) => {
+    const key = `${p.side}:${p.shape}`;
+    const list = byShape.get(key);
+    if (list === undefined) byShape.set(key, [i]);
+    else {
+      list.push(i);
+      union(i, list[0]!);
+    }
+  });
+  const split = new Set<number>();
+  for (const list of byShape.values()) {
+    const p = places[list[0]!]!;
+    if (p.side !== grows || t.exactShape(p.side, p.shape)) continue;
+    const signs = new Set(list.map((i) => sign(plans[i]!)));
+    if (signs.size > 1 || signs.has('scoped')) split.add(find(list[0]!));
+  }
+  if (split.size === 0) return out;
+  places.forEach((_, i) => {
+    if (split.has(find(i))) out[i] = 1;
+  });
+  return out;
+}
+
+function sign(plan: Plan): string {
+  return plan === null ? '' : 'at' in plan ? plan.at.join(',') : 'scoped';
+}
+
+/**
+ * Of the occurrences `mine` a rewrite claimed in place `i` (on the side that ran more of them), the `extra` it replaced:
+ * those the alignment with the other side's place of the most steps changed first (the most kernels changed first),
+ * then in the order claimed. A kernel of a common kind added once a step is timed alone, not with the kernels of its
+ * kind that both sides ran.
+ */
+function timedOf(t: TimingInput, partners: Set<number>, i: number, mine: number[], m: number, extra: number): number[] {
+  if (extra >= mine.length) return mine;
+  const { places } = t;
+  let q = -1;
+  for (const r of partners) if (q < 0 || places[r]!.steps > places[q]!.steps) q = r;
+  const p = places[i]!;
+  const flags = q < 0 ? null : (t.changed?.(p.side, p.shape, places[q]!.shape) ?? null);
+  if (flags === null) return mine.slice(0, extra);
+  const changedIn = (o: number): number => {
+    let c = 0;
+    for (let k = o; k < o + m; k++) c += flags[k]!;
+    return c;
+  };
+  return mine
+    .map((o, j) => ({ o, j, c: changedIn(o) }))
+    .sort((x, y) => y.c - x.c || x.j - y.j)
+    .slice(0, extra)
+    .map((x) => x.o);
+}
