@@ -5,7 +5,8 @@
 
 import { describe, expect, test } from 'vitest';
 import { findRewrites, singleCopies, splitDuplicates } from '../src/analysis/rewrites/rewrites.js';
-import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+import type { Sequences } from '../src/analysis/rewrites/sequence.js';
+import { recordSteps } from './recordSteps.js';
 
 /** Each kernel's duration in ticks (1e-4 µs): distinct per kind, the same every time. */
 const DUR: Record<string, number> = {
@@ -26,19 +27,7 @@ const DUR: Record<string, number> = {
 
 /** Steps of `layers` layers on one rank, each layer `layer(l)`, recorded with their durations. */
 function record(layers: number, steps: number, layer: (l: number) => string[]): Sequences {
-  const rec = new SequenceRecorder('type');
-  const r = rec.rank('0');
-  const s = rec.stream('2');
-  let t = 0;
-  for (let step = 1; step <= steps; step++) {
-    for (let l = 0; l < layers; l++) {
-      for (const k of layer(l)) {
-        rec.add(r, s, step, rec.table.intern(k), DUR[k]!, t);
-        t += DUR[k]! + 10_000;
-      }
-    }
-  }
-  return rec.finish();
+  return recordSteps({ layers, steps, layer: (_r, _s, l) => layer(l), dur: (k) => DUR[k]! });
 }
 
 const CHAIN = ['RmsNorm', 'DynamicQuant', 'QuantBatchMatmulV3', 'InterleaveRope', 'ScatterNdUpdate'];

@@ -5,7 +5,8 @@
 
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
-import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+import type { Sequences } from '../src/analysis/rewrites/sequence.js';
+import { recordSteps } from './recordSteps.js';
 
 /** Each kernel's duration in ticks (1e-4 µs) in the base. */
 const DUR: Record<string, number> = {
@@ -20,25 +21,9 @@ const DUR: Record<string, number> = {
 /** A kernel of a layer: its kind, and its duration when it is not its kind's (a planted kernel). */
 type Kernel = string | [string, number];
 
-/**
- * Steps of `layers` layers on one rank, each layer `layer(l)`; every kernel of a kind in `drift` runs that many ticks
- * longer (a planted kernel keeps its own duration).
- */
+/** Steps of `layers` layers on one rank, each layer `layer(l)`; every kernel of a kind in `drift` runs that many ticks longer. */
 function record(layers: number, steps: number, layer: (l: number) => Kernel[], drift: Record<string, number> = {}): Sequences {
-  const rec = new SequenceRecorder('type');
-  const r = rec.rank('0');
-  const s = rec.stream('2');
-  let t = 0;
-  for (let step = 1; step <= steps; step++) {
-    for (let l = 0; l < layers; l++) {
-      for (const k of layer(l)) {
-        const [kind, dur] = typeof k === 'string' ? [k, DUR[k]! + (drift[k] ?? 0)] : k;
-        rec.add(r, s, step, rec.table.intern(kind), dur, t);
-        t += dur + 10_000;
-      }
-    }
-  }
-  return rec.finish();
+  return recordSteps({ layers, steps, layer: (_r, _s, l) => layer(l), dur: (k) => DUR[k]! + (drift[k] ?? 0) });
 }
 
 const LAYERS = 61;
@@ -96,30 +81,14 @@ describe('a chain fused in every layer but the first; the PR runs the chain it k
   });
 });
 
-/**
- * Steps of `layers` layers on `ranks` ranks, each layer `layer(rank, step, l)`, each kernel `slow(rank, step)` times
- * its kind's duration.
- */
+/** Steps of 30 layers on `ranks` ranks, each layer `layer(rank, step, l)`, each kernel `slow(rank, step)` times its kind's. */
 function recordRanks(
   ranks: number,
   steps: number,
   layer: (rank: number, step: number, l: number) => Kernel[],
   slow: (rank: number, step: number) => number = () => 1,
 ): Sequences {
-  const rec = new SequenceRecorder('type');
-  for (let rank = 0; rank < ranks; rank++) {
-    const r = rec.rank(String(rank));
-    const s = rec.stream('2');
-    let t = 0;
-    for (let step = 1; step <= steps; step++)
-      for (let l = 0; l < 30; l++)
-        for (const k of layer(rank, step, l)) {
-          const [kind, dur] = typeof k === 'string' ? [k, DUR[k]! * slow(rank, step)] : k;
-          rec.add(r, s, step, rec.table.intern(kind), dur, t);
-          t += dur + 10_000;
-        }
-  }
-  return rec.finish();
+  return recordSteps({ ranks, layers: 30, steps, layer, dur: (k, rank, step) => DUR[k]! * slow(rank, step) });
 }
 
 // Past 64 steps of a step shape, not each step's durations are kept (samples): the steps of one rank, or of one kind of

@@ -1,0 +1,31 @@
+// Step sequences recorded as a reader records them (SequenceRecorder, grouped by type), for the Fusion rewrites'
+// tests: `ranks` ranks on stream 2, `steps` steps (Step Ids from 1) of `layers` layers each, kernels back to back.
+
+import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
+
+export interface StepsSpec {
+  ranks?: number;
+  layers: number;
+  steps: number;
+  /** The kernels of layer `l` of a step: a type, or a type and its own duration (ticks). */
+  layer: (rank: number, step: number, l: number) => (string | [string, number])[];
+  /** The duration (ticks) of a kernel of a type given alone. */
+  dur: (type: string, rank: number, step: number) => number;
+}
+
+export function recordSteps(spec: StepsSpec): Sequences {
+  const rec = new SequenceRecorder('type');
+  for (let rank = 0; rank < (spec.ranks ?? 1); rank++) {
+    const r = rec.rank(String(rank));
+    const s = rec.stream('2');
+    let t = 0;
+    for (let step = 1; step <= spec.steps; step++)
+      for (let l = 0; l < spec.layers; l++)
+        for (const k of spec.layer(rank, step, l)) {
+          const [type, dur] = typeof k === 'string' ? [k, spec.dur(k, rank, step)] : k;
+          rec.add(r, s, step, rec.table.intern(type), dur, t);
+          t += dur + 10_000;
+        }
+  }
+  return rec.finish();
+}
