@@ -11,6 +11,11 @@ export interface StepsSpec {
   layer: (rank: number, step: number, l: number) => (string | [string, number])[];
   /** The duration (ticks) of a kernel of a type given alone. */
   dur: (type: string, rank: number, step: number) => number;
+  /** Kernels of each step on a second stream (`besideStream`, default 3), beside the layers. */
+  beside?: (rank: number, step: number) => (string | [string, number])[];
+  besideStream?: string;
+  /** Whether the second stream's kernels start after the layers' (default: with them). */
+  besideAfter?: boolean;
 }
 
 export function recordSteps(spec: StepsSpec): Sequences {
@@ -18,14 +23,23 @@ export function recordSteps(spec: StepsSpec): Sequences {
   for (let rank = 0; rank < (spec.ranks ?? 1); rank++) {
     const r = rec.rank(String(rank));
     const s = rec.stream('2');
+    const s3 = rec.stream(spec.besideStream ?? '3');
     let t = 0;
-    for (let step = 1; step <= spec.steps; step++)
+    for (let step = 1; step <= spec.steps; step++) {
+      const at = t;
       for (let l = 0; l < spec.layers; l++)
         for (const k of spec.layer(rank, step, l)) {
           const [type, dur] = typeof k === 'string' ? [k, spec.dur(k, rank, step)] : k;
           rec.add(r, s, step, rec.table.intern(type), dur, t);
           t += dur + 10_000;
         }
+      let u = spec.besideAfter === true ? t : at + 5_000;
+      for (const k of spec.beside?.(rank, step) ?? []) {
+        const [type, dur] = typeof k === 'string' ? [k, spec.dur(k, rank, step)] : k;
+        rec.add(r, s3, step, rec.table.intern(type), dur, u);
+        u += dur + 10_000;
+      }
+    }
   }
   return rec.finish();
 }

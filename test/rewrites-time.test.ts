@@ -135,3 +135,25 @@ describe('more steps of a shape than its samples hold, timed apart only where th
     expect([w.base!.medianTicks, w.base!.meanTicks]).toEqual([chain, chain]);
   });
 });
+
+describe("a second stream runs the chain's kernels as often, never fused, slower in the PR", () => {
+  const fused: Kernel[] = ['AddRmsNorm', 'MatMulV3', 'Gelu', 'MlaPrologV3'];
+  test.each([
+    ['3', false],
+    ['3', true],
+    ['1', false],
+    ['1', true],
+  ])(
+    "Cast · TransData → MlaPrologV3 on stream 2: the saving is its 30 chains a step, not stream %s's pair (after the layers: %s)",
+    (besideStream, besideAfter) => {
+      // A pair a layer on the second stream, as many as the chains fused on the first.
+      const spec = { layers: 30, steps: 8, beside: () => Array.from({ length: 30 }, () => ['Cast', 'TransData']).flat(), besideStream, besideAfter };
+      const base = recordSteps({ ...spec, layer: () => LAYER, dur: (k) => DUR[k]! });
+      const pr = recordSteps({ ...spec, layer: () => fused, dur: (k, _r, step) => DUR[k]! + (step > 0 ? 10_000 : 0) });
+      const w = findRewrites(base, pr).rewrites.find((x) => x.added[0] === 'MlaPrologV3')!;
+      expect([w.removed, w.chains]).toEqual([['Cast', 'TransData'], 30 * 8]);
+      expect(w.totalSavingTicks).toBe(30 * 8 * (DUR.MlaPrologV3! + 10_000 - DUR.Cast! - DUR.TransData!));
+      expect(w.base!.medianTicks).toBe(DUR.Cast! + DUR.TransData!);
+    },
+  );
+});

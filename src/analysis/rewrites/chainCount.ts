@@ -28,6 +28,8 @@ export interface StepUnit {
   shapes: [number[], number[]];
   /** The steps of those shapes (indices in each side's steps), in the same order; none: not known. */
   steps?: [number[], number[]];
+  /** Their streams, in the same order; none: not known. */
+  streams?: [string[], string[]];
 }
 
 export interface CountInput {
@@ -46,8 +48,6 @@ export interface CountInput {
    * aligned): of the occurrences a rewrite claims, those the other side did not run too are its own (see timedOf).
    */
   changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
-  /** Whether each step of a shape of a side is among its samples (see timedKernels.ts). */
-  exactShape?: (side: 0 | 1, shape: number) => boolean;
 }
 
 /**
@@ -230,7 +230,10 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
               take[p] = Math.max(take[p]!, k);
               left -= k;
               if (side !== grows) continue;
-              const s = Math.min(same, k);
+              // As many as the other side ran on its stream are the same chains (a stream that runs the chain
+              // beside the one fused: its chains are not the rewrite's), else in order.
+              const sameStream = sameStreamCount(u, p, occ, (1 - grows) as 0 | 1);
+              const s = Math.min(same, k, sameStream ?? k);
               same -= s;
               extra[p] = Math.max(extra[p]!, k - s);
               const last = byKind[p]!.at(-1);
@@ -246,10 +249,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           for (const o of claimed) p.given.fill(1, o, o + m);
           return claimed;
         });
-        timeClaims(
-          { places, partners, kinds, changed: input.changed, exactShape: input.exactShape },
-          { id, m, grows: grows as 0 | 1, mine, extra, byKind },
-        );
+        timeClaims({ places, partners, kinds, changed: input.changed }, { id, m, grows: grows as 0 | 1, mine, extra, byKind });
       }
       for (const [i, ks] of keptIn)
         for (const k of ks) {
@@ -270,6 +270,25 @@ interface UnitKind {
   units: number;
   /** Per place of the kind: its steps in the kind's units (when the units give their steps). */
   steps: Map<number, number[]>;
+  /** Per place of the kind: its stream (when the units give their streams). */
+  streams: Map<number, string>;
+}
+
+/**
+ * The occurrences the other side's places of a kind run on place p's stream (null when the streams are not known, or
+ * none of the other side's places is on it).
+ */
+function sameStreamCount(u: UnitKind, p: number, occ: number[][], other: 0 | 1): number | null {
+  const stream = u.streams.get(p);
+  if (stream === undefined) return null;
+  let n = 0;
+  let found = false;
+  for (const q of u.at[other])
+    if (u.streams.get(q) === stream) {
+      found = true;
+      n += occ[q]!.length;
+    }
+  return found ? n : null;
 }
 
 /** The kinds of the units (`at`: each unit's places per side), in order of each kind's first unit. */
@@ -277,12 +296,16 @@ function unitKinds(units: StepUnit[], at: number[][][]): UnitKind[] {
   const kinds = new Map<string, UnitKind>();
   units.forEach((u, i) => {
     const [a, b] = at[i]! as [number[], number[]];
-    const k = entry(kinds, JSON.stringify([u.rank, a, b]), (): UnitKind => ({ rank: u.rank, at: [a, b], units: 0, steps: new Map() }));
+    const k = entry(
+      kinds,
+      JSON.stringify([u.rank, a, b]),
+      (): UnitKind => ({ rank: u.rank, at: [a, b], units: 0, steps: new Map(), streams: new Map() }),
+    );
     k.units++;
-    if (u.steps === undefined) return;
     for (const side of [0, 1] as const)
       at[i]![side]!.forEach((p, j) => {
-        entry(k.steps, p, () => []).push(u.steps![side][j]!);
+        if (u.steps !== undefined) entry(k.steps, p, () => []).push(u.steps[side][j]!);
+        if (u.streams !== undefined && !k.streams.has(p)) k.streams.set(p, u.streams[side][j]!);
       });
   });
   return [...kinds.values()];

@@ -411,9 +411,14 @@ function stepUnits(sides: [Side, Side], places: readonly [number[], number[]]): 
     s.seq.steps.forEach((st, i) => {
       if (skip.has(i)) return;
       const rank = s.seq.ranks[st.rank]!;
-      const u = entry(units, JSON.stringify([rank, places[s.index]![i]!]), (): StepUnit => ({ rank, shapes: [[], []], steps: [[], []] }));
+      const u = entry(
+        units,
+        JSON.stringify([rank, places[s.index]![i]!]),
+        (): StepUnit => ({ rank, shapes: [[], []], steps: [[], []], streams: [[], []] }),
+      );
       u.shapes[s.index].push(st.shape);
       u.steps![s.index].push(i);
+      u.streams![s.index].push(s.seq.streams[st.stream]!);
     });
   }
   return [...units.values()];
@@ -1163,7 +1168,6 @@ function countChains(
       exact: (i, j, c) => scans.exact(i, j, c),
       markers,
       changed,
-      exactShape: (i, j) => sides[i].seq.shapes[j]!.sampled.length >= sides[i].seq.shapes[j]!.instances,
     },
     verified,
     // Those found in the lanes' representative steps claim their kernels first (see findRewrites).
@@ -1709,18 +1713,8 @@ function attributeTime(
       else {
         perRank ??= stepsByRank(s);
         const ranks = perRank.get(j)!;
-        for (const c of places) {
-          const r = ranks.get(c.rank)!;
-          if (r.sampled.length === r.steps) add(c.owner, sampledTicks(shape, r.sampled, tokens.length));
-          else {
-            time.ranksSplit = true;
-            const share = r.steps / s.paired[j]!;
-            add(
-              c.owner,
-              paired.ticks.map((t) => t * share),
-            );
-          }
-        }
+        for (const [c, ticks] of rankTicks(shape, places, ranks, paired.ticks)) add(c.owner, ticks);
+        if (places.some((c) => ranks.get(c.rank)!.sampled.length < ranks.get(c.rank)!.steps)) time.ranksSplit = true;
       }
       // Kernels timed for a rewrite in some of a place's steps: their time there is the rewrite's, not outside.
       for (const c of places)
@@ -1749,6 +1743,43 @@ function attributeTime(
   }
   for (const v of of.values()) time.rewrites += v;
   return { of, time };
+}
+
+/**
+ * Each rank's time of each kernel of a shape: exact from its sampled steps where they are all of its steps; the rest
+ * of the shape's time (`paired`) split between the other ranks by the mean of their own sampled steps (a rank of none
+ * by its share of the steps), so that the ranks' times add up to the shape's. (Its samples are every k-th step of
+ * the shape: steps of a period that k divides may be missed, and a rank's mean be another's.)
+ */
+function rankTicks(
+  shape: StepShape,
+  places: Claimed[],
+  ranks: Map<string, { steps: number; sampled: number[] }>,
+  paired: Float64Array,
+): [Claimed, Float64Array][] {
+  const n = paired.length;
+  const out: [Claimed, Float64Array][] = [];
+  const rest = paired.slice();
+  const guessed: [Claimed, Float64Array][] = [];
+  const total = [...ranks.values()].reduce((a, r) => a + r.steps, 0);
+  for (const c of places) {
+    const r = ranks.get(c.rank)!;
+    const own = sampledTicks(shape, r.sampled, n);
+    if (r.sampled.length === r.steps) {
+      out.push([c, own]);
+      for (let k = 0; k < n; k++) rest[k]! -= own[k]!;
+    } else
+      guessed.push([
+        c,
+        r.sampled.length > 0 ? own.map((t) => (t * r.steps) / r.sampled.length) : paired.map((t) => (t * r.steps) / Math.max(1, total)),
+      ]);
+  }
+  for (let k = 0; k < n; k++) {
+    let sum = 0;
+    for (const [, g] of guessed) sum += g[k]!;
+    for (const [, g] of guessed) g[k] = sum > 0 ? (g[k]! * rest[k]!) / sum : rest[k]! / guessed.length;
+  }
+  return [...out, ...guessed];
 }
 
 function sameOwners(a: Int32Array, b: Int32Array): boolean {
@@ -1792,19 +1823,18 @@ function sampledTicks(shape: StepShape, samples: number[], n: number): Float64Ar
 
 /**
  * The time of each kernel of a shape over some of its steps (indices in the side's steps): exact when they are all
- * among its sampled steps, else the shape's time split by their share of its steps.
+ * among its sampled steps, else estimated from those of them that are (the shape's time split by their share of its
+ * steps when none is).
  */
 function stepsTicks(shape: StepShape, steps: number[], n: number): { ticks: Float64Array; exact: boolean } {
   const at = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
-  if (steps.every((index) => at.has(index)))
-    return {
-      ticks: sampledTicks(
-        shape,
-        steps.map((index) => at.get(index)!),
-        n,
-      ),
-      exact: true,
-    };
+  const sampled = steps.filter((index) => at.has(index)).map((index) => at.get(index)!);
+  if (sampled.length === steps.length) return { ticks: sampledTicks(shape, sampled, n), exact: true };
+  // Their own sampled steps, scaled to their number (the shape's mean would take in other ranks' and steps' time).
+  if (sampled.length > 0) {
+    const scale = steps.length / sampled.length;
+    return { ticks: sampledTicks(shape, sampled, n).map((t) => t * scale), exact: false };
+  }
   const share = steps.length / shape.instances;
   return { ticks: shape.sumTicks.map((t) => t * share), exact: false };
 }

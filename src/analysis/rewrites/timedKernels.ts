@@ -1,9 +1,8 @@
 // Which of the kernels a rewrite claimed are timed for it (chainCount.ts counts, rewrites.ts times): on the side that
 // ran more of a chain, the occurrences past as many as the other side ran, those the step's alignment changed first
-// (timedOf); a chain both sides ran is outside the saving. Where that needs the time of some steps of a step shape
-// apart (one rank's steps and another's, or the kinds of step of one rank) and the shape's samples do not hold each
-// of its steps, the split would be the shape's mean: there every occurrence claimed is timed, on both sides, as the
-// chains both sides ran cancel (exact where nothing else changed them), and the places of such a shape with them.
+// (timedOf); a chain both sides ran is outside the saving. Where the steps of one place replaced different numbers
+// (a layer fused in some steps only), each kind of step's are timed in its steps (`scoped`). Each place also keeps
+// the occurrences replaced (`replaced`), whose per-chain figures the rewrite shows.
 
 import type { Place } from './keptKernels.js';
 
@@ -20,8 +19,6 @@ export interface TimingInput {
   kinds: KindPlaces[];
   /** Per kernel of a shape of a side, 1 where the alignment with a shape of the other side changed it (null: none). */
   changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
-  /** Whether each step of a shape of a side is among its samples (so any of its steps is timed exactly). */
-  exactShape?: (side: 0 | 1, shape: number) => boolean;
 }
 
 /** One chain of rewrite `id` (m kernels), the side that ran more of it (`grows`), and what was claimed per place. */
@@ -57,7 +54,6 @@ export function timeClaims(t: TimingInput, c: ChainClaims): void {
         })),
     };
   });
-  const whole = wholeClaims(t, grows, plans);
   const fill = (p: Place, at: number[]): void => {
     for (const o of at) p.owner.fill(id, o, o + m);
   };
@@ -66,60 +62,10 @@ export function timeClaims(t: TimingInput, c: ChainClaims): void {
     // The per-chain figures are the replaced chains' from the samples, whatever the total is timed on.
     if (plan !== null && 'at' in plan) p.replaced.push({ id, at: plan.at, steps: null });
     else if (plan !== null) for (const s of plan.scoped) p.replaced.push({ id, at: s.at, steps: s.steps });
-    if (whole[i] === 1) fill(p, mine[i]!);
-    else if (plan === null) return;
+    if (plan === null) return;
     else if ('at' in plan) fill(p, plan.at);
     else for (const s of plan.scoped) p.scoped.push({ id, kernels: s.at.flatMap((o) => Array.from({ length: m }, (_, j) => o + j)), steps: s.steps });
   });
-}
-
-/**
- * The places (1) whose claims are timed whole: the places tied to a shape whose steps the timing would split (a
- * place timed per kind, or places of one shape timed differently on different ranks) where its samples do not hold
- * each step; tied are the places of a kind of unit, and the places of one shape of a side.
- */
-function wholeClaims(t: TimingInput, grows: 0 | 1, plans: Plan[]): Uint8Array {
-  const { places } = t;
-  const out = new Uint8Array(places.length);
-  if (t.exactShape === undefined) return out;
-  const parent = places.map((_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
-    return i;
-  };
-  const union = (a: number, b: number): void => {
-    parent[find(a)] = find(b);
-  };
-  for (const k of t.kinds) {
-    const all = [...k.at[0], ...k.at[1]];
-    for (const p of all) union(p, all[0]!);
-  }
-  const byShape = new Map<string, number[]>();
-  places.forEach((p, i) => {
-    const key = `${p.side}:${p.shape}`;
-    const list = byShape.get(key);
-    if (list === undefined) byShape.set(key, [i]);
-    else {
-      list.push(i);
-      union(i, list[0]!);
-    }
-  });
-  const split = new Set<number>();
-  for (const list of byShape.values()) {
-    const p = places[list[0]!]!;
-    if (p.side !== grows || t.exactShape(p.side, p.shape)) continue;
-    const signs = new Set(list.map((i) => sign(plans[i]!)));
-    if (signs.size > 1 || signs.has('scoped')) split.add(find(list[0]!));
-  }
-  if (split.size === 0) return out;
-  places.forEach((_, i) => {
-    if (split.has(find(i))) out[i] = 1;
-  });
-  return out;
-}
-
-function sign(plan: Plan): string {
-  return plan === null ? '' : 'at' in plan ? plan.at.join(',') : 'scoped';
 }
 
 /**
