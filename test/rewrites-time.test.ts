@@ -157,3 +157,28 @@ describe("a second stream runs the chain's kernels as often, never fused, slower
     },
   );
 });
+
+describe('a kernel added (or dropped) right beside one of its kind: the one whose time is unlike the others is timed', () => {
+  const short: Kernel = ['MatMulV3', 20_000];
+  const around = (l: number, extra: Kernel[]): Kernel[] => (l === 0 ? ['AddRmsNorm', ...extra, 'Gelu', 'Cast', 'TransData'] : LAYER);
+  test.each([
+    ['before', [short, 'MatMulV3']],
+    ['after', ['MatMulV3', short]],
+  ] as const)('added %s it', (_, pair) => {
+    const base = record(LAYERS, STEPS, () => LAYER);
+    const pr = record(LAYERS, STEPS, (l) => around(l, [...pair]), { MatMulV3: 2_000 });
+    const w = findRewrites(base, pr).rewrites[0]!;
+    expect([w.removed, w.added, w.chains]).toEqual([[], ['MatMulV3'], STEPS]);
+    expect([w.totalSavingTicks, w.pr!.medianTicks]).toEqual([STEPS * 20_000, 20_000]);
+  });
+  test.each([
+    ['before', [short, 'MatMulV3']],
+    ['after', ['MatMulV3', short]],
+  ] as const)('dropped %s it', (_, pair) => {
+    const base = record(LAYERS, STEPS, (l) => around(l, [...pair]));
+    const pr = record(LAYERS, STEPS, () => LAYER, { MatMulV3: -2_000 });
+    const w = findRewrites(base, pr).rewrites[0]!;
+    expect([w.removed, w.added, w.chains]).toEqual([['MatMulV3'], [], STEPS]);
+    expect([w.totalSavingTicks, w.base!.medianTicks]).toEqual([-STEPS * 20_000, 20_000]);
+  });
+});

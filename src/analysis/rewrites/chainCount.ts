@@ -48,6 +48,8 @@ export interface CountInput {
    * aligned): of the occurrences a rewrite claims, those the other side did not run too are its own (see timedOf).
    */
   changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
+  /** Per kernel of a shape of a side, its mean duration over the shape's steps (see timedKernels.ts). */
+  meanTicks?: (side: 0 | 1, shape: number) => Float64Array | null;
 }
 
 /**
@@ -249,7 +251,10 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           for (const o of claimed) p.given.fill(1, o, o + m);
           return claimed;
         });
-        timeClaims({ places, partners, kinds, changed: input.changed }, { id, m, grows: grows as 0 | 1, mine, extra, byKind });
+        timeClaims(
+          { places, partners, kinds, changed: input.changed, meanTicks: input.meanTicks },
+          { id, m, grows: grows as 0 | 1, mine, extra, byKind },
+        );
       }
       for (const [i, ks] of keptIn)
         for (const k of ks) {

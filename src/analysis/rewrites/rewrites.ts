@@ -567,6 +567,16 @@ function changedFlags(
   };
 }
 
+/** Per kernel of a shape of a side, its mean duration over the shape's steps (made once a shape). */
+function meanTicksOf(sides: [Side, Side]): (side: 0 | 1, shape: number) => Float64Array | null {
+  const made = [new Map<number, Float64Array>(), new Map<number, Float64Array>()] as const;
+  return (side, shape) => {
+    const s = sides[side].seq.shapes[shape];
+    if (s === undefined || s.instances === 0) return null;
+    return entry(made[side], shape, () => s.sumTicks.map((t) => t / s.instances));
+  };
+}
+
 /** The representative shape of a lane's steps: the most frequent, ties to the one seen first. */
 function representative(s: Side, steps: number[]): { shape: number; side: LaneSide } {
   const counts = new Map<number, number>();
@@ -1168,6 +1178,7 @@ function countChains(
       exact: (i, j, c) => scans.exact(i, j, c),
       markers,
       changed,
+      meanTicks: meanTicksOf(sides),
     },
     verified,
     // Those found in the lanes' representative steps claim their kernels first (see findRewrites).
