@@ -109,8 +109,11 @@ describe('more steps of a shape than its samples hold, timed apart only where th
       (rank) => (rank === 0 ? fused : LAYER),
       (rank) => (rank === 1 ? 3 : 1),
     );
-    const w = findRewrites(base, pr).rewrites[0]!;
+    const r = findRewrites(base, pr);
+    const w = r.rewrites[0]!;
     expect([w.removed, w.added, w.chains, w.ranks]).toEqual([['Cast', 'TransData'], ['MlaPrologV3'], 30 * 33, ['0']]);
+    // Each rank's sums are kept apart (the recordings of a read are a rank a part): timed exactly.
+    expect(r.conservation.time).toMatchObject({ exact: true, ranksSplit: false });
     expect(w.totalSavingTicks).toBe(30 * 33 * (DUR.MlaPrologV3! - chain));
     // The per-chain figures are rank 0's chains', not rank 1's slower ones.
     expect([w.base!.medianTicks, w.base!.meanTicks, w.pr!.medianTicks]).toEqual([chain, chain, DUR.MlaPrologV3!]);

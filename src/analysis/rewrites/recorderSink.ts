@@ -196,6 +196,11 @@ export function mergeRecorded(by: GroupBy, parts: { rank: string; seq: Sequences
       }
       into.instances += s.instances;
       addInto(into.sumTicks, s.sumTicks, mapped.length);
+      // The rank's own sums (a copy: the part's arrays may go once its samples are thinned).
+      into.rankTicks ??= new Map();
+      const own = into.rankTicks.get(rankId);
+      if (own === undefined) into.rankTicks.set(rankId, s.sumTicks.slice(0, mapped.length));
+      else addInto(own, s.sumTicks, mapped.length);
       for (let k = 0; k < s.sampled.length; k++) {
         into.sampled.push(stepBase + s.sampled[k]!);
         into.sampleDurTicks.push(s.sampleDurTicks[k]!);

@@ -1724,8 +1724,9 @@ function attributeTime(
       else {
         perRank ??= stepsByRank(s);
         const ranks = perRank.get(j)!;
-        for (const [c, ticks] of rankTicks(shape, places, ranks, paired.ticks)) add(c.owner, ticks);
-        if (places.some((c) => ranks.get(c.rank)!.sampled.length < ranks.get(c.rank)!.steps)) time.ranksSplit = true;
+        const timed = rankTicks(s, j, places, ranks, paired.ticks, unpairedOf.get(j) ?? []);
+        for (const [c, ticks] of timed.ticks) add(c.owner, ticks);
+        if (!timed.exact) time.ranksSplit = true;
       }
       // Kernels timed for a rewrite in some of a place's steps: their time there is the rewrite's, not outside.
       for (const c of places)
@@ -1757,32 +1758,39 @@ function attributeTime(
 }
 
 /**
- * Each rank's time of each kernel of a shape: exact from its sampled steps where they are all of its steps; the rest
- * of the shape's time (`paired`) split between the other ranks by the mean of their own sampled steps (a rank of none
- * by its share of the steps), so that the ranks' times add up to the shape's. (Its samples are every k-th step of
- * the shape: steps of a period that k divides may be missed, and a rank's mean be another's.)
+ * Each rank's time of each kernel of shape `j` of a side, in the steps the other side has too: exact from the rank's
+ * own sums (StepShape.rankTicks) less its steps of one side only where those are sampled, or from its sampled steps
+ * where they are all of its steps; else estimated, the rest of the shape's time (`paired`) split between those ranks
+ * by the mean of their own sampled steps (a rank of none by its share of the steps), so that the ranks' times add up
+ * to the shape's. (Samples are every k-th step of a shape: steps of a period that k divides may be missed.)
  */
 function rankTicks(
-  shape: StepShape,
+  s: Side,
+  j: number,
   places: Claimed[],
   ranks: Map<string, { steps: number; sampled: number[] }>,
   paired: Float64Array,
-): [Claimed, Float64Array][] {
+  unpaired: number[],
+): { ticks: [Claimed, Float64Array][]; exact: boolean } {
+  const shape = s.seq.shapes[j]!;
   const n = paired.length;
   const out: [Claimed, Float64Array][] = [];
   const rest = paired.slice();
   const guessed: [Claimed, Float64Array][] = [];
   const total = [...ranks.values()].reduce((a, r) => a + r.steps, 0);
+  const sampleAt = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
   for (const c of places) {
     const r = ranks.get(c.rank)!;
-    const own = sampledTicks(shape, r.sampled, n);
-    if (r.sampled.length === r.steps) {
+    const own = exactRankTicks(s, shape, c.rank, unpaired, sampleAt) ?? (r.sampled.length === r.steps ? sampledTicks(shape, r.sampled, n) : null);
+    if (own !== null) {
       out.push([c, own]);
       for (let k = 0; k < n; k++) rest[k]! -= own[k]!;
     } else
       guessed.push([
         c,
-        r.sampled.length > 0 ? own.map((t) => (t * r.steps) / r.sampled.length) : paired.map((t) => (t * r.steps) / Math.max(1, total)),
+        r.sampled.length > 0
+          ? sampledTicks(shape, r.sampled, n).map((t) => (t * r.steps) / r.sampled.length)
+          : paired.map((t) => (t * r.steps) / Math.max(1, total)),
       ]);
   }
   for (let k = 0; k < n; k++) {
@@ -1790,7 +1798,26 @@ function rankTicks(
     for (const [, g] of guessed) sum += g[k]!;
     for (const [, g] of guessed) g[k] = sum > 0 ? (g[k]! * rest[k]!) / sum : rest[k]! / guessed.length;
   }
-  return [...out, ...guessed];
+  return { ticks: [...out, ...guessed], exact: guessed.length === 0 };
+}
+
+/**
+ * A rank's time of each kernel of a shape over its steps the other side has too, from its own sums: null where the
+ * shape has none for it, or a step of it of one side only is not sampled.
+ */
+function exactRankTicks(s: Side, shape: StepShape, rank: string, unpaired: number[], sampleAt: Map<number, number>): Float64Array | null {
+  const id = s.seq.ranks.indexOf(rank);
+  const sums = id < 0 ? undefined : shape.rankTicks?.get(id);
+  if (sums === undefined) return null;
+  const out = sums.slice();
+  for (const index of unpaired) {
+    if (s.seq.steps[index]!.rank !== id) continue;
+    const k = sampleAt.get(index);
+    if (k === undefined) return null;
+    const durs = shape.sampleDurTicks[k]!;
+    for (let p = 0; p < out.length; p++) out[p]! -= durs[p]!;
+  }
+  return out;
 }
 
 function sameOwners(a: Int32Array, b: Int32Array): boolean {

@@ -29,6 +29,7 @@ export const REWRITES_SECTION_JOB: WorkerJob<SectionInput, RewritesSection> = {
       for (const shape of side.seq.shapes) {
         for (const a of shape.sampleDurTicks) if (a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
         for (const a of shape.sampleStartTicks) if (a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
+        for (const a of shape.rankTicks?.values() ?? []) if (a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
       }
     }
     return [...buffers];

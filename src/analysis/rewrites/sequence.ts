@@ -45,6 +45,12 @@ export interface StepShape {
   sampleStartTicks: Float64Array[];
   /** Internal: every `stride`-th step of this shape is sampled. */
   stride: number;
+  /**
+   * Per rank (its index in Sequences.ranks) whose steps a part of its own recorded: its sum of durations per
+   * position over its steps of this shape (mergeRecorded), so that a rank's time of a shape is exact, whatever the
+   * samples hold. None for a recorder's own sequences.
+   */
+  rankTicks?: Map<number, Float64Array>;
 }
 
 /** One step of one rank and stream. */
