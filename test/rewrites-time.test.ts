@@ -150,7 +150,12 @@ describe("a second stream runs the chain's kernels as often, never fused, slower
     "Cast · TransData → MlaPrologV3 on stream 2: the saving is its 30 chains a step, not stream %s's pair (after the layers: %s)",
     (besideStream, besideAfter) => {
       // A pair a layer on the second stream, as many as the chains fused on the first.
-      const spec = { layers: 30, steps: 8, beside: () => Array.from({ length: 30 }, () => ['Cast', 'TransData']).flat(), besideStream, besideAfter };
+      // Its own durations, unlike the first stream's: timed in place of the fused chains, they would show.
+      const pair: Kernel[] = [
+        ['Cast', 1_000],
+        ['TransData', 2_000],
+      ];
+      const spec = { layers: 30, steps: 8, beside: () => Array.from({ length: 30 }, () => pair).flat(), besideStream, besideAfter };
       const base = recordSteps({ ...spec, layer: () => LAYER, dur: (k) => DUR[k]! });
       const pr = recordSteps({ ...spec, layer: () => fused, dur: (k, _r, step) => DUR[k]! + (step > 0 ? 10_000 : 0) });
       const w = findRewrites(base, pr).rewrites.find((x) => x.added[0] === 'MlaPrologV3')!;
