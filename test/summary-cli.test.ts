@@ -11,6 +11,21 @@ import { expectTranscript, kprof } from './helpers.js';
 const MULTI = 'fixtures/formats/multi-rank';
 const STAT = 'fixtures/formats/op-statistic-no-device/op_statistic.csv';
 
+/** The columns of the small kernel tables below. */
+const KERNEL_HEADER = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n';
+
+/** A kernel_details.csv of `csv` in a folder of its own, given to `fn`, and removed after. */
+async function withKernelCsv(prefix: string, csv: string, fn: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    const file = join(dir, 'kernel_details.csv');
+    writeFileSync(file, csv);
+    await fn(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('kprof summary', () => {
   const cases: [string, string[]][] = [
     ['summary-table', ['summary', MULTI]],
@@ -330,10 +345,7 @@ describe('kprof summary', () => {
   });
 
   it('kernels of no time: no share, in the total row as in each group, in every format', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kprof-zero-'));
-    try {
-      const file = join(dir, 'kernel_details.csv');
-      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,A,AI_CORE,1,0\n1,b,B,AI_CORE,2,0\n');
+    await withKernelCsv('kprof-zero-', `${KERNEL_HEADER}1,a,A,AI_CORE,1,0\n1,b,B,AI_CORE,2,0\n`, async (file) => {
       const table = (await kprof(['summary', file])).stdout.split('\n');
       for (const key of ['A', 'B', 'total']) expect(table.find((l) => l.startsWith(`${key} `))).toMatch(/\s-\s+\d+$/);
       expect((await kprof(['summary', file, '--format', 'markdown'])).stdout).toMatch(/^\| \*\*total\*\* \|.*\| - \| 2 \|$/m);
@@ -343,16 +355,11 @@ describe('kprof summary', () => {
         null,
         null,
       ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('the group of an empty Type (or core) cell is named (empty) in the table and Markdown, as diff names it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-key-'));
-    try {
-      const file = join(dir, 'kernel_details.csv');
-      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a_Add,,AI_CORE,1,2\n1,b,Cast,,3,1\n');
+    await withKernelCsv('kprof-empty-key-', `${KERNEL_HEADER}1,a_Add,,AI_CORE,1,2\n1,b,Cast,,3,1\n`, async (file) => {
       const table = (await kprof(['summary', file])).stdout.split('\n');
       expect(table[2]).toMatch(/^\(empty\)\s+1\s+2\.00 µs/);
       expect((await kprof(['summary', file, '--by', 'core'])).stdout.split('\n')[3]).toMatch(/^\(empty\)\s+1\s+1\.00 µs/);
@@ -361,15 +368,10 @@ describe('kprof summary', () => {
       expect(md).not.toContain('``');
       // The data formats keep the key as it is.
       expect(JSON.parse((await kprof(['summary', file, '--format', 'json'])).stdout).groups.map((g: { key: string }) => g.key)).toEqual(['', 'Cast']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
   it('a kernel type named (empty) is shown in quotes, apart from the group of an empty Type cell (table, Markdown, HTML, diff)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-named-'));
-    try {
-      const file = join(dir, 'kernel_details.csv');
-      writeFileSync(file, 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,a,,AI_CORE,1,2\n1,b,(empty),AI_CORE,3,3\n');
+    await withKernelCsv('kprof-empty-named-', `${KERNEL_HEADER}1,a,,AI_CORE,1,2\n1,b,(empty),AI_CORE,3,3\n`, async (file) => {
       const table = (await kprof(['summary', file])).stdout.split('\n');
       expect(table[2]).toMatch(/^"\(empty\)"\s+1\s+3\.00 µs/);
       expect(table[3]).toMatch(/^\(empty\)\s+1\s+2\.00 µs/);
@@ -385,9 +387,7 @@ describe('kprof summary', () => {
         '(empty)',
         '',
       ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
   it('by type+core, an empty type or core is labelled (empty) in every format people read; a type holding " @ " stays whole', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kprof-empty-part-'));
