@@ -1778,7 +1778,7 @@ function rankTicks(
   const rest = paired.slice();
   const guessed: [Claimed, Float64Array][] = [];
   const total = [...ranks.values()].reduce((a, r) => a + r.steps, 0);
-  const sampleAt = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
+  const sampleAt = sampleIndex(shape);
   for (const c of places) {
     const r = ranks.get(c.rank)!;
     const own = exactRankTicks(s, shape, c.rank, unpaired, sampleAt) ?? (r.sampled.length === r.steps ? sampledTicks(shape, r.sampled, n) : null);
@@ -1809,15 +1809,12 @@ function exactRankTicks(s: Side, shape: StepShape, rank: string, unpaired: numbe
   const id = s.seq.ranks.indexOf(rank);
   const sums = id < 0 ? undefined : shape.rankTicks?.get(id);
   if (sums === undefined) return null;
-  const out = sums.slice();
-  for (const index of unpaired) {
-    if (s.seq.steps[index]!.rank !== id) continue;
-    const k = sampleAt.get(index);
-    if (k === undefined) return null;
-    const durs = shape.sampleDurTicks[k]!;
-    for (let p = 0; p < out.length; p++) out[p]! -= durs[p]!;
-  }
-  return out;
+  return lessSteps(
+    shape,
+    sums,
+    unpaired.filter((index) => s.seq.steps[index]!.rank === id),
+    sampleAt,
+  );
 }
 
 function sameOwners(a: Int32Array, b: Int32Array): boolean {
@@ -1865,7 +1862,7 @@ function sampledTicks(shape: StepShape, samples: number[], n: number): Float64Ar
  * steps when none is).
  */
 function stepsTicks(shape: StepShape, steps: number[], n: number): { ticks: Float64Array; exact: boolean } {
-  const at = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
+  const at = sampleIndex(shape);
   const sampled = steps.filter((index) => at.has(index)).map((index) => at.get(index)!);
   if (sampled.length === steps.length) return { ticks: sampledTicks(shape, sampled, n), exact: true };
   // Their own sampled steps, scaled to their number (the shape's mean would take in other ranks' and steps' time).
@@ -1892,17 +1889,26 @@ function unpairedByShape(s: Side): Map<number, number[]> {
 function pairedTicks(shape: StepShape, paired: number, unpaired: number[]): { ticks: Float64Array; exact: boolean } {
   if (paired === shape.instances) return { ticks: shape.sumTicks, exact: true };
   if (paired === 0) return { ticks: new Float64Array(shape.sumTicks.length), exact: true };
-  const at = new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
-  if (unpaired.every((index) => at.has(index))) {
-    const ticks = shape.sumTicks.slice();
-    for (const index of unpaired) {
-      const durs = shape.sampleDurTicks[at.get(index)!]!;
-      for (let k = 0; k < ticks.length; k++) ticks[k]! -= durs[k]!;
-    }
-    return { ticks, exact: true };
-  }
+  const ticks = lessSteps(shape, shape.sumTicks, unpaired, sampleIndex(shape));
+  if (ticks !== null) return { ticks, exact: true };
   const share = paired / shape.instances;
   return { ticks: shape.sumTicks.map((t) => t * share), exact: false };
+}
+
+/** Per sampled step of a shape (its index in the side's steps): its index in the shape's samples. */
+function sampleIndex(shape: StepShape): Map<number, number> {
+  return new Map<number, number>(shape.sampled.map((index, k) => [index, k]));
+}
+
+/** `sums` (a shape's, or a rank's of it) less the durations of some of its steps; null when one is not sampled. */
+function lessSteps(shape: StepShape, sums: Float64Array, steps: readonly number[], at: Map<number, number>): Float64Array | null {
+  if (!steps.every((index) => at.has(index))) return null;
+  const out = sums.slice();
+  for (const index of steps) {
+    const durs = shape.sampleDurTicks[at.get(index)!]!;
+    for (let k = 0; k < out.length; k++) out[k]! -= durs[k]!;
+  }
+  return out;
 }
 
 function conservation(
