@@ -44,6 +44,8 @@ interface MixedSpec {
   fuseDecode: boolean;
   /** The PR's steps are all decode steps (it profiled no prefill). */
   prefillOnBaseOnly?: boolean;
+  /** The base's steps are all decode steps (it profiled no prefill). */
+  prefillOnPrOnly?: boolean;
   /** Base decode steps (0-based) that ran one Cast more at their end. */
   extraCast?: ReadonlySet<number>;
 }
@@ -61,7 +63,7 @@ function mixedPair(spec: MixedSpec): { base: Sequences; pr: Sequences; steps: [s
       let t = 0;
       for (let step = 0; step < spec.steps; step++) {
         const pr = side === 1;
-        const prefill = spec.prefill.has(step) && !(pr && spec.prefillOnBaseOnly === true);
+        const prefill = spec.prefill.has(step) && !(pr && spec.prefillOnBaseOnly === true) && !(!pr && spec.prefillOnPrOnly === true);
         const kernels = prefill ? prefillStep(spec.layers, pr && spec.fusePrefill) : decodeStep(decode, pr && spec.fuseDecode, () => true);
         if (!pr && !prefill && spec.extraCast?.has(step) === true) kernels.push('Cast');
         steps[side][rank]!.push(kernels);
@@ -248,6 +250,25 @@ describe('classes that must add nothing', () => {
     const r = findRewrites(base, pr);
     expect(r.rewrites.map((w) => [w.removed, w.added])).toEqual([[CHAIN, [FUSED]]]);
   });
+  test('prefill steps profiled on the PR only: the decode fusion alone, no rewrite made of decode against prefill', () => {
+    for (const layers of [8, 61]) {
+      const { base, pr } = mixedPair({
+        layers,
+        ranks: 2,
+        steps: 12,
+        prefill: new Set([0, 5]),
+        fusePrefill: false,
+        fuseDecode: true,
+        prefillOnPrOnly: true,
+      });
+      const r = findRewrites(base, pr);
+      expect(
+        r.rewrites.map((w) => [w.removed, w.added]),
+        `${layers} layers`,
+      ).toEqual([[CHAIN, [FUSED]]]);
+      expect(r.notes.map((n) => n.kind)).not.toContain('some-steps');
+    }
+  });
   test('decode steps that ran a kernel more stay in their class: no rewrite of it', () => {
     const { base, pr } = mixedPair({
       layers: 8,
@@ -410,7 +431,7 @@ describe('what the most frequent steps give does not depend on the other classes
         const listed = new Map(on.rewrites.map((w) => [key(w), figures(w)]));
         for (const w of off.rewrites) expect(listed.get(key(w))).toEqual(figures(w));
         if (off.rewrites.length > 0) expect(on.marker).toEqual(off.marker);
-        expect(on.notes.some((n) => n.kind === 'other-classes')).toBe(on.rewrites.length > off.rewrites.length);
+        expect(on.notes.some((n) => n.kind === 'other-classes' || n.kind === 'some-steps')).toBe(on.rewrites.length > off.rewrites.length);
       }),
       { numRuns: 500 },
     );

@@ -533,6 +533,14 @@ export type RewriteNoteJson =
    */
   | { kind: 'other-classes'; rewrites: number; steps: { base: number; pr: number } }
   /**
+   * Rewrites listed that were found only in some of the PR's steps, a kind of step of their own, where the base ran
+   * its most frequent kind at the same Step Ids (a fusion made in some steps only): each such kind is aligned by its
+   * most frequent shape with the base's most frequent step, and only fusions are kept (a chain of two kernels or more
+   * replaced by fewer, of kinds no base step runs). `steps`: the PR steps of the shapes they were found in, `of`: the
+   * PR steps of those lanes (summed over lanes).
+   */
+  | { kind: 'some-steps'; rewrites: number; steps: number; of: number }
+  /**
    * Other kinds of step whose differences are not listed: `oneOff`, aligned pairs of kinds whose own differences (not
    * those of the most frequent steps) are 4 or more and mostly happen once in a step, as those of unrelated steps
    * (warm-up steps) do, with `differences`, those left out; `unaligned`, pairs too different to align within the

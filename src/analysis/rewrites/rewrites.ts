@@ -38,7 +38,7 @@ import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
-import { byFrequency, CLASSED_WORK, type Classes, classPairs, shapeBound, stepClasses } from './stepClasses.js';
+import { byFrequency, CLASSED_WORK, type Classes, classPairs, fusedClasses, shapeBound, stepClasses } from './stepClasses.js';
 
 export interface RewriteOptions {
   /** The most insertions + deletions one pair of representative steps may need. */
@@ -510,6 +510,8 @@ interface Rep {
   primary: boolean;
   /** Another class's: the lane's steps of these shapes, base and PR. */
   steps?: [number, number];
+  /** A PR class aligned with the base's representative (fusedClasses): only fusions the base could not have made count. */
+  fusedOnly?: true;
 }
 
 /** The alignment of two shapes (one per pair of shapes: lanes with the same pair share it); refused past maxEdits. */
@@ -624,19 +626,32 @@ interface Forming {
 const UNALIGNED_MIN_CHANGES = 8;
 
 /**
- * The note of the rewrites listed that were found only in another class of steps than the lanes' most frequent (the
- * heading speaks of that one), with the steps of those classes' shapes they were found in.
+ * The notes of the rewrites listed that were found only in another class of steps than the lanes' most frequent (the
+ * heading speaks of that one), with the steps of those classes' shapes they were found in: those found in PR steps of
+ * a class the base did not run (fusedClasses: a fusion made in some steps) apart, with the steps of their lanes.
  */
-function otherClassesNote(kept: Forming[], reps: Rep[], notes: RewriteNote[]): void {
+function otherClassesNote(kept: Forming[], reps: Rep[], lanes: readonly Lane[], notes: RewriteNote[]): void {
   const only = kept.filter((f) => f.perLane.size === 0);
-  if (only.length === 0) return;
-  const pairs = new Set(only.flatMap((f) => [...f.positions.keys()]));
-  const steps = { base: 0, pr: 0 };
-  for (const i of pairs) {
-    steps.base += reps[i]!.steps![0];
-    steps.pr += reps[i]!.steps![1];
+  const inFused = (f: Forming): boolean => [...f.positions.keys()].every((i) => reps[i]!.fusedOnly === true);
+  const other = only.filter((f) => !inFused(f));
+  const fused = only.filter(inFused);
+  const pairsOf = (fs: Forming[]): Set<number> => new Set(fs.flatMap((f) => [...f.positions.keys()]));
+  if (other.length > 0) {
+    const steps = { base: 0, pr: 0 };
+    for (const i of pairsOf(other)) {
+      steps.base += reps[i]!.steps![0];
+      steps.pr += reps[i]!.steps![1];
+    }
+    notes.push({ kind: 'other-classes', rewrites: other.length, steps });
   }
-  notes.push({ kind: 'other-classes', rewrites: only.length, steps });
+  if (fused.length > 0) {
+    const pairs = pairsOf(fused);
+    let steps = 0;
+    for (const i of pairs) steps += reps[i]!.steps![1];
+    let of = 0;
+    for (const lane of new Set([...pairs].map((i) => reps[i]!.lane))) of += lanes[lane]!.pr!.steps;
+    notes.push({ kind: 'some-steps', rewrites: fused.length, steps, of });
+  }
 }
 
 /** An other class's pair of steps whose own differences are this many or more may be judged one-off (oneOffClasses). */
@@ -687,6 +702,26 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
   }
   // Kinds, not lanes: the same pair of kernel sequences on 8 ranks is one kind of step (a note of '8 other kinds').
   return { pairs: new Set([...oneOff].map((i) => `${reps[i]!.base}:${reps[i]!.pr}`)).size, differences };
+}
+
+/**
+ * Drop from `forming` the differences found only in pairs of a PR class with the base's representative
+ * (fusedClasses) that are not a fusion the base could not have made: a chain of two kernels or more replaced by fewer,
+ * each of a kind no base step runs. A fusion made in some steps is one; a PR's prefill step read against the base's
+ * decode step differs otherwise (an attention kernel for another, or kernels the base runs in its other steps).
+ */
+function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseTokens: readonly Int32Array[]): void {
+  let ran: Set<number> | null = null;
+  for (const [key, f] of forming) {
+    if (f.perLane.size > 0 || ![...f.positions.keys()].every((i) => reps[i]!.fusedOnly === true)) continue;
+    const shaped = f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length;
+    if (ran === null) {
+      ran = new Set<number>();
+      for (const t of baseTokens) for (const x of t) ran.add(x);
+    }
+    const seen = ran;
+    if (!shaped || f.added.some((t) => seen.has(t))) forming.delete(key);
+  }
 }
 
 /** A rewrite's copies in the lanes' representative steps. */
@@ -816,7 +851,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const forming = new Map<string, Forming>();
   const low: [LowCoverage | null, LowCoverage | null] = [null, null];
   // The aligned pairs of the lanes' other classes of steps (stepClasses.ts), aligned after the representatives.
-  const others: { p: LanePair; lane: number; base: number; pr: number }[] = [];
+  const others: { p: LanePair; lane: number; base: number; pr: number; fusedOnly: boolean }[] = [];
   const bounds = [shapeBound(sides[0].tokens, sides[0].tokens), shapeBound(sides[1].tokens, sides[1].tokens)];
   const across = shapeBound(sides[0].tokens, sides[1].tokens);
   // A lane's classes of steps, its representative first: of the steps the other side has too (a step cut short, or of
@@ -831,7 +866,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!, classedWork);
   };
   /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
-  const lanePairs = (p: LanePair, b: number, r: number): [number, number][] => {
+  const lanePairs = (p: LanePair, b: number, r: number): [number, number, boolean][] => {
     const [cb, cp] = [classesOf(0, p.base!, b), classesOf(1, p.pr!, r)];
     // By the steps' places (Step Ids; in order on a rank that shares none), as the chains are counted.
     const prStep = new Map<number, number>();
@@ -843,7 +878,11 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       const [x, y] = [cb.of.get(rec.shape), shape === undefined ? undefined : cp.of.get(shape)];
       if (x !== undefined && y !== undefined) together[x]![y]!++;
     }
-    return classPairs(cb.reps, cp.reps, across, together);
+    const pairs = classPairs(cb.reps, cp.reps, across, together);
+    return [
+      ...pairs.map(([x, y]): [number, number, boolean] => [x, y, false]),
+      ...fusedClasses(cb.reps, cp.reps, pairs, together).map((y): [number, number, boolean] => [b, y, true]),
+    ];
   };
   /** The hunks of an aligned pair of steps (rep: its index in reps), grouped into the rewrites forming. */
   const formFrom = (p: LanePair, laneIndex: number, repIndex: number, result: Hunk[]): void => {
@@ -923,8 +962,8 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     // 3. Group the hunks by what they removed and added.
     formFrom(p, laneIndex, reps.length - 1, result);
     // The lane's other classes of steps (prefill beside decode), when its representatives aligned.
-    if (opts.otherClasses && b.side.shapes > 1 && r.side.shapes > 1)
-      for (const [bs, ps] of lanePairs(p, b.shape, r.shape)) others.push({ p, lane: laneIndex, base: bs, pr: ps });
+    if (opts.otherClasses && (b.side.shapes > 1 || r.side.shapes > 1))
+      for (const [bs, ps, fusedOnly] of lanePairs(p, b.shape, r.shape)) others.push({ p, lane: laneIndex, base: bs, pr: ps, fusedOnly });
   }
   // The other classes' alignments share one budget of work, maxWork in all (each (N + M) · D, the edit cap of a pair
   // refused): classes of steps alike in their counts but not in their order (a hostile profile) cost at most one
@@ -951,10 +990,18 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     // Steps of a class too different to align are said in a note (the lane's status is its representatives').
     if (!Array.isArray(result)) unaligned.add(`${o.base}:${o.pr}`);
     if (!Array.isArray(result) || result.length === 0) continue;
-    reps.push({ base: o.base, pr: o.pr, lane: o.lane, primary: false, steps: [count(0, o.p.base!, o.base), count(1, o.p.pr!, o.pr)] });
+    reps.push({
+      base: o.base,
+      pr: o.pr,
+      lane: o.lane,
+      primary: false,
+      steps: [count(0, o.p.base!, o.base), count(1, o.p.pr!, o.pr)],
+      ...(o.fusedOnly ? { fusedOnly: true as const } : {}),
+    });
     formFrom(o.p, o.lane, reps.length - 1, result);
   }
 
+  fusedOnly(forming, reps, sides[0].tokens);
   const oneOff = oneOffClasses(forming, reps);
   if (oneOff.pairs > 0 || unaligned.size > 0)
     notes.push({ kind: 'other-classes-apart', oneOff: oneOff.pairs, differences: oneOff.differences, unaligned: unaligned.size });
@@ -1039,7 +1086,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (i >= 0) notes.splice(i, 1);
     kept = [];
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
-  otherClassesNote(kept, reps, notes);
+  otherClassesNote(kept, reps, lanes, notes);
   const timed = attributeTime(sides, claimed, considered, kept);
   for (const f of kept) {
     const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;

@@ -185,3 +185,37 @@ export function classPairs(
   }
   return out;
 }
+
+/**
+ * The PR classes to align with the base's representative (as PR shapes): those no pair of classPairs (`pairs`) holds
+ * whose steps (a rank's Step Id, as in classPairs) the base ran mostly as its representative's kind. A fusion made in
+ * some steps only sets those steps apart as a class of their own (its fused kernel, one a layer, is of a kind the
+ * base never runs), and the base's steps are all alike. Steps of another kind profiled on one side only (a PR's
+ * prefill step where the base ran a decode step) pair so too: what is found there is kept only when it is a fusion
+ * that the base's kernels could not have made (see rewrites.ts, `fusedOnly`). A base class so placed is not aligned
+ * (the base's prefill step against the PR's decode step reads as a fusion into the decode kernels; the case is
+ * alike, sides apart, to a fusion the base made in some steps that the PR made in all).
+ */
+export function fusedClasses(
+  base: readonly number[],
+  pr: readonly number[],
+  pairs: readonly [number, number][],
+  together: readonly (readonly number[])[],
+): number[] {
+  const taken = new Set(pairs.map(([, p]) => p));
+  const out: number[] = [];
+  for (let pi = 1; pi < pr.length; pi++) {
+    if (taken.has(pr[pi]!)) continue;
+    let best = -1;
+    let bestV = 0;
+    for (let b = 0; b < base.length; b++) {
+      const v = together[b]?.[pi] ?? 0;
+      if (v > bestV) {
+        best = b;
+        bestV = v;
+      }
+    }
+    if (best === 0) out.push(pr[pi]!);
+  }
+  return out;
+}

@@ -505,10 +505,10 @@ export function restLines(r: Rewrites, code: Code, max = 12): string[] {
  * conservation line.
  */
 export function notesFirst(r: Rewrites): RewriteNote[] {
-  return r.notes.filter((n) => n.kind === 'low-coverage' || n.kind === 'other-classes');
+  return r.notes.filter((n) => n.kind === 'low-coverage' || n.kind === 'other-classes' || n.kind === 'some-steps');
 }
 export function notesLast(r: Rewrites): RewriteNote[] {
-  return r.notes.filter((n) => n.kind !== 'low-coverage' && n.kind !== 'other-classes' && n.kind !== 'unaligned');
+  return r.notes.filter((n) => n.kind !== 'low-coverage' && n.kind !== 'other-classes' && n.kind !== 'some-steps' && n.kind !== 'unaligned');
 }
 
 /** Whether the steps did not align (unrelated runs): no rewrite, and no count said of them. */
@@ -599,6 +599,11 @@ export function noteText(n: RewriteNote, code: Code): string {
         `(prefill steps beside decode steps, say), in the most frequent step of that kind (the steps of that kernel sequence: ${steps} in all, over ranks and kinds): each other kind of step is aligned so with its like on the other side`
       );
     }
+    case 'some-steps':
+      return (
+        `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in some of the PR's steps (${fmtCount(n.steps)} of ${fmtCount(n.of)}, over ranks), ` +
+        "a kind of step of their own where the base ran its most frequent step at the same Step Ids: each such kind is aligned with the base's most frequent step, and only fusions are kept (a chain replaced by fewer kernels of kinds the base never runs)"
+      );
     case 'other-classes-apart': {
       const parts: string[] = [];
       if (n.oneOff > 0)
