@@ -533,11 +533,11 @@ export type RewriteNoteJson =
    */
   | { kind: 'other-classes'; rewrites: number; steps: { base: number; pr: number } }
   /**
-   * Rewrites listed that were found only in some of the PR's steps, a kind of step of their own, where the base ran
-   * its most frequent kind at the same Step Ids (a fusion made in some steps only): each such kind is aligned by its
-   * most frequent shape with the base's most frequent step, and only fusions are kept (a chain of two kernels or more
-   * replaced by fewer, of kinds no base step runs). `steps`: the PR steps of the shapes they were found in, `of`: the
-   * PR steps of those lanes (summed over lanes).
+   * Rewrites listed that were found only in some of the PR's steps (a kind of step of their own, or steps that run a
+   * kernel no base step runs) where the base ran its most frequent kind at the same Step Ids (a fusion made in some
+   * steps only): such steps are aligned by their most frequent shape with the base's most frequent step, and only
+   * fusions are kept (a chain of two kernels or more replaced by fewer, of kinds no base step runs). `steps`: the PR
+   * steps of the shapes they were found in, `of`: the PR steps of those lanes (summed over lanes).
    */
   | { kind: 'some-steps'; rewrites: number; steps: number; of: number }
   /**

@@ -710,17 +710,11 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
  * each of a kind no base step runs. A fusion made in some steps is one; a PR's prefill step read against the base's
  * decode step differs otherwise (an attention kernel for another, or kernels the base runs in its other steps).
  */
-function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseTokens: readonly Int32Array[]): void {
-  let ran: Set<number> | null = null;
+function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseRan: ReadonlySet<number>): void {
   for (const [key, f] of forming) {
     if (f.perLane.size > 0 || ![...f.positions.keys()].every((i) => reps[i]!.fusedOnly === true)) continue;
     const shaped = f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length;
-    if (ran === null) {
-      ran = new Set<number>();
-      for (const t of baseTokens) for (const x of t) ran.add(x);
-    }
-    const seen = ran;
-    if (!shaped || f.added.some((t) => seen.has(t))) forming.delete(key);
+    if (!shaped || f.added.some((t) => baseRan.has(t))) forming.delete(key);
   }
 }
 
@@ -865,6 +859,15 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const shapes = byFrequency((st) => s.seq.steps[st]!.shape, pairedOf(i, key));
     return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!, classedWork);
   };
+  // The kernels any base step runs (made when first asked for).
+  let ranByBase: Set<number> | null = null;
+  const baseRan = (): Set<number> => {
+    if (ranByBase === null) {
+      ranByBase = new Set<number>();
+      for (const t of sides[0].tokens) for (const x of t) ranByBase.add(x);
+    }
+    return ranByBase;
+  };
   /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
   const lanePairs = (p: LanePair, b: number, r: number): [number, number, boolean][] => {
     const [cb, cp] = [classesOf(0, p.base!, b), classesOf(1, p.pr!, r)];
@@ -872,17 +875,37 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const prStep = new Map<number, number>();
     for (const st of pairedOf(1, p.pr!)) prStep.set(places[1][st]!, sides[1].seq.steps[st]!.shape);
     const together = cb.reps.map(() => cp.reps.map(() => 0));
+    // Per PR shape of the representative's class: its steps where the base ran its representative's class, and others.
+    const byShape = new Map<number, [number, number]>();
     for (const st of pairedOf(0, p.base!)) {
       const rec = sides[0].seq.steps[st]!;
       const shape = prStep.get(places[0][st]!);
       const [x, y] = [cb.of.get(rec.shape), shape === undefined ? undefined : cp.of.get(shape)];
       if (x !== undefined && y !== undefined) together[x]![y]!++;
+      if (y === 0 && shape !== r && x !== undefined) {
+        const c = entry(byShape, shape!, (): [number, number] => [0, 0]);
+        c[x === 0 ? 0 : 1]++;
+      }
     }
     const pairs = classPairs(cb.reps, cp.reps, across, together);
-    return [
+    const out: [number, number, boolean][] = [
       ...pairs.map(([x, y]): [number, number, boolean] => [x, y, false]),
       ...fusedClasses(cb.reps, cp.reps, pairs, together).map((y): [number, number, boolean] => [b, y, true]),
     ];
+    // A fusion in some steps that does not set them apart as a class (a chain of the step's end, once a step): the most
+    // frequent PR shape of the representative's class that runs a kernel no base step runs and the PR's representative
+    // does not, its steps mostly where the base ran its representative's class (shapes in the order classesOf looked
+    // at them, the most frequent first).
+    const repKinds = new Set(sides[1].tokens[r]!);
+    const ran = baseRan();
+    const order = new Map([...cp.of.keys()].map((x, i) => [x, i]));
+    for (const [x, [atRep, elsewhere]] of [...byShape].sort((u, v) => order.get(u[0])! - order.get(v[0])!)) {
+      if (atRep <= elsewhere) continue;
+      if (!sides[1].tokens[x]!.some((t) => !ran.has(t) && !repKinds.has(t))) continue;
+      out.push([b, x, true]);
+      break;
+    }
+    return out;
   };
   /** The hunks of an aligned pair of steps (rep: its index in reps), grouped into the rewrites forming. */
   const formFrom = (p: LanePair, laneIndex: number, repIndex: number, result: Hunk[]): void => {
@@ -1001,7 +1024,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     formFrom(o.p, o.lane, reps.length - 1, result);
   }
 
-  fusedOnly(forming, reps, sides[0].tokens);
+  fusedOnly(forming, reps, baseRan());
   const oneOff = oneOffClasses(forming, reps);
   if (oneOff.pairs > 0 || unaligned.size > 0)
     notes.push({ kind: 'other-classes-apart', oneOff: oneOff.pairs, differences: oneOff.differences, unaligned: unaligned.size });
