@@ -536,8 +536,9 @@ export type RewriteNoteJson =
    * Rewrites listed that were found only in some of the PR's steps (a kind of step of their own, or steps that run a
    * kernel no base step runs) where the base ran its most frequent kind at the same Step Ids (a fusion made in some
    * steps only): such steps are aligned by their most frequent shape with the base's most frequent step, and only
-   * fusions are kept (a chain of two kernels or more replaced by fewer, of kinds no base step runs). `steps`: the PR
-   * steps of the shapes they were found in, `of`: the PR steps of those lanes (summed over lanes).
+   * fusions are kept (a chain of two kernels or more replaced by fewer, of kinds no base step runs). `steps`: the
+   * steps (a rank's step both sides profiled) where it replaced a chain (for several, the most of any of them), `of`:
+   * all the steps both sides profiled, over ranks.
    */
   | { kind: 'some-steps'; rewrites: number; steps: number; of: number }
   /**

@@ -78,6 +78,8 @@ export interface Counted {
   perStep: { min: number; max: number };
   /** Ranks with a chain in some step (their steps' sum above zero). */
   ranks: string[];
+  /** The steps (a rank's step both sides profiled) where it replaced a chain, and all such steps of every rank. */
+  steps: { with: number; of: number };
   /**
    * Ranks whose steps' sum is below zero (the PR ran the chain more often there than the base), and the chains
    * they take off the others' (`chains` is the sum over every rank): their steps are in `perStep` too.
@@ -177,6 +179,11 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       max = Math.max(max, perKind[i]!);
     }
     const ranks = [...byRank].filter(([, v]) => v > 0).map(([r]) => r);
+    const steps = { with: 0, of: 0 };
+    for (let i = 0; i < kinds.length; i++) {
+      steps.of += kinds[i]!.units;
+      if (perKind[i]! > 0 && byRank.get(kinds[i]!.rank)! > 0) steps.with += kinds[i]!.units;
+    }
     const below = [...byRank].filter(([, v]) => v < 0);
     const undone = { ranks: below.map(([r]) => r), chains: below.reduce((a, [, v]) => a - v, 0) };
     const kept = { kernels: 0, steps: 0, tokens: new Map<number, number>() };
@@ -262,7 +269,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
           places[i]!.owner[k] = id;
         }
     }
-    out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, undone, kept, keptAt });
+    out.set(f, { chains, perStep: { min: min === Number.POSITIVE_INFINITY ? 0 : Math.max(0, min), max }, ranks, steps, undone, kept, keptAt });
   }
   return { counted: out, claimed: places.map(({ rank, side, shape, owner, scoped, replaced }) => ({ rank, side, shape, owner, scoped, replaced })) };
 }

@@ -38,6 +38,7 @@ import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
+import { mergeMoves } from './moves.js';
 import { byFrequency, CLASSED_WORK, type Classes, classPairs, fusedClasses, shapeBound, stepClasses } from './stepClasses.js';
 
 export interface RewriteOptions {
@@ -54,6 +55,13 @@ export interface RewriteOptions {
   /** Align the lanes' other classes of steps too (stepClasses.ts); off, the representatives alone (tests compare). */
   otherClasses: boolean;
 }
+
+/**
+ * The most PR step shapes of a lane's most frequent kind aligned with the base's most frequent step for the kernels
+ * they run that no base step runs (a fusion in some steps too small to make a kind of step): one per set of such
+ * kernels, the most frequent first.
+ */
+const MAX_NEW_KINDS = 4;
 
 /**
  * The most rewrites verified on every step. Each costs a scan of every distinct step shape of both sides; two
@@ -630,27 +638,27 @@ const UNALIGNED_MIN_CHANGES = 8;
  * heading speaks of that one), with the steps of those classes' shapes they were found in: those found in PR steps of
  * a class the base did not run (fusedClasses: a fusion made in some steps) apart, with the steps of their lanes.
  */
-function otherClassesNote(kept: Forming[], reps: Rep[], lanes: readonly Lane[], notes: RewriteNote[]): void {
+function otherClassesNote(kept: Forming[], reps: Rep[], counted: (f: Forming) => Counted, notes: RewriteNote[]): void {
   const only = kept.filter((f) => f.perLane.size === 0);
   const inFused = (f: Forming): boolean => [...f.positions.keys()].every((i) => reps[i]!.fusedOnly === true);
   const other = only.filter((f) => !inFused(f));
   const fused = only.filter(inFused);
-  const pairsOf = (fs: Forming[]): Set<number> => new Set(fs.flatMap((f) => [...f.positions.keys()]));
   if (other.length > 0) {
+    // The steps of the other classes' pairs they were found in (not the base's representatives of the PR's steps
+    // aligned with them for a fusion in some steps).
     const steps = { base: 0, pr: 0 };
-    for (const i of pairsOf(other)) {
+    for (const i of new Set(other.flatMap((f) => [...f.positions.keys()]))) {
+      if (reps[i]!.fusedOnly === true) continue;
       steps.base += reps[i]!.steps![0];
       steps.pr += reps[i]!.steps![1];
     }
     notes.push({ kind: 'other-classes', rewrites: other.length, steps });
   }
   if (fused.length > 0) {
-    const pairs = pairsOf(fused);
-    let steps = 0;
-    for (const i of pairs) steps += reps[i]!.steps![1];
-    let of = 0;
-    for (const lane of new Set([...pairs].map((i) => reps[i]!.lane))) of += lanes[lane]!.pr!.steps;
-    notes.push({ kind: 'some-steps', rewrites: fused.length, steps, of });
+    // The steps where they replaced a chain (of the one that replaced chains in the most, for several), of the steps
+    // both sides profiled.
+    const steps = Math.max(...fused.map((f) => counted(f).steps.with));
+    notes.push({ kind: 'some-steps', rewrites: fused.length, steps, of: counted(fused[0]!).steps.of });
   }
 }
 
@@ -705,17 +713,37 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
 }
 
 /**
- * Drop from `forming` the differences found only in pairs of a PR class with the base's representative
- * (fusedClasses) that are not a fusion the base could not have made: a chain of two kernels or more replaced by fewer,
- * each of a kind no base step runs. A fusion made in some steps is one; a PR's prefill step read against the base's
- * decode step differs otherwise (an attention kernel for another, or kernels the base runs in its other steps).
+ * Drop from `forming` the differences found only in pairs of PR steps with the base's representative (fusedClasses,
+ * and the steps of a kernel no base step runs) that are not a fusion the base could not have made: a chain of two
+ * kernels or more replaced by fewer, each of a kind no base step runs. A fusion made in some steps is one. A PR's
+ * prefill step read against the base's decode step differs otherwise too, over its layers (an attention kernel for
+ * another, a kernel dropped or added in each layer): a pair with a difference of its own that is no such fusion and
+ * repeats in the step (at two places or more: copies side by side are one) is another kind of step, and nothing
+ * found only in such pairs is kept. A
+ * prefill step that differs from the decode step only by kernels of its own in place of chains of the decode step's
+ * reads as a fusion in that step (docs/diff.md).
  */
 function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseRan: ReadonlySet<number>): void {
-  for (const [key, f] of forming) {
-    if (f.perLane.size > 0 || ![...f.positions.keys()].every((i) => reps[i]!.fusedOnly === true)) continue;
-    const shaped = f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length;
-    if (!shaped || f.added.some((t) => baseRan.has(t))) forming.delete(key);
+  const fusion = (f: Forming): boolean =>
+    f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length && !f.added.some((t) => baseRan.has(t));
+  const otherKind = new Set<number>();
+  for (const f of forming.values()) {
+    if (f.perLane.size > 0 || fusion(f)) continue;
+    for (const [i, at] of f.positions) if (reps[i]!.fusedOnly === true && sites(at, f.removed.length) >= 2) otherKind.add(i);
   }
+  for (const [key, f] of forming) {
+    const pairs = [...f.positions.keys()];
+    if (f.perLane.size > 0 || !pairs.every((i) => reps[i]!.fusedOnly === true)) continue;
+    if (!fusion(f) || pairs.every((i) => otherKind.has(i))) forming.delete(key);
+  }
+}
+
+/** The places of a step a difference is at: its copies' base positions, those side by side (`C C` → `F F`) one place. */
+function sites(positions: readonly number[], len: number): number {
+  const at = [...positions].sort((x, y) => x - y);
+  let n = 0;
+  for (let i = 0; i < at.length; i++) if (i === 0 || (at[i] !== at[i - 1] && at[i] !== at[i - 1]! + len)) n++;
+  return n;
 }
 
 /** A rewrite's copies in the lanes' representative steps. */
@@ -892,18 +920,22 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       ...pairs.map(([x, y]): [number, number, boolean] => [x, y, false]),
       ...fusedClasses(cb.reps, cp.reps, pairs, together).map((y): [number, number, boolean] => [b, y, true]),
     ];
-    // A fusion in some steps that does not set them apart as a class (a chain of the step's end, once a step): the most
-    // frequent PR shape of the representative's class that runs a kernel no base step runs and the PR's representative
-    // does not, its steps mostly where the base ran its representative's class (shapes in the order classesOf looked
-    // at them, the most frequent first).
+    // A fusion in some steps that does not set them apart as a class (a chain of the step's end, once a step): of the
+    // PR shapes of the representative's class that run a kernel no base step runs and the PR's representative does
+    // not, with their steps mostly where the base ran its representative's class, the most frequent of each set of
+    // such kernels (two small fusions in steps apart, or one beside a warm-up step's own kernel), up to MAX_NEW_KINDS
+    // (shapes in the order classesOf looked at them, the most frequent first).
     const repKinds = new Set(sides[1].tokens[r]!);
     const ran = baseRan();
     const order = new Map([...cp.of.keys()].map((x, i) => [x, i]));
+    const sets = new Set<string>();
     for (const [x, [atRep, elsewhere]] of [...byShape].sort((u, v) => order.get(u[0])! - order.get(v[0])!)) {
+      if (sets.size >= MAX_NEW_KINDS) break;
       if (atRep <= elsewhere) continue;
-      if (!sides[1].tokens[x]!.some((t) => !ran.has(t) && !repKinds.has(t))) continue;
+      const novel = [...new Set(sides[1].tokens[x]!.filter((t) => !ran.has(t) && !repKinds.has(t)))].sort((u, v) => u - v).join(',');
+      if (novel === '' || sets.has(novel)) continue;
+      sets.add(novel);
       out.push([b, x, true]);
-      break;
     }
     return out;
   };
@@ -913,7 +945,11 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const ta = sides[0].tokens[rep.base]!;
     const tb = sides[1].tokens[rep.pr]!;
     const singles = singleCopies(ta, tb, result);
-    for (const h of result.flatMap((x) => splitDuplicates(ta, tb, x, singles))) {
+    for (const h of mergeMoves(
+      ta,
+      tb,
+      result.flatMap((x) => splitDuplicates(ta, tb, x, singles)),
+    )) {
       // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
       const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
       const aLen = h.aLen / copies;
@@ -1109,7 +1145,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     if (i >= 0) notes.splice(i, 1);
     kept = [];
   } else if (undone > 0) notes.push({ kind: 'no-chains', changes: undone });
-  otherClassesNote(kept, reps, lanes, notes);
+  otherClassesNote(kept, reps, (f) => chainsOf.get(f)!, notes);
   const timed = attributeTime(sides, claimed, considered, kept);
   for (const f of kept) {
     const { removedChains, addedChains, chains, perStep, ranks, undone: undoneBy, kept: keptKernels } = chainsOf.get(f)!;

@@ -601,7 +601,7 @@ export function noteText(n: RewriteNote, code: Code): string {
     }
     case 'some-steps':
       return (
-        `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in some of the PR's steps (${fmtCount(n.steps)} of ${fmtCount(n.of)}, over ranks), ` +
+        `${n.rewrites === 1 ? 'one rewrite below was' : `${fmtCount(n.rewrites)} rewrites below were`} found only in some of the PR's steps (${n.rewrites === 1 ? '' : 'each in at most '}${fmtCount(n.steps)} of ${fmtCount(n.of)}, over ranks), ` +
         "steps that ran kernels no base step runs where the base ran its most frequent step at the same Step Ids: such steps are aligned with the base's most frequent step, and only fusions are kept (a chain replaced by fewer kernels of kinds the base never runs)"
       );
     case 'other-classes-apart': {

@@ -1,0 +1,103 @@
+// Fusions made in some steps only, and kernels moved beside a fusion, at 61 layers. The truth is the generator's:
+// which steps and layers it fused, and each kernel's duration. A fusion in some steps only read "None: the most
+// frequent step of each side is the same kernel sequence"; a fused kernel that runs a kernel later than the chain it
+// replaced read as the chain removed and the fused kernel added, two rewrites and no fusion.
+
+import { describe, expect, test } from 'vitest';
+import { mergeMoves } from '../src/analysis/rewrites/moves.js';
+import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
+import { recordSteps } from './recordSteps.js';
+
+const LAYERS = 61;
+const STEPS = 8;
+/** Kernels of a layer that no change touches. */
+const FILL = Array.from({ length: 30 }, (_, i) => `K${i % 10}`);
+const LAYER = ['LightningIndexer', 'SparseFlashAttention', 'A', 'B', 'C', 'D', 'E', 'ZerosLike', ...FILL];
+/** Ticks of a kernel: its own, so that each rewrite's saving is known. */
+const DUR: Record<string, number> = { A: 11_000, B: 12_000, C: 13_000, D: 14_000, E: 15_000, F: 20_000, G: 7_000, Tail: 9_000 };
+const dur = (k: string): number => DUR[k] ?? 5_000;
+
+/** Steps of LAYERS layers on `ranks` ranks; layer l of a step is `layer(rank, step, l)`. */
+function record(layer: (rank: number, step: number, l: number) => string[], ranks = 1) {
+  return recordSteps({ ranks, layers: LAYERS, steps: STEPS, layer, dur });
+}
+
+const base = record(() => LAYER);
+const swap = (l: string[], from: string[], to: string[]): string[] => {
+  const i = l.indexOf(from[0]!);
+  return [...l.slice(0, i), ...to, ...l.slice(i + from.length)];
+};
+
+describe('a fusion in some steps only', () => {
+  test('two fusions too small to make a kind of step, each in steps of its own, beside a warm-up step: each found, exact', () => {
+    // Steps 3 and 4 fuse A B C into F in layers 0-1; steps 6 and 7 fuse D E into G in layer 5; step 1 runs a warm-up
+    // kernel the base never runs.
+    const pr = record((_r, s, l) => {
+      if ((s === 3 || s === 4) && l <= 1) return swap(LAYER, ['A', 'B', 'C'], ['F']);
+      if ((s === 6 || s === 7) && l === 5) return swap(LAYER, ['D', 'E'], ['G']);
+      if (s === 1 && l === 0) return ['Warmup', ...LAYER];
+      return LAYER;
+    });
+    const r = findRewrites(base, pr);
+    const got = r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains, w.totalSavingTicks]);
+    expect(got).toContainEqual(['A B C', 'F', 4, 4 * (20_000 - 36_000)]);
+    expect(got).toContainEqual(['D E', 'G', 2, 2 * (7_000 - 29_000)]);
+    expect(r.notes).toContainEqual({ kind: 'some-steps', rewrites: r.rewrites.length, steps: 2, of: STEPS });
+  });
+  test('a prefill step of the PR alone, whose attention is a kernel of its own and which drops a kernel in each layer: nothing listed', () => {
+    // At Step Id 1 the PR profiled a prefill step where the base profiled a decode step.
+    const prefill = (l: string[]) => swap(swap(l, ['LightningIndexer', 'SparseFlashAttention'], ['FlashAttentionScore']), ['ZerosLike'], []);
+    const pr = record((_r, s) => (s === 1 ? prefill(LAYER) : LAYER));
+    const r = findRewrites(base, pr);
+    expect(r.rewrites).toEqual([]);
+    expect(r.notes.map((n) => n.kind)).not.toContain('some-steps');
+  });
+  test('with a fusion of its own in every step beside it: that fusion alone', () => {
+    const fused = swap(LAYER, ['A', 'B', 'C'], ['F']);
+    const prefill = (l: string[]) => swap(swap(l, ['LightningIndexer', 'SparseFlashAttention'], ['FlashAttentionScore']), ['ZerosLike'], []);
+    const pr = record((_r, s) => (s === 1 ? prefill(fused) : fused));
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains])).toEqual([['A B C', 'F', LAYERS * STEPS]]);
+  });
+});
+
+describe('kernels moved beside a fusion', () => {
+  test.each<[string, string[]]>([
+    ['the fused kernel a kernel later: A B C D E → D F E', ['D', 'F', 'E']],
+    ['the kernels after it swapped: A B C D E → F E D', ['F', 'E', 'D']],
+    ['the fused kernel two kernels later: A B C D E → D E F', ['D', 'E', 'F']],
+  ])('%s: one rewrite A B C → F, its saving the chain’s', (_name, after) => {
+    const pr = record(() => swap(LAYER, ['A', 'B', 'C', 'D', 'E'], after));
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains])).toEqual([['A B C', 'F', LAYERS * STEPS]]);
+    const w = r.rewrites[0]!;
+    expect(w.totalSavingTicks).toBe(LAYERS * STEPS * (20_000 - 36_000));
+    expect([w.base!.medianTicks, w.pr!.medianTicks]).toEqual([36_000, 20_000]);
+    expect(r.conservation.rest).toEqual([]);
+  });
+  test('mergeMoves: what is one change with kernels moved, and what is not', () => {
+    const t = (s: string) => Int32Array.from(s.split(' ').map((c) => c.charCodeAt(0)));
+    const h = (aStart: number, aLen: number, bStart: number, bLen: number) => ({ aStart, aLen, bStart, bLen });
+    // A B C D E → D F E: A B C removed, D kept, F added.
+    expect(mergeMoves(t('A B C D E'), t('D F E'), [h(0, 3, 0, 0), h(4, 0, 1, 1)])).toEqual([h(0, 3, 1, 1)]);
+    // A B C D E → F E D: A B C D → F, then D added after E.
+    expect(mergeMoves(t('A B C D E'), t('F E D'), [h(0, 4, 0, 1), h(5, 0, 2, 1)])).toEqual([h(0, 3, 0, 1)]);
+    // X moved across Y (X Y → Y X): nothing changed, the hunks stay (the profile's counts judge them).
+    expect(mergeMoves(t('X Y'), t('Y X'), [h(0, 1, 0, 0), h(2, 0, 1, 1)])).toEqual([h(0, 1, 0, 0), h(2, 0, 1, 1)]);
+    // Three unchanged kernels apart: two changes.
+    const far = [h(0, 1, 0, 0), h(4, 0, 3, 1)];
+    expect(mergeMoves(t('A P Q R E'), t('P Q R F E'), far)).toEqual(far);
+    // Side by side (no kernel between): splitDuplicates made them apart.
+    const near = [h(0, 1, 0, 1), h(1, 1, 1, 0)];
+    expect(mergeMoves(t('A B'), t('F'), near)).toEqual(near);
+    // Two substitutions a kernel apart that share no kernel: two changes.
+    const subs = [h(0, 1, 0, 1), h(2, 1, 2, 1)];
+    expect(mergeMoves(t('A K B'), t('F K G'), subs)).toEqual(subs);
+    // A deletion a kernel before a substitution, sharing no kernel with it: two changes.
+    const apart = [h(0, 2, 0, 0), h(3, 1, 1, 1)];
+    expect(mergeMoves(t('A B K C'), t('K D'), apart)).toEqual(apart);
+    // X moved, but what is left is not a run (A and B lost, X between them moved): two changes.
+    const broken = [h(0, 3, 0, 0), h(4, 0, 1, 1)];
+    expect(mergeMoves(t('A X B K'), t('K X'), broken)).toEqual(broken);
+  });
+});
