@@ -14,6 +14,7 @@ import type { Diff } from '../../analysis/diff.js';
 import { REWRITES_VERSION, type DiffRewritesJson, type RewriteChainTimeJson } from '../../model/schema.js';
 import { exactUs, fmtCount, fmtSignedUs, fmtUs, listed, plural, rankIdsText, ranksNamed, round4 } from '../../util/format.js';
 import { relPath } from '../../util/paths.js';
+import { entry } from '../../util/maps.js';
 import { WHOLE } from '../../util/inputText.js';
 import { idsText } from './shared.js';
 import { noStepsText, orderedWithStepsText, totalsText } from '../../input/formats/registry.js';
@@ -363,19 +364,24 @@ function noChainsWhy(r: Rewrite): string {
  * ranks 0-1: the chain itself (2 sites in each)`.
  */
 export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): string[] {
-  const groups = new Map<string, { site: NotFused; sites: number; byRank: Map<string, { stream: string; steps: number[] }[]> }>();
+  const groups = new Map<string, { site: NotFused; sites: number; byRank: Map<string, { stream: string; steps: number[] }[]>; seen: Set<string> }>();
+  // Sites of one (rank, stream, shape) share their steps' array: its text made once an array.
+  const texts = new Map<number[], string>();
   for (const s of r.notFused) {
     const key = JSON.stringify([s.layer ?? -1 - s.position, s.edits]);
     let g = groups.get(key);
     if (g === undefined) {
-      g = { site: s, sites: 0, byRank: new Map() };
+      g = { site: s, sites: 0, byRank: new Map(), seen: new Set() };
       groups.set(key, g);
     }
     g.sites++;
     const list = g.byRank.get(s.rank) ?? [];
-    // Sites of one (rank, stream, shape) share their steps' array: compared by identity before by value.
-    if (!list.some((x) => x.stream === s.stream && (x.steps === s.steps || x.steps.join() === s.steps.join())))
+    const steps = entry(texts, s.steps, () => s.steps.join());
+    const seen = `${s.rank}\u0000${s.stream}\u0000${steps}`;
+    if (!g.seen.has(seen)) {
+      g.seen.add(seen);
       list.push({ stream: s.stream, steps: s.steps });
+    }
     g.byRank.set(s.rank, list);
   }
   const stepsOf = (rank: string, stream: string): number => lanes.find((l) => l.rank === rank && l.stream === stream)?.pr?.steps ?? -1;
@@ -388,15 +394,17 @@ export function notFusedLines(r: Rewrite, lanes: Lane[], code: Code, max = 8): s
     const ranks = [...byRank.keys()];
     // A rank's sites of one layer may come from several step shapes (a rank that fused in some steps only): their
     // steps joined per stream.
-    const joined = (rank: string): { stream: string; steps: number[] }[] => {
-      const per = new Map<string, Set<number>>();
-      for (const x of byRank.get(rank)!) {
-        const set = per.get(x.stream) ?? new Set<number>();
-        for (const st of x.steps) set.add(st);
-        per.set(x.stream, set);
-      }
-      return [...per].map(([stream, set]) => ({ stream, steps: [...set].sort((a, b) => a - b) }));
-    };
+    const joinedOf = new Map<string, { stream: string; steps: number[] }[]>();
+    const joined = (rank: string): { stream: string; steps: number[] }[] =>
+      entry(joinedOf, rank, () => {
+        const per = new Map<string, Set<number>>();
+        for (const x of byRank.get(rank)!) {
+          const set = per.get(x.stream) ?? new Set<number>();
+          for (const st of x.steps) set.add(st);
+          per.set(x.stream, set);
+        }
+        return [...per].map(([stream, set]) => ({ stream, steps: [...set].sort((a, b) => a - b) }));
+      });
     const everyStep = ranks.every((rank) => joined(rank).every((x) => x.steps.length === stepsOf(rank, x.stream)));
     const first = joined(ranks[0]!)[0]!.steps.join();
     const sameSteps = ranks.every((rank) => joined(rank).every((x) => x.steps.join() === first));
