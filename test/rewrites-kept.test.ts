@@ -229,3 +229,43 @@ test('a shorter rewrite inside a longer one keeps its chains: the longer claims 
   ]);
   expect(r.conservation.rest).toEqual([]);
 });
+
+// A kernel of the chain kept beside the fused one in every layer, in the middle of the chain: the alignment draws the
+// change as two, a kernel apart (`QuantBatchMatmulV3` removed, a `RmsNorm` kept, the rest → MlaPrologV3). It was
+// listed as two rewrites whose chains claimed one RmsNorm too many (the conservation line said so); it is one rewrite
+// of the whole chain with the kernel kept, where the kept kernel is of a kind the chain runs twice. (A kept
+// DynamicQuant, of a kind it runs once, reads as a neighbour between two changes: two rewrites, exact, below.)
+describe.each([
+  ['RmsNorm, the second', 1],
+  ['InterleaveRope, the seventh', 6],
+])('61 layers: every layer keeps %s kernel of the chain beside the fused one', (_, index) => {
+  for (const dup of [false, true]) {
+    test(`one rewrite of the whole chain, the kernel kept, its saving and the conservation exact${dup ? ' (the duplicate dropped beside it)' : ''}`, () => {
+      const spec: DecodeSpec = { layers: 61, dense: 3, mtp: false, dup, ranks: 2, steps: 8, kept: () => index };
+      const pair = decodePair(spec);
+      const r = findRewrites(pair.base, pair.pr);
+      const w = main(r.rewrites);
+      expect([w.removed, w.added, w.chains, w.perStep]).toEqual([CHAIN, [FUSED], pair.truth.chains, pair.truth.perStep]);
+      expect(w.kept).toEqual({ kernels: pair.truth.kept, steps: 16, tokens: [{ token: CHAIN[index]!, kernels: pair.truth.kept }] });
+      const t = fusedChainTicks(pair, spec);
+      expect(w.totalSavingTicks).toBe(t.pr + pair.truth.keptTicks - t.base);
+      expect(r.rewrites.length).toBe(dup ? 2 : 1);
+      expect(r.conservation.rest).toEqual([]);
+    });
+  }
+});
+
+test('61 layers: every layer keeps DynamicQuant, a kind the chain runs once: two rewrites, every kernel accounted for', () => {
+  const spec: DecodeSpec = { layers: 61, dense: 3, mtp: false, dup: false, ranks: 2, steps: 8, kept: () => 3 };
+  const pair = decodePair(spec);
+  const r = findRewrites(pair.base, pair.pr);
+  expect(r.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([
+    [CHAIN.slice(4), [FUSED], pair.truth.chains],
+    [CHAIN.slice(0, 3), [], pair.truth.chains],
+  ]);
+  expect(r.conservation.rest).toEqual([]);
+  // The kept DynamicQuant is in neither chain: its change is outside them, and the Time line adds up.
+  const time = r.conservation.time;
+  expect(time.rewrites).toBe(r.rewrites.reduce((n, w) => n + w.totalSavingTicks, 0));
+  expect(time.named).toBe(time.rewrites + time.outside + time.unpaired);
+});

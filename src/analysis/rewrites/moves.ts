@@ -1,4 +1,4 @@
-// Kernels moved beside a change. A fused kernel that runs one kernel later than the chain it replaced (`A B C D E` →
+// Kernels moved beside a fusion. A fused kernel that runs one kernel later than the chain it replaced (`A B C D E` →
 // `D F E`), or a kernel of the chain's neighbourhood that swapped places with another beside the change (`A B C D E`
 // → `F E D`), makes a shortest edit script of two hunks a kernel or two apart: `A B C` → nothing and nothing → `F`,
 // or `A B C D` → `F` and nothing → `D`. Listed as they are, the first is two rewrites that never happened and no
@@ -8,6 +8,9 @@
 // kernels of the two hunks and the kernels between them lose to the PR's of the same stretch, each kernel the other
 // side runs there too (moved, or in place) left out. It is taken only when what is left is a run of kernels on each
 // side (a chain that occurs as such), not the whole stretch on either side (something stayed in place or moved).
+// Likewise a replacement a kernel or two from a removal is one chain with the kernels between kept (kept()).
+// Every merge must make a fusion: a chain of two kernels or more replaced by fewer, each of a kind the base never
+// runs (`novel`); two unrelated changes a kernel apart (a Cast dropped, a TransData added) stay two.
 // Hunks next to each other (no kernel between them) are left as they are: splitDuplicates made them, apart.
 
 import type { Hunk } from './myers.js';
@@ -16,13 +19,24 @@ import type { Hunk } from './myers.js';
 export const MOVE_GAP = 2;
 
 /** The hunks with those that are one change with kernels moved merged (see the top of this file), in order. */
-export function mergeMoves(a: Int32Array, b: Int32Array, hunks: readonly (Hunk & { copy?: true })[]): (Hunk & { copy?: true })[] {
+export function mergeMoves(
+  a: Int32Array,
+  b: Int32Array,
+  hunks: readonly (Hunk & { copy?: true })[],
+  novel: (token: number) => boolean,
+): (Hunk & { copy?: true })[] {
   const out: (Hunk & { copy?: true })[] = [];
+  // A fusion: a chain of two kernels or more replaced by fewer, each of a kind the base never runs.
+  const fusion = (x: Hunk | null): Hunk | null => {
+    if (x === null || x.aLen < 2 || x.bLen < 1 || x.bLen >= x.aLen) return null;
+    for (let j = x.bStart; j < x.bStart + x.bLen; j++) if (!novel(b[j]!)) return null;
+    return x;
+  };
   for (let i = 0; i < hunks.length; i++) {
     const h = hunks[i]!;
     const next = hunks[i + 1];
     // A copy splitDuplicates cut off is its own change.
-    const merged = next === undefined || h.copy === true || next.copy === true ? null : moved(a, b, h, next);
+    const merged = next === undefined || h.copy === true || next.copy === true ? null : (fusion(moved(a, b, h, next)) ?? fusion(kept(a, h, next)));
     if (merged === null) out.push(h);
     else {
       out.push(merged);
@@ -45,8 +59,10 @@ function moved(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk): Hunk | null {
   if (!pure && !shares(h, k) && !shares(k, h)) return null;
   const [aFrom, aTo] = [h.aStart, k.aStart + k.aLen];
   const [bFrom, bTo] = [h.bStart, k.bStart + k.bLen];
-  const removed = lost(a, aFrom, aTo, b, bFrom, bTo);
-  const added = lost(b, bFrom, bTo, a, aFrom, aTo);
+  // Each kernel the other side runs in the stretch paired with the first of its kind, or the last: a kind that runs
+  // twice there (GroupedMatmul before and after the chain) leaves a run one way only.
+  const removed = lost(a, aFrom, aTo, b, bFrom, bTo, false) ?? lost(a, aFrom, aTo, b, bFrom, bTo, true);
+  const added = lost(b, bFrom, bTo, a, aFrom, aTo, false) ?? lost(b, bFrom, bTo, a, aFrom, aTo, true);
   if (removed === null || added === null) return null;
   // Something changed on each side, and something of the stretch stayed on each (else it is no move).
   if (removed[1] === removed[0] && added[1] === added[0]) return null;
@@ -55,20 +71,60 @@ function moved(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk): Hunk | null {
 }
 
 /**
- * The kernels of x[from, to) that y[yFrom, yTo) does not run (each of y's kernels taken once, the first of x's that
- * is of its kind), as the range they make, when they make one run: [start, end), start = end for none; else null.
+ * The one change that hunks h and k are with kernels of its chain kept between them: one replaced kernels and the
+ * other only removed some, a kernel or two apart (`A B C D E` → `C F`: `A B` removed, `C` kept, `D E` → `F`). The chain
+ * is the whole stretch of the base, the kernels between the hunks in it (the rewrite's kept kernels, which the PR
+ * still runs beside the fused one); what replaced it is the replacement's. Only where the kernels between are of
+ * kinds the chain runs besides, and not where the stretch would then start or end with a copy of the kernels beside
+ * it (`… C M S M S` → `… F M S`: a copy dropped beside the fusion is a change of its own, as splitDuplicates has
+ * it). Else null.
  */
-function lost(x: Int32Array, from: number, to: number, y: Int32Array, yFrom: number, yTo: number): [number, number] | null {
+function kept(a: Int32Array, h: Hunk, k: Hunk): Hunk | null {
+  const gap = k.aStart - (h.aStart + h.aLen);
+  if (gap < 1 || gap > MOVE_GAP || k.bStart - (h.bStart + h.bLen) !== gap) return null;
+  const replaced = (x: Hunk): boolean => x.aLen > 0 && x.bLen > 0;
+  const removedOnly = (x: Hunk): boolean => x.aLen > 0 && x.bLen === 0;
+  const start = h.aStart;
+  const end = k.aStart + k.aLen;
+  let out: Hunk | null = null;
+  if (removedOnly(h) && replaced(k)) out = { aStart: start, aLen: end - start, bStart: k.bStart, bLen: k.bLen };
+  else if (replaced(h) && removedOnly(k)) out = { aStart: start, aLen: end - start, bStart: h.bStart, bLen: h.bLen };
+  if (out === null) return null;
+  const same = (i: number, j: number, n: number): boolean => {
+    if (i < 0 || j < 0 || i + n > a.length || j + n > a.length) return false;
+    for (let x = 0; x < n; x++) if (a[i + x] !== a[j + x]) return false;
+    return true;
+  };
+  const only = removedOnly(h) ? h : k;
+  for (let n = 1; n <= only.aLen; n++) if (same(end - n, end, n) || same(start, start - n, n)) return null;
+  // The kernels between are of kinds the chain runs besides (one of its two RmsNorms kept): else they are a neighbour,
+  // and the two changes apart (a fusion, and a kernel dropped a kernel after it).
+  const between = h.aStart + h.aLen;
+  const rest = new Set<number>();
+  for (let i = start; i < end; i++) if (i < between || i >= k.aStart) rest.add(a[i]!);
+  for (let i = between; i < k.aStart; i++) if (!rest.has(a[i]!)) return null;
+  return out;
+}
+
+/**
+ * The kernels of x[from, to) that y[yFrom, yTo) does not run (each of y's kernels taken once, the first of x's that
+ * is of its kind, or the last when `fromEnd`), as the range they make, when they make one run: [start, end), start =
+ * end for none; else null.
+ */
+function lost(x: Int32Array, from: number, to: number, y: Int32Array, yFrom: number, yTo: number, fromEnd: boolean): [number, number] | null {
   const left = new Map<number, number>();
   for (let j = yFrom; j < yTo; j++) left.set(y[j]!, (left.get(y[j]!) ?? 0) + 1);
+  const gone = new Uint8Array(to - from);
+  for (let n = 0; n < to - from; n++) {
+    const i = fromEnd ? to - 1 - n : from + n;
+    const k = left.get(x[i]!) ?? 0;
+    if (k > 0) left.set(x[i]!, k - 1);
+    else gone[i - from] = 1;
+  }
   let start = -1;
   let end = -1;
   for (let i = from; i < to; i++) {
-    const n = left.get(x[i]!) ?? 0;
-    if (n > 0) {
-      left.set(x[i]!, n - 1);
-      continue;
-    }
+    if (gone[i - from] === 0) continue;
     if (start < 0) start = i;
     else if (end !== i) return null;
     end = i + 1;

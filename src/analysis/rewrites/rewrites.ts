@@ -726,10 +726,27 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
 function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseRan: ReadonlySet<number>): void {
   const fusion = (f: Forming): boolean =>
     f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length && !f.added.some((t) => baseRan.has(t));
+  // Per such pair, the net change of each kernel over its differences that are no such fusion: a kernel moved (X →
+  // nothing, nothing → X elsewhere in the layer) changes nothing, and is no sign of another kind of step.
+  const own = (f: Forming): boolean => f.perLane.size === 0 && !fusion(f);
+  const net = new Map<number, Map<number, number>>();
+  for (const f of forming.values()) {
+    if (!own(f)) continue;
+    for (const [i, at] of f.positions) {
+      if (reps[i]!.fusedOnly !== true) continue;
+      const m = entry(net, i, () => new Map<number, number>());
+      for (const t of f.added) m.set(t, (m.get(t) ?? 0) + at.length);
+      for (const t of f.removed) m.set(t, (m.get(t) ?? 0) - at.length);
+    }
+  }
   const otherKind = new Set<number>();
   for (const f of forming.values()) {
-    if (f.perLane.size > 0 || fusion(f)) continue;
-    for (const [i, at] of f.positions) if (reps[i]!.fusedOnly === true && sites(at, f.removed.length) >= 2) otherKind.add(i);
+    if (!own(f)) continue;
+    for (const [i, at] of f.positions) {
+      if (reps[i]!.fusedOnly !== true || sites(at, f.removed.length) < 2) continue;
+      const m = net.get(i)!;
+      if ([...f.removed, ...f.added].some((t) => m.get(t) !== 0)) otherKind.add(i);
+    }
   }
   for (const [key, f] of forming) {
     const pairs = [...f.positions.keys()];
@@ -945,10 +962,12 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const ta = sides[0].tokens[rep.base]!;
     const tb = sides[1].tokens[rep.pr]!;
     const singles = singleCopies(ta, tb, result);
+    const ran = baseRan();
     for (const h of mergeMoves(
       ta,
       tb,
       result.flatMap((x) => splitDuplicates(ta, tb, x, singles)),
+      (t) => !ran.has(t),
     )) {
       // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
       const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
