@@ -44,6 +44,17 @@ describe('a fusion in some steps only', () => {
     expect(got).toContainEqual(['D E', 'G', 2, 2 * (7_000 - 29_000)]);
     expect(r.notes).toContainEqual({ kind: 'some-steps', rewrites: r.rewrites.length, steps: 2, of: STEPS });
   });
+  test('fused in two steps that also swapped two kernels of each layer: the fusion, exact (the swap changes no count)', () => {
+    const pr = record((_r, s) => {
+      if (s !== 3 && s !== 4) return LAYER;
+      const l = swap(LAYER, ['A', 'B', 'C'], ['F']);
+      return swap(l, ['K1', 'K2'], ['K2', 'K1']);
+    });
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains, w.totalSavingTicks])).toEqual([
+      ['A B C', 'F', 2 * LAYERS, 2 * LAYERS * (20_000 - 36_000)],
+    ]);
+  });
   test('a prefill step of the PR alone, whose attention is a kernel of its own and which drops a kernel in each layer: nothing listed', () => {
     // At Step Id 1 the PR profiled a prefill step where the base profiled a decode step.
     const prefill = (l: string[]) => swap(swap(l, ['LightningIndexer', 'SparseFlashAttention'], ['FlashAttentionScore']), ['ZerosLike'], []);
