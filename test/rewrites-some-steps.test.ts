@@ -92,42 +92,27 @@ describe('kernels moved beside a fusion', () => {
     // F, G and D are kernels no base step runs; the others the base runs.
     const merge = (a: string, b: string, hunks: ReturnType<typeof h>[], novel = 'FGD') =>
       mergeMoves(t(a), t(b), hunks, (x) => novel.includes(String.fromCharCode(x)));
-    // A B C D E → D F E: A B C removed, D kept, F added.
-    expect(merge('A B C D E', 'D F E', [h(0, 3, 0, 0), h(4, 0, 1, 1)])).toEqual([h(0, 3, 1, 1)]);
-    // A B C D E → F E D: A B C D → F, then D added after E.
-    expect(merge('A B C D E', 'F E D', [h(0, 4, 0, 1), h(5, 0, 2, 1)])).toEqual([h(0, 3, 0, 1)]);
-    // X moved across Y (X Y → Y X): nothing changed, the hunks stay (the profile's counts judge them).
-    expect(merge('X Y', 'Y X', [h(0, 1, 0, 0), h(2, 0, 1, 1)])).toEqual([h(0, 1, 0, 0), h(2, 0, 1, 1)]);
-    // Three unchanged kernels apart: two changes.
-    const far = [h(0, 1, 0, 0), h(4, 0, 3, 1)];
-    expect(merge('A P Q R E', 'P Q R F E', far)).toEqual(far);
-    // Side by side (no kernel between): splitDuplicates made them apart.
-    const near = [h(0, 1, 0, 1), h(1, 1, 1, 0)];
-    expect(merge('A B', 'F', near)).toEqual(near);
-    // Two substitutions a kernel apart that share no kernel: two changes.
-    const subs = [h(0, 1, 0, 1), h(2, 1, 2, 1)];
-    expect(merge('A K B', 'F K G', subs)).toEqual(subs);
-    // A deletion a kernel before a replacement, the kernel between of a kind the chain runs besides: one chain A K K C
-    // replaced by D, a K of it kept beside D.
-    expect(merge('A K K C', 'K D', [h(0, 2, 0, 0), h(3, 1, 1, 1)])).toEqual([h(0, 4, 1, 1)]);
-    expect(merge('A K K C', 'D K', [h(0, 2, 0, 1), h(3, 1, 2, 0)])).toEqual([h(0, 4, 0, 1)]);
-    // The kernel between of a kind the chain does not run besides: a neighbour, and two changes (A B dropped, C → D).
-    const neighbour = [h(0, 2, 0, 0), h(3, 1, 1, 1)];
-    expect(merge('A B K C', 'K D', neighbour)).toEqual(neighbour);
-    // Not where that chain would end with a copy of the kernels after it dropped (A S S → F beside M N M N → M N).
-    const copy = [h(0, 2, 0, 1), h(3, 3, 2, 0)];
-    expect(merge('A S S S M N M N', 'F S M N', copy)).toEqual(copy);
-    // Two unrelated changes a kernel apart: a kernel dropped and one the base runs added (T), or one dropped and a
-    // new one added in its place (1 → 1, no fusion): two changes.
-    const unrelated = [h(0, 2, 0, 0), h(3, 0, 1, 1)];
-    expect(merge('A B K', 'K T', unrelated)).toEqual(unrelated);
-    const single = [h(0, 1, 0, 0), h(2, 0, 1, 1)];
-    expect(merge('A K', 'K F', single)).toEqual(single);
-    // A kind that runs twice in the stretch (M): paired with its last run, what is left is one run each side. The
-    // fused kernel N (D M S) runs two kernels earlier, the second M still right after it.
-    expect(merge('G I D M S M X', 'N M G I X', [h(0, 0, 0, 2), h(2, 4, 4, 0)], 'N')).toEqual([h(2, 3, 0, 1)]);
-    // X moved, but what is left is not a run (A and B lost, X between them moved): two changes.
-    const broken = [h(0, 3, 0, 0), h(4, 0, 1, 1)];
-    expect(merge('A X B K', 'K X', broken)).toEqual(broken);
+    type H = ReturnType<typeof h>;
+    // Each case: why, the base's and the PR's kernels, the hunks, what mergeMoves makes of them ('kept': the hunks as
+    // they are), and the kernels no base step runs (F, G and D unless said).
+    const cases: [string, string, string, H[], H[] | 'kept', string?][] = [
+      ['A B C removed, D kept, F added', 'A B C D E', 'D F E', [h(0, 3, 0, 0), h(4, 0, 1, 1)], [h(0, 3, 1, 1)]],
+      ['A B C D → F, then D added after E', 'A B C D E', 'F E D', [h(0, 4, 0, 1), h(5, 0, 2, 1)], [h(0, 3, 0, 1)]],
+      ['X moved across Y: nothing changed (the profile’s counts judge the hunks)', 'X Y', 'Y X', [h(0, 1, 0, 0), h(2, 0, 1, 1)], 'kept'],
+      ['three unchanged kernels apart: two changes', 'A P Q R E', 'P Q R F E', [h(0, 1, 0, 0), h(4, 0, 3, 1)], 'kept'],
+      ['side by side (no kernel between): splitDuplicates made them apart', 'A B', 'F', [h(0, 1, 0, 1), h(1, 1, 1, 0)], 'kept'],
+      ['two substitutions a kernel apart that share no kernel', 'A K B', 'F K G', [h(0, 1, 0, 1), h(2, 1, 2, 1)], 'kept'],
+      // The kernel between of a kind the chain runs besides: one chain A K K C replaced by D, a K of it kept beside D.
+      ['a removal a kernel before a replacement', 'A K K C', 'K D', [h(0, 2, 0, 0), h(3, 1, 1, 1)], [h(0, 4, 1, 1)]],
+      ['a replacement a kernel before a removal', 'A K K C', 'D K', [h(0, 2, 0, 1), h(3, 1, 2, 0)], [h(0, 4, 0, 1)]],
+      ['the kernel between of a kind the chain does not run besides: a neighbour', 'A B K C', 'K D', [h(0, 2, 0, 0), h(3, 1, 1, 1)], 'kept'],
+      ['the chain would end with a copy of the kernels after it dropped', 'A S S S M N M N', 'F S M N', [h(0, 2, 0, 1), h(3, 3, 2, 0)], 'kept'],
+      ['a kernel dropped and one the base runs (T) added a kernel later', 'A B K', 'K T', [h(0, 2, 0, 0), h(3, 0, 1, 1)], 'kept'],
+      ['one dropped and a new one added a kernel later (1 → 1, no fusion)', 'A K', 'K F', [h(0, 1, 0, 0), h(2, 0, 1, 1)], 'kept'],
+      // The fused kernel N (D M S) runs two kernels earlier, the second M still right after it: M paired with its last.
+      ['a kind twice in the stretch', 'G I D M S M X', 'N M G I X', [h(0, 0, 0, 2), h(2, 4, 4, 0)], [h(2, 3, 0, 1)], 'N'],
+      ['X moved, but what is left is not a run (A and B lost, X between them moved)', 'A X B K', 'K X', [h(0, 3, 0, 0), h(4, 0, 1, 1)], 'kept'],
+    ];
+    for (const [why, a, b, hunks, want, novel] of cases) expect(merge(a, b, hunks, novel), why).toEqual(want === 'kept' ? hunks : want);
   });
 });
