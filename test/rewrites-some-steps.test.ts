@@ -77,8 +77,10 @@ describe('kernels moved beside a fusion', () => {
     ['the fused kernel a kernel later: A B C D E → D F E', ['D', 'F', 'E']],
     ['the kernels after it swapped: A B C D E → F E D', ['F', 'E', 'D']],
     ['the fused kernel two kernels later: A B C D E → D E F', ['D', 'E', 'F']],
+    ['the fused kernel three kernels later: A B C D E ZerosLike → D E ZerosLike F', ['D', 'E', 'ZerosLike', 'F']],
   ])('%s: one rewrite A B C → F, its saving the chain’s', (_name, after) => {
-    const pr = record(() => swap(LAYER, ['A', 'B', 'C', 'D', 'E'], after));
+    const from = after.includes('ZerosLike') ? ['A', 'B', 'C', 'D', 'E', 'ZerosLike'] : ['A', 'B', 'C', 'D', 'E'];
+    const pr = record(() => swap(LAYER, from, after));
     const r = findRewrites(base, pr);
     expect(r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains])).toEqual([['A B C', 'F', LAYERS * STEPS]]);
     const w = r.rewrites[0]!;

@@ -1,6 +1,6 @@
 // Kernels moved beside a fusion. A fused kernel that runs one kernel later than the chain it replaced (`A B C D E` →
 // `D F E`), or a kernel of the chain's neighbourhood that swapped places with another beside the change (`A B C D E`
-// → `F E D`), makes a shortest edit script of two hunks a kernel or two apart: `A B C` → nothing and nothing → `F`,
+// → `F E D`), makes a shortest edit script of two hunks a few kernels apart: `A B C` → nothing and nothing → `F`,
 // or `A B C D` → `F` and nothing → `D`. Listed as they are, the first is two rewrites that never happened and no
 // fusion, the second a fusion of a chain one kernel too long and a kernel added. So two hunks at most MOVE_GAP
 // unchanged kernels apart are one change when one removed what the other added (a kernel moved), or when one only
@@ -8,7 +8,7 @@
 // kernels of the two hunks and the kernels between them lose to the PR's of the same stretch, each kernel the other
 // side runs there too (moved, or in place) left out. It is taken only when what is left is a run of kernels on each
 // side (a chain that occurs as such), not the whole stretch on either side (something stayed in place or moved).
-// Likewise a replacement a kernel or two from a removal is one chain with the kernels between kept (kept()).
+// Likewise a replacement a kernel or two (KEPT_GAP) from a removal is one chain with the kernels between kept (kept()).
 // Every merge must make a fusion: a chain of two kernels or more replaced by fewer, each of a kind the base never
 // runs (`novel`); two unrelated changes a kernel apart (a Cast dropped, a TransData added) stay two.
 // Hunks next to each other (no kernel between them) are left as they are: splitDuplicates made them, apart.
@@ -16,7 +16,10 @@
 import type { Hunk } from './myers.js';
 
 /** Hunks at most this many unchanged kernels apart may be one change with kernels moved. */
-export const MOVE_GAP = 2;
+export const MOVE_GAP = 4;
+
+/** A replacement and a removal at most this many kernels apart may be one chain with the kernels between kept (kept()). */
+export const KEPT_GAP = 2;
 
 /** The hunks with those that are one change with kernels moved merged (see the top of this file), in order. */
 export function mergeMoves(
@@ -81,7 +84,7 @@ function moved(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk): Hunk | null {
  */
 function kept(a: Int32Array, h: Hunk, k: Hunk): Hunk | null {
   const gap = k.aStart - (h.aStart + h.aLen);
-  if (gap < 1 || gap > MOVE_GAP || k.bStart - (h.bStart + h.bLen) !== gap) return null;
+  if (gap < 1 || gap > KEPT_GAP || k.bStart - (h.bStart + h.bLen) !== gap) return null;
   const replaced = (x: Hunk): boolean => x.aLen > 0 && x.bLen > 0;
   const removedOnly = (x: Hunk): boolean => x.aLen > 0 && x.bLen === 0;
   const start = h.aStart;
