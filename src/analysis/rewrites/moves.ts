@@ -21,6 +21,9 @@ export const MOVE_GAP = 4;
 /** A replacement and a removal at most this many kernels apart may be one chain with the kernels between kept (kept()). */
 export const KEPT_GAP = 2;
 
+/** Hunks of more kernels than this (both sides) are no fused chain's: not looked at (two steps of unrelated runs). */
+const MAX_HUNK = 256;
+
 /** The hunks with those that are one change with kernels moved merged (see the top of this file), in order. */
 export function mergeMoves(
   a: Int32Array,
@@ -39,7 +42,8 @@ export function mergeMoves(
     const h = hunks[i]!;
     const next = hunks[i + 1];
     // A copy splitDuplicates cut off is its own change.
-    const merged = next === undefined || h.copy === true || next.copy === true ? null : (fusion(moved(a, b, h, next)) ?? fusion(kept(a, h, next)));
+    const small = (x: Hunk & { copy?: true }): boolean => x.copy !== true && x.aLen + x.bLen <= MAX_HUNK;
+    const merged = next === undefined || !small(h) || !small(next) ? null : (fusion(moved(a, b, h, next)) ?? fusion(kept(a, h, next)));
     if (merged === null) out.push(h);
     else {
       out.push(merged);

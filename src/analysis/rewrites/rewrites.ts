@@ -712,6 +712,11 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
   return { pairs: new Set([...oneOff].map((i) => `${reps[i]!.base}:${reps[i]!.pr}`)).size, differences };
 }
 
+/** The kernels (tokens) a side runs in any step. */
+interface Ran {
+  has(token: number): boolean;
+}
+
 /**
  * Drop from `forming` the differences found only in pairs of PR steps with the base's representative (fusedClasses,
  * and the steps of a kernel no base step runs) that are not a fusion the base could not have made: a chain of two
@@ -723,7 +728,7 @@ function oneOffClasses(forming: Map<string, Forming>, reps: Rep[]): { pairs: num
  * prefill step that differs from the decode step only by kernels of its own in place of chains of the decode step's
  * reads as a fusion in that step (docs/diff.md).
  */
-function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseRan: ReadonlySet<number>): void {
+function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseRan: Ran): void {
   const fusion = (f: Forming): boolean =>
     f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length && !f.added.some((t) => baseRan.has(t));
   // Per such pair, the net change of each kernel over its differences that are no such fusion: a kernel moved (X →
@@ -904,14 +909,17 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const shapes = byFrequency((st) => s.seq.steps[st]!.shape, pairedOf(i, key));
     return stepClasses([rep, ...shapes.filter((x) => x !== rep)], s.tokens, bounds[i]!, classedWork);
   };
-  // The kernels any base step runs (made when first asked for).
-  let ranByBase: Set<number> | null = null;
-  const baseRan = (): Set<number> => {
+  // The kernels any base step runs (made when first asked for): a byte per token of both sides, not a Set (a million
+  // names by name).
+  let ranByBase: Uint8Array | null = null;
+  const baseRan = (): Ran => {
     if (ranByBase === null) {
-      ranByBase = new Set<number>();
-      for (const t of sides[0].tokens) for (const x of t) ranByBase.add(x);
+      const mask = new Uint8Array(texts.length);
+      for (const t of sides[0].tokens) for (const x of t) mask[x] = 1;
+      ranByBase = mask;
     }
-    return ranByBase;
+    const mask = ranByBase;
+    return { has: (t) => mask[t] === 1 };
   };
   /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
   const lanePairs = (p: LanePair, b: number, r: number): [number, number, boolean][] => {
