@@ -24,6 +24,23 @@ export const KEPT_GAP = 2;
 /** Hunks of more kernels than this (both sides) are no fused chain's: not looked at (two steps of unrelated runs). */
 const MAX_HUNK = 256;
 
+/**
+ * Whether a chain of `removed` kernels replaced by `added` is a fusion the base could not have made: two kernels or
+ * more replaced by fewer, each of a kind the base never runs (`novel`).
+ */
+export function isFusion(removed: number, added: ArrayLike<number>, novel: (token: number) => boolean): boolean {
+  if (removed < 2 || added.length < 1 || added.length >= removed) return false;
+  for (let j = 0; j < added.length; j++) if (!novel(added[j]!)) return false;
+  return true;
+}
+
+/** Whether a[i, i + k) equals a[j, j + k) (both inside a). */
+export function sameRun(a: Int32Array, i: number, j: number, k: number): boolean {
+  if (i < 0 || j < 0 || i + k > a.length || j + k > a.length) return false;
+  for (let x = 0; x < k; x++) if (a[i + x] !== a[j + x]) return false;
+  return true;
+}
+
 /** The hunks with those that are one change with kernels moved merged (see the top of this file), in order. */
 export function mergeMoves(
   a: Int32Array,
@@ -32,17 +49,12 @@ export function mergeMoves(
   novel: (token: number) => boolean,
 ): (Hunk & { copy?: true })[] {
   const out: (Hunk & { copy?: true })[] = [];
-  // A fusion: a chain of two kernels or more replaced by fewer, each of a kind the base never runs.
-  const fusion = (x: Hunk | null): Hunk | null => {
-    if (x === null || x.aLen < 2 || x.bLen < 1 || x.bLen >= x.aLen) return null;
-    for (let j = x.bStart; j < x.bStart + x.bLen; j++) if (!novel(b[j]!)) return null;
-    return x;
-  };
+  const fusion = (x: Hunk | null): Hunk | null => (x !== null && isFusion(x.aLen, b.subarray(x.bStart, x.bStart + x.bLen), novel) ? x : null);
+  // A copy splitDuplicates cut off is its own change; a hunk past MAX_HUNK no fused chain's.
+  const small = (x: Hunk & { copy?: true }): boolean => x.copy !== true && x.aLen + x.bLen <= MAX_HUNK;
   for (let i = 0; i < hunks.length; i++) {
     const h = hunks[i]!;
     const next = hunks[i + 1];
-    // A copy splitDuplicates cut off is its own change.
-    const small = (x: Hunk & { copy?: true }): boolean => x.copy !== true && x.aLen + x.bLen <= MAX_HUNK;
     const merged = next === undefined || !small(h) || !small(next) ? null : (fusion(moved(a, b, h, next)) ?? fusion(kept(a, h, next)));
     if (merged === null) out.push(h);
     else {
@@ -97,13 +109,8 @@ function kept(a: Int32Array, h: Hunk, k: Hunk): Hunk | null {
   if (removedOnly(h) && replaced(k)) out = { aStart: start, aLen: end - start, bStart: k.bStart, bLen: k.bLen };
   else if (replaced(h) && removedOnly(k)) out = { aStart: start, aLen: end - start, bStart: h.bStart, bLen: h.bLen };
   if (out === null) return null;
-  const same = (i: number, j: number, n: number): boolean => {
-    if (i < 0 || j < 0 || i + n > a.length || j + n > a.length) return false;
-    for (let x = 0; x < n; x++) if (a[i + x] !== a[j + x]) return false;
-    return true;
-  };
   const only = removedOnly(h) ? h : k;
-  for (let n = 1; n <= only.aLen; n++) if (same(end - n, end, n) || same(start, start - n, n)) return null;
+  for (let n = 1; n <= only.aLen; n++) if (sameRun(a, end - n, end, n) || sameRun(a, start, start - n, n)) return null;
   // The kernels between are of kinds the chain runs besides (one of its two RmsNorms kept): else they are a neighbour,
   // and the two changes apart (a fusion, and a kernel dropped a kernel after it).
   const between = h.aStart + h.aLen;

@@ -38,7 +38,7 @@ import { entry } from '../../util/maps.js';
 import { alignSequences, compactHunks, type Hunk } from './myers.js';
 import { fewestHunks } from './regroup.js';
 import { MAX_LANES, type Sequences, type StepShape } from './sequence.js';
-import { mergeMoves } from './moves.js';
+import { isFusion, mergeMoves, sameRun } from './moves.js';
 import { byFrequency, CLASSED_WORK, type Classes, classPairs, fusedClasses, shapeBound, stepClasses } from './stepClasses.js';
 
 export interface RewriteOptions {
@@ -518,7 +518,10 @@ interface Rep {
   primary: boolean;
   /** Another class's: the lane's steps of these shapes, base and PR. */
   steps?: [number, number];
-  /** A PR class aligned with the base's representative (fusedClasses): only fusions the base could not have made count. */
+  /**
+   * PR steps aligned with the base's representative (fusedClasses, or steps of kernels no base step runs): only fusions
+   * the base could not have made count (fusedOnly).
+   */
   fusedOnly?: true;
 }
 
@@ -724,13 +727,12 @@ interface Ran {
  * prefill step read against the base's decode step differs otherwise too, over its layers (an attention kernel for
  * another, a kernel dropped or added in each layer): a pair with a difference of its own that is no such fusion and
  * repeats in the step (at two places or more: copies side by side are one) is another kind of step, and nothing
- * found only in such pairs is kept. A
- * prefill step that differs from the decode step only by kernels of its own in place of chains of the decode step's
- * reads as a fusion in that step (docs/diff.md).
+ * found only in such pairs is kept. A prefill step that differs from the decode step only by kernels of its own in
+ * place of chains of the decode step's reads as a fusion in that step (docs/diff.md).
  */
 function fusedOnly(forming: Map<string, Forming>, reps: Rep[], baseRan: Ran): void {
-  const fusion = (f: Forming): boolean =>
-    f.removed.length >= 2 && f.added.length >= 1 && f.added.length < f.removed.length && !f.added.some((t) => baseRan.has(t));
+  const novel = (t: number): boolean => !baseRan.has(t);
+  const fusion = (f: Forming): boolean => isFusion(f.removed.length, f.added, novel);
   // Per such pair, the net change of each kernel over its differences that are no such fusion: a kernel moved (X →
   // nothing, nothing → X elsewhere in the layer) changes nothing, and is no sign of another kind of step.
   const own = (f: Forming): boolean => f.perLane.size === 0 && !fusion(f);
@@ -779,13 +781,6 @@ function sameChain(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 
-/** Whether a[i, i + k) equals a[j, j + k) (both inside a). */
-function same(a: Int32Array, i: number, j: number, k: number): boolean {
-  if (i < 0 || j < 0 || i + k > a.length || j + k > a.length) return false;
-  for (let x = 0; x < k; x++) if (a[i + x] !== a[j + x]) return false;
-  return true;
-}
-
 /**
  * A hunk that replaced a chain and, next to it, removed a copy of the unchanged kernels beside it (`C M S M S` →
  * `F M S`: C → F, and a duplicate `M S` dropped) is two edits, not one chain `C M S` → F: the copy is cut off as a
@@ -814,7 +809,7 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk, singles: 
     const single = (at: number): boolean => singles.has(copyKey(isA, side[at]!));
     for (let k = len - 1; k >= 1; k--) {
       // A copy at the end, of the k kernels after the hunk.
-      if (same(side, s + len - k, s + len, k) && apart(s + len - k, k) && (k > 1 || single(s + len - 1))) {
+      if (sameRun(side, s + len - k, s + len, k) && apart(s + len - k, k) && (k > 1 || single(s + len - 1))) {
         const rest = isA ? { ...h, aLen: h.aLen - k } : { ...h, bLen: h.bLen - k };
         const cut = isA
           ? { aStart: h.aStart + h.aLen - k, aLen: k, bStart: h.bStart + h.bLen, bLen: 0, copy: true as const }
@@ -822,7 +817,7 @@ export function splitDuplicates(a: Int32Array, b: Int32Array, h: Hunk, singles: 
         return [...splitDuplicates(a, b, rest, singles), cut];
       }
       // A copy at the start, of the k kernels before the hunk.
-      if (same(side, s - k, s, k) && apart(s, k) && (k > 1 || single(s))) {
+      if (sameRun(side, s - k, s, k) && apart(s, k) && (k > 1 || single(s))) {
         const rest = isA ? { ...h, aStart: h.aStart + k, aLen: h.aLen - k } : { ...h, bStart: h.bStart + k, bLen: h.bLen - k };
         const cut = isA
           ? { aStart: h.aStart, aLen: k, bStart: h.bStart, bLen: 0, copy: true as const }
@@ -911,16 +906,16 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   };
   // The kernels any base step runs (made when first asked for): a byte per token of both sides, not a Set (a million
   // names by name).
-  let ranByBase: Uint8Array | null = null;
+  let ranByBase: Ran | null = null;
   const baseRan = (): Ran => {
     if (ranByBase === null) {
       const mask = new Uint8Array(texts.length);
       for (const t of sides[0].tokens) for (const x of t) mask[x] = 1;
-      ranByBase = mask;
+      ranByBase = { has: (t) => mask[t] === 1 };
     }
-    const mask = ranByBase;
-    return { has: (t) => mask[t] === 1 };
+    return ranByBase;
   };
+  const novelToBase = (t: number): boolean => !baseRan().has(t);
   /** The pairs of a lane's other classes to align (classPairs), its steps of one Step Id counted together. */
   const lanePairs = (p: LanePair, b: number, r: number): [number, number, boolean][] => {
     const [cb, cp] = [classesOf(0, p.base!, b), classesOf(1, p.pr!, r)];
@@ -970,12 +965,11 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const ta = sides[0].tokens[rep.base]!;
     const tb = sides[1].tokens[rep.pr]!;
     const singles = singleCopies(ta, tb, result);
-    const ran = baseRan();
     for (const h of mergeMoves(
       ta,
       tb,
       result.flatMap((x) => splitDuplicates(ta, tb, x, singles)),
-      (t) => !ran.has(t),
+      novelToBase,
     )) {
       // Adjacent copies of one rewrite make one hunk (C C → A A): split it into its copies.
       const copies = repeats(ta.subarray(h.aStart, h.aStart + h.aLen), tb.subarray(h.bStart, h.bStart + h.bLen));
@@ -1005,7 +999,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
       const seqOf = aLen === 0 ? tb : ta;
       const at = aLen === 0 ? h.bStart : h.aStart;
       const whole = aLen === 0 ? h.bLen : h.aLen;
-      const copyNear = (aLen === 0) !== (bLen === 0) && (same(seqOf, at - unit, at, unit) || same(seqOf, at + whole, at + whole - unit, unit));
+      const copyNear = (aLen === 0) !== (bLen === 0) && (sameRun(seqOf, at - unit, at, unit) || sameRun(seqOf, at + whole, at + whole - unit, unit));
       if (h.copy !== true && !copyNear) f.copy = false;
       if (moved !== null) for (const st of moved.streams) f.moved!.streams.add(st);
       else if (across !== null) for (const st of across.streams) f.unplaced.add(st);
