@@ -88,6 +88,27 @@ describe('kernels moved beside a fusion', () => {
     expect([w.base!.medianTicks, w.pr!.medianTicks]).toEqual([36_000, 20_000]);
     expect(r.conservation.rest).toEqual([]);
   });
+  // In the odd steps the chain is fused whole, a kernel later; in the even ones a kernel of it is kept beside the
+  // fused kernel, with the chain's neighbours moved between them. The kept kernel's time is no saving: an even step
+  // saves F − (the chain less the kept kernel). It was counted as removed (saving overstated, the conservation line
+  // explaining twice the B that went).
+  test.each<[string, string[], string]>([
+    ['B kept before the moved neighbour: B D F E', ['B', 'D', 'F', 'E'], 'B'],
+    ['B kept past the moved neighbour: D B F E', ['D', 'B', 'F', 'E'], 'B'],
+    ['B kept after the fused kernel, the neighbour moved before it: D F B E', ['D', 'F', 'B', 'E'], 'B'],
+    ['B kept before both neighbours: B D E F', ['B', 'D', 'E', 'F'], 'B'],
+    ['A kept: A D F E', ['A', 'D', 'F', 'E'], 'A'],
+  ])('a kernel of the chain kept in half the steps, %s: one rewrite, the kept kernel counted, its time no saving', (_name, even, keep) => {
+    const pr = record((_r, s) => swap(LAYER, ['A', 'B', 'C', 'D', 'E'], s % 2 === 1 ? ['D', 'F', 'E'] : even));
+    const r = findRewrites(base, pr);
+    const half = (LAYERS * STEPS) / 2;
+    expect(r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains])).toEqual([['A B C', 'F', LAYERS * STEPS]]);
+    const w = r.rewrites[0]!;
+    expect(w.kept.kernels).toBe(half);
+    expect(w.kept.tokens).toEqual([{ token: keep, kernels: half }]);
+    expect(w.totalSavingTicks).toBe(half * (20_000 - 36_000) + half * (20_000 - 36_000 + DUR[keep]!));
+    expect(r.conservation.rest).toEqual([]);
+  });
   test('mergeMoves: what is one change with kernels moved, and what is not', () => {
     const t = (s: string) => Int32Array.from(s.split(' ').map((c) => c.charCodeAt(0)));
     const h = (aStart: number, aLen: number, bStart: number, bLen: number) => ({ aStart, aLen, bStart, bLen });

@@ -4,6 +4,7 @@
 // chainCount.ts counts them with the rewrite's chains.
 
 import { entry } from '../../util/maps.js';
+import { MOVE_GAP } from './moves.js';
 
 /** A shape of a side on one rank, in the units' steps: what its rewrites claimed there, and in how many steps it runs. */
 export interface Place {
@@ -129,6 +130,10 @@ export function keptBeside(
   const times = new Map<number, number>();
   for (const x of removed) times.set(x, (times.get(x) ?? 0) + 1);
   const ctxAt = (ctxs: number[][], k: number, dir: 1 | -1): boolean => ctxs.some((ctx) => ctx.every((x, i) => (t[k + dir * i] ?? -1) === x));
+  // The kernels of the base's contexts: a fused kernel that runs a kernel or more from where the chain ran (moves.ts)
+  // has such neighbours between it and the chain's kernels it kept (`A B C D E` → `B D F E`: B kept, D moved).
+  const near = new Set<number>();
+  for (const ctx of [...around.before, ...around.after]) for (const x of ctx) if (x >= 0 && !times.has(x)) near.add(x);
   const taken = new Set<number>();
   for (const o of occ) {
     const used = new Map<number, number>();
@@ -139,28 +144,40 @@ export function keptBeside(
       if (ctx.length === 0 || ctxAt(ctx, from, dir)) continue;
       const run: number[] = [];
       const take = new Map<number, number>();
+      let skipped = 0;
+      let found = false;
       for (let k = from; ; k += dir) {
         const x = t[k];
         if (x === undefined || given[k] !== 0 || taken.has(k)) break;
-        const n = take.get(x) ?? 0;
-        if (n + (used.get(x) ?? 0) >= (times.get(x) ?? 0)) break;
-        take.set(x, n + 1);
-        run.push(k);
-        if (!ctxAt(ctx, k + dir, dir)) continue;
-        // More of a kernel than the PR runs past the base's own outside its chains is none kept: the run's kernels
-        // are the base's (`R R R` → `R F` of a chain `R R`: the R before F ran in the base too).
-        cap ??= capOf();
-        const room = cap;
-        if ([...take].some(([y, c]) => (spent.get(y) ?? 0) + c > (room.get(y) ?? 0))) break;
-        for (const y of run) {
-          taken.add(y);
-          out.push(y);
+        if (near.has(x)) {
+          // A neighbour of the chain moved to the fused kernel's side: passed over, MOVE_GAP at most.
+          if (++skipped > MOVE_GAP) break;
+        } else {
+          const n = take.get(x) ?? 0;
+          if (n + (used.get(x) ?? 0) >= (times.get(x) ?? 0)) break;
+          take.set(x, n + 1);
+          run.push(k);
         }
-        for (const [y, c] of take) {
-          used.set(y, (used.get(y) ?? 0) + c);
-          spent.set(y, (spent.get(y) ?? 0) + c);
+        if (run.length > 0 && ctxAt(ctx, k + dir, dir)) {
+          found = true;
+          break;
         }
-        break;
+      }
+      // Past moved neighbours the context itself may have moved (`A B C D E` → `D F B E`): the run that ends where
+      // neither a kernel of the chain nor a neighbour runs is the kept one.
+      if (!found && !(skipped > 0 && skipped <= MOVE_GAP && run.length > 0)) continue;
+      // More of a kernel than the PR runs past the base's own outside its chains is none kept: the run's kernels
+      // are the base's (`R R R` → `R F` of a chain `R R`: the R before F ran in the base too).
+      cap ??= capOf();
+      const room = cap;
+      if ([...take].some(([y, c]) => (spent.get(y) ?? 0) + c > (room.get(y) ?? 0))) continue;
+      for (const y of run) {
+        taken.add(y);
+        out.push(y);
+      }
+      for (const [y, c] of take) {
+        used.set(y, (used.get(y) ?? 0) + c);
+        spent.set(y, (spent.get(y) ?? 0) + c);
       }
     }
   }
