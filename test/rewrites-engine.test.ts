@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { findRewrites } from '../src/analysis/rewrites/rewrites.js';
 import { SequenceRecorder, type Sequences } from '../src/analysis/rewrites/sequence.js';
-import { layersText, noneText, noteText } from '../src/report/diff/rewrites.js';
+import { laneLines, layersText, noneText, noteText } from '../src/report/diff/rewrites.js';
 
 /** rank → stream → steps (Step Id → token texts, each kernel 10 ticks long and 100 ticks after the previous). */
 type Spec = Record<string, Record<string, Record<number, string[]>>>;
@@ -45,28 +45,56 @@ describe('lanes', () => {
     // Nothing is hidden: every kernel is listed as not accounted for.
     expect(r.conservation).toMatchObject({ removed: 60, added: 60, removedAccounted: 0, addedAccounted: 0 });
     expect(r.conservation.rest).toHaveLength(120);
-    expect(findRewrites(base, pr, { maxEdits: 120 }).lanes[0]!.status).toBe('aligned');
+    // Within the cap they align, but share nothing: still too different, with the edits said.
+    expect(findRewrites(base, pr, { maxEdits: 120 }).lanes[0]).toMatchObject({ status: 'too-different', edits: 120 });
+  });
+  test('steps that share under a quarter of the longer one (two programs: another model, another device): too different, no rewrite of hundreds of kernels', () => {
+    // 40 kernels a step; the PR keeps the first `kept` of them and runs 30 of its own.
+    const base = seq({ 0: { 2: { 1: Array.from({ length: 40 }, (_, i) => `K${i}`) } } });
+    const pr = (kept: number) =>
+      seq({ 0: { 2: { 1: [...Array.from({ length: kept }, (_, i) => `K${i}`), ...Array.from({ length: 30 }, (_, i) => `P${i}`)] } } });
+    // 9 of 40 shared: refused, the edits of the alignment kept (40 + 39 − 2 · 9).
+    const few = findRewrites(base, pr(9));
+    expect(few.lanes).toEqual([expect.objectContaining({ status: 'too-different', edits: 61, lowerBound: 61 })]);
+    expect(few.rewrites).toEqual([]);
+    expect(few.conservation).toMatchObject({ removed: 31, added: 30, removedAccounted: 0, addedAccounted: 0 });
+    expect(laneLines(few, '', (x) => x)).toEqual([
+      'rank 0 stream 2: steps too different to compare (40 → 39 kernels; they share 9 kernels, under a quarter of the longer step: different programs, not fusions)',
+    ]);
+    // 10 of 40, a quarter: compared, the change listed.
+    const quarter = findRewrites(base, pr(10));
+    expect(quarter.lanes[0]).toMatchObject({ status: 'aligned', edits: 60 });
+    expect(quarter.rewrites.map((w) => [w.removed.length, w.added.length])).toEqual([[30, 30]]);
+    // A step of a few kernels fused whole shares nothing, and is compared as it is.
+    const toy = findRewrites(seq({ 0: { 2: { 1: ['A', 'B', 'C'], 2: ['A', 'B', 'C'] } } }), seq({ 0: { 2: { 1: ['F'], 2: ['F'] } } }));
+    expect(toy.rewrites.map((w) => [w.removed, w.added, w.chains])).toEqual([[['A', 'B', 'C'], ['F'], 2]]);
   });
   test('unrelated runs (steps that differ everywhere, once): the steps do not align, and no rewrite is listed', () => {
-    // Two independent random step contents over alphabets of 10 to 100 kernel types, three equal steps a side.
+    // Two independent random step contents over alphabets of 10 to 100 kernel types, three equal steps a side. Over
+    // few types they share much (the note says they do not align); over 100, under a quarter (too different).
     let state = 7;
     const rnd = (): number => {
       state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
       return state / 2 ** 32;
     };
-    for (const [alphabet, length] of [
-      [10, 200],
-      [40, 300],
-      [100, 400],
+    for (const [alphabet, length, refused] of [
+      [10, 200, false],
+      [40, 300, false],
+      [100, 400, true],
     ] as const) {
       const make = (): string[] => Array.from({ length }, () => `K${Math.floor(rnd() * alphabet)}`);
       const a = make();
       const b = make();
       const r = findRewrites(seq({ 0: { 2: { 1: a, 2: a, 3: a } } }), seq({ 0: { 2: { 1: b, 2: b, 3: b } } }));
       expect(r.rewrites).toEqual([]);
-      const note = r.notes.find((n) => n.kind === 'unaligned');
-      expect(note).toBeDefined();
       expect(r.notes.some((n) => n.kind === 'unverified')).toBe(false);
+      if (refused) {
+        const lane = r.lanes[0]!;
+        expect(lane.status).toBe('too-different');
+        expect(4 * ((2 * length - lane.edits!) / 2)).toBeLessThan(length);
+        continue;
+      }
+      expect(r.notes.find((n) => n.kind === 'unaligned')).toBeDefined();
       expect(noneText(r, (x) => x)).toMatch(/^The steps do not align: the most frequent steps of the two sides differ in \d+ places/);
     }
   });

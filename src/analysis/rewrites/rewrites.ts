@@ -91,7 +91,8 @@ export interface Lane {
   pr: LaneSide | null;
   /**
    * `aligned`: `edits` insertions + deletions; `too-different`: more than maxEdits needed (`lowerBound` is the
-   * exact lower bound); `one-side`: the lane has steps on one side only.
+   * exact lower bound, `edits` null), or the steps share under a quarter of the longer one's kernels (`edits` set:
+   * see FEW_SHARED_FROM); `one-side`: the lane has steps on one side only.
    */
   status: 'aligned' | 'too-different' | 'one-side';
   edits: number | null;
@@ -525,21 +526,39 @@ interface Rep {
   fusedOnly?: true;
 }
 
+/**
+ * Steps of this many kernels or more that share under a quarter of the longer one's kernels are not aligned: no run of
+ * fusions leaves so little of a step in place; they are two different programs (another model, another device), whose
+ * edit script would list hundreds of kernels as "replaced" by a few. Shorter steps are compared as they are (a toy
+ * step of one chain fused whole shares nothing).
+ */
+const FEW_SHARED_FROM = 32;
+
+/** A pair of shapes not aligned: past maxEdits (`lowerBound`), or aligned in `edits` but sharing too few kernels. */
+export interface Refused {
+  lowerBound: number;
+  /** Set when the steps aligned but share under a quarter of the longer step's kernels (FEW_SHARED_FROM). */
+  edits?: number;
+}
+
 /** The alignment of two shapes (one per pair of shapes: lanes with the same pair share it); refused past maxEdits. */
 function aligned(
-  cache: Map<string, Hunk[] | { lowerBound: number }>,
+  cache: Map<string, Hunk[] | Refused>,
   baseShape: number,
   prShape: number,
   ta: Int32Array,
   tb: Int32Array,
   maxEdits: number,
   lowerBound: number,
-): Hunk[] | { lowerBound: number } {
+): Hunk[] | Refused {
   const key = `${baseShape}:${prShape}`;
   let result = cache.get(key);
   if (result === undefined) {
     const al = alignSequences(ta, tb, maxEdits);
-    result = al === null ? { lowerBound } : compactHunks(ta, tb, fewestHunks(ta, tb, al));
+    const longer = Math.max(ta.length, tb.length);
+    if (al === null) result = { lowerBound };
+    else if (longer >= FEW_SHARED_FROM && 2 * (ta.length + tb.length - al.edits) < longer) result = { lowerBound, edits: al.edits };
+    else result = compactHunks(ta, tb, fewestHunks(ta, tb, al));
     cache.set(key, result);
   }
   return result;
@@ -551,7 +570,7 @@ function aligned(
  */
 function changedFlags(
   sides: [Side, Side],
-  alignments: Map<string, Hunk[] | { lowerBound: number }>,
+  alignments: Map<string, Hunk[] | Refused>,
   opts: RewriteOptions,
 ): (side: 0 | 1, shape: number, other: number) => Uint8Array | null {
   const flags = new Map<string, Uint8Array | null>();
@@ -886,7 +905,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
   const placed = new Map<string, Placed | null>();
   const lanes: Lane[] = [];
   const reps: Rep[] = [];
-  const alignments = new Map<string, Hunk[] | { lowerBound: number }>();
+  const alignments = new Map<string, Hunk[] | Refused>();
   const forming = new Map<string, Forming>();
   const low: [LowCoverage | null, LowCoverage | null] = [null, null];
   // The aligned pairs of the lanes' other classes of steps (stepClasses.ts), aligned after the representatives.
@@ -1035,6 +1054,7 @@ export function findRewrites(base: Sequences, pr: Sequences, options: Partial<Re
     const result = aligned(alignments, b.shape, r.shape, ta, tb, lane.maxEdits, lane.lowerBound);
     if (!Array.isArray(result)) {
       lane.status = 'too-different';
+      lane.edits = result.edits ?? null;
       continue;
     }
     lane.status = 'aligned';
