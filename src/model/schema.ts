@@ -347,7 +347,7 @@ export interface RewriteLaneJson {
   pr: RewriteLaneSideJson | null;
   /**
    * aligned; too-different (more than maxEdits edits: lowerBound is a lower bound, edits null; or the two steps, of
-   * 32 kernels or more, share under a quarter of the longer one's kernels: edits set); one-side.
+   * 32 kernels or more, share under a tenth of the longer one's kernels: edits set); one-side.
    */
   status: 'aligned' | 'too-different' | 'one-side';
   /** Insertions + deletions between the two most frequent steps; null unless aligned, or too-different by sharing. */

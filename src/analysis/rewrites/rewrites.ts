@@ -91,7 +91,7 @@ export interface Lane {
   pr: LaneSide | null;
   /**
    * `aligned`: `edits` insertions + deletions; `too-different`: more than maxEdits needed (`lowerBound` is the
-   * exact lower bound, `edits` null), or the steps share under a quarter of the longer one's kernels (`edits` set:
+   * exact lower bound, `edits` null), or the steps share under a tenth of the longer one's kernels (`edits` set:
    * see FEW_SHARED_FROM); `one-side`: the lane has steps on one side only.
    */
   status: 'aligned' | 'too-different' | 'one-side';
@@ -527,17 +527,17 @@ interface Rep {
 }
 
 /**
- * Steps of this many kernels or more that share under a quarter of the longer one's kernels are not aligned: no run of
- * fusions leaves so little of a step in place; they are two different programs (another model, another device), whose
- * edit script would list hundreds of kernels as "replaced" by a few. Shorter steps are compared as they are (a toy
- * step of one chain fused whole shares nothing).
+ * Steps of this many kernels or more that share under a tenth of the longer one's kernels are not aligned: they are
+ * two different programs (another model, another device; the real pairs of different runs share 0-3%), whose edit
+ * script would list hundreds of kernels as "replaced" by a few. A PR that fuses nine kernels of ten is still compared.
+ * Shorter steps are compared as they are (a toy step of one chain fused whole shares nothing).
  */
 const FEW_SHARED_FROM = 32;
 
 /** A pair of shapes not aligned: past maxEdits (`lowerBound`), or aligned in `edits` but sharing too few kernels. */
 export interface Refused {
   lowerBound: number;
-  /** Set when the steps aligned but share under a quarter of the longer step's kernels (FEW_SHARED_FROM). */
+  /** Set when the steps aligned but share under a tenth of the longer step's kernels (FEW_SHARED_FROM). */
   edits?: number;
 }
 
@@ -557,7 +557,7 @@ function aligned(
     const al = alignSequences(ta, tb, maxEdits);
     const longer = Math.max(ta.length, tb.length);
     if (al === null) result = { lowerBound };
-    else if (longer >= FEW_SHARED_FROM && 2 * (ta.length + tb.length - al.edits) < longer) result = { lowerBound, edits: al.edits };
+    else if (longer >= FEW_SHARED_FROM && 5 * (ta.length + tb.length - al.edits) < longer) result = { lowerBound, edits: al.edits };
     else result = compactHunks(ta, tb, fewestHunks(ta, tb, al));
     cache.set(key, result);
   }

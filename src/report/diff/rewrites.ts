@@ -191,10 +191,10 @@ export function laneLines(r: Rewrites, heading: string, code: Code): string[] {
       const into = placed.length === 0 ? '' : ` (but its kernels in the place of rewrite ${listed(placed, 6)}, by start time)`;
       out.push(`${name}: on the ${l.base === null ? 'PR' : 'base'} only (${plural(s.steps, 'step')}), not compared${into}`);
     } else if (l.status === 'too-different' && l.edits !== null) {
-      // Aligned, but sharing under a quarter of the longer step: two different programs, not a run of fusions.
+      // Aligned, but sharing under a tenth of the longer step: two different programs, not a run of fusions.
       const shared = (l.base.kernels + l.pr.kernels - l.edits) / 2;
       out.push(
-        `${name}: steps too different to compare (${kernelsTo(l.base.kernels, l.pr.kernels)}; they share ${plural(shared, 'kernel')}, under a quarter of the longer step: different programs, not fusions)`,
+        `${name}: steps too different to compare (${kernelsTo(l.base.kernels, l.pr.kernels)}; they share ${plural(shared, 'kernel')}, under a tenth of the longer step: different programs, not fusions)`,
       );
     } else if (l.status === 'too-different') {
       out.push(
