@@ -1,7 +1,9 @@
 // A command line that a message suggests (`gunzip -k FILE`, `kprof inspect FOLDER`, `kprof summary PROFILE …`,
 // `-o FILE`) pastes into a POSIX shell as it reads: a path with a space, a quote or a `$` is single-quoted (its own
-// quotes written '\''), a plain one stays bare, and a control character is escaped as everywhere (never raw).
+// quotes written '\''), a plain one stays bare, and one with a control character is in ANSI-C quotes ($'a\x0ab'),
+// escaped as everywhere (never raw), which bash reads back to the very name.
 
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,8 +23,27 @@ describe('shellWord', () => {
     expect(shellWord('my run/x.db.gz')).toBe("'my run/x.db.gz'");
     expect(shellWord("it's")).toBe("'it'\\''s'");
     expect(shellWord('$HOME;rm -rf ~`x`')).toBe("'$HOME;rm -rf ~`x`'");
-    expect(shellWord('a\nb')).toBe("'a\\x0ab'");
+    expect(shellWord('a\nb')).toBe("$'a\\x0ab'");
     expect(shellWord('')).toBe("''");
+  });
+  it('reads back to the very name in bash, whatever it holds (a line break, ESC, quotes, backslashes, bidi controls)', () => {
+    const names = [
+      'a\nb',
+      "it's\n",
+      'back\\slash\x1b[31m',
+      '\\x41 is not A',
+      '\\u0041\tand a tab',
+      '::error::x',
+      '##[cmd]y',
+      'bidi\u202eevil',
+      "'$HOME' `x` \\' \\\n",
+    ];
+    for (const name of names) {
+      const word = shellWord(name);
+      expect(word).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+      const back = execFileSync('bash', ['-c', `printf %s ${word}`], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+      expect(back, word).toBe(name);
+    }
   });
 });
 
@@ -79,7 +100,7 @@ describe('suggested command lines', () => {
   it('the kprof check line of a rules file: a line break in --match is escaped, not a line of YAML of its own', async () => {
     const r = await kprof(['rules', 'fixtures/fusion-example/base', 'fixtures/fusion-example/pr', '--match', "Mat|\nx'", '-q']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("\n#   kprof check <profile> --rules <this file> --match 'Mat|\\x0ax'\\'''\n");
+    expect(r.stdout).toContain("\n#   kprof check <profile> --rules <this file> --match $'Mat|\\x0ax\\''\n");
   });
 
   it("--save-fusions names the diff's profiles as a shell reads them", async () => {

@@ -121,11 +121,14 @@ function cut(s: string, max: number, keep: number): string {
  * A word of a command line that a message suggests (a path, an option's value), as a POSIX shell reads it back:
  * escaped() as all input text, bare when it holds only characters no shell treats specially (letters, digits and
  * `_ . , : @ % + = / -`), else in single quotes, each of its own single quotes written `'\''`. So `gunzip -k
- * 'my run/x.db.gz'` pastes as it reads; a control character is still written `\x0a`, never raw (the file's name
- * then differs from what the shell is given, which beats a line break in a message). Never clipped.
+ * 'my run/x.db.gz'` pastes as it reads. A word escaped() changed (a control character, a byte that is not UTF-8) is
+ * in ANSI-C quotes instead, `$'a\x0ab'`, which bash, zsh and ksh read back to the very name (the escapes are the
+ * shell's own; its other backslashes doubled, its quotes `\'`); the line still holds no control character. Never
+ * clipped.
  */
 export function shellWord(s: string): string {
   const t = escaped(s);
+  if (t !== s) return `$'${t.replace(/\\(?!x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})/g, '\\\\').replace(/'/g, "\\'")}'`;
   return /^[\w.,:@%+=/-]+$/.test(t) ? t : `'${t.replace(/'/g, `'\\''`)}'`;
 }
 
