@@ -397,6 +397,6 @@ describe('the options that regenerate a snapshot', () => {
     expect(savedOptions('name', "steps=5-20; core=AI_CORE,MIX_AIC; match=/Mat|it's; x/; exclude=/^hcom_/; group attn=[/Attn/]")).toBe(
       "--by name --steps 5-20 --core AI_CORE,MIX_AIC --match 'Mat|it'\\''s; x' --exclude '^hcom_' --groups <the groups file it was made with>",
     );
-    expect(savedOptions('type', 'match=/a\u001b[31m/')).toBe("--by type --match 'a\\x1b[31m'");
+    expect(savedOptions('type', 'match=/a\u001b[31m/')).toBe("--by type --match $'a\\x1b[31m'");
   });
 });
