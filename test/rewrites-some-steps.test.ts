@@ -128,7 +128,26 @@ describe('kernels moved beside a fusion', () => {
       // The kernel between of a kind the chain runs besides: one chain A K K C replaced by D, a K of it kept beside D.
       ['a removal a kernel before a replacement', 'A K K C', 'K D', [h(0, 2, 0, 0), h(3, 1, 1, 1)], [h(0, 4, 1, 1)]],
       ['a replacement a kernel before a removal', 'A K K C', 'D K', [h(0, 2, 0, 1), h(3, 1, 2, 0)], [h(0, 4, 0, 1)]],
-      ['the kernel between of a kind the chain does not run besides: a neighbour', 'A B K C', 'K D', [h(0, 2, 0, 0), h(3, 1, 1, 1)], 'kept'],
+      // A kernel between of a kind the chain runs once: kept when the replacement alone is no fusion (C → D, one for
+      // one: the merge makes the fusion), a neighbour dropped beside a fusion when it is one (B C → D).
+      ['a kernel of the chain kept, the replacement alone one for one', 'A B K C', 'K D', [h(0, 2, 0, 0), h(3, 1, 1, 1)], [h(0, 4, 1, 1)]],
+      ['a neighbour dropped a kernel before a fusion', 'A K B C', 'K D', [h(0, 1, 0, 0), h(2, 2, 1, 1)], 'kept'],
+      // Three hunks: A and C removed, B kept between them, F added past the moved D; or B kept after F.
+      [
+        'a kernel of the chain kept, the fused kernel a kernel later',
+        'A B C D E',
+        'B D F E',
+        [h(0, 1, 0, 0), h(2, 1, 1, 0), h(4, 0, 2, 1)],
+        [h(0, 3, 2, 1)],
+      ],
+      ['a kernel of the chain kept, moved with the fused kernel', 'A B C D E', 'D B F E', [h(0, 3, 0, 0), h(4, 0, 1, 2)], [h(0, 3, 2, 1)]],
+      [
+        'three kernels between the removals: more than a chain keeps (KEPT_GAP), apart',
+        'A X Y Z C D E',
+        'X Y Z D F E',
+        [h(0, 1, 0, 0), h(4, 1, 3, 0), h(6, 0, 4, 1)],
+        'kept',
+      ],
       ['the chain would end with a copy of the kernels after it dropped', 'A S S S M N M N', 'F S M N', [h(0, 2, 0, 1), h(3, 3, 2, 0)], 'kept'],
       ['a kernel dropped and one the base runs (T) added a kernel later', 'A B K', 'K T', [h(0, 2, 0, 0), h(3, 0, 1, 1)], 'kept'],
       ['one dropped and a new one added a kernel later (1 → 1, no fusion)', 'A K', 'K F', [h(0, 1, 0, 0), h(2, 0, 1, 1)], 'kept'],

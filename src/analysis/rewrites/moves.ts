@@ -55,33 +55,60 @@ export function mergeMoves(
   for (let i = 0; i < hunks.length; i++) {
     const h = hunks[i]!;
     const next = hunks[i + 1];
-    const merged = next === undefined || !small(h) || !small(next) ? null : (fusion(moved(a, b, h, next)) ?? fusion(kept(a, h, next)));
+    const third = hunks[i + 2];
+    let merged =
+      next === undefined || !small(h) || !small(next) ? null : (fusion(moved(a, b, [h, next], novel)) ?? fusion(kept(a, b, h, next, novel)));
+    let used = 1;
+    // Three hunks: a kernel of the chain kept between its removals, the fused kernel a kernel or more later
+    // (`A B C D E` → `B D F E`: A, C and F apart, B kept, D moved).
+    if (merged === null && next !== undefined && third !== undefined && small(h) && small(next) && small(third)) {
+      merged = fusion(moved(a, b, [h, next, third], novel));
+      used = 2;
+    }
     if (merged === null) out.push(h);
     else {
       out.push(merged);
-      i++;
+      i += used;
     }
   }
   return out;
 }
 
-/** The one change that hunks h and k (k after h) are with kernels moved, or null. */
-function moved(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk): Hunk | null {
-  const gap = k.aStart - (h.aStart + h.aLen);
-  if (gap < 1 || gap > MOVE_GAP || k.bStart - (h.bStart + h.bLen) !== gap) return null;
-  const pure = (h.bLen === 0 && k.aLen === 0 && h.aLen > 0 && k.bLen > 0) || (h.aLen === 0 && k.bLen === 0 && h.bLen > 0 && k.aLen > 0);
+/** Whether hunk x alone is a fusion (isFusion). */
+function fusedAlone(b: Int32Array, x: Hunk, novel: (token: number) => boolean): boolean {
+  return isFusion(x.aLen, b.subarray(x.bStart, x.bStart + x.bLen), novel);
+}
+
+/**
+ * The one change that hunks hs (two or three, in order) are with kernels moved, or null. Where no hunk alone is a
+ * fusion, the chain may hold up to KEPT_GAP kernels the PR still runs in the stretch (kept: `A B C` → `B … F`): the
+ * merge is then what makes the fusion. Where one alone is (`X Y A B C` → `Y F`: A B C → F), a kernel dropped beside
+ * it is a change of its own.
+ */
+function moved(a: Int32Array, b: Int32Array, hs: Hunk[], novel: (token: number) => boolean): Hunk | null {
+  for (let x = 0; x + 1 < hs.length; x++) {
+    const gap = hs[x + 1]!.aStart - (hs[x]!.aStart + hs[x]!.aLen);
+    if (gap < 1 || gap > MOVE_GAP || hs[x + 1]!.bStart - (hs[x]!.bStart + hs[x]!.bLen) !== gap) return null;
+  }
+  const removes = (x: Hunk): boolean => x.aLen > 0 && x.bLen === 0;
+  const adds = (x: Hunk): boolean => x.aLen === 0 && x.bLen > 0;
+  const pure = hs.every((x) => removes(x) || adds(x)) && hs.some(removes) && hs.some(adds);
   const shares = (x: Hunk, y: Hunk): boolean => {
     const removed = new Set(a.subarray(x.aStart, x.aStart + x.aLen));
     for (let j = y.bStart; j < y.bStart + y.bLen; j++) if (removed.has(b[j]!)) return true;
     return false;
   };
-  if (!pure && !shares(h, k) && !shares(k, h)) return null;
-  const [aFrom, aTo] = [h.aStart, k.aStart + k.aLen];
-  const [bFrom, bTo] = [h.bStart, k.bStart + k.bLen];
+  if (!pure && !hs.some((x) => hs.some((y) => x !== y && shares(x, y)))) return null;
+  const last = hs[hs.length - 1]!;
+  const [aFrom, aTo] = [hs[0]!.aStart, last.aStart + last.aLen];
+  const [bFrom, bTo] = [hs[0]!.bStart, last.bStart + last.bLen];
   // Each kernel the other side runs in the stretch paired with the first of its kind, or the last: a kind that runs
-  // twice there (GroupedMatmul before and after the chain) leaves a run one way only.
-  const removed = lost(a, aFrom, aTo, b, bFrom, bTo, false) ?? lost(a, aFrom, aTo, b, bFrom, bTo, true);
-  const added = lost(b, bFrom, bTo, a, aFrom, aTo, false) ?? lost(b, bFrom, bTo, a, aFrom, aTo, true);
+  // twice there (GroupedMatmul before and after the chain) leaves a run one way only. A run with nothing kept in it
+  // first.
+  const keep = hs.some((x) => fusedAlone(b, x, novel)) ? 0 : KEPT_GAP;
+  const removedWith = (k: number) => lost(a, aFrom, aTo, b, bFrom, bTo, false, k) ?? lost(a, aFrom, aTo, b, bFrom, bTo, true, k);
+  const removed = removedWith(0) ?? (keep > 0 ? removedWith(keep) : null);
+  const added = lost(b, bFrom, bTo, a, aFrom, aTo, false, 0) ?? lost(b, bFrom, bTo, a, aFrom, aTo, true, 0);
   if (removed === null || added === null) return null;
   // Something changed on each side, and something of the stretch stayed on each (else it is no move).
   if (removed[1] === removed[0] && added[1] === added[0]) return null;
@@ -98,7 +125,7 @@ function moved(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk): Hunk | null {
  * it (`… C M S M S` → `… F M S`: a copy dropped beside the fusion is a change of its own, as splitDuplicates has
  * it). Else null.
  */
-function kept(a: Int32Array, h: Hunk, k: Hunk): Hunk | null {
+function kept(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk, novel: (token: number) => boolean): Hunk | null {
   const gap = k.aStart - (h.aStart + h.aLen);
   if (gap < 1 || gap > KEPT_GAP || k.bStart - (h.bStart + h.bLen) !== gap) return null;
   const replaced = (x: Hunk): boolean => x.aLen > 0 && x.bLen > 0;
@@ -111,8 +138,10 @@ function kept(a: Int32Array, h: Hunk, k: Hunk): Hunk | null {
   if (out === null) return null;
   const only = removedOnly(h) ? h : k;
   for (let n = 1; n <= only.aLen; n++) if (sameRun(a, end - n, end, n) || sameRun(a, start, start - n, n)) return null;
-  // The kernels between are of kinds the chain runs besides (one of its two RmsNorms kept): else they are a neighbour,
-  // and the two changes apart (a fusion, and a kernel dropped a kernel after it).
+  // The kernels between are of kinds the chain runs besides (one of its two RmsNorms kept), or the replacement alone is
+  // no fusion (`A B C` → `B F`: C → F alone is one kernel for one, and the merge makes the fusion): else they are a
+  // neighbour, and the two changes apart (a fusion, and a kernel dropped a kernel before it).
+  if (!fusedAlone(b, replaced(h) ? h : k, novel)) return out;
   const between = h.aStart + h.aLen;
   const rest = new Set<number>();
   for (let i = start; i < end; i++) if (i < between || i >= k.aStart) rest.add(a[i]!);
@@ -125,7 +154,16 @@ function kept(a: Int32Array, h: Hunk, k: Hunk): Hunk | null {
  * is of its kind, or the last when `fromEnd`), as the range they make, when they make one run: [start, end), start =
  * end for none; else null.
  */
-function lost(x: Int32Array, from: number, to: number, y: Int32Array, yFrom: number, yTo: number, fromEnd: boolean): [number, number] | null {
+function lost(
+  x: Int32Array,
+  from: number,
+  to: number,
+  y: Int32Array,
+  yFrom: number,
+  yTo: number,
+  fromEnd: boolean,
+  keep: number,
+): [number, number] | null {
   const left = new Map<number, number>();
   for (let j = yFrom; j < yTo; j++) left.set(y[j]!, (left.get(y[j]!) ?? 0) + 1);
   const gone = new Uint8Array(to - from);
@@ -137,11 +175,13 @@ function lost(x: Int32Array, from: number, to: number, y: Int32Array, yFrom: num
   }
   let start = -1;
   let end = -1;
+  let inside = 0;
   for (let i = from; i < to; i++) {
     if (gone[i - from] === 0) continue;
     if (start < 0) start = i;
-    else if (end !== i) return null;
+    else if (end !== i) inside += i - end;
     end = i + 1;
   }
+  if (inside > keep) return null;
   return start < 0 ? [from, from] : [start, end];
 }
