@@ -109,6 +109,19 @@ describe('kernels moved beside a fusion', () => {
     expect(w.totalSavingTicks).toBe(half * (20_000 - 36_000) + half * (20_000 - 36_000 + DUR[keep]!));
     expect(r.conservation.rest).toEqual([]);
   });
+  test.each<[string, string[]]>([
+    ['in place: A B C → B F', ['B', 'F', 'D', 'E']],
+    ['before the moved neighbour: B D F E', ['B', 'D', 'F', 'E']],
+    ['moved with the fused kernel: D B F E', ['D', 'B', 'F', 'E']],
+  ])('B kept in every step, %s: one fusion A B C → F with B kept, not A → nothing and C → F', (_name, after) => {
+    const pr = record(() => swap(LAYER, ['A', 'B', 'C', 'D', 'E'], after));
+    const r = findRewrites(base, pr);
+    expect(r.rewrites.map((w) => [w.removed.join(' '), w.added.join(' '), w.chains])).toEqual([['A B C', 'F', LAYERS * STEPS]]);
+    const w = r.rewrites[0]!;
+    expect(w.kept.tokens).toEqual([{ token: 'B', kernels: LAYERS * STEPS }]);
+    expect(w.totalSavingTicks).toBe(LAYERS * STEPS * (20_000 - 36_000 + 12_000));
+    expect(r.conservation.rest).toEqual([]);
+  });
   test('mergeMoves: what is one change with kernels moved, and what is not', () => {
     const t = (s: string) => Int32Array.from(s.split(' ').map((c) => c.charCodeAt(0)));
     const h = (aStart: number, aLen: number, bStart: number, bLen: number) => ({ aStart, aLen, bStart, bLen });
