@@ -130,14 +130,14 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
       }),
     ),
   );
-  // Per place: the places of the other side in its steps (the rank's).
-  const partners = places.map(() => new Set<number>());
-  for (const u of at)
-    for (const p of u[0]!)
-      for (const q of u[1]!) {
-        partners[p]!.add(q);
-        partners[q]!.add(p);
-      }
+  // Per place: the places of the other side in its steps (the rank's), made when asked for. Not all at once: a Step
+  // Id cut into thousands of runs (rows sorted by another column) makes a unit of thousands of places a side, and
+  // every pair of them would be held (quadratic memory: 20,000 rows took 4 GB).
+  const unitsOf = places.map((): number[] => []);
+  at.forEach((u, k) => {
+    for (const side of u) for (const p of side) if (unitsOf[p]!.at(-1) !== k) unitsOf[p]!.push(k);
+  });
+  const partners = lazyPartners(places, at, unitsOf);
   // The units alike (the same rank, and the same places on each side: most steps of a run), each kind counted once
   // per rewrite with how many units it stands for, in order of its first unit (so the ranks in order of their first).
   const kinds = unitKinds(units, at);
@@ -200,7 +200,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
         places.forEach((p, i) => {
           if (p.side !== 1 || added[i]!.length === 0) return;
           const t = tokens[1][p.shape]!;
-          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around, () => keptCap(outside, partners[i]!, i, f.removed));
+          const ks = keptBeside(t, p.given, added[i]!, f.added.length, f.removed, around, () => keptCap(outside, partners(i), i, f.removed));
           if (ks.length === 0) return;
           keptIn.set(i, ks);
           for (const k of ks) entry(union, p.shape, () => new Set<number>()).add(k);
@@ -254,7 +254,7 @@ export function countSteps<F extends { removed: Int32Array; added: Int32Array }>
         const other = occ === removed ? added : removed;
         const mine = places.map((p, i) => {
           const all = occ[i]!;
-          const claimed = (take[i]! < all.length && p.side === grows ? prefer(input, places, partners[i]!, i, occ, other) : all).slice(0, take[i]!);
+          const claimed = (take[i]! < all.length && p.side === grows ? prefer(input, places, partners(i), i, occ, other) : all).slice(0, take[i]!);
           for (const o of claimed) p.given.fill(1, o, o + m);
           return claimed;
         });
@@ -368,3 +368,20 @@ function freeOf(given: Uint8Array, occ: number[], m: number): number[] {
     return true;
   });
 }
+
+/** Partners of a place (its other side's places in its units), memoised while small: see countSteps. */
+function lazyPartners(places: Place[], at: number[][][], unitsOf: number[][]): (i: number) => Set<number> {
+  const made = new Map<number, Set<number>>();
+  return (i) => {
+    const had = made.get(i);
+    if (had !== undefined) return had;
+    const other = 1 - places[i]!.side;
+    const out = new Set<number>();
+    for (const k of unitsOf[i]!) for (const q of at[k]![other]!) out.add(q);
+    if (out.size <= MEMO_PARTNERS) made.set(i, out);
+    return out;
+  };
+}
+
+/** Partner sets of at most this many places are kept once made (a normal profile's: a place or a few). */
+const MEMO_PARTNERS = 64;

@@ -15,7 +15,7 @@ export interface KindPlaces {
 export interface TimingInput {
   places: Place[];
   /** Per place: the places of the other side in its steps. */
-  partners: Set<number>[];
+  partners: (i: number) => Set<number>;
   kinds: KindPlaces[];
   /** Per kernel of a shape of a side, 1 where the alignment with a shape of the other side changed it (null: none). */
   changed?: (side: 0 | 1, shape: number, other: number) => Uint8Array | null;
@@ -45,7 +45,7 @@ export function timeClaims(t: TimingInput, c: ChainClaims): void {
     if (p.side !== grows || extra[i]! === 0) return null;
     const ks = byKind[i]!;
     if (ks.every((k) => k.extra === ks[0]!.extra) || ks.some((k) => kinds[k.kind]!.steps.get(i) === undefined))
-      return { at: timedOf(t, t.partners[i]!, i, mine, m, extra[i]!) };
+      return { at: timedOf(t, t.partners(i), i, mine, m, extra[i]!) };
     // Its steps replaced different numbers (a layer fused in some steps only): each kind's, in its steps.
     return {
       scoped: ks
