@@ -409,3 +409,24 @@ describe('the fusion example of the README', () => {
     }
   });
 });
+
+describe('kprof check: rule warnings name ranks escaped once', () => {
+  it('a rank folder with a line break in its name reads r\\x0a1 in the empty-Step-Id warning, text and github', async () => {
+    const run = join(tmp, 'escaped-once');
+    const header = 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim';
+    for (const rank of ['r\n1_ascend_pt', 'r2_ascend_pt']) {
+      const d = join(run, rank, 'ASCEND_PROFILER_OUTPUT');
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'kernel_details.csv'), `${header}\n1,c,Cast,AI_CORE,1,1,0,1\n,c,Cast,AI_CORE,2,1,0,1\n`);
+    }
+    const rules = join(tmp, 'escaped-once.rules.yaml');
+    writeFileSync(rules, 'version: 1\nrules:\n  - type: Cast\n    count: {per: step, max: 5}\n');
+    for (const format of ['text', 'github']) {
+      const r = await kprof(['check', run, '--rules', rules, '--format', format, '-q']);
+      expect(r.code, r.stderr).toBe(0);
+      const line = r.stderr.split('\n').find((l) => l.includes('empty Step Id'))!;
+      expect(line).toContain('on ranks r\\x0a1_ascend_pt, r2_ascend_pt');
+      expect(line).not.toContain('\\x5c');
+    }
+  });
+});

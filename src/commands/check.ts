@@ -180,12 +180,13 @@ export async function checkCommand(profile: string, flags: CheckFlags, io: Io, p
     const hint = hintOf.get(r.rule);
     if (hint !== undefined) r.hint = hint;
   }
-  // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there.
+  // A rule's warning starts with its file:line (the rule); under --format github it is an annotation there. Its
+  // text from input is escaped already (shown()): oneLine, not escaped again (a rank `r\n1` read `r\x5cx0a1`).
   for (const w of verdict.warnings.slice(0, RULE_WARNINGS_SHOWN))
     io.stderr(
       format === 'github'
-        ? githubAnnotation('warning', escaped(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
-        : `kprof: warning: ${escaped(w)}\n`,
+        ? githubAnnotation('warning', oneLine(w), 'rule warning', messageLocation(w), io.env.GITHUB_WORKSPACE)
+        : `kprof: warning: ${oneLine(w)}\n`,
     );
   io.stderr(moreWarnings(verdict.warnings.length, 'rule warnings'));
   // A rule that held while matching nothing holds on absence, which is what absent: and max: ask for once a change
