@@ -11,6 +11,7 @@ import { usageError } from '../util/errors.js';
 import { escaped, given, shown, inQuotes } from '../util/inputText.js';
 import { forgetGroupsByKey, shareKeys, summarize } from '../aggregate/group.js';
 import { collectGarbage } from '../util/heap.js';
+import { plural } from '../util/format.js';
 import { colorEnabled, distinctOutputs, emit, type Io, outputsNotInputs } from '../util/io.js';
 import {
   apartNote,
@@ -292,7 +293,7 @@ export async function diffCommand(base: string, pr: string, flags: DiffFlags, io
     ]);
     const went = await emit(io, flags.saveFusions, saved.text, '--save-fusions');
     io.stderr(
-      `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${went === 'file' ? shown(flags.saveFusions) : went}${saved.skipped > 0 ? ` (${saved.skipped} rewrites left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
+      `kprof: --save-fusions: ${saved.written} entr${saved.written === 1 ? 'y' : 'ies'} written to ${went === 'file' ? shown(flags.saveFusions) : went}${saved.skipped > 0 ? ` (${plural(saved.skipped, 'rewrite')} left out: nothing fused, or a kernel type a catalogue cannot name)` : ''}.\n`,
     );
   }
   io.stderr(diffWarnings(d));
