@@ -294,6 +294,30 @@ describe('-o / --out', () => {
     expect((await kprof(['summary', run, '--format', 'json', '-o', join(run, 'summary.json')])).code).toBe(0);
   });
 
+  it("-o into a folder of summary JSONs or kineto traces it reads, under a kernel table's name: refused, nothing written", async () => {
+    const d = tmp();
+    const jsons = join(d, 'jsons');
+    cpSync(join(ROOT, 'fixtures/cluster/small'), jsons, { recursive: true });
+    const traces = join(d, 'traces');
+    cpSync(join(ROOT, 'fixtures/trace/kineto-ranks'), traces, { recursive: true });
+    for (const [dir, what] of [
+      [jsons, 'summary JSONs'],
+      [traces, 'PyTorch kineto traces'],
+    ] as const) {
+      const before = readdirSync(dir).sort();
+      // The next read of the folder would have been one profile of that report ("unknown CSV format").
+      for (const name of ['kernel_details.csv', 'op_statistic.csv', 'msprof_0.db']) {
+        const r = await kprof(['summary', dir, '--format', 'csv', '-o', join(dir, name)]);
+        expect(r.code, `${dir} ${name}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, name).toContain(
+          `${join(dir, name)}: in ${dir}, a folder of ${what} this run reads, where a file named like this one would be read by the next run as one profile of that file, the others not read, so nothing was written.`,
+        );
+      }
+      expect(readdirSync(dir).sort()).toEqual(before);
+      expect((await kprof(['summary', dir, '-q'])).code).toBe(0);
+    }
+  });
+
   it('says what is wrong with a path that ends as a folder (out/, x/.) or that goes through a file, before the read', async () => {
     const d = tmp();
     writeFileSync(join(d, 'base.json'), '{}');

@@ -11,14 +11,15 @@ import { onDisk } from './files.js';
  * by real path: a report written there under such a name would be read as one more of them by the next run; or a
  * folder of profile folders, which a kernel table written there would make one profile of it (`after` says so).
  */
-const collections = new Map<string, { names: readonly RegExp[]; what: string; after?: string }>();
+const collections = new Map<string, { names: readonly RegExp[]; what: string; after?: string }[]>();
 
 /** Note a folder whose files named like `names` (not hidden) are each read as a rank (see collections). */
 export function noteCollectionFolder(dir: string, names: readonly RegExp[], what: string, after?: string): void {
   try {
     const real = realpathSync(onDisk(dir));
     const had = collections.get(real);
-    collections.set(real, had === undefined ? { names, what, after } : { names: [...had.names, ...names], what: had.what, after: had.after });
+    if (had === undefined) collections.set(real, [{ names, what, after }]);
+    else had.push({ names, what, after });
   } catch {
     // unreadable: the read reports it
   }
@@ -36,8 +37,8 @@ export function refuseInCollection(path: string, target: string, flag: string): 
   } catch {
     return;
   }
-  const c = collections.get(dir);
-  if (c === undefined || !c.names.some((re) => re.test(name))) return;
+  const c = collections.get(dir)?.find((x) => x.names.some((re) => re.test(name)));
+  if (c === undefined) return;
   const then =
     c.after === undefined
       ? 'where every file named like this one is read as a rank; written there, the report would be read with them by the next run (its ranks twice, or a file that is not one of them)'

@@ -744,6 +744,16 @@ function resolveWith(input: string, notes: string[]): ResolvedInput {
   const collected = profileFolder ? [] : collectionFiles(input, notes);
   if (ranks.length === 0) {
     for (const c of collected) noteCollectionFolder(input, c.format.recognise.names, `a folder of ${plural(c.format.naming.short)}`);
+    // A kernel table written among them (-o run/kernel_details.csv) would make the folder one profile of that file.
+    if (collected.length > 0) {
+      const names = formatsIn('loose').flatMap((f) => f.recognise.names);
+      noteCollectionFolder(
+        input,
+        names,
+        `a folder of ${plural(collected[0]!.format.naming.short)}`,
+        'read by the next run as one profile of that file, the others not read',
+      );
+    }
     ranks = collected.map((c) =>
       ranksInFile(c.format.id)
         ? { rank: '-', rankSource: FOLDER_OF_SNAPSHOTS, format: c.format.id, files: [c.file], root: input }
