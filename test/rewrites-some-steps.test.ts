@@ -97,6 +97,7 @@ describe('kernels moved beside a fusion', () => {
     ['B kept past the moved neighbour: D B F E', ['D', 'B', 'F', 'E'], 'B'],
     ['B kept after the fused kernel, the neighbour moved before it: D F B E', ['D', 'F', 'B', 'E'], 'B'],
     ['B kept before both neighbours: B D E F', ['B', 'D', 'E', 'F'], 'B'],
+    ['B kept after the fused kernel, both neighbours moved before it: D E F B', ['D', 'E', 'F', 'B'], 'B'],
     ['A kept: A D F E', ['A', 'D', 'F', 'E'], 'A'],
   ])('a kernel of the chain kept in half the steps, %s: one rewrite, the kept kernel counted, its time no saving', (_name, even, keep) => {
     const pr = record((_r, s) => swap(LAYER, ['A', 'B', 'C', 'D', 'E'], s % 2 === 1 ? ['D', 'F', 'E'] : even));

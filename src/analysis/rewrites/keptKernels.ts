@@ -4,7 +4,7 @@
 // chainCount.ts counts them with the rewrite's chains.
 
 import { entry } from '../../util/maps.js';
-import { MOVE_GAP } from './moves.js';
+import { KEPT_GAP, MOVE_GAP } from './moves.js';
 
 /** A shape of a side on one rank, in the units' steps: what its rewrites claimed there, and in how many steps it runs. */
 export interface Place {
@@ -134,9 +134,14 @@ export function keptBeside(
   // has such neighbours between it and the chain's kernels it kept (`A B C D E` → `B D F E`: B kept, D moved).
   const near = new Set<number>();
   for (const ctx of [...around.before, ...around.after]) for (const x of ctx) if (x >= 0 && !times.has(x)) near.add(x);
+  const tokensOf = (ctxs: number[][]): Set<number> => new Set(ctxs.flat().filter((x) => x >= 0 && !times.has(x)));
+  const [beforeTokens, afterTokens] = [tokensOf(around.before), tokensOf(around.after)];
   const taken = new Set<number>();
   for (const o of occ) {
     const used = new Map<number, number>();
+    // The fused kernel moved (a kernel the base ran after its chain runs a few before it, or one it ran before the chain
+    // a few after it: `A B C D E G` → `D E F B G`): what runs between it and its kept kernels need not be a neighbour.
+    const moved = nearBy(t, o - 1, -1, afterTokens) || nearBy(t, o + m, 1, beforeTokens);
     for (const [ctx, dir, from] of [
       [around.after, 1, o + m],
       [around.before, -1, o - 1],
@@ -149,8 +154,9 @@ export function keptBeside(
       for (let k = from; ; k += dir) {
         const x = t[k];
         if (x === undefined || given[k] !== 0 || taken.has(k)) break;
-        if (near.has(x)) {
-          // A neighbour of the chain moved to the fused kernel's side: passed over, MOVE_GAP at most.
+        if (near.has(x) || (moved && !times.has(x))) {
+          // A neighbour of the chain moved to the fused kernel's side (any kernel, where the fused kernel moved): passed
+          // over, MOVE_GAP at most.
           if (++skipped > MOVE_GAP) break;
         } else {
           const n = take.get(x) ?? 0;
@@ -165,7 +171,7 @@ export function keptBeside(
       }
       // Past moved neighbours the context itself may have moved (`A B C D E` → `D F B E`): the run that ends where
       // neither a kernel of the chain nor a neighbour runs is the kept one.
-      if (!found && !(skipped > 0 && skipped <= MOVE_GAP && run.length > 0)) continue;
+      if (!found && !((skipped > 0 || moved) && run.length > 0)) continue;
       // More of a kernel than the PR runs past the base's own outside its chains is none kept: the run's kernels
       // are the base's (`R R R` → `R F` of a chain `R R`: the R before F ran in the base too).
       cap ??= capOf();
@@ -182,4 +188,10 @@ export function keptBeside(
     }
   }
   return out.sort((x, y) => x - y);
+}
+
+/** Whether one of `tokens` runs within MOVE_GAP + KEPT_GAP kernels of t[from] (it included), going `dir`. */
+function nearBy(t: Int32Array, from: number, dir: 1 | -1, tokens: Set<number>): boolean {
+  for (let k = from, n = 0; n < MOVE_GAP + KEPT_GAP && k >= 0 && k < t.length; k += dir, n++) if (tokens.has(t[k]!)) return true;
+  return false;
 }
