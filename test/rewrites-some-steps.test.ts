@@ -155,6 +155,8 @@ describe('kernels moved beside a fusion', () => {
         [h(0, 3, 2, 1)],
       ],
       ['a kernel of the chain kept, moved with the fused kernel', 'A B C D E', 'D B F E', [h(0, 3, 0, 0), h(4, 0, 1, 2)], [h(0, 3, 2, 1)]],
+      // M moved two kernels earlier: D M → F is no fusion alone (it removed M only to add it back), so S and I are kept.
+      ['two kernels of the chain kept, a neighbour moved before them', 'G S I D M X', 'M S I F X', [h(0, 1, 0, 1), h(3, 2, 3, 1)], [h(0, 4, 3, 1)]],
       [
         'three kernels between the removals: more than a chain keeps (KEPT_GAP), apart',
         'A X Y Z C D E',

@@ -81,9 +81,9 @@ function fusedAlone(b: Int32Array, x: Hunk, novel: (token: number) => boolean): 
 
 /**
  * The one change that hunks hs (two or three, in order) are with kernels moved, or null. Where no hunk alone is a
- * fusion, the chain may hold up to KEPT_GAP kernels the PR still runs in the stretch (kept: `A B C` → `B … F`): the
- * merge is then what makes the fusion. Where one alone is (`X Y A B C` → `Y F`: A B C → F), a kernel dropped beside
- * it is a change of its own.
+ * fusion (by the kernels it removed that no other hunk adds back), the chain may hold up to KEPT_GAP kernels the PR
+ * still runs in the stretch (kept: `A B C` → `B … F`): the merge is then what makes the fusion. Where one alone is
+ * (`X Y A B C` → `Y F`: A B C → F), a kernel dropped beside it is a change of its own.
  */
 function moved(a: Int32Array, b: Int32Array, hs: Hunk[], novel: (token: number) => boolean): Hunk | null {
   for (let x = 0; x + 1 < hs.length; x++) {
@@ -105,7 +105,15 @@ function moved(a: Int32Array, b: Int32Array, hs: Hunk[], novel: (token: number) 
   // Each kernel the other side runs in the stretch paired with the first of its kind, or the last: a kind that runs
   // twice there (GroupedMatmul before and after the chain) leaves a run one way only. A run with nothing kept in it
   // first.
-  const keep = hs.some((x) => fusedAlone(b, x, novel)) ? 0 : KEPT_GAP;
+  // A hunk is a fusion alone by the kernels it removed that no other hunk adds (`G S I D M` → `M S I F`: `D M` → `F`
+  // removed M only to add it two kernels earlier).
+  const alone = (x: Hunk): boolean => {
+    let moves = 0;
+    for (let i = x.aStart; i < x.aStart + x.aLen; i++)
+      if (hs.some((y) => y !== x && b.subarray(y.bStart, y.bStart + y.bLen).includes(a[i]!))) moves++;
+    return isFusion(x.aLen - moves, b.subarray(x.bStart, x.bStart + x.bLen), novel);
+  };
+  const keep = hs.some(alone) ? 0 : KEPT_GAP;
   const removedWith = (k: number) => lost(a, aFrom, aTo, b, bFrom, bTo, false, k) ?? lost(a, aFrom, aTo, b, bFrom, bTo, true, k);
   const removed = removedWith(0) ?? (keep > 0 ? removedWith(keep) : null);
   const added = lost(b, bFrom, bTo, a, aFrom, aTo, false, 0) ?? lost(b, bFrom, bTo, a, aFrom, aTo, true, 0);
