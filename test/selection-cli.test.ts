@@ -39,7 +39,7 @@ describe('--steps lists and open ranges', () => {
       expect(json(again.stdout).totals.count).toBe(624);
       const other = await kprof(['summary', snap, '--steps', '21']);
       expect(other.code).toBe(2);
-      expect(other.stderr).toMatch(/made with --by type and steps=21-21,23-, .*--steps 21-21/);
+      expect(other.stderr).toMatch(/made with --by type --steps 21-21,23-, but this run asks for --by type --steps 21-21\. .*--steps 21-21/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -168,7 +168,7 @@ describe('kprof summary', () => {
       expect({ ...b, inputs: [] }).toEqual({ ...a, inputs: [] });
       const other = await kprof(['summary', snap, '--by', 'type']);
       expect(other.code).toBe(2);
-      expect(other.stderr).toMatch(/this summary JSON was made with --by type\+core and steps=7-8, but this run asks for --by type/);
+      expect(other.stderr).toMatch(/this summary JSON was made with --by type\+core --steps 7-8, but this run asks for --by type\./);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,6 +5,7 @@
 // at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
+import { savedOptions } from '../model/savedOptions.js';
 import { FineGroupTable, groupOfRow, isRowGroup, shareName, sortedByTime, totalFigure } from '../model/fineGroups.js';
 import { GrowingSteps } from '../model/growingSteps.js';
 import { KeyIndex } from './keyIndex.js';
@@ -182,8 +183,9 @@ function checkSnapshot(rank: RankData, opts: GroupOptions): void {
   const snap = rank.snapshot!;
   const want = opts.savedSelection ?? selectionText(opts.selection);
   if (snap.groupBy !== opts.by || snap.selection !== want) {
-    const made = `--by ${snap.groupBy}${snap.selection ? ` and ${snap.selection}` : ''}`;
-    const asked = `--by ${opts.by}${want ? ` and ${want}` : ''}`;
+    // Each as the options that make it (`--steps 21-22`, not the saved `steps=21-22`).
+    const made = savedOptions(snap.groupBy, snap.selection);
+    const asked = savedOptions(opts.by, want);
     throw inputError(
       `${snap.path}: this summary JSON was made with ${made}, but this run asks for ${asked}. ` +
         `Regenerate it with the same options (kprof summary <profile> ${formatOptions(opts.by, opts.selection)} --format json), ` +

@@ -37,6 +37,7 @@ import { quotedUnlessLink, textEncoding } from '../../../util/files.js';
 import { sniffBytes } from '../../bytes/sniff.js';
 import { readWhole } from '../../bytes/whole.js';
 import { duplicateKey, keyNames } from '../../json/duplicateKeys.js';
+import { savedOptions } from '../../../model/savedOptions.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 
@@ -601,26 +602,6 @@ function readSteps(path: string, inRank: string, steps: unknown): number[] {
       fail(path, `the "steps" of ${inRank} are not distinct and in order (${steps[i - 1]} then ${steps[i]})`);
   }
   return steps as number[];
-}
-
-const SAVED_PART = /; (?=steps=|core=|match=\/|exclude=\/|group |short-names$)/;
-
-/**
- * The `kprof summary` options that make a snapshot with this grouping and selection text (as group.ts writes it:
- * `steps=…; core=…; match=/…/; exclude=/…/; group NAME=[…]`, and `short-names` last with --short-names), for messages that say how to regenerate one.
- */
-export function savedOptions(groupBy: string, selection: string): string {
-  const out = [`--by ${groupBy}`];
-  let groups = false;
-  for (const part of selection === '' ? [] : selection.split(SAVED_PART)) {
-    const m = /^(steps|core)=(.*)$/s.exec(part) ?? /^(match|exclude)=\/(.*)\/$/s.exec(part);
-    if (m) out.push(`--${m[1]} ${shellWord(m[2]!)}`);
-    else if (part === 'short-names') out.push('--short-names');
-    else if (part.startsWith('group ')) groups = true;
-    else out.push(shellWord(part));
-  }
-  if (groups) out.push('--groups <the groups file it was made with>');
-  return out.join(' ');
 }
 
 /**
