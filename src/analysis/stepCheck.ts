@@ -144,7 +144,9 @@ function checkRow(x: PairState, bg: Group | undefined, pg: Group | undefined, ke
     });
   }
   const tally = new Map<number, number>();
-  explicit.forEach((c) => tally.set(c.deltaCount, (tally.get(c.deltaCount) ?? 0) + 1));
+  explicit.forEach((c) => {
+    tally.set(c.deltaCount, (tally.get(c.deltaCount) ?? 0) + 1);
+  });
   if (defaults > 0) tally.set(-b0, (tally.get(-b0) ?? 0) + defaults);
   if (tally.size <= 1) return null;
   const compared = explicit.size + defaults;
