@@ -8,7 +8,9 @@
 // kernels of the two hunks and the kernels between them lose to the PR's of the same stretch, each kernel the other
 // side runs there too (moved, or in place) left out. It is taken only when what is left is a run of kernels on each
 // side (a chain that occurs as such), not the whole stretch on either side (something stayed in place or moved).
-// Likewise a replacement a kernel or two (KEPT_GAP) from a removal is one chain with the kernels between kept (kept()).
+// Likewise a replacement a kernel or two (KEPT_GAP) from a removal is one chain with the kernels between kept (kept()),
+// and, where no hunk alone is a fusion, two or three hunks whose losses hold up to KEPT_GAP kernels the PR still runs
+// (`A B C D E` → `B D F E`: A B C → F, B kept).
 // Every merge must make a fusion: a chain of two kernels or more replaced by fewer, each of a kind the base never
 // runs (`novel`); two unrelated changes a kernel apart (a Cast dropped, a TransData added) stay two.
 // Hunks next to each other (no kernel between them) are left as they are: splitDuplicates made them, apart.
@@ -102,9 +104,6 @@ function moved(a: Int32Array, b: Int32Array, hs: Hunk[], novel: (token: number) 
   const last = hs[hs.length - 1]!;
   const [aFrom, aTo] = [hs[0]!.aStart, last.aStart + last.aLen];
   const [bFrom, bTo] = [hs[0]!.bStart, last.bStart + last.bLen];
-  // Each kernel the other side runs in the stretch paired with the first of its kind, or the last: a kind that runs
-  // twice there (GroupedMatmul before and after the chain) leaves a run one way only. A run with nothing kept in it
-  // first.
   // A hunk is a fusion alone by the kernels it removed that no other hunk adds (`G S I D M` → `M S I F`: `D M` → `F`
   // removed M only to add it two kernels earlier).
   const alone = (x: Hunk): boolean => {
@@ -114,6 +113,9 @@ function moved(a: Int32Array, b: Int32Array, hs: Hunk[], novel: (token: number) 
     return isFusion(x.aLen - moves, b.subarray(x.bStart, x.bStart + x.bLen), novel);
   };
   const keep = hs.some(alone) ? 0 : KEPT_GAP;
+  // Each kernel the other side runs in the stretch paired with the first of its kind, or the last: a kind that runs
+  // twice there (GroupedMatmul before and after the chain) leaves a run one way only. A run with nothing kept in it
+  // first.
   const removedWith = (k: number) => lost(a, aFrom, aTo, b, bFrom, bTo, false, k) ?? lost(a, aFrom, aTo, b, bFrom, bTo, true, k);
   const removed = removedWith(0) ?? (keep > 0 ? removedWith(keep) : null);
   const added = lost(b, bFrom, bTo, a, aFrom, aTo, false, 0) ?? lost(b, bFrom, bTo, a, aFrom, aTo, true, 0);
@@ -159,8 +161,8 @@ function kept(a: Int32Array, b: Int32Array, h: Hunk, k: Hunk, novel: (token: num
 
 /**
  * The kernels of x[from, to) that y[yFrom, yTo) does not run (each of y's kernels taken once, the first of x's that
- * is of its kind, or the last when `fromEnd`), as the range they make, when they make one run: [start, end), start =
- * end for none; else null.
+ * is of its kind, or the last when `fromEnd`), as the range they make, when they make one run, with at most `keep`
+ * kernels the other side runs inside it (kept): [start, end), start = end for none; else null.
  */
 function lost(
   x: Int32Array,
