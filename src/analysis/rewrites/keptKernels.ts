@@ -109,7 +109,9 @@ export function keptCap(outside: (q: number) => Map<number, number>, partners: S
  * The kernels of the removed chain the PR runs right beside each occurrence of the added chain (`MlaPrologV3
  * ScatterNdUpdate` where the base ran the chain then `MatMulV3 Slice`): on each side of the occurrence, the fewest
  * kernels (none given, each of the chain, no more often than the chain has it) past which the PR runs the kernels the
- * base runs next to its chains there; none on a side where no such run leads to them.
+ * base runs next to its chains there; none on a side where no such run leads to them. Where the chain's neighbours
+ * moved beside the fused kernel, or the fused kernel moved (moves.ts), up to MOVE_GAP kernels between are passed over
+ * and the run of the chain's kernels found is the kept one. The cap (keptCap) holds in every case.
  */
 export function keptBeside(
   t: Int32Array,
