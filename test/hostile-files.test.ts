@@ -860,6 +860,16 @@ describe('warnings instead of silence', () => {
       );
       expect(JSON.parse(b.stdout).ranks).toEqual(['7']);
     }
+    // Past a double's range it parses as Infinity (JSON.stringify: null): said as written.
+    rank('a_ascend_pt', '{"rank_id": 1e400}');
+    const inf = await kprof(['summary', join(d, 'a_ascend_pt'), '--format', 'json']);
+    expect(inf.stderr).toContain('profiler_info_7.json:1: rank_id is 1e400, not a whole number; the rank is taken from the file name instead');
+    expect(JSON.parse(inf.stdout).ranks).toEqual(['7']);
+    // Written twice, the file names two ranks: the last (JSON.parse's) is read, and said.
+    rank('a_ascend_pt', '{"rank_id": 4, "rank_id": 5}');
+    const twice = await kprof(['summary', join(d, 'a_ascend_pt'), '--format', 'json']);
+    expect(twice.stderr).toContain('profiler_info_7.json:1: rank_id is written twice; the last (5) is read');
+    expect(JSON.parse(twice.stdout).ranks).toEqual(['5']);
     const e = tmp();
     for (const [name, id] of [
       ['r0_ascend_pt', '"0"'],

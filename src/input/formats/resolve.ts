@@ -10,6 +10,7 @@ import { existsSync, readdirSync, realpathSync, statSync, type Stats } from 'nod
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { inputError } from '../../util/errors.js';
 import { excerpt } from '../../util/inputText.js';
+import { duplicateKey } from '../json/duplicateKeys.js';
 import { noteInput } from '../../util/io.js';
 import { noteCollectionFolder } from '../../util/collections.js';
 import { relPath } from '../../util/paths.js';
@@ -162,7 +163,13 @@ export function rankOf(folder: string): RankId {
     const m = /^profiler_info_(\d+)\.json$/.exec(f);
     let id: unknown;
     try {
-      id = (JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, '')) as { rank_id?: unknown } | null)?.rank_id;
+      const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+      const value = JSON.parse(text) as { rank_id?: unknown } | null;
+      id = value?.rank_id;
+      // JSON.parse keeps the last of a key written twice: said, as the file means two ranks.
+      const twice = duplicateKey(text, value);
+      if (twice !== null && twice.key === 'rank_id')
+        warnings.push({ file: path, line: 1, message: `rank_id is written twice; the last (${excerpt(JSON.stringify(id) ?? String(id))}) is read` });
     } catch {
       id = undefined;
       warnings.push({
@@ -188,7 +195,9 @@ export function rankOf(folder: string): RankId {
       return { rank, source: `${f} rank_id`, warnings };
     }
     if (id !== undefined && id !== null && id !== -1) {
-      const shown = excerpt(JSON.stringify(id) ?? String(id));
+      // A number past a double's range (1e400) parses as Infinity, which JSON.stringify writes as null: as written.
+      const written = typeof id === 'number' ? /"rank_id"\s*:\s*([-+.\deE]+)/.exec(bytes.toString('utf8'))?.[1] : undefined;
+      const shown = excerpt(written ?? JSON.stringify(id) ?? String(id));
       warnings.push({
         file: path,
         line: 1,
