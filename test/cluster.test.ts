@@ -392,7 +392,7 @@ describe('merge is associative and order-independent', () => {
 
 describe('the options that regenerate a snapshot', () => {
   it('are read back from its selection text', async () => {
-    const { savedOptions } = await import('../src/model/savedOptions.js');
+    const { savedOptions } = await import('../src/util/savedOptions.js');
     expect(savedOptions('type', '')).toBe('--by type');
     expect(savedOptions('name', "steps=5-20; core=AI_CORE,MIX_AIC; match=/Mat|it's; x/; exclude=/^hcom_/; group attn=[/Attn/]")).toBe(
       "--by name --steps 5-20 --core AI_CORE,MIX_AIC --match 'Mat|it'\\''s; x' --exclude '^hcom_' --groups <the groups file it was made with>",

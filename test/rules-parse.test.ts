@@ -206,6 +206,16 @@ describe('parseRules: validation errors name file:line:col and what was expected
       'r.yaml:2:11: the YAML tag "!custom" is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.',
     ],
     [
+      'a YAML tag the library reads (!!binary: bytes, shown as their base64)',
+      'rules:\n  - type: !!binary Q2FzdA==\n    present: true\n',
+      'r.yaml:2:11: the YAML tag "!!binary" is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.',
+    ],
+    [
+      'a YAML tag the library reads (!!int), as one it does not (!!float)',
+      'rules:\n  - type: Cast\n    count: { max: !!int 5 }\n  - type: Mul\n    count: { max: !!float 5 }\n',
+      'r.yaml:3:19: the YAML tag "!!int" is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.',
+    ],
+    [
       'two YAML documents',
       'rules:\n  - type: Cast\n    absent: true\n---\nrules:\n  - type: Mul\n    absent: true\n',
       'r.yaml:4:1: a second YAML document (a --- line, or what follows a ... line); kprof reads one document a file. Remove it, or move what it holds into the first.',

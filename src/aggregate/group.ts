@@ -5,7 +5,7 @@
 // at its end are the part to move out next.
 
 import { exactTotals } from '../input/accumulator.js';
-import { savedOptions } from '../model/savedOptions.js';
+import { savedOptions } from '../util/savedOptions.js';
 import { FineGroupTable, groupOfRow, isRowGroup, shareName, sortedByTime, totalFigure } from '../model/fineGroups.js';
 import { GrowingSteps } from '../model/growingSteps.js';
 import { KeyIndex } from './keyIndex.js';

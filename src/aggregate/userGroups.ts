@@ -6,6 +6,7 @@
 
 import {
   firstAliasOrMerge,
+  firstTagged,
   isMap,
   isScalar,
   isSeq,
@@ -213,12 +214,26 @@ export function parseYaml(path: string, text: string): { doc: ReturnType<typeof 
         'not the booleans and octal numbers of YAML 1.1. Remove the %YAML line, and write true or false where you meant them.',
     );
   }
+  // A tag written on a value (the first in the file): one the library knows (`!!binary`, `!!int`) changes what the
+  // value is read as, one it does not (`!custom`) is dropped with a warning, the value read as a text.
+  const tagged = firstTagged(doc);
+  if (tagged !== null) {
+    // At the tag, as the library's own warnings point (the node starts at its value).
+    const start = tagged.range?.[0] ?? 0;
+    let bang = text.lastIndexOf('!', start);
+    while (bang > 0 && text[bang - 1] === '!') bang--;
+    const p = lc.linePos(bang >= 0 && !text.slice(bang, start).includes('\n') ? bang : start);
+    const name = ((tagged as { tag?: string }).tag ?? '').replace(/^tag:yaml\.org,2002:/, '!!');
+    throw inputError(
+      `${path}:${p.line}:${p.col}: the YAML tag ${inQuotes(shown(name))} is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.`,
+    );
+  }
   // A tag the library does not know (`!custom Cast`) is dropped with a warning, the value read as a text: the file
   // meant something by it that kprof would not do.
   const tag = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
   if (tag !== undefined) {
     const p = lc.linePos(tag.pos[0]);
-    const name = /^Unresolved tag: (\S+)/.exec(tag.message)?.[1] ?? 'a tag';
+    const name = (/^Unresolved tag: (\S+)/.exec(tag.message)?.[1] ?? 'a tag').replace(/^tag:yaml\.org,2002:/, '!!');
     throw inputError(
       `${path}:${p.line}:${p.col}: the YAML tag ${inQuotes(shown(name))} is not one kprof reads (it reads plain YAML 1.2 values). Remove the tag and write the value alone.`,
     );

@@ -75,6 +75,23 @@ export function firstAliasOrMerge(doc: ReturnType<Yaml['parseDocument']>): { nod
   return found;
 }
 
+/**
+ * The first node with a tag written on it other than `!!str` (`!!binary Q2FzdA==`, `!!int 5`), or null: the library
+ * reads those it knows (a !!binary value becomes bytes, shown as their base64), where kprof's files hold plain values.
+ */
+export function firstTagged(doc: ReturnType<Yaml['parseDocument']>): Node | null {
+  let found: Node | null = null;
+  yaml().visit(doc, {
+    Node(_, node) {
+      const tag = (node as { tag?: string }).tag;
+      if (tag === undefined || tag === 'tag:yaml.org,2002:str') return undefined;
+      found = node as Node;
+      return yaml().visit.BREAK;
+    },
+  });
+  return found;
+}
+
 export function newLineCounter(): LineCounter {
   return new (yaml().LineCounter)();
 }

@@ -37,7 +37,7 @@ import { quotedUnlessLink, textEncoding } from '../../../util/files.js';
 import { sniffBytes } from '../../bytes/sniff.js';
 import { readWhole } from '../../bytes/whole.js';
 import { duplicateKey, keyNames } from '../../json/duplicateKeys.js';
-import { savedOptions } from '../../../model/savedOptions.js';
+import { savedOptions } from '../../../util/savedOptions.js';
 
 const REGENERATE = 'Expected the output of `kprof summary <profile> --format json`; regenerate it, or pass the profile itself.';
 

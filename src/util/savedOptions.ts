@@ -1,7 +1,7 @@
 // The `kprof summary` options a saved selection text stands for (the inverse of aggregate/group.ts selectionText), for
 // messages that say how to regenerate a summary JSON: below both the reader of summary JSONs and the grouping.
 
-import { shellWord } from '../util/inputText.js';
+import { shellWord } from './inputText.js';
 
 const SAVED_PART = /; (?=steps=|core=|match=\/|exclude=\/|group |short-names$)/;
 
