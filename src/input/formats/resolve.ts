@@ -181,7 +181,7 @@ export function rankOf(folder: string): RankId {
     if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return { rank: String(id), source: `${f} rank_id`, warnings };
     if (typeof id === 'number' && Number.isInteger(id) && id >= 0) {
       // 99999999999999999999 parses as 1e20: that rank id would be one the file does not name (and collide with others).
-      const written = /"rank_id"\s*:\s*([-+.\deE]+)/.exec(bytes.toString('utf8'))?.[1] ?? String(id);
+      const written = writtenNumber(bytes) ?? String(id);
       warnings.push({
         file: path,
         line: 1,
@@ -196,7 +196,7 @@ export function rankOf(folder: string): RankId {
     }
     if (id !== undefined && id !== null && id !== -1) {
       // A number past a double's range (1e400) parses as Infinity, which JSON.stringify writes as null: as written.
-      const written = typeof id === 'number' ? /"rank_id"\s*:\s*([-+.\deE]+)/.exec(bytes.toString('utf8'))?.[1] : undefined;
+      const written = typeof id === 'number' ? writtenNumber(bytes) : undefined;
       const shown = excerpt(written ?? JSON.stringify(id) ?? String(id));
       warnings.push({
         file: path,
@@ -1044,4 +1044,9 @@ export function witnessBeside(file: string, format: string): { format: string; f
       .sort()
       .map((e) => join(dir, e)),
   };
+}
+
+/** A profiler_info's rank_id number as the file writes it (JSON.parse reads 1e400 as Infinity, 1e20 for 99999999999999999999). */
+function writtenNumber(bytes: Buffer): string | undefined {
+  return /"rank_id"\s*:\s*([-+.\deE]+)/.exec(bytes.toString('utf8'))?.[1];
 }
